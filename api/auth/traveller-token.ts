@@ -1,0 +1,101 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { Context, Next } from 'koa';
+import type { Config } from '../../config/index.js';
+import { scopeFromAppMetadata, scopeToAppMetadata, PUBLIC_SCOPE, type InventoryScope } from '../../domain/inventory-scope.js';
+import { ApiError } from '../http/errors.js';
+
+/** Cookie that carries the traveller access token on the web (set by the sign-in flows). */
+export const ACCESS_COOKIE = 'bb_access';
+
+export interface TravellerIdentity {
+  userId: string;
+  sessionId: string | null;
+  scope: InventoryScope;
+}
+
+export interface TravellerTokens {
+  sign(identity: TravellerIdentity, ttlSeconds: number): Promise<{ token: string; expiresAt: number }>;
+  verify(token: string): Promise<TravellerIdentity>;
+}
+
+export class InvalidCredential extends Error {}
+
+/**
+ * Traveller access tokens: HS256 JWTs with issuer and audience from config. Inventory scope lives
+ * in the app_metadata claim, which only the server writes.
+ */
+export function createTravellerTokens(config: Pick<Config, 'ACCESS_TOKEN_SECRET' | 'ACCESS_TOKEN_ISSUER' | 'ACCESS_TOKEN_AUDIENCE'>): TravellerTokens {
+  const key = new TextEncoder().encode(config.ACCESS_TOKEN_SECRET);
+  return {
+    async sign(identity, ttlSeconds) {
+      const now = Math.floor(Date.now() / 1000);
+      const expiresAt = now + ttlSeconds;
+      const token = await new SignJWT({
+        app_metadata: scopeToAppMetadata(identity.scope),
+        ...(identity.sessionId ? { sid: identity.sessionId } : {}),
+      })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(identity.userId)
+        .setIssuer(config.ACCESS_TOKEN_ISSUER)
+        .setAudience(config.ACCESS_TOKEN_AUDIENCE)
+        .setIssuedAt(now)
+        .setExpirationTime(expiresAt)
+        .sign(key);
+      return { token, expiresAt };
+    },
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          issuer: config.ACCESS_TOKEN_ISSUER,
+          audience: config.ACCESS_TOKEN_AUDIENCE,
+          requiredClaims: ['sub', 'exp'],
+        });
+        const scope = scopeFromAppMetadata(payload.app_metadata);
+        if (!scope) throw new InvalidCredential('unreadable inventory scope');
+        return { userId: payload.sub!, sessionId: typeof payload.sid === 'string' ? payload.sid : null, scope };
+      } catch (error) {
+        if (error instanceof InvalidCredential || error instanceof joseErrors.JOSEError) throw new InvalidCredential('invalid token');
+        throw error;
+      }
+    },
+  };
+}
+
+/** The traveller credential a request carries: Authorization bearer first, then the access cookie. */
+export function presentedCredential(ctx: Context): { token: string; via: 'bearer' | 'cookie' } | null {
+  const header = ctx.get('Authorization');
+  if (header) {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    // A malformed Authorization header is an invalid credential, never "no credential".
+    return { token: match?.[1] ?? '', via: 'bearer' };
+  }
+  const cookie = ctx.cookies.get(ACCESS_COOKIE);
+  return cookie ? { token: cookie, via: 'cookie' } : null;
+}
+
+/**
+ * Resolves ctx.state.traveller (null for a guest) and ctx.state.scope. A credential that is
+ * present but invalid or expired is a 401: it never falls back to public data.
+ */
+export function travellerIdentity(tokens: TravellerTokens) {
+  return async (ctx: Context, next: Next) => {
+    const credential = presentedCredential(ctx);
+    if (!credential) {
+      ctx.state.traveller = null;
+      ctx.state.scope = PUBLIC_SCOPE;
+      return next();
+    }
+    try {
+      const identity = await tokens.verify(credential.token);
+      ctx.state.traveller = { ...identity, via: credential.via };
+      ctx.state.scope = identity.scope;
+    } catch (error) {
+      if (error instanceof InvalidCredential) {
+        throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
+      }
+      throw error;
+    }
+    return next();
+  };
+}

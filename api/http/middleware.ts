@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../../config/logger.js';
+import { ApiError, badRequest } from './errors.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** Request id in and out, one JSON log line per request, and the error envelope. */
+export function requestLifecycle(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'NOT_FOUND', 'No such route');
+    } catch (error) {
+      writeError(ctx, error, logger);
+    } finally {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round(durationMs * 100) / 100,
+          errorCode: ctx.state.errorCode,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+function writeError(ctx: Context, error: unknown, logger: Logger) {
+  const requestId = ctx.state.requestId as string;
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else if (isHttpError(error) && error.status < 500) {
+    apiError = new ApiError(error.status, error.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', 'The request could not be read');
+  } else {
+    logger.error({ requestId, err: error }, 'unhandled error');
+    apiError = new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side');
+  }
+  ctx.state.errorCode = apiError.errorCode;
+  ctx.status = apiError.status;
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.body = {
+    success: false,
+    errorCode: apiError.errorCode,
+    message: apiError.message,
+    ...(apiError.details ? { details: apiError.details } : {}),
+    ...apiError.extra,
+    requestId,
+  };
+}
+
+function isHttpError(error: unknown): error is { status: number } {
+  return typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number';
+}
+
+/**
+ * Headers on every response: security headers, `Vary: Origin, Authorization, Cookie`, and
+ * `private, no-store` unless a route has explicitly declared its answer public.
+ */
+export function responseHeaders() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } finally {
+      ctx.set('Vary', 'Origin, Authorization, Cookie');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('X-Frame-Options', 'DENY');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+      ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+      if (!ctx.response.get('Content-Security-Policy')) {
+        ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+      }
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private, no-store');
+    }
+  };
+}
+
+/** Marks a response as public catalogue data that shared caches may keep for maxAgeSeconds. */
+export function publicCache(ctx: Context, maxAgeSeconds: number) {
+  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused. */
+export function jsonBody() {
+  return async (ctx: Context, next: Next) => {
+    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) return next();
+    const length = Number(ctx.get('Content-Length') || 0);
+    const chunked = ctx.get('Transfer-Encoding').includes('chunked');
+    if (length === 0 && !chunked) {
+      ctx.request.body = undefined;
+      return next();
+    }
+    if (!ctx.is('application/json')) {
+      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    }
+    if (length > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+      chunks.push(chunk as Buffer);
+    }
+    try {
+      ctx.request.body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    } catch {
+      throw badRequest('INVALID_JSON', 'The body is not valid JSON');
+    }
+    return next();
+  };
+}

@@ -1,0 +1,93 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { ApiError } from './errors.js';
+
+/**
+ * One declaration per route: the zod schemas that validate its input are the same ones the
+ * OpenAPI document is generated from, so the reference can never drift from what is enforced.
+ */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+
+export type Security = 'public' | 'optionalTraveller' | 'traveller' | 'companyStaff' | 'administrator' | 'driver' | 'shareRecipient';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+  method: Method;
+  /** Path relative to the surface base, in OpenAPI form: /trips/{id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: Security;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Maps validation issues to a route-specific errorCode (SPEC names some); default VALIDATION_FAILED. */
+  errorCode?: (issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body') => string;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: Context, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<void>;
+}
+
+export interface RegisteredRoute {
+  base: string;
+  spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+}
+
+export function validate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  part: 'params' | 'query' | 'body',
+  errorCode?: RouteSpec<undefined, undefined, undefined>['errorCode'],
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  throw new ApiError(400, errorCode?.(issues, part) ?? 'VALIDATION_FAILED', `The request ${part} is not valid`, {
+    issues: issues.map((issue) => ({ path: [part, ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message })),
+  });
+}
+
+/** The query string as a plain object: a repeated key keeps its last value. */
+function flatQuery(ctx: Context): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(ctx.query).map(([key, value]) => [key, Array.isArray(value) ? value[value.length - 1]! : value ?? '']),
+  );
+}
+
+/** A group of routes under one base path (a surface such as /api), with its OpenAPI records. */
+export class Surface {
+  readonly router: Router;
+  readonly routes: RegisteredRoute[] = [];
+
+  constructor(readonly base: string) {
+    this.router = new Router({ prefix: base });
+  }
+
+  route<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+    spec: RouteSpec<P, Q, B>,
+  ): this {
+    this.routes.push({ base: this.base, spec: spec as unknown as RegisteredRoute['spec'] });
+    const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    this.router[spec.method](koaPath, async (ctx) => {
+      const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
+      const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
+      let body: unknown;
+      if (spec.body) {
+        body = validate(spec.body, ctx.request.body ?? {}, 'body', spec.errorCode);
+      } else if (ctx.request.body !== undefined && ['post', 'put', 'patch'].includes(spec.method)) {
+        throw new ApiError(400, 'VALIDATION_FAILED', 'This route takes no request body');
+      }
+      await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
+    });
+    return this;
+  }
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Canonical UUID text of any version (8-4-4-4-12 hex digits); normalised to lower case. */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export const Uuid = z
+  .string()
+  .regex(UUID_PATTERN, 'must be a canonical UUID')
+  .transform((value) => value.toLowerCase())
+  .meta({ format: 'uuid', examples: ['0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] });
+
+/** A calendar date, YYYY-MM-DD, that exists. */
+export const CalendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'must be a real calendar date')
+  .meta({ format: 'date' });
+
+export const Locale = z.enum(['ar', 'en']);
+export const Currency = z.enum(['SYP']);
+
+export const Pagination = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+};
+
+export const IdParams = z.object({ id: Uuid }).strict();
+
+export const ErrorBody = z
+  .object({
+    success: z.literal(false),
+    errorCode: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    requestId: z.string(),
+  })
+  .meta({ id: 'Error' });
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', schema: ErrorBody }]));
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid input (errorCode names the rule)',
+  401: 'Missing, invalid or expired credential',
+  403: 'Not allowed',
+  404: 'Not found, or outside the caller\'s inventory scope',
+  409: 'Conflicts with the current state',
+  410: 'Gone',
+  429: 'Rate limited',
+  503: 'Unavailable',
+};

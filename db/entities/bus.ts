@@ -1,0 +1,16 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { baseProperties } from './base.js';
+
+export const Bus = defineEntity({
+  name: 'Bus',
+  tableName: 'buses',
+  properties: {
+    ...baseProperties,
+    companyId: p.uuid(),
+    plateNumber: p.text(),
+    model: p.text().default(''),
+    capacity: p.integer().default(0),
+    amenities: p.json<string[]>().default('[]'),
+    status: p.enum(['ACTIVE', 'MAINTENANCE', 'RETIRED'] as const).default('ACTIVE'),
+  },
+});

@@ -1,0 +1,27 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { baseProperties } from './base.js';
+
+export const StopKind = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT', 'DEPOT'] as const;
+export type StopKind = (typeof StopKind)[number];
+/** Kinds a traveller may see; depots are operational only. */
+export const PublicStopKinds: readonly StopKind[] = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT'];
+
+export const Stop = defineEntity({
+  name: 'Stop',
+  tableName: 'stops',
+  properties: {
+    ...baseProperties,
+    cityId: p.uuid(),
+    companyId: p.uuid().nullable(),
+    kind: p.enum(StopKind),
+    nameAr: p.text(),
+    nameEn: p.text(),
+    addressAr: p.text().default(''),
+    addressEn: p.text().default(''),
+    directionsAr: p.text().default(''),
+    directionsEn: p.text().default(''),
+    latitude: p.double(),
+    longitude: p.double(),
+    enabled: p.boolean().default(true),
+  },
+});

@@ -1,0 +1,68 @@
+import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
+import type { Pool, PoolClient } from 'pg';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Config } from '../config/index.js';
+import { allEntities } from './entities/index.js';
+import { Migration20261121000000_catalogue } from './migrations/Migration20261121000000_catalogue.js';
+
+/** Migrations in the order they apply; each new file is added here. */
+export const migrationsList = [
+  { name: 'Migration20261121000000_catalogue', class: Migration20261121000000_catalogue },
+];
+
+export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {
+  return defineConfig({
+    clientUrl: config.DATABASE_URL,
+    entities: allEntities,
+    pool: { min: 0, max: config.DATABASE_POOL_MAX },
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    discovery: { warnWhenNoEntities: false },
+    debug: false,
+    allowGlobalContext: false,
+  });
+}
+
+export interface Database {
+  orm: MikroORM;
+  /** The pg pool behind the ORM: one pool per process, shared by entity work and plain SQL. */
+  pool: Pool;
+  /** Runs parameterized SQL ($1, $2...) and returns the rows. For the read queries in db/queries. */
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs `work` inside one transaction (READ COMMITTED), committing on success. */
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  /** A fresh EntityManager for one unit of work (a request or an activity). */
+  fork(): EntityManager;
+  close(): Promise<void>;
+}
+
+export async function initDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Promise<Database> {
+  const orm = await MikroORM.init(ormConfig(config));
+  const pool = await orm.em.getConnection().getNativeClient();
+  return {
+    orm,
+    pool,
+    query: async <Row>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as Row[],
+    transaction: async <T>(work: (client: PoolClient) => Promise<T>) => {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await work(client);
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    fork: () => orm.em.fork(),
+    close: () => orm.close(true),
+  };
+}
+
+export async function migrate(database: Database): Promise<string[]> {
+  const applied = await database.orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Installs whatever this machine is missing for the stack, then returns. Plain JavaScript on
+// purpose: it runs before node_modules exists, on the system's Node (which may be old).
+//
+//   npm packages        npm ci (when node_modules is missing or older than package-lock.json)
+//   Temporal CLI        go install ...temporal@v1.5.1 into .tools/bin (unless `temporal` is on PATH)
+//   Chromium + fonts    Debian packages chromium, fonts-noto-core
+//   PostgreSQL          Debian package postgresql, only when no DATABASE_URL is set and none is installed
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const toolsBin = join(root, '.tools', 'bin');
+const TEMPORAL_VERSIONS = ['v1.5.1', 'v1.5.0', 'v1.4.1'];
+
+function log(message) {
+  console.log(`[bootstrap] ${message}`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', cwd: root, ...options });
+  return result.status === 0;
+}
+
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function ensureNpmPackages() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  log('installing npm packages (npm ci)');
+  if (!run('npm', ['ci', '--no-audit', '--no-fund'])) throw new Error('npm ci failed');
+}
+
+let aptUpdated = false;
+function aptInstall(packages) {
+  if (process.getuid?.() !== 0) {
+    throw new Error(`missing Debian packages: ${packages.join(' ')} (run: sudo apt-get install -y ${packages.join(' ')})`);
+  }
+  if (!aptUpdated) {
+    log('apt-get update');
+    run('apt-get', ['update', '-qq']);
+    aptUpdated = true;
+  }
+  log(`apt-get install ${packages.join(' ')}`);
+  const ok = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (!ok) throw new Error(`apt-get install ${packages.join(' ')} failed`);
+}
+
+function debInstalled(name) {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).includes('install ok installed');
+  } catch {
+    return false;
+  }
+}
+
+function ensureDebianPackages() {
+  const wanted = [];
+  if (!existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium')) wanted.push('chromium');
+  if (!debInstalled('fonts-noto-core')) wanted.push('fonts-noto-core');
+  const hasPostgres = existsSync('/usr/lib/postgresql') || onPath('postgres');
+  if (!process.env.DATABASE_URL && !hasPostgres) wanted.push('postgresql');
+  if (wanted.length) aptInstall(wanted);
+}
+
+function ensureTemporal() {
+  if (onPath('temporal') || existsSync(join(toolsBin, 'temporal'))) return;
+  if (!onPath('go')) throw new Error('the Temporal CLI is missing and Go is not installed to build it');
+  mkdirSync(toolsBin, { recursive: true });
+  for (const version of TEMPORAL_VERSIONS) {
+    log(`building the Temporal CLI ${version} with go install (a few minutes, once)`);
+    const ok = run('go', ['install', `github.com/temporalio/cli/cmd/temporal@${version}`], {
+      env: { ...process.env, GOBIN: toolsBin, GOFLAGS: '-mod=mod' },
+    });
+    if (ok) return;
+    log(`go install of ${version} failed; trying the next version`);
+  }
+  throw new Error('could not build the Temporal CLI');
+}
+
+try {
+  ensureNpmPackages();
+  ensureDebianPackages();
+  ensureTemporal();
+} catch (error) {
+  console.error(`[bootstrap] ${error.message}`);
+  process.exit(1);
+}

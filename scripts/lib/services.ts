@@ -1,0 +1,161 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { startPrefixed, waitFor, type Managed } from './processes.js';
+
+export const projectRoot = resolve(import.meta.dirname, '..', '..');
+export const dataDir = join(projectRoot, '.data');
+
+export const SEARCH_ATTRIBUTES = ['CompanyId=Keyword', 'BookingId=Keyword', 'ProcessStatus=Keyword'];
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = createConnection({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
+    socket.once('error', () => resolvePromise(false));
+  });
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function postgresBinDir(): string {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) throw new Error('PostgreSQL is not installed (the bootstrap installs it when DATABASE_URL is unset)');
+  const versions = readdirSync(base)
+    .filter((name) => existsSync(join(base, name, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
+  if (!versions[0]) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  return join(base, versions[0], 'bin');
+}
+
+const isRoot = process.getuid?.() === 0;
+
+/** initdb and postgres refuse to run as root; as root we run them as the postgres system user. */
+function asServiceUser(command: string, args: string[]): [string, string[]] {
+  return isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+export interface PostgresHandle {
+  /** URL of the server's maintenance database (postgres); swap the path for another database. */
+  serverUrl: string;
+  process?: Managed;
+}
+
+/**
+ * Uses the server named by DATABASE_URL, or one already answering on the project's port, or
+ * starts a private cluster in .data/pg (created on first use).
+ */
+export async function ensurePostgres(options: { port: number; fast?: boolean }): Promise<PostgresHandle> {
+  if (process.env.DATABASE_URL) {
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = '/postgres';
+    return { serverUrl: url.toString() };
+  }
+  const serverUrl = `postgres://postgres@127.0.0.1:${options.port}/postgres`;
+  if (await answers(serverUrl)) return { serverUrl };
+
+  const bin = postgresBinDir();
+  const clusterDir = join(dataDir, 'pg');
+  const socketDir = join(dataDir, 'pg-socket');
+  mkdirSync(socketDir, { recursive: true });
+  if (isRoot) {
+    execFileSync('chown', ['postgres:postgres', socketDir]);
+    chownSync(dataDir, 0, 0);
+  }
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    mkdirSync(clusterDir, { recursive: true });
+    if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', clusterDir]);
+    const [command, args] = asServiceUser(join(bin, 'initdb'), [
+      '-D', clusterDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8',
+    ]);
+    const result = spawnSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
+    writeFileSync(join(clusterDir, 'postgresql.auto.conf'), '# managed by scripts/lib/services.ts\n');
+  }
+  const settings = [
+    '-p', String(options.port), '-k', socketDir, '-h', '127.0.0.1',
+    '-c', 'max_connections=300', '-c', 'shared_buffers=512MB', '-c', 'log_min_messages=warning',
+    '-c', 'log_min_error_statement=panic', '-c', 'log_checkpoints=off',
+  ];
+  if (options.fast) settings.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const [command, args] = asServiceUser(join(bin, 'postgres'), ['-D', clusterDir, ...settings]);
+  const process_ = startPrefixed('postgres', command, args);
+  await waitFor('PostgreSQL', () => answers(serverUrl), 60_000);
+  return { serverUrl, process: process_ };
+}
+
+export function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export async function createDatabaseIfMissing(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (!rowCount) await client.query(`create database "${database}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${database}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export function temporalBinary(): string {
+  const local = join(projectRoot, '.tools', 'bin', 'temporal');
+  if (existsSync(local)) return local;
+  return 'temporal';
+}
+
+/**
+ * Starts `temporal server start-dev` with the custom search attributes registered. With a
+ * dbFile, state persists in SQLite (WAL); without one it lives in memory (test runs).
+ */
+export async function startTemporal(options: { port: number; uiPort?: number; dbFile?: string }): Promise<Managed> {
+  if (await portOpen(options.port)) {
+    throw new Error(`port ${options.port} is already in use: is another Temporal dev server running?`);
+  }
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--namespace', 'default',
+    '--log-level', 'error',
+    ...SEARCH_ATTRIBUTES.flatMap((attribute) => ['--search-attribute', attribute]),
+  ];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  else args.push('--headless');
+  if (options.dbFile) {
+    mkdirSync(join(options.dbFile, '..'), { recursive: true });
+    args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  }
+  const temporal = startPrefixed('temporal', temporalBinary(), args);
+  await waitFor('Temporal dev server', () => portOpen(options.port), 60_000);
+  return temporal;
+}

@@ -1,0 +1,58 @@
+/**
+ * `npm test`: PostgreSQL (reused when one answers, else a private cluster), a database created for
+ * this run, one Temporal dev server for the whole run (in memory, headless), then vitest. The
+ * run's database and server are removed afterwards.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { stop, type Managed } from './lib/processes.js';
+import { createDatabaseIfMissing, databaseUrl, dropDatabase, ensurePostgres, portOpen, projectRoot, startTemporal } from './lib/services.js';
+
+const PG_PORT = Number(process.env.PG_PORT ?? 54329);
+const managed: Managed[] = [];
+
+async function freePort(from: number): Promise<number> {
+  for (let port = from; port < from + 50; port++) if (!(await portOpen(port))) return port;
+  throw new Error(`no free port near ${from}`);
+}
+
+async function main(): Promise<number> {
+  const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
+  if (postgres.process) managed.push(postgres.process);
+  const database = `busbooking_test_${Date.now()}`;
+  await createDatabaseIfMissing(postgres.serverUrl, database);
+  const temporalPort = await freePort(7243);
+  managed.push(await startTemporal({ port: temporalPort }));
+  try {
+    const vitestArgs = ['run', ...process.argv.slice(2)];
+    // Run vitest on this same Node (the project's pinned one), not whatever `node` the shebang finds.
+    const vitestEntry = join(projectRoot, 'node_modules', 'vitest', 'vitest.mjs');
+    const vitest = spawn(process.execPath, [vitestEntry, ...vitestArgs], {
+      stdio: 'inherit',
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+        NODE_ENV: 'test',
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        DATABASE_URL: databaseUrl(postgres.serverUrl, database),
+        TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+        CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      },
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => vitest.kill(signal));
+    return await new Promise<number>((resolve) => vitest.on('exit', (code) => resolve(code ?? 1)));
+  } finally {
+    await dropDatabase(postgres.serverUrl, database).catch(() => undefined);
+  }
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error(`[test] ${(error as Error).message}`);
+} finally {
+  for (const service of managed.reverse()) await stop(service);
+}
+process.exit(exitCode);

@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import { connectionOptions } from '../config/temporal.js';
+import type { Database } from '../db/orm.js';
+import { createActivities } from '../activities/index.js';
+
+const require = createRequire(import.meta.url);
+export const workflowsPath = require.resolve('../workflows/index.ts');
+
+/** Bundles the workflow code once (the test setup shares one bundle among all test workers). */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+const noop = () => undefined;
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+
+export interface WorkerDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** A prebuilt bundle; without one the worker bundles at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+  taskQueue?: string;
+}
+
+export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection = await NativeConnection.connect(connectionOptions(deps.config));
+  const worker = await Worker.create({
+    connection,
+    namespace: deps.config.TEMPORAL_NAMESPACE,
+    taskQueue: deps.taskQueue ?? deps.config.TEMPORAL_TASK_QUEUE,
+    activities: createActivities({ config: deps.config, db: deps.db, logger: deps.logger }),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,28 @@
+import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../config/logger.js';
+import { initDatabase } from '../db/orm.js';
+import { createWorker } from './create-worker.js';
+
+const config = loadConfig();
+const logger = createLogger(config, 'worker');
+Runtime.install({
+  logger: {
+    log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message),
+    trace: (message, meta) => logger.trace(meta ?? {}, message),
+    debug: (message, meta) => logger.debug(meta ?? {}, message),
+    info: (message, meta) => logger.info(meta ?? {}, message),
+    warn: (message, meta) => logger.warn(meta ?? {}, message),
+    error: (message, meta) => logger.error(meta ?? {}, message),
+  },
+  telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+});
+
+const db = await initDatabase(config);
+const { worker, connection } = await createWorker({ config, db, logger });
+logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+// worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks finish.
+await worker.run();
+await connection.close();
+await db.close();
+logger.info('worker stopped');
