@@ -1,0 +1,20 @@
+/**
+ * The live-allocation rule shared by every availability read: a seat is taken on [board, alight)
+ * by a CONFIRMED allocation or by a HELD one whose hold has not expired. Expired holds count as
+ * free here even before a sweeper releases them.
+ */
+export const LIVE_ALLOCATION = `(a.status = 'CONFIRMED' or (a.status = 'HELD' and (a.expires_at is null or a.expires_at > now())))`;
+
+/** Trip statuses a traveller may still book. */
+export const BOOKABLE_TRIP_STATUSES = ['SCHEDULED', 'BOARDING', 'DELAYED'] as const;
+export const BOOKABLE_TRIP_SQL = `(t.status in ('SCHEDULED', 'BOARDING', 'DELAYED'))`;
+
+/**
+ * SQL expression: seats of trip `tripExpr` taken somewhere on the interval [boardExpr, alightExpr).
+ * Subtract from trips.seats_total for the free count.
+ */
+export function takenSeatsSql(tripExpr: string, boardExpr: string, alightExpr: string): string {
+  return `(select count(distinct a.seat_id)::int from seat_allocations a
+           where a.trip_id = ${tripExpr} and ${LIVE_ALLOCATION}
+             and a.board_sequence < ${alightExpr} and a.alight_sequence > ${boardExpr})`;
+}

@@ -1,0 +1,14 @@
+/**
+ * Fares. A trip has a full fare (base, and VIP when the company sells VIP seats); a leg from one
+ * stop call to a later one costs the share of the full fare accumulated between them
+ * (fare_share_bp, basis points), rounded to the currency's unit.
+ */
+export function legFare(fullFare: number, boardShareBp: number, alightShareBp: number): number {
+  if (alightShareBp <= boardShareBp) throw new RangeError('alight must come after board');
+  return Math.round((fullFare * (alightShareBp - boardShareBp)) / 10_000);
+}
+
+/** The fare for a seat of the given class: VIP seats use the VIP fare when the trip has one. */
+export function seatFare(trip: { priceBase: number; priceVip: number | null }, seatClass: 'STANDARD' | 'VIP'): number {
+  return seatClass === 'VIP' && trip.priceVip !== null ? trip.priceVip : trip.priceBase;
+}
