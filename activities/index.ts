@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { createCatalogueActivities } from './catalogue.js';
+import { createJourneyActivities } from './journeys.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -13,5 +14,6 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCatalogueActivities(deps),
+    ...createJourneyActivities(deps),
   };
 }

@@ -3,13 +3,21 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
-import { createTravellerTokens, travellerIdentity } from './auth/traveller-token.js';
+import { createMailer, type Mailer } from '../activities/providers/mailer.js';
+import { adminAuthenticator } from './auth/admin-auth.js';
+import { customerAuthenticator } from './auth/customer-auth.js';
+import { driverAuthenticator } from './auth/driver-auth.js';
+import { staffAuthenticator } from './auth/staff-auth.js';
+import { createTravellerTokens } from './auth/traveller-token.js';
 import { healthRoutes } from './health.js';
 import { docsRoutes } from './docs.js';
 import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Surface } from './http/route.js';
+import { registerAdminRoutes } from './admin/index.js';
 import { registerCustomerRoutes } from './customer/index.js';
+import { registerDashboardRoutes } from './dashboard/index.js';
+import { registerDriverRoutes } from './driver/index.js';
 import './http/koa-state.js';
 
 export interface AppDeps {
@@ -21,16 +29,30 @@ export interface AppDeps {
 }
 
 /** Everything a route module may use; built once per process. */
-export type AppContext = AppDeps & { tokens: ReturnType<typeof createTravellerTokens> };
+export type AppContext = AppDeps & {
+  tokens: ReturnType<typeof createTravellerTokens>;
+  /** SMTP client for traveller e-mails (verification, recovery). */
+  mailer: Mailer;
+};
 
 export function createApp(deps: AppDeps) {
   const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
-  const context: AppContext = { ...deps, tokens: createTravellerTokens(deps.config) };
+  const context: AppContext = {
+    ...deps,
+    tokens: createTravellerTokens(deps.config),
+    mailer: createMailer(deps.config, deps.logger),
+  };
 
-  const customer = new Surface('/api');
+  const customer = new Surface('/api', customerAuthenticator(context));
   registerCustomerRoutes(customer, context);
+  const dashboard = new Surface('/dashboard/api', staffAuthenticator(context));
+  registerDashboardRoutes(dashboard, context);
+  const admin = new Surface('/admin/api', adminAuthenticator(context));
+  registerAdminRoutes(admin, context);
+  const driver = new Surface('/driver/api', driverAuthenticator(context));
+  registerDriverRoutes(driver, context);
 
-  const surfaces = [customer];
+  const surfaces = [customer, dashboard, admin, driver];
   const openApi = buildOpenApi(
     surfaces.flatMap((surface) => surface.routes),
     {
@@ -49,22 +71,9 @@ export function createApp(deps: AppDeps) {
   app.use(health.routes());
   const docs = docsRoutes(openApi);
   app.use(docs.routes());
-  app.use(travellerIdentityFor('/api', context));
   for (const surface of surfaces) {
     app.use(surface.router.routes());
     app.use(surface.router.allowedMethods());
   }
   return app;
-}
-
-/** Traveller identity is resolved only on the customer surface. */
-function travellerIdentityFor(prefix: string, context: AppContext): Koa.Middleware {
-  const resolve = travellerIdentity(context.tokens);
-  return async (ctx, next) => {
-    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) {
-      if (ctx.path === `${prefix}/openapi.json`) return next();
-      return resolve(ctx, next);
-    }
-    return next();
-  };
 }

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 const webDir = join(import.meta.dirname, 'web');
 const docsHtml = readFileSync(join(webDir, 'docs.html'), 'utf8');
 const docsScript = readFileSync(join(webDir, 'docs.js'), 'utf8');
+const docsIcon = readFileSync(join(webDir, 'favicon.svg'), 'utf8');
 
 /** The OpenAPI document and a self-contained API reference page that renders it. */
 export function docsRoutes(openApi: object) {
@@ -25,6 +26,11 @@ export function docsRoutes(openApi: object) {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.type = 'text/javascript; charset=utf-8';
     ctx.body = docsScript;
+  });
+  router.get('/docs/favicon.svg', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = 'image/svg+xml';
+    ctx.body = docsIcon;
   });
   return router;
 }

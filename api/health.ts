@@ -1,6 +1,9 @@
 import Router from '@koa/router';
 import type { AppContext } from './app.js';
 
+/** A dependency that does not answer within this time counts as unavailable. */
+const CHECK_TIMEOUT_MS = 2000;
+
 /** /healthz: the process answers. /readyz: PostgreSQL and Temporal both answer. */
 export function healthRoutes({ db, temporal }: AppContext) {
   const router = new Router();
@@ -8,8 +11,13 @@ export function healthRoutes({ db, temporal }: AppContext) {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    const withTimeout = <T>(work: Promise<T>) =>
-      Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    const withTimeout = <T>(work: Promise<T>) => {
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
+      });
+      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    };
     const [database, workflows] = await Promise.allSettled([
       withTimeout(db.query('select 1')),
       withTimeout(temporal.workflowService.getSystemInfo({})),

@@ -8,7 +8,7 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-const ConfigSchema = z
+export const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -33,13 +33,157 @@ const ConfigSchema = z
     TRANSFER_MIN_SAME_CITY_MINUTES: z.coerce.number().int().min(0).default(60),
     /** Longest wait offered between two legs, in minutes. */
     TRANSFER_MAX_WAIT_MINUTES: z.coerce.number().int().min(1).default(360),
+    /** How long a journey quote stays valid, in minutes. */
+    QUOTE_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+    /** How long a journey hold keeps its seats unless the journey is confirmed, in minutes. */
+    HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
+    /**
+     * Multiplier on every duration a journey-confirmation workflow waits (hold expiry, company
+     * decision window). Only NODE_ENV=test may set anything but 1: tests shorten the 15-minute
+     * decision window this way while the 15..1440 rule of the settings stays as it is.
+     */
+    TIME_SCALE: z.coerce.number().positive().max(1).default(1),
+    /** How long GET /journey-locations keeps its answer in process memory, in seconds; 0 disables the cache. */
+    LOCATIONS_CACHE_SECONDS: z.coerce.number().int().min(0).default(3600),
+    /** Lifetime of a traveller access token, in seconds. */
+    TRAVELLER_ACCESS_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+    /** Lifetime of a traveller session and its refresh tokens, in days. */
+    TRAVELLER_SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    /** Secure flag on session cookies; only a plain-http local setup may turn it off. */
+    COOKIE_SECURE: booleanFlag.default(true),
+    /** Company dashboard session: absolute lifetime in hours from sign-in. */
+    STAFF_SESSION_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 7)
+      .default(12),
+    /** Company dashboard session ends after this many minutes without a request. */
+    STAFF_SESSION_IDLE_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(60),
+    /** Dashboard sign-in attempts allowed per client IP in each window; 0 disables the limit. */
+    STAFF_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
+    /** Dashboard sign-in attempts allowed per e-mail address in each window; 0 disables the limit. */
+    STAFF_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
+    /** Window of the dashboard sign-in limits, in minutes. */
+    STAFF_LOGIN_WINDOW_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(15),
+    /** Administrator session: absolute lifetime in hours from sign-in. */
+    ADMIN_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24).default(8),
+    /** Administrator session ends after this many minutes without a request. */
+    ADMIN_SESSION_IDLE_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(30),
+    /** Administration sign-in attempts allowed per client IP in each window; 0 disables the limit. */
+    ADMIN_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
+    /** Administration sign-in attempts allowed per e-mail address in each window; 0 disables the limit. */
+    ADMIN_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
+    /** Second-factor codes (TOTP or recovery) an administrator may try in each window; 0 disables the limit. */
+    ADMIN_SECOND_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(0).default(10),
+    /** Window of the administration sign-in and second-factor limits, in minutes. */
+    ADMIN_LOGIN_WINDOW_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(15),
+    /** Issuer name authenticator apps show beside an administrator's TOTP entry. */
+    ADMIN_TOTP_ISSUER: z.string().min(1).max(64).default('Bus Booking Admin'),
     CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
+    /**
+     * Outgoing e-mail server, e.g. smtp://user:pass@mail.example:587 or smtps://...:465. Unset: outside
+     * production the messages are written to the log instead of being sent.
+     */
+    SMTP_URL: z.string().url().optional(),
+    /** Sender of traveller e-mails (verification and password recovery). */
+    MAIL_FROM: z.string().min(3).default('Bus Booking <no-reply@bus-booking.localhost>'),
+    /** Connection, greeting and socket timeout of the SMTP client, in milliseconds. */
+    SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** How long an e-mail verification link stays valid, in seconds (24 hours; at most 30 days). */
+    EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().int().min(1).max(2_592_000).default(86_400),
+    /** How long a password recovery link stays valid, in seconds (30 minutes). */
+    PASSWORD_RECOVERY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
+    /** POST /auth/forgot-password requests per client IP per hour; 0 disables the limit. */
+    PASSWORD_RECOVERY_MAX_PER_IP: z.coerce.number().int().min(0).default(20),
+    /** POST /auth/forgot-password requests per e-mail address per hour; 0 disables the limit. */
+    PASSWORD_RECOVERY_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(3),
+    /** POST /auth/customer/resend-verification requests per traveller per hour; 0 disables the limit. */
+    EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR: z.coerce.number().int().min(0).default(5),
+    /** Identity provider: issuer(s) its ID tokens carry (comma-separated when it uses more than one spelling). */
+    IDP_ISSUER: z.string().min(1).default('https://idp.localhost'),
+    /** Identity provider: where its public signing keys (JWKS) are published. */
+    IDP_JWKS_URL: z.string().url().default('https://idp.localhost/.well-known/jwks.json'),
+    /** Public client id of the web site and the PWA at the identity provider (the web ID token audience). */
+    IDP_WEB_CLIENT_ID: z.string().min(1).default('bus-booking-web'),
+    /** Client id of the mobile apps at the identity provider (the mobile ID token audience). */
+    IDP_MOBILE_CLIENT_ID: z.string().min(1).default('bus-booking-mobile'),
+    /** Identity-provider sign-in attempts per client IP per window; 0 disables the limit. */
+    IDP_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(30),
+    /** Identity-provider sign-ins per identity subject per window; 0 disables the limit. */
+    IDP_RATE_LIMIT_PER_SUBJECT: z.coerce.number().int().min(0).default(10),
+    /** Window of the identity-provider sign-in limits, in seconds (15 minutes). */
+    IDP_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    /** Origin of the installable web app (PWA), the only origin POST /auth/customer/idp/pwa answers. */
+    PWA_ORIGIN: z.string().url().default('http://localhost:4173'),
+    /** The PWA's local development origin, accepted as well outside production. */
+    DEV_PWA_ORIGIN: z.string().url().default('http://localhost:5173'),
+    /** Canonical site origin the web sign-in sends travellers back to (data.next); PUBLIC_ORIGIN when unset. */
+    SITE_ORIGIN: z.string().url().optional(),
+    /** Whether the public site is open (live) or still shows its coming-soon page. */
+    SITE_MODE: z.enum(['coming_soon', 'live']).default('coming_soon'),
+    /**
+     * OTP pre-launch mode: no SMS or chat bot is contacted; only the reserved demo numbers
+     * (+963900...) get a local code, any other number gets 503. Refused with SITE_MODE=live.
+     * Unset: on outside production while the site is coming_soon, otherwise off.
+     */
+    OTP_PRELAUNCH: booleanFlag.optional(),
+    /** SMS verification provider (it generates, keeps and attempt-limits the codes): base URL and API key. */
+    SMS_VERIFY_URL: z.string().url().optional(),
+    SMS_VERIFY_API_KEY: z.string().min(1).optional(),
+    /** Chat bot API base URL and bot token (method chatapp); without a token chatapp requests go by SMS. */
+    CHATAPP_API_URL: z.string().url().default('https://chatapp.invalid'),
+    CHATAPP_BOT_TOKEN: z.string().min(1).optional(),
+    /** Timeout of one call to the SMS provider or the chat bot API, in milliseconds. */
+    OTP_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
+    /** Validity of a code this server generates (chat bot and pre-launch codes), in seconds. */
+    OTP_LOCAL_CODE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+    /** Wrong entries that burn a code this server generates. */
+    OTP_LOCAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+    /** POST /auth/customer/send-otp requests per client IP per hour; 0 disables the limit. */
+    OTP_SEND_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    /** POST /auth/customer/send-otp requests per phone number per hour; 0 disables the limit. */
+    OTP_SEND_PER_PHONE_PER_HOUR: z.coerce.number().int().min(0).default(5),
+    /** POST /auth/customer/verify-otp requests per client IP per hour; 0 disables the limit. */
+    OTP_VERIFY_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(60),
+    /**
+     * Ed25519 private key (PKCS#8 PEM; literal \n accepted for newlines) that signs boarding
+     * credentials. Set (production: from the secret store): the database keeps only its public half
+     * and the key becomes the active signing key on first use. Unset: a key pair is generated on first
+     * use and its private half stored in signing_keys (development and tests).
+     */
+    SIGNING_PRIVATE_KEY_PEM: z
+      .string()
+      .transform((value) => value.replaceAll('\\n', '\n'))
+      .refine((value) => value.includes('-----BEGIN PRIVATE KEY-----'), 'must be a PKCS#8 PEM private key')
+      .optional(),
   })
   .strict();
 
-export type Config = z.infer<typeof ConfigSchema>;
+/** OTP_PRELAUNCH is always decided once loaded (its default depends on NODE_ENV). */
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'OTP_PRELAUNCH'> & { OTP_PRELAUNCH: boolean };
 
 const knownKeys = new Set(Object.keys(ConfigSchema.shape));
 
@@ -52,9 +196,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
   }
-  const config = parsed.data;
+  const data = parsed.data;
+  const config = {
+    ...data,
+    OTP_PRELAUNCH: data.OTP_PRELAUNCH ?? (data.NODE_ENV !== 'production' && data.SITE_MODE !== 'live'),
+  };
   if (config.NODE_ENV === 'production' && config.ACCESS_TOKEN_SECRET.startsWith('dev-only')) {
-    throw new Error('Invalid configuration:\n  ACCESS_TOKEN_SECRET: the development secret is refused in production');
+    throw new Error(
+      'Invalid configuration:\n  ACCESS_TOKEN_SECRET: the development secret is refused in production',
+    );
   }
+  if (config.TIME_SCALE !== 1 && config.NODE_ENV !== 'test') {
+    throw new Error(
+      'Invalid configuration:\n  TIME_SCALE: only NODE_ENV=test may shorten waiting times (set TIME_SCALE=1)',
+    );
+  }
+  refuseOtpMisconfiguration(config);
   return config;
+}
+
+/** Sign-in by phone must either work for real travellers or be deliberately closed; never half of each. */
+function refuseOtpMisconfiguration(config: Config): void {
+  const refuse = (problem: string) => {
+    throw new Error(`Invalid configuration:\n  ${problem}`);
+  };
+  if (config.OTP_PRELAUNCH && config.SITE_MODE === 'live') {
+    refuse('OTP_PRELAUNCH: the pre-launch OTP mode is refused while SITE_MODE=live');
+  }
+  if (config.SMS_VERIFY_URL && !config.SMS_VERIFY_API_KEY) {
+    refuse('SMS_VERIFY_API_KEY: required with SMS_VERIFY_URL');
+  }
+  if (config.NODE_ENV === 'production' && !config.OTP_PRELAUNCH && !config.SMS_VERIFY_URL) {
+    refuse('SMS_VERIFY_URL: production needs an SMS verification provider unless OTP_PRELAUNCH=true');
+  }
 }

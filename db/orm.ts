@@ -4,10 +4,26 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config/index.js';
 import { allEntities } from './entities/index.js';
 import { Migration20261121000000_catalogue } from './migrations/Migration20261121000000_catalogue.js';
+import { Migration20261121010000_quotes } from './migrations/Migration20261121010000_quotes.js';
+import { Migration20261121010100_rate_limits } from './migrations/Migration20261121010100_rate_limits.js';
+import { Migration20261121010200_search_tuning } from './migrations/Migration20261121010200_search_tuning.js';
+import { Migration20261121020000_identity } from './migrations/Migration20261121020000_identity.js';
+import { Migration20261121030000_otp } from './migrations/Migration20261121030000_otp.js';
+import { Migration20261121031000_email } from './migrations/Migration20261121031000_email.js';
+import { Migration20261121034000_admin } from './migrations/Migration20261121034000_admin.js';
+import { Migration20261121040000_journeys } from './migrations/Migration20261121040000_journeys.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
   { name: 'Migration20261121000000_catalogue', class: Migration20261121000000_catalogue },
+  { name: 'Migration20261121010000_quotes', class: Migration20261121010000_quotes },
+  { name: 'Migration20261121010100_rate_limits', class: Migration20261121010100_rate_limits },
+  { name: 'Migration20261121010200_search_tuning', class: Migration20261121010200_search_tuning },
+  { name: 'Migration20261121020000_identity', class: Migration20261121020000_identity },
+  { name: 'Migration20261121030000_otp', class: Migration20261121030000_otp },
+  { name: 'Migration20261121031000_email', class: Migration20261121031000_email },
+  { name: 'Migration20261121034000_admin', class: Migration20261121034000_admin },
+  { name: 'Migration20261121040000_journeys', class: Migration20261121040000_journeys },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {
@@ -16,7 +32,7 @@ export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_M
     entities: allEntities,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
     discovery: { warnWhenNoEntities: false },
     debug: false,
     allowGlobalContext: false,

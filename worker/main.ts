@@ -2,7 +2,7 @@ import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../config/logger.js';
 import { initDatabase } from '../db/orm.js';
-import { createWorker } from './create-worker.js';
+import { bundleWorkflows, createWorker } from './create-worker.js';
 
 const config = loadConfig();
 const logger = createLogger(config, 'worker');
@@ -19,7 +19,8 @@ Runtime.install({
 });
 
 const db = await initDatabase(config);
-const { worker, connection } = await createWorker({ config, db, logger });
+const workflowBundle = await bundleWorkflows();
+const { worker, connection } = await createWorker({ config, db, logger, workflowBundle });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
 // worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks finish.
 await worker.run();

@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
-import { scopeFromAppMetadata, scopeToAppMetadata, PUBLIC_SCOPE, type InventoryScope } from '../../domain/inventory-scope.js';
+import { scopeFromAppMetadata, scopeToAppMetadata, type InventoryScope } from '../../domain/inventory-scope.js';
 import { ApiError } from '../http/errors.js';
 
 /** Cookie that carries the traveller access token on the web (set by the sign-in flows). */
@@ -72,30 +72,4 @@ export function presentedCredential(ctx: Context): { token: string; via: 'bearer
   }
   const cookie = ctx.cookies.get(ACCESS_COOKIE);
   return cookie ? { token: cookie, via: 'cookie' } : null;
-}
-
-/**
- * Resolves ctx.state.traveller (null for a guest) and ctx.state.scope. A credential that is
- * present but invalid or expired is a 401: it never falls back to public data.
- */
-export function travellerIdentity(tokens: TravellerTokens) {
-  return async (ctx: Context, next: Next) => {
-    const credential = presentedCredential(ctx);
-    if (!credential) {
-      ctx.state.traveller = null;
-      ctx.state.scope = PUBLIC_SCOPE;
-      return next();
-    }
-    try {
-      const identity = await tokens.verify(credential.token);
-      ctx.state.traveller = { ...identity, via: credential.via };
-      ctx.state.scope = identity.scope;
-    } catch (error) {
-      if (error instanceof InvalidCredential) {
-        throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
-      }
-      throw error;
-    }
-    return next();
-  };
 }

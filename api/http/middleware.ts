@@ -15,7 +15,10 @@ export function requestLifecycle(logger: Logger) {
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'NOT_FOUND', 'No such route');
+      // An error status with no body (no route matched, or the router's 405) still gets the envelope.
+      if (ctx.status >= 400 && ctx.body == null) {
+        throw ctx.status === 404 ? new ApiError(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);
+      }
     } catch (error) {
       writeError(ctx, error, logger);
     } finally {
@@ -36,12 +39,13 @@ export function requestLifecycle(logger: Logger) {
 }
 
 function writeError(ctx: Context, error: unknown, logger: Logger) {
-  const requestId = ctx.state.requestId as string;
+  const requestId = ctx.state.requestId;
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
-  } else if (isHttpError(error) && error.status < 500) {
-    apiError = new ApiError(error.status, error.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', 'The request could not be read');
+  } else if (isHttpError(error) && error.status >= 400 && error.status < 500) {
+    // Koa's ctx.throw and body readers: keep the status, never their message (it may quote input).
+    apiError = statusError(error.status);
   } else {
     logger.error({ requestId, err: error }, 'unhandled error');
     apiError = new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side');
@@ -59,6 +63,26 @@ function writeError(ctx: Context, error: unknown, logger: Logger) {
   };
 }
 
+const STATUS_ERRORS: Record<number, [errorCode: string, message: string]> = {
+  400: ['BAD_REQUEST', 'The request could not be read'],
+  401: ['UNAUTHORIZED', 'Authentication is required'],
+  403: ['FORBIDDEN', 'This action is not allowed'],
+  404: ['NOT_FOUND', 'Not found'],
+  405: ['METHOD_NOT_ALLOWED', 'This method is not allowed on this path'],
+  413: ['PAYLOAD_TOO_LARGE', 'The body is too large'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json'],
+  429: ['RATE_LIMITED', 'Too many requests; try again later'],
+  501: ['NOT_IMPLEMENTED', 'This operation is not available'],
+  503: ['UNAVAILABLE', 'The service is temporarily unavailable'],
+};
+
+/** The envelope for a bare HTTP status. */
+function statusError(status: number): ApiError {
+  const [errorCode, message] =
+    STATUS_ERRORS[status] ?? (status >= 500 ? ['INTERNAL_ERROR', 'Something went wrong on our side'] : STATUS_ERRORS[400]!);
+  return new ApiError(status, errorCode, message);
+}
+
 function isHttpError(error: unknown): error is { status: number } {
   return typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number';
 }
@@ -72,7 +96,8 @@ export function responseHeaders() {
     try {
       await next();
     } finally {
-      ctx.set('Vary', 'Origin, Authorization, Cookie');
+      // A route that sent a compressed body (content negotiation) varies by Accept-Encoding as well.
+      ctx.set('Vary', `Origin, Authorization, Cookie${ctx.response.get('Content-Encoding') ? ', Accept-Encoding' : ''}`);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('X-Frame-Options', 'DENY');
       ctx.set('Referrer-Policy', 'no-referrer');
@@ -96,29 +121,29 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused. */
 export function jsonBody() {
   return async (ctx: Context, next: Next) => {
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) return next();
-    const length = Number(ctx.get('Content-Length') || 0);
-    const chunked = ctx.get('Transfer-Encoding').includes('chunked');
-    if (length === 0 && !chunked) {
-      ctx.request.body = undefined;
-      return next();
-    }
-    if (!ctx.is('application/json')) {
-      throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
-    }
-    if (length > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
-      chunks.push(chunk as Buffer);
-    }
-    try {
-      ctx.request.body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    } catch {
-      throw badRequest('INVALID_JSON', 'The body is not valid JSON');
-    }
-    return next();
+    ctx.request.body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) ? await readJsonBody(ctx) : undefined;
+    await next();
   };
+}
+
+async function readJsonBody(ctx: Context): Promise<unknown> {
+  const length = Number(ctx.get('Content-Length') || 0);
+  const chunked = ctx.get('Transfer-Encoding').includes('chunked');
+  if (length === 0 && !chunked) return undefined;
+  if (!ctx.is('application/json')) {
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  }
+  if (length > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw badRequest('INVALID_JSON', 'The body is not valid JSON');
+  }
 }

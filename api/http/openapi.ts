@@ -16,17 +16,70 @@ const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
   traveller: [{ travellerBearer: [] }, { travellerCookie: [] }],
   companyStaff: [{ companySession: [] }],
   administrator: [{ adminSession: [] }],
+  administratorFirstFactor: [{ adminSession: [] }],
   driver: [{ driverBearer: [] }],
   shareRecipient: [{ shareRecipient: [] }],
 };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Turns zod schemas into JSON Schema for the document. zod puts schemas that carry a
+ * `.meta({ id })` under a local `$defs` with `#/$defs/<id>` references; embedded in an OpenAPI
+ * document those references would resolve against the document root and point nowhere, so the
+ * definitions move to components.schemas and the references follow them.
+ */
+function schemaCatalogue() {
+  const components: Record<string, JsonObject> = {};
+  /** Each placed definition as zod wrote it (references still by id), to tell same from different. */
+  const written = new Map<string, string>();
+
+  /**
+   * The components.schemas name for a definition: its id, or id + Input/Output when the request
+   * and response sides differ. zod names recursive schemas without an id `__schemaN` per call, so
+   * those get numbered names of their own.
+   */
+  function nameFor(id: string, definition: JsonObject, io: 'input' | 'output'): string {
+    const text = JSON.stringify(definition);
+    const candidates = id.startsWith('__schema')
+      ? Array.from({ length: written.size + 1 }, (_, index) => `Recursive${index + 1}`)
+      : [id, `${id}${io === 'input' ? 'Input' : 'Output'}`];
+    for (const name of candidates) {
+      if (!written.has(name)) written.set(name, text);
+      if (written.get(name) === text) return name;
+    }
+    throw new Error(`OpenAPI: two different schemas share the id "${id}"`);
+  }
+
+  function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+    const { $schema: _dialect, $defs, ...body } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
+    const definitions = Object.entries(($defs ?? {}) as Record<string, JsonObject>);
+    const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, definition, io)]));
+    for (const [id, definition] of definitions) components[names.get(id)!] = retarget(definition, names) as JsonObject;
+    return retarget(body, names) as JsonObject;
+  }
+
+  return { components, schemaOf };
 }
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+/** Rewrites `#/$defs/<id>` references to `#/components/schemas/<name>`. */
+function retarget(value: unknown, renamed: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => retarget(item, renamed));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => {
+      if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')) {
+        const id = decodeURIComponent(inner.slice('#/$defs/'.length)).replaceAll('~1', '/').replaceAll('~0', '~');
+        return [key, `#/components/schemas/${encodeURIComponent(renamed.get(id) ?? id)}`];
+      }
+      return [key, retarget(inner, renamed)];
+    }),
+  );
+}
+
+function parameters(schemaOf: (schema: z.ZodType, io: 'input') => JsonObject, schema: z.ZodType | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const object = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const object = schemaOf(schema, 'input') as { properties?: Record<string, JsonObject>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
     in: where,
@@ -39,6 +92,7 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
 /** OpenAPI 3.1 generated from the routes' own zod schemas. */
 export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const { components, schemaOf } = schemaCatalogue();
   for (const { base, spec } of routes) {
     const path = `${base}${spec.path}`;
     paths[path] ??= {};
@@ -48,9 +102,9 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; v
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
       security: SECURITY_OF[spec.security],
-      parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
+      parameters: [...parameters(schemaOf, spec.params, 'path'), ...parameters(schemaOf, spec.query, 'query')],
       ...(spec.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body, 'input') } } } }
         : {}),
       responses: Object.fromEntries(
         Object.entries(spec.responses).map(([status, response]) => [
@@ -58,7 +112,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; v
           {
             description: response.description,
             ...(response.schema
-              ? { content: { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } } }
+              ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } }
               : {}),
           },
         ]),
@@ -70,7 +124,7 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; v
     info,
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { securitySchemes: SECURITY_SCHEMES, schemas: components },
     paths,
   };
 }

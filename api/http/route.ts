@@ -9,7 +9,22 @@ import { ApiError } from './errors.js';
  */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
-export type Security = 'public' | 'optionalTraveller' | 'traveller' | 'companyStaff' | 'administrator' | 'driver' | 'shareRecipient';
+export type Security =
+  | 'public'
+  | 'optionalTraveller'
+  | 'traveller'
+  | 'companyStaff'
+  | 'administrator'
+  /** An administrator session that may still owe its second factor: completing or setting it up, signing out. */
+  | 'administratorFirstFactor'
+  | 'driver'
+  | 'shareRecipient';
+
+/**
+ * Resolves and checks the caller for a route's declared security before its input is read
+ * (ctx.state.traveller / staff / admin). Each surface brings its own.
+ */
+export type Authenticator = (ctx: Context, route: { security: Security; method: Method; csrf: boolean }) => Promise<void>;
 
 export interface ResponseSpec {
   description: string;
@@ -28,6 +43,11 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   description?: string;
   tags: string[];
   security: Security;
+  /**
+   * Whether a cookie-authenticated call must carry X-CSRF-Token. Defaults to true for
+   * state-changing methods; a read-only POST (journey search) sets false.
+   */
+  csrf?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -68,16 +88,21 @@ export class Surface {
   readonly router: Router;
   readonly routes: RegisteredRoute[] = [];
 
-  constructor(readonly base: string) {
+  constructor(
+    readonly base: string,
+    private readonly authenticate?: Authenticator,
+  ) {
     this.router = new Router({ prefix: base });
   }
 
   route<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
     spec: RouteSpec<P, Q, B>,
   ): this {
-    this.routes.push({ base: this.base, spec: spec as unknown as RegisteredRoute['spec'] });
+    this.routes.push({ base: this.base, spec });
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
     this.router[spec.method](koaPath, async (ctx) => {
+      await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf });
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
       let body: unknown;

@@ -6,7 +6,8 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const Uuid = z
   .string()
   .regex(UUID_PATTERN, 'must be a canonical UUID')
-  .transform((value) => value.toLowerCase())
+  // toLowerCase (not transform) keeps the output a string, so response schemas still say type/pattern.
+  .toLowerCase()
   .meta({ format: 'uuid', examples: ['0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] });
 
 /** A calendar date, YYYY-MM-DD, that exists. */
@@ -29,12 +30,14 @@ export const IdParams = z.object({ id: Uuid }).strict();
 export const ErrorBody = z
   .object({
     success: z.literal(false),
-    errorCode: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-    requestId: z.string(),
+    errorCode: z.string().meta({ description: 'stable code; clients choose the message they show by it' }),
+    message: z.string().meta({ description: 'English text for developers, never shown to travellers as is' }),
+    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'facts about the refused input, such as validation issues' }),
+    requestId: z.string().meta({ description: 'the X-Request-Id of this answer; quote it when reporting a problem' }),
   })
-  .meta({ id: 'Error' });
+  // Some SPEC errors add top-level fields (for example available_methods).
+  .loose()
+  .meta({ id: 'Error', description: 'The envelope every error answer shares' });
 
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', schema: ErrorBody }]));

@@ -7,6 +7,7 @@ export { BusLayout, LayoutSeat } from './bus-layout.js';
 export { Route } from './route.js';
 export { Trip, TripStopCall } from './trip.js';
 export { SeatAllocation } from './seat-allocation.js';
+export { JourneyQuote } from './journey-quote.js';
 
 import { City } from './city.js';
 import { Company } from './company.js';
@@ -17,6 +18,7 @@ import { BusLayout, LayoutSeat } from './bus-layout.js';
 import { Route } from './route.js';
 import { Trip, TripStopCall } from './trip.js';
 import { SeatAllocation } from './seat-allocation.js';
+import { JourneyQuote } from './journey-quote.js';
 
 /** Every entity the ORM knows; later features add theirs here. */
 export const allEntities = [
@@ -31,4 +33,5 @@ export const allEntities = [
   Trip,
   TripStopCall,
   SeatAllocation,
+  JourneyQuote,
 ];

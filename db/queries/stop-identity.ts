@@ -42,7 +42,8 @@ export function stopIdentityColumns(prefix: string, call = 'sc', stop = 's', cit
 /** Builds the StopIdentity from a row selected with stopIdentityColumns(prefix). */
 export function toStopIdentity(row: Record<string, unknown>, prefix: string): StopIdentity {
   const get = (name: string) => row[`${prefix}_${name}`];
-  const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value));
+  // The pool returns timestamptz as PostgreSQL text ("2026-11-25 05:00:00+00"); the API speaks ISO 8601 UTC.
+  const iso = (value: unknown) => new Date(value as string | Date).toISOString();
   return {
     stop_call_id: get('stop_call_id') as string,
     stop_id: get('stop_id') as string,

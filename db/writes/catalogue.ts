@@ -123,3 +123,76 @@ export async function insertTrip(q: Queryable, input: TripInput): Promise<{ trip
   );
   return { tripId, stopCallIds: calls.rows.map((row) => row.id) };
 }
+
+/** Trips per insertTrips statement: large enough to be fast, small enough to keep each JSON parameter modest. */
+const TRIP_BATCH = 1000;
+
+/**
+ * Inserts many trips and their stop calls in a few statements (the demo seed, schedule
+ * expansion). Same rules as insertTrip; every input needs its id. A trip whose bus has no active
+ * valid layout stops the whole batch. Call inside a transaction.
+ */
+export async function insertTrips(q: Queryable, inputs: (TripInput & { id: string })[]): Promise<{ trips: number; stopCalls: number }> {
+  let trips = 0;
+  let stopCalls = 0;
+  for (let start = 0; start < inputs.length; start += TRIP_BATCH) {
+    const batch = inputs.slice(start, start + TRIP_BATCH);
+    if (batch.some((input) => input.calls.length < 2)) throw new Error('a trip needs at least two stop calls');
+    const inserted = await q.query(
+      `insert into trips (id, company_id, route_id, bus_id, schedule_id, pickup_stop_id, departure_at, arrival_at, operating_date,
+                          price_base, price_vip, currency, seats_total, status)
+       select t.id, t.company_id, t.route_id, t.bus_id, t.schedule_id, t.pickup_stop_id, t.departure_at, t.arrival_at,
+              t.operating_date, t.price_base, t.price_vip, t.currency, l.seat_count, t.status
+       from jsonb_to_recordset($1::jsonb) as t(id uuid, company_id uuid, route_id uuid, bus_id uuid, schedule_id uuid,
+              pickup_stop_id uuid, departure_at timestamptz, arrival_at timestamptz, operating_date date, price_base bigint,
+              price_vip bigint, currency text, status text)
+       join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active' and l.validation_status = 'valid'`,
+      [JSON.stringify(batch.map(tripRecord))],
+    );
+    if (inserted.rowCount !== batch.length) throw new Error('every bus of the batch needs an active valid layout');
+    const calls = await q.query(
+      `insert into trip_stop_calls (trip_id, stop_id, city_id, sequence, arrival_at, departure_at, fare_share_bp)
+       select c.trip_id, c.stop_id, c.city_id, c.sequence, c.arrival_at, c.departure_at, c.fare_share_bp
+       from jsonb_to_recordset($1::jsonb) as c(trip_id uuid, stop_id uuid, city_id uuid, sequence int, arrival_at timestamptz,
+                                               departure_at timestamptz, fare_share_bp int)`,
+      [
+        JSON.stringify(
+          batch.flatMap((input) =>
+            input.calls.map((call, sequence) => ({
+              trip_id: input.id,
+              stop_id: call.stopId,
+              city_id: call.cityId,
+              sequence,
+              arrival_at: call.arrivalAt.toISOString(),
+              departure_at: call.departureAt.toISOString(),
+              fare_share_bp: call.fareShareBp,
+            })),
+          ),
+        ),
+      ],
+    );
+    trips += batch.length;
+    stopCalls += calls.rowCount ?? 0;
+  }
+  return { trips, stopCalls };
+}
+
+function tripRecord(input: TripInput & { id: string }) {
+  const first = input.calls[0]!;
+  const last = input.calls[input.calls.length - 1]!;
+  return {
+    id: input.id,
+    company_id: input.companyId,
+    route_id: input.routeId,
+    bus_id: input.busId,
+    schedule_id: input.scheduleId ?? null,
+    pickup_stop_id: input.pickupStopId,
+    departure_at: first.departureAt.toISOString(),
+    arrival_at: last.arrivalAt.toISOString(),
+    operating_date: damascusDate(first.departureAt),
+    price_base: input.priceBase,
+    price_vip: input.priceVip ?? null,
+    currency: input.currency ?? 'SYP',
+    status: input.status ?? 'SCHEDULED',
+  };
+}

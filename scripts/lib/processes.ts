@@ -15,7 +15,8 @@ export function startPrefixed(name: string, command: string, args: string[], opt
   const color = process.stdout.isTTY ? COLORS[nextColor++ % COLORS.length]! : '';
   const reset = color ? '\x1b[0m' : '';
   const prefix = `${color}[${name}]${reset} `;
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  // Own process group: a terminal's Ctrl-C reaches only the stack runner, which stops children in order.
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...options });
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on('line', (line) => process.stdout.write(prefix + line + '\n'));

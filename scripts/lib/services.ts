@@ -8,7 +8,7 @@ import { startPrefixed, waitFor, type Managed } from './processes.js';
 export const projectRoot = resolve(import.meta.dirname, '..', '..');
 export const dataDir = join(projectRoot, '.data');
 
-export const SEARCH_ATTRIBUTES = ['CompanyId=Keyword', 'BookingId=Keyword', 'ProcessStatus=Keyword'];
+export const SEARCH_ATTRIBUTES = ['CompanyId=KeywordList', 'BookingId=Keyword', 'ProcessStatus=Keyword'];
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolvePromise) => {
@@ -36,7 +36,8 @@ async function answers(url: string): Promise<boolean> {
 
 function postgresBinDir(): string {
   const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) throw new Error('PostgreSQL is not installed (the bootstrap installs it when DATABASE_URL is unset)');
+  if (!existsSync(base))
+    throw new Error('PostgreSQL is not installed (the bootstrap installs it when DATABASE_URL is unset)');
   const versions = readdirSync(base)
     .filter((name) => existsSync(join(base, name, 'bin', 'postgres')))
     .sort((a, b) => Number(b) - Number(a));
@@ -82,18 +83,40 @@ export async function ensurePostgres(options: { port: number; fast?: boolean }):
     mkdirSync(clusterDir, { recursive: true });
     if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', clusterDir]);
     const [command, args] = asServiceUser(join(bin, 'initdb'), [
-      '-D', clusterDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8',
+      '-D',
+      clusterDir,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--locale=C.UTF-8',
     ]);
     const result = spawnSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
     writeFileSync(join(clusterDir, 'postgresql.auto.conf'), '# managed by scripts/lib/services.ts\n');
   }
   const settings = [
-    '-p', String(options.port), '-k', socketDir, '-h', '127.0.0.1',
-    '-c', 'max_connections=300', '-c', 'shared_buffers=512MB', '-c', 'log_min_messages=warning',
-    '-c', 'log_min_error_statement=panic', '-c', 'log_checkpoints=off',
+    '-p',
+    String(options.port),
+    '-k',
+    socketDir,
+    '-h',
+    '127.0.0.1',
+    '-c',
+    'max_connections=300',
+    '-c',
+    'shared_buffers=512MB',
+    '-c',
+    'log_min_messages=warning',
+    '-c',
+    'log_min_error_statement=panic',
+    '-c',
+    'log_checkpoints=off',
   ];
-  if (options.fast) settings.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  if (options.fast)
+    settings.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const [command, args] = asServiceUser(join(bin, 'postgres'), ['-D', clusterDir, ...settings]);
   const process_ = startPrefixed('postgres', command, args);
   await waitFor('PostgreSQL', () => answers(serverUrl), 60_000);
@@ -137,23 +160,39 @@ export function temporalBinary(): string {
  * Starts `temporal server start-dev` with the custom search attributes registered. With a
  * dbFile, state persists in SQLite (WAL); without one it lives in memory (test runs).
  */
-export async function startTemporal(options: { port: number; uiPort?: number; dbFile?: string }): Promise<Managed> {
+export async function startTemporal(options: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+}): Promise<Managed> {
   if (await portOpen(options.port)) {
     throw new Error(`port ${options.port} is already in use: is another Temporal dev server running?`);
   }
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--namespace', 'default',
-    '--log-level', 'error',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    'default',
+    '--log-level',
+    'error',
     ...SEARCH_ATTRIBUTES.flatMap((attribute) => ['--search-attribute', attribute]),
   ];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.dbFile) {
     mkdirSync(join(options.dbFile, '..'), { recursive: true });
-    args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+    args.push(
+      '--db-filename',
+      options.dbFile,
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    );
   }
   const temporal = startPrefixed('temporal', temporalBinary(), args);
   await waitFor('Temporal dev server', () => portOpen(options.port), 60_000);

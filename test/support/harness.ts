@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../api/app.js';
-import { createTravellerTokens, type TravellerIdentity } from '../../api/auth/traveller-token.js';
+import { issueTravellerSession } from '../../api/auth/traveller-session.js';
+import { createTravellerTokens } from '../../api/auth/traveller-token.js';
 import { loadConfig, type Config } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
 import { connectTemporalClient } from '../../config/temporal.js';
 import { initDatabase, type Database } from '../../db/orm.js';
-import type { InventoryScope } from '../../domain/inventory-scope.js';
+import { scopeToAppMetadata, type InventoryScope } from '../../domain/inventory-scope.js';
 
 export interface TestApp {
   config: Config;
@@ -17,8 +18,26 @@ export interface TestApp {
   baseUrl: string;
   /** Fetch against the running app: `app.request('/api/cities')`. */
   request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<TestResponse>;
-  /** A signed traveller access token for the given scope. */
-  tokenFor(scope: InventoryScope, options?: { userId?: string; ttlSeconds?: number }): Promise<string>;
+  /**
+   * A bearer access token of a new traveller (a real user, passenger profile and session) whose
+   * server-side metadata gives the scope.
+   */
+  tokenFor(scope: InventoryScope, options?: { ttlSeconds?: number }): Promise<string>;
+  /** A signed-in web traveller: cookies to send (access + CSRF) and the CSRF value for writes. */
+  signIn(scope?: InventoryScope, options?: { phone?: string | null }): Promise<SignedInTraveller>;
+}
+
+export interface SignedInTraveller {
+  userId: string;
+  passengerId: string;
+  sessionId: string;
+  token: string;
+  refreshToken: string;
+  csrf: string;
+  /** Cookie header value carrying the access and CSRF cookies. */
+  cookie: string;
+  /** Headers for a cookie-authenticated state-changing request. */
+  writeHeaders: Record<string, string>;
 }
 
 export interface TestResponse {
@@ -60,17 +79,20 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
           body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
         });
         const text = await response.text();
-        let body: unknown = undefined;
+        let body: unknown;
         try {
           body = text ? JSON.parse(text) : undefined;
         } catch {
-          body = undefined;
+          // Not JSON (a PDF, an HTML page): tests read `text` instead.
         }
         return { status: response.status, headers: response.headers, body, text };
       },
-      async tokenFor(scope: InventoryScope, options: { userId?: string; ttlSeconds?: number } = {}) {
-        const identity: TravellerIdentity = { userId: options.userId ?? crypto.randomUUID(), sessionId: null, scope };
-        return (await tokens.sign(identity, options.ttlSeconds ?? 900)).token;
+      async tokenFor(scope: InventoryScope, options: { ttlSeconds?: number } = {}) {
+        const signedIn = await createTraveller(db, tokens, { ...config, TRAVELLER_ACCESS_TTL_SECONDS: options.ttlSeconds ?? 900 }, scope);
+        return signedIn.token;
+      },
+      async signIn(scope: InventoryScope = { kind: 'PRODUCTION' }, options: { phone?: string | null } = {}) {
+        return createTraveller(db, tokens, config, scope, options.phone);
       },
     });
   });
@@ -83,4 +105,36 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
     await handle.db?.close();
   });
   return handle;
+}
+
+let phoneCounter = 0;
+
+/** A traveller as the sign-in flows leave one: passenger profile, user, live session. */
+async function createTraveller(
+  db: Database,
+  tokens: ReturnType<typeof createTravellerTokens>,
+  config: Config,
+  scope: InventoryScope,
+  phone: string | null = `+96399${String(process.pid % 1000).padStart(3, '0')}${String(++phoneCounter).padStart(4, '0')}`,
+): Promise<SignedInTraveller> {
+  const [passenger] = await db.query<{ id: string }>(
+    `insert into passengers (phone, name) values ($1, 'Test Traveller') returning id`,
+    [phone],
+  );
+  const [user] = await db.query<{ id: string }>(
+    `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Test Traveller', $2, $3) returning id`,
+    [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(scope))],
+  );
+  const session = await issueTravellerSession({ config, db, tokens }, user!.id, 'web');
+  const csrf = crypto.randomUUID();
+  return {
+    userId: user!.id,
+    passengerId: passenger!.id,
+    sessionId: session.sessionId,
+    token: session.token,
+    refreshToken: session.refreshToken,
+    csrf,
+    cookie: `bb_access=${session.token}; bb_csrf=${csrf}`,
+    writeHeaders: { Cookie: `bb_access=${session.token}; bb_csrf=${csrf}`, 'X-CSRF-Token': csrf },
+  };
 }

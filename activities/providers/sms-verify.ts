@@ -1,0 +1,108 @@
+/**
+ * Client of the SMS verification provider. The provider generates the code, sends it, keeps it
+ * valid and counts wrong entries; this service never sees the code. Protocol (JSON over HTTPS,
+ * `Authorization: Bearer <api key>`):
+ *
+ *   POST {base}/v1/verifications        {to, channel: 'sms'}
+ *     201 {id, to, status: 'pending'}    code sent
+ *     400 {code: 'INVALID_PHONE'}        the provider cannot reach this number
+ *     429 {code: 'TOO_MANY_REQUESTS'}    the provider's own sending limit for the number
+ *   POST {base}/v1/verifications/check  {to, code}
+ *     200 {id, status: 'approved'}       right code; the verification is closed
+ *     200 {id, status: 'pending'}        wrong code; the provider counted the attempt
+ *     404 {code: 'NOT_FOUND'}            no open verification: expired, already approved or never started
+ *     429 {code: 'MAX_ATTEMPTS_REACHED'} too many wrong codes; the verification is closed
+ *
+ * Anything else (5xx, a timeout, an unreadable answer, a refused key) is SmsVerifyUnavailable. The
+ * provider's own text and our key stay in this module and the server log, never in an answer.
+ */
+
+export type SmsCheckResult = 'approved' | 'wrong_code' | 'expired' | 'too_many_attempts';
+
+export interface SmsVerification {
+  /** Asks the provider to send a new code to `phone` (E.164); returns the provider's reference. */
+  start(phone: string): Promise<{ reference: string }>;
+  check(phone: string, code: string): Promise<SmsCheckResult>;
+}
+
+/** The provider could not be used (down, slow, misconfigured); `detail` is for the log only. */
+export class SmsVerifyUnavailable extends Error {
+  constructor(readonly detail: string) {
+    super('SMS verification provider unavailable');
+    this.name = 'SmsVerifyUnavailable';
+  }
+}
+
+/** The provider refused to send: the number is unreachable, or it is sending too often to it. */
+export class SmsVerifyRefused extends Error {
+  constructor(readonly reason: 'invalid_phone' | 'too_many_requests') {
+    super(`SMS verification refused: ${reason}`);
+    this.name = 'SmsVerifyRefused';
+  }
+}
+
+export interface SmsVerifyOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+export class HttpSmsVerification implements SmsVerification {
+  constructor(private readonly options: SmsVerifyOptions) {}
+
+  async start(phone: string): Promise<{ reference: string }> {
+    const { status, body } = await this.post('/v1/verifications', { to: phone, channel: 'sms' });
+    if (status === 201 || status === 200) {
+      if (typeof body.id !== 'string') throw new SmsVerifyUnavailable('start answered without an id');
+      return { reference: body.id };
+    }
+    if (status === 400 && body.code === 'INVALID_PHONE') throw new SmsVerifyRefused('invalid_phone');
+    if (status === 429) throw new SmsVerifyRefused('too_many_requests');
+    throw new SmsVerifyUnavailable(`start answered ${status}`);
+  }
+
+  async check(phone: string, code: string): Promise<SmsCheckResult> {
+    const { status, body } = await this.post('/v1/verifications/check', { to: phone, code });
+    if (status === 200 && body.status === 'approved') return 'approved';
+    if (status === 200 && body.status === 'pending') return 'wrong_code';
+    if (status === 404) return 'expired';
+    if (status === 429) return 'too_many_attempts';
+    throw new SmsVerifyUnavailable(`check answered ${status}`);
+  }
+
+  private async post(
+    path: string,
+    payload: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    let response: Response;
+    try {
+      response = await fetch(new URL(path.slice(1), withSlash(this.options.baseUrl)), {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${this.options.apiKey}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (error) {
+      throw new SmsVerifyUnavailable(`request failed: ${(error as Error).name}`);
+    }
+    const text = await response.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : {};
+    } catch {
+      body = null;
+    }
+    if (typeof body !== 'object' || body === null) {
+      throw new SmsVerifyUnavailable(`unreadable answer with status ${response.status}`);
+    }
+    return { status: response.status, body: body as Record<string, unknown> };
+  }
+}
+
+function withSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}

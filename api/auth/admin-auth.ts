@@ -1,0 +1,138 @@
+import type { Context } from 'koa';
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import type { AuditEntry } from '../../db/writes/audit.js';
+import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
+import { ApiError } from '../http/errors.js';
+import type { Authenticator } from '../http/route.js';
+import {
+  ADMIN_COOKIE,
+  ADMIN_CSRF_HEADER,
+  secondFactorPending,
+  touchAdminSession,
+  type AdminSessionRecord,
+} from './admin-session.js';
+import { hashSecret, sameSecret } from './secrets.js';
+
+/** The signed-in administrator of a request on the administration surface. */
+export interface AdminPrincipal {
+  adminId: string;
+  sessionId: string;
+  email: string;
+  name: string;
+  role: AdminRole;
+  grantedPermissions: string[];
+  /** The role's permissions plus the granted ones. */
+  permissions: AdminPermission[];
+  totpRequired: boolean;
+  totpEnabled: boolean;
+  /** The account needs a second factor this session has not given yet. */
+  secondFactorPending: boolean;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    admin?: AdminPrincipal;
+  }
+}
+
+/**
+ * The administration surface's authenticator. Every route but sign-in needs a live session
+ * (cookie bb_admin; none → 401 AUTH_REQUIRED, unknown, revoked, expired, idle or disabled → 401
+ * INVALID_CREDENTIAL). Writes need X-CSRF-Token matching the session (403 CSRF_TOKEN_INVALID).
+ * While the account owes its second factor only 'administratorFirstFactor' routes answer; the
+ * rest say 403 SECOND_FACTOR_REQUIRED. Traveller tokens and dashboard cookies are not read here.
+ */
+export function adminAuthenticator(deps: { db: Database; config: Config }): Authenticator {
+  return async (ctx, route) => {
+    ctx.state.admin = undefined;
+    if (route.security === 'public') return;
+    const token = ctx.cookies.get(ADMIN_COOKIE);
+    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the administration');
+    const session = await touchAdminSession(deps.db, deps.config, token);
+    if (!session)
+      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
+    if (route.csrf) checkCsrf(ctx, session);
+    const admin = principal(session);
+    if (admin.secondFactorPending && route.security !== 'administratorFirstFactor') {
+      throw secondFactorRequired(admin);
+    }
+    ctx.state.admin = admin;
+  };
+}
+
+function principal(session: AdminSessionRecord): AdminPrincipal {
+  return {
+    adminId: session.adminId,
+    sessionId: session.sessionId,
+    email: session.email,
+    name: session.name,
+    role: session.role,
+    grantedPermissions: session.grantedPermissions,
+    permissions: effectivePermissions(session.role, session.grantedPermissions),
+    totpRequired: session.totpRequired,
+    totpEnabled: session.totpEnabled,
+    secondFactorPending: secondFactorPending(session),
+  };
+}
+
+function checkCsrf(ctx: Context, session: AdminSessionRecord): void {
+  const header = ctx.get(ADMIN_CSRF_HEADER);
+  if (!header || !sameSecret(hashSecret(header), session.csrfTokenHash)) {
+    throw new ApiError(
+      403,
+      'CSRF_TOKEN_INVALID',
+      'Send the X-CSRF-Token header with the value given at sign-in',
+    );
+  }
+}
+
+export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>): ApiError {
+  return admin.totpEnabled
+    ? new ApiError(
+        403,
+        'SECOND_FACTOR_REQUIRED',
+        'Confirm this session with a code from your authenticator (POST /auth/2fa)',
+        {
+          enrolmentRequired: false,
+        },
+      )
+    : new ApiError(
+        403,
+        'SECOND_FACTOR_REQUIRED',
+        'This account must set up an authenticator first (POST /security/2fa)',
+        {
+          enrolmentRequired: true,
+        },
+      );
+}
+
+/** The administrator the authenticator admitted; only routes with administrator security call it. */
+export function currentAdmin(ctx: Context): AdminPrincipal {
+  const admin = ctx.state.admin;
+  if (!admin) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the administration');
+  return admin;
+}
+
+/** The current administrator, when they hold `permission`; else 403 PERMISSION_DENIED naming it. */
+export function requirePermission(ctx: Context, permission: AdminPermission): AdminPrincipal {
+  const admin = currentAdmin(ctx);
+  if (!admin.permissions.includes(permission)) throw permissionDenied(permission);
+  return admin;
+}
+
+export function permissionDenied(permission: AdminPermission): ApiError {
+  return new ApiError(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
+}
+
+/** Who and where, for an audit row written on behalf of the current administrator. */
+export function adminAuditActor(
+  ctx: Context,
+): Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId'> {
+  return {
+    actorKind: 'ADMIN',
+    actorId: ctx.state.admin?.adminId ?? null,
+    ip: ctx.ip,
+    requestId: ctx.state.requestId,
+  };
+}

@@ -1,0 +1,98 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import { ApiError } from '../http/errors.js';
+import type { Authenticator } from '../http/route.js';
+import { hashSecret } from './secrets.js';
+import { recordStaffActivity } from './staff-session.js';
+
+/**
+ * The driver app surface's authenticator (/driver/api). SPEC leaves the driver app's sign-in open
+ * beyond "tied to the driver account"; until it has its own, the driver app presents a company
+ * user session (staff_sessions, the same rows, lifetimes and idle limit as the dashboard's) as
+ * `Authorization: Bearer <session token>`. A bearer token is never sent by a browser on its own,
+ * so these routes need no CSRF header.
+ *
+ * The membership behind the session must be active and have a role that works a bus: DRIVER, or
+ * OWNER, ADMIN or DISPATCHER of the company. Each route then checks that the trip it acts on is
+ * of that company (a trip of another company answers 404, as if it did not exist).
+ *   no bearer token                                   401 AUTH_REQUIRED
+ *   unknown, revoked, expired or idle session         401 INVALID_CREDENTIAL
+ *   a membership role that does not work a bus        403 ROLE_NOT_ALLOWED
+ */
+export const DRIVER_APP_ROLES = ['DRIVER', 'OWNER', 'ADMIN', 'DISPATCHER'] as const;
+export type DriverAppRole = (typeof DRIVER_APP_ROLES)[number];
+
+/** The company user behind a driver app request (ctx.state.driver). */
+export interface DriverPrincipal {
+  sessionId: string;
+  staffUserId: string;
+  membershipId: string;
+  companyId: string;
+  role: DriverAppRole;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    driver?: DriverPrincipal | null;
+  }
+}
+
+/** last_seen_at is written at most this often (as on the dashboard). */
+const ACTIVITY_RESOLUTION_SECONDS = 60;
+
+interface SessionRow {
+  session_id: string;
+  staff_user_id: string;
+  membership_id: string;
+  company_id: string;
+  role: string;
+  stale: boolean;
+}
+
+/**
+ * The live session behind a bearer token, whatever its membership role (the dashboard's lookup
+ * admits dashboard roles only, and DRIVER is not one of them).
+ */
+async function findSession(db: Database, token: string, idleMinutes: number): Promise<SessionRow | undefined> {
+  const [row] = await db.query<SessionRow>(
+    `select s.id as session_id, u.id as staff_user_id, m.id as membership_id, m.company_id, m.role,
+            s.last_seen_at < now() - make_interval(secs => $3) as stale
+     from staff_sessions s
+     join staff_users u on u.id = s.staff_user_id and u.status = 'ACTIVE'
+     join company_memberships m on m.id = s.membership_id and m.staff_user_id = u.id and m.active
+     where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
+       and s.last_seen_at > now() - make_interval(mins => $2)`,
+    [hashSecret(token), idleMinutes, ACTIVITY_RESOLUTION_SECONDS],
+  );
+  return row;
+}
+
+function bearerToken(header: string): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+export function driverAuthenticator(deps: { db: Database; config: Pick<Config, 'STAFF_SESSION_IDLE_MINUTES'> }): Authenticator {
+  return async (ctx, route) => {
+    ctx.state.driver = null;
+    if (route.security === 'public') return;
+    const token = bearerToken(ctx.get('Authorization'));
+    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
+    const session = await findSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
+    if (!session) throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
+    if (!(DRIVER_APP_ROLES as readonly string[]).includes(session.role)) {
+      throw new ApiError(403, 'ROLE_NOT_ALLOWED', `The driver app needs one of the roles ${DRIVER_APP_ROLES.join(', ')}`, {
+        role: session.role,
+        allowedRoles: [...DRIVER_APP_ROLES],
+      });
+    }
+    if (session.stale) await recordStaffActivity(deps.db, session.session_id);
+    ctx.state.driver = {
+      sessionId: session.session_id,
+      staffUserId: session.staff_user_id,
+      membershipId: session.membership_id,
+      companyId: session.company_id,
+      role: session.role as DriverAppRole,
+    };
+  };
+}

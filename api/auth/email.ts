@@ -1,0 +1,165 @@
+import { argon2id, hash } from 'argon2';
+import type { Mailer } from '../../activities/providers/mailer.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
+import {
+  consumeEmailToken,
+  deleteEmailToken,
+  expireEmailTokens,
+  expireOlderEmailTokens,
+  findRecoverableUser,
+  insertEmailToken,
+  inspectEmailToken,
+  type EmailTokenState,
+} from '../../db/queries/email-tokens.js';
+import type { Database } from '../../db/orm.js';
+import {
+  recoveryEmail,
+  recoveryLink,
+  verificationEmail,
+  verificationLink,
+  type ComposedEmail,
+  type EmailTokenPurpose,
+} from '../../domain/account-email.js';
+import { ApiError } from '../http/errors.js';
+import { hashSecret, newSecret } from './secrets.js';
+
+/**
+ * Traveller e-mail verification and password recovery.
+ *
+ * Links carry a random 32-byte secret; only its SHA-256 is stored (email_tokens). A link works
+ * once (used_at), for EMAIL_VERIFICATION_TTL_SECONDS (24 h) or PASSWORD_RECOVERY_TTL_SECONDS
+ * (30 min), and only while the account is active and still has the address it was sent to.
+ * Sending a new link of one kind expires the older unused ones once the new message is accepted
+ * by the SMTP server; a message that fails leaves the earlier links working.
+ */
+export interface EmailDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  mailer: Mailer;
+}
+
+/**
+ * Sends a verification link to `email` for the user (resend-verification, and sign-up flows that
+ * collect an address). Throws MailDeliveryError when the SMTP server does not take the message.
+ */
+export async function sendVerificationEmail(deps: EmailDeps, userId: string, email: string): Promise<void> {
+  const ttl = deps.config.EMAIL_VERIFICATION_TTL_SECONDS;
+  await issueEmailLink(deps, { userId, email, purpose: 'VERIFY_EMAIL', ttlSeconds: ttl }, (token) =>
+    verificationEmail(verificationLink(deps.config.PUBLIC_ORIGIN, token), ttl),
+  );
+}
+
+/**
+ * Sends a recovery link when the address is the verified e-mail of an active traveller; does
+ * nothing otherwise. Callers answer the same way in both cases.
+ */
+export async function requestPasswordRecovery(deps: EmailDeps, email: string): Promise<void> {
+  const user = await findRecoverableUser(deps.db, email);
+  if (!user) return;
+  const ttl = deps.config.PASSWORD_RECOVERY_TTL_SECONDS;
+  await issueEmailLink(
+    deps,
+    { userId: user.id, email: user.email, purpose: 'RESET_PASSWORD', ttlSeconds: ttl },
+    (token) => recoveryEmail(recoveryLink(deps.config.PUBLIC_ORIGIN, token), ttl),
+  );
+}
+
+async function issueEmailLink(
+  deps: EmailDeps,
+  link: { userId: string; email: string; purpose: EmailTokenPurpose; ttlSeconds: number },
+  compose: (token: string) => ComposedEmail,
+): Promise<void> {
+  const token = newSecret();
+  const id = await insertEmailToken(deps.db, { ...link, tokenHash: hashSecret(token) });
+  try {
+    await deps.mailer.send({ to: link.email, ...compose(token) });
+  } catch (error) {
+    await deleteEmailToken(deps.db, id).catch((cleanup: unknown) =>
+      deps.logger.error({ err: cleanup }, 'unsent e-mail link not removed'),
+    );
+    throw error;
+  }
+  await expireOlderEmailTokens(deps.db, id);
+}
+
+/** The answer for a link that cannot be used: unknown, already used, or expired/replaced. */
+function linkRefusal(state: Exclude<EmailTokenState, { kind: 'valid' }>): ApiError {
+  switch (state.kind) {
+    case 'used':
+      return new ApiError(410, 'EMAIL_TOKEN_USED', 'This link was already used');
+    case 'expired':
+      return new ApiError(
+        410,
+        'EMAIL_TOKEN_EXPIRED',
+        'This link has expired or a newer link replaced it; ask for a new one',
+      );
+    default:
+      return new ApiError(400, 'EMAIL_TOKEN_INVALID', 'This link is not valid');
+  }
+}
+
+/** Checks a link without using it up. */
+export async function checkEmailLink(
+  deps: Pick<EmailDeps, 'db'>,
+  token: string,
+  purpose: EmailTokenPurpose,
+): Promise<{ email: string; /** Unix epoch seconds. */ expiresAt: number }> {
+  const state = await inspectEmailToken(deps.db, hashSecret(token), purpose);
+  if (state.kind !== 'valid') throw linkRefusal(state);
+  return { email: state.email, expiresAt: state.expiresAt };
+}
+
+/** Uses a verification link: the user's current address becomes verified. */
+export async function verifyEmailAddress(
+  deps: Pick<EmailDeps, 'db'>,
+  token: string,
+): Promise<{ userId: string; email: string }> {
+  const state = await deps.db.transaction(async (client) => {
+    const consumed = await consumeEmailToken(client, hashSecret(token), 'VERIFY_EMAIL');
+    if (consumed.kind === 'valid') {
+      await client.query(
+        `update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1`,
+        [consumed.userId],
+      );
+    }
+    return consumed;
+  });
+  if (state.kind !== 'valid') throw linkRefusal(state);
+  return { userId: state.userId, email: state.email };
+}
+
+/**
+ * Uses a recovery link: sets the new password (argon2id), revokes every session of the user
+ * (reason PASSWORD_RESET), expires the user's other recovery links, and marks the address
+ * verified (the link proved the traveller reads that mailbox). Returns the user id.
+ */
+export async function resetPassword(
+  deps: Pick<EmailDeps, 'db'>,
+  token: string,
+  password: string,
+): Promise<string> {
+  const tokenHash = hashSecret(token);
+  // Checked first so a bad link never costs a password hash.
+  const before = await inspectEmailToken(deps.db, tokenHash, 'RESET_PASSWORD');
+  if (before.kind !== 'valid') throw linkRefusal(before);
+  const passwordHash = await hash(password, { type: argon2id });
+  const state = await deps.db.transaction(async (client) => {
+    const consumed = await consumeEmailToken(client, tokenHash, 'RESET_PASSWORD');
+    if (consumed.kind !== 'valid') return consumed;
+    await client.query(
+      `update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+       where id = $1`,
+      [consumed.userId, passwordHash],
+    );
+    await client.query(
+      `update traveller_sessions set revoked_at = now(), revoked_reason = 'PASSWORD_RESET' where user_id = $1 and revoked_at is null`,
+      [consumed.userId],
+    );
+    await expireEmailTokens(client, consumed.userId, 'RESET_PASSWORD');
+    return consumed;
+  });
+  if (state.kind !== 'valid') throw linkRefusal(state);
+  return state.userId;
+}

@@ -1,0 +1,125 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
+import { ApiError } from '../http/errors.js';
+import { hashSecret } from './secrets.js';
+
+/**
+ * Verification of the identity provider's ID tokens. Everything the server learns about the
+ * person (subject, e-mail, name) comes from a token whose signature checks out against the
+ * provider's published keys (JWKS) and whose issuer, audience and lifetime are right; a client
+ * never names itself.
+ *
+ * Rules: RS256 or ES256 signatures only; `iss` one of IDP_ISSUER; `aud` the client the route
+ * expects (web/PWA: IDP_WEB_CLIENT_ID, mobile: IDP_MOBILE_CLIENT_ID); `sub`, `email`, `iat` and
+ * `exp` required; `email_verified` must be the boolean true; tokens older than one hour are
+ * refused; 30 seconds of clock skew are tolerated.
+ */
+export type IdpAudience = 'web' | 'mobile';
+
+export interface IdpClaims {
+  /** The provider's issuer that signed the token. */
+  issuer: string;
+  subject: string;
+  /** The verified e-mail address, as the provider spells it. */
+  email: string;
+  /** Display name when the token carries one; '' otherwise. */
+  name: string;
+  /** The raw nonce the token carries (web, PWA and linking flows), if any. */
+  nonce: string | null;
+}
+
+export interface IdpVerifier {
+  verify(idToken: string, audiences: readonly IdpAudience[]): Promise<IdpClaims>;
+}
+
+type IdpConfig = Pick<Config, 'IDP_ISSUER' | 'IDP_JWKS_URL' | 'IDP_WEB_CLIENT_ID' | 'IDP_MOBILE_CLIENT_ID'>;
+
+const JWKS_TIMEOUT_MS = 5_000;
+const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_TOKEN_AGE = '1h';
+
+export function idpIssuers(config: Pick<Config, 'IDP_ISSUER'>): string[] {
+  return config.IDP_ISSUER.split(',')
+    .map((issuer) => issuer.trim())
+    .filter(Boolean);
+}
+
+/** One verifier per process: the key set is fetched once and cached (refetched for an unknown key id). */
+export function createIdpVerifier(config: IdpConfig, logger: Pick<Logger, 'warn'>): IdpVerifier {
+  const keys = createRemoteJWKSet(new URL(config.IDP_JWKS_URL), { timeoutDuration: JWKS_TIMEOUT_MS });
+  const clientIds: Record<IdpAudience, string> = {
+    web: config.IDP_WEB_CLIENT_ID,
+    mobile: config.IDP_MOBILE_CLIENT_ID,
+  };
+  const issuers = idpIssuers(config);
+  return {
+    async verify(idToken, audiences) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(idToken, keys, {
+          algorithms: ['RS256', 'ES256'],
+          issuer: issuers,
+          audience: audiences.map((audience) => clientIds[audience]),
+          requiredClaims: ['sub', 'email', 'iat', 'exp'],
+          maxTokenAge: MAX_TOKEN_AGE,
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        }));
+      } catch (error) {
+        const failure = verificationFailure(error);
+        // The traveller sees only IDP_UNAVAILABLE; the operator needs the reason.
+        if (failure.status === 503) logger.warn({ err: error }, 'identity provider key set unavailable');
+        throw failure;
+      }
+      return claimsOf(payload);
+    },
+  };
+}
+
+function claimsOf(payload: JWTPayload): IdpClaims {
+  const { sub, iss, email, email_verified: emailVerified, name, nonce } = payload;
+  if (typeof email !== 'string' || !email.includes('@') || typeof sub !== 'string' || !sub) {
+    throw new ApiError(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
+  }
+  if (emailVerified !== true) {
+    throw new ApiError(
+      403,
+      'IDP_EMAIL_NOT_VERIFIED',
+      'The identity provider has not verified this e-mail address',
+    );
+  }
+  return {
+    issuer: iss!,
+    subject: sub,
+    email: email.trim(),
+    name: typeof name === 'string' ? name.trim().slice(0, 200) : '',
+    nonce: typeof nonce === 'string' ? nonce : null,
+  };
+}
+
+/**
+ * A token that fails a check is 401; a key set that cannot be fetched or read is the provider's
+ * outage (503), never blamed on the traveller and never quoted back.
+ */
+function verificationFailure(error: unknown): ApiError {
+  const unavailable = new ApiError(
+    503,
+    'IDP_UNAVAILABLE',
+    'The identity provider cannot be reached; try again shortly',
+  );
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return unavailable;
+  if (!(error instanceof joseErrors.JOSEError)) return unavailable;
+  // jose reports a JWKS answer other than 200 OK as a bare JOSEError (no more specific class).
+  if (error.code === joseErrors.JOSEError.code) return unavailable;
+  return new ApiError(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
+}
+
+/** What is stored and compared for a nonce: its SHA-256 (hex); the raw nonce is never stored. */
+export function nonceFingerprint(nonce: string): string {
+  return hashSecret(nonce);
+}
+
+/** Rate-limit key of an identity subject: a hash, so the limiter table holds no provider ids. */
+export function subjectFingerprint(claims: Pick<IdpClaims, 'issuer' | 'subject'>): string {
+  return hashSecret(`${claims.issuer}\n${claims.subject}`);
+}

@@ -1,0 +1,347 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { ChatappUnavailable, HttpChatappBot } from '../../activities/providers/chatapp.js';
+import {
+  HttpSmsVerification,
+  SmsVerifyRefused,
+  SmsVerifyUnavailable,
+  type SmsCheckResult,
+} from '../../activities/providers/sms-verify.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
+import type { Database } from '../../db/orm.js';
+import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
+import { ApiError } from '../http/errors.js';
+import { hashSecret, sameSecret } from './secrets.js';
+
+/**
+ * One-time codes for traveller sign-in by phone.
+ *
+ *   sms       the verification provider generates, sends, keeps and attempt-limits the code; we
+ *             keep a challenge row naming the provider's verification, never the code.
+ *   chatapp   we generate the code, keep only its hash, and the chat bot carries it to the chat
+ *             linked to the number. No bot token, no linked chat, or a bot failure: sent by SMS.
+ *   whatsapp  legacy value (also what an omitted method means): sent by SMS; WhatsApp is never
+ *             contacted.
+ *   pre-launch (OTP_PRELAUNCH) no provider is contacted: the reserved demo numbers (+963900...)
+ *             get a local code, any other number gets 503.
+ *
+ * Local codes: 6 digits, valid OTP_LOCAL_CODE_TTL_SECONDS (5 min), burnt after
+ * OTP_LOCAL_MAX_ATTEMPTS (5) wrong entries. Sending a new code closes the phone's previous one.
+ * Raw provider errors and keys go to the server log only; the client gets a stable errorCode.
+ */
+
+export type OtpMethod = 'sms' | 'chatapp' | 'whatsapp';
+
+/** How the code really travelled: `local` means no message was sent (pre-launch). */
+export type OtpChannel = 'sms' | 'chatapp' | 'local';
+
+export interface OtpDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+}
+
+export interface SentOtp {
+  /** The phone number in E.164 form. */
+  phone: string;
+  actualChannel: OtpChannel;
+  /** True when the method asked for is not the channel used. */
+  fallbackToSms: boolean;
+  /** The code when this server generated it; only development answers may show it. */
+  localCode: string | null;
+}
+
+const CODE_DIGITS = 6;
+
+/** What checking a code concluded; the provider's answers and ours share one vocabulary. */
+type CheckOutcome = SmsCheckResult;
+
+/** Our record of a provider verification lasts this long; the provider's own validity decides within it. */
+const PROVIDER_CHALLENGE_SECONDS = 15 * 60;
+
+const invalidPhone = () =>
+  new ApiError(
+    400,
+    'INVALID_PHONE',
+    'Enter the phone number in international form, for example +963944123456',
+  );
+const otpInvalid = () => new ApiError(400, 'OTP_INVALID', 'The code is not correct');
+const otpExpired = () =>
+  new ApiError(400, 'OTP_EXPIRED', 'The code has expired or was already used; request a new one');
+const tooManyAttempts = () =>
+  new ApiError(429, 'OTP_TOO_MANY_ATTEMPTS', 'Too many wrong codes; request a new one');
+const unavailable = () =>
+  new ApiError(
+    503,
+    'OTP_UNAVAILABLE',
+    'Codes cannot be sent or checked right now; try again in a few minutes',
+  );
+const prelaunchRefusal = () =>
+  new ApiError(
+    503,
+    'PRELAUNCH_PHONE_NOT_ALLOWED',
+    'Sign-in opens at launch; until then only the reserved demo numbers can sign in',
+  );
+
+/** The E.164 form of `input`, or 400 INVALID_PHONE. */
+export function requirePhone(input: string): string {
+  const phone = normalisePhone(input);
+  if (!phone) throw invalidPhone();
+  return phone;
+}
+
+/** Sends a sign-in code to `phone` by the requested method (or the channel it falls back to). */
+export async function sendOtp(
+  deps: OtpDeps,
+  request: { phone: string; method?: OtpMethod; chatappChatId?: string },
+): Promise<SentOtp> {
+  const phone = requirePhone(request.phone);
+  // SPEC: an omitted method is the legacy whatsapp value, which is sent by SMS.
+  const requested = request.method ?? 'whatsapp';
+  if (deps.config.OTP_PRELAUNCH) return sendPrelaunchCode(deps, phone);
+  if (requested === 'chatapp') {
+    const code = await sendByChatapp(deps, phone, request.chatappChatId);
+    if (code) return { phone, actualChannel: 'chatapp', fallbackToSms: false, localCode: code };
+  }
+  await sendBySms(deps, phone);
+  return { phone, actualChannel: 'sms', fallbackToSms: requested !== 'sms', localCode: null };
+}
+
+/**
+ * Checks a code against the challenge last sent to `phone` and consumes it on success. Whatever
+ * channel delivered the code decides how it is checked, so `method` needs no agreement with the
+ * send (a chatapp request may have gone by SMS). Throws 400 OTP_INVALID, 400 OTP_EXPIRED,
+ * 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE (or 503 PRELAUNCH_PHONE_NOT_ALLOWED).
+ */
+export async function checkOtp(
+  deps: OtpDeps,
+  attempt: { phone: string; code: string; method?: OtpMethod },
+): Promise<{ phone: string }> {
+  const phone = requirePhone(attempt.phone);
+  const prelaunch = deps.config.OTP_PRELAUNCH;
+  if (prelaunch && !isReservedDemoPhone(phone)) throw prelaunchRefusal();
+  const challenge = await openChallenge(deps.db, phone);
+  // A provider challenge left from before pre-launch began cannot be checked: the provider is off.
+  if (!challenge || challenge.expired || (prelaunch && !challenge.local)) throw otpExpired();
+  const outcome = challenge.local
+    ? await checkLocalCode(deps.db, challenge.id, attempt.code)
+    : await checkProviderCode(deps, challenge.id, phone, attempt.code);
+  if (outcome === 'wrong_code') throw otpInvalid();
+  if (outcome === 'expired') throw otpExpired();
+  if (outcome === 'too_many_attempts') throw tooManyAttempts();
+  return { phone };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+async function sendPrelaunchCode(deps: OtpDeps, phone: string): Promise<SentOtp> {
+  if (!isReservedDemoPhone(phone)) throw prelaunchRefusal();
+  const { code } = await openLocalChallenge(deps, phone, 'local');
+  // Outside development the answer never shows the code; whoever runs a pre-launch demo reads it
+  // from the server log. Reserved numbers belong to no real person.
+  if (deps.config.NODE_ENV !== 'development')
+    deps.logger.info({ phone, code }, 'pre-launch sign-in code for a reserved demo number');
+  return { phone, actualChannel: 'local', fallbackToSms: false, localCode: code };
+}
+
+/** Sends a local code through the chat bot; null when the chat bot cannot be used for this number. */
+async function sendByChatapp(
+  deps: OtpDeps,
+  phone: string,
+  namedChatId: string | undefined,
+): Promise<string | null> {
+  const botToken = deps.config.CHATAPP_BOT_TOKEN;
+  if (!botToken) return null;
+  const chatId = await linkedChat(deps.db, phone);
+  // A chat named by the client counts only when it is the one linked to this number: otherwise
+  // anyone could have another person's sign-in code delivered to their own chat.
+  if (!chatId || (namedChatId !== undefined && namedChatId !== chatId)) return null;
+  const challenge = await openLocalChallenge(deps, phone, 'chatapp');
+  const bot = new HttpChatappBot({
+    baseUrl: deps.config.CHATAPP_API_URL,
+    botToken,
+    timeoutMs: deps.config.OTP_PROVIDER_TIMEOUT_MS,
+  });
+  try {
+    await bot.sendMessage(chatId, codeMessage(challenge.code, deps.config.OTP_LOCAL_CODE_TTL_SECONDS));
+    return challenge.code;
+  } catch (error) {
+    if (!(error instanceof ChatappUnavailable)) throw error;
+    deps.logger.warn({ detail: error.detail }, 'chat bot unavailable; sending the code by SMS');
+    await deps.db.query('update otp_challenges set consumed_at = now() where id = $1', [challenge.id]);
+    return null;
+  }
+}
+
+async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
+  const provider = smsProvider(deps.config);
+  if (!provider) {
+    deps.logger.error('no SMS verification provider is configured (SMS_VERIFY_URL)');
+    throw unavailable();
+  }
+  let reference: string;
+  try {
+    ({ reference } = await provider.start(phone));
+  } catch (error) {
+    if (error instanceof SmsVerifyRefused) {
+      if (error.reason === 'invalid_phone') throw invalidPhone();
+      throw new ApiError(429, 'RATE_LIMITED', 'Too many codes were sent to this number; try again later');
+    }
+    if (error instanceof SmsVerifyUnavailable) {
+      deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
+      throw unavailable();
+    }
+    throw error;
+  }
+  await deps.db.transaction(async (client) => {
+    await closeOpenChallenges(client, phone);
+    await client.query(
+      `insert into otp_challenges (phone, channel, provider_reference, expires_at)
+       values ($1, 'sms', $2, now() + make_interval(secs => $3))`,
+      [phone, reference, PROVIDER_CHALLENGE_SECONDS],
+    );
+  });
+}
+
+function smsProvider(config: Config): HttpSmsVerification | null {
+  if (!config.SMS_VERIFY_URL || !config.SMS_VERIFY_API_KEY) return null;
+  return new HttpSmsVerification({
+    baseUrl: config.SMS_VERIFY_URL,
+    apiKey: config.SMS_VERIFY_API_KEY,
+    timeoutMs: config.OTP_PROVIDER_TIMEOUT_MS,
+  });
+}
+
+async function linkedChat(db: Database, phone: string): Promise<string | null> {
+  const [row] = await db.query<{ chat_id: string }>('select chat_id from chatapp_links where phone = $1', [
+    phone,
+  ]);
+  return row?.chat_id ?? null;
+}
+
+function codeMessage(code: string, ttlSeconds: number): string {
+  const minutes = Math.ceil(ttlSeconds / 60);
+  return (
+    `رمز الدخول: ${code}\nصالح لمدة ${minutes} دقائق. لا تشاركه مع أحد.\n\n` +
+    `Your sign-in code: ${code}\nValid for ${minutes} minutes. Never share it.`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Challenges
+
+/** Codes are compared as salted hashes: a leaked row reveals nothing usable within its minutes. */
+function codeHash(challengeId: string, code: string): string {
+  return hashSecret(`${challengeId}:${code}`);
+}
+
+async function openLocalChallenge(
+  deps: OtpDeps,
+  phone: string,
+  channel: 'chatapp' | 'local',
+): Promise<{ id: string; code: string }> {
+  const id = randomUUID();
+  const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+  await deps.db.transaction(async (client) => {
+    await closeOpenChallenges(client, phone);
+    await client.query(
+      `insert into otp_challenges (id, phone, channel, code_hash, max_attempts, expires_at)
+       values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+      [
+        id,
+        phone,
+        channel,
+        codeHash(id, code),
+        deps.config.OTP_LOCAL_MAX_ATTEMPTS,
+        deps.config.OTP_LOCAL_CODE_TTL_SECONDS,
+      ],
+    );
+  });
+  return { id, code };
+}
+
+/** A new code replaces the previous one; day-old challenges are swept as new ones are written. */
+async function closeOpenChallenges(client: PoolClient, phone: string): Promise<void> {
+  await client.query(
+    'update otp_challenges set consumed_at = now() where phone = $1 and consumed_at is null',
+    [phone],
+  );
+  await client.query(
+    `delete from otp_challenges where id in (select id from otp_challenges where created_at < now() - interval '1 day' limit 100)`,
+  );
+}
+
+interface OpenChallenge {
+  id: string;
+  local: boolean;
+  expired: boolean;
+}
+
+async function openChallenge(db: Database, phone: string): Promise<OpenChallenge | null> {
+  const [row] = await db.query<OpenChallenge>(
+    `select id, code_hash is not null as local, expires_at <= now() as expired
+     from otp_challenges where phone = $1 and consumed_at is null
+     order by created_at desc limit 1`,
+    [phone],
+  );
+  return row ?? null;
+}
+
+/**
+ * Checks a local code under a row lock, so parallel guesses cannot exceed the attempt limit. The
+ * wrong entry that reaches the limit already answers too_many_attempts.
+ */
+async function checkLocalCode(db: Database, challengeId: string, code: string): Promise<CheckOutcome> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{
+      code_hash: string;
+      attempts: number;
+      max_attempts: number;
+      usable: boolean;
+    }>(
+      `select code_hash, attempts, max_attempts, (consumed_at is null and expires_at > now()) as usable
+       from otp_challenges where id = $1 for update`,
+      [challengeId],
+    );
+    const row = rows[0];
+    if (!row?.usable) return 'expired';
+    if (row.attempts >= row.max_attempts) return 'too_many_attempts';
+    if (sameSecret(row.code_hash, codeHash(challengeId, code))) {
+      await client.query('update otp_challenges set consumed_at = now() where id = $1', [challengeId]);
+      return 'approved';
+    }
+    await client.query('update otp_challenges set attempts = attempts + 1 where id = $1', [challengeId]);
+    return row.attempts + 1 >= row.max_attempts ? 'too_many_attempts' : 'wrong_code';
+  });
+}
+
+/** Asks the provider; a verification it has closed (approved, expired, burnt) is closed here too. */
+async function checkProviderCode(
+  deps: OtpDeps,
+  challengeId: string,
+  phone: string,
+  code: string,
+): Promise<CheckOutcome> {
+  const provider = smsProvider(deps.config);
+  if (!provider) {
+    deps.logger.error('no SMS verification provider is configured (SMS_VERIFY_URL)');
+    throw unavailable();
+  }
+  let result: CheckOutcome;
+  try {
+    result = await provider.check(phone, code);
+  } catch (error) {
+    if (!(error instanceof SmsVerifyUnavailable)) throw error;
+    deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
+    throw unavailable();
+  }
+  if (result !== 'wrong_code') {
+    await deps.db.query(
+      'update otp_challenges set consumed_at = now() where id = $1 and consumed_at is null',
+      [challengeId],
+    );
+  }
+  return result;
+}

@@ -1,0 +1,53 @@
+import type { Context } from 'koa';
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import { ApiError } from '../http/errors.js';
+import type { Authenticator } from '../http/route.js';
+import { hashSecret, sameSecret } from './secrets.js';
+import {
+  clearStaffSessionCookies,
+  findStaffSession,
+  recordStaffActivity,
+  STAFF_CSRF_HEADER,
+  STAFF_SESSION_COOKIE,
+  type StaffPrincipal,
+} from './staff-session.js';
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The signed-in company user (dashboard surface); null on public dashboard routes. */
+    staff?: StaffPrincipal | null;
+  }
+}
+
+/**
+ * The dashboard surface's authenticator. Every route except the public ones (sign-in) needs a
+ * live dashboard session from the bb_staff cookie; a traveller's bearer token or cookie is not
+ * one. State-changing routes also need X-CSRF-Token equal to the session's CSRF secret.
+ *   no session cookie                       401 AUTH_REQUIRED
+ *   unknown, revoked, expired or idle       401 INVALID_CREDENTIAL (the dead cookies are cleared)
+ *   write without the matching CSRF header  403 CSRF_TOKEN_INVALID
+ */
+export function staffAuthenticator(deps: { db: Database; config: Config }): Authenticator {
+  return async (ctx, route) => {
+    ctx.state.staff = null;
+    if (route.security === 'public') return;
+    const token = ctx.cookies.get(STAFF_SESSION_COOKIE);
+    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+    const session = await findStaffSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
+    if (!session) {
+      clearStaffSessionCookies(ctx, deps.config);
+      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The dashboard session is invalid or has expired; sign in again');
+    }
+    if (route.csrf) checkCsrf(ctx, session.csrfTokenHash);
+    if (session.stale) await recordStaffActivity(deps.db, session.staff.sessionId);
+    ctx.state.staff = session.staff;
+  };
+}
+
+function checkCsrf(ctx: Context, csrfTokenHash: string): void {
+  const header = ctx.get(STAFF_CSRF_HEADER);
+  if (!header || !sameSecret(hashSecret(header), csrfTokenHash)) {
+    throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Send the X-CSRF-Token header with the CSRF token of this dashboard session');
+  }
+}

@@ -1,0 +1,175 @@
+import type { Context } from 'koa';
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import { scopeFromAppMetadata } from '../../domain/inventory-scope.js';
+import { ApiError } from '../http/errors.js';
+import { hashSecret, newSecret } from './secrets.js';
+import { ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
+
+/**
+ * Traveller sessions: a server-side session row, a short-lived signed access token naming it
+ * (claim sid) and a rotating refresh token. The web gets both in HttpOnly cookies plus a readable
+ * CSRF cookie; mobile clients get them in the body and send `Authorization: Bearer`.
+ *
+ * Lifetimes (SPEC leaves them open): access token TRAVELLER_ACCESS_TTL_SECONDS (15 min), refresh
+ * token and session TRAVELLER_SESSION_TTL_DAYS (30 days). Logout revokes the session, which makes
+ * the access token unusable at once because every authenticated request checks its session.
+ */
+export const REFRESH_COOKIE = 'bb_refresh';
+export const CSRF_COOKIE = 'bb_csrf';
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+export type SessionChannel = 'web' | 'mobile' | 'pwa';
+
+export interface SessionDeps {
+  config: Config;
+  db: Database;
+  tokens: TravellerTokens;
+}
+
+export interface IssuedSession {
+  sessionId: string;
+  token: string;
+  refreshToken: string;
+  /** Access token expiry, Unix epoch seconds. */
+  expiresAt: number;
+}
+
+type SessionConfig = Pick<Config, 'TRAVELLER_ACCESS_TTL_SECONDS' | 'TRAVELLER_SESSION_TTL_DAYS' | 'COOKIE_SECURE'>;
+
+/**
+ * TLS usually ends at the load balancer, so this hop may be plain http although the browser's is
+ * not: with COOKIE_SECURE the cookies are marked Secure anyway (the cookie library would refuse).
+ */
+function trustSecureHop(ctx: Context, config: SessionConfig): void {
+  if (config.COOKIE_SECURE) ctx.cookies.secure = true;
+}
+
+function cookieOptions(config: SessionConfig) {
+  return { httpOnly: true, secure: config.COOKIE_SECURE, sameSite: 'lax' as const, path: '/', overwrite: true };
+}
+
+/** Sets the access, refresh and CSRF cookies of a web session. */
+export function setSessionCookies(ctx: Context, config: SessionConfig, session: IssuedSession): void {
+  trustSecureHop(ctx, config);
+  const base = cookieOptions(config);
+  const sessionMaxAge = config.TRAVELLER_SESSION_TTL_DAYS * 86_400_000;
+  ctx.cookies.set(ACCESS_COOKIE, session.token, { ...base, maxAge: config.TRAVELLER_ACCESS_TTL_SECONDS * 1000 });
+  ctx.cookies.set(REFRESH_COOKIE, session.refreshToken, {
+    ...base,
+    sameSite: 'strict',
+    path: '/api/auth/customer',
+    maxAge: sessionMaxAge,
+  });
+  // Readable by the page's script, which echoes it in X-CSRF-Token (double-submit).
+  ctx.cookies.set(CSRF_COOKIE, newSecret(24), { ...base, httpOnly: false, maxAge: sessionMaxAge });
+}
+
+export function clearSessionCookies(ctx: Context, config: SessionConfig): void {
+  trustSecureHop(ctx, config);
+  const base = { ...cookieOptions(config), maxAge: 0, expires: new Date(0) };
+  ctx.cookies.set(ACCESS_COOKIE, '', base);
+  ctx.cookies.set(REFRESH_COOKIE, '', { ...base, sameSite: 'strict', path: '/api/auth/customer' });
+  ctx.cookies.set(CSRF_COOKIE, '', { ...base, httpOnly: false });
+}
+
+async function signFor(deps: SessionDeps, userId: string, sessionId: string): Promise<{ token: string; expiresAt: number }> {
+  const [user] = await deps.db.query<{ app_metadata: unknown }>('select app_metadata from users where id = $1', [userId]);
+  const scope = scopeFromAppMetadata(user?.app_metadata ?? {});
+  if (!scope) throw new ApiError(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
+  return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
+}
+
+/** Starts a session for a user (after OTP, identity provider or password sign-in). */
+export async function issueTravellerSession(deps: SessionDeps, userId: string, channel: SessionChannel): Promise<IssuedSession> {
+  const refreshToken = newSecret();
+  const ttlDays = deps.config.TRAVELLER_SESSION_TTL_DAYS;
+  const sessionId = await deps.db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `insert into traveller_sessions (user_id, channel, expires_at) values ($1, $2, now() + make_interval(days => $3))
+       returning id`,
+      [userId, channel, ttlDays],
+    );
+    const id = rows[0]!.id;
+    await client.query(
+      `insert into refresh_tokens (session_id, token_hash, expires_at) values ($1, $2, now() + make_interval(days => $3))`,
+      [id, hashSecret(refreshToken), ttlDays],
+    );
+    return id;
+  });
+  const { token, expiresAt } = await signFor(deps, userId, sessionId);
+  return { sessionId, token, refreshToken, expiresAt };
+}
+
+/**
+ * Rotates a refresh token. A token that was already used means it leaked or was replayed: the
+ * whole session is revoked and the caller gets 401 REFRESH_TOKEN_REUSED.
+ */
+export async function rotateRefreshToken(deps: SessionDeps, presented: string): Promise<IssuedSession> {
+  const next = newSecret();
+  const outcome = await deps.db.transaction(async (client) => {
+    const { rows } = await client.query<{
+      id: string;
+      session_id: string;
+      user_id: string;
+      used_at: Date | null;
+      expired: boolean;
+      revoked: boolean;
+    }>(
+      `select r.id, r.session_id, s.user_id, r.used_at, (r.expires_at <= now() or s.expires_at <= now()) as expired,
+              s.revoked_at is not null as revoked
+       from refresh_tokens r join traveller_sessions s on s.id = r.session_id
+       where r.token_hash = $1
+       for update of r, s`,
+      [hashSecret(presented)],
+    );
+    const row = rows[0];
+    if (!row || row.revoked || row.expired) return { kind: 'invalid' as const };
+    if (row.used_at) {
+      await client.query(
+        `update traveller_sessions set revoked_at = now(), revoked_reason = 'REFRESH_TOKEN_REUSED' where id = $1`,
+        [row.session_id],
+      );
+      return { kind: 'reused' as const };
+    }
+    await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
+    await client.query(
+      `insert into refresh_tokens (session_id, token_hash, parent_id, expires_at)
+       select $1, $2, $3, expires_at from traveller_sessions where id = $1`,
+      [row.session_id, hashSecret(next), row.id],
+    );
+    await client.query('update traveller_sessions set last_refreshed_at = now() where id = $1', [row.session_id]);
+    return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
+  });
+  if (outcome.kind === 'reused') {
+    throw new ApiError(401, 'REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been ended');
+  }
+  if (outcome.kind === 'invalid') throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired');
+  const { token, expiresAt } = await signFor(deps, outcome.userId, outcome.sessionId);
+  return { sessionId: outcome.sessionId, token, refreshToken: next, expiresAt };
+}
+
+/** The session a refresh token (used or not) belongs to, or null for an unknown token. */
+export async function sessionOfRefreshToken(db: Database, presented: string): Promise<string | null> {
+  const [row] = await db.query<{ session_id: string }>(
+    'select session_id from refresh_tokens where token_hash = $1',
+    [hashSecret(presented)],
+  );
+  return row?.session_id ?? null;
+}
+
+export async function revokeTravellerSession(db: Database, sessionId: string, reason = 'LOGOUT'): Promise<void> {
+  await db.query(
+    `update traveller_sessions set revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, $2) where id = $1`,
+    [sessionId, reason],
+  );
+}
+
+/** True while the session behind an access token is neither revoked nor expired. */
+export async function isSessionActive(db: Database, sessionId: string): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from traveller_sessions where id = $1 and revoked_at is null and expires_at > now()`,
+    [sessionId],
+  );
+  return rows.length > 0;
+}

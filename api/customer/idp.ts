@@ -1,0 +1,616 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { Config } from '../../config/index.js';
+import {
+  completePhone,
+  IdentityRefused,
+  issueIdpNonce,
+  linkIdentity,
+  signInWithIdentity,
+  unlinkIdentity,
+  type IdentityRefusal,
+  type NonceChannel,
+  type PresentedNonce,
+  type TravellerSummary,
+} from '../../db/writes/traveller-identity.js';
+import type { AppContext } from '../app.js';
+import {
+  createIdpVerifier,
+  nonceFingerprint,
+  subjectFingerprint,
+  type IdpAudience,
+  type IdpClaims,
+} from '../auth/idp-verify.js';
+import { checkOtp } from '../auth/otp.js';
+import { newSecret, sameSecret } from '../auth/secrets.js';
+import { issueTravellerSession, setSessionCookies, type IssuedSession } from '../auth/traveller-session.js';
+import { ApiError, forbidden } from '../http/errors.js';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
+import type { Surface } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+
+/**
+ * Identity-provider sign-in (mobile, web, PWA), linking the provider's subject to a signed-in
+ * traveller, and completing the phone identity. The account rules live in
+ * db/writes/traveller-identity.ts; this module checks who is calling (origin rules, nonce, rate
+ * limits, the verified token) and shapes the answers.
+ */
+
+/** A sign-in flow (nonce and its cookie) stays usable for 10 minutes. */
+const FLOW_TTL_SECONDS = 600;
+const FLOW_COOKIE_PREFIX = 'bb_idp_';
+const FLOW_COOKIE_PATH = '/api';
+const PWA_PREFLIGHT_MAX_AGE_SECONDS = 600;
+const TAGS = ['Identity provider'];
+
+const IdToken = z
+  .string()
+  .min(1)
+  .max(8192)
+  .meta({ description: 'the ID token the identity provider issued (a signed JWT)' });
+const FlowId = Uuid.meta({ description: 'flowId from GET /auth/customer/idp/nonce' });
+
+/**
+ * A path on the canonical site: one leading '/', not '//' or '/\' (which browsers read as another
+ * host), no backslash, whitespace or control character anywhere.
+ */
+const ReturnTo = z
+  .string()
+  .max(2048)
+  .regex(/^\/(?![/\\])[^\\\s\p{Cc}]*$/u, 'must be a path on this site starting with a single /')
+  .meta({
+    description: 'where to continue on the site after sign-in, e.g. /booking/123?seats=2',
+    examples: ['/booking/7?seats=2'],
+  });
+
+const Phone = z
+  .string()
+  .min(1)
+  .max(32)
+  .meta({
+    description: 'international form (+963944123456); a Syrian number may start with its trunk 0',
+    examples: ['+963944123456'],
+  });
+
+const MobileBody = z.object({ idToken: IdToken }).strict().meta({ id: 'IdpMobileSignInRequest' });
+const WebBody = z
+  .object({ idToken: IdToken, flowId: FlowId, returnTo: ReturnTo })
+  .strict()
+  .meta({ id: 'IdpWebSignInRequest' });
+const PwaBody = z.object({ idToken: IdToken, flowId: FlowId }).strict().meta({ id: 'IdpPwaSignInRequest' });
+const LinkBody = z.object({ idToken: IdToken, flowId: FlowId }).strict().meta({ id: 'IdpLinkRequest' });
+const NonceQuery = z
+  .object({
+    channel: z.enum(['web', 'pwa', 'link']).default('web').meta({
+      description:
+        'which flow the nonce is for: web sign-in (default), PWA sign-in, or linking to a signed-in account',
+    }),
+  })
+  .strict();
+const CompletePhoneBody = z
+  .object({
+    phone: Phone,
+    code: z.string().min(1).max(16).meta({ description: 'the one-time code sent to the phone' }),
+    method: z
+      .enum(['sms', 'chatapp', 'whatsapp'])
+      .optional()
+      .meta({ description: 'channel the code was sent by' }),
+  })
+  .strict()
+  .meta({ id: 'CompletePhoneRequest' });
+
+const Traveller = z
+  .object({ id: z.string(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable() })
+  .meta({ id: 'TravellerSummary' });
+const SignInFacts = {
+  isNewUser: z.boolean().meta({ description: 'true when this sign-in created the account' }),
+  needsPhone: z.boolean().meta({
+    description: 'true while the account has no phone: continue with POST /auth/customer/complete-phone',
+  }),
+  user: Traveller,
+};
+const BearerSession = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      accessToken: z.string(),
+      refreshToken: z.string(),
+      expiresAt: z.int().meta({ description: 'access token expiry, Unix epoch seconds' }),
+      ...SignInFacts,
+    }),
+  })
+  .meta({ id: 'IdpBearerSession' });
+const WebSession = z.object({
+  success: z.literal(true),
+  data: z.object({
+    next: z.string().meta({ description: 'absolute URL on the canonical site to continue at' }),
+    ...SignInFacts,
+  }),
+});
+const NonceResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    clientId: z.string().meta({ description: 'public web client id to request the ID token for' }),
+    flowId: z.string().meta({ format: 'uuid' }),
+    nonce: z
+      .string()
+      .meta({ description: 'pass to the identity provider as the nonce; the ID token must carry it' }),
+    expiresAt: z.int().meta({ description: 'when the flow stops working, Unix epoch seconds' }),
+  }),
+});
+const LinkResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    identity: z.object({
+      provider: z.literal('idp'),
+      email: z.string(),
+      linkedAt: z.string().meta({ format: 'date-time' }),
+      alreadyLinked: z
+        .boolean()
+        .meta({ description: 'true when this subject was already linked to this account' }),
+    }),
+  }),
+});
+const UnlinkResponse = z.object({ success: z.literal(true), data: z.object({ unlinked: z.literal(true) }) });
+const CompletePhoneResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    passengerId: z.string().meta({ format: 'uuid', description: 'the canonical traveller profile id' }),
+    merged: z
+      .boolean()
+      .meta({ description: 'true when an older traveller record with this phone was merged in' }),
+    needsSessionRefresh: z
+      .boolean()
+      .meta({ description: 'true after a merge: refresh the session (POST /auth/customer/refresh)' }),
+    user: Traveller,
+  }),
+});
+
+const REFUSAL_STATUS: Record<IdentityRefusal, number> = {
+  IDP_NONCE_INVALID: 401,
+  IDP_STAFF_ACCOUNT_CONFLICT: 409,
+  IDP_ACCOUNT_CONFLICT: 409,
+  IDP_ALREADY_LINKED: 409,
+  IDP_IDENTITY_NOT_FOUND: 404,
+  LAST_SIGN_IN_METHOD: 409,
+  ACCOUNT_DISABLED: 403,
+  PHONE_ALREADY_SET: 409,
+  ACCOUNT_LINK_REQUIRES_RECOVERY: 409,
+};
+
+async function asApiErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof IdentityRefused) {
+      throw new ApiError(REFUSAL_STATUS[error.code], error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+const nonceRefused = () =>
+  new ApiError(401, 'IDP_NONCE_INVALID', 'The sign-in attempt is unknown, expired or already used');
+const originRefused = (message: string) => forbidden('IDP_ORIGIN_REFUSED', message);
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+function siteOrigin(config: Pick<Config, 'SITE_ORIGIN' | 'PUBLIC_ORIGIN'>): string {
+  return originOf(config.SITE_ORIGIN ?? config.PUBLIC_ORIGIN);
+}
+
+/** The PWA's origin, plus its development origin outside production. */
+function pwaOrigins(config: Pick<Config, 'PWA_ORIGIN' | 'DEV_PWA_ORIGIN' | 'NODE_ENV'>): Set<string> {
+  const origins = new Set([originOf(config.PWA_ORIGIN)]);
+  if (config.NODE_ENV !== 'production') origins.add(originOf(config.DEV_PWA_ORIGIN));
+  return origins;
+}
+
+const header = (ctx: Context, name: string): string | undefined => {
+  const value = ctx.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+};
+
+/** Mobile apps send neither header; a browser always sends at least one of them. */
+function refuseBrowserRequest(ctx: Context): void {
+  if (header(ctx, 'origin') !== undefined || header(ctx, 'sec-fetch-site') !== undefined) {
+    throw forbidden(
+      'IDP_BROWSER_REQUEST_REFUSED',
+      'This sign-in is for the mobile apps; browsers use the web or PWA sign-in',
+    );
+  }
+}
+
+function publicTraveller(user: TravellerSummary) {
+  return { id: user.id, name: user.name, email: user.email, phone: user.phone };
+}
+
+function bearerData(session: IssuedSession, user: TravellerSummary, isNewUser: boolean) {
+  return {
+    accessToken: session.token,
+    refreshToken: session.refreshToken,
+    expiresAt: session.expiresAt,
+    isNewUser,
+    needsPhone: user.phone === null,
+    user: publicTraveller(user),
+  };
+}
+
+const flowCookie = (flowId: string) => `${FLOW_COOKIE_PREFIX}${flowId}`;
+
+const RATE_LIMITS = (config: Config) =>
+  `Rate limits: ${config.IDP_RATE_LIMIT_PER_IP} attempts per client IP (counted before the token is checked) and ` +
+  `${config.IDP_RATE_LIMIT_PER_SUBJECT} sign-ins per identity subject (counted once the token is verified) per ` +
+  `${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s; over either: 429 RATE_LIMITED with Retry-After.`;
+
+const TOKEN_RULES =
+  "The ID token must be signed (RS256 or ES256) by a key of the provider's JWKS, come from IDP_ISSUER, be meant for " +
+  'the expected client (audience), be unexpired (30 s clock skew) and at most 1 hour old, and carry email_verified ' +
+  'true. Name, e-mail and subject come only from the verified token; the body accepts no other field. Refusals: ' +
+  '401 IDP_TOKEN_INVALID, 403 IDP_EMAIL_NOT_VERIFIED, 503 IDP_UNAVAILABLE when the key set cannot be fetched.';
+
+const ACCOUNT_RULES =
+  'Account: an already linked subject signs in to its account (403 ACCOUNT_DISABLED when disabled). Otherwise a traveller ' +
+  'whose own verified e-mail is this address and who has no linked subject yet (a phone traveller, or an e-mail and ' +
+  'password account) gets the subject added to the same account; its password and phone are unchanged. An address ' +
+  'of company staff or an administrator: 409 IDP_STAFF_ACCOUNT_CONFLICT. An address held by an account in any other ' +
+  'way (unverified there, linked to another subject, disabled): 409 IDP_ACCOUNT_CONFLICT and nothing is written. ' +
+  'Else a new account with the verified e-mail and no phone (needsPhone true).';
+
+const NONCE_RULES =
+  "Nonce: the token's nonce claim must be the nonce of this flowId (GET /auth/customer/idp/nonce), unexpired (10 minutes) " +
+  'and unused; it is consumed by the first successful attempt only. Refusals: 401 IDP_NONCE_INVALID.';
+
+export function registerIdpRoutes(surface: Surface, context: AppContext): void {
+  const { config, db, logger } = context;
+  const verifier = createIdpVerifier(config, logger);
+  const limit = (name: string, points: number) =>
+    createRateLimiter(db, { name, points, durationSeconds: config.IDP_RATE_LIMIT_WINDOW_SECONDS });
+  const perIp = limit('idp-sign-in-ip', config.IDP_RATE_LIMIT_PER_IP);
+  const perSubject = limit('idp-sign-in-subject', config.IDP_RATE_LIMIT_PER_SUBJECT);
+  const noncesPerIp = limit('idp-nonce-ip', config.IDP_RATE_LIMIT_PER_IP);
+  const site = siteOrigin(config);
+  const pwa = pwaOrigins(config);
+  const productionPwa = originOf(config.PWA_ORIGIN);
+
+  /** Counts the attempt per IP, verifies the token, then counts the sign-in per subject. */
+  const verified = async (
+    ctx: Context,
+    idToken: string,
+    audiences: IdpAudience[],
+    limiter: RateLimiter = perSubject,
+  ) => {
+    await perIp.consume(ctx, ctx.ip);
+    const claims = await verifier.verify(idToken, audiences);
+    await limiter.consume(ctx, subjectFingerprint(claims));
+    return claims;
+  };
+
+  /** The token's nonce for this flow; with a cookie check when the flow is bound to a browser cookie. */
+  const presentedNonce = (
+    ctx: Context,
+    claims: IdpClaims,
+    flowId: string,
+    channel: NonceChannel,
+    checkCookie: boolean,
+  ): PresentedNonce => {
+    if (!claims.nonce) throw nonceRefused();
+    const fingerprint = nonceFingerprint(claims.nonce);
+    if (checkCookie) {
+      const cookie = ctx.cookies.get(flowCookie(flowId));
+      if (!cookie || !sameSecret(cookie, fingerprint)) throw nonceRefused();
+    }
+    return { flowId, fingerprint, channel };
+  };
+
+  const clearFlowCookie = (ctx: Context, flowId: string) =>
+    ctx.cookies.set(flowCookie(flowId), '', {
+      path: FLOW_COOKIE_PATH,
+      maxAge: 0,
+      expires: new Date(0),
+      httpOnly: true,
+      secure: config.COOKIE_SECURE,
+      sameSite: 'lax',
+      overwrite: true,
+    });
+
+  /**
+   * The PWA route answers only its own origin. Sec-Fetch-Site must be present: same-origin or
+   * same-site from either allowed origin, cross-site only from PWA_ORIGIN itself (the local
+   * development origin is always same-site with a local API). Returns the origin to echo.
+   */
+  const requirePwaCaller = (ctx: Context): string => {
+    const origin = header(ctx, 'origin');
+    if (!origin || !pwa.has(origin)) throw originRefused('This sign-in is only for the installable app');
+    const fetchSite = header(ctx, 'sec-fetch-site');
+    const allowed =
+      fetchSite === 'same-origin' ||
+      fetchSite === 'same-site' ||
+      (fetchSite === 'cross-site' && origin === productionPwa);
+    if (!allowed) throw originRefused('This sign-in is only for the installable app');
+    return origin;
+  };
+
+  const allowPwaOrigin = (ctx: Context, origin: string) => {
+    // No Access-Control-Allow-Credentials: the PWA gets a bearer session and sends no cookies.
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+  };
+
+  surface.route({
+    method: 'post',
+    path: '/auth/customer/idp/mobile',
+    operationId: 'signInWithIdpMobile',
+    summary: 'Sign in from the mobile app with an identity-provider ID token',
+    description:
+      'For the mobile apps only: a request carrying an Origin or Sec-Fetch-Site header (any browser) is refused with 403 ' +
+      'IDP_BROWSER_REQUEST_REFUSED. No CSRF header is needed. The ID token audience is IDP_MOBILE_CLIENT_ID; no nonce is ' +
+      'required. Returns a bearer session (channel mobile). ' +
+      `${TOKEN_RULES} ${ACCOUNT_RULES} ${RATE_LIMITS(config)}`,
+    tags: TAGS,
+    security: 'public',
+    body: MobileBody,
+    responses: {
+      200: { description: 'Signed in', schema: BearerSession },
+      ...errorResponses(400, 401, 403, 409, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      refuseBrowserRequest(ctx);
+      const claims = await verified(ctx, body.idToken, ['mobile']);
+      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims));
+      const session = await issueTravellerSession(context, user.id, 'mobile');
+      ctx.body = { success: true, data: bearerData(session, user, isNewUser) };
+    },
+  });
+
+  surface.route({
+    method: 'get',
+    path: '/auth/customer/idp/nonce',
+    operationId: 'startIdpFlow',
+    summary: 'Start a web, PWA or linking flow: client id, flowId and nonce',
+    description:
+      'Each call starts a separate flow with its own nonce, so parallel tabs do not disturb each other. The server stores ' +
+      'only the SHA-256 of the nonce, for 10 minutes. For web sign-in and linking it also sets an HttpOnly SameSite=Lax ' +
+      'cookie bb_idp_<flowId> (path /api, 10 minutes) holding that fingerprint; the sign-in must come from the same ' +
+      'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
+      'Access-Control-Allow-Origin for that origin and no cookie. ' +
+      `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
+    tags: TAGS,
+    security: 'public',
+    query: NonceQuery,
+    responses: {
+      200: { description: 'A new flow', schema: NonceResponse },
+      ...errorResponses(400, 403, 429),
+    },
+    handler: async (ctx, { query }) => {
+      if (query.channel === 'pwa') {
+        const origin = header(ctx, 'origin');
+        if (!origin || !pwa.has(origin)) throw originRefused('PWA flows start from the installable app');
+        allowPwaOrigin(ctx, origin);
+      }
+      await noncesPerIp.consume(ctx, ctx.ip);
+      const nonce = newSecret(32);
+      const flow = await issueIdpNonce(db, {
+        channel: query.channel,
+        nonce,
+        fingerprintOf: nonceFingerprint,
+        ttlSeconds: FLOW_TTL_SECONDS,
+      });
+      if (query.channel !== 'pwa') {
+        ctx.cookies.set(flowCookie(flow.flowId), nonceFingerprint(nonce), {
+          httpOnly: true,
+          secure: config.COOKIE_SECURE,
+          sameSite: 'lax',
+          path: FLOW_COOKIE_PATH,
+          maxAge: FLOW_TTL_SECONDS * 1000,
+          overwrite: true,
+        });
+      }
+      ctx.body = {
+        success: true,
+        data: { clientId: config.IDP_WEB_CLIENT_ID, flowId: flow.flowId, nonce, expiresAt: flow.expiresAt },
+      };
+    },
+  });
+
+  surface.route({
+    method: 'post',
+    path: '/auth/customer/idp/web',
+    operationId: 'signInWithIdpWeb',
+    summary: 'Sign in on the web site with an identity-provider ID token',
+    description:
+      'Origin must be the canonical site (SITE_ORIGIN, default PUBLIC_ORIGIN) and Sec-Fetch-Site same-origin or same-site; ' +
+      'otherwise 403 IDP_ORIGIN_REFUSED. The ID token audience is IDP_WEB_CLIENT_ID; its nonce must match the ' +
+      'bb_idp_<flowId> cookie of this browser and the stored flow. Sets the access, refresh and CSRF cookies and returns ' +
+      'no token in JSON. data.next is the canonical site URL of returnTo, or, while the account has no phone, ' +
+      '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
+      'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
+      `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${RATE_LIMITS(config)}`,
+    tags: TAGS,
+    security: 'public',
+    body: WebBody,
+    errorCode: (issues) =>
+      issues.some((issue) => issue.path[0] === 'returnTo') ? 'INVALID_RETURN_TO' : 'VALIDATION_FAILED',
+    responses: {
+      200: { description: 'Signed in; session cookies set', schema: WebSession },
+      ...errorResponses(400, 401, 403, 409, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      const fetchSite = header(ctx, 'sec-fetch-site');
+      if (header(ctx, 'origin') !== site || (fetchSite !== 'same-origin' && fetchSite !== 'same-site')) {
+        throw originRefused('Sign in from the site itself');
+      }
+      const claims = await verified(ctx, body.idToken, ['web']);
+      const nonce = presentedNonce(ctx, claims, body.flowId, 'web', true);
+      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims, nonce));
+      const session = await issueTravellerSession(context, user.id, 'web');
+      setSessionCookies(ctx, config, session);
+      clearFlowCookie(ctx, body.flowId);
+      const next =
+        user.phone === null
+          ? `${site}/auth/complete-phone?returnTo=${encodeURIComponent(body.returnTo)}`
+          : `${site}${body.returnTo}`;
+      ctx.body = {
+        success: true,
+        data: { next, isNewUser, needsPhone: user.phone === null, user: publicTraveller(user) },
+      };
+    },
+  });
+
+  surface.route({
+    method: 'options',
+    path: '/auth/customer/idp/pwa',
+    operationId: 'preflightIdpPwa',
+    summary: 'CORS preflight for the PWA sign-in',
+    description:
+      'Answers only the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production) asking for POST with at most the ' +
+      'Content-Type header: 204 with Access-Control-Allow-Origin set to that exact origin, Allow-Methods POST, ' +
+      `Allow-Headers Content-Type, Max-Age ${PWA_PREFLIGHT_MAX_AGE_SECONDS}, and no Allow-Credentials. Anything else: ` +
+      '403 IDP_ORIGIN_REFUSED without CORS headers. No other path of the API answers cross-origin requests.',
+    tags: TAGS,
+    security: 'public',
+    responses: { 204: { description: 'Preflight accepted' }, ...errorResponses(403) },
+    handler: async (ctx) => {
+      const origin = header(ctx, 'origin');
+      const method = header(ctx, 'access-control-request-method');
+      const requested = (header(ctx, 'access-control-request-headers') ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean);
+      if (
+        !origin ||
+        !pwa.has(origin) ||
+        method !== 'POST' ||
+        requested.some((name) => name !== 'content-type')
+      ) {
+        throw originRefused('Cross-origin requests are accepted only from the installable app');
+      }
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Allow-Methods', 'POST');
+      ctx.set('Access-Control-Allow-Headers', 'Content-Type');
+      ctx.set('Access-Control-Max-Age', String(PWA_PREFLIGHT_MAX_AGE_SECONDS));
+      ctx.status = 204;
+    },
+  });
+
+  surface.route({
+    method: 'post',
+    path: '/auth/customer/idp/pwa',
+    operationId: 'signInWithIdpPwa',
+    summary: 'Sign in from the installable web app (PWA) with an identity-provider ID token',
+    description:
+      'Only from the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production). Sec-Fetch-Site must be sent: ' +
+      'same-origin or same-site from either origin, cross-site only from PWA_ORIGIN itself; otherwise 403 ' +
+      'IDP_ORIGIN_REFUSED. Cookies are never read here (a cookie session of the site does not count) and none are set; ' +
+      'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
+      'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
+      `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${RATE_LIMITS(config)}`,
+    tags: TAGS,
+    security: 'public',
+    body: PwaBody,
+    responses: {
+      200: { description: 'Signed in', schema: BearerSession },
+      ...errorResponses(400, 401, 403, 409, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      allowPwaOrigin(ctx, requirePwaCaller(ctx));
+      const claims = await verified(ctx, body.idToken, ['web']);
+      const nonce = presentedNonce(ctx, claims, body.flowId, 'pwa', false);
+      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims, nonce));
+      const session = await issueTravellerSession(context, user.id, 'pwa');
+      ctx.body = { success: true, data: bearerData(session, user, isNewUser) };
+    },
+  });
+
+  surface.route({
+    method: 'post',
+    path: '/profile/security/identities/idp',
+    operationId: 'linkIdpIdentity',
+    summary: 'Link an identity-provider account to the signed-in traveller',
+    description:
+      'Needs a traveller session; on the web the X-CSRF-Token header must equal the CSRF cookie. Start the flow with GET ' +
+      "/auth/customer/idp/nonce?channel=link; a cookie session must also present that flow's bb_idp_<flowId> cookie. The " +
+      'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
+      'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
+      'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
+      "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
+      'set (verified) only when it has none. ' +
+      `${NONCE_RULES} ${TOKEN_RULES} ${RATE_LIMITS(config)}`,
+    tags: TAGS,
+    security: 'traveller',
+    body: LinkBody,
+    responses: {
+      200: { description: 'Linked', schema: LinkResponse },
+      ...errorResponses(400, 401, 403, 409, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      const traveller = ctx.state.traveller!;
+      const claims = await verified(ctx, body.idToken, ['web', 'mobile']);
+      const nonce = presentedNonce(ctx, claims, body.flowId, 'link', traveller.via === 'cookie');
+      const identity = await asApiErrors(() => linkIdentity(db, traveller.userId, claims, nonce));
+      if (traveller.via === 'cookie') clearFlowCookie(ctx, body.flowId);
+      ctx.body = { success: true, data: { identity } };
+    },
+  });
+
+  surface.route({
+    method: 'delete',
+    path: '/profile/security/identities/idp',
+    operationId: 'unlinkIdpIdentity',
+    summary: 'Unlink the identity-provider account from the signed-in traveller',
+    description:
+      'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
+      'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
+      '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
+    tags: TAGS,
+    security: 'traveller',
+    responses: {
+      200: { description: 'Unlinked', schema: UnlinkResponse },
+      ...errorResponses(401, 403, 404, 409),
+    },
+    handler: async (ctx) => {
+      await asApiErrors(() => unlinkIdentity(db, ctx.state.traveller!.userId));
+      ctx.body = { success: true, data: { unlinked: true } };
+    },
+  });
+
+  surface.route({
+    method: 'post',
+    path: '/auth/customer/complete-phone',
+    operationId: 'completePhone',
+    summary: 'Add the verified phone number to the signed-in account (with a safe merge)',
+    description:
+      'Needs a traveller session (mobile: Authorization: Bearer; web: cookies and X-CSRF-Token). The one-time code is ' +
+      'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
+      'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
+      'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
+      'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
+      'traveller profiles has operational data (favorites; bookings once they exist). The older profile becomes the ' +
+      "canonical passengerId, the other one's favorites move to it and it is marked merged; the old account is " +
+      'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
+      'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
+      'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
+    tags: TAGS,
+    security: 'traveller',
+    body: CompletePhoneBody,
+    responses: {
+      200: { description: 'Phone added', schema: CompletePhoneResponse },
+      ...errorResponses(400, 401, 403, 409, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
+      const completion = await asApiErrors(() => completePhone(db, ctx.state.traveller!.userId, phone));
+      ctx.body = {
+        success: true,
+        data: {
+          passengerId: completion.passengerId,
+          merged: completion.merged,
+          needsSessionRefresh: completion.merged,
+          user: publicTraveller(completion.user),
+        },
+      };
+    },
+  });
+}

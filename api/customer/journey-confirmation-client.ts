@@ -1,0 +1,156 @@
+import {
+  ServiceError,
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { Config } from '../../config/index.js';
+import {
+  confirmUpdate,
+  decideUpdate,
+  holdUpdate,
+  JOURNEY_CONFIRMATION_WORKFLOW,
+  REFUSAL_STATUS,
+  releaseHoldUpdate,
+  searchAttributeKeys,
+  type CompanyDecision,
+  type ConfirmationScope,
+  type ConfirmRequest,
+  type ConfirmResult,
+  type DecisionResult,
+  type HoldResult,
+  type JourneyConfirmationInput,
+  type RefusalCode,
+  type RefusalFacts,
+  type ReleaseResult,
+} from '../../workflows/journey-confirmation.contract.js';
+import { workflowIds } from '../../workflows/shared.js';
+import { ApiError } from '../http/errors.js';
+
+/**
+ * The API's side of the journey-confirmation workflow: every call is an Update, so the HTTP
+ * answer reflects what the workflow (and its transaction) did. A refusal from the workflow keeps
+ * its errorCode; a workflow that has ended answers `closed`; Temporal being unreachable or slow
+ * is 503 (the client may retry with the same idempotency key).
+ */
+const UPDATE_DEADLINE_MS = 25_000;
+
+export interface StartContext {
+  scope: ConfirmationScope;
+  ownerUserId: string;
+  companyIds: string[];
+}
+
+export function journeyConfirmationClient(
+  temporal: Client,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'HOLD_MINUTES'>,
+) {
+  const handle = (scope: ConfirmationScope) =>
+    temporal.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));
+  const withDeadline = <T>(work: () => Promise<T>) =>
+    temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+
+  return {
+    /** Starts the scope's workflow if none is running and sends it the hold (update-with-start). */
+    hold(start: StartContext, updateId: string, requestId: string): Promise<HoldResult> {
+      const input: JourneyConfirmationInput = {
+        scope: start.scope,
+        ownerUserId: start.ownerUserId,
+        companyIds: start.companyIds,
+        timeScale: config.TIME_SCALE,
+      };
+      const startWorkflowOperation = new WithStartWorkflowOperation(JOURNEY_CONFIRMATION_WORKFLOW, {
+        workflowId: workflowIds.journeyConfirmation(start.scope.id),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: searchAttributeKeys.companyIds, value: start.companyIds },
+          { key: searchAttributeKeys.bookingId, value: start.scope.id },
+          { key: searchAttributeKeys.processStatus, value: 'NEW' },
+        ],
+        memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
+      });
+      return calling('JOURNEY_NOT_HOLDABLE', () =>
+        withDeadline(() =>
+          temporal.workflow.executeUpdateWithStart(holdUpdate, {
+            args: [{ holdMinutes: config.HOLD_MINUTES, requestId }],
+            updateId,
+            startWorkflowOperation,
+          }),
+        ),
+      );
+    },
+
+    release(scope: ConfirmationScope, holdBatchId: string): Promise<ReleaseResult> {
+      return calling('HOLD_CLOSED', () =>
+        withDeadline(() =>
+          handle(scope).executeUpdate(releaseHoldUpdate, {
+            args: [{ holdBatchId }],
+            updateId: `release:${holdBatchId}`,
+          }),
+        ),
+      );
+    },
+
+    confirm(scope: ConfirmationScope, request: ConfirmRequest, updateId: string): Promise<ConfirmResult> {
+      return calling('HOLD_CLOSED', () =>
+        withDeadline(() => handle(scope).executeUpdate(confirmUpdate, { args: [request], updateId })),
+      );
+    },
+
+    decide(scope: ConfirmationScope, decision: CompanyDecision): Promise<DecisionResult> {
+      return calling('JOURNEY_CONFIRMATION_STATE_CONFLICT', () =>
+        withDeadline(() =>
+          handle(scope).executeUpdate(decideUpdate, {
+            args: [decision],
+            updateId: `decide:${decision.decisionKey}`,
+          }),
+        ),
+      );
+    },
+  };
+}
+
+export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;
+
+/** Runs one Update call and turns its failure into the ApiError the client sees. */
+async function calling<T>(closed: RefusalCode, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw apiErrorOf(error, closed);
+  }
+}
+
+function apiErrorOf(error: unknown, closed: RefusalCode): unknown {
+  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+  const [facts] = (cause instanceof ApplicationFailure ? (cause.details ?? []) : []) as (
+    RefusalFacts | undefined
+  )[];
+  if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
+    return new ApiError(facts.status, cause.type, cause.message, facts.details);
+  }
+  if (error instanceof WorkflowNotFoundError) {
+    return new ApiError(
+      REFUSAL_STATUS[closed],
+      closed,
+      'This journey has no open confirmation process any more',
+    );
+  }
+  // The Update ran but failed for want of its database, or Temporal did not answer in time.
+  if (
+    error instanceof WorkflowUpdateFailedError ||
+    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+    error instanceof ServiceError
+  ) {
+    return new ApiError(
+      503,
+      'CONFIRMATION_UNAVAILABLE',
+      'The booking service is busy; try again with the same idempotency key',
+    );
+  }
+  return error;
+}

@@ -1,0 +1,67 @@
+import type { Context } from 'koa';
+import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
+import { ApiError } from '../http/errors.js';
+
+/**
+ * Access rules of the company dashboard (SPEC "General access rules"), each a small check on the
+ * signed-in company user that throws an explicit failure:
+ *   reads   the resource belongs to the session's company, else 404 (another company's ids are
+ *           not confirmed to exist)                                  -> ownedByCompany
+ *   writes  the company is active and not suspended                   -> requireActiveCompany
+ *   some writes need a verified company                               -> requireVerifiedCompany
+ *   sensitive operations need certain roles                           -> requireRole(...)
+ * A route calls `authorize(ctx, ...guards)` first; guards run in the order given. The company is
+ * always the one of the session's membership, never a company id from the request.
+ */
+export type StaffGuard = (staff: StaffPrincipal) => void;
+
+/** SPEC: sensitive areas require OWNER, ADMIN or ACCOUNTANT. */
+export const SENSITIVE_ROLES = ['OWNER', 'ADMIN', 'ACCOUNTANT'] as const satisfies readonly CompanyRole[];
+/** SPEC: company settings, loyalty program writes and analytics are for OWNER and ADMIN. */
+export const MANAGEMENT_ROLES = ['OWNER', 'ADMIN'] as const satisfies readonly CompanyRole[];
+
+/** The signed-in company user; only routes declared `companyStaff` have one. */
+export function currentStaff(ctx: Context): StaffPrincipal {
+  const staff = ctx.state.staff;
+  if (!staff) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+  return staff;
+}
+
+/** Runs the guards on the signed-in company user and returns it. */
+export function authorize(ctx: Context, ...guards: StaffGuard[]): StaffPrincipal {
+  const staff = currentStaff(ctx);
+  for (const guard of guards) guard(staff);
+  return staff;
+}
+
+export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
+  return (staff) => {
+    if (!roles.includes(staff.role)) {
+      throw new ApiError(403, 'ROLE_NOT_ALLOWED', `This action needs one of the roles ${roles.join(', ')}`, {
+        role: staff.role,
+        allowedRoles: [...roles],
+      });
+    }
+  };
+}
+
+export const requireActiveCompany: StaffGuard = (staff) => {
+  if (staff.company.status !== 'ACTIVE') {
+    throw new ApiError(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+  }
+};
+
+export const requireVerifiedCompany: StaffGuard = (staff) => {
+  if (!staff.company.verified) {
+    throw new ApiError(403, 'COMPANY_NOT_VERIFIED', 'This action is available once the company is verified');
+  }
+};
+
+/**
+ * A resource as the session's company may see it: the row when its company_id is the session's
+ * company, else 404, the same answer as for an id that does not exist.
+ */
+export function ownedByCompany<Row extends { company_id: string | null }>(staff: StaffPrincipal, row: Row | undefined | null): Row {
+  if (!row || row.company_id !== staff.companyId) throw new ApiError(404, 'NOT_FOUND', 'Not found');
+  return row;
+}

@@ -1,0 +1,567 @@
+/**
+ * npm run bench:journeys — the journey flow end to end over HTTP, with the real API and worker
+ * processes and a Temporal dev server:
+ *   1. AUTO: quote → hold → confirm at concurrency 16 against a company that confirms at once;
+ *   2. MANUAL: the same against a company that decides manually, plus its approval through
+ *      PATCH /dashboard/api/bookings/{id}/status;
+ *   3. the bare database transactions of both flows (db/writes, no HTTP, no Temporal) at the same
+ *      concurrency, and the end-to-end / bare ratio;
+ *   4. 1,000 REQUESTED journeys whose decision deadlines fall within one minute (all held first,
+ *      then confirmed in one burst), and the lag between each deadline and the release of the
+ *      journey (journeys.closed_at - journeys.confirmation_deadline).
+ * Prints journeys/s and p50/p99 of every call. Targets: AUTO ≥ 40 journeys/s with confirm p99 <
+ * 300 ms; deadline lag p99 < 2 s.
+ *
+ * Phases 1–3 run the API and worker with the production configuration. Phase 4 restarts them
+ * with NODE_ENV=test and TIME_SCALE (the one documented way to shorten waiting: the 15-minute
+ * window lasts 15 × TIME_SCALE minutes), on a fresh Temporal server and the same database. The
+ * benchmark database is dropped and rebuilt at every run so figures are comparable.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/index.js';
+import { loadConfig } from '../config/index.js';
+import { createStaffSession } from '../api/auth/staff-session.js';
+import { issueTravellerSession } from '../api/auth/traveller-session.js';
+import { createTravellerTokens } from '../api/auth/traveller-token.js';
+import type { Database } from '../db/orm.js';
+import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
+import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys.js';
+import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
+import { PUBLIC_SCOPE, scopeToAppMetadata } from '../domain/inventory-scope.js';
+import { coachLayout } from '../domain/layout-templates.js';
+import { addMinutes } from '../domain/time.js';
+import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
+import { percentile, runLoops, type LoadResult } from './lib/load.js';
+import { startBenchStack, type BenchStack } from './lib/stack.js';
+
+const DATABASE = 'busbooking_bench_journeys';
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const PENDING_JOURNEYS = Number(process.env.BENCH_PENDING ?? 1000);
+/** Phase 4: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
+const DEADLINE_TIME_SCALE = 0.1;
+/** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
+const TRIPS_PER_COMPANY = Number(process.env.BENCH_TRIPS ?? 300);
+const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+interface World {
+  auto: CompanyWorld;
+  manual: CompanyWorld;
+}
+
+interface CompanyWorld {
+  companyId: string;
+  trips: { id: string; board: string; alight: string }[];
+  /** Dashboard session of an OWNER (approves requests). */
+  staff: { cookie: string; csrf: string; staffUserId: string };
+}
+
+interface Traveller {
+  userId: string;
+  token: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data set-up
+// ---------------------------------------------------------------------------------------------
+
+async function createCompanyWorld(db: Database, config: Config, name: string, mode: 'AUTO_CONFIRM' | 'MANUAL_CONFIRM'): Promise<CompanyWorld> {
+  const [origin, destination] = await db.query<{ id: string }>(
+    `insert into cities (name_ar, name_en, latitude, longitude)
+     values ($1 || ' أ', $1 || ' A', 33.5, 36.3), ($1 || ' ب', $1 || ' B', 34.7, 36.7) returning id`,
+    [`${name} ${randomUUID().slice(0, 6)}`],
+  );
+  const stops = await db.query<{ id: string; city_id: string }>(
+    `insert into stops (city_id, kind, name_ar, name_en, address_ar, address_en, directions_ar, directions_en, latitude, longitude)
+     values ($1, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 33.5, 36.3),
+            ($2, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 34.7, 36.7)
+     returning id, city_id`,
+    [origin!.id, destination!.id],
+  );
+  const [company] = await db.query<{ id: string }>(
+    `insert into companies (name_ar, name_en, slug, status, verified, published, is_internal, is_demo)
+     values ($1, $1, $2, 'ACTIVE', true, true, false, false) returning id`,
+    [name, `${name.toLowerCase()}-${randomUUID().slice(0, 8)}`],
+  );
+  const companyId = company!.id;
+  await db.query(
+    `insert into company_booking_settings (company_id, mode, decision_window_minutes) values ($1, $2, 15)`,
+    [companyId, mode],
+  );
+  const [route] = await db.query<{ id: string }>(
+    `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en) values ($1, $2, $3, 'خط', 'Route') returning id`,
+    [companyId, origin!.id, destination!.id],
+  );
+  const trips = await db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `insert into buses (company_id, plate_number, model) values ($1, $2, 'Bench coach') returning id`,
+      [companyId, `BENCH-${randomUUID().slice(0, 8)}`],
+    );
+    const busId = rows[0]!.id;
+    await saveBusLayout(client, { busId, document: coachLayout({ rows: 12, pattern: '2+2' }), saveMode: 'active' });
+    const made: CompanyWorld['trips'] = [];
+    // Spread over the coming days, every 10 minutes from 06:00 Damascus time.
+    const firstDeparture = new Date(Date.now() + 2 * 86_400_000);
+    firstDeparture.setUTCHours(3, 0, 0, 0);
+    for (let index = 0; index < TRIPS_PER_COMPANY; index++) {
+      const departAt = addMinutes(firstDeparture, index * 10);
+      const { tripId, stopCallIds } = await insertTrip(client, {
+        companyId,
+        routeId: route!.id,
+        busId,
+        pickupStopId: stops[0]!.id,
+        priceBase: 25_000,
+        calls: [
+          { stopId: stops[0]!.id, cityId: stops[0]!.city_id, arrivalAt: departAt, departureAt: departAt, fareShareBp: 0 },
+          {
+            stopId: stops[1]!.id,
+            cityId: stops[1]!.city_id,
+            arrivalAt: addMinutes(departAt, 180),
+            departureAt: addMinutes(departAt, 180),
+            fareShareBp: 10_000,
+          },
+        ],
+      });
+      made.push({ id: tripId, board: stopCallIds[0]!, alight: stopCallIds[1]! });
+    }
+    return made;
+  });
+  const [staffUser] = await db.query<{ id: string }>(
+    `insert into staff_users (email, name, password_hash) values ($1, 'Bench owner', 'not-a-hash') returning id`,
+    [`owner-${randomUUID().slice(0, 8)}@bench.test`],
+  );
+  const [membership] = await db.query<{ id: string }>(
+    `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
+    [companyId, staffUser!.id],
+  );
+  const session = await createStaffSession({ db, config }, { staffUserId: staffUser!.id, membershipId: membership!.id });
+  return {
+    companyId,
+    trips,
+    staff: { cookie: `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`, csrf: session.csrfToken, staffUserId: staffUser!.id },
+  };
+}
+
+async function createTravellers(db: Database, config: Config, count: number): Promise<Traveller[]> {
+  const tokens = createTravellerTokens(config);
+  const travellers: Traveller[] = [];
+  for (let index = 0; index < count; index++) {
+    const phone = `+9639980${String(index).padStart(5, '0')}`;
+    const [passenger] = await db.query<{ id: string }>(`insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`, [phone]);
+    const [user] = await db.query<{ id: string }>(
+      `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Bench Traveller', $2, $3) returning id`,
+      [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(PUBLIC_SCOPE))],
+    );
+    const session = await issueTravellerSession({ config, db, tokens }, user!.id, 'mobile');
+    travellers.push({ userId: user!.id, token: session.token });
+  }
+  return travellers;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One journey over HTTP
+// ---------------------------------------------------------------------------------------------
+
+type CallName = 'quote' | 'hold' | 'confirm' | 'approve';
+
+class CallTimes {
+  readonly samples = new Map<CallName, number[]>();
+  failures = new Map<string, number>();
+
+  async time<T>(name: CallName, work: () => Promise<T>): Promise<T> {
+    const begin = performance.now();
+    const result = await work();
+    const list = this.samples.get(name) ?? [];
+    list.push(performance.now() - begin);
+    this.samples.set(name, list);
+    return result;
+  }
+
+  fail(reason: string): void {
+    this.failures.set(reason, (this.failures.get(reason) ?? 0) + 1);
+  }
+}
+
+async function call<Data>(apiUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Data> {
+  const response = await fetch(apiUrl + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as { success: boolean; data: Data; errorCode?: string };
+  if (!response.ok) throw new Error(`${method} ${path.replace(/[0-9a-f-]{36}/g, '{id}')} → ${response.status} ${json.errorCode ?? ''}`);
+  return json.data;
+}
+
+/** The parts of the answers the benchmark reads. */
+interface QuoteAnswer {
+  quote_id: string;
+  journey_id: string;
+}
+interface HoldAnswer {
+  holdBatchId: string;
+}
+interface ConfirmAnswer {
+  confirmation: { status: string };
+}
+interface DecisionAnswer {
+  outcome: string;
+}
+
+function quoteBody(trip: CompanyWorld['trips'][number]): QuoteRequest {
+  return {
+    party_size: 1,
+    locale: 'ar',
+    currency: 'SYP',
+    legs: [{ trip_id: trip.id, board_stop_call_id: trip.board, alight_stop_call_id: trip.alight }],
+    resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 1, assignments: [] }],
+    idempotency_key: randomUUID(),
+  };
+}
+
+interface HeldJourney {
+  traveller: Traveller;
+  journeyId: string;
+  quoteId: string;
+  holdBatchId: string;
+}
+
+const bearer = (traveller: Traveller) => ({ authorization: `Bearer ${traveller.token}` });
+
+async function quoteAndHold(stack: BenchStack, times: CallTimes, traveller: Traveller, trip: CompanyWorld['trips'][number]): Promise<HeldJourney> {
+  const quote = await times.time('quote', () =>
+    call<QuoteAnswer>(stack.apiUrl, 'POST', '/api/journeys/quote', quoteBody(trip), bearer(traveller)),
+  );
+  const hold = await times.time('hold', () =>
+    call<HoldAnswer>(stack.apiUrl, 'POST', `/api/journeys/${quote.journey_id}/hold`, { quote_id: quote.quote_id }, bearer(traveller)),
+  );
+  return { traveller, journeyId: quote.journey_id, quoteId: quote.quote_id, holdBatchId: hold.holdBatchId };
+}
+
+async function confirmOverHttp(stack: BenchStack, times: CallTimes, held: HeldJourney): Promise<string> {
+  const body = {
+    quote_id: held.quoteId,
+    hold_batch_id: held.holdBatchId,
+    travellers: [{ name: 'Bench Traveller' }],
+    idempotency_key: randomUUID(),
+  };
+  const confirmed = await times.time('confirm', () =>
+    call<ConfirmAnswer>(stack.apiUrl, 'POST', `/api/journeys/${held.journeyId}/confirm`, body, bearer(held.traveller)),
+  );
+  return confirmed.confirmation.status;
+}
+
+/** The company approves its request through the dashboard; the outcome of the decision. */
+async function approveOverHttp(stack: BenchStack, times: CallTimes, company: CompanyWorld, journeyId: string): Promise<string> {
+  const [booking] = await stack.db.query<{ id: string }>('select id from bookings where journey_id = $1 and company_id = $2', [
+    journeyId,
+    company.companyId,
+  ]);
+  const decided = await times.time('approve', () =>
+    call<DecisionAnswer>(
+      stack.apiUrl,
+      'PATCH',
+      `/dashboard/api/bookings/${booking!.id}/status`,
+      { decision: 'APPROVE' },
+      { cookie: company.staff.cookie, 'x-csrf-token': company.staff.csrf },
+    ),
+  );
+  return decided.outcome;
+}
+
+/** quote → hold → confirm (→ approve for a MANUAL company) of one journey; the status it ends in. */
+async function journeyOverHttp(
+  stack: BenchStack,
+  times: CallTimes,
+  traveller: Traveller,
+  company: CompanyWorld,
+  trip: CompanyWorld['trips'][number],
+  approve: boolean,
+): Promise<string> {
+  const held = await quoteAndHold(stack, times, traveller, trip);
+  const status = await confirmOverHttp(stack, times, held);
+  return approve && status === 'REQUESTED' ? approveOverHttp(stack, times, company, held.journeyId) : status;
+}
+
+/** Trips are taken round-robin, so the 16 loops work on different trips at any moment. */
+function tripPicker(company: CompanyWorld, offset: number) {
+  let next = offset;
+  return () => company.trips[next++ % company.trips.length]!;
+}
+
+async function runHttpPhase(
+  label: string,
+  stack: BenchStack,
+  company: CompanyWorld,
+  travellers: Traveller[],
+  approve: boolean,
+  offset: number,
+): Promise<{ result: LoadResult; times: CallTimes }> {
+  const times = new CallTimes();
+  const pickTrip = tripPicker(company, offset);
+  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
+    try {
+      const status = await journeyOverHttp(stack, times, travellers[iteration % travellers.length]!, company, pickTrip(), approve);
+      if (status !== 'CONFIRMED') throw new Error(`ended ${status}`);
+    } catch (error) {
+      times.fail((error as Error).message);
+      throw error;
+    }
+  });
+  return { result, times };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same journeys through the bare database transactions
+// ---------------------------------------------------------------------------------------------
+
+async function journeyBare(db: Database, times: CallTimes, traveller: Traveller, company: CompanyWorld, trip: CompanyWorld['trips'][number], approve: boolean) {
+  const caller = { scope: PUBLIC_SCOPE, ownerUserId: traveller.userId };
+  const quoted = await times.time('quote', () =>
+    quoteJourney(db, caller, quoteBody(trip), {
+      transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
+      ttlMinutes: 15,
+      now: new Date(),
+    }),
+  );
+  if (!quoted.quote) throw new Error(`quote refused: ${quoted.refusal.errorCode}`);
+  const journeyId = quoted.quote.journey_id;
+  const scope = { kind: 'JOURNEY' as const, id: journeyId };
+  const holdBatchId = randomUUID();
+  await times.time('hold', async () => {
+    await draftJourney(db, { userId: traveller.userId, scope: PUBLIC_SCOPE }, { journeyId, quoteId: quoted.quote.quote_id });
+    await placeHold(db, { scope, holdBatchId, holdMilliseconds: 10 * 60_000, ownerUserId: traveller.userId });
+  });
+  const confirmed = await times.time('confirm', () =>
+    confirmScope(db, {
+      scope,
+      holdBatchId,
+      journeys: [{ journeyId, travellers: [{ name: 'Bench Traveller' }] }],
+      channel: 'CUSTOMER_MOBILE',
+      timeScale: 1,
+    }),
+  );
+  if (approve && confirmed.status === 'REQUESTED') {
+    const decided = await times.time('approve', () =>
+      recordDecision(db, {
+        scope,
+        companyId: company.companyId,
+        decision: 'APPROVE',
+        actorId: company.staff.staffUserId,
+        decisionKey: `${journeyId}:${company.companyId}:APPROVE`,
+      }),
+    );
+    if (decided.outcome !== 'CONFIRMED') throw new Error(`approval ended ${decided.outcome}`);
+  } else if (confirmed.status !== 'CONFIRMED') {
+    throw new Error(`confirm ended ${confirmed.status}`);
+  }
+}
+
+async function runBarePhase(label: string, db: Database, company: CompanyWorld, travellers: Traveller[], approve: boolean, offset: number) {
+  const times = new CallTimes();
+  const pickTrip = tripPicker(company, offset);
+  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
+    try {
+      await journeyBare(db, times, travellers[iteration % travellers.length]!, company, pickTrip(), approve);
+    } catch (error) {
+      times.fail((error as Error).message);
+      throw error;
+    }
+  });
+  return { result, times };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deadlines
+// ---------------------------------------------------------------------------------------------
+
+/** Runs `task` for indexes 0..count-1 from `concurrency` loops; the results of those that succeeded. */
+async function inParallel<T>(count: number, concurrency: number, times: CallTimes, task: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        try {
+          results.push(await task(index));
+        } catch (error) {
+          times.fail((error as Error).message);
+        }
+      }
+    }),
+  );
+  return results;
+}
+
+async function runDeadlinePhase(stack: BenchStack, world: World, travellers: Traveller[]) {
+  const times = new CallTimes();
+  const pickTrip = tripPicker(world.manual, Math.floor(world.manual.trips.length / 2));
+  // Seats are held first (the hold outlasts the set-up), then every journey is confirmed in one
+  // burst, so the decision deadlines fall as close together as the confirm rate allows.
+  const held = await inParallel(PENDING_JOURNEYS, CONCURRENCY * 2, times, (index) =>
+    quoteAndHold(stack, times, travellers[index % travellers.length]!, pickTrip()),
+  );
+  log(`${held.length} journeys held${failureText(times)}`);
+  const started = performance.now();
+  const journeyIds = await inParallel(held.length, CONCURRENCY * 2, times, async (index) => {
+    const status = await confirmOverHttp(stack, times, held[index]!);
+    if (status !== 'REQUESTED') throw new Error(`ended ${status}`);
+    return held[index]!.journeyId;
+  });
+  log(`${journeyIds.length} journeys REQUESTED in ${((performance.now() - started) / 1000).toFixed(1)} s${failureText(times)}`);
+  const [spread] = await stack.db.query<{ first: string; last: string }>(
+    'select min(confirmation_deadline) as first, max(confirmation_deadline) as last from journeys where id = any($1::uuid[])',
+    [journeyIds],
+  );
+  const first = new Date(spread!.first);
+  const last = new Date(spread!.last);
+  log(`deadlines from ${first.toISOString()} to ${last.toISOString()} (${((last.getTime() - first.getTime()) / 1000).toFixed(1)} s apart)`);
+
+  const giveUpAt = last.getTime() + 120_000;
+  let open = journeyIds.length;
+  while (open > 0 && Date.now() < giveUpAt) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const [row] = await stack.db.query<{ open: number }>(
+      `select count(*)::int as open from journeys where id = any($1::uuid[]) and status = 'REQUESTED'`,
+      [journeyIds],
+    );
+    open = row!.open;
+  }
+  const rows = await stack.db.query<{ lag_ms: number; status: string; failure_reason: string | null; released: boolean }>(
+    `select extract(epoch from (j.closed_at - j.confirmation_deadline)) * 1000 as lag_ms, j.status, j.failure_reason,
+            not exists (select 1 from seat_allocations a where a.owner_kind = 'JOURNEY' and a.owner_id = j.id
+                        and a.status in ('HELD', 'CONFIRMED')) as released
+     from journeys j where j.id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  const released = rows.filter((row) => row.status === 'CANCELLED' && row.failure_reason === 'DECISION_DEADLINE_PASSED' && row.released);
+  const lags = released.map((row) => Number(row.lag_ms)).sort((a, b) => a - b);
+  return { requested: journeyIds.length, released: released.length, stillOpen: open, lags };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+function failureText(times: CallTimes): string {
+  if (!times.failures.size) return '';
+  return `; failures: ${[...times.failures].map(([reason, count]) => `${count}× ${reason}`).join(', ')}`;
+}
+
+function callRows(label: string, result: LoadResult, times: CallTimes) {
+  const calls = (['quote', 'hold', 'confirm', 'approve'] as const).filter((name) => times.samples.has(name));
+  return calls.map((name) => {
+    const sorted = [...times.samples.get(name)!].sort((a, b) => a - b);
+    return {
+      flow: label,
+      call: name,
+      'journeys/s': Number(result.perSecond.toFixed(1)),
+      'p50 ms': Number(percentile(sorted, 50).toFixed(1)),
+      'p99 ms': Number(percentile(sorted, 99).toFixed(1)),
+      calls: sorted.length,
+    };
+  });
+}
+
+function journeyRow(result: LoadResult) {
+  return {
+    flow: result.label,
+    call: 'whole journey',
+    'journeys/s': Number(result.perSecond.toFixed(1)),
+    'p50 ms': Number(result.p50.toFixed(1)),
+    'p99 ms': Number(result.p99.toFixed(1)),
+    calls: result.requests,
+  };
+}
+
+async function main() {
+  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  await dropDatabase(postgres.serverUrl, DATABASE);
+  const benchConfig = loadConfig({
+    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
+    ACCESS_TOKEN_SECRET,
+    NODE_ENV: 'development',
+  });
+
+  let world: World | undefined;
+  let travellers: Traveller[] = [];
+  const stack = await startBenchStack({
+    database: DATABASE,
+    withWorker: true,
+    prepare: async (db) => {
+      log(`creating two companies with ${TRIPS_PER_COMPANY} trips of 48 seats each`);
+      world = { auto: await createCompanyWorld(db, benchConfig, 'AutoLines', 'AUTO_CONFIRM'), manual: await createCompanyWorld(db, benchConfig, 'ManualLines', 'MANUAL_CONFIRM') };
+      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2);
+    },
+  });
+  const results: ReturnType<typeof journeyRow>[] = [];
+  const ratios: { flow: string; 'e2e journeys/s': number; 'bare journeys/s': number; 'bare/e2e throughput': number; 'e2e/bare p50': number }[] = [];
+  try {
+    const w = world!;
+    // Warm-up: the first journeys compile code paths and create the signing key.
+    for (let index = 0; index < 5; index++) await journeyOverHttp(stack, new CallTimes(), travellers[0]!, w.auto, w.auto.trips[index]!, false);
+
+    const third = Math.floor(TRIPS_PER_COMPANY / 3);
+    log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
+    const auto = await runHttpPhase('AUTO e2e', stack, w.auto, travellers, false, 5);
+    log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
+    const manual = await runHttpPhase('MANUAL e2e', stack, w.manual, travellers, true, 0);
+    log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
+    const autoBare = await runBarePhase('AUTO bare', stack.db, w.auto, travellers, false, 2 * third);
+    const manualBare = await runBarePhase('MANUAL bare', stack.db, w.manual, travellers, true, third);
+
+    for (const phase of [auto, manual, autoBare, manualBare]) {
+      results.push(journeyRow(phase.result), ...callRows(phase.result.label, phase.result, phase.times));
+      if (phase.times.failures.size) log(`${phase.result.label}${failureText(phase.times)}`);
+    }
+    for (const [e2e, bare, flow] of [[auto, autoBare, 'AUTO'], [manual, manualBare, 'MANUAL']] as const) {
+      ratios.push({
+        flow,
+        'e2e journeys/s': Number(e2e.result.perSecond.toFixed(1)),
+        'bare journeys/s': Number(bare.result.perSecond.toFixed(1)),
+        'bare/e2e throughput': Number((bare.result.perSecond / e2e.result.perSecond).toFixed(2)),
+        'e2e/bare p50': Number((e2e.result.p50 / bare.result.p50).toFixed(2)),
+      });
+    }
+  } finally {
+    await stack.close();
+  }
+  console.table(results);
+  console.table(ratios);
+
+  if (PENDING_JOURNEYS === 0) return;
+  log(`deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`);
+  const testStack = await startBenchStack({
+    database: DATABASE,
+    withWorker: true,
+    // The longest hold (120 min × TIME_SCALE = 12 min) outlasts holding all the journeys first.
+    env: { NODE_ENV: 'test', TIME_SCALE: String(DEADLINE_TIME_SCALE), HOLD_MINUTES: '120', LOG_LEVEL: 'warn' },
+  });
+  try {
+    const deadlines = await runDeadlinePhase(testStack, world!, travellers);
+    const { lags } = deadlines;
+    console.table([
+      {
+        'REQUESTED journeys': deadlines.requested,
+        'released at deadline': deadlines.released,
+        'still open': deadlines.stillOpen,
+        'lag p50 ms': Math.round(percentile(lags, 50)),
+        'lag p99 ms': Math.round(percentile(lags, 99)),
+        'lag max ms': Math.round(lags[lags.length - 1] ?? 0),
+      },
+    ]);
+  } finally {
+    await testStack.close();
+  }
+  const autoConfirm = results.find((row) => row.flow === 'AUTO e2e' && row.call === 'confirm');
+  const autoJourneys = results.find((row) => row.flow === 'AUTO e2e' && row.call === 'whole journey');
+  log(
+    `targets: AUTO ≥ 40 journeys/s (${autoJourneys?.['journeys/s']}), confirm p99 < 300 ms (${autoConfirm?.['p99 ms']} ms), ` +
+      'deadline lag p99 < 2000 ms (above)',
+  );
+}
+
+await main();
+process.exit(0);

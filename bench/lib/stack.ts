@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
+import {
+  createDatabaseIfMissing,
+  databaseUrl,
+  ensurePostgres,
+  portOpen,
+  projectRoot,
+  startTemporal,
+} from '../../scripts/lib/services.js';
+import { initDatabase, migrate, type Database } from '../../db/orm.js';
+
+export interface BenchStack {
+  db: Database;
+  databaseUrl: string;
+  apiUrl: string;
+  /** Environment the API child runs with (for extra children such as a worker). */
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+async function freePort(from: number): Promise<number> {
+  for (let port = from; port < from + 100; port++) if (!(await portOpen(port))) return port;
+  throw new Error(`no free port near ${from}`);
+}
+
+/**
+ * PostgreSQL (reused or private), a benchmark database that persists between runs, a headless
+ * Temporal dev server, and the real API in its own process, so the load generator in this process
+ * does not share an event loop with the server it measures.
+ */
+export async function startBenchStack(options: {
+  database: string;
+  prepare?: (db: Database) => Promise<void>;
+  env?: Record<string, string>;
+  withWorker?: boolean;
+}): Promise<BenchStack> {
+  const managed: Managed[] = [];
+  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  if (postgres.process) managed.push(postgres.process);
+  await createDatabaseIfMissing(postgres.serverUrl, options.database);
+  const url = databaseUrl(postgres.serverUrl, options.database);
+  const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 20 });
+  await migrate(db);
+  await options.prepare?.(db);
+  const temporalPort = await freePort(7300);
+  managed.push(await startTemporal({ port: temporalPort }));
+  const apiPort = await freePort(3300);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    NODE_ENV: 'production',
+    ACCESS_TOKEN_SECRET: 'bench-access-token-secret-0123456789abcdef',
+    // Phone sign-in is not measured here; production refuses to start without a provider otherwise.
+    OTP_PRELAUNCH: 'true',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: url,
+    DATABASE_POOL_MAX: '20',
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    ...options.env,
+  };
+  if (options.withWorker) {
+    managed.push(startPrefixed('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+  }
+  // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
+  const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  managed.push(api);
+  await waitFor('the API', () => portOpen(apiPort), 60_000);
+  return {
+    db,
+    databaseUrl: url,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    env,
+    async close() {
+      for (const service of managed.reverse()) await stop(service);
+      await db.close();
+    },
+  };
+}

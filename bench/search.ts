@@ -1,0 +1,121 @@
+/**
+ * npm run bench:search — POST /journeys/search and GET /journey-locations under load on a large
+ * catalogue (bench/catalogue.ts), and in the same run the raw SQL of the search executed directly
+ * through pg at the same concurrency. Prints requests/s, p50 and p99 of each and the API/raw ratio.
+ *
+ * The API runs in its own process with the production configuration, its JSON request log
+ * written to /dev/null, and the search rate limit off (all load comes from one address).
+ */
+import pg from 'pg';
+import { buildSearchSql, type JourneySearchInput } from '../db/queries/search.js';
+import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
+import { ensureBenchCatalogue } from './catalogue.js';
+import { printTable, runHttp, runLoops, type LoadResult } from './lib/load.js';
+import { startBenchStack } from './lib/stack.js';
+
+const CONCURRENCY = 32;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+interface Sample {
+  origin: { kind: 'city' | 'stop'; id: string };
+  destination: { kind: 'city' | 'stop'; id: string };
+  date: string;
+}
+
+async function main() {
+  const stack = await startBenchStack({
+    database: 'busbooking_bench_v1',
+    prepare: (db) => ensureBenchCatalogue(db, log),
+    env: { SEARCH_RATE_LIMIT_PER_MINUTE: '0' },
+  });
+  try {
+    // Searches people make: pairs served by a trip (4 in 5 by city, 1 in 5 by stop) on the next 30 days.
+    const rows = await stack.db.query<{ ob: string; oc: string; db_: string; dc: string; date: string }>(
+      `select b.stop_id as ob, b.city_id as oc, a.stop_id as db_, a.city_id as dc,
+              to_char((b.departure_at at time zone 'Asia/Damascus')::date, 'YYYY-MM-DD') as date
+       from (select id from trips where departure_at between now() + interval '1 day' and now() + interval '30 days'
+             order by md5(id::text) limit 400) t
+       join trip_stop_calls b on b.trip_id = t.id join trip_stop_calls a on a.trip_id = t.id and a.sequence > b.sequence
+       order by md5(b.id::text || a.id::text) limit 400`,
+    );
+    const samples: Sample[] = rows.map((row, index) =>
+      index % 5 === 4
+        ? { origin: { kind: 'stop', id: row.ob }, destination: { kind: 'stop', id: row.db_ }, date: row.date }
+        : { origin: { kind: 'city', id: row.oc }, destination: { kind: 'city', id: row.dc }, date: row.date },
+    );
+    const bodies = samples.map((sample) =>
+      JSON.stringify({
+        [`origin_${sample.origin.kind}_id`]: sample.origin.id,
+        [`destination_${sample.destination.kind}_id`]: sample.destination.id,
+        departure_date: sample.date,
+        passengers: 1 + (sample.date.charCodeAt(9) % 3),
+        locale: 'ar',
+        currency: 'SYP',
+      }),
+    );
+    const check = await fetch(`${stack.apiUrl}/api/journeys/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: bodies[0],
+    });
+    const answer = (await check.json()) as { data?: { journeys?: unknown[] } };
+    log(`sample search answered ${check.status} with ${answer.data?.journeys?.length ?? 0} journeys`);
+
+    const results: LoadResult[] = [];
+    const searchRequests = bodies.map((body) => ({ method: 'POST' as const, path: '/api/journeys/search', body }));
+    await runHttp('warm-up', { url: stack.apiUrl, concurrency: CONCURRENCY, seconds: 3, requests: searchRequests });
+    const api = await runHttp('POST /journeys/search (API)', {
+      url: stack.apiUrl,
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      requests: searchRequests,
+    });
+    results.push(api);
+
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 20 });
+    const statements = samples.map((sample, index) => {
+      const input: JourneySearchInput = {
+        scope: PUBLIC_SCOPE,
+        origin: sample.origin,
+        destination: sample.destination,
+        departure_date: sample.date,
+        passengers: 1 + (sample.date.charCodeAt(9) % 3),
+        transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
+      };
+      void index;
+      return buildSearchSql(input);
+    });
+    await runLoops('warm-up', { concurrency: CONCURRENCY, seconds: 2 }, (i) => pool.query(statements[i % statements.length]!));
+    const raw = await runLoops('search SQL through pg (raw)', { concurrency: CONCURRENCY, seconds: SECONDS }, (i) =>
+      pool.query(statements[i % statements.length]!),
+    );
+    results.push(raw);
+    await pool.end();
+
+    const locations = await runHttp('GET /journey-locations (API)', {
+      url: stack.apiUrl,
+      concurrency: CONCURRENCY,
+      seconds: Math.min(SECONDS, 10),
+      // As browsers and the mobile app ask for it: compressed.
+      requests: [{ method: 'GET', path: '/api/journey-locations', headers: { 'accept-encoding': 'gzip' } }],
+    });
+    results.push(locations);
+
+    printTable(results);
+    const ratio = api.perSecond / raw.perSecond;
+    console.log(`API/raw throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50)`);
+    console.log(
+      `targets: search p99 ${api.p99.toFixed(1)} ms (< 40) ${api.p99 < 40 ? 'met' : 'MISSED'}; ` +
+        `search ${Math.round(api.perSecond)} req/s (≥ 800) ${api.perSecond >= 800 ? 'met' : 'MISSED'}; ` +
+        `journey-locations ${Math.round(locations.perSecond)} req/s (≥ 4000) ${locations.perSecond >= 4000 ? 'met' : 'MISSED'}; ` +
+        `ratio ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
+    );
+    if (api.errors || locations.errors) console.log(`non-2xx or errors: search ${api.errors}, locations ${locations.errors}`);
+  } finally {
+    await stack.close();
+  }
+}
+
+await main();
+process.exit(0);

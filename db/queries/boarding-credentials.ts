@@ -1,0 +1,78 @@
+import type { Database } from '../orm.js';
+
+/**
+ * Reads behind the driver app's credential endpoints: published keys, revocations, tickets.
+ * Instants arrive from the pool as PostgreSQL timestamptz text.
+ */
+
+export interface PublishedKeyRow {
+  key_id: string;
+  algorithm: string;
+  public_key: string;
+  status: 'ACTIVE' | 'RETIRED';
+  created_at: string;
+  retired_at: string | null;
+}
+
+/** Every signing key ever used, newest first: retired keys stay so older tickets keep verifying. */
+export function listSigningKeys(db: Database): Promise<PublishedKeyRow[]> {
+  return db.query<PublishedKeyRow>(
+    `select key_id, algorithm, public_key, status, created_at, retired_at
+     from signing_keys order by created_at desc, key_id`,
+  );
+}
+
+export async function findSigningKey(db: Database, keyId: string): Promise<PublishedKeyRow | undefined> {
+  const [row] = await db.query<PublishedKeyRow>(
+    `select key_id, algorithm, public_key, status, created_at, retired_at from signing_keys where key_id = $1`,
+    [keyId],
+  );
+  return row;
+}
+
+export interface RevocationRow {
+  ticket_id: string;
+  key_id: string | null;
+  revoked_at: string;
+}
+
+/** Revocations at or after `since` (all when null), oldest first, at most `limit`. */
+export function listRevocations(db: Database, since: string | null, limit: number): Promise<RevocationRow[]> {
+  return db.query<RevocationRow>(
+    `select ticket_id, key_id, revoked_at from credential_revocations
+     where $1::timestamptz is null or revoked_at >= $1
+     order by revoked_at, ticket_id
+     limit $2`,
+    [since, limit],
+  );
+}
+
+export interface TicketAtBoarding {
+  id: string;
+  trip_id: string;
+  traveller_name: string;
+  seat_number: string;
+  leg_sequence: number;
+  status: 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
+  signature: string | null;
+  boarding_authorized: boolean;
+  revoked: boolean;
+}
+
+/** A ticket as the driver sees it at the door: its current status and whether it was revoked. */
+export async function findTicketAtBoarding(db: Database, ticketId: string): Promise<TicketAtBoarding | undefined> {
+  const [row] = await db.query<TicketAtBoarding>(
+    `select t.id, t.trip_id, t.traveller_name, t.seat_number, t.leg_sequence, t.status, t.signature,
+            t.boarding_authorized, r.ticket_id is not null as revoked
+     from journey_tickets t left join credential_revocations r on r.ticket_id = t.id
+     where t.id = $1`,
+    [ticketId],
+  );
+  return row;
+}
+
+/** The company operating a trip, or undefined when there is no such trip. */
+export async function tripCompany(db: Database, tripId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ company_id: string }>('select company_id from trips where id = $1', [tripId]);
+  return row?.company_id;
+}

@@ -1,0 +1,132 @@
+import type { Database } from '../orm.js';
+
+/**
+ * The company dashboard's view of bookings: the compatibility rows (one per journey, company and
+ * trip) of the session's company, each with the company's confirmation request for that journey
+ * (or for the order it was confirmed in), when there is one, and where the traveller boards and
+ * alights. Never another company's rows. Instants arrive as PostgreSQL timestamptz text.
+ */
+export type BookingStatus =
+  | 'HELD'
+  | 'PENDING_CONFIRMATION'
+  | 'CONFIRMED'
+  | 'CANCELLED'
+  | 'CHECKED_IN'
+  | 'NO_SHOW'
+  | 'COMPLETED'
+  | 'EXPIRED';
+export type ConfirmationRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
+
+export interface DashboardBookingRow {
+  id: string;
+  company_id: string;
+  booking_code: string;
+  journey_id: string | null;
+  trip_id: string;
+  passenger_name: string;
+  passenger_phone: string;
+  seats_count: number;
+  seat_numbers: string[];
+  status: BookingStatus;
+  payment_status: 'UNPAID' | 'PAID' | 'REFUNDED';
+  total_price: string;
+  discount: string;
+  currency: string;
+  channel: string;
+  created_at: string;
+  updated_at: string;
+  trip_departure_at: string;
+  trip_operating_date: string;
+  board_stop_name_en: string | null;
+  board_stop_name_ar: string | null;
+  board_departure_at: string | null;
+  alight_stop_name_en: string | null;
+  alight_stop_name_ar: string | null;
+  alight_arrival_at: string | null;
+  request_id: string | null;
+  request_status: ConfirmationRequestStatus | null;
+  request_deadline: string | null;
+  request_decided_at: string | null;
+  request_reason: string | null;
+  journey_failure_reason: string | null;
+}
+
+export interface BookingFilters {
+  status?: BookingStatus | undefined;
+  tripId?: string | undefined;
+  /** Operating date of the trip (Damascus), YYYY-MM-DD. */
+  date?: string | undefined;
+  confirmationStatus?: ConfirmationRequestStatus | undefined;
+}
+
+const COLUMNS = `
+  b.id, b.company_id, b.booking_code, b.journey_id, b.trip_id, b.passenger_name, b.passenger_phone,
+  b.seats_count, b.seat_numbers, b.status, b.payment_status, b.total_price, b.discount, b.currency,
+  b.channel, b.created_at, b.updated_at,
+  t.departure_at as trip_departure_at, to_char(t.operating_date, 'YYYY-MM-DD') as trip_operating_date,
+  leg.board_stop_name_en, leg.board_stop_name_ar, leg.board_departure_at,
+  leg.alight_stop_name_en, leg.alight_stop_name_ar, leg.alight_arrival_at,
+  cr.id as request_id, cr.status as request_status, cr.deadline as request_deadline,
+  cr.decided_at as request_decided_at, cr.reason as request_reason,
+  j.failure_reason as journey_failure_reason`;
+
+/** A journey confirmed inside an order has its company's request on the order. */
+const FROM = `
+  from bookings b
+  join trips t on t.id = b.trip_id
+  left join journeys j on j.id = b.journey_id
+  left join confirmation_requests cr
+    on cr.company_id = b.company_id
+   and cr.scope_kind = case when j.order_id is null then 'JOURNEY' else 'ORDER' end
+   and cr.scope_id = coalesce(j.order_id, j.id)`;
+
+const LEG = `
+  left join lateral (
+    select bs.name_en as board_stop_name_en, bs.name_ar as board_stop_name_ar, bc.departure_at as board_departure_at,
+           als.name_en as alight_stop_name_en, als.name_ar as alight_stop_name_ar, ac.arrival_at as alight_arrival_at
+    from journey_legs l
+    join trip_stop_calls bc on bc.id = l.board_stop_call_id
+    join stops bs on bs.id = bc.stop_id
+    join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+    join stops als on als.id = ac.stop_id
+    where l.journey_id = b.journey_id and l.trip_id = b.trip_id
+    order by l.sequence
+    limit 1
+  ) leg on true`;
+
+const FILTERS = `
+  where b.company_id = $1
+    and ($2::text is null or b.status = $2)
+    and ($3::uuid is null or b.trip_id = $3)
+    and ($4::date is null or t.operating_date = $4)
+    and ($5::text is null or cr.status = $5)`;
+
+export async function listCompanyBookings(
+  db: Database,
+  companyId: string,
+  filters: BookingFilters,
+  page: { limit: number; offset: number },
+): Promise<{ bookings: DashboardBookingRow[]; total: number }> {
+  const params = [companyId, filters.status ?? null, filters.tripId ?? null, filters.date ?? null, filters.confirmationStatus ?? null];
+  const rows = await db.query<DashboardBookingRow & { total: string }>(
+    `select count(*) over () as total, ${COLUMNS} ${FROM} ${LEG} ${FILTERS}
+     order by b.created_at desc, b.id
+     limit $6 offset $7`,
+    [...params, page.limit, page.offset],
+  );
+  if (rows.length > 0 || page.offset === 0) {
+    return { bookings: rows.map(({ total: _total, ...row }) => row), total: Number(rows[0]?.total ?? 0) };
+  }
+  // A page past the end has no row to carry the total.
+  const [count] = await db.query<{ total: string }>(`select count(*) as total ${FROM} ${FILTERS}`, params);
+  return { bookings: [], total: Number(count?.total ?? 0) };
+}
+
+/** One booking of the company; undefined when it does not exist or belongs to another company. */
+export async function findCompanyBooking(db: Database, companyId: string, bookingId: string): Promise<DashboardBookingRow | undefined> {
+  const [row] = await db.query<DashboardBookingRow>(`select ${COLUMNS} ${FROM} ${LEG} where b.id = $1 and b.company_id = $2`, [
+    bookingId,
+    companyId,
+  ]);
+  return row;
+}

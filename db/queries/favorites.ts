@@ -1,0 +1,150 @@
+import type { Database } from '../orm.js';
+
+/**
+ * Favorite routes of a traveller. Every read and write names the canonical passenger id, which
+ * the caller resolves from the signed-in user (resolveCanonicalPassenger); nothing here accepts
+ * a traveller id from a request.
+ */
+
+export interface CityRef {
+  id: string;
+  name_ar: string;
+  name_en: string;
+}
+
+export interface FavoriteRoute {
+  id: string;
+  origin_city_id: string;
+  dest_city_id: string;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  origin_city: CityRef;
+  dest_city: CityRef;
+}
+
+export interface CityPair {
+  originCityId: string;
+  destCityId: string;
+}
+
+/** Longest chain of merged profiles followed; a longer one (or a cycle) means no usable profile. */
+const MAX_MERGE_DEPTH = 16;
+
+/**
+ * The user's traveller profile after merges: users.passenger_id, then merged_into_id until a
+ * profile that was not merged away. Null when the user has no profile yet.
+ */
+export async function resolveCanonicalPassenger(db: Database, userId: string): Promise<string | null> {
+  const [row] = await db.query<{ id: string }>(
+    `with recursive chain (id, merged_into_id, depth) as (
+       select p.id, p.merged_into_id, 0 from users u join passengers p on p.id = u.passenger_id where u.id = $1
+       union all
+       select p.id, p.merged_into_id, chain.depth + 1
+       from chain join passengers p on p.id = chain.merged_into_id
+       where chain.depth < $2
+     )
+     select id from chain where merged_into_id is null limit 1`,
+    [userId, MAX_MERGE_DEPTH],
+  );
+  return row?.id ?? null;
+}
+
+const SELECT_FAVORITES = `
+  select f.id, f.origin_city_id, f.dest_city_id,
+         to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
+         o.name_ar as origin_name_ar, o.name_en as origin_name_en,
+         d.name_ar as dest_name_ar, d.name_en as dest_name_en
+  from favorites f
+  join cities o on o.id = f.origin_city_id
+  join cities d on d.id = f.dest_city_id
+  where f.passenger_id = $1`;
+
+interface FavoriteRow {
+  id: string;
+  origin_city_id: string;
+  dest_city_id: string;
+  created_at: string;
+  origin_name_ar: string;
+  origin_name_en: string;
+  dest_name_ar: string;
+  dest_name_en: string;
+}
+
+function favoriteOf(row: FavoriteRow): FavoriteRoute {
+  return {
+    id: row.id,
+    origin_city_id: row.origin_city_id,
+    dest_city_id: row.dest_city_id,
+    created_at: row.created_at,
+    origin_city: { id: row.origin_city_id, name_ar: row.origin_name_ar, name_en: row.origin_name_en },
+    dest_city: { id: row.dest_city_id, name_ar: row.dest_name_ar, name_en: row.dest_name_en },
+  };
+}
+
+/** Newest first; equal timestamps fall back to id so the order is stable. */
+export async function listFavorites(db: Database, passengerId: string): Promise<FavoriteRoute[]> {
+  const rows = await db.query<FavoriteRow>(`${SELECT_FAVORITES} order by f.created_at desc, f.id desc`, [
+    passengerId,
+  ]);
+  return rows.map(favoriteOf);
+}
+
+async function findFavorite(
+  db: Database,
+  passengerId: string,
+  pair: CityPair,
+): Promise<FavoriteRoute | null> {
+  const [row] = await db.query<FavoriteRow>(
+    `${SELECT_FAVORITES} and f.origin_city_id = $2 and f.dest_city_id = $3`,
+    [passengerId, pair.originCityId, pair.destCityId],
+  );
+  return row ? favoriteOf(row) : null;
+}
+
+/** The ids among the pair that name no city. */
+export async function missingCities(db: Database, pair: CityPair): Promise<string[]> {
+  const ids = [pair.originCityId, pair.destCityId];
+  const rows = await db.query<{ id: string }>('select id from cities where id = any($1::uuid[])', [ids]);
+  const found = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !found.has(id));
+}
+
+export type SaveOutcome =
+  { kind: 'saved'; favorite: FavoriteRoute; alreadySaved: boolean } | { kind: 'cityMissing' };
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * Saves the pair once per passenger: the unique (passenger, origin, destination) constraint makes
+ * a repeat, or concurrent duplicates, end with one row; the repeat reports alreadySaved.
+ */
+export async function saveFavorite(db: Database, passengerId: string, pair: CityPair): Promise<SaveOutcome> {
+  // Two rounds: the row a conflicting insert found may be deleted before it is read back.
+  for (let round = 0; round < 2; round++) {
+    let inserted: { id: string }[];
+    try {
+      inserted = await db.query<{ id: string }>(
+        `insert into favorites (passenger_id, origin_city_id, dest_city_id) values ($1, $2, $3)
+         on conflict (passenger_id, origin_city_id, dest_city_id) do nothing
+         returning id`,
+        [passengerId, pair.originCityId, pair.destCityId],
+      );
+    } catch (error) {
+      // A city deleted after the caller checked it.
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { kind: 'cityMissing' };
+      throw error;
+    }
+    const favorite = await findFavorite(db, passengerId, pair);
+    if (favorite) return { kind: 'saved', favorite, alreadySaved: inserted.length === 0 };
+  }
+  throw new Error('favorite vanished while being saved twice');
+}
+
+/** True when a saved pair was removed. */
+export async function removeFavorite(db: Database, passengerId: string, pair: CityPair): Promise<boolean> {
+  const rows = await db.query(
+    'delete from favorites where passenger_id = $1 and origin_city_id = $2 and dest_city_id = $3 returning id',
+    [passengerId, pair.originCityId, pair.destCityId],
+  );
+  return rows.length > 0;
+}

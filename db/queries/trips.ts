@@ -1,0 +1,373 @@
+import type { InventoryScope } from '../../domain/inventory-scope.js';
+import { legFare, seatFare } from '../../domain/pricing.js';
+import {
+  customerLayoutView,
+  layoutSeats,
+  type LayoutDocument,
+  type SeatClass,
+} from '../../domain/seat-layout.js';
+import { addMinutes, damascusDayStart } from '../../domain/time.js';
+import type { Database } from '../orm.js';
+import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
+import { BOOKABLE_TRIP_SQL, BOOKABLE_TRIP_STATUSES, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
+import { companyScopeSql } from './scope.js';
+import { stopIdentityColumns, toStopIdentity, type StopIdentity } from './stop-identity.js';
+
+/**
+ * Trip reads of the customer API. Every read joins the trip's company through the caller's
+ * inventory scope, so a trip outside it looks exactly like a trip that does not exist.
+ */
+
+export interface TripBus {
+  id: string;
+  model: string;
+  amenities: string[];
+}
+
+export interface TripSearch {
+  scope: InventoryScope;
+  originCityId: string;
+  destinationCityId: string;
+  /** Damascus calendar date of the boarding call's departure. */
+  date: string;
+  passengers: number;
+}
+
+export interface TripSearchResult {
+  id: string;
+  trip_id: string;
+  company_id: string;
+  company: CompanyRef;
+  route_id: string;
+  status: string;
+  departure_time: string;
+  arrival_time: string;
+  price: number;
+  price_vip: number | null;
+  currency: string;
+  available_seats: number;
+  total_seats: number;
+  board_stop_call_id: string;
+  alight_stop_call_id: string;
+  board: StopIdentity;
+  alight: StopIdentity;
+  bus: TripBus;
+  pickupLocation: PickupLocation;
+}
+
+/** timestamptz arrives as PostgreSQL text from the pool; answers carry ISO 8601 UTC. */
+const iso = (value: unknown) => new Date(value as string | Date).toISOString();
+const money = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+
+const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,
+  t.price_base::text as price_base, t.price_vip::text as price_vip, t.currency, t.seats_total,
+  bu.id as bus_id, bu.model as bus_model, bu.amenities as bus_amenities`;
+
+function companyOf(row: Record<string, unknown>): CompanyRef {
+  return {
+    id: row.company_id as string,
+    name_ar: row.company_name_ar as string,
+    name_en: row.company_name_en as string,
+  };
+}
+
+function busOf(row: Record<string, unknown>): TripBus {
+  return {
+    id: row.bus_id as string,
+    model: row.bus_model as string,
+    amenities: (row.bus_amenities as string[] | null) ?? [],
+  };
+}
+
+/**
+ * Legacy trip search: direct trips of companies in scope that call in the origin city on the
+ * given Damascus date (boarding at the first public call there, still in the future) and later
+ * in the destination city (alighting at the first public call there), with at least `passengers`
+ * seats free on that segment. The pickup location is the trip's pickup stop when the traveller
+ * boards in that stop's city, otherwise the boarding stop itself.
+ */
+export async function searchTrips(db: Database, search: TripSearch): Promise<TripSearchResult[]> {
+  const dayStart = damascusDayStart(search.date);
+  const params: unknown[] = [
+    search.originCityId,
+    search.destinationCityId,
+    dayStart,
+    addMinutes(dayStart, 24 * 60),
+    search.passengers,
+  ];
+  const rows = await db.query(
+    `with boarding as (
+       select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence
+       from trip_stop_calls sc
+       join stops s on s.id = sc.stop_id
+       where sc.city_id = $1 and sc.departure_at >= $3 and sc.departure_at < $4 and sc.departure_at > now()
+         and ${publicStopSql('s')}
+       order by sc.trip_id, sc.sequence
+     )
+     select * from (
+       select ${tripColumns},
+              t.seats_total - ${takenSeatsSql('t.id', 'bsc.sequence', 'alc.sequence')} as available_seats,
+              bsc.fare_share_bp as board_fare_share_bp, alc.fare_share_bp as alight_fare_share_bp,
+              ${stopIdentityColumns('board', 'bsc', 'bs', 'bci')},
+              ${stopIdentityColumns('alight', 'alc', 'als', 'alci')},
+              ${PICKUP_COLUMNS}
+       from boarding b
+       join trips t on t.id = b.trip_id
+       join companies c on c.id = t.company_id
+       join lateral (
+         select sc.id from trip_stop_calls sc join stops s on s.id = sc.stop_id
+         where sc.trip_id = b.trip_id and sc.city_id = $2 and sc.sequence > b.sequence and ${publicStopSql('s')}
+         order by sc.sequence limit 1
+       ) alighting on true
+       join trip_stop_calls bsc on bsc.id = b.id
+       join stops bs on bs.id = bsc.stop_id
+       join cities bci on bci.id = bsc.city_id
+       join trip_stop_calls alc on alc.id = alighting.id
+       join stops als on als.id = alc.stop_id
+       join cities alci on alci.id = alc.city_id
+       join stops ps on ps.id = t.pickup_stop_id
+       join stops p on p.id = case when ps.city_id = bsc.city_id then ps.id else bsc.stop_id end
+       join buses bu on bu.id = t.bus_id
+       where ${companyScopeSql(search.scope, params, 'c')} and ${BOOKABLE_TRIP_SQL}
+     ) found
+     where found.available_seats >= $5
+     order by found.board_departure_at, found.id`,
+    params,
+  );
+  return rows.map((row) => {
+    const board = toStopIdentity(row, 'board');
+    const alight = toStopIdentity(row, 'alight');
+    const boardShare = Number(row.board_fare_share_bp);
+    const alightShare = Number(row.alight_fare_share_bp);
+    const priceVip = money(row.price_vip);
+    return {
+      id: row.id as string,
+      trip_id: row.id as string,
+      company_id: row.company_id as string,
+      company: companyOf(row),
+      route_id: row.route_id as string,
+      status: row.status as string,
+      departure_time: board.departure_at,
+      arrival_time: alight.arrival_at,
+      price: legFare(Number(row.price_base), boardShare, alightShare),
+      price_vip: priceVip === null ? null : legFare(priceVip, boardShare, alightShare),
+      currency: row.currency as string,
+      available_seats: Number(row.available_seats),
+      total_seats: Number(row.seats_total),
+      board_stop_call_id: board.stop_call_id,
+      alight_stop_call_id: alight.stop_call_id,
+      board,
+      alight,
+      bus: busOf(row),
+      pickupLocation: toPickupLocation(row),
+    };
+  });
+}
+
+export interface TripDetail {
+  id: string;
+  company_id: string;
+  company: CompanyRef;
+  route_id: string;
+  route: { id: string; origin_city: CityRef; destination_city: CityRef };
+  status: string;
+  departure_time: string;
+  arrival_time: string;
+  price: number;
+  price_vip: number | null;
+  currency: string;
+  total_seats: number;
+  available_seats: number;
+  bus: TripBus;
+  pickupLocation: PickupLocation;
+  stop_calls: StopIdentity[];
+}
+
+/** One trip with its public stop calls, or null when it does not exist or lies outside the scope. */
+export async function findTripDetail(
+  db: Database,
+  scope: InventoryScope,
+  tripId: string,
+): Promise<TripDetail | null> {
+  const params: unknown[] = [tripId];
+  const [row] = await db.query(
+    `select ${tripColumns}, t.departure_at, t.arrival_at,
+            t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')} as available_seats,
+            r.origin_city_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+            r.destination_city_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            ${PICKUP_COLUMNS}
+     from trips t
+     join companies c on c.id = t.company_id
+     join routes r on r.id = t.route_id
+     join cities oc on oc.id = r.origin_city_id
+     join cities dc on dc.id = r.destination_city_id
+     join buses bu on bu.id = t.bus_id
+     join stops p on p.id = t.pickup_stop_id
+     where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
+    params,
+  );
+  if (!row) return null;
+  const calls = await db.query(
+    `select ${stopIdentityColumns('call')}
+     from trip_stop_calls sc
+     join stops s on s.id = sc.stop_id
+     join cities ci on ci.id = sc.city_id
+     where sc.trip_id = $1 and ${publicStopSql('s')}
+     order by sc.sequence`,
+    [tripId],
+  );
+  return {
+    id: row.id as string,
+    company_id: row.company_id as string,
+    company: companyOf(row),
+    route_id: row.route_id as string,
+    route: {
+      id: row.route_id as string,
+      origin_city: {
+        id: row.origin_city_id as string,
+        name_ar: row.origin_name_ar as string,
+        name_en: row.origin_name_en as string,
+      },
+      destination_city: {
+        id: row.destination_city_id as string,
+        name_ar: row.destination_name_ar as string,
+        name_en: row.destination_name_en as string,
+      },
+    },
+    status: row.status as string,
+    departure_time: iso(row.departure_at),
+    arrival_time: iso(row.arrival_at),
+    price: Number(row.price_base),
+    price_vip: money(row.price_vip),
+    currency: row.currency as string,
+    total_seats: Number(row.seats_total),
+    available_seats: Number(row.available_seats),
+    bus: busOf(row),
+    pickupLocation: toPickupLocation(row),
+    stop_calls: calls.map((call) => toStopIdentity(call, 'call')),
+  };
+}
+
+export interface SeatMapSeat {
+  seat_id: string;
+  seat_number: string;
+  deck: number;
+  seat_class: SeatClass;
+  price: number;
+  available: boolean;
+}
+
+export interface SeatMap {
+  trip_id: string;
+  board_stop_call_id: string;
+  alight_stop_call_id: string;
+  currency: string;
+  layout: LayoutDocument;
+  seats: SeatMapSeat[];
+  summary: { total: number; available: number };
+}
+
+export type SeatMapResult =
+  | { outcome: 'TRIP_NOT_FOUND' }
+  | { outcome: 'INVALID_SEGMENT'; reason: string }
+  | { outcome: 'LAYOUT_NOT_AVAILABLE' }
+  | { outcome: 'OK'; seatMap: SeatMap };
+
+interface SeatMapTrip {
+  id: string;
+  bus_id: string;
+  status: string;
+  price_base: string;
+  price_vip: string | null;
+  currency: string;
+}
+
+interface SeatMapCall {
+  id: string;
+  sequence: number;
+  fare_share_bp: number;
+  public: boolean;
+}
+
+/**
+ * The seat map of a trip for the segment from one stop call to a later one (default: the whole
+ * trip), drawn from the bus's active valid layout. A seat is available when no live allocation
+ * overlaps the segment and the trip can still be booked.
+ */
+export async function tripSeatMap(
+  db: Database,
+  scope: InventoryScope,
+  tripId: string,
+  segment: { boardStopCallId?: string; alightStopCallId?: string },
+): Promise<SeatMapResult> {
+  const params: unknown[] = [tripId];
+  const [trip] = await db.query<SeatMapTrip>(
+    `select t.id, t.bus_id, t.status, t.price_base::text as price_base, t.price_vip::text as price_vip, t.currency
+     from trips t join companies c on c.id = t.company_id
+     where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
+    params,
+  );
+  if (!trip) return { outcome: 'TRIP_NOT_FOUND' };
+
+  const calls = await db.query<SeatMapCall>(
+    `select sc.id, sc.sequence, sc.fare_share_bp, ${publicStopSql('s')} as public
+     from trip_stop_calls sc join stops s on s.id = sc.stop_id
+     where sc.trip_id = $1 order by sc.sequence`,
+    [tripId],
+  );
+  const chosen = chooseSegment(calls, segment);
+  if ('reason' in chosen) return { outcome: 'INVALID_SEGMENT', reason: chosen.reason };
+  const { board, alight } = chosen;
+
+  const [layout] = await db.query<{ document: LayoutDocument }>(
+    `select document from bus_layouts where bus_id = $1 and status = 'active' and validation_status = 'valid'`,
+    [trip.bus_id],
+  );
+  if (!layout) return { outcome: 'LAYOUT_NOT_AVAILABLE' };
+
+  const taken = await db.query<{ seat_id: string }>(
+    `select distinct a.seat_id from seat_allocations a
+     where a.trip_id = $1 and ${LIVE_ALLOCATION} and a.board_sequence < $3 and a.alight_sequence > $2`,
+    [tripId, board.sequence, alight.sequence],
+  );
+  const takenIds = new Set(taken.map((row) => row.seat_id));
+  const bookable = (BOOKABLE_TRIP_STATUSES as readonly string[]).includes(trip.status);
+  const fares = { priceBase: Number(trip.price_base), priceVip: money(trip.price_vip) };
+  const seats = layoutSeats(layout.document).map((seat) => ({
+    seat_id: seat.seatId,
+    seat_number: seat.seatNumber,
+    deck: seat.deck,
+    seat_class: seat.seatClass,
+    price: legFare(seatFare(fares, seat.seatClass), board.fare_share_bp, alight.fare_share_bp),
+    available: bookable && !takenIds.has(seat.seatId),
+  }));
+  return {
+    outcome: 'OK',
+    seatMap: {
+      trip_id: trip.id,
+      board_stop_call_id: board.id,
+      alight_stop_call_id: alight.id,
+      currency: trip.currency,
+      layout: customerLayoutView(layout.document),
+      seats,
+      summary: { total: seats.length, available: seats.filter((seat) => seat.available).length },
+    },
+  };
+}
+
+/** Board and alight calls of a segment: both must be public calls of the trip, board first. */
+function chooseSegment(
+  calls: SeatMapCall[],
+  segment: { boardStopCallId?: string; alightStopCallId?: string },
+): { board: SeatMapCall; alight: SeatMapCall } | { reason: string } {
+  const pick = (id: string | undefined, fallback: SeatMapCall | undefined) =>
+    id === undefined ? fallback : calls.find((call) => call.id === id && call.public);
+  const board = pick(segment.boardStopCallId, calls[0]);
+  const alight = pick(segment.alightStopCallId, calls[calls.length - 1]);
+  if (!board) return { reason: 'board_stop_call_id is not a stop call of this trip' };
+  if (!alight) return { reason: 'alight_stop_call_id is not a stop call of this trip' };
+  if (alight.sequence <= board.sequence)
+    return { reason: 'alight_stop_call_id must come after board_stop_call_id' };
+  return { board, alight };
+}

@@ -1,0 +1,220 @@
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import {
+  canonicalJson,
+  CREDENTIAL_ALGORITHM,
+  credentialPayload,
+  publicJwk,
+  signCredential,
+  type BoardingCredentialPayload,
+} from '../../domain/boarding-credential.js';
+
+/**
+ * Boarding credentials in the database: the signing keys, signing the tickets of a confirmed
+ * journey or order, and the revocation list. Every function runs inside the caller's transaction
+ * (the confirm or finalize transaction of the journey), so tickets become VALID exactly when the
+ * journey becomes CONFIRMED.
+ *
+ * Keys: one ACTIVE key signs; RETIRED keys stay published so tickets signed before a rotation
+ * still verify. A key's id is derived from its public key (RFC 7638 thumbprint, first 16
+ * characters), so the same key always has the same id. Where the private key lives:
+ *   - SIGNING_PRIVATE_KEY_PEM set (production, from the secret store): the row stores only the
+ *     public key and the marker EXTERNAL_PRIVATE_KEY; signing uses the configured key.
+ *   - unset (development, tests): a key pair is generated on first use and the PKCS#8 PEM of the
+ *     private key is stored in the row.
+ */
+export const EXTERNAL_PRIVATE_KEY = 'external:SIGNING_PRIVATE_KEY_PEM';
+
+export type CredentialScope = { kind: 'JOURNEY' | 'ORDER'; id: string };
+
+export interface SigningOptions {
+  /** config.SIGNING_PRIVATE_KEY_PEM: the configured signing key, when there is one. */
+  privateKeyPem?: string | undefined;
+}
+
+interface SigningKey {
+  keyId: string;
+  privateKey: KeyObject;
+}
+
+/** The key id of a public key: the first 16 characters of its RFC 7638 JWK thumbprint. */
+export function keyIdOf(publicKey: KeyObject): string {
+  const { crv, kty, x } = publicJwk(publicKey, '');
+  return createHash('sha256').update(canonicalJson({ crv, kty, x })).digest('base64url').slice(0, 16);
+}
+
+function newKeyRow(options: SigningOptions): { keyId: string; publicPem: string; privateColumn: string; privateKey: KeyObject } {
+  if (options.privateKeyPem) {
+    const privateKey = createPrivateKey(options.privateKeyPem);
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('SIGNING_PRIVATE_KEY_PEM is not an Ed25519 key');
+    const publicKey = createPublicKey(privateKey);
+    return {
+      keyId: keyIdOf(publicKey),
+      publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      privateColumn: EXTERNAL_PRIVATE_KEY,
+      privateKey,
+    };
+  }
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  return {
+    keyId: keyIdOf(publicKey),
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateColumn: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    privateKey,
+  };
+}
+
+function privateKeyOf(row: { key_id: string; public_key: string; private_key: string }, options: SigningOptions): KeyObject {
+  if (row.private_key !== EXTERNAL_PRIVATE_KEY) return createPrivateKey(row.private_key);
+  if (!options.privateKeyPem) {
+    throw new Error(`Signing key ${row.key_id} is held outside the database; set SIGNING_PRIVATE_KEY_PEM`);
+  }
+  const privateKey = createPrivateKey(options.privateKeyPem);
+  if (keyIdOf(createPublicKey(privateKey)) !== row.key_id) {
+    throw new Error(`SIGNING_PRIVATE_KEY_PEM is not the private half of the active signing key ${row.key_id}; rotate the key`);
+  }
+  return privateKey;
+}
+
+/**
+ * The ACTIVE signing key, created on first use. Two transactions creating it at once meet on
+ * the one-ACTIVE-key index: the second waits, inserts nothing and reads the first one's key.
+ */
+export async function activeSigningKey(client: PoolClient, options: SigningOptions = {}): Promise<SigningKey> {
+  const select = `select key_id, public_key, private_key from signing_keys where status = 'ACTIVE'`;
+  let [row] = (await client.query<{ key_id: string; public_key: string; private_key: string }>(select)).rows;
+  if (!row) {
+    const created = newKeyRow(options);
+    await client.query(
+      `insert into signing_keys (key_id, algorithm, public_key, private_key, status)
+       values ($1, $2, $3, $4, 'ACTIVE')
+       on conflict do nothing`,
+      [created.keyId, CREDENTIAL_ALGORITHM, created.publicPem, created.privateColumn],
+    );
+    [row] = (await client.query<{ key_id: string; public_key: string; private_key: string }>(select)).rows;
+    // Only when the configured key exists but was retired: rotate to make a key active again.
+    if (!row) throw new Error(`No active signing key: key ${created.keyId} exists but is retired; rotate the signing key`);
+  }
+  return { keyId: row.key_id, privateKey: privateKeyOf(row, options) };
+}
+
+/**
+ * Retires the ACTIVE key and makes a new one active (generated, or the configured key when it
+ * is not the active one already). Old keys stay published: tickets they signed keep verifying.
+ * Returns the new key id.
+ */
+export async function rotateSigningKey(client: PoolClient, options: SigningOptions = {}): Promise<string> {
+  // Two rotations at once would each retire the key the other just made active.
+  await client.query(`select pg_advisory_xact_lock(hashtext('signing_keys.rotate'))`);
+  const created = newKeyRow(options);
+  await client.query(`update signing_keys set status = 'RETIRED', retired_at = now() where status = 'ACTIVE'`);
+  await client.query(
+    `insert into signing_keys (key_id, algorithm, public_key, private_key, status)
+     values ($1, $2, $3, $4, 'ACTIVE')
+     on conflict (key_id) do update set status = 'ACTIVE', retired_at = null`,
+    [created.keyId, CREDENTIAL_ALGORITHM, created.publicPem, created.privateColumn],
+  );
+  return created.keyId;
+}
+
+interface UnsignedTicket {
+  id: string;
+  trip_id: string;
+  company_id: string;
+  leg_sequence: number;
+  traveller_name: string;
+  seat_number: string;
+  board_stop_call_id: string;
+  alight_stop_call_id: string;
+  /** timestamptz arrives from the pool as PostgreSQL text. */
+  departure_at: string;
+}
+
+/** The tickets of a journey, or of every journey of an order. */
+function scopeCondition(scope: CredentialScope): string {
+  return scope.kind === 'JOURNEY' ? 'j.id = $1' : 'j.order_id = $1';
+}
+
+/**
+ * Signs every ticket of the scope still PENDING_CONFIRMATION: builds its payload, signs the
+ * canonical JSON with the active key and sets status VALID, payload, signature (base64url),
+ * key_id, issued_at and boarding_authorized true. Tickets already signed are left as they are,
+ * so running it again (an activity retry) changes nothing. Returns how many tickets it signed.
+ */
+export async function signTicketsOf(
+  client: PoolClient,
+  scope: CredentialScope,
+  options: SigningOptions = {},
+): Promise<{ signed: number; keyId: string | null }> {
+  const { rows: tickets } = await client.query<UnsignedTicket>(
+    `select t.id, t.trip_id, t.company_id, t.leg_sequence, t.traveller_name, t.seat_number,
+            l.board_stop_call_id, l.alight_stop_call_id, board.departure_at
+     from journey_tickets t
+     join journeys j on j.id = t.journey_id
+     join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
+     join trip_stop_calls board on board.id = l.board_stop_call_id
+     where ${scopeCondition(scope)} and t.status = 'PENDING_CONFIRMATION'
+     order by t.journey_id, t.leg_sequence, t.traveller_index
+     for update of t`,
+    [scope.id],
+  );
+  if (tickets.length === 0) return { signed: 0, keyId: null };
+
+  const key = await activeSigningKey(client, options);
+  const issuedAt = new Date();
+  const signed = tickets.map((ticket) => {
+    const payload: BoardingCredentialPayload = credentialPayload(
+      {
+        ticketId: ticket.id,
+        tripId: ticket.trip_id,
+        companyId: ticket.company_id,
+        legSequence: ticket.leg_sequence,
+        travellerName: ticket.traveller_name,
+        seatNumber: ticket.seat_number,
+        boardStopCallId: ticket.board_stop_call_id,
+        alightStopCallId: ticket.alight_stop_call_id,
+        departureAt: new Date(ticket.departure_at),
+      },
+      issuedAt,
+      key.keyId,
+    );
+    return { id: ticket.id, payload: canonicalJson(payload), signature: signCredential(payload, key.privateKey) };
+  });
+  await client.query(
+    `update journey_tickets t
+     set status = 'VALID', payload = v.payload::jsonb, signature = v.signature, key_id = $4,
+         issued_at = $5, boarding_authorized = true
+     from unnest($1::uuid[], $2::text[], $3::text[]) as v(id, payload, signature)
+     where t.id = v.id`,
+    [signed.map((s) => s.id), signed.map((s) => s.payload), signed.map((s) => s.signature), key.keyId, issuedAt],
+  );
+  return { signed: signed.length, keyId: key.keyId };
+}
+
+/**
+ * Puts the credentials of these tickets on the revocation list (a confirmed journey cancelled,
+ * a ticket re-issued). Only tickets that were signed have a credential to revoke; a ticket
+ * already listed keeps its first entry. Returns how many entries were added.
+ */
+export async function revokeCredentials(client: PoolClient, ticketIds: readonly string[], reason: string): Promise<number> {
+  if (ticketIds.length === 0) return 0;
+  const result = await client.query(
+    `insert into credential_revocations (ticket_id, key_id, reason)
+     select id, key_id, $2 from journey_tickets where id = any($1::uuid[]) and signature is not null
+     on conflict (ticket_id) do nothing`,
+    [ticketIds, reason],
+  );
+  return result.rowCount ?? 0;
+}
+
+/** revokeCredentials for every signed ticket of a journey or order (the whole scope is cancelled). */
+export async function revokeCredentialsOf(client: PoolClient, scope: CredentialScope, reason: string): Promise<number> {
+  const result = await client.query(
+    `insert into credential_revocations (ticket_id, key_id, reason)
+     select t.id, t.key_id, $2 from journey_tickets t join journeys j on j.id = t.journey_id
+     where ${scopeCondition(scope)} and t.signature is not null
+     on conflict (ticket_id) do nothing`,
+    [scope.id, reason],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,125 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalJson,
+  credentialPayload,
+  credentialRefusal,
+  publicJwk,
+  signCredential,
+  verifyCredential,
+  type BoardingCredentialPayload,
+} from './boarding-credential.js';
+
+const ticket = {
+  ticketId: '6f1c7a52-0d0e-4a57-9a3e-7f1c2d3b4a5c',
+  tripId: '0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c',
+  companyId: '9d2e1f40-1b2c-4d3e-8f90-a1b2c3d4e5f6',
+  legSequence: 1,
+  travellerName: 'سارة الحلبي',
+  seatNumber: '12A',
+  boardStopCallId: '1a2b3c4d-0000-4000-8000-000000000001',
+  alightStopCallId: '1a2b3c4d-0000-4000-8000-000000000002',
+  departureAt: new Date('2026-12-01T05:30:00Z'),
+};
+
+describe('canonical JSON', () => {
+  it('sorts keys at every depth and writes no whitespace', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}',
+    );
+  });
+
+  it('gives the same text whatever order the keys arrived in', () => {
+    const payload = credentialPayload(ticket, new Date('2026-11-30T10:00:00Z'), 'key-1');
+    const reversed = Object.fromEntries(Object.entries(payload).reverse());
+    const roundTripped = JSON.parse(JSON.stringify(reversed, null, 2));
+    expect(canonicalJson(reversed)).toBe(canonicalJson(payload));
+    expect(canonicalJson(roundTripped)).toBe(canonicalJson(payload));
+  });
+
+  it('orders keys by UTF-16 code units and keeps non-ASCII text as is', () => {
+    expect(canonicalJson({ é: 1, z: 2, Z: 3, '': 4 })).toBe('{"":4,"Z":3,"z":2,"é":1}');
+    expect(canonicalJson({ name: 'سارة "س"' })).toBe('{"name":"سارة \\"س\\""}');
+  });
+
+  it('refuses values JSON cannot carry exactly', () => {
+    expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson({ n: Infinity })).toThrow(TypeError);
+    expect(() => canonicalJson({ at: new Date() })).toThrow(TypeError);
+    expect(() => canonicalJson({ missing: undefined })).toThrow(TypeError);
+  });
+});
+
+describe('boarding credential signature', () => {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const payload = credentialPayload(ticket, new Date('2026-11-30T10:00:00Z'), 'key-1');
+  const signature = signCredential(payload, privateKey);
+
+  it('carries only what a scanner needs', () => {
+    expect(Object.keys(payload).sort()).toEqual([
+      'alightStopCallId', 'boardStopCallId', 'companyId', 'departureAt', 'issuedAt', 'keyId', 'legSequence',
+      'seatNumber', 'ticketId', 'travellerName', 'tripId', 'v',
+    ]);
+    expect(payload).toMatchObject({ v: 1, departureAt: '2026-12-01T05:30:00.000Z', keyId: 'key-1' });
+  });
+
+  it('is an Ed25519 signature in base64url that verifies with the public key', () => {
+    expect(signature).toMatch(/^[A-Za-z0-9_-]{86}$/);
+    expect(verifyCredential(payload, signature, publicKey)).toBe(true);
+  });
+
+  it('still verifies after the payload went through a store that re-orders keys', () => {
+    const stored = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(payload).reverse())));
+    expect(verifyCredential(stored, signature, publicKey)).toBe(true);
+  });
+
+  it('fails for any change to the payload', () => {
+    const tampered: BoardingCredentialPayload[] = [
+      { ...payload, seatNumber: '12B' },
+      { ...payload, tripId: ticket.companyId },
+      { ...payload, travellerName: 'سارة الحلبى' },
+      { ...payload, legSequence: 2 },
+    ];
+    for (const changed of tampered) expect(verifyCredential(changed, signature, publicKey)).toBe(false);
+    expect(verifyCredential({ ...payload, extra: 'field' }, signature, publicKey)).toBe(false);
+  });
+
+  it('fails for a changed or malformed signature and for another key', () => {
+    const flipped = Buffer.from(signature, 'base64url');
+    flipped[0] = flipped[0]! ^ 1;
+    expect(verifyCredential(payload, flipped.toString('base64url'), publicKey)).toBe(false);
+    expect(verifyCredential(payload, signature.slice(0, -2), publicKey)).toBe(false);
+    expect(verifyCredential(payload, `${signature}==`, publicKey)).toBe(false);
+    expect(verifyCredential(payload, signature, generateKeyPairSync('ed25519').publicKey)).toBe(false);
+    expect(verifyCredential(payload, signature, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey)).toBe(false);
+  });
+
+  it('publishes the public key as an OKP JSON Web Key', () => {
+    const jwk = publicJwk(publicKey, 'key-1');
+    expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: 'key-1', alg: 'EdDSA', use: 'sig' });
+    expect(Buffer.from(jwk.x, 'base64url')).toHaveLength(32);
+  });
+});
+
+describe('the verdict at the door', () => {
+  const valid = { status: 'VALID', boardingAuthorized: true, revoked: false, signature: 'sig' };
+  const facts = { keyKnown: true, signatureValid: true, payloadTripId: 'trip-1', boardingTripId: 'trip-1', ticket: valid, presentedSignature: 'sig' };
+
+  it('lets an authentic, current, valid ticket of this trip board', () => {
+    expect(credentialRefusal(facts)).toBeNull();
+  });
+
+  it('believes nothing in a payload whose key or signature fails', () => {
+    expect(credentialRefusal({ ...facts, keyKnown: false, signatureValid: false })).toBe('UNKNOWN_KEY');
+    expect(credentialRefusal({ ...facts, signatureValid: false, payloadTripId: 'trip-2' })).toBe('SIGNATURE_INVALID');
+  });
+
+  it('refuses another trip, a revoked credential, then any ticket not valid now', () => {
+    expect(credentialRefusal({ ...facts, payloadTripId: 'trip-2' })).toBe('WRONG_TRIP');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'CANCELLED', revoked: true } })).toBe('REVOKED');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'USED' } })).toBe('TICKET_NOT_VALID');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, boardingAuthorized: false } })).toBe('TICKET_NOT_VALID');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, signature: 'newer' } })).toBe('TICKET_NOT_VALID');
+    expect(credentialRefusal({ ...facts, ticket: undefined })).toBe('TICKET_NOT_VALID');
+  });
+});

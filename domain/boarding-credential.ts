@@ -1,0 +1,154 @@
+import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+
+/**
+ * Boarding credentials: what a ticket's QR code carries and the driver app checks. The payload is
+ * serialised as canonical JSON and signed with Ed25519; the signature travels beside it in
+ * base64url. Anyone holding the published public key for `keyId` can verify a credential offline.
+ *
+ * The payload holds only what a scanner needs to decide "may this person board this bus here":
+ * which ticket (to look it up in the revocation list), which trip and company, which seat and
+ * traveller (to show the driver), between which stop calls, and which key signed it. No phone
+ * number, price or account id: a QR code is shown to strangers.
+ */
+export const CREDENTIAL_VERSION = 1;
+export const CREDENTIAL_ALGORITHM = 'Ed25519';
+
+export interface BoardingCredentialPayload {
+  v: typeof CREDENTIAL_VERSION;
+  ticketId: string;
+  tripId: string;
+  companyId: string;
+  /** 1-based leg of the journey this ticket is for. */
+  legSequence: number;
+  travellerName: string;
+  /** The passenger-visible seat label. */
+  seatNumber: string;
+  boardStopCallId: string;
+  alightStopCallId: string;
+  /** When the bus leaves the boarding stop (ISO 8601, UTC). */
+  departureAt: string;
+  /** When the credential was signed (ISO 8601, UTC). */
+  issuedAt: string;
+  keyId: string;
+}
+
+export interface CredentialTicket {
+  ticketId: string;
+  tripId: string;
+  companyId: string;
+  legSequence: number;
+  travellerName: string;
+  seatNumber: string;
+  boardStopCallId: string;
+  alightStopCallId: string;
+  departureAt: Date;
+}
+
+export function credentialPayload(ticket: CredentialTicket, issuedAt: Date, keyId: string): BoardingCredentialPayload {
+  return {
+    v: CREDENTIAL_VERSION,
+    ticketId: ticket.ticketId,
+    tripId: ticket.tripId,
+    companyId: ticket.companyId,
+    legSequence: ticket.legSequence,
+    travellerName: ticket.travellerName,
+    seatNumber: ticket.seatNumber,
+    boardStopCallId: ticket.boardStopCallId,
+    alightStopCallId: ticket.alightStopCallId,
+    departureAt: ticket.departureAt.toISOString(),
+    issuedAt: issuedAt.toISOString(),
+    keyId,
+  };
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Canonical JSON (the RFC 8785 rules for the values a credential uses): object keys sorted by
+ * UTF-16 code units, no whitespace, strings and numbers written as JSON.stringify writes them.
+ * The bytes signed must be the bytes verified, whichever store or client re-ordered the keys
+ * (PostgreSQL jsonb does), so both sides serialise through this one function.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError('canonical JSON has no form for a non-finite number');
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  throw new TypeError(`canonical JSON has no form for a value of type ${typeof value}`);
+}
+
+/** Signs the canonical form of a payload; the signature in base64url (no padding). */
+export function signCredential(payload: BoardingCredentialPayload, privateKey: KeyObject): string {
+  return sign(null, Buffer.from(canonicalJson(payload), 'utf8'), privateKey).toString('base64url');
+}
+
+/**
+ * Whether `signature` is a valid Ed25519 signature of the payload's canonical form under
+ * `publicKey`. Malformed input (a value canonical JSON cannot express, a signature that is not
+ * base64url of 64 bytes, a key that is not Ed25519) is simply not valid.
+ */
+export function verifyCredential(payload: unknown, signatureBase64url: string, publicKey: KeyObject): boolean {
+  if (publicKey.asymmetricKeyType !== 'ed25519') return false;
+  if (!/^[A-Za-z0-9_-]+$/.test(signatureBase64url)) return false;
+  const signature = Buffer.from(signatureBase64url, 'base64url');
+  if (signature.length !== 64) return false;
+  let message: Buffer;
+  try {
+    message = Buffer.from(canonicalJson(payload), 'utf8');
+  } catch {
+    return false;
+  }
+  return verify(null, message, publicKey, signature);
+}
+
+/** A published public key (SPKI PEM, as stored) as a key object for verifyCredential. */
+export function publicKeyFromPem(pem: string): KeyObject {
+  return createPublicKey(pem);
+}
+
+/** The JSON Web Key (RFC 8037, kty OKP, crv Ed25519) of a public key, as the keys endpoint publishes it. */
+export function publicJwk(publicKey: KeyObject, keyId: string): { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig' } {
+  const jwk = publicKey.export({ format: 'jwk' });
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.x) throw new TypeError('not an Ed25519 public key');
+  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: keyId, alg: 'EdDSA', use: 'sig' };
+}
+
+/** Why a presented credential does not let its holder board (POST /driver/api/verify). */
+export type CredentialRefusal = 'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID';
+
+export interface CredentialFacts {
+  /** The payload names a key that was published. */
+  keyKnown: boolean;
+  /** The signature verifies under that key. */
+  signatureValid: boolean;
+  /** The trip the payload names, and the trip being boarded. */
+  payloadTripId: unknown;
+  boardingTripId: string;
+  /** The ticket as it is now; undefined when no ticket has the payload's id. */
+  ticket?: { status: string; boardingAuthorized: boolean; revoked: boolean; signature: string | null } | undefined;
+  presentedSignature: string;
+}
+
+/**
+ * The verdict on a presented credential, checks in this order: a key we published, an
+ * authentic signature (nothing in an unauthentic payload is believed), the trip being boarded,
+ * the revocation list, and the ticket's current state: VALID, authorised to board, and still
+ * carrying this very signature (a ticket re-signed since makes older copies worthless).
+ */
+export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | null {
+  if (!facts.keyKnown) return 'UNKNOWN_KEY';
+  if (!facts.signatureValid) return 'SIGNATURE_INVALID';
+  if (facts.payloadTripId !== facts.boardingTripId) return 'WRONG_TRIP';
+  const ticket = facts.ticket;
+  if (ticket?.revoked) return 'REVOKED';
+  if (!ticket || ticket.status !== 'VALID' || !ticket.boardingAuthorized || ticket.signature !== facts.presentedSignature) {
+    return 'TICKET_NOT_VALID';
+  }
+  return null;
+}

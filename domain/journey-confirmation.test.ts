@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bookingStatusOf,
+  chooseSeats,
+  companiesNeedingDecision,
+  compareSeats,
+  decisionDeadline,
+  decisionKey,
+  isHoldable,
+  scaledMilliseconds,
+  scopeDeadline,
+  seatTravellers,
+  type CompanyConfirmationSettings,
+  type LegSeat,
+} from './journey-confirmation.js';
+
+const ALL_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const;
+
+const company = (
+  companyId: string,
+  settings: Partial<CompanyConfirmationSettings> = {},
+): CompanyConfirmationSettings => ({
+  companyId,
+  mode: 'MANUAL_CONFIRM',
+  decisionWindowMinutes: 15,
+  channels: ALL_CHANNELS,
+  ...settings,
+});
+
+describe('companiesNeedingDecision', () => {
+  it('asks only the companies that confirm manually for the booking channel', () => {
+    const settings = [
+      company('c-auto', { mode: 'AUTO_CONFIRM' }),
+      company('b-manual-web-only', { channels: ['CUSTOMER_WEB'], decisionWindowMinutes: 60 }),
+      company('a-manual', { decisionWindowMinutes: 30 }),
+      company('d-no-settings', { mode: null }),
+    ];
+    expect(companiesNeedingDecision(settings, 'CUSTOMER_WEB')).toEqual([
+      { companyId: 'a-manual', decisionWindowMinutes: 30 },
+      { companyId: 'b-manual-web-only', decisionWindowMinutes: 60 },
+    ]);
+    expect(companiesNeedingDecision(settings, 'CUSTOMER_MOBILE')).toEqual([
+      { companyId: 'a-manual', decisionWindowMinutes: 30 },
+    ]);
+  });
+
+  it('needs nobody when every company confirms automatically', () => {
+    expect(companiesNeedingDecision([company('x', { mode: 'AUTO_CONFIRM' })], 'RESELLER')).toEqual([]);
+  });
+});
+
+describe('decision deadlines', () => {
+  const now = new Date('2026-11-21T10:00:00Z');
+
+  it('are now + the decision window, times the time scale', () => {
+    expect(decisionDeadline(now, 15, 1).toISOString()).toBe('2026-11-21T10:15:00.000Z');
+    expect(decisionDeadline(now, 1440, 1).toISOString()).toBe('2026-11-22T10:00:00.000Z');
+    expect(decisionDeadline(now, 15, 0.004).toISOString()).toBe('2026-11-21T10:00:03.600Z');
+    expect(scaledMilliseconds(10, 1)).toBe(600_000);
+  });
+
+  it('the scope waits for the earliest pending deadline', () => {
+    expect(scopeDeadline([decisionDeadline(now, 60, 1), decisionDeadline(now, 15, 1)])?.toISOString()).toBe(
+      '2026-11-21T10:15:00.000Z',
+    );
+    expect(scopeDeadline([])).toBeNull();
+  });
+});
+
+describe('projection and hold rules', () => {
+  it('a requested journey reads PENDING_CONFIRMATION on its booking rows', () => {
+    expect(bookingStatusOf('REQUESTED')).toBe('PENDING_CONFIRMATION');
+    expect(bookingStatusOf('CONFIRMED')).toBe('CONFIRMED');
+    expect(bookingStatusOf('CANCELLED')).toBe('CANCELLED');
+  });
+
+  it('a journey may be held when new, released or expired, never once requested or decided', () => {
+    expect(['DRAFT', 'RELEASED', 'EXPIRED'].every((status) => isHoldable(status as 'DRAFT'))).toBe(true);
+    expect(
+      ['HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED'].some((status) => isHoldable(status as 'HELD')),
+    ).toBe(false);
+  });
+
+  it('the fixed decision key names the request, the company and the decision', () => {
+    expect(decisionKey('req', 'co', 'APPROVE')).toBe('req:co:APPROVE');
+    expect(decisionKey('req', 'co', 'REJECT')).not.toBe(decisionKey('req', 'co', 'APPROVE'));
+  });
+});
+
+const seat = (seatNumber: string, options: Partial<LegSeat> = {}): LegSeat => ({
+  seatId: `s-${seatNumber}`,
+  seatNumber,
+  deck: 1,
+  seatClass: 'STANDARD',
+  free: true,
+  ...options,
+});
+
+describe('chooseSeats', () => {
+  const layout = [
+    seat('10'),
+    seat('2'),
+    seat('1', { free: false }),
+    seat('3'),
+    seat('V1', { seatClass: 'VIP' }),
+    seat('U1', { deck: 2 }),
+  ];
+
+  it('takes the lowest free seats in seat order (deck, then natural label order)', () => {
+    const choice = chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 3, assignments: [] }]);
+    expect(choice.seats?.map((picked) => picked.seatNumber)).toEqual(['2', '3', '10']);
+  });
+
+  it('takes the assigned seats first, then fills up', () => {
+    const choice = chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 2, assignments: ['10'] }]);
+    expect(choice.seats?.map((picked) => picked.seatNumber)).toEqual(['10', '2']);
+  });
+
+  it('gives a VIP_SEAT a VIP-class seat and a SEAT a standard one before any VIP seat', () => {
+    const vip = chooseSeats(layout, [{ resourceCode: 'VIP_SEAT', quantity: 1, assignments: [] }]);
+    expect(vip.seats?.map((picked) => picked.seatNumber)).toEqual(['V1']);
+    const standard = chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 5, assignments: [] }]);
+    expect(standard.seats?.map((picked) => picked.seatNumber)).toEqual(['2', '3', '10', 'U1', 'V1']);
+  });
+
+  it('refuses with the taken labels, or an empty list when too few seats are free', () => {
+    expect(chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 1, assignments: ['1'] }])).toEqual({
+      unavailable: ['1'],
+    });
+    expect(chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 1, assignments: ['99'] }])).toEqual({
+      unavailable: ['99'],
+    });
+    expect(chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 6, assignments: [] }])).toEqual({
+      unavailable: [],
+    });
+    expect(chooseSeats(layout, [{ resourceCode: 'VIP_SEAT', quantity: 2, assignments: [] }])).toEqual({
+      unavailable: [],
+    });
+  });
+});
+
+describe('seatTravellers', () => {
+  it('seats traveller i in the i-th seat in seat order', () => {
+    const pairs = seatTravellers([seat('12'), seat('3')], ['Ali', 'Rana']);
+    expect(pairs?.map(({ seat: picked, traveller }) => [traveller, picked.seatNumber])).toEqual([
+      ['Ali', '3'],
+      ['Rana', '12'],
+    ]);
+    expect(seatTravellers([seat('1')], ['Ali', 'Rana'])).toBeNull();
+    expect(
+      [seat('A10'), seat('A2'), seat('B1', { deck: 2 })].sort(compareSeats).map((s) => s.seatNumber),
+    ).toEqual(['A2', 'A10', 'B1']);
+  });
+});

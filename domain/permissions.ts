@@ -1,0 +1,122 @@
+/**
+ * Administration permissions (SPEC "Administration permissions") and the roles that bundle them.
+ * An administrator holds the permissions of their role plus any granted one by one; a grant can
+ * add to a role but never take away from it (change the role for that).
+ */
+export const ADMIN_PERMISSIONS = [
+  'companies.view',
+  'companies.manage',
+  'tickets.view',
+  'tickets.manage',
+  'admins.view',
+  'admins.manage',
+  'analytics.view',
+  'audit.view',
+] as const;
+
+export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];
+
+export const ADMIN_ROLES = ['SUPER_ADMIN', 'ADMIN', 'SUPPORT', 'ANALYST'] as const;
+
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+export const PERMISSION_DESCRIPTIONS: Record<AdminPermission, string> = {
+  'companies.view': 'See companies and their state',
+  'companies.manage': 'Warn, suspend and unsuspend companies',
+  'tickets.view': 'Read support tickets',
+  'tickets.manage': 'Answer, assign and close support tickets',
+  'admins.view': 'List administrators',
+  'admins.manage':
+    'Create administrators and change their role, permissions, status and second-factor policy',
+  'analytics.view': 'Read platform analytics',
+  'audit.view': 'Read the audit log',
+};
+
+/** The explicit permission list of each role. */
+export const ROLE_PERMISSIONS: Record<AdminRole, readonly AdminPermission[]> = {
+  SUPER_ADMIN: ADMIN_PERMISSIONS,
+  // Runs the platform day to day; only a holder of admins.manage shapes the administrator team.
+  ADMIN: [
+    'companies.view',
+    'companies.manage',
+    'tickets.view',
+    'tickets.manage',
+    'admins.view',
+    'analytics.view',
+    'audit.view',
+  ],
+  // Platform support answers tickets and needs to look up the company a ticket is about.
+  SUPPORT: ['companies.view', 'tickets.view', 'tickets.manage'],
+  ANALYST: ['companies.view', 'analytics.view'],
+};
+
+export const ROLE_DESCRIPTIONS: Record<AdminRole, string> = {
+  SUPER_ADMIN: 'Every permission',
+  ADMIN: 'Every permission except admins.manage',
+  SUPPORT: 'Platform support: tickets, and reading companies',
+  ANALYST: 'Analytics, and reading companies',
+};
+
+export function isAdminPermission(value: string): value is AdminPermission {
+  return (ADMIN_PERMISSIONS as readonly string[]).includes(value);
+}
+
+/**
+ * What an administrator may do: the role's permissions and the granted ones, in catalogue order.
+ * A stored grant that is no longer a known permission gives nothing.
+ */
+export function effectivePermissions(role: AdminRole, granted: readonly string[]): AdminPermission[] {
+  const held = new Set<string>([...ROLE_PERMISSIONS[role], ...granted]);
+  return ADMIN_PERMISSIONS.filter((permission) => held.has(permission));
+}
+
+/** The permissions of `wanted` that `held` lacks, in catalogue order. */
+export function missingPermissions(
+  wanted: readonly AdminPermission[],
+  held: readonly AdminPermission[],
+): AdminPermission[] {
+  return ADMIN_PERMISSIONS.filter((permission) => wanted.includes(permission) && !held.includes(permission));
+}
+
+/** Who may be given what by whom: the part of an administrator account that grants access. */
+export interface AdminAccess {
+  role: AdminRole;
+  grantedPermissions: readonly string[];
+  status: 'ACTIVE' | 'DISABLED';
+  totpRequired: boolean;
+}
+
+export type AdminChangeRefusal =
+  | { errorCode: 'PERMISSION_DENIED'; permission: AdminPermission }
+  | { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED'; field: 'permissions' | 'status' | 'totpRequired' };
+
+/**
+ * Why an administrator (holding admins.manage) may not create or change an account, or null.
+ *   - Nobody hands out a permission they do not hold, and nobody changes an account that holds a
+ *     permission they lack: admins.manage alone never leads to more access than one already has.
+ *   - Nobody locks themselves out or lowers their own guard: no removing one's own admins.manage,
+ *     no disabling oneself, no lifting one's own second-factor requirement.
+ */
+export function refuseAdminChange(change: {
+  actor: { adminId: string; permissions: readonly AdminPermission[] };
+  /** The account as it is; null when it is being created. */
+  target: (AdminAccess & { adminId: string }) | null;
+  next: AdminAccess;
+}): AdminChangeRefusal | null {
+  const { actor, target, next } = change;
+  const outranked = (access: AdminAccess) =>
+    missingPermissions(effectivePermissions(access.role, access.grantedPermissions), actor.permissions)[0];
+  const heldByTarget = target ? outranked(target) : undefined;
+  if (heldByTarget) return { errorCode: 'PERMISSION_DENIED', permission: heldByTarget };
+  const handedOut = outranked(next);
+  if (handedOut) return { errorCode: 'PERMISSION_DENIED', permission: handedOut };
+  if (target?.adminId === actor.adminId) {
+    if (!effectivePermissions(next.role, next.grantedPermissions).includes('admins.manage')) {
+      return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'permissions' };
+    }
+    if (next.status !== 'ACTIVE') return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'status' };
+    if (target.totpRequired && !next.totpRequired)
+      return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'totpRequired' };
+  }
+  return null;
+}

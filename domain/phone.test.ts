@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { isReservedDemoPhone, normalisePhone } from './phone.js';
+
+describe('normalisePhone (E.164)', () => {
+  it.each([
+    ['+963944123456', '+963944123456'],
+    ['+963 944 123 456', '+963944123456'],
+    ['+963-944-123-456', '+963944123456'],
+    ['(+963) 944.123.456', '+963944123456'],
+    ['00963944123456', '+963944123456'],
+    ['0944123456', '+963944123456'],
+    ['0944 123 456', '+963944123456'],
+    ['+963 0944 123 456', '+963944123456'],
+    ['+963 11 221 0001', '+963112210001'],
+    ['+963900000001', '+963900000001'],
+    ['+961 3 123 456', '+9613123456'],
+    ['0090 532 123 4567', '+905321234567'],
+    ['  +962791234567  ', '+962791234567'],
+  ])('reads %s as %s', (input, expected) => {
+    expect(normalisePhone(input)).toBe(expected);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['only a plus', '+'],
+    ['letters', '+963 94A 123 456'],
+    ['no international or trunk prefix', '944123456'],
+    ['a country code starting with 0', '+0963944123456'],
+    ['a Syrian number that is too short', '+9639441234'],
+    ['a Syrian number that is too long', '+9639441234567'],
+    ['a foreign number that is too short', '+1234567'],
+    ['more than 15 digits', '+1234567890123456'],
+    ['two plus signs', '++963944123456'],
+    ['a plus in the middle', '0944+123456'],
+    ['an extension', '+963944123456;ext=1'],
+  ])('refuses %s', (_case, input) => {
+    expect(normalisePhone(input)).toBeNull();
+  });
+});
+
+describe('isReservedDemoPhone', () => {
+  it('recognises the reserved +963900 range only', () => {
+    expect(isReservedDemoPhone('+963900000001')).toBe(true);
+    expect(isReservedDemoPhone('+963900123456')).toBe(true);
+    expect(isReservedDemoPhone('+963990000001')).toBe(false);
+    expect(isReservedDemoPhone('+963944123456')).toBe(false);
+  });
+
+  it('applies to the normalised form, so national spellings of a reserved number count too', () => {
+    expect(isReservedDemoPhone(normalisePhone('0900 000 002')!)).toBe(true);
+    expect(isReservedDemoPhone(normalisePhone('00963 900 000 003')!)).toBe(true);
+  });
+});

@@ -1,0 +1,369 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
+import { useTestApp } from '../../support/harness.js';
+import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin } from './helpers.js';
+
+describe('administrators and permissions', () => {
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  const newAdminBody = (change: Record<string, unknown> = {}) => ({
+    email: `new-${randomUUID().slice(0, 8)}@test.example`,
+    name: 'New Admin',
+    password: 'a long enough password',
+    role: 'SUPPORT',
+    ...change,
+  });
+  const adminCount = async (email: string) =>
+    (
+      await app.db.query<{ n: number }>(
+        'select count(*)::int as n from admins where lower(email) = lower($1)',
+        [email],
+      )
+    )[0]!.n;
+
+  describe('GET /permissions', () => {
+    it("lists every permission and role, and the caller's own", async () => {
+      const { browser } = await signedInAdmin(app, { role: 'ANALYST', grantedPermissions: ['audit.view'] });
+      const response = await browser.get('/permissions');
+      expect(response.status).toBe(200);
+      expect(response.body.data.permissions.map((permission: { name: string }) => permission.name)).toEqual([
+        ...ADMIN_PERMISSIONS,
+      ]);
+      expect(response.body.data.roles).toEqual([
+        { name: 'SUPER_ADMIN', description: expect.any(String), permissions: [...ADMIN_PERMISSIONS] },
+        {
+          name: 'ADMIN',
+          description: expect.any(String),
+          permissions: ADMIN_PERMISSIONS.filter((name) => name !== 'admins.manage'),
+        },
+        {
+          name: 'SUPPORT',
+          description: expect.any(String),
+          permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+        },
+        {
+          name: 'ANALYST',
+          description: expect.any(String),
+          permissions: ['companies.view', 'analytics.view'],
+        },
+      ]);
+      expect(response.body.data.mine).toEqual({
+        role: 'ANALYST',
+        grantedPermissions: ['audit.view'],
+        permissions: ['companies.view', 'analytics.view', 'audit.view'],
+      });
+    });
+  });
+
+  describe('GET /admins', () => {
+    it('lists administrators with their effective permissions, a page at a time, and records the read', async () => {
+      const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+      const analyst = await createAdmin(app.db, { role: 'ANALYST', grantedPermissions: ['tickets.view'] });
+      const response = await browser.get('/admins?role=ANALYST&limit=100');
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({ limit: 100, offset: 0, total: expect.any(Number) });
+      expect(response.body.data.items.every((item: { role: string }) => item.role === 'ANALYST')).toBe(true);
+      expect(response.body.data.items).toContainEqual({
+        id: analyst.id,
+        email: analyst.email,
+        name: 'Test Admin',
+        role: 'ANALYST',
+        grantedPermissions: ['tickets.view'],
+        permissions: ['companies.view', 'tickets.view', 'analytics.view'],
+        status: 'ACTIVE',
+        totpRequired: false,
+        totpEnabled: false,
+        createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        updatedAt: expect.any(String),
+      });
+      expect(JSON.stringify(response.body)).not.toMatch(/password|totp_secret|recovery/i);
+
+      const page = await browser.get('/admins?limit=1&offset=1');
+      expect(page.body.data.items).toHaveLength(1);
+      expect(page.body.data.total).toBeGreaterThan(1);
+
+      const reads = await app.db.query<{
+        action: string;
+        target_kind: string;
+        details: any;
+        created_at: Date;
+      }>(
+        `select action, target_kind, details, created_at from audit_log where actor_id = $1 and action = 'admins.list' order by id`,
+        [admin.id],
+      );
+      expect(reads.map((read) => read.details)).toEqual([
+        {
+          filter: { role: 'ANALYST', status: null },
+          limit: 100,
+          offset: 0,
+          returned: response.body.data.items.length,
+        },
+        { filter: { role: null, status: null }, limit: 1, offset: 1, returned: 1 },
+      ]);
+    });
+
+    it('refuses query fields it does not know', async () => {
+      const { browser } = await signedInAdmin(app);
+      expectError(await browser.get('/admins?sort=email'), 400, 'VALIDATION_FAILED');
+      expectError(await browser.get('/admins?limit=500'), 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('the SUPPORT role', () => {
+    it('is refused administrators, the audit log and changes with 403 PERMISSION_DENIED naming the permission', async () => {
+      const { admin, browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+      const other = await createAdmin(app.db, { role: 'SUPPORT' });
+      const cases: [Promise<any>, string][] = [
+        [browser.get('/admins'), 'admins.view'],
+        [browser.get('/audit-log'), 'audit.view'],
+        [
+          browser.send('POST', '/admins', newAdminBody({ email: `support-made-${admin.id}@test.example` })),
+          'admins.manage',
+        ],
+        [browser.send('PATCH', `/admins/${other.id}`, { name: 'Renamed' }), 'admins.manage'],
+      ];
+      for (const [request, permission] of cases) {
+        const response = await request;
+        expectError(response, 403, 'PERMISSION_DENIED');
+        expect(response.body.details).toEqual({ permission });
+      }
+      expect(await adminCount(`support-made-${admin.id}@test.example`)).toBe(0);
+      const [unchanged] = await app.db.query<{ name: string }>('select name from admins where id = $1', [
+        other.id,
+      ]);
+      expect(unchanged!.name).toBe('Test Admin');
+      expect(
+        await app.db.query(`select 1 from audit_log where actor_id = $1 and action <> 'auth.login'`, [
+          admin.id,
+        ]),
+      ).toEqual([]);
+      expect((await browser.get('/permissions')).status).toBe(200);
+    });
+
+    it('lets an ADMIN read administrators but not create one', async () => {
+      const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+      expect((await browser.get('/admins')).status).toBe(200);
+      const body = newAdminBody();
+      const refused = await browser.send('POST', '/admins', body);
+      expectError(refused, 403, 'PERMISSION_DENIED');
+      expect(refused.body.details).toEqual({ permission: 'admins.manage' });
+      expect(await adminCount(body.email)).toBe(0);
+    });
+  });
+
+  describe('POST /admins', () => {
+    it('creates an administrator who signs in with the chosen password and must set up TOTP first', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      const body = newAdminBody({
+        role: 'ANALYST',
+        grantedPermissions: ['tickets.view', 'audit.view', 'tickets.view'],
+      });
+      const created = await browser.send('POST', '/admins', body);
+      expect(created.status).toBe(201);
+      expect(created.body.data).toMatchObject({
+        email: body.email,
+        name: 'New Admin',
+        role: 'ANALYST',
+        grantedPermissions: ['tickets.view', 'audit.view'],
+        permissions: ['companies.view', 'tickets.view', 'analytics.view', 'audit.view'],
+        status: 'ACTIVE',
+        totpRequired: true,
+        totpEnabled: false,
+      });
+      const newcomer = new AdminBrowser(app);
+      const login = await newcomer.signIn({ email: body.email, password: body.password });
+      expect(login.status).toBe(200);
+      expect(login.body.data).toMatchObject({ secondFactorRequired: true, enrolmentRequired: true });
+
+      const [entry] = (await auditRows(app.db, created.body.data.id)).filter(
+        (row) => row.action === 'admins.create',
+      );
+      expect(entry).toMatchObject({
+        actor_kind: 'ADMIN',
+        actor_id: admin.id,
+        target_kind: 'admin',
+        details: {
+          email: body.email,
+          role: 'ANALYST',
+          grantedPermissions: ['tickets.view', 'audit.view'],
+          totpRequired: true,
+        },
+      });
+      expect(JSON.stringify(entry!.details)).not.toContain(body.password);
+      const [stored] = await app.db.query<{ password_hash: string }>(
+        'select password_hash from admins where id = $1',
+        [created.body.data.id],
+      );
+      expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
+    });
+
+    it('refuses an e-mail address that has an account, whatever its case, and writes nothing', async () => {
+      const { browser } = await signedInAdmin(app);
+      const existing = await createAdmin(app.db);
+      const response = await browser.send(
+        'POST',
+        '/admins',
+        newAdminBody({ email: existing.email.toUpperCase() }),
+      );
+      expectError(response, 409, 'ADMIN_EMAIL_TAKEN');
+      expect(await adminCount(existing.email)).toBe(1);
+      expect(
+        await app.db.query(
+          `select 1 from audit_log where action = 'admins.create' and details->>'email' ilike $1`,
+          [existing.email],
+        ),
+      ).toEqual([]);
+    });
+
+    it('refuses invalid bodies before writing anything', async () => {
+      const { browser } = await signedInAdmin(app);
+      for (const change of [
+        { password: 'too short' },
+        { role: 'ROOT' },
+        { grantedPermissions: ['bookings.refund'] },
+        { email: 'not an e-mail' },
+        { isSuperUser: true },
+      ]) {
+        const body = newAdminBody(change);
+        expectError(await browser.send('POST', '/admins', body), 400, 'VALIDATION_FAILED');
+        expect(await adminCount(String(body.email))).toBe(0);
+      }
+    });
+
+    it('never lets an administrator hand out a permission they do not hold', async () => {
+      const { browser } = await signedInAdmin(app, {
+        role: 'SUPPORT',
+        grantedPermissions: ['admins.view', 'admins.manage'],
+      });
+      const analyst = newAdminBody({ role: 'ANALYST' });
+      const refused = await browser.send('POST', '/admins', analyst);
+      expectError(refused, 403, 'PERMISSION_DENIED');
+      expect(refused.body.details).toEqual({ permission: 'analytics.view' });
+      expect(await adminCount(analyst.email)).toBe(0);
+      const support = newAdminBody({ role: 'SUPPORT' });
+      expect((await browser.send('POST', '/admins', support)).status).toBe(201);
+    });
+  });
+
+  describe('PATCH /admins/{id}', () => {
+    it('changes role, permissions and second-factor policy, applies them at the next request and records before and after', async () => {
+      const { admin: actor, browser } = await signedInAdmin(app);
+      const { admin: target, browser: targetBrowser } = await signedInAdmin(app, { role: 'ADMIN' });
+      expect((await targetBrowser.get('/audit-log')).status).toBe(200);
+
+      const response = await browser.send('PATCH', `/admins/${target.id}`, {
+        role: 'SUPPORT',
+        grantedPermissions: ['analytics.view'],
+        totpRequired: true,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        id: target.id,
+        role: 'SUPPORT',
+        grantedPermissions: ['analytics.view'],
+        permissions: ['companies.view', 'tickets.view', 'tickets.manage', 'analytics.view'],
+        totpRequired: true,
+      });
+      const [entry] = (await auditRows(app.db, target.id)).filter((row) => row.action === 'admins.update');
+      expect(entry).toMatchObject({
+        actor_id: actor.id,
+        details: {
+          changes: {
+            role: { from: 'ADMIN', to: 'SUPPORT' },
+            grantedPermissions: { from: [], to: ['analytics.view'] },
+            totpRequired: { from: false, to: true },
+          },
+        },
+      });
+      // The target's session now owes a second factor (set up first), then has only SUPPORT's permissions.
+      const blocked = await targetBrowser.get('/audit-log');
+      expectError(blocked, 403, 'SECOND_FACTOR_REQUIRED');
+      await app.db.query('update admins set totp_required = false where id = $1', [target.id]);
+      const denied = await targetBrowser.get('/audit-log');
+      expectError(denied, 403, 'PERMISSION_DENIED');
+      expect(denied.body.details).toEqual({ permission: 'audit.view' });
+    });
+
+    it('disabling ends every session of the account at once', async () => {
+      const { browser } = await signedInAdmin(app);
+      const { admin: target, browser: targetBrowser } = await signedInAdmin(app, { role: 'SUPPORT' });
+      expect((await browser.send('PATCH', `/admins/${target.id}`, { status: 'DISABLED' })).status).toBe(200);
+      expectError(await targetBrowser.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+      expect(
+        await app.db.query('select 1 from admin_sessions where admin_id = $1 and revoked_at is null', [
+          target.id,
+        ]),
+      ).toEqual([]);
+      expectError(await new AdminBrowser(app).signIn(target), 401, 'INVALID_CREDENTIALS');
+    });
+
+    it('refuses changing an account that holds a permission the caller lacks', async () => {
+      const { browser } = await signedInAdmin(app, {
+        role: 'SUPPORT',
+        grantedPermissions: ['admins.view', 'admins.manage'],
+      });
+      const superAdmin = await createAdmin(app.db, { role: 'SUPER_ADMIN' });
+      const response = await browser.send('PATCH', `/admins/${superAdmin.id}`, { status: 'DISABLED' });
+      expectError(response, 403, 'PERMISSION_DENIED');
+      expect(response.body.details).toEqual({ permission: 'companies.manage' });
+      const [row] = await app.db.query<{ status: string }>('select status from admins where id = $1', [
+        superAdmin.id,
+      ]);
+      expect(row!.status).toBe('ACTIVE');
+    });
+
+    it("refuses removing one's own admins.manage, disabling oneself or lifting one's own TOTP requirement", async () => {
+      const { admin, browser } = await signedInAdmin(app, { totp: true, totpRequired: true });
+      for (const [change, field] of [
+        [{ role: 'ADMIN' }, 'permissions'],
+        [{ status: 'DISABLED' }, 'status'],
+        [{ totpRequired: false }, 'totpRequired'],
+      ] as const) {
+        const response = await browser.send('PATCH', `/admins/${admin.id}`, change);
+        expectError(response, 409, 'OWN_ACCOUNT_CHANGE_REFUSED');
+        expect(response.body.details).toEqual({ field });
+      }
+      const [row] = await app.db.query<{ role: string; status: string; totp_required: boolean }>(
+        'select role, status, totp_required from admins where id = $1',
+        [admin.id],
+      );
+      expect(row).toEqual({ role: 'SUPER_ADMIN', status: 'ACTIVE', totp_required: true });
+      expect((await auditRows(app.db, admin.id)).map((entry) => entry.action)).not.toContain('admins.update');
+      // Renaming oneself is fine.
+      expect((await browser.send('PATCH', `/admins/${admin.id}`, { name: 'Still Me' })).status).toBe(200);
+    });
+
+    it('refuses a write without the CSRF token and changes nothing', async () => {
+      const { browser } = await signedInAdmin(app);
+      const target = await createAdmin(app.db, { role: 'SUPPORT' });
+      expectError(
+        await browser.send('PATCH', `/admins/${target.id}`, { role: 'ANALYST' }, { csrf: null }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
+      const [row] = await app.db.query<{ role: string }>('select role from admins where id = $1', [
+        target.id,
+      ]);
+      expect(row!.role).toBe('SUPPORT');
+      expect(await auditRows(app.db, target.id)).toEqual([]);
+    });
+
+    it('answers 404 for an unknown id and 400 for a malformed id or an empty change', async () => {
+      const { browser } = await signedInAdmin(app);
+      expectError(
+        await browser.send('PATCH', `/admins/${randomUUID()}`, { name: 'x' }),
+        404,
+        'ADMIN_NOT_FOUND',
+      );
+      expectError(await browser.send('PATCH', '/admins/not-a-uuid', { name: 'x' }), 400, 'VALIDATION_FAILED');
+      const target = await createAdmin(app.db);
+      expectError(await browser.send('PATCH', `/admins/${target.id}`, {}), 400, 'VALIDATION_FAILED');
+      expectError(
+        await browser.send('PATCH', `/admins/${target.id}`, { password: 'new password 123' }),
+        400,
+        'VALIDATION_FAILED',
+      );
+    });
+  });
+});

@@ -1,0 +1,580 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { hashRecoveryCode, newTotpSecret } from '../../../api/auth/admin-second-factor.js';
+import { hashSecret, newSecret } from '../../../api/auth/secrets.js';
+import { demoAdminAccounts, DEMO_ADMIN_TOTP_SECRET, seedDemoAdmins } from '../../../db/seed/demo-admins.js';
+import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
+import { useTestApp } from '../../support/harness.js';
+import { createCompany } from '../../support/factories.js';
+import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin, totpCode } from './helpers.js';
+
+describe('administration sign-in', () => {
+  // Every test here signs in from 127.0.0.1: the per-IP limit has its own test app below.
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  describe('e-mail and password', () => {
+    it('opens a session in an HttpOnly, Secure, SameSite=Strict cookie and hands out the CSRF token', async () => {
+      const admin = await createAdmin(app.db, { role: 'SUPPORT' });
+      const browser = new AdminBrowser(app);
+      const login = await browser.signIn({ email: admin.email.toUpperCase(), password: admin.password });
+
+      expect(login.status).toBe(200);
+      expect(login.body).toEqual({
+        success: true,
+        data: {
+          admin: {
+            id: admin.id,
+            email: admin.email,
+            name: 'Test Admin',
+            role: 'SUPPORT',
+            permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+          },
+          secondFactorRequired: false,
+          enrolmentRequired: false,
+          csrfToken: browser.csrf,
+          expiresAt: expect.any(Number),
+        },
+      });
+      // 8 hours from now.
+      expect(login.body.data.expiresAt - Date.now() / 1000).toBeGreaterThan(8 * 3600 - 60);
+      expect(login.body.data.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(8 * 3600);
+      const [sessionCookie] = login.headers.getSetCookie().filter((cookie) => cookie.startsWith('bb_admin='));
+      expect(sessionCookie?.toLowerCase()).toMatch(/path=\/admin\/api/);
+      expect(sessionCookie?.toLowerCase()).toContain('httponly');
+      expect(sessionCookie?.toLowerCase()).toContain('secure');
+      expect(sessionCookie?.toLowerCase()).toContain('samesite=strict');
+      const [csrfCookie] = login.headers
+        .getSetCookie()
+        .filter((cookie) => cookie.startsWith('bb_admin_csrf='));
+      expect(csrfCookie?.toLowerCase()).not.toContain('httponly');
+
+      const permissions = await browser.get('/permissions');
+      expect(permissions.status).toBe(200);
+      expect(permissions.body.data.mine).toEqual({
+        role: 'SUPPORT',
+        grantedPermissions: [],
+        permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+      });
+
+      const [stored] = await app.db.query<{ token_hash: string }>(
+        'select token_hash from admin_sessions where admin_id = $1',
+        [admin.id],
+      );
+      expect(stored!.token_hash).toBe(hashSecret(browser.token));
+      expect((await auditRows(app.db, admin.id)).map((row) => [row.actor_id, row.action])).toEqual([
+        [admin.id, 'auth.login'],
+      ]);
+    });
+
+    it('answers a wrong password, an unknown e-mail and a disabled account the same way', async () => {
+      const admin = await createAdmin(app.db);
+      const disabled = await createAdmin(app.db, { status: 'DISABLED' });
+      const attempts = [
+        { email: admin.email, password: 'not the password at all' },
+        { email: `nobody-${randomUUID()}@test.example`, password: admin.password },
+        { email: disabled.email, password: disabled.password },
+      ];
+      const answers = [];
+      for (const attempt of attempts) {
+        const response = await app.request('/admin/api/auth/login', { method: 'POST', json: attempt });
+        expectError(response, 401, 'INVALID_CREDENTIALS');
+        expect(response.headers.getSetCookie()).toEqual([]);
+        answers.push({ errorCode: response.body.errorCode, message: response.body.message });
+      }
+      expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+      const sessions = await app.db.query('select 1 from admin_sessions where admin_id = any($1::uuid[])', [
+        [admin.id, disabled.id],
+      ]);
+      expect(sessions).toEqual([]);
+      expect((await auditRows(app.db, admin.id)).map((row) => row.action)).toEqual(['auth.login_failed']);
+    });
+
+    it('limits attempts per e-mail address: the 11th within 15 minutes gets 429 with Retry-After', async () => {
+      const email = `target-${randomUUID()}@test.example`;
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const response = await app.request('/admin/api/auth/login', {
+          method: 'POST',
+          json: { email, password: `guess ${attempt}` },
+        });
+        expect(response.status).toBe(401);
+      }
+      const limited = await app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email, password: 'guess 11' },
+      });
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+    });
+
+    it('refuses bodies that are not an e-mail and a password before looking anything up', async () => {
+      const response = await app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email: 'x@test.example', password: 'p', remember: true },
+      });
+      expectError(response, 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('TOTP second factor', () => {
+    it('limits a session to the second-factor routes until a code is given, then replaces the session', async () => {
+      const admin = await createAdmin(app.db, { role: 'SUPER_ADMIN', totp: true, totpRequired: true });
+      const browser = new AdminBrowser(app);
+      const login = await browser.signIn(admin);
+      expect(login.status).toBe(200);
+      expect(login.body.data).toMatchObject({ secondFactorRequired: true, enrolmentRequired: false });
+
+      const blocked = await browser.get('/admins');
+      expectError(blocked, 403, 'SECOND_FACTOR_REQUIRED');
+      expect(blocked.body.details).toEqual({ enrolmentRequired: false });
+      expectError(await browser.get('/permissions'), 403, 'SECOND_FACTOR_REQUIRED');
+      const status = await browser.get('/security/2fa');
+      expect(status.status).toBe(200);
+      expect(status.body.data).toMatchObject({
+        enabled: true,
+        required: true,
+        sessionSecondFactorPending: true,
+      });
+
+      const limitedToken = browser.token;
+      const limitedCsrf = browser.csrf;
+      const verified = await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) });
+      expect(verified.status).toBe(200);
+      expect(verified.body.data).toEqual({
+        secondFactorRequired: false,
+        csrfToken: browser.csrf,
+        expiresAt: login.body.data.expiresAt,
+      });
+      expect(browser.token).not.toBe(limitedToken);
+      expect(browser.csrf).not.toBe(limitedCsrf);
+
+      expect((await browser.get('/admins')).status).toBe(200);
+      const stale = await app.request('/admin/api/admins', {
+        headers: { Cookie: `bb_admin=${limitedToken}` },
+      });
+      expectError(stale, 401, 'INVALID_CREDENTIAL');
+      const actions = await app.db.query<{ action: string }>(
+        'select action from audit_log where actor_id = $1 order by id',
+        [admin.id],
+      );
+      expect(actions.map((row) => row.action)).toEqual(['auth.login', 'auth.second_factor', 'admins.list']);
+    });
+
+    it('refuses a wrong code, and a code already used by another sign-in', async () => {
+      const admin = await createAdmin(app.db, { totp: true });
+      const first = new AdminBrowser(app);
+      await first.signIn(admin);
+      const wrong = String((Number(totpCode(admin.totpSecret!)) + 500_000) % 1_000_000).padStart(6, '0');
+      expectError(await first.send('POST', '/auth/2fa', { code: wrong }), 400, 'INVALID_SECOND_FACTOR');
+      expectError(await first.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+
+      const code = totpCode(admin.totpSecret!);
+      expect((await first.send('POST', '/auth/2fa', { code })).status).toBe(200);
+
+      const second = new AdminBrowser(app);
+      await second.signIn(admin);
+      expectError(await second.send('POST', '/auth/2fa', { code }), 400, 'INVALID_SECOND_FACTOR');
+      expectError(await second.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+      const actions = (await auditRows(app.db, admin.id)).map((row) => row.action);
+      expect(actions.filter((action) => action === 'auth.second_factor_failed')).toHaveLength(2);
+      expect(actions.filter((action) => action === 'auth.second_factor')).toHaveLength(1);
+    });
+
+    it('accepts each recovery code once', async () => {
+      const codes = ['abcde-fghij', 'klmno-pqrst'];
+      const admin = await createAdmin(app.db, {
+        totp: true,
+        recoveryCodeHashes: codes.map(hashRecoveryCode),
+      });
+      const first = new AdminBrowser(app);
+      await first.signIn(admin);
+      // Typed by hand: upper case, no dash.
+      const used = await first.send('POST', '/auth/2fa', { recoveryCode: 'ABCDEFGHIJ' });
+      expect(used.status).toBe(200);
+      expect((await first.get('/security/2fa')).body.data.recoveryCodesLeft).toBe(1);
+
+      const second = new AdminBrowser(app);
+      await second.signIn(admin);
+      expectError(
+        await second.send('POST', '/auth/2fa', { recoveryCode: codes[0] }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+      expect((await second.send('POST', '/auth/2fa', { recoveryCode: codes[1] })).status).toBe(200);
+      const [row] = await app.db.query<{ recovery_code_hashes: string[] }>(
+        'select recovery_code_hashes from admins where id = $1',
+        [admin.id],
+      );
+      expect(row!.recovery_code_hashes).toEqual([]);
+      const verified = (await auditRows(app.db, admin.id)).filter(
+        (entry) => entry.action === 'auth.second_factor',
+      );
+      expect(verified.map((entry) => entry.details)).toEqual([
+        expect.objectContaining({ method: 'recovery_code', recoveryCodesLeft: 1 }),
+        expect.objectContaining({ method: 'recovery_code', recoveryCodesLeft: 0 }),
+      ]);
+    });
+
+    it('limits second-factor attempts per administrator: the 11th within 15 minutes gets 429', async () => {
+      const admin = await createAdmin(app.db, { totp: true });
+      const browser = new AdminBrowser(app);
+      await browser.signIn(admin);
+      const wrong = String((Number(totpCode(admin.totpSecret!)) + 500_000) % 1_000_000).padStart(6, '0');
+      for (let attempt = 0; attempt < 10; attempt++) {
+        expectError(await browser.send('POST', '/auth/2fa', { code: wrong }), 400, 'INVALID_SECOND_FACTOR');
+      }
+      expectError(
+        await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) }),
+        429,
+        'RATE_LIMITED',
+      );
+      expectError(await browser.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+    });
+
+    it('makes an account that must use TOTP but has none set one up before anything else', async () => {
+      const admin = await createAdmin(app.db, { role: 'ADMIN', totpRequired: true });
+      const browser = new AdminBrowser(app);
+      const login = await browser.signIn(admin);
+      expect(login.body.data).toMatchObject({ secondFactorRequired: true, enrolmentRequired: true });
+      const blocked = await browser.get('/admins');
+      expectError(blocked, 403, 'SECOND_FACTOR_REQUIRED');
+      expect(blocked.body.details).toEqual({ enrolmentRequired: true });
+      expectError(
+        await browser.send('POST', '/auth/2fa', { code: '123456' }),
+        409,
+        'SECOND_FACTOR_ENROLMENT_REQUIRED',
+      );
+
+      const enrol = await browser.send('POST', '/security/2fa');
+      expect(enrol.status).toBe(201);
+      const confirmed = await browser.send('PATCH', '/security/2fa', {
+        code: totpCode(enrol.body.data.secret),
+      });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body.data.recoveryCodes).toHaveLength(10);
+      expect((await browser.get('/admins')).status).toBe(200);
+    });
+
+    it('asks a session for the second factor once an administrator turns totpRequired on for the account', async () => {
+      const { admin, browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+      expect((await browser.get('/permissions')).status).toBe(200);
+      await app.db.query('update admins set totp_required = true where id = $1', [admin.id]);
+      const blocked = await browser.get('/permissions');
+      expectError(blocked, 403, 'SECOND_FACTOR_REQUIRED');
+      expect(blocked.body.details).toEqual({ enrolmentRequired: true });
+    });
+  });
+
+  describe('setting up, replacing and removing the authenticator', () => {
+    it('enrols, confirms, replaces with a proof from the old one, and removes with a recovery code', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      const other = new AdminBrowser(app);
+      await other.signIn(admin);
+      expect((await browser.get('/security/2fa')).body.data).toEqual({
+        enabled: false,
+        required: false,
+        confirmedAt: null,
+        enrolmentExpiresAt: null,
+        recoveryCodesLeft: 0,
+        sessionSecondFactorPending: false,
+      });
+
+      // Enrol: a secret waits until a code from it confirms it.
+      const enrol = await browser.send('POST', '/security/2fa');
+      expect(enrol.status).toBe(201);
+      const first = enrol.body.data.secret as string;
+      expect(enrol.body.data).toMatchObject({ algorithm: 'SHA1', digits: 6, period: 30 });
+      expect(enrol.body.data.otpauthUrl).toBe(
+        `otpauth://totp/Bus%20Booking%20Admin:${encodeURIComponent(admin.email)}?secret=${first}&issuer=Bus%20Booking%20Admin&algorithm=SHA1&digits=6&period=30`,
+      );
+      expect((await browser.get('/security/2fa')).body.data).toMatchObject({
+        enabled: false,
+        enrolmentExpiresAt: expect.any(String),
+      });
+      expectError(
+        await browser.send('PATCH', '/security/2fa', { code: totpCode(newTotpSecret()) }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+      const confirmed = await browser.send('PATCH', '/security/2fa', { code: totpCode(first) });
+      expect(confirmed.status).toBe(200);
+      const firstCodes = confirmed.body.data.recoveryCodes as string[];
+      expect(firstCodes).toHaveLength(10);
+      expect(new Set(firstCodes).size).toBe(10);
+      expect(confirmed.body.data.csrfToken).toBe(browser.csrf);
+      expect((await browser.get('/security/2fa')).body.data).toMatchObject({
+        enabled: true,
+        recoveryCodesLeft: 10,
+      });
+      const [stored] = await app.db.query<{ recovery_code_hashes: string[] }>(
+        'select recovery_code_hashes from admins where id = $1',
+        [admin.id],
+      );
+      expect(stored!.recovery_code_hashes).toEqual(firstCodes.map(hashRecoveryCode));
+      // The other browser's session ended when the authenticator changed.
+      expectError(await other.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+
+      // Replace: needs a proof from the current authenticator; the old one keeps working until the new one is confirmed.
+      expectError(await browser.send('POST', '/security/2fa'), 400, 'SECOND_FACTOR_PROOF_REQUIRED');
+      const replace = await browser.send('POST', '/security/2fa', { recoveryCode: firstCodes[0] });
+      expect(replace.status).toBe(201);
+      const second = replace.body.data.secret as string;
+      expect(second).not.toBe(first);
+      const changed = await browser.send('PATCH', '/security/2fa', { code: totpCode(second) });
+      expect(changed.status).toBe(200);
+      const secondCodes = changed.body.data.recoveryCodes as string[];
+
+      // The first authenticator and its recovery codes are gone.
+      const [row] = await app.db.query<{ totp_secret: string }>(
+        'select totp_secret from admins where id = $1',
+        [admin.id],
+      );
+      expect(row!.totp_secret).toBe(second);
+      expectError(
+        await browser.send('DELETE', '/security/2fa', { recoveryCode: firstCodes[1] }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+
+      // Remove.
+      const removed = await browser.send('DELETE', '/security/2fa', { recoveryCode: secondCodes[0] });
+      expect(removed.status).toBe(200);
+      expect(removed.body.data).toEqual({ enabled: false });
+      const [cleared] = await app.db.query(
+        'select totp_secret, totp_confirmed_at, recovery_code_hashes from admins where id = $1',
+        [admin.id],
+      );
+      expect(cleared).toEqual({ totp_secret: null, totp_confirmed_at: null, recovery_code_hashes: [] });
+      const again = await new AdminBrowser(app).signIn(admin);
+      expect(again.body.data.secondFactorRequired).toBe(false);
+
+      const actions = (await auditRows(app.db, admin.id)).map((entry) => entry.action);
+      expect(actions.filter((action) => action.startsWith('security.'))).toEqual([
+        'security.2fa_enrolment_started',
+        'security.2fa_enabled',
+        'security.2fa_enrolment_started',
+        'security.2fa_changed',
+        'security.2fa_removed',
+      ]);
+      const secrets = JSON.stringify(
+        await app.db.query('select details from audit_log where target_id = $1', [admin.id]),
+      );
+      for (const secret of [first, second, ...firstCodes, ...secondCodes])
+        expect(secrets).not.toContain(secret);
+    });
+
+    it('keeps the authenticator of an account that must use one, and a limited session cannot replace it', async () => {
+      const codes = ['abcde-fghij', 'klmno-pqrst'];
+      const admin = await createAdmin(app.db, {
+        totp: true,
+        totpRequired: true,
+        recoveryCodeHashes: codes.map(hashRecoveryCode),
+      });
+      const limited = new AdminBrowser(app);
+      await limited.signIn(admin);
+      expectError(
+        await limited.send('POST', '/security/2fa', { recoveryCode: codes[0] }),
+        403,
+        'SECOND_FACTOR_REQUIRED',
+      );
+      expectError(
+        await limited.send('DELETE', '/security/2fa', { recoveryCode: codes[0] }),
+        403,
+        'SECOND_FACTOR_REQUIRED',
+      );
+      expect((await limited.send('POST', '/auth/2fa', { recoveryCode: codes[0] })).status).toBe(200);
+
+      const refused = await limited.send('DELETE', '/security/2fa', { recoveryCode: codes[1] });
+      expectError(refused, 409, 'SECOND_FACTOR_REQUIRED_BY_POLICY');
+      const [row] = await app.db.query<{ totp_secret: string; recovery_code_hashes: string[] }>(
+        'select totp_secret, recovery_code_hashes from admins where id = $1',
+        [admin.id],
+      );
+      expect(row).toEqual({
+        totp_secret: admin.totpSecret,
+        recovery_code_hashes: [hashRecoveryCode(codes[1]!)],
+      });
+    });
+
+    it('refuses confirming when no secret is waiting, or after it expired', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      expectError(
+        await browser.send('PATCH', '/security/2fa', { code: '123456' }),
+        409,
+        'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
+      );
+      const enrol = await browser.send('POST', '/security/2fa');
+      await app.db.query(
+        `update admins set totp_pending_expires_at = now() - interval '1 second' where id = $1`,
+        [admin.id],
+      );
+      const late = await browser.send('PATCH', '/security/2fa', { code: totpCode(enrol.body.data.secret) });
+      expectError(late, 409, 'SECOND_FACTOR_ENROLMENT_NOT_STARTED');
+      expect((await browser.get('/security/2fa')).body.data).toMatchObject({
+        enabled: false,
+        enrolmentExpiresAt: null,
+      });
+    });
+  });
+
+  describe('sessions', () => {
+    it('ends at logout; the cookie is then refused', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      const token = browser.token;
+      const logout = await browser.send('POST', '/auth/logout');
+      expect(logout.status).toBe(200);
+      expect(logout.headers.getSetCookie().some((cookie) => cookie.startsWith('bb_admin=;'))).toBe(true);
+      const [session] = await app.db.query<{ revoked_at: Date | null }>(
+        'select revoked_at from admin_sessions where admin_id = $1',
+        [admin.id],
+      );
+      expect(session!.revoked_at).not.toBeNull();
+      const reused = await app.request('/admin/api/permissions', {
+        headers: { Cookie: `bb_admin=${token}` },
+      });
+      expectError(reused, 401, 'INVALID_CREDENTIAL');
+      expect((await auditRows(app.db, admin.id)).map((entry) => entry.action)).toEqual([
+        'auth.login',
+        'auth.logout',
+      ]);
+    });
+
+    it('refuses a write without the CSRF token, or with a wrong one, and changes nothing', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      expectError(
+        await browser.send('POST', '/auth/logout', undefined, { csrf: null }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
+      expectError(
+        await browser.send('POST', '/auth/logout', undefined, { csrf: newSecret(24) }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
+      expect((await browser.get('/permissions')).status).toBe(200);
+      const [session] = await app.db.query<{ revoked_at: Date | null }>(
+        'select revoked_at from admin_sessions where admin_id = $1',
+        [admin.id],
+      );
+      expect(session!.revoked_at).toBeNull();
+      expect((await auditRows(app.db, admin.id)).map((entry) => entry.action)).toEqual(['auth.login']);
+    });
+
+    it('ends after 30 minutes without a request, and 8 hours after sign-in whatever the activity', async () => {
+      const idle = await signedInAdmin(app);
+      await app.db.query(
+        `update admin_sessions set last_seen_at = now() - interval '29 minutes' where admin_id = $1`,
+        [idle.admin.id],
+      );
+      expect((await idle.browser.get('/permissions')).status).toBe(200);
+      await app.db.query(
+        `update admin_sessions set last_seen_at = now() - interval '31 minutes' where admin_id = $1`,
+        [idle.admin.id],
+      );
+      expectError(await idle.browser.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+
+      const old = await signedInAdmin(app);
+      await app.db.query(
+        `update admin_sessions set expires_at = now() - interval '1 second' where admin_id = $1`,
+        [old.admin.id],
+      );
+      expectError(await old.browser.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+    });
+
+    it('ends when the administrator is disabled', async () => {
+      const { admin, browser } = await signedInAdmin(app);
+      await app.db.query(`update admins set status = 'DISABLED' where id = $1`, [admin.id]);
+      expectError(await browser.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+    });
+
+    it('is not opened by a traveller token or a company dashboard session', async () => {
+      const travellerToken = await app.tokenFor({ kind: 'PRODUCTION' });
+      const staffToken = await staffSessionToken();
+      const attempts: [Record<string, string>, string][] = [
+        [{}, 'AUTH_REQUIRED'],
+        [{ Authorization: `Bearer ${travellerToken}` }, 'AUTH_REQUIRED'],
+        [{ Cookie: `bb_access=${travellerToken}` }, 'AUTH_REQUIRED'],
+        [{ Cookie: `bb_staff=${staffToken}` }, 'AUTH_REQUIRED'],
+        [{ Cookie: `bb_admin=${travellerToken}` }, 'INVALID_CREDENTIAL'],
+        [{ Cookie: `bb_admin=${staffToken}` }, 'INVALID_CREDENTIAL'],
+      ];
+      for (const [headers, errorCode] of attempts) {
+        expectError(await app.request('/admin/api/permissions', { headers }), 401, errorCode);
+      }
+    });
+  });
+
+  describe('demo administrators', () => {
+    it('sign in as documented: every permission without a second factor, SUPPORT, and one with the printed TOTP secret', async () => {
+      await app.db.transaction((client) => seedDemoAdmins(client));
+      const accounts = await demoAdminAccounts(app.db);
+      expect(accounts.map((account) => [account.role, account.totpSecret])).toEqual([
+        ['SUPER_ADMIN', null],
+        ['SUPPORT', null],
+        ['ADMIN', DEMO_ADMIN_TOTP_SECRET],
+      ]);
+      const [superAdmin, support, secure] = accounts.map(() => new AdminBrowser(app));
+      const superLogin = await superAdmin!.signIn(accounts[0]!);
+      expect(superLogin.body.data).toMatchObject({
+        secondFactorRequired: false,
+        admin: { permissions: [...ADMIN_PERMISSIONS] },
+      });
+      expect((await superAdmin!.get('/audit-log?limit=1')).status).toBe(200);
+
+      expect((await support!.signIn(accounts[1]!)).body.data.secondFactorRequired).toBe(false);
+      expectError(await support!.get('/admins'), 403, 'PERMISSION_DENIED');
+
+      expect((await secure!.signIn(accounts[2]!)).body.data).toMatchObject({
+        secondFactorRequired: true,
+        enrolmentRequired: false,
+      });
+      expect(
+        (await secure!.send('POST', '/auth/2fa', { code: totpCode(DEMO_ADMIN_TOTP_SECRET) })).status,
+      ).toBe(200);
+      expect((await secure!.get('/admins')).status).toBe(200);
+    });
+  });
+
+  /** A live company dashboard session's cookie value. */
+  async function staffSessionToken(): Promise<string> {
+    const company = await createCompany(app.db);
+    const [user] = await app.db.query<{ id: string }>(
+      `insert into staff_users (email, password_hash) values ($1, 'x') returning id`,
+      [`staff-${randomUUID()}@test.example`],
+    );
+    const [membership] = await app.db.query<{ id: string }>(
+      `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
+      [company.id, user!.id],
+    );
+    const token = newSecret();
+    await app.db.query(
+      `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at)
+       values ($1, $2, $3, $4, now() + interval '1 hour')`,
+      [user!.id, membership!.id, hashSecret(token), hashSecret(newSecret())],
+    );
+    return token;
+  }
+});
+
+describe('administration sign-in limit per client IP', () => {
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 3 });
+
+  it('refuses the 4th attempt from one IP whatever the e-mail, before checking anything', async () => {
+    const admin = await createAdmin(app.db);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const response = await app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email: `x${attempt}-${randomUUID()}@test.example`, password: 'x' },
+      });
+      expect(response.status).toBe(401);
+    }
+    expectError(
+      await app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email: admin.email, password: admin.password },
+      }),
+      429,
+      'RATE_LIMITED',
+    );
+    expect(await app.db.query('select 1 from admin_sessions where admin_id = $1', [admin.id])).toEqual([]);
+  });
+});

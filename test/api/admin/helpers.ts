@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { hashAdminPassword } from '../../../api/auth/admin-sign-in.js';
+import { newTotpSecret } from '../../../api/auth/admin-second-factor.js';
+import type { Database } from '../../../db/orm.js';
+import type { AdminPermission, AdminRole } from '../../../domain/permissions.js';
+import { base32Decode, hotp, totpStep } from '../../../domain/totp.js';
+import type { TestApp, TestResponse } from '../../support/harness.js';
+
+/** Administrators and their sessions for the administration API tests. */
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+
+/** Hashing costs ~100 ms: every test administrator shares one hash of the one password. */
+let passwordHash: Promise<string> | undefined;
+
+export interface TestAdmin {
+  id: string;
+  email: string;
+  password: string;
+  totpSecret: string | null;
+}
+
+export async function createAdmin(
+  db: Database,
+  options: {
+    role?: AdminRole;
+    grantedPermissions?: AdminPermission[];
+    totpRequired?: boolean;
+    /** Set up and confirm an authenticator with a new secret. */
+    totp?: boolean;
+    recoveryCodeHashes?: string[];
+    status?: 'ACTIVE' | 'DISABLED';
+  } = {},
+): Promise<TestAdmin> {
+  passwordHash ??= hashAdminPassword(ADMIN_PASSWORD);
+  const email = `admin-${randomUUID().slice(0, 8)}@test.example`;
+  const totpSecret = options.totp ? newTotpSecret() : null;
+  const [row] = await db.query<{ id: string }>(
+    `insert into admins (email, name, password_hash, role, permissions, totp_required, totp_secret, totp_confirmed_at,
+       recovery_code_hashes, status)
+     values ($1, 'Test Admin', $2, $3, $4, $5, $6, case when $6::text is not null then now() end, $7, $8) returning id`,
+    [
+      email,
+      await passwordHash,
+      options.role ?? 'SUPER_ADMIN',
+      options.grantedPermissions ?? [],
+      options.totpRequired ?? false,
+      totpSecret,
+      options.recoveryCodeHashes ?? [],
+      options.status ?? 'ACTIVE',
+    ],
+  );
+  return { id: row!.id, email, password: ADMIN_PASSWORD, totpSecret };
+}
+
+/** The code an authenticator shows now, or `steps` steps from now. */
+export function totpCode(secret: string, steps = 0): string {
+  return hotp(base32Decode(secret)!, totpStep(Date.now()) + steps);
+}
+
+/** What a browser holds for an administrator session: the session cookie and the CSRF token. */
+export class AdminBrowser {
+  token = '';
+  csrf = '';
+
+  constructor(private readonly app: TestApp) {}
+
+  /** Takes the cookies a response sets (sign-in, second factor, enrolment confirmation). */
+  keep(response: TestResponse): TestResponse {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, value] = pair!.split('=');
+      if (name === 'bb_admin') this.token = value ?? '';
+      if (name === 'bb_admin_csrf') this.csrf = value ?? '';
+    }
+    return response;
+  }
+
+  async signIn(admin: Pick<TestAdmin, 'email' | 'password'>): Promise<TestResponse> {
+    return this.keep(
+      await this.app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email: admin.email, password: admin.password },
+      }),
+    );
+  }
+
+  get(path: string): Promise<TestResponse> {
+    return this.app.request(`/admin/api${path}`, { headers: { Cookie: `bb_admin=${this.token}` } });
+  }
+
+  /** A write with the session cookie and its CSRF token (pass csrf: null to leave the header out). */
+  async send(
+    method: string,
+    path: string,
+    json?: unknown,
+    options: { csrf?: string | null } = {},
+  ): Promise<TestResponse> {
+    const csrf = options.csrf === undefined ? this.csrf : options.csrf;
+    const headers: Record<string, string> = { Cookie: `bb_admin=${this.token}` };
+    if (csrf !== null) headers['X-CSRF-Token'] = csrf;
+    return this.keep(
+      await this.app.request(`/admin/api${path}`, {
+        method,
+        headers,
+        ...(json === undefined ? {} : { json }),
+      }),
+    );
+  }
+}
+
+/** A fully signed-in browser of a new administrator (second factor given when the account has one). */
+export async function signedInAdmin(
+  app: TestApp,
+  options: Parameters<typeof createAdmin>[1] = {},
+): Promise<{ admin: TestAdmin; browser: AdminBrowser }> {
+  const admin = await createAdmin(app.db, options);
+  const browser = new AdminBrowser(app);
+  const login = await browser.signIn(admin);
+  expect(login.status).toBe(200);
+  if (login.body.data.secondFactorRequired) {
+    expect((await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) })).status).toBe(200);
+  }
+  return { admin, browser };
+}
+
+export function expectError(response: TestResponse, status: number, errorCode: string): void {
+  expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({ status, errorCode });
+  expect(response.body).toMatchObject({
+    success: false,
+    message: expect.any(String),
+    requestId: expect.any(String),
+  });
+}
+
+/** Audit rows about one target, oldest first. */
+export async function auditRows(db: Database, targetId: string) {
+  return db.query<{
+    actor_kind: string;
+    actor_id: string | null;
+    action: string;
+    target_kind: string;
+    target_id: string;
+    details: any;
+    created_at: Date;
+  }>(
+    `select actor_kind, actor_id, action, target_kind, target_id, details, created_at from audit_log where target_id = $1 order by id`,
+    [targetId],
+  );
+}

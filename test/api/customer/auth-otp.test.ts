@@ -1,0 +1,713 @@
+import { decodeJwt } from 'jose';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../../config/index.js';
+import { DEMO_COMPANY_ID } from '../../../db/seed/demo-identities.js';
+import { startChatappFake } from '../../support/fakes/chatapp.js';
+import { startSmsVerifyFake } from '../../support/fakes/sms-verify.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+
+/**
+ * SPEC "Customer authentication": send-otp and verify-otp against local imitations of the SMS
+ * verification provider and the chat bot API, plus the pre-launch mode.
+ */
+
+const sms = await startSmsVerifyFake();
+const bot = await startChatappFake();
+afterAll(async () => {
+  await sms.close();
+  await bot.close();
+});
+
+let counter = 0;
+const pid = process.pid % 1000;
+/** A real-looking Syrian mobile number no other test uses. */
+const newPhone = () => `+96394${String(pid).padStart(3, '0')}${String(++counter).padStart(4, '0')}`;
+/** A number in the reserved demo range (+963900...), clear of the seeded personas. */
+const reservedPhone = () =>
+  `+9639009${String(pid % 100).padStart(2, '0')}${String(++counter).padStart(3, '0')}`;
+
+const noLimits = {
+  OTP_SEND_PER_IP_PER_HOUR: 0,
+  OTP_SEND_PER_PHONE_PER_HOUR: 0,
+  OTP_VERIFY_PER_IP_PER_HOUR: 0,
+} satisfies Partial<Config>;
+
+/** The site is live and both providers are the local fakes. */
+const providerMode = {
+  ...noLimits,
+  OTP_PRELAUNCH: false,
+  SITE_MODE: 'live',
+  SMS_VERIFY_URL: sms.url,
+  SMS_VERIFY_API_KEY: sms.apiKey,
+  CHATAPP_API_URL: bot.url,
+  CHATAPP_BOT_TOKEN: bot.botToken,
+  OTP_PROVIDER_TIMEOUT_MS: 400,
+} satisfies Partial<Config>;
+
+/** Coming-soon site with pre-launch codes; the providers are configured but must stay untouched. */
+const prelaunchMode = {
+  ...providerMode,
+  OTP_PRELAUNCH: true,
+  SITE_MODE: 'coming_soon',
+} satisfies Partial<Config>;
+
+function otpRoutes(app: TestApp) {
+  return {
+    send: (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      app.request('/api/auth/customer/send-otp', { method: 'POST', json, headers }),
+    verify: (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      app.request('/api/auth/customer/verify-otp', { method: 'POST', json, headers }),
+    userByPhone: async (phone: string) =>
+      (
+        await app.db.query<{
+          id: string;
+          name: string;
+          email: string | null;
+          passenger_id: string | null;
+          app_metadata: unknown;
+        }>('select id, name, email, passenger_id, app_metadata from users where phone = $1', [phone])
+      )[0],
+    challenges: (phone: string) =>
+      app.db.query<any>('select * from otp_challenges where phone = $1', [phone]),
+  };
+}
+
+/** Nothing in an error answer may name the provider, its key, its address or its own words. */
+function expectNoProviderDetails(text: string) {
+  for (const secret of [
+    sms.apiKey,
+    sms.leakMarker,
+    sms.url,
+    bot.botToken,
+    bot.url,
+    'trace',
+    'VerifyService',
+    'Bad Gateway',
+    'blocked',
+  ]) {
+    expect(text).not.toContain(secret);
+  }
+}
+
+describe('send-otp and verify-otp with the SMS verification provider', () => {
+  const app = useTestApp(providerMode);
+  const { send, verify, userByPhone, challenges } = otpRoutes(app);
+
+  it('sends by SMS, then signs a new traveller in with the code the provider delivered', async () => {
+    const phone = newPhone();
+    const sent = await send({ phone, method: 'sms' });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      fallbackToSms: false,
+      actualChannel: 'sms',
+    });
+    const code = sms.lastCode(phone)!;
+    expect(code).toMatch(/^\d{6}$/);
+    const [challenge] = await challenges(phone);
+    expect(challenge).toMatchObject({
+      channel: 'sms',
+      code_hash: null,
+      provider_reference: expect.stringMatching(/^VE/),
+    });
+
+    const verified = await verify({ phone, code, method: 'sms', name: 'Lina Haddad' });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({
+      success: true,
+      data: {
+        user: { id: expect.any(String), phone, name: 'Lina Haddad', email: null },
+        isNewUser: true,
+        emailVerificationPending: false,
+      },
+    });
+    const user = await userByPhone(phone);
+    expect(user).toMatchObject({ id: verified.body.data.user.id, name: 'Lina Haddad', app_metadata: {} });
+    const [passenger] = await app.db.query('select phone, name from passengers where id = $1', [
+      user!.passenger_id,
+    ]);
+    expect(passenger).toEqual({ phone, name: 'Lina Haddad' });
+    expect(
+      verified.headers
+        .getSetCookie()
+        .map((cookie) => cookie.split('=')[0])
+        .sort(),
+    ).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
+  });
+
+  it('finds the same account again (isNewUser false) and ignores name and email on later sign-ins', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const first = await verify({ phone, code: sms.lastCode(phone)!, method: 'sms', name: 'First Name' });
+    await send({ phone, method: 'sms' });
+    const again = await verify({
+      phone,
+      code: sms.lastCode(phone)!,
+      method: 'sms',
+      name: 'Other Name',
+      email: 'other@example.com',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({
+      isNewUser: false,
+      user: { id: first.body.data.user.id, name: 'First Name', email: null },
+    });
+    expect(await app.db.query('select 1 from users where phone = $1', [phone])).toHaveLength(1);
+  });
+
+  it('reads national and 00-prefixed spellings of a number as the same E.164 phone', async () => {
+    const phone = newPhone();
+    const national = `0${phone.slice(4)}`;
+    expect((await send({ phone: national, method: 'sms' })).status).toBe(200);
+    expect(sms.messages.at(-1)!.to).toBe(phone);
+    const verified = await verify({
+      phone: `00${phone.slice(1)}`,
+      code: sms.lastCode(phone)!,
+      method: 'sms',
+    });
+    expect(verified.status).toBe(200);
+    expect(verified.body.data.user.phone).toBe(phone);
+  });
+
+  it('refuses a wrong code with 400 OTP_INVALID and creates nothing; the right code still works', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    const wrong = await verify({ phone, code: code === '000000' ? '111111' : '000000', method: 'sms' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errorCode).toBe('OTP_INVALID');
+    expect(await userByPhone(phone)).toBeUndefined();
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+    expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+  });
+
+  it('refuses a code the provider let expire with 400 OTP_EXPIRED', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    sms.expire(phone);
+    const response = await verify({ phone, code, method: 'sms' });
+    expect(response.status).toBe(400);
+    expect(response.body.errorCode).toBe('OTP_EXPIRED');
+    expect(await userByPhone(phone)).toBeUndefined();
+  });
+
+  it('answers 429 OTP_TOO_MANY_ATTEMPTS once the provider burns the code, which then never works', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    const wrongCode = code === '999999' ? '888888' : '999999';
+    const answers = [];
+    for (let attempt = 0; attempt < 5; attempt++)
+      answers.push((await verify({ phone, code: wrongCode, method: 'sms' })).body.errorCode);
+    expect(answers).toEqual([
+      'OTP_INVALID',
+      'OTP_INVALID',
+      'OTP_INVALID',
+      'OTP_INVALID',
+      'OTP_TOO_MANY_ATTEMPTS',
+    ]);
+    const late = await verify({ phone, code, method: 'sms' });
+    expect(late.status).toBe(400);
+    expect(late.body.errorCode).toBe('OTP_EXPIRED');
+    expect(await userByPhone(phone)).toBeUndefined();
+  });
+
+  it('uses a code once: the same code again is OTP_EXPIRED', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+    const replay = await verify({ phone, code, method: 'sms' });
+    expect(replay.status).toBe(400);
+    expect(replay.body.errorCode).toBe('OTP_EXPIRED');
+  });
+
+  it('answers OTP_EXPIRED when no code was ever sent to the number', async () => {
+    const response = await verify({ phone: newPhone(), code: '123456', method: 'sms' });
+    expect(response.status).toBe(400);
+    expect(response.body.errorCode).toBe('OTP_EXPIRED');
+  });
+
+  it.each([
+    ['a 500 answer quoting its internals', 'error'],
+    ['no answer before the timeout', 'hang'],
+    ['an answer that is not JSON', 'garbage'],
+  ] as const)(
+    'turns a provider failure (%s) on sending into a clean 503 OTP_UNAVAILABLE',
+    async (_case, failure) => {
+      const phone = newPhone();
+      sms.failNext(failure);
+      const started = Date.now();
+      const response = await send({ phone, method: 'sms' });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({
+        success: false,
+        errorCode: 'OTP_UNAVAILABLE',
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
+      expectNoProviderDetails(response.text);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await challenges(phone)).toEqual([]);
+    },
+  );
+
+  it('turns a provider failure while checking into 503 and keeps the code usable', async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    sms.failNext('error');
+    const failed = await verify({ phone, code, method: 'sms' });
+    expect(failed.status).toBe(503);
+    expect(failed.body.errorCode).toBe('OTP_UNAVAILABLE');
+    expectNoProviderDetails(failed.text);
+    expect(await userByPhone(phone)).toBeUndefined();
+    expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+  });
+
+  it('sends the legacy whatsapp method by SMS without contacting the chat bot', async () => {
+    const phone = newPhone();
+    const botCalls = bot.requests.length;
+    const response = await send({ phone, method: 'whatsapp' });
+    expect(response.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      fallbackToSms: true,
+      actualChannel: 'sms',
+    });
+    expect(sms.lastCode(phone)).toBeDefined();
+    expect(bot.requests.length).toBe(botCalls);
+    expect((await verify({ phone, code: sms.lastCode(phone)!, method: 'whatsapp' })).status).toBe(200);
+  });
+
+  it('treats a missing method as the legacy value: by SMS, on send and on verify', async () => {
+    const phone = newPhone();
+    const botCalls = bot.requests.length;
+    const response = await send({ phone });
+    expect(response.body).toMatchObject({ fallbackToSms: true, actualChannel: 'sms' });
+    expect(bot.requests.length).toBe(botCalls);
+    expect((await verify({ phone, code: sms.lastCode(phone)! })).status).toBe(200);
+  });
+
+  describe('method chatapp', () => {
+    const link = async (phone: string, chatId: string) =>
+      app.db.query('insert into chatapp_links (phone, chat_id) values ($1, $2)', [phone, chatId]);
+
+    it('sends a code of our own to the chat linked to the number, and that code signs in', async () => {
+      const phone = newPhone();
+      const chatId = String(700_000_000 + counter);
+      await link(phone, chatId);
+      const smsCount = sms.messages.length;
+      const response = await send({ phone, method: 'chatapp' });
+      expect(response.body).toEqual({
+        success: true,
+        message: expect.any(String),
+        fallbackToSms: false,
+        actualChannel: 'chatapp',
+      });
+      expect(sms.messages.length).toBe(smsCount);
+      const code = bot.lastCode(chatId)!;
+      expect(code).toMatch(/^\d{6}$/);
+      const [challenge] = await challenges(phone);
+      expect(challenge).toMatchObject({ channel: 'chatapp', provider_reference: null });
+      expect(challenge.code_hash).not.toContain(code);
+      expect((await verify({ phone, code, method: 'chatapp' })).status).toBe(200);
+    });
+
+    it('accepts chatappChatId when it is the linked chat', async () => {
+      const phone = newPhone();
+      const chatId = String(710_000_000 + counter);
+      await link(phone, chatId);
+      const response = await send({ phone, method: 'chatapp', chatappChatId: chatId });
+      expect(response.body.actualChannel).toBe('chatapp');
+      expect(bot.lastCode(chatId)).toBeDefined();
+    });
+
+    it('falls back to SMS when the number has no linked chat', async () => {
+      const phone = newPhone();
+      const botCalls = bot.requests.length;
+      const response = await send({ phone, method: 'chatapp' });
+      expect(response.body).toMatchObject({ fallbackToSms: true, actualChannel: 'sms' });
+      expect(bot.requests.length).toBe(botCalls);
+      expect((await verify({ phone, code: sms.lastCode(phone)!, method: 'chatapp' })).status).toBe(200);
+    });
+
+    it('never sends a code to a chat the client names unless it is the one linked to the number', async () => {
+      const phone = newPhone();
+      await link(phone, String(720_000_000 + counter));
+      const strangersChat = '123456789';
+      const botCalls = bot.requests.length;
+      const response = await send({ phone, method: 'chatapp', chatappChatId: strangersChat });
+      expect(response.body).toMatchObject({ fallbackToSms: true, actualChannel: 'sms' });
+      expect(bot.requests.length).toBe(botCalls);
+      expect(bot.messages.some((message) => message.chatId === strangersChat)).toBe(false);
+    });
+
+    it('falls back to SMS when the bot fails, and the undelivered chat code is void', async () => {
+      const phone = newPhone();
+      const chatId = String(730_000_000 + counter);
+      await link(phone, chatId);
+      bot.failNext('blocked');
+      const response = await send({ phone, method: 'chatapp' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ fallbackToSms: true, actualChannel: 'sms' });
+      expectNoProviderDetails(response.text);
+      expect((await verify({ phone, code: sms.lastCode(phone)!, method: 'chatapp' })).status).toBe(200);
+    });
+
+    it('burns a chat code after 5 wrong entries (429) and expires it after its validity', async () => {
+      const phone = newPhone();
+      const chatId = String(740_000_000 + counter);
+      await link(phone, chatId);
+      await send({ phone, method: 'chatapp' });
+      const code = bot.lastCode(chatId)!;
+      const wrongCode = code === '000000' ? '000001' : '000000';
+      const answers = [];
+      for (let attempt = 0; attempt < 5; attempt++)
+        answers.push((await verify({ phone, code: wrongCode, method: 'chatapp' })).body.errorCode);
+      expect(answers).toEqual([
+        'OTP_INVALID',
+        'OTP_INVALID',
+        'OTP_INVALID',
+        'OTP_INVALID',
+        'OTP_TOO_MANY_ATTEMPTS',
+      ]);
+      const burnt = await verify({ phone, code, method: 'chatapp' });
+      expect(burnt.status).toBe(429);
+      expect(burnt.body.errorCode).toBe('OTP_TOO_MANY_ATTEMPTS');
+
+      await send({ phone, method: 'chatapp' });
+      const fresh = bot.lastCode(chatId)!;
+      // The code's validity has run out (moved into the past rather than waiting five minutes).
+      await app.db.query(
+        `update otp_challenges set expires_at = now() - interval '1 second' where phone = $1 and consumed_at is null`,
+        [phone],
+      );
+      const expired = await verify({ phone, code: fresh, method: 'chatapp' });
+      expect(expired.status).toBe(400);
+      expect(expired.body.errorCode).toBe('OTP_EXPIRED');
+      expect(await userByPhone(phone)).toBeUndefined();
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['a phone that is not a number', { phone: 'call me', method: 'sms' }, 'INVALID_PHONE'],
+      ['a phone without country or trunk prefix', { phone: '944123456', method: 'sms' }, 'INVALID_PHONE'],
+      ['a missing phone', { method: 'sms' }, 'INVALID_PHONE'],
+      ['an unknown method', { phone: '+963944000000', method: 'telegram' }, 'VALIDATION_FAILED'],
+      ['the old field name channel', { phone: '+963944000000', channel: 'sms' }, 'VALIDATION_FAILED'],
+      ['an extra field', { phone: '+963944000000', method: 'sms', devMode: true }, 'VALIDATION_FAILED'],
+    ])('send-otp refuses %s with 400 and contacts no provider', async (_case, json, errorCode) => {
+      const calls = sms.requests.length + bot.requests.length;
+      const response = await send(json);
+      expect(response.status).toBe(400);
+      expect(response.body.errorCode).toBe(errorCode);
+      expect(sms.requests.length + bot.requests.length).toBe(calls);
+      expect(await challenges('+963944000000')).toEqual([]);
+    });
+
+    it.each([
+      ['a code with letters', { code: '12ab56' }],
+      ['a code that is too short', { code: '12' }],
+      ['a numeric code', { code: 123456 }],
+      ['an invalid e-mail', { email: 'not-an-email' }],
+      ['app_metadata', { app_metadata: { inventory_scope: 'INTERNAL' } }],
+      ['user_metadata', { user_metadata: { inventory_scope: 'INTERNAL' } }],
+      ['a passenger id', { passenger_id: '0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c' }],
+    ])('verify-otp refuses %s with 400 and writes nothing', async (_case, change) => {
+      const phone = newPhone();
+      await send({ phone, method: 'sms' });
+      const checks = sms.requests.length;
+      const response = await verify({ phone, code: sms.lastCode(phone)!, method: 'sms', ...change });
+      expect(response.status).toBe(400);
+      expect(response.body.errorCode).toBe('VALIDATION_FAILED');
+      expect(sms.requests.length).toBe(checks);
+      expect(await userByPhone(phone)).toBeUndefined();
+      expect((await challenges(phone))[0]).toMatchObject({ consumed_at: null });
+    });
+
+    it('verify-otp refuses a malformed phone with 400 INVALID_PHONE', async () => {
+      const response = await verify({ phone: '+12', code: '123456', method: 'sms' });
+      expect(response.status).toBe(400);
+      expect(response.body.errorCode).toBe('INVALID_PHONE');
+    });
+  });
+
+  describe('e-mail at sign-up', () => {
+    it('keeps the e-mail of a new traveller unverified (emailVerificationPending)', async () => {
+      const phone = newPhone();
+      const email = `traveller-${counter}-${pid}@example.com`;
+      await send({ phone, method: 'sms' });
+      const response = await verify({ phone, code: sms.lastCode(phone)!, method: 'sms', email });
+      expect(response.body.data).toMatchObject({ user: { email }, emailVerificationPending: true });
+      const [row] = await app.db.query('select email, email_verified_at from users where phone = $1', [
+        phone,
+      ]);
+      expect(row).toEqual({ email, email_verified_at: null });
+    });
+
+    it('does not give a new account an e-mail another account holds, and still signs in', async () => {
+      const email = `taken-${counter}-${pid}@example.com`;
+      const first = newPhone();
+      await send({ phone: first, method: 'sms' });
+      await verify({ phone: first, code: sms.lastCode(first)!, method: 'sms', email });
+      const second = newPhone();
+      await send({ phone: second, method: 'sms' });
+      const response = await verify({
+        phone: second,
+        code: sms.lastCode(second)!,
+        method: 'sms',
+        email: email.toUpperCase(),
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        user: { email: null },
+        emailVerificationPending: false,
+        isNewUser: true,
+      });
+      const user = await userByPhone(second);
+      const [passenger] = await app.db.query('select email from passengers where id = $1', [
+        user!.passenger_id,
+      ]);
+      expect(passenger).toEqual({ email: email.toUpperCase() });
+    });
+  });
+});
+
+describe('chatapp without a bot token on the server', () => {
+  const app = useTestApp({ ...providerMode, CHATAPP_BOT_TOKEN: undefined });
+  const { send } = otpRoutes(app);
+
+  it('sends by SMS even for a linked number', async () => {
+    const phone = newPhone();
+    await app.db.query('insert into chatapp_links (phone, chat_id) values ($1, $2)', [phone, '750000000']);
+    const botCalls = bot.requests.length;
+    const response = await send({ phone, method: 'chatapp' });
+    expect(response.body).toMatchObject({ fallbackToSms: true, actualChannel: 'sms' });
+    expect(bot.requests.length).toBe(botCalls);
+  });
+});
+
+describe('pre-launch mode (development)', () => {
+  const app = useTestApp({ ...prelaunchMode, NODE_ENV: 'development' });
+  const { send, verify, userByPhone, challenges } = otpRoutes(app);
+
+  it('gives a reserved demo number a local code, shown because the mode is development, and contacts no provider', async () => {
+    const phone = reservedPhone();
+    const calls = sms.requests.length + bot.requests.length;
+    for (const method of ['sms', 'chatapp', 'whatsapp', undefined]) {
+      const response = await send({ phone, method });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        success: true,
+        message: expect.any(String),
+        fallbackToSms: false,
+        actualChannel: 'local',
+        devMode: true,
+        otpCode: expect.stringMatching(/^\d{6}$/),
+      });
+    }
+    expect(sms.requests.length + bot.requests.length).toBe(calls);
+    const { body } = await send({ phone, method: 'sms' });
+    const verified = await verify({ phone, code: body.otpCode, method: 'sms' });
+    expect(verified.status).toBe(200);
+    expect(verified.body.data.user.phone).toBe(phone);
+  });
+
+  it('answers 503 to any real number, on send and on verify, and stores nothing', async () => {
+    const phone = newPhone();
+    const calls = sms.requests.length + bot.requests.length;
+    const sent = await send({ phone, method: 'sms' });
+    expect(sent.status).toBe(503);
+    expect(sent.body).toMatchObject({ success: false, errorCode: 'PRELAUNCH_PHONE_NOT_ALLOWED' });
+    expect(sent.body.otpCode).toBeUndefined();
+    const verified = await verify({ phone, code: '123456', method: 'sms' });
+    expect(verified.status).toBe(503);
+    expect(verified.body.errorCode).toBe('PRELAUNCH_PHONE_NOT_ALLOWED');
+    expect(sms.requests.length + bot.requests.length).toBe(calls);
+    expect(await challenges(phone)).toEqual([]);
+    expect(await userByPhone(phone)).toBeUndefined();
+  });
+
+  it('limits wrong entries of a local code to 5, after which even the right code is refused', async () => {
+    const phone = reservedPhone();
+    const code: string = (await send({ phone, method: 'sms' })).body.otpCode;
+    const wrongCode = code === '000000' ? '000001' : '000000';
+    const answers = [];
+    for (let attempt = 0; attempt < 5; attempt++)
+      answers.push((await verify({ phone, code: wrongCode, method: 'sms' })).status);
+    expect(answers).toEqual([400, 400, 400, 400, 429]);
+    const right = await verify({ phone, code, method: 'sms' });
+    expect(right.status).toBe(429);
+    expect(right.body.errorCode).toBe('OTP_TOO_MANY_ATTEMPTS');
+    expect(await userByPhone(phone)).toBeUndefined();
+  });
+
+  it('expires a local code after its validity', async () => {
+    const phone = reservedPhone();
+    const code: string = (await send({ phone, method: 'sms' })).body.otpCode;
+    const [challenge] = await app.db.query<{ id: string; seconds: number }>(
+      'select id, extract(epoch from expires_at - created_at)::int as seconds from otp_challenges where phone = $1',
+      [phone],
+    );
+    expect(challenge!.seconds).toBe(300);
+    await app.db.query(`update otp_challenges set expires_at = now() - interval '1 second' where id = $1`, [
+      challenge!.id,
+    ]);
+    const response = await verify({ phone, code, method: 'sms' });
+    expect(response.status).toBe(400);
+    expect(response.body.errorCode).toBe('OTP_EXPIRED');
+  });
+
+  it('replaces the previous code when a new one is sent', async () => {
+    const phone = reservedPhone();
+    const first: string = (await send({ phone, method: 'sms' })).body.otpCode;
+    let second: string = (await send({ phone, method: 'sms' })).body.otpCode;
+    while (second === first) second = (await send({ phone, method: 'sms' })).body.otpCode;
+    expect((await verify({ phone, code: first, method: 'sms' })).body.errorCode).toBe('OTP_INVALID');
+    expect((await verify({ phone, code: second, method: 'sms' })).status).toBe(200);
+  });
+
+  describe('inventory scope comes from server-side metadata only', () => {
+    const signIn = async (phone: string, extra: Record<string, unknown> = {}) => {
+      const code: string = (await send({ phone, method: 'sms' })).body.otpCode;
+      return verify({ phone, code, method: 'sms', ...extra }, { 'X-Client': 'mobile' });
+    };
+    const scopeOf = (token: string) => decodeJwt(token).app_metadata;
+
+    it('gives the reserved personas their scope (+963900000002 INTERNAL, +963900000003 DEMO)', async () => {
+      const internal = await signIn('+963900000002');
+      expect(internal.status).toBe(200);
+      expect(scopeOf(internal.body.data.token)).toEqual({ inventory_scope: 'INTERNAL' });
+      const demo = await signIn('+963900000003');
+      expect(scopeOf(demo.body.data.token)).toEqual({
+        inventory_scope: 'DEMO',
+        demo_company_id: DEMO_COMPANY_ID,
+      });
+      expect((await userByPhone('+963900000003'))!.app_metadata).toEqual({
+        inventory_scope: 'DEMO',
+        demo_company_id: DEMO_COMPANY_ID,
+      });
+      const production = await signIn('+963900000001');
+      expect(scopeOf(production.body.data.token)).toEqual({ inventory_scope: 'PRODUCTION' });
+    });
+
+    it("restores a persona's metadata at sign-in even if it was changed", async () => {
+      await signIn('+963900000002');
+      await app.db.query(`update users set app_metadata = '{}' where phone = '+963900000002'`);
+      const again = await signIn('+963900000002');
+      expect(scopeOf(again.body.data.token)).toEqual({ inventory_scope: 'INTERNAL' });
+    });
+
+    it('refuses metadata sent in the request and never widens an ordinary account', async () => {
+      const phone = reservedPhone();
+      const code: string = (await send({ phone, method: 'sms' })).body.otpCode;
+      for (const extra of [
+        { app_metadata: { inventory_scope: 'INTERNAL' } },
+        { user_metadata: { inventory_scope: 'INTERNAL' } },
+        { scope: 'INTERNAL' },
+      ]) {
+        const refused = await verify({ phone, code, method: 'sms', ...extra });
+        expect(refused.status).toBe(400);
+      }
+      expect(await userByPhone(phone)).toBeUndefined();
+      const signedIn = await verify(
+        { phone, code, method: 'sms', name: 'INTERNAL', email: `internal-${counter}@example.com` },
+        { 'X-Client': 'mobile' },
+      );
+      expect(signedIn.status).toBe(200);
+      expect(scopeOf(signedIn.body.data.token)).toEqual({ inventory_scope: 'PRODUCTION' });
+      expect((await userByPhone(phone))!.app_metadata).toEqual({});
+    });
+  });
+});
+
+describe('pre-launch mode outside development', () => {
+  for (const NODE_ENV of ['test', 'production'] as const) {
+    describe(NODE_ENV, () => {
+      const app = useTestApp({ ...prelaunchMode, NODE_ENV });
+      const { send, verify } = otpRoutes(app);
+
+      it('never shows devMode or the code', async () => {
+        const response = await send({ phone: reservedPhone(), method: 'sms' });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          success: true,
+          message: expect.any(String),
+          fallbackToSms: false,
+          actualChannel: 'local',
+        });
+        expect(response.text).not.toMatch(/\d{6}/);
+        expect((await verify({ phone: newPhone(), code: '123456', method: 'sms' })).status).toBe(503);
+      });
+    });
+  }
+});
+
+describe('rate limits', () => {
+  const app = useTestApp({
+    ...prelaunchMode,
+    OTP_SEND_PER_IP_PER_HOUR: 5,
+    OTP_SEND_PER_PHONE_PER_HOUR: 2,
+    OTP_VERIFY_PER_IP_PER_HOUR: 2,
+  });
+  const { send, verify, challenges } = otpRoutes(app);
+
+  it('limits codes per phone number and per client IP (429 RATE_LIMITED with Retry-After)', async () => {
+    const phone = reservedPhone();
+    expect((await send({ phone, method: 'sms' })).status).toBe(200);
+    expect((await send({ phone, method: 'sms' })).status).toBe(200);
+    const perPhone = await send({ phone, method: 'sms' });
+    expect(perPhone.status).toBe(429);
+    expect(perPhone.body.errorCode).toBe('RATE_LIMITED');
+    expect(Number(perPhone.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await challenges(phone)).toHaveLength(2);
+
+    expect((await send({ phone: reservedPhone(), method: 'sms' })).status).toBe(200);
+    expect((await send({ phone: reservedPhone(), method: 'sms' })).status).toBe(200);
+    const other = reservedPhone();
+    const perIp = await send({ phone: other, method: 'sms' });
+    expect(perIp.status).toBe(429);
+    expect(perIp.body.errorCode).toBe('RATE_LIMITED');
+    expect(await challenges(other)).toEqual([]);
+  });
+
+  it('limits code checks per client IP', async () => {
+    const phone = reservedPhone();
+    const statuses = [];
+    for (let attempt = 0; attempt < 3; attempt++)
+      statuses.push((await verify({ phone, code: '123456', method: 'sms' })).status);
+    expect(statuses).toEqual([400, 400, 429]);
+  });
+});
+
+describe('configuration of the OTP modes', () => {
+  const secret = { ACCESS_TOKEN_SECRET: 'a-production-secret-that-is-long-enough-000' };
+
+  it('refuses to start with the pre-launch mode while the site is live', () => {
+    expect(() => loadConfig({ OTP_PRELAUNCH: 'true', SITE_MODE: 'live' })).toThrow(/OTP_PRELAUNCH/);
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', ...secret, OTP_PRELAUNCH: 'true', SITE_MODE: 'live' }),
+    ).toThrow(/OTP_PRELAUNCH/);
+  });
+
+  it('turns pre-launch on by default in development while coming soon, and off once live or in production', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).OTP_PRELAUNCH).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', SITE_MODE: 'live' }).OTP_PRELAUNCH).toBe(false);
+    const production = loadConfig({
+      NODE_ENV: 'production',
+      ...secret,
+      SMS_VERIFY_URL: 'https://verify.example',
+      SMS_VERIFY_API_KEY: 'k',
+    });
+    expect(production.OTP_PRELAUNCH).toBe(false);
+  });
+
+  it('refuses production with neither an SMS provider nor pre-launch, and a provider URL without its key', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', ...secret })).toThrow(/SMS_VERIFY_URL/);
+    expect(() => loadConfig({ SMS_VERIFY_URL: 'https://verify.example' })).toThrow(/SMS_VERIFY_API_KEY/);
+  });
+});

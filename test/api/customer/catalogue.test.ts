@@ -1,0 +1,381 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import {
+  atDamascus,
+  createBus,
+  createCity,
+  createCompany,
+  createRoute,
+  createStop,
+  createTrip,
+  futureDay,
+  type CityRow,
+  type CompanyScopeKind,
+} from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+
+interface DirectoryBody {
+  cities: { key: string; id: string; name_en: string; latitude: number; longitude: number }[];
+  locations: { key: string; id: string; city_id: string; city_key: string; kind: string }[];
+}
+
+interface RouteStat {
+  origin_city: { id: string; name_ar: string; name_en: string };
+  destination_city: { id: string; name_ar: string; name_en: string };
+  departures: number;
+  companies: number;
+  min_price: number;
+  currency: string;
+}
+
+interface LandingRoute {
+  origin_city: { id: string };
+  destination_city: { id: string };
+  min_price: number;
+  currency: string;
+  departures_per_day: number;
+  companies: { id: string; name_ar: string; name_en: string }[];
+}
+
+/** `count` departures of one company between two cities, one a day from tomorrow on, at 08:00. */
+async function departures(
+  db: Database,
+  options: {
+    companyId: string;
+    from: CityRow;
+    to: CityRow;
+    count: number;
+    firstDay?: number;
+    priceBase?: number;
+    status?: string;
+  },
+) {
+  const bus = await createBus(db, options.companyId);
+  const route = await createRoute(db, options.companyId, options.from.id, options.to.id);
+  const fromStop = await createStop(db, options.from.id);
+  const toStop = await createStop(db, options.to.id);
+  for (let day = 0; day < options.count; day++) {
+    await createTrip(db, {
+      companyId: options.companyId,
+      busId: bus.id,
+      routeId: route.id,
+      departAt: atDamascus(futureDay((options.firstDay ?? 1) + day), '08:00'),
+      priceBase: options.priceBase ?? 10_000,
+      status: options.status,
+      calls: [
+        { stop: fromStop, at: 0 },
+        { stop: toStop, at: 180 },
+      ],
+    });
+  }
+}
+
+const pairOf =
+  (origin: CityRow, destination: CityRow) =>
+  (route: { origin_city: { id: string }; destination_city: { id: string } }) =>
+    route.origin_city.id === origin.id && route.destination_city.id === destination.id;
+
+describe('GET /journey-locations', () => {
+  const app = useTestApp();
+  const stops: Record<string, { id: string; cityId: string }> = {};
+  let city: CityRow;
+  let hiddenOnlyCity: CityRow;
+
+  beforeAll(async () => {
+    city = await createCity(app.db);
+    hiddenOnlyCity = await createCity(app.db);
+    const production = await createCompany(app.db);
+    const internal = await createCompany(app.db, { scope: 'INTERNAL' });
+    const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+    const unpublished = await createCompany(app.db, { published: false });
+    stops.busStation = await createStop(app.db, city.id, { kind: 'BUS_STATION' });
+    stops.parkingPoint = await createStop(app.db, city.id, { kind: 'PARKING_POINT' });
+    stops.airport = await createStop(app.db, city.id, { kind: 'AIRPORT' });
+    stops.boardingPoint = await createStop(app.db, city.id, { kind: 'BOARDING_POINT' });
+    stops.productionCompanyStop = await createStop(app.db, city.id, {
+      kind: 'BOARDING_POINT',
+      companyId: production.id,
+    });
+    stops.depot = await createStop(app.db, city.id, { kind: 'DEPOT' });
+    stops.disabled = await createStop(app.db, city.id, { enabled: false });
+    stops.internalCompanyStop = await createStop(app.db, city.id, { companyId: internal.id });
+    stops.suspendedCompanyStop = await createStop(app.db, city.id, { companyId: suspended.id });
+    stops.unpublishedCompanyStop = await createStop(app.db, city.id, { companyId: unpublished.id });
+    await createStop(app.db, hiddenOnlyCity.id, { kind: 'DEPOT' });
+    await createStop(app.db, hiddenOnlyCity.id, { companyId: internal.id });
+  });
+
+  it('lists enabled stops of public kinds, and company stops only of production companies', async () => {
+    const res = await app.request('/api/journey-locations');
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    const listed = new Set((res.body.data as DirectoryBody).locations.map((location) => location.id));
+    for (const name of ['busStation', 'parkingPoint', 'airport', 'boardingPoint', 'productionCompanyStop']) {
+      expect(listed.has(stops[name]!.id), name).toBe(true);
+    }
+    for (const name of [
+      'depot',
+      'disabled',
+      'internalCompanyStop',
+      'suspendedCompanyStop',
+      'unpublishedCompanyStop',
+    ]) {
+      expect(listed.has(stops[name]!.id), name).toBe(false);
+    }
+    const kinds = new Set((res.body.data as DirectoryBody).locations.map((location) => location.kind));
+    expect(kinds.has('DEPOT')).toBe(false);
+  });
+
+  it('gives stable CITY: and STOP: keys, and lists only cities that have a listed stop', async () => {
+    const first = await app.request('/api/journey-locations');
+    const second = await app.request('/api/journey-locations');
+    const data = first.body.data as DirectoryBody;
+    expect(second.body).toEqual(first.body);
+
+    const station = data.locations.find((location) => location.id === stops.busStation!.id)!;
+    expect(station).toMatchObject({
+      key: `STOP:${stops.busStation!.id}`,
+      city_id: city.id,
+      city_key: `CITY:${city.id}`,
+      kind: 'BUS_STATION',
+      name_en: expect.any(String) as string,
+      latitude: 33.51,
+      longitude: 36.29,
+    });
+    expect(data.cities.find((entry) => entry.id === city.id)).toEqual({
+      key: `CITY:${city.id}`,
+      id: city.id,
+      name_ar: city.nameAr,
+      name_en: city.nameEn,
+      latitude: 33.5,
+      longitude: 36.3,
+    });
+    expect(data.cities.some((entry) => entry.id === hiddenOnlyCity.id)).toBe(false);
+    for (const location of data.locations) {
+      expect(data.cities.some((entry) => entry.key === location.city_key)).toBe(true);
+    }
+  });
+
+  it('is public data cached for one hour, the same whoever asks', async () => {
+    const guest = await app.request('/api/journey-locations');
+    const internal = await app.request('/api/journey-locations', {
+      token: await app.tokenFor({ kind: 'INTERNAL' }),
+    });
+    expect(guest.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(guest.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(internal.text).toBe(guest.text);
+  });
+
+  it('compresses for clients that accept gzip and answers a revalidation with 304', async () => {
+    const plain = await app.request('/api/journey-locations', { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.headers.get('vary')).toBe('Origin, Authorization, Cookie');
+
+    // fetch asks for gzip and inflates the body transparently.
+    const compressed = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'gzip' },
+    });
+    expect(compressed.headers.get('content-encoding')).toBe('gzip');
+    expect(compressed.headers.get('vary')).toBe('Origin, Authorization, Cookie, Accept-Encoding');
+    expect(compressed.text).toBe(plain.text);
+
+    const etag = plain.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(compressed.headers.get('etag')).toBe(etag);
+    const revalidated = await app.request('/api/journey-locations', { headers: { 'If-None-Match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe('');
+  });
+
+  it('keeps serving the cached directory: a stop added afterwards appears only when the cache expires', async () => {
+    await app.request('/api/journey-locations');
+    const late = await createStop(app.db, city.id);
+    const res = await app.request('/api/journey-locations');
+    expect((res.body.data as DirectoryBody).locations.some((location) => location.id === late.id)).toBe(
+      false,
+    );
+  });
+});
+
+describe('GET /journey-locations with the in-process cache disabled', () => {
+  const app = useTestApp({ LOCATIONS_CACHE_SECONDS: 0 });
+
+  it('reads the directory afresh', async () => {
+    const city = await createCity(app.db);
+    await app.request('/api/journey-locations');
+    const stop = await createStop(app.db, city.id, { kind: 'AIRPORT' });
+    const res = await app.request('/api/journey-locations');
+    expect((res.body.data as DirectoryBody).locations.some((location) => location.id === stop.id)).toBe(true);
+  });
+});
+
+describe('GET /cities', () => {
+  const app = useTestApp();
+
+  it('lists cities ordered by English name with their coordinates, publicly cached', async () => {
+    const later = await createCity(app.db, `Zz city ${crypto.randomUUID().slice(0, 8)}`);
+    const earlier = await createCity(app.db, `Aa city ${crypto.randomUUID().slice(0, 8)}`);
+    const stop = await createStop(app.db, earlier.id);
+    const res = await app.request('/api/cities');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    const cities = res.body.data as { id: string }[];
+    const earlierIndex = cities.findIndex((entry) => entry.id === earlier.id);
+    const laterIndex = cities.findIndex((entry) => entry.id === later.id);
+    expect(earlierIndex).toBeGreaterThanOrEqual(0);
+    expect(laterIndex).toBeGreaterThan(earlierIndex);
+    expect(cities[earlierIndex]).toEqual({
+      id: earlier.id,
+      name_ar: earlier.nameAr,
+      name_en: earlier.nameEn,
+      latitude: 33.5,
+      longitude: 36.3,
+    });
+    expect(cities.some((entry) => entry.id === stop.id)).toBe(false);
+  });
+});
+
+describe('GET /routes/popular and GET /landing/routes', () => {
+  const app = useTestApp();
+  let production: { id: string; nameEn: string };
+  let demo: { id: string };
+  const pairs = {} as Record<
+    'shared' | 'internalOnly' | 'demoOnly' | 'suspendedOnly' | 'unpublishedOnly',
+    [CityRow, CityRow]
+  >;
+
+  beforeAll(async () => {
+    const cityPair = async (): Promise<[CityRow, CityRow]> => [
+      await createCity(app.db),
+      await createCity(app.db),
+    ];
+    for (const name of ['shared', 'internalOnly', 'demoOnly', 'suspendedOnly', 'unpublishedOnly'] as const) {
+      pairs[name] = await cityPair();
+    }
+    production = await createCompany(app.db);
+    const internal = await createCompany(app.db, { scope: 'INTERNAL' });
+    demo = await createCompany(app.db, { scope: 'DEMO' });
+    const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+    const unpublished = await createCompany(app.db, { published: false });
+    const [a, b] = pairs.shared;
+    // Many departures so the pair ranks high whatever else other test files add.
+    await departures(app.db, { companyId: production.id, from: a, to: b, count: 14 });
+    await departures(app.db, { companyId: production.id, from: a, to: b, count: 2, status: 'CANCELLED' });
+    await departures(app.db, { companyId: internal.id, from: a, to: b, count: 9, priceBase: 1_000 });
+    await departures(app.db, {
+      companyId: internal.id,
+      from: pairs.internalOnly[0],
+      to: pairs.internalOnly[1],
+      count: 12,
+    });
+    await departures(app.db, {
+      companyId: demo.id,
+      from: pairs.demoOnly[0],
+      to: pairs.demoOnly[1],
+      count: 12,
+    });
+    await departures(app.db, {
+      companyId: suspended.id,
+      from: pairs.suspendedOnly[0],
+      to: pairs.suspendedOnly[1],
+      count: 12,
+    });
+    const [u1, u2] = pairs.unpublishedOnly;
+    await departures(app.db, { companyId: unpublished.id, from: u1, to: u2, count: 12 });
+  });
+
+  const popularFor = async (scope?: CompanyScopeKind) => {
+    const token =
+      scope === undefined
+        ? undefined
+        : await app.tokenFor(scope === 'DEMO' ? { kind: 'DEMO', companyId: demo.id } : { kind: scope });
+    return app.request('/api/routes/popular', { token });
+  };
+
+  it('shows a guest only production inventory, counted without private trips on the same city pair', async () => {
+    const res = await popularFor();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const routes = res.body.data as RouteStat[];
+    expect(routes.length).toBeLessThanOrEqual(10);
+    const shared = routes.find(pairOf(...pairs.shared));
+    expect(shared).toEqual({
+      origin_city: {
+        id: pairs.shared[0].id,
+        name_ar: pairs.shared[0].nameAr,
+        name_en: pairs.shared[0].nameEn,
+      },
+      destination_city: {
+        id: pairs.shared[1].id,
+        name_ar: pairs.shared[1].nameAr,
+        name_en: pairs.shared[1].nameEn,
+      },
+      departures: 14,
+      companies: 1,
+      min_price: 10_000,
+      currency: 'SYP',
+    });
+    for (const hidden of ['internalOnly', 'demoOnly', 'suspendedOnly', 'unpublishedOnly'] as const) {
+      expect(routes.some(pairOf(...pairs[hidden])), hidden).toBe(false);
+    }
+  });
+
+  it('gives a regular account the production answer, privately', async () => {
+    const res = await popularFor('PRODUCTION');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect((res.body.data as RouteStat[]).find(pairOf(...pairs.shared))?.departures).toBe(14);
+  });
+
+  it('gives an internal account only internal inventory', async () => {
+    const res = await popularFor('INTERNAL');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const routes = res.body.data as RouteStat[];
+    expect(routes.find(pairOf(...pairs.internalOnly))?.departures).toBe(12);
+    expect(routes.find(pairOf(...pairs.shared))).toMatchObject({
+      departures: 9,
+      companies: 1,
+      min_price: 1_000,
+    });
+    expect(routes.some(pairOf(...pairs.demoOnly))).toBe(false);
+  });
+
+  it('gives a demo persona only its own company', async () => {
+    const routes = (await popularFor('DEMO')).body.data as RouteStat[];
+    expect(routes.find(pairOf(...pairs.demoOnly))?.departures).toBe(12);
+    expect(routes.some(pairOf(...pairs.shared))).toBe(false);
+    expect(routes.some(pairOf(...pairs.internalOnly))).toBe(false);
+  });
+
+  it('refuses an expired credential with 401', async () => {
+    const expired = await app.tokenFor({ kind: 'INTERNAL' }, { ttlSeconds: -60 });
+    const res = await app.request('/api/routes/popular', { token: expired });
+    expect(res.status).toBe(401);
+    expect(res.body.data).toBeUndefined();
+  });
+
+  it('lists landing routes of production companies only, even for an internal token', async () => {
+    for (const token of [
+      undefined,
+      await app.tokenFor({ kind: 'INTERNAL' }),
+      await app.tokenFor({ kind: 'DEMO', companyId: demo.id }),
+    ]) {
+      const res = await app.request('/api/landing/routes', { token });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=600');
+      const routes = res.body.data as LandingRoute[];
+      const shared = routes.find(pairOf(...pairs.shared));
+      expect(shared).toMatchObject({
+        min_price: 10_000,
+        currency: 'SYP',
+        // Departures on days 1..14: days 1..6 fall inside the next 7 days for sure, day 7 only late in the day.
+        companies: [{ id: production.id, name_ar: `شركة ${production.nameEn}`, name_en: production.nameEn }],
+      });
+      expect(shared!.departures_per_day).toBeGreaterThanOrEqual(6 / 7 - 0.01);
+      expect(shared!.departures_per_day).toBeLessThanOrEqual(7 / 7);
+      for (const hidden of ['internalOnly', 'demoOnly', 'suspendedOnly', 'unpublishedOnly'] as const) {
+        expect(routes.some(pairOf(...pairs[hidden])), hidden).toBe(false);
+      }
+    }
+  });
+});

@@ -1,0 +1,434 @@
+import { randomUUID } from 'node:crypto';
+import { verify } from 'argon2';
+import { describe, expect, it } from 'vitest';
+import { hashSecret } from '../../../api/auth/secrets.js';
+import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
+import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
+import { useFakeSmtp, type CapturedMail } from '../../support/fakes/smtp.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+
+const PUBLIC_ORIGIN = 'https://bus.example.test';
+
+const newAddress = () => `traveller-${randomUUID()}@example.test`;
+
+/** A signed-in web traveller whose account has this e-mail address. */
+async function travellerWithEmail(app: TestApp, options: { verified: boolean; email?: string }) {
+  const email = options.email ?? newAddress();
+  const traveller = await app.signIn();
+  await app.db.query(
+    `update users set email = $2, email_verified_at = case when $3 then now() end where id = $1`,
+    [traveller.userId, email, options.verified],
+  );
+  return { ...traveller, email };
+}
+
+function linkIn(
+  mail: CapturedMail,
+  page: 'verify-email' | 'reset-password',
+): { link: string; token: string } {
+  const match = new RegExp(`${PUBLIC_ORIGIN}/auth/${page}#(?:type=recovery&)?token=([A-Za-z0-9_-]+)`).exec(
+    mail.text,
+  );
+  if (!match) throw new Error(`no ${page} link in: ${mail.text}`);
+  expect(mail.html).toContain(match[0].replace('&', '&#38;'));
+  return { link: match[0], token: match[1]! };
+}
+
+async function userRow(app: TestApp, userId: string) {
+  const [row] = await app.db.query<{ email_verified: boolean; password_hash: string | null }>(
+    'select email_verified_at is not null as email_verified, password_hash from users where id = $1',
+    [userId],
+  );
+  return row!;
+}
+
+function cookiesOf(response: { headers: Headers }): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const eq = pair!.indexOf('=');
+    cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+  }
+  return cookies;
+}
+
+describe('e-mail verification', () => {
+  const mail = useFakeSmtp({ PUBLIC_ORIGIN, PASSWORD_RECOVERY_MAX_PER_IP: 1000 });
+  const app = useTestApp(mail.config);
+
+  const resend = (traveller: { writeHeaders: Record<string, string> }) =>
+    app.request('/api/auth/customer/resend-verification', {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+    });
+
+  it('sends a link by SMTP that verifies the address exactly once; only its hash is stored', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    const sent = await resend(traveller);
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ success: true, data: { email: traveller.email, expiresInSeconds: 86_400 } });
+
+    const message = await mail.smtp.waitForMessage(traveller.email);
+    expect(message.subject).toContain('Confirm your e-mail address');
+    expect(message.text).toContain('24 hours');
+    const { token } = linkIn(message, 'verify-email');
+    const stored = await app.db.query<{ token_hash: string }>(
+      `select token_hash from email_tokens where user_id = $1 and purpose = 'VERIFY_EMAIL'`,
+      [traveller.userId],
+    );
+    expect(stored).toEqual([{ token_hash: hashSecret(token) }]);
+
+    const check = await app.request(`/api/auth?token=${token}&type=email_verification`);
+    expect(check.status).toBe(200);
+    expect(check.body.data).toMatchObject({
+      valid: true,
+      type: 'email_verification',
+      email: `t***@example.test`,
+    });
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
+
+    const verified = await app.request('/api/auth/customer/verify-email', {
+      method: 'POST',
+      json: { token },
+    });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ success: true, data: { email: traveller.email, emailVerified: true } });
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(true);
+
+    const again = await app.request('/api/auth/customer/verify-email', { method: 'POST', json: { token } });
+    expect(again.status).toBe(410);
+    expect(again.body.errorCode).toBe('EMAIL_TOKEN_USED');
+  });
+
+  it('a new link replaces the older ones', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    await resend(traveller);
+    await resend(traveller);
+    const first = linkIn(await mail.smtp.waitForMessage(traveller.email, { count: 1 }), 'verify-email');
+    const second = linkIn(await mail.smtp.waitForMessage(traveller.email, { count: 2 }), 'verify-email');
+    expect(first.token).not.toBe(second.token);
+
+    const old = await app.request('/api/auth/customer/verify-email', {
+      method: 'POST',
+      json: { token: first.token },
+    });
+    expect(old.status).toBe(410);
+    expect(old.body.errorCode).toBe('EMAIL_TOKEN_EXPIRED');
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
+
+    const latest = await app.request('/api/auth/customer/verify-email', {
+      method: 'POST',
+      json: { token: second.token },
+    });
+    expect(latest.status).toBe(200);
+  });
+
+  it('refuses an unknown link, a recovery link, and a link to an address the account no longer has', async () => {
+    const unknown = await app.request('/api/auth/customer/verify-email', {
+      method: 'POST',
+      json: { token: 'no-such-link' },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errorCode).toBe('EMAIL_TOKEN_INVALID');
+
+    const traveller = await travellerWithEmail(app, { verified: false });
+    await resend(traveller);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'verify-email');
+    const asRecovery = await app.request('/api/auth', {
+      method: 'POST',
+      json: { token, password: 'a long enough password' },
+    });
+    expect(asRecovery.status).toBe(400);
+    expect(asRecovery.body.errorCode).toBe('EMAIL_TOKEN_INVALID');
+    expect((await userRow(app, traveller.userId)).password_hash).toBeNull();
+
+    await app.db.query('update users set email = $2 where id = $1', [traveller.userId, newAddress()]);
+    const moved = await app.request('/api/auth/customer/verify-email', { method: 'POST', json: { token } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.errorCode).toBe('EMAIL_TOKEN_INVALID');
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
+  });
+
+  it('resend needs a traveller session and, on the web, the CSRF header', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    const anonymous = await app.request('/api/auth/customer/resend-verification', { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.errorCode).toBe('AUTH_REQUIRED');
+    const noCsrf = await app.request('/api/auth/customer/resend-verification', {
+      method: 'POST',
+      headers: { Cookie: traveller.cookie },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    const bearer = await app.request('/api/auth/customer/resend-verification', {
+      method: 'POST',
+      token: traveller.token,
+    });
+    expect(bearer.status).toBe(200);
+    await mail.smtp.waitForMessage(traveller.email);
+    expect(mail.smtp.messagesTo(traveller.email)).toHaveLength(1);
+  });
+
+  it('answers 409 when there is no address or it is already verified, and sends nothing', async () => {
+    const withoutEmail = await app.signIn();
+    const none = await resend(withoutEmail);
+    expect(none.status).toBe(409);
+    expect(none.body.errorCode).toBe('EMAIL_NOT_SET');
+
+    const verified = await travellerWithEmail(app, { verified: true });
+    const done = await resend(verified);
+    expect(done.status).toBe(409);
+    expect(done.body.errorCode).toBe('EMAIL_ALREADY_VERIFIED');
+    expect(mail.smtp.messagesTo(verified.email)).toEqual([]);
+  });
+
+  it('limits resends to 5 per traveller per hour', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await resend(traveller)).status).toBe(200);
+    const limited = await resend(traveller);
+    expect(limited.status).toBe(429);
+    expect(limited.body.errorCode).toBe('RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(mail.smtp.messagesTo(traveller.email)).toHaveLength(5);
+  });
+
+  it('answers 503 EMAIL_DELIVERY_FAILED when the mail server refuses, and the earlier link keeps working', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    await resend(traveller);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'verify-email');
+    mail.smtp.refuseMail = true;
+    try {
+      const failed = await resend(traveller);
+      expect(failed.status).toBe(503);
+      expect(failed.body.errorCode).toBe('EMAIL_DELIVERY_FAILED');
+      expect(failed.text).not.toMatch(/550|mailbox/);
+    } finally {
+      mail.smtp.refuseMail = false;
+    }
+    const [links] = await app.db.query<{ n: number }>(
+      'select count(*)::int as n from email_tokens where user_id = $1',
+      [traveller.userId],
+    );
+    expect(links!.n).toBe(1);
+    const verified = await app.request('/api/auth/customer/verify-email', {
+      method: 'POST',
+      json: { token },
+    });
+    expect(verified.status).toBe(200);
+  });
+});
+
+describe('password recovery', () => {
+  const mail = useFakeSmtp({ PUBLIC_ORIGIN, PASSWORD_RECOVERY_MAX_PER_IP: 1000 });
+  const app = useTestApp(mail.config);
+
+  const forgot = (email: string) =>
+    app.request('/api/auth/forgot-password', { method: 'POST', json: { email } });
+  const withoutRequestId = (body: Record<string, unknown>) => ({ ...body, requestId: undefined });
+
+  it('answers the same for an unknown, an unverified and a known address, and mails only the verified one', async () => {
+    const known = await travellerWithEmail(app, { verified: true });
+    const unverified = await travellerWithEmail(app, { verified: false });
+    const unknownAddress = newAddress();
+
+    const answers = [
+      await forgot(unknownAddress),
+      await forgot(unverified.email),
+      await forgot(known.email.toUpperCase()),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(withoutRequestId(answer.body)).toEqual(withoutRequestId(answers[2]!.body));
+      expect(answer.headers.get('cache-control')).toBe('private, no-store');
+    }
+    // The known address's message arrives; the others get none.
+    const message = await mail.smtp.waitForMessage(known.email);
+    expect(message.subject).toContain('Reset your password');
+    expect(message.text).toContain('30 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mail.smtp.messagesTo(unknownAddress)).toEqual([]);
+    expect(mail.smtp.messagesTo(unverified.email)).toEqual([]);
+    const [links] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from email_tokens where user_id = $1`,
+      [unverified.userId],
+    );
+    expect(links!.n).toBe(0);
+  });
+
+  it('the link sets a new password once, ends every old session and signs the traveller in', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    const otherDevice = await issueTravellerSession(
+      { config: app.config, db: app.db, tokens: createTravellerTokens(app.config) },
+      traveller.userId,
+      'mobile',
+    );
+    expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(200);
+
+    await forgot(traveller.email);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'reset-password');
+
+    const check = await app.request(`/api/auth?token=${token}&type=recovery`);
+    expect(check.status).toBe(200);
+    expect(check.body.data).toMatchObject({ valid: true, type: 'recovery', email: 't***@example.test' });
+    const now = Date.now() / 1000;
+    expect(check.body.data.expiresAt).toBeGreaterThan(now + 1800 - 60);
+    expect(check.body.data.expiresAt).toBeLessThan(now + 1800 + 60);
+
+    const password = 'correct horse battery staple';
+    const reset = await app.request('/api/auth', { method: 'POST', json: { token, password } });
+    expect(reset.status).toBe(200);
+    expect(reset.body.data.user).toMatchObject({ id: traveller.userId, email: traveller.email });
+    expect(reset.text).not.toContain('token"');
+    const cookies = cookiesOf(reset);
+    expect([...cookies.keys()].sort()).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
+
+    const stored = await userRow(app, traveller.userId);
+    expect(stored.password_hash).toMatch(/^\$argon2id\$/);
+    expect(await verify(stored.password_hash!, password)).toBe(true);
+
+    // Old sessions are over, on every device; the new one works.
+    expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(401);
+    expect((await app.request('/api/favorites', { token: otherDevice.token })).status).toBe(401);
+    const fresh = await app.request('/api/favorites', {
+      headers: { Cookie: `bb_access=${cookies.get('bb_access')}` },
+    });
+    expect(fresh.status).toBe(200);
+
+    for (const again of [
+      await app.request('/api/auth', { method: 'POST', json: { token, password: 'another long password' } }),
+      await app.request(`/api/auth?token=${token}&type=recovery`),
+    ]) {
+      expect(again.status).toBe(410);
+      expect(again.body.errorCode).toBe('EMAIL_TOKEN_USED');
+    }
+    expect(await verify((await userRow(app, traveller.userId)).password_hash!, password)).toBe(true);
+  });
+
+  it('two concurrent uses of one link: exactly one succeeds', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    await forgot(traveller.email);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'reset-password');
+    const answers = await Promise.all(
+      ['first long password', 'second long password'].map((password) =>
+        app.request('/api/auth', { method: 'POST', json: { token, password } }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 410]);
+  });
+
+  it('a password outside the length rules is refused and the link stays usable', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    await forgot(traveller.email);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'reset-password');
+
+    const short = await app.request('/api/auth', { method: 'POST', json: { token, password: 'short' } });
+    expect(short.status).toBe(400);
+    expect(short.body.errorCode).toBe('PASSWORD_TOO_SHORT');
+    const long = await app.request('/api/auth', {
+      method: 'POST',
+      json: { token, password: 'x'.repeat(129) },
+    });
+    expect(long.status).toBe(400);
+    expect(long.body.errorCode).toBe('PASSWORD_TOO_LONG');
+    expect((await userRow(app, traveller.userId)).password_hash).toBeNull();
+    expect((await app.request(`/api/auth?token=${token}&type=recovery`)).status).toBe(200);
+    expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(200);
+  });
+
+  it('a newer recovery link replaces the older one', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    await forgot(traveller.email);
+    await forgot(traveller.email);
+    const first = linkIn(await mail.smtp.waitForMessage(traveller.email, { count: 1 }), 'reset-password');
+    const second = linkIn(await mail.smtp.waitForMessage(traveller.email, { count: 2 }), 'reset-password');
+    const old = await app.request('/api/auth', {
+      method: 'POST',
+      json: { token: first.token, password: 'a long enough password' },
+    });
+    expect(old.status).toBe(410);
+    expect(old.body.errorCode).toBe('EMAIL_TOKEN_EXPIRED');
+    expect((await app.request(`/api/auth?token=${second.token}&type=recovery`)).status).toBe(200);
+  });
+
+  it('refuses an unknown link and a malformed address', async () => {
+    const unknown = await app.request('/api/auth?token=not-a-real-link&type=recovery');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errorCode).toBe('EMAIL_TOKEN_INVALID');
+    const malformed = await forgot('not an address');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errorCode).toBe('INVALID_EMAIL');
+  });
+
+  it('limits requests per e-mail address (3 per hour), known or not', async () => {
+    for (const address of [newAddress(), (await travellerWithEmail(app, { verified: true })).email]) {
+      for (let attempt = 0; attempt < 3; attempt++) expect((await forgot(address)).status).toBe(200);
+      const limited = await forgot(address.toUpperCase());
+      expect(limited.status).toBe(429);
+      expect(limited.body.errorCode).toBe('RATE_LIMITED');
+    }
+  });
+});
+
+describe('password recovery: per-IP limit', () => {
+  const mail = useFakeSmtp({ PUBLIC_ORIGIN, PASSWORD_RECOVERY_MAX_PER_IP: 2 });
+  const app = useTestApp(mail.config);
+
+  it('refuses the third request from one client IP within the hour', async () => {
+    expect(
+      (await app.request('/api/auth/forgot-password', { method: 'POST', json: { email: newAddress() } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await app.request('/api/auth/forgot-password', { method: 'POST', json: { email: newAddress() } }))
+        .status,
+    ).toBe(200);
+    const limited = await app.request('/api/auth/forgot-password', {
+      method: 'POST',
+      json: { email: newAddress() },
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.errorCode).toBe('RATE_LIMITED');
+  });
+});
+
+describe('e-mail links expire', () => {
+  const mail = useFakeSmtp({
+    PUBLIC_ORIGIN,
+    PASSWORD_RECOVERY_TTL_SECONDS: 1,
+    EMAIL_VERIFICATION_TTL_SECONDS: 1,
+  });
+  const app = useTestApp(mail.config);
+  const pastExpiry = () => new Promise((resolve) => setTimeout(resolve, 1500));
+
+  it('an expired recovery link is refused and changes nothing', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    await app.request('/api/auth/forgot-password', { method: 'POST', json: { email: traveller.email } });
+    const message = await mail.smtp.waitForMessage(traveller.email);
+    expect(message.text).toContain('1 second');
+    const { token } = linkIn(message, 'reset-password');
+    await pastExpiry();
+    for (const answer of [
+      await app.request(`/api/auth?token=${token}&type=recovery`),
+      await app.request('/api/auth', { method: 'POST', json: { token, password: 'a long enough password' } }),
+    ]) {
+      expect(answer.status).toBe(410);
+      expect(answer.body.errorCode).toBe('EMAIL_TOKEN_EXPIRED');
+    }
+    expect((await userRow(app, traveller.userId)).password_hash).toBeNull();
+    expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(200);
+  });
+
+  it('an expired verification link is refused', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    await app.request('/api/auth/customer/resend-verification', {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+    });
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'verify-email');
+    await pastExpiry();
+    const answer = await app.request('/api/auth/customer/verify-email', { method: 'POST', json: { token } });
+    expect(answer.status).toBe(410);
+    expect(answer.body.errorCode).toBe('EMAIL_TOKEN_EXPIRED');
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
+  });
+});

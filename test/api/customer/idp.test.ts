@@ -1,0 +1,856 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
+import { useFakeIdp, type FakeIdp, type MintOptions } from '../../support/fakes/jwks.js';
+import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
+
+const SITE = 'https://www.bus.test';
+const PWA = 'https://app.bus.test';
+const DEV_PWA = 'http://localhost:5173';
+const SITE_HEADERS = { Origin: SITE, 'Sec-Fetch-Site': 'same-origin' };
+const PWA_HEADERS = { Origin: PWA, 'Sec-Fetch-Site': 'cross-site' };
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const uniqueEmail = (label = 'traveller') => `${label}-${randomUUID().slice(0, 8)}@example.test`;
+
+const expectError = (response: TestResponse, status: number, errorCode: string) => {
+  expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({ status, errorCode });
+  expect(response.body.success).toBe(false);
+};
+
+/** A flow started with GET /idp/nonce: its id, raw nonce and the flow cookie the browser keeps. */
+interface Flow {
+  flowId: string;
+  nonce: string;
+  clientId: string;
+  cookie: string;
+  setCookie: string;
+}
+
+function idpHelpers(app: TestApp, idp: FakeIdp) {
+  const startFlow = async (
+    channel: 'web' | 'pwa' | 'link' = 'web',
+    headers: Record<string, string> = {},
+  ): Promise<Flow> => {
+    const response = await app.request(`/api/auth/customer/idp/nonce?channel=${channel}`, { headers });
+    expect(response.status).toBe(200);
+    const setCookie = response.headers.getSetCookie().find((cookie) => cookie.startsWith('bb_idp_')) ?? '';
+    return { ...response.body.data, setCookie, cookie: setCookie.split(';')[0] ?? '' };
+  };
+  const mobile = (idToken: string, headers: Record<string, string> = {}) =>
+    app.request('/api/auth/customer/idp/mobile', { method: 'POST', json: { idToken }, headers });
+  const web = (
+    body: { idToken: string; flowId: string; returnTo?: string },
+    headers: Record<string, string>,
+  ) =>
+    app.request('/api/auth/customer/idp/web', { method: 'POST', json: { returnTo: '/', ...body }, headers });
+  const pwa = (body: { idToken: string; flowId: string }, headers: Record<string, string> = PWA_HEADERS) =>
+    app.request('/api/auth/customer/idp/pwa', { method: 'POST', json: body, headers });
+  const mobileToken = (options: MintOptions = {}) => idp.mint({ audience: idp.mobileClientId, ...options });
+  const usersWithEmail = (email: string) =>
+    app.db.query('select * from users where lower(email) = lower($1)', [email]);
+  const identitiesWithEmail = (email: string) =>
+    app.db.query('select * from user_identities where lower(email) = lower($1)', [email]);
+  /** A phone traveller as OTP sign-in leaves one, optionally with an e-mail and a password. */
+  const phoneTraveller = async (
+    options: { email?: string; emailVerified?: boolean; password?: boolean } = {},
+  ) => {
+    const phone = `+9639${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const [passenger] = await app.db.query<{ id: string }>(
+      `insert into passengers (phone, name) values ($1, 'Omar') returning id`,
+      [phone],
+    );
+    const [user] = await app.db.query<{ id: string; password_hash: string | null }>(
+      `insert into users (phone, name, email, email_verified_at, password_hash, passenger_id)
+       values ($1, 'Omar', $2, case when $3 then now() end, $4, $5) returning id, password_hash`,
+      [
+        phone,
+        options.email ?? null,
+        options.emailVerified ?? false,
+        options.password ? '$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA' : null,
+        passenger!.id,
+      ],
+    );
+    return { userId: user!.id, passengerId: passenger!.id, phone, passwordHash: user!.password_hash };
+  };
+  return { startFlow, mobile, web, pwa, mobileToken, usersWithEmail, identitiesWithEmail, phoneTraveller };
+}
+
+describe('identity-provider sign-in', () => {
+  const { idp, config } = useFakeIdp({
+    COOKIE_SECURE: false,
+    SITE_ORIGIN: SITE,
+    PWA_ORIGIN: PWA,
+    DEV_PWA_ORIGIN: DEV_PWA,
+    IDP_RATE_LIMIT_PER_IP: 100_000,
+    IDP_RATE_LIMIT_PER_SUBJECT: 1000,
+  });
+  const app = useTestApp(config);
+  const helpers = () => idpHelpers(app, idp);
+
+  describe('POST /auth/customer/idp/mobile', () => {
+    it('creates a traveller from the verified token and returns a bearer session that needs a phone', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      const sub = randomUUID();
+      const response = await mobile(await mobileToken({ claims: { sub, email, name: 'Rana Khoury' } }));
+
+      expect(response.status).toBe(200);
+      const data = response.body.data;
+      expect(data).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        expiresAt: expect.any(Number),
+        isNewUser: true,
+        needsPhone: true,
+        user: { id: expect.any(String), name: 'Rana Khoury', email, phone: null },
+      });
+      const identity = await createTravellerTokens(app.config).verify(data.accessToken);
+      expect(identity.userId).toBe(data.user.id);
+      const [session] = await app.db.query('select channel, user_id from traveller_sessions where id = $1', [
+        identity.sessionId,
+      ]);
+      expect(session).toEqual({ channel: 'mobile', user_id: data.user.id });
+      const [user] = await usersWithEmail(email);
+      expect(user).toMatchObject({
+        id: data.user.id,
+        phone: null,
+        passenger_id: null,
+        password_hash: null,
+        email_verified_at: expect.anything(),
+      });
+      const identities = await app.db.query(
+        'select user_id, provider, subject from user_identities where subject = $1',
+        [sub],
+      );
+      expect(identities).toEqual([{ user_id: data.user.id, provider: 'idp', subject: sub }]);
+    });
+
+    it('creates one account when the first sign-ins of a subject race', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const sub = randomUUID();
+      const email = uniqueEmail();
+      const tokens = await Promise.all([1, 2, 3].map(() => mobileToken({ claims: { sub, email } })));
+      const responses = await Promise.all(tokens.map((token) => mobile(token)));
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+      expect(new Set(responses.map((response) => response.body.data.user.id)).size).toBe(1);
+      expect(responses.filter((response) => response.body.data.isNewUser)).toHaveLength(1);
+      expect(await usersWithEmail(email)).toHaveLength(1);
+    });
+
+    it('signs the same subject in to the same account again', async () => {
+      const { mobile, mobileToken } = helpers();
+      const sub = randomUUID();
+      const first = await mobile(await mobileToken({ claims: { sub } }));
+      const second = await mobile(await mobileToken({ claims: { sub } }));
+      expect(second.status).toBe(200);
+      expect(second.body.data.isNewUser).toBe(false);
+      expect(second.body.data.user.id).toBe(first.body.data.user.id);
+    });
+
+    it('refuses any request that carries an Origin or Sec-Fetch-Site header, writing nothing', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      const token = await mobileToken({ claims: { email } });
+      expectError(await mobile(token, { Origin: SITE }), 403, 'IDP_BROWSER_REQUEST_REFUSED');
+      expectError(await mobile(token, { 'Sec-Fetch-Site': 'none' }), 403, 'IDP_BROWSER_REQUEST_REFUSED');
+      expect(await usersWithEmail(email)).toEqual([]);
+    });
+
+    it('accepts no name, e-mail or subject from the client', async () => {
+      const { mobileToken, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      const response = await app.request('/api/auth/customer/idp/mobile', {
+        method: 'POST',
+        json: {
+          idToken: await mobileToken({ claims: { email } }),
+          email: uniqueEmail('attacker'),
+          name: 'Mallory',
+          sub: 'x',
+        },
+      });
+      expectError(response, 400, 'VALIDATION_FAILED');
+      expect(await usersWithEmail(email)).toEqual([]);
+    });
+
+    it.each<[string, MintOptions, number, string]>([
+      ['a signature by an unpublished key', { signWith: 'foreign' }, 401, 'IDP_TOKEN_INVALID'],
+      ['a forged signature under the published key id', { signWith: 'forged' }, 401, 'IDP_TOKEN_INVALID'],
+      ['another issuer', { issuer: 'https://evil.example' }, 401, 'IDP_TOKEN_INVALID'],
+      ['the web audience', { audience: 'test-web-client' }, 401, 'IDP_TOKEN_INVALID'],
+      ['another audience', { audience: 'someone-else' }, 401, 'IDP_TOKEN_INVALID'],
+      ['an expired token', { expiresInSeconds: -120 }, 401, 'IDP_TOKEN_INVALID'],
+      ['an unverified e-mail', { claims: { email_verified: false } }, 403, 'IDP_EMAIL_NOT_VERIFIED'],
+      ['email_verified as text', { claims: { email_verified: 'true' } }, 403, 'IDP_EMAIL_NOT_VERIFIED'],
+      ['no email_verified claim', { omit: ['email_verified'] }, 403, 'IDP_EMAIL_NOT_VERIFIED'],
+      ['no e-mail', { omit: ['email'] }, 401, 'IDP_TOKEN_INVALID'],
+    ])('refuses %s and creates no account', async (_label, options, status, errorCode) => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      const response = await mobile(await mobileToken({ ...options, claims: { email, ...options.claims } }));
+      expectError(response, status, errorCode);
+      expect(await usersWithEmail(email)).toEqual([]);
+    });
+
+    it('refuses a token that is not a JWT', async () => {
+      expectError(await helpers().mobile('not-a-token'), 401, 'IDP_TOKEN_INVALID');
+    });
+
+    it('adds the identity to a phone traveller with that verified e-mail, keeping phone and password', async () => {
+      const { mobile, mobileToken, phoneTraveller } = helpers();
+      const email = uniqueEmail();
+      const traveller = await phoneTraveller({ email, emailVerified: true, password: true });
+      const response = await mobile(await mobileToken({ claims: { email: email.toUpperCase() } }));
+
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        isNewUser: false,
+        needsPhone: false,
+        user: { id: traveller.userId, phone: traveller.phone },
+      });
+      const users = await app.db.query<{ id: string; password_hash: string; phone: string }>(
+        'select id, password_hash, phone from users where lower(email) = lower($1)',
+        [email],
+      );
+      expect(users).toEqual([
+        { id: traveller.userId, password_hash: traveller.passwordHash, phone: traveller.phone },
+      ]);
+    });
+
+    it('refuses an address an account holds unverified, and links nothing', async () => {
+      const { mobile, mobileToken, phoneTraveller, identitiesWithEmail, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      const traveller = await phoneTraveller({ email, emailVerified: false });
+      expectError(await mobile(await mobileToken({ claims: { email } })), 409, 'IDP_ACCOUNT_CONFLICT');
+      expect(await identitiesWithEmail(email)).toEqual([]);
+      expect(await usersWithEmail(email)).toEqual([
+        expect.objectContaining({ id: traveller.userId, email_verified_at: null }),
+      ]);
+    });
+
+    it('refuses an address already linked to another subject and creates no parallel account', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const email = uniqueEmail();
+      expect((await mobile(await mobileToken({ claims: { email } }))).status).toBe(200);
+      expectError(
+        await mobile(await mobileToken({ claims: { email, sub: randomUUID() } })),
+        409,
+        'IDP_ACCOUNT_CONFLICT',
+      );
+      expect(await usersWithEmail(email)).toHaveLength(1);
+    });
+
+    it('refuses addresses of company staff and administrators', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const staffEmail = uniqueEmail('dispatcher');
+      const adminEmail = uniqueEmail('admin');
+      await app.db.query(`insert into staff_users (email, password_hash) values ($1, 'x')`, [staffEmail]);
+      await app.db.query(`insert into admins (email, password_hash, role) values ($1, 'x', 'SUPPORT')`, [
+        adminEmail,
+      ]);
+      expectError(
+        await mobile(await mobileToken({ claims: { email: staffEmail.toUpperCase() } })),
+        409,
+        'IDP_STAFF_ACCOUNT_CONFLICT',
+      );
+      expectError(
+        await mobile(await mobileToken({ claims: { email: adminEmail } })),
+        409,
+        'IDP_STAFF_ACCOUNT_CONFLICT',
+      );
+      expect(await usersWithEmail(staffEmail)).toEqual([]);
+      expect(await usersWithEmail(adminEmail)).toEqual([]);
+    });
+  });
+
+  describe('GET /auth/customer/idp/nonce', () => {
+    it('gives each flow its own nonce, stores only its fingerprint and binds it to a short HttpOnly cookie', async () => {
+      const { startFlow } = helpers();
+      const first = await startFlow();
+      const second = await startFlow();
+      expect(first).toMatchObject({
+        clientId: idp.webClientId,
+        flowId: expect.any(String),
+        nonce: expect.any(String),
+      });
+      expect(second.flowId).not.toBe(first.flowId);
+      expect(second.nonce).not.toBe(first.nonce);
+      expect(first.cookie).toBe(`bb_idp_${first.flowId}=${sha256(first.nonce)}`);
+      const expires = Date.parse(/expires=([^;]+)/i.exec(first.setCookie)![1]!);
+      expect(expires - Date.now()).toBeGreaterThan(590_000);
+      expect(expires - Date.now()).toBeLessThanOrEqual(600_000);
+      expect(first.setCookie).toMatch(/; path=\/api;/i);
+      expect(first.setCookie).toMatch(/; samesite=lax/i);
+      expect(first.setCookie).toMatch(/; httponly/i);
+      const rows = await app.db.query(
+        'select nonce_hash, channel, consumed_at from idp_nonces where flow_id = $1',
+        [first.flowId],
+      );
+      expect(rows).toEqual([{ nonce_hash: sha256(first.nonce), channel: 'web', consumed_at: null }]);
+    });
+
+    it('answers a PWA flow only to the PWA origin, with CORS for it and no cookie', async () => {
+      const { startFlow } = helpers();
+      const response = await app.request('/api/auth/customer/idp/nonce?channel=pwa', {
+        headers: { Origin: PWA },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(PWA);
+      expect(response.headers.getSetCookie()).toEqual([]);
+      const refused = await app.request('/api/auth/customer/idp/nonce?channel=pwa', {
+        headers: { Origin: SITE },
+      });
+      expectError(refused, 403, 'IDP_ORIGIN_REFUSED');
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await startFlow('web', { Origin: PWA })).setCookie).not.toBe('');
+    });
+  });
+
+  describe('POST /auth/customer/idp/web', () => {
+    it('sets the session cookies, returns no token, and sends a traveller without phone to complete-phone', async () => {
+      const { startFlow, web, usersWithEmail } = helpers();
+      const flow = await startFlow();
+      const email = uniqueEmail();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      const response = await web(
+        { idToken, flowId: flow.flowId, returnTo: '/booking/42?seats=2&from=hama' },
+        { ...SITE_HEADERS, Cookie: flow.cookie },
+      );
+
+      expect(response.status).toBe(200);
+      expect(response.body.data).toEqual({
+        next: `${SITE}/auth/complete-phone?returnTo=${encodeURIComponent('/booking/42?seats=2&from=hama')}`,
+        isNewUser: true,
+        needsPhone: true,
+        user: { id: expect.any(String), name: 'Layla Haddad', email, phone: null },
+      });
+      const cookies = response.headers.getSetCookie();
+      const access = cookies.find((cookie) => cookie.startsWith('bb_access='))!;
+      expect(access).toMatch(/httponly/i);
+      expect(cookies.find((cookie) => cookie.startsWith('bb_refresh='))).toMatch(/httponly/i);
+      expect(cookies.some((cookie) => cookie.startsWith('bb_csrf='))).toBe(true);
+      expect(cookies.find((cookie) => cookie.startsWith(`bb_idp_${flow.flowId}=`))).toMatch(
+        /expires=Thu, 01 Jan 1970/i,
+      );
+      const accessToken = access.split(';')[0]!.slice('bb_access='.length);
+      expect(response.text).not.toContain(accessToken);
+      expect(JSON.stringify(response.body)).not.toMatch(/token/i);
+      expect(await usersWithEmail(email)).toHaveLength(1);
+      const [nonce] = await app.db.query<{ consumed_at: unknown }>(
+        'select consumed_at from idp_nonces where flow_id = $1',
+        [flow.flowId],
+      );
+      expect(nonce!.consumed_at).not.toBeNull();
+    });
+
+    it('sends a traveller with a phone straight to returnTo on the canonical site', async () => {
+      const { startFlow, web, phoneTraveller } = helpers();
+      const email = uniqueEmail();
+      await phoneTraveller({ email, emailVerified: true });
+      const flow = await startFlow();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      const response = await web(
+        { idToken, flowId: flow.flowId, returnTo: '/trips/9' },
+        { ...SITE_HEADERS, Cookie: flow.cookie },
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        next: `${SITE}/trips/9`,
+        needsPhone: false,
+        isNewUser: false,
+      });
+    });
+
+    it('refuses a used nonce, a token without nonce and a nonce of another flow', async () => {
+      const { startFlow, web, usersWithEmail } = helpers();
+      const flow = await startFlow();
+      const headers = { ...SITE_HEADERS, Cookie: flow.cookie };
+      const email = uniqueEmail();
+
+      expectError(
+        await web({ idToken: await idp.mint({ claims: { email } }), flowId: flow.flowId }, headers),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      expectError(
+        await web(
+          { idToken: await idp.mint({ claims: { email, nonce: 'guessed-nonce' } }), flowId: flow.flowId },
+          headers,
+        ),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      expect(await usersWithEmail(email)).toEqual([]);
+
+      const idToken = await idp.mint({ claims: { email, nonce: flow.nonce } });
+      expect((await web({ idToken, flowId: flow.flowId }, headers)).status).toBe(200);
+      expectError(await web({ idToken, flowId: flow.flowId }, headers), 401, 'IDP_NONCE_INVALID');
+    });
+
+    it('keeps parallel tabs apart: a token of one flow is refused with the flowId and cookie of another', async () => {
+      const { startFlow, web } = helpers();
+      const tabA = await startFlow();
+      const tabB = await startFlow();
+      const tokenA = await idp.mint({ claims: { nonce: tabA.nonce } });
+      const bothCookies = `${tabA.cookie}; ${tabB.cookie}`;
+
+      expectError(
+        await web({ idToken: tokenA, flowId: tabB.flowId }, { ...SITE_HEADERS, Cookie: bothCookies }),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      expectError(
+        await web({ idToken: tokenA, flowId: tabA.flowId }, { ...SITE_HEADERS, Cookie: tabB.cookie }),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      expectError(
+        await web({ idToken: tokenA, flowId: tabA.flowId }, SITE_HEADERS),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      // Both flows are still usable after the refusals.
+      expect(
+        (await web({ idToken: tokenA, flowId: tabA.flowId }, { ...SITE_HEADERS, Cookie: bothCookies }))
+          .status,
+      ).toBe(200);
+      const tokenB = await idp.mint({ claims: { nonce: tabB.nonce } });
+      expect(
+        (await web({ idToken: tokenB, flowId: tabB.flowId }, { ...SITE_HEADERS, Cookie: tabB.cookie }))
+          .status,
+      ).toBe(200);
+    });
+
+    it('refuses a PWA or linking nonce on the web sign-in', async () => {
+      const { startFlow, web } = helpers();
+      const link = await startFlow('link');
+      const idToken = await idp.mint({ claims: { nonce: link.nonce } });
+      expectError(
+        await web({ idToken, flowId: link.flowId }, { ...SITE_HEADERS, Cookie: link.cookie }),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+    });
+
+    it.each<[string, Record<string, string>]>([
+      ['another origin', { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' }],
+      ['the PWA origin', { Origin: PWA, 'Sec-Fetch-Site': 'same-site' }],
+      ['no Origin', { 'Sec-Fetch-Site': 'same-origin' }],
+      ['a cross-site fetch claiming the site origin', { Origin: SITE, 'Sec-Fetch-Site': 'cross-site' }],
+      ['a navigation (Sec-Fetch-Site none)', { Origin: SITE, 'Sec-Fetch-Site': 'none' }],
+      ['no Sec-Fetch-Site', { Origin: SITE }],
+    ])('refuses %s with 403 and leaves the flow unused', async (_label, headers) => {
+      const { startFlow, web, usersWithEmail } = helpers();
+      const flow = await startFlow();
+      const email = uniqueEmail();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      expectError(
+        await web({ idToken, flowId: flow.flowId }, { ...headers, Cookie: flow.cookie }),
+        403,
+        'IDP_ORIGIN_REFUSED',
+      );
+      expect(await usersWithEmail(email)).toEqual([]);
+      expect(
+        (await web({ idToken, flowId: flow.flowId }, { ...SITE_HEADERS, Cookie: flow.cookie })).status,
+      ).toBe(200);
+    });
+
+    it('accepts a same-site request from the site origin', async () => {
+      const { startFlow, web } = helpers();
+      const flow = await startFlow();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce } });
+      const response = await web(
+        { idToken, flowId: flow.flowId },
+        { Origin: SITE, 'Sec-Fetch-Site': 'same-site', Cookie: flow.cookie },
+      );
+      expect(response.status).toBe(200);
+    });
+
+    it.each(['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'booking/1', '/a b', ''])(
+      'refuses returnTo %j with 400 INVALID_RETURN_TO',
+      async (returnTo) => {
+        const { startFlow, web } = helpers();
+        const flow = await startFlow();
+        const idToken = await idp.mint({ claims: { nonce: flow.nonce } });
+        expectError(
+          await web({ idToken, flowId: flow.flowId, returnTo }, { ...SITE_HEADERS, Cookie: flow.cookie }),
+          400,
+          'INVALID_RETURN_TO',
+        );
+      },
+    );
+
+    it('lets only one of two simultaneous attempts with the same flow sign in', async () => {
+      const { startFlow, web } = helpers();
+      const flow = await startFlow();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce } });
+      const headers = { ...SITE_HEADERS, Cookie: flow.cookie };
+      const responses = await Promise.all([
+        web({ idToken, flowId: flow.flowId }, headers),
+        web({ idToken, flowId: flow.flowId }, headers),
+      ]);
+      expect(responses.map((response) => response.status).sort()).toEqual([200, 401]);
+      const sessions = await app.db.query('select 1 from traveller_sessions where user_id = $1', [
+        responses.find((response) => response.status === 200)!.body.data.user.id,
+      ]);
+      expect(sessions).toHaveLength(1);
+    });
+
+    it('refuses a token meant for the mobile client', async () => {
+      const { startFlow, web, mobileToken } = helpers();
+      const flow = await startFlow();
+      const idToken = await mobileToken({ claims: { nonce: flow.nonce } });
+      expectError(
+        await web({ idToken, flowId: flow.flowId }, { ...SITE_HEADERS, Cookie: flow.cookie }),
+        401,
+        'IDP_TOKEN_INVALID',
+      );
+    });
+  });
+
+  describe('OPTIONS and POST /auth/customer/idp/pwa', () => {
+    const preflight = (path: string, origin: string, requestHeaders = 'content-type') =>
+      app.request(path, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': requestHeaders,
+        },
+      });
+
+    it('answers the preflight of the PWA origin only, without credentials', async () => {
+      for (const origin of [PWA, DEV_PWA]) {
+        const response = await preflight('/api/auth/customer/idp/pwa', origin);
+        expect(response.status).toBe(204);
+        expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+        expect(response.headers.get('access-control-allow-methods')).toBe('POST');
+        expect(response.headers.get('access-control-allow-headers')).toBe('Content-Type');
+        expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+      for (const response of [
+        await preflight('/api/auth/customer/idp/pwa', SITE),
+        await preflight('/api/auth/customer/idp/pwa', 'https://evil.example'),
+        await preflight('/api/auth/customer/idp/pwa', PWA, 'content-type, authorization'),
+      ]) {
+        expectError(response, 403, 'IDP_ORIGIN_REFUSED');
+        expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      }
+    });
+
+    it('does not widen CORS for any other path', async () => {
+      for (const path of [
+        '/api/cities',
+        '/api/auth/customer/idp/web',
+        '/api/auth/customer/idp/mobile',
+        '/api/favorites',
+      ]) {
+        const response = await preflight(path, PWA);
+        expect(response.headers.get('access-control-allow-origin')).toBeNull();
+        expect(response.headers.get('access-control-allow-methods')).toBeNull();
+      }
+      const read = await app.request('/api/cities', { headers: { Origin: PWA } });
+      expect(read.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('returns a bearer session to the PWA and consumes the nonce after one success', async () => {
+      const { startFlow, pwa } = helpers();
+      const flow = await startFlow('pwa', { Origin: PWA });
+      const email = uniqueEmail();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      const response = await pwa({ idToken, flowId: flow.flowId });
+
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+        isNewUser: true,
+        needsPhone: true,
+      });
+      expect(response.headers.get('access-control-allow-origin')).toBe(PWA);
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(response.headers.getSetCookie()).toEqual([]);
+      const identity = await createTravellerTokens(app.config).verify(response.body.data.accessToken);
+      const [session] = await app.db.query('select channel from traveller_sessions where id = $1', [
+        identity.sessionId,
+      ]);
+      expect(session).toEqual({ channel: 'pwa' });
+
+      const replay = await pwa({ idToken, flowId: flow.flowId });
+      expectError(replay, 401, 'IDP_NONCE_INVALID');
+      expect(replay.headers.get('access-control-allow-origin')).toBe(PWA);
+    });
+
+    it('accepts the development origin only same-site, and refuses other origins and fetch sites', async () => {
+      const { startFlow, pwa, usersWithEmail } = helpers();
+      const flow = await startFlow('pwa', { Origin: PWA });
+      const email = uniqueEmail();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      const refusedHeaders: Record<string, string>[] = [
+        { Origin: DEV_PWA, 'Sec-Fetch-Site': 'cross-site' },
+        { Origin: SITE, 'Sec-Fetch-Site': 'same-origin' },
+        { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+        { Origin: PWA },
+        { Origin: PWA, 'Sec-Fetch-Site': 'none' },
+        { 'Sec-Fetch-Site': 'same-site' },
+      ];
+      for (const headers of refusedHeaders) {
+        const response = await pwa({ idToken, flowId: flow.flowId }, headers);
+        expectError(response, 403, 'IDP_ORIGIN_REFUSED');
+        expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      }
+      expect(await usersWithEmail(email)).toEqual([]);
+      const response = await pwa(
+        { idToken, flowId: flow.flowId },
+        { Origin: DEV_PWA, 'Sec-Fetch-Site': 'same-site' },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(DEV_PWA);
+    });
+
+    it('never reads cookies: a site session cookie neither signs in nor blocks the PWA sign-in', async () => {
+      const { startFlow, pwa } = helpers();
+      const someoneElse = await app.signIn();
+      const flow = await startFlow('pwa', { Origin: PWA });
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce } });
+      const response = await pwa(
+        { idToken, flowId: flow.flowId },
+        { ...PWA_HEADERS, Cookie: `${someoneElse.cookie}; bb_access=garbage` },
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.data.user.id).not.toBe(someoneElse.userId);
+    });
+
+    it('refuses a web flow nonce and a token for the mobile client', async () => {
+      const { startFlow, pwa, mobileToken } = helpers();
+      const webFlow = await startFlow('web');
+      expectError(
+        await pwa({ idToken: await idp.mint({ claims: { nonce: webFlow.nonce } }), flowId: webFlow.flowId }),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      const flow = await startFlow('pwa', { Origin: PWA });
+      expectError(
+        await pwa({ idToken: await mobileToken({ claims: { nonce: flow.nonce } }), flowId: flow.flowId }),
+        401,
+        'IDP_TOKEN_INVALID',
+      );
+    });
+  });
+
+  describe('linking and unlinking (/profile/security/identities/idp)', () => {
+    const link = (body: { idToken: string; flowId: string }, headers: Record<string, string>) =>
+      app.request('/api/profile/security/identities/idp', { method: 'POST', json: body, headers });
+    const unlink = (headers: Record<string, string>) =>
+      app.request('/api/profile/security/identities/idp', { method: 'DELETE', headers });
+
+    /** A signed-in web traveller with a started linking flow and a token for it. */
+    const prepare = async (claims: Record<string, unknown> = {}) => {
+      const { startFlow } = helpers();
+      const traveller = await app.signIn();
+      const flow = await startFlow('link');
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, ...claims } });
+      const headers = { ...traveller.writeHeaders, Cookie: `${traveller.cookie}; ${flow.cookie}` };
+      return { traveller, flow, idToken, headers };
+    };
+
+    it('links the subject to the signed-in traveller, who then signs in with it', async () => {
+      const { mobile, mobileToken } = helpers();
+      const sub = randomUUID();
+      const email = uniqueEmail();
+      const { traveller, flow, idToken, headers } = await prepare({ sub, email });
+      const response = await link({ idToken, flowId: flow.flowId }, headers);
+
+      expect(response.status).toBe(200);
+      expect(response.body.data.identity).toEqual({
+        provider: 'idp',
+        email,
+        linkedAt: expect.any(String),
+        alreadyLinked: false,
+      });
+      const [user] = await app.db.query('select email, email_verified_at from users where id = $1', [
+        traveller.userId,
+      ]);
+      expect(user).toEqual({ email, email_verified_at: expect.anything() });
+      const signIn = await mobile(await mobileToken({ claims: { sub, email } }));
+      expect(signIn.body.data).toMatchObject({
+        isNewUser: false,
+        needsPhone: false,
+        user: { id: traveller.userId },
+      });
+    });
+
+    it('needs a session and, on the web, the CSRF header', async () => {
+      const { traveller, flow, idToken } = await prepare();
+      expectError(
+        await link({ idToken, flowId: flow.flowId }, { Cookie: flow.cookie }),
+        401,
+        'AUTH_REQUIRED',
+      );
+      expectError(
+        await link({ idToken, flowId: flow.flowId }, { Cookie: `${traveller.cookie}; ${flow.cookie}` }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
+      expect(
+        await app.db.query('select 1 from user_identities where user_id = $1', [traveller.userId]),
+      ).toEqual([]);
+    });
+
+    it('needs the flow cookie on the web, and a linking flow', async () => {
+      const { startFlow } = helpers();
+      const { traveller, flow, idToken } = await prepare();
+      expectError(
+        await link({ idToken, flowId: flow.flowId }, traveller.writeHeaders),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+      const webFlow = await startFlow('web');
+      const webToken = await idp.mint({ claims: { nonce: webFlow.nonce } });
+      const headers = { ...traveller.writeHeaders, Cookie: `${traveller.cookie}; ${webFlow.cookie}` };
+      expectError(
+        await link({ idToken: webToken, flowId: webFlow.flowId }, headers),
+        401,
+        'IDP_NONCE_INVALID',
+      );
+    });
+
+    it('links from the mobile app with a bearer session and a mobile token', async () => {
+      const { startFlow, mobileToken } = helpers();
+      const traveller = await app.signIn();
+      const flow = await startFlow('link');
+      const idToken = await mobileToken({ claims: { nonce: flow.nonce } });
+      const response = await link(
+        { idToken, flowId: flow.flowId },
+        { Authorization: `Bearer ${traveller.token}` },
+      );
+      expect(response.status).toBe(200);
+    });
+
+    it('refuses a subject linked to another account, an address another account holds, and staff addresses', async () => {
+      const { mobile, mobileToken, phoneTraveller } = helpers();
+      const taken = randomUUID();
+      await mobile(await mobileToken({ claims: { sub: taken } }));
+      const first = await prepare({ sub: taken });
+      expectError(
+        await link({ idToken: first.idToken, flowId: first.flow.flowId }, first.headers),
+        409,
+        'IDP_ACCOUNT_CONFLICT',
+      );
+
+      const heldEmail = uniqueEmail();
+      await phoneTraveller({ email: heldEmail, emailVerified: false });
+      const second = await prepare({ email: heldEmail });
+      expectError(
+        await link({ idToken: second.idToken, flowId: second.flow.flowId }, second.headers),
+        409,
+        'IDP_ACCOUNT_CONFLICT',
+      );
+
+      const staffEmail = uniqueEmail('staff');
+      await app.db.query(`insert into staff_users (email, password_hash) values ($1, 'x')`, [staffEmail]);
+      const third = await prepare({ email: staffEmail });
+      expectError(
+        await link({ idToken: third.idToken, flowId: third.flow.flowId }, third.headers),
+        409,
+        'IDP_STAFF_ACCOUNT_CONFLICT',
+      );
+
+      for (const { traveller } of [first, second, third]) {
+        const rows = await app.db.query('select email from users where id = $1', [traveller.userId]);
+        expect(rows).toEqual([{ email: null }]);
+        expect(
+          await app.db.query('select 1 from user_identities where user_id = $1', [traveller.userId]),
+        ).toEqual([]);
+      }
+      // A refused attempt does not use up its flow.
+      const [nonce] = await app.db.query('select consumed_at from idp_nonces where flow_id = $1', [
+        third.flow.flowId,
+      ]);
+      expect(nonce).toEqual({ consumed_at: null });
+    });
+
+    it('refuses a second, different subject on the same account', async () => {
+      const { startFlow } = helpers();
+      const { traveller, flow, idToken, headers } = await prepare();
+      expect((await link({ idToken, flowId: flow.flowId }, headers)).status).toBe(200);
+      const again = await startFlow('link');
+      const other = await idp.mint({ claims: { nonce: again.nonce } });
+      const response = await link(
+        { idToken: other, flowId: again.flowId },
+        { ...traveller.writeHeaders, Cookie: `${traveller.cookie}; ${again.cookie}` },
+      );
+      expectError(response, 409, 'IDP_ALREADY_LINKED');
+    });
+
+    it('unlinks while the account keeps its phone', async () => {
+      const { traveller, flow, idToken, headers } = await prepare();
+      await link({ idToken, flowId: flow.flowId }, headers);
+      const response = await unlink(traveller.writeHeaders);
+      expect(response.status).toBe(200);
+      expect(
+        await app.db.query('select 1 from user_identities where user_id = $1', [traveller.userId]),
+      ).toEqual([]);
+      expectError(await unlink(traveller.writeHeaders), 404, 'IDP_IDENTITY_NOT_FOUND');
+    });
+
+    it('refuses to remove the last way to sign in, and allows it once a password and verified e-mail exist', async () => {
+      const { mobile, mobileToken } = helpers();
+      const signIn = await mobile(await mobileToken());
+      const bearer = { Authorization: `Bearer ${signIn.body.data.accessToken}` };
+      expectError(await unlink(bearer), 409, 'LAST_SIGN_IN_METHOD');
+      expect(
+        await app.db.query('select 1 from user_identities where user_id = $1', [signIn.body.data.user.id]),
+      ).toHaveLength(1);
+
+      await app.db.query(`update users set password_hash = 'argon2-hash' where id = $1`, [
+        signIn.body.data.user.id,
+      ]);
+      expect((await unlink(bearer)).status).toBe(200);
+    });
+
+    it('needs the CSRF header to unlink on the web', async () => {
+      const traveller = await app.signIn();
+      expectError(await unlink({ Cookie: traveller.cookie }), 403, 'CSRF_TOKEN_INVALID');
+    });
+  });
+});
+
+describe('identity-provider sign-in limits', () => {
+  const { idp, config } = useFakeIdp({
+    COOKIE_SECURE: false,
+    IDP_RATE_LIMIT_PER_IP: 1000,
+    IDP_RATE_LIMIT_PER_SUBJECT: 2,
+  });
+  const app = useTestApp(config);
+
+  it('limits sign-ins per identity subject', async () => {
+    const { mobile, mobileToken } = idpHelpers(app, idp);
+    const sub = randomUUID();
+    expect((await mobile(await mobileToken({ claims: { sub } }))).status).toBe(200);
+    expect((await mobile(await mobileToken({ claims: { sub } }))).status).toBe(200);
+    const limited = await mobile(await mobileToken({ claims: { sub } }));
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await mobile(await mobileToken())).status).toBe(200);
+  });
+});
+
+describe('identity-provider sign-in per client IP, and a provider outage', () => {
+  const { idp, config } = useFakeIdp({
+    COOKIE_SECURE: false,
+    IDP_RATE_LIMIT_PER_IP: 3,
+    IDP_RATE_LIMIT_PER_SUBJECT: 1000,
+  });
+  const app = useTestApp(config);
+
+  it('answers 503 while the key set cannot be fetched, and counts every attempt per IP', async () => {
+    const { mobile, mobileToken } = idpHelpers(app, idp);
+    idp.unavailable = true;
+    expectError(await mobile(await mobileToken()), 503, 'IDP_UNAVAILABLE');
+    idp.unavailable = false;
+    expectError(await mobile('not-a-token'), 401, 'IDP_TOKEN_INVALID');
+    expect((await mobile(await mobileToken())).status).toBe(200);
+    expectError(await mobile(await mobileToken()), 429, 'RATE_LIMITED');
+  });
+});

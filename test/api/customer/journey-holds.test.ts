@@ -1,0 +1,674 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../../api/app.js';
+import { createLogger } from '../../../config/logger.js';
+import { connectTemporalClient } from '../../../config/temporal.js';
+import { initDatabase } from '../../../db/orm.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import {
+  confirmJourney,
+  connection,
+  holdJourney,
+  journeyFacts,
+  mobileTraveller,
+  quote,
+  setConfirmation,
+  travellers,
+  tripOf,
+  webTraveller,
+  workflowExists,
+  type Caller,
+} from '../../support/journeys.js';
+
+/** What a refused request must leave behind for a journey: nothing at all. */
+async function expectNothingWritten(app: TestApp, journeyId: string) {
+  const [row] = await app.db.query<{ journeys: number; allocations: number; batches: number }>(
+    `select (select count(*)::int from journeys where id = $1) as journeys,
+            (select count(*)::int from seat_allocations where owner_id = $1) as allocations,
+            (select count(*)::int from hold_batches where scope_id = $1) as batches`,
+    [journeyId],
+  );
+  expect(row).toEqual({ journeys: 0, allocations: 0, batches: 0 });
+  expect(await workflowExists(app, journeyId)).toBe(false);
+}
+
+async function heldJourney(app: TestApp, caller: Caller, partySize = 1) {
+  const trip = await tripOf(app.db);
+  const quoted = await quote(app, caller, [{ trip }], partySize);
+  const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+  expect(held.status, held.text).toBe(200);
+  return { trip, quoted, held, holdBatchId: held.body.data.holdBatchId as string };
+}
+
+const confirmBody = (quoted: { quote_id: string }, holdBatchId: string, partySize = 1) => ({
+  quote_id: quoted.quote_id,
+  hold_batch_id: holdBatchId,
+  travellers: travellers(partySize),
+  idempotency_key: `confirm-${randomUUID()}`,
+});
+
+describe('POST /journeys/{bookingId}/hold', () => {
+  const app = useTestApp();
+
+  it('holds the lowest free seats of each leg for HOLD_MINUTES and starts the confirmation process', async () => {
+    const caller = await mobileTraveller(app);
+    const before = Math.floor(Date.now() / 1000);
+    const { quoted, held } = await heldJourney(app, caller, 2);
+    const data = held.body.data;
+    expect(data.bookingId).toBe(quoted.journey_id);
+    expect(data.confirmation.status).toBe('HELD');
+    expect(data.booking.status).toBe('HELD');
+    expect(data.legs[0].seat_numbers).toEqual(['1', '2']);
+    expect(data.expiresAt).toBeGreaterThanOrEqual(before + 10 * 60 - 5);
+    expect(data.expiresAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 10 * 60 + 5);
+    expect(data.hold).toMatchObject({ holdBatchId: data.holdBatchId, status: 'ACTIVE' });
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey!.status).toBe('HELD');
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['HELD', 'HELD']);
+    expect(await workflowExists(app, quoted.journey_id)).toBe(true);
+  });
+
+  it('holds the seats assigned in the quote', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip, assignments: ['7', '12'] }], 2);
+    const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
+    expect(held.body.data.legs[0].seat_numbers).toEqual(['7', '12']);
+  });
+
+  it('refuses a second hold while one is active, but answers a retry with the same idempotency key alike', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const body = { quote_id: quoted.quote_id, idempotency_key: `hold-${randomUUID()}` };
+    const first = await holdJourney(app, caller, quoted.journey_id, body);
+    const retry = await holdJourney(app, caller, quoted.journey_id, body);
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.data.holdBatchId).toBe(first.body.data.holdBatchId);
+    const other = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(other.status).toBe(409);
+    expect(other.body.errorCode).toBe('HOLD_ALREADY_ACTIVE');
+    expect((await journeyFacts(app.db, quoted.journey_id)).allocations).toHaveLength(1);
+  });
+
+  it('lets the first signed-in traveller claim a guest quote; nobody else may hold it', async () => {
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, null, [{ trip }]);
+    const owner = await webTraveller(app);
+    const held = await holdJourney(app, owner, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
+    const stranger = await mobileTraveller(app);
+    const refused = await holdJourney(app, stranger, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(refused.status).toBe(404);
+    expect(refused.body.errorCode).toBe('QUOTE_NOT_FOUND');
+  });
+
+  it('answers a trip of another inventory scope with 404 TRIP_NOT_FOUND: no hold, no process', async () => {
+    const trip = await tripOf(app.db);
+    const guestQuote = await quote(app, null, [{ trip }]);
+    const internal = await mobileTraveller(app, { kind: 'INTERNAL' });
+    const refused = await holdJourney(app, internal, guestQuote.journey_id, {
+      quote_id: guestQuote.quote_id,
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.body.errorCode).toBe('TRIP_NOT_FOUND');
+    await expectNothingWritten(app, guestQuote.journey_id);
+
+    const caller = await mobileTraveller(app);
+    const ownQuote = await quote(app, caller, [{ trip }]);
+    await app.db.query(`update companies set published = false where id = $1`, [trip.companyId]);
+    const unpublished = await holdJourney(app, caller, ownQuote.journey_id, { quote_id: ownQuote.quote_id });
+    expect(unpublished.status).toBe(404);
+    expect(unpublished.body.errorCode).toBe('TRIP_NOT_FOUND');
+    await expectNothingWritten(app, ownQuote.journey_id);
+  });
+
+  it('refuses bad input with a 4xx and an errorCode, holding nothing and starting no process', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const other = await quote(app, caller, [{ trip }]);
+    const web = await app.signIn();
+    const cases: {
+      path?: string;
+      body: unknown;
+      headers?: Record<string, string>;
+      status: number;
+      errorCode: string;
+    }[] = [
+      {
+        path: '/api/journeys/not-a-uuid/hold',
+        body: { quote_id: quoted.quote_id },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      { body: {}, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { body: { quote_id: 'nope' }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { body: { quote_id: quoted.quote_id, seats: ['1'] }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      {
+        body: { quote_id: quoted.quote_id, idempotency_key: 'short' },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      { body: { quote_id: other.quote_id }, status: 404, errorCode: 'QUOTE_NOT_FOUND' },
+      { body: { quote_id: randomUUID() }, status: 404, errorCode: 'QUOTE_NOT_FOUND' },
+      { body: { quote_id: quoted.quote_id }, headers: {}, status: 401, errorCode: 'AUTH_REQUIRED' },
+      {
+        body: { quote_id: quoted.quote_id },
+        headers: { Cookie: web.cookie },
+        status: 403,
+        errorCode: 'CSRF_TOKEN_INVALID',
+      },
+    ];
+    for (const testCase of cases) {
+      const response = await app.request(testCase.path ?? `/api/journeys/${quoted.journey_id}/hold`, {
+        method: 'POST',
+        headers: testCase.headers ?? caller.headers,
+        json: testCase.body,
+      });
+      expect(
+        { status: response.status, errorCode: response.body?.errorCode },
+        JSON.stringify(testCase.body),
+      ).toEqual({
+        status: testCase.status,
+        errorCode: testCase.errorCode,
+      });
+    }
+    await expectNothingWritten(app, quoted.journey_id);
+
+    await app.db.query(`update journey_quotes set expires_at = now() - interval '1 second' where id = $1`, [
+      quoted.quote_id,
+    ]);
+    const expired = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(expired.status).toBe(409);
+    expect(expired.body.errorCode).toBe('QUOTE_EXPIRED');
+    await expectNothingWritten(app, quoted.journey_id);
+  });
+
+  it('refuses with 409 SEATS_UNAVAILABLE when a chosen seat was taken after the quote', async () => {
+    const trip = await tripOf(app.db);
+    const first = await mobileTraveller(app);
+    const second = await mobileTraveller(app);
+    const firstQuote = await quote(app, first, [{ trip, assignments: ['5'] }]);
+    const secondQuote = await quote(app, second, [{ trip, assignments: ['5'] }]);
+    expect(
+      (await holdJourney(app, first, firstQuote.journey_id, { quote_id: firstQuote.quote_id })).status,
+    ).toBe(200);
+    const refused = await holdJourney(app, second, secondQuote.journey_id, {
+      quote_id: secondQuote.quote_id,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errorCode).toBe('SEATS_UNAVAILABLE');
+    expect(refused.body.details).toMatchObject({ seats: ['5'], trip_id: trip.tripId });
+    expect((await journeyFacts(app.db, secondQuote.journey_id)).allocations).toEqual([]);
+  });
+});
+
+describe('DELETE /journeys/{bookingId}/holds/{holdBatchId}', () => {
+  const app = useTestApp();
+
+  it('releases the seats at once; a second release is 409 and the journey may be held again', async () => {
+    const caller = await webTraveller(app);
+    const { quoted, holdBatchId } = await heldJourney(app, caller, 2);
+    const path = `/api/journeys/${quoted.journey_id}/holds/${holdBatchId}`;
+    const released = await app.request(path, { method: 'DELETE', headers: caller.headers });
+    expect(released.status, released.text).toBe(200);
+    expect(released.body.data).toEqual({ holdBatchId, status: 'RELEASED' });
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey!.status).toBe('RELEASED');
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
+
+    const again = await app.request(path, { method: 'DELETE', headers: caller.headers });
+    expect(again.status).toBe(409);
+    expect(again.body.errorCode).toBe('HOLD_CLOSED');
+
+    const reheld = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(reheld.status, reheld.text).toBe(200);
+    expect(reheld.body.data.holdBatchId).not.toBe(holdBatchId);
+  });
+
+  it('answers 404 for a batch of another journey, a stranger, or an unknown batch; 400 for a malformed id', async () => {
+    const caller = await mobileTraveller(app);
+    const mine = await heldJourney(app, caller);
+    const theirs = await heldJourney(app, await mobileTraveller(app));
+    const stranger = await mobileTraveller(app);
+    const attempts = [
+      {
+        caller,
+        path: `/api/journeys/${mine.quoted.journey_id}/holds/${theirs.holdBatchId}`,
+        status: 404,
+        errorCode: 'HOLD_NOT_FOUND',
+      },
+      {
+        caller,
+        path: `/api/journeys/${mine.quoted.journey_id}/holds/${randomUUID()}`,
+        status: 404,
+        errorCode: 'HOLD_NOT_FOUND',
+      },
+      {
+        caller: stranger,
+        path: `/api/journeys/${mine.quoted.journey_id}/holds/${mine.holdBatchId}`,
+        status: 404,
+        errorCode: 'JOURNEY_NOT_FOUND',
+      },
+      {
+        caller,
+        path: `/api/journeys/${mine.quoted.journey_id}/holds/xyz`,
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+    ];
+    for (const attempt of attempts) {
+      const response = await app.request(attempt.path, { method: 'DELETE', headers: attempt.caller.headers });
+      expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({
+        status: attempt.status,
+        errorCode: attempt.errorCode,
+      });
+    }
+    expect((await journeyFacts(app.db, mine.quoted.journey_id)).allocations.map((a) => a.status)).toEqual([
+      'HELD',
+    ]);
+    expect((await journeyFacts(app.db, theirs.quoted.journey_id)).allocations.map((a) => a.status)).toEqual([
+      'HELD',
+    ]);
+  });
+});
+
+describe('POST /journeys/{bookingId}/confirm', () => {
+  const app = useTestApp();
+
+  it('AUTO_CONFIRM: CONFIRMED, every ticket signed and boarding_authorized, seats and booking rows confirmed', async () => {
+    const caller = await webTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller, 2);
+    await setConfirmation(app.db, trip.companyId, { mode: 'AUTO_CONFIRM' });
+    const confirmed = await confirmJourney(
+      app,
+      caller,
+      quoted.journey_id,
+      confirmBody(quoted, holdBatchId, 2),
+    );
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const data = confirmed.body.data;
+    expect(data.confirmation).toMatchObject({ status: 'CONFIRMED', deadline: null });
+    expect(data.booking.status).toBe('CONFIRMED');
+    expect(data.failure_reason).toBeNull();
+    expect(data.tickets).toHaveLength(2);
+    for (const ticket of data.tickets) {
+      expect(ticket).toMatchObject({ status: 'VALID', boarding_authorized: true, trip_id: trip.tripId });
+      expect(ticket.payload).toMatchObject({ ticketId: ticket.id, tripId: trip.tripId });
+      expect(ticket.signature).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(ticket.key_id).toBeTruthy();
+    }
+    expect(
+      data.tickets.map((ticket: { traveller_name: string; seat_number: string }) => [
+        ticket.traveller_name,
+        ticket.seat_number,
+      ]),
+    ).toEqual([
+      ['Traveller 1', '1'],
+      ['Traveller 2', '2'],
+    ]);
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED']);
+    const [batch] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      holdBatchId,
+    ]);
+    expect(batch!.status).toBe('CONSUMED');
+  });
+
+  it('MANUAL_CONFIRM for the channel: REQUESTED with a deadline, inventory held, tickets pending without payload', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller, 2);
+    await setConfirmation(app.db, trip.companyId, {
+      mode: 'MANUAL_CONFIRM',
+      window: 30,
+      channels: ['CUSTOMER_MOBILE'],
+    });
+    const before = Date.now();
+    const confirmed = await confirmJourney(
+      app,
+      caller,
+      quoted.journey_id,
+      confirmBody(quoted, holdBatchId, 2),
+    );
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const data = confirmed.body.data;
+    expect(data.confirmation.status).toBe('REQUESTED');
+    const deadline = Date.parse(data.confirmation.deadline);
+    expect(deadline).toBeGreaterThanOrEqual(before + 30 * 60_000 - 5000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 30 * 60_000 + 5000);
+    expect(data.confirmation.requests).toEqual([
+      { company_id: trip.companyId, status: 'PENDING', deadline: data.confirmation.deadline },
+    ]);
+    expect(data.booking.status).toBe('PENDING_CONFIRMATION');
+    for (const ticket of data.tickets) {
+      expect(ticket).toMatchObject({
+        status: 'PENDING_CONFIRMATION',
+        payload: null,
+        signature: null,
+        boarding_authorized: false,
+      });
+    }
+    const allocations = await app.db.query<{ status: string; expires_at: string }>(
+      `select status, expires_at from seat_allocations where owner_id = $1`,
+      [quoted.journey_id],
+    );
+    for (const allocation of allocations) {
+      expect(allocation.status).toBe('HELD');
+      expect(new Date(allocation.expires_at).getTime()).toBeGreaterThanOrEqual(deadline - 1000);
+    }
+    expect((await journeyFacts(app.db, quoted.journey_id)).bookings.map((booking) => booking.status)).toEqual(
+      ['PENDING_CONFIRMATION'],
+    );
+  });
+
+  it('a channel the manual company did not list confirms automatically', async () => {
+    const caller = await webTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', channels: ['CUSTOMER_MOBILE'] });
+    const confirmed = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
+    expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+  });
+
+  it('is idempotent: the same key and body answer the same; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const body = confirmBody(quoted, holdBatchId);
+    const first = await confirmJourney(app, caller, quoted.journey_id, body);
+    const retry = await confirmJourney(app, caller, quoted.journey_id, body);
+    expect(first.status, first.text).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    const reused = await confirmJourney(app, caller, quoted.journey_id, {
+      ...body,
+      travellers: [{ name: 'Someone Else' }],
+    });
+    expect(reused.status).toBe(409);
+    expect(reused.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
+    const fresh = await confirmJourney(app, caller, quoted.journey_id, {
+      ...body,
+      idempotency_key: `confirm-${randomUUID()}`,
+    });
+    expect(fresh.status).toBe(409);
+    expect(fresh.body.errorCode).toBe('ALREADY_CONFIRMED');
+    expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
+  });
+
+  it('two identical confirms at once act once', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await heldJourney(app, caller);
+    const body = confirmBody(quoted, holdBatchId);
+    const [a, b] = await Promise.all([
+      confirmJourney(app, caller, quoted.journey_id, body),
+      confirmJourney(app, caller, quoted.journey_id, body),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.data.tickets.map((ticket: { id: string }) => ticket.id)).toEqual(
+      b.body.data.tickets.map((ticket: { id: string }) => ticket.id),
+    );
+    expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
+  });
+
+  it('refuses bad input before anything is written', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await heldJourney(app, caller, 2);
+    const theirs = await heldJourney(app, await mobileTraveller(app));
+    const good = confirmBody(quoted, holdBatchId, 2);
+    const cases: { body: Record<string, unknown>; status: number; errorCode: string }[] = [
+      {
+        body: { ...good, travellers: travellers(1) },
+        status: 400,
+        errorCode: 'TRAVELLERS_DO_NOT_MATCH_PARTY',
+      },
+      {
+        body: { ...good, travellers: [{ name: '' }, { name: 'B' }] },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      {
+        body: { ...good, travellers: [{ name: 'A', phone: '0944' }, { name: 'B' }] },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      { body: { ...good, idempotency_key: undefined }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { body: { ...good, hold_batch_id: 'batch' }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { body: { ...good, status: 'CONFIRMED' }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { body: { ...good, quote_id: theirs.quoted.quote_id }, status: 404, errorCode: 'QUOTE_NOT_FOUND' },
+      { body: { ...good, hold_batch_id: theirs.holdBatchId }, status: 404, errorCode: 'HOLD_NOT_FOUND' },
+      { body: { ...good, hold_batch_id: randomUUID() }, status: 404, errorCode: 'HOLD_NOT_FOUND' },
+    ];
+    for (const testCase of cases) {
+      const response = await confirmJourney(app, caller, quoted.journey_id, testCase.body);
+      expect(
+        { status: response.status, errorCode: response.body?.errorCode },
+        JSON.stringify(testCase.body),
+      ).toEqual({
+        status: testCase.status,
+        errorCode: testCase.errorCode,
+      });
+    }
+    const stranger = await confirmJourney(app, await mobileTraveller(app), quoted.journey_id, good);
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.errorCode).toBe('JOURNEY_NOT_FOUND');
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey!.status).toBe('HELD');
+    expect(facts.tickets).toEqual([]);
+    expect(facts.bookings).toEqual([]);
+    const [records] = await app.db.query<{ count: number }>(
+      `select count(*)::int as count from idempotency_records where scope = $1`,
+      [`confirm:${caller.userId}`],
+    );
+    expect(records!.count).toBe(0);
+  });
+
+  it('refuses a released hold with 409 HOLD_CLOSED', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await heldJourney(app, caller);
+    await app.request(`/api/journeys/${quoted.journey_id}/holds/${holdBatchId}`, {
+      method: 'DELETE',
+      headers: caller.headers,
+    });
+    const refused = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
+    expect(refused.status).toBe(409);
+    expect(refused.body.errorCode).toBe('HOLD_CLOSED');
+  });
+});
+
+describe('GET /journeys/{bookingId}', () => {
+  const app = useTestApp();
+
+  it('shows the projection to its owner only, never cached', async () => {
+    const caller = await webTraveller(app);
+    const { quoted } = await heldJourney(app, caller);
+    const mine = await app.request(`/api/journeys/${quoted.journey_id}`, { headers: caller.headers });
+    expect(mine.status).toBe(200);
+    expect(mine.headers.get('cache-control')).toBe('private, no-store');
+    expect(mine.body.data).toMatchObject({ bookingId: quoted.journey_id, confirmation: { status: 'HELD' } });
+    const stranger = await app.request(`/api/journeys/${quoted.journey_id}`, {
+      headers: (await mobileTraveller(app)).headers,
+    });
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.errorCode).toBe('JOURNEY_NOT_FOUND');
+    const guest = await app.request(`/api/journeys/${quoted.journey_id}`);
+    expect(guest.status).toBe(401);
+    const malformed = await app.request(`/api/journeys/123`, { headers: caller.headers });
+    expect(malformed.status).toBe(400);
+  });
+});
+
+describe('journey orders', () => {
+  const app = useTestApp();
+
+  it('holds and confirms journeys of two companies as one order, with one hold batch', async () => {
+    const caller = await mobileTraveller(app);
+    const { first, second } = await connection(app.db);
+    const a = await quote(app, caller, [{ trip: first }], 1);
+    const b = await quote(app, caller, [{ trip: second }], 2);
+    const orderId = randomUUID();
+    const held = await app.request(`/api/journey-orders/${orderId}/hold`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { journey_ids: [a.journey_id, b.journey_id] },
+    });
+    expect(held.status, held.text).toBe(200);
+    expect(held.body.data.orderId).toBe(orderId);
+    const batches = await app.db.query<{ id: string }>(`select id from hold_batches where scope_id = $1`, [
+      orderId,
+    ]);
+    expect(batches.map((batch) => batch.id)).toEqual([held.body.data.holdBatchId]);
+    const [seats] = await app.db.query<{ count: number }>(
+      `select count(*)::int as count from seat_allocations where hold_batch_id = $1`,
+      [held.body.data.holdBatchId],
+    );
+    expect(seats!.count).toBe(3);
+
+    const onItsOwn = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
+    expect(onItsOwn.status).toBe(409);
+    expect(onItsOwn.body.errorCode).toBe('JOURNEY_IN_ORDER');
+
+    const stranger = await mobileTraveller(app);
+    const foreign = await app.request(`/api/journey-orders/${orderId}`, { headers: stranger.headers });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.errorCode).toBe('ORDER_NOT_FOUND');
+
+    const confirmed = await app.request(`/api/journey-orders/${orderId}/confirm`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: {
+        hold_batch_id: held.body.data.holdBatchId,
+        journeys: [
+          { journey_id: a.journey_id, travellers: travellers(1) },
+          { journey_id: b.journey_id, travellers: travellers(2) },
+        ],
+        idempotency_key: `order-${randomUUID()}`,
+      },
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+    expect(confirmed.body.data.tickets).toHaveLength(3);
+    expect(confirmed.body.data.journeys.map((journey: { status: string }) => journey.status)).toEqual([
+      'CONFIRMED',
+      'CONFIRMED',
+    ]);
+    const read = await app.request(`/api/journey-orders/${orderId}`, { headers: caller.headers });
+    expect(
+      read.body.data.tickets.every((ticket: { boarding_authorized: boolean }) => ticket.boarding_authorized),
+    ).toBe(true);
+  });
+
+  it('binds the order id to its first traveller and refuses bad order input without writing', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const a = await quote(app, caller, [{ trip }]);
+    const b = await quote(app, caller, [{ trip }]);
+    const orderId = randomUUID();
+    const path = `/api/journey-orders/${orderId}/hold`;
+    const bad = [
+      { json: { journey_ids: [a.journey_id] }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { json: { journey_ids: [a.journey_id, a.journey_id] }, status: 400, errorCode: 'DUPLICATE_JOURNEY' },
+      { json: { journey_ids: [a.journey_id, 'x'] }, status: 400, errorCode: 'VALIDATION_FAILED' },
+      { json: { journey_ids: [a.journey_id, randomUUID()] }, status: 404, errorCode: 'QUOTE_NOT_FOUND' },
+    ];
+    for (const attempt of bad) {
+      const response = await app.request(path, {
+        method: 'POST',
+        headers: caller.headers,
+        json: attempt.json,
+      });
+      expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({
+        status: attempt.status,
+        errorCode: attempt.errorCode,
+      });
+    }
+    const [orders] = await app.db.query<{ count: number }>(
+      `select count(*)::int as count from journey_orders where id = $1`,
+      [orderId],
+    );
+    expect(orders!.count).toBe(0);
+    expect(await workflowExists(app, orderId)).toBe(false);
+
+    const held = await app.request(path, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { journey_ids: [a.journey_id, b.journey_id] },
+    });
+    expect(held.status, held.text).toBe(200);
+    const stranger = await mobileTraveller(app);
+    const theirs = [await quote(app, stranger, [{ trip }]), await quote(app, stranger, [{ trip }])];
+    const taken = await app.request(path, {
+      method: 'POST',
+      headers: stranger.headers,
+      json: { journey_ids: theirs.map((q) => q.journey_id) },
+    });
+    expect(taken.status).toBe(404);
+    expect(taken.body.errorCode).toBe('ORDER_NOT_FOUND');
+  });
+});
+
+describe('restarting the API between hold and confirm', () => {
+  const app = useTestApp();
+
+  /** A second, independent API process stand-in: its own pool, Temporal client and server. */
+  async function startApi() {
+    const db = await initDatabase(app.config);
+    const { client, connection: temporalConnection } = await connectTemporalClient(app.config);
+    const server = await new Promise<Server>((resolve) => {
+      const listening = createApp({
+        config: app.config,
+        db,
+        logger: createLogger(app.config, 'api'),
+        temporal: client,
+      }).listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      request: (
+        path: string,
+        init: { method?: string; headers?: Record<string, string>; json?: unknown } = {},
+      ) =>
+        fetch(baseUrl + path, {
+          method: init.method ?? 'GET',
+          headers: { 'Content-Type': 'application/json', ...init.headers },
+          body: init.json === undefined ? undefined : JSON.stringify(init.json),
+        }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as { data: Record<string, any> },
+        })),
+      async close() {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await temporalConnection.close();
+        await db.close();
+      },
+    };
+  }
+
+  it('a hold made through one API process is confirmed through a new one', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const before = await startApi();
+    const held = await before.request(`/api/journeys/${quoted.journey_id}/hold`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { quote_id: quoted.quote_id },
+    });
+    expect(held.status).toBe(200);
+    await before.close();
+
+    const after = await startApi();
+    const confirmed = await after.request(`/api/journeys/${quoted.journey_id}/confirm`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: confirmBody(quoted, held.body.data.holdBatchId),
+    });
+    await after.close();
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+  });
+});

@@ -1,0 +1,641 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import { legFare } from '../../../domain/pricing.js';
+import {
+  atDamascus,
+  createBus,
+  createCity,
+  createCompany,
+  createCorridor,
+  createStop,
+  createTrip,
+  futureDay,
+  type CompanyScopeKind,
+} from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+
+interface StopIdentityBody {
+  stop_call_id: string;
+  stop_id: string;
+  id: string;
+  name_ar: string;
+  name_en: string;
+  city_id: string;
+  departure_at: string;
+  arrival_at: string;
+}
+
+interface LegBody {
+  sequence: number;
+  trip_id: string;
+  company_id: string;
+  company: { id: string; name_ar: string; name_en: string };
+  departure_at: string;
+  arrival_at: string;
+  duration_minutes: number;
+  price: number;
+  price_vip: number | null;
+  currency: string;
+  free_seats: number;
+  board: StopIdentityBody;
+  alight: StopIdentityBody;
+}
+
+interface JourneyBody {
+  journey_key: string;
+  departure_at: string;
+  arrival_at: string;
+  duration_minutes: number;
+  transfers: number;
+  total_price: number;
+  currency: string;
+  free_seats: number;
+  legs: LegBody[];
+  transfer: { kind: string; city_id: string; wait_minutes: number } | null;
+}
+
+const search = (
+  app: TestApp,
+  body: Record<string, unknown>,
+  init: { token?: string; headers?: Record<string, string> } = {},
+) => app.request('/api/journeys/search', { method: 'POST', json: body, ...init });
+
+const journeysOf = (response: { body: { data: { journeys: JourneyBody[] } } }) => response.body.data.journeys;
+const tripsOf = (response: { body: { data: { journeys: JourneyBody[] } } }) =>
+  journeysOf(response).map((j) => j.legs.map((l) => l.trip_id));
+
+/** A company of the given kind with a bus of `rows` rows of four seats. */
+async function operator(
+  db: Database,
+  options: {
+    scope?: CompanyScopeKind;
+    status?: 'ACTIVE' | 'SUSPENDED';
+    published?: boolean;
+    rows?: number;
+  } = {},
+) {
+  const company = await createCompany(db, options);
+  const bus = await createBus(db, company.id, { rows: options.rows ?? 10, pattern: '2+2' });
+  return { company, bus };
+}
+
+/** Two cities with one bus station each. */
+async function cityPair(db: Database) {
+  const from = await createCity(db);
+  const to = await createCity(db);
+  return { from, to, fromStop: await createStop(db, from.id), toStop: await createStop(db, to.id) };
+}
+
+describe('POST /journeys/search', () => {
+  // The limiter is exercised by its own suite below; here it would only count these requests.
+  const app = useTestApp({ SEARCH_RATE_LIMIT_PER_MINUTE: 0 });
+
+  it('finds a direct trip between two stops with the stop-call identity of boarding and alighting', async () => {
+    const world = await createCorridor(app.db, { date: futureDay(3) });
+    const response = await search(app, {
+      origin_stop_id: world.originStop.id,
+      destination_stop_id: world.destinationStop.id,
+      departure_date: world.date,
+      passengers: 2,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    const [journey, ...others] = journeysOf(response);
+    expect(others).toEqual([]);
+    const leg = journey!.legs[0]!;
+    expect(leg.board).toMatchObject({
+      stop_call_id: world.trip.stopCallIds[0],
+      id: world.trip.stopCallIds[0],
+      stop_id: world.originStop.id,
+      name_en: world.originStop.nameEn,
+      name_ar: `موقف ${world.originStop.nameEn}`,
+      city_id: world.origin.id,
+      departure_at: atDamascus(world.date, '08:00').toISOString(),
+    });
+    expect(leg.alight).toMatchObject({
+      stop_call_id: world.trip.stopCallIds[2],
+      id: world.trip.stopCallIds[2],
+      stop_id: world.destinationStop.id,
+      name_en: world.destinationStop.nameEn,
+      city_id: world.destination.id,
+      arrival_at: atDamascus(world.date, '11:00').toISOString(),
+    });
+    // Fare shares of the four calls: 0, 3333, 6667, 10000 basis points.
+    expect(leg).toMatchObject({
+      sequence: 1,
+      trip_id: world.trip.id,
+      company_id: world.company.id,
+      company: { id: world.company.id, name_en: world.company.nameEn },
+      duration_minutes: 180,
+      price: legFare(10_000, 0, 6667),
+      price_vip: legFare(15_000, 0, 6667),
+      currency: 'SYP',
+      free_seats: 40,
+    });
+    expect(journey).toMatchObject({
+      journey_key: `${world.trip.id}:${world.trip.stopCallIds[0]}:${world.trip.stopCallIds[2]}`,
+      departure_at: leg.departure_at,
+      arrival_at: leg.arrival_at,
+      duration_minutes: 180,
+      transfers: 0,
+      total_price: leg.price,
+      currency: 'SYP',
+      free_seats: 40,
+      transfer: null,
+    });
+    expect(response.body.data.search).toEqual({
+      origin_stop_id: world.originStop.id,
+      destination_stop_id: world.destinationStop.id,
+      departure_date: world.date,
+      passengers: 2,
+      locale: 'ar',
+      currency: 'SYP',
+      fromType: 'stop',
+      toType: 'stop',
+    });
+  });
+
+  it('a city search covers every public stop of the city and offers each trip once, boarding first', async () => {
+    const world = await createCorridor(app.db, { date: futureDay(3) });
+    const byCity = await search(app, {
+      origin_city_id: world.origin.id.toUpperCase(),
+      destination_city_id: world.destination.id,
+      departure_date: world.date,
+      passengers: 1,
+      locale: 'en',
+    });
+    expect(byCity.status).toBe(200);
+    expect(journeysOf(byCity)).toHaveLength(1);
+    const leg = journeysOf(byCity)[0]!.legs[0]!;
+    expect([leg.board.stop_id, leg.alight.stop_id]).toEqual([world.originStop.id, world.destinationStop.id]);
+    expect(byCity.body.data.search).toMatchObject({
+      origin_city_id: world.origin.id,
+      fromType: 'city',
+      toType: 'city',
+      locale: 'en',
+    });
+
+    const fromSecondStop = await search(app, {
+      origin_stop_id: world.originStop2.id,
+      destination_city_id: world.destination.id,
+      departure_date: world.date,
+      passengers: 1,
+    });
+    const second = journeysOf(fromSecondStop)[0]!.legs[0]!;
+    expect(second.board).toMatchObject({
+      stop_call_id: world.trip.stopCallIds[1],
+      stop_id: world.originStop2.id,
+    });
+    expect(second.departure_at).toBe(atDamascus(world.date, '08:25').toISOString());
+  });
+
+  it('never boards or alights at a depot, and a depot or disabled stop is not a search end', async () => {
+    const date = futureDay(4);
+    const { from, to, toStop } = await cityPair(app.db);
+    const depot = await createStop(app.db, from.id, { kind: 'DEPOT' });
+    const disabled = await createStop(app.db, from.id, { enabled: false });
+    const { company, bus } = await operator(app.db);
+    await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt: atDamascus(date, '09:00'),
+      calls: [
+        { stop: depot, at: 0 },
+        { stop: disabled, at: 30 },
+        { stop: toStop, at: 120 },
+      ],
+    });
+    const byCity = await search(app, {
+      origin_city_id: from.id,
+      destination_city_id: to.id,
+      departure_date: date,
+      passengers: 1,
+    });
+    expect(byCity.status).toBe(200);
+    expect(journeysOf(byCity)).toEqual([]);
+    for (const stop of [depot, disabled]) {
+      const byStop = await search(app, {
+        origin_stop_id: stop.id,
+        destination_city_id: to.id,
+        departure_date: date,
+        passengers: 1,
+      });
+      expect(byStop.status).toBe(404);
+      expect(byStop.body.errorCode).toBe('LOCATION_NOT_FOUND');
+    }
+  });
+
+  describe('connections', () => {
+    /** A → B by one company, B → C by another; `second` says where and when the second leg boards. */
+    async function twoCompanies(second: { sameStop: boolean; departs: string }) {
+      const date = futureDay(5);
+      const [a, b, c] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
+      const aStop = await createStop(app.db, a.id);
+      const bStop = await createStop(app.db, b.id);
+      const bOtherStop = await createStop(app.db, b.id, { kind: 'PARKING_POINT' });
+      const cStop = await createStop(app.db, c.id);
+      const first = await operator(app.db);
+      const other = await operator(app.db);
+      const leg1 = await createTrip(app.db, {
+        companyId: first.company.id,
+        busId: first.bus.id,
+        departAt: atDamascus(date, '07:00'),
+        calls: [
+          { stop: aStop, at: 0 },
+          { stop: bStop, at: 180 },
+        ],
+      });
+      const leg2 = await createTrip(app.db, {
+        companyId: other.company.id,
+        busId: other.bus.id,
+        departAt: atDamascus(date, second.departs),
+        priceBase: 4_000,
+        priceVip: null,
+        calls: [
+          { stop: second.sameStop ? bStop : bOtherStop, at: 0 },
+          { stop: cStop, at: 90 },
+        ],
+      });
+      return { date, a, b, c, first, other, leg1, leg2, bStop, bOtherStop };
+    }
+
+    it('joins two trips of different companies at the same stop when no direct trip exists', async () => {
+      const world = await twoCompanies({ sameStop: true, departs: '10:30' });
+      const response = await search(app, {
+        origin_city_id: world.a.id,
+        destination_city_id: world.c.id,
+        departure_date: world.date,
+        passengers: 2,
+      });
+      expect(response.status).toBe(200);
+      const [journey, ...others] = journeysOf(response);
+      expect(others).toEqual([]);
+      expect(journey).toMatchObject({
+        transfers: 1,
+        transfer: { kind: 'SAME_STOP', city_id: world.b.id, wait_minutes: 30 },
+        departure_at: atDamascus(world.date, '07:00').toISOString(),
+        arrival_at: atDamascus(world.date, '12:00').toISOString(),
+        duration_minutes: 300,
+        total_price: 10_000 + 4_000,
+        free_seats: 40,
+      });
+      expect(journey!.legs.map((leg) => [leg.sequence, leg.trip_id, leg.company_id, leg.price_vip])).toEqual([
+        [1, world.leg1.id, world.first.company.id, 15_000],
+        [2, world.leg2.id, world.other.company.id, null],
+      ]);
+      expect(journey!.legs[0]!.alight.stop_id).toBe(world.bStop.id);
+      expect(journey!.legs[1]!.board.stop_call_id).toBe(world.leg2.stopCallIds[0]);
+      expect(journey!.journey_key).toBe(
+        `${world.leg1.id}:${world.leg1.stopCallIds[0]}:${world.leg1.stopCallIds[1]}+${world.leg2.id}:${world.leg2.stopCallIds[0]}:${world.leg2.stopCallIds[1]}`,
+      );
+    });
+
+    it('changes between two stops of the same city with the longer minimum', async () => {
+      const world = await twoCompanies({ sameStop: false, departs: '11:00' });
+      const response = await search(app, {
+        origin_city_id: world.a.id,
+        destination_city_id: world.c.id,
+        departure_date: world.date,
+        passengers: 1,
+      });
+      expect(journeysOf(response).map((j) => j.transfer)).toEqual([
+        { kind: 'SAME_CITY', city_id: world.b.id, wait_minutes: 60 },
+      ]);
+    });
+
+    it('refuses a change shorter than the minimum for its kind', async () => {
+      for (const second of [
+        { sameStop: true, departs: '10:10' },
+        { sameStop: false, departs: '10:45' },
+      ]) {
+        const world = await twoCompanies(second);
+        const response = await search(app, {
+          origin_city_id: world.a.id,
+          destination_city_id: world.c.id,
+          departure_date: world.date,
+          passengers: 1,
+        });
+        expect(response.status).toBe(200);
+        expect(journeysOf(response)).toEqual([]);
+      }
+    });
+
+    it('refuses a wait longer than the maximum', async () => {
+      const world = await twoCompanies({ sameStop: true, departs: '16:01' });
+      const response = await search(app, {
+        origin_city_id: world.a.id,
+        destination_city_id: world.c.id,
+        departure_date: world.date,
+        passengers: 1,
+      });
+      expect(journeysOf(response)).toEqual([]);
+    });
+  });
+
+  describe('free seats', () => {
+    /** A trip A → B → C on a four-seat bus. */
+    async function smallBus() {
+      const date = futureDay(6);
+      const [a, b, c] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
+      const stops = [
+        await createStop(app.db, a.id),
+        await createStop(app.db, b.id),
+        await createStop(app.db, c.id),
+      ];
+      const { company, bus } = await operator(app.db, { rows: 1 });
+      const trip = await createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt: atDamascus(date, '09:00'),
+        calls: stops.map((stop, index) => ({ stop, at: index * 60 })),
+      });
+      return { date, a, b, c, trip };
+    }
+
+    const allocate = (
+      tripId: string,
+      seatId: string,
+      status: string,
+      interval: [number, number],
+      expiresInMinutes: number | null,
+    ) =>
+      app.db.query(
+        `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at)
+         values ($1, $2, $3, $4, $5, case when $6::int is null then null else now() + make_interval(mins => $6::int) end)`,
+        [tripId, seatId, interval[0], interval[1], status, expiresInMinutes],
+      );
+
+    it('counts confirmed seats and live holds on the ridden part, not expired holds or other parts', async () => {
+      const world = await smallBus();
+      await allocate(world.trip.id, 'd1-r1-c1', 'CONFIRMED', [0, 2], null);
+      await allocate(world.trip.id, 'd1-r1-c2', 'HELD', [0, 1], 10);
+      await allocate(world.trip.id, 'd1-r1-c4', 'HELD', [0, 2], -1);
+      await allocate(world.trip.id, 'd1-r1-c5', 'CONFIRMED', [1, 2], null);
+      const ab = (passengers: number) =>
+        search(app, {
+          origin_city_id: world.a.id,
+          destination_city_id: world.b.id,
+          departure_date: world.date,
+          passengers,
+        });
+      expect(journeysOf(await ab(2)).map((j) => j.free_seats)).toEqual([2]);
+      expect(journeysOf(await ab(3))).toEqual([]);
+      const ac = await search(app, {
+        origin_city_id: world.a.id,
+        destination_city_id: world.c.id,
+        departure_date: world.date,
+        passengers: 1,
+      });
+      expect(journeysOf(ac).map((j) => j.free_seats)).toEqual([1]);
+    });
+  });
+
+  it('hides departed, cancelled and already-left trips', async () => {
+    const { from, to, fromStop, toStop } = await cityPair(app.db);
+    const { company, bus } = await operator(app.db);
+    const date = futureDay(7);
+    const trip = (status: string, departAt: Date) =>
+      createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt,
+        status,
+        calls: [
+          { stop: fromStop, at: 0 },
+          { stop: toStop, at: 60 },
+        ],
+      });
+    const visible = await trip('DELAYED', atDamascus(date, '06:00'));
+    await trip('DEPARTED', atDamascus(date, '07:00'));
+    await trip('CANCELLED', atDamascus(date, '08:00'));
+    const response = await search(app, {
+      origin_city_id: from.id,
+      destination_city_id: to.id,
+      departure_date: date,
+      passengers: 1,
+    });
+    expect(tripsOf(response)).toEqual([[visible.id]]);
+
+    const today = futureDay(0);
+    const left = await trip('SCHEDULED', new Date(Date.now() - 5 * 60_000));
+    const todays = await search(app, {
+      origin_city_id: from.id,
+      destination_city_id: to.id,
+      departure_date: today,
+      passengers: 1,
+    });
+    expect(todays.status).toBe(200);
+    expect(tripsOf(todays).flat()).not.toContain(left.id);
+  });
+
+  it('orders by departure, then duration, then price', async () => {
+    const { from, to, fromStop, toStop } = await cityPair(app.db);
+    const { company, bus } = await operator(app.db);
+    const date = futureDay(8);
+    const trip = (time: string, minutes: number, priceBase: number) =>
+      createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt: atDamascus(date, time),
+        priceBase,
+        calls: [
+          { stop: fromStop, at: 0 },
+          { stop: toStop, at: minutes },
+        ],
+      });
+    const late = await trip('10:00', 60, 1_000);
+    const slow = await trip('08:00', 120, 1_000);
+    const dear = await trip('08:00', 60, 9_000);
+    const best = await trip('08:00', 60, 5_000);
+    const response = await search(app, {
+      origin_city_id: from.id,
+      destination_city_id: to.id,
+      departure_date: date,
+      passengers: 1,
+    });
+    expect(tripsOf(response)).toEqual([[best.id], [dear.id], [slow.id], [late.id]]);
+  });
+
+  describe('inventory scope', () => {
+    it('shows each caller only its own inventory', async () => {
+      const { from, to, fromStop, toStop } = await cityPair(app.db);
+      const date = futureDay(9);
+      const tripOf = async (options: Parameters<typeof operator>[1]) => {
+        const { company, bus } = await operator(app.db, options);
+        const trip = await createTrip(app.db, {
+          companyId: company.id,
+          busId: bus.id,
+          departAt: atDamascus(date, '09:00'),
+          calls: [
+            { stop: fromStop, at: 0 },
+            { stop: toStop, at: 60 },
+          ],
+        });
+        return { companyId: company.id, tripId: trip.id };
+      };
+      const production = await tripOf({ scope: 'PRODUCTION' });
+      const internal = await tripOf({ scope: 'INTERNAL' });
+      const demo = await tripOf({ scope: 'DEMO' });
+      const otherDemo = await tripOf({ scope: 'DEMO' });
+      await tripOf({ scope: 'PRODUCTION', status: 'SUSPENDED' });
+      await tripOf({ scope: 'PRODUCTION', published: false });
+
+      const seen = async (token?: string) =>
+        tripsOf(
+          await search(
+            app,
+            { origin_city_id: from.id, destination_city_id: to.id, departure_date: date, passengers: 1 },
+            { token },
+          ),
+        ).flat();
+      expect(await seen()).toEqual([production.tripId]);
+      expect(await seen(await app.tokenFor({ kind: 'PRODUCTION' }))).toEqual([production.tripId]);
+      expect(await seen(await app.tokenFor({ kind: 'INTERNAL' }))).toEqual([internal.tripId]);
+      expect(await seen(await app.tokenFor({ kind: 'DEMO', companyId: demo.companyId }))).toEqual([
+        demo.tripId,
+      ]);
+      expect(await seen(await app.tokenFor({ kind: 'DEMO', companyId: otherDemo.companyId }))).toEqual([
+        otherDemo.tripId,
+      ]);
+    });
+
+    it('answers an invalid or expired credential with 401, never with public data', async () => {
+      const world = await createCorridor(app.db, { date: futureDay(3) });
+      const body = {
+        origin_city_id: world.origin.id,
+        destination_city_id: world.destination.id,
+        departure_date: world.date,
+        passengers: 1,
+      };
+      const expired = await app.tokenFor({ kind: 'PRODUCTION' }, { ttlSeconds: -60 });
+      const credentials: { token?: string; headers?: Record<string, string> }[] = [
+        { token: 'not-a-token' },
+        { token: expired },
+        { headers: { Authorization: 'Basic abc' } },
+        { headers: { Cookie: 'bb_access=garbage' } },
+      ];
+      for (const init of credentials) {
+        const response = await search(app, body, init);
+        expect(response.status).toBe(401);
+        expect(response.body.success).toBe(false);
+        expect(response.body.data).toBeUndefined();
+      }
+    });
+  });
+
+  it('is read-only: a cookie-authenticated web traveller searches without a CSRF header', async () => {
+    const world = await createCorridor(app.db, { date: futureDay(3) });
+    const web = await app.signIn();
+    const response = await search(
+      app,
+      {
+        origin_city_id: world.origin.id,
+        destination_city_id: world.destination.id,
+        departure_date: world.date,
+        passengers: 1,
+      },
+      { headers: { Cookie: web.cookie } },
+    );
+    expect(response.status).toBe(200);
+    expect(tripsOf(response)).toEqual([[world.trip.id]]);
+  });
+
+  it('answers privately: Cache-Control private, no-store and Vary on the identity headers', async () => {
+    const world = await createCorridor(app.db, { date: futureDay(3) });
+    const response = await search(app, {
+      origin_city_id: world.origin.id,
+      destination_city_id: world.destination.id,
+      departure_date: world.date,
+      passengers: 1,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    expect(response.headers.get('vary')).toContain('Origin, Authorization, Cookie');
+  });
+
+  describe('refuses bad input with a stable errorCode', () => {
+    const valid = () => ({
+      origin_city_id: crypto.randomUUID(),
+      destination_city_id: crypto.randomUUID(),
+      departure_date: futureDay(2),
+      passengers: 1,
+    });
+
+    it.each([
+      ['both origin city and stop', { origin_stop_id: crypto.randomUUID() }, 'EXACTLY_ONE_ORIGIN'],
+      ['no origin', { origin_city_id: undefined }, 'EXACTLY_ONE_ORIGIN'],
+      [
+        'both destination city and stop',
+        { destination_stop_id: crypto.randomUUID() },
+        'EXACTLY_ONE_DESTINATION',
+      ],
+      ['no destination', { destination_city_id: undefined }, 'EXACTLY_ONE_DESTINATION'],
+      ['a malformed UUID', { origin_city_id: '1234' }, 'VALIDATION_FAILED'],
+      ['an unknown field', { from: 'Damascus' }, 'VALIDATION_FAILED'],
+      ['passengers as text', { passengers: '2' }, 'VALIDATION_FAILED'],
+      ['no passengers', { passengers: 0 }, 'VALIDATION_FAILED'],
+      ['too many passengers', { passengers: 21 }, 'VALIDATION_FAILED'],
+      ['a fractional passenger count', { passengers: 1.5 }, 'VALIDATION_FAILED'],
+      ['an impossible date', { departure_date: '2026-02-30' }, 'VALIDATION_FAILED'],
+      ['a date in the past', { departure_date: futureDay(-2) }, 'DEPARTURE_DATE_IN_PAST'],
+      ['another currency', { currency: 'USD' }, 'VALIDATION_FAILED'],
+      ['another locale', { locale: 'fr' }, 'VALIDATION_FAILED'],
+    ])('%s', async (_name, change, errorCode) => {
+      const response = await search(app, { ...valid(), ...change });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ success: false, errorCode });
+    });
+
+    it('the same origin and destination, by id or by city', async () => {
+      const world = await createCorridor(app.db, { date: futureDay(3) });
+      const date = world.date;
+      for (const body of [
+        { origin_city_id: world.origin.id, destination_city_id: world.origin.id },
+        { origin_stop_id: world.originStop.id, destination_stop_id: world.originStop.id },
+        { origin_stop_id: world.originStop.id, destination_stop_id: world.originStop2.id },
+        { origin_stop_id: world.originStop.id, destination_city_id: world.origin.id },
+      ]) {
+        const response = await search(app, { ...body, departure_date: date, passengers: 1 });
+        expect(response.status).toBe(400);
+        expect(response.body.errorCode).toBe('SAME_ORIGIN_AND_DESTINATION');
+      }
+    });
+
+    it('an unknown city or stop is 404 LOCATION_NOT_FOUND', async () => {
+      const world = await createCorridor(app.db, { date: futureDay(3) });
+      for (const body of [
+        { origin_city_id: crypto.randomUUID(), destination_city_id: world.destination.id },
+        { origin_city_id: world.origin.id, destination_stop_id: crypto.randomUUID() },
+        { origin_stop_id: world.origin.id, destination_city_id: world.destination.id },
+      ]) {
+        const response = await search(app, { ...body, departure_date: world.date, passengers: 1 });
+        expect(response.status).toBe(404);
+        expect(response.body.errorCode).toBe('LOCATION_NOT_FOUND');
+      }
+    });
+  });
+});
+
+describe('POST /journeys/search rate limit', () => {
+  const app = useTestApp({ SEARCH_RATE_LIMIT_PER_MINUTE: 3 });
+
+  it('answers 429 RATE_LIMITED with Retry-After once a client IP is over its limit', async () => {
+    const body = {
+      origin_city_id: crypto.randomUUID(),
+      destination_city_id: crypto.randomUUID(),
+      departure_date: futureDay(2),
+      passengers: 1,
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await search(app, body)).status);
+    expect(statuses).toEqual([404, 404, 404]);
+    const limited = await search(app, body);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ success: false, errorCode: 'RATE_LIMITED' });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Invalid requests count too, and are refused before they are read.
+    expect((await search(app, { nonsense: true })).status).toBe(429);
+  });
+});

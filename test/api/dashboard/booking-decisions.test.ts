@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import {
+  bookJourney,
+  journeyFacts,
+  mobileTraveller,
+  setConfirmation,
+  tripOf,
+} from '../../support/journeys.js';
+import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
+
+/** A manual company with one journey waiting for its decision; returns the compatibility booking id. */
+async function requestedBooking(app: TestApp, mode: 'MANUAL_CONFIRM' | 'AUTO_CONFIRM' = 'MANUAL_CONFIRM') {
+  const trip = await tripOf(app.db);
+  await setConfirmation(app.db, trip.companyId, { mode });
+  const booked = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+  const [booking] = await app.db.query<{ id: string }>(`select id from bookings where journey_id = $1`, [
+    booked.journeyId,
+  ]);
+  return { companyId: trip.companyId, journeyId: booked.journeyId, bookingId: booking!.id };
+}
+
+async function staffOf(app: TestApp, companyId: string, role: StaffRole) {
+  const member = await createStaffMember(app.db, companyId, role);
+  const staff = await staffLogin(app, { email: member.email, password: member.password });
+  expect(staff.response.status, staff.response.text).toBe(200);
+  return staff;
+}
+
+function patchStatus(app: TestApp, bookingId: string, headers: Record<string, string>, json: unknown) {
+  return app.request(`/dashboard/api/bookings/${bookingId}/status`, { method: 'PATCH', headers, json });
+}
+
+async function requestStatus(app: TestApp, journeyId: string) {
+  const [row] = await app.db.query<{ status: string }>(
+    `select status from confirmation_requests where scope_id = $1`,
+    [journeyId],
+  );
+  return row?.status;
+}
+
+describe('PATCH /dashboard/api/bookings/{id}/status', () => {
+  const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 10_000, STAFF_LOGIN_MAX_PER_EMAIL: 10_000 });
+
+  it('a dispatcher approves: CONFIRMED with signed tickets; the same decision again answers the same', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'DISPATCHER');
+    const approved = await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' });
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body.data).toMatchObject({
+      id: bookingId,
+      decision: 'APPROVE',
+      outcome: 'CONFIRMED',
+      booking: { status: 'CONFIRMED' },
+      confirmation: { status: 'CONFIRMED', deadline: null },
+      failure_reason: null,
+    });
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(
+      facts.tickets.every(
+        (ticket) => ticket.status === 'VALID' && ticket.boarding_authorized && ticket.signature,
+      ),
+    ).toBe(true);
+
+    const retry = await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toEqual(approved.body.data);
+    const [request] = await app.db.query<{ decision_key: string; id: string; decided_by: string }>(
+      `select id, decision_key, decided_by from confirmation_requests where scope_id = $1`,
+      [journeyId],
+    );
+    expect(request!.decision_key).toBe(`${request!.id}:${companyId}:APPROVE`);
+  });
+
+  it('a closed request is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT, and the booking row is never edited instead', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'OWNER');
+    expect((await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' })).status).toBe(200);
+    const reject = await patchStatus(app, bookingId, staff.writeHeaders, {
+      decision: 'REJECT',
+      reason: 'bus broke down',
+    });
+    expect(reject.status).toBe(409);
+    expect(reject.body.errorCode).toBe('JOURNEY_CONFIRMATION_STATE_CONFLICT');
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.journey!.status).toBe('CONFIRMED');
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED']);
+
+    const auto = await requestedBooking(app, 'AUTO_CONFIRM');
+    const autoStaff = await staffOf(app, auto.companyId, 'ADMIN');
+    const noRequest = await patchStatus(app, auto.bookingId, autoStaff.writeHeaders, { decision: 'APPROVE' });
+    expect(noRequest.status).toBe(409);
+    expect(noRequest.body.errorCode).toBe('JOURNEY_CONFIRMATION_STATE_CONFLICT');
+  });
+
+  it('cancelling only the booking row of a confirmed journey is 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'ADMIN');
+    expect((await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' })).status).toBe(200);
+    for (const status of ['CANCELLED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED']) {
+      const refused = await patchStatus(app, bookingId, staff.writeHeaders, { status });
+      expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+        status: 409,
+        errorCode: 'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+      });
+    }
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED']);
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED']);
+    expect(facts.tickets.map((ticket) => ticket.status)).toEqual(['VALID']);
+  });
+
+  it('a rejection cancels the journey (legacy {status:"CANCELLED"} on a pending request rejects too)', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'DISPATCHER');
+    const rejected = await patchStatus(app, bookingId, staff.writeHeaders, {
+      status: 'CANCELLED',
+      reason: 'full',
+    });
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(rejected.body.data).toMatchObject({
+      decision: 'REJECT',
+      outcome: 'CANCELLED',
+      failure_reason: 'COMPANY_REJECTED',
+    });
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED']);
+    expect(await requestStatus(app, journeyId)).toBe('REJECTED');
+  });
+
+  it('refuses other roles, other companies, missing CSRF and bad bodies, leaving the request pending', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const dispatcher = await staffOf(app, companyId, 'DISPATCHER');
+    const stranger = await staffOf(app, (await tripOf(app.db)).companyId, 'OWNER');
+    const attempts: {
+      headers: Record<string, string>;
+      json: unknown;
+      path?: string;
+      status: number;
+      errorCode: string;
+    }[] = [
+      {
+        headers: (await staffOf(app, companyId, 'STAFF')).writeHeaders,
+        json: { decision: 'APPROVE' },
+        status: 403,
+        errorCode: 'ROLE_NOT_ALLOWED',
+      },
+      {
+        headers: (await staffOf(app, companyId, 'ACCOUNTANT')).writeHeaders,
+        json: { decision: 'APPROVE' },
+        status: 403,
+        errorCode: 'ROLE_NOT_ALLOWED',
+      },
+      { headers: stranger.writeHeaders, json: { decision: 'APPROVE' }, status: 404, errorCode: 'NOT_FOUND' },
+      {
+        headers: { Cookie: dispatcher.cookie },
+        json: { decision: 'APPROVE' },
+        status: 403,
+        errorCode: 'CSRF_TOKEN_INVALID',
+      },
+      { headers: {}, json: { decision: 'APPROVE' }, status: 401, errorCode: 'AUTH_REQUIRED' },
+      {
+        headers: dispatcher.writeHeaders,
+        json: { decision: 'MAYBE' },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      { headers: dispatcher.writeHeaders, json: {}, status: 400, errorCode: 'VALIDATION_FAILED' },
+      {
+        headers: dispatcher.writeHeaders,
+        json: { decision: 'APPROVE', companyId },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      {
+        headers: dispatcher.writeHeaders,
+        json: { decision: 'APPROVE', status: 'CONFIRMED' },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      {
+        headers: dispatcher.writeHeaders,
+        json: { decision: 'APPROVE' },
+        path: '/dashboard/api/bookings/abc/status',
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
+      {
+        headers: dispatcher.writeHeaders,
+        json: { decision: 'APPROVE' },
+        path: `/dashboard/api/bookings/${randomUUID()}/status`,
+        status: 404,
+        errorCode: 'NOT_FOUND',
+      },
+    ];
+    for (const attempt of attempts) {
+      const response = await app.request(attempt.path ?? `/dashboard/api/bookings/${bookingId}/status`, {
+        method: 'PATCH',
+        headers: attempt.headers,
+        json: attempt.json,
+      });
+      expect(
+        { status: response.status, errorCode: response.body?.errorCode },
+        JSON.stringify(attempt.json),
+      ).toEqual({
+        status: attempt.status,
+        errorCode: attempt.errorCode,
+      });
+    }
+    expect(await requestStatus(app, journeyId)).toBe('PENDING');
+    expect((await journeyFacts(app.db, journeyId)).journey!.status).toBe('REQUESTED');
+
+    await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
+    const suspended = await patchStatus(app, bookingId, dispatcher.writeHeaders, { decision: 'APPROVE' });
+    expect(suspended.status).toBe(403);
+    expect(suspended.body.errorCode).toBe('COMPANY_SUSPENDED');
+    expect(await requestStatus(app, journeyId)).toBe('PENDING');
+  });
+});

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCorridor } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { confirmJourneyRows, createJourneyRows, staffSession, type JourneyRows, type JourneyTrip } from '../../support/journey-rows.js';
+
+describe("the company's bookings in the dashboard", () => {
+  const app = useTestApp();
+  let date: string;
+  let trip: JourneyTrip;
+  let foreignTrip: JourneyTrip;
+  let cookie: string;
+  let requested: JourneyRows;
+  let confirmed: JourneyRows;
+  let inOrder: JourneyRows;
+  let foreign: JourneyRows;
+  const deadline = new Date(Date.now() + 15 * 60_000);
+
+  const list = (query = '') => app.request(`/dashboard/api/bookings${query}`, { headers: { Cookie: cookie } });
+
+  beforeAll(async () => {
+    const corridor = await createCorridor(app.db);
+    date = corridor.date;
+    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    const other = await createCorridor(app.db, { date });
+    foreignTrip = { id: other.trip.id, companyId: other.company.id, stopCallIds: other.trip.stopCallIds };
+    const ownerUserId = (await app.signIn()).userId;
+    cookie = (await staffSession(app.db, app.config, trip.companyId, 'STAFF')).cookie;
+
+    confirmed = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Omar Saleh'] });
+    await confirmJourneyRows(app.db, confirmed.journeyId);
+    requested = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Hiba Nasser', 'Adel Nasser'], requestDeadline: deadline });
+    inOrder = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Maya Aziz'] });
+    // A journey confirmed inside an order: the company's request is the order's.
+    const orderId = randomUUID();
+    await app.db.query(`insert into journey_orders (id, owner_user_id, status) values ($1, $2, 'REQUESTED')`, [orderId, ownerUserId]);
+    await app.db.query('update journeys set order_id = $2 where id = $1', [inOrder.journeyId, orderId]);
+    await app.db.query(
+      `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline, status, decided_at, reason)
+       values ('ORDER', $1, $2, $3, 'REJECTED', now(), 'Bus full')`,
+      [orderId, trip.companyId, deadline],
+    );
+    await app.db.query(`update journeys set status = 'CANCELLED', failure_reason = 'COMPANY_REJECTED' where id = $1`, [inOrder.journeyId]);
+    await app.db.query(`update bookings set status = 'CANCELLED' where id = $1`, [inOrder.bookingId]);
+    foreign = await createJourneyRows(app.db, { ownerUserId, trip: foreignTrip, travellers: ['Nour Hamdan'], requestDeadline: deadline });
+  });
+
+  it('lists only its own bookings, newest first, with the confirmation request of each', async () => {
+    const response = await list();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    const ids = response.body.data.map((booking: { id: string }) => booking.id);
+    expect(ids).toEqual([inOrder.bookingId, requested.bookingId, confirmed.bookingId]);
+    expect(ids).not.toContain(foreign.bookingId);
+    expect(response.body.pagination).toEqual({ limit: 20, offset: 0, total: 3 });
+
+    const [order, pending, done] = response.body.data;
+    expect(pending).toMatchObject({
+      journey_id: requested.journeyId,
+      trip_id: trip.id,
+      trip: { operating_date: date },
+      passenger_name: 'Hiba Nasser',
+      seats_count: 2,
+      seat_numbers: ['1A', '2A'],
+      status: 'PENDING_CONFIRMATION',
+      confirmation: { request_id: requested.requestId, status: 'PENDING', deadline: deadline.toISOString(), decided_at: null },
+      failure_reason: null,
+      boarding: { stop_name_en: expect.any(String), at: expect.any(String) },
+      alighting: { stop_name_en: expect.any(String), at: expect.any(String) },
+    });
+    expect(done).toMatchObject({ status: 'CONFIRMED', confirmation: null });
+    expect(order).toMatchObject({
+      status: 'CANCELLED',
+      confirmation: { status: 'REJECTED', reason: 'Bus full', decided_at: expect.any(String) },
+      failure_reason: 'COMPANY_REJECTED',
+    });
+  });
+
+  it('filters by booking status, confirmation status, trip and operating date', async () => {
+    const idsOf = async (query: string) => (await list(query)).body.data.map((booking: { id: string }) => booking.id);
+    expect(await idsOf('?status=CONFIRMED')).toEqual([confirmed.bookingId]);
+    expect(await idsOf('?confirmation_status=PENDING')).toEqual([requested.bookingId]);
+    expect(await idsOf(`?trip_id=${trip.id}&status=PENDING_CONFIRMATION`)).toEqual([requested.bookingId]);
+    expect(await idsOf(`?trip_id=${foreignTrip.id}`)).toEqual([]);
+    expect(await idsOf(`?date=${date}`)).toHaveLength(3);
+    expect(await idsOf('?date=2020-01-01')).toEqual([]);
+  });
+
+  it('pages with limit and offset and always reports the total', async () => {
+    const first = await list('?limit=2');
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.pagination).toEqual({ limit: 2, offset: 0, total: 3 });
+    const second = await list('?limit=2&offset=2');
+    expect(second.body.data.map((booking: { id: string }) => booking.id)).toEqual([confirmed.bookingId]);
+    const past = await list('?limit=2&offset=10');
+    expect(past.body).toMatchObject({ data: [], pagination: { total: 3 } });
+  });
+
+  it('refuses bad filters with 400', async () => {
+    for (const query of ['?status=LOST', '?trip_id=abc', '?date=2026-02-30', '?limit=0', '?limit=101', '?company_id=' + foreignTrip.companyId]) {
+      const response = await list(query);
+      expect(response.status, query).toBe(400);
+      expect(response.body.errorCode).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('reads one of its bookings, and answers 404 for another company\'s', async () => {
+    const own = await app.request(`/dashboard/api/bookings/${requested.bookingId}`, { headers: { Cookie: cookie } });
+    expect(own.status).toBe(200);
+    expect(own.body.data).toMatchObject({ id: requested.bookingId, confirmation: { status: 'PENDING' } });
+
+    for (const id of [foreign.bookingId, randomUUID()]) {
+      const response = await app.request(`/dashboard/api/bookings/${id}`, { headers: { Cookie: cookie } });
+      expect(response.status).toBe(404);
+      expect(response.body.errorCode).toBe('BOOKING_NOT_FOUND');
+    }
+    expect((await app.request('/dashboard/api/bookings/not-an-id', { headers: { Cookie: cookie } })).status).toBe(400);
+  });
+
+  it('needs a dashboard session', async () => {
+    expect((await app.request('/dashboard/api/bookings')).status).toBe(401);
+    expect((await app.request(`/dashboard/api/bookings/${requested.bookingId}`)).status).toBe(401);
+  });
+});

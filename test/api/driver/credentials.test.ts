@@ -1,0 +1,212 @@
+import { createPublicKey } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { revokeCredentials, rotateSigningKey } from '../../../db/writes/boarding-credentials.js';
+import { verifyCredential } from '../../../domain/boarding-credential.js';
+import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { confirmJourneyRows, createJourneyRows, staffSession, type JourneyTrip } from '../../support/journey-rows.js';
+
+interface Credential {
+  ticketId: string;
+  payload: Record<string, unknown>;
+  signature: string;
+  keyId: string;
+}
+
+describe('boarding credentials for the driver app', () => {
+  const app = useTestApp();
+  let trip: JourneyTrip;
+  let otherTrip: JourneyTrip;
+  let foreignTrip: JourneyTrip;
+  let ownerUserId: string;
+  let driverToken: string;
+
+  /** A confirmed journey on `onTrip` and the credentials its tickets carry. */
+  async function confirmedJourney(onTrip: JourneyTrip, travellers = ['Rami Haddad']): Promise<Credential[]> {
+    const rows = await createJourneyRows(app.db, { ownerUserId, trip: onTrip, travellers });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    return app.db.query<Credential>(
+      `select id as "ticketId", payload, signature, key_id as "keyId" from journey_tickets where journey_id = $1
+       order by traveller_index`,
+      [rows.journeyId],
+    );
+  }
+
+  function verify(credential: { payload: unknown; signature: string }, tripId: string, token = driverToken) {
+    return app.request('/driver/api/verify', {
+      method: 'POST',
+      token,
+      json: { payload: credential.payload, signature: credential.signature, tripId },
+    });
+  }
+
+  beforeAll(async () => {
+    const corridor = await createCorridor(app.db);
+    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    const second = await createTrip(app.db, {
+      companyId: corridor.company.id,
+      busId: corridor.bus.id,
+      departAt: atDamascus(futureDay(4), '09:00'),
+      calls: [
+        { stop: corridor.originStop, at: 0 },
+        { stop: corridor.destinationStop, at: 180 },
+      ],
+    });
+    otherTrip = { id: second.id, companyId: corridor.company.id, stopCallIds: second.stopCallIds };
+    const foreign = await createCorridor(app.db);
+    foreignTrip = { id: foreign.trip.id, companyId: foreign.company.id, stopCallIds: foreign.trip.stopCallIds };
+    ownerUserId = (await app.signIn()).userId;
+    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+  });
+
+  it('signs each ticket of a confirmed journey over its canonical payload, with no secret in it', async () => {
+    const [first, second] = await confirmedJourney(trip, ['Rami Haddad', 'Lina Haddad']);
+    expect(first!.payload).toMatchObject({
+      v: 1,
+      ticketId: first!.ticketId,
+      tripId: trip.id,
+      companyId: trip.companyId,
+      legSequence: 1,
+      travellerName: 'Rami Haddad',
+      seatNumber: '1A',
+      boardStopCallId: trip.stopCallIds[0],
+      alightStopCallId: trip.stopCallIds[trip.stopCallIds.length - 1],
+      keyId: first!.keyId,
+    });
+    expect(JSON.stringify(first!.payload)).not.toMatch(/\+963|price|owner|phone/i);
+    expect(second!.payload).toMatchObject({ travellerName: 'Lina Haddad', seatNumber: '2A' });
+    const [ticket] = await app.db.query<{ status: string; boarding_authorized: boolean; issued_at: string }>(
+      'select status, boarding_authorized, issued_at from journey_tickets where id = $1',
+      [first!.ticketId],
+    );
+    expect(ticket).toMatchObject({ status: 'VALID', boarding_authorized: true });
+    expect(first!.payload.issuedAt).toBe(new Date(ticket!.issued_at).toISOString());
+  });
+
+  it('publishes the signing key so a scanner can verify a ticket offline', async () => {
+    const [credential] = await confirmedJourney(trip);
+    const response = await app.request('/driver/api/keys');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    const key = response.body.data.keys.find((candidate: { keyId: string }) => candidate.keyId === credential!.keyId);
+    expect(key).toMatchObject({ algorithm: 'Ed25519', status: 'ACTIVE', retiredAt: null });
+    expect(key.publicKeyJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: credential!.keyId, alg: 'EdDSA' });
+    expect(JSON.stringify(response.body)).not.toMatch(/PRIVATE KEY|"d":/);
+    const scannerKey = createPublicKey({ key: key.publicKeyJwk, format: 'jwk' });
+    expect(verifyCredential(credential!.payload, credential!.signature, scannerKey)).toBe(true);
+    expect(verifyCredential({ ...credential!.payload, seatNumber: '9C' }, credential!.signature, scannerKey)).toBe(false);
+  });
+
+  it('lets a valid ticket board its own trip', async () => {
+    const [credential] = await confirmedJourney(trip, ['Yara Khoury']);
+    const response = await verify(credential!, trip.id);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual({
+      valid: true,
+      ticket: { ticketId: credential!.ticketId, tripId: trip.id, legSequence: 1, travellerName: 'Yara Khoury', seatNumber: '1A', status: 'VALID' },
+    });
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('refuses a tampered payload or signature and reveals nothing about the ticket', async () => {
+    const [credential] = await confirmedJourney(trip);
+    const tampered = await verify({ ...credential!, payload: { ...credential!.payload, seatNumber: '7D' } }, trip.id);
+    expect(tampered.body.data).toEqual({ valid: false, reason: 'SIGNATURE_INVALID' });
+    const otherSignature = (await confirmedJourney(trip))[0]!.signature;
+    const swapped = await verify({ payload: credential!.payload, signature: otherSignature }, trip.id);
+    expect(swapped.body.data).toEqual({ valid: false, reason: 'SIGNATURE_INVALID' });
+  });
+
+  it('refuses a ticket for another trip of the company', async () => {
+    const [credential] = await confirmedJourney(otherTrip);
+    const response = await verify(credential!, trip.id);
+    expect(response.body.data).toMatchObject({ valid: false, reason: 'WRONG_TRIP', ticket: { tripId: otherTrip.id } });
+  });
+
+  it('refuses a credential signed by a key that was never published', async () => {
+    const [credential] = await confirmedJourney(trip);
+    const response = await verify({ ...credential!, payload: { ...credential!.payload, keyId: 'not-a-key' } }, trip.id);
+    expect(response.body.data).toEqual({ valid: false, reason: 'UNKNOWN_KEY' });
+  });
+
+  it('refuses a revoked credential and lists it for offline scanners', async () => {
+    const before = new Date(Date.now() - 1000).toISOString();
+    const [credential] = await confirmedJourney(trip);
+    await app.db.transaction(async (client) => {
+      await client.query(`update journey_tickets set status = 'CANCELLED', boarding_authorized = false where id = $1`, [credential!.ticketId]);
+      expect(await revokeCredentials(client, [credential!.ticketId], 'JOURNEY_CANCELLED')).toBe(1);
+      expect(await revokeCredentials(client, [credential!.ticketId], 'JOURNEY_CANCELLED')).toBe(0);
+    });
+    const response = await verify(credential!, trip.id);
+    expect(response.body.data).toMatchObject({ valid: false, reason: 'REVOKED', ticket: { status: 'CANCELLED' } });
+
+    const list = await app.request(`/driver/api/revocations?since=${encodeURIComponent(before)}`);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(list.body.data.revocations).toContainEqual({ ticketId: credential!.ticketId, keyId: credential!.keyId, revokedAt: expect.any(String) });
+    expect(Date.parse(list.body.data.nextSince)).toBeLessThan(Date.parse(list.body.data.asOf));
+    const later = await app.request(`/driver/api/revocations?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    expect(later.body.data.revocations).toEqual([]);
+  });
+
+  it('refuses a ticket that is no longer valid even when nobody revoked it', async () => {
+    const [credential] = await confirmedJourney(trip);
+    await app.db.query(`update journey_tickets set status = 'USED' where id = $1`, [credential!.ticketId]);
+    const response = await verify(credential!, trip.id);
+    expect(response.body.data).toMatchObject({ valid: false, reason: 'TICKET_NOT_VALID', ticket: { status: 'USED' } });
+  });
+
+  it('keeps tickets signed before a key rotation valid, and signs new ones with the new key', async () => {
+    const [old] = await confirmedJourney(trip);
+    const newKeyId = await app.db.transaction((client) => rotateSigningKey(client));
+    expect(newKeyId).not.toBe(old!.keyId);
+    const [fresh] = await confirmedJourney(trip);
+    expect(fresh!.keyId).toBe(newKeyId);
+
+    const keys = (await app.request('/driver/api/keys')).body.data.keys as { keyId: string; status: string; retiredAt: string | null }[];
+    expect(keys.find((key) => key.keyId === old!.keyId)).toMatchObject({ status: 'RETIRED', retiredAt: expect.any(String) });
+    expect(keys.find((key) => key.keyId === newKeyId)).toMatchObject({ status: 'ACTIVE' });
+    expect(keys.filter((key) => key.status === 'ACTIVE')).toHaveLength(1);
+
+    expect((await verify(old!, trip.id)).body.data).toMatchObject({ valid: true });
+    expect((await verify(fresh!, trip.id)).body.data).toMatchObject({ valid: true });
+  });
+
+  it('admits the company\'s drivers and managers, and nobody else', async () => {
+    const [credential] = await confirmedJourney(trip);
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    expect((await verify(credential!, trip.id, dispatcher.token)).body.data.valid).toBe(true);
+
+    const noToken = await app.request('/driver/api/verify', { method: 'POST', json: { ...credential!, tripId: trip.id } });
+    expect(noToken.status).toBe(401);
+    expect(noToken.body.errorCode).toBe('AUTH_REQUIRED');
+    expect((await verify(credential!, trip.id, 'not-a-session')).body.errorCode).toBe('INVALID_CREDENTIAL');
+    const traveller = await app.tokenFor({ kind: 'PRODUCTION' });
+    expect((await verify(credential!, trip.id, traveller)).status).toBe(401);
+
+    const staff = await staffSession(app.db, app.config, trip.companyId, 'STAFF');
+    const refused = await verify(credential!, trip.id, staff.token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.errorCode).toBe('ROLE_NOT_ALLOWED');
+
+    const foreignDriver = await staffSession(app.db, app.config, foreignTrip.companyId, 'DRIVER');
+    const foreign = await verify(credential!, trip.id, foreignDriver.token);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.errorCode).toBe('TRIP_NOT_FOUND');
+  });
+
+  it('answers a malformed verify request with 400', async () => {
+    const [credential] = await confirmedJourney(trip);
+    const cases = [
+      { payload: credential!.payload, signature: credential!.signature },
+      { payload: credential!.payload, signature: credential!.signature, tripId: 'trip-1' },
+      { payload: 'text', signature: credential!.signature, tripId: trip.id },
+      { payload: credential!.payload, signature: credential!.signature, tripId: trip.id, seat: '1A' },
+    ];
+    for (const json of cases) {
+      const response = await app.request('/driver/api/verify', { method: 'POST', token: driverToken, json });
+      expect(response.status).toBe(400);
+      expect(response.body.errorCode).toBe('VALIDATION_FAILED');
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { sendJson, startFakeServer, type ReceivedRequest } from './provider-server.js';
+
+/**
+ * A local SMS verification provider speaking the protocol of activities/providers/sms-verify.ts:
+ * it generates the code, "delivers" it (recorded in `messages`), keeps it and counts wrong
+ * entries. Tests read the delivered code like a traveller reads the SMS, and can make the
+ * provider fail the way real ones do.
+ */
+export type SmsFailure =
+  /** 500 whose body quotes internal details and the API key, which must never reach a client. */
+  | 'error'
+  /** Accepts the connection and never answers (the client's timeout must end it). */
+  | 'hang'
+  /** 200 with a body that is not JSON. */
+  | 'garbage';
+
+export interface SmsVerifyFake {
+  url: string;
+  apiKey: string;
+  /** The text of a 'error' failure: a client answer containing any of it leaks provider details. */
+  leakMarker: string;
+  /** Every SMS the fake delivered, oldest first. */
+  messages: { to: string; code: string }[];
+  requests: ReceivedRequest[];
+  /** The code last delivered to `phone`. */
+  lastCode(phone: string): string | undefined;
+  /** The next `times` requests fail in the given way. */
+  failNext(failure: SmsFailure, times?: number): void;
+  /** Lets the open verification of `phone` run out, as the provider's validity period would. */
+  expire(phone: string): void;
+  close(): Promise<void>;
+}
+
+interface Verification {
+  id: string;
+  code: string;
+  attempts: number;
+}
+
+export async function startSmsVerifyFake(options: { maxAttempts?: number } = {}): Promise<SmsVerifyFake> {
+  const apiKey = `sk_test_${randomUUID().replaceAll('-', '')}`;
+  const leakMarker = `provider-internal-${randomUUID()}`;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const open = new Map<string, Verification>();
+  const messages: { to: string; code: string }[] = [];
+  const failures: SmsFailure[] = [];
+
+  const server = await startFakeServer((request, response) => {
+    const failure = failures.shift();
+    if (failure === 'hang') return;
+    if (failure === 'garbage') {
+      response.writeHead(200, { 'Content-Type': 'text/html' });
+      response.end('<html>Bad gateway</html>');
+      return;
+    }
+    if (failure === 'error') {
+      sendJson(response, 500, {
+        error: leakMarker,
+        key: apiKey,
+        trace: 'at VerifyService.start (verify.js:42)',
+      });
+      return;
+    }
+    if (request.headers.authorization !== `Bearer ${apiKey}`) {
+      sendJson(response, 401, { code: 'UNAUTHORIZED' });
+      return;
+    }
+    const body = (request.body ?? {}) as { to?: unknown; code?: unknown };
+    const to = typeof body.to === 'string' ? body.to : '';
+    if (request.path === '/v1/verifications') {
+      if (!/^\+\d{8,15}$/.test(to)) return sendJson(response, 400, { code: 'INVALID_PHONE' });
+      const verification = open.get(to) ?? {
+        id: `VE${randomUUID().replaceAll('-', '')}`,
+        code: '',
+        attempts: 0,
+      };
+      verification.code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      open.set(to, verification);
+      messages.push({ to, code: verification.code });
+      return sendJson(response, 201, { id: verification.id, to, status: 'pending' });
+    }
+    if (request.path === '/v1/verifications/check') {
+      const verification = open.get(to);
+      if (!verification) return sendJson(response, 404, { code: 'NOT_FOUND' });
+      if (body.code === verification.code) {
+        open.delete(to);
+        return sendJson(response, 200, { id: verification.id, status: 'approved' });
+      }
+      verification.attempts += 1;
+      if (verification.attempts >= maxAttempts) {
+        open.delete(to);
+        return sendJson(response, 429, { code: 'MAX_ATTEMPTS_REACHED' });
+      }
+      return sendJson(response, 200, { id: verification.id, status: 'pending' });
+    }
+    sendJson(response, 404, { code: 'NO_ROUTE' });
+  });
+
+  return {
+    url: server.url,
+    apiKey,
+    leakMarker,
+    messages,
+    requests: server.requests,
+    lastCode: (phone) => messages.filter((message) => message.to === phone).at(-1)?.code,
+    failNext(failure, times = 1) {
+      for (let i = 0; i < times; i++) failures.push(failure);
+    },
+    expire(phone) {
+      open.delete(phone);
+    },
+    close: () => server.close(),
+  };
+}

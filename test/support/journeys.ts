@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Database } from '../../db/orm.js';
+import { workflowIds } from '../../workflows/shared.js';
+import {
+  atDamascus,
+  createBus,
+  createCity,
+  createCompany,
+  createStop,
+  createTrip,
+  futureDay,
+  type CompanyScopeKind,
+} from './factories.js';
+import type { TestApp, TestResponse } from './harness.js';
+
+/**
+ * Builders for the journey hold / confirm tests: trips with known stop calls, quotes made through
+ * the real API, a company's confirmation settings, and how a traveller authenticates.
+ */
+
+/** How a test traveller calls the API: a bearer token (mobile) or web cookies with the CSRF header. */
+export interface Caller {
+  userId: string;
+  headers: Record<string, string>;
+  channel: 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE';
+}
+
+export async function webTraveller(
+  app: TestApp,
+  scope: Parameters<TestApp['signIn']>[0] = { kind: 'PRODUCTION' },
+): Promise<Caller> {
+  const signedIn = await app.signIn(scope);
+  return { userId: signedIn.userId, headers: signedIn.writeHeaders, channel: 'CUSTOMER_WEB' };
+}
+
+export async function mobileTraveller(
+  app: TestApp,
+  scope: Parameters<TestApp['signIn']>[0] = { kind: 'PRODUCTION' },
+): Promise<Caller> {
+  const signedIn = await app.signIn(scope);
+  return {
+    userId: signedIn.userId,
+    headers: { Authorization: `Bearer ${signedIn.token}` },
+    channel: 'CUSTOMER_MOBILE',
+  };
+}
+
+export interface TripFixture {
+  companyId: string;
+  tripId: string;
+  stopCallIds: string[];
+  seatCount: number;
+}
+
+/** A company (of the given scope) with a bus of `rows` rows of four seats and one trip over three stops, in `days` days. */
+export async function tripOf(
+  db: Database,
+  options: {
+    scope?: CompanyScopeKind;
+    rows?: number;
+    days?: number;
+    companyId?: string;
+    from?: { id: string; cityId: string };
+    to?: { id: string; cityId: string };
+    departAt?: Date;
+  } = {},
+): Promise<TripFixture & { stops: { id: string; cityId: string }[] }> {
+  const companyId =
+    options.companyId ?? (await createCompany(db, { scope: options.scope ?? 'PRODUCTION' })).id;
+  const bus = await createBus(db, companyId, { rows: options.rows ?? 10, pattern: '2+2' });
+  const origin = options.from ?? (await createStop(db, (await createCity(db)).id));
+  const middle = await createStop(db, (await createCity(db)).id);
+  const destination = options.to ?? (await createStop(db, (await createCity(db)).id));
+  const trip = await createTrip(db, {
+    companyId,
+    busId: bus.id,
+    departAt: options.departAt ?? atDamascus(futureDay(options.days ?? 3), '08:00'),
+    calls: [
+      { stop: origin, at: 0 },
+      { stop: middle, at: 90, dwell: 10 },
+      { stop: destination, at: 180 },
+    ],
+  });
+  return {
+    companyId,
+    tripId: trip.id,
+    stopCallIds: trip.stopCallIds,
+    seatCount: bus.seatCount,
+    stops: [origin, middle, destination],
+  };
+}
+
+/**
+ * Two companies, one trip each, meeting at a shared stop: the second leaves 60 minutes after the
+ * first arrives, so a quote over both is a connection with one change.
+ */
+export async function connection(db: Database) {
+  const shared = await createStop(db, (await createCity(db)).id);
+  const day = futureDay(4);
+  const first = await tripOf(db, { to: shared, departAt: atDamascus(day, '06:00') });
+  const second = await tripOf(db, { from: shared, departAt: atDamascus(day, '10:00') });
+  return { first, second };
+}
+
+export interface LegChoice {
+  trip: TripFixture;
+  /** Indexes into trip.stopCallIds; the whole trip by default. */
+  board?: number;
+  alight?: number;
+  assignments?: string[];
+}
+
+/** POST /journeys/quote through the API; returns the quote data (quote_id, journey_id, ...). */
+export async function quote(app: TestApp, caller: Caller | null, legs: LegChoice[], partySize = 1) {
+  const response = await app.request('/api/journeys/quote', {
+    method: 'POST',
+    headers: caller?.headers ?? {},
+    json: {
+      party_size: partySize,
+      legs: legs.map((leg) => ({
+        trip_id: leg.trip.tripId,
+        board_stop_call_id: leg.trip.stopCallIds[leg.board ?? 0],
+        alight_stop_call_id: leg.trip.stopCallIds[leg.alight ?? leg.trip.stopCallIds.length - 1],
+      })),
+      resources: legs.map((leg, index) => ({
+        leg_sequence: index + 1,
+        resource_code: 'SEAT',
+        quantity: partySize,
+        assignments: leg.assignments ?? [],
+      })),
+      idempotency_key: `quote-${randomUUID()}`,
+    },
+  });
+  expect(response.status, response.text).toBe(200);
+  return response.body.data as {
+    quote_id: string;
+    journey_id: string;
+    party_size: number;
+    total_price: number;
+  };
+}
+
+export async function setConfirmation(
+  db: Database,
+  companyId: string,
+  settings: { mode: 'AUTO_CONFIRM' | 'MANUAL_CONFIRM'; window?: number; channels?: string[] },
+): Promise<void> {
+  await db.query(
+    `insert into company_booking_settings (company_id, mode, decision_window_minutes, channels) values ($1, $2, $3, $4)
+     on conflict (company_id) do update set mode = excluded.mode, decision_window_minutes = excluded.decision_window_minutes,
+       channels = excluded.channels`,
+    [
+      companyId,
+      settings.mode,
+      settings.window ?? 15,
+      settings.channels ?? ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'],
+    ],
+  );
+}
+
+export const travellers = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ name: `Traveller ${index + 1}` }));
+
+export function holdJourney(
+  app: TestApp,
+  caller: Caller,
+  journeyId: string,
+  body: Record<string, unknown>,
+): Promise<TestResponse> {
+  return app.request(`/api/journeys/${journeyId}/hold`, {
+    method: 'POST',
+    headers: caller.headers,
+    json: body,
+  });
+}
+
+export function confirmJourney(
+  app: TestApp,
+  caller: Caller,
+  journeyId: string,
+  body: Record<string, unknown>,
+): Promise<TestResponse> {
+  return app.request(`/api/journeys/${journeyId}/confirm`, {
+    method: 'POST',
+    headers: caller.headers,
+    json: body,
+  });
+}
+
+/** Quote, hold and confirm one journey; returns every intermediate answer. */
+export async function bookJourney(app: TestApp, caller: Caller, legs: LegChoice[], partySize = 1) {
+  const quoted = await quote(app, caller, legs, partySize);
+  const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+  expect(held.status, held.text).toBe(200);
+  const confirmed = await confirmJourney(app, caller, quoted.journey_id, {
+    quote_id: quoted.quote_id,
+    hold_batch_id: held.body.data.holdBatchId,
+    travellers: travellers(partySize),
+    idempotency_key: `confirm-${randomUUID()}`,
+  });
+  expect(confirmed.status, confirmed.text).toBe(200);
+  return { quoted, held, confirmed, journeyId: quoted.journey_id };
+}
+
+/** Polls `read` until `done` holds (the workflow acts on its own clock) or the time runs out. */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The journey row and what it holds, straight from the database. */
+export async function journeyFacts(db: Database, journeyId: string) {
+  const [journey] = await db.query<{ status: string; failure_reason: string | null }>(
+    `select status, failure_reason from journeys where id = $1`,
+    [journeyId],
+  );
+  const allocations = await db.query<{ status: string; seat_id: string; trip_id: string }>(
+    `select status, seat_id, trip_id from seat_allocations where owner_id = $1 order by seat_id`,
+    [journeyId],
+  );
+  const tickets = await db.query<{ status: string; signature: string | null; boarding_authorized: boolean }>(
+    `select status, signature, boarding_authorized from journey_tickets where journey_id = $1`,
+    [journeyId],
+  );
+  const bookings = await db.query<{ id: string; status: string; company_id: string }>(
+    `select id, status, company_id from bookings where journey_id = $1 order by company_id`,
+    [journeyId],
+  );
+  return { journey, allocations, tickets, bookings };
+}
+
+/** Whether a journey-confirmation workflow was ever started for this id. */
+export async function workflowExists(app: TestApp, scopeId: string): Promise<boolean> {
+  try {
+    await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(scopeId)).describe();
+    return true;
+  } catch {
+    return false;
+  }
+}

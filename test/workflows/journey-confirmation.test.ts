@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { loadConfig } from '../../config/index.js';
+import { createLogger } from '../../config/logger.js';
+import { connectionOptions } from '../../config/temporal.js';
+import { initDatabase, type Database } from '../../db/orm.js';
+import { workflowIds } from '../../workflows/shared.js';
+import { useTestApp, type TestApp } from '../support/harness.js';
+import {
+  bookJourney,
+  confirmJourney,
+  connection,
+  eventually,
+  holdJourney,
+  journeyFacts,
+  mobileTraveller,
+  quote,
+  setConfirmation,
+  travellers,
+  tripOf,
+  type LegChoice,
+} from '../support/journeys.js';
+import { createStaffMember, staffLogin } from '../support/staff.js';
+
+/** A company user who may decide requests, signed in to the dashboard. */
+async function dispatcherOf(app: TestApp, companyId: string) {
+  const member = await createStaffMember(app.db, companyId, 'DISPATCHER');
+  const staff = await staffLogin(app, { email: member.email, password: member.password });
+  expect(staff.response.status, staff.response.text).toBe(200);
+  return staff;
+}
+
+async function bookingOf(app: TestApp, journeyId: string, companyId: string): Promise<string> {
+  const [row] = await app.db.query<{ id: string }>(
+    `select id from bookings where journey_id = $1 and company_id = $2`,
+    [journeyId, companyId],
+  );
+  return row!.id;
+}
+
+async function decide(app: TestApp, companyId: string, journeyId: string, decision: 'APPROVE' | 'REJECT') {
+  const staff = await dispatcherOf(app, companyId);
+  return app.request(`/dashboard/api/bookings/${await bookingOf(app, journeyId, companyId)}/status`, {
+    method: 'PATCH',
+    headers: staff.writeHeaders,
+    json: { decision },
+  });
+}
+
+const journeyOf = (app: TestApp, journeyId: string) => journeyFacts(app.db, journeyId);
+
+async function requestsOf(db: Database, journeyId: string) {
+  return db.query<{ company_id: string; status: string }>(
+    `select company_id, status from confirmation_requests where scope_id = $1 order by company_id`,
+    [journeyId],
+  );
+}
+
+/** A journey over a connection of two companies (one traveller), confirmed from the mobile app. */
+async function connectionJourney(
+  app: TestApp,
+  modes: ['AUTO_CONFIRM' | 'MANUAL_CONFIRM', 'AUTO_CONFIRM' | 'MANUAL_CONFIRM'],
+) {
+  const { first, second } = await connection(app.db);
+  await setConfirmation(app.db, first.companyId, { mode: modes[0] });
+  await setConfirmation(app.db, second.companyId, { mode: modes[1] });
+  const caller = await mobileTraveller(app);
+  const legs: LegChoice[] = [{ trip: first }, { trip: second }];
+  const booked = await bookJourney(app, caller, legs);
+  return { ...booked, caller, first, second };
+}
+
+describe('journey confirmation: company decisions', () => {
+  const app = useTestApp();
+
+  it('two companies, both manual: REQUESTED until both approve, then CONFIRMED with signed tickets', async () => {
+    const { journeyId, confirmed, first, second, caller } = await connectionJourney(app, [
+      'MANUAL_CONFIRM',
+      'MANUAL_CONFIRM',
+    ]);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    expect(confirmed.body.data.confirmation.requests).toHaveLength(2);
+    expect(confirmed.body.data.legs.map((leg: { company: { id: string } }) => leg.company.id)).toEqual([
+      first.companyId,
+      second.companyId,
+    ]);
+
+    const firstApproval = await decide(app, first.companyId, journeyId, 'APPROVE');
+    expect(firstApproval.status, firstApproval.text).toBe(200);
+    expect(firstApproval.body.data.outcome).toBe('REQUESTED');
+    expect(
+      (await journeyOf(app, journeyId)).tickets.every(
+        (ticket) => !ticket.boarding_authorized && ticket.signature === null,
+      ),
+    ).toBe(true);
+
+    const secondApproval = await decide(app, second.companyId, journeyId, 'APPROVE');
+    expect(secondApproval.status, secondApproval.text).toBe(200);
+    expect(secondApproval.body.data.outcome).toBe('CONFIRMED');
+    const facts = await journeyOf(app, journeyId);
+    expect(facts.journey!.status).toBe('CONFIRMED');
+    expect(facts.tickets).toHaveLength(2);
+    expect(
+      facts.tickets.every(
+        (ticket) => ticket.status === 'VALID' && ticket.boarding_authorized && ticket.signature,
+      ),
+    ).toBe(true);
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    const read = await app.request(`/api/journeys/${journeyId}`, { headers: caller.headers });
+    expect(read.body.data.confirmation).toMatchObject({ status: 'CONFIRMED', deadline: null });
+  });
+
+  it('one manual company of two: its approval confirms the journey', async () => {
+    const { journeyId, confirmed, first } = await connectionJourney(app, ['MANUAL_CONFIRM', 'AUTO_CONFIRM']);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    expect(confirmed.body.data.confirmation.requests).toEqual([
+      expect.objectContaining({ company_id: first.companyId, status: 'PENDING' }),
+    ]);
+    const approved = await decide(app, first.companyId, journeyId, 'APPROVE');
+    expect(approved.body.data.outcome).toBe('CONFIRMED');
+    expect((await journeyOf(app, journeyId)).tickets.every((ticket) => ticket.status === 'VALID')).toBe(true);
+  });
+
+  it('a rejection releases everything: every seat, every ticket, every request, with failure_reason COMPANY_REJECTED', async () => {
+    const { journeyId, first, second, caller } = await connectionJourney(app, [
+      'MANUAL_CONFIRM',
+      'MANUAL_CONFIRM',
+    ]);
+    const rejected = await decide(app, second.companyId, journeyId, 'REJECT');
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(rejected.body.data).toMatchObject({
+      outcome: 'CANCELLED',
+      failure_reason: 'COMPANY_REJECTED',
+      booking: { status: 'CANCELLED' },
+    });
+    const facts = await journeyOf(app, journeyId);
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'COMPANY_REJECTED' });
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
+    expect(
+      facts.tickets.every((ticket) => ticket.status === 'CANCELLED' && !ticket.boarding_authorized),
+    ).toBe(true);
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    expect((await requestsOf(app.db, journeyId)).map((request) => request.status).sort()).toEqual([
+      'CANCELLED',
+      'REJECTED',
+    ]);
+    const late = await decide(app, first.companyId, journeyId, 'APPROVE');
+    expect(late.status).toBe(409);
+    expect(late.body.errorCode).toBe('JOURNEY_CONFIRMATION_STATE_CONFLICT');
+    const read = await app.request(`/api/journeys/${journeyId}`, { headers: caller.headers });
+    expect(read.body.data).toMatchObject({
+      confirmation: { status: 'CANCELLED' },
+      failure_reason: 'COMPANY_REJECTED',
+    });
+  });
+
+  it('operators find the process in Temporal by CompanyId and BookingId', async () => {
+    const { journeyId, first, second } = await connectionJourney(app, ['MANUAL_CONFIRM', 'AUTO_CONFIRM']);
+    const found = await eventually(
+      async () => {
+        const ids: string[] = [];
+        for await (const execution of app.temporal.workflow.list({
+          query: `CompanyId = '${second.companyId}' AND BookingId = '${journeyId}'`,
+        })) {
+          ids.push(execution.workflowId);
+        }
+        return ids;
+      },
+      (ids) => ids.length > 0,
+    );
+    expect(found).toEqual([workflowIds.journeyConfirmation(journeyId)]);
+    const described = await app.temporal.workflow
+      .getHandle(workflowIds.journeyConfirmation(journeyId))
+      .describe();
+    expect(described.searchAttributes).toMatchObject({
+      CompanyId: [first.companyId, second.companyId].sort(),
+      BookingId: [journeyId],
+      ProcessStatus: ['REQUESTED'],
+    });
+    expect(described.memo).toMatchObject({ scopeKind: 'JOURNEY' });
+  });
+});
+
+describe('journey confirmation: the decision deadline (TIME_SCALE shortens the 15-minute window in tests)', () => {
+  // 15 minutes × 0.004 = 3.6 s; the hold (120 minutes) lasts 28.8 s.
+  const app = useTestApp({ TIME_SCALE: 0.004, HOLD_MINUTES: 120 });
+
+  it('a passing deadline cancels the scope, releases the seats and sets failure_reason', async () => {
+    const { journeyId, confirmed, caller } = await connectionJourney(app, ['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const facts = await eventually(
+      () => journeyOf(app, journeyId),
+      (value) => value.journey!.status !== 'REQUESTED',
+    );
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
+    expect((await requestsOf(app.db, journeyId)).map((request) => request.status)).toEqual(['EXPIRED']);
+    const read = await app.request(`/api/journeys/${journeyId}`, { headers: caller.headers });
+    expect(read.body.data).toMatchObject({
+      confirmation: { status: 'CANCELLED' },
+      failure_reason: 'DECISION_DEADLINE_PASSED',
+    });
+    const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId)).result();
+    expect(result).toMatchObject({ phase: 'CANCELLED' });
+  });
+});
+
+describe('journey confirmation: hold expiry', () => {
+  // 10 minutes × 0.004 = 2.4 s.
+  const app = useTestApp({ TIME_SCALE: 0.004, HOLD_MINUTES: 10 });
+
+  it('an unconfirmed hold expires on its own: seats freed, journey EXPIRED, confirm refused', async () => {
+    const trip = await tripOf(app.db);
+    const caller = await mobileTraveller(app);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
+    const facts = await eventually(
+      () => journeyOf(app, quoted.journey_id),
+      (value) => value.journey!.status !== 'HELD',
+    );
+    expect(facts.journey!.status).toBe('EXPIRED');
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['EXPIRED']);
+    const refused = await confirmJourney(app, caller, quoted.journey_id, {
+      quote_id: quoted.quote_id,
+      hold_batch_id: held.body.data.holdBatchId,
+      travellers: travellers(1),
+      idempotency_key: `confirm-${randomUUID()}`,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errorCode).toBe('HOLD_CLOSED');
+  });
+});
+
+describe('journey confirmation: the worker stops while a request is REQUESTED', () => {
+  const taskQueue = `journeys-${randomUUID()}`;
+  const app = useTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, TIME_SCALE: 0.004, HOLD_MINUTES: 120 });
+  const config = loadConfig();
+  let db: Database;
+  let connectionToTemporal: NativeConnection;
+  let running: { worker: Worker; done: Promise<void> } | undefined;
+
+  async function startWorker() {
+    const worker = await Worker.create({
+      connection: connectionToTemporal,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: createActivities({ config, db, logger: createLogger(config, 'test-worker') }),
+    });
+    running = { worker, done: worker.run() };
+  }
+
+  async function stopWorker() {
+    running!.worker.shutdown();
+    await running!.done;
+    running = undefined;
+  }
+
+  beforeAll(async () => {
+    db = await initDatabase(config);
+    connectionToTemporal = await NativeConnection.connect(connectionOptions(config));
+    await startWorker();
+  });
+
+  afterAll(async () => {
+    if (running) await stopWorker();
+    await connectionToTemporal?.close();
+    await db?.close();
+  });
+
+  it('enforces the deadline once the worker is back, and nothing is lost meanwhile', async () => {
+    const { journeyId, confirmed } = await connectionJourney(app, ['MANUAL_CONFIRM', 'AUTO_CONFIRM']);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    await stopWorker();
+
+    const deadline = Date.parse(confirmed.body.data.confirmation.deadline);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1500));
+    const whileDown = await journeyOf(app, journeyId);
+    expect(whileDown.journey!.status).toBe('REQUESTED');
+    expect(whileDown.allocations.map((allocation) => allocation.status)).toEqual(['HELD', 'HELD']);
+    expect((await requestsOf(app.db, journeyId)).map((request) => request.status)).toEqual(['PENDING']);
+
+    await startWorker();
+    const facts = await eventually(
+      () => journeyOf(app, journeyId),
+      (value) => value.journey!.status !== 'REQUESTED',
+      30_000,
+    );
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
+    expect(facts.tickets.map((ticket) => ticket.status)).toEqual(['CANCELLED', 'CANCELLED']);
+  });
+});

@@ -1,0 +1,141 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { SearchAttribute } from './shared.js';
+
+/**
+ * The contract of the `journeyConfirmation` workflow (id journey-confirmation/{scopeId}): its
+ * input, the Updates the API sends and the Query operators may run. The API imports this module,
+ * never the workflow body.
+ */
+export const JOURNEY_CONFIRMATION_WORKFLOW = 'journeyConfirmation';
+
+export type ScopeKind = 'JOURNEY' | 'ORDER';
+
+export interface ConfirmationScope {
+  kind: ScopeKind;
+  /** The journey id (bookingId) or the journey order id. */
+  id: string;
+}
+
+export type BookingChannel = 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE' | 'RESELLER';
+
+export interface JourneyConfirmationInput {
+  scope: ConfirmationScope;
+  ownerUserId: string;
+  /** Every company with a leg in the scope (the CompanyId search attribute). */
+  companyIds: string[];
+  /**
+   * Multiplier applied to every duration the workflow waits (hold expiry, decision window).
+   * 1 in production; tests may shorten time only through the documented TIME_SCALE setting.
+   */
+  timeScale: number;
+}
+
+export interface HoldRequest {
+  /** How long the hold lasts unless confirmed, before the time scale (config HOLD_MINUTES). */
+  holdMinutes: number;
+  /** The caller's request id, for logs; retries are recognised by the Update id. */
+  requestId: string;
+}
+
+export interface HoldResult {
+  holdBatchId: string;
+  /** ISO 8601 instant the hold ends unless confirmed. */
+  expiresAt: string;
+}
+
+export interface ReleaseRequest {
+  holdBatchId: string;
+}
+
+export interface ReleaseResult {
+  holdBatchId: string;
+  status: 'RELEASED';
+}
+
+export interface TravellerInput {
+  name: string;
+  phone?: string;
+}
+
+/** The travellers of one journey of the scope, in seat order (one per party member). */
+export interface JourneyTravellers {
+  journeyId: string;
+  travellers: TravellerInput[];
+}
+
+export interface ConfirmRequest {
+  holdBatchId: string;
+  /** One entry per journey of the scope (a single one for a journey scope). */
+  journeys: JourneyTravellers[];
+  channel: BookingChannel;
+  idempotencyKey: string;
+}
+
+export interface ConfirmResult {
+  status: 'CONFIRMED' | 'REQUESTED';
+  /** ISO 8601 decision deadline when REQUESTED (the earliest of the companies' deadlines). */
+  deadline: string | null;
+}
+
+export interface CompanyDecision {
+  companyId: string;
+  decision: 'APPROVE' | 'REJECT';
+  /** The staff user deciding. */
+  actorId: string;
+  reason?: string;
+  /** Fixed idempotency key of this decision: a retry with the same key answers the same. */
+  decisionKey: string;
+}
+
+export interface DecisionResult {
+  companyId: string;
+  decision: 'APPROVE' | 'REJECT';
+  /** The scope's confirmation status after the decision. */
+  outcome: 'REQUESTED' | 'CONFIRMED' | 'CANCELLED';
+}
+
+export type ProcessPhase = 'NEW' | 'HELD' | 'REQUESTED' | 'CONFIRMED' | 'CANCELLED' | 'RELEASED' | 'EXPIRED';
+
+export interface ProcessState {
+  phase: ProcessPhase;
+  holdBatchId: string | null;
+  holdExpiresAt: string | null;
+  deadline: string | null;
+  pendingCompanies: string[];
+}
+
+export const holdUpdate = defineUpdate<HoldResult, [HoldRequest]>('hold');
+export const releaseHoldUpdate = defineUpdate<ReleaseResult, [ReleaseRequest]>('releaseHold');
+export const confirmUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirm');
+export const decideUpdate = defineUpdate<DecisionResult, [CompanyDecision]>('decide');
+export const stateQuery = defineQuery<ProcessState>('state');
+
+/** Typed keys of the search attributes operators filter by in the Temporal UI. */
+export const searchAttributeKeys = {
+  companyIds: defineSearchAttributeKey(SearchAttribute.CompanyId, SearchAttributeType.KEYWORD_LIST),
+  bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
+  processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
+};
+
+/**
+ * Refusals the workflow itself makes (its Update validators) and their HTTP status. A refusal
+ * fails the Update with an ApplicationFailure whose type is the API errorCode and whose first
+ * detail is {status, details?}; activities' refusals travel the same way with their own codes.
+ */
+export const REFUSAL_STATUS = {
+  HOLD_ALREADY_ACTIVE: 409,
+  JOURNEY_NOT_HOLDABLE: 409,
+  HOLD_NOT_FOUND: 404,
+  HOLD_CLOSED: 409,
+  ALREADY_CONFIRMED: 409,
+  JOURNEY_CONFIRMATION_STATE_CONFLICT: 409,
+} as const;
+
+export type RefusalCode = keyof typeof REFUSAL_STATUS;
+
+/** The first detail of a refusal failure. */
+export interface RefusalFacts {
+  status: 400 | 404 | 409;
+  details?: Record<string, unknown>;
+}
