@@ -47,7 +47,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'], message: 'Workflow code must stay deterministic.' },
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
+              message: 'Workflow code must stay deterministic.',
+            },
             {
               group: ['../db/*', '../api/*', '../activities/*', '../worker/*', '../config/*'],
               allowTypeImports: true,

@@ -18,7 +18,10 @@ export function docsRoutes(openApi: object) {
   });
   router.get('/docs', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.set('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    );
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = docsHtml;
   });

@@ -8,12 +8,23 @@ import { coachLayout } from '../domain/layout-templates.js';
  * about 900,000 stop calls), with some seats already sold. Deterministic (setseed) and
  * generated once per database: a marker row records the parameters.
  */
-export const BENCH_CATALOGUE = { cities: 60, stops: 400, companies: 120, routes: 1250, tripsPerDay: 2500, days: 60 };
+export const BENCH_CATALOGUE = {
+  cities: 60,
+  stops: 400,
+  companies: 120,
+  routes: 1250,
+  tripsPerDay: 2500,
+  days: 60,
+};
 
 export async function ensureBenchCatalogue(db: Database, log: (message: string) => void): Promise<void> {
-  await db.query(`create table if not exists bench_catalogue_marker (parameters jsonb primary key, created_at timestamptz default now())`);
+  await db.query(
+    `create table if not exists bench_catalogue_marker (parameters jsonb primary key, created_at timestamptz default now())`,
+  );
   const marker = JSON.stringify(BENCH_CATALOGUE);
-  const existing = await db.query('select 1 from bench_catalogue_marker where parameters = $1::jsonb', [marker]);
+  const existing = await db.query('select 1 from bench_catalogue_marker where parameters = $1::jsonb', [
+    marker,
+  ]);
   if (existing.length) {
     log('bench catalogue already present');
     return;
@@ -46,16 +57,24 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
        select id, 'BENCH-' || slug, 'Bench coach' from companies where slug like 'bench-company-%'`,
     );
   });
-  const buses = await db.query<{ id: string }>(`select b.id from buses b where b.plate_number like 'BENCH-%'`);
+  const buses = await db.query<{ id: string }>(
+    `select b.id from buses b where b.plate_number like 'BENCH-%'`,
+  );
   for (const bus of buses) {
     await db.transaction((client) =>
-      saveBusLayout(client, { busId: bus.id, document: coachLayout({ rows: 12, pattern: '2+2' }), saveMode: 'active' }),
+      saveBusLayout(client, {
+        busId: bus.id,
+        document: coachLayout({ rows: 12, pattern: '2+2' }),
+        saveMode: 'active',
+      }),
     );
   }
   await db.transaction(async (client) => {
     await client.query('select setseed(0.42)');
     // Route patterns: each route visits 4-8 distinct stops in distinct cities, 50-110 minutes apart.
-    await client.query(`create temporary table bench_pattern (route_n int, seq int, stop_id uuid, city_id uuid, offset_minutes int, fare_bp int) on commit drop`);
+    await client.query(
+      `create temporary table bench_pattern (route_n int, seq int, stop_id uuid, city_id uuid, offset_minutes int, fare_bp int) on commit drop`,
+    );
     await client.query(
       `with s as (select id, city_id, row_number() over (order by name_en) - 1 as n from stops where name_en like 'Bench Stop %'),
             r as (select n, 4 + (n % 5) as len, (n * 7919) % $2 as start from generate_series(0, $1 - 1) n)
@@ -133,5 +152,7 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
   const [counts] = await db.query<{ trips: number; calls: number }>(
     `select (select count(*)::int from trips) as trips, (select count(*)::int from trip_stop_calls) as calls`,
   );
-  log(`bench catalogue built in ${((Date.now() - started) / 1000).toFixed(1)}s: ${counts!.trips} trips, ${counts!.calls} stop calls`);
+  log(
+    `bench catalogue built in ${((Date.now() - started) / 1000).toFixed(1)}s: ${counts!.trips} trips, ${counts!.calls} stop calls`,
+  );
 }

@@ -18,6 +18,7 @@
  * benchmark database is dropped and rebuilt at every run so figures are comparable.
  */
 import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
@@ -66,7 +67,12 @@ interface Traveller {
 // Data set-up
 // ---------------------------------------------------------------------------------------------
 
-async function createCompanyWorld(db: Database, config: Config, name: string, mode: 'AUTO_CONFIRM' | 'MANUAL_CONFIRM'): Promise<CompanyWorld> {
+async function createCompanyWorld(
+  db: Database,
+  config: Config,
+  name: string,
+  mode: 'AUTO_CONFIRM' | 'MANUAL_CONFIRM',
+): Promise<CompanyWorld> {
   const [origin, destination] = await db.query<{ id: string }>(
     `insert into cities (name_ar, name_en, latitude, longitude)
      values ($1 || ' أ', $1 || ' A', 33.5, 36.3), ($1 || ' ب', $1 || ' B', 34.7, 36.7) returning id`,
@@ -99,7 +105,11 @@ async function createCompanyWorld(db: Database, config: Config, name: string, mo
       [companyId, `BENCH-${randomUUID().slice(0, 8)}`],
     );
     const busId = rows[0]!.id;
-    await saveBusLayout(client, { busId, document: coachLayout({ rows: 12, pattern: '2+2' }), saveMode: 'active' });
+    await saveBusLayout(client, {
+      busId,
+      document: coachLayout({ rows: 12, pattern: '2+2' }),
+      saveMode: 'active',
+    });
     const made: CompanyWorld['trips'] = [];
     // Spread over the coming days, every 10 minutes from 06:00 Damascus time.
     const firstDeparture = new Date(Date.now() + 2 * 86_400_000);
@@ -113,7 +123,13 @@ async function createCompanyWorld(db: Database, config: Config, name: string, mo
         pickupStopId: stops[0]!.id,
         priceBase: 25_000,
         calls: [
-          { stopId: stops[0]!.id, cityId: stops[0]!.city_id, arrivalAt: departAt, departureAt: departAt, fareShareBp: 0 },
+          {
+            stopId: stops[0]!.id,
+            cityId: stops[0]!.city_id,
+            arrivalAt: departAt,
+            departureAt: departAt,
+            fareShareBp: 0,
+          },
           {
             stopId: stops[1]!.id,
             cityId: stops[1]!.city_id,
@@ -135,11 +151,18 @@ async function createCompanyWorld(db: Database, config: Config, name: string, mo
     `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
     [companyId, staffUser!.id],
   );
-  const session = await createStaffSession({ db, config }, { staffUserId: staffUser!.id, membershipId: membership!.id });
+  const session = await createStaffSession(
+    { db, config },
+    { staffUserId: staffUser!.id, membershipId: membership!.id },
+  );
   return {
     companyId,
     trips,
-    staff: { cookie: `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`, csrf: session.csrfToken, staffUserId: staffUser!.id },
+    staff: {
+      cookie: `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`,
+      csrf: session.csrfToken,
+      staffUserId: staffUser!.id,
+    },
   };
 }
 
@@ -148,7 +171,10 @@ async function createTravellers(db: Database, config: Config, count: number): Pr
   const travellers: Traveller[] = [];
   for (let index = 0; index < count; index++) {
     const phone = `+9639980${String(index).padStart(5, '0')}`;
-    const [passenger] = await db.query<{ id: string }>(`insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`, [phone]);
+    const [passenger] = await db.query<{ id: string }>(
+      `insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`,
+      [phone],
+    );
     const [user] = await db.query<{ id: string }>(
       `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Bench Traveller', $2, $3) returning id`,
       [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(PUBLIC_SCOPE))],
@@ -183,14 +209,23 @@ class CallTimes {
   }
 }
 
-async function call<Data>(apiUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Data> {
+async function call<Data>(
+  apiUrl: string,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Data> {
   const response = await fetch(apiUrl + path, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await response.json()) as { success: boolean; data: Data; errorCode?: string };
-  if (!response.ok) throw new Error(`${method} ${path.replace(/[0-9a-f-]{36}/g, '{id}')} → ${response.status} ${json.errorCode ?? ''}`);
+  if (!response.ok)
+    throw new Error(
+      `${method} ${path.replace(/[0-9a-f-]{36}/g, '{id}')} → ${response.status} ${json.errorCode ?? ''}`,
+    );
   return json.data;
 }
 
@@ -229,12 +264,23 @@ interface HeldJourney {
 
 const bearer = (traveller: Traveller) => ({ authorization: `Bearer ${traveller.token}` });
 
-async function quoteAndHold(stack: BenchStack, times: CallTimes, traveller: Traveller, trip: CompanyWorld['trips'][number]): Promise<HeldJourney> {
+async function quoteAndHold(
+  stack: BenchStack,
+  times: CallTimes,
+  traveller: Traveller,
+  trip: CompanyWorld['trips'][number],
+): Promise<HeldJourney> {
   const quote = await times.time('quote', () =>
     call<QuoteAnswer>(stack.apiUrl, 'POST', '/api/journeys/quote', quoteBody(trip), bearer(traveller)),
   );
   const hold = await times.time('hold', () =>
-    call<HoldAnswer>(stack.apiUrl, 'POST', `/api/journeys/${quote.journey_id}/hold`, { quote_id: quote.quote_id }, bearer(traveller)),
+    call<HoldAnswer>(
+      stack.apiUrl,
+      'POST',
+      `/api/journeys/${quote.journey_id}/hold`,
+      { quote_id: quote.quote_id },
+      bearer(traveller),
+    ),
   );
   return { traveller, journeyId: quote.journey_id, quoteId: quote.quote_id, holdBatchId: hold.holdBatchId };
 }
@@ -247,17 +293,28 @@ async function confirmOverHttp(stack: BenchStack, times: CallTimes, held: HeldJo
     idempotency_key: randomUUID(),
   };
   const confirmed = await times.time('confirm', () =>
-    call<ConfirmAnswer>(stack.apiUrl, 'POST', `/api/journeys/${held.journeyId}/confirm`, body, bearer(held.traveller)),
+    call<ConfirmAnswer>(
+      stack.apiUrl,
+      'POST',
+      `/api/journeys/${held.journeyId}/confirm`,
+      body,
+      bearer(held.traveller),
+    ),
   );
   return confirmed.confirmation.status;
 }
 
 /** The company approves its request through the dashboard; the outcome of the decision. */
-async function approveOverHttp(stack: BenchStack, times: CallTimes, company: CompanyWorld, journeyId: string): Promise<string> {
-  const [booking] = await stack.db.query<{ id: string }>('select id from bookings where journey_id = $1 and company_id = $2', [
-    journeyId,
-    company.companyId,
-  ]);
+async function approveOverHttp(
+  stack: BenchStack,
+  times: CallTimes,
+  company: CompanyWorld,
+  journeyId: string,
+): Promise<string> {
+  const [booking] = await stack.db.query<{ id: string }>(
+    'select id from bookings where journey_id = $1 and company_id = $2',
+    [journeyId, company.companyId],
+  );
   const decided = await times.time('approve', () =>
     call<DecisionAnswer>(
       stack.apiUrl,
@@ -302,7 +359,14 @@ async function runHttpPhase(
   const pickTrip = tripPicker(company, offset);
   const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
     try {
-      const status = await journeyOverHttp(stack, times, travellers[iteration % travellers.length]!, company, pickTrip(), approve);
+      const status = await journeyOverHttp(
+        stack,
+        times,
+        travellers[iteration % travellers.length]!,
+        company,
+        pickTrip(),
+        approve,
+      );
       if (status !== 'CONFIRMED') throw new Error(`ended ${status}`);
     } catch (error) {
       times.fail((error as Error).message);
@@ -316,7 +380,14 @@ async function runHttpPhase(
 // The same journeys through the bare database transactions
 // ---------------------------------------------------------------------------------------------
 
-async function journeyBare(db: Database, times: CallTimes, traveller: Traveller, company: CompanyWorld, trip: CompanyWorld['trips'][number], approve: boolean) {
+async function journeyBare(
+  db: Database,
+  times: CallTimes,
+  traveller: Traveller,
+  company: CompanyWorld,
+  trip: CompanyWorld['trips'][number],
+  approve: boolean,
+) {
   const caller = { scope: PUBLIC_SCOPE, ownerUserId: traveller.userId };
   const quoted = await times.time('quote', () =>
     quoteJourney(db, caller, quoteBody(trip), {
@@ -330,7 +401,11 @@ async function journeyBare(db: Database, times: CallTimes, traveller: Traveller,
   const scope = { kind: 'JOURNEY' as const, id: journeyId };
   const holdBatchId = randomUUID();
   await times.time('hold', async () => {
-    await draftJourney(db, { userId: traveller.userId, scope: PUBLIC_SCOPE }, { journeyId, quoteId: quoted.quote.quote_id });
+    await draftJourney(
+      db,
+      { userId: traveller.userId, scope: PUBLIC_SCOPE },
+      { journeyId, quoteId: quoted.quote.quote_id },
+    );
     await placeHold(db, { scope, holdBatchId, holdMilliseconds: 10 * 60_000, ownerUserId: traveller.userId });
   });
   const confirmed = await times.time('confirm', () =>
@@ -358,7 +433,14 @@ async function journeyBare(db: Database, times: CallTimes, traveller: Traveller,
   }
 }
 
-async function runBarePhase(label: string, db: Database, company: CompanyWorld, travellers: Traveller[], approve: boolean, offset: number) {
+async function runBarePhase(
+  label: string,
+  db: Database,
+  company: CompanyWorld,
+  travellers: Traveller[],
+  approve: boolean,
+  offset: number,
+) {
   const times = new CallTimes();
   const pickTrip = tripPicker(company, offset);
   const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
@@ -377,7 +459,12 @@ async function runBarePhase(label: string, db: Database, company: CompanyWorld, 
 // ---------------------------------------------------------------------------------------------
 
 /** Runs `task` for indexes 0..count-1 from `concurrency` loops; the results of those that succeeded. */
-async function inParallel<T>(count: number, concurrency: number, times: CallTimes, task: (index: number) => Promise<T>): Promise<T[]> {
+async function inParallel<T>(
+  count: number,
+  concurrency: number,
+  times: CallTimes,
+  task: (index: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = [];
   let next = 0;
   await Promise.all(
@@ -410,14 +497,18 @@ async function runDeadlinePhase(stack: BenchStack, world: World, travellers: Tra
     if (status !== 'REQUESTED') throw new Error(`ended ${status}`);
     return held[index]!.journeyId;
   });
-  log(`${journeyIds.length} journeys REQUESTED in ${((performance.now() - started) / 1000).toFixed(1)} s${failureText(times)}`);
+  log(
+    `${journeyIds.length} journeys REQUESTED in ${((performance.now() - started) / 1000).toFixed(1)} s${failureText(times)}`,
+  );
   const [spread] = await stack.db.query<{ first: string; last: string }>(
     'select min(confirmation_deadline) as first, max(confirmation_deadline) as last from journeys where id = any($1::uuid[])',
     [journeyIds],
   );
   const first = new Date(spread!.first);
   const last = new Date(spread!.last);
-  log(`deadlines from ${first.toISOString()} to ${last.toISOString()} (${((last.getTime() - first.getTime()) / 1000).toFixed(1)} s apart)`);
+  log(
+    `deadlines from ${first.toISOString()} to ${last.toISOString()} (${((last.getTime() - first.getTime()) / 1000).toFixed(1)} s apart)`,
+  );
 
   const giveUpAt = last.getTime() + 120_000;
   let open = journeyIds.length;
@@ -429,14 +520,21 @@ async function runDeadlinePhase(stack: BenchStack, world: World, travellers: Tra
     );
     open = row!.open;
   }
-  const rows = await stack.db.query<{ lag_ms: number; status: string; failure_reason: string | null; released: boolean }>(
+  const rows = await stack.db.query<{
+    lag_ms: number;
+    status: string;
+    failure_reason: string | null;
+    released: boolean;
+  }>(
     `select extract(epoch from (j.closed_at - j.confirmation_deadline)) * 1000 as lag_ms, j.status, j.failure_reason,
             not exists (select 1 from seat_allocations a where a.owner_kind = 'JOURNEY' and a.owner_id = j.id
                         and a.status in ('HELD', 'CONFIRMED')) as released
      from journeys j where j.id = any($1::uuid[])`,
     [journeyIds],
   );
-  const released = rows.filter((row) => row.status === 'CANCELLED' && row.failure_reason === 'DECISION_DEADLINE_PASSED' && row.released);
+  const released = rows.filter(
+    (row) => row.status === 'CANCELLED' && row.failure_reason === 'DECISION_DEADLINE_PASSED' && row.released,
+  );
   const lags = released.map((row) => Number(row.lag_ms)).sort((a, b) => a - b);
   return { requested: journeyIds.length, released: released.length, stillOpen: open, lags };
 }
@@ -476,71 +574,68 @@ function journeyRow(result: LoadResult) {
   };
 }
 
-async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
-  const benchConfig = loadConfig({
-    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
-    ACCESS_TOKEN_SECRET,
-    NODE_ENV: 'development',
-  });
+type Row = ReturnType<typeof journeyRow>;
 
-  let world: World | undefined;
-  let travellers: Traveller[] = [];
+/** Phases 1–3 on the production configuration: both flows over HTTP, then bare. */
+async function measureFlows(stack: BenchStack, world: World, travellers: Traveller[]) {
+  // Warm-up: the first journeys compile code paths and create the signing key.
+  for (let index = 0; index < 5; index++) {
+    await journeyOverHttp(
+      stack,
+      new CallTimes(),
+      travellers[0]!,
+      world.auto,
+      world.auto.trips[index]!,
+      false,
+    );
+  }
+  const third = Math.floor(TRIPS_PER_COMPANY / 3);
+  log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
+  const auto = await runHttpPhase('AUTO e2e', stack, world.auto, travellers, false, 5);
+  log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
+  const manual = await runHttpPhase('MANUAL e2e', stack, world.manual, travellers, true, 0);
+  log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
+  const autoBare = await runBarePhase('AUTO bare', stack.db, world.auto, travellers, false, 2 * third);
+  const manualBare = await runBarePhase('MANUAL bare', stack.db, world.manual, travellers, true, third);
+
+  const rows: Row[] = [];
+  for (const phase of [auto, manual, autoBare, manualBare]) {
+    rows.push(journeyRow(phase.result), ...callRows(phase.result.label, phase.result, phase.times));
+    if (phase.times.failures.size) log(`${phase.result.label}${failureText(phase.times)}`);
+  }
+  const ratios = (
+    [
+      [auto, autoBare, 'AUTO'],
+      [manual, manualBare, 'MANUAL'],
+    ] as const
+  ).map(([e2e, bare, flow]) => ({
+    flow,
+    'e2e journeys/s': Number(e2e.result.perSecond.toFixed(1)),
+    'bare journeys/s': Number(bare.result.perSecond.toFixed(1)),
+    'bare/e2e throughput': Number((bare.result.perSecond / e2e.result.perSecond).toFixed(2)),
+    'e2e/bare p50': Number((e2e.result.p50 / bare.result.p50).toFixed(2)),
+  }));
+  return { rows, ratios };
+}
+
+/** Phase 4 on a restarted API and worker with the test time scale. */
+async function measureDeadlines(world: World, travellers: Traveller[]): Promise<number[]> {
+  log(
+    `deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`,
+  );
   const stack = await startBenchStack({
     database: DATABASE,
     withWorker: true,
-    prepare: async (db) => {
-      log(`creating two companies with ${TRIPS_PER_COMPANY} trips of 48 seats each`);
-      world = { auto: await createCompanyWorld(db, benchConfig, 'AutoLines', 'AUTO_CONFIRM'), manual: await createCompanyWorld(db, benchConfig, 'ManualLines', 'MANUAL_CONFIRM') };
-      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2);
+    // The longest hold (120 min × TIME_SCALE = 12 min) outlasts holding all the journeys first.
+    env: {
+      NODE_ENV: 'test',
+      TIME_SCALE: String(DEADLINE_TIME_SCALE),
+      HOLD_MINUTES: '120',
+      LOG_LEVEL: 'warn',
     },
   });
-  const results: ReturnType<typeof journeyRow>[] = [];
-  const ratios: { flow: string; 'e2e journeys/s': number; 'bare journeys/s': number; 'bare/e2e throughput': number; 'e2e/bare p50': number }[] = [];
   try {
-    const w = world!;
-    // Warm-up: the first journeys compile code paths and create the signing key.
-    for (let index = 0; index < 5; index++) await journeyOverHttp(stack, new CallTimes(), travellers[0]!, w.auto, w.auto.trips[index]!, false);
-
-    const third = Math.floor(TRIPS_PER_COMPANY / 3);
-    log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-    const auto = await runHttpPhase('AUTO e2e', stack, w.auto, travellers, false, 5);
-    log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-    const manual = await runHttpPhase('MANUAL e2e', stack, w.manual, travellers, true, 0);
-    log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
-    const autoBare = await runBarePhase('AUTO bare', stack.db, w.auto, travellers, false, 2 * third);
-    const manualBare = await runBarePhase('MANUAL bare', stack.db, w.manual, travellers, true, third);
-
-    for (const phase of [auto, manual, autoBare, manualBare]) {
-      results.push(journeyRow(phase.result), ...callRows(phase.result.label, phase.result, phase.times));
-      if (phase.times.failures.size) log(`${phase.result.label}${failureText(phase.times)}`);
-    }
-    for (const [e2e, bare, flow] of [[auto, autoBare, 'AUTO'], [manual, manualBare, 'MANUAL']] as const) {
-      ratios.push({
-        flow,
-        'e2e journeys/s': Number(e2e.result.perSecond.toFixed(1)),
-        'bare journeys/s': Number(bare.result.perSecond.toFixed(1)),
-        'bare/e2e throughput': Number((bare.result.perSecond / e2e.result.perSecond).toFixed(2)),
-        'e2e/bare p50': Number((e2e.result.p50 / bare.result.p50).toFixed(2)),
-      });
-    }
-  } finally {
-    await stack.close();
-  }
-  console.table(results);
-  console.table(ratios);
-
-  if (PENDING_JOURNEYS === 0) return;
-  log(`deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`);
-  const testStack = await startBenchStack({
-    database: DATABASE,
-    withWorker: true,
-    // The longest hold (120 min × TIME_SCALE = 12 min) outlasts holding all the journeys first.
-    env: { NODE_ENV: 'test', TIME_SCALE: String(DEADLINE_TIME_SCALE), HOLD_MINUTES: '120', LOG_LEVEL: 'warn' },
-  });
-  try {
-    const deadlines = await runDeadlinePhase(testStack, world!, travellers);
+    const deadlines = await runDeadlinePhase(stack, world, travellers);
     const { lags } = deadlines;
     console.table([
       {
@@ -552,14 +647,53 @@ async function main() {
         'lag max ms': Math.round(lags[lags.length - 1] ?? 0),
       },
     ]);
+    return lags;
   } finally {
-    await testStack.close();
+    await stack.close();
   }
-  const autoConfirm = results.find((row) => row.flow === 'AUTO e2e' && row.call === 'confirm');
-  const autoJourneys = results.find((row) => row.flow === 'AUTO e2e' && row.call === 'whole journey');
+}
+
+async function main() {
+  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  await dropDatabase(postgres.serverUrl, DATABASE);
+  const benchConfig = loadConfig({
+    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
+    ACCESS_TOKEN_SECRET,
+    NODE_ENV: 'development',
+  });
+  let world: World | undefined;
+  let travellers: Traveller[] = [];
+  const stack = await startBenchStack({
+    database: DATABASE,
+    withWorker: true,
+    prepare: async (db) => {
+      log(`creating two companies with ${TRIPS_PER_COMPANY} trips of 48 seats each`);
+      world = {
+        auto: await createCompanyWorld(db, benchConfig, 'AutoLines', 'AUTO_CONFIRM'),
+        manual: await createCompanyWorld(db, benchConfig, 'ManualLines', 'MANUAL_CONFIRM'),
+      };
+      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2);
+    },
+  });
+  let flows: Awaited<ReturnType<typeof measureFlows>>;
+  try {
+    flows = await measureFlows(stack, world!, travellers);
+  } finally {
+    await stack.close();
+  }
+  console.table(flows.rows);
+  console.table(flows.ratios);
+  const lags = PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, travellers) : [];
+
+  const autoJourneys = flows.rows.find((row) => row.flow === 'AUTO e2e' && row.call === 'whole journey');
+  const autoConfirm = flows.rows.find((row) => row.flow === 'AUTO e2e' && row.call === 'confirm');
   log(
-    `targets: AUTO ≥ 40 journeys/s (${autoJourneys?.['journeys/s']}), confirm p99 < 300 ms (${autoConfirm?.['p99 ms']} ms), ` +
-      'deadline lag p99 < 2000 ms (above)',
+    `targets: AUTO ≥ 40 journeys/s: ${autoJourneys?.['journeys/s']}; AUTO confirm p99 < 300 ms: ${autoConfirm?.['p99 ms']} ms; ` +
+      `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms` : 'not measured'}`,
+  );
+  const [load1, load5] = loadavg();
+  log(
+    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
   );
 }
 

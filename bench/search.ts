@@ -4,10 +4,11 @@
  * through pg at the same concurrency. Prints requests/s, p50 and p99 of each and the API/raw ratio.
  *
  * The API runs in its own process with the production configuration, its JSON request log
- * written to /dev/null, and the search rate limit off (all load comes from one address).
+ * written to /dev/null, and the search rate limit off (all load comes from one address). The raw
+ * baseline sends the same named prepared statement the endpoint sends, on a pool of the same size.
  */
 import pg from 'pg';
-import { buildSearchSql, type JourneySearchInput } from '../db/queries/search.js';
+import { prepareSearch, type JourneySearchInput } from '../db/queries/search.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { ensureBenchCatalogue } from './catalogue.js';
 import { printTable, runHttp, runLoops, type LoadResult } from './lib/load.js';
@@ -63,8 +64,17 @@ async function main() {
     log(`sample search answered ${check.status} with ${answer.data?.journeys?.length ?? 0} journeys`);
 
     const results: LoadResult[] = [];
-    const searchRequests = bodies.map((body) => ({ method: 'POST' as const, path: '/api/journeys/search', body }));
-    await runHttp('warm-up', { url: stack.apiUrl, concurrency: CONCURRENCY, seconds: 3, requests: searchRequests });
+    const searchRequests = bodies.map((body) => ({
+      method: 'POST' as const,
+      path: '/api/journeys/search',
+      body,
+    }));
+    await runHttp('warm-up', {
+      url: stack.apiUrl,
+      concurrency: CONCURRENCY,
+      seconds: 3,
+      requests: searchRequests,
+    });
     const api = await runHttp('POST /journeys/search (API)', {
       url: stack.apiUrl,
       concurrency: CONCURRENCY,
@@ -74,7 +84,7 @@ async function main() {
     results.push(api);
 
     const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 20 });
-    const statements = samples.map((sample, index) => {
+    const statements = samples.map((sample) => {
       const input: JourneySearchInput = {
         scope: PUBLIC_SCOPE,
         origin: sample.origin,
@@ -83,12 +93,15 @@ async function main() {
         passengers: 1 + (sample.date.charCodeAt(9) % 3),
         transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
       };
-      void index;
-      return buildSearchSql(input);
+      return prepareSearch(input);
     });
-    await runLoops('warm-up', { concurrency: CONCURRENCY, seconds: 2 }, (i) => pool.query(statements[i % statements.length]!));
-    const raw = await runLoops('search SQL through pg (raw)', { concurrency: CONCURRENCY, seconds: SECONDS }, (i) =>
+    await runLoops('warm-up', { concurrency: CONCURRENCY, seconds: 2 }, (i) =>
       pool.query(statements[i % statements.length]!),
+    );
+    const raw = await runLoops(
+      'search SQL through pg (raw)',
+      { concurrency: CONCURRENCY, seconds: SECONDS },
+      (i) => pool.query(statements[i % statements.length]!),
     );
     results.push(raw);
     await pool.end();
@@ -111,7 +124,8 @@ async function main() {
         `journey-locations ${Math.round(locations.perSecond)} req/s (≥ 4000) ${locations.perSecond >= 4000 ? 'met' : 'MISSED'}; ` +
         `ratio ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
     );
-    if (api.errors || locations.errors) console.log(`non-2xx or errors: search ${api.errors}, locations ${locations.errors}`);
+    if (api.errors || locations.errors)
+      console.log(`non-2xx or errors: search ${api.errors}, locations ${locations.errors}`);
   } finally {
     await stack.close();
   }

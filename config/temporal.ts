@@ -1,7 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from './index.js';
 
-type TemporalConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'>;
+type TemporalConfig = Pick<
+  Config,
+  'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'
+>;
 
 export function connectionOptions(config: TemporalConfig) {
   return {
@@ -12,7 +15,9 @@ export function connectionOptions(config: TemporalConfig) {
 }
 
 /** One client per process, created at start-up and closed on shutdown. */
-export async function connectTemporalClient(config: TemporalConfig): Promise<{ client: Client; connection: Connection }> {
+export async function connectTemporalClient(
+  config: TemporalConfig,
+): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect(connectionOptions(config));
   return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
 }

@@ -52,7 +52,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function initDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Promise<Database> {
+export async function initDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>,
+): Promise<Database> {
   const orm = await MikroORM.init(ormConfig(config));
   const pool = await orm.em.getConnection().getNativeClient();
   return {

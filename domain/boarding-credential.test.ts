@@ -57,8 +57,18 @@ describe('boarding credential signature', () => {
 
   it('carries only what a scanner needs', () => {
     expect(Object.keys(payload).sort()).toEqual([
-      'alightStopCallId', 'boardStopCallId', 'companyId', 'departureAt', 'issuedAt', 'keyId', 'legSequence',
-      'seatNumber', 'ticketId', 'travellerName', 'tripId', 'v',
+      'alightStopCallId',
+      'boardStopCallId',
+      'companyId',
+      'departureAt',
+      'issuedAt',
+      'keyId',
+      'legSequence',
+      'seatNumber',
+      'ticketId',
+      'travellerName',
+      'tripId',
+      'v',
     ]);
     expect(payload).toMatchObject({ v: 1, departureAt: '2026-12-01T05:30:00.000Z', keyId: 'key-1' });
   });
@@ -91,7 +101,9 @@ describe('boarding credential signature', () => {
     expect(verifyCredential(payload, signature.slice(0, -2), publicKey)).toBe(false);
     expect(verifyCredential(payload, `${signature}==`, publicKey)).toBe(false);
     expect(verifyCredential(payload, signature, generateKeyPairSync('ed25519').publicKey)).toBe(false);
-    expect(verifyCredential(payload, signature, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey)).toBe(false);
+    expect(
+      verifyCredential(payload, signature, generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey),
+    ).toBe(false);
   });
 
   it('publishes the public key as an OKP JSON Web Key', () => {
@@ -103,7 +115,14 @@ describe('boarding credential signature', () => {
 
 describe('the verdict at the door', () => {
   const valid = { status: 'VALID', boardingAuthorized: true, revoked: false, signature: 'sig' };
-  const facts = { keyKnown: true, signatureValid: true, payloadTripId: 'trip-1', boardingTripId: 'trip-1', ticket: valid, presentedSignature: 'sig' };
+  const facts = {
+    keyKnown: true,
+    signatureValid: true,
+    payloadTripId: 'trip-1',
+    boardingTripId: 'trip-1',
+    ticket: valid,
+    presentedSignature: 'sig',
+  };
 
   it('lets an authentic, current, valid ticket of this trip board', () => {
     expect(credentialRefusal(facts)).toBeNull();
@@ -111,15 +130,23 @@ describe('the verdict at the door', () => {
 
   it('believes nothing in a payload whose key or signature fails', () => {
     expect(credentialRefusal({ ...facts, keyKnown: false, signatureValid: false })).toBe('UNKNOWN_KEY');
-    expect(credentialRefusal({ ...facts, signatureValid: false, payloadTripId: 'trip-2' })).toBe('SIGNATURE_INVALID');
+    expect(credentialRefusal({ ...facts, signatureValid: false, payloadTripId: 'trip-2' })).toBe(
+      'SIGNATURE_INVALID',
+    );
   });
 
   it('refuses another trip, a revoked credential, then any ticket not valid now', () => {
     expect(credentialRefusal({ ...facts, payloadTripId: 'trip-2' })).toBe('WRONG_TRIP');
-    expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'CANCELLED', revoked: true } })).toBe('REVOKED');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'CANCELLED', revoked: true } })).toBe(
+      'REVOKED',
+    );
     expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'USED' } })).toBe('TICKET_NOT_VALID');
-    expect(credentialRefusal({ ...facts, ticket: { ...valid, boardingAuthorized: false } })).toBe('TICKET_NOT_VALID');
-    expect(credentialRefusal({ ...facts, ticket: { ...valid, signature: 'newer' } })).toBe('TICKET_NOT_VALID');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, boardingAuthorized: false } })).toBe(
+      'TICKET_NOT_VALID',
+    );
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, signature: 'newer' } })).toBe(
+      'TICKET_NOT_VALID',
+    );
     expect(credentialRefusal({ ...facts, ticket: undefined })).toBe('TICKET_NOT_VALID');
   });
 });

@@ -44,7 +44,11 @@ export interface CredentialTicket {
   departureAt: Date;
 }
 
-export function credentialPayload(ticket: CredentialTicket, issuedAt: Date, keyId: string): BoardingCredentialPayload {
+export function credentialPayload(
+  ticket: CredentialTicket,
+  issuedAt: Date,
+  keyId: string,
+): BoardingCredentialPayload {
   return {
     v: CREDENTIAL_VERSION,
     ticketId: ticket.ticketId,
@@ -77,7 +81,9 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   throw new TypeError(`canonical JSON has no form for a value of type ${typeof value}`);
@@ -93,7 +99,11 @@ export function signCredential(payload: BoardingCredentialPayload, privateKey: K
  * `publicKey`. Malformed input (a value canonical JSON cannot express, a signature that is not
  * base64url of 64 bytes, a key that is not Ed25519) is simply not valid.
  */
-export function verifyCredential(payload: unknown, signatureBase64url: string, publicKey: KeyObject): boolean {
+export function verifyCredential(
+  payload: unknown,
+  signatureBase64url: string,
+  publicKey: KeyObject,
+): boolean {
   if (publicKey.asymmetricKeyType !== 'ed25519') return false;
   if (!/^[A-Za-z0-9_-]+$/.test(signatureBase64url)) return false;
   const signature = Buffer.from(signatureBase64url, 'base64url');
@@ -113,14 +123,18 @@ export function publicKeyFromPem(pem: string): KeyObject {
 }
 
 /** The JSON Web Key (RFC 8037, kty OKP, crv Ed25519) of a public key, as the keys endpoint publishes it. */
-export function publicJwk(publicKey: KeyObject, keyId: string): { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig' } {
+export function publicJwk(
+  publicKey: KeyObject,
+  keyId: string,
+): { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig' } {
   const jwk = publicKey.export({ format: 'jwk' });
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.x) throw new TypeError('not an Ed25519 public key');
   return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: keyId, alg: 'EdDSA', use: 'sig' };
 }
 
 /** Why a presented credential does not let its holder board (POST /driver/api/verify). */
-export type CredentialRefusal = 'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID';
+export type CredentialRefusal =
+  'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID';
 
 export interface CredentialFacts {
   /** The payload names a key that was published. */
@@ -131,7 +145,8 @@ export interface CredentialFacts {
   payloadTripId: unknown;
   boardingTripId: string;
   /** The ticket as it is now; undefined when no ticket has the payload's id. */
-  ticket?: { status: string; boardingAuthorized: boolean; revoked: boolean; signature: string | null } | undefined;
+  ticket?:
+    { status: string; boardingAuthorized: boolean; revoked: boolean; signature: string | null } | undefined;
   presentedSignature: string;
 }
 
@@ -147,7 +162,12 @@ export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | n
   if (facts.payloadTripId !== facts.boardingTripId) return 'WRONG_TRIP';
   const ticket = facts.ticket;
   if (ticket?.revoked) return 'REVOKED';
-  if (!ticket || ticket.status !== 'VALID' || !ticket.boardingAuthorized || ticket.signature !== facts.presentedSignature) {
+  if (
+    !ticket ||
+    ticket.status !== 'VALID' ||
+    !ticket.boardingAuthorized ||
+    ticket.signature !== facts.presentedSignature
+  ) {
     return 'TICKET_NOT_VALID';
   }
   return null;

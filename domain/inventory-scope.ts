@@ -6,7 +6,8 @@
  *   INTERNAL    internal QA accounts: only companies flagged is_internal
  *   DEMO        a demo persona: only its own demo company
  */
-export type InventoryScope = { kind: 'PRODUCTION' } | { kind: 'INTERNAL' } | { kind: 'DEMO'; companyId: string };
+export type InventoryScope =
+  { kind: 'PRODUCTION' } | { kind: 'INTERNAL' } | { kind: 'DEMO'; companyId: string };
 
 export const PUBLIC_SCOPE: InventoryScope = { kind: 'PRODUCTION' };
 

@@ -38,7 +38,7 @@ export function coachLayout(options: TemplateOptions): LayoutDocument {
         counter += 1;
         const seatNumber =
           options.labels === 'letters'
-            ? `${String.fromCharCode(65 + ((deck - 1) * options.rows + row) % 26)}${indexInRow + 1}`
+            ? `${String.fromCharCode(65 + (((deck - 1) * options.rows + row) % 26))}${indexInRow + 1}`
             : String(counter);
         elements.push({
           type: 'seat',

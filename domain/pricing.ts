@@ -9,6 +9,9 @@ export function legFare(fullFare: number, boardShareBp: number, alightShareBp: n
 }
 
 /** The fare for a seat of the given class: VIP seats use the VIP fare when the trip has one. */
-export function seatFare(trip: { priceBase: number; priceVip: number | null }, seatClass: 'STANDARD' | 'VIP'): number {
+export function seatFare(
+  trip: { priceBase: number; priceVip: number | null },
+  seatClass: 'STANDARD' | 'VIP',
+): number {
   return seatClass === 'VIP' && trip.priceVip !== null ? trip.priceVip : trip.priceBase;
 }

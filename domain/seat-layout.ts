@@ -47,11 +47,17 @@ const ROTATIONS = new Set([0, 90, 180, 270]);
 export function validateLayout(document: LayoutDocument): LayoutIssue[] {
   const issues: LayoutIssue[] = [];
   if (document.schemaVersion !== LAYOUT_SCHEMA_VERSION) {
-    issues.push({ code: 'SCHEMA_VERSION_UNSUPPORTED', message: `schemaVersion must be ${LAYOUT_SCHEMA_VERSION}` });
+    issues.push({
+      code: 'SCHEMA_VERSION_UNSUPPORTED',
+      message: `schemaVersion must be ${LAYOUT_SCHEMA_VERSION}`,
+    });
   }
   const { columns, rows, decks } = document.grid;
   if (![columns, rows, decks].every((n) => Number.isInteger(n) && n > 0) || decks > 2) {
-    issues.push({ code: 'GRID_INVALID', message: 'grid needs positive integer columns and rows, and 1 or 2 decks' });
+    issues.push({
+      code: 'GRID_INVALID',
+      message: 'grid needs positive integer columns and rows, and 1 or 2 decks',
+    });
     return issues;
   }
   const seatIds = new Set<string>();
@@ -70,17 +76,29 @@ export function validateLayout(document: LayoutDocument): LayoutIssue[] {
       deck >= 1 &&
       deck <= decks;
     if (!fits) {
-      issues.push({ code: 'ELEMENT_OUT_OF_GRID', message: 'element lies outside the grid or its deck', element: index });
+      issues.push({
+        code: 'ELEMENT_OUT_OF_GRID',
+        message: 'element lies outside the grid or its deck',
+        element: index,
+      });
       return;
     }
     if (!ROTATIONS.has(element.rotation)) {
-      issues.push({ code: 'ROTATION_INVALID', message: 'rotation must be 0, 90, 180 or 270', element: index });
+      issues.push({
+        code: 'ROTATION_INVALID',
+        message: 'rotation must be 0, 90, 180 or 270',
+        element: index,
+      });
     }
     for (let cx = x; cx < x + width; cx++) {
       for (let cy = y; cy < y + height; cy++) {
         const cell = `${deck}:${cx}:${cy}`;
         if (occupied.has(cell)) {
-          issues.push({ code: 'ELEMENTS_OVERLAP', message: `element overlaps element ${occupied.get(cell)}`, element: index });
+          issues.push({
+            code: 'ELEMENTS_OVERLAP',
+            message: `element overlaps element ${occupied.get(cell)}`,
+            element: index,
+          });
           return;
         }
         occupied.set(cell, index);
@@ -90,12 +108,21 @@ export function validateLayout(document: LayoutDocument): LayoutIssue[] {
     const seatId = element.seatId?.trim();
     const seatNumber = element.seatNumber?.trim();
     if (!seatId || !seatNumber) {
-      issues.push({ code: 'SEAT_IDENTITY_MISSING', message: 'a seat needs seatId and seatNumber', element: index });
+      issues.push({
+        code: 'SEAT_IDENTITY_MISSING',
+        message: 'a seat needs seatId and seatNumber',
+        element: index,
+      });
       return;
     }
-    if (seatIds.has(seatId)) issues.push({ code: 'SEAT_ID_DUPLICATE', message: `seatId ${seatId} repeats`, element: index });
+    if (seatIds.has(seatId))
+      issues.push({ code: 'SEAT_ID_DUPLICATE', message: `seatId ${seatId} repeats`, element: index });
     if (seatNumbers.has(seatNumber)) {
-      issues.push({ code: 'SEAT_NUMBER_DUPLICATE', message: `seatNumber ${seatNumber} repeats`, element: index });
+      issues.push({
+        code: 'SEAT_NUMBER_DUPLICATE',
+        message: `seatNumber ${seatNumber} repeats`,
+        element: index,
+      });
     }
     seatIds.add(seatId);
     seatNumbers.add(seatNumber);

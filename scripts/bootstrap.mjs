@@ -39,7 +39,9 @@ function ensureNpmPackages() {
 let aptUpdated = false;
 function aptInstall(packages) {
   if (process.getuid?.() !== 0) {
-    throw new Error(`missing Debian packages: ${packages.join(' ')} (run: sudo apt-get install -y ${packages.join(' ')})`);
+    throw new Error(
+      `missing Debian packages: ${packages.join(' ')} (run: sudo apt-get install -y ${packages.join(' ')})`,
+    );
   }
   if (!aptUpdated) {
     log('apt-get update');
@@ -55,7 +57,9 @@ function aptInstall(packages) {
 
 function debInstalled(name) {
   try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).includes('install ok installed');
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).includes(
+      'install ok installed',
+    );
   } catch {
     return false;
   }

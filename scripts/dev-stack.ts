@@ -7,7 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPrefixed, stop, waitFor, type Managed } from './lib/processes.js';
-import { createDatabaseIfMissing, dataDir, databaseUrl, ensurePostgres, portOpen, projectRoot, startTemporal } from './lib/services.js';
+import {
+  createDatabaseIfMissing,
+  dataDir,
+  databaseUrl,
+  ensurePostgres,
+  portOpen,
+  projectRoot,
+  startTemporal,
+} from './lib/services.js';
 
 const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 const TEMPORAL_PORT = 7233;
@@ -44,13 +52,20 @@ async function main() {
   mkdirSync(dataDir, { recursive: true });
   const running = alreadyRunning();
   if (running) {
-    console.error(`[stack] the stack is already running (pid ${running}): API http://localhost:${API_PORT}, ` +
-      `Temporal UI http://localhost:${TEMPORAL_UI_PORT}. Stop it with Ctrl-C in its terminal (or kill ${running}).`);
+    console.error(
+      `[stack] the stack is already running (pid ${running}): API http://localhost:${API_PORT}, ` +
+        `Temporal UI http://localhost:${TEMPORAL_UI_PORT}. Stop it with Ctrl-C in its terminal (or kill ${running}).`,
+    );
     process.exit(1);
   }
-  for (const [port, what] of [[API_PORT, 'the API'], [TEMPORAL_PORT, 'Temporal']] as const) {
+  for (const [port, what] of [
+    [API_PORT, 'the API'],
+    [TEMPORAL_PORT, 'Temporal'],
+  ] as const) {
     if (await portOpen(port)) {
-      console.error(`[stack] port ${port} (${what}) is already in use by another program; free it and run npm start again.`);
+      console.error(
+        `[stack] port ${port} (${what}) is already in use by another program; free it and run npm start again.`,
+      );
       process.exit(1);
     }
   }
@@ -59,7 +74,9 @@ async function main() {
 
   const postgres = await ensurePostgres({ port: PG_PORT });
   if (postgres.process) managed.push(postgres.process);
-  const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : 'busbooking';
+  const database = process.env.DATABASE_URL
+    ? new URL(process.env.DATABASE_URL).pathname.slice(1)
+    : 'busbooking';
   await createDatabaseIfMissing(postgres.serverUrl, database);
   const env = {
     ...process.env,
@@ -71,7 +88,13 @@ async function main() {
   };
 
   if (!process.env.TEMPORAL_ADDRESS) {
-    managed.push(await startTemporal({ port: TEMPORAL_PORT, uiPort: TEMPORAL_UI_PORT, dbFile: join(dataDir, 'temporal', 'dev.db') }));
+    managed.push(
+      await startTemporal({
+        port: TEMPORAL_PORT,
+        uiPort: TEMPORAL_UI_PORT,
+        dbFile: join(dataDir, 'temporal', 'dev.db'),
+      }),
+    );
   }
 
   const node = process.execPath;

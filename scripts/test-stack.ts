@@ -6,7 +6,15 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { stop, type Managed } from './lib/processes.js';
-import { createDatabaseIfMissing, databaseUrl, dropDatabase, ensurePostgres, portOpen, projectRoot, startTemporal } from './lib/services.js';
+import {
+  createDatabaseIfMissing,
+  databaseUrl,
+  dropDatabase,
+  ensurePostgres,
+  portOpen,
+  projectRoot,
+  startTemporal,
+} from './lib/services.js';
 
 const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 const managed: Managed[] = [];

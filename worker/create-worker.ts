@@ -1,5 +1,10 @@
 import { createRequire } from 'node:module';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  bundleWorkflowCode,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import { connectionOptions } from '../config/temporal.js';
@@ -15,7 +20,14 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 const noop = () => undefined;
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+const quietBundlerLogger = {
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: console.error,
+  log: noop,
+};
 
 export interface WorkerDeps {
   config: Config;
@@ -26,7 +38,9 @@ export interface WorkerDeps {
   taskQueue?: string;
 }
 
-export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(
+  deps: WorkerDeps,
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect(connectionOptions(deps.config));
   const worker = await Worker.create({
     connection,

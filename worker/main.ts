@@ -8,7 +8,8 @@ const config = loadConfig();
 const logger = createLogger(config, 'worker');
 Runtime.install({
   logger: {
-    log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message),
+    log: (level, message, meta) =>
+      logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message),
     trace: (message, meta) => logger.trace(meta ?? {}, message),
     debug: (message, meta) => logger.debug(meta ?? {}, message),
     info: (message, meta) => logger.info(meta ?? {}, message),
@@ -21,7 +22,10 @@ Runtime.install({
 const db = await initDatabase(config);
 const workflowBundle = await bundleWorkflows();
 const { worker, connection } = await createWorker({ config, db, logger, workflowBundle });
-logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+logger.info(
+  { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
+  'worker started',
+);
 // worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks finish.
 await worker.run();
 await connection.close();

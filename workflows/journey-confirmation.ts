@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  log,
   proxyActivities,
   setHandler,
   sleep,
@@ -129,6 +130,7 @@ export async function journeyConfirmation(input: JourneyConfirmationInput): Prom
     holdUpdate,
     (request) => {
       state.holdAttempted = true;
+      log.debug('hold requested', { requestId: request.requestId, phase: state.phase });
       return state.exclusive(async () => {
         if (!HOLDABLE.includes(state.phase)) throw refuseHold(state.phase);
         const holdMilliseconds = scaledMilliseconds(request.holdMinutes, timeScale);

@@ -27,17 +27,12 @@ const LoginResponse = z.object({
   success: z.literal(true),
   data: z.object({
     admin: SignedInAdmin,
-    secondFactorRequired: z
-      .boolean()
-      .meta({
-        description:
-          'true: until POST /auth/2fa succeeds every other route answers 403 SECOND_FACTOR_REQUIRED',
-      }),
-    enrolmentRequired: z
-      .boolean()
-      .meta({
-        description: 'true: the account must first set up an authenticator (POST, then PATCH /security/2fa)',
-      }),
+    secondFactorRequired: z.boolean().meta({
+      description: 'true: until POST /auth/2fa succeeds every other route answers 403 SECOND_FACTOR_REQUIRED',
+    }),
+    enrolmentRequired: z.boolean().meta({
+      description: 'true: the account must first set up an authenticator (POST, then PATCH /security/2fa)',
+    }),
     ...SessionFields,
   }),
 });

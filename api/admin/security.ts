@@ -21,11 +21,9 @@ const StatusResponse = z.object({
   success: z.literal(true),
   data: z.object({
     enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
-    required: z
-      .boolean()
-      .meta({
-        description: 'the account must use a second factor (set by an administrator with admins.manage)',
-      }),
+    required: z.boolean().meta({
+      description: 'the account must use a second factor (set by an administrator with admins.manage)',
+    }),
     confirmedAt: DateTime.nullable(),
     enrolmentExpiresAt: DateTime.nullable().meta({
       description: 'a new secret waits for its confirming code until then',

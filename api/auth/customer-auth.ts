@@ -25,7 +25,11 @@ export function customerAuthenticator(deps: { db: Database; tokens: TravellerTok
     const refuse = () =>
       required
         ? new ApiError(401, 'AUTH_REQUIRED', 'Sign in to continue')
-        : new ApiError(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
+        : new ApiError(
+            401,
+            'INVALID_CREDENTIAL',
+            'The session or authorization header is invalid or expired',
+          );
     const credential = presentedCredential(ctx);
     if (!credential) {
       if (required) throw refuse();
@@ -50,6 +54,10 @@ export function checkCsrf(ctx: Context): void {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
   const header = ctx.get(CSRF_HEADER);
   if (!cookie || !header || !sameSecret(cookie, header)) {
-    throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Send the X-CSRF-Token header with the value of the CSRF cookie');
+    throw new ApiError(
+      403,
+      'CSRF_TOKEN_INVALID',
+      'Send the X-CSRF-Token header with the value of the CSRF cookie',
+    );
   }
 }

@@ -53,7 +53,11 @@ interface SessionRow {
  * The live session behind a bearer token, whatever its membership role (the dashboard's lookup
  * admits dashboard roles only, and DRIVER is not one of them).
  */
-async function findSession(db: Database, token: string, idleMinutes: number): Promise<SessionRow | undefined> {
+async function findSession(
+  db: Database,
+  token: string,
+  idleMinutes: number,
+): Promise<SessionRow | undefined> {
   const [row] = await db.query<SessionRow>(
     `select s.id as session_id, u.id as staff_user_id, m.id as membership_id, m.company_id, m.role,
             s.last_seen_at < now() - make_interval(secs => $3) as stale
@@ -72,19 +76,29 @@ function bearerToken(header: string): string | undefined {
   return match?.[1];
 }
 
-export function driverAuthenticator(deps: { db: Database; config: Pick<Config, 'STAFF_SESSION_IDLE_MINUTES'> }): Authenticator {
+export function driverAuthenticator(deps: {
+  db: Database;
+  config: Pick<Config, 'STAFF_SESSION_IDLE_MINUTES'>;
+}): Authenticator {
   return async (ctx, route) => {
     ctx.state.driver = null;
     if (route.security === 'public') return;
     const token = bearerToken(ctx.get('Authorization'));
-    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
+    if (!token)
+      throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
     const session = await findSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
-    if (!session) throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
+    if (!session)
+      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
     if (!(DRIVER_APP_ROLES as readonly string[]).includes(session.role)) {
-      throw new ApiError(403, 'ROLE_NOT_ALLOWED', `The driver app needs one of the roles ${DRIVER_APP_ROLES.join(', ')}`, {
-        role: session.role,
-        allowedRoles: [...DRIVER_APP_ROLES],
-      });
+      throw new ApiError(
+        403,
+        'ROLE_NOT_ALLOWED',
+        `The driver app needs one of the roles ${DRIVER_APP_ROLES.join(', ')}`,
+        {
+          role: session.role,
+          allowedRoles: [...DRIVER_APP_ROLES],
+        },
+      );
     }
     if (session.stale) await recordStaffActivity(deps.db, session.session_id);
     ctx.state.driver = {

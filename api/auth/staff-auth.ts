@@ -37,7 +37,11 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
     const session = await findStaffSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
     if (!session) {
       clearStaffSessionCookies(ctx, deps.config);
-      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The dashboard session is invalid or has expired; sign in again');
+      throw new ApiError(
+        401,
+        'INVALID_CREDENTIAL',
+        'The dashboard session is invalid or has expired; sign in again',
+      );
     }
     if (route.csrf) checkCsrf(ctx, session.csrfTokenHash);
     if (session.stale) await recordStaffActivity(deps.db, session.staff.sessionId);
@@ -48,6 +52,10 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
 function checkCsrf(ctx: Context, csrfTokenHash: string): void {
   const header = ctx.get(STAFF_CSRF_HEADER);
   if (!header || !sameSecret(hashSecret(header), csrfTokenHash)) {
-    throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Send the X-CSRF-Token header with the CSRF token of this dashboard session');
+    throw new ApiError(
+      403,
+      'CSRF_TOKEN_INVALID',
+      'Send the X-CSRF-Token header with the CSRF token of this dashboard session',
+    );
   }
 }

@@ -65,7 +65,13 @@ export async function createStaffSession(
     `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at)
      values ($1, $2, $3, $4, now() + make_interval(hours => $5))
      returning id, expires_at`,
-    [member.staffUserId, member.membershipId, hashSecret(token), hashSecret(csrfToken), deps.config.STAFF_SESSION_TTL_HOURS],
+    [
+      member.staffUserId,
+      member.membershipId,
+      hashSecret(token),
+      hashSecret(csrfToken),
+      deps.config.STAFF_SESSION_TTL_HOURS,
+    ],
   );
   return { sessionId: row!.id, token, csrfToken, expiresAt: row!.expires_at };
 }
@@ -80,10 +86,21 @@ function cookieJar(ctx: Context, config: SessionConfig) {
 }
 
 function cookieOptions(config: SessionConfig, maxAge: number) {
-  return { httpOnly: true, secure: config.COOKIE_SECURE, sameSite: 'strict' as const, path: COOKIE_PATH, maxAge, overwrite: true };
+  return {
+    httpOnly: true,
+    secure: config.COOKIE_SECURE,
+    sameSite: 'strict' as const,
+    path: COOKIE_PATH,
+    maxAge,
+    overwrite: true,
+  };
 }
 
-export function setStaffSessionCookies(ctx: Context, config: SessionConfig, session: IssuedStaffSession): void {
+export function setStaffSessionCookies(
+  ctx: Context,
+  config: SessionConfig,
+  session: IssuedStaffSession,
+): void {
   const maxAge = config.STAFF_SESSION_TTL_HOURS * 3_600_000;
   const jar = cookieJar(ctx, config);
   jar.set(STAFF_SESSION_COOKIE, session.token, cookieOptions(config, maxAge));
@@ -127,7 +144,11 @@ interface SessionRow {
  * the token is unknown, revoked, past its absolute or idle limit, or its user or membership is no
  * longer active.
  */
-export async function findStaffSession(db: Database, token: string, idleMinutes: number): Promise<LiveStaffSession | null> {
+export async function findStaffSession(
+  db: Database,
+  token: string,
+  idleMinutes: number,
+): Promise<LiveStaffSession | null> {
   const [row] = await db.query<SessionRow>(
     `select s.id as session_id, s.csrf_token_hash,
             s.last_seen_at < now() - make_interval(secs => $4) as stale,
@@ -168,14 +189,21 @@ export async function findStaffSession(db: Database, token: string, idleMinutes:
 }
 
 export async function recordStaffActivity(db: Database, sessionId: string): Promise<void> {
-  await db.query('update staff_sessions set last_seen_at = now() where id = $1 and revoked_at is null', [sessionId]);
+  await db.query('update staff_sessions set last_seen_at = now() where id = $1 and revoked_at is null', [
+    sessionId,
+  ]);
 }
 
 export async function revokeStaffSession(db: Database, sessionId: string): Promise<void> {
-  await db.query('update staff_sessions set revoked_at = coalesce(revoked_at, now()) where id = $1', [sessionId]);
+  await db.query('update staff_sessions set revoked_at = coalesce(revoked_at, now()) where id = $1', [
+    sessionId,
+  ]);
 }
 
 /** Ends the session a token names, if any (a new sign-in replaces the browser's old session). */
 export async function revokeStaffSessionByToken(db: Database, token: string): Promise<void> {
-  await db.query('update staff_sessions set revoked_at = now() where token_hash = $1 and revoked_at is null', [hashSecret(token)]);
+  await db.query(
+    'update staff_sessions set revoked_at = now() where token_hash = $1 and revoked_at is null',
+    [hashSecret(token)],
+  );
 }

@@ -40,15 +40,25 @@ export interface RequestOrigin {
 
 type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'> };
 
-export const invalidCredentials = () => new ApiError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
+export const invalidCredentials = () =>
+  new ApiError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
-export async function signInStaff(deps: Deps, input: StaffSignInInput, origin: RequestOrigin): Promise<SignedInStaff> {
+export async function signInStaff(
+  deps: Deps,
+  input: StaffSignInInput,
+  origin: RequestOrigin,
+): Promise<SignedInStaff> {
   const user = await checkPassword(deps.db, input.email, input.password);
   if (!user) throw invalidCredentials();
   const membership = await dashboardMembership(deps.db, user.id, input.companyId);
   if (!membership) throw invalidCredentials();
   const session = await createStaffSession(deps, { staffUserId: user.id, membershipId: membership.id });
-  await recordStaffEvent(deps.db, 'STAFF_SIGNED_IN', { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId }, origin);
+  await recordStaffEvent(
+    deps.db,
+    'STAFF_SIGNED_IN',
+    { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId },
+    origin,
+  );
   return {
     session,
     user: { id: user.id, email: user.email, name: user.name },
@@ -88,7 +98,10 @@ async function checkPassword(db: Database, email: string, password: string): Pro
   if (!matches || user.status !== 'ACTIVE') return null;
   if (needsRehash(user.password_hash)) {
     // Hashes made with weaker settings are upgraded while the password is at hand.
-    await db.query('update staff_users set password_hash = $2 where id = $1', [user.id, await hashStaffPassword(password)]);
+    await db.query('update staff_users set password_hash = $2 where id = $1', [
+      user.id,
+      await hashStaffPassword(password),
+    ]);
   }
   return user;
 }
@@ -144,7 +157,11 @@ async function dashboardMembership(db: Database, staffUserId: string, companyId:
   );
   if (!row) return null;
   const { company_id, name_en, name_ar, status, verified, published } = row;
-  return { id: row.id, role: row.role, company: { id: company_id, name_en, name_ar, status, verified, published } };
+  return {
+    id: row.id,
+    role: row.role,
+    company: { id: company_id, name_en, name_ar, status, verified, published },
+  };
 }
 
 async function recordStaffEvent(
@@ -156,6 +173,13 @@ async function recordStaffEvent(
   await db.query(
     `insert into audit_log (actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id)
      values ('STAFF', $1, $2, 'COMPANY', $3, $4, $5, $6)`,
-    [event.staffUserId, action, event.companyId, JSON.stringify({ sessionId: event.sessionId }), origin.ip, origin.requestId],
+    [
+      event.staffUserId,
+      action,
+      event.companyId,
+      JSON.stringify({ sessionId: event.sessionId }),
+      origin.ip,
+      origin.requestId,
+    ],
   );
 }

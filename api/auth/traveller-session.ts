@@ -35,7 +35,10 @@ export interface IssuedSession {
   expiresAt: number;
 }
 
-type SessionConfig = Pick<Config, 'TRAVELLER_ACCESS_TTL_SECONDS' | 'TRAVELLER_SESSION_TTL_DAYS' | 'COOKIE_SECURE'>;
+type SessionConfig = Pick<
+  Config,
+  'TRAVELLER_ACCESS_TTL_SECONDS' | 'TRAVELLER_SESSION_TTL_DAYS' | 'COOKIE_SECURE'
+>;
 
 /**
  * TLS usually ends at the load balancer, so this hop may be plain http although the browser's is
@@ -46,7 +49,13 @@ function trustSecureHop(ctx: Context, config: SessionConfig): void {
 }
 
 function cookieOptions(config: SessionConfig) {
-  return { httpOnly: true, secure: config.COOKIE_SECURE, sameSite: 'lax' as const, path: '/', overwrite: true };
+  return {
+    httpOnly: true,
+    secure: config.COOKIE_SECURE,
+    sameSite: 'lax' as const,
+    path: '/',
+    overwrite: true,
+  };
 }
 
 /** Sets the access, refresh and CSRF cookies of a web session. */
@@ -54,7 +63,10 @@ export function setSessionCookies(ctx: Context, config: SessionConfig, session: 
   trustSecureHop(ctx, config);
   const base = cookieOptions(config);
   const sessionMaxAge = config.TRAVELLER_SESSION_TTL_DAYS * 86_400_000;
-  ctx.cookies.set(ACCESS_COOKIE, session.token, { ...base, maxAge: config.TRAVELLER_ACCESS_TTL_SECONDS * 1000 });
+  ctx.cookies.set(ACCESS_COOKIE, session.token, {
+    ...base,
+    maxAge: config.TRAVELLER_ACCESS_TTL_SECONDS * 1000,
+  });
   ctx.cookies.set(REFRESH_COOKIE, session.refreshToken, {
     ...base,
     sameSite: 'strict',
@@ -73,15 +85,26 @@ export function clearSessionCookies(ctx: Context, config: SessionConfig): void {
   ctx.cookies.set(CSRF_COOKIE, '', { ...base, httpOnly: false });
 }
 
-async function signFor(deps: SessionDeps, userId: string, sessionId: string): Promise<{ token: string; expiresAt: number }> {
-  const [user] = await deps.db.query<{ app_metadata: unknown }>('select app_metadata from users where id = $1', [userId]);
+async function signFor(
+  deps: SessionDeps,
+  userId: string,
+  sessionId: string,
+): Promise<{ token: string; expiresAt: number }> {
+  const [user] = await deps.db.query<{ app_metadata: unknown }>(
+    'select app_metadata from users where id = $1',
+    [userId],
+  );
   const scope = scopeFromAppMetadata(user?.app_metadata ?? {});
   if (!scope) throw new ApiError(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
   return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
 }
 
 /** Starts a session for a user (after OTP, identity provider or password sign-in). */
-export async function issueTravellerSession(deps: SessionDeps, userId: string, channel: SessionChannel): Promise<IssuedSession> {
+export async function issueTravellerSession(
+  deps: SessionDeps,
+  userId: string,
+  channel: SessionChannel,
+): Promise<IssuedSession> {
   const refreshToken = newSecret();
   const ttlDays = deps.config.TRAVELLER_SESSION_TTL_DAYS;
   const sessionId = await deps.db.transaction(async (client) => {
@@ -138,13 +161,20 @@ export async function rotateRefreshToken(deps: SessionDeps, presented: string): 
        select $1, $2, $3, expires_at from traveller_sessions where id = $1`,
       [row.session_id, hashSecret(next), row.id],
     );
-    await client.query('update traveller_sessions set last_refreshed_at = now() where id = $1', [row.session_id]);
+    await client.query('update traveller_sessions set last_refreshed_at = now() where id = $1', [
+      row.session_id,
+    ]);
     return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
   });
   if (outcome.kind === 'reused') {
-    throw new ApiError(401, 'REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been ended');
+    throw new ApiError(
+      401,
+      'REFRESH_TOKEN_REUSED',
+      'This refresh token was already used; the session has been ended',
+    );
   }
-  if (outcome.kind === 'invalid') throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired');
+  if (outcome.kind === 'invalid')
+    throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired');
   const { token, expiresAt } = await signFor(deps, outcome.userId, outcome.sessionId);
   return { sessionId: outcome.sessionId, token, refreshToken: next, expiresAt };
 }
@@ -158,7 +188,11 @@ export async function sessionOfRefreshToken(db: Database, presented: string): Pr
   return row?.session_id ?? null;
 }
 
-export async function revokeTravellerSession(db: Database, sessionId: string, reason = 'LOGOUT'): Promise<void> {
+export async function revokeTravellerSession(
+  db: Database,
+  sessionId: string,
+  reason = 'LOGOUT',
+): Promise<void> {
   await db.query(
     `update traveller_sessions set revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, $2) where id = $1`,
     [sessionId, reason],

@@ -1,8 +1,11 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
-import { scopeFromAppMetadata, scopeToAppMetadata, type InventoryScope } from '../../domain/inventory-scope.js';
-import { ApiError } from '../http/errors.js';
+import {
+  scopeFromAppMetadata,
+  scopeToAppMetadata,
+  type InventoryScope,
+} from '../../domain/inventory-scope.js';
 
 /** Cookie that carries the traveller access token on the web (set by the sign-in flows). */
 export const ACCESS_COOKIE = 'bb_access';
@@ -24,7 +27,9 @@ export class InvalidCredential extends Error {}
  * Traveller access tokens: HS256 JWTs with issuer and audience from config. Inventory scope lives
  * in the app_metadata claim, which only the server writes.
  */
-export function createTravellerTokens(config: Pick<Config, 'ACCESS_TOKEN_SECRET' | 'ACCESS_TOKEN_ISSUER' | 'ACCESS_TOKEN_AUDIENCE'>): TravellerTokens {
+export function createTravellerTokens(
+  config: Pick<Config, 'ACCESS_TOKEN_SECRET' | 'ACCESS_TOKEN_ISSUER' | 'ACCESS_TOKEN_AUDIENCE'>,
+): TravellerTokens {
   const key = new TextEncoder().encode(config.ACCESS_TOKEN_SECRET);
   return {
     async sign(identity, ttlSeconds) {
@@ -53,9 +58,14 @@ export function createTravellerTokens(config: Pick<Config, 'ACCESS_TOKEN_SECRET'
         });
         const scope = scopeFromAppMetadata(payload.app_metadata);
         if (!scope) throw new InvalidCredential('unreadable inventory scope');
-        return { userId: payload.sub!, sessionId: typeof payload.sid === 'string' ? payload.sid : null, scope };
+        return {
+          userId: payload.sub!,
+          sessionId: typeof payload.sid === 'string' ? payload.sid : null,
+          scope,
+        };
       } catch (error) {
-        if (error instanceof InvalidCredential || error instanceof joseErrors.JOSEError) throw new InvalidCredential('invalid token');
+        if (error instanceof InvalidCredential || error instanceof joseErrors.JOSEError)
+          throw new InvalidCredential('invalid token');
         throw error;
       }
     },

@@ -38,27 +38,19 @@ const Phone = z
     description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
     examples: ['+963944123456'],
   });
-const Method = z
-  .enum(['sms', 'chatapp', 'whatsapp'])
-  .optional()
-  .meta({
-    description:
-      'sms (default channel), chatapp, or the legacy whatsapp, which is sent by SMS; omitted means whatsapp',
-  });
+const Method = z.enum(['sms', 'chatapp', 'whatsapp']).optional().meta({
+  description:
+    'sms (default channel), chatapp, or the legacy whatsapp, which is sent by SMS; omitted means whatsapp',
+});
 
 const SendOtpBody = z
   .object({
     phone: Phone,
     method: Method,
-    chatappChatId: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .meta({
-        description:
-          'chatapp only; used only when it is the chat linked to this number, which the server resolves anyway',
-      }),
+    chatappChatId: z.string().min(1).max(64).optional().meta({
+      description:
+        'chatapp only; used only when it is the chat linked to this number, which the server resolves anyway',
+    }),
   })
   .strict()
   .meta({ id: 'SendOtpRequest' });
@@ -102,11 +94,9 @@ const RefreshBody = z
 const OtpSent = z.object({
   success: z.literal(true),
   message: z.string(),
-  fallbackToSms: z
-    .boolean()
-    .meta({
-      description: 'true when the method asked for (chatapp, whatsapp or none) is not the channel used',
-    }),
+  fallbackToSms: z.boolean().meta({
+    description: 'true when the method asked for (chatapp, whatsapp or none) is not the channel used',
+  }),
   actualChannel: z
     .enum(['sms', 'chatapp', 'local'])
     .meta({ description: 'local: pre-launch mode, no message was sent' }),

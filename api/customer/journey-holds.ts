@@ -341,7 +341,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     body: { hold_batch_id: string; idempotency_key: string },
     travellersOf: (owned: OwnedScope) => JourneyTravellers[],
   ) =>
-    confirmScope(
+    confirmOnce(
       ctx,
       { db, workflow },
       {
@@ -572,7 +572,7 @@ interface ConfirmCall {
  * nothing behind. The Update id is derived from the key, so duplicates in flight meet in the
  * workflow and act once.
  */
-async function confirmScope(
+async function confirmOnce(
   ctx: Context,
   deps: { db: AppContext['db']; workflow: JourneyConfirmationClient },
   call: ConfirmCall,

@@ -34,7 +34,8 @@ const LoginBody = z
     email: z.email().max(254),
     password: z.string().min(1).max(1024),
     companyId: Uuid.optional().meta({
-      description: 'the company to sign in to when the user belongs to several; default: the oldest active membership',
+      description:
+        'the company to sign in to when the user belongs to several; default: the oldest active membership',
     }),
   })
   .strict();
@@ -45,7 +46,9 @@ const LoginResponse = z.object({
     user: StaffUser,
     membership: Membership,
     company: Company,
-    csrfToken: z.string().meta({ description: 'send as X-CSRF-Token on every write; also in the readable bb_staff_csrf cookie' }),
+    csrfToken: z.string().meta({
+      description: 'send as X-CSRF-Token on every write; also in the readable bb_staff_csrf cookie',
+    }),
   }),
 });
 
@@ -57,7 +60,9 @@ const MeResponse = z.object({
     company: Company,
     memberships: z
       .array(z.object({ companyId: IdText, role: Role, name_en: z.string(), name_ar: z.string() }))
-      .meta({ description: 'every company this user may sign in to; switch by signing in again with companyId' }),
+      .meta({
+        description: 'every company this user may sign in to; switch by signing in again with companyId',
+      }),
   }),
 });
 
@@ -74,7 +79,11 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
   const { config, db } = context;
   prepareStaffSignIn();
   const windowSeconds = config.STAFF_LOGIN_WINDOW_MINUTES * 60;
-  const ipLimit = createRateLimiter(db, { name: 'staff-login-ip', points: config.STAFF_LOGIN_MAX_PER_IP, durationSeconds: windowSeconds });
+  const ipLimit = createRateLimiter(db, {
+    name: 'staff-login-ip',
+    points: config.STAFF_LOGIN_MAX_PER_IP,
+    durationSeconds: windowSeconds,
+  });
   const emailLimit = createRateLimiter(db, {
     name: 'staff-login-email',
     points: config.STAFF_LOGIN_MAX_PER_EMAIL,
@@ -82,7 +91,10 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
   });
 
   // Counted per client IP before anything else runs, malformed attempts included.
-  surface.router.post('/auth/login', ipLimit.middleware((ctx) => ctx.ip));
+  surface.router.post(
+    '/auth/login',
+    ipLimit.middleware((ctx) => ctx.ip),
+  );
 
   surface.route({
     method: 'post',
@@ -104,7 +116,10 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
     security: 'public',
     csrf: false,
     body: LoginBody,
-    responses: { 200: { description: 'Signed in; session cookies set', schema: LoginResponse }, ...errorResponses(400, 401, 429) },
+    responses: {
+      200: { description: 'Signed in; session cookies set', schema: LoginResponse },
+      ...errorResponses(400, 401, 429),
+    },
     handler: async (ctx, { body }) => {
       await emailLimit.consume(ctx, hashSecret(body.email.toLowerCase()));
       const signedIn = await signInStaff({ db, config }, body, origin(ctx));
@@ -129,7 +144,8 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
     path: '/auth/logout',
     operationId: 'staffLogout',
     summary: 'End the dashboard session',
-    description: 'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
+    description:
+      'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
     tags: ['Dashboard: authentication'],
     security: 'companyStaff',
     responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },

@@ -1,16 +1,36 @@
 import { z } from 'zod';
 import { recordAudit } from '../../db/writes/audit.js';
-import { BOOKING_CHANNELS, readBookingSettings, saveBookingSettings, type StoredBookingSettings } from '../../db/writes/booking-settings.js';
+import {
+  BOOKING_CHANNELS,
+  readBookingSettings,
+  saveBookingSettings,
+  type StoredBookingSettings,
+} from '../../db/writes/booking-settings.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
-import { authorize, MANAGEMENT_ROLES, requireActiveCompany, requireRole, requireVerifiedCompany } from './guards.js';
+import {
+  authorize,
+  MANAGEMENT_ROLES,
+  requireActiveCompany,
+  requireRole,
+  requireVerifiedCompany,
+} from './guards.js';
 
 /** SPEC "Booking confirmation settings": the decision window is 15 to 1440 minutes. */
 export const DECISION_WINDOW_MINUTES = { min: 15, max: 1440 } as const;
 
 /** Fields the server takes from the session; a body naming one is refused, not ignored. */
-const SESSION_FIELDS = new Set(['companyId', 'company_id', 'actorId', 'actor_id', 'updatedBy', 'updated_by', 'userId', 'user_id']);
+const SESSION_FIELDS = new Set([
+  'companyId',
+  'company_id',
+  'actorId',
+  'actor_id',
+  'updatedBy',
+  'updated_by',
+  'userId',
+  'user_id',
+]);
 
 const Mode = z.enum(['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
 const Channel = z.enum(BOOKING_CHANNELS);
@@ -35,8 +55,14 @@ const SettingsData = z.object({
   mode: Mode,
   decisionWindowMinutes: z.int(),
   channels: z.array(Channel),
-  updatedBy: z.string().nullable().meta({ format: 'uuid', description: 'the company user who saved them; null: never saved' }),
-  updatedAt: z.string().nullable().meta({ format: 'date-time', description: 'null: never saved, the defaults apply' }),
+  updatedBy: z
+    .string()
+    .nullable()
+    .meta({ format: 'uuid', description: 'the company user who saved them; null: never saved' }),
+  updatedAt: z
+    .string()
+    .nullable()
+    .meta({ format: 'date-time', description: 'null: never saved, the defaults apply' }),
 });
 const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
 
@@ -73,7 +99,10 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
     description: `Any role of the session's company may read them. ${RULES}`,
     tags: ['Dashboard: settings'],
     security: 'companyStaff',
-    responses: { 200: { description: 'The settings in force', schema: SettingsResponse }, ...errorResponses(401) },
+    responses: {
+      200: { description: 'The settings in force', schema: SettingsResponse },
+      ...errorResponses(401),
+    },
     handler: async (ctx) => {
       const staff = authorize(ctx);
       ctx.body = { success: true, data: settingsData(await readBookingSettings(db.pool, staff.companyId)) };
@@ -101,7 +130,12 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
       ...errorResponses(400, 401, 403),
     },
     handler: async (ctx, { body }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany, requireVerifiedCompany);
+      const staff = authorize(
+        ctx,
+        requireRole(...MANAGEMENT_ROLES),
+        requireActiveCompany,
+        requireVerifiedCompany,
+      );
       const saved = await db.transaction(async (client) => {
         const settings = await saveBookingSettings(client, staff.companyId, body, staff.staffUserId);
         await recordAudit(client, {
@@ -110,7 +144,11 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
           action: 'company.booking_settings.update',
           targetKind: 'company',
           targetId: staff.companyId,
-          details: { mode: settings.mode, decisionWindowMinutes: settings.decisionWindowMinutes, channels: settings.channels },
+          details: {
+            mode: settings.mode,
+            decisionWindowMinutes: settings.decisionWindowMinutes,
+            channels: settings.channels,
+          },
           ip: ctx.ip,
           requestId: ctx.state.requestId,
         });

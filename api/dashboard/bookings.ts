@@ -1,12 +1,25 @@
 import { z } from 'zod';
-import { findCompanyBooking, listCompanyBookings, type DashboardBookingRow } from '../../db/queries/dashboard-bookings.js';
+import {
+  findCompanyBooking,
+  listCompanyBookings,
+  type DashboardBookingRow,
+} from '../../db/queries/dashboard-bookings.js';
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { CalendarDate, errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
 import { authorize } from './guards.js';
 
-const BookingStatus = z.enum(['HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CANCELLED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED', 'EXPIRED']);
+const BookingStatus = z.enum([
+  'HELD',
+  'PENDING_CONFIRMATION',
+  'CONFIRMED',
+  'CANCELLED',
+  'CHECKED_IN',
+  'NO_SHOW',
+  'COMPLETED',
+  'EXPIRED',
+]);
 const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
 const DateTime = z.string().meta({ format: 'date-time' });
 
@@ -14,8 +27,12 @@ const BookingsQuery = z
   .object({
     status: BookingStatus.optional(),
     trip_id: Uuid.optional(),
-    date: CalendarDate.optional().meta({ description: "operating date of the booking's trip (Damascus), YYYY-MM-DD" }),
-    confirmation_status: RequestStatus.optional().meta({ description: "status of the company's confirmation request" }),
+    date: CalendarDate.optional().meta({
+      description: "operating date of the booking's trip (Damascus), YYYY-MM-DD",
+    }),
+    confirmation_status: RequestStatus.optional().meta({
+      description: "status of the company's confirmation request",
+    }),
     ...Pagination,
   })
   .strict();
@@ -69,7 +86,9 @@ const DetailResponse = z.object({ success: z.literal(true), data: Booking });
 const iso = (instant: string) => new Date(instant).toISOString();
 
 function visit(name_en: string | null, name_ar: string | null, at: string | null) {
-  return name_en !== null && name_ar !== null && at !== null ? { stop_name_en: name_en, stop_name_ar: name_ar, at: iso(at) } : null;
+  return name_en !== null && name_ar !== null && at !== null
+    ? { stop_name_en: name_en, stop_name_ar: name_ar, at: iso(at) }
+    : null;
 }
 
 function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
@@ -117,23 +136,35 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     summary: "Bookings of the signed-in user's company",
     description:
       "The compatibility booking rows of the session's company only (one per journey and trip of the company), newest " +
-      'first, each with the company\'s confirmation request (status and deadline) when the journey needed a decision. ' +
-      'Filters: status (booking status), trip_id, date (the trip\'s operating date, Damascus time), confirmation_status ' +
+      "first, each with the company's confirmation request (status and deadline) when the journey needed a decision. " +
+      "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
       '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
       'counts every matching booking. Any dashboard role may read them.',
     tags: TAGS,
     security: 'companyStaff',
     query: BookingsQuery,
-    responses: { 200: { description: 'A page of bookings', schema: ListResponse }, ...errorResponses(400, 401) },
+    responses: {
+      200: { description: 'A page of bookings', schema: ListResponse },
+      ...errorResponses(400, 401),
+    },
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { bookings, total } = await listCompanyBookings(
         db,
         staff.companyId,
-        { status: query.status, tripId: query.trip_id, date: query.date, confirmationStatus: query.confirmation_status },
+        {
+          status: query.status,
+          tripId: query.trip_id,
+          date: query.date,
+          confirmationStatus: query.confirmation_status,
+        },
         { limit: query.limit, offset: query.offset },
       );
-      ctx.body = { success: true, data: bookings.map(booking), pagination: { limit: query.limit, offset: query.offset, total } };
+      ctx.body = {
+        success: true,
+        data: bookings.map(booking),
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
     },
   });
 
@@ -148,7 +179,10 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     tags: TAGS,
     security: 'companyStaff',
     params: IdParams,
-    responses: { 200: { description: 'The booking', schema: DetailResponse }, ...errorResponses(400, 401, 404) },
+    responses: {
+      200: { description: 'The booking', schema: DetailResponse },
+      ...errorResponses(400, 401, 404),
+    },
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
       const row = await findCompanyBooking(db, staff.companyId, params.id);

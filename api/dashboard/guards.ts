@@ -61,7 +61,10 @@ export const requireVerifiedCompany: StaffGuard = (staff) => {
  * A resource as the session's company may see it: the row when its company_id is the session's
  * company, else 404, the same answer as for an id that does not exist.
  */
-export function ownedByCompany<Row extends { company_id: string | null }>(staff: StaffPrincipal, row: Row | undefined | null): Row {
+export function ownedByCompany<Row extends { company_id: string | null }>(
+  staff: StaffPrincipal,
+  row: Row | undefined | null,
+): Row {
   if (!row || row.company_id !== staff.companyId) throw new ApiError(404, 'NOT_FOUND', 'Not found');
   return row;
 }

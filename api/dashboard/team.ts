@@ -32,7 +32,7 @@ export function registerTeamRoutes(surface: Surface, { db }: AppContext): void {
     operationId: 'listTeam',
     summary: "Members of the signed-in user's company",
     description:
-      'Every membership of the session\'s company (never another company\'s) with its role and status, owners first. ' +
+      "Every membership of the session's company (never another company's) with its role and status, owners first. " +
       'Any dashboard role may read it. Paginated with limit (default 20, at most 100) and offset; pagination.total counts ' +
       'all members.',
     tags: ['Dashboard: team'],
@@ -42,7 +42,11 @@ export function registerTeamRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { members, total } = await listTeam(db, staff.companyId, query);
-      ctx.body = { success: true, data: members, pagination: { limit: query.limit, offset: query.offset, total } };
+      ctx.body = {
+        success: true,
+        data: members,
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
     },
   });
 }

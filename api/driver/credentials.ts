@@ -7,7 +7,12 @@ import {
   tripCompany,
   type PublishedKeyRow,
 } from '../../db/queries/boarding-credentials.js';
-import { credentialRefusal, publicJwk, publicKeyFromPem, verifyCredential } from '../../domain/boarding-credential.js';
+import {
+  credentialRefusal,
+  publicJwk,
+  publicKeyFromPem,
+  verifyCredential,
+} from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import type { DriverPrincipal } from '../auth/driver-auth.js';
 import { ApiError } from '../http/errors.js';
@@ -44,11 +49,17 @@ const PublicKeySchema = z.object({
   retiredAt: DateTime.nullable(),
 });
 
-const KeysResponse = z.object({ success: z.literal(true), data: z.object({ keys: z.array(PublicKeySchema) }) });
+const KeysResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ keys: z.array(PublicKeySchema) }),
+});
 
 const RevocationsQuery = z
   .object({
-    since: z.iso.datetime({ offset: true }).optional().meta({ description: 'only revocations at or after this instant' }),
+    since: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'only revocations at or after this instant' }),
     limit: z.coerce.number().int().min(1).max(5000).default(1000),
   })
   .strict();
@@ -56,7 +67,13 @@ const RevocationsQuery = z
 const RevocationsResponse = z.object({
   success: z.literal(true),
   data: z.object({
-    revocations: z.array(z.object({ ticketId: z.string().meta({ format: 'uuid' }), keyId: z.string().nullable(), revokedAt: DateTime })),
+    revocations: z.array(
+      z.object({
+        ticketId: z.string().meta({ format: 'uuid' }),
+        keyId: z.string().nullable(),
+        revokedAt: DateTime,
+      }),
+    ),
     asOf: DateTime,
     hasMore: z.boolean(),
     nextSince: DateTime.meta({ description: 'pass as `since` on the next poll' }),
@@ -65,8 +82,14 @@ const RevocationsResponse = z.object({
 
 const VerifyBody = z
   .object({
-    payload: z.record(z.string(), z.unknown()).meta({ description: 'the credential payload exactly as the QR code carries it' }),
-    signature: z.string().min(1).max(200).meta({ description: 'Ed25519 signature of the canonical JSON of payload, base64url' }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'the credential payload exactly as the QR code carries it' }),
+    signature: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Ed25519 signature of the canonical JSON of payload, base64url' }),
     tripId: Uuid.meta({ description: 'the trip being boarded' }),
   })
   .strict();
@@ -77,7 +100,9 @@ const VerifyResponse = z.object({
   success: z.literal(true),
   data: z.object({
     valid: z.boolean(),
-    reason: z.enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY']).optional(),
+    reason: z
+      .enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY'])
+      .optional(),
     ticket: z
       .object({
         ticketId: z.string().meta({ format: 'uuid' }),
@@ -109,7 +134,8 @@ function publishedKey(row: PublishedKeyRow) {
 
 function currentDriver(ctx: { state: { driver?: DriverPrincipal | null } }): DriverPrincipal {
   const driver = ctx.state.driver;
-  if (!driver) throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
+  if (!driver)
+    throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
   return driver;
 }
 
@@ -151,7 +177,10 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     tags: ['Driver app: boarding credentials'],
     security: 'public',
     query: RevocationsQuery,
-    responses: { 200: { description: 'Revoked credentials', schema: RevocationsResponse }, ...errorResponses(400) },
+    responses: {
+      200: { description: 'Revoked credentials', schema: RevocationsResponse },
+      ...errorResponses(400),
+    },
     handler: async (ctx, { query }) => {
       const asOf = new Date();
       const rows = await listRevocations(db, query.since ?? null, query.limit + 1);
@@ -163,7 +192,11 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
       ctx.body = {
         success: true,
         data: {
-          revocations: page.map((row) => ({ ticketId: row.ticket_id, keyId: row.key_id, revokedAt: iso(row.revoked_at) })),
+          revocations: page.map((row) => ({
+            ticketId: row.ticket_id,
+            keyId: row.key_id,
+            revokedAt: iso(row.revoked_at),
+          })),
           asOf: asOf.toISOString(),
           hasMore,
           nextSince: nextSince.toISOString(),
@@ -179,7 +212,7 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     summary: 'Check a scanned boarding credential at the door of a trip',
     description:
       'For the driver app (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or ' +
-      'DISPATCHER of the trip\'s company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: ' +
+      "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: " +
       'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
       'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
       'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
@@ -200,9 +233,12 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
       }
       const keyId = body.payload.keyId;
       const keyRow = typeof keyId === 'string' ? await findSigningKey(db, keyId) : undefined;
-      const signatureValid = keyRow ? verifyCredential(body.payload, body.signature, publicKeyFromPem(keyRow.public_key)) : false;
+      const signatureValid = keyRow
+        ? verifyCredential(body.payload, body.signature, publicKeyFromPem(keyRow.public_key))
+        : false;
       const ticketId = body.payload.ticketId;
-      const ticket = signatureValid && typeof ticketId === 'string' ? await findTicketAtBoarding(db, ticketId) : undefined;
+      const ticket =
+        signatureValid && typeof ticketId === 'string' ? await findTicketAtBoarding(db, ticketId) : undefined;
       const reason = credentialRefusal({
         keyKnown: keyRow !== undefined,
         signatureValid,

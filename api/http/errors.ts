@@ -25,7 +25,8 @@ export const unauthorized = (errorCode = 'UNAUTHORIZED', message = 'Authenticati
 export const forbidden = (errorCode = 'FORBIDDEN', message = 'This action is not allowed') =>
   new ApiError(403, errorCode, message);
 
-export const notFound = (errorCode = 'NOT_FOUND', message = 'Not found') => new ApiError(404, errorCode, message);
+export const notFound = (errorCode = 'NOT_FOUND', message = 'Not found') =>
+  new ApiError(404, errorCode, message);
 
 export const conflict = (errorCode: string, message: string, details?: Record<string, unknown>) =>
   new ApiError(409, errorCode, message, details);

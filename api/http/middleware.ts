@@ -79,12 +79,15 @@ const STATUS_ERRORS: Record<number, [errorCode: string, message: string]> = {
 /** The envelope for a bare HTTP status. */
 function statusError(status: number): ApiError {
   const [errorCode, message] =
-    STATUS_ERRORS[status] ?? (status >= 500 ? ['INTERNAL_ERROR', 'Something went wrong on our side'] : STATUS_ERRORS[400]!);
+    STATUS_ERRORS[status] ??
+    (status >= 500 ? ['INTERNAL_ERROR', 'Something went wrong on our side'] : STATUS_ERRORS[400]!);
   return new ApiError(status, errorCode, message);
 }
 
 function isHttpError(error: unknown): error is { status: number } {
-  return typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number';
+  return (
+    typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number'
+  );
 }
 
 /**
@@ -97,7 +100,10 @@ export function responseHeaders() {
       await next();
     } finally {
       // A route that sent a compressed body (content negotiation) varies by Accept-Encoding as well.
-      ctx.set('Vary', `Origin, Authorization, Cookie${ctx.response.get('Content-Encoding') ? ', Accept-Encoding' : ''}`);
+      ctx.set(
+        'Vary',
+        `Origin, Authorization, Cookie${ctx.response.get('Content-Encoding') ? ', Accept-Encoding' : ''}`,
+      );
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('X-Frame-Options', 'DENY');
       ctx.set('Referrer-Policy', 'no-referrer');
@@ -121,7 +127,9 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused. */
 export function jsonBody() {
   return async (ctx: Context, next: Next) => {
-    ctx.request.body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) ? await readJsonBody(ctx) : undefined;
+    ctx.request.body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)
+      ? await readJsonBody(ctx)
+      : undefined;
     await next();
   };
 }

@@ -2,12 +2,37 @@ import { z } from 'zod';
 import type { RegisteredRoute, Security } from './route.js';
 
 const SECURITY_SCHEMES = {
-  travellerBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Traveller access token (mobile clients)' },
-  travellerCookie: { type: 'apiKey', in: 'cookie', name: 'bb_access', description: 'Traveller access token cookie (web); writes also need X-CSRF-Token' },
-  companySession: { type: 'apiKey', in: 'cookie', name: 'bb_staff', description: 'Company dashboard session cookie' },
-  adminSession: { type: 'apiKey', in: 'cookie', name: 'bb_admin', description: 'Administrator session cookie' },
+  travellerBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Traveller access token (mobile clients)',
+  },
+  travellerCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'bb_access',
+    description: 'Traveller access token cookie (web); writes also need X-CSRF-Token',
+  },
+  companySession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'bb_staff',
+    description: 'Company dashboard session cookie',
+  },
+  adminSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'bb_admin',
+    description: 'Administrator session cookie',
+  },
   driverBearer: { type: 'http', scheme: 'bearer', description: 'Driver app token' },
-  shareRecipient: { type: 'apiKey', in: 'cookie', name: 'bb_share', description: 'Document share recipient session' },
+  shareRecipient: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'bb_share',
+    description: 'Document share recipient session',
+  },
 } as const;
 
 const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
@@ -52,10 +77,15 @@ function schemaCatalogue() {
   }
 
   function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-    const { $schema: _dialect, $defs, ...body } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
+    const {
+      $schema: _dialect,
+      $defs,
+      ...body
+    } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
     const definitions = Object.entries(($defs ?? {}) as Record<string, JsonObject>);
     const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, definition, io)]));
-    for (const [id, definition] of definitions) components[names.get(id)!] = retarget(definition, names) as JsonObject;
+    for (const [id, definition] of definitions)
+      components[names.get(id)!] = retarget(definition, names) as JsonObject;
     return retarget(body, names) as JsonObject;
   }
 
@@ -69,7 +99,9 @@ function retarget(value: unknown, renamed: Map<string, string>): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => {
       if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')) {
-        const id = decodeURIComponent(inner.slice('#/$defs/'.length)).replaceAll('~1', '/').replaceAll('~0', '~');
+        const id = decodeURIComponent(inner.slice('#/$defs/'.length))
+          .replaceAll('~1', '/')
+          .replaceAll('~0', '~');
         return [key, `#/components/schemas/${encodeURIComponent(renamed.get(id) ?? id)}`];
       }
       return [key, retarget(inner, renamed)];
@@ -77,9 +109,16 @@ function retarget(value: unknown, renamed: Map<string, string>): unknown {
   );
 }
 
-function parameters(schemaOf: (schema: z.ZodType, io: 'input') => JsonObject, schema: z.ZodType | undefined, where: 'path' | 'query') {
+function parameters(
+  schemaOf: (schema: z.ZodType, io: 'input') => JsonObject,
+  schema: z.ZodType | undefined,
+  where: 'path' | 'query',
+) {
   if (!schema) return [];
-  const object = schemaOf(schema, 'input') as { properties?: Record<string, JsonObject>; required?: string[] };
+  const object = schemaOf(schema, 'input') as {
+    properties?: Record<string, JsonObject>;
+    required?: string[];
+  };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
     in: where,
@@ -90,7 +129,10 @@ function parameters(schemaOf: (schema: z.ZodType, io: 'input') => JsonObject, sc
 }
 
 /** OpenAPI 3.1 generated from the routes' own zod schemas. */
-export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; version: string; description: string }) {
+export function buildOpenApi(
+  routes: RegisteredRoute[],
+  info: { title: string; version: string; description: string },
+) {
   const paths: Record<string, Record<string, unknown>> = {};
   const { components, schemaOf } = schemaCatalogue();
   for (const { base, spec } of routes) {
@@ -102,9 +144,17 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; v
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
       security: SECURITY_OF[spec.security],
-      parameters: [...parameters(schemaOf, spec.params, 'path'), ...parameters(schemaOf, spec.query, 'query')],
+      parameters: [
+        ...parameters(schemaOf, spec.params, 'path'),
+        ...parameters(schemaOf, spec.query, 'query'),
+      ],
       ...(spec.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(spec.body, 'input') } },
+            },
+          }
         : {}),
       responses: Object.fromEntries(
         Object.entries(spec.responses).map(([status, response]) => [
@@ -112,7 +162,13 @@ export function buildOpenApi(routes: RegisteredRoute[], info: { title: string; v
           {
             description: response.description,
             ...(response.schema
-              ? { content: { [response.contentType ?? 'application/json']: { schema: schemaOf(response.schema, 'output') } } }
+              ? {
+                  content: {
+                    [response.contentType ?? 'application/json']: {
+                      schema: schemaOf(response.schema, 'output'),
+                    },
+                  },
+                }
               : {}),
           },
         ]),

@@ -24,7 +24,10 @@ export type Security =
  * Resolves and checks the caller for a route's declared security before its input is read
  * (ctx.state.traveller / staff / admin). Each surface brings its own.
  */
-export type Authenticator = (ctx: Context, route: { security: Security; method: Method; csrf: boolean }) => Promise<void>;
+export type Authenticator = (
+  ctx: Context,
+  route: { security: Security; method: Method; csrf: boolean },
+) => Promise<void>;
 
 export interface ResponseSpec {
   description: string;
@@ -34,7 +37,11 @@ export interface ResponseSpec {
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+export interface RouteSpec<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> {
   method: Method;
   /** Path relative to the surface base, in OpenAPI form: /trips/{id}. */
   path: string;
@@ -71,15 +78,27 @@ export function validate<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  throw new ApiError(400, errorCode?.(issues, part) ?? 'VALIDATION_FAILED', `The request ${part} is not valid`, {
-    issues: issues.map((issue) => ({ path: [part, ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message })),
-  });
+  throw new ApiError(
+    400,
+    errorCode?.(issues, part) ?? 'VALIDATION_FAILED',
+    `The request ${part} is not valid`,
+    {
+      issues: issues.map((issue) => ({
+        path: [part, ...issue.path.map(String)].join('.'),
+        code: issue.code,
+        message: issue.message,
+      })),
+    },
+  );
 }
 
 /** The query string as a plain object: a repeated key keeps its last value. */
 function flatQuery(ctx: Context): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(ctx.query).map(([key, value]) => [key, Array.isArray(value) ? value[value.length - 1]! : value ?? '']),
+    Object.entries(ctx.query).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value[value.length - 1]! : (value ?? ''),
+    ]),
   );
 }
 
@@ -95,9 +114,11 @@ export class Surface {
     this.router = new Router({ prefix: base });
   }
 
-  route<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-    spec: RouteSpec<P, Q, B>,
-  ): this {
+  route<
+    P extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(spec: RouteSpec<P, Q, B>): this {
     this.routes.push({ base: this.base, spec });
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);

@@ -14,7 +14,12 @@ export const Uuid = z
 export const CalendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'must be a real calendar date')
+  .refine(
+    (value) =>
+      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+      new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'must be a real calendar date',
+  )
   .meta({ format: 'date' });
 
 export const Locale = z.enum(['ar', 'en']);
@@ -32,21 +37,28 @@ export const ErrorBody = z
     success: z.literal(false),
     errorCode: z.string().meta({ description: 'stable code; clients choose the message they show by it' }),
     message: z.string().meta({ description: 'English text for developers, never shown to travellers as is' }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'facts about the refused input, such as validation issues' }),
-    requestId: z.string().meta({ description: 'the X-Request-Id of this answer; quote it when reporting a problem' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'facts about the refused input, such as validation issues' }),
+    requestId: z
+      .string()
+      .meta({ description: 'the X-Request-Id of this answer; quote it when reporting a problem' }),
   })
   // Some SPEC errors add top-level fields (for example available_methods).
   .loose()
   .meta({ id: 'Error', description: 'The envelope every error answer shares' });
 
 export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', schema: ErrorBody }]));
+  Object.fromEntries(
+    statuses.map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', schema: ErrorBody }]),
+  );
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input (errorCode names the rule)',
   401: 'Missing, invalid or expired credential',
   403: 'Not allowed',
-  404: 'Not found, or outside the caller\'s inventory scope',
+  404: "Not found, or outside the caller's inventory scope",
   409: 'Conflicts with the current state',
   410: 'Gone',
   429: 'Rate limited',

@@ -62,7 +62,13 @@ export async function startBenchStack(options: {
     ...options.env,
   };
   if (options.withWorker) {
-    managed.push(startPrefixed('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    managed.push(
+      startPrefixed('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+        cwd: projectRoot,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      }),
+    );
   }
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {

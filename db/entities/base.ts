@@ -7,7 +7,5 @@ export const baseProperties = {
     .uuid()
     .primary()
     .onCreate(() => randomUUID()),
-  createdAt: p
-    .datetime()
-    .onCreate(() => new Date()),
+  createdAt: p.datetime().onCreate(() => new Date()),
 };

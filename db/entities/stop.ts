@@ -4,7 +4,12 @@ import { baseProperties } from './base.js';
 export const StopKind = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT', 'DEPOT'] as const;
 export type StopKind = (typeof StopKind)[number];
 /** Kinds a traveller may see; depots are operational only. */
-export const PublicStopKinds: readonly StopKind[] = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT'];
+export const PublicStopKinds: readonly StopKind[] = [
+  'BUS_STATION',
+  'PARKING_POINT',
+  'AIRPORT',
+  'BOARDING_POINT',
+];
 
 export const Stop = defineEntity({
   name: 'Stop',

@@ -1,7 +1,15 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { baseProperties } from './base.js';
 
-export const TripStatus = ['SCHEDULED', 'BOARDING', 'DELAYED', 'DEPARTED', 'ARRIVED', 'COMPLETED', 'CANCELLED'] as const;
+export const TripStatus = [
+  'SCHEDULED',
+  'BOARDING',
+  'DELAYED',
+  'DEPARTED',
+  'ARRIVED',
+  'COMPLETED',
+  'CANCELLED',
+] as const;
 export type TripStatus = (typeof TripStatus)[number];
 
 export const Trip = defineEntity({

@@ -175,8 +175,12 @@ export class Migration20261121000000_catalogue extends Migration {
         unique (trip_id, sequence),
         check (departure_at >= arrival_at)
       )`);
-    this.addSql(`create index trip_stop_calls_stop_departure_idx on trip_stop_calls (stop_id, departure_at) include (trip_id, sequence)`);
-    this.addSql(`create index trip_stop_calls_city_departure_idx on trip_stop_calls (city_id, departure_at) include (trip_id, sequence)`);
+    this.addSql(
+      `create index trip_stop_calls_stop_departure_idx on trip_stop_calls (stop_id, departure_at) include (trip_id, sequence)`,
+    );
+    this.addSql(
+      `create index trip_stop_calls_city_departure_idx on trip_stop_calls (city_id, departure_at) include (trip_id, sequence)`,
+    );
     this.addSql(`create index trip_stop_calls_trip_idx on trip_stop_calls (trip_id, sequence)`);
 
     // The inventory truth. A seat of a trip is taken on the stop-call interval [board, alight);
@@ -204,7 +208,8 @@ export class Migration20261121000000_catalogue extends Migration {
           int4range(board_sequence, alight_sequence) with &&
         ) where (status in ('HELD', 'CONFIRMED'))
       )`);
-    this.addSql(`create index seat_allocations_live_idx on seat_allocations (trip_id) include (seat_id, board_sequence, alight_sequence, expires_at, status)
+    this
+      .addSql(`create index seat_allocations_live_idx on seat_allocations (trip_id) include (seat_id, board_sequence, alight_sequence, expires_at, status)
       where status in ('HELD', 'CONFIRMED')`);
   }
 

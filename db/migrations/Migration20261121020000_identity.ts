@@ -220,8 +220,20 @@ export class Migration20261121020000_identity extends Migration {
 
   override down(): void {
     for (const table of [
-      'audit_log', 'admin_sessions', 'admins', 'staff_sessions', 'company_memberships', 'staff_users', 'favorites',
-      'idp_nonces', 'email_tokens', 'otp_challenges', 'refresh_tokens', 'traveller_sessions', 'user_identities', 'users',
+      'audit_log',
+      'admin_sessions',
+      'admins',
+      'staff_sessions',
+      'company_memberships',
+      'staff_users',
+      'favorites',
+      'idp_nonces',
+      'email_tokens',
+      'otp_challenges',
+      'refresh_tokens',
+      'traveller_sessions',
+      'user_identities',
+      'users',
       'passengers',
     ]) {
       this.addSql(`drop table if exists ${table} cascade`);

@@ -83,7 +83,9 @@ export class Migration20261121040000_journeys extends Migration {
         created_at timestamptz not null default now(),
         closed_at timestamptz
       )`);
-    this.addSql(`create unique index hold_batches_one_active on hold_batches (scope_kind, scope_id) where status = 'ACTIVE'`);
+    this.addSql(
+      `create unique index hold_batches_one_active on hold_batches (scope_kind, scope_id) where status = 'ACTIVE'`,
+    );
     this.addSql(`create index seat_allocations_hold_batch_idx on seat_allocations (hold_batch_id)`);
     this.addSql(`create index seat_allocations_owner_idx on seat_allocations (owner_kind, owner_id)`);
 
@@ -127,7 +129,9 @@ export class Migration20261121040000_journeys extends Migration {
         created_at timestamptz not null default now(),
         unique (scope_kind, scope_id, company_id)
       )`);
-    this.addSql(`create index confirmation_requests_company_idx on confirmation_requests (company_id, status)`);
+    this.addSql(
+      `create index confirmation_requests_company_idx on confirmation_requests (company_id, status)`,
+    );
 
     this.addSql(`
       create table company_booking_settings (
@@ -190,7 +194,9 @@ export class Migration20261121040000_journeys extends Migration {
         created_at timestamptz not null default now(),
         retired_at timestamptz
       )`);
-    this.addSql(`create unique index signing_keys_one_active on signing_keys (status) where status = 'ACTIVE'`);
+    this.addSql(
+      `create unique index signing_keys_one_active on signing_keys (status) where status = 'ACTIVE'`,
+    );
 
     this.addSql(`
       create table credential_revocations (
@@ -203,8 +209,17 @@ export class Migration20261121040000_journeys extends Migration {
 
   override down(): void {
     for (const table of [
-      'credential_revocations', 'signing_keys', 'idempotency_records', 'bookings', 'company_booking_settings',
-      'confirmation_requests', 'journey_tickets', 'hold_batches', 'journey_legs', 'journeys', 'journey_orders',
+      'credential_revocations',
+      'signing_keys',
+      'idempotency_records',
+      'bookings',
+      'company_booking_settings',
+      'confirmation_requests',
+      'journey_tickets',
+      'hold_batches',
+      'journey_legs',
+      'journeys',
+      'journey_orders',
     ]) {
       this.addSql(`drop table if exists ${table} cascade`);
     }

@@ -60,7 +60,10 @@ export interface TicketAtBoarding {
 }
 
 /** A ticket as the driver sees it at the door: its current status and whether it was revoked. */
-export async function findTicketAtBoarding(db: Database, ticketId: string): Promise<TicketAtBoarding | undefined> {
+export async function findTicketAtBoarding(
+  db: Database,
+  ticketId: string,
+): Promise<TicketAtBoarding | undefined> {
   const [row] = await db.query<TicketAtBoarding>(
     `select t.id, t.trip_id, t.traveller_name, t.seat_number, t.leg_sequence, t.status, t.signature,
             t.boarding_authorized, r.ticket_id is not null as revoked
@@ -73,6 +76,8 @@ export async function findTicketAtBoarding(db: Database, ticketId: string): Prom
 
 /** The company operating a trip, or undefined when there is no such trip. */
 export async function tripCompany(db: Database, tripId: string): Promise<string | undefined> {
-  const [row] = await db.query<{ company_id: string }>('select company_id from trips where id = $1', [tripId]);
+  const [row] = await db.query<{ company_id: string }>('select company_id from trips where id = $1', [
+    tripId,
+  ]);
   return row?.company_id;
 }

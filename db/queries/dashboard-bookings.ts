@@ -107,7 +107,13 @@ export async function listCompanyBookings(
   filters: BookingFilters,
   page: { limit: number; offset: number },
 ): Promise<{ bookings: DashboardBookingRow[]; total: number }> {
-  const params = [companyId, filters.status ?? null, filters.tripId ?? null, filters.date ?? null, filters.confirmationStatus ?? null];
+  const params = [
+    companyId,
+    filters.status ?? null,
+    filters.tripId ?? null,
+    filters.date ?? null,
+    filters.confirmationStatus ?? null,
+  ];
   const rows = await db.query<DashboardBookingRow & { total: string }>(
     `select count(*) over () as total, ${COLUMNS} ${FROM} ${LEG} ${FILTERS}
      order by b.created_at desc, b.id
@@ -123,10 +129,14 @@ export async function listCompanyBookings(
 }
 
 /** One booking of the company; undefined when it does not exist or belongs to another company. */
-export async function findCompanyBooking(db: Database, companyId: string, bookingId: string): Promise<DashboardBookingRow | undefined> {
-  const [row] = await db.query<DashboardBookingRow>(`select ${COLUMNS} ${FROM} ${LEG} where b.id = $1 and b.company_id = $2`, [
-    bookingId,
-    companyId,
-  ]);
+export async function findCompanyBooking(
+  db: Database,
+  companyId: string,
+  bookingId: string,
+): Promise<DashboardBookingRow | undefined> {
+  const [row] = await db.query<DashboardBookingRow>(
+    `select ${COLUMNS} ${FROM} ${LEG} where b.id = $1 and b.company_id = $2`,
+    [bookingId, companyId],
+  );
   return row;
 }

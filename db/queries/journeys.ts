@@ -74,6 +74,9 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
   const owned = await findOwnedScope(db, scope, userId);
   if (!owned) return null;
   const journeyIds = owned.journeys.map((journey) => journey.id);
+  // A journey of an order is held and decided as part of the order.
+  const orderId = scope.kind === 'JOURNEY' ? owned.journeys[0]!.order_id : null;
+  const owningScope: ConfirmationScope = orderId ? { kind: 'ORDER', id: orderId } : scope;
   const [head] = await db.query<{
     status: JourneyStatus;
     failure_reason: string | null;
@@ -88,11 +91,11 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
   const [requests, hold, tickets, legs] = await Promise.all([
     db.query<{ company_id: string; status: string; deadline: unknown }>(
       `select company_id, status, deadline from confirmation_requests where scope_kind = $1 and scope_id = $2 order by company_id`,
-      [scope.kind, scope.id],
+      [owningScope.kind, owningScope.id],
     ),
     db.query<{ id: string; status: string; expires_at: unknown }>(
       `select id, status, expires_at from hold_batches where scope_kind = $1 and scope_id = $2 order by created_at desc limit 1`,
-      [scope.kind, scope.id],
+      [owningScope.kind, owningScope.id],
     ),
     db.query<Record<string, unknown>>(
       `select id, journey_id, leg_sequence, traveller_name, seat_number, trip_id, company_id, status, payload, signature, key_id,

@@ -199,7 +199,11 @@ export function buildSearchSql(input: JourneySearchInput): { text: string; value
   return { text, values };
 }
 
-function prepareSearch(input: JourneySearchInput): { text: string; name: string; values: unknown[] } {
+/**
+ * The statement as searchJourneys sends it: named, so each connection plans it once per shape.
+ * The benchmark's raw-SQL baseline runs exactly this through pg.
+ */
+export function prepareSearch(input: JourneySearchInput): { text: string; name: string; values: unknown[] } {
   const window = searchWindow(input.departure_date, input.now ?? new Date());
   const values: unknown[] = [
     input.origin.id,

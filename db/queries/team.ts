@@ -41,9 +41,10 @@ export async function listTeam(
 }
 
 async function countTeam(db: Database, companyId: string): Promise<number> {
-  const [row] = await db.query<{ total: number }>('select count(*)::int as total from company_memberships where company_id = $1', [
-    companyId,
-  ]);
+  const [row] = await db.query<{ total: number }>(
+    'select count(*)::int as total from company_memberships where company_id = $1',
+    [companyId],
+  );
   return row!.total;
 }
 
@@ -55,7 +56,11 @@ export interface StaffMembership {
 }
 
 /** The companies a staff user may sign in to (active dashboard memberships), oldest first. */
-export async function dashboardMemberships(db: Database, staffUserId: string, roles: readonly string[]): Promise<StaffMembership[]> {
+export async function dashboardMemberships(
+  db: Database,
+  staffUserId: string,
+  roles: readonly string[],
+): Promise<StaffMembership[]> {
   return db.query<StaffMembership>(
     `select c.id as "companyId", m.role, c.name_en, c.name_ar
      from company_memberships m join companies c on c.id = m.company_id

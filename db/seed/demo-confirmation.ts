@@ -12,7 +12,8 @@ export async function seedDemoConfirmation(client: PoolClient): Promise<void> {
   const rows = DEMO_COMPANIES.map((company) => ({
     company_id: company.id,
     mode: company.confirmation.mode,
-    decision_window_minutes: company.confirmation.decisionWindowMinutes ?? DEFAULT_BOOKING_SETTINGS.decisionWindowMinutes,
+    decision_window_minutes:
+      company.confirmation.decisionWindowMinutes ?? DEFAULT_BOOKING_SETTINGS.decisionWindowMinutes,
   }));
   await client.query(
     `insert into company_booking_settings (company_id, mode, decision_window_minutes, channels)

@@ -55,9 +55,10 @@ export const DEMO_STAFF: readonly DemoStaffMember[] = DEMO_COMPANIES.flatMap((co
  * costs no hashing at all.
  */
 export async function seedDemoStaff(client: PoolClient): Promise<number> {
-  const { rows } = await client.query<{ email: string }>('select lower(email) as email from staff_users where lower(email) = any($1::text[])', [
-    DEMO_STAFF.map((member) => member.email),
-  ]);
+  const { rows } = await client.query<{ email: string }>(
+    'select lower(email) as email from staff_users where lower(email) = any($1::text[])',
+    [DEMO_STAFF.map((member) => member.email)],
+  );
   const existing = new Set(rows.map((row) => row.email));
   const missing = DEMO_STAFF.filter((member) => !existing.has(member.email));
   let added = 0;
@@ -78,7 +79,16 @@ export async function seedDemoStaff(client: PoolClient): Promise<number> {
      from jsonb_to_recordset($1::jsonb) as r(id uuid, company_id uuid, email text, role text)
      join staff_users u on lower(u.email) = r.email
      on conflict do nothing`,
-    [JSON.stringify(DEMO_STAFF.map((member) => ({ id: member.membershipId, company_id: member.companyId, email: member.email, role: member.role })))],
+    [
+      JSON.stringify(
+        DEMO_STAFF.map((member) => ({
+          id: member.membershipId,
+          company_id: member.companyId,
+          email: member.email,
+          role: member.role,
+        })),
+      ),
+    ],
   );
   return added;
 }

@@ -1,4 +1,10 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
 import type { PoolClient } from 'pg';
 import {
   canonicalJson,
@@ -43,10 +49,16 @@ export function keyIdOf(publicKey: KeyObject): string {
   return createHash('sha256').update(canonicalJson({ crv, kty, x })).digest('base64url').slice(0, 16);
 }
 
-function newKeyRow(options: SigningOptions): { keyId: string; publicPem: string; privateColumn: string; privateKey: KeyObject } {
+function newKeyRow(options: SigningOptions): {
+  keyId: string;
+  publicPem: string;
+  privateColumn: string;
+  privateKey: KeyObject;
+} {
   if (options.privateKeyPem) {
     const privateKey = createPrivateKey(options.privateKeyPem);
-    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('SIGNING_PRIVATE_KEY_PEM is not an Ed25519 key');
+    if (privateKey.asymmetricKeyType !== 'ed25519')
+      throw new Error('SIGNING_PRIVATE_KEY_PEM is not an Ed25519 key');
     const publicKey = createPublicKey(privateKey);
     return {
       keyId: keyIdOf(publicKey),
@@ -64,14 +76,19 @@ function newKeyRow(options: SigningOptions): { keyId: string; publicPem: string;
   };
 }
 
-function privateKeyOf(row: { key_id: string; public_key: string; private_key: string }, options: SigningOptions): KeyObject {
+function privateKeyOf(
+  row: { key_id: string; public_key: string; private_key: string },
+  options: SigningOptions,
+): KeyObject {
   if (row.private_key !== EXTERNAL_PRIVATE_KEY) return createPrivateKey(row.private_key);
   if (!options.privateKeyPem) {
     throw new Error(`Signing key ${row.key_id} is held outside the database; set SIGNING_PRIVATE_KEY_PEM`);
   }
   const privateKey = createPrivateKey(options.privateKeyPem);
   if (keyIdOf(createPublicKey(privateKey)) !== row.key_id) {
-    throw new Error(`SIGNING_PRIVATE_KEY_PEM is not the private half of the active signing key ${row.key_id}; rotate the key`);
+    throw new Error(
+      `SIGNING_PRIVATE_KEY_PEM is not the private half of the active signing key ${row.key_id}; rotate the key`,
+    );
   }
   return privateKey;
 }
@@ -80,7 +97,10 @@ function privateKeyOf(row: { key_id: string; public_key: string; private_key: st
  * The ACTIVE signing key, created on first use. Two transactions creating it at once meet on
  * the one-ACTIVE-key index: the second waits, inserts nothing and reads the first one's key.
  */
-export async function activeSigningKey(client: PoolClient, options: SigningOptions = {}): Promise<SigningKey> {
+export async function activeSigningKey(
+  client: PoolClient,
+  options: SigningOptions = {},
+): Promise<SigningKey> {
   const select = `select key_id, public_key, private_key from signing_keys where status = 'ACTIVE'`;
   let [row] = (await client.query<{ key_id: string; public_key: string; private_key: string }>(select)).rows;
   if (!row) {
@@ -93,7 +113,10 @@ export async function activeSigningKey(client: PoolClient, options: SigningOptio
     );
     [row] = (await client.query<{ key_id: string; public_key: string; private_key: string }>(select)).rows;
     // Only when the configured key exists but was retired: rotate to make a key active again.
-    if (!row) throw new Error(`No active signing key: key ${created.keyId} exists but is retired; rotate the signing key`);
+    if (!row)
+      throw new Error(
+        `No active signing key: key ${created.keyId} exists but is retired; rotate the signing key`,
+      );
   }
   return { keyId: row.key_id, privateKey: privateKeyOf(row, options) };
 }
@@ -107,7 +130,9 @@ export async function rotateSigningKey(client: PoolClient, options: SigningOptio
   // Two rotations at once would each retire the key the other just made active.
   await client.query(`select pg_advisory_xact_lock(hashtext('signing_keys.rotate'))`);
   const created = newKeyRow(options);
-  await client.query(`update signing_keys set status = 'RETIRED', retired_at = now() where status = 'ACTIVE'`);
+  await client.query(
+    `update signing_keys set status = 'RETIRED', retired_at = now() where status = 'ACTIVE'`,
+  );
   await client.query(
     `insert into signing_keys (key_id, algorithm, public_key, private_key, status)
      values ($1, $2, $3, $4, 'ACTIVE')
@@ -178,7 +203,11 @@ export async function signTicketsOf(
       issuedAt,
       key.keyId,
     );
-    return { id: ticket.id, payload: canonicalJson(payload), signature: signCredential(payload, key.privateKey) };
+    return {
+      id: ticket.id,
+      payload: canonicalJson(payload),
+      signature: signCredential(payload, key.privateKey),
+    };
   });
   await client.query(
     `update journey_tickets t
@@ -186,7 +215,13 @@ export async function signTicketsOf(
          issued_at = $5, boarding_authorized = true
      from unnest($1::uuid[], $2::text[], $3::text[]) as v(id, payload, signature)
      where t.id = v.id`,
-    [signed.map((s) => s.id), signed.map((s) => s.payload), signed.map((s) => s.signature), key.keyId, issuedAt],
+    [
+      signed.map((s) => s.id),
+      signed.map((s) => s.payload),
+      signed.map((s) => s.signature),
+      key.keyId,
+      issuedAt,
+    ],
   );
   return { signed: signed.length, keyId: key.keyId };
 }
@@ -196,7 +231,11 @@ export async function signTicketsOf(
  * a ticket re-issued). Only tickets that were signed have a credential to revoke; a ticket
  * already listed keeps its first entry. Returns how many entries were added.
  */
-export async function revokeCredentials(client: PoolClient, ticketIds: readonly string[], reason: string): Promise<number> {
+export async function revokeCredentials(
+  client: PoolClient,
+  ticketIds: readonly string[],
+  reason: string,
+): Promise<number> {
   if (ticketIds.length === 0) return 0;
   const result = await client.query(
     `insert into credential_revocations (ticket_id, key_id, reason)
@@ -208,7 +247,11 @@ export async function revokeCredentials(client: PoolClient, ticketIds: readonly 
 }
 
 /** revokeCredentials for every signed ticket of a journey or order (the whole scope is cancelled). */
-export async function revokeCredentialsOf(client: PoolClient, scope: CredentialScope, reason: string): Promise<number> {
+export async function revokeCredentialsOf(
+  client: PoolClient,
+  scope: CredentialScope,
+  reason: string,
+): Promise<number> {
   const result = await client.query(
     `insert into credential_revocations (ticket_id, key_id, reason)
      select t.id, t.key_id, $2 from journey_tickets t join journeys j on j.id = t.journey_id

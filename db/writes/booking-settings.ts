@@ -6,7 +6,11 @@ import type { PoolClient } from 'pg';
  */
 export type ConfirmationMode = 'AUTO_CONFIRM' | 'MANUAL_CONFIRM';
 export type BookingChannel = 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE' | 'RESELLER';
-export const BOOKING_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const satisfies readonly BookingChannel[];
+export const BOOKING_CHANNELS = [
+  'CUSTOMER_WEB',
+  'CUSTOMER_MOBILE',
+  'RESELLER',
+] as const satisfies readonly BookingChannel[];
 
 export interface BookingSettings {
   mode: ConfirmationMode;
@@ -45,7 +49,10 @@ function fromRow(row: SettingsRow): StoredBookingSettings {
   };
 }
 
-export async function readBookingSettings(q: Pick<PoolClient, 'query'>, companyId: string): Promise<StoredBookingSettings> {
+export async function readBookingSettings(
+  q: Pick<PoolClient, 'query'>,
+  companyId: string,
+): Promise<StoredBookingSettings> {
   const { rows } = await q.query<SettingsRow>(
     'select mode, decision_window_minutes, channels, updated_by, updated_at from company_booking_settings where company_id = $1',
     [companyId],

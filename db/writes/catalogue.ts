@@ -1,6 +1,11 @@
 import type { PoolClient } from 'pg';
 import { damascusDate } from '../../domain/time.js';
-import { layoutSeats, validateLayout, type LayoutDocument, type LayoutIssue } from '../../domain/seat-layout.js';
+import {
+  layoutSeats,
+  validateLayout,
+  type LayoutDocument,
+  type LayoutIssue,
+} from '../../domain/seat-layout.js';
 
 /** Anything that runs SQL: the pool, or a client inside a transaction. */
 export type Queryable = Pick<PoolClient, 'query'>;
@@ -31,14 +36,23 @@ export async function saveBusLayout(
   const seats = layoutSeats(input.document);
   await q.query('select id from buses where id = $1 for update', [input.busId]);
   if (input.saveMode === 'active') {
-    await q.query(`update bus_layouts set status = 'archived' where bus_id = $1 and status = 'active'`, [input.busId]);
+    await q.query(`update bus_layouts set status = 'archived' where bus_id = $1 and status = 'active'`, [
+      input.busId,
+    ]);
   }
   const { rows } = await q.query<{ id: string; version: number }>(
     `insert into bus_layouts (bus_id, version, status, validation_status, validation_errors, document, seat_count, activated_at)
      values ($1, coalesce((select max(version) from bus_layouts where bus_id = $1), 0) + 1, $2, $3, $4, $5, $6,
              case when $2 = 'active' then now() end)
      returning id, version`,
-    [input.busId, input.saveMode, validationStatus, JSON.stringify(issues), JSON.stringify(input.document), seats.length],
+    [
+      input.busId,
+      input.saveMode,
+      validationStatus,
+      JSON.stringify(issues),
+      JSON.stringify(input.document),
+      seats.length,
+    ],
   );
   const layout = rows[0]!;
   if (seats.length) {
@@ -46,13 +60,30 @@ export async function saveBusLayout(
       `insert into layout_seats (layout_id, seat_id, seat_number, deck, seat_class)
        select $1, s.seat_id, s.seat_number, s.deck, s.seat_class
        from jsonb_to_recordset($2::jsonb) as s(seat_id text, seat_number text, deck int, seat_class text)`,
-      [layout.id, JSON.stringify(seats.map((s) => ({ seat_id: s.seatId, seat_number: s.seatNumber, deck: s.deck, seat_class: s.seatClass })))],
+      [
+        layout.id,
+        JSON.stringify(
+          seats.map((s) => ({
+            seat_id: s.seatId,
+            seat_number: s.seatNumber,
+            deck: s.deck,
+            seat_class: s.seatClass,
+          })),
+        ),
+      ],
     );
   }
   if (input.saveMode === 'active') {
     await q.query('update buses set capacity = $2 where id = $1', [input.busId, seats.length]);
   }
-  return { layoutId: layout.id, version: layout.version, status: input.saveMode, validationStatus, issues, seatCount: seats.length };
+  return {
+    layoutId: layout.id,
+    version: layout.version,
+    status: input.saveMode,
+    validationStatus,
+    issues,
+    seatCount: seats.length,
+  };
 }
 
 export interface StopCallInput {
@@ -82,7 +113,10 @@ export interface TripInput {
  * Inserts a trip and its stop calls. Seats come from the bus's active valid layout, which must
  * exist. Departure and arrival are those of the first and last call.
  */
-export async function insertTrip(q: Queryable, input: TripInput): Promise<{ tripId: string; stopCallIds: string[] }> {
+export async function insertTrip(
+  q: Queryable,
+  input: TripInput,
+): Promise<{ tripId: string; stopCallIds: string[] }> {
   if (input.calls.length < 2) throw new Error('a trip needs at least two stop calls');
   const first = input.calls[0]!;
   const last = input.calls[input.calls.length - 1]!;
@@ -93,9 +127,19 @@ export async function insertTrip(q: Queryable, input: TripInput): Promise<{ trip
      from bus_layouts l where l.bus_id = $4 and l.status = 'active' and l.validation_status = 'valid'
      returning id`,
     [
-      input.id ?? null, input.companyId, input.routeId, input.busId, input.scheduleId ?? null, input.pickupStopId,
-      first.departureAt, last.arrivalAt, damascusDate(first.departureAt), input.priceBase, input.priceVip ?? null,
-      input.currency ?? 'SYP', input.status ?? 'SCHEDULED',
+      input.id ?? null,
+      input.companyId,
+      input.routeId,
+      input.busId,
+      input.scheduleId ?? null,
+      input.pickupStopId,
+      first.departureAt,
+      last.arrivalAt,
+      damascusDate(first.departureAt),
+      input.priceBase,
+      input.priceVip ?? null,
+      input.currency ?? 'SYP',
+      input.status ?? 'SCHEDULED',
     ],
   );
   const tripId = rows[0]?.id;
@@ -132,12 +176,16 @@ const TRIP_BATCH = 1000;
  * expansion). Same rules as insertTrip; every input needs its id. A trip whose bus has no active
  * valid layout stops the whole batch. Call inside a transaction.
  */
-export async function insertTrips(q: Queryable, inputs: (TripInput & { id: string })[]): Promise<{ trips: number; stopCalls: number }> {
+export async function insertTrips(
+  q: Queryable,
+  inputs: (TripInput & { id: string })[],
+): Promise<{ trips: number; stopCalls: number }> {
   let trips = 0;
   let stopCalls = 0;
   for (let start = 0; start < inputs.length; start += TRIP_BATCH) {
     const batch = inputs.slice(start, start + TRIP_BATCH);
-    if (batch.some((input) => input.calls.length < 2)) throw new Error('a trip needs at least two stop calls');
+    if (batch.some((input) => input.calls.length < 2))
+      throw new Error('a trip needs at least two stop calls');
     const inserted = await q.query(
       `insert into trips (id, company_id, route_id, bus_id, schedule_id, pickup_stop_id, departure_at, arrival_at, operating_date,
                           price_base, price_vip, currency, seats_total, status)
@@ -149,7 +197,8 @@ export async function insertTrips(q: Queryable, inputs: (TripInput & { id: strin
        join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active' and l.validation_status = 'valid'`,
       [JSON.stringify(batch.map(tripRecord))],
     );
-    if (inserted.rowCount !== batch.length) throw new Error('every bus of the batch needs an active valid layout');
+    if (inserted.rowCount !== batch.length)
+      throw new Error('every bus of the batch needs an active valid layout');
     const calls = await q.query(
       `insert into trip_stop_calls (trip_id, stop_id, city_id, sequence, arrival_at, departure_at, fare_share_bp)
        select c.trip_id, c.stop_id, c.city_id, c.sequence, c.arrival_at, c.departure_at, c.fare_share_bp

@@ -61,7 +61,6 @@ const instant = (value: unknown) => new Date(value as string | Date);
 // ---------------------------------------------------------------------------------------------
 // Drafts: the quote becomes a journey (journeys.id = journey_quotes.journey_id)
 // ---------------------------------------------------------------------------------------------
-
 export interface DraftCaller {
   userId: string;
   scope: InventoryScope;
@@ -128,15 +127,6 @@ async function checkQuote(
 }
 
 const QUOTE_COLUMNS = `id, journey_id, owner_user_id, scope, party_size, response, total, currency, expires_at > now() as live`;
-
-interface JourneyRow {
-  id: string;
-  quote_id: string;
-  order_id: string | null;
-  owner_user_id: string;
-  status: JourneyStatus;
-  party_size: number;
-}
 
 /** Inserts the journey and its legs from the quote unless they exist; returns the journey row, locked. */
 async function ensureJourney(client: PoolClient, caller: DraftCaller, quote: QuoteRow): Promise<JourneyRow> {
@@ -341,6 +331,15 @@ async function bindOrder(
 // ---------------------------------------------------------------------------------------------
 // Scope locking and status
 // ---------------------------------------------------------------------------------------------
+
+export interface JourneyRow {
+  id: string;
+  quote_id: string;
+  order_id: string | null;
+  owner_user_id: string;
+  status: JourneyStatus;
+  party_size: number;
+}
 
 interface LockedScope {
   status: JourneyStatus;

@@ -11,7 +11,12 @@ export interface Managed {
 }
 
 /** Starts a child whose every output line is prefixed with its name, e.g. "[api] ...". */
-export function startPrefixed(name: string, command: string, args: string[], options: SpawnOptions = {}): Managed {
+export function startPrefixed(
+  name: string,
+  command: string,
+  args: string[],
+  options: SpawnOptions = {},
+): Managed {
   const color = process.stdout.isTTY ? COLORS[nextColor++ % COLORS.length]! : '';
   const reset = color ? '\x1b[0m' : '';
   const prefix = `${color}[${name}]${reset} `;
@@ -43,7 +48,11 @@ export async function stop(managed: Managed, graceMs = 8000): Promise<void> {
   clearTimeout(killer);
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;

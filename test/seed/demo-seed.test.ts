@@ -314,24 +314,39 @@ describe('demo seed', () => {
       expect.objectContaining({ scope: 'PRODUCTION', status: 'ACTIVE', published: true }),
     ]);
     // Every company has an OWNER; every active, published production company has the whole team.
-    expect(new Set(accounts.staff.filter((member) => member.role === 'OWNER').map((member) => member.companyId))).toEqual(
-      new Set(companyIds),
-    );
+    expect(
+      new Set(accounts.staff.filter((member) => member.role === 'OWNER').map((member) => member.companyId)),
+    ).toEqual(new Set(companyIds));
     for (const company of DEMO_COMPANIES) {
-      const roles = accounts.staff.filter((member) => member.companyId === company.id).map((member) => member.role);
+      const roles = accounts.staff
+        .filter((member) => member.companyId === company.id)
+        .map((member) => member.role);
       const fullTeam = company.scope === 'PRODUCTION' && company.status === 'ACTIVE' && company.published;
-      expect(roles.sort()).toEqual(fullTeam ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'OWNER', 'STAFF'] : ['OWNER']);
+      expect(roles.sort()).toEqual(
+        fullTeam ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'OWNER', 'STAFF'] : ['OWNER'],
+      );
     }
     const [owner] = accounts.staff;
-    const [stored] = await db.query<{ password_hash: string }>('select password_hash from staff_users where lower(email) = $1', [
-      owner!.email,
-    ]);
+    const [stored] = await db.query<{ password_hash: string }>(
+      'select password_hash from staff_users where lower(email) = $1',
+      [owner!.email],
+    );
     expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
     expect(await verify(stored!.password_hash, owner!.password)).toBe(true);
     expect(accounts.admins).toEqual([
-      { email: 'superadmin@busbooking.demo', password: DEMO_ADMIN_PASSWORD, role: 'SUPER_ADMIN', totpSecret: null },
+      {
+        email: 'superadmin@busbooking.demo',
+        password: DEMO_ADMIN_PASSWORD,
+        role: 'SUPER_ADMIN',
+        totpSecret: null,
+      },
       { email: 'support@busbooking.demo', password: DEMO_ADMIN_PASSWORD, role: 'SUPPORT', totpSecret: null },
-      { email: 'secure-admin@busbooking.demo', password: DEMO_ADMIN_PASSWORD, role: 'ADMIN', totpSecret: DEMO_ADMIN_TOTP_SECRET },
+      {
+        email: 'secure-admin@busbooking.demo',
+        password: DEMO_ADMIN_PASSWORD,
+        role: 'ADMIN',
+        totpSecret: DEMO_ADMIN_TOTP_SECRET,
+      },
     ]);
   });
 

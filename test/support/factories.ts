@@ -37,7 +37,14 @@ export async function createStop(
     `insert into stops (city_id, company_id, kind, name_ar, name_en, address_ar, address_en, directions_ar, directions_en,
                         latitude, longitude, enabled)
      values ($1, $2, $3, $4, $5, 'عنوان', 'Address', 'اتجاهات', 'Directions', 33.51, 36.29, $6) returning id`,
-    [cityId, options.companyId ?? null, options.kind ?? 'BUS_STATION', `موقف ${nameEn}`, nameEn, options.enabled ?? true],
+    [
+      cityId,
+      options.companyId ?? null,
+      options.kind ?? 'BUS_STATION',
+      `موقف ${nameEn}`,
+      nameEn,
+      options.enabled ?? true,
+    ],
   );
   return { id: row!.id, cityId, nameEn };
 }
@@ -46,7 +53,13 @@ export type CompanyScopeKind = 'PRODUCTION' | 'INTERNAL' | 'DEMO';
 
 export async function createCompany(
   db: Database,
-  options: { scope?: CompanyScopeKind; status?: 'ACTIVE' | 'SUSPENDED'; published?: boolean; verified?: boolean; name?: string } = {},
+  options: {
+    scope?: CompanyScopeKind;
+    status?: 'ACTIVE' | 'SUSPENDED';
+    published?: boolean;
+    verified?: boolean;
+    name?: string;
+  } = {},
 ): Promise<{ id: string; nameEn: string }> {
   const nameEn = options.name ?? `Company ${suffix()}`;
   const scope = options.scope ?? 'PRODUCTION';
@@ -83,7 +96,12 @@ export async function createBus(
   });
 }
 
-export async function createRoute(db: Database, companyId: string, originCityId: string, destinationCityId: string) {
+export async function createRoute(
+  db: Database,
+  companyId: string,
+  originCityId: string,
+  destinationCityId: string,
+) {
   const [row] = await db.query<{ id: string }>(
     `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en) values ($1, $2, $3, 'خط', 'Route')
      returning id`,
@@ -119,7 +137,8 @@ export async function createTrip(
 ): Promise<{ id: string; stopCallIds: string[]; routeId: string }> {
   const first = options.calls[0]!;
   const last = options.calls[options.calls.length - 1]!;
-  const routeId = options.routeId ?? (await createRoute(db, options.companyId, first.stop.cityId, last.stop.cityId)).id;
+  const routeId =
+    options.routeId ?? (await createRoute(db, options.companyId, first.stop.cityId, last.stop.cityId)).id;
   const steps = options.calls.length - 1;
   const { tripId, stopCallIds } = await db.transaction((client) =>
     insertTrip(client, {
@@ -159,7 +178,10 @@ export function atDamascus(date: string, time: string): Date {
  * A ready-made small world: two cities with two stops each, one production company with a bus,
  * and a direct trip between them on `date`.
  */
-export async function createCorridor(db: Database, options: { date?: string; scope?: CompanyScopeKind } = {}) {
+export async function createCorridor(
+  db: Database,
+  options: { date?: string; scope?: CompanyScopeKind } = {},
+) {
   const date = options.date ?? futureDay(3);
   const origin = await createCity(db);
   const destination = await createCity(db);
@@ -180,5 +202,16 @@ export async function createCorridor(db: Database, options: { date?: string; sco
       { stop: destinationStop2, at: 220 },
     ],
   });
-  return { date, origin, destination, originStop, originStop2, destinationStop, destinationStop2, company, bus, trip };
+  return {
+    date,
+    origin,
+    destination,
+    originStop,
+    originStop2,
+    destinationStop,
+    destinationStop2,
+    company,
+    bus,
+    trip,
+  };
 }

@@ -27,7 +27,12 @@ export default async function setup(project: TestProject) {
   const bundlePath = join(bundleDir, `workflow-bundle-${process.pid}.js`);
   writeFileSync(bundlePath, bundle.code);
   project.provide('workflowBundlePath', bundlePath);
-  const created = await createWorker({ config, db, logger: createLogger(config, 'test-worker'), workflowBundle: bundle });
+  const created = await createWorker({
+    config,
+    db,
+    logger: createLogger(config, 'test-worker'),
+    workflowBundle: bundle,
+  });
   worker = created.worker;
   running = worker.run().finally(() => created.connection.close());
   return async () => {

@@ -88,7 +88,12 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
         return { status: response.status, headers: response.headers, body, text };
       },
       async tokenFor(scope: InventoryScope, options: { ttlSeconds?: number } = {}) {
-        const signedIn = await createTraveller(db, tokens, { ...config, TRAVELLER_ACCESS_TTL_SECONDS: options.ttlSeconds ?? 900 }, scope);
+        const signedIn = await createTraveller(
+          db,
+          tokens,
+          { ...config, TRAVELLER_ACCESS_TTL_SECONDS: options.ttlSeconds ?? 900 },
+          scope,
+        );
         return signedIn.token;
       },
       async signIn(scope: InventoryScope = { kind: 'PRODUCTION' }, options: { phone?: string | null } = {}) {
@@ -115,7 +120,9 @@ async function createTraveller(
   tokens: ReturnType<typeof createTravellerTokens>,
   config: Config,
   scope: InventoryScope,
-  phone: string | null = `+96399${String(process.pid % 1000).padStart(3, '0')}${String(++phoneCounter).padStart(4, '0')}`,
+  phone:
+    | string
+    | null = `+96399${String(process.pid % 1000).padStart(3, '0')}${String(++phoneCounter).padStart(4, '0')}`,
 ): Promise<SignedInTraveller> {
   const [passenger] = await db.query<{ id: string }>(
     `insert into passengers (phone, name) values ($1, 'Test Traveller') returning id`,

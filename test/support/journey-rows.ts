@@ -66,7 +66,17 @@ export async function createJourneyRows(
       `insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
                                  board_sequence, alight_sequence, unit_price, quantity, subtotal)
        values ($1, 1, $2, $3, $4, $5, 0, $6, $7, $8, $9)`,
-      [journeyId, trip.id, trip.companyId, trip.stopCallIds[0], trip.stopCallIds[last], last, price, partySize, price * partySize],
+      [
+        journeyId,
+        trip.id,
+        trip.companyId,
+        trip.stopCallIds[0],
+        trip.stopCallIds[last],
+        last,
+        price,
+        partySize,
+        price * partySize,
+      ],
     );
     const ticketIds: string[] = [];
     for (const [index, name] of travellers.entries()) {
@@ -112,7 +122,9 @@ export async function createJourneyRows(
 export async function confirmJourneyRows(db: Database, journeyId: string): Promise<void> {
   await db.transaction(async (client) => {
     await signTicketsOf(client, { kind: 'JOURNEY', id: journeyId });
-    await client.query(`update journeys set status = 'CONFIRMED', confirmed_at = now() where id = $1`, [journeyId]);
+    await client.query(`update journeys set status = 'CONFIRMED', confirmed_at = now() where id = $1`, [
+      journeyId,
+    ]);
     await client.query(`update bookings set status = 'CONFIRMED' where journey_id = $1`, [journeyId]);
   });
 }
@@ -123,9 +135,18 @@ export async function staffSession(
   config: Config,
   companyId: string,
   role: StaffRole,
-): Promise<{ token: string; csrf: string; staffUserId: string; cookie: string; writeHeaders: Record<string, string> }> {
+): Promise<{
+  token: string;
+  csrf: string;
+  staffUserId: string;
+  cookie: string;
+  writeHeaders: Record<string, string>;
+}> {
   const member = await createStaffMember(db, companyId, role);
-  const session = await createStaffSession({ db, config }, { staffUserId: member.userId, membershipId: member.membershipId });
+  const session = await createStaffSession(
+    { db, config },
+    { staffUserId: member.userId, membershipId: member.membershipId },
+  );
   const cookie = `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`;
   return {
     token: session.token,

@@ -527,6 +527,12 @@ describe('journey orders', () => {
     );
     expect(seats!.count).toBe(3);
 
+    const member = await app.request(`/api/journeys/${a.journey_id}`, { headers: caller.headers });
+    expect(member.body.data.hold).toMatchObject({
+      holdBatchId: held.body.data.holdBatchId,
+      status: 'ACTIVE',
+    });
+
     const onItsOwn = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
     expect(onItsOwn.status).toBe(409);
     expect(onItsOwn.body.errorCode).toBe('JOURNEY_IN_ORDER');

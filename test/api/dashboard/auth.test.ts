@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
-import { addMembership, createStaffMember, createStaffUser, staffLogin, STAFF_PASSWORD, type StaffMember } from '../../support/staff.js';
+import {
+  addMembership,
+  createStaffMember,
+  createStaffUser,
+  staffLogin,
+  STAFF_PASSWORD,
+  type StaffMember,
+} from '../../support/staff.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -38,14 +45,26 @@ describe('company dashboard sign-in and session', () => {
         data: {
           user: { id: owner.userId, email: owner.email, name: 'Rana Haddad' },
           membership: { companyId: company.id, role: 'OWNER' },
-          company: { id: company.id, name_en: company.nameEn, name_ar: `شركة ${company.nameEn}`, status: 'ACTIVE', verified: true },
+          company: {
+            id: company.id,
+            name_en: company.nameEn,
+            name_ar: `شركة ${company.nameEn}`,
+            status: 'ACTIVE',
+            verified: true,
+          },
           csrfToken: expect.any(String),
         },
       });
       expect(response.headers.get('cache-control')).toBe('private, no-store');
       // Only hashes of the session token and the CSRF secret are stored.
-      const token = response.headers.getSetCookie().find((c) => c.startsWith('bb_staff='))!.split(';')[0]!.slice('bb_staff='.length);
-      const [session] = (await sessionsOf(app, owner.userId)).filter((row) => row.token_hash === sha256(token));
+      const token = response.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('bb_staff='))!
+        .split(';')[0]!
+        .slice('bb_staff='.length);
+      const [session] = (await sessionsOf(app, owner.userId)).filter(
+        (row) => row.token_hash === sha256(token),
+      );
       expect(session).toMatchObject({ csrf_token_hash: sha256(csrf), revoked_at: null });
     });
 
@@ -68,7 +87,10 @@ describe('company dashboard sign-in and session', () => {
     });
 
     it('accepts the e-mail in any letter case', async () => {
-      const { response } = await staffLogin(app, { email: owner.email.toUpperCase(), password: STAFF_PASSWORD });
+      const { response } = await staffLogin(app, {
+        email: owner.email.toUpperCase(),
+        password: STAFF_PASSWORD,
+      });
       expect(response.status).toBe(200);
       expect(response.body.data.user.id).toBe(owner.userId);
     });
@@ -89,7 +111,9 @@ describe('company dashboard sign-in and session', () => {
       const noMembership = await createStaffUser(app.db);
       const driver = await createStaffMember(app.db, company.id, 'DRIVER');
 
-      const wrongPassword = answer((await staffLogin(app, { email: member.email, password: 'wrong-password' })).response);
+      const wrongPassword = answer(
+        (await staffLogin(app, { email: member.email, password: 'wrong-password' })).response,
+      );
       expect(wrongPassword.status).toBe(401);
       for (const credentials of [
         { email: `nobody-${Date.now()}@company.test`, password: STAFF_PASSWORD },
@@ -113,19 +137,37 @@ describe('company dashboard sign-in and session', () => {
 
       const byDefault = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
       expect(byDefault.response.body.data.membership).toEqual({ companyId: company.id, role: 'DISPATCHER' });
-      const chosen = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD, companyId: second.id });
+      const chosen = await staffLogin(app, {
+        email: member.email,
+        password: STAFF_PASSWORD,
+        companyId: second.id,
+      });
       expect(chosen.response.body.data.membership).toEqual({ companyId: second.id, role: 'ACCOUNTANT' });
 
       const me = await app.request('/dashboard/api/auth/me', { headers: { Cookie: chosen.cookie } });
       expect(me.body.data.memberships).toEqual([
-        { companyId: company.id, role: 'DISPATCHER', name_en: company.nameEn, name_ar: `شركة ${company.nameEn}` },
-        { companyId: second.id, role: 'ACCOUNTANT', name_en: second.nameEn, name_ar: `شركة ${second.nameEn}` },
+        {
+          companyId: company.id,
+          role: 'DISPATCHER',
+          name_en: company.nameEn,
+          name_ar: `شركة ${company.nameEn}`,
+        },
+        {
+          companyId: second.id,
+          role: 'ACCOUNTANT',
+          name_en: second.nameEn,
+          name_ar: `شركة ${second.nameEn}`,
+        },
       ]);
     });
 
     it('refuses a companyId the user is not a member of like any other failed sign-in', async () => {
       const other = await createCompany(app.db);
-      const { response } = await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD, companyId: other.id });
+      const { response } = await staffLogin(app, {
+        email: owner.email,
+        password: STAFF_PASSWORD,
+        companyId: other.id,
+      });
       expect(response.status).toBe(401);
       expect(response.body.errorCode).toBe('INVALID_CREDENTIALS');
     });
@@ -173,16 +215,23 @@ describe('company dashboard sign-in and session', () => {
     });
 
     it('refuses an unknown session cookie with 401 and clears it', async () => {
-      const response = await app.request('/dashboard/api/auth/me', { headers: { Cookie: 'bb_staff=forged-session-token' } });
+      const response = await app.request('/dashboard/api/auth/me', {
+        headers: { Cookie: 'bb_staff=forged-session-token' },
+      });
       expect(response.status).toBe(401);
       expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
-      expect(response.headers.getSetCookie().find((c) => c.startsWith('bb_staff='))).toMatch(/^bb_staff=;.*expires=Thu, 01 Jan 1970/);
+      expect(response.headers.getSetCookie().find((c) => c.startsWith('bb_staff='))).toMatch(
+        /^bb_staff=;.*expires=Thu, 01 Jan 1970/,
+      );
     });
 
     it('ends after 60 minutes without a request', async () => {
       const { cookie } = await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD });
       const token = cookie.split('; ')[0]!.slice('bb_staff='.length);
-      await app.db.query(`update staff_sessions set last_seen_at = now() - interval '59 minutes' where token_hash = $1`, [sha256(token)]);
+      await app.db.query(
+        `update staff_sessions set last_seen_at = now() - interval '59 minutes' where token_hash = $1`,
+        [sha256(token)],
+      );
       expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: cookie } })).status).toBe(200);
       // That request counted as activity.
       const [seen] = await app.db.query<{ idle: boolean }>(
@@ -190,7 +239,10 @@ describe('company dashboard sign-in and session', () => {
         [sha256(token)],
       );
       expect(seen!.idle).toBe(true);
-      await app.db.query(`update staff_sessions set last_seen_at = now() - interval '61 minutes' where token_hash = $1`, [sha256(token)]);
+      await app.db.query(
+        `update staff_sessions set last_seen_at = now() - interval '61 minutes' where token_hash = $1`,
+        [sha256(token)],
+      );
       const response = await app.request('/dashboard/api/auth/me', { headers: { Cookie: cookie } });
       expect(response.status).toBe(401);
     });
@@ -203,19 +255,28 @@ describe('company dashboard sign-in and session', () => {
         [sha256(token)],
       );
       expect(row!.hours).toBe(12);
-      await app.db.query(`update staff_sessions set expires_at = now() - interval '1 second' where token_hash = $1`, [sha256(token)]);
+      await app.db.query(
+        `update staff_sessions set expires_at = now() - interval '1 second' where token_hash = $1`,
+        [sha256(token)],
+      );
       expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: cookie } })).status).toBe(401);
     });
 
     it('ends at once when the user is disabled or the membership deactivated', async () => {
       const member = await createStaffMember(app.db, company.id, 'STAFF');
       const first = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
-      await app.db.query(`update company_memberships set active = false where id = $1`, [member.membershipId]);
-      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: first.cookie } })).status).toBe(401);
+      await app.db.query(`update company_memberships set active = false where id = $1`, [
+        member.membershipId,
+      ]);
+      expect(
+        (await app.request('/dashboard/api/auth/me', { headers: { Cookie: first.cookie } })).status,
+      ).toBe(401);
       await app.db.query(`update company_memberships set active = true where id = $1`, [member.membershipId]);
       const second = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
       await app.db.query(`update staff_users set status = 'DISABLED' where id = $1`, [member.userId]);
-      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: second.cookie } })).status).toBe(401);
+      expect(
+        (await app.request('/dashboard/api/auth/me', { headers: { Cookie: second.cookie } })).status,
+      ).toBe(401);
     });
   });
 
@@ -223,17 +284,26 @@ describe('company dashboard sign-in and session', () => {
     it('revokes the session; the same cookie is refused afterwards', async () => {
       const member = await createStaffMember(app.db, company.id, 'ADMIN');
       const browser = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
-      const response = await app.request('/dashboard/api/auth/logout', { method: 'POST', headers: browser.writeHeaders });
+      const response = await app.request('/dashboard/api/auth/logout', {
+        method: 'POST',
+        headers: browser.writeHeaders,
+      });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ success: true });
-      expect(response.headers.getSetCookie().map((cookie) => cookie.split(';')[0])).toEqual(['bb_staff=', 'bb_staff_csrf=']);
+      expect(response.headers.getSetCookie().map((cookie) => cookie.split(';')[0])).toEqual([
+        'bb_staff=',
+        'bb_staff_csrf=',
+      ]);
       const [session] = await sessionsOf(app, member.userId);
       expect(session!.revoked_at).not.toBeNull();
 
       const reused = await app.request('/dashboard/api/auth/me', { headers: { Cookie: browser.cookie } });
       expect(reused.status).toBe(401);
       expect(reused.body.errorCode).toBe('INVALID_CREDENTIAL');
-      const again = await app.request('/dashboard/api/auth/logout', { method: 'POST', headers: browser.writeHeaders });
+      const again = await app.request('/dashboard/api/auth/logout', {
+        method: 'POST',
+        headers: browser.writeHeaders,
+      });
       expect(again.status).toBe(401);
     });
 
@@ -253,7 +323,9 @@ describe('company dashboard sign-in and session', () => {
       }
       const [session] = await sessionsOf(app, member.userId);
       expect(session!.revoked_at).toBeNull();
-      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: browser.cookie } })).status).toBe(200);
+      expect(
+        (await app.request('/dashboard/api/auth/me', { headers: { Cookie: browser.cookie } })).status,
+      ).toBe(200);
     });
 
     it('a new sign-in in the same browser ends the previous session', async () => {
@@ -265,7 +337,9 @@ describe('company dashboard sign-in and session', () => {
         json: { email: member.email, password: STAFF_PASSWORD },
       });
       expect(response.status).toBe(200);
-      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: first.cookie } })).status).toBe(401);
+      expect(
+        (await app.request('/dashboard/api/auth/me', { headers: { Cookie: first.cookie } })).status,
+      ).toBe(401);
     });
   });
 
@@ -274,16 +348,32 @@ describe('company dashboard sign-in and session', () => {
       const teamCompany = await createCompany(app.db);
       const otherCompany = await createCompany(app.db);
       const boss = await createStaffMember(app.db, teamCompany.id, 'OWNER', { name: 'A Owner' });
-      const accountant = await createStaffMember(app.db, teamCompany.id, 'ACCOUNTANT', { name: 'B Accountant' });
-      const former = await createStaffMember(app.db, teamCompany.id, 'STAFF', { name: 'C Former', active: false });
+      const accountant = await createStaffMember(app.db, teamCompany.id, 'ACCOUNTANT', {
+        name: 'B Accountant',
+      });
+      const former = await createStaffMember(app.db, teamCompany.id, 'STAFF', {
+        name: 'C Former',
+        active: false,
+      });
       const outsider = await createStaffMember(app.db, otherCompany.id, 'OWNER');
       const { cookie } = await staffLogin(app, { email: accountant.email, password: STAFF_PASSWORD });
 
       const all = await app.request('/dashboard/api/team', { headers: { Cookie: cookie } });
       expect(all.status).toBe(200);
       expect(all.body.data).toEqual([
-        expect.objectContaining({ membershipId: boss.membershipId, userId: boss.userId, email: boss.email, role: 'OWNER', status: 'ACTIVE' }),
-        expect.objectContaining({ userId: accountant.userId, name: 'B Accountant', role: 'ACCOUNTANT', status: 'ACTIVE' }),
+        expect.objectContaining({
+          membershipId: boss.membershipId,
+          userId: boss.userId,
+          email: boss.email,
+          role: 'OWNER',
+          status: 'ACTIVE',
+        }),
+        expect.objectContaining({
+          userId: accountant.userId,
+          name: 'B Accountant',
+          role: 'ACCOUNTANT',
+          status: 'ACTIVE',
+        }),
         expect.objectContaining({ userId: former.userId, role: 'STAFF', status: 'INACTIVE' }),
       ]);
       expect(all.body.data.map((member: any) => member.userId)).not.toContain(outsider.userId);
@@ -324,7 +414,10 @@ describe('company dashboard sign-in: per-IP limit', () => {
     const company = await createCompany(app.db);
     const member = await createStaffMember(app.db, company.id, 'OWNER');
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { response } = await staffLogin(app, { email: `guess-${attempt}-${Date.now()}@company.test`, password: 'guess' });
+      const { response } = await staffLogin(app, {
+        email: `guess-${attempt}-${Date.now()}@company.test`,
+        password: 'guess',
+      });
       expect(response.status).toBe(401);
     }
     // Malformed attempts count too.
@@ -332,7 +425,9 @@ describe('company dashboard sign-in: per-IP limit', () => {
     const { response } = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
     expect(response.status).toBe(429);
     expect(response.body.errorCode).toBe('RATE_LIMITED');
-    expect(await app.db.query('select 1 from staff_sessions where staff_user_id = $1', [member.userId])).toEqual([]);
+    expect(
+      await app.db.query('select 1 from staff_sessions where staff_user_id = $1', [member.userId]),
+    ).toEqual([]);
   });
 });
 
@@ -349,14 +444,21 @@ describe('company dashboard sign-in: per-e-mail limit', () => {
   it('limits attempts per e-mail address: after 10 in the window even the right password gets 429', async () => {
     const member = await createStaffMember(app.db, company.id, 'STAFF');
     for (let attempt = 0; attempt < 10; attempt++) {
-      expect((await staffLogin(app, { email: member.email, password: `wrong-${attempt}` })).response.status).toBe(401);
+      expect(
+        (await staffLogin(app, { email: member.email, password: `wrong-${attempt}` })).response.status,
+      ).toBe(401);
     }
-    const { response } = await staffLogin(app, { email: member.email.toUpperCase(), password: STAFF_PASSWORD });
+    const { response } = await staffLogin(app, {
+      email: member.email.toUpperCase(),
+      password: STAFF_PASSWORD,
+    });
     expect(response.status).toBe(429);
     expect(response.body.errorCode).toBe('RATE_LIMITED');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await sessionsOf(app, member.userId)).toEqual([]);
     // Other addresses from the same client are unaffected.
-    expect((await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD })).response.status).toBe(200);
+    expect((await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD })).response.status).toBe(
+      200,
+    );
   });
 });

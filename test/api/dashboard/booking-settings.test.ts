@@ -4,21 +4,27 @@ import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 
 const PATH = '/dashboard/api/settings/booking-confirmation';
-const manual = { mode: 'MANUAL_CONFIRM', decisionWindowMinutes: 30, channels: ['CUSTOMER_WEB', 'CUSTOMER_MOBILE'] };
+const manual = {
+  mode: 'MANUAL_CONFIRM',
+  decisionWindowMinutes: 30,
+  channels: ['CUSTOMER_WEB', 'CUSTOMER_MOBILE'],
+};
 
 describe('booking confirmation settings', () => {
   const app = useTestApp();
 
   async function storedSettings(companyId: string) {
-    return app.db.query('select mode, decision_window_minutes, channels, updated_by from company_booking_settings where company_id = $1', [
-      companyId,
-    ]);
+    return app.db.query(
+      'select mode, decision_window_minutes, channels, updated_by from company_booking_settings where company_id = $1',
+      [companyId],
+    );
   }
 
   async function auditEntries(companyId: string) {
-    return app.db.query(`select actor_id, details from audit_log where action = 'company.booking_settings.update' and target_id = $1`, [
-      companyId,
-    ]);
+    return app.db.query(
+      `select actor_id, details from audit_log where action = 'company.booking_settings.update' and target_id = $1`,
+      [companyId],
+    );
   }
 
   function put(headers: Record<string, string>, json: unknown) {
@@ -46,14 +52,28 @@ describe('booking confirmation settings', () => {
       });
     });
 
-    it('saves them for the session\'s company, with the session\'s user as the actor', async () => {
-      const response = await put(owner.writeHeaders, { ...manual, channels: ['CUSTOMER_MOBILE', 'CUSTOMER_WEB'] });
+    it("saves them for the session's company, with the session's user as the actor", async () => {
+      const response = await put(owner.writeHeaders, {
+        ...manual,
+        channels: ['CUSTOMER_MOBILE', 'CUSTOMER_WEB'],
+      });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ ...manual, updatedBy: owner.staffUserId, updatedAt: expect.any(String) });
+      expect(response.body.data).toMatchObject({
+        ...manual,
+        updatedBy: owner.staffUserId,
+        updatedAt: expect.any(String),
+      });
       expect(await storedSettings(companyId)).toEqual([
-        { mode: 'MANUAL_CONFIRM', decision_window_minutes: 30, channels: ['CUSTOMER_WEB', 'CUSTOMER_MOBILE'], updated_by: owner.staffUserId },
+        {
+          mode: 'MANUAL_CONFIRM',
+          decision_window_minutes: 30,
+          channels: ['CUSTOMER_WEB', 'CUSTOMER_MOBILE'],
+          updated_by: owner.staffUserId,
+        },
       ]);
-      expect(await auditEntries(companyId)).toEqual([{ actor_id: owner.staffUserId, details: expect.objectContaining({ mode: 'MANUAL_CONFIRM' }) }]);
+      expect(await auditEntries(companyId)).toEqual([
+        { actor_id: owner.staffUserId, details: expect.objectContaining({ mode: 'MANUAL_CONFIRM' }) },
+      ]);
 
       const read = await app.request(PATH, { headers: { Cookie: owner.cookie } });
       expect(read.body.data).toMatchObject(manual);
@@ -61,9 +81,15 @@ describe('booking confirmation settings', () => {
 
     it('replaces them on a second save and accepts both ends of the window', async () => {
       for (const decisionWindowMinutes of [15, 1440]) {
-        const response = await put(owner.writeHeaders, { mode: 'MANUAL_CONFIRM', decisionWindowMinutes, channels: ['RESELLER'] });
+        const response = await put(owner.writeHeaders, {
+          mode: 'MANUAL_CONFIRM',
+          decisionWindowMinutes,
+          channels: ['RESELLER'],
+        });
         expect(response.status).toBe(200);
-        expect(await storedSettings(companyId)).toMatchObject([{ decision_window_minutes: decisionWindowMinutes, channels: ['RESELLER'] }]);
+        expect(await storedSettings(companyId)).toMatchObject([
+          { decision_window_minutes: decisionWindowMinutes, channels: ['RESELLER'] },
+        ]);
       }
       const back = await put(owner.writeHeaders, manual);
       expect(back.status).toBe(200);
@@ -87,26 +113,43 @@ describe('booking confirmation settings', () => {
         expect(response.status, JSON.stringify(body)).toBe(400);
         expect(response.body.errorCode).toBe('VALIDATION_FAILED');
       }
-      expect(await storedSettings(companyId)).toMatchObject([{ mode: 'MANUAL_CONFIRM', decision_window_minutes: 30 }]);
+      expect(await storedSettings(companyId)).toMatchObject([
+        { mode: 'MANUAL_CONFIRM', decision_window_minutes: 30 },
+      ]);
       expect(await auditEntries(companyId)).toHaveLength(auditBefore);
     });
 
     it('refuses a company or actor named in the body: the session decides both', async () => {
       const other = await createCompany(app.db);
-      for (const extra of [{ companyId: other.id }, { company_id: other.id }, { actorId: owner.staffUserId }, { updatedBy: owner.staffUserId }]) {
-        const response = await put(owner.writeHeaders, { mode: 'AUTO_CONFIRM', decisionWindowMinutes: 60, channels: ['RESELLER'], ...extra });
+      for (const extra of [
+        { companyId: other.id },
+        { company_id: other.id },
+        { actorId: owner.staffUserId },
+        { updatedBy: owner.staffUserId },
+      ]) {
+        const response = await put(owner.writeHeaders, {
+          mode: 'AUTO_CONFIRM',
+          decisionWindowMinutes: 60,
+          channels: ['RESELLER'],
+          ...extra,
+        });
         expect(response.status).toBe(400);
         expect(response.body.errorCode).toBe('SESSION_FIELD_REFUSED');
       }
       expect(await storedSettings(other.id)).toEqual([]);
-      expect(await storedSettings(companyId)).toMatchObject([{ mode: 'MANUAL_CONFIRM', decision_window_minutes: 30 }]);
+      expect(await storedSettings(companyId)).toMatchObject([
+        { mode: 'MANUAL_CONFIRM', decision_window_minutes: 30 },
+      ]);
     });
 
     it('refuses a write without the CSRF header', async () => {
       const response = await put({ Cookie: owner.cookie }, { ...manual, decisionWindowMinutes: 90 });
       expect(response.status).toBe(403);
       expect(response.body.errorCode).toBe('CSRF_TOKEN_INVALID');
-      const wrong = await put({ Cookie: owner.cookie, 'X-CSRF-Token': 'guess' }, { ...manual, decisionWindowMinutes: 90 });
+      const wrong = await put(
+        { Cookie: owner.cookie, 'X-CSRF-Token': 'guess' },
+        { ...manual, decisionWindowMinutes: 90 },
+      );
       expect(wrong.status).toBe(403);
       expect(await storedSettings(companyId)).toMatchObject([{ decision_window_minutes: 30 }]);
     });
@@ -116,7 +159,9 @@ describe('booking confirmation settings', () => {
     const companyId = (await createCompany(app.db)).id;
     const admin = await staffSession(app.db, app.config, companyId, 'ADMIN');
     expect((await put(admin.writeHeaders, manual)).status).toBe(200);
-    expect(await storedSettings(companyId)).toMatchObject([{ mode: 'MANUAL_CONFIRM', updated_by: admin.staffUserId }]);
+    expect(await storedSettings(companyId)).toMatchObject([
+      { mode: 'MANUAL_CONFIRM', updated_by: admin.staffUserId },
+    ]);
   });
 
   it('refuses other roles, who may still read them', async () => {

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows, staffSession, type JourneyRows, type JourneyTrip } from '../../support/journey-rows.js';
+import {
+  confirmJourneyRows,
+  createJourneyRows,
+  staffSession,
+  type JourneyRows,
+  type JourneyTrip,
+} from '../../support/journey-rows.js';
 
 describe("the company's bookings in the dashboard", () => {
   const app = useTestApp();
@@ -16,7 +22,8 @@ describe("the company's bookings in the dashboard", () => {
   let foreign: JourneyRows;
   const deadline = new Date(Date.now() + 15 * 60_000);
 
-  const list = (query = '') => app.request(`/dashboard/api/bookings${query}`, { headers: { Cookie: cookie } });
+  const list = (query = '') =>
+    app.request(`/dashboard/api/bookings${query}`, { headers: { Cookie: cookie } });
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
@@ -29,20 +36,36 @@ describe("the company's bookings in the dashboard", () => {
 
     confirmed = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Omar Saleh'] });
     await confirmJourneyRows(app.db, confirmed.journeyId);
-    requested = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Hiba Nasser', 'Adel Nasser'], requestDeadline: deadline });
+    requested = await createJourneyRows(app.db, {
+      ownerUserId,
+      trip,
+      travellers: ['Hiba Nasser', 'Adel Nasser'],
+      requestDeadline: deadline,
+    });
     inOrder = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Maya Aziz'] });
     // A journey confirmed inside an order: the company's request is the order's.
     const orderId = randomUUID();
-    await app.db.query(`insert into journey_orders (id, owner_user_id, status) values ($1, $2, 'REQUESTED')`, [orderId, ownerUserId]);
+    await app.db.query(
+      `insert into journey_orders (id, owner_user_id, status) values ($1, $2, 'REQUESTED')`,
+      [orderId, ownerUserId],
+    );
     await app.db.query('update journeys set order_id = $2 where id = $1', [inOrder.journeyId, orderId]);
     await app.db.query(
       `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline, status, decided_at, reason)
        values ('ORDER', $1, $2, $3, 'REJECTED', now(), 'Bus full')`,
       [orderId, trip.companyId, deadline],
     );
-    await app.db.query(`update journeys set status = 'CANCELLED', failure_reason = 'COMPANY_REJECTED' where id = $1`, [inOrder.journeyId]);
+    await app.db.query(
+      `update journeys set status = 'CANCELLED', failure_reason = 'COMPANY_REJECTED' where id = $1`,
+      [inOrder.journeyId],
+    );
     await app.db.query(`update bookings set status = 'CANCELLED' where id = $1`, [inOrder.bookingId]);
-    foreign = await createJourneyRows(app.db, { ownerUserId, trip: foreignTrip, travellers: ['Nour Hamdan'], requestDeadline: deadline });
+    foreign = await createJourneyRows(app.db, {
+      ownerUserId,
+      trip: foreignTrip,
+      travellers: ['Nour Hamdan'],
+      requestDeadline: deadline,
+    });
   });
 
   it('lists only its own bookings, newest first, with the confirmation request of each', async () => {
@@ -63,7 +86,12 @@ describe("the company's bookings in the dashboard", () => {
       seats_count: 2,
       seat_numbers: ['1A', '2A'],
       status: 'PENDING_CONFIRMATION',
-      confirmation: { request_id: requested.requestId, status: 'PENDING', deadline: deadline.toISOString(), decided_at: null },
+      confirmation: {
+        request_id: requested.requestId,
+        status: 'PENDING',
+        deadline: deadline.toISOString(),
+        decided_at: null,
+      },
       failure_reason: null,
       boarding: { stop_name_en: expect.any(String), at: expect.any(String) },
       alighting: { stop_name_en: expect.any(String), at: expect.any(String) },
@@ -77,7 +105,8 @@ describe("the company's bookings in the dashboard", () => {
   });
 
   it('filters by booking status, confirmation status, trip and operating date', async () => {
-    const idsOf = async (query: string) => (await list(query)).body.data.map((booking: { id: string }) => booking.id);
+    const idsOf = async (query: string) =>
+      (await list(query)).body.data.map((booking: { id: string }) => booking.id);
     expect(await idsOf('?status=CONFIRMED')).toEqual([confirmed.bookingId]);
     expect(await idsOf('?confirmation_status=PENDING')).toEqual([requested.bookingId]);
     expect(await idsOf(`?trip_id=${trip.id}&status=PENDING_CONFIRMATION`)).toEqual([requested.bookingId]);
@@ -97,15 +126,24 @@ describe("the company's bookings in the dashboard", () => {
   });
 
   it('refuses bad filters with 400', async () => {
-    for (const query of ['?status=LOST', '?trip_id=abc', '?date=2026-02-30', '?limit=0', '?limit=101', '?company_id=' + foreignTrip.companyId]) {
+    for (const query of [
+      '?status=LOST',
+      '?trip_id=abc',
+      '?date=2026-02-30',
+      '?limit=0',
+      '?limit=101',
+      '?company_id=' + foreignTrip.companyId,
+    ]) {
       const response = await list(query);
       expect(response.status, query).toBe(400);
       expect(response.body.errorCode).toBe('VALIDATION_FAILED');
     }
   });
 
-  it('reads one of its bookings, and answers 404 for another company\'s', async () => {
-    const own = await app.request(`/dashboard/api/bookings/${requested.bookingId}`, { headers: { Cookie: cookie } });
+  it("reads one of its bookings, and answers 404 for another company's", async () => {
+    const own = await app.request(`/dashboard/api/bookings/${requested.bookingId}`, {
+      headers: { Cookie: cookie },
+    });
     expect(own.status).toBe(200);
     expect(own.body.data).toMatchObject({ id: requested.bookingId, confirmation: { status: 'PENDING' } });
 
@@ -114,7 +152,9 @@ describe("the company's bookings in the dashboard", () => {
       expect(response.status).toBe(404);
       expect(response.body.errorCode).toBe('BOOKING_NOT_FOUND');
     }
-    expect((await app.request('/dashboard/api/bookings/not-an-id', { headers: { Cookie: cookie } })).status).toBe(400);
+    expect(
+      (await app.request('/dashboard/api/bookings/not-an-id', { headers: { Cookie: cookie } })).status,
+    ).toBe(400);
   });
 
   it('needs a dashboard session', async () => {

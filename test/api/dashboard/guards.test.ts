@@ -31,11 +31,21 @@ import { createStaffMember, type StaffRole } from '../../support/staff.js';
 function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
   const surface = new Surface('/dashboard/api', staffAuthenticator(deps));
   const loadBus = async (id: string) =>
-    (await deps.db.query<{ id: string; company_id: string; model: string }>('select id, company_id, model from buses where id = $1', [id]))[0];
+    (
+      await deps.db.query<{ id: string; company_id: string; model: string }>(
+        'select id, company_id, model from buses where id = $1',
+        [id],
+      )
+    )[0];
   const rename = async (id: string, model: string) => {
     await deps.db.query('update buses set model = $2 where id = $1', [id, model]);
   };
-  const common = { tags: ['test'], security: 'companyStaff' as const, params: IdParams, responses: { 200: { description: 'ok' } } };
+  const common = {
+    tags: ['test'],
+    security: 'companyStaff' as const,
+    params: IdParams,
+    responses: { 200: { description: 'ok' } },
+  };
   const Body = z.object({ model: z.string().min(1) }).strict();
 
   surface.route({
@@ -72,7 +82,12 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
     summary: 'a write for OWNER or ADMIN of a verified company',
     body: Body,
     handler: async (ctx, { params, body }) => {
-      const staff = authorize(ctx, requireActiveCompany, requireVerifiedCompany, requireRole(...MANAGEMENT_ROLES));
+      const staff = authorize(
+        ctx,
+        requireActiveCompany,
+        requireVerifiedCompany,
+        requireRole(...MANAGEMENT_ROLES),
+      );
       const bus = ownedByCompany(staff, await loadBus(params.id));
       await rename(bus.id, body.model);
       ctx.body = { success: true };
@@ -150,7 +165,10 @@ describe('company dashboard guards', () => {
       const theirBus = await createBus(app.db, theirs.id);
       const dispatcher = await member(mine.id, 'DISPATCHER');
 
-      expect(await dispatcher.read(`/buses/${myBus.id}`)).toMatchObject({ status: 200, body: { data: { id: myBus.id } } });
+      expect(await dispatcher.read(`/buses/${myBus.id}`)).toMatchObject({
+        status: 200,
+        body: { data: { id: myBus.id } },
+      });
       const foreign = await dispatcher.read(`/buses/${theirBus.id}`);
       const missing = await dispatcher.read(`/buses/${crypto.randomUUID()}`);
       expect(foreign.status).toBe(404);
@@ -212,13 +230,21 @@ describe('company dashboard guards', () => {
       const company = await createCompany(app.db);
       const bus = await createBus(app.db, company.id);
       for (const role of ['DISPATCHER', 'STAFF', 'ACCOUNTANT'] as const) {
-        const response = await (await member(company.id, role)).write(`/buses/${bus.id}/registered-model`, { model: role });
+        const response = await (
+          await member(company.id, role)
+        ).write(`/buses/${bus.id}/registered-model`, { model: role });
         expect(response.status).toBe(403);
-        expect(response.body).toMatchObject({ errorCode: 'ROLE_NOT_ALLOWED', details: { role, allowedRoles: ['OWNER', 'ADMIN'] } });
+        expect(response.body).toMatchObject({
+          errorCode: 'ROLE_NOT_ALLOWED',
+          details: { role, allowedRoles: ['OWNER', 'ADMIN'] },
+        });
       }
       expect(await modelOf(bus.id)).toBe('Test coach');
       for (const role of ['OWNER', 'ADMIN'] as const) {
-        expect((await (await member(company.id, role)).write(`/buses/${bus.id}/registered-model`, { model: role })).status).toBe(200);
+        expect(
+          (await (await member(company.id, role)).write(`/buses/${bus.id}/registered-model`, { model: role }))
+            .status,
+        ).toBe(200);
         expect(await modelOf(bus.id)).toBe(role);
       }
     });
@@ -227,11 +253,18 @@ describe('company dashboard guards', () => {
       const company = await createCompany(app.db);
       const bus = await createBus(app.db, company.id);
       const statuses = await Promise.all(
-        (['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const).map(async (role) =>
-          [role, (await (await member(company.id, role)).read(`/buses/${bus.id}/costs`)).status] as const,
+        (['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const).map(
+          async (role) =>
+            [role, (await (await member(company.id, role)).read(`/buses/${bus.id}/costs`)).status] as const,
         ),
       );
-      expect(Object.fromEntries(statuses)).toEqual({ OWNER: 200, ADMIN: 200, ACCOUNTANT: 200, DISPATCHER: 403, STAFF: 403 });
+      expect(Object.fromEntries(statuses)).toEqual({
+        OWNER: 200,
+        ADMIN: 200,
+        ACCOUNTANT: 200,
+        DISPATCHER: 403,
+        STAFF: 403,
+      });
     });
   });
 

@@ -1,10 +1,21 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { revokeCredentials, rotateSigningKey } from '../../../db/writes/boarding-credentials.js';
+import {
+  EXTERNAL_PRIVATE_KEY,
+  keyIdOf,
+  revokeCredentials,
+  rotateSigningKey,
+  signTicketsOf,
+} from '../../../db/writes/boarding-credentials.js';
 import { verifyCredential } from '../../../domain/boarding-credential.js';
 import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows, staffSession, type JourneyTrip } from '../../support/journey-rows.js';
+import {
+  confirmJourneyRows,
+  createJourneyRows,
+  staffSession,
+  type JourneyTrip,
+} from '../../support/journey-rows.js';
 
 interface Credential {
   ticketId: string;
@@ -54,7 +65,11 @@ describe('boarding credentials for the driver app', () => {
     });
     otherTrip = { id: second.id, companyId: corridor.company.id, stopCallIds: second.stopCallIds };
     const foreign = await createCorridor(app.db);
-    foreignTrip = { id: foreign.trip.id, companyId: foreign.company.id, stopCallIds: foreign.trip.stopCallIds };
+    foreignTrip = {
+      id: foreign.trip.id,
+      companyId: foreign.company.id,
+      stopCallIds: foreign.trip.stopCallIds,
+    };
     ownerUserId = (await app.signIn()).userId;
     driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
   });
@@ -83,18 +98,78 @@ describe('boarding credentials for the driver app', () => {
     expect(first!.payload.issuedAt).toBe(new Date(ticket!.issued_at).toISOString());
   });
 
+  it('lets a ticket confirmed through the customer flow board, and no other trip', async () => {
+    const traveller = await app.signIn();
+    const auth = { Authorization: `Bearer ${traveller.token}` };
+    const quote = await app.request('/api/journeys/quote', {
+      method: 'POST',
+      headers: auth,
+      json: {
+        party_size: 1,
+        legs: [
+          {
+            trip_id: trip.id,
+            board_stop_call_id: trip.stopCallIds[0],
+            alight_stop_call_id: trip.stopCallIds[2],
+          },
+        ],
+        resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 1 }],
+        idempotency_key: `driver-${Date.now()}`,
+      },
+    });
+    expect(quote.status).toBe(200);
+    const { journey_id: journeyId, quote_id: quoteId } = quote.body.data;
+    const hold = await app.request(`/api/journeys/${journeyId}/hold`, {
+      method: 'POST',
+      headers: auth,
+      json: { quote_id: quoteId },
+    });
+    expect(hold.status).toBe(200);
+    const confirm = await app.request(`/api/journeys/${journeyId}/confirm`, {
+      method: 'POST',
+      headers: auth,
+      json: {
+        quote_id: quoteId,
+        hold_batch_id: hold.body.data.holdBatchId,
+        travellers: [{ name: 'Samer Darwish' }],
+        idempotency_key: `driver-confirm-${Date.now()}`,
+      },
+    });
+    expect(confirm.status).toBe(200);
+    expect(confirm.body.data.confirmation.status).toBe('CONFIRMED');
+    const [ticket] = confirm.body.data.tickets;
+    expect(ticket).toMatchObject({ status: 'VALID', boarding_authorized: true });
+
+    const boarding = await verify({ payload: ticket.payload, signature: ticket.signature }, trip.id);
+    expect(boarding.body.data).toMatchObject({
+      valid: true,
+      ticket: { ticketId: ticket.id, travellerName: 'Samer Darwish', seatNumber: ticket.seat_number },
+    });
+    const elsewhere = await verify({ payload: ticket.payload, signature: ticket.signature }, otherTrip.id);
+    expect(elsewhere.body.data).toMatchObject({ valid: false, reason: 'WRONG_TRIP' });
+  });
+
   it('publishes the signing key so a scanner can verify a ticket offline', async () => {
     const [credential] = await confirmedJourney(trip);
     const response = await app.request('/driver/api/keys');
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
-    const key = response.body.data.keys.find((candidate: { keyId: string }) => candidate.keyId === credential!.keyId);
+    const key = response.body.data.keys.find(
+      (candidate: { keyId: string }) => candidate.keyId === credential!.keyId,
+    );
     expect(key).toMatchObject({ algorithm: 'Ed25519', status: 'ACTIVE', retiredAt: null });
-    expect(key.publicKeyJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: credential!.keyId, alg: 'EdDSA' });
+    expect(key.publicKeyJwk).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      kid: credential!.keyId,
+      alg: 'EdDSA',
+    });
     expect(JSON.stringify(response.body)).not.toMatch(/PRIVATE KEY|"d":/);
     const scannerKey = createPublicKey({ key: key.publicKeyJwk, format: 'jwk' });
     expect(verifyCredential(credential!.payload, credential!.signature, scannerKey)).toBe(true);
-    expect(verifyCredential({ ...credential!.payload, seatNumber: '9C' }, credential!.signature, scannerKey)).toBe(false);
+    expect(
+      verifyCredential({ ...credential!.payload, seatNumber: '9C' }, credential!.signature, scannerKey),
+    ).toBe(false);
   });
 
   it('lets a valid ticket board its own trip', async () => {
@@ -103,14 +178,24 @@ describe('boarding credentials for the driver app', () => {
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({
       valid: true,
-      ticket: { ticketId: credential!.ticketId, tripId: trip.id, legSequence: 1, travellerName: 'Yara Khoury', seatNumber: '1A', status: 'VALID' },
+      ticket: {
+        ticketId: credential!.ticketId,
+        tripId: trip.id,
+        legSequence: 1,
+        travellerName: 'Yara Khoury',
+        seatNumber: '1A',
+        status: 'VALID',
+      },
     });
     expect(response.headers.get('cache-control')).toBe('private, no-store');
   });
 
   it('refuses a tampered payload or signature and reveals nothing about the ticket', async () => {
     const [credential] = await confirmedJourney(trip);
-    const tampered = await verify({ ...credential!, payload: { ...credential!.payload, seatNumber: '7D' } }, trip.id);
+    const tampered = await verify(
+      { ...credential!, payload: { ...credential!.payload, seatNumber: '7D' } },
+      trip.id,
+    );
     expect(tampered.body.data).toEqual({ valid: false, reason: 'SIGNATURE_INVALID' });
     const otherSignature = (await confirmedJourney(trip))[0]!.signature;
     const swapped = await verify({ payload: credential!.payload, signature: otherSignature }, trip.id);
@@ -120,12 +205,19 @@ describe('boarding credentials for the driver app', () => {
   it('refuses a ticket for another trip of the company', async () => {
     const [credential] = await confirmedJourney(otherTrip);
     const response = await verify(credential!, trip.id);
-    expect(response.body.data).toMatchObject({ valid: false, reason: 'WRONG_TRIP', ticket: { tripId: otherTrip.id } });
+    expect(response.body.data).toMatchObject({
+      valid: false,
+      reason: 'WRONG_TRIP',
+      ticket: { tripId: otherTrip.id },
+    });
   });
 
   it('refuses a credential signed by a key that was never published', async () => {
     const [credential] = await confirmedJourney(trip);
-    const response = await verify({ ...credential!, payload: { ...credential!.payload, keyId: 'not-a-key' } }, trip.id);
+    const response = await verify(
+      { ...credential!, payload: { ...credential!.payload, keyId: 'not-a-key' } },
+      trip.id,
+    );
     expect(response.body.data).toEqual({ valid: false, reason: 'UNKNOWN_KEY' });
   });
 
@@ -133,19 +225,32 @@ describe('boarding credentials for the driver app', () => {
     const before = new Date(Date.now() - 1000).toISOString();
     const [credential] = await confirmedJourney(trip);
     await app.db.transaction(async (client) => {
-      await client.query(`update journey_tickets set status = 'CANCELLED', boarding_authorized = false where id = $1`, [credential!.ticketId]);
+      await client.query(
+        `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where id = $1`,
+        [credential!.ticketId],
+      );
       expect(await revokeCredentials(client, [credential!.ticketId], 'JOURNEY_CANCELLED')).toBe(1);
       expect(await revokeCredentials(client, [credential!.ticketId], 'JOURNEY_CANCELLED')).toBe(0);
     });
     const response = await verify(credential!, trip.id);
-    expect(response.body.data).toMatchObject({ valid: false, reason: 'REVOKED', ticket: { status: 'CANCELLED' } });
+    expect(response.body.data).toMatchObject({
+      valid: false,
+      reason: 'REVOKED',
+      ticket: { status: 'CANCELLED' },
+    });
 
     const list = await app.request(`/driver/api/revocations?since=${encodeURIComponent(before)}`);
     expect(list.status).toBe(200);
     expect(list.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
-    expect(list.body.data.revocations).toContainEqual({ ticketId: credential!.ticketId, keyId: credential!.keyId, revokedAt: expect.any(String) });
+    expect(list.body.data.revocations).toContainEqual({
+      ticketId: credential!.ticketId,
+      keyId: credential!.keyId,
+      revokedAt: expect.any(String),
+    });
     expect(Date.parse(list.body.data.nextSince)).toBeLessThan(Date.parse(list.body.data.asOf));
-    const later = await app.request(`/driver/api/revocations?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    const later = await app.request(
+      `/driver/api/revocations?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+    );
     expect(later.body.data.revocations).toEqual([]);
   });
 
@@ -153,7 +258,11 @@ describe('boarding credentials for the driver app', () => {
     const [credential] = await confirmedJourney(trip);
     await app.db.query(`update journey_tickets set status = 'USED' where id = $1`, [credential!.ticketId]);
     const response = await verify(credential!, trip.id);
-    expect(response.body.data).toMatchObject({ valid: false, reason: 'TICKET_NOT_VALID', ticket: { status: 'USED' } });
+    expect(response.body.data).toMatchObject({
+      valid: false,
+      reason: 'TICKET_NOT_VALID',
+      ticket: { status: 'USED' },
+    });
   });
 
   it('keeps tickets signed before a key rotation valid, and signs new ones with the new key', async () => {
@@ -163,8 +272,15 @@ describe('boarding credentials for the driver app', () => {
     const [fresh] = await confirmedJourney(trip);
     expect(fresh!.keyId).toBe(newKeyId);
 
-    const keys = (await app.request('/driver/api/keys')).body.data.keys as { keyId: string; status: string; retiredAt: string | null }[];
-    expect(keys.find((key) => key.keyId === old!.keyId)).toMatchObject({ status: 'RETIRED', retiredAt: expect.any(String) });
+    const keys = (await app.request('/driver/api/keys')).body.data.keys as {
+      keyId: string;
+      status: string;
+      retiredAt: string | null;
+    }[];
+    expect(keys.find((key) => key.keyId === old!.keyId)).toMatchObject({
+      status: 'RETIRED',
+      retiredAt: expect.any(String),
+    });
     expect(keys.find((key) => key.keyId === newKeyId)).toMatchObject({ status: 'ACTIVE' });
     expect(keys.filter((key) => key.status === 'ACTIVE')).toHaveLength(1);
 
@@ -172,12 +288,58 @@ describe('boarding credentials for the driver app', () => {
     expect((await verify(fresh!, trip.id)).body.data).toMatchObject({ valid: true });
   });
 
-  it('admits the company\'s drivers and managers, and nobody else', async () => {
+  it('signs with the key from SIGNING_PRIVATE_KEY_PEM and stores only its public half', async () => {
+    const { journeyId, ticketIds } = await createJourneyRows(app.db, {
+      ownerUserId,
+      trip,
+      travellers: ['Dana Issa'],
+    });
+    const configured = generateKeyPairSync('ed25519');
+    const privateKeyPem = configured.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const other = generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    // Inside one transaction that is rolled back: the run's other files keep signing with the shared key.
+    const client = await app.db.pool.connect();
+    try {
+      await client.query('begin');
+      const keyId = await rotateSigningKey(client, { privateKeyPem });
+      expect(keyId).toBe(keyIdOf(configured.publicKey));
+      const { rows } = await client.query<{ private_key: string; public_key: string }>(
+        'select private_key, public_key from signing_keys where key_id = $1',
+        [keyId],
+      );
+      expect(rows[0]!.private_key).toBe(EXTERNAL_PRIVATE_KEY);
+      expect(rows[0]!.public_key).toBe(
+        configured.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      );
+
+      const scope = { kind: 'JOURNEY' as const, id: journeyId };
+      await expect(signTicketsOf(client, scope)).rejects.toThrow(/SIGNING_PRIVATE_KEY_PEM/);
+      await expect(signTicketsOf(client, scope, { privateKeyPem: other })).rejects.toThrow(
+        /not the private half/,
+      );
+      expect(await signTicketsOf(client, scope, { privateKeyPem })).toEqual({ signed: 1, keyId });
+      const { rows: tickets } = await client.query<{ payload: Record<string, unknown>; signature: string }>(
+        'select payload, signature from journey_tickets where id = $1',
+        [ticketIds[0]],
+      );
+      expect(verifyCredential(tickets[0]!.payload, tickets[0]!.signature, configured.publicKey)).toBe(true);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+
+  it("admits the company's drivers and managers, and nobody else", async () => {
     const [credential] = await confirmedJourney(trip);
     const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
     expect((await verify(credential!, trip.id, dispatcher.token)).body.data.valid).toBe(true);
 
-    const noToken = await app.request('/driver/api/verify', { method: 'POST', json: { ...credential!, tripId: trip.id } });
+    const noToken = await app.request('/driver/api/verify', {
+      method: 'POST',
+      json: { ...credential!, tripId: trip.id },
+    });
     expect(noToken.status).toBe(401);
     expect(noToken.body.errorCode).toBe('AUTH_REQUIRED');
     expect((await verify(credential!, trip.id, 'not-a-session')).body.errorCode).toBe('INVALID_CREDENTIAL');
