@@ -27,6 +27,8 @@ export const ConfigSchema = z
     ACCESS_TOKEN_AUDIENCE: z.string().default('bus-booking-customer'),
     /** Requests per minute per client IP on POST /journeys/search; 0 disables the limit. */
     SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+    /** How long an identical search in the same scope is answered from memory, in seconds; 0 disables. */
+    SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** Minimum change time between two legs at the same stop, in minutes. */
     TRANSFER_MIN_SAME_STOP_MINUTES: z.coerce.number().int().min(0).default(20),
     /** Minimum change time between two stops of the same city, in minutes. */

@@ -42,6 +42,8 @@ async function main(): Promise<number> {
         ...process.env,
         PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
         NODE_ENV: 'test',
+        // Tests see every seat change at once; the search cache has its own test.
+        SEARCH_CACHE_SECONDS: process.env.SEARCH_CACHE_SECONDS ?? '0',
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
         DATABASE_URL: databaseUrl(postgres.serverUrl, database),
         TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,

@@ -5,6 +5,7 @@ import { RESOURCE_CODES } from '../../domain/journey-quote.js';
 import { isPastOperatingDate, MAX_JOURNEYS, type TransferSettings } from '../../domain/journey-search.js';
 import type { AppContext } from '../app.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { MicroCache } from '../http/micro-cache.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { CalendarDate, Currency, errorResponses, Locale, Uuid } from '../http/schemas.js';
@@ -252,6 +253,8 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
     maxWaitMinutes: config.TRANSFER_MAX_WAIT_MINUTES,
   };
 
+  const searchCache = new MicroCache<string>(config.SEARCH_CACHE_SECONDS * 1000);
+
   // Counted per client IP before anything else runs, invalid requests included.
   const searchLimit = createRateLimiter(db, {
     name: 'journey-search',
@@ -276,7 +279,9 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
       'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
       'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP.`,
+      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ' +
+      'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s): free-seat ' +
+      'counts may lag by that much; the hold is the authority on seats.`,
     tags: ['Journeys'],
     security: 'optionalTraveller',
     csrf: false,
@@ -296,6 +301,14 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       if (origin.kind === destination.kind && origin.id === destination.id) {
         throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
       }
+      // The same search in the same scope within SEARCH_CACHE_SECONDS gets the answer already made.
+      const cacheKey = JSON.stringify([ctx.state.scope, body]);
+      const cached = searchCache.get(cacheKey);
+      if (cached) {
+        ctx.type = 'application/json';
+        ctx.body = cached;
+        return;
+      }
       const result = await searchJourneys(db, {
         scope: ctx.state.scope,
         origin,
@@ -311,13 +324,16 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       if (result.originCityId === result.destinationCityId) {
         throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
       }
-      ctx.body = {
+      const answer = JSON.stringify({
         success: true,
         data: {
           journeys: result.journeys,
           search: { ...body, fromType: origin.kind, toType: destination.kind },
         },
-      };
+      });
+      searchCache.set(cacheKey, answer);
+      ctx.type = 'application/json';
+      ctx.body = answer;
     },
   });
 

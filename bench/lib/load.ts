@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -99,4 +103,73 @@ export function printTable(results: LoadResult[]): void {
     errors: r.errors,
   }));
   console.table(rows);
+}
+
+/**
+ * HTTP load with wrk (Debian's package; installed on first use when missing and run as root), a C
+ * load generator that leaves the two cores to the server it measures far more than a JavaScript
+ * one does. `requests` are cycled through so the server sees varied input.
+ */
+export async function runWrk(
+  label: string,
+  options: {
+    url: string;
+    concurrency: number;
+    seconds: number;
+    requests: { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> }[];
+  },
+): Promise<LoadResult> {
+  ensureWrk();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  const luaString = (value: string) => `[==[${value}]==]`;
+  const entries = options.requests.map((request) => {
+    const headers = { 'Content-Type': 'application/json', ...request.headers };
+    const headerTable = Object.entries(headers)
+      .map(([name, value]) => `[ ${luaString(name)} ] = ${luaString(value)}`)
+      .join(', ');
+    return `{ ${luaString(request.method)}, ${luaString(request.path)}, { ${headerTable} }, ${request.body ? luaString(request.body) : 'nil'} }`;
+  });
+  const script = join(dir, 'requests.lua');
+  writeFileSync(
+    script,
+    `local requests = { ${entries.join(',\n')} }\nlocal i = 0\nrequest = function()\n  i = i + 1\n  local r = requests[(i % #requests) + 1]\n  return wrk.format(r[1], r[2], r[3], r[4])\nend\n`,
+  );
+  const result = spawnSync(
+    'wrk',
+    ['-t1', `-c${options.concurrency}`, `-d${options.seconds}s`, '--latency', '-s', script, options.url],
+    { encoding: 'utf8' },
+  );
+  rmSync(dir, { recursive: true, force: true });
+  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
+  const output = result.stdout;
+  const latency = (percent: string) => {
+    const match = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
+    if (!match) return Number.NaN;
+    const scale = { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'];
+    return Number(match[1]) * scale;
+  };
+  const total = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const socketErrors = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  const ok = total - non2xx;
+  return {
+    label,
+    requests: ok,
+    errors: non2xx + socketErrors,
+    seconds: options.seconds,
+    perSecond: ok / options.seconds,
+    p50: latency('50'),
+    p99: latency('99'),
+  };
+}
+
+function ensureWrk(): void {
+  if (spawnSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' }).status === 0) return;
+  if (process.getuid?.() !== 0) throw new Error('the benchmark needs wrk: sudo apt-get install -y wrk');
+  const installed = spawnSync('apt-get', ['install', '-y', '-qq', 'wrk'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (installed.status !== 0) throw new Error('apt-get install wrk failed');
 }

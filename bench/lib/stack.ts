@@ -16,6 +16,8 @@ export interface BenchStack {
   apiUrl: string;
   /** Environment the API child runs with (for extra children such as a worker). */
   env: NodeJS.ProcessEnv;
+  /** Starts one more API process with some settings changed (stopped with the stack). */
+  startApi(changes: Record<string, string>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,17 @@ export async function startBenchStack(options: {
     );
   }
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
+  const startApi = async (changes: Record<string, string>) => {
+    const port = await freePort(apiPort + 1);
+    const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+      cwd: projectRoot,
+      env: { ...env, ...changes, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    managed.push(api);
+    await waitFor('the API', () => portOpen(port), 60_000);
+    return `http://127.0.0.1:${port}`;
+  };
   const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: projectRoot,
     env,
@@ -83,6 +96,7 @@ export async function startBenchStack(options: {
     databaseUrl: url,
     apiUrl: `http://127.0.0.1:${apiPort}`,
     env,
+    startApi,
     async close() {
       for (const service of managed.reverse()) await stop(service);
       await db.close();
