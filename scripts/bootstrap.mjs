@@ -2,7 +2,7 @@
 // Installs whatever this machine is missing for the stack, then returns. Plain JavaScript on
 // purpose: it runs before node_modules exists, on the system's Node (which may be old).
 //
-//   npm packages        npm ci (when node_modules is missing or older than package-lock.json)
+//   npm packages        npm install from the lock file (when node_modules is missing or older than it)
 //   Temporal CLI        go install ...temporal@v1.5.1 into .tools/bin (unless `temporal` is on PATH)
 //   Chromium + fonts    Debian packages chromium, fonts-noto-core
 //   PostgreSQL          Debian package postgresql, only when no DATABASE_URL is set and none is installed
@@ -32,8 +32,11 @@ function ensureNpmPackages() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  log('installing npm packages (npm ci)');
-  if (!run('npm', ['ci', '--no-audit', '--no-fund'])) throw new Error('npm ci failed');
+  // Not `npm ci`: it refuses a lock file whose optional platform packages (such as @swc/core's
+  // builds for other systems) the registry in use does not carry; `npm install` follows the same
+  // lock and skips them.
+  log('installing npm packages (npm install)');
+  if (!run('npm', ['install', '--no-audit', '--no-fund'])) throw new Error('npm install failed');
 }
 
 let aptUpdated = false;

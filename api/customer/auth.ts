@@ -5,6 +5,7 @@ import type { Database } from '../../db/orm.js';
 import { signInByPhone } from '../../db/writes/phone-sign-in.js';
 import type { AppContext } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
+import { sendVerificationEmail } from '../auth/email.js';
 import { checkOtp, requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
@@ -247,7 +248,8 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE, 503 PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
       'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
       'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +
-      'while the account has an unverified e-mail (POST /auth/customer/resend-verification sends the link). Inventory scope ' +
+      'while the account has an unverified e-mail; a new account gets the verification link at once (POST ' +
+      '/auth/customer/resend-verification sends another). Inventory scope ' +
       `is server-side metadata only; no field here can set it. ${sessionRules} Rate limit: ` +
       `${config.OTP_VERIFY_PER_IP_PER_HOUR} requests per client IP per hour.`,
     tags: TAGS,
@@ -263,6 +265,15 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       const mobile = isMobileClient(ctx);
       const session = await issueTravellerSession(context, signIn.user.id, mobile ? 'mobile' : 'web');
       if (!mobile) setSessionCookies(ctx, config, session);
+      if (signIn.isNewUser && signIn.emailVerificationPending && signIn.user.email) {
+        // Sign-in does not wait for the mail server; a failed send is logged and the traveller can resend.
+        void sendVerificationEmail(context, signIn.user.id, signIn.user.email).catch((error: unknown) =>
+          context.logger.warn(
+            { err: error, requestId: ctx.state.requestId },
+            'verification e-mail not sent at sign-up',
+          ),
+        );
+      }
       ctx.body = {
         success: true,
         data: {
