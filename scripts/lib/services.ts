@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -52,6 +53,18 @@ function asServiceUser(command: string, args: string[]): [string, string[]] {
   return isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
+/**
+ * Where the private cluster lives: .data/pg, or, when run as root (the server then runs as the
+ * postgres user, who may not be allowed into the project folder, e.g. a 0700 checkout), a folder
+ * of the postgres user's own named after this checkout.
+ */
+function clusterPaths(): { clusterDir: string; socketDir: string } {
+  if (!isRoot) return { clusterDir: join(dataDir, 'pg'), socketDir: join(dataDir, 'pg-socket') };
+  const checkout = createHash('sha1').update(projectRoot).digest('hex').slice(0, 12);
+  const base = join('/var/lib/postgresql', `bus-booking-${checkout}`);
+  return { clusterDir: join(base, 'data'), socketDir: join(base, 'socket') };
+}
+
 export interface PostgresHandle {
   /** URL of the server's maintenance database (postgres); swap the path for another database. */
   serverUrl: string;
@@ -72,13 +85,9 @@ export async function ensurePostgres(options: { port: number; fast?: boolean }):
   if (await answers(serverUrl)) return { serverUrl };
 
   const bin = postgresBinDir();
-  const clusterDir = join(dataDir, 'pg');
-  const socketDir = join(dataDir, 'pg-socket');
+  const { clusterDir, socketDir } = clusterPaths();
   mkdirSync(socketDir, { recursive: true });
-  if (isRoot) {
-    execFileSync('chown', ['postgres:postgres', socketDir]);
-    chownSync(dataDir, 0, 0);
-  }
+  if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', join(clusterDir, '..')]);
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     mkdirSync(clusterDir, { recursive: true });
     if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', clusterDir]);
@@ -95,7 +104,6 @@ export async function ensurePostgres(options: { port: number; fast?: boolean }):
     ]);
     const result = spawnSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
-    writeFileSync(join(clusterDir, 'postgresql.auto.conf'), '# managed by scripts/lib/services.ts\n');
   }
   const settings = [
     '-p',
