@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
@@ -112,7 +113,11 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
   return handle;
 }
 
-let phoneCounter = 0;
+/**
+ * A phone number no other test traveller has: test files share one database and a worker process
+ * runs several files, so a per-process counter would repeat; ten random digits do not in practice.
+ */
+const uniqueTestPhone = () => `+96399${String(randomInt(0, 10_000_000_000)).padStart(10, '0')}`;
 
 /** A traveller as the sign-in flows leave one: passenger profile, user, live session. */
 async function createTraveller(
@@ -120,9 +125,7 @@ async function createTraveller(
   tokens: ReturnType<typeof createTravellerTokens>,
   config: Config,
   scope: InventoryScope,
-  phone:
-    | string
-    | null = `+96399${String(process.pid % 1000).padStart(3, '0')}${String(++phoneCounter).padStart(4, '0')}`,
+  phone: string | null = uniqueTestPhone(),
 ): Promise<SignedInTraveller> {
   const [passenger] = await db.query<{ id: string }>(
     `insert into passengers (phone, name) values ($1, 'Test Traveller') returning id`,
