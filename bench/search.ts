@@ -18,6 +18,8 @@ import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
 import { startBenchStack } from './lib/stack.js';
 
 const CONCURRENCY = 32;
+// Database connections of the API and of the raw baseline alike.
+const POOL = Number(process.env.BENCH_POOL ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const log = (message: string) => console.log(`[bench] ${message}`);
 
@@ -31,7 +33,7 @@ async function main() {
   const stack = await startBenchStack({
     database: 'busbooking_bench_v1',
     prepare: (db) => ensureBenchCatalogue(db, log),
-    env: { SEARCH_RATE_LIMIT_PER_MINUTE: '0' },
+    env: { SEARCH_RATE_LIMIT_PER_MINUTE: '0', DATABASE_POOL_MAX: String(POOL) },
   });
   try {
     // Searches people make: pairs served by a trip (4 in 5 by city, 1 in 5 by stop) on the next 30 days.
@@ -100,7 +102,7 @@ async function main() {
     });
     results.push(api);
 
-    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 20 });
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: POOL });
     const statements = samples.map((sample) => {
       const input: JourneySearchInput = {
         scope: PUBLIC_SCOPE,

@@ -42,7 +42,7 @@ export async function startBenchStack(options: {
   if (postgres.process) managed.push(postgres.process);
   await createDatabaseIfMissing(postgres.serverUrl, options.database);
   const url = databaseUrl(postgres.serverUrl, options.database);
-  const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 20 });
+  const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 6 });
   await migrate(db);
   await options.prepare?.(db);
   const temporalPort = await freePort(7300);
@@ -57,7 +57,7 @@ export async function startBenchStack(options: {
     OTP_PRELAUNCH: 'true',
     LOG_LEVEL: 'info',
     DATABASE_URL: url,
-    DATABASE_POOL_MAX: '20',
+    DATABASE_POOL_MAX: '6',
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PORT: String(apiPort),
     HOST: '127.0.0.1',
