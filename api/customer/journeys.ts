@@ -279,9 +279,10 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
       'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
       'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ' +
-      'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s): free-seat ' +
-      'counts may lag by that much; the hold is the authority on seats.`,
+      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
+      'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
+      'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
+      'authority on seats.',
     tags: ['Journeys'],
     security: 'optionalTraveller',
     csrf: false,
@@ -301,37 +302,33 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       if (origin.kind === destination.kind && origin.id === destination.id) {
         throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
       }
-      // The same search in the same scope within SEARCH_CACHE_SECONDS gets the answer already made.
-      const cacheKey = JSON.stringify([ctx.state.scope, body]);
-      const cached = searchCache.get(cacheKey);
-      if (cached) {
-        ctx.type = 'application/json';
-        ctx.body = cached;
-        return;
-      }
-      const result = await searchJourneys(db, {
-        scope: ctx.state.scope,
-        origin,
-        destination,
-        departure_date: body.departure_date,
-        passengers: body.passengers,
-        transfer,
-        now,
+      // The same search in the same scope within SEARCH_CACHE_SECONDS gets the answer already made
+      // (served a little stale while one background search refreshes it).
+      const scope = ctx.state.scope;
+      const answer = await searchCache.get(JSON.stringify([scope, body]), async () => {
+        const result = await searchJourneys(db, {
+          scope,
+          origin,
+          destination,
+          departure_date: body.departure_date,
+          passengers: body.passengers,
+          transfer,
+          now,
+        });
+        if (!result.originCityId || !result.destinationCityId) {
+          throw notFound('LOCATION_NOT_FOUND', 'No such city or public stop');
+        }
+        if (result.originCityId === result.destinationCityId) {
+          throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
+        }
+        return JSON.stringify({
+          success: true,
+          data: {
+            journeys: result.journeys,
+            search: { ...body, fromType: origin.kind, toType: destination.kind },
+          },
+        });
       });
-      if (!result.originCityId || !result.destinationCityId) {
-        throw notFound('LOCATION_NOT_FOUND', 'No such city or public stop');
-      }
-      if (result.originCityId === result.destinationCityId) {
-        throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
-      }
-      const answer = JSON.stringify({
-        success: true,
-        data: {
-          journeys: result.journeys,
-          search: { ...body, fromType: origin.kind, toType: destination.kind },
-        },
-      });
-      searchCache.set(cacheKey, answer);
       ctx.type = 'application/json';
       ctx.body = answer;
     },
