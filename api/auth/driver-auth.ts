@@ -2,8 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { ApiError } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
-import { hashSecret } from './secrets.js';
-import { recordStaffActivity } from './staff-session.js';
+import { findLiveSession, MEMBERSHIP_ROLES, recordStaffActivity } from './staff-session.js';
 
 /**
  * The driver app surface's authenticator (/driver/api). SPEC leaves the driver app's sign-in open
@@ -37,40 +36,6 @@ declare module 'koa' {
   }
 }
 
-/** last_seen_at is written at most this often (as on the dashboard). */
-const ACTIVITY_RESOLUTION_SECONDS = 60;
-
-interface SessionRow {
-  session_id: string;
-  staff_user_id: string;
-  membership_id: string;
-  company_id: string;
-  role: string;
-  stale: boolean;
-}
-
-/**
- * The live session behind a bearer token, whatever its membership role (the dashboard's lookup
- * admits dashboard roles only, and DRIVER is not one of them).
- */
-async function findSession(
-  db: Database,
-  token: string,
-  idleMinutes: number,
-): Promise<SessionRow | undefined> {
-  const [row] = await db.query<SessionRow>(
-    `select s.id as session_id, u.id as staff_user_id, m.id as membership_id, m.company_id, m.role,
-            s.last_seen_at < now() - make_interval(secs => $3) as stale
-     from staff_sessions s
-     join staff_users u on u.id = s.staff_user_id and u.status = 'ACTIVE'
-     join company_memberships m on m.id = s.membership_id and m.staff_user_id = u.id and m.active
-     where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
-       and s.last_seen_at > now() - make_interval(mins => $2)`,
-    [hashSecret(token), idleMinutes, ACTIVITY_RESOLUTION_SECONDS],
-  );
-  return row;
-}
-
 function bearerToken(header: string): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
   return match?.[1];
@@ -86,9 +51,16 @@ export function driverAuthenticator(deps: {
     const token = bearerToken(ctx.get('Authorization'));
     if (!token)
       throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
-    const session = await findSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
-    if (!session)
+    // Every membership role is read here so that a signed-in STAFF user gets 403, not 401.
+    const live = await findLiveSession(
+      deps.db,
+      token,
+      deps.config.STAFF_SESSION_IDLE_MINUTES,
+      MEMBERSHIP_ROLES,
+    );
+    if (!live)
       throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
+    const session = live.staff;
     if (!(DRIVER_APP_ROLES as readonly string[]).includes(session.role)) {
       throw new ApiError(
         403,
@@ -100,12 +72,12 @@ export function driverAuthenticator(deps: {
         },
       );
     }
-    if (session.stale) await recordStaffActivity(deps.db, session.session_id);
+    if (live.stale) await recordStaffActivity(deps.db, session.sessionId);
     ctx.state.driver = {
-      sessionId: session.session_id,
-      staffUserId: session.staff_user_id,
-      membershipId: session.membership_id,
-      companyId: session.company_id,
+      sessionId: session.sessionId,
+      staffUserId: session.staffUserId,
+      membershipId: session.membershipId,
+      companyId: session.companyId,
       role: session.role as DriverAppRole,
     };
   };

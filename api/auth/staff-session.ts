@@ -130,7 +130,6 @@ interface SessionRow {
   email: string;
   name: string;
   membership_id: string;
-  role: CompanyRole;
   company_id: string;
   name_en: string;
   name_ar: string;
@@ -139,17 +138,23 @@ interface SessionRow {
   published: boolean;
 }
 
+/** Every membership role, DRIVER included (the driver app reads the same sessions). */
+export const MEMBERSHIP_ROLES = [...DASHBOARD_ROLES, 'DRIVER'] as const;
+
 /**
- * The live session behind a presented token, with its user, membership and company, or null when
- * the token is unknown, revoked, past its absolute or idle limit, or its user or membership is no
- * longer active.
+ * The live session behind a presented token whose membership role is one of `roles`, with its
+ * user, membership and company, or null when the token is unknown, revoked, past its absolute or
+ * idle limit, its user or membership is no longer active, or the role is not in `roles`.
  */
-export async function findStaffSession(
+export async function findLiveSession<Role extends (typeof MEMBERSHIP_ROLES)[number]>(
   db: Database,
   token: string,
   idleMinutes: number,
-): Promise<LiveStaffSession | null> {
-  const [row] = await db.query<SessionRow>(
+  roles: readonly Role[],
+): Promise<
+  (Omit<LiveStaffSession, 'staff'> & { staff: Omit<StaffPrincipal, 'role'> & { role: Role } }) | null
+> {
+  const [row] = await db.query<SessionRow & { role: Role }>(
     `select s.id as session_id, s.csrf_token_hash,
             s.last_seen_at < now() - make_interval(secs => $4) as stale,
             u.id as staff_user_id, u.email, u.name,
@@ -162,7 +167,7 @@ export async function findStaffSession(
      join companies c on c.id = m.company_id
      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
        and s.last_seen_at > now() - make_interval(mins => $2)`,
-    [hashSecret(token), idleMinutes, DASHBOARD_ROLES, ACTIVITY_RESOLUTION_SECONDS],
+    [hashSecret(token), idleMinutes, roles, ACTIVITY_RESOLUTION_SECONDS],
   );
   if (!row) return null;
   return {
@@ -186,6 +191,15 @@ export async function findStaffSession(
       },
     },
   };
+}
+
+/** The live dashboard session behind a presented token (roles of the dashboard only). */
+export function findStaffSession(
+  db: Database,
+  token: string,
+  idleMinutes: number,
+): Promise<LiveStaffSession | null> {
+  return findLiveSession(db, token, idleMinutes, DASHBOARD_ROLES);
 }
 
 export async function recordStaffActivity(db: Database, sessionId: string): Promise<void> {
