@@ -2,12 +2,17 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { createCatalogueActivities } from './catalogue.js';
+import { createDocumentActivities } from './document-activities.js';
+import type { BrowserPool } from './documents/browser-pool.js';
+import { createDocumentShareActivities } from './document-shares.js';
 import { createJourneyActivities } from './journeys.js';
 
 export interface ActivityDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  /** The worker process's PDF browser (worker/create-worker.ts); a worker without one renders no documents. */
+  browserPool?: BrowserPool;
 }
 
 /** Every activity, built once per worker over its dependencies. */
@@ -15,5 +20,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createCatalogueActivities(deps),
     ...createJourneyActivities(deps),
+    ...createDocumentActivities(deps),
+    ...createDocumentShareActivities(deps),
   };
 }

@@ -7,10 +7,12 @@ import { createMailer, type Mailer } from '../activities/providers/mailer.js';
 import { adminAuthenticator } from './auth/admin-auth.js';
 import { customerAuthenticator } from './auth/customer-auth.js';
 import { driverAuthenticator } from './auth/driver-auth.js';
+import { withShareSecurity } from './auth/share-issuer.js';
 import { staffAuthenticator } from './auth/staff-auth.js';
 import { createTravellerTokens } from './auth/traveller-token.js';
 import { healthRoutes } from './health.js';
 import { docsRoutes } from './docs.js';
+import { sharePageRoutes } from './web/share-page.js';
 import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Surface } from './http/route.js';
@@ -43,7 +45,7 @@ export function createApp(deps: AppDeps) {
     mailer: createMailer(deps.config, deps.logger),
   };
 
-  const customer = new Surface('/api', customerAuthenticator(context));
+  const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
   registerCustomerRoutes(customer, context);
   const dashboard = new Surface('/dashboard/api', staffAuthenticator(context));
   registerDashboardRoutes(dashboard, context);
@@ -66,11 +68,12 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
-  app.use(jsonBody());
+  app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
   const health = healthRoutes(context);
   app.use(health.routes());
   const docs = docsRoutes(openApi);
   app.use(docs.routes());
+  app.use(sharePageRoutes().routes());
   for (const surface of surfaces) {
     app.use(surface.router.routes());
     app.use(surface.router.allowedMethods());

@@ -40,6 +40,18 @@ export const ConfigSchema = z
     QUOTE_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
     /** How long a journey hold keeps its seats unless the journey is confirmed, in minutes. */
     HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
+    /** How long a seat lock (POST /seat-locks) keeps its seats for POST /bookings, in minutes. */
+    SEAT_LOCK_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
+    /**
+     * A traveller may cancel an unpaid booking until this many minutes before departure
+     * (POST /bookings/{id}/cancel); later, the company handles it.
+     */
+    BOOKING_CANCEL_CUTOFF_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 60)
+      .default(120),
     /**
      * Multiplier on every duration a journey-confirmation workflow waits (hold expiry, company
      * decision window). Only NODE_ENV=test may set anything but 1: tests shorten the 15-minute
@@ -103,7 +115,20 @@ export const ConfigSchema = z
       .default(15),
     /** Issuer name authenticator apps show beside an administrator's TOTP entry. */
     ADMIN_TOTP_ISSUER: z.string().min(1).max(64).default('Bus Booking Admin'),
+    /** How long a document share link can be accepted, in minutes (SPEC: 5; never longer). */
+    SHARE_LINK_MINUTES: z.coerce.number().int().min(1).max(5).default(5),
+    /** Longest a document share recipient session lasts after accepting, in minutes (SPEC: 30). */
+    SHARE_SESSION_MAX_MINUTES: z.coerce.number().int().min(1).max(30).default(30),
+    /** A document share recipient session ends after this many minutes without a request (SPEC: 15). */
+    SHARE_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(15).default(15),
+    /** Document share requests per client IP per minute, all share routes together; 0 disables the limit. */
+    SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+    /** Preview, accept, session and document requests per client IP and grant per minute; 0 disables it. */
+    SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+    /** The system Chromium that renders PDF documents (never downloaded). */
     CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+    /** Pages of the worker's warm browser that render PDFs at the same time (one browser per worker process). */
+    PDF_PAGE_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(3),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
     /**
@@ -182,6 +207,11 @@ export const ConfigSchema = z
       .transform((value) => value.replaceAll('\\n', '\n'))
       .refine((value) => value.includes('-----BEGIN PRIVATE KEY-----'), 'must be a PKCS#8 PEM private key')
       .optional(),
+    /**
+     * Payment provider webhook route (POST /api/payments/webhook/{provider}): disabled answers 404;
+     * development answers 501 OFFICIAL_CONTRACT_REQUIRED. Either way the payload is never read.
+     */
+    PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).default('development'),
   })
   .strict();
 

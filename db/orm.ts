@@ -12,6 +12,13 @@ import { Migration20261121030000_otp } from './migrations/Migration2026112103000
 import { Migration20261121031000_email } from './migrations/Migration20261121031000_email.js';
 import { Migration20261121034000_admin } from './migrations/Migration20261121034000_admin.js';
 import { Migration20261121040000_journeys } from './migrations/Migration20261121040000_journeys.js';
+import { Migration20261122050000_bookings } from './migrations/Migration20261122050000_bookings.js';
+import { Migration20261122051000_loyalty } from './migrations/Migration20261122051000_loyalty.js';
+import { Migration20261122052000_payments } from './migrations/Migration20261122052000_payments.js';
+import { Migration20261122055000_booking_changes } from './migrations/Migration20261122055000_booking_changes.js';
+import { Migration20261122060000_documents } from './migrations/Migration20261122060000_documents.js';
+import { Migration20261122060500_receipts } from './migrations/Migration20261122060500_receipts.js';
+import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -24,6 +31,13 @@ export const migrationsList = [
   { name: 'Migration20261121031000_email', class: Migration20261121031000_email },
   { name: 'Migration20261121034000_admin', class: Migration20261121034000_admin },
   { name: 'Migration20261121040000_journeys', class: Migration20261121040000_journeys },
+  { name: 'Migration20261122050000_bookings', class: Migration20261122050000_bookings },
+  { name: 'Migration20261122051000_loyalty', class: Migration20261122051000_loyalty },
+  { name: 'Migration20261122052000_payments', class: Migration20261122052000_payments },
+  { name: 'Migration20261122055000_booking_changes', class: Migration20261122055000_booking_changes },
+  { name: 'Migration20261122060000_documents', class: Migration20261122060000_documents },
+  { name: 'Migration20261122060500_receipts', class: Migration20261122060500_receipts },
+  { name: 'Migration20261122061000_document_shares', class: Migration20261122061000_document_shares },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

@@ -10,6 +10,7 @@ import type { Logger } from '../config/logger.js';
 import { connectionOptions } from '../config/temporal.js';
 import type { Database } from '../db/orm.js';
 import { createActivities } from '../activities/index.js';
+import { BrowserPool } from '../activities/documents/browser-pool.js';
 
 const require = createRequire(import.meta.url);
 export const workflowsPath = require.resolve('../workflows/index.ts');
@@ -38,16 +39,25 @@ export interface WorkerDeps {
   taskQueue?: string;
 }
 
+/**
+ * The worker with its connection and its PDF browser pool (one warm Chromium per worker process,
+ * launched on the first render). The caller closes the pool after worker.run() resolves.
+ */
 export async function createWorker(
   deps: WorkerDeps,
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: Worker; connection: NativeConnection; browserPool: BrowserPool }> {
   const connection = await NativeConnection.connect(connectionOptions(deps.config));
+  const browserPool = new BrowserPool({
+    executablePath: deps.config.CHROMIUM_PATH,
+    size: deps.config.PDF_PAGE_POOL_SIZE,
+    logger: deps.logger,
+  });
   const worker = await Worker.create({
     connection,
     namespace: deps.config.TEMPORAL_NAMESPACE,
     taskQueue: deps.taskQueue ?? deps.config.TEMPORAL_TASK_QUEUE,
-    activities: createActivities({ config: deps.config, db: deps.db, logger: deps.logger }),
+    activities: createActivities({ config: deps.config, db: deps.db, logger: deps.logger, browserPool }),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
   });
-  return { worker, connection };
+  return { worker, connection, browserPool };
 }

@@ -21,13 +21,14 @@ Runtime.install({
 
 const db = await initDatabase(config);
 const workflowBundle = await bundleWorkflows();
-const { worker, connection } = await createWorker({ config, db, logger, workflowBundle });
+const { worker, connection, browserPool } = await createWorker({ config, db, logger, workflowBundle });
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
   'worker started',
 );
 // worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks finish.
 await worker.run();
+await browserPool.close();
 await connection.close();
 await db.close();
 logger.info('worker stopped');

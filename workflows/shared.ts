@@ -15,6 +15,7 @@ export const workflowIds = {
   catalogueProbe: (probeId: string) => `catalogue-probe/${probeId}`,
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
+  documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
   tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
   cashShift: (companyId: string) => `cash-shift/${companyId}`,
   webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,

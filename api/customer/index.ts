@@ -1,12 +1,22 @@
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { registerCustomerAuthRoutes } from './auth.js';
+import { registerBookingChangeRoutes } from './booking-changes.js';
+import { registerBookingReadRoutes } from './booking-reads.js';
+import { registerBookingCreateRoutes } from './bookings.js';
 import { registerCatalogueRoutes } from './catalogue.js';
+import { registerDocumentShareRoutes } from './document-shares.js';
+import { registerDocumentRoutes } from './documents.js';
 import { registerEmailAuthRoutes } from './email-auth.js';
 import { registerFavoriteRoutes } from './favorites.js';
 import { registerIdpRoutes } from './idp.js';
 import { registerJourneyHoldRoutes } from './journey-holds.js';
 import { registerJourneyRoutes } from './journeys.js';
+import { registerLoyaltyRoutes } from './loyalty.js';
+import { registerPaymentWebhookRoutes } from './payment-webhook.js';
+import { registerPaymentRoutes } from './payments.js';
+import { registerSeatLockRoutes } from './seat-locks.js';
+import { registerTicketRoutes } from './tickets.js';
 import { registerTripRoutes } from './trips.js';
 
 /** Customer surface (/api). Each feature module adds its routes here. */
@@ -19,4 +29,14 @@ export function registerCustomerRoutes(surface: Surface, context: AppContext): v
   registerEmailAuthRoutes(surface, context);
   registerFavoriteRoutes(surface, context);
   registerIdpRoutes(surface, context);
+  registerPaymentRoutes(surface, context);
+  registerPaymentWebhookRoutes(surface, context);
+  registerSeatLockRoutes(surface, context);
+  registerBookingCreateRoutes(surface, context);
+  registerTicketRoutes(surface, context);
+  registerDocumentRoutes(surface, context);
+  registerBookingReadRoutes(surface, context);
+  registerBookingChangeRoutes(surface, context);
+  registerDocumentShareRoutes(surface, context);
+  registerLoyaltyRoutes(surface, context);
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { registerDashboardDocumentShareRoutes } from '../customer/document-shares.js';
 import type { Surface } from '../http/route.js';
 import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
@@ -13,4 +14,5 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingSettingsRoutes(surface, context);
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
+  registerDashboardDocumentShareRoutes(surface, context);
 }

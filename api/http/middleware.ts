@@ -124,12 +124,16 @@ export function publicCache(ctx: Context, maxAgeSeconds: number) {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused. */
-export function jsonBody() {
+/**
+ * Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused.
+ * A request for which `unread(ctx)` holds keeps its body stream untouched.
+ */
+export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
   return async (ctx: Context, next: Next) => {
-    ctx.request.body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)
-      ? await readJsonBody(ctx)
-      : undefined;
+    ctx.request.body =
+      ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !unread(ctx)
+        ? await readJsonBody(ctx)
+        : undefined;
     await next();
   };
 }

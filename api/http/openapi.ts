@@ -44,6 +44,12 @@ const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
   administratorFirstFactor: [{ adminSession: [] }],
   driver: [{ driverBearer: [] }],
   shareRecipient: [{ shareRecipient: [] }],
+  shareIssuer: [
+    { travellerBearer: [] },
+    { travellerCookie: [] },
+    { companySession: [] },
+    { driverBearer: [] },
+  ],
 };
 
 type JsonObject = Record<string, unknown>;

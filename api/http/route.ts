@@ -18,7 +18,9 @@ export type Security =
   /** An administrator session that may still owe its second factor: completing or setting it up, signing out. */
   | 'administratorFirstFactor'
   | 'driver'
-  | 'shareRecipient';
+  | 'shareRecipient'
+  /** A traveller, a company user or an assigned driver who may share a booking document (api/auth/share-issuer.ts). */
+  | 'shareIssuer';
 
 /**
  * Resolves and checks the caller for a route's declared security before its input is read
@@ -58,6 +60,11 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The request body is never read: the JSON body reader skips this route and leaves the stream
+   * untouched, so any payload (large, malformed, of any type) gets the route's own answer.
+   */
+  unreadBody?: true;
   /** Maps validation issues to a route-specific errorCode (SPEC names some); default VALIDATION_FAILED. */
   errorCode?: (issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body') => string;
   responses: Record<number, ResponseSpec>;
@@ -106,6 +113,7 @@ function flatQuery(ctx: Context): Record<string, string> {
 export class Surface {
   readonly router: Router;
   readonly routes: RegisteredRoute[] = [];
+  private readonly unreadBodyRoutes: { method: string; path: RegExp }[] = [];
 
   constructor(
     readonly base: string,
@@ -120,6 +128,16 @@ export class Surface {
     B extends z.ZodType | undefined = undefined,
   >(spec: RouteSpec<P, Q, B>): this {
     this.routes.push({ base: this.base, spec });
+    if (spec.unreadBody) {
+      // Matched as the router matches: a parameter is one segment, case-insensitive, optional trailing slash.
+      const segments = `${this.base}${spec.path}`
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{\w+\}/g, '[^/]+');
+      this.unreadBodyRoutes.push({
+        method: spec.method.toUpperCase(),
+        path: new RegExp(`^${segments}/?$`, 'i'),
+      });
+    }
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
     this.router[spec.method](koaPath, async (ctx) => {
@@ -135,5 +153,10 @@ export class Surface {
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
     });
     return this;
+  }
+
+  /** Whether the request is for a route declared with unreadBody (its body must stay unread). */
+  leavesBodyUnread(method: string, path: string): boolean {
+    return this.unreadBodyRoutes.some((route) => route.method === method && route.path.test(path));
   }
 }

@@ -61,6 +61,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not found, or outside the caller's inventory scope",
   409: 'Conflicts with the current state',
   410: 'Gone',
+  422: 'Well-formed, but asks for something the rules never allow (errorCode names the rule)',
   429: 'Rate limited',
   503: 'Unavailable',
 };

@@ -889,7 +889,7 @@ async function insertTickets(client: PoolClient, tickets: TicketRow[]): Promise<
                                   seat_id, seat_number)
      select * from jsonb_to_recordset($1::jsonb) as t(journey_id uuid, leg_sequence int, traveller_index int, traveller_name text,
                                                      traveller_phone text, trip_id uuid, company_id uuid, seat_id text, seat_number text)
-     on conflict (journey_id, leg_sequence, traveller_index) do nothing`,
+     on conflict (journey_id, leg_sequence, traveller_index) where status <> 'REISSUED' do nothing`,
     [
       JSON.stringify(
         tickets.map((ticket) => ({

@@ -34,7 +34,9 @@ export default async function setup(project: TestProject) {
     workflowBundle: bundle,
   });
   worker = created.worker;
-  running = worker.run().finally(() => created.connection.close());
+  running = worker
+    .run()
+    .finally(() => Promise.all([created.browserPool.close(), created.connection.close()]));
   return async () => {
     worker?.shutdown();
     await running;

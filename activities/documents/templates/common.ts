@@ -1,0 +1,196 @@
+import type { DocumentKind, DocumentLocale, SnapshotData } from '../../../domain/documents.js';
+import { dateTime, money, nameIn, wordFor } from '../format.js';
+import { html, trusted, type SafeHtml } from '../html.js';
+import { LABELS, type Labels } from '../labels.js';
+import { qrSvg } from '../qr.js';
+import { documentCss } from '../styles.js';
+
+/** What every template reads: the snapshot's kind, locale and data, and the words of its language. */
+export interface DocumentView {
+  kind: DocumentKind;
+  locale: DocumentLocale;
+  data: SnapshotData;
+  t: Labels;
+}
+
+export function viewOf(kind: DocumentKind, locale: DocumentLocale, data: SnapshotData): DocumentView {
+  return { kind, locale, data, t: LABELS[locale] };
+}
+
+/** The whole page: language and direction on <html>, the company and reference on top. */
+export function page(view: DocumentView, reference: SafeHtml, body: SafeHtml[]): string {
+  const { locale, data, t } = view;
+  const company = locale === 'ar' ? data.company.name_ar : data.company.name_en;
+  const title = t.titles[view.kind];
+  return html`<!doctype html>
+    <html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">
+      <head>
+        <meta charset="utf-8" />
+        <title>${title} ${data.booking.code}</title>
+        <style>
+          ${trusted(documentCss(locale))}
+        </style>
+      </head>
+      <body>
+        <header class="document-head">
+          <div>
+            <h1>${title}</h1>
+            <div class="company">${company}</div>
+            ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
+          </div>
+          <div class="reference">${reference}</div>
+        </header>
+        <main>${body}</main>
+        <footer>${t.issuedAt}: ${dateTime(locale, data.issued_at)}</footer>
+      </body>
+    </html>`.text;
+}
+
+export function bookingReference(view: DocumentView): SafeHtml {
+  return html`<div>${view.t.bookingCode}</div>
+    <div class="code"><bdi>${view.data.booking.code}</bdi></div>`;
+}
+
+export function numberedReference(label: string, number: string, view: DocumentView): SafeHtml {
+  return html`<div>${label}</div>
+    <div class="code"><bdi>${number}</bdi></div>
+    <div class="note">${view.t.bookingCode}: <bdi>${view.data.booking.code}</bdi></div>`;
+}
+
+export function facts(rows: [string, string | SafeHtml][]): SafeHtml {
+  return html`<dl class="facts">
+    ${rows.map(
+      ([term, value]) =>
+        html`<dt>${term}</dt>
+          <dd>${value}</dd>`,
+    )}
+  </dl>`;
+}
+
+export function tripSection({ locale, data, t }: DocumentView): SafeHtml {
+  const { trip } = data;
+  const rows: [string, string | SafeHtml][] = [
+    [t.departure, dateTime(locale, trip.departure_at)],
+    [t.arrival, dateTime(locale, trip.arrival_at)],
+  ];
+  if (trip.pickup) {
+    const address = nameIn(locale, trip.pickup.address);
+    const directions = trip.pickup.directions ? nameIn(locale, trip.pickup.directions) : '';
+    rows.push([
+      t.pickup,
+      html`${nameIn(locale, trip.pickup.name)}${address ? html`<br />${address}` : ''}${
+        directions ? html`<br /><span class="note">${directions}</span>` : ''
+      }`,
+    ]);
+  }
+  return html`<section>
+    <h2>${t.trip}</h2>
+    <p class="route">
+      ${nameIn(locale, trip.origin)} ${locale === 'ar' ? '←' : '→'} ${nameIn(locale, trip.destination)}
+    </p>
+    ${facts(rows)}
+  </section>`;
+}
+
+export function bookingSection({ locale, data, t }: DocumentView): SafeHtml {
+  const { booking } = data;
+  return html`<section>
+    ${facts([
+      [t.bookingStatus, wordFor(t, booking.status)],
+      [t.paymentStatus, wordFor(t, booking.payment_status)],
+      [t.bookedAt, dateTime(locale, booking.created_at)],
+      [t.seats, String(booking.seats_count)],
+      [t.total, money(locale, t, booking.total, booking.currency)],
+    ])}
+  </section>`;
+}
+
+export function travellersTable({ data, t }: DocumentView): SafeHtml {
+  const multiLeg = data.travellers.some((traveller) => traveller.leg !== 1);
+  return html`<section>
+    <h2>${t.travellers}</h2>
+    <table>
+      <thead>
+        <tr>
+          <th>${t.traveller}</th>
+          <th>${t.seat}</th>
+          ${multiLeg ? html`<th>${t.leg}</th>` : ''}
+        </tr>
+      </thead>
+      <tbody>
+        ${data.travellers.map(
+          (traveller) =>
+            html`<tr>
+              <td dir="auto">${traveller.name}</td>
+              <td><bdi>${traveller.seat_number}</bdi></td>
+              ${multiLeg ? html`<td>${String(traveller.leg)}</td>` : ''}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** One boarding pass per traveller seat that carries a signed credential, each with its own QR code. */
+export function boardingPasses({ data, t }: DocumentView): SafeHtml {
+  const holders = data.travellers.filter((traveller) => traveller.credential);
+  if (holders.length === 0) return html``;
+  const passes = holders.map(
+    (traveller) =>
+      html`<div class="pass">
+        <div class="who" dir="auto">${traveller.name}</div>
+        <div>
+          ${t.seat}: <bdi>${traveller.seat_number}</bdi>${
+            data.travellers.some((other) => other.leg !== 1) ? html` · ${t.leg} ${String(traveller.leg)}` : ''
+          }
+        </div>
+        ${qrSvg(traveller.credential!)}
+      </div>`,
+  );
+  return html`<section>
+    <h2>${t.boardingPass}</h2>
+    <p class="note">${t.scanNote}</p>
+    <div class="passes">${passes}</div>
+  </section>`;
+}
+
+export function priceTable({ locale, data, t }: DocumentView): SafeHtml {
+  const { booking } = data;
+  const amount = (value: number) => money(locale, t, value, booking.currency);
+  return html`<section>
+    <table>
+      <tbody>
+        <tr>
+          <td>${t.seats} × ${String(booking.seats_count)}</td>
+          <td class="amount">${amount(booking.subtotal)}</td>
+        </tr>
+        ${
+          booking.discount
+            ? html`<tr>
+                <td>${t.discount}</td>
+                <td class="amount">− ${amount(booking.discount)}</td>
+              </tr>`
+            : ''
+        }
+        <tr class="total">
+          <td>${t.total}</td>
+          <td class="amount">${amount(booking.total)}</td>
+        </tr>
+      </tbody>
+    </table>
+  </section>`;
+}
+
+export function paymentFacts(view: DocumentView, whenLabel: string): SafeHtml {
+  const { locale, data, t } = view;
+  const payment = data.payment;
+  if (!payment) return html``;
+  return html`<section>
+    ${facts([
+      [t.amount, money(locale, t, payment.amount, data.booking.currency)],
+      [t.method, wordFor(t, payment.method)],
+      [whenLabel, dateTime(locale, payment.collected_at)],
+      [t.collectedThrough, wordFor(t, payment.source)],
+    ])}
+  </section>`;
+}

@@ -1,0 +1,163 @@
+import type { Context } from 'koa';
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
+import type { ShareActor, ShareDocumentKind } from '../../workflows/share-grant.contract.js';
+import { ApiError } from '../http/errors.js';
+import type { Authenticator } from '../http/route.js';
+import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
+import { checkCsrf } from './customer-auth.js';
+import { hashSecret, sameSecret } from './secrets.js';
+import {
+  findLiveSession,
+  MEMBERSHIP_ROLES,
+  recordStaffActivity,
+  STAFF_CSRF_HEADER,
+  STAFF_SESSION_COOKIE,
+} from './staff-session.js';
+import { isSessionActive } from './traveller-session.js';
+import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
+
+/**
+ * Who may issue (and revoke) document shares, resolved from the session alone: the client never
+ * names an actor, a role or a company (SPEC "Document sharing").
+ *   a traveller session (bearer JWT or the bb_access cookie)           → TRAVELLER
+ *   a company user session (bb_staff cookie, or its token as bearer)    → STAFF with the membership role
+ *   the same with a DRIVER membership (the driver app's bearer token)   → DRIVER
+ *   an administrator session (bb_admin cookie)                          → 403 SHARE_ISSUER_FORBIDDEN:
+ *                                                                         platform roles, SUPPORT
+ *                                                                         included, have no issuer scope
+ * No credential → 401 AUTH_REQUIRED; a dead or invalid one → 401 INVALID_CREDENTIAL. A cookie
+ * session's write needs its CSRF header; bearer calls need none.
+ */
+export type ShareIssuer =
+  | { kind: 'TRAVELLER'; userId: string }
+  | { kind: 'STAFF' | 'DRIVER'; staffUserId: string; companyId: string; role: string };
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The issuer behind a 'shareIssuer' route. */
+    shareIssuer?: ShareIssuer | null;
+  }
+}
+
+/** What each company role may share (SPEC): OWNER and ADMIN everything, DISPATCHER and STAFF confirmations. */
+const COMPANY_ROLE_KINDS: Record<string, readonly ShareDocumentKind[]> = {
+  OWNER: ['BOOKING_CONFIRMATION', 'INVOICE', 'CANCELLATION_CONFIRMATION', 'PAYMENT_RECEIPT'],
+  ADMIN: ['BOOKING_CONFIRMATION', 'INVOICE', 'CANCELLATION_CONFIRMATION', 'PAYMENT_RECEIPT'],
+  DISPATCHER: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
+  STAFF: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
+};
+/** The driver assigned to the booking's trip: the confirmation and the receipt. */
+const DRIVER_KINDS: readonly ShareDocumentKind[] = ['BOOKING_CONFIRMATION', 'PAYMENT_RECEIPT'];
+
+/** The document kinds an issuer may share of a booking it reaches (ACCOUNTANT and unknown roles: none). */
+export function shareableKinds(issuer: ShareIssuer): readonly ShareDocumentKind[] {
+  if (issuer.kind === 'TRAVELLER') return COMPANY_ROLE_KINDS.OWNER!;
+  if (issuer.kind === 'DRIVER') return DRIVER_KINDS;
+  return COMPANY_ROLE_KINDS[issuer.role] ?? [];
+}
+
+export function actorOf(issuer: ShareIssuer): ShareActor {
+  return issuer.kind === 'TRAVELLER'
+    ? { kind: 'TRAVELLER', id: issuer.userId, role: 'TRAVELLER' }
+    : { kind: issuer.kind, id: issuer.staffUserId, role: issuer.role };
+}
+
+export function currentShareIssuer(ctx: Context): ShareIssuer {
+  const issuer = ctx.state.shareIssuer;
+  if (!issuer) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to share a document');
+  return issuer;
+}
+
+interface IssuerDeps {
+  db: Database;
+  tokens: TravellerTokens;
+  config: Pick<
+    Config,
+    'STAFF_SESSION_IDLE_MINUTES' | 'ADMIN_SESSION_IDLE_MINUTES' | 'ADMIN_SESSION_TTL_HOURS' | 'COOKIE_SECURE'
+  >;
+}
+
+const invalid = () =>
+  new ApiError(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
+
+/**
+ * The customer surface's authenticator extended with the two share kinds: 'shareIssuer' resolves
+ * the issuer as above; 'shareRecipient' reads no user credential at all (the route checks the
+ * recipient cookie of its grant), so a signed-in traveller's stale cookie never breaks the share
+ * page. Every other kind goes to the customer authenticator.
+ */
+export function withShareSecurity(customer: Authenticator, deps: IssuerDeps): Authenticator {
+  return async (ctx, route) => {
+    if (route.security === 'shareRecipient') {
+      ctx.state.traveller = null;
+      ctx.state.scope = PUBLIC_SCOPE;
+      return;
+    }
+    if (route.security !== 'shareIssuer') return customer(ctx, route);
+    ctx.state.traveller = null;
+    ctx.state.scope = PUBLIC_SCOPE;
+    ctx.state.shareIssuer = await resolveIssuer(ctx, deps, route.csrf);
+  };
+}
+
+async function resolveIssuer(ctx: Context, deps: IssuerDeps, csrf: boolean): Promise<ShareIssuer> {
+  const authorization = ctx.get('Authorization');
+  if (authorization) {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1];
+    if (!token) throw invalid();
+    // Traveller access tokens are JWTs; company and driver session tokens are opaque.
+    return token.split('.').length === 3 ? travellerIssuer(deps, token) : staffIssuer(deps, token, null);
+  }
+  const access = ctx.cookies.get(ACCESS_COOKIE);
+  if (access) {
+    const issuer = await travellerIssuer(deps, access);
+    if (csrf) checkCsrf(ctx);
+    return issuer;
+  }
+  const staff = ctx.cookies.get(STAFF_SESSION_COOKIE);
+  if (staff) return staffIssuer(deps, staff, csrf ? ctx : null);
+  const admin = ctx.cookies.get(ADMIN_COOKIE);
+  if (admin) {
+    if (!(await touchAdminSession(deps.db, deps.config, admin))) throw invalid();
+    throw new ApiError(
+      403,
+      'SHARE_ISSUER_FORBIDDEN',
+      'Platform administrators cannot share booking documents; the traveller or the company can',
+    );
+  }
+  throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to share a document');
+}
+
+async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIssuer> {
+  let identity;
+  try {
+    identity = await deps.tokens.verify(token);
+  } catch (error) {
+    if (error instanceof InvalidCredential) throw invalid();
+    throw error;
+  }
+  if (!identity.sessionId || !(await isSessionActive(deps.db, identity.sessionId))) throw invalid();
+  return { kind: 'TRAVELLER', userId: identity.userId };
+}
+
+/** A company user's live session; `csrfOf` is the request when its CSRF header must be checked. */
+async function staffIssuer(deps: IssuerDeps, token: string, csrfOf: Context | null): Promise<ShareIssuer> {
+  const live = await findLiveSession(
+    deps.db,
+    token,
+    deps.config.STAFF_SESSION_IDLE_MINUTES,
+    MEMBERSHIP_ROLES,
+  );
+  if (!live) throw invalid();
+  if (csrfOf) {
+    const header = csrfOf.get(STAFF_CSRF_HEADER);
+    if (!header || !sameSecret(hashSecret(header), live.csrfTokenHash)) {
+      throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Send the X-CSRF-Token header of this dashboard session');
+    }
+  }
+  if (live.stale) await recordStaffActivity(deps.db, live.staff.sessionId);
+  const { staffUserId, companyId, role } = live.staff;
+  return { kind: role === 'DRIVER' ? 'DRIVER' : 'STAFF', staffUserId, companyId, role };
+}

@@ -1,0 +1,128 @@
+import {
+  ServiceError,
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { Config } from '../../config/index.js';
+import {
+  acceptUpdate,
+  openUpdate,
+  revokeUpdate,
+  SHARE_GRANT_WORKFLOW,
+  sessionIdleSignal,
+  shareSearchAttributeKeys,
+  type AcceptResult,
+  type OpenResult,
+  type RevokeResult,
+  type ShareActor,
+  type ShareGrantInput,
+} from '../../workflows/share-grant.contract.js';
+import { workflowIds } from '../../workflows/shared.js';
+import { ApiError } from '../http/errors.js';
+
+/** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
+const UPDATE_DEADLINE_MS = 25_000;
+
+/**
+ * The API's side of the share-grant workflow. Every state change is an Update, so the HTTP
+ * answer reflects what the workflow's transaction did; a refusal keeps its errorCode. A workflow
+ * that has already ended (the grant expired) answers 410 SHARE_EXPIRED.
+ */
+export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
+  const handle = (grantId: string) => temporal.workflow.getHandle(workflowIds.shareGrant(grantId));
+  const withDeadline = <T>(work: () => Promise<T>) =>
+    temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+
+  return {
+    /** Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start). */
+    open(input: ShareGrantInput): Promise<OpenResult> {
+      const startWorkflowOperation = new WithStartWorkflowOperation(SHARE_GRANT_WORKFLOW, {
+        workflowId: workflowIds.shareGrant(input.grantId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: shareSearchAttributeKeys.companyIds, value: [input.companyId] },
+          { key: shareSearchAttributeKeys.bookingId, value: input.bookingId },
+          { key: shareSearchAttributeKeys.processStatus, value: 'NEW' },
+        ],
+        memo: {
+          documentKind: input.documentKind,
+          presentation: input.presentation,
+          issuerKind: input.issuer.kind,
+        },
+      });
+      return calling(() =>
+        withDeadline(() =>
+          temporal.workflow.executeUpdateWithStart(openUpdate, {
+            args: [],
+            updateId: `open:${input.grantId}`,
+            startWorkflowOperation,
+          }),
+        ),
+      );
+    },
+
+    accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {
+      return calling(() =>
+        withDeadline(() =>
+          handle(grantId).executeUpdate(acceptUpdate, { args: [{ secretHash, sessionTokenHash }] }),
+        ),
+      );
+    },
+
+    revoke(grantId: string, by: ShareActor): Promise<RevokeResult> {
+      return calling(() =>
+        withDeadline(() => handle(grantId).executeUpdate(revokeUpdate, { args: [{ by }] })),
+      );
+    },
+
+    /** Tells the workflow its recipient session went idle (fire-and-forget: the API already ended it). */
+    async reportIdle(grantId: string): Promise<void> {
+      await handle(grantId)
+        .signal(sessionIdleSignal)
+        .catch(() => undefined);
+    },
+  };
+}
+
+export type ShareGrantClient = ReturnType<typeof shareGrantClient>;
+
+async function calling<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw apiErrorOf(error);
+  }
+}
+
+function apiErrorOf(error: unknown): unknown {
+  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+  const [facts] = (cause instanceof ApplicationFailure ? (cause.details ?? []) : []) as (
+    { status?: number } | undefined
+  )[];
+  if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
+    return new ApiError(facts.status, cause.type, cause.message);
+  }
+  if (error instanceof WorkflowNotFoundError || completedWorkflow(error)) {
+    return new ApiError(410, 'SHARE_EXPIRED', 'This share has ended');
+  }
+  if (
+    error instanceof WorkflowUpdateFailedError ||
+    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+    error instanceof ServiceError
+  ) {
+    return new ApiError(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again');
+  }
+  return error;
+}
+
+/** Temporal answers an Update to a closed run with FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed". */
+function completedWorkflow(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const cause = error.cause instanceof Error ? error.cause.message : '';
+  return /already completed/i.test(`${error.message} ${cause}`);
+}

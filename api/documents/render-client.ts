@@ -1,0 +1,60 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
+import { readRender, type StoredRender } from '../../db/writes/documents.js';
+import type { Database } from '../../db/orm.js';
+import {
+  DOCUMENT_RENDER_WORKFLOW,
+  type DocumentRenderInput,
+  type DocumentRenderResult,
+} from '../../workflows/document-render.contract.js';
+import { workflowIds } from '../../workflows/shared.js';
+import { ApiError } from '../http/errors.js';
+
+export interface RenderContext {
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+  db: Database;
+  logger: Logger;
+  temporal: Client;
+}
+
+export type RenderedDocument = StoredRender;
+
+/** A render that takes longer than this is abandoned by the caller (the workflow may still finish). */
+const RENDER_DEADLINE_MS = 60_000;
+
+/**
+ * The stored bytes of a snapshot, rendering it first when it has none. Rendering runs as the
+ * workflow `document-render/{snapshotId}` (a second caller joins the running one), whose activity
+ * stores bytes and checksum in one transaction; the answer is always read back from the store, so
+ * no byte leaves without its recorded checksum. Any failure is 500 DOCUMENT_RENDER_FAILED.
+ */
+export async function renderedDocument(
+  context: RenderContext,
+  snapshotId: string,
+): Promise<RenderedDocument> {
+  try {
+    const stored = await readRender(context.db, snapshotId);
+    if (stored) return stored;
+    await runRenderWorkflow(context, snapshotId);
+    const rendered = await readRender(context.db, snapshotId);
+    if (rendered) return rendered;
+    throw new Error(`render of snapshot ${snapshotId} finished but nothing is stored`);
+  } catch (error) {
+    context.logger.error({ err: error, snapshotId }, 'document render failed');
+    throw new ApiError(500, 'DOCUMENT_RENDER_FAILED', 'The document could not be produced; try again later');
+  }
+}
+
+function runRenderWorkflow(context: RenderContext, snapshotId: string): Promise<DocumentRenderResult> {
+  const input: DocumentRenderInput = { snapshotId };
+  return context.temporal.withDeadline(Date.now() + RENDER_DEADLINE_MS, () =>
+    context.temporal.workflow.execute(DOCUMENT_RENDER_WORKFLOW, {
+      workflowId: workflowIds.documentRender(snapshotId),
+      taskQueue: context.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowExecutionTimeout: '2 minutes',
+    }),
+  );
+}

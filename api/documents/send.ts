@@ -1,0 +1,31 @@
+import type { Context } from 'koa';
+import type { RenderedDocument } from './render-client.js';
+
+export interface SendOptions {
+  /** The file name offered to the browser, e.g. `ticket-BK1234-ar.pdf`. */
+  filename: string;
+  disposition: 'inline' | 'attachment';
+}
+
+/**
+ * Answers with a stored PDF. Documents are personal: never cached by anyone, never indexed, never
+ * sniffed into another type. The recorded checksum goes along (Content-Digest, RFC 9530) so a client
+ * can verify the bytes.
+ */
+export function sendPdf(ctx: Context, doc: RenderedDocument, options: SendOptions): void {
+  ctx.status = 200;
+  ctx.set('Content-Type', 'application/pdf');
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Robots-Tag', 'noindex');
+  ctx.set('Content-Disposition', contentDisposition(options));
+  ctx.set('Content-Length', String(doc.size));
+  ctx.set('Content-Digest', `sha-256=:${Buffer.from(doc.sha256, 'hex').toString('base64')}:`);
+  ctx.body = doc.bytes;
+}
+
+/** RFC 6266: an ASCII fallback name plus the UTF-8 name (RFC 8187) for Arabic file names. */
+function contentDisposition({ filename, disposition }: SendOptions): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

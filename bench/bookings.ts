@@ -1,0 +1,366 @@
+/**
+ * npm run bench:bookings — POST /bookings at concurrency 32 against the real API in its own
+ * process (production configuration), and the same booking transaction bare (db/writes/bookings.ts
+ * createBooking, no HTTP) in this process, in the same run:
+ *   1. many trips: bookings spread round-robin over BENCH_TRIPS trips of 40 seats;
+ *   2. one busy trip: every booking on one 400-seat trip (no two bookings share a seat, but they
+ *      share the trip, its layout and its allocations index).
+ * Every booking takes one seat. The seat locks are created before each timed phase (directly in
+ * the database, as POST /seat-locks would), so only the booking is measured. Prints bookings/s,
+ * p50 and p99 of each phase and the HTTP / bare ratio. Targets: ≥ 150 bookings/s across many
+ * trips over HTTP, p99 < 150 ms. The benchmark database is dropped and rebuilt at every run.
+ */
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { issueTravellerSession } from '../api/auth/traveller-session.js';
+import { createTravellerTokens } from '../api/auth/traveller-token.js';
+import { loadConfig, type Config } from '../config/index.js';
+import type { Database } from '../db/orm.js';
+import { createBooking } from '../db/writes/bookings.js';
+import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
+import { createSeatLock } from '../db/writes/seat-locks.js';
+import { PUBLIC_SCOPE, scopeToAppMetadata } from '../domain/inventory-scope.js';
+import { coachLayout } from '../domain/layout-templates.js';
+import { addMinutes } from '../domain/time.js';
+import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
+import { percentile, type LoadResult } from './lib/load.js';
+import { startBenchStack, type BenchStack } from './lib/stack.js';
+
+const DATABASE = 'busbooking_bench_bookings';
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** Bookings per many-trips phase (HTTP, then bare). */
+const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 3000);
+const TRIPS = Number(process.env.BENCH_TRIPS ?? 200);
+const SEATS_PER_TRIP = 40;
+/** The busy trip: 100 rows of 2+2. */
+const BUSY_SEATS = 400;
+const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+interface Traveller {
+  userId: string;
+  token: string;
+}
+
+interface BenchTrip {
+  id: string;
+  seatNumbers: string[];
+}
+
+interface World {
+  manyTrips: BenchTrip[];
+  /** Two busy trips: one for the HTTP phase, one for the bare phase. */
+  busy: [BenchTrip, BenchTrip];
+  travellers: Traveller[];
+}
+
+/** A seat lock ready to book: whose it is, which trip and seat. */
+interface ReadyLock {
+  traveller: Traveller;
+  tripId: string;
+  seatNumber: string;
+  lockId: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data set-up
+// ---------------------------------------------------------------------------------------------
+
+async function createWorld(db: Database, config: Config): Promise<World> {
+  const [origin, destination] = await db.query<{ id: string }>(
+    `insert into cities (name_ar, name_en, latitude, longitude)
+     values ('مدينة أ', 'Bench A', 33.5, 36.3), ('مدينة ب', 'Bench B', 34.7, 36.7) returning id`,
+  );
+  const stops = await db.query<{ id: string; city_id: string }>(
+    `insert into stops (city_id, kind, name_ar, name_en, address_ar, address_en, directions_ar, directions_en, latitude, longitude)
+     values ($1, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 33.5, 36.3),
+            ($2, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 34.7, 36.7)
+     returning id, city_id`,
+    [origin!.id, destination!.id],
+  );
+  const [company] = await db.query<{ id: string }>(
+    `insert into companies (name_ar, name_en, slug, status, verified, published, is_internal, is_demo)
+     values ('شركة', 'BookLines', $1, 'ACTIVE', true, true, false, false) returning id`,
+    [`booklines-${randomUUID().slice(0, 8)}`],
+  );
+  const companyId = company!.id;
+  await db.query(`insert into company_booking_settings (company_id, mode) values ($1, 'AUTO_CONFIRM')`, [
+    companyId,
+  ]);
+  const [route] = await db.query<{ id: string }>(
+    `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en) values ($1, $2, $3, 'خط', 'Route') returning id`,
+    [companyId, origin!.id, destination!.id],
+  );
+  const firstDeparture = new Date(Date.now() + 2 * 86_400_000);
+  firstDeparture.setUTCHours(3, 0, 0, 0);
+  let index = 0;
+  const makeTrips = (rows: number, count: number) =>
+    db.transaction(async (client) => {
+      const { rows: buses } = await client.query<{ id: string }>(
+        `insert into buses (company_id, plate_number, model) values ($1, $2, 'Bench coach') returning id`,
+        [companyId, `BENCH-${randomUUID().slice(0, 8)}`],
+      );
+      const busId = buses[0]!.id;
+      await saveBusLayout(client, {
+        busId,
+        document: coachLayout({ rows, pattern: '2+2' }),
+        saveMode: 'active',
+      });
+      const seatNumbers = Array.from({ length: rows * 4 }, (_, seat) => String(seat + 1));
+      const trips: BenchTrip[] = [];
+      for (let made = 0; made < count; made++) {
+        const departAt = addMinutes(firstDeparture, 10 * index++);
+        const { tripId } = await insertTrip(client, {
+          companyId,
+          routeId: route!.id,
+          busId,
+          pickupStopId: stops[0]!.id,
+          priceBase: 25_000,
+          calls: [0, 180].map((minutes, call) => ({
+            stopId: stops[call]!.id,
+            cityId: stops[call]!.city_id,
+            arrivalAt: addMinutes(departAt, minutes),
+            departureAt: addMinutes(departAt, minutes),
+            fareShareBp: call * 10_000,
+          })),
+        });
+        trips.push({ id: tripId, seatNumbers });
+      }
+      return trips;
+    });
+  const manyTrips = await makeTrips(SEATS_PER_TRIP / 4, TRIPS);
+  const busy = await makeTrips(BUSY_SEATS / 4, 2);
+  return {
+    manyTrips,
+    busy: [busy[0]!, busy[1]!],
+    travellers: await createTravellers(db, config, CONCURRENCY * 2),
+  };
+}
+
+async function createTravellers(db: Database, config: Config, count: number): Promise<Traveller[]> {
+  const tokens = createTravellerTokens(config);
+  const travellers: Traveller[] = [];
+  for (let index = 0; index < count; index++) {
+    const phone = `+9639981${String(index).padStart(5, '0')}`;
+    const [passenger] = await db.query<{ id: string }>(
+      `insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`,
+      [phone],
+    );
+    const [user] = await db.query<{ id: string }>(
+      `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Bench Traveller', $2, $3) returning id`,
+      [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(PUBLIC_SCOPE))],
+    );
+    const session = await issueTravellerSession({ config, db, tokens }, user!.id, 'mobile');
+    travellers.push({ userId: user!.id, token: session.token });
+  }
+  return travellers;
+}
+
+/** The next `count` free seats, round-robin over the trips so concurrent bookings hit different trips. */
+function seatPicker(trips: BenchTrip[]) {
+  let taken = 0;
+  return (count: number) =>
+    Array.from({ length: count }, () => {
+      const trip = trips[taken % trips.length]!;
+      const seatNumber = trip.seatNumbers[Math.floor(taken / trips.length)];
+      taken++;
+      if (!seatNumber) throw new Error('out of seats: raise BENCH_TRIPS');
+      return { tripId: trip.id, seatNumber };
+    });
+}
+
+/** Locks the seats (one lock per booking) directly in the database, CONCURRENCY at a time. */
+async function lockAll(
+  db: Database,
+  travellers: Traveller[],
+  seats: { tripId: string; seatNumber: string }[],
+): Promise<ReadyLock[]> {
+  const locks: ReadyLock[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < seats.length) {
+        const index = next++;
+        const seat = seats[index]!;
+        const traveller = travellers[index % travellers.length]!;
+        const lock = await createSeatLock(
+          db,
+          { userId: traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' },
+          { tripId: seat.tripId, seatNumbers: [seat.seatNumber], lockMinutes: 30 },
+        );
+        locks[index] = { traveller, ...seat, lockId: lock.seatLockSessionId };
+      }
+    }),
+  );
+  return locks;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timed phases
+// ---------------------------------------------------------------------------------------------
+
+const bookingBody = (lock: ReadyLock) => ({
+  trip_id: lock.tripId,
+  passenger_name: 'Bench Traveller',
+  passenger_phone: '+963944000000',
+  seats_count: 1,
+  seat_numbers: [lock.seatNumber],
+  seat_lock_session_id: lock.lockId,
+});
+
+async function bookOverHttp(stack: BenchStack, lock: ReadyLock): Promise<void> {
+  const response = await fetch(`${stack.apiUrl}/api/bookings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${lock.traveller.token}` },
+    body: JSON.stringify(bookingBody(lock)),
+  });
+  const json = (await response.json()) as { errorCode?: string };
+  if (response.status !== 201) throw new Error(`POST /bookings → ${response.status} ${json.errorCode ?? ''}`);
+}
+
+async function bookBare(db: Database, lock: ReadyLock): Promise<void> {
+  const result = await createBooking(
+    db,
+    { userId: lock.traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' },
+    {
+      seatLockSessionId: lock.lockId,
+      tripId: lock.tripId,
+      seatNumbers: [lock.seatNumber],
+      passengerName: 'Bench Traveller',
+      passengerPhone: '+963944000000',
+    },
+  );
+  if (!result.created) throw new Error('the lock was already booked');
+}
+
+/** Books every lock once from CONCURRENCY loops; throughput and latency percentiles (ms). */
+async function runQueue(
+  label: string,
+  locks: ReadyLock[],
+  book: (lock: ReadyLock) => Promise<void>,
+): Promise<LoadResult & { failures: Map<string, number> }> {
+  const latencies: number[] = [];
+  const failures = new Map<string, number>();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < locks.length) {
+        const lock = locks[next++]!;
+        const begin = performance.now();
+        try {
+          await book(lock);
+          latencies.push(performance.now() - begin);
+        } catch (error) {
+          const reason = (error as Error).message;
+          failures.set(reason, (failures.get(reason) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    label,
+    requests: latencies.length,
+    errors: locks.length - latencies.length,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    failures,
+  };
+}
+
+async function phase(
+  stack: BenchStack,
+  world: World,
+  label: string,
+  seats: { tripId: string; seatNumber: string }[],
+  how: 'HTTP' | 'bare',
+) {
+  log(`${label} ${how}: locking ${seats.length} seats`);
+  const locks = await lockAll(stack.db, world.travellers, seats);
+  log(`${label} ${how}: booking them at concurrency ${CONCURRENCY}`);
+  const result = await runQueue(`${label} ${how}`, locks, (lock) =>
+    how === 'HTTP' ? bookOverHttp(stack, lock) : bookBare(stack.db, lock),
+  );
+  if (result.failures.size) {
+    log(
+      `${result.label} failures: ${[...result.failures].map(([reason, count]) => `${count}× ${reason}`).join(', ')}`,
+    );
+  }
+  return result;
+}
+
+const row = (result: LoadResult) => ({
+  phase: result.label,
+  'bookings/s': Number(result.perSecond.toFixed(1)),
+  'p50 ms': Number(result.p50.toFixed(1)),
+  'p99 ms': Number(result.p99.toFixed(1)),
+  bookings: result.requests,
+  errors: result.errors,
+});
+
+async function measure(stack: BenchStack, world: World) {
+  // Warm-up: the first bookings compile code paths and create the signing key.
+  const pick = seatPicker(world.manyTrips);
+  const warm = await lockAll(stack.db, world.travellers, pick(CONCURRENCY));
+  await runQueue('warm-up', warm, (lock) => bookOverHttp(stack, lock));
+
+  const manyHttp = await phase(stack, world, 'many trips', pick(BOOKINGS), 'HTTP');
+  const manyBare = await phase(stack, world, 'many trips', pick(BOOKINGS), 'bare');
+  const busySeats = (trip: BenchTrip) =>
+    trip.seatNumbers.map((seatNumber) => ({ tripId: trip.id, seatNumber }));
+  const busyHttp = await phase(stack, world, 'one busy trip', busySeats(world.busy[0]), 'HTTP');
+  const busyBare = await phase(stack, world, 'one busy trip', busySeats(world.busy[1]), 'bare');
+  console.table([manyHttp, manyBare, busyHttp, busyBare].map(row));
+  console.table(
+    (
+      [
+        ['many trips', manyHttp, manyBare],
+        ['one busy trip', busyHttp, busyBare],
+      ] as const
+    ).map(([label, http, bare]) => ({
+      phase: label,
+      'HTTP bookings/s': Number(http.perSecond.toFixed(1)),
+      'bare bookings/s': Number(bare.perSecond.toFixed(1)),
+      'bare/HTTP throughput': Number((bare.perSecond / http.perSecond).toFixed(2)),
+      'HTTP/bare p50': Number((http.p50 / bare.p50).toFixed(2)),
+    })),
+  );
+  log(
+    `targets: many trips over HTTP ≥ 150 bookings/s: ${manyHttp.perSecond.toFixed(1)}; p99 < 150 ms: ${manyHttp.p99.toFixed(1)} ms`,
+  );
+}
+
+async function main() {
+  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  await dropDatabase(postgres.serverUrl, DATABASE);
+  const benchConfig = loadConfig({
+    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
+    ACCESS_TOKEN_SECRET,
+    NODE_ENV: 'development',
+  });
+  let world: World | undefined;
+  const stack = await startBenchStack({
+    database: DATABASE,
+    env: { LOG_LEVEL: 'warn' },
+    prepare: async (db) => {
+      log(`creating ${TRIPS} trips of ${SEATS_PER_TRIP} seats and two trips of ${BUSY_SEATS} seats`);
+      world = await createWorld(db, benchConfig);
+    },
+  });
+  try {
+    await measure(stack, world!);
+  } finally {
+    await stack.close();
+  }
+  const [load1, load5] = loadavg();
+  log(
+    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
+  );
+}
+
+await main();
+process.exit(0);

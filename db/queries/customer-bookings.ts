@@ -1,0 +1,205 @@
+import type { JourneyStatus } from '../../domain/journey-confirmation.js';
+import type { Database } from '../orm.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
+
+/**
+ * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
+ * signed-in user or whose passenger is the user's canonical passenger profile. Each carries its
+ * trip (with pickupLocation, as trip results show it) and the pieces of the journey confirmation
+ * projection a client needs to show a ticket: confirmation status and deadline,
+ * boarding_authorized and the current tickets (re-issued ones are left out; their QR codes no
+ * longer board).
+ */
+
+const iso = (value: unknown) =>
+  value === null || value === undefined ? null : new Date(value as string | Date).toISOString();
+const json = (value: unknown) => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
+
+interface NamedRef {
+  id: string;
+  name_ar: string;
+  name_en: string;
+}
+
+export interface BookingTicket {
+  id: string;
+  traveller_name: string;
+  seat_number: string;
+  status: string;
+  payload: unknown;
+  signature: string | null;
+  key_id: string | null;
+  boarding_authorized: boolean;
+}
+
+export interface CustomerBooking {
+  id: string;
+  booking_code: string;
+  journey_id: string | null;
+  status: string;
+  payment_status: string;
+  passenger_name: string;
+  passenger_phone: string;
+  seats_count: number;
+  seat_numbers: string[];
+  subtotal: number;
+  discount: number;
+  total_price: number;
+  currency: string;
+  channel: string;
+  created_at: string;
+  updated_at: string;
+  trip: {
+    id: string;
+    status: string;
+    departure_at: string;
+    arrival_at: string;
+    origin_city: NamedRef;
+    destination_city: NamedRef;
+    company: NamedRef;
+    pickupLocation: PickupLocation;
+  };
+  confirmation: { status: JourneyStatus | null; deadline: string | null };
+  boarding_authorized: boolean;
+  tickets: BookingTicket[];
+}
+
+/** bookings `b` the user may see: owned, or made for the user's canonical passenger. */
+const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.passenger_id from users u where u.id = $1))`;
+
+/**
+ * The pickup location is the trip's pickup stop when the traveller boards in that stop's city,
+ * otherwise the boarding stop itself (the rule of trip results).
+ */
+const BOOKING_SELECT = `
+  select b.id, b.booking_code, b.journey_id, b.status, b.payment_status, b.passenger_name, b.passenger_phone, b.seats_count,
+         b.seat_numbers, b.subtotal, b.discount, b.total_price, b.currency, b.channel, b.created_at, b.updated_at,
+         j.status as journey_status, j.confirmation_deadline,
+         t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at,
+         oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+         dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+         c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+         ${PICKUP_COLUMNS}
+  from bookings b
+  join trips t on t.id = b.trip_id
+  join routes r on r.id = t.route_id
+  join cities oc on oc.id = r.origin_city_id
+  join cities dc on dc.id = r.destination_city_id
+  join companies c on c.id = b.company_id
+  left join journeys j on j.id = b.journey_id
+  left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
+  left join trip_stop_calls bc on bc.id = l.board_stop_call_id
+  join stops ps on ps.id = t.pickup_stop_id
+  join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
+
+const ref = (row: Record<string, unknown>, prefix: string): NamedRef => ({
+  id: row[`${prefix}_id`] as string,
+  name_ar: row[`${prefix}_name_ar`] as string,
+  name_en: row[`${prefix}_name_en`] as string,
+});
+
+function toBooking(row: Record<string, unknown>, tickets: BookingTicket[]): CustomerBooking {
+  const journeyStatus = (row.journey_status as JourneyStatus | null) ?? null;
+  return {
+    id: row.id as string,
+    booking_code: row.booking_code as string,
+    journey_id: row.journey_id as string | null,
+    status: row.status as string,
+    payment_status: row.payment_status as string,
+    passenger_name: row.passenger_name as string,
+    passenger_phone: row.passenger_phone as string,
+    seats_count: row.seats_count as number,
+    seat_numbers: row.seat_numbers as string[],
+    subtotal: Number(row.subtotal),
+    discount: Number(row.discount),
+    total_price: Number(row.total_price),
+    currency: row.currency as string,
+    channel: row.channel as string,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+    trip: {
+      id: row.trip_id as string,
+      status: row.trip_status as string,
+      departure_at: iso(row.departure_at)!,
+      arrival_at: iso(row.arrival_at)!,
+      origin_city: ref(row, 'origin'),
+      destination_city: ref(row, 'destination'),
+      company: ref(row, 'company'),
+      pickupLocation: toPickupLocation(row),
+    },
+    confirmation: {
+      status: journeyStatus,
+      deadline: journeyStatus === 'REQUESTED' ? iso(row.confirmation_deadline) : null,
+    },
+    boarding_authorized: tickets.length > 0 && tickets.every((ticket) => ticket.boarding_authorized),
+    tickets,
+  };
+}
+
+/** The current tickets of each booking (its journey's tickets on its trip), keyed by booking id. */
+async function ticketsOf(db: Database, bookingIds: string[]): Promise<Map<string, BookingTicket[]>> {
+  const rows = await db.query<Record<string, unknown>>(
+    `select b.id as booking_id, t.id, t.traveller_name, t.seat_number, t.status, t.payload, t.signature, t.key_id,
+            t.boarding_authorized
+     from bookings b
+     join journey_tickets t on t.journey_id = b.journey_id and t.trip_id = b.trip_id and t.company_id = b.company_id
+     where b.id = any($1::uuid[]) and t.status <> 'REISSUED'
+     order by t.leg_sequence, t.traveller_index`,
+    [bookingIds],
+  );
+  const byBooking = new Map<string, BookingTicket[]>();
+  for (const row of rows) {
+    const list = byBooking.get(row.booking_id as string) ?? [];
+    list.push({
+      id: row.id as string,
+      traveller_name: row.traveller_name as string,
+      seat_number: row.seat_number as string,
+      status: row.status as string,
+      payload: row.payload === null ? null : json(row.payload),
+      signature: row.signature as string | null,
+      key_id: row.key_id as string | null,
+      boarding_authorized: row.boarding_authorized as boolean,
+    });
+    byBooking.set(row.booking_id as string, list);
+  }
+  return byBooking;
+}
+
+/** One page of the user's bookings, newest first, and how many there are in all. */
+export async function listOwnBookings(
+  db: Database,
+  userId: string,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; items: CustomerBooking[] }> {
+  const [counted] = await db.query<{ total: number }>(
+    `select count(*)::int as total from bookings b where ${OWN_BOOKING}`,
+    [userId],
+  );
+  const rows = await db.query<Record<string, unknown>>(
+    `${BOOKING_SELECT} where ${OWN_BOOKING} order by b.created_at desc, b.id desc limit $2 offset $3`,
+    [userId, page.limit, page.offset],
+  );
+  const tickets = await ticketsOf(
+    db,
+    rows.map((row) => row.id as string),
+  );
+  return {
+    total: counted!.total,
+    items: rows.map((row) => toBooking(row, tickets.get(row.id as string) ?? [])),
+  };
+}
+
+/** The user's booking, or null when it does not exist or is someone else's. */
+export async function findOwnBooking(
+  db: Database,
+  userId: string,
+  bookingId: string,
+): Promise<CustomerBooking | null> {
+  const [row] = await db.query<Record<string, unknown>>(
+    `${BOOKING_SELECT} where b.id = $2 and ${OWN_BOOKING}`,
+    [userId, bookingId],
+  );
+  if (!row) return null;
+  const tickets = await ticketsOf(db, [bookingId]);
+  return toBooking(row, tickets.get(bookingId) ?? []);
+}

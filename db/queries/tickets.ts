@@ -1,0 +1,86 @@
+import type { Database } from '../orm.js';
+
+/**
+ * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip
+ * summary, the seat and the boarding state. Timestamps arrive as Date from the pool.
+ */
+export interface TicketRow {
+  id: string;
+  journey_id: string;
+  booking_id: string | null;
+  booking_code: string | null;
+  leg_sequence: number;
+  traveller_name: string;
+  seat_number: string;
+  status: 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
+  payload: unknown;
+  signature: string | null;
+  key_id: string | null;
+  boarding_authorized: boolean;
+  revoked: boolean;
+  issued_at: Date | null;
+  trip_id: string;
+  trip_status: string;
+  company_id: string;
+  company_name_ar: string;
+  company_name_en: string;
+  origin_ar: string;
+  origin_en: string;
+  destination_ar: string;
+  destination_en: string;
+  departure_at: Date;
+  arrival_at: Date;
+}
+
+const TICKET_SELECT = `
+  select t.id, t.journey_id, b.id as booking_id, b.booking_code, t.leg_sequence, t.traveller_name, t.seat_number,
+         t.status, t.payload, t.signature, t.key_id, t.boarding_authorized, r.ticket_id is not null as revoked, t.issued_at,
+         t.trip_id, tr.status as trip_status, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+         oc.name_ar as origin_ar, oc.name_en as origin_en, dc.name_ar as destination_ar, dc.name_en as destination_en,
+         bc.departure_at, ac.arrival_at
+  from journey_tickets t
+  join journeys j on j.id = t.journey_id
+  join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
+  join trips tr on tr.id = t.trip_id
+  join companies c on c.id = t.company_id
+  join trip_stop_calls bc on bc.id = l.board_stop_call_id
+  join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+  join cities oc on oc.id = bc.city_id
+  join cities dc on dc.id = ac.city_id
+  left join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id and b.company_id = t.company_id
+  left join credential_revocations r on r.ticket_id = t.id`;
+
+/** The owner's current tickets (re-issued ones are superseded), latest departure first. */
+export async function listOwnTickets(
+  db: Database,
+  userId: string,
+  page: { limit: number; offset: number },
+): Promise<{ tickets: TicketRow[]; total: number }> {
+  const condition = `j.owner_user_id = $1 and t.status <> 'REISSUED'`;
+  const [tickets, [count]] = await Promise.all([
+    db.query<TicketRow>(
+      `${TICKET_SELECT} where ${condition}
+       order by bc.departure_at desc, t.journey_id, t.leg_sequence, t.traveller_index, t.id
+       limit $2 offset $3`,
+      [userId, page.limit, page.offset],
+    ),
+    db.query<{ total: string }>(
+      `select count(*) as total from journey_tickets t join journeys j on j.id = t.journey_id where ${condition}`,
+      [userId],
+    ),
+  ]);
+  return { tickets, total: Number(count!.total) };
+}
+
+/** One ticket of the owner in any state (a re-issued one shows REISSUED); undefined for anyone else. */
+export async function findOwnTicket(
+  db: Database,
+  userId: string,
+  ticketId: string,
+): Promise<TicketRow | undefined> {
+  const [row] = await db.query<TicketRow>(`${TICKET_SELECT} where t.id = $1 and j.owner_user_id = $2`, [
+    ticketId,
+    userId,
+  ]);
+  return row;
+}

@@ -1,0 +1,485 @@
+import type { PoolClient } from 'pg';
+import { seatsPrice } from '../../domain/booking.js';
+import {
+  BookingRefusal,
+  cancellationDecision,
+  modificationRefusal,
+  repricedAmounts,
+  targetRefusal,
+  type BookingFacts,
+  type BookingStatus,
+  type PaymentStatus,
+} from '../../domain/booking-rules.js';
+import type { InventoryScope } from '../../domain/inventory-scope.js';
+import type { Database } from '../orm.js';
+import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
+import { companyScopeSql } from '../queries/scope.js';
+import {
+  revokeCredentials,
+  revokeCredentialsOf,
+  signTicketsOf,
+  type SigningOptions,
+} from './boarding-credentials.js';
+
+/**
+ * A traveller's own changes to a booking (PATCH /bookings/{id} modify, POST /bookings/{id}/cancel).
+ * Each is ONE transaction that locks, in this order, the journey order (when there is one), the
+ * journey, the booking row and then the trips involved in id order, the same order the journey
+ * transactions lock in, so concurrent changes take turns and each sees what the previous one did.
+ * The seat_allocations exclusion constraint stays the capacity truth behind the checks.
+ */
+
+export interface BookingCaller {
+  userId: string;
+  scope: InventoryScope;
+}
+
+const PG_EXCLUSION_VIOLATION = '23P01';
+const pgCode = (error: unknown) => (error as { code?: string } | null)?.code;
+const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
+
+export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+
+interface LockedBooking {
+  id: string;
+  journey_id: string | null;
+  order_id: string | null;
+  company_id: string;
+  trip_id: string;
+  status: BookingStatus;
+  payment_status: PaymentStatus;
+  seats_count: number;
+  seat_numbers: string[];
+  subtotal: string;
+  discount: string;
+  total_price: string;
+  leg_sequence: number | null;
+  board_city_id: string | null;
+  alight_city_id: string | null;
+  board_departure_at: string | null;
+  trip_departure_at: string;
+  origin_city_id: string;
+  destination_city_id: string;
+  journey_bookings: number;
+  journey_legs: number;
+  order_journeys: number;
+  checked_in: boolean;
+}
+
+/** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
+async function lockOwnBooking(client: PoolClient, userId: string, bookingId: string): Promise<LockedBooking> {
+  const { rows: found } = await client.query<{ journey_id: string | null; order_id: string | null }>(
+    `select b.journey_id, j.order_id from bookings b left join journeys j on j.id = b.journey_id
+     where b.id = $1 and (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2))`,
+    [bookingId, userId],
+  );
+  if (!found[0]) throw bookingNotFound();
+  const { journey_id: journeyId, order_id: orderId } = found[0];
+  if (orderId) await client.query(`select id from journey_orders where id = $1 for update`, [orderId]);
+  if (journeyId) await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+  const { rows } = await client.query<LockedBooking>(
+    `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
+            b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
+            bc.city_id as board_city_id, ac.city_id as alight_city_id, bc.departure_at as board_departure_at,
+            t.departure_at as trip_departure_at, r.origin_city_id, r.destination_city_id,
+            (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
+            (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
+            (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
+            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in
+     from bookings b
+     join trips t on t.id = b.trip_id
+     join routes r on r.id = t.route_id
+     left join journeys j on j.id = b.journey_id
+     left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
+     left join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     left join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+     where b.id = $1
+     for update of b`,
+    [bookingId],
+  );
+  const booking = rows[0];
+  // The booking was moved to another journey between the two reads: nothing a traveller can do.
+  if (!booking || booking.journey_id !== journeyId) throw bookingNotFound();
+  return booking;
+}
+
+function factsOf(booking: LockedBooking): BookingFacts {
+  return {
+    status: booking.status,
+    paymentStatus: booking.payment_status,
+    departureAt: new Date(booking.board_departure_at ?? booking.trip_departure_at),
+    checkedIn: booking.checked_in,
+    partOfAggregate: booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,
+    imported: booking.journey_id === null || booking.leg_sequence === null,
+  };
+}
+
+function refuseWith(refusal: BookingRefusal | null): void {
+  if (refusal) throw refusal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modification
+// ---------------------------------------------------------------------------------------------
+
+export interface ModificationInput {
+  bookingId: string;
+  newTripId: string;
+  /** Seat labels of the new trip's active layout; traveller i (ticket order) gets seat i. */
+  newSeatNumbers: string[];
+}
+
+export interface ChangeOptions {
+  signing?: SigningOptions;
+  now?: Date;
+}
+
+interface TargetTrip {
+  id: string;
+  company_id: string;
+  status: string;
+  departure_at: string;
+  price_base: string;
+  price_vip: string | null;
+  origin_city_id: string;
+  destination_city_id: string;
+  board_id: string | null;
+  board_sequence: number | null;
+  board_share: number | null;
+  board_departure_at: string | null;
+  alight_id: string | null;
+  alight_sequence: number | null;
+  alight_share: number | null;
+}
+
+/**
+ * The new trip in the caller's inventory scope (else 404 TRIP_NOT_FOUND), with the stop calls the
+ * moved leg uses: the first call in the booking's boarding city and the next call after it in
+ * its alighting city (for a POST /bookings booking, the trip's first and last calls).
+ */
+async function readTarget(
+  client: PoolClient,
+  scope: InventoryScope,
+  tripId: string,
+  booking: LockedBooking,
+): Promise<TargetTrip> {
+  const params: unknown[] = [tripId, booking.board_city_id, booking.alight_city_id];
+  const { rows } = await client.query<TargetTrip>(
+    `select t.id, t.company_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
+            b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share, b.departure_at as board_departure_at,
+            a.id as alight_id, a.sequence as alight_sequence, a.fare_share_bp as alight_share
+     from trips t
+     join companies c on c.id = t.company_id
+     join routes r on r.id = t.route_id
+     left join lateral (select id, sequence, fare_share_bp, departure_at from trip_stop_calls
+                        where trip_id = t.id and city_id = $2 order by sequence limit 1) b on true
+     left join lateral (select id, sequence, fare_share_bp from trip_stop_calls
+                        where trip_id = t.id and city_id = $3 and sequence > b.sequence order by sequence limit 1) a on true
+     where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
+    params,
+  );
+  if (!rows[0]) throw new BookingRefusal(404, 'TRIP_NOT_FOUND', 'No such trip');
+  return rows[0];
+}
+
+interface ChosenSeat {
+  seat_id: string;
+  seat_number: string;
+  seat_class: 'STANDARD' | 'VIP';
+}
+
+/** The new trip's seats by label, in the order asked; 422 SEAT_NOT_FOUND names labels the layout lacks. */
+async function chosenSeats(client: PoolClient, tripId: string, labels: string[]): Promise<ChosenSeat[]> {
+  const { rows } = await client.query<ChosenSeat>(
+    `select ls.seat_id, ls.seat_number, ls.seat_class
+     from trips t
+     join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     join layout_seats ls on ls.layout_id = bl.id
+     where t.id = $1 and ls.seat_number = any($2::text[])`,
+    [tripId, labels],
+  );
+  const byLabel = new Map(rows.map((row) => [row.seat_number, row]));
+  const missing = labels.filter((label) => !byLabel.has(label));
+  if (missing.length) {
+    throw new BookingRefusal(422, 'SEAT_NOT_FOUND', 'The new trip has no seat with this label', {
+      seats: missing,
+    });
+  }
+  return labels.map((label) => byLabel.get(label)!);
+}
+
+const occupied = (labels: string[]) =>
+  new BookingRefusal(409, 'SEAT_OCCUPIED', 'A chosen seat is taken on this trip', { seats: labels });
+
+/**
+ * Frees the booking's seats on its current trip and takes the new ones, CONFIRMED. Holds on the
+ * chosen seats that already expired are closed first, since the exclusion constraint still counts them.
+ */
+async function moveAllocations(
+  client: PoolClient,
+  booking: LockedBooking,
+  target: TargetTrip,
+  seats: ChosenSeat[],
+): Promise<void> {
+  await client.query(
+    `update seat_allocations set status = 'RELEASED', released_at = now()
+     where owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`,
+    [booking.journey_id, booking.trip_id],
+  );
+  const seatIds = seats.map((seat) => seat.seat_id);
+  // In id order, as seat locks do, so two transactions closing the same expired rows never deadlock.
+  await client.query(
+    `update seat_allocations set status = 'EXPIRED', released_at = now()
+     where id in (select id from seat_allocations
+                  where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
+                  order by id for update)`,
+    [target.id, seatIds],
+  );
+  const { rows: taken } = await client.query<{ seat_id: string }>(
+    `select distinct seat_id from seat_allocations
+     where trip_id = $1 and seat_id = any($2::text[]) and status in ('HELD', 'CONFIRMED')
+       and board_sequence < $4 and alight_sequence > $3`,
+    [target.id, seatIds, target.board_sequence, target.alight_sequence],
+  );
+  if (taken.length) {
+    const takenIds = new Set(taken.map((row) => row.seat_id));
+    throw occupied(seats.filter((seat) => takenIds.has(seat.seat_id)).map((seat) => seat.seat_number));
+  }
+  try {
+    await client.query(
+      `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, owner_kind, owner_id)
+       select $1, seat_id, $2, $3, 'CONFIRMED', 'JOURNEY', $4 from unnest($5::text[]) as seat_id`,
+      [target.id, target.board_sequence, target.alight_sequence, booking.journey_id, seatIds],
+    );
+  } catch (error) {
+    // A writer that does not lock the trip may still win a seat; the constraint has the last word.
+    if (pgCode(error) === PG_EXCLUSION_VIOLATION) throw occupied(seats.map((seat) => seat.seat_number));
+    throw error;
+  }
+}
+
+/**
+ * Rotates the QR codes: the leg's current tickets become REISSUED with their credentials on the
+ * revocation list, and new tickets (new ids) for the same travellers are signed for the new trip
+ * and seats.
+ */
+async function reissueTickets(
+  client: PoolClient,
+  booking: LockedBooking,
+  target: TargetTrip,
+  seats: ChosenSeat[],
+  signing: SigningOptions,
+): Promise<void> {
+  const { rows: current } = await client.query<{
+    id: string;
+    traveller_index: number;
+    traveller_name: string;
+    traveller_phone: string | null;
+  }>(
+    `update journey_tickets set status = 'REISSUED', boarding_authorized = false
+     where journey_id = $1 and leg_sequence = $2 and status <> 'REISSUED'
+     returning id, traveller_index, traveller_name, traveller_phone`,
+    [booking.journey_id, booking.leg_sequence],
+  );
+  await revokeCredentials(
+    client,
+    current.map((ticket) => ticket.id),
+    'REISSUED',
+  );
+  const travellers = [...current].sort((a, b) => a.traveller_index - b.traveller_index);
+  await client.query(
+    `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
+                                  seat_id, seat_number)
+     select $1, $2, v.traveller_index, v.traveller_name, v.traveller_phone, $3, $4, v.seat_id, v.seat_number
+     from unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[])
+          as v(traveller_index, traveller_name, traveller_phone, seat_id, seat_number)`,
+    [
+      booking.journey_id,
+      booking.leg_sequence,
+      target.id,
+      target.company_id,
+      travellers.map((ticket) => ticket.traveller_index),
+      travellers.map((ticket) => ticket.traveller_name),
+      travellers.map((ticket) => ticket.traveller_phone),
+      travellers.map((_, index) => seats[index]!.seat_id),
+      travellers.map((_, index) => seats[index]!.seat_number),
+    ],
+  );
+  await signTicketsOf(client, { kind: 'JOURNEY', id: booking.journey_id! }, signing);
+}
+
+/** The leg, the booking row, and the journey (and order) totals follow the new trip and price. */
+async function rewriteBooking(
+  client: PoolClient,
+  booking: LockedBooking,
+  target: TargetTrip,
+  seats: ChosenSeat[],
+): Promise<void> {
+  const price = seatsPrice(
+    {
+      priceBase: Number(target.price_base),
+      priceVip: target.price_vip === null ? null : Number(target.price_vip),
+      boardShareBp: target.board_share!,
+      alightShareBp: target.alight_share!,
+    },
+    seats.map((seat) => seat.seat_class),
+  );
+  const amounts = repricedAmounts(price.subtotal, Number(booking.discount));
+  await client.query(
+    `update journey_legs set trip_id = $3, company_id = $4, board_stop_call_id = $5, alight_stop_call_id = $6,
+            board_sequence = $7, alight_sequence = $8, unit_price = $9, quantity = $10, subtotal = $11
+     where journey_id = $1 and sequence = $2`,
+    [
+      booking.journey_id,
+      booking.leg_sequence,
+      target.id,
+      target.company_id,
+      target.board_id,
+      target.alight_id,
+      target.board_sequence,
+      target.alight_sequence,
+      price.unitPrice,
+      seats.length,
+      price.subtotal,
+    ],
+  );
+  await client.query(
+    `update bookings set trip_id = $2, seat_numbers = $3, subtotal = $4, discount = $5, total_price = $6, updated_at = now()
+     where id = $1`,
+    [
+      booking.id,
+      target.id,
+      seats.map((seat) => seat.seat_number),
+      amounts.subtotal,
+      amounts.discount,
+      amounts.total,
+    ],
+  );
+  // Cash the traveller announced but nobody collected yet is now the new total.
+  await client.query(
+    `update payment_operations set amount = $2, updated_at = now() where booking_id = $1 and status = 'PENDING'`,
+    [booking.id, amounts.total],
+  );
+  // The journey (and its order) is this one booking: its total moves by the booking's change.
+  const change = amounts.total - Number(booking.total_price);
+  await client.query(`update journeys set total_price = total_price + $2, updated_at = now() where id = $1`, [
+    booking.journey_id,
+    change,
+  ]);
+  if (booking.order_id) {
+    await client.query(
+      `update journey_orders set total_price = total_price + $2, updated_at = now() where id = $1`,
+      [booking.order_id, change],
+    );
+  }
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, index) => value === b[index]);
+
+/**
+ * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
+ * between the same cities, with as many seats, in one transaction. A repeat of a modification
+ * already made (same trip, same seats in the same order) changes nothing.
+ */
+export async function modifyBooking(
+  db: Database,
+  caller: BookingCaller,
+  input: ModificationInput,
+  options: ChangeOptions = {},
+): Promise<void> {
+  const now = options.now ?? new Date();
+  await db.transaction(async (client) => {
+    const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
+    refuseWith(modificationRefusal(factsOf(booking), now));
+    if (booking.trip_id === input.newTripId && sameList(booking.seat_numbers, input.newSeatNumbers)) return;
+    await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
+      [...new Set([booking.trip_id, input.newTripId])].sort(),
+    ]);
+    const target = await readTarget(client, caller.scope, input.newTripId, booking);
+    refuseWith(
+      targetRefusal(
+        {
+          companyId: booking.company_id,
+          originCityId: booking.origin_city_id,
+          destinationCityId: booking.destination_city_id,
+          seatCount: booking.seats_count,
+        },
+        {
+          companyId: target.company_id,
+          originCityId: target.origin_city_id,
+          destinationCityId: target.destination_city_id,
+          seatCount: input.newSeatNumbers.length,
+          bookable: BOOKABLE.has(target.status),
+          departureAt: new Date(target.board_departure_at ?? target.departure_at),
+        },
+        now,
+      ),
+    );
+    if (!target.board_id || !target.alight_id) {
+      throw new BookingRefusal(
+        422,
+        'MODIFICATION_CHANGES_ROUTE',
+        "The new trip does not call at the booking's boarding and alighting cities",
+      );
+    }
+    const seats = await chosenSeats(client, target.id, input.newSeatNumbers);
+    await moveAllocations(client, booking, target, seats);
+    await rewriteBooking(client, booking, target, seats);
+    await reissueTickets(client, booking, target, seats, options.signing ?? {});
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
+ * tickets and seats end together; signed credentials go on the revocation list. A voucher the
+ * booking used stays spent. Cancelling a cancelled booking changes nothing.
+ */
+export async function cancelBooking(
+  db: Database,
+  caller: BookingCaller,
+  bookingId: string,
+  options: { cutoffMinutes: number; now?: Date },
+): Promise<void> {
+  const now = options.now ?? new Date();
+  await db.transaction(async (client) => {
+    const booking = await lockOwnBooking(client, caller.userId, bookingId);
+    const decision = cancellationDecision(factsOf(booking), now, options.cutoffMinutes);
+    if (decision === 'ALREADY_CANCELLED') return;
+    refuseWith(decision);
+    const journeyId = booking.journey_id!;
+    await client.query(
+      `update seat_allocations set status = 'RELEASED', released_at = now()
+       where owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`,
+      [journeyId],
+    );
+    await client.query(
+      `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
+       where journey_id = $1 and status <> 'REISSUED'`,
+      [journeyId],
+    );
+    await revokeCredentialsOf(client, { kind: 'JOURNEY', id: journeyId }, 'BOOKING_CANCELLED');
+    // Nothing is left to collect for a cancelled booking.
+    await client.query(
+      `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
+      [booking.id],
+    );
+    await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
+      booking.id,
+    ]);
+    await client.query(
+      `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
+      [journeyId],
+    );
+    if (booking.order_id) {
+      await client.query(
+        `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
+        [booking.order_id],
+      );
+    }
+  });
+}

@@ -1,0 +1,262 @@
+import type { PoolClient } from 'pg';
+import type {
+  AcceptResult,
+  OpenResult,
+  RevokeResult,
+  ShareActor,
+  ShareGrantInput,
+  ShareRefusalCode,
+} from '../../workflows/share-grant.contract.js';
+import { SHARE_REFUSAL_STATUS } from '../../workflows/share-grant.contract.js';
+import type { Database } from '../orm.js';
+import { recordAccess, type DocumentAction } from './documents.js';
+
+/**
+ * The transitions of a document share grant. The share-grant workflow runs each one as an activity
+ * (one transaction, idempotent under retry); the API only ends an idle recipient session and logs
+ * what the recipient received.
+ */
+export class ShareRefusal extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ShareRefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ShareRefusal';
+    this.status = SHARE_REFUSAL_STATUS[code];
+  }
+}
+
+const seconds = (milliseconds: number) => milliseconds / 1000;
+/** An instant as epoch milliseconds (the pool hands timestamps over as text). */
+const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
+
+/** Writes the grant as CREATED; a retry finds the row already there and answers the same. */
+export async function openGrant(db: Database, input: ShareGrantInput): Promise<OpenResult> {
+  const [row] = await db.query<{ link_expires_at: number }>(
+    `with inserted as (
+       insert into document_share_grants (id, booking_id, company_id, document_kind, presentation, issuer_kind,
+                                          issuer_id, issuer_role, secret_hash, link_expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+       on conflict (id) do nothing
+       returning link_expires_at)
+     select ${epochMs('link_expires_at')} as link_expires_at from inserted
+     union all
+     select ${epochMs('link_expires_at')} from document_share_grants where id = $1`,
+    [
+      input.grantId,
+      input.bookingId,
+      input.companyId,
+      input.documentKind,
+      input.presentation,
+      input.issuer.kind,
+      input.issuer.id,
+      input.issuer.role,
+      input.secretHash,
+      seconds(input.linkMilliseconds),
+    ],
+  );
+  return { grantId: input.grantId, linkExpiresAt: iso(row!.link_expires_at) };
+}
+
+interface LockedGrant {
+  status: 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
+  link_open: boolean;
+}
+
+async function lockGrant(client: PoolClient, grantId: string): Promise<LockedGrant | null> {
+  const { rows } = await client.query<LockedGrant>(
+    `select status, link_expires_at > now() as link_open from document_share_grants where id = $1 for update`,
+    [grantId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Why a grant that is not CREATED (or whose link ran out) cannot be accepted. */
+function refusalOf(grant: LockedGrant | null): ShareRefusal | null {
+  if (!grant) return new ShareRefusal('SHARE_NOT_FOUND', 'No such share');
+  if (grant.status === 'ACCEPTED')
+    return new ShareRefusal('SHARE_ALREADY_ACCEPTED', 'This link was already used');
+  if (grant.status === 'REVOKED') return new ShareRefusal('SHARE_REVOKED', 'This share was revoked');
+  if (grant.status === 'EXPIRED' || !grant.link_open)
+    return new ShareRefusal('SHARE_EXPIRED', 'This link has expired');
+  return null;
+}
+
+/**
+ * Accepts the link once: the recipient session is created and the grant becomes ACCEPTED in one
+ * transaction. The unique grant_id of sessions refuses a second session even if two accepts ever
+ * got this far together. A retry of the same accept (same token) answers with its own session.
+ */
+export async function acceptGrant(
+  db: Database,
+  input: { grantId: string; sessionTokenHash: string; sessionMilliseconds: number },
+): Promise<AcceptResult> {
+  return db.transaction(async (client) => {
+    const grant = await lockGrant(client, input.grantId);
+    const { rows: existing } = await client.query<{ id: string; expires_at: number }>(
+      `select id, ${epochMs('expires_at')} as expires_at from share_recipient_sessions
+        where grant_id = $1 and token_hash = $2`,
+      [input.grantId, input.sessionTokenHash],
+    );
+    if (existing[0]) return { sessionId: existing[0].id, expiresAt: iso(existing[0].expires_at) };
+    const refusal = refusalOf(grant);
+    if (refusal) throw refusal;
+    const { rows } = await client.query<{ id: string; expires_at: number }>(
+      `insert into share_recipient_sessions (grant_id, token_hash, expires_at)
+       values ($1, $2, now() + make_interval(secs => $3))
+       returning id, ${epochMs('expires_at')} as expires_at`,
+      [input.grantId, input.sessionTokenHash, seconds(input.sessionMilliseconds)],
+    );
+    await client.query(
+      `update document_share_grants set status = 'ACCEPTED', accepted_at = now() where id = $1`,
+      [input.grantId],
+    );
+    return { sessionId: rows[0]!.id, expiresAt: iso(rows[0]!.expires_at) };
+  });
+}
+
+/** Revokes a CREATED or ACCEPTED grant and ends its recipient session at once; a repeat answers the same. */
+export async function revokeGrant(
+  db: Database,
+  input: { grantId: string; by: ShareActor },
+): Promise<RevokeResult> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ status: string; revoked_at: number | null }>(
+      `update document_share_grants
+          set status = 'REVOKED', revoked_at = now(), revoked_by = $2, revoked_by_kind = $3
+        where id = $1 and status in ('CREATED', 'ACCEPTED')
+       returning status, ${epochMs('revoked_at')} as revoked_at`,
+      [input.grantId, input.by.id, input.by.kind],
+    );
+    await endSession(client, input.grantId, 'REVOKED');
+    const revokedAt =
+      rows[0]?.revoked_at ??
+      (
+        await client.query<{ revoked_at: number | null }>(
+          `select ${epochMs('revoked_at')} as revoked_at from document_share_grants where id = $1`,
+          [input.grantId],
+        )
+      ).rows[0]?.revoked_at;
+    if (!revokedAt) throw new ShareRefusal('SHARE_EXPIRED', 'This share has already expired');
+    return { status: 'REVOKED', revokedAt: iso(revokedAt) };
+  });
+}
+
+/** The link or the recipient session ran out: the grant is EXPIRED and its session ended. */
+export async function expireGrant(db: Database, input: { grantId: string }): Promise<{ status: string }> {
+  return db.transaction(async (client) => {
+    await client.query(
+      `update document_share_grants set status = 'EXPIRED', expired_at = now()
+        where id = $1 and status in ('CREATED', 'ACCEPTED')`,
+      [input.grantId],
+    );
+    await endSession(client, input.grantId, 'EXPIRED');
+    const { rows } = await client.query<{ status: string }>(
+      `select status from document_share_grants where id = $1`,
+      [input.grantId],
+    );
+    return { status: rows[0]?.status ?? 'EXPIRED' };
+  });
+}
+
+async function endSession(
+  client: Pick<PoolClient, 'query'>,
+  grantId: string,
+  reason: 'REVOKED' | 'EXPIRED' | 'IDLE',
+): Promise<void> {
+  await client.query(
+    `update share_recipient_sessions set ended_at = now(), ended_reason = $2 where grant_id = $1 and ended_at is null`,
+    [grantId, reason],
+  );
+}
+
+/** Why a recipient session cannot be used (any more). */
+export type SessionEnd = 'REVOKED' | 'EXPIRED' | 'IDLE';
+
+interface LiveCheckRow {
+  session_id: string;
+  ended_reason: SessionEnd | null;
+  grant_status: string;
+  past_end: boolean;
+  idle: boolean;
+}
+
+/**
+ * Checks the recipient session under a row lock and, when it is live, counts the request as
+ * activity. An idle or timed-out session is ended here and then: correctness never waits for the
+ * workflow's timer. Returns the session id, or why it is over.
+ */
+export async function useRecipientSession(
+  runner: Pick<PoolClient, 'query'>,
+  input: { grantId: string; sessionTokenHash: string; idleMilliseconds: number },
+): Promise<{ sessionId: string } | { ended: SessionEnd } | null> {
+  const { rows } = await runner.query<LiveCheckRow>(
+    `select s.id as session_id, s.ended_reason, g.status as grant_status,
+            s.expires_at <= now() as past_end,
+            s.last_seen_at <= now() - make_interval(secs => $3) as idle
+       from share_recipient_sessions s
+       join document_share_grants g on g.id = s.grant_id
+      where s.grant_id = $1 and s.token_hash = $2
+      for update of s`,
+    [input.grantId, input.sessionTokenHash, seconds(input.idleMilliseconds)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (row.ended_reason) return { ended: row.ended_reason };
+  if (row.grant_status === 'REVOKED') return { ended: 'REVOKED' };
+  const end: SessionEnd | null =
+    row.grant_status === 'EXPIRED' || row.past_end ? 'EXPIRED' : row.idle ? 'IDLE' : null;
+  if (end) {
+    await endSession(runner, input.grantId, end);
+    return { ended: end };
+  }
+  await runner.query(`update share_recipient_sessions set last_seen_at = now() where id = $1`, [
+    row.session_id,
+  ]);
+  return { sessionId: row.session_id };
+}
+
+/** One request of the recipient: checks and touches the session in its own transaction. */
+export function touchRecipientSession(
+  db: Database,
+  input: { grantId: string; sessionTokenHash: string; idleMilliseconds: number },
+) {
+  return db.transaction((client) => useRecipientSession(client, input));
+}
+
+/**
+ * The last step before bytes leave: re-checks the session (it may have been revoked, run out or
+ * gone idle while the document was rendered) and logs the view or download with the checksum and
+ * size of exactly the bytes about to be sent, in one transaction. Nothing is logged for a refusal.
+ */
+export function recordRecipientAccess(
+  db: Database,
+  input: {
+    grantId: string;
+    sessionTokenHash: string;
+    idleMilliseconds: number;
+    snapshotId: string;
+    action: DocumentAction;
+    sha256: string;
+    size: number;
+    requestId: string;
+  },
+) {
+  return db.transaction(async (client) => {
+    const session = await useRecipientSession(client, input);
+    if (!session || 'ended' in session) return session;
+    await recordAccess(client, {
+      snapshotId: input.snapshotId,
+      actorKind: 'SHARE_RECIPIENT',
+      actorId: input.grantId,
+      action: input.action,
+      sha256: input.sha256,
+      size: input.size,
+      requestId: input.requestId,
+    });
+    return session;
+  });
+}

@@ -1,0 +1,243 @@
+import type { PoolClient } from 'pg';
+import type { Database } from '../orm.js';
+
+/**
+ * Writes of the payment ledger (payment_operations). Every write locks the booking row first and
+ * then the operation, in that order everywhere, so two writers of one booking queue instead of
+ * deadlocking, and the booking's payment fact (bookings.payment_status) changes in the same
+ * transaction as the operation that proves it.
+ */
+export type PaymentMethod = 'CASH' | 'SHAMCASH' | 'CARD';
+export type PaymentSource = 'transaction' | 'driver' | 'office' | 'booking';
+export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+
+/** Only cash is taken for now; the online methods are answered with the methods that work. */
+export const AVAILABLE_PAYMENT_METHODS: readonly PaymentMethod[] = ['CASH'];
+
+/** A traveller may announce a cash payment for a booking that is confirmed and not yet travelled. */
+const OPENABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN']);
+/** Staff may record cash for those and, late, for a completed trip; never for a dead booking. */
+const COLLECTABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN', 'COMPLETED']);
+
+/** A refusal the API turns into its status and errorCode; nothing was written. */
+export class PaymentRefusal extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PaymentRefusal';
+  }
+}
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+export interface PaymentOperation {
+  id: string;
+  booking_id: string;
+  company_id: string;
+  user_id: string | null;
+  method: PaymentMethod;
+  source: PaymentSource;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  /** PostgreSQL timestamptz text. */
+  collected_at: string | null;
+  created_at: string;
+}
+
+const OPERATION_COLUMNS = `id, booking_id, company_id, user_id, method, source, amount::float8 as amount, currency, status,
+  collected_at, created_at`;
+
+interface LockedBooking {
+  id: string;
+  company_id: string;
+  owner_user_id: string | null;
+  status: string;
+  payment_status: 'UNPAID' | 'PAID' | 'REFUNDED';
+  amount_due: number;
+  currency: string;
+}
+
+async function lockBooking(client: Queryable, bookingId: string): Promise<LockedBooking | undefined> {
+  // total_price is the final price of the booking (any voucher discount already taken off).
+  const { rows } = await client.query<LockedBooking>(
+    `select id, company_id, owner_user_id, status, payment_status, total_price::float8 as amount_due, currency
+       from bookings where id = $1 for update`,
+    [bookingId],
+  );
+  return rows[0];
+}
+
+function refuseUnpayable(booking: LockedBooking, payableStatuses: Set<string>): void {
+  if (booking.payment_status === 'PAID') {
+    throw new PaymentRefusal(409, 'BOOKING_ALREADY_PAID', 'This booking is already paid');
+  }
+  if (booking.payment_status === 'REFUNDED' || !payableStatuses.has(booking.status)) {
+    throw new PaymentRefusal(409, 'BOOKING_NOT_PAYABLE', 'This booking cannot be paid in its current state');
+  }
+}
+
+async function pendingOperationOf(
+  client: Queryable,
+  bookingId: string,
+  sources: PaymentSource[],
+): Promise<PaymentOperation | undefined> {
+  const { rows } = await client.query<PaymentOperation>(
+    `select ${OPERATION_COLUMNS} from payment_operations
+      where booking_id = $1 and status = 'PENDING' and source = any($2::text[])
+      order by created_at limit 1 for update`,
+    [bookingId, sources],
+  );
+  return rows[0];
+}
+
+export interface OpenedCashPayment {
+  payment: PaymentOperation;
+  /** false when the booking already had a pending cash payment, which is returned instead. */
+  created: boolean;
+}
+
+/**
+ * A traveller announces they will pay a booking of theirs in cash (at the company office or to
+ * the driver before boarding): one PENDING 'transaction' operation for the booking's amount.
+ * Asking again returns the same pending operation; the booking lock makes concurrent asks queue,
+ * and the partial unique index payment_operations_one_open_transaction is the backstop.
+ */
+export async function openCashPayment(
+  db: Database,
+  input: { bookingId: string; userId: string },
+): Promise<OpenedCashPayment> {
+  return db.transaction(async (client) => {
+    const booking = await lockBooking(client, input.bookingId);
+    if (!booking || booking.owner_user_id !== input.userId) {
+      throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+    }
+    refuseUnpayable(booking, OPENABLE_BOOKING_STATUSES);
+    const pending = await pendingOperationOf(client, booking.id, ['transaction']);
+    if (pending) return { payment: pending, created: false };
+    const { rows } = await client.query<PaymentOperation>(
+      `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount, currency)
+       values ($1, $2, $3, 'CASH', 'cash', 'transaction', $4, $5) returning ${OPERATION_COLUMNS}`,
+      [booking.company_id, booking.id, input.userId, booking.amount_due, booking.currency],
+    );
+    return { payment: rows[0]!, created: true };
+  });
+}
+
+export type CashCollectionInput = {
+  /** The staff user (company member or driver) who took or verified the cash; null for imports. */
+  staffUserId?: string | null;
+  /** When the cash changed hands; now when not given. */
+  collectedAt?: Date;
+} & (
+  | {
+      /** Completes this PENDING operation; it keeps its own source. */
+      paymentId: string;
+      bookingId?: undefined;
+      source?: undefined;
+    }
+  | {
+      /**
+       * Completes the booking's PENDING operation when it has one (the traveller's announced cash
+       * payment keeps its source); otherwise records a new COMPLETED operation with `source`.
+       */
+      bookingId: string;
+      source: PaymentSource;
+      paymentId?: undefined;
+    }
+);
+
+export interface CashCollection {
+  paymentId: string;
+  bookingId: string;
+  companyId: string;
+  source: PaymentSource;
+  amount: number;
+  currency: string;
+  collectedAt: Date;
+}
+
+/**
+ * Proves that a booking's cash was collected, inside the caller's transaction: locks the booking
+ * and the operation, marks the operation COMPLETED with collected_at and the deciding staff user,
+ * and sets the booking's payment fact to PAID. Refuses (PaymentRefusal) an unknown payment or
+ * booking, an operation that is not PENDING, a booking already paid, refunded, cancelled or
+ * otherwise not payable. The dashboard's verify action and tests of receipts build on this.
+ */
+export async function recordCashCollection(
+  client: Queryable,
+  input: CashCollectionInput,
+): Promise<CashCollection> {
+  const bookingId =
+    input.bookingId === undefined ? await bookingOfOperation(client, input.paymentId) : input.bookingId;
+  const booking = await lockBooking(client, bookingId);
+  if (!booking) throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+  refuseUnpayable(booking, COLLECTABLE_BOOKING_STATUSES);
+
+  let operation: PaymentOperation | undefined;
+  if (input.bookingId === undefined) {
+    const { rows } = await client.query<PaymentOperation>(
+      `select ${OPERATION_COLUMNS} from payment_operations where id = $1 for update`,
+      [input.paymentId],
+    );
+    operation = rows[0];
+    if (operation?.status !== 'PENDING') {
+      throw new PaymentRefusal(409, 'PAYMENT_NOT_PENDING', 'Only a pending payment can be collected');
+    }
+  } else {
+    operation =
+      (await pendingOperationOf(client, booking.id, ['transaction', 'driver', 'office', 'booking'])) ??
+      (await insertPendingOperation(client, booking, input.source));
+  }
+
+  const { rows } = await client.query<{ collected_at: string }>(
+    `update payment_operations
+        set status = 'COMPLETED', collected_at = coalesce($2::timestamptz, now()), decided_by = $3, decided_at = now(),
+            updated_at = now()
+      where id = $1 returning collected_at`,
+    [operation.id, input.collectedAt ?? null, input.staffUserId ?? null],
+  );
+  await client.query(`update bookings set payment_status = 'PAID', updated_at = now() where id = $1`, [
+    booking.id,
+  ]);
+  return {
+    paymentId: operation.id,
+    bookingId: booking.id,
+    companyId: booking.company_id,
+    source: operation.source,
+    amount: operation.amount,
+    currency: operation.currency,
+    collectedAt: new Date(rows[0]!.collected_at),
+  };
+}
+
+/** recordCashCollection in a transaction of its own, committed on success. */
+export function commitCashCollection(db: Database, input: CashCollectionInput): Promise<CashCollection> {
+  return db.transaction((client) => recordCashCollection(client, input));
+}
+
+async function bookingOfOperation(client: Queryable, paymentId: string): Promise<string> {
+  // booking_id never changes, so reading it before the locks is safe and keeps the lock order.
+  const { rows } = await client.query<{ booking_id: string }>(
+    `select booking_id from payment_operations where id = $1`,
+    [paymentId],
+  );
+  if (!rows[0]) throw new PaymentRefusal(404, 'PAYMENT_NOT_FOUND', 'No such payment');
+  return rows[0].booking_id;
+}
+
+async function insertPendingOperation(
+  client: Queryable,
+  booking: LockedBooking,
+  source: PaymentSource,
+): Promise<PaymentOperation> {
+  const { rows } = await client.query<PaymentOperation>(
+    `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount, currency)
+     values ($1, $2, $3, 'CASH', 'cash', $4, $5, $6) returning ${OPERATION_COLUMNS}`,
+    [booking.company_id, booking.id, booking.owner_user_id, source, booking.amount_due, booking.currency],
+  );
+  return rows[0]!;
+}

@@ -1,0 +1,108 @@
+import type { PoolClient } from 'pg';
+import { damascusDate } from '../../domain/time.js';
+import type { Database } from '../orm.js';
+
+/**
+ * Fixed receipt and refund numbers. A collection record gets at most one number per kind, ever:
+ * the first request assigns it, every later one (the customer's receipt route, a share of the
+ * receipt, the dashboard's receipts route) reads the same row.
+ */
+export type ReceiptKind = 'PAYMENT_RECEIPT' | 'REFUND_NOTICE';
+
+/** The printed prefix of each kind's number series. */
+export const RECEIPT_SERIES: Record<ReceiptKind, 'RCP' | 'RFD'> = {
+  PAYMENT_RECEIPT: 'RCP',
+  REFUND_NOTICE: 'RFD',
+};
+
+export interface IssuedReceipt {
+  id: string;
+  number: string;
+  /** ISO-8601 instant the number was assigned; printed as the receipt's issue time. */
+  issuedAt: string;
+}
+
+/** RCP-2026-000042: series, Damascus year, the company's counter for that series and year (at least 6 digits). */
+export function receiptNumber(series: 'RCP' | 'RFD', year: number, value: number): string {
+  return `${series}-${year}-${String(value).padStart(6, '0')}`;
+}
+
+interface ReceiptRow {
+  id: string;
+  number: string;
+  issued_at: Date;
+}
+
+const asIssued = (row: ReceiptRow): IssuedReceipt => ({
+  id: row.id,
+  number: row.number,
+  issuedAt: new Date(row.issued_at).toISOString(),
+});
+
+async function existingReceipt(client: PoolClient, paymentId: string, kind: ReceiptKind) {
+  const { rows } = await client.query<ReceiptRow>(
+    `select id, number, issued_at from receipts where payment_id = $1 and kind = $2`,
+    [paymentId, kind],
+  );
+  return rows[0];
+}
+
+/**
+ * Takes the next value of the company's counter for the series and year. The counter row is
+ * created on first use and locked FOR UPDATE until the caller's transaction ends, so concurrent
+ * first downloads of two receipts of one company get consecutive numbers, never the same one.
+ */
+async function nextCounterValue(
+  client: PoolClient,
+  companyId: string,
+  series: 'RCP' | 'RFD',
+  year: number,
+): Promise<number> {
+  await client.query(
+    `insert into receipt_counters (company_id, series, year) values ($1, $2, $3) on conflict do nothing`,
+    [companyId, series, year],
+  );
+  const { rows } = await client.query<{ last_value: number }>(
+    `select last_value from receipt_counters where company_id = $1 and series = $2 and year = $3 for update`,
+    [companyId, series, year],
+  );
+  const value = rows[0]!.last_value + 1;
+  await client.query(
+    `update receipt_counters set last_value = $4 where company_id = $1 and series = $2 and year = $3`,
+    [companyId, series, year, value],
+  );
+  return value;
+}
+
+/**
+ * The receipt (or refund notice) number of a collection record, assigned on first call. The
+ * payment row is locked first so two first requests for the same record serialise: the second
+ * finds the first one's number instead of burning a counter value.
+ */
+export async function issueReceiptNumber(
+  db: Database,
+  input: { paymentId: string; kind: ReceiptKind; companyId: string; bookingId: string },
+): Promise<IssuedReceipt> {
+  return db.transaction(async (client) => {
+    await client.query(`select id from payment_operations where id = $1 for update`, [input.paymentId]);
+    const existing = await existingReceipt(client, input.paymentId, input.kind);
+    if (existing) return asIssued(existing);
+    const series = RECEIPT_SERIES[input.kind];
+    const now = new Date();
+    const year = Number(damascusDate(now).slice(0, 4));
+    const value = await nextCounterValue(client, input.companyId, series, year);
+    const { rows } = await client.query<ReceiptRow>(
+      `insert into receipts (payment_id, kind, company_id, booking_id, number, issued_at)
+       values ($1, $2, $3, $4, $5, $6) returning id, number, issued_at`,
+      [
+        input.paymentId,
+        input.kind,
+        input.companyId,
+        input.bookingId,
+        receiptNumber(series, year, value),
+        now,
+      ],
+    );
+    return asIssued(rows[0]!);
+  });
+}

@@ -1,0 +1,318 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import {
+  companiesNeedingDecision,
+  type BookingChannel,
+  type ConfirmationMode,
+} from '../../domain/journey-confirmation.js';
+import type { InventoryScope } from '../../domain/inventory-scope.js';
+import type { Database } from '../orm.js';
+import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
+import { companyScopeSql } from '../queries/scope.js';
+import { JourneyRefusal } from './journeys.js';
+
+/**
+ * Seat locks: the short hold of named seats of one trip that POST /bookings consumes (SPEC
+ * requires seat_lock_session_id on booking creation). A lock is a hold_batches row (scope_kind
+ * SEAT_LOCK; its id is both the seat_lock_session_id and the scope id) with one HELD
+ * seat_allocations row per seat (owner_kind SEAT_LOCK) over the whole trip, from the first stop
+ * call to the last. It ends CONSUMED (a booking was made), RELEASED (DELETE) or simply passes its
+ * expires_at: an expired lock is free for everyone at once; whoever locks one of its seats next
+ * marks its allocations EXPIRED in the same transaction, since the exclusion constraint still
+ * counts HELD rows.
+ */
+export type Queryable = Pick<PoolClient, 'query'>;
+
+export type SeatLockStatus = 'ACTIVE' | 'CONSUMED' | 'RELEASED' | 'EXPIRED';
+
+export interface SeatLock {
+  seatLockSessionId: string;
+  tripId: string;
+  seatNumbers: string[];
+  /** ISO 8601. */
+  expiresAt: string;
+  /** ACTIVE only while it has not expired; an ACTIVE batch past expires_at reads as EXPIRED. */
+  status: SeatLockStatus;
+  /** The booking that consumed it. */
+  bookingId: string | null;
+}
+
+export interface SeatLockCaller {
+  userId: string;
+  scope: InventoryScope;
+  channel: BookingChannel;
+}
+
+const PG_EXCLUSION_VIOLATION = '23P01';
+const pgCode = (error: unknown) => (error as { code?: string } | null)?.code;
+const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
+
+/** A trip as booking sees it: its company, route, fares and the first and last stop calls. */
+export interface BookableTrip {
+  id: string;
+  company_id: string;
+  route_id: string;
+  bus_id: string;
+  status: string;
+  price_base: string;
+  price_vip: string | null;
+  currency: string;
+  first_call_id: string;
+  first_sequence: number;
+  first_share_bp: number;
+  origin_city_id: string;
+  departure_at: string;
+  last_call_id: string;
+  last_sequence: number;
+  last_share_bp: number;
+  destination_city_id: string;
+  arrival_at: string;
+  upcoming: boolean;
+  /** The company's booking confirmation settings (null: none saved, so it confirms automatically). */
+  confirmation_mode: ConfirmationMode | null;
+  confirmation_channels: BookingChannel[] | null;
+}
+
+/**
+ * The trip if it exists in the caller's inventory scope (else 404 TRIP_NOT_FOUND, the same answer
+ * as for a trip that does not exist) and can still be booked (else 409 TRIP_NOT_BOOKABLE).
+ */
+export async function bookableTrip(
+  q: Queryable,
+  scope: InventoryScope,
+  tripId: string,
+): Promise<BookableTrip> {
+  const params: unknown[] = [tripId];
+  const inScope = companyScopeSql(scope, params, 'c');
+  const { rows } = await q.query<BookableTrip>(
+    `select t.id, t.company_id, t.route_id, t.bus_id, t.status, t.price_base, t.price_vip, t.currency,
+            f.id as first_call_id, f.sequence as first_sequence, f.fare_share_bp as first_share_bp,
+            f.city_id as origin_city_id, f.departure_at,
+            l.id as last_call_id, l.sequence as last_sequence, l.fare_share_bp as last_share_bp,
+            l.city_id as destination_city_id, l.arrival_at,
+            f.departure_at > now() as upcoming,
+            cs.mode as confirmation_mode, cs.channels as confirmation_channels
+     from trips t
+     join companies c on c.id = t.company_id and ${inScope}
+     left join company_booking_settings cs on cs.company_id = t.company_id
+     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
+     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
+     where t.id = $1`,
+    params,
+  );
+  const trip = rows[0];
+  const details = { trip_id: tripId };
+  if (!trip || trip.first_sequence === trip.last_sequence)
+    throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
+  if (!BOOKABLE.has(trip.status) || !trip.upcoming) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
+  }
+  return trip;
+}
+
+/**
+ * Companies that confirm bookings manually for this channel take them through /journeys, which
+ * carries the request and its decision deadline: 409 JOURNEY_FLOW_REQUIRED.
+ */
+export function requireAutomaticConfirmation(trip: BookableTrip, channel: BookingChannel): void {
+  const settings = trip.confirmation_mode
+    ? [
+        {
+          companyId: trip.company_id,
+          mode: trip.confirmation_mode,
+          decisionWindowMinutes: 0,
+          channels: trip.confirmation_channels ?? [],
+        },
+      ]
+    : [];
+  if (companiesNeedingDecision(settings, channel).length) {
+    throw new JourneyRefusal(
+      409,
+      'JOURNEY_FLOW_REQUIRED',
+      'This company confirms bookings itself; book through /journeys (quote, hold, confirm)',
+      { companyId: trip.company_id },
+    );
+  }
+}
+
+interface LayoutSeat {
+  seat_id: string;
+  seat_number: string;
+  seat_class: 'STANDARD' | 'VIP';
+}
+
+/** Seat labels → seats of the bus's active (hence valid) layout; an unknown label is 400 SEAT_NOT_FOUND. */
+async function layoutSeats(q: Queryable, busId: string, seatNumbers: string[]): Promise<LayoutSeat[]> {
+  const { rows } = await q.query<LayoutSeat>(
+    `select ls.seat_id, ls.seat_number, ls.seat_class
+     from bus_layouts bl join layout_seats ls on ls.layout_id = bl.id
+     where bl.bus_id = $1 and bl.status = 'active' and ls.seat_number = any($2::text[])`,
+    [busId, seatNumbers],
+  );
+  const known = new Set(rows.map((row) => row.seat_number));
+  const unknown = seatNumbers.filter((label) => !known.has(label));
+  if (unknown.length) {
+    throw new JourneyRefusal(400, 'SEAT_NOT_FOUND', 'These seats do not exist on this trip’s bus', {
+      seat_numbers: unknown,
+    });
+  }
+  return rows;
+}
+
+/** Labels of the seats of `seatIds` that a live allocation takes somewhere on the trip. */
+async function occupiedLabels(q: Queryable, trip: BookableTrip, seats: LayoutSeat[]): Promise<string[]> {
+  const { rows } = await q.query<{ seat_id: string }>(
+    `select distinct a.seat_id from seat_allocations a
+     where a.trip_id = $1 and a.seat_id = any($2::text[]) and a.board_sequence < $4 and a.alight_sequence > $3
+       and (a.status = 'CONFIRMED' or (a.status = 'HELD' and (a.expires_at is null or a.expires_at > now())))`,
+    [trip.id, seats.map((seat) => seat.seat_id), trip.first_sequence, trip.last_sequence],
+  );
+  const taken = new Set(rows.map((row) => row.seat_id));
+  return seats.filter((seat) => taken.has(seat.seat_id)).map((seat) => seat.seat_number);
+}
+
+const occupied = (labels: string[]) =>
+  new JourneyRefusal(409, 'SEAT_OCCUPIED', 'Some of these seats are taken', { seat_numbers: labels });
+
+/**
+ * POST /seat-locks: in one transaction, checks the trip (scope, bookable, automatic confirmation
+ * for the channel), maps labels to seats, marks expired holds of those seats EXPIRED, refuses
+ * seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the batch and its
+ * HELD allocations. The trip row is not locked: two locks of the same seat meet on the exclusion
+ * constraint (the second waits for the first and fails once it commits), so locks of different
+ * seats of one busy trip run side by side.
+ */
+export async function createSeatLock(
+  db: Database,
+  caller: SeatLockCaller,
+  input: { tripId: string; seatNumbers: string[]; lockMinutes: number },
+): Promise<SeatLock> {
+  let trip: BookableTrip | undefined;
+  let seats: LayoutSeat[] = [];
+  try {
+    return await db.transaction(async (client) => {
+      trip = await bookableTrip(client, caller.scope, input.tripId);
+      requireAutomaticConfirmation(trip, caller.channel);
+      seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>
+        a.seat_id.localeCompare(b.seat_id),
+      );
+      const seatIds = seats.map((seat) => seat.seat_id);
+      // Locked in id order so two transactions freeing the same expired rows never deadlock.
+      await client.query(
+        `update seat_allocations set status = 'EXPIRED', released_at = now()
+         where id in (select id from seat_allocations
+                      where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
+                      order by id for update)`,
+        [trip.id, seatIds],
+      );
+      const taken = await occupiedLabels(client, trip, seats);
+      if (taken.length) throw occupied(taken);
+      const id = randomUUID();
+      const { rows } = await client.query<{ expires_at: string }>(
+        `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at)
+         values ($1, 'SEAT_LOCK', $1, $2, now() + $3 * interval '1 minute') returning expires_at`,
+        [id, caller.userId, input.lockMinutes],
+      );
+      await client.query(
+        `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, hold_batch_id,
+                                       owner_kind, owner_id)
+         select $1, seat_id, $2, $3, 'HELD', $4, $5, 'SEAT_LOCK', $5
+         from unnest($6::text[]) as seat_id order by seat_id`,
+        [trip.id, trip.first_sequence, trip.last_sequence, rows[0]!.expires_at, id, seatIds],
+      );
+      return {
+        seatLockSessionId: id,
+        tripId: trip.id,
+        seatNumbers: input.seatNumbers,
+        expiresAt: new Date(rows[0]!.expires_at).toISOString(),
+        status: 'ACTIVE' as const,
+        bookingId: null,
+      };
+    });
+  } catch (error) {
+    // A concurrent lock of the same seat committed first.
+    if (pgCode(error) === PG_EXCLUSION_VIOLATION && trip) {
+      throw occupied(await occupiedLabels(db.pool, trip, seats));
+    }
+    throw error;
+  }
+}
+
+interface LockRow {
+  id: string;
+  owner_user_id: string | null;
+  status: SeatLockStatus;
+  expires_at: string;
+  live: boolean;
+  trip_id: string | null;
+  seat_numbers: string[] | null;
+  booking_id: string | null;
+}
+
+function toSeatLock(row: LockRow): SeatLock {
+  return {
+    seatLockSessionId: row.id,
+    tripId: row.trip_id ?? '',
+    seatNumbers: row.seat_numbers ?? [],
+    expiresAt: new Date(row.expires_at).toISOString(),
+    status: row.status === 'ACTIVE' && !row.live ? 'EXPIRED' : row.status,
+    bookingId: row.booking_id,
+  };
+}
+
+async function lockRow(q: Queryable, id: string, forUpdate: boolean): Promise<LockRow | undefined> {
+  const { rows } = await q.query<LockRow>(
+    `select b.id, b.owner_user_id, b.status, b.expires_at, b.expires_at > now() as live,
+            (select a.trip_id from seat_allocations a where a.hold_batch_id = b.id limit 1) as trip_id,
+            (select array_agg(coalesce(ls.seat_number, a.seat_id) order by coalesce(ls.seat_number, a.seat_id))
+             from seat_allocations a
+             join trips t on t.id = a.trip_id
+             left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+             left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+             where a.hold_batch_id = b.id) as seat_numbers,
+            (select k.id from bookings k where k.seat_lock_session_id = b.id) as booking_id
+     from hold_batches b where b.id = $1 and b.scope_kind = 'SEAT_LOCK'${forUpdate ? ' for update of b' : ''}`,
+    [id],
+  );
+  return rows[0];
+}
+
+const lockNotFound = () => new JourneyRefusal(404, 'SEAT_LOCK_NOT_FOUND', 'No such seat lock');
+
+/** GET /seat-locks/{id}: the owner's lock; anyone else's (or none) is 404 SEAT_LOCK_NOT_FOUND. */
+export async function readSeatLock(db: Database, userId: string, id: string): Promise<SeatLock> {
+  const row = await lockRow(db.pool, id, false);
+  if (!row || row.owner_user_id !== userId) throw lockNotFound();
+  return toSeatLock(row);
+}
+
+/**
+ * DELETE /seat-locks/{id}: frees the seats of an ACTIVE lock at once (batch and allocations
+ * RELEASED; a lock past its time becomes EXPIRED instead). Idempotent: a lock already released
+ * or expired answers its state. A consumed lock's seats belong to a booking: 409
+ * SEAT_LOCK_CONSUMED (cancel the booking instead).
+ */
+export async function releaseSeatLock(db: Database, userId: string, id: string): Promise<SeatLock> {
+  return db.transaction(async (client) => {
+    const row = await lockRow(client, id, true);
+    if (!row || row.owner_user_id !== userId) throw lockNotFound();
+    if (row.status === 'CONSUMED') {
+      throw new JourneyRefusal(409, 'SEAT_LOCK_CONSUMED', 'This seat lock was used for a booking', {
+        booking_id: row.booking_id,
+      });
+    }
+    if (row.status === 'ACTIVE') {
+      const status = row.live ? 'RELEASED' : 'EXPIRED';
+      await client.query(`update hold_batches set status = $2, closed_at = now() where id = $1`, [
+        id,
+        status,
+      ]);
+      await client.query(
+        `update seat_allocations set status = $2, released_at = now() where hold_batch_id = $1 and status = 'HELD'`,
+        [id, status],
+      );
+      return toSeatLock({ ...row, status });
+    }
+    return toSeatLock(row);
+  });
+}

@@ -1,0 +1,93 @@
+import type { Database } from '../orm.js';
+import { revokeCredentials, signTicketsOf, type SigningOptions } from './boarding-credentials.js';
+
+/**
+ * Re-issuing a ticket's boarding credential (POST /tickets): a lost phone or a leaked screenshot
+ * must stop the old QR from boarding anyone. The old row stays as history (status REISSUED, its
+ * credential on the revocation list, so offline scanners refuse it too) and a new row with a new
+ * id is signed for the same traveller, leg and seat, all in one transaction.
+ */
+export type ReissueReason = 'LOST_DEVICE' | 'CREDENTIAL_LEAKED' | 'OTHER';
+
+export class TicketRefusal extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    readonly errorCode:
+      'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TicketRefusal';
+  }
+}
+
+interface LockedTicket {
+  id: string;
+  journey_id: string;
+  owner_user_id: string;
+  journey_status: string;
+  status: string;
+  boarding_authorized: boolean;
+  /** The trip still boards: not departed or later, and its boarding call is in the future. */
+  before_departure: boolean;
+}
+
+/**
+ * Re-issues an own VALID ticket of a CONFIRMED journey before departure. Refuses with
+ * TicketRefusal (nothing written): 404 TICKET_NOT_FOUND (not the caller's), 409
+ * BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (cancelled, used, already re-issued), 409
+ * TRIP_ALREADY_DEPARTED. Returns the new ticket's id.
+ */
+export async function reissueTicket(
+  db: Database,
+  input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
+): Promise<{ ticketId: string; replacedTicketId: string }> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<LockedTicket>(
+      `select t.id, t.journey_id, j.owner_user_id, j.status as journey_status, t.status, t.boarding_authorized,
+              (tr.status in ('SCHEDULED', 'BOARDING', 'DELAYED') and bc.departure_at > now()) as before_departure
+       from journey_tickets t
+       join journeys j on j.id = t.journey_id
+       join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
+       join trip_stop_calls bc on bc.id = l.board_stop_call_id
+       join trips tr on tr.id = t.trip_id
+       where t.id = $1
+       for update of t`,
+      [input.ticketId],
+    );
+    const ticket = rows[0];
+    if (!ticket || ticket.owner_user_id !== input.userId) {
+      throw new TicketRefusal(404, 'TICKET_NOT_FOUND', 'No such ticket');
+    }
+    if (ticket.journey_status !== 'CONFIRMED') {
+      throw new TicketRefusal(409, 'BOOKING_NOT_CONFIRMED', 'The booking of this ticket is not confirmed');
+    }
+    if (ticket.status !== 'VALID' || !ticket.boarding_authorized) {
+      throw new TicketRefusal(409, 'TICKET_NOT_VALID', 'Only a valid ticket can be re-issued');
+    }
+    if (!ticket.before_departure) {
+      throw new TicketRefusal(
+        409,
+        'TRIP_ALREADY_DEPARTED',
+        'The trip has departed; the ticket can no longer be re-issued',
+      );
+    }
+    await client.query(
+      `update journey_tickets set status = 'REISSUED', boarding_authorized = false where id = $1`,
+      [ticket.id],
+    );
+    await revokeCredentials(client, [ticket.id], `REISSUED:${input.reason}`);
+    const { rows: created } = await client.query<{ id: string }>(
+      `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
+                                    company_id, seat_id, seat_number)
+       select journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id, seat_id,
+              seat_number
+       from journey_tickets where id = $1
+       returning id`,
+      [ticket.id],
+    );
+    // The journey is CONFIRMED, so the new row is its only PENDING_CONFIRMATION ticket.
+    await signTicketsOf(client, { kind: 'JOURNEY', id: ticket.journey_id }, input.signing);
+    return { ticketId: created[0]!.id, replacedTicketId: ticket.id };
+  });
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cancellationDecision,
+  departsMoreThan,
+  modificationRefusal,
+  repricedAmounts,
+  targetRefusal,
+  type BookingFacts,
+} from './booking-rules.js';
+
+const now = new Date('2026-12-01T08:00:00Z');
+const minutesFromNow = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+
+const booking = (overrides: Partial<BookingFacts> = {}): BookingFacts => ({
+  status: 'CONFIRMED',
+  paymentStatus: 'UNPAID',
+  departureAt: minutesFromNow(24 * 60),
+  checkedIn: false,
+  partOfAggregate: false,
+  imported: false,
+  ...overrides,
+});
+
+const route = { companyId: 'c1', originCityId: 'damascus', destinationCityId: 'aleppo', seatCount: 2 };
+const target = (overrides: Partial<Parameters<typeof targetRefusal>[1]> = {}) => ({
+  ...route,
+  departureAt: minutesFromNow(48 * 60),
+  bookable: true,
+  ...overrides,
+});
+
+describe('departsMoreThan', () => {
+  it('needs strictly more than the given minutes', () => {
+    expect(departsMoreThan(minutesFromNow(361), now, 360)).toBe(true);
+    expect(departsMoreThan(minutesFromNow(360), now, 360)).toBe(false);
+    expect(departsMoreThan(minutesFromNow(359), now, 360)).toBe(false);
+  });
+});
+
+describe('modificationRefusal', () => {
+  it('allows an unpaid confirmed booking departing more than 6 hours from now', () => {
+    expect(modificationRefusal(booking({ departureAt: minutesFromNow(361) }), now)).toBeNull();
+  });
+
+  it('refuses 5h59m before departure with DEPARTURE_TOO_CLOSE', () => {
+    expect(modificationRefusal(booking({ departureAt: minutesFromNow(359) }), now)?.code).toBe(
+      'DEPARTURE_TOO_CLOSE',
+    );
+  });
+
+  it('refuses a paid, checked-in, awaiting, cancelled, shared or imported booking', () => {
+    const codeOf = (facts: Partial<BookingFacts>) => modificationRefusal(booking(facts), now)?.code;
+    expect(codeOf({ paymentStatus: 'PAID' })).toBe('BOOKING_ALREADY_PAID');
+    expect(codeOf({ checkedIn: true })).toBe('BOOKING_NOT_MODIFIABLE');
+    expect(codeOf({ status: 'CHECKED_IN' })).toBe('BOOKING_NOT_MODIFIABLE');
+    expect(codeOf({ status: 'CANCELLED' })).toBe('BOOKING_NOT_MODIFIABLE');
+    expect(codeOf({ status: 'PENDING_CONFIRMATION' })).toBe('BOOKING_AWAITING_COMPANY');
+    expect(codeOf({ partOfAggregate: true })).toBe('JOURNEY_AGGREGATE_OPERATION_REQUIRED');
+    expect(codeOf({ imported: true })).toBe('BOOKING_NOT_MODIFIABLE');
+  });
+});
+
+describe('targetRefusal', () => {
+  it('accepts a trip of the same company between the same cities with as many seats', () => {
+    expect(targetRefusal(route, target(), now)).toBeNull();
+  });
+
+  it('names the rule a new trip breaks', () => {
+    const codeOf = (overrides: Parameters<typeof target>[0]) => targetRefusal(route, target(overrides), now);
+    expect(codeOf({ seatCount: 3 })).toMatchObject({ status: 422, code: 'MODIFICATION_CHANGES_SEAT_COUNT' });
+    expect(codeOf({ companyId: 'c2' })).toMatchObject({ status: 422, code: 'MODIFICATION_CHANGES_COMPANY' });
+    expect(codeOf({ destinationCityId: 'homs' })).toMatchObject({
+      status: 422,
+      code: 'MODIFICATION_CHANGES_ROUTE',
+    });
+    expect(codeOf({ bookable: false })).toMatchObject({ status: 409, code: 'TRIP_NOT_BOOKABLE' });
+    expect(codeOf({ departureAt: minutesFromNow(359) })).toMatchObject({
+      status: 409,
+      code: 'DEPARTURE_TOO_CLOSE',
+      details: { trip: 'NEW' },
+    });
+  });
+});
+
+describe('cancellationDecision', () => {
+  it('allows an unpaid confirmed booking before the cut-off', () => {
+    expect(cancellationDecision(booking({ departureAt: minutesFromNow(121) }), now, 120)).toBeNull();
+  });
+
+  it('answers ALREADY_CANCELLED for a cancelled booking, so a repeat is harmless', () => {
+    expect(cancellationDecision(booking({ status: 'CANCELLED', paymentStatus: 'PAID' }), now, 120)).toBe(
+      'ALREADY_CANCELLED',
+    );
+  });
+
+  it('refuses at the cut-off and after it', () => {
+    const decision = cancellationDecision(booking({ departureAt: minutesFromNow(120) }), now, 120);
+    expect(decision).toMatchObject({ code: 'CANCELLATION_TOO_LATE', details: { cutoff_minutes: 120 } });
+  });
+
+  it('refuses paid, checked-in, completed, awaiting and shared bookings', () => {
+    const codeOf = (facts: Partial<BookingFacts>) => {
+      const decision = cancellationDecision(booking(facts), now, 120);
+      return typeof decision === 'object' ? decision?.code : decision;
+    };
+    expect(codeOf({ paymentStatus: 'PAID' })).toBe('BOOKING_ALREADY_PAID');
+    expect(codeOf({ status: 'CHECKED_IN' })).toBe('BOOKING_NOT_CANCELLABLE');
+    expect(codeOf({ status: 'COMPLETED' })).toBe('BOOKING_NOT_CANCELLABLE');
+    expect(codeOf({ checkedIn: true })).toBe('BOOKING_NOT_CANCELLABLE');
+    expect(codeOf({ status: 'PENDING_CONFIRMATION' })).toBe('BOOKING_AWAITING_COMPANY');
+    expect(codeOf({ partOfAggregate: true })).toBe('JOURNEY_AGGREGATE_OPERATION_REQUIRED');
+  });
+});
+
+describe('repricedAmounts', () => {
+  it('keeps the granted discount', () => {
+    expect(repricedAmounts(30_000, 5_000)).toEqual({ subtotal: 30_000, discount: 5_000, total: 25_000 });
+  });
+
+  it('caps the discount at the new subtotal, never below zero to pay', () => {
+    expect(repricedAmounts(4_000, 5_000)).toEqual({ subtotal: 4_000, discount: 4_000, total: 0 });
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * What a traveller may still do with a booking on their own (SPEC "Booking modification", and
+ * the cancellation rules this service chose): pure rules over the booking's facts and a clock.
+ * The transactions in db/writes/booking-changes.ts gather the facts under locks and apply them.
+ */
+
+/** SPEC: a modification needs the departure more than 6 hours away (strictly). */
+export const MODIFICATION_MIN_LEAD_MINUTES = 6 * 60;
+
+export type BookingStatus =
+  | 'HELD'
+  | 'PENDING_CONFIRMATION'
+  | 'CONFIRMED'
+  | 'CANCELLED'
+  | 'CHECKED_IN'
+  | 'NO_SHOW'
+  | 'COMPLETED'
+  | 'EXPIRED';
+
+export type PaymentStatus = 'UNPAID' | 'PAID' | 'REFUNDED';
+
+/** A rule the request breaks: a stable errorCode, its HTTP status and safe text. */
+export class BookingRefusal extends Error {
+  constructor(
+    readonly status: 404 | 409 | 422,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'BookingRefusal';
+  }
+}
+
+export interface BookingFacts {
+  status: BookingStatus;
+  paymentStatus: PaymentStatus;
+  /** When the traveller's bus leaves their boarding stop. */
+  departureAt: Date;
+  /** A ticket of the booking was already used at boarding. */
+  checkedIn: boolean;
+  /**
+   * The booking shares its journey with other bookings, or its journey shares an order with
+   * other journeys (a round trip, a connection): those change together or not at all.
+   */
+  partOfAggregate: boolean;
+  /** An imported row without a journey: only the company handles it. */
+  imported: boolean;
+}
+
+/** True when `departureAt` is more than `minutes` after `now` (exactly `minutes` is not enough). */
+export function departsMoreThan(departureAt: Date, now: Date, minutes: number): boolean {
+  return departureAt.getTime() - now.getTime() > minutes * 60_000;
+}
+
+const aggregateRefusal = () =>
+  new BookingRefusal(
+    409,
+    'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+    'This booking is part of a journey or order with other bookings; they change together',
+  );
+
+/** The status checks shared by modification and cancellation; null when the booking is CONFIRMED and live. */
+function liveBookingRefusal(booking: BookingFacts, code: string, action: string): BookingRefusal | null {
+  if (booking.imported) return new BookingRefusal(409, code, `This booking cannot be ${action} online`);
+  if (booking.partOfAggregate) return aggregateRefusal();
+  if (booking.status === 'PENDING_CONFIRMATION') {
+    return new BookingRefusal(
+      409,
+      'BOOKING_AWAITING_COMPANY',
+      'The company has not decided on this booking yet',
+    );
+  }
+  if (booking.status !== 'CONFIRMED' || booking.checkedIn) {
+    return new BookingRefusal(409, code, `A ${booking.status} booking cannot be ${action}`, {
+      status: booking.checkedIn ? 'CHECKED_IN' : booking.status,
+    });
+  }
+  if (booking.paymentStatus !== 'UNPAID') {
+    return new BookingRefusal(
+      409,
+      'BOOKING_ALREADY_PAID',
+      'This booking is paid; the company handles changes and refunds',
+    );
+  }
+  return null;
+}
+
+/** Why the booking itself cannot be modified now, or null. */
+export function modificationRefusal(booking: BookingFacts, now: Date): BookingRefusal | null {
+  const refusal = liveBookingRefusal(booking, 'BOOKING_NOT_MODIFIABLE', 'modified');
+  if (refusal) return refusal;
+  if (!departsMoreThan(booking.departureAt, now, MODIFICATION_MIN_LEAD_MINUTES)) {
+    return new BookingRefusal(
+      409,
+      'DEPARTURE_TOO_CLOSE',
+      'A booking can be modified only while its departure is more than 6 hours away',
+      { trip: 'CURRENT' },
+    );
+  }
+  return null;
+}
+
+export interface BookingRoute {
+  companyId: string;
+  originCityId: string;
+  destinationCityId: string;
+  seatCount: number;
+}
+
+export interface ModificationTarget extends BookingRoute {
+  departureAt: Date;
+  /** The trip still takes bookings (scheduled, boarding or delayed). */
+  bookable: boolean;
+}
+
+/** Why the booking cannot move to this trip and seat count, or null. */
+export function targetRefusal(
+  current: BookingRoute,
+  target: ModificationTarget,
+  now: Date,
+): BookingRefusal | null {
+  if (target.seatCount !== current.seatCount) {
+    return new BookingRefusal(
+      422,
+      'MODIFICATION_CHANGES_SEAT_COUNT',
+      `Choose exactly ${current.seatCount} seats`,
+      {
+        seats_count: current.seatCount,
+      },
+    );
+  }
+  if (target.companyId !== current.companyId) {
+    return new BookingRefusal(
+      422,
+      'MODIFICATION_CHANGES_COMPANY',
+      "The new trip must be one of the same company's",
+    );
+  }
+  if (
+    target.originCityId !== current.originCityId ||
+    target.destinationCityId !== current.destinationCityId
+  ) {
+    return new BookingRefusal(
+      422,
+      'MODIFICATION_CHANGES_ROUTE',
+      'The new trip must run between the same two cities',
+    );
+  }
+  if (!target.bookable)
+    return new BookingRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked');
+  if (!departsMoreThan(target.departureAt, now, MODIFICATION_MIN_LEAD_MINUTES)) {
+    return new BookingRefusal(
+      409,
+      'DEPARTURE_TOO_CLOSE',
+      'The new trip must depart more than 6 hours from now',
+      { trip: 'NEW' },
+    );
+  }
+  return null;
+}
+
+/**
+ * Cancellation by the traveller: null when allowed, 'ALREADY_CANCELLED' when there is nothing
+ * left to do (a repeated cancel answers the same state), else the refusal.
+ */
+export function cancellationDecision(
+  booking: BookingFacts,
+  now: Date,
+  cutoffMinutes: number,
+): BookingRefusal | 'ALREADY_CANCELLED' | null {
+  if (booking.status === 'CANCELLED') return 'ALREADY_CANCELLED';
+  const refusal = liveBookingRefusal(booking, 'BOOKING_NOT_CANCELLABLE', 'cancelled');
+  if (refusal) return refusal;
+  if (!departsMoreThan(booking.departureAt, now, cutoffMinutes)) {
+    return new BookingRefusal(
+      409,
+      'CANCELLATION_TOO_LATE',
+      `A booking can be cancelled only until ${cutoffMinutes} minutes before departure`,
+      { cutoff_minutes: cutoffMinutes },
+    );
+  }
+  return null;
+}
+
+/**
+ * The amounts after a modification: the new seats' prices, and the voucher discount already
+ * granted kept but never above the new subtotal (the voucher stays spent; nothing is refunded).
+ */
+export function repricedAmounts(
+  newSubtotal: number,
+  grantedDiscount: number,
+): { subtotal: number; discount: number; total: number } {
+  const discount = Math.min(grantedDiscount, newSubtotal);
+  return { subtotal: newSubtotal, discount, total: newSubtotal - discount };
+}

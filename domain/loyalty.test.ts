@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import {
+  damascusIsoWeekday,
+  nextTierAfter,
+  rewardConfigurationValid,
+  splitProportionally,
+  tierFor,
+  tripPoints,
+  voucherCodeFrom,
+  voucherConditionRefusal,
+  voucherDiscount,
+  VOUCHER_CODE_PATTERN,
+  type RewardTerms,
+  type VoucherLine,
+} from './loyalty.js';
+
+const COMPANY = 'c0000000-0000-4000-8000-000000000001';
+const ROUTE = 'r0000000-0000-4000-8000-000000000001';
+// 2030-01-05 is a Saturday; 08:00 in Damascus.
+const SATURDAY = new Date('2030-01-05T08:00:00+03:00');
+const MONDAY = new Date('2030-01-07T08:00:00+03:00');
+
+const percent = (overrides: Partial<RewardTerms> = {}): RewardTerms => ({
+  type: 'discount',
+  discountPercent: 10,
+  discountAmount: null,
+  maxDiscount: null,
+  freeSeats: null,
+  minSubtotal: null,
+  routeIds: [],
+  allowedDays: [],
+  ...overrides,
+});
+
+const line = (subtotal: number, overrides: Partial<VoucherLine> = {}): VoucherLine => ({
+  tripId: 't',
+  companyId: COMPANY,
+  routeId: ROUTE,
+  departureAt: MONDAY,
+  subtotal,
+  ...overrides,
+});
+
+describe('voucher codes', () => {
+  it('are RWD- and 8 characters without look-alikes', () => {
+    const code = voucherCodeFrom(new Uint8Array([0, 1, 8, 14, 31, 255, 100, 200]));
+    expect(code).toMatch(VOUCHER_CODE_PATTERN);
+    expect(code).not.toMatch(/[01IO]/);
+  });
+});
+
+describe('reward configuration', () => {
+  it('accepts a percent discount, an amount discount and a free trip with a seat count', () => {
+    expect(rewardConfigurationValid(percent())).toBe(true);
+    expect(rewardConfigurationValid(percent({ discountPercent: null, discountAmount: 5000 }))).toBe(true);
+    expect(
+      rewardConfigurationValid(percent({ type: 'free_trip', discountPercent: null, freeSeats: 1 })),
+    ).toBe(true);
+  });
+
+  it('refuses a percent outside 1..100, an amount ≤ 0, both or neither, and a free trip without seats', () => {
+    expect(rewardConfigurationValid(percent({ discountPercent: 0 }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ discountPercent: 101 }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ discountPercent: null, discountAmount: 0 }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ discountAmount: 100 }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ discountPercent: null }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ type: 'free_trip', discountPercent: null }))).toBe(false);
+    expect(rewardConfigurationValid(percent({ type: 'merchandise' }))).toBe(false);
+  });
+});
+
+describe('voucher conditions', () => {
+  it('refuses another company, a route outside the restriction, a day not allowed, a total below the minimum — in that order', () => {
+    expect(voucherConditionRefusal(percent(), COMPANY, [line(100, { companyId: 'other' })])).toBe(
+      'LOYALTY_ROUTE_NOT_ELIGIBLE',
+    );
+    expect(voucherConditionRefusal(percent({ routeIds: ['elsewhere'] }), COMPANY, [line(100)])).toBe(
+      'LOYALTY_ROUTE_NOT_ELIGIBLE',
+    );
+    expect(
+      voucherConditionRefusal(percent({ allowedDays: [5, 6], minSubtotal: 1000 }), COMPANY, [line(100)]),
+    ).toBe('LOYALTY_DAY_NOT_ELIGIBLE');
+    expect(voucherConditionRefusal(percent({ minSubtotal: 1000 }), COMPANY, [line(600), line(300)])).toBe(
+      'LOYALTY_MINIMUM_NOT_MET',
+    );
+  });
+
+  it('accepts a weekend reward on a Saturday departure and a minimum reached by both directions together', () => {
+    expect(
+      voucherConditionRefusal(percent({ allowedDays: [5, 6] }), COMPANY, [
+        line(100, { departureAt: SATURDAY }),
+      ]),
+    ).toBeNull();
+    expect(
+      voucherConditionRefusal(percent({ minSubtotal: 900 }), COMPANY, [line(600), line(300)]),
+    ).toBeNull();
+  });
+
+  it('reads the weekday in Damascus, not UTC', () => {
+    // 23:30 UTC on Friday is 02:30 on Saturday in Damascus.
+    expect(damascusIsoWeekday(new Date('2030-01-04T23:30:00Z'))).toBe(6);
+  });
+});
+
+describe('voucher discount', () => {
+  it('takes a percent rounded down, capped by maxDiscount', () => {
+    expect(voucherDiscount(percent({ discountPercent: 15 }), [line(10_001)]).discount).toBe(1500);
+    expect(
+      voucherDiscount(percent({ discountPercent: 50, maxDiscount: 2000 }), [line(10_000)]).discount,
+    ).toBe(2000);
+  });
+
+  it('never takes more than the subtotal', () => {
+    expect(
+      voucherDiscount(percent({ discountPercent: null, discountAmount: 50_000 }), [line(12_000)]).discount,
+    ).toBe(12_000);
+  });
+
+  it('makes the seats of a free trip free on the cheapest trip', () => {
+    const terms = percent({ type: 'free_trip', discountPercent: null, freeSeats: 1 });
+    expect(
+      voucherDiscount(terms, [line(30_000, { seatPrice: 10_000 }), line(16_000, { seatPrice: 8_000 })])
+        .discount,
+    ).toBe(8_000);
+    expect(voucherDiscount(terms, [line(9_000), line(12_000)]).discount).toBe(9_000);
+  });
+
+  it('splits the discount over the trips in proportion, the parts summing exactly', () => {
+    const { discount, lineDiscounts } = voucherDiscount(
+      percent({ discountPercent: null, discountAmount: 1000 }),
+      [line(3333), line(6667)],
+    );
+    expect(discount).toBe(1000);
+    expect(lineDiscounts).toEqual([333, 667]);
+  });
+
+  it('never gives a part more than its own subtotal', () => {
+    const parts = splitProportionally(3, [1, 1, 1]);
+    expect(parts).toEqual([1, 1, 1]);
+    expect(splitProportionally(5, [2, 3])).toEqual([2, 3]);
+    expect(splitProportionally(0, [2, 3])).toEqual([0, 0]);
+  });
+});
+
+describe('points earning', () => {
+  it('is floor(paid / 100 × points_per_100 × multiplier / 100)', () => {
+    expect(tripPoints(250, 3, 150)).toBe(11);
+    expect(tripPoints(25_000, 1, 100)).toBe(250);
+    expect(tripPoints(99, 1, 100)).toBe(0);
+    expect(tripPoints(0, 5, 100)).toBe(0);
+  });
+
+  it('places a traveller in the highest tier reached and names the next one', () => {
+    const tiers = [
+      { id: 'bronze', minLifetimePoints: 0, multiplierPercent: 100 },
+      { id: 'gold', minLifetimePoints: 5000, multiplierPercent: 150 },
+      { id: 'silver', minLifetimePoints: 1000, multiplierPercent: 120 },
+    ];
+    expect(tierFor(999, tiers)?.id).toBe('bronze');
+    expect(tierFor(1000, tiers)?.id).toBe('silver');
+    expect(nextTierAfter(1000, tiers)?.id).toBe('gold');
+    expect(nextTierAfter(9000, tiers)).toBeNull();
+  });
+});

@@ -1,0 +1,233 @@
+import { OPERATING_TIME_ZONE } from './time.js';
+
+/**
+ * Loyalty rules without I/O: which vouchers apply to which trips, how much they take off, how
+ * points are earned and which tier a traveller is in.
+ */
+
+/** SPEC's codes for a rejected voucher (409 in preview and in booking creation). */
+export type VoucherRefusalCode =
+  | 'LOYALTY_REDEMPTION_NOT_FOUND'
+  | 'LOYALTY_REDEMPTION_USED'
+  | 'LOYALTY_REDEMPTION_EXPIRED'
+  | 'LOYALTY_REWARD_UNSUPPORTED'
+  | 'LOYALTY_REWARD_CONFIGURATION_INVALID'
+  | 'LOYALTY_ROUTE_NOT_ELIGIBLE'
+  | 'LOYALTY_DAY_NOT_ELIGIBLE'
+  | 'LOYALTY_MINIMUM_NOT_MET';
+
+/** Reward types a traveller can turn into a voucher; others (e.g. merchandise) are handed out at the office. */
+export const REDEEMABLE_REWARD_TYPES = ['discount', 'free_trip'] as const;
+export type RedeemableRewardType = (typeof REDEEMABLE_REWARD_TYPES)[number];
+
+export function isRedeemableType(type: string): type is RedeemableRewardType {
+  return (REDEEMABLE_REWARD_TYPES as readonly string[]).includes(type);
+}
+
+/** Voucher codes: `RWD-` + 8 characters without look-alikes (no 0/O, 1/I). */
+export const VOUCHER_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+export const VOUCHER_CODE_PATTERN = /^RWD-[A-HJ-NP-Z2-9]{8}$/;
+
+/** A voucher code from 8 random bytes (the modulo bias of 256 % 32 = 0 is none). */
+export function voucherCodeFrom(bytes: Uint8Array): string {
+  if (bytes.length < 8) throw new Error('a voucher code needs 8 random bytes');
+  let code = 'RWD-';
+  for (let index = 0; index < 8; index += 1)
+    code += VOUCHER_ALPHABET[bytes[index]! % VOUCHER_ALPHABET.length];
+  return code;
+}
+
+/** Referral codes share the alphabet; 8 characters give 32^8 ≈ 10^12 codes. */
+export function referralCodeFrom(bytes: Uint8Array): string {
+  return voucherCodeFrom(bytes).slice('RWD-'.length);
+}
+
+export interface RewardTerms {
+  type: string;
+  discountPercent: number | null;
+  discountAmount: number | null;
+  maxDiscount: number | null;
+  freeSeats: number | null;
+  minSubtotal: number | null;
+  /** Empty: every route of the company. */
+  routeIds: string[];
+  /** ISO weekdays 1 (Monday) .. 7 (Sunday); empty: every day. */
+  allowedDays: number[];
+}
+
+/** One trip of the purchase the voucher is applied to. */
+export interface VoucherLine {
+  tripId: string;
+  companyId: string;
+  routeId: string;
+  departureAt: Date;
+  /** What this trip costs the traveller before the discount (all seats). */
+  subtotal: number;
+  /** Price of one seat on this trip, when known; a free trip then covers freeSeats seats, not the whole line. */
+  seatPrice?: number;
+}
+
+/**
+ * Whether a redeemable reward's fields fit its type: a discount has exactly one of a percent
+ * (1..100, optional cap) or a positive amount; a free trip has a seat count.
+ */
+export function rewardConfigurationValid(reward: RewardTerms): boolean {
+  const positive = (value: number | null) => value !== null && Number.isFinite(value) && value > 0;
+  if (reward.maxDiscount !== null && !positive(reward.maxDiscount)) return false;
+  if (reward.minSubtotal !== null && !(reward.minSubtotal >= 0)) return false;
+  if (reward.allowedDays.some((day) => !Number.isInteger(day) || day < 1 || day > 7)) return false;
+  if (reward.type === 'free_trip')
+    return reward.freeSeats !== null && Number.isInteger(reward.freeSeats) && reward.freeSeats > 0;
+  if (reward.type !== 'discount') return false;
+  const hasPercent = reward.discountPercent !== null;
+  const hasAmount = reward.discountAmount !== null;
+  if (hasPercent === hasAmount) return false;
+  if (hasPercent)
+    return (
+      Number.isInteger(reward.discountPercent) &&
+      reward.discountPercent! >= 1 &&
+      reward.discountPercent! <= 100
+    );
+  return positive(reward.discountAmount);
+}
+
+const weekdayFormatter = new Intl.DateTimeFormat('en-US', {
+  timeZone: OPERATING_TIME_ZONE,
+  weekday: 'short',
+});
+const ISO_WEEKDAY: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
+
+/** ISO weekday (1 = Monday .. 7 = Sunday) of an instant in Damascus. */
+export function damascusIsoWeekday(instant: Date): number {
+  return ISO_WEEKDAY[weekdayFormatter.format(instant)]!;
+}
+
+/**
+ * The first condition of the reward that the purchase misses, in SPEC's order (route, day,
+ * minimum), or null when the voucher applies. Every line must belong to the voucher's company
+ * (a voucher never crosses companies) and, for a restricted reward, to one of its routes; every
+ * line must depart on an allowed day; the minimum is on the total of all lines.
+ */
+export function voucherConditionRefusal(
+  reward: RewardTerms,
+  voucherCompanyId: string,
+  lines: readonly VoucherLine[],
+): VoucherRefusalCode | null {
+  const routeEligible = (line: VoucherLine) =>
+    line.companyId === voucherCompanyId &&
+    (reward.routeIds.length === 0 || reward.routeIds.includes(line.routeId));
+  if (lines.length === 0 || !lines.every(routeEligible)) return 'LOYALTY_ROUTE_NOT_ELIGIBLE';
+  if (
+    reward.allowedDays.length > 0 &&
+    !lines.every((line) => reward.allowedDays.includes(damascusIsoWeekday(line.departureAt)))
+  ) {
+    return 'LOYALTY_DAY_NOT_ELIGIBLE';
+  }
+  if (reward.minSubtotal !== null && totalOf(lines) < reward.minSubtotal) return 'LOYALTY_MINIMUM_NOT_MET';
+  return null;
+}
+
+export interface VoucherDiscount {
+  /** Total taken off, never more than the total subtotal. */
+  discount: number;
+  /** The discount per line, in line order, proportional to the subtotals; they sum to `discount` exactly. */
+  lineDiscounts: number[];
+}
+
+/**
+ * What a valid voucher takes off: a percent of the total (rounded down, capped by maxDiscount), a
+ * fixed amount, or for a free trip the price of freeSeats seats on the cheapest line (the whole
+ * line when its seat price is unknown). Never more than the total.
+ */
+export function voucherDiscount(reward: RewardTerms, lines: readonly VoucherLine[]): VoucherDiscount {
+  const total = totalOf(lines);
+  let discount: number;
+  if (reward.type === 'free_trip') {
+    discount = Math.min(...lines.map((line) => freeTripValue(line, reward.freeSeats ?? 0)));
+  } else if (reward.discountPercent !== null) {
+    discount = Math.floor((total * reward.discountPercent) / 100);
+    if (reward.maxDiscount !== null) discount = Math.min(discount, reward.maxDiscount);
+  } else {
+    discount = reward.discountAmount ?? 0;
+  }
+  discount = Math.max(0, Math.min(Math.floor(discount), total));
+  return {
+    discount,
+    lineDiscounts: splitProportionally(
+      discount,
+      lines.map((line) => line.subtotal),
+    ),
+  };
+}
+
+function freeTripValue(line: VoucherLine, freeSeats: number): number {
+  if (line.seatPrice === undefined) return line.subtotal;
+  return Math.min(line.subtotal, line.seatPrice * freeSeats);
+}
+
+/**
+ * Splits `amount` (≤ the sum of `parts`) over the parts in proportion, rounding down and putting
+ * the remainder on the last part; a share never exceeds its part (any excess moves to earlier parts).
+ */
+export function splitProportionally(amount: number, parts: readonly number[]): number[] {
+  const total = parts.reduce((sum, part) => sum + part, 0);
+  if (parts.length === 0) return [];
+  if (total <= 0 || amount <= 0) return parts.map(() => 0);
+  const shares = parts.map((part) => Math.floor((amount * part) / total));
+  shares[shares.length - 1] = amount - shares.slice(0, -1).reduce((sum, share) => sum + share, 0);
+  for (let index = shares.length - 1; index > 0; index -= 1) {
+    const excess = shares[index]! - parts[index]!;
+    if (excess > 0) {
+      shares[index] = parts[index]!;
+      shares[index - 1] = shares[index - 1]! + excess;
+    }
+  }
+  return shares;
+}
+
+function totalOf(lines: readonly VoucherLine[]): number {
+  return lines.reduce((sum, line) => sum + line.subtotal, 0);
+}
+
+/**
+ * Points for a completed booking: floor(amount paid / 100 × points_per_100 × tier multiplier / 100).
+ * Integer arithmetic, so 250 SYP at 3 points per 100 and a 150% tier is floor(250·3·150 / 10000) = 11.
+ */
+export function tripPoints(amountPaid: number, pointsPer100: number, multiplierPercent: number): number {
+  if (amountPaid <= 0 || pointsPer100 <= 0 || multiplierPercent <= 0) return 0;
+  return Math.floor((amountPaid * pointsPer100 * multiplierPercent) / 10_000);
+}
+
+export interface Tier {
+  id: string;
+  minLifetimePoints: number;
+  multiplierPercent: number;
+}
+
+/** The highest tier whose threshold the lifetime points reach, or null below every tier. */
+export function tierFor<T extends Tier>(lifetimePoints: number, tiers: readonly T[]): T | null {
+  let reached: T | null = null;
+  for (const tier of tiers) {
+    if (
+      tier.minLifetimePoints <= lifetimePoints &&
+      (reached === null || tier.minLifetimePoints > reached.minLifetimePoints)
+    ) {
+      reached = tier;
+    }
+  }
+  return reached;
+}
+
+/** The lowest tier above the current lifetime points, or null at the top. */
+export function nextTierAfter<T extends Tier>(lifetimePoints: number, tiers: readonly T[]): T | null {
+  let next: T | null = null;
+  for (const tier of tiers) {
+    if (
+      tier.minLifetimePoints > lifetimePoints &&
+      (next === null || tier.minLifetimePoints < next.minLifetimePoints)
+    ) {
+      next = tier;
+    }
+  }
+  return next;
+}

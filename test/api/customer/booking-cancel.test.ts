@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { bookingState, cancelBooking, minutesFromNow, sameRouteTrip } from '../../support/booking-changes.js';
+import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
+import { useTestApp } from '../../support/harness.js';
+import { createJourneyRows } from '../../support/journey-rows.js';
+import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import { announceCashPayment, collectCash } from '../../support/payments.js';
+
+describe('POST /bookings/{id}/cancel', () => {
+  const app = useTestApp();
+
+  async function booked(caller: Caller, options: { departAt?: Date; trip?: BookableTripFixture } = {}) {
+    const trip =
+      options.trip ?? (await bookableTrip(app.db, { departAt: options.departAt ?? minutesFromNow(48 * 60) }));
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['1', '2'] });
+    return { trip, booking };
+  }
+
+  async function expectRefused(caller: Caller, bookingId: string, status: number, errorCode: string) {
+    const before = await bookingState(app.db, bookingId);
+    const response = await cancelBooking(app, caller, bookingId);
+    expect(response.status, response.text).toBe(status);
+    expect(response.body.errorCode).toBe(errorCode);
+    expect(await bookingState(app.db, bookingId)).toEqual(before);
+    return response;
+  }
+
+  it('cancels booking, journey and tickets, revokes the credentials and frees the seats', async () => {
+    const caller = await webTraveller(app);
+    const { trip, booking } = await booked(caller);
+    const { paymentId } = await announceCashPayment(app.db, booking.id, caller.userId);
+
+    const response = await cancelBooking(app, caller, booking.id);
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      id: booking.id,
+      status: 'CANCELLED',
+      boarding_authorized: false,
+      confirmation: { status: 'CANCELLED' },
+    });
+    expect(response.body.data.tickets.map((ticket: any) => ticket.status)).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+    ]);
+    const state = await bookingState(app.db, booking.id);
+    expect(state.journey.status).toBe('CANCELLED');
+    expect(state.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
+    expect(state.revoked.map((entry) => entry.reason)).toEqual(['BOOKING_CANCELLED', 'BOOKING_CANCELLED']);
+    const revocations = await app.request('/driver/api/revocations');
+    expect(revocations.body.data.revocations.map((entry: any) => entry.ticketId)).toEqual(
+      expect.arrayContaining(state.tickets.map((ticket) => ticket.id)),
+    );
+    const [payment] = await app.db.query<{ status: string }>(
+      `select status from payment_operations where id = $1`,
+      [paymentId],
+    );
+    expect(payment!.status).toBe('CANCELLED');
+
+    // The seats can be booked again by someone else.
+    await createBooking(app, await mobileTraveller(app), { tripId: trip.tripId, seatNumbers: ['1', '2'] });
+  });
+
+  it('answers 200 with the same state when cancelled twice', async () => {
+    const caller = await mobileTraveller(app);
+    const { booking } = await booked(caller);
+    const first = await cancelBooking(app, caller, booking.id);
+    expect(first.status, first.text).toBe(200);
+    const before = await bookingState(app.db, booking.id);
+
+    const second = await cancelBooking(app, caller, booking.id);
+
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.data).toEqual(first.body.data);
+    expect(await bookingState(app.db, booking.id)).toEqual(before);
+  });
+
+  it('allows cancelling until BOOKING_CANCEL_CUTOFF_MINUTES before departure, then refuses CANCELLATION_TOO_LATE', async () => {
+    expect(app.config.BOOKING_CANCEL_CUTOFF_MINUTES).toBe(120);
+    const caller = await mobileTraveller(app);
+    const late = await booked(caller, { departAt: minutesFromNow(119) });
+    const refused = await expectRefused(caller, late.booking.id, 409, 'CANCELLATION_TOO_LATE');
+    expect(refused.body.details).toEqual({ cutoff_minutes: 120 });
+
+    const inTime = await booked(caller, {
+      trip: await sameRouteTrip(app.db, late.trip, minutesFromNow(122)),
+    });
+    const allowed = await cancelBooking(app, caller, inTime.booking.id);
+    expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('refuses a paid booking with 409 BOOKING_ALREADY_PAID', async () => {
+    const caller = await mobileTraveller(app);
+    const { booking } = await booked(caller);
+    await collectCash(app.db, booking.id);
+    await expectRefused(caller, booking.id, 409, 'BOOKING_ALREADY_PAID');
+  });
+
+  it('refuses a checked-in or completed booking with 409 BOOKING_NOT_CANCELLABLE', async () => {
+    const caller = await mobileTraveller(app);
+    const boarded = await booked(caller);
+    await app.db.query(`update journey_tickets set status = 'USED' where journey_id = $1`, [
+      boarded.booking.journey_id,
+    ]);
+    await expectRefused(caller, boarded.booking.id, 409, 'BOOKING_NOT_CANCELLABLE');
+
+    const completed = await booked(caller);
+    await app.db.query(`update bookings set status = 'COMPLETED' where id = $1`, [completed.booking.id]);
+    await expectRefused(caller, completed.booking.id, 409, 'BOOKING_NOT_CANCELLABLE');
+  });
+
+  it('refuses a booking awaiting the company decision with 409 BOOKING_AWAITING_COMPANY', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db, { mode: 'MANUAL_CONFIRM' });
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: caller.userId,
+      trip: { id: trip.tripId, companyId: trip.companyId, stopCallIds: trip.stopCallIds },
+      travellers: ['Lina Haddad'],
+      requestDeadline: minutesFromNow(15),
+    });
+    await expectRefused(caller, rows.bookingId, 409, 'BOOKING_AWAITING_COMPANY');
+  });
+
+  it('refuses one booking of a journey order of several with 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
+    const caller = await mobileTraveller(app);
+    const outbound = await booked(caller);
+    const inbound = await booked(caller, {
+      trip: await sameRouteTrip(app.db, outbound.trip, minutesFromNow(96 * 60)),
+    });
+    const [order] = await app.db.query<{ id: string }>(
+      `insert into journey_orders (id, owner_user_id, status) values (gen_random_uuid(), $1, 'CONFIRMED') returning id`,
+      [caller.userId],
+    );
+    await app.db.query(`update journeys set order_id = $1 where id = any($2::uuid[])`, [
+      order!.id,
+      [outbound.booking.journey_id, inbound.booking.journey_id],
+    ]);
+    await expectRefused(caller, outbound.booking.id, 409, 'JOURNEY_AGGREGATE_OPERATION_REQUIRED');
+  });
+
+  it("answers 404 BOOKING_NOT_FOUND for another traveller's booking", async () => {
+    const { booking } = await booked(await mobileTraveller(app));
+    await expectRefused(await mobileTraveller(app), booking.id, 404, 'BOOKING_NOT_FOUND');
+  });
+
+  it('refuses a cookie session without X-CSRF-Token with 403 and changes nothing', async () => {
+    const caller = await webTraveller(app);
+    const { booking } = await booked(caller);
+    const { 'X-CSRF-Token': _csrf, ...withoutCsrf } = caller.headers;
+    await expectRefused({ ...caller, headers: withoutCsrf }, booking.id, 403, 'CSRF_TOKEN_INVALID');
+  });
+
+  it('refuses a bad id or a request body with 400 and changes nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { booking } = await booked(caller);
+    const before = await bookingState(app.db, booking.id);
+    const badId = await app.request('/api/bookings/not-a-uuid/cancel', {
+      method: 'POST',
+      headers: caller.headers,
+    });
+    expect(badId.status).toBe(400);
+    expect(badId.body.errorCode).toBe('VALIDATION_FAILED');
+    const withBody = await app.request(`/api/bookings/${booking.id}/cancel`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { reason: 'changed my mind' },
+    });
+    expect(withBody.status).toBe(400);
+    expect(withBody.body.errorCode).toBe('VALIDATION_FAILED');
+    expect(await bookingState(app.db, booking.id)).toEqual(before);
+  });
+});

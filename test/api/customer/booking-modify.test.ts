@@ -1,0 +1,352 @@
+import { describe, expect, it } from 'vitest';
+import { collectCash } from '../../support/payments.js';
+import {
+  bookingState,
+  liveSeatLabels,
+  minutesFromNow,
+  modifyBooking,
+  moveTo,
+  sameRouteTrip,
+} from '../../support/booking-changes.js';
+import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
+import { createCity, createStop } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+
+describe('PATCH /bookings/{id} (modify)', () => {
+  const app = useTestApp();
+
+  /** A traveller's booking of `seats` on a trip departing at `departAt` (two days ahead by default). */
+  async function booked(
+    caller: Caller,
+    options: { departAt?: Date; seats?: string[]; trip?: BookableTripFixture } = {},
+  ) {
+    const trip =
+      options.trip ?? (await bookableTrip(app.db, { departAt: options.departAt ?? minutesFromNow(48 * 60) }));
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: options.seats ?? ['1', '2'],
+    });
+    return { trip, booking };
+  }
+
+  async function expectRefused(
+    caller: Caller,
+    bookingId: string,
+    body: Record<string, unknown>,
+    status: number,
+    errorCode: string,
+  ) {
+    const before = await bookingState(app.db, bookingId);
+    const response = await modifyBooking(app, caller, bookingId, body);
+    expect(response.status, response.text).toBe(status);
+    expect(response.body.errorCode).toBe(errorCode);
+    expect(await bookingState(app.db, bookingId)).toEqual(before);
+    return response;
+  }
+
+  it('moves the booking to a trip of the same company and cities, repriced, with new seats and new QR codes', async () => {
+    const caller = await webTraveller(app);
+    const { trip, booking } = await booked(caller);
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60), { price: 12_000 });
+    const before = await bookingState(app.db, booking.id);
+
+    const response = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7', '8']));
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('cache-control')).toContain('no-store');
+    const data = response.body.data;
+    expect(data).toMatchObject({
+      id: booking.id,
+      status: 'CONFIRMED',
+      payment_status: 'UNPAID',
+      seat_numbers: ['7', '8'],
+      subtotal: 24_000,
+      discount: 0,
+      total_price: 24_000,
+      boarding_authorized: true,
+      trip: { id: later.tripId, company: { id: trip.companyId } },
+    });
+    expect(data.tickets.map((ticket: any) => [ticket.seat_number, ticket.status])).toEqual([
+      ['7', 'VALID'],
+      ['8', 'VALID'],
+    ]);
+
+    // Old seats free on the old trip, new ones confirmed on the new trip.
+    expect(await liveSeatLabels(app.db, booking.id, trip.tripId)).toEqual([]);
+    expect(await liveSeatLabels(app.db, booking.id, later.tripId)).toEqual(['7', '8']);
+    const after = await bookingState(app.db, booking.id);
+    expect(after.legs).toEqual([
+      expect.objectContaining({ trip_id: later.tripId, unit_price: 12_000, quantity: 2, subtotal: 24_000 }),
+    ]);
+    expect(after.journey.total_price).toBe(24_000);
+
+    // QR codes rotated: old tickets REISSUED and revoked, new tickets with new ids signed for the new trip.
+    const oldIds = before.tickets.map((ticket) => ticket.id);
+    expect(
+      after.tickets.filter((ticket) => oldIds.includes(ticket.id)).map((ticket) => ticket.status),
+    ).toEqual(['REISSUED', 'REISSUED']);
+    expect(after.revoked).toEqual(
+      oldIds
+        .map((id) => ({ ticket_id: id, reason: 'REISSUED' }))
+        .sort((a, b) => a.ticket_id.localeCompare(b.ticket_id)),
+    );
+    const fresh = data.tickets as { id: string; payload: any; signature: string }[];
+    expect(
+      fresh.every((ticket) => !oldIds.includes(ticket.id) && ticket.payload.tripId === later.tripId),
+    ).toBe(true);
+
+    const revocations = await app.request('/driver/api/revocations');
+    const revokedIds = revocations.body.data.revocations.map((entry: any) => entry.ticketId);
+    expect(revokedIds).toEqual(expect.arrayContaining(oldIds));
+
+    const driver = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    const verify = (credential: { payload: unknown; signature: string | null }, tripId: string) =>
+      app.request('/driver/api/verify', {
+        method: 'POST',
+        token: driver.token,
+        json: { payload: credential.payload, signature: credential.signature, tripId },
+      });
+    const newVerdict = await verify(fresh[0]!, later.tripId);
+    expect(newVerdict.body.data).toMatchObject({ valid: true, ticket: { seatNumber: '7' } });
+    const oldVerdict = await verify(before.tickets[0]!, trip.tripId);
+    expect(oldVerdict.body.data.valid).toBe(false);
+  });
+
+  it('keeps a granted discount, capped at the new subtotal', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    // The voucher granted 8 000 on a 10 000 seat; the new trip costs 5 000 a seat.
+    await app.db.query(`update bookings set discount = 8000, total_price = 2000 where id = $1`, [booking.id]);
+    const cheaper = await sameRouteTrip(app.db, trip, minutesFromNow(60 * 60), { price: 5_000 });
+
+    const response = await modifyBooking(app, caller, booking.id, moveTo(cheaper.tripId, ['3']));
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({ subtotal: 5_000, discount: 5_000, total_price: 0 });
+  });
+
+  it('may change only the seats on the same trip, and a repeat of the same change changes nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+
+    const moved = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['2', '3']));
+    expect(moved.status, moved.text).toBe(200);
+    expect(await liveSeatLabels(app.db, booking.id, trip.tripId)).toEqual(['2', '3']);
+
+    const before = await bookingState(app.db, booking.id);
+    const repeated = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['2', '3']));
+    expect(repeated.status, repeated.text).toBe(200);
+    expect(await bookingState(app.db, booking.id)).toEqual(before);
+  });
+
+  it('refuses at 5h59m before the current departure and allows at 6h01m', async () => {
+    const caller = await mobileTraveller(app);
+    const tooClose = await booked(caller, { departAt: minutesFromNow(5 * 60 + 59), seats: ['1'] });
+    const target = await sameRouteTrip(app.db, tooClose.trip, minutesFromNow(48 * 60));
+    const refused = await expectRefused(
+      caller,
+      tooClose.booking.id,
+      moveTo(target.tripId, ['5']),
+      409,
+      'DEPARTURE_TOO_CLOSE',
+    );
+    expect(refused.body.details).toEqual({ trip: 'CURRENT' });
+
+    const justFarEnough = await booked(caller, {
+      departAt: minutesFromNow(6 * 60 + 1),
+      seats: ['1'],
+      trip: await sameRouteTrip(app.db, tooClose.trip, minutesFromNow(6 * 60 + 1)),
+    });
+    const allowed = await modifyBooking(app, caller, justFarEnough.booking.id, moveTo(target.tripId, ['6']));
+    expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('refuses a new trip departing within 6 hours', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const soon = await sameRouteTrip(app.db, trip, minutesFromNow(5 * 60 + 59));
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(soon.tripId, ['1']),
+      409,
+      'DEPARTURE_TOO_CLOSE',
+    );
+    expect(refused.body.details).toEqual({ trip: 'NEW' });
+  });
+
+  it('refuses another seat count, another company and other cities with 422', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+    const sameRoute = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await expectRefused(
+      caller,
+      booking.id,
+      moveTo(sameRoute.tripId, ['1']),
+      422,
+      'MODIFICATION_CHANGES_SEAT_COUNT',
+    );
+
+    const otherCompany = await bookableTrip(app.db, {
+      from: trip.from,
+      to: trip.to,
+      departAt: minutesFromNow(72 * 60),
+    });
+    await expectRefused(
+      caller,
+      booking.id,
+      moveTo(otherCompany.tripId, ['1', '2']),
+      422,
+      'MODIFICATION_CHANGES_COMPANY',
+    );
+
+    const elsewhere = await createStop(app.db, (await createCity(app.db)).id);
+    const otherCities = await bookableTrip(app.db, {
+      companyId: trip.companyId,
+      from: trip.from,
+      to: elsewhere,
+      departAt: minutesFromNow(72 * 60),
+    });
+    await expectRefused(
+      caller,
+      booking.id,
+      moveTo(otherCities.tripId, ['1', '2']),
+      422,
+      'MODIFICATION_CHANGES_ROUTE',
+    );
+
+    await expectRefused(caller, booking.id, moveTo(sameRoute.tripId, ['1', '99']), 422, 'SEAT_NOT_FOUND');
+  });
+
+  it('refuses a seat another booking holds with 409 SEAT_OCCUPIED', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await createBooking(app, await mobileTraveller(app), { tripId: target.tripId, seatNumbers: ['4'] });
+
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(target.tripId, ['4']),
+      409,
+      'SEAT_OCCUPIED',
+    );
+    expect(refused.body.details).toEqual({ seats: ['4'] });
+  });
+
+  it('lets exactly one of two concurrent modifications onto the same seat succeed', async () => {
+    const first = await mobileTraveller(app);
+    const second = await webTraveller(app);
+    const a = await booked(first, { seats: ['1'] });
+    const b = await booked(second, {
+      seats: ['1'],
+      trip: await sameRouteTrip(app.db, a.trip, minutesFromNow(50 * 60)),
+    });
+    const target = await sameRouteTrip(app.db, a.trip, minutesFromNow(72 * 60));
+
+    const answers = await Promise.all([
+      modifyBooking(app, first, a.booking.id, moveTo(target.tripId, ['9'])),
+      modifyBooking(app, second, b.booking.id, moveTo(target.tripId, ['9'])),
+    ]);
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body.errorCode).toBe('SEAT_OCCUPIED');
+    const [taken] = await app.db.query<{ count: number }>(
+      `select count(*)::int as count from seat_allocations a
+       join trips t on t.id = a.trip_id join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+       join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+       where a.trip_id = $1 and ls.seat_number = '9' and a.status in ('HELD', 'CONFIRMED')`,
+      [target.tripId],
+    );
+    expect(taken!.count).toBe(1);
+    // The loser keeps its original seat.
+    const loser = answers[0].status === 409 ? a : b;
+    expect(await liveSeatLabels(app.db, loser.booking.id, loser.trip.tripId)).toEqual(['1']);
+  });
+
+  it('refuses a paid booking with 409 BOOKING_ALREADY_PAID', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    await collectCash(app.db, booking.id);
+    const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await expectRefused(caller, booking.id, moveTo(target.tripId, ['1']), 409, 'BOOKING_ALREADY_PAID');
+  });
+
+  it('refuses a checked-in or cancelled booking with 409 BOOKING_NOT_MODIFIABLE', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await app.db.query(`update bookings set status = 'CHECKED_IN' where id = $1`, [booking.id]);
+    await expectRefused(caller, booking.id, moveTo(target.tripId, ['1']), 409, 'BOOKING_NOT_MODIFIABLE');
+    await app.db.query(`update bookings set status = 'CANCELLED' where id = $1`, [booking.id]);
+    await expectRefused(caller, booking.id, moveTo(target.tripId, ['1']), 409, 'BOOKING_NOT_MODIFIABLE');
+  });
+
+  it('refuses one booking of a journey order of several with 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
+    const caller = await mobileTraveller(app);
+    const a = await booked(caller, { seats: ['1'] });
+    const b = await booked(caller, {
+      seats: ['1'],
+      trip: await sameRouteTrip(app.db, a.trip, minutesFromNow(50 * 60)),
+    });
+    const [order] = await app.db.query<{ id: string }>(
+      `insert into journey_orders (id, owner_user_id, status) values (gen_random_uuid(), $1, 'CONFIRMED') returning id`,
+      [caller.userId],
+    );
+    await app.db.query(`update journeys set order_id = $1 where id = any($2::uuid[])`, [
+      order!.id,
+      [a.booking.journey_id, b.booking.journey_id],
+    ]);
+    const target = await sameRouteTrip(app.db, a.trip, minutesFromNow(72 * 60));
+    await expectRefused(
+      caller,
+      a.booking.id,
+      moveTo(target.tripId, ['1']),
+      409,
+      'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+    );
+  });
+
+  it("answers 404 BOOKING_NOT_FOUND for another traveller's booking and changes nothing", async () => {
+    const owner = await mobileTraveller(app);
+    const { trip, booking } = await booked(owner, { seats: ['1'] });
+    const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await expectRefused(
+      await mobileTraveller(app),
+      booking.id,
+      moveTo(target.tripId, ['1']),
+      404,
+      'BOOKING_NOT_FOUND',
+    );
+  });
+
+  it('refuses a cookie session without X-CSRF-Token with 403 and changes nothing', async () => {
+    const caller = await webTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    const { 'X-CSRF-Token': _csrf, ...withoutCsrf } = caller.headers;
+    await expectRefused(
+      { ...caller, headers: withoutCsrf },
+      booking.id,
+      moveTo(target.tripId, ['1']),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+  });
+
+  it('refuses bad input with 400 and changes nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+    const bad: Record<string, unknown>[] = [
+      { action: 'cancel', newTripId: trip.tripId, newSeatNumbers: ['1', '2'] },
+      { action: 'modify', newTripId: 'not-a-uuid', newSeatNumbers: ['1', '2'] },
+      { action: 'modify', newTripId: trip.tripId, newSeatNumbers: [] },
+      { action: 'modify', newTripId: trip.tripId, newSeatNumbers: ['3', '3'] },
+      { action: 'modify', newTripId: trip.tripId, newSeatNumbers: ['3', '4'], extra: true },
+      { action: 'modify', newTripId: trip.tripId },
+    ];
+    for (const body of bad) await expectRefused(caller, booking.id, body, 400, 'VALIDATION_FAILED');
+  });
+});

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { bookableTrip, createBooking } from '../../support/bookings.js';
+import { useTestApp } from '../../support/harness.js';
+import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
+import { mobileTraveller, webTraveller } from '../../support/journeys.js';
+
+describe('GET /bookings and GET /bookings/{id}', () => {
+  const app = useTestApp();
+
+  it('shows a booking with its trip, pickupLocation, amounts, confirmation and signed tickets', async () => {
+    const caller = await webTraveller(app);
+    const trip = await bookableTrip(app.db, { price: 9_000 });
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['3', '4'] });
+
+    const response = await app.request(`/api/bookings/${booking.id}`, { headers: caller.headers });
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    const [stop] = await app.db.query<Record<string, unknown>>(
+      `select id, name_ar, name_en, address_ar, address_en, latitude, longitude, directions_ar, directions_en from stops where id = $1`,
+      [trip.from.id],
+    );
+    const [route] = await app.db.query<{ origin_city_id: string; destination_city_id: string }>(
+      `select origin_city_id, destination_city_id from routes where id = $1`,
+      [trip.routeId],
+    );
+    const data = response.body.data;
+    expect(data).toMatchObject({
+      id: booking.id,
+      journey_id: booking.journey_id,
+      status: 'CONFIRMED',
+      payment_status: 'UNPAID',
+      seats_count: 2,
+      seat_numbers: ['3', '4'],
+      subtotal: 18_000,
+      discount: 0,
+      total_price: 18_000,
+      currency: 'SYP',
+      confirmation: { status: 'CONFIRMED', deadline: null },
+      boarding_authorized: true,
+      trip: {
+        id: trip.tripId,
+        departure_at: trip.departAt.toISOString(),
+        origin_city: { id: route!.origin_city_id },
+        destination_city: { id: route!.destination_city_id },
+        company: { id: trip.companyId },
+        pickupLocation: {
+          id: stop!.id,
+          name: stop!.name_ar,
+          nameEn: stop!.name_en,
+          address: stop!.address_ar,
+          addressEn: stop!.address_en,
+          latitude: stop!.latitude,
+          longitude: stop!.longitude,
+          directions: stop!.directions_ar,
+          directionsEn: stop!.directions_en,
+        },
+      },
+    });
+    expect(data.tickets).toHaveLength(2);
+    for (const ticket of data.tickets) {
+      expect(ticket).toMatchObject({ status: 'VALID', boarding_authorized: true });
+      expect(ticket.payload.ticketId).toBe(ticket.id);
+      expect(typeof ticket.signature).toBe('string');
+    }
+  });
+
+  it('lists only the traveller’s bookings, newest first, with limit, offset and total', async () => {
+    const caller = await mobileTraveller(app);
+    const other = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db);
+    const first = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['1'] });
+    const second = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['2'] });
+    const third = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['3'] });
+    await createBooking(app, other, { tripId: trip.tripId, seatNumbers: ['4'] });
+
+    const page = await app.request('/api/bookings?limit=2&offset=0', { headers: caller.headers });
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.data).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    expect(page.body.data.items.map((item: any) => item.id)).toEqual([third.id, second.id]);
+    expect(page.body.data.items[0].trip.pickupLocation.id).toBe(trip.from.id);
+
+    const rest = await app.request('/api/bookings?limit=2&offset=2', { headers: caller.headers });
+    expect(rest.body.data.items.map((item: any) => item.id)).toEqual([first.id]);
+  });
+
+  it('shows a journey awaiting the company as REQUESTED with its deadline and no boarding authorization', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db, { mode: 'MANUAL_CONFIRM' });
+    const deadline = new Date(Date.now() + 15 * 60_000);
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: caller.userId,
+      trip: { id: trip.tripId, companyId: trip.companyId, stopCallIds: trip.stopCallIds },
+      travellers: ['Lina Haddad'],
+      requestDeadline: deadline,
+    });
+    await app.db.query(`update journeys set confirmation_deadline = $2 where id = $1`, [
+      rows.journeyId,
+      deadline,
+    ]);
+
+    const response = await app.request(`/api/bookings/${rows.bookingId}`, { headers: caller.headers });
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      confirmation: { status: 'REQUESTED', deadline: deadline.toISOString() },
+      boarding_authorized: false,
+      tickets: [
+        { status: 'PENDING_CONFIRMATION', payload: null, signature: null, boarding_authorized: false },
+      ],
+    });
+  });
+
+  it("shows bookings made for the traveller's passenger profile by another account", async () => {
+    const traveller = await app.signIn();
+    const agent = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db);
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: agent.userId,
+      trip: { id: trip.tripId, companyId: trip.companyId, stopCallIds: trip.stopCallIds },
+      travellers: ['Rami Haddad'],
+      bookingStatus: 'CONFIRMED',
+    });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    await app.db.query(`update bookings set passenger_id = $2 where id = $1`, [
+      rows.bookingId,
+      traveller.passengerId,
+    ]);
+
+    const response = await app.request(`/api/bookings/${rows.bookingId}`, { token: traveller.token });
+    expect(response.status, response.text).toBe(200);
+    const list = await app.request('/api/bookings', { token: traveller.token });
+    expect(list.body.data.items.map((item: any) => item.id)).toEqual([rows.bookingId]);
+  });
+
+  it("answers 404 BOOKING_NOT_FOUND for another traveller's booking and for an unknown id", async () => {
+    const owner = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db);
+    const booking = await createBooking(app, owner, { tripId: trip.tripId, seatNumbers: ['1'] });
+    const stranger = await mobileTraveller(app);
+
+    const foreign = await app.request(`/api/bookings/${booking.id}`, { headers: stranger.headers });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.errorCode).toBe('BOOKING_NOT_FOUND');
+    const unknown = await app.request(`/api/bookings/${crypto.randomUUID()}`, { headers: stranger.headers });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errorCode).toBe('BOOKING_NOT_FOUND');
+    const list = await app.request('/api/bookings', { headers: stranger.headers });
+    expect(list.body.data).toMatchObject({ total: 0, items: [] });
+  });
+
+  it('needs a signed-in traveller and valid paging', async () => {
+    const anonymous = await app.request('/api/bookings');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.errorCode).toBe('AUTH_REQUIRED');
+    const caller = await mobileTraveller(app);
+    const badLimit = await app.request('/api/bookings?limit=0', { headers: caller.headers });
+    expect(badLimit.status).toBe(400);
+    const badId = await app.request('/api/bookings/123', { headers: caller.headers });
+    expect(badId.status).toBe(400);
+  });
+});

@@ -1,0 +1,356 @@
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/harness.js';
+import {
+  acceptShare,
+  accessRows,
+  createShare,
+  eventually,
+  NO_SHARE_IP_LIMIT,
+  grantRow,
+  previewShare,
+  recipientSession,
+  revokeShare,
+  sessionRows,
+  shareableBooking,
+  shareFixture,
+  sharedDocument,
+  type ShareFixture,
+} from '../../support/document-shares.js';
+import { pdfPageCount, pdfText } from '../../support/pdf.js';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+function expectPrivateHeaders(headers: Headers) {
+  expect(headers.get('cache-control')).toBe('private, no-store');
+  expect(headers.get('x-robots-tag')).toContain('noindex');
+  expect(headers.get('x-content-type-options')).toBe('nosniff');
+}
+
+describe('document shares: one-use link, recipient session, document', () => {
+  const app = useTestApp(NO_SHARE_IP_LIMIT);
+  let fixture: ShareFixture;
+  let bookingId: string;
+  const ownerHeaders = () => ({ Authorization: `Bearer ${fixture.owner.token}` });
+  const share = (presentation: 'VIEW' | 'DOWNLOAD' = 'DOWNLOAD', kind = 'BOOKING_CONFIRMATION') =>
+    createShare(app, ownerHeaders(), { bookingId, documentKind: kind, presentation });
+
+  beforeAll(async () => {
+    fixture = await shareFixture(app);
+    bookingId = await shareableBooking(app, fixture);
+  });
+
+  it('the owner creates a grant: a one-use link with the secret in the fragment, only its hash stored', async () => {
+    const created = await share();
+    expect(created.response.status, created.response.text).toBe(201);
+    expectPrivateHeaders(created.response.headers);
+    expect(created.response.body.data.url).toBe(`/share/${created.grantId}#token=${created.secret}`);
+    const expiresIn = Date.parse(created.response.body.data.expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(4 * 60_000);
+    expect(expiresIn).toBeLessThanOrEqual(5 * 60_000);
+    const row = await grantRow(app, created.grantId);
+    expect(row).toMatchObject({ status: 'CREATED', issuer_kind: 'TRAVELLER', issuer_role: 'TRAVELLER' });
+    expect(row!.secret_hash).toBe(createHash('sha256').update(created.secret).digest('hex'));
+    const leaks = await app.db.query(
+      `select id from document_share_grants where id = $1 and row_to_json(document_share_grants)::text like $2`,
+      [created.grantId, `%${created.secret}%`],
+    );
+    expect(leaks).toHaveLength(0);
+  });
+
+  it('takes bookingId, documentKind and presentation only; anything else is refused and nothing is written', async () => {
+    const before = await app.db.query(
+      `select count(*)::int as n from document_share_grants where booking_id = $1`,
+      [bookingId],
+    );
+    const extra = await createShare(app, ownerHeaders(), {
+      bookingId,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+      companyId: fixture.companyId,
+    });
+    expect(extra.response.status).toBe(400);
+    expect(extra.response.body.errorCode).toBe('VALIDATION_FAILED');
+    const ticket = await createShare(app, ownerHeaders(), {
+      bookingId,
+      documentKind: 'TICKET',
+      presentation: 'VIEW',
+    });
+    expect(ticket.response.status).toBe(400);
+    const anonymous = await createShare(
+      app,
+      {},
+      { bookingId, documentKind: 'INVOICE', presentation: 'VIEW' },
+    );
+    expect(anonymous.response.status).toBe(401);
+    expect(anonymous.response.body.errorCode).toBe('AUTH_REQUIRED');
+    expectPrivateHeaders(anonymous.response.headers);
+    const after = await app.db.query(
+      `select count(*)::int as n from document_share_grants where booking_id = $1`,
+      [bookingId],
+    );
+    expect(after).toEqual(before);
+  });
+
+  it('another traveller’s booking is 404, as if it did not exist', async () => {
+    const stranger = await app.signIn();
+    const created = await createShare(
+      app,
+      { Authorization: `Bearer ${stranger.token}` },
+      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
+    );
+    expect(created.response.status).toBe(404);
+    expect(created.response.body.errorCode).toBe('BOOKING_NOT_FOUND');
+  });
+
+  it('preview shows only the document kind and the operating company', async () => {
+    const created = await share();
+    const preview = await previewShare(app, created.grantId, created.secret);
+    expect(preview.status, preview.text).toBe(200);
+    expectPrivateHeaders(preview.headers);
+    const [company] = await app.db.query<{ name_ar: string; name_en: string }>(
+      `select name_ar, name_en from companies where id = $1`,
+      [fixture.companyId],
+    );
+    expect(preview.body).toEqual({
+      success: true,
+      data: {
+        documentKind: 'BOOKING_CONFIRMATION',
+        company: { name_ar: company!.name_ar, name_en: company!.name_en },
+      },
+    });
+    expect(preview.text).not.toContain('Rami');
+    expect(preview.text).not.toContain('BK-');
+  });
+
+  it('a wrong secret answers exactly like an unknown grant: 404 SHARE_NOT_FOUND, for preview and accept', async () => {
+    const created = await share();
+    const wrong = await previewShare(app, created.grantId, `${created.secret}x`);
+    const unknown = await previewShare(app, '7d0c8a62-1b7e-4c4e-9d64-2a4f1c9b0e11', created.secret);
+    expect([wrong.status, unknown.status]).toEqual([404, 404]);
+    expect(wrong.body.errorCode).toBe('SHARE_NOT_FOUND');
+    expect(unknown.body.errorCode).toBe('SHARE_NOT_FOUND');
+    expect(wrong.body.message).toBe(unknown.body.message);
+    const accept = await acceptShare(app, created.grantId, 'guess');
+    expect(accept.response.status).toBe(404);
+    expect(accept.setCookie).toBe('');
+    expect(await sessionRows(app, created.grantId)).toHaveLength(0);
+    expect((await grantRow(app, created.grantId))!.status).toBe('CREATED');
+  });
+
+  it('accept sets the recipient cookie for this grant only; a second accept is 409 and makes no session', async () => {
+    const created = await share('VIEW');
+    const accepted = await acceptShare(app, created.grantId, created.secret);
+    expect(accepted.response.status, accepted.response.text).toBe(200);
+    expectPrivateHeaders(accepted.response.headers);
+    const attributes = accepted.setCookie.toLowerCase();
+    expect(attributes).toContain('httponly');
+    expect(attributes).toContain('samesite=strict');
+    expect(attributes).toContain(`path=/api/document-shares/${created.grantId}`);
+    expect(attributes).toContain('secure');
+    expect(accepted.response.body.data).toMatchObject({
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+
+    const again = await acceptShare(app, created.grantId, created.secret);
+    expect(again.response.status).toBe(409);
+    expect(again.response.body.errorCode).toBe('SHARE_ALREADY_ACCEPTED');
+    expect(again.setCookie).toBe('');
+    expect(await sessionRows(app, created.grantId)).toHaveLength(1);
+    expect((await grantRow(app, created.grantId))!.status).toBe('ACCEPTED');
+
+    const session = await recipientSession(app, created.grantId, accepted.cookie);
+    expect(session.status, session.text).toBe(200);
+    expectPrivateHeaders(session.headers);
+    const { expiresAt, idleExpiresAt } = session.body.data;
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(29 * 60_000);
+    expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+    expect(Date.parse(idleExpiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
+    expect(Date.parse(idleExpiresAt) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+  });
+
+  it('two racing accepts give exactly one session', async () => {
+    const created = await share();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => acceptShare(app, created.grantId, created.secret)),
+    );
+    const statuses = results.map((result) => result.response.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409]);
+    expect(results.filter((result) => result.setCookie !== '')).toHaveLength(1);
+    expect(await sessionRows(app, created.grantId)).toHaveLength(1);
+  });
+
+  it('the document: rendered, logged with checksum and size, then sent private and no-store', async () => {
+    const created = await share('DOWNLOAD');
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    const view = await sharedDocument(app, created.grantId, cookie, 'view', 'en');
+    expect(view.status, JSON.stringify(view.body)).toBe(200);
+    expect(view.headers.get('content-type')).toBe('application/pdf');
+    expect(view.headers.get('content-disposition')).toMatch(/^inline/);
+    expectPrivateHeaders(view.headers);
+    expect(pdfPageCount(view.bytes)).toBeGreaterThanOrEqual(1);
+    expect(pdfText(view.bytes)).toContain('Rami Haddad');
+
+    const download = await sharedDocument(app, created.grantId, cookie, 'download', 'en');
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(sha256(download.bytes)).toBe(sha256(view.bytes));
+
+    const log = await accessRows(app, created.grantId);
+    expect(log).toEqual([
+      { action: 'VIEW', sha256: sha256(view.bytes), size: view.bytes.byteLength },
+      { action: 'DOWNLOAD', sha256: sha256(view.bytes), size: view.bytes.byteLength },
+    ]);
+  });
+
+  it('a VIEW grant refuses download with 403 SHARE_DOWNLOAD_NOT_ALLOWED, before anything is logged', async () => {
+    const created = await share('VIEW');
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    const download = await sharedDocument(app, created.grantId, cookie, 'download');
+    expect(download.status).toBe(403);
+    expect(download.body?.errorCode).toBe('SHARE_DOWNLOAD_NOT_ALLOWED');
+    expect(await accessRows(app, created.grantId)).toHaveLength(0);
+  });
+
+  it('the recipient cookie opens nothing else: not another grant, not the booking API, not boarding', async () => {
+    const first = await share();
+    const second = await share();
+    const { cookie } = await acceptShare(app, first.grantId, first.secret);
+    const other = await recipientSession(app, second.grantId, cookie);
+    expect(other.status).toBe(401);
+    expect(other.body.errorCode).toBe('SHARE_SESSION_REQUIRED');
+    const noCookie = await recipientSession(app, first.grantId, '');
+    expect(noCookie.status).toBe(401);
+
+    const bookings = await app.request('/api/bookings', { headers: { Cookie: cookie } });
+    expect(bookings.status).toBe(401);
+    const booking = await app.request(`/api/bookings/${bookingId}`, { headers: { Cookie: cookie } });
+    expect(booking.status).toBe(401);
+    const verify = await app.request('/driver/api/verify', {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      json: { payload: {}, signature: 'x', tripId: fixture.trip.id },
+    });
+    expect(verify.status).toBe(401);
+  });
+
+  it('revoke ends the recipient session at once: session and document are refused, nothing more is logged', async () => {
+    const created = await share();
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    expect((await sharedDocument(app, created.grantId, cookie)).status).toBe(200);
+    const revoked = await revokeShare(app, created.grantId, ownerHeaders());
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body.data).toMatchObject({ grantId: created.grantId, status: 'REVOKED' });
+    expectPrivateHeaders(revoked.headers);
+    const sessions = await sessionRows(app, created.grantId);
+    expect(sessions[0]!.ended_reason).toBe('REVOKED');
+
+    const session = await recipientSession(app, created.grantId, cookie);
+    expect(session.status).toBe(410);
+    expect(session.body.errorCode).toBe('SHARE_REVOKED');
+    const document = await sharedDocument(app, created.grantId, cookie);
+    expect(document.status).toBe(410);
+    expect(document.body?.errorCode).toBe('SHARE_REVOKED');
+    expect(await accessRows(app, created.grantId)).toHaveLength(1);
+
+    const again = await revokeShare(app, created.grantId, ownerHeaders());
+    expect(again.status).toBe(200);
+    expect(again.body.data.revokedAt).toBe(revoked.body.data.revokedAt);
+  });
+
+  it('a revoked link cannot be previewed or accepted (410 SHARE_REVOKED)', async () => {
+    const created = await share();
+    expect((await revokeShare(app, created.grantId, ownerHeaders())).status).toBe(200);
+    const preview = await previewShare(app, created.grantId, created.secret);
+    expect(preview.status).toBe(410);
+    expect(preview.body.errorCode).toBe('SHARE_REVOKED');
+    const accept = await acceptShare(app, created.grantId, created.secret);
+    expect(accept.response.status).toBe(410);
+    expect(await sessionRows(app, created.grantId)).toHaveLength(0);
+  });
+
+  it('someone who is neither issuer, owner nor company manager cannot revoke: 404', async () => {
+    const created = await share();
+    const stranger = await app.signIn();
+    const refused = await revokeShare(app, created.grantId, { Authorization: `Bearer ${stranger.token}` });
+    expect(refused.status).toBe(404);
+    expect(refused.body.errorCode).toBe('SHARE_NOT_FOUND');
+    expect((await grantRow(app, created.grantId))!.status).toBe('CREATED');
+  });
+
+  it('a cookie-authenticated issuer needs the CSRF header', async () => {
+    const without = await createShare(
+      app,
+      { Cookie: fixture.owner.cookie },
+      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
+    );
+    expect(without.response.status).toBe(403);
+    expect(without.response.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    const withCsrf = await createShare(app, fixture.owner.writeHeaders, {
+      bookingId,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(withCsrf.response.status).toBe(201);
+  });
+
+  it('a document that cannot be issued is refused when sharing (cancelled booking: 410)', async () => {
+    const cancelled = await shareableBooking(app, fixture, { cancelled: true });
+    const created = await createShare(app, ownerHeaders(), {
+      bookingId: cancelled,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(created.response.status).toBe(410);
+    const unpaid = await createShare(app, ownerHeaders(), {
+      bookingId,
+      documentKind: 'PAYMENT_RECEIPT',
+      presentation: 'VIEW',
+    });
+    expect(unpaid.response.status).toBe(409);
+    const rows = await app.db.query(`select id from document_share_grants where booking_id = $1`, [
+      cancelled,
+    ]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('the workflow records the grant for operators (share-grant/{grantId}, status search attribute)', async () => {
+    const created = await share();
+    await acceptShare(app, created.grantId, created.secret);
+    const handle = app.temporal.workflow.getHandle(`share-grant/${created.grantId}`);
+    const description = await eventually(
+      () => handle.describe(),
+      (value) => value.searchAttributes.ProcessStatus?.[0] === 'ACCEPTED',
+    );
+    expect(description.searchAttributes.BookingId).toEqual([bookingId]);
+    expect(description.searchAttributes.CompanyId).toEqual([fixture.companyId]);
+    expect(description.searchAttributes.ProcessStatus).toEqual(['ACCEPTED']);
+  });
+});
+
+describe('document shares: rate limits', () => {
+  const app = useTestApp({ SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: 3 });
+
+  it('preview, accept, session and document are limited per client IP and grant (429 RATE_LIMITED)', async () => {
+    const fixture = await shareFixture(app);
+    const bookingId = await shareableBooking(app, fixture);
+    const headers = { Authorization: `Bearer ${fixture.owner.token}` };
+    const body = { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' };
+    const limited = await createShare(app, headers, body);
+    const other = await createShare(app, headers, body);
+    const statuses = [];
+    for (let attempt = 0; attempt < 4; attempt++) {
+      statuses.push((await previewShare(app, limited.grantId, `${limited.secret}-guess-${attempt}`)).status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429]);
+    const refused = await acceptShare(app, limited.grantId, limited.secret);
+    expect(refused.response.status).toBe(429);
+    expect(refused.response.body.errorCode).toBe('RATE_LIMITED');
+    expect(refused.response.headers.get('retry-after')).toBeTruthy();
+    expectPrivateHeaders(refused.response.headers);
+    expect(await sessionRows(app, limited.grantId)).toHaveLength(0);
+    // Another grant has its own counter.
+    expect((await previewShare(app, other.grantId, other.secret)).status).toBe(200);
+  });
+});

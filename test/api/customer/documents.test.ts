@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCorridor } from '../../support/factories.js';
+import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
+import {
+  confirmJourneyRows,
+  createJourneyRows,
+  staffSession,
+  type JourneyTrip,
+} from '../../support/journey-rows.js';
+import { decodeQrCodes, pdfPageCount, pdfText } from '../../support/pdf.js';
+
+describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', () => {
+  const app = useTestApp();
+  let trip: JourneyTrip;
+  let traveller: SignedInTraveller;
+  let driverToken: string;
+
+  const bearer = (who: SignedInTraveller) => ({ Authorization: `Bearer ${who.token}` });
+
+  async function download(bookingId: string, type: string, locale: string, who = traveller) {
+    const response = await fetch(
+      `${app.baseUrl}/api/bookings/${bookingId}/document?type=${type}&locale=${locale}`,
+      {
+        headers: bearer(who),
+      },
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const body = response.headers.get('content-type')?.includes('json')
+      ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as { errorCode: string })
+      : undefined;
+    return { status: response.status, headers: response.headers, bytes, body };
+  }
+
+  async function confirmedBooking(travellers: string[], onTrip = trip) {
+    const rows = await createJourneyRows(app.db, { ownerUserId: traveller.userId, trip: onTrip, travellers });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    return rows;
+  }
+
+  /** What the driver app answers for a scanned QR text at the door of `tripId`. */
+  async function scanAtDoor(qrText: string, tripId = trip.id) {
+    const response = await app.request('/driver/api/verify', {
+      method: 'POST',
+      token: driverToken,
+      json: { ...JSON.parse(qrText), tripId },
+    });
+    expect(response.status, response.text).toBe(200);
+    return response.body.data;
+  }
+
+  const snapshotsOf = (bookingId: string) =>
+    app.db.query<{ id: string; kind: string; locale: string }>(
+      `select id, kind, locale from document_snapshots where booking_id = $1 order by created_at`,
+      [bookingId],
+    );
+
+  beforeAll(async () => {
+    const corridor = await createCorridor(app.db);
+    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    traveller = await app.signIn();
+    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+  });
+
+  // Each locale with names in its own script (and a Latin one in the Arabic document).
+  const NAMES = { en: ['Rami Haddad', 'Lina Haddad'], ar: ['Rami Haddad', 'ليلى الخطيب'] } as const;
+
+  for (const locale of ['en', 'ar'] as const) {
+    it(`prints the confirmation (${locale}) with every traveller, seat and one QR per traveller the driver app verifies`, async () => {
+      const rows = await confirmedBooking([...NAMES[locale]]);
+      const response = await download(rows.bookingId, 'confirmation', locale);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/pdf');
+      expect(response.headers.get('cache-control')).toBe('private, no-store');
+      const [booking] = await app.db.query<{ booking_code: string }>(
+        `select booking_code from bookings where id = $1`,
+        [rows.bookingId],
+      );
+      expect(response.headers.get('content-disposition')).toContain(
+        `inline; filename="booking-${booking!.booking_code}-confirmation-${locale}.pdf"`,
+      );
+
+      const text = pdfText(response.bytes);
+      for (const name of NAMES[locale]) expect(text).toContain(name);
+      expect(text).toContain('1A');
+      expect(text).toContain('2A');
+
+      const codes = decodeQrCodes(response.bytes);
+      expect(codes).toHaveLength(2);
+      const keys = await app.request('/driver/api/keys');
+      const published = keys.body.data.keys.map((key: any) => key.keyId);
+      const scanned = [];
+      for (const code of codes) {
+        expect(published).toContain(JSON.parse(code).payload.keyId);
+        scanned.push(await scanAtDoor(code));
+      }
+      expect(scanned.every((verdict) => verdict.valid)).toBe(true);
+      expect(scanned.map((verdict) => verdict.ticket.ticketId).sort()).toEqual([...rows.ticketIds].sort());
+    });
+
+    it(`prints the ticket (${locale}): every ticket with its seat and its own QR`, async () => {
+      const rows = await confirmedBooking(['Omar Saleh', 'Huda Saleh', 'Sami Saleh']);
+      const response = await download(rows.bookingId, 'ticket', locale);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(pdfPageCount(response.bytes)).toBeGreaterThanOrEqual(1);
+      const text = pdfText(response.bytes);
+      for (const name of ['Omar Saleh', 'Huda Saleh', 'Sami Saleh']) expect(text).toContain(name);
+      for (const seat of ['1A', '2A', '3A']) expect(text).toContain(seat);
+      const codes = decodeQrCodes(response.bytes);
+      expect(codes.map((code) => JSON.parse(code).payload.ticketId).sort()).toEqual(
+        [...rows.ticketIds].sort(),
+      );
+      for (const code of codes) expect((await scanAtDoor(code)).valid).toBe(true);
+      const [snapshot] = await snapshotsOf(rows.bookingId);
+      expect(snapshot).toMatchObject({ kind: 'TICKET', locale });
+    });
+  }
+
+  it('serves the same bytes twice, with the checksum recorded before they were sent and each download logged', async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    const first = await download(rows.bookingId, 'confirmation', 'en');
+    const second = await download(rows.bookingId, 'confirmation', 'en');
+    expect(Buffer.compare(Buffer.from(first.bytes), Buffer.from(second.bytes))).toBe(0);
+    const snapshots = await snapshotsOf(rows.bookingId);
+    expect(snapshots).toHaveLength(1);
+    const sha256 = createHash('sha256').update(first.bytes).digest('hex');
+    const [render] = await app.db.query<{ sha256: string; size: number }>(
+      `select sha256, size from document_renders where snapshot_id = $1`,
+      [snapshots[0]!.id],
+    );
+    expect(render).toEqual({ sha256, size: first.bytes.byteLength });
+    const log = await app.db.query<{ actor_kind: string; actor_id: string; sha256: string }>(
+      `select actor_kind, actor_id, sha256 from document_access_log where snapshot_id = $1`,
+      [snapshots[0]!.id],
+    );
+    expect(log).toEqual([
+      { actor_kind: 'TRAVELLER', actor_id: traveller.userId, sha256 },
+      { actor_kind: 'TRAVELLER', actor_id: traveller.userId, sha256 },
+    ]);
+  });
+
+  it('issues a new snapshot with the new credential after the ticket was re-issued; the old QR no longer boards', async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    const before = await download(rows.bookingId, 'confirmation', 'en');
+    const [oldCode] = decodeQrCodes(before.bytes);
+    const reissued = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: bearer(traveller),
+      json: { ticket_id: rows.ticketIds[0], reason: 'CREDENTIAL_LEAKED' },
+    });
+    expect(reissued.status, reissued.text).toBe(201);
+
+    const after = await download(rows.bookingId, 'confirmation', 'en');
+    expect(after.status).toBe(200);
+    const [newCode] = decodeQrCodes(after.bytes);
+    expect(newCode).toBe(reissued.body.data.ticket.qr_text);
+    expect(await snapshotsOf(rows.bookingId)).toHaveLength(2);
+    expect((await scanAtDoor(newCode!)).valid).toBe(true);
+    expect(await scanAtDoor(oldCode!)).toMatchObject({ valid: false, reason: 'REVOKED' });
+  });
+
+  it('finds the booking by its journey id too', async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    const response = await download(rows.journeyId, 'confirmation', 'en');
+    expect(response.status).toBe(200);
+    expect((await snapshotsOf(rows.bookingId)).length).toBe(1);
+  });
+
+  it("answers 404 for another traveller's booking and writes no snapshot", async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    const stranger = await app.signIn();
+    const response = await download(rows.bookingId, 'confirmation', 'en', stranger);
+    expect([response.status, response.body?.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    expect(await snapshotsOf(rows.bookingId)).toEqual([]);
+    const anonymous = await fetch(`${app.baseUrl}/api/bookings/${rows.bookingId}/document?type=ticket`);
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('gives no PDF and no QR while the journey awaits the company (REQUESTED)', async () => {
+    const requested = await createJourneyRows(app.db, {
+      ownerUserId: traveller.userId,
+      trip,
+      travellers: ['Waiting Person'],
+      requestDeadline: new Date(Date.now() + 3_600_000),
+    });
+    for (const type of ['ticket', 'confirmation']) {
+      const response = await download(requested.bookingId, type, 'en');
+      expect([response.status, response.body?.errorCode]).toEqual([409, 'BOOKING_NOT_CONFIRMED']);
+    }
+    expect(await snapshotsOf(requested.bookingId)).toEqual([]);
+  });
+
+  it('refuses bad input with 400 and writes nothing', async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    for (const query of ['type=boarding', 'type=ticket&locale=fr', 'locale=en']) {
+      const response = await app.request(`/api/bookings/${rows.bookingId}/document?${query}`, {
+        headers: bearer(traveller),
+      });
+      expect([response.status, response.body.errorCode]).toEqual([400, 'VALIDATION_FAILED']);
+    }
+    expect(await snapshotsOf(rows.bookingId)).toEqual([]);
+  });
+
+  describe('410 DOCUMENT_GONE for an expired or consumed QR', () => {
+    async function expectGone(bookingId: string) {
+      for (const type of ['ticket', 'confirmation']) {
+        const response = await download(bookingId, type, 'en');
+        expect([response.status, response.body?.errorCode]).toEqual([410, 'DOCUMENT_GONE']);
+      }
+      expect(await snapshotsOf(bookingId)).toEqual([]);
+    }
+
+    it('once the trip has departed, completed or been cancelled', async () => {
+      for (const status of ['DEPARTED', 'COMPLETED', 'CANCELLED']) {
+        const corridor = await createCorridor(app.db);
+        const ownTrip: JourneyTrip = {
+          id: corridor.trip.id,
+          companyId: corridor.company.id,
+          stopCallIds: corridor.trip.stopCallIds,
+        };
+        const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
+        await app.db.query(`update trips set status = $2 where id = $1`, [ownTrip.id, status]);
+        await expectGone(rows.bookingId);
+      }
+    });
+
+    it('once the booking was cancelled', async () => {
+      const rows = await confirmedBooking(['Rami Haddad']);
+      await app.db.query(`update journeys set status = 'CANCELLED', closed_at = now() where id = $1`, [
+        rows.journeyId,
+      ]);
+      await app.db.query(`update bookings set status = 'CANCELLED' where id = $1`, [rows.bookingId]);
+      await app.db.query(
+        `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = $1`,
+        [rows.journeyId],
+      );
+      await expectGone(rows.bookingId);
+    });
+
+    it('once the ticket was used at boarding', async () => {
+      const rows = await confirmedBooking(['Rami Haddad']);
+      await app.db.query(`update journey_tickets set status = 'USED' where journey_id = $1`, [
+        rows.journeyId,
+      ]);
+      await expectGone(rows.bookingId);
+    });
+  });
+});

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { awardTripPoints } from '../../../db/writes/loyalty.js';
+import { bookableTrip, bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { useTestApp } from '../../support/harness.js';
+import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
+
+describe('loyalty under concurrency', () => {
+  const app = useTestApp();
+
+  it('50 concurrent redeems against a balance that covers one: exactly one voucher, balance never negative', async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 400 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 700 });
+
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        app.request('/api/loyalty/redeem', {
+          method: 'POST',
+          json: { companyId: trip.companyId, rewardCode: reward.code },
+          token: traveller.token,
+        }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused).toHaveLength(49);
+    for (const answer of refused) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.errorCode).toBe('LOYALTY_INSUFFICIENT_POINTS');
+    }
+
+    const [account] = await app.db.query<{ id: string; balance: number }>(
+      `select id, balance from loyalty_accounts where company_id = $1 and user_id = $2`,
+      [trip.companyId, traveller.userId],
+    );
+    expect(account!.balance).toBe(300);
+    const redeems = await app.db.query<{ balance_after: number }>(
+      `select balance_after from loyalty_transactions where account_id = $1 and kind = 'REDEEM'`,
+      [account!.id],
+    );
+    expect(redeems).toEqual([{ balance_after: 300 }]);
+    const vouchers = await app.db.query(`select 1 from loyalty_redemptions where account_id = $1`, [
+      account!.id,
+    ]);
+    expect(vouchers).toHaveLength(1);
+    const [counter] = await app.db.query<{ redemption_count: number }>(
+      `select redemption_count from loyalty_rewards where id = $1`,
+      [reward.id],
+    );
+    expect(counter!.redemption_count).toBe(1);
+  });
+
+  it('a reward limited to one redemption goes to exactly one of many travellers racing for it', async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100, maxRedemptions: 1 });
+    const travellers = await Promise.all(Array.from({ length: 8 }, () => app.signIn()));
+    for (const traveller of travellers) {
+      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+    }
+    const answers = await Promise.all(
+      travellers.map((traveller) =>
+        app.request('/api/loyalty/redeem', {
+          method: 'POST',
+          json: { companyId: trip.companyId, rewardCode: reward.code },
+          token: traveller.token,
+        }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.body.errorCode === 'LOYALTY_REWARD_EXHAUSTED')).toHaveLength(7);
+    const [spent] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from loyalty_accounts where company_id = $1 and balance = 0`,
+      [trip.companyId],
+    );
+    expect(spent!.n).toBe(1);
+  });
+
+  it('two concurrent bookings with the same voucher: exactly one gets the discount, the other 409 LOYALTY_REDEMPTION_USED', async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100, discountPercent: 10 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+    const voucher = await redeemVoucher(app, traveller, trip.companyId, reward.code);
+    const caller = {
+      userId: traveller.userId,
+      headers: traveller.writeHeaders,
+      channel: 'CUSTOMER_WEB' as const,
+    };
+    const locks = [
+      await lockSeats(app, caller, trip.tripId, [trip.seatNumbers[0]!]),
+      await lockSeats(app, caller, trip.tripId, [trip.seatNumbers[1]!]),
+    ];
+
+    const answers = await Promise.all(
+      locks.map((seatLockSessionId, index) =>
+        postBooking(
+          app,
+          caller,
+          bookingBody({
+            tripId: trip.tripId,
+            seatNumbers: [trip.seatNumbers[index]!],
+            seatLockSessionId,
+            rewardCode: voucher,
+          }),
+        ),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 409]);
+    const refused = answers.find((answer) => answer.status === 409)!;
+    expect(refused.body.errorCode).toBe('LOYALTY_REDEMPTION_USED');
+    const booked = answers.find((answer) => answer.status === 201)!;
+    const [used] = await app.db.query<{ used_booking_ids: string[] }>(
+      `select used_booking_ids::text[] as used_booking_ids from loyalty_redemptions where code = $1`,
+      [voucher],
+    );
+    expect(used!.used_booking_ids).toEqual([booked.body.data.booking.id]);
+  });
+
+  it('earning is idempotent when completion is replayed concurrently', async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 5 });
+    const travellers = await Promise.all(Array.from({ length: 4 }, () => app.signIn()));
+    for (const traveller of travellers) {
+      await app.db.query(
+        `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
+                               seats_count, seat_numbers, status, total_price)
+         values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', 'COMPLETED', 20000)`,
+        [`C-${randomUUID().slice(0, 10)}`, trip.companyId, trip.tripId, traveller.userId],
+      );
+    }
+    await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
+
+    const runs = await Promise.all(Array.from({ length: 5 }, () => awardTripPoints(app.db, trip.tripId)));
+    // Runs serialize on each account's lock: together they credit every booking exactly once.
+    expect(runs.reduce((sum, run) => sum + run.bookingsCredited, 0)).toBe(4);
+
+    const rows = await app.db.query<{ user_id: string; balance: number; earns: number }>(
+      `select a.user_id, a.balance,
+              (select count(*)::int from loyalty_transactions t where t.account_id = a.id and t.kind = 'EARN') as earns
+         from loyalty_accounts a where a.company_id = $1`,
+      [trip.companyId],
+    );
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(row).toMatchObject({ balance: 1000, earns: 1 });
+  });
+});

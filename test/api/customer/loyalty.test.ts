@@ -1,0 +1,744 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import { awardTripPoints } from '../../../db/writes/loyalty.js';
+import { damascusIsoWeekday } from '../../../domain/loyalty.js';
+import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
+import { atDamascus, createCompany, createRoute, futureDay } from '../../support/factories.js';
+import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
+import {
+  creditPoints,
+  giveReward,
+  loyaltyProgram,
+  redeemVoucher,
+  type RewardOptions,
+} from '../../support/loyalty.js';
+
+/** A Damascus date 2..8 days ahead whose weekday (ISO, 1 = Monday) is `isoWeekday`. */
+function nextWeekday(isoWeekday: number): string {
+  for (let days = 2; days <= 8; days += 1) {
+    const date = futureDay(days);
+    if (damascusIsoWeekday(atDamascus(date, '08:00')) === isoWeekday) return date;
+  }
+  throw new Error('no such weekday in a week');
+}
+
+const bearer = (traveller: SignedInTraveller) => ({ token: traveller.token });
+
+async function accountOf(db: Database, companyId: string, userId: string) {
+  const [row] = await db.query<{
+    id: string;
+    balance: number;
+    lifetime_points: number;
+    tier_id: string | null;
+  }>(
+    `select id, balance, lifetime_points, tier_id from loyalty_accounts where company_id = $1 and user_id = $2`,
+    [companyId, userId],
+  );
+  return row;
+}
+
+async function ledger(db: Database, companyId: string, userId: string) {
+  return db.query<{ kind: string; points: number; balance_after: number; booking_id: string | null }>(
+    `select t.kind, t.points, t.balance_after, t.booking_id from loyalty_transactions t
+       join loyalty_accounts a on a.id = t.account_id
+      where a.company_id = $1 and a.user_id = $2 order by t.created_at, t.id`,
+    [companyId, userId],
+  );
+}
+
+async function vouchersOf(db: Database, userId: string) {
+  return db.query<{ code: string; status: string; company_id: string }>(
+    `select code, status, company_id from loyalty_redemptions where user_id = $1`,
+    [userId],
+  );
+}
+
+/** A company with a bookable trip (10 000 SYP a seat) and an active program. */
+async function programWithTrip(db: Database, options: Parameters<typeof bookableTrip>[1] = {}) {
+  const trip = await bookableTrip(db, options);
+  await loyaltyProgram(db, trip.companyId, {
+    pointsPer100: 10,
+    tiers: [
+      [0, 100],
+      [1000, 150],
+    ],
+  });
+  return trip;
+}
+
+/** A traveller holding a fresh voucher of `reward` in the trip's company. */
+async function travellerWithVoucher(app: TestApp, trip: BookableTripFixture, reward: RewardOptions = {}) {
+  const traveller = await app.signIn();
+  const { code: rewardCode } = await giveReward(app.db, trip.companyId, { pointsCost: 100, ...reward });
+  await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+  const voucher = await redeemVoucher(app, traveller.token, trip.companyId, rewardCode);
+  return { traveller, voucher, rewardCode };
+}
+
+function preview(app: TestApp, traveller: SignedInTraveller, body: Record<string, unknown>) {
+  return app.request('/api/loyalty/preview', { method: 'POST', json: body, ...bearer(traveller) });
+}
+
+/** A completed booking of the traveller on the trip, written as the dispatch issue will leave it. */
+async function completedBooking(
+  db: Database,
+  trip: { tripId: string; companyId: string },
+  userId: string,
+  options: { totalPrice?: number; status?: string } = {},
+): Promise<string> {
+  const [row] = await db.query<{ id: string }>(
+    `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
+                           seats_count, seat_numbers, status, total_price)
+     values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', $5, $6) returning id`,
+    [
+      `T-${randomUUID().slice(0, 10)}`,
+      trip.companyId,
+      trip.tripId,
+      userId,
+      options.status ?? 'COMPLETED',
+      options.totalPrice ?? 25_000,
+    ],
+  );
+  return row!.id;
+}
+
+const completeTrip = (db: Database, tripId: string) =>
+  db.query(`update trips set status = 'COMPLETED' where id = $1`, [tripId]);
+
+describe('loyalty accounts: one per traveller and company', () => {
+  const app = useTestApp();
+
+  it('needs a traveller session', async () => {
+    const answer = await app.request('/api/loyalty/account');
+    expect(answer.status).toBe(401);
+    expect(answer.body.errorCode).toBe('AUTH_REQUIRED');
+  });
+
+  it('lists programs of published companies and opens an account when a company is chosen', async () => {
+    const trip = await programWithTrip(app.db);
+    const hidden = await createCompany(app.db, { published: false });
+    await loyaltyProgram(app.db, hidden.id);
+    const traveller = await app.signIn();
+
+    const before = await app.request('/api/loyalty/account', bearer(traveller));
+    expect(before.status).toBe(200);
+    const listed = before.body.programs.find(
+      (program: { companyId: string }) => program.companyId === trip.companyId,
+    );
+    expect(listed).toMatchObject({ hasAccount: false, balance: null, program: { pointsPer100: 10 } });
+    expect(
+      before.body.programs.some((program: { companyId: string }) => program.companyId === hidden.id),
+    ).toBe(false);
+    expect(await accountOf(app.db, trip.companyId, traveller.userId)).toBeUndefined();
+
+    const opened = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({
+      companyId: trip.companyId,
+      account: {
+        balance: 0,
+        lifetimePoints: 0,
+        tier: { minLifetimePoints: 0 },
+        nextTier: { minLifetimePoints: 1000, pointsNeeded: 1000 },
+      },
+    });
+    expect(opened.body.account.referralCode).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
+    expect(opened.headers.get('cache-control')).toBe('private, no-store');
+
+    await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
+    const [count] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from loyalty_accounts where user_id = $1`,
+      [traveller.userId],
+    );
+    expect(count!.n).toBe(1);
+    const after = await app.request('/api/loyalty/account', bearer(traveller));
+    expect(
+      after.body.programs.find((program: { companyId: string }) => program.companyId === trip.companyId),
+    ).toMatchObject({
+      hasAccount: true,
+      balance: 0,
+    });
+  });
+
+  it('answers 404 LOYALTY_PROGRAM_NOT_FOUND for an unpublished company or one without a program, opening nothing', async () => {
+    const hidden = await createCompany(app.db, { published: false });
+    await loyaltyProgram(app.db, hidden.id);
+    const bare = await createCompany(app.db);
+    const traveller = await app.signIn();
+    for (const companyId of [hidden.id, bare.id, randomUUID()]) {
+      for (const path of ['account', 'rewards', 'transactions', 'referral']) {
+        const answer = await app.request(`/api/loyalty/${path}?companyId=${companyId}`, bearer(traveller));
+        expect(answer.status, path).toBe(404);
+        expect(answer.body.errorCode).toBe('LOYALTY_PROGRAM_NOT_FOUND');
+      }
+    }
+    const [count] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from loyalty_accounts where user_id = $1`,
+      [traveller.userId],
+    );
+    expect(count!.n).toBe(0);
+  });
+
+  it('lists only the active redeemable rewards of the chosen company', async () => {
+    const trip = await programWithTrip(app.db);
+    const other = await programWithTrip(app.db);
+    const percent = await giveReward(app.db, trip.companyId, { discountPercent: 10 });
+    const free = await giveReward(app.db, trip.companyId, {
+      type: 'free_trip',
+      freeSeats: 1,
+      pointsCost: 900,
+    });
+    const merchandise = await giveReward(app.db, trip.companyId, {
+      type: 'merchandise',
+      discountPercent: null,
+    });
+    const inactive = await giveReward(app.db, trip.companyId, { active: false });
+    const foreign = await giveReward(app.db, other.companyId);
+    const traveller = await app.signIn();
+
+    const answer = await app.request(`/api/loyalty/rewards?companyId=${trip.companyId}`, bearer(traveller));
+    expect(answer.status).toBe(200);
+    const codes = answer.body.rewards.map((reward: { code: string }) => reward.code);
+    expect(codes).toEqual([percent.code, free.code]);
+    expect(codes).not.toContain(merchandise.code);
+    expect(codes).not.toContain(inactive.code);
+    expect(codes).not.toContain(foreign.code);
+  });
+
+  it('refuses a rewards call without companyId (400) and a malformed one', async () => {
+    const traveller = await app.signIn();
+    for (const query of ['', '?companyId=nope', `?companyId=${randomUUID()}&extra=1`]) {
+      const answer = await app.request(`/api/loyalty/rewards${query}`, bearer(traveller));
+      expect(answer.status).toBe(400);
+      expect(answer.body.errorCode).toBe('VALIDATION_FAILED');
+    }
+  });
+});
+
+describe('redeeming points for a voucher', () => {
+  const app = useTestApp();
+
+  it('deducts the points, counts the redemption, records the transaction and creates an RWD- voucher', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 300, voucherValidDays: 7 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 500 });
+
+    const answer = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: trip.companyId, rewardCode: reward.code },
+      headers: traveller.writeHeaders,
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ success: true, redemption: { pointsUsed: 300 } });
+    expect(answer.body.redemption.code).toMatch(/^RWD-[A-HJ-NP-Z2-9]{8}$/);
+    const expiresIn = Date.parse(answer.body.redemption.expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(6.9 * 86_400_000);
+    expect(expiresIn).toBeLessThan(7.1 * 86_400_000);
+
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(200);
+    const [counter] = await app.db.query<{ redemption_count: number }>(
+      `select redemption_count from loyalty_rewards where id = $1`,
+      [reward.id],
+    );
+    expect(counter!.redemption_count).toBe(1);
+    expect(
+      (await ledger(app.db, trip.companyId, traveller.userId)).map((row) => [
+        row.kind,
+        row.points,
+        row.balance_after,
+      ]),
+    ).toEqual([
+      ['ADJUST', 500, 500],
+      ['REDEEM', -300, 200],
+    ]);
+
+    const page = await app.request(
+      `/api/loyalty/transactions?companyId=${trip.companyId}&limit=1`,
+      bearer(traveller),
+    );
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ balance: 200, total: 2, limit: 1, offset: 0 });
+    expect(page.body.transactions).toEqual([
+      expect.objectContaining({
+        kind: 'REDEEM',
+        points: -300,
+        balanceAfter: 200,
+        redemptionCode: answer.body.redemption.code,
+      }),
+    ]);
+    const second = await app.request(
+      `/api/loyalty/transactions?companyId=${trip.companyId}&limit=1&offset=1`,
+      bearer(traveller),
+    );
+    expect(second.body.transactions[0]).toMatchObject({ kind: 'ADJUST', points: 500 });
+    const tooMany = await app.request(
+      `/api/loyalty/transactions?companyId=${trip.companyId}&limit=101`,
+      bearer(traveller),
+    );
+    expect(tooMany.status).toBe(400);
+  });
+
+  it('refuses with 409 LOYALTY_INSUFFICIENT_POINTS and takes nothing', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 300 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 299 });
+    const answer = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: trip.companyId, rewardCode: reward.code },
+      ...bearer(traveller),
+    });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({
+      errorCode: 'LOYALTY_INSUFFICIENT_POINTS',
+      details: { balance: 299, pointsCost: 300 },
+    });
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(299);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+  });
+
+  it('refuses an unknown reward (404), a merchandise reward (409 UNSUPPORTED), a misconfigured one and a sold-out one', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 1000 });
+    const merchandise = await giveReward(app.db, trip.companyId, {
+      type: 'merchandise',
+      discountPercent: null,
+    });
+    const broken = await giveReward(app.db, trip.companyId, { type: 'free_trip', freeSeats: null });
+    const soldOut = await giveReward(app.db, trip.companyId, { maxRedemptions: 1 });
+    await app.db.query(`update loyalty_rewards set redemption_count = 1 where id = $1`, [soldOut.id]);
+    const cases: [string, number, string][] = [
+      ['NO-SUCH-REWARD', 404, 'LOYALTY_REWARD_NOT_FOUND'],
+      [merchandise.code, 409, 'LOYALTY_REWARD_UNSUPPORTED'],
+      [broken.code, 409, 'LOYALTY_REWARD_CONFIGURATION_INVALID'],
+      [soldOut.code, 409, 'LOYALTY_REWARD_EXHAUSTED'],
+    ];
+    for (const [rewardCode, status, errorCode] of cases) {
+      const answer = await app.request('/api/loyalty/redeem', {
+        method: 'POST',
+        json: { companyId: trip.companyId, rewardCode },
+        ...bearer(traveller),
+      });
+      expect(answer.status, rewardCode).toBe(status);
+      expect(answer.body.errorCode).toBe(errorCode);
+    }
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(1000);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+  });
+
+  it('never lets points of one company pay for another company’s reward', async () => {
+    const a = await programWithTrip(app.db);
+    const b = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: a.companyId, userId: traveller.userId, points: 1000 });
+    const rewardOfB = await giveReward(app.db, b.companyId, { pointsCost: 100 });
+
+    const inB = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: b.companyId, rewardCode: rewardOfB.code },
+      ...bearer(traveller),
+    });
+    expect(inB.status).toBe(409);
+    expect(inB.body.errorCode).toBe('LOYALTY_INSUFFICIENT_POINTS');
+    const crossed = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: a.companyId, rewardCode: rewardOfB.code },
+      ...bearer(traveller),
+    });
+    expect(crossed.status).toBe(404);
+    expect(crossed.body.errorCode).toBe('LOYALTY_REWARD_NOT_FOUND');
+
+    expect((await accountOf(app.db, a.companyId, traveller.userId))!.balance).toBe(1000);
+    expect((await accountOf(app.db, b.companyId, traveller.userId))!.balance).toBe(0);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+  });
+
+  it('refuses a web redeem without X-CSRF-Token (403) and bad input (400), writing nothing', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+
+    const noCsrf = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: trip.companyId, rewardCode: reward.code },
+      headers: { Cookie: traveller.cookie },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+
+    for (const json of [
+      { companyId: trip.companyId },
+      { companyId: 'not-a-uuid', rewardCode: reward.code },
+      { companyId: trip.companyId, rewardCode: reward.code, userId: randomUUID() },
+      { companyId: trip.companyId, rewardCode: '' },
+    ]) {
+      const answer = await app.request('/api/loyalty/redeem', {
+        method: 'POST',
+        json,
+        headers: traveller.writeHeaders,
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body.errorCode).toBe('VALIDATION_FAILED');
+    }
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(100);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+    const [counter] = await app.db.query<{ redemption_count: number }>(
+      `select redemption_count from loyalty_rewards where id = $1`,
+      [reward.id],
+    );
+    expect(counter!.redemption_count).toBe(0);
+  });
+});
+
+describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
+  const app = useTestApp();
+
+  const expectRefused = async (answer: Awaited<ReturnType<typeof preview>>, errorCode: string) => {
+    expect(answer.status, answer.text).toBe(409);
+    expect(answer.body.errorCode).toBe(errorCode);
+  };
+
+  it('previews a percent discount and leaves the voucher unused', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip, {
+      discountPercent: 15,
+      maxDiscount: 2500,
+    });
+    const small = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 10_000,
+      tripIds: [trip.tripId],
+    });
+    expect(small.status).toBe(200);
+    expect(small.body).toEqual({
+      success: true,
+      valid: true,
+      redemptionCode: voucher,
+      discount: 1500,
+      finalTotal: 8500,
+    });
+    const capped = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 40_000,
+      tripIds: [trip.tripId],
+    });
+    expect(capped.body).toMatchObject({ discount: 2500, finalTotal: 37_500 });
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([
+      expect.objectContaining({ code: voucher, status: 'ISSUED' }),
+    ]);
+  });
+
+  it('makes the cheaper direction of a round trip free with a free_trip voucher', async () => {
+    const outbound = await programWithTrip(app.db, { price: 12_000 });
+    const back = await bookableTrip(app.db, {
+      companyId: outbound.companyId,
+      price: 9_000,
+      from: outbound.to,
+      to: outbound.from,
+    });
+    const { traveller, voucher } = await travellerWithVoucher(app, outbound, {
+      type: 'free_trip',
+      freeSeats: 1,
+    });
+    const answer = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 21_000,
+      tripIds: [outbound.tripId, back.tripId],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ discount: 9_000, finalTotal: 12_000 });
+  });
+
+  it('LOYALTY_REDEMPTION_NOT_FOUND: a catalogue reward code, another traveller’s voucher, an unknown code', async () => {
+    const trip = await programWithTrip(app.db);
+    const { voucher, rewardCode } = await travellerWithVoucher(app, trip);
+    const stranger = await app.signIn();
+    for (const code of [rewardCode, voucher, 'RWD-ABCDEFGH']) {
+      await expectRefused(
+        await preview(app, stranger, { redemptionCode: code, subtotal: 10_000, tripIds: [trip.tripId] }),
+        'LOYALTY_REDEMPTION_NOT_FOUND',
+      );
+    }
+  });
+
+  it('LOYALTY_REDEMPTION_USED: a voucher already spent on a booking (and the booking got the discount)', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip, { discountPercent: 20 });
+    const caller = {
+      userId: traveller.userId,
+      headers: traveller.writeHeaders,
+      channel: 'CUSTOMER_WEB' as const,
+    };
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: [trip.seatNumbers[0]!],
+      rewardCode: voucher,
+    });
+    expect(booking.total_price).toBe(8_000);
+
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      'LOYALTY_REDEMPTION_USED',
+    );
+    const [used] = await app.db.query<{ status: string; used_booking_ids: string[]; discount: string }>(
+      `select status, used_booking_ids::text[] as used_booking_ids, discount from loyalty_redemptions where code = $1`,
+      [voucher],
+    );
+    expect(used).toEqual({ status: 'USED', used_booking_ids: [booking.id], discount: '2000' });
+  });
+
+  it('LOYALTY_REDEMPTION_EXPIRED: a voucher past its expiry', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip);
+    await app.db.query(
+      `update loyalty_redemptions set expires_at = now() - interval '1 minute' where code = $1`,
+      [voucher],
+    );
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      'LOYALTY_REDEMPTION_EXPIRED',
+    );
+  });
+
+  it('LOYALTY_REWARD_UNSUPPORTED: the company deleted the reward after the voucher was issued', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher, rewardCode } = await travellerWithVoucher(app, trip);
+    await app.db.query(`update loyalty_rewards set archived_at = now() where company_id = $1 and code = $2`, [
+      trip.companyId,
+      rewardCode,
+    ]);
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      'LOYALTY_REWARD_UNSUPPORTED',
+    );
+  });
+
+  it('LOYALTY_REWARD_CONFIGURATION_INVALID: the reward was edited into a discount with both a percent and an amount', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher, rewardCode } = await travellerWithVoucher(app, trip);
+    await app.db.query(
+      `update loyalty_rewards set discount_amount = 500 where company_id = $1 and code = $2`,
+      [trip.companyId, rewardCode],
+    );
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      'LOYALTY_REWARD_CONFIGURATION_INVALID',
+    );
+  });
+
+  it('LOYALTY_ROUTE_NOT_ELIGIBLE: a trip on a route the reward does not cover, or of another company', async () => {
+    const trip = await programWithTrip(app.db);
+    const otherRoute = await createRoute(app.db, trip.companyId, trip.from.cityId, trip.to.cityId);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip, { routeIds: [otherRoute.id] });
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      'LOYALTY_ROUTE_NOT_ELIGIBLE',
+    );
+    const foreign = await programWithTrip(app.db);
+    const unrestricted = await travellerWithVoucher(app, trip);
+    await expectRefused(
+      await preview(app, unrestricted.traveller, {
+        redemptionCode: unrestricted.voucher,
+        subtotal: 10_000,
+        tripIds: [foreign.tripId],
+      }),
+      'LOYALTY_ROUTE_NOT_ELIGIBLE',
+    );
+  });
+
+  it('LOYALTY_DAY_NOT_ELIGIBLE: a weekend-only voucher on a Monday departure (allowed on a Saturday)', async () => {
+    const monday = await programWithTrip(app.db, { departAt: atDamascus(nextWeekday(1), '08:00') });
+    const saturday = await bookableTrip(app.db, {
+      companyId: monday.companyId,
+      departAt: atDamascus(nextWeekday(6), '08:00'),
+    });
+    const { traveller, voucher } = await travellerWithVoucher(app, monday, { allowedDays: [5, 6] });
+    await expectRefused(
+      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [monday.tripId] }),
+      'LOYALTY_DAY_NOT_ELIGIBLE',
+    );
+    const allowed = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 10_000,
+      tripIds: [saturday.tripId],
+    });
+    expect(allowed.status).toBe(200);
+  });
+
+  it('LOYALTY_MINIMUM_NOT_MET: a fixed discount below its minimum subtotal', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip, {
+      discountPercent: null,
+      discountAmount: 3_000,
+      minSubtotal: 20_000,
+    });
+    const below = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 19_999,
+      tripIds: [trip.tripId],
+    });
+    await expectRefused(below, 'LOYALTY_MINIMUM_NOT_MET');
+    expect(below.body.details).toEqual({ minSubtotal: 20_000 });
+    const reached = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 20_000,
+      tripIds: [trip.tripId],
+    });
+    expect(reached.body).toMatchObject({ discount: 3_000, finalTotal: 17_000 });
+  });
+
+  it('refuses bad input (400), a trip outside the scope (404) and a web call without CSRF (403)', async () => {
+    const trip = await programWithTrip(app.db);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip);
+    for (const json of [
+      { redemptionCode: voucher, subtotal: -1, tripIds: [trip.tripId] },
+      { redemptionCode: voucher, subtotal: 10_000, tripIds: [] },
+      { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId, trip.tripId] },
+      { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId, randomUUID(), randomUUID()] },
+      { subtotal: 10_000, tripIds: [trip.tripId] },
+    ]) {
+      const answer = await preview(app, traveller, json);
+      expect(answer.status, JSON.stringify(json)).toBe(400);
+    }
+    const missing = await preview(app, traveller, {
+      redemptionCode: voucher,
+      subtotal: 10_000,
+      tripIds: [randomUUID()],
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.errorCode).toBe('TRIP_NOT_FOUND');
+    const noCsrf = await app.request('/api/loyalty/preview', {
+      method: 'POST',
+      json: { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] },
+      headers: { Cookie: traveller.cookie },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([
+      expect.objectContaining({ status: 'ISSUED' }),
+    ]);
+  });
+});
+
+describe('points earning and referrals', () => {
+  const app = useTestApp();
+
+  it('credits floor(paid / 100 × points_per_100 × tier multiplier / 100) once per completed booking', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const friend = await app.signIn();
+    const booking = await completedBooking(app.db, trip, traveller.userId, { totalPrice: 12_345 });
+    const checkedIn = await completedBooking(app.db, trip, friend.userId, {
+      totalPrice: 8_000,
+      status: 'CHECKED_IN',
+    });
+    const cancelled = await completedBooking(app.db, trip, friend.userId, {
+      totalPrice: 8_000,
+      status: 'CANCELLED',
+    });
+
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({ bookingsCredited: 0 });
+    await completeTrip(app.db, trip.tripId);
+    const first = await awardTripPoints(app.db, trip.tripId);
+    expect(first).toMatchObject({ bookingsCredited: 2, pointsCredited: 1234 + 800 });
+    const again = await awardTripPoints(app.db, trip.tripId);
+    expect(again).toMatchObject({ bookingsCredited: 0, pointsCredited: 0 });
+
+    expect(await ledger(app.db, trip.companyId, traveller.userId)).toEqual([
+      { kind: 'EARN', points: 1234, balance_after: 1234, booking_id: booking },
+    ]);
+    expect(await ledger(app.db, trip.companyId, friend.userId)).toEqual([
+      { kind: 'EARN', points: 800, balance_after: 800, booking_id: checkedIn },
+    ]);
+    expect(
+      (await ledger(app.db, trip.companyId, friend.userId)).some((row) => row.booking_id === cancelled),
+    ).toBe(false);
+
+    // 1234 lifetime points reach the 1000-point tier: the next trip earns 150%.
+    const account = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
+    expect(account.body.account).toMatchObject({
+      balance: 1234,
+      lifetimePoints: 1234,
+      tier: { multiplierPercent: 150 },
+      nextTier: null,
+    });
+    const nextTrip = await bookableTrip(app.db, { companyId: trip.companyId });
+    await completedBooking(app.db, nextTrip, traveller.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, nextTrip.tripId);
+    await awardTripPoints(app.db, nextTrip.tripId);
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(1234 + 1500);
+  });
+
+  it('rewards referrer and referee when the referee completes a first trip; refuses self, repeat, foreign and not-new', async () => {
+    const trip = await programWithTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, referralPoints: 250 });
+    const other = await programWithTrip(app.db);
+    const referrer = await app.signIn();
+    const referee = await app.signIn();
+    const veteran = await app.signIn();
+
+    const codeAnswer = await app.request(
+      `/api/loyalty/referral?companyId=${trip.companyId}`,
+      bearer(referrer),
+    );
+    expect(codeAnswer.status).toBe(200);
+    const code = codeAnswer.body.referralCode as string;
+    const foreignCode = (
+      await app.request(`/api/loyalty/referral?companyId=${other.companyId}`, bearer(referrer))
+    ).body.referralCode as string;
+    const refer = (traveller: SignedInTraveller, companyId: string, referralCode: string) =>
+      app.request('/api/loyalty/referral', {
+        method: 'POST',
+        json: { companyId, referralCode },
+        headers: traveller.writeHeaders,
+      });
+
+    const self = await refer(referrer, trip.companyId, code);
+    expect([self.status, self.body.errorCode]).toEqual([409, 'LOYALTY_REFERRAL_SELF']);
+    const foreign = await refer(referee, trip.companyId, foreignCode);
+    expect([foreign.status, foreign.body.errorCode]).toEqual([404, 'LOYALTY_REFERRAL_NOT_FOUND']);
+    const noCsrf = await app.request('/api/loyalty/referral', {
+      method: 'POST',
+      json: { companyId: trip.companyId, referralCode: code },
+      headers: { Cookie: referee.cookie },
+    });
+    expect(noCsrf.status).toBe(403);
+
+    const recorded = await refer(referee, trip.companyId, code.toLowerCase());
+    expect(recorded.status).toBe(201);
+    expect(recorded.body.referral.status).toBe('PENDING');
+    const repeat = await refer(referee, trip.companyId, code);
+    expect([repeat.status, repeat.body.errorCode]).toEqual([409, 'LOYALTY_REFERRAL_ALREADY_USED']);
+
+    const earlier = await bookableTrip(app.db, { companyId: trip.companyId });
+    await completedBooking(app.db, earlier, veteran.userId);
+    await completeTrip(app.db, earlier.tripId);
+    const notNew = await refer(veteran, trip.companyId, code);
+    expect([notNew.status, notNew.body.errorCode]).toEqual([409, 'LOYALTY_REFERRAL_NOT_NEW']);
+
+    await completedBooking(app.db, trip, referee.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, trip.tripId);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({ referralsRewarded: 1 });
+    await awardTripPoints(app.db, trip.tripId);
+
+    expect(
+      (await ledger(app.db, trip.companyId, referee.userId)).map((row) => [row.kind, row.points]),
+    ).toEqual([
+      ['EARN', 1000],
+      ['REFERRAL_BONUS', 250],
+    ]);
+    expect(
+      (await ledger(app.db, trip.companyId, referrer.userId)).map((row) => [row.kind, row.points]),
+    ).toEqual([['REFERRAL_BONUS', 250]]);
+    const stats = await app.request(`/api/loyalty/referral?companyId=${trip.companyId}`, bearer(referrer));
+    expect(stats.body.stats).toEqual({ referred: 1, rewarded: 1, pending: 0, pointsEarned: 250 });
+    const refereeView = await app.request(
+      `/api/loyalty/referral?companyId=${trip.companyId}`,
+      bearer(referee),
+    );
+    expect(refereeView.body.referredBy).toMatchObject({ status: 'REWARDED' });
+  });
+});

@@ -1,0 +1,125 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCorridor } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
+import { announceCashPayment } from '../../support/payments.js';
+
+/** A booking with a pending cash payment, which a forged provider notification claims is paid. */
+interface PendingPayment {
+  bookingId: string;
+  paymentId: string;
+}
+
+async function pendingPayment(app: TestApp): Promise<PendingPayment> {
+  const corridor = await createCorridor(app.db);
+  const owner = await app.signIn();
+  const rows = await createJourneyRows(app.db, {
+    ownerUserId: owner.userId,
+    trip: { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds },
+    travellers: ['Yara Daher'],
+  });
+  await confirmJourneyRows(app.db, rows.journeyId);
+  const { paymentId } = await announceCashPayment(app.db, rows.bookingId, owner.userId);
+  return { bookingId: rows.bookingId, paymentId };
+}
+
+async function expectUntouched(app: TestApp, payment: PendingPayment): Promise<void> {
+  const operations = await app.db.query<{ id: string; status: string; collected_at: string | null }>(
+    `select id, status, collected_at from payment_operations where booking_id = $1`,
+    [payment.bookingId],
+  );
+  expect(operations).toEqual([{ id: payment.paymentId, status: 'PENDING', collected_at: null }]);
+  const [booking] = await app.db.query<{ payment_status: string }>(
+    `select payment_status from bookings where id = $1`,
+    [payment.bookingId],
+  );
+  expect(booking!.payment_status).toBe('UNPAID');
+}
+
+/** Notifications of every shape: the route must answer them all alike without reading them. */
+function notifications(payment: PendingPayment): [string, RequestInit][] {
+  const paid = JSON.stringify({
+    event: 'payment.succeeded',
+    payment_id: payment.paymentId,
+    booking_id: payment.bookingId,
+    status: 'COMPLETED',
+  });
+  return [
+    ['a JSON notification claiming payment', { body: paid, headers: { 'Content-Type': 'application/json' } }],
+    ['malformed JSON', { body: '{"event": "payment.succ', headers: { 'Content-Type': 'application/json' } }],
+    [
+      'a form-encoded body',
+      {
+        body: `payment_id=${payment.paymentId}&status=paid`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      },
+    ],
+    [
+      'a 2 MiB body (far above the 64 KiB JSON limit)',
+      { body: `{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`, headers: { 'Content-Type': 'application/json' } },
+    ],
+    ['no body at all', {}],
+    [
+      'an invalid credential and a signature header',
+      {
+        body: paid,
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: 'Bearer not-a-token',
+          'X-Signature': 'sha256=00',
+        },
+      },
+    ],
+  ];
+}
+
+describe('payment provider webhook, development mode (default)', () => {
+  const app = useTestApp();
+  let payment: PendingPayment;
+
+  beforeAll(async () => {
+    payment = await pendingPayment(app);
+  });
+
+  it('answers every notification 501 OFFICIAL_CONTRACT_REQUIRED without reading it or changing data', async () => {
+    for (const [, init] of notifications(payment)) {
+      const response = await app.request('/api/payments/webhook/shamcash', { method: 'POST', ...init });
+      expect(response.status).toBe(501);
+      expect(response.body).toMatchObject({ success: false, errorCode: 'OFFICIAL_CONTRACT_REQUIRED' });
+      expect(response.headers.get('cache-control')).toBe('private, no-store');
+    }
+    const otherProvider = await app.request('/api/payments/webhook/card-gateway', { method: 'POST' });
+    expect(otherProvider.status).toBe(501);
+    await expectUntouched(app, payment);
+  });
+
+  it('is listed in the OpenAPI document with its two answers', async () => {
+    const document = await app.request('/api/openapi.json');
+    const operation = document.body?.paths?.['/api/payments/webhook/{provider}']?.post;
+    expect(operation?.operationId).toBe('paymentProviderWebhook');
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['404', '501']));
+  });
+});
+
+describe('payment provider webhook, PAYMENT_WEBHOOK_MODE=disabled', () => {
+  const app = useTestApp({ PAYMENT_WEBHOOK_MODE: 'disabled' });
+  let payment: PendingPayment;
+
+  beforeAll(async () => {
+    payment = await pendingPayment(app);
+  });
+
+  it('answers 404 as for a route that does not exist, whatever the body, and changes no data', async () => {
+    const unknownRoute = await app.request('/api/no-such-route', { method: 'POST' });
+    for (const [, init] of notifications(payment)) {
+      const response = await app.request('/api/payments/webhook/shamcash', { method: 'POST', ...init });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({
+        success: false,
+        errorCode: unknownRoute.body.errorCode,
+        message: unknownRoute.body.message,
+      });
+    }
+    await expectUntouched(app, payment);
+  });
+});

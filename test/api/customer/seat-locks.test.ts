@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { atDamascus, futureDay } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import {
+  bookableTrip,
+  bookingBody,
+  lockSeats,
+  postBooking,
+  requestSeatLock,
+} from '../../support/bookings.js';
+import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+
+/** The live allocations (HELD unexpired or CONFIRMED) of a trip, per seat label. */
+async function liveSeats(app: TestApp, tripId: string): Promise<string[]> {
+  const rows = await app.db.query<{ seat_number: string }>(
+    `select ls.seat_number from seat_allocations a
+     join trips t on t.id = a.trip_id
+     join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+     where a.trip_id = $1 and (a.status = 'CONFIRMED' or (a.status = 'HELD' and a.expires_at > now()))`,
+    [tripId],
+  );
+  return rows.map((row) => row.seat_number).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+async function locksOf(app: TestApp, caller: Caller) {
+  return app.db.query<{ id: string; status: string }>(
+    `select id, status from hold_batches where owner_user_id = $1 and scope_kind = 'SEAT_LOCK'`,
+    [caller.userId],
+  );
+}
+
+/** Makes a lock's time run out, as if SEAT_LOCK_MINUTES had passed. */
+async function expireLock(app: TestApp, lockId: string): Promise<void> {
+  await app.db.query(`update hold_batches set expires_at = now() - interval '1 second' where id = $1`, [
+    lockId,
+  ]);
+  await app.db.query(
+    `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
+    [lockId],
+  );
+}
+
+describe('seat locks', () => {
+  const app = useTestApp();
+
+  it('locks named seats for the owner only, and releases them idempotently', async () => {
+    const trip = await bookableTrip(app.db);
+    const owner = await webTraveller(app);
+    const other = await mobileTraveller(app);
+
+    const locked = await requestSeatLock(app, owner, trip.tripId, ['3', '4']);
+    expect(locked.status, locked.text).toBe(201);
+    const lock = locked.body.data;
+    expect(lock).toMatchObject({
+      trip_id: trip.tripId,
+      seat_numbers: ['3', '4'],
+      status: 'ACTIVE',
+      booking_id: null,
+    });
+    const minutes = (Date.parse(lock.expires_at) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(9);
+    expect(minutes).toBeLessThanOrEqual(10);
+    expect(await liveSeats(app, trip.tripId)).toEqual(['3', '4']);
+    const allocations = await app.db.query<{
+      owner_kind: string;
+      board_sequence: number;
+      alight_sequence: number;
+    }>(`select owner_kind, board_sequence, alight_sequence from seat_allocations where hold_batch_id = $1`, [
+      lock.seat_lock_session_id,
+    ]);
+    expect(allocations).toEqual([
+      { owner_kind: 'SEAT_LOCK', board_sequence: 0, alight_sequence: 1 },
+      { owner_kind: 'SEAT_LOCK', board_sequence: 0, alight_sequence: 1 },
+    ]);
+
+    const read = await app.request(`/api/seat-locks/${lock.seat_lock_session_id}`, {
+      headers: owner.headers,
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.data.status).toBe('ACTIVE');
+    const peek = await app.request(`/api/seat-locks/${lock.seat_lock_session_id}`, {
+      headers: other.headers,
+    });
+    expect(peek.status).toBe(404);
+    expect(peek.body.errorCode).toBe('SEAT_LOCK_NOT_FOUND');
+    const steal = await app.request(`/api/seat-locks/${lock.seat_lock_session_id}`, {
+      method: 'DELETE',
+      headers: other.headers,
+    });
+    expect(steal.status).toBe(404);
+    expect(await liveSeats(app, trip.tripId)).toEqual(['3', '4']);
+
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const released = await app.request(`/api/seat-locks/${lock.seat_lock_session_id}`, {
+        method: 'DELETE',
+        headers: owner.headers,
+      });
+      expect(released.status, released.text).toBe(200);
+      expect(released.body.data.status).toBe('RELEASED');
+    }
+    expect(await liveSeats(app, trip.tripId)).toEqual([]);
+    await lockSeats(app, other, trip.tripId, ['3']);
+  });
+
+  it('refuses a web request without the CSRF header and writes nothing', async () => {
+    const trip = await bookableTrip(app.db);
+    const caller = await webTraveller(app);
+    const response = await app.request('/api/seat-locks', {
+      method: 'POST',
+      headers: { Cookie: caller.headers.Cookie! },
+      json: { trip_id: trip.tripId, seat_numbers: ['1'] },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    expect(await locksOf(app, caller)).toEqual([]);
+    expect(await liveSeats(app, trip.tripId)).toEqual([]);
+  });
+
+  it('answers bad input with a clear 400 and writes nothing', async () => {
+    const trip = await bookableTrip(app.db, { labels: 'letters' });
+    const caller = await mobileTraveller(app);
+    const cases: [unknown, string][] = [
+      [{ trip_id: trip.tripId, seat_numbers: ['Z9'] }, 'SEAT_NOT_FOUND'],
+      [{ trip_id: trip.tripId, seat_numbers: ['A1', 'A1'] }, 'DUPLICATE_SEAT'],
+      [{ trip_id: trip.tripId, seat_numbers: [] }, 'INVALID_SEAT_NUMBERS'],
+      [
+        { trip_id: trip.tripId, seat_numbers: Array.from({ length: 11 }, (_, i) => `A${i}`) },
+        'INVALID_SEAT_NUMBERS',
+      ],
+      [{ trip_id: 'not-a-uuid', seat_numbers: ['A1'] }, 'INVALID_TRIP_ID'],
+      [{ trip_id: trip.tripId }, 'INVALID_SEAT_NUMBERS'],
+      [{ trip_id: trip.tripId, seat_numbers: ['A1'], owner: 'x' }, 'VALIDATION_FAILED'],
+    ];
+    for (const [json, errorCode] of cases) {
+      const response = await app.request('/api/seat-locks', {
+        method: 'POST',
+        headers: caller.headers,
+        json,
+      });
+      expect(response.status, JSON.stringify(json)).toBe(400);
+      expect(response.body.errorCode, JSON.stringify(json)).toBe(errorCode);
+    }
+    const unknown = await requestSeatLock(app, caller, trip.tripId, ['A1', 'Q7']);
+    expect(unknown.body.details.seat_numbers).toEqual(['Q7']);
+    expect(await locksOf(app, caller)).toEqual([]);
+    expect(await liveSeats(app, trip.tripId)).toEqual([]);
+    // Custom labels are the seat names travellers see.
+    await lockSeats(app, caller, trip.tripId, ['A1', 'B2']);
+  });
+
+  it('refuses taken seats, trips outside the scope, departed trips and companies that confirm manually', async () => {
+    const trip = await bookableTrip(app.db);
+    const first = await webTraveller(app);
+    const second = await mobileTraveller(app);
+    await lockSeats(app, first, trip.tripId, ['1', '2']);
+    const taken = await requestSeatLock(app, second, trip.tripId, ['2', '3']);
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ errorCode: 'SEAT_OCCUPIED', details: { seat_numbers: ['2'] } });
+
+    const internal = await bookableTrip(app.db, { scope: 'INTERNAL' });
+    const hidden = await requestSeatLock(app, second, internal.tripId, ['1']);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.errorCode).toBe('TRIP_NOT_FOUND');
+
+    const departed = await bookableTrip(app.db, { departAt: new Date(Date.now() - 10 * 60_000) });
+    const late = await requestSeatLock(app, second, departed.tripId, ['1']);
+    expect(late.status).toBe(409);
+    expect(late.body.errorCode).toBe('TRIP_NOT_BOOKABLE');
+
+    const manual = await bookableTrip(app.db, { mode: 'MANUAL_CONFIRM' });
+    const flow = await requestSeatLock(app, second, manual.tripId, ['1']);
+    expect(flow.status).toBe(409);
+    expect(flow.body).toMatchObject({
+      errorCode: 'JOURNEY_FLOW_REQUIRED',
+      details: { companyId: manual.companyId },
+    });
+    expect(await locksOf(app, second)).toEqual([]);
+  });
+
+  it('gives a seat to exactly one of two travellers locking it at once', async () => {
+    const trip = await bookableTrip(app.db);
+    const callers = [await webTraveller(app), await mobileTraveller(app)];
+    const answers = await Promise.all(
+      callers.map((caller) => requestSeatLock(app, caller, trip.tripId, ['7'])),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body.errorCode).toBe('SEAT_OCCUPIED');
+    expect(await liveSeats(app, trip.tripId)).toEqual(['7']);
+  });
+
+  it('never allocates a seat twice when 30 travellers lock the last seats at once', async () => {
+    const trip = await bookableTrip(app.db, { seats: 12 });
+    const first = await mobileTraveller(app);
+    await lockSeats(app, first, trip.tripId, trip.seatNumbers.slice(0, 6));
+    const last = trip.seatNumbers.slice(6);
+    const callers = await Promise.all(Array.from({ length: 30 }, () => mobileTraveller(app)));
+    // Overlapping pairs named in both orders: a lock takes both seats or neither, without deadlocks.
+    const wanted = callers.map((_, index) => {
+      const pair = [last[index % last.length]!, last[(index + 1) % last.length]!];
+      return index % 2 ? pair.reverse() : pair;
+    });
+    const answers = await Promise.all(
+      callers.map((caller, index) => requestSeatLock(app, caller, trip.tripId, wanted[index]!)),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(
+      statuses.every((status) => status === 201 || status === 409),
+      statuses.join(),
+    ).toBe(true);
+    const won = answers.flatMap((answer) => (answer.status === 201 ? answer.body.data.seat_numbers : []));
+    expect(new Set(won).size).toBe(won.length);
+    const live = await liveSeats(app, trip.tripId);
+    expect(new Set(live).size).toBe(live.length);
+    expect(live.length).toBe(6 + won.length);
+    expect(won.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('frees an expired lock for everyone and refuses to book with it', async () => {
+    const trip = await bookableTrip(app.db, { departAt: atDamascus(futureDay(5), '09:00') });
+    const slow = await webTraveller(app);
+    const quick = await mobileTraveller(app);
+    const oldLock = await lockSeats(app, slow, trip.tripId, ['5']);
+    await expireLock(app, oldLock);
+
+    const read = await app.request(`/api/seat-locks/${oldLock}`, { headers: slow.headers });
+    expect(read.body.data.status).toBe('EXPIRED');
+    await lockSeats(app, quick, trip.tripId, ['5']);
+    const [old] = await app.db.query<{ status: string }>(
+      `select status from seat_allocations where hold_batch_id = $1`,
+      [oldLock],
+    );
+    expect(old!.status).toBe('EXPIRED');
+
+    const booked = await postBooking(
+      app,
+      slow,
+      bookingBody({ tripId: trip.tripId, seatNumbers: ['5'], seatLockSessionId: oldLock }),
+    );
+    expect(booked.status).toBe(409);
+    expect(booked.body.errorCode).toBe('SEAT_LOCK_EXPIRED');
+    const bookings = await app.db.query(`select id from bookings where seat_lock_session_id = $1`, [oldLock]);
+    expect(bookings).toEqual([]);
+  });
+});

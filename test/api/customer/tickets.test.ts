@@ -1,0 +1,212 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCorridor } from '../../support/factories.js';
+import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
+import {
+  confirmJourneyRows,
+  createJourneyRows,
+  staffSession,
+  type JourneyTrip,
+} from '../../support/journey-rows.js';
+
+describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', () => {
+  const app = useTestApp();
+  let trip: JourneyTrip;
+  let traveller: SignedInTraveller;
+  let driverToken: string;
+
+  const bearer = (who: SignedInTraveller) => ({ Authorization: `Bearer ${who.token}` });
+
+  async function confirmedJourney(travellers = ['Rami Haddad'], owner = traveller) {
+    const rows = await createJourneyRows(app.db, { ownerUserId: owner.userId, trip, travellers });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    return rows;
+  }
+
+  function verifyAtDoor(qrText: string) {
+    return app.request('/driver/api/verify', {
+      method: 'POST',
+      token: driverToken,
+      json: { ...JSON.parse(qrText), tripId: trip.id },
+    });
+  }
+
+  async function ticketRows(journeyId: string) {
+    return app.db.query<{ id: string; status: string }>(
+      `select id, status from journey_tickets where journey_id = $1 order by created_at, id`,
+      [journeyId],
+    );
+  }
+
+  beforeAll(async () => {
+    const corridor = await createCorridor(app.db);
+    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    traveller = await app.signIn();
+    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+  });
+
+  it('lists the caller’s tickets with booking, trip summary, seat and a QR text the driver app accepts', async () => {
+    const rows = await confirmedJourney(['Rami Haddad', 'Lina Haddad']);
+    const response = await app.request('/api/tickets?limit=100', { headers: bearer(traveller) });
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    const mine = response.body.data.tickets.filter((ticket: any) => ticket.journey_id === rows.journeyId);
+    expect(mine).toHaveLength(2);
+    expect(mine.map((ticket: any) => ticket.traveller_name)).toEqual(['Rami Haddad', 'Lina Haddad']);
+    const [first] = mine;
+    expect(first).toMatchObject({
+      id: rows.ticketIds[0],
+      booking: { id: rows.bookingId },
+      seat_number: '1A',
+      status: 'VALID',
+      boarding_authorized: true,
+      trip: { id: trip.id, company: { id: trip.companyId } },
+    });
+    expect(first.signature).toEqual(expect.any(String));
+    const verdict = await verifyAtDoor(first.qr_text);
+    expect(verdict.body.data).toMatchObject({ valid: true, ticket: { ticketId: rows.ticketIds[0] } });
+  });
+
+  it('pages with limit and offset and counts the total', async () => {
+    const other = await app.signIn();
+    await confirmedJourney(['A One', 'B Two', 'C Three'], other);
+    const page = await app.request('/api/tickets?limit=2&offset=1', { headers: bearer(other) });
+    expect(page.body.data.pagination).toEqual({ limit: 2, offset: 1, total: 3 });
+    expect(page.body.data.tickets).toHaveLength(2);
+    const bad = await app.request('/api/tickets?limit=0', { headers: bearer(other) });
+    expect(bad.status).toBe(400);
+  });
+
+  it('shows no payload or signature while the request awaits the company', async () => {
+    const requested = await createJourneyRows(app.db, {
+      ownerUserId: traveller.userId,
+      trip,
+      travellers: ['Waiting Person'],
+      requestDeadline: new Date(Date.now() + 3_600_000),
+    });
+    const response = await app.request(`/api/tickets/${requested.ticketIds[0]}`, {
+      headers: bearer(traveller),
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.data.ticket).toMatchObject({
+      status: 'PENDING_CONFIRMATION',
+      boarding_authorized: false,
+      payload: null,
+      signature: null,
+      qr_text: null,
+    });
+  });
+
+  it("answers 404 for another traveller's ticket, and requires a session", async () => {
+    const rows = await confirmedJourney();
+    const stranger = await app.signIn();
+    const response = await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers: bearer(stranger) });
+    expect(response.status).toBe(404);
+    expect(response.body.errorCode).toBe('TICKET_NOT_FOUND');
+    const anonymous = await app.request('/api/tickets');
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('re-issues a lost ticket: the old QR is refused and revoked, the new one verifies', async () => {
+    const rows = await confirmedJourney(['Rami Haddad']);
+    const before = await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers: bearer(traveller) });
+    const oldQr: string = before.body.data.ticket.qr_text;
+
+    const response = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+      json: { ticket_id: rows.ticketIds[0], reason: 'LOST_DEVICE' },
+    });
+    expect(response.status, response.text).toBe(201);
+    const fresh = response.body.data.ticket;
+    expect(response.body.data.replaced_ticket_id).toBe(rows.ticketIds[0]);
+    expect(fresh.id).not.toBe(rows.ticketIds[0]);
+    expect(fresh).toMatchObject({ status: 'VALID', boarding_authorized: true, seat_number: '1A' });
+    expect(fresh.qr_text).not.toBe(oldQr);
+
+    expect((await verifyAtDoor(oldQr)).body.data).toMatchObject({ valid: false, reason: 'REVOKED' });
+    expect((await verifyAtDoor(fresh.qr_text)).body.data.valid).toBe(true);
+    const revocations = await app.request('/driver/api/revocations');
+    expect(revocations.body.data.revocations.map((r: any) => r.ticketId)).toContain(rows.ticketIds[0]);
+
+    const old = await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers: bearer(traveller) });
+    expect(old.body.data.ticket).toMatchObject({
+      status: 'REISSUED',
+      boarding_authorized: false,
+      qr_text: null,
+    });
+    const list = await app.request('/api/tickets?limit=100', { headers: bearer(traveller) });
+    const ids = list.body.data.tickets.map((ticket: any) => ticket.id);
+    expect(ids).toContain(fresh.id);
+    expect(ids).not.toContain(rows.ticketIds[0]);
+  });
+
+  it('refuses to re-issue what is not an own valid ticket of a confirmed booking before departure, writing nothing', async () => {
+    const stranger = await app.signIn();
+    const rows = await confirmedJourney();
+    const attempt = (who: SignedInTraveller, ticketId: string, extra: Record<string, unknown> = {}) =>
+      app.request('/api/tickets', {
+        method: 'POST',
+        headers: who.writeHeaders,
+        json: { ticket_id: ticketId, ...extra },
+      });
+
+    const foreign = await attempt(stranger, rows.ticketIds[0]!);
+    expect([foreign.status, foreign.body.errorCode]).toEqual([404, 'TICKET_NOT_FOUND']);
+
+    const pending = await createJourneyRows(app.db, {
+      ownerUserId: traveller.userId,
+      trip,
+      travellers: ['Waiting Person'],
+      requestDeadline: new Date(Date.now() + 3_600_000),
+    });
+    const unconfirmed = await attempt(traveller, pending.ticketIds[0]!);
+    expect([unconfirmed.status, unconfirmed.body.errorCode]).toEqual([409, 'BOOKING_NOT_CONFIRMED']);
+
+    const used = await confirmedJourney();
+    await app.db.query(`update journey_tickets set status = 'USED' where id = $1`, [used.ticketIds[0]]);
+    const consumed = await attempt(traveller, used.ticketIds[0]!);
+    expect([consumed.status, consumed.body.errorCode]).toEqual([409, 'TICKET_NOT_VALID']);
+
+    const badReason = await attempt(traveller, rows.ticketIds[0]!, { reason: 'BORED' });
+    expect([badReason.status, badReason.body.errorCode]).toEqual([400, 'VALIDATION_FAILED']);
+
+    const noCsrf = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: { Cookie: traveller.cookie },
+      json: { ticket_id: rows.ticketIds[0] },
+    });
+    expect(noCsrf.status).toBe(403);
+
+    for (const journeyId of [rows.journeyId, pending.journeyId, used.journeyId]) {
+      expect(await ticketRows(journeyId)).toHaveLength(1);
+    }
+    const [revoked] = await app.db.query<{ count: string }>(
+      `select count(*) from credential_revocations where ticket_id = any($1::uuid[])`,
+      [[rows.ticketIds[0], pending.ticketIds[0], used.ticketIds[0]]],
+    );
+    expect(revoked!.count).toBe('0');
+  });
+
+  it('refuses to re-issue once the trip has departed', async () => {
+    const corridor = await createCorridor(app.db);
+    const departed: JourneyTrip = {
+      id: corridor.trip.id,
+      companyId: corridor.company.id,
+      stopCallIds: corridor.trip.stopCallIds,
+    };
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: traveller.userId,
+      trip: departed,
+      travellers: ['Late'],
+    });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    await app.db.query(`update trips set status = 'DEPARTED' where id = $1`, [departed.id]);
+    const response = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: bearer(traveller),
+      json: { ticket_id: rows.ticketIds[0] },
+    });
+    expect([response.status, response.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
+    expect(await ticketRows(rows.journeyId)).toEqual([{ id: rows.ticketIds[0], status: 'VALID' }]);
+  });
+});

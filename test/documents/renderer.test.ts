@@ -1,0 +1,149 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { BrowserPool } from '../../activities/documents/browser-pool.js';
+import { documentHtml } from '../../activities/documents/templates/index.js';
+import { loadConfig } from '../../config/index.js';
+import { createLogger } from '../../config/logger.js';
+import { DOCUMENT_KINDS, DOCUMENT_LOCALES, type DocumentKind } from '../../domain/documents.js';
+import { sampleSnapshotData } from '../support/document-data.js';
+import {
+  decodeQrCodes,
+  pdfIsTagged,
+  pdfLanguage,
+  pdfPageCount,
+  pdfPageSizesMm,
+  pdfText,
+} from '../support/pdf.js';
+
+/**
+ * The PDF renderer as the worker runs it: the system Chromium, one warm browser, pooled pages.
+ * Every kind in both languages is parsed back the way a reader (text) and the driver app (QR
+ * codes) would read it.
+ */
+const config = loadConfig();
+const pool = new BrowserPool({
+  executablePath: config.CHROMIUM_PATH,
+  size: 2,
+  logger: createLogger(config, 'renderer-test'),
+});
+afterAll(() => pool.close());
+
+const data = sampleSnapshotData();
+const credentials = data.travellers.map((traveller) => traveller.credential);
+const BOARDING_KINDS: DocumentKind[] = ['TICKET', 'BOOKING_CONFIRMATION'];
+
+const TITLES: Record<'ar' | 'en', Record<DocumentKind, string>> = {
+  ar: {
+    TICKET: 'تذكرة سفر',
+    BOOKING_CONFIRMATION: 'تأكيد الحجز',
+    INVOICE: 'فاتورة',
+    CANCELLATION_CONFIRMATION: 'تأكيد إلغاء الحجز',
+    PAYMENT_RECEIPT: 'إيصال دفع',
+    REFUND_NOTICE: 'إشعار استرداد',
+  },
+  en: {
+    TICKET: 'Ticket',
+    BOOKING_CONFIRMATION: 'Booking confirmation',
+    INVOICE: 'Invoice',
+    CANCELLATION_CONFIRMATION: 'Cancellation confirmation',
+    PAYMENT_RECEIPT: 'Payment receipt',
+    REFUND_NOTICE: 'Refund notice',
+  },
+};
+
+describe('PDF documents', () => {
+  for (const kind of DOCUMENT_KINDS) {
+    for (const locale of DOCUMENT_LOCALES) {
+      it(`${kind} in ${locale} is a tagged A4 PDF in its language with the booking's facts`, async () => {
+        const bytes = await pool.renderPdf(documentHtml(kind, locale, data));
+
+        expect(Buffer.from(bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+        expect(pdfPageCount(bytes)).toBeGreaterThanOrEqual(1);
+        for (const size of pdfPageSizesMm(bytes)) {
+          expect(size.width).toBeCloseTo(210, 0);
+          expect(size.height).toBeCloseTo(297, 0);
+        }
+        expect(pdfIsTagged(bytes)).toBe(true);
+        expect(pdfLanguage(bytes)).toBe(locale);
+
+        const text = pdfText(bytes);
+        expect(text).toContain(TITLES[locale][kind]);
+        expect(text).toContain(data.booking.code);
+        expect(text).toContain(locale === 'ar' ? data.company.name_ar : data.company.name_en);
+        expect(text).toContain(locale === 'ar' ? 'دمشق' : 'Damascus');
+        if (['TICKET', 'BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'].includes(kind)) {
+          for (const traveller of data.travellers) {
+            for (const word of wordsOf(traveller.name)) expect(text).toContain(word);
+            expect(text).toContain(traveller.seat_number);
+          }
+        }
+        if (kind === 'PAYMENT_RECEIPT' || kind === 'REFUND_NOTICE')
+          expect(text).toContain(data.payment!.number);
+        if (kind === 'INVOICE') expect(text).toContain('45,000');
+
+        const codes = decodeQrCodes(bytes);
+        if (BOARDING_KINDS.includes(kind)) expect(codes.sort()).toEqual([...credentials].sort());
+        else expect(codes).toEqual([]);
+      });
+    }
+  }
+
+  it('prints every interpolated value as text: a traveller named <script> cannot inject markup', async () => {
+    const hostile = '<script>document.body.innerHTML="pwned"</script>';
+    const html = documentHtml(
+      'TICKET',
+      'en',
+      sampleSnapshotData({
+        travellers: [{ name: hostile, seat_number: '<b>7C</b>', leg: 1, credential: 'credential-7C' }],
+      }),
+    );
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<b>7C</b>');
+
+    const text = pdfText(await pool.renderPdf(html));
+    expect(text).toContain(hostile);
+    expect(text).toContain('<b>7C</b>');
+  });
+
+  it('renders the next document on a new browser after the browser process is killed', async () => {
+    await pool.renderPdf(documentHtml('INVOICE', 'en', data));
+    const pid = await pool.browserProcessId();
+    expect(pid).toBeTypeOf('number');
+
+    process.kill(pid!, 'SIGKILL');
+    await waitUntil(async () => (await pool.browserProcessId()) !== pid);
+
+    const bytes = await pool.renderPdf(documentHtml('TICKET', 'ar', data));
+    expect(pdfText(bytes)).toContain(data.booking.code);
+    const relaunched = await pool.browserProcessId();
+    expect(relaunched).toBeTypeOf('number');
+    expect(relaunched).not.toBe(pid);
+  });
+
+  it('renders several documents at once on its pooled pages', async () => {
+    const codes = ['BKPOOL01', 'BKPOOL02', 'BKPOOL03', 'BKPOOL04', 'BKPOOL05'];
+    const documents = await Promise.all(
+      codes.map((code) =>
+        pool.renderPdf(
+          documentHtml('INVOICE', 'en', sampleSnapshotData({ booking: { ...data.booking, code } })),
+        ),
+      ),
+    );
+    documents.forEach((bytes, index) => expect(pdfText(bytes)).toContain(codes[index]));
+  });
+});
+
+/**
+ * Words, not whole names: a text extractor may give an Arabic name inside an English line in
+ * visual order (last word first), though each word reads correctly.
+ */
+function wordsOf(text: string): string[] {
+  return text.split(/\s+/).filter(Boolean);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
