@@ -7,15 +7,19 @@
 /** SPEC: a modification needs the departure more than 6 hours away (strictly). */
 export const MODIFICATION_MIN_LEAD_MINUTES = 6 * 60;
 
-export type BookingStatus =
-  | 'HELD'
-  | 'PENDING_CONFIRMATION'
-  | 'CONFIRMED'
-  | 'CANCELLED'
-  | 'CHECKED_IN'
-  | 'NO_SHOW'
-  | 'COMPLETED'
-  | 'EXPIRED';
+/** Status names of a booking row (the bookings table's check constraint lists the same). */
+export const BOOKING_STATUSES = [
+  'HELD',
+  'PENDING_CONFIRMATION',
+  'CONFIRMED',
+  'CANCELLED',
+  'CHECKED_IN',
+  'NO_SHOW',
+  'COMPLETED',
+  'EXPIRED',
+] as const;
+
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 export type PaymentStatus = 'UNPAID' | 'PAID' | 'REFUNDED';
 

@@ -39,12 +39,12 @@ const MODIFY_RULES =
   "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
   "6 hours away (strictly) and so is the new trip's. Repeating a modification already made changes nothing. " +
   'Refusals, nothing changed: 400 VALIDATION_FAILED (bad body); 404 BOOKING_NOT_FOUND (not yours), TRIP_NOT_FOUND; ' +
-  '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seats: labels taken), ' +
+  '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seat_numbers: labels taken), ' +
   'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet), BOOKING_NOT_MODIFIABLE (cancelled, ' +
   'checked in, completed, ...), TRIP_NOT_BOOKABLE, JOURNEY_AGGREGATE_OPERATION_REQUIRED (one booking of a round trip, a ' +
   'connection or an order of several: change the journey as a whole); 422 (the request asks for a change the rules ' +
   'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
-  'SEAT_NOT_FOUND (details.seats: labels the new bus does not have).';
+  'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).';
 
 const CANCEL_RULES =
   "Cancels the traveller's own confirmed, unpaid booking while its departure is more than BOOKING_CANCEL_CUTOFF_MINUTES " +

@@ -5,29 +5,13 @@ import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination } from '../http/schemas.js';
+import { PickupLocationSchema } from './trips.js';
 
 /** GET /bookings and GET /bookings/{id}: a traveller's own bookings (SPEC "Bookings (customer API)"). */
 
 const IdText = z.string().meta({ format: 'uuid' });
 const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const NamedRef = z.object({ id: IdText, name_ar: z.string(), name_en: z.string() });
-
-const PickupLocation = z
-  .object({
-    id: IdText,
-    name: z.string(),
-    nameEn: z.string(),
-    address: z.string(),
-    addressEn: z.string(),
-    latitude: z.number(),
-    longitude: z.number(),
-    directions: z.string(),
-    directionsEn: z.string(),
-  })
-  .meta({
-    description:
-      'where the traveller is picked up (SPEC "Trip pickup location"); never replace it by city coordinates',
-  });
 
 const BookingTicket = z.object({
   id: IdText,
@@ -82,7 +66,7 @@ export const CustomerBooking = z
       origin_city: NamedRef,
       destination_city: NamedRef,
       company: NamedRef,
-      pickupLocation: PickupLocation,
+      pickupLocation: PickupLocationSchema,
     }),
     confirmation: z.object({
       status: z

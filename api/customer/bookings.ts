@@ -6,6 +6,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import { channelOf, fieldErrorCode, refusals, ruleIssue, SeatNumbers } from './seat-locks.js';
+import { PickupLocationSchema } from './trips.js';
 
 /**
  * POST /bookings and POST /bookings/round-trip (SPEC "Booking creation payload", "Bookings").
@@ -124,17 +125,7 @@ const Booking = z
       company: Named,
       origin_city: Named,
       destination_city: Named,
-      pickupLocation: z.object({
-        id: IdText,
-        name: z.string(),
-        nameEn: z.string(),
-        address: z.string(),
-        addressEn: z.string(),
-        latitude: z.number(),
-        longitude: z.number(),
-        directions: z.string(),
-        directionsEn: z.string(),
-      }),
+      pickupLocation: PickupLocationSchema,
     }),
   })
   .meta({ id: 'CreatedBooking' });

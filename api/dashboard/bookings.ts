@@ -9,17 +9,9 @@ import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { CalendarDate, errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
 import { authorize } from './guards.js';
+import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 
-const BookingStatus = z.enum([
-  'HELD',
-  'PENDING_CONFIRMATION',
-  'CONFIRMED',
-  'CANCELLED',
-  'CHECKED_IN',
-  'NO_SHOW',
-  'COMPLETED',
-  'EXPIRED',
-]);
+const BookingStatus = z.enum(BOOKING_STATUSES);
 const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
 const DateTime = z.string().meta({ format: 'date-time' });
 

@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import type { BookingStatus } from '../../domain/booking-rules.js';
 
 /**
  * The company dashboard's view of bookings: the compatibility rows (one per journey, company and
@@ -6,15 +7,7 @@ import type { Database } from '../orm.js';
  * (or for the order it was confirmed in), when there is one, and where the traveller boards and
  * alights. Never another company's rows. Instants arrive as PostgreSQL timestamptz text.
  */
-export type BookingStatus =
-  | 'HELD'
-  | 'PENDING_CONFIRMATION'
-  | 'CONFIRMED'
-  | 'CANCELLED'
-  | 'CHECKED_IN'
-  | 'NO_SHOW'
-  | 'COMPLETED'
-  | 'EXPIRED';
+export type { BookingStatus };
 export type ConfirmationRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
 
 export interface DashboardBookingRow {

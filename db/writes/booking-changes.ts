@@ -20,6 +20,7 @@ import {
   signTicketsOf,
   type SigningOptions,
 } from './boarding-credentials.js';
+import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
 
 /**
  * A traveller's own changes to a booking (PATCH /bookings/{id} modify, POST /bookings/{id}/cancel).
@@ -137,6 +138,7 @@ export interface ChangeOptions {
 interface TargetTrip {
   id: string;
   company_id: string;
+  bus_id: string;
   status: string;
   departure_at: string;
   price_base: string;
@@ -165,7 +167,7 @@ async function readTarget(
 ): Promise<TargetTrip> {
   const params: unknown[] = [tripId, booking.board_city_id, booking.alight_city_id];
   const { rows } = await client.query<TargetTrip>(
-    `select t.id, t.company_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
+    `select t.id, t.company_id, t.bus_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
             b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share, b.departure_at as board_departure_at,
             a.id as alight_id, a.sequence as alight_sequence, a.fare_share_bp as alight_share
      from trips t
@@ -182,34 +184,19 @@ async function readTarget(
   return rows[0];
 }
 
-interface ChosenSeat {
-  seat_id: string;
-  seat_number: string;
-  seat_class: 'STANDARD' | 'VIP';
-}
-
 /** The new trip's seats by label, in the order asked; 422 SEAT_NOT_FOUND names labels the layout lacks. */
-async function chosenSeats(client: PoolClient, tripId: string, labels: string[]): Promise<ChosenSeat[]> {
-  const { rows } = await client.query<ChosenSeat>(
-    `select ls.seat_id, ls.seat_number, ls.seat_class
-     from trips t
-     join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
-     join layout_seats ls on ls.layout_id = bl.id
-     where t.id = $1 and ls.seat_number = any($2::text[])`,
-    [tripId, labels],
-  );
-  const byLabel = new Map(rows.map((row) => [row.seat_number, row]));
-  const missing = labels.filter((label) => !byLabel.has(label));
-  if (missing.length) {
+async function chosenSeats(client: PoolClient, trip: TargetTrip, labels: string[]): Promise<LabelledSeat[]> {
+  const { seats, unknown } = await seatsByLabel(client, trip.bus_id, labels);
+  if (unknown.length) {
     throw new BookingRefusal(422, 'SEAT_NOT_FOUND', 'The new trip has no seat with this label', {
-      seats: missing,
+      seat_numbers: unknown,
     });
   }
-  return labels.map((label) => byLabel.get(label)!);
+  return seats;
 }
 
 const occupied = (labels: string[]) =>
-  new BookingRefusal(409, 'SEAT_OCCUPIED', 'A chosen seat is taken on this trip', { seats: labels });
+  new BookingRefusal(409, 'SEAT_OCCUPIED', 'A chosen seat is taken on this trip', { seat_numbers: labels });
 
 /**
  * Frees the booking's seats on its current trip and takes the new ones, CONFIRMED. Holds on the
@@ -219,7 +206,7 @@ async function moveAllocations(
   client: PoolClient,
   booking: LockedBooking,
   target: TargetTrip,
-  seats: ChosenSeat[],
+  seats: LabelledSeat[],
 ): Promise<void> {
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
@@ -267,7 +254,7 @@ async function reissueTickets(
   client: PoolClient,
   booking: LockedBooking,
   target: TargetTrip,
-  seats: ChosenSeat[],
+  seats: LabelledSeat[],
   signing: SigningOptions,
 ): Promise<void> {
   const { rows: current } = await client.query<{
@@ -313,7 +300,7 @@ async function rewriteBooking(
   client: PoolClient,
   booking: LockedBooking,
   target: TargetTrip,
-  seats: ChosenSeat[],
+  seats: LabelledSeat[],
 ): Promise<void> {
   const price = seatsPrice(
     {
@@ -423,7 +410,7 @@ export async function modifyBooking(
         "The new trip does not call at the booking's boarding and alighting cities",
       );
     }
-    const seats = await chosenSeats(client, target.id, input.newSeatNumbers);
+    const seats = await chosenSeats(client, target, input.newSeatNumbers);
     await moveAllocations(client, booking, target, seats);
     await rewriteBooking(client, booking, target, seats);
     await reissueTickets(client, booking, target, seats, options.signing ?? {});

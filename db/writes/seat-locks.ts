@@ -10,6 +10,7 @@ import type { Database } from '../orm.js';
 import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { JourneyRefusal } from './journeys.js';
+import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
 
 /**
  * Seat locks: the short hold of named seats of one trip that POST /bookings consumes (SPEC
@@ -135,32 +136,19 @@ export function requireAutomaticConfirmation(trip: BookableTrip, channel: Bookin
   }
 }
 
-interface LayoutSeat {
-  seat_id: string;
-  seat_number: string;
-  seat_class: 'STANDARD' | 'VIP';
-}
-
 /** Seat labels → seats of the bus's active (hence valid) layout; an unknown label is 400 SEAT_NOT_FOUND. */
-async function layoutSeats(q: Queryable, busId: string, seatNumbers: string[]): Promise<LayoutSeat[]> {
-  const { rows } = await q.query<LayoutSeat>(
-    `select ls.seat_id, ls.seat_number, ls.seat_class
-     from bus_layouts bl join layout_seats ls on ls.layout_id = bl.id
-     where bl.bus_id = $1 and bl.status = 'active' and ls.seat_number = any($2::text[])`,
-    [busId, seatNumbers],
-  );
-  const known = new Set(rows.map((row) => row.seat_number));
-  const unknown = seatNumbers.filter((label) => !known.has(label));
+async function layoutSeats(q: Queryable, busId: string, seatNumbers: string[]): Promise<LabelledSeat[]> {
+  const { seats, unknown } = await seatsByLabel(q, busId, seatNumbers);
   if (unknown.length) {
     throw new JourneyRefusal(400, 'SEAT_NOT_FOUND', 'These seats do not exist on this trip’s bus', {
       seat_numbers: unknown,
     });
   }
-  return rows;
+  return seats;
 }
 
 /** Labels of the seats of `seatIds` that a live allocation takes somewhere on the trip. */
-async function occupiedLabels(q: Queryable, trip: BookableTrip, seats: LayoutSeat[]): Promise<string[]> {
+async function occupiedLabels(q: Queryable, trip: BookableTrip, seats: LabelledSeat[]): Promise<string[]> {
   const { rows } = await q.query<{ seat_id: string }>(
     `select distinct a.seat_id from seat_allocations a
      where a.trip_id = $1 and a.seat_id = any($2::text[]) and a.board_sequence < $4 and a.alight_sequence > $3
@@ -188,7 +176,7 @@ export async function createSeatLock(
   input: { tripId: string; seatNumbers: string[]; lockMinutes: number },
 ): Promise<SeatLock> {
   let trip: BookableTrip | undefined;
-  let seats: LayoutSeat[] = [];
+  let seats: LabelledSeat[] = [];
   try {
     return await db.transaction(async (client) => {
       trip = await bookableTrip(client, caller.scope, input.tripId);

@@ -233,7 +233,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
       409,
       'SEAT_OCCUPIED',
     );
-    expect(refused.body.details).toEqual({ seats: ['4'] });
+    expect(refused.body.details).toEqual({ seat_numbers: ['4'] });
   });
 
   it('lets exactly one of two concurrent modifications onto the same seat succeed', async () => {
