@@ -89,13 +89,10 @@ const ProgramSummary = z
   .meta({ id: 'LoyaltyProgramSummary' });
 
 const AccountAnswer = z.union([
-  z.object({ success: z.literal(true), programs: z.array(ProgramSummary) }),
+  z.object({ success: z.literal(true), data: z.object({ programs: z.array(ProgramSummary) }) }),
   z.object({
     success: z.literal(true),
-    companyId: Uuid,
-    company: Company,
-    program: Program,
-    account: Account,
+    data: z.object({ companyId: Uuid, company: Company, program: Program, account: Account }),
   }),
 ]);
 
@@ -143,8 +140,7 @@ const Transaction = z
 
 const TransactionsQuery = z.object({ companyId: Uuid, ...Pagination }).strict();
 
-const Referral = z.object({
-  success: z.literal(true),
+const ReferralData = z.object({
   companyId: Uuid,
   referralCode: z.string(),
   referredBy: z
@@ -161,6 +157,7 @@ const Referral = z.object({
       .meta({ description: 'referral bonus points earned through people you referred' }),
   }),
 });
+const Referral = z.object({ success: z.literal(true), data: ReferralData });
 
 const ReferralBody = z
   .object({ companyId: Uuid, referralCode: z.string().trim().min(1).max(32) })
@@ -168,7 +165,7 @@ const ReferralBody = z
   .meta({ id: 'LoyaltyReferralRequest' });
 const ReferralRecorded = z.object({
   success: z.literal(true),
-  referral: z.object({ id: Uuid, status: z.literal('PENDING') }),
+  data: z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
 });
 
 const RedeemBody = z
@@ -257,13 +254,16 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     },
     handler: async (ctx, { query }) => {
       if (!query.companyId) {
-        ctx.body = { success: true, programs: await listPrograms(db, ctx.state.scope, userOf(ctx)) };
+        ctx.body = {
+          success: true,
+          data: { programs: await listPrograms(db, ctx.state.scope, userOf(ctx)) },
+        };
         return;
       }
       const program = await programFor(ctx, query.companyId);
       const accountId = await ensureAccount(db.pool, program.companyId, userOf(ctx));
       const { companyId: _companyId, ...account } = await readAccount(db, accountId);
-      ctx.body = { success: true, ...program, account };
+      ctx.body = { success: true, data: { ...program, account } };
     },
   });
 
@@ -281,7 +281,10 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     responses: {
       200: {
         description: 'Rewards',
-        schema: z.object({ success: z.literal(true), companyId: Uuid, rewards: z.array(Reward) }),
+        schema: z.object({
+          success: z.literal(true),
+          data: z.object({ companyId: Uuid, rewards: z.array(Reward) }),
+        }),
       },
       ...errorResponses(400, 401, 404),
     },
@@ -289,8 +292,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       const program = await programFor(ctx, query.companyId);
       ctx.body = {
         success: true,
-        companyId: program.companyId,
-        rewards: await listRedeemableRewards(db, program.companyId),
+        data: { companyId: program.companyId, rewards: await listRedeemableRewards(db, program.companyId) },
       };
     },
   });
@@ -311,12 +313,14 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
         description: 'One page of transactions',
         schema: z.object({
           success: z.literal(true),
-          companyId: Uuid,
-          balance: z.number().int(),
-          transactions: z.array(Transaction),
-          total: z.number().int(),
-          limit: z.number().int(),
-          offset: z.number().int(),
+          data: z.object({
+            companyId: Uuid,
+            balance: z.number().int(),
+            transactions: z.array(Transaction),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
         }),
       },
       ...errorResponses(400, 401, 404),
@@ -328,12 +332,14 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       const page = await listTransactions(db, accountId, query);
       ctx.body = {
         success: true,
-        companyId: program.companyId,
-        balance: account.balance,
-        transactions: page.items,
-        total: page.total,
-        limit: query.limit,
-        offset: query.offset,
+        data: {
+          companyId: program.companyId,
+          balance: account.balance,
+          transactions: page.items,
+          total: page.total,
+          limit: query.limit,
+          offset: query.offset,
+        },
       };
     },
   });
@@ -357,7 +363,10 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     handler: async (ctx, { query }) => {
       const program = await programFor(ctx, query.companyId);
       const accountId = await ensureAccount(db.pool, program.companyId, userOf(ctx));
-      ctx.body = { success: true, companyId: program.companyId, ...(await readReferral(db, accountId)) };
+      ctx.body = {
+        success: true,
+        data: { companyId: program.companyId, ...(await readReferral(db, accountId)) },
+      };
     },
   });
 
@@ -390,7 +399,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
         }),
       );
       ctx.status = 201;
-      ctx.body = { success: true, referral: { id: referral.referralId, status: referral.status } };
+      ctx.body = { success: true, data: { referral: { id: referral.referralId, status: referral.status } } };
     },
   });
 

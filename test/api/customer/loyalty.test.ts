@@ -123,18 +123,18 @@ describe('loyalty accounts: one per traveller and company', () => {
 
     const before = await app.request('/api/loyalty/account', bearer(traveller));
     expect(before.status).toBe(200);
-    const listed = before.body.programs.find(
+    const listed = before.body.data.programs.find(
       (program: { companyId: string }) => program.companyId === trip.companyId,
     );
     expect(listed).toMatchObject({ hasAccount: false, balance: null, program: { pointsPer100: 10 } });
     expect(
-      before.body.programs.some((program: { companyId: string }) => program.companyId === hidden.id),
+      before.body.data.programs.some((program: { companyId: string }) => program.companyId === hidden.id),
     ).toBe(false);
     expect(await accountOf(app.db, trip.companyId, traveller.userId)).toBeUndefined();
 
     const opened = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
     expect(opened.status).toBe(200);
-    expect(opened.body).toMatchObject({
+    expect(opened.body.data).toMatchObject({
       companyId: trip.companyId,
       account: {
         balance: 0,
@@ -143,7 +143,7 @@ describe('loyalty accounts: one per traveller and company', () => {
         nextTier: { minLifetimePoints: 1000, pointsNeeded: 1000 },
       },
     });
-    expect(opened.body.account.referralCode).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
+    expect(opened.body.data.account.referralCode).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
     expect(opened.headers.get('cache-control')).toBe('private, no-store');
 
     await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
@@ -154,7 +154,7 @@ describe('loyalty accounts: one per traveller and company', () => {
     expect(count!.n).toBe(1);
     const after = await app.request('/api/loyalty/account', bearer(traveller));
     expect(
-      after.body.programs.find((program: { companyId: string }) => program.companyId === trip.companyId),
+      after.body.data.programs.find((program: { companyId: string }) => program.companyId === trip.companyId),
     ).toMatchObject({
       hasAccount: true,
       balance: 0,
@@ -199,7 +199,7 @@ describe('loyalty accounts: one per traveller and company', () => {
 
     const answer = await app.request(`/api/loyalty/rewards?companyId=${trip.companyId}`, bearer(traveller));
     expect(answer.status).toBe(200);
-    const codes = answer.body.rewards.map((reward: { code: string }) => reward.code);
+    const codes = answer.body.data.rewards.map((reward: { code: string }) => reward.code);
     expect(codes).toEqual([percent.code, free.code]);
     expect(codes).not.toContain(merchandise.code);
     expect(codes).not.toContain(inactive.code);
@@ -259,8 +259,8 @@ describe('redeeming points for a voucher', () => {
       bearer(traveller),
     );
     expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ balance: 200, total: 2, limit: 1, offset: 0 });
-    expect(page.body.transactions).toEqual([
+    expect(page.body.data).toMatchObject({ balance: 200, total: 2, limit: 1, offset: 0 });
+    expect(page.body.data.transactions).toEqual([
       expect.objectContaining({
         kind: 'REDEEM',
         points: -300,
@@ -272,7 +272,7 @@ describe('redeeming points for a voucher', () => {
       `/api/loyalty/transactions?companyId=${trip.companyId}&limit=1&offset=1`,
       bearer(traveller),
     );
-    expect(second.body.transactions[0]).toMatchObject({ kind: 'ADJUST', points: 500 });
+    expect(second.body.data.transactions[0]).toMatchObject({ kind: 'ADJUST', points: 500 });
     const tooMany = await app.request(
       `/api/loyalty/transactions?companyId=${trip.companyId}&limit=101`,
       bearer(traveller),
@@ -659,7 +659,7 @@ describe('points earning and referrals', () => {
 
     // 1234 lifetime points reach the 1000-point tier: the next trip earns 150%.
     const account = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
-    expect(account.body.account).toMatchObject({
+    expect(account.body.data.account).toMatchObject({
       balance: 1234,
       lifetimePoints: 1234,
       tier: { multiplierPercent: 150 },
@@ -685,10 +685,10 @@ describe('points earning and referrals', () => {
       bearer(referrer),
     );
     expect(codeAnswer.status).toBe(200);
-    const code = codeAnswer.body.referralCode as string;
+    const code = codeAnswer.body.data.referralCode as string;
     const foreignCode = (
       await app.request(`/api/loyalty/referral?companyId=${other.companyId}`, bearer(referrer))
-    ).body.referralCode as string;
+    ).body.data.referralCode as string;
     const refer = (traveller: SignedInTraveller, companyId: string, referralCode: string) =>
       app.request('/api/loyalty/referral', {
         method: 'POST',
@@ -709,7 +709,7 @@ describe('points earning and referrals', () => {
 
     const recorded = await refer(referee, trip.companyId, code.toLowerCase());
     expect(recorded.status).toBe(201);
-    expect(recorded.body.referral.status).toBe('PENDING');
+    expect(recorded.body.data.referral.status).toBe('PENDING');
     const repeat = await refer(referee, trip.companyId, code);
     expect([repeat.status, repeat.body.errorCode]).toEqual([409, 'LOYALTY_REFERRAL_ALREADY_USED']);
 
@@ -734,11 +734,11 @@ describe('points earning and referrals', () => {
       (await ledger(app.db, trip.companyId, referrer.userId)).map((row) => [row.kind, row.points]),
     ).toEqual([['REFERRAL_BONUS', 250]]);
     const stats = await app.request(`/api/loyalty/referral?companyId=${trip.companyId}`, bearer(referrer));
-    expect(stats.body.stats).toEqual({ referred: 1, rewarded: 1, pending: 0, pointsEarned: 250 });
+    expect(stats.body.data.stats).toEqual({ referred: 1, rewarded: 1, pending: 0, pointsEarned: 250 });
     const refereeView = await app.request(
       `/api/loyalty/referral?companyId=${trip.companyId}`,
       bearer(referee),
     );
-    expect(refereeView.body.referredBy).toMatchObject({ status: 'REWARDED' });
+    expect(refereeView.body.data.referredBy).toMatchObject({ status: 'REWARDED' });
   });
 });
