@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { prepared } from '../../db/prepared.js';
 import { scopeFromAppMetadata } from '../../domain/inventory-scope.js';
 import { ApiError } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -201,9 +202,11 @@ export async function revokeTravellerSession(
 
 /** True while the session behind an access token is neither revoked nor expired. */
 export async function isSessionActive(db: Database, sessionId: string): Promise<boolean> {
-  const rows = await db.query(
-    `select 1 from traveller_sessions where id = $1 and revoked_at is null and expires_at > now()`,
-    [sessionId],
+  // Every authenticated request runs it: prepared once per connection.
+  const { rows } = await db.pool.query(
+    prepared(`select 1 from traveller_sessions where id = $1 and revoked_at is null and expires_at > now()`, [
+      sessionId,
+    ]),
   );
   return rows.length > 0;
 }

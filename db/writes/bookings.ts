@@ -10,8 +10,14 @@ import {
 import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
+import { prepared } from '../prepared.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../queries/pickup-location.js';
-import { signTicketsOf, type SigningOptions } from './boarding-credentials.js';
+import {
+  activeSigningKey,
+  signTickets,
+  type SigningKey,
+  type SigningOptions,
+} from './boarding-credentials.js';
 import { JourneyRefusal } from './journeys.js';
 import { consumeVoucher } from './loyalty.js';
 import {
@@ -128,24 +134,28 @@ async function lockSeatLock(client: PoolClient, userId: string, id: string): Pro
     status: SeatLockStatus;
     live: boolean;
   }>(
-    `select owner_user_id, status, expires_at > now() as live from hold_batches
-     where id = $1 and scope_kind = 'SEAT_LOCK' for update`,
-    [id],
+    prepared(
+      `select owner_user_id, status, expires_at > now() as live from hold_batches
+         where id = $1 and scope_kind = 'SEAT_LOCK' for update`,
+      [id],
+    ),
   );
   const batch = rows[0];
   if (!batch || batch.owner_user_id !== userId) {
     throw new JourneyRefusal(404, 'SEAT_LOCK_NOT_FOUND', 'No such seat lock', { seat_lock_session_id: id });
   }
   const { rows: seats } = await client.query<LockedSeat>(
-    `select a.trip_id, a.seat_id, coalesce(ls.seat_number, a.seat_id) as seat_number,
-            coalesce(ls.seat_class, 'STANDARD') as seat_class
-     from seat_allocations a
-     join trips t on t.id = a.trip_id
-     left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
-     left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
-     where a.hold_batch_id = $1 and a.status = 'HELD'
-     order by a.seat_id`,
-    [id],
+    prepared(
+      `select a.trip_id, a.seat_id, coalesce(ls.seat_number, a.seat_id) as seat_number,
+              coalesce(ls.seat_class, 'STANDARD') as seat_class
+       from seat_allocations a
+       join trips t on t.id = a.trip_id
+       left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+       left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+       where a.hold_batch_id = $1 and a.status = 'HELD'
+       order by a.seat_id`,
+      [id],
+    ),
   );
   return { id, status: batch.status, live: batch.live, seats };
 }
@@ -243,78 +253,117 @@ async function applyVoucher(
   return voucher.redemptionId;
 }
 
+/** The key and instant every ticket of one booking transaction is signed with. */
+interface Signer {
+  key: SigningKey;
+  issuedAt: Date;
+}
+
+const signerOf = async (client: PoolClient, signing: SigningOptions): Promise<Signer> => ({
+  key: await activeSigningKey(client, signing),
+  issuedAt: new Date(),
+});
+
+/** One ticket per seat, signed before it is written (the booking is CONFIRMED at once). */
+function signedTickets(line: Line, passenger: PassengerInput, signer: Signer) {
+  const { trip } = line;
+  const tickets = line.lock.seats.map((seat) => ({
+    id: randomUUID(),
+    trip_id: trip.id,
+    company_id: trip.company_id,
+    leg_sequence: 1,
+    traveller_name: passenger.passengerName,
+    seat_number: seat.seat_number,
+    board_stop_call_id: trip.first_call_id,
+    alight_stop_call_id: trip.last_call_id,
+    departure_at: trip.departure_at,
+  }));
+  return signTickets(tickets, signer.key, signer.issuedAt);
+}
+
 /**
- * Journey, leg, tickets and bookings row; the lock's allocations CONFIRMED for the journey and the
- * lock CONSUMED. One statement (foreign keys are checked at its end), so the booking costs one
- * round trip to the database here rather than six.
+ * Journey, leg, signed VALID tickets and bookings row; the lock's allocations CONFIRMED for the
+ * journey and the lock CONSUMED. One statement (foreign keys are checked at its end), so the
+ * booking costs one round trip to the database here rather than eight.
  */
 async function writeLine(
   client: PoolClient,
   caller: BookingCaller,
   line: Line,
   passenger: PassengerInput,
-  extra: { orderId: string | null; redemptionId: string | null },
+  extra: { orderId: string | null; redemptionId: string | null; signer: Signer },
 ): Promise<void> {
   const { trip, lock } = line;
   const seats = lock.seats;
+  const tickets = signedTickets(line, passenger, extra.signer);
   const { rows } = await client.query<{ confirmed: number }>(
-    `with u as (select id, passenger_id from users where id = $1),
-     j as (
-       insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
-                             total_price, currency, confirmed_at)
-       select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
-       returning id),
-     l as (
-       insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
-                                 board_sequence, alight_sequence, unit_price, quantity, subtotal)
-       select j.id, 1, $8, $9, $10, $11, $12, $13, $14, $5, $15 from j
-       returning journey_id),
-     t as (
-       insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
-                                    company_id, seat_id, seat_number)
-       select j.id, 1, s.index - 1, $16, $17, $8, $9, s.seat_id, s.seat_number
-       from j, unnest($18::text[], $19::text[]) with ordinality as s(seat_id, seat_number, index)
-       returning id),
-     b as (
-       insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
-                             passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
-                             total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
-       select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
-              $23, $24
-       from u, j
-       returning id),
-     a as (
-       update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
-       where hold_batch_id = $23 and status = 'HELD'
-       returning id),
-     h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
-     select (select count(*) from a)::int as confirmed`,
-    [
-      caller.userId,
-      line.journeyId,
-      extra.orderId,
-      caller.channel,
-      seats.length,
-      line.subtotal - line.discount,
-      trip.currency,
-      trip.id,
-      trip.company_id,
-      trip.first_call_id,
-      trip.last_call_id,
-      trip.first_sequence,
-      trip.last_sequence,
-      line.unitPrice,
-      line.subtotal,
-      passenger.passengerName,
-      passenger.passengerPhone,
-      seats.map((seat) => seat.seat_id),
-      seats.map((seat) => seat.seat_number),
-      line.bookingId,
-      newBookingCode(),
-      line.discount,
-      lock.id,
-      extra.redemptionId,
-    ],
+    prepared(
+      `with u as (select id, passenger_id from users where id = $1),
+       j as (
+         insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
+                               total_price, currency, confirmed_at)
+         select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
+         returning id),
+       l as (
+         insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
+                                   board_sequence, alight_sequence, unit_price, quantity, subtotal)
+         select j.id, 1, $8, $9, $10, $11, $12, $13, $14, $5, $15 from j
+         returning journey_id),
+       t as (
+         insert into journey_tickets (id, journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
+                                      company_id, seat_id, seat_number, status, payload, signature, key_id, issued_at,
+                                      boarding_authorized)
+         select s.id, j.id, 1, s.index - 1, $16, $17, $8, $9, s.seat_id, s.seat_number, 'VALID', s.payload::jsonb,
+                s.signature, $25, $26, true
+         from j, unnest($27::uuid[], $18::text[], $19::text[], $28::text[], $29::text[])
+                 with ordinality as s(id, seat_id, seat_number, payload, signature, index)
+         returning id),
+       b as (
+         insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
+                               passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
+                               total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
+         select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
+                $23, $24
+         from u, j
+         returning id),
+       a as (
+         update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
+         where hold_batch_id = $23 and status = 'HELD'
+         returning id),
+       h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
+       select (select count(*) from a)::int as confirmed`,
+      [
+        caller.userId,
+        line.journeyId,
+        extra.orderId,
+        caller.channel,
+        seats.length,
+        line.subtotal - line.discount,
+        trip.currency,
+        trip.id,
+        trip.company_id,
+        trip.first_call_id,
+        trip.last_call_id,
+        trip.first_sequence,
+        trip.last_sequence,
+        line.unitPrice,
+        line.subtotal,
+        passenger.passengerName,
+        passenger.passengerPhone,
+        seats.map((seat) => seat.seat_id),
+        seats.map((seat) => seat.seat_number),
+        line.bookingId,
+        newBookingCode(),
+        line.discount,
+        lock.id,
+        extra.redemptionId,
+        extra.signer.key.keyId,
+        extra.signer.issuedAt,
+        tickets.map((ticket) => ticket.id),
+        tickets.map((ticket) => ticket.payload),
+        tickets.map((ticket) => ticket.signature),
+      ],
+    ),
   );
   if (rows[0]!.confirmed !== seats.length) {
     throw new JourneyRefusal(409, 'SEAT_LOCK_EXPIRED', 'This seat lock has expired; lock the seats again', {
@@ -369,8 +418,8 @@ export async function createBooking(
       throw lockMismatch(lock.id, 'seat_numbers must be exactly the seats of the seat lock');
     const line = await lineOf(client, caller, lock);
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
-    await writeLine(client, caller, line, input, { orderId: null, redemptionId });
-    await signTicketsOf(client, { kind: 'JOURNEY', id: line.journeyId }, signing);
+    const signer = await signerOf(client, signing);
+    await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer });
     return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };
   });
 }
@@ -442,8 +491,8 @@ export async function createRoundTrip(
        select $1, u.id, u.passenger_id, $2, 'CONFIRMED', $3, $4, now() from users u where u.id = $5`,
       [orderId, caller.channel, total, outbound.trip.currency, caller.userId],
     );
-    for (const line of lines) await writeLine(client, caller, line, input, { orderId, redemptionId });
-    await signTicketsOf(client, { kind: 'ORDER', id: orderId }, signing);
+    const signer = await signerOf(client, signing);
+    for (const line of lines) await writeLine(client, caller, line, input, { orderId, redemptionId, signer });
     const records = await bookingRecords(client, [outbound.bookingId, inbound.bookingId]);
     return {
       orderId,
@@ -490,23 +539,25 @@ const city = (row: Record<string, unknown>, prefix: 'origin' | 'destination') =>
 /** The bookings with their trip (company, route cities, pickupLocation), in no particular order. */
 export async function bookingRecords(q: Queryable, ids: string[]): Promise<BookingRecord[]> {
   const { rows } = await q.query<RecordRow>(
-    `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
-            k.subtotal, k.discount, k.total_price, k.currency, k.payment_status, k.seat_lock_session_id, k.journey_id,
-            j.order_id, k.created_at, t.departure_at, t.arrival_at, t.status as trip_status,
-            c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
-            oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-            dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
-            ${PICKUP_COLUMNS}
-     from bookings k
-     left join journeys j on j.id = k.journey_id
-     join trips t on t.id = k.trip_id
-     join companies c on c.id = t.company_id
-     join routes r on r.id = t.route_id
-     join cities oc on oc.id = r.origin_city_id
-     join cities dc on dc.id = r.destination_city_id
-     join stops p on p.id = t.pickup_stop_id
-     where k.id = any($1::uuid[])`,
-    [ids],
+    prepared(
+      `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
+              k.subtotal, k.discount, k.total_price, k.currency, k.payment_status, k.seat_lock_session_id, k.journey_id,
+              j.order_id, k.created_at, t.departure_at, t.arrival_at, t.status as trip_status,
+              c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+              oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+              dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+              ${PICKUP_COLUMNS}
+       from bookings k
+       left join journeys j on j.id = k.journey_id
+       join trips t on t.id = k.trip_id
+       join companies c on c.id = t.company_id
+       join routes r on r.id = t.route_id
+       join cities oc on oc.id = r.origin_city_id
+       join cities dc on dc.id = r.destination_city_id
+       join stops p on p.id = t.pickup_stop_id
+       where k.id = any($1::uuid[])`,
+      [ids],
+    ),
   );
   return rows.map((row) => ({
     id: row.id,

@@ -7,6 +7,7 @@ import {
 } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
+import { prepared } from '../prepared.js';
 import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { JourneyRefusal } from './journeys.js';
@@ -86,20 +87,22 @@ export async function bookableTrip(
   const params: unknown[] = [tripId];
   const inScope = companyScopeSql(scope, params, 'c');
   const { rows } = await q.query<BookableTrip>(
-    `select t.id, t.company_id, t.route_id, t.bus_id, t.status, t.price_base, t.price_vip, t.currency,
-            f.id as first_call_id, f.sequence as first_sequence, f.fare_share_bp as first_share_bp,
-            f.city_id as origin_city_id, f.departure_at,
-            l.id as last_call_id, l.sequence as last_sequence, l.fare_share_bp as last_share_bp,
-            l.city_id as destination_city_id, l.arrival_at,
-            f.departure_at > now() as upcoming,
-            cs.mode as confirmation_mode, cs.channels as confirmation_channels
-     from trips t
-     join companies c on c.id = t.company_id and ${inScope}
-     left join company_booking_settings cs on cs.company_id = t.company_id
-     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
-     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
-     where t.id = $1`,
-    params,
+    prepared(
+      `select t.id, t.company_id, t.route_id, t.bus_id, t.status, t.price_base, t.price_vip, t.currency,
+              f.id as first_call_id, f.sequence as first_sequence, f.fare_share_bp as first_share_bp,
+              f.city_id as origin_city_id, f.departure_at,
+              l.id as last_call_id, l.sequence as last_sequence, l.fare_share_bp as last_share_bp,
+              l.city_id as destination_city_id, l.arrival_at,
+              f.departure_at > now() as upcoming,
+              cs.mode as confirmation_mode, cs.channels as confirmation_channels
+       from trips t
+       join companies c on c.id = t.company_id and ${inScope}
+       left join company_booking_settings cs on cs.company_id = t.company_id
+       cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
+       cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
+       where t.id = $1`,
+      params,
+    ),
   );
   const trip = rows[0];
   const details = { trip_id: tripId };
