@@ -4,6 +4,7 @@ import {
   condition,
   log,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -28,8 +29,14 @@ import {
 
 type Activities = ReturnType<typeof createActivities>;
 
-/** Steps a caller waits for: a few quick retries, then the Update fails and the caller may retry. */
-const answering = proxyActivities<Activities>({
+/**
+ * Steps a caller waits for: a few quick retries, then the Update fails and the caller may retry.
+ * Local activities: each is one short transaction, run by the worker inside the workflow task
+ * that accepted the Update, so the Update completes in that task without the activity task's
+ * own round trips through the server (schedule, poll, start, complete, a second workflow task).
+ * Retries and the at-least-once guarantee are those of an activity; every step is idempotent.
+ */
+const answering = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
