@@ -12,19 +12,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { issueTravellerSession } from '../api/auth/traveller-session.js';
-import { createTravellerTokens } from '../api/auth/traveller-token.js';
 import { loadConfig, type Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings.js';
 import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
-import { PUBLIC_SCOPE, scopeToAppMetadata } from '../domain/inventory-scope.js';
+import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { coachLayout } from '../domain/layout-templates.js';
 import { addMinutes } from '../domain/time.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { percentile, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
 const DATABASE = 'busbooking_bench_bookings';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -37,10 +36,7 @@ const BUSY_SEATS = 400;
 const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 
-interface Traveller {
-  userId: string;
-  token: string;
-}
+type Traveller = BenchTraveller;
 
 interface BenchTrip {
   id: string;
@@ -133,27 +129,8 @@ async function createWorld(db: Database, config: Config): Promise<World> {
   return {
     manyTrips,
     busy: [busy[0]!, busy[1]!],
-    travellers: await createTravellers(db, config, CONCURRENCY * 2),
+    travellers: await createTravellers(db, config, CONCURRENCY * 2, '+9639981'),
   };
-}
-
-async function createTravellers(db: Database, config: Config, count: number): Promise<Traveller[]> {
-  const tokens = createTravellerTokens(config);
-  const travellers: Traveller[] = [];
-  for (let index = 0; index < count; index++) {
-    const phone = `+9639981${String(index).padStart(5, '0')}`;
-    const [passenger] = await db.query<{ id: string }>(
-      `insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`,
-      [phone],
-    );
-    const [user] = await db.query<{ id: string }>(
-      `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Bench Traveller', $2, $3) returning id`,
-      [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(PUBLIC_SCOPE))],
-    );
-    const session = await issueTravellerSession({ config, db, tokens }, user!.id, 'mobile');
-    travellers.push({ userId: user!.id, token: session.token });
-  }
-  return travellers;
 }
 
 /** The next `count` free seats, round-robin over the trips so concurrent bookings hit different trips. */

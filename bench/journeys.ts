@@ -22,18 +22,17 @@ import { cpus, loadavg } from 'node:os';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
-import { issueTravellerSession } from '../api/auth/traveller-session.js';
-import { createTravellerTokens } from '../api/auth/traveller-token.js';
 import type { Database } from '../db/orm.js';
 import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
 import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
-import { PUBLIC_SCOPE, scopeToAppMetadata } from '../domain/inventory-scope.js';
+import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { coachLayout } from '../domain/layout-templates.js';
 import { addMinutes } from '../domain/time.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { percentile, runLoops, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
 const DATABASE = 'busbooking_bench_journeys';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -58,10 +57,7 @@ interface CompanyWorld {
   staff: { cookie: string; csrf: string; staffUserId: string };
 }
 
-interface Traveller {
-  userId: string;
-  token: string;
-}
+type Traveller = BenchTraveller;
 
 // ---------------------------------------------------------------------------------------------
 // Data set-up
@@ -164,25 +160,6 @@ async function createCompanyWorld(
       staffUserId: staffUser!.id,
     },
   };
-}
-
-async function createTravellers(db: Database, config: Config, count: number): Promise<Traveller[]> {
-  const tokens = createTravellerTokens(config);
-  const travellers: Traveller[] = [];
-  for (let index = 0; index < count; index++) {
-    const phone = `+9639980${String(index).padStart(5, '0')}`;
-    const [passenger] = await db.query<{ id: string }>(
-      `insert into passengers (phone, name) values ($1, 'Bench Traveller') returning id`,
-      [phone],
-    );
-    const [user] = await db.query<{ id: string }>(
-      `insert into users (phone, name, passenger_id, app_metadata) values ($1, 'Bench Traveller', $2, $3) returning id`,
-      [phone, passenger!.id, JSON.stringify(scopeToAppMetadata(PUBLIC_SCOPE))],
-    );
-    const session = await issueTravellerSession({ config, db, tokens }, user!.id, 'mobile');
-    travellers.push({ userId: user!.id, token: session.token });
-  }
-  return travellers;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -672,7 +649,7 @@ async function main() {
         auto: await createCompanyWorld(db, benchConfig, 'AutoLines', 'AUTO_CONFIRM'),
         manual: await createCompanyWorld(db, benchConfig, 'ManualLines', 'MANUAL_CONFIRM'),
       };
-      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2);
+      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2, '+9639980');
     },
   });
   let flows: Awaited<ReturnType<typeof measureFlows>>;
