@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination } from '../http/schemas.js';
 import { PickupLocationSchema } from './trips.js';
+import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 
 /** GET /bookings and GET /bookings/{id}: a traveller's own bookings (SPEC "Bookings (customer API)"). */
 
@@ -36,16 +37,7 @@ export const CustomerBooking = z
     journey_id: IdText.nullable().meta({
       description: 'the journey behind the booking (null for imported rows)',
     }),
-    status: z.enum([
-      'HELD',
-      'PENDING_CONFIRMATION',
-      'CONFIRMED',
-      'CANCELLED',
-      'CHECKED_IN',
-      'NO_SHOW',
-      'COMPLETED',
-      'EXPIRED',
-    ]),
+    status: z.enum(BOOKING_STATUSES),
     payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
     passenger_name: z.string(),
     passenger_phone: z.string(),

@@ -162,27 +162,33 @@ export interface RewardView {
   remaining: number | null;
 }
 
+/** A reward's terms as stored (bigint amounts arrive as text): what a voucher of it is worth and where. */
+export interface RewardTermsRow {
+  discount_percent: number | null;
+  discount_amount: string | null;
+  max_discount: string | null;
+  free_seats: number | null;
+  min_subtotal: string | null;
+  route_ids: string[];
+  allowed_days: number[];
+}
+
 const nullableNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
 /** Rewards a traveller can redeem now: active, of a redeemable type (discount, free_trip), not sold out. */
 export async function listRedeemableRewards(db: Database, companyId: string): Promise<RewardView[]> {
-  const rows = await db.query<{
-    id: string;
-    code: string;
-    name_ar: string;
-    name_en: string;
-    type: string;
-    points_cost: number;
-    discount_percent: number | null;
-    discount_amount: string | null;
-    max_discount: string | null;
-    free_seats: number | null;
-    min_subtotal: string | null;
-    route_ids: string[];
-    allowed_days: number[];
-    voucher_valid_days: number;
-    remaining: number | null;
-  }>(
+  const rows = await db.query<
+    RewardTermsRow & {
+      id: string;
+      code: string;
+      name_ar: string;
+      name_en: string;
+      type: string;
+      points_cost: number;
+      voucher_valid_days: number;
+      remaining: number | null;
+    }
+  >(
     `select id, code, name_ar, name_en, type, points_cost, discount_percent, discount_amount, max_discount,
             free_seats, min_subtotal, route_ids::text[] as route_ids, allowed_days, voucher_valid_days,
             max_redemptions - redemption_count as remaining

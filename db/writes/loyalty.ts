@@ -15,6 +15,7 @@ import {
   type VoucherRefusalCode,
 } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
+import type { RewardTermsRow } from '../queries/loyalty.js';
 
 /**
  * Loyalty writes. Balances change only here, each change in one transaction that first locks the
@@ -81,7 +82,7 @@ export interface AppliedVoucher {
   lineDiscounts: number[];
 }
 
-interface VoucherRow {
+interface VoucherRow extends RewardTermsRow {
   id: string;
   user_id: string;
   company_id: string;
@@ -89,13 +90,6 @@ interface VoucherRow {
   expired: boolean;
   type: string;
   archived: boolean;
-  discount_percent: number | null;
-  discount_amount: string | null;
-  max_discount: string | null;
-  free_seats: number | null;
-  min_subtotal: string | null;
-  route_ids: string[];
-  allowed_days: number[];
 }
 
 const nullableNumber = (value: string | number | null) => (value === null ? null : Number(value));
@@ -308,7 +302,7 @@ export interface Redemption {
   expiresAt: Date;
 }
 
-interface RewardRow {
+interface RewardRow extends RewardTermsRow {
   id: string;
   type: string;
   active: boolean;
@@ -316,13 +310,6 @@ interface RewardRow {
   max_redemptions: number | null;
   redemption_count: number;
   voucher_valid_days: number;
-  discount_percent: number | null;
-  discount_amount: string | null;
-  max_discount: string | null;
-  free_seats: number | null;
-  min_subtotal: string | null;
-  route_ids: string[];
-  allowed_days: number[];
 }
 
 /**
