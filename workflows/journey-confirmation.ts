@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   allHandlersFinished,
   condition,
   log,
@@ -26,6 +25,7 @@ import {
   type ProcessState,
   type RefusalCode,
 } from './journey-confirmation.contract.js';
+import { ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -36,24 +36,12 @@ type Activities = ReturnType<typeof createActivities>;
  * own round trips through the server (schedule, poll, start, complete, a second workflow task).
  * Retries and the at-least-once guarantee are those of an activity; every step is idempotent.
  */
-const answering = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
+const answering = proxyLocalActivities<Activities>(ANSWERING_STEP);
 
 /** Steps that enforce time (hold expiry, decision deadline): retried until they happen. */
-const enforcing = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
 
-const refuse = (type: RefusalCode, message: string) =>
-  ApplicationFailure.create({
-    type,
-    message,
-    details: [{ status: REFUSAL_STATUS[type] }],
-    nonRetryable: true,
-  });
+const refuse = (type: RefusalCode, message: string) => refusal(type, message, REFUSAL_STATUS[type]);
 
 /**
  * The result of an activity, or its business refusal thrown as the typed failure the Update
@@ -62,19 +50,14 @@ const refuse = (type: RefusalCode, message: string) =>
 function accepted<T>(result: Refusable<T>): T {
   if (!result.refused) return result.done;
   const { status, code, message, details } = result.refused;
-  throw ApplicationFailure.create({
-    type: code,
-    message,
-    details: [{ status, ...(details ? { details } : {}) }],
-    nonRetryable: true,
-  });
+  throw refusal(code, message, status, details);
 }
 
 /**
  * The state of one confirmation scope, and a lock: Update handlers and the timers' follow-ups
  * each run their step alone, in arrival order, so a confirm and the hold's expiry never overlap.
  */
-class ConfirmationState {
+class ConfirmationState extends StepQueue {
   phase: ProcessPhase = 'NEW';
   holdBatchId: string | null = null;
   holdExpiresAt: string | null = null;
@@ -84,22 +67,6 @@ class ConfirmationState {
   /** The batch whose hold time ran out (set by its timer). */
   holdTimedOut: string | null = null;
   deadlinePassed = false;
-  private busy = 0;
-  private tail: Promise<unknown> = Promise.resolve();
-
-  get idle(): boolean {
-    return this.busy === 0;
-  }
-
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    this.busy += 1;
-    const run = this.tail.then(work);
-    this.tail = run.catch(() => undefined);
-    return run.finally(() => {
-      this.busy -= 1;
-    });
-  }
-
   enter(phase: ProcessPhase): void {
     if (this.phase === phase) return;
     this.phase = phase;

@@ -1,6 +1,5 @@
 import {
   allHandlersFinished,
-  ApplicationFailure,
   condition,
   proxyActivities,
   setHandler,
@@ -22,28 +21,18 @@ import {
   type ShareGrantInput,
   type ShareRefusalCode,
 } from './share-grant.contract.js';
+import { ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
 /** Steps a caller waits for (open, accept, revoke): a few quick retries, then the Update fails. */
-const answering = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
+const answering = proxyActivities<Activities>(ANSWERING_STEP);
 
 /** Steps that enforce time (link and session expiry): retried until they happen. */
-const enforcing = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
 
 const refuse = (type: ShareRefusalCode, message: string) =>
-  ApplicationFailure.create({
-    type,
-    message,
-    details: [{ status: SHARE_REFUSAL_STATUS[type] }],
-    nonRetryable: true,
-  });
+  refusal(type, message, SHARE_REFUSAL_STATUS[type]);
 
 function accepted<T>(result: Refusable<T>): T {
   if (!result.refused) return result.done;
@@ -54,28 +43,12 @@ function accepted<T>(result: Refusable<T>): T {
  * The grant's state and a lock: Updates and the timers' follow-ups each run their step alone, in
  * arrival order, so an accept and the link's expiry (or a revoke) never overlap.
  */
-class ShareGrantState {
+class ShareGrantState extends StepQueue {
   phase: GrantPhase = 'NEW';
   linkExpiresAt: string | null = null;
   sessionExpiresAt: string | null = null;
   openAttempted = false;
   idleEnded = false;
-  private busy = 0;
-  private tail: Promise<unknown> = Promise.resolve();
-
-  get idle(): boolean {
-    return this.busy === 0;
-  }
-
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    this.busy += 1;
-    const run = this.tail.then(work);
-    this.tail = run.catch(() => undefined);
-    return run.finally(() => {
-      this.busy -= 1;
-    });
-  }
-
   enter(phase: GrantPhase): void {
     if (this.phase === phase) return;
     this.phase = phase;
