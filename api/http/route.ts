@@ -147,7 +147,7 @@ export class Surface {
       let body: unknown;
       if (spec.body) {
         body = validate(spec.body, ctx.request.body ?? {}, 'body', spec.errorCode);
-      } else if (ctx.request.body !== undefined && ['post', 'put', 'patch'].includes(spec.method)) {
+      } else if (carriesFields(ctx.request.body) && ['post', 'put', 'patch'].includes(spec.method)) {
         throw new ApiError(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
@@ -159,4 +159,18 @@ export class Surface {
   leavesBodyUnread(method: string, path: string): boolean {
     return this.unreadBodyRoutes.some((route) => route.method === method && route.path.test(path));
   }
+}
+
+/**
+ * Whether a route without a body schema was sent something to act on. An empty JSON object is
+ * taken as no body: many HTTP clients send `{}` with every POST.
+ */
+function carriesFields(body: unknown): boolean {
+  if (body === undefined) return false;
+  return !(
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    Object.keys(body).length === 0
+  );
 }

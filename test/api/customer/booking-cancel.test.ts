@@ -61,6 +61,29 @@ describe('POST /bookings/{id}/cancel', () => {
     await createBooking(app, await mobileTraveller(app), { tripId: trip.tripId, seatNumbers: ['1', '2'] });
   });
 
+  it('takes an empty JSON object as no body, and refuses a body with fields without changing anything', async () => {
+    const caller = await mobileTraveller(app);
+    const { booking } = await booked(caller);
+    const before = await bookingState(app.db, booking.id);
+
+    const withFields = await app.request(`/api/bookings/${booking.id}/cancel`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { reason: 'changed plans' },
+    });
+    expect(withFields.status, withFields.text).toBe(400);
+    expect(withFields.body.errorCode).toBe('VALIDATION_FAILED');
+    expect(await bookingState(app.db, booking.id)).toEqual(before);
+
+    const empty = await app.request(`/api/bookings/${booking.id}/cancel`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: {},
+    });
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body.data.status).toBe('CANCELLED');
+  });
+
   it('answers 200 with the same state when cancelled twice', async () => {
     const caller = await mobileTraveller(app);
     const { booking } = await booked(caller);
