@@ -1,3 +1,5 @@
+import { Refusal } from './refusal.js';
+
 /**
  * What a traveller may still do with a booking on their own (SPEC "Booking modification", and
  * the cancellation rules this service chose): pure rules over the booking's facts and a clock.
@@ -24,15 +26,10 @@ export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 export type PaymentStatus = 'UNPAID' | 'PAID' | 'REFUNDED';
 
 /** A rule the request breaks: a stable errorCode, its HTTP status and safe text. */
-export class BookingRefusal extends Error {
-  constructor(
-    readonly status: 404 | 409 | 422,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'BookingRefusal';
+export class BookingRefusal extends Refusal {
+  declare readonly status: 404 | 409 | 422;
+  constructor(status: 404 | 409 | 422, code: string, message: string, details?: Record<string, unknown>) {
+    super(status, code, message, details);
   }
 }
 

@@ -2,9 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { findOwnBooking } from '../../db/queries/customer-bookings.js';
 import { cancelBooking, modifyBooking } from '../../db/writes/booking-changes.js';
-import { BookingRefusal } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Uuid } from '../http/schemas.js';
 import { bookingNotFound, BookingResponse, travellerOf } from './booking-reads.js';
@@ -56,16 +54,6 @@ const CANCEL_RULES =
   'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
   'trip, a connection or an order of several).';
 
-async function refusals(work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (error instanceof BookingRefusal)
-      throw new ApiError(error.status, error.code, error.message, error.details);
-    throw error;
-  }
-}
-
 export function registerBookingChangeRoutes(surface: Surface, { db, config }: AppContext): void {
   const caller = (ctx: Context) => ({ userId: travellerOf(ctx).userId, scope: ctx.state.scope });
 
@@ -90,13 +78,11 @@ export function registerBookingChangeRoutes(surface: Surface, { db, config }: Ap
       ...errorResponses(400, 401, 403, 404, 409, 422),
     },
     handler: async (ctx, { params, body }) => {
-      await refusals(() =>
-        modifyBooking(
-          db,
-          caller(ctx),
-          { bookingId: params.id, newTripId: body.newTripId, newSeatNumbers: body.newSeatNumbers },
-          { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM } },
-        ),
+      await modifyBooking(
+        db,
+        caller(ctx),
+        { bookingId: params.id, newTripId: body.newTripId, newSeatNumbers: body.newSeatNumbers },
+        { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM } },
       );
       await answer(ctx, params.id);
     },
@@ -116,9 +102,9 @@ export function registerBookingChangeRoutes(surface: Surface, { db, config }: Ap
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { params }) => {
-      await refusals(() =>
-        cancelBooking(db, caller(ctx), params.id, { cutoffMinutes: config.BOOKING_CANCEL_CUTOFF_MINUTES }),
-      );
+      await cancelBooking(db, caller(ctx), params.id, {
+        cutoffMinutes: config.BOOKING_CANCEL_CUTOFF_MINUTES,
+      });
       await answer(ctx, params.id);
     },
   });

@@ -5,7 +5,7 @@ import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js'
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
-import { channelOf, fieldErrorCode, refusals, ruleIssue, SeatNumbers } from './seat-locks.js';
+import { channelOf, fieldErrorCode, ruleIssue, SeatNumbers } from './seat-locks.js';
 import { PickupLocationSchema } from './trips.js';
 
 /**
@@ -198,20 +198,18 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const result = await refusals(() =>
-        createBooking(
-          db,
-          callerOf(ctx),
-          {
-            seatLockSessionId: body.seat_lock_session_id,
-            tripId: body.trip_id,
-            seatNumbers: body.seat_numbers,
-            passengerName: body.passenger_name,
-            passengerPhone: body.passenger_phone,
-            rewardCode: body.reward_code,
-          },
-          signing,
-        ),
+      const result = await createBooking(
+        db,
+        callerOf(ctx),
+        {
+          seatLockSessionId: body.seat_lock_session_id,
+          tripId: body.trip_id,
+          seatNumbers: body.seat_numbers,
+          passengerName: body.passenger_name,
+          passengerPhone: body.passenger_phone,
+          rewardCode: body.reward_code,
+        },
+        signing,
       );
       ctx.status = result.created ? 201 : 200;
       ctx.body = { success: true, data: bookingData(result.booking) };
@@ -243,19 +241,17 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const result = await refusals(() =>
-        createRoundTrip(
-          db,
-          callerOf(ctx),
-          {
-            outboundSeatLockSessionId: body.outbound_seat_lock_session_id,
-            returnSeatLockSessionId: body.return_seat_lock_session_id,
-            passengerName: body.passenger_name,
-            passengerPhone: body.passenger_phone,
-            rewardCode: body.reward_code,
-          },
-          signing,
-        ),
+      const result = await createRoundTrip(
+        db,
+        callerOf(ctx),
+        {
+          outboundSeatLockSessionId: body.outbound_seat_lock_session_id,
+          returnSeatLockSessionId: body.return_seat_lock_session_id,
+          passengerName: body.passenger_name,
+          passengerPhone: body.passenger_phone,
+          rewardCode: body.reward_code,
+        },
+        signing,
       );
       const bookings = [result.outbound, result.inbound];
       ctx.status = result.created ? 201 : 200;

@@ -16,7 +16,6 @@ import {
 import {
   draftJourney,
   draftOrder,
-  JourneyRefusal,
   type ConfirmationScope,
   type DraftResult,
 } from '../../db/writes/journeys.js';
@@ -264,16 +263,6 @@ const notFound = (kind: ScopeKind) =>
     ? new ApiError(404, 'ORDER_NOT_FOUND', 'No such journey order')
     : new ApiError(404, 'JOURNEY_NOT_FOUND', 'No such journey');
 
-async function refusals<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof JourneyRefusal)
-      throw new ApiError(error.status, error.code, error.message, error.details);
-    throw error;
-  }
-}
-
 function signedIn(ctx: Context) {
   return ctx.state.traveller!;
 }
@@ -375,9 +364,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     },
     handler: async (ctx, { params, body }) => {
       const caller = { userId: signedIn(ctx).userId, scope: ctx.state.scope };
-      const draft = await refusals(() =>
-        draftJourney(db, caller, { journeyId: params.bookingId, quoteId: body.quote_id }),
-      );
+      const draft = await draftJourney(db, caller, { journeyId: params.bookingId, quoteId: body.quote_id });
       await hold(ctx, draft, body.idempotency_key);
     },
   });
@@ -469,9 +456,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     },
     handler: async (ctx, { params, body }) => {
       const caller = { userId: signedIn(ctx).userId, scope: ctx.state.scope };
-      const draft = await refusals(() =>
-        draftOrder(db, caller, { orderId: params.orderId, journeyIds: body.journey_ids }),
-      );
+      const draft = await draftOrder(db, caller, { orderId: params.orderId, journeyIds: body.journey_ids });
       await hold(ctx, draft, body.idempotency_key);
     },
   });

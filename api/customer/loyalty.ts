@@ -10,13 +10,7 @@ import {
   readReferral,
   type LoyaltyProgram,
 } from '../../db/queries/loyalty.js';
-import {
-  ensureAccount,
-  LoyaltyRefusal,
-  previewVoucher,
-  recordReferral,
-  redeemReward,
-} from '../../db/writes/loyalty.js';
+import { ensureAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty.js';
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
@@ -215,15 +209,6 @@ const VOUCHER_RULES =
   'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
   'subtotal.';
 
-function loyaltyRefusals<T>(work: () => Promise<T>): Promise<T> {
-  return work().catch((error: unknown) => {
-    if (error instanceof LoyaltyRefusal) {
-      throw new ApiError(error.status, error.errorCode, error.message, error.details);
-    }
-    throw error;
-  });
-}
-
 const programNotFound = () =>
   new ApiError(404, 'LOYALTY_PROGRAM_NOT_FOUND', 'No loyalty program for this company');
 
@@ -391,13 +376,11 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     },
     handler: async (ctx, { body }) => {
       const program = await programFor(ctx, body.companyId);
-      const referral = await loyaltyRefusals(() =>
-        recordReferral(db, {
-          companyId: program.companyId,
-          userId: userOf(ctx),
-          referralCode: body.referralCode,
-        }),
-      );
+      const referral = await recordReferral(db, {
+        companyId: program.companyId,
+        userId: userOf(ctx),
+        referralCode: body.referralCode,
+      });
       ctx.status = 201;
       ctx.body = { success: true, data: { referral: { id: referral.referralId, status: referral.status } } };
     },
@@ -426,9 +409,11 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     },
     handler: async (ctx, { body }) => {
       const program = await programFor(ctx, body.companyId);
-      const redemption = await loyaltyRefusals(() =>
-        redeemReward(db, { companyId: program.companyId, userId: userOf(ctx), rewardCode: body.rewardCode }),
-      );
+      const redemption = await redeemReward(db, {
+        companyId: program.companyId,
+        userId: userOf(ctx),
+        rewardCode: body.rewardCode,
+      });
       ctx.status = 201;
       ctx.body = {
         success: true,
@@ -464,9 +449,11 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     handler: async (ctx, { body }) => {
       const lines = await previewLines(db, ctx.state.scope, body.tripIds, body.subtotal);
       if (!lines) throw new ApiError(404, 'TRIP_NOT_FOUND', 'No such trip');
-      const applied = await loyaltyRefusals(() =>
-        previewVoucher(db.pool, { code: body.redemptionCode, userId: userOf(ctx), lines }),
-      );
+      const applied = await previewVoucher(db.pool, {
+        code: body.redemptionCode,
+        userId: userOf(ctx),
+        lines,
+      });
       ctx.body = {
         success: true,
         valid: true,

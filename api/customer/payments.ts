@@ -3,7 +3,6 @@ import { listTravellerPayments, paymentCompany } from '../../db/queries/payments
 import {
   AVAILABLE_PAYMENT_METHODS,
   openCashPayment,
-  PaymentRefusal,
   type PaymentOperation,
 } from '../../db/writes/payments.js';
 import type { AppContext } from '../app.js';
@@ -146,17 +145,12 @@ export function registerPaymentRoutes(surface: Surface, { db }: AppContext): voi
     },
     handler: async (ctx, { body }) => {
       if (body.method !== 'CASH') throw onlinePaymentsRefused();
-      try {
-        const { payment, created } = await openCashPayment(db, {
-          bookingId: body.booking_id,
-          userId: ctx.state.traveller!.userId,
-        });
-        ctx.status = created ? 201 : 200;
-        ctx.body = { success: true, data: { payment: await cashPayment(payment) } };
-      } catch (error) {
-        if (error instanceof PaymentRefusal) throw new ApiError(error.status, error.code, error.message);
-        throw error;
-      }
+      const { payment, created } = await openCashPayment(db, {
+        bookingId: body.booking_id,
+        userId: ctx.state.traveller!.userId,
+      });
+      ctx.status = created ? 201 : 200;
+      ctx.body = { success: true, data: { payment: await cashPayment(payment) } };
     },
   });
 

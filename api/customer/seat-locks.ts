@@ -1,12 +1,9 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { JourneyRefusal } from '../../db/writes/journeys.js';
-import { LoyaltyRefusal } from '../../db/writes/loyalty.js';
 import { createSeatLock, readSeatLock, releaseSeatLock, type SeatLock } from '../../db/writes/seat-locks.js';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
 import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Uuid } from '../http/schemas.js';
 
@@ -36,20 +33,6 @@ export function fieldErrorCode(fieldCodes: Record<string, string>) {
 /** Web sessions (cookies) book through CUSTOMER_WEB, the mobile app's bearer tokens through CUSTOMER_MOBILE. */
 export function channelOf(ctx: Context): BookingChannel {
   return ctx.state.traveller!.via === 'cookie' ? 'CUSTOMER_WEB' : 'CUSTOMER_MOBILE';
-}
-
-/** Business refusals of the booking writes become the API's error envelope. */
-export async function refusals<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof JourneyRefusal)
-      throw new ApiError(error.status, error.code, error.message, error.details);
-    // A rejected voucher: its LOYALTY_* code (409), and the transaction that held seats rolled back.
-    if (error instanceof LoyaltyRefusal)
-      throw new ApiError(error.status, error.errorCode, error.message, error.details);
-    throw error;
-  }
 }
 
 export const SeatNumbers = z
@@ -127,12 +110,10 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
     },
     handler: async (ctx, { body }) => {
       const traveller = ctx.state.traveller!;
-      const lock = await refusals(() =>
-        createSeatLock(
-          db,
-          { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx) },
-          { tripId: body.trip_id, seatNumbers: body.seat_numbers, lockMinutes: config.SEAT_LOCK_MINUTES },
-        ),
+      const lock = await createSeatLock(
+        db,
+        { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx) },
+        { tripId: body.trip_id, seatNumbers: body.seat_numbers, lockMinutes: config.SEAT_LOCK_MINUTES },
       );
       ctx.status = 201;
       ctx.body = { success: true, data: toBody(lock) };
@@ -155,7 +136,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
       ...errorResponses(400, 401, 404),
     },
     handler: async (ctx, { params }) => {
-      const lock = await refusals(() => readSeatLock(db, ctx.state.traveller!.userId, params.id));
+      const lock = await readSeatLock(db, ctx.state.traveller!.userId, params.id);
       ctx.body = { success: true, data: toBody(lock) };
     },
   });
@@ -177,7 +158,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { params }) => {
-      const lock = await refusals(() => releaseSeatLock(db, ctx.state.traveller!.userId, params.id));
+      const lock = await releaseSeatLock(db, ctx.state.traveller!.userId, params.id);
       ctx.body = { success: true, data: toBody(lock) };
     },
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { credentialText } from '../../db/queries/documents.js';
 import { findOwnTicket, listOwnTickets, type TicketRow } from '../../db/queries/tickets.js';
-import { reissueTicket, TicketRefusal } from '../../db/writes/tickets.js';
+import { reissueTicket } from '../../db/writes/tickets.js';
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
@@ -206,18 +206,12 @@ export function registerTicketRoutes(surface: Surface, { db, config }: AppContex
     },
     handler: async (ctx, { body }) => {
       const userId = ctx.state.traveller!.userId;
-      let reissued: { ticketId: string; replacedTicketId: string };
-      try {
-        reissued = await reissueTicket(db, {
-          ticketId: body.ticket_id,
-          userId,
-          reason: body.reason,
-          signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
-        });
-      } catch (error) {
-        if (error instanceof TicketRefusal) throw new ApiError(error.status, error.errorCode, error.message);
-        throw error;
-      }
+      const reissued = await reissueTicket(db, {
+        ticketId: body.ticket_id,
+        userId,
+        reason: body.reason,
+        signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
+      });
       const row = await findOwnTicket(db, userId, reissued.ticketId);
       ctx.status = 201;
       ctx.body = {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../config/logger.js';
 import { ApiError, badRequest } from './errors.js';
+import { Refusal } from '../../domain/refusal.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -43,6 +44,8 @@ function writeError(ctx: Context, error: unknown, logger: Logger) {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
+  } else if (error instanceof Refusal) {
+    apiError = new ApiError(error.status, error.code, error.message, error.details);
   } else if (isHttpError(error) && error.status >= 400 && error.status < 500) {
     // Koa's ctx.throw and body readers: keep the status, never their message (it may quote input).
     apiError = statusError(error.status);

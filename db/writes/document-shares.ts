@@ -10,21 +10,17 @@ import type {
 import { SHARE_REFUSAL_STATUS } from '../../workflows/share-grant.contract.js';
 import type { Database } from '../orm.js';
 import { recordAccess, type DocumentAction } from './documents.js';
+import { Refusal } from '../../domain/refusal.js';
 
 /**
  * The transitions of a document share grant. The share-grant workflow runs each one as an activity
  * (one transaction, idempotent under retry); the API only ends an idle recipient session and logs
  * what the recipient received.
  */
-export class ShareRefusal extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: ShareRefusalCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ShareRefusal';
-    this.status = SHARE_REFUSAL_STATUS[code];
+export class ShareRefusal extends Refusal {
+  declare readonly code: ShareRefusalCode;
+  constructor(code: ShareRefusalCode, message: string) {
+    super(SHARE_REFUSAL_STATUS[code], code, message);
   }
 }
 

@@ -21,6 +21,7 @@ import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { signTicketsOf, type SigningOptions } from './boarding-credentials.js';
 import type { QuoteResponse } from './quote.js';
+import { Refusal } from '../../domain/refusal.js';
 
 /**
  * The journey confirmation transactions (SPEC "Journey confirmation", "Company decision on a
@@ -37,15 +38,10 @@ export interface ConfirmationScope {
 }
 
 /** A business refusal: a stable errorCode, its HTTP status and safe text. */
-export class JourneyRefusal extends Error {
-  constructor(
-    readonly status: 400 | 404 | 409,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'JourneyRefusal';
+export class JourneyRefusal extends Refusal {
+  declare readonly status: 400 | 404 | 409;
+  constructor(status: 400 | 404 | 409, code: string, message: string, details?: Record<string, unknown>) {
+    super(status, code, message, details);
   }
 }
 

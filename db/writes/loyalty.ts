@@ -16,6 +16,7 @@ import {
 } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
 import type { RewardTermsRow } from '../queries/loyalty.js';
+import { Refusal } from '../../domain/refusal.js';
 
 /**
  * Loyalty writes. Balances change only here, each change in one transaction that first locks the
@@ -36,15 +37,16 @@ export type LoyaltyErrorCode =
   | 'LOYALTY_REFERRAL_NOT_NEW';
 
 /** A loyalty rule refused the request: a stable errorCode and its HTTP status (409 unless it is a 404). */
-export class LoyaltyRefusal extends Error {
+export class LoyaltyRefusal extends Refusal {
+  declare readonly code: LoyaltyErrorCode;
+  declare readonly status: 404 | 409;
   constructor(
-    readonly errorCode: LoyaltyErrorCode,
+    code: LoyaltyErrorCode,
     message: string,
-    readonly details?: Record<string, unknown>,
-    readonly status: 404 | 409 = 409,
+    details?: Record<string, unknown>,
+    status: 404 | 409 = 409,
   ) {
-    super(message);
-    this.name = 'LoyaltyRefusal';
+    super(status, code, message, details);
   }
 }
 

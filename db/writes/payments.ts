@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
+import { Refusal } from '../../domain/refusal.js';
 
 /**
  * Writes of the payment ledger (payment_operations). Every write locks the booking row first and
@@ -20,14 +21,10 @@ const OPENABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN']);
 const COLLECTABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN', 'COMPLETED']);
 
 /** A refusal the API turns into its status and errorCode; nothing was written. */
-export class PaymentRefusal extends Error {
-  constructor(
-    readonly status: 404 | 409,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PaymentRefusal';
+export class PaymentRefusal extends Refusal {
+  declare readonly status: 404 | 409;
+  constructor(status: 404 | 409, code: string, message: string) {
+    super(status, code, message);
   }
 }
 

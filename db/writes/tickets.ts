@@ -1,5 +1,6 @@
 import type { Database } from '../orm.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from './boarding-credentials.js';
+import { Refusal } from '../../domain/refusal.js';
 
 /**
  * Re-issuing a ticket's boarding credential (POST /tickets): a lost phone or a leaked screenshot
@@ -9,15 +10,14 @@ import { revokeCredentials, signTicketsOf, type SigningOptions } from './boardin
  */
 export type ReissueReason = 'LOST_DEVICE' | 'CREDENTIAL_LEAKED' | 'OTHER';
 
-export class TicketRefusal extends Error {
+export class TicketRefusal extends Refusal {
+  declare readonly status: 404 | 409;
   constructor(
-    readonly status: 404 | 409,
-    readonly errorCode:
-      'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED',
+    status: 404 | 409,
+    code: 'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED',
     message: string,
   ) {
-    super(message);
-    this.name = 'TicketRefusal';
+    super(status, code, message);
   }
 }
 
