@@ -6,7 +6,7 @@
  * Targets: pool p50 < 100 ms and ≥ 15 documents/s.
  *
  * Settings: BENCH_SECONDS (default 15 per phase), BENCH_CONCURRENCY (4), PDF_PAGE_POOL_SIZE and
- * CHROMIUM_PATH as the worker reads them.
+ * PDF_CHROMIUM_PATH as the worker reads them.
  */
 import { cpus, loadavg } from 'node:os';
 import { chromium, type Browser } from 'playwright-core';
@@ -43,7 +43,7 @@ function ticketPages(): string[] {
 
 async function viaPool(pages: string[]): Promise<LoadResult> {
   const pool = new BrowserPool({
-    executablePath: config.CHROMIUM_PATH,
+    executablePath: config.PDF_CHROMIUM_PATH,
     size: config.PDF_PAGE_POOL_SIZE,
     logger,
   });
@@ -61,7 +61,7 @@ async function viaPool(pages: string[]): Promise<LoadResult> {
 }
 
 async function viaNewContexts(pages: string[]): Promise<LoadResult> {
-  const browser: Browser = await chromium.launch({ executablePath: config.CHROMIUM_PATH });
+  const browser: Browser = await chromium.launch({ executablePath: config.PDF_CHROMIUM_PATH });
   const render = async (html: string) => {
     const context = await browser.newContext();
     try {
@@ -94,7 +94,7 @@ function report(result: LoadResult): void {
 
 log(
   `${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; concurrency ${CONCURRENCY}, ${SECONDS} s per phase; ` +
-    `Chromium ${config.CHROMIUM_PATH}`,
+    `Chromium ${config.PDF_CHROMIUM_PATH}`,
 );
 const pages = ticketPages();
 const pooled = await viaPool(pages);

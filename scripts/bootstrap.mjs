@@ -4,7 +4,7 @@
 //
 //   npm packages        npm install from the lock file (when node_modules is missing or older than it)
 //   Temporal CLI        go install ...temporal@v1.5.1 into .tools/bin (unless `temporal` is on PATH)
-//   Chromium + fonts    Debian packages chromium, fonts-noto-core
+//   Chromium + fonts    Debian packages chromium, chromium-headless-shell, fonts-noto-core
 //   PostgreSQL          Debian package postgresql, only when no DATABASE_URL is set and none is installed
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -71,6 +71,8 @@ function debInstalled(name) {
 function ensureDebianPackages() {
   const wanted = [];
   if (!existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium')) wanted.push('chromium');
+  if (!existsSync(process.env.PDF_CHROMIUM_PATH || '/usr/bin/chromium-headless-shell'))
+    wanted.push('chromium-headless-shell');
   if (!debInstalled('fonts-noto-core')) wanted.push('fonts-noto-core');
   const hasPostgres = existsSync('/usr/lib/postgresql') || onPath('postgres');
   if (!process.env.DATABASE_URL && !hasPostgres) wanted.push('postgresql');

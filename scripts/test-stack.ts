@@ -48,6 +48,7 @@ async function main(): Promise<number> {
         DATABASE_URL: databaseUrl(postgres.serverUrl, database),
         TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
         CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        PDF_CHROMIUM_PATH: process.env.PDF_CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
       },
     });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => vitest.kill(signal));

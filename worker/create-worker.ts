@@ -48,7 +48,7 @@ export async function createWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection; browserPool: BrowserPool }> {
   const connection = await NativeConnection.connect(connectionOptions(deps.config));
   const browserPool = new BrowserPool({
-    executablePath: deps.config.CHROMIUM_PATH,
+    executablePath: deps.config.PDF_CHROMIUM_PATH,
     size: deps.config.PDF_PAGE_POOL_SIZE,
     logger: deps.logger,
   });

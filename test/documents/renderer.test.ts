@@ -21,7 +21,7 @@ import {
  */
 const config = loadConfig();
 const pool = new BrowserPool({
-  executablePath: config.CHROMIUM_PATH,
+  executablePath: config.PDF_CHROMIUM_PATH,
   size: 2,
   logger: createLogger(config, 'renderer-test'),
 });

@@ -88,16 +88,25 @@ type Rect = [number, number, number, number];
 /** Bounds of a filled shape take no stroke width. */
 const FILL_ONLY = new mupdf.StrokeState({ lineCap: 'Butt', lineJoin: 'Miter', lineWidth: 0, miterLimit: 10 });
 
-/** Bounds (points) of the filled black shapes that are square and big enough to be a QR symbol. */
+/**
+ * Bounds (points) of the black shapes, filled or stroked, that are square and big enough to be a
+ * QR symbol (the project's codes are stroked rows; other generators fill their modules).
+ */
 function squareBlackShapes(page: mupdf.PDFPage): Rect[] {
   const areas: Rect[] = [];
+  const consider = (bounds: Rect, color: number[]) => {
+    if (!color.every((component) => component < 0.2)) return;
+    const [x0, y0, x1, y1] = bounds;
+    const width = x1 - x0;
+    const height = y1 - y0;
+    if (width >= MIN_QR_POINTS && Math.abs(width - height) <= width * 0.05) areas.push(bounds);
+  };
   const device = new mupdf.Device({
     fillPath(path, _evenOdd, ctm, _colorspace, color) {
-      if (!color.every((component) => component < 0.2)) return;
-      const [x0, y0, x1, y1] = path.getBounds(FILL_ONLY, ctm);
-      const width = x1 - x0;
-      const height = y1 - y0;
-      if (width >= MIN_QR_POINTS && Math.abs(width - height) <= width * 0.05) areas.push([x0, y0, x1, y1]);
+      consider(path.getBounds(FILL_ONLY, ctm), color);
+    },
+    strokePath(path, stroke, ctm, _colorspace, color) {
+      consider(path.getBounds(stroke, ctm), color);
     },
   });
   page.run(device, mupdf.Matrix.identity);
