@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config/index.js';
 import { allEntities } from './entities/index.js';
+import { prepared } from './prepared.js';
 import { Migration20261121000000_catalogue } from './migrations/Migration20261121000000_catalogue.js';
 import { Migration20261121010000_quotes } from './migrations/Migration20261121010000_quotes.js';
 import { Migration20261121010100_rate_limits } from './migrations/Migration20261121010100_rate_limits.js';
@@ -79,7 +80,7 @@ export async function initDatabase(
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const result = await work(client);
+        const result = await work(preparing(client));
         await client.query('commit');
         return result;
       } catch (error) {
@@ -92,6 +93,26 @@ export async function initDatabase(
     fork: () => orm.em.fork(),
     close: () => orm.close(true),
   };
+}
+
+/**
+ * The transaction's connection, with every parameterized statement sent as a named prepared
+ * statement (db/prepared.ts): a write transaction runs a fixed set of texts, and planning them
+ * again on every run cost PostgreSQL more than executing them (the journey flow spent 16 s
+ * planning against 12 s executing in one benchmark run). A text without parameters, or a query
+ * already given as a config object, goes through unchanged.
+ */
+function preparing(client: PoolClient): PoolClient {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+      return (text: unknown, values?: unknown, ...rest: unknown[]) =>
+        typeof text === 'string' && Array.isArray(values) && values.length > 0
+          ? query(prepared(text, values), ...rest)
+          : query(text, values, ...rest);
+    },
+  });
 }
 
 export async function migrate(database: Database): Promise<string[]> {

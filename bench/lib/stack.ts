@@ -38,6 +38,10 @@ export async function startBenchStack(options: {
   withWorker?: boolean;
 }): Promise<BenchStack> {
   const managed: Managed[] = [];
+  // BENCH_CPU_PROFILE=<dir>: the API and worker write V8 CPU profiles there when they stop.
+  const profiling = process.env.BENCH_CPU_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
+    : [];
   const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
   if (postgres.process) managed.push(postgres.process);
   await createDatabaseIfMissing(postgres.serverUrl, options.database);
@@ -65,7 +69,7 @@ export async function startBenchStack(options: {
   };
   if (options.withWorker) {
     managed.push(
-      startPrefixed('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+      startPrefixed('worker', process.execPath, [...profiling, '--import', 'tsx', 'worker/main.ts'], {
         cwd: projectRoot,
         env,
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -75,7 +79,7 @@ export async function startBenchStack(options: {
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const startApi = async (changes: Record<string, string>) => {
     const port = await freePort(apiPort + 1);
-    const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
       cwd: projectRoot,
       env: { ...env, ...changes, PORT: String(port) },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -84,7 +88,7 @@ export async function startBenchStack(options: {
     await waitFor('the API', () => portOpen(port), 60_000);
     return `http://127.0.0.1:${port}`;
   };
-  const api = startPrefixed('api', process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
