@@ -6,13 +6,17 @@
  *      PATCH /dashboard/api/bookings/{id}/status;
  *   3. the bare database transactions of both flows (db/writes, no HTTP, no Temporal) at the same
  *      concurrency, and the end-to-end / bare ratio;
- *   4. 1,000 REQUESTED journeys whose decision deadlines fall within one minute (all held first,
+ *   4. the Temporal floor: the hold (update-with-start) and confirm (Update) calls alone against a
+ *      workflow that does nothing else (bench/lib/floor-workflow.ts), from this process with its
+ *      own worker, on the same server: the most any journey flow over Temporal can do here;
+ *   5. 1,000 REQUESTED journeys whose decision deadlines fall within one minute (all held first,
  *      then confirmed in one burst), and the lag between each deadline and the release of the
  *      journey (journeys.closed_at - journeys.confirmation_deadline).
- * Prints journeys/s and p50/p99 of every call. Targets: AUTO ≥ 40 journeys/s with confirm p99 <
+ * Prints journeys/s and p50/p99 of every call, and the CPU each part of the stack (API, worker,
+ * Temporal server, PostgreSQL, this load generator) spent per journey in phases 1–4. Targets: AUTO ≥ 40 journeys/s with confirm p99 <
  * 300 ms; deadline lag p99 < 2 s.
  *
- * Phases 1–3 run the API and worker with the production configuration. Phase 4 restarts them
+ * Phases 1–4 run the API and worker with the production configuration. Phase 5 restarts them
  * with NODE_ENV=test and TIME_SCALE (the one documented way to shorten waiting: the 15-minute
  * window lasts 15 × TIME_SCALE minutes), on a fresh Temporal server and the same database. The
  * benchmark database is dropped and rebuilt at every run so figures are comparable.
@@ -33,12 +37,14 @@ import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/servic
 import { percentile, runLoops, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
+import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
+import { measureTemporalFloor } from './lib/temporal-floor.js';
 
 const DATABASE = 'busbooking_bench_journeys';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const PENDING_JOURNEYS = Number(process.env.BENCH_PENDING ?? 1000);
-/** Phase 4: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
+/** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
 const TRIPS_PER_COMPANY = Number(process.env.BENCH_TRIPS ?? 300);
@@ -553,7 +559,7 @@ function journeyRow(result: LoadResult) {
 
 type Row = ReturnType<typeof journeyRow>;
 
-/** Phases 1–3 on the production configuration: both flows over HTTP, then bare. */
+/** Phases 1–4 on the production configuration: both flows over HTTP, bare, and the Temporal floor. */
 async function measureFlows(stack: BenchStack, world: World, travellers: Traveller[]) {
   // Warm-up: the first journeys compile code paths and create the signing key.
   for (let index = 0; index < 5; index++) {
@@ -567,13 +573,38 @@ async function measureFlows(stack: BenchStack, world: World, travellers: Travell
     );
   }
   const third = Math.floor(TRIPS_PER_COMPANY / 3);
+  const cpuRows: Record<string, string | number>[] = [];
+  /** Runs a phase and records the CPU each part of the stack spent per journey in it. */
+  const measured = async <T extends { result: LoadResult }>(phase: () => Promise<T>): Promise<T> => {
+    const before = cpuSnapshot();
+    const outcome = await phase();
+    cpuRows.push({
+      phase: outcome.result.label,
+      ...cpuPerUnit(before, cpuSnapshot(), outcome.result.requests),
+    });
+    return outcome;
+  };
   log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const auto = await runHttpPhase('AUTO e2e', stack, world.auto, travellers, false, 5);
+  const auto = await measured(() => runHttpPhase('AUTO e2e', stack, world.auto, travellers, false, 5));
   log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const manual = await runHttpPhase('MANUAL e2e', stack, world.manual, travellers, true, 0);
+  const manual = await measured(() => runHttpPhase('MANUAL e2e', stack, world.manual, travellers, true, 0));
   log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
-  const autoBare = await runBarePhase('AUTO bare', stack.db, world.auto, travellers, false, 2 * third);
-  const manualBare = await runBarePhase('MANUAL bare', stack.db, world.manual, travellers, true, third);
+  const autoBare = await measured(() =>
+    runBarePhase('AUTO bare', stack.db, world.auto, travellers, false, 2 * third),
+  );
+  const manualBare = await measured(() =>
+    runBarePhase('MANUAL bare', stack.db, world.manual, travellers, true, third),
+  );
+  log(
+    `Temporal floor (the two Temporal calls against an empty workflow): ${SECONDS} s at concurrency ${CONCURRENCY}`,
+  );
+  const floor = await measured(async () => ({
+    result: await measureTemporalFloor({
+      address: stack.env.TEMPORAL_ADDRESS!,
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+    }),
+  }));
 
   const rows: Row[] = [];
   for (const phase of [auto, manual, autoBare, manualBare]) {
@@ -591,11 +622,14 @@ async function measureFlows(stack: BenchStack, world: World, travellers: Travell
     'bare journeys/s': Number(bare.result.perSecond.toFixed(1)),
     'bare/e2e throughput': Number((bare.result.perSecond / e2e.result.perSecond).toFixed(2)),
     'e2e/bare p50': Number((e2e.result.p50 / bare.result.p50).toFixed(2)),
+    'Temporal floor journeys/s': Number(floor.result.perSecond.toFixed(1)),
+    'e2e/floor throughput': Number((e2e.result.perSecond / floor.result.perSecond).toFixed(2)),
   }));
-  return { rows, ratios };
+  rows.push(journeyRow(floor.result));
+  return { rows, ratios, cpuRows };
 }
 
-/** Phase 4 on a restarted API and worker with the test time scale. */
+/** Phase 5 on a restarted API and worker with the test time scale. */
 async function measureDeadlines(world: World, travellers: Traveller[]): Promise<number[]> {
   log(
     `deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`,
@@ -660,6 +694,8 @@ async function main() {
   }
   console.table(flows.rows);
   console.table(flows.ratios);
+  log('CPU per journey by part of the stack (ms; both cores together give 2,000 ms per second):');
+  console.table(flows.cpuRows);
   const lags = PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, travellers) : [];
 
   const autoJourneys = flows.rows.find((row) => row.flow === 'AUTO e2e' && row.call === 'whole journey');

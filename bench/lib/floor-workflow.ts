@@ -1,0 +1,26 @@
+import { condition, defineUpdate, setHandler, sleep } from '@temporalio/workflow';
+
+/**
+ * The Temporal part of a journey and nothing else, for the floor measurement of
+ * bench:journeys: a hold Update that starts the hold's timer, a confirm Update that ends the
+ * workflow. No activity, no database.
+ */
+export const floorHold = defineUpdate<string, [string]>('floorHold');
+export const floorConfirm = defineUpdate<string, [string]>('floorConfirm');
+
+export async function journeyFloor(): Promise<string> {
+  let phase = 'NEW';
+  setHandler(floorHold, (holdBatchId) => {
+    phase = 'HELD';
+    void sleep('10 minutes').then(() => {
+      if (phase === 'HELD') phase = 'EXPIRED';
+    });
+    return Promise.resolve(holdBatchId);
+  });
+  setHandler(floorConfirm, (holdBatchId) => {
+    phase = 'CONFIRMED';
+    return Promise.resolve(holdBatchId);
+  });
+  await condition(() => phase === 'CONFIRMED' || phase === 'EXPIRED');
+  return phase;
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { floorConfirm, floorHold } from './floor-workflow.js';
+import { runLoops, type LoadResult } from './load.js';
+
+const require = createRequire(import.meta.url);
+const TASK_QUEUE = 'bench-journey-floor';
+
+/**
+ * What Temporal alone costs a journey on this machine: the same two calls the API makes (hold as
+ * update-with-start, confirm as an Update) against a workflow that does nothing else, served by
+ * a worker in this process. No HTTP, no database: no journey flow over Temporal can go faster.
+ */
+export async function measureTemporalFloor(options: {
+  address: string;
+  concurrency: number;
+  seconds: number;
+}): Promise<LoadResult> {
+  Runtime.install({
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
+  });
+  const nativeConnection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: require.resolve('./floor-workflow.ts'),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: options.address });
+  const client = new Client({ connection });
+  const journey = async () => {
+    const workflowId = `bench-floor/${randomUUID()}`;
+    const start = new WithStartWorkflowOperation('journeyFloor', {
+      workflowId,
+      taskQueue: TASK_QUEUE,
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const holdBatchId = await client.workflow.executeUpdateWithStart(floorHold, {
+      args: [randomUUID()],
+      startWorkflowOperation: start,
+    });
+    await client.workflow.getHandle(workflowId).executeUpdate(floorConfirm, { args: [holdBatchId] });
+  };
+  try {
+    for (let index = 0; index < 10; index++) await journey();
+    return await runLoops('Temporal floor', options, journey);
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await nativeConnection.close();
+  }
+}
