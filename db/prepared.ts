@@ -11,6 +11,9 @@ const names = new Map<string, string>();
  * cores. The name is derived from the text, so two texts never share a name and the same text
  * built in two places shares one statement. Only for texts from a small fixed set (each distinct
  * text stays prepared on every connection).
+ *
+ * Inside db.transaction every parameterized text is already sent this way (db/orm.ts); call it
+ * for the hot reads that go to the pool directly.
  */
 export function prepared(text: string, values: unknown[]): QueryConfig {
   let name = names.get(text);

@@ -117,7 +117,7 @@ export class BrowserPool {
   private async launch(): Promise<Browser> {
     const started = Date.now();
     // playwright passes --no-sandbox unless chromiumSandbox is set: workers run in containers as root.
-    // Printing needs no GPU; without one Chromium skips its GPU compositing work for every page.
+    // Printing needs no GPU (on the benchmark machine, which has none, the flag measured the same).
     const browser = await chromium.launch({
       executablePath: this.options.executablePath,
       args: ['--disable-gpu'],

@@ -134,28 +134,24 @@ async function lockSeatLock(client: PoolClient, userId: string, id: string): Pro
     status: SeatLockStatus;
     live: boolean;
   }>(
-    prepared(
-      `select owner_user_id, status, expires_at > now() as live from hold_batches
-         where id = $1 and scope_kind = 'SEAT_LOCK' for update`,
-      [id],
-    ),
+    `select owner_user_id, status, expires_at > now() as live from hold_batches
+       where id = $1 and scope_kind = 'SEAT_LOCK' for update`,
+    [id],
   );
   const batch = rows[0];
   if (!batch || batch.owner_user_id !== userId) {
     throw new JourneyRefusal(404, 'SEAT_LOCK_NOT_FOUND', 'No such seat lock', { seat_lock_session_id: id });
   }
   const { rows: seats } = await client.query<LockedSeat>(
-    prepared(
-      `select a.trip_id, a.seat_id, coalesce(ls.seat_number, a.seat_id) as seat_number,
-              coalesce(ls.seat_class, 'STANDARD') as seat_class
-       from seat_allocations a
-       join trips t on t.id = a.trip_id
-       left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
-       left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
-       where a.hold_batch_id = $1 and a.status = 'HELD'
-       order by a.seat_id`,
-      [id],
-    ),
+    `select a.trip_id, a.seat_id, coalesce(ls.seat_number, a.seat_id) as seat_number,
+            coalesce(ls.seat_class, 'STANDARD') as seat_class
+     from seat_allocations a
+     join trips t on t.id = a.trip_id
+     left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+     where a.hold_batch_id = $1 and a.status = 'HELD'
+     order by a.seat_id`,
+    [id],
   );
   return { id, status: batch.status, live: batch.live, seats };
 }
@@ -297,73 +293,71 @@ async function writeLine(
   const seats = lock.seats;
   const tickets = signedTickets(line, passenger, extra.signer);
   const { rows } = await client.query<{ confirmed: number }>(
-    prepared(
-      `with u as (select id, passenger_id from users where id = $1),
-       j as (
-         insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
-                               total_price, currency, confirmed_at)
-         select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
-         returning id),
-       l as (
-         insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
-                                   board_sequence, alight_sequence, unit_price, quantity, subtotal)
-         select j.id, 1, $8, $9, $10, $11, $12, $13, $14, $5, $15 from j
-         returning journey_id),
-       t as (
-         insert into journey_tickets (id, journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
-                                      company_id, seat_id, seat_number, status, payload, signature, key_id, issued_at,
-                                      boarding_authorized)
-         select s.id, j.id, 1, s.index - 1, $16, $17, $8, $9, s.seat_id, s.seat_number, 'VALID', s.payload::jsonb,
-                s.signature, $25, $26, true
-         from j, unnest($27::uuid[], $18::text[], $19::text[], $28::text[], $29::text[])
-                 with ordinality as s(id, seat_id, seat_number, payload, signature, index)
-         returning id),
-       b as (
-         insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
-                               passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
-                               total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
-         select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
-                $23, $24
-         from u, j
-         returning id),
-       a as (
-         update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
-         where hold_batch_id = $23 and status = 'HELD'
-         returning id),
-       h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
-       select (select count(*) from a)::int as confirmed`,
-      [
-        caller.userId,
-        line.journeyId,
-        extra.orderId,
-        caller.channel,
-        seats.length,
-        line.subtotal - line.discount,
-        trip.currency,
-        trip.id,
-        trip.company_id,
-        trip.first_call_id,
-        trip.last_call_id,
-        trip.first_sequence,
-        trip.last_sequence,
-        line.unitPrice,
-        line.subtotal,
-        passenger.passengerName,
-        passenger.passengerPhone,
-        seats.map((seat) => seat.seat_id),
-        seats.map((seat) => seat.seat_number),
-        line.bookingId,
-        newBookingCode(),
-        line.discount,
-        lock.id,
-        extra.redemptionId,
-        extra.signer.key.keyId,
-        extra.signer.issuedAt,
-        tickets.map((ticket) => ticket.id),
-        tickets.map((ticket) => ticket.payload),
-        tickets.map((ticket) => ticket.signature),
-      ],
-    ),
+    `with u as (select id, passenger_id from users where id = $1),
+     j as (
+       insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
+                             total_price, currency, confirmed_at)
+       select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
+       returning id),
+     l as (
+       insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
+                                 board_sequence, alight_sequence, unit_price, quantity, subtotal)
+       select j.id, 1, $8, $9, $10, $11, $12, $13, $14, $5, $15 from j
+       returning journey_id),
+     t as (
+       insert into journey_tickets (id, journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
+                                    company_id, seat_id, seat_number, status, payload, signature, key_id, issued_at,
+                                    boarding_authorized)
+       select s.id, j.id, 1, s.index - 1, $16, $17, $8, $9, s.seat_id, s.seat_number, 'VALID', s.payload::jsonb,
+              s.signature, $25, $26, true
+       from j, unnest($27::uuid[], $18::text[], $19::text[], $28::text[], $29::text[])
+               with ordinality as s(id, seat_id, seat_number, payload, signature, index)
+       returning id),
+     b as (
+       insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
+                             passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
+                             total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
+       select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
+              $23, $24
+       from u, j
+       returning id),
+     a as (
+       update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
+       where hold_batch_id = $23 and status = 'HELD'
+       returning id),
+     h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
+     select (select count(*) from a)::int as confirmed`,
+    [
+      caller.userId,
+      line.journeyId,
+      extra.orderId,
+      caller.channel,
+      seats.length,
+      line.subtotal - line.discount,
+      trip.currency,
+      trip.id,
+      trip.company_id,
+      trip.first_call_id,
+      trip.last_call_id,
+      trip.first_sequence,
+      trip.last_sequence,
+      line.unitPrice,
+      line.subtotal,
+      passenger.passengerName,
+      passenger.passengerPhone,
+      seats.map((seat) => seat.seat_id),
+      seats.map((seat) => seat.seat_number),
+      line.bookingId,
+      newBookingCode(),
+      line.discount,
+      lock.id,
+      extra.redemptionId,
+      extra.signer.key.keyId,
+      extra.signer.issuedAt,
+      tickets.map((ticket) => ticket.id),
+      tickets.map((ticket) => ticket.payload),
+      tickets.map((ticket) => ticket.signature),
+    ],
   );
   if (rows[0]!.confirmed !== seats.length) {
     throw new JourneyRefusal(409, 'SEAT_LOCK_EXPIRED', 'This seat lock has expired; lock the seats again', {
