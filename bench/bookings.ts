@@ -10,19 +10,16 @@
  * p50 and p99 of each phase and the HTTP / bare ratio. Targets: ≥ 150 bookings/s across many
  * trips over HTTP, p99 < 150 ms. The benchmark database is dropped and rebuilt at every run.
  */
-import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { loadConfig, type Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings.js';
-import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { coachLayout } from '../domain/layout-templates.js';
-import { addMinutes } from '../domain/time.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { percentile, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
 const DATABASE = 'busbooking_bench_bookings';
@@ -37,11 +34,6 @@ const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 type Traveller = BenchTraveller;
-
-interface BenchTrip {
-  id: string;
-  seatNumbers: string[];
-}
 
 interface World {
   manyTrips: BenchTrip[];
@@ -63,69 +55,9 @@ interface ReadyLock {
 // ---------------------------------------------------------------------------------------------
 
 async function createWorld(db: Database, config: Config): Promise<World> {
-  const [origin, destination] = await db.query<{ id: string }>(
-    `insert into cities (name_ar, name_en, latitude, longitude)
-     values ('مدينة أ', 'Bench A', 33.5, 36.3), ('مدينة ب', 'Bench B', 34.7, 36.7) returning id`,
-  );
-  const stops = await db.query<{ id: string; city_id: string }>(
-    `insert into stops (city_id, kind, name_ar, name_en, address_ar, address_en, directions_ar, directions_en, latitude, longitude)
-     values ($1, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 33.5, 36.3),
-            ($2, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 34.7, 36.7)
-     returning id, city_id`,
-    [origin!.id, destination!.id],
-  );
-  const [company] = await db.query<{ id: string }>(
-    `insert into companies (name_ar, name_en, slug, status, verified, published, is_internal, is_demo)
-     values ('شركة', 'BookLines', $1, 'ACTIVE', true, true, false, false) returning id`,
-    [`booklines-${randomUUID().slice(0, 8)}`],
-  );
-  const companyId = company!.id;
-  await db.query(`insert into company_booking_settings (company_id, mode) values ($1, 'AUTO_CONFIRM')`, [
-    companyId,
-  ]);
-  const [route] = await db.query<{ id: string }>(
-    `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en) values ($1, $2, $3, 'خط', 'Route') returning id`,
-    [companyId, origin!.id, destination!.id],
-  );
-  const firstDeparture = new Date(Date.now() + 2 * 86_400_000);
-  firstDeparture.setUTCHours(3, 0, 0, 0);
-  let index = 0;
-  const makeTrips = (rows: number, count: number) =>
-    db.transaction(async (client) => {
-      const { rows: buses } = await client.query<{ id: string }>(
-        `insert into buses (company_id, plate_number, model) values ($1, $2, 'Bench coach') returning id`,
-        [companyId, `BENCH-${randomUUID().slice(0, 8)}`],
-      );
-      const busId = buses[0]!.id;
-      await saveBusLayout(client, {
-        busId,
-        document: coachLayout({ rows, pattern: '2+2' }),
-        saveMode: 'active',
-      });
-      const seatNumbers = Array.from({ length: rows * 4 }, (_, seat) => String(seat + 1));
-      const trips: BenchTrip[] = [];
-      for (let made = 0; made < count; made++) {
-        const departAt = addMinutes(firstDeparture, 10 * index++);
-        const { tripId } = await insertTrip(client, {
-          companyId,
-          routeId: route!.id,
-          busId,
-          pickupStopId: stops[0]!.id,
-          priceBase: 25_000,
-          calls: [0, 180].map((minutes, call) => ({
-            stopId: stops[call]!.id,
-            cityId: stops[call]!.city_id,
-            arrivalAt: addMinutes(departAt, minutes),
-            departureAt: addMinutes(departAt, minutes),
-            fareShareBp: call * 10_000,
-          })),
-        });
-        trips.push({ id: tripId, seatNumbers });
-      }
-      return trips;
-    });
-  const manyTrips = await makeTrips(SEATS_PER_TRIP / 4, TRIPS);
-  const busy = await makeTrips(BUSY_SEATS / 4, 2);
+  const company = await createBenchCompany(db, 'BookLines', 'AUTO_CONFIRM');
+  const manyTrips = await createBenchTrips(db, company, { rows: SEATS_PER_TRIP / 4, count: TRIPS });
+  const busy = await createBenchTrips(db, company, { rows: BUSY_SEATS / 4, count: 2, firstSlot: TRIPS });
   return {
     manyTrips,
     busy: [busy[0]!, busy[1]!],

@@ -27,15 +27,13 @@ import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
-import { insertTrip, saveBusLayout } from '../db/writes/catalogue.js';
 import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { coachLayout } from '../domain/layout-templates.js';
-import { addMinutes } from '../domain/time.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { percentile, runLoops, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
 import { measureTemporalFloor } from './lib/temporal-floor.js';
@@ -58,7 +56,7 @@ interface World {
 
 interface CompanyWorld {
   companyId: string;
-  trips: { id: string; board: string; alight: string }[];
+  trips: BenchTrip[];
   /** Dashboard session of an OWNER (approves requests). */
   staff: { cookie: string; csrf: string; staffUserId: string };
 }
@@ -75,90 +73,22 @@ async function createCompanyWorld(
   name: string,
   mode: 'AUTO_CONFIRM' | 'MANUAL_CONFIRM',
 ): Promise<CompanyWorld> {
-  const [origin, destination] = await db.query<{ id: string }>(
-    `insert into cities (name_ar, name_en, latitude, longitude)
-     values ($1 || ' أ', $1 || ' A', 33.5, 36.3), ($1 || ' ب', $1 || ' B', 34.7, 36.7) returning id`,
-    [`${name} ${randomUUID().slice(0, 6)}`],
-  );
-  const stops = await db.query<{ id: string; city_id: string }>(
-    `insert into stops (city_id, kind, name_ar, name_en, address_ar, address_en, directions_ar, directions_en, latitude, longitude)
-     values ($1, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 33.5, 36.3),
-            ($2, 'BUS_STATION', 'موقف', 'Station', 'عنوان', 'Address', 'اتجاهات', 'Directions', 34.7, 36.7)
-     returning id, city_id`,
-    [origin!.id, destination!.id],
-  );
-  const [company] = await db.query<{ id: string }>(
-    `insert into companies (name_ar, name_en, slug, status, verified, published, is_internal, is_demo)
-     values ($1, $1, $2, 'ACTIVE', true, true, false, false) returning id`,
-    [name, `${name.toLowerCase()}-${randomUUID().slice(0, 8)}`],
-  );
-  const companyId = company!.id;
-  await db.query(
-    `insert into company_booking_settings (company_id, mode, decision_window_minutes) values ($1, $2, 15)`,
-    [companyId, mode],
-  );
-  const [route] = await db.query<{ id: string }>(
-    `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en) values ($1, $2, $3, 'خط', 'Route') returning id`,
-    [companyId, origin!.id, destination!.id],
-  );
-  const trips = await db.transaction(async (client) => {
-    const { rows } = await client.query<{ id: string }>(
-      `insert into buses (company_id, plate_number, model) values ($1, $2, 'Bench coach') returning id`,
-      [companyId, `BENCH-${randomUUID().slice(0, 8)}`],
-    );
-    const busId = rows[0]!.id;
-    await saveBusLayout(client, {
-      busId,
-      document: coachLayout({ rows: 12, pattern: '2+2' }),
-      saveMode: 'active',
-    });
-    const made: CompanyWorld['trips'] = [];
-    // Spread over the coming days, every 10 minutes from 06:00 Damascus time.
-    const firstDeparture = new Date(Date.now() + 2 * 86_400_000);
-    firstDeparture.setUTCHours(3, 0, 0, 0);
-    for (let index = 0; index < TRIPS_PER_COMPANY; index++) {
-      const departAt = addMinutes(firstDeparture, index * 10);
-      const { tripId, stopCallIds } = await insertTrip(client, {
-        companyId,
-        routeId: route!.id,
-        busId,
-        pickupStopId: stops[0]!.id,
-        priceBase: 25_000,
-        calls: [
-          {
-            stopId: stops[0]!.id,
-            cityId: stops[0]!.city_id,
-            arrivalAt: departAt,
-            departureAt: departAt,
-            fareShareBp: 0,
-          },
-          {
-            stopId: stops[1]!.id,
-            cityId: stops[1]!.city_id,
-            arrivalAt: addMinutes(departAt, 180),
-            departureAt: addMinutes(departAt, 180),
-            fareShareBp: 10_000,
-          },
-        ],
-      });
-      made.push({ id: tripId, board: stopCallIds[0]!, alight: stopCallIds[1]! });
-    }
-    return made;
-  });
+  const company = await createBenchCompany(db, name, mode);
+  const trips = await createBenchTrips(db, company, { rows: 12, count: TRIPS_PER_COMPANY });
   const [staffUser] = await db.query<{ id: string }>(
     `insert into staff_users (email, name, password_hash) values ($1, 'Bench owner', 'not-a-hash') returning id`,
     [`owner-${randomUUID().slice(0, 8)}@bench.test`],
   );
   const [membership] = await db.query<{ id: string }>(
     `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
-    [companyId, staffUser!.id],
+    [company.companyId, staffUser!.id],
   );
   const session = await createStaffSession(
     { db, config },
     { staffUserId: staffUser!.id, membershipId: membership!.id },
   );
   return {
-    companyId,
+    companyId: company.companyId,
     trips,
     staff: {
       cookie: `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`,

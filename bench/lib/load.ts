@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 
 export interface LoadResult {
   label: string;
@@ -57,39 +56,6 @@ export async function runLoops(
     perSecond: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-  };
-}
-
-/**
- * HTTP load with autocannon from this process against a server in another process. `requests`
- * are cycled through so the server sees varied input.
- */
-export async function runHttp(
-  label: string,
-  options: {
-    url: string;
-    concurrency: number;
-    seconds: number;
-    requests: { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> }[];
-  },
-): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    connections: options.concurrency,
-    duration: options.seconds,
-    requests: options.requests,
-    headers: { 'content-type': 'application/json' },
-  });
-  const okRequests = result['2xx'];
-  const bad = result.non2xx + result.errors + result.timeouts;
-  return {
-    label,
-    requests: okRequests,
-    errors: bad,
-    seconds: options.seconds,
-    perSecond: okRequests / options.seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
   };
 }
 
