@@ -221,6 +221,12 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     return program;
   }
 
+  /** The program and the caller's account in it, opened on first use. */
+  async function accountFor(ctx: Context, companyId: string) {
+    const program = await programFor(ctx, companyId);
+    return { program, accountId: await ensureAccount(db.pool, program.companyId, userOf(ctx)) };
+  }
+
   surface.route({
     method: 'get',
     path: '/loyalty/account',
@@ -245,8 +251,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
         };
         return;
       }
-      const program = await programFor(ctx, query.companyId);
-      const accountId = await ensureAccount(db.pool, program.companyId, userOf(ctx));
+      const { program, accountId } = await accountFor(ctx, query.companyId);
       const { companyId: _companyId, ...account } = await readAccount(db, accountId);
       ctx.body = { success: true, data: { ...program, account } };
     },
@@ -311,15 +316,13 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       ...errorResponses(400, 401, 404),
     },
     handler: async (ctx, { query }) => {
-      const program = await programFor(ctx, query.companyId);
-      const accountId = await ensureAccount(db.pool, program.companyId, userOf(ctx));
-      const account = await readAccount(db, accountId);
+      const { program, accountId } = await accountFor(ctx, query.companyId);
       const page = await listTransactions(db, accountId, query);
       ctx.body = {
         success: true,
         data: {
           companyId: program.companyId,
-          balance: account.balance,
+          balance: page.balance,
           transactions: page.items,
           total: page.total,
           limit: query.limit,
@@ -346,8 +349,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       ...errorResponses(400, 401, 404),
     },
     handler: async (ctx, { query }) => {
-      const program = await programFor(ctx, query.companyId);
-      const accountId = await ensureAccount(db.pool, program.companyId, userOf(ctx));
+      const { program, accountId } = await accountFor(ctx, query.companyId);
       ctx.body = {
         success: true,
         data: { companyId: program.companyId, ...(await readReferral(db, accountId)) },

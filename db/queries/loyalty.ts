@@ -1,5 +1,11 @@
 import type { InventoryScope } from '../../domain/inventory-scope.js';
-import { nextTierAfter, REDEEMABLE_REWARD_TYPES, tierFor, type VoucherLine } from '../../domain/loyalty.js';
+import {
+  nextTierAfter,
+  REDEEMABLE_REWARD_TYPES,
+  tierFor,
+  type RewardTerms,
+  type VoucherLine,
+} from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
 import { companyScopeSql } from './scope.js';
 
@@ -144,20 +150,12 @@ export async function listTiers(db: Database, companyId: string): Promise<TierVi
   }));
 }
 
-export interface RewardView {
+export interface RewardView extends RewardTerms {
   id: string;
   code: string;
   nameAr: string;
   nameEn: string;
-  type: string;
   pointsCost: number;
-  discountPercent: number | null;
-  discountAmount: number | null;
-  maxDiscount: number | null;
-  freeSeats: number | null;
-  minSubtotal: number | null;
-  routeIds: string[];
-  allowedDays: number[];
   voucherValidDays: number;
   remaining: number | null;
 }
@@ -173,7 +171,21 @@ export interface RewardTermsRow {
   allowed_days: number[];
 }
 
-const nullableNumber = (value: string | number | null) => (value === null ? null : Number(value));
+const nullableNumber = (value: string | null) => (value === null ? null : Number(value));
+
+/** The domain's view of a stored reward's terms (catalogue listing, redeeming, checking a voucher). */
+export function rewardTermsOf(row: RewardTermsRow & { type: string }): RewardTerms {
+  return {
+    type: row.type,
+    discountPercent: row.discount_percent,
+    discountAmount: nullableNumber(row.discount_amount),
+    maxDiscount: nullableNumber(row.max_discount),
+    freeSeats: row.free_seats,
+    minSubtotal: nullableNumber(row.min_subtotal),
+    routeIds: row.route_ids,
+    allowedDays: row.allowed_days,
+  };
+}
 
 /** Rewards a traveller can redeem now: active, of a redeemable type (discount, free_trip), not sold out. */
 export async function listRedeemableRewards(db: Database, companyId: string): Promise<RewardView[]> {
@@ -203,15 +215,8 @@ export async function listRedeemableRewards(db: Database, companyId: string): Pr
     code: row.code,
     nameAr: row.name_ar,
     nameEn: row.name_en,
-    type: row.type,
     pointsCost: row.points_cost,
-    discountPercent: row.discount_percent,
-    discountAmount: nullableNumber(row.discount_amount),
-    maxDiscount: nullableNumber(row.max_discount),
-    freeSeats: row.free_seats,
-    minSubtotal: nullableNumber(row.min_subtotal),
-    routeIds: row.route_ids,
-    allowedDays: row.allowed_days,
+    ...rewardTermsOf(row),
     voucherValidDays: row.voucher_valid_days,
     remaining: row.remaining,
   }));
@@ -229,46 +234,42 @@ export interface TransactionView {
   createdAt: string;
 }
 
-/** One page of an account's ledger, newest first, with the total count. */
+/** One page of an account's ledger, newest first, with the total count and the account's balance. */
 export async function listTransactions(
   db: Database,
   accountId: string,
   page: { limit: number; offset: number },
-): Promise<{ items: TransactionView[]; total: number }> {
-  const rows = await db.query<{
-    id: string;
-    kind: string;
-    points: number;
-    balance_after: number;
-    booking_id: string | null;
-    redemption_id: string | null;
-    redemption_code: string | null;
-    note: string | null;
-    created_at: Date;
-    total: string;
-  }>(
-    `select t.id, t.kind, t.points, t.balance_after, t.booking_id, t.redemption_id, r.code as redemption_code,
-            t.note, t.created_at, count(*) over () as total
-       from loyalty_transactions t
-       left join loyalty_redemptions r on r.id = t.redemption_id
-      where t.account_id = $1
-      order by t.created_at desc, t.id desc
-      limit $2 offset $3`,
-    [accountId, page.limit, page.offset],
-  );
-  const total =
-    rows[0] !== undefined
-      ? Number(rows[0].total)
-      : Number(
-          (
-            await db.query<{ count: string }>(
-              `select count(*) from loyalty_transactions where account_id = $1`,
-              [accountId],
-            )
-          )[0]!.count,
-        );
+): Promise<{ items: TransactionView[]; total: number; balance: number }> {
+  const [rows, [account]] = await Promise.all([
+    db.query<{
+      id: string;
+      kind: string;
+      points: number;
+      balance_after: number;
+      booking_id: string | null;
+      redemption_id: string | null;
+      redemption_code: string | null;
+      note: string | null;
+      created_at: Date;
+    }>(
+      `select t.id, t.kind, t.points, t.balance_after, t.booking_id, t.redemption_id, r.code as redemption_code,
+              t.note, t.created_at
+         from loyalty_transactions t
+         left join loyalty_redemptions r on r.id = t.redemption_id
+        where t.account_id = $1
+        order by t.created_at desc, t.id desc
+        limit $2 offset $3`,
+      [accountId, page.limit, page.offset],
+    ),
+    db.query<{ balance: number; total: number }>(
+      `select a.balance, (select count(*)::int from loyalty_transactions t where t.account_id = a.id) as total
+         from loyalty_accounts a where a.id = $1`,
+      [accountId],
+    ),
+  ]);
   return {
-    total,
+    balance: account!.balance,
+    total: account!.total,
     items: rows.map((row) => ({
       id: row.id,
       kind: row.kind,

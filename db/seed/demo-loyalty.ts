@@ -1,12 +1,6 @@
 import type { PoolClient } from 'pg';
 import { adjustPointsWithin, ensureAccount } from '../writes/loyalty.js';
-import {
-  DEMO_COMPANIES,
-  demoCompany,
-  demoUuid,
-  DEMO_TRAVELLERS,
-  type DemoCompanyIdentity,
-} from './demo-identities.js';
+import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
 
 /**
  * Loyalty programs of the demo companies: every company gets a program (1 point per 100 SYP,
@@ -117,7 +111,6 @@ export async function seedDemoLoyalty(client: PoolClient): Promise<void> {
     await seedProgram(client, company);
   }
   for (const [phone, companyKey, points] of STARTING_BALANCES) {
-    if (!DEMO_TRAVELLERS.some((traveller) => traveller.phone === phone)) continue;
     await seedStartingBalance(client, phone, demoCompany(companyKey).id, points);
   }
 }

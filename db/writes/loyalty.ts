@@ -10,12 +10,11 @@ import {
   voucherConditionRefusal,
   voucherDiscount,
   VOUCHER_CODE_PATTERN,
-  type RewardTerms,
   type VoucherLine,
   type VoucherRefusalCode,
 } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
-import type { RewardTermsRow } from '../queries/loyalty.js';
+import { listTiers, rewardTermsOf, type RewardTermsRow } from '../queries/loyalty.js';
 import { Refusal } from '../../domain/refusal.js';
 
 /**
@@ -71,7 +70,7 @@ export interface VoucherUse {
   code: string;
   /** The signed-in traveller; another traveller's voucher is NOT_FOUND. */
   userId: string;
-  /** The bookings the voucher pays for, recorded on the voucher (or later with attachVoucherBookings). */
+  /** The bookings the voucher pays for, recorded on the voucher. */
   bookingIds?: string[];
   /** The trips bought, in booking order (outbound first); the discount is split over them in this order. */
   lines: VoucherLine[];
@@ -92,21 +91,6 @@ interface VoucherRow extends RewardTermsRow {
   expired: boolean;
   type: string;
   archived: boolean;
-}
-
-const nullableNumber = (value: string | number | null) => (value === null ? null : Number(value));
-
-function termsOf(row: VoucherRow): RewardTerms {
-  return {
-    type: row.type,
-    discountPercent: row.discount_percent,
-    discountAmount: nullableNumber(row.discount_amount),
-    maxDiscount: nullableNumber(row.max_discount),
-    freeSeats: row.free_seats,
-    minSubtotal: nullableNumber(row.min_subtotal),
-    routeIds: row.route_ids,
-    allowedDays: row.allowed_days,
-  };
 }
 
 /**
@@ -134,7 +118,7 @@ async function checkVoucher(client: Queryable, input: VoucherUse, lock: boolean)
   if (voucher.status === 'USED') throw voucherRefusal('LOYALTY_REDEMPTION_USED');
   if (voucher.status === 'EXPIRED' || voucher.expired) throw voucherRefusal('LOYALTY_REDEMPTION_EXPIRED');
   if (!isRedeemableType(voucher.type) || voucher.archived) throw voucherRefusal('LOYALTY_REWARD_UNSUPPORTED');
-  const terms = termsOf(voucher);
+  const terms = rewardTermsOf(voucher);
   if (!rewardConfigurationValid(terms)) throw voucherRefusal('LOYALTY_REWARD_CONFIGURATION_INVALID');
   const refusal = voucherConditionRefusal(terms, voucher.company_id, input.lines);
   if (refusal === 'LOYALTY_MINIMUM_NOT_MET')
@@ -158,18 +142,6 @@ export async function consumeVoucher(client: PoolClient, input: VoucherUse): Pro
     [applied.redemptionId, input.bookingIds ?? [], applied.discount],
   );
   return applied;
-}
-
-/** Records the bookings a consumed voucher paid for, when they were created after consumeVoucher. */
-export async function attachVoucherBookings(
-  client: Queryable,
-  redemptionId: string,
-  bookingIds: string[],
-): Promise<void> {
-  await client.query(`update loyalty_redemptions set used_booking_ids = $2::uuid[] where id = $1`, [
-    redemptionId,
-    bookingIds,
-  ]);
 }
 
 /** The same checks and discount as consumeVoucher, consuming nothing (POST /loyalty/preview). */
@@ -349,18 +321,8 @@ export async function redeemReward(
     if (!isRedeemableType(reward.type)) {
       throw new LoyaltyRefusal('LOYALTY_REWARD_UNSUPPORTED', 'This reward cannot be redeemed for a voucher');
     }
-    const terms: RewardTerms = {
-      type: reward.type,
-      discountPercent: reward.discount_percent,
-      discountAmount: nullableNumber(reward.discount_amount),
-      maxDiscount: nullableNumber(reward.max_discount),
-      freeSeats: reward.free_seats,
-      minSubtotal: nullableNumber(reward.min_subtotal),
-      routeIds: reward.route_ids,
-      allowedDays: reward.allowed_days,
-    };
     // Spending points on a voucher no booking could accept would take the points for nothing.
-    if (!rewardConfigurationValid(terms)) {
+    if (!rewardConfigurationValid(rewardTermsOf(reward))) {
       throw new LoyaltyRefusal(
         'LOYALTY_REWARD_CONFIGURATION_INVALID',
         VOUCHER_REFUSAL_TEXT.LOYALTY_REWARD_CONFIGURATION_INVALID,
@@ -529,7 +491,7 @@ interface EarningBooking {
 }
 
 /**
- * Points earning, run when a trip is COMPLETED (the dispatch COMPLETE action calls it). Every
+ * Points earning, run when a trip is COMPLETED (for the dispatch COMPLETE action to call). Every
  * booking of the trip with status COMPLETED or CHECKED_IN (not cancelled, no-show or refunded)
  * earns floor(total_price / 100 × points_per_100 × tier multiplier / 100) points for its owner in
  * the trip company's active program, once per booking however often this runs; the tier follows
@@ -550,6 +512,7 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
   );
   const program = trips[0];
   if (!program) return result;
+  const tiers = await listTiers(db, program.company_id);
   const { rows: bookings } = await db.pool.query<EarningBooking>(
     `select id, owner_user_id, total_price from bookings
       where trip_id = $1 and owner_user_id is not null
@@ -566,7 +529,7 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
         [accountId, booking.id],
       );
       if (done.length > 0) return;
-      const multiplier = await tierMultiplier(client, program.company_id, account.lifetime_points);
+      const multiplier = tierFor(account.lifetime_points, tiers)?.multiplierPercent ?? 100;
       const points = tripPoints(Number(booking.total_price), program.points_per_100, multiplier);
       if (points > 0) {
         await post(client, account, {
@@ -583,25 +546,6 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     });
   }
   return result;
-}
-
-async function tierMultiplier(client: Queryable, companyId: string, lifetimePoints: number): Promise<number> {
-  const { rows } = await client.query<{
-    id: string;
-    min_lifetime_points: number;
-    multiplier_percent: number;
-  }>(`select id, min_lifetime_points, multiplier_percent from loyalty_tiers where company_id = $1`, [
-    companyId,
-  ]);
-  const tier = tierFor(
-    lifetimePoints,
-    rows.map((row) => ({
-      id: row.id,
-      minLifetimePoints: row.min_lifetime_points,
-      multiplierPercent: row.multiplier_percent,
-    })),
-  );
-  return tier?.multiplierPercent ?? 100;
 }
 
 /** Rewards the pending referral of a traveller (a LOCKED account) whose first trip just completed. */

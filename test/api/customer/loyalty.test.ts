@@ -402,17 +402,17 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
     expect(answer.body.errorCode).toBe(errorCode);
   };
 
+  /** A preview of one trip at 10 000 SYP. */
+  const previewOnTrip = (traveller: SignedInTraveller, redemptionCode: string, tripId: string) =>
+    preview(app, traveller, { redemptionCode, subtotal: 10_000, tripIds: [tripId] });
+
   it('previews a percent discount and leaves the voucher unused', async () => {
     const trip = await programWithTrip(app.db);
     const { traveller, voucher } = await travellerWithVoucher(app, trip, {
       discountPercent: 15,
       maxDiscount: 2500,
     });
-    const small = await preview(app, traveller, {
-      redemptionCode: voucher,
-      subtotal: 10_000,
-      tripIds: [trip.tripId],
-    });
+    const small = await previewOnTrip(traveller, voucher, trip.tripId);
     expect(small.status).toBe(200);
     expect(small.body).toEqual({
       success: true,
@@ -458,10 +458,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
     const { voucher, rewardCode } = await travellerWithVoucher(app, trip);
     const stranger = await app.signIn();
     for (const code of [rewardCode, voucher, 'RWD-ABCDEFGH']) {
-      await expectRefused(
-        await preview(app, stranger, { redemptionCode: code, subtotal: 10_000, tripIds: [trip.tripId] }),
-        'LOYALTY_REDEMPTION_NOT_FOUND',
-      );
+      await expectRefused(await previewOnTrip(stranger, code, trip.tripId), 'LOYALTY_REDEMPTION_NOT_FOUND');
     }
   });
 
@@ -480,10 +477,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
     });
     expect(booking.total_price).toBe(8_000);
 
-    await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
-      'LOYALTY_REDEMPTION_USED',
-    );
+    await expectRefused(await previewOnTrip(traveller, voucher, trip.tripId), 'LOYALTY_REDEMPTION_USED');
     const [used] = await app.db.query<{ status: string; used_booking_ids: string[]; discount: string }>(
       `select status, used_booking_ids::text[] as used_booking_ids, discount from loyalty_redemptions where code = $1`,
       [voucher],
@@ -498,10 +492,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
       `update loyalty_redemptions set expires_at = now() - interval '1 minute' where code = $1`,
       [voucher],
     );
-    await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
-      'LOYALTY_REDEMPTION_EXPIRED',
-    );
+    await expectRefused(await previewOnTrip(traveller, voucher, trip.tripId), 'LOYALTY_REDEMPTION_EXPIRED');
   });
 
   it('LOYALTY_REWARD_UNSUPPORTED: the company deleted the reward after the voucher was issued', async () => {
@@ -511,10 +502,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
       trip.companyId,
       rewardCode,
     ]);
-    await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
-      'LOYALTY_REWARD_UNSUPPORTED',
-    );
+    await expectRefused(await previewOnTrip(traveller, voucher, trip.tripId), 'LOYALTY_REWARD_UNSUPPORTED');
   });
 
   it('LOYALTY_REWARD_CONFIGURATION_INVALID: the reward was edited into a discount with both a percent and an amount', async () => {
@@ -525,7 +513,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
       [trip.companyId, rewardCode],
     );
     await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
+      await previewOnTrip(traveller, voucher, trip.tripId),
       'LOYALTY_REWARD_CONFIGURATION_INVALID',
     );
   });
@@ -534,18 +522,11 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
     const trip = await programWithTrip(app.db);
     const otherRoute = await createRoute(app.db, trip.companyId, trip.from.cityId, trip.to.cityId);
     const { traveller, voucher } = await travellerWithVoucher(app, trip, { routeIds: [otherRoute.id] });
-    await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] }),
-      'LOYALTY_ROUTE_NOT_ELIGIBLE',
-    );
+    await expectRefused(await previewOnTrip(traveller, voucher, trip.tripId), 'LOYALTY_ROUTE_NOT_ELIGIBLE');
     const foreign = await programWithTrip(app.db);
     const unrestricted = await travellerWithVoucher(app, trip);
     await expectRefused(
-      await preview(app, unrestricted.traveller, {
-        redemptionCode: unrestricted.voucher,
-        subtotal: 10_000,
-        tripIds: [foreign.tripId],
-      }),
+      await previewOnTrip(unrestricted.traveller, unrestricted.voucher, foreign.tripId),
       'LOYALTY_ROUTE_NOT_ELIGIBLE',
     );
   });
@@ -557,15 +538,8 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
       departAt: atDamascus(nextWeekday(6), '08:00'),
     });
     const { traveller, voucher } = await travellerWithVoucher(app, monday, { allowedDays: [5, 6] });
-    await expectRefused(
-      await preview(app, traveller, { redemptionCode: voucher, subtotal: 10_000, tripIds: [monday.tripId] }),
-      'LOYALTY_DAY_NOT_ELIGIBLE',
-    );
-    const allowed = await preview(app, traveller, {
-      redemptionCode: voucher,
-      subtotal: 10_000,
-      tripIds: [saturday.tripId],
-    });
+    await expectRefused(await previewOnTrip(traveller, voucher, monday.tripId), 'LOYALTY_DAY_NOT_ELIGIBLE');
+    const allowed = await previewOnTrip(traveller, voucher, saturday.tripId);
     expect(allowed.status).toBe(200);
   });
 
@@ -604,11 +578,7 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
       const answer = await preview(app, traveller, json);
       expect(answer.status, JSON.stringify(json)).toBe(400);
     }
-    const missing = await preview(app, traveller, {
-      redemptionCode: voucher,
-      subtotal: 10_000,
-      tripIds: [randomUUID()],
-    });
+    const missing = await previewOnTrip(traveller, voucher, randomUUID());
     expect(missing.status).toBe(404);
     expect(missing.body.errorCode).toBe('TRIP_NOT_FOUND');
     const noCsrf = await app.request('/api/loyalty/preview', {
