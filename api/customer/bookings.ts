@@ -6,6 +6,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import { channelOf, fieldErrorCode, ruleIssue, SeatNumbers } from './seat-locks.js';
+import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 
 /**
@@ -92,9 +93,7 @@ const RoundTripBody = z
   })
   .meta({ id: 'RoundTripCreateRequest' });
 
-const IdText = z.string().meta({ format: 'uuid' });
 const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
-const Named = z.object({ id: IdText, name_ar: z.string(), name_en: z.string() });
 
 const Booking = z
   .object({
@@ -122,9 +121,9 @@ const Booking = z
       departure_at: Instant,
       arrival_at: Instant,
       status: z.string(),
-      company: Named,
-      origin_city: Named,
-      destination_city: Named,
+      company: NamedRef,
+      origin_city: NamedRef,
+      destination_city: NamedRef,
       pickupLocation: PickupLocationSchema,
     }),
   })

@@ -6,6 +6,7 @@ import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
+import { IdText, NamedRef } from './catalogue.js';
 
 /**
  * The traveller's journey tickets (SPEC leaves the shapes open): one ticket per traveller and leg,
@@ -13,7 +14,6 @@ import { errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
  * while the ticket authorizes boarding, the same rule as the confirmation projection.
  */
 
-const IdText = z.string().meta({ format: 'uuid' });
 const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Name = z.object({ ar: z.string(), en: z.string() });
 
@@ -51,7 +51,7 @@ const TicketSchema = z
     trip: z.object({
       id: IdText,
       status: z.string(),
-      company: z.object({ id: IdText, name_ar: z.string(), name_en: z.string() }),
+      company: NamedRef,
       origin: Name,
       destination: Name,
       departure_at: Instant.meta({ description: 'when the bus leaves the boarding stop' }),

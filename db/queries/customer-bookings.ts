@@ -1,5 +1,6 @@
 import type { JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
+import type { NamedRef } from './catalogue.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
 
 /**
@@ -14,12 +15,6 @@ import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-
 const iso = (value: unknown) =>
   value === null || value === undefined ? null : new Date(value as string | Date).toISOString();
 const json = (value: unknown) => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
-
-interface NamedRef {
-  id: string;
-  name_ar: string;
-  name_en: string;
-}
 
 export interface BookingTicket {
   id: string;
@@ -171,14 +166,15 @@ export async function listOwnBookings(
   userId: string,
   page: { limit: number; offset: number },
 ): Promise<{ total: number; items: CustomerBooking[] }> {
-  const [counted] = await db.query<{ total: number }>(
-    `select count(*)::int as total from bookings b where ${OWN_BOOKING}`,
-    [userId],
-  );
-  const rows = await db.query<Record<string, unknown>>(
-    `${BOOKING_SELECT} where ${OWN_BOOKING} order by b.created_at desc, b.id desc limit $2 offset $3`,
-    [userId, page.limit, page.offset],
-  );
+  const [[counted], rows] = await Promise.all([
+    db.query<{ total: number }>(`select count(*)::int as total from bookings b where ${OWN_BOOKING}`, [
+      userId,
+    ]),
+    db.query<Record<string, unknown>>(
+      `${BOOKING_SELECT} where ${OWN_BOOKING} order by b.created_at desc, b.id desc limit $2 offset $3`,
+      [userId, page.limit, page.offset],
+    ),
+  ]);
   const tickets = await ticketsOf(
     db,
     rows.map((row) => row.id as string),

@@ -1,24 +1,15 @@
 import type { Database } from '../orm.js';
-import type { PaymentMethod, PaymentSource, PaymentStatus } from '../writes/payments.js';
+import type { PaymentOperation } from '../writes/payments.js';
 
 /**
  * The traveller's view of the payment ledger: the operations of the bookings they own, newest
- * first. Instants arrive as PostgreSQL timestamptz text.
+ * first, with the booking's code and the company's names. Instants arrive as PostgreSQL
+ * timestamptz text.
  */
-export interface TravellerPaymentRow {
-  id: string;
-  booking_id: string;
+export interface TravellerPaymentRow extends Omit<PaymentOperation, 'user_id'> {
   booking_code: string;
-  company_id: string;
   company_name_en: string;
   company_name_ar: string;
-  method: PaymentMethod;
-  source: PaymentSource;
-  amount: number;
-  currency: string;
-  status: PaymentStatus;
-  collected_at: string | null;
-  created_at: string;
 }
 
 export async function listTravellerPayments(

@@ -21,6 +21,7 @@ import {
   type SigningOptions,
 } from './boarding-credentials.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
+import { expireLapsedHolds } from './seat-locks.js';
 
 /**
  * A traveller's own changes to a booking (PATCH /bookings/{id} modify, POST /bookings/{id}/cancel).
@@ -214,14 +215,7 @@ async function moveAllocations(
     [booking.journey_id, booking.trip_id],
   );
   const seatIds = seats.map((seat) => seat.seat_id);
-  // In id order, as seat locks do, so two transactions closing the same expired rows never deadlock.
-  await client.query(
-    `update seat_allocations set status = 'EXPIRED', released_at = now()
-     where id in (select id from seat_allocations
-                  where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
-                  order by id for update)`,
-    [target.id, seatIds],
-  );
+  await expireLapsedHolds(client, target.id, seatIds);
   const { rows: taken } = await client.query<{ seat_id: string }>(
     `select distinct seat_id from seat_allocations
      where trip_id = $1 and seat_id = any($2::text[]) and status in ('HELD', 'CONFIRMED')

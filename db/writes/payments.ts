@@ -115,12 +115,7 @@ export async function openCashPayment(
     refuseUnpayable(booking, OPENABLE_BOOKING_STATUSES);
     const pending = await pendingOperationOf(client, booking.id, ['transaction']);
     if (pending) return { payment: pending, created: false };
-    const { rows } = await client.query<PaymentOperation>(
-      `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount, currency)
-       values ($1, $2, $3, 'CASH', 'cash', 'transaction', $4, $5) returning ${OPERATION_COLUMNS}`,
-      [booking.company_id, booking.id, input.userId, booking.amount_due, booking.currency],
-    );
-    return { payment: rows[0]!, created: true };
+    return { payment: await insertPendingOperation(client, booking, 'transaction'), created: true };
   });
 }
 
@@ -226,6 +221,7 @@ async function bookingOfOperation(client: Queryable, paymentId: string): Promise
   return rows[0].booking_id;
 }
 
+/** A PENDING cash operation of the booking's amount, in its owner's name. */
 async function insertPendingOperation(
   client: Queryable,
   booking: LockedBooking,

@@ -7,8 +7,7 @@ import {
 } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
-import { prepared } from '../prepared.js';
-import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
+import { BOOKABLE_TRIP_STATUSES, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { JourneyRefusal } from './journeys.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
@@ -87,22 +86,20 @@ export async function bookableTrip(
   const params: unknown[] = [tripId];
   const inScope = companyScopeSql(scope, params, 'c');
   const { rows } = await q.query<BookableTrip>(
-    prepared(
-      `select t.id, t.company_id, t.route_id, t.bus_id, t.status, t.price_base, t.price_vip, t.currency,
-              f.id as first_call_id, f.sequence as first_sequence, f.fare_share_bp as first_share_bp,
-              f.city_id as origin_city_id, f.departure_at,
-              l.id as last_call_id, l.sequence as last_sequence, l.fare_share_bp as last_share_bp,
-              l.city_id as destination_city_id, l.arrival_at,
-              f.departure_at > now() as upcoming,
-              cs.mode as confirmation_mode, cs.channels as confirmation_channels
-       from trips t
-       join companies c on c.id = t.company_id and ${inScope}
-       left join company_booking_settings cs on cs.company_id = t.company_id
-       cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
-       cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
-       where t.id = $1`,
-      params,
-    ),
+    `select t.id, t.company_id, t.route_id, t.bus_id, t.status, t.price_base, t.price_vip, t.currency,
+            f.id as first_call_id, f.sequence as first_sequence, f.fare_share_bp as first_share_bp,
+            f.city_id as origin_city_id, f.departure_at,
+            l.id as last_call_id, l.sequence as last_sequence, l.fare_share_bp as last_share_bp,
+            l.city_id as destination_city_id, l.arrival_at,
+            f.departure_at > now() as upcoming,
+            cs.mode as confirmation_mode, cs.channels as confirmation_channels
+     from trips t
+     join companies c on c.id = t.company_id and ${inScope}
+     left join company_booking_settings cs on cs.company_id = t.company_id
+     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
+     cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
+     where t.id = $1`,
+    params,
   );
   const trip = rows[0];
   const details = { trip_id: tripId };
@@ -155,11 +152,26 @@ async function occupiedLabels(q: Queryable, trip: BookableTrip, seats: LabelledS
   const { rows } = await q.query<{ seat_id: string }>(
     `select distinct a.seat_id from seat_allocations a
      where a.trip_id = $1 and a.seat_id = any($2::text[]) and a.board_sequence < $4 and a.alight_sequence > $3
-       and (a.status = 'CONFIRMED' or (a.status = 'HELD' and (a.expires_at is null or a.expires_at > now())))`,
+       and ${LIVE_ALLOCATION}`,
     [trip.id, seats.map((seat) => seat.seat_id), trip.first_sequence, trip.last_sequence],
   );
   const taken = new Set(rows.map((row) => row.seat_id));
   return seats.filter((seat) => taken.has(seat.seat_id)).map((seat) => seat.seat_number);
+}
+
+/**
+ * Marks the lapsed holds (HELD past expires_at) on these seats of the trip EXPIRED, since the
+ * exclusion constraint still counts them. Locked in id order so two transactions freeing the same
+ * expired rows never deadlock.
+ */
+export async function expireLapsedHolds(q: Queryable, tripId: string, seatIds: string[]): Promise<void> {
+  await q.query(
+    `update seat_allocations set status = 'EXPIRED', released_at = now()
+     where id in (select id from seat_allocations
+                  where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
+                  order by id for update)`,
+    [tripId, seatIds],
+  );
 }
 
 const occupied = (labels: string[]) =>
@@ -188,14 +200,7 @@ export async function createSeatLock(
         a.seat_id.localeCompare(b.seat_id),
       );
       const seatIds = seats.map((seat) => seat.seat_id);
-      // Locked in id order so two transactions freeing the same expired rows never deadlock.
-      await client.query(
-        `update seat_allocations set status = 'EXPIRED', released_at = now()
-         where id in (select id from seat_allocations
-                      where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
-                      order by id for update)`,
-        [trip.id, seatIds],
-      );
+      await expireLapsedHolds(client, trip.id, seatIds);
       const taken = await occupiedLabels(client, trip, seats);
       if (taken.length) throw occupied(taken);
       const id = randomUUID();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { adjustPoints, ensureAccount, redeemReward } from '../../../db/writes/loyalty.js';
+import { redeemReward } from '../../../db/writes/loyalty.js';
 import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
@@ -12,6 +12,7 @@ import {
   type BookableTripFixture,
 } from '../../support/bookings.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
 
 /**
  * A voucher of `caller` in the company's program, made the way travellers get one: points
@@ -23,20 +24,13 @@ async function voucher(
   companyId: string,
   terms: { percent?: number; routeIds?: string[] } = {},
 ): Promise<string> {
-  await app.db.query(
-    `insert into loyalty_programs (company_id, name_ar, name_en) values ($1, 'برنامج', 'Program')
-     on conflict (company_id) do nothing`,
-    [companyId],
-  );
-  const rewardCode = `TEST-${randomUUID().slice(0, 8)}`;
-  await app.db.query(
-    `insert into loyalty_rewards (company_id, code, name_ar, name_en, type, discount_percent, points_cost, route_ids)
-     values ($1, $2, 'خصم', 'Discount', 'discount', $3, 100, $4)`,
-    [companyId, rewardCode, terms.percent ?? 10, terms.routeIds ?? []],
-  );
-  const accountId = await ensureAccount(app.db.pool, companyId, caller.userId);
-  await adjustPoints(app.db, { accountId, points: 100 });
-  return (await redeemReward(app.db, { companyId, userId: caller.userId, rewardCode })).code;
+  await loyaltyProgram(app.db, companyId);
+  const reward = await giveReward(app.db, companyId, {
+    discountPercent: terms.percent ?? 10,
+    routeIds: terms.routeIds ?? [],
+  });
+  await creditPoints(app.db, { companyId, userId: caller.userId, points: 100 });
+  return (await redeemReward(app.db, { companyId, userId: caller.userId, rewardCode: reward.code })).code;
 }
 
 async function voucherStatus(app: TestApp, code: string): Promise<string> {
