@@ -8,6 +8,12 @@ export const LIVE_ALLOCATION = `(a.status = 'CONFIRMED' or (a.status = 'HELD' an
 /** Trip statuses a traveller may still book. */
 export const BOOKABLE_TRIP_STATUSES = ['SCHEDULED', 'BOARDING', 'DELAYED'] as const;
 export const BOOKABLE_TRIP_SQL = `(t.status in ('SCHEDULED', 'BOARDING', 'DELAYED'))`;
+const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
+
+/** Whether a trip in `status` may still be booked (the same rule as BOOKABLE_TRIP_SQL). */
+export function isBookableStatus(status: string): boolean {
+  return BOOKABLE.has(status);
+}
 
 /**
  * SQL expression: seats of trip `tripExpr` taken somewhere on the interval [boardExpr, alightExpr).

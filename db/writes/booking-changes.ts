@@ -12,7 +12,8 @@ import {
 } from '../../domain/booking-rules.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
-import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
+import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
+import { isBookableStatus } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import {
   revokeCredentials,
@@ -35,10 +36,6 @@ export interface BookingCaller {
   userId: string;
   scope: InventoryScope;
 }
-
-const PG_EXCLUSION_VIOLATION = '23P01';
-const pgCode = (error: unknown) => (error as { code?: string } | null)?.code;
-const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
 
 export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 
@@ -391,7 +388,7 @@ export async function modifyBooking(
           originCityId: target.origin_city_id,
           destinationCityId: target.destination_city_id,
           seatCount: input.newSeatNumbers.length,
-          bookable: BOOKABLE.has(target.status),
+          bookable: isBookableStatus(target.status),
           departureAt: new Date(target.board_departure_at ?? target.departure_at),
         },
         now,

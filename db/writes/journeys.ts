@@ -17,7 +17,8 @@ import {
   type QuotedResource,
 } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
-import { BOOKABLE_TRIP_STATUSES } from '../queries/inventory.js';
+import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../pg-errors.js';
+import { isBookableStatus } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { signTicketsOf, type SigningOptions } from './boarding-credentials.js';
 import type { QuoteResponse } from './quote.js';
@@ -47,11 +48,6 @@ export class JourneyRefusal extends Refusal {
 
 type Queryable = Pick<PoolClient, 'query'>;
 
-const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
-const PG_UNIQUE_VIOLATION = '23505';
-const PG_EXCLUSION_VIOLATION = '23P01';
-
-const pgCode = (error: unknown) => (error as { code?: string } | null)?.code;
 const instant = (value: unknown) => new Date(value as string | Date);
 
 // ---------------------------------------------------------------------------------------------
@@ -116,7 +112,7 @@ async function checkQuote(
     params,
   );
   if (rows.length !== legs.length) throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
-  if (rows.some((row) => !BOOKABLE.has(row.status) || !row.upcoming)) {
+  if (rows.some((row) => !isBookableStatus(row.status) || !row.upcoming)) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
   }
   return quote;
@@ -477,7 +473,7 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
     await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
       tripIds,
     ]);
-    const unbookable = legs.find((leg) => !BOOKABLE.has(leg.status) || !leg.upcoming);
+    const unbookable = legs.find((leg) => !isBookableStatus(leg.status) || !leg.upcoming);
     if (unbookable) {
       throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
         journey_id: unbookable.journey_id,

@@ -11,7 +11,7 @@ import {
 } from '../../domain/journey-quote.js';
 import { transferBetween, type TransferSettings } from '../../domain/journey-search.js';
 import type { SeatClass } from '../../domain/seat-layout.js';
-import { BOOKABLE_TRIP_STATUSES, LIVE_ALLOCATION, takenSeatsSql } from '../queries/inventory.js';
+import { isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { stopIdentityColumns, toStopIdentity, type StopIdentity } from '../queries/stop-identity.js';
 
@@ -265,8 +265,6 @@ async function loadQuoteLegs(
   }));
 }
 
-const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
-
 /** The first reason the legs themselves cannot be quoted, checked leg by leg and then their chaining. */
 function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | null {
   for (const leg of legs) {
@@ -300,7 +298,7 @@ function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | 
         details,
       );
     }
-    if (!BOOKABLE.has(leg.status) || new Date(board.departure_at).getTime() <= settings.now.getTime()) {
+    if (!isBookableStatus(leg.status) || new Date(board.departure_at).getTime() <= settings.now.getTime()) {
       return refused(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
     }
   }

@@ -7,7 +7,8 @@ import {
 } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
-import { BOOKABLE_TRIP_STATUSES, LIVE_ALLOCATION } from '../queries/inventory.js';
+import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
+import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { JourneyRefusal } from './journeys.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
@@ -43,10 +44,6 @@ export interface SeatLockCaller {
   scope: InventoryScope;
   channel: BookingChannel;
 }
-
-const PG_EXCLUSION_VIOLATION = '23P01';
-const pgCode = (error: unknown) => (error as { code?: string } | null)?.code;
-const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
 
 /** A trip as booking sees it: its company, route, fares and the first and last stop calls. */
 export interface BookableTrip {
@@ -105,7 +102,7 @@ export async function bookableTrip(
   const details = { trip_id: tripId };
   if (!trip || trip.first_sequence === trip.last_sequence)
     throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
-  if (!BOOKABLE.has(trip.status) || !trip.upcoming) {
+  if (!isBookableStatus(trip.status) || !trip.upcoming) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
   }
   return trip;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PG_UNIQUE_VIOLATION, pgCode } from '../pg-errors.js';
 import type { PoolClient } from 'pg';
 import { scopeFromAppMetadata, scopeToAppMetadata } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
@@ -148,7 +149,7 @@ async function failClosed<T>(work: () => Promise<T>, code: IdentityRefusal): Pro
   try {
     return await work();
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') {
+    if (pgCode(error) === PG_UNIQUE_VIOLATION) {
       throw new IdentityRefused(code, 'The identity conflicts with another account');
     }
     throw error;
