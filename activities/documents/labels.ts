@@ -9,8 +9,6 @@ export interface Labels {
   bookedAt: string;
   issuedAt: string;
   trip: string;
-  from: string;
-  to: string;
   departure: string;
   arrival: string;
   pickup: string;
@@ -19,7 +17,6 @@ export interface Labels {
   seat: string;
   leg: string;
   seats: string;
-  subtotal: string;
   discount: string;
   total: string;
   amount: string;
@@ -54,8 +51,6 @@ const en: Labels = {
   bookedAt: 'Booked on',
   issuedAt: 'Issued on',
   trip: 'Trip',
-  from: 'From',
-  to: 'To',
   departure: 'Departure',
   arrival: 'Arrival',
   pickup: 'Boarding point',
@@ -64,7 +59,6 @@ const en: Labels = {
   seat: 'Seat',
   leg: 'Leg',
   seats: 'Seats',
-  subtotal: 'Subtotal',
   discount: 'Discount',
   total: 'Total',
   amount: 'Amount',
@@ -118,8 +112,6 @@ const ar: Labels = {
   bookedAt: 'تاريخ الحجز',
   issuedAt: 'تاريخ الإصدار',
   trip: 'الرحلة',
-  from: 'من',
-  to: 'إلى',
   departure: 'المغادرة',
   arrival: 'الوصول',
   pickup: 'نقطة الصعود',
@@ -128,7 +120,6 @@ const ar: Labels = {
   seat: 'المقعد',
   leg: 'المرحلة',
   seats: 'المقاعد',
-  subtotal: 'المجموع الفرعي',
   discount: 'الخصم',
   total: 'الإجمالي',
   amount: 'المبلغ',

@@ -90,15 +90,10 @@ const invalid = () =>
  */
 export function withShareSecurity(customer: Authenticator, deps: IssuerDeps): Authenticator {
   return async (ctx, route) => {
-    if (route.security === 'shareRecipient') {
-      ctx.state.traveller = null;
-      ctx.state.scope = PUBLIC_SCOPE;
-      return;
-    }
-    if (route.security !== 'shareIssuer') return customer(ctx, route);
+    if (route.security !== 'shareRecipient' && route.security !== 'shareIssuer') return customer(ctx, route);
     ctx.state.traveller = null;
     ctx.state.scope = PUBLIC_SCOPE;
-    ctx.state.shareIssuer = await resolveIssuer(ctx, deps, route.csrf);
+    if (route.security === 'shareIssuer') ctx.state.shareIssuer = await resolveIssuer(ctx, deps, route.csrf);
   };
 }
 

@@ -12,9 +12,9 @@ import {
 import {
   recordRecipientAccess,
   touchRecipientSession,
+  unacceptable,
   type SessionEnd,
 } from '../../db/writes/document-shares.js';
-import { saveSnapshot } from '../../db/writes/documents.js';
 import { scaledMilliseconds } from '../../domain/journey-confirmation.js';
 import {
   SHARE_DOCUMENT_KINDS,
@@ -25,8 +25,8 @@ import {
 import type { AppContext } from '../app.js';
 import { hashSecret, newSecret, sameSecret } from '../auth/secrets.js';
 import { actorOf, currentShareIssuer, shareableKinds, type ShareIssuer } from '../auth/share-issuer.js';
-import { renderedDocument } from '../documents/render-client.js';
-import { sendPdf } from '../documents/send.js';
+import { renderBookingDocument } from '../documents/render-client.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { ApiError } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
@@ -119,16 +119,10 @@ const PdfResponse = {
   schema: z.string().meta({ format: 'binary' }),
 };
 
-const FILE_TYPE: Record<string, string> = {
-  BOOKING_CONFIRMATION: 'confirmation',
-  INVOICE: 'invoice',
-  CANCELLATION_CONFIRMATION: 'cancellation',
-  PAYMENT_RECEIPT: 'receipt',
-  REFUND_NOTICE: 'refund',
-};
-
 const notFound = () => new ApiError(404, 'SHARE_NOT_FOUND', 'No such share');
 const bookingNotFound = () => new ApiError(404, 'BOOKING_NOT_FOUND', 'No such booking');
+const sessionRequired = () =>
+  new ApiError(401, 'SHARE_SESSION_REQUIRED', 'Open the share link and accept it first');
 
 /** Whether the issuer reaches the booking at all (otherwise 404, as if it did not exist). */
 function reaches(issuer: ShareIssuer, booking: ShareableBooking): boolean {
@@ -151,15 +145,6 @@ function mayRevoke(issuer: ShareIssuer, grant: ShareGrantRow): boolean {
     issuer.companyId === grant.companyId &&
     ['OWNER', 'ADMIN'].includes(issuer.role);
   return isIssuer || companyManager;
-}
-
-/** A link that can no longer be accepted, by its status (the secret has been checked). */
-function refuseUnacceptable(grant: ShareGrantRow): void {
-  if (grant.status === 'REVOKED') throw new ApiError(410, 'SHARE_REVOKED', 'This share was revoked');
-  if (grant.status === 'ACCEPTED')
-    throw new ApiError(409, 'SHARE_ALREADY_ACCEPTED', 'This link was already used');
-  if (grant.status === 'EXPIRED' || !grant.linkOpen)
-    throw new ApiError(410, 'SHARE_EXPIRED', 'This link has expired');
 }
 
 function sessionEnded(end: SessionEnd): ApiError {
@@ -246,10 +231,15 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     await perGrant.consume(ctx, `${ctx.ip}|${grantId}`);
   };
 
-  /** The grant whose secret the caller knows; anything else is the same 404. */
-  const grantWithSecret = async (grantId: string, secret: string): Promise<ShareGrantRow> => {
+  /**
+   * The grant whose secret the caller knows (anything else is the same 404), refused when its link
+   * can no longer be accepted.
+   */
+  const acceptableGrant = async (grantId: string, secret: string): Promise<ShareGrantRow> => {
     const grant = await findShareGrant(db, grantId);
     if (!grant || !sameSecret(hashSecret(secret), grant.secretHash)) throw notFound();
+    const refusal = unacceptable(grant);
+    if (refusal) throw refusal;
     return grant;
   };
 
@@ -259,7 +249,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     grantId: string,
   ): Promise<ShareGrantRow & { sessionId: string }> => {
     const token = ctx.cookies.get(SHARE_COOKIE);
-    if (!token) throw new ApiError(401, 'SHARE_SESSION_REQUIRED', 'Open the share link and accept it first');
+    if (!token) throw sessionRequired();
     const used = await touchRecipientSession(db, {
       grantId,
       sessionTokenHash: hashSecret(token),
@@ -275,7 +265,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     grantId: string,
     used: { sessionId: string } | { ended: SessionEnd } | null,
   ) => asserts used is { sessionId: string } = (grantId, used) => {
-    if (!used) throw new ApiError(401, 'SHARE_SESSION_REQUIRED', 'Open the share link and accept it first');
+    if (!used) throw sessionRequired();
     if ('ended' in used) {
       // The workflow may expire the grant now rather than at the session's hard end.
       if (used.ended === 'IDLE') void workflow.reportIdle(grantId);
@@ -303,8 +293,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     },
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
-      const grant = await grantWithSecret(params.grantId, body.secret);
-      refuseUnacceptable(grant);
+      const grant = await acceptableGrant(params.grantId, body.secret);
       ctx.body = { success: true, data: { documentKind: grant.documentKind, company: grant.company } };
     },
   });
@@ -330,8 +319,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     },
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
-      const grant = await grantWithSecret(params.grantId, body.secret);
-      refuseUnacceptable(grant);
+      const grant = await acceptableGrant(params.grantId, body.secret);
       const token = newSecret();
       const session = await workflow.accept(grant.id, hashSecret(body.secret), hashSecret(token));
       if (config.COOKIE_SECURE) ctx.cookies.secure = true;
@@ -405,15 +393,12 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
       if (download && recipient.presentation !== 'DOWNLOAD') {
         throw new ApiError(403, 'SHARE_DOWNLOAD_NOT_ALLOWED', 'This share may only be viewed');
       }
-      const built = await buildBookingDocument(db, {
+      const { document, snapshotId, rendered } = await renderBookingDocument(context, {
         bookingId: recipient.bookingId,
         kind: recipient.documentKind,
         locale: query.locale,
         viewer: { kind: 'GRANT' },
       });
-      if (!built.ok) throw new ApiError(built.refusal.status, built.refusal.errorCode, built.refusal.message);
-      const { snapshotId } = await saveSnapshot(db, built.document);
-      const rendered = await renderedDocument(context, snapshotId);
       const final = await recordRecipientAccess(db, {
         grantId: params.grantId,
         sessionTokenHash: hashSecret(ctx.cookies.get(SHARE_COOKIE)!),
@@ -426,7 +411,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
       });
       refuseDeadSession(params.grantId, final);
       sendPdf(ctx, rendered, {
-        filename: `shared-${FILE_TYPE[built.document.kind] ?? 'document'}-${built.document.locale}.pdf`,
+        filename: `shared-${FILE_TYPE[document.kind]}-${document.locale}.pdf`,
         disposition: download ? 'attachment' : 'inline',
       });
     },
@@ -477,7 +462,13 @@ function registerIssuerRoutes(
           allowedKinds: [...shareableKinds(issuer)],
         });
       }
-      await requireIssuable(booking.id, body.documentKind);
+      // A share of a document that cannot be issued (not confirmed, not paid, gone) is refused up front.
+      await buildBookingDocument(db, {
+        bookingId: booking.id,
+        kind: body.documentKind,
+        locale: 'en',
+        viewer: { kind: 'GRANT' },
+      });
       const secret = newSecret();
       const grantId = randomUUID();
       const opened = await settings.workflow.open({
@@ -498,17 +489,6 @@ function registerIssuerRoutes(
       };
     },
   });
-
-  /** A share of a document that cannot be issued (not confirmed, not paid, gone) is refused up front. */
-  const requireIssuable = async (bookingId: string, kind: ShareDocumentKind) => {
-    const built = await buildBookingDocument(db, {
-      bookingId,
-      kind,
-      locale: 'en',
-      viewer: { kind: 'GRANT' },
-    });
-    if (!built.ok) throw new ApiError(built.refusal.status, built.refusal.errorCode, built.refusal.message);
-  };
 
   surface.route({
     method: 'post',

@@ -1,12 +1,10 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { buildBookingDocument, type BookingDocument } from '../../db/queries/documents.js';
-import { recordAccess, saveSnapshot } from '../../db/writes/documents.js';
+import { recordAccess } from '../../db/writes/documents.js';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
-import { renderedDocument } from '../documents/render-client.js';
-import { sendPdf } from '../documents/send.js';
-import { ApiError } from '../http/errors.js';
+import { renderBookingDocument } from '../documents/render-client.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Locale } from '../http/schemas.js';
 
@@ -33,16 +31,6 @@ const KIND_OF_TYPE: Record<'ticket' | 'confirmation', DocumentKind> = {
   confirmation: 'BOOKING_CONFIRMATION',
 };
 
-/** The file name part of each kind: booking-<code>-<type>-<locale>.pdf. */
-const FILE_TYPE: Record<DocumentKind, string> = {
-  TICKET: 'ticket',
-  BOOKING_CONFIRMATION: 'confirmation',
-  INVOICE: 'invoice',
-  CANCELLATION_CONFIRMATION: 'cancellation',
-  PAYMENT_RECEIPT: 'receipt',
-  REFUND_NOTICE: 'refund',
-};
-
 const PdfResponse = {
   description:
     'The PDF (Cache-Control: private, no-store; X-Robots-Tag: noindex; Digest: sha-256 of the bytes)',
@@ -56,17 +44,10 @@ async function sendBookingDocument(
   input: { bookingId: string; kind: DocumentKind; locale: DocumentLocale },
 ): Promise<void> {
   const traveller = ctx.state.traveller!;
-  const built = await buildBookingDocument(context.db, {
+  const { document, snapshotId, rendered } = await renderBookingDocument(context, {
     ...input,
     viewer: { kind: 'TRAVELLER', userId: traveller.userId },
   });
-  if (!built.ok) {
-    const { status, errorCode, message } = built.refusal;
-    throw new ApiError(status, errorCode, message);
-  }
-  const document: BookingDocument = built.document;
-  const { snapshotId } = await saveSnapshot(context.db, document);
-  const rendered = await renderedDocument(context, snapshotId);
   await recordAccess(context.db, {
     snapshotId,
     actorKind: 'TRAVELLER',

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { DocumentKind } from '../../domain/documents.js';
 import type { RenderedDocument } from './render-client.js';
 
 export interface SendOptions {
@@ -6,6 +7,16 @@ export interface SendOptions {
   filename: string;
   disposition: 'inline' | 'attachment';
 }
+
+/** The file name part of each kind, e.g. booking-<code>-<type>-<locale>.pdf. */
+export const FILE_TYPE: Record<DocumentKind, string> = {
+  TICKET: 'ticket',
+  BOOKING_CONFIRMATION: 'confirmation',
+  INVOICE: 'invoice',
+  CANCELLATION_CONFIRMATION: 'cancellation',
+  PAYMENT_RECEIPT: 'receipt',
+  REFUND_NOTICE: 'refund',
+};
 
 /**
  * Answers with a stored PDF. Documents are personal: never cached by anyone, never indexed, never

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../domain/boarding-credential.js';
+import { Refusal } from '../../domain/refusal.js';
 import type {
   DocumentKind,
   DocumentLocale,
@@ -64,16 +65,14 @@ export interface BookingDocument {
   data: SnapshotData;
 }
 
-export interface DocumentRefusal {
-  status: 404 | 409 | 410;
-  errorCode: string;
-  message: string;
+/** Why a document may not be issued (404, 409 or 410 with its errorCode). */
+export class DocumentRefusal extends Refusal {
+  constructor(facts: { status: 404 | 409 | 410; errorCode: string; message: string }) {
+    super(facts.status, facts.errorCode, facts.message);
+  }
 }
 
-export type BookingDocumentResult =
-  { ok: true; document: BookingDocument } | { ok: false; refusal: DocumentRefusal };
-
-export const DOCUMENT_REFUSALS = {
+const DOCUMENT_REFUSALS = {
   notFound: { status: 404, errorCode: 'BOOKING_NOT_FOUND', message: 'No such booking' },
   notConfirmed: {
     status: 409,
@@ -97,9 +96,9 @@ export const DOCUMENT_REFUSALS = {
     message: 'The payment of this booking was not refunded',
   },
   notCancelled: { status: 409, errorCode: 'BOOKING_NOT_CANCELLED', message: 'The booking is not cancelled' },
-} as const satisfies Record<string, DocumentRefusal>;
+} as const;
 
-const refuse = (refusal: DocumentRefusal): BookingDocumentResult => ({ ok: false, refusal });
+const refuse = (refusal: keyof typeof DOCUMENT_REFUSALS) => new DocumentRefusal(DOCUMENT_REFUSALS[refusal]);
 
 const iso = (value: unknown) => new Date(value as string | Date).toISOString();
 
@@ -230,19 +229,16 @@ export function credentialText(payload: unknown, signature: string): string {
 const authorized = (ticket: TicketFacts) =>
   ticket.status === 'VALID' && ticket.boarding_authorized && ticket.signature !== null && !ticket.revoked;
 
-/** The boarding-document verdict: the tickets to print, or why there is no document. */
-function boardingTickets(booking: BookingFacts, tickets: TicketFacts[]): TicketFacts[] | DocumentRefusal {
+/** The boarding-document verdict: the tickets to print, or the refusal thrown when there is no document. */
+function boardingTickets(booking: BookingFacts, tickets: TicketFacts[]): TicketFacts[] {
   const cancelled = booking.status === 'CANCELLED' || booking.journey_status === 'CANCELLED';
   const everSigned = tickets.some((ticket) => ticket.issued_at !== null);
-  if (!everSigned)
-    return cancelled || booking.trip_over ? DOCUMENT_REFUSALS.gone : DOCUMENT_REFUSALS.notConfirmed;
-  if (cancelled || booking.trip_over) return DOCUMENT_REFUSALS.gone;
-  if (booking.journey_status !== 'CONFIRMED') return DOCUMENT_REFUSALS.notConfirmed;
+  if (!everSigned) throw refuse(cancelled || booking.trip_over ? 'gone' : 'notConfirmed');
+  if (cancelled || booking.trip_over) throw refuse('gone');
+  if (booking.journey_status !== 'CONFIRMED') throw refuse('notConfirmed');
   const printable = tickets.filter(authorized);
   if (printable.length > 0) return printable;
-  return tickets.some((ticket) => ticket.status === 'PENDING_CONFIRMATION')
-    ? DOCUMENT_REFUSALS.notConfirmed
-    : DOCUMENT_REFUSALS.gone;
+  throw refuse(tickets.some((ticket) => ticket.status === 'PENDING_CONFIRMATION') ? 'notConfirmed' : 'gone');
 }
 
 function baseData(booking: BookingFacts, travellers: SnapshotTraveller[], issuedAt: string): SnapshotData {
@@ -299,13 +295,9 @@ async function plainTravellers(db: Database, booking: BookingFacts): Promise<Sna
 const newestIssue = (tickets: TicketFacts[]) =>
   iso(Math.max(...tickets.map((ticket) => new Date(ticket.issued_at!).getTime())));
 
-async function boardingDocument(
-  db: Database,
-  booking: BookingFacts,
-): Promise<SnapshotData | DocumentRefusal> {
+async function boardingDocument(db: Database, booking: BookingFacts): Promise<SnapshotData> {
   const tickets = booking.journey_id ? await readTickets(db, booking) : [];
   const printable = boardingTickets(booking, tickets);
-  if (!Array.isArray(printable)) return printable;
   const travellers = printable.map((ticket) => ({
     name: ticket.traveller_name,
     seat_number: ticket.seat_number,
@@ -375,10 +367,10 @@ async function receiptDocument(
   booking: BookingFacts,
   asked: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE',
   locale: DocumentLocale,
-): Promise<{ kind: ReceiptKind; number: string; data: SnapshotData } | DocumentRefusal> {
+): Promise<{ kind: ReceiptKind; number: string; data: SnapshotData }> {
   const record = await pickCollectionRecord(db, booking);
-  if (!record) return DOCUMENT_REFUSALS.notCollected;
-  if (asked === 'REFUND_NOTICE' && record.status !== 'REFUNDED') return DOCUMENT_REFUSALS.notRefunded;
+  if (!record) throw refuse('notCollected');
+  if (asked === 'REFUND_NOTICE' && record.status !== 'REFUNDED') throw refuse('notRefunded');
   const kind: ReceiptKind = record.status === 'REFUNDED' ? 'REFUND_NOTICE' : 'PAYMENT_RECEIPT';
   const receipt = await issueReceiptNumber(db, {
     paymentId: record.id,
@@ -401,9 +393,9 @@ async function receiptDocument(
 
 const CONFIRMED_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED']);
 
-async function invoiceDocument(db: Database, booking: BookingFacts): Promise<SnapshotData | DocumentRefusal> {
+async function invoiceDocument(db: Database, booking: BookingFacts): Promise<SnapshotData> {
   if (!CONFIRMED_BOOKING_STATUSES.has(booking.status)) {
-    return booking.status === 'CANCELLED' ? DOCUMENT_REFUSALS.gone : DOCUMENT_REFUSALS.notConfirmed;
+    throw refuse(booking.status === 'CANCELLED' ? 'gone' : 'notConfirmed');
   }
   return baseData(
     booking,
@@ -412,11 +404,8 @@ async function invoiceDocument(db: Database, booking: BookingFacts): Promise<Sna
   );
 }
 
-async function cancellationDocument(
-  db: Database,
-  booking: BookingFacts,
-): Promise<SnapshotData | DocumentRefusal> {
-  if (booking.status !== 'CANCELLED') return DOCUMENT_REFUSALS.notCancelled;
+async function cancellationDocument(db: Database, booking: BookingFacts): Promise<SnapshotData> {
+  if (booking.status !== 'CANCELLED') throw refuse('notCancelled');
   const cancelledAt = iso(booking.closed_at ?? booking.updated_at);
   return {
     ...baseData(booking, await plainTravellers(db, booking), cancelledAt),
@@ -425,51 +414,44 @@ async function cancellationDocument(
 }
 
 /**
- * The document of a booking for this viewer, or the refusal to give. For PAYMENT_RECEIPT and
- * REFUND_NOTICE it assigns the collection record's fixed number on first use (its one write), so
- * every way of asking for the receipt gets the same number.
+ * The document of a booking for this viewer; throws the DocumentRefusal when it may not be given.
+ * For PAYMENT_RECEIPT and REFUND_NOTICE it assigns the collection record's fixed number on first
+ * use (its one write), so every way of asking for the receipt gets the same number.
  */
 export async function buildBookingDocument(
   db: Database,
   input: BookingDocumentInput,
-): Promise<BookingDocumentResult> {
+): Promise<BookingDocument> {
   const booking = await readBookingFacts(db, input.bookingId);
-  if (!booking || !mayView(input.viewer, booking)) return refuse(DOCUMENT_REFUSALS.notFound);
-  const document = (
-    kind: DocumentKind,
-    data: SnapshotData,
-    number: string | null = null,
-  ): BookingDocumentResult => ({
-    ok: true,
-    document: {
-      kind,
-      locale: input.locale,
-      bookingId: booking.id,
-      bookingCode: booking.booking_code,
-      companyId: booking.company_id,
-      ownerUserId: booking.owner_user_id,
-      number,
-      data,
-    },
-  });
+  if (!booking || !mayView(input.viewer, booking)) throw refuse('notFound');
+  const { kind, number, data } = await documentData(db, booking, input);
+  return {
+    kind,
+    locale: input.locale,
+    bookingId: booking.id,
+    bookingCode: booking.booking_code,
+    companyId: booking.company_id,
+    ownerUserId: booking.owner_user_id,
+    number,
+    data,
+  };
+}
+
+async function documentData(
+  db: Database,
+  booking: BookingFacts,
+  input: BookingDocumentInput,
+): Promise<{ kind: DocumentKind; number: string | null; data: SnapshotData }> {
   switch (input.kind) {
     case 'TICKET':
-    case 'BOOKING_CONFIRMATION': {
-      const data = await boardingDocument(db, booking);
-      return 'errorCode' in data ? refuse(data) : document(input.kind, data);
-    }
+    case 'BOOKING_CONFIRMATION':
+      return { kind: input.kind, number: null, data: await boardingDocument(db, booking) };
     case 'PAYMENT_RECEIPT':
-    case 'REFUND_NOTICE': {
-      const receipt = await receiptDocument(db, booking, input.kind, input.locale);
-      return 'errorCode' in receipt ? refuse(receipt) : document(receipt.kind, receipt.data, receipt.number);
-    }
-    case 'INVOICE': {
-      const data = await invoiceDocument(db, booking);
-      return 'errorCode' in data ? refuse(data) : document(input.kind, data);
-    }
-    case 'CANCELLATION_CONFIRMATION': {
-      const data = await cancellationDocument(db, booking);
-      return 'errorCode' in data ? refuse(data) : document(input.kind, data);
-    }
+    case 'REFUND_NOTICE':
+      return receiptDocument(db, booking, input.kind, input.locale);
+    case 'INVOICE':
+      return { kind: input.kind, number: null, data: await invoiceDocument(db, booking) };
+    case 'CANCELLATION_CONFIRMATION':
+      return { kind: input.kind, number: null, data: await cancellationDocument(db, booking) };
   }
 }

@@ -57,26 +57,30 @@ export async function openGrant(db: Database, input: ShareGrantInput): Promise<O
   return { grantId: input.grantId, linkExpiresAt: iso(row!.link_expires_at) };
 }
 
-interface LockedGrant {
+interface GrantLinkState {
   status: 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
-  link_open: boolean;
+  /** The link can still be accepted by the clock (status aside). */
+  linkOpen: boolean;
 }
 
-async function lockGrant(client: PoolClient, grantId: string): Promise<LockedGrant | null> {
-  const { rows } = await client.query<LockedGrant>(
-    `select status, link_expires_at > now() as link_open from document_share_grants where id = $1 for update`,
+async function lockGrant(client: PoolClient, grantId: string): Promise<GrantLinkState | null> {
+  const { rows } = await client.query<GrantLinkState>(
+    `select status, link_expires_at > now() as "linkOpen" from document_share_grants where id = $1 for update`,
     [grantId],
   );
   return rows[0] ?? null;
 }
 
-/** Why a grant that is not CREATED (or whose link ran out) cannot be accepted. */
-function refusalOf(grant: LockedGrant | null): ShareRefusal | null {
+/**
+ * Why a grant that is not CREATED (or whose link ran out) cannot be accepted: the accept's
+ * transaction and the API's preview and accept (before the workflow) refuse alike.
+ */
+export function unacceptable(grant: GrantLinkState | null): ShareRefusal | null {
   if (!grant) return new ShareRefusal('SHARE_NOT_FOUND', 'No such share');
   if (grant.status === 'ACCEPTED')
     return new ShareRefusal('SHARE_ALREADY_ACCEPTED', 'This link was already used');
   if (grant.status === 'REVOKED') return new ShareRefusal('SHARE_REVOKED', 'This share was revoked');
-  if (grant.status === 'EXPIRED' || !grant.link_open)
+  if (grant.status === 'EXPIRED' || !grant.linkOpen)
     return new ShareRefusal('SHARE_EXPIRED', 'This link has expired');
   return null;
 }
@@ -98,7 +102,7 @@ export async function acceptGrant(
       [input.grantId, input.sessionTokenHash],
     );
     if (existing[0]) return { sessionId: existing[0].id, expiresAt: iso(existing[0].expires_at) };
-    const refusal = refusalOf(grant);
+    const refusal = unacceptable(grant);
     if (refusal) throw refusal;
     const { rows } = await client.query<{ id: string; expires_at: number }>(
       `insert into share_recipient_sessions (grant_id, token_hash, expires_at)

@@ -39,18 +39,12 @@ const asIssued = (row: ReceiptRow): IssuedReceipt => ({
   issuedAt: new Date(row.issued_at).toISOString(),
 });
 
-async function existingReceipt(client: PoolClient, paymentId: string, kind: ReceiptKind) {
-  const { rows } = await client.query<ReceiptRow>(
-    `select id, number, issued_at from receipts where payment_id = $1 and kind = $2`,
-    [paymentId, kind],
-  );
-  return rows[0];
-}
+const RECEIPT_OF_PAYMENT = `select id, number, issued_at from receipts where payment_id = $1 and kind = $2`;
 
 /**
  * Takes the next value of the company's counter for the series and year. The counter row is
- * created on first use and locked FOR UPDATE until the caller's transaction ends, so concurrent
- * first downloads of two receipts of one company get consecutive numbers, never the same one.
+ * created on first use, and the update keeps it locked until the caller's transaction ends, so
+ * concurrent first downloads of two receipts of one company get consecutive numbers, never the same one.
  */
 async function nextCounterValue(
   client: PoolClient,
@@ -58,34 +52,32 @@ async function nextCounterValue(
   series: 'RCP' | 'RFD',
   year: number,
 ): Promise<number> {
-  await client.query(
-    `insert into receipt_counters (company_id, series, year) values ($1, $2, $3) on conflict do nothing`,
-    [companyId, series, year],
-  );
   const { rows } = await client.query<{ last_value: number }>(
-    `select last_value from receipt_counters where company_id = $1 and series = $2 and year = $3 for update`,
+    `insert into receipt_counters (company_id, series, year, last_value) values ($1, $2, $3, 1)
+     on conflict (company_id, series, year) do update set last_value = receipt_counters.last_value + 1
+     returning last_value`,
     [companyId, series, year],
   );
-  const value = rows[0]!.last_value + 1;
-  await client.query(
-    `update receipt_counters set last_value = $4 where company_id = $1 and series = $2 and year = $3`,
-    [companyId, series, year, value],
-  );
-  return value;
+  return rows[0]!.last_value;
 }
 
 /**
- * The receipt (or refund notice) number of a collection record, assigned on first call. The
- * payment row is locked first so two first requests for the same record serialise: the second
- * finds the first one's number instead of burning a counter value.
+ * The receipt (or refund notice) number of a collection record, assigned on first call. A number
+ * never changes, so one already assigned is read without a transaction. To assign one, the payment
+ * row is locked first so two first requests for the same record serialise: the second finds the
+ * first one's number instead of burning a counter value.
  */
 export async function issueReceiptNumber(
   db: Database,
   input: { paymentId: string; kind: ReceiptKind; companyId: string; bookingId: string },
 ): Promise<IssuedReceipt> {
+  const [issued] = await db.query<ReceiptRow>(RECEIPT_OF_PAYMENT, [input.paymentId, input.kind]);
+  if (issued) return asIssued(issued);
   return db.transaction(async (client) => {
     await client.query(`select id from payment_operations where id = $1 for update`, [input.paymentId]);
-    const existing = await existingReceipt(client, input.paymentId, input.kind);
+    const {
+      rows: [existing],
+    } = await client.query<ReceiptRow>(RECEIPT_OF_PAYMENT, [input.paymentId, input.kind]);
     if (existing) return asIssued(existing);
     const series = RECEIPT_SERIES[input.kind];
     const now = new Date();

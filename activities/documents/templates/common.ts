@@ -1,4 +1,9 @@
-import type { DocumentKind, DocumentLocale, SnapshotData } from '../../../domain/documents.js';
+import type {
+  DocumentKind,
+  DocumentLocale,
+  SnapshotData,
+  SnapshotTraveller,
+} from '../../../domain/documents.js';
 import { dateTime, money, nameIn, wordFor } from '../format.js';
 import { html, trusted, type SafeHtml } from '../html.js';
 import { LABELS, type Labels } from '../labels.js';
@@ -105,8 +110,11 @@ export function bookingSection({ locale, data, t }: DocumentView): SafeHtml {
   </section>`;
 }
 
+/** Whether the booking spans more than one leg: then each traveller's seat names its leg. */
+const spansLegs = (data: SnapshotData) => data.travellers.some((traveller) => traveller.leg !== 1);
+
 export function travellersTable({ data, t }: DocumentView): SafeHtml {
-  const multiLeg = data.travellers.some((traveller) => traveller.leg !== 1);
+  const multiLeg = spansLegs(data);
   return html`<section>
     <h2>${t.travellers}</h2>
     <table>
@@ -135,15 +143,14 @@ export function travellersTable({ data, t }: DocumentView): SafeHtml {
 export function boardingPasses({ data, t }: DocumentView): SafeHtml {
   const holders = data.travellers.filter((traveller) => traveller.credential);
   if (holders.length === 0) return html``;
+  const legOf = spansLegs(data)
+    ? (traveller: SnapshotTraveller) => html` · ${t.leg} ${String(traveller.leg)}`
+    : () => '';
   const passes = holders.map(
     (traveller) =>
       html`<div class="pass">
         <div class="who" dir="auto">${traveller.name}</div>
-        <div>
-          ${t.seat}: <bdi>${traveller.seat_number}</bdi>${
-            data.travellers.some((other) => other.leg !== 1) ? html` · ${t.leg} ${String(traveller.leg)}` : ''
-          }
-        </div>
+        <div>${t.seat}: <bdi>${traveller.seat_number}</bdi>${legOf(traveller)}</div>
         ${qrSvg(traveller.credential!)}
       </div>`,
   );

@@ -57,9 +57,14 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
     return row!.id;
   }
 
-  beforeAll(async () => {
+  /** A fresh company's corridor trip, so its receipt numbers start at 000001. */
+  async function corridorTrip(): Promise<JourneyTrip> {
     const corridor = await createCorridor(app.db);
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    return { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+  }
+
+  beforeAll(async () => {
+    trip = await corridorTrip();
     traveller = await app.signIn();
   });
 
@@ -112,12 +117,7 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
   });
 
   it('numbers receipts per company in sequence', async () => {
-    const corridor = await createCorridor(app.db);
-    const ownTrip = {
-      id: corridor.trip.id,
-      companyId: corridor.company.id,
-      stopCallIds: corridor.trip.stopCallIds,
-    };
+    const ownTrip = await corridorTrip();
     const numbers: string[] = [];
     for (let index = 0; index < 2; index += 1) {
       const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
@@ -131,12 +131,7 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
   });
 
   it('assigns one number when two first downloads race, and distinct numbers to two payments at once', async () => {
-    const corridor = await createCorridor(app.db);
-    const ownTrip = {
-      id: corridor.trip.id,
-      companyId: corridor.company.id,
-      stopCallIds: corridor.trip.stopCallIds,
-    };
+    const ownTrip = await corridorTrip();
     const one = await confirmedBooking(['Rami Haddad'], ownTrip);
     const two = await confirmedBooking(['Lina Haddad'], ownTrip);
     await collectCash(app.db, one.bookingId);
