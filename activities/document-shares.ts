@@ -5,12 +5,9 @@ import {
   revokeGrant,
   ShareRefusal,
 } from '../db/writes/document-shares.js';
-import type { ShareActor, ShareGrantInput, ShareRefusalCode } from '../workflows/share-grant.contract.js';
+import type { ShareActor, ShareGrantInput } from '../workflows/share-grant.contract.js';
 import type { ActivityDeps } from './index.js';
-
-/** A business refusal returned as a value: an answer for the Update caller, not a failed activity. */
-export type Refusable<T> =
-  { done: T; refused?: never } | { refused: { code: ShareRefusalCode; message: string }; done?: never };
+import { refusable } from './refusable.js';
 
 /**
  * The share-grant workflow's effects: each activity is one transaction of
@@ -20,17 +17,9 @@ export function createDocumentShareActivities({ db }: Pick<ActivityDeps, 'db'>) 
   return {
     openShareGrant: (input: ShareGrantInput) => openGrant(db, input),
     acceptShareGrant: (input: { grantId: string; sessionTokenHash: string; sessionMilliseconds: number }) =>
-      refusable(() => acceptGrant(db, input)),
-    revokeShareGrant: (input: { grantId: string; by: ShareActor }) => refusable(() => revokeGrant(db, input)),
+      refusable(ShareRefusal, () => acceptGrant(db, input)),
+    revokeShareGrant: (input: { grantId: string; by: ShareActor }) =>
+      refusable(ShareRefusal, () => revokeGrant(db, input)),
     expireShareGrant: (input: { grantId: string }) => expireGrant(db, input),
   };
-}
-
-async function refusable<T>(work: () => Promise<T>): Promise<Refusable<T>> {
-  try {
-    return { done: await work() };
-  } catch (error) {
-    if (error instanceof ShareRefusal) return { refused: { code: error.code, message: error.message } };
-    throw error;
-  }
 }

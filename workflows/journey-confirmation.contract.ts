@@ -133,9 +133,3 @@ export const REFUSAL_STATUS = {
 } as const;
 
 export type RefusalCode = keyof typeof REFUSAL_STATUS;
-
-/** The first detail of a refusal failure. */
-export interface RefusalFacts {
-  status: 400 | 404 | 409;
-  details?: Record<string, unknown>;
-}

@@ -10,7 +10,6 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { Refusable } from '../activities/journeys.js';
 import { scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
@@ -25,7 +24,7 @@ import {
   type ProcessState,
   type RefusalCode,
 } from './journey-confirmation.contract.js';
-import { ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
+import { accepted, ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -42,16 +41,6 @@ const answering = proxyLocalActivities<Activities>(ANSWERING_STEP);
 const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
 
 const refuse = (type: RefusalCode, message: string) => refusal(type, message, REFUSAL_STATUS[type]);
-
-/**
- * The result of an activity, or its business refusal thrown as the typed failure the Update
- * caller receives (type = errorCode, details = [{status, details}]).
- */
-function accepted<T>(result: Refusable<T>): T {
-  if (!result.refused) return result.done;
-  const { status, code, message, details } = result.refused;
-  throw refusal(code, message, status, details);
-}
 
 /**
  * The state of one confirmation scope, and a lock: Update handlers and the timers' follow-ups

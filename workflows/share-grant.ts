@@ -6,7 +6,6 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
-import type { Refusable } from '../activities/document-shares.js';
 import {
   acceptUpdate,
   type AcceptRequest,
@@ -21,7 +20,7 @@ import {
   type ShareGrantInput,
   type ShareRefusalCode,
 } from './share-grant.contract.js';
-import { ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
+import { accepted, ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -33,11 +32,6 @@ const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
 
 const refuse = (type: ShareRefusalCode, message: string) =>
   refusal(type, message, SHARE_REFUSAL_STATUS[type]);
-
-function accepted<T>(result: Refusable<T>): T {
-  if (!result.refused) return result.done;
-  throw refuse(result.refused.code, result.refused.message);
-}
 
 /**
  * The grant's state and a lock: Updates and the timers' follow-ups each run their step alone, in

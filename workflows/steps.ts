@@ -1,4 +1,5 @@
 import { ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import type { Refusable } from '../activities/refusable.js';
 
 /**
  * Pieces every long-lived process here shares: how its activities retry, how a business refusal
@@ -33,6 +34,16 @@ export function refusal(
     details: [{ status, ...(details === undefined ? {} : { details }) }],
     nonRetryable: true,
   });
+}
+
+/**
+ * The result of an activity, or its business refusal thrown as the typed failure the Update
+ * caller receives (type = errorCode, details = [{status, details}]).
+ */
+export function accepted<T>(result: Refusable<T>): T {
+  if (!result.refused) return result.done;
+  const { status, code, message, details } = result.refused;
+  throw refusal(code, message, status, details);
 }
 
 /**

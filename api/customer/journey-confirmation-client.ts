@@ -1,11 +1,5 @@
-import {
-  ServiceError,
-  WithStartWorkflowOperation,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
   confirmUpdate,
@@ -23,11 +17,11 @@ import {
   type HoldResult,
   type JourneyConfirmationInput,
   type RefusalCode,
-  type RefusalFacts,
   type ReleaseResult,
 } from '../../workflows/journey-confirmation.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { ApiError } from '../http/errors.js';
+import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
  * The API's side of the journey-confirmation workflow: every call is an Update, so the HTTP
@@ -35,7 +29,18 @@ import { ApiError } from '../http/errors.js';
  * its errorCode; a workflow that has ended answers `closed`; Temporal being unreachable or slow
  * is 503 (the client may retry with the same idempotency key).
  */
-const UPDATE_DEADLINE_MS = 25_000;
+const answersClosedAs = (closed: RefusalCode): UpdateFailureAnswers => ({
+  ended: (error) =>
+    error instanceof WorkflowNotFoundError
+      ? new ApiError(REFUSAL_STATUS[closed], closed, 'This journey has no open confirmation process any more')
+      : undefined,
+  unavailable: () =>
+    new ApiError(
+      503,
+      'CONFIRMATION_UNAVAILABLE',
+      'The booking service is busy; try again with the same idempotency key',
+    ),
+});
 
 export interface StartContext {
   scope: ConfirmationScope;
@@ -49,8 +54,9 @@ export function journeyConfirmationClient(
 ) {
   const handle = (scope: ConfirmationScope) =>
     temporal.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));
-  const withDeadline = <T>(work: () => Promise<T>) =>
-    temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+  /** An Update call; a process that has ended answers `closed`. */
+  const calling = <T>(closed: RefusalCode, work: () => Promise<T>) =>
+    callUpdate(temporal, answersClosedAs(closed), work);
 
   return {
     /** Starts the scope's workflow if none is running and sends it the hold (update-with-start). */
@@ -74,41 +80,35 @@ export function journeyConfirmationClient(
         memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
       });
       return calling('JOURNEY_NOT_HOLDABLE', () =>
-        withDeadline(() =>
-          temporal.workflow.executeUpdateWithStart(holdUpdate, {
-            args: [{ holdMinutes: config.HOLD_MINUTES, requestId }],
-            updateId,
-            startWorkflowOperation,
-          }),
-        ),
+        temporal.workflow.executeUpdateWithStart(holdUpdate, {
+          args: [{ holdMinutes: config.HOLD_MINUTES, requestId }],
+          updateId,
+          startWorkflowOperation,
+        }),
       );
     },
 
     release(scope: ConfirmationScope, holdBatchId: string): Promise<ReleaseResult> {
       return calling('HOLD_CLOSED', () =>
-        withDeadline(() =>
-          handle(scope).executeUpdate(releaseHoldUpdate, {
-            args: [{ holdBatchId }],
-            updateId: `release:${holdBatchId}`,
-          }),
-        ),
+        handle(scope).executeUpdate(releaseHoldUpdate, {
+          args: [{ holdBatchId }],
+          updateId: `release:${holdBatchId}`,
+        }),
       );
     },
 
     confirm(scope: ConfirmationScope, request: ConfirmRequest, updateId: string): Promise<ConfirmResult> {
       return calling('HOLD_CLOSED', () =>
-        withDeadline(() => handle(scope).executeUpdate(confirmUpdate, { args: [request], updateId })),
+        handle(scope).executeUpdate(confirmUpdate, { args: [request], updateId }),
       );
     },
 
     decide(scope: ConfirmationScope, decision: CompanyDecision): Promise<DecisionResult> {
       return calling('JOURNEY_CONFIRMATION_STATE_CONFLICT', () =>
-        withDeadline(() =>
-          handle(scope).executeUpdate(decideUpdate, {
-            args: [decision],
-            updateId: `decide:${decision.decisionKey}`,
-          }),
-        ),
+        handle(scope).executeUpdate(decideUpdate, {
+          args: [decision],
+          updateId: `decide:${decision.decisionKey}`,
+        }),
       );
     },
   };
@@ -117,40 +117,3 @@ export function journeyConfirmationClient(
 export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;
 
 /** Runs one Update call and turns its failure into the ApiError the client sees. */
-async function calling<T>(closed: RefusalCode, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw apiErrorOf(error, closed);
-  }
-}
-
-function apiErrorOf(error: unknown, closed: RefusalCode): unknown {
-  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-  const [facts] = (cause instanceof ApplicationFailure ? (cause.details ?? []) : []) as (
-    RefusalFacts | undefined
-  )[];
-  if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
-    return new ApiError(facts.status, cause.type, cause.message, facts.details);
-  }
-  if (error instanceof WorkflowNotFoundError) {
-    return new ApiError(
-      REFUSAL_STATUS[closed],
-      closed,
-      'This journey has no open confirmation process any more',
-    );
-  }
-  // The Update ran but failed for want of its database, or Temporal did not answer in time.
-  if (
-    error instanceof WorkflowUpdateFailedError ||
-    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-    error instanceof ServiceError
-  ) {
-    return new ApiError(
-      503,
-      'CONFIRMATION_UNAVAILABLE',
-      'The booking service is busy; try again with the same idempotency key',
-    );
-  }
-  return error;
-}

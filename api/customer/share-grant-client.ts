@@ -1,11 +1,5 @@
-import {
-  ServiceError,
-  WithStartWorkflowOperation,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
   acceptUpdate,
@@ -22,9 +16,16 @@ import {
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { ApiError } from '../http/errors.js';
+import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
-/** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
-const UPDATE_DEADLINE_MS = 25_000;
+/** A grant whose workflow has ended has expired; Temporal not answering is 503. */
+const SHARE_ANSWERS: UpdateFailureAnswers = {
+  ended: (error) =>
+    error instanceof WorkflowNotFoundError || completedWorkflow(error)
+      ? new ApiError(410, 'SHARE_EXPIRED', 'This share has ended')
+      : undefined,
+  unavailable: () => new ApiError(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
+};
 
 /**
  * The API's side of the share-grant workflow. Every state change is an Update, so the HTTP
@@ -33,8 +34,7 @@ const UPDATE_DEADLINE_MS = 25_000;
  */
 export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
   const handle = (grantId: string) => temporal.workflow.getHandle(workflowIds.shareGrant(grantId));
-  const withDeadline = <T>(work: () => Promise<T>) =>
-    temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+  const calling = <T>(work: () => Promise<T>) => callUpdate(temporal, SHARE_ANSWERS, work);
 
   return {
     /** Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start). */
@@ -56,28 +56,22 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
         },
       });
       return calling(() =>
-        withDeadline(() =>
-          temporal.workflow.executeUpdateWithStart(openUpdate, {
-            args: [],
-            updateId: `open:${input.grantId}`,
-            startWorkflowOperation,
-          }),
-        ),
+        temporal.workflow.executeUpdateWithStart(openUpdate, {
+          args: [],
+          updateId: `open:${input.grantId}`,
+          startWorkflowOperation,
+        }),
       );
     },
 
     accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {
       return calling(() =>
-        withDeadline(() =>
-          handle(grantId).executeUpdate(acceptUpdate, { args: [{ secretHash, sessionTokenHash }] }),
-        ),
+        handle(grantId).executeUpdate(acceptUpdate, { args: [{ secretHash, sessionTokenHash }] }),
       );
     },
 
     revoke(grantId: string, by: ShareActor): Promise<RevokeResult> {
-      return calling(() =>
-        withDeadline(() => handle(grantId).executeUpdate(revokeUpdate, { args: [{ by }] })),
-      );
+      return calling(() => handle(grantId).executeUpdate(revokeUpdate, { args: [{ by }] }));
     },
 
     /** Tells the workflow its recipient session went idle (fire-and-forget: the API already ended it). */
@@ -90,35 +84,6 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
 }
 
 export type ShareGrantClient = ReturnType<typeof shareGrantClient>;
-
-async function calling<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw apiErrorOf(error);
-  }
-}
-
-function apiErrorOf(error: unknown): unknown {
-  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-  const [facts] = (cause instanceof ApplicationFailure ? (cause.details ?? []) : []) as (
-    { status?: number } | undefined
-  )[];
-  if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
-    return new ApiError(facts.status, cause.type, cause.message);
-  }
-  if (error instanceof WorkflowNotFoundError || completedWorkflow(error)) {
-    return new ApiError(410, 'SHARE_EXPIRED', 'This share has ended');
-  }
-  if (
-    error instanceof WorkflowUpdateFailedError ||
-    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-    error instanceof ServiceError
-  ) {
-    return new ApiError(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again');
-  }
-  return error;
-}
 
 /** Temporal answers an Update to a closed run with FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed". */
 function completedWorkflow(error: unknown): boolean {

@@ -1,0 +1,57 @@
+import {
+  ServiceError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ApiError } from '../http/errors.js';
+
+/** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
+const UPDATE_DEADLINE_MS = 25_000;
+
+/** How a workflow client names its own answers when the process is gone or Temporal cannot answer. */
+export interface UpdateFailureAnswers {
+  /** The process has ended (or never ran): the API error for that. */
+  ended: (error: unknown) => ApiError | undefined;
+  /** The Update ran but failed for want of its database, or Temporal did not answer in time. */
+  unavailable: () => ApiError;
+}
+
+/**
+ * Runs an Update call within the deadline and turns its failure into the API's answer: a
+ * business refusal the workflow threw (workflows/steps.ts `refusal`: type = errorCode, first
+ * detail = {status, details}) keeps its errorCode, status and details; then `answers` decide.
+ * Anything else is thrown as it came.
+ */
+export async function callUpdate<T>(
+  temporal: Client,
+  answers: UpdateFailureAnswers,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+  } catch (error) {
+    throw apiErrorOf(error, answers);
+  }
+}
+
+function apiErrorOf(error: unknown, answers: UpdateFailureAnswers): unknown {
+  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+  const [facts] = (cause instanceof ApplicationFailure ? (cause.details ?? []) : []) as (
+    { status?: number; details?: Record<string, unknown> } | undefined
+  )[];
+  if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
+    return new ApiError(facts.status, cause.type, cause.message, facts.details);
+  }
+  const ended = answers.ended(error);
+  if (ended) return ended;
+  if (
+    error instanceof WorkflowUpdateFailedError ||
+    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+    error instanceof ServiceError
+  ) {
+    return answers.unavailable();
+  }
+  return error;
+}
