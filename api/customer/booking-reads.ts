@@ -4,14 +4,12 @@ import { findOwnBooking, listOwnBookings } from '../../db/queries/customer-booki
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams, Pagination } from '../http/schemas.js';
+import { errorResponses, IdParams, Pagination, Instant } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 
 /** GET /bookings and GET /bookings/{id}: a traveller's own bookings (SPEC "Bookings (customer API)"). */
-
-const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 const BookingTicket = z.object({
   id: IdText,

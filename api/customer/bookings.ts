@@ -4,7 +4,7 @@ import { createBooking, createRoundTrip, type BookingRecord } from '../../db/wri
 import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { errorResponses, Uuid, Instant } from '../http/schemas.js';
 import { channelOf, fieldErrorCode, ruleIssue, SeatNumbers } from './seat-locks.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
@@ -92,8 +92,6 @@ const RoundTripBody = z
     }
   })
   .meta({ id: 'RoundTripCreateRequest' });
-
-const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 const Booking = z
   .object({

@@ -23,7 +23,7 @@ import type { BookingChannel, JourneyTravellers } from '../../workflows/journey-
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { errorResponses, Uuid, Instant } from '../http/schemas.js';
 import { journeyConfirmationClient, type JourneyConfirmationClient } from './journey-confirmation-client.js';
 
 /** A custom zod issue that names the errorCode of the rule it breaks. */
@@ -121,7 +121,6 @@ const OrderConfirmBody = z
   .meta({ id: 'JourneyOrderConfirmRequest' });
 
 const IdText = z.string().meta({ format: 'uuid' });
-const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const JourneyState = z.enum(['DRAFT', 'HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED', 'RELEASED', 'EXPIRED']);
 
 const StopPoint = z.object({

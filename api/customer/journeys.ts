@@ -8,7 +8,7 @@ import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { MicroCache } from '../http/micro-cache.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { CalendarDate, Currency, errorResponses, Locale, Uuid } from '../http/schemas.js';
+import { CalendarDate, Currency, errorResponses, Locale, Uuid, Instant } from '../http/schemas.js';
 import { StopIdentitySchema } from './trips.js';
 
 /** A custom zod issue that names the SPEC errorCode of the rule it breaks. */
@@ -61,7 +61,6 @@ const SearchBody = z
   .meta({ id: 'JourneySearchRequest' });
 
 const IdText = z.string().meta({ format: 'uuid' });
-const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 const JourneyLegSchema = z.object({
   sequence: z.int().meta({ description: '1-based' }),

@@ -5,7 +5,7 @@ import { reissueTicket } from '../../db/writes/tickets.js';
 import type { AppContext } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
+import { errorResponses, IdParams, Pagination, Uuid, Instant } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 
 /**
@@ -14,7 +14,6 @@ import { IdText, NamedRef } from './catalogue.js';
  * while the ticket authorizes boarding, the same rule as the confirmation projection.
  */
 
-const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Name = z.object({ ar: z.string(), en: z.string() });
 
 const TicketSchema = z

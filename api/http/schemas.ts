@@ -22,6 +22,9 @@ export const CalendarDate = z
   )
   .meta({ format: 'date' });
 
+/** A moment as the API writes it: ISO 8601 in UTC. */
+export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
+
 export const Locale = z.enum(['ar', 'en']);
 export const Currency = z.enum(['SYP']);
 
