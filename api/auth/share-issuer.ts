@@ -7,12 +7,11 @@ import { ApiError } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
 import { checkCsrf } from './customer-auth.js';
-import { hashSecret, sameSecret } from './secrets.js';
+import { checkStaffCsrf } from './staff-auth.js';
 import {
   findLiveSession,
   MEMBERSHIP_ROLES,
   recordStaffActivity,
-  STAFF_CSRF_HEADER,
   STAFF_SESSION_COOKIE,
 } from './staff-session.js';
 import { isSessionActive } from './traveller-session.js';
@@ -146,12 +145,7 @@ async function staffIssuer(deps: IssuerDeps, token: string, csrfOf: Context | nu
     MEMBERSHIP_ROLES,
   );
   if (!live) throw invalid();
-  if (csrfOf) {
-    const header = csrfOf.get(STAFF_CSRF_HEADER);
-    if (!header || !sameSecret(hashSecret(header), live.csrfTokenHash)) {
-      throw new ApiError(403, 'CSRF_TOKEN_INVALID', 'Send the X-CSRF-Token header of this dashboard session');
-    }
-  }
+  if (csrfOf) checkStaffCsrf(csrfOf, live.csrfTokenHash);
   if (live.stale) await recordStaffActivity(deps.db, live.staff.sessionId);
   const { staffUserId, companyId, role } = live.staff;
   return { kind: role === 'DRIVER' ? 'DRIVER' : 'STAFF', staffUserId, companyId, role };

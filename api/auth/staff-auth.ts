@@ -43,13 +43,14 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
         'The dashboard session is invalid or has expired; sign in again',
       );
     }
-    if (route.csrf) checkCsrf(ctx, session.csrfTokenHash);
+    if (route.csrf) checkStaffCsrf(ctx, session.csrfTokenHash);
     if (session.stale) await recordStaffActivity(deps.db, session.staff.sessionId);
     ctx.state.staff = session.staff;
   };
 }
 
-function checkCsrf(ctx: Context, csrfTokenHash: string): void {
+/** A dashboard session's write: the X-CSRF-Token header must match the session's token (403 otherwise). */
+export function checkStaffCsrf(ctx: Context, csrfTokenHash: string): void {
   const header = ctx.get(STAFF_CSRF_HEADER);
   if (!header || !sameSecret(hashSecret(header), csrfTokenHash)) {
     throw new ApiError(

@@ -41,7 +41,8 @@ export interface ShareGrantRow {
 }
 
 /** An instant as epoch milliseconds (the pool hands timestamps over as text). */
-const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+/** SQL: a timestamp column as epoch milliseconds (the pool hands timestamps over as text; this is a number). */
+export const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
 export async function findShareGrant(db: Database, grantId: string): Promise<ShareGrantRow | null> {
   const [row] = await db.query<

@@ -9,6 +9,7 @@ import type {
 } from '../../workflows/share-grant.contract.js';
 import { SHARE_REFUSAL_STATUS } from '../../workflows/share-grant.contract.js';
 import type { Database } from '../orm.js';
+import { epochMs } from '../queries/document-shares.js';
 import { recordAccess, type DocumentAction } from './documents.js';
 import { Refusal } from '../../domain/refusal.js';
 
@@ -25,8 +26,6 @@ export class ShareRefusal extends Refusal {
 }
 
 const seconds = (milliseconds: number) => milliseconds / 1000;
-/** An instant as epoch milliseconds (the pool hands timestamps over as text). */
-const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
 /** Writes the grant as CREATED; a retry finds the row already there and answers the same. */
