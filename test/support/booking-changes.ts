@@ -1,11 +1,29 @@
 import type { Database } from '../../db/orm.js';
-import { bookableTrip, type BookableTripFixture } from './bookings.js';
+import { bookableTrip, createBooking, type BookableTripFixture } from './bookings.js';
 import type { TestApp, TestResponse } from './harness.js';
 import type { Caller } from './journeys.js';
 
 /** Helpers for the tests of a traveller's booking changes (modify, cancel) and reads. */
 
 export const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+
+/**
+ * A traveller's booking of `seats` (1 and 2 by default) on `trip`, or on a new trip departing at
+ * `departAt` (two days ahead by default).
+ */
+export async function booked(
+  app: TestApp,
+  caller: Caller,
+  options: { departAt?: Date; seats?: string[]; trip?: BookableTripFixture } = {},
+) {
+  const trip =
+    options.trip ?? (await bookableTrip(app.db, { departAt: options.departAt ?? minutesFromNow(48 * 60) }));
+  const booking = await createBooking(app, caller, {
+    tripId: trip.tripId,
+    seatNumbers: options.seats ?? ['1', '2'],
+  });
+  return { trip, booking };
+}
 
 /** Another trip of the same company between the same two stops, departing at `departAt`. */
 export function sameRouteTrip(

@@ -1,6 +1,7 @@
 import { createCorridor } from './factories.js';
 import type { SignedInTraveller, TestApp, TestResponse } from './harness.js';
-import { confirmJourneyRows, createJourneyRows, type JourneyTrip } from './journey-rows.js';
+import { fetchDocument } from './documents.js';
+import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from './journey-rows.js';
 import { collectCash } from './payments.js';
 
 /** The per-IP limit has its own test; test files share one client IP and would share its counter. */
@@ -16,7 +17,7 @@ export interface ShareFixture {
 export async function shareFixture(app: TestApp): Promise<ShareFixture> {
   const corridor = await createCorridor(app.db);
   return {
-    trip: { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds },
+    trip: journeyTripOf(corridor),
     companyId: corridor.company.id,
     owner: await app.signIn(),
   };
@@ -28,12 +29,11 @@ export async function shareableBooking(
   fixture: ShareFixture,
   options: { paid?: boolean; cancelled?: boolean; owner?: SignedInTraveller } = {},
 ): Promise<string> {
-  const rows = await createJourneyRows(app.db, {
+  const rows = await confirmedJourneyRows(app.db, {
     ownerUserId: (options.owner ?? fixture.owner).userId,
     trip: fixture.trip,
     travellers: ['Rami Haddad'],
   });
-  await confirmJourneyRows(app.db, rows.journeyId);
   if (options.paid) await collectCash(app.db, rows.bookingId);
   if (options.cancelled) {
     await app.db.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
@@ -88,22 +88,16 @@ export function recipientSession(app: TestApp, grantId: string, cookie: string) 
   return app.request(`/api/document-shares/${grantId}/session`, { headers: { Cookie: cookie } });
 }
 
-export async function sharedDocument(
+export function sharedDocument(
   app: TestApp,
   grantId: string,
   cookie: string,
   action: 'view' | 'download' = 'view',
   locale: 'ar' | 'en' = 'en',
 ) {
-  const response = await fetch(
-    `${app.baseUrl}/api/document-shares/${grantId}/document?action=${action}&locale=${locale}`,
-    { headers: { Cookie: cookie } },
-  );
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const json = response.headers.get('content-type')?.includes('json')
-    ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as { errorCode: string })
-    : undefined;
-  return { status: response.status, headers: response.headers, bytes, body: json };
+  return fetchDocument(app, `/api/document-shares/${grantId}/document?action=${action}&locale=${locale}`, {
+    Cookie: cookie,
+  });
 }
 
 export function revokeShare(app: TestApp, grantId: string, headers: Record<string, string>) {

@@ -18,6 +18,14 @@ export interface JourneyTrip {
   stopCallIds: string[];
 }
 
+/** The trip of a `createCorridor` world (or any trip with its company), as `createJourneyRows` takes it. */
+export function journeyTripOf(world: {
+  trip: { id: string; stopCallIds: string[] };
+  company: { id: string };
+}): JourneyTrip {
+  return { id: world.trip.id, companyId: world.company.id, stopCallIds: world.trip.stopCallIds };
+}
+
 export interface JourneyRows {
   journeyId: string;
   ticketIds: string[];
@@ -127,6 +135,16 @@ export async function confirmJourneyRows(db: Database, journeyId: string): Promi
     ]);
     await client.query(`update bookings set status = 'CONFIRMED' where journey_id = $1`, [journeyId]);
   });
+}
+
+/** A journey as the confirm flow leaves it: its rows written, then its tickets signed and it CONFIRMED. */
+export async function confirmedJourneyRows(
+  db: Database,
+  options: { ownerUserId: string; trip: JourneyTrip; travellers: string[] },
+): Promise<JourneyRows> {
+  const rows = await createJourneyRows(db, options);
+  await confirmJourneyRows(db, rows.journeyId);
+  return rows;
 }
 
 /** A live company user session, as sign-in creates one; DRIVER members get one too (the driver app). */

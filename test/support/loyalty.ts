@@ -5,7 +5,7 @@ import type { SignedInTraveller, TestApp } from './harness.js';
 
 /**
  * Loyalty fixtures for any test: a company's program (with tiers), rewards, points on a
- * traveller's account, and a voucher redeemed through the real API.
+ * traveller's account, a completed booking to earn on, and a voucher redeemed through the real API.
  */
 
 export interface ProgramOptions {
@@ -98,6 +98,29 @@ export async function creditPoints(
 ): Promise<number> {
   const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
   return (await adjustPoints(db, { accountId, points: input.points, note: 'test credit' })).balance;
+}
+
+/** A completed booking of the traveller on the trip, written as the dispatch issue will leave it. */
+export async function completedBooking(
+  db: Database,
+  trip: { tripId: string; companyId: string },
+  userId: string,
+  options: { totalPrice?: number; status?: string } = {},
+): Promise<string> {
+  const [row] = await db.query<{ id: string }>(
+    `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
+                           seats_count, seat_numbers, status, total_price)
+     values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', $5, $6) returning id`,
+    [
+      `T-${randomUUID().slice(0, 10)}`,
+      trip.companyId,
+      trip.tripId,
+      userId,
+      options.status ?? 'COMPLETED',
+      options.totalPrice ?? 25_000,
+    ],
+  );
+  return row!.id;
 }
 
 /**

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bookingState, cancelBooking, minutesFromNow, sameRouteTrip } from '../../support/booking-changes.js';
-import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
+import {
+  booked,
+  bookingState,
+  cancelBooking,
+  minutesFromNow,
+  sameRouteTrip,
+} from '../../support/booking-changes.js';
+import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { createJourneyRows } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
@@ -8,13 +14,6 @@ import { announceCashPayment, collectCash } from '../../support/payments.js';
 
 describe('POST /bookings/{id}/cancel', () => {
   const app = useTestApp();
-
-  async function booked(caller: Caller, options: { departAt?: Date; trip?: BookableTripFixture } = {}) {
-    const trip =
-      options.trip ?? (await bookableTrip(app.db, { departAt: options.departAt ?? minutesFromNow(48 * 60) }));
-    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['1', '2'] });
-    return { trip, booking };
-  }
 
   async function expectRefused(caller: Caller, bookingId: string, status: number, errorCode: string) {
     const before = await bookingState(app.db, bookingId);
@@ -27,7 +26,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('cancels booking, journey and tickets, revokes the credentials and frees the seats', async () => {
     const caller = await webTraveller(app);
-    const { trip, booking } = await booked(caller);
+    const { trip, booking } = await booked(app, caller);
     const { paymentId } = await announceCashPayment(app.db, booking.id, caller.userId);
 
     const response = await cancelBooking(app, caller, booking.id);
@@ -63,7 +62,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('takes an empty JSON object as no body, and refuses a body with fields without changing anything', async () => {
     const caller = await mobileTraveller(app);
-    const { booking } = await booked(caller);
+    const { booking } = await booked(app, caller);
     const before = await bookingState(app.db, booking.id);
 
     const withFields = await app.request(`/api/bookings/${booking.id}/cancel`, {
@@ -86,7 +85,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('answers 200 with the same state when cancelled twice', async () => {
     const caller = await mobileTraveller(app);
-    const { booking } = await booked(caller);
+    const { booking } = await booked(app, caller);
     const first = await cancelBooking(app, caller, booking.id);
     expect(first.status, first.text).toBe(200);
     const before = await bookingState(app.db, booking.id);
@@ -101,11 +100,11 @@ describe('POST /bookings/{id}/cancel', () => {
   it('allows cancelling until BOOKING_CANCEL_CUTOFF_MINUTES before departure, then refuses CANCELLATION_TOO_LATE', async () => {
     expect(app.config.BOOKING_CANCEL_CUTOFF_MINUTES).toBe(120);
     const caller = await mobileTraveller(app);
-    const late = await booked(caller, { departAt: minutesFromNow(119) });
+    const late = await booked(app, caller, { departAt: minutesFromNow(119) });
     const refused = await expectRefused(caller, late.booking.id, 409, 'CANCELLATION_TOO_LATE');
     expect(refused.body.details).toEqual({ cutoff_minutes: 120 });
 
-    const inTime = await booked(caller, {
+    const inTime = await booked(app, caller, {
       trip: await sameRouteTrip(app.db, late.trip, minutesFromNow(122)),
     });
     const allowed = await cancelBooking(app, caller, inTime.booking.id);
@@ -114,20 +113,20 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('refuses a paid booking with 409 BOOKING_ALREADY_PAID', async () => {
     const caller = await mobileTraveller(app);
-    const { booking } = await booked(caller);
+    const { booking } = await booked(app, caller);
     await collectCash(app.db, booking.id);
     await expectRefused(caller, booking.id, 409, 'BOOKING_ALREADY_PAID');
   });
 
   it('refuses a checked-in or completed booking with 409 BOOKING_NOT_CANCELLABLE', async () => {
     const caller = await mobileTraveller(app);
-    const boarded = await booked(caller);
+    const boarded = await booked(app, caller);
     await app.db.query(`update journey_tickets set status = 'USED' where journey_id = $1`, [
       boarded.booking.journey_id,
     ]);
     await expectRefused(caller, boarded.booking.id, 409, 'BOOKING_NOT_CANCELLABLE');
 
-    const completed = await booked(caller);
+    const completed = await booked(app, caller);
     await app.db.query(`update bookings set status = 'COMPLETED' where id = $1`, [completed.booking.id]);
     await expectRefused(caller, completed.booking.id, 409, 'BOOKING_NOT_CANCELLABLE');
   });
@@ -146,8 +145,8 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('refuses one booking of a journey order of several with 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
     const caller = await mobileTraveller(app);
-    const outbound = await booked(caller);
-    const inbound = await booked(caller, {
+    const outbound = await booked(app, caller);
+    const inbound = await booked(app, caller, {
       trip: await sameRouteTrip(app.db, outbound.trip, minutesFromNow(96 * 60)),
     });
     const [order] = await app.db.query<{ id: string }>(
@@ -162,20 +161,20 @@ describe('POST /bookings/{id}/cancel', () => {
   });
 
   it("answers 404 BOOKING_NOT_FOUND for another traveller's booking", async () => {
-    const { booking } = await booked(await mobileTraveller(app));
+    const { booking } = await booked(app, await mobileTraveller(app));
     await expectRefused(await mobileTraveller(app), booking.id, 404, 'BOOKING_NOT_FOUND');
   });
 
   it('refuses a cookie session without X-CSRF-Token with 403 and changes nothing', async () => {
     const caller = await webTraveller(app);
-    const { booking } = await booked(caller);
+    const { booking } = await booked(app, caller);
     const { 'X-CSRF-Token': _csrf, ...withoutCsrf } = caller.headers;
     await expectRefused({ ...caller, headers: withoutCsrf }, booking.id, 403, 'CSRF_TOKEN_INVALID');
   });
 
   it('refuses a bad id or a request body with 400 and changes nothing', async () => {
     const caller = await mobileTraveller(app);
-    const { booking } = await booked(caller);
+    const { booking } = await booked(app, caller);
     const before = await bookingState(app.db, booking.id);
     const badId = await app.request('/api/bookings/not-a-uuid/cancel', {
       method: 'POST',

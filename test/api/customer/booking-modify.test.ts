@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectCash } from '../../support/payments.js';
 import {
+  booked,
   bookingState,
   liveSeatLabels,
   minutesFromNow,
@@ -8,7 +9,7 @@ import {
   moveTo,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
-import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
+import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { createCity, createStop } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -16,20 +17,6 @@ import { mobileTraveller, webTraveller, type Caller } from '../../support/journe
 
 describe('PATCH /bookings/{id} (modify)', () => {
   const app = useTestApp();
-
-  /** A traveller's booking of `seats` on a trip departing at `departAt` (two days ahead by default). */
-  async function booked(
-    caller: Caller,
-    options: { departAt?: Date; seats?: string[]; trip?: BookableTripFixture } = {},
-  ) {
-    const trip =
-      options.trip ?? (await bookableTrip(app.db, { departAt: options.departAt ?? minutesFromNow(48 * 60) }));
-    const booking = await createBooking(app, caller, {
-      tripId: trip.tripId,
-      seatNumbers: options.seats ?? ['1', '2'],
-    });
-    return { trip, booking };
-  }
 
   async function expectRefused(
     caller: Caller,
@@ -48,7 +35,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('moves the booking to a trip of the same company and cities, repriced, with new seats and new QR codes', async () => {
     const caller = await webTraveller(app);
-    const { trip, booking } = await booked(caller);
+    const { trip, booking } = await booked(app, caller);
     const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60), { price: 12_000 });
     const before = await bookingState(app.db, booking.id);
 
@@ -116,7 +103,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('keeps a granted discount, capped at the new subtotal', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     // The voucher granted 8 000 on a 10 000 seat; the new trip costs 5 000 a seat.
     await app.db.query(`update bookings set discount = 8000, total_price = 2000 where id = $1`, [booking.id]);
     const cheaper = await sameRouteTrip(app.db, trip, minutesFromNow(60 * 60), { price: 5_000 });
@@ -129,7 +116,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('may change only the seats on the same trip, and a repeat of the same change changes nothing', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1', '2'] });
 
     const moved = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['2', '3']));
     expect(moved.status, moved.text).toBe(200);
@@ -143,7 +130,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses at 5h59m before the current departure and allows at 6h01m', async () => {
     const caller = await mobileTraveller(app);
-    const tooClose = await booked(caller, { departAt: minutesFromNow(5 * 60 + 59), seats: ['1'] });
+    const tooClose = await booked(app, caller, { departAt: minutesFromNow(5 * 60 + 59), seats: ['1'] });
     const target = await sameRouteTrip(app.db, tooClose.trip, minutesFromNow(48 * 60));
     const refused = await expectRefused(
       caller,
@@ -154,7 +141,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
     );
     expect(refused.body.details).toEqual({ trip: 'CURRENT' });
 
-    const justFarEnough = await booked(caller, {
+    const justFarEnough = await booked(app, caller, {
       departAt: minutesFromNow(6 * 60 + 1),
       seats: ['1'],
       trip: await sameRouteTrip(app.db, tooClose.trip, minutesFromNow(6 * 60 + 1)),
@@ -165,7 +152,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses a new trip departing within 6 hours', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     const soon = await sameRouteTrip(app.db, trip, minutesFromNow(5 * 60 + 59));
     const refused = await expectRefused(
       caller,
@@ -179,7 +166,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses another seat count, another company and other cities with 422', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1', '2'] });
     const sameRoute = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     await expectRefused(
       caller,
@@ -222,7 +209,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses a seat another booking holds with 409 SEAT_OCCUPIED', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     await createBooking(app, await mobileTraveller(app), { tripId: target.tripId, seatNumbers: ['4'] });
 
@@ -239,8 +226,8 @@ describe('PATCH /bookings/{id} (modify)', () => {
   it('lets exactly one of two concurrent modifications onto the same seat succeed', async () => {
     const first = await mobileTraveller(app);
     const second = await webTraveller(app);
-    const a = await booked(first, { seats: ['1'] });
-    const b = await booked(second, {
+    const a = await booked(app, first, { seats: ['1'] });
+    const b = await booked(app, second, {
       seats: ['1'],
       trip: await sameRouteTrip(app.db, a.trip, minutesFromNow(50 * 60)),
     });
@@ -268,7 +255,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses a paid booking with 409 BOOKING_ALREADY_PAID', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     await collectCash(app.db, booking.id);
     const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     await expectRefused(caller, booking.id, moveTo(target.tripId, ['1']), 409, 'BOOKING_ALREADY_PAID');
@@ -276,7 +263,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses a checked-in or cancelled booking with 409 BOOKING_NOT_MODIFIABLE', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     await app.db.query(`update bookings set status = 'CHECKED_IN' where id = $1`, [booking.id]);
     await expectRefused(caller, booking.id, moveTo(target.tripId, ['1']), 409, 'BOOKING_NOT_MODIFIABLE');
@@ -286,8 +273,8 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses one booking of a journey order of several with 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
     const caller = await mobileTraveller(app);
-    const a = await booked(caller, { seats: ['1'] });
-    const b = await booked(caller, {
+    const a = await booked(app, caller, { seats: ['1'] });
+    const b = await booked(app, caller, {
       seats: ['1'],
       trip: await sameRouteTrip(app.db, a.trip, minutesFromNow(50 * 60)),
     });
@@ -311,7 +298,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it("answers 404 BOOKING_NOT_FOUND for another traveller's booking and changes nothing", async () => {
     const owner = await mobileTraveller(app);
-    const { trip, booking } = await booked(owner, { seats: ['1'] });
+    const { trip, booking } = await booked(app, owner, { seats: ['1'] });
     const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     await expectRefused(
       await mobileTraveller(app),
@@ -324,7 +311,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses a cookie session without X-CSRF-Token with 403 and changes nothing', async () => {
     const caller = await webTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
     const target = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
     const { 'X-CSRF-Token': _csrf, ...withoutCsrf } = caller.headers;
     await expectRefused(
@@ -338,7 +325,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it('refuses bad input with 400 and changes nothing', async () => {
     const caller = await mobileTraveller(app);
-    const { trip, booking } = await booked(caller, { seats: ['1', '2'] });
+    const { trip, booking } = await booked(app, caller, { seats: ['1', '2'] });
     const bad: Record<string, unknown>[] = [
       { action: 'cancel', newTripId: trip.tripId, newSeatNumbers: ['1', '2'] },
       { action: 'modify', newTripId: 'not-a-uuid', newSeatNumbers: ['1', '2'] },

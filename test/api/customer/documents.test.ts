@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fetchDocument } from '../../support/documents.js';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
-  confirmJourneyRows,
+  confirmedJourneyRows,
   createJourneyRows,
+  journeyTripOf,
   staffSession,
   type JourneyTrip,
 } from '../../support/journey-rows.js';
@@ -18,25 +20,11 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
 
   const bearer = (who: SignedInTraveller) => ({ Authorization: `Bearer ${who.token}` });
 
-  async function download(bookingId: string, type: string, locale: string, who = traveller) {
-    const response = await fetch(
-      `${app.baseUrl}/api/bookings/${bookingId}/document?type=${type}&locale=${locale}`,
-      {
-        headers: bearer(who),
-      },
-    );
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    const body = response.headers.get('content-type')?.includes('json')
-      ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as { errorCode: string })
-      : undefined;
-    return { status: response.status, headers: response.headers, bytes, body };
-  }
+  const download = (bookingId: string, type: string, locale: string, who = traveller) =>
+    fetchDocument(app, `/api/bookings/${bookingId}/document?type=${type}&locale=${locale}`, bearer(who));
 
-  async function confirmedBooking(travellers: string[], onTrip = trip) {
-    const rows = await createJourneyRows(app.db, { ownerUserId: traveller.userId, trip: onTrip, travellers });
-    await confirmJourneyRows(app.db, rows.journeyId);
-    return rows;
-  }
+  const confirmedBooking = (travellers: string[], onTrip = trip) =>
+    confirmedJourneyRows(app.db, { ownerUserId: traveller.userId, trip: onTrip, travellers });
 
   /** What the driver app answers for a scanned QR text at the door of `tripId`. */
   async function scanAtDoor(qrText: string, tripId = trip.id) {
@@ -57,7 +45,7 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    trip = journeyTripOf(corridor);
     traveller = await app.signIn();
     driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
   });
@@ -213,12 +201,7 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
 
     it('once the trip has departed, completed or been cancelled', async () => {
       for (const status of ['DEPARTED', 'COMPLETED', 'CANCELLED']) {
-        const corridor = await createCorridor(app.db);
-        const ownTrip: JourneyTrip = {
-          id: corridor.trip.id,
-          companyId: corridor.company.id,
-          stopCallIds: corridor.trip.stopCallIds,
-        };
+        const ownTrip = journeyTripOf(await createCorridor(app.db));
         const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
         await app.db.query(`update trips set status = $2 where id = $1`, [ownTrip.id, status]);
         await expectGone(rows.bookingId);

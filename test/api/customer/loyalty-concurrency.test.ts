@@ -1,9 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { awardTripPoints } from '../../../db/writes/loyalty.js';
 import { bookableTrip, bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
-import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
+import {
+  completedBooking,
+  creditPoints,
+  giveReward,
+  loyaltyProgram,
+  redeemVoucher,
+} from '../../support/loyalty.js';
 
 describe('loyalty under concurrency', () => {
   const app = useTestApp();
@@ -127,12 +132,7 @@ describe('loyalty under concurrency', () => {
     await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 5 });
     const travellers = await Promise.all(Array.from({ length: 4 }, () => app.signIn()));
     for (const traveller of travellers) {
-      await app.db.query(
-        `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
-                               seats_count, seat_numbers, status, total_price)
-         values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', 'COMPLETED', 20000)`,
-        [`C-${randomUUID().slice(0, 10)}`, trip.companyId, trip.tripId, traveller.userId],
-      );
+      await completedBooking(app.db, trip, traveller.userId, { totalPrice: 20_000 });
     }
     await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
 

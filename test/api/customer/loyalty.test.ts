@@ -7,6 +7,7 @@ import { bookableTrip, createBooking, type BookableTripFixture } from '../../sup
 import { atDamascus, createCompany, createRoute, futureDay } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import {
+  completedBooking,
   creditPoints,
   giveReward,
   loyaltyProgram,
@@ -78,29 +79,6 @@ async function travellerWithVoucher(app: TestApp, trip: BookableTripFixture, rew
 
 function preview(app: TestApp, traveller: SignedInTraveller, body: Record<string, unknown>) {
   return app.request('/api/loyalty/preview', { method: 'POST', json: body, ...bearer(traveller) });
-}
-
-/** A completed booking of the traveller on the trip, written as the dispatch issue will leave it. */
-async function completedBooking(
-  db: Database,
-  trip: { tripId: string; companyId: string },
-  userId: string,
-  options: { totalPrice?: number; status?: string } = {},
-): Promise<string> {
-  const [row] = await db.query<{ id: string }>(
-    `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
-                           seats_count, seat_numbers, status, total_price)
-     values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', $5, $6) returning id`,
-    [
-      `T-${randomUUID().slice(0, 10)}`,
-      trip.companyId,
-      trip.tripId,
-      userId,
-      options.status ?? 'COMPLETED',
-      options.totalPrice ?? 25_000,
-    ],
-  );
-  return row!.id;
 }
 
 const completeTrip = (db: Database, tripId: string) =>

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
+import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
 import { announceCashPayment } from '../../support/payments.js';
 
 /** A booking with a pending cash payment, which a forged provider notification claims is paid. */
@@ -13,12 +13,11 @@ interface PendingPayment {
 async function pendingPayment(app: TestApp): Promise<PendingPayment> {
   const corridor = await createCorridor(app.db);
   const owner = await app.signIn();
-  const rows = await createJourneyRows(app.db, {
+  const rows = await confirmedJourneyRows(app.db, {
     ownerUserId: owner.userId,
-    trip: { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds },
+    trip: journeyTripOf(corridor),
     travellers: ['Yara Daher'],
   });
-  await confirmJourneyRows(app.db, rows.journeyId);
   const { paymentId } = await announceCashPayment(app.db, rows.bookingId, owner.userId);
   return { bookingId: rows.bookingId, paymentId };
 }

@@ -8,7 +8,12 @@ import {
 } from '../../../db/writes/payments.js';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows, type JourneyTrip } from '../../support/journey-rows.js';
+import {
+  confirmedJourneyRows,
+  createJourneyRows,
+  journeyTripOf,
+  type JourneyTrip,
+} from '../../support/journey-rows.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 import { createStaffUser } from '../../support/staff.js';
 
@@ -19,15 +24,13 @@ describe('customer payments (cash only)', () => {
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    trip = journeyTripOf(corridor);
     traveller = await app.signIn();
   });
 
   /** A confirmed booking of `owner` for `travellers` (10 000 SYP each), unpaid. */
   async function confirmedBooking(owner: SignedInTraveller, travellers = ['Rami Haddad']): Promise<string> {
-    const rows = await createJourneyRows(app.db, { ownerUserId: owner.userId, trip, travellers });
-    await confirmJourneyRows(app.db, rows.journeyId);
-    return rows.bookingId;
+    return (await confirmedJourneyRows(app.db, { ownerUserId: owner.userId, trip, travellers })).bookingId;
   }
 
   const create = (json: unknown, caller: SignedInTraveller = traveller) =>

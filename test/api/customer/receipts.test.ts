@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
+import { fetchDocument } from '../../support/documents.js';
 import { createCompany, createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows, type JourneyTrip } from '../../support/journey-rows.js';
+import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from '../../support/journey-rows.js';
 import type { Caller } from '../../support/journeys.js';
 import { collectCash } from '../../support/payments.js';
 import { pdfText } from '../../support/pdf.js';
@@ -16,22 +17,13 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
   let trip: JourneyTrip;
   let traveller: SignedInTraveller;
 
-  async function download(bookingId: string, locale = 'en', who = traveller) {
-    const response = await fetch(`${app.baseUrl}/api/bookings/${bookingId}/receipt?locale=${locale}`, {
-      headers: { Authorization: `Bearer ${who.token}` },
+  const download = (bookingId: string, locale = 'en', who = traveller) =>
+    fetchDocument(app, `/api/bookings/${bookingId}/receipt?locale=${locale}`, {
+      Authorization: `Bearer ${who.token}`,
     });
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    const body = response.headers.get('content-type')?.includes('json')
-      ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as { errorCode: string })
-      : undefined;
-    return { status: response.status, headers: response.headers, bytes, body };
-  }
 
-  async function confirmedBooking(travellers = ['Rami Haddad'], onTrip = trip) {
-    const rows = await createJourneyRows(app.db, { ownerUserId: traveller.userId, trip: onTrip, travellers });
-    await confirmJourneyRows(app.db, rows.journeyId);
-    return rows;
-  }
+  const confirmedBooking = (travellers = ['Rami Haddad'], onTrip = trip) =>
+    confirmedJourneyRows(app.db, { ownerUserId: traveller.userId, trip: onTrip, travellers });
 
   const receiptsOf = (bookingId: string) =>
     app.db.query<{ payment_id: string; kind: string; number: string }>(
@@ -57,14 +49,8 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
     return row!.id;
   }
 
-  /** A fresh company's corridor trip, so its receipt numbers start at 000001. */
-  async function corridorTrip(): Promise<JourneyTrip> {
-    const corridor = await createCorridor(app.db);
-    return { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
-  }
-
   beforeAll(async () => {
-    trip = await corridorTrip();
+    trip = journeyTripOf(await createCorridor(app.db));
     traveller = await app.signIn();
   });
 
@@ -117,7 +103,8 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
   });
 
   it('numbers receipts per company in sequence', async () => {
-    const ownTrip = await corridorTrip();
+    // A fresh company's trip, so its receipt numbers start at 000001.
+    const ownTrip = journeyTripOf(await createCorridor(app.db));
     const numbers: string[] = [];
     for (let index = 0; index < 2; index += 1) {
       const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
@@ -131,7 +118,7 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
   });
 
   it('assigns one number when two first downloads race, and distinct numbers to two payments at once', async () => {
-    const ownTrip = await corridorTrip();
+    const ownTrip = journeyTripOf(await createCorridor(app.db));
     const one = await confirmedBooking(['Rami Haddad'], ownTrip);
     const two = await confirmedBooking(['Lina Haddad'], ownTrip);
     await collectCash(app.db, one.bookingId);

@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
-  confirmJourneyRows,
+  confirmedJourneyRows,
   createJourneyRows,
+  journeyTripOf,
   staffSession,
   type JourneyTrip,
 } from '../../support/journey-rows.js';
@@ -16,11 +17,8 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
 
   const bearer = (who: SignedInTraveller) => ({ Authorization: `Bearer ${who.token}` });
 
-  async function confirmedJourney(travellers = ['Rami Haddad'], owner = traveller) {
-    const rows = await createJourneyRows(app.db, { ownerUserId: owner.userId, trip, travellers });
-    await confirmJourneyRows(app.db, rows.journeyId);
-    return rows;
-  }
+  const confirmedJourney = (travellers = ['Rami Haddad'], owner = traveller) =>
+    confirmedJourneyRows(app.db, { ownerUserId: owner.userId, trip, travellers });
 
   function verifyAtDoor(qrText: string) {
     return app.request('/driver/api/verify', {
@@ -39,7 +37,7 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    trip = journeyTripOf(corridor);
     traveller = await app.signIn();
     driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
   });
@@ -189,17 +187,12 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
 
   it('refuses to re-issue once the trip has departed', async () => {
     const corridor = await createCorridor(app.db);
-    const departed: JourneyTrip = {
-      id: corridor.trip.id,
-      companyId: corridor.company.id,
-      stopCallIds: corridor.trip.stopCallIds,
-    };
-    const rows = await createJourneyRows(app.db, {
+    const departed = journeyTripOf(corridor);
+    const rows = await confirmedJourneyRows(app.db, {
       ownerUserId: traveller.userId,
       trip: departed,
       travellers: ['Late'],
     });
-    await confirmJourneyRows(app.db, rows.journeyId);
     await app.db.query(`update trips set status = 'DEPARTED' where id = $1`, [departed.id]);
     const response = await app.request('/api/tickets', {
       method: 'POST',

@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import {
-  confirmJourneyRows,
+  confirmedJourneyRows,
   createJourneyRows,
+  journeyTripOf,
   staffSession,
   type JourneyRows,
   type JourneyTrip,
@@ -28,14 +29,12 @@ describe("the company's bookings in the dashboard", () => {
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
     date = corridor.date;
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
-    const other = await createCorridor(app.db, { date });
-    foreignTrip = { id: other.trip.id, companyId: other.company.id, stopCallIds: other.trip.stopCallIds };
+    trip = journeyTripOf(corridor);
+    foreignTrip = journeyTripOf(await createCorridor(app.db, { date }));
     const ownerUserId = (await app.signIn()).userId;
     cookie = (await staffSession(app.db, app.config, trip.companyId, 'STAFF')).cookie;
 
-    confirmed = await createJourneyRows(app.db, { ownerUserId, trip, travellers: ['Omar Saleh'] });
-    await confirmJourneyRows(app.db, confirmed.journeyId);
+    confirmed = await confirmedJourneyRows(app.db, { ownerUserId, trip, travellers: ['Omar Saleh'] });
     requested = await createJourneyRows(app.db, {
       ownerUserId,
       trip,

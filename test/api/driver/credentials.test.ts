@@ -11,8 +11,9 @@ import { verifyCredential } from '../../../domain/boarding-credential.js';
 import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import {
-  confirmJourneyRows,
+  confirmedJourneyRows,
   createJourneyRows,
+  journeyTripOf,
   staffSession,
   type JourneyTrip,
 } from '../../support/journey-rows.js';
@@ -34,8 +35,7 @@ describe('boarding credentials for the driver app', () => {
 
   /** A confirmed journey on `onTrip` and the credentials its tickets carry. */
   async function confirmedJourney(onTrip: JourneyTrip, travellers = ['Rami Haddad']): Promise<Credential[]> {
-    const rows = await createJourneyRows(app.db, { ownerUserId, trip: onTrip, travellers });
-    await confirmJourneyRows(app.db, rows.journeyId);
+    const rows = await confirmedJourneyRows(app.db, { ownerUserId, trip: onTrip, travellers });
     return app.db.query<Credential>(
       `select id as "ticketId", payload, signature, key_id as "keyId" from journey_tickets where journey_id = $1
        order by traveller_index`,
@@ -53,7 +53,7 @@ describe('boarding credentials for the driver app', () => {
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);
-    trip = { id: corridor.trip.id, companyId: corridor.company.id, stopCallIds: corridor.trip.stopCallIds };
+    trip = journeyTripOf(corridor);
     const second = await createTrip(app.db, {
       companyId: corridor.company.id,
       busId: corridor.bus.id,
@@ -64,12 +64,7 @@ describe('boarding credentials for the driver app', () => {
       ],
     });
     otherTrip = { id: second.id, companyId: corridor.company.id, stopCallIds: second.stopCallIds };
-    const foreign = await createCorridor(app.db);
-    foreignTrip = {
-      id: foreign.trip.id,
-      companyId: foreign.company.id,
-      stopCallIds: foreign.trip.stopCallIds,
-    };
+    foreignTrip = journeyTripOf(await createCorridor(app.db));
     ownerUserId = (await app.signIn()).userId;
     driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
   });
