@@ -1,8 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerBoundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'eslint.config.js', 'scripts/bootstrap.mjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      '.tools/',
+      'eslint.config.js',
+      'eslint.boundaries.js',
+      'scripts/bootstrap.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -39,26 +49,5 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  {
-    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no effects.
-    files: ['workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
-              message: 'Workflow code must stay deterministic.',
-            },
-            {
-              group: ['../db/*', '../api/*', '../activities/*', '../worker/*', '../config/*'],
-              allowTypeImports: true,
-              message: 'Workflows import only domain code and types.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...layerBoundaries,
 );

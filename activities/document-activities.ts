@@ -4,7 +4,7 @@ import {
   SNAPSHOT_NOT_FOUND,
   type DocumentRenderInput,
   type DocumentRenderResult,
-} from '../workflows/document-render.contract.js';
+} from '../domain/document-render.js';
 import { renderSnapshotPdf } from './documents/render.js';
 import type { ActivityDeps } from './index.js';
 

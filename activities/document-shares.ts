@@ -5,7 +5,7 @@ import {
   revokeGrant,
   ShareRefusal,
 } from '../db/writes/document-shares.js';
-import type { ShareActor, ShareGrantInput } from '../workflows/share-grant.contract.js';
+import type { ShareActor, ShareGrantInput } from '../domain/document-sharing.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 

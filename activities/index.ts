@@ -1,7 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
-import { createCatalogueActivities } from './catalogue.js';
 import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
@@ -18,7 +17,6 @@ export interface ActivityDeps {
 /** Every activity, built once per worker over its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createCatalogueActivities(deps),
     ...createJourneyActivities(deps),
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),

@@ -7,10 +7,10 @@ import {
   recordDecision,
   releaseHold,
   type ConfirmInput,
-  type ConfirmationScope,
   type DecisionInput,
   type PlaceHoldInput,
 } from '../db/writes/journeys.js';
+import type { ConfirmationScope } from '../domain/journey-confirmation.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 

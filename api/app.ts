@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
-import { createMailer, type Mailer } from '../activities/providers/mailer.js';
+import { createMailer, type Mailer } from '../providers/mailer.js';
 import { adminAuthenticator } from './auth/admin-auth.js';
 import { customerAuthenticator } from './auth/customer-auth.js';
 import { driverAuthenticator } from './auth/driver-auth.js';

@@ -5,8 +5,29 @@
  * and how a journey's state reads in the projection every channel shares.
  */
 
-export type BookingChannel = 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE' | 'RESELLER';
+export const BOOKING_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const;
+export type BookingChannel = (typeof BOOKING_CHANNELS)[number];
 export type ConfirmationMode = 'AUTO_CONFIRM' | 'MANUAL_CONFIRM';
+
+export type ScopeKind = 'JOURNEY' | 'ORDER';
+
+/** What one confirmation covers: a journey (its bookingId) or a journey order. */
+export interface ConfirmationScope {
+  kind: ScopeKind;
+  /** The journey id (bookingId) or the journey order id. */
+  id: string;
+}
+
+export interface TravellerInput {
+  name: string;
+  phone?: string;
+}
+
+/** The travellers of one journey of the scope, in seat order (one per party member). */
+export interface JourneyTravellers {
+  journeyId: string;
+  travellers: TravellerInput[];
+}
 
 /** A journey's (or order's) lifecycle state as stored. */
 export type JourneyStatus =

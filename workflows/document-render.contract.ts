@@ -5,15 +5,8 @@
  */
 export const DOCUMENT_RENDER_WORKFLOW = 'documentRender';
 
-export interface DocumentRenderInput {
-  snapshotId: string;
-}
-
-/** What was stored (the bytes stay in PostgreSQL; Temporal only carries the checksum). */
-export interface DocumentRenderResult {
-  sha256: string;
-  size: number;
-}
-
-/** Failure type of a render asked for a snapshot that does not exist: not worth a retry. */
-export const SNAPSHOT_NOT_FOUND = 'SNAPSHOT_NOT_FOUND';
+export {
+  SNAPSHOT_NOT_FOUND,
+  type DocumentRenderInput,
+  type DocumentRenderResult,
+} from '../domain/document-render.js';

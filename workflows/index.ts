@@ -1,5 +1,4 @@
 // The worker's workflowsPath: every workflow is re-exported here.
-export { catalogueProbe } from './catalogue-probe.js';
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';
 export { shareGrant } from './share-grant.js';

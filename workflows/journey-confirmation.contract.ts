@@ -1,6 +1,15 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { BookingChannel, ConfirmationScope, JourneyTravellers } from '../domain/journey-confirmation.js';
 import { SearchAttribute } from './shared.js';
+
+export type {
+  BookingChannel,
+  ConfirmationScope,
+  JourneyTravellers,
+  ScopeKind,
+  TravellerInput,
+} from '../domain/journey-confirmation.js';
 
 /**
  * The contract of the `journeyConfirmation` workflow (id journey-confirmation/{scopeId}): its
@@ -8,16 +17,6 @@ import { SearchAttribute } from './shared.js';
  * never the workflow body.
  */
 export const JOURNEY_CONFIRMATION_WORKFLOW = 'journeyConfirmation';
-
-export type ScopeKind = 'JOURNEY' | 'ORDER';
-
-export interface ConfirmationScope {
-  kind: ScopeKind;
-  /** The journey id (bookingId) or the journey order id. */
-  id: string;
-}
-
-export type BookingChannel = 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE' | 'RESELLER';
 
 export interface JourneyConfirmationInput {
   scope: ConfirmationScope;
@@ -51,17 +50,6 @@ export interface ReleaseRequest {
 export interface ReleaseResult {
   holdBatchId: string;
   status: 'RELEASED';
-}
-
-export interface TravellerInput {
-  name: string;
-  phone?: string;
-}
-
-/** The travellers of one journey of the scope, in seat order (one per party member). */
-export interface JourneyTravellers {
-  journeyId: string;
-  travellers: TravellerInput[];
 }
 
 export interface ConfirmRequest {

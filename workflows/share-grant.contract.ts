@@ -1,6 +1,22 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AcceptResult, OpenResult, RevokeResult, ShareActor } from '../domain/document-sharing.js';
 import { SearchAttribute } from './shared.js';
+
+export {
+  SHARE_DOCUMENT_KINDS,
+  SHARE_PRESENTATIONS,
+  SHARE_REFUSAL_STATUS,
+  type AcceptResult,
+  type IssuerKind,
+  type OpenResult,
+  type RevokeResult,
+  type ShareActor,
+  type ShareDocumentKind,
+  type ShareGrantInput,
+  type SharePresentation,
+  type ShareRefusalCode,
+} from '../domain/document-sharing.js';
 
 /**
  * The contract of the `shareGrant` workflow (id share-grant/{grantId}): one shared document's
@@ -9,69 +25,14 @@ import { SearchAttribute } from './shared.js';
  */
 export const SHARE_GRANT_WORKFLOW = 'shareGrant';
 
-/** The document kinds a grant may share (SPEC "Document share grant"). */
-export const SHARE_DOCUMENT_KINDS = [
-  'BOOKING_CONFIRMATION',
-  'INVOICE',
-  'CANCELLATION_CONFIRMATION',
-  'PAYMENT_RECEIPT',
-] as const;
-export type ShareDocumentKind = (typeof SHARE_DOCUMENT_KINDS)[number];
-
-/** DOWNLOAD lets the recipient save the PDF; VIEW only shows it inline. */
-export const SHARE_PRESENTATIONS = ['DOWNLOAD', 'VIEW'] as const;
-export type SharePresentation = (typeof SHARE_PRESENTATIONS)[number];
-
-export type IssuerKind = 'TRAVELLER' | 'STAFF' | 'DRIVER';
-
-/** Who created (or revokes) a grant: a traveller's user id, or a company user's staff user id. */
-export interface ShareActor {
-  kind: IssuerKind;
-  id: string;
-  /** TRAVELLER, or the company membership role the user acted with. */
-  role: string;
-}
-
-export interface ShareGrantInput {
-  grantId: string;
-  bookingId: string;
-  companyId: string;
-  documentKind: ShareDocumentKind;
-  presentation: SharePresentation;
-  issuer: ShareActor;
-  /** SHA-256 (hex) of the one-use link secret. */
-  secretHash: string;
-  /** How long the link may be accepted (SHARE_LINK_MINUTES after TIME_SCALE). */
-  linkMilliseconds: number;
-  /** Hard end of the recipient session after accepting (SHARE_SESSION_MAX_MINUTES after TIME_SCALE). */
-  sessionMilliseconds: number;
-}
-
-export interface OpenResult {
-  grantId: string;
-  /** ISO 8601 instant after which the link can no longer be accepted. */
-  linkExpiresAt: string;
-}
-
 export interface AcceptRequest {
   secretHash: string;
   /** SHA-256 (hex) of the recipient session token the API hands out as a cookie. */
   sessionTokenHash: string;
 }
 
-export interface AcceptResult {
-  sessionId: string;
-  /** ISO 8601 hard end of the recipient session. */
-  expiresAt: string;
-}
-
 export interface RevokeRequest {
   by: ShareActor;
-}
-
-export interface RevokeResult {
-  status: 'REVOKED';
-  revokedAt: string;
 }
 
 export type GrantPhase = 'NEW' | 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
@@ -95,17 +56,3 @@ export const shareSearchAttributeKeys = {
   bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
   processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
 };
-
-/**
- * Refusals of the workflow and its activities, with their HTTP status. A refusal fails the Update
- * with an ApplicationFailure whose type is the errorCode and whose first detail is {status}.
- * A wrong secret is the same 404 as an unknown grant, so the answer is no oracle.
- */
-export const SHARE_REFUSAL_STATUS = {
-  SHARE_NOT_FOUND: 404,
-  SHARE_ALREADY_ACCEPTED: 409,
-  SHARE_EXPIRED: 410,
-  SHARE_REVOKED: 410,
-} as const;
-
-export type ShareRefusalCode = keyof typeof SHARE_REFUSAL_STATUS;

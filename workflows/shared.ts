@@ -1,8 +1,7 @@
 /**
  * Names shared by workflows, the worker and the API. Imported by the API without pulling in any
- * workflow body.
+ * workflow body. The task queue is configuration (TEMPORAL_TASK_QUEUE, default `bus-booking`).
  */
-export const TASK_QUEUE = 'bus-booking';
 
 /** Custom search attributes registered on the dev server (scripts/lib/services.ts) and in production. */
 export const SearchAttribute = {
@@ -12,11 +11,7 @@ export const SearchAttribute = {
 } as const;
 
 export const workflowIds = {
-  catalogueProbe: (probeId: string) => `catalogue-probe/${probeId}`,
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
-  tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
-  cashShift: (companyId: string) => `cash-shift/${companyId}`,
-  webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,
 };

@@ -1,5 +1,5 @@
 import { ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
-import type { Refusable } from '../activities/refusable.js';
+import type { Refusable } from '../domain/refusal.js';
 
 /**
  * Pieces every long-lived process here shares: how its activities retry, how a business refusal

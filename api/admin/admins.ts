@@ -14,7 +14,7 @@ import type { AppContext } from '../app.js';
 import { adminAuditActor, permissionDenied, requirePermission } from '../auth/admin-auth.js';
 import { revokeOtherAdminSessions } from '../auth/admin-session.js';
 import { hashAdminPassword } from '../auth/admin-sign-in.js';
-import { ApiError, conflict, notFound } from '../http/errors.js';
+import { Refusal, conflict, notFound } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
@@ -292,7 +292,7 @@ function catalogueOrder(granted: readonly AdminPermission[]): AdminPermission[] 
 function refuseIf(refusal: AdminChangeRefusal | null): void {
   if (!refusal) return;
   if (refusal.errorCode === 'PERMISSION_DENIED') throw permissionDenied(refusal.permission);
-  throw new ApiError(
+  throw new Refusal(
     409,
     'OWN_ACCOUNT_CHANGE_REFUSED',
     'Administrators cannot lock themselves out or lift their own second-factor requirement',

@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import type { AuditEntry } from '../../db/writes/audit.js';
 import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import {
   ADMIN_COOKIE,
@@ -48,10 +48,10 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
     ctx.state.admin = undefined;
     if (route.security === 'public') return;
     const token = ctx.cookies.get(ADMIN_COOKIE);
-    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the administration');
+    if (!token) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the administration');
     const session = await touchAdminSession(deps.db, deps.config, token);
     if (!session)
-      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
+      throw new Refusal(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
     if (route.csrf) checkCsrf(ctx, session);
     const admin = principal(session);
     if (admin.secondFactorPending && route.security !== 'administratorFirstFactor') {
@@ -79,7 +79,7 @@ function principal(session: AdminSessionRecord): AdminPrincipal {
 function checkCsrf(ctx: Context, session: AdminSessionRecord): void {
   const header = ctx.get(ADMIN_CSRF_HEADER);
   if (!header || !sameSecret(hashSecret(header), session.csrfTokenHash)) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'CSRF_TOKEN_INVALID',
       'Send the X-CSRF-Token header with the value given at sign-in',
@@ -87,9 +87,9 @@ function checkCsrf(ctx: Context, session: AdminSessionRecord): void {
   }
 }
 
-export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>): ApiError {
+export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>): Refusal {
   return admin.totpEnabled
-    ? new ApiError(
+    ? new Refusal(
         403,
         'SECOND_FACTOR_REQUIRED',
         'Confirm this session with a code from your authenticator (POST /auth/2fa)',
@@ -97,7 +97,7 @@ export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>)
           enrolmentRequired: false,
         },
       )
-    : new ApiError(
+    : new Refusal(
         403,
         'SECOND_FACTOR_REQUIRED',
         'This account must set up an authenticator first (POST /security/2fa)',
@@ -110,7 +110,7 @@ export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>)
 /** The administrator the authenticator admitted; only routes with administrator security call it. */
 export function currentAdmin(ctx: Context): AdminPrincipal {
   const admin = ctx.state.admin;
-  if (!admin) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the administration');
+  if (!admin) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the administration');
   return admin;
 }
 
@@ -121,8 +121,8 @@ export function requirePermission(ctx: Context, permission: AdminPermission): Ad
   return admin;
 }
 
-export function permissionDenied(permission: AdminPermission): ApiError {
-  return new ApiError(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
+export function permissionDenied(permission: AdminPermission): Refusal {
+  return new Refusal(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
 }
 
 /** Who and where, for an audit row written on behalf of the current administrator. */

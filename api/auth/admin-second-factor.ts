@@ -4,7 +4,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { recordAudit } from '../../db/writes/audit.js';
 import { base32Decode, base32Encode, matchTotp, otpauthUrl } from '../../domain/totp.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
 import {
   elevateAdminSession,
@@ -24,7 +24,7 @@ export type SecondFactorProof = { code: string } | { recoveryCode: string };
 export const RECOVERY_CODE_COUNT = 10;
 
 export const invalidSecondFactor = () =>
-  new ApiError(400, 'INVALID_SECOND_FACTOR', 'The code is not correct, was already used, or has expired');
+  new Refusal(400, 'INVALID_SECOND_FACTOR', 'The code is not correct, was already used, or has expired');
 
 export interface AcceptedProof {
   method: 'totp' | 'recovery_code';
@@ -121,7 +121,7 @@ export async function startEnrolment(
 ): Promise<StartedEnrolment> {
   if (admin.totpEnabled && admin.secondFactorPending) throw secondFactorRequired(admin);
   if (admin.totpEnabled && !proof) {
-    throw new ApiError(
+    throw new Refusal(
       400,
       'SECOND_FACTOR_PROOF_REQUIRED',
       'Replacing the authenticator needs a code from the current one, or a recovery code',
@@ -191,7 +191,7 @@ export async function confirmEnrolment(
     );
     const row = rows[0];
     if (!row?.totp_pending_secret || !row.waiting) {
-      throw new ApiError(
+      throw new Refusal(
         409,
         'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
         'No authenticator set-up is waiting: start one with POST /security/2fa',
@@ -243,9 +243,9 @@ export async function removeSecondFactor(
     );
     const row = rows[0]!;
     if (!row.enabled)
-      throw new ApiError(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up');
+      throw new Refusal(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up');
     if (row.totp_required) {
-      throw new ApiError(
+      throw new Refusal(
         409,
         'SECOND_FACTOR_REQUIRED_BY_POLICY',
         'This account must keep a second factor; replace the authenticator instead',

@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { recordAudit } from '../../db/writes/audit.js';
 import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { AdminPrincipal } from './admin-auth.js';
 import { consumeSecondFactor, invalidSecondFactor, type SecondFactorProof } from './admin-second-factor.js';
 import {
@@ -35,7 +35,7 @@ export interface SignedInAdmin {
 }
 
 export const invalidCredentials = () =>
-  new ApiError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
+  new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
 export function hashAdminPassword(password: string): Promise<string> {
   return hash(password, { type: argon2id });
@@ -111,10 +111,10 @@ export async function completeSecondFactor(
   origin: RequestOrigin,
 ): Promise<IssuedAdminSession> {
   if (!admin.secondFactorPending) {
-    throw new ApiError(409, 'SECOND_FACTOR_NOT_PENDING', 'This session has already given its second factor');
+    throw new Refusal(409, 'SECOND_FACTOR_NOT_PENDING', 'This session has already given its second factor');
   }
   if (!admin.totpEnabled) {
-    throw new ApiError(
+    throw new Refusal(
       409,
       'SECOND_FACTOR_ENROLMENT_REQUIRED',
       'Set up an authenticator first (POST /security/2fa, then PATCH /security/2fa)',

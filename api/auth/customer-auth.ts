@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Database } from '../../db/orm.js';
 import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { sameSecret } from './secrets.js';
 import { CSRF_COOKIE, CSRF_HEADER, isSessionActive } from './traveller-session.js';
@@ -24,12 +24,8 @@ export function customerAuthenticator(deps: { db: Database; tokens: TravellerTok
     const required = route.security === 'traveller';
     const refuse = () =>
       required
-        ? new ApiError(401, 'AUTH_REQUIRED', 'Sign in to continue')
-        : new ApiError(
-            401,
-            'INVALID_CREDENTIAL',
-            'The session or authorization header is invalid or expired',
-          );
+        ? new Refusal(401, 'AUTH_REQUIRED', 'Sign in to continue')
+        : new Refusal(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
     const credential = presentedCredential(ctx);
     if (!credential) {
       if (required) throw refuse();
@@ -54,7 +50,7 @@ export function checkCsrf(ctx: Context): void {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
   const header = ctx.get(CSRF_HEADER);
   if (!cookie || !header || !sameSecret(cookie, header)) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'CSRF_TOKEN_INVALID',
       'Send the X-CSRF-Token header with the value of the CSRF cookie',

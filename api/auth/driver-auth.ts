@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { findLiveSession, MEMBERSHIP_ROLES, recordStaffActivity } from './staff-session.js';
 
@@ -50,7 +50,7 @@ export function driverAuthenticator(deps: {
     if (route.security === 'public') return;
     const token = bearerToken(ctx.get('Authorization'));
     if (!token)
-      throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
+      throw new Refusal(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
     // Every membership role is read here so that a signed-in STAFF user gets 403, not 401.
     const live = await findLiveSession(
       deps.db,
@@ -59,10 +59,10 @@ export function driverAuthenticator(deps: {
       MEMBERSHIP_ROLES,
     );
     if (!live)
-      throw new ApiError(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
+      throw new Refusal(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
     const session = live.staff;
     if (!(DRIVER_APP_ROLES as readonly string[]).includes(session.role)) {
-      throw new ApiError(
+      throw new Refusal(
         403,
         'ROLE_NOT_ALLOWED',
         `The driver app needs one of the roles ${DRIVER_APP_ROLES.join(', ')}`,

@@ -1,5 +1,5 @@
 import { argon2id, hash } from 'argon2';
-import type { Mailer } from '../../activities/providers/mailer.js';
+import type { Mailer } from '../../providers/mailer.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import {
@@ -21,7 +21,7 @@ import {
   type ComposedEmail,
   type EmailTokenPurpose,
 } from '../../domain/account-email.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 /**
@@ -85,18 +85,18 @@ async function issueEmailLink(
 }
 
 /** The answer for a link that cannot be used: unknown, already used, or expired/replaced. */
-function linkRefusal(state: Exclude<EmailTokenState, { kind: 'valid' }>): ApiError {
+function linkRefusal(state: Exclude<EmailTokenState, { kind: 'valid' }>): Refusal {
   switch (state.kind) {
     case 'used':
-      return new ApiError(410, 'EMAIL_TOKEN_USED', 'This link was already used');
+      return new Refusal(410, 'EMAIL_TOKEN_USED', 'This link was already used');
     case 'expired':
-      return new ApiError(
+      return new Refusal(
         410,
         'EMAIL_TOKEN_EXPIRED',
         'This link has expired or a newer link replaced it; ask for a new one',
       );
     default:
-      return new ApiError(400, 'EMAIL_TOKEN_INVALID', 'This link is not valid');
+      return new Refusal(400, 'EMAIL_TOKEN_INVALID', 'This link is not valid');
   }
 }
 

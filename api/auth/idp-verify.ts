@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { hashSecret } from './secrets.js';
 
 /**
@@ -79,10 +79,10 @@ export function createIdpVerifier(config: IdpConfig, logger: Pick<Logger, 'warn'
 function claimsOf(payload: JWTPayload): IdpClaims {
   const { sub, iss, email, email_verified: emailVerified, name, nonce } = payload;
   if (typeof email !== 'string' || !email.includes('@') || typeof sub !== 'string' || !sub) {
-    throw new ApiError(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
+    throw new Refusal(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
   }
   if (emailVerified !== true) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'IDP_EMAIL_NOT_VERIFIED',
       'The identity provider has not verified this e-mail address',
@@ -101,8 +101,8 @@ function claimsOf(payload: JWTPayload): IdpClaims {
  * A token that fails a check is 401; a key set that cannot be fetched or read is the provider's
  * outage (503), never blamed on the traveller and never quoted back.
  */
-function verificationFailure(error: unknown): ApiError {
-  const unavailable = new ApiError(
+function verificationFailure(error: unknown): Refusal {
+  const unavailable = new Refusal(
     503,
     'IDP_UNAVAILABLE',
     'The identity provider cannot be reached; try again shortly',
@@ -111,7 +111,7 @@ function verificationFailure(error: unknown): ApiError {
   if (!(error instanceof joseErrors.JOSEError)) return unavailable;
   // jose reports a JWKS answer other than 200 OK as a bare JOSEError (no more specific class).
   if (error.code === joseErrors.JOSEError.code) return unavailable;
-  return new ApiError(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
+  return new Refusal(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
 }
 
 /** What is stored and compared for a nonce: its SHA-256 (hex); the raw nonce is never stored. */

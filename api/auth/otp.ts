@@ -1,17 +1,17 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import { ChatappUnavailable, HttpChatappBot } from '../../activities/providers/chatapp.js';
+import { ChatappUnavailable, HttpChatappBot } from '../../providers/chatapp.js';
 import {
   HttpSmsVerification,
   SmsVerifyRefused,
   SmsVerifyUnavailable,
   type SmsCheckResult,
-} from '../../activities/providers/sms-verify.js';
+} from '../../providers/sms-verify.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/orm.js';
 import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { hashSecret, sameSecret } from './secrets.js';
 
 /**
@@ -61,24 +61,24 @@ type CheckOutcome = SmsCheckResult;
 const PROVIDER_CHALLENGE_SECONDS = 15 * 60;
 
 const invalidPhone = () =>
-  new ApiError(
+  new Refusal(
     400,
     'INVALID_PHONE',
     'Enter the phone number in international form, for example +963944123456',
   );
-const otpInvalid = () => new ApiError(400, 'OTP_INVALID', 'The code is not correct');
+const otpInvalid = () => new Refusal(400, 'OTP_INVALID', 'The code is not correct');
 const otpExpired = () =>
-  new ApiError(400, 'OTP_EXPIRED', 'The code has expired or was already used; request a new one');
+  new Refusal(400, 'OTP_EXPIRED', 'The code has expired or was already used; request a new one');
 const tooManyAttempts = () =>
-  new ApiError(429, 'OTP_TOO_MANY_ATTEMPTS', 'Too many wrong codes; request a new one');
+  new Refusal(429, 'OTP_TOO_MANY_ATTEMPTS', 'Too many wrong codes; request a new one');
 const unavailable = () =>
-  new ApiError(
+  new Refusal(
     503,
     'OTP_UNAVAILABLE',
     'Codes cannot be sent or checked right now; try again in a few minutes',
   );
 const prelaunchRefusal = () =>
-  new ApiError(
+  new Refusal(
     503,
     'PRELAUNCH_PHONE_NOT_ALLOWED',
     'Sign-in opens at launch; until then only the reserved demo numbers can sign in',
@@ -187,7 +187,7 @@ async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
   } catch (error) {
     if (error instanceof SmsVerifyRefused) {
       if (error.reason === 'invalid_phone') throw invalidPhone();
-      throw new ApiError(429, 'RATE_LIMITED', 'Too many codes were sent to this number; try again later');
+      throw new Refusal(429, 'RATE_LIMITED', 'Too many codes were sent to this number; try again later');
     }
     if (error instanceof SmsVerifyUnavailable) {
       deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');

@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
-import type { ShareActor, ShareDocumentKind } from '../../workflows/share-grant.contract.js';
-import { ApiError } from '../http/errors.js';
+import type { ShareActor, ShareDocumentKind } from '../../domain/document-sharing.js';
+import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
 import { checkCsrf } from './customer-auth.js';
@@ -65,7 +65,7 @@ export function actorOf(issuer: ShareIssuer): ShareActor {
 
 export function currentShareIssuer(ctx: Context): ShareIssuer {
   const issuer = ctx.state.shareIssuer;
-  if (!issuer) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to share a document');
+  if (!issuer) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to share a document');
   return issuer;
 }
 
@@ -79,7 +79,7 @@ interface IssuerDeps {
 }
 
 const invalid = () =>
-  new ApiError(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
+  new Refusal(401, 'INVALID_CREDENTIAL', 'The session or authorization header is invalid or expired');
 
 /**
  * The customer surface's authenticator extended with the two share kinds: 'shareIssuer' resolves
@@ -115,13 +115,13 @@ async function resolveIssuer(ctx: Context, deps: IssuerDeps, csrf: boolean): Pro
   const admin = ctx.cookies.get(ADMIN_COOKIE);
   if (admin) {
     if (!(await touchAdminSession(deps.db, deps.config, admin))) throw invalid();
-    throw new ApiError(
+    throw new Refusal(
       403,
       'SHARE_ISSUER_FORBIDDEN',
       'Platform administrators cannot share booking documents; the traveller or the company can',
     );
   }
-  throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to share a document');
+  throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to share a document');
 }
 
 async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIssuer> {

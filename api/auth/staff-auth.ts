@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { hashSecret, sameSecret } from './secrets.js';
 import {
@@ -33,11 +33,11 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
     ctx.state.staff = null;
     if (route.security === 'public') return;
     const token = ctx.cookies.get(STAFF_SESSION_COOKIE);
-    if (!token) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+    if (!token) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
     const session = await findStaffSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
     if (!session) {
       clearStaffSessionCookies(ctx, deps.config);
-      throw new ApiError(
+      throw new Refusal(
         401,
         'INVALID_CREDENTIAL',
         'The dashboard session is invalid or has expired; sign in again',
@@ -53,7 +53,7 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
 export function checkStaffCsrf(ctx: Context, csrfTokenHash: string): void {
   const header = ctx.get(STAFF_CSRF_HEADER);
   if (!header || !sameSecret(hashSecret(header), csrfTokenHash)) {
-    throw new ApiError(
+    throw new Refusal(
       403,
       'CSRF_TOKEN_INVALID',
       'Send the X-CSRF-Token header with the CSRF token of this dashboard session',

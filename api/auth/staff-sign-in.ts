@@ -1,7 +1,7 @@
 import { argon2id, hash, needsRehash, verify } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { newSecret } from './secrets.js';
 import {
   createStaffSession,
@@ -41,7 +41,7 @@ export interface RequestOrigin {
 type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'> };
 
 export const invalidCredentials = () =>
-  new ApiError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
+  new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
 export async function signInStaff(
   deps: Deps,

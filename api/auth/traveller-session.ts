@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { prepared } from '../../db/prepared.js';
 import { scopeFromAppMetadata } from '../../domain/inventory-scope.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
 
@@ -96,7 +96,7 @@ async function signFor(
     [userId],
   );
   const scope = scopeFromAppMetadata(user?.app_metadata ?? {});
-  if (!scope) throw new ApiError(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
+  if (!scope) throw new Refusal(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
   return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
 }
 
@@ -168,14 +168,14 @@ export async function rotateRefreshToken(deps: SessionDeps, presented: string): 
     return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
   });
   if (outcome.kind === 'reused') {
-    throw new ApiError(
+    throw new Refusal(
       401,
       'REFRESH_TOKEN_REUSED',
       'This refresh token was already used; the session has been ended',
     );
   }
   if (outcome.kind === 'invalid')
-    throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired');
+    throw new Refusal(401, 'INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired');
   const { token, expiresAt } = await signFor(deps, outcome.userId, outcome.sessionId);
   return { sessionId: outcome.sessionId, token, refreshToken: next, expiresAt };
 }

@@ -17,7 +17,7 @@ import {
   sessionOfRefreshToken,
   setSessionCookies,
 } from '../auth/traveller-session.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
@@ -261,7 +261,7 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       await verifyPerIp.consume(ctx, ctx.ip);
       const { phone } = await checkOtp(context, body);
       const signIn = await signInByPhone(db, { phone, name: body.name, email: body.email });
-      if (!signIn.active) throw new ApiError(403, 'ACCOUNT_DISABLED', 'This account is disabled');
+      if (!signIn.active) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
       const mobile = isMobileClient(ctx);
       const session = await issueTravellerSession(context, signIn.user.id, mobile ? 'mobile' : 'web');
       if (!mobile) setSessionCookies(ctx, config, session);
@@ -307,7 +307,7 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       const mobile = isMobileClient(ctx);
       const presented = ctx.cookies.get(REFRESH_COOKIE) || body.refreshToken;
       try {
-        if (!presented) throw new ApiError(401, 'AUTH_REQUIRED', 'No refresh token: sign in again');
+        if (!presented) throw new Refusal(401, 'AUTH_REQUIRED', 'No refresh token: sign in again');
         const session = await rotateRefreshToken(context, presented);
         if (!mobile) setSessionCookies(ctx, config, session);
         ctx.body = {
@@ -315,7 +315,7 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
           data: { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt },
         };
       } catch (error) {
-        if (!mobile && error instanceof ApiError && error.status === 401) clearSessionCookies(ctx, config);
+        if (!mobile && error instanceof Refusal && error.status === 401) clearSessionCookies(ctx, config);
         throw error;
       }
     },
@@ -340,7 +340,7 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       }
       const user = await findCustomerUser(db, traveller.userId);
       if (!user)
-        throw new ApiError(
+        throw new Refusal(
           401,
           'INVALID_CREDENTIAL',
           'The session or authorization header is invalid or expired',

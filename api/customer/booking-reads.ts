@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { findOwnBooking, listOwnBookings } from '../../db/queries/customer-bookings.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination, Instant } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
@@ -94,7 +94,7 @@ const OWN_RULE =
   "A traveller sees the bookings they made and those made for their passenger profile; another traveller's booking id " +
   'answers 404 BOOKING_NOT_FOUND, exactly like an id that does not exist. Private answers (Cache-Control: private, no-store).';
 
-export const bookingNotFound = () => new ApiError(404, 'BOOKING_NOT_FOUND', 'No such booking');
+export const bookingNotFound = () => new Refusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 
 export const travellerOf = (ctx: Context) => ctx.state.traveller!;
 

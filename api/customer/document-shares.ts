@@ -25,13 +25,13 @@ import {
 import type { AppContext } from '../app.js';
 import { hashSecret, newSecret, sameSecret } from '../auth/secrets.js';
 import { actorOf, currentShareIssuer, shareableKinds, type ShareIssuer } from '../auth/share-issuer.js';
-import { renderBookingDocument } from '../documents/render-client.js';
+import { renderBookingDocument } from '../temporal/document-render-client.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Locale, Uuid } from '../http/schemas.js';
-import { shareGrantClient } from './share-grant-client.js';
+import { shareGrantClient } from '../temporal/share-grant-client.js';
 
 /**
  * Document sharing (SPEC "Document sharing (customer API)"): a traveller, a company user or the
@@ -119,10 +119,10 @@ const PdfResponse = {
   schema: z.string().meta({ format: 'binary' }),
 };
 
-const notFound = () => new ApiError(404, 'SHARE_NOT_FOUND', 'No such share');
-const bookingNotFound = () => new ApiError(404, 'BOOKING_NOT_FOUND', 'No such booking');
+const notFound = () => new Refusal(404, 'SHARE_NOT_FOUND', 'No such share');
+const bookingNotFound = () => new Refusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 const sessionRequired = () =>
-  new ApiError(401, 'SHARE_SESSION_REQUIRED', 'Open the share link and accept it first');
+  new Refusal(401, 'SHARE_SESSION_REQUIRED', 'Open the share link and accept it first');
 
 /** Whether the issuer reaches the booking at all (otherwise 404, as if it did not exist). */
 function reaches(issuer: ShareIssuer, booking: ShareableBooking): boolean {
@@ -147,10 +147,10 @@ function mayRevoke(issuer: ShareIssuer, grant: ShareGrantRow): boolean {
   return isIssuer || companyManager;
 }
 
-function sessionEnded(end: SessionEnd): ApiError {
+function sessionEnded(end: SessionEnd): Refusal {
   return end === 'REVOKED'
-    ? new ApiError(410, 'SHARE_REVOKED', 'This share was revoked')
-    : new ApiError(410, 'SHARE_SESSION_EXPIRED', 'This shared document is no longer available');
+    ? new Refusal(410, 'SHARE_REVOKED', 'This share was revoked')
+    : new Refusal(410, 'SHARE_SESSION_EXPIRED', 'This shared document is no longer available');
 }
 
 /** Headers every share answer carries, errors included. */
@@ -209,7 +209,7 @@ export function registerDashboardDocumentShareRoutes(surface: Surface, context: 
     operationSuffix: 'FromDashboard',
     issuerOf: (ctx) => {
       const staff = ctx.state.staff;
-      if (!staff) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+      if (!staff) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
       return { kind: 'STAFF', staffUserId: staff.staffUserId, companyId: staff.companyId, role: staff.role };
     },
   });
@@ -391,7 +391,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
       const recipient = await recipientOf(ctx, params.grantId);
       const download = query.action === 'download';
       if (download && recipient.presentation !== 'DOWNLOAD') {
-        throw new ApiError(403, 'SHARE_DOWNLOAD_NOT_ALLOWED', 'This share may only be viewed');
+        throw new Refusal(403, 'SHARE_DOWNLOAD_NOT_ALLOWED', 'This share may only be viewed');
       }
       const { document, snapshotId, rendered } = await renderBookingDocument(context, {
         bookingId: recipient.bookingId,
@@ -457,7 +457,7 @@ function registerIssuerRoutes(
       const booking = await shareableBooking(db, body.bookingId);
       if (!booking || !reaches(issuer, booking)) throw bookingNotFound();
       if (!shareableKinds(issuer).includes(body.documentKind)) {
-        throw new ApiError(403, 'SHARE_KIND_NOT_ALLOWED', 'Your role may not share this kind of document', {
+        throw new Refusal(403, 'SHARE_KIND_NOT_ALLOWED', 'Your role may not share this kind of document', {
           documentKind: body.documentKind,
           allowedKinds: [...shareableKinds(issuer)],
         });
@@ -511,7 +511,7 @@ function registerIssuerRoutes(
       const grant = await findShareGrant(db, params.grantId);
       if (!grant || !mayRevoke(issuer, grant)) throw notFound();
       if (grant.status === 'EXPIRED')
-        throw new ApiError(410, 'SHARE_EXPIRED', 'This share has already expired');
+        throw new Refusal(410, 'SHARE_EXPIRED', 'This share has already expired');
       const revoked =
         grant.status === 'REVOKED' && grant.revokedAt
           ? { revokedAt: grant.revokedAt.toISOString() }

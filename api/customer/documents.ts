@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recordAccess } from '../../db/writes/documents.js';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
-import { renderBookingDocument } from '../documents/render-client.js';
+import { renderBookingDocument } from '../temporal/document-render-client.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Locale } from '../http/schemas.js';

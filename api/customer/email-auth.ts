@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MailDeliveryError } from '../../activities/providers/mailer.js';
+import { MailDeliveryError } from '../../providers/mailer.js';
 import { findEmailAccount } from '../../db/queries/email-tokens.js';
 import {
   englishDuration,
@@ -17,7 +17,7 @@ import {
 } from '../auth/email.js';
 import { hashSecret } from '../auth/secrets.js';
 import { issueTravellerSession, setSessionCookies } from '../auth/traveller-session.js';
-import { ApiError, conflict } from '../http/errors.js';
+import { Refusal, conflict } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
@@ -245,7 +245,7 @@ export function registerEmailAuthRoutes(surface: Surface, context: AppContext): 
       } catch (error) {
         if (!(error instanceof MailDeliveryError)) throw error;
         logger.error({ requestId: ctx.state.requestId, err: error.cause }, 'verification e-mail not sent');
-        throw new ApiError(503, 'EMAIL_DELIVERY_FAILED', 'The e-mail could not be sent; try again later');
+        throw new Refusal(503, 'EMAIL_DELIVERY_FAILED', 'The e-mail could not be sent; try again later');
       }
       ctx.body = {
         success: true,

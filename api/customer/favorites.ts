@@ -9,7 +9,7 @@ import {
   type CityPair,
 } from '../../db/queries/favorites.js';
 import type { AppContext } from '../app.js';
-import { ApiError, badRequest, conflict } from '../http/errors.js';
+import { Refusal, badRequest, conflict } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, UUID_PATTERN } from '../http/schemas.js';
 
@@ -106,9 +106,9 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
     try {
       return await work();
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      if (error instanceof Refusal) throw error;
       logger.error({ requestId: ctx.state.requestId, err: error }, `favorites: ${errorCode}`);
-      throw new ApiError(500, errorCode, 'Favorite routes are unavailable right now; try again later');
+      throw new Refusal(500, errorCode, 'Favorite routes are unavailable right now; try again later');
     }
   }
 
@@ -203,7 +203,7 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
   });
 }
 
-function cityNotFound(missing: string[]): ApiError {
+function cityNotFound(missing: string[]): Refusal {
   return badRequest('FAVORITE_CITY_NOT_FOUND', 'A city of this route does not exist', {
     missingCityIds: missing,
   });

@@ -24,7 +24,7 @@ import {
 import { checkOtp } from '../auth/otp.js';
 import { newSecret, sameSecret } from '../auth/secrets.js';
 import { issueTravellerSession, setSessionCookies, type IssuedSession } from '../auth/traveller-session.js';
-import { ApiError, forbidden } from '../http/errors.js';
+import { Refusal, forbidden } from '../http/errors.js';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
@@ -178,19 +178,19 @@ const REFUSAL_STATUS: Record<IdentityRefusal, number> = {
   ACCOUNT_LINK_REQUIRES_RECOVERY: 409,
 };
 
-async function asApiErrors<T>(work: () => Promise<T>): Promise<T> {
+async function asRefusals<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof IdentityRefused) {
-      throw new ApiError(REFUSAL_STATUS[error.code], error.code, error.message);
+      throw new Refusal(REFUSAL_STATUS[error.code], error.code, error.message);
     }
     throw error;
   }
 }
 
 const nonceRefused = () =>
-  new ApiError(401, 'IDP_NONCE_INVALID', 'The sign-in attempt is unknown, expired or already used');
+  new Refusal(401, 'IDP_NONCE_INVALID', 'The sign-in attempt is unknown, expired or already used');
 const originRefused = (message: string) => forbidden('IDP_ORIGIN_REFUSED', message);
 
 function originOf(url: string): string {
@@ -359,7 +359,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
     handler: async (ctx, { body }) => {
       refuseBrowserRequest(ctx);
       const claims = await verified(ctx, body.idToken, ['mobile']);
-      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims));
+      const { user, isNewUser } = await asRefusals(() => signInWithIdentity(db, claims));
       const session = await issueTravellerSession(context, user.id, 'mobile');
       ctx.body = { success: true, data: bearerData(session, user, isNewUser) };
     },
@@ -444,7 +444,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
       }
       const claims = await verified(ctx, body.idToken, ['web']);
       const nonce = presentedNonce(ctx, claims, body.flowId, 'web', true);
-      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims, nonce));
+      const { user, isNewUser } = await asRefusals(() => signInWithIdentity(db, claims, nonce));
       const session = await issueTravellerSession(context, user.id, 'web');
       setSessionCookies(ctx, config, session);
       clearFlowCookie(ctx, body.flowId);
@@ -518,7 +518,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
       allowPwaOrigin(ctx, requirePwaCaller(ctx));
       const claims = await verified(ctx, body.idToken, ['web']);
       const nonce = presentedNonce(ctx, claims, body.flowId, 'pwa', false);
-      const { user, isNewUser } = await asApiErrors(() => signInWithIdentity(db, claims, nonce));
+      const { user, isNewUser } = await asRefusals(() => signInWithIdentity(db, claims, nonce));
       const session = await issueTravellerSession(context, user.id, 'pwa');
       ctx.body = { success: true, data: bearerData(session, user, isNewUser) };
     },
@@ -549,7 +549,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
       const traveller = ctx.state.traveller!;
       const claims = await verified(ctx, body.idToken, ['web', 'mobile']);
       const nonce = presentedNonce(ctx, claims, body.flowId, 'link', traveller.via === 'cookie');
-      const identity = await asApiErrors(() => linkIdentity(db, traveller.userId, claims, nonce));
+      const identity = await asRefusals(() => linkIdentity(db, traveller.userId, claims, nonce));
       if (traveller.via === 'cookie') clearFlowCookie(ctx, body.flowId);
       ctx.body = { success: true, data: { identity } };
     },
@@ -571,7 +571,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
       ...errorResponses(401, 403, 404, 409),
     },
     handler: async (ctx) => {
-      await asApiErrors(() => unlinkIdentity(db, ctx.state.traveller!.userId));
+      await asRefusals(() => unlinkIdentity(db, ctx.state.traveller!.userId));
       ctx.body = { success: true, data: { unlinked: true } };
     },
   });
@@ -601,7 +601,7 @@ export function registerIdpRoutes(surface: Surface, context: AppContext): void {
     },
     handler: async (ctx, { body }) => {
       const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
-      const completion = await asApiErrors(() => completePhone(db, ctx.state.traveller!.userId, phone));
+      const completion = await asRefusals(() => completePhone(db, ctx.state.traveller!.userId, phone));
       ctx.body = {
         success: true,
         data: {

@@ -13,18 +13,20 @@ import {
   storeIdempotentAnswer,
   type IdempotentAnswer,
 } from '../../db/writes/idempotency.js';
-import {
-  draftJourney,
-  draftOrder,
-  type ConfirmationScope,
-  type DraftResult,
-} from '../../db/writes/journeys.js';
-import type { BookingChannel, JourneyTravellers } from '../../workflows/journey-confirmation.contract.js';
+import { draftJourney, draftOrder, type DraftResult } from '../../db/writes/journeys.js';
+import type {
+  BookingChannel,
+  ConfirmationScope,
+  JourneyTravellers,
+} from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid, Instant } from '../http/schemas.js';
-import { journeyConfirmationClient, type JourneyConfirmationClient } from './journey-confirmation-client.js';
+import {
+  journeyConfirmationClient,
+  type JourneyConfirmationClient,
+} from '../temporal/journey-confirmation-client.js';
 
 /** A custom zod issue that names the errorCode of the rule it breaks. */
 const ruleIssue = (errorCode: string, message: string, path: (string | number)[]) =>
@@ -259,8 +261,8 @@ type ScopeKind = ConfirmationScope['kind'];
 
 const notFound = (kind: ScopeKind) =>
   kind === 'ORDER'
-    ? new ApiError(404, 'ORDER_NOT_FOUND', 'No such journey order')
-    : new ApiError(404, 'JOURNEY_NOT_FOUND', 'No such journey');
+    ? new Refusal(404, 'ORDER_NOT_FOUND', 'No such journey order')
+    : new Refusal(404, 'JOURNEY_NOT_FOUND', 'No such journey');
 
 function signedIn(ctx: Context) {
   return ctx.state.traveller!;
@@ -279,7 +281,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     const owned = await findOwnedScope(db, scope, signedIn(ctx).userId);
     if (!owned) throw notFound(scope.kind);
     if (scope.kind === 'JOURNEY' && owned.journeys[0]!.order_id) {
-      throw new ApiError(
+      throw new Refusal(
         409,
         'JOURNEY_IN_ORDER',
         "This journey belongs to a journey order; use the order's routes",
@@ -316,10 +318,10 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     await ownedScope(ctx, scope);
     const batch = await findHoldBatch(db, holdBatchId);
     if (!batch || batch.scope_kind !== scope.kind || batch.scope_id !== scope.id) {
-      throw new ApiError(404, 'HOLD_NOT_FOUND', 'No such hold batch for this journey');
+      throw new Refusal(404, 'HOLD_NOT_FOUND', 'No such hold batch for this journey');
     }
     if (batch.status !== 'ACTIVE')
-      throw new ApiError(409, 'HOLD_CLOSED', `The hold is already ${batch.status}`);
+      throw new Refusal(409, 'HOLD_CLOSED', `The hold is already ${batch.status}`);
     ctx.body = { success: true, data: await workflow.release(scope, holdBatchId) };
   };
 
@@ -409,7 +411,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     handler: (ctx, { params, body }) =>
       confirm(ctx, { kind: 'JOURNEY', id: params.bookingId }, body, (owned) => {
         if (owned.journeys[0]!.quote_id !== body.quote_id)
-          throw new ApiError(404, 'QUOTE_NOT_FOUND', 'This quote is not the one the journey was held from');
+          throw new Refusal(404, 'QUOTE_NOT_FOUND', 'This quote is not the one the journey was held from');
         return [{ journeyId: params.bookingId, travellers: body.travellers }];
       }),
   });
@@ -511,7 +513,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
             .sort()
             .join()
         ) {
-          throw new ApiError(400, 'ORDER_JOURNEYS_MISMATCH', 'Send every journey of the order exactly once');
+          throw new Refusal(400, 'ORDER_JOURNEYS_MISMATCH', 'Send every journey of the order exactly once');
         }
         return body.journeys.map((journey) => ({
           journeyId: journey.journey_id,
@@ -571,12 +573,12 @@ async function confirmOnce(
     .digest('hex');
   const reply = (answer: IdempotentAnswer) => {
     const body = answer.body as { errorCode?: string; message?: string; details?: Record<string, unknown> };
-    if (answer.status >= 400) throw new ApiError(answer.status, body.errorCode!, body.message!, body.details);
+    if (answer.status >= 400) throw new Refusal(answer.status, body.errorCode!, body.message!, body.details);
     ctx.status = answer.status;
     ctx.body = answer.body;
   };
   const reused = () =>
-    new ApiError(
+    new Refusal(
       409,
       'IDEMPOTENCY_KEY_REUSED',
       'This idempotency key was already used for a different confirm request',
@@ -590,7 +592,7 @@ async function confirmOnce(
   for (const journey of owned.journeys) {
     const sent = journeys.find((entry) => entry.journeyId === journey.id)!;
     if (sent.travellers.length !== journey.party_size) {
-      throw new ApiError(
+      throw new Refusal(
         400,
         'TRAVELLERS_DO_NOT_MATCH_PARTY',
         `Send ${journey.party_size} travellers for this journey`,
@@ -600,16 +602,16 @@ async function confirmOnce(
   }
   const batch = await findHoldBatch(db, call.body.hold_batch_id);
   if (!batch || batch.scope_kind !== call.scope.kind || batch.scope_id !== call.scope.id) {
-    throw new ApiError(404, 'HOLD_NOT_FOUND', 'No such hold batch for this journey');
+    throw new Refusal(404, 'HOLD_NOT_FOUND', 'No such hold batch for this journey');
   }
   // A retry whose first call got through but never stored its answer: the projection is the answer.
   const confirmedBefore = stored !== null && batch.status === 'CONSUMED';
   if (!confirmedBefore) {
     if (batch.status === 'CONSUMED')
-      throw new ApiError(409, 'ALREADY_CONFIRMED', 'This hold was already confirmed');
+      throw new Refusal(409, 'ALREADY_CONFIRMED', 'This hold was already confirmed');
     if (batch.status !== 'ACTIVE')
-      throw new ApiError(409, 'HOLD_CLOSED', `The hold is already ${batch.status}`);
-    if (!batch.live) throw new ApiError(409, 'HOLD_EXPIRED', 'The hold has expired; hold the journey again');
+      throw new Refusal(409, 'HOLD_CLOSED', `The hold is already ${batch.status}`);
+    if (!batch.live) throw new Refusal(409, 'HOLD_EXPIRED', 'The hold has expired; hold the journey again');
   }
 
   const claimed = await claimIdempotencyKey(db, recordScope, key, requestHash);
@@ -623,11 +625,11 @@ async function confirmOnce(
         `confirm:${userId}:${key}`,
       );
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) {
+      if (error instanceof Refusal && error.status < 500) {
         await storeIdempotentAnswer(db, recordScope, key, {
           status: error.status,
           body: {
-            errorCode: error.errorCode,
+            errorCode: error.code,
             message: error.message,
             ...(error.details ? { details: error.details } : {}),
           },

@@ -4,7 +4,7 @@ import { quoteJourney } from '../../db/writes/quote.js';
 import { RESOURCE_CODES } from '../../domain/journey-quote.js';
 import { isPastOperatingDate, MAX_JOURNEYS, type TransferSettings } from '../../domain/journey-search.js';
 import type { AppContext } from '../app.js';
-import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { Refusal, badRequest, notFound } from '../http/errors.js';
 import { MicroCache } from '../http/micro-cache.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
@@ -363,7 +363,7 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       );
       if (outcome.refusal) {
         const { status, errorCode, message, details } = outcome.refusal;
-        throw new ApiError(status, errorCode, message, details);
+        throw new Refusal(status, errorCode, message, details);
       }
       ctx.body = { success: true, data: outcome.quote };
     },

@@ -12,7 +12,7 @@ import {
 } from '../../db/queries/loyalty.js';
 import { ensureAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
@@ -210,7 +210,7 @@ const VOUCHER_RULES =
   'subtotal.';
 
 const programNotFound = () =>
-  new ApiError(404, 'LOYALTY_PROGRAM_NOT_FOUND', 'No loyalty program for this company');
+  new Refusal(404, 'LOYALTY_PROGRAM_NOT_FOUND', 'No loyalty program for this company');
 
 export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): void {
   const userOf = (ctx: Context) => ctx.state.traveller!.userId;
@@ -450,7 +450,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     },
     handler: async (ctx, { body }) => {
       const lines = await previewLines(db, ctx.state.scope, body.tripIds, body.subtotal);
-      if (!lines) throw new ApiError(404, 'TRIP_NOT_FOUND', 'No such trip');
+      if (!lines) throw new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
       const applied = await previewVoucher(db.pool, {
         code: body.redemptionCode,
         userId: userOf(ctx),

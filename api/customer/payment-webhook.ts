@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { ErrorBody } from '../http/schemas.js';
 
@@ -36,8 +36,8 @@ export function registerPaymentWebhookRoutes(surface: Surface, { config }: AppCo
       501: { description: 'OFFICIAL_CONTRACT_REQUIRED (development mode)', schema: ErrorBody },
     },
     handler: async () => {
-      if (config.PAYMENT_WEBHOOK_MODE === 'disabled') throw new ApiError(404, 'NOT_FOUND', 'No such route');
-      throw new ApiError(
+      if (config.PAYMENT_WEBHOOK_MODE === 'disabled') throw new Refusal(404, 'NOT_FOUND', 'No such route');
+      throw new Refusal(
         501,
         'OFFICIAL_CONTRACT_REQUIRED',
         'Payment provider notifications are not accepted until an official provider contract exists',

@@ -6,7 +6,7 @@ import {
   type PaymentOperation,
 } from '../../db/writes/payments.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
@@ -105,9 +105,9 @@ const TAGS = ['Payments'];
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
-function onlinePaymentsRefused(): ApiError {
+function onlinePaymentsRefused(): Refusal {
   const available_methods = [...AVAILABLE_PAYMENT_METHODS];
-  return new ApiError(
+  return new Refusal(
     409,
     'ONLINE_PAYMENTS_DEVELOPMENT_ONLY',
     'Online payment is not available yet; pay in cash',

@@ -3,7 +3,7 @@ import { credentialText } from '../../db/queries/documents.js';
 import { findOwnTicket, listOwnTickets, type TicketRow } from '../../db/queries/tickets.js';
 import { reissueTicket } from '../../db/writes/tickets.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Pagination, Uuid, Instant } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
@@ -134,7 +134,7 @@ function ticketOf(row: TicketRow) {
   };
 }
 
-const ticketNotFound = () => new ApiError(404, 'TICKET_NOT_FOUND', 'No such ticket');
+const ticketNotFound = () => new Refusal(404, 'TICKET_NOT_FOUND', 'No such ticket');
 
 export function registerTicketRoutes(surface: Surface, { db, config }: AppContext): void {
   surface.route({

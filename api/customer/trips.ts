@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
-import { ApiError, badRequest, conflict } from '../http/errors.js';
+import { Refusal, badRequest, conflict } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { CalendarDate, errorResponses, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
@@ -225,7 +225,7 @@ const SeatMapQuery = z
   .strict();
 
 /** Out of scope and missing answer identically, so a guessed id reveals nothing. */
-const tripNotFound = () => new ApiError(404, 'TRIP_NOT_FOUND', 'No such trip');
+const tripNotFound = () => new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
 
 export function registerTripRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({

@@ -6,12 +6,11 @@ import {
   scopeOfJourney,
   type CompanyBookingRow,
 } from '../../db/queries/journeys.js';
-import { decisionKey } from '../../domain/journey-confirmation.js';
-import type { ConfirmationScope } from '../../db/writes/journeys.js';
+import { decisionKey, type ConfirmationScope } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
-import { journeyConfirmationClient } from '../customer/journey-confirmation-client.js';
-import { ApiError } from '../http/errors.js';
+import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import { authorize, ownedByCompany, requireActiveCompany, requireRole } from './guards.js';
@@ -60,7 +59,7 @@ const DecisionResponse = z.object({
 const DECIDING_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
 
 const conflict = () =>
-  new ApiError(
+  new Refusal(
     409,
     'JOURNEY_CONFIRMATION_STATE_CONFLICT',
     'There is no open confirmation request of this company for this booking',
@@ -75,7 +74,7 @@ type Decision = 'APPROVE' | 'REJECT';
 function decisionOf(body: z.output<typeof StatusBody>, booking: CompanyBookingRow): Decision {
   if ('decision' in body) return body.decision;
   if (body.status === 'CANCELLED' && booking.journey_status === 'CONFIRMED') {
-    throw new ApiError(
+    throw new Refusal(
       409,
       'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
       'This booking is part of a confirmed journey: cancel or re-accommodate it through the trip operations room',
@@ -83,7 +82,7 @@ function decisionOf(body: z.output<typeof StatusBody>, booking: CompanyBookingRo
   }
   if (body.status === 'CONFIRMED') return 'APPROVE';
   if (body.status === 'CANCELLED') return 'REJECT';
-  throw new ApiError(
+  throw new Refusal(
     409,
     'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
     'Check-in, no-show and completion belong to the trip operations room',

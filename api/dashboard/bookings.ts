@@ -5,7 +5,7 @@ import {
   type DashboardBookingRow,
 } from '../../db/queries/dashboard-bookings.js';
 import type { AppContext } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { CalendarDate, errorResponses, IdParams, Pagination, Uuid } from '../http/schemas.js';
 import { authorize } from './guards.js';
@@ -178,7 +178,7 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
       const row = await findCompanyBooking(db, staff.companyId, params.id);
-      if (!row) throw new ApiError(404, 'BOOKING_NOT_FOUND', 'No such booking');
+      if (!row) throw new Refusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
       ctx.body = { success: true, data: booking(row) };
     },
   });

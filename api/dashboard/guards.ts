@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 
 /**
  * Access rules of the company dashboard (SPEC "General access rules"), each a small check on the
@@ -23,7 +23,7 @@ export const MANAGEMENT_ROLES = ['OWNER', 'ADMIN'] as const satisfies readonly C
 /** The signed-in company user; only routes declared `companyStaff` have one. */
 export function currentStaff(ctx: Context): StaffPrincipal {
   const staff = ctx.state.staff;
-  if (!staff) throw new ApiError(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+  if (!staff) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
   return staff;
 }
 
@@ -37,7 +37,7 @@ export function authorize(ctx: Context, ...guards: StaffGuard[]): StaffPrincipal
 export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
   return (staff) => {
     if (!roles.includes(staff.role)) {
-      throw new ApiError(403, 'ROLE_NOT_ALLOWED', `This action needs one of the roles ${roles.join(', ')}`, {
+      throw new Refusal(403, 'ROLE_NOT_ALLOWED', `This action needs one of the roles ${roles.join(', ')}`, {
         role: staff.role,
         allowedRoles: [...roles],
       });
@@ -47,13 +47,13 @@ export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
 
 export const requireActiveCompany: StaffGuard = (staff) => {
   if (staff.company.status !== 'ACTIVE') {
-    throw new ApiError(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
   }
 };
 
 export const requireVerifiedCompany: StaffGuard = (staff) => {
   if (!staff.company.verified) {
-    throw new ApiError(403, 'COMPANY_NOT_VERIFIED', 'This action is available once the company is verified');
+    throw new Refusal(403, 'COMPANY_NOT_VERIFIED', 'This action is available once the company is verified');
   }
 };
 
@@ -65,6 +65,6 @@ export function ownedByCompany<Row extends { company_id: string | null }>(
   staff: StaffPrincipal,
   row: Row | undefined | null,
 ): Row {
-  if (!row || row.company_id !== staff.companyId) throw new ApiError(404, 'NOT_FOUND', 'Not found');
+  if (!row || row.company_id !== staff.companyId) throw new Refusal(404, 'NOT_FOUND', 'Not found');
   return row;
 }

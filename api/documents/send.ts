@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { DocumentKind } from '../../domain/documents.js';
-import type { RenderedDocument } from './render-client.js';
+import type { RenderedDocument } from '../temporal/document-render-client.js';
 
 export interface SendOptions {
   /** The file name offered to the browser, e.g. `ticket-BK1234-ar.pdf`. */

@@ -15,7 +15,7 @@ import {
 } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import type { DriverPrincipal } from '../auth/driver-auth.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
@@ -135,7 +135,7 @@ function publishedKey(row: PublishedKeyRow) {
 function currentDriver(ctx: { state: { driver?: DriverPrincipal | null } }): DriverPrincipal {
   const driver = ctx.state.driver;
   if (!driver)
-    throw new ApiError(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
+    throw new Refusal(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
   return driver;
 }
 
@@ -229,7 +229,7 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     handler: async (ctx, { body }) => {
       const driver = currentDriver(ctx);
       if ((await tripCompany(db, body.tripId)) !== driver.companyId) {
-        throw new ApiError(404, 'TRIP_NOT_FOUND', 'No such trip');
+        throw new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
       }
       const keyId = body.payload.keyId;
       const keyRow = typeof keyId === 'string' ? await findSigningKey(db, keyId) : undefined;

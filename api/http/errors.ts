@@ -1,35 +1,25 @@
+import { Refusal } from '../../domain/refusal.js';
+
 /**
- * Errors a client may see. Every one carries a stable errorCode; the message is safe text.
- * Anything that is not an ApiError becomes a 500 INTERNAL_ERROR whose details stay in the log.
+ * The API's refusals are the domain's Refusal (domain/refusal.ts): one error type from the rule
+ * to the HTTP edge. These helpers name the common HTTP ones.
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly errorCode: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    /** Extra top-level body fields some SPEC errors carry (for example available_methods). */
-    readonly extra?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+export { Refusal };
 
 export const badRequest = (errorCode: string, message: string, details?: Record<string, unknown>) =>
-  new ApiError(400, errorCode, message, details);
+  new Refusal(400, errorCode, message, details);
 
 export const unauthorized = (errorCode = 'UNAUTHORIZED', message = 'Authentication is required') =>
-  new ApiError(401, errorCode, message);
+  new Refusal(401, errorCode, message);
 
 export const forbidden = (errorCode = 'FORBIDDEN', message = 'This action is not allowed') =>
-  new ApiError(403, errorCode, message);
+  new Refusal(403, errorCode, message);
 
 export const notFound = (errorCode = 'NOT_FOUND', message = 'Not found') =>
-  new ApiError(404, errorCode, message);
+  new Refusal(404, errorCode, message);
 
 export const conflict = (errorCode: string, message: string, details?: Record<string, unknown>) =>
-  new ApiError(409, errorCode, message, details);
+  new Refusal(409, errorCode, message, details);
 
 export const tooManyRequests = (retryAfterSeconds: number) =>
-  new ApiError(429, 'RATE_LIMITED', 'Too many requests; try again later', { retryAfterSeconds });
+  new Refusal(429, 'RATE_LIMITED', 'Too many requests; try again later', { retryAfterSeconds });

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../config/logger.js';
-import { ApiError, badRequest } from './errors.js';
-import { Refusal } from '../../domain/refusal.js';
+import { Refusal, badRequest } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -18,7 +17,7 @@ export function requestLifecycle(logger: Logger) {
       await next();
       // An error status with no body (no route matched, or the router's 405) still gets the envelope.
       if (ctx.status >= 400 && ctx.body == null) {
-        throw ctx.status === 404 ? new ApiError(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);
+        throw ctx.status === 404 ? new Refusal(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);
       }
     } catch (error) {
       writeError(ctx, error, logger);
@@ -41,27 +40,25 @@ export function requestLifecycle(logger: Logger) {
 
 function writeError(ctx: Context, error: unknown, logger: Logger) {
   const requestId = ctx.state.requestId;
-  let apiError: ApiError;
-  if (error instanceof ApiError) {
-    apiError = error;
-  } else if (error instanceof Refusal) {
-    apiError = new ApiError(error.status, error.code, error.message, error.details);
+  let refusal: Refusal;
+  if (error instanceof Refusal) {
+    refusal = error;
   } else if (isHttpError(error) && error.status >= 400 && error.status < 500) {
     // Koa's ctx.throw and body readers: keep the status, never their message (it may quote input).
-    apiError = statusError(error.status);
+    refusal = statusError(error.status);
   } else {
     logger.error({ requestId, err: error }, 'unhandled error');
-    apiError = new ApiError(500, 'INTERNAL_ERROR', 'Something went wrong on our side');
+    refusal = new Refusal(500, 'INTERNAL_ERROR', 'Something went wrong on our side');
   }
-  ctx.state.errorCode = apiError.errorCode;
-  ctx.status = apiError.status;
+  ctx.state.errorCode = refusal.code;
+  ctx.status = refusal.status;
   ctx.set('Cache-Control', 'private, no-store');
   ctx.body = {
     success: false,
-    errorCode: apiError.errorCode,
-    message: apiError.message,
-    ...(apiError.details ? { details: apiError.details } : {}),
-    ...apiError.extra,
+    errorCode: refusal.code,
+    message: refusal.message,
+    ...(refusal.details ? { details: refusal.details } : {}),
+    ...refusal.extra,
     requestId,
   };
 }
@@ -80,11 +77,11 @@ const STATUS_ERRORS: Record<number, [errorCode: string, message: string]> = {
 };
 
 /** The envelope for a bare HTTP status. */
-function statusError(status: number): ApiError {
+function statusError(status: number): Refusal {
   const [errorCode, message] =
     STATUS_ERRORS[status] ??
     (status >= 500 ? ['INTERNAL_ERROR', 'Something went wrong on our side'] : STATUS_ERRORS[400]!);
-  return new ApiError(status, errorCode, message);
+  return new Refusal(status, errorCode, message);
 }
 
 function isHttpError(error: unknown): error is { status: number } {
@@ -146,14 +143,14 @@ async function readJsonBody(ctx: Context): Promise<unknown> {
   const chunked = ctx.get('Transfer-Encoding').includes('chunked');
   if (length === 0 && !chunked) return undefined;
   if (!ctx.is('application/json')) {
-    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  if (length > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+  if (length > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+    if (size > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
     chunks.push(chunk as Buffer);
   }
   try {

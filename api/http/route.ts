@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { ApiError } from './errors.js';
+import { Refusal } from './errors.js';
 
 /**
  * One declaration per route: the zod schemas that validate its input are the same ones the
@@ -85,7 +85,7 @@ export function validate<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  throw new ApiError(
+  throw new Refusal(
     400,
     errorCode?.(issues, part) ?? 'VALIDATION_FAILED',
     `The request ${part} is not valid`,
@@ -148,7 +148,7 @@ export class Surface {
       if (spec.body) {
         body = validate(spec.body, ctx.request.body ?? {}, 'body', spec.errorCode);
       } else if (carriesFields(ctx.request.body) && ['post', 'put', 'patch'].includes(spec.method)) {
-        throw new ApiError(400, 'VALIDATION_FAILED', 'This route takes no request body');
+        throw new Refusal(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
     });

@@ -1,5 +1,5 @@
 import type { Database } from '../orm.js';
-import type { ShareDocumentKind, SharePresentation } from '../../workflows/share-grant.contract.js';
+import type { ShareDocumentKind, SharePresentation } from '../../domain/document-sharing.js';
 
 /** The facts of a booking that decide who may share its documents. */
 export interface ShareableBooking {

@@ -1,6 +1,9 @@
-import { bookingStatusOf, type JourneyStatus } from '../../domain/journey-confirmation.js';
+import {
+  bookingStatusOf,
+  type ConfirmationScope,
+  type JourneyStatus,
+} from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
-import type { ConfirmationScope } from '../writes/journeys.js';
 
 /**
  * Reads of journeys and journey orders: who owns a scope and what it holds (the API's checks

@@ -4,13 +4,13 @@ import type { PoolClient } from 'pg';
  * A company's booking confirmation settings (SPEC "Booking confirmation settings"). They apply
  * when a journey is confirmed; a change never touches requests already waiting for a decision.
  */
-export type ConfirmationMode = 'AUTO_CONFIRM' | 'MANUAL_CONFIRM';
-export type BookingChannel = 'CUSTOMER_WEB' | 'CUSTOMER_MOBILE' | 'RESELLER';
-export const BOOKING_CHANNELS = [
-  'CUSTOMER_WEB',
-  'CUSTOMER_MOBILE',
-  'RESELLER',
-] as const satisfies readonly BookingChannel[];
+import {
+  BOOKING_CHANNELS,
+  type BookingChannel,
+  type ConfirmationMode,
+} from '../../domain/journey-confirmation.js';
+
+export { BOOKING_CHANNELS, type BookingChannel, type ConfirmationMode };
 
 export interface BookingSettings {
   mode: ConfirmationMode;

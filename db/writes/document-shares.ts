@@ -6,8 +6,8 @@ import type {
   ShareActor,
   ShareGrantInput,
   ShareRefusalCode,
-} from '../../workflows/share-grant.contract.js';
-import { SHARE_REFUSAL_STATUS } from '../../workflows/share-grant.contract.js';
+} from '../../domain/document-sharing.js';
+import { SHARE_REFUSAL_STATUS } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { epochMs } from '../queries/document-shares.js';
 import { recordAccess, type DocumentAction } from './documents.js';

@@ -12,6 +12,7 @@ import {
   type BookingChannel,
   type CompanyConfirmationSettings,
   type ConfirmationMode,
+  type ConfirmationScope,
   type JourneyStatus,
   type LegSeat,
   type QuotedResource,
@@ -33,10 +34,6 @@ import { Refusal } from '../../domain/refusal.js';
  *
  * Workflow activities call these; the benchmark calls them directly to measure the bare cost.
  */
-export interface ConfirmationScope {
-  kind: 'JOURNEY' | 'ORDER';
-  id: string;
-}
 
 /** A business refusal: a stable errorCode, its HTTP status and safe text. */
 export class JourneyRefusal extends Refusal {

@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
-import { ApiError } from '../../api/http/errors.js';
+import { Refusal } from '../../api/http/errors.js';
 import { publicCache, requestLifecycle, responseHeaders } from '../../api/http/middleware.js';
 import { createLogger } from '../../config/logger.js';
 import { useTestApp } from '../support/harness.js';
@@ -289,12 +289,12 @@ describe('requestLifecycle', () => {
     );
   });
 
-  it('keeps an ApiError’s status, code, message and details, and never caches it publicly', async () => {
+  it('keeps a Refusal’s status, code, message and details, and never caches it publicly', async () => {
     await withApp(
       (router) =>
         router.get('/conflict', (ctx) => {
           publicCache(ctx, 600);
-          throw new ApiError(409, 'SEAT_OCCUPIED', 'That seat is taken', { seatId: 'd1-r1-c1' });
+          throw new Refusal(409, 'SEAT_OCCUPIED', 'That seat is taken', { seatId: 'd1-r1-c1' });
         }),
       async (baseUrl) => {
         const response = await fetch(`${baseUrl}/conflict`);

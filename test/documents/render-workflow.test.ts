@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { renderedDocument, type RenderContext } from '../../api/documents/render-client.js';
-import { ApiError } from '../../api/http/errors.js';
+import { renderedDocument, type RenderContext } from '../../api/temporal/document-render-client.js';
+import { Refusal } from '../../api/http/errors.js';
 import { createLogger } from '../../config/logger.js';
 import { recordAccess, saveSnapshot, sha256Of, type SnapshotInput } from '../../db/writes/documents.js';
 import { workflowIds } from '../../workflows/shared.js';
@@ -98,7 +98,7 @@ describe('document snapshots and the render workflow', () => {
     );
     try {
       const failure = await renderedDocument(context(), snapshotId).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(ApiError);
+      expect(failure).toBeInstanceOf(Refusal);
       expect(failure).toMatchObject({ status: 500, errorCode: 'DOCUMENT_RENDER_FAILED' });
       const rows = await app.db.query('select 1 from document_renders where snapshot_id = $1', [snapshotId]);
       expect(rows).toHaveLength(0);

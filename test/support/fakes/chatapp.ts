@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sendJson, startFakeServer, type ReceivedRequest } from './provider-server.js';
 
 /**
- * A local chat bot API speaking the protocol of activities/providers/chatapp.ts
+ * A local chat bot API speaking the protocol of providers/chatapp.ts
  * (POST /bot<token>/sendMessage). It records each message as the traveller's chat would show it.
  */
 export type ChatappFailure = 'error' | 'blocked' | 'hang';

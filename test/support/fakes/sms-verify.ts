@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { sendJson, startFakeServer, type ReceivedRequest } from './provider-server.js';
 
 /**
- * A local SMS verification provider speaking the protocol of activities/providers/sms-verify.ts:
+ * A local SMS verification provider speaking the protocol of providers/sms-verify.ts:
  * it generates the code, "delivers" it (recorded in `messages`), keeps it and counts wrong
  * entries. Tests read the delivered code like a traveller reads the SMS, and can make the
  * provider fail the way real ones do.

@@ -20,7 +20,7 @@ import {
   type ReleaseResult,
 } from '../../workflows/journey-confirmation.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
@@ -32,10 +32,10 @@ import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 const answersClosedAs = (closed: RefusalCode): UpdateFailureAnswers => ({
   ended: (error) =>
     error instanceof WorkflowNotFoundError
-      ? new ApiError(REFUSAL_STATUS[closed], closed, 'This journey has no open confirmation process any more')
+      ? new Refusal(REFUSAL_STATUS[closed], closed, 'This journey has no open confirmation process any more')
       : undefined,
   unavailable: () =>
-    new ApiError(
+    new Refusal(
       503,
       'CONFIRMATION_UNAVAILABLE',
       'The booking service is busy; try again with the same idempotency key',
@@ -116,4 +116,4 @@ export function journeyConfirmationClient(
 
 export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;
 
-/** Runs one Update call and turns its failure into the ApiError the client sees. */
+/** Runs one Update call and turns its failure into the Refusal the client sees. */

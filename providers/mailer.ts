@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
-import type { Config } from '../../config/index.js';
-import type { Logger } from '../../config/logger.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
 
 /** One e-mail to one recipient: a plain-text body and an HTML alternative. */
 export interface MailMessage {

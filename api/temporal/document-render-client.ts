@@ -14,7 +14,7 @@ import {
   type DocumentRenderResult,
 } from '../../workflows/document-render.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 
 export interface RenderContext {
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
@@ -47,7 +47,7 @@ export async function renderedDocument(
     throw new Error(`render of snapshot ${snapshotId} finished but nothing is stored`);
   } catch (error) {
     context.logger.error({ err: error, snapshotId }, 'document render failed');
-    throw new ApiError(500, 'DOCUMENT_RENDER_FAILED', 'The document could not be produced; try again later');
+    throw new Refusal(500, 'DOCUMENT_RENDER_FAILED', 'The document could not be produced; try again later');
   }
 }
 

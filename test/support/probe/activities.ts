@@ -1,6 +1,7 @@
-import type { ActivityDeps } from './index.js';
+import type { Database } from '../../../db/orm.js';
 
-export function createCatalogueActivities({ db }: ActivityDeps) {
+/** Test-only activity of the catalogue probe: one read of the test database. */
+export function createProbeActivities(db: Database) {
   return {
     async countCatalogue() {
       const [row] = await db.query<{ cities: number; companies: number; trips: number }>(

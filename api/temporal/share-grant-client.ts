@@ -15,16 +15,16 @@ import {
   type ShareGrantInput,
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /** A grant whose workflow has ended has expired; Temporal not answering is 503. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
   ended: (error) =>
     error instanceof WorkflowNotFoundError || completedWorkflow(error)
-      ? new ApiError(410, 'SHARE_EXPIRED', 'This share has ended')
+      ? new Refusal(410, 'SHARE_EXPIRED', 'This share has ended')
       : undefined,
-  unavailable: () => new ApiError(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
+  unavailable: () => new Refusal(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
 };
 
 /**

@@ -5,7 +5,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../http/errors.js';
 
 /** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
 const UPDATE_DEADLINE_MS = 25_000;
@@ -13,9 +13,9 @@ const UPDATE_DEADLINE_MS = 25_000;
 /** How a workflow client names its own answers when the process is gone or Temporal cannot answer. */
 export interface UpdateFailureAnswers {
   /** The process has ended (or never ran): the API error for that. */
-  ended: (error: unknown) => ApiError | undefined;
+  ended: (error: unknown) => Refusal | undefined;
   /** The Update ran but failed for want of its database, or Temporal did not answer in time. */
-  unavailable: () => ApiError;
+  unavailable: () => Refusal;
 }
 
 /**
@@ -42,7 +42,7 @@ function apiErrorOf(error: unknown, answers: UpdateFailureAnswers): unknown {
     { status?: number; details?: Record<string, unknown> } | undefined
   )[];
   if (cause instanceof ApplicationFailure && cause.type && typeof facts?.status === 'number') {
-    return new ApiError(facts.status, cause.type, cause.message, facts.details);
+    return new Refusal(facts.status, cause.type, cause.message, facts.details);
   }
   const ended = answers.ended(error);
   if (ended) return ended;
