@@ -90,6 +90,25 @@ export function isHoldable(status: JourneyStatus): boolean {
   return HOLDABLE_STATUSES.includes(status);
 }
 
+export type HoldRefusalCode = 'HOLD_ALREADY_ACTIVE' | 'JOURNEY_NOT_HOLDABLE';
+
+/**
+ * Why a journey or order in `status` may not be held now, or null when it may: the one hold rule
+ * that the draft, the hold transaction and the workflow's Update validator all apply.
+ */
+export function holdRefusal(
+  status: JourneyStatus,
+  what: 'journey' | 'order' = 'journey',
+): { code: HoldRefusalCode; message: string } | null {
+  if (status === 'HELD') {
+    return { code: 'HOLD_ALREADY_ACTIVE', message: 'A hold is already active; release it or confirm' };
+  }
+  if (!isHoldable(status)) {
+    return { code: 'JOURNEY_NOT_HOLDABLE', message: `The ${what} is ${status} and cannot be held again` };
+  }
+  return null;
+}
+
 /** The compatibility booking status (booking.status) a journey state reads as. */
 export type BookingStatus =
   'DRAFT' | 'HELD' | 'PENDING_CONFIRMATION' | 'CONFIRMED' | 'CANCELLED' | 'RELEASED' | 'EXPIRED';
