@@ -337,6 +337,10 @@ export async function pickCollectionRecord(
   return row ? toCollectionRecord(row) : undefined;
 }
 
+interface IssuedReceiptRow {
+  data: SnapshotData;
+}
+
 /**
  * PAYMENT_RECEIPT or REFUND_NOTICE under its fixed number: the data of the number's first snapshot
  * in this locale (an issued receipt never changes), else the collection record's facts, issued
@@ -348,7 +352,7 @@ export async function receiptDocumentData(
   document: { kind: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE'; locale: DocumentLocale; record: CollectionRecord },
   receipt: { number: string; issuedAt: string },
 ): Promise<SnapshotData> {
-  const [issued] = await db.query<{ data: SnapshotData }>(
+  const [issued] = await db.query<IssuedReceiptRow>(
     `select data from document_snapshots where company_id = $1 and kind = $2 and number = $3 and locale = $4
      order by created_at, id limit 1`,
     [booking.companyId, document.kind, receipt.number, document.locale],

@@ -151,6 +151,10 @@ async function revokedBefore(client: PoolClient, grantId: string): Promise<numbe
   return rows[0]?.revoked_at ?? null;
 }
 
+interface GrantStatusRow {
+  status: GrantStatus;
+}
+
 /** The link or the recipient session ran out: the grant is EXPIRED and its session ended. */
 export async function expireGrant(db: Database, input: { grantId: string }): Promise<{ status: string }> {
   return db.transaction(async (client) => {
@@ -160,7 +164,7 @@ export async function expireGrant(db: Database, input: { grantId: string }): Pro
       [input.grantId],
     );
     await endSession(client, input.grantId, 'EXPIRED');
-    const { rows } = await client.query<{ status: GrantStatus }>(
+    const { rows } = await client.query<GrantStatusRow>(
       `select status from document_share_grants where id = $1`,
       [input.grantId],
     );
