@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { credentialText } from '../../db/queries/documents.js';
+import { credentialText } from '../../domain/documents.js';
 import { findOwnTicket, listOwnTickets, type TicketRow } from '../../db/queries/tickets.js';
 import { reissueTicket } from '../../db/writes/tickets.js';
 import type { AppContext } from '../app.js';
