@@ -1,10 +1,21 @@
-import { ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  proxyActivities,
+  upsertSearchAttributes,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { createActivities } from '../activities/index.js';
 import type { Refusable } from '../domain/refusal.js';
+import { searchAttributeKeys } from './shared.js';
 
 /**
  * Pieces every long-lived process here shares: how its activities retry, how a business refusal
- * reaches the Update caller, and the queue that runs one step at a time.
+ * reaches the Update caller, how a deadline is waited for, and the state base class that runs one
+ * step at a time and shows its phase to operators.
  */
+
+/** The worker's activities, as the workflows see them (types only). */
+export type Activities = ReturnType<typeof createActivities>;
 
 /** Steps a caller waits for: a few quick retries, then the Update fails and the caller may retry. */
 export const ANSWERING_STEP: ActivityOptions = {
@@ -17,6 +28,18 @@ export const ENFORCING_STEP: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 };
+
+/** The activities that enforce time (hold expiry, decision deadline, link and session expiry). */
+export const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
+
+/**
+ * Milliseconds from now (workflow time) until `instant` (epoch milliseconds), the timeout of a
+ * `condition` that waits for a deadline. At least 1: a zero timeout would mean "no timeout" to
+ * SDKs before 1.5 and records a patch marker in newer ones.
+ */
+export function millisecondsUntil(instant: number): number {
+  return Math.max(1, instant - Date.now());
+}
 
 /**
  * A business refusal as the failure an Update caller receives: type = errorCode, details =
@@ -34,6 +57,11 @@ export function refusal(
     details: [{ status, ...(details === undefined ? {} : { details }) }],
     nonRetryable: true,
   });
+}
+
+/** The refusal builder of one process: its codes and their HTTP status. */
+export function refuser<Code extends string>(statuses: Readonly<Record<Code, number>>) {
+  return (code: Code, message: string): ApplicationFailure => refusal(code, message, statuses[code]);
 }
 
 /**
@@ -66,5 +94,29 @@ export class StepQueue {
     return run.finally(() => {
       this.busy -= 1;
     });
+  }
+}
+
+/**
+ * The state of one long-lived process: its phase, shown to operators as the ProcessStatus search
+ * attribute, and the step queue its Update handlers and deadline follow-ups share. Each process's
+ * subclass holds the handler bodies as methods; the workflow function only wires them up.
+ */
+export class PhasedProcess<Phase extends string> extends StepQueue {
+  private current: Phase;
+
+  constructor(initial: Phase) {
+    super();
+    this.current = initial;
+  }
+
+  get phase(): Phase {
+    return this.current;
+  }
+
+  protected enter(phase: Phase): void {
+    if (this.current === phase) return;
+    this.current = phase;
+    upsertSearchAttributes([{ key: searchAttributeKeys.processStatus, value: phase }]);
   }
 }
