@@ -1,11 +1,4 @@
-import {
-  allHandlersFinished,
-  condition,
-  log,
-  proxyLocalActivities,
-  setHandler,
-  uuid4,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, log, setHandler, uuid4 } from '@temporalio/workflow';
 import { holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
@@ -24,29 +17,11 @@ import {
   type JourneyConfirmationInput,
   type ProcessPhase,
   type ProcessState,
+  type RefusalCode,
   type ReleaseRequest,
   type ReleaseResult,
 } from './journey-confirmation.contract.js';
-import {
-  accepted,
-  ANSWERING_STEP,
-  enforcing,
-  millisecondsUntil,
-  PhasedProcess,
-  refuser,
-  type Activities,
-} from './steps.js';
-
-/**
- * Steps a caller waits for: a few quick retries, then the Update fails and the caller may retry.
- * Local activities: each is one short transaction, run by the worker inside the workflow task
- * that accepted the Update, so the Update completes in that task without the activity task's
- * own round trips through the server (schedule, poll, start, complete, a second workflow task).
- * Retries and the at-least-once guarantee are those of an activity; every step is idempotent.
- */
-const answering = proxyLocalActivities<Activities>(ANSWERING_STEP);
-
-const refuse = refuser(REFUSAL_STATUS);
+import { accepted, answeringLocally, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
 
 /**
  * The state of one confirmation scope and the bodies of its Update handlers. Handlers and the
@@ -54,7 +29,7 @@ const refuse = refuser(REFUSAL_STATUS);
  * confirm and the hold's expiry never overlap. Deadlines are instants on the workflow clock,
  * waited for with `condition(…, remaining)`.
  */
-class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
+class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   holdAttempted = false;
   private holdBatchId: string | null = null;
   private holdExpiresAt: string | null = null;
@@ -67,7 +42,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
   private readonly decisionDue = new Map<string, number>();
 
   constructor(private readonly input: JourneyConfirmationInput) {
-    super('NEW');
+    super('NEW', REFUSAL_STATUS);
   }
 
   private get scope(): ConfirmationScope {
@@ -92,7 +67,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
   /** The hold rule of domain/, with the process's NEW read as the journey's DRAFT. */
   requireHoldable(): void {
     const refused = holdRefusal(this.phase === 'NEW' ? 'DRAFT' : this.phase);
-    if (refused) throw refuse(refused.code, refused.message);
+    if (refused) throw this.refuse(refused.code, refused.message);
   }
 
   hold(request: HoldRequest): Promise<HoldResult> {
@@ -102,7 +77,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
       this.requireHoldable();
       const holdMilliseconds = scaledMilliseconds(request.holdMinutes, this.input.timeScale);
       const hold = accepted(
-        await answering.placeJourneyHold({
+        await answeringLocally.placeJourneyHold({
           scope: this.scope,
           holdBatchId: uuid4(),
           holdMilliseconds,
@@ -119,16 +94,16 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
 
   requireActiveHold(holdBatchId: string): void {
     if (this.holdBatchId !== holdBatchId)
-      throw refuse('HOLD_NOT_FOUND', 'No such hold batch for this journey');
+      throw this.refuse('HOLD_NOT_FOUND', 'No such hold batch for this journey');
     if (this.phase === 'REQUESTED' || this.phase === 'CONFIRMED')
-      throw refuse('ALREADY_CONFIRMED', 'This hold was already confirmed');
-    if (this.phase !== 'HELD') throw refuse('HOLD_CLOSED', `The hold is already ${this.phase}`);
+      throw this.refuse('ALREADY_CONFIRMED', 'This hold was already confirmed');
+    if (this.phase !== 'HELD') throw this.refuse('HOLD_CLOSED', `The hold is already ${this.phase}`);
   }
 
   release({ holdBatchId }: ReleaseRequest): Promise<ReleaseResult> {
     return this.exclusive(async () => {
       this.requireActiveHold(holdBatchId);
-      accepted(await answering.releaseJourneyHold({ scope: this.scope, holdBatchId }));
+      accepted(await answeringLocally.releaseJourneyHold({ scope: this.scope, holdBatchId }));
       this.enter('RELEASED');
       return { holdBatchId, status: 'RELEASED' as const };
     });
@@ -138,7 +113,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
     return this.exclusive(async () => {
       this.requireActiveHold(request.holdBatchId);
       const outcome = accepted(
-        await answering.confirmJourneyScope({
+        await answeringLocally.confirmJourneyScope({
           scope: this.scope,
           holdBatchId: request.holdBatchId,
           journeys: request.journeys,
@@ -162,7 +137,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
 
   requireOpenRequest(companyId: string): void {
     if (this.phase !== 'REQUESTED' || !this.pending.has(companyId)) {
-      throw refuse(
+      throw this.refuse(
         'JOURNEY_CONFIRMATION_STATE_CONFLICT',
         'There is no open confirmation request for this company',
       );
@@ -172,7 +147,9 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase> {
   decide(decision: CompanyDecision): Promise<DecisionResult> {
     return this.exclusive(async () => {
       this.requireOpenRequest(decision.companyId);
-      const result = accepted(await answering.recordCompanyDecision({ scope: this.scope, ...decision }));
+      const result = accepted(
+        await answeringLocally.recordCompanyDecision({ scope: this.scope, ...decision }),
+      );
       this.pending.clear();
       for (const companyId of result.pendingCompanyIds) this.pending.add(companyId);
       if (result.outcome !== 'REQUESTED') this.enter(result.outcome);

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
 import {
   acceptUpdate,
   grantStateQuery,
@@ -14,35 +14,23 @@ import {
   type RevokeRequest,
   type RevokeResult,
   type ShareGrantInput,
+  type ShareRefusalCode,
 } from './share-grant.contract.js';
-import {
-  accepted,
-  ANSWERING_STEP,
-  enforcing,
-  millisecondsUntil,
-  PhasedProcess,
-  refuser,
-  type Activities,
-} from './steps.js';
-
-/** Steps a caller waits for (open, accept, revoke): a few quick retries, then the Update fails. */
-const answering = proxyActivities<Activities>(ANSWERING_STEP);
-
-const refuse = refuser(SHARE_REFUSAL_STATUS);
+import { accepted, answering, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
 
 /**
  * The grant's state and the bodies of its handlers. Updates and the deadlines' follow-ups each
  * run their step alone, in arrival order, so an accept and the link's expiry (or a revoke) never
  * overlap. The deadlines are the stored instants, waited for with `condition(…, remaining)`.
  */
-class ShareGrant extends PhasedProcess<GrantPhase> {
+class ShareGrant extends PhasedProcess<GrantPhase, ShareRefusalCode> {
   openAttempted = false;
   private linkExpiresAt: string | null = null;
   private sessionExpiresAt: string | null = null;
   private idleEnded = false;
 
   constructor(private readonly input: ShareGrantInput) {
-    super('NEW');
+    super('NEW', SHARE_REFUSAL_STATUS);
   }
 
   private get grantId(): string {
@@ -67,10 +55,10 @@ class ShareGrant extends PhasedProcess<GrantPhase> {
 
   requireAcceptable(secretHash: string): void {
     // A wrong secret is refused exactly like an unknown grant: no oracle for guessing.
-    if (secretHash !== this.input.secretHash) throw refuse('SHARE_NOT_FOUND', 'No such share');
-    if (this.phase === 'ACCEPTED') throw refuse('SHARE_ALREADY_ACCEPTED', 'This link was already used');
-    if (this.phase === 'REVOKED') throw refuse('SHARE_REVOKED', 'This share was revoked');
-    if (this.phase !== 'CREATED') throw refuse('SHARE_EXPIRED', 'This link has expired');
+    if (secretHash !== this.input.secretHash) throw this.refuse('SHARE_NOT_FOUND', 'No such share');
+    if (this.phase === 'ACCEPTED') throw this.refuse('SHARE_ALREADY_ACCEPTED', 'This link was already used');
+    if (this.phase === 'REVOKED') throw this.refuse('SHARE_REVOKED', 'This share was revoked');
+    if (this.phase !== 'CREATED') throw this.refuse('SHARE_EXPIRED', 'This link has expired');
   }
 
   accept(request: AcceptRequest): Promise<AcceptResult> {
@@ -90,8 +78,8 @@ class ShareGrant extends PhasedProcess<GrantPhase> {
   }
 
   requireRevocable(): void {
-    if (this.phase === 'EXPIRED') throw refuse('SHARE_EXPIRED', 'This share has already expired');
-    if (this.phase === 'NEW') throw refuse('SHARE_NOT_FOUND', 'No such share');
+    if (this.phase === 'EXPIRED') throw this.refuse('SHARE_EXPIRED', 'This share has already expired');
+    if (this.phase === 'NEW') throw this.refuse('SHARE_NOT_FOUND', 'No such share');
   }
 
   revoke(request: RevokeRequest): Promise<RevokeResult> {

@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   proxyActivities,
+  proxyLocalActivities,
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -28,6 +29,18 @@ export const ENFORCING_STEP: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 };
+
+/** Steps a caller waits for (a share's open, accept, revoke) as ordinary activities. */
+export const answering = proxyActivities<Activities>(ANSWERING_STEP);
+
+/**
+ * Steps a caller waits for as local activities (the journey's hold, release, confirm, decide):
+ * each is one short transaction, run by the worker inside the workflow task that accepted the
+ * Update, so the Update completes in that task without the activity task's own round trips
+ * through the server (schedule, poll, start, complete, a second workflow task). Retries and the
+ * at-least-once guarantee are those of an activity; every step is idempotent.
+ */
+export const answeringLocally = proxyLocalActivities<Activities>(ANSWERING_STEP);
 
 /** The activities that enforce time (hold expiry, decision deadline, link and session expiry). */
 export const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
@@ -57,11 +70,6 @@ export function refusal(
     details: [{ status, ...(details === undefined ? {} : { details }) }],
     nonRetryable: true,
   });
-}
-
-/** The refusal builder of one process: its codes and their HTTP status. */
-export function refuser<Code extends string>(statuses: Readonly<Record<Code, number>>) {
-  return (code: Code, message: string): ApplicationFailure => refusal(code, message, statuses[code]);
 }
 
 /**
@@ -99,13 +107,17 @@ export class StepQueue {
 
 /**
  * The state of one long-lived process: its phase, shown to operators as the ProcessStatus search
- * attribute, and the step queue its Update handlers and deadline follow-ups share. Each process's
- * subclass holds the handler bodies as methods; the workflow function only wires them up.
+ * attribute, the refusals its validators make (each code with its HTTP status), and the step
+ * queue its Update handlers and deadline follow-ups share. Each process's subclass holds the
+ * handler bodies as methods; the workflow function only wires them up.
  */
-export class PhasedProcess<Phase extends string> extends StepQueue {
+export class PhasedProcess<Phase extends string, Code extends string> extends StepQueue {
   private current: Phase;
 
-  constructor(initial: Phase) {
+  constructor(
+    initial: Phase,
+    private readonly refusals: Readonly<Record<Code, number>>,
+  ) {
     super();
     this.current = initial;
   }
@@ -118,5 +130,10 @@ export class PhasedProcess<Phase extends string> extends StepQueue {
     if (this.current === phase) return;
     this.current = phase;
     upsertSearchAttributes([{ key: searchAttributeKeys.processStatus, value: phase }]);
+  }
+
+  /** A refusal of this process, with its code's HTTP status. */
+  protected refuse(code: Code, message: string): ApplicationFailure {
+    return refusal(code, message, this.refusals[code]);
   }
 }

@@ -81,7 +81,8 @@ async function openGrant(
   return { input, opened, handle: await startWorkflowOperation.workflowHandle() };
 }
 
-const LONG = 600_000;
+/** A link and a session lasting 10 minutes unless a test is about their end. */
+const LONG_LIVED = { linkMilliseconds: 600_000, sessionMilliseconds: 600_000 };
 const accept = (secretHash = SECRET_HASH): { args: [AcceptRequest] } => ({
   args: [{ secretHash, sessionTokenHash: 'b'.repeat(64) }],
 });
@@ -93,7 +94,7 @@ describe('shareGrant workflow (stubbed activities)', () => {
     const { steps, calls } = shareSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
       const { input, opened, handle } = await openGrant(temporal.client, taskQueue, {
-        linkMilliseconds: LONG,
+        ...LONG_LIVED,
         sessionMilliseconds: 500,
       });
       expect(opened).toMatchObject({ grantId: input.grantId });
@@ -115,10 +116,7 @@ describe('shareGrant workflow (stubbed activities)', () => {
   it('an accepted grant reported idle expires at once, before its hard end', async () => {
     const { steps, calls } = shareSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { handle } = await openGrant(temporal.client, taskQueue, {
-        linkMilliseconds: LONG,
-        sessionMilliseconds: LONG,
-      });
+      const { handle } = await openGrant(temporal.client, taskQueue, LONG_LIVED);
       await handle.executeUpdate(acceptUpdate, accept());
       await handle.signal(sessionIdleSignal);
       expect(await handle.result()).toMatchObject({ phase: 'EXPIRED' });
@@ -130,8 +128,8 @@ describe('shareGrant workflow (stubbed activities)', () => {
     const { steps, calls } = shareSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
       const { input, handle } = await openGrant(temporal.client, taskQueue, {
+        ...LONG_LIVED,
         linkMilliseconds: 400,
-        sessionMilliseconds: LONG,
       });
       expect(await handle.result()).toMatchObject({ phase: 'EXPIRED', sessionExpiresAt: null });
       expect(calls.inputsOf('expireShareGrant')).toEqual([{ grantId: input.grantId }]);
@@ -142,10 +140,7 @@ describe('shareGrant workflow (stubbed activities)', () => {
   it('revoke: REVOKED, the process ends and nothing expires', async () => {
     const { steps, calls } = shareSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { input, handle } = await openGrant(temporal.client, taskQueue, {
-        linkMilliseconds: LONG,
-        sessionMilliseconds: LONG,
-      });
+      const { input, handle } = await openGrant(temporal.client, taskQueue, LONG_LIVED);
       const revoked = await handle.executeUpdate(revokeUpdate, { args: [{ by: OWNER }] });
       expect(revoked.status).toBe('REVOKED');
       expect(await handle.result()).toMatchObject({ phase: 'REVOKED' });
@@ -157,10 +152,7 @@ describe('shareGrant workflow (stubbed activities)', () => {
   it('refuses a wrong secret (as an unknown grant) and a second accept', async () => {
     const { steps, calls } = shareSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { handle } = await openGrant(temporal.client, taskQueue, {
-        linkMilliseconds: LONG,
-        sessionMilliseconds: LONG,
-      });
+      const { handle } = await openGrant(temporal.client, taskQueue, LONG_LIVED);
       expect(await refusalOf(handle.executeUpdate(acceptUpdate, accept('c'.repeat(64))))).toEqual({
         code: 'SHARE_NOT_FOUND',
         status: 404,
