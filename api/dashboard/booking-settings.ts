@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { recordAudit } from '../../db/writes/audit.js';
-import {
-  BOOKING_CHANNELS,
-  readBookingSettings,
-  saveBookingSettings,
-  type StoredBookingSettings,
-} from '../../db/writes/booking-settings.js';
+import { readBookingSettings, type StoredBookingSettings } from '../../db/queries/booking-settings.js';
+import { saveBookingSettings } from '../../db/writes/booking-settings.js';
+import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';

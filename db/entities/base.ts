@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { p } from '@mikro-orm/core';
+import { p, raw } from '@mikro-orm/core';
 
-/** Shared columns: a uuid primary key made in the application, and the creation time. */
+/** A timestamp the database sets to now() (the transaction's start) when the insert leaves it out. */
+export const stampedNow = () => p.datetime().defaultRaw('now()');
+
+/**
+ * Shared columns: a uuid primary key made in the application (the entity has its identity before
+ * the insert), and the creation time the database sets, as the hand-written inserts get it.
+ */
 export const baseProperties = {
   id: p
     .uuid()
     .primary()
     .onCreate(() => randomUUID()),
-  createdAt: p.datetime().onCreate(() => new Date()),
+  createdAt: stampedNow(),
 };
+
+/** updated_at: now() on insert and on every update an entity makes, as the hand-written writes set it. */
+export const updatedAt = () => stampedNow().onUpdate(() => raw<Date>('now()'));

@@ -1,0 +1,46 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { baseProperties, stampedNow } from './base.js';
+import { Company } from './company.js';
+import { AccountStatus } from './identity.js';
+
+/** Company staff: accounts, their role in each company, and server-side dashboard sessions. */
+export const MembershipRole = ['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER'] as const;
+
+export const StaffUser = defineEntity({
+  name: 'StaffUser',
+  tableName: 'staff_users',
+  properties: {
+    ...baseProperties,
+    email: p.text(),
+    passwordHash: p.text(),
+    name: p.text().default(''),
+    status: p.enum(AccountStatus).default('ACTIVE'),
+  },
+});
+
+export const CompanyMembership = defineEntity({
+  name: 'CompanyMembership',
+  tableName: 'company_memberships',
+  properties: {
+    ...baseProperties,
+    company: () => p.manyToOne(Company).ref(),
+    staffUser: () => p.manyToOne(StaffUser).ref(),
+    role: p.enum(MembershipRole),
+    active: p.boolean().default(true),
+  },
+});
+
+export const StaffSession = defineEntity({
+  name: 'StaffSession',
+  tableName: 'staff_sessions',
+  properties: {
+    ...baseProperties,
+    staffUser: () => p.manyToOne(StaffUser).ref(),
+    membership: () => p.manyToOne(CompanyMembership).ref(),
+    tokenHash: p.text().unique(),
+    csrfTokenHash: p.text(),
+    lastSeenAt: stampedNow(),
+    expiresAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
