@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ADMIN_ROLES } from '../../domain/permissions.js';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseProperties, serverSessionProperties, stampedNow, updatedAt } from './base.js';
 import { AccountStatus } from './identity.js';
 
 /** Administrators, their sessions and the audit log every administration read and change goes to. */
@@ -33,14 +33,10 @@ export const AdminSession = defineEntity({
   name: 'AdminSession',
   tableName: 'admin_sessions',
   properties: {
-    ...baseProperties,
+    ...serverSessionProperties(),
     admin: () => p.manyToOne(Admin).ref(),
-    tokenHash: p.text().unique(),
-    csrfTokenHash: p.text(),
+    /** When the session gave its second factor (TOTP); null: not yet. */
     secondFactorAt: p.datetime().nullable(),
-    lastSeenAt: stampedNow(),
-    expiresAt: p.datetime(),
-    revokedAt: p.datetime().nullable(),
   },
 });
 

@@ -18,3 +18,16 @@ export const baseProperties = {
 
 /** updated_at: now() on insert and on every update an entity makes, as the hand-written writes set it. */
 export const updatedAt = () => stampedNow().onUpdate(() => raw<Date>('now()'));
+
+/**
+ * A server-side session of the dashboard or the administration: only hashes of the session token
+ * and of its CSRF token are stored; it ends by expiry or revocation.
+ */
+export const serverSessionProperties = () => ({
+  ...baseProperties,
+  tokenHash: p.text().unique(),
+  csrfTokenHash: p.text(),
+  lastSeenAt: stampedNow(),
+  expiresAt: p.datetime(),
+  revokedAt: p.datetime().nullable(),
+});

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, stampedNow } from './base.js';
+import { baseProperties, serverSessionProperties } from './base.js';
 import { Company } from './company.js';
 import { AccountStatus } from './identity.js';
 
@@ -34,13 +34,9 @@ export const StaffSession = defineEntity({
   name: 'StaffSession',
   tableName: 'staff_sessions',
   properties: {
-    ...baseProperties,
+    ...serverSessionProperties(),
     staffUser: () => p.manyToOne(StaffUser).ref(),
+    /** The membership (company and role) the session acts with. */
     membership: () => p.manyToOne(CompanyMembership).ref(),
-    tokenHash: p.text().unique(),
-    csrfTokenHash: p.text(),
-    lastSeenAt: stampedNow(),
-    expiresAt: p.datetime(),
-    revokedAt: p.datetime().nullable(),
   },
 });
