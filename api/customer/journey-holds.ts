@@ -13,7 +13,7 @@ import {
   storeIdempotentAnswer,
   type IdempotentAnswer,
 } from '../../db/writes/idempotency.js';
-import { draftJourney, draftOrder, type DraftResult } from '../../db/writes/journeys.js';
+import { draftJourney, draftOrder, type DraftResult } from '../../db/writes/journeys/index.js';
 import type {
   BookingChannel,
   ConfirmationScope,

@@ -17,7 +17,7 @@ import {
   type SigningKey,
   type SigningOptions,
 } from './boarding-credentials.js';
-import { JourneyRefusal } from './journeys.js';
+import { JourneyRefusal } from './journeys/index.js';
 import { consumeVoucher } from './loyalty.js';
 import {
   bookableTrip,
