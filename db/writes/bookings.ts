@@ -11,6 +11,7 @@ import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../queries/pickup-location.js';
+import type { PickupRow } from '../queries/pickup-location.js';
 import {
   activeSigningKey,
   signTickets,
@@ -521,7 +522,7 @@ type RecordRow = Record<string, unknown> & {
   departure_at: string;
   arrival_at: string;
   trip_status: string;
-};
+} & PickupRow;
 
 const city = (row: Record<string, unknown>, prefix: 'origin' | 'destination') => ({
   id: row[`${prefix}_id`] as string,
