@@ -20,23 +20,37 @@ export interface StopIdentity {
   sequence: number;
 }
 
+/** The columns of a stop identity by table: each selected under `${prefix}_${name}`. */
+const IDENTITY_COLUMNS = {
+  call: [
+    ['id', 'stop_call_id'],
+    ['stop_id', 'stop_id'],
+    ['sequence', 'sequence'],
+    ['arrival_at', 'arrival_at'],
+    ['departure_at', 'departure_at'],
+  ],
+  stop: [
+    ['name_ar', 'name_ar'],
+    ['name_en', 'name_en'],
+    ['kind', 'kind'],
+    ['latitude', 'latitude'],
+    ['longitude', 'longitude'],
+    ['city_id', 'city_id'],
+  ],
+  city: [
+    ['name_ar', 'city_name_ar'],
+    ['name_en', 'city_name_en'],
+  ],
+} as const;
+
 /** Columns to select for a stop call `sc` joined to its stop `s` and city `ci`, under a prefix. */
 export function stopIdentityColumns(prefix: string, call = 'sc', stop = 's', city = 'ci'): string {
-  return [
-    `${call}.id as ${prefix}_stop_call_id`,
-    `${call}.stop_id as ${prefix}_stop_id`,
-    `${call}.sequence as ${prefix}_sequence`,
-    `${call}.arrival_at as ${prefix}_arrival_at`,
-    `${call}.departure_at as ${prefix}_departure_at`,
-    `${stop}.name_ar as ${prefix}_name_ar`,
-    `${stop}.name_en as ${prefix}_name_en`,
-    `${stop}.kind as ${prefix}_kind`,
-    `${stop}.latitude as ${prefix}_latitude`,
-    `${stop}.longitude as ${prefix}_longitude`,
-    `${stop}.city_id as ${prefix}_city_id`,
-    `${city}.name_ar as ${prefix}_city_name_ar`,
-    `${city}.name_en as ${prefix}_city_name_en`,
-  ].join(', ');
+  const aliases = { call, stop, city };
+  return (['call', 'stop', 'city'] as const)
+    .flatMap((table) =>
+      IDENTITY_COLUMNS[table].map(([column, name]) => `${aliases[table]}.${column} as ${prefix}_${name}`),
+    )
+    .join(', ');
 }
 
 type TextColumn =

@@ -16,7 +16,7 @@ import {
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
-import { JourneyRefusal, lockBatch, lockScope, setScopeStatus, type JourneyRow } from './scope.js';
+import { inLockedScope, JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow } from './scope.js';
 
 export interface ConfirmInput {
   scope: ConfirmationScope;
@@ -52,8 +52,7 @@ export async function confirmScope(
   input: ConfirmInput,
   signing: SigningOptions = {},
 ): Promise<ConfirmOutcome> {
-  return db.transaction(async (client) => {
-    const locked = await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client, locked) => {
     const batch = await lockBatch(client, input.scope, input.holdBatchId);
     if (batch.status === 'CONSUMED' && (locked.status === 'REQUESTED' || locked.status === 'CONFIRMED')) {
       return currentOutcome(client, input.scope, locked.status);

@@ -9,7 +9,7 @@ import {
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed } from './outcome.js';
-import { JourneyRefusal, lockScope, setScopeStatus } from './scope.js';
+import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
 
 export interface DecisionInput {
   scope: ConfirmationScope;
@@ -44,8 +44,7 @@ export async function recordDecision(
   input: DecisionInput,
   signing: SigningOptions = {},
 ): Promise<DecisionOutcome> {
-  return db.transaction(async (client) => {
-    const locked = await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client, locked) => {
     const { rows } = await client.query<RequestRow>(
       `select id, status, decision_key, deadline > now() as open from confirmation_requests
        where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,
@@ -143,8 +142,7 @@ export async function expireDecisions(
   db: Database,
   input: { scope: ConfirmationScope },
 ): Promise<{ status: JourneyStatus }> {
-  return db.transaction(async (client) => {
-    const locked = await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status };
     await client.query(
       `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,

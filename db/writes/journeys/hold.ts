@@ -10,7 +10,7 @@ import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import type { QuoteResponse } from '../quote.js';
-import { isoOf, JourneyRefusal, lockScope, setScopeStatus } from './scope.js';
+import { inLockedScope, isoOf, JourneyRefusal, setScopeStatus } from './scope.js';
 
 export interface PlaceHoldInput {
   scope: ConfirmationScope;
@@ -46,8 +46,7 @@ interface HoldLeg {
  * seat taken meanwhile (or too few free seats) refuses the whole hold with 409 SEATS_UNAVAILABLE.
  */
 export async function placeHold(db: Database, input: PlaceHoldInput): Promise<PlacedHold> {
-  return db.transaction(async (client) => {
-    const locked = await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client, locked) => {
     const { rows: existing } = await client.query<{ expires_at: string }>(
       `select expires_at from hold_batches where id = $1`,
       [input.holdBatchId],

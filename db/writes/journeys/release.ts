@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { holdClosed, type ConfirmationScope } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
-import { closeHoldBatch, JourneyRefusal, lockBatch, lockScope, setScopeStatus } from './scope.js';
+import { closeHoldBatch, inLockedScope, JourneyRefusal, lockBatch, setScopeStatus } from './scope.js';
 
 /** Ends an ACTIVE hold batch: its HELD allocations and the scope take `status` (RELEASED or EXPIRED). */
 async function closeBatch(
@@ -23,8 +23,7 @@ export async function releaseHold(
   db: Database,
   input: { scope: ConfirmationScope; holdBatchId: string },
 ): Promise<{ holdBatchId: string; status: 'RELEASED' }> {
-  return db.transaction(async (client) => {
-    await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client) => {
     const batch = await lockBatch(client, input.scope, input.holdBatchId);
     if (batch.status === 'ACTIVE') await closeBatch(client, input.scope, batch.id, 'RELEASED');
     else if (batch.status !== 'RELEASED') throw JourneyRefusal.of(holdClosed(batch.status));
@@ -37,8 +36,7 @@ export async function expireHold(
   db: Database,
   input: { scope: ConfirmationScope; holdBatchId: string },
 ): Promise<{ expired: boolean }> {
-  return db.transaction(async (client) => {
-    await lockScope(client, input.scope);
+  return inLockedScope(db, input.scope, async (client) => {
     const batch = await lockBatch(client, input.scope, input.holdBatchId);
     if (batch.status !== 'ACTIVE') return { expired: false };
     await closeBatch(client, input.scope, batch.id, 'EXPIRED');

@@ -8,6 +8,7 @@ import {
   type RuleRefusal,
 } from '../../../domain/journey-confirmation.js';
 import { Refusal } from '../../../domain/refusal.js';
+import type { Database } from '../../orm.js';
 
 /**
  * What every journey confirmation transaction shares (SPEC "Journey confirmation", "Company
@@ -52,7 +53,7 @@ export interface LockedScope {
 }
 
 /** Locks the scope's rows (order first, then journeys in id order) and returns them. */
-export async function lockScope(client: PoolClient, scope: ConfirmationScope): Promise<LockedScope> {
+async function lockScope(client: PoolClient, scope: ConfirmationScope): Promise<LockedScope> {
   let orderStatus: JourneyStatus | undefined;
   if (scope.kind === 'ORDER') {
     const { rows } = await client.query<{ status: JourneyStatus }>(
@@ -74,6 +75,18 @@ export async function lockScope(client: PoolClient, scope: ConfirmationScope): P
     journeys,
     journeyIds: journeys.map((journey) => journey.id),
   };
+}
+
+/**
+ * Runs `work` as one transaction that first locks the scope's rows: every transition of a scope
+ * starts so, and two transitions of one scope never interleave.
+ */
+export function inLockedScope<T>(
+  db: Database,
+  scope: ConfirmationScope,
+  work: (client: PoolClient, locked: LockedScope) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (client) => work(client, await lockScope(client, scope)));
 }
 
 export interface ScopeChange {
