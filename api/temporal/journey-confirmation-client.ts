@@ -115,4 +115,3 @@ export function journeyConfirmationClient(
 }
 
 export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;
-
