@@ -2,7 +2,9 @@
  * Rules of journey confirmation (SPEC "Journey confirmation", "Company decision on a journey
  * request", "Journey confirmation projection") that need no database: which companies must
  * decide for a booking channel, when their decisions are due, which journey states allow a hold,
- * and how a journey's state reads in the projection every channel shares.
+ * which hold batch a release or confirm may use, how many travellers a journey takes, what a
+ * company's decision does with its request, and how a journey's state reads in the projection
+ * every channel shares.
  */
 
 export const BOOKING_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const;
