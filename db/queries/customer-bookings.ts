@@ -2,6 +2,7 @@ import type { JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
+import type { PickupRow } from './pickup-location.js';
 
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
@@ -93,7 +94,7 @@ const ref = (row: Record<string, unknown>, prefix: string): NamedRef => ({
   name_en: row[`${prefix}_name_en`] as string,
 });
 
-function toBooking(row: Record<string, unknown>, tickets: BookingTicket[]): CustomerBooking {
+function toBooking(row: Record<string, unknown> & PickupRow, tickets: BookingTicket[]): CustomerBooking {
   const journeyStatus = (row.journey_status as JourneyStatus | null) ?? null;
   return {
     id: row.id as string,
@@ -133,7 +134,7 @@ function toBooking(row: Record<string, unknown>, tickets: BookingTicket[]): Cust
 
 /** The current tickets of each booking (its journey's tickets on its trip), keyed by booking id. */
 async function ticketsOf(db: Database, bookingIds: string[]): Promise<Map<string, BookingTicket[]>> {
-  const rows = await db.query<Record<string, unknown>>(
+  const rows = await db.query<Record<string, unknown> & PickupRow>(
     `select b.id as booking_id, t.id, t.traveller_name, t.seat_number, t.status, t.payload, t.signature, t.key_id,
             t.boarding_authorized
      from bookings b
@@ -170,7 +171,7 @@ export async function listOwnBookings(
     db.query<{ total: number }>(`select count(*)::int as total from bookings b where ${OWN_BOOKING}`, [
       userId,
     ]),
-    db.query<Record<string, unknown>>(
+    db.query<Record<string, unknown> & PickupRow>(
       `${BOOKING_SELECT} where ${OWN_BOOKING} order by b.created_at desc, b.id desc limit $2 offset $3`,
       [userId, page.limit, page.offset],
     ),
@@ -191,7 +192,7 @@ export async function findOwnBooking(
   userId: string,
   bookingId: string,
 ): Promise<CustomerBooking | null> {
-  const [row] = await db.query<Record<string, unknown>>(
+  const [row] = await db.query<Record<string, unknown> & PickupRow>(
     `${BOOKING_SELECT} where b.id = $2 and ${OWN_BOOKING}`,
     [userId, bookingId],
   );

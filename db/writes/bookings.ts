@@ -11,13 +11,14 @@ import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../queries/pickup-location.js';
+import type { PickupRow } from '../queries/pickup-location.js';
 import {
   activeSigningKey,
   signTickets,
   type SigningKey,
   type SigningOptions,
 } from './boarding-credentials.js';
-import { JourneyRefusal } from './journeys.js';
+import { JourneyRefusal } from './journeys/index.js';
 import { consumeVoucher } from './loyalty.js';
 import {
   bookableTrip,
@@ -521,7 +522,7 @@ type RecordRow = Record<string, unknown> & {
   departure_at: string;
   arrival_at: string;
   trip_status: string;
-};
+} & PickupRow;
 
 const city = (row: Record<string, unknown>, prefix: 'origin' | 'destination') => ({
   id: row[`${prefix}_id`] as string,
