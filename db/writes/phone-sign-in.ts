@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { scopeToAppMetadata } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { DEMO_TRAVELLERS, demoTravellerScope } from '../seed/demo-identities.js';
+import { lockKey } from './traveller-identity/accounts.js';
 
 /**
  * The account behind a phone number whose one-time code was just verified: the existing user, or
@@ -80,10 +81,6 @@ function outcome(row: UserRow, isNewUser: boolean): PhoneSignIn {
     emailVerificationPending: row.email !== null && !row.email_verified,
     active: row.status === 'ACTIVE',
   };
-}
-
-async function lockKey(client: PoolClient, key: string): Promise<void> {
-  await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
 const USER_COLUMNS = `id, phone, name, email, email_verified_at is not null as email_verified, passenger_id, status`;
