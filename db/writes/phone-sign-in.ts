@@ -34,6 +34,10 @@ export function reservedAppMetadata(phone: string): Record<string, string> | nul
   return persona ? scopeToAppMetadata(demoTravellerScope(persona)) : null;
 }
 
+interface IdRow {
+  id: string;
+}
+
 interface UserRow {
   id: string;
   phone: string | null;
@@ -67,7 +71,7 @@ export async function signInByPhoneWithin(client: PoolClient, input: PhoneSignIn
   const name = input.name ?? '';
   const email = input.email && (await emailIsFree(client, input.email)) ? input.email : null;
   const passengerId = await passengerFor(client, input.phone, name, input.email ?? null);
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await client.query<IdRow>(
     `insert into users (phone, name, email, passenger_id, app_metadata) values ($1, $2, $3, $4, $5) returning id`,
     [input.phone, name, email, passengerId, JSON.stringify(metadata ?? {})],
   );
@@ -118,7 +122,7 @@ async function passengerFor(
   name: string,
   email: string | null,
 ): Promise<string> {
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await client.query<IdRow>(
     `insert into passengers (phone, name, email) values ($1, $2, $3)
      on conflict (phone) do update set
        name = case when passengers.name = '' then excluded.name else passengers.name end,
