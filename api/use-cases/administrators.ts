@@ -1,5 +1,13 @@
 import type { Database } from '../../db/orm.js';
-import { listAdmins, lockAdmin, type AdminFilter, type AdminRow } from '../../db/queries/admins.js';
+import {
+  listAdmins,
+  listAuditLog,
+  lockAdmin,
+  type AdminFilter,
+  type AdminRow,
+  type AuditFilter,
+  type AuditRow,
+} from '../../db/queries/admins.js';
 import { insertAdmin, updateAdmin, type AdminChange } from '../../db/writes/admins.js';
 import { recordAudit, type AuditEntry } from '../../db/writes/audit.js';
 import {
@@ -15,9 +23,9 @@ import { hashPassword } from '../auth/passwords.js';
 import { conflict, notFound } from '../http/errors.js';
 
 /**
- * The administrator team, as an administrator holding admins.view or admins.manage sees and
- * shapes it. Each read and each change is one transaction with its audit row, so what commits is
- * always recorded.
+ * The administrator team and the audit log, as an administrator with the permission sees and
+ * shapes them. Each read and each change is one transaction with its audit row, so what commits
+ * is always recorded.
  */
 
 /** Who and where, for the audit row: the acting administrator and the request. */
@@ -37,6 +45,30 @@ export async function listAdministrators(
       targetKind: 'admin',
       details: {
         filter: { status: filter.status ?? null, role: filter.role ?? null },
+        limit: filter.limit,
+        offset: filter.offset,
+        returned: found.items.length,
+      },
+    });
+    return found;
+  });
+}
+
+/** A page of the audit log; reading it is itself recorded (audit_log.read) with the filter used. */
+export async function readAuditLog(
+  db: Database,
+  audit: AuditActor,
+  filter: AuditFilter,
+  shownFilter: Record<string, unknown>,
+): Promise<{ items: AuditRow[]; total: number }> {
+  return db.transaction(async (client) => {
+    const found = await listAuditLog(client, filter);
+    await recordAudit(client, {
+      ...audit,
+      action: 'audit_log.read',
+      targetKind: 'audit_log',
+      details: {
+        filter: shownFilter,
         limit: filter.limit,
         offset: filter.offset,
         returned: found.items.length,
