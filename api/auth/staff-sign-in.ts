@@ -1,6 +1,7 @@
 import { needsRehash } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { recordAudit } from '../../db/writes/audit.js';
 import { Refusal } from '../http/errors.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
@@ -141,16 +142,14 @@ async function recordStaffEvent(
   event: { staffUserId: string; companyId: string; sessionId: string },
   origin: RequestOrigin,
 ): Promise<void> {
-  await db.query(
-    `insert into audit_log (actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id)
-     values ('STAFF', $1, $2, 'COMPANY', $3, $4, $5, $6)`,
-    [
-      event.staffUserId,
-      action,
-      event.companyId,
-      JSON.stringify({ sessionId: event.sessionId }),
-      origin.ip,
-      origin.requestId,
-    ],
-  );
+  await recordAudit(db.pool, {
+    actorKind: 'STAFF',
+    actorId: event.staffUserId,
+    action,
+    targetKind: 'COMPANY',
+    targetId: event.companyId,
+    details: { sessionId: event.sessionId },
+    ip: origin.ip,
+    requestId: origin.requestId,
+  });
 }
