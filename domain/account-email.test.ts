@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addressToVerify,
   arabicDuration,
   englishDuration,
   maskEmail,
@@ -42,5 +43,19 @@ describe('e-mail links and messages', () => {
     );
     expect(message.text).toContain('30 minutes');
     expect(message.text).toContain('30 دقيقة');
+  });
+});
+
+describe('resending a verification link', () => {
+  it('goes to the account’s own address while it is not verified', () => {
+    expect(addressToVerify({ email: 'a@example.com', emailVerified: false })).toBe('a@example.com');
+  });
+
+  it.each([
+    ['no account', null, 'EMAIL_NOT_SET'],
+    ['no address', { email: null, emailVerified: false }, 'EMAIL_NOT_SET'],
+    ['a verified address', { email: 'a@example.com', emailVerified: true }, 'EMAIL_ALREADY_VERIFIED'],
+  ])('is refused for %s', (_case, account, errorCode) => {
+    expect(() => addressToVerify(account)).toThrow(expect.objectContaining({ status: 409, errorCode }));
   });
 });

@@ -1,3 +1,5 @@
+import { Refusal } from './refusal.js';
+
 /**
  * Rules of traveller e-mail verification and password recovery that do not touch the outside
  * world: what a link looks like, what the message says, what a password must be.
@@ -132,4 +134,16 @@ export function arabicDuration(seconds: number): string {
   if (count === 1) return words.one;
   if (count === 2) return words.two;
   return `${count} ${count <= 10 ? words.few : words.many}`;
+}
+
+/**
+ * The address a new verification link goes to: the account's own, while it is not verified yet.
+ * Throws 409 EMAIL_NOT_SET or EMAIL_ALREADY_VERIFIED otherwise.
+ */
+export function addressToVerify(account: { email: string | null; emailVerified: boolean } | null): string {
+  if (!account?.email) throw new Refusal(409, 'EMAIL_NOT_SET', 'The account has no e-mail address');
+  if (account.emailVerified) {
+    throw new Refusal(409, 'EMAIL_ALREADY_VERIFIED', 'The e-mail address is already verified');
+  }
+  return account.email;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ADMIN_PERMISSIONS,
+  adminChangeRefusal,
   ADMIN_ROLES,
   effectivePermissions,
   missingPermissions,
@@ -118,5 +119,39 @@ describe('who may create or change an administrator', () => {
       errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED',
       field: 'totpRequired',
     });
+  });
+});
+
+describe('the refusal an administrator gets for a change', () => {
+  const actor = { adminId: 'lead', permissions: effectivePermissions('SUPPORT', ['admins.manage']) };
+  const next = (role: AdminRole, change: Partial<AdminAccess> = {}): AdminAccess => ({
+    role,
+    grantedPermissions: [],
+    status: 'ACTIVE',
+    totpRequired: false,
+    ...change,
+  });
+
+  it('is 403 PERMISSION_DENIED naming the permission the actor lacks', () => {
+    const refusal = adminChangeRefusal({ actor, target: null, next: next('ANALYST') });
+    expect([refusal?.status, refusal?.errorCode, refusal?.details]).toEqual([
+      403,
+      'PERMISSION_DENIED',
+      { permission: 'analytics.view' },
+    ]);
+  });
+
+  it('is 409 OWN_ACCOUNT_CHANGE_REFUSED naming the field', () => {
+    const target = { adminId: 'lead', ...next('SUPPORT', { grantedPermissions: ['admins.manage'] }) };
+    const refusal = adminChangeRefusal({ actor, target, next: next('SUPPORT') });
+    expect([refusal?.status, refusal?.errorCode, refusal?.details]).toEqual([
+      409,
+      'OWN_ACCOUNT_CHANGE_REFUSED',
+      { field: 'permissions' },
+    ]);
+  });
+
+  it('is null for an allowed change', () => {
+    expect(adminChangeRefusal({ actor, target: null, next: next('SUPPORT') })).toBeNull();
   });
 });

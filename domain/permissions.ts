@@ -1,3 +1,5 @@
+import { Refusal } from './refusal.js';
+
 /**
  * Administration permissions (SPEC "Administration permissions") and the roles that bundle them.
  * An administrator holds the permissions of their role plus any granted one by one; a grant can
@@ -119,4 +121,22 @@ export function refuseAdminChange(change: {
       return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'totpRequired' };
   }
   return null;
+}
+
+/** 403 PERMISSION_DENIED, naming the permission the administrator lacks. */
+export function permissionDenied(permission: AdminPermission): Refusal {
+  return new Refusal(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
+}
+
+/** refuseAdminChange's answer as the refusal the administrator gets, or null. */
+export function adminChangeRefusal(change: Parameters<typeof refuseAdminChange>[0]): Refusal | null {
+  const refusal = refuseAdminChange(change);
+  if (!refusal) return null;
+  if (refusal.errorCode === 'PERMISSION_DENIED') return permissionDenied(refusal.permission);
+  return new Refusal(
+    409,
+    'OWN_ACCOUNT_CHANGE_REFUSED',
+    'Administrators cannot lock themselves out or lift their own second-factor requirement',
+    { field: refusal.field },
+  );
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { listAuditLog, type AuditRow } from '../../db/queries/admins.js';
-import { recordAudit } from '../../db/writes/audit.js';
+import type { AuditRow } from '../../db/queries/admins.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { readAuditLog } from '../use-cases/administrators.js';
 import { DateTime, IdText } from './schemas.js';
 
 const ActorKind = z.enum(['ADMIN', 'STAFF', 'TRAVELLER', 'SYSTEM', 'DRIVER']);
@@ -83,22 +83,12 @@ export function registerAuditRoutes(surface: Surface, context: AppContext): void
     handler: async (ctx, { query }) => {
       requirePermission(ctx, 'audit.view');
       const { limit, offset, actor, target, ...filters } = query;
-      const page = await db.transaction(async (client) => {
-        const found = await listAuditLog(client, {
-          ...filters,
-          actorId: actor,
-          targetId: target,
-          limit,
-          offset,
-        });
-        await recordAudit(client, {
-          ...adminAuditActor(ctx),
-          action: 'audit_log.read',
-          targetKind: 'audit_log',
-          details: { filter: { actor, target, ...filters }, limit, offset, returned: found.items.length },
-        });
-        return found;
-      });
+      const page = await readAuditLog(
+        db,
+        adminAuditActor(ctx),
+        { ...filters, actorId: actor, targetId: target, limit, offset },
+        { actor, target, ...filters },
+      );
       ctx.body = {
         success: true,
         data: { items: page.items.map(auditEntry), total: page.total, limit, offset },

@@ -1,7 +1,9 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS, ADMIN_ROLES } from '../../domain/permissions.js';
+import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
 import type { RequestOrigin } from '../auth/admin-session.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Schemas and helpers the administration route modules share. */
 export const IdText = z.string().meta({ format: 'uuid' });
@@ -37,3 +39,13 @@ export const SignedInAdmin = z
 export const OkResponse = z.object({ success: z.literal(true), data: z.null() });
 
 export const origin = (ctx: Context): RequestOrigin => ({ ip: ctx.ip, requestId: ctx.state.requestId });
+
+/**
+ * The current administrator, once one more second-factor attempt of theirs is counted: every
+ * route that checks a code shares one limit per administrator.
+ */
+export async function adminAttemptingCode(ctx: Context, limit: RateLimiter): Promise<AdminPrincipal> {
+  const admin = currentAdmin(ctx);
+  await limit.consume(ctx, admin.adminId);
+  return admin;
+}

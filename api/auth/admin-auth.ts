@@ -2,7 +2,12 @@ import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import type { AuditEntry } from '../../db/writes/audit.js';
-import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
+import {
+  effectivePermissions,
+  permissionDenied,
+  type AdminPermission,
+  type AdminRole,
+} from '../../domain/permissions.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import {
@@ -11,8 +16,9 @@ import {
   secondFactorPending,
   touchAdminSession,
   type AdminSessionRecord,
+  type RequestOrigin,
 } from './admin-session.js';
-import { hashSecret, sameSecret } from './secrets.js';
+import { checkSessionCsrf } from './csrf.js';
 
 /** The signed-in administrator of a request on the administration surface. */
 export interface AdminPrincipal {
@@ -52,7 +58,14 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
     const session = await touchAdminSession(deps.db, deps.config, token);
     if (!session)
       throw new Refusal(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
-    if (route.csrf) checkCsrf(ctx, session);
+    if (route.csrf) {
+      checkSessionCsrf(
+        ctx,
+        ADMIN_CSRF_HEADER,
+        session.csrfTokenHash,
+        'Send the X-CSRF-Token header with the value given at sign-in',
+      );
+    }
     const admin = principal(session);
     if (admin.secondFactorPending && route.security !== 'administratorFirstFactor') {
       throw secondFactorRequired(admin);
@@ -74,17 +87,6 @@ function principal(session: AdminSessionRecord): AdminPrincipal {
     totpEnabled: session.totpEnabled,
     secondFactorPending: secondFactorPending(session),
   };
-}
-
-function checkCsrf(ctx: Context, session: AdminSessionRecord): void {
-  const header = ctx.get(ADMIN_CSRF_HEADER);
-  if (!header || !sameSecret(hashSecret(header), session.csrfTokenHash)) {
-    throw new Refusal(
-      403,
-      'CSRF_TOKEN_INVALID',
-      'Send the X-CSRF-Token header with the value given at sign-in',
-    );
-  }
 }
 
 export function secondFactorRequired(admin: Pick<AdminPrincipal, 'totpEnabled'>): Refusal {
@@ -121,10 +123,6 @@ export function requirePermission(ctx: Context, permission: AdminPermission): Ad
   return admin;
 }
 
-export function permissionDenied(permission: AdminPermission): Refusal {
-  return new Refusal(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
-}
-
 /** Who and where, for an audit row written on behalf of the current administrator. */
 export function adminAuditActor(
   ctx: Context,
@@ -134,5 +132,20 @@ export function adminAuditActor(
     actorId: ctx.state.admin?.adminId ?? null,
     ip: ctx.ip,
     requestId: ctx.state.requestId,
+  };
+}
+
+/** Who and where, for an audit row an administrator writes about their own account (sign-in, second factor). */
+export function ownAccountAudit(
+  adminId: string,
+  origin: RequestOrigin,
+): Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId' | 'targetKind' | 'targetId'> {
+  return {
+    actorKind: 'ADMIN',
+    actorId: adminId,
+    ip: origin.ip,
+    requestId: origin.requestId,
+    targetKind: 'admin',
+    targetId: adminId,
   };
 }

@@ -5,7 +5,7 @@ import type { Database } from '../../db/orm.js';
 import { recordAudit } from '../../db/writes/audit.js';
 import { base32Decode, base32Encode, matchTotp, otpauthUrl } from '../../domain/totp.js';
 import { Refusal } from '../http/errors.js';
-import { secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
+import { ownAccountAudit, secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
 import {
   elevateAdminSession,
   revokeOtherAdminSessions,
@@ -96,6 +96,49 @@ export function matchPendingSecret(secret: string, code: string, nowMs: number):
   return key ? matchTotp(key, code, nowMs) : null;
 }
 
+/** A refused code is written to the audit log (auth.second_factor_failed) in the caller's transaction. */
+export async function recordSecondFactorFailure(
+  client: Pick<PoolClient, 'query'>,
+  adminId: string,
+  origin: RequestOrigin,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(client, {
+    ...ownAccountAudit(adminId, origin),
+    action: 'auth.second_factor_failed',
+    details,
+  });
+}
+
+/**
+ * Checks a proof and uses it up (consumeSecondFactor); a wrong one is recorded with `failure` as
+ * the audit details. Null when it was refused.
+ */
+export async function spendSecondFactor(
+  client: Pick<PoolClient, 'query'>,
+  adminId: string,
+  proof: SecondFactorProof,
+  origin: RequestOrigin,
+  failure: Record<string, unknown>,
+): Promise<AcceptedProof | null> {
+  const accepted = await consumeSecondFactor(client, adminId, proof, Date.now());
+  if (!accepted) await recordSecondFactorFailure(client, adminId, origin, failure);
+  return accepted;
+}
+
+/**
+ * Runs `work` in one transaction. A refused code answers null: the transaction still commits, so
+ * its audit row stays, and then the caller gets 400 INVALID_SECOND_FACTOR.
+ */
+export async function unlessCodeRefused<T>(
+  db: Database,
+  work: (client: PoolClient) => Promise<T | null>,
+): Promise<T> {
+  const outcome = await db.transaction(work);
+  if (outcome === null) throw invalidSecondFactor();
+  return outcome;
+}
+
 type Deps = { db: Database; config: Pick<Config, 'ADMIN_TOTP_ISSUER'> };
 
 /** How long a new authenticator secret waits for its first code before it has to be started again. */
@@ -128,37 +171,33 @@ export async function startEnrolment(
     );
   }
   const secret = newTotpSecret();
-  const outcome = await deps.db.transaction(async (client) => {
-    const base = { ...auditActor(admin, origin), targetKind: 'admin', targetId: admin.adminId };
+  const expiresAt = await unlessCodeRefused(deps.db, async (client) => {
     if (admin.totpEnabled && proof) {
-      const accepted = await consumeSecondFactor(client, admin.adminId, proof, Date.now());
-      if (!accepted) {
-        await recordAudit(client, {
-          ...base,
-          action: 'auth.second_factor_failed',
-          details: { purpose: 'change_authenticator' },
-        });
-        return null;
-      }
+      const purpose = { purpose: 'change_authenticator' };
+      if (!(await spendSecondFactor(client, admin.adminId, proof, origin, purpose))) return null;
     }
-    const { rows } = await client.query<{ expires_at: number }>(
+    const { rows } = await client.query<PendingExpiryRow>(
       `update admins set totp_pending_secret = $2, totp_pending_expires_at = now() + make_interval(mins => $3), updated_at = now()
        where id = $1 returning floor(extract(epoch from totp_pending_expires_at))::float8 as expires_at`,
       [admin.adminId, secret, ENROLMENT_TTL_MINUTES],
     );
     await recordAudit(client, {
-      ...base,
+      ...ownAccountAudit(admin.adminId, origin),
       action: 'security.2fa_enrolment_started',
       details: { replacing: admin.totpEnabled },
     });
     return rows[0]!.expires_at;
   });
-  if (!outcome) throw invalidSecondFactor();
   return {
     secret,
     otpauthUrl: otpauthUrl({ issuer: deps.config.ADMIN_TOTP_ISSUER, accountName: admin.email, secret }),
-    expiresAt: outcome,
+    expiresAt,
   };
+}
+
+interface PendingExpiryRow {
+  /** Unix epoch seconds (cast in SQL). */
+  expires_at: number;
 }
 
 export interface ConfirmedEnrolment {
@@ -179,12 +218,8 @@ export async function confirmEnrolment(
 ): Promise<ConfirmedEnrolment> {
   if (admin.totpEnabled && admin.secondFactorPending) throw secondFactorRequired(admin);
   const recoveryCodes = newRecoveryCodes();
-  const outcome = await deps.db.transaction(async (client) => {
-    const { rows } = await client.query<{
-      totp_pending_secret: string | null;
-      waiting: boolean;
-      replacing: boolean;
-    }>(
+  const session = await unlessCodeRefused(deps.db, async (client) => {
+    const { rows } = await client.query<PendingSecretRow>(
       `select totp_pending_secret, totp_pending_expires_at > now() as waiting, totp_confirmed_at is not null as replacing
        from admins where id = $1 for update`,
       [admin.adminId],
@@ -197,14 +232,9 @@ export async function confirmEnrolment(
         'No authenticator set-up is waiting: start one with POST /security/2fa',
       );
     }
-    const base = { ...auditActor(admin, origin), targetKind: 'admin', targetId: admin.adminId };
     const step = matchPendingSecret(row.totp_pending_secret, code, Date.now());
     if (step === null) {
-      await recordAudit(client, {
-        ...base,
-        action: 'auth.second_factor_failed',
-        details: { purpose: 'confirm_authenticator' },
-      });
+      await recordSecondFactorFailure(client, admin.adminId, origin, { purpose: 'confirm_authenticator' });
       return null;
     }
     await client.query(
@@ -214,15 +244,20 @@ export async function confirmEnrolment(
       [admin.adminId, step, recoveryCodes.map(hashRecoveryCode)],
     );
     await revokeOtherAdminSessions(client, admin.adminId, admin.sessionId);
-    const session = await elevateAdminSession(client, admin.sessionId);
+    const elevated = await elevateAdminSession(client, admin.sessionId);
     await recordAudit(client, {
-      ...base,
+      ...ownAccountAudit(admin.adminId, origin),
       action: row.replacing ? 'security.2fa_changed' : 'security.2fa_enabled',
     });
-    return session;
+    return elevated;
   });
-  if (!outcome) throw invalidSecondFactor();
-  return { recoveryCodes, session: outcome };
+  return { recoveryCodes, session };
+}
+
+interface PendingSecretRow {
+  totp_pending_secret: string | null;
+  waiting: boolean;
+  replacing: boolean;
 }
 
 /**
@@ -236,8 +271,8 @@ export async function removeSecondFactor(
   proof: SecondFactorProof,
   origin: RequestOrigin,
 ): Promise<void> {
-  const removed = await deps.db.transaction(async (client) => {
-    const { rows } = await client.query<{ totp_required: boolean; enabled: boolean }>(
+  await unlessCodeRefused(deps.db, async (client) => {
+    const { rows } = await client.query<FactorPolicyRow>(
       'select totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
       [admin.adminId],
     );
@@ -251,16 +286,9 @@ export async function removeSecondFactor(
         'This account must keep a second factor; replace the authenticator instead',
       );
     }
-    const base = { ...auditActor(admin, origin), targetKind: 'admin', targetId: admin.adminId };
-    const accepted = await consumeSecondFactor(client, admin.adminId, proof, Date.now());
-    if (!accepted) {
-      await recordAudit(client, {
-        ...base,
-        action: 'auth.second_factor_failed',
-        details: { purpose: 'remove_authenticator' },
-      });
-      return false;
-    }
+    const purpose = { purpose: 'remove_authenticator' };
+    const accepted = await spendSecondFactor(client, admin.adminId, proof, origin, purpose);
+    if (!accepted) return null;
     await client.query(
       `update admins set totp_secret = null, totp_confirmed_at = null, totp_pending_secret = null, totp_pending_expires_at = null,
          totp_last_step = null, recovery_code_hashes = '{}', updated_at = now()
@@ -268,15 +296,15 @@ export async function removeSecondFactor(
       [admin.adminId],
     );
     await recordAudit(client, {
-      ...base,
+      ...ownAccountAudit(admin.adminId, origin),
       action: 'security.2fa_removed',
       details: { method: accepted.method },
     });
     return true;
   });
-  if (!removed) throw invalidSecondFactor();
 }
 
-function auditActor(admin: AdminPrincipal, origin: RequestOrigin) {
-  return { actorKind: 'ADMIN' as const, actorId: admin.adminId, ip: origin.ip, requestId: origin.requestId };
+interface FactorPolicyRow {
+  totp_required: boolean;
+  enabled: boolean;
 }

@@ -1,11 +1,10 @@
-import { argon2id, hash, verify } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { recordAudit } from '../../db/writes/audit.js';
 import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
 import { Refusal } from '../http/errors.js';
-import type { AdminPrincipal } from './admin-auth.js';
-import { consumeSecondFactor, invalidSecondFactor, type SecondFactorProof } from './admin-second-factor.js';
+import { ownAccountAudit, type AdminPrincipal } from './admin-auth.js';
+import { spendSecondFactor, unlessCodeRefused, type SecondFactorProof } from './admin-second-factor.js';
 import {
   elevateAdminSession,
   issueAdminSession,
@@ -13,7 +12,7 @@ import {
   type IssuedAdminSession,
   type RequestOrigin,
 } from './admin-session.js';
-import { newSecret } from './secrets.js';
+import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 
 /**
  * Administration sign-in: e-mail and password (argon2id), then, when the account needs it, a TOTP
@@ -37,9 +36,7 @@ export interface SignedInAdmin {
 export const invalidCredentials = () =>
   new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
-export function hashAdminPassword(password: string): Promise<string> {
-  return hash(password, { type: argon2id });
-}
+export const hashAdminPassword = hashPassword;
 
 interface AdminRow {
   id: string;
@@ -63,25 +60,18 @@ export async function signInAdmin(
      from admins where lower(email) = lower($1)`,
     [input.email],
   );
-  const matches = await passwordMatches(row?.password_hash ?? (await dummyHash()), input.password);
+  const matches = await passwordMatches(row?.password_hash ?? (await unknownAccountHash()), input.password);
   if (!row || !matches || row.status !== 'ACTIVE') {
     if (row)
-      await recordAudit(deps.db.pool, {
-        ...actor(row.id, origin),
-        action: 'auth.login_failed',
-        targetKind: 'admin',
-        targetId: row.id,
-      });
+      await recordAudit(deps.db.pool, { ...ownAccountAudit(row.id, origin), action: 'auth.login_failed' });
     throw invalidCredentials();
   }
   const secondFactorRequired = row.totp_required || row.totp_enabled;
   const session = await deps.db.transaction(async (client) => {
     const issued = await issueAdminSession(client, deps.config, row.id);
     await recordAudit(client, {
-      ...actor(row.id, origin),
+      ...ownAccountAudit(row.id, origin),
       action: 'auth.login',
-      targetKind: 'admin',
-      targetId: row.id,
       details: { sessionId: issued.sessionId, secondFactorRequired },
     });
     return issued;
@@ -120,27 +110,18 @@ export async function completeSecondFactor(
       'Set up an authenticator first (POST /security/2fa, then PATCH /security/2fa)',
     );
   }
-  const outcome = await deps.db.transaction(async (client) => {
-    const accepted = await consumeSecondFactor(client, admin.adminId, proof, Date.now());
-    const base = { ...actor(admin.adminId, origin), targetKind: 'admin', targetId: admin.adminId };
-    if (!accepted) {
-      await recordAudit(client, {
-        ...base,
-        action: 'auth.second_factor_failed',
-        details: { method: methodOf(proof) },
-      });
-      return null;
-    }
+  return unlessCodeRefused(deps.db, async (client) => {
+    const failure = { method: methodOf(proof) };
+    const accepted = await spendSecondFactor(client, admin.adminId, proof, origin, failure);
+    if (!accepted) return null;
     const session = await elevateAdminSession(client, admin.sessionId);
     await recordAudit(client, {
-      ...base,
+      ...ownAccountAudit(admin.adminId, origin),
       action: 'auth.second_factor',
       details: { sessionId: admin.sessionId, ...accepted },
     });
     return session;
   });
-  if (!outcome) throw invalidSecondFactor();
-  return outcome;
 }
 
 export async function signOutAdmin(
@@ -151,10 +132,8 @@ export async function signOutAdmin(
   await db.transaction(async (client) => {
     await revokeAdminSession(client, admin.sessionId);
     await recordAudit(client, {
-      ...actor(admin.adminId, origin),
+      ...ownAccountAudit(admin.adminId, origin),
       action: 'auth.logout',
-      targetKind: 'admin',
-      targetId: admin.adminId,
       details: { sessionId: admin.sessionId },
     });
   });
@@ -162,24 +141,4 @@ export async function signOutAdmin(
 
 export function methodOf(proof: SecondFactorProof): 'totp' | 'recovery_code' {
   return 'code' in proof ? 'totp' : 'recovery_code';
-}
-
-function actor(adminId: string, origin: RequestOrigin) {
-  return { actorKind: 'ADMIN' as const, actorId: adminId, ip: origin.ip, requestId: origin.requestId };
-}
-
-async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
-  try {
-    return await verify(passwordHash, password);
-  } catch {
-    // A stored value that is not an argon2 hash never matches.
-    return false;
-  }
-}
-
-/** A hash of a random secret with the current settings: unknown e-mails are checked against it. */
-let dummy: Promise<string> | undefined;
-function dummyHash(): Promise<string> {
-  dummy ??= hashAdminPassword(newSecret());
-  return dummy;
 }

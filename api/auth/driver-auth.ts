@@ -36,6 +36,10 @@ declare module 'koa' {
   }
 }
 
+function isDriverAppRole(role: string): role is DriverAppRole {
+  return (DRIVER_APP_ROLES as readonly string[]).includes(role);
+}
+
 function bearerToken(header: string): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
   return match?.[1];
@@ -61,7 +65,8 @@ export function driverAuthenticator(deps: {
     if (!live)
       throw new Refusal(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
     const session = live.staff;
-    if (!(DRIVER_APP_ROLES as readonly string[]).includes(session.role)) {
+    const role = session.role;
+    if (!isDriverAppRole(role)) {
       throw new Refusal(
         403,
         'ROLE_NOT_ALLOWED',
@@ -78,7 +83,7 @@ export function driverAuthenticator(deps: {
       staffUserId: session.staffUserId,
       membershipId: session.membershipId,
       companyId: session.companyId,
-      role: session.role as DriverAppRole,
+      role,
     };
   };
 }

@@ -1,17 +1,18 @@
-import { argon2id, hash } from 'argon2';
 import type { Mailer } from '../../providers/mailer.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import {
-  consumeEmailToken,
-  deleteEmailToken,
-  expireEmailTokens,
-  expireOlderEmailTokens,
   findRecoverableUser,
-  insertEmailToken,
   inspectEmailToken,
   type EmailTokenState,
 } from '../../db/queries/email-tokens.js';
+import {
+  deleteEmailToken,
+  expireOlderEmailTokens,
+  insertEmailToken,
+  resetPasswordWithLink,
+  verifyWithLink,
+} from '../../db/writes/email-tokens.js';
 import type { Database } from '../../db/orm.js';
 import {
   recoveryEmail,
@@ -22,6 +23,7 @@ import {
   type EmailTokenPurpose,
 } from '../../domain/account-email.js';
 import { Refusal } from '../http/errors.js';
+import { hashPassword } from './passwords.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 /**
@@ -116,16 +118,7 @@ export async function verifyEmailAddress(
   deps: Pick<EmailDeps, 'db'>,
   token: string,
 ): Promise<{ userId: string; email: string }> {
-  const state = await deps.db.transaction(async (client) => {
-    const consumed = await consumeEmailToken(client, hashSecret(token), 'VERIFY_EMAIL');
-    if (consumed.kind === 'valid') {
-      await client.query(
-        `update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1`,
-        [consumed.userId],
-      );
-    }
-    return consumed;
-  });
+  const state = await verifyWithLink(deps.db, hashSecret(token));
   if (state.kind !== 'valid') throw linkRefusal(state);
   return { userId: state.userId, email: state.email };
 }
@@ -144,22 +137,8 @@ export async function resetPassword(
   // Checked first so a bad link never costs a password hash.
   const before = await inspectEmailToken(deps.db, tokenHash, 'RESET_PASSWORD');
   if (before.kind !== 'valid') throw linkRefusal(before);
-  const passwordHash = await hash(password, { type: argon2id });
-  const state = await deps.db.transaction(async (client) => {
-    const consumed = await consumeEmailToken(client, tokenHash, 'RESET_PASSWORD');
-    if (consumed.kind !== 'valid') return consumed;
-    await client.query(
-      `update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
-       where id = $1`,
-      [consumed.userId, passwordHash],
-    );
-    await client.query(
-      `update traveller_sessions set revoked_at = now(), revoked_reason = 'PASSWORD_RESET' where user_id = $1 and revoked_at is null`,
-      [consumed.userId],
-    );
-    await expireEmailTokens(client, consumed.userId, 'RESET_PASSWORD');
-    return consumed;
-  });
+  const passwordHash = await hashPassword(password);
+  const state = await resetPasswordWithLink(deps.db, tokenHash, passwordHash);
   if (state.kind !== 'valid') throw linkRefusal(state);
   return state.userId;
 }

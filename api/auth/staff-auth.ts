@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
-import { hashSecret, sameSecret } from './secrets.js';
+import { checkSessionCsrf } from './csrf.js';
 import {
   clearStaffSessionCookies,
   findStaffSession,
@@ -51,12 +51,10 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
 
 /** A dashboard session's write: the X-CSRF-Token header must match the session's token (403 otherwise). */
 export function checkStaffCsrf(ctx: Context, csrfTokenHash: string): void {
-  const header = ctx.get(STAFF_CSRF_HEADER);
-  if (!header || !sameSecret(hashSecret(header), csrfTokenHash)) {
-    throw new Refusal(
-      403,
-      'CSRF_TOKEN_INVALID',
-      'Send the X-CSRF-Token header with the CSRF token of this dashboard session',
-    );
-  }
+  checkSessionCsrf(
+    ctx,
+    STAFF_CSRF_HEADER,
+    csrfTokenHash,
+    'Send the X-CSRF-Token header with the CSRF token of this dashboard session',
+  );
 }

@@ -122,7 +122,31 @@ export interface LiveStaffSession {
   stale: boolean;
 }
 
-interface SessionRow {
+/** The company columns of a session or membership read (STAFF_COMPANY_COLUMNS, `c` the companies row). */
+export interface StaffCompanyRow {
+  company_id: string;
+  name_en: string;
+  name_ar: string;
+  status: 'ACTIVE' | 'SUSPENDED';
+  verified: boolean;
+  published: boolean;
+}
+
+export const STAFF_COMPANY_COLUMNS =
+  'c.id as company_id, c.name_en, c.name_ar, c.status, c.verified, c.published';
+
+export function toStaffCompany(row: StaffCompanyRow): StaffCompany {
+  return {
+    id: row.company_id,
+    name_en: row.name_en,
+    name_ar: row.name_ar,
+    status: row.status,
+    verified: row.verified,
+    published: row.published,
+  };
+}
+
+interface SessionRow extends StaffCompanyRow {
   session_id: string;
   csrf_token_hash: string;
   stale: boolean;
@@ -130,12 +154,6 @@ interface SessionRow {
   email: string;
   name: string;
   membership_id: string;
-  company_id: string;
-  name_en: string;
-  name_ar: string;
-  status: 'ACTIVE' | 'SUSPENDED';
-  verified: boolean;
-  published: boolean;
 }
 
 /** Every membership role, DRIVER included (the driver app reads the same sessions). */
@@ -158,8 +176,7 @@ export async function findLiveSession<Role extends (typeof MEMBERSHIP_ROLES)[num
     `select s.id as session_id, s.csrf_token_hash,
             s.last_seen_at < now() - make_interval(secs => $4) as stale,
             u.id as staff_user_id, u.email, u.name,
-            m.id as membership_id, m.role,
-            c.id as company_id, c.name_en, c.name_ar, c.status, c.verified, c.published
+            m.id as membership_id, m.role, ${STAFF_COMPANY_COLUMNS}
      from staff_sessions s
      join staff_users u on u.id = s.staff_user_id and u.status = 'ACTIVE'
      join company_memberships m on m.id = s.membership_id and m.staff_user_id = u.id and m.active
@@ -181,14 +198,7 @@ export async function findLiveSession<Role extends (typeof MEMBERSHIP_ROLES)[num
       membershipId: row.membership_id,
       companyId: row.company_id,
       role: row.role,
-      company: {
-        id: row.company_id,
-        name_en: row.name_en,
-        name_ar: row.name_ar,
-        status: row.status,
-        verified: row.verified,
-        published: row.published,
-      },
+      company: toStaffCompany(row),
     },
   };
 }

@@ -1,15 +1,19 @@
-import { argon2id, hash, needsRehash, verify } from 'argon2';
+import { needsRehash } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { recordAudit } from '../../db/writes/audit.js';
 import { Refusal } from '../http/errors.js';
-import { newSecret } from './secrets.js';
+import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
   createStaffSession,
   DASHBOARD_ROLES,
   revokeStaffSession,
+  STAFF_COMPANY_COLUMNS,
+  toStaffCompany,
   type CompanyRole,
   type IssuedStaffSession,
   type StaffCompany,
+  type StaffCompanyRow,
 } from './staff-session.js';
 
 /**
@@ -91,7 +95,7 @@ async function checkPassword(db: Database, email: string, password: string): Pro
     [email],
   );
   if (!user) {
-    await passwordMatches(await dummyHash(), password);
+    await passwordMatches(await unknownAccountHash(), password);
     return null;
   }
   const matches = await passwordMatches(user.password_hash, password);
@@ -100,46 +104,20 @@ async function checkPassword(db: Database, email: string, password: string): Pro
     // Hashes made with weaker settings are upgraded while the password is at hand.
     await db.query('update staff_users set password_hash = $2 where id = $1', [
       user.id,
-      await hashStaffPassword(password),
+      await hashPassword(password),
     ]);
   }
   return user;
 }
 
-async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
-  try {
-    return await verify(passwordHash, password);
-  } catch {
-    // A stored value that is not an argon2 hash never matches.
-    return false;
-  }
-}
-
-export function hashStaffPassword(password: string): Promise<string> {
-  return hash(password, { type: argon2id });
-}
-
-/** A hash of a random secret with the current settings: unknown e-mails are checked against it. */
-let dummy: Promise<string> | undefined;
-function dummyHash(): Promise<string> {
-  dummy ??= hashStaffPassword(newSecret());
-  return dummy;
-}
-
 /** Makes the comparison hash at start-up, so not even the first unknown e-mail answers at a different speed. */
 export function prepareStaffSignIn(): void {
-  void dummyHash();
+  void unknownAccountHash();
 }
 
-interface MembershipRow {
+interface MembershipRow extends StaffCompanyRow {
   id: string;
   role: CompanyRole;
-  company_id: string;
-  name_en: string;
-  name_ar: string;
-  status: 'ACTIVE' | 'SUSPENDED';
-  verified: boolean;
-  published: boolean;
 }
 
 /**
@@ -148,20 +126,14 @@ interface MembershipRow {
  */
 async function dashboardMembership(db: Database, staffUserId: string, companyId: string | undefined) {
   const [row] = await db.query<MembershipRow>(
-    `select m.id, m.role, c.id as company_id, c.name_en, c.name_ar, c.status, c.verified, c.published
+    `select m.id, m.role, ${STAFF_COMPANY_COLUMNS}
      from company_memberships m join companies c on c.id = m.company_id
      where m.staff_user_id = $1 and m.active and m.role = any($2::text[]) and ($3::uuid is null or m.company_id = $3)
      order by m.created_at, m.id
      limit 1`,
     [staffUserId, DASHBOARD_ROLES, companyId ?? null],
   );
-  if (!row) return null;
-  const { company_id, name_en, name_ar, status, verified, published } = row;
-  return {
-    id: row.id,
-    role: row.role,
-    company: { id: company_id, name_en, name_ar, status, verified, published },
-  };
+  return row ? { id: row.id, role: row.role, company: toStaffCompany(row) } : null;
 }
 
 async function recordStaffEvent(
@@ -170,16 +142,14 @@ async function recordStaffEvent(
   event: { staffUserId: string; companyId: string; sessionId: string },
   origin: RequestOrigin,
 ): Promise<void> {
-  await db.query(
-    `insert into audit_log (actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id)
-     values ('STAFF', $1, $2, 'COMPANY', $3, $4, $5, $6)`,
-    [
-      event.staffUserId,
-      action,
-      event.companyId,
-      JSON.stringify({ sessionId: event.sessionId }),
-      origin.ip,
-      origin.requestId,
-    ],
-  );
+  await recordAudit(db.pool, {
+    actorKind: 'STAFF',
+    actorId: event.staffUserId,
+    action,
+    targetKind: 'COMPANY',
+    targetId: event.companyId,
+    details: { sessionId: event.sessionId },
+    ip: origin.ip,
+    requestId: origin.requestId,
+  });
 }

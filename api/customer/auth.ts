@@ -1,16 +1,13 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { Database } from '../../db/orm.js';
-import { signInByPhone } from '../../db/writes/phone-sign-in.js';
 import type { AppContext } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
-import { sendVerificationEmail } from '../auth/email.js';
-import { checkOtp, requirePhone, sendOtp } from '../auth/otp.js';
+import { hourlyLimiter } from '../auth/limits.js';
+import { requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
   clearSessionCookies,
-  issueTravellerSession,
   REFRESH_COOKIE,
   revokeTravellerSession,
   rotateRefreshToken,
@@ -18,150 +15,34 @@ import {
   setSessionCookies,
 } from '../auth/traveller-session.js';
 import { Refusal } from '../http/errors.js';
-import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
+import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
+import {
+  describe,
+  Me,
+  otpErrorCode,
+  OtpSent,
+  RefreshBody,
+  SendOtpBody,
+  SessionResult,
+  SignedIn,
+  SignedOut,
+  TAGS,
+  VerifyOtpBody,
+} from './auth.openapi.js';
 
 /**
  * Customer sign-in by phone and one-time code, and the session after it (SPEC "Customer
  * authentication", "Customer session"). Web clients get HttpOnly cookies; a mobile client sends
  * `X-Client: mobile` and gets its tokens in the body instead (and then uses Authorization: Bearer).
  */
-
-const HOUR = 3600;
-const TAGS = ['Customer authentication'];
-
-const Phone = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({
-    description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
-    examples: ['+963944123456'],
-  });
-const Method = z.enum(['sms', 'chatapp', 'whatsapp']).optional().meta({
-  description:
-    'sms (default channel), chatapp, or the legacy whatsapp, which is sent by SMS; omitted means whatsapp',
-});
-
-const SendOtpBody = z
-  .object({
-    phone: Phone,
-    method: Method,
-    chatappChatId: z.string().min(1).max(64).optional().meta({
-      description:
-        'chatapp only; used only when it is the chat linked to this number, which the server resolves anyway',
-    }),
-  })
-  .strict()
-  .meta({ id: 'SendOtpRequest' });
-
-const VerifyOtpBody = z
-  .object({
-    phone: Phone,
-    code: z
-      .string()
-      .regex(/^\d{4,8}$/, 'must be the 4 to 8 digits received')
-      .meta({ examples: ['123456'] }),
-    method: Method,
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'used only when the account is created' }),
-    email: z
-      .email()
-      .max(254)
-      .optional()
-      .meta({ description: 'used only when the account is created; verified by e-mail later' }),
-  })
-  .strict()
-  .meta({ id: 'VerifyOtpRequest' });
-
-const RefreshBody = z
-  .object({
-    refreshToken: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: 'legacy fallback; the bb_refresh cookie wins' }),
-  })
-  .strict()
-  .meta({ id: 'RefreshRequest' });
-
-const OtpSent = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  fallbackToSms: z.boolean().meta({
-    description: 'true when the method asked for (chatapp, whatsapp or none) is not the channel used',
-  }),
-  actualChannel: z
-    .enum(['sms', 'chatapp', 'local'])
-    .meta({ description: 'local: pre-launch mode, no message was sent' }),
-  devMode: z.literal(true).optional().meta({ description: 'development mode only' }),
-  otpCode: z
-    .string()
-    .optional()
-    .meta({ description: 'development mode only, for codes this server generated' }),
-});
-
-const UserSummary = z.object({
-  id: z.string(),
-  phone: z.string().nullable(),
-  name: z.string(),
-  email: z.string().nullable(),
-});
-
-const MobileTokens = {
-  token: z
-    .string()
-    .optional()
-    .meta({ description: 'X-Client: mobile only: access token (JWT) for Authorization: Bearer' }),
-  refreshToken: z.string().optional().meta({ description: 'X-Client: mobile only' }),
-  expiresAt: z
-    .int()
-    .optional()
-    .meta({ description: 'X-Client: mobile only: access token expiry, Unix epoch seconds' }),
-};
-
-const SignedIn = z.object({
-  success: z.literal(true),
-  data: z.object({
-    user: UserSummary,
-    isNewUser: z.boolean(),
-    emailVerificationPending: z.boolean(),
-    ...MobileTokens,
-  }),
-});
-
-const SessionResult = z.object({
-  success: z.literal(true),
-  data: z.object({
-    token: z.string().meta({ description: 'access token (JWT)' }),
-    refreshToken: z.string().meta({ description: 'the next refresh token; the one presented is used up' }),
-    expiresAt: z.int().meta({ description: 'access token expiry, Unix epoch seconds' }),
-  }),
-});
-
-const CustomerUser = z.object({
-  id: z.string(),
-  phone: z.string().nullable(),
-  name: z.string(),
-  email: z.string().nullable(),
-  gender: z.string().meta({ description: 'may be empty' }),
-  nationalId: z.string().meta({ description: 'may be empty' }),
-  created_at: z.string().meta({ description: 'ISO 8601 UTC' }),
-});
-
-const Me = z.object({ success: z.literal(true), data: CustomerUser.nullable() });
-const SignedOut = z.object({ success: z.literal(true), message: z.string() });
-
-/** A malformed phone number is INVALID_PHONE; anything else is the generic VALIDATION_FAILED. */
-function otpErrorCode(issues: z.core.$ZodIssue[]): string {
-  return issues.some((issue) => issue.path[0] === 'phone') ? 'INVALID_PHONE' : 'VALIDATION_FAILED';
+export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
+  registerSendOtpRoute(surface, context);
+  registerVerifyOtpRoute(surface, context);
+  registerRefreshRoute(surface, context);
+  registerMeRoute(surface, context);
+  registerLogoutRoute(surface, context);
 }
 
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */
@@ -169,49 +50,16 @@ function isMobileClient(ctx: Context): boolean {
   return ctx.get('X-Client').trim().toLowerCase() === 'mobile';
 }
 
-export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
+function registerSendOtpRoute(surface: Surface, context: AppContext): void {
   const { config, db } = context;
-  const sendPerIp = createRateLimiter(db, {
-    name: 'otp-send-ip',
-    points: config.OTP_SEND_PER_IP_PER_HOUR,
-    durationSeconds: HOUR,
-  });
-  const sendPerPhone = createRateLimiter(db, {
-    name: 'otp-send-phone',
-    points: config.OTP_SEND_PER_PHONE_PER_HOUR,
-    durationSeconds: HOUR,
-  });
-  const verifyPerIp = createRateLimiter(db, {
-    name: 'otp-verify-ip',
-    points: config.OTP_VERIFY_PER_IP_PER_HOUR,
-    durationSeconds: HOUR,
-  });
-  const localMinutes = Math.round(config.OTP_LOCAL_CODE_TTL_SECONDS / 60);
-  const sessionRules =
-    `Access token: a JWT valid ${config.TRAVELLER_ACCESS_TTL_SECONDS / 60} minutes (TRAVELLER_ACCESS_TTL_SECONDS); ` +
-    `session and refresh token: ${config.TRAVELLER_SESSION_TTL_DAYS} days (TRAVELLER_SESSION_TTL_DAYS). Web: cookies ` +
-    'bb_access (HttpOnly, Secure, SameSite=Lax, Path=/), bb_refresh (HttpOnly, Secure, SameSite=Strict, Path=/api/auth/customer) ' +
-    'and bb_csrf (readable, Secure, SameSite=Lax, Path=/; echo it in X-CSRF-Token on state-changing calls). Mobile: send ' +
-    'header `X-Client: mobile` to get token, refreshToken and expiresAt in the body instead of cookies, then use ' +
-    'Authorization: Bearer (no CSRF header needed).';
-
+  const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
+  const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR);
   surface.route({
     method: 'post',
     path: '/auth/customer/send-otp',
     operationId: 'sendOtp',
     summary: 'Send a one-time sign-in code to a phone number',
-    description:
-      'method sms: the SMS verification provider generates, sends, keeps and attempt-limits the code. method chatapp: ' +
-      `this server generates a 6-digit code (valid ${localMinutes} minutes, ${config.OTP_LOCAL_MAX_ATTEMPTS} wrong entries ` +
-      'burn it) and the chat bot sends it to the chat linked to the number through the bot; with no bot token configured, ' +
-      'no linked chat, a chatappChatId that is not the linked chat, or a bot failure, the code goes by SMS ' +
-      '(fallbackToSms true, actualChannel sms). Legacy whatsapp, and an omitted method, go by SMS with no WhatsApp contact ' +
-      '(fallbackToSms true). A new code replaces the previous one. Pre-launch mode (OTP_PRELAUNCH, only while SITE_MODE ' +
-      'is coming_soon): no provider is contacted; reserved demo numbers (+963900...) get a local code (actualChannel ' +
-      'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
-      'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
-      `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
-      'per hour (429 RATE_LIMITED with Retry-After).',
+    description: describe.sendOtp(config),
     tags: TAGS,
     security: 'public',
     body: SendOtpBody,
@@ -236,22 +84,17 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       };
     },
   });
+}
 
+function registerVerifyOtpRoute(surface: Surface, context: AppContext): void {
+  const { config, db } = context;
+  const verifyPerIp = hourlyLimiter(db, 'otp-verify-ip', config.OTP_VERIFY_PER_IP_PER_HOUR);
   surface.route({
     method: 'post',
     path: '/auth/customer/verify-otp',
     operationId: 'verifyOtp',
     summary: 'Sign in with the one-time code (creates the account when new)',
-    description:
-      'The code is checked against the last one sent to the number, whatever channel carried it, and used up on success. ' +
-      '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
-      '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE, 503 PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
-      'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
-      'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +
-      'while the account has an unverified e-mail; a new account gets the verification link at once (POST ' +
-      '/auth/customer/resend-verification sends another). Inventory scope ' +
-      `is server-side metadata only; no field here can set it. ${sessionRules} Rate limit: ` +
-      `${config.OTP_VERIFY_PER_IP_PER_HOUR} requests per client IP per hour.`,
+    description: describe.verifyOtp(config),
     tags: TAGS,
     security: 'public',
     body: VerifyOtpBody,
@@ -259,21 +102,10 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
     responses: { 200: { description: 'Signed in', schema: SignedIn }, ...errorResponses(400, 403, 429, 503) },
     handler: async (ctx, { body }) => {
       await verifyPerIp.consume(ctx, ctx.ip);
-      const { phone } = await checkOtp(context, body);
-      const signIn = await signInByPhone(db, { phone, name: body.name, email: body.email });
-      if (!signIn.active) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
       const mobile = isMobileClient(ctx);
-      const session = await issueTravellerSession(context, signIn.user.id, mobile ? 'mobile' : 'web');
+      const signIn = await signInWithOtp(context, body, mobile ? 'mobile' : 'web', ctx.state.requestId);
+      const { session } = signIn;
       if (!mobile) setSessionCookies(ctx, config, session);
-      if (signIn.isNewUser && signIn.emailVerificationPending && signIn.user.email) {
-        // Sign-in does not wait for the mail server; a failed send is logged and the traveller can resend.
-        void sendVerificationEmail(context, signIn.user.id, signIn.user.email).catch((error: unknown) =>
-          context.logger.warn(
-            { err: error, requestId: ctx.state.requestId },
-            'verification e-mail not sent at sign-up',
-          ),
-        );
-      }
       ctx.body = {
         success: true,
         data: {
@@ -287,18 +119,16 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       };
     },
   });
+}
 
+function registerRefreshRoute(surface: Surface, context: AppContext): void {
+  const { config } = context;
   surface.route({
     method: 'post',
     path: '/auth/customer/refresh',
     operationId: 'refreshSession',
     summary: 'Exchange the refresh token for new tokens',
-    description:
-      'Reads the refresh token from the bb_refresh cookie first and from the body field refreshToken only when there is ' +
-      'no cookie. Each refresh token works once and is replaced; presenting a used one again ends the whole session ' +
-      '(401 REFRESH_TOKEN_REUSED) and every token of it. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
-      'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
-      `cookies too (not with X-Client: mobile). ${sessionRules}`,
+    description: describe.refresh(config),
     tags: TAGS,
     security: 'public',
     body: RefreshBody,
@@ -320,15 +150,15 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       }
     },
   });
+}
 
+function registerMeRoute(surface: Surface, { db }: AppContext): void {
   surface.route({
     method: 'get',
     path: '/auth/customer/me',
     operationId: 'getCurrentCustomer',
     summary: 'The signed-in traveller',
-    description:
-      'With no credential at all: 200 with data null. An invalid or expired access token, an ended session, or a malformed ' +
-      'Authorization header: 401 INVALID_CREDENTIAL (never a silent null).',
+    description: describe.me(),
     tags: TAGS,
     security: 'optionalTraveller',
     responses: { 200: { description: 'The traveller, or null', schema: Me }, ...errorResponses(401) },
@@ -348,17 +178,15 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
       ctx.body = { success: true, data: user };
     },
   });
+}
 
+function registerLogoutRoute(surface: Surface, { config, db }: AppContext): void {
   surface.route({
     method: 'post',
     path: '/auth/customer/logout',
     operationId: 'logout',
     summary: 'End the session and clear the cookies',
-    description:
-      'Ends the session server-side: its access token and refresh token are refused from then on. Web (cookies): needs ' +
-      'X-CSRF-Token equal to the bb_csrf cookie (403 CSRF_TOKEN_INVALID otherwise, and the session stays). When the ' +
-      'access cookie has already expired, the bb_refresh cookie names the session to end. Mobile (Authorization: Bearer): ' +
-      'no CSRF header. With no session at all it still answers 200 and clears the cookies.',
+    description: describe.logout(),
     tags: TAGS,
     security: 'optionalTraveller',
     responses: { 200: { description: 'Signed out', schema: SignedOut }, ...errorResponses(401, 403) },

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { AdminRole } from '../../domain/permissions.js';
+import type { Database } from '../orm.js';
 
 /**
  * Reads of administrator accounts and of the audit log. They take a transaction's client: the
@@ -12,6 +13,14 @@ export function isoUtc(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+interface TotalRow {
+  total: number;
+}
+
+/**
+ * An administrator account as pg returns ADMIN_COLUMNS: role and status are the values the
+ * table's check constraints allow, instants are ISO 8601 UTC text (formatted in SQL).
+ */
 export interface AdminRow {
   id: string;
   email: string;
@@ -45,7 +54,7 @@ export async function listAdmins(
     `select ${ADMIN_COLUMNS} from admins where ${where} order by lower(email), id limit $3 offset $4`,
     [...params, filter.limit, filter.offset],
   );
-  const { rows: counted } = await sql.query<{ total: number }>(
+  const { rows: counted } = await sql.query<TotalRow>(
     `select count(*)::int as total from admins where ${where}`,
     params,
   );
@@ -58,6 +67,43 @@ export async function lockAdmin(sql: Sql, adminId: string): Promise<AdminRow | n
     adminId,
   ]);
   return rows[0] ?? null;
+}
+
+/** An administrator's second factor as their own status page shows it. */
+export interface SecondFactorStatus {
+  enabled: boolean;
+  required: boolean;
+  confirmedAt: string | null;
+  enrolmentExpiresAt: string | null;
+  recoveryCodesLeft: number;
+}
+
+interface SecondFactorStatusRow {
+  totp_required: boolean;
+  /** ISO 8601 UTC (formatted in SQL), like the other instants here. */
+  confirmed_at: string | null;
+  enrolment_expires_at: string | null;
+  recovery_codes_left: number;
+}
+
+const toSecondFactorStatus = (row: SecondFactorStatusRow): SecondFactorStatus => ({
+  enabled: row.confirmed_at !== null,
+  required: row.totp_required,
+  confirmedAt: row.confirmed_at,
+  enrolmentExpiresAt: row.enrolment_expires_at,
+  recoveryCodesLeft: row.recovery_codes_left,
+});
+
+/** The second factor of an account; a waiting secret counts only until it expires. */
+export async function secondFactorStatus(db: Database, adminId: string): Promise<SecondFactorStatus> {
+  const [row] = await db.query<SecondFactorStatusRow>(
+    `select totp_required, ${isoUtc('totp_confirmed_at')} as confirmed_at,
+            case when totp_pending_expires_at > now() then ${isoUtc('totp_pending_expires_at')} end as enrolment_expires_at,
+            cardinality(recovery_code_hashes) as recovery_codes_left
+     from admins where id = $1`,
+    [adminId],
+  );
+  return toSecondFactorStatus(row!);
 }
 
 export interface AuditFilter {
@@ -109,7 +155,7 @@ export async function listAuditLog(
      from audit_log where ${where} order by created_at desc, id desc limit $8 offset $9`,
     [...params, filter.limit, filter.offset],
   );
-  const { rows: counted } = await sql.query<{ total: number }>(
+  const { rows: counted } = await sql.query<TotalRow>(
     `select count(*)::int as total from audit_log where ${where}`,
     params,
   );

@@ -1,9 +1,9 @@
 import type { Database } from '../orm.js';
 
 /**
- * Favorite routes of a traveller. Every read and write names the canonical passenger id, which
- * the caller resolves from the signed-in user (resolveCanonicalPassenger); nothing here accepts
- * a traveller id from a request.
+ * Reads of a traveller's favorite routes (the writes are in db/writes/favorites.ts). Every read
+ * names the canonical passenger id, which the caller resolves from the signed-in user
+ * (resolveCanonicalPassenger); nothing here accepts a traveller id from a request.
  */
 
 export interface CityRef {
@@ -27,6 +27,10 @@ export interface CityPair {
   destCityId: string;
 }
 
+interface IdRow {
+  id: string;
+}
+
 /** Longest chain of merged profiles followed; a longer one (or a cycle) means no usable profile. */
 const MAX_MERGE_DEPTH = 16;
 
@@ -35,7 +39,7 @@ const MAX_MERGE_DEPTH = 16;
  * profile that was not merged away. Null when the user has no profile yet.
  */
 export async function resolveCanonicalPassenger(db: Database, userId: string): Promise<string | null> {
-  const [row] = await db.query<{ id: string }>(
+  const [row] = await db.query<IdRow>(
     `with recursive chain (id, merged_into_id, depth) as (
        select p.id, p.merged_into_id, 0 from users u join passengers p on p.id = u.passenger_id where u.id = $1
        union all
@@ -63,6 +67,7 @@ interface FavoriteRow {
   id: string;
   origin_city_id: string;
   dest_city_id: string;
+  /** ISO 8601 UTC (formatted in SQL). */
   created_at: string;
   origin_name_ar: string;
   origin_name_en: string;
@@ -70,7 +75,7 @@ interface FavoriteRow {
   dest_name_en: string;
 }
 
-function favoriteOf(row: FavoriteRow): FavoriteRoute {
+function toFavoriteRoute(row: FavoriteRow): FavoriteRoute {
   return {
     id: row.id,
     origin_city_id: row.origin_city_id,
@@ -86,10 +91,10 @@ export async function listFavorites(db: Database, passengerId: string): Promise<
   const rows = await db.query<FavoriteRow>(`${SELECT_FAVORITES} order by f.created_at desc, f.id desc`, [
     passengerId,
   ]);
-  return rows.map(favoriteOf);
+  return rows.map(toFavoriteRoute);
 }
 
-async function findFavorite(
+export async function findFavorite(
   db: Database,
   passengerId: string,
   pair: CityPair,
@@ -98,53 +103,13 @@ async function findFavorite(
     `${SELECT_FAVORITES} and f.origin_city_id = $2 and f.dest_city_id = $3`,
     [passengerId, pair.originCityId, pair.destCityId],
   );
-  return row ? favoriteOf(row) : null;
+  return row ? toFavoriteRoute(row) : null;
 }
 
 /** The ids among the pair that name no city. */
 export async function missingCities(db: Database, pair: CityPair): Promise<string[]> {
   const ids = [pair.originCityId, pair.destCityId];
-  const rows = await db.query<{ id: string }>('select id from cities where id = any($1::uuid[])', [ids]);
+  const rows = await db.query<IdRow>('select id from cities where id = any($1::uuid[])', [ids]);
   const found = new Set(rows.map((row) => row.id));
   return ids.filter((id) => !found.has(id));
-}
-
-export type SaveOutcome =
-  { kind: 'saved'; favorite: FavoriteRoute; alreadySaved: boolean } | { kind: 'cityMissing' };
-
-const FOREIGN_KEY_VIOLATION = '23503';
-
-/**
- * Saves the pair once per passenger: the unique (passenger, origin, destination) constraint makes
- * a repeat, or concurrent duplicates, end with one row; the repeat reports alreadySaved.
- */
-export async function saveFavorite(db: Database, passengerId: string, pair: CityPair): Promise<SaveOutcome> {
-  // Two rounds: the row a conflicting insert found may be deleted before it is read back.
-  for (let round = 0; round < 2; round++) {
-    let inserted: { id: string }[];
-    try {
-      inserted = await db.query<{ id: string }>(
-        `insert into favorites (passenger_id, origin_city_id, dest_city_id) values ($1, $2, $3)
-         on conflict (passenger_id, origin_city_id, dest_city_id) do nothing
-         returning id`,
-        [passengerId, pair.originCityId, pair.destCityId],
-      );
-    } catch (error) {
-      // A city deleted after the caller checked it.
-      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { kind: 'cityMissing' };
-      throw error;
-    }
-    const favorite = await findFavorite(db, passengerId, pair);
-    if (favorite) return { kind: 'saved', favorite, alreadySaved: inserted.length === 0 };
-  }
-  throw new Error('favorite vanished while being saved twice');
-}
-
-/** True when a saved pair was removed. */
-export async function removeFavorite(db: Database, passengerId: string, pair: CityPair): Promise<boolean> {
-  const rows = await db.query(
-    'delete from favorites where passenger_id = $1 and origin_city_id = $2 and dest_city_id = $3 returning id',
-    [passengerId, pair.originCityId, pair.destCityId],
-  );
-  return rows.length > 0;
 }

@@ -20,15 +20,38 @@ export interface TeamMember {
 /** Owners first, then down the roles, then by name: the order a team page shows. */
 const ROLE_ORDER = ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF', 'DRIVER'];
 
+interface TeamMemberRow {
+  membership_id: string;
+  user_id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: MemberStatus;
+  /** ISO 8601 UTC (formatted in SQL). */
+  joined_at: string;
+  /** Every member of the company (window count over the whole list). */
+  total: number;
+}
+
+const toTeamMember = (row: TeamMemberRow): TeamMember => ({
+  membershipId: row.membership_id,
+  userId: row.user_id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  status: row.status,
+  joinedAt: row.joined_at,
+});
+
 export async function listTeam(
   db: Database,
   companyId: string,
   page: { limit: number; offset: number },
 ): Promise<{ members: TeamMember[]; total: number }> {
-  const rows = await db.query<TeamMember & { total: number }>(
-    `select m.id as "membershipId", u.id as "userId", u.email, u.name, m.role,
+  const rows = await db.query<TeamMemberRow>(
+    `select m.id as membership_id, u.id as user_id, u.email, u.name, m.role,
             case when u.status = 'DISABLED' then 'DISABLED' when not m.active then 'INACTIVE' else 'ACTIVE' end as status,
-            to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "joinedAt",
+            to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as joined_at,
             count(*) over ()::int as total
      from company_memberships m join staff_users u on u.id = m.staff_user_id
      where m.company_id = $1
@@ -37,11 +60,15 @@ export async function listTeam(
     [companyId, ROLE_ORDER, page.limit, page.offset],
   );
   const total = rows[0]?.total ?? (page.offset > 0 ? await countTeam(db, companyId) : 0);
-  return { members: rows.map(({ total: _total, ...member }) => member), total };
+  return { members: rows.map(toTeamMember), total };
+}
+
+interface TotalRow {
+  total: number;
 }
 
 async function countTeam(db: Database, companyId: string): Promise<number> {
-  const [row] = await db.query<{ total: number }>(
+  const [row] = await db.query<TotalRow>(
     'select count(*)::int as total from company_memberships where company_id = $1',
     [companyId],
   );
@@ -55,17 +82,32 @@ export interface StaffMembership {
   name_ar: string;
 }
 
+interface StaffMembershipRow {
+  company_id: string;
+  role: string;
+  name_en: string;
+  name_ar: string;
+}
+
+const toStaffMembership = (row: StaffMembershipRow): StaffMembership => ({
+  companyId: row.company_id,
+  role: row.role,
+  name_en: row.name_en,
+  name_ar: row.name_ar,
+});
+
 /** The companies a staff user may sign in to (active dashboard memberships), oldest first. */
 export async function dashboardMemberships(
   db: Database,
   staffUserId: string,
   roles: readonly string[],
 ): Promise<StaffMembership[]> {
-  return db.query<StaffMembership>(
-    `select c.id as "companyId", m.role, c.name_en, c.name_ar
+  const rows = await db.query<StaffMembershipRow>(
+    `select c.id as company_id, m.role, c.name_en, c.name_ar
      from company_memberships m join companies c on c.id = m.company_id
      where m.staff_user_id = $1 and m.active and m.role = any($2::text[])
      order by m.created_at, m.id`,
     [staffUserId, roles],
   );
+  return rows.map(toStaffMembership);
 }

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { scopeToAppMetadata } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { DEMO_TRAVELLERS, demoTravellerScope } from '../seed/demo-identities.js';
+import { lockKey } from './traveller-identity/accounts.js';
 
 /**
  * The account behind a phone number whose one-time code was just verified: the existing user, or
@@ -31,6 +32,10 @@ export interface PhoneSignInInput {
 export function reservedAppMetadata(phone: string): Record<string, string> | null {
   const persona = DEMO_TRAVELLERS.find((traveller) => traveller.phone === phone);
   return persona ? scopeToAppMetadata(demoTravellerScope(persona)) : null;
+}
+
+interface IdRow {
+  id: string;
 }
 
 interface UserRow {
@@ -66,7 +71,7 @@ export async function signInByPhoneWithin(client: PoolClient, input: PhoneSignIn
   const name = input.name ?? '';
   const email = input.email && (await emailIsFree(client, input.email)) ? input.email : null;
   const passengerId = await passengerFor(client, input.phone, name, input.email ?? null);
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await client.query<IdRow>(
     `insert into users (phone, name, email, passenger_id, app_metadata) values ($1, $2, $3, $4, $5) returning id`,
     [input.phone, name, email, passengerId, JSON.stringify(metadata ?? {})],
   );
@@ -80,10 +85,6 @@ function outcome(row: UserRow, isNewUser: boolean): PhoneSignIn {
     emailVerificationPending: row.email !== null && !row.email_verified,
     active: row.status === 'ACTIVE',
   };
-}
-
-async function lockKey(client: PoolClient, key: string): Promise<void> {
-  await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
 const USER_COLUMNS = `id, phone, name, email, email_verified_at is not null as email_verified, passenger_id, status`;
@@ -121,7 +122,7 @@ async function passengerFor(
   name: string,
   email: string | null,
 ): Promise<string> {
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await client.query<IdRow>(
     `insert into passengers (phone, name, email) values ($1, $2, $3)
      on conflict (phone) do update set
        name = case when passengers.name = '' then excluded.name else passengers.name end,

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
+import { Pagination } from '../http/schemas.js';
+import { DateTime, IdText, Permission, Role } from './schemas.js';
+
+/**
+ * The OpenAPI side of the administrator team routes (api/admin/admins.ts): request and response
+ * schemas, which also validate, and the prose of each route.
+ */
+
+export const TAGS = ['Administration: administrators'];
+
+const Status = z.enum(['ACTIVE', 'DISABLED']);
+
+const AdminRecord = z
+  .object({
+    id: IdText,
+    email: z.string(),
+    name: z.string(),
+    role: Role,
+    grantedPermissions: z.array(Permission).meta({ description: 'permissions granted on top of the role' }),
+    permissions: z
+      .array(Permission)
+      .meta({ description: "what the administrator may do: the role's permissions plus the granted ones" }),
+    status: Status,
+    totpRequired: z.boolean().meta({ description: 'must sign in with a second factor (TOTP)' }),
+    totpEnabled: z.boolean().meta({ description: 'has an authenticator set up' }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'Administrator' });
+
+export const ListQuery = z
+  .object({ status: Status.optional(), role: Role.optional(), ...Pagination })
+  .strict();
+
+export const ListResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ items: z.array(AdminRecord), total: z.int(), limit: z.int(), offset: z.int() }),
+});
+
+const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
+
+export const CreateBody = z
+  .object({
+    email: z.email().max(254),
+    name: z.string().trim().min(1).max(120),
+    password: z
+      .string()
+      .min(12)
+      .max(200)
+      .meta({ description: 'initial password, 12 to 200 characters, chosen by the creator' }),
+    role: Role,
+    grantedPermissions: Grants.default([]),
+    totpRequired: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'default true: the new administrator sets up TOTP at first sign-in' }),
+  })
+  .strict();
+
+export const UpdateBody = z
+  .object({
+    name: z.string().trim().min(1).max(120).optional(),
+    role: Role.optional(),
+    grantedPermissions: Grants.optional().meta({ description: 'replaces the granted permissions' }),
+    status: Status.optional(),
+    totpRequired: z.boolean().optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+
+export const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
+
+const MANAGE_RULES =
+  'Needs admins.manage (else 403 PERMISSION_DENIED with details.permission). Nobody hands out a permission they do not ' +
+  'hold, and nobody changes an account holding a permission they lack (403 PERMISSION_DENIED naming it).';
+
+/** The description of each route, in the order they are registered. */
+export const describe = {
+  list:
+    'Needs admins.view (else 403 PERMISSION_DENIED). Sorted by e-mail; limit (default 20, at most 100) and offset, ' +
+    'with the total. Each read is recorded in the audit log (admins.list).',
+  create:
+    `${MANAGE_RULES} The creator sets the initial password (argon2id) and hands it over; by default the new account ` +
+    'must set up TOTP at its first sign-in (totpRequired). 409 ADMIN_EMAIL_TAKEN when the e-mail address has an account. ' +
+    'Recorded in the audit log (admins.create).',
+  update:
+    `${MANAGE_RULES} An administrator cannot remove their own admins.manage, disable themselves or lift their own ` +
+    'totpRequired (409 OWN_ACCOUNT_CHANGE_REFUSED with details.field). Disabling ends every session of the account at ' +
+    'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
+    'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
+    'each changed field before and after).',
+};

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
+import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
+
+/**
+ * The OpenAPI side of an administrator's own authenticator routes (api/admin/security.ts):
+ * request and response schemas, which also validate, and the prose of each route.
+ */
+
+export const TAGS = ['Administration: second factor'];
+
+export const StatusResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
+    required: z.boolean().meta({
+      description: 'the account must use a second factor (set by an administrator with admins.manage)',
+    }),
+    confirmedAt: DateTime.nullable(),
+    enrolmentExpiresAt: DateTime.nullable().meta({
+      description: 'a new secret waits for its confirming code until then',
+    }),
+    recoveryCodesLeft: z.int(),
+    sessionSecondFactorPending: z
+      .boolean()
+      .meta({ description: 'this session still owes its second factor' }),
+  }),
+});
+
+export const EnrolBody = z
+  .object({
+    code: TotpCode.optional().meta({
+      description: 'when replacing an authenticator: a code from the current one',
+    }),
+    recoveryCode: RecoveryCode.optional().meta({
+      description: 'when replacing an authenticator: instead of code',
+    }),
+  })
+  .strict();
+
+export const EnrolResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    secret: z.string().meta({ description: 'base32 secret to type into an authenticator app' }),
+    otpauthUrl: z.string().meta({ description: 'otpauth://totp/... URL to show as a QR code' }),
+    algorithm: z.literal('SHA1'),
+    digits: z.literal(6),
+    period: z.literal(30),
+    expiresAt: z.int().meta({ description: 'confirm before this time (Unix epoch seconds)' }),
+  }),
+});
+
+export const ConfirmBody = z
+  .object({ code: TotpCode.meta({ description: 'a code from the new secret' }) })
+  .strict();
+
+export const ConfirmResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    enabled: z.literal(true),
+    recoveryCodes: z
+      .array(z.string())
+      .meta({ description: `${RECOVERY_CODE_COUNT} one-use codes, shown this once` }),
+    csrfToken: z
+      .string()
+      .meta({ description: 'the session was replaced: send this X-CSRF-Token from now on' }),
+    expiresAt: z.int(),
+  }),
+});
+
+export const RemovedResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ enabled: z.literal(false) }),
+});
+
+/** The description of each route, in the order they are registered. */
+export const describe = {
+  status:
+    'Answers also while the session still owes its second factor, so the sign-in screen knows what to ask for.',
+  enrol:
+    'Creates a new TOTP secret (SHA1, 6 digits, 30 s) and answers it with its otpauth:// URL. It is not used until ' +
+    `PATCH /security/2fa confirms it with a code, within ${ENROLMENT_TTL_MINUTES} minutes; until then the authenticator in use ` +
+    'keeps working. With no authenticator yet the body may be empty; an account that must use a second factor and has ' +
+    'none does this right after sign-in. Replacing an authenticator needs a fully signed-in session and {code} from ' +
+    'the current one or a {recoveryCode} (400 SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when ' +
+    'wrong). Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
+  confirm:
+    'The waiting secret becomes the authenticator in use (first set-up or replacement), and ' +
+    `${RECOVERY_CODE_COUNT} new one-use recovery codes replace any earlier ones; they are shown only in this answer and kept only as ` +
+    'hashes. The session counts as having given its second factor: its cookie and CSRF token are replaced (use the new ' +
+    'data.csrfToken), and every other session of this administrator ends. 409 SECOND_FACTOR_ENROLMENT_NOT_STARTED ' +
+    'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code. Recorded in the audit log ' +
+    '(security.2fa_enabled or security.2fa_changed).',
+  remove:
+    'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
+    'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (replace the authenticator instead), ' +
+    'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
+};

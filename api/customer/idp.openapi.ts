@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import type { Config } from '../../config/index.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+
+/**
+ * The OpenAPI side of the identity-provider routes (api/customer/idp/): their request and
+ * response schemas, which also validate, and the prose of each route.
+ */
+
+export const TAGS = ['Identity provider'];
+
+/** How long a browser may keep the PWA route's preflight answer. */
+export const PWA_PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** What every sign-in or linking route may answer besides success. */
+export const SIGN_IN_ERRORS = errorResponses(400, 401, 403, 409, 429, 503);
+
+const IdToken = z
+  .string()
+  .min(1)
+  .max(8192)
+  .meta({ description: 'the ID token the identity provider issued (a signed JWT)' });
+const FlowId = Uuid.meta({ description: 'flowId from GET /auth/customer/idp/nonce' });
+
+/**
+ * A path on the canonical site: one leading '/', not '//' or '/\' (which browsers read as another
+ * host), no backslash, whitespace or control character anywhere.
+ */
+const ReturnTo = z
+  .string()
+  .max(2048)
+  .regex(/^\/(?![/\\])[^\\\s\p{Cc}]*$/u, 'must be a path on this site starting with a single /')
+  .meta({
+    description: 'where to continue on the site after sign-in, e.g. /booking/123?seats=2',
+    examples: ['/booking/7?seats=2'],
+  });
+
+const Phone = z
+  .string()
+  .min(1)
+  .max(32)
+  .meta({
+    description: 'international form (+963944123456); a Syrian number may start with its trunk 0',
+    examples: ['+963944123456'],
+  });
+
+export const MobileBody = z.object({ idToken: IdToken }).strict().meta({ id: 'IdpMobileSignInRequest' });
+export const WebBody = z
+  .object({ idToken: IdToken, flowId: FlowId, returnTo: ReturnTo })
+  .strict()
+  .meta({ id: 'IdpWebSignInRequest' });
+export const PwaBody = z
+  .object({ idToken: IdToken, flowId: FlowId })
+  .strict()
+  .meta({ id: 'IdpPwaSignInRequest' });
+export const LinkBody = z
+  .object({ idToken: IdToken, flowId: FlowId })
+  .strict()
+  .meta({ id: 'IdpLinkRequest' });
+export const NonceQuery = z
+  .object({
+    channel: z.enum(['web', 'pwa', 'link']).default('web').meta({
+      description:
+        'which flow the nonce is for: web sign-in (default), PWA sign-in, or linking to a signed-in account',
+    }),
+  })
+  .strict();
+export const CompletePhoneBody = z
+  .object({
+    phone: Phone,
+    code: z.string().min(1).max(16).meta({ description: 'the one-time code sent to the phone' }),
+    method: z
+      .enum(['sms', 'chatapp', 'whatsapp'])
+      .optional()
+      .meta({ description: 'channel the code was sent by' }),
+  })
+  .strict()
+  .meta({ id: 'CompletePhoneRequest' });
+
+/** A web sign-in's returnTo that is not a path on the site has its own errorCode. */
+export const returnToErrorCode = (issues: z.core.$ZodIssue[]) =>
+  issues.some((issue) => issue.path[0] === 'returnTo') ? 'INVALID_RETURN_TO' : 'VALIDATION_FAILED';
+
+const Traveller = z
+  .object({ id: z.string(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable() })
+  .meta({ id: 'TravellerSummary' });
+const SignInFacts = {
+  isNewUser: z.boolean().meta({ description: 'true when this sign-in created the account' }),
+  needsPhone: z.boolean().meta({
+    description: 'true while the account has no phone: continue with POST /auth/customer/complete-phone',
+  }),
+  user: Traveller,
+};
+export const BearerSession = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      accessToken: z.string(),
+      refreshToken: z.string(),
+      expiresAt: z.int().meta({ description: 'access token expiry, Unix epoch seconds' }),
+      ...SignInFacts,
+    }),
+  })
+  .meta({ id: 'IdpBearerSession' });
+export const WebSession = z.object({
+  success: z.literal(true),
+  data: z.object({
+    next: z.string().meta({ description: 'absolute URL on the canonical site to continue at' }),
+    ...SignInFacts,
+  }),
+});
+export const NonceResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    clientId: z.string().meta({ description: 'public web client id to request the ID token for' }),
+    flowId: z.string().meta({ format: 'uuid' }),
+    nonce: z
+      .string()
+      .meta({ description: 'pass to the identity provider as the nonce; the ID token must carry it' }),
+    expiresAt: z.int().meta({ description: 'when the flow stops working, Unix epoch seconds' }),
+  }),
+});
+export const LinkResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    identity: z.object({
+      provider: z.literal('idp'),
+      email: z.string(),
+      linkedAt: z.string().meta({ format: 'date-time' }),
+      alreadyLinked: z
+        .boolean()
+        .meta({ description: 'true when this subject was already linked to this account' }),
+    }),
+  }),
+});
+export const UnlinkResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ unlinked: z.literal(true) }),
+});
+export const CompletePhoneResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    passengerId: z.string().meta({ format: 'uuid', description: 'the canonical traveller profile id' }),
+    merged: z
+      .boolean()
+      .meta({ description: 'true when an older traveller record with this phone was merged in' }),
+    needsSessionRefresh: z
+      .boolean()
+      .meta({ description: 'true after a merge: refresh the session (POST /auth/customer/refresh)' }),
+    user: Traveller,
+  }),
+});
+
+type LimitsConfig = Pick<
+  Config,
+  'IDP_RATE_LIMIT_PER_IP' | 'IDP_RATE_LIMIT_PER_SUBJECT' | 'IDP_RATE_LIMIT_WINDOW_SECONDS'
+>;
+
+const rateLimits = (config: LimitsConfig) =>
+  `Rate limits: ${config.IDP_RATE_LIMIT_PER_IP} attempts per client IP (counted before the token is checked) and ` +
+  `${config.IDP_RATE_LIMIT_PER_SUBJECT} sign-ins per identity subject (counted once the token is verified) per ` +
+  `${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s; over either: 429 RATE_LIMITED with Retry-After.`;
+
+const TOKEN_RULES =
+  "The ID token must be signed (RS256 or ES256) by a key of the provider's JWKS, come from IDP_ISSUER, be meant for " +
+  'the expected client (audience), be unexpired (30 s clock skew) and at most 1 hour old, and carry email_verified ' +
+  'true. Name, e-mail and subject come only from the verified token; the body accepts no other field. Refusals: ' +
+  '401 IDP_TOKEN_INVALID, 403 IDP_EMAIL_NOT_VERIFIED, 503 IDP_UNAVAILABLE when the key set cannot be fetched.';
+
+const ACCOUNT_RULES =
+  'Account: an already linked subject signs in to its account (403 ACCOUNT_DISABLED when disabled). Otherwise a traveller ' +
+  'whose own verified e-mail is this address and who has no linked subject yet (a phone traveller, or an e-mail and ' +
+  'password account) gets the subject added to the same account; its password and phone are unchanged. An address ' +
+  'of company staff or an administrator: 409 IDP_STAFF_ACCOUNT_CONFLICT. An address held by an account in any other ' +
+  'way (unverified there, linked to another subject, disabled): 409 IDP_ACCOUNT_CONFLICT and nothing is written. ' +
+  'Else a new account with the verified e-mail and no phone (needsPhone true).';
+
+const NONCE_RULES =
+  "Nonce: the token's nonce claim must be the nonce of this flowId (GET /auth/customer/idp/nonce), unexpired (10 minutes) " +
+  'and unused; it is consumed by the first successful attempt only. Refusals: 401 IDP_NONCE_INVALID.';
+
+/** The description of each route, in the order they are registered. */
+export const describe = {
+  mobile: (config: LimitsConfig) =>
+    'For the mobile apps only: a request carrying an Origin or Sec-Fetch-Site header (any browser) is refused with 403 ' +
+    'IDP_BROWSER_REQUEST_REFUSED. No CSRF header is needed. The ID token audience is IDP_MOBILE_CLIENT_ID; no nonce is ' +
+    'required. Returns a bearer session (channel mobile). ' +
+    `${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+
+  nonce: (config: LimitsConfig) =>
+    'Each call starts a separate flow with its own nonce, so parallel tabs do not disturb each other. The server stores ' +
+    'only the SHA-256 of the nonce, for 10 minutes. For web sign-in and linking it also sets an HttpOnly SameSite=Lax ' +
+    'cookie bb_idp_<flowId> (path /api, 10 minutes) holding that fingerprint; the sign-in must come from the same ' +
+    'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
+    'Access-Control-Allow-Origin for that origin and no cookie. ' +
+    `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
+
+  web: (config: LimitsConfig) =>
+    'Origin must be the canonical site (SITE_ORIGIN, default PUBLIC_ORIGIN) and Sec-Fetch-Site same-origin or same-site; ' +
+    'otherwise 403 IDP_ORIGIN_REFUSED. The ID token audience is IDP_WEB_CLIENT_ID; its nonce must match the ' +
+    'bb_idp_<flowId> cookie of this browser and the stored flow. Sets the access, refresh and CSRF cookies and returns ' +
+    'no token in JSON. data.next is the canonical site URL of returnTo, or, while the account has no phone, ' +
+    '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
+    'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
+    `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+
+  pwaPreflight: () =>
+    'Answers only the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production) asking for POST with at most the ' +
+    'Content-Type header: 204 with Access-Control-Allow-Origin set to that exact origin, Allow-Methods POST, ' +
+    `Allow-Headers Content-Type, Max-Age ${PWA_PREFLIGHT_MAX_AGE_SECONDS}, and no Allow-Credentials. Anything else: ` +
+    '403 IDP_ORIGIN_REFUSED without CORS headers. No other path of the API answers cross-origin requests.',
+
+  pwa: (config: LimitsConfig) =>
+    'Only from the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production). Sec-Fetch-Site must be sent: ' +
+    'same-origin or same-site from either origin, cross-site only from PWA_ORIGIN itself; otherwise 403 ' +
+    'IDP_ORIGIN_REFUSED. Cookies are never read here (a cookie session of the site does not count) and none are set; ' +
+    'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
+    'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
+    `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+
+  link: (config: LimitsConfig) =>
+    'Needs a traveller session; on the web the X-CSRF-Token header must equal the CSRF cookie. Start the flow with GET ' +
+    "/auth/customer/idp/nonce?channel=link; a cookie session must also present that flow's bb_idp_<flowId> cookie. The " +
+    'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
+    'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
+    'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
+    "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
+    'set (verified) only when it has none. ' +
+    `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
+
+  unlink: () =>
+    'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
+    'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
+    '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
+
+  completePhone: () =>
+    'Needs a traveller session (mobile: Authorization: Bearer; web: cookies and X-CSRF-Token). The one-time code is ' +
+    'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
+    'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
+    'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
+    'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
+    'traveller profiles has operational data (favorites; bookings once they exist). The older profile becomes the ' +
+    "canonical passengerId, the other one's favorites move to it and it is marked merged; the old account is " +
+    'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
+    'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
+    'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
+};

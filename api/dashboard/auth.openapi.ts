@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { DASHBOARD_ROLES } from '../auth/staff-session.js';
+import { Uuid } from '../http/schemas.js';
+
+/**
+ * The OpenAPI side of the dashboard's sign-in routes (api/dashboard/auth.ts): request and
+ * response schemas, which also validate, and the sign-in prose.
+ */
+
+export const TAGS = ['Dashboard: authentication'];
+
+const IdText = z.string().meta({ format: 'uuid' });
+const Role = z.enum(DASHBOARD_ROLES);
+
+const StaffUser = z.object({ id: IdText, email: z.string(), name: z.string() });
+const Membership = z.object({ companyId: IdText, role: Role });
+export const Company = z.object({
+  id: IdText,
+  name_en: z.string(),
+  name_ar: z.string(),
+  status: z.enum(['ACTIVE', 'SUSPENDED']),
+  verified: z.boolean(),
+});
+
+export const LoginBody = z
+  .object({
+    email: z.email().max(254),
+    password: z.string().min(1).max(1024),
+    companyId: Uuid.optional().meta({
+      description:
+        'the company to sign in to when the user belongs to several; default: the oldest active membership',
+    }),
+  })
+  .strict();
+
+export const LoginResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    user: StaffUser,
+    membership: Membership,
+    company: Company,
+    csrfToken: z.string().meta({
+      description: 'send as X-CSRF-Token on every write; also in the readable bb_staff_csrf cookie',
+    }),
+  }),
+});
+
+export const MeResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    user: StaffUser,
+    membership: Membership,
+    company: Company,
+    memberships: z
+      .array(z.object({ companyId: IdText, role: Role, name_en: z.string(), name_ar: z.string() }))
+      .meta({
+        description: 'every company this user may sign in to; switch by signing in again with companyId',
+      }),
+  }),
+});
+
+export const OkResponse = z.object({ success: z.literal(true) });
+
+export const LOGIN_DESCRIPTION =
+  'Checks the password (argon2id) and opens a server-side dashboard session: cookie bb_staff (HttpOnly, Secure, ' +
+  'SameSite=Strict, Path=/dashboard) plus the readable bb_staff_csrf cookie, whose value (also data.csrfToken) every ' +
+  'write sends as X-CSRF-Token. By default a session ends 12 hours after sign-in (STAFF_SESSION_TTL_HOURS) or after 60 minutes ' +
+  'without a request (STAFF_SESSION_IDLE_MINUTES), at logout, or when the user or membership is deactivated. ' +
+  'A user of several companies names one with companyId; otherwise the oldest active membership is used. ' +
+  'Roles OWNER, ADMIN, DISPATCHER, STAFF and ACCOUNTANT may sign in. A wrong password, an unknown e-mail, a ' +
+  'disabled user and a user without an active membership all get the same 401 INVALID_CREDENTIALS, in the same ' +
+  'time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail address in 15 minutes ' +
+  '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
+  'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.';

@@ -1,0 +1,63 @@
+import type { Database } from '../../db/orm.js';
+import {
+  listFavorites,
+  missingCities,
+  resolveCanonicalPassenger,
+  type CityPair,
+  type FavoriteRoute,
+} from '../../db/queries/favorites.js';
+import { removeFavorite, saveFavorite } from '../../db/writes/favorites.js';
+import { badRequest, conflict, type Refusal } from '../http/errors.js';
+
+/**
+ * A signed-in traveller's favorite routes. Each operation first resolves the canonical traveller
+ * profile of the account (merged profiles followed): never a traveller id sent by the client.
+ */
+
+async function passengerOf(db: Database, userId: string): Promise<string> {
+  const passengerId = await resolveCanonicalPassenger(db, userId);
+  if (!passengerId) throw conflict('TRAVELER_PROFILE_REQUIRED', 'Complete your traveller profile first');
+  return passengerId;
+}
+
+function cityNotFound(missing: string[]): Refusal {
+  return badRequest('FAVORITE_CITY_NOT_FOUND', 'A city of this route does not exist', {
+    missingCityIds: missing,
+  });
+}
+
+async function requireCities(db: Database, pair: CityPair): Promise<void> {
+  const missing = await missingCities(db, pair);
+  if (missing.length > 0) throw cityNotFound(missing);
+}
+
+/** Newest first. */
+export async function favoritesOf(db: Database, userId: string): Promise<FavoriteRoute[]> {
+  return listFavorites(db, await passengerOf(db, userId));
+}
+
+/** Saves the route once; saving it again answers the same favorite with alreadySaved. */
+export async function saveTravellerFavorite(
+  db: Database,
+  userId: string,
+  pair: CityPair,
+): Promise<{ favorite: FavoriteRoute; alreadySaved: boolean }> {
+  const passengerId = await passengerOf(db, userId);
+  await requireCities(db, pair);
+  const outcome = await saveFavorite(db, passengerId, pair);
+  if (outcome.kind === 'cityMissing') throw cityNotFound([]);
+  return outcome;
+}
+
+/** True when the route was saved and is now removed. */
+export async function removeTravellerFavorite(
+  db: Database,
+  userId: string,
+  pair: CityPair,
+): Promise<boolean> {
+  const passengerId = await passengerOf(db, userId);
+  if (await removeFavorite(db, passengerId, pair)) return true;
+  // Nothing was saved: a city that does not exist is still named as such.
+  await requireCities(db, pair);
+  return false;
+}

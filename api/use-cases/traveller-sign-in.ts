@@ -1,0 +1,73 @@
+import { findUserSummary, type UserSummary } from '../../db/queries/customer-user.js';
+import { signInByPhone, type PhoneSignIn } from '../../db/writes/phone-sign-in.js';
+import {
+  signInWithIdentity,
+  type IdpSignIn,
+  type PresentedNonce,
+  type VerifiedIdentity,
+} from '../../db/writes/traveller-identity/index.js';
+import type { AppContext } from '../app.js';
+import { resetPassword, sendVerificationEmail } from '../auth/email.js';
+import { checkOtp, type OtpMethod } from '../auth/otp.js';
+import { issueTravellerSession, type IssuedSession, type SessionChannel } from '../auth/traveller-session.js';
+import { Refusal } from '../http/errors.js';
+
+/**
+ * The ways a traveller signs in, each ending in a new session: a one-time code, the identity
+ * provider's verified token, or a password recovery link. The route sets the cookies or returns
+ * the tokens, as its channel wants.
+ */
+
+/** Signs in (or up) with a verified identity and starts a session on `channel`. */
+export async function signInWithIdp(
+  context: AppContext,
+  identity: VerifiedIdentity,
+  channel: SessionChannel,
+  nonce?: PresentedNonce,
+): Promise<IdpSignIn & { session: IssuedSession }> {
+  const signIn = await signInWithIdentity(context.db, identity, nonce);
+  const session = await issueTravellerSession(context, signIn.user.id, channel);
+  return { ...signIn, session };
+}
+
+export interface OtpSignInRequest {
+  phone: string;
+  code: string;
+  method?: OtpMethod | undefined;
+  name?: string | undefined;
+  email?: string | undefined;
+}
+
+/**
+ * Checks the one-time code, finds or creates the account of the number, and starts a session. A
+ * new account with an e-mail gets its verification link at once, without waiting for the mail
+ * server: a failed send is logged and the traveller can resend.
+ */
+export async function signInWithOtp(
+  context: AppContext,
+  request: OtpSignInRequest,
+  channel: SessionChannel,
+  requestId: string,
+): Promise<PhoneSignIn & { session: IssuedSession }> {
+  const { phone } = await checkOtp(context, request);
+  const signIn = await signInByPhone(context.db, { phone, name: request.name, email: request.email });
+  if (!signIn.active) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
+  const session = await issueTravellerSession(context, signIn.user.id, channel);
+  if (signIn.isNewUser && signIn.emailVerificationPending && signIn.user.email) {
+    void sendVerificationEmail(context, signIn.user.id, signIn.user.email).catch((error: unknown) =>
+      context.logger.warn({ err: error, requestId }, 'verification e-mail not sent at sign-up'),
+    );
+  }
+  return { ...signIn, session };
+}
+
+/** Uses a recovery link to set a new password, then starts a web session. */
+export async function resetPasswordAndSignIn(
+  context: AppContext,
+  token: string,
+  password: string,
+): Promise<{ user: UserSummary | undefined; session: IssuedSession }> {
+  const userId = await resetPassword(context, token, password);
+  const session = await issueTravellerSession(context, userId, 'web');
+  return { user: await findUserSummary(context.db, userId), session };
+}

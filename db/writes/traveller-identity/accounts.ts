@@ -1,0 +1,136 @@
+import type { PoolClient } from 'pg';
+import {
+  IdentityRefusal,
+  type EmailHolder,
+  type IdentityRefusalCode,
+} from '../../../domain/traveller-identity.js';
+import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+
+/**
+ * What the identity transactions share: key locks, the staff-address check, and reads of the
+ * accounts involved. Rows that may not exist yet (a subject, an e-mail address, a phone number)
+ * are serialised with transaction-scoped advisory locks on their key; rows that exist are locked
+ * FOR UPDATE. Lock order is always key locks first, then users, then passengers, so two operations
+ * never wait on each other in a cycle.
+ */
+
+export const PROVIDER = 'idp';
+
+/** The identity the provider vouched for (from a verified ID token only). */
+export interface VerifiedIdentity {
+  subject: string;
+  email: string;
+  name: string;
+}
+
+export interface TravellerSummary {
+  id: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  passengerId: string | null;
+}
+
+export async function lockKey(client: PoolClient, key: string): Promise<void> {
+  await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}
+
+export async function lockIdentityKeys(client: PoolClient, identity: VerifiedIdentity): Promise<void> {
+  await lockKey(client, `idp-subject:${identity.subject}`);
+  await lockKey(client, `email:${identity.email.toLowerCase()}`);
+}
+
+interface TakenRow {
+  taken: boolean;
+}
+
+/** Company staff and administrators sign in elsewhere; their addresses never become travellers here. */
+export async function refuseStaffEmail(client: PoolClient, email: string): Promise<void> {
+  const { rows } = await client.query<TakenRow>(
+    `select exists (select 1 from staff_users where lower(email) = lower($1))
+         or exists (select 1 from admins where lower(email) = lower($1)) as taken`,
+    [email],
+  );
+  if (rows[0]!.taken) {
+    throw new IdentityRefusal(
+      'IDP_STAFF_ACCOUNT_CONFLICT',
+      'This e-mail address belongs to a staff account; use the staff sign-in',
+    );
+  }
+}
+
+interface SummaryRow {
+  id: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  passenger_id: string | null;
+}
+
+const toSummary = (row: SummaryRow): TravellerSummary => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  phone: row.phone,
+  passengerId: row.passenger_id,
+});
+
+export async function summaryOf(client: PoolClient, userId: string): Promise<TravellerSummary> {
+  const { rows } = await client.query<SummaryRow>(
+    'select id, name, email, phone, passenger_id from users where id = $1',
+    [userId],
+  );
+  return toSummary(rows[0]!);
+}
+
+/** Unique-index races that the key locks do not cover still fail closed, as a conflict. */
+export async function failClosed<T>(work: () => Promise<T>, code: IdentityRefusalCode): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (pgCode(error) === PG_UNIQUE_VIOLATION) {
+      throw new IdentityRefusal(code, 'The identity conflicts with another account');
+    }
+    throw error;
+  }
+}
+
+interface LinkedUserRow {
+  id: string;
+  status: string;
+}
+
+/** The account the subject is linked to, locked. */
+export async function linkedUser(client: PoolClient, subject: string): Promise<LinkedUserRow | null> {
+  const { rows } = await client.query<LinkedUserRow>(
+    `select u.id, u.status from user_identities i join users u on u.id = i.user_id
+     where i.provider = $1 and i.subject = $2 for update of u`,
+    [PROVIDER, subject],
+  );
+  return rows[0] ?? null;
+}
+
+interface EmailHolderRow {
+  id: string;
+  status: string;
+  email_verified: boolean;
+  has_identity: boolean;
+}
+
+const toEmailHolder = (row: EmailHolderRow): EmailHolder => ({
+  id: row.id,
+  status: row.status,
+  emailVerified: row.email_verified,
+  hasIdentity: row.has_identity,
+});
+
+/** The account that holds the address, locked. */
+export async function emailHolder(client: PoolClient, email: string): Promise<EmailHolder | null> {
+  const { rows } = await client.query<EmailHolderRow>(
+    `select u.id, u.status, u.email_verified_at is not null as email_verified,
+            exists (select 1 from user_identities i where i.user_id = u.id) as has_identity
+     from users u where lower(u.email) = lower($1) for update`,
+    [email],
+  );
+  return rows[0] ? toEmailHolder(rows[0]) : null;
+}

@@ -1,0 +1,207 @@
+import type { PoolClient } from 'pg';
+import {
+  accountGone,
+  completedProfile,
+  phoneOwnerRefusal,
+  planPhoneCompletion,
+  type PhoneAccount,
+  type TravellerRecord,
+} from '../../../domain/traveller-identity.js';
+import type { Database } from '../../orm.js';
+import { failClosed, lockKey, summaryOf, type TravellerSummary } from './accounts.js';
+
+export interface PhoneCompletion {
+  /** The canonical passenger profile the user now points at. */
+  passengerId: string;
+  /** True when an older traveller record with this phone was merged in. */
+  merged: boolean;
+  user: TravellerSummary;
+}
+
+/**
+ * Gives the signed-in user a phone number whose one-time code was already verified, in one
+ * transaction, by the rule of domain/traveller-identity.ts (planPhoneCompletion). A merge keeps
+ * the older profile as canonical, moves the other's favorites to it and marks it merged_into_id,
+ * moves the phone to this user, and disables the old user (now without any way to sign in) with
+ * its sessions ended. A refusal leaves everything as it was.
+ */
+export async function completePhone(db: Database, userId: string, phone: string): Promise<PhoneCompletion> {
+  return failClosed(
+    () =>
+      db.transaction(async (client) => {
+        await lockKey(client, `phone:${phone}`);
+        const users = await lockUsers(client, userId, phone);
+        const me = users.find((user) => user.id === userId);
+        if (!me) throw accountGone();
+        const refusal = phoneOwnerRefusal(me, phone);
+        if (refusal) throw refusal;
+        const completed = completedProfile(me, phone);
+        if (completed)
+          return { passengerId: completed, merged: false, user: await summaryOf(client, userId) };
+        const oldUser = users.find((user) => user.id !== userId) ?? null;
+        const records = await lockPassengers(client, phone, [me.passengerId, oldUser?.passengerId]);
+        const plan = planPhoneCompletion({ me, oldUser, records });
+        if (plan.kind === 'attach') {
+          const passengerId = await attachPhone(client, userId, phone, plan.mine);
+          return { passengerId, merged: false, user: await summaryOf(client, userId) };
+        }
+        const passengerId = await mergePassengers(client, phone, plan.canonical, plan.absorbed);
+        if (plan.oldUserId) await retireOldUser(client, plan.oldUserId, passengerId);
+        await client.query(
+          'update users set phone = $2, passenger_id = $3, updated_at = now() where id = $1',
+          [userId, phone, passengerId],
+        );
+        return { passengerId, merged: true, user: await summaryOf(client, userId) };
+      }),
+    'ACCOUNT_LINK_REQUIRES_RECOVERY',
+  );
+}
+
+interface PhoneAccountRow {
+  id: string;
+  phone: string | null;
+  passenger_id: string | null;
+  app_metadata: unknown;
+  status: string;
+  has_password: boolean;
+  has_identity: boolean;
+}
+
+const toPhoneAccount = (row: PhoneAccountRow): PhoneAccount => ({
+  id: row.id,
+  phone: row.phone,
+  passengerId: row.passenger_id,
+  appMetadata: row.app_metadata,
+  status: row.status,
+  hasPassword: row.has_password,
+  hasIdentity: row.has_identity,
+});
+
+/** This user and the one that has the number, locked. */
+async function lockUsers(client: PoolClient, userId: string, phone: string): Promise<PhoneAccount[]> {
+  const { rows } = await client.query<PhoneAccountRow>(
+    `select u.id, u.phone, u.passenger_id, u.app_metadata, u.status, u.password_hash is not null as has_password,
+            exists (select 1 from user_identities i where i.user_id = u.id) as has_identity
+     from users u where u.id = $1 or u.phone = $2 order by u.id for update`,
+    [userId, phone],
+  );
+  return rows.map(toPhoneAccount);
+}
+
+/** Operational data a merge must never combine from two records; bookings join here when they exist. */
+const HAS_OPERATIONAL_DATA = 'exists (select 1 from favorites f where f.passenger_id = p.id)';
+
+interface TravellerRecordRow {
+  id: string;
+  created_epoch: number;
+  merged_into_id: string | null;
+  has_operational_data: boolean;
+}
+
+const toTravellerRecord = (row: TravellerRecordRow): TravellerRecord => ({
+  id: row.id,
+  createdEpoch: row.created_epoch,
+  mergedIntoId: row.merged_into_id,
+  hasOperationalData: row.has_operational_data,
+});
+
+/** The profiles with the number or of either user, locked. */
+async function lockPassengers(
+  client: PoolClient,
+  phone: string,
+  ids: (string | null | undefined)[],
+): Promise<TravellerRecord[]> {
+  const { rows } = await client.query<TravellerRecordRow>(
+    `select p.id, extract(epoch from p.created_at)::float8 as created_epoch, p.merged_into_id, ${HAS_OPERATIONAL_DATA} as has_operational_data
+     from passengers p where p.phone = $1 or p.id = any($2::uuid[]) order by p.id for update`,
+    [phone, ids.filter((id): id is string => Boolean(id))],
+  );
+  return rows.map(toTravellerRecord);
+}
+
+interface IdRow {
+  id: string;
+}
+
+async function attachPhone(
+  client: PoolClient,
+  userId: string,
+  phone: string,
+  mine: TravellerRecord | null,
+): Promise<string> {
+  if (mine) {
+    await client.query('update passengers set phone = $2, updated_at = now() where id = $1', [
+      mine.id,
+      phone,
+    ]);
+    await client.query('update users set phone = $2, updated_at = now() where id = $1', [userId, phone]);
+    return mine.id;
+  }
+  const { rows } = await client.query<IdRow>(
+    `insert into passengers (phone, name, email) select $2, name, email from users where id = $1 returning id`,
+    [userId, phone],
+  );
+  await client.query('update users set phone = $2, passenger_id = $3, updated_at = now() where id = $1', [
+    userId,
+    phone,
+    rows[0]!.id,
+  ]);
+  return rows[0]!.id;
+}
+
+/** Keeps the canonical record (a new one when there is none), moving the absorbed one's favorites to it. */
+async function mergePassengers(
+  client: PoolClient,
+  phone: string,
+  canonical: TravellerRecord | null,
+  absorbed: TravellerRecord | null,
+): Promise<string> {
+  if (!canonical) {
+    const { rows } = await client.query<IdRow>(`insert into passengers (phone) values ($1) returning id`, [
+      phone,
+    ]);
+    return rows[0]!.id;
+  }
+  if (absorbed) {
+    await client.query('update favorites set passenger_id = $2 where passenger_id = $1', [
+      absorbed.id,
+      canonical.id,
+    ]);
+    await client.query(
+      'update passengers set merged_into_id = $2, phone = null, updated_at = now() where id = $1',
+      [absorbed.id, canonical.id],
+    );
+    await client.query('update users set passenger_id = $2, updated_at = now() where passenger_id = $1', [
+      absorbed.id,
+      canonical.id,
+    ]);
+  }
+  await client.query('update passengers set phone = $2, updated_at = now() where id = $1', [
+    canonical.id,
+    phone,
+  ]);
+  return canonical.id;
+}
+
+/**
+ * The old user's contact e-mail (it had no password, so it was no way in) is kept on the canonical
+ * profile and released from the disabled row, so a later identity-provider sign-in with that
+ * address is not caught by an account nobody can use.
+ */
+async function retireOldUser(client: PoolClient, oldUserId: string, passengerId: string): Promise<void> {
+  await client.query(
+    `update passengers p set email = u.email, updated_at = now()
+     from users u where u.id = $1 and p.id = $2 and p.email is null and u.email is not null`,
+    [oldUserId, passengerId],
+  );
+  await client.query(
+    `update users set phone = null, email = null, email_verified_at = null, passenger_id = $2, status = 'DISABLED',
+            updated_at = now()
+     where id = $1`,
+    [oldUserId, passengerId],
+  );
+  await client.query(
+    `update traveller_sessions set revoked_at = now(), revoked_reason = 'ACCOUNT_MERGED' where user_id = $1 and revoked_at is null`,
+    [oldUserId],
+  );
+}

@@ -1,0 +1,139 @@
+import type { PoolClient } from 'pg';
+import { accountGone, linkRefusal, unlinkRefusal } from '../../../domain/traveller-identity.js';
+import type { Database } from '../../orm.js';
+import {
+  emailHolder,
+  failClosed,
+  linkedUser,
+  lockIdentityKeys,
+  PROVIDER,
+  refuseStaffEmail,
+  type VerifiedIdentity,
+} from './accounts.js';
+import { consumeNonce, type PresentedNonce } from './nonces.js';
+
+export interface LinkedIdentity {
+  provider: typeof PROVIDER;
+  email: string;
+  linkedAt: string;
+  alreadyLinked: boolean;
+}
+
+const ISO_CREATED_AT = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+interface CurrentIdentityRow {
+  subject: string;
+  email: string;
+  /** ISO 8601 UTC (formatted in SQL). */
+  linked_at: string;
+}
+
+interface LinkedAtRow {
+  linked_at: string;
+}
+
+/**
+ * Links a verified subject to the signed-in traveller, in one transaction. Refused when the
+ * address belongs to staff, when the subject is linked to another user, when another user holds
+ * the address, or when this user already has a different subject. The account's e-mail is filled
+ * in (as verified) only when it has none, or marked verified when it is the same address; a
+ * different address is kept.
+ */
+export async function linkIdentity(
+  db: Database,
+  userId: string,
+  identity: VerifiedIdentity,
+  nonce: PresentedNonce,
+): Promise<LinkedIdentity> {
+  return failClosed(
+    () =>
+      db.transaction(async (client) => {
+        await lockIdentityKeys(client, identity);
+        await consumeNonce(client, nonce);
+        await refuseStaffEmail(client, identity.email);
+        const { rows: users } = await client.query('select 1 from users where id = $1 for update', [userId]);
+        if (!users[0]) throw accountGone();
+        const { rows: current } = await client.query<CurrentIdentityRow>(
+          `select subject, email, ${ISO_CREATED_AT} as linked_at from user_identities where user_id = $1 and provider = $2`,
+          [userId, PROVIDER],
+        );
+        const linked = current[0] ?? null;
+        // Only a new link needs the other accounts (and their row locks).
+        const elsewhere = linked ? null : await linkedUser(client, identity.subject);
+        const holder = linked ? null : await emailHolder(client, identity.email);
+        const refusal = linkRefusal({
+          userId,
+          subject: identity.subject,
+          currentSubject: linked?.subject ?? null,
+          linkedElsewhere: elsewhere !== null,
+          emailHolderId: holder?.id ?? null,
+        });
+        if (refusal) throw refusal;
+        if (linked) {
+          return { provider: PROVIDER, email: linked.email, linkedAt: linked.linked_at, alreadyLinked: true };
+        }
+        const linkedAt = await insertLinkedIdentity(client, userId, identity);
+        return { provider: PROVIDER, email: identity.email, linkedAt, alreadyLinked: false };
+      }),
+    'IDP_ACCOUNT_CONFLICT',
+  );
+}
+
+async function insertLinkedIdentity(
+  client: PoolClient,
+  userId: string,
+  identity: VerifiedIdentity,
+): Promise<string> {
+  const { rows } = await client.query<LinkedAtRow>(
+    `insert into user_identities (user_id, provider, subject, email) values ($1, $2, $3, $4) returning ${ISO_CREATED_AT} as linked_at`,
+    [userId, PROVIDER, identity.subject, identity.email],
+  );
+  await client.query(
+    `update users set email = coalesce(email, $2),
+            email_verified_at = case when email is null or lower(email) = lower($2) then coalesce(email_verified_at, now())
+                                     else email_verified_at end,
+            updated_at = now()
+     where id = $1`,
+    [userId, identity.email],
+  );
+  return rows[0]!.linked_at;
+}
+
+interface SignInMethodsRow {
+  has_phone: boolean;
+  has_password: boolean;
+  email_verified: boolean;
+}
+
+/**
+ * Removes the identity-provider subject while another way to sign in remains; otherwise the
+ * account would be locked out: LAST_SIGN_IN_METHOD.
+ */
+export async function unlinkIdentity(db: Database, userId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    const { rows } = await client.query<SignInMethodsRow>(
+      `select phone is not null as has_phone, password_hash is not null as has_password,
+              email_verified_at is not null as email_verified
+       from users where id = $1 for update`,
+      [userId],
+    );
+    const { rowCount } = await client.query(
+      'select 1 from user_identities where user_id = $1 and provider = $2',
+      [userId, PROVIDER],
+    );
+    const methods = rows[0];
+    const account = methods
+      ? {
+          hasPhone: methods.has_phone,
+          hasPassword: methods.has_password,
+          emailVerified: methods.email_verified,
+        }
+      : null;
+    const refusal = unlinkRefusal(account, rowCount !== 0);
+    if (refusal) throw refusal;
+    await client.query('delete from user_identities where user_id = $1 and provider = $2', [
+      userId,
+      PROVIDER,
+    ]);
+  });
+}

@@ -1,0 +1,92 @@
+import type { PoolClient } from 'pg';
+import { emailHolderRefusal, linkedAccountRefusal } from '../../../domain/traveller-identity.js';
+import type { Database } from '../../orm.js';
+import {
+  emailHolder,
+  failClosed,
+  linkedUser,
+  lockIdentityKeys,
+  PROVIDER,
+  refuseStaffEmail,
+  summaryOf,
+  type TravellerSummary,
+  type VerifiedIdentity,
+} from './accounts.js';
+import { consumeNonce, type PresentedNonce } from './nonces.js';
+
+export interface IdpSignIn {
+  user: TravellerSummary;
+  isNewUser: boolean;
+}
+
+/**
+ * Finds or creates the traveller for a verified identity, in one transaction:
+ *   1. the subject is already linked → that user (refused if the account is disabled);
+ *   2. else a traveller whose own e-mail is that address and verified, with no identity-provider
+ *      subject yet (a phone traveller, or an e-mail and password account) → the subject is added
+ *      to that same user; its password and phone are not touched;
+ *   3. else an account holds the address in any other way (unverified, linked to another subject,
+ *      disabled) → IDP_ACCOUNT_CONFLICT;
+ *   4. else a new user with the verified e-mail, no phone and no passenger profile yet.
+ * Addresses of company staff or administrators are refused first (IDP_STAFF_ACCOUNT_CONFLICT).
+ * Any conflict refuses the whole operation: nothing is written and no parallel account appears.
+ */
+export async function signInWithIdentity(
+  db: Database,
+  identity: VerifiedIdentity,
+  nonce?: PresentedNonce,
+): Promise<IdpSignIn> {
+  return failClosed(
+    () =>
+      db.transaction(async (client) => {
+        await lockIdentityKeys(client, identity);
+        if (nonce) await consumeNonce(client, nonce);
+        await refuseStaffEmail(client, identity.email);
+        const linked = await linkedUser(client, identity.subject);
+        if (linked) {
+          const refusal = linkedAccountRefusal(linked);
+          if (refusal) throw refusal;
+          await client.query('update user_identities set email = $3 where provider = $1 and subject = $2', [
+            PROVIDER,
+            identity.subject,
+            identity.email,
+          ]);
+          return { user: await summaryOf(client, linked.id), isNewUser: false };
+        }
+        const holder = await emailHolder(client, identity.email);
+        if (holder) {
+          const refusal = emailHolderRefusal(holder);
+          if (refusal) throw refusal;
+          await insertIdentity(client, holder.id, identity);
+          await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
+            holder.id,
+            identity.name,
+          ]);
+          return { user: await summaryOf(client, holder.id), isNewUser: false };
+        }
+        const userId = await insertUser(client, identity);
+        await insertIdentity(client, userId, identity);
+        return { user: await summaryOf(client, userId), isNewUser: true };
+      }),
+    'IDP_ACCOUNT_CONFLICT',
+  );
+}
+
+interface IdRow {
+  id: string;
+}
+
+async function insertUser(client: PoolClient, identity: VerifiedIdentity): Promise<string> {
+  const { rows } = await client.query<IdRow>(
+    `insert into users (email, email_verified_at, name) values ($1, now(), $2) returning id`,
+    [identity.email, identity.name],
+  );
+  return rows[0]!.id;
+}
+
+async function insertIdentity(client: PoolClient, userId: string, identity: VerifiedIdentity): Promise<void> {
+  await client.query(
+    `insert into user_identities (user_id, provider, subject, email) values ($1, $2, $3, $4)`,
+    [userId, PROVIDER, identity.subject, identity.email],
+  );
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { Refusal } from './refusal.js';
+import {
+  completedProfile,
+  emailHolderRefusal,
+  IdentityRefusal,
+  linkedAccountRefusal,
+  linkRefusal,
+  nonceInvalid,
+  phoneOwnerRefusal,
+  planPhoneCompletion,
+  safeToAbsorb,
+  unlinkRefusal,
+  type PhoneAccount,
+  type TravellerRecord,
+} from './traveller-identity.js';
+
+const account = (fields: Partial<PhoneAccount> = {}): PhoneAccount => ({
+  id: 'me',
+  phone: null,
+  passengerId: null,
+  appMetadata: {},
+  status: 'ACTIVE',
+  hasPassword: false,
+  hasIdentity: true,
+  ...fields,
+});
+
+const record = (
+  id: string,
+  createdEpoch: number,
+  fields: Partial<TravellerRecord> = {},
+): TravellerRecord => ({
+  id,
+  createdEpoch,
+  mergedIntoId: null,
+  hasOperationalData: false,
+  ...fields,
+});
+
+const codeOf = (work: () => unknown): string | undefined => {
+  try {
+    work();
+  } catch (error) {
+    return (error as IdentityRefusal).code;
+  }
+  return undefined;
+};
+
+describe('identity refusals', () => {
+  it('are Refusals carrying the HTTP status of their code', () => {
+    const refusal = nonceInvalid();
+    expect(refusal).toBeInstanceOf(Refusal);
+    expect([refusal.status, refusal.errorCode]).toEqual([401, 'IDP_NONCE_INVALID']);
+    expect(new IdentityRefusal('IDP_IDENTITY_NOT_FOUND', 'x').status).toBe(404);
+    expect(new IdentityRefusal('ACCOUNT_DISABLED', 'x').status).toBe(403);
+    expect(new IdentityRefusal('IDP_ALREADY_LINKED', 'x').status).toBe(409);
+  });
+});
+
+describe('signing in with a subject', () => {
+  const holder = { id: 'u', status: 'ACTIVE', emailVerified: true, hasIdentity: false };
+
+  it('adds the subject to an active account whose own verified address it is', () => {
+    expect(emailHolderRefusal(holder)).toBeNull();
+  });
+
+  it.each([
+    ['an unverified address', { emailVerified: false }],
+    ['an account with another subject', { hasIdentity: true }],
+    ['a disabled account', { status: 'DISABLED' }],
+  ])('is a conflict for %s', (_case, change) => {
+    expect(emailHolderRefusal({ ...holder, ...change })?.code).toBe('IDP_ACCOUNT_CONFLICT');
+  });
+
+  it('refuses a linked subject whose account is disabled', () => {
+    expect(linkedAccountRefusal({ status: 'ACTIVE' })).toBeNull();
+    expect(linkedAccountRefusal({ status: 'DISABLED' })?.code).toBe('ACCOUNT_DISABLED');
+  });
+});
+
+describe('linking and unlinking', () => {
+  const facts = {
+    userId: 'me',
+    subject: 's1',
+    currentSubject: null,
+    linkedElsewhere: false,
+    emailHolderId: null,
+  };
+
+  it('links a free subject, and the same subject again is harmless', () => {
+    expect(linkRefusal(facts)).toBeNull();
+    expect(linkRefusal({ ...facts, emailHolderId: 'me' })).toBeNull();
+    expect(linkRefusal({ ...facts, currentSubject: 's1' })).toBeNull();
+  });
+
+  it('refuses a second subject, or one another account has or whose address it holds', () => {
+    expect(linkRefusal({ ...facts, currentSubject: 's2' })?.code).toBe('IDP_ALREADY_LINKED');
+    expect(linkRefusal({ ...facts, linkedElsewhere: true })?.code).toBe('IDP_ACCOUNT_CONFLICT');
+    expect(linkRefusal({ ...facts, emailHolderId: 'other' })?.code).toBe('IDP_ACCOUNT_CONFLICT');
+  });
+
+  it('unlinks only while a phone, or a password with a verified address, remains', () => {
+    const none = { hasPhone: false, hasPassword: false, emailVerified: false };
+    expect(unlinkRefusal({ ...none, hasPhone: true }, true)).toBeNull();
+    expect(unlinkRefusal({ ...none, hasPassword: true, emailVerified: true }, true)).toBeNull();
+    expect(unlinkRefusal({ ...none, hasPassword: true }, true)?.code).toBe('LAST_SIGN_IN_METHOD');
+    expect(unlinkRefusal(none, false)?.code).toBe('IDP_IDENTITY_NOT_FOUND');
+    expect(unlinkRefusal(null, true)?.code).toBe('IDP_IDENTITY_NOT_FOUND');
+  });
+});
+
+describe('completing the phone', () => {
+  it('never trades one number for another; the same number again is harmless', () => {
+    expect(phoneOwnerRefusal(account({ phone: '+963944000001' }), '+963944000002')?.code).toBe(
+      'PHONE_ALREADY_SET',
+    );
+    expect(phoneOwnerRefusal(account(), '+963944000002')).toBeNull();
+    expect(completedProfile(account({ phone: '+963944000001', passengerId: 'p' }), '+963944000001')).toBe(
+      'p',
+    );
+    expect(completedProfile(account({ phone: '+963944000001' }), '+963944000001')).toBeNull();
+  });
+
+  it('attaches a number no traveller record has', () => {
+    const mine = record('p-me', 10);
+    expect(
+      planPhoneCompletion({ me: account({ passengerId: 'p-me' }), oldUser: null, records: [mine] }),
+    ).toEqual({
+      kind: 'attach',
+      mine,
+    });
+  });
+
+  it('keeps the older record as canonical and absorbs the other', () => {
+    const mine = record('p-me', 20);
+    const old = record('p-old', 10);
+    const oldUser = account({ id: 'old', hasIdentity: false, passengerId: 'p-old' });
+    expect(
+      planPhoneCompletion({ me: account({ passengerId: 'p-me' }), oldUser, records: [mine, old] }),
+    ).toEqual({ kind: 'merge', canonical: old, absorbed: mine, oldUserId: 'old' });
+  });
+
+  it('folds in an old account only when the phone was its one way in and it saw the same inventory', () => {
+    const me = account();
+    const old = account({ id: 'old', hasIdentity: false });
+    expect(safeToAbsorb(old, me)).toBe(true);
+    expect(safeToAbsorb({ ...old, hasPassword: true }, me)).toBe(false);
+    expect(safeToAbsorb({ ...old, hasIdentity: true }, me)).toBe(false);
+    expect(safeToAbsorb({ ...old, status: 'DISABLED' }, me)).toBe(false);
+    expect(safeToAbsorb({ ...old, appMetadata: { inventory_scope: 'INTERNAL' } }, me)).toBe(false);
+  });
+
+  it.each([
+    ['two other records', [record('a', 1), record('b', 2)], null],
+    ['a record merged away', [record('a', 1, { mergedIntoId: 'x' })], null],
+    [
+      'operational data on both sides',
+      [record('p-me', 2, { hasOperationalData: true }), record('a', 1, { hasOperationalData: true })],
+      null,
+    ],
+    ['an old account with a password', [record('a', 1)], account({ id: 'old', hasPassword: true })],
+  ])('needs recovery for %s', (_case, records, oldUser) => {
+    const me = account({ passengerId: 'p-me' });
+    expect(codeOf(() => planPhoneCompletion({ me, oldUser, records }))).toBe(
+      'ACCOUNT_LINK_REQUIRES_RECOVERY',
+    );
+  });
+});
