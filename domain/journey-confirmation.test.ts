@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  activeHoldRefusal,
   bookingStatusOf,
   chooseSeats,
   companiesNeedingDecision,
@@ -251,5 +252,26 @@ describe('travellers and decisions', () => {
     expect(decisionOfChange({ status: 'NO_SHOW' }, null).refusal?.message).toBe(
       'Check-in, no-show and completion belong to the trip operations room',
     );
+  });
+});
+
+describe('activeHoldRefusal: an Update names the hold the process holds now', () => {
+  const held = { holdBatchId: 'batch-1', phase: 'HELD' };
+
+  it('accepts the current batch while it is held', () => {
+    expect(activeHoldRefusal(held, 'batch-1')).toBeNull();
+  });
+
+  it('refuses another batch as not found', () => {
+    expect(activeHoldRefusal(held, 'batch-2')?.code).toBe('HOLD_NOT_FOUND');
+  });
+
+  it('refuses a hold already confirmed or requested, and one that ended', () => {
+    expect(activeHoldRefusal({ ...held, phase: 'REQUESTED' }, 'batch-1')?.code).toBe('ALREADY_CONFIRMED');
+    expect(activeHoldRefusal({ ...held, phase: 'CONFIRMED' }, 'batch-1')?.code).toBe('ALREADY_CONFIRMED');
+    expect(activeHoldRefusal({ ...held, phase: 'EXPIRED' }, 'batch-1')).toMatchObject({
+      code: 'HOLD_CLOSED',
+      message: 'The hold is already EXPIRED',
+    });
   });
 });

@@ -112,9 +112,9 @@ export function holdRefusal(
 }
 
 /** A refusal of a journey rule as data: the caller throws it as its area's Refusal. */
-export interface RuleRefusal {
+export interface RuleRefusal<Code extends string = string> {
   status: 400 | 404 | 409;
-  code: string;
+  code: Code;
   message: string;
   details?: Record<string, unknown>;
 }
@@ -131,17 +131,37 @@ export interface HoldBatchState {
   live: boolean;
 }
 
-export const holdNotFound = (): RuleRefusal => ({
+export const holdNotFound = (): RuleRefusal<'HOLD_NOT_FOUND'> => ({
   status: 404,
   code: 'HOLD_NOT_FOUND',
   message: 'No such hold batch for this journey',
 });
 
-export const holdClosed = (status: string): RuleRefusal => ({
+export const holdClosed = (status: string): RuleRefusal<'HOLD_CLOSED'> => ({
   status: 409,
   code: 'HOLD_CLOSED',
   message: `The hold is already ${status}`,
 });
+
+export const alreadyConfirmed = (): RuleRefusal<'ALREADY_CONFIRMED'> => ({
+  status: 409,
+  code: 'ALREADY_CONFIRMED',
+  message: 'This hold was already confirmed',
+});
+
+/**
+ * Why an Update naming `holdBatchId` may not act on the hold the confirmation process holds now,
+ * or null: it must be the current batch, still held (the workflow's validators apply this).
+ */
+export function activeHoldRefusal(
+  current: { holdBatchId: string | null; phase: string },
+  holdBatchId: string,
+): RuleRefusal<'HOLD_NOT_FOUND' | 'ALREADY_CONFIRMED' | 'HOLD_CLOSED'> | null {
+  if (current.holdBatchId !== holdBatchId) return holdNotFound();
+  if (current.phase === 'REQUESTED' || current.phase === 'CONFIRMED') return alreadyConfirmed();
+  if (current.phase !== 'HELD') return holdClosed(current.phase);
+  return null;
+}
 
 export const holdExpired = (): RuleRefusal => ({
   status: 409,
@@ -186,9 +206,7 @@ export function confirmCheck(
   if (!batch || !isHoldOf(batch, scope)) return { refusal: holdNotFound() };
   if (batch.status === 'CONSUMED') {
     if (keyClaimedBefore) return { confirmedBefore: true };
-    return {
-      refusal: { status: 409, code: 'ALREADY_CONFIRMED', message: 'This hold was already confirmed' },
-    };
+    return { refusal: alreadyConfirmed() };
   }
   const refusal = unusableHoldRefusal(batch);
   return refusal ? { refusal } : { confirmedBefore: false };

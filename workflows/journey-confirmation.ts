@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, log, setHandler, uuid4 } from '@temporalio/workflow';
-import { holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
+import { activeHoldRefusal, holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
   decideUpdate,
@@ -93,11 +93,8 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   }
 
   requireActiveHold(holdBatchId: string): void {
-    if (this.holdBatchId !== holdBatchId)
-      throw this.refuse('HOLD_NOT_FOUND', 'No such hold batch for this journey');
-    if (this.phase === 'REQUESTED' || this.phase === 'CONFIRMED')
-      throw this.refuse('ALREADY_CONFIRMED', 'This hold was already confirmed');
-    if (this.phase !== 'HELD') throw this.refuse('HOLD_CLOSED', `The hold is already ${this.phase}`);
+    const refusal = activeHoldRefusal({ holdBatchId: this.holdBatchId, phase: this.phase }, holdBatchId);
+    if (refusal) throw this.refuse(refusal.code, refusal.message);
   }
 
   release({ holdBatchId }: ReleaseRequest): Promise<ReleaseResult> {
