@@ -13,7 +13,7 @@
 import { cpus, loadavg } from 'node:os';
 import { loadConfig, type Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
-import { createBooking } from '../db/writes/bookings.js';
+import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';

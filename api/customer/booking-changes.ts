@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { findOwnBooking } from '../../db/queries/customer-bookings.js';
-import { cancelBooking, modifyBooking } from '../../db/writes/booking-changes.js';
+import { cancelBooking, modifyBooking } from '../../db/writes/booking-changes/index.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses, IdParams, Uuid } from '../http/schemas.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { createBooking, createRoundTrip, type BookingRecord } from '../../db/writes/bookings.js';
+import { createBooking, createRoundTrip, type BookingRecord } from '../../db/writes/bookings/index.js';
 import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';

@@ -10,7 +10,7 @@ import {
   readReferral,
   type LoyaltyProgram,
 } from '../../db/queries/loyalty.js';
-import { ensureAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty.js';
+import { ensureAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty/index.js';
 import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
