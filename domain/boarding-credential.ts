@@ -172,3 +172,22 @@ export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | n
   }
   return null;
 }
+
+/** A ticket's boarding state, as its QR code and its documents depend on it. */
+export interface TicketBoardingState {
+  status: string;
+  boardingAuthorized: boolean;
+  /** Its credential is on the revocation list. */
+  revoked: boolean;
+  signature: string | null;
+}
+
+/**
+ * Whether a ticket lets its holder board right now, so its signed credential (the QR code) may be
+ * shown: VALID, authorised to board, signed, and not revoked.
+ */
+export function authorizesBoarding(ticket: TicketBoardingState): boolean {
+  return (
+    ticket.status === 'VALID' && ticket.boardingAuthorized && ticket.signature !== null && !ticket.revoked
+  );
+}

@@ -34,6 +34,9 @@ export class BookingRefusal extends Refusal {
   }
 }
 
+/** Another traveller's booking answers exactly like one that does not exist. */
+export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+
 export interface BookingFacts {
   status: BookingStatus;
   paymentStatus: PaymentStatus;

@@ -5,4 +5,4 @@
  */
 export { cancelBooking } from './cancel.js';
 export { modifyBooking, type ChangeOptions, type ModificationInput } from './modify.js';
-export { bookingNotFound, type BookingCaller } from './own-booking.js';
+export type { BookingCaller } from './own-booking.js';

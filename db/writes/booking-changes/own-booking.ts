@@ -1,11 +1,12 @@
 import type { PoolClient } from 'pg';
 import {
-  BookingRefusal,
+  bookingNotFound,
   type BookingFacts,
   type BookingStatus,
   type PaymentStatus,
 } from '../../../domain/booking-rules.js';
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
+import type { Refusal } from '../../../domain/refusal.js';
 
 /**
  * The booking a traveller changes, locked. Each change is ONE transaction that locks, in this
@@ -19,8 +20,6 @@ export interface BookingCaller {
   userId: string;
   scope: InventoryScope;
 }
-
-export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 
 /** bigint amounts and timestamptz arrive as text. */
 export interface LockedBooking {
@@ -107,6 +106,6 @@ export function factsOf(booking: LockedBooking): BookingFacts {
   };
 }
 
-export function refuseWith(refusal: BookingRefusal | null): void {
+export function refuseWith(refusal: Refusal | null): void {
   if (refusal) throw refusal;
 }

@@ -7,4 +7,4 @@
 export { createBooking, type BookingInput, type CreatedBooking } from './create.js';
 export { createRoundTrip, type CreatedRoundTrip, type RoundTripInput } from './round-trip.js';
 export type { BookingCaller, PassengerInput } from './line.js';
-export { bookingRecords, type BookingRecord } from './records.js';
+export type { BookingRecord } from './records.js';
