@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  authorizesBoarding,
   canonicalJson,
   credentialPayload,
   credentialRefusal,
@@ -148,5 +149,16 @@ describe('the verdict at the door', () => {
       'TICKET_NOT_VALID',
     );
     expect(credentialRefusal({ ...facts, ticket: undefined })).toBe('TICKET_NOT_VALID');
+  });
+});
+
+describe('authorizesBoarding', () => {
+  it('shows a credential only for a VALID, authorised, signed ticket that is not revoked', () => {
+    const valid = { status: 'VALID', boardingAuthorized: true, revoked: false, signature: 'sig' };
+    expect(authorizesBoarding(valid)).toBe(true);
+    expect(authorizesBoarding({ ...valid, status: 'USED' })).toBe(false);
+    expect(authorizesBoarding({ ...valid, boardingAuthorized: false })).toBe(false);
+    expect(authorizesBoarding({ ...valid, revoked: true })).toBe(false);
+    expect(authorizesBoarding({ ...valid, signature: null })).toBe(false);
   });
 });

@@ -197,6 +197,26 @@ export function splitProportionally(amount: number, parts: readonly number[]): n
   return shares;
 }
 
+/**
+ * A preview's subtotal over its trips (POST /loyalty/preview gets one subtotal for all): in
+ * proportion to each trip's base seat price, rounding down, the remainder on the last trip (equal
+ * parts when no trip has a price).
+ */
+export function previewShares(subtotal: number, seatPrices: readonly number[]): number[] {
+  const priceTotal = seatPrices.reduce((sum, price) => sum + price, 0);
+  let assigned = 0;
+  return seatPrices.map((price, index) => {
+    const last = index === seatPrices.length - 1;
+    const share = last
+      ? subtotal - assigned
+      : priceTotal > 0
+        ? Math.floor((subtotal * price) / priceTotal)
+        : Math.floor(subtotal / seatPrices.length);
+    assigned += share;
+    return share;
+  });
+}
+
 function totalOf(lines: readonly VoucherLine[]): number {
   return lines.reduce((sum, line) => sum + line.subtotal, 0);
 }
