@@ -6,6 +6,8 @@ import {
   credentialPayload,
   credentialRefusal,
   publicJwk,
+  REVOCATION_OVERLAP_SECONDS,
+  revocationPage,
   signCredential,
   verifyCredential,
   type BoardingCredentialPayload,
@@ -160,5 +162,24 @@ describe('authorizesBoarding', () => {
     expect(authorizesBoarding({ ...valid, boardingAuthorized: false })).toBe(false);
     expect(authorizesBoarding({ ...valid, revoked: true })).toBe(false);
     expect(authorizesBoarding({ ...valid, signature: null })).toBe(false);
+  });
+});
+
+describe('revocationPage', () => {
+  const asOf = new Date('2026-12-01T08:00:00Z');
+  const at = (minute: number) => ({ revokedAt: new Date(asOf.getTime() - (60 - minute) * 60_000) });
+
+  it('steps the next poll back by the overlap when the page is the last one', () => {
+    const { page, hasMore, nextSince } = revocationPage([at(1), at(2)], 2, asOf);
+    expect(page).toHaveLength(2);
+    expect(hasMore).toBe(false);
+    expect(nextSince).toEqual(new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000));
+  });
+
+  it('continues from the last entry when more follow', () => {
+    const { page, hasMore, nextSince } = revocationPage([at(1), at(2), at(3)], 2, asOf);
+    expect(page).toEqual([at(1), at(2)]);
+    expect(hasMore).toBe(true);
+    expect(nextSince).toEqual(at(2).revokedAt);
   });
 });

@@ -191,3 +191,25 @@ export function authorizesBoarding(ticket: TicketBoardingState): boolean {
     ticket.status === 'VALID' && ticket.boardingAuthorized && ticket.signature !== null && !ticket.revoked
   );
 }
+
+/**
+ * revoked_at is the revoking transaction's start; it may commit a moment later than a list read
+ * that missed it. nextSince steps back this far so a scanner's next poll catches such rows.
+ */
+export const REVOCATION_OVERLAP_SECONDS = 300;
+
+/**
+ * One page of the revocation list, read with one row more than `limit` to know whether more
+ * follow: the page, and where the next poll starts — at the last entry when more follow, else
+ * REVOCATION_OVERLAP_SECONDS before `asOf` (entries may repeat; scanners keep them by ticket).
+ */
+export function revocationPage<T extends { revokedAt: Date }>(
+  rows: readonly T[],
+  limit: number,
+  asOf: Date,
+): { page: T[]; hasMore: boolean; nextSince: Date } {
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
+  return { page, hasMore, nextSince: hasMore ? page[page.length - 1]!.revokedAt : overlapStart };
+}
