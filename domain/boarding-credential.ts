@@ -32,15 +32,11 @@ export interface BoardingCredentialPayload {
   keyId: string;
 }
 
-export interface CredentialTicket {
-  ticketId: string;
-  tripId: string;
-  companyId: string;
-  legSequence: number;
-  travellerName: string;
-  seatNumber: string;
-  boardStopCallId: string;
-  alightStopCallId: string;
+/** The ticket a credential is signed for: what its payload says, departureAt as an instant. */
+export interface CredentialTicket extends Omit<
+  BoardingCredentialPayload,
+  'v' | 'departureAt' | 'issuedAt' | 'keyId'
+> {
   departureAt: Date;
 }
 

@@ -45,6 +45,17 @@ function roundTripData(result: CreatedRoundTrip) {
   };
 }
 
+/** The passenger fields both create bodies share, as the booking transaction takes them. */
+const passengerOf = (body: {
+  passenger_name: string;
+  passenger_phone: string;
+  reward_code?: string | undefined;
+}) => ({
+  passengerName: body.passenger_name,
+  passengerPhone: body.passenger_phone,
+  rewardCode: body.reward_code,
+});
+
 const callerOf = (ctx: Context) => ({
   userId: ctx.state.traveller!.userId,
   scope: ctx.state.scope,
@@ -71,14 +82,8 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const input = {
-        seatLockSessionId: body.seat_lock_session_id,
-        tripId: body.trip_id,
-        seatNumbers: body.seat_numbers,
-        passengerName: body.passenger_name,
-        passengerPhone: body.passenger_phone,
-        rewardCode: body.reward_code,
-      };
+      const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
+      const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
       const result = await createBooking(db, callerOf(ctx), input, signing);
       ctx.status = result.created ? 201 : 200;
       ctx.body = { success: true, data: bookingData(result.booking) };
@@ -107,9 +112,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       const input = {
         outboundSeatLockSessionId: body.outbound_seat_lock_session_id,
         returnSeatLockSessionId: body.return_seat_lock_session_id,
-        passengerName: body.passenger_name,
-        passengerPhone: body.passenger_phone,
-        rewardCode: body.reward_code,
+        ...passengerOf(body),
       };
       const result = await createRoundTrip(db, callerOf(ctx), input, signing);
       ctx.status = result.created ? 201 : 200;

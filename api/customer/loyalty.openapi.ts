@@ -7,13 +7,13 @@ import { Pagination, Uuid } from '../http/schemas.js';
  * vouchers belong to one company and never merge with another's.
  */
 
-export const COMMON =
+const COMMON =
   'Needs a traveller session (401 AUTH_REQUIRED); web calls that change something send X-CSRF-Token (403 ' +
   'CSRF_TOKEN_INVALID), bearer calls need none. companyId must name a company with an active loyalty program in the ' +
   "caller's inventory scope (for regular accounts: an active, published company), else 404 LOYALTY_PROGRAM_NOT_FOUND. " +
   'Balances and rewards never cross companies.';
 
-export const EARNING_RULE =
+const EARNING_RULE =
   'Points are earned when a trip is completed: each booking of the trip in status COMPLETED or CHECKED_IN (not cancelled, ' +
   'no-show or refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier_percent / 100) points for its ' +
   "owner in the trip company's program, once per booking. Lifetime points decide the tier (the highest min_lifetime_points " +
@@ -76,7 +76,7 @@ export const AccountAnswer = z.union([
   }),
 ]);
 
-export const Reward = z
+const Reward = z
   .object({
     id: Uuid,
     code: z
@@ -104,7 +104,7 @@ export const Reward = z
   })
   .meta({ id: 'LoyaltyReward' });
 
-export const Transaction = z
+const Transaction = z
   .object({
     id: Uuid,
     kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS']),
@@ -183,7 +183,7 @@ export const Preview = z.object({
   finalTotal: Money,
 });
 
-export const VOUCHER_RULES =
+const VOUCHER_RULES =
   'Voucher checks, in this order (the first failure answers 409 with its code): the voucher exists and is yours ' +
   '(LOYALTY_REDEMPTION_NOT_FOUND — also for a catalogue reward code, another traveller’s voucher or a cancelled ' +
   'voucher), not used ' +

@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
-import type { Surface } from '../http/route.js';
+import type { ResponseSpec, Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import {
   loyaltyAccount,
@@ -53,78 +55,83 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
   registerVoucherRoutes(surface, loyalty);
 }
 
-function registerAccountRoutes(surface: Surface, { db, callerOf }: Loyalty): void {
-  surface.route({
-    method: 'get',
-    path: '/loyalty/account',
-    operationId: 'getLoyaltyAccount',
-    summary: 'Loyalty programs, or your account in one company’s program',
-    description: ACCOUNT_RULES,
-    tags: ['Loyalty'],
-    security: 'traveller',
-    query: AccountQuery,
-    responses: {
-      200: { description: 'Programs, or one account', schema: AccountAnswer },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      ctx.body = { success: true, data: await loyaltyAccount(db, callerOf(ctx), query.companyId) };
-    },
-  });
+/** What a query schema parses to, as the route passes it to its handler. */
+type Parsed<Q> = Q extends z.ZodType ? z.output<Q> : undefined;
 
-  surface.route({
-    method: 'get',
-    path: '/loyalty/rewards',
-    operationId: 'listLoyaltyRewards',
-    summary: 'Rewards you can redeem in one company’s program',
-    description: REWARDS_RULES,
-    tags: ['Loyalty'],
-    security: 'traveller',
-    query: CompanyQuery,
-    responses: { 200: { description: 'Rewards', schema: RewardsResponse }, ...errorResponses(400, 401, 404) },
-    handler: async (ctx, { query }) => {
-      ctx.body = { success: true, data: await loyaltyRewards(db, callerOf(ctx), query.companyId) };
-    },
-  });
+interface ReadRoute<Q extends z.ZodType> {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  query: Q;
+  answer: ResponseSpec;
+}
 
+/** A loyalty read: the traveller's GET in one company's program, answered as {success, data}. */
+function registerRead<Q extends z.ZodType>(
+  surface: Surface,
+  { db, callerOf }: Loyalty,
+  route: ReadRoute<Q>,
+  read: (db: Database, caller: LoyaltyCaller, query: Parsed<Q>) => Promise<unknown>,
+): void {
   surface.route({
     method: 'get',
-    path: '/loyalty/transactions',
-    operationId: 'listLoyaltyTransactions',
-    summary: 'Your points ledger in one company’s program, newest first',
-    description: TRANSACTIONS_RULES,
+    path: route.path,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
     tags: ['Loyalty'],
     security: 'traveller',
-    query: TransactionsQuery,
-    responses: {
-      200: { description: 'One page of transactions', schema: TransactionsResponse },
-      ...errorResponses(400, 401, 404),
-    },
+    query: route.query,
+    responses: { 200: route.answer, ...errorResponses(400, 401, 404) },
     handler: async (ctx, { query }) => {
-      ctx.body = { success: true, data: await loyaltyTransactions(db, callerOf(ctx), query) };
+      ctx.body = { success: true, data: await read(db, callerOf(ctx), query) };
     },
   });
 }
 
-function registerReferralRoutes(surface: Surface, { db, callerOf }: Loyalty): void {
-  surface.route({
-    method: 'get',
+function registerAccountRoutes(surface: Surface, loyalty: Loyalty): void {
+  const account = {
+    path: '/loyalty/account',
+    operationId: 'getLoyaltyAccount',
+    summary: 'Loyalty programs, or your account in one company’s program',
+    description: ACCOUNT_RULES,
+    query: AccountQuery,
+    answer: { description: 'Programs, or one account', schema: AccountAnswer },
+  };
+  registerRead(surface, loyalty, account, loyaltyAccount);
+  const rewards = {
+    path: '/loyalty/rewards',
+    operationId: 'listLoyaltyRewards',
+    summary: 'Rewards you can redeem in one company’s program',
+    description: REWARDS_RULES,
+    query: CompanyQuery,
+    answer: { description: 'Rewards', schema: RewardsResponse },
+  };
+  registerRead(surface, loyalty, rewards, loyaltyRewards);
+  const transactions = {
+    path: '/loyalty/transactions',
+    operationId: 'listLoyaltyTransactions',
+    summary: 'Your points ledger in one company’s program, newest first',
+    description: TRANSACTIONS_RULES,
+    query: TransactionsQuery,
+    answer: { description: 'One page of transactions', schema: TransactionsResponse },
+  };
+  registerRead(surface, loyalty, transactions, loyaltyTransactions);
+}
+
+function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
+  const referral = {
     path: '/loyalty/referral',
     operationId: 'getLoyaltyReferral',
     summary: 'Your referral code in one company’s program and how it has done',
     description: REFERRAL_RULES,
-    tags: ['Loyalty'],
-    security: 'traveller',
     query: CompanyQuery,
-    responses: {
-      200: { description: 'Referral code and stats', schema: Referral },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      ctx.body = { success: true, data: await loyaltyReferral(db, callerOf(ctx), query.companyId) };
-    },
-  });
+    answer: { description: 'Referral code and stats', schema: Referral },
+  };
+  registerRead(surface, loyalty, referral, loyaltyReferral);
 
+  const { db, callerOf } = loyalty;
   surface.route({
     method: 'post',
     path: '/loyalty/referral',

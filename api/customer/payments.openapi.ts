@@ -26,7 +26,7 @@ export const CreatePaymentBody = z
   .strict()
   .meta({ id: 'CreatePaymentRequest' });
 
-export const CreatedPayment = z
+const CreatedPayment = z
   .object({
     id: z.string().meta({ format: 'uuid' }),
     booking_id: z.string().meta({ format: 'uuid' }),

@@ -56,7 +56,11 @@ async function asMember<T>(
 }
 
 /** GET /loyalty/account: the programs the caller may join, or the caller's account in one. */
-export async function loyaltyAccount(db: Database, caller: LoyaltyCaller, companyId: string | undefined) {
+export async function loyaltyAccount(
+  db: Database,
+  caller: LoyaltyCaller,
+  { companyId }: { companyId?: string | undefined },
+) {
   if (!companyId) return { programs: await listPrograms(db, caller.scope, caller.userId) };
   const { program, accountId } = await accountFor(db, caller, companyId);
   const { companyId: _companyId, ...account } = await readAccount(db, accountId);
@@ -64,7 +68,11 @@ export async function loyaltyAccount(db: Database, caller: LoyaltyCaller, compan
 }
 
 /** GET /loyalty/rewards. */
-export async function loyaltyRewards(db: Database, caller: LoyaltyCaller, companyId: string) {
+export async function loyaltyRewards(
+  db: Database,
+  caller: LoyaltyCaller,
+  { companyId }: { companyId: string },
+) {
   const program = await programFor(db, caller, companyId);
   return { companyId: program.companyId, rewards: await listRedeemableRewards(db, program.companyId) };
 }
@@ -88,7 +96,11 @@ export async function loyaltyTransactions(
 }
 
 /** GET /loyalty/referral. */
-export async function loyaltyReferral(db: Database, caller: LoyaltyCaller, companyId: string) {
+export async function loyaltyReferral(
+  db: Database,
+  caller: LoyaltyCaller,
+  { companyId }: { companyId: string },
+) {
   const { program, accountId } = await accountFor(db, caller, companyId);
   return { companyId: program.companyId, ...(await readReferral(db, accountId)) };
 }

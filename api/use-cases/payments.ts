@@ -5,7 +5,7 @@ import { AVAILABLE_PAYMENT_METHODS, type PaymentMethod, type PaymentStatus } fro
 import { Refusal } from '../../domain/refusal.js';
 
 /** Where and when a traveller pays cash, in both languages of the service. */
-export const CASH_INSTRUCTIONS = {
+const CASH_INSTRUCTIONS = {
   en: 'Pay in cash at the company office or to the driver before boarding. Your booking is marked paid once the cash is received.',
   ar: 'ادفع نقداً في مكتب الشركة أو للسائق قبل الصعود. يُسجَّل الحجز مدفوعاً عند استلام المبلغ.',
 };

@@ -26,7 +26,8 @@ export interface BookingTicket {
   boarding_authorized: boolean;
 }
 
-export interface CustomerBooking {
+/** The booking row's own columns, the same in the answer and in the row it is read from. */
+type BookingColumns = {
   id: string;
   booking_code: string;
   journey_id: string | null;
@@ -36,11 +37,14 @@ export interface CustomerBooking {
   passenger_phone: string;
   seats_count: number;
   seat_numbers: string[];
+  currency: string;
+  channel: string;
+};
+
+export interface CustomerBooking extends BookingColumns {
   subtotal: number;
   discount: number;
   total_price: number;
-  currency: string;
-  channel: string;
   created_at: string;
   updated_at: string;
   trip: {
@@ -87,30 +91,20 @@ const BOOKING_SELECT = `
   join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
 
 /** bigint amounts and timestamptz arrive as text; the PICKUP_COLUMNS are toPickupLocation's to read. */
-type BookingRow = NamedRefColumns<'origin' | 'destination' | 'company'> & {
-  id: string;
-  booking_code: string;
-  journey_id: string | null;
-  status: string;
-  payment_status: string;
-  passenger_name: string;
-  passenger_phone: string;
-  seats_count: number;
-  seat_numbers: string[];
-  subtotal: string;
-  discount: string;
-  total_price: string;
-  currency: string;
-  channel: string;
-  created_at: string;
-  updated_at: string;
-  journey_status: JourneyStatus | null;
-  confirmation_deadline: string | null;
-  trip_id: string;
-  trip_status: string;
-  departure_at: string;
-  arrival_at: string;
-};
+type BookingRow = BookingColumns &
+  NamedRefColumns<'origin' | 'destination' | 'company'> & {
+    subtotal: string;
+    discount: string;
+    total_price: string;
+    created_at: string;
+    updated_at: string;
+    journey_status: JourneyStatus | null;
+    confirmation_deadline: string | null;
+    trip_id: string;
+    trip_status: string;
+    departure_at: string;
+    arrival_at: string;
+  };
 
 function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
   const journeyStatus = row.journey_status;

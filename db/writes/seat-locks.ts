@@ -26,7 +26,6 @@ import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
  */
 export type Queryable = Pick<PoolClient, 'query'>;
 
-
 export interface SeatLock {
   seatLockSessionId: string;
   tripId: string;

@@ -91,7 +91,7 @@ export async function applyVoucher(
 }
 
 /** The key and instant every ticket of one booking transaction is signed with. */
-export interface Signer {
+interface Signer {
   key: SigningKey;
   issuedAt: Date;
 }
@@ -158,7 +158,7 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
      h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
      select (select count(*) from a)::int as confirmed`;
 
-export interface LineExtra {
+interface LineExtra {
   orderId: string | null;
   redemptionId: string | null;
   signer: Signer;

@@ -4,7 +4,7 @@ import { JourneyRefusal } from '../journeys.js';
 
 /** The seat lock a booking consumes: the hold batch, locked, and the seats it still holds. */
 
-export interface LockedSeat {
+interface LockedSeat {
   trip_id: string;
   seat_id: string;
   seat_number: string;

@@ -54,7 +54,7 @@ export async function lockAccount(client: Queryable, accountId: string): Promise
   return rows[0]!;
 }
 
-export interface LedgerEntry {
+interface LedgerEntry {
   accountId: string;
   companyId: string;
   kind: LedgerKind;
