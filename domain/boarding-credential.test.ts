@@ -6,6 +6,7 @@ import {
   credentialPayload,
   credentialRefusal,
   publicJwk,
+  reissueRefusal,
   REVOCATION_OVERLAP_SECONDS,
   revocationPage,
   signCredential,
@@ -181,5 +182,32 @@ describe('revocationPage', () => {
     expect(page).toEqual([at(1), at(2)]);
     expect(hasMore).toBe(true);
     expect(nextSince).toEqual(at(2).revokedAt);
+  });
+});
+
+describe('reissueRefusal', () => {
+  const ticket = {
+    ownerUserId: 'u1',
+    journeyStatus: 'CONFIRMED',
+    status: 'VALID',
+    boardingAuthorized: true,
+    beforeDeparture: true,
+  };
+  const codeOf = (overrides: Partial<typeof ticket> | undefined, userId = 'u1') =>
+    reissueRefusal(overrides && { ...ticket, ...overrides }, userId)?.code ?? null;
+
+  it('re-issues an own valid ticket of a confirmed journey before departure', () => {
+    expect(codeOf({})).toBeNull();
+  });
+
+  it('refuses, in order, a missing or foreign ticket (404), an unconfirmed journey, an invalid ticket, a departed trip', () => {
+    expect(reissueRefusal(undefined, 'u1')).toMatchObject({ status: 404, code: 'TICKET_NOT_FOUND' });
+    expect(codeOf({}, 'u2')).toBe('TICKET_NOT_FOUND');
+    expect(codeOf({ journeyStatus: 'REQUESTED', status: 'PENDING_CONFIRMATION' })).toBe(
+      'BOOKING_NOT_CONFIRMED',
+    );
+    expect(codeOf({ status: 'USED', beforeDeparture: false })).toBe('TICKET_NOT_VALID');
+    expect(codeOf({ boardingAuthorized: false })).toBe('TICKET_NOT_VALID');
+    expect(codeOf({ beforeDeparture: false })).toBe('TRIP_ALREADY_DEPARTED');
   });
 });

@@ -209,3 +209,47 @@ export function revocationPage<T extends { revokedAt: Date }>(
   const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
   return { page, hasMore, nextSince: hasMore ? page[page.length - 1]!.revokedAt : overlapStart };
 }
+
+/** A ticket as re-issuing its credential sees it. */
+export interface ReissuableTicket {
+  ownerUserId: string;
+  journeyStatus: string;
+  status: string;
+  boardingAuthorized: boolean;
+  /** The trip still boards: not departed or later, and its boarding call is in the future. */
+  beforeDeparture: boolean;
+}
+
+export type ReissueRefusalCode =
+  'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED';
+
+/**
+ * Why the caller may not re-issue this ticket's credential (undefined: no such ticket), or null:
+ * it is the caller's, of a CONFIRMED journey, VALID and authorised to board, before departure.
+ */
+export function reissueRefusal(
+  ticket: ReissuableTicket | undefined,
+  userId: string,
+): { status: 404 | 409; code: ReissueRefusalCode; message: string } | null {
+  if (!ticket || ticket.ownerUserId !== userId) {
+    return { status: 404, code: 'TICKET_NOT_FOUND', message: 'No such ticket' };
+  }
+  if (ticket.journeyStatus !== 'CONFIRMED') {
+    return {
+      status: 409,
+      code: 'BOOKING_NOT_CONFIRMED',
+      message: 'The booking of this ticket is not confirmed',
+    };
+  }
+  if (ticket.status !== 'VALID' || !ticket.boardingAuthorized) {
+    return { status: 409, code: 'TICKET_NOT_VALID', message: 'Only a valid ticket can be re-issued' };
+  }
+  if (!ticket.beforeDeparture) {
+    return {
+      status: 409,
+      code: 'TRIP_ALREADY_DEPARTED',
+      message: 'The trip has departed; the ticket can no longer be re-issued',
+    };
+  }
+  return null;
+}
