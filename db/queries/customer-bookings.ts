@@ -26,8 +26,8 @@ export interface BookingTicket {
   boarding_authorized: boolean;
 }
 
-/** The booking row's own columns, the same in the answer and in the row it is read from. */
-type BookingColumns = {
+/** Columns of a bookings row that each answer about a booking passes on as they are read. */
+export type BookingColumns = {
   id: string;
   booking_code: string;
   journey_id: string | null;
@@ -38,10 +38,11 @@ type BookingColumns = {
   seats_count: number;
   seat_numbers: string[];
   currency: string;
-  channel: string;
 };
 
-export interface CustomerBooking extends BookingColumns {
+type CustomerBookingColumns = BookingColumns & { channel: string };
+
+export interface CustomerBooking extends CustomerBookingColumns {
   subtotal: number;
   discount: number;
   total_price: number;
@@ -91,7 +92,7 @@ const BOOKING_SELECT = `
   join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
 
 /** bigint amounts and timestamptz arrive as text; the PICKUP_COLUMNS are toPickupLocation's to read. */
-type BookingRow = BookingColumns &
+type BookingRow = CustomerBookingColumns &
   NamedRefColumns<'origin' | 'destination' | 'company'> & {
     subtotal: string;
     discount: string;

@@ -1,28 +1,18 @@
 import type { NamedRef } from '../../queries/catalogue.js';
+import type { BookingColumns } from '../../queries/customer-bookings.js';
 import { namedRefOf, type NamedRefColumns } from '../../queries/named-ref.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../../queries/pickup-location.js';
 import type { Queryable } from '../seat-locks.js';
 
 /** The booking as the create routes answer it. */
 
-/** The booking row's own columns, the same in the record and in the row it is read from. */
-type BookingColumns = {
-  id: string;
-  booking_code: string;
-  status: string;
+type RecordColumns = BookingColumns & {
   trip_id: string;
-  seat_numbers: string[];
-  seats_count: number;
-  passenger_name: string;
-  passenger_phone: string;
-  currency: string;
-  payment_status: string;
   seat_lock_session_id: string | null;
-  journey_id: string | null;
   order_id: string | null;
 };
 
-export interface BookingRecord extends BookingColumns {
+export interface BookingRecord extends RecordColumns {
   subtotal: number;
   discount: number;
   total_price: number;
@@ -40,7 +30,7 @@ export interface BookingRecord extends BookingColumns {
 }
 
 /** bigint amounts and timestamptz arrive as text; the PICKUP_COLUMNS are toPickupLocation's to read. */
-type BookingRecordRow = BookingColumns &
+type BookingRecordRow = RecordColumns &
   NamedRefColumns<'company' | 'origin' | 'destination'> & {
     subtotal: string;
     discount: string;
