@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { loadSnapshot, readRender, storeRender } from '../db/writes/documents.js';
+import { loadSnapshot, readRender } from '../db/queries/document-snapshots.js';
+import { storeRender } from '../db/writes/documents.js';
 import {
   SNAPSHOT_NOT_FOUND,
   type DocumentRenderInput,

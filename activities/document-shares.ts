@@ -1,11 +1,5 @@
-import {
-  acceptGrant,
-  expireGrant,
-  openGrant,
-  revokeGrant,
-  ShareRefusal,
-} from '../db/writes/document-shares.js';
-import type { ShareActor, ShareGrantInput } from '../domain/document-sharing.js';
+import { acceptGrant, expireGrant, openGrant, revokeGrant } from '../db/writes/document-shares.js';
+import { ShareRefusal, type ShareActor, type ShareGrantInput } from '../domain/document-sharing.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 

@@ -9,14 +9,14 @@ import {
   type ConfirmInput,
   type DecisionInput,
   type PlaceHoldInput,
-} from '../db/writes/journeys.js';
+} from '../db/writes/journeys/index.js';
 import type { ConfirmationScope } from '../domain/journey-confirmation.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 
 /**
  * The journey-confirmation workflow's effects: each activity is one transaction of
- * db/writes/journeys.ts, idempotent under retry. A business refusal (seats taken, hold closed...)
+ * db/writes/journeys/, idempotent under retry. A business refusal (seats taken, hold closed...)
  * comes back as `refused` with the API errorCode (./refusable.ts).
  */
 export function createJourneyActivities({ db, config }: ActivityDeps) {

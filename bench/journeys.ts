@@ -27,7 +27,7 @@ import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
-import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys.js';
+import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys/index.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';

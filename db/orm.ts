@@ -1,4 +1,15 @@
+/**
+ * The database of one process: the ORM and its pg pool, shared by entity work and plain SQL.
+ *
+ * The ORM's role (written down with the entities in db/entities/index.ts): entities describe
+ * every table; CRUD-style writes of the dashboard and the administration use an EntityManager
+ * fork, inside `transaction` through `client.em` when the same transaction writes plain SQL too
+ * (an audit row, a lock), or `fork()` + `em.transactional` on their own; the hot paths (search,
+ * holds, bookings, journeys) stay hand-tuned SQL with typed row mappers, sent as prepared
+ * statements inside `transaction`.
+ */
 import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
+import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config/index.js';
@@ -54,6 +65,16 @@ export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_M
   });
 }
 
+/** The connection of one open transaction. */
+export interface TransactionClient extends PoolClient {
+  /**
+   * An EntityManager fork whose queries run on this connection: what it flushes commits or rolls
+   * back with the transaction's plain SQL. Made on first use, one per transaction. Flush it before
+   * the transaction's work returns; `em.transactional` is not for it (the transaction is open).
+   */
+  readonly em: EntityManager;
+}
+
 export interface Database {
   orm: MikroORM;
   /** The pg pool behind the ORM: one pool per process, shared by entity work and plain SQL. */
@@ -61,8 +82,8 @@ export interface Database {
   /** Runs parameterized SQL ($1, $2...) and returns the rows. For the read queries in db/queries. */
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Runs `work` inside one transaction (READ COMMITTED), committing on success. */
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
-  /** A fresh EntityManager for one unit of work (a request or an activity). */
+  transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T>;
+  /** A fresh EntityManager for one unit of work of entities alone (a request or an activity). */
   fork(): EntityManager;
   close(): Promise<void>;
 }
@@ -75,12 +96,13 @@ export async function initDatabase(
   return {
     orm,
     pool,
+    // The one place a row type is taken on trust: each query declares the row its SQL returns.
     query: async <Row>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as Row[],
-    transaction: async <T>(work: (client: PoolClient) => Promise<T>) => {
+    transaction: async <T>(work: (client: TransactionClient) => Promise<T>) => {
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const result = await work(preparing(client));
+        const result = await work(transactionClient(orm, client));
         await client.query('commit');
         return result;
       } catch (error) {
@@ -100,12 +122,14 @@ export async function initDatabase(
  * statement (db/prepared.ts): a write transaction runs a fixed set of texts, and planning them
  * again on every run cost PostgreSQL more than executing them (the journey flow spent 16 s
  * planning against 12 s executing in one benchmark run). A text without parameters, or a query
- * already given as a config object, goes through unchanged.
+ * already given as a config object, goes through unchanged. `em` is made on first use.
  */
-function preparing(client: PoolClient): PoolClient {
+function transactionClient(orm: MikroORM, client: PoolClient): TransactionClient {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  return new Proxy(client, {
+  let em: EntityManager | undefined;
+  const proxy = new Proxy(client, {
     get(target, property, receiver) {
+      if (property === 'em') return (em ??= entityManagerOn(orm, client));
       if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
       return (text: unknown, values?: unknown, ...rest: unknown[]) =>
         typeof text === 'string' && Array.isArray(values) && values.length > 0
@@ -113,6 +137,25 @@ function preparing(client: PoolClient): PoolClient {
           : query(text, values, ...rest);
     },
   });
+  return proxy as TransactionClient;
+}
+
+/**
+ * An EntityManager fork bound to a connection that already has a transaction open: its
+ * transaction context is a Kysely instance (the query layer MikroORM runs on) over that one
+ * connection, so its finds and flushes join the transaction instead of taking a pooled connection
+ * of their own. Kysely hands a connection back after each query; this one stays with the
+ * transaction, which releases it.
+ */
+function entityManagerOn(orm: MikroORM, client: PoolClient): EntityManager {
+  const connection = new Proxy(client, {
+    get: (target, property, receiver) =>
+      property === 'release' ? () => undefined : (Reflect.get(target, property, receiver) as unknown),
+  });
+  const pool = { connect: async () => connection, end: async () => undefined, options: {} };
+  const em = orm.em.fork();
+  em.setTransactionContext(new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }));
+  return em;
 }
 
 export async function migrate(database: Database): Promise<string[]> {

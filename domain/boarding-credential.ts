@@ -182,7 +182,9 @@ export interface TicketBoardingState {
  * Whether a ticket lets its holder board right now, so its signed credential (the QR code) may be
  * shown: VALID, authorised to board, signed, and not revoked.
  */
-export function authorizesBoarding(ticket: TicketBoardingState): boolean {
+export function authorizesBoarding<T extends TicketBoardingState>(
+  ticket: T,
+): ticket is T & { signature: string } {
   return (
     ticket.status === 'VALID' && ticket.boardingAuthorized && ticket.signature !== null && !ticket.revoked
   );

@@ -1,7 +1,10 @@
+import { Refusal } from './refusal.js';
+
 /**
- * Value types of document sharing (SPEC "Document share grant") shared by the API, the share-grant
+ * Value types and rules of document sharing (SPEC "Document share grant") shared by the API, the share-grant
  * workflow's contract, its activities and the database writes: what a grant shares, who issues it,
- * what each transition answers, and the refusals with their HTTP status.
+ * what each transition answers, the refusals with their HTTP status, and who may share, revoke and
+ * keep using a share.
  */
 /** The document kinds a grant may share (SPEC "Document share grant"). */
 export const SHARE_DOCUMENT_KINDS = [
@@ -71,3 +74,136 @@ export const SHARE_REFUSAL_STATUS = {
 } as const;
 
 export type ShareRefusalCode = keyof typeof SHARE_REFUSAL_STATUS;
+
+/** A grant's state in the database; the share-grant workflow moves it. */
+export type GrantStatus = 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
+
+/** A refusal of a share transition, with the HTTP status its code stands for. */
+export class ShareRefusal extends Refusal {
+  declare readonly code: ShareRefusalCode;
+  constructor(code: ShareRefusalCode, message: string) {
+    super(SHARE_REFUSAL_STATUS[code], code, message);
+  }
+}
+
+/**
+ * Why a grant that is not CREATED (or whose link ran out) cannot be accepted: the accept's
+ * transaction and the API's preview and accept (before the workflow) refuse alike.
+ */
+export function unacceptable(grant: { status: GrantStatus; linkOpen: boolean } | null): ShareRefusal | null {
+  if (!grant) return new ShareRefusal('SHARE_NOT_FOUND', 'No such share');
+  if (grant.status === 'ACCEPTED')
+    return new ShareRefusal('SHARE_ALREADY_ACCEPTED', 'This link was already used');
+  if (grant.status === 'REVOKED') return new ShareRefusal('SHARE_REVOKED', 'This share was revoked');
+  if (grant.status === 'EXPIRED' || !grant.linkOpen)
+    return new ShareRefusal('SHARE_EXPIRED', 'This link has expired');
+  return null;
+}
+
+/**
+ * Who issues (and revokes) document shares, as the API resolved it from the session alone: a
+ * traveller, or a company user (STAFF with the membership role; DRIVER for a DRIVER membership).
+ */
+export type ShareIssuer =
+  | { kind: 'TRAVELLER'; userId: string }
+  | { kind: 'STAFF' | 'DRIVER'; staffUserId: string; companyId: string; role: string };
+
+/** The facts of a booking that decide who may share its documents. */
+export interface SharedBookingFacts {
+  companyId: string;
+  ownerUserId: string | null;
+  /** The staff user driving the booking's trip, if one is assigned. */
+  driverId: string | null;
+}
+
+/**
+ * Whether the issuer reaches the booking at all (otherwise it is answered as if it did not exist):
+ * its traveller owner, any company user of its company, or the driver assigned to its trip.
+ */
+export function reaches(issuer: ShareIssuer, booking: SharedBookingFacts): boolean {
+  if (issuer.kind === 'TRAVELLER') return booking.ownerUserId === issuer.userId;
+  if (issuer.companyId !== booking.companyId) return false;
+  return issuer.kind === 'STAFF' || booking.driverId === issuer.staffUserId;
+}
+
+/** What each company role may share (SPEC): OWNER and ADMIN everything, DISPATCHER and STAFF confirmations. */
+const COMPANY_ROLE_KINDS: Record<string, readonly ShareDocumentKind[]> = {
+  OWNER: SHARE_DOCUMENT_KINDS,
+  ADMIN: SHARE_DOCUMENT_KINDS,
+  DISPATCHER: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
+  STAFF: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
+};
+/** The driver assigned to the booking's trip: the confirmation and the receipt. */
+const DRIVER_KINDS: readonly ShareDocumentKind[] = ['BOOKING_CONFIRMATION', 'PAYMENT_RECEIPT'];
+
+/** The document kinds an issuer may share of a booking it reaches (ACCOUNTANT and unknown roles: none). */
+export function shareableKinds(issuer: ShareIssuer): readonly ShareDocumentKind[] {
+  if (issuer.kind === 'TRAVELLER') return SHARE_DOCUMENT_KINDS;
+  if (issuer.kind === 'DRIVER') return DRIVER_KINDS;
+  return COMPANY_ROLE_KINDS[issuer.role] ?? [];
+}
+
+/** The grant's facts that decide who may revoke it. */
+export interface RevocableGrantFacts {
+  issuerKind: IssuerKind;
+  issuerId: string;
+  companyId: string;
+  bookingOwnerUserId: string | null;
+}
+
+/** The issuer, the booking's owner, or an OWNER or ADMIN of the booking's company. */
+export function mayRevoke(issuer: ShareIssuer, grant: RevocableGrantFacts): boolean {
+  if (issuer.kind === 'TRAVELLER') {
+    return (
+      (grant.issuerKind === 'TRAVELLER' && grant.issuerId === issuer.userId) ||
+      grant.bookingOwnerUserId === issuer.userId
+    );
+  }
+  const isIssuer = grant.issuerKind !== 'TRAVELLER' && grant.issuerId === issuer.staffUserId;
+  const companyManager =
+    issuer.kind === 'STAFF' &&
+    issuer.companyId === grant.companyId &&
+    ['OWNER', 'ADMIN'].includes(issuer.role);
+  return isIssuer || companyManager;
+}
+
+/** The actor a grant records for its issuer (and for whoever revokes it). */
+export function actorOf(issuer: ShareIssuer): ShareActor {
+  return issuer.kind === 'TRAVELLER'
+    ? { kind: 'TRAVELLER', id: issuer.userId, role: 'TRAVELLER' }
+    : { kind: issuer.kind, id: issuer.staffUserId, role: issuer.role };
+}
+
+/** Why a recipient session cannot be used (any more). */
+export type SessionEnd = 'REVOKED' | 'EXPIRED' | 'IDLE';
+
+/**
+ * Whether a recipient session is over, and why: ended before, its grant revoked or expired, past
+ * its hard end, or idle too long. Null while it is live.
+ */
+export function sessionEnd(session: {
+  endedReason: SessionEnd | null;
+  grantStatus: GrantStatus;
+  pastEnd: boolean;
+  idle: boolean;
+}): SessionEnd | null {
+  if (session.endedReason) return session.endedReason;
+  if (session.grantStatus === 'REVOKED') return 'REVOKED';
+  if (session.grantStatus === 'EXPIRED' || session.pastEnd) return 'EXPIRED';
+  return session.idle ? 'IDLE' : null;
+}
+
+/** The answer to a request of a session that is over: revoked, or simply no longer available. */
+export function sessionEndedRefusal(end: SessionEnd): Refusal {
+  return end === 'REVOKED'
+    ? new Refusal(410, 'SHARE_REVOKED', 'This share was revoked')
+    : new Refusal(410, 'SHARE_SESSION_EXPIRED', 'This shared document is no longer available');
+}
+
+/** When an idle session ends unless another request comes first: never after its hard end. */
+export function idleExpiresAt(
+  session: { expiresAt: Date; lastSeenAt: Date },
+  idleMilliseconds: number,
+): Date {
+  return new Date(Math.min(session.lastSeenAt.getTime() + idleMilliseconds, session.expiresAt.getTime()));
+}

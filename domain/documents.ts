@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './boarding-credential.js';
+import { authorizesBoarding, canonicalJson } from './boarding-credential.js';
+import { Refusal } from './refusal.js';
 
 /**
  * Customer and company documents (SPEC "Tickets and documents"). Every document is an immutable
@@ -113,4 +114,144 @@ export function snapshotFingerprint(kind: DocumentKind, locale: DocumentLocale, 
  */
 export function asStored(data: SnapshotData): SnapshotData {
   return JSON.parse(JSON.stringify(data)) as SnapshotData;
+}
+
+/**
+ * The text of a ticket's QR code: the signed boarding credential exactly as the driver app sends
+ * it to POST /driver/api/verify (with the trip it is boarding), `{"payload":…,"signature":…}` in
+ * canonical JSON. The payload goes through canonicalJson because jsonb re-orders its keys.
+ */
+export function credentialText(payload: unknown, signature: string): string {
+  const value: unknown = typeof payload === 'string' ? JSON.parse(payload) : payload;
+  return canonicalJson({ payload: value, signature });
+}
+
+/** Who asks for a document: the route has authenticated them; the builder checks they may see the booking. */
+export type DocumentViewer =
+  /** A traveller: only their own bookings. */
+  | { kind: 'TRAVELLER'; userId: string }
+  /** A company user or driver: only bookings of that company. */
+  | { kind: 'COMPANY'; companyId: string }
+  /** Access already proved elsewhere (an accepted document share grant). */
+  | { kind: 'GRANT' };
+
+export function mayView(
+  viewer: DocumentViewer,
+  booking: { ownerUserId: string | null; companyId: string },
+): boolean {
+  if (viewer.kind === 'TRAVELLER') return booking.ownerUserId === viewer.userId;
+  if (viewer.kind === 'COMPANY') return booking.companyId === viewer.companyId;
+  return true;
+}
+
+/** Why a document may not be issued (404, 409 or 410 with its errorCode). */
+export class DocumentRefusal extends Refusal {
+  constructor(facts: { status: 404 | 409 | 410; errorCode: string; message: string }) {
+    super(facts.status, facts.errorCode, facts.message);
+  }
+}
+
+const DOCUMENT_REFUSALS = {
+  notFound: { status: 404, errorCode: 'BOOKING_NOT_FOUND', message: 'No such booking' },
+  notConfirmed: {
+    status: 409,
+    errorCode: 'BOOKING_NOT_CONFIRMED',
+    message: 'The booking is not confirmed for boarding yet; no ticket document exists',
+  },
+  gone: {
+    status: 410,
+    errorCode: 'DOCUMENT_GONE',
+    message:
+      'The boarding credential of this booking expired or was used; the ticket document is no longer issued',
+  },
+  notCollected: {
+    status: 409,
+    errorCode: 'PAYMENT_NOT_COLLECTED',
+    message: 'No collected payment is recorded for this booking yet',
+  },
+  notRefunded: {
+    status: 409,
+    errorCode: 'PAYMENT_NOT_REFUNDED',
+    message: 'The payment of this booking was not refunded',
+  },
+  notCancelled: { status: 409, errorCode: 'BOOKING_NOT_CANCELLED', message: 'The booking is not cancelled' },
+} as const;
+
+export const refuseDocument = (refusal: keyof typeof DOCUMENT_REFUSALS) =>
+  new DocumentRefusal(DOCUMENT_REFUSALS[refusal]);
+
+export type TicketStatus = 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
+
+/** What decides whether a ticket's boarding credential may be printed. */
+export interface BoardingTicketFacts {
+  status: TicketStatus;
+  boardingAuthorized: boolean;
+  signature: string | null;
+  revoked: boolean;
+  /** Epoch milliseconds the credential was signed; null while it never was. */
+  issuedAt: number | null;
+}
+
+/** The booking facts that decide whether its boarding documents are issued. */
+export interface BoardingBookingFacts {
+  status: string;
+  journeyStatus: string | null;
+  /** The trip no longer boards: departed, arrived, completed or cancelled, or the alighting time passed. */
+  tripOver: boolean;
+}
+
+/**
+ * The boarding-document verdict (TICKET, BOOKING_CONFIRMATION; SPEC "Document ticket validity"):
+ * the tickets to print while the confirmation projection authorizes boarding, else the refusal:
+ * 409 BOOKING_NOT_CONFIRMED while not (yet) confirmed, 410 DOCUMENT_GONE once the credentials
+ * expired (trip over, booking cancelled) or were consumed.
+ */
+export function boardingTickets<T extends BoardingTicketFacts>(
+  booking: BoardingBookingFacts,
+  tickets: T[],
+): (T & { signature: string })[] {
+  const cancelled = booking.status === 'CANCELLED' || booking.journeyStatus === 'CANCELLED';
+  const everSigned = tickets.some((ticket) => ticket.issuedAt !== null);
+  if (!everSigned) throw refuseDocument(cancelled || booking.tripOver ? 'gone' : 'notConfirmed');
+  if (cancelled || booking.tripOver) throw refuseDocument('gone');
+  if (booking.journeyStatus !== 'CONFIRMED') throw refuseDocument('notConfirmed');
+  const printable = tickets.filter(authorizesBoarding);
+  if (printable.length > 0) return printable;
+  throw refuseDocument(
+    tickets.some((ticket) => ticket.status === 'PENDING_CONFIRMATION') ? 'notConfirmed' : 'gone',
+  );
+}
+
+/** The instant a boarding document is issued: when its newest credential was signed. */
+export const newestIssue = (tickets: BoardingTicketFacts[]): string =>
+  new Date(Math.max(...tickets.map((ticket) => ticket.issuedAt ?? 0))).toISOString();
+
+const CONFIRMED_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED']);
+
+/** An INVOICE exists once the booking is confirmed; a cancelled booking's is gone. */
+export function refuseInvoice(bookingStatus: string): DocumentRefusal | null {
+  if (CONFIRMED_BOOKING_STATUSES.has(bookingStatus)) return null;
+  return refuseDocument(bookingStatus === 'CANCELLED' ? 'gone' : 'notConfirmed');
+}
+
+/** A CANCELLATION_CONFIRMATION exists only for a cancelled booking. */
+export function refuseCancellation(bookingStatus: string): DocumentRefusal | null {
+  return bookingStatus === 'CANCELLED' ? null : refuseDocument('notCancelled');
+}
+
+/** The kinds with a fixed number (SPEC "Payment receipt"). */
+export type ReceiptKind = 'PAYMENT_RECEIPT' | 'REFUND_NOTICE';
+
+/**
+ * Which receipt a collection record gives: a refunded payment's is its REFUND_NOTICE, whatever was
+ * asked. No collected record is 409 PAYMENT_NOT_COLLECTED; a refund notice of a payment that was
+ * not refunded is 409 PAYMENT_NOT_REFUNDED.
+ */
+export function receiptOf<Record extends { status: 'COMPLETED' | 'REFUNDED' }>(
+  asked: ReceiptKind,
+  record: Record | undefined,
+): { kind: ReceiptKind; record: Record } {
+  if (!record) throw refuseDocument('notCollected');
+  if (asked === 'REFUND_NOTICE' && record.status !== 'REFUNDED') throw refuseDocument('notRefunded');
+  return { kind: record.status === 'REFUNDED' ? 'REFUND_NOTICE' : 'PAYMENT_RECEIPT', record };
 }

@@ -5,8 +5,16 @@ import {
   companiesNeedingDecision,
   compareSeats,
   decisionDeadline,
+  confirmCheck,
   decisionKey,
+  decisionOfChange,
+  decisionStep,
+  holdRefusal,
   isHoldable,
+  partyRefusal,
+  releaseRefusal,
+  unusableHoldRefusal,
+  type HoldBatchState,
   scaledMilliseconds,
   scopeDeadline,
   seatTravellers,
@@ -150,5 +158,98 @@ describe('seatTravellers', () => {
     expect(
       [seat('A10'), seat('A2'), seat('B1', { deck: 2 })].sort(compareSeats).map((s) => s.seatNumber),
     ).toEqual(['A2', 'A10', 'B1']);
+  });
+});
+
+describe('the hold rule', () => {
+  it('refuses a second hold while one is active, and a journey or order past holding', () => {
+    expect(holdRefusal('DRAFT')).toBeNull();
+    expect(holdRefusal('EXPIRED', 'order')).toBeNull();
+    expect(holdRefusal('HELD')).toEqual({
+      code: 'HOLD_ALREADY_ACTIVE',
+      message: 'A hold is already active; release it or confirm',
+    });
+    expect(holdRefusal('CONFIRMED')).toEqual({
+      code: 'JOURNEY_NOT_HOLDABLE',
+      message: 'The journey is CONFIRMED and cannot be held again',
+    });
+    expect(holdRefusal('REQUESTED', 'order')?.message).toBe(
+      'The order is REQUESTED and cannot be held again',
+    );
+  });
+});
+
+describe('hold batch rules', () => {
+  const scope = { kind: 'JOURNEY', id: 'j1' } as const;
+  const batch = (state: Partial<HoldBatchState> = {}): HoldBatchState => ({
+    scopeKind: 'JOURNEY',
+    scopeId: 'j1',
+    status: 'ACTIVE',
+    live: true,
+    ...state,
+  });
+
+  it('a batch of another scope, or none, is not found', () => {
+    expect(releaseRefusal(null, scope)?.code).toBe('HOLD_NOT_FOUND');
+    expect(releaseRefusal(batch({ scopeKind: 'ORDER' }), scope)?.code).toBe('HOLD_NOT_FOUND');
+    expect(confirmCheck(batch({ scopeId: 'j2' }), scope, false)).toEqual({
+      refusal: { status: 404, code: 'HOLD_NOT_FOUND', message: 'No such hold batch for this journey' },
+    });
+  });
+
+  it('only an ACTIVE hold is released', () => {
+    expect(releaseRefusal(batch(), scope)).toBeNull();
+    expect(releaseRefusal(batch({ status: 'RELEASED' }), scope)).toEqual({
+      status: 409,
+      code: 'HOLD_CLOSED',
+      message: 'The hold is already RELEASED',
+    });
+  });
+
+  it('a confirm needs an ACTIVE hold with time left', () => {
+    expect(unusableHoldRefusal(batch())).toBeNull();
+    expect(unusableHoldRefusal(batch({ status: 'EXPIRED' }))?.message).toBe('The hold is already EXPIRED');
+    expect(unusableHoldRefusal(batch({ live: false }))).toEqual({
+      status: 409,
+      code: 'HOLD_EXPIRED',
+      message: 'The hold has expired; hold the journey again',
+    });
+    expect(confirmCheck(batch(), scope, false)).toEqual({ confirmedBefore: false });
+  });
+
+  it('a consumed hold answers a retry of its key and refuses a new key', () => {
+    expect(confirmCheck(batch({ status: 'CONSUMED' }), scope, true)).toEqual({ confirmedBefore: true });
+    expect(confirmCheck(batch({ status: 'CONSUMED' }), scope, false).refusal?.code).toBe('ALREADY_CONFIRMED');
+  });
+});
+
+describe('travellers and decisions', () => {
+  it('a journey takes exactly one traveller per party member', () => {
+    expect(partyRefusal({ id: 'j1', partySize: 1 }, [{ name: 'A' }])).toBeNull();
+    expect(partyRefusal({ id: 'j1', partySize: 2 }, [{ name: 'A' }])).toEqual({
+      status: 400,
+      code: 'TRAVELLERS_DO_NOT_MATCH_PARTY',
+      message: 'Send 2 travellers for this journey',
+      details: { journey_id: 'j1' },
+    });
+  });
+
+  it('the same decision key repeats; another decision needs an open request', () => {
+    expect(decisionStep({ decisionKey: 'k', open: false }, 'k')).toBe('REPEAT');
+    expect(decisionStep({ decisionKey: null, open: true }, 'k')).toBe('DECIDE');
+    expect(decisionStep({ decisionKey: 'other', open: false }, 'k')).toBe('CONFLICT');
+    expect(decisionStep(undefined, 'k')).toBe('CONFLICT');
+  });
+
+  it('reads the legacy status body as a decision only for approval and rejection', () => {
+    expect(decisionOfChange({ decision: 'REJECT' }, 'REQUESTED')).toEqual({ decision: 'REJECT' });
+    expect(decisionOfChange({ status: 'CONFIRMED' }, 'REQUESTED')).toEqual({ decision: 'APPROVE' });
+    expect(decisionOfChange({ status: 'CANCELLED' }, 'REQUESTED')).toEqual({ decision: 'REJECT' });
+    expect(decisionOfChange({ status: 'CANCELLED' }, 'CONFIRMED').refusal?.code).toBe(
+      'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+    );
+    expect(decisionOfChange({ status: 'NO_SHOW' }, null).refusal?.message).toBe(
+      'Check-in, no-show and completion belong to the trip operations room',
+    );
   });
 });

@@ -2,7 +2,9 @@
  * Rules of journey confirmation (SPEC "Journey confirmation", "Company decision on a journey
  * request", "Journey confirmation projection") that need no database: which companies must
  * decide for a booking channel, when their decisions are due, which journey states allow a hold,
- * and how a journey's state reads in the projection every channel shares.
+ * which hold batch a release or confirm may use, how many travellers a journey takes, what a
+ * company's decision does with its request, and how a journey's state reads in the projection
+ * every channel shares.
  */
 
 export const BOOKING_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const;
@@ -109,6 +111,103 @@ export function holdRefusal(
   return null;
 }
 
+/** A refusal of a journey rule as data: the caller throws it as its area's Refusal. */
+export interface RuleRefusal {
+  status: 400 | 404 | 409;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** States of a hold batch (hold_batches.status). */
+export type HoldBatchStatus = 'ACTIVE' | 'CONSUMED' | 'RELEASED' | 'EXPIRED';
+
+/** A hold batch as the rules see it: whose hold it is, its state, and whether its time is left. */
+export interface HoldBatchState {
+  scopeKind: string;
+  scopeId: string;
+  status: HoldBatchStatus;
+  /** Not yet past expires_at. */
+  live: boolean;
+}
+
+export const holdNotFound = (): RuleRefusal => ({
+  status: 404,
+  code: 'HOLD_NOT_FOUND',
+  message: 'No such hold batch for this journey',
+});
+
+export const holdClosed = (status: string): RuleRefusal => ({
+  status: 409,
+  code: 'HOLD_CLOSED',
+  message: `The hold is already ${status}`,
+});
+
+export const holdExpired = (): RuleRefusal => ({
+  status: 409,
+  code: 'HOLD_EXPIRED',
+  message: 'The hold has expired; hold the journey again',
+});
+
+/** Whether `batch` is the hold of `scope`: a batch of another journey, order or seat lock is as missing. */
+export function isHoldOf(
+  batch: Pick<HoldBatchState, 'scopeKind' | 'scopeId'> | null | undefined,
+  scope: ConfirmationScope,
+): boolean {
+  return !!batch && batch.scopeKind === scope.kind && batch.scopeId === scope.id;
+}
+
+/** Why a confirm may not consume the hold, or null: it must be ACTIVE with time left. */
+export function unusableHoldRefusal(batch: Pick<HoldBatchState, 'status' | 'live'>): RuleRefusal | null {
+  if (batch.status !== 'ACTIVE') return holdClosed(batch.status);
+  if (!batch.live) return holdExpired();
+  return null;
+}
+
+/** Why a release may not end the hold, or null: only the scope's ACTIVE hold can be released. */
+export function releaseRefusal(batch: HoldBatchState | null, scope: ConfirmationScope): RuleRefusal | null {
+  if (!batch || !isHoldOf(batch, scope)) return holdNotFound();
+  return batch.status === 'ACTIVE' ? null : holdClosed(batch.status);
+}
+
+export type ConfirmCheck =
+  { refusal: RuleRefusal; confirmedBefore?: never } | { confirmedBefore: boolean; refusal?: never };
+
+/**
+ * The check of a confirm request against the hold it names. A hold already CONSUMED is the answer
+ * of a retry when the idempotency key was claimed before (the first call got through but never
+ * stored its answer: the projection is the answer); with a new key it is 409 ALREADY_CONFIRMED.
+ */
+export function confirmCheck(
+  batch: HoldBatchState | null,
+  scope: ConfirmationScope,
+  keyClaimedBefore: boolean,
+): ConfirmCheck {
+  if (!batch || !isHoldOf(batch, scope)) return { refusal: holdNotFound() };
+  if (batch.status === 'CONSUMED') {
+    if (keyClaimedBefore) return { confirmedBefore: true };
+    return {
+      refusal: { status: 409, code: 'ALREADY_CONFIRMED', message: 'This hold was already confirmed' },
+    };
+  }
+  const refusal = unusableHoldRefusal(batch);
+  return refusal ? { refusal } : { confirmedBefore: false };
+}
+
+/** Why the travellers sent for a journey do not fit it, or null: exactly one per party member. */
+export function partyRefusal(
+  journey: { id: string; partySize: number },
+  travellers: readonly TravellerInput[],
+): RuleRefusal | null {
+  if (travellers.length === journey.partySize) return null;
+  return {
+    status: 400,
+    code: 'TRAVELLERS_DO_NOT_MATCH_PARTY',
+    message: `Send ${journey.partySize} travellers for this journey`,
+    details: { journey_id: journey.id },
+  };
+}
+
 /** The compatibility booking status (booking.status) a journey state reads as. */
 export type BookingStatus =
   'DRAFT' | 'HELD' | 'PENDING_CONFIRMATION' | 'CONFIRMED' | 'CANCELLED' | 'RELEASED' | 'EXPIRED';
@@ -123,16 +222,61 @@ export const FAILURE_REASONS = {
   deadlinePassed: 'DECISION_DEADLINE_PASSED',
 } as const;
 
+export type Decision = 'APPROVE' | 'REJECT';
+
 /**
  * The fixed idempotency key of a company decision (PATCH /bookings/{id}/status): the same
  * request, company and decision always give the same key, so a retry is recognised.
  */
-export function decisionKey(
-  confirmationRequestId: string,
-  companyId: string,
-  decision: 'APPROVE' | 'REJECT',
-): string {
+export function decisionKey(confirmationRequestId: string, companyId: string, decision: Decision): string {
   return `${confirmationRequestId}:${companyId}:${decision}`;
+}
+
+/**
+ * What a company's decision does with its confirmation request: the same decision key again (a
+ * retry) repeats the answer with the scope's current state; any other decision needs an open
+ * request.
+ */
+export function decisionStep(
+  request: { decisionKey: string | null; open: boolean } | null | undefined,
+  key: string,
+): 'REPEAT' | 'DECIDE' | 'CONFLICT' {
+  if (request && request.decisionKey === key) return 'REPEAT';
+  return request?.open ? 'DECIDE' : 'CONFLICT';
+}
+
+/** A status change a company sends: a decision, or the target status older dashboards send. */
+export type StatusChange =
+  { decision: Decision } | { status: 'CONFIRMED' | 'CANCELLED' | 'CHECKED_IN' | 'NO_SHOW' | 'COMPLETED' };
+
+const aggregateOperation = (message: string): RuleRefusal => ({
+  status: 409,
+  code: 'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+  message,
+});
+
+/**
+ * The decision a status change asks for. The legacy shape reads CONFIRMED as APPROVE and CANCELLED
+ * as REJECT; cancelling a confirmed journey, check-in, no-show and completion are changes of the
+ * journey aggregate (the trip operations room), never of one booking row.
+ */
+export function decisionOfChange(
+  change: StatusChange,
+  journeyStatus: JourneyStatus | null,
+): { decision: Decision; refusal?: never } | { refusal: RuleRefusal; decision?: never } {
+  if ('decision' in change) return { decision: change.decision };
+  if (change.status === 'CANCELLED' && journeyStatus === 'CONFIRMED') {
+    return {
+      refusal: aggregateOperation(
+        'This booking is part of a confirmed journey: cancel or re-accommodate it through the trip operations room',
+      ),
+    };
+  }
+  if (change.status === 'CONFIRMED') return { decision: 'APPROVE' };
+  if (change.status === 'CANCELLED') return { decision: 'REJECT' };
+  return {
+    refusal: aggregateOperation('Check-in, no-show and completion belong to the trip operations room'),
+  };
 }
 
 /**

@@ -1,8 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities/index.js';
 import type { DocumentRenderInput, DocumentRenderResult } from './document-render.contract.js';
-
-type Activities = ReturnType<typeof createActivities>;
+import type { Activities } from './steps.js';
 
 /**
  * A caller waits for this render: a few quick attempts (a crashed browser is relaunched by the next

@@ -1,7 +1,5 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { BookingChannel, ConfirmationScope, JourneyTravellers } from '../domain/journey-confirmation.js';
-import { SearchAttribute } from './shared.js';
 
 export type {
   BookingChannel,
@@ -100,11 +98,7 @@ export const decideUpdate = defineUpdate<DecisionResult, [CompanyDecision]>('dec
 export const stateQuery = defineQuery<ProcessState>('state');
 
 /** Typed keys of the search attributes operators filter by in the Temporal UI. */
-export const searchAttributeKeys = {
-  companyIds: defineSearchAttributeKey(SearchAttribute.CompanyId, SearchAttributeType.KEYWORD_LIST),
-  bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
-  processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
-};
+export { searchAttributeKeys } from './shared.js';
 
 /**
  * Refusals the workflow itself makes (its Update validators) and their HTTP status. A refusal

@@ -1,65 +1,52 @@
-import {
-  allHandlersFinished,
-  condition,
-  log,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
-  uuid4,
-} from '@temporalio/workflow';
-import type { createActivities } from '../activities/index.js';
-import { scaledMilliseconds } from '../domain/journey-confirmation.js';
+import { allHandlersFinished, condition, log, setHandler, uuid4 } from '@temporalio/workflow';
+import { holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
   decideUpdate,
   holdUpdate,
   REFUSAL_STATUS,
   releaseHoldUpdate,
-  searchAttributeKeys,
   stateQuery,
+  type CompanyDecision,
+  type ConfirmationScope,
+  type ConfirmRequest,
+  type ConfirmResult,
+  type DecisionResult,
+  type HoldRequest,
+  type HoldResult,
   type JourneyConfirmationInput,
   type ProcessPhase,
   type ProcessState,
   type RefusalCode,
+  type ReleaseRequest,
+  type ReleaseResult,
 } from './journey-confirmation.contract.js';
-import { accepted, ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
-
-type Activities = ReturnType<typeof createActivities>;
+import { accepted, answeringLocally, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
 
 /**
- * Steps a caller waits for: a few quick retries, then the Update fails and the caller may retry.
- * Local activities: each is one short transaction, run by the worker inside the workflow task
- * that accepted the Update, so the Update completes in that task without the activity task's
- * own round trips through the server (schedule, poll, start, complete, a second workflow task).
- * Retries and the at-least-once guarantee are those of an activity; every step is idempotent.
+ * The state of one confirmation scope and the bodies of its Update handlers. Handlers and the
+ * deadlines' follow-ups each run their step alone, in arrival order (the step queue), so a
+ * confirm and the hold's expiry never overlap. Deadlines are instants on the workflow clock,
+ * waited for with `condition(…, remaining)`.
  */
-const answering = proxyLocalActivities<Activities>(ANSWERING_STEP);
-
-/** Steps that enforce time (hold expiry, decision deadline): retried until they happen. */
-const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
-
-const refuse = (type: RefusalCode, message: string) => refusal(type, message, REFUSAL_STATUS[type]);
-
-/**
- * The state of one confirmation scope, and a lock: Update handlers and the timers' follow-ups
- * each run their step alone, in arrival order, so a confirm and the hold's expiry never overlap.
- */
-class ConfirmationState extends StepQueue {
-  phase: ProcessPhase = 'NEW';
-  holdBatchId: string | null = null;
-  holdExpiresAt: string | null = null;
-  deadline: string | null = null;
-  readonly pending = new Set<string>();
+class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   holdAttempted = false;
-  /** The batch whose hold time ran out (set by its timer). */
-  holdTimedOut: string | null = null;
-  deadlinePassed = false;
-  enter(phase: ProcessPhase): void {
-    if (this.phase === phase) return;
-    this.phase = phase;
-    upsertSearchAttributes([{ key: searchAttributeKeys.processStatus, value: phase }]);
+  private holdBatchId: string | null = null;
+  private holdExpiresAt: string | null = null;
+  /** When the current hold ends unless confirmed or released (workflow clock, epoch ms). */
+  private holdEndsAt = 0;
+  private deadline: string | null = null;
+  /** Companies whose decision is awaited. */
+  private readonly pending = new Set<string>();
+  /** When each awaited company's decision window closes (workflow clock, epoch ms). */
+  private readonly decisionDue = new Map<string, number>();
+
+  constructor(private readonly input: JourneyConfirmationInput) {
+    super('NEW', REFUSAL_STATUS);
+  }
+
+  private get scope(): ConfirmationScope {
+    return this.input.scope;
   }
 
   snapshot(): ProcessState {
@@ -71,9 +58,143 @@ class ConfirmationState extends StepQueue {
       pendingCompanies: [...this.pending].sort(),
     };
   }
-}
 
-const HOLDABLE: readonly ProcessPhase[] = ['NEW', 'RELEASED', 'EXPIRED'];
+  /** Whether the scope is in a phase the workflow waits in (a hold or company decisions). */
+  get waiting(): boolean {
+    return this.phase === 'HELD' || this.phase === 'REQUESTED';
+  }
+
+  /** The hold rule of domain/, with the process's NEW read as the journey's DRAFT. */
+  requireHoldable(): void {
+    const refused = holdRefusal(this.phase === 'NEW' ? 'DRAFT' : this.phase);
+    if (refused) throw this.refuse(refused.code, refused.message);
+  }
+
+  hold(request: HoldRequest): Promise<HoldResult> {
+    this.holdAttempted = true;
+    log.debug('hold requested', { requestId: request.requestId, phase: this.phase });
+    return this.exclusive(async () => {
+      this.requireHoldable();
+      const holdMilliseconds = scaledMilliseconds(request.holdMinutes, this.input.timeScale);
+      const hold = accepted(
+        await answeringLocally.placeJourneyHold({
+          scope: this.scope,
+          holdBatchId: uuid4(),
+          holdMilliseconds,
+          ownerUserId: this.input.ownerUserId,
+        }),
+      );
+      this.holdBatchId = hold.holdBatchId;
+      this.holdExpiresAt = hold.expiresAt;
+      this.holdEndsAt = Date.now() + holdMilliseconds;
+      this.enter('HELD');
+      return hold;
+    });
+  }
+
+  requireActiveHold(holdBatchId: string): void {
+    if (this.holdBatchId !== holdBatchId)
+      throw this.refuse('HOLD_NOT_FOUND', 'No such hold batch for this journey');
+    if (this.phase === 'REQUESTED' || this.phase === 'CONFIRMED')
+      throw this.refuse('ALREADY_CONFIRMED', 'This hold was already confirmed');
+    if (this.phase !== 'HELD') throw this.refuse('HOLD_CLOSED', `The hold is already ${this.phase}`);
+  }
+
+  release({ holdBatchId }: ReleaseRequest): Promise<ReleaseResult> {
+    return this.exclusive(async () => {
+      this.requireActiveHold(holdBatchId);
+      accepted(await answeringLocally.releaseJourneyHold({ scope: this.scope, holdBatchId }));
+      this.enter('RELEASED');
+      return { holdBatchId, status: 'RELEASED' as const };
+    });
+  }
+
+  confirm(request: ConfirmRequest): Promise<ConfirmResult> {
+    return this.exclusive(async () => {
+      this.requireActiveHold(request.holdBatchId);
+      const outcome = accepted(
+        await answeringLocally.confirmJourneyScope({
+          scope: this.scope,
+          holdBatchId: request.holdBatchId,
+          journeys: request.journeys,
+          channel: request.channel,
+          timeScale: this.input.timeScale,
+        }),
+      );
+      if (outcome.status === 'CONFIRMED') {
+        this.enter('CONFIRMED');
+      } else {
+        this.deadline = outcome.deadline;
+        for (const awaited of outcome.awaiting) {
+          this.pending.add(awaited.companyId);
+          this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
+        }
+        this.enter('REQUESTED');
+      }
+      return { status: outcome.status, deadline: outcome.deadline };
+    });
+  }
+
+  requireOpenRequest(companyId: string): void {
+    if (this.phase !== 'REQUESTED' || !this.pending.has(companyId)) {
+      throw this.refuse(
+        'JOURNEY_CONFIRMATION_STATE_CONFLICT',
+        'There is no open confirmation request for this company',
+      );
+    }
+  }
+
+  decide(decision: CompanyDecision): Promise<DecisionResult> {
+    return this.exclusive(async () => {
+      this.requireOpenRequest(decision.companyId);
+      const result = accepted(
+        await answeringLocally.recordCompanyDecision({ scope: this.scope, ...decision }),
+      );
+      this.pending.clear();
+      for (const companyId of result.pendingCompanyIds) this.pending.add(companyId);
+      if (result.outcome !== 'REQUESTED') this.enter(result.outcome);
+      return { companyId: decision.companyId, decision: decision.decision, outcome: result.outcome };
+    });
+  }
+
+  /** HELD: waits for a confirm or a release until the hold ends, then expires it. */
+  async awaitHoldEnd(): Promise<void> {
+    const batch = this.holdBatchId!;
+    const stillHeld = () => this.phase === 'HELD' && this.holdBatchId === batch;
+    if (await condition(() => !stillHeld(), millisecondsUntil(this.holdEndsAt))) return;
+    await this.exclusive(async () => {
+      if (!stillHeld()) return;
+      await enforcing.expireJourneyHold({ scope: this.scope, holdBatchId: batch });
+      this.enter('EXPIRED');
+    });
+  }
+
+  /**
+   * REQUESTED: waits for the decisions until the earliest pending company's window closes (each
+   * company has its own; any one running out cancels the scope), then enforces the deadline.
+   */
+  async awaitDecisions(): Promise<void> {
+    for (;;) {
+      const due = this.earliestDecisionDue();
+      // A decision may leave a later deadline the earliest: then the wait starts over with it.
+      const moved = () => this.phase !== 'REQUESTED' || this.earliestDecisionDue() !== due;
+      if (due === undefined) await condition(moved);
+      else if (!(await condition(moved, millisecondsUntil(due)))) break;
+      if (this.phase !== 'REQUESTED') return;
+    }
+    await this.exclusive(async () => {
+      if (this.phase !== 'REQUESTED') return;
+      const { status } = await enforcing.expireCompanyDecisions({ scope: this.scope });
+      this.pending.clear();
+      this.enter(status === 'CONFIRMED' ? 'CONFIRMED' : 'CANCELLED');
+    });
+  }
+
+  private earliestDecisionDue(): number | undefined {
+    const dues = [...this.pending].flatMap((companyId) => this.decisionDue.get(companyId) ?? []);
+    return dues.length ? Math.min(...dues) : undefined;
+  }
+}
 
 /**
  * One journey's or order's confirmation (id journey-confirmation/{scopeId}), started by its first
@@ -84,159 +205,33 @@ const HOLDABLE: readonly ProcessPhase[] = ['NEW', 'RELEASED', 'EXPIRED'];
  * after a release or expiry starts a new run under the same id.
  */
 export async function journeyConfirmation(input: JourneyConfirmationInput): Promise<ProcessState> {
-  const { scope, timeScale } = input;
-  const state = new ConfirmationState();
+  const confirmation = new JourneyConfirmation(input);
 
-  setHandler(stateQuery, () => state.snapshot());
-
-  setHandler(
-    holdUpdate,
-    (request) => {
-      state.holdAttempted = true;
-      log.debug('hold requested', { requestId: request.requestId, phase: state.phase });
-      return state.exclusive(async () => {
-        if (!HOLDABLE.includes(state.phase)) throw refuseHold(state.phase);
-        const holdMilliseconds = scaledMilliseconds(request.holdMinutes, timeScale);
-        const hold = accepted(
-          await answering.placeJourneyHold({
-            scope,
-            holdBatchId: uuid4(),
-            holdMilliseconds,
-            ownerUserId: input.ownerUserId,
-          }),
-        );
-        state.holdBatchId = hold.holdBatchId;
-        state.holdExpiresAt = hold.expiresAt;
-        state.holdTimedOut = null;
-        state.enter('HELD');
-        void sleep(holdMilliseconds).then(() => {
-          if (state.holdBatchId === hold.holdBatchId) state.holdTimedOut = hold.holdBatchId;
-        });
-        return hold;
-      });
-    },
-    {
-      validator: (_request) => {
-        if (!HOLDABLE.includes(state.phase)) throw refuseHold(state.phase);
-      },
-    },
-  );
-
-  setHandler(
-    releaseHoldUpdate,
-    (request) =>
-      state.exclusive(async () => {
-        requireActiveHold(state, request.holdBatchId);
-        accepted(await answering.releaseJourneyHold({ scope, holdBatchId: request.holdBatchId }));
-        state.enter('RELEASED');
-        return { holdBatchId: request.holdBatchId, status: 'RELEASED' as const };
-      }),
-    { validator: (request: { holdBatchId: string }) => requireActiveHold(state, request.holdBatchId) },
-  );
-
-  setHandler(
-    confirmUpdate,
-    (request) =>
-      state.exclusive(async () => {
-        requireActiveHold(state, request.holdBatchId);
-        const outcome = accepted(
-          await answering.confirmJourneyScope({
-            scope,
-            holdBatchId: request.holdBatchId,
-            journeys: request.journeys,
-            channel: request.channel,
-            timeScale,
-          }),
-        );
-        if (outcome.status === 'CONFIRMED') {
-          state.enter('CONFIRMED');
-        } else {
-          state.deadline = outcome.deadline;
-          for (const awaited of outcome.awaiting) {
-            state.pending.add(awaited.companyId);
-            // Each company has its own window; any one running out cancels the scope.
-            void sleep(awaited.remainingMilliseconds).then(() => {
-              if (state.pending.has(awaited.companyId)) state.deadlinePassed = true;
-            });
-          }
-          state.enter('REQUESTED');
-        }
-        return { status: outcome.status, deadline: outcome.deadline };
-      }),
-    { validator: (request: { holdBatchId: string }) => requireActiveHold(state, request.holdBatchId) },
-  );
-
-  setHandler(
-    decideUpdate,
-    (decision) =>
-      state.exclusive(async () => {
-        requireOpenRequest(state, decision.companyId);
-        const result = accepted(await answering.recordCompanyDecision({ scope, ...decision }));
-        state.pending.clear();
-        for (const companyId of result.pendingCompanyIds) state.pending.add(companyId);
-        if (result.outcome !== 'REQUESTED') state.enter(result.outcome);
-        return { companyId: decision.companyId, decision: decision.decision, outcome: result.outcome };
-      }),
-    { validator: (decision: { companyId: string }) => requireOpenRequest(state, decision.companyId) },
-  );
+  setHandler(stateQuery, () => confirmation.snapshot());
+  setHandler(holdUpdate, (request) => confirmation.hold(request), {
+    validator: (_request) => confirmation.requireHoldable(),
+  });
+  setHandler(releaseHoldUpdate, (request) => confirmation.release(request), {
+    validator: (request: ReleaseRequest) => confirmation.requireActiveHold(request.holdBatchId),
+  });
+  setHandler(confirmUpdate, (request) => confirmation.confirm(request), {
+    validator: (request: ConfirmRequest) => confirmation.requireActiveHold(request.holdBatchId),
+  });
+  setHandler(decideUpdate, (decision) => confirmation.decide(decision), {
+    validator: (decision: CompanyDecision) => confirmation.requireOpenRequest(decision.companyId),
+  });
 
   // The first hold arrives with the start; a refused one leaves nothing to wait for.
-  await condition(() => state.phase !== 'NEW' || (state.holdAttempted && state.idle));
+  await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
   for (;;) {
-    await condition(() => state.idle);
-    if (state.phase === 'HELD') {
-      const batch = state.holdBatchId;
-      await condition(
-        () => state.phase !== 'HELD' || state.holdBatchId !== batch || state.holdTimedOut === batch,
-      );
-      await state.exclusive(async () => {
-        if (state.phase !== 'HELD' || state.holdBatchId !== batch || state.holdTimedOut !== batch) return;
-        await enforcing.expireJourneyHold({ scope, holdBatchId: batch! });
-        state.enter('EXPIRED');
-      });
-      continue;
+    await condition(() => confirmation.idle);
+    if (confirmation.phase === 'HELD') await confirmation.awaitHoldEnd();
+    else if (confirmation.phase === 'REQUESTED') await confirmation.awaitDecisions();
+    else {
+      // Nothing to wait for; an Update still running (a new hold after a release) may change that.
+      await condition(allHandlersFinished);
+      if (!confirmation.waiting) break;
     }
-    if (state.phase === 'REQUESTED') {
-      await condition(() => state.phase !== 'REQUESTED' || state.deadlinePassed);
-      await state.exclusive(async () => {
-        if (state.phase !== 'REQUESTED') return;
-        const { status } = await enforcing.expireCompanyDecisions({ scope });
-        state.pending.clear();
-        state.enter(status === 'CONFIRMED' ? 'CONFIRMED' : 'CANCELLED');
-      });
-      continue;
-    }
-    // Nothing to wait for; an Update still running (a new hold after a release) may change that.
-    await condition(allHandlersFinished);
-    if (!stillWaiting(state)) break;
   }
-  return state.snapshot();
-}
-
-/** Whether the scope is in a phase the workflow waits in (a hold or company decisions). */
-function stillWaiting(state: ConfirmationState): boolean {
-  return state.phase === 'HELD' || state.phase === 'REQUESTED';
-}
-
-function refuseHold(phase: ProcessPhase) {
-  return phase === 'HELD'
-    ? refuse('HOLD_ALREADY_ACTIVE', 'A hold is already active; release it or confirm')
-    : refuse('JOURNEY_NOT_HOLDABLE', `The journey is ${phase} and cannot be held again`);
-}
-
-function requireActiveHold(state: ConfirmationState, holdBatchId: string): void {
-  if (state.holdBatchId !== holdBatchId)
-    throw refuse('HOLD_NOT_FOUND', 'No such hold batch for this journey');
-  if (state.phase === 'REQUESTED' || state.phase === 'CONFIRMED')
-    throw refuse('ALREADY_CONFIRMED', 'This hold was already confirmed');
-  if (state.phase !== 'HELD') throw refuse('HOLD_CLOSED', `The hold is already ${state.phase}`);
-}
-
-function requireOpenRequest(state: ConfirmationState, companyId: string): void {
-  if (state.phase !== 'REQUESTED' || !state.pending.has(companyId)) {
-    throw refuse(
-      'JOURNEY_CONFIRMATION_STATE_CONFLICT',
-      'There is no open confirmation request for this company',
-    );
-  }
+  return confirmation.snapshot();
 }

@@ -1,7 +1,5 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AcceptResult, OpenResult, RevokeResult, ShareActor } from '../domain/document-sharing.js';
-import { SearchAttribute } from './shared.js';
 
 export {
   SHARE_DOCUMENT_KINDS,
@@ -51,8 +49,5 @@ export const revokeUpdate = defineUpdate<RevokeResult, [RevokeRequest]>('revoke'
 export const sessionIdleSignal = defineSignal<[]>('sessionIdle');
 export const grantStateQuery = defineQuery<GrantState>('state');
 
-export const shareSearchAttributeKeys = {
-  companyIds: defineSearchAttributeKey(SearchAttribute.CompanyId, SearchAttributeType.KEYWORD_LIST),
-  bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
-  processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
-};
+/** Typed keys of the search attributes operators filter by in the Temporal UI (shared by every process). */
+export { searchAttributeKeys as shareSearchAttributeKeys } from './shared.js';

@@ -1,61 +1,125 @@
-import {
-  allHandlersFinished,
-  condition,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { createActivities } from '../activities/index.js';
+import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
 import {
   acceptUpdate,
-  type AcceptRequest,
   grantStateQuery,
   openUpdate,
   revokeUpdate,
   SHARE_REFUSAL_STATUS,
   sessionIdleSignal,
-  shareSearchAttributeKeys,
+  type AcceptRequest,
+  type AcceptResult,
   type GrantPhase,
   type GrantState,
+  type OpenResult,
+  type RevokeRequest,
+  type RevokeResult,
   type ShareGrantInput,
   type ShareRefusalCode,
 } from './share-grant.contract.js';
-import { accepted, ANSWERING_STEP, ENFORCING_STEP, refusal, StepQueue } from './steps.js';
-
-type Activities = ReturnType<typeof createActivities>;
-
-/** Steps a caller waits for (open, accept, revoke): a few quick retries, then the Update fails. */
-const answering = proxyActivities<Activities>(ANSWERING_STEP);
-
-/** Steps that enforce time (link and session expiry): retried until they happen. */
-const enforcing = proxyActivities<Activities>(ENFORCING_STEP);
-
-const refuse = (type: ShareRefusalCode, message: string) =>
-  refusal(type, message, SHARE_REFUSAL_STATUS[type]);
+import { accepted, answering, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
 
 /**
- * The grant's state and a lock: Updates and the timers' follow-ups each run their step alone, in
- * arrival order, so an accept and the link's expiry (or a revoke) never overlap.
+ * The grant's state and the bodies of its handlers. Updates and the deadlines' follow-ups each
+ * run their step alone, in arrival order, so an accept and the link's expiry (or a revoke) never
+ * overlap. The deadlines are the stored instants, waited for with `condition(…, remaining)`.
  */
-class ShareGrantState extends StepQueue {
-  phase: GrantPhase = 'NEW';
-  linkExpiresAt: string | null = null;
-  sessionExpiresAt: string | null = null;
+class ShareGrant extends PhasedProcess<GrantPhase, ShareRefusalCode> {
   openAttempted = false;
-  idleEnded = false;
-  enter(phase: GrantPhase): void {
-    if (this.phase === phase) return;
-    this.phase = phase;
-    upsertSearchAttributes([{ key: shareSearchAttributeKeys.processStatus, value: phase }]);
+  private linkExpiresAt: string | null = null;
+  private sessionExpiresAt: string | null = null;
+  private idleEnded = false;
+
+  constructor(private readonly input: ShareGrantInput) {
+    super('NEW', SHARE_REFUSAL_STATUS);
+  }
+
+  private get grantId(): string {
+    return this.input.grantId;
   }
 
   snapshot(): GrantState {
     return { phase: this.phase, linkExpiresAt: this.linkExpiresAt, sessionExpiresAt: this.sessionExpiresAt };
   }
-}
 
-/** Milliseconds from now (workflow time) until an ISO instant; at least 1 so a timer is set. */
-const until = (instant: string) => Math.max(1, Date.parse(instant) - Date.now());
+  /** Creates the grant's row; a repeated open answers what the first one did. */
+  open(): Promise<OpenResult> {
+    this.openAttempted = true;
+    return this.exclusive(async () => {
+      if (this.phase !== 'NEW') return { grantId: this.grantId, linkExpiresAt: this.linkExpiresAt! };
+      const opened = await answering.openShareGrant(this.input);
+      this.linkExpiresAt = opened.linkExpiresAt;
+      this.enter('CREATED');
+      return opened;
+    });
+  }
+
+  requireAcceptable(secretHash: string): void {
+    // A wrong secret is refused exactly like an unknown grant: no oracle for guessing.
+    if (secretHash !== this.input.secretHash) throw this.refuse('SHARE_NOT_FOUND', 'No such share');
+    if (this.phase === 'ACCEPTED') throw this.refuse('SHARE_ALREADY_ACCEPTED', 'This link was already used');
+    if (this.phase === 'REVOKED') throw this.refuse('SHARE_REVOKED', 'This share was revoked');
+    if (this.phase !== 'CREATED') throw this.refuse('SHARE_EXPIRED', 'This link has expired');
+  }
+
+  accept(request: AcceptRequest): Promise<AcceptResult> {
+    return this.exclusive(async () => {
+      this.requireAcceptable(request.secretHash);
+      const session = accepted(
+        await answering.acceptShareGrant({
+          grantId: this.grantId,
+          sessionTokenHash: request.sessionTokenHash,
+          sessionMilliseconds: this.input.sessionMilliseconds,
+        }),
+      );
+      this.sessionExpiresAt = session.expiresAt;
+      this.enter('ACCEPTED');
+      return session;
+    });
+  }
+
+  requireRevocable(): void {
+    if (this.phase === 'EXPIRED') throw this.refuse('SHARE_EXPIRED', 'This share has already expired');
+    if (this.phase === 'NEW') throw this.refuse('SHARE_NOT_FOUND', 'No such share');
+  }
+
+  revoke(request: RevokeRequest): Promise<RevokeResult> {
+    return this.exclusive(async () => {
+      this.requireRevocable();
+      const result = accepted(await answering.revokeShareGrant({ grantId: this.grantId, by: request.by }));
+      this.enter('REVOKED');
+      return result;
+    });
+  }
+
+  /** The API ended the recipient session for idleness. */
+  sessionIdle(): void {
+    this.idleEnded = true;
+  }
+
+  /** CREATED: waits for an accept or a revoke until the link's expiry, then expires the grant. */
+  async awaitLinkEnd(): Promise<void> {
+    await condition(() => this.phase !== 'CREATED', millisecondsUntil(Date.parse(this.linkExpiresAt!)));
+    await this.expireIf('CREATED');
+  }
+
+  /** ACCEPTED: waits for a revoke, the idle end or the session's hard end, then expires the grant. */
+  async awaitSessionEnd(): Promise<void> {
+    await condition(
+      () => this.phase !== 'ACCEPTED' || this.idleEnded,
+      millisecondsUntil(Date.parse(this.sessionExpiresAt!)),
+    );
+    await this.expireIf('ACCEPTED');
+  }
+
+  /** Expires the grant if it is still in `phase` once any running Update has finished. */
+  private async expireIf(phase: GrantPhase): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.phase !== phase) return;
+      await enforcing.expireShareGrant({ grantId: this.grantId });
+      this.enter('EXPIRED');
+    });
+  }
+}
 
 /**
  * One shared document (id share-grant/{grantId}): created by update-with-start (open), then
@@ -64,87 +128,21 @@ const until = (instant: string) => Math.max(1, Date.parse(instant) - Date.now())
  * (one transaction). The idle limit itself is enforced by the API on every recipient request.
  */
 export async function shareGrant(input: ShareGrantInput): Promise<GrantState> {
-  const state = new ShareGrantState();
-  const grantId = input.grantId;
+  const grant = new ShareGrant(input);
 
-  setHandler(grantStateQuery, () => state.snapshot());
-  setHandler(sessionIdleSignal, () => {
-    state.idleEnded = true;
+  setHandler(grantStateQuery, () => grant.snapshot());
+  setHandler(sessionIdleSignal, () => grant.sessionIdle());
+  setHandler(openUpdate, () => grant.open());
+  setHandler(acceptUpdate, (request) => grant.accept(request), {
+    validator: (request: AcceptRequest) => grant.requireAcceptable(request.secretHash),
+  });
+  setHandler(revokeUpdate, (request) => grant.revoke(request), {
+    validator: (_request) => grant.requireRevocable(),
   });
 
-  setHandler(openUpdate, () => {
-    state.openAttempted = true;
-    return state.exclusive(async () => {
-      if (state.phase !== 'NEW') return { grantId, linkExpiresAt: state.linkExpiresAt! };
-      const opened = await answering.openShareGrant(input);
-      state.linkExpiresAt = opened.linkExpiresAt;
-      state.enter('CREATED');
-      return opened;
-    });
-  });
-
-  setHandler(
-    acceptUpdate,
-    (request) =>
-      state.exclusive(async () => {
-        requireAcceptable(state, input, request.secretHash);
-        const session = accepted(
-          await answering.acceptShareGrant({
-            grantId,
-            sessionTokenHash: request.sessionTokenHash,
-            sessionMilliseconds: input.sessionMilliseconds,
-          }),
-        );
-        state.sessionExpiresAt = session.expiresAt;
-        state.enter('ACCEPTED');
-        return session;
-      }),
-    { validator: (request: AcceptRequest) => requireAcceptable(state, input, request.secretHash) },
-  );
-
-  setHandler(
-    revokeUpdate,
-    (request) =>
-      state.exclusive(async () => {
-        requireRevocable(state);
-        const result = accepted(await answering.revokeShareGrant({ grantId, by: request.by }));
-        state.enter('REVOKED');
-        return result;
-      }),
-    { validator: (_request) => requireRevocable(state) },
-  );
-
-  await condition(() => state.phase !== 'NEW' || (state.openAttempted && state.idle));
-  if (state.phase === 'CREATED') {
-    await condition(() => state.phase !== 'CREATED', until(state.linkExpiresAt!));
-    await expireIf(state, 'CREATED', grantId);
-  }
-  if (state.phase === 'ACCEPTED') {
-    await condition(() => state.phase !== 'ACCEPTED' || state.idleEnded, until(state.sessionExpiresAt!));
-    await expireIf(state, 'ACCEPTED', grantId);
-  }
+  await condition(() => grant.phase !== 'NEW' || (grant.openAttempted && grant.idle));
+  if (grant.phase === 'CREATED') await grant.awaitLinkEnd();
+  if (grant.phase === 'ACCEPTED') await grant.awaitSessionEnd();
   await condition(allHandlersFinished);
-  return state.snapshot();
-}
-
-/** Expires the grant if it is still in `phase` once any running Update has finished. */
-async function expireIf(state: ShareGrantState, phase: GrantPhase, grantId: string): Promise<void> {
-  await state.exclusive(async () => {
-    if (state.phase !== phase) return;
-    await enforcing.expireShareGrant({ grantId });
-    state.enter('EXPIRED');
-  });
-}
-
-function requireAcceptable(state: ShareGrantState, input: ShareGrantInput, secretHash: string): void {
-  // A wrong secret is refused exactly like an unknown grant: no oracle for guessing.
-  if (secretHash !== input.secretHash) throw refuse('SHARE_NOT_FOUND', 'No such share');
-  if (state.phase === 'ACCEPTED') throw refuse('SHARE_ALREADY_ACCEPTED', 'This link was already used');
-  if (state.phase === 'REVOKED') throw refuse('SHARE_REVOKED', 'This share was revoked');
-  if (state.phase !== 'CREATED') throw refuse('SHARE_EXPIRED', 'This link has expired');
-}
-
-function requireRevocable(state: ShareGrantState): void {
-  if (state.phase === 'EXPIRED') throw refuse('SHARE_EXPIRED', 'This share has already expired');
-  if (state.phase === 'NEW') throw refuse('SHARE_NOT_FOUND', 'No such share');
+  return grant.snapshot();
 }

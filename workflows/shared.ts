@@ -1,3 +1,5 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
 /**
  * Names shared by workflows, the worker and the API. Imported by the API without pulling in any
  * workflow body. The task queue is configuration (TEMPORAL_TASK_QUEUE, default `bus-booking`).
@@ -9,6 +11,16 @@ export const SearchAttribute = {
   BookingId: 'BookingId',
   ProcessStatus: 'ProcessStatus',
 } as const;
+
+/**
+ * Typed keys of the search attributes operators filter by in the Temporal UI, the same for every
+ * process: the companies and the booking it concerns, and its phase.
+ */
+export const searchAttributeKeys = {
+  companyIds: defineSearchAttributeKey(SearchAttribute.CompanyId, SearchAttributeType.KEYWORD_LIST),
+  bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
+  processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
+};
 
 export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,

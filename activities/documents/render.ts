@@ -1,4 +1,4 @@
-import type { DocumentSnapshot } from '../../db/writes/documents.js';
+import type { DocumentSnapshot } from '../../db/queries/document-snapshots.js';
 import type { BrowserPool } from './browser-pool.js';
 import { documentHtml } from './templates/index.js';
 

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
-import type { ShareActor, ShareDocumentKind } from '../../domain/document-sharing.js';
+import type { ShareIssuer } from '../../domain/document-sharing.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
@@ -19,7 +19,8 @@ import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './travel
 
 /**
  * Who may issue (and revoke) document shares, resolved from the session alone: the client never
- * names an actor, a role or a company (SPEC "Document sharing").
+ * names an actor, a role or a company (SPEC "Document sharing"); domain/document-sharing.ts says
+ * what each ShareIssuer may share and revoke.
  *   a traveller session (bearer JWT or the bb_access cookie)           → TRAVELLER
  *   a company user session (bb_staff cookie, or its token as bearer)    → STAFF with the membership role
  *   the same with a DRIVER membership (the driver app's bearer token)   → DRIVER
@@ -29,38 +30,11 @@ import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './travel
  * No credential → 401 AUTH_REQUIRED; a dead or invalid one → 401 INVALID_CREDENTIAL. A cookie
  * session's write needs its CSRF header; bearer calls need none.
  */
-export type ShareIssuer =
-  | { kind: 'TRAVELLER'; userId: string }
-  | { kind: 'STAFF' | 'DRIVER'; staffUserId: string; companyId: string; role: string };
-
 declare module 'koa' {
   interface DefaultState {
     /** The issuer behind a 'shareIssuer' route. */
     shareIssuer?: ShareIssuer | null;
   }
-}
-
-/** What each company role may share (SPEC): OWNER and ADMIN everything, DISPATCHER and STAFF confirmations. */
-const COMPANY_ROLE_KINDS: Record<string, readonly ShareDocumentKind[]> = {
-  OWNER: ['BOOKING_CONFIRMATION', 'INVOICE', 'CANCELLATION_CONFIRMATION', 'PAYMENT_RECEIPT'],
-  ADMIN: ['BOOKING_CONFIRMATION', 'INVOICE', 'CANCELLATION_CONFIRMATION', 'PAYMENT_RECEIPT'],
-  DISPATCHER: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
-  STAFF: ['BOOKING_CONFIRMATION', 'CANCELLATION_CONFIRMATION'],
-};
-/** The driver assigned to the booking's trip: the confirmation and the receipt. */
-const DRIVER_KINDS: readonly ShareDocumentKind[] = ['BOOKING_CONFIRMATION', 'PAYMENT_RECEIPT'];
-
-/** The document kinds an issuer may share of a booking it reaches (ACCOUNTANT and unknown roles: none). */
-export function shareableKinds(issuer: ShareIssuer): readonly ShareDocumentKind[] {
-  if (issuer.kind === 'TRAVELLER') return COMPANY_ROLE_KINDS.OWNER!;
-  if (issuer.kind === 'DRIVER') return DRIVER_KINDS;
-  return COMPANY_ROLE_KINDS[issuer.role] ?? [];
-}
-
-export function actorOf(issuer: ShareIssuer): ShareActor {
-  return issuer.kind === 'TRAVELLER'
-    ? { kind: 'TRAVELLER', id: issuer.userId, role: 'TRAVELLER' }
-    : { kind: issuer.kind, id: issuer.staffUserId, role: issuer.role };
 }
 
 export function currentShareIssuer(ctx: Context): ShareIssuer {

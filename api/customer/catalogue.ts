@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import {
   landingRoutes,
   listCities,
@@ -13,74 +12,19 @@ import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
+import {
+  CITIES_DESCRIPTION,
+  CitiesResponse,
+  JourneyLocationsResponse,
+  LANDING_DESCRIPTION,
+  LandingRoutesResponse,
+  LOCATIONS_DESCRIPTION,
+  POPULAR_DESCRIPTION,
+  PopularRoutesResponse,
+} from './catalogue.openapi.js';
 
-/** Response schemas shared by catalogue and trip reads (documentation of what the API returns). */
-export const IdText = z.string().meta({ format: 'uuid' });
-export const NamedRef = z.object({ id: IdText, name_ar: z.string(), name_en: z.string() });
-const Coordinates = { latitude: z.number(), longitude: z.number() };
-
-const DirectoryCity = z.object({
-  key: z
-    .string()
-    .meta({ description: 'CITY:<uuid>; stable', examples: ['CITY:0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] }),
-  id: IdText,
-  name_ar: z.string(),
-  name_en: z.string(),
-  ...Coordinates,
-});
-
-const DirectoryLocation = z.object({
-  key: z
-    .string()
-    .meta({ description: 'STOP:<uuid>; stable', examples: ['STOP:0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] }),
-  id: IdText,
-  city_id: IdText,
-  city_key: z.string(),
-  kind: z.enum(['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT']),
-  name_ar: z.string(),
-  name_en: z.string(),
-  address_ar: z.string(),
-  address_en: z.string(),
-  ...Coordinates,
-});
-
-const JourneyLocationsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ cities: z.array(DirectoryCity), locations: z.array(DirectoryLocation) }),
-});
-
-const CitiesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(z.object({ id: IdText, name_ar: z.string(), name_en: z.string(), ...Coordinates })),
-});
-
-const PopularRoutesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
-    z.object({
-      origin_city: NamedRef,
-      destination_city: NamedRef,
-      departures: z.int().meta({ description: 'bookable departures in the next 30 days' }),
-      companies: z.int().meta({ description: 'companies running them' }),
-      min_price: z.number(),
-      currency: z.string(),
-    }),
-  ),
-});
-
-const LandingRoutesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
-    z.object({
-      origin_city: NamedRef,
-      destination_city: NamedRef,
-      min_price: z.number(),
-      currency: z.string(),
-      departures_per_day: z.number().meta({ description: 'average over the next 7 days' }),
-      companies: z.array(NamedRef),
-    }),
-  ),
-});
+/** Schemas other route modules name companies and cities with. */
+export { IdText, NamedRef } from './catalogue.openapi.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -160,11 +104,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     path: '/journey-locations',
     operationId: 'listJourneyLocations',
     summary: 'Public directory of cities and stops for journey search',
-    description:
-      'Enabled stops of public kinds (bus stations, parking points, airports, boarding points; never depots). A stop owned by ' +
-      'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
-      'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
-      'accepted, and an ETag for revalidation.',
+    description: LOCATIONS_DESCRIPTION,
     tags: ['Catalogue'],
     security: 'public',
     responses: {
@@ -183,8 +123,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     path: '/cities',
     operationId: 'listCities',
     summary: 'Cities, ordered by English name',
-    description:
-      'City-level lookup (also a temporary fallback of the mobile client). Ids are city ids only, never stop ids.',
+    description: CITIES_DESCRIPTION,
     tags: ['Catalogue'],
     security: 'public',
     responses: { 200: { description: 'All cities', schema: CitiesResponse } },
@@ -200,10 +139,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     path: '/routes/popular',
     operationId: 'listPopularRoutes',
     summary: "Top 10 city pairs by bookable departures in the next 30 days, in the caller's inventory scope",
-    description:
-      "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
-      "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
-      "caller's answer is private.",
+    description: POPULAR_DESCRIPTION,
     tags: ['Catalogue'],
     security: 'optionalTraveller',
     responses: {
@@ -222,9 +158,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     path: '/landing/routes',
     operationId: 'listLandingRoutes',
     summary: 'Marketing routes of production companies (shared-cache data)',
-    description:
-      'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
-      'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.',
+    description: LANDING_DESCRIPTION,
     tags: ['Catalogue'],
     security: 'public',
     responses: {

@@ -1,60 +1,31 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
-import { recordAccess } from '../../db/writes/documents.js';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
-import { renderBookingDocument } from '../temporal/document-render-client.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams, Locale } from '../http/schemas.js';
+import { errorResponses, IdParams } from '../http/schemas.js';
+import { travellerBookingDocument } from '../use-cases/booking-documents.js';
+import {
+  DOCUMENT_DESCRIPTION,
+  DocumentQuery,
+  KIND_OF_TYPE,
+  PdfResponse,
+  RECEIPT_DESCRIPTION,
+  ReceiptQuery,
+} from './documents.openapi.js';
 
 /**
- * GET /bookings/{id}/document and GET /bookings/{id}/receipt: a booking's PDFs for its traveller.
- * Each answer goes build data → immutable snapshot → stored render (bytes and SHA-256 recorded
- * before any byte is sent) → access log → the stored bytes, private and no-store.
+ * GET /bookings/{id}/document and GET /bookings/{id}/receipt: a booking's PDFs for its traveller,
+ * sent as the stored bytes, private and no-store (api/use-cases/booking-documents.ts).
  */
-
-const DocumentQuery = z
-  .object({
-    type: z.enum(['ticket', 'confirmation']).meta({
-      description:
-        'ticket: one page per ticket (traveller × leg) with its QR; confirmation: the booking confirmation',
-    }),
-    locale: Locale.default('ar'),
-  })
-  .strict();
-
-const ReceiptQuery = z.object({ locale: Locale.default('ar') }).strict();
-
-const KIND_OF_TYPE: Record<'ticket' | 'confirmation', DocumentKind> = {
-  ticket: 'TICKET',
-  confirmation: 'BOOKING_CONFIRMATION',
-};
-
-const PdfResponse = {
-  description:
-    'The PDF (Cache-Control: private, no-store; X-Robots-Tag: noindex; Digest: sha-256 of the bytes)',
-  contentType: 'application/pdf',
-  schema: z.string().meta({ format: 'binary' }),
-};
-
 async function sendBookingDocument(
   context: AppContext,
   ctx: Context,
   input: { bookingId: string; kind: DocumentKind; locale: DocumentLocale },
 ): Promise<void> {
-  const traveller = ctx.state.traveller!;
-  const { document, snapshotId, rendered } = await renderBookingDocument(context, {
+  const { document, rendered } = await travellerBookingDocument(context, {
     ...input,
-    viewer: { kind: 'TRAVELLER', userId: traveller.userId },
-  });
-  await recordAccess(context.db, {
-    snapshotId,
-    actorKind: 'TRAVELLER',
-    actorId: traveller.userId,
-    action: 'VIEW',
-    sha256: rendered.sha256,
-    size: rendered.size,
+    userId: ctx.state.traveller!.userId,
     requestId: ctx.state.requestId,
   });
   sendPdf(ctx, rendered, {
@@ -69,19 +40,7 @@ export function registerDocumentRoutes(surface: Surface, context: AppContext): v
     path: '/bookings/{id}/document',
     operationId: 'getBookingDocument',
     summary: 'Ticket or booking confirmation PDF of an own booking',
-    description:
-      "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the booking id, " +
-      'or the id of a journey that has one booking. Issued only while the confirmation projection authorizes ' +
-      'boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a request still awaiting the company, or ' +
-      'held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR (the trip departed, arrived, completed or was ' +
-      'cancelled, the alighting time passed, or the booking was cancelled) or a consumed one (ticket USED) gets 410 ' +
-      'DOCUMENT_GONE. The confirmation carries one QR per traveller; type=ticket prints one page per ticket with its ' +
-      'QR. A QR encodes the signed boarding credential exactly as the driver app verifies it: the canonical JSON ' +
-      '`{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify with the trip being boarded). The document is ' +
-      'an immutable snapshot: asked again with nothing changed it is byte-identical; after the tickets were re-issued ' +
-      'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
-      'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
-      'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored.',
+    description: DOCUMENT_DESCRIPTION,
     tags: ['Tickets and documents'],
     security: 'traveller',
     params: IdParams,
@@ -101,16 +60,7 @@ export function registerDocumentRoutes(surface: Surface, context: AppContext): v
     path: '/bookings/{id}/receipt',
     operationId: 'getBookingReceipt',
     summary: 'Payment receipt (or refund notice) PDF of an own booking',
-    description:
-      "The traveller's own booking only (else 404 BOOKING_NOT_FOUND). Issued only after collection is proved: a " +
-      "COMPLETED payment operation of the booking's company (409 PAYMENT_NOT_COLLECTED before); when that payment was " +
-      'refunded the answer is the refund notice. A record of another company than the booking, or a booking whose trip ' +
-      'or route belongs to another company, is never used. The most reliable record is chosen: a verified operation ' +
-      "record ('transaction'), then 'driver', 'office', and the 'booking' payment fact, newest first within a source. " +
-      'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
-      'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
-      'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
-      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf.',
+    description: RECEIPT_DESCRIPTION,
     tags: ['Tickets and documents'],
     security: 'traveller',
     params: IdParams,

@@ -1,259 +1,27 @@
-import { z } from 'zod';
-import { searchJourneys, type SearchPlace } from '../../db/queries/search.js';
 import { quoteJourney } from '../../db/writes/quote.js';
-import { RESOURCE_CODES } from '../../domain/journey-quote.js';
-import { isPastOperatingDate, MAX_JOURNEYS, type TransferSettings } from '../../domain/journey-search.js';
 import type { AppContext } from '../app.js';
-import { Refusal, badRequest, notFound } from '../http/errors.js';
-import { MicroCache } from '../http/micro-cache.js';
+import { Refusal } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { CalendarDate, Currency, errorResponses, Locale, Uuid, Instant } from '../http/schemas.js';
-import { StopIdentitySchema } from './trips.js';
-
-/** A custom zod issue that names the SPEC errorCode of the rule it breaks. */
-const ruleIssue = (errorCode: string, message: string, path: (string | number)[]) =>
-  ({ code: 'custom', message, path, params: { errorCode } }) as const;
-
-/**
- * A rule's errorCode when every issue is a named rule (the first one wins); any issue of shape,
- * type or range makes the answer the generic VALIDATION_FAILED.
- */
-function errorCodeOf(issues: z.core.$ZodIssue[]): string {
-  const codes = issues.map((issue) =>
-    issue.code === 'custom' ? (issue.params as { errorCode?: string } | undefined)?.errorCode : undefined,
-  );
-  return codes.every((code) => code !== undefined) && codes.length ? codes[0]! : 'VALIDATION_FAILED';
-}
-
-const Passengers = z.int().min(1).max(20);
-
-const SearchBody = z
-  .object({
-    origin_city_id: Uuid.optional(),
-    origin_stop_id: Uuid.optional(),
-    destination_city_id: Uuid.optional(),
-    destination_stop_id: Uuid.optional(),
-    departure_date: CalendarDate.meta({ description: 'operating date in Asia/Damascus; today or later' }),
-    passengers: Passengers,
-    locale: Locale.default('ar'),
-    currency: Currency.default('SYP'),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if ((body.origin_city_id === undefined) === (body.origin_stop_id === undefined)) {
-      ctx.addIssue(
-        ruleIssue('EXACTLY_ONE_ORIGIN', 'send exactly one of origin_city_id and origin_stop_id', [
-          'origin_city_id',
-        ]),
-      );
-    }
-    if ((body.destination_city_id === undefined) === (body.destination_stop_id === undefined)) {
-      ctx.addIssue(
-        ruleIssue(
-          'EXACTLY_ONE_DESTINATION',
-          'send exactly one of destination_city_id and destination_stop_id',
-          ['destination_city_id'],
-        ),
-      );
-    }
-  })
-  .meta({ id: 'JourneySearchRequest' });
-
-const IdText = z.string().meta({ format: 'uuid' });
-
-const JourneyLegSchema = z.object({
-  sequence: z.int().meta({ description: '1-based' }),
-  trip_id: IdText,
-  company_id: IdText,
-  company: z.object({ id: IdText, name_ar: z.string(), name_en: z.string() }),
-  departure_at: Instant,
-  arrival_at: Instant,
-  duration_minutes: z.int(),
-  price: z.number(),
-  price_vip: z.number().nullable().meta({ description: 'null when the trip sells no VIP seats' }),
-  currency: z.string(),
-  free_seats: z.int(),
-  board: StopIdentitySchema,
-  alight: StopIdentitySchema,
-});
-
-const JourneySchema = z
-  .object({
-    journey_key: z.string().meta({ description: 'stable key built from the legs (trip and stop calls)' }),
-    departure_at: Instant,
-    arrival_at: Instant,
-    duration_minutes: z.int(),
-    transfers: z.union([z.literal(0), z.literal(1)]),
-    total_price: z.number(),
-    currency: z.string(),
-    free_seats: z.int().meta({ description: 'the smallest free seat count over the legs' }),
-    legs: z.array(JourneyLegSchema),
-    transfer: z
-      .object({ kind: z.enum(['SAME_STOP', 'SAME_CITY']), city_id: IdText, wait_minutes: z.int() })
-      .nullable(),
-  })
-  .meta({ id: 'Journey' });
-
-const SearchResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
-    journeys: z.array(JourneySchema),
-    search: z
-      .object({
-        origin_city_id: IdText.optional(),
-        origin_stop_id: IdText.optional(),
-        destination_city_id: IdText.optional(),
-        destination_stop_id: IdText.optional(),
-        fromType: z.enum(['city', 'stop']),
-        toType: z.enum(['city', 'stop']),
-        departure_date: z.string(),
-        passengers: z.int(),
-        locale: Locale,
-        currency: Currency,
-      })
-      .meta({ description: 'the search as understood (defaults applied, ids in lower case)' }),
-  }),
-});
-
-const SeatLabel = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({ description: 'passenger-visible seat label (seatNumber)' });
-
-const QuoteBody = z
-  .object({
-    party_size: Passengers,
-    locale: Locale.default('ar'),
-    currency: Currency.default('SYP'),
-    legs: z
-      .array(
-        z
-          .object({
-            trip_id: Uuid,
-            board_stop_call_id: Uuid.meta({
-              description: 'board.stop_call_id from search; a stop_id is refused',
-            }),
-            alight_stop_call_id: Uuid.meta({
-              description: 'alight.stop_call_id from search; a stop_id is refused',
-            }),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(2),
-    resources: z
-      .array(
-        z
-          .object({
-            leg_sequence: z.int().min(1).max(2),
-            resource_code: z.enum(RESOURCE_CODES),
-            quantity: Passengers,
-            assignments: z.array(SeatLabel).max(20).default([]),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(8),
-    idempotency_key: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8 to 128 characters of A-Z a-z 0-9 _ -'),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    body.resources.forEach((resource, index) => {
-      if (resource.leg_sequence > body.legs.length) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'leg_sequence names no leg of this request',
-          path: ['resources', index, 'leg_sequence'],
-        });
-      }
-      if (resource.assignments.length > resource.quantity) {
-        ctx.addIssue(
-          ruleIssue('ASSIGNMENTS_EXCEED_QUANTITY', 'more seats assigned than asked for', [
-            'resources',
-            index,
-            'assignments',
-          ]),
-        );
-      }
-    });
-    body.legs.forEach((_leg, index) => {
-      const resources = body.resources.filter((resource) => resource.leg_sequence === index + 1);
-      const quantity = resources.reduce((sum, resource) => sum + resource.quantity, 0);
-      if (quantity !== body.party_size) {
-        ctx.addIssue(
-          ruleIssue(
-            'RESOURCES_DO_NOT_MATCH_PARTY',
-            `leg ${index + 1} has ${quantity} places for a party of ${body.party_size}`,
-            ['resources'],
-          ),
-        );
-      }
-      const labels = resources.flatMap((resource) => resource.assignments);
-      if (new Set(labels).size !== labels.length) {
-        ctx.addIssue(
-          ruleIssue('DUPLICATE_SEAT_ASSIGNMENT', `a seat is assigned twice on leg ${index + 1}`, [
-            'resources',
-          ]),
-        );
-      }
-    });
-  })
-  .meta({ id: 'JourneyQuoteRequest' });
-
-const QuotedLegSchema = z.object({
-  sequence: z.int(),
-  trip_id: IdText,
-  company_id: IdText,
-  board: StopIdentitySchema,
-  alight: StopIdentitySchema,
-  unit_price: z.number().meta({ description: 'standard fare of this leg' }),
-  quantity: z.int(),
-  subtotal: z.number(),
-  resources: z.array(
-    z.object({
-      resource_code: z.enum(RESOURCE_CODES),
-      quantity: z.int(),
-      unit_price: z.number(),
-      subtotal: z.number(),
-      assignments: z.array(z.string()),
-    }),
-  ),
-  assignments: z.array(z.string()),
-});
-
-const QuoteResponse = z.object({
-  success: z.literal(true),
-  data: z
-    .object({
-      quote_id: IdText,
-      journey_id: IdText.meta({ description: 'the draft journey id hold and confirm take as {bookingId}' }),
-      expiresAt: z.int().meta({ description: 'Unix epoch seconds' }),
-      party_size: z.int(),
-      currency: z.string(),
-      total_price: z.number(),
-      legs: z.array(QuotedLegSchema),
-    })
-    .meta({ id: 'JourneyQuote' }),
-});
-
-function placeOf(cityId: string | undefined, stopId: string | undefined): SearchPlace {
-  return cityId !== undefined ? { kind: 'city', id: cityId } : { kind: 'stop', id: stopId! };
-}
+import { errorResponses } from '../http/schemas.js';
+import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
+import {
+  errorCodeOf,
+  QUOTE_DESCRIPTION,
+  QuoteBody,
+  QuoteResponse,
+  SEARCH_DESCRIPTION,
+  SearchBody,
+  SearchResponse,
+} from './journeys.openapi.js';
 
 export function registerJourneyRoutes(surface: Surface, context: AppContext): void {
-  const { config, db } = context;
-  const transfer: TransferSettings = {
-    minSameStopMinutes: config.TRANSFER_MIN_SAME_STOP_MINUTES,
-    minSameCityMinutes: config.TRANSFER_MIN_SAME_CITY_MINUTES,
-    maxWaitMinutes: config.TRANSFER_MAX_WAIT_MINUTES,
-  };
+  registerSearchRoute(surface, context);
+  registerQuoteRoute(surface, context);
+}
 
-  const searchCache = new MicroCache<string>(config.SEARCH_CACHE_SECONDS * 1000);
-
+function registerSearchRoute(surface: Surface, { config, db }: AppContext): void {
+  const search = journeySearch(db, config);
   // Counted per client IP before anything else runs, invalid requests included.
   const searchLimit = createRateLimiter(db, {
     name: 'journey-search',
@@ -270,18 +38,7 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
     path: '/journeys/search',
     operationId: 'searchJourneys',
     summary: 'Search journeys between two cities or stops on one day',
-    description:
-      'Read-only: no session or CSRF header needed; a bearer or cookie identity, when sent, decides the inventory scope ' +
-      '(an invalid or expired one is a 401, never public data). Exactly one of origin_city_id / origin_stop_id and of ' +
-      'destination_city_id / destination_stop_id. A city covers every public stop of it; depots and disabled stops never ' +
-      'match. Legs board on departure_date (Damascus) at a call still in the future, with enough free seats on the ridden ' +
-      'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
-      'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
-      'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
-      'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
-      'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
-      'authority on seats.',
+    description: SEARCH_DESCRIPTION,
     tags: ['Journeys'],
     security: 'optionalTraveller',
     csrf: false,
@@ -292,60 +49,21 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
       ...errorResponses(400, 401, 404, 429),
     },
     handler: async (ctx, { body }) => {
-      const now = new Date();
-      if (isPastOperatingDate(body.departure_date, now)) {
-        throw badRequest('DEPARTURE_DATE_IN_PAST', 'departure_date is before today (Asia/Damascus)');
-      }
-      const origin = placeOf(body.origin_city_id, body.origin_stop_id);
-      const destination = placeOf(body.destination_city_id, body.destination_stop_id);
-      if (origin.kind === destination.kind && origin.id === destination.id) {
-        throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
-      }
-      // The same search in the same scope within SEARCH_CACHE_SECONDS gets the answer already made
-      // (served a little stale while one background search refreshes it).
-      const scope = ctx.state.scope;
-      const answer = await searchCache.get(JSON.stringify([scope, body]), async () => {
-        const result = await searchJourneys(db, {
-          scope,
-          origin,
-          destination,
-          departure_date: body.departure_date,
-          passengers: body.passengers,
-          transfer,
-          now,
-        });
-        if (!result.originCityId || !result.destinationCityId) {
-          throw notFound('LOCATION_NOT_FOUND', 'No such city or public stop');
-        }
-        if (result.originCityId === result.destinationCityId) {
-          throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
-        }
-        return JSON.stringify({
-          success: true,
-          data: {
-            journeys: result.journeys,
-            search: { ...body, fromType: origin.kind, toType: destination.kind },
-          },
-        });
-      });
+      const answer = await search(ctx.state.scope, body);
       ctx.type = 'application/json';
       ctx.body = answer;
     },
   });
+}
 
+function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void {
+  const transfer = transferSettings(config);
   surface.route({
     method: 'post',
     path: '/journeys/quote',
     operationId: 'quoteJourney',
     summary: 'Price legs and resources from a search result (holds nothing)',
-    description:
-      'Takes the stop_call_id values of search results (a stop_id in their place is refused with STOP_ID_NOT_ACCEPTED). ' +
-      "Guests may quote; a signed-in traveller owns the quote. A trip outside the caller's inventory scope is answered " +
-      'exactly like a missing one (404 TRIP_NOT_FOUND). Two legs must chain: the second boards at the stop or in the city ' +
-      'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
-      'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
-      'and expires after the configured time (expiresAt, epoch seconds). idempotency_key: the same key and body return ' +
-      'the stored quote again (same quote_id); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
+    description: QUOTE_DESCRIPTION,
     tags: ['Journeys'],
     security: 'optionalTraveller',
     body: QuoteBody,

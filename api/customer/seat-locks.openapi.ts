@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
+import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { Uuid } from '../http/schemas.js';
 
 /**
  * OpenAPI of the seat lock routes (seat-locks.ts): schemas, the rules they document, and the
  * validation helpers the booking bodies (bookings.openapi.ts) share with them.
  */
-
-/** A custom zod issue that names the errorCode of the rule it breaks. */
-export const ruleIssue = (errorCode: string, message: string, path: (string | number)[]) =>
-  ({ code: 'custom', message, path, params: { errorCode } }) as const;
 
 /** Adds the issue of a rule between fields when `broken`; its errorCode answers the request. */
 export function checkRule(
@@ -39,12 +36,7 @@ export function fieldErrorCode(fieldCodes: Record<string, string>) {
       const field = fieldCodes[String(issue.path[0])];
       if (field && issue.code !== 'custom' && issue.code !== 'unrecognized_keys') return field;
     }
-    for (const issue of issues) {
-      const code =
-        issue.code === 'custom' ? (issue.params as { errorCode?: string } | undefined)?.errorCode : undefined;
-      if (code) return code;
-    }
-    return 'VALIDATION_FAILED';
+    return firstNamedErrorCode(issues);
   };
 }
 

@@ -1,256 +1,47 @@
-import { z } from 'zod';
 import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
 import { Refusal, badRequest, conflict } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { CalendarDate, errorResponses, Uuid } from '../http/schemas.js';
-import { IdText, NamedRef } from './catalogue.js';
+import { errorResponses } from '../http/schemas.js';
+import {
+  invalidTripId,
+  SEAT_MAP_DESCRIPTION,
+  SeatMapQuery,
+  SeatMapResponse,
+  TRIP_DESCRIPTION,
+  TRIP_SEARCH_DESCRIPTION,
+  TripDetailResponse,
+  TripIdParams,
+  TripSearchResponse,
+  TripSearchQuery,
+  tripSearchErrorCode,
+} from './trips.openapi.js';
 
-/** Response schemas of trip reads. */
-export const StopIdentitySchema = z.object({
-  stop_call_id: IdText.meta({
-    description: 'the visit of this trip at the stop; send it to quote and booking',
-  }),
-  stop_id: IdText.meta({ description: 'the permanent physical stop; for display, map and navigation' }),
-  id: IdText.meta({ description: 'backward-compatibility alias of stop_call_id', deprecated: true }),
-  name_ar: z.string(),
-  name_en: z.string(),
-  kind: z.string(),
-  city_id: IdText,
-  city_name_ar: z.string(),
-  city_name_en: z.string(),
-  latitude: z.number(),
-  longitude: z.number(),
-  arrival_at: z.string().meta({ format: 'date-time' }),
-  departure_at: z.string().meta({ format: 'date-time' }),
-  sequence: z.int(),
-});
-
-export const PickupLocationSchema = z
-  .object({
-    id: IdText,
-    name: z.string(),
-    nameEn: z.string(),
-    address: z.string(),
-    addressEn: z.string(),
-    latitude: z.number(),
-    longitude: z.number(),
-    directions: z.string(),
-    directionsEn: z.string(),
-  })
-  .meta({
-    description:
-      'Where the traveller is picked up: the stop itself, never city coordinates or a default station',
-  });
-
-const BusSchema = z.object({ id: IdText, model: z.string(), amenities: z.array(z.string()) });
-const DateTime = z.string().meta({ format: 'date-time' });
-
-const TripSearchItem = z.object({
-  id: IdText,
-  trip_id: IdText,
-  company_id: IdText,
-  company: NamedRef,
-  route_id: IdText,
-  status: z.string(),
-  departure_time: DateTime.meta({ description: 'departure of the boarding call' }),
-  arrival_time: DateTime.meta({ description: 'arrival at the alighting call' }),
-  price: z.number().meta({ description: 'fare of the board-to-alight segment' }),
-  price_vip: z.number().nullable(),
-  currency: z.string(),
-  available_seats: z.int().meta({ description: 'free seats on the board-to-alight segment' }),
-  total_seats: z.int(),
-  board_stop_call_id: IdText,
-  alight_stop_call_id: IdText,
-  board: StopIdentitySchema,
-  alight: StopIdentitySchema,
-  bus: BusSchema,
-  pickupLocation: PickupLocationSchema,
-  pickup_location_id: IdText.meta({ deprecated: true }),
-  pickup_name: z.string().meta({ deprecated: true }),
-  pickup_name_en: z.string().meta({ deprecated: true }),
-  pickup_address: z.string().meta({ deprecated: true }),
-  pickup_address_en: z.string().meta({ deprecated: true }),
-  pickup_latitude: z.number().meta({ deprecated: true }),
-  pickup_longitude: z.number().meta({ deprecated: true }),
-  pickup_directions: z.string().meta({ deprecated: true }),
-  pickup_directions_en: z.string().meta({ deprecated: true }),
-});
-
-const TripDetailFields = z.object({
-  id: IdText,
-  company_id: IdText,
-  company: NamedRef,
-  route_id: IdText,
-  route: z.object({ id: IdText, origin_city: NamedRef, destination_city: NamedRef }),
-  status: z.string(),
-  departure_time: DateTime,
-  arrival_time: DateTime,
-  price: z.number().meta({ description: 'full-trip fare' }),
-  price_vip: z.number().nullable(),
-  currency: z.string(),
-  total_seats: z.int(),
-  available_seats: z.int().meta({ description: 'seats free over the whole trip' }),
-  bus: BusSchema,
-  pickupLocation: PickupLocationSchema,
-  stop_calls: z.array(StopIdentitySchema),
-});
-
-const TripDetailResponse = z.object({
-  success: z.literal(true),
-  data: TripDetailFields.extend({
-    trip: TripDetailFields.meta({ description: 'the same trip object, for newer clients' }),
-  }),
-});
-
-const LayoutElementSchema = z.object({
-  type: z.enum(['seat', 'aisle', 'door', 'driver', 'stairs', 'toilet', 'table']),
-  x: z.int(),
-  y: z.int(),
-  width: z.int(),
-  height: z.int(),
-  rotation: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]),
-  deck: z.int(),
-  seatId: z.string().optional(),
-  seatNumber: z.string().optional(),
-  seatClass: z.enum(['STANDARD', 'VIP']).optional(),
-});
-
-const SeatMapResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
-    trip_id: IdText,
-    board_stop_call_id: IdText,
-    alight_stop_call_id: IdText,
-    currency: z.string(),
-    layout: z
-      .object({
-        schemaVersion: z.int(),
-        grid: z.object({ columns: z.int(), rows: z.int(), decks: z.int() }),
-        elements: z.array(LayoutElementSchema),
-      })
-      .meta({ description: 'the customer view of the active layout (management notes removed)' }),
-    seats: z.array(
-      z.object({
-        seat_id: z.string().meta({ description: 'stable seat identity' }),
-        seat_number: z.string().meta({ description: 'the label passengers see, such as 12 or A1' }),
-        deck: z.int(),
-        seat_class: z.enum(['STANDARD', 'VIP']),
-        price: z.number().meta({ description: 'fare of this seat on the segment' }),
-        available: z.boolean(),
-      }),
-    ),
-    summary: z.object({ total: z.int(), available: z.int() }),
-  }),
-});
-
-const ORIGIN_ALIASES = ['from', 'origin', 'origin_city_id'] as const;
-const DESTINATION_ALIASES = ['to', 'dest', 'dest_city_id', 'destination_city_id'] as const;
-const CITY_PARAMETERS: readonly string[] = [...ORIGIN_ALIASES, ...DESTINATION_ALIASES];
-const MAX_PASSENGERS = 50;
-
-const cityParameter = (description: string) => Uuid.optional().meta({ description });
-
-/**
- * GET /trips query: every old and new parameter name is accepted; two names of one parameter
- * must agree. Resolves to one origin, one destination, a date and a passenger count.
- */
-const TripSearchQuery = z
-  .object({
-    from: cityParameter('origin city id (legacy name)'),
-    origin: cityParameter('origin city id (legacy name)'),
-    origin_city_id: cityParameter('origin city id'),
-    to: cityParameter('destination city id (legacy name)'),
-    dest: cityParameter('destination city id (legacy name)'),
-    dest_city_id: cityParameter('destination city id (legacy name)'),
-    destination_city_id: cityParameter('destination city id'),
-    date: CalendarDate.meta({ description: 'departure date from the origin, Damascus calendar' }),
-    passengers: z.coerce.number().int().min(1).max(MAX_PASSENGERS).default(1),
-  })
-  .strict()
-  .transform((query, ctx) => {
-    const resolve = (names: readonly (keyof typeof query)[], role: string) => {
-      const given = names.filter((name) => query[name] !== undefined);
-      const values = new Set(given.map((name) => query[name]));
-      if (values.size > 1) {
-        ctx.addIssue({
-          code: 'custom',
-          path: given,
-          message: `${given.join(', ')} name the ${role} city differently`,
-          params: { errorCode: 'CONFLICTING_PARAMETERS' },
-        });
-      } else if (values.size === 0) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [names[names.length - 1]!],
-          message: `the ${role} city is required (${names.join(' or ')})`,
-          params: { errorCode: 'CITY_IDS_REQUIRED' },
-        });
-      }
-      return [...values][0] as string;
-    };
-    const originCityId = resolve(ORIGIN_ALIASES, 'origin');
-    const destinationCityId = resolve(DESTINATION_ALIASES, 'destination');
-    if (!originCityId || !destinationCityId) return z.NEVER;
-    return { originCityId, destinationCityId, date: query.date, passengers: query.passengers };
-  });
-
-function tripSearchErrorCode(issues: z.core.$ZodIssue[]): string {
-  const custom = issues.find(
-    (issue) => issue.code === 'custom' && typeof issue.params?.errorCode === 'string',
-  );
-  if (custom?.code === 'custom') return custom.params!.errorCode as string;
-  if (
-    issues.some((issue) => issue.code === 'invalid_format' && CITY_PARAMETERS.includes(String(issue.path[0])))
-  ) {
-    return 'INVALID_CITY_ID';
-  }
-  return 'VALIDATION_FAILED';
-}
-
-const TripIdParams = z.object({ id: Uuid }).strict();
-const invalidTripId = (_issues: unknown, part: 'params' | 'query' | 'body') =>
-  part === 'params' ? 'INVALID_TRIP_ID' : 'VALIDATION_FAILED';
-
-const SeatMapQuery = z
-  .object({
-    board_stop_call_id: Uuid.optional().meta({
-      description: 'boarding stop call; default the first call of the trip',
-    }),
-    alight_stop_call_id: Uuid.optional().meta({
-      description: 'alighting stop call; default the last call of the trip',
-    }),
-  })
-  .strict();
+/** Schemas other route modules show trips with. */
+export { PickupLocationSchema, StopIdentitySchema } from './trips.openapi.js';
 
 /** Out of scope and missing answer identically, so a guessed id reveals nothing. */
 const tripNotFound = () => new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
 
-export function registerTripRoutes(surface: Surface, { db }: AppContext): void {
+export function registerTripRoutes(surface: Surface, context: AppContext): void {
+  registerTripSearchRoute(surface, context);
+  registerTripReadRoutes(surface, context);
+}
+
+function registerTripSearchRoute(surface: Surface, { db }: AppContext): void {
   surface.route({
     method: 'get',
     path: '/trips',
     operationId: 'searchTrips',
     summary: 'Legacy-compatible direct trip search',
-    description:
-      'Old and new parameter names are all accepted: from | origin | origin_city_id, and to | dest | dest_city_id | ' +
-      'destination_city_id. Two names of one parameter with different values give 400 CONFLICTING_PARAMETERS; a ' +
-      'missing city gives 400 CITY_IDS_REQUIRED; unknown parameters are refused. Same inventory limits as journey ' +
-      "search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
-      'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
-      "in the destination city, ordered by departure. pickupLocation is the trip's pickup stop when the traveller " +
-      "boards in that stop's city, otherwise the boarding stop; the flat pickup_* fields repeat it for migrated " +
-      'mobile clients and are deprecated.',
+    description: TRIP_SEARCH_DESCRIPTION,
     tags: ['Trips'],
     security: 'optionalTraveller',
     query: TripSearchQuery,
     errorCode: tripSearchErrorCode,
     responses: {
-      200: {
-        description: 'Matching trips',
-        schema: z.object({ success: z.literal(true), data: z.array(TripSearchItem) }),
-      },
+      200: { description: 'Matching trips', schema: TripSearchResponse },
       ...errorResponses(400, 401),
     },
     handler: async (ctx, { query }) => {
@@ -261,16 +52,16 @@ export function registerTripRoutes(surface: Surface, { db }: AppContext): void {
       };
     },
   });
+}
 
+function registerTripReadRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
     method: 'get',
     path: '/trips/{id}',
     operationId: 'getTrip',
     summary:
       'One trip: fields at the top of data (older clients) and the same object under data.trip (newer clients)',
-    description:
-      "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
-      'available_seats counts seats free over the whole trip; stop_calls lists the public stop calls in order.',
+    description: TRIP_DESCRIPTION,
     tags: ['Trips'],
     security: 'optionalTraveller',
     params: TripIdParams,
@@ -291,11 +82,7 @@ export function registerTripRoutes(surface: Surface, { db }: AppContext): void {
     path: '/trips/{id}/seats',
     operationId: 'getTripSeats',
     summary: 'Seat map of a trip for a segment (default: the whole trip)',
-    description:
-      "Drawn from the bus's active, valid layout, with management notes removed. A seat is available when no confirmed " +
-      'allocation and no unexpired hold overlaps the segment. board_stop_call_id and alight_stop_call_id must be public ' +
-      'stop calls of this trip with boarding first (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
-      "LAYOUT_NOT_AVAILABLE; a trip outside the caller's scope gives the same 404 as a missing one.",
+    description: SEAT_MAP_DESCRIPTION,
     tags: ['Trips'],
     security: 'optionalTraveller',
     params: TripIdParams,

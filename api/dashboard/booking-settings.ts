@@ -1,14 +1,17 @@
-import { z } from 'zod';
+import { readBookingSettings } from '../../db/queries/booking-settings.js';
 import { recordAudit } from '../../db/writes/audit.js';
-import {
-  BOOKING_CHANNELS,
-  readBookingSettings,
-  saveBookingSettings,
-  type StoredBookingSettings,
-} from '../../db/writes/booking-settings.js';
+import { saveBookingSettings } from '../../db/writes/booking-settings.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
+import {
+  READ_DESCRIPTION,
+  SAVE_DESCRIPTION,
+  SettingsBody,
+  settingsData,
+  settingsErrorCode,
+  SettingsResponse,
+} from './booking-settings.openapi.js';
 import {
   authorize,
   MANAGEMENT_ROLES,
@@ -17,86 +20,14 @@ import {
   requireVerifiedCompany,
 } from './guards.js';
 
-/** SPEC "Booking confirmation settings": the decision window is 15 to 1440 minutes. */
-export const DECISION_WINDOW_MINUTES = { min: 15, max: 1440 } as const;
-
-/** Fields the server takes from the session; a body naming one is refused, not ignored. */
-const SESSION_FIELDS = new Set([
-  'companyId',
-  'company_id',
-  'actorId',
-  'actor_id',
-  'updatedBy',
-  'updated_by',
-  'userId',
-  'user_id',
-]);
-
-const Mode = z.enum(['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
-const Channel = z.enum(BOOKING_CHANNELS);
-
-const SettingsBody = z
-  .object({
-    mode: Mode,
-    decisionWindowMinutes: z
-      .int()
-      .min(DECISION_WINDOW_MINUTES.min)
-      .max(DECISION_WINDOW_MINUTES.max)
-      .meta({ description: 'how long the company has to decide a journey request, 15 to 1440 minutes' }),
-    channels: z
-      .array(Channel)
-      .min(1)
-      .refine((channels) => new Set(channels).size === channels.length, 'must not name a channel twice')
-      .meta({ description: 'the booking channels the mode applies to; a non-empty set' }),
-  })
-  .strict();
-
-const SettingsData = z.object({
-  mode: Mode,
-  decisionWindowMinutes: z.int(),
-  channels: z.array(Channel),
-  updatedBy: z
-    .string()
-    .nullable()
-    .meta({ format: 'uuid', description: 'the company user who saved them; null: never saved' }),
-  updatedAt: z
-    .string()
-    .nullable()
-    .meta({ format: 'date-time', description: 'null: never saved, the defaults apply' }),
-});
-const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
-
-function settingsData(settings: StoredBookingSettings): z.infer<typeof SettingsData> {
-  return {
-    mode: settings.mode,
-    decisionWindowMinutes: settings.decisionWindowMinutes,
-    channels: settings.channels,
-    updatedBy: settings.updatedBy,
-    updatedAt: settings.updatedAt?.toISOString() ?? null,
-  };
-}
-
-/** A body that names the company or the actor gets its own code: the session decides both. */
-function settingsErrorCode(issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body'): string {
-  const namesSessionField = issues.some(
-    (issue) => issue.code === 'unrecognized_keys' && issue.keys.some((key) => SESSION_FIELDS.has(key)),
-  );
-  return part === 'body' && namesSessionField ? 'SESSION_FIELD_REFUSED' : 'VALIDATION_FAILED';
-}
-
-const RULES =
-  'mode AUTO_CONFIRM confirms a journey at once; MANUAL_CONFIRM sends the company a request it must decide within ' +
-  'decisionWindowMinutes (15 to 1440), else the journey is cancelled. The mode applies to bookings from the listed ' +
-  'channels (CUSTOMER_WEB, CUSTOMER_MOBILE, RESELLER; a non-empty set without repeats); bookings from other channels are ' +
-  'confirmed at once. A company that never saved settings confirms automatically on every channel with a 15-minute window.';
-
+/** GET and PUT /settings/booking-confirmation. */
 export function registerBookingSettingsRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
     method: 'get',
     path: '/settings/booking-confirmation',
     operationId: 'getBookingConfirmationSettings',
     summary: "The company's booking confirmation settings",
-    description: `Any role of the session's company may read them. ${RULES}`,
+    description: READ_DESCRIPTION,
     tags: ['Dashboard: settings'],
     security: 'companyStaff',
     responses: {
@@ -114,13 +45,7 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
     path: '/settings/booking-confirmation',
     operationId: 'putBookingConfirmationSettings',
     summary: "Set the company's booking confirmation settings",
-    description:
-      `${RULES} The company and the actor come from the session: a body naming companyId, actorId, updatedBy or userId ` +
-      '(any spelling) is refused with 400 SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 ' +
-      'VALIDATION_FAILED. Needs role OWNER or ADMIN (else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), ' +
-      'verified (403 COMPANY_NOT_VERIFIED) company, and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
-      'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
-      'log (company.booking_settings.update).',
+    description: SAVE_DESCRIPTION,
     tags: ['Dashboard: settings'],
     security: 'companyStaff',
     body: SettingsBody,

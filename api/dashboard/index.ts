@@ -1,10 +1,10 @@
 import type { AppContext } from '../app.js';
-import { registerDashboardDocumentShareRoutes } from '../customer/document-shares.js';
 import type { Surface } from '../http/route.js';
 import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerTeamRoutes } from './team.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */

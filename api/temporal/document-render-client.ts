@@ -1,12 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import {
-  buildBookingDocument,
-  type BookingDocument,
-  type BookingDocumentInput,
-} from '../../db/queries/documents.js';
-import { readRender, saveSnapshot, type StoredRender } from '../../db/writes/documents.js';
+import { readRender, type StoredRender } from '../../db/queries/document-snapshots.js';
 import type { Database } from '../../db/orm.js';
 import {
   DOCUMENT_RENDER_WORKFLOW,
@@ -49,19 +44,6 @@ export async function renderedDocument(
     context.logger.error({ err: error, snapshotId }, 'document render failed');
     throw new Refusal(500, 'DOCUMENT_RENDER_FAILED', 'The document could not be produced; try again later');
   }
-}
-
-/**
- * What every booking document route sends: the document built for its viewer (a refusal is
- * thrown), saved as an immutable snapshot, and that snapshot's stored render.
- */
-export async function renderBookingDocument(
-  context: RenderContext,
-  input: BookingDocumentInput,
-): Promise<{ document: BookingDocument; snapshotId: string; rendered: RenderedDocument }> {
-  const document = await buildBookingDocument(context.db, input);
-  const { snapshotId } = await saveSnapshot(context.db, document);
-  return { document, snapshotId, rendered: await renderedDocument(context, snapshotId) };
 }
 
 function runRenderWorkflow(context: RenderContext, snapshotId: string): Promise<DocumentRenderResult> {

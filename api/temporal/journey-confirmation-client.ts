@@ -115,5 +115,3 @@ export function journeyConfirmationClient(
 }
 
 export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;
-
-/** Runs one Update call and turns its failure into the Refusal the client sees. */

@@ -11,7 +11,7 @@ export const BusLayout = defineEntity({
     version: p.integer(),
     status: p.enum(['draft', 'active', 'archived'] as const),
     validationStatus: p.enum(['valid', 'invalid', 'pending'] as const),
-    validationErrors: p.json<LayoutIssue[]>().default('[]'),
+    validationErrors: p.json<LayoutIssue[]>().defaultRaw(`'[]'`),
     document: p.json<LayoutDocument>(),
     seatCount: p.integer(),
     activatedAt: p.datetime().nullable(),

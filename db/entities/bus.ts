@@ -10,7 +10,7 @@ export const Bus = defineEntity({
     plateNumber: p.text(),
     model: p.text().default(''),
     capacity: p.integer().default(0),
-    amenities: p.json<string[]>().default('[]'),
+    amenities: p.json<string[]>().defaultRaw(`'[]'`),
     status: p.enum(['ACTIVE', 'MAINTENANCE', 'RETIRED'] as const).default('ACTIVE'),
   },
 });

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties } from './base.js';
+import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
+import { baseProperties, updatedAt } from './base.js';
 
 export const CompanyStatus = ['ACTIVE', 'SUSPENDED'] as const;
 
@@ -18,5 +19,27 @@ export const Company = defineEntity({
     isDemo: p.boolean().default(false),
     phone: p.text().nullable(),
     email: p.text().nullable(),
+  },
+});
+
+/**
+ * A company's booking confirmation settings (SPEC "Booking confirmation settings"); a company
+ * without a row confirms every booking at once. Saved by the dashboard through the EntityManager.
+ */
+export const CompanyBookingSettings = defineEntity({
+  name: 'CompanyBookingSettings',
+  tableName: 'company_booking_settings',
+  properties: {
+    companyId: p.uuid().primary(),
+    mode: p.enum(['AUTO_CONFIRM', 'MANUAL_CONFIRM'] as const).default('AUTO_CONFIRM'),
+    decisionWindowMinutes: p.integer().default(15),
+    /** The channels the mode applies to, a non-empty set kept in BOOKING_CHANNELS order. */
+    channels: p
+      .enum(BOOKING_CHANNELS)
+      .array()
+      .default([...BOOKING_CHANNELS]),
+    /** The company user who saved them. */
+    updatedBy: p.uuid().nullable(),
+    updatedAt: updatedAt(),
   },
 });

@@ -1,29 +1,97 @@
-export { City } from './city.js';
-export { Company } from './company.js';
-export { Stop } from './stop.js';
-export { PickupLocation } from './pickup-location.js';
-export { Bus } from './bus.js';
-export { BusLayout, LayoutSeat } from './bus-layout.js';
-export { Route } from './route.js';
-export { Trip, TripStopCall } from './trip.js';
-export { SeatAllocation } from './seat-allocation.js';
-export { JourneyQuote } from './journey-quote.js';
-
-import { City } from './city.js';
-import { Company } from './company.js';
-import { Stop } from './stop.js';
-import { PickupLocation } from './pickup-location.js';
+/**
+ * The ORM's role (issue 11, decided):
+ *
+ * - These entities describe every table the migrations create: they are the schema's single
+ *   description in code. test/db/entities.test.ts checks them against the migrated database (each
+ *   table has one entity; each column a property of the same type and nullability), so a
+ *   migration that adds a column fails the test until its entity says so.
+ * - CRUD-style writes of the dashboard and the administration (settings, accounts, catalogue
+ *   upkeep) go through a forked EntityManager: `client.em` inside `db.transaction` (db/orm.ts),
+ *   flushed in the same transaction as the audit row, or `db.fork()` for a write on its own.
+ * - Hot paths (search, holds, bookings, journeys, documents) stay hand-tuned SQL in db/queries
+ *   and db/writes, read through typed row mappers; their entities describe the tables only.
+ *
+ * Migrations stay hand-written SQL (exclusion constraints, partial and expression indexes,
+ * triggers); entities never generate schema.
+ */
+import { AuditLogEntry, Admin, AdminSession } from './admin.js';
+import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
 import { BusLayout, LayoutSeat } from './bus-layout.js';
-import { Route } from './route.js';
-import { Trip, TripStopCall } from './trip.js';
-import { SeatAllocation } from './seat-allocation.js';
+import { City } from './city.js';
+import { Company, CompanyBookingSettings } from './company.js';
+import {
+  DocumentAccessLogEntry,
+  DocumentRender,
+  DocumentShareGrant,
+  DocumentSnapshot,
+  ShareRecipientSession,
+} from './documents.js';
+import {
+  ChatappLink,
+  EmailToken,
+  Favorite,
+  IdpNonce,
+  OtpChallenge,
+  Passenger,
+  RefreshToken,
+  TravellerSession,
+  User,
+  UserIdentity,
+} from './identity.js';
 import { JourneyQuote } from './journey-quote.js';
+import {
+  ConfirmationRequest,
+  HoldBatch,
+  Journey,
+  JourneyLeg,
+  JourneyOrder,
+  JourneyTicket,
+} from './journeys.js';
+import {
+  LoyaltyAccount,
+  LoyaltyProgram,
+  LoyaltyRedemption,
+  LoyaltyReferral,
+  LoyaltyReward,
+  LoyaltyTier,
+  LoyaltyTransaction,
+} from './loyalty.js';
+import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
+import { PickupLocation } from './pickup-location.js';
+import { Route } from './route.js';
+import { SeatAllocation } from './seat-allocation.js';
+import { IdempotencyRecord, RateLimit } from './service.js';
+import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
+import { Stop } from './stop.js';
+import { Trip, TripStopCall } from './trip.js';
 
-/** Every entity the ORM knows; later features add theirs here. */
+export * from './admin.js';
+export * from './bookings.js';
+export * from './bus.js';
+export * from './bus-layout.js';
+export * from './city.js';
+export * from './company.js';
+export * from './documents.js';
+export * from './identity.js';
+export * from './journey-quote.js';
+export * from './journeys.js';
+export * from './loyalty.js';
+export * from './payments.js';
+export * from './pickup-location.js';
+export * from './route.js';
+export * from './seat-allocation.js';
+export * from './service.js';
+export * from './staff.js';
+export * from './stop.js';
+export * from './trip.js';
+
+/** Every entity the ORM knows: one per table. A new table's entity is added here. */
 export const allEntities = [
+  // catalogue
   City,
   Company,
+  CompanyBookingSettings,
   Stop,
   PickupLocation,
   Bus,
@@ -33,5 +101,52 @@ export const allEntities = [
   Trip,
   TripStopCall,
   SeatAllocation,
+  // identity and access
+  Passenger,
+  User,
+  UserIdentity,
+  TravellerSession,
+  RefreshToken,
+  OtpChallenge,
+  ChatappLink,
+  EmailToken,
+  IdpNonce,
+  Favorite,
+  StaffUser,
+  CompanyMembership,
+  StaffSession,
+  Admin,
+  AdminSession,
+  AuditLogEntry,
+  // journeys and bookings
   JourneyQuote,
+  JourneyOrder,
+  Journey,
+  JourneyLeg,
+  HoldBatch,
+  JourneyTicket,
+  ConfirmationRequest,
+  Booking,
+  SigningKey,
+  CredentialRevocation,
+  // loyalty
+  LoyaltyProgram,
+  LoyaltyTier,
+  LoyaltyReward,
+  LoyaltyAccount,
+  LoyaltyRedemption,
+  LoyaltyTransaction,
+  LoyaltyReferral,
+  // payments and documents
+  PaymentOperation,
+  ReceiptCounter,
+  Receipt,
+  DocumentSnapshot,
+  DocumentRender,
+  DocumentAccessLogEntry,
+  DocumentShareGrant,
+  ShareRecipientSession,
+  // the service's own tables
+  RateLimit,
+  IdempotencyRecord,
 ];

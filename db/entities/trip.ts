@@ -25,7 +25,7 @@ export const Trip = defineEntity({
     pickupStopId: p.uuid(),
     departureAt: p.datetime(),
     arrivalAt: p.datetime(),
-    operatingDate: p.string().columnType('date'),
+    operatingDate: p.date(),
     priceBase: p.bigint('number'),
     priceVip: p.bigint('number').nullable(),
     currency: p.text().default('SYP'),

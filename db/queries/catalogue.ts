@@ -1,6 +1,7 @@
 import { PUBLIC_SCOPE, type InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { BOOKABLE_TRIP_SQL } from './inventory.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 import { companyScopeSql } from './scope.js';
 
 /**
@@ -54,21 +55,13 @@ export interface LocationDirectory {
 export const cityKey = (id: string) => `CITY:${id}`;
 export const stopKey = (id: string) => `STOP:${id}`;
 
-interface DirectoryRow {
-  id: string;
-  city_id: string;
-  kind: string;
-  name_ar: string;
-  name_en: string;
-  address_ar: string;
-  address_en: string;
-  latitude: number;
-  longitude: number;
+/** A listed stop with its city: the location's own columns, then the city's under city_. */
+type DirectoryRow = Omit<DirectoryLocation, 'key' | 'city_key'> & {
   city_name_ar: string;
   city_name_en: string;
   city_latitude: number;
   city_longitude: number;
-}
+};
 
 /**
  * The public location directory: enabled stops of public kinds, where a company-owned stop is
@@ -156,59 +149,52 @@ function scopedDeparturesCte(scope: InventoryScope, params: unknown[], horizonDa
 const POPULAR_HORIZON_DAYS = 30;
 const POPULAR_LIMIT = 10;
 
-interface RouteStatsRow {
-  origin_city_id: string;
-  origin_name_ar: string;
-  origin_name_en: string;
-  destination_city_id: string;
-  destination_name_ar: string;
-  destination_name_en: string;
-  currency: string;
-  min_price: string;
+/** A city pair of the statistics with its lowest fare (bigint, as text). */
+type RouteStatsRow = NamedRefColumns<'origin' | 'destination'> & { currency: string; min_price: string };
+
+/**
+ * Statistics per city pair of the upcoming bookable departures in scope: the pair, its lowest
+ * fare, and the aggregates `select` adds, ranked by `order`.
+ */
+async function cityPairStats<Aggregates>(
+  db: Database,
+  scope: InventoryScope,
+  select: { aggregates: string; order: string; limit: number },
+): Promise<(RouteStatsRow & Aggregates)[]> {
+  const params: unknown[] = [];
+  return db.query<RouteStatsRow & Aggregates>(
+    `with ${scopedDeparturesCte(scope, params, POPULAR_HORIZON_DAYS)}
+     select d.origin_city_id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+            d.destination_city_id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            d.currency, min(d.price_base)::text as min_price, ${select.aggregates}
+     from scoped_departures d join cities oc on oc.id = d.origin_city_id join cities dc on dc.id = d.destination_city_id
+     group by d.origin_city_id, oc.name_ar, oc.name_en, d.destination_city_id, dc.name_ar, dc.name_en, d.currency
+     order by ${select.order}
+     limit ${select.limit}`,
+    params,
+  );
 }
 
-const cityPairColumns = `d.origin_city_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-  d.destination_city_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en, d.currency,
-  min(d.price_base)::text as min_price`;
-const cityPairJoins = `join cities oc on oc.id = d.origin_city_id join cities dc on dc.id = d.destination_city_id`;
-const cityPairGroup = `d.origin_city_id, oc.name_ar, oc.name_en, d.destination_city_id, dc.name_ar, dc.name_en, d.currency`;
+const citiesOf = (row: RouteStatsRow) => ({
+  origin_city: namedRefOf(row, 'origin'),
+  destination_city: namedRefOf(row, 'destination'),
+});
 
-function cityPair(row: RouteStatsRow) {
-  return {
-    origin_city: { id: row.origin_city_id, name_ar: row.origin_name_ar, name_en: row.origin_name_en },
-    destination_city: {
-      id: row.destination_city_id,
-      name_ar: row.destination_name_ar,
-      name_en: row.destination_name_en,
-    },
-    min_price: Number(row.min_price),
-    currency: row.currency,
-  };
-}
+const lowestFareOf = (row: RouteStatsRow) => ({ min_price: Number(row.min_price), currency: row.currency });
 
 /** City pairs ranked by bookable departures in the next 30 days, within the caller's scope. */
 export async function popularRoutes(db: Database, scope: InventoryScope): Promise<PopularRoute[]> {
-  const params: unknown[] = [];
-  const rows = await db.query<RouteStatsRow & { departures: number; companies: number }>(
-    `with ${scopedDeparturesCte(scope, params, POPULAR_HORIZON_DAYS)}
-     select ${cityPairColumns}, count(*)::int as departures, count(distinct d.company_id)::int as companies
-     from scoped_departures d ${cityPairJoins}
-     group by ${cityPairGroup}
-     order by departures desc, companies desc, min(d.price_base), oc.name_en, dc.name_en
-     limit ${POPULAR_LIMIT}`,
-    params,
-  );
-  return rows.map((row) => {
-    const { origin_city, destination_city, min_price, currency } = cityPair(row);
-    return {
-      origin_city,
-      destination_city,
-      departures: row.departures,
-      companies: row.companies,
-      min_price,
-      currency,
-    };
+  const rows = await cityPairStats<{ departures: number; companies: number }>(db, scope, {
+    aggregates: 'count(*)::int as departures, count(distinct d.company_id)::int as companies',
+    order: 'departures desc, companies desc, min(d.price_base), oc.name_en, dc.name_en',
+    limit: POPULAR_LIMIT,
   });
+  return rows.map((row) => ({
+    ...citiesOf(row),
+    departures: row.departures,
+    companies: row.companies,
+    ...lowestFareOf(row),
+  }));
 }
 
 const LANDING_LIMIT = 12;
@@ -219,28 +205,21 @@ const LANDING_LIMIT = 12;
  * average over the next 7 days.
  */
 export async function landingRoutes(db: Database): Promise<LandingRoute[]> {
-  const params: unknown[] = [];
-  const rows = await db.query<RouteStatsRow & { departures_per_day: number; companies: CompanyRef[] }>(
-    `with ${scopedDeparturesCte(PUBLIC_SCOPE, params, POPULAR_HORIZON_DAYS)}
-     select ${cityPairColumns},
-            round(count(*) filter (where d.departure_at <= now() + interval '7 days') / 7.0, 2)::float8 as departures_per_day,
+  const rows = await cityPairStats<{ departures_per_day: number; companies: CompanyRef[] }>(
+    db,
+    PUBLIC_SCOPE,
+    {
+      aggregates: `round(count(*) filter (where d.departure_at <= now() + interval '7 days') / 7.0, 2)::float8 as departures_per_day,
             (select json_agg(json_build_object('id', co.id, 'name_ar', co.name_ar, 'name_en', co.name_en) order by co.name_en, co.id)
-             from companies co where co.id = any(array_agg(distinct d.company_id))) as companies
-     from scoped_departures d ${cityPairJoins}
-     group by ${cityPairGroup}
-     order by count(*) desc, min(d.price_base), oc.name_en, dc.name_en
-     limit ${LANDING_LIMIT}`,
-    params,
+             from companies co where co.id = any(array_agg(distinct d.company_id))) as companies`,
+      order: 'count(*) desc, min(d.price_base), oc.name_en, dc.name_en',
+      limit: LANDING_LIMIT,
+    },
   );
-  return rows.map((row) => {
-    const { origin_city, destination_city, min_price, currency } = cityPair(row);
-    return {
-      origin_city,
-      destination_city,
-      min_price,
-      currency,
-      departures_per_day: row.departures_per_day,
-      companies: row.companies,
-    };
-  });
+  return rows.map((row) => ({
+    ...citiesOf(row),
+    ...lowestFareOf(row),
+    departures_per_day: row.departures_per_day,
+    companies: row.companies,
+  }));
 }

@@ -2,7 +2,7 @@ import type { JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
@@ -91,9 +91,10 @@ const BOOKING_SELECT = `
   join stops ps on ps.id = t.pickup_stop_id
   join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
 
-/** bigint amounts and timestamptz arrive as text; the PICKUP_COLUMNS are toPickupLocation's to read. */
+/** bigint amounts and timestamptz arrive as text. */
 type BookingRow = CustomerBookingColumns &
-  NamedRefColumns<'origin' | 'destination' | 'company'> & {
+  NamedRefColumns<'origin' | 'destination' | 'company'> &
+  PickupRow & {
     subtotal: string;
     discount: string;
     total_price: string;

@@ -1,34 +1,57 @@
+import type {
+  GrantStatus,
+  IssuerKind,
+  SharedBookingFacts,
+  ShareDocumentKind,
+  SharePresentation,
+} from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
-import type { ShareDocumentKind, SharePresentation } from '../../domain/document-sharing.js';
+
+/**
+ * What the share routes read: a booking's sharing facts, a grant, a recipient session's times.
+ * Instants are selected as epoch milliseconds (epochMs), so the rows carry numbers, not text.
+ */
+
+/** SQL: a timestamp column as epoch milliseconds (the pool hands timestamps over as text; this is a number). */
+export const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
 /** The facts of a booking that decide who may share its documents. */
-export interface ShareableBooking {
+export interface ShareableBooking extends SharedBookingFacts {
   id: string;
-  companyId: string;
-  ownerUserId: string | null;
-  /** trips.driver_id: the staff user driving the booking's trip, if one is assigned. */
-  driverId: string | null;
 }
 
+interface ShareableBookingRow {
+  id: string;
+  company_id: string;
+  owner_user_id: string | null;
+  /** trips.driver_id: the staff user driving the booking's trip, if one is assigned. */
+  driver_id: string | null;
+}
+
+const toShareableBooking = (row: ShareableBookingRow): ShareableBooking => ({
+  id: row.id,
+  companyId: row.company_id,
+  ownerUserId: row.owner_user_id,
+  driverId: row.driver_id,
+});
+
 export async function shareableBooking(db: Database, bookingId: string): Promise<ShareableBooking | null> {
-  const [row] = await db.query<ShareableBooking>(
-    `select b.id, b.company_id as "companyId", b.owner_user_id as "ownerUserId", t.driver_id as "driverId"
+  const [row] = await db.query<ShareableBookingRow>(
+    `select b.id, b.company_id, b.owner_user_id, t.driver_id
        from bookings b join trips t on t.id = b.trip_id
       where b.id = $1`,
     [bookingId],
   );
-  return row ?? null;
+  return row ? toShareableBooking(row) : null;
 }
 
-export type GrantStatus = 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
-
-export interface ShareGrantRow {
+export interface ShareGrant {
   id: string;
   bookingId: string;
   companyId: string;
   documentKind: ShareDocumentKind;
   presentation: SharePresentation;
-  issuerKind: 'TRAVELLER' | 'STAFF' | 'DRIVER';
+  issuerKind: IssuerKind;
   issuerId: string;
   secretHash: string;
   status: GrantStatus;
@@ -40,38 +63,54 @@ export interface ShareGrantRow {
   company: { name_ar: string; name_en: string };
 }
 
-/** An instant as epoch milliseconds (the pool hands timestamps over as text). */
-/** SQL: a timestamp column as epoch milliseconds (the pool hands timestamps over as text; this is a number). */
-export const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+interface ShareGrantRow {
+  id: string;
+  booking_id: string;
+  company_id: string;
+  document_kind: ShareDocumentKind;
+  presentation: SharePresentation;
+  issuer_kind: IssuerKind;
+  issuer_id: string;
+  secret_hash: string;
+  status: GrantStatus;
+  link_open: boolean;
+  link_expires_at: number;
+  revoked_at: number | null;
+  booking_owner_user_id: string | null;
+  company_name_ar: string;
+  company_name_en: string;
+}
 
-export async function findShareGrant(db: Database, grantId: string): Promise<ShareGrantRow | null> {
-  const [row] = await db.query<
-    Omit<ShareGrantRow, 'company' | 'linkExpiresAt' | 'revokedAt'> & {
-      nameAr: string;
-      nameEn: string;
-      linkExpiresAt: number;
-      revokedAt: number | null;
-    }
-  >(
-    `select g.id, g.booking_id as "bookingId", g.company_id as "companyId", g.document_kind as "documentKind",
-            g.presentation, g.issuer_kind as "issuerKind", g.issuer_id as "issuerId", g.secret_hash as "secretHash",
-            g.status, g.link_expires_at > now() as "linkOpen", ${epochMs('g.link_expires_at')} as "linkExpiresAt",
-            ${epochMs('g.revoked_at')} as "revokedAt",
-            b.owner_user_id as "bookingOwnerUserId", c.name_ar as "nameAr", c.name_en as "nameEn"
+const toShareGrant = (row: ShareGrantRow): ShareGrant => ({
+  id: row.id,
+  bookingId: row.booking_id,
+  companyId: row.company_id,
+  documentKind: row.document_kind,
+  presentation: row.presentation,
+  issuerKind: row.issuer_kind,
+  issuerId: row.issuer_id,
+  secretHash: row.secret_hash,
+  status: row.status,
+  linkOpen: row.link_open,
+  linkExpiresAt: new Date(row.link_expires_at),
+  revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  bookingOwnerUserId: row.booking_owner_user_id,
+  company: { name_ar: row.company_name_ar, name_en: row.company_name_en },
+});
+
+export async function findShareGrant(db: Database, grantId: string): Promise<ShareGrant | null> {
+  const [row] = await db.query<ShareGrantRow>(
+    `select g.id, g.booking_id, g.company_id, g.document_kind, g.presentation, g.issuer_kind, g.issuer_id,
+            g.secret_hash, g.status, g.link_expires_at > now() as link_open,
+            ${epochMs('g.link_expires_at')} as link_expires_at, ${epochMs('g.revoked_at')} as revoked_at,
+            b.owner_user_id as booking_owner_user_id, c.name_ar as company_name_ar, c.name_en as company_name_en
        from document_share_grants g
        join bookings b on b.id = g.booking_id
        join companies c on c.id = g.company_id
       where g.id = $1`,
     [grantId],
   );
-  if (!row) return null;
-  const { nameAr, nameEn, linkExpiresAt, revokedAt, ...grant } = row;
-  return {
-    ...grant,
-    linkExpiresAt: new Date(linkExpiresAt),
-    revokedAt: revokedAt === null ? null : new Date(revokedAt),
-    company: { name_ar: nameAr, name_en: nameEn },
-  };
+  return row ? toShareGrant(row) : null;
 }
 
 export interface RecipientSessionSummary {
@@ -79,15 +118,20 @@ export interface RecipientSessionSummary {
   lastSeenAt: Date;
 }
 
+interface RecipientSessionRow {
+  expires_at: number;
+  last_seen_at: number;
+}
+
 export async function recipientSessionSummary(
   db: Database,
   sessionId: string,
 ): Promise<RecipientSessionSummary> {
-  const [row] = await db.query<{ expiresAt: number; lastSeenAt: number }>(
-    `select ${epochMs('expires_at')} as "expiresAt", ${epochMs('last_seen_at')} as "lastSeenAt"
+  const [row] = await db.query<RecipientSessionRow>(
+    `select ${epochMs('expires_at')} as expires_at, ${epochMs('last_seen_at')} as last_seen_at
        from share_recipient_sessions where id = $1`,
     [sessionId],
   );
   if (!row) throw new Error(`recipient session ${sessionId} vanished`);
-  return { expiresAt: new Date(row.expiresAt), lastSeenAt: new Date(row.lastSeenAt) };
+  return { expiresAt: new Date(row.expires_at), lastSeenAt: new Date(row.last_seen_at) };
 }

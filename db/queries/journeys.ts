@@ -1,9 +1,12 @@
 import {
   bookingStatusOf,
   type ConfirmationScope,
+  type HoldBatchState,
+  type HoldBatchStatus,
   type JourneyStatus,
 } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 
 /**
  * Reads of journeys and journey orders: who owns a scope and what it holds (the API's checks
@@ -12,9 +15,10 @@ import type { Database } from '../orm.js';
  * answer with, the same for every channel.
  */
 
-const iso = (value: unknown) =>
-  value === null || value === undefined ? null : new Date(value as string | Date).toISOString();
-const json = (value: unknown) => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
+/** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC. */
+const iso = (timestamp: string) => new Date(timestamp).toISOString();
+const isoOrNull = (timestamp: string | null) => (timestamp === null ? null : iso(timestamp));
+const epochSeconds = (timestamp: string) => Math.floor(new Date(timestamp).getTime() / 1000);
 
 export interface ScopeJourney {
   id: string;
@@ -55,22 +59,80 @@ export async function findOwnedScope(
   return journeys[0] ? { scope, status: journeys[0].status, journeys } : null;
 }
 
-export interface HoldBatchRow {
+/** A hold batch as the API's checks read it. */
+export interface HoldBatch extends HoldBatchState {
+  id: string;
+}
+
+interface HoldBatchRow {
   id: string;
   scope_kind: 'JOURNEY' | 'ORDER' | 'SEAT_LOCK';
   scope_id: string;
-  status: 'ACTIVE' | 'CONSUMED' | 'RELEASED' | 'EXPIRED';
+  status: HoldBatchStatus;
   /** Not yet past expires_at. */
   live: boolean;
 }
 
-export async function findHoldBatch(db: Database, holdBatchId: string): Promise<HoldBatchRow | null> {
+const toHoldBatch = (row: HoldBatchRow): HoldBatch => ({
+  id: row.id,
+  scopeKind: row.scope_kind,
+  scopeId: row.scope_id,
+  status: row.status,
+  live: row.live,
+});
+
+export async function findHoldBatch(db: Database, holdBatchId: string): Promise<HoldBatch | null> {
   const [row] = await db.query<HoldBatchRow>(
     `select id, scope_kind, scope_id, status, expires_at > now() as live from hold_batches where id = $1`,
     [holdBatchId],
   );
-  return row ?? null;
+  return row ? toHoldBatch(row) : null;
 }
+
+interface ScopeHeadRow {
+  status: JourneyStatus;
+  failure_reason: string | null;
+  confirmation_deadline: string | null;
+  total_price: string;
+  currency: string;
+}
+
+interface RequestRow {
+  company_id: string;
+  status: string;
+  deadline: string;
+}
+
+interface LatestHoldRow {
+  id: string;
+  status: HoldBatchStatus;
+  expires_at: string;
+}
+
+/** A ticket as the projection shows it: its columns as stored (payload is jsonb). */
+interface TicketRow {
+  id: string;
+  journey_id: string;
+  leg_sequence: number;
+  traveller_name: string;
+  seat_number: string;
+  trip_id: string;
+  company_id: string;
+  status: string;
+  payload: Record<string, unknown> | null;
+  signature: string | null;
+  key_id: string | null;
+  boarding_authorized: boolean;
+}
+
+/** The head of a scope: the journey's row, or the order's. */
+const scopeTable = (scope: ConfirmationScope) => (scope.kind === 'ORDER' ? 'journey_orders' : 'journeys');
+
+/** The scope's confirmation state: the decision deadline shows only while REQUESTED. */
+const confirmationOf = (row: Pick<ScopeHeadRow, 'status' | 'confirmation_deadline'>) => ({
+  status: row.status,
+  deadline: row.status === 'REQUESTED' ? isoOrNull(row.confirmation_deadline) : null,
+});
 
 /** The journey's (or order's) confirmation projection for its owner; null for anyone else. */
 export async function readConfirmationProjection(db: Database, scope: ConfirmationScope, userId: string) {
@@ -80,27 +142,21 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
   // A journey of an order is held and decided as part of the order.
   const orderId = scope.kind === 'JOURNEY' ? owned.journeys[0]!.order_id : null;
   const owningScope: ConfirmationScope = orderId ? { kind: 'ORDER', id: orderId } : scope;
-  const [head] = await db.query<{
-    status: JourneyStatus;
-    failure_reason: string | null;
-    confirmation_deadline: unknown;
-    total_price: string;
-    currency: string;
-  }>(
-    `select status, failure_reason, confirmation_deadline, total_price, currency from ${scope.kind === 'ORDER' ? 'journey_orders' : 'journeys'}
+  const [head] = await db.query<ScopeHeadRow>(
+    `select status, failure_reason, confirmation_deadline, total_price, currency from ${scopeTable(scope)}
      where id = $1`,
     [scope.id],
   );
   const [requests, hold, tickets, legs] = await Promise.all([
-    db.query<{ company_id: string; status: string; deadline: unknown }>(
+    db.query<RequestRow>(
       `select company_id, status, deadline from confirmation_requests where scope_kind = $1 and scope_id = $2 order by company_id`,
       [owningScope.kind, owningScope.id],
     ),
-    db.query<{ id: string; status: string; expires_at: unknown }>(
+    db.query<LatestHoldRow>(
       `select id, status, expires_at from hold_batches where scope_kind = $1 and scope_id = $2 order by created_at desc limit 1`,
       [owningScope.kind, owningScope.id],
     ),
-    db.query<Record<string, unknown>>(
+    db.query<TicketRow>(
       `select id, journey_id, leg_sequence, traveller_name, seat_number, trip_id, company_id, status, payload, signature, key_id,
               boarding_authorized
        from journey_tickets where journey_id = any($1::uuid[]) order by journey_id, leg_sequence, traveller_index`,
@@ -108,13 +164,11 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
     ),
     readLegs(db, journeyIds),
   ]);
-  const status = head!.status;
   const [latestHold] = hold;
   return {
     ...(scope.kind === 'ORDER' ? { orderId: scope.id } : { bookingId: scope.id }),
     confirmation: {
-      status,
-      deadline: status === 'REQUESTED' ? iso(head!.confirmation_deadline) : null,
+      ...confirmationOf(head!),
       requests: requests.map((request) => ({
         company_id: request.company_id,
         status: request.status,
@@ -122,28 +176,15 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
       })),
     },
     failure_reason: head!.failure_reason,
-    booking: { status: bookingStatusOf(status) },
+    booking: { status: bookingStatusOf(head!.status) },
     hold: latestHold
       ? {
           holdBatchId: latestHold.id,
           status: latestHold.status,
-          expiresAt: Math.floor(new Date(latestHold.expires_at as string).getTime() / 1000),
+          expiresAt: epochSeconds(latestHold.expires_at),
         }
       : null,
-    tickets: tickets.map((ticket) => ({
-      id: ticket.id as string,
-      journey_id: ticket.journey_id as string,
-      leg_sequence: ticket.leg_sequence as number,
-      traveller_name: ticket.traveller_name as string,
-      seat_number: ticket.seat_number as string,
-      trip_id: ticket.trip_id as string,
-      company_id: ticket.company_id as string,
-      status: ticket.status as string,
-      payload: ticket.payload === null ? null : json(ticket.payload),
-      signature: ticket.signature as string | null,
-      key_id: ticket.key_id as string | null,
-      boarding_authorized: ticket.boarding_authorized as boolean,
-    })),
+    tickets,
     legs,
     journeys: owned.journeys.map((journey) => ({
       bookingId: journey.id,
@@ -157,8 +198,51 @@ export async function readConfirmationProjection(db: Database, scope: Confirmati
 
 export type ConfirmationProjection = NonNullable<Awaited<ReturnType<typeof readConfirmationProjection>>>;
 
+type LegRow = NamedRefColumns<'company'> &
+  LegStopColumns<'board'> &
+  LegStopColumns<'alight'> & {
+    journey_id: string;
+    sequence: number;
+    trip_id: string;
+    unit_price: string;
+    quantity: number;
+    subtotal: string;
+    board_departure_at: string;
+    alight_arrival_at: string;
+    seat_numbers: string[];
+  };
+
+type LegStopColumns<P extends 'board' | 'alight'> = Record<
+  `${P}_stop_call_id` | `${P}_stop_id` | `${P}_name_ar` | `${P}_name_en`,
+  string
+>;
+
+function legStopOf<P extends 'board' | 'alight'>(row: LegStopColumns<P>, prefix: P) {
+  return {
+    stop_call_id: row[`${prefix}_stop_call_id`],
+    stop_id: row[`${prefix}_stop_id`],
+    name_ar: row[`${prefix}_name_ar`],
+    name_en: row[`${prefix}_name_en`],
+  };
+}
+
+function toLeg(row: LegRow) {
+  return {
+    journey_id: row.journey_id,
+    sequence: row.sequence,
+    trip_id: row.trip_id,
+    company: namedRefOf(row, 'company'),
+    board: { ...legStopOf(row, 'board'), departure_at: iso(row.board_departure_at) },
+    alight: { ...legStopOf(row, 'alight'), arrival_at: iso(row.alight_arrival_at) },
+    unit_price: Number(row.unit_price),
+    quantity: row.quantity,
+    subtotal: Number(row.subtotal),
+    seat_numbers: row.seat_numbers,
+  };
+}
+
 async function readLegs(db: Database, journeyIds: string[]) {
-  const rows = await db.query<Record<string, unknown>>(
+  const rows = await db.query<LegRow>(
     `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
             l.unit_price, l.quantity, l.subtotal,
             bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
@@ -180,34 +264,7 @@ async function readLegs(db: Database, journeyIds: string[]) {
      order by l.journey_id, l.sequence`,
     [journeyIds],
   );
-  return rows.map((row) => ({
-    journey_id: row.journey_id as string,
-    sequence: row.sequence as number,
-    trip_id: row.trip_id as string,
-    company: {
-      id: row.company_id as string,
-      name_ar: row.company_name_ar as string,
-      name_en: row.company_name_en as string,
-    },
-    board: {
-      stop_call_id: row.board_stop_call_id as string,
-      stop_id: row.board_stop_id as string,
-      name_ar: row.board_name_ar as string,
-      name_en: row.board_name_en as string,
-      departure_at: iso(row.board_departure_at)!,
-    },
-    alight: {
-      stop_call_id: row.alight_stop_call_id as string,
-      stop_id: row.alight_stop_id as string,
-      name_ar: row.alight_name_ar as string,
-      name_en: row.alight_name_en as string,
-      arrival_at: iso(row.alight_arrival_at)!,
-    },
-    unit_price: Number(row.unit_price),
-    quantity: row.quantity as number,
-    subtotal: Number(row.subtotal),
-    seat_numbers: row.seat_numbers as string[],
-  }));
+  return rows.map(toLeg);
 }
 
 export interface CompanyBookingRow {
@@ -249,21 +306,11 @@ export async function findConfirmationRequest(
 
 /** The scope's state as a company decision leaves it (the PATCH answer). */
 export async function readScopeState(db: Database, scope: ConfirmationScope) {
-  const [row] = await db.query<{
-    status: JourneyStatus;
-    failure_reason: string | null;
-    confirmation_deadline: unknown;
-  }>(
-    `select status, failure_reason, confirmation_deadline from ${scope.kind === 'ORDER' ? 'journey_orders' : 'journeys'} where id = $1`,
+  const [row] = await db.query<Pick<ScopeHeadRow, 'status' | 'failure_reason' | 'confirmation_deadline'>>(
+    `select status, failure_reason, confirmation_deadline from ${scopeTable(scope)} where id = $1`,
     [scope.id],
   );
-  return {
-    confirmation: {
-      status: row!.status,
-      deadline: row!.status === 'REQUESTED' ? iso(row!.confirmation_deadline) : null,
-    },
-    failure_reason: row!.failure_reason,
-  };
+  return { confirmation: confirmationOf(row!), failure_reason: row!.failure_reason };
 }
 
 /** The scope a journey belongs to: its order when it has one, else itself. */

@@ -19,17 +19,30 @@ export const PICKUP_COLUMNS = `p.id as pickup_id, p.name_ar as pickup_name, p.na
   p.address_ar as pickup_address, p.address_en as pickup_address_en, p.latitude as pickup_latitude,
   p.longitude as pickup_longitude, p.directions_ar as pickup_directions, p.directions_en as pickup_directions_en`;
 
-export function toPickupLocation(row: Record<string, unknown>): PickupLocation {
+/** The columns PICKUP_COLUMNS selects, as pg returns them. */
+export interface PickupRow {
+  pickup_id: string;
+  pickup_name: string;
+  pickup_name_en: string;
+  pickup_address: string;
+  pickup_address_en: string;
+  pickup_latitude: number;
+  pickup_longitude: number;
+  pickup_directions: string;
+  pickup_directions_en: string;
+}
+
+export function toPickupLocation(row: PickupRow): PickupLocation {
   return {
-    id: row.pickup_id as string,
-    name: row.pickup_name as string,
-    nameEn: row.pickup_name_en as string,
-    address: row.pickup_address as string,
-    addressEn: row.pickup_address_en as string,
-    latitude: Number(row.pickup_latitude),
-    longitude: Number(row.pickup_longitude),
-    directions: row.pickup_directions as string,
-    directionsEn: row.pickup_directions_en as string,
+    id: row.pickup_id,
+    name: row.pickup_name,
+    nameEn: row.pickup_name_en,
+    address: row.pickup_address,
+    addressEn: row.pickup_address_en,
+    latitude: row.pickup_latitude,
+    longitude: row.pickup_longitude,
+    directions: row.pickup_directions,
+    directionsEn: row.pickup_directions_en,
   };
 }
 

@@ -20,44 +20,93 @@ export interface StopIdentity {
   sequence: number;
 }
 
+/** The columns of a stop identity by table: each selected under `${prefix}_${name}`. */
+const IDENTITY_COLUMNS = {
+  call: [
+    ['id', 'stop_call_id'],
+    ['stop_id', 'stop_id'],
+    ['sequence', 'sequence'],
+    ['arrival_at', 'arrival_at'],
+    ['departure_at', 'departure_at'],
+  ],
+  stop: [
+    ['name_ar', 'name_ar'],
+    ['name_en', 'name_en'],
+    ['kind', 'kind'],
+    ['latitude', 'latitude'],
+    ['longitude', 'longitude'],
+    ['city_id', 'city_id'],
+  ],
+  city: [
+    ['name_ar', 'city_name_ar'],
+    ['name_en', 'city_name_en'],
+  ],
+} as const;
+
 /** Columns to select for a stop call `sc` joined to its stop `s` and city `ci`, under a prefix. */
 export function stopIdentityColumns(prefix: string, call = 'sc', stop = 's', city = 'ci'): string {
-  return [
-    `${call}.id as ${prefix}_stop_call_id`,
-    `${call}.stop_id as ${prefix}_stop_id`,
-    `${call}.sequence as ${prefix}_sequence`,
-    `${call}.arrival_at as ${prefix}_arrival_at`,
-    `${call}.departure_at as ${prefix}_departure_at`,
-    `${stop}.name_ar as ${prefix}_name_ar`,
-    `${stop}.name_en as ${prefix}_name_en`,
-    `${stop}.kind as ${prefix}_kind`,
-    `${stop}.latitude as ${prefix}_latitude`,
-    `${stop}.longitude as ${prefix}_longitude`,
-    `${stop}.city_id as ${prefix}_city_id`,
-    `${city}.name_ar as ${prefix}_city_name_ar`,
-    `${city}.name_en as ${prefix}_city_name_en`,
-  ].join(', ');
+  const aliases = { call, stop, city };
+  return (['call', 'stop', 'city'] as const)
+    .flatMap((table) =>
+      IDENTITY_COLUMNS[table].map(([column, name]) => `${aliases[table]}.${column} as ${prefix}_${name}`),
+    )
+    .join(', ');
 }
 
+type TextColumn =
+  | 'stop_call_id'
+  | 'stop_id'
+  | 'name_ar'
+  | 'name_en'
+  | 'kind'
+  | 'city_id'
+  | 'city_name_ar'
+  | 'city_name_en'
+  /** timestamptz: PostgreSQL text from the pool, JSON text inside row_to_json. */
+  | 'arrival_at'
+  | 'departure_at';
+type NumberColumn = 'sequence' | 'latitude' | 'longitude';
+
+/** The columns stopIdentityColumns(prefix) selects, as pg returns them. */
+export type StopIdentityRow<P extends string> = Record<`${P}_${TextColumn}`, string> &
+  Record<`${P}_${NumberColumn}`, number>;
+
+/** The same columns from outer joins: all null when there is no such stop call. */
+export type OptionalStopIdentityRow<P extends string> = Record<`${P}_${TextColumn}`, string | null> &
+  Record<`${P}_${NumberColumn}`, number | null>;
+
+/** Whether the outer-joined stop call under `prefix` exists. */
+export function hasStopIdentity<P extends string>(
+  row: OptionalStopIdentityRow<P>,
+  prefix: P,
+): row is OptionalStopIdentityRow<P> & StopIdentityRow<P> {
+  const ids: Record<`${P}_stop_call_id`, string | null> = row;
+  return ids[`${prefix}_stop_call_id`] !== null;
+}
+
+/** The API speaks ISO 8601 UTC; the pool returns timestamptz as PostgreSQL text ("2026-11-25 05:00:00+00"). */
+const iso = (timestamp: string) => new Date(timestamp).toISOString();
+
 /** Builds the StopIdentity from a row selected with stopIdentityColumns(prefix). */
-export function toStopIdentity(row: Record<string, unknown>, prefix: string): StopIdentity {
-  const get = (name: string) => row[`${prefix}_${name}`];
-  // The pool returns timestamptz as PostgreSQL text ("2026-11-25 05:00:00+00"); the API speaks ISO 8601 UTC.
-  const iso = (value: unknown) => new Date(value as string | Date).toISOString();
+export function toStopIdentity<P extends string>(row: StopIdentityRow<P>, prefix: P): StopIdentity {
+  const texts: Record<`${P}_${TextColumn}`, string> = row;
+  const numbers: Record<`${P}_${NumberColumn}`, number> = row;
+  const text = (name: TextColumn) => texts[`${prefix}_${name}`];
+  const number = (name: NumberColumn) => numbers[`${prefix}_${name}`];
   return {
-    stop_call_id: get('stop_call_id') as string,
-    stop_id: get('stop_id') as string,
-    id: get('stop_call_id') as string,
-    name_ar: get('name_ar') as string,
-    name_en: get('name_en') as string,
-    kind: get('kind') as string,
-    city_id: get('city_id') as string,
-    city_name_ar: get('city_name_ar') as string,
-    city_name_en: get('city_name_en') as string,
-    latitude: Number(get('latitude')),
-    longitude: Number(get('longitude')),
-    arrival_at: iso(get('arrival_at')),
-    departure_at: iso(get('departure_at')),
-    sequence: Number(get('sequence')),
+    stop_call_id: text('stop_call_id'),
+    stop_id: text('stop_id'),
+    id: text('stop_call_id'),
+    name_ar: text('name_ar'),
+    name_en: text('name_en'),
+    kind: text('kind'),
+    city_id: text('city_id'),
+    city_name_ar: text('city_name_ar'),
+    city_name_en: text('city_name_en'),
+    latitude: number('latitude'),
+    longitude: number('longitude'),
+    arrival_at: iso(text('arrival_at')),
+    departure_at: iso(text('departure_at')),
+    sequence: number('sequence'),
   };
 }

@@ -1,7 +1,7 @@
 import { authorizesBoarding, type BoardingCredentialPayload } from '../../domain/boarding-credential.js';
+import { credentialText } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
-import { credentialText } from './documents.js';
 
 /**
  * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip

@@ -9,10 +9,16 @@ import {
 import { addMinutes, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
-import { BOOKABLE_TRIP_SQL, BOOKABLE_TRIP_STATUSES, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
+import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { companyScopeSql } from './scope.js';
-import { stopIdentityColumns, toStopIdentity, type StopIdentity } from './stop-identity.js';
+import {
+  stopIdentityColumns,
+  toStopIdentity,
+  type StopIdentity,
+  type StopIdentityRow,
+} from './stop-identity.js';
 
 /**
  * Trip reads of the customer API. Every read joins the trip's company through the caller's
@@ -34,9 +40,9 @@ export interface TripSearch {
   passengers: number;
 }
 
-export interface TripSearchResult {
+/** What a trip search result and a trip's detail both say about the trip. */
+interface TripFields {
   id: string;
-  trip_id: string;
   company_id: string;
   company: CompanyRef;
   route_id: string;
@@ -48,35 +54,81 @@ export interface TripSearchResult {
   currency: string;
   available_seats: number;
   total_seats: number;
-  board_stop_call_id: string;
-  alight_stop_call_id: string;
-  board: StopIdentity;
-  alight: StopIdentity;
   bus: TripBus;
   pickupLocation: PickupLocation;
 }
 
+export interface TripSearchResult extends TripFields {
+  trip_id: string;
+  board_stop_call_id: string;
+  alight_stop_call_id: string;
+  board: StopIdentity;
+  alight: StopIdentity;
+}
+
 /** timestamptz arrives as PostgreSQL text from the pool; answers carry ISO 8601 UTC. */
-const iso = (value: unknown) => new Date(value as string | Date).toISOString();
-const money = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+const iso = (timestamp: string) => new Date(timestamp).toISOString();
+const money = (amount: string | null) => (amount === null ? null : Number(amount));
 
 const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,
   t.price_base::text as price_base, t.price_vip::text as price_vip, t.currency, t.seats_total,
   bu.id as bus_id, bu.model as bus_model, bu.amenities as bus_amenities`;
 
-function companyOf(row: Record<string, unknown>): CompanyRef {
-  return {
-    id: row.company_id as string,
-    name_ar: row.company_name_ar as string,
-    name_en: row.company_name_en as string,
-  };
-}
+/** The columns of tripColumns, as pg returns them (prices as text: bigint). */
+type TripColumnsRow = NamedRefColumns<'company'> & {
+  id: string;
+  route_id: string;
+  status: string;
+  price_base: string;
+  price_vip: string | null;
+  currency: string;
+  seats_total: number;
+  bus_id: string;
+  bus_model: string;
+  bus_amenities: string[];
+};
 
-function busOf(row: Record<string, unknown>): TripBus {
+const busOf = (row: TripColumnsRow): TripBus => ({
+  id: row.bus_id,
+  model: row.bus_model,
+  amenities: row.bus_amenities,
+});
+
+type TripSearchRow = TripColumnsRow &
+  StopIdentityRow<'board'> &
+  StopIdentityRow<'alight'> &
+  PickupRow & {
+    available_seats: number;
+    board_fare_share_bp: number;
+    alight_fare_share_bp: number;
+  };
+
+function toTripSearchResult(row: TripSearchRow): TripSearchResult {
+  const board = toStopIdentity(row, 'board');
+  const alight = toStopIdentity(row, 'alight');
+  const boardShare = row.board_fare_share_bp;
+  const alightShare = row.alight_fare_share_bp;
+  const priceVip = money(row.price_vip);
   return {
-    id: row.bus_id as string,
-    model: row.bus_model as string,
-    amenities: (row.bus_amenities as string[] | null) ?? [],
+    id: row.id,
+    trip_id: row.id,
+    company_id: row.company_id,
+    company: namedRefOf(row, 'company'),
+    route_id: row.route_id,
+    status: row.status,
+    departure_time: board.departure_at,
+    arrival_time: alight.arrival_at,
+    price: legFare(Number(row.price_base), boardShare, alightShare),
+    price_vip: priceVip === null ? null : legFare(priceVip, boardShare, alightShare),
+    currency: row.currency,
+    available_seats: row.available_seats,
+    total_seats: row.seats_total,
+    board_stop_call_id: board.stop_call_id,
+    alight_stop_call_id: alight.stop_call_id,
+    board,
+    alight,
+    bus: busOf(row),
+    pickupLocation: toPickupLocation(row),
   };
 }
 
@@ -96,7 +148,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
     addMinutes(dayStart, 24 * 60),
     search.passengers,
   ];
-  const rows = await db.query(
+  const rows = await db.query<TripSearchRow>(
     `with boarding as (
        select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence
        from trip_stop_calls sc
@@ -135,53 +187,45 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
      order by found.board_departure_at, found.id`,
     params,
   );
-  return rows.map((row) => {
-    const board = toStopIdentity(row, 'board');
-    const alight = toStopIdentity(row, 'alight');
-    const boardShare = Number(row.board_fare_share_bp);
-    const alightShare = Number(row.alight_fare_share_bp);
-    const priceVip = money(row.price_vip);
-    return {
-      id: row.id as string,
-      trip_id: row.id as string,
-      company_id: row.company_id as string,
-      company: companyOf(row),
-      route_id: row.route_id as string,
-      status: row.status as string,
-      departure_time: board.departure_at,
-      arrival_time: alight.arrival_at,
-      price: legFare(Number(row.price_base), boardShare, alightShare),
-      price_vip: priceVip === null ? null : legFare(priceVip, boardShare, alightShare),
-      currency: row.currency as string,
-      available_seats: Number(row.available_seats),
-      total_seats: Number(row.seats_total),
-      board_stop_call_id: board.stop_call_id,
-      alight_stop_call_id: alight.stop_call_id,
-      board,
-      alight,
-      bus: busOf(row),
-      pickupLocation: toPickupLocation(row),
-    };
-  });
+  return rows.map(toTripSearchResult);
 }
 
-export interface TripDetail {
-  id: string;
-  company_id: string;
-  company: CompanyRef;
-  route_id: string;
+export interface TripDetail extends TripFields {
   route: { id: string; origin_city: CityRef; destination_city: CityRef };
-  status: string;
-  departure_time: string;
-  arrival_time: string;
-  price: number;
-  price_vip: number | null;
-  currency: string;
-  total_seats: number;
-  available_seats: number;
-  bus: TripBus;
-  pickupLocation: PickupLocation;
   stop_calls: StopIdentity[];
+}
+
+type TripDetailRow = TripColumnsRow &
+  NamedRefColumns<'origin' | 'destination'> &
+  PickupRow & {
+    departure_at: string;
+    arrival_at: string;
+    available_seats: number;
+  };
+
+function toTripDetail(row: TripDetailRow, calls: StopIdentityRow<'call'>[]): TripDetail {
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    company: namedRefOf(row, 'company'),
+    route_id: row.route_id,
+    route: {
+      id: row.route_id,
+      origin_city: namedRefOf(row, 'origin'),
+      destination_city: namedRefOf(row, 'destination'),
+    },
+    status: row.status,
+    departure_time: iso(row.departure_at),
+    arrival_time: iso(row.arrival_at),
+    price: Number(row.price_base),
+    price_vip: money(row.price_vip),
+    currency: row.currency,
+    total_seats: row.seats_total,
+    available_seats: row.available_seats,
+    bus: busOf(row),
+    pickupLocation: toPickupLocation(row),
+    stop_calls: calls.map((call) => toStopIdentity(call, 'call')),
+  };
 }
 
 /** One trip with its public stop calls, or null when it does not exist or lies outside the scope. */
@@ -191,11 +235,11 @@ export async function findTripDetail(
   tripId: string,
 ): Promise<TripDetail | null> {
   const params: unknown[] = [tripId];
-  const [row] = await db.query(
+  const [row] = await db.query<TripDetailRow>(
     `select ${tripColumns}, t.departure_at, t.arrival_at,
             t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')} as available_seats,
-            r.origin_city_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-            r.destination_city_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+            dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
             ${PICKUP_COLUMNS}
      from trips t
      join companies c on c.id = t.company_id
@@ -208,7 +252,7 @@ export async function findTripDetail(
     params,
   );
   if (!row) return null;
-  const calls = await db.query(
+  const calls = await db.query<StopIdentityRow<'call'>>(
     `select ${stopIdentityColumns('call')}
      from trip_stop_calls sc
      join stops s on s.id = sc.stop_id
@@ -217,36 +261,7 @@ export async function findTripDetail(
      order by sc.sequence`,
     [tripId],
   );
-  return {
-    id: row.id as string,
-    company_id: row.company_id as string,
-    company: companyOf(row),
-    route_id: row.route_id as string,
-    route: {
-      id: row.route_id as string,
-      origin_city: {
-        id: row.origin_city_id as string,
-        name_ar: row.origin_name_ar as string,
-        name_en: row.origin_name_en as string,
-      },
-      destination_city: {
-        id: row.destination_city_id as string,
-        name_ar: row.destination_name_ar as string,
-        name_en: row.destination_name_en as string,
-      },
-    },
-    status: row.status as string,
-    departure_time: iso(row.departure_at),
-    arrival_time: iso(row.arrival_at),
-    price: Number(row.price_base),
-    price_vip: money(row.price_vip),
-    currency: row.currency as string,
-    total_seats: Number(row.seats_total),
-    available_seats: Number(row.available_seats),
-    bus: busOf(row),
-    pickupLocation: toPickupLocation(row),
-    stop_calls: calls.map((call) => toStopIdentity(call, 'call')),
-  };
+  return toTripDetail(row, calls);
 }
 
 export interface SeatMapSeat {
@@ -332,7 +347,7 @@ export async function tripSeatMap(
     [tripId, board.sequence, alight.sequence],
   );
   const takenIds = new Set(taken.map((row) => row.seat_id));
-  const bookable = (BOOKABLE_TRIP_STATUSES as readonly string[]).includes(trip.status);
+  const bookable = isBookableStatus(trip.status);
   const fares = { priceBase: Number(trip.price_base), priceVip: money(trip.price_vip) };
   const seats = layoutSeats(layout.document).map((seat) => ({
     seat_id: seat.seatId,

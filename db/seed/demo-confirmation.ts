@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
-import { BOOKING_CHANNELS, DEFAULT_BOOKING_SETTINGS } from '../writes/booking-settings.js';
+import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
+import { DEFAULT_BOOKING_SETTINGS } from '../queries/booking-settings.js';
 import { DEMO_COMPANIES } from './demo-identities.js';
 
 /**

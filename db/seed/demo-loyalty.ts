@@ -176,9 +176,10 @@ async function seedStartingBalance(
   const [user] = (await client.query<{ id: string }>(`select id from users where phone = $1`, [phone])).rows;
   if (!user) return;
   const accountId = await ensureAccount(client, companyId, user.id);
-  const { rows } = await client.query(
-    `select 1 from loyalty_transactions where account_id = $1 and kind = 'ADJUST' and note = $2`,
+  const { rows } = await client.query<{ credited: boolean }>(
+    `select exists (select from loyalty_transactions where account_id = $1 and kind = 'ADJUST' and note = $2)
+       as credited`,
     [accountId, STARTING_NOTE],
   );
-  if (rows.length === 0) await adjustPointsWithin(client, { accountId, points, note: STARTING_NOTE });
+  if (!rows[0]?.credited) await adjustPointsWithin(client, { accountId, points, note: STARTING_NOTE });
 }

@@ -1,9 +1,14 @@
-import type { PoolClient } from 'pg';
-import { ADMIN_COLUMNS, type AdminRow } from '../queries/admins.js';
+import { raw, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { AdminRole } from '../../domain/permissions.js';
+import { Admin } from '../entities/admin.js';
+import type { TransactionClient } from '../orm.js';
+import { lockAdmin, type AdminRow } from '../queries/admins.js';
 
-/** Writes of administrator accounts; callers run them in a transaction with their audit row. */
-type Sql = Pick<PoolClient, 'query'>;
+/**
+ * Writes of administrator accounts, through the transaction's EntityManager (CRUD of the
+ * administration, db/entities/index.ts): callers run them in `db.transaction` with their audit row,
+ * and get the account back as the administration reads it (ADMIN_COLUMNS).
+ */
 
 export interface NewAdmin {
   email: string;
@@ -15,15 +20,28 @@ export interface NewAdmin {
 }
 
 /** The new account, or null when the e-mail address is already taken. */
-export async function insertAdmin(sql: Sql, admin: NewAdmin): Promise<AdminRow | null> {
-  const { rows } = await sql.query<AdminRow>(
-    `insert into admins (email, name, password_hash, role, permissions, totp_required)
-     values ($1, $2, $3, $4, $5, $6)
-     on conflict ((lower(email))) do nothing
-     returning ${ADMIN_COLUMNS}`,
-    [admin.email, admin.name, admin.passwordHash, admin.role, admin.grantedPermissions, admin.totpRequired],
-  );
-  return rows[0] ?? null;
+export async function insertAdmin(sql: TransactionClient, admin: NewAdmin): Promise<AdminRow | null> {
+  const account = sql.em.create(Admin, {
+    email: admin.email,
+    name: admin.name,
+    passwordHash: admin.passwordHash,
+    role: admin.role,
+    permissions: admin.grantedPermissions,
+    totpRequired: admin.totpRequired,
+  });
+  // Within a savepoint, so that a taken address leaves the caller's transaction usable.
+  await sql.query('savepoint insert_admin');
+  try {
+    await sql.em.flush();
+  } catch (error) {
+    // lower(email) is the table's one unique key besides the id made here.
+    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+    await sql.query('rollback to savepoint insert_admin');
+    sql.em.clear();
+    return null;
+  }
+  await sql.query('release savepoint insert_admin');
+  return lockAdmin(sql, account.id);
 }
 
 export interface AdminChange {
@@ -34,12 +52,23 @@ export interface AdminChange {
   totpRequired: boolean;
 }
 
-export async function updateAdmin(sql: Sql, adminId: string, change: AdminChange): Promise<AdminRow> {
-  const { rows } = await sql.query<AdminRow>(
-    `update admins set name = $2, role = $3, permissions = $4, status = $5, totp_required = $6, updated_at = now()
-     where id = $1
-     returning ${ADMIN_COLUMNS}`,
-    [adminId, change.name, change.role, change.grantedPermissions, change.status, change.totpRequired],
-  );
-  return rows[0]!;
+/** Applies the change to an account the caller has locked; updated_at moves even when nothing else does. */
+export async function updateAdmin(
+  sql: TransactionClient,
+  adminId: string,
+  change: AdminChange,
+): Promise<AdminRow> {
+  const account = await sql.em.findOneOrFail(Admin, adminId);
+  sql.em.assign(account, {
+    name: change.name,
+    role: change.role,
+    permissions: change.grantedPermissions,
+    status: change.status,
+    totpRequired: change.totpRequired,
+    updatedAt: raw<Date>('now()'),
+  });
+  await sql.em.flush();
+  const row = await lockAdmin(sql, adminId);
+  if (!row) throw new Error(`administrator ${adminId} vanished inside its own update`);
+  return row;
 }

@@ -1,81 +1,33 @@
-import type { PoolClient } from 'pg';
+import { raw } from '@mikro-orm/postgresql';
+import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
+import { CompanyBookingSettings } from '../entities/company.js';
+import type { TransactionClient } from '../orm.js';
+import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
 
 /**
- * A company's booking confirmation settings (SPEC "Booking confirmation settings"). They apply
- * when a journey is confirmed; a change never touches requests already waiting for a decision.
+ * Creates or replaces the company's settings through the transaction's EntityManager (a dashboard
+ * CRUD write, db/entities/index.ts); channels are stored in their canonical order. One upsert, so
+ * two first saves at once cannot both insert.
  */
-import {
-  BOOKING_CHANNELS,
-  type BookingChannel,
-  type ConfirmationMode,
-} from '../../domain/journey-confirmation.js';
-
-export { BOOKING_CHANNELS, type BookingChannel, type ConfirmationMode };
-
-export interface BookingSettings {
-  mode: ConfirmationMode;
-  decisionWindowMinutes: number;
-  channels: BookingChannel[];
-}
-
-export interface StoredBookingSettings extends BookingSettings {
-  updatedBy: string | null;
-  updatedAt: Date | null;
-}
-
-/** What a company without a row gets: every booking confirmed at once. */
-export const DEFAULT_BOOKING_SETTINGS: BookingSettings = {
-  mode: 'AUTO_CONFIRM',
-  decisionWindowMinutes: 15,
-  channels: [...BOOKING_CHANNELS],
-};
-
-interface SettingsRow {
-  mode: ConfirmationMode;
-  decision_window_minutes: number;
-  channels: BookingChannel[];
-  updated_by: string | null;
-  /** timestamptz arrives from the pool as PostgreSQL text. */
-  updated_at: string;
-}
-
-function fromRow(row: SettingsRow): StoredBookingSettings {
-  return {
-    mode: row.mode,
-    decisionWindowMinutes: row.decision_window_minutes,
-    channels: row.channels,
-    updatedBy: row.updated_by,
-    updatedAt: new Date(row.updated_at),
-  };
-}
-
-export async function readBookingSettings(
-  q: Pick<PoolClient, 'query'>,
-  companyId: string,
-): Promise<StoredBookingSettings> {
-  const { rows } = await q.query<SettingsRow>(
-    'select mode, decision_window_minutes, channels, updated_by, updated_at from company_booking_settings where company_id = $1',
-    [companyId],
-  );
-  return rows[0] ? fromRow(rows[0]) : { ...DEFAULT_BOOKING_SETTINGS, updatedBy: null, updatedAt: null };
-}
-
-/** Creates or replaces the company's settings; channels are stored in their canonical order. */
 export async function saveBookingSettings(
-  q: Pick<PoolClient, 'query'>,
+  sql: TransactionClient,
   companyId: string,
   settings: BookingSettings,
   updatedBy: string | null,
 ): Promise<StoredBookingSettings> {
-  const channels = BOOKING_CHANNELS.filter((channel) => settings.channels.includes(channel));
-  const { rows } = await q.query<SettingsRow>(
-    `insert into company_booking_settings (company_id, mode, decision_window_minutes, channels, updated_by, updated_at)
-     values ($1, $2, $3, $4, $5, now())
-     on conflict (company_id) do update
-       set mode = excluded.mode, decision_window_minutes = excluded.decision_window_minutes,
-           channels = excluded.channels, updated_by = excluded.updated_by, updated_at = now()
-     returning mode, decision_window_minutes, channels, updated_by, updated_at`,
-    [companyId, settings.mode, settings.decisionWindowMinutes, channels, updatedBy],
-  );
-  return fromRow(rows[0]!);
+  const saved = await sql.em.upsert(CompanyBookingSettings, {
+    companyId,
+    mode: settings.mode,
+    decisionWindowMinutes: settings.decisionWindowMinutes,
+    channels: BOOKING_CHANNELS.filter((channel) => settings.channels.includes(channel)),
+    updatedBy,
+    updatedAt: raw<Date>('now()'),
+  });
+  return {
+    mode: saved.mode,
+    decisionWindowMinutes: saved.decisionWindowMinutes,
+    channels: saved.channels,
+    updatedBy: saved.updatedBy ?? null,
+    updatedAt: saved.updatedAt,
+  };
 }

@@ -109,6 +109,18 @@ export interface TripInput {
   calls: StopCallInput[];
 }
 
+/** A stop call as the jsonb_to_recordset of the inserts reads it; its sequence is its place in the trip. */
+function stopCallRecord(call: StopCallInput, sequence: number) {
+  return {
+    stop_id: call.stopId,
+    city_id: call.cityId,
+    sequence,
+    arrival_at: call.arrivalAt.toISOString(),
+    departure_at: call.departureAt.toISOString(),
+    fare_share_bp: call.fareShareBp,
+  };
+}
+
 /**
  * Inserts a trip and its stop calls. Seats come from the bus's active valid layout, which must
  * exist. Departure and arrival are those of the first and last call.
@@ -151,19 +163,7 @@ export async function insertTrip(
                                              departure_at timestamptz, fare_share_bp int)
      order by c.sequence
      returning id`,
-    [
-      tripId,
-      JSON.stringify(
-        input.calls.map((call, sequence) => ({
-          stop_id: call.stopId,
-          city_id: call.cityId,
-          sequence,
-          arrival_at: call.arrivalAt.toISOString(),
-          departure_at: call.departureAt.toISOString(),
-          fare_share_bp: call.fareShareBp,
-        })),
-      ),
-    ],
+    [tripId, JSON.stringify(input.calls.map(stopCallRecord))],
   );
   return { tripId, stopCallIds: calls.rows.map((row) => row.id) };
 }
@@ -207,15 +207,7 @@ export async function insertTrips(
       [
         JSON.stringify(
           batch.flatMap((input) =>
-            input.calls.map((call, sequence) => ({
-              trip_id: input.id,
-              stop_id: call.stopId,
-              city_id: call.cityId,
-              sequence,
-              arrival_at: call.arrivalAt.toISOString(),
-              departure_at: call.departureAt.toISOString(),
-              fare_share_bp: call.fareShareBp,
-            })),
+            input.calls.map((call, sequence) => ({ trip_id: input.id, ...stopCallRecord(call, sequence) })),
           ),
         ),
       ],

@@ -1,36 +1,36 @@
 import type { PoolClient } from 'pg';
-import type {
-  AcceptResult,
-  OpenResult,
-  RevokeResult,
-  ShareActor,
-  ShareGrantInput,
-  ShareRefusalCode,
+import {
+  sessionEnd,
+  ShareRefusal,
+  unacceptable,
+  type AcceptResult,
+  type GrantStatus,
+  type OpenResult,
+  type RevokeResult,
+  type SessionEnd,
+  type ShareActor,
+  type ShareGrantInput,
 } from '../../domain/document-sharing.js';
-import { SHARE_REFUSAL_STATUS } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { epochMs } from '../queries/document-shares.js';
 import { recordAccess, type DocumentAction } from './documents.js';
-import { Refusal } from '../../domain/refusal.js';
 
 /**
  * The transitions of a document share grant. The share-grant workflow runs each one as an activity
  * (one transaction, idempotent under retry); the API only ends an idle recipient session and logs
- * what the recipient received.
+ * what the recipient received. Instants are selected as epoch milliseconds (epochMs).
  */
-export class ShareRefusal extends Refusal {
-  declare readonly code: ShareRefusalCode;
-  constructor(code: ShareRefusalCode, message: string) {
-    super(SHARE_REFUSAL_STATUS[code], code, message);
-  }
-}
 
 const seconds = (milliseconds: number) => milliseconds / 1000;
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
 /** Writes the grant as CREATED; a retry finds the row already there and answers the same. */
+interface LinkExpiryRow {
+  link_expires_at: number;
+}
+
 export async function openGrant(db: Database, input: ShareGrantInput): Promise<OpenResult> {
-  const [row] = await db.query<{ link_expires_at: number }>(
+  const [row] = await db.query<LinkExpiryRow>(
     `with inserted as (
        insert into document_share_grants (id, booking_id, company_id, document_kind, presentation, issuer_kind,
                                           issuer_id, issuer_role, secret_hash, link_expires_at)
@@ -53,36 +53,37 @@ export async function openGrant(db: Database, input: ShareGrantInput): Promise<O
       seconds(input.linkMilliseconds),
     ],
   );
-  return { grantId: input.grantId, linkExpiresAt: iso(row!.link_expires_at) };
+  if (!row) throw new Error(`share grant ${input.grantId} vanished after its insert`);
+  return { grantId: input.grantId, linkExpiresAt: iso(row.link_expires_at) };
 }
 
-interface GrantLinkState {
-  status: 'CREATED' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED';
+interface GrantLinkRow {
+  status: GrantStatus;
   /** The link can still be accepted by the clock (status aside). */
-  linkOpen: boolean;
+  link_open: boolean;
 }
 
-async function lockGrant(client: PoolClient, grantId: string): Promise<GrantLinkState | null> {
-  const { rows } = await client.query<GrantLinkState>(
-    `select status, link_expires_at > now() as "linkOpen" from document_share_grants where id = $1 for update`,
+async function lockGrant(
+  client: PoolClient,
+  grantId: string,
+): Promise<{ status: GrantStatus; linkOpen: boolean } | null> {
+  const { rows } = await client.query<GrantLinkRow>(
+    `select status, link_expires_at > now() as link_open from document_share_grants where id = $1 for update`,
     [grantId],
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  return row ? { status: row.status, linkOpen: row.link_open } : null;
 }
 
-/**
- * Why a grant that is not CREATED (or whose link ran out) cannot be accepted: the accept's
- * transaction and the API's preview and accept (before the workflow) refuse alike.
- */
-export function unacceptable(grant: GrantLinkState | null): ShareRefusal | null {
-  if (!grant) return new ShareRefusal('SHARE_NOT_FOUND', 'No such share');
-  if (grant.status === 'ACCEPTED')
-    return new ShareRefusal('SHARE_ALREADY_ACCEPTED', 'This link was already used');
-  if (grant.status === 'REVOKED') return new ShareRefusal('SHARE_REVOKED', 'This share was revoked');
-  if (grant.status === 'EXPIRED' || !grant.linkOpen)
-    return new ShareRefusal('SHARE_EXPIRED', 'This link has expired');
-  return null;
+interface SessionRow {
+  id: string;
+  expires_at: number;
 }
+
+const toAcceptResult = (row: SessionRow): AcceptResult => ({
+  sessionId: row.id,
+  expiresAt: iso(row.expires_at),
+});
 
 /**
  * Accepts the link once: the recipient session is created and the grant becomes ACCEPTED in one
@@ -95,15 +96,15 @@ export async function acceptGrant(
 ): Promise<AcceptResult> {
   return db.transaction(async (client) => {
     const grant = await lockGrant(client, input.grantId);
-    const { rows: existing } = await client.query<{ id: string; expires_at: number }>(
+    const { rows: existing } = await client.query<SessionRow>(
       `select id, ${epochMs('expires_at')} as expires_at from share_recipient_sessions
         where grant_id = $1 and token_hash = $2`,
       [input.grantId, input.sessionTokenHash],
     );
-    if (existing[0]) return { sessionId: existing[0].id, expiresAt: iso(existing[0].expires_at) };
+    if (existing[0]) return toAcceptResult(existing[0]);
     const refusal = unacceptable(grant);
     if (refusal) throw refusal;
-    const { rows } = await client.query<{ id: string; expires_at: number }>(
+    const { rows } = await client.query<SessionRow>(
       `insert into share_recipient_sessions (grant_id, token_hash, expires_at)
        values ($1, $2, now() + make_interval(secs => $3))
        returning id, ${epochMs('expires_at')} as expires_at`,
@@ -113,7 +114,7 @@ export async function acceptGrant(
       `update document_share_grants set status = 'ACCEPTED', accepted_at = now() where id = $1`,
       [input.grantId],
     );
-    return { sessionId: rows[0]!.id, expiresAt: iso(rows[0]!.expires_at) };
+    return toAcceptResult(rows[0]!);
   });
 }
 
@@ -123,25 +124,35 @@ export async function revokeGrant(
   input: { grantId: string; by: ShareActor },
 ): Promise<RevokeResult> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ status: string; revoked_at: number | null }>(
+    const { rows } = await client.query<RevokedAtRow>(
       `update document_share_grants
           set status = 'REVOKED', revoked_at = now(), revoked_by = $2, revoked_by_kind = $3
         where id = $1 and status in ('CREATED', 'ACCEPTED')
-       returning status, ${epochMs('revoked_at')} as revoked_at`,
+       returning ${epochMs('revoked_at')} as revoked_at`,
       [input.grantId, input.by.id, input.by.kind],
     );
     await endSession(client, input.grantId, 'REVOKED');
-    const revokedAt =
-      rows[0]?.revoked_at ??
-      (
-        await client.query<{ revoked_at: number | null }>(
-          `select ${epochMs('revoked_at')} as revoked_at from document_share_grants where id = $1`,
-          [input.grantId],
-        )
-      ).rows[0]?.revoked_at;
+    const revokedAt = rows[0]?.revoked_at ?? (await revokedBefore(client, input.grantId));
     if (!revokedAt) throw new ShareRefusal('SHARE_EXPIRED', 'This share has already expired');
     return { status: 'REVOKED', revokedAt: iso(revokedAt) };
   });
+}
+
+interface RevokedAtRow {
+  revoked_at: number | null;
+}
+
+/** When an earlier revoke revoked the grant (a repeat answers with it); null when it never was. */
+async function revokedBefore(client: PoolClient, grantId: string): Promise<number | null> {
+  const { rows } = await client.query<RevokedAtRow>(
+    `select ${epochMs('revoked_at')} as revoked_at from document_share_grants where id = $1`,
+    [grantId],
+  );
+  return rows[0]?.revoked_at ?? null;
+}
+
+interface GrantStatusRow {
+  status: GrantStatus;
 }
 
 /** The link or the recipient session ran out: the grant is EXPIRED and its session ended. */
@@ -153,7 +164,7 @@ export async function expireGrant(db: Database, input: { grantId: string }): Pro
       [input.grantId],
     );
     await endSession(client, input.grantId, 'EXPIRED');
-    const { rows } = await client.query<{ status: string }>(
+    const { rows } = await client.query<GrantStatusRow>(
       `select status from document_share_grants where id = $1`,
       [input.grantId],
     );
@@ -164,7 +175,7 @@ export async function expireGrant(db: Database, input: { grantId: string }): Pro
 async function endSession(
   client: Pick<PoolClient, 'query'>,
   grantId: string,
-  reason: 'REVOKED' | 'EXPIRED' | 'IDLE',
+  reason: SessionEnd,
 ): Promise<void> {
   await client.query(
     `update share_recipient_sessions set ended_at = now(), ended_reason = $2 where grant_id = $1 and ended_at is null`,
@@ -172,13 +183,10 @@ async function endSession(
   );
 }
 
-/** Why a recipient session cannot be used (any more). */
-export type SessionEnd = 'REVOKED' | 'EXPIRED' | 'IDLE';
-
 interface LiveCheckRow {
   session_id: string;
   ended_reason: SessionEnd | null;
-  grant_status: string;
+  grant_status: GrantStatus;
   past_end: boolean;
   idle: boolean;
 }
@@ -204,12 +212,15 @@ export async function useRecipientSession(
   );
   const row = rows[0];
   if (!row) return null;
-  if (row.ended_reason) return { ended: row.ended_reason };
-  if (row.grant_status === 'REVOKED') return { ended: 'REVOKED' };
-  const end: SessionEnd | null =
-    row.grant_status === 'EXPIRED' || row.past_end ? 'EXPIRED' : row.idle ? 'IDLE' : null;
+  const end = sessionEnd({
+    endedReason: row.ended_reason,
+    grantStatus: row.grant_status,
+    pastEnd: row.past_end,
+    idle: row.idle,
+  });
   if (end) {
-    await endSession(runner, input.grantId, end);
+    // A revoke ends the session in its own transaction; a session ended before stays as it ended.
+    if (row.ended_reason === null && end !== 'REVOKED') await endSession(runner, input.grantId, end);
     return { ended: end };
   }
   await runner.query(`update share_recipient_sessions set last_seen_at = now() where id = $1`, [

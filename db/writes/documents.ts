@@ -1,23 +1,126 @@
 import { createHash } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import {
   asStored,
+  mayView,
+  receiptOf,
+  refuseDocument,
   snapshotFingerprint,
   type DocumentKind,
   type DocumentLocale,
+  type DocumentViewer,
   type SnapshotData,
 } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
+import {
+  boardingDocumentData,
+  cancellationDocumentData,
+  invoiceDocumentData,
+  pickCollectionRecord,
+  readBookingFacts,
+  receiptDocumentData,
+  type BookingFacts,
+} from '../queries/documents.js';
+import { readRender, type StoredRender } from '../queries/document-snapshots.js';
+import { rowsOf, type SqlRunner } from '../sql-runner.js';
+import { issueReceiptNumber } from './receipts.js';
 
 /**
- * Document snapshots, their stored renders and the access log. Every function takes either the
- * Database (it runs on its own) or a PoolClient (it runs inside the caller's transaction).
+ * Booking documents, their snapshots, their stored renders and the access log. A function that
+ * takes a SqlRunner runs on its own (the Database) or inside the caller's transaction (a PoolClient).
  */
-export type SqlRunner = Database | PoolClient;
 
-async function rowsOf<Row>(runner: SqlRunner, sql: string, params: unknown[]): Promise<Row[]> {
-  if ('transaction' in runner) return runner.query<Row>(sql, params);
-  return (await runner.query(sql, params)).rows as Row[];
+export interface BookingDocumentInput {
+  /** The compatibility booking id, or the id of a journey that has exactly one booking row. */
+  bookingId: string;
+  kind: DocumentKind;
+  locale: DocumentLocale;
+  viewer: DocumentViewer;
+}
+
+/** Everything saveSnapshot needs, plus what a route names the file after. */
+export interface BookingDocument {
+  /** May differ from the kind asked: a PAYMENT_RECEIPT of a refunded payment is its REFUND_NOTICE. */
+  kind: DocumentKind;
+  locale: DocumentLocale;
+  /** Always the compatibility bookings row id (also when a journey id was given). */
+  bookingId: string;
+  bookingCode: string;
+  companyId: string;
+  ownerUserId: string | null;
+  /** The fixed receipt or refund number; null for other kinds. */
+  number: string | null;
+  data: SnapshotData;
+}
+
+/**
+ * The document of a booking for this viewer, or the DocumentRefusal when it may not be given
+ * (SPEC "Tickets and documents", "Document ticket validity", the 410 rule; domain/documents.ts).
+ * The customer document and receipt routes and document shares all build through here, so a
+ * traveller and the recipient of a share see the same snapshot. For PAYMENT_RECEIPT and
+ * REFUND_NOTICE it assigns the collection record's fixed number on first use (its one write), so
+ * every way of asking for the receipt gets the same number.
+ */
+export async function buildBookingDocument(
+  db: Database,
+  input: BookingDocumentInput,
+): Promise<BookingDocument> {
+  const booking = await readBookingFacts(db, input.bookingId);
+  if (!booking || !mayView(input.viewer, booking)) throw refuseDocument('notFound');
+  const { kind, number, data } = await documentData(db, booking, input);
+  return {
+    kind,
+    locale: input.locale,
+    bookingId: booking.id,
+    bookingCode: booking.code,
+    companyId: booking.companyId,
+    ownerUserId: booking.ownerUserId,
+    number,
+    data,
+  };
+}
+
+async function documentData(
+  db: Database,
+  booking: BookingFacts,
+  input: BookingDocumentInput,
+): Promise<{ kind: DocumentKind; number: string | null; data: SnapshotData }> {
+  switch (input.kind) {
+    case 'TICKET':
+    case 'BOOKING_CONFIRMATION':
+      return { kind: input.kind, number: null, data: await boardingDocumentData(db, booking) };
+    case 'PAYMENT_RECEIPT':
+    case 'REFUND_NOTICE':
+      return receiptDocument(db, booking, input.kind, input.locale);
+    case 'INVOICE':
+      return { kind: input.kind, number: null, data: await invoiceDocumentData(db, booking) };
+    case 'CANCELLATION_CONFIRMATION':
+      return { kind: input.kind, number: null, data: await cancellationDocumentData(db, booking) };
+  }
+}
+
+/**
+ * A receipt of the booking's collection record (pickCollectionRecord) under its fixed number,
+ * assigned here on first use (db/writes/receipts.ts).
+ */
+async function receiptDocument(
+  db: Database,
+  booking: BookingFacts,
+  asked: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE',
+  locale: DocumentLocale,
+): Promise<{ kind: DocumentKind; number: string; data: SnapshotData }> {
+  const { kind, record } = receiptOf(asked, await pickCollectionRecord(db, booking));
+  const receipt = await issueReceiptNumber(db, {
+    paymentId: record.id,
+    kind,
+    companyId: booking.companyId,
+    bookingId: booking.id,
+  });
+  const data = await receiptDocumentData(db, booking, { kind, locale, record }, receipt);
+  return { kind, number: receipt.number, data };
+}
+
+interface SnapshotIdRow {
+  id: string;
 }
 
 export interface SnapshotInput {
@@ -41,7 +144,7 @@ export async function saveSnapshot(
   input: SnapshotInput,
 ): Promise<{ snapshotId: string; reused: boolean }> {
   const fingerprint = snapshotFingerprint(input.kind, input.locale, input.data);
-  const inserted = await rowsOf<{ id: string }>(
+  const inserted = await rowsOf<SnapshotIdRow>(
     runner,
     `insert into document_snapshots (kind, locale, booking_id, company_id, owner_user_id, number, data, fingerprint)
      values ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -59,62 +162,13 @@ export async function saveSnapshot(
     ],
   );
   if (inserted[0]) return { snapshotId: inserted[0].id, reused: false };
-  const [existing] = await rowsOf<{ id: string }>(
+  const [existing] = await rowsOf<SnapshotIdRow>(
     runner,
     `select id from document_snapshots where booking_id = $1 and fingerprint = $2`,
     [input.bookingId, fingerprint],
   );
   if (!existing) throw new Error(`snapshot of booking ${input.bookingId} vanished after a conflict`);
   return { snapshotId: existing.id, reused: true };
-}
-
-export interface DocumentSnapshot {
-  id: string;
-  kind: DocumentKind;
-  locale: DocumentLocale;
-  bookingId: string;
-  companyId: string;
-  ownerUserId: string | null;
-  number: string | null;
-  data: SnapshotData;
-  createdAt: Date;
-}
-
-export async function loadSnapshot(runner: SqlRunner, snapshotId: string): Promise<DocumentSnapshot | null> {
-  const [row] = await rowsOf<{
-    id: string;
-    kind: DocumentKind;
-    locale: DocumentLocale;
-    booking_id: string;
-    company_id: string;
-    owner_user_id: string | null;
-    number: string | null;
-    data: SnapshotData;
-    created_at: Date;
-  }>(
-    runner,
-    `select id, kind, locale, booking_id, company_id, owner_user_id, number, data, created_at
-       from document_snapshots where id = $1`,
-    [snapshotId],
-  );
-  if (!row) return null;
-  return {
-    id: row.id,
-    kind: row.kind,
-    locale: row.locale,
-    bookingId: row.booking_id,
-    companyId: row.company_id,
-    ownerUserId: row.owner_user_id,
-    number: row.number,
-    data: row.data,
-    createdAt: row.created_at,
-  };
-}
-
-export interface StoredRender {
-  bytes: Buffer;
-  sha256: string;
-  size: number;
 }
 
 export function sha256Of(bytes: Uint8Array): string {
@@ -141,16 +195,6 @@ export async function storeRender(
     if (!stored) throw new Error(`render of snapshot ${snapshotId} was not stored`);
     return stored;
   });
-}
-
-/** The stored bytes of a snapshot, or null when it has not been rendered yet. */
-export async function readRender(runner: SqlRunner, snapshotId: string): Promise<StoredRender | null> {
-  const [row] = await rowsOf<{ bytes: Buffer; sha256: string; size: number }>(
-    runner,
-    `select bytes, sha256, size from document_renders where snapshot_id = $1`,
-    [snapshotId],
-  );
-  return row ? { bytes: row.bytes, sha256: row.sha256, size: row.size } : null;
 }
 
 export type DocumentActorKind = 'TRAVELLER' | 'STAFF' | 'DRIVER' | 'ADMIN' | 'SHARE_RECIPIENT';

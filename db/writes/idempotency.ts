@@ -5,9 +5,15 @@ import type { Database } from '../orm.js';
  * request it came with; once the call has an answer it is stored, and a retry with the same key
  * and request gets that answer back instead of acting twice.
  */
+
+/** A stored answer's body: the success body, or the refusal's errorCode, message and details. */
+export type AnswerBody =
+  | { success: true; data: unknown }
+  | { errorCode: string; message: string; details?: Record<string, unknown> };
+
 export interface IdempotentAnswer {
   status: number;
-  body: unknown;
+  body: AnswerBody;
 }
 
 export interface IdempotencyRecord {
@@ -16,21 +22,31 @@ export interface IdempotencyRecord {
   answer: IdempotentAnswer | null;
 }
 
+/** An idempotency_records row; response (jsonb) is set with status_code. */
+interface RecordRow {
+  request_hash: string;
+  status_code: number | null;
+  response: AnswerBody | null;
+}
+
+const toRecord = (row: RecordRow): IdempotencyRecord => ({
+  requestHash: row.request_hash,
+  answer:
+    row.status_code === null || row.response === null
+      ? null
+      : { status: row.status_code, body: row.response },
+});
+
 export async function findIdempotencyRecord(
   db: Database,
   scope: string,
   key: string,
 ): Promise<IdempotencyRecord | null> {
-  const [row] = await db.query<{ request_hash: string; status_code: number | null; response: unknown }>(
+  const [row] = await db.query<RecordRow>(
     `select request_hash, status_code, response from idempotency_records where scope = $1 and key = $2`,
     [scope, key],
   );
-  if (!row) return null;
-  const body = typeof row.response === 'string' ? (JSON.parse(row.response) as unknown) : row.response;
-  return {
-    requestHash: row.request_hash,
-    answer: row.status_code === null ? null : { status: row.status_code, body },
-  };
+  return row ? toRecord(row) : null;
 }
 
 /** Claims the key for this request; of concurrent claims one inserts and all read the same record. */

@@ -1,5 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../orm.js';
+import { keyReused, keyVerdict, requestHash } from '../../domain/idempotency.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import {
   refuseLegResources,
@@ -13,7 +14,13 @@ import { transferBetween, type TransferSettings } from '../../domain/journey-sea
 import type { SeatClass } from '../../domain/seat-layout.js';
 import { isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
-import { stopIdentityColumns, toStopIdentity, type StopIdentity } from '../queries/stop-identity.js';
+import {
+  hasStopIdentity,
+  stopIdentityColumns,
+  toStopIdentity,
+  type OptionalStopIdentityRow,
+  type StopIdentity,
+} from '../queries/stop-identity.js';
 
 export interface QuoteLegRequest {
   trip_id: string;
@@ -88,18 +95,15 @@ export async function quoteJourney(
   request: QuoteRequest,
   settings: QuoteSettings,
 ): Promise<QuoteOutcome> {
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify({ scope: caller.scope, request }))
-    .digest('hex');
+  const hash = requestHash({ scope: caller.scope, request });
   const stored = await findQuote(db, caller.ownerUserId, request.idempotency_key);
-  if (stored) return replay(stored, requestHash);
+  if (stored) return replay(stored, hash);
 
-  const legs = await loadQuoteLegs(db, caller.scope, request.legs);
-  const legRefusal = refuseLegs(legs, settings);
-  if (legRefusal) return legRefusal;
+  const resolved = resolveLegs(await loadQuoteLegs(db, caller.scope, request.legs), settings);
+  if (!('legs' in resolved)) return resolved;
 
   const quotedLegs: QuotedLeg[] = [];
-  for (const leg of legs as ResolvedLeg[]) {
+  for (const leg of resolved.legs) {
     const resources = request.resources.filter((resource) => resource.leg_sequence === leg.sequence);
     const labels = resources.flatMap((resource) => resource.assignments);
     const availability = await loadLegAvailability(db, leg, labels);
@@ -144,7 +148,7 @@ export async function quoteJourney(
       caller.ownerUserId,
       JSON.stringify(caller.scope),
       request.idempotency_key,
-      requestHash,
+      hash,
       request.party_size,
       JSON.stringify(quote),
       quote.total_price,
@@ -154,12 +158,12 @@ export async function quoteJourney(
   );
   if (inserted.length) return { quote };
   // A concurrent request with the same key got there first: answer as a retry would be answered.
-  return replay((await findQuote(db, caller.ownerUserId, request.idempotency_key))!, requestHash);
+  return replay((await findQuote(db, caller.ownerUserId, request.idempotency_key))!, hash);
 }
 
 interface StoredQuote {
   request_hash: string;
-  response: QuoteResponse | string;
+  response: QuoteResponse;
 }
 
 const NO_OWNER = '00000000-0000-0000-0000-000000000000';
@@ -177,56 +181,60 @@ async function findQuote(
   return row;
 }
 
-function replay(stored: StoredQuote, requestHash: string): QuoteOutcome {
-  if (stored.request_hash !== requestHash) {
-    return refused(
-      409,
-      'IDEMPOTENCY_KEY_REUSED',
-      'This idempotency key was already used for a different quote request',
-    );
-  }
-  return {
-    quote:
-      typeof stored.response === 'string' ? (JSON.parse(stored.response) as QuoteResponse) : stored.response,
-  };
+function replay(stored: StoredQuote, hash: string): QuoteOutcome {
+  const verdict = keyVerdict({ requestHash: stored.request_hash, answer: stored.response }, hash);
+  if (verdict.kind === 'REPLAY') return { quote: verdict.answer };
+  const reused = keyReused('quote');
+  return refused(reused.status, reused.code, reused.message);
 }
 
-/** A requested leg as the database knows it; trip fields are null when the trip is unknown or out of scope. */
-interface LoadedLeg {
+/** A requested leg once its checks pass: its trip is in the caller's scope and both calls are on it. */
+interface ResolvedLeg {
   sequence: number;
-  boardIsStop: boolean;
-  alightIsStop: boolean;
-  tripId: string | null;
+  tripId: string;
   companyId: string;
-  status: string;
   priceBase: number;
   priceVip: number | null;
-  boardTripId: string | null;
-  alightTripId: string | null;
-  boardPublic: boolean;
-  alightPublic: boolean;
   boardBp: number;
   alightBp: number;
-  board: StopIdentity | null;
-  alight: StopIdentity | null;
+  board: StopIdentity;
+  alight: StopIdentity;
 }
 
-/** A leg that passed refuseLegs: its trip is known and both calls are on it. */
-type ResolvedLeg = LoadedLeg & { tripId: string; board: StopIdentity; alight: StopIdentity };
+/** The trip of a leg, or nulls when it is unknown or outside the caller's scope (bigint prices as text). */
+type LegTripColumns =
+  | { trip_id: string; company_id: string; status: string; price_base: string; price_vip: string | null }
+  | { trip_id: null; company_id: null; status: null; price_base: null; price_vip: null };
+
+/** A stop call of a leg, or nulls when the id names no stop call. */
+type LegCallColumns<P extends 'board' | 'alight'> =
+  | (Record<`${P}_trip_id`, string> & Record<`${P}_bp`, number> & Record<`${P}_public`, boolean>)
+  | Record<`${P}_trip_id` | `${P}_bp` | `${P}_public`, null>;
+
+/** A requested leg as the database knows it. */
+type QuoteLegRow = LegTripColumns &
+  LegCallColumns<'board'> &
+  LegCallColumns<'alight'> &
+  OptionalStopIdentityRow<'board'> &
+  OptionalStopIdentityRow<'alight'> & {
+    sequence: number;
+    board_is_stop: boolean;
+    alight_is_stop: boolean;
+  };
 
 /** One statement for all legs: the trip in the caller's scope, both stop calls, and whether an id is a stop. */
 async function loadQuoteLegs(
   db: Database,
   scope: InventoryScope,
   legs: QuoteLegRequest[],
-): Promise<LoadedLeg[]> {
+): Promise<QuoteLegRow[]> {
   const params: unknown[] = [
     legs.map((leg) => leg.trip_id),
     legs.map((leg) => leg.board_stop_call_id),
     legs.map((leg) => leg.alight_stop_call_id),
   ];
   const inScope = companyScopeSql(scope, params, 'c');
-  const rows = await db.query<Record<string, unknown>>(
+  return db.query<QuoteLegRow>(
     `select l.sequence::int as sequence,
             exists (select 1 from stops s where s.id = l.board_id) as board_is_stop,
             exists (select 1 from stops s where s.id = l.alight_id) as alight_is_stop,
@@ -245,31 +253,17 @@ async function loadQuoteLegs(
      order by l.sequence`,
     params,
   );
-  return rows.map((row) => ({
-    sequence: row.sequence as number,
-    boardIsStop: row.board_is_stop as boolean,
-    alightIsStop: row.alight_is_stop as boolean,
-    tripId: row.trip_id as string | null,
-    companyId: row.company_id as string,
-    status: row.status as string,
-    priceBase: Number(row.price_base),
-    priceVip: row.price_vip === null ? null : Number(row.price_vip),
-    boardTripId: row.board_trip_id as string | null,
-    alightTripId: row.alight_trip_id as string | null,
-    boardPublic: row.board_public === true,
-    alightPublic: row.alight_public === true,
-    boardBp: row.board_bp as number,
-    alightBp: row.alight_bp as number,
-    board: row.board_trip_id ? toStopIdentity(row, 'board') : null,
-    alight: row.alight_trip_id ? toStopIdentity(row, 'alight') : null,
-  }));
 }
 
-/** The first reason the legs themselves cannot be quoted, checked leg by leg and then their chaining. */
-function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | null {
-  for (const leg of legs) {
-    const details = { leg_sequence: leg.sequence };
-    if ((!leg.boardTripId && leg.boardIsStop) || (!leg.alightTripId && leg.alightIsStop)) {
+/**
+ * The legs once each passed its checks, or the first reason one cannot be quoted: leg by leg
+ * (stop ids, trip, calls on the trip, direction, public stops, bookable trip), then their chaining.
+ */
+function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: ResolvedLeg[] } | QuoteOutcome {
+  const legs: ResolvedLeg[] = [];
+  for (const row of rows) {
+    const details = { leg_sequence: row.sequence };
+    if ((!row.board_trip_id && row.board_is_stop) || (!row.alight_trip_id && row.alight_is_stop)) {
       return refused(
         400,
         'STOP_ID_NOT_ACCEPTED',
@@ -277,11 +271,19 @@ function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | 
         details,
       );
     }
-    if (!leg.tripId) return refused(404, 'TRIP_NOT_FOUND', 'No such trip', details);
-    if (leg.boardTripId !== leg.tripId || leg.alightTripId !== leg.tripId) {
+    if (!row.trip_id) return refused(404, 'TRIP_NOT_FOUND', 'No such trip', details);
+    if (
+      row.board_trip_id === null ||
+      row.alight_trip_id === null ||
+      row.board_trip_id !== row.trip_id ||
+      row.alight_trip_id !== row.trip_id ||
+      !hasStopIdentity(row, 'board') ||
+      !hasStopIdentity(row, 'alight')
+    ) {
       return refused(400, 'STOP_CALL_NOT_ON_TRIP', 'A stop call does not belong to this trip', details);
     }
-    const { board, alight } = leg as ResolvedLeg;
+    const board = toStopIdentity(row, 'board');
+    const alight = toStopIdentity(row, 'alight');
     if (board.sequence >= alight.sequence) {
       return refused(
         400,
@@ -290,7 +292,7 @@ function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | 
         details,
       );
     }
-    if (!leg.boardPublic || !leg.alightPublic) {
+    if (!row.board_public || !row.alight_public) {
       return refused(
         400,
         'STOP_CALL_NOT_BOOKABLE',
@@ -298,37 +300,56 @@ function refuseLegs(legs: LoadedLeg[], settings: QuoteSettings): QuoteOutcome | 
         details,
       );
     }
-    if (!isBookableStatus(leg.status) || new Date(board.departure_at).getTime() <= settings.now.getTime()) {
+    if (!isBookableStatus(row.status) || new Date(board.departure_at).getTime() <= settings.now.getTime()) {
       return refused(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
     }
+    legs.push({
+      sequence: row.sequence,
+      tripId: row.trip_id,
+      companyId: row.company_id,
+      priceBase: Number(row.price_base),
+      priceVip: row.price_vip === null ? null : Number(row.price_vip),
+      boardBp: row.board_bp,
+      alightBp: row.alight_bp,
+      board,
+      alight,
+    });
   }
-  const [first, second] = legs as ResolvedLeg[];
-  if (second) {
-    const transfer =
-      first!.tripId === second.tripId
-        ? null
-        : transferBetween(
-            {
-              stopId: first!.alight.stop_id,
-              cityId: first!.alight.city_id,
-              arrivalAt: new Date(first!.alight.arrival_at),
-            },
-            {
-              stopId: second.board.stop_id,
-              cityId: second.board.city_id,
-              departureAt: new Date(second.board.departure_at),
-            },
-            settings.transfer,
-          );
-    if (!transfer) {
-      return refused(
-        400,
-        'LEGS_NOT_CONNECTED',
-        'The second leg must board where the first alights (same stop or city) after the change time',
-      );
-    }
-  }
-  return null;
+  return connected(legs, settings) ? { legs } : notConnected();
+}
+
+const notConnected = () =>
+  refused(
+    400,
+    'LEGS_NOT_CONNECTED',
+    'The second leg must board where the first alights (same stop or city) after the change time',
+  );
+
+/** Two legs chain when the second boards where the first alights after the change time (or rides on). */
+function connected([first, second]: ResolvedLeg[], settings: QuoteSettings): boolean {
+  if (!first || !second) return true;
+  if (first.tripId === second.tripId) return false;
+  return !!transferBetween(
+    {
+      stopId: first.alight.stop_id,
+      cityId: first.alight.city_id,
+      arrivalAt: new Date(first.alight.arrival_at),
+    },
+    {
+      stopId: second.board.stop_id,
+      cityId: second.board.city_id,
+      departureAt: new Date(second.board.departure_at),
+    },
+    settings.transfer,
+  );
+}
+
+interface AvailabilityRow {
+  free_seats: number;
+  vip_seats: number;
+  free_vip_seats: number;
+  /** json: the assigned labels found in the active layout. */
+  seats: { label: string; seat_class: SeatClass; taken: boolean }[];
 }
 
 /** Free seats on the leg's interval, VIP-class counts, and the assigned labels in the active layout. */
@@ -337,12 +358,7 @@ async function loadLegAvailability(db: Database, leg: ResolvedLeg, labels: strin
     seatId: string,
   ) => `exists (select 1 from seat_allocations a where a.trip_id = t.id and a.seat_id = ${seatId}
       and ${LIVE_ALLOCATION} and a.board_sequence < $3 and a.alight_sequence > $2)`;
-  const [row] = await db.query<{
-    free_seats: number;
-    vip_seats: number;
-    free_vip_seats: number;
-    seats: unknown;
-  }>(
+  const [row] = await db.query<AvailabilityRow>(
     `select t.seats_total - ${takenSeatsSql('t.id', '$2', '$3')} as free_seats,
             (select count(*)::int from layout_seats ls where ls.layout_id = l.id and ls.seat_class = 'VIP') as vip_seats,
             (select count(*)::int from layout_seats ls where ls.layout_id = l.id and ls.seat_class = 'VIP'
@@ -354,15 +370,10 @@ async function loadLegAvailability(db: Database, leg: ResolvedLeg, labels: strin
      where t.id = $1`,
     [leg.tripId, leg.board.sequence, leg.alight.sequence, labels],
   );
-  const seats = (typeof row!.seats === 'string' ? JSON.parse(row!.seats) : row!.seats) as {
-    label: string;
-    seat_class: SeatClass;
-    taken: boolean;
-  }[];
   return {
     freeSeats: row!.free_seats,
     vipSeats: row!.vip_seats,
     freeVipSeats: row!.free_vip_seats,
-    seats: new Map(seats.map((seat) => [seat.label, { seatClass: seat.seat_class, taken: seat.taken }])),
+    seats: new Map(row!.seats.map((seat) => [seat.label, { seatClass: seat.seat_class, taken: seat.taken }])),
   };
 }

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { ReceiptKind } from '../../domain/documents.js';
 import { damascusDate } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 
@@ -7,8 +8,6 @@ import type { Database } from '../orm.js';
  * the first request assigns it, every later one (the customer's receipt route, a share of the
  * receipt, the dashboard's receipts route) reads the same row.
  */
-export type ReceiptKind = 'PAYMENT_RECEIPT' | 'REFUND_NOTICE';
-
 /** The printed prefix of each kind's number series. */
 export const RECEIPT_SERIES: Record<ReceiptKind, 'RCP' | 'RFD'> = {
   PAYMENT_RECEIPT: 'RCP',
@@ -30,16 +29,21 @@ export function receiptNumber(series: 'RCP' | 'RFD', year: number, value: number
 interface ReceiptRow {
   id: string;
   number: string;
-  issued_at: Date;
+  /** timestamptz, as the pool hands it over (text). */
+  issued_at: string;
 }
 
-const asIssued = (row: ReceiptRow): IssuedReceipt => ({
+const toIssuedReceipt = (row: ReceiptRow): IssuedReceipt => ({
   id: row.id,
   number: row.number,
   issuedAt: new Date(row.issued_at).toISOString(),
 });
 
 const RECEIPT_OF_PAYMENT = `select id, number, issued_at from receipts where payment_id = $1 and kind = $2`;
+
+interface CounterRow {
+  last_value: number;
+}
 
 /**
  * Takes the next value of the company's counter for the series and year. The counter row is
@@ -52,7 +56,7 @@ async function nextCounterValue(
   series: 'RCP' | 'RFD',
   year: number,
 ): Promise<number> {
-  const { rows } = await client.query<{ last_value: number }>(
+  const { rows } = await client.query<CounterRow>(
     `insert into receipt_counters (company_id, series, year, last_value) values ($1, $2, $3, 1)
      on conflict (company_id, series, year) do update set last_value = receipt_counters.last_value + 1
      returning last_value`,
@@ -72,13 +76,13 @@ export async function issueReceiptNumber(
   input: { paymentId: string; kind: ReceiptKind; companyId: string; bookingId: string },
 ): Promise<IssuedReceipt> {
   const [issued] = await db.query<ReceiptRow>(RECEIPT_OF_PAYMENT, [input.paymentId, input.kind]);
-  if (issued) return asIssued(issued);
+  if (issued) return toIssuedReceipt(issued);
   return db.transaction(async (client) => {
     await client.query(`select id from payment_operations where id = $1 for update`, [input.paymentId]);
     const {
       rows: [existing],
     } = await client.query<ReceiptRow>(RECEIPT_OF_PAYMENT, [input.paymentId, input.kind]);
-    if (existing) return asIssued(existing);
+    if (existing) return toIssuedReceipt(existing);
     const series = RECEIPT_SERIES[input.kind];
     const now = new Date();
     const year = Number(damascusDate(now).slice(0, 4));
@@ -95,6 +99,6 @@ export async function issueReceiptNumber(
         now,
       ],
     );
-    return asIssued(rows[0]!);
+    return toIssuedReceipt(rows[0]!);
   });
 }

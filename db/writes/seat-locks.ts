@@ -11,7 +11,7 @@ import type { Database } from '../orm.js';
 import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
 import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
-import { JourneyRefusal } from './journeys.js';
+import { JourneyRefusal } from './journeys/index.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
 
 /**

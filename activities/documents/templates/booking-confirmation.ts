@@ -1,22 +1,9 @@
-import {
-  bookingReference,
-  bookingSection,
-  boardingPasses,
-  page,
-  travellersTable,
-  tripSection,
-  type DocumentView,
-} from './common.js';
+import { boardingPage, bookingSection, type DocumentView } from './common.js';
 
 /**
  * The booking confirmation: booking facts, the trip, travellers, and one signed boarding
  * credential QR per traveller (the credential the driver app verifies offline).
  */
 export function bookingConfirmationHtml(view: DocumentView): string {
-  return page(view, bookingReference(view), [
-    bookingSection(view),
-    tripSection(view),
-    travellersTable(view),
-    boardingPasses(view),
-  ]);
+  return boardingPage(view, [bookingSection(view)]);
 }

@@ -201,3 +201,22 @@ export function paymentFacts(view: DocumentView, whenLabel: string): SafeHtml {
     ])}
   </section>`;
 }
+
+/** A boarding document: the trip, who sits where and each traveller's boarding pass, after `leading`. */
+export function boardingPage(view: DocumentView, leading: SafeHtml[] = []): string {
+  return page(view, bookingReference(view), [
+    ...leading,
+    tripSection(view),
+    travellersTable(view),
+    boardingPasses(view),
+  ]);
+}
+
+/** A receipt or a refund notice: its fixed number on top, then the payment facts and the trip. */
+export function receiptPage(view: DocumentView, numberLabel: string, whenLabel: string): string {
+  const number = view.data.payment?.number ?? '';
+  return page(view, numberedReference(numberLabel, number, view), [
+    paymentFacts(view, whenLabel),
+    tripSection(view),
+  ]);
+}

@@ -1,7 +1,12 @@
 import type { NamedRef } from '../../queries/catalogue.js';
 import type { BookingColumns } from '../../queries/customer-bookings.js';
 import { namedRefOf, type NamedRefColumns } from '../../queries/named-ref.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../../queries/pickup-location.js';
+import {
+  PICKUP_COLUMNS,
+  toPickupLocation,
+  type PickupLocation,
+  type PickupRow,
+} from '../../queries/pickup-location.js';
 import type { Queryable } from '../seat-locks.js';
 
 /** The booking as the create routes answer it. */
@@ -29,9 +34,10 @@ export interface BookingRecord extends RecordColumns {
   };
 }
 
-/** bigint amounts and timestamptz arrive as text; the PICKUP_COLUMNS are toPickupLocation's to read. */
+/** bigint amounts and timestamptz arrive as text. */
 type BookingRecordRow = RecordColumns &
-  NamedRefColumns<'company' | 'origin' | 'destination'> & {
+  NamedRefColumns<'company' | 'origin' | 'destination'> &
+  PickupRow & {
     subtotal: string;
     discount: string;
     total_price: string;

@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { roundTripProblem, ROUND_TRIP_PROBLEM_TEXT, type TripEnds } from '../../../domain/booking.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import { JourneyRefusal } from '../journeys.js';
+import { JourneyRefusal } from '../journeys/index.js';
 import type { BookableTrip } from '../seat-locks.js';
 import {
   applyVoucher,

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { seatLockRefusal, type SeatLockStatus } from '../../../domain/booking.js';
-import { JourneyRefusal } from '../journeys.js';
+import { JourneyRefusal } from '../journeys/index.js';
 
 /** The seat lock a booking consumes: the hold batch, locked, and the seats it still holds. */
 

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/** Schemas and prose of the public catalogue (SPEC GET /journey-locations, /cities, /routes/popular, /landing/routes). */
+
+/** Response schemas shared by catalogue and trip reads (documentation of what the API returns). */
+export const IdText = z.string().meta({ format: 'uuid' });
+export const NamedRef = z.object({ id: IdText, name_ar: z.string(), name_en: z.string() });
+const Coordinates = { latitude: z.number(), longitude: z.number() };
+
+const DirectoryCity = z.object({
+  key: z
+    .string()
+    .meta({ description: 'CITY:<uuid>; stable', examples: ['CITY:0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] }),
+  id: IdText,
+  name_ar: z.string(),
+  name_en: z.string(),
+  ...Coordinates,
+});
+
+const DirectoryLocation = z.object({
+  key: z
+    .string()
+    .meta({ description: 'STOP:<uuid>; stable', examples: ['STOP:0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] }),
+  id: IdText,
+  city_id: IdText,
+  city_key: z.string(),
+  kind: z.enum(['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT']),
+  name_ar: z.string(),
+  name_en: z.string(),
+  address_ar: z.string(),
+  address_en: z.string(),
+  ...Coordinates,
+});
+
+export const JourneyLocationsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ cities: z.array(DirectoryCity), locations: z.array(DirectoryLocation) }),
+});
+
+export const CitiesResponse = z.object({
+  success: z.literal(true),
+  data: z.array(z.object({ id: IdText, name_ar: z.string(), name_en: z.string(), ...Coordinates })),
+});
+
+export const PopularRoutesResponse = z.object({
+  success: z.literal(true),
+  data: z.array(
+    z.object({
+      origin_city: NamedRef,
+      destination_city: NamedRef,
+      departures: z.int().meta({ description: 'bookable departures in the next 30 days' }),
+      companies: z.int().meta({ description: 'companies running them' }),
+      min_price: z.number(),
+      currency: z.string(),
+    }),
+  ),
+});
+
+export const LandingRoutesResponse = z.object({
+  success: z.literal(true),
+  data: z.array(
+    z.object({
+      origin_city: NamedRef,
+      destination_city: NamedRef,
+      min_price: z.number(),
+      currency: z.string(),
+      departures_per_day: z.number().meta({ description: 'average over the next 7 days' }),
+      companies: z.array(NamedRef),
+    }),
+  ),
+});
+
+export const LOCATIONS_DESCRIPTION =
+  'Enabled stops of public kinds (bus stations, parking points, airports, boarding points; never depots). A stop owned by ' +
+  'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
+  'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
+  'accepted, and an ETag for revalidation.';
+
+export const CITIES_DESCRIPTION =
+  'City-level lookup (also a temporary fallback of the mobile client). Ids are city ids only, never stop ids.';
+
+export const POPULAR_DESCRIPTION =
+  "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
+  "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
+  "caller's answer is private.";
+
+export const LANDING_DESCRIPTION =
+  'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
+  'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.';

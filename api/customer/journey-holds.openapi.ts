@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import type { RouteSpec } from '../http/route.js';
+import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
+import { errorResponses, Instant, Uuid } from '../http/schemas.js';
+
+/**
+ * Schemas and prose of the journey-hold routes (SPEC "Journey confirmation"): hold, release,
+ * confirm and read a journey or a journey order. The confirmation projection is the one answer
+ * every channel shares.
+ */
+
+const IdempotencyKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8 to 128 characters of A-Z a-z 0-9 _ -')
+  .meta({ description: 'client-chosen key; a retry with the same key and body gets the same answer' });
+
+const Traveller = z
+  .object({
+    name: z.string().trim().min(1).max(120).meta({ description: 'as printed on the ticket' }),
+    phone: z
+      .string()
+      .regex(/^\+[1-9]\d{7,14}$/, 'must be an international number: + then 8 to 15 digits')
+      .optional()
+      .meta({ description: 'optional contact of this traveller (E.164)' }),
+  })
+  .strict()
+  .meta({ id: 'JourneyTraveller' });
+
+const Travellers = z
+  .array(Traveller)
+  .min(1)
+  .max(20)
+  .meta({ description: 'one per party member (party_size of the quote), in seat order' });
+
+export const JourneyParams = z.object({ bookingId: Uuid }).strict();
+export const JourneyHoldParams = z.object({ bookingId: Uuid, holdBatchId: Uuid }).strict();
+export const OrderParams = z.object({ orderId: Uuid }).strict();
+export const OrderHoldParams = z.object({ orderId: Uuid, holdBatchId: Uuid }).strict();
+
+export const JourneyHoldBody = z
+  .object({
+    quote_id: Uuid.meta({ description: 'the quote whose journey_id is {bookingId}' }),
+    idempotency_key: IdempotencyKey.optional(),
+  })
+  .strict()
+  .meta({ id: 'JourneyHoldRequest' });
+
+const distinct = (ids: string[]) => new Set(ids).size === ids.length;
+
+export const OrderHoldBody = z
+  .object({
+    journey_ids: z.array(Uuid).min(2).max(10).meta({
+      description:
+        'journey_id of 2 to 10 quotes of the caller (of one or several companies); fixed by the first hold',
+    }),
+    idempotency_key: IdempotencyKey.optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (!distinct(body.journey_ids))
+      ctx.addIssue(ruleIssue('DUPLICATE_JOURNEY', 'a journey is listed twice', ['journey_ids']));
+  })
+  .meta({ id: 'JourneyOrderHoldRequest' });
+
+export const JourneyConfirmBody = z
+  .object({
+    quote_id: Uuid.meta({ description: 'the quote the journey was held from' }),
+    hold_batch_id: Uuid.meta({ description: 'holdBatchId of the active hold' }),
+    travellers: Travellers,
+    idempotency_key: IdempotencyKey,
+  })
+  .strict()
+  .meta({ id: 'JourneyConfirmRequest' });
+
+export const OrderConfirmBody = z
+  .object({
+    hold_batch_id: Uuid.meta({ description: "holdBatchId of the order's active hold" }),
+    journeys: z
+      .array(z.object({ journey_id: Uuid, travellers: Travellers }).strict())
+      .min(2)
+      .max(10)
+      .meta({ description: 'every journey of the order exactly once, with its travellers' }),
+    idempotency_key: IdempotencyKey,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (!distinct(body.journeys.map((journey) => journey.journey_id))) {
+      ctx.addIssue(ruleIssue('DUPLICATE_JOURNEY', 'a journey is listed twice', ['journeys']));
+    }
+  })
+  .meta({ id: 'JourneyOrderConfirmRequest' });
+
+const IdText = z.string().meta({ format: 'uuid' });
+const JourneyState = z.enum(['DRAFT', 'HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED', 'RELEASED', 'EXPIRED']);
+
+const StopPoint = z.object({
+  stop_call_id: IdText,
+  stop_id: IdText,
+  name_ar: z.string(),
+  name_en: z.string(),
+});
+
+const Projection = z
+  .object({
+    bookingId: IdText.optional().meta({ description: 'the journey (journey routes)' }),
+    orderId: IdText.optional().meta({ description: 'the journey order (order routes)' }),
+    confirmation: z.object({
+      status: JourneyState.meta({
+        description:
+          'CONFIRMED or REQUESTED once confirmed; HELD while seats are held; CANCELLED (see failure_reason), RELEASED or EXPIRED when it ended; DRAFT before any hold',
+      }),
+      deadline: Instant.nullable().meta({
+        description: 'while REQUESTED: the earliest pending company deadline',
+      }),
+      requests: z
+        .array(
+          z.object({
+            company_id: IdText,
+            status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']),
+            deadline: Instant,
+          }),
+        )
+        .meta({ description: 'one per company that confirms manually for this channel' }),
+    }),
+    failure_reason: z.enum(['COMPANY_REJECTED', 'DECISION_DEADLINE_PASSED']).nullable(),
+    booking: z.object({
+      status: z.enum([
+        'DRAFT',
+        'HELD',
+        'PENDING_CONFIRMATION',
+        'CONFIRMED',
+        'CANCELLED',
+        'RELEASED',
+        'EXPIRED',
+      ]),
+    }),
+    hold: z
+      .object({
+        holdBatchId: IdText,
+        status: z.enum(['ACTIVE', 'CONSUMED', 'RELEASED', 'EXPIRED']),
+        expiresAt: z.int().meta({ description: 'Unix epoch seconds' }),
+      })
+      .nullable()
+      .meta({ description: 'the latest hold batch' }),
+    tickets: z.array(
+      z.object({
+        id: IdText,
+        journey_id: IdText,
+        leg_sequence: z.int(),
+        traveller_name: z.string(),
+        seat_number: z.string(),
+        trip_id: IdText,
+        company_id: IdText,
+        status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']),
+        payload: z.record(z.string(), z.unknown()).nullable().meta({
+          description:
+            'the boarding credential (canonical JSON of this object is what was signed); null until CONFIRMED',
+        }),
+        signature: z
+          .string()
+          .nullable()
+          .meta({ description: 'Ed25519 signature, base64url; null until CONFIRMED' }),
+        key_id: z.string().nullable().meta({ description: 'the published key that verifies the signature' }),
+        boarding_authorized: z
+          .boolean()
+          .meta({ description: 'the only flag a client may show a QR code or boarding pass by' }),
+      }),
+    ),
+    legs: z.array(
+      z.object({
+        journey_id: IdText,
+        sequence: z.int(),
+        trip_id: IdText,
+        company: z.object({ id: IdText, name_ar: z.string(), name_en: z.string() }),
+        board: StopPoint.extend({ departure_at: Instant }),
+        alight: StopPoint.extend({ arrival_at: Instant }),
+        unit_price: z.number(),
+        quantity: z.int(),
+        subtotal: z.number(),
+        seat_numbers: z.array(z.string()).meta({ description: 'seats held or confirmed on this leg' }),
+      }),
+    ),
+    journeys: z.array(z.object({ bookingId: IdText, party_size: z.int(), status: JourneyState })),
+    total_price: z.number(),
+    currency: z.string(),
+  })
+  .meta({ id: 'JourneyConfirmationProjection' });
+
+export const ProjectionResponse = z.object({ success: z.literal(true), data: Projection });
+export const HoldResponse = z.object({
+  success: z.literal(true),
+  data: Projection.extend({
+    holdBatchId: IdText,
+    expiresAt: z.int().meta({ description: 'Unix epoch seconds: the hold ends unless confirmed by then' }),
+  }),
+});
+export const ReleaseResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }),
+});
+
+const CONFIRM_RULES =
+  'The answer is the confirmation projection, the same for web and mobile. Each company involved decides by its booking ' +
+  'confirmation settings for this channel (CUSTOMER_WEB for cookie sessions, CUSTOMER_MOBILE for bearer tokens; a channel ' +
+  'the company did not list confirms automatically): all automatic → confirmation.status CONFIRMED, tickets signed ' +
+  '(payload, signature, key_id) and boarding_authorized true; any manual → REQUESTED with confirmation.deadline (now + the ' +
+  "company's decision window), the seats stay held until then, every ticket PENDING_CONFIRMATION with payload and signature " +
+  'null and boarding_authorized false. All manual companies approve → CONFIRMED; one rejects → CANCELLED with failure_reason ' +
+  'COMPANY_REJECTED; the deadline passes → CANCELLED with failure_reason DECISION_DEADLINE_PASSED (seats released either way). ' +
+  'Never show a QR code or request a PDF by booking.status alone: use confirmation and boarding_authorized. ' +
+  'idempotency_key is stored per traveller: the same key and body answer exactly as the first call did (even after later ' +
+  'changes); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. The quote may have expired meanwhile: the ' +
+  "active hold is what counts. Errors: 404 when the journey/order is not the caller's, the quote is not this journey's or " +
+  "the hold batch is not this one's; 400 TRAVELLERS_DO_NOT_MATCH_PARTY; 409 HOLD_CLOSED (released, expired or already " +
+  'used), HOLD_EXPIRED, ALREADY_CONFIRMED.';
+
+const HOLD_RULES =
+  'Holds the seats of the quote for HOLD_MINUTES (10 by default; expiresAt, epoch seconds) and starts the confirmation ' +
+  'process journey-confirmation/{id}. Needs a signed-in traveller (a guest quote is claimed by the first traveller who holds ' +
+  'it; the journey then belongs to that traveller). Seats: those assigned in the quote, else the lowest free seats (lower deck, ' +
+  "then label order) on each leg's stretch; a VIP_SEAT gets a VIP-class seat, a SEAT a standard one first. All seats of all " +
+  'legs are held in one transaction or none: a seat taken meanwhile, or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
+  "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held, no process started). Other refusals: " +
+  '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
+  'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +
+  'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold.';
+
+/** What every journey-hold route declares alike. */
+export const HOLD_ROUTE: Pick<
+  RouteSpec<undefined, undefined, undefined>,
+  'tags' | 'security' | 'errorCode'
+> = {
+  tags: ['Journey holds'],
+  security: 'traveller',
+  errorCode: firstNamedErrorCode,
+};
+
+const writeErrors = () => errorResponses(400, 401, 403, 404, 409, 503);
+const confirmed = {
+  description: 'CONFIRMED or REQUESTED (or the stored answer of a retry)',
+  schema: ProjectionResponse,
+};
+
+export const RESPONSES = {
+  hold: { 200: { description: 'Seats held', schema: HoldResponse }, ...writeErrors() },
+  release: { 200: { description: 'Released', schema: ReleaseResponse }, ...writeErrors() },
+  confirm: { 200: confirmed, ...writeErrors() },
+  journey: {
+    200: { description: 'The journey', schema: ProjectionResponse },
+    ...errorResponses(400, 401, 404),
+  },
+  order: { 200: { description: 'The order', schema: ProjectionResponse }, ...errorResponses(400, 401, 404) },
+};
+
+/** The description of each route, by operationId. */
+export const DESCRIPTIONS = {
+  holdJourney: `{bookingId} is the journey_id of the quote (POST /journeys/quote creates the draft journey). ${HOLD_RULES}`,
+  releaseJourneyHold:
+    'Frees the held seats at once (allocations and batch RELEASED, journey RELEASED). 404 HOLD_NOT_FOUND for a batch that ' +
+    "is not this journey's (or another traveller's journey); 409 HOLD_CLOSED when the batch was already released, expired " +
+    'or confirmed.',
+  confirmJourney: `Consumes the quote, the session, the hold batch, the travellers and one idempotency key. ${CONFIRM_RULES}`,
+  getJourney:
+    'Owner only (another traveller gets 404 JOURNEY_NOT_FOUND); always Cache-Control private, no-store. The same projection ' +
+    'for every channel: show a boarding pass only for tickets with boarding_authorized true.',
+  holdJourneyOrder:
+    '{orderId} is chosen by the client (a canonical UUID) and bound to the caller on its first hold; for anyone else it does ' +
+    'not exist (404 ORDER_NOT_FOUND). The journeys (2 to 10, possibly of several companies) are fixed by that first hold ' +
+    '(409 ORDER_JOURNEYS_MISMATCH for another set); a journey in an order is held, confirmed and released only through it ' +
+    '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one. One hold batch covers every ' +
+    `seat of every journey: all or nothing. ${HOLD_RULES}`,
+  releaseJourneyOrderHold:
+    'As DELETE /journeys/{bookingId}/holds/{holdBatchId}, for every journey of the order at once.',
+  confirmJourneyOrder:
+    'Every journey of the order is confirmed together: one company rejecting, or one deadline passing, cancels all of them. ' +
+    `journeys lists each journey of the order once with its travellers. ${CONFIRM_RULES}`,
+  getJourneyOrder:
+    'Owner only (another traveller gets 404 ORDER_NOT_FOUND); always private, no-store. Tickets and legs of every journey ' +
+    '(journey_id on each), one confirmation for the whole order.',
+};

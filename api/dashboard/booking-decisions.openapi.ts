@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
+
+const Reason = z.string().trim().min(1).max(500);
+
+const DecisionBody = z
+  .object({
+    decision: z.enum(['APPROVE', 'REJECT']),
+    reason: Reason.optional().meta({ description: 'kept with the decision; shown to operators' }),
+  })
+  .strict();
+
+/** The shape older dashboards send: a target status for the booking row itself. */
+const LegacyStatusBody = z
+  .object({
+    status: z.enum(['CONFIRMED', 'CANCELLED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED']),
+    reason: Reason.optional(),
+  })
+  .strict();
+
+export const StatusBody = z.union([DecisionBody, LegacyStatusBody]).meta({
+  id: 'BookingStatusChange',
+  description:
+    '{decision: APPROVE | REJECT, reason?} decides the journey request. The legacy {status} shape is read as a decision only ' +
+    'while the request is pending (CONFIRMED = APPROVE, CANCELLED = REJECT); it never updates the booking row by itself.',
+});
+
+const Instant = z.string().meta({ format: 'date-time' });
+
+export const DecisionResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    id: z.string().meta({ format: 'uuid', description: 'the booking row' }),
+    decision: z.enum(['APPROVE', 'REJECT']),
+    outcome: z.enum(['REQUESTED', 'CONFIRMED', 'CANCELLED']).meta({
+      description:
+        'REQUESTED: other companies still decide; CONFIRMED: tickets signed; CANCELLED: the whole journey released',
+    }),
+    booking: z.object({ status: z.string() }),
+    confirmation: z.object({ status: z.string(), deadline: Instant.nullable() }),
+    failure_reason: z.string().nullable(),
+  }),
+});
+
+export const DECIDE_DESCRIPTION =
+  '{id} is the compatibility booking row (GET /bookings). The company (from the session) decides its own confirmation ' +
+  'request of the journey the booking belongs to; roles OWNER, ADMIN or DISPATCHER of an active company; CSRF header. ' +
+  "The decision reaches the journey's confirmation process and the answer is its outcome: the last approval confirms the " +
+  'whole journey (tickets signed, boarding authorized); a rejection cancels all of it (seats released, failure_reason ' +
+  'COMPANY_REJECTED). Idempotent by the fixed key `{confirmationRequestId}:{companyId}:{decision}`: the same decision again ' +
+  'answers 200 with the current state. No open request for this company (none, already decided otherwise, expired or ' +
+  'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +
+  'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
+  'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
+  'CHECKED_IN, NO_SHOW and COMPLETED.';

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
+import { Uuid } from '../http/schemas.js';
+
+/** Schemas and prose of the share routes that every issuing surface declares (api/documents/share-routes.ts). */
+
+export const GrantParams = z.object({ grantId: Uuid }).strict();
+
+export const DateTime = z.string().meta({ format: 'date-time' });
+
+export const CreateShareBody = z
+  .object({
+    bookingId: Uuid,
+    documentKind: z.enum(SHARE_DOCUMENT_KINDS),
+    presentation: z.enum(SHARE_PRESENTATIONS).meta({
+      description: 'DOWNLOAD: the recipient may view and download; VIEW: the recipient may only view',
+    }),
+  })
+  .strict()
+  .meta({ id: 'DocumentShareRequest' });
+
+export const CreatedShare = z.object({
+  success: z.literal(true),
+  data: z.object({
+    grantId: z.string().meta({ format: 'uuid' }),
+    url: z.string().meta({
+      description: 'the one-use link, /share/{grantId}#token=<secret>; the secret is shown only here',
+    }),
+    expiresAt: DateTime.meta({ description: 'the link can be accepted until then' }),
+  }),
+});
+
+export const RevokedShare = z.object({
+  success: z.literal(true),
+  data: z.object({
+    grantId: z.string().meta({ format: 'uuid' }),
+    status: z.literal('REVOKED'),
+    revokedAt: DateTime,
+  }),
+});
+
+export const CREATE_SHARE_DESCRIPTION =
+  'The issuer is resolved from the session: the traveller who owns the booking (every kind); a company ' +
+  'OWNER or ADMIN of the booking’s company (every kind); DISPATCHER and STAFF (BOOKING_CONFIRMATION and ' +
+  'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
+  'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
+  'included) 403 SHARE_ISSUER_FORBIDDEN. A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
+  'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
+  'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
+  'only here and stored only as a hash.';
+
+export const REVOKE_SHARE_DESCRIPTION =
+  'Allowed to the issuer, the traveller who owns the booking, and an OWNER or ADMIN of the booking’s ' +
+  'company; anyone else gets 404 SHARE_NOT_FOUND. Revoking again answers the same; an expired share is ' +
+  '410 SHARE_EXPIRED.';

@@ -1,0 +1,101 @@
+import type { Context, Next } from 'koa';
+import type { ShareIssuer } from '../../domain/document-sharing.js';
+import type { AppContext } from '../app.js';
+import { createRateLimiter } from '../http/rate-limit.js';
+import type { Surface } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
+import { issueShare, revokeShare, type DocumentSharing } from '../use-cases/document-sharing.js';
+import {
+  CREATE_SHARE_DESCRIPTION,
+  CreatedShare,
+  CreateShareBody,
+  GrantParams,
+  REVOKE_SHARE_DESCRIPTION,
+  RevokedShare,
+} from './share-routes.openapi.js';
+
+/**
+ * What every surface that issues document shares declares alike: the guard of its
+ * /document-shares paths and the issuer routes POST /document-shares and
+ * POST /document-shares/{grantId}/revoke, with the surface's own security and issuer.
+ */
+
+/** Headers every share answer carries, errors included. */
+function shareHeaders(ctx: Context): void {
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('X-Robots-Tag', 'noindex, nofollow');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+}
+
+/**
+ * Before every share route of the surface (and its authentication): the headers, then the limit
+ * per client IP (SHARE_RATE_LIMIT_PER_IP_PER_MINUTE).
+ */
+export function guardSharePaths(surface: Surface, context: AppContext): void {
+  const perIp = createRateLimiter(context.db, {
+    name: 'document-share-ip',
+    points: context.config.SHARE_RATE_LIMIT_PER_IP_PER_MINUTE,
+    durationSeconds: 60,
+  });
+  const sharePrefix = `${surface.base}/document-shares`;
+  surface.router.use(async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path === sharePrefix || ctx.path.startsWith(`${sharePrefix}/`)) {
+      shareHeaders(ctx);
+      await perIp.consume(ctx, ctx.ip);
+    }
+    await next();
+  });
+}
+
+export interface ShareIssuerSpec {
+  security: 'shareIssuer' | 'companyStaff';
+  /** Added to the operationIds, so each surface's operations are named apart. */
+  operationSuffix: string;
+  /** The issuer behind the request, as the surface's authentication resolved it. */
+  issuerOf: (ctx: Context) => ShareIssuer;
+}
+
+/** POST /document-shares and POST /document-shares/{grantId}/revoke on a surface, with its issuer. */
+export function registerShareIssuerRoutes(
+  surface: Surface,
+  sharing: DocumentSharing,
+  spec: ShareIssuerSpec,
+): void {
+  surface.route({
+    method: 'post',
+    path: '/document-shares',
+    operationId: `createDocumentShare${spec.operationSuffix}`,
+    summary: 'Share one document of a booking through a one-use link',
+    description: CREATE_SHARE_DESCRIPTION,
+    tags: ['Documents'],
+    security: spec.security,
+    body: CreateShareBody,
+    responses: {
+      201: { description: 'Created', schema: CreatedShare },
+      ...errorResponses(400, 401, 403, 404, 409, 410, 429, 503),
+    },
+    handler: async (ctx, { body }) => {
+      const data = await issueShare(sharing, spec.issuerOf(ctx), body);
+      ctx.status = 201;
+      ctx.body = { success: true, data };
+    },
+  });
+
+  surface.route({
+    method: 'post',
+    path: '/document-shares/{grantId}/revoke',
+    operationId: `revokeDocumentShare${spec.operationSuffix}`,
+    summary: 'Revoke a share; its recipient session ends at once',
+    description: REVOKE_SHARE_DESCRIPTION,
+    tags: ['Documents'],
+    security: spec.security,
+    params: GrantParams,
+    responses: {
+      200: { description: 'Revoked', schema: RevokedShare },
+      ...errorResponses(400, 401, 403, 404, 410, 429, 503),
+    },
+    handler: async (ctx, { params }) => {
+      ctx.body = { success: true, data: await revokeShare(sharing, spec.issuerOf(ctx), params.grantId) };
+    },
+  });
+}

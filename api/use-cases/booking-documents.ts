@@ -1,0 +1,59 @@
+import {
+  buildBookingDocument,
+  recordAccess,
+  saveSnapshot,
+  type BookingDocument,
+  type BookingDocumentInput,
+} from '../../db/writes/documents.js';
+import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
+import {
+  renderedDocument,
+  type RenderContext,
+  type RenderedDocument,
+} from '../temporal/document-render-client.js';
+
+/**
+ * A booking's PDF on every surface: build data → immutable snapshot → stored render (bytes and
+ * SHA-256 recorded before any byte is sent) → access log; the route then sends the stored bytes.
+ */
+export interface RenderedBookingDocument {
+  document: BookingDocument;
+  snapshotId: string;
+  rendered: RenderedDocument;
+}
+
+/**
+ * The document built for its viewer (a refusal is thrown), saved as an immutable snapshot, and
+ * that snapshot's stored render.
+ */
+export async function renderBookingDocument(
+  context: RenderContext,
+  input: BookingDocumentInput,
+): Promise<RenderedBookingDocument> {
+  const document = await buildBookingDocument(context.db, input);
+  const { snapshotId } = await saveSnapshot(context.db, document);
+  return { document, snapshotId, rendered: await renderedDocument(context, snapshotId) };
+}
+
+/** A traveller's own booking document, its view logged with the checksum of the bytes about to go. */
+export async function travellerBookingDocument(
+  context: RenderContext,
+  input: { bookingId: string; kind: DocumentKind; locale: DocumentLocale; userId: string; requestId: string },
+): Promise<RenderedBookingDocument> {
+  const rendered = await renderBookingDocument(context, {
+    bookingId: input.bookingId,
+    kind: input.kind,
+    locale: input.locale,
+    viewer: { kind: 'TRAVELLER', userId: input.userId },
+  });
+  await recordAccess(context.db, {
+    snapshotId: rendered.snapshotId,
+    actorKind: 'TRAVELLER',
+    actorId: input.userId,
+    action: 'VIEW',
+    sha256: rendered.rendered.sha256,
+    size: rendered.rendered.size,
+    requestId: input.requestId,
+  });
+  return rendered;
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import {
+  findHoldBatch,
+  findOwnedScope,
+  readConfirmationProjection,
+  type ConfirmationProjection,
+  type OwnedScope,
+} from '../../db/queries/journeys.js';
+import type { Database } from '../../db/orm.js';
+import {
+  claimIdempotencyKey,
+  findIdempotencyRecord,
+  storeIdempotentAnswer,
+  type IdempotentAnswer,
+} from '../../db/writes/idempotency.js';
+import {
+  draftJourney,
+  draftOrder,
+  type DraftCaller,
+  type DraftResult,
+} from '../../db/writes/journeys/index.js';
+import {
+  isFinalAnswer,
+  keyReused,
+  keyVerdict,
+  requestHash,
+  type KeyVerdict,
+} from '../../domain/idempotency.js';
+import {
+  confirmCheck,
+  partyRefusal,
+  releaseRefusal,
+  type BookingChannel,
+  type ConfirmationScope,
+  type JourneyTravellers,
+  type RuleRefusal,
+} from '../../domain/journey-confirmation.js';
+import { Refusal } from '../http/errors.js';
+import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+
+/**
+ * Journey confirmation as the traveller drives it (SPEC "Journey confirmation"), the same on
+ * every surface: draft and hold, release, confirm once per idempotency key, and the projection
+ * each answers with. The rules are domain/journey-confirmation.ts's; every change of a scope goes
+ * through its journey-confirmation workflow (api/temporal/journey-confirmation-client.ts).
+ */
+
+export interface JourneyConfirmationDeps {
+  db: Database;
+  workflow: JourneyConfirmationClient;
+}
+
+const refused = (rule: RuleRefusal) => new Refusal(rule.status, rule.code, rule.message, rule.details);
+
+const notFound = (kind: ConfirmationScope['kind']) =>
+  kind === 'ORDER'
+    ? new Refusal(404, 'ORDER_NOT_FOUND', 'No such journey order')
+    : new Refusal(404, 'JOURNEY_NOT_FOUND', 'No such journey');
+
+/** The scope when `userId` owns it; a journey of an order is reached only through the order. */
+async function ownedScope(db: Database, scope: ConfirmationScope, userId: string): Promise<OwnedScope> {
+  const owned = await findOwnedScope(db, scope, userId);
+  if (!owned) throw notFound(scope.kind);
+  if (scope.kind === 'JOURNEY' && owned.journeys[0]!.order_id) {
+    throw new Refusal(
+      409,
+      'JOURNEY_IN_ORDER',
+      "This journey belongs to a journey order; use the order's routes",
+    );
+  }
+  return owned;
+}
+
+/** The confirmation projection of the caller's journey or order (404 for anyone else's). */
+export async function scopeProjection(
+  db: Database,
+  scope: ConfirmationScope,
+  userId: string,
+): Promise<ConfirmationProjection> {
+  const data = await readConfirmationProjection(db, scope, userId);
+  if (!data) throw notFound(scope.kind);
+  return data;
+}
+
+/** A hold request: the caller, its idempotency key if any, and the request id the workflow logs. */
+export interface HoldCall {
+  caller: DraftCaller;
+  idempotencyKey: string | undefined;
+  requestId: string;
+}
+
+/** The hold's answer: the projection with the hold batch and when it ends (epoch seconds). */
+async function holdDraft(deps: JourneyConfirmationDeps, draft: DraftResult, call: HoldCall) {
+  const { userId } = call.caller;
+  const updateId = call.idempotencyKey ? `hold:${userId}:${call.idempotencyKey}` : `hold:${randomUUID()}`;
+  const result = await deps.workflow.hold(
+    { scope: draft.scope, ownerUserId: userId, companyIds: draft.companyIds },
+    updateId,
+    call.requestId,
+  );
+  return {
+    ...(await scopeProjection(deps.db, draft.scope, userId)),
+    holdBatchId: result.holdBatchId,
+    expiresAt: Math.floor(new Date(result.expiresAt).getTime() / 1000),
+  };
+}
+
+/** POST /journeys/{bookingId}/hold: the quote's draft journey, then its hold by the workflow. */
+export async function holdJourney(
+  deps: JourneyConfirmationDeps,
+  call: HoldCall,
+  input: { journeyId: string; quoteId: string },
+) {
+  return holdDraft(deps, await draftJourney(deps.db, call.caller, input), call);
+}
+
+/** POST /journey-orders/{orderId}/hold: the order bound to its journeys, then its hold. */
+export async function holdOrder(
+  deps: JourneyConfirmationDeps,
+  call: HoldCall,
+  input: { orderId: string; journeyIds: string[] },
+) {
+  return holdDraft(deps, await draftOrder(deps.db, call.caller, input), call);
+}
+
+/** DELETE .../holds/{holdBatchId}: the caller's ACTIVE hold ends at once. */
+export async function releaseHold(
+  deps: JourneyConfirmationDeps,
+  userId: string,
+  scope: ConfirmationScope,
+  holdBatchId: string,
+) {
+  await ownedScope(deps.db, scope, userId);
+  const refusal = releaseRefusal(await findHoldBatch(deps.db, holdBatchId), scope);
+  if (refusal) throw refused(refusal);
+  return deps.workflow.release(scope, holdBatchId);
+}
+
+export interface ConfirmCall {
+  userId: string;
+  scope: ConfirmationScope;
+  /** The request as sent: what the idempotency key is stored with. */
+  body: { hold_batch_id: string; idempotency_key: string };
+  /** Checks the body against the scope and returns the travellers of each journey. */
+  travellersOf: (owned: OwnedScope) => JourneyTravellers[];
+  channel: BookingChannel;
+}
+
+/** A stored answer given again: a stored refusal is thrown as it was first answered. */
+function replay(verdict: Exclude<KeyVerdict<IdempotentAnswer>, { kind: 'NEW' }>): IdempotentAnswer {
+  if (verdict.kind === 'REUSED') throw refused(keyReused('confirm'));
+  const { answer } = verdict;
+  if ('errorCode' in answer.body) {
+    const { errorCode, message, details } = answer.body;
+    throw new Refusal(answer.status, errorCode, message, details);
+  }
+  return answer;
+}
+
+/**
+ * POST .../confirm with its idempotency record (scope confirm:{userId}): a stored answer is
+ * replayed; a key used with another body is refused; input refused before the record is claimed
+ * leaves nothing behind. The Update id is derived from the key, so duplicates in flight meet in
+ * the workflow and act once. Answers the HTTP status and body to send.
+ */
+export async function confirmOnce(
+  deps: JourneyConfirmationDeps,
+  call: ConfirmCall,
+): Promise<IdempotentAnswer> {
+  const { db } = deps;
+  const owned = await ownedScope(db, call.scope, call.userId);
+  const recordScope = `confirm:${call.userId}`;
+  const key = call.body.idempotency_key;
+  const hash = requestHash({ scope: call.scope, body: call.body });
+
+  const stored = await findIdempotencyRecord(db, recordScope, key);
+  const before = keyVerdict(stored, hash);
+  if (before.kind !== 'NEW') return replay(before);
+
+  const journeys = call.travellersOf(owned);
+  for (const journey of owned.journeys) {
+    const sent = journeys.find((entry) => entry.journeyId === journey.id)?.travellers ?? [];
+    const mismatch = partyRefusal({ id: journey.id, partySize: journey.party_size }, sent);
+    if (mismatch) throw refused(mismatch);
+  }
+  const batch = await findHoldBatch(db, call.body.hold_batch_id);
+  const check = confirmCheck(batch, call.scope, stored !== null);
+  if (check.refusal) throw refused(check.refusal);
+
+  const claimed = await claimIdempotencyKey(db, recordScope, key, hash);
+  const after = keyVerdict(claimed, hash);
+  if (after.kind !== 'NEW') return replay(after);
+  if (!check.confirmedBefore) {
+    const request = { holdBatchId: batch!.id, journeys, channel: call.channel, idempotencyKey: key };
+    try {
+      await deps.workflow.confirm(call.scope, request, `confirm:${call.userId}:${key}`);
+    } catch (error) {
+      if (error instanceof Refusal && isFinalAnswer(error.status)) {
+        const { status, code, message, details } = error;
+        await storeIdempotentAnswer(db, recordScope, key, {
+          status,
+          body: { errorCode: code, message, ...(details ? { details } : {}) },
+        });
+      }
+      throw error;
+    }
+  }
+  const answer = {
+    status: 200,
+    body: { success: true as const, data: await scopeProjection(db, call.scope, call.userId) },
+  };
+  await storeIdempotentAnswer(db, recordScope, key, answer);
+  return answer;
+}

@@ -1,0 +1,84 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import { searchJourneys, type SearchPlace } from '../../db/queries/search.js';
+import type { InventoryScope } from '../../domain/inventory-scope.js';
+import { isPastOperatingDate, type TransferSettings } from '../../domain/journey-search.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { MicroCache } from '../http/micro-cache.js';
+
+/** A journey search as the client sends it (POST /journeys/search), defaults applied. */
+export interface JourneySearchRequest {
+  origin_city_id?: string | undefined;
+  origin_stop_id?: string | undefined;
+  destination_city_id?: string | undefined;
+  destination_stop_id?: string | undefined;
+  departure_date: string;
+  passengers: number;
+  locale: string;
+  currency: string;
+}
+
+type TransferConfig = Pick<
+  Config,
+  'TRANSFER_MIN_SAME_STOP_MINUTES' | 'TRANSFER_MIN_SAME_CITY_MINUTES' | 'TRANSFER_MAX_WAIT_MINUTES'
+>;
+
+/** The change-time rules of connections, as configured (search and quote use the same). */
+export function transferSettings(config: TransferConfig): TransferSettings {
+  return {
+    minSameStopMinutes: config.TRANSFER_MIN_SAME_STOP_MINUTES,
+    minSameCityMinutes: config.TRANSFER_MIN_SAME_CITY_MINUTES,
+    maxWaitMinutes: config.TRANSFER_MAX_WAIT_MINUTES,
+  };
+}
+
+function placeOf(cityId: string | undefined, stopId: string | undefined): SearchPlace {
+  return cityId !== undefined ? { kind: 'city', id: cityId } : { kind: 'stop', id: stopId! };
+}
+
+/**
+ * Journey search (SPEC POST /journeys/search) with its per-process micro-cache: the same search
+ * in the same inventory scope within SEARCH_CACHE_SECONDS gets the answer already made (served a
+ * little stale while one background search refreshes it). Answers the response body, already
+ * serialized, so a cache hit costs no serialization either.
+ */
+export function journeySearch(db: Database, config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS'>) {
+  const transfer = transferSettings(config);
+  const cache = new MicroCache<string>(config.SEARCH_CACHE_SECONDS * 1000);
+
+  return async (scope: InventoryScope, body: JourneySearchRequest): Promise<string> => {
+    const now = new Date();
+    if (isPastOperatingDate(body.departure_date, now)) {
+      throw badRequest('DEPARTURE_DATE_IN_PAST', 'departure_date is before today (Asia/Damascus)');
+    }
+    const origin = placeOf(body.origin_city_id, body.origin_stop_id);
+    const destination = placeOf(body.destination_city_id, body.destination_stop_id);
+    if (origin.kind === destination.kind && origin.id === destination.id) {
+      throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
+    }
+    return cache.get(JSON.stringify([scope, body]), async () => {
+      const result = await searchJourneys(db, {
+        scope,
+        origin,
+        destination,
+        departure_date: body.departure_date,
+        passengers: body.passengers,
+        transfer,
+        now,
+      });
+      if (!result.originCityId || !result.destinationCityId) {
+        throw notFound('LOCATION_NOT_FOUND', 'No such city or public stop');
+      }
+      if (result.originCityId === result.destinationCityId) {
+        throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
+      }
+      return JSON.stringify({
+        success: true,
+        data: {
+          journeys: result.journeys,
+          search: { ...body, fromType: origin.kind, toType: destination.kind },
+        },
+      });
+    });
+  };
+}

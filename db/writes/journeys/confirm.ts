@@ -1,0 +1,265 @@
+import type { PoolClient } from 'pg';
+import { newBookingCode } from '../../../domain/booking.js';
+import {
+  companiesNeedingDecision,
+  decisionDeadline,
+  partyRefusal,
+  scopeDeadline,
+  seatTravellers,
+  unusableHoldRefusal,
+  type BookingChannel,
+  type CompanyConfirmationSettings,
+  type ConfirmationMode,
+  type ConfirmationScope,
+  type JourneyTravellers,
+} from '../../../domain/journey-confirmation.js';
+import type { Database } from '../../orm.js';
+import type { SigningOptions } from '../boarding-credentials.js';
+import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
+import { inLockedScope, JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow } from './scope.js';
+
+export interface ConfirmInput {
+  scope: ConfirmationScope;
+  holdBatchId: string;
+  journeys: JourneyTravellers[];
+  channel: BookingChannel;
+  timeScale: number;
+}
+
+interface HeldSeat {
+  allocation_id: string;
+  journey_id: string;
+  leg_sequence: number;
+  trip_id: string;
+  company_id: string;
+  subtotal: string;
+  seat_id: string;
+  seat_number: string;
+  deck: number;
+}
+
+/**
+ * POST .../confirm: turns the ACTIVE hold into tickets, one per traveller and leg, in one
+ * transaction. Each company's settings for the channel decide: all automatic → CONFIRMED
+ * (allocations CONFIRMED, tickets signed and boarding_authorized, booking rows CONFIRMED); any
+ * manual → REQUESTED (allocations stay HELD until the latest deadline, one confirmation request
+ * per manual company due after its decision window, tickets PENDING_CONFIRMATION unsigned, booking
+ * rows PENDING_CONFIRMATION). The batch is CONSUMED either way. A retry after commit answers the
+ * same outcome with the time left.
+ */
+export async function confirmScope(
+  db: Database,
+  input: ConfirmInput,
+  signing: SigningOptions = {},
+): Promise<ConfirmOutcome> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    const batch = await lockBatch(client, input.scope, input.holdBatchId);
+    if (batch.status === 'CONSUMED' && (locked.status === 'REQUESTED' || locked.status === 'CONFIRMED')) {
+      return currentOutcome(client, input.scope, locked.status);
+    }
+    const unusable = unusableHoldRefusal(batch);
+    if (unusable) throw JourneyRefusal.of(unusable);
+    if (locked.status !== 'HELD')
+      throw new JourneyRefusal(409, 'HOLD_CLOSED', `The journey is ${locked.status}`);
+
+    const seats = await lockHeldSeats(client, input.holdBatchId);
+    const tickets = ticketsFor(locked.journeys, seats, input.journeys);
+    const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
+    const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
+
+    await insertTickets(client, tickets);
+    await client.query(`update hold_batches set status = 'CONSUMED', closed_at = now() where id = $1`, [
+      input.holdBatchId,
+    ]);
+    if (decisions.length === 0) {
+      await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
+      await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
+      return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
+    }
+    await insertBookings(client, locked.journeyIds, seats, input, 'PENDING_CONFIRMATION');
+    const now = await transactionTime(client);
+    const deadlines = decisions.map((decision) =>
+      decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale),
+    );
+    await client.query(
+      `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline)
+       select $1, $2, d.company_id, d.deadline from unnest($3::uuid[], $4::timestamptz[]) as d(company_id, deadline)`,
+      [input.scope.kind, input.scope.id, decisions.map((decision) => decision.companyId), deadlines],
+    );
+    // Inventory stays held as long as any company may still approve.
+    await client.query(
+      `update seat_allocations set expires_at = $2 where hold_batch_id = $1 and status = 'HELD'`,
+      [input.holdBatchId, new Date(Math.max(...deadlines.map((deadline) => deadline.getTime())))],
+    );
+    await setScopeStatus(client, input.scope, {
+      status: 'REQUESTED',
+      deadline: scopeDeadline(deadlines),
+      channel: input.channel,
+    });
+    return currentOutcome(client, input.scope, 'REQUESTED');
+  });
+}
+
+/** The database clock at the start of the transaction: every deadline is measured on it. */
+async function transactionTime(client: PoolClient): Promise<Date> {
+  const { rows } = await client.query<{ now: string }>(`select now() as now`);
+  return new Date(rows[0]!.now);
+}
+
+async function lockHeldSeats(client: PoolClient, holdBatchId: string): Promise<HeldSeat[]> {
+  const { rows } = await client.query<HeldSeat>(
+    `select a.id as allocation_id, a.owner_id as journey_id, l.sequence as leg_sequence, a.trip_id, l.company_id, l.subtotal,
+            a.seat_id, coalesce(ls.seat_number, a.seat_id) as seat_number, coalesce(ls.deck, 1) as deck
+     from seat_allocations a
+     join journey_legs l on l.journey_id = a.owner_id and l.trip_id = a.trip_id
+     join trips t on t.id = a.trip_id
+     left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+     where a.hold_batch_id = $1 and a.status = 'HELD'
+     for update of a`,
+    [holdBatchId],
+  );
+  return rows;
+}
+
+interface TicketRow {
+  journeyId: string;
+  legSequence: number;
+  travellerIndex: number;
+  name: string;
+  phone: string | null;
+  tripId: string;
+  companyId: string;
+  seatId: string;
+  seatNumber: string;
+}
+
+/** One ticket per traveller and leg: traveller i of a journey sits in the i-th held seat of each leg. */
+function ticketsFor(journeys: JourneyRow[], seats: HeldSeat[], input: ConfirmInput['journeys']): TicketRow[] {
+  const tickets: TicketRow[] = [];
+  for (const journey of journeys) {
+    const travellers = input.find((entry) => entry.journeyId === journey.id)?.travellers ?? [];
+    const mismatch = partyRefusal({ id: journey.id, partySize: journey.party_size }, travellers);
+    if (mismatch) throw JourneyRefusal.of(mismatch);
+    const legs = [
+      ...new Set(seats.filter((seat) => seat.journey_id === journey.id).map((seat) => seat.leg_sequence)),
+    ];
+    for (const leg of legs) {
+      const legSeats = seats
+        .filter((seat) => seat.journey_id === journey.id && seat.leg_sequence === leg)
+        .map((seat) => ({ ...seat, seatNumber: seat.seat_number }));
+      const pairs = seatTravellers(legSeats, travellers);
+      if (!pairs) throw seatsLost();
+      for (const { seat, traveller, index } of pairs) {
+        tickets.push({
+          journeyId: journey.id,
+          legSequence: leg,
+          travellerIndex: index,
+          name: traveller.name,
+          phone: traveller.phone ?? null,
+          tripId: seat.trip_id,
+          companyId: seat.company_id,
+          seatId: seat.seat_id,
+          seatNumber: seat.seat_number,
+        });
+      }
+    }
+  }
+  return tickets;
+}
+
+async function insertTickets(client: PoolClient, tickets: TicketRow[]): Promise<void> {
+  await client.query(
+    `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
+                                  seat_id, seat_number)
+     select * from jsonb_to_recordset($1::jsonb) as t(journey_id uuid, leg_sequence int, traveller_index int, traveller_name text,
+                                                     traveller_phone text, trip_id uuid, company_id uuid, seat_id text, seat_number text)
+     on conflict (journey_id, leg_sequence, traveller_index) where status <> 'REISSUED' do nothing`,
+    [
+      JSON.stringify(
+        tickets.map((ticket) => ({
+          journey_id: ticket.journeyId,
+          leg_sequence: ticket.legSequence,
+          traveller_index: ticket.travellerIndex,
+          traveller_name: ticket.name,
+          traveller_phone: ticket.phone,
+          trip_id: ticket.tripId,
+          company_id: ticket.companyId,
+          seat_id: ticket.seatId,
+          seat_number: ticket.seatNumber,
+        })),
+      ),
+    ],
+  );
+}
+
+interface SettingsRow {
+  company_id: string;
+  mode: ConfirmationMode | null;
+  decision_window_minutes: number | null;
+  channels: BookingChannel[] | null;
+}
+
+/** A company without saved settings confirms automatically (mode null) with the default window. */
+const toSettings = (row: SettingsRow): CompanyConfirmationSettings => ({
+  companyId: row.company_id,
+  mode: row.mode,
+  decisionWindowMinutes: row.decision_window_minutes ?? 15,
+  channels: row.channels ?? [],
+});
+
+async function confirmationSettings(
+  client: PoolClient,
+  companyIds: string[],
+): Promise<CompanyConfirmationSettings[]> {
+  const { rows } = await client.query<SettingsRow>(
+    `select c.id as company_id, s.mode, s.decision_window_minutes, s.channels
+     from unnest($1::uuid[]) as c(id) left join company_booking_settings s on s.company_id = c.id`,
+    [companyIds],
+  );
+  return rows.map(toSettings);
+}
+
+/** The compatibility booking rows: one per journey, company and trip (a leg), named after the lead traveller. */
+async function insertBookings(
+  client: PoolClient,
+  journeyIds: string[],
+  seats: HeldSeat[],
+  input: ConfirmInput,
+  status: 'CONFIRMED' | 'PENDING_CONFIRMATION',
+): Promise<void> {
+  const rows = [];
+  for (const journeyId of journeyIds) {
+    const lead = input.journeys.find((entry) => entry.journeyId === journeyId)!.travellers[0]!;
+    const legs = new Map<number, HeldSeat[]>();
+    for (const seat of seats.filter((held) => held.journey_id === journeyId)) {
+      legs.set(seat.leg_sequence, [...(legs.get(seat.leg_sequence) ?? []), seat]);
+    }
+    for (const legSeats of legs.values()) {
+      const first = legSeats[0]!;
+      rows.push({
+        booking_code: newBookingCode(),
+        journey_id: journeyId,
+        company_id: first.company_id,
+        trip_id: first.trip_id,
+        passenger_name: lead.name,
+        passenger_phone: lead.phone ?? null,
+        seats_count: legSeats.length,
+        seat_numbers: legSeats.map((seat) => seat.seat_number),
+        total_price: Number(first.subtotal),
+      });
+    }
+  }
+  await client.query(
+    `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name, passenger_phone,
+                           seats_count, seat_numbers, status, total_price, currency, channel)
+     select b.booking_code, b.journey_id, b.company_id, b.trip_id, j.passenger_id, j.owner_user_id, b.passenger_name,
+            coalesce(b.passenger_phone, u.phone, ''), b.seats_count, b.seat_numbers, $2, b.total_price, j.currency, $3
+     from jsonb_to_recordset($1::jsonb) as b(booking_code text, journey_id uuid, company_id uuid, trip_id uuid, passenger_name text,
+                                           passenger_phone text, seats_count int, seat_numbers text[], total_price bigint)
+     join journeys j on j.id = b.journey_id
+     left join users u on u.id = j.owner_user_id
+     on conflict (journey_id, company_id, trip_id) do nothing`,
+    [JSON.stringify(rows), status, input.channel],
+  );
+}

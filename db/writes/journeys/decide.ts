@@ -1,0 +1,154 @@
+import type { PoolClient } from 'pg';
+import {
+  decisionStep,
+  FAILURE_REASONS,
+  type ConfirmationScope,
+  type Decision,
+  type JourneyStatus,
+} from '../../../domain/journey-confirmation.js';
+import type { Database } from '../../orm.js';
+import type { SigningOptions } from '../boarding-credentials.js';
+import { awaitedDecisions, currentOutcome, finalizeConfirmed } from './outcome.js';
+import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
+
+export interface DecisionInput {
+  scope: ConfirmationScope;
+  companyId: string;
+  decision: Decision;
+  actorId: string;
+  reason?: string | undefined;
+  decisionKey: string;
+}
+
+export interface DecisionOutcome {
+  outcome: 'REQUESTED' | 'CONFIRMED' | 'CANCELLED';
+  /** Companies still to decide (empty unless REQUESTED). */
+  pendingCompanyIds: string[];
+}
+
+interface RequestRow {
+  id: string;
+  status: string;
+  decision_key: string | null;
+  open: boolean;
+}
+
+/**
+ * A company approves or rejects its request, in one transaction. The request must be PENDING and
+ * its deadline not passed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT; the same decision key
+ * again (a retry) answers the scope's current outcome. The last approval confirms the whole
+ * scope; a rejection cancels it with failure_reason COMPANY_REJECTED.
+ */
+export async function recordDecision(
+  db: Database,
+  input: DecisionInput,
+  signing: SigningOptions = {},
+): Promise<DecisionOutcome> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    const { rows } = await client.query<RequestRow>(
+      `select id, status, decision_key, deadline > now() as open from confirmation_requests
+       where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,
+      [input.scope.kind, input.scope.id, input.companyId],
+    );
+    const request = rows[0];
+    const open = !!request && request.status === 'PENDING' && request.open && locked.status === 'REQUESTED';
+    const step = decisionStep(request && { decisionKey: request.decision_key, open }, input.decisionKey);
+    if (step === 'REPEAT') return outcomeOf(client, input.scope, locked.status);
+    if (step === 'CONFLICT' || !request) {
+      throw new JourneyRefusal(
+        409,
+        'JOURNEY_CONFIRMATION_STATE_CONFLICT',
+        'There is no open confirmation request for this company',
+      );
+    }
+    await client.query(
+      `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
+      [
+        request.id,
+        input.decision === 'APPROVE' ? 'APPROVED' : 'REJECTED',
+        input.actorId,
+        input.decisionKey,
+        input.reason ?? null,
+      ],
+    );
+    if (input.decision === 'REJECT') {
+      await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.companyRejected);
+      return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
+    }
+    const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
+    if (waiting.awaiting.length) {
+      // The traveller's deadline is now the earliest one of the companies still deciding.
+      await setScopeStatus(client, input.scope, {
+        status: 'REQUESTED',
+        deadline: waiting.deadline ? new Date(waiting.deadline) : null,
+      });
+      return {
+        outcome: 'REQUESTED' as const,
+        pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
+      };
+    }
+    await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
+    return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
+  });
+}
+
+async function outcomeOf(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  status: JourneyStatus,
+): Promise<DecisionOutcome> {
+  if (status === 'CONFIRMED' || status === 'CANCELLED') return { outcome: status, pendingCompanyIds: [] };
+  const pending = await awaitedDecisions(client, scope);
+  return { outcome: 'REQUESTED', pendingCompanyIds: pending.map((entry) => entry.companyId) };
+}
+
+/**
+ * The whole scope ends unconfirmed: seats released, requests still pending CANCELLED, tickets and
+ * booking rows CANCELLED, the scope CANCELLED with its failure_reason. Runs inside the caller's
+ * transaction.
+ */
+async function cancelScope(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  journeyIds: string[],
+  failureReason: string,
+): Promise<void> {
+  await client.query(
+    `update seat_allocations set status = 'RELEASED', released_at = now()
+     where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`,
+    [journeyIds],
+  );
+  await client.query(
+    `update confirmation_requests set status = 'CANCELLED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
+    [scope.kind, scope.id],
+  );
+  await client.query(
+    `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  await client.query(
+    `update bookings set status = 'CANCELLED', updated_at = now() where journey_id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason });
+}
+
+/**
+ * A decision deadline passed with the scope still REQUESTED: the requests still pending EXPIRE
+ * and the whole scope is cancelled with failure_reason DECISION_DEADLINE_PASSED. Answers the
+ * scope's status; a scope already decided is left as it is.
+ */
+export async function expireDecisions(
+  db: Database,
+  input: { scope: ConfirmationScope },
+): Promise<{ status: JourneyStatus }> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    if (locked.status !== 'REQUESTED') return { status: locked.status };
+    await client.query(
+      `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
+      [input.scope.kind, input.scope.id],
+    );
+    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
+    return { status: 'CANCELLED' as const };
+  });
+}

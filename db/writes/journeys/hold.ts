@@ -1,0 +1,223 @@
+import type { PoolClient } from 'pg';
+import {
+  chooseSeats,
+  holdRefusal,
+  type ConfirmationScope,
+  type LegSeat,
+  type QuotedResource,
+} from '../../../domain/journey-confirmation.js';
+import type { Database } from '../../orm.js';
+import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+import { isBookableStatus } from '../../queries/inventory.js';
+import type { QuoteResponse } from '../quote.js';
+import { inLockedScope, isoOf, JourneyRefusal, setScopeStatus } from './scope.js';
+
+export interface PlaceHoldInput {
+  scope: ConfirmationScope;
+  /** Chosen by the workflow, so a retry of the same hold finds its batch instead of making a second. */
+  holdBatchId: string;
+  /** How long the hold lasts (HOLD_MINUTES after the time scale). */
+  holdMilliseconds: number;
+  ownerUserId: string;
+}
+
+export interface PlacedHold {
+  holdBatchId: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
+interface HoldLeg {
+  journey_id: string;
+  sequence: number;
+  trip_id: string;
+  board_sequence: number;
+  alight_sequence: number;
+  status: string;
+  upcoming: boolean;
+}
+
+/**
+ * Holds the seats of every leg of every journey of the scope, in one transaction: a hold batch
+ * (one ACTIVE per scope) and its HELD seat allocations. The trips are locked in id order first,
+ * so concurrent holds on a trip take turns and each sees the seats the previous one took; expired
+ * holds on those trips are marked EXPIRED then, since the exclusion constraint still counts them.
+ * Seats are the ones assigned in the quote, else the lowest free ones for the leg's stretch. A
+ * seat taken meanwhile (or too few free seats) refuses the whole hold with 409 SEATS_UNAVAILABLE.
+ */
+export async function placeHold(db: Database, input: PlaceHoldInput): Promise<PlacedHold> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    const { rows: existing } = await client.query<{ expires_at: string }>(
+      `select expires_at from hold_batches where id = $1`,
+      [input.holdBatchId],
+    );
+    if (existing[0]) return { holdBatchId: input.holdBatchId, expiresAt: isoOf(existing[0].expires_at) };
+    if (input.scope.kind === 'JOURNEY' && locked.journeys[0]!.order_id) {
+      throw new JourneyRefusal(
+        409,
+        'JOURNEY_IN_ORDER',
+        'This journey belongs to a journey order; hold and confirm the order',
+      );
+    }
+    const refusal = holdRefusal(locked.status);
+    if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
+
+    const { rows: legs } = await client.query<HoldLeg>(
+      `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming
+       from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
+       where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
+      [locked.journeyIds],
+    );
+    await prepareLegTrips(client, legs);
+    const expiresAt = await insertBatch(client, input);
+    const resources = await quotedResources(client, locked.journeyIds);
+    for (const leg of legs) {
+      await holdLegSeats(client, leg, resources.get(`${leg.journey_id}:${leg.sequence}`) ?? [], {
+        expiresAt,
+        holdBatchId: input.holdBatchId,
+      });
+    }
+    await setScopeStatus(client, input.scope, { status: 'HELD', failureReason: null, deadline: null });
+    return { holdBatchId: input.holdBatchId, expiresAt };
+  });
+}
+
+/**
+ * Locks the legs' trips in id order (concurrent holds on a trip take turns), refuses a trip that
+ * can no longer be booked, and marks expired holds on them EXPIRED: the exclusion constraint
+ * still counts those.
+ */
+async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<void> {
+  const tripIds = [...new Set(legs.map((leg) => leg.trip_id))].sort();
+  await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
+    tripIds,
+  ]);
+  const unbookable = legs.find((leg) => !isBookableStatus(leg.status) || !leg.upcoming);
+  if (unbookable) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
+      journey_id: unbookable.journey_id,
+      leg_sequence: unbookable.sequence,
+    });
+  }
+  await client.query(
+    `update seat_allocations set status = 'EXPIRED', released_at = now()
+       where trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`,
+    [tripIds],
+  );
+}
+
+/** The scope's new ACTIVE hold batch; a second one (a concurrent hold) is the domain's HOLD_ALREADY_ACTIVE. */
+async function insertBatch(client: PoolClient, input: PlaceHoldInput): Promise<string> {
+  try {
+    const { rows } = await client.query<{ expires_at: string }>(
+      `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at)
+         values ($1, $2, $3, $4, now() + $5 * interval '1 millisecond') returning expires_at`,
+      [input.holdBatchId, input.scope.kind, input.scope.id, input.ownerUserId, input.holdMilliseconds],
+    );
+    return isoOf(rows[0]!.expires_at);
+  } catch (error) {
+    const active = holdRefusal('HELD');
+    if (active && pgCode(error) === PG_UNIQUE_VIOLATION)
+      throw new JourneyRefusal(409, active.code, active.message);
+    throw error;
+  }
+}
+
+/** The quoted resources of each leg (key `${journeyId}:${legSequence}`), from the quote the journey was drafted from. */
+async function quotedResources(
+  client: PoolClient,
+  journeyIds: string[],
+): Promise<Map<string, QuotedResource[]>> {
+  const { rows } = await client.query<{ journey_id: string; response: QuoteResponse }>(
+    `select j.id as journey_id, q.response from journeys j join journey_quotes q on q.id = j.quote_id where j.id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  const byLeg = new Map<string, QuotedResource[]>();
+  for (const row of rows) {
+    for (const leg of row.response.legs) {
+      byLeg.set(
+        `${row.journey_id}:${leg.sequence}`,
+        leg.resources.map((resource) => ({
+          resourceCode: resource.resource_code,
+          quantity: resource.quantity,
+          assignments: resource.assignments,
+        })),
+      );
+    }
+  }
+  return byLeg;
+}
+
+interface LayoutSeatRow {
+  seat_id: string;
+  seat_number: string;
+  deck: number;
+  seat_class: 'STANDARD' | 'VIP';
+  free: boolean;
+}
+
+const toLegSeat = (row: LayoutSeatRow): LegSeat => ({
+  seatId: row.seat_id,
+  seatNumber: row.seat_number,
+  deck: row.deck,
+  seatClass: row.seat_class,
+  free: row.free,
+});
+
+async function holdLegSeats(
+  client: PoolClient,
+  leg: HoldLeg,
+  resources: QuotedResource[],
+  batch: { expiresAt: string; holdBatchId: string },
+): Promise<void> {
+  const { rows } = await client.query<LayoutSeatRow>(
+    `select ls.seat_id, ls.seat_number, ls.deck, ls.seat_class,
+            not exists (select 1 from seat_allocations a
+                        where a.trip_id = t.id and a.seat_id = ls.seat_id and a.status in ('HELD', 'CONFIRMED')
+                          and a.board_sequence < $3 and a.alight_sequence > $2) as free
+     from trips t
+     join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     join layout_seats ls on ls.layout_id = bl.id
+     where t.id = $1`,
+    [leg.trip_id, leg.board_sequence, leg.alight_sequence],
+  );
+  const choice = chooseSeats(rows.map(toLegSeat), resources);
+  const details = { journey_id: leg.journey_id, leg_sequence: leg.sequence, trip_id: leg.trip_id };
+  if (choice.unavailable) {
+    throw new JourneyRefusal(
+      409,
+      'SEATS_UNAVAILABLE',
+      choice.unavailable.length
+        ? 'A chosen seat was taken meanwhile on this part of the trip; quote again and choose other seats'
+        : 'Not enough free seats are left on this part of the trip',
+      { ...details, seats: choice.unavailable },
+    );
+  }
+  try {
+    await client.query(
+      `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, hold_batch_id,
+                                     owner_kind, owner_id)
+       select $1, seat_id, $2, $3, 'HELD', $4, $5, 'JOURNEY', $6 from unnest($7::text[]) as seat_id`,
+      [
+        leg.trip_id,
+        leg.board_sequence,
+        leg.alight_sequence,
+        batch.expiresAt,
+        batch.holdBatchId,
+        leg.journey_id,
+        choice.seats.map((seat) => seat.seatId),
+      ],
+    );
+  } catch (error) {
+    // The trip lock makes this rare; another writer that does not take it may still win a seat.
+    if (pgCode(error) === PG_EXCLUSION_VIOLATION || pgCode(error) === PG_UNIQUE_VIOLATION) {
+      throw new JourneyRefusal(
+        409,
+        'SEATS_UNAVAILABLE',
+        'A seat was taken meanwhile on this part of the trip; try again',
+        details,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * The journey confirmation transactions, one module per transition: draft (the quote becomes a
+ * journey), hold, release and expiry of a hold, confirm, and company decisions with their
+ * deadline; scope.ts holds the scope lock and status writes they share. Workflow activities call
+ * these; the benchmark calls them directly to measure the bare cost.
+ */
+export { draftJourney, draftOrder, type DraftCaller, type DraftResult } from './draft.js';
+export { placeHold, type PlaceHoldInput, type PlacedHold } from './hold.js';
+export { expireHold, releaseHold } from './release.js';
+export { confirmScope, type ConfirmInput } from './confirm.js';
+export { type AwaitedDecision, type ConfirmOutcome } from './outcome.js';
+export { expireDecisions, recordDecision, type DecisionInput, type DecisionOutcome } from './decide.js';
+export { closeHoldBatch, JourneyRefusal, type JourneyRow } from './scope.js';

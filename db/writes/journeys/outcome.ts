@@ -1,0 +1,86 @@
+import type { PoolClient } from 'pg';
+import type { BookingChannel, ConfirmationScope } from '../../../domain/journey-confirmation.js';
+import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
+import { isoOf, JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
+
+/** A company decision still awaited and how long is left until its deadline. */
+export interface AwaitedDecision {
+  companyId: string;
+  remainingMilliseconds: number;
+}
+
+export interface ConfirmOutcome {
+  status: 'CONFIRMED' | 'REQUESTED';
+  /** ISO 8601: the earliest pending deadline when REQUESTED. */
+  deadline: string | null;
+  awaiting: AwaitedDecision[];
+}
+
+/**
+ * Every company agreed (or none had to): allocations CONFIRMED for good, tickets signed with the
+ * active key and boarding_authorized, booking rows and the scope CONFIRMED. Runs inside the
+ * caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses.
+ */
+export async function finalizeConfirmed(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  journeyIds: string[],
+  signing: SigningOptions,
+  channel?: BookingChannel,
+): Promise<void> {
+  const { rowCount } = await client.query(
+    `update seat_allocations set status = 'CONFIRMED', expires_at = null
+     where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD'`,
+    [journeyIds],
+  );
+  const { rows } = await client.query<{ expected: number }>(
+    `select count(*)::int as expected from journey_tickets where journey_id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  if ((rowCount ?? 0) !== rows[0]!.expected) throw seatsLost();
+  await signTicketsOf(client, scope, signing);
+  await client.query(
+    `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  await setScopeStatus(client, scope, {
+    status: 'CONFIRMED',
+    deadline: null,
+    ...(channel ? { channel } : {}),
+  });
+}
+
+/** Some seats of the hold are no longer held (swept after expiry): the hold must be placed again. */
+export const seatsLost = () =>
+  new JourneyRefusal(409, 'HOLD_EXPIRED', 'Some held seats are no longer held; hold the journey again');
+
+/** The scope's outcome as it stands: CONFIRMED, or REQUESTED with the decisions still awaited. */
+export async function currentOutcome(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  status: 'REQUESTED' | 'CONFIRMED',
+): Promise<ConfirmOutcome> {
+  if (status === 'CONFIRMED') return { status, deadline: null, awaiting: [] };
+  const awaiting = await awaitedDecisions(client, scope);
+  const { rows } = await client.query<{ deadline: string | null }>(
+    `select min(deadline) as deadline from confirmation_requests where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
+    [scope.kind, scope.id],
+  );
+  const deadline = rows[0]?.deadline;
+  return { status, deadline: deadline ? isoOf(deadline) : null, awaiting };
+}
+
+export async function awaitedDecisions(
+  client: Queryable,
+  scope: ConfirmationScope,
+): Promise<AwaitedDecision[]> {
+  const { rows } = await client.query<{ company_id: string; remaining: number }>(
+    `select company_id, greatest(0, extract(epoch from deadline - now()) * 1000)::float8 as remaining
+     from confirmation_requests where scope_kind = $1 and scope_id = $2 and status = 'PENDING' order by company_id`,
+    [scope.kind, scope.id],
+  );
+  return rows.map((row) => ({
+    companyId: row.company_id,
+    remainingMilliseconds: Math.ceil(Number(row.remaining)),
+  }));
+}
