@@ -1,3 +1,4 @@
+import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 
 /**
@@ -72,7 +73,7 @@ export interface TicketAtBoarding {
   traveller_name: string;
   seat_number: string;
   leg_sequence: number;
-  status: 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
+  status: TicketStatus;
   signature: string | null;
   boarding_authorized: boolean;
   revoked: boolean;

@@ -1,5 +1,5 @@
 import { authorizesBoarding, type BoardingCredentialPayload } from '../../domain/boarding-credential.js';
-import { credentialText } from '../../domain/documents.js';
+import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 
@@ -8,8 +8,6 @@ import type { NamedRef } from './catalogue.js';
  * summary, the seat and the boarding state. The signed credential (payload, signature, qr_text) is
  * shown only while the ticket authorizes boarding, the same rule as the confirmation projection.
  */
-
-export type TicketStatus = 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
 
 /** jsonb arrives parsed; timestamptz as PostgreSQL text. */
 interface TicketRow {
