@@ -1,7 +1,7 @@
 /**
  * npm run bench:bookings — POST /bookings at concurrency 32 against the real API in its own
- * process (production configuration), and the same booking transaction bare (db/writes/bookings.ts
- * createBooking, no HTTP) in this process, in the same run:
+ * process (production configuration), and the same booking transaction bare
+ * (db/writes/bookings/create.ts createBooking, no HTTP) in this process, in the same run:
  *   1. many trips: bookings spread round-robin over BENCH_TRIPS trips of 40 seats;
  *   2. one busy trip: every booking on one 400-seat trip (no two bookings share a seat, but they
  *      share the trip, its layout and its allocations index).
@@ -13,7 +13,7 @@
 import { cpus, loadavg } from 'node:os';
 import { loadConfig, type Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
-import { createBooking } from '../db/writes/bookings.js';
+import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';

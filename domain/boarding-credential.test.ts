@@ -1,10 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  authorizesBoarding,
   canonicalJson,
   credentialPayload,
   credentialRefusal,
   publicJwk,
+  reissueRefusal,
+  REVOCATION_OVERLAP_SECONDS,
+  revocationPage,
   signCredential,
   verifyCredential,
   type BoardingCredentialPayload,
@@ -148,5 +152,62 @@ describe('the verdict at the door', () => {
       'TICKET_NOT_VALID',
     );
     expect(credentialRefusal({ ...facts, ticket: undefined })).toBe('TICKET_NOT_VALID');
+  });
+});
+
+describe('authorizesBoarding', () => {
+  it('shows a credential only for a VALID, authorised, signed ticket that is not revoked', () => {
+    const valid = { status: 'VALID', boardingAuthorized: true, revoked: false, signature: 'sig' };
+    expect(authorizesBoarding(valid)).toBe(true);
+    expect(authorizesBoarding({ ...valid, status: 'USED' })).toBe(false);
+    expect(authorizesBoarding({ ...valid, boardingAuthorized: false })).toBe(false);
+    expect(authorizesBoarding({ ...valid, revoked: true })).toBe(false);
+    expect(authorizesBoarding({ ...valid, signature: null })).toBe(false);
+  });
+});
+
+describe('revocationPage', () => {
+  const asOf = new Date('2026-12-01T08:00:00Z');
+  const at = (minute: number) => ({ revokedAt: new Date(asOf.getTime() - (60 - minute) * 60_000) });
+
+  it('steps the next poll back by the overlap when the page is the last one', () => {
+    const { page, hasMore, nextSince } = revocationPage([at(1), at(2)], 2, asOf);
+    expect(page).toHaveLength(2);
+    expect(hasMore).toBe(false);
+    expect(nextSince).toEqual(new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000));
+  });
+
+  it('continues from the last entry when more follow', () => {
+    const { page, hasMore, nextSince } = revocationPage([at(1), at(2), at(3)], 2, asOf);
+    expect(page).toEqual([at(1), at(2)]);
+    expect(hasMore).toBe(true);
+    expect(nextSince).toEqual(at(2).revokedAt);
+  });
+});
+
+describe('reissueRefusal', () => {
+  const ticket = {
+    ownerUserId: 'u1',
+    journeyStatus: 'CONFIRMED',
+    status: 'VALID',
+    boardingAuthorized: true,
+    beforeDeparture: true,
+  };
+  const codeOf = (overrides: Partial<typeof ticket> | undefined, userId = 'u1') =>
+    reissueRefusal(overrides && { ...ticket, ...overrides }, userId)?.code ?? null;
+
+  it('re-issues an own valid ticket of a confirmed journey before departure', () => {
+    expect(codeOf({})).toBeNull();
+  });
+
+  it('refuses, in order, a missing or foreign ticket (404), an unconfirmed journey, an invalid ticket, a departed trip', () => {
+    expect(reissueRefusal(undefined, 'u1')).toMatchObject({ status: 404, code: 'TICKET_NOT_FOUND' });
+    expect(codeOf({}, 'u2')).toBe('TICKET_NOT_FOUND');
+    expect(codeOf({ journeyStatus: 'REQUESTED', status: 'PENDING_CONFIRMATION' })).toBe(
+      'BOOKING_NOT_CONFIRMED',
+    );
+    expect(codeOf({ status: 'USED', beforeDeparture: false })).toBe('TICKET_NOT_VALID');
+    expect(codeOf({ boardingAuthorized: false })).toBe('TICKET_NOT_VALID');
+    expect(codeOf({ beforeDeparture: false })).toBe('TRIP_ALREADY_DEPARTED');
   });
 });

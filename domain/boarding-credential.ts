@@ -32,15 +32,11 @@ export interface BoardingCredentialPayload {
   keyId: string;
 }
 
-export interface CredentialTicket {
-  ticketId: string;
-  tripId: string;
-  companyId: string;
-  legSequence: number;
-  travellerName: string;
-  seatNumber: string;
-  boardStopCallId: string;
-  alightStopCallId: string;
+/** The ticket a credential is signed for: what its payload says, departureAt as an instant. */
+export interface CredentialTicket extends Omit<
+  BoardingCredentialPayload,
+  'v' | 'departureAt' | 'issuedAt' | 'keyId'
+> {
   departureAt: Date;
 }
 
@@ -169,6 +165,93 @@ export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | n
     ticket.signature !== facts.presentedSignature
   ) {
     return 'TICKET_NOT_VALID';
+  }
+  return null;
+}
+
+/** A ticket's boarding state, as its QR code and its documents depend on it. */
+export interface TicketBoardingState {
+  status: string;
+  boardingAuthorized: boolean;
+  /** Its credential is on the revocation list. */
+  revoked: boolean;
+  signature: string | null;
+}
+
+/**
+ * Whether a ticket lets its holder board right now, so its signed credential (the QR code) may be
+ * shown: VALID, authorised to board, signed, and not revoked.
+ */
+export function authorizesBoarding<T extends TicketBoardingState>(
+  ticket: T,
+): ticket is T & { signature: string } {
+  return (
+    ticket.status === 'VALID' && ticket.boardingAuthorized && ticket.signature !== null && !ticket.revoked
+  );
+}
+
+/**
+ * revoked_at is the revoking transaction's start; it may commit a moment later than a list read
+ * that missed it. nextSince steps back this far so a scanner's next poll catches such rows.
+ */
+export const REVOCATION_OVERLAP_SECONDS = 300;
+
+/**
+ * One page of the revocation list, read with one row more than `limit` to know whether more
+ * follow: the page, and where the next poll starts — at the last entry when more follow, else
+ * REVOCATION_OVERLAP_SECONDS before `asOf` (entries may repeat; scanners keep them by ticket).
+ */
+export function revocationPage<T extends { revokedAt: Date }>(
+  rows: readonly T[],
+  limit: number,
+  asOf: Date,
+): { page: T[]; hasMore: boolean; nextSince: Date } {
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
+  return { page, hasMore, nextSince: hasMore ? page[page.length - 1]!.revokedAt : overlapStart };
+}
+
+/** A ticket as re-issuing its credential sees it. */
+export interface ReissuableTicket {
+  ownerUserId: string;
+  journeyStatus: string;
+  status: string;
+  boardingAuthorized: boolean;
+  /** The trip still boards: not departed or later, and its boarding call is in the future. */
+  beforeDeparture: boolean;
+}
+
+export type ReissueRefusalCode =
+  'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED';
+
+/**
+ * Why the caller may not re-issue this ticket's credential (undefined: no such ticket), or null:
+ * it is the caller's, of a CONFIRMED journey, VALID and authorised to board, before departure.
+ */
+export function reissueRefusal(
+  ticket: ReissuableTicket | undefined,
+  userId: string,
+): { status: 404 | 409; code: ReissueRefusalCode; message: string } | null {
+  if (!ticket || ticket.ownerUserId !== userId) {
+    return { status: 404, code: 'TICKET_NOT_FOUND', message: 'No such ticket' };
+  }
+  if (ticket.journeyStatus !== 'CONFIRMED') {
+    return {
+      status: 409,
+      code: 'BOOKING_NOT_CONFIRMED',
+      message: 'The booking of this ticket is not confirmed',
+    };
+  }
+  if (ticket.status !== 'VALID' || !ticket.boardingAuthorized) {
+    return { status: 409, code: 'TICKET_NOT_VALID', message: 'Only a valid ticket can be re-issued' };
+  }
+  if (!ticket.beforeDeparture) {
+    return {
+      status: 409,
+      code: 'TRIP_ALREADY_DEPARTED',
+      message: 'The trip has departed; the ticket can no longer be re-issued',
+    };
   }
   return null;
 }

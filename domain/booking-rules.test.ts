@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cancellationDecision,
   departsMoreThan,
+  modificationAlreadyMade,
   modificationRefusal,
   repricedAmounts,
   targetRefusal,
@@ -119,5 +120,28 @@ describe('repricedAmounts', () => {
 
   it('caps the discount at the new subtotal, never below zero to pay', () => {
     expect(repricedAmounts(4_000, 5_000)).toEqual({ subtotal: 4_000, discount: 4_000, total: 0 });
+  });
+});
+
+describe('a modification already made', () => {
+  it('is the same trip with the same seats in the same order', () => {
+    const current = { tripId: 't1', seatNumbers: ['1', '2'] };
+    expect(modificationAlreadyMade(current, { tripId: 't1', seatNumbers: ['1', '2'] })).toBe(true);
+    expect(modificationAlreadyMade(current, { tripId: 't1', seatNumbers: ['2', '1'] })).toBe(false);
+    expect(modificationAlreadyMade(current, { tripId: 't2', seatNumbers: ['1', '2'] })).toBe(false);
+    expect(modificationAlreadyMade(current, { tripId: 't1', seatNumbers: ['1'] })).toBe(false);
+  });
+});
+
+describe('a new trip that does not call at the booking’s cities', () => {
+  it('is refused with MODIFICATION_CHANGES_ROUTE after the other target rules', () => {
+    expect(targetRefusal(route, target({ callsAtBookingCities: false }), now)).toMatchObject({
+      status: 422,
+      code: 'MODIFICATION_CHANGES_ROUTE',
+    });
+    expect(targetRefusal(route, target({ callsAtBookingCities: false, bookable: false }), now)?.code).toBe(
+      'TRIP_NOT_BOOKABLE',
+    );
+    expect(targetRefusal(route, target({ callsAtBookingCities: true }), now)).toBeNull();
   });
 });

@@ -1,9 +1,10 @@
+import type { SeatChoice } from './booking.js';
 import { Refusal } from './refusal.js';
 
 /**
  * What a traveller may still do with a booking on their own (SPEC "Booking modification", and
  * the cancellation rules this service chose): pure rules over the booking's facts and a clock.
- * The transactions in db/writes/booking-changes.ts gather the facts under locks and apply them.
+ * The transactions in db/writes/booking-changes/ gather the facts under locks and apply them.
  */
 
 /** SPEC: a modification needs the departure more than 6 hours away (strictly). */
@@ -32,6 +33,9 @@ export class BookingRefusal extends Refusal {
     super(status, code, message, details);
   }
 }
+
+/** Another traveller's booking answers exactly like one that does not exist. */
+export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 
 export interface BookingFacts {
   status: BookingStatus;
@@ -113,6 +117,11 @@ export interface ModificationTarget extends BookingRoute {
   departureAt: Date;
   /** The trip still takes bookings (scheduled, boarding or delayed). */
   bookable: boolean;
+  /**
+   * false when the trip has no stop call in the booking's boarding city followed by one in its
+   * alighting city, so the moved leg would have nowhere to board or alight.
+   */
+  callsAtBookingCities?: boolean;
 }
 
 /** Why the booking cannot move to this trip and seat count, or null. */
@@ -158,7 +167,26 @@ export function targetRefusal(
       { trip: 'NEW' },
     );
   }
+  if (target.callsAtBookingCities === false) {
+    return new BookingRefusal(
+      422,
+      'MODIFICATION_CHANGES_ROUTE',
+      "The new trip does not call at the booking's boarding and alighting cities",
+    );
+  }
   return null;
+}
+
+/**
+ * A modification already made: the booking is on the asked trip with the asked seats in the asked
+ * order (traveller i has seat i), so repeating it changes nothing.
+ */
+export function modificationAlreadyMade(current: SeatChoice, asked: SeatChoice): boolean {
+  return (
+    current.tripId === asked.tripId &&
+    current.seatNumbers.length === asked.seatNumbers.length &&
+    current.seatNumbers.every((label, index) => label === asked.seatNumbers[index])
+  );
 }
 
 /**

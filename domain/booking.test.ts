@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { newBookingCode, PASSENGER_PHONE, roundTripProblem, sameSeats, seatsPrice } from './booking.js';
+import {
+  newBookingCode,
+  PASSENGER_PHONE,
+  roundTripProblem,
+  sameSeats,
+  seatLockMismatch,
+  seatLockRefusal,
+  seatsPrice,
+} from './booking.js';
 
 const trip = { priceBase: 10_000, priceVip: 15_000, boardShareBp: 0, alightShareBp: 10_000 };
 const at = (iso: string) => new Date(iso);
@@ -47,5 +55,28 @@ describe('booking rules', () => {
     expect(PASSENGER_PHONE.test('+963944123456')).toBe(true);
     expect(PASSENGER_PHONE.test('0944123456')).toBe(false);
     expect(PASSENGER_PHONE.test('+0944123456')).toBe(false);
+  });
+});
+
+describe('seat locks a booking consumes', () => {
+  it('books only an ACTIVE lock that has not expired and still holds its seats', () => {
+    const lock = { status: 'ACTIVE' as const, live: true, heldSeats: 2 };
+    expect(seatLockRefusal(lock)).toBeNull();
+    expect(seatLockRefusal({ ...lock, status: 'CONSUMED' })?.code).toBe('SEAT_LOCK_CONSUMED');
+    expect(seatLockRefusal({ ...lock, status: 'RELEASED' })?.code).toBe('SEAT_LOCK_RELEASED');
+    expect(seatLockRefusal({ ...lock, status: 'EXPIRED' })?.code).toBe('SEAT_LOCK_EXPIRED');
+    expect(seatLockRefusal({ ...lock, live: false })?.code).toBe('SEAT_LOCK_EXPIRED');
+    expect(seatLockRefusal({ ...lock, heldSeats: 0 })?.code).toBe('SEAT_LOCK_EXPIRED');
+  });
+
+  it('matches a request naming the lock’s trip and exactly its seats, in any order', () => {
+    const held = { tripId: 't1', seatNumbers: ['1', '2'] };
+    expect(seatLockMismatch(held, { tripId: 't1', seatNumbers: ['2', '1'] })).toBeNull();
+    expect(seatLockMismatch(held, { tripId: 't2', seatNumbers: ['1', '2'] })).toBe(
+      'This seat lock is for another trip',
+    );
+    expect(seatLockMismatch(held, { tripId: 't1', seatNumbers: ['1'] })).toBe(
+      'seat_numbers must be exactly the seats of the seat lock',
+    );
   });
 });

@@ -71,3 +71,53 @@ export function roundTripProblem(outbound: TripEnds, inbound: TripEnds): RoundTr
   if (inbound.departureAt.getTime() <= outbound.arrivalAt.getTime()) return 'RETURN_DEPARTS_TOO_EARLY';
   return null;
 }
+
+/** SPEC's words for a round trip that is not one. */
+export const ROUND_TRIP_PROBLEM_TEXT: Record<RoundTripProblem, string> = {
+  ROUND_TRIP_DIRECTION_MISMATCH: 'The return trip must go from the outbound destination back to its origin',
+  RETURN_DEPARTS_TOO_EARLY: 'The return trip must depart after the outbound trip arrives',
+};
+
+/** A seat lock's life: ACTIVE until a booking CONSUMED it, it was RELEASED, or it EXPIRED. */
+export type SeatLockStatus = 'ACTIVE' | 'CONSUMED' | 'RELEASED' | 'EXPIRED';
+
+export type SeatLockRefusalCode = 'SEAT_LOCK_CONSUMED' | 'SEAT_LOCK_RELEASED' | 'SEAT_LOCK_EXPIRED';
+
+export const SEAT_LOCK_EXPIRED = {
+  code: 'SEAT_LOCK_EXPIRED',
+  message: 'This seat lock has expired; lock the seats again',
+} as const;
+
+/**
+ * Why a seat lock can no longer be booked, or null when it can: it must be ACTIVE, not past its
+ * expires_at (`live`), and still hold its seats.
+ */
+export function seatLockRefusal(lock: {
+  status: SeatLockStatus;
+  live: boolean;
+  heldSeats: number;
+}): { code: SeatLockRefusalCode; message: string } | null {
+  if (lock.status === 'CONSUMED')
+    return { code: 'SEAT_LOCK_CONSUMED', message: 'This seat lock was already used for a booking' };
+  if (lock.status === 'RELEASED')
+    return { code: 'SEAT_LOCK_RELEASED', message: 'This seat lock was released; lock the seats again' };
+  if (lock.status === 'EXPIRED' || !lock.live || lock.heldSeats === 0) return SEAT_LOCK_EXPIRED;
+  return null;
+}
+
+/** The trip and seat labels a seat lock holds, or a booking request (or a booking) names. */
+export interface SeatChoice {
+  tripId: string;
+  seatNumbers: readonly string[];
+}
+
+/**
+ * Why a booking request does not match its seat lock (409 SEAT_LOCK_MISMATCH), or null when it
+ * names the lock's trip and exactly its seats. A retry matches the booking the lock made the same way.
+ */
+export function seatLockMismatch(held: SeatChoice, asked: SeatChoice): string | null {
+  if (held.tripId !== asked.tripId) return 'This seat lock is for another trip';
+  if (!sameSeats(held.seatNumbers, asked.seatNumbers))
+    return 'seat_numbers must be exactly the seats of the seat lock';
+  return null;
+}

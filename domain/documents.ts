@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './boarding-credential.js';
+import { authorizesBoarding, canonicalJson } from './boarding-credential.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -200,9 +200,6 @@ export interface BoardingBookingFacts {
   tripOver: boolean;
 }
 
-const authorized = <T extends BoardingTicketFacts>(ticket: T): ticket is T & { signature: string } =>
-  ticket.status === 'VALID' && ticket.boardingAuthorized && ticket.signature !== null && !ticket.revoked;
-
 /**
  * The boarding-document verdict (TICKET, BOOKING_CONFIRMATION; SPEC "Document ticket validity"):
  * the tickets to print while the confirmation projection authorizes boarding, else the refusal:
@@ -218,7 +215,7 @@ export function boardingTickets<T extends BoardingTicketFacts>(
   if (!everSigned) throw refuseDocument(cancelled || booking.tripOver ? 'gone' : 'notConfirmed');
   if (cancelled || booking.tripOver) throw refuseDocument('gone');
   if (booking.journeyStatus !== 'CONFIRMED') throw refuseDocument('notConfirmed');
-  const printable = tickets.filter(authorized);
+  const printable = tickets.filter(authorizesBoarding);
   if (printable.length > 0) return printable;
   throw refuseDocument(
     tickets.some((ticket) => ticket.status === 'PENDING_CONFIRMATION') ? 'notConfirmed' : 'gone',

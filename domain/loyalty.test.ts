@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   damascusIsoWeekday,
+  ledgerChange,
   nextTierAfter,
+  previewShares,
+  redeemRefusal,
   rewardConfigurationValid,
   splitProportionally,
   tierFor,
@@ -9,8 +12,10 @@ import {
   voucherCodeFrom,
   voucherConditionRefusal,
   voucherDiscount,
+  voucherUseRefusal,
   VOUCHER_CODE_PATTERN,
   type RewardTerms,
+  type VoucherFacts,
   type VoucherLine,
 } from './loyalty.js';
 
@@ -160,5 +165,110 @@ describe('points earning', () => {
     expect(tierFor(1000, tiers)?.id).toBe('silver');
     expect(nextTierAfter(1000, tiers)?.id).toBe('gold');
     expect(nextTierAfter(9000, tiers)).toBeNull();
+  });
+});
+
+describe('using a voucher', () => {
+  const USER = 'u1';
+  const voucher = (overrides: Partial<VoucherFacts> = {}): VoucherFacts => ({
+    ownerUserId: USER,
+    companyId: COMPANY,
+    status: 'ISSUED',
+    expired: false,
+    rewardType: 'discount',
+    rewardArchived: false,
+    terms: percent(),
+    ...overrides,
+  });
+  const codeOf = (facts: VoucherFacts | undefined, lines = [line(100)]) =>
+    voucherUseRefusal(facts, USER, lines)?.code ?? null;
+
+  it('accepts the owner’s issued voucher on an eligible trip', () => {
+    expect(codeOf(voucher())).toBeNull();
+  });
+
+  it('treats a missing, another traveller’s or a cancelled voucher as not found', () => {
+    expect(codeOf(undefined)).toBe('LOYALTY_REDEMPTION_NOT_FOUND');
+    expect(codeOf(voucher({ ownerUserId: 'u2' }))).toBe('LOYALTY_REDEMPTION_NOT_FOUND');
+    expect(codeOf(voucher({ status: 'CANCELLED' }))).toBe('LOYALTY_REDEMPTION_NOT_FOUND');
+  });
+
+  it('checks status, expiry, reward type, configuration, then the conditions — in that order', () => {
+    expect(codeOf(voucher({ status: 'USED', expired: true }))).toBe('LOYALTY_REDEMPTION_USED');
+    expect(codeOf(voucher({ expired: true, rewardArchived: true }))).toBe('LOYALTY_REDEMPTION_EXPIRED');
+    expect(codeOf(voucher({ status: 'EXPIRED' }))).toBe('LOYALTY_REDEMPTION_EXPIRED');
+    expect(codeOf(voucher({ rewardType: 'merchandise' }))).toBe('LOYALTY_REWARD_UNSUPPORTED');
+    expect(codeOf(voucher({ rewardArchived: true }))).toBe('LOYALTY_REWARD_UNSUPPORTED');
+    expect(codeOf(voucher({ terms: percent({ discountPercent: 0 }) }))).toBe(
+      'LOYALTY_REWARD_CONFIGURATION_INVALID',
+    );
+    expect(codeOf(voucher({ companyId: 'other' }))).toBe('LOYALTY_ROUTE_NOT_ELIGIBLE');
+  });
+
+  it('names the minimum when the total is below it', () => {
+    expect(voucherUseRefusal(voucher({ terms: percent({ minSubtotal: 500 }) }), USER, [line(100)])).toEqual({
+      code: 'LOYALTY_MINIMUM_NOT_MET',
+      details: { minSubtotal: 500 },
+    });
+  });
+});
+
+describe('redeeming points for a voucher', () => {
+  const reward = (overrides: Partial<Parameters<typeof redeemRefusal>[0] & object> = {}) => ({
+    active: true,
+    terms: percent(),
+    pointsCost: 100,
+    maxRedemptions: null,
+    redemptionCount: 0,
+    ...overrides,
+  });
+
+  it('accepts an active, sane, available reward the balance covers', () => {
+    expect(redeemRefusal(reward(), 100)).toBeNull();
+  });
+
+  it('refuses, in order, a missing or inactive reward (404), an unsupported type, a bad configuration, a sold-out reward and too few points', () => {
+    expect(redeemRefusal(undefined, 100)).toMatchObject({ status: 404, code: 'LOYALTY_REWARD_NOT_FOUND' });
+    expect(redeemRefusal(reward({ active: false }), 100)?.code).toBe('LOYALTY_REWARD_NOT_FOUND');
+    expect(redeemRefusal(reward({ terms: percent({ type: 'merchandise' }) }), 100)?.code).toBe(
+      'LOYALTY_REWARD_UNSUPPORTED',
+    );
+    expect(redeemRefusal(reward({ terms: percent({ discountPercent: 101 }) }), 100)?.code).toBe(
+      'LOYALTY_REWARD_CONFIGURATION_INVALID',
+    );
+    expect(redeemRefusal(reward({ maxRedemptions: 3, redemptionCount: 3 }), 0)?.code).toBe(
+      'LOYALTY_REWARD_EXHAUSTED',
+    );
+    expect(redeemRefusal(reward(), 99)).toEqual({
+      status: 409,
+      code: 'LOYALTY_INSUFFICIENT_POINTS',
+      message: 'Not enough points for this reward',
+      details: { balance: 99, pointsCost: 100 },
+    });
+  });
+});
+
+describe('the points ledger', () => {
+  it('counts points earned towards the lifetime total, never a redemption', () => {
+    expect(ledgerChange(10, 'EARN', 5)).toEqual({ balanceAfter: 15, earned: 5 });
+    expect(ledgerChange(10, 'REFERRAL_BONUS', 5)).toEqual({ balanceAfter: 15, earned: 5 });
+    expect(ledgerChange(10, 'ADJUST', -4)).toEqual({ balanceAfter: 6, earned: 0 });
+    expect(ledgerChange(10, 'REDEEM', -10)).toEqual({ balanceAfter: 0, earned: 0 });
+  });
+
+  it('never lets a balance go negative', () => {
+    expect(ledgerChange(10, 'REDEEM', -11)).toBeNull();
+    expect(ledgerChange(0, 'ADJUST', -1)).toBeNull();
+  });
+});
+
+describe('a preview subtotal over its trips', () => {
+  it('splits in proportion to the base seat prices, the remainder on the last trip', () => {
+    expect(previewShares(1000, [1000])).toEqual([1000]);
+    expect(previewShares(1000, [1000, 2000])).toEqual([333, 667]);
+  });
+
+  it('splits equally when no trip has a price', () => {
+    expect(previewShares(1001, [0, 0])).toEqual([500, 501]);
   });
 });

@@ -16,6 +16,18 @@ export type VoucherRefusalCode =
   | 'LOYALTY_DAY_NOT_ELIGIBLE'
   | 'LOYALTY_MINIMUM_NOT_MET';
 
+/** What a traveller reads for each rejected voucher. */
+export const VOUCHER_REFUSAL_TEXT: Record<VoucherRefusalCode, string> = {
+  LOYALTY_REDEMPTION_NOT_FOUND: 'No voucher with this code belongs to you',
+  LOYALTY_REDEMPTION_USED: 'This voucher has already been used',
+  LOYALTY_REDEMPTION_EXPIRED: 'This voucher has expired',
+  LOYALTY_REWARD_UNSUPPORTED: 'This reward cannot be used on a booking',
+  LOYALTY_REWARD_CONFIGURATION_INVALID: 'This reward is set up in a way that cannot be applied',
+  LOYALTY_ROUTE_NOT_ELIGIBLE: 'This voucher does not apply to this company or route',
+  LOYALTY_DAY_NOT_ELIGIBLE: 'This voucher does not apply on the day of departure',
+  LOYALTY_MINIMUM_NOT_MET: 'The booking total is below the minimum of this voucher',
+};
+
 /** Reward types a traveller can turn into a voucher; others (e.g. merchandise) are handed out at the office. */
 export const REDEEMABLE_REWARD_TYPES = ['discount', 'free_trip'] as const;
 export type RedeemableRewardType = (typeof REDEEMABLE_REWARD_TYPES)[number];
@@ -185,6 +197,26 @@ export function splitProportionally(amount: number, parts: readonly number[]): n
   return shares;
 }
 
+/**
+ * A preview's subtotal over its trips (POST /loyalty/preview gets one subtotal for all): in
+ * proportion to each trip's base seat price, rounding down, the remainder on the last trip (equal
+ * parts when no trip has a price).
+ */
+export function previewShares(subtotal: number, seatPrices: readonly number[]): number[] {
+  const priceTotal = seatPrices.reduce((sum, price) => sum + price, 0);
+  let assigned = 0;
+  return seatPrices.map((price, index) => {
+    const last = index === seatPrices.length - 1;
+    const share = last
+      ? subtotal - assigned
+      : priceTotal > 0
+        ? Math.floor((subtotal * price) / priceTotal)
+        : Math.floor(subtotal / seatPrices.length);
+    assigned += share;
+    return share;
+  });
+}
+
 function totalOf(lines: readonly VoucherLine[]): number {
   return lines.reduce((sum, line) => sum + line.subtotal, 0);
 }
@@ -230,4 +262,128 @@ export function nextTierAfter<T extends Tier>(lifetimePoints: number, tiers: rea
     }
   }
   return next;
+}
+
+/** A stored voucher (a redemption of a reward) as its checks see it. */
+export interface VoucherFacts {
+  ownerUserId: string;
+  companyId: string;
+  /** ISSUED, USED, EXPIRED or CANCELLED. */
+  status: string;
+  /** expires_at has passed. */
+  expired: boolean;
+  rewardType: string;
+  rewardArchived: boolean;
+  terms: RewardTerms;
+}
+
+/**
+ * Why the caller may not apply this voucher (undefined: no voucher has the code) to these trips,
+ * checked in SPEC's order: owner (another traveller's or a cancelled voucher is not found),
+ * status, expiry, reward type, configuration, then the conditions (company and routes, days,
+ * minimum). Null when it applies.
+ */
+export function voucherUseRefusal(
+  voucher: VoucherFacts | undefined,
+  userId: string,
+  lines: readonly VoucherLine[],
+): { code: VoucherRefusalCode; details?: Record<string, unknown> } | null {
+  if (!voucher || voucher.ownerUserId !== userId || voucher.status === 'CANCELLED') {
+    return { code: 'LOYALTY_REDEMPTION_NOT_FOUND' };
+  }
+  if (voucher.status === 'USED') return { code: 'LOYALTY_REDEMPTION_USED' };
+  if (voucher.status === 'EXPIRED' || voucher.expired) return { code: 'LOYALTY_REDEMPTION_EXPIRED' };
+  if (!isRedeemableType(voucher.rewardType) || voucher.rewardArchived) {
+    return { code: 'LOYALTY_REWARD_UNSUPPORTED' };
+  }
+  if (!rewardConfigurationValid(voucher.terms)) return { code: 'LOYALTY_REWARD_CONFIGURATION_INVALID' };
+  const condition = voucherConditionRefusal(voucher.terms, voucher.companyId, lines);
+  if (condition === 'LOYALTY_MINIMUM_NOT_MET') {
+    return { code: condition, details: { minSubtotal: voucher.terms.minSubtotal } };
+  }
+  return condition ? { code: condition } : null;
+}
+
+export type RedeemRefusalCode =
+  | 'LOYALTY_REWARD_NOT_FOUND'
+  | 'LOYALTY_REWARD_UNSUPPORTED'
+  | 'LOYALTY_REWARD_CONFIGURATION_INVALID'
+  | 'LOYALTY_REWARD_EXHAUSTED'
+  | 'LOYALTY_INSUFFICIENT_POINTS';
+
+export interface RedeemRefusal {
+  status: 404 | 409;
+  code: RedeemRefusalCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A catalogue reward as redeeming it sees it. */
+export interface RedeemableReward {
+  active: boolean;
+  terms: RewardTerms;
+  pointsCost: number;
+  /** null: unlimited. */
+  maxRedemptions: number | null;
+  redemptionCount: number;
+}
+
+/**
+ * Why points cannot buy this reward (undefined: no reward of the program has the code), or null:
+ * it is active, of a redeemable type, sanely configured (spending points on a voucher no booking
+ * could accept would take them for nothing), not sold out, and the balance covers its cost.
+ */
+export function redeemRefusal(reward: RedeemableReward | undefined, balance: number): RedeemRefusal | null {
+  if (!reward || !reward.active) {
+    return {
+      status: 404,
+      code: 'LOYALTY_REWARD_NOT_FOUND',
+      message: 'No active reward with this code in this program',
+    };
+  }
+  if (!isRedeemableType(reward.terms.type)) {
+    return {
+      status: 409,
+      code: 'LOYALTY_REWARD_UNSUPPORTED',
+      message: 'This reward cannot be redeemed for a voucher',
+    };
+  }
+  if (!rewardConfigurationValid(reward.terms)) {
+    const code = 'LOYALTY_REWARD_CONFIGURATION_INVALID';
+    return { status: 409, code, message: VOUCHER_REFUSAL_TEXT[code] };
+  }
+  if (reward.maxRedemptions !== null && reward.redemptionCount >= reward.maxRedemptions) {
+    return {
+      status: 409,
+      code: 'LOYALTY_REWARD_EXHAUSTED',
+      message: 'This reward has been redeemed as often as the company allows',
+    };
+  }
+  if (balance < reward.pointsCost) {
+    return {
+      status: 409,
+      code: 'LOYALTY_INSUFFICIENT_POINTS',
+      message: 'Not enough points for this reward',
+      details: { balance, pointsCost: reward.pointsCost },
+    };
+  }
+  return null;
+}
+
+/** Kinds of points movement in a traveller's ledger. */
+export type LedgerKind = 'EARN' | 'REDEEM' | 'ADJUST' | 'REFERRAL_BONUS';
+
+/**
+ * A movement of `points` (signed) on a balance: the balance after it and the points it adds to
+ * the lifetime total (points earned: a positive EARN, REFERRAL_BONUS or ADJUST; never a
+ * redemption). Null when the balance would go negative.
+ */
+export function ledgerChange(
+  balance: number,
+  kind: LedgerKind,
+  points: number,
+): { balanceAfter: number; earned: number } | null {
+  const balanceAfter = balance + points;
+  if (balanceAfter < 0) return null;
+  return { balanceAfter, earned: kind !== 'REDEEM' && points > 0 ? points : 0 };
 }

@@ -44,90 +44,116 @@ export interface LayoutSeatRow {
 
 const ROTATIONS = new Set([0, 90, 180, 270]);
 
+/** What the checks have seen of the elements before the current one. */
+interface LayoutScan {
+  grid: LayoutDocument['grid'];
+  seatIds: Set<string>;
+  seatNumbers: Set<string>;
+  /** `deck:x:y` → index of the element covering that cell. */
+  occupied: Map<string, number>;
+}
+
+function schemaVersionIssue(document: LayoutDocument): LayoutIssue | null {
+  if (document.schemaVersion === LAYOUT_SCHEMA_VERSION) return null;
+  return { code: 'SCHEMA_VERSION_UNSUPPORTED', message: `schemaVersion must be ${LAYOUT_SCHEMA_VERSION}` };
+}
+
+function gridIssue({ columns, rows, decks }: LayoutDocument['grid']): LayoutIssue | null {
+  if ([columns, rows, decks].every((n) => Number.isInteger(n) && n > 0) && decks <= 2) return null;
+  return { code: 'GRID_INVALID', message: 'grid needs positive integer columns and rows, and 1 or 2 decks' };
+}
+
+function fitsGrid(element: LayoutElement, grid: LayoutDocument['grid']): boolean {
+  const { x, y, width, height, deck } = element;
+  return (
+    [x, y, width, height, deck].every(Number.isInteger) &&
+    width > 0 &&
+    height > 0 &&
+    x >= 0 &&
+    y >= 0 &&
+    x + width <= grid.columns &&
+    y + height <= grid.rows &&
+    deck >= 1 &&
+    deck <= grid.decks
+  );
+}
+
+/** Claims the element's cells in order; the first cell another element covers is an overlap. */
+function overlapIssue(element: LayoutElement, index: number, scan: LayoutScan): LayoutIssue | null {
+  const { x, y, width, height, deck } = element;
+  for (let cx = x; cx < x + width; cx++) {
+    for (let cy = y; cy < y + height; cy++) {
+      const cell = `${deck}:${cx}:${cy}`;
+      if (scan.occupied.has(cell)) {
+        return {
+          code: 'ELEMENTS_OVERLAP',
+          message: `element overlaps element ${scan.occupied.get(cell)}`,
+          element: index,
+        };
+      }
+      scan.occupied.set(cell, index);
+    }
+  }
+  return null;
+}
+
+/** A seat needs a seatId and a seatNumber, each used by no earlier seat. */
+function seatIdentityIssues(element: LayoutElement, index: number, scan: LayoutScan): LayoutIssue[] {
+  const seatId = element.seatId?.trim();
+  const seatNumber = element.seatNumber?.trim();
+  if (!seatId || !seatNumber) {
+    return [{ code: 'SEAT_IDENTITY_MISSING', message: 'a seat needs seatId and seatNumber', element: index }];
+  }
+  const issues: LayoutIssue[] = [];
+  if (scan.seatIds.has(seatId))
+    issues.push({ code: 'SEAT_ID_DUPLICATE', message: `seatId ${seatId} repeats`, element: index });
+  if (scan.seatNumbers.has(seatNumber)) {
+    issues.push({
+      code: 'SEAT_NUMBER_DUPLICATE',
+      message: `seatNumber ${seatNumber} repeats`,
+      element: index,
+    });
+  }
+  scan.seatIds.add(seatId);
+  scan.seatNumbers.add(seatNumber);
+  return issues;
+}
+
+/** One element's issues, in check order: inside the grid, rotation, overlap, then a seat's identity. */
+function elementIssues(element: LayoutElement, index: number, scan: LayoutScan): LayoutIssue[] {
+  if (!fitsGrid(element, scan.grid)) {
+    return [
+      { code: 'ELEMENT_OUT_OF_GRID', message: 'element lies outside the grid or its deck', element: index },
+    ];
+  }
+  const issues: LayoutIssue[] = [];
+  if (!ROTATIONS.has(element.rotation)) {
+    issues.push({ code: 'ROTATION_INVALID', message: 'rotation must be 0, 90, 180 or 270', element: index });
+  }
+  const overlap = overlapIssue(element, index, scan);
+  if (overlap) return [...issues, overlap];
+  if (element.type !== 'seat') return issues;
+  return [...issues, ...seatIdentityIssues(element, index, scan)];
+}
+
+/**
+ * Every problem of a layout document, in order: the schema version, the grid (nothing else is
+ * checked on a broken grid), each element in turn, and at least one seat.
+ */
 export function validateLayout(document: LayoutDocument): LayoutIssue[] {
   const issues: LayoutIssue[] = [];
-  if (document.schemaVersion !== LAYOUT_SCHEMA_VERSION) {
-    issues.push({
-      code: 'SCHEMA_VERSION_UNSUPPORTED',
-      message: `schemaVersion must be ${LAYOUT_SCHEMA_VERSION}`,
-    });
-  }
-  const { columns, rows, decks } = document.grid;
-  if (![columns, rows, decks].every((n) => Number.isInteger(n) && n > 0) || decks > 2) {
-    issues.push({
-      code: 'GRID_INVALID',
-      message: 'grid needs positive integer columns and rows, and 1 or 2 decks',
-    });
-    return issues;
-  }
-  const seatIds = new Set<string>();
-  const seatNumbers = new Set<string>();
-  const occupied = new Map<string, number>();
-  document.elements.forEach((element, index) => {
-    const { x, y, width, height, deck } = element;
-    const fits =
-      [x, y, width, height, deck].every(Number.isInteger) &&
-      width > 0 &&
-      height > 0 &&
-      x >= 0 &&
-      y >= 0 &&
-      x + width <= columns &&
-      y + height <= rows &&
-      deck >= 1 &&
-      deck <= decks;
-    if (!fits) {
-      issues.push({
-        code: 'ELEMENT_OUT_OF_GRID',
-        message: 'element lies outside the grid or its deck',
-        element: index,
-      });
-      return;
-    }
-    if (!ROTATIONS.has(element.rotation)) {
-      issues.push({
-        code: 'ROTATION_INVALID',
-        message: 'rotation must be 0, 90, 180 or 270',
-        element: index,
-      });
-    }
-    for (let cx = x; cx < x + width; cx++) {
-      for (let cy = y; cy < y + height; cy++) {
-        const cell = `${deck}:${cx}:${cy}`;
-        if (occupied.has(cell)) {
-          issues.push({
-            code: 'ELEMENTS_OVERLAP',
-            message: `element overlaps element ${occupied.get(cell)}`,
-            element: index,
-          });
-          return;
-        }
-        occupied.set(cell, index);
-      }
-    }
-    if (element.type !== 'seat') return;
-    const seatId = element.seatId?.trim();
-    const seatNumber = element.seatNumber?.trim();
-    if (!seatId || !seatNumber) {
-      issues.push({
-        code: 'SEAT_IDENTITY_MISSING',
-        message: 'a seat needs seatId and seatNumber',
-        element: index,
-      });
-      return;
-    }
-    if (seatIds.has(seatId))
-      issues.push({ code: 'SEAT_ID_DUPLICATE', message: `seatId ${seatId} repeats`, element: index });
-    if (seatNumbers.has(seatNumber)) {
-      issues.push({
-        code: 'SEAT_NUMBER_DUPLICATE',
-        message: `seatNumber ${seatNumber} repeats`,
-        element: index,
-      });
-    }
-    seatIds.add(seatId);
-    seatNumbers.add(seatNumber);
-  });
-  if (seatIds.size === 0) issues.push({ code: 'NO_SEATS', message: 'a layout needs at least one seat' });
+  const version = schemaVersionIssue(document);
+  if (version) issues.push(version);
+  const grid = gridIssue(document.grid);
+  if (grid) return [...issues, grid];
+  const scan: LayoutScan = {
+    grid: document.grid,
+    seatIds: new Set(),
+    seatNumbers: new Set(),
+    occupied: new Map(),
+  };
+  document.elements.forEach((element, index) => issues.push(...elementIssues(element, index, scan)));
+  if (scan.seatIds.size === 0) issues.push({ code: 'NO_SEATS', message: 'a layout needs at least one seat' });
   return issues;
 }
 

@@ -1,100 +1,12 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
 import { findOwnBooking, listOwnBookings } from '../../db/queries/customer-bookings.js';
+import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
-import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams, Pagination, Instant } from '../http/schemas.js';
-import { IdText, NamedRef } from './catalogue.js';
-import { PickupLocationSchema } from './trips.js';
-import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
+import { errorResponses, IdParams } from '../http/schemas.js';
+import { BookingList, BookingResponse, ListQuery, OWN_RULE } from './booking-reads.openapi.js';
 
 /** GET /bookings and GET /bookings/{id}: a traveller's own bookings (SPEC "Bookings (customer API)"). */
-
-const BookingTicket = z.object({
-  id: IdText,
-  traveller_name: z.string(),
-  seat_number: z.string(),
-  status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED']),
-  payload: z.unknown().nullable().meta({
-    description: 'the boarding credential (its canonical JSON is what was signed); null until CONFIRMED',
-  }),
-  signature: z
-    .string()
-    .nullable()
-    .meta({ description: 'Ed25519 signature, base64url; null until CONFIRMED' }),
-  key_id: z.string().nullable(),
-  boarding_authorized: z.boolean(),
-});
-
-export const CustomerBooking = z
-  .object({
-    id: IdText.meta({ description: 'the booking id of every /bookings path' }),
-    booking_code: z.string().meta({ description: 'BK- code to read out at a counter' }),
-    journey_id: IdText.nullable().meta({
-      description: 'the journey behind the booking (null for imported rows)',
-    }),
-    status: z.enum(BOOKING_STATUSES),
-    payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
-    passenger_name: z.string(),
-    passenger_phone: z.string(),
-    seats_count: z.int(),
-    seat_numbers: z.array(z.string()).meta({ description: 'seat labels of the bus layout' }),
-    subtotal: z.number().meta({ description: 'price of the seats before the voucher discount' }),
-    discount: z.number().meta({ description: 'voucher discount granted' }),
-    total_price: z.number().meta({ description: 'subtotal - discount: what is paid (in cash)' }),
-    currency: z.string(),
-    channel: z.string(),
-    created_at: Instant,
-    updated_at: Instant,
-    trip: z.object({
-      id: IdText,
-      status: z.string(),
-      departure_at: Instant,
-      arrival_at: Instant,
-      origin_city: NamedRef,
-      destination_city: NamedRef,
-      company: NamedRef,
-      pickupLocation: PickupLocationSchema,
-    }),
-    confirmation: z.object({
-      status: z
-        .enum(['DRAFT', 'HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED', 'RELEASED', 'EXPIRED'])
-        .nullable()
-        .meta({ description: "the journey's confirmation status (CONFIRMED or REQUESTED while live)" }),
-      deadline: Instant.nullable().meta({
-        description: 'while REQUESTED: when the company must have decided',
-      }),
-    }),
-    boarding_authorized: z.boolean().meta({
-      description:
-        'the only flag a client may show a QR code or request a ticket PDF by (never booking.status alone)',
-    }),
-    tickets: z.array(BookingTicket).meta({
-      description: 'current tickets, one per traveller; tickets re-issued by a modification are not listed',
-    }),
-  })
-  .meta({ id: 'CustomerBooking' });
-
-export const BookingResponse = z.object({ success: z.literal(true), data: CustomerBooking });
-
-const BookingList = z.object({
-  success: z.literal(true),
-  data: z.object({
-    items: z.array(CustomerBooking),
-    total: z.int().meta({ description: "all of the traveller's bookings" }),
-    limit: z.int(),
-    offset: z.int(),
-  }),
-});
-
-const ListQuery = z.object(Pagination).strict();
-
-const OWN_RULE =
-  "A traveller sees the bookings they made and those made for their passenger profile; another traveller's booking id " +
-  'answers 404 BOOKING_NOT_FOUND, exactly like an id that does not exist. Private answers (Cache-Control: private, no-store).';
-
-export const bookingNotFound = () => new Refusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
 
 export const travellerOf = (ctx: Context) => ctx.state.traveller!;
 

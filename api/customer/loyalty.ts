@@ -1,374 +1,143 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
-import {
-  findProgram,
-  listPrograms,
-  listRedeemableRewards,
-  listTransactions,
-  previewLines,
-  readAccount,
-  readReferral,
-  type LoyaltyProgram,
-} from '../../db/queries/loyalty.js';
-import { ensureAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty.js';
+import type { z } from 'zod';
+import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
-import { Refusal } from '../http/errors.js';
-import type { Surface } from '../http/route.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import type { ResponseSpec, Surface } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
+import {
+  loyaltyAccount,
+  loyaltyReferral,
+  loyaltyRewards,
+  loyaltyTransactions,
+  previewVoucherOn,
+  redeemInProgram,
+  useReferral,
+  type LoyaltyCaller,
+} from '../use-cases/loyalty.js';
+import {
+  ACCOUNT_RULES,
+  AccountAnswer,
+  AccountQuery,
+  CompanyQuery,
+  Preview,
+  PREVIEW_RULES,
+  PreviewBody,
+  REDEEM_RULES,
+  RedeemBody,
+  Redeemed,
+  Referral,
+  REFERRAL_RULES,
+  ReferralBody,
+  ReferralRecorded,
+  REWARDS_RULES,
+  RewardsResponse,
+  TRANSACTIONS_RULES,
+  TransactionsQuery,
+  TransactionsResponse,
+  USE_REFERRAL_RULES,
+} from './loyalty.openapi.js';
 
 /**
- * Customer loyalty (SPEC "Payments and loyalty"). Every company runs its own program: an account,
- * its balance, rewards and vouchers belong to one company and never merge with another's.
+ * Customer loyalty (SPEC "Payments and loyalty"): the account and its ledger, referrals, and
+ * vouchers (redeem, preview). The rules and schemas are in loyalty.openapi.ts, the work in
+ * api/use-cases/loyalty.ts.
  */
 
-const COMMON =
-  'Needs a traveller session (401 AUTH_REQUIRED); web calls that change something send X-CSRF-Token (403 ' +
-  'CSRF_TOKEN_INVALID), bearer calls need none. companyId must name a company with an active loyalty program in the ' +
-  "caller's inventory scope (for regular accounts: an active, published company), else 404 LOYALTY_PROGRAM_NOT_FOUND. " +
-  'Balances and rewards never cross companies.';
-
-const EARNING_RULE =
-  'Points are earned when a trip is completed: each booking of the trip in status COMPLETED or CHECKED_IN (not cancelled, ' +
-  'no-show or refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier_percent / 100) points for its ' +
-  "owner in the trip company's program, once per booking. Lifetime points decide the tier (the highest min_lifetime_points " +
-  'reached). A pending referral is rewarded on the referred traveller’s first completed trip: both get the program’s ' +
-  'referral_points.';
-
-const CompanyQuery = z.object({ companyId: Uuid }).strict();
-
-const Money = z.number().meta({ description: 'SYP, whole pounds' });
-const Company = z.object({ id: Uuid, nameAr: z.string(), nameEn: z.string() });
-const Program = z.object({
-  nameAr: z.string(),
-  nameEn: z.string(),
-  pointsPer100: z
-    .number()
-    .int()
-    .meta({ description: 'points earned per 100 SYP paid (before the tier multiplier)' }),
-  referralPoints: z
-    .number()
-    .int()
-    .meta({ description: 'points each side gets when a referred traveller completes a first trip' }),
-});
-const Tier = z.object({
-  id: Uuid,
-  nameAr: z.string(),
-  nameEn: z.string(),
-  minLifetimePoints: z.number().int(),
-  multiplierPercent: z
-    .number()
-    .int()
-    .meta({ description: '100 = points as earned; 150 = half as many again' }),
-});
-const Account = z
-  .object({
-    id: Uuid,
-    balance: z.number().int().meta({ description: 'points that can be spent; never negative' }),
-    lifetimePoints: z.number().int().meta({ description: 'all points ever earned (decides the tier)' }),
-    referralCode: z.string().meta({ description: 'your code in this program, to give to new travellers' }),
-    tier: Tier.nullable(),
-    nextTier: Tier.extend({ pointsNeeded: z.number().int() }).nullable(),
-    createdAt: z.string().meta({ format: 'date-time' }),
-  })
-  .meta({ id: 'LoyaltyAccount' });
-
-const ProgramSummary = z
-  .object({
-    companyId: Uuid,
-    company: Company,
-    program: Program,
-    hasAccount: z.boolean(),
-    balance: z.number().int().nullable().meta({ description: 'null until the account is opened' }),
-  })
-  .meta({ id: 'LoyaltyProgramSummary' });
-
-const AccountAnswer = z.union([
-  z.object({ success: z.literal(true), data: z.object({ programs: z.array(ProgramSummary) }) }),
-  z.object({
-    success: z.literal(true),
-    data: z.object({ companyId: Uuid, company: Company, program: Program, account: Account }),
-  }),
-]);
-
-const Reward = z
-  .object({
-    id: Uuid,
-    code: z
-      .string()
-      .meta({ description: 'catalogue code to send to POST /loyalty/redeem (not a voucher code)' }),
-    nameAr: z.string(),
-    nameEn: z.string(),
-    type: z.enum(['discount', 'free_trip']),
-    pointsCost: z.number().int(),
-    discountPercent: z.number().int().nullable(),
-    discountAmount: Money.nullable(),
-    maxDiscount: Money.nullable().meta({ description: 'cap of a percent discount' }),
-    freeSeats: z
-      .number()
-      .int()
-      .nullable()
-      .meta({ description: 'free_trip: seats covered on the cheapest trip' }),
-    minSubtotal: Money.nullable(),
-    routeIds: z.array(Uuid).meta({ description: 'empty: every route of the company' }),
-    allowedDays: z.array(z.number().int()).meta({
-      description: 'ISO weekdays (1 Monday .. 7 Sunday) of departure in Damascus; empty: every day',
-    }),
-    voucherValidDays: z.number().int(),
-    remaining: z.number().int().nullable().meta({ description: 'redemptions left; null: unlimited' }),
-  })
-  .meta({ id: 'LoyaltyReward' });
-
-const Transaction = z
-  .object({
-    id: Uuid,
-    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS']),
-    points: z.number().int().meta({ description: 'signed: negative for a redemption' }),
-    balanceAfter: z.number().int(),
-    bookingId: Uuid.nullable(),
-    redemptionId: Uuid.nullable(),
-    redemptionCode: z.string().nullable(),
-    note: z.string().nullable(),
-    createdAt: z.string().meta({ format: 'date-time' }),
-  })
-  .meta({ id: 'LoyaltyTransaction' });
-
-const TransactionsQuery = z.object({ companyId: Uuid, ...Pagination }).strict();
-
-const ReferralData = z.object({
-  companyId: Uuid,
-  referralCode: z.string(),
-  referredBy: z
-    .object({ status: z.enum(['PENDING', 'REWARDED']), createdAt: z.string().meta({ format: 'date-time' }) })
-    .nullable()
-    .meta({ description: 'set when you were referred in this program' }),
-  stats: z.object({
-    referred: z.number().int(),
-    rewarded: z.number().int(),
-    pending: z.number().int(),
-    pointsEarned: z
-      .number()
-      .int()
-      .meta({ description: 'referral bonus points earned through people you referred' }),
-  }),
-});
-const Referral = z.object({ success: z.literal(true), data: ReferralData });
-
-const ReferralBody = z
-  .object({ companyId: Uuid, referralCode: z.string().trim().min(1).max(32) })
-  .strict()
-  .meta({ id: 'LoyaltyReferralRequest' });
-const ReferralRecorded = z.object({
-  success: z.literal(true),
-  data: z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
-});
-
-const RedeemBody = z
-  .object({ companyId: Uuid, rewardCode: z.string().trim().min(1).max(64) })
-  .strict()
-  .meta({ id: 'LoyaltyRedeemRequest' });
-const Redeemed = z.object({
-  success: z.literal(true),
-  redemption: z.object({
-    id: Uuid,
-    code: z.string().meta({ description: 'voucher code RWD-XXXXXXXX; the reward_code of POST /bookings' }),
-    pointsUsed: z.number().int(),
-    expiresAt: z.string().meta({ format: 'date-time' }),
-  }),
-});
-
-const PreviewBody = z
-  .object({
-    redemptionCode: z.string().trim().min(1).max(64),
-    subtotal: z.number().int().min(0).max(1_000_000_000),
-    tripIds: z
-      .array(Uuid)
-      .min(1)
-      .max(2)
-      .refine((ids) => new Set(ids).size === ids.length, 'the two trips must differ')
-      .meta({ description: 'one trip, or outbound then return' }),
-  })
-  .strict()
-  .meta({ id: 'LoyaltyPreviewRequest' });
-const Preview = z.object({
-  success: z.literal(true),
-  valid: z.literal(true),
-  redemptionCode: z.string(),
-  discount: Money,
-  finalTotal: Money,
-});
-
-const VOUCHER_RULES =
-  'Voucher checks, in this order (the first failure answers 409 with its code): the voucher exists and is yours ' +
-  '(LOYALTY_REDEMPTION_NOT_FOUND — also for a catalogue reward code, another traveller’s voucher or a cancelled ' +
-  'voucher), not used ' +
-  '(LOYALTY_REDEMPTION_USED), not expired (LOYALTY_REDEMPTION_EXPIRED), its reward is a discount or free_trip still offered ' +
-  '(LOYALTY_REWARD_UNSUPPORTED), the reward is set up consistently (LOYALTY_REWARD_CONFIGURATION_INVALID), every trip is ' +
-  'of the voucher’s company and, for a route-restricted reward, on one of its routes (LOYALTY_ROUTE_NOT_ELIGIBLE), every ' +
-  'trip departs on an allowed weekday in Damascus (LOYALTY_DAY_NOT_ELIGIBLE), the subtotal reaches the minimum ' +
-  '(LOYALTY_MINIMUM_NOT_MET, details.minSubtotal). Discount: a percent of the subtotal rounded down and capped by ' +
-  'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
-  'subtotal.';
-
-const programNotFound = () =>
-  new Refusal(404, 'LOYALTY_PROGRAM_NOT_FOUND', 'No loyalty program for this company');
+type Loyalty = Pick<AppContext, 'db'> & { callerOf: (ctx: Context) => LoyaltyCaller };
 
 export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): void {
-  const userOf = (ctx: Context) => ctx.state.traveller!.userId;
+  const loyalty: Loyalty = {
+    db,
+    callerOf: (ctx) => ({ userId: ctx.state.traveller!.userId, scope: ctx.state.scope }),
+  };
+  registerAccountRoutes(surface, loyalty);
+  registerReferralRoutes(surface, loyalty);
+  registerVoucherRoutes(surface, loyalty);
+}
 
-  async function programFor(ctx: Context, companyId: string): Promise<LoyaltyProgram> {
-    const program = await findProgram(db, ctx.state.scope, companyId, userOf(ctx));
-    if (!program) throw programNotFound();
-    return program;
-  }
+/** What a query schema parses to, as the route passes it to its handler. */
+type Parsed<Q> = Q extends z.ZodType ? z.output<Q> : undefined;
 
-  /** The program and the caller's account in it, opened on first use. */
-  async function accountFor(ctx: Context, companyId: string) {
-    const program = await programFor(ctx, companyId);
-    return { program, accountId: await ensureAccount(db.pool, program.companyId, userOf(ctx)) };
-  }
+interface ReadRoute<Q extends z.ZodType> {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  query: Q;
+  answer: ResponseSpec;
+}
 
+/** A loyalty read: the traveller's GET in one company's program, answered as {success, data}. */
+function registerRead<Q extends z.ZodType>(
+  surface: Surface,
+  { db, callerOf }: Loyalty,
+  route: ReadRoute<Q>,
+  read: (db: Database, caller: LoyaltyCaller, query: Parsed<Q>) => Promise<unknown>,
+): void {
   surface.route({
     method: 'get',
+    path: route.path,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags: ['Loyalty'],
+    security: 'traveller',
+    query: route.query,
+    responses: { 200: route.answer, ...errorResponses(400, 401, 404) },
+    handler: async (ctx, { query }) => {
+      ctx.body = { success: true, data: await read(db, callerOf(ctx), query) };
+    },
+  });
+}
+
+function registerAccountRoutes(surface: Surface, loyalty: Loyalty): void {
+  const account = {
     path: '/loyalty/account',
     operationId: 'getLoyaltyAccount',
     summary: 'Loyalty programs, or your account in one company’s program',
-    description:
-      `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
-      'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
-      `points, tier, next tier and your referral code. ${EARNING_RULE}`,
-    tags: ['Loyalty'],
-    security: 'traveller',
-    query: z.object({ companyId: Uuid.optional() }).strict(),
-    responses: {
-      200: { description: 'Programs, or one account', schema: AccountAnswer },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      if (!query.companyId) {
-        ctx.body = {
-          success: true,
-          data: { programs: await listPrograms(db, ctx.state.scope, userOf(ctx)) },
-        };
-        return;
-      }
-      const { program, accountId } = await accountFor(ctx, query.companyId);
-      const { companyId: _companyId, ...account } = await readAccount(db, accountId);
-      ctx.body = { success: true, data: { ...program, account } };
-    },
-  });
-
-  surface.route({
-    method: 'get',
+    description: ACCOUNT_RULES,
+    query: AccountQuery,
+    answer: { description: 'Programs, or one account', schema: AccountAnswer },
+  };
+  registerRead(surface, loyalty, account, loyaltyAccount);
+  const rewards = {
     path: '/loyalty/rewards',
     operationId: 'listLoyaltyRewards',
     summary: 'Rewards you can redeem in one company’s program',
-    description:
-      `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
-      'first; other reward types (merchandise…) are given out by the company and are not listed.',
-    tags: ['Loyalty'],
-    security: 'traveller',
+    description: REWARDS_RULES,
     query: CompanyQuery,
-    responses: {
-      200: {
-        description: 'Rewards',
-        schema: z.object({
-          success: z.literal(true),
-          data: z.object({ companyId: Uuid, rewards: z.array(Reward) }),
-        }),
-      },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      const program = await programFor(ctx, query.companyId);
-      ctx.body = {
-        success: true,
-        data: { companyId: program.companyId, rewards: await listRedeemableRewards(db, program.companyId) },
-      };
-    },
-  });
-
-  surface.route({
-    method: 'get',
+    answer: { description: 'Rewards', schema: RewardsResponse },
+  };
+  registerRead(surface, loyalty, rewards, loyaltyRewards);
+  const transactions = {
     path: '/loyalty/transactions',
     operationId: 'listLoyaltyTransactions',
     summary: 'Your points ledger in one company’s program, newest first',
-    description:
-      `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
-      'Opens your account in the program like GET /loyalty/account.',
-    tags: ['Loyalty'],
-    security: 'traveller',
+    description: TRANSACTIONS_RULES,
     query: TransactionsQuery,
-    responses: {
-      200: {
-        description: 'One page of transactions',
-        schema: z.object({
-          success: z.literal(true),
-          data: z.object({
-            companyId: Uuid,
-            balance: z.number().int(),
-            transactions: z.array(Transaction),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-          }),
-        }),
-      },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      const { program, accountId } = await accountFor(ctx, query.companyId);
-      const page = await listTransactions(db, accountId, query);
-      ctx.body = {
-        success: true,
-        data: {
-          companyId: program.companyId,
-          balance: page.balance,
-          transactions: page.items,
-          total: page.total,
-          limit: query.limit,
-          offset: query.offset,
-        },
-      };
-    },
-  });
+    answer: { description: 'One page of transactions', schema: TransactionsResponse },
+  };
+  registerRead(surface, loyalty, transactions, loyaltyTransactions);
+}
 
-  surface.route({
-    method: 'get',
+function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
+  const referral = {
     path: '/loyalty/referral',
     operationId: 'getLoyaltyReferral',
     summary: 'Your referral code in one company’s program and how it has done',
-    description:
-      `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
-      'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
-      'program’s referralPoints.',
-    tags: ['Loyalty'],
-    security: 'traveller',
+    description: REFERRAL_RULES,
     query: CompanyQuery,
-    responses: {
-      200: { description: 'Referral code and stats', schema: Referral },
-      ...errorResponses(400, 401, 404),
-    },
-    handler: async (ctx, { query }) => {
-      const { program, accountId } = await accountFor(ctx, query.companyId);
-      ctx.body = {
-        success: true,
-        data: { companyId: program.companyId, ...(await readReferral(db, accountId)) },
-      };
-    },
-  });
+    answer: { description: 'Referral code and stats', schema: Referral },
+  };
+  registerRead(surface, loyalty, referral, loyaltyReferral);
 
+  const { db, callerOf } = loyalty;
   surface.route({
     method: 'post',
     path: '/loyalty/referral',
     operationId: 'useLoyaltyReferral',
     summary: 'Say who referred you to a company',
-    description:
-      `${COMMON} Body companyId and referralCode (another traveller’s code in the same program). Records a PENDING ` +
-      'referral (201); both travellers get referralPoints when you complete your first trip with the company. Refused: ' +
-      'a code that does not exist in this company’s program (404 LOYALTY_REFERRAL_NOT_FOUND — also a code of another ' +
-      'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
-      'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
-      'LOYALTY_REFERRAL_NOT_NEW).',
+    description: USE_REFERRAL_RULES,
     tags: ['Loyalty'],
     security: 'traveller',
     body: ReferralBody,
@@ -377,31 +146,20 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const program = await programFor(ctx, body.companyId);
-      const referral = await recordReferral(db, {
-        companyId: program.companyId,
-        userId: userOf(ctx),
-        referralCode: body.referralCode,
-      });
+      const referral = await useReferral(db, callerOf(ctx), body);
       ctx.status = 201;
       ctx.body = { success: true, data: { referral: { id: referral.referralId, status: referral.status } } };
     },
   });
+}
 
+function registerVoucherRoutes(surface: Surface, { db, callerOf }: Loyalty): void {
   surface.route({
     method: 'post',
     path: '/loyalty/redeem',
     operationId: 'redeemLoyaltyReward',
     summary: 'Spend points on a reward and get a voucher',
-    description:
-      `${COMMON} Body companyId and rewardCode (the catalogue code from GET /loyalty/rewards). In one transaction: locks ` +
-      'your account in that company, then the reward, checks it, deducts its pointsCost, counts the redemption, records ' +
-      'a REDEEM transaction and creates the voucher (code RWD- + 8 characters, valid for the reward’s voucherValidDays). ' +
-      'Concurrent redeems of one balance run one after another: the balance is never spent twice. Refused: unknown or ' +
-      'inactive reward of this company (404 LOYALTY_REWARD_NOT_FOUND), a reward type that is not discount or free_trip ' +
-      '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
-      'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
-      'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.',
+    description: REDEEM_RULES,
     tags: ['Loyalty'],
     security: 'traveller',
     body: RedeemBody,
@@ -410,22 +168,9 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const program = await programFor(ctx, body.companyId);
-      const redemption = await redeemReward(db, {
-        companyId: program.companyId,
-        userId: userOf(ctx),
-        rewardCode: body.rewardCode,
-      });
+      const { id, code, pointsUsed, expiresAt } = await redeemInProgram(db, callerOf(ctx), body);
       ctx.status = 201;
-      ctx.body = {
-        success: true,
-        redemption: {
-          id: redemption.id,
-          code: redemption.code,
-          pointsUsed: redemption.pointsUsed,
-          expiresAt: redemption.expiresAt.toISOString(),
-        },
-      };
+      ctx.body = { success: true, redemption: { id, code, pointsUsed, expiresAt: expiresAt.toISOString() } };
     },
   });
 
@@ -434,13 +179,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
     path: '/loyalty/preview',
     operationId: 'previewLoyaltyVoucher',
     summary: 'What a voucher would take off a purchase (consumes nothing)',
-    description:
-      'Needs a traveller session; web calls send X-CSRF-Token. Body redemptionCode (your voucher), subtotal (the price ' +
-      'before discount, whole SYP) and tripIds (one trip, or outbound then return). A valid voucher answers 200 ' +
-      `{valid: true, redemptionCode, discount, finalTotal}; a rejected one answers 409 with its LOYALTY_* code. ${VOUCHER_RULES} ` +
-      'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
-      'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
-      'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.',
+    description: PREVIEW_RULES,
     tags: ['Loyalty'],
     security: 'traveller',
     body: PreviewBody,
@@ -449,20 +188,7 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
       ...errorResponses(400, 401, 403, 404, 409),
     },
     handler: async (ctx, { body }) => {
-      const lines = await previewLines(db, ctx.state.scope, body.tripIds, body.subtotal);
-      if (!lines) throw new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
-      const applied = await previewVoucher(db.pool, {
-        code: body.redemptionCode,
-        userId: userOf(ctx),
-        lines,
-      });
-      ctx.body = {
-        success: true,
-        valid: true,
-        redemptionCode: body.redemptionCode.toUpperCase(),
-        discount: applied.discount,
-        finalTotal: body.subtotal - applied.discount,
-      };
+      ctx.body = { success: true, ...(await previewVoucherOn(db, callerOf(ctx), body)) };
     },
   });
 }

@@ -1,3 +1,4 @@
+import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 
 /**
@@ -30,21 +31,40 @@ export async function findSigningKey(db: Database, keyId: string): Promise<Publi
   return row;
 }
 
-export interface RevocationRow {
+/** A revoked credential, as the revocation list publishes it. */
+export interface Revocation {
+  ticketId: string;
+  keyId: string | null;
+  revokedAt: Date;
+}
+
+/** timestamptz arrives as PostgreSQL text. */
+interface RevocationRow {
   ticket_id: string;
   key_id: string | null;
   revoked_at: string;
 }
 
+const toRevocation = (row: RevocationRow): Revocation => ({
+  ticketId: row.ticket_id,
+  keyId: row.key_id,
+  revokedAt: new Date(row.revoked_at),
+});
+
 /** Revocations at or after `since` (all when null), oldest first, at most `limit`. */
-export function listRevocations(db: Database, since: string | null, limit: number): Promise<RevocationRow[]> {
-  return db.query<RevocationRow>(
+export async function listRevocations(
+  db: Database,
+  since: string | null,
+  limit: number,
+): Promise<Revocation[]> {
+  const rows = await db.query<RevocationRow>(
     `select ticket_id, key_id, revoked_at from credential_revocations
      where $1::timestamptz is null or revoked_at >= $1
      order by revoked_at, ticket_id
      limit $2`,
     [since, limit],
   );
+  return rows.map(toRevocation);
 }
 
 export interface TicketAtBoarding {
@@ -53,7 +73,7 @@ export interface TicketAtBoarding {
   traveller_name: string;
   seat_number: string;
   leg_sequence: number;
-  status: 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
+  status: TicketStatus;
   signature: string | null;
   boarding_authorized: boolean;
   revoked: boolean;

@@ -1,8 +1,8 @@
 import type { JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from './pickup-location.js';
-import type { PickupRow } from './pickup-location.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
@@ -13,9 +13,7 @@ import type { PickupRow } from './pickup-location.js';
  * longer board).
  */
 
-const iso = (value: unknown) =>
-  value === null || value === undefined ? null : new Date(value as string | Date).toISOString();
-const json = (value: unknown) => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
+const iso = (value: string) => new Date(value).toISOString();
 
 export interface BookingTicket {
   id: string;
@@ -28,7 +26,8 @@ export interface BookingTicket {
   boarding_authorized: boolean;
 }
 
-export interface CustomerBooking {
+/** Columns of a bookings row that each answer about a booking passes on as they are read. */
+export type BookingColumns = {
   id: string;
   booking_code: string;
   journey_id: string | null;
@@ -38,11 +37,15 @@ export interface CustomerBooking {
   passenger_phone: string;
   seats_count: number;
   seat_numbers: string[];
+  currency: string;
+};
+
+type CustomerBookingColumns = BookingColumns & { channel: string };
+
+export interface CustomerBooking extends CustomerBookingColumns {
   subtotal: number;
   discount: number;
   total_price: number;
-  currency: string;
-  channel: string;
   created_at: string;
   updated_at: string;
   trip: {
@@ -88,53 +91,74 @@ const BOOKING_SELECT = `
   join stops ps on ps.id = t.pickup_stop_id
   join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
 
-const ref = (row: Record<string, unknown>, prefix: string): NamedRef => ({
-  id: row[`${prefix}_id`] as string,
-  name_ar: row[`${prefix}_name_ar`] as string,
-  name_en: row[`${prefix}_name_en`] as string,
-});
+/** bigint amounts and timestamptz arrive as text. */
+type BookingRow = CustomerBookingColumns &
+  NamedRefColumns<'origin' | 'destination' | 'company'> &
+  PickupRow & {
+    subtotal: string;
+    discount: string;
+    total_price: string;
+    created_at: string;
+    updated_at: string;
+    journey_status: JourneyStatus | null;
+    confirmation_deadline: string | null;
+    trip_id: string;
+    trip_status: string;
+    departure_at: string;
+    arrival_at: string;
+  };
 
-function toBooking(row: Record<string, unknown> & PickupRow, tickets: BookingTicket[]): CustomerBooking {
-  const journeyStatus = (row.journey_status as JourneyStatus | null) ?? null;
+function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
+  const journeyStatus = row.journey_status;
   return {
-    id: row.id as string,
-    booking_code: row.booking_code as string,
-    journey_id: row.journey_id as string | null,
-    status: row.status as string,
-    payment_status: row.payment_status as string,
-    passenger_name: row.passenger_name as string,
-    passenger_phone: row.passenger_phone as string,
-    seats_count: row.seats_count as number,
-    seat_numbers: row.seat_numbers as string[],
+    id: row.id,
+    booking_code: row.booking_code,
+    journey_id: row.journey_id,
+    status: row.status,
+    payment_status: row.payment_status,
+    passenger_name: row.passenger_name,
+    passenger_phone: row.passenger_phone,
+    seats_count: row.seats_count,
+    seat_numbers: row.seat_numbers,
     subtotal: Number(row.subtotal),
     discount: Number(row.discount),
     total_price: Number(row.total_price),
-    currency: row.currency as string,
-    channel: row.channel as string,
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    currency: row.currency,
+    channel: row.channel,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
     trip: {
-      id: row.trip_id as string,
-      status: row.trip_status as string,
-      departure_at: iso(row.departure_at)!,
-      arrival_at: iso(row.arrival_at)!,
-      origin_city: ref(row, 'origin'),
-      destination_city: ref(row, 'destination'),
-      company: ref(row, 'company'),
+      id: row.trip_id,
+      status: row.trip_status,
+      departure_at: iso(row.departure_at),
+      arrival_at: iso(row.arrival_at),
+      origin_city: namedRefOf(row, 'origin'),
+      destination_city: namedRefOf(row, 'destination'),
+      company: namedRefOf(row, 'company'),
       pickupLocation: toPickupLocation(row),
     },
     confirmation: {
       status: journeyStatus,
-      deadline: journeyStatus === 'REQUESTED' ? iso(row.confirmation_deadline) : null,
+      deadline:
+        journeyStatus === 'REQUESTED' && row.confirmation_deadline !== null
+          ? iso(row.confirmation_deadline)
+          : null,
     },
     boarding_authorized: tickets.length > 0 && tickets.every((ticket) => ticket.boarding_authorized),
     tickets,
   };
 }
 
+/** jsonb arrives parsed. */
+interface BookingTicketRow extends BookingTicket {
+  booking_id: string;
+}
+
+const toBookingTicket = ({ booking_id: _bookingId, ...ticket }: BookingTicketRow): BookingTicket => ticket;
+
 /** The current tickets of each booking (its journey's tickets on its trip), keyed by booking id. */
 async function ticketsOf(db: Database, bookingIds: string[]): Promise<Map<string, BookingTicket[]>> {
-  const rows = await db.query<Record<string, unknown> & PickupRow>(
+  const rows = await db.query<BookingTicketRow>(
     `select b.id as booking_id, t.id, t.traveller_name, t.seat_number, t.status, t.payload, t.signature, t.key_id,
             t.boarding_authorized
      from bookings b
@@ -145,18 +169,9 @@ async function ticketsOf(db: Database, bookingIds: string[]): Promise<Map<string
   );
   const byBooking = new Map<string, BookingTicket[]>();
   for (const row of rows) {
-    const list = byBooking.get(row.booking_id as string) ?? [];
-    list.push({
-      id: row.id as string,
-      traveller_name: row.traveller_name as string,
-      seat_number: row.seat_number as string,
-      status: row.status as string,
-      payload: row.payload === null ? null : json(row.payload),
-      signature: row.signature as string | null,
-      key_id: row.key_id as string | null,
-      boarding_authorized: row.boarding_authorized as boolean,
-    });
-    byBooking.set(row.booking_id as string, list);
+    const list = byBooking.get(row.booking_id) ?? [];
+    list.push(toBookingTicket(row));
+    byBooking.set(row.booking_id, list);
   }
   return byBooking;
 }
@@ -171,18 +186,18 @@ export async function listOwnBookings(
     db.query<{ total: number }>(`select count(*)::int as total from bookings b where ${OWN_BOOKING}`, [
       userId,
     ]),
-    db.query<Record<string, unknown> & PickupRow>(
+    db.query<BookingRow>(
       `${BOOKING_SELECT} where ${OWN_BOOKING} order by b.created_at desc, b.id desc limit $2 offset $3`,
       [userId, page.limit, page.offset],
     ),
   ]);
   const tickets = await ticketsOf(
     db,
-    rows.map((row) => row.id as string),
+    rows.map((row) => row.id),
   );
   return {
     total: counted!.total,
-    items: rows.map((row) => toBooking(row, tickets.get(row.id as string) ?? [])),
+    items: rows.map((row) => toBooking(row, tickets.get(row.id) ?? [])),
   };
 }
 
@@ -192,10 +207,10 @@ export async function findOwnBooking(
   userId: string,
   bookingId: string,
 ): Promise<CustomerBooking | null> {
-  const [row] = await db.query<Record<string, unknown> & PickupRow>(
-    `${BOOKING_SELECT} where b.id = $2 and ${OWN_BOOKING}`,
-    [userId, bookingId],
-  );
+  const [row] = await db.query<BookingRow>(`${BOOKING_SELECT} where b.id = $2 and ${OWN_BOOKING}`, [
+    userId,
+    bookingId,
+  ]);
   if (!row) return null;
   const tickets = await ticketsOf(db, [bookingId]);
   return toBooking(row, tickets.get(bookingId) ?? []);

@@ -1,6 +1,7 @@
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import {
   nextTierAfter,
+  previewShares,
   REDEEMABLE_REWARD_TYPES,
   tierFor,
   type RewardTerms,
@@ -101,53 +102,62 @@ export interface AccountView {
   createdAt: string;
 }
 
-/** One account with its tier and the next tier; the tier is recomputed from lifetime points, so it is never stale. */
-export async function readAccount(db: Database, accountId: string): Promise<AccountView> {
-  const [account] = await db.query<{
-    id: string;
-    company_id: string;
-    balance: number;
-    lifetime_points: number;
-    referral_code: string;
-    created_at: Date;
-  }>(
-    `select id, company_id, balance, lifetime_points, referral_code, created_at from loyalty_accounts where id = $1`,
-    [accountId],
-  );
-  const tiers = await listTiers(db, account!.company_id);
-  const tier = tierFor(account!.lifetime_points, tiers);
-  const next = nextTierAfter(account!.lifetime_points, tiers);
+/** timestamptz arrives as PostgreSQL text. */
+interface AccountRow {
+  id: string;
+  company_id: string;
+  balance: number;
+  lifetime_points: number;
+  referral_code: string;
+  created_at: string;
+}
+
+function toAccountView(account: AccountRow, tiers: TierView[]): AccountView {
+  const next = nextTierAfter(account.lifetime_points, tiers);
   return {
-    id: account!.id,
-    companyId: account!.company_id,
-    balance: account!.balance,
-    lifetimePoints: account!.lifetime_points,
-    referralCode: account!.referral_code,
-    tier,
-    nextTier: next ? { ...next, pointsNeeded: next.minLifetimePoints - account!.lifetime_points } : null,
-    createdAt: new Date(account!.created_at).toISOString(),
+    id: account.id,
+    companyId: account.company_id,
+    balance: account.balance,
+    lifetimePoints: account.lifetime_points,
+    referralCode: account.referral_code,
+    tier: tierFor(account.lifetime_points, tiers),
+    nextTier: next ? { ...next, pointsNeeded: next.minLifetimePoints - account.lifetime_points } : null,
+    createdAt: new Date(account.created_at).toISOString(),
   };
 }
 
+/** One account with its tier and the next tier; the tier is recomputed from lifetime points, so it is never stale. */
+export async function readAccount(db: Database, accountId: string): Promise<AccountView> {
+  const [account] = await db.query<AccountRow>(
+    `select id, company_id, balance, lifetime_points, referral_code, created_at from loyalty_accounts where id = $1`,
+    [accountId],
+  );
+  return toAccountView(account!, await listTiers(db, account!.company_id));
+}
+
+interface TierRow {
+  id: string;
+  name_ar: string;
+  name_en: string;
+  min_lifetime_points: number;
+  multiplier_percent: number;
+}
+
+const toTierView = (row: TierRow): TierView => ({
+  id: row.id,
+  nameAr: row.name_ar,
+  nameEn: row.name_en,
+  minLifetimePoints: row.min_lifetime_points,
+  multiplierPercent: row.multiplier_percent,
+});
+
 export async function listTiers(db: Database, companyId: string): Promise<TierView[]> {
-  const rows = await db.query<{
-    id: string;
-    name_ar: string;
-    name_en: string;
-    min_lifetime_points: number;
-    multiplier_percent: number;
-  }>(
+  const rows = await db.query<TierRow>(
     `select id, name_ar, name_en, min_lifetime_points, multiplier_percent
        from loyalty_tiers where company_id = $1 order by min_lifetime_points`,
     [companyId],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    nameAr: row.name_ar,
-    nameEn: row.name_en,
-    minLifetimePoints: row.min_lifetime_points,
-    multiplierPercent: row.multiplier_percent,
-  }));
+  return rows.map(toTierView);
 }
 
 export interface RewardView extends RewardTerms {
@@ -187,20 +197,31 @@ export function rewardTermsOf(row: RewardTermsRow & { type: string }): RewardTer
   };
 }
 
+interface RewardRow extends RewardTermsRow {
+  id: string;
+  code: string;
+  name_ar: string;
+  name_en: string;
+  type: string;
+  points_cost: number;
+  voucher_valid_days: number;
+  remaining: number | null;
+}
+
+const toRewardView = (row: RewardRow): RewardView => ({
+  id: row.id,
+  code: row.code,
+  nameAr: row.name_ar,
+  nameEn: row.name_en,
+  pointsCost: row.points_cost,
+  ...rewardTermsOf(row),
+  voucherValidDays: row.voucher_valid_days,
+  remaining: row.remaining,
+});
+
 /** Rewards a traveller can redeem now: active, of a redeemable type (discount, free_trip), not sold out. */
 export async function listRedeemableRewards(db: Database, companyId: string): Promise<RewardView[]> {
-  const rows = await db.query<
-    RewardTermsRow & {
-      id: string;
-      code: string;
-      name_ar: string;
-      name_en: string;
-      type: string;
-      points_cost: number;
-      voucher_valid_days: number;
-      remaining: number | null;
-    }
-  >(
+  const rows = await db.query<RewardRow>(
     `select id, code, name_ar, name_en, type, points_cost, discount_percent, discount_amount, max_discount,
             free_seats, min_subtotal, route_ids::text[] as route_ids, allowed_days, voucher_valid_days,
             max_redemptions - redemption_count as remaining
@@ -210,16 +231,7 @@ export async function listRedeemableRewards(db: Database, companyId: string): Pr
       order by points_cost, code`,
     [companyId, [...REDEEMABLE_REWARD_TYPES]],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    code: row.code,
-    nameAr: row.name_ar,
-    nameEn: row.name_en,
-    pointsCost: row.points_cost,
-    ...rewardTermsOf(row),
-    voucherValidDays: row.voucher_valid_days,
-    remaining: row.remaining,
-  }));
+  return rows.map(toRewardView);
 }
 
 export interface TransactionView {
@@ -234,6 +246,31 @@ export interface TransactionView {
   createdAt: string;
 }
 
+/** timestamptz arrives as PostgreSQL text. */
+interface TransactionRow {
+  id: string;
+  kind: string;
+  points: number;
+  balance_after: number;
+  booking_id: string | null;
+  redemption_id: string | null;
+  redemption_code: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+const toTransactionView = (row: TransactionRow): TransactionView => ({
+  id: row.id,
+  kind: row.kind,
+  points: row.points,
+  balanceAfter: row.balance_after,
+  bookingId: row.booking_id,
+  redemptionId: row.redemption_id,
+  redemptionCode: row.redemption_code,
+  note: row.note,
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
 /** One page of an account's ledger, newest first, with the total count and the account's balance. */
 export async function listTransactions(
   db: Database,
@@ -241,17 +278,7 @@ export async function listTransactions(
   page: { limit: number; offset: number },
 ): Promise<{ items: TransactionView[]; total: number; balance: number }> {
   const [rows, [account]] = await Promise.all([
-    db.query<{
-      id: string;
-      kind: string;
-      points: number;
-      balance_after: number;
-      booking_id: string | null;
-      redemption_id: string | null;
-      redemption_code: string | null;
-      note: string | null;
-      created_at: Date;
-    }>(
+    db.query<TransactionRow>(
       `select t.id, t.kind, t.points, t.balance_after, t.booking_id, t.redemption_id, r.code as redemption_code,
               t.note, t.created_at
          from loyalty_transactions t
@@ -267,21 +294,7 @@ export async function listTransactions(
       [accountId],
     ),
   ]);
-  return {
-    balance: account!.balance,
-    total: account!.total,
-    items: rows.map((row) => ({
-      id: row.id,
-      kind: row.kind,
-      points: row.points,
-      balanceAfter: row.balance_after,
-      bookingId: row.booking_id,
-      redemptionId: row.redemption_id,
-      redemptionCode: row.redemption_code,
-      note: row.note,
-      createdAt: new Date(row.created_at).toISOString(),
-    })),
-  };
+  return { balance: account!.balance, total: account!.total, items: rows.map(toTransactionView) };
 }
 
 export interface ReferralView {
@@ -291,15 +304,31 @@ export interface ReferralView {
   stats: { referred: number; rewarded: number; pending: number; pointsEarned: number };
 }
 
+/** count(*) and sum(bigint) arrive as text; timestamptz as PostgreSQL text. */
+interface ReferralRow {
+  referral_code: string;
+  referred_status: 'PENDING' | 'REWARDED' | null;
+  referred_at: string | null;
+  referred: string;
+  rewarded: string;
+  points_earned: string;
+}
+
+function toReferralView(row: ReferralRow): ReferralView {
+  const referred = Number(row.referred);
+  const rewarded = Number(row.rewarded);
+  return {
+    referralCode: row.referral_code,
+    referredBy:
+      row.referred_status && row.referred_at
+        ? { status: row.referred_status, createdAt: new Date(row.referred_at).toISOString() }
+        : null,
+    stats: { referred, rewarded, pending: referred - rewarded, pointsEarned: Number(row.points_earned) },
+  };
+}
+
 export async function readReferral(db: Database, accountId: string): Promise<ReferralView> {
-  const [row] = await db.query<{
-    referral_code: string;
-    referred_status: 'PENDING' | 'REWARDED' | null;
-    referred_at: Date | null;
-    referred: string;
-    rewarded: string;
-    points_earned: string;
-  }>(
+  const [row] = await db.query<ReferralRow>(
     `select a.referral_code,
             mine.status as referred_status, mine.created_at as referred_at,
             (select count(*) from loyalty_referrals where referrer_account_id = a.id) as referred,
@@ -312,16 +341,16 @@ export async function readReferral(db: Database, accountId: string): Promise<Ref
       where a.id = $1`,
     [accountId],
   );
-  const referred = Number(row!.referred);
-  const rewarded = Number(row!.rewarded);
-  return {
-    referralCode: row!.referral_code,
-    referredBy:
-      row!.referred_status && row!.referred_at
-        ? { status: row!.referred_status, createdAt: new Date(row!.referred_at).toISOString() }
-        : null,
-    stats: { referred, rewarded, pending: referred - rewarded, pointsEarned: Number(row!.points_earned) },
-  };
+  return toReferralView(row!);
+}
+
+/** price_base is bigint (text); departure_at timestamptz text. */
+interface PreviewTripRow {
+  id: string;
+  company_id: string;
+  route_id: string;
+  departure_at: string;
+  price_base: string;
 }
 
 /**
@@ -336,39 +365,23 @@ export async function previewLines(
   subtotal: number,
 ): Promise<VoucherLine[] | null> {
   const params: unknown[] = [tripIds];
-  const rows = await db.query<{
-    id: string;
-    company_id: string;
-    route_id: string;
-    departure_at: Date;
-    price_base: string;
-  }>(
+  const rows = await db.query<PreviewTripRow>(
     `select t.id, t.company_id, t.route_id, t.departure_at, t.price_base
        from trips t join companies c on c.id = t.company_id
       where t.id = any($1::uuid[]) and ${companyScopeSql(scope, params)}`,
     params,
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const trips = tripIds.map((id) => byId.get(id));
-  if (trips.some((trip) => trip === undefined)) return null;
-  const prices = trips.map((trip) => Number(trip!.price_base));
-  const priceTotal = prices.reduce((sum, price) => sum + price, 0);
-  let assigned = 0;
-  return trips.map((trip, index) => {
-    const last = index === trips.length - 1;
-    const share = last
-      ? subtotal - assigned
-      : priceTotal > 0
-        ? Math.floor((subtotal * prices[index]!) / priceTotal)
-        : Math.floor(subtotal / trips.length);
-    assigned += share;
-    return {
-      tripId: trip!.id,
-      companyId: trip!.company_id,
-      routeId: trip!.route_id,
-      departureAt: new Date(trip!.departure_at),
-      subtotal: share,
-      seatPrice: prices[index]!,
-    };
-  });
+  const trips = tripIds.flatMap((id) => byId.get(id) ?? []);
+  if (trips.length !== tripIds.length) return null;
+  const prices = trips.map((trip) => Number(trip.price_base));
+  const shares = previewShares(subtotal, prices);
+  return trips.map((trip, index) => ({
+    tripId: trip.id,
+    companyId: trip.company_id,
+    routeId: trip.route_id,
+    departureAt: new Date(trip.departure_at),
+    subtotal: shares[index]!,
+    seatPrice: prices[index]!,
+  }));
 }

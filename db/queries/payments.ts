@@ -1,5 +1,23 @@
+import type { PaymentMethod, PaymentSource, PaymentStatus } from '../../domain/payment.js';
 import type { Database } from '../orm.js';
-import type { PaymentOperation } from '../writes/payments.js';
+
+/** A payment_operations row (amount cast to a JS number in SQL; instants as timestamptz text). */
+export interface PaymentOperation {
+  id: string;
+  booking_id: string;
+  company_id: string;
+  user_id: string | null;
+  method: PaymentMethod;
+  source: PaymentSource;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  collected_at: string | null;
+  created_at: string;
+}
+
+export const OPERATION_COLUMNS = `id, booking_id, company_id, user_id, method, source, amount::float8 as amount, currency, status,
+  collected_at, created_at`;
 
 /**
  * The traveller's view of the payment ledger: the operations of the bookings they own, newest

@@ -1,10 +1,16 @@
+import { authorizesBoarding, type BoardingCredentialPayload } from '../../domain/boarding-credential.js';
+import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
+import type { NamedRef } from './catalogue.js';
 
 /**
  * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip
- * summary, the seat and the boarding state. Timestamps arrive as Date from the pool.
+ * summary, the seat and the boarding state. The signed credential (payload, signature, qr_text) is
+ * shown only while the ticket authorizes boarding, the same rule as the confirmation projection.
  */
-export interface TicketRow {
+
+/** jsonb arrives parsed; timestamptz as PostgreSQL text. */
+interface TicketRow {
   id: string;
   journey_id: string;
   booking_id: string | null;
@@ -12,13 +18,13 @@ export interface TicketRow {
   leg_sequence: number;
   traveller_name: string;
   seat_number: string;
-  status: 'PENDING_CONFIRMATION' | 'VALID' | 'CANCELLED' | 'USED' | 'REISSUED';
-  payload: unknown;
+  status: TicketStatus;
+  payload: BoardingCredentialPayload | null;
   signature: string | null;
   key_id: string | null;
   boarding_authorized: boolean;
   revoked: boolean;
-  issued_at: Date | null;
+  issued_at: string | null;
   trip_id: string;
   trip_status: string;
   company_id: string;
@@ -28,9 +34,40 @@ export interface TicketRow {
   origin_en: string;
   destination_ar: string;
   destination_en: string;
-  departure_at: Date;
-  arrival_at: Date;
+  departure_at: string;
+  arrival_at: string;
 }
+
+/** The credential a ticket shows: all of it while it authorizes boarding, nothing otherwise. */
+export type ShownCredential =
+  | { boarding_authorized: false; payload: null; signature: null; key_id: null; qr_text: null }
+  | {
+      boarding_authorized: true;
+      payload: BoardingCredentialPayload;
+      signature: string;
+      key_id: string | null;
+      qr_text: string;
+    };
+
+export type OwnTicket = {
+  id: string;
+  booking: { id: string; code: string } | null;
+  journey_id: string;
+  leg_sequence: number;
+  traveller_name: string;
+  seat_number: string;
+  status: TicketStatus;
+  issued_at: string | null;
+  trip: {
+    id: string;
+    status: string;
+    company: NamedRef;
+    origin: { ar: string; en: string };
+    destination: { ar: string; en: string };
+    departure_at: string;
+    arrival_at: string;
+  };
+} & ShownCredential;
 
 const TICKET_SELECT = `
   select t.id, t.journey_id, b.id as booking_id, b.booking_code, t.leg_sequence, t.traveller_name, t.seat_number,
@@ -50,12 +87,56 @@ const TICKET_SELECT = `
   left join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id and b.company_id = t.company_id
   left join credential_revocations r on r.ticket_id = t.id`;
 
+const iso = (value: string) => new Date(value).toISOString();
+
+function shownCredential(row: TicketRow): ShownCredential {
+  const state = {
+    status: row.status,
+    boardingAuthorized: row.boarding_authorized,
+    revoked: row.revoked,
+    signature: row.signature,
+  };
+  if (!authorizesBoarding(state) || row.payload === null || row.signature === null) {
+    return { boarding_authorized: false, payload: null, signature: null, key_id: null, qr_text: null };
+  }
+  return {
+    boarding_authorized: true,
+    payload: row.payload,
+    signature: row.signature,
+    key_id: row.key_id,
+    qr_text: credentialText(row.payload, row.signature),
+  };
+}
+
+function toOwnTicket(row: TicketRow): OwnTicket {
+  return {
+    id: row.id,
+    booking: row.booking_id && row.booking_code ? { id: row.booking_id, code: row.booking_code } : null,
+    journey_id: row.journey_id,
+    leg_sequence: row.leg_sequence,
+    traveller_name: row.traveller_name,
+    seat_number: row.seat_number,
+    status: row.status,
+    ...shownCredential(row),
+    issued_at: row.issued_at === null ? null : iso(row.issued_at),
+    trip: {
+      id: row.trip_id,
+      status: row.trip_status,
+      company: { id: row.company_id, name_ar: row.company_name_ar, name_en: row.company_name_en },
+      origin: { ar: row.origin_ar, en: row.origin_en },
+      destination: { ar: row.destination_ar, en: row.destination_en },
+      departure_at: iso(row.departure_at),
+      arrival_at: iso(row.arrival_at),
+    },
+  };
+}
+
 /** The owner's current tickets (re-issued ones are superseded), latest departure first. */
 export async function listOwnTickets(
   db: Database,
   userId: string,
   page: { limit: number; offset: number },
-): Promise<{ tickets: TicketRow[]; total: number }> {
+): Promise<{ tickets: OwnTicket[]; total: number }> {
   const condition = `j.owner_user_id = $1 and t.status <> 'REISSUED'`;
   const [tickets, [count]] = await Promise.all([
     db.query<TicketRow>(
@@ -69,7 +150,7 @@ export async function listOwnTickets(
       [userId],
     ),
   ]);
-  return { tickets, total: Number(count!.total) };
+  return { tickets: tickets.map(toOwnTicket), total: Number(count!.total) };
 }
 
 /** One ticket of the owner in any state (a re-issued one shows REISSUED); undefined for anyone else. */
@@ -77,10 +158,10 @@ export async function findOwnTicket(
   db: Database,
   userId: string,
   ticketId: string,
-): Promise<TicketRow | undefined> {
+): Promise<OwnTicket | undefined> {
   const [row] = await db.query<TicketRow>(`${TICKET_SELECT} where t.id = $1 and j.owner_user_id = $2`, [
     ticketId,
     userId,
   ]);
-  return row;
+  return row && toOwnTicket(row);
 }

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { adjustPointsWithin, ensureAccount } from '../writes/loyalty.js';
+import { adjustPointsWithin, ensureAccount } from '../writes/loyalty/index.js';
 import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
 
 /**

@@ -93,10 +93,14 @@ function parsedPrivateKey(pem: string): SigningKey {
   return parsed;
 }
 
-function privateKeyOf(
-  row: { key_id: string; public_key: string; private_key: string },
-  options: SigningOptions,
-): KeyObject {
+/** A signing_keys row: PEM texts, or EXTERNAL_PRIVATE_KEY in place of a private key held outside. */
+interface SigningKeyRow {
+  key_id: string;
+  public_key: string;
+  private_key: string;
+}
+
+function privateKeyOf(row: SigningKeyRow, options: SigningOptions): KeyObject {
   if (row.private_key !== EXTERNAL_PRIVATE_KEY) return parsedPrivateKey(row.private_key).privateKey;
   if (!options.privateKeyPem) {
     throw new Error(`Signing key ${row.key_id} is held outside the database; set SIGNING_PRIVATE_KEY_PEM`);
@@ -119,9 +123,7 @@ export async function activeSigningKey(
   options: SigningOptions = {},
 ): Promise<SigningKey> {
   const select = `select key_id, public_key, private_key from signing_keys where status = 'ACTIVE'`;
-  let [row] = (
-    await client.query<{ key_id: string; public_key: string; private_key: string }>(prepared(select, []))
-  ).rows;
+  let [row] = (await client.query<SigningKeyRow>(prepared(select, []))).rows;
   if (!row) {
     const created = newKeyRow(options);
     await client.query(
@@ -130,7 +132,7 @@ export async function activeSigningKey(
        on conflict do nothing`,
       [created.keyId, CREDENTIAL_ALGORITHM, created.publicPem, created.privateColumn],
     );
-    [row] = (await client.query<{ key_id: string; public_key: string; private_key: string }>(select)).rows;
+    [row] = (await client.query<SigningKeyRow>(select)).rows;
     // Only when the configured key exists but was retired: rotate to make a key active again.
     if (!row)
       throw new Error(

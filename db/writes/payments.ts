@@ -1,6 +1,13 @@
 import type { PoolClient } from 'pg';
-import type { Database } from '../orm.js';
+import {
+  unpayableRefusal,
+  type PaymentMethod,
+  type PaymentSource,
+  type PaymentStatus,
+} from '../../domain/payment.js';
 import { Refusal } from '../../domain/refusal.js';
+import type { Database } from '../orm.js';
+import { OPERATION_COLUMNS, type PaymentOperation } from '../queries/payments.js';
 
 /**
  * Writes of the payment ledger (payment_operations). Every write locks the booking row first and
@@ -8,17 +15,8 @@ import { Refusal } from '../../domain/refusal.js';
  * deadlocking, and the booking's payment fact (bookings.payment_status) changes in the same
  * transaction as the operation that proves it.
  */
-export type PaymentMethod = 'CASH' | 'SHAMCASH' | 'CARD';
-export type PaymentSource = 'transaction' | 'driver' | 'office' | 'booking';
-export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
-
-/** Only cash is taken for now; the online methods are answered with the methods that work. */
-export const AVAILABLE_PAYMENT_METHODS: readonly PaymentMethod[] = ['CASH'];
-
-/** A traveller may announce a cash payment for a booking that is confirmed and not yet travelled. */
-const OPENABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN']);
-/** Staff may record cash for those and, late, for a completed trip; never for a dead booking. */
-const COLLECTABLE_BOOKING_STATUSES = new Set(['CONFIRMED', 'CHECKED_IN', 'COMPLETED']);
+export type { PaymentMethod, PaymentSource, PaymentStatus };
+export type { PaymentOperation };
 
 /** A refusal the API turns into its status and errorCode; nothing was written. */
 export class PaymentRefusal extends Refusal {
@@ -29,24 +27,6 @@ export class PaymentRefusal extends Refusal {
 }
 
 type Queryable = Pick<PoolClient, 'query'>;
-
-export interface PaymentOperation {
-  id: string;
-  booking_id: string;
-  company_id: string;
-  user_id: string | null;
-  method: PaymentMethod;
-  source: PaymentSource;
-  amount: number;
-  currency: string;
-  status: PaymentStatus;
-  /** PostgreSQL timestamptz text. */
-  collected_at: string | null;
-  created_at: string;
-}
-
-const OPERATION_COLUMNS = `id, booking_id, company_id, user_id, method, source, amount::float8 as amount, currency, status,
-  collected_at, created_at`;
 
 interface LockedBooking {
   id: string;
@@ -68,13 +48,9 @@ async function lockBooking(client: Queryable, bookingId: string): Promise<Locked
   return rows[0];
 }
 
-function refuseUnpayable(booking: LockedBooking, payableStatuses: Set<string>): void {
-  if (booking.payment_status === 'PAID') {
-    throw new PaymentRefusal(409, 'BOOKING_ALREADY_PAID', 'This booking is already paid');
-  }
-  if (booking.payment_status === 'REFUNDED' || !payableStatuses.has(booking.status)) {
-    throw new PaymentRefusal(409, 'BOOKING_NOT_PAYABLE', 'This booking cannot be paid in its current state');
-  }
+function refuseUnpayable(booking: LockedBooking, by: 'open' | 'collect'): void {
+  const refusal = unpayableRefusal({ status: booking.status, paymentStatus: booking.payment_status }, by);
+  if (refusal) throw new PaymentRefusal(409, refusal.code, refusal.message);
 }
 
 async function pendingOperationOf(
@@ -112,7 +88,7 @@ export async function openCashPayment(
     if (!booking || booking.owner_user_id !== input.userId) {
       throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
     }
-    refuseUnpayable(booking, OPENABLE_BOOKING_STATUSES);
+    refuseUnpayable(booking, 'open');
     const pending = await pendingOperationOf(client, booking.id, ['transaction']);
     if (pending) return { payment: pending, created: false };
     return { payment: await insertPendingOperation(client, booking, 'transaction'), created: true };
@@ -167,7 +143,7 @@ export async function recordCashCollection(
     input.bookingId === undefined ? await bookingOfOperation(client, input.paymentId) : input.bookingId;
   const booking = await lockBooking(client, bookingId);
   if (!booking) throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
-  refuseUnpayable(booking, COLLECTABLE_BOOKING_STATUSES);
+  refuseUnpayable(booking, 'collect');
 
   let operation: PaymentOperation | undefined;
   if (input.bookingId === undefined) {

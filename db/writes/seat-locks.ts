@@ -5,6 +5,7 @@ import {
   type BookingChannel,
   type ConfirmationMode,
 } from '../../domain/journey-confirmation.js';
+import type { SeatLockStatus } from '../../domain/booking.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
@@ -24,8 +25,6 @@ import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
  * counts HELD rows.
  */
 export type Queryable = Pick<PoolClient, 'query'>;
-
-export type SeatLockStatus = 'ACTIVE' | 'CONSUMED' | 'RELEASED' | 'EXPIRED';
 
 export interface SeatLock {
   seatLockSessionId: string;

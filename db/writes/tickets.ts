@@ -1,6 +1,11 @@
+import {
+  reissueRefusal,
+  type ReissuableTicket,
+  type ReissueRefusalCode,
+} from '../../domain/boarding-credential.js';
+import { Refusal } from '../../domain/refusal.js';
 import type { Database } from '../orm.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from './boarding-credentials.js';
-import { Refusal } from '../../domain/refusal.js';
 
 /**
  * Re-issuing a ticket's boarding credential (POST /tickets): a lost phone or a leaked screenshot
@@ -12,11 +17,7 @@ export type ReissueReason = 'LOST_DEVICE' | 'CREDENTIAL_LEAKED' | 'OTHER';
 
 export class TicketRefusal extends Refusal {
   declare readonly status: 404 | 409;
-  constructor(
-    status: 404 | 409,
-    code: 'TICKET_NOT_FOUND' | 'BOOKING_NOT_CONFIRMED' | 'TICKET_NOT_VALID' | 'TRIP_ALREADY_DEPARTED',
-    message: string,
-  ) {
+  constructor(status: 404 | 409, code: ReissueRefusalCode, message: string) {
     super(status, code, message);
   }
 }
@@ -31,6 +32,14 @@ interface LockedTicket {
   /** The trip still boards: not departed or later, and its boarding call is in the future. */
   before_departure: boolean;
 }
+
+const toReissuableTicket = (row: LockedTicket): ReissuableTicket => ({
+  ownerUserId: row.owner_user_id,
+  journeyStatus: row.journey_status,
+  status: row.status,
+  boardingAuthorized: row.boarding_authorized,
+  beforeDeparture: row.before_departure,
+});
 
 /**
  * Re-issues an own VALID ticket of a CONFIRMED journey before departure. Refuses with
@@ -55,23 +64,11 @@ export async function reissueTicket(
        for update of t`,
       [input.ticketId],
     );
-    const ticket = rows[0];
-    if (!ticket || ticket.owner_user_id !== input.userId) {
-      throw new TicketRefusal(404, 'TICKET_NOT_FOUND', 'No such ticket');
-    }
-    if (ticket.journey_status !== 'CONFIRMED') {
-      throw new TicketRefusal(409, 'BOOKING_NOT_CONFIRMED', 'The booking of this ticket is not confirmed');
-    }
-    if (ticket.status !== 'VALID' || !ticket.boarding_authorized) {
-      throw new TicketRefusal(409, 'TICKET_NOT_VALID', 'Only a valid ticket can be re-issued');
-    }
-    if (!ticket.before_departure) {
-      throw new TicketRefusal(
-        409,
-        'TRIP_ALREADY_DEPARTED',
-        'The trip has departed; the ticket can no longer be re-issued',
-      );
-    }
+    const found = rows[0];
+    const refusal = reissueRefusal(found && toReissuableTicket(found), input.userId);
+    if (refusal) throw new TicketRefusal(refusal.status, refusal.code, refusal.message);
+    // reissueRefusal refuses a ticket that does not exist, so there is one here.
+    const ticket = found!;
     await client.query(
       `update journey_tickets set status = 'REISSUED', boarding_authorized = false where id = $1`,
       [ticket.id],

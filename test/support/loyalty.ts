@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/orm.js';
-import { adjustPoints, ensureAccount } from '../../db/writes/loyalty.js';
+import { adjustPoints, ensureAccount } from '../../db/writes/loyalty/index.js';
 import type { SignedInTraveller, TestApp } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { redeemReward } from '../../../db/writes/loyalty.js';
+import { redeemReward } from '../../../db/writes/loyalty/index.js';
 import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {

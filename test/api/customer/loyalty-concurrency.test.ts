@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awardTripPoints } from '../../../db/writes/loyalty.js';
+import { awardTripPoints } from '../../../db/writes/loyalty/index.js';
 import { bookableTrip, bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import {

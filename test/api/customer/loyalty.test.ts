@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../db/orm.js';
-import { awardTripPoints } from '../../../db/writes/loyalty.js';
+import { awardTripPoints } from '../../../db/writes/loyalty/index.js';
 import { damascusIsoWeekday } from '../../../domain/loyalty.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
 import { atDamascus, createCompany, createRoute, futureDay } from '../../support/factories.js';

@@ -1,125 +1,31 @@
 import type { PoolClient } from 'pg';
-import { seatsPrice } from '../../domain/booking.js';
+import { seatsPrice } from '../../../domain/booking.js';
 import {
   BookingRefusal,
-  cancellationDecision,
+  modificationAlreadyMade,
   modificationRefusal,
   repricedAmounts,
   targetRefusal,
-  type BookingFacts,
-  type BookingStatus,
-  type PaymentStatus,
-} from '../../domain/booking-rules.js';
-import type { InventoryScope } from '../../domain/inventory-scope.js';
-import type { Database } from '../orm.js';
-import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
-import { isBookableStatus } from '../queries/inventory.js';
-import { companyScopeSql } from '../queries/scope.js';
+  type BookingRoute,
+  type ModificationTarget,
+} from '../../../domain/booking-rules.js';
+import type { InventoryScope } from '../../../domain/inventory-scope.js';
+import type { Database } from '../../orm.js';
+import { PG_EXCLUSION_VIOLATION, pgCode } from '../../pg-errors.js';
+import { isBookableStatus } from '../../queries/inventory.js';
+import { seatsByLabel, type LabelledSeat } from '../../queries/layout-seats.js';
+import { companyScopeSql } from '../../queries/scope.js';
+import { revokeCredentials, signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
+import { expireLapsedHolds } from '../seat-locks.js';
 import {
-  revokeCredentials,
-  revokeCredentialsOf,
-  signTicketsOf,
-  type SigningOptions,
-} from './boarding-credentials.js';
-import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
-import { expireLapsedHolds } from './seat-locks.js';
+  factsOf,
+  lockOwnBooking,
+  refuseWith,
+  type BookingCaller,
+  type LockedBooking,
+} from './own-booking.js';
 
-/**
- * A traveller's own changes to a booking (PATCH /bookings/{id} modify, POST /bookings/{id}/cancel).
- * Each is ONE transaction that locks, in this order, the journey order (when there is one), the
- * journey, the booking row and then the trips involved in id order, the same order the journey
- * transactions lock in, so concurrent changes take turns and each sees what the previous one did.
- * The seat_allocations exclusion constraint stays the capacity truth behind the checks.
- */
-
-export interface BookingCaller {
-  userId: string;
-  scope: InventoryScope;
-}
-
-export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
-
-interface LockedBooking {
-  id: string;
-  journey_id: string | null;
-  order_id: string | null;
-  company_id: string;
-  trip_id: string;
-  status: BookingStatus;
-  payment_status: PaymentStatus;
-  seats_count: number;
-  seat_numbers: string[];
-  subtotal: string;
-  discount: string;
-  total_price: string;
-  leg_sequence: number | null;
-  board_city_id: string | null;
-  alight_city_id: string | null;
-  board_departure_at: string | null;
-  trip_departure_at: string;
-  origin_city_id: string;
-  destination_city_id: string;
-  journey_bookings: number;
-  journey_legs: number;
-  order_journeys: number;
-  checked_in: boolean;
-}
-
-/** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
-async function lockOwnBooking(client: PoolClient, userId: string, bookingId: string): Promise<LockedBooking> {
-  const { rows: found } = await client.query<{ journey_id: string | null; order_id: string | null }>(
-    `select b.journey_id, j.order_id from bookings b left join journeys j on j.id = b.journey_id
-     where b.id = $1 and (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2))`,
-    [bookingId, userId],
-  );
-  if (!found[0]) throw bookingNotFound();
-  const { journey_id: journeyId, order_id: orderId } = found[0];
-  if (orderId) await client.query(`select id from journey_orders where id = $1 for update`, [orderId]);
-  if (journeyId) await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
-  const { rows } = await client.query<LockedBooking>(
-    `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
-            b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
-            bc.city_id as board_city_id, ac.city_id as alight_city_id, bc.departure_at as board_departure_at,
-            t.departure_at as trip_departure_at, r.origin_city_id, r.destination_city_id,
-            (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
-            (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
-            (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
-            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in
-     from bookings b
-     join trips t on t.id = b.trip_id
-     join routes r on r.id = t.route_id
-     left join journeys j on j.id = b.journey_id
-     left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
-     left join trip_stop_calls bc on bc.id = l.board_stop_call_id
-     left join trip_stop_calls ac on ac.id = l.alight_stop_call_id
-     where b.id = $1
-     for update of b`,
-    [bookingId],
-  );
-  const booking = rows[0];
-  // The booking was moved to another journey between the two reads: nothing a traveller can do.
-  if (!booking || booking.journey_id !== journeyId) throw bookingNotFound();
-  return booking;
-}
-
-function factsOf(booking: LockedBooking): BookingFacts {
-  return {
-    status: booking.status,
-    paymentStatus: booking.payment_status,
-    departureAt: new Date(booking.board_departure_at ?? booking.trip_departure_at),
-    checkedIn: booking.checked_in,
-    partOfAggregate: booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,
-    imported: booking.journey_id === null || booking.leg_sequence === null,
-  };
-}
-
-function refuseWith(refusal: BookingRefusal | null): void {
-  if (refusal) throw refusal;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Modification
-// ---------------------------------------------------------------------------------------------
+/** PATCH /bookings/{id} action modify: the booking moves to another trip (or other seats). */
 
 export interface ModificationInput {
   bookingId: string;
@@ -352,8 +258,22 @@ async function rewriteBooking(
   }
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((value, index) => value === b[index]);
+const routeOf = (booking: LockedBooking): BookingRoute => ({
+  companyId: booking.company_id,
+  originCityId: booking.origin_city_id,
+  destinationCityId: booking.destination_city_id,
+  seatCount: booking.seats_count,
+});
+
+const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => ({
+  companyId: target.company_id,
+  originCityId: target.origin_city_id,
+  destinationCityId: target.destination_city_id,
+  seatCount,
+  bookable: isBookableStatus(target.status),
+  departureAt: new Date(target.board_departure_at ?? target.departure_at),
+  callsAtBookingCities: target.board_id !== null && target.alight_id !== null,
+});
 
 /**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
@@ -370,94 +290,17 @@ export async function modifyBooking(
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
     refuseWith(modificationRefusal(factsOf(booking), now));
-    if (booking.trip_id === input.newTripId && sameList(booking.seat_numbers, input.newSeatNumbers)) return;
+    const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
+    if (modificationAlreadyMade(current, { tripId: input.newTripId, seatNumbers: input.newSeatNumbers }))
+      return;
     await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
       [...new Set([booking.trip_id, input.newTripId])].sort(),
     ]);
     const target = await readTarget(client, caller.scope, input.newTripId, booking);
-    refuseWith(
-      targetRefusal(
-        {
-          companyId: booking.company_id,
-          originCityId: booking.origin_city_id,
-          destinationCityId: booking.destination_city_id,
-          seatCount: booking.seats_count,
-        },
-        {
-          companyId: target.company_id,
-          originCityId: target.origin_city_id,
-          destinationCityId: target.destination_city_id,
-          seatCount: input.newSeatNumbers.length,
-          bookable: isBookableStatus(target.status),
-          departureAt: new Date(target.board_departure_at ?? target.departure_at),
-        },
-        now,
-      ),
-    );
-    if (!target.board_id || !target.alight_id) {
-      throw new BookingRefusal(
-        422,
-        'MODIFICATION_CHANGES_ROUTE',
-        "The new trip does not call at the booking's boarding and alighting cities",
-      );
-    }
+    refuseWith(targetRefusal(routeOf(booking), targetOf(target, input.newSeatNumbers.length), now));
     const seats = await chosenSeats(client, target, input.newSeatNumbers);
     await moveAllocations(client, booking, target, seats);
     await rewriteBooking(client, booking, target, seats);
     await reissueTickets(client, booking, target, seats, options.signing ?? {});
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cancellation
-// ---------------------------------------------------------------------------------------------
-
-/**
- * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
- * tickets and seats end together; signed credentials go on the revocation list. A voucher the
- * booking used stays spent. Cancelling a cancelled booking changes nothing.
- */
-export async function cancelBooking(
-  db: Database,
-  caller: BookingCaller,
-  bookingId: string,
-  options: { cutoffMinutes: number; now?: Date },
-): Promise<void> {
-  const now = options.now ?? new Date();
-  await db.transaction(async (client) => {
-    const booking = await lockOwnBooking(client, caller.userId, bookingId);
-    const decision = cancellationDecision(factsOf(booking), now, options.cutoffMinutes);
-    if (decision === 'ALREADY_CANCELLED') return;
-    refuseWith(decision);
-    const journeyId = booking.journey_id!;
-    await client.query(
-      `update seat_allocations set status = 'RELEASED', released_at = now()
-       where owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`,
-      [journeyId],
-    );
-    await client.query(
-      `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
-       where journey_id = $1 and status <> 'REISSUED'`,
-      [journeyId],
-    );
-    await revokeCredentialsOf(client, { kind: 'JOURNEY', id: journeyId }, 'BOOKING_CANCELLED');
-    // Nothing is left to collect for a cancelled booking.
-    await client.query(
-      `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
-      [booking.id],
-    );
-    await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
-      booking.id,
-    ]);
-    await client.query(
-      `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
-      [journeyId],
-    );
-    if (booking.order_id) {
-      await client.query(
-        `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
-        [booking.order_id],
-      );
-    }
   });
 }

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import { Pagination, Uuid } from '../http/schemas.js';
+
+/**
+ * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
+ * they document. Every company runs its own program: an account, its balance, rewards and
+ * vouchers belong to one company and never merge with another's.
+ */
+
+const COMMON =
+  'Needs a traveller session (401 AUTH_REQUIRED); web calls that change something send X-CSRF-Token (403 ' +
+  'CSRF_TOKEN_INVALID), bearer calls need none. companyId must name a company with an active loyalty program in the ' +
+  "caller's inventory scope (for regular accounts: an active, published company), else 404 LOYALTY_PROGRAM_NOT_FOUND. " +
+  'Balances and rewards never cross companies.';
+
+const EARNING_RULE =
+  'Points are earned when a trip is completed: each booking of the trip in status COMPLETED or CHECKED_IN (not cancelled, ' +
+  'no-show or refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier_percent / 100) points for its ' +
+  "owner in the trip company's program, once per booking. Lifetime points decide the tier (the highest min_lifetime_points " +
+  'reached). A pending referral is rewarded on the referred traveller’s first completed trip: both get the program’s ' +
+  'referral_points.';
+
+export const CompanyQuery = z.object({ companyId: Uuid }).strict();
+
+const Money = z.number().meta({ description: 'SYP, whole pounds' });
+const Company = z.object({ id: Uuid, nameAr: z.string(), nameEn: z.string() });
+const Program = z.object({
+  nameAr: z.string(),
+  nameEn: z.string(),
+  pointsPer100: z
+    .number()
+    .int()
+    .meta({ description: 'points earned per 100 SYP paid (before the tier multiplier)' }),
+  referralPoints: z
+    .number()
+    .int()
+    .meta({ description: 'points each side gets when a referred traveller completes a first trip' }),
+});
+const Tier = z.object({
+  id: Uuid,
+  nameAr: z.string(),
+  nameEn: z.string(),
+  minLifetimePoints: z.number().int(),
+  multiplierPercent: z
+    .number()
+    .int()
+    .meta({ description: '100 = points as earned; 150 = half as many again' }),
+});
+const Account = z
+  .object({
+    id: Uuid,
+    balance: z.number().int().meta({ description: 'points that can be spent; never negative' }),
+    lifetimePoints: z.number().int().meta({ description: 'all points ever earned (decides the tier)' }),
+    referralCode: z.string().meta({ description: 'your code in this program, to give to new travellers' }),
+    tier: Tier.nullable(),
+    nextTier: Tier.extend({ pointsNeeded: z.number().int() }).nullable(),
+    createdAt: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'LoyaltyAccount' });
+
+const ProgramSummary = z
+  .object({
+    companyId: Uuid,
+    company: Company,
+    program: Program,
+    hasAccount: z.boolean(),
+    balance: z.number().int().nullable().meta({ description: 'null until the account is opened' }),
+  })
+  .meta({ id: 'LoyaltyProgramSummary' });
+
+export const AccountAnswer = z.union([
+  z.object({ success: z.literal(true), data: z.object({ programs: z.array(ProgramSummary) }) }),
+  z.object({
+    success: z.literal(true),
+    data: z.object({ companyId: Uuid, company: Company, program: Program, account: Account }),
+  }),
+]);
+
+const Reward = z
+  .object({
+    id: Uuid,
+    code: z
+      .string()
+      .meta({ description: 'catalogue code to send to POST /loyalty/redeem (not a voucher code)' }),
+    nameAr: z.string(),
+    nameEn: z.string(),
+    type: z.enum(['discount', 'free_trip']),
+    pointsCost: z.number().int(),
+    discountPercent: z.number().int().nullable(),
+    discountAmount: Money.nullable(),
+    maxDiscount: Money.nullable().meta({ description: 'cap of a percent discount' }),
+    freeSeats: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'free_trip: seats covered on the cheapest trip' }),
+    minSubtotal: Money.nullable(),
+    routeIds: z.array(Uuid).meta({ description: 'empty: every route of the company' }),
+    allowedDays: z.array(z.number().int()).meta({
+      description: 'ISO weekdays (1 Monday .. 7 Sunday) of departure in Damascus; empty: every day',
+    }),
+    voucherValidDays: z.number().int(),
+    remaining: z.number().int().nullable().meta({ description: 'redemptions left; null: unlimited' }),
+  })
+  .meta({ id: 'LoyaltyReward' });
+
+const Transaction = z
+  .object({
+    id: Uuid,
+    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS']),
+    points: z.number().int().meta({ description: 'signed: negative for a redemption' }),
+    balanceAfter: z.number().int(),
+    bookingId: Uuid.nullable(),
+    redemptionId: Uuid.nullable(),
+    redemptionCode: z.string().nullable(),
+    note: z.string().nullable(),
+    createdAt: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'LoyaltyTransaction' });
+
+export const TransactionsQuery = z.object({ companyId: Uuid, ...Pagination }).strict();
+
+const ReferralData = z.object({
+  companyId: Uuid,
+  referralCode: z.string(),
+  referredBy: z
+    .object({ status: z.enum(['PENDING', 'REWARDED']), createdAt: z.string().meta({ format: 'date-time' }) })
+    .nullable()
+    .meta({ description: 'set when you were referred in this program' }),
+  stats: z.object({
+    referred: z.number().int(),
+    rewarded: z.number().int(),
+    pending: z.number().int(),
+    pointsEarned: z
+      .number()
+      .int()
+      .meta({ description: 'referral bonus points earned through people you referred' }),
+  }),
+});
+export const Referral = z.object({ success: z.literal(true), data: ReferralData });
+
+export const ReferralBody = z
+  .object({ companyId: Uuid, referralCode: z.string().trim().min(1).max(32) })
+  .strict()
+  .meta({ id: 'LoyaltyReferralRequest' });
+export const ReferralRecorded = z.object({
+  success: z.literal(true),
+  data: z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
+});
+
+export const RedeemBody = z
+  .object({ companyId: Uuid, rewardCode: z.string().trim().min(1).max(64) })
+  .strict()
+  .meta({ id: 'LoyaltyRedeemRequest' });
+export const Redeemed = z.object({
+  success: z.literal(true),
+  redemption: z.object({
+    id: Uuid,
+    code: z.string().meta({ description: 'voucher code RWD-XXXXXXXX; the reward_code of POST /bookings' }),
+    pointsUsed: z.number().int(),
+    expiresAt: z.string().meta({ format: 'date-time' }),
+  }),
+});
+
+export const PreviewBody = z
+  .object({
+    redemptionCode: z.string().trim().min(1).max(64),
+    subtotal: z.number().int().min(0).max(1_000_000_000),
+    tripIds: z
+      .array(Uuid)
+      .min(1)
+      .max(2)
+      .refine((ids) => new Set(ids).size === ids.length, 'the two trips must differ')
+      .meta({ description: 'one trip, or outbound then return' }),
+  })
+  .strict()
+  .meta({ id: 'LoyaltyPreviewRequest' });
+export const Preview = z.object({
+  success: z.literal(true),
+  valid: z.literal(true),
+  redemptionCode: z.string(),
+  discount: Money,
+  finalTotal: Money,
+});
+
+const VOUCHER_RULES =
+  'Voucher checks, in this order (the first failure answers 409 with its code): the voucher exists and is yours ' +
+  '(LOYALTY_REDEMPTION_NOT_FOUND — also for a catalogue reward code, another traveller’s voucher or a cancelled ' +
+  'voucher), not used ' +
+  '(LOYALTY_REDEMPTION_USED), not expired (LOYALTY_REDEMPTION_EXPIRED), its reward is a discount or free_trip still offered ' +
+  '(LOYALTY_REWARD_UNSUPPORTED), the reward is set up consistently (LOYALTY_REWARD_CONFIGURATION_INVALID), every trip is ' +
+  'of the voucher’s company and, for a route-restricted reward, on one of its routes (LOYALTY_ROUTE_NOT_ELIGIBLE), every ' +
+  'trip departs on an allowed weekday in Damascus (LOYALTY_DAY_NOT_ELIGIBLE), the subtotal reaches the minimum ' +
+  '(LOYALTY_MINIMUM_NOT_MET, details.minSubtotal). Discount: a percent of the subtotal rounded down and capped by ' +
+  'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
+  'subtotal.';
+
+export const RewardsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ companyId: Uuid, rewards: z.array(Reward) }),
+});
+
+export const TransactionsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    companyId: Uuid,
+    balance: z.number().int(),
+    transactions: z.array(Transaction),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  }),
+});
+
+export const AccountQuery = z.object({ companyId: Uuid.optional() }).strict();
+
+export const ACCOUNT_RULES =
+  `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
+  'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
+  `points, tier, next tier and your referral code. ${EARNING_RULE}`;
+
+export const REWARDS_RULES =
+  `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
+  'first; other reward types (merchandise…) are given out by the company and are not listed.';
+
+export const TRANSACTIONS_RULES =
+  `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
+  'Opens your account in the program like GET /loyalty/account.';
+
+export const REFERRAL_RULES =
+  `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
+  'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
+  'program’s referralPoints.';
+
+export const USE_REFERRAL_RULES =
+  `${COMMON} Body companyId and referralCode (another traveller’s code in the same program). Records a PENDING ` +
+  'referral (201); both travellers get referralPoints when you complete your first trip with the company. Refused: ' +
+  'a code that does not exist in this company’s program (404 LOYALTY_REFERRAL_NOT_FOUND — also a code of another ' +
+  'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
+  'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
+  'LOYALTY_REFERRAL_NOT_NEW).';
+
+export const REDEEM_RULES =
+  `${COMMON} Body companyId and rewardCode (the catalogue code from GET /loyalty/rewards). In one transaction: locks ` +
+  'your account in that company, then the reward, checks it, deducts its pointsCost, counts the redemption, records ' +
+  'a REDEEM transaction and creates the voucher (code RWD- + 8 characters, valid for the reward’s voucherValidDays). ' +
+  'Concurrent redeems of one balance run one after another: the balance is never spent twice. Refused: unknown or ' +
+  'inactive reward of this company (404 LOYALTY_REWARD_NOT_FOUND), a reward type that is not discount or free_trip ' +
+  '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
+  'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
+  'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.';
+
+export const PREVIEW_RULES =
+  'Needs a traveller session; web calls send X-CSRF-Token. Body redemptionCode (your voucher), subtotal (the price ' +
+  'before discount, whole SYP) and tripIds (one trip, or outbound then return). A valid voucher answers 200 ' +
+  `{valid: true, redemptionCode, discount, finalTotal}; a rejected one answers 409 with its LOYALTY_* code. ${VOUCHER_RULES} ` +
+  'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
+  'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
+  'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.';

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { Pagination, Uuid } from '../http/schemas.js';
+
+/** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
+
+const PaymentMethod = z
+  .enum(['CASH', 'SHAMCASH', 'CARD'])
+  .meta({ description: 'only CASH is taken; SHAMCASH and CARD answer 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY' });
+const PaymentStatus = z.enum(['PENDING', 'COMPLETED', 'REFUNDED', 'CANCELLED', 'FAILED']).meta({
+  description:
+    'PENDING until staff or the driver take the cash (then COMPLETED, the booking PAID); REFUNDED after a full refund; ' +
+    'CANCELLED or FAILED when the attempt ended without payment',
+});
+const PaymentSource = z.enum(['transaction', 'driver', 'office', 'booking']).meta({
+  description:
+    'transaction: a payment the traveller announced (POST /payments/create) or staff entered; driver: taken by the ' +
+    "driver; office: taken at the company office; booking: the booking's payment fact",
+});
+const DateTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
+
+export const CreatePaymentBody = z
+  .object({
+    booking_id: Uuid.meta({ description: "one of the caller's bookings" }),
+    method: PaymentMethod,
+  })
+  .strict()
+  .meta({ id: 'CreatePaymentRequest' });
+
+const CreatedPayment = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    booking_id: z.string().meta({ format: 'uuid' }),
+    method: z.literal('CASH'),
+    status: PaymentStatus,
+    amount: z.number().meta({ description: 'the booking total in the smallest unit of the currency' }),
+    currency: z.string(),
+    instructions: z
+      .object({ en: z.string(), ar: z.string() })
+      .meta({ description: 'where and when to pay, in English and Arabic' }),
+    company: z
+      .object({
+        id: z.string().meta({ format: 'uuid' }),
+        name_en: z.string(),
+        name_ar: z.string(),
+        phone: z.string().nullable().meta({ description: 'the company office to pay at' }),
+      })
+      .meta({ description: 'the company that takes the cash' }),
+    created_at: DateTime,
+  })
+  .meta({ id: 'CashPayment' });
+export const CreatePaymentResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ payment: CreatedPayment }),
+});
+
+const ListedPayment = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    booking_id: z.string().meta({ format: 'uuid' }),
+    booking_code: z.string(),
+    company: z.object({ id: z.string().meta({ format: 'uuid' }), name_en: z.string(), name_ar: z.string() }),
+    method: PaymentMethod,
+    source: PaymentSource,
+    amount: z.number(),
+    currency: z.string(),
+    status: PaymentStatus,
+    collected_at: DateTime.nullable().meta({ description: 'when the cash was received; null until then' }),
+    created_at: DateTime,
+  })
+  .meta({ id: 'TravellerPayment' });
+export const ListPaymentsResponse = z.object({
+  success: z.literal(true),
+  data: z.array(ListedPayment),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+export const ListPaymentsQuery = z.object(Pagination).strict();
+
+export const PaymentRefused = z
+  .object({
+    success: z.literal(false),
+    errorCode: z.enum(['ONLINE_PAYMENTS_DEVELOPMENT_ONLY', 'BOOKING_NOT_PAYABLE', 'BOOKING_ALREADY_PAID']),
+    message: z.string(),
+    details: z.object({ available_methods: z.array(z.string()) }).optional(),
+    available_methods: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'with ONLINE_PAYMENTS_DEVELOPMENT_ONLY: the methods that work, ["CASH"]' }),
+    requestId: z.string(),
+  })
+  .meta({ id: 'PaymentRefused' });
+
+export const CREATE_PAYMENT_RULES =
+  'Body {booking_id, method}. Only method CASH is taken: it opens a PENDING cash payment of the booking total, paid ' +
+  'at the company office or to the driver before boarding; staff mark it COMPLETED when they receive the cash, and ' +
+  'the booking becomes PAID. A booking has at most one pending cash payment: asking again (even concurrently) returns ' +
+  'the same one with 200 instead of 201. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
+  'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
+  "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
+  "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +
+  'BOOKING_ALREADY_PAID). Needs a traveller session; web calls send X-CSRF-Token. Nothing is written on a refusal.';
+
+export const LIST_PAYMENTS_RULES =
+  "Payments of the caller's bookings, newest first: booking code, company, amount, method, source, status and when " +
+  'the cash was received. limit (default 20, at most 100) and offset; pagination.total counts them all. Needs a ' +
+  'traveller session.';

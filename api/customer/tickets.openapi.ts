@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { Instant, Pagination, Uuid } from '../http/schemas.js';
+import { IdText, NamedRef } from './catalogue.js';
+
+/** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
+
+const Name = z.object({ ar: z.string(), en: z.string() });
+
+const TicketSchema = z
+  .object({
+    id: IdText,
+    booking: z
+      .object({ id: IdText, code: z.string() })
+      .nullable()
+      .meta({ description: 'the booking (GET /bookings/{id}, its documents) this ticket belongs to' }),
+    journey_id: IdText.meta({ description: 'the journey (bookingId of the /journeys routes)' }),
+    leg_sequence: z.int().meta({ description: '1-based leg of the journey' }),
+    traveller_name: z.string(),
+    seat_number: z.string().meta({ description: 'the seat label of the layout' }),
+    status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']),
+    boarding_authorized: z.boolean().meta({ description: 'the only flag a client may show a QR code by' }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'the signed boarding credential payload; null unless boarding_authorized' }),
+    signature: z
+      .string()
+      .nullable()
+      .meta({ description: 'Ed25519 signature, base64url; null unless boarding_authorized' }),
+    key_id: z.string().nullable(),
+    qr_text: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'the exact text to encode in the QR code: canonical JSON {"payload":…,"signature":…}, as the driver app sends ' +
+          'it to POST /driver/api/verify; null unless boarding_authorized',
+      }),
+    issued_at: Instant.nullable(),
+    trip: z.object({
+      id: IdText,
+      status: z.string(),
+      company: NamedRef,
+      origin: Name,
+      destination: Name,
+      departure_at: Instant.meta({ description: 'when the bus leaves the boarding stop' }),
+      arrival_at: Instant.meta({ description: 'when it reaches the alighting stop' }),
+    }),
+  })
+  .meta({ id: 'JourneyTicket' });
+
+export const TicketsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    tickets: z.array(TicketSchema),
+    pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  }),
+});
+
+export const TicketResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ ticket: TicketSchema }),
+});
+
+export const ReissueResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    ticket: TicketSchema,
+    replaced_ticket_id: IdText.meta({ description: 'the old ticket, now REISSUED and revoked' }),
+  }),
+});
+
+export const TicketsQuery = z.object(Pagination).strict();
+
+export const ReissueBody = z
+  .object({
+    ticket_id: Uuid.meta({ description: 'an own VALID ticket' }),
+    reason: z
+      .enum(['LOST_DEVICE', 'CREDENTIAL_LEAKED', 'OTHER'])
+      .default('OTHER')
+      .meta({ description: 'why the old credential must stop working (kept with the revocation)' }),
+  })
+  .strict()
+  .meta({ id: 'TicketReissueRequest' });
+
+export const LIST_TICKETS_RULES =
+  "One entry per traveller and leg of the caller's journeys (re-issued tickets are replaced by their new ticket), " +
+  'latest departure first; limit (1 to 100, default 20) and offset. payload, signature and qr_text are present only ' +
+  'while the ticket is VALID with boarding_authorized true; clients show a QR code by boarding_authorized only.';
+
+export const GET_TICKET_RULES =
+  "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential); " +
+  "another traveller's ticket, or none: 404 TICKET_NOT_FOUND.";
+
+export const REISSUE_TICKET_RULES =
+  'Replaces an own VALID ticket of a CONFIRMED booking before its trip departs: the old ticket becomes REISSUED ' +
+  'and its credential goes on the revocation list (GET /driver/api/revocations), so its QR code no longer boards ' +
+  'anyone, online or offline; a new ticket (new id) for the same traveller, leg and seat is signed and returned ' +
+  '(201). Documents downloaded afterwards carry the new credential. Refusals, with nothing changed: 404 ' +
+  "TICKET_NOT_FOUND (not the caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used " +
+  'or already re-issued), 409 TRIP_ALREADY_DEPARTED. Cookie sessions send X-CSRF-Token.';

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
+import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
+
+/** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
+
+const BookingStatus = z.enum(BOOKING_STATUSES);
+const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
+const DateTime = z.string().meta({ format: 'date-time' });
+
+export const BookingsQuery = z
+  .object({
+    status: BookingStatus.optional(),
+    trip_id: Uuid.optional(),
+    date: CalendarDate.optional().meta({
+      description: "operating date of the booking's trip (Damascus), YYYY-MM-DD",
+    }),
+    confirmation_status: RequestStatus.optional().meta({
+      description: "status of the company's confirmation request",
+    }),
+    ...Pagination,
+  })
+  .strict();
+
+const StopVisit = z.object({ stop_name_en: z.string(), stop_name_ar: z.string(), at: DateTime }).nullable();
+
+export const Booking = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  booking_code: z.string(),
+  journey_id: z.string().nullable().meta({ format: 'uuid' }),
+  trip_id: z.string().meta({ format: 'uuid' }),
+  trip: z.object({ departure_at: DateTime, operating_date: z.string().meta({ format: 'date' }) }),
+  boarding: StopVisit.meta({ description: 'where and when the traveller boards (departure from that stop)' }),
+  alighting: StopVisit.meta({ description: 'where and when the traveller alights (arrival at that stop)' }),
+  passenger_name: z.string(),
+  passenger_phone: z.string(),
+  seats_count: z.int(),
+  seat_numbers: z.array(z.string()),
+  status: BookingStatus,
+  payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
+  total_price: z.number(),
+  discount: z.number(),
+  currency: z.string(),
+  channel: z.string(),
+  confirmation: z
+    .object({
+      request_id: z.string().meta({ format: 'uuid' }),
+      status: RequestStatus,
+      deadline: DateTime,
+      decided_at: DateTime.nullable(),
+      reason: z.string().nullable(),
+    })
+    .nullable()
+    .meta({
+      description:
+        "the company's confirmation request for this journey (or the order it was confirmed in); null when the company " +
+        'confirmed automatically. PATCH /bookings/{id}/status decides a PENDING one before its deadline.',
+    }),
+  failure_reason: z.string().nullable().meta({ description: 'why the journey was cancelled, when it was' }),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+export const ListResponse = z.object({
+  success: z.literal(true),
+  data: z.array(Booking),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+export const DetailResponse = z.object({ success: z.literal(true), data: Booking });
+
+export const LIST_BOOKINGS_RULES =
+  "The compatibility booking rows of the session's company only (one per journey and trip of the company), newest " +
+  "first, each with the company's confirmation request (status and deadline) when the journey needed a decision. " +
+  "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
+  '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
+  'counts every matching booking. Any dashboard role may read them.';
+
+export const GET_BOOKING_RULES =
+  "A booking of the session's company with its confirmation request. Another company's booking answers 404 " +
+  'BOOKING_NOT_FOUND, the same as an id that does not exist. Any dashboard role may read it.';

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
+import { Uuid } from '../http/schemas.js';
+
+/** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
+
+/** Scanners refresh keys this often; a rotation reaches them within this many seconds. */
+export const KEYS_CACHE_SECONDS = 300;
+/** The revocation list is cached briefly: a revoked ticket is refused offline within a minute. */
+export const REVOCATIONS_CACHE_SECONDS = 30;
+
+const DateTime = z.string().meta({ format: 'date-time' });
+
+const PublicKeySchema = z.object({
+  keyId: z.string(),
+  algorithm: z.literal('Ed25519'),
+  status: z.enum(['ACTIVE', 'RETIRED']),
+  publicKeyJwk: z.object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string().meta({ description: 'the 32-byte public key, base64url' }),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  }),
+  publicKeyPem: z.string().meta({ description: 'the same key as SPKI PEM' }),
+  createdAt: DateTime,
+  retiredAt: DateTime.nullable(),
+});
+
+export const KeysResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ keys: z.array(PublicKeySchema) }),
+});
+
+export const RevocationsQuery = z
+  .object({
+    since: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'only revocations at or after this instant' }),
+    limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  })
+  .strict();
+
+export const RevocationsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    revocations: z.array(
+      z.object({
+        ticketId: z.string().meta({ format: 'uuid' }),
+        keyId: z.string().nullable(),
+        revokedAt: DateTime,
+      }),
+    ),
+    asOf: DateTime,
+    hasMore: z.boolean(),
+    nextSince: DateTime.meta({ description: 'pass as `since` on the next poll' }),
+  }),
+});
+
+export const VerifyBody = z
+  .object({
+    payload: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'the credential payload exactly as the QR code carries it' }),
+    signature: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Ed25519 signature of the canonical JSON of payload, base64url' }),
+    tripId: Uuid.meta({ description: 'the trip being boarded' }),
+  })
+  .strict();
+
+const TicketStatus = z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']);
+
+export const VerifyResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    valid: z.boolean(),
+    reason: z
+      .enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY'])
+      .optional(),
+    ticket: z
+      .object({
+        ticketId: z.string().meta({ format: 'uuid' }),
+        tripId: z.string().meta({ format: 'uuid' }),
+        legSequence: z.int(),
+        travellerName: z.string(),
+        seatNumber: z.string(),
+        status: TicketStatus,
+      })
+      .optional()
+      .meta({ description: 'present once the signature is authentic and the ticket exists' }),
+  }),
+});
+
+export const KEYS_RULES =
+  'Every key that ever signed boarding credentials, newest first, as an OKP JSON Web Key (RFC 8037, Ed25519) and as ' +
+  'SPKI PEM. A ticket credential is `{payload, signature}`: payload is a JSON object whose `keyId` names the key; ' +
+  'signature is the Ed25519 signature (base64url, 64 bytes) of the canonical JSON of payload (keys sorted by UTF-16 ' +
+  'code units at every depth, no whitespace, strings and numbers as JSON.stringify writes them). Exactly one key is ' +
+  'ACTIVE (it signs new tickets); after a rotation the previous ones stay listed as RETIRED, so tickets they signed ' +
+  `keep verifying. Public; cacheable for ${KEYS_CACHE_SECONDS} s, so scanners learn a new key within that time.`;
+
+export const REVOCATIONS_RULES =
+  'Tickets whose signed credential no longer lets anyone board (a confirmed journey cancelled, a ticket re-issued), ' +
+  'for scanners that verify offline: they refuse a credential whose ticketId is on this list. Oldest first; `since` ' +
+  `(ISO 8601) returns revocations at or after that instant; at most \`limit\` (default 1000, at most 5000). Poll ` +
+  `again with since = nextSince: it steps back ${REVOCATION_OVERLAP_SECONDS} s (or, when hasMore, to the last entry) so ` +
+  'no revocation is missed; entries may repeat, a scanner keeps them by ticketId. Only ticket ids, key ids and ' +
+  `instants are published. Public; cacheable for ${REVOCATIONS_CACHE_SECONDS} s.`;
+
+export const VERIFY_RULES =
+  'For the driver app (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or ' +
+  "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: " +
+  'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
+  'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
+  'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
+  'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
+  'details are returned only once the signature is authentic. Reads only: nothing is marked as used.';

@@ -1,0 +1,40 @@
+import type { Database } from '../../db/orm.js';
+import { findOwnBooking, type CustomerBooking } from '../../db/queries/customer-bookings.js';
+import {
+  cancelBooking,
+  modifyBooking,
+  type BookingCaller,
+  type ChangeOptions,
+  type ModificationInput,
+} from '../../db/writes/booking-changes/index.js';
+import { bookingNotFound } from '../../domain/booking-rules.js';
+
+/** A traveller's own changes to a booking, each answered with the booking as GET /bookings/{id} shows it. */
+
+async function ownBooking(db: Database, caller: BookingCaller, bookingId: string): Promise<CustomerBooking> {
+  const booking = await findOwnBooking(db, caller.userId, bookingId);
+  if (!booking) throw bookingNotFound();
+  return booking;
+}
+
+/** PATCH /bookings/{id} action modify. */
+export async function modifyOwnBooking(
+  db: Database,
+  caller: BookingCaller,
+  input: ModificationInput,
+  options: ChangeOptions,
+): Promise<CustomerBooking> {
+  await modifyBooking(db, caller, input, options);
+  return ownBooking(db, caller, input.bookingId);
+}
+
+/** POST /bookings/{id}/cancel. */
+export async function cancelOwnBooking(
+  db: Database,
+  caller: BookingCaller,
+  bookingId: string,
+  options: { cutoffMinutes: number },
+): Promise<CustomerBooking> {
+  await cancelBooking(db, caller, bookingId, options);
+  return ownBooking(db, caller, bookingId);
+}

@@ -1,0 +1,54 @@
+import { cancellationDecision } from '../../../domain/booking-rules.js';
+import type { Database } from '../../orm.js';
+import { revokeCredentialsOf } from '../boarding-credentials.js';
+import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-booking.js';
+
+/**
+ * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
+ * tickets and seats end together; signed credentials go on the revocation list. A voucher the
+ * booking used stays spent. Cancelling a cancelled booking changes nothing.
+ */
+export async function cancelBooking(
+  db: Database,
+  caller: BookingCaller,
+  bookingId: string,
+  options: { cutoffMinutes: number; now?: Date },
+): Promise<void> {
+  const now = options.now ?? new Date();
+  await db.transaction(async (client) => {
+    const booking = await lockOwnBooking(client, caller.userId, bookingId);
+    const decision = cancellationDecision(factsOf(booking), now, options.cutoffMinutes);
+    if (decision === 'ALREADY_CANCELLED') return;
+    refuseWith(decision);
+    const journeyId = booking.journey_id!;
+    await client.query(
+      `update seat_allocations set status = 'RELEASED', released_at = now()
+       where owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`,
+      [journeyId],
+    );
+    await client.query(
+      `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
+       where journey_id = $1 and status <> 'REISSUED'`,
+      [journeyId],
+    );
+    await revokeCredentialsOf(client, { kind: 'JOURNEY', id: journeyId }, 'BOOKING_CANCELLED');
+    // Nothing is left to collect for a cancelled booking.
+    await client.query(
+      `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
+      [booking.id],
+    );
+    await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
+      booking.id,
+    ]);
+    await client.query(
+      `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
+      [journeyId],
+    );
+    if (booking.order_id) {
+      await client.query(
+        `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
+        [booking.order_id],
+      );
+    }
+  });
+}

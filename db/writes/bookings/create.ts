@@ -1,0 +1,74 @@
+import { seatLockMismatch } from '../../../domain/booking.js';
+import type { Database } from '../../orm.js';
+import type { SigningOptions } from '../boarding-credentials.js';
+import type { Queryable } from '../seat-locks.js';
+import {
+  applyVoucher,
+  lineOf,
+  signerOf,
+  writeLine,
+  type BookingCaller,
+  type PassengerInput,
+} from './line.js';
+import { bookingOfLock, bookingRecords, type BookingRecord } from './records.js';
+import { lockRefusal, lockSeatLock, requireUsable, type LockedLock } from './seat-lock.js';
+
+/**
+ * POST /bookings (SPEC "Booking creation payload", "Bookings"): ONE transaction that consumes a
+ * seat lock and stores the booking the modern way — a journey without a quote (origin
+ * BOOKING_API) with one leg over the whole trip, one signed ticket per seat, the compatibility
+ * bookings row (the booking id clients use), the lock's allocations CONFIRMED for the journey, and
+ * the voucher (reward_code) marked used. Only companies that confirm automatically for the channel
+ * take bookings this way, so the booking is CONFIRMED at once with payment_status UNPAID (cash is
+ * paid at the office or to the driver); no workflow is involved because nothing waits on a clock
+ * or a decision.
+ *
+ * A refusal anywhere (the voucher included) rolls everything back: the lock stays ACTIVE and the
+ * voucher unused. A retry with the same lock by its owner answers the booking it made.
+ */
+export interface BookingInput extends PassengerInput {
+  seatLockSessionId: string;
+  tripId: string;
+  seatNumbers: string[];
+}
+
+export interface CreatedBooking {
+  booking: BookingRecord;
+  /** False when a retry found the booking this lock already made. */
+  created: boolean;
+}
+
+/** The booking a consumed lock made for this very request (not for a round trip), if any. */
+async function retriedBooking(
+  client: Queryable,
+  lock: LockedLock,
+  input: BookingInput,
+): Promise<BookingRecord | undefined> {
+  if (lock.status !== 'CONSUMED') return undefined;
+  const booking = await bookingOfLock(client, lock.id);
+  if (!booking || booking.order_id) return undefined;
+  const made = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
+  return seatLockMismatch(made, input) === null ? booking : undefined;
+}
+
+export async function createBooking(
+  db: Database,
+  caller: BookingCaller,
+  input: BookingInput,
+  signing: SigningOptions = {},
+): Promise<CreatedBooking> {
+  return db.transaction(async (client) => {
+    const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
+    const retried = await retriedBooking(client, lock, input);
+    if (retried) return { booking: retried, created: false };
+    requireUsable(lock);
+    const held = { tripId: lock.seats[0]!.trip_id, seatNumbers: lock.seats.map((seat) => seat.seat_number) };
+    const mismatch = seatLockMismatch(held, input);
+    if (mismatch) throw lockRefusal(lock.id, { code: 'SEAT_LOCK_MISMATCH', message: mismatch });
+    const line = await lineOf(client, caller, lock);
+    const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
+    const signer = await signerOf(client, signing);
+    await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer });
+    return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };
+  });
+}

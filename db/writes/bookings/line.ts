@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { newBookingCode, seatsPrice, SEAT_LOCK_EXPIRED } from '../../../domain/booking.js';
+import type { BookingChannel } from '../../../domain/journey-confirmation.js';
+import type { InventoryScope } from '../../../domain/inventory-scope.js';
+import {
+  activeSigningKey,
+  signTickets,
+  type SignedTicket,
+  type SigningKey,
+  type SigningOptions,
+} from '../boarding-credentials.js';
+import { consumeVoucher } from '../loyalty/index.js';
+import { bookableTrip, requireAutomaticConfirmation, type BookableTrip } from '../seat-locks.js';
+import { lockRefusal, requireUsable, type LockedLock } from './seat-lock.js';
+
+/** One booked trip (a "line"): its lock, its price and voucher part, and the one statement that stores it. */
+
+export interface BookingCaller {
+  userId: string;
+  scope: InventoryScope;
+  channel: BookingChannel;
+}
+
+export interface PassengerInput {
+  passengerName: string;
+  passengerPhone: string;
+  rewardCode?: string | undefined;
+}
+
+export interface Line {
+  lock: LockedLock;
+  trip: BookableTrip;
+  subtotal: number;
+  unitPrice: number;
+  discount: number;
+  journeyId: string;
+  bookingId: string;
+}
+
+/** Checks the lock's trip (scope, bookable, automatic confirmation) and prices its seats. */
+export async function lineOf(client: PoolClient, caller: BookingCaller, lock: LockedLock): Promise<Line> {
+  requireUsable(lock);
+  const trip = await bookableTrip(client, caller.scope, lock.seats[0]!.trip_id);
+  requireAutomaticConfirmation(trip, caller.channel);
+  const price = seatsPrice(
+    {
+      priceBase: Number(trip.price_base),
+      priceVip: trip.price_vip === null ? null : Number(trip.price_vip),
+      boardShareBp: trip.first_share_bp,
+      alightShareBp: trip.last_share_bp,
+    },
+    lock.seats.map((seat) => seat.seat_class),
+  );
+  return {
+    lock,
+    trip,
+    subtotal: price.subtotal,
+    unitPrice: price.unitPrice,
+    discount: 0,
+    journeyId: randomUUID(),
+    bookingId: randomUUID(),
+  };
+}
+
+/** The voucher, when one is given, priced over every line and marked used (LoyaltyRefusal otherwise). */
+export async function applyVoucher(
+  client: PoolClient,
+  caller: BookingCaller,
+  rewardCode: string | undefined,
+  lines: Line[],
+): Promise<string | null> {
+  if (!rewardCode) return null;
+  const voucher = await consumeVoucher(client, {
+    code: rewardCode,
+    userId: caller.userId,
+    bookingIds: lines.map((line) => line.bookingId),
+    lines: lines.map((line) => ({
+      tripId: line.trip.id,
+      companyId: line.trip.company_id,
+      routeId: line.trip.route_id,
+      departureAt: new Date(line.trip.departure_at),
+      subtotal: line.subtotal,
+      seatPrice: line.unitPrice,
+    })),
+  });
+  lines.forEach((line, index) => {
+    line.discount = voucher.lineDiscounts[index] ?? 0;
+  });
+  return voucher.redemptionId;
+}
+
+/** The key and instant every ticket of one booking transaction is signed with. */
+interface Signer {
+  key: SigningKey;
+  issuedAt: Date;
+}
+
+export const signerOf = async (client: PoolClient, signing: SigningOptions): Promise<Signer> => ({
+  key: await activeSigningKey(client, signing),
+  issuedAt: new Date(),
+});
+
+/** One ticket per seat, signed before it is written (the booking is CONFIRMED at once). */
+function signedTickets(line: Line, passenger: PassengerInput, signer: Signer): SignedTicket[] {
+  const { trip } = line;
+  const tickets = line.lock.seats.map((seat) => ({
+    id: randomUUID(),
+    trip_id: trip.id,
+    company_id: trip.company_id,
+    leg_sequence: 1,
+    traveller_name: passenger.passengerName,
+    seat_number: seat.seat_number,
+    board_stop_call_id: trip.first_call_id,
+    alight_stop_call_id: trip.last_call_id,
+    departure_at: trip.departure_at,
+  }));
+  return signTickets(tickets, signer.key, signer.issuedAt);
+}
+
+/**
+ * Journey, leg, signed VALID tickets and bookings row; the lock's allocations CONFIRMED for the
+ * journey and the lock CONSUMED. One statement (foreign keys are checked at its end), so the
+ * booking costs one round trip to the database here rather than eight.
+ */
+const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1),
+     j as (
+       insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
+                             total_price, currency, confirmed_at)
+       select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
+       returning id),
+     l as (
+       insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
+                                 board_sequence, alight_sequence, unit_price, quantity, subtotal)
+       select j.id, 1, $8, $9, $10, $11, $12, $13, $14, $5, $15 from j
+       returning journey_id),
+     t as (
+       insert into journey_tickets (id, journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
+                                    company_id, seat_id, seat_number, status, payload, signature, key_id, issued_at,
+                                    boarding_authorized)
+       select s.id, j.id, 1, s.index - 1, $16, $17, $8, $9, s.seat_id, s.seat_number, 'VALID', s.payload::jsonb,
+              s.signature, $25, $26, true
+       from j, unnest($27::uuid[], $18::text[], $19::text[], $28::text[], $29::text[])
+               with ordinality as s(id, seat_id, seat_number, payload, signature, index)
+       returning id),
+     b as (
+       insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
+                             passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
+                             total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
+       select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
+              $23, $24
+       from u, j
+       returning id),
+     a as (
+       update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
+       where hold_batch_id = $23 and status = 'HELD'
+       returning id),
+     h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
+     select (select count(*) from a)::int as confirmed`;
+
+interface LineExtra {
+  orderId: string | null;
+  redemptionId: string | null;
+  signer: Signer;
+}
+
+/** The parameters of WRITE_LINE, $1 to $29 in order. */
+function writeLineParams(
+  caller: BookingCaller,
+  line: Line,
+  passenger: PassengerInput,
+  extra: LineExtra,
+  tickets: SignedTicket[],
+): unknown[] {
+  const { trip, lock } = line;
+  const seats = lock.seats;
+  return [
+    caller.userId,
+    line.journeyId,
+    extra.orderId,
+    caller.channel,
+    seats.length,
+    line.subtotal - line.discount,
+    trip.currency,
+    trip.id,
+    trip.company_id,
+    trip.first_call_id,
+    trip.last_call_id,
+    trip.first_sequence,
+    trip.last_sequence,
+    line.unitPrice,
+    line.subtotal,
+    passenger.passengerName,
+    passenger.passengerPhone,
+    seats.map((seat) => seat.seat_id),
+    seats.map((seat) => seat.seat_number),
+    line.bookingId,
+    newBookingCode(),
+    line.discount,
+    lock.id,
+    extra.redemptionId,
+    extra.signer.key.keyId,
+    extra.signer.issuedAt,
+    tickets.map((ticket) => ticket.id),
+    tickets.map((ticket) => ticket.payload),
+    tickets.map((ticket) => ticket.signature),
+  ];
+}
+
+/** Stores the line; a seat whose hold lapsed under the lock means the lock expired after all. */
+export async function writeLine(
+  client: PoolClient,
+  caller: BookingCaller,
+  line: Line,
+  passenger: PassengerInput,
+  extra: LineExtra,
+): Promise<void> {
+  const tickets = signedTickets(line, passenger, extra.signer);
+  const { rows } = await client.query<{ confirmed: number }>(
+    WRITE_LINE,
+    writeLineParams(caller, line, passenger, extra, tickets),
+  );
+  if (rows[0]!.confirmed !== line.lock.seats.length) throw lockRefusal(line.lock.id, SEAT_LOCK_EXPIRED);
+}

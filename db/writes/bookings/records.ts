@@ -1,0 +1,114 @@
+import type { NamedRef } from '../../queries/catalogue.js';
+import type { BookingColumns } from '../../queries/customer-bookings.js';
+import { namedRefOf, type NamedRefColumns } from '../../queries/named-ref.js';
+import {
+  PICKUP_COLUMNS,
+  toPickupLocation,
+  type PickupLocation,
+  type PickupRow,
+} from '../../queries/pickup-location.js';
+import type { Queryable } from '../seat-locks.js';
+
+/** The booking as the create routes answer it. */
+
+type RecordColumns = BookingColumns & {
+  trip_id: string;
+  seat_lock_session_id: string | null;
+  order_id: string | null;
+};
+
+export interface BookingRecord extends RecordColumns {
+  subtotal: number;
+  discount: number;
+  total_price: number;
+  created_at: string;
+  trip: {
+    id: string;
+    departure_at: string;
+    arrival_at: string;
+    status: string;
+    company: NamedRef;
+    origin_city: NamedRef;
+    destination_city: NamedRef;
+    pickupLocation: PickupLocation;
+  };
+}
+
+/** bigint amounts and timestamptz arrive as text. */
+type BookingRecordRow = RecordColumns &
+  NamedRefColumns<'company' | 'origin' | 'destination'> &
+  PickupRow & {
+    subtotal: string;
+    discount: string;
+    total_price: string;
+    created_at: string;
+    departure_at: string;
+    arrival_at: string;
+    trip_status: string;
+  };
+
+const iso = (value: string) => new Date(value).toISOString();
+
+function toBookingRecord(row: BookingRecordRow): BookingRecord {
+  return {
+    id: row.id,
+    booking_code: row.booking_code,
+    status: row.status,
+    trip_id: row.trip_id,
+    seat_numbers: row.seat_numbers,
+    seats_count: row.seats_count,
+    passenger_name: row.passenger_name,
+    passenger_phone: row.passenger_phone,
+    subtotal: Number(row.subtotal),
+    discount: Number(row.discount),
+    total_price: Number(row.total_price),
+    currency: row.currency,
+    payment_status: row.payment_status,
+    seat_lock_session_id: row.seat_lock_session_id,
+    journey_id: row.journey_id,
+    order_id: row.order_id,
+    created_at: iso(row.created_at),
+    trip: {
+      id: row.trip_id,
+      departure_at: iso(row.departure_at),
+      arrival_at: iso(row.arrival_at),
+      status: row.trip_status,
+      company: namedRefOf(row, 'company'),
+      origin_city: namedRefOf(row, 'origin'),
+      destination_city: namedRefOf(row, 'destination'),
+      pickupLocation: toPickupLocation(row),
+    },
+  };
+}
+
+/** The bookings with their trip (company, route cities, pickupLocation), in no particular order. */
+export async function bookingRecords(q: Queryable, ids: string[]): Promise<BookingRecord[]> {
+  const { rows } = await q.query<BookingRecordRow>(
+    `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
+            k.subtotal, k.discount, k.total_price, k.currency, k.payment_status, k.seat_lock_session_id, k.journey_id,
+            j.order_id, k.created_at, t.departure_at, t.arrival_at, t.status as trip_status,
+            c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+            oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+            dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            ${PICKUP_COLUMNS}
+     from bookings k
+     left join journeys j on j.id = k.journey_id
+     join trips t on t.id = k.trip_id
+     join companies c on c.id = t.company_id
+     join routes r on r.id = t.route_id
+     join cities oc on oc.id = r.origin_city_id
+     join cities dc on dc.id = r.destination_city_id
+     join stops p on p.id = t.pickup_stop_id
+     where k.id = any($1::uuid[])`,
+    [ids],
+  );
+  return rows.map(toBookingRecord);
+}
+
+/** The booking a consumed lock made, for a retry by its owner. */
+export async function bookingOfLock(q: Queryable, lockId: string): Promise<BookingRecord | undefined> {
+  const { rows } = await q.query<{ id: string }>(`select id from bookings where seat_lock_session_id = $1`, [
+    lockId,
+  ]);
+  return rows[0] ? (await bookingRecords(q, [rows[0].id]))[0] : undefined;
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { ledgerChange, referralCodeFrom, type LedgerKind } from '../../../domain/loyalty.js';
+import type { Database } from '../../orm.js';
+import { LoyaltyRefusal } from './refusal.js';
+
+/**
+ * Loyalty accounts and their ledger. Balances change only through `post`, each change in one
+ * transaction that first locks the traveller's account row (FOR UPDATE), so a balance can never
+ * be spent twice or go negative (the CHECK on balance backs this up), and every change leaves a
+ * loyalty_transactions row with the balance after it.
+ */
+
+export type Queryable = Pick<PoolClient, 'query'>;
+
+export interface AccountRow {
+  id: string;
+  company_id: string;
+  balance: number;
+  lifetime_points: number;
+}
+
+/**
+ * The traveller's account in a company's program, created on first use with a fresh referral
+ * code. Does not lock; callers that change the balance lock it with lockAccount.
+ */
+export async function ensureAccount(client: Queryable, companyId: string, userId: string): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const existing = await client.query<{ id: string }>(
+      `select id from loyalty_accounts where company_id = $1 and user_id = $2`,
+      [companyId, userId],
+    );
+    if (existing.rows[0]) return existing.rows[0].id;
+    // "do nothing" covers both a concurrent first call (same user) and a referral code collision.
+    const inserted = await client.query<{ id: string }>(
+      `insert into loyalty_accounts (company_id, user_id, passenger_id, referral_code, tier_id)
+       select $1, u.id, u.passenger_id, $3,
+              (select t.id from loyalty_tiers t where t.company_id = $1 and t.min_lifetime_points = 0 limit 1)
+         from users u where u.id = $2
+       on conflict do nothing
+       returning id`,
+      [companyId, userId, referralCodeFrom(randomBytes(8))],
+    );
+    if (inserted.rows[0]) return inserted.rows[0].id;
+  }
+  throw new Error('could not create a loyalty account');
+}
+
+export async function lockAccount(client: Queryable, accountId: string): Promise<AccountRow> {
+  const { rows } = await client.query<AccountRow>(
+    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 for update`,
+    [accountId],
+  );
+  return rows[0]!;
+}
+
+interface LedgerEntry {
+  accountId: string;
+  companyId: string;
+  kind: LedgerKind;
+  points: number;
+  bookingId?: string | null;
+  redemptionId?: string | null;
+  note?: string | null;
+}
+
+/**
+ * Moves points on a LOCKED account and records the transaction. Earned points (positive EARN,
+ * REFERRAL_BONUS, positive ADJUST) also count towards lifetime points, and the tier follows them.
+ */
+export async function post(client: Queryable, account: AccountRow, entry: LedgerEntry): Promise<number> {
+  const change = ledgerChange(account.balance, entry.kind, entry.points);
+  if (!change) {
+    throw new LoyaltyRefusal('LOYALTY_INSUFFICIENT_POINTS', 'Not enough points', {
+      balance: account.balance,
+      pointsNeeded: -entry.points,
+    });
+  }
+  const { balanceAfter, earned } = change;
+  await client.query(
+    `update loyalty_accounts
+        set balance = $2, lifetime_points = lifetime_points + $3, updated_at = now(),
+            tier_id = case when $3 > 0 then (
+              select t.id from loyalty_tiers t
+               where t.company_id = loyalty_accounts.company_id and t.min_lifetime_points <= lifetime_points + $3
+               order by t.min_lifetime_points desc limit 1) else tier_id end
+      where id = $1`,
+    [account.id, balanceAfter, earned],
+  );
+  await client.query(
+    `insert into loyalty_transactions (account_id, company_id, kind, points, balance_after, booking_id, redemption_id, note)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      account.id,
+      entry.companyId,
+      entry.kind,
+      entry.points,
+      balanceAfter,
+      entry.bookingId ?? null,
+      entry.redemptionId ?? null,
+      entry.note ?? null,
+    ],
+  );
+  account.balance = balanceAfter;
+  account.lifetime_points += earned;
+  return balanceAfter;
+}
+
+/**
+ * A manual correction by the company (the dashboard's accounts/{id}/adjust) or a demo/test credit.
+ * A negative adjustment below zero is refused (409 LOYALTY_INSUFFICIENT_POINTS).
+ */
+export async function adjustPoints(
+  db: Database,
+  input: { accountId: string; points: number; note?: string },
+): Promise<{ balance: number }> {
+  return db.transaction((client) => adjustPointsWithin(client, input));
+}
+
+/** adjustPoints inside the caller's transaction (the demo seed runs in one). */
+export async function adjustPointsWithin(
+  client: Queryable,
+  input: { accountId: string; points: number; note?: string },
+): Promise<{ balance: number }> {
+  const account = await lockAccount(client, input.accountId);
+  const balance = await post(client, account, {
+    accountId: account.id,
+    companyId: account.company_id,
+    kind: 'ADJUST',
+    points: input.points,
+    note: input.note ?? null,
+  });
+  return { balance };
+}

@@ -1,0 +1,120 @@
+import { tierFor, tripPoints } from '../../../domain/loyalty.js';
+import type { Database } from '../../orm.js';
+import { listTiers, type TierView } from '../../queries/loyalty.js';
+import { ensureAccount, lockAccount, post, type AccountRow, type Queryable } from './account.js';
+
+export interface TripPointsResult {
+  /** Bookings credited by this call (0 on a replay). */
+  bookingsCredited: number;
+  pointsCredited: number;
+  referralsRewarded: number;
+}
+
+/** The trip company's active program, when the trip is COMPLETED. */
+interface EarningProgram {
+  company_id: string;
+  points_per_100: number;
+  referral_points: number;
+}
+
+interface EarningBooking {
+  id: string;
+  owner_user_id: string;
+  /** bigint, as text. */
+  total_price: string;
+}
+
+async function earningProgram(db: Database, tripId: string): Promise<EarningProgram | undefined> {
+  const { rows } = await db.pool.query<EarningProgram>(
+    `select t.company_id, p.points_per_100, p.referral_points
+       from trips t join loyalty_programs p on p.company_id = t.company_id and p.active
+      where t.id = $1 and t.status = 'COMPLETED'`,
+    [tripId],
+  );
+  return rows[0];
+}
+
+/**
+ * Points earning, run when a trip is COMPLETED (for the dispatch COMPLETE action to call). Every
+ * booking of the trip with status COMPLETED or CHECKED_IN (not cancelled, no-show or refunded)
+ * earns floor(total_price / 100 × points_per_100 × tier multiplier / 100) points for its owner in
+ * the trip company's active program, once per booking however often this runs; the tier follows
+ * the lifetime points; a pending referral of that traveller is rewarded (referral_points to both).
+ * Each booking is one transaction, so a failure leaves the others credited and a rerun finishes.
+ */
+export async function awardTripPoints(db: Database, tripId: string): Promise<TripPointsResult> {
+  const result: TripPointsResult = { bookingsCredited: 0, pointsCredited: 0, referralsRewarded: 0 };
+  const program = await earningProgram(db, tripId);
+  if (!program) return result;
+  const tiers = await listTiers(db, program.company_id);
+  const { rows: bookings } = await db.pool.query<EarningBooking>(
+    `select id, owner_user_id, total_price from bookings
+      where trip_id = $1 and owner_user_id is not null
+        and status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED'
+      order by id`,
+    [tripId],
+  );
+  for (const booking of bookings) {
+    const accountId = await ensureAccount(db.pool, program.company_id, booking.owner_user_id);
+    await db.transaction((client) => creditBooking(client, { program, tiers, accountId, booking }, result));
+  }
+  return result;
+}
+
+/** One booking's points (once: a replay finds its EARN row) and its owner's pending referral. */
+async function creditBooking(
+  client: Queryable,
+  earning: { program: EarningProgram; tiers: TierView[]; accountId: string; booking: EarningBooking },
+  result: TripPointsResult,
+): Promise<void> {
+  const { program, accountId, booking } = earning;
+  const account = await lockAccount(client, accountId);
+  const { rows: done } = await client.query(
+    `select 1 from loyalty_transactions where account_id = $1 and kind = 'EARN' and booking_id = $2`,
+    [accountId, booking.id],
+  );
+  if (done.length > 0) return;
+  const multiplier = tierFor(account.lifetime_points, earning.tiers)?.multiplierPercent ?? 100;
+  const points = tripPoints(Number(booking.total_price), program.points_per_100, multiplier);
+  if (points > 0) {
+    await post(client, account, {
+      accountId,
+      companyId: program.company_id,
+      kind: 'EARN',
+      points,
+      bookingId: booking.id,
+    });
+    result.pointsCredited += points;
+  }
+  result.bookingsCredited += 1;
+  if (await rewardReferral(client, program, account, booking.id)) result.referralsRewarded += 1;
+}
+
+/** Rewards the pending referral of a traveller (a LOCKED account) whose first trip just completed. */
+async function rewardReferral(
+  client: Queryable,
+  program: EarningProgram,
+  referee: AccountRow,
+  bookingId: string,
+): Promise<boolean> {
+  const { rows } = await client.query<{ id: string; referrer_account_id: string }>(
+    `update loyalty_referrals set status = 'REWARDED', rewarded_at = now()
+      where company_id = $1 and referee_account_id = $2 and status = 'PENDING'
+      returning id, referrer_account_id`,
+    [program.company_id, referee.id],
+  );
+  const referral = rows[0];
+  if (!referral) return false;
+  if (program.referral_points > 0) {
+    const bonus = {
+      companyId: program.company_id,
+      kind: 'REFERRAL_BONUS' as const,
+      points: program.referral_points,
+      bookingId,
+    };
+    await post(client, referee, { ...bonus, accountId: referee.id, note: 'referred traveller' });
+    const referrer = await lockAccount(client, referral.referrer_account_id);
+    await post(client, referrer, { ...bonus, accountId: referrer.id, note: 'referral completed a trip' });
+  }
+  return true;
+}

@@ -1,0 +1,11 @@
+/**
+ * Loyalty writes, one module per use case: the account and its ledger (account.ts), vouchers used
+ * on bookings and previews (voucher.ts), redeeming points for a voucher (redeem.ts), referrals
+ * (referral.ts) and points earned when a trip completes (earn.ts).
+ */
+export { adjustPoints, adjustPointsWithin, ensureAccount } from './account.js';
+export { awardTripPoints, type TripPointsResult } from './earn.js';
+export { redeemReward, type Redemption } from './redeem.js';
+export { recordReferral } from './referral.js';
+export { LoyaltyRefusal, type LoyaltyErrorCode } from './refusal.js';
+export { consumeVoucher, previewVoucher, type AppliedVoucher, type VoucherUse } from './voucher.js';

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { redeemRefusal, voucherCodeFrom, type RedeemableReward } from '../../../domain/loyalty.js';
+import type { Database } from '../../orm.js';
+import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
+import { ensureAccount, lockAccount, post, type Queryable } from './account.js';
+import { LoyaltyRefusal } from './refusal.js';
+
+export interface Redemption {
+  id: string;
+  code: string;
+  pointsUsed: number;
+  expiresAt: Date;
+}
+
+interface RewardRow extends RewardTermsRow {
+  id: string;
+  type: string;
+  active: boolean;
+  points_cost: number;
+  max_redemptions: number | null;
+  redemption_count: number;
+  voucher_valid_days: number;
+}
+
+const toRedeemableReward = (row: RewardRow): RedeemableReward => ({
+  active: row.active,
+  terms: rewardTermsOf(row),
+  pointsCost: row.points_cost,
+  maxRedemptions: row.max_redemptions,
+  redemptionCount: row.redemption_count,
+});
+
+/** The reward of the program with this catalogue code, locked (FOR UPDATE) so its counter is ours. */
+async function lockReward(
+  client: Queryable,
+  companyId: string,
+  rewardCode: string,
+): Promise<RewardRow | undefined> {
+  const { rows } = await client.query<RewardRow>(
+    `select id, type, active, points_cost, max_redemptions, redemption_count, voucher_valid_days,
+            discount_percent, discount_amount, max_discount, free_seats, min_subtotal,
+            route_ids::text[] as route_ids, allowed_days
+       from loyalty_rewards
+      where company_id = $1 and code = $2 and archived_at is null
+      for update`,
+    [companyId, rewardCode],
+  );
+  return rows[0];
+}
+
+/**
+ * POST /loyalty/redeem: in ONE transaction locks the traveller's account in the company, then the
+ * reward row, checks the reward (active, redeemable type, sane configuration, not sold out) and
+ * the balance, deducts the points, bumps the redemption counter, records the REDEEM transaction
+ * and creates the voucher. Concurrent redeems on one account run one after another, so a balance
+ * that covers one reward yields exactly one voucher.
+ */
+export async function redeemReward(
+  db: Database,
+  input: { companyId: string; userId: string; rewardCode: string },
+): Promise<Redemption> {
+  const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
+  return db.transaction(async (client) => {
+    const account = await lockAccount(client, accountId);
+    const found = await lockReward(client, input.companyId, input.rewardCode);
+    const refusal = redeemRefusal(found && toRedeemableReward(found), account.balance);
+    if (refusal) throw LoyaltyRefusal.of(refusal);
+    // redeemRefusal refuses a code no reward has, so there is one here.
+    const reward = found!;
+    await client.query(
+      `update loyalty_rewards set redemption_count = redemption_count + 1, updated_at = now() where id = $1`,
+      [reward.id],
+    );
+    const voucher = await insertVoucher(client, {
+      accountId,
+      companyId: input.companyId,
+      rewardId: reward.id,
+      userId: input.userId,
+      pointsUsed: reward.points_cost,
+      validDays: reward.voucher_valid_days,
+    });
+    await post(client, account, {
+      accountId,
+      companyId: input.companyId,
+      kind: 'REDEEM',
+      points: -reward.points_cost,
+      redemptionId: voucher.id,
+    });
+    return voucher;
+  });
+}
+
+interface InsertedVoucherRow {
+  id: string;
+  code: string;
+  /** timestamptz, as PostgreSQL text. */
+  expires_at: string;
+}
+
+async function insertVoucher(
+  client: Queryable,
+  input: {
+    accountId: string;
+    companyId: string;
+    rewardId: string;
+    userId: string;
+    pointsUsed: number;
+    validDays: number;
+  },
+): Promise<Redemption> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    // "do nothing" on a code collision keeps the transaction alive for another try.
+    const { rows } = await client.query<InsertedVoucherRow>(
+      `insert into loyalty_redemptions (code, account_id, company_id, reward_id, user_id, points_used, expires_at)
+       values ($1, $2, $3, $4, $5, $6, now() + make_interval(days => $7))
+       on conflict (code) do nothing
+       returning id, code, expires_at`,
+      [
+        voucherCodeFrom(randomBytes(8)),
+        input.accountId,
+        input.companyId,
+        input.rewardId,
+        input.userId,
+        input.pointsUsed,
+        input.validDays,
+      ],
+    );
+    const row = rows[0];
+    if (row)
+      return {
+        id: row.id,
+        code: row.code,
+        pointsUsed: input.pointsUsed,
+        expiresAt: new Date(row.expires_at),
+      };
+  }
+  throw new Error('could not create a unique voucher code');
+}

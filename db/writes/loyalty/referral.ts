@@ -1,0 +1,77 @@
+import type { Database } from '../../orm.js';
+import { ensureAccount, lockAccount, type Queryable } from './account.js';
+import { LoyaltyRefusal } from './refusal.js';
+
+/**
+ * POST /loyalty/referral: records that the caller was referred by the holder of `referralCode` in
+ * the same company. Refused: an unknown code or one of another company (404
+ * LOYALTY_REFERRAL_NOT_FOUND), the caller's own code (LOYALTY_REFERRAL_SELF), a caller already
+ * referred in this company (LOYALTY_REFERRAL_ALREADY_USED), a caller who already completed a trip
+ * with the company (LOYALTY_REFERRAL_NOT_NEW).
+ */
+export async function recordReferral(
+  db: Database,
+  input: { companyId: string; userId: string; referralCode: string },
+): Promise<{ referralId: string; status: 'PENDING' }> {
+  const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
+  return db.transaction(async (client) => {
+    await lockAccount(client, accountId);
+    const { rows: referrers } = await client.query<{ id: string; user_id: string }>(
+      `select id, user_id from loyalty_accounts where referral_code = $1 and company_id = $2`,
+      [input.referralCode.trim().toUpperCase(), input.companyId],
+    );
+    const referrer = referrers[0];
+    if (!referrer) {
+      throw new LoyaltyRefusal(
+        'LOYALTY_REFERRAL_NOT_FOUND',
+        'No referral code like this in this program',
+        undefined,
+        404,
+      );
+    }
+    if (referrer.user_id === input.userId) {
+      throw new LoyaltyRefusal('LOYALTY_REFERRAL_SELF', 'You cannot use your own referral code');
+    }
+    const { rows: previous } = await client.query(
+      `select 1 from loyalty_referrals where company_id = $1 and referee_account_id = $2`,
+      [input.companyId, accountId],
+    );
+    if (previous.length > 0) {
+      throw new LoyaltyRefusal(
+        'LOYALTY_REFERRAL_ALREADY_USED',
+        'You have already been referred in this program',
+      );
+    }
+    if (await hasTravelled(client, input.companyId, input.userId, accountId)) {
+      throw new LoyaltyRefusal(
+        'LOYALTY_REFERRAL_NOT_NEW',
+        'Referrals are for travellers new to this company',
+      );
+    }
+    const { rows } = await client.query<{ id: string }>(
+      `insert into loyalty_referrals (company_id, referrer_account_id, referee_account_id)
+       values ($1, $2, $3) returning id`,
+      [input.companyId, referrer.id, accountId],
+    );
+    return { referralId: rows[0]!.id, status: 'PENDING' as const };
+  });
+}
+
+/** A completed trip with the company: a completed booking, a check-in on a completed trip, or points earned. */
+async function hasTravelled(
+  client: Queryable,
+  companyId: string,
+  userId: string,
+  accountId: string,
+): Promise<boolean> {
+  const { rows } = await client.query(
+    `select 1 from bookings b join trips t on t.id = b.trip_id
+      where b.company_id = $1 and b.owner_user_id = $2
+        and (b.status = 'COMPLETED' or (b.status = 'CHECKED_IN' and t.status = 'COMPLETED'))
+     union all
+     select 1 from loyalty_transactions where account_id = $3 and kind = 'EARN'
+     limit 1`,
+    [companyId, userId, accountId],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { unpayableRefusal } from './payment.js';
+
+describe('paying a booking', () => {
+  const codeOf = (status: string, paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED', by: 'open' | 'collect') =>
+    unpayableRefusal({ status, paymentStatus }, by)?.code ?? null;
+
+  it('lets a traveller announce cash for a confirmed or checked-in, unpaid booking', () => {
+    expect(codeOf('CONFIRMED', 'UNPAID', 'open')).toBeNull();
+    expect(codeOf('CHECKED_IN', 'UNPAID', 'open')).toBeNull();
+    expect(codeOf('COMPLETED', 'UNPAID', 'open')).toBe('BOOKING_NOT_PAYABLE');
+  });
+
+  it('lets staff record cash late, for a completed trip too', () => {
+    expect(codeOf('COMPLETED', 'UNPAID', 'collect')).toBeNull();
+    expect(codeOf('CANCELLED', 'UNPAID', 'collect')).toBe('BOOKING_NOT_PAYABLE');
+  });
+
+  it('refuses a paid booking first, and a refunded one', () => {
+    expect(codeOf('CANCELLED', 'PAID', 'open')).toBe('BOOKING_ALREADY_PAID');
+    expect(codeOf('CONFIRMED', 'REFUNDED', 'collect')).toBe('BOOKING_NOT_PAYABLE');
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Payment rules without I/O: the methods taken, and when a booking's cash may be announced by its
+ * traveller or recorded by staff.
+ */
+export type PaymentMethod = 'CASH' | 'SHAMCASH' | 'CARD';
+export type PaymentSource = 'transaction' | 'driver' | 'office' | 'booking';
+export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+
+/** Only cash is taken for now; the online methods are answered with the methods that work. */
+export const AVAILABLE_PAYMENT_METHODS: readonly PaymentMethod[] = ['CASH'];
+
+/**
+ * Who pays a booking now: the traveller announcing cash (`open`) for a booking that is confirmed
+ * and not yet travelled, or staff recording cash (`collect`) for those and, late, for a completed
+ * trip; never for a dead booking.
+ */
+const PAYABLE_BOOKING_STATUSES: Record<'open' | 'collect', ReadonlySet<string>> = {
+  open: new Set(['CONFIRMED', 'CHECKED_IN']),
+  collect: new Set(['CONFIRMED', 'CHECKED_IN', 'COMPLETED']),
+};
+
+/** Why this booking cannot be paid now, or null: it must be unpaid, not refunded, and in a payable status. */
+export function unpayableRefusal(
+  booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED' },
+  by: 'open' | 'collect',
+): { code: 'BOOKING_ALREADY_PAID' | 'BOOKING_NOT_PAYABLE'; message: string } | null {
+  if (booking.paymentStatus === 'PAID') {
+    return { code: 'BOOKING_ALREADY_PAID', message: 'This booking is already paid' };
+  }
+  if (booking.paymentStatus === 'REFUNDED' || !PAYABLE_BOOKING_STATUSES[by].has(booking.status)) {
+    return { code: 'BOOKING_NOT_PAYABLE', message: 'This booking cannot be paid in its current state' };
+  }
+  return null;
+}
