@@ -56,3 +56,29 @@ describe('layer boundaries enforced by lint', () => {
     expect(await refusedImports(file, importOf(path, typeOnly))).toEqual([]);
   });
 });
+
+describe('module and function size enforced by lint', () => {
+  async function sizeMessages(filePath: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath });
+    return result!.messages
+      .filter((message) => message.ruleId === 'max-lines' || message.ruleId === 'max-lines-per-function')
+      .map((message) => message.ruleId!);
+  }
+  const statements = (count: number) =>
+    Array.from({ length: count }, (_, index) => `  total += ${index};`).join('\n');
+  const fn = (lines: number) =>
+    `export function f(): number {\n  let total = 0;\n${statements(lines)}\n  return total;\n}\n`;
+
+  it('refuses a production function over 80 lines and a module over 400', async () => {
+    expect(await sizeMessages('db/writes/fixture.ts', fn(85))).toEqual(['max-lines-per-function']);
+    const module = Array.from({ length: 6 }, (_, index) =>
+      fn(70).replace('function f', `function f${index}`),
+    );
+    expect(await sizeMessages('api/customer/fixture.ts', module.join('\n'))).toContain('max-lines');
+  });
+
+  it('leaves tests and functions of 80 lines alone', async () => {
+    expect(await sizeMessages('db/writes/fixture.ts', fn(75))).toEqual([]);
+    expect(await sizeMessages('test/api/fixture.test.ts', fn(120))).toEqual([]);
+  });
+});
