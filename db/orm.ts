@@ -31,6 +31,7 @@ import { Migration20261122055000_booking_changes } from './migrations/Migration2
 import { Migration20261122060000_documents } from './migrations/Migration20261122060000_documents.js';
 import { Migration20261122060500_receipts } from './migrations/Migration20261122060500_receipts.js';
 import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
+import { Migration20261124000000_operations_foundation } from './migrations/Migration20261124000000_operations_foundation.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -50,6 +51,10 @@ export const migrationsList = [
   { name: 'Migration20261122060000_documents', class: Migration20261122060000_documents },
   { name: 'Migration20261122060500_receipts', class: Migration20261122060500_receipts },
   { name: 'Migration20261122061000_document_shares', class: Migration20261122061000_document_shares },
+  {
+    name: 'Migration20261124000000_operations_foundation',
+    class: Migration20261124000000_operations_foundation,
+  },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

@@ -4,7 +4,16 @@
  */
 export type PaymentMethod = 'CASH' | 'SHAMCASH' | 'CARD';
 export type PaymentSource = 'transaction' | 'driver' | 'office' | 'booking';
-export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'REFUNDED' | 'CANCELLED' | 'FAILED';
+export const PAYMENT_STATUSES = [
+  'PENDING',
+  'COMPLETED',
+  'REFUND_DUE',
+  'REFUNDED',
+  'CANCELLED',
+  'FAILED',
+] as const;
+/** REFUND_DUE: collected, and the company cancelled the trip; finance owes the traveller a refund. */
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** Only cash is taken for now; the online methods are answered with the methods that work. */
 export const AVAILABLE_PAYMENT_METHODS: readonly PaymentMethod[] = ['CASH'];

@@ -57,6 +57,7 @@ import {
   LoyaltyTier,
   LoyaltyTransaction,
 } from './loyalty.js';
+import { OutboxEvent } from './outbox.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
 import { Route } from './route.js';
@@ -77,6 +78,7 @@ export * from './identity.js';
 export * from './journey-quote.js';
 export * from './journeys.js';
 export * from './loyalty.js';
+export * from './outbox.js';
 export * from './payments.js';
 export * from './pickup-location.js';
 export * from './route.js';
@@ -146,6 +148,8 @@ export const allEntities = [
   DocumentAccessLogEntry,
   DocumentShareGrant,
   ShareRecipientSession,
+  // events for webhooks
+  OutboxEvent,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

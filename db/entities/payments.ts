@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { baseProperties, stampedNow, updatedAt } from './base.js';
 
 /**
@@ -19,7 +20,8 @@ export const PaymentOperation = defineEntity({
     source: p.enum(['transaction', 'driver', 'office', 'booking'] as const),
     amount: p.bigint('number'),
     currency: p.text().default('SYP'),
-    status: p.enum(['PENDING', 'COMPLETED', 'REFUNDED', 'CANCELLED', 'FAILED'] as const).default('PENDING'),
+    status: p.enum(PAYMENT_STATUSES).default('PENDING'),
+    refundDueReason: p.text().nullable(),
     note: p.text().nullable(),
     idempotencyKey: p.text().nullable(),
     collectedAt: p.datetime().nullable(),

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { recordBookingEvents } from '../../db/writes/outbox.js';
+import { useTestApp } from '../support/harness.js';
+import { createCorridor } from '../support/factories.js';
+import { completedBooking } from '../support/loyalty.js';
+
+describe('outbox: booking events recorded with the change that causes them', () => {
+  const app = useTestApp();
+
+  it("records SPEC's data for each booking, and nothing when the transaction rolls back", async () => {
+    const { company, trip } = await createCorridor(app.db);
+    const traveller = await app.signIn();
+    const bookingId = await completedBooking(
+      app.db,
+      { tripId: trip.id, companyId: company.id },
+      traveller.userId,
+    );
+    const [booking] = await app.db.query<{ booking_code: string; trip_id: string; total_price: string }>(
+      'select booking_code, trip_id, total_price from bookings where id = $1',
+      [bookingId],
+    );
+    await app.db
+      .transaction(async (client) => {
+        await recordBookingEvents(client, 'booking.cancelled', { bookingIds: [bookingId] });
+        throw new Error('the change failed');
+      })
+      .catch(() => undefined);
+    expect(await app.db.query('select 1 from outbox_events where booking_id = $1', [bookingId])).toEqual([]);
+
+    const recorded = await app.db.transaction((client) =>
+      recordBookingEvents(client, 'trip.completed', { tripId: booking!.trip_id, statuses: ['COMPLETED'] }),
+    );
+    expect(recorded).toBeGreaterThanOrEqual(1);
+    const [event] = await app.db.query<{ event: string; data: Record<string, unknown> }>(
+      'select event, data from outbox_events where booking_id = $1',
+      [bookingId],
+    );
+    expect(event).toEqual({
+      event: 'trip.completed',
+      data: {
+        booking_id: bookingId,
+        booking_code: booking!.booking_code,
+        trip_id: booking!.trip_id,
+        passenger_count: expect.any(Number),
+        total_amount: Number(booking!.total_price),
+      },
+    });
+  });
+});
