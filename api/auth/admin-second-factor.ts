@@ -7,6 +7,7 @@ import {
   removeAuthenticator,
   startAuthenticatorEnrolment,
   type ProofToSpend,
+  type SecondFactorRefusal,
 } from '../../db/writes/second-factor.js';
 import { base32Encode, otpauthUrl } from '../../domain/totp.js';
 import { Refusal } from '../http/errors.js';
@@ -27,6 +28,34 @@ export const RECOVERY_CODE_COUNT = 10;
 
 export const invalidSecondFactor = () =>
   new Refusal(400, 'INVALID_SECOND_FACTOR', 'The code is not correct, was already used, or has expired');
+
+/** What each refusal of a second-factor write tells the client. */
+const REFUSALS: Record<SecondFactorRefusal, () => Refusal> = {
+  CODE_REFUSED: invalidSecondFactor,
+  NOT_STARTED: () =>
+    new Refusal(
+      409,
+      'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
+      'No authenticator set-up is waiting: start one with POST /security/2fa',
+    ),
+  NOT_ENABLED: () =>
+    new Refusal(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up'),
+  REQUIRED_BY_POLICY: () =>
+    new Refusal(
+      409,
+      'SECOND_FACTOR_REQUIRED_BY_POLICY',
+      'This account must keep a second factor; replace the authenticator instead',
+    ),
+};
+
+const isRefusal = (outcome: unknown): outcome is SecondFactorRefusal =>
+  typeof outcome === 'string' && Object.hasOwn(REFUSALS, outcome);
+
+/** A second-factor write's result, or the refusal it answered thrown (400 INVALID_SECOND_FACTOR, 409 ...). */
+export function unlessRefused<T extends object>(outcome: T | SecondFactorRefusal): T {
+  if (isRefusal(outcome)) throw REFUSALS[outcome]();
+  return outcome;
+}
 
 /** A new authenticator secret: 160 random bits (RFC 4226's recommended length), base32. */
 export function newTotpSecret(): string {
@@ -83,7 +112,7 @@ export async function startEnrolment(
     );
   }
   const secret = newTotpSecret();
-  const expiresAt = await startAuthenticatorEnrolment(
+  const started = await startAuthenticatorEnrolment(
     deps.db,
     admin.adminId,
     {
@@ -94,11 +123,10 @@ export async function startEnrolment(
     },
     origin,
   );
-  if (expiresAt === null) throw invalidSecondFactor();
   return {
     secret,
     otpauthUrl: otpauthUrl({ issuer: deps.config.ADMIN_TOTP_ISSUER, accountName: admin.email, secret }),
-    expiresAt,
+    expiresAt: unlessRefused(started).expiresAt,
   };
 }
 
@@ -127,15 +155,8 @@ export async function confirmEnrolment(
     { code, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode), secrets: secrets.hashes },
     origin,
   );
-  if (confirmed === 'NOT_STARTED') {
-    throw new Refusal(
-      409,
-      'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
-      'No authenticator set-up is waiting: start one with POST /security/2fa',
-    );
-  }
-  if (confirmed === 'CODE_REFUSED') throw invalidSecondFactor();
-  return { recoveryCodes, session: secrets.issued(admin.sessionId, confirmed.expiresAt) };
+  const { expiresAt } = unlessRefused(confirmed);
+  return { recoveryCodes, session: secrets.issued(admin.sessionId, expiresAt) };
 }
 
 /**
@@ -149,15 +170,5 @@ export async function removeSecondFactor(
   proof: SecondFactorProof,
   origin: RequestOrigin,
 ): Promise<void> {
-  const removed = await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin);
-  if (removed === 'NOT_ENABLED')
-    throw new Refusal(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up');
-  if (removed === 'REQUIRED_BY_POLICY') {
-    throw new Refusal(
-      409,
-      'SECOND_FACTOR_REQUIRED_BY_POLICY',
-      'This account must keep a second factor; replace the authenticator instead',
-    );
-  }
-  if (removed === 'CODE_REFUSED') throw invalidSecondFactor();
+  unlessRefused(await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin));
 }

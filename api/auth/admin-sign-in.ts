@@ -7,7 +7,7 @@ import { passSecondFactor } from '../../db/writes/second-factor.js';
 import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
 import { Refusal } from '../http/errors.js';
 import type { AdminPrincipal } from './admin-auth.js';
-import { invalidSecondFactor, proofToSpend, type SecondFactorProof } from './admin-second-factor.js';
+import { proofToSpend, unlessRefused, type SecondFactorProof } from './admin-second-factor.js';
 import type { IssuedAdminSession, RequestOrigin } from './admin-session.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import { newSessionSecrets } from './secrets.js';
@@ -97,9 +97,8 @@ export async function completeSecondFactor(
     );
   }
   const secrets = newSessionSecrets();
-  const expiresAt = await passSecondFactor(deps.db, admin, proofToSpend(proof), secrets.hashes, origin);
-  if (expiresAt === null) throw invalidSecondFactor();
-  return secrets.issued(admin.sessionId, expiresAt);
+  const passed = await passSecondFactor(deps.db, admin, proofToSpend(proof), secrets.hashes, origin);
+  return secrets.issued(admin.sessionId, unlessRefused(passed).expiresAt);
 }
 
 export async function signOutAdmin(

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/orm.js';
+import type { Database, TransactionClient } from '../../db/orm.js';
 import {
   listAdmins,
   listAuditLog,
@@ -8,7 +8,7 @@ import {
   type AuditRow,
 } from '../../db/queries/admins.js';
 import { changeAdmin, createAdmin, type AdminChange } from '../../db/writes/admins.js';
-import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import { recordedTransaction, type AuditActor, type AuditEntry } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
@@ -34,21 +34,9 @@ export async function listAdministrators(
   audit: AuditActor,
   filter: AdminFilter,
 ): Promise<{ items: AdminRow[]; total: number }> {
-  return recordedTransaction(
-    db,
-    (client) => listAdmins(client, filter),
-    (found) => ({
-      ...audit,
-      action: 'admins.list',
-      targetKind: 'admin',
-      details: {
-        filter: { status: filter.status ?? null, role: filter.role ?? null },
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: found.items.length,
-      },
-    }),
-  );
+  const entry = { ...audit, action: 'admins.list', targetKind: 'admin' };
+  const shown = { status: filter.status ?? null, role: filter.role ?? null };
+  return readPageRecorded(db, entry, shown, filter, (client) => listAdmins(client, filter));
 }
 
 /** A page of the audit log; reading it is itself recorded (audit_log.read) with the filter used. */
@@ -58,21 +46,22 @@ export async function readAuditLog(
   filter: AuditFilter,
   shownFilter: Record<string, unknown>,
 ): Promise<{ items: AuditRow[]; total: number }> {
-  return recordedTransaction(
-    db,
-    (client) => listAuditLog(client, filter),
-    (found) => ({
-      ...audit,
-      action: 'audit_log.read',
-      targetKind: 'audit_log',
-      details: {
-        filter: shownFilter,
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: found.items.length,
-      },
-    }),
-  );
+  const entry = { ...audit, action: 'audit_log.read', targetKind: 'audit_log' };
+  return readPageRecorded(db, entry, shownFilter, filter, (client) => listAuditLog(client, filter));
+}
+
+/** A page read in one transaction with its audit row: the filter as shown, the page and how many rows it returned. */
+function readPageRecorded<Page extends { items: unknown[] }>(
+  db: Database,
+  entry: Omit<AuditEntry, 'details'>,
+  shownFilter: Record<string, unknown>,
+  page: { limit: number; offset: number },
+  read: (client: TransactionClient) => Promise<Page>,
+): Promise<Page> {
+  return recordedTransaction(db, read, (found) => ({
+    ...entry,
+    details: { filter: shownFilter, limit: page.limit, offset: page.offset, returned: found.items.length },
+  }));
 }
 
 export interface NewAdministrator {

@@ -19,6 +19,18 @@ export interface AcceptedProof {
   recoveryCodesLeft: number;
 }
 
+/**
+ * Why a second-factor write changed nothing but, for a refused code, its audit row: the code was
+ * wrong, replayed or used; no set-up was waiting; there is no authenticator to remove; or the
+ * account's policy keeps it.
+ */
+export type SecondFactorRefusal = 'CODE_REFUSED' | 'NOT_STARTED' | 'NOT_ENABLED' | 'REQUIRED_BY_POLICY';
+
+/** Unix epoch seconds. */
+interface Expiry {
+  expiresAt: number;
+}
+
 export const proofMethod = (proof: ProofToSpend): AcceptedProof['method'] =>
   'code' in proof ? 'totp' : 'recovery_code';
 
@@ -103,7 +115,7 @@ async function spendSecondFactor(
 
 /**
  * Completes a limited session with a proof (auth.second_factor): the session is marked and gets
- * the new secrets. Answers the session's end (Unix epoch seconds), or null for a refused proof.
+ * the new secrets. Answers the session's end.
  */
 export async function passSecondFactor(
   db: Database,
@@ -111,18 +123,18 @@ export async function passSecondFactor(
   proof: ProofToSpend,
   secrets: SessionSecretHashes,
   origin: RequestOrigin,
-): Promise<number | null> {
+): Promise<Expiry | SecondFactorRefusal> {
   return db.transaction(async (client) => {
     const failure = { method: proofMethod(proof) };
     const accepted = await spendSecondFactor(client, session.adminId, proof, origin, failure);
-    if (!accepted) return null;
+    if (!accepted) return 'CODE_REFUSED';
     const expiresAt = await elevateAdminSession(client, session.sessionId, secrets);
     await recordAudit(client, {
       ...ownAccountAudit(session.adminId, origin),
       action: 'auth.second_factor',
       details: { sessionId: session.sessionId, ...accepted },
     });
-    return expiresAt;
+    return { expiresAt };
   });
 }
 
@@ -134,18 +146,19 @@ interface PendingExpiryRow {
 /**
  * Keeps a new authenticator secret waiting for `ttlMinutes` beside the one in use
  * (security.2fa_enrolment_started). Replacing a confirmed one spends `proof` from it first.
- * Answers when the secret stops waiting (Unix epoch seconds), or null for a refused proof.
+ * Answers when the secret stops waiting.
  */
 export async function startAuthenticatorEnrolment(
   db: Database,
   adminId: string,
   enrolment: { secret: string; ttlMinutes: number; replacing: boolean; proof: ProofToSpend | null },
   origin: RequestOrigin,
-): Promise<number | null> {
+): Promise<Expiry | SecondFactorRefusal> {
   return db.transaction(async (client) => {
     if (enrolment.proof) {
       const purpose = { purpose: 'change_authenticator' };
-      if (!(await spendSecondFactor(client, adminId, enrolment.proof, origin, purpose))) return null;
+      if (!(await spendSecondFactor(client, adminId, enrolment.proof, origin, purpose)))
+        return 'CODE_REFUSED';
     }
     const { rows } = await client.query<PendingExpiryRow>(
       `update admins set totp_pending_secret = $2, totp_pending_expires_at = now() + make_interval(mins => $3), updated_at = now()
@@ -157,7 +170,7 @@ export async function startAuthenticatorEnrolment(
       action: 'security.2fa_enrolment_started',
       details: { replacing: enrolment.replacing },
     });
-    return rows[0]!.expires_at;
+    return { expiresAt: rows[0]!.expires_at };
   });
 }
 
@@ -166,9 +179,6 @@ interface PendingSecretRow {
   waiting: boolean;
   replacing: boolean;
 }
-
-/** No set-up is waiting, the code was refused (and recorded), or the session's new end. */
-export type ConfirmedAuthenticator = 'NOT_STARTED' | 'CODE_REFUSED' | { expiresAt: number };
 
 /**
  * Confirms the waiting secret with a code from it: it becomes the authenticator in use, the new
@@ -181,7 +191,7 @@ export async function confirmAuthenticator(
   session: { adminId: string; sessionId: string },
   confirmation: { code: string; recoveryCodeHashes: string[]; secrets: SessionSecretHashes },
   origin: RequestOrigin,
-): Promise<ConfirmedAuthenticator> {
+): Promise<Expiry | SecondFactorRefusal> {
   const { adminId, sessionId } = session;
   return db.transaction(async (client) => {
     const { rows } = await client.query<PendingSecretRow>(
@@ -217,19 +227,16 @@ interface FactorPolicyRow {
   enabled: boolean;
 }
 
-/** The outcome of removing the authenticator; CODE_REFUSED is recorded. */
-export type RemovedAuthenticator = 'REMOVED' | 'NOT_ENABLED' | 'REQUIRED_BY_POLICY' | 'CODE_REFUSED';
-
 /**
  * Removes the authenticator and the recovery codes, given a proof from them
- * (security.2fa_removed). An account whose totp_required is set keeps them.
+ * (security.2fa_removed). An account whose totp_required is set keeps them. Answers the proof spent.
  */
 export async function removeAuthenticator(
   db: Database,
   adminId: string,
   proof: ProofToSpend,
   origin: RequestOrigin,
-): Promise<RemovedAuthenticator> {
+): Promise<AcceptedProof | SecondFactorRefusal> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<FactorPolicyRow>(
       'select totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
@@ -252,6 +259,6 @@ export async function removeAuthenticator(
       action: 'security.2fa_removed',
       details: { method: accepted.method },
     });
-    return 'REMOVED';
+    return accepted;
   });
 }
