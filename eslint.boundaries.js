@@ -1,7 +1,8 @@
 /**
  * The layers' allowed arrows (README "Architecture"), enforced by `no-restricted-imports`:
  *
- *   api/        → domain, db, providers, config, workflow contracts; never activities, worker or workflow bodies
+ *   api/        → domain, db, providers, config, workflow contracts; never activities, worker or workflow bodies;
+ *                 no SQL and no transactions of its own (`no-restricted-syntax`): it calls db/queries and db/writes
  *   activities/ → domain, db, providers, config; never workflows, api or worker
  *   db/         → domain, config; never workflows, activities, api or worker
  *   workflows/  → domain and contracts (activities as types only, for proxyActivities); deterministic
@@ -26,6 +27,16 @@ const workflowBodies = {
     'The API talks to workflows through their contracts (workflows/*.contract.ts, workflows/shared.ts), never their bodies.',
 };
 
+/**
+ * A call of `.query(...)` or `.transaction(...)` on anything: SQL or a transaction. Koa's `ctx.query`
+ * (a property, not a call) and a route spec's `query:` key are not calls, so they pass.
+ */
+const sqlInApi = {
+  selector: 'CallExpression[callee.property.name=/^(query|transaction)$/]',
+  message:
+    'The API runs no SQL and opens no transaction: read through db/queries, write through db/writes (one transaction each).',
+};
+
 export const layerBoundaries = [
   {
     files: ['api/**/*.ts'],
@@ -37,6 +48,7 @@ export const layerBoundaries = [
         ),
         workflowBodies,
       ),
+      'no-restricted-syntax': ['error', sqlInApi],
     },
   },
   {

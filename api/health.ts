@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { databaseAnswers } from '../db/queries/health.js';
 import type { AppContext } from './app.js';
 
 /** A dependency that does not answer within this time counts as unavailable. */
@@ -19,7 +20,7 @@ export function healthRoutes({ db, temporal }: AppContext) {
       return Promise.race([work, expired]).finally(() => clearTimeout(timer));
     };
     const [database, workflows] = await Promise.allSettled([
-      withTimeout(db.query('select 1')),
+      withTimeout(databaseAnswers(db)),
       withTimeout(temporal.workflowService.getSystemInfo({})),
     ]);
     const checks = {

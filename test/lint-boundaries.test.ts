@@ -19,6 +19,13 @@ async function refusedImports(filePath: string, code: string): Promise<string[]>
     .map((message) => message.message);
 }
 
+async function refusedSyntax(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages
+    .filter((message) => message.ruleId === 'no-restricted-syntax')
+    .map((message) => message.message);
+}
+
 const importOf = (path: string, typeOnly = false) =>
   `import ${typeOnly ? 'type ' : ''}{ thing } from '${path}';\nexport const used: unknown = thing;\n`;
 
@@ -54,6 +61,24 @@ describe('layer boundaries enforced by lint', () => {
     ['workflows/fixture.ts', '../activities/index.js', true],
   ])('%s may import %s (type only: %s)', async (file, path, typeOnly) => {
     expect(await refusedImports(file, importOf(path, typeOnly))).toEqual([]);
+  });
+
+  const exported = (expression: string) => `export const value = (db: any, ctx: any) => ${expression};\n`;
+
+  it.each([
+    ['api/auth/fixture.ts', "db.query('select 1')"],
+    ['api/use-cases/fixture.ts', 'db.transaction(async () => 1)'],
+    ['api/customer/fixture.ts', "db.pool.query<{ n: number }>('select 1')"],
+  ])('%s may not call %s', async (file, expression) => {
+    expect(await refusedSyntax(file, exported(expression))).toHaveLength(1);
+  });
+
+  it.each([
+    ['api/customer/fixture.ts', 'ctx.query.limit'],
+    ['api/customer/fixture.ts', "({ method: 'get', query: db })"],
+    ['db/queries/fixture.ts', "db.query('select 1')"],
+  ])('%s may use %s', async (file, expression) => {
+    expect(await refusedSyntax(file, exported(expression))).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import type { AuditEntry } from '../../db/writes/audit.js';
+import type { AuditActor } from '../../db/writes/audit.js';
 import {
   effectivePermissions,
   permissionDenied,
@@ -16,7 +16,6 @@ import {
   secondFactorPending,
   touchAdminSession,
   type AdminSessionRecord,
-  type RequestOrigin,
 } from './admin-session.js';
 import { checkSessionCsrf } from './csrf.js';
 
@@ -124,28 +123,11 @@ export function requirePermission(ctx: Context, permission: AdminPermission): Ad
 }
 
 /** Who and where, for an audit row written on behalf of the current administrator. */
-export function adminAuditActor(
-  ctx: Context,
-): Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId'> {
+export function adminAuditActor(ctx: Context): AuditActor {
   return {
     actorKind: 'ADMIN',
     actorId: ctx.state.admin?.adminId ?? null,
     ip: ctx.ip,
     requestId: ctx.state.requestId,
-  };
-}
-
-/** Who and where, for an audit row an administrator writes about their own account (sign-in, second factor). */
-export function ownAccountAudit(
-  adminId: string,
-  origin: RequestOrigin,
-): Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId' | 'targetKind' | 'targetId'> {
-  return {
-    actorKind: 'ADMIN',
-    actorId: adminId,
-    ip: origin.ip,
-    requestId: origin.requestId,
-    targetKind: 'admin',
-    targetId: adminId,
   };
 }

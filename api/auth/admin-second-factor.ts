@@ -1,23 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { recordAudit } from '../../db/writes/audit.js';
-import { base32Decode, base32Encode, matchTotp, otpauthUrl } from '../../domain/totp.js';
-import { Refusal } from '../http/errors.js';
-import { ownAccountAudit, secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
+import type { RequestOrigin } from '../../db/writes/audit.js';
 import {
-  elevateAdminSession,
-  revokeOtherAdminSessions,
-  type IssuedAdminSession,
-  type RequestOrigin,
-} from './admin-session.js';
-import { hashSecret } from './secrets.js';
+  confirmAuthenticator,
+  removeAuthenticator,
+  startAuthenticatorEnrolment,
+  type ProofToSpend,
+  type SecondFactorRefusal,
+} from '../../db/writes/second-factor.js';
+import { base32Encode, otpauthUrl } from '../../domain/totp.js';
+import { Refusal } from '../http/errors.js';
+import { secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
+import type { IssuedAdminSession } from './admin-session.js';
+import { hashSecret, newSessionSecrets } from './secrets.js';
 
 /**
  * An administrator's second factor: a TOTP authenticator (secret kept as base32, because checking
  * a code needs it) and ten one-use recovery codes (only their hashes are kept). Checking a proof
- * uses it up: the TOTP step becomes the last accepted one, a recovery code is deleted.
+ * uses it up: the TOTP step becomes the last accepted one, a recovery code is deleted
+ * (db/writes/second-factor.ts). A refused code is recorded and then answered 400
+ * INVALID_SECOND_FACTOR.
  */
 export type SecondFactorProof = { code: string } | { recoveryCode: string };
 
@@ -26,9 +29,32 @@ export const RECOVERY_CODE_COUNT = 10;
 export const invalidSecondFactor = () =>
   new Refusal(400, 'INVALID_SECOND_FACTOR', 'The code is not correct, was already used, or has expired');
 
-export interface AcceptedProof {
-  method: 'totp' | 'recovery_code';
-  recoveryCodesLeft: number;
+/** What each refusal of a second-factor write tells the client. */
+const REFUSALS: Record<SecondFactorRefusal, () => Refusal> = {
+  CODE_REFUSED: invalidSecondFactor,
+  NOT_STARTED: () =>
+    new Refusal(
+      409,
+      'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
+      'No authenticator set-up is waiting: start one with POST /security/2fa',
+    ),
+  NOT_ENABLED: () =>
+    new Refusal(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up'),
+  REQUIRED_BY_POLICY: () =>
+    new Refusal(
+      409,
+      'SECOND_FACTOR_REQUIRED_BY_POLICY',
+      'This account must keep a second factor; replace the authenticator instead',
+    ),
+};
+
+const isRefusal = (outcome: unknown): outcome is SecondFactorRefusal =>
+  typeof outcome === 'string' && Object.hasOwn(REFUSALS, outcome);
+
+/** A second-factor write's result, or the refusal it answered thrown (400 INVALID_SECOND_FACTOR, 409 ...). */
+export function unlessRefused<T extends object>(outcome: T | SecondFactorRefusal): T {
+  if (isRefusal(outcome)) throw REFUSALS[outcome]();
+  return outcome;
 }
 
 /** A new authenticator secret: 160 random bits (RFC 4226's recommended length), base32. */
@@ -49,94 +75,9 @@ export function hashRecoveryCode(code: string): string {
   return hashSecret(code.toLowerCase().replace(/[\s-]/g, ''));
 }
 
-interface FactorRow {
-  totp_secret: string | null;
-  totp_confirmed_at: Date | null;
-  totp_last_step: string | null;
-  recovery_code_hashes: string[];
-}
-
-/**
- * Checks a proof against the account's confirmed authenticator or its recovery codes and uses it
- * up, inside the caller's transaction (the administrator row stays locked until it ends, so two
- * requests cannot both spend one code). Null when the proof is wrong, replayed or already used.
- */
-export async function consumeSecondFactor(
-  client: Pick<PoolClient, 'query'>,
-  adminId: string,
-  proof: SecondFactorProof,
-  nowMs: number,
-): Promise<AcceptedProof | null> {
-  const { rows } = await client.query<FactorRow>(
-    'select totp_secret, totp_confirmed_at, totp_last_step, recovery_code_hashes from admins where id = $1 for update',
-    [adminId],
-  );
-  const row = rows[0];
-  if (!row?.totp_secret || !row.totp_confirmed_at) return null;
-  if ('recoveryCode' in proof) {
-    const hash = hashRecoveryCode(proof.recoveryCode);
-    if (!row.recovery_code_hashes.includes(hash)) return null;
-    await client.query(
-      'update admins set recovery_code_hashes = array_remove(recovery_code_hashes, $2) where id = $1',
-      [adminId, hash],
-    );
-    return { method: 'recovery_code', recoveryCodesLeft: row.recovery_code_hashes.length - 1 };
-  }
-  const key = base32Decode(row.totp_secret);
-  const lastStep = row.totp_last_step === null ? null : Number(row.totp_last_step);
-  const step = key ? matchTotp(key, proof.code, nowMs, lastStep) : null;
-  if (step === null) return null;
-  await client.query('update admins set totp_last_step = $2 where id = $1', [adminId, step]);
-  return { method: 'totp', recoveryCodesLeft: row.recovery_code_hashes.length };
-}
-
-/** The step a code from a not yet confirmed secret matches, or null. */
-export function matchPendingSecret(secret: string, code: string, nowMs: number): number | null {
-  const key = base32Decode(secret);
-  return key ? matchTotp(key, code, nowMs) : null;
-}
-
-/** A refused code is written to the audit log (auth.second_factor_failed) in the caller's transaction. */
-export async function recordSecondFactorFailure(
-  client: Pick<PoolClient, 'query'>,
-  adminId: string,
-  origin: RequestOrigin,
-  details: Record<string, unknown>,
-): Promise<void> {
-  await recordAudit(client, {
-    ...ownAccountAudit(adminId, origin),
-    action: 'auth.second_factor_failed',
-    details,
-  });
-}
-
-/**
- * Checks a proof and uses it up (consumeSecondFactor); a wrong one is recorded with `failure` as
- * the audit details. Null when it was refused.
- */
-export async function spendSecondFactor(
-  client: Pick<PoolClient, 'query'>,
-  adminId: string,
-  proof: SecondFactorProof,
-  origin: RequestOrigin,
-  failure: Record<string, unknown>,
-): Promise<AcceptedProof | null> {
-  const accepted = await consumeSecondFactor(client, adminId, proof, Date.now());
-  if (!accepted) await recordSecondFactorFailure(client, adminId, origin, failure);
-  return accepted;
-}
-
-/**
- * Runs `work` in one transaction. A refused code answers null: the transaction still commits, so
- * its audit row stays, and then the caller gets 400 INVALID_SECOND_FACTOR.
- */
-export async function unlessCodeRefused<T>(
-  db: Database,
-  work: (client: PoolClient) => Promise<T | null>,
-): Promise<T> {
-  const outcome = await db.transaction(work);
-  if (outcome === null) throw invalidSecondFactor();
-  return outcome;
+/** The proof as the database checks it: a recovery code only as its hash. */
+export function proofToSpend(proof: SecondFactorProof): ProofToSpend {
+  return 'recoveryCode' in proof ? { recoveryCodeHash: hashRecoveryCode(proof.recoveryCode) } : proof;
 }
 
 type Deps = { db: Database; config: Pick<Config, 'ADMIN_TOTP_ISSUER'> };
@@ -171,33 +112,22 @@ export async function startEnrolment(
     );
   }
   const secret = newTotpSecret();
-  const expiresAt = await unlessCodeRefused(deps.db, async (client) => {
-    if (admin.totpEnabled && proof) {
-      const purpose = { purpose: 'change_authenticator' };
-      if (!(await spendSecondFactor(client, admin.adminId, proof, origin, purpose))) return null;
-    }
-    const { rows } = await client.query<PendingExpiryRow>(
-      `update admins set totp_pending_secret = $2, totp_pending_expires_at = now() + make_interval(mins => $3), updated_at = now()
-       where id = $1 returning floor(extract(epoch from totp_pending_expires_at))::float8 as expires_at`,
-      [admin.adminId, secret, ENROLMENT_TTL_MINUTES],
-    );
-    await recordAudit(client, {
-      ...ownAccountAudit(admin.adminId, origin),
-      action: 'security.2fa_enrolment_started',
-      details: { replacing: admin.totpEnabled },
-    });
-    return rows[0]!.expires_at;
-  });
+  const started = await startAuthenticatorEnrolment(
+    deps.db,
+    admin.adminId,
+    {
+      secret,
+      ttlMinutes: ENROLMENT_TTL_MINUTES,
+      replacing: admin.totpEnabled,
+      proof: admin.totpEnabled && proof ? proofToSpend(proof) : null,
+    },
+    origin,
+  );
   return {
     secret,
     otpauthUrl: otpauthUrl({ issuer: deps.config.ADMIN_TOTP_ISSUER, accountName: admin.email, secret }),
-    expiresAt,
+    expiresAt: unlessRefused(started).expiresAt,
   };
-}
-
-interface PendingExpiryRow {
-  /** Unix epoch seconds (cast in SQL). */
-  expires_at: number;
 }
 
 export interface ConfirmedEnrolment {
@@ -218,46 +148,15 @@ export async function confirmEnrolment(
 ): Promise<ConfirmedEnrolment> {
   if (admin.totpEnabled && admin.secondFactorPending) throw secondFactorRequired(admin);
   const recoveryCodes = newRecoveryCodes();
-  const session = await unlessCodeRefused(deps.db, async (client) => {
-    const { rows } = await client.query<PendingSecretRow>(
-      `select totp_pending_secret, totp_pending_expires_at > now() as waiting, totp_confirmed_at is not null as replacing
-       from admins where id = $1 for update`,
-      [admin.adminId],
-    );
-    const row = rows[0];
-    if (!row?.totp_pending_secret || !row.waiting) {
-      throw new Refusal(
-        409,
-        'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
-        'No authenticator set-up is waiting: start one with POST /security/2fa',
-      );
-    }
-    const step = matchPendingSecret(row.totp_pending_secret, code, Date.now());
-    if (step === null) {
-      await recordSecondFactorFailure(client, admin.adminId, origin, { purpose: 'confirm_authenticator' });
-      return null;
-    }
-    await client.query(
-      `update admins set totp_secret = totp_pending_secret, totp_confirmed_at = now(), totp_pending_secret = null,
-         totp_pending_expires_at = null, totp_last_step = $2, recovery_code_hashes = $3, updated_at = now()
-       where id = $1`,
-      [admin.adminId, step, recoveryCodes.map(hashRecoveryCode)],
-    );
-    await revokeOtherAdminSessions(client, admin.adminId, admin.sessionId);
-    const elevated = await elevateAdminSession(client, admin.sessionId);
-    await recordAudit(client, {
-      ...ownAccountAudit(admin.adminId, origin),
-      action: row.replacing ? 'security.2fa_changed' : 'security.2fa_enabled',
-    });
-    return elevated;
-  });
-  return { recoveryCodes, session };
-}
-
-interface PendingSecretRow {
-  totp_pending_secret: string | null;
-  waiting: boolean;
-  replacing: boolean;
+  const secrets = newSessionSecrets();
+  const confirmed = await confirmAuthenticator(
+    deps.db,
+    admin,
+    { code, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode), secrets: secrets.hashes },
+    origin,
+  );
+  const { expiresAt } = unlessRefused(confirmed);
+  return { recoveryCodes, session: secrets.issued(admin.sessionId, expiresAt) };
 }
 
 /**
@@ -271,40 +170,5 @@ export async function removeSecondFactor(
   proof: SecondFactorProof,
   origin: RequestOrigin,
 ): Promise<void> {
-  await unlessCodeRefused(deps.db, async (client) => {
-    const { rows } = await client.query<FactorPolicyRow>(
-      'select totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
-      [admin.adminId],
-    );
-    const row = rows[0]!;
-    if (!row.enabled)
-      throw new Refusal(409, 'SECOND_FACTOR_NOT_ENABLED', 'This account has no authenticator set up');
-    if (row.totp_required) {
-      throw new Refusal(
-        409,
-        'SECOND_FACTOR_REQUIRED_BY_POLICY',
-        'This account must keep a second factor; replace the authenticator instead',
-      );
-    }
-    const purpose = { purpose: 'remove_authenticator' };
-    const accepted = await spendSecondFactor(client, admin.adminId, proof, origin, purpose);
-    if (!accepted) return null;
-    await client.query(
-      `update admins set totp_secret = null, totp_confirmed_at = null, totp_pending_secret = null, totp_pending_expires_at = null,
-         totp_last_step = null, recovery_code_hashes = '{}', updated_at = now()
-       where id = $1`,
-      [admin.adminId],
-    );
-    await recordAudit(client, {
-      ...ownAccountAudit(admin.adminId, origin),
-      action: 'security.2fa_removed',
-      details: { method: accepted.method },
-    });
-    return true;
-  });
-}
-
-interface FactorPolicyRow {
-  totp_required: boolean;
-  enabled: boolean;
+  unlessRefused(await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin));
 }

@@ -1,18 +1,16 @@
 import type { Config } from '../../config/index.js';
+import { adminCredentials } from '../../db/queries/admins.js';
 import type { Database } from '../../db/orm.js';
-import { recordAudit } from '../../db/writes/audit.js';
+import { closeAdminSession, openAdminSession } from '../../db/writes/admin-sessions.js';
+import { ownAccountAudit, recordAudit } from '../../db/writes/audit.js';
+import { passSecondFactor } from '../../db/writes/second-factor.js';
 import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
 import { Refusal } from '../http/errors.js';
-import { ownAccountAudit, type AdminPrincipal } from './admin-auth.js';
-import { spendSecondFactor, unlessCodeRefused, type SecondFactorProof } from './admin-second-factor.js';
-import {
-  elevateAdminSession,
-  issueAdminSession,
-  revokeAdminSession,
-  type IssuedAdminSession,
-  type RequestOrigin,
-} from './admin-session.js';
+import type { AdminPrincipal } from './admin-auth.js';
+import { proofToSpend, unlessRefused, type SecondFactorProof } from './admin-second-factor.js';
+import type { IssuedAdminSession, RequestOrigin } from './admin-session.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
+import { newSessionSecrets } from './secrets.js';
 
 /**
  * Administration sign-in: e-mail and password (argon2id), then, when the account needs it, a TOTP
@@ -38,55 +36,43 @@ export const invalidCredentials = () =>
 
 export const hashAdminPassword = hashPassword;
 
-interface AdminRow {
-  id: string;
-  email: string;
-  name: string;
-  role: AdminRole;
-  permissions: string[];
-  password_hash: string;
-  status: 'ACTIVE' | 'DISABLED';
-  totp_required: boolean;
-  totp_enabled: boolean;
-}
-
 export async function signInAdmin(
   deps: Deps,
   input: { email: string; password: string },
   origin: RequestOrigin,
 ): Promise<SignedInAdmin> {
-  const [row] = await deps.db.query<AdminRow>(
-    `select id, email, name, role, permissions, password_hash, status, totp_required, totp_confirmed_at is not null as totp_enabled
-     from admins where lower(email) = lower($1)`,
-    [input.email],
+  const account = await adminCredentials(deps.db, input.email);
+  const matches = await passwordMatches(
+    account?.passwordHash ?? (await unknownAccountHash()),
+    input.password,
   );
-  const matches = await passwordMatches(row?.password_hash ?? (await unknownAccountHash()), input.password);
-  if (!row || !matches || row.status !== 'ACTIVE') {
-    if (row)
-      await recordAudit(deps.db.pool, { ...ownAccountAudit(row.id, origin), action: 'auth.login_failed' });
+  if (!account || !matches || account.status !== 'ACTIVE') {
+    if (account)
+      await recordAudit(deps.db.pool, {
+        ...ownAccountAudit(account.id, origin),
+        action: 'auth.login_failed',
+      });
     throw invalidCredentials();
   }
-  const secondFactorRequired = row.totp_required || row.totp_enabled;
-  const session = await deps.db.transaction(async (client) => {
-    const issued = await issueAdminSession(client, deps.config, row.id);
-    await recordAudit(client, {
-      ...ownAccountAudit(row.id, origin),
-      action: 'auth.login',
-      details: { sessionId: issued.sessionId, secondFactorRequired },
-    });
-    return issued;
-  });
+  const secondFactorRequired = account.totpRequired || account.totpEnabled;
+  const secrets = newSessionSecrets();
+  const stored = await openAdminSession(
+    deps.db,
+    { adminId: account.id, ...secrets.hashes, ttlHours: deps.config.ADMIN_SESSION_TTL_HOURS },
+    origin,
+    secondFactorRequired,
+  );
   return {
-    session,
+    session: secrets.issued(stored.sessionId, stored.expiresAt),
     admin: {
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      role: row.role,
-      permissions: effectivePermissions(row.role, row.permissions),
+      id: account.id,
+      email: account.email,
+      name: account.name,
+      role: account.role,
+      permissions: effectivePermissions(account.role, account.permissions),
     },
     secondFactorRequired,
-    enrolmentRequired: secondFactorRequired && !row.totp_enabled,
+    enrolmentRequired: secondFactorRequired && !account.totpEnabled,
   };
 }
 
@@ -110,18 +96,9 @@ export async function completeSecondFactor(
       'Set up an authenticator first (POST /security/2fa, then PATCH /security/2fa)',
     );
   }
-  return unlessCodeRefused(deps.db, async (client) => {
-    const failure = { method: methodOf(proof) };
-    const accepted = await spendSecondFactor(client, admin.adminId, proof, origin, failure);
-    if (!accepted) return null;
-    const session = await elevateAdminSession(client, admin.sessionId);
-    await recordAudit(client, {
-      ...ownAccountAudit(admin.adminId, origin),
-      action: 'auth.second_factor',
-      details: { sessionId: admin.sessionId, ...accepted },
-    });
-    return session;
-  });
+  const secrets = newSessionSecrets();
+  const passed = await passSecondFactor(deps.db, admin, proofToSpend(proof), secrets.hashes, origin);
+  return secrets.issued(admin.sessionId, unlessRefused(passed).expiresAt);
 }
 
 export async function signOutAdmin(
@@ -129,16 +106,5 @@ export async function signOutAdmin(
   admin: AdminPrincipal,
   origin: RequestOrigin,
 ): Promise<void> {
-  await db.transaction(async (client) => {
-    await revokeAdminSession(client, admin.sessionId);
-    await recordAudit(client, {
-      ...ownAccountAudit(admin.adminId, origin),
-      action: 'auth.logout',
-      details: { sessionId: admin.sessionId },
-    });
-  });
-}
-
-export function methodOf(proof: SecondFactorProof): 'totp' | 'recovery_code' {
-  return 'code' in proof ? 'totp' : 'recovery_code';
+  await closeAdminSession(db, admin, origin);
 }

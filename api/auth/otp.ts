@@ -1,5 +1,4 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import { ChatappUnavailable, HttpChatappBot } from '../../providers/chatapp.js';
 import {
   HttpSmsVerification,
@@ -9,6 +8,14 @@ import {
 } from '../../providers/sms-verify.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
+import { linkedChat, openChallenge } from '../../db/queries/otp-challenges.js';
+import {
+  checkLocalCode,
+  closeChallenge,
+  closeProviderChallenge,
+  openLocalChallenge,
+  openProviderChallenge,
+} from '../../db/writes/otp-challenges.js';
 import type { Database } from '../../db/orm.js';
 import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
 import { Refusal } from '../http/errors.js';
@@ -125,7 +132,9 @@ export async function checkOtp(
   // A provider challenge left from before pre-launch began cannot be checked: the provider is off.
   if (!challenge || challenge.expired || (prelaunch && !challenge.local)) throw otpExpired();
   const outcome = challenge.local
-    ? await checkLocalCode(deps.db, challenge.id, attempt.code)
+    ? await checkLocalCode(deps.db, challenge.id, (stored) =>
+        sameSecret(stored, codeHash(challenge.id, attempt.code)),
+      )
     : await checkProviderCode(deps, challenge.id, phone, attempt.code);
   if (outcome === 'wrong_code') throw otpInvalid();
   if (outcome === 'expired') throw otpExpired();
@@ -138,7 +147,7 @@ export async function checkOtp(
 
 async function sendPrelaunchCode(deps: OtpDeps, phone: string): Promise<SentOtp> {
   if (!isReservedDemoPhone(phone)) throw prelaunchRefusal();
-  const { code } = await openLocalChallenge(deps, phone, 'local');
+  const { code } = await newLocalChallenge(deps, phone, 'local');
   // Outside development the answer never shows the code; whoever runs a pre-launch demo reads it
   // from the server log. Reserved numbers belong to no real person.
   if (deps.config.NODE_ENV !== 'development')
@@ -158,7 +167,7 @@ async function sendByChatapp(
   // A chat named by the client counts only when it is the one linked to this number: otherwise
   // anyone could have another person's sign-in code delivered to their own chat.
   if (!chatId || (namedChatId !== undefined && namedChatId !== chatId)) return null;
-  const challenge = await openLocalChallenge(deps, phone, 'chatapp');
+  const challenge = await newLocalChallenge(deps, phone, 'chatapp');
   const bot = new HttpChatappBot({
     baseUrl: deps.config.CHATAPP_API_URL,
     botToken,
@@ -170,17 +179,13 @@ async function sendByChatapp(
   } catch (error) {
     if (!(error instanceof ChatappUnavailable)) throw error;
     deps.logger.warn({ detail: error.detail }, 'chat bot unavailable; sending the code by SMS');
-    await deps.db.query('update otp_challenges set consumed_at = now() where id = $1', [challenge.id]);
+    await closeChallenge(deps.db, challenge.id);
     return null;
   }
 }
 
 async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
-  const provider = smsProvider(deps.config);
-  if (!provider) {
-    deps.logger.error('no SMS verification provider is configured (SMS_VERIFY_URL)');
-    throw unavailable();
-  }
+  const provider = requireSmsProvider(deps);
   let reference: string;
   try {
     ({ reference } = await provider.start(phone));
@@ -195,30 +200,21 @@ async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
     }
     throw error;
   }
-  await deps.db.transaction(async (client) => {
-    await closeOpenChallenges(client, phone);
-    await client.query(
-      `insert into otp_challenges (phone, channel, provider_reference, expires_at)
-       values ($1, 'sms', $2, now() + make_interval(secs => $3))`,
-      [phone, reference, PROVIDER_CHALLENGE_SECONDS],
-    );
-  });
+  await openProviderChallenge(deps.db, { phone, reference, ttlSeconds: PROVIDER_CHALLENGE_SECONDS });
 }
 
-function smsProvider(config: Config): HttpSmsVerification | null {
-  if (!config.SMS_VERIFY_URL || !config.SMS_VERIFY_API_KEY) return null;
+/** The configured provider, or 503 OTP_UNAVAILABLE (the missing setting goes to the log). */
+function requireSmsProvider(deps: OtpDeps): HttpSmsVerification {
+  const config = deps.config;
+  if (!config.SMS_VERIFY_URL || !config.SMS_VERIFY_API_KEY) {
+    deps.logger.error('no SMS verification provider is configured (SMS_VERIFY_URL)');
+    throw unavailable();
+  }
   return new HttpSmsVerification({
     baseUrl: config.SMS_VERIFY_URL,
     apiKey: config.SMS_VERIFY_API_KEY,
     timeoutMs: config.OTP_PROVIDER_TIMEOUT_MS,
   });
-}
-
-async function linkedChat(db: Database, phone: string): Promise<string | null> {
-  const [row] = await db.query<{ chat_id: string }>('select chat_id from chatapp_links where phone = $1', [
-    phone,
-  ]);
-  return row?.chat_id ?? null;
 }
 
 function codeMessage(code: string, ttlSeconds: number): string {
@@ -237,84 +233,22 @@ function codeHash(challengeId: string, code: string): string {
   return hashSecret(`${challengeId}:${code}`);
 }
 
-async function openLocalChallenge(
+async function newLocalChallenge(
   deps: OtpDeps,
   phone: string,
   channel: 'chatapp' | 'local',
 ): Promise<{ id: string; code: string }> {
   const id = randomUUID();
   const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
-  await deps.db.transaction(async (client) => {
-    await closeOpenChallenges(client, phone);
-    await client.query(
-      `insert into otp_challenges (id, phone, channel, code_hash, max_attempts, expires_at)
-       values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [
-        id,
-        phone,
-        channel,
-        codeHash(id, code),
-        deps.config.OTP_LOCAL_MAX_ATTEMPTS,
-        deps.config.OTP_LOCAL_CODE_TTL_SECONDS,
-      ],
-    );
+  await openLocalChallenge(deps.db, {
+    id,
+    phone,
+    channel,
+    codeHash: codeHash(id, code),
+    maxAttempts: deps.config.OTP_LOCAL_MAX_ATTEMPTS,
+    ttlSeconds: deps.config.OTP_LOCAL_CODE_TTL_SECONDS,
   });
   return { id, code };
-}
-
-/** A new code replaces the previous one; day-old challenges are swept as new ones are written. */
-async function closeOpenChallenges(client: PoolClient, phone: string): Promise<void> {
-  await client.query(
-    'update otp_challenges set consumed_at = now() where phone = $1 and consumed_at is null',
-    [phone],
-  );
-  await client.query(
-    `delete from otp_challenges where id in (select id from otp_challenges where created_at < now() - interval '1 day' limit 100)`,
-  );
-}
-
-interface OpenChallenge {
-  id: string;
-  local: boolean;
-  expired: boolean;
-}
-
-async function openChallenge(db: Database, phone: string): Promise<OpenChallenge | null> {
-  const [row] = await db.query<OpenChallenge>(
-    `select id, code_hash is not null as local, expires_at <= now() as expired
-     from otp_challenges where phone = $1 and consumed_at is null
-     order by created_at desc limit 1`,
-    [phone],
-  );
-  return row ?? null;
-}
-
-/**
- * Checks a local code under a row lock, so parallel guesses cannot exceed the attempt limit. The
- * wrong entry that reaches the limit already answers too_many_attempts.
- */
-async function checkLocalCode(db: Database, challengeId: string, code: string): Promise<CheckOutcome> {
-  return db.transaction(async (client) => {
-    const { rows } = await client.query<{
-      code_hash: string;
-      attempts: number;
-      max_attempts: number;
-      usable: boolean;
-    }>(
-      `select code_hash, attempts, max_attempts, (consumed_at is null and expires_at > now()) as usable
-       from otp_challenges where id = $1 for update`,
-      [challengeId],
-    );
-    const row = rows[0];
-    if (!row?.usable) return 'expired';
-    if (row.attempts >= row.max_attempts) return 'too_many_attempts';
-    if (sameSecret(row.code_hash, codeHash(challengeId, code))) {
-      await client.query('update otp_challenges set consumed_at = now() where id = $1', [challengeId]);
-      return 'approved';
-    }
-    await client.query('update otp_challenges set attempts = attempts + 1 where id = $1', [challengeId]);
-    return row.attempts + 1 >= row.max_attempts ? 'too_many_attempts' : 'wrong_code';
-  });
 }
 
 /** Asks the provider; a verification it has closed (approved, expired, burnt) is closed here too. */
@@ -324,11 +258,7 @@ async function checkProviderCode(
   phone: string,
   code: string,
 ): Promise<CheckOutcome> {
-  const provider = smsProvider(deps.config);
-  if (!provider) {
-    deps.logger.error('no SMS verification provider is configured (SMS_VERIFY_URL)');
-    throw unavailable();
-  }
+  const provider = requireSmsProvider(deps);
   let result: CheckOutcome;
   try {
     result = await provider.check(phone, code);
@@ -337,11 +267,6 @@ async function checkProviderCode(
     deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
     throw unavailable();
   }
-  if (result !== 'wrong_code') {
-    await deps.db.query(
-      'update otp_challenges set consumed_at = now() where id = $1 and consumed_at is null',
-      [challengeId],
-    );
-  }
+  if (result !== 'wrong_code') await closeProviderChallenge(deps.db, challengeId);
   return result;
 }

@@ -15,3 +15,16 @@ export function sameSecret(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/**
+ * The secrets of a new browser session: the session token (HttpOnly cookie) and the CSRF secret
+ * the page echoes on writes. Only their hashes are stored; `issued` hands out the plain values.
+ */
+export function newSessionSecrets() {
+  const token = newSecret();
+  const csrfToken = newSecret(24);
+  return {
+    hashes: { tokenHash: hashSecret(token), csrfTokenHash: hashSecret(csrfToken) },
+    issued: <Expiry>(sessionId: string, expiresAt: Expiry) => ({ sessionId, token, csrfToken, expiresAt }),
+  };
+}

@@ -1,20 +1,25 @@
 import { needsRehash } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { recordAudit } from '../../db/writes/audit.js';
+import {
+  signInMembership,
+  staffCredentials,
+  type StaffCredentials,
+} from '../../db/queries/staff-sessions.js';
+import { recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
+import { replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
 import { Refusal } from '../http/errors.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
   createStaffSession,
   DASHBOARD_ROLES,
   revokeStaffSession,
-  STAFF_COMPANY_COLUMNS,
-  toStaffCompany,
   type CompanyRole,
   type IssuedStaffSession,
   type StaffCompany,
-  type StaffCompanyRow,
 } from './staff-session.js';
+
+export type { RequestOrigin };
 
 /**
  * Company dashboard sign-in with e-mail and password (argon2id). Every refusal is the same 401
@@ -36,12 +41,6 @@ export interface SignedInStaff {
   company: StaffCompany;
 }
 
-/** Where a request came from, for the audit log. */
-export interface RequestOrigin {
-  ip: string;
-  requestId: string;
-}
-
 type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'> };
 
 export const invalidCredentials = () =>
@@ -54,7 +53,9 @@ export async function signInStaff(
 ): Promise<SignedInStaff> {
   const user = await checkPassword(deps.db, input.email, input.password);
   if (!user) throw invalidCredentials();
-  const membership = await dashboardMembership(deps.db, user.id, input.companyId);
+  // A suspended company's users may still sign in and read; its writes are refused by the guards
+  // with an explicit COMPANY_SUSPENDED.
+  const membership = await signInMembership(deps.db, user.id, DASHBOARD_ROLES, input.companyId);
   if (!membership) throw invalidCredentials();
   const session = await createStaffSession(deps, { staffUserId: user.id, membershipId: membership.id });
   await recordStaffEvent(
@@ -80,60 +81,28 @@ export async function signOutStaff(
   await recordStaffEvent(db, 'STAFF_SIGNED_OUT', staff, origin);
 }
 
-interface StaffUserRow {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string;
-  status: 'ACTIVE' | 'DISABLED';
-}
-
 /** The active user whose password matches, else null after the same work as for a real account. */
-async function checkPassword(db: Database, email: string, password: string): Promise<StaffUserRow | null> {
-  const [user] = await db.query<StaffUserRow>(
-    'select id, email, name, password_hash, status from staff_users where lower(email) = lower($1)',
-    [email],
-  );
+async function checkPassword(
+  db: Database,
+  email: string,
+  password: string,
+): Promise<StaffCredentials | null> {
+  const user = await staffCredentials(db, email);
   if (!user) {
     await passwordMatches(await unknownAccountHash(), password);
     return null;
   }
-  const matches = await passwordMatches(user.password_hash, password);
+  const matches = await passwordMatches(user.passwordHash, password);
   if (!matches || user.status !== 'ACTIVE') return null;
-  if (needsRehash(user.password_hash)) {
-    // Hashes made with weaker settings are upgraded while the password is at hand.
-    await db.query('update staff_users set password_hash = $2 where id = $1', [
-      user.id,
-      await hashPassword(password),
-    ]);
-  }
+  // Hashes made with weaker settings are upgraded while the password is at hand.
+  if (needsRehash(user.passwordHash))
+    await replaceStaffPasswordHash(db, user.id, await hashPassword(password));
   return user;
 }
 
 /** Makes the comparison hash at start-up, so not even the first unknown e-mail answers at a different speed. */
 export function prepareStaffSignIn(): void {
   void unknownAccountHash();
-}
-
-interface MembershipRow extends StaffCompanyRow {
-  id: string;
-  role: CompanyRole;
-}
-
-/**
- * The active dashboard membership to open a session for. A suspended company's users may still
- * sign in and read; its writes are refused by the guards with an explicit COMPANY_SUSPENDED.
- */
-async function dashboardMembership(db: Database, staffUserId: string, companyId: string | undefined) {
-  const [row] = await db.query<MembershipRow>(
-    `select m.id, m.role, ${STAFF_COMPANY_COLUMNS}
-     from company_memberships m join companies c on c.id = m.company_id
-     where m.staff_user_id = $1 and m.active and m.role = any($2::text[]) and ($3::uuid is null or m.company_id = $3)
-     order by m.created_at, m.id
-     limit 1`,
-    [staffUserId, DASHBOARD_ROLES, companyId ?? null],
-  );
-  return row ? { id: row.id, role: row.role, company: toStaffCompany(row) } : null;
 }
 
 async function recordStaffEvent(

@@ -1,7 +1,16 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { prepared } from '../../db/prepared.js';
+import {
+  sessionOfRefreshToken as sessionOfTokenHash,
+  travellerAppMetadata,
+} from '../../db/queries/traveller-sessions.js';
+import {
+  openTravellerSession,
+  revokeTravellerSession as revokeSession,
+  rotateRefreshToken as rotateTokenHash,
+  type SessionChannel,
+} from '../../db/writes/traveller-sessions.js';
 import { scopeFromAppMetadata } from '../../domain/inventory-scope.js';
 import { Refusal } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -20,7 +29,7 @@ export const REFRESH_COOKIE = 'bb_refresh';
 export const CSRF_COOKIE = 'bb_csrf';
 export const CSRF_HEADER = 'X-CSRF-Token';
 
-export type SessionChannel = 'web' | 'mobile' | 'pwa';
+export type { SessionChannel };
 
 export interface SessionDeps {
   config: Config;
@@ -91,11 +100,7 @@ async function signFor(
   userId: string,
   sessionId: string,
 ): Promise<{ token: string; expiresAt: number }> {
-  const [user] = await deps.db.query<{ app_metadata: unknown }>(
-    'select app_metadata from users where id = $1',
-    [userId],
-  );
-  const scope = scopeFromAppMetadata(user?.app_metadata ?? {});
+  const scope = scopeFromAppMetadata((await travellerAppMetadata(deps.db, userId)) ?? {});
   if (!scope) throw new Refusal(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
   return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
 }
@@ -107,19 +112,11 @@ export async function issueTravellerSession(
   channel: SessionChannel,
 ): Promise<IssuedSession> {
   const refreshToken = newSecret();
-  const ttlDays = deps.config.TRAVELLER_SESSION_TTL_DAYS;
-  const sessionId = await deps.db.transaction(async (client) => {
-    const { rows } = await client.query<{ id: string }>(
-      `insert into traveller_sessions (user_id, channel, expires_at) values ($1, $2, now() + make_interval(days => $3))
-       returning id`,
-      [userId, channel, ttlDays],
-    );
-    const id = rows[0]!.id;
-    await client.query(
-      `insert into refresh_tokens (session_id, token_hash, expires_at) values ($1, $2, now() + make_interval(days => $3))`,
-      [id, hashSecret(refreshToken), ttlDays],
-    );
-    return id;
+  const sessionId = await openTravellerSession(deps.db, {
+    userId,
+    channel,
+    refreshTokenHash: hashSecret(refreshToken),
+    ttlDays: deps.config.TRAVELLER_SESSION_TTL_DAYS,
   });
   const { token, expiresAt } = await signFor(deps, userId, sessionId);
   return { sessionId, token, refreshToken, expiresAt };
@@ -131,42 +128,7 @@ export async function issueTravellerSession(
  */
 export async function rotateRefreshToken(deps: SessionDeps, presented: string): Promise<IssuedSession> {
   const next = newSecret();
-  const outcome = await deps.db.transaction(async (client) => {
-    const { rows } = await client.query<{
-      id: string;
-      session_id: string;
-      user_id: string;
-      used_at: Date | null;
-      expired: boolean;
-      revoked: boolean;
-    }>(
-      `select r.id, r.session_id, s.user_id, r.used_at, (r.expires_at <= now() or s.expires_at <= now()) as expired,
-              s.revoked_at is not null as revoked
-       from refresh_tokens r join traveller_sessions s on s.id = r.session_id
-       where r.token_hash = $1
-       for update of r, s`,
-      [hashSecret(presented)],
-    );
-    const row = rows[0];
-    if (!row || row.revoked || row.expired) return { kind: 'invalid' as const };
-    if (row.used_at) {
-      await client.query(
-        `update traveller_sessions set revoked_at = now(), revoked_reason = 'REFRESH_TOKEN_REUSED' where id = $1`,
-        [row.session_id],
-      );
-      return { kind: 'reused' as const };
-    }
-    await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
-    await client.query(
-      `insert into refresh_tokens (session_id, token_hash, parent_id, expires_at)
-       select $1, $2, $3, expires_at from traveller_sessions where id = $1`,
-      [row.session_id, hashSecret(next), row.id],
-    );
-    await client.query('update traveller_sessions set last_refreshed_at = now() where id = $1', [
-      row.session_id,
-    ]);
-    return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
-  });
+  const outcome = await rotateTokenHash(deps.db, hashSecret(presented), hashSecret(next));
   if (outcome.kind === 'reused') {
     throw new Refusal(
       401,
@@ -181,32 +143,12 @@ export async function rotateRefreshToken(deps: SessionDeps, presented: string): 
 }
 
 /** The session a refresh token (used or not) belongs to, or null for an unknown token. */
-export async function sessionOfRefreshToken(db: Database, presented: string): Promise<string | null> {
-  const [row] = await db.query<{ session_id: string }>(
-    'select session_id from refresh_tokens where token_hash = $1',
-    [hashSecret(presented)],
-  );
-  return row?.session_id ?? null;
+export function sessionOfRefreshToken(db: Database, presented: string): Promise<string | null> {
+  return sessionOfTokenHash(db, hashSecret(presented));
 }
 
-export async function revokeTravellerSession(
-  db: Database,
-  sessionId: string,
-  reason = 'LOGOUT',
-): Promise<void> {
-  await db.query(
-    `update traveller_sessions set revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, $2) where id = $1`,
-    [sessionId, reason],
-  );
+export function revokeTravellerSession(db: Database, sessionId: string, reason = 'LOGOUT'): Promise<void> {
+  return revokeSession(db, sessionId, reason);
 }
 
-/** True while the session behind an access token is neither revoked nor expired. */
-export async function isSessionActive(db: Database, sessionId: string): Promise<boolean> {
-  // Every authenticated request runs it: prepared once per connection.
-  const { rows } = await db.pool.query(
-    prepared(`select 1 from traveller_sessions where id = $1 and revoked_at is null and expires_at > now()`, [
-      sessionId,
-    ]),
-  );
-  return rows.length > 0;
-}
+export { isSessionActive } from '../../db/queries/traveller-sessions.js';

@@ -1,5 +1,4 @@
 import { readBookingSettings } from '../../db/queries/booking-settings.js';
-import { recordAudit } from '../../db/writes/audit.js';
 import { saveBookingSettings } from '../../db/writes/booking-settings.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
@@ -61,24 +60,11 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
         requireActiveCompany,
         requireVerifiedCompany,
       );
-      const saved = await db.transaction(async (client) => {
-        const settings = await saveBookingSettings(client, staff.companyId, body, staff.staffUserId);
-        await recordAudit(client, {
-          actorKind: 'STAFF',
-          actorId: staff.staffUserId,
-          action: 'company.booking_settings.update',
-          targetKind: 'company',
-          targetId: staff.companyId,
-          details: {
-            mode: settings.mode,
-            decisionWindowMinutes: settings.decisionWindowMinutes,
-            channels: settings.channels,
-          },
-          ip: ctx.ip,
-          requestId: ctx.state.requestId,
-        });
-        return settings;
-      });
+      const saved = await saveBookingSettings(
+        db,
+        { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },
+        { ip: ctx.ip, requestId: ctx.state.requestId },
+      );
       ctx.body = { success: true, data: settingsData(saved) };
     },
   });

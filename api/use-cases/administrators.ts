@@ -1,15 +1,14 @@
-import type { Database } from '../../db/orm.js';
+import type { Database, TransactionClient } from '../../db/orm.js';
 import {
   listAdmins,
   listAuditLog,
-  lockAdmin,
   type AdminFilter,
   type AdminRow,
   type AuditFilter,
   type AuditRow,
 } from '../../db/queries/admins.js';
-import { insertAdmin, updateAdmin, type AdminChange } from '../../db/writes/admins.js';
-import { recordAudit, type AuditEntry } from '../../db/writes/audit.js';
+import { changeAdmin, createAdmin, type AdminChange } from '../../db/writes/admins.js';
+import { recordedTransaction, type AuditActor, type AuditEntry } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
@@ -18,9 +17,10 @@ import {
   type AdminRole,
 } from '../../domain/permissions.js';
 import type { AdminPrincipal } from '../auth/admin-auth.js';
-import { revokeOtherAdminSessions } from '../auth/admin-session.js';
 import { hashPassword } from '../auth/passwords.js';
 import { conflict, notFound } from '../http/errors.js';
+
+export type { AuditActor };
 
 /**
  * The administrator team and the audit log, as an administrator with the permission sees and
@@ -28,30 +28,15 @@ import { conflict, notFound } from '../http/errors.js';
  * is always recorded.
  */
 
-/** Who and where, for the audit row: the acting administrator and the request. */
-export type AuditActor = Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId'>;
-
 /** A page of administrators; the read is recorded (admins.list). */
 export async function listAdministrators(
   db: Database,
   audit: AuditActor,
   filter: AdminFilter,
 ): Promise<{ items: AdminRow[]; total: number }> {
-  return db.transaction(async (client) => {
-    const found = await listAdmins(client, filter);
-    await recordAudit(client, {
-      ...audit,
-      action: 'admins.list',
-      targetKind: 'admin',
-      details: {
-        filter: { status: filter.status ?? null, role: filter.role ?? null },
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: found.items.length,
-      },
-    });
-    return found;
-  });
+  const entry = { ...audit, action: 'admins.list', targetKind: 'admin' };
+  const shown = { status: filter.status ?? null, role: filter.role ?? null };
+  return readPageRecorded(db, entry, shown, filter, (client) => listAdmins(client, filter));
 }
 
 /** A page of the audit log; reading it is itself recorded (audit_log.read) with the filter used. */
@@ -61,21 +46,22 @@ export async function readAuditLog(
   filter: AuditFilter,
   shownFilter: Record<string, unknown>,
 ): Promise<{ items: AuditRow[]; total: number }> {
-  return db.transaction(async (client) => {
-    const found = await listAuditLog(client, filter);
-    await recordAudit(client, {
-      ...audit,
-      action: 'audit_log.read',
-      targetKind: 'audit_log',
-      details: {
-        filter: shownFilter,
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: found.items.length,
-      },
-    });
-    return found;
-  });
+  const entry = { ...audit, action: 'audit_log.read', targetKind: 'audit_log' };
+  return readPageRecorded(db, entry, shownFilter, filter, (client) => listAuditLog(client, filter));
+}
+
+/** A page read in one transaction with its audit row: the filter as shown, the page and how many rows it returned. */
+function readPageRecorded<Page extends { items: unknown[] }>(
+  db: Database,
+  entry: Omit<AuditEntry, 'details'>,
+  shownFilter: Record<string, unknown>,
+  page: { limit: number; offset: number },
+  read: (client: TransactionClient) => Promise<Page>,
+): Promise<Page> {
+  return recordedTransaction(db, read, (found) => ({
+    ...entry,
+    details: { filter: shownFilter, limit: page.limit, offset: page.offset, returned: found.items.length },
+  }));
 }
 
 export interface NewAdministrator {
@@ -103,29 +89,19 @@ export async function createAdministrator(
   const refusal = adminChangeRefusal({ actor, target: null, next: access });
   if (refusal) throw refusal;
   const passwordHash = await hashPassword(input.password);
-  return db.transaction(async (client) => {
-    const row = await insertAdmin(client, {
+  const row = await createAdmin(
+    db,
+    {
       ...access,
       email: input.email,
       name: input.name,
       passwordHash,
       grantedPermissions: [...access.grantedPermissions],
-    });
-    if (!row) throw conflict('ADMIN_EMAIL_TAKEN', 'An administrator with this e-mail address exists');
-    await recordAudit(client, {
-      ...audit,
-      action: 'admins.create',
-      targetKind: 'admin',
-      targetId: row.id,
-      details: {
-        email: row.email,
-        role: row.role,
-        grantedPermissions: row.permissions,
-        totpRequired: row.totp_required,
-      },
-    });
-    return row;
-  });
+    },
+    audit,
+  );
+  if (!row) throw conflict('ADMIN_EMAIL_TAKEN', 'An administrator with this e-mail address exists');
+  return row;
 }
 
 /** The fields an update may send; an omitted one keeps its value. */
@@ -144,28 +120,23 @@ export async function updateAdministrator(
   adminId: string,
   change: AdministratorChange,
 ): Promise<AdminRow> {
-  return db.transaction(async (client) => {
-    const current = await lockAdmin(client, adminId);
-    if (!current) throw notFound('ADMIN_NOT_FOUND', 'No administrator has this id');
-    const next = changed(current, change);
-    const refusal = adminChangeRefusal({
-      actor,
-      target: { adminId: current.id, ...accessOf(current) },
-      next,
-    });
-    if (refusal) throw refusal;
-    const row = await updateAdmin(client, current.id, next);
-    if (current.status === 'ACTIVE' && row.status === 'DISABLED')
-      await revokeOtherAdminSessions(client, row.id);
-    await recordAudit(client, {
-      ...audit,
-      action: 'admins.update',
-      targetKind: 'admin',
-      targetId: row.id,
-      details: { changes: differences(current, row) },
-    });
-    return row;
-  });
+  const row = await changeAdmin(
+    db,
+    adminId,
+    (current) => {
+      const next = changed(current, change);
+      const refusal = adminChangeRefusal({
+        actor,
+        target: { adminId: current.id, ...accessOf(current) },
+        next,
+      });
+      if (refusal) throw refusal;
+      return next;
+    },
+    audit,
+  );
+  if (!row) throw notFound('ADMIN_NOT_FOUND', 'No administrator has this id');
+  return row;
 }
 
 function accessOf(row: AdminRow): AdminAccess {
@@ -187,23 +158,6 @@ function changed(current: AdminRow, change: AdministratorChange): AdminChange {
     status: change.status ?? current.status,
     totpRequired: change.totpRequired ?? current.totp_required,
   };
-}
-
-/** Each field that changed, before and after, for the audit row. */
-function differences(before: AdminRow, after: AdminRow): Record<string, { from: unknown; to: unknown }> {
-  const fields = {
-    name: 'name',
-    role: 'role',
-    grantedPermissions: 'permissions',
-    status: 'status',
-    totpRequired: 'totp_required',
-  } as const;
-  const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const [field, column] of Object.entries(fields)) {
-    if (JSON.stringify(before[column]) !== JSON.stringify(after[column]))
-      changes[field] = { from: before[column], to: after[column] };
-  }
-  return changes;
 }
 
 /** Granted permissions without repeats, in catalogue order. */

@@ -3,8 +3,9 @@ import type { AdminRole } from '../../domain/permissions.js';
 import type { Database } from '../orm.js';
 
 /**
- * Reads of administrator accounts and of the audit log. They take a transaction's client: the
- * administration API records each read of these in the audit log in the same transaction.
+ * Reads of administrator accounts and of the audit log. The lists take a transaction's client: the
+ * administration records each read of them in the audit log in the same transaction
+ * (db/writes/audit.ts `recordedTransaction`).
  */
 type Sql = Pick<PoolClient, 'query'>;
 
@@ -61,12 +62,51 @@ export async function listAdmins(
   return { items: rows, total: counted[0]!.total };
 }
 
-/** The account, locked until the transaction ends (it is about to change). */
-export async function lockAdmin(sql: Sql, adminId: string): Promise<AdminRow | null> {
-  const { rows } = await sql.query<AdminRow>(`select ${ADMIN_COLUMNS} from admins where id = $1 for update`, [
-    adminId,
-  ]);
-  return rows[0] ?? null;
+/** An account as sign-in checks it: with its password hash and whether an authenticator is set up. */
+export interface AdminCredentials {
+  id: string;
+  email: string;
+  name: string;
+  role: AdminRole;
+  permissions: string[];
+  passwordHash: string;
+  status: 'ACTIVE' | 'DISABLED';
+  totpRequired: boolean;
+  totpEnabled: boolean;
+}
+
+interface CredentialsRow {
+  id: string;
+  email: string;
+  name: string;
+  role: AdminRole;
+  permissions: string[];
+  password_hash: string;
+  status: 'ACTIVE' | 'DISABLED';
+  totp_required: boolean;
+  totp_enabled: boolean;
+}
+
+const toCredentials = (row: CredentialsRow): AdminCredentials => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  permissions: row.permissions,
+  passwordHash: row.password_hash,
+  status: row.status,
+  totpRequired: row.totp_required,
+  totpEnabled: row.totp_enabled,
+});
+
+/** The account with this e-mail address (any case), whatever its status; null when there is none. */
+export async function adminCredentials(db: Database, email: string): Promise<AdminCredentials | null> {
+  const [row] = await db.query<CredentialsRow>(
+    `select id, email, name, role, permissions, password_hash, status, totp_required, totp_confirmed_at is not null as totp_enabled
+     from admins where lower(email) = lower($1)`,
+    [email],
+  );
+  return row ? toCredentials(row) : null;
 }
 
 /** An administrator's second factor as their own status page shows it. */

@@ -1,14 +1,25 @@
 import { raw, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import type { PoolClient } from 'pg';
 import type { AdminRole } from '../../domain/permissions.js';
 import { Admin } from '../entities/admin.js';
-import type { TransactionClient } from '../orm.js';
-import { lockAdmin, type AdminRow } from '../queries/admins.js';
+import type { Database, TransactionClient } from '../orm.js';
+import { ADMIN_COLUMNS, type AdminRow } from '../queries/admins.js';
+import { revokeOtherAdminSessions } from './admin-sessions.js';
+import { recordAudit, type AuditActor } from './audit.js';
 
 /**
  * Writes of administrator accounts, through the transaction's EntityManager (CRUD of the
- * administration, db/entities/index.ts): callers run them in `db.transaction` with their audit row,
- * and get the account back as the administration reads it (ADMIN_COLUMNS).
+ * administration, db/entities/index.ts). `createAdmin` and `changeAdmin` are one transaction each
+ * with their audit row; callers get the account back as the administration reads it (ADMIN_COLUMNS).
  */
+
+/** The account, locked until the transaction ends (it is about to change). */
+export async function lockAdmin(sql: Pick<PoolClient, 'query'>, adminId: string): Promise<AdminRow | null> {
+  const { rows } = await sql.query<AdminRow>(`select ${ADMIN_COLUMNS} from admins where id = $1 for update`, [
+    adminId,
+  ]);
+  return rows[0] ?? null;
+}
 
 export interface NewAdmin {
   email: string;
@@ -71,4 +82,75 @@ export async function updateAdmin(
   const row = await lockAdmin(sql, adminId);
   if (!row) throw new Error(`administrator ${adminId} vanished inside its own update`);
   return row;
+}
+
+/** Creates an account and records it (admins.create); null when the e-mail address is taken. */
+export async function createAdmin(
+  db: Database,
+  admin: NewAdmin,
+  audit: AuditActor,
+): Promise<AdminRow | null> {
+  return db.transaction(async (client) => {
+    const row = await insertAdmin(client, admin);
+    if (!row) return null;
+    await recordAudit(client, {
+      ...audit,
+      action: 'admins.create',
+      targetKind: 'admin',
+      targetId: row.id,
+      details: {
+        email: row.email,
+        role: row.role,
+        grantedPermissions: row.permissions,
+        totpRequired: row.totp_required,
+      },
+    });
+    return row;
+  });
+}
+
+/**
+ * Changes an account under its row lock and records each changed field, before and after
+ * (admins.update); disabling it ends its sessions at once. `decide` sees the account as it is and
+ * answers the change, or throws a refusal that leaves everything as it was. Null when no account
+ * has the id.
+ */
+export async function changeAdmin(
+  db: Database,
+  adminId: string,
+  decide: (current: AdminRow) => AdminChange,
+  audit: AuditActor,
+): Promise<AdminRow | null> {
+  return db.transaction(async (client) => {
+    const current = await lockAdmin(client, adminId);
+    if (!current) return null;
+    const row = await updateAdmin(client, current.id, decide(current));
+    if (current.status === 'ACTIVE' && row.status === 'DISABLED')
+      await revokeOtherAdminSessions(client, row.id);
+    await recordAudit(client, {
+      ...audit,
+      action: 'admins.update',
+      targetKind: 'admin',
+      targetId: row.id,
+      details: { changes: differences(current, row) },
+    });
+    return row;
+  });
+}
+
+/** Each field that changed, before and after, for the audit row. */
+function differences(before: AdminRow, after: AdminRow): Record<string, { from: unknown; to: unknown }> {
+  const fields = {
+    name: 'name',
+    role: 'role',
+    grantedPermissions: 'permissions',
+    status: 'status',
+    totpRequired: 'totp_required',
+  } as const;
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [field, column] of Object.entries(fields)) {
+    if (JSON.stringify(before[column]) !== JSON.stringify(after[column]))
+      changes[field] = { from: before[column], to: after[column] };
+  }
+  return changes;
 }

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { Database, TransactionClient } from '../orm.js';
 
 /**
  * The audit log: who did what to which record, when. Callers write the row with the same client
@@ -20,6 +21,30 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
+/** Who and where, for an audit row: the actor and the request. */
+export type AuditActor = Pick<AuditEntry, 'actorKind' | 'actorId' | 'ip' | 'requestId'>;
+
+/** Who, where and about which record: an audit row but for what happened. */
+export type AuditSubject = Omit<AuditEntry, 'action' | 'details'>;
+
+/** Where a request came from, for the audit log. */
+export interface RequestOrigin {
+  ip: string;
+  requestId: string;
+}
+
+/** An audit row an administrator writes about their own account (sign-in, second factor). */
+export function ownAccountAudit(adminId: string, origin: RequestOrigin): AuditSubject {
+  return {
+    actorKind: 'ADMIN',
+    actorId: adminId,
+    ip: origin.ip,
+    requestId: origin.requestId,
+    targetKind: 'admin',
+    targetId: adminId,
+  };
+}
+
 export async function recordAudit(q: Pick<PoolClient, 'query'>, entry: AuditEntry): Promise<void> {
   await q.query(
     `insert into audit_log (actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id)
@@ -35,4 +60,20 @@ export async function recordAudit(q: Pick<PoolClient, 'query'>, entry: AuditEntr
       entry.requestId ?? null,
     ],
   );
+}
+
+/**
+ * One transaction of `work` and its audit row, `entry` describing what the work read or did: a
+ * read of recorded data (administrators, the audit log) or a change, never one without the other.
+ */
+export async function recordedTransaction<T>(
+  db: Database,
+  work: (client: TransactionClient) => Promise<T>,
+  entry: (outcome: T) => AuditEntry,
+): Promise<T> {
+  return db.transaction(async (client) => {
+    const outcome = await work(client);
+    await recordAudit(client, entry(outcome));
+    return outcome;
+  });
 }

@@ -1,15 +1,16 @@
 import { raw } from '@mikro-orm/postgresql';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { CompanyBookingSettings } from '../entities/company.js';
-import type { TransactionClient } from '../orm.js';
+import type { Database, TransactionClient } from '../orm.js';
 import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
+import { recordAudit, type RequestOrigin } from './audit.js';
 
 /**
  * Creates or replaces the company's settings through the transaction's EntityManager (a dashboard
  * CRUD write, db/entities/index.ts); channels are stored in their canonical order. One upsert, so
  * two first saves at once cannot both insert.
  */
-export async function saveBookingSettings(
+async function upsertBookingSettings(
   sql: TransactionClient,
   companyId: string,
   settings: BookingSettings,
@@ -30,4 +31,35 @@ export async function saveBookingSettings(
     updatedBy: saved.updatedBy ?? null,
     updatedAt: saved.updatedAt,
   };
+}
+
+/** Saves a company user's change of the settings and records it (company.booking_settings.update). */
+export async function saveBookingSettings(
+  db: Database,
+  change: { companyId: string; settings: BookingSettings; staffUserId: string },
+  origin: RequestOrigin,
+): Promise<StoredBookingSettings> {
+  return db.transaction(async (client) => {
+    const settings = await upsertBookingSettings(
+      client,
+      change.companyId,
+      change.settings,
+      change.staffUserId,
+    );
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: change.staffUserId,
+      action: 'company.booking_settings.update',
+      targetKind: 'company',
+      targetId: change.companyId,
+      details: {
+        mode: settings.mode,
+        decisionWindowMinutes: settings.decisionWindowMinutes,
+        channels: settings.channels,
+      },
+      ip: origin.ip,
+      requestId: origin.requestId,
+    });
+    return settings;
+  });
 }

@@ -1,0 +1,62 @@
+import type { Database } from '../orm.js';
+
+/**
+ * Writes of company user sessions (staff_sessions) and of their users' password hashes. Only
+ * hashes of the session and CSRF secrets reach the table.
+ */
+
+export interface NewStaffSession {
+  staffUserId: string;
+  membershipId: string;
+  tokenHash: string;
+  csrfTokenHash: string;
+  ttlHours: number;
+}
+
+interface IssuedRow {
+  id: string;
+  /** timestamptz arrives from the pool as PostgreSQL text. */
+  expires_at: string;
+}
+
+export async function insertStaffSession(
+  db: Database,
+  session: NewStaffSession,
+): Promise<{ sessionId: string; expiresAt: Date }> {
+  const [row] = await db.query<IssuedRow>(
+    `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at)
+     values ($1, $2, $3, $4, now() + make_interval(hours => $5))
+     returning id, expires_at`,
+    [session.staffUserId, session.membershipId, session.tokenHash, session.csrfTokenHash, session.ttlHours],
+  );
+  return { sessionId: row!.id, expiresAt: new Date(row!.expires_at) };
+}
+
+export async function recordStaffActivity(db: Database, sessionId: string): Promise<void> {
+  await db.query('update staff_sessions set last_seen_at = now() where id = $1 and revoked_at is null', [
+    sessionId,
+  ]);
+}
+
+export async function revokeStaffSession(db: Database, sessionId: string): Promise<void> {
+  await db.query('update staff_sessions set revoked_at = coalesce(revoked_at, now()) where id = $1', [
+    sessionId,
+  ]);
+}
+
+/** Ends the session a token hash names, if any. */
+export async function revokeStaffSessionByToken(db: Database, tokenHash: string): Promise<void> {
+  await db.query(
+    'update staff_sessions set revoked_at = now() where token_hash = $1 and revoked_at is null',
+    [tokenHash],
+  );
+}
+
+/** Hashes made with weaker settings are replaced while the password is at hand. */
+export async function replaceStaffPasswordHash(
+  db: Database,
+  staffUserId: string,
+  passwordHash: string,
+): Promise<void> {
+  await db.query('update staff_users set password_hash = $2 where id = $1', [staffUserId, passwordHash]);
+}
