@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operations } from '../http/route.js';
 import { errorResponses, UUID_PATTERN } from '../http/schemas.js';
 
 /**
@@ -6,10 +7,10 @@ import { errorResponses, UUID_PATTERN } from '../http/schemas.js';
  * schemas, which also validate, SPEC's validation codes, and the prose of each route.
  */
 
-export const TAGS = ['Favorites'];
+const TAGS = ['Favorites'];
 
 /** What saving or removing a favorite may answer besides success. */
-export const CHANGE_ERRORS = errorResponses(400, 401, 403, 409, 500);
+const CHANGE_ERRORS = errorResponses(400, 401, 403, 409, 500);
 
 const CITY_ID_REQUIRED = 'is required';
 const CITY_ID_INVALID = 'must be a canonical UUID';
@@ -66,15 +67,15 @@ const FavoriteRoute = z
   })
   .meta({ id: 'FavoriteRoute' });
 
-export const FavoritesList = z.object({ success: z.literal(true), favorites: z.array(FavoriteRoute) });
-export const FavoriteSaved = z.object({
+const FavoritesList = z.object({ success: z.literal(true), favorites: z.array(FavoriteRoute) });
+const FavoriteSaved = z.object({
   success: z.literal(true),
   alreadySaved: z
     .boolean()
     .meta({ description: 'true when the route was saved before; no second row is made' }),
   favorite: FavoriteRoute,
 });
-export const FavoriteRemoved = z.object({
+const FavoriteRemoved = z.object({
   success: z.literal(true),
   removed: z.boolean().meta({ description: 'false when the route was not saved (nothing to remove)' }),
 });
@@ -88,13 +89,38 @@ const VALIDATION =
   '(400 ROUTE_CITIES_MUST_DIFFER) and must name existing cities (400 FAVORITE_CITY_NOT_FOUND). Web calls send ' +
   'X-CSRF-Token (403 CSRF_TOKEN_INVALID); bearer calls need none.';
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  list: `${COMMON} Always Cache-Control: private, no-store. 500 FAVORITES_LOOKUP_FAILED when the list cannot be read.`,
-  save:
-    `${COMMON} ${VALIDATION} A new route answers 201; saving it again answers 200 with alreadySaved: true and the ` +
-    'same favorite (concurrent duplicates also end with one row). 500 FAVORITE_SAVE_FAILED when saving fails.',
-  remove:
-    `${COMMON} ${VALIDATION} Removing a route that is not saved answers 200 with removed: false. ` +
-    '500 FAVORITE_REMOVE_FAILED when removal fails.',
-};
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listFavoriteRoutes: {
+    summary: "The signed-in traveller's favorite routes, newest first",
+    description: `${COMMON} Always Cache-Control: private, no-store. 500 FAVORITES_LOOKUP_FAILED when the list cannot be read.`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'Favorite routes', schema: FavoritesList },
+      ...errorResponses(401, 409, 500),
+    },
+  },
+  saveFavoriteRoute: {
+    summary: 'Save a favorite route (idempotent)',
+    description:
+      `${COMMON} ${VALIDATION} A new route answers 201; saving it again answers 200 with alreadySaved: true and the ` +
+      'same favorite (concurrent duplicates also end with one row). 500 FAVORITE_SAVE_FAILED when saving fails.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Already saved', schema: FavoriteSaved },
+      201: { description: 'Saved', schema: FavoriteSaved },
+      ...CHANGE_ERRORS,
+    },
+  },
+  removeFavoriteRoute: {
+    summary: 'Remove a favorite route',
+    description:
+      `${COMMON} ${VALIDATION} Removing a route that is not saved answers 200 with removed: false. ` +
+      '500 FAVORITE_REMOVE_FAILED when removal fails.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Removed, or was not saved', schema: FavoriteRemoved },
+      ...CHANGE_ERRORS,
+    },
+  },
+});

@@ -71,6 +71,29 @@ export interface RouteSpec<
   handler: (ctx: Context, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<void>;
 }
 
+/**
+ * What a route's OpenAPI entry says about it beyond its inputs: the summary, prose, tags and the
+ * answers it may give. Route modules keep these in their `.openapi.ts` sibling (see `operations`)
+ * and spread them into the declaration, so a declaration shows method, path, security, inputs and
+ * the handler.
+ */
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  responses: Record<number, ResponseSpec>;
+}
+
+/** The docs of a feature's routes keyed by operationId (each record gets its key as operationId). */
+export function operations<const Docs extends Record<string, Omit<OperationDoc, 'operationId'>>>(
+  docs: Docs,
+): { [Id in keyof Docs & string]: Docs[Id] & { operationId: Id } } {
+  return Object.fromEntries(
+    Object.entries(docs).map(([operationId, doc]) => [operationId, { ...doc, operationId }]),
+  ) as { [Id in keyof Docs & string]: Docs[Id] & { operationId: Id } };
+}
+
 export interface RegisteredRoute {
   base: string;
   spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
