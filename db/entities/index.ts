@@ -15,6 +15,16 @@
  * triggers); entities never generate schema.
  */
 import { AuditLogEntry, Admin, AdminSession } from './admin.js';
+import {
+  CompanyAdminAction,
+  FeatureFlag,
+  Incident,
+  MaintenanceWindowEntity,
+  PlatformStateVersion,
+  SupportTicket,
+  SupportTicketMessage,
+  WaitlistEntry,
+} from './admin-console.js';
 import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
 import { BusLayout, LayoutSeat } from './bus-layout.js';
@@ -68,6 +78,7 @@ import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
 
 export * from './admin.js';
+export * from './admin-console.js';
 export * from './bookings.js';
 export * from './bus.js';
 export * from './bus-layout.js';
@@ -150,6 +161,15 @@ export const allEntities = [
   ShareRecipientSession,
   // events for webhooks
   OutboxEvent,
+  // the administration console
+  CompanyAdminAction,
+  FeatureFlag,
+  PlatformStateVersion,
+  Incident,
+  MaintenanceWindowEntity,
+  WaitlistEntry,
+  SupportTicket,
+  SupportTicketMessage,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,
