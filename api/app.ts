@@ -11,6 +11,8 @@ import { withShareSecurity } from './auth/share-issuer.js';
 import { staffAuthenticator } from './auth/staff-auth.js';
 import { createTravellerTokens } from './auth/traveller-token.js';
 import { healthRoutes } from './health.js';
+import { maintenanceGate } from './platform/maintenance-gate.js';
+import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
 import { sharePageRoutes } from './web/share-page.js';
 import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
@@ -35,6 +37,8 @@ export type AppContext = AppDeps & {
   tokens: ReturnType<typeof createTravellerTokens>;
   /** SMTP client for traveller e-mails (verification, recovery). */
   mailer: Mailer;
+  /** Feature flags and maintenance windows, cached per process (api/platform/state.ts). */
+  platform: PlatformState;
 };
 
 export function createApp(deps: AppDeps) {
@@ -43,6 +47,7 @@ export function createApp(deps: AppDeps) {
     ...deps,
     tokens: createTravellerTokens(deps.config),
     mailer: createMailer(deps.config, deps.logger),
+    platform: platformState(deps.db, deps.config),
   };
 
   const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
@@ -68,6 +73,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
+  app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
   const health = healthRoutes(context);
   app.use(health.routes());

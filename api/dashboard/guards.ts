@@ -45,7 +45,8 @@ export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
   };
 }
 
-export const requireActiveCompany: StaffGuard = (staff) => {
+/** Also checks a driver's membership (share issuing): only the company's status is read. */
+export const requireActiveCompany = (staff: Pick<StaffPrincipal, 'company'>): void => {
   if (staff.company.status !== 'ACTIVE') {
     throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
   }

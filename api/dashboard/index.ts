@@ -4,6 +4,7 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCompanyWarningRoutes } from './company-warnings.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerTeamRoutes } from './team.js';
 
@@ -15,4 +16,5 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerCompanyWarningRoutes(surface, context);
 }
