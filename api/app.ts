@@ -41,14 +41,19 @@ export type AppContext = AppDeps & {
   platform: PlatformState;
 };
 
-export function createApp(deps: AppDeps) {
-  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
-  const context: AppContext = {
+/** What route modules share, built once per process (tests build it to register a surface alone). */
+export function appContext(deps: AppDeps): AppContext {
+  return {
     ...deps,
     tokens: createTravellerTokens(deps.config),
     mailer: createMailer(deps.config, deps.logger),
     platform: platformState(deps.db, deps.config),
   };
+}
+
+export function createApp(deps: AppDeps) {
+  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
+  const context = appContext(deps);
 
   const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
   registerCustomerRoutes(customer, context);

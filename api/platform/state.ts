@@ -26,11 +26,13 @@ export interface PlatformState {
   flag(key: FeatureFlagKey): Promise<boolean>;
   /** The maintenance window in force now, or null. */
   maintenance(now?: Date): Promise<MaintenanceWindow | null>;
+  /** Changes with every suspension and unsuspension: caches of inventory answers key by it. */
+  companyStanding(): Promise<number>;
 }
 
 interface Snapshot {
   checkedAt: number;
-  versions: { feature_flags: number; maintenance: number } | null;
+  versions: Awaited<ReturnType<typeof platformVersions>> | null;
   flags: Map<string, boolean>;
   windows: MaintenanceWindow[];
 }
@@ -70,6 +72,7 @@ export function platformState(
   return {
     flag: async (key) => flagValue(key, (await current()).flags),
     maintenance: async (now = new Date(clock())) => activeWindow((await current()).windows, now),
+    companyStanding: async () => (await current()).versions!.company_standing,
   };
 }
 

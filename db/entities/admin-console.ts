@@ -42,7 +42,7 @@ export const PlatformStateVersion = defineEntity({
   name: 'PlatformStateVersion',
   tableName: 'platform_state_versions',
   properties: {
-    name: p.enum(['feature_flags', 'maintenance'] as const).primary(),
+    name: p.enum(['feature_flags', 'maintenance', 'company_standing'] as const).primary(),
     version: p.bigint('number').default(0),
   },
 });

@@ -10,7 +10,9 @@ import { Migration } from '@mikro-orm/migrations';
  * - `feature_flags`: the values operators set (the catalogue and defaults are in
  *   domain/feature-flags.ts); `platform_state_versions` counts changes of the flags and of the
  *   maintenance windows, bumped in the changing transaction, so every API process notices a
- *   change by polling one small row.
+ *   change by polling one small row. `company_standing` counts suspensions and unsuspensions:
+ *   the search micro-cache keys its answers by it, so a suspended company's trips drop out of
+ *   cached searches too.
  * - `incidents`, `maintenance_windows`.
  * - `waitlist_entries`: pre-launch sign-ups, an e-mail address and when, nothing more.
  * - `support_tickets` and their `support_ticket_messages`.
@@ -41,11 +43,12 @@ export class Migration20261124050000_admin_console extends Migration {
       )`);
     this.addSql(`
       create table platform_state_versions (
-        name text primary key check (name in ('feature_flags', 'maintenance')),
+        name text primary key check (name in ('feature_flags', 'maintenance', 'company_standing')),
         version bigint not null default 0
       )`);
     this.addSql(
-      `insert into platform_state_versions (name) values ('feature_flags'), ('maintenance') on conflict do nothing`,
+      `insert into platform_state_versions (name) values ('feature_flags'), ('maintenance'), ('company_standing')
+       on conflict do nothing`,
     );
 
     this.addSql(`

@@ -11,14 +11,14 @@ import { isoUtc } from './admins.js';
  */
 type Sql = Pick<PoolClient, 'query'>;
 
-export type PlatformStateName = 'feature_flags' | 'maintenance';
+export type PlatformStateName = 'feature_flags' | 'maintenance' | 'company_standing';
 
 /** The change counter of each cached state. */
 export async function platformVersions(db: Database): Promise<Record<PlatformStateName, number>> {
   const rows = await db.query<{ name: PlatformStateName; version: string }>(
     `select name, version from platform_state_versions`,
   );
-  const versions = { feature_flags: 0, maintenance: 0 };
+  const versions = { feature_flags: 0, maintenance: 0, company_standing: 0 };
   for (const row of rows) versions[row.name] = Number(row.version);
   return versions;
 }

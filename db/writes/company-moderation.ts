@@ -9,6 +9,7 @@ import { CompanyAdminAction } from '../entities/admin-console.js';
 import { Company } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { recordAudit, type AuditActor } from './audit.js';
+import { bumpVersion } from './platform-state.js';
 
 /**
  * An administrator's action on a company's standing (warn, suspend, unsuspend, verify, unverify),
@@ -68,6 +69,7 @@ export async function actOnCompany(
       standingAfter: after,
     });
     await sql.em.flush();
+    if (before.status !== after.status) await bumpVersion(sql, 'company_standing');
     const pendingRequests = input.action === 'SUSPEND' ? await pendingRequestsOf(sql, input.companyId) : [];
     await recordAudit(sql, {
       ...audit,

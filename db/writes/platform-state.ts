@@ -12,7 +12,7 @@ import { recordAudit, type AuditActor } from './audit.js';
  */
 
 /** Tells every process's cache that `name` changed; committed with the change or not at all. */
-async function bumpVersion(sql: TransactionClient, name: PlatformStateName): Promise<void> {
+export async function bumpVersion(sql: TransactionClient, name: PlatformStateName): Promise<void> {
   await sql.query(`update platform_state_versions set version = version + 1 where name = $1`, [name]);
 }
 
