@@ -106,6 +106,8 @@ export async function openTicket(
       openedBy: authorId(author),
       ...subject,
     });
+    // The message's ticket_id is a plain column to the ORM: the ticket is inserted first.
+    await sql.em.flush();
     sql.em.create(SupportTicketMessage, {
       ticketId: ticket.id,
       authorKind: author.kind,
