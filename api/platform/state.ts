@@ -23,11 +23,11 @@ import { Refusal } from '../http/errors.js';
  */
 export interface PlatformState {
   /** The flag's value (the operator's, else the catalogue default). */
-  flag(key: FeatureFlagKey): Promise<boolean>;
+  flag: (key: FeatureFlagKey) => Promise<boolean>;
   /** The maintenance window in force now, or null. */
-  maintenance(now?: Date): Promise<MaintenanceWindow | null>;
+  maintenance: (now?: Date) => Promise<MaintenanceWindow | null>;
   /** Changes with every suspension and unsuspension: caches of inventory answers key by it. */
-  companyStanding(): Promise<number>;
+  companyStanding: () => Promise<number>;
 }
 
 interface Snapshot {
