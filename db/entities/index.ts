@@ -17,6 +17,7 @@
 import { AuditLogEntry, Admin, AdminSession } from './admin.js';
 import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
+import { CashShift, CashShiftMovement } from './cash-shifts.js';
 import { BusLayout, LayoutSeat } from './bus-layout.js';
 import { City } from './city.js';
 import { Company, CompanyBookingSettings } from './company.js';
@@ -71,6 +72,7 @@ export * from './admin.js';
 export * from './bookings.js';
 export * from './bus.js';
 export * from './bus-layout.js';
+export * from './cash-shifts.js';
 export * from './city.js';
 export * from './company.js';
 export * from './documents.js';
@@ -143,6 +145,8 @@ export const allEntities = [
   PaymentOperation,
   ReceiptCounter,
   Receipt,
+  CashShift,
+  CashShiftMovement,
   DocumentSnapshot,
   DocumentRender,
   DocumentAccessLogEntry,
