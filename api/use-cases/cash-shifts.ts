@@ -106,21 +106,58 @@ export async function commandShift(
       maxOpenMilliseconds: Math.round(deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000),
     });
   } else if (command.action === 'ADJUST') {
-    shift = await deps.workflow.adjust(staff.companyId, {
+    const request = {
       movementId: randomUUID(),
       staffUserId: staff.staffUserId,
       direction: command.direction,
       amount: command.amount,
       reason: command.reason,
-    });
+    };
+    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.adjust(staff.companyId, request));
   } else {
-    shift = await deps.workflow.close(staff.companyId, {
+    const request = {
       staffUserId: staff.staffUserId,
       declaredAmount: command.declared_amount,
       note: command.note ?? null,
-    });
+    };
+    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.close(staff.companyId, request));
   }
   return shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
+}
+
+/**
+ * A step refused for want of a running shift process while the database holds an open shift (a
+ * shift written by the demo seed or an import, or a development server whose history was reset):
+ * the process is started again for that shift (its OPEN step finds the row and writes nothing)
+ * and the step is sent once more. The overdue timer keeps the shift's own opening time.
+ */
+async function resumingOnce(
+  deps: CashShiftDeps,
+  companyId: string,
+  step: () => Promise<CashShiftSummary>,
+): Promise<CashShiftSummary> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof Refusal) || error.code !== 'CASH_SHIFT_NOT_OPEN') throw error;
+    const open = await readOpenShift(deps.db, companyId);
+    if (!open) throw error;
+    const limit = Date.parse(open.openedAt) + deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000;
+    await deps.workflow
+      .open({
+        shiftId: open.id,
+        companyId,
+        openedBy: open.openedBy,
+        openingBalance: open.openingBalance,
+        note: open.note,
+        maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),
+      })
+      .catch((refusal: unknown) => {
+        // Another request resumed it first.
+        if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_ALREADY_OPEN') throw refusal;
+      });
+    return step();
+  }
 }
 
 const csvCell = (value: string | number | null) => {

@@ -144,6 +144,27 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     expect(await financeSnapshot(app, world.companyId)).toEqual(before);
   });
 
+  it('takes over an open shift the database holds without a running process (demo data, a reset server)', async () => {
+    const world = await financeWorld(app);
+    const [row] = await app.db.query<{ id: string }>(
+      `insert into cash_shifts (company_id, opening_balance, opened_by, opened_at) values ($1, 9000, $2, now() - interval '1 hour')
+       returning id`,
+      [world.companyId, world.staff.OWNER.staffUserId],
+    );
+    const open = await shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 0 });
+    expect([open.status, open.body.errorCode]).toEqual([409, 'CASH_SHIFT_ALREADY_OPEN']);
+    const adjusted = await shiftCommand(app, world.staff.ADMIN, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 1000,
+      reason: 'float',
+    });
+    expect(adjusted.status, adjusted.text).toBe(200);
+    expect(adjusted.body.data).toMatchObject({ id: row!.id, expected_amount: 10_000 });
+    const closed = await shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 10_200 });
+    expect(closed.body.data).toMatchObject({ id: row!.id, status: 'CLOSED', difference: 200 });
+  });
+
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
     const world = await financeWorld(app);
     const shift = await openShift(app, world.staff.OWNER, 1_000);
