@@ -21,7 +21,6 @@ import {
   PaymentDecisionRefusal,
   type LedgerStatistics,
 } from '../../domain/payment-ledger.js';
-import { damascusDayStart } from '../../domain/time.js';
 import {
   renderedDocument,
   type RenderContext,
@@ -91,15 +90,14 @@ export interface LedgerQueryInput {
   offset: number;
 }
 
-/** Calendar days (Damascus) as the instants bounding created_at: [from 00:00, day after to 00:00). */
+/** The query's filters as the ledger reads them (from/to are Damascus days). */
 export function ledgerFilters(query: LedgerQueryInput): LedgerFilters {
-  const dayAfter = (date: string) => new Date(damascusDayStart(date).getTime() + 86_400_000);
   return {
     status: query.status,
     provider: query.provider,
     source: query.source,
-    from: query.from ? damascusDayStart(query.from) : undefined,
-    to: query.to ? dayAfter(query.to) : undefined,
+    fromDay: query.from,
+    toDay: query.to,
     search: query.search,
   };
 }

@@ -59,6 +59,7 @@ import {
   LoyaltyTransaction,
 } from './loyalty.js';
 import { OutboxEvent } from './outbox.js';
+import { PaymentLedgerDay } from './payment-ledger.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
 import { Route } from './route.js';
@@ -81,6 +82,7 @@ export * from './journey-quote.js';
 export * from './journeys.js';
 export * from './loyalty.js';
 export * from './outbox.js';
+export * from './payment-ledger.js';
 export * from './payments.js';
 export * from './pickup-location.js';
 export * from './route.js';
@@ -147,6 +149,7 @@ export const allEntities = [
   Receipt,
   CashShift,
   CashShiftMovement,
+  PaymentLedgerDay,
   DocumentSnapshot,
   DocumentRender,
   DocumentAccessLogEntry,

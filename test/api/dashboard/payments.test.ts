@@ -217,6 +217,20 @@ describe('the company payment ledger', () => {
     });
     expect(await bookingFact(pending.bookingId)).toBe('UNPAID');
     expect((await paymentAction(app, own.staff.OWNER, pending.paymentId, 'refund')).status).toBe(409);
+
+    // The statistics' daily rollup follows every change, whoever made it (here also a direct update).
+    const rollup = await app.db.query(
+      `select status, source, sum(count)::int as n, sum(amount)::int as amount from payment_ledger_daily
+        where company_id = $1 group by 1, 2 having sum(count) > 0 order by 1, 2`,
+      [own.companyId],
+    );
+    const rows = await app.db.query(
+      `select status, source, count(*)::int as n, sum(amount)::int as amount from payment_operations
+        where company_id = $1 group by 1, 2 order by 1, 2`,
+      [own.companyId],
+    );
+    expect(rollup).toEqual(rows);
+    expect(rows.length).toBeGreaterThanOrEqual(3);
   });
 
   it('records an office payment into the open shift, completing an announced one', async () => {
