@@ -32,7 +32,11 @@ const log = (message: string) => console.log(`[bench] ${message}`);
 /** The company of this scale, built once: bookings and one payment operation each, over two years. */
 async function ledgerCompany(db: Database): Promise<string> {
   const name = `Ledger${OPERATIONS}`;
-  const [existing] = await db.query<{ id: string }>(`select id from companies where name_en = $1`, [name]);
+  const [existing] = await db.query<{ id: string }>(
+    `select c.id from companies c where c.name_en = $1
+        and exists (select 1 from payment_ledger_daily d where d.company_id = c.id)`,
+    [name],
+  );
   if (existing) return existing.id;
   const company = await createBenchCompany(db, name, 'AUTO_CONFIRM');
   const [trip] = await createBenchTrips(db, company, { rows: 10, count: 1 });
@@ -54,10 +58,10 @@ async function ledgerCompany(db: Database): Promise<string> {
                 5000 + (g % 20) * 500 as amount
            from generate_series(1, $3::int) g),
        booked as (
-         insert into bookings (id, booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count,
+         insert into bookings (id, booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count, subtotal,
                                seat_numbers, status, payment_status, total_price, created_at, updated_at)
          select booking_id, 'LB' || $4 || lpad(g::text, 8, '0'), $1, $2, passenger,
-                '+9639' || lpad((g % 100000000)::text, 8, '0'), 1, array['1'], 'CONFIRMED',
+                '+9639' || lpad((g % 100000000)::text, 8, '0'), 1, amount, array['1'], 'CONFIRMED',
                 case status when 'COMPLETED' then 'PAID' when 'REFUND_DUE' then 'PAID' when 'REFUNDED' then 'REFUNDED'
                             else 'UNPAID' end,
                 amount, at, at
