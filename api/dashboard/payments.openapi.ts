@@ -153,6 +153,12 @@ export const PdfResponse = {
   contentType: 'application/pdf',
 };
 
+/** What a change of one line answers: the line after it, or why not. */
+const lineChanged = (description: string, status = 200) => ({
+  [status]: { description, schema: LineResponse },
+  ...errorResponses(400, 401, 403, 404, 409),
+});
+
 const READERS =
   'Reading: OWNER, ADMIN and ACCOUNTANT see everything; DISPATCHER and STAFF may read lines (to answer "is this booking ' +
   'paid?" at the counter and at boarding) but get statistics null; any other role 403 ROLE_NOT_ALLOWED.';
@@ -188,10 +194,7 @@ export const docs = operations({
       'has one, else a COMPLETED office line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
       `BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE. 201 with the line. ${DECIDERS}`,
     tags: TAGS,
-    responses: {
-      201: { description: 'Recorded', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: lineChanged('Recorded', 201),
   },
   getCompanyPayment: {
     summary: 'One ledger line',
@@ -206,10 +209,7 @@ export const docs = operations({
     summary: 'Change the note of a payment',
     description: `Only {note} may change, and only before a final state (409 PAYMENT_FINAL). ${DECIDERS}`,
     tags: TAGS,
-    responses: {
-      200: { description: 'Changed', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: lineChanged('Changed'),
   },
   verifyPayment: {
     summary: 'Verify a pending cash payment (money received)',
@@ -217,10 +217,7 @@ export const docs = operations({
       'PENDING → COMPLETED. Needs the open cash shift (409 CASH_SHIFT_NOT_OPEN) and links the payment to it; the booking ' +
       `becomes PAID. Two verifies at once: one wins, the other is 409. ${DECIDERS} ${TRANSITIONS}`,
     tags: TAGS,
-    responses: {
-      200: { description: 'Verified', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: lineChanged('Verified'),
   },
   refundPayment: {
     summary: 'Refund a collected payment, in full',
@@ -230,19 +227,13 @@ export const docs = operations({
       'kind REFUND is recorded; 409 CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking becomes REFUNDED, ' +
       `so its receipt is now the refund notice (its own RFD number). ${DECIDERS} ${TRANSITIONS}`,
     tags: TAGS,
-    responses: {
-      200: { description: 'Refunded', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: lineChanged('Refunded'),
   },
   cancelPayment: {
     summary: 'Cancel an incomplete (PENDING) payment',
     description: `PENDING → CANCELLED only; the booking stays UNPAID. ${DECIDERS} ${TRANSITIONS}`,
     tags: TAGS,
-    responses: {
-      200: { description: 'Cancelled', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: lineChanged('Cancelled'),
   },
   getPaymentReceipt: {
     summary: 'Receipt or refund notice PDF of a payment record',

@@ -2,7 +2,7 @@ import { receiptOf, refuseDocument, type DocumentLocale } from '../../domain/doc
 import type { PaymentSource } from '../../domain/payment-ledger.js';
 import type { Database } from '../orm.js';
 import { readBookingFacts, receiptDocumentData, type CollectionRecord } from '../queries/documents.js';
-import { buildBookingDocument, type BookingDocument } from './documents.js';
+import { buildBookingDocument, documentOf, type BookingDocument } from './documents.js';
 import { issueReceiptNumber } from './receipts.js';
 
 /**
@@ -62,16 +62,7 @@ export async function buildPaymentReceipt(
     bookingId: booking.id,
   });
   const data = await receiptDocumentData(db, booking, { kind, locale: input.locale, record }, receipt);
-  return {
-    kind,
-    locale: input.locale,
-    bookingId: booking.id,
-    bookingCode: booking.code,
-    companyId: booking.companyId,
-    ownerUserId: booking.ownerUserId,
-    number: receipt.number,
-    data,
-  };
+  return documentOf(booking, input.locale, { kind, number: receipt.number, data });
 }
 
 /** The operation as a collection record; an incomplete one (PENDING, CANCELLED, FAILED) has none. */
