@@ -4,7 +4,9 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
@@ -15,4 +17,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
+  registerCashShiftRoutes(surface, context);
+  registerPaymentRoutes(surface, context);
 }

@@ -29,6 +29,9 @@ export const PaymentOperation = defineEntity({
     decidedBy: p.uuid().nullable(),
     decidedAt: p.datetime().nullable(),
     cashShiftId: p.uuid().nullable(),
+    refundedBy: p.uuid().nullable(),
+    cancelledBy: p.uuid().nullable(),
+    cancelledAt: p.datetime().nullable(),
     updatedAt: updatedAt(),
   },
 });

@@ -321,9 +321,12 @@ export async function pickCollectionRecord(
 ): Promise<CollectionRecord | undefined> {
   if (!booking.companyMatches) return undefined;
   const [row] = await db.query<CollectionRecordRow>(
-    `select id, source, method, amount, status, collected_at, refunded_at
+    // A refund still owed (REFUND_DUE) is collected money: its receipt stands until the refund is paid.
+    `select id, source, method, amount, case status when 'REFUNDED' then 'REFUNDED' else 'COMPLETED' end as status,
+            collected_at, refunded_at
      from payment_operations
-     where booking_id = $1 and company_id = $2 and status in ('COMPLETED', 'REFUNDED') and collected_at is not null
+     where booking_id = $1 and company_id = $2 and status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')
+       and collected_at is not null
      order by case
                 when source = 'transaction' and decided_at is not null then 0
                 when source = 'driver' then 1
