@@ -3,16 +3,9 @@ import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
 import { travellerBookingDocument } from '../use-cases/booking-documents.js';
-import {
-  DOCUMENT_DESCRIPTION,
-  DocumentQuery,
-  KIND_OF_TYPE,
-  PdfResponse,
-  RECEIPT_DESCRIPTION,
-  ReceiptQuery,
-} from './documents.openapi.js';
+import { docs, DocumentQuery, KIND_OF_TYPE, ReceiptQuery } from './documents.openapi.js';
 
 /**
  * GET /bookings/{id}/document and GET /bookings/{id}/receipt: a booking's PDFs for its traveller,
@@ -36,16 +29,12 @@ async function sendBookingDocument(
 
 export function registerDocumentRoutes(surface: Surface, context: AppContext): void {
   surface.route({
+    ...docs.getBookingDocument,
     method: 'get',
     path: '/bookings/{id}/document',
-    operationId: 'getBookingDocument',
-    summary: 'Ticket or booking confirmation PDF of an own booking',
-    description: DOCUMENT_DESCRIPTION,
-    tags: ['Tickets and documents'],
     security: 'traveller',
     params: IdParams,
     query: DocumentQuery,
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 404, 409, 410, 500) },
     handler: async (ctx, { params, query }) => {
       await sendBookingDocument(context, ctx, {
         bookingId: params.id,
@@ -56,16 +45,12 @@ export function registerDocumentRoutes(surface: Surface, context: AppContext): v
   });
 
   surface.route({
+    ...docs.getBookingReceipt,
     method: 'get',
     path: '/bookings/{id}/receipt',
-    operationId: 'getBookingReceipt',
-    summary: 'Payment receipt (or refund notice) PDF of an own booking',
-    description: RECEIPT_DESCRIPTION,
-    tags: ['Tickets and documents'],
     security: 'traveller',
     params: IdParams,
     query: ReceiptQuery,
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 404, 409, 500) },
     handler: async (ctx, { params, query }) => {
       await sendBookingDocument(context, ctx, {
         bookingId: params.id,
