@@ -12,16 +12,7 @@ import {
 } from '../auth/staff-session.js';
 import { prepareStaffSignIn, signInStaff, signOutStaff, type RequestOrigin } from '../auth/staff-sign-in.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import {
-  Company,
-  LOGIN_DESCRIPTION,
-  LoginBody,
-  LoginResponse,
-  MeResponse,
-  OkResponse,
-  TAGS,
-} from './auth.openapi.js';
+import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
 
 const origin = (ctx: Context): RequestOrigin => ({ ip: ctx.ip, requestId: ctx.state.requestId });
@@ -47,19 +38,12 @@ function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): 
     windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
   });
   surface.route({
+    ...docs.staffLogin,
     method: 'post',
     path: '/auth/login',
-    operationId: 'staffLogin',
-    summary: 'Sign in to the company dashboard with e-mail and password',
-    description: LOGIN_DESCRIPTION,
-    tags: TAGS,
     security: 'public',
     csrf: false,
     body: LoginBody,
-    responses: {
-      200: { description: 'Signed in; session cookies set', schema: LoginResponse },
-      ...errorResponses(400, 401, 429),
-    },
     handler: async (ctx, { body }) => {
       await limitEmail(ctx, body.email);
       const signedIn = await signInStaff({ db, config }, body, origin(ctx));
@@ -81,15 +65,10 @@ function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): 
 /** POST /auth/logout and GET /auth/me: the signed-in session. */
 function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext): void {
   surface.route({
+    ...docs.staffLogout,
     method: 'post',
     path: '/auth/logout',
-    operationId: 'staffLogout',
-    summary: 'End the dashboard session',
-    description:
-      'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
-    tags: TAGS,
     security: 'companyStaff',
-    responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },
     handler: async (ctx) => {
       await signOutStaff(db, currentStaff(ctx), origin(ctx));
       clearStaffSessionCookies(ctx, config);
@@ -98,13 +77,10 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
   });
 
   surface.route({
+    ...docs.staffMe,
     method: 'get',
     path: '/auth/me',
-    operationId: 'staffMe',
-    summary: 'The signed-in company user, membership and company',
-    tags: TAGS,
     security: 'companyStaff',
-    responses: { 200: { description: 'The current session', schema: MeResponse }, ...errorResponses(401) },
     handler: async (ctx) => {
       const staff = currentStaff(ctx);
       ctx.body = {
