@@ -10,9 +10,8 @@ import { completeSecondFactor, signInAdmin, signOutAdmin } from '../auth/admin-s
 import { endBrowserSession, passwordSignInLimits } from '../auth/limits.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import { describe, LoginBody, LoginResponse, SecondFactorResponse, TAGS } from './auth.openapi.js';
-import { adminAttemptingCode, OkResponse, origin, SecondFactorProofBody } from './schemas.js';
+import { docs, LoginBody } from './auth.openapi.js';
+import { adminAttemptingCode, origin, SecondFactorProofBody } from './schemas.js';
 
 /** POST /auth/login, POST /auth/2fa and POST /auth/logout of the administration surface. */
 export function registerAdminAuthRoutes(
@@ -35,19 +34,12 @@ function registerAdminLoginRoute(surface: Surface, context: AppContext): void {
     windowMinutes: config.ADMIN_LOGIN_WINDOW_MINUTES,
   });
   surface.route({
+    ...docs.adminLogin,
     method: 'post',
     path: '/auth/login',
-    operationId: 'adminLogin',
-    summary: 'Sign in to the administration with e-mail and password',
-    description: describe.login,
-    tags: TAGS,
     security: 'public',
     csrf: false,
     body: LoginBody,
-    responses: {
-      200: { description: 'Signed in; session cookies set', schema: LoginResponse },
-      ...errorResponses(400, 401, 429),
-    },
     handler: async (ctx, { body }) => {
       await limitEmail(ctx, body.email);
       const signedIn = await signInAdmin({ db, config }, body, origin(ctx));
@@ -70,18 +62,11 @@ function registerAdminLoginRoute(surface: Surface, context: AppContext): void {
 function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, limit: RateLimiter): void {
   const { config, db } = context;
   surface.route({
+    ...docs.adminVerifySecondFactor,
     method: 'post',
     path: '/auth/2fa',
-    operationId: 'adminVerifySecondFactor',
-    summary: 'Complete sign-in with an authenticator code or a recovery code',
-    description: describe.secondFactor,
-    tags: TAGS,
     security: 'administratorFirstFactor',
     body: SecondFactorProofBody,
-    responses: {
-      200: { description: 'Second factor accepted; new session cookies set', schema: SecondFactorResponse },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
       const session = await completeSecondFactor({ db, config }, admin, body, origin(ctx));
@@ -96,14 +81,10 @@ function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, l
 
 function registerAdminLogoutRoute(surface: Surface, { config, db }: AppContext): void {
   surface.route({
+    ...docs.adminLogout,
     method: 'post',
     path: '/auth/logout',
-    operationId: 'adminLogout',
-    summary: 'End the administrator session',
-    description: describe.logout,
-    tags: TAGS,
     security: 'administratorFirstFactor',
-    responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },
     handler: async (ctx) => {
       await signOutAdmin(db, currentAdmin(ctx), origin(ctx));
       clearAdminSessionCookies(ctx, config);
