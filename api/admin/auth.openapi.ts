@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loginResponses } from '../auth/password-login.js';
 import { operations } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
@@ -57,13 +58,7 @@ export const docs = operations({
       "RATE_LIMITED with Retry-After. Signing in ends the browser's previous administrator session. Recorded in the audit log " +
       '(auth.login, auth.login_failed for a known account).',
     tags: TAGS,
-    responses: {
-      200: {
-        description: 'Signed in; session cookies set',
-        schema: LoginResponse,
-      },
-      ...errorResponses(400, 401, 429),
-    },
+    responses: loginResponses(LoginResponse),
   },
   adminVerifySecondFactor: {
     summary: 'Complete sign-in with an authenticator code or a recovery code',

@@ -7,11 +7,12 @@ import {
   setAdminSessionCookies,
 } from '../auth/admin-session.js';
 import { completeSecondFactor, signInAdmin, signOutAdmin } from '../auth/admin-sign-in.js';
-import { endBrowserSession, passwordSignInLimits } from '../auth/limits.js';
+import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
 import { docs, LoginBody } from './auth.openapi.js';
-import { adminAttemptingCode, origin, SecondFactorProofBody } from './schemas.js';
+import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
 
 /** POST /auth/login, POST /auth/2fa and POST /auth/logout of the administration surface. */
 export function registerAdminAuthRoutes(
@@ -24,36 +25,28 @@ export function registerAdminAuthRoutes(
   registerAdminLogoutRoute(surface, context);
 }
 
-function registerAdminLoginRoute(surface: Surface, context: AppContext): void {
-  const { config, db } = context;
-  const limitEmail = passwordSignInLimits(surface, db, {
-    name: 'admin-login',
-    path: '/auth/login',
-    perIp: config.ADMIN_LOGIN_MAX_PER_IP,
-    perEmail: config.ADMIN_LOGIN_MAX_PER_EMAIL,
-    windowMinutes: config.ADMIN_LOGIN_WINDOW_MINUTES,
-  });
-  surface.route({
-    ...docs.adminLogin,
-    method: 'post',
-    path: '/auth/login',
-    security: 'public',
-    csrf: false,
+function registerAdminLoginRoute(surface: Surface, { config, db }: AppContext): void {
+  registerPasswordLoginRoute(surface, db, {
+    docs: docs.adminLogin,
     body: LoginBody,
-    handler: async (ctx, { body }) => {
-      await limitEmail(ctx, body.email);
-      const signedIn = await signInAdmin({ db, config }, body, origin(ctx));
-      await endBrowserSession(ctx, ADMIN_COOKIE, (token) => revokeAdminSessionByToken(db, token));
+    limits: {
+      name: 'admin-login',
+      perIp: config.ADMIN_LOGIN_MAX_PER_IP,
+      perEmail: config.ADMIN_LOGIN_MAX_PER_EMAIL,
+      windowMinutes: config.ADMIN_LOGIN_WINDOW_MINUTES,
+    },
+    cookie: ADMIN_COOKIE,
+    revokeByToken: (token) => revokeAdminSessionByToken(db, token),
+    signIn: (body, origin) => signInAdmin({ db, config }, body, origin),
+    open: (ctx, signedIn) => {
       setAdminSessionCookies(ctx, config, signedIn.session);
-      ctx.body = {
-        success: true,
-        data: {
-          admin: signedIn.admin,
-          secondFactorRequired: signedIn.secondFactorRequired,
-          enrolmentRequired: signedIn.enrolmentRequired,
-          csrfToken: signedIn.session.csrfToken,
-          expiresAt: signedIn.session.expiresAt,
-        },
+      const { admin, secondFactorRequired, enrolmentRequired, session } = signedIn;
+      return {
+        admin,
+        secondFactorRequired,
+        enrolmentRequired,
+        csrfToken: session.csrfToken,
+        expiresAt: session.expiresAt,
       };
     },
   });
@@ -69,7 +62,7 @@ function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, l
     body: SecondFactorProofBody,
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
-      const session = await completeSecondFactor({ db, config }, admin, body, origin(ctx));
+      const session = await completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       setAdminSessionCookies(ctx, config, session);
       ctx.body = {
         success: true,
@@ -86,7 +79,7 @@ function registerAdminLogoutRoute(surface: Surface, { config, db }: AppContext):
     path: '/auth/logout',
     security: 'administratorFirstFactor',
     handler: async (ctx) => {
-      await signOutAdmin(db, currentAdmin(ctx), origin(ctx));
+      await signOutAdmin(db, currentAdmin(ctx), requestOrigin(ctx));
       clearAdminSessionCookies(ctx, config);
       ctx.body = { success: true, data: null };
     },

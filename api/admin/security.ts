@@ -11,8 +11,9 @@ import {
 import { setAdminSessionCookies } from '../auth/admin-session.js';
 import { badRequest } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
-import { adminAttemptingCode, origin, SecondFactorProofBody } from './schemas.js';
+import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
 import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 
 /** GET, POST, PATCH and DELETE /security/2fa: the signed-in administrator's own authenticator. */
@@ -55,7 +56,7 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
       const admin = currentAdmin(ctx);
       const proof = proofOf(body);
       if (proof) await limit.consume(ctx, admin.adminId);
-      const started = await startEnrolment({ db, config }, admin, proof, origin(ctx));
+      const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
       ctx.status = 201;
       ctx.body = {
         success: true,
@@ -81,7 +82,7 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limi
     body: ConfirmBody,
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
-      const confirmed = await confirmEnrolment({ db, config }, admin, body.code, origin(ctx));
+      const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
       setAdminSessionCookies(ctx, config, confirmed.session);
       ctx.body = {
         success: true,
@@ -105,7 +106,7 @@ function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit
     body: SecondFactorProofBody,
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
-      await removeSecondFactor({ db, config }, admin, body, origin(ctx));
+      await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       ctx.body = { success: true, data: { enabled: false } };
     },
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DASHBOARD_ROLES } from '../auth/staff-session.js';
+import { loginResponses } from '../auth/password-login.js';
 import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 
@@ -78,13 +79,7 @@ export const docs = operations({
       '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
       'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.',
     tags: TAGS,
-    responses: {
-      200: {
-        description: 'Signed in; session cookies set',
-        schema: LoginResponse,
-      },
-      ...errorResponses(400, 401, 429),
-    },
+    responses: loginResponses(LoginResponse),
   },
   staffLogout: {
     summary: 'End the dashboard session',

@@ -1,8 +1,7 @@
-import type { Context } from 'koa';
 import type { z } from 'zod';
 import { dashboardMemberships } from '../../db/queries/team.js';
 import type { AppContext } from '../app.js';
-import { endBrowserSession, passwordSignInLimits } from '../auth/limits.js';
+import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import {
   clearStaffSessionCookies,
   DASHBOARD_ROLES,
@@ -10,12 +9,11 @@ import {
   setStaffSessionCookies,
   STAFF_SESSION_COOKIE,
 } from '../auth/staff-session.js';
-import { prepareStaffSignIn, signInStaff, signOutStaff, type RequestOrigin } from '../auth/staff-sign-in.js';
+import { prepareStaffSignIn, signInStaff, signOutStaff } from '../auth/staff-sign-in.js';
+import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
 import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
-
-const origin = (ctx: Context): RequestOrigin => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 
 const companyView = (company: z.infer<typeof Company>) => {
   const { id, name_en, name_ar, status, verified } = company;
@@ -30,33 +28,25 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
 }
 
 function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): void {
-  const limitEmail = passwordSignInLimits(surface, db, {
-    name: 'staff-login',
-    path: '/auth/login',
-    perIp: config.STAFF_LOGIN_MAX_PER_IP,
-    perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
-    windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
-  });
-  surface.route({
-    ...docs.staffLogin,
-    method: 'post',
-    path: '/auth/login',
-    security: 'public',
-    csrf: false,
+  registerPasswordLoginRoute(surface, db, {
+    docs: docs.staffLogin,
     body: LoginBody,
-    handler: async (ctx, { body }) => {
-      await limitEmail(ctx, body.email);
-      const signedIn = await signInStaff({ db, config }, body, origin(ctx));
-      await endBrowserSession(ctx, STAFF_SESSION_COOKIE, (token) => revokeStaffSessionByToken(db, token));
+    limits: {
+      name: 'staff-login',
+      perIp: config.STAFF_LOGIN_MAX_PER_IP,
+      perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
+      windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
+    },
+    cookie: STAFF_SESSION_COOKIE,
+    revokeByToken: (token) => revokeStaffSessionByToken(db, token),
+    signIn: (body, origin) => signInStaff({ db, config }, body, origin),
+    open: (ctx, signedIn) => {
       setStaffSessionCookies(ctx, config, signedIn.session);
-      ctx.body = {
-        success: true,
-        data: {
-          user: signedIn.user,
-          membership: { companyId: signedIn.membership.companyId, role: signedIn.membership.role },
-          company: companyView(signedIn.company),
-          csrfToken: signedIn.session.csrfToken,
-        },
+      return {
+        user: signedIn.user,
+        membership: { companyId: signedIn.membership.companyId, role: signedIn.membership.role },
+        company: companyView(signedIn.company),
+        csrfToken: signedIn.session.csrfToken,
       };
     },
   });
@@ -70,7 +60,7 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
     path: '/auth/logout',
     security: 'companyStaff',
     handler: async (ctx) => {
-      await signOutStaff(db, currentStaff(ctx), origin(ctx));
+      await signOutStaff(db, currentStaff(ctx), requestOrigin(ctx));
       clearStaffSessionCookies(ctx, config);
       ctx.body = { success: true };
     },
