@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
-import type { Surface } from '../http/route.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { travellerBookingDocument } from '../use-cases/booking-documents.js';
 import { docs, DocumentQuery, KIND_OF_TYPE, ReceiptQuery } from './documents.openapi.js';
@@ -28,35 +29,34 @@ async function sendBookingDocument(
 }
 
 export function registerDocumentRoutes(surface: Surface, context: AppContext): void {
-  surface.route({
-    ...docs.getBookingDocument,
-    method: 'get',
-    path: '/bookings/{id}/document',
-    security: 'traveller',
-    params: IdParams,
-    query: DocumentQuery,
-    handler: async (ctx, { params, query }) => {
-      await sendBookingDocument(context, ctx, {
-        bookingId: params.id,
-        kind: KIND_OF_TYPE[query.type],
-        locale: query.locale,
-      });
-    },
-  });
+  registerBookingPdfRoute(
+    surface,
+    context,
+    { ...docs.getBookingDocument, path: '/bookings/{id}/document', query: DocumentQuery },
+    (query) => ({ kind: KIND_OF_TYPE[query.type], locale: query.locale }),
+  );
+  registerBookingPdfRoute(
+    surface,
+    context,
+    { ...docs.getBookingReceipt, path: '/bookings/{id}/receipt', query: ReceiptQuery },
+    (query) => ({ kind: 'PAYMENT_RECEIPT', locale: query.locale }),
+  );
+}
 
+/** A route that sends a PDF of the traveller's booking {id}: the kind and language its query asks for. */
+function registerBookingPdfRoute<Q extends z.ZodType>(
+  surface: Surface,
+  context: AppContext,
+  route: OperationDoc & { path: string; query: Q },
+  documentOf: (query: Infer<Q>) => { kind: DocumentKind; locale: DocumentLocale },
+): void {
   surface.route({
-    ...docs.getBookingReceipt,
+    ...route,
     method: 'get',
-    path: '/bookings/{id}/receipt',
     security: 'traveller',
     params: IdParams,
-    query: ReceiptQuery,
     handler: async (ctx, { params, query }) => {
-      await sendBookingDocument(context, ctx, {
-        bookingId: params.id,
-        kind: 'PAYMENT_RECEIPT',
-        locale: query.locale,
-      });
+      await sendBookingDocument(context, ctx, { bookingId: params.id, ...documentOf(query) });
     },
   });
 }

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
-import type { OperationDoc, Surface } from '../http/route.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import {
   loyaltyAccount,
   loyaltyReferral,
@@ -41,9 +41,6 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
   registerVoucherRoutes(surface, loyalty);
 }
 
-/** What a query schema parses to, as the route passes it to its handler. */
-type Parsed<Q> = Q extends z.ZodType ? z.output<Q> : undefined;
-
 /** A read's docs, path and query. */
 type ReadRoute<Q extends z.ZodType> = OperationDoc & { path: string; query: Q };
 
@@ -52,7 +49,7 @@ function registerRead<Q extends z.ZodType>(
   surface: Surface,
   { db, callerOf }: Loyalty,
   route: ReadRoute<Q>,
-  read: (db: Database, caller: LoyaltyCaller, query: Parsed<Q>) => Promise<unknown>,
+  read: (db: Database, caller: LoyaltyCaller, query: Infer<Q>) => Promise<unknown>,
 ): void {
   surface.route({
     ...route,
