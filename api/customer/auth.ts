@@ -19,20 +19,25 @@ import type { Surface } from '../http/route.js';
 import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
 import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
 
-/** The docs of this module's routes, as the configuration words them. */
-type Docs = ReturnType<typeof docsFor>;
+/** What each route of this module is given: its surface, the app and the docs the configuration words. */
+interface AuthRoutes {
+  surface: Surface;
+  context: AppContext;
+  docs: ReturnType<typeof docsFor>;
+}
+
 /**
  * Customer sign-in by phone and one-time code, and the session after it (SPEC "Customer
  * authentication", "Customer session"). Web clients get HttpOnly cookies; a mobile client sends
  * `X-Client: mobile` and gets its tokens in the body instead (and then uses Authorization: Bearer).
  */
 export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
-  const docs = docsFor(context.config);
-  registerSendOtpRoute(surface, context, docs);
-  registerVerifyOtpRoute(surface, context, docs);
-  registerRefreshRoute(surface, context, docs);
-  registerMeRoute(surface, context, docs);
-  registerLogoutRoute(surface, context, docs);
+  const routes: AuthRoutes = { surface, context, docs: docsFor(context.config) };
+  registerSendOtpRoute(routes);
+  registerVerifyOtpRoute(routes);
+  registerRefreshRoute(routes);
+  registerMeRoute(routes);
+  registerLogoutRoute(routes);
 }
 
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */
@@ -40,7 +45,7 @@ function isMobileClient(ctx: Context): boolean {
   return ctx.get('X-Client').trim().toLowerCase() === 'mobile';
 }
 
-function registerSendOtpRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
   const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR);
@@ -72,7 +77,7 @@ function registerSendOtpRoute(surface: Surface, context: AppContext, docs: Docs)
   });
 }
 
-function registerVerifyOtpRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const verifyPerIp = hourlyLimiter(db, 'otp-verify-ip', config.OTP_VERIFY_PER_IP_PER_HOUR);
   surface.route({
@@ -103,7 +108,7 @@ function registerVerifyOtpRoute(surface: Surface, context: AppContext, docs: Doc
   });
 }
 
-function registerRefreshRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
   const { config } = context;
   surface.route({
     ...docs.refreshSession,
@@ -130,7 +135,8 @@ function registerRefreshRoute(surface: Surface, context: AppContext, docs: Docs)
   });
 }
 
-function registerMeRoute(surface: Surface, { db }: AppContext, docs: Docs): void {
+function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
+  const { db } = context;
   surface.route({
     ...docs.getCurrentCustomer,
     method: 'get',
@@ -154,7 +160,8 @@ function registerMeRoute(surface: Surface, { db }: AppContext, docs: Docs): void
   });
 }
 
-function registerLogoutRoute(surface: Surface, { config, db }: AppContext, docs: Docs): void {
+function registerLogoutRoute({ surface, context, docs }: AuthRoutes): void {
+  const { config, db } = context;
   surface.route({
     ...docs.logout,
     method: 'post',

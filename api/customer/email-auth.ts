@@ -15,21 +15,26 @@ import {
   VerifyEmailBody,
 } from './email-auth.openapi.js';
 
-/** The docs of this module's routes, as the configuration words them. */
-type Docs = ReturnType<typeof docsFor>;
+/** What each route of this module is given: its surface, the app and the docs the configuration words. */
+interface EmailAuthRoutes {
+  surface: Surface;
+  context: AppContext;
+  docs: ReturnType<typeof docsFor>;
+}
+
 /**
  * Traveller password recovery and e-mail verification by link (the rules and the links live in
  * api/auth/email.ts and domain/account-email.ts).
  */
 export function registerEmailAuthRoutes(surface: Surface, context: AppContext): void {
-  const docs = docsFor(context.config);
-  registerForgotPasswordRoute(surface, context, docs);
-  registerEmailLinkRoutes(surface, context, docs);
-  registerResendVerificationRoute(surface, context, docs);
-  registerVerifyEmailRoute(surface, context, docs);
+  const routes: EmailAuthRoutes = { surface, context, docs: docsFor(context.config) };
+  registerForgotPasswordRoute(routes);
+  registerEmailLinkRoutes(routes);
+  registerResendVerificationRoute(routes);
+  registerVerifyEmailRoute(routes);
 }
 
-function registerForgotPasswordRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerForgotPasswordRoute({ surface, context, docs }: EmailAuthRoutes): void {
   const { config, db, logger } = context;
   const recoveryPerIp = hourlyLimiter(db, 'password-recovery-ip', config.PASSWORD_RECOVERY_MAX_PER_IP);
   const recoveryPerEmail = hourlyLimiter(
@@ -62,7 +67,7 @@ function registerForgotPasswordRoute(surface: Surface, context: AppContext, docs
 }
 
 /** GET /auth checks a link; POST /auth uses a recovery link. */
-function registerEmailLinkRoutes(surface: Surface, context: AppContext, docs: Docs): void {
+function registerEmailLinkRoutes({ surface, context, docs }: EmailAuthRoutes): void {
   surface.route({
     ...docs.checkEmailLink,
     method: 'get',
@@ -99,7 +104,7 @@ function registerEmailLinkRoutes(surface: Surface, context: AppContext, docs: Do
   });
 }
 
-function registerResendVerificationRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerResendVerificationRoute({ surface, context, docs }: EmailAuthRoutes): void {
   const { config, db } = context;
   const resendPerTraveller = hourlyLimiter(
     db,
@@ -122,7 +127,7 @@ function registerResendVerificationRoute(surface: Surface, context: AppContext, 
   });
 }
 
-function registerVerifyEmailRoute(surface: Surface, context: AppContext, docs: Docs): void {
+function registerVerifyEmailRoute({ surface, context, docs }: EmailAuthRoutes): void {
   surface.route({
     ...docs.verifyEmail,
     method: 'post',
