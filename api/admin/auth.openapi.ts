@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loginResponses } from '../auth/password-login.js';
+import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { operations } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
@@ -84,12 +84,6 @@ export const docs = operations({
     description:
       'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every administration write.',
     tags: TAGS,
-    responses: {
-      200: {
-        description: 'Signed out',
-        schema: OkResponse,
-      },
-      ...errorResponses(401, 403),
-    },
+    responses: signOutResponses(OkResponse),
   },
 });

@@ -11,7 +11,8 @@ import { emailKey } from './limits.js';
 /**
  * POST /auth/login by e-mail and password, as the dashboard and the administration both declare
  * it: limited per client IP and per e-mail address, one session per browser, the new session's
- * cookies set. Each surface brings its body, its sign-in and its session cookies.
+ * cookies set. Each surface brings its body, its sign-in and its session cookies. The sign-in and
+ * sign-out answers are documented alike on both surfaces.
  */
 
 /** What the sign-in body carries on every surface (the dashboard adds the company to sign in to). */
@@ -41,6 +42,15 @@ export const loginResponses = (signedIn: z.ZodType) => ({
     schema: signedIn,
   },
   ...errorResponses(400, 401, 429),
+});
+
+/** What signing out of a session answers on every surface; `signedOut` is the surface's own success body. */
+export const signOutResponses = (signedOut: z.ZodType) => ({
+  200: {
+    description: 'Signed out',
+    schema: signedOut,
+  },
+  ...errorResponses(401, 403),
 });
 
 export function registerPasswordLoginRoute<SignedIn>(

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Database } from '../../db/orm.js';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
-import type { AppContext } from '../app.js';
+import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
 import { hourlyLimiter } from '../auth/limits.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
@@ -19,12 +19,7 @@ import type { Surface } from '../http/route.js';
 import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
 import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
 
-/** What each route of this module is given: its surface, the app and the docs the configuration words. */
-interface AuthRoutes {
-  surface: Surface;
-  context: AppContext;
-  docs: ReturnType<typeof docsFor>;
-}
+type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
 /**
  * Customer sign-in by phone and one-time code, and the session after it (SPEC "Customer

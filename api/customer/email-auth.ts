@@ -1,5 +1,5 @@
 import { maskEmail } from '../../domain/account-email.js';
-import type { AppContext } from '../app.js';
+import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkEmailLink, requestPasswordRecovery, verifyEmailAddress } from '../auth/email.js';
 import { emailKey, hourlyLimiter } from '../auth/limits.js';
 import { setSessionCookies } from '../auth/traveller-session.js';
@@ -15,12 +15,7 @@ import {
   VerifyEmailBody,
 } from './email-auth.openapi.js';
 
-/** What each route of this module is given: its surface, the app and the docs the configuration words. */
-interface EmailAuthRoutes {
-  surface: Surface;
-  context: AppContext;
-  docs: ReturnType<typeof docsFor>;
-}
+type EmailAuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
 /**
  * Traveller password recovery and e-mail verification by link (the rules and the links live in

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DASHBOARD_ROLES } from '../auth/staff-session.js';
-import { loginResponses } from '../auth/password-login.js';
+import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 
@@ -86,13 +86,7 @@ export const docs = operations({
     description:
       'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
     tags: TAGS,
-    responses: {
-      200: {
-        description: 'Signed out',
-        schema: OkResponse,
-      },
-      ...errorResponses(401, 403),
-    },
+    responses: signOutResponses(OkResponse),
   },
   staffMe: {
     summary: 'The signed-in company user, membership and company',
