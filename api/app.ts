@@ -41,6 +41,16 @@ export type AppContext = AppDeps & {
   platform: PlatformState;
 };
 
+/**
+ * What each route function of a feature module is given when the feature's docs depend on the
+ * configuration: the surface, the app, and the docs worded once.
+ */
+export interface FeatureRoutes<Docs> {
+  surface: Surface;
+  context: AppContext;
+  docs: Docs;
+}
+
 /** What route modules share, built once per process (tests build it to register a surface alone). */
 export function appContext(deps: AppDeps): AppContext {
   return {

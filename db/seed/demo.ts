@@ -7,6 +7,7 @@ import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from 
 import { seedDemoAdminConsole } from './demo-admin-console.js';
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
+import { seedDemoFinance } from './demo-finance.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
@@ -212,6 +213,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoAdmins(client);
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
+    await seedDemoFinance(client);
     await seedDemoAdminConsole(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
