@@ -11,6 +11,8 @@ import { withShareSecurity } from './auth/share-issuer.js';
 import { staffAuthenticator } from './auth/staff-auth.js';
 import { createTravellerTokens } from './auth/traveller-token.js';
 import { healthRoutes } from './health.js';
+import { maintenanceGate } from './platform/maintenance-gate.js';
+import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
 import { sharePageRoutes } from './web/share-page.js';
 import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
@@ -35,6 +37,8 @@ export type AppContext = AppDeps & {
   tokens: ReturnType<typeof createTravellerTokens>;
   /** SMTP client for traveller e-mails (verification, recovery). */
   mailer: Mailer;
+  /** Feature flags and maintenance windows, cached per process (api/platform/state.ts). */
+  platform: PlatformState;
 };
 
 /**
@@ -47,13 +51,19 @@ export interface FeatureRoutes<Docs> {
   docs: Docs;
 }
 
-export function createApp(deps: AppDeps) {
-  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
-  const context: AppContext = {
+/** What route modules share, built once per process (tests build it to register a surface alone). */
+export function appContext(deps: AppDeps): AppContext {
+  return {
     ...deps,
     tokens: createTravellerTokens(deps.config),
     mailer: createMailer(deps.config, deps.logger),
+    platform: platformState(deps.db, deps.config),
   };
+}
+
+export function createApp(deps: AppDeps) {
+  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
+  const context = appContext(deps);
 
   const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
   registerCustomerRoutes(customer, context);
@@ -78,6 +88,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
+  app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
   const health = healthRoutes(context);
   app.use(health.routes());

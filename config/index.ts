@@ -125,6 +125,15 @@ export const ConfigSchema = z
     SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(120),
     /** Preview, accept, session and document requests per client IP and grant per minute; 0 disables it. */
     SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+    /**
+     * How old the feature flags and maintenance windows an API process answers from may be, in
+     * seconds: at most this often each process reads the change counters and reloads what changed.
+     */
+    PLATFORM_STATE_POLL_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+    /** POST /api/waitlist sign-ups per client IP per hour; 0 disables the limit. */
+    WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(10),
+    /** Support tickets and messages a traveller may send per hour (POST /api/support-tickets...); 0 disables. */
+    SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(20),
     /** The system Chromium for browser pages (share page tests, API docs); never downloaded. */
     CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
     /**

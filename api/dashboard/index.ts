@@ -4,6 +4,7 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCompanyWarningRoutes } from './company-warnings.js';
 import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerPaymentRoutes } from './payments.js';
@@ -17,6 +18,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerCompanyWarningRoutes(surface, context);
   // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
   registerCashShiftRoutes(surface, context);
   registerPaymentRoutes(surface, context);

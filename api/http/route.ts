@@ -28,7 +28,7 @@ export type Security =
  */
 export type Authenticator = (
   ctx: Context,
-  route: { security: Security; method: Method; csrf: boolean },
+  route: { security: Security; method: Method; csrf: boolean; /** as declared: /trips/{id} */ path: string },
 ) => Promise<void>;
 
 export interface ResponseSpec {
@@ -165,7 +165,7 @@ export class Surface {
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
     this.router[spec.method](koaPath, async (ctx) => {
-      await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf });
+      await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf, path: spec.path });
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
       let body: unknown;

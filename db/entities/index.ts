@@ -15,6 +15,16 @@
  * triggers); entities never generate schema.
  */
 import { AuditLogEntry, Admin, AdminSession } from './admin.js';
+import {
+  CompanyAdminAction,
+  FeatureFlag,
+  Incident,
+  MaintenanceWindowEntity,
+  PlatformStateVersion,
+  SupportTicket,
+  SupportTicketMessage,
+  WaitlistEntry,
+} from './admin-console.js';
 import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
 import { CashShift, CashShiftMovement } from './cash-shifts.js';
@@ -70,6 +80,7 @@ import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
 
 export * from './admin.js';
+export * from './admin-console.js';
 export * from './bookings.js';
 export * from './bus.js';
 export * from './bus-layout.js';
@@ -157,6 +168,15 @@ export const allEntities = [
   ShareRecipientSession,
   // events for webhooks
   OutboxEvent,
+  // the administration console
+  CompanyAdminAction,
+  FeatureFlag,
+  PlatformStateVersion,
+  Incident,
+  MaintenanceWindowEntity,
+  WaitlistEntry,
+  SupportTicket,
+  SupportTicketMessage,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

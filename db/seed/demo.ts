@@ -4,6 +4,7 @@ import { insertTrips, saveBusLayout, type StopCallInput, type TripInput } from '
 import { coachLayout, type TemplateOptions } from '../../domain/layout-templates.js';
 import { addMinutes, damascusDate, damascusDayStart } from '../../domain/time.js';
 import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
+import { seedDemoAdminConsole } from './demo-admin-console.js';
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoFinance } from './demo-finance.js';
@@ -213,6 +214,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
     await seedDemoFinance(client);
+    await seedDemoAdminConsole(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,

@@ -350,6 +350,33 @@ describe('demo seed', () => {
     ]);
   });
 
+  it('gives the administration console a first look after two runs: a warned company, incidents, a past maintenance window, waitlist sign-ups and tickets, once each', async () => {
+    const [counts] = await db.query(
+      `select
+         (select count(*)::int from company_admin_actions where company_id = $1 and action = 'WARN') as zeinobia_warnings,
+         (select count(*)::int from company_admin_actions where company_id = $2 and action = 'SUSPEND') as furat_suspensions,
+         (select count(*)::int from incidents where status <> 'RESOLVED') as open_incidents,
+         (select count(*)::int from incidents where status = 'RESOLVED') as resolved_incidents,
+         (select count(*)::int from maintenance_windows where ends_at < now() and cancelled_at is null) as past_windows,
+         (select count(*)::int from maintenance_windows where ends_at > now() and cancelled_at is null) as coming_windows,
+         (select count(*)::int from waitlist_entries) as waitlist,
+         (select array_agg(status order by status) from support_tickets) as tickets,
+         (select count(*)::int from support_ticket_messages) as messages`,
+      [demoCompany('zeinobia').id, demoCompany('furat').id],
+    );
+    expect(counts).toEqual({
+      zeinobia_warnings: 1,
+      furat_suspensions: 1,
+      open_incidents: 1,
+      resolved_incidents: 1,
+      past_windows: 1,
+      coming_windows: 0,
+      waitlist: 4,
+      tickets: ['ANSWERED', 'CLOSED', 'OPEN'],
+      messages: 5,
+    });
+  });
+
   it('gives the first two production companies payments in every status, a closed shift with a difference and an open one', async () => {
     for (const key of ['qadmous', 'ahliah']) {
       const companyId = demoCompany(key).id;

@@ -65,6 +65,7 @@ export async function confirmScope(
     const seats = await lockHeldSeats(client, input.holdBatchId);
     const tickets = ticketsFor(locked.journeys, seats, input.journeys);
     const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
+    await refuseSuspendedCompanies(client, companyIds);
     const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
 
     await insertTickets(client, tickets);
@@ -98,6 +99,24 @@ export async function confirmScope(
     });
     return currentOutcome(client, input.scope, 'REQUESTED');
   });
+}
+
+/**
+ * A suspended company takes no booking: a hold placed before its suspension cannot be confirmed
+ * (409 TRIP_NOT_BOOKABLE; the hold expires). The rows are share-locked, so a suspension waits for
+ * a confirm in flight and sees the confirmation requests it raised.
+ */
+async function refuseSuspendedCompanies(client: PoolClient, companyIds: string[]): Promise<void> {
+  const { rows } = await client.query<{ id: string; status: string }>(
+    `select id, status from companies where id = any($1::uuid[]) order by id for share`,
+    [companyIds],
+  );
+  const suspended = rows.find((row) => row.status !== 'ACTIVE');
+  if (suspended) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', "This trip's company no longer takes bookings", {
+      company_id: suspended.id,
+    });
+  }
 }
 
 /** The database clock at the start of the transaction: every deadline is measured on it. */

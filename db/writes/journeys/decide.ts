@@ -18,6 +18,11 @@ export interface DecisionInput {
   actorId: string;
   reason?: string | undefined;
   decisionKey: string;
+  /**
+   * Set when the platform ends the request instead of the company (a suspension): the decision
+   * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
+   */
+  failureReason?: typeof FAILURE_REASONS.companySuspended | undefined;
 }
 
 export interface DecisionOutcome {
@@ -37,7 +42,8 @@ interface RequestRow {
  * A company approves or rejects its request, in one transaction. The request must be PENDING and
  * its deadline not passed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT; the same decision key
  * again (a retry) answers the scope's current outcome. The last approval confirms the whole
- * scope; a rejection cancels it with failure_reason COMPANY_REJECTED.
+ * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
+ * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason.
  */
 export async function recordDecision(
   db: Database,
@@ -61,18 +67,14 @@ export async function recordDecision(
         'There is no open confirmation request for this company',
       );
     }
+    if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
     await client.query(
       `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
-      [
-        request.id,
-        input.decision === 'APPROVE' ? 'APPROVED' : 'REJECTED',
-        input.actorId,
-        input.decisionKey,
-        input.reason ?? null,
-      ],
+      [request.id, requestStatusAfter(input), input.actorId, input.decisionKey, input.reason ?? null],
     );
     if (input.decision === 'REJECT') {
-      await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.companyRejected);
+      const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
+      await cancelScope(client, input.scope, locked.journeyIds, reason);
       return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
     }
     const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
@@ -90,6 +92,25 @@ export async function recordDecision(
     await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
     return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
   });
+}
+
+function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {
+  if (input.decision === 'APPROVE') return 'APPROVED';
+  return input.failureReason ? 'CANCELLED' : 'REJECTED';
+}
+
+/** A suspended company decides nothing; only the platform ends its requests. */
+async function refuseSuspendedApproval(client: PoolClient, companyId: string): Promise<void> {
+  const { rows } = await client.query<{ status: string }>(`select status from companies where id = $1`, [
+    companyId,
+  ]);
+  if (rows[0]?.status !== 'ACTIVE') {
+    throw new JourneyRefusal(
+      403,
+      'COMPANY_SUSPENDED',
+      'The company is suspended; it cannot approve requests',
+    );
+  }
 }
 
 async function outcomeOf(
