@@ -2,3 +2,4 @@
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';
 export { shareGrant } from './share-grant.js';
+export { tripSchedule } from './trip-schedule.js';

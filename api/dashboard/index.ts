@@ -5,7 +5,11 @@ import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerFleetRoutes } from './fleet.js';
+import { registerNetworkRoutes } from './network.js';
 import { registerTeamRoutes } from './team.js';
+import { registerTripPlanningRoutes } from './trip-planning.js';
+import { registerTripScheduleRoutes } from './trip-schedules.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
 export function registerDashboardRoutes(surface: Surface, context: AppContext): void {
@@ -15,4 +19,8 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerFleetRoutes(surface, context);
+  registerNetworkRoutes(surface, context);
+  registerTripPlanningRoutes(surface, context);
+  registerTripScheduleRoutes(surface, context);
 }

@@ -60,6 +60,7 @@ import {
 import { OutboxEvent } from './outbox.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
+import { RouteStop, TripSchedule } from './planning.js';
 import { Route } from './route.js';
 import { SeatAllocation } from './seat-allocation.js';
 import { IdempotencyRecord, RateLimit } from './service.js';
@@ -81,6 +82,7 @@ export * from './loyalty.js';
 export * from './outbox.js';
 export * from './payments.js';
 export * from './pickup-location.js';
+export * from './planning.js';
 export * from './route.js';
 export * from './seat-allocation.js';
 export * from './service.js';
@@ -100,8 +102,10 @@ export const allEntities = [
   BusLayout,
   LayoutSeat,
   Route,
+  RouteStop,
   Trip,
   TripStopCall,
+  TripSchedule,
   SeatAllocation,
   // identity and access
   Passenger,
