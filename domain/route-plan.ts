@@ -105,11 +105,16 @@ export function callOffsets(stops: readonly RouteStopPlan[], durationMinutes?: n
   let elapsedRunning = 0;
   let elapsedDwell = 0;
   let previousDeparture = 0;
+  // The latest a stop may be reached and still leave a minute for each later leg and every later dwell.
+  let dwellFromHere = dwell;
   return stops.map((stop, index) => {
     elapsedRunning += stop.runningMinutes;
     const scaled = Math.round(elapsedRunning * factor) + elapsedDwell;
     const last = index === stops.length - 1;
-    const arrivalMinute = index === 0 ? 0 : last ? duration : Math.max(previousDeparture + 1, scaled);
+    const latest = duration - dwellFromHere - (stops.length - 1 - index);
+    dwellFromHere -= stop.dwellMinutes;
+    const arrivalMinute =
+      index === 0 ? 0 : last ? duration : Math.min(latest, Math.max(previousDeparture + 1, scaled));
     elapsedDwell += stop.dwellMinutes;
     previousDeparture = arrivalMinute + stop.dwellMinutes;
     return {
