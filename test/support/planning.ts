@@ -18,7 +18,7 @@ export interface PlanningWorld {
   sessions: Record<PlanningRole, Session>;
   origin: { id: string };
   destination: { id: string };
-  originStop: { id: string; cityId: string };
+  originStop: { id: string; cityId: string; nameEn: string };
   originStop2: { id: string; cityId: string };
   middleStop: { id: string; cityId: string };
   destinationStop: { id: string; cityId: string };
