@@ -126,7 +126,7 @@ async function tripWindows(q: Queryable, scope: PlanningScope, from: number, unt
        select 'DEPARTURE_TAKEN', t.* from trips t
        where t.route_id = $3 and t.status <> 'CANCELLED' and t.departure_at >= $4 and t.departure_at < $5
      ) busy
-     where id is distinct from $6 and schedule_id is distinct from $7`,
+     where ($6::uuid is null or id <> $6) and ($7::uuid is null or schedule_id is distinct from $7)`,
     [
       scope.busId,
       scope.driverId,
