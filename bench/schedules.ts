@@ -12,7 +12,6 @@
  * database is dropped and rebuilt at every run.
  */
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import { argon2id, hash } from 'argon2';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
@@ -22,7 +21,7 @@ import { tripStopCalls, type RouteStopPlan } from '../domain/route-plan.js';
 import { damascusDate } from '../domain/time.js';
 import { expandTimetable } from '../domain/trip-schedules.js';
 import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
-import { percentile } from './lib/load.js';
+import { machineLoad, percentile } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
 
 const DATABASE = 'busbooking_bench_schedules';
@@ -292,10 +291,7 @@ async function main() {
   } finally {
     await stack.close();
   }
-  const [load1, load5] = loadavg();
-  log(
-    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
-  );
+  log(machineLoad());
 }
 
 await main();

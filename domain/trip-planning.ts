@@ -28,16 +28,6 @@ export const MAX_TRIP_MINUTES = 24 * 60;
 /** Stop kinds a trip may call at or pick travellers up from; depots are operational only. */
 export const TRAVELLER_STOP_KINDS = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT'] as const;
 
-/** Trip statuses whose trips still occupy their bus and driver. */
-export const OCCUPYING_TRIP_STATUSES = [
-  'SCHEDULED',
-  'BOARDING',
-  'DELAYED',
-  'DEPARTED',
-  'ARRIVED',
-  'COMPLETED',
-] as const;
-
 /** What a planning rule needs to know of a stop. */
 export interface PlanningStop {
   id: string;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_ROUTE_STOPS } from '../../domain/route-plan.js';
 import { PICKUP_MAX_KM_FROM_CITY, TRAVELLER_STOP_KINDS } from '../../domain/trip-planning.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { operations } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import {
@@ -100,19 +101,12 @@ export const PickupBody = z
   })
   .strict();
 
-const PickupPoint = z.object({
-  id: UuidOut.meta({ description: 'the stop id: what a trip or schedule names as pickup_stop_id' }),
-  name: z.string(),
-  nameEn: z.string(),
-  address: z.string(),
-  addressEn: z.string(),
-  latitude: z.number(),
-  longitude: z.number(),
-  directions: z.string(),
-  directionsEn: z.string(),
+const PickupPoint = PickupLocationSchema.extend({
   city_id: UuidOut,
   kind: z.string(),
-  scope: z.enum(['PUBLIC', 'COMPANY']),
+  scope: z
+    .enum(['PUBLIC', 'COMPANY'])
+    .meta({ description: "PUBLIC: a shared station; COMPANY: the company's own" }),
 });
 
 export const docs = operations({

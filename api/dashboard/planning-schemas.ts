@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DRIVER_ADMIN_ROLES, PLANNING_ROLES } from '../../domain/trip-planning.js';
 import type { Context } from 'koa';
-import type { StaffAct } from '../../db/writes/planning/fleet.js';
+import type { StaffAct } from '../../db/writes/planning/act.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { authorize, requireActiveCompany, requireRole } from './guards.js';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TripStatus } from '../../db/entities/trip.js';
 import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, Money, NamedRefOut, ok, PaginationOut, UuidOut, WRITE_RULES } from './planning-schemas.js';
@@ -47,18 +48,6 @@ export const TripBody = z
   })
   .strict();
 
-const PickupLocation = z.object({
-  id: UuidOut,
-  name: z.string(),
-  nameEn: z.string(),
-  address: z.string(),
-  addressEn: z.string(),
-  latitude: z.number(),
-  longitude: z.number(),
-  directions: z.string(),
-  directionsEn: z.string(),
-});
-
 const Trip = z
   .object({
     id: UuidOut,
@@ -78,7 +67,7 @@ const Trip = z
     }),
     bus: z.object({ id: UuidOut, plate_number: z.string(), model: z.string() }),
     driver: z.object({ id: UuidOut, name: z.string(), email: z.string() }).nullable(),
-    pickupLocation: PickupLocation,
+    pickupLocation: PickupLocationSchema,
     seats_total: z.int(),
     seats_taken: z.int().meta({ description: 'seats held or sold somewhere on the trip' }),
     price_base: z.number(),

@@ -5,38 +5,14 @@ import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { LIVE_ALLOCATION } from '../../queries/inventory.js';
 import { tripHasBookingsSql } from '../../queries/planning.js';
-import { recordAudit, type RequestOrigin } from '../audit.js';
 import { saveBusLayout, type SavedLayout } from '../catalogue.js';
+import { auditAct, type StaffAct } from './act.js';
 
 /**
  * The company's fleet writes, one transaction each with its audit row: a new bus (optionally
  * from a template), a layout version (PUT /buses/{id}/layout), archiving the layout (DELETE),
  * and a driver account.
  */
-export interface StaffAct {
-  companyId: string;
-  staffUserId: string;
-  origin: RequestOrigin;
-}
-
-const audit = (
-  client: TransactionClient,
-  act: StaffAct,
-  action: string,
-  target: [string, string],
-  details = {},
-) =>
-  recordAudit(client, {
-    actorKind: 'STAFF',
-    actorId: act.staffUserId,
-    action,
-    targetKind: target[0],
-    targetId: target[1],
-    details,
-    ip: act.origin.ip,
-    requestId: act.origin.requestId,
-  });
-
 /** The issues of a layout as a 400: each names the offending element's path. */
 export function layoutRefusal(document: LayoutDocument, field: string): PlanningRefusal | null {
   const issues = validateLayout(document);
@@ -78,7 +54,7 @@ export async function createBus(
           saveMode: 'active',
         })
       : null;
-    await audit(client, act, 'company.bus.create', ['bus', busId], {
+    await auditAct(client, act, 'company.bus.create', ['bus', busId], {
       plateNumber: bus.plateNumber,
       template: bus.template?.id ?? null,
     });
@@ -152,7 +128,7 @@ export async function saveLayout(
         [change.busId, saved.seatCount],
       );
     }
-    await audit(client, act, 'company.bus.layout.save', ['bus', change.busId], {
+    await auditAct(client, act, 'company.bus.layout.save', ['bus', change.busId], {
       version: saved.version,
       saveMode: change.saveMode,
       seatCount: saved.seatCount,
@@ -195,7 +171,7 @@ export async function archiveLayout(
       throw new PlanningRefusal(404, 'LAYOUT_NOT_FOUND', 'The bus has no layout to archive');
     await client.query('update buses set capacity = 0 where id = $1', [busId]);
     const archivedVersions = rows.map((row) => row.version).sort((a, b) => a - b);
-    await audit(client, act, 'company.bus.layout.archive', ['bus', busId], { versions: archivedVersions });
+    await auditAct(client, act, 'company.bus.layout.archive', ['bus', busId], { versions: archivedVersions });
     return { archivedVersions };
   });
 }
@@ -221,7 +197,7 @@ export async function createDriver(
       `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'DRIVER') returning id`,
       [act.companyId, rows[0].id],
     );
-    await audit(client, act, 'company.driver.create', ['staff_user', rows[0].id], { email: driver.email });
+    await auditAct(client, act, 'company.driver.create', ['staff_user', rows[0].id], { email: driver.email });
     return { id: rows[0].id, membershipId: memberships[0]!.id };
   });
 }

@@ -9,28 +9,9 @@ import {
   type PlanningStop,
 } from '../../../domain/trip-planning.js';
 import type { Database, TransactionClient } from '../../orm.js';
-import { recordAudit } from '../audit.js';
-import type { StaffAct } from './fleet.js';
+import { auditAct, type StaffAct } from './act.js';
 
 /** The company's network writes: cities (shared by everyone), routes with their stops, pickup points. */
-const audit = (
-  client: TransactionClient,
-  act: StaffAct,
-  action: string,
-  target: [string, string],
-  details = {},
-) =>
-  recordAudit(client, {
-    actorKind: 'STAFF',
-    actorId: act.staffUserId,
-    action,
-    targetKind: target[0],
-    targetId: target[1],
-    details,
-    ip: act.origin.ip,
-    requestId: act.origin.requestId,
-  });
-
 /** Serializes city additions, so two companies adding "Tartous" and "tartous" at once get one city. */
 const CITY_LOCK_KEY = 0x0c17;
 
@@ -71,7 +52,7 @@ export async function saveCity(
        returning id, name_ar, name_en, latitude, longitude`,
       [city.nameAr, city.nameEn, city.latitude, city.longitude],
     );
-    await audit(client, act, 'catalogue.city.create', ['city', inserted[0]!.id], { nameEn: city.nameEn });
+    await auditAct(client, act, 'catalogue.city.create', ['city', inserted[0]!.id], { nameEn: city.nameEn });
     return { city: inserted[0]!, created: true };
   });
 }
@@ -172,7 +153,7 @@ export async function createRoute(
         ),
       ],
     );
-    await audit(client, act, 'company.route.create', ['route', routeId], { stops: route.stops.length });
+    await auditAct(client, act, 'company.route.create', ['route', routeId], { stops: route.stops.length });
     return { routeId };
   });
 }
@@ -239,7 +220,7 @@ export async function createPickupLocation(
       'insert into pickup_locations (company_id, city_id, stop_id, is_public) values ($1, $2, $3, true)',
       [act.companyId, point.cityId, stopId],
     );
-    await audit(client, act, 'company.pickup_location.create', ['stop', stopId], { cityId: point.cityId });
+    await auditAct(client, act, 'company.pickup_location.create', ['stop', stopId], { cityId: point.cityId });
     return { stopId };
   });
 }

@@ -11,9 +11,8 @@ import type { TripRefsRequest } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { planningConflicts, tripHasBookingsSql } from '../../queries/planning.js';
 import { resolveTripRefs, type TripRefs } from '../../queries/trip-plan.js';
-import { recordAudit } from '../audit.js';
 import { insertTrips } from '../catalogue.js';
-import type { StaffAct } from './fleet.js';
+import { auditAct, type StaffAct } from './act.js';
 import { lockPlanningResources } from './locks.js';
 
 /**
@@ -114,15 +113,10 @@ export async function saveTrip(
       );
     }
     const tripId = await writeTrip(client, act, input, existing, refs);
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: act.staffUserId,
-      action: existing ? 'company.trip.replan' : 'company.trip.create',
-      targetKind: 'trip',
-      targetId: tripId,
-      details: { busId: input.busId, driverId: input.driverId, pickupStopId: input.pickupStopId },
-      ip: act.origin.ip,
-      requestId: act.origin.requestId,
+    await auditAct(client, act, existing ? 'company.trip.replan' : 'company.trip.create', ['trip', tripId], {
+      busId: input.busId,
+      driverId: input.driverId,
+      pickupStopId: input.pickupStopId,
     });
     return { tripId, created: !existing };
   });
