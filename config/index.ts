@@ -226,6 +226,15 @@ export const ConfigSchema = z
      * is noticed after this), in seconds.
      */
     SCHEDULE_BATCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+    /**
+     * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
+     * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.
+     */
+    CASH_SHIFT_MAX_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 7)
+      .default(24),
   })
   .strict();
 

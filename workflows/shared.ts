@@ -27,4 +27,5 @@ export const workflowIds = {
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
   tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
+  cashShift: (companyId: string) => `cash-shift/${companyId}`,
 };

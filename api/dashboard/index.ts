@@ -4,9 +4,11 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerFleetRoutes } from './fleet.js';
 import { registerNetworkRoutes } from './network.js';
+import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
 import { registerTripPlanningRoutes } from './trip-planning.js';
 import { registerTripScheduleRoutes } from './trip-schedules.js';
@@ -19,6 +21,9 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
+  registerCashShiftRoutes(surface, context);
+  registerPaymentRoutes(surface, context);
   registerFleetRoutes(surface, context);
   registerNetworkRoutes(surface, context);
   registerTripPlanningRoutes(surface, context);

@@ -3,6 +3,7 @@ import { DRIVER_ADMIN_ROLES, PLANNING_ROLES } from '../../domain/trip-planning.j
 import type { Context } from 'koa';
 import type { StaffAct } from '../../db/writes/planning/act.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
+import { requestOrigin } from '../http/request-origin.js';
 import { authorize, requireActiveCompany, requireRole } from './guards.js';
 
 /**
@@ -22,7 +23,7 @@ export const driverManager = (ctx: Context): StaffPrincipal =>
 export const staffAct = (ctx: Context, staff: StaffPrincipal): StaffAct => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
-  origin: { ip: ctx.ip, requestId: ctx.state.requestId },
+  origin: requestOrigin(ctx),
 });
 
 /** Planning reads that only planners see (the schedules). */
