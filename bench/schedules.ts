@@ -12,8 +12,6 @@
  * database is dropped and rebuilt at every run.
  */
 import { randomUUID } from 'node:crypto';
-import { argon2id, hash } from 'argon2';
-import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
 import { insertTrips, saveBusLayout } from '../db/writes/catalogue.js';
 import { BUS_TEMPLATES, coachLayout } from '../domain/layout-templates.js';
@@ -21,6 +19,7 @@ import { tripStopCalls, type RouteStopPlan } from '../domain/route-plan.js';
 import { damascusDate } from '../domain/time.js';
 import { expandTimetable } from '../domain/trip-schedules.js';
 import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
+import { benchOwnerSession } from './lib/company.js';
 import { machineLoad, percentile } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
 
@@ -116,18 +115,7 @@ async function createWorld(db: Database): Promise<World> {
 }
 
 async function ownerHeaders(db: Database, companyId: string): Promise<Record<string, string>> {
-  const [user] = await db.query<{ id: string }>(
-    `insert into staff_users (email, name, password_hash) values ($1, 'Bench Owner', $2) returning id`,
-    [`owner-${randomUUID().slice(0, 8)}@bench.test`, await hash('not used to sign in', { type: argon2id })],
-  );
-  const [membership] = await db.query<{ id: string }>(
-    `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
-    [companyId, user!.id],
-  );
-  const session = await createStaffSession(
-    { db, config: { STAFF_SESSION_TTL_HOURS: 12, COOKIE_SECURE: true } },
-    { staffUserId: user!.id, membershipId: membership!.id },
-  );
+  const session = await benchOwnerSession(db, companyId);
   return {
     'content-type': 'application/json',
     cookie: `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`,
