@@ -264,44 +264,17 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
           'invalid_value',
         ],
       ];
-      const duplicateNumber = base();
-      duplicateNumber.grid.rows += 1;
-      duplicateNumber.elements.push({
-        type: 'seat',
-        x: 0,
-        y: 4,
-        width: 1,
-        height: 1,
-        rotation: 0,
-        deck: 1,
-        seatId: 'new',
-        seatNumber: '1',
-      });
-      cases.push([
-        'a repeated seatNumber',
-        { document: duplicateNumber, index: duplicateNumber.elements.length - 1 },
-        'LAYOUT_INVALID',
-        'SEAT_NUMBER_DUPLICATE',
-      ]);
-      const duplicateId = base();
-      duplicateId.grid.rows += 1;
-      duplicateId.elements.push({
-        type: 'seat',
-        x: 0,
-        y: 4,
-        width: 1,
-        height: 1,
-        rotation: 0,
-        deck: 1,
-        seatId: 'd1-r1-c1',
-        seatNumber: '99',
-      });
-      cases.push([
-        'a repeated seatId elsewhere',
-        { document: duplicateId, index: duplicateId.elements.length - 1 },
-        'LAYOUT_INVALID',
-        'SEAT_ID_DUPLICATE',
-      ]);
+      /** A seat on a new fourth row, free of every other element, with the given identity. */
+      const onNewRow = (seatId: string, seatNumber: string) => {
+        const document = base();
+        document.grid.rows += 1;
+        document.elements.push({ ...seat, type: 'seat', x: 0, y: 4, seatId, seatNumber } as LayoutElement);
+        return { document, index: document.elements.length - 1 };
+      };
+      cases.push(
+        ['a repeated seatNumber', onNewRow('new', '1'), 'LAYOUT_INVALID', 'SEAT_NUMBER_DUPLICATE'],
+        ['a repeated seatId elsewhere', onNewRow('d1-r1-c1', '99'), 'LAYOUT_INVALID', 'SEAT_ID_DUPLICATE'],
+      );
       const before = await planningSnapshot(app.db, world.companyId);
       for (const [name, { document, index }, errorCode, issueCode] of cases) {
         for (const saveMode of ['draft', 'active']) {
