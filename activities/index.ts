@@ -6,6 +6,7 @@ import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
 import { createJourneyActivities } from './journeys.js';
+import { createTripScheduleActivities } from './trip-schedules.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createJourneyActivities(deps),
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
+    ...createTripScheduleActivities(deps),
     ...createCashShiftActivities(deps),
   };
 }

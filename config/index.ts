@@ -226,6 +226,15 @@ export const ConfigSchema = z
      * development answers 501 OFFICIAL_CONTRACT_REQUIRED. Either way the payload is never read.
      */
     PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).default('development'),
+    /** Trips a trip-schedule workflow creates per batch (each batch one transaction). */
+    SCHEDULE_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+    /** How long POST /trip-schedules waits for the workflow to finish before answering 202, in milliseconds. */
+    SCHEDULE_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(25_000).default(5000),
+    /**
+     * Longest one schedule batch may run before Temporal retries it (a worker that died mid-batch
+     * is noticed after this), in seconds.
+     */
+    SCHEDULE_BATCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
     /**
      * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
      * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.

@@ -3,3 +3,4 @@ export { cashShift } from './cash-shift.js';
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';
 export { shareGrant } from './share-grant.js';
+export { tripSchedule } from './trip-schedule.js';

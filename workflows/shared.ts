@@ -26,5 +26,6 @@ export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
+  tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
   cashShift: (companyId: string) => `cash-shift/${companyId}`,
 };

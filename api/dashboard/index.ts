@@ -7,8 +7,12 @@ import { registerBookingSettingsRoutes } from './booking-settings.js';
 import { registerCompanyWarningRoutes } from './company-warnings.js';
 import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerFleetRoutes } from './fleet.js';
+import { registerNetworkRoutes } from './network.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
+import { registerTripPlanningRoutes } from './trip-planning.js';
+import { registerTripScheduleRoutes } from './trip-schedules.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
 export function registerDashboardRoutes(surface: Surface, context: AppContext): void {
@@ -22,4 +26,8 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
   registerCashShiftRoutes(surface, context);
   registerPaymentRoutes(surface, context);
+  registerFleetRoutes(surface, context);
+  registerNetworkRoutes(surface, context);
+  registerTripPlanningRoutes(surface, context);
+  registerTripScheduleRoutes(surface, context);
 }

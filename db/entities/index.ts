@@ -72,6 +72,7 @@ import { OutboxEvent } from './outbox.js';
 import { PaymentLedgerDay } from './payment-ledger.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
+import { RouteStop, TripSchedule } from './planning.js';
 import { Route } from './route.js';
 import { SeatAllocation } from './seat-allocation.js';
 import { IdempotencyRecord, RateLimit } from './service.js';
@@ -96,6 +97,7 @@ export * from './outbox.js';
 export * from './payment-ledger.js';
 export * from './payments.js';
 export * from './pickup-location.js';
+export * from './planning.js';
 export * from './route.js';
 export * from './seat-allocation.js';
 export * from './service.js';
@@ -115,8 +117,10 @@ export const allEntities = [
   BusLayout,
   LayoutSeat,
   Route,
+  RouteStop,
   Trip,
   TripStopCall,
+  TripSchedule,
   SeatAllocation,
   // identity and access
   Passenger,
