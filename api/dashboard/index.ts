@@ -4,8 +4,11 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerDispatchRoutes } from './dispatch.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerTeamRoutes } from './team.js';
+import { registerTrackingRoutes } from './tracking.js';
+import { registerTripCommandRoutes } from './trip-commands.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
 export function registerDashboardRoutes(surface: Surface, context: AppContext): void {
@@ -15,4 +18,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerDispatchRoutes(surface, context);
+  registerTripCommandRoutes(surface, context);
+  registerTrackingRoutes(surface, context);
 }
