@@ -7,11 +7,11 @@ import {
   type ScanRefusal,
 } from '../../../domain/boarding-scan.js';
 import type { TicketStatus } from '../../../domain/documents.js';
-import { DispatchRefusal, tripNotFound, type TravellerState } from '../../../domain/trip-dispatch.js';
+import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
 import { findSigningKey } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
 import { applyDispatch, withDeadlockRetry } from './transition.js';
-import { refuseUnassigned, type Queryable } from './trip.js';
+import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 
 /**
  * POST /driver/api/trips/{id}/scan: verify a scanned boarding credential and check its traveller
@@ -51,32 +51,37 @@ export interface ScanAnswer {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const publicKeys = new Map<string, KeyObject>();
-const publicKeyOf = (pem: string) => {
-  let key = publicKeys.get(pem);
-  if (!key) publicKeys.set(pem, (key = publicKeyFromPem(pem)));
+/** Published keys by key id, parsed once: a key's public half never changes once published. */
+const publishedKeys = new Map<string, KeyObject>();
+
+async function publishedKey(db: Database, keyId: unknown): Promise<KeyObject | undefined> {
+  if (typeof keyId !== 'string') return undefined;
+  let key = publishedKeys.get(keyId);
+  if (!key) {
+    const row = await findSigningKey(db, keyId);
+    if (!row) return undefined;
+    publishedKeys.set(keyId, (key = publicKeyFromPem(row.public_key)));
+  }
   return key;
-};
+}
 
 export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAnswer> {
-  const [trip] = await db.query<{ company_id: string; driver_id: string | null }>(
-    'select company_id, driver_id from trips where id = $1',
-    [input.tripId],
-  );
-  if (trip?.company_id !== input.companyId) throw tripNotFound();
-  refuseUnassigned(input.actor, trip.driver_id);
-  const keyId = input.payload.keyId;
-  const keyRow = typeof keyId === 'string' ? await findSigningKey(db, keyId) : undefined;
-  const signatureValid =
-    keyRow !== undefined && verifyCredential(input.payload, input.signature, publicKeyOf(keyRow.public_key));
+  const key = await publishedKey(db, input.payload.keyId);
+  const signatureValid = key !== undefined && verifyCredential(input.payload, input.signature, key);
   const requestHash = createHash('sha256')
     .update(canonicalJson({ tripId: input.tripId, payload: input.payload, signature: input.signature }))
     .digest('hex');
   return withDeadlockRetry(() =>
     db.transaction(async (client) => {
+      // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
+      const trip = await lockTrip(
+        client,
+        { ...input, actor: { ...input.actor, channel: 'DRIVER_APP' } },
+        'share',
+      );
       const stored = await storedAnswer(client, input, requestHash);
       if (stored) return stored;
-      const answer = await verdict(client, input, { keyKnown: keyRow !== undefined, signatureValid });
+      const answer = await verdict(client, input, trip, { keyKnown: key !== undefined, signatureValid });
       await client.query(
         `insert into boarding_scans (company_id, client_scan_id, trip_id, ticket_id, staff_user_id, device_id, request_hash,
                                      outcome, reason, response, scanned_at)
@@ -139,6 +144,7 @@ interface TicketRow {
 async function verdict(
   client: Queryable,
   input: ScanInput,
+  trip: LockedTrip,
   credential: { keyKnown: boolean; signatureValid: boolean },
 ): Promise<ScanAnswer> {
   const ticketId = input.payload.ticketId;
@@ -177,25 +183,30 @@ async function verdict(
     presentedSignature: input.signature,
   });
   if (refused || !ticket) return { ...base, reason: refused ?? 'TICKET_NOT_FOUND' };
-  return checkIn(client, input, base, ticket.id);
+  return checkIn(client, input, trip, base, ticket.id);
 }
 
 /** The dispatch CHECK_IN of the ticket; a refusal it answers (before writing anything) becomes the scan's outcome. */
 async function checkIn(
   client: Queryable,
   input: ScanInput,
+  trip: LockedTrip,
   base: ScanAnswer,
   ticketId: string,
 ): Promise<ScanAnswer> {
   try {
-    const result = await applyDispatch(client, {
-      companyId: input.companyId,
-      tripId: input.tripId,
-      actor: { staffUserId: input.actor.staffUserId, role: input.actor.role, channel: 'DRIVER_APP' },
-      action: 'CHECK_IN',
-      item: { type: 'JOURNEY_TICKET', id: ticketId },
-      scan: { deviceId: input.deviceId, at: input.scannedAt },
-    });
+    const result = await applyDispatch(
+      client,
+      {
+        companyId: input.companyId,
+        tripId: input.tripId,
+        actor: { staffUserId: input.actor.staffUserId, role: input.actor.role, channel: 'DRIVER_APP' },
+        action: 'CHECK_IN',
+        item: { type: 'JOURNEY_TICKET', id: ticketId },
+        scan: { deviceId: input.deviceId, at: input.scannedAt },
+      },
+      trip,
+    );
     const traveller = result.traveller!;
     return {
       ...base,

@@ -4,7 +4,13 @@ import { pgCode } from '../../pg-errors.js';
 import { awardTripPoints } from '../loyalty/index.js';
 import { applyTravellerAction } from './attendance.js';
 import { applyTripAction } from './trip-actions.js';
-import { lockTrip, type DispatchCommand, type DispatchResult, type Queryable } from './trip.js';
+import {
+  lockTrip,
+  type DispatchCommand,
+  type DispatchResult,
+  type LockedTrip,
+  type Queryable,
+} from './trip.js';
 
 /**
  * The trip operations room's ONE transition (SPEC "Trip dispatch actions"): every dispatch action,
@@ -31,11 +37,16 @@ export async function withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The transition inside the caller's transaction (the driver app's scan runs it beside its scan record). */
-export async function applyDispatch(client: Queryable, command: DispatchCommand): Promise<DispatchResult> {
+export async function applyDispatch(
+  client: Queryable,
+  command: DispatchCommand,
+  /** The trip, when the caller's transaction already holds it FOR SHARE (a traveller action only). */
+  shared?: LockedTrip,
+): Promise<DispatchResult> {
   const action = command.action;
   if (isTravellerAction(action)) {
     if (!command.item) throw new Error(`${action} needs a manifest item`);
-    const trip = await lockTrip(client, command, 'share');
+    const trip = shared ?? (await lockTrip(client, command, 'share'));
     return applyTravellerAction(client, trip, { ...command, action, item: command.item });
   }
   const trip = await lockTrip(client, command, 'update');
