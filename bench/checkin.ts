@@ -14,6 +14,7 @@
  * (default 5) repeats with new trips. The benchmark database is dropped and rebuilt at every run.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import { loadConfig, type Config } from '../config/index.js';
@@ -22,8 +23,9 @@ import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { scanAtDoor, type ScanAnswer } from '../db/writes/trip-operations/index.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
+import { databaseUrl, dropDatabase, ensurePostgres, projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
+import { cpuSnapshot } from './lib/cpu.js';
 import { percentile, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
@@ -244,9 +246,39 @@ async function auditCheckIns(db: Database, tripIds: string[]) {
   return row!;
 }
 
+/**
+ * CPU seconds of this run's own processes: the API it started (by its working directory: other
+ * checkouts may run an API too), this process (the load generator, and the bare way's Node side)
+ * and the PostgreSQL backends of the benchmark database (the server is shared).
+ */
+function ownCpu(): Map<string, number> {
+  const byPart = new Map<string, number>();
+  for (const [pid, { part, seconds }] of cpuSnapshot()) {
+    if (!isOwn(pid, part)) continue;
+    byPart.set(part, (byPart.get(part) ?? 0) + seconds);
+  }
+  return byPart;
+}
+
+function isOwn(pid: number, part: string): boolean {
+  try {
+    if (part === 'PostgreSQL') return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(DATABASE);
+    if (part === 'API') return readlinkSync(`/proc/${pid}/cwd`) === projectRoot;
+    return part === 'load generator';
+  } catch {
+    return false;
+  }
+}
+
+function addCpu(total: Map<string, number>, before: Map<string, number>, after: Map<string, number>): void {
+  for (const [part, seconds] of after)
+    total.set(part, (total.get(part) ?? 0) + seconds - (before.get(part) ?? 0));
+}
+
 async function phase(stack: BenchStack, config: Config, world: World, how: 'HTTP' | 'bare') {
   const results: PhaseResult[] = [];
   const tripIds: string[] = [];
+  const cpu = new Map<string, number>();
   for (let round = 0; round < ROUNDS; round++) {
     const trips: ScannerTrip[] = [];
     for (let scanner = 0; scanner < SCANNERS; scanner++) {
@@ -254,9 +286,18 @@ async function phase(stack: BenchStack, config: Config, world: World, how: 'HTTP
     }
     tripIds.push(...trips.map((trip) => trip.tripId));
     const way = how === 'HTTP' ? overHttp(stack) : bare(stack.db, world.company.companyId);
+    const before = ownCpu();
     results.push(await runScanners(`${how} round ${round + 1}`, trips.map(scansOf), way));
+    addCpu(cpu, before, ownCpu());
   }
-  return { result: merge(how, results), audit: await auditCheckIns(stack.db, tripIds) };
+  const result = merge(how, results);
+  const cpuPerScan = Object.fromEntries(
+    [...cpu].map(([part, seconds]) => [
+      `${part} ms`,
+      Number(((seconds * 1000) / result.requests).toFixed(2)),
+    ]),
+  );
+  return { result, audit: await auditCheckIns(stack.db, tripIds), cpuPerScan };
 }
 
 /** The rounds as one phase: throughput over the time spent scanning, percentiles over every scan. */
@@ -318,6 +359,8 @@ async function measure(stack: BenchStack, config: Config, world: World) {
       'not checked in': audit.missing,
     })),
   );
+  log('CPU per scan (ms), independent of what else the machine runs; PostgreSQL counts only this database:');
+  console.table([http, direct].map(({ result, cpuPerScan }) => ({ way: result.label, ...cpuPerScan })));
   for (const { result } of [http, direct]) {
     if (result.unexpected.size) {
       log(

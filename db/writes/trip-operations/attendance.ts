@@ -89,15 +89,8 @@ async function changeTicket(
   trip: LockedTrip,
   command: TravellerCommand,
 ): Promise<TravellerChange> {
-  const { rows: found } = await client.query<{ booking_id: string | null }>(
-    `select b.id as booking_id from journey_tickets k
-     left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
-     where k.id = $1 and k.trip_id = $2 and k.company_id = $3 and k.status <> 'REISSUED'`,
-    [command.item.id, trip.id, trip.companyId],
-  );
-  if (!found[0]) throw itemNotFound();
-  const bookingId = found[0].booking_id;
-  const booking = bookingId ? await lockBooking(client, bookingId) : undefined;
+  const booking = await lockTicketBooking(client, trip, command.item.id);
+  const bookingId = booking?.id ?? null;
   const { rows } = await client.query<TicketRow>(
     `select k.id, k.status, k.boarding_authorized, k.attendance, k.attendance_at, k.attendance_by,
             u.name as attendance_by_name, k.attendance_source, k.attendance_device
@@ -163,6 +156,33 @@ interface BookingRow {
   status: string;
   journey_id: string | null;
   has_tickets: boolean;
+}
+
+/**
+ * Locks the booking row of the trip's ticket `ticketId` (the ticket is still unlocked); undefined
+ * for a ticket without a booking row, 404 when the trip has no such ticket.
+ */
+async function lockTicketBooking(
+  client: Queryable,
+  trip: LockedTrip,
+  ticketId: string,
+): Promise<BookingRow | undefined> {
+  const ticketOfTrip = `k.id = $1 and k.trip_id = $2 and k.company_id = $3 and k.status <> 'REISSUED'`;
+  const { rows } = await client.query<BookingRow>(
+    `select b.id, b.status, b.journey_id, true as has_tickets
+     from journey_tickets k
+     join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
+     where ${ticketOfTrip} for update of b`,
+    [ticketId, trip.id, trip.companyId],
+  );
+  if (rows[0]) return rows[0];
+  const { rows: ticket } = await client.query(`select 1 from journey_tickets k where ${ticketOfTrip}`, [
+    ticketId,
+    trip.id,
+    trip.companyId,
+  ]);
+  if (!ticket[0]) throw itemNotFound();
+  return undefined;
 }
 
 async function lockBooking(client: Queryable, bookingId: string): Promise<BookingRow> {

@@ -79,25 +79,18 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
         { ...input, actor: { ...input.actor, channel: 'DRIVER_APP' } },
         'share',
       );
-      const stored = await storedAnswer(client, input, requestHash);
-      if (stored) return stored;
+      if (!(await claimScan(client, input, requestHash))) return storedAnswer(client, input, requestHash);
       const answer = await verdict(client, input, trip, { keyKnown: key !== undefined, signatureValid });
       await client.query(
-        `insert into boarding_scans (company_id, client_scan_id, trip_id, ticket_id, staff_user_id, device_id, request_hash,
-                                     outcome, reason, response, scanned_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        `update boarding_scans set ticket_id = $3, outcome = $4, reason = $5, response = $6
+         where company_id = $1 and client_scan_id = $2`,
         [
           input.companyId,
           input.clientScanId,
-          input.tripId,
           answer.ticket?.ticketId ?? null,
-          input.actor.staffUserId,
-          input.deviceId,
-          requestHash,
           answer.outcome,
           answer.reason ?? null,
           JSON.stringify(answer),
-          input.scannedAt,
         ],
       );
       return answer;
@@ -105,21 +98,38 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
   );
 }
 
-/** The answer already given to this scan id (the same scan again), after waiting for a concurrent one. */
-async function storedAnswer(
-  client: Queryable,
-  input: ScanInput,
-  requestHash: string,
-): Promise<ScanAnswer | null> {
-  await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `boarding-scan:${input.companyId}:${input.clientScanId}`,
-  ]);
+/**
+ * Claims the client scan id for this transaction: the row is written now and given its answer
+ * before commit. False when the id was taken: a concurrent insert of the same id waits here until
+ * the first transaction commits, then finds its row.
+ */
+async function claimScan(client: Queryable, input: ScanInput, requestHash: string): Promise<boolean> {
+  const { rows } = await client.query(
+    `insert into boarding_scans (company_id, client_scan_id, trip_id, staff_user_id, device_id, request_hash, outcome,
+                                 response, scanned_at)
+     values ($1, $2, $3, $4, $5, $6, 'REFUSED', '{}', $7)
+     on conflict (company_id, client_scan_id) do nothing
+     returning id`,
+    [
+      input.companyId,
+      input.clientScanId,
+      input.tripId,
+      input.actor.staffUserId,
+      input.deviceId,
+      requestHash,
+      input.scannedAt,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The answer already given to this scan id (the same scan again); another scan under the id is 409. */
+async function storedAnswer(client: Queryable, input: ScanInput, requestHash: string): Promise<ScanAnswer> {
   const { rows } = await client.query<{ request_hash: string; response: ScanAnswer }>(
     'select request_hash, response from boarding_scans where company_id = $1 and client_scan_id = $2',
     [input.companyId, input.clientScanId],
   );
-  const row = rows[0];
-  if (!row) return null;
+  const row = rows[0]!;
   if (row.request_hash !== requestHash) {
     throw new DispatchRefusal(409, 'SCAN_ID_REUSED', 'This client scan id was used for another scan');
   }
