@@ -54,13 +54,21 @@ export const DEMO_STAFF: readonly DemoStaffMember[] = DEMO_COMPANIES.flatMap((co
  * The demo password is hashed (argon2id) once per run and only when a user is missing, so a rerun
  * costs no hashing at all.
  */
-export async function seedDemoStaff(client: PoolClient): Promise<number> {
+export function seedDemoStaff(client: PoolClient): Promise<number> {
+  return seedStaffMembers(client, DEMO_STAFF);
+}
+
+/** seedDemoStaff for any list of demo members (the drivers of db/seed/demo-operations.ts too). */
+export async function seedStaffMembers(
+  client: PoolClient,
+  members: readonly (Omit<DemoStaffMember, 'role'> & { role: string })[],
+): Promise<number> {
   const { rows } = await client.query<{ email: string }>(
     'select lower(email) as email from staff_users where lower(email) = any($1::text[])',
-    [DEMO_STAFF.map((member) => member.email)],
+    [members.map((member) => member.email)],
   );
   const existing = new Set(rows.map((row) => row.email));
-  const missing = DEMO_STAFF.filter((member) => !existing.has(member.email));
+  const missing = members.filter((member) => !existing.has(member.email));
   let added = 0;
   if (missing.length > 0) {
     const passwordHash = await hash(DEMO_STAFF_PASSWORD, { type: argon2id });
@@ -81,7 +89,7 @@ export async function seedDemoStaff(client: PoolClient): Promise<number> {
      on conflict do nothing`,
     [
       JSON.stringify(
-        DEMO_STAFF.map((member) => ({
+        members.map((member) => ({
           id: member.membershipId,
           company_id: member.companyId,
           email: member.email,

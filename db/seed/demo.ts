@@ -7,6 +7,7 @@ import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from 
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
+import { seedDemoOperations } from './demo-operations.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
 import { CITIES, CORRIDORS, PUBLIC_STOPS, type CityData, type Corridor, type CorridorCall } from './syria.js';
@@ -211,6 +212,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoAdmins(client);
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
+    await seedDemoOperations(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,
