@@ -6,6 +6,7 @@ import {
   MANIFEST_ITEM_TYPES,
   TRIP_STATUSES,
 } from '../../domain/trip-dispatch.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 
@@ -134,18 +135,6 @@ const Blocker = z.object({
 });
 
 const City = z.object({ id: Id, name_ar: z.string(), name_en: z.string() });
-const Pickup = z.object({
-  id: Id,
-  name: z.string(),
-  nameEn: z.string(),
-  address: z.string(),
-  addressEn: z.string(),
-  latitude: z.number(),
-  longitude: z.number(),
-  directions: z.string(),
-  directionsEn: z.string(),
-});
-
 export const DispatchView = z.object({
   success: z.literal(true),
   data: z.object({
@@ -212,9 +201,7 @@ export const DispatchView = z.object({
       }),
     ),
     pickup: z.object({
-      snapshot: Pickup.meta({
-        description: "the trip's pickup point as travellers are shown it (pickupLocation)",
-      }),
+      snapshot: PickupLocationSchema,
       confirmation: z.object({
         status: z.enum(['CONFIRMED', 'UNCONFIRMED']),
         issues: z.array(z.enum(['STOP_DISABLED', 'OUTSIDE_ORIGIN_CITY', 'NOT_A_PICKUP_POINT'])),
