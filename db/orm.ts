@@ -33,6 +33,7 @@ import { Migration20261122060500_receipts } from './migrations/Migration20261122
 import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
 import { Migration20261124000000_operations_foundation } from './migrations/Migration20261124000000_operations_foundation.js';
 import { Migration20261124020000_trip_operations } from './migrations/Migration20261124020000_trip_operations.js';
+import { Migration20261124030000_finance } from './migrations/Migration20261124030000_finance.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -57,6 +58,7 @@ export const migrationsList = [
     class: Migration20261124000000_operations_foundation,
   },
   { name: 'Migration20261124020000_trip_operations', class: Migration20261124020000_trip_operations },
+  { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

@@ -26,4 +26,5 @@ export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
+  cashShift: (companyId: string) => `cash-shift/${companyId}`,
 };

@@ -111,8 +111,8 @@ export async function signOutStaff(
   await recordStaffEvent(db, actorKind, 'SIGNED_OUT', staff, origin);
 }
 
-/** The active user whose password matches, else null after the same work as for a real account (the driver app signs in with it too). */
-export async function checkPassword(
+/** The active user whose password matches, else null after the same work as for a real account. */
+async function checkPassword(
   db: Database,
   email: string,
   password: string,

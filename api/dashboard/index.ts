@@ -4,8 +4,10 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDispatchRoutes } from './dispatch.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
 import { registerTrackingRoutes } from './tracking.js';
 import { registerTripCommandRoutes } from './trip-commands.js';
@@ -21,4 +23,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerDispatchRoutes(surface, context);
   registerTripCommandRoutes(surface, context);
   registerTrackingRoutes(surface, context);
+  // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
+  registerCashShiftRoutes(surface, context);
+  registerPaymentRoutes(surface, context);
 }

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { BoardingCredentialPayload } from '../../domain/boarding-credential.js';
 import { BOOKING_CHANNELS, type JourneyStatus, type ScopeKind } from '../../domain/journey-confirmation.js';
 import { ATTENDANCES, DISPATCH_CHANNELS } from '../../domain/trip-dispatch.js';
-import { baseProperties, updatedAt } from './base.js';
+import { baseProperties, decision, pricedInSyp, updatedAt } from './base.js';
 
 /**
  * Journeys (SPEC's bookingId on /journeys paths), journey orders that group journeys confirmed
@@ -28,8 +28,7 @@ const lifecycle = () => ({
   channel: p.enum(BOOKING_CHANNELS).default('CUSTOMER_WEB'),
   status: p.enum(JourneyStatuses).default('DRAFT'),
   failureReason: p.text().nullable(),
-  totalPrice: p.bigint('number').default(0),
-  currency: p.text().default('SYP'),
+  ...pricedInSyp(),
   confirmationDeadline: p.datetime().nullable(),
   confirmedAt: p.datetime().nullable(),
   closedAt: p.datetime().nullable(),
@@ -131,8 +130,7 @@ export const ConfirmationRequest = defineEntity({
     companyId: p.uuid(),
     status: p.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED'] as const).default('PENDING'),
     deadline: p.datetime(),
-    decidedBy: p.uuid().nullable(),
-    decidedAt: p.datetime().nullable(),
+    ...decision(),
     decisionKey: p.text().nullable().unique(),
     reason: p.text().nullable(),
   },
