@@ -24,6 +24,7 @@ export async function cancelTripBookings(
   client: Queryable,
   trip: LockedTrip,
   reason: string,
+  staffUserId: string,
 ): Promise<DispatchEffects> {
   const journeys = await lockAffectedJourneys(client, trip.id);
   const journeyIds = journeys.map((journey) => journey.id);
@@ -31,7 +32,7 @@ export async function cancelTripBookings(
   const revokedCredentials = await cancelTickets(client, journeyIds);
   const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
   await endRequestsAndHolds(client, journeys);
-  const payments = await settlePayments(client, bookingIds, reason);
+  const payments = await settlePayments(client, bookingIds, reason, staffUserId);
   await client.query(
     `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
     [bookingIds],
@@ -153,16 +154,20 @@ async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[
   for (const batch of rows) await closeHoldBatch(client, batch.id, 'RELEASED');
 }
 
-/** Pending cash is no longer owed; collected cash is owed back. */
+/**
+ * Pending cash is no longer owed (cancelled by the staff user who cancelled the trip); collected
+ * cash is owed back. These are the ledger's `trip_cancelled` moves (domain/payment-ledger.ts).
+ */
 async function settlePayments(
   client: Queryable,
   bookingIds: string[],
   reason: string,
+  staffUserId: string,
 ): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
   const cancelled = await client.query(
-    `update payment_operations set status = 'CANCELLED', updated_at = now()
+    `update payment_operations set status = 'CANCELLED', cancelled_by = $2, cancelled_at = now(), updated_at = now()
      where booking_id = any($1::uuid[]) and status = 'PENDING'`,
-    [bookingIds],
+    [bookingIds, staffUserId],
   );
   const refundDue = await client.query(
     `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()

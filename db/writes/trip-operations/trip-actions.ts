@@ -89,7 +89,7 @@ async function actionEffects(
   command: DispatchCommand,
 ): Promise<DispatchEffects> {
   if (command.action === 'CANCEL')
-    return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED');
+    return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
   if (command.action === 'COMPLETE') return closeAttendance(client, trip, command);
   return {};
 }

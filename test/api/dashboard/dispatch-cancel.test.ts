@@ -150,6 +150,33 @@ describe('cancelling a trip that carries one leg of a two-leg journey', () => {
     });
   });
 
+  it("hands the money to each company's finance: cancelled cash names who cancelled, collected cash is refundable", async () => {
+    const lineOf = async (booking: { id: string; company_id: string }) => {
+      const [operation] = await app.db.query<{ id: string }>(
+        `select id from payment_operations where booking_id = $1`,
+        [booking.id],
+      );
+      const owner = await staffSession(app.db, app.config, booking.company_id, 'OWNER');
+      const response = await app.request(`/dashboard/api/payments/${operation!.id}`, {
+        headers: { Cookie: owner.cookie },
+      });
+      expect(response.status, response.text).toBe(200);
+      return response.body.data;
+    };
+    const legA = bookings.find((booking) => booking.trip_id === world.first.tripId)!;
+    const legB = bookings.find((booking) => booking.trip_id === world.second.tripId)!;
+    expect(await lineOf(legA)).toMatchObject({
+      status: 'CANCELLED',
+      cancelled_by: dispatcherA.staffUserId,
+      allowed_actions: [],
+    });
+    expect(await lineOf(legB)).toMatchObject({
+      status: 'REFUND_DUE',
+      refund_due_reason: 'TRIP_CANCELLED: Bus breakdown',
+      allowed_actions: ['refund'],
+    });
+  });
+
   it("lets company B's driver see the second leg's ticket refused as cancelled", async () => {
     const driver = await createDriver(app, world.second.companyId);
     await assignDriver(app.db, world.second.tripId, driver.staffUserId);
