@@ -12,7 +12,8 @@ import {
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
-import { createStaffMember } from '../../support/staff.js';
+import { createCompany } from '../../support/factories.js';
+import { addMembership, createStaffMember } from '../../support/staff.js';
 
 /** The driver app: sign-in, assigned trips, manifest, the scan at the door, and position reports feeding tracking. */
 describe('the driver app (/driver/api)', () => {
@@ -76,6 +77,30 @@ describe('the driver app (/driver/api)', () => {
         json: { email: driver.email, password: driver.password },
       });
       expect(dashboard.status).toBe(401);
+    });
+
+    it('sets no cookie, opens the DRIVER membership first and audits the sign-in and sign-out as DRIVER', async () => {
+      const dispatcher = await createStaffMember(app.db, world.companyId, 'DISPATCHER');
+      const otherCompany = (await createCompany(app.db)).id;
+      await addMembership(app.db, dispatcher.userId, otherCompany, 'DRIVER');
+      const login = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: dispatcher.email, password: dispatcher.password },
+      });
+      expect(login.status, login.text).toBe(200);
+      expect(login.headers.get('set-cookie')).toBeNull();
+      expect(login.headers.get('cache-control')).toBe('private, no-store');
+      expect(login.body.data.membership).toEqual({ companyId: otherCompany, role: 'DRIVER' });
+      const token = login.body.data.token as string;
+      expect((await app.request('/driver/api/auth/logout', { method: 'POST', token })).status).toBe(200);
+      const audit = await app.db.query(
+        `select actor_kind, action, target_id from audit_log where actor_id = $1 order by id`,
+        [dispatcher.userId],
+      );
+      expect(audit).toEqual([
+        { actor_kind: 'DRIVER', action: 'DRIVER_SIGNED_IN', target_id: otherCompany },
+        { actor_kind: 'DRIVER', action: 'DRIVER_SIGNED_OUT', target_id: otherCompany },
+      ]);
     });
   });
 
