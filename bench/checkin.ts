@@ -26,7 +26,7 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { databaseUrl, dropDatabase, ensurePostgres, projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
-import { percentile, type LoadResult } from './lib/load.js';
+import { loadResult, percentile, type LoadResult } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
@@ -218,16 +218,8 @@ async function runScanners(label: string, queues: Scan[][], way: ScanWay): Promi
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
   return {
-    label,
-    requests: latencies.length,
-    errors,
-    seconds,
-    perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    ...loadResult(label, latencies, errors, started),
     doubleAnswers: [...checkedIn.values()].filter((count) => count > 1).length,
     unexpected,
     latencies,
