@@ -268,11 +268,16 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
 
     for (const [name, body, status, errorCode] of cases) {
       it(`refuses ${name} with ${status} ${errorCode}`, async () => {
-        const before = await operationsSnapshot(app.db, tripId);
+        // The other trip too: its traveller is the one named in 'a manifest item of another trip'.
+        const snapshot = async () => [
+          await operationsSnapshot(app.db, tripId),
+          await operationsSnapshot(app.db, world.trip.tripId),
+        ];
+        const before = await snapshot();
         const response = await dispatch(app, dispatcher, tripId, body());
         expect(response.status, response.text).toBe(status);
         expect(response.body.errorCode).toBe(errorCode);
-        expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
+        expect(await snapshot()).toEqual(before);
       });
     }
 
