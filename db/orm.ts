@@ -33,6 +33,7 @@ import { Migration20261122060500_receipts } from './migrations/Migration20261122
 import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
 import { Migration20261124000000_operations_foundation } from './migrations/Migration20261124000000_operations_foundation.js';
 import { Migration20261124010000_planning } from './migrations/Migration20261124010000_planning.js';
+import { Migration20261124020000_trip_operations } from './migrations/Migration20261124020000_trip_operations.js';
 import { Migration20261124030000_finance } from './migrations/Migration20261124030000_finance.js';
 import { Migration20261124050000_admin_console } from './migrations/Migration20261124050000_admin_console.js';
 
@@ -59,6 +60,7 @@ export const migrationsList = [
     class: Migration20261124000000_operations_foundation,
   },
   { name: 'Migration20261124010000_planning', class: Migration20261124010000_planning },
+  { name: 'Migration20261124020000_trip_operations', class: Migration20261124020000_trip_operations },
   { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
   { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
 ];

@@ -9,9 +9,9 @@ import { errorResponses } from '../http/schemas.js';
 import { emailKey } from './limits.js';
 
 /**
- * POST /auth/login by e-mail and password, as the dashboard and the administration both declare
- * it: limited per client IP and per e-mail address, one session per browser, the new session's
- * cookies set. Each surface brings its body, its sign-in and its session cookies. The sign-in and
+ * POST /auth/login by e-mail and password, as the dashboard, the administration and the driver app
+ * declare it: limited per client IP and per e-mail address, one session per browser, the new
+ * session's cookies set (the driver app's token is answered instead). Each surface brings its body, its sign-in and its session cookies. The sign-in and
  * sign-out answers are documented alike on both surfaces.
  */
 
@@ -27,9 +27,12 @@ export interface PasswordLogin<SignedIn> {
   body: z.ZodType<LoginInput>;
   /** Attempts per client IP and per e-mail address over one window; the counters are named after `name`. */
   limits: { name: string; perIp: number; perEmail: number; windowMinutes: number };
-  /** The session cookie: the session it still names in this browser ends when another signs in. */
-  cookie: string;
-  revokeByToken: (token: string) => Promise<void>;
+  /**
+   * The session cookie: the session it still names in this browser ends when another signs in.
+   * Absent where the session travels as a bearer token (the driver app), which sets no cookie.
+   */
+  cookie?: string;
+  revokeByToken?: (token: string) => Promise<void>;
   signIn: (body: LoginInput, origin: RequestOrigin) => Promise<SignedIn>;
   /** Sets the new session's cookies and gives the answer's data. */
   open: (ctx: Context, signedIn: SignedIn) => unknown;
@@ -70,7 +73,8 @@ export function registerPasswordLoginRoute<SignedIn>(
     handler: async (ctx, { body }) => {
       await limitEmail(ctx, body.email);
       const signedIn = await login.signIn(body, requestOrigin(ctx));
-      await endBrowserSession(ctx, login.cookie, login.revokeByToken);
+      if (login.cookie && login.revokeByToken)
+        await endBrowserSession(ctx, login.cookie, login.revokeByToken);
       ctx.body = { success: true, data: login.open(ctx, signedIn) };
     },
   });

@@ -6,6 +6,7 @@ import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
 import { registerCompanyWarningRoutes } from './company-warnings.js';
 import { registerCashShiftRoutes } from './cash-shifts.js';
+import { registerDispatchRoutes } from './dispatch.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerFleetRoutes } from './fleet.js';
 import { registerNetworkRoutes } from './network.js';
@@ -13,6 +14,8 @@ import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
 import { registerTripPlanningRoutes } from './trip-planning.js';
 import { registerTripScheduleRoutes } from './trip-schedules.js';
+import { registerTrackingRoutes } from './tracking.js';
+import { registerTripCommandRoutes } from './trip-commands.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
 export function registerDashboardRoutes(surface: Surface, context: AppContext): void {
@@ -23,6 +26,9 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
   registerCompanyWarningRoutes(surface, context);
+  registerDispatchRoutes(surface, context);
+  registerTripCommandRoutes(surface, context);
+  registerTrackingRoutes(surface, context);
   // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
   registerCashShiftRoutes(surface, context);
   registerPaymentRoutes(surface, context);

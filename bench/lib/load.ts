@@ -46,6 +46,11 @@ export async function runLoops(
       }
     }),
   );
+  return loadResult(label, latencies, errors, started);
+}
+
+/** Throughput and latency percentiles of requests that took `latencies` (ms) since `started`. */
+export function loadResult(label: string, latencies: number[], errors: number, started: number): LoadResult {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {

@@ -79,6 +79,7 @@ import { IdempotencyRecord, RateLimit } from './service.js';
 import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
 import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
+import { BoardingScan, TripOperationEvent, TripPosition } from './trip-operations.js';
 
 export * from './admin.js';
 export * from './admin-console.js';
@@ -104,6 +105,7 @@ export * from './service.js';
 export * from './staff.js';
 export * from './stop.js';
 export * from './trip.js';
+export * from './trip-operations.js';
 
 /** Every entity the ORM knows: one per table. A new table's entity is added here. */
 export const allEntities = [
@@ -181,6 +183,10 @@ export const allEntities = [
   WaitlistEntry,
   SupportTicket,
   SupportTicketMessage,
+  // trip operations, the driver app and tracking
+  TripOperationEvent,
+  BoardingScan,
+  TripPosition,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

@@ -10,6 +10,7 @@ import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoFinance } from './demo-finance.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoPlanning } from './demo-planning.js';
+import { seedDemoOperations } from './demo-operations.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
 import { CITIES, CORRIDORS, PUBLIC_STOPS, type CityData, type Corridor, type CorridorCall } from './syria.js';
@@ -215,6 +216,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
     await seedDemoPlanning(client, dates);
+    await seedDemoOperations(client);
     await seedDemoFinance(client);
     await seedDemoAdminConsole(client);
     return {
