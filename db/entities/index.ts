@@ -66,6 +66,7 @@ import { IdempotencyRecord, RateLimit } from './service.js';
 import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
 import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
+import { CompanyApiKey, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from './webhooks.js';
 
 export * from './admin.js';
 export * from './bookings.js';
@@ -87,6 +88,7 @@ export * from './service.js';
 export * from './staff.js';
 export * from './stop.js';
 export * from './trip.js';
+export * from './webhooks.js';
 
 /** Every entity the ORM knows: one per table. A new table's entity is added here. */
 export const allEntities = [
@@ -150,6 +152,10 @@ export const allEntities = [
   ShareRecipientSession,
   // events for webhooks
   OutboxEvent,
+  CompanyApiKey,
+  WebhookSubscription,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,
