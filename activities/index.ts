@@ -5,6 +5,7 @@ import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
 import { createJourneyActivities } from './journeys.js';
+import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -20,5 +21,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createJourneyActivities(deps),
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

@@ -69,11 +69,16 @@ export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
     const request = send(url, {
       method: 'POST',
       headers: { ...post.headers, 'Content-Length': String(Buffer.byteLength(post.body)) },
-      lookup: pinnedLookup(post.target) as never,
+      lookup: pinnedLookup(post.target),
       agent: false,
     });
     const timer = setTimeout(() => {
-      finish({ kind: 'failed', error: 'TIMEOUT', detail: `no answer within ${post.timeoutMs} ms`, durationMs: elapsed() });
+      finish({
+        kind: 'failed',
+        error: 'TIMEOUT',
+        detail: `no answer within ${post.timeoutMs} ms`,
+        durationMs: elapsed(),
+      });
       request.destroy();
     }, post.timeoutMs);
     request.on('response', (response) => {
@@ -88,7 +93,12 @@ export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
       );
     });
     request.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ kind: 'failed', error: 'NETWORK_ERROR', detail: error.code ?? error.message, durationMs: elapsed() }),
+      finish({
+        kind: 'failed',
+        error: 'NETWORK_ERROR',
+        detail: error.code ?? error.message,
+        durationMs: elapsed(),
+      }),
     );
     request.end(post.body);
   });

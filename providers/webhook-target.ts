@@ -13,12 +13,7 @@ import { BlockList, isIP } from 'node:net';
  */
 
 export type TargetProblem =
-  | 'NOT_A_URL'
-  | 'TOO_LONG'
-  | 'HTTPS_REQUIRED'
-  | 'CREDENTIALS_IN_URL'
-  | 'PRIVATE_ADDRESS'
-  | 'UNRESOLVABLE';
+  'NOT_A_URL' | 'TOO_LONG' | 'HTTPS_REQUIRED' | 'CREDENTIALS_IN_URL' | 'PRIVATE_ADDRESS' | 'UNRESOLVABLE';
 
 export interface TargetPolicy {
   allowLocal: boolean;

@@ -2,3 +2,5 @@
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';
 export { shareGrant } from './share-grant.js';
+export { webhookDelivery } from './webhook-delivery.js';
+export { webhookOutbox } from './webhook-outbox.js';

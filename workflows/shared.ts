@@ -26,4 +26,7 @@ export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
+  webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,
+  /** The one relay of the namespace. */
+  webhookOutbox: () => 'webhook-outbox',
 };

@@ -18,6 +18,7 @@ import { registerPaymentRoutes } from './payments.js';
 import { registerSeatLockRoutes } from './seat-locks.js';
 import { registerTicketRoutes } from './tickets.js';
 import { registerTripRoutes } from './trips.js';
+import { registerWebhookRoutes } from './webhooks.js';
 
 /** Customer surface (/api). Each feature module adds its routes here. */
 export function registerCustomerRoutes(surface: Surface, context: AppContext): void {
@@ -39,4 +40,5 @@ export function registerCustomerRoutes(surface: Surface, context: AppContext): v
   registerBookingChangeRoutes(surface, context);
   registerDocumentShareRoutes(surface, context);
   registerLoyaltyRoutes(surface, context);
+  registerWebhookRoutes(surface, context);
 }

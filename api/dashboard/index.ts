@@ -1,5 +1,6 @@
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
+import { registerApiKeyRoutes } from './api-keys.js';
 import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
@@ -15,4 +16,5 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerApiKeyRoutes(surface, context);
 }

@@ -32,7 +32,9 @@ export class Migration20261124060000_webhooks extends Migration {
         revoked_at timestamptz,
         revoked_by uuid references staff_users(id)
       )`);
-    this.addSql(`create index company_api_keys_company_idx on company_api_keys (company_id, created_at desc)`);
+    this.addSql(
+      `create index company_api_keys_company_idx on company_api_keys (company_id, created_at desc)`,
+    );
 
     this.addSql(`
       create table webhook_subscriptions (

@@ -84,7 +84,7 @@ export interface SubscriptionRecord {
   disabledAt: string | null;
 }
 
-interface SubscriptionRow {
+export interface SubscriptionRow {
   id: string;
   url: string;
   events: WebhookEvent[];

@@ -24,12 +24,20 @@ async function lockCompany(client: TransactionClient, companyId: string): Promis
   await client.query(`select id from companies where id = $1 for update`, [companyId]);
 }
 
-export async function createApiKey(db: Database, key: NewApiKey, origin: RequestOrigin): Promise<ApiKeyRecord> {
+export async function createApiKey(
+  db: Database,
+  key: NewApiKey,
+  origin: RequestOrigin,
+): Promise<ApiKeyRecord> {
   return db.transaction(async (client) => {
     await lockCompany(client, key.companyId);
     const live = await client.em.count(CompanyApiKey, { companyId: key.companyId, revokedAt: null });
     if (live >= WEBHOOK_LIMITS.apiKeysPerCompany) {
-      throw new Refusal(409, 'API_KEY_LIMIT_REACHED', `A company may have ${WEBHOOK_LIMITS.apiKeysPerCompany} API keys; revoke one first`);
+      throw new Refusal(
+        409,
+        'API_KEY_LIMIT_REACHED',
+        `A company may have ${WEBHOOK_LIMITS.apiKeysPerCompany} API keys; revoke one first`,
+      );
     }
     const entity = client.em.create(CompanyApiKey, {
       companyId: key.companyId,
@@ -49,9 +57,10 @@ export async function createApiKey(db: Database, key: NewApiKey, origin: Request
       ip: origin.ip,
       requestId: origin.requestId,
     });
-    const { rows } = await client.query<{ created_at: string }>(`select created_at from company_api_keys where id = $1`, [
-      entity.id,
-    ]);
+    const { rows } = await client.query<{ created_at: string }>(
+      `select created_at from company_api_keys where id = $1`,
+      [entity.id],
+    );
     return {
       id: entity.id,
       name: key.name,

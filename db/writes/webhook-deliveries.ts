@@ -142,7 +142,12 @@ export async function reopenDelivery(
   | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' | 'DELIVERY_IN_PROGRESS' }
 > {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ status: DeliveryStatus; subscription_status: string; booking_id: string; event: string }>(
+    const { rows } = await client.query<{
+      status: DeliveryStatus;
+      subscription_status: string;
+      booking_id: string;
+      event: string;
+    }>(
       `select d.status, s.status as subscription_status, d.booking_id, d.event
        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
        where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'

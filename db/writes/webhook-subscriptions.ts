@@ -2,7 +2,12 @@ import type { WebhookEvent } from '../../domain/webhook-events.js';
 import { Refusal } from '../../domain/refusal.js';
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import type { Database, TransactionClient } from '../orm.js';
-import { SUBSCRIPTION_COLUMNS, toSubscription, type SubscriptionRecord } from '../queries/webhooks.js';
+import {
+  SUBSCRIPTION_COLUMNS,
+  toSubscription,
+  type SubscriptionRecord,
+  type SubscriptionRow,
+} from '../queries/webhooks.js';
 import { recordAudit, type RequestOrigin } from './audit.js';
 
 /**
@@ -22,7 +27,14 @@ export interface SubscriptionFields {
   secret: string;
 }
 
-const audit = (client: TransactionClient, actor: KeyActor, origin: RequestOrigin, action: string, id: string, details = {}) =>
+const audit = (
+  client: TransactionClient,
+  actor: KeyActor,
+  origin: RequestOrigin,
+  action: string,
+  id: string,
+  details = {},
+) =>
   recordAudit(client, {
     actorKind: 'SYSTEM',
     actorId: actor.keyId,
@@ -54,13 +66,16 @@ export async function createSubscription(
         `A company may have ${WEBHOOK_LIMITS.subscriptionsPerCompany} webhook subscriptions; delete one first`,
       );
     }
-    const { rows } = await client.query(
+    const { rows } = await client.query<SubscriptionRow>(
       `insert into webhook_subscriptions (company_id, url, events, secret, created_by_key_id)
        values ($1, $2, $3, $4, $5) returning ${SUBSCRIPTION_COLUMNS}`,
       [actor.companyId, fields.url, fields.events, fields.secret, actor.keyId],
     );
-    const created = toSubscription(rows[0]);
-    await audit(client, actor, origin, 'company.webhook.create', created.id, { url: fields.url, events: fields.events });
+    const created = toSubscription(rows[0]!);
+    await audit(client, actor, origin, 'company.webhook.create', created.id, {
+      url: fields.url,
+      events: fields.events,
+    });
     return created;
   });
 }
@@ -83,7 +98,7 @@ export async function updateSubscription(
 ): Promise<SubscriptionRecord> {
   return db.transaction(async (client) => {
     const status = change.enabled === undefined ? null : change.enabled ? 'ACTIVE' : 'DISABLED';
-    const { rows } = await client.query(
+    const { rows } = await client.query<SubscriptionRow>(
       `update webhook_subscriptions set
          url = coalesce($3, url), events = coalesce($4, events), secret = coalesce($5, secret),
          status = coalesce($6, status),

@@ -223,5 +223,7 @@ export async function writeLine(
   );
   if (rows[0]!.confirmed !== line.lock.seats.length) throw lockRefusal(line.lock.id, SEAT_LOCK_EXPIRED);
   // Booked through a seat lock, the booking is confirmed at once: both events, in this transaction.
-  await recordBookingEvents(client, ['booking.created', 'booking.confirmed'], { bookingIds: [line.bookingId] });
+  await recordBookingEvents(client, ['booking.created', 'booking.confirmed'], {
+    bookingIds: [line.bookingId],
+  });
 }
