@@ -110,9 +110,14 @@ export interface ResolvedTarget {
  * Resolves the URL's host and checks every address it names; the answer pins the first one. A
  * name that does not resolve is UNRESOLVABLE (an attempt retries it later).
  */
+export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true });
+
 export async function resolveTarget(
   text: string,
   policy: TargetPolicy,
+  resolve: HostLookup = systemLookup,
 ): Promise<ResolvedTarget | { problem: TargetProblem }> {
   const problem = urlProblem(text, policy);
   if (problem) return { problem };
@@ -120,7 +125,7 @@ export async function resolveTarget(
   const host = bareHost(url);
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
   } catch {
     return { problem: 'UNRESOLVABLE' };
   }
