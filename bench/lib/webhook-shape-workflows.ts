@@ -3,13 +3,17 @@ import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 /**
  * The two shapes webhook delivery could take, reduced to Temporal and one HTTP POST each, for the
  * design measurement of bench:webhooks: a workflow per delivery, or one workflow per subscription
- * that drains its queue in order with continue-as-new.
+ * that drains its queue in order with continue-as-new. A refused POST fails the activity, which
+ * Temporal retries after 1 s (doubling), as a real delivery would back off.
  */
 interface ShapeActivities {
   post(input: { receiver: string; id: string }): Promise<void>;
 }
 
-const step = proxyActivities<ShapeActivities>({ startToCloseTimeout: '10 seconds' });
+const step = proxyActivities<ShapeActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2 },
+});
 
 export async function deliveryShape(input: { receiver: string; id: string }): Promise<void> {
   await step.post(input);

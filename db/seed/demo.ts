@@ -9,6 +9,7 @@ import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
+import { seedDemoWebhooks } from './demo-webhooks.js';
 import { CITIES, CORRIDORS, PUBLIC_STOPS, type CityData, type Corridor, type CorridorCall } from './syria.js';
 
 /**
@@ -211,6 +212,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoAdmins(client);
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
+    await seedDemoWebhooks(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,
