@@ -25,7 +25,7 @@ import { createApiKey } from '../db/writes/api-keys.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { notificationBody } from '../domain/webhook-signing.js';
-import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
+import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { percentile } from './lib/load.js';
 import { startBenchStack } from './lib/stack.js';
