@@ -1,6 +1,11 @@
 import { Context } from '@temporalio/activity';
 import pg from 'pg';
-import { deliveryToSend, unstartedDeliveries, type DeliveryToStart } from '../db/queries/webhooks.js';
+import {
+  deliveryToSend,
+  hasWebhookWork,
+  unstartedDeliveries,
+  type DeliveryToStart,
+} from '../db/queries/webhooks.js';
 import {
   dispatchOutboxEvents,
   finishDelivery,
@@ -30,8 +35,6 @@ import type { ActivityDeps } from './index.js';
 export interface RelayStepInput {
   /** Deliveries whose workflows the previous step started. */
   started: string[];
-  /** Longest wait for a new event when there is nothing to do, in milliseconds. */
-  waitMs: number;
   limit: number;
 }
 
@@ -48,11 +51,15 @@ export interface AttemptResult {
   retryAfterMs?: number;
 }
 
-/** Waits until the database announces a committed outbox event, `waitMs` passes or the activity is cancelled. */
+/**
+ * Waits until the database announces a committed outbox event (LISTEN webhook_outbox), `waitMs`
+ * passes or the activity is cancelled; returns at once when `ready()` finds work after LISTEN (a
+ * commit between the caller's last look and LISTEN is not missed).
+ */
 async function outboxNotification(
   databaseUrl: string,
   waitMs: number,
-  work: () => Promise<boolean>,
+  ready: () => Promise<boolean>,
 ): Promise<void> {
   const listener = new pg.Client({ connectionString: databaseUrl });
   await listener.connect();
@@ -61,8 +68,7 @@ async function outboxNotification(
     const woken = new Promise<void>((resolve) => (wake = resolve));
     listener.on('notification', () => wake());
     await listener.query('LISTEN webhook_outbox');
-    // Anything committed between the caller's last look and LISTEN is found here.
-    if (await work()) return;
+    if (await ready()) return;
     const context = Context.current();
     const heartbeat = setInterval(() => context.heartbeat(), 2000);
     try {
@@ -103,28 +109,23 @@ function attemptOf(answer: WebhookAnswer, now: number) {
 export function createWebhookActivities({ db, config }: ActivityDeps) {
   const policy = { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS };
 
-  /** Outbox events → deliveries, then the deliveries still to start. */
-  async function pending(limit: number): Promise<DeliveryToStart[]> {
-    await dispatchOutboxEvents(db, limit);
-    return unstartedDeliveries(db, limit);
-  }
-
   return {
     /**
-     * The relay's step: marks the previous step's deliveries started, turns committed outbox events
-     * into deliveries and answers the deliveries to start. With nothing to do it waits (LISTEN) for
-     * the next commit, at most waitMs, so a new event is relayed within milliseconds while a lost
-     * notification costs at most waitMs.
+     * The relay's step (a short local activity): marks the previous step's deliveries started,
+     * turns committed outbox events into deliveries and answers the deliveries to start.
      */
-    async nextWebhookDeliveries(input: RelayStepInput): Promise<DeliveryToStart[]> {
+    async claimWebhookDeliveries(input: RelayStepInput): Promise<DeliveryToStart[]> {
       await markDeliveriesStarted(db, input.started);
-      let found = await pending(input.limit);
-      if (found.length) return found;
-      await outboxNotification(config.DATABASE_URL, input.waitMs, async () => {
-        found = await pending(input.limit);
-        return found.length > 0;
-      });
-      return found.length ? found : pending(input.limit);
+      await dispatchOutboxEvents(db, input.limit);
+      return unstartedDeliveries(db, input.limit);
+    },
+
+    /**
+     * The relay's wait when there is nothing to do: until the next commit of an outbox event
+     * (within milliseconds) or waitMs, so a lost notification costs at most waitMs.
+     */
+    async awaitWebhookOutbox(input: { waitMs: number }): Promise<void> {
+      await outboxNotification(config.DATABASE_URL, input.waitMs, () => hasWebhookWork(db));
     },
 
     /**

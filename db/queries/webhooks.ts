@@ -324,3 +324,12 @@ export async function unstartedDeliveries(db: Database, limit: number): Promise<
     event: row.event,
   }));
 }
+
+/** Whether the relay has something to do: an event not dispatched or a delivery not started. */
+export async function hasWebhookWork(db: Database): Promise<boolean> {
+  const [row] = await db.query<{ work: boolean }>(
+    `select exists (select 1 from outbox_events where dispatched_at is null)
+         or exists (select 1 from webhook_deliveries where workflow_started_at is null and status = 'PENDING') as work`,
+  );
+  return row!.work;
+}

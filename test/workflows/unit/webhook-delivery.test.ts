@@ -114,7 +114,7 @@ describe('webhookDelivery workflow (stubbed activities)', () => {
 describe('webhookOutbox relay (stubbed activities)', () => {
   const temporal = useWorkflowEnvironment();
 
-  it('starts one findable delivery workflow per delivery, continues as new and marks them started', async () => {
+  it('starts one findable delivery workflow per delivery and marks them started at the next step', async () => {
     const delivery = {
       deliveryId: randomUUID(),
       companyId: randomUUID(),
@@ -126,14 +126,15 @@ describe('webhookOutbox relay (stubbed activities)', () => {
     let steps = 0;
     const relay: Pick<
       Activities,
-      'nextWebhookDeliveries' | 'attemptWebhookDelivery' | 'giveUpWebhookDelivery'
+      'claimWebhookDeliveries' | 'awaitWebhookOutbox' | 'attemptWebhookDelivery' | 'giveUpWebhookDelivery'
     > = {
-      async nextWebhookDeliveries(input) {
+      async claimWebhookDeliveries(input) {
         steps += 1;
         marked.push(input.started);
-        if (steps === 1) return [delivery];
+        return steps === 1 ? [delivery] : [];
+      },
+      async awaitWebhookOutbox() {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        return [];
       },
       async attemptWebhookDelivery() {
         return { status: 'DELIVERED', outcome: 'DELIVERED' };
