@@ -1,4 +1,6 @@
+import type { SearchAttributePair } from '@temporalio/common';
 import type { DeliveryStatus, DeliveryTrigger, RetryPlan } from '../domain/webhooks.js';
+import { searchAttributeKeys } from './shared.js';
 
 export {
   DEFAULT_RETRY_PLAN,
@@ -37,3 +39,15 @@ export interface WebhookDeliveryResult {
 
 /** ProcessStatus values of a delivery. */
 export type DeliveryPhase = DeliveryStatus | 'RETRY_WAIT';
+
+/** What operators filter a new delivery by in the Temporal UI: its company, its booking, PENDING. */
+export function deliverySearchAttributes(delivery: {
+  companyId: string;
+  bookingId: string;
+}): SearchAttributePair[] {
+  return [
+    { key: searchAttributeKeys.companyIds, value: [delivery.companyId] },
+    { key: searchAttributeKeys.bookingId, value: delivery.bookingId },
+    { key: searchAttributeKeys.processStatus, value: 'PENDING' },
+  ];
+}

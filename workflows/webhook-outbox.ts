@@ -6,9 +6,9 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { searchAttributeKeys, workflowIds } from './shared.js';
+import { workflowIds } from './shared.js';
 import type { Activities } from './steps.js';
-import type { WebhookDeliveryInput } from './webhook-delivery.contract.js';
+import { deliverySearchAttributes, type WebhookDeliveryInput } from './webhook-delivery.contract.js';
 import type { WebhookOutboxInput } from './webhook-outbox.contract.js';
 import type { webhookDelivery } from './webhook-delivery.js';
 
@@ -42,11 +42,7 @@ async function startDelivery(delivery: DeliveryToStart, input: WebhookOutboxInpu
       args: [child],
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      typedSearchAttributes: [
-        { key: searchAttributeKeys.companyIds, value: [delivery.companyId] },
-        { key: searchAttributeKeys.bookingId, value: delivery.bookingId },
-        { key: searchAttributeKeys.processStatus, value: 'PENDING' },
-      ],
+      typedSearchAttributes: deliverySearchAttributes(delivery),
       memo: { event: delivery.event, subscriptionId: delivery.subscriptionId },
     });
   } catch (error) {

@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
-import { searchAttributeKeys, workflowIds } from '../../workflows/shared.js';
+import { workflowIds } from '../../workflows/shared.js';
 import {
   DEFAULT_RETRY_PLAN,
+  deliverySearchAttributes,
   scaledRetryPlan,
   WEBHOOK_DELIVERY_WORKFLOW,
   type RetryPlan,
@@ -53,11 +54,7 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
           args: [input],
           workflowIdConflictPolicy: 'FAIL',
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          typedSearchAttributes: [
-            { key: searchAttributeKeys.companyIds, value: [delivery.companyId] },
-            { key: searchAttributeKeys.bookingId, value: delivery.bookingId },
-            { key: searchAttributeKeys.processStatus, value: 'PENDING' },
-          ],
+          typedSearchAttributes: deliverySearchAttributes(delivery),
           memo: { event: delivery.event, subscriptionId: delivery.subscriptionId, trigger: 'MANUAL' },
         });
         return true;

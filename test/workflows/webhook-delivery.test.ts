@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { atDamascus, createCity, createStop, futureDay } from '../support/factories.js';
-import { bookableTrip, createBooking, lockSeats, type BookableTripFixture } from '../support/bookings.js';
+import {
+  bookableTrip,
+  createBooking,
+  lockSeats,
+  roundTripPair,
+  type BookableTripFixture,
+} from '../support/bookings.js';
 import { cancelBooking } from '../support/booking-changes.js';
 import { useTestApp } from '../support/harness.js';
 import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
@@ -175,20 +180,7 @@ describe('webhook delivery (full stack)', () => {
   it('a booking that rolls back emits nothing: no outbox row, no request', async () => {
     // A round trip whose return seats were swept meanwhile: the outbound booking (and its events)
     // is written first, then the return leg fails and the whole transaction rolls back.
-    const a = await createStop(app.db, (await createCity(app.db)).id);
-    const b = await createStop(app.db, (await createCity(app.db)).id);
-    const outbound = await bookableTrip(app.db, {
-      companyId: trip.companyId,
-      from: a,
-      to: b,
-      departAt: atDamascus(futureDay(3), '08:00'),
-    });
-    const inbound = await bookableTrip(app.db, {
-      companyId: trip.companyId,
-      from: b,
-      to: a,
-      departAt: atDamascus(futureDay(5), '08:00'),
-    });
+    const { outbound, inbound } = await roundTripPair(app, trip.companyId);
     const outboundLock = await lockSeats(app, caller, outbound.tripId, ['1']);
     const returnLock = await lockSeats(app, caller, inbound.tripId, ['2']);
     await app.db.query(`update seat_allocations set status = 'EXPIRED' where hold_batch_id = $1`, [
