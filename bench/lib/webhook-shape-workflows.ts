@@ -4,7 +4,7 @@ import { continueAsNew, proxyActivities } from '@temporalio/workflow';
  * The two shapes webhook delivery could take, reduced to Temporal and one HTTP POST each, for the
  * design measurement of bench:webhooks: a workflow per delivery, or one workflow per subscription
  * that drains its queue in order with continue-as-new. A refused POST fails the activity, which
- * Temporal retries after 1 s (doubling), as a real delivery would back off.
+ * Temporal retries after 10 s (doubling): the first wait of the real retry plan.
  */
 interface ShapeActivities {
   post(input: { receiver: string; id: string }): Promise<void>;
@@ -12,7 +12,7 @@ interface ShapeActivities {
 
 const step = proxyActivities<ShapeActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2 },
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2 },
 });
 
 export async function deliveryShape(input: { receiver: string; id: string }): Promise<void> {
