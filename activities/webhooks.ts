@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
 import {
   deliveryToSend,
@@ -36,6 +37,18 @@ export interface RelayStepInput {
   /** Deliveries whose workflows the previous step started. */
   started: string[];
   limit: number;
+}
+
+/** Workflows to start, built by the relay workflow (which owns their ids and search attributes). */
+export interface WorkflowStarts {
+  workflowType: string;
+  taskQueue: string;
+  starts: {
+    workflowId: string;
+    args: unknown[];
+    searchAttributes: SearchAttributePair[];
+    memo: Record<string, unknown>;
+  }[];
 }
 
 export interface AttemptInput {
@@ -106,9 +119,13 @@ function attemptOf(answer: WebhookAnswer, now: number) {
   };
 }
 
-export function createWebhookActivities({ db, config }: ActivityDeps) {
-  const policy = { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS };
+/** Every webhook activity: the relay's and the delivery's. */
+export function createWebhookActivities(deps: ActivityDeps) {
+  return { ...createWebhookRelayActivities(deps), ...createWebhookDeliveryActivities(deps) };
+}
 
+/** The relay's steps: claim, start, wait. */
+function createWebhookRelayActivities({ db, config }: ActivityDeps) {
   return {
     /**
      * The relay's step (a short local activity): marks the previous step's deliveries started,
@@ -121,13 +138,43 @@ export function createWebhookActivities({ db, config }: ActivityDeps) {
     },
 
     /**
+     * Starts the relay's delivery workflows through the worker's client (a plain start costs the
+     * server a fraction of a child workflow's start and never wakes the relay when it ends). A
+     * workflow already running with the id is kept; one that has ended is run again, and finds its
+     * delivery no longer PENDING. Answers the workflow ids.
+     */
+    async startWebhookDeliveries(input: WorkflowStarts): Promise<string[]> {
+      const { client } = Context.current();
+      await Promise.all(
+        input.starts.map((start) =>
+          client.workflow.start(input.workflowType, {
+            workflowId: start.workflowId,
+            taskQueue: input.taskQueue,
+            args: start.args,
+            typedSearchAttributes: start.searchAttributes,
+            memo: start.memo,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          }),
+        ),
+      );
+      return input.starts.map((start) => start.workflowId);
+    },
+
+    /**
      * The relay's wait when there is nothing to do: until the next commit of an outbox event
      * (within milliseconds) or waitMs, so a lost notification costs at most waitMs.
      */
     async awaitWebhookOutbox(input: { waitMs: number }): Promise<void> {
       await outboxNotification(config.DATABASE_URL, input.waitMs, () => hasWebhookWork(db));
     },
+  };
+}
 
+/** One attempt of a delivery, and giving up. */
+function createWebhookDeliveryActivities({ db, config }: ActivityDeps) {
+  const policy = { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS };
+  return {
     /**
      * One attempt: the subscription must still be ACTIVE (else the delivery is ABANDONED), its URL
      * is checked and resolved again, and the signed body is POSTed to the checked address. The

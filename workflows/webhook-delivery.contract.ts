@@ -14,7 +14,7 @@ export {
 /**
  * The contract of the `webhookDelivery` workflow (id webhook-delivery/{deliveryId}): one event to
  * one subscription, attempted until it is delivered, refused for good, or its retry window ends.
- * Started by the relay (webhook-outbox) as an abandoned child, or by the API for a manual
+ * Started by the relay (webhook-outbox, through the worker's client), or by the API for a manual
  * redelivery. Search attributes: CompanyId, BookingId, ProcessStatus (PENDING, RETRY_WAIT,
  * DELIVERED, FAILED, ABANDONED); memo: event and subscriptionId.
  */

@@ -126,8 +126,25 @@ describe('webhookOutbox relay (stubbed activities)', () => {
     let steps = 0;
     const relay: Pick<
       Activities,
-      'claimWebhookDeliveries' | 'awaitWebhookOutbox' | 'attemptWebhookDelivery' | 'giveUpWebhookDelivery'
+      | 'claimWebhookDeliveries'
+      | 'startWebhookDeliveries'
+      | 'awaitWebhookOutbox'
+      | 'attemptWebhookDelivery'
+      | 'giveUpWebhookDelivery'
     > = {
+      // As the real activity does, with the test's client.
+      async startWebhookDeliveries(input) {
+        for (const start of input.starts) {
+          await temporal.client.workflow.start(input.workflowType, {
+            workflowId: start.workflowId,
+            taskQueue: input.taskQueue,
+            args: start.args,
+            typedSearchAttributes: start.searchAttributes,
+            memo: start.memo,
+          });
+        }
+        return input.starts.map((start) => start.workflowId);
+      },
       async claimWebhookDeliveries(input) {
         steps += 1;
         marked.push(input.started);
