@@ -35,3 +35,26 @@ export async function recordBookingEvents(
   );
   return rowCount ?? 0;
 }
+
+/**
+ * The bookings a trip event concerns: at departure every booking still on the trip, at completion
+ * every booking the completion closed (attendance already settled to COMPLETED or NO_SHOW).
+ */
+export const TRIP_EVENT_BOOKINGS = {
+  DEPART: { event: 'trip.started', statuses: ['CONFIRMED', 'CHECKED_IN', 'NO_SHOW'] },
+  COMPLETE: { event: 'trip.completed', statuses: ['COMPLETED', 'NO_SHOW'] },
+} as const satisfies Record<string, { event: WebhookEvent; statuses: readonly string[] }>;
+
+/**
+ * `trip.started` (DEPART) or `trip.completed` (COMPLETE) for each booking of the trip, in the
+ * caller's transaction: the dispatch transition calls it after it has changed the trip and its
+ * bookings, so the event commits with the transition or not at all. Returns how many were recorded.
+ */
+export function recordTripEvent(
+  client: Queryable,
+  tripId: string,
+  action: keyof typeof TRIP_EVENT_BOOKINGS,
+): Promise<number> {
+  const { event, statuses } = TRIP_EVENT_BOOKINGS[action];
+  return recordBookingEvents(client, event, { tripId, statuses });
+}

@@ -7,6 +7,7 @@ import {
   type BookableTripFixture,
 } from '../support/bookings.js';
 import { cancelBooking } from '../support/booking-changes.js';
+import { recordTripEvent } from '../../db/writes/outbox.js';
 import { useTestApp } from '../support/harness.js';
 import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
 import {
@@ -212,6 +213,59 @@ describe('webhook delivery (full stack)', () => {
       ]),
     ).toEqual([]);
     expect(receiver.requests.length).toBe(requestsBefore);
+  });
+
+  it('trip.started and trip.completed reach a trip subscriber, once per booking; a rolled-back one emits nothing', async () => {
+    // The dispatch transition (issue 13) calls recordTripEvent in its transaction; this stands in
+    // for it with the same trip and booking changes.
+    const trips = await startReceiver(SECRET);
+    await subscribe(app, key, {
+      url: trips.url,
+      events: ['trip.started', 'trip.completed'],
+      secret: SECRET,
+    });
+    try {
+      const other = await bookableTrip(app.db, { companyId: trip.companyId, seats: 8 });
+      const seats = other.seatNumbers;
+      const booked = [
+        await createBooking(app, caller, { tripId: other.tripId, seatNumbers: [seats[0]!] }),
+        await createBooking(app, caller, { tripId: other.tripId, seatNumbers: [seats[1]!, seats[2]!] }),
+      ];
+      const transition = (status: string, action: 'DEPART' | 'COMPLETE', fail = false) =>
+        app.db.transaction(async (client) => {
+          await client.query(`update trips set status = $2 where id = $1`, [other.tripId, status]);
+          if (action === 'COMPLETE')
+            await client.query(`update bookings set status = 'COMPLETED' where trip_id = $1`, [other.tripId]);
+          const recorded = await recordTripEvent(client, other.tripId, action);
+          if (fail) throw new Error('the transition failed');
+          return recorded;
+        });
+      await expect(transition('DEPARTED', 'DEPART', true)).rejects.toThrow('the transition failed');
+      expect(await transition('DEPARTED', 'DEPART')).toBe(2);
+      expect(await transition('COMPLETED', 'COMPLETE')).toBe(2);
+
+      await eventually(
+        async () => trips.processed.size,
+        (size) => size === 4,
+      );
+      await sleep(500);
+      expect(trips.requests).toHaveLength(4);
+      expect(allVerified(trips)).toBe(true);
+      const received = [...trips.processed.values()].map((body) => [body.event, body.data]);
+      for (const booking of booked) {
+        const data = {
+          booking_id: booking.id,
+          booking_code: booking.booking_code,
+          trip_id: other.tripId,
+          passenger_count: booking.id === booked[0]!.id ? 1 : 2,
+          total_amount: booking.total_price,
+        };
+        expect(received).toContainEqual(['trip.started', data]);
+        expect(received).toContainEqual(['trip.completed', data]);
+      }
+    } finally {
+      await trips.close();
+    }
   });
 
   it('a manual redelivery sends the same delivery id again, logged as MANUAL', async () => {
