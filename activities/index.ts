@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
+import { createCashShiftActivities } from './cash-shifts.js';
 import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
@@ -22,5 +23,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
     ...createWebhookActivities(deps),
+    ...createCashShiftActivities(deps),
   };
 }

@@ -227,6 +227,15 @@ export const ConfigSchema = z
     WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30_000).default(10_000),
     /** How long a failing webhook delivery is retried (exponential backoff), in hours. */
     WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(1).max(168).default(72),
+    /**
+     * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
+     * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.
+     */
+    CASH_SHIFT_MAX_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 7)
+      .default(24),
   })
   .strict();
 

@@ -29,4 +29,5 @@ export const workflowIds = {
   webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,
   /** The one relay of the namespace. */
   webhookOutbox: () => 'webhook-outbox',
+  cashShift: (companyId: string) => `cash-shift/${companyId}`,
 };

@@ -5,7 +5,9 @@ import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
+import { registerCashShiftRoutes } from './cash-shifts.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerPaymentRoutes } from './payments.js';
 import { registerTeamRoutes } from './team.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
@@ -17,4 +19,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
   registerApiKeyRoutes(surface, context);
+  // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
+  registerCashShiftRoutes(surface, context);
+  registerPaymentRoutes(surface, context);
 }
