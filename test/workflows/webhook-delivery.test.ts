@@ -169,10 +169,18 @@ describe('webhook delivery (full stack)', () => {
         (bodies) => bodies.length === 2,
       );
       expect(gone.requests).toHaveLength(1);
-      const made = await app.db.query(`select 1 from webhook_deliveries where subscription_id = $1`, [
+      const made = await app.db.query(`select id from webhook_deliveries where subscription_id = $1`, [
         goneId,
       ]);
       expect(made).toHaveLength(1);
+      const redelivery = await app.request(
+        `/api/webhooks/${goneId}/deliveries/${(made[0] as { id: string }).id}/redeliver`,
+        { method: 'POST', token: key },
+      );
+      expect(redelivery.status, redelivery.text).toBe(409);
+      expect(redelivery.body.errorCode).toBe('SUBSCRIPTION_DISABLED');
+      await sleep(300);
+      expect(gone.requests).toHaveLength(1);
     } finally {
       await gone.close();
     }
@@ -291,5 +299,45 @@ describe('webhook delivery (full stack)', () => {
       'MANUAL',
     ]);
     expect(receiver.processed.get(delivered!.id)).toBeDefined();
+  });
+
+  it('redeliveries at once: one is sent, the others 409 DELIVERY_IN_PROGRESS; another company gets 404', async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [delivered] = await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`;
+    const sentTo = () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
+    const sent = sentTo();
+
+    const stranger = await bookableTrip(app.db, { seats: 4 });
+    const strangerKey = await apiKeyOf(app, stranger.companyId);
+    const foreign = await app.request(path, { method: 'POST', token: strangerKey });
+    expect(foreign.status, foreign.text).toBe(404);
+
+    receiver.mode = 'down';
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => app.request(path, { method: 'POST', token: key })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([202, 409, 409, 409, 409]);
+    for (const answer of answers.filter((one) => one.status === 409))
+      expect(answer.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
+    // While it is being retried, a further redelivery is refused too.
+    await eventually(async () => sentTo(), (count) => count >= sent + 1);
+    const during = await app.request(path, { method: 'POST', token: key });
+    expect(during.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
+    receiver.mode = 'up';
+    await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const [attempts] = await app.db.query<{ manual: number }>(
+      `select count(*) filter (where trigger = 'MANUAL')::int as manual from webhook_delivery_attempts
+       where delivery_id = $1`,
+      [delivered!.id],
+    );
+    expect(attempts!.manual).toBe(1);
   });
 });
