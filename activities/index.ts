@@ -7,6 +7,7 @@ import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
 import { createJourneyActivities } from './journeys.js';
 import { createTripScheduleActivities } from './trip-schedules.js';
+import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
     ...createTripScheduleActivities(deps),
+    ...createWebhookActivities(deps),
     ...createCashShiftActivities(deps),
   };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { createMailer, type Mailer } from '../providers/mailer.js';
 import { adminAuthenticator } from './auth/admin-auth.js';
+import { withCompanyApiKey } from './auth/company-api-key.js';
 import { customerAuthenticator } from './auth/customer-auth.js';
 import { driverAuthenticator } from './auth/driver-auth.js';
 import { withShareSecurity } from './auth/share-issuer.js';
@@ -65,7 +66,10 @@ export function createApp(deps: AppDeps) {
   const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
   const context = appContext(deps);
 
-  const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
+  const customer = new Surface(
+    '/api',
+    withCompanyApiKey(withShareSecurity(customerAuthenticator(context), context), context),
+  );
   registerCustomerRoutes(customer, context);
   const dashboard = new Surface('/dashboard/api', staffAuthenticator(context));
   registerDashboardRoutes(dashboard, context);

@@ -236,6 +236,16 @@ export const ConfigSchema = z
      */
     SCHEDULE_BATCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
     /**
+     * Company webhooks may point at http URLs and at local or private addresses (loopback, 10.x,
+     * ...). Unset: on outside production, off in production. Never turn it on for real production:
+     * it lets a company's URL reach the service's own network.
+     */
+    WEBHOOK_ALLOW_LOCAL_TARGETS: booleanFlag.optional(),
+    /** Deadline of one webhook delivery attempt (connect, send, answer), in milliseconds. */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30_000).default(10_000),
+    /** How long a failing webhook delivery is retried (exponential backoff), in hours. */
+    WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(1).max(168).default(72),
+    /**
      * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
      * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.
      */
@@ -247,8 +257,11 @@ export const ConfigSchema = z
   })
   .strict();
 
-/** OTP_PRELAUNCH is always decided once loaded (its default depends on NODE_ENV). */
-export type Config = Omit<z.infer<typeof ConfigSchema>, 'OTP_PRELAUNCH'> & { OTP_PRELAUNCH: boolean };
+/** OTP_PRELAUNCH and WEBHOOK_ALLOW_LOCAL_TARGETS are always decided once loaded (their defaults depend on NODE_ENV). */
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'OTP_PRELAUNCH' | 'WEBHOOK_ALLOW_LOCAL_TARGETS'> & {
+  OTP_PRELAUNCH: boolean;
+  WEBHOOK_ALLOW_LOCAL_TARGETS: boolean;
+};
 
 const knownKeys = new Set(Object.keys(ConfigSchema.shape));
 
@@ -265,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = {
     ...data,
     OTP_PRELAUNCH: data.OTP_PRELAUNCH ?? (data.NODE_ENV !== 'production' && data.SITE_MODE !== 'live'),
+    WEBHOOK_ALLOW_LOCAL_TARGETS: data.WEBHOOK_ALLOW_LOCAL_TARGETS ?? data.NODE_ENV !== 'production',
   };
   if (config.NODE_ENV === 'production' && config.ACCESS_TOKEN_SECRET.startsWith('dev-only')) {
     throw new Error(

@@ -27,5 +27,8 @@ export const workflowIds = {
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
   tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
+  webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,
+  /** The one relay of the namespace. */
+  webhookOutbox: () => 'webhook-outbox',
   cashShift: (companyId: string) => `cash-shift/${companyId}`,
 };

@@ -20,6 +20,7 @@ import { registerSupportTicketRoutes } from './support-tickets.js';
 import { registerTicketRoutes } from './tickets.js';
 import { registerTripRoutes } from './trips.js';
 import { registerWaitlistRoutes } from './waitlist.js';
+import { registerWebhookRoutes } from './webhooks.js';
 
 /** Customer surface (/api). Each feature module adds its routes here. */
 export function registerCustomerRoutes(surface: Surface, context: AppContext): void {
@@ -43,4 +44,5 @@ export function registerCustomerRoutes(surface: Surface, context: AppContext): v
   registerLoyaltyRoutes(surface, context);
   registerWaitlistRoutes(surface, context);
   registerSupportTicketRoutes(surface, context);
+  registerWebhookRoutes(surface, context);
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
+import { registerApiKeyRoutes } from './api-keys.js';
 import { registerStaffAuthRoutes } from './auth.js';
 import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
@@ -29,6 +30,7 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerDispatchRoutes(surface, context);
   registerTripCommandRoutes(surface, context);
   registerTrackingRoutes(surface, context);
+  registerApiKeyRoutes(surface, context);
   // Cash shifts first: /payments/{id} would otherwise answer /payments/cash-shifts.
   registerCashShiftRoutes(surface, context);
   registerPaymentRoutes(surface, context);

@@ -20,7 +20,9 @@ export type Security =
   | 'driver'
   | 'shareRecipient'
   /** A traveller, a company user or an assigned driver who may share a booking document (api/auth/share-issuer.ts). */
-  | 'shareIssuer';
+  | 'shareIssuer'
+  /** A company API key as `Authorization: Bearer` (api/auth/company-api-key.ts); no cookie, so no CSRF. */
+  | 'companyApiKey';
 
 /**
  * Resolves and checks the caller for a route's declared security before its input is read

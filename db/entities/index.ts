@@ -80,6 +80,7 @@ import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
 import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
 import { BoardingScan, TripOperationEvent, TripPosition } from './trip-operations.js';
+import { CompanyApiKey, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from './webhooks.js';
 
 export * from './admin.js';
 export * from './admin-console.js';
@@ -106,6 +107,7 @@ export * from './staff.js';
 export * from './stop.js';
 export * from './trip.js';
 export * from './trip-operations.js';
+export * from './webhooks.js';
 
 /** Every entity the ORM knows: one per table. A new table's entity is added here. */
 export const allEntities = [
@@ -187,6 +189,10 @@ export const allEntities = [
   TripOperationEvent,
   BoardingScan,
   TripPosition,
+  CompanyApiKey,
+  WebhookSubscription,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

@@ -13,6 +13,7 @@ import { seedDemoPlanning } from './demo-planning.js';
 import { seedDemoOperations } from './demo-operations.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
+import { seedDemoWebhooks } from './demo-webhooks.js';
 import { CITIES, CORRIDORS, PUBLIC_STOPS, type CityData, type Corridor, type CorridorCall } from './syria.js';
 
 /**
@@ -217,6 +218,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoLoyalty(client);
     await seedDemoPlanning(client, dates);
     await seedDemoOperations(client);
+    await seedDemoWebhooks(client);
     await seedDemoFinance(client);
     await seedDemoAdminConsole(client);
     return {

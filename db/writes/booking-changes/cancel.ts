@@ -1,12 +1,14 @@
 import { cancellationDecision } from '../../../domain/booking-rules.js';
 import type { Database } from '../../orm.js';
 import { revokeCredentialsOf } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-booking.js';
 
 /**
  * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
  * tickets and seats end together; signed credentials go on the revocation list. A voucher the
- * booking used stays spent. Cancelling a cancelled booking changes nothing.
+ * booking used stays spent. booking.cancelled is recorded in the same transaction. Cancelling a
+ * cancelled booking changes nothing.
  */
 export async function cancelBooking(
   db: Database,
@@ -40,6 +42,7 @@ export async function cancelBooking(
     await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
       booking.id,
     ]);
+    await recordBookingEvents(client, 'booking.cancelled', { bookingIds: [booking.id] });
     await client.query(
       `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
       [journeyId],

@@ -15,6 +15,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
 import { inLockedScope, JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow } from './scope.js';
 
@@ -74,6 +75,7 @@ export async function confirmScope(
     ]);
     if (decisions.length === 0) {
       await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
+      // booking.confirmed follows from finalizeConfirmed.
       await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
       return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
     }
@@ -239,7 +241,10 @@ async function confirmationSettings(
   return rows.map(toSettings);
 }
 
-/** The compatibility booking rows: one per journey, company and trip (a leg), named after the lead traveller. */
+/**
+ * The compatibility booking rows: one per journey, company and trip (a leg), named after the lead
+ * traveller; booking.created for each, in the transaction.
+ */
 async function insertBookings(
   client: PoolClient,
   journeyIds: string[],
@@ -269,7 +274,7 @@ async function insertBookings(
       });
     }
   }
-  await client.query(
+  const { rows: inserted } = await client.query<{ id: string }>(
     `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name, passenger_phone,
                            seats_count, seat_numbers, status, total_price, currency, channel)
      select b.booking_code, b.journey_id, b.company_id, b.trip_id, j.passenger_id, j.owner_user_id, b.passenger_name,
@@ -278,7 +283,9 @@ async function insertBookings(
                                            passenger_phone text, seats_count int, seat_numbers text[], total_price bigint)
      join journeys j on j.id = b.journey_id
      left join users u on u.id = j.owner_user_id
-     on conflict (journey_id, company_id, trip_id) do nothing`,
+     on conflict (journey_id, company_id, trip_id) do nothing
+     returning id`,
     [JSON.stringify(rows), status, input.channel],
   );
+  await recordBookingEvents(client, 'booking.created', { bookingIds: inserted.map((row) => row.id) });
 }

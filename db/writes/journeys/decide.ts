@@ -8,6 +8,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed } from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
 
@@ -125,8 +126,8 @@ async function outcomeOf(
 
 /**
  * The whole scope ends unconfirmed: seats released, requests still pending CANCELLED, tickets and
- * booking rows CANCELLED, the scope CANCELLED with its failure_reason. Runs inside the caller's
- * transaction.
+ * booking rows CANCELLED (booking.cancelled for each), the scope CANCELLED with its failure_reason.
+ * Runs inside the caller's transaction.
  */
 async function cancelScope(
   client: PoolClient,
@@ -147,10 +148,12 @@ async function cancelScope(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
   );
-  await client.query(
-    `update bookings set status = 'CANCELLED', updated_at = now() where journey_id = any($1::uuid[])`,
+  const { rows: cancelled } = await client.query<{ id: string }>(
+    `update bookings set status = 'CANCELLED', updated_at = now()
+     where journey_id = any($1::uuid[]) and status <> 'CANCELLED' returning id`,
     [journeyIds],
   );
+  await recordBookingEvents(client, 'booking.cancelled', { bookingIds: cancelled.map((row) => row.id) });
   await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason });
 }
 

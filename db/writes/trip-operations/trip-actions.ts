@@ -6,7 +6,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import { readinessFacts } from '../../queries/trip-dispatch.js';
-import { recordBookingEvents } from '../outbox.js';
+import { recordTripEvent } from '../outbox.js';
 import { cancelTripBookings } from './cancel-trip.js';
 import {
   iso,
@@ -24,10 +24,6 @@ import {
  * transition transaction, the trip already locked: the state machine and the readiness decide,
  * then the trip row, its bookings and travellers change together and the log records it.
  */
-
-/** The bookings a trip event is recorded for: every booking still on the trip. */
-const STARTED_BOOKINGS = ['CONFIRMED', 'CHECKED_IN', 'NO_SHOW'];
-const COMPLETED_BOOKINGS = ['COMPLETED', 'NO_SHOW'];
 
 interface TripRowAfter {
   status: TripStatus;
@@ -78,7 +74,9 @@ export async function applyTripAction(
     after: { ...result.trip },
     details: { ...effects },
   });
-  await recordTripEvents(client, trip.id, command.action, effects);
+  // trip.started / trip.completed for the bookings still on the trip, in this transaction.
+  if (command.action === 'DEPART' || command.action === 'COMPLETE')
+    effects.events = await recordTripEvent(client, trip.id, command.action);
   return result;
 }
 
@@ -92,26 +90,6 @@ async function actionEffects(
     return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
   if (command.action === 'COMPLETE') return closeAttendance(client, trip, command);
   return {};
-}
-
-/** trip.started at departure and trip.completed at completion, for the bookings still on the trip. */
-async function recordTripEvents(
-  client: Queryable,
-  tripId: string,
-  action: TripAction,
-  effects: DispatchEffects,
-): Promise<void> {
-  if (action === 'DEPART') {
-    effects.events = await recordBookingEvents(client, 'trip.started', {
-      tripId,
-      statuses: STARTED_BOOKINGS,
-    });
-  } else if (action === 'COMPLETE') {
-    effects.events = await recordBookingEvents(client, 'trip.completed', {
-      tripId,
-      statuses: COMPLETED_BOOKINGS,
-    });
-  }
 }
 
 /**
