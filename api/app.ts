@@ -48,7 +48,10 @@ export interface FeatureRoutes<Docs> {
 }
 
 export function createApp(deps: AppDeps) {
-  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
+  // ctx.ip is the socket's address unless TRUSTED_PROXY_HOPS proxies append to X-Forwarded-For:
+  // then the entry that many hops from the right, never one the client wrote itself.
+  const hops = deps.config.TRUSTED_PROXY_HOPS;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const context: AppContext = {
     ...deps,
     tokens: createTravellerTokens(deps.config),
