@@ -63,7 +63,10 @@ export function appContext(deps: AppDeps): AppContext {
 }
 
 export function createApp(deps: AppDeps) {
-  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
+  // ctx.ip is the socket's address unless TRUSTED_PROXY_HOPS proxies append to X-Forwarded-For:
+  // then the entry that many hops from the right, never one the client wrote itself.
+  const hops = deps.config.TRUSTED_PROXY_HOPS;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const context = appContext(deps);
 
   const customer = new Surface(

@@ -27,6 +27,20 @@ export const ADMIN_ROLES = ['SUPER_ADMIN', 'ADMIN', 'SUPPORT', 'ANALYST'] as con
 
 export type AdminRole = (typeof ADMIN_ROLES)[number];
 
+/** Roles that may change other accounts or the platform: in production they always need a second factor. */
+const ROLES_NEEDING_SECOND_FACTOR: readonly AdminRole[] = ['SUPER_ADMIN', 'ADMIN'];
+
+/**
+ * Whether an administrator must sign in with a second factor: the account's own flag, and in
+ * production every SUPER_ADMIN and ADMIN whatever the flag says.
+ */
+export function secondFactorMandatory(
+  account: { role: AdminRole; totpRequired: boolean },
+  production: boolean,
+): boolean {
+  return account.totpRequired || (production && ROLES_NEEDING_SECOND_FACTOR.includes(account.role));
+}
+
 export const PERMISSION_DESCRIPTIONS: Record<AdminPermission, string> = {
   'companies.view': 'See companies and their state',
   'companies.manage': 'Warn, suspend, unsuspend, verify and unverify companies',

@@ -15,7 +15,7 @@ import {
   recordStaffActivity,
   STAFF_SESSION_COOKIE,
 } from './staff-session.js';
-import { isSessionActive } from './traveller-session.js';
+import { identityStands } from './traveller-session.js';
 import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
 
 /**
@@ -108,7 +108,7 @@ async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIs
     if (error instanceof InvalidCredential) throw invalid();
     throw error;
   }
-  if (!identity.sessionId || !(await isSessionActive(deps.db, identity.sessionId))) throw invalid();
+  if (!(await identityStands(deps.db, identity))) throw invalid();
   return { kind: 'TRAVELLER', userId: identity.userId };
 }
 

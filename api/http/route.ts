@@ -145,7 +145,9 @@ export class Surface {
     readonly base: string,
     private readonly authenticate?: Authenticator,
   ) {
-    this.router = new Router({ prefix: base });
+    // Paths match exactly as written (case-sensitive), so every guard that compares ctx.path sees the
+    // path the route answers to: /api/Document-Shares is no share route, and no route at all.
+    this.router = new Router({ prefix: base, sensitive: true });
   }
 
   route<
@@ -155,13 +157,13 @@ export class Surface {
   >(spec: RouteSpec<P, Q, B>): this {
     this.routes.push({ base: this.base, spec });
     if (spec.unreadBody) {
-      // Matched as the router matches: a parameter is one segment, case-insensitive, optional trailing slash.
+      // Matched as the router matches: a parameter is one segment, case-sensitive, optional trailing slash.
       const segments = `${this.base}${spec.path}`
         .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
         .replace(/\{\w+\}/g, '[^/]+');
       this.unreadBodyRoutes.push({
         method: spec.method.toUpperCase(),
-        path: new RegExp(`^${segments}/?$`, 'i'),
+        path: new RegExp(`^${segments}/?$`),
       });
     }
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
