@@ -325,7 +325,10 @@ describe('webhook delivery (full stack)', () => {
     for (const answer of answers.filter((one) => one.status === 409))
       expect(answer.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
     // While it is being retried, a further redelivery is refused too.
-    await eventually(async () => sentTo(), (count) => count >= sent + 1);
+    await eventually(
+      async () => sentTo(),
+      (count) => count >= sent + 1,
+    );
     const during = await app.request(path, { method: 'POST', token: key });
     expect(during.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
     receiver.mode = 'up';
