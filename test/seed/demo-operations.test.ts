@@ -19,7 +19,9 @@ describe('demo drivers', () => {
     db.query<{ email: string; operating_date: string; trips: number }>(
       `select u.email, t.operating_date::text, count(*)::int as trips
        from trips t join staff_users u on u.id = t.driver_id
+       where u.email = any($1::text[])
        group by u.email, t.operating_date order by u.email, t.operating_date`,
+      [DEMO_DRIVERS.map((driver) => driver.email)],
     );
 
   beforeAll(async () => {
@@ -38,6 +40,7 @@ describe('demo drivers', () => {
     const drivers = await db.query<{ email: string; company_id: string; password_hash: string }>(
       `select u.email, m.company_id, u.password_hash from staff_users u
        join company_memberships m on m.staff_user_id = u.id and m.role = 'DRIVER' and m.active
+       where u.email like 'driver@%'
        order by u.email`,
     );
     expect(drivers.map((driver) => [driver.email, driver.company_id])).toEqual(
@@ -53,8 +56,9 @@ describe('demo drivers', () => {
     expect(first.every((row) => row.trips === 1)).toBe(true);
     const [earliest] = await db.query<{ ok: boolean }>(
       `select bool_and(t.departure_at = (select min(x.departure_at) from trips x
-                                          where x.company_id = t.company_id and x.operating_date = t.operating_date)) as ok
-       from trips t where t.driver_id is not null`,
+                                          where x.company_id = t.company_id and x.operating_date = t.operating_date
+                                            and x.schedule_id is null)) as ok
+       from trips t where t.driver_id is not null and t.schedule_id is null`,
     );
     expect(earliest!.ok).toBe(true);
     await seedDemo(db, { firstDate: damascusDate(new Date()), days: 2 });

@@ -410,7 +410,9 @@ describe('demo seed', () => {
     }
     const drivers = await db.query<{ company_id: string; count: number }>(
       `select company_id, count(*)::int as count from company_memberships
-       where role = 'DRIVER' and active and company_id = any($1::uuid[]) group by company_id`,
+       where role = 'DRIVER' and active and company_id = any($1::uuid[])
+         and staff_user_id in (select id from staff_users where email ~ '^driver[0-9]+@')
+       group by company_id`,
       [companyIds],
     );
     expect(drivers).toHaveLength(DEMO_COMPANIES.length);

@@ -195,7 +195,11 @@ export async function operationsSnapshot(db: Database, tripId: string) {
   const events = await db.query('select * from trip_operation_events where trip_id = $1 order by id', [
     tripId,
   ]);
-  const outbox = await db.query('select * from outbox_events where trip_id = $1 order by id', [tripId]);
+  // The events, not the relay's marker: the webhook relay sets dispatched_at on its own clock.
+  const outbox = await db.query(
+    'select id, company_id, event, booking_id, trip_id, data, occurred_at from outbox_events where trip_id = $1 order by id',
+    [tripId],
+  );
   const payments = await db.query(
     'select p.* from payment_operations p join bookings b on b.id = p.booking_id where b.trip_id = $1 order by p.id',
     [tripId],
