@@ -16,7 +16,7 @@ import { maintenanceGate } from './platform/maintenance-gate.js';
 import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
 import { sharePageRoutes } from './web/share-page.js';
-import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
+import { jsonBody, knownMethodsOnly, requestLifecycle, responseHeaders } from './http/middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Surface } from './http/route.js';
 import { registerAdminRoutes } from './admin/index.js';
@@ -95,6 +95,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
+  app.use(knownMethodsOnly());
   app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
   const health = healthRoutes(context);

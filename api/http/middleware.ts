@@ -122,6 +122,23 @@ export function publicCache(ctx: Context, maxAgeSeconds: number) {
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
 }
 
+/** The methods any route of the service answers; HEAD and OPTIONS come with GET and the router. */
+const KNOWN_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * A method no route answers (TRACE, CONNECT, PROPFIND, ...) is 405 METHOD_NOT_ALLOWED with the
+ * methods the service knows, not the router's 501: the method exists, this service refuses it.
+ */
+export function knownMethodsOnly() {
+  return async (ctx: Context, next: Next) => {
+    if (!KNOWN_METHODS.includes(ctx.method)) {
+      ctx.set('Allow', KNOWN_METHODS.join(', '));
+      throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
+    }
+    await next();
+  };
+}
+
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**

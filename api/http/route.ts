@@ -140,6 +140,8 @@ export class Surface {
   readonly router: Router;
   readonly routes: RegisteredRoute[] = [];
   private readonly unreadBodyRoutes: { method: string; path: RegExp }[] = [];
+  /** The methods of each path without parameters, such as /api/bookings/round-trip. */
+  private readonly fixedPaths = new Map<string, Set<string>>();
 
   constructor(
     readonly base: string,
@@ -166,9 +168,14 @@ export class Surface {
         path: new RegExp(`^${segments}/?$`),
       });
     }
+    if (!spec.path.includes('{')) {
+      const path = `${this.base}${spec.path}`;
+      this.fixedPaths.set(path, (this.fixedPaths.get(path) ?? new Set()).add(spec.method.toUpperCase()));
+    }
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
     this.router[spec.method](koaPath, async (ctx) => {
+      this.refuseOtherMethodOfFixedPath(ctx);
       await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf, path: spec.path });
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
@@ -181,6 +188,19 @@ export class Surface {
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
     });
     return this;
+  }
+
+  /**
+   * GET /api/bookings/round-trip matches GET /bookings/{id} as the router sees it, but the path is
+   * the round trip's, which only takes POST: 405 with its methods, not a 400 about an identifier.
+   */
+  private refuseOtherMethodOfFixedPath(ctx: Context): void {
+    const methods = this.fixedPaths.get(ctx.path.replace(/(.)\/$/, '$1'));
+    if (!methods) return;
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    if (methods.has(method)) return;
+    ctx.set('Allow', [...methods].join(', '));
+    throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
   }
 
   /** Whether the request is for a route declared with unreadBody (its body must stay unread). */

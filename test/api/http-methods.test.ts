@@ -1,0 +1,57 @@
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../support/harness.js';
+import { mobileTraveller } from '../support/journeys.js';
+
+/** Methods the service refuses, answered as HTTP says (issue 18: found by fuzzing the OpenAPI document). */
+
+/** fetch refuses TRACE, so it goes through node:http. */
+function rawRequest(app: TestApp, method: string, path: string) {
+  return new Promise<{ status: number; allow: string | undefined; body: any }>((resolve, reject) => {
+    const url = new URL(app.baseUrl + path);
+    const request = httpRequest(
+      { method, host: url.hostname, port: url.port, path: url.pathname },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            allow: response.headers.allow,
+            body: text ? JSON.parse(text) : null,
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('methods no route answers', () => {
+  const app = useTestApp();
+
+  it('answers TRACE and other unknown methods with 405 and the methods the service knows, not 501', async () => {
+    for (const [method, path] of [
+      ['TRACE', '/api/cities'],
+      ['TRACE', '/dashboard/api/trips'],
+      ['PROPFIND', '/api/bookings'],
+    ]) {
+      const response = await rawRequest(app, method!, path!);
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.body.errorCode).toBe('METHOD_NOT_ALLOWED');
+      expect(response.allow).toContain('GET');
+    }
+  });
+
+  it('answers another method on a fixed path with 405, not as the {id} route beside it', async () => {
+    const traveller = await mobileTraveller(app);
+    const response = await app.request('/api/bookings/round-trip', { headers: traveller.headers });
+    expect(response.status).toBe(405);
+    expect(response.body.errorCode).toBe('METHOD_NOT_ALLOWED');
+    expect(response.headers.get('allow')).toBe('POST');
+    // The {id} route itself still answers as before.
+    const unknown = await app.request(`/api/bookings/${crypto.randomUUID()}`, { headers: traveller.headers });
+    expect(unknown.status).toBe(404);
+  });
+});
