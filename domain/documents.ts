@@ -17,6 +17,10 @@ export const DOCUMENT_KINDS = [
 ] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
+/** Every kind a stored snapshot may have: the booking documents and company reports (domain/reports.ts). */
+export const SNAPSHOT_KINDS = [...DOCUMENT_KINDS, 'REPORT'] as const;
+export type SnapshotKind = (typeof SNAPSHOT_KINDS)[number];
+
 export const DOCUMENT_LOCALES = ['ar', 'en'] as const;
 export type DocumentLocale = (typeof DOCUMENT_LOCALES)[number];
 

@@ -98,6 +98,8 @@ export const LoyaltyRedemption = defineEntity({
     usedAt: p.datetime().nullable(),
     usedBookingIds: p.array().columnType('uuid[]').default([]),
     discount: p.bigint('number').nullable(),
+    /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
+    terms: p.json<Record<string, unknown>>(),
   },
 });
 
@@ -115,6 +117,9 @@ export const LoyaltyTransaction = defineEntity({
     bookingId: p.uuid().nullable(),
     redemptionId: p.uuid().nullable(),
     note: p.text().nullable(),
+    /** The company user who adjusted the balance by hand, with the reason they gave. */
+    actorStaffUserId: p.uuid().nullable(),
+    reason: p.text().nullable(),
     createdAt: p.datetime().defaultRaw('clock_timestamp()'),
   },
 });
