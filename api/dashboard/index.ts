@@ -5,6 +5,7 @@ import { registerBookingDecisionRoutes } from './booking-decisions.js';
 import { registerBookingRoutes } from './bookings.js';
 import { registerBookingSettingsRoutes } from './booking-settings.js';
 import { registerDashboardDocumentShareRoutes } from './document-shares.js';
+import { registerInsightRoutes } from './insight.js';
 import { registerTeamRoutes } from './team.js';
 
 /** Company dashboard surface (/dashboard/api). Each feature module adds its routes here. */
@@ -15,4 +16,5 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerBookingRoutes(surface, context);
   registerBookingDecisionRoutes(surface, context);
   registerDashboardDocumentShareRoutes(surface, context);
+  registerInsightRoutes(surface, context);
 }
