@@ -111,7 +111,7 @@ export const LoyaltyTransaction = defineEntity({
     ...baseProperties,
     accountId: p.uuid(),
     companyId: p.uuid(),
-    kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS'] as const),
+    kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'] as const),
     points: p.integer(),
     balanceAfter: p.integer(),
     bookingId: p.uuid().nullable(),

@@ -179,8 +179,13 @@ export class Migration20261124040000_insight extends Migration {
     );
     this.addSql(`alter table loyalty_transactions add column reason text
       check (reason is null or char_length(reason) between 1 and 500)`);
+    // VOUCHER_REFUND: the points of a voucher cancelled because its reward was withdrawn, returned
+    // without counting as points earned (lifetime points and tier stay as they were).
+    this.addSql(`alter table loyalty_transactions drop constraint loyalty_transactions_kind_check`);
+    this.addSql(`alter table loyalty_transactions add constraint loyalty_transactions_kind_check
+      check (kind in ('EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'))`);
     this.addSql(`alter table loyalty_transactions add constraint loyalty_transactions_staff_adjustment
-      check (actor_staff_user_id is null or (kind = 'ADJUST' and reason is not null))`);
+      check (actor_staff_user_id is null or (kind in ('ADJUST', 'VOUCHER_REFUND') and reason is not null))`);
 
     const termsOf = (reward: string) => `jsonb_build_object(
         'type', ${reward}.type, 'discount_percent', ${reward}.discount_percent,

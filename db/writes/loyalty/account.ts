@@ -62,6 +62,9 @@ interface LedgerEntry {
   bookingId?: string | null;
   redemptionId?: string | null;
   note?: string | null;
+  /** A company user's manual adjustment: who made it and why (both, or neither). */
+  actorStaffUserId?: string | null;
+  reason?: string | null;
 }
 
 /**
@@ -88,8 +91,9 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
     [account.id, balanceAfter, earned],
   );
   await client.query(
-    `insert into loyalty_transactions (account_id, company_id, kind, points, balance_after, booking_id, redemption_id, note)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `insert into loyalty_transactions (account_id, company_id, kind, points, balance_after, booking_id, redemption_id, note,
+                                       actor_staff_user_id, reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       account.id,
       entry.companyId,
@@ -99,6 +103,8 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
       entry.bookingId ?? null,
       entry.redemptionId ?? null,
       entry.note ?? null,
+      entry.actorStaffUserId ?? null,
+      entry.reason ?? null,
     ],
   );
   account.balance = balanceAfter;
