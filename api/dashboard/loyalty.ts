@@ -22,11 +22,6 @@ import {
 } from './guards.js';
 import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
 
-/**
- * The company's loyalty programme (SPEC "Company dashboard API", loyalty rows and "Loyalty program
- * writes"): GET and PUT /loyalty, rewards, tiers and manual adjustments. Writes need OWNER or ADMIN
- * of an active, verified company; the company is always the session's.
- */
 /** The signed-in manager, as the actor of a programme write. */
 function managerOf(ctx: Context): ProgrammeActor {
   const staff = authorize(
@@ -45,6 +40,11 @@ function managerOf(ctx: Context): ProgrammeActor {
 
 const WRITE = { security: 'companyStaff', errorCode: sessionFieldCode } as const;
 
+/**
+ * The company's loyalty programme (SPEC "Company dashboard API", loyalty rows and "Loyalty program
+ * writes"): GET and PUT /loyalty, rewards, tiers and manual adjustments. Writes need OWNER or ADMIN
+ * of an active, verified company; the company is always the session's.
+ */
 export function registerLoyaltyProgrammeRoutes(surface: Surface, context: AppContext): void {
   registerProgrammeRoutes(surface, context);
   registerRewardRoutes(surface, context);
