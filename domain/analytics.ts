@@ -225,3 +225,26 @@ export function rankRoutes<T extends { routeId: string; revenue: number; seatsSo
     .sort((a, b) => b.revenue - a.revenue || b.seatsSold - a.seatsSold || a.routeId.localeCompare(b.routeId))
     .map((route, index) => ({ ...route, rank: index + 1 }));
 }
+
+/** Count, mean and two percentiles (nearest rank) of whole numbers given as a count per value. */
+export function histogramStats(countByValue: ReadonlyMap<number, number>): {
+  count: number;
+  average: number;
+  median: number;
+  p90: number;
+} {
+  const values = [...countByValue].filter(([, count]) => count > 0).sort(([a], [b]) => a - b);
+  const count = values.reduce((sum, [, times]) => sum + times, 0);
+  if (count === 0) return { count: 0, average: 0, median: 0, p90: 0 };
+  const total = values.reduce((sum, [value, times]) => sum + value * times, 0);
+  const rank = (share: number) => {
+    const wanted = Math.max(1, Math.ceil(share * count));
+    let seen = 0;
+    for (const [value, times] of values) {
+      seen += times;
+      if (seen >= wanted) return value;
+    }
+    return values.at(-1)![0];
+  };
+  return { count, average: Math.round((total / count) * 10) / 10, median: rank(0.5), p90: rank(0.9) };
+}

@@ -26,4 +26,6 @@ export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
+  /** A run started by hand (tests, operators); scheduled runs are named by the schedule. */
+  analyticsRollup: (runId: string) => `analytics-rollup/${runId}`,
 };

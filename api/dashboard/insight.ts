@@ -1,5 +1,6 @@
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
+import { registerAnalyticsRoutes } from './analytics.js';
 import { registerLoyaltyProgrammeRoutes } from './loyalty.js';
 import { registerCompanySettingsRoutes } from './settings.js';
 
@@ -7,4 +8,5 @@ import { registerCompanySettingsRoutes } from './settings.js';
 export function registerInsightRoutes(surface: Surface, context: AppContext): void {
   registerCompanySettingsRoutes(surface, context);
   registerLoyaltyProgrammeRoutes(surface, context);
+  registerAnalyticsRoutes(surface, context);
 }
