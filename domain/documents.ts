@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { authorizesBoarding, canonicalJson } from './boarding-credential.js';
 import { Refusal } from './refusal.js';
+import type { ReportSnapshotData } from './reports.js';
 
 /**
  * Customer and company documents (SPEC "Tickets and documents"). Every document is an immutable
@@ -106,7 +107,11 @@ export interface SnapshotData {
 }
 
 /** The identity of a document's content: the same kind, locale and data give the same fingerprint. */
-export function snapshotFingerprint(kind: DocumentKind, locale: DocumentLocale, data: SnapshotData): string {
+export function snapshotFingerprint(
+  kind: SnapshotKind,
+  locale: DocumentLocale,
+  data: SnapshotData | ReportSnapshotData,
+): string {
   return createHash('sha256')
     .update(canonicalJson({ kind, locale, data: asStored(data) }))
     .digest('hex');
@@ -116,8 +121,8 @@ export function snapshotFingerprint(kind: DocumentKind, locale: DocumentLocale, 
  * The data as PostgreSQL's jsonb gives it back: undefined members dropped. The fingerprint is taken
  * of this form so a builder that writes `pickup: undefined` and one that omits it agree.
  */
-export function asStored(data: SnapshotData): SnapshotData {
-  return JSON.parse(JSON.stringify(data)) as SnapshotData;
+export function asStored<Data extends SnapshotData | ReportSnapshotData>(data: Data): Data {
+  return JSON.parse(JSON.stringify(data)) as Data;
 }
 
 /**

@@ -222,3 +222,48 @@ export function csvLine(values: readonly ReportValue[]): string {
 
 /** The byte-order mark that makes spreadsheet programs read the file as UTF-8 (Arabic included). */
 export const CSV_BOM = '\uFEFF';
+
+/** A chart printed on a report: revenue per day, or occupancy per route. */
+export interface ReportCharts {
+  revenuePerDay?: { date: string; revenue: number }[];
+  occupancyPerRoute?: { route: string; seatsSold: number; seatsOffered: number; percent: number }[];
+}
+
+/**
+ * What a report PDF prints, frozen in its document snapshot (kind REPORT): the company's identity,
+ * the report's facts, its columns and rows, the totals and the charts. Rendering the same snapshot
+ * gives the same words.
+ */
+export interface ReportSnapshotData {
+  company: {
+    name_ar: string;
+    name_en: string;
+    phone: string | null;
+    email: string | null;
+    address_ar: string;
+    address_en: string;
+  };
+  report: {
+    id: string;
+    type: ReportType;
+    from: string;
+    to: string;
+    /** ISO-8601 instant the export was asked for. */
+    generated_at: string;
+    state: 'ready' | 'no_data';
+    row_count: number;
+    currency: string;
+  };
+  columns: { key: string; kind: ColumnKind; label: string }[];
+  rows: ReportRow[];
+  totals: ReportRow | null;
+  charts: ReportCharts;
+}
+
+/** Which charts each report's PDF shows: financial charts only where the rows are financial too. */
+export const REPORT_CHARTS: Record<ReportType, readonly (keyof ReportCharts)[]> = {
+  revenue: ['revenuePerDay', 'occupancyPerRoute'],
+  bookings: ['revenuePerDay'],
+  trips: ['occupancyPerRoute'],
+  occupancy: ['occupancyPerRoute'],
+};
