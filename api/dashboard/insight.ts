@@ -2,6 +2,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { registerAnalyticsRoutes } from './analytics.js';
 import { registerLoyaltyProgrammeRoutes } from './loyalty.js';
+import { registerReportRoutes } from './reports.js';
 import { registerCompanySettingsRoutes } from './settings.js';
 
 /** Company insight and programme (issue 15): settings, loyalty programme, reports and analytics. */
@@ -9,4 +10,5 @@ export function registerInsightRoutes(surface: Surface, context: AppContext): vo
   registerCompanySettingsRoutes(surface, context);
   registerLoyaltyProgrammeRoutes(surface, context);
   registerAnalyticsRoutes(surface, context);
+  registerReportRoutes(surface, context);
 }

@@ -18,14 +18,19 @@ import { rowsOf } from '../sql-runner.js';
 
 export type StatBasis = 'SALES' | 'TRAVEL';
 
-/** The statistics rows of a company, basis and period: the folded days and the deltas not folded yet. */
-const STATS = `(
+/**
+ * The statistics rows of a company ($1), a basis and a range of days, given as SQL expressions
+ * (parameters or literals): the folded days and the deltas not folded yet, as one row source `s`.
+ */
+export const statsSource = (basis: string, from: string, to: string) => `(
   select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
-    from booking_stats_daily where company_id = $1 and basis = $2 and day between $3 and $4
+    from booking_stats_daily where company_id = $1 and basis = ${basis} and day between ${from} and ${to}
   union all
   select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
-    from booking_stats_deltas where company_id = $1 and basis = $2 and day between $3 and $4
+    from booking_stats_deltas where company_id = $1 and basis = ${basis} and day between ${from} and ${to}
 ) s`;
+
+const STATS = statsSource('$2', '$3', '$4');
 
 const SUMS = `sum(s.bookings)::int as bookings, sum(s.sold)::int as sold, sum(s.seats_sold)::int as seats_sold,
   sum(s.revenue)::float8 as revenue, sum(s.discount)::float8 as discount, sum(s.cancelled)::int as cancelled`;
