@@ -30,13 +30,16 @@ header.report-head .facts { text-align: end; }
 .charts figcaption { font-weight: 700; color: #1f5f8b; margin-bottom: 1mm; }
 .charts svg.chart { display: block; width: 100%; height: auto; }
 .no-data { border: 1px solid #8a96a3; padding: 4mm; margin: 4mm 0; font-weight: 700; text-align: center; }
-table.rows { width: 100%; border-collapse: collapse; }
+/* Naskh's tall default line box would halve the rows a page holds. */
+table.rows { width: 100%; border-collapse: collapse; line-height: 1.3; }
 table.rows thead { display: table-header-group; }
 table.rows tr { break-inside: avoid; }
-table.rows th, table.rows td { text-align: start; padding: 0.8mm 1.4mm; border-bottom: 1px solid #d5dbe1; }
+table.rows th, table.rows td { text-align: start; padding: 0.6mm 1.2mm; border-bottom: 1px solid #d5dbe1; }
+table.rows td { white-space: nowrap; }
+/* Names may wrap, but not into a sliver: a name column keeps room for a first and last name. */
+table.rows td.text { white-space: normal; min-width: 30mm; }
 table.rows th { background: #eef3f7; font-weight: 700; }
 table.rows td.number, table.rows th.number { text-align: end; white-space: nowrap; }
-table.rows td.nowrap { white-space: nowrap; }
 table.rows tr.total td { font-weight: 700; border-top: 2px solid #1f5f8b; }
 `;
 }

@@ -66,7 +66,7 @@ const REVENUE_SQL = `
   with sales as (
          select s.day, sum(s.bookings)::int as bookings, sum(s.sold)::int as sold, sum(s.seats_sold)::int as seats_sold,
                 sum(s.revenue)::float8 as revenue, sum(s.discount)::float8 as discount, sum(s.cancelled)::int as cancelled
-           from ${statsSource(`'SALES'`, '$5::date', '$6::date')}
+           from ${statsSource(`'SALES'`, '$4::date', '$5::date')}
           group by s.day),
        collected as (
          select (collected_at at time zone ${TZ})::date as day, sum(amount)::float8 as amount
@@ -87,7 +87,7 @@ const REVENUE_SQL = `
    where coalesce(s.bookings, 0) <> 0 or coalesce(c.amount, 0) <> 0 or coalesce(rf.amount, 0) <> 0
    order by d.day`;
 
-/** The statement and parameters of a report ($1 company, $2/$3 the period, $4 the locale). */
+/** The statement and parameters of a report ($1 company, $2/$3 the period; $4 the locale, or the dates for revenue). */
 function statementOf(query: ReportQuery): { text: string; values: unknown[] } {
   const start = damascusDayStart(query.from);
   const end = new Date(damascusDayStart(query.to).getTime() + 86_400_000);
@@ -99,7 +99,7 @@ function statementOf(query: ReportQuery): { text: string; values: unknown[] } {
     case 'occupancy':
       return { text: OCCUPANCY_SQL, values: [query.companyId, query.from, query.to, query.locale] };
     case 'revenue':
-      return { text: REVENUE_SQL, values: [query.companyId, start, end, query.locale, query.from, query.to] };
+      return { text: REVENUE_SQL, values: [query.companyId, start, end, query.from, query.to] };
   }
 }
 

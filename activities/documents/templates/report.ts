@@ -45,8 +45,8 @@ function cell(value: ReportValue, kind: string, locale: DocumentLocale, t: Repor
     return html`<td class="number">${integers[locale].format(Number(value))}</td>`;
   if (kind === 'percent') return html`<td class="number">${decimals[locale].format(Number(value))}</td>`;
   if (kind === 'code') return html`<td>${t.words[String(value)] ?? String(value)}</td>`;
-  if (kind === 'text') return html`<td><bdi>${String(value)}</bdi></td>`;
-  return html`<td class="nowrap"><bdi>${String(value)}</bdi></td>`;
+  if (kind === 'text') return html`<td class="text"><bdi>${String(value)}</bdi></td>`;
+  return html`<td><bdi>${String(value)}</bdi></td>`;
 }
 
 function head(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels): SafeHtml {
