@@ -98,7 +98,7 @@ describe('GET /dashboard/api/reports', () => {
         expect(header).toEqual(REPORT_COLUMNS[type].map((column) => column.label[locale]));
         expect(lines).toEqual(
           report.rows.map((row: Record<string, string | number | null>) =>
-            REPORT_COLUMNS[type].map((column) => shown(row[column.key])),
+            REPORT_COLUMNS[type].map((column) => shown(row[column.key] ?? null)),
           ),
         );
 
