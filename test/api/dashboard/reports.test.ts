@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_COLUMNS, REPORT_TYPES, type ReportType } from '../../../domain/reports.js';
+import { csvStream } from '../../../api/use-cases/report-streams.js';
+import { createLogger } from '../../../config/logger.js';
+import { readCompanySettings } from '../../../db/queries/company-settings.js';
+import { startExport } from '../../../db/writes/reports.js';
+import { REPORT_COLUMNS, REPORT_TYPES, type ReportRow, type ReportType } from '../../../domain/reports.js';
 import { createCompany } from '../../support/factories.js';
 import { fetchDocument } from '../../support/documents.js';
 import { parseCsv } from '../../support/csv.js';
@@ -293,6 +297,37 @@ describe('GET /dashboard/api/reports', () => {
       expect(parseCsv(Buffer.from(csv.bytes.slice(3)).toString('utf8'))).toHaveLength(1 + 2120);
       const [recorded] = await exportRow(csv.headers.get('x-report-id'));
       expect(recorded).toMatchObject({ state: 'ready', row_count: 2120, sha256: sha(csv.bytes) });
+    });
+  });
+
+  it('a stream cut short by a failing cursor is recorded export_failed, never ready', async () => {
+    const request = {
+      companyId: world.companyId,
+      requestedBy: owner.staffUserId,
+      type: 'bookings' as const,
+      format: 'csv' as const,
+      locale: 'en' as const,
+      from: daysAgo(1),
+      to: today(),
+      requestId: 'test-stream-failure',
+    };
+    const exportId = await startExport(app.db, request);
+    async function* failing(): AsyncGenerator<ReportRow[]> {
+      yield [{ bookingCode: 'BK-1' }];
+      throw new Error('connection lost');
+    }
+    const rows = failing();
+    const company = await readCompanySettings(app.db, world.companyId);
+    const stream = csvStream(
+      { db: app.db, logger: createLogger(app.config, 'test') },
+      { ...request, exportId, company, first: await rows.next(), rows },
+    );
+    await expect(stream.toArray()).rejects.toThrow('connection lost');
+    expect((await exportRow(exportId))[0]).toMatchObject({
+      state: 'export_failed',
+      error_code: 'REPORT_STREAM_INTERRUPTED',
+      sha256: null,
+      row_count: null,
     });
   });
 
