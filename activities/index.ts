@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
+import { createCashShiftActivities } from './cash-shifts.js';
 import { createAnalyticsActivities } from './analytics.js';
 import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createJourneyActivities(deps),
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
+    ...createCashShiftActivities(deps),
     ...createAnalyticsActivities(deps),
   };
 }

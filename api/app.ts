@@ -37,6 +37,16 @@ export type AppContext = AppDeps & {
   mailer: Mailer;
 };
 
+/**
+ * What each route function of a feature module is given when the feature's docs depend on the
+ * configuration: the surface, the app, and the docs worded once.
+ */
+export interface FeatureRoutes<Docs> {
+  surface: Surface;
+  context: AppContext;
+  docs: Docs;
+}
+
 export function createApp(deps: AppDeps) {
   const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
   const context: AppContext = {

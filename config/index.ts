@@ -226,6 +226,15 @@ export const ConfigSchema = z
      * development answers 501 OFFICIAL_CONTRACT_REQUIRED. Either way the payload is never read.
      */
     PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).default('development'),
+    /**
+     * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
+     * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.
+     */
+    CASH_SHIFT_MAX_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 7)
+      .default(24),
   })
   .strict();
 

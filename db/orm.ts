@@ -32,6 +32,7 @@ import { Migration20261122060000_documents } from './migrations/Migration2026112
 import { Migration20261122060500_receipts } from './migrations/Migration20261122060500_receipts.js';
 import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
 import { Migration20261124000000_operations_foundation } from './migrations/Migration20261124000000_operations_foundation.js';
+import { Migration20261124030000_finance } from './migrations/Migration20261124030000_finance.js';
 import { Migration20261124040000_insight } from './migrations/Migration20261124040000_insight.js';
 
 /** Migrations in the order they apply; each new file is added here. */
@@ -56,6 +57,7 @@ export const migrationsList = [
     name: 'Migration20261124000000_operations_foundation',
     class: Migration20261124000000_operations_foundation,
   },
+  { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
   { name: 'Migration20261124040000_insight', class: Migration20261124040000_insight },
 ];
 

@@ -1,4 +1,5 @@
 // The worker's workflowsPath: every workflow is re-exported here.
+export { cashShift } from './cash-shift.js';
 export { analyticsRollup } from './analytics-rollup.js';
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
-import { Pagination } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
 
 /**
@@ -8,7 +9,7 @@ import { DateTime, IdText, Permission, Role } from './schemas.js';
  * schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Administration: administrators'];
+const TAGS = ['Administration: administrators'];
 
 const Status = z.enum(['ACTIVE', 'DISABLED']);
 
@@ -34,7 +35,7 @@ export const ListQuery = z
   .object({ status: Status.optional(), role: Role.optional(), ...Pagination })
   .strict();
 
-export const ListResponse = z.object({
+const ListResponse = z.object({
   success: z.literal(true),
   data: z.object({ items: z.array(AdminRecord), total: z.int(), limit: z.int(), offset: z.int() }),
 });
@@ -70,25 +71,58 @@ export const UpdateBody = z
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 
-export const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
+const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
 
 const MANAGE_RULES =
   'Needs admins.manage (else 403 PERMISSION_DENIED with details.permission). Nobody hands out a permission they do not ' +
   'hold, and nobody changes an account holding a permission they lack (403 PERMISSION_DENIED naming it).';
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  list:
-    'Needs admins.view (else 403 PERMISSION_DENIED). Sorted by e-mail; limit (default 20, at most 100) and offset, ' +
-    'with the total. Each read is recorded in the audit log (admins.list).',
-  create:
-    `${MANAGE_RULES} The creator sets the initial password (argon2id) and hands it over; by default the new account ` +
-    'must set up TOTP at its first sign-in (totpRequired). 409 ADMIN_EMAIL_TAKEN when the e-mail address has an account. ' +
-    'Recorded in the audit log (admins.create).',
-  update:
-    `${MANAGE_RULES} An administrator cannot remove their own admins.manage, disable themselves or lift their own ` +
-    'totpRequired (409 OWN_ACCOUNT_CHANGE_REFUSED with details.field). Disabling ends every session of the account at ' +
-    'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
-    'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
-    'each changed field before and after).',
-};
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminListAdministrators: {
+    summary: 'List administrators',
+    description:
+      'Needs admins.view (else 403 PERMISSION_DENIED). Sorted by e-mail; limit (default 20, at most 100) and offset, ' +
+      'with the total. Each read is recorded in the audit log (admins.list).',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'A page of administrators',
+        schema: ListResponse,
+      },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminCreateAdministrator: {
+    summary: 'Create an administrator',
+    description:
+      `${MANAGE_RULES} The creator sets the initial password (argon2id) and hands it over; by default the new account ` +
+      'must set up TOTP at its first sign-in (totpRequired). 409 ADMIN_EMAIL_TAKEN when the e-mail address has an account. ' +
+      'Recorded in the audit log (admins.create).',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'Created',
+        schema: RecordResponse,
+      },
+      ...errorResponses(400, 401, 403, 409),
+    },
+  },
+  adminUpdateAdministrator: {
+    summary: "Change an administrator's name, role, permissions, status or second-factor policy",
+    description:
+      `${MANAGE_RULES} An administrator cannot remove their own admins.manage, disable themselves or lift their own ` +
+      'totpRequired (409 OWN_ACCOUNT_CHANGE_REFUSED with details.field). Disabling ends every session of the account at ' +
+      'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
+      'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
+      'each changed field before and after).',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Changed',
+        schema: RecordResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

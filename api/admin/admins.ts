@@ -3,33 +3,18 @@ import { effectivePermissions } from '../../domain/permissions.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
 import { createAdministrator, listAdministrators, updateAdministrator } from '../use-cases/administrators.js';
-import {
-  CreateBody,
-  describe,
-  ListQuery,
-  ListResponse,
-  RecordResponse,
-  TAGS,
-  UpdateBody,
-} from './admins.openapi.js';
+import { CreateBody, docs, ListQuery, UpdateBody } from './admins.openapi.js';
 
 /** GET, POST /admins and PATCH /admins/{id}. */
 export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.adminListAdministrators,
     method: 'get',
     path: '/admins',
-    operationId: 'adminListAdministrators',
-    summary: 'List administrators',
-    description: describe.list,
-    tags: TAGS,
     security: 'administrator',
     query: ListQuery,
-    responses: {
-      200: { description: 'A page of administrators', schema: ListResponse },
-      ...errorResponses(400, 401, 403),
-    },
     handler: async (ctx, { query }) => {
       requirePermission(ctx, 'admins.view');
       const page = await listAdministrators(db, adminAuditActor(ctx), query);
@@ -42,18 +27,11 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
   });
 
   surface.route({
+    ...docs.adminCreateAdministrator,
     method: 'post',
     path: '/admins',
-    operationId: 'adminCreateAdministrator',
-    summary: 'Create an administrator',
-    description: describe.create,
-    tags: TAGS,
     security: 'administrator',
     body: CreateBody,
-    responses: {
-      201: { description: 'Created', schema: RecordResponse },
-      ...errorResponses(400, 401, 403, 409),
-    },
     handler: async (ctx, { body }) => {
       const actor = requirePermission(ctx, 'admins.manage');
       const created = await createAdministrator(db, actor, adminAuditActor(ctx), body);
@@ -63,19 +41,12 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
   });
 
   surface.route({
+    ...docs.adminUpdateAdministrator,
     method: 'patch',
     path: '/admins/{id}',
-    operationId: 'adminUpdateAdministrator',
-    summary: "Change an administrator's name, role, permissions, status or second-factor policy",
-    description: describe.update,
-    tags: TAGS,
     security: 'administrator',
     params: IdParams,
     body: UpdateBody,
-    responses: {
-      200: { description: 'Changed', schema: RecordResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { params, body }) => {
       const actor = requirePermission(ctx, 'admins.manage');
       const updated = await updateAdministrator(db, actor, adminAuditActor(ctx), params.id, body);

@@ -1,85 +1,19 @@
-import { z } from 'zod';
 import type { AuditRow } from '../../db/queries/admins.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { readAuditLog } from '../use-cases/administrators.js';
-import { DateTime, IdText } from './schemas.js';
-
-const ActorKind = z.enum(['ADMIN', 'STAFF', 'TRAVELLER', 'SYSTEM', 'DRIVER']);
-const Instant = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
-
-const AuditQuery = z
-  .object({
-    actor: Uuid.optional().meta({
-      description: 'id of the administrator, staff user, traveller or driver who acted',
-    }),
-    actorKind: ActorKind.optional(),
-    action: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'exact action name, such as admins.update' }),
-    targetKind: z.string().min(1).max(50).optional(),
-    target: z.string().min(1).max(200).optional().meta({ description: 'id of the record acted on' }),
-    from: Instant.optional().meta({ description: 'rows at or after this time' }),
-    to: Instant.optional().meta({ description: 'rows before this time' }),
-    ...Pagination,
-  })
-  .strict()
-  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), {
-    message: 'from must not be after to',
-    path: ['from'],
-  });
-
-const AuditEntry = z
-  .object({
-    id: z.string().meta({ description: 'increasing row number' }),
-    actorKind: ActorKind,
-    actorId: IdText.nullable(),
-    action: z.string(),
-    targetKind: z.string().nullable(),
-    targetId: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()),
-    ip: z.string().nullable(),
-    requestId: z.string().nullable(),
-    createdAt: DateTime,
-  })
-  .meta({ id: 'AuditEntry' });
-
-const AuditResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(AuditEntry), total: z.int(), limit: z.int(), offset: z.int() }),
-});
+import { AuditQuery, docs } from './audit.openapi.js';
 
 /** GET /audit-log. */
 export function registerAuditRoutes(surface: Surface, context: AppContext): void {
   const { db } = context;
   surface.route({
+    ...docs.adminAuditLog,
     method: 'get',
     path: '/audit-log',
-    operationId: 'adminAuditLog',
-    summary: 'Read the audit log',
-    description:
-      'Needs audit.view (else 403 PERMISSION_DENIED). Every administrative change and every read of sensitive data is ' +
-      'one row: who acted (actorKind, actorId), what they did (action), to which record (targetKind, targetId), when ' +
-      '(createdAt), from where (ip, requestId) and the facts of it (details: changed fields before and after, filters ' +
-      'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive; limit (default 20, at ' +
-      'most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
-      'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
-      'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +
-      'admins.create, admins.update, audit_log.read.',
-    tags: ['Administration: audit log'],
     security: 'administrator',
     query: AuditQuery,
-    responses: {
-      200: { description: 'A page of audit rows', schema: AuditResponse },
-      ...errorResponses(400, 401, 403),
-    },
     handler: async (ctx, { query }) => {
       requirePermission(ctx, 'audit.view');
       const { limit, offset, actor, target, ...filters } = query;

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { SignedInAdmin } from './schemas.js';
+import { loginResponses, signOutResponses } from '../auth/password-login.js';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
+import { OkResponse, SignedInAdmin } from './schemas.js';
 
 /**
  * The OpenAPI side of the administration's sign-in routes (api/admin/auth.ts): request and
  * response schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Administration: authentication'];
+const TAGS = ['Administration: authentication'];
 
 export const LoginBody = z
   .object({ email: z.email().max(254), password: z.string().min(1).max(1024) })
@@ -19,7 +22,7 @@ const SessionFields = {
   expiresAt: z.int().meta({ description: 'end of the session lifetime, Unix epoch seconds' }),
 };
 
-export const LoginResponse = z.object({
+const LoginResponse = z.object({
   success: z.literal(true),
   data: z.object({
     admin: SignedInAdmin,
@@ -33,33 +36,54 @@ export const LoginResponse = z.object({
   }),
 });
 
-export const SecondFactorResponse = z.object({
+const SecondFactorResponse = z.object({
   success: z.literal(true),
   data: z.object({ secondFactorRequired: z.literal(false), ...SessionFields }),
 });
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  login:
-    'Checks the password (argon2id) and opens a server-side session: cookie bb_admin (HttpOnly, Secure, SameSite=Strict, ' +
-    'Path=/admin/api) plus the readable bb_admin_csrf cookie, whose value (also data.csrfToken) every write sends as ' +
-    'X-CSRF-Token. A session ends 8 hours after sign-in (ADMIN_SESSION_TTL_HOURS) or after 30 minutes without a request ' +
-    '(ADMIN_SESSION_IDLE_MINUTES), at logout, or when the administrator is disabled. When the account requires a second ' +
-    'factor (or has an authenticator set up) the answer says secondFactorRequired and the session is limited to ' +
-    'POST /auth/2fa, /security/2fa and POST /auth/logout until a code is given; every other route answers 403 ' +
-    'SECOND_FACTOR_REQUIRED. A wrong password, an unknown e-mail and a disabled account all get the same 401 ' +
-    'INVALID_CREDENTIALS in the same time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail ' +
-    'address in 15 minutes (ADMIN_LOGIN_MAX_PER_IP, ADMIN_LOGIN_MAX_PER_EMAIL, ADMIN_LOGIN_WINDOW_MINUTES), then 429 ' +
-    "RATE_LIMITED with Retry-After. Signing in ends the browser's previous administrator session. Recorded in the audit log " +
-    '(auth.login, auth.login_failed for a known account).',
-  secondFactor:
-    'Send {code} (the 6 digits the authenticator shows; 30-second steps, one step of clock drift either way accepted) ' +
-    'or {recoveryCode}. Each code is good once: a code of a step already accepted is refused, and a recovery code is ' +
-    'deleted when used. On success the session is complete and both the session cookie and the CSRF token are ' +
-    'replaced (use the new data.csrfToken). A wrong, replayed or used code gets 400 INVALID_SECOND_FACTOR. At most 10 ' +
-    'codes per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with /security/2fa), then 429. ' +
-    '409 SECOND_FACTOR_ENROLMENT_REQUIRED when the account has no authenticator yet; 409 SECOND_FACTOR_NOT_PENDING ' +
-    'when the session already gave its second factor. Recorded in the audit log (auth.second_factor, auth.second_factor_failed).',
-  logout:
-    'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every administration write.',
-};
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminLogin: {
+    summary: 'Sign in to the administration with e-mail and password',
+    description:
+      'Checks the password (argon2id) and opens a server-side session: cookie bb_admin (HttpOnly, Secure, SameSite=Strict, ' +
+      'Path=/admin/api) plus the readable bb_admin_csrf cookie, whose value (also data.csrfToken) every write sends as ' +
+      'X-CSRF-Token. A session ends 8 hours after sign-in (ADMIN_SESSION_TTL_HOURS) or after 30 minutes without a request ' +
+      '(ADMIN_SESSION_IDLE_MINUTES), at logout, or when the administrator is disabled. When the account requires a second ' +
+      'factor (or has an authenticator set up) the answer says secondFactorRequired and the session is limited to ' +
+      'POST /auth/2fa, /security/2fa and POST /auth/logout until a code is given; every other route answers 403 ' +
+      'SECOND_FACTOR_REQUIRED. A wrong password, an unknown e-mail and a disabled account all get the same 401 ' +
+      'INVALID_CREDENTIALS in the same time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail ' +
+      'address in 15 minutes (ADMIN_LOGIN_MAX_PER_IP, ADMIN_LOGIN_MAX_PER_EMAIL, ADMIN_LOGIN_WINDOW_MINUTES), then 429 ' +
+      "RATE_LIMITED with Retry-After. Signing in ends the browser's previous administrator session. Recorded in the audit log " +
+      '(auth.login, auth.login_failed for a known account).',
+    tags: TAGS,
+    responses: loginResponses(LoginResponse),
+  },
+  adminVerifySecondFactor: {
+    summary: 'Complete sign-in with an authenticator code or a recovery code',
+    description:
+      'Send {code} (the 6 digits the authenticator shows; 30-second steps, one step of clock drift either way accepted) ' +
+      'or {recoveryCode}. Each code is good once: a code of a step already accepted is refused, and a recovery code is ' +
+      'deleted when used. On success the session is complete and both the session cookie and the CSRF token are ' +
+      'replaced (use the new data.csrfToken). A wrong, replayed or used code gets 400 INVALID_SECOND_FACTOR. At most 10 ' +
+      'codes per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with /security/2fa), then 429. ' +
+      '409 SECOND_FACTOR_ENROLMENT_REQUIRED when the account has no authenticator yet; 409 SECOND_FACTOR_NOT_PENDING ' +
+      'when the session already gave its second factor. Recorded in the audit log (auth.second_factor, auth.second_factor_failed).',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Second factor accepted; new session cookies set',
+        schema: SecondFactorResponse,
+      },
+      ...errorResponses(400, 401, 403, 409, 429),
+    },
+  },
+  adminLogout: {
+    summary: 'End the administrator session',
+    description:
+      'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every administration write.',
+    tags: TAGS,
+    responses: signOutResponses(OkResponse),
+  },
+});

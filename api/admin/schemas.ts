@@ -2,7 +2,6 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS, ADMIN_ROLES } from '../../domain/permissions.js';
 import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
-import type { RequestOrigin } from '../auth/admin-session.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Schemas and helpers the administration route modules share. */
@@ -37,8 +36,6 @@ export const SignedInAdmin = z
   .meta({ id: 'SignedInAdministrator' });
 
 export const OkResponse = z.object({ success: z.literal(true), data: z.null() });
-
-export const origin = (ctx: Context): RequestOrigin => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 
 /**
  * The current administrator, once one more second-factor attempt of theirs is counted: every

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
 import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
 
 /**
@@ -7,9 +9,9 @@ import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
  * request and response schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Administration: second factor'];
+const TAGS = ['Administration: second factor'];
 
-export const StatusResponse = z.object({
+const StatusResponse = z.object({
   success: z.literal(true),
   data: z.object({
     enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
@@ -38,7 +40,7 @@ export const EnrolBody = z
   })
   .strict();
 
-export const EnrolResponse = z.object({
+const EnrolResponse = z.object({
   success: z.literal(true),
   data: z.object({
     secret: z.string().meta({ description: 'base32 secret to type into an authenticator app' }),
@@ -54,7 +56,7 @@ export const ConfirmBody = z
   .object({ code: TotpCode.meta({ description: 'a code from the new secret' }) })
   .strict();
 
-export const ConfirmResponse = z.object({
+const ConfirmResponse = z.object({
   success: z.literal(true),
   data: z.object({
     enabled: z.literal(true),
@@ -68,31 +70,75 @@ export const ConfirmResponse = z.object({
   }),
 });
 
-export const RemovedResponse = z.object({
+const RemovedResponse = z.object({
   success: z.literal(true),
   data: z.object({ enabled: z.literal(false) }),
 });
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  status:
-    'Answers also while the session still owes its second factor, so the sign-in screen knows what to ask for.',
-  enrol:
-    'Creates a new TOTP secret (SHA1, 6 digits, 30 s) and answers it with its otpauth:// URL. It is not used until ' +
-    `PATCH /security/2fa confirms it with a code, within ${ENROLMENT_TTL_MINUTES} minutes; until then the authenticator in use ` +
-    'keeps working. With no authenticator yet the body may be empty; an account that must use a second factor and has ' +
-    'none does this right after sign-in. Replacing an authenticator needs a fully signed-in session and {code} from ' +
-    'the current one or a {recoveryCode} (400 SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when ' +
-    'wrong). Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
-  confirm:
-    'The waiting secret becomes the authenticator in use (first set-up or replacement), and ' +
-    `${RECOVERY_CODE_COUNT} new one-use recovery codes replace any earlier ones; they are shown only in this answer and kept only as ` +
-    'hashes. The session counts as having given its second factor: its cookie and CSRF token are replaced (use the new ' +
-    'data.csrfToken), and every other session of this administrator ends. 409 SECOND_FACTOR_ENROLMENT_NOT_STARTED ' +
-    'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code. Recorded in the audit log ' +
-    '(security.2fa_enabled or security.2fa_changed).',
-  remove:
-    'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
-    'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (replace the authenticator instead), ' +
-    'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
-};
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminSecondFactorStatus: {
+    summary: "The signed-in administrator's second-factor state",
+    description:
+      'Answers also while the session still owes its second factor, so the sign-in screen knows what to ask for.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Second-factor state',
+        schema: StatusResponse,
+      },
+      ...errorResponses(401),
+    },
+  },
+  adminStartSecondFactorEnrolment: {
+    summary: 'Set up an authenticator, or start replacing the one in use',
+    description:
+      'Creates a new TOTP secret (SHA1, 6 digits, 30 s) and answers it with its otpauth:// URL. It is not used until ' +
+      `PATCH /security/2fa confirms it with a code, within ${ENROLMENT_TTL_MINUTES} minutes; until then the authenticator in use ` +
+      'keeps working. With no authenticator yet the body may be empty; an account that must use a second factor and has ' +
+      'none does this right after sign-in. Replacing an authenticator needs a fully signed-in session and {code} from ' +
+      'the current one or a {recoveryCode} (400 SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when ' +
+      'wrong). Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'New secret, waiting for its confirming code',
+        schema: EnrolResponse,
+      },
+      ...errorResponses(400, 401, 403, 429),
+    },
+  },
+  adminConfirmSecondFactor: {
+    summary: 'Confirm the new authenticator with a code from it',
+    description:
+      'The waiting secret becomes the authenticator in use (first set-up or replacement), and ' +
+      `${RECOVERY_CODE_COUNT} new one-use recovery codes replace any earlier ones; they are shown only in this answer and kept only as ` +
+      'hashes. The session counts as having given its second factor: its cookie and CSRF token are replaced (use the new ' +
+      'data.csrfToken), and every other session of this administrator ends. 409 SECOND_FACTOR_ENROLMENT_NOT_STARTED ' +
+      'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code. Recorded in the audit log ' +
+      '(security.2fa_enabled or security.2fa_changed).',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Authenticator in use',
+        schema: ConfirmResponse,
+      },
+      ...errorResponses(400, 401, 403, 409, 429),
+    },
+  },
+  adminRemoveSecondFactor: {
+    summary: 'Remove the authenticator and the recovery codes',
+    description:
+      'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
+      'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (replace the authenticator instead), ' +
+      'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Second factor removed',
+        schema: RemovedResponse,
+      },
+      ...errorResponses(400, 401, 403, 409, 429),
+    },
+  },
+});

@@ -11,19 +11,10 @@ import {
 import { setAdminSessionCookies } from '../auth/admin-session.js';
 import { badRequest } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import { adminAttemptingCode, origin, SecondFactorProofBody } from './schemas.js';
-import {
-  ConfirmBody,
-  ConfirmResponse,
-  describe,
-  EnrolBody,
-  EnrolResponse,
-  RemovedResponse,
-  StatusResponse,
-  TAGS,
-} from './security.openapi.js';
+import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
+import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 
 /** GET, POST, PATCH and DELETE /security/2fa: the signed-in administrator's own authenticator. */
 export function registerSecondFactorRoutes(
@@ -39,17 +30,10 @@ export function registerSecondFactorRoutes(
 
 function registerStatusRoute(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.adminSecondFactorStatus,
     method: 'get',
     path: '/security/2fa',
-    operationId: 'adminSecondFactorStatus',
-    summary: "The signed-in administrator's second-factor state",
-    description: describe.status,
-    tags: TAGS,
     security: 'administratorFirstFactor',
-    responses: {
-      200: { description: 'Second-factor state', schema: StatusResponse },
-      ...errorResponses(401),
-    },
     handler: async (ctx) => {
       const admin = currentAdmin(ctx);
       const status = await secondFactorStatus(db, admin.adminId);
@@ -63,23 +47,16 @@ function registerStatusRoute(surface: Surface, { db }: AppContext): void {
 
 function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
   surface.route({
+    ...docs.adminStartSecondFactorEnrolment,
     method: 'post',
     path: '/security/2fa',
-    operationId: 'adminStartSecondFactorEnrolment',
-    summary: 'Set up an authenticator, or start replacing the one in use',
-    description: describe.enrol,
-    tags: TAGS,
     security: 'administratorFirstFactor',
     body: EnrolBody,
-    responses: {
-      201: { description: 'New secret, waiting for its confirming code', schema: EnrolResponse },
-      ...errorResponses(400, 401, 403, 429),
-    },
     handler: async (ctx, { body }) => {
       const admin = currentAdmin(ctx);
       const proof = proofOf(body);
       if (proof) await limit.consume(ctx, admin.adminId);
-      const started = await startEnrolment({ db, config }, admin, proof, origin(ctx));
+      const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
       ctx.status = 201;
       ctx.body = {
         success: true,
@@ -98,21 +75,14 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
 
 function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
   surface.route({
+    ...docs.adminConfirmSecondFactor,
     method: 'patch',
     path: '/security/2fa',
-    operationId: 'adminConfirmSecondFactor',
-    summary: 'Confirm the new authenticator with a code from it',
-    description: describe.confirm,
-    tags: TAGS,
     security: 'administratorFirstFactor',
     body: ConfirmBody,
-    responses: {
-      200: { description: 'Authenticator in use', schema: ConfirmResponse },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
-      const confirmed = await confirmEnrolment({ db, config }, admin, body.code, origin(ctx));
+      const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
       setAdminSessionCookies(ctx, config, confirmed.session);
       ctx.body = {
         success: true,
@@ -129,21 +99,14 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limi
 
 function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
   surface.route({
+    ...docs.adminRemoveSecondFactor,
     method: 'delete',
     path: '/security/2fa',
-    operationId: 'adminRemoveSecondFactor',
-    summary: 'Remove the authenticator and the recovery codes',
-    description: describe.remove,
-    tags: TAGS,
     security: 'administrator',
     body: SecondFactorProofBody,
-    responses: {
-      200: { description: 'Second factor removed', schema: RemovedResponse },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
-      await removeSecondFactor({ db, config }, admin, body, origin(ctx));
+      await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       ctx.body = { success: true, data: { enabled: false } };
     },
   });

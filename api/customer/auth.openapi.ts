@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
 
 /**
  * The OpenAPI side of customer sign-in by phone and the session after it (api/customer/auth.ts):
  * request and response schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Customer authentication'];
+const TAGS = ['Customer authentication'];
 
 const Phone = z
   .string()
@@ -69,7 +71,7 @@ export const RefreshBody = z
   .strict()
   .meta({ id: 'RefreshRequest' });
 
-export const OtpSent = z.object({
+const OtpSent = z.object({
   success: z.literal(true),
   message: z.string(),
   fallbackToSms: z.boolean().meta({
@@ -105,7 +107,7 @@ const MobileTokens = {
     .meta({ description: 'X-Client: mobile only: access token expiry, Unix epoch seconds' }),
 };
 
-export const SignedIn = z.object({
+const SignedIn = z.object({
   success: z.literal(true),
   data: z.object({
     user: UserSummary,
@@ -115,7 +117,7 @@ export const SignedIn = z.object({
   }),
 });
 
-export const SessionResult = z.object({
+const SessionResult = z.object({
   success: z.literal(true),
   data: z.object({
     token: z.string().meta({ description: 'access token (JWT)' }),
@@ -134,8 +136,8 @@ const CustomerUser = z.object({
   created_at: z.string().meta({ description: 'ISO 8601 UTC' }),
 });
 
-export const Me = z.object({ success: z.literal(true), data: CustomerUser.nullable() });
-export const SignedOut = z.object({ success: z.literal(true), message: z.string() });
+const Me = z.object({ success: z.literal(true), data: CustomerUser.nullable() });
+const SignedOut = z.object({ success: z.literal(true), message: z.string() });
 
 /** A malformed phone number is INVALID_PHONE; anything else is the generic VALIDATION_FAILED. */
 export function otpErrorCode(issues: z.core.$ZodIssue[]): string {
@@ -150,47 +152,100 @@ const sessionRules = (config: Config) =>
   'header `X-Client: mobile` to get token, refreshToken and expiresAt in the body instead of cookies, then use ' +
   'Authorization: Bearer (no CSRF header needed).';
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  sendOtp: (config: Config) =>
-    'method sms: the SMS verification provider generates, sends, keeps and attempt-limits the code. method chatapp: ' +
-    `this server generates a 6-digit code (valid ${Math.round(config.OTP_LOCAL_CODE_TTL_SECONDS / 60)} minutes, ` +
-    `${config.OTP_LOCAL_MAX_ATTEMPTS} wrong entries ` +
-    'burn it) and the chat bot sends it to the chat linked to the number through the bot; with no bot token configured, ' +
-    'no linked chat, a chatappChatId that is not the linked chat, or a bot failure, the code goes by SMS ' +
-    '(fallbackToSms true, actualChannel sms). Legacy whatsapp, and an omitted method, go by SMS with no WhatsApp contact ' +
-    '(fallbackToSms true). A new code replaces the previous one. Pre-launch mode (OTP_PRELAUNCH, only while SITE_MODE ' +
-    'is coming_soon): no provider is contacted; reserved demo numbers (+963900...) get a local code (actualChannel ' +
-    'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
-    'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
-    `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
-    'per hour (429 RATE_LIMITED with Retry-After).',
-
-  verifyOtp: (config: Config) =>
-    'The code is checked against the last one sent to the number, whatever channel carried it, and used up on success. ' +
-    '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
-    '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE, 503 PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
-    'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
-    'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +
-    'while the account has an unverified e-mail; a new account gets the verification link at once (POST ' +
-    '/auth/customer/resend-verification sends another). Inventory scope ' +
-    `is server-side metadata only; no field here can set it. ${sessionRules(config)} Rate limit: ` +
-    `${config.OTP_VERIFY_PER_IP_PER_HOUR} requests per client IP per hour.`,
-
-  refresh: (config: Config) =>
-    'Reads the refresh token from the bb_refresh cookie first and from the body field refreshToken only when there is ' +
-    'no cookie. Each refresh token works once and is replaced; presenting a used one again ends the whole session ' +
-    '(401 REFRESH_TOKEN_REUSED) and every token of it. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
-    'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
-    `cookies too (not with X-Client: mobile). ${sessionRules(config)}`,
-
-  me: () =>
-    'With no credential at all: 200 with data null. An invalid or expired access token, an ended session, or a malformed ' +
-    'Authorization header: 401 INVALID_CREDENTIAL (never a silent null).',
-
-  logout: () =>
-    'Ends the session server-side: its access token and refresh token are refused from then on. Web (cookies): needs ' +
-    'X-CSRF-Token equal to the bb_csrf cookie (403 CSRF_TOKEN_INVALID otherwise, and the session stays). When the ' +
-    'access cookie has already expired, the bb_refresh cookie names the session to end. Mobile (Authorization: Bearer): ' +
-    'no CSRF header. With no session at all it still answers 200 and clears the cookies.',
-};
+/** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
+// eslint-disable-next-line max-lines-per-function -- one table: the docs of each route, quoting the configured limits
+export const docsFor = (config: Config) =>
+  operations({
+    sendOtp: {
+      summary: 'Send a one-time sign-in code to a phone number',
+      description:
+        'method sms: the SMS verification provider generates, sends, keeps and attempt-limits the code. method chatapp: ' +
+        `this server generates a 6-digit code (valid ${Math.round(config.OTP_LOCAL_CODE_TTL_SECONDS / 60)} minutes, ` +
+        `${config.OTP_LOCAL_MAX_ATTEMPTS} wrong entries ` +
+        'burn it) and the chat bot sends it to the chat linked to the number through the bot; with no bot token configured, ' +
+        'no linked chat, a chatappChatId that is not the linked chat, or a bot failure, the code goes by SMS ' +
+        '(fallbackToSms true, actualChannel sms). Legacy whatsapp, and an omitted method, go by SMS with no WhatsApp contact ' +
+        '(fallbackToSms true). A new code replaces the previous one. Pre-launch mode (OTP_PRELAUNCH, only while SITE_MODE ' +
+        'is coming_soon): no provider is contacted; reserved demo numbers (+963900...) get a local code (actualChannel ' +
+        'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
+        'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
+        `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
+        'per hour (429 RATE_LIMITED with Retry-After).',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Code dispatched',
+          schema: OtpSent,
+        },
+        ...errorResponses(400, 429, 503),
+      },
+    },
+    verifyOtp: {
+      summary: 'Sign in with the one-time code (creates the account when new)',
+      description:
+        'The code is checked against the last one sent to the number, whatever channel carried it, and used up on success. ' +
+        '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
+        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE, 503 PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
+        'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
+        'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +
+        'while the account has an unverified e-mail; a new account gets the verification link at once (POST ' +
+        '/auth/customer/resend-verification sends another). Inventory scope ' +
+        `is server-side metadata only; no field here can set it. ${sessionRules(config)} Rate limit: ` +
+        `${config.OTP_VERIFY_PER_IP_PER_HOUR} requests per client IP per hour.`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Signed in',
+          schema: SignedIn,
+        },
+        ...errorResponses(400, 403, 429, 503),
+      },
+    },
+    refreshSession: {
+      summary: 'Exchange the refresh token for new tokens',
+      description:
+        'Reads the refresh token from the bb_refresh cookie first and from the body field refreshToken only when there is ' +
+        'no cookie. Each refresh token works once and is replaced; presenting a used one again ends the whole session ' +
+        '(401 REFRESH_TOKEN_REUSED) and every token of it. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
+        'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
+        `cookies too (not with X-Client: mobile). ${sessionRules(config)}`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'New tokens',
+          schema: SessionResult,
+        },
+        ...errorResponses(400, 401),
+      },
+    },
+    getCurrentCustomer: {
+      summary: 'The signed-in traveller',
+      description:
+        'With no credential at all: 200 with data null. An invalid or expired access token, an ended session, or a malformed ' +
+        'Authorization header: 401 INVALID_CREDENTIAL (never a silent null).',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'The traveller, or null',
+          schema: Me,
+        },
+        ...errorResponses(401),
+      },
+    },
+    logout: {
+      summary: 'End the session and clear the cookies',
+      description:
+        'Ends the session server-side: its access token and refresh token are refused from then on. Web (cookies): needs ' +
+        'X-CSRF-Token equal to the bb_csrf cookie (403 CSRF_TOKEN_INVALID otherwise, and the session stays). When the ' +
+        'access cookie has already expired, the bb_refresh cookie names the session to end. Mobile (Authorization: Bearer): ' +
+        'no CSRF header. With no session at all it still answers 200 and clears the cookies.',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Signed out',
+          schema: SignedOut,
+        },
+        ...errorResponses(401, 403),
+      },
+    },
+  });

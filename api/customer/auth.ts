@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { Database } from '../../db/orm.js';
-import type { AppContext } from '../app.js';
+import { findCustomerUser } from '../../db/queries/customer-user.js';
+import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
 import { hourlyLimiter } from '../auth/limits.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
@@ -16,21 +16,10 @@ import {
 } from '../auth/traveller-session.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
-import {
-  describe,
-  Me,
-  otpErrorCode,
-  OtpSent,
-  RefreshBody,
-  SendOtpBody,
-  SessionResult,
-  SignedIn,
-  SignedOut,
-  TAGS,
-  VerifyOtpBody,
-} from './auth.openapi.js';
+import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
+
+type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
 /**
  * Customer sign-in by phone and one-time code, and the session after it (SPEC "Customer
@@ -38,11 +27,12 @@ import {
  * `X-Client: mobile` and gets its tokens in the body instead (and then uses Authorization: Bearer).
  */
 export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
-  registerSendOtpRoute(surface, context);
-  registerVerifyOtpRoute(surface, context);
-  registerRefreshRoute(surface, context);
-  registerMeRoute(surface, context);
-  registerLogoutRoute(surface, context);
+  const routes: AuthRoutes = { surface, context, docs: docsFor(context.config) };
+  registerSendOtpRoute(routes);
+  registerVerifyOtpRoute(routes);
+  registerRefreshRoute(routes);
+  registerMeRoute(routes);
+  registerLogoutRoute(routes);
 }
 
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */
@@ -50,21 +40,17 @@ function isMobileClient(ctx: Context): boolean {
   return ctx.get('X-Client').trim().toLowerCase() === 'mobile';
 }
 
-function registerSendOtpRoute(surface: Surface, context: AppContext): void {
+function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
   const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR);
   surface.route({
+    ...docs.sendOtp,
     method: 'post',
     path: '/auth/customer/send-otp',
-    operationId: 'sendOtp',
-    summary: 'Send a one-time sign-in code to a phone number',
-    description: describe.sendOtp(config),
-    tags: TAGS,
     security: 'public',
     body: SendOtpBody,
     errorCode: otpErrorCode,
-    responses: { 200: { description: 'Code dispatched', schema: OtpSent }, ...errorResponses(400, 429, 503) },
     handler: async (ctx, { body }) => {
       await sendPerIp.consume(ctx, ctx.ip);
       const phone = requirePhone(body.phone);
@@ -86,20 +72,16 @@ function registerSendOtpRoute(surface: Surface, context: AppContext): void {
   });
 }
 
-function registerVerifyOtpRoute(surface: Surface, context: AppContext): void {
+function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const verifyPerIp = hourlyLimiter(db, 'otp-verify-ip', config.OTP_VERIFY_PER_IP_PER_HOUR);
   surface.route({
+    ...docs.verifyOtp,
     method: 'post',
     path: '/auth/customer/verify-otp',
-    operationId: 'verifyOtp',
-    summary: 'Sign in with the one-time code (creates the account when new)',
-    description: describe.verifyOtp(config),
-    tags: TAGS,
     security: 'public',
     body: VerifyOtpBody,
     errorCode: otpErrorCode,
-    responses: { 200: { description: 'Signed in', schema: SignedIn }, ...errorResponses(400, 403, 429, 503) },
     handler: async (ctx, { body }) => {
       await verifyPerIp.consume(ctx, ctx.ip);
       const mobile = isMobileClient(ctx);
@@ -121,18 +103,14 @@ function registerVerifyOtpRoute(surface: Surface, context: AppContext): void {
   });
 }
 
-function registerRefreshRoute(surface: Surface, context: AppContext): void {
+function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
   const { config } = context;
   surface.route({
+    ...docs.refreshSession,
     method: 'post',
     path: '/auth/customer/refresh',
-    operationId: 'refreshSession',
-    summary: 'Exchange the refresh token for new tokens',
-    description: describe.refresh(config),
-    tags: TAGS,
     security: 'public',
     body: RefreshBody,
-    responses: { 200: { description: 'New tokens', schema: SessionResult }, ...errorResponses(400, 401) },
     handler: async (ctx, { body }) => {
       const mobile = isMobileClient(ctx);
       const presented = ctx.cookies.get(REFRESH_COOKIE) || body.refreshToken;
@@ -152,16 +130,13 @@ function registerRefreshRoute(surface: Surface, context: AppContext): void {
   });
 }
 
-function registerMeRoute(surface: Surface, { db }: AppContext): void {
+function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
+  const { db } = context;
   surface.route({
+    ...docs.getCurrentCustomer,
     method: 'get',
     path: '/auth/customer/me',
-    operationId: 'getCurrentCustomer',
-    summary: 'The signed-in traveller',
-    description: describe.me(),
-    tags: TAGS,
     security: 'optionalTraveller',
-    responses: { 200: { description: 'The traveller, or null', schema: Me }, ...errorResponses(401) },
     handler: async (ctx) => {
       const traveller = ctx.state.traveller;
       if (!traveller) {
@@ -180,16 +155,13 @@ function registerMeRoute(surface: Surface, { db }: AppContext): void {
   });
 }
 
-function registerLogoutRoute(surface: Surface, { config, db }: AppContext): void {
+function registerLogoutRoute({ surface, context, docs }: AuthRoutes): void {
+  const { config, db } = context;
   surface.route({
+    ...docs.logout,
     method: 'post',
     path: '/auth/customer/logout',
-    operationId: 'logout',
-    summary: 'End the session and clear the cookies',
-    description: describe.logout(),
-    tags: TAGS,
     security: 'optionalTraveller',
-    responses: { 200: { description: 'Signed out', schema: SignedOut }, ...errorResponses(401, 403) },
     handler: async (ctx) => {
       const sessionId = ctx.state.traveller?.sessionId ?? (await sessionOfRefreshCookie(ctx, db));
       if (sessionId) await revokeTravellerSession(db, sessionId);

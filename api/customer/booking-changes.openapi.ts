@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+import { BookingResponse } from './booking-reads.openapi.js';
 
 /** OpenAPI of a traveller's booking changes (booking-changes.ts): the modify body and both routes' rules. */
 
@@ -22,28 +24,52 @@ export const ModifyBody = z
   .strict()
   .meta({ id: 'BookingModifyRequest' });
 
-export const MODIFY_RULES =
-  'Moves an unpaid booking to another trip (or other seats of the same trip) in one transaction: the old seats are ' +
-  'released and the new ones taken CONFIRMED, the price is recomputed from the new seats (a voucher discount already ' +
-  'granted is kept, capped at the new subtotal; the voucher stays spent), and the QR codes rotate: the old tickets ' +
-  'become REISSUED and their credentials are published on the revocation list, new tickets are signed for the new trip ' +
-  'and seats. Cookie sessions send X-CSRF-Token. Allowed only when (SPEC "Booking modification") seat count, company ' +
-  "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
-  "6 hours away (strictly) and so is the new trip's. Repeating a modification already made changes nothing. " +
-  'Refusals, nothing changed: 400 VALIDATION_FAILED (bad body); 404 BOOKING_NOT_FOUND (not yours), TRIP_NOT_FOUND; ' +
-  '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seat_numbers: labels taken), ' +
-  'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet), BOOKING_NOT_MODIFIABLE (cancelled, ' +
-  'checked in, completed, ...), TRIP_NOT_BOOKABLE, JOURNEY_AGGREGATE_OPERATION_REQUIRED (one booking of a round trip, a ' +
-  'connection or an order of several: change the journey as a whole); 422 (the request asks for a change the rules ' +
-  'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
-  'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).';
-
-export const CANCEL_RULES =
-  "Cancels the traveller's own confirmed, unpaid booking while its departure is more than BOOKING_CANCEL_CUTOFF_MINUTES " +
-  '(default 120) away: booking, journey and tickets CANCELLED, their signed credentials published on the revocation ' +
-  'list, seats released, in one transaction. A voucher used for the booking stays spent (it is not given back). ' +
-  'Cancelling a cancelled booking answers 200 with the same state. Cookie sessions send X-CSRF-Token. Refusals, nothing ' +
-  'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only), ' +
-  'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
-  'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
-  'trip, a connection or an order of several).';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  modifyBooking: {
+    summary: 'Move a booking to another trip or other seats',
+    description:
+      'Moves an unpaid booking to another trip (or other seats of the same trip) in one transaction: the old seats are ' +
+      'released and the new ones taken CONFIRMED, the price is recomputed from the new seats (a voucher discount already ' +
+      'granted is kept, capped at the new subtotal; the voucher stays spent), and the QR codes rotate: the old tickets ' +
+      'become REISSUED and their credentials are published on the revocation list, new tickets are signed for the new trip ' +
+      'and seats. Cookie sessions send X-CSRF-Token. Allowed only when (SPEC "Booking modification") seat count, company ' +
+      "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
+      "6 hours away (strictly) and so is the new trip's. Repeating a modification already made changes nothing. " +
+      'Refusals, nothing changed: 400 VALIDATION_FAILED (bad body); 404 BOOKING_NOT_FOUND (not yours), TRIP_NOT_FOUND; ' +
+      '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seat_numbers: labels taken), ' +
+      'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet), BOOKING_NOT_MODIFIABLE (cancelled, ' +
+      'checked in, completed, ...), TRIP_NOT_BOOKABLE, JOURNEY_AGGREGATE_OPERATION_REQUIRED (one booking of a round trip, a ' +
+      'connection or an order of several: change the journey as a whole); 422 (the request asks for a change the rules ' +
+      'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
+      'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).',
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'The booking as modified',
+        schema: BookingResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409, 422),
+    },
+  },
+  cancelBooking: {
+    summary: 'Cancel a booking',
+    description:
+      "Cancels the traveller's own confirmed, unpaid booking while its departure is more than BOOKING_CANCEL_CUTOFF_MINUTES " +
+      '(default 120) away: booking, journey and tickets CANCELLED, their signed credentials published on the revocation ' +
+      'list, seats released, in one transaction. A voucher used for the booking stays spent (it is not given back). ' +
+      'Cancelling a cancelled booking answers 200 with the same state. Cookie sessions send X-CSRF-Token. Refusals, nothing ' +
+      'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only), ' +
+      'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
+      'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
+      'trip, a connection or an order of several).',
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'The booking, CANCELLED',
+        schema: BookingResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
-import { Instant, Pagination } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant, Pagination } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 
@@ -22,7 +23,7 @@ const BookingTicket = z.object({
   boarding_authorized: z.boolean(),
 });
 
-export const CustomerBooking = z
+const CustomerBooking = z
   .object({
     id: IdText.meta({ description: 'the booking id of every /bookings path' }),
     booking_code: z.string().meta({ description: 'BK- code to read out at a counter' }),
@@ -73,7 +74,7 @@ export const CustomerBooking = z
 
 export const BookingResponse = z.object({ success: z.literal(true), data: CustomerBooking });
 
-export const BookingList = z.object({
+const BookingList = z.object({
   success: z.literal(true),
   data: z.object({
     items: z.array(CustomerBooking),
@@ -85,6 +86,34 @@ export const BookingList = z.object({
 
 export const ListQuery = z.object(Pagination).strict();
 
-export const OWN_RULE =
+const OWN_RULE =
   "A traveller sees the bookings they made and those made for their passenger profile; another traveller's booking id " +
   'answers 404 BOOKING_NOT_FOUND, exactly like an id that does not exist. Private answers (Cache-Control: private, no-store).';
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listBookings: {
+    summary: "The traveller's bookings",
+    description: `Newest first; limit (1 to 100, default 20) and offset; total counts them all. ${OWN_RULE}`,
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'A page of bookings',
+        schema: BookingList,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+  getBooking: {
+    summary: 'One of the traveller’s bookings',
+    description: `The booking with its trip (trip.pickupLocation), amounts, confirmation and tickets. ${OWN_RULE}`,
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'The booking',
+        schema: BookingResponse,
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
-import { Instant, Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
@@ -117,7 +118,7 @@ const Booking = z
   })
   .meta({ id: 'CreatedBooking' });
 
-export const BookingResponse = z.object({
+const BookingResponse = z.object({
   success: z.literal(true),
   data: z.object({
     booking: Booking,
@@ -126,7 +127,7 @@ export const BookingResponse = z.object({
   }),
 });
 
-export const RoundTripResponse = z.object({
+const RoundTripResponse = z.object({
   success: z.literal(true),
   data: z.object({
     order_id: IdText.meta({ description: 'the journey order holding both journeys' }),
@@ -153,12 +154,44 @@ const CREATE_RULES =
   'LOYALTY_ROUTE_NOT_ELIGIBLE, LOYALTY_DAY_NOT_ELIGIBLE, LOYALTY_REWARD_CONFIGURATION_INVALID). Web sessions need ' +
   'the X-CSRF-Token header (403 CSRF_TOKEN_INVALID).';
 
-export const CREATE_BOOKING_RULES = `Lock the seats first (POST /seat-locks). ${CREATE_RULES} Also 400 SEATS_COUNT_MISMATCH (seats_count ≠ seat_numbers.length).`;
-
-export const CREATE_ROUND_TRIP_RULES =
-  'Both seat locks are required; the trips and seats are the locks’ own. All or nothing: a journey order with two ' +
-  'journeys and two bookings, or nothing at all. The return trip must leave from the outbound destination city back ' +
-  'to its origin city (409 ROUND_TRIP_DIRECTION_MISMATCH) and depart after the outbound arrives (409 ' +
-  'RETURN_DEPARTS_TOO_EARLY). One reward_code applies to the total of both directions; the discount is split ' +
-  'across both booking rows in proportion to their subtotals (each row keeps its part). A retry with the same two ' +
-  `locks answers 200 with the same bookings. Also 400 SAME_SEAT_LOCK. ${CREATE_RULES}`;
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  createBooking: {
+    summary: 'Book the locked seats of one trip',
+    description: `Lock the seats first (POST /seat-locks). ${CREATE_RULES} Also 400 SEATS_COUNT_MISMATCH (seats_count ≠ seat_numbers.length).`,
+    tags: ['Bookings'],
+    responses: {
+      201: {
+        description: 'Booked',
+        schema: BookingResponse,
+      },
+      200: {
+        description: 'A retry with the same seat lock: the booking it made',
+        schema: BookingResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  createRoundTripBooking: {
+    summary: 'Book an outbound and a return trip together',
+    description:
+      'Both seat locks are required; the trips and seats are the locks’ own. All or nothing: a journey order with two ' +
+      'journeys and two bookings, or nothing at all. The return trip must leave from the outbound destination city back ' +
+      'to its origin city (409 ROUND_TRIP_DIRECTION_MISMATCH) and depart after the outbound arrives (409 ' +
+      'RETURN_DEPARTS_TOO_EARLY). One reward_code applies to the total of both directions; the discount is split ' +
+      'across both booking rows in proportion to their subtotals (each row keeps its part). A retry with the same two ' +
+      `locks answers 200 with the same bookings. Also 400 SAME_SEAT_LOCK. ${CREATE_RULES}`,
+    tags: ['Bookings'],
+    responses: {
+      201: {
+        description: 'Both directions booked',
+        schema: RoundTripResponse,
+      },
+      200: {
+        description: 'A retry with the same seat locks: the bookings they made',
+        schema: RoundTripResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -7,16 +7,7 @@ import {
 } from '../../db/writes/bookings/index.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import {
-  BOOKING_FIELD_CODES,
-  BookingBody,
-  BookingResponse,
-  CREATE_BOOKING_RULES,
-  CREATE_ROUND_TRIP_RULES,
-  RoundTripBody,
-  RoundTripResponse,
-} from './bookings.openapi.js';
+import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
 import { channelOf } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
 
@@ -67,20 +58,12 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
 
   surface.route({
+    ...docs.createBooking,
     method: 'post',
     path: '/bookings',
-    operationId: 'createBooking',
-    summary: 'Book the locked seats of one trip',
-    description: CREATE_BOOKING_RULES,
-    tags: ['Bookings'],
     security: 'traveller',
     body: BookingBody,
     errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
-    responses: {
-      201: { description: 'Booked', schema: BookingResponse },
-      200: { description: 'A retry with the same seat lock: the booking it made', schema: BookingResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
@@ -91,23 +74,12 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
   });
 
   surface.route({
+    ...docs.createRoundTripBooking,
     method: 'post',
     path: '/bookings/round-trip',
-    operationId: 'createRoundTripBooking',
-    summary: 'Book an outbound and a return trip together',
-    description: CREATE_ROUND_TRIP_RULES,
-    tags: ['Bookings'],
     security: 'traveller',
     body: RoundTripBody,
     errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
-    responses: {
-      201: { description: 'Both directions booked', schema: RoundTripResponse },
-      200: {
-        description: 'A retry with the same seat locks: the bookings they made',
-        schema: RoundTripResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const input = {
         outboundSeatLockSessionId: body.outbound_seat_lock_session_id,

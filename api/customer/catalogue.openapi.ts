@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
 
 /** Schemas and prose of the public catalogue (SPEC GET /journey-locations, /cities, /routes/popular, /landing/routes). */
 
@@ -32,17 +34,17 @@ const DirectoryLocation = z.object({
   ...Coordinates,
 });
 
-export const JourneyLocationsResponse = z.object({
+const JourneyLocationsResponse = z.object({
   success: z.literal(true),
   data: z.object({ cities: z.array(DirectoryCity), locations: z.array(DirectoryLocation) }),
 });
 
-export const CitiesResponse = z.object({
+const CitiesResponse = z.object({
   success: z.literal(true),
   data: z.array(z.object({ id: IdText, name_ar: z.string(), name_en: z.string(), ...Coordinates })),
 });
 
-export const PopularRoutesResponse = z.object({
+const PopularRoutesResponse = z.object({
   success: z.literal(true),
   data: z.array(
     z.object({
@@ -56,7 +58,7 @@ export const PopularRoutesResponse = z.object({
   ),
 });
 
-export const LandingRoutesResponse = z.object({
+const LandingRoutesResponse = z.object({
   success: z.literal(true),
   data: z.array(
     z.object({
@@ -70,20 +72,64 @@ export const LandingRoutesResponse = z.object({
   ),
 });
 
-export const LOCATIONS_DESCRIPTION =
-  'Enabled stops of public kinds (bus stations, parking points, airports, boarding points; never depots). A stop owned by ' +
-  'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
-  'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
-  'accepted, and an ETag for revalidation.';
-
-export const CITIES_DESCRIPTION =
-  'City-level lookup (also a temporary fallback of the mobile client). Ids are city ids only, never stop ids.';
-
-export const POPULAR_DESCRIPTION =
-  "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
-  "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
-  "caller's answer is private.";
-
-export const LANDING_DESCRIPTION =
-  'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
-  'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listJourneyLocations: {
+    summary: 'Public directory of cities and stops for journey search',
+    description:
+      'Enabled stops of public kinds (bus stations, parking points, airports, boarding points; never depots). A stop owned by ' +
+      'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
+      'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
+      'accepted, and an ETag for revalidation.',
+    tags: ['Catalogue'],
+    responses: {
+      200: {
+        description: 'The directory',
+        schema: JourneyLocationsResponse,
+      },
+      304: {
+        description: 'Not modified: If-None-Match names the current version (ETag)',
+      },
+    },
+  },
+  listCities: {
+    summary: 'Cities, ordered by English name',
+    description:
+      'City-level lookup (also a temporary fallback of the mobile client). Ids are city ids only, never stop ids.',
+    tags: ['Catalogue'],
+    responses: {
+      200: {
+        description: 'All cities',
+        schema: CitiesResponse,
+      },
+    },
+  },
+  listPopularRoutes: {
+    summary: "Top 10 city pairs by bookable departures in the next 30 days, in the caller's inventory scope",
+    description:
+      "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
+      "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
+      "caller's answer is private.",
+    tags: ['Catalogue'],
+    responses: {
+      200: {
+        description: 'Popular routes',
+        schema: PopularRoutesResponse,
+      },
+      ...errorResponses(401),
+    },
+  },
+  listLandingRoutes: {
+    summary: 'Marketing routes of production companies (shared-cache data)',
+    description:
+      'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
+      'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.',
+    tags: ['Catalogue'],
+    responses: {
+      200: {
+        description: 'Landing routes',
+        schema: LandingRoutesResponse,
+      },
+    },
+  },
+});

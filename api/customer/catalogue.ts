@@ -11,17 +11,7 @@ import {
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import {
-  CITIES_DESCRIPTION,
-  CitiesResponse,
-  JourneyLocationsResponse,
-  LANDING_DESCRIPTION,
-  LandingRoutesResponse,
-  LOCATIONS_DESCRIPTION,
-  POPULAR_DESCRIPTION,
-  PopularRoutesResponse,
-} from './catalogue.openapi.js';
+import { docs } from './catalogue.openapi.js';
 
 /** Schemas other route modules name companies and cities with. */
 export { IdText, NamedRef } from './catalogue.openapi.js';
@@ -100,17 +90,10 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
   );
 
   surface.route({
+    ...docs.listJourneyLocations,
     method: 'get',
     path: '/journey-locations',
-    operationId: 'listJourneyLocations',
-    summary: 'Public directory of cities and stops for journey search',
-    description: LOCATIONS_DESCRIPTION,
-    tags: ['Catalogue'],
     security: 'public',
-    responses: {
-      200: { description: 'The directory', schema: JourneyLocationsResponse },
-      304: { description: 'Not modified: If-None-Match names the current version (ETag)' },
-    },
     handler: async (ctx) => {
       const encoded = await locationDirectory();
       publicCache(ctx, config.LOCATIONS_CACHE_SECONDS);
@@ -119,14 +102,10 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
   });
 
   surface.route({
+    ...docs.listCities,
     method: 'get',
     path: '/cities',
-    operationId: 'listCities',
-    summary: 'Cities, ordered by English name',
-    description: CITIES_DESCRIPTION,
-    tags: ['Catalogue'],
     security: 'public',
-    responses: { 200: { description: 'All cities', schema: CitiesResponse } },
     handler: async (ctx) => {
       const cities = await listCities(db);
       publicCache(ctx, ONE_HOUR);
@@ -135,17 +114,10 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
   });
 
   surface.route({
+    ...docs.listPopularRoutes,
     method: 'get',
     path: '/routes/popular',
-    operationId: 'listPopularRoutes',
-    summary: "Top 10 city pairs by bookable departures in the next 30 days, in the caller's inventory scope",
-    description: POPULAR_DESCRIPTION,
-    tags: ['Catalogue'],
     security: 'optionalTraveller',
-    responses: {
-      200: { description: 'Popular routes', schema: PopularRoutesResponse },
-      ...errorResponses(401),
-    },
     handler: async (ctx) => {
       const routes = await popularRoutes(db, ctx.state.scope);
       if (!ctx.state.traveller) publicCache(ctx, POPULAR_PUBLIC_MAX_AGE);
@@ -154,16 +126,10 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
   });
 
   surface.route({
+    ...docs.listLandingRoutes,
     method: 'get',
     path: '/landing/routes',
-    operationId: 'listLandingRoutes',
-    summary: 'Marketing routes of production companies (shared-cache data)',
-    description: LANDING_DESCRIPTION,
-    tags: ['Catalogue'],
     security: 'public',
-    responses: {
-      200: { description: 'Landing routes', schema: LandingRoutesResponse },
-    },
     handler: async (ctx) => {
       const routes = await landingRoutes(db);
       publicCache(ctx, LANDING_MAX_AGE);

@@ -6,7 +6,6 @@ import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-r
 import { GrantParams } from '../documents/share-routes.openapi.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import {
   acceptShare,
   documentSharing,
@@ -15,17 +14,7 @@ import {
   recipientSession,
   type DocumentSharing,
 } from '../use-cases/document-sharing.js';
-import {
-  ACCEPT_DESCRIPTION,
-  DOCUMENT_DESCRIPTION,
-  DocumentQuery,
-  PdfResponse,
-  PREVIEW_DESCRIPTION,
-  RecipientSession,
-  SecretBody,
-  SESSION_DESCRIPTION,
-  SharePreview,
-} from './document-shares.openapi.js';
+import { docs, DocumentQuery, SecretBody } from './document-shares.openapi.js';
 
 /**
  * Document sharing (SPEC "Document sharing (customer API)"): a traveller, a company user or the
@@ -79,7 +68,6 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
 
 /** The holder of a link: no session yet, the secret from the link's fragment in the body. */
 const LINK_HOLDER = {
-  tags: ['Documents'],
   security: 'public' as const,
   csrf: false,
   params: GrantParams,
@@ -87,20 +75,14 @@ const LINK_HOLDER = {
 };
 
 /** The recipient of an accepted link, by its bb_share cookie. */
-const RECIPIENT = { tags: ['Documents'], security: 'shareRecipient' as const, params: GrantParams };
+const RECIPIENT = { security: 'shareRecipient' as const, params: GrantParams };
 
 function registerPreviewRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
   surface.route({
+    ...docs.previewDocumentShare,
     method: 'post',
     path: '/document-shares/{grantId}/preview',
-    operationId: 'previewDocumentShare',
-    summary: 'What a share link opens: the document kind and the operating company, nothing else',
-    description: PREVIEW_DESCRIPTION,
     ...LINK_HOLDER,
-    responses: {
-      200: { description: 'Preview', schema: SharePreview },
-      ...errorResponses(400, 404, 409, 410, 429),
-    },
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
       ctx.body = { success: true, data: await previewShare(sharing, params.grantId, body.secret) };
@@ -111,16 +93,10 @@ function registerPreviewRoute({ surface, sharing, limitGrant }: RecipientRoutes)
 function registerAcceptRoute({ surface, context, sharing, limitGrant }: RecipientRoutes): void {
   const { COOKIE_SECURE } = context.config;
   surface.route({
+    ...docs.acceptDocumentShare,
     method: 'post',
     path: '/document-shares/{grantId}/accept',
-    operationId: 'acceptDocumentShare',
-    summary: 'Accept a share link (once) and open the recipient session',
-    description: ACCEPT_DESCRIPTION,
     ...LINK_HOLDER,
-    responses: {
-      200: { description: 'Accepted', schema: RecipientSession },
-      ...errorResponses(400, 404, 409, 410, 429, 503),
-    },
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
       const accepted = await acceptShare(sharing, params.grantId, body.secret);
@@ -140,16 +116,10 @@ function registerAcceptRoute({ surface, context, sharing, limitGrant }: Recipien
 
 function registerSessionRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
   surface.route({
+    ...docs.getDocumentShareSession,
     method: 'get',
     path: '/document-shares/{grantId}/session',
-    operationId: 'getDocumentShareSession',
-    summary: 'The recipient session of a share (recipient cookie)',
-    description: SESSION_DESCRIPTION,
     ...RECIPIENT,
-    responses: {
-      200: { description: 'The session', schema: RecipientSession },
-      ...errorResponses(400, 401, 410, 429),
-    },
     handler: async (ctx, { params }) => {
       await limitGrant(ctx, params.grantId);
       const session = await recipientSession(sharing, params.grantId, ctx.cookies.get(SHARE_COOKIE));
@@ -160,14 +130,11 @@ function registerSessionRoute({ surface, sharing, limitGrant }: RecipientRoutes)
 
 function registerDocumentRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
   surface.route({
+    ...docs.getSharedDocument,
     method: 'get',
     path: '/document-shares/{grantId}/document',
-    operationId: 'getSharedDocument',
-    summary: 'The shared document as PDF (recipient cookie)',
-    description: DOCUMENT_DESCRIPTION,
     ...RECIPIENT,
     query: DocumentQuery,
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 409, 410, 429, 500) },
     handler: async (ctx, { params, query }) => {
       await limitGrant(ctx, params.grantId);
       const download = query.action === 'download';

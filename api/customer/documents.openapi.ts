@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DocumentKind } from '../../domain/documents.js';
-import { Locale } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Locale } from '../http/schemas.js';
 
 /** Schemas and prose of GET /bookings/{id}/document and GET /bookings/{id}/receipt. */
 
@@ -21,34 +22,52 @@ export const KIND_OF_TYPE: Record<'ticket' | 'confirmation', DocumentKind> = {
   confirmation: 'BOOKING_CONFIRMATION',
 };
 
-export const PdfResponse = {
+const PdfResponse = {
   description:
     'The PDF (Cache-Control: private, no-store; X-Robots-Tag: noindex; Digest: sha-256 of the bytes)',
   contentType: 'application/pdf',
   schema: z.string().meta({ format: 'binary' }),
 };
 
-export const DOCUMENT_DESCRIPTION =
-  "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the booking id, " +
-  'or the id of a journey that has one booking. Issued only while the confirmation projection authorizes ' +
-  'boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a request still awaiting the company, or ' +
-  'held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR (the trip departed, arrived, completed or was ' +
-  'cancelled, the alighting time passed, or the booking was cancelled) or a consumed one (ticket USED) gets 410 ' +
-  'DOCUMENT_GONE. The confirmation carries one QR per traveller; type=ticket prints one page per ticket with its ' +
-  'QR. A QR encodes the signed boarding credential exactly as the driver app verifies it: the canonical JSON ' +
-  '`{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify with the trip being boarded). The document is ' +
-  'an immutable snapshot: asked again with nothing changed it is byte-identical; after the tickets were re-issued ' +
-  'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
-  'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
-  'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored.';
-
-export const RECEIPT_DESCRIPTION =
-  "The traveller's own booking only (else 404 BOOKING_NOT_FOUND). Issued only after collection is proved: a " +
-  "COMPLETED payment operation of the booking's company (409 PAYMENT_NOT_COLLECTED before); when that payment was " +
-  'refunded the answer is the refund notice. A record of another company than the booking, or a booking whose trip ' +
-  'or route belongs to another company, is never used. The most reliable record is chosen: a verified operation ' +
-  "record ('transaction'), then 'driver', 'office', and the 'booking' payment fact, newest first within a source. " +
-  'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
-  'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
-  'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
-  'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  getBookingDocument: {
+    summary: 'Ticket or booking confirmation PDF of an own booking',
+    description:
+      "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the booking id, " +
+      'or the id of a journey that has one booking. Issued only while the confirmation projection authorizes ' +
+      'boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a request still awaiting the company, or ' +
+      'held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR (the trip departed, arrived, completed or was ' +
+      'cancelled, the alighting time passed, or the booking was cancelled) or a consumed one (ticket USED) gets 410 ' +
+      'DOCUMENT_GONE. The confirmation carries one QR per traveller; type=ticket prints one page per ticket with its ' +
+      'QR. A QR encodes the signed boarding credential exactly as the driver app verifies it: the canonical JSON ' +
+      '`{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify with the trip being boarded). The document is ' +
+      'an immutable snapshot: asked again with nothing changed it is byte-identical; after the tickets were re-issued ' +
+      'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
+      'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
+      'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored.',
+    tags: ['Tickets and documents'],
+    responses: {
+      200: PdfResponse,
+      ...errorResponses(400, 401, 404, 409, 410, 500),
+    },
+  },
+  getBookingReceipt: {
+    summary: 'Payment receipt (or refund notice) PDF of an own booking',
+    description:
+      "The traveller's own booking only (else 404 BOOKING_NOT_FOUND). Issued only after collection is proved: a " +
+      "COMPLETED payment operation of the booking's company (409 PAYMENT_NOT_COLLECTED before); when that payment was " +
+      'refunded the answer is the refund notice. A record of another company than the booking, or a booking whose trip ' +
+      'or route belongs to another company, is never used. The most reliable record is chosen: a verified operation ' +
+      "record ('transaction'), then 'driver', 'office', and the 'booking' payment fact, newest first within a source. " +
+      'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
+      'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
+      'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
+      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf.',
+    tags: ['Tickets and documents'],
+    responses: {
+      200: PdfResponse,
+      ...errorResponses(400, 401, 404, 409, 500),
+    },
+  },
+});

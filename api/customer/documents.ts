@@ -1,18 +1,12 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
-import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams } from '../http/schemas.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
 import { travellerBookingDocument } from '../use-cases/booking-documents.js';
-import {
-  DOCUMENT_DESCRIPTION,
-  DocumentQuery,
-  KIND_OF_TYPE,
-  PdfResponse,
-  RECEIPT_DESCRIPTION,
-  ReceiptQuery,
-} from './documents.openapi.js';
+import { docs, DocumentQuery, KIND_OF_TYPE, ReceiptQuery } from './documents.openapi.js';
 
 /**
  * GET /bookings/{id}/document and GET /bookings/{id}/receipt: a booking's PDFs for its traveller,
@@ -35,43 +29,34 @@ async function sendBookingDocument(
 }
 
 export function registerDocumentRoutes(surface: Surface, context: AppContext): void {
-  surface.route({
-    method: 'get',
-    path: '/bookings/{id}/document',
-    operationId: 'getBookingDocument',
-    summary: 'Ticket or booking confirmation PDF of an own booking',
-    description: DOCUMENT_DESCRIPTION,
-    tags: ['Tickets and documents'],
-    security: 'traveller',
-    params: IdParams,
-    query: DocumentQuery,
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 404, 409, 410, 500) },
-    handler: async (ctx, { params, query }) => {
-      await sendBookingDocument(context, ctx, {
-        bookingId: params.id,
-        kind: KIND_OF_TYPE[query.type],
-        locale: query.locale,
-      });
-    },
-  });
+  registerBookingPdfRoute(
+    surface,
+    context,
+    { ...docs.getBookingDocument, path: '/bookings/{id}/document', query: DocumentQuery },
+    (query) => ({ kind: KIND_OF_TYPE[query.type], locale: query.locale }),
+  );
+  registerBookingPdfRoute(
+    surface,
+    context,
+    { ...docs.getBookingReceipt, path: '/bookings/{id}/receipt', query: ReceiptQuery },
+    (query) => ({ kind: 'PAYMENT_RECEIPT', locale: query.locale }),
+  );
+}
 
+/** A route that sends a PDF of the traveller's booking {id}: the kind and language its query asks for. */
+function registerBookingPdfRoute<Q extends z.ZodType>(
+  surface: Surface,
+  context: AppContext,
+  route: OperationDoc & { path: string; query: Q },
+  documentOf: (query: Infer<Q>) => { kind: DocumentKind; locale: DocumentLocale },
+): void {
   surface.route({
+    ...route,
     method: 'get',
-    path: '/bookings/{id}/receipt',
-    operationId: 'getBookingReceipt',
-    summary: 'Payment receipt (or refund notice) PDF of an own booking',
-    description: RECEIPT_DESCRIPTION,
-    tags: ['Tickets and documents'],
     security: 'traveller',
     params: IdParams,
-    query: ReceiptQuery,
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 404, 409, 500) },
     handler: async (ctx, { params, query }) => {
-      await sendBookingDocument(context, ctx, {
-        bookingId: params.id,
-        kind: 'PAYMENT_RECEIPT',
-        locale: query.locale,
-      });
+      await sendBookingDocument(context, ctx, { bookingId: params.id, ...documentOf(query) });
     },
   });
 }

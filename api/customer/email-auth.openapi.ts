@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/account-email.js';
+import { operations } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
 
@@ -9,10 +10,10 @@ import { UserSummary } from './auth.openapi.js';
  * request and response schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Customer authentication'];
+const TAGS = ['Customer authentication'];
 
 /** What a route that uses an e-mail link may answer besides success. */
-export const LINK_ERRORS = errorResponses(400, 410);
+const LINK_ERRORS = errorResponses(400, 410);
 
 const LinkToken = z
   .string()
@@ -47,8 +48,8 @@ export const ResetPasswordBody = z
   .meta({ id: 'ResetPasswordRequest' });
 export const VerifyEmailBody = z.object({ token: LinkToken }).strict().meta({ id: 'VerifyEmailRequest' });
 
-export const Accepted = z.object({ success: z.literal(true), message: z.string() });
-export const LinkStatus = z.object({
+const Accepted = z.object({ success: z.literal(true), message: z.string() });
+const LinkStatus = z.object({
   success: z.literal(true),
   data: z.object({
     valid: z.literal(true),
@@ -57,15 +58,15 @@ export const LinkStatus = z.object({
     expiresAt: z.int().meta({ description: 'when the link stops working, Unix epoch seconds' }),
   }),
 });
-export const SignedInUser = z.object({
+const SignedInUser = z.object({
   success: z.literal(true),
   data: z.object({ user: UserSummary }),
 });
-export const VerificationSent = z.object({
+const VerificationSent = z.object({
   success: z.literal(true),
   data: z.object({ email: z.string(), expiresInSeconds: z.int() }),
 });
-export const EmailVerified = z.object({
+const EmailVerified = z.object({
   success: z.literal(true),
   data: z.object({ email: z.string(), emailVerified: z.literal(true) }),
 });
@@ -84,33 +85,84 @@ const LINK_REFUSALS =
   'A link that is unknown, was sent to an address the account no longer has, or belongs to a disabled account: 400 ' +
   'EMAIL_TOKEN_INVALID. Used before: 410 EMAIL_TOKEN_USED. Past its period or replaced by a newer link: 410 EMAIL_TOKEN_EXPIRED.';
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  forgotPassword: (config: Config) =>
-    'Always answers 200 with the same body, whether or not the address belongs to an account, so the answer reveals ' +
-    'nothing; the message is sent after the answer. A link goes out only to the verified e-mail of an active traveller ' +
-    `and works once, for ${englishDuration(config.PASSWORD_RECOVERY_TTL_SECONDS)} (PASSWORD_RECOVERY_TTL_SECONDS); a newer link replaces older unused ones. ` +
-    `The link opens {PUBLIC_ORIGIN}/auth/reset-password#type=recovery&token=..., a page that calls GET /auth and POST /auth. ` +
-    `Rate limits: ${config.PASSWORD_RECOVERY_MAX_PER_IP} requests per client IP and ${config.PASSWORD_RECOVERY_MAX_PER_EMAIL} ` +
-    'per e-mail address per hour (429 RATE_LIMITED with Retry-After), counted alike for known and unknown addresses.',
-
-  checkLink: () => `Does not use the link up. ${LINK_REFUSALS}`,
-
-  resetPassword: () =>
-    `Uses the recovery link up and sets the new password (${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, ` +
-    'stored as argon2id; 400 PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG, and a refused password does not use the link). Every ' +
-    "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
-    'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
-    LINK_REFUSALS,
-
-  resendVerification: (config: Config) =>
-    `The link works once, for ${englishDuration(config.EMAIL_VERIFICATION_TTL_SECONDS)} (EMAIL_VERIFICATION_TTL_SECONDS); once the new message is accepted ` +
-    'by the mail server, older unused verification links stop working (a failed send leaves them working). The link ' +
-    'opens {PUBLIC_ORIGIN}/auth/verify-email#token=..., a page that calls POST /auth/customer/verify-email. Needs a ' +
-    'traveller session (web: X-CSRF-Token). 409 EMAIL_NOT_SET when the account has no e-mail, 409 EMAIL_ALREADY_VERIFIED, ' +
-    `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message. At most ` +
-    `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED).`,
-
-  verifyEmail: () =>
-    `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS}`,
-};
+/** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
+export const docsFor = (config: Config) =>
+  operations({
+    requestPasswordRecovery: {
+      summary: 'Ask for a password recovery link by e-mail',
+      description:
+        'Always answers 200 with the same body, whether or not the address belongs to an account, so the answer reveals ' +
+        'nothing; the message is sent after the answer. A link goes out only to the verified e-mail of an active traveller ' +
+        `and works once, for ${englishDuration(config.PASSWORD_RECOVERY_TTL_SECONDS)} (PASSWORD_RECOVERY_TTL_SECONDS); a newer link replaces older unused ones. ` +
+        `The link opens {PUBLIC_ORIGIN}/auth/reset-password#type=recovery&token=..., a page that calls GET /auth and POST /auth. ` +
+        `Rate limits: ${config.PASSWORD_RECOVERY_MAX_PER_IP} requests per client IP and ${config.PASSWORD_RECOVERY_MAX_PER_EMAIL} ` +
+        'per e-mail address per hour (429 RATE_LIMITED with Retry-After), counted alike for known and unknown addresses.',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Accepted',
+          schema: Accepted,
+        },
+        ...errorResponses(400, 429),
+      },
+    },
+    checkEmailLink: {
+      summary: 'Check an e-mail link before using it (the reset page asks before showing its form)',
+      description: `Does not use the link up. ${LINK_REFUSALS}`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'The link can be used',
+          schema: LinkStatus,
+        },
+        ...LINK_ERRORS,
+      },
+    },
+    resetPassword: {
+      summary: 'Set a new password with a recovery link, and sign in',
+      description:
+        `Uses the recovery link up and sets the new password (${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, ` +
+        'stored as argon2id; 400 PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG, and a refused password does not use the link). Every ' +
+        "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
+        'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
+        LINK_REFUSALS,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Password changed; signed in',
+          schema: SignedInUser,
+        },
+        ...LINK_ERRORS,
+      },
+    },
+    resendEmailVerification: {
+      summary: "Send a new verification link to the signed-in traveller's e-mail",
+      description:
+        `The link works once, for ${englishDuration(config.EMAIL_VERIFICATION_TTL_SECONDS)} (EMAIL_VERIFICATION_TTL_SECONDS); once the new message is accepted ` +
+        'by the mail server, older unused verification links stop working (a failed send leaves them working). The link ' +
+        'opens {PUBLIC_ORIGIN}/auth/verify-email#token=..., a page that calls POST /auth/customer/verify-email. Needs a ' +
+        'traveller session (web: X-CSRF-Token). 409 EMAIL_NOT_SET when the account has no e-mail, 409 EMAIL_ALREADY_VERIFIED, ' +
+        `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message. At most ` +
+        `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED).`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Link sent',
+          schema: VerificationSent,
+        },
+        ...errorResponses(401, 403, 409, 429, 503),
+      },
+    },
+    verifyEmail: {
+      summary: 'Confirm an e-mail address with the link from the verification message',
+      description: `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS}`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Address verified',
+          schema: EmailVerified,
+        },
+        ...LINK_ERRORS,
+      },
+    },
+  });

@@ -96,7 +96,10 @@ export const docs = operations({
     description: `${COMMON} Always Cache-Control: private, no-store. 500 FAVORITES_LOOKUP_FAILED when the list cannot be read.`,
     tags: TAGS,
     responses: {
-      200: { description: 'Favorite routes', schema: FavoritesList },
+      200: {
+        description: 'Favorite routes',
+        schema: FavoritesList,
+      },
       ...errorResponses(401, 409, 500),
     },
   },
@@ -107,8 +110,14 @@ export const docs = operations({
       'same favorite (concurrent duplicates also end with one row). 500 FAVORITE_SAVE_FAILED when saving fails.',
     tags: TAGS,
     responses: {
-      200: { description: 'Already saved', schema: FavoriteSaved },
-      201: { description: 'Saved', schema: FavoriteSaved },
+      200: {
+        description: 'Already saved',
+        schema: FavoriteSaved,
+      },
+      201: {
+        description: 'Saved',
+        schema: FavoriteSaved,
+      },
       ...CHANGE_ERRORS,
     },
   },
@@ -119,7 +128,10 @@ export const docs = operations({
       '500 FAVORITE_REMOVE_FAILED when removal fails.',
     tags: TAGS,
     responses: {
-      200: { description: 'Removed, or was not saved', schema: FavoriteRemoved },
+      200: {
+        description: 'Removed, or was not saved',
+        schema: FavoriteRemoved,
+      },
       ...CHANGE_ERRORS,
     },
   },

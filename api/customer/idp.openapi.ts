@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
+import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 
 /**
@@ -7,13 +8,13 @@ import { errorResponses, Uuid } from '../http/schemas.js';
  * response schemas, which also validate, and the prose of each route.
  */
 
-export const TAGS = ['Identity provider'];
+const TAGS = ['Identity provider'];
 
 /** How long a browser may keep the PWA route's preflight answer. */
 export const PWA_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** What every sign-in or linking route may answer besides success. */
-export const SIGN_IN_ERRORS = errorResponses(400, 401, 403, 409, 429, 503);
+const SIGN_IN_ERRORS = errorResponses(400, 401, 403, 409, 429, 503);
 
 const IdToken = z
   .string()
@@ -91,7 +92,7 @@ const SignInFacts = {
   }),
   user: Traveller,
 };
-export const BearerSession = z
+const BearerSession = z
   .object({
     success: z.literal(true),
     data: z.object({
@@ -102,14 +103,14 @@ export const BearerSession = z
     }),
   })
   .meta({ id: 'IdpBearerSession' });
-export const WebSession = z.object({
+const WebSession = z.object({
   success: z.literal(true),
   data: z.object({
     next: z.string().meta({ description: 'absolute URL on the canonical site to continue at' }),
     ...SignInFacts,
   }),
 });
-export const NonceResponse = z.object({
+const NonceResponse = z.object({
   success: z.literal(true),
   data: z.object({
     clientId: z.string().meta({ description: 'public web client id to request the ID token for' }),
@@ -120,7 +121,7 @@ export const NonceResponse = z.object({
     expiresAt: z.int().meta({ description: 'when the flow stops working, Unix epoch seconds' }),
   }),
 });
-export const LinkResponse = z.object({
+const LinkResponse = z.object({
   success: z.literal(true),
   data: z.object({
     identity: z.object({
@@ -133,11 +134,11 @@ export const LinkResponse = z.object({
     }),
   }),
 });
-export const UnlinkResponse = z.object({
+const UnlinkResponse = z.object({
   success: z.literal(true),
   data: z.object({ unlinked: z.literal(true) }),
 });
-export const CompletePhoneResponse = z.object({
+const CompletePhoneResponse = z.object({
   success: z.literal(true),
   data: z.object({
     passengerId: z.string().meta({ format: 'uuid', description: 'the canonical traveller profile id' }),
@@ -155,6 +156,15 @@ type LimitsConfig = Pick<
   Config,
   'IDP_RATE_LIMIT_PER_IP' | 'IDP_RATE_LIMIT_PER_SUBJECT' | 'IDP_RATE_LIMIT_WINDOW_SECONDS'
 >;
+
+/** The answers of a sign-in whose tokens go in the body (mobile app, PWA). */
+const SIGNED_IN_BY_BEARER = {
+  200: {
+    description: 'Signed in',
+    schema: BearerSession,
+  },
+  ...SIGN_IN_ERRORS,
+};
 
 const rateLimits = (config: LimitsConfig) =>
   `Rate limits: ${config.IDP_RATE_LIMIT_PER_IP} attempts per client IP (counted before the token is checked) and ` +
@@ -179,69 +189,139 @@ const NONCE_RULES =
   "Nonce: the token's nonce claim must be the nonce of this flowId (GET /auth/customer/idp/nonce), unexpired (10 minutes) " +
   'and unused; it is consumed by the first successful attempt only. Refusals: 401 IDP_NONCE_INVALID.';
 
-/** The description of each route, in the order they are registered. */
-export const describe = {
-  mobile: (config: LimitsConfig) =>
-    'For the mobile apps only: a request carrying an Origin or Sec-Fetch-Site header (any browser) is refused with 403 ' +
-    'IDP_BROWSER_REQUEST_REFUSED. No CSRF header is needed. The ID token audience is IDP_MOBILE_CLIENT_ID; no nonce is ' +
-    'required. Returns a bearer session (channel mobile). ' +
-    `${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-
-  nonce: (config: LimitsConfig) =>
-    'Each call starts a separate flow with its own nonce, so parallel tabs do not disturb each other. The server stores ' +
-    'only the SHA-256 of the nonce, for 10 minutes. For web sign-in and linking it also sets an HttpOnly SameSite=Lax ' +
-    'cookie bb_idp_<flowId> (path /api, 10 minutes) holding that fingerprint; the sign-in must come from the same ' +
-    'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
-    'Access-Control-Allow-Origin for that origin and no cookie. ' +
-    `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
-
-  web: (config: LimitsConfig) =>
-    'Origin must be the canonical site (SITE_ORIGIN, default PUBLIC_ORIGIN) and Sec-Fetch-Site same-origin or same-site; ' +
-    'otherwise 403 IDP_ORIGIN_REFUSED. The ID token audience is IDP_WEB_CLIENT_ID; its nonce must match the ' +
-    'bb_idp_<flowId> cookie of this browser and the stored flow. Sets the access, refresh and CSRF cookies and returns ' +
-    'no token in JSON. data.next is the canonical site URL of returnTo, or, while the account has no phone, ' +
-    '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
-    'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
-    `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-
-  pwaPreflight: () =>
-    'Answers only the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production) asking for POST with at most the ' +
-    'Content-Type header: 204 with Access-Control-Allow-Origin set to that exact origin, Allow-Methods POST, ' +
-    `Allow-Headers Content-Type, Max-Age ${PWA_PREFLIGHT_MAX_AGE_SECONDS}, and no Allow-Credentials. Anything else: ` +
-    '403 IDP_ORIGIN_REFUSED without CORS headers. No other path of the API answers cross-origin requests.',
-
-  pwa: (config: LimitsConfig) =>
-    'Only from the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production). Sec-Fetch-Site must be sent: ' +
-    'same-origin or same-site from either origin, cross-site only from PWA_ORIGIN itself; otherwise 403 ' +
-    'IDP_ORIGIN_REFUSED. Cookies are never read here (a cookie session of the site does not count) and none are set; ' +
-    'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
-    'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
-    `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-
-  link: (config: LimitsConfig) =>
-    'Needs a traveller session; on the web the X-CSRF-Token header must equal the CSRF cookie. Start the flow with GET ' +
-    "/auth/customer/idp/nonce?channel=link; a cookie session must also present that flow's bb_idp_<flowId> cookie. The " +
-    'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
-    'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
-    'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
-    "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
-    'set (verified) only when it has none. ' +
-    `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
-
-  unlink: () =>
-    'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
-    'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
-    '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
-
-  completePhone: () =>
-    'Needs a traveller session (mobile: Authorization: Bearer; web: cookies and X-CSRF-Token). The one-time code is ' +
-    'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
-    'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
-    'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
-    'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
-    'traveller profiles has operational data (favorites; bookings once they exist). The older profile becomes the ' +
-    "canonical passengerId, the other one's favorites move to it and it is marked merged; the old account is " +
-    'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
-    'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
-    'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
-};
+/** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
+// eslint-disable-next-line max-lines-per-function -- one table: the docs of each route, quoting the configured limits
+export const docsFor = (config: Config) =>
+  operations({
+    signInWithIdpMobile: {
+      summary: 'Sign in from the mobile app with an identity-provider ID token',
+      description:
+        'For the mobile apps only: a request carrying an Origin or Sec-Fetch-Site header (any browser) is refused with 403 ' +
+        'IDP_BROWSER_REQUEST_REFUSED. No CSRF header is needed. The ID token audience is IDP_MOBILE_CLIENT_ID; no nonce is ' +
+        'required. Returns a bearer session (channel mobile). ' +
+        `${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+      tags: TAGS,
+      responses: SIGNED_IN_BY_BEARER,
+    },
+    startIdpFlow: {
+      summary: 'Start a web, PWA or linking flow: client id, flowId and nonce',
+      description:
+        'Each call starts a separate flow with its own nonce, so parallel tabs do not disturb each other. The server stores ' +
+        'only the SHA-256 of the nonce, for 10 minutes. For web sign-in and linking it also sets an HttpOnly SameSite=Lax ' +
+        'cookie bb_idp_<flowId> (path /api, 10 minutes) holding that fingerprint; the sign-in must come from the same ' +
+        'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
+        'Access-Control-Allow-Origin for that origin and no cookie. ' +
+        `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'A new flow',
+          schema: NonceResponse,
+        },
+        ...errorResponses(400, 403, 429),
+      },
+    },
+    signInWithIdpWeb: {
+      summary: 'Sign in on the web site with an identity-provider ID token',
+      description:
+        'Origin must be the canonical site (SITE_ORIGIN, default PUBLIC_ORIGIN) and Sec-Fetch-Site same-origin or same-site; ' +
+        'otherwise 403 IDP_ORIGIN_REFUSED. The ID token audience is IDP_WEB_CLIENT_ID; its nonce must match the ' +
+        'bb_idp_<flowId> cookie of this browser and the stored flow. Sets the access, refresh and CSRF cookies and returns ' +
+        'no token in JSON. data.next is the canonical site URL of returnTo, or, while the account has no phone, ' +
+        '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
+        'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
+        `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Signed in; session cookies set',
+          schema: WebSession,
+        },
+        ...SIGN_IN_ERRORS,
+      },
+    },
+    preflightIdpPwa: {
+      summary: 'CORS preflight for the PWA sign-in',
+      description:
+        'Answers only the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production) asking for POST with at most the ' +
+        'Content-Type header: 204 with Access-Control-Allow-Origin set to that exact origin, Allow-Methods POST, ' +
+        `Allow-Headers Content-Type, Max-Age ${PWA_PREFLIGHT_MAX_AGE_SECONDS}, and no Allow-Credentials. Anything else: ` +
+        '403 IDP_ORIGIN_REFUSED without CORS headers. No other path of the API answers cross-origin requests.',
+      tags: TAGS,
+      responses: {
+        204: {
+          description: 'Preflight accepted',
+        },
+        ...errorResponses(403),
+      },
+    },
+    signInWithIdpPwa: {
+      summary: 'Sign in from the installable web app (PWA) with an identity-provider ID token',
+      description:
+        'Only from the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production). Sec-Fetch-Site must be sent: ' +
+        'same-origin or same-site from either origin, cross-site only from PWA_ORIGIN itself; otherwise 403 ' +
+        'IDP_ORIGIN_REFUSED. Cookies are never read here (a cookie session of the site does not count) and none are set; ' +
+        'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
+        'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
+        `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
+      tags: TAGS,
+      responses: SIGNED_IN_BY_BEARER,
+    },
+    linkIdpIdentity: {
+      summary: 'Link an identity-provider account to the signed-in traveller',
+      description:
+        'Needs a traveller session; on the web the X-CSRF-Token header must equal the CSRF cookie. Start the flow with GET ' +
+        "/auth/customer/idp/nonce?channel=link; a cookie session must also present that flow's bb_idp_<flowId> cookie. The " +
+        'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
+        'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
+        'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
+        "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
+        'set (verified) only when it has none. ' +
+        `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Linked',
+          schema: LinkResponse,
+        },
+        ...SIGN_IN_ERRORS,
+      },
+    },
+    unlinkIdpIdentity: {
+      summary: 'Unlink the identity-provider account from the signed-in traveller',
+      description:
+        'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
+        'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
+        '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Unlinked',
+          schema: UnlinkResponse,
+        },
+        ...errorResponses(401, 403, 404, 409),
+      },
+    },
+    completePhone: {
+      summary: 'Add the verified phone number to the signed-in account (with a safe merge)',
+      description:
+        'Needs a traveller session (mobile: Authorization: Bearer; web: cookies and X-CSRF-Token). The one-time code is ' +
+        'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
+        'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
+        'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
+        'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
+        'traveller profiles has operational data (favorites; bookings once they exist). The older profile becomes the ' +
+        "canonical passengerId, the other one's favorites move to it and it is marked merged; the old account is " +
+        'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
+        'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
+        'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
+      tags: TAGS,
+      responses: {
+        200: {
+          description: 'Phone added',
+          schema: CompletePhoneResponse,
+        },
+        ...SIGN_IN_ERRORS,
+      },
+    },
+  });

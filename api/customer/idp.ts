@@ -1,5 +1,6 @@
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
+import { docsFor } from './idp.openapi.js';
 import type { IdpRoutes } from './idp/answers.js';
 import { createIdpCaller } from './idp/caller.js';
 import { registerCompletePhoneRoute } from './idp/complete-phone.js';
@@ -17,7 +18,7 @@ import { registerIdpWebRoute } from './idp/web.js';
  * shape the answers; their schemas and prose are in idp.openapi.ts.
  */
 export function registerIdpRoutes(surface: Surface, context: AppContext): void {
-  const routes: IdpRoutes = { context, caller: createIdpCaller(context) };
+  const routes: IdpRoutes = { context, caller: createIdpCaller(context), docs: docsFor(context.config) };
   registerIdpMobileRoute(surface, routes);
   registerIdpNonceRoute(surface, routes);
   registerIdpWebRoute(surface, routes);

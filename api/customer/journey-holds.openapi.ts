@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from '../http/route.js';
+import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Instant, Uuid } from '../http/schemas.js';
 
@@ -186,15 +186,15 @@ const Projection = z
   })
   .meta({ id: 'JourneyConfirmationProjection' });
 
-export const ProjectionResponse = z.object({ success: z.literal(true), data: Projection });
-export const HoldResponse = z.object({
+const ProjectionResponse = z.object({ success: z.literal(true), data: Projection });
+const HoldResponse = z.object({
   success: z.literal(true),
   data: Projection.extend({
     holdBatchId: IdText,
     expiresAt: z.int().meta({ description: 'Unix epoch seconds: the hold ends unless confirmed by then' }),
   }),
 });
-export const ReleaseResponse = z.object({
+const ReleaseResponse = z.object({
   success: z.literal(true),
   data: z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }),
 });
@@ -226,55 +226,115 @@ const HOLD_RULES =
   'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold.';
 
 /** What every journey-hold route declares alike. */
-export const HOLD_ROUTE: Pick<
-  RouteSpec<undefined, undefined, undefined>,
-  'tags' | 'security' | 'errorCode'
-> = {
-  tags: ['Journey holds'],
+export const HOLD_ROUTE: Pick<RouteSpec<undefined, undefined, undefined>, 'security' | 'errorCode'> = {
   security: 'traveller',
   errorCode: firstNamedErrorCode,
 };
 
-const writeErrors = () => errorResponses(400, 401, 403, 404, 409, 503);
-const confirmed = {
-  description: 'CONFIRMED or REQUESTED (or the stored answer of a retry)',
-  schema: ProjectionResponse,
-};
+const TAGS = ['Journey holds'];
+const WRITE_ERRORS = errorResponses(400, 401, 403, 404, 409, 503);
+const READ_ERRORS = errorResponses(400, 401, 404);
 
-export const RESPONSES = {
-  hold: { 200: { description: 'Seats held', schema: HoldResponse }, ...writeErrors() },
-  release: { 200: { description: 'Released', schema: ReleaseResponse }, ...writeErrors() },
-  confirm: { 200: confirmed, ...writeErrors() },
-  journey: {
-    200: { description: 'The journey', schema: ProjectionResponse },
-    ...errorResponses(400, 401, 404),
+/** What a journey and an order answer alike when held, released or confirmed. */
+const RESPONSES = {
+  hold: {
+    200: {
+      description: 'Seats held',
+      schema: HoldResponse,
+    },
+    ...WRITE_ERRORS,
   },
-  order: { 200: { description: 'The order', schema: ProjectionResponse }, ...errorResponses(400, 401, 404) },
+  release: {
+    200: {
+      description: 'Released',
+      schema: ReleaseResponse,
+    },
+    ...WRITE_ERRORS,
+  },
+  confirm: {
+    200: {
+      description: 'CONFIRMED or REQUESTED (or the stored answer of a retry)',
+      schema: ProjectionResponse,
+    },
+    ...WRITE_ERRORS,
+  },
 };
 
-/** The description of each route, by operationId. */
-export const DESCRIPTIONS = {
-  holdJourney: `{bookingId} is the journey_id of the quote (POST /journeys/quote creates the draft journey). ${HOLD_RULES}`,
-  releaseJourneyHold:
-    'Frees the held seats at once (allocations and batch RELEASED, journey RELEASED). 404 HOLD_NOT_FOUND for a batch that ' +
-    "is not this journey's (or another traveller's journey); 409 HOLD_CLOSED when the batch was already released, expired " +
-    'or confirmed.',
-  confirmJourney: `Consumes the quote, the session, the hold batch, the travellers and one idempotency key. ${CONFIRM_RULES}`,
-  getJourney:
-    'Owner only (another traveller gets 404 JOURNEY_NOT_FOUND); always Cache-Control private, no-store. The same projection ' +
-    'for every channel: show a boarding pass only for tickets with boarding_authorized true.',
-  holdJourneyOrder:
-    '{orderId} is chosen by the client (a canonical UUID) and bound to the caller on its first hold; for anyone else it does ' +
-    'not exist (404 ORDER_NOT_FOUND). The journeys (2 to 10, possibly of several companies) are fixed by that first hold ' +
-    '(409 ORDER_JOURNEYS_MISMATCH for another set); a journey in an order is held, confirmed and released only through it ' +
-    '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one. One hold batch covers every ' +
-    `seat of every journey: all or nothing. ${HOLD_RULES}`,
-  releaseJourneyOrderHold:
-    'As DELETE /journeys/{bookingId}/holds/{holdBatchId}, for every journey of the order at once.',
-  confirmJourneyOrder:
-    'Every journey of the order is confirmed together: one company rejecting, or one deadline passing, cancels all of them. ' +
-    `journeys lists each journey of the order once with its travellers. ${CONFIRM_RULES}`,
-  getJourneyOrder:
-    'Owner only (another traveller gets 404 ORDER_NOT_FOUND); always private, no-store. Tickets and legs of every journey ' +
-    '(journey_id on each), one confirmation for the whole order.',
-};
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  holdJourney: {
+    summary: 'Hold the seats of a quoted journey',
+    description: `{bookingId} is the journey_id of the quote (POST /journeys/quote creates the draft journey). ${HOLD_RULES}`,
+    tags: TAGS,
+    responses: RESPONSES.hold,
+  },
+  releaseJourneyHold: {
+    summary: 'Release a journey hold',
+    description:
+      'Frees the held seats at once (allocations and batch RELEASED, journey RELEASED). 404 HOLD_NOT_FOUND for a batch that ' +
+      "is not this journey's (or another traveller's journey); 409 HOLD_CLOSED when the batch was already released, expired " +
+      'or confirmed.',
+    tags: TAGS,
+    responses: RESPONSES.release,
+  },
+  confirmJourney: {
+    summary: 'Confirm a held journey with its travellers',
+    description: `Consumes the quote, the session, the hold batch, the travellers and one idempotency key. ${CONFIRM_RULES}`,
+    tags: TAGS,
+    responses: RESPONSES.confirm,
+  },
+  getJourney: {
+    summary: 'The confirmation projection of a journey',
+    description:
+      'Owner only (another traveller gets 404 JOURNEY_NOT_FOUND); always Cache-Control private, no-store. The same projection ' +
+      'for every channel: show a boarding pass only for tickets with boarding_authorized true.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The journey',
+        schema: ProjectionResponse,
+      },
+      ...READ_ERRORS,
+    },
+  },
+  holdJourneyOrder: {
+    summary: 'Hold the seats of several quoted journeys as one order',
+    description:
+      '{orderId} is chosen by the client (a canonical UUID) and bound to the caller on its first hold; for anyone else it does ' +
+      'not exist (404 ORDER_NOT_FOUND). The journeys (2 to 10, possibly of several companies) are fixed by that first hold ' +
+      '(409 ORDER_JOURNEYS_MISMATCH for another set); a journey in an order is held, confirmed and released only through it ' +
+      '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one. One hold batch covers every ' +
+      `seat of every journey: all or nothing. ${HOLD_RULES}`,
+    tags: TAGS,
+    responses: RESPONSES.hold,
+  },
+  releaseJourneyOrderHold: {
+    summary: "Release an order's hold",
+    description:
+      'As DELETE /journeys/{bookingId}/holds/{holdBatchId}, for every journey of the order at once.',
+    tags: TAGS,
+    responses: RESPONSES.release,
+  },
+  confirmJourneyOrder: {
+    summary: 'Confirm a held order with the travellers of each journey',
+    description:
+      'Every journey of the order is confirmed together: one company rejecting, or one deadline passing, cancels all of them. ' +
+      `journeys lists each journey of the order once with its travellers. ${CONFIRM_RULES}`,
+    tags: TAGS,
+    responses: RESPONSES.confirm,
+  },
+  getJourneyOrder: {
+    summary: 'The confirmation projection of a journey order',
+    description:
+      'Owner only (another traveller gets 404 ORDER_NOT_FOUND); always private, no-store. Tickets and legs of every journey ' +
+      '(journey_id on each), one confirmation for the whole order.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The order',
+        schema: ProjectionResponse,
+      },
+      ...READ_ERRORS,
+    },
+  },
+});

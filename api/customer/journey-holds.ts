@@ -18,7 +18,7 @@ import {
   type JourneyConfirmationDeps,
 } from '../use-cases/journey-confirmation.js';
 import {
-  DESCRIPTIONS,
+  docs,
   HOLD_ROUTE,
   JourneyConfirmBody,
   JourneyHoldBody,
@@ -28,7 +28,6 @@ import {
   OrderHoldBody,
   OrderHoldParams,
   OrderParams,
-  RESPONSES,
 } from './journey-holds.openapi.js';
 
 function signedIn(ctx: Context) {
@@ -84,15 +83,12 @@ function registerJourneyRoutes(
   handlers: ScopeHandlers,
 ): void {
   surface.route({
+    ...docs.holdJourney,
     method: 'post',
     path: '/journeys/{bookingId}/hold',
-    operationId: 'holdJourney',
-    summary: 'Hold the seats of a quoted journey',
-    description: DESCRIPTIONS.holdJourney,
     ...HOLD_ROUTE,
     params: JourneyParams,
     body: JourneyHoldBody,
-    responses: RESPONSES.hold,
     handler: async (ctx, { params, body }) => {
       const input = { journeyId: params.bookingId, quoteId: body.quote_id };
       ctx.body = {
@@ -103,28 +99,22 @@ function registerJourneyRoutes(
   });
 
   surface.route({
+    ...docs.releaseJourneyHold,
     method: 'delete',
     path: '/journeys/{bookingId}/holds/{holdBatchId}',
-    operationId: 'releaseJourneyHold',
-    summary: 'Release a journey hold',
-    description: DESCRIPTIONS.releaseJourneyHold,
     ...HOLD_ROUTE,
     params: JourneyHoldParams,
-    responses: RESPONSES.release,
     handler: (ctx, { params }) =>
       handlers.release(ctx, { kind: 'JOURNEY', id: params.bookingId }, params.holdBatchId),
   });
 
   surface.route({
+    ...docs.confirmJourney,
     method: 'post',
     path: '/journeys/{bookingId}/confirm',
-    operationId: 'confirmJourney',
-    summary: 'Confirm a held journey with its travellers',
-    description: DESCRIPTIONS.confirmJourney,
     ...HOLD_ROUTE,
     params: JourneyParams,
     body: JourneyConfirmBody,
-    responses: RESPONSES.confirm,
     handler: (ctx, { params, body }) =>
       handlers.confirm(ctx, { kind: 'JOURNEY', id: params.bookingId }, body, (owned) => {
         if (owned.journeys[0]!.quote_id !== body.quote_id)
@@ -134,14 +124,11 @@ function registerJourneyRoutes(
   });
 
   surface.route({
+    ...docs.getJourney,
     method: 'get',
     path: '/journeys/{bookingId}',
-    operationId: 'getJourney',
-    summary: 'The confirmation projection of a journey',
-    description: DESCRIPTIONS.getJourney,
     ...HOLD_ROUTE,
     params: JourneyParams,
-    responses: RESPONSES.journey,
     handler: (ctx, { params }) => handlers.read(ctx, { kind: 'JOURNEY', id: params.bookingId }),
   });
 }
@@ -151,15 +138,12 @@ const sortedIds = (ids: string[]) => [...ids].sort().join();
 
 function registerOrderRoutes(surface: Surface, deps: JourneyConfirmationDeps, handlers: ScopeHandlers): void {
   surface.route({
+    ...docs.holdJourneyOrder,
     method: 'post',
     path: '/journey-orders/{orderId}/hold',
-    operationId: 'holdJourneyOrder',
-    summary: 'Hold the seats of several quoted journeys as one order',
-    description: DESCRIPTIONS.holdJourneyOrder,
     ...HOLD_ROUTE,
     params: OrderParams,
     body: OrderHoldBody,
-    responses: RESPONSES.hold,
     handler: async (ctx, { params, body }) => {
       const input = { orderId: params.orderId, journeyIds: body.journey_ids };
       ctx.body = {
@@ -170,28 +154,22 @@ function registerOrderRoutes(surface: Surface, deps: JourneyConfirmationDeps, ha
   });
 
   surface.route({
+    ...docs.releaseJourneyOrderHold,
     method: 'delete',
     path: '/journey-orders/{orderId}/holds/{holdBatchId}',
-    operationId: 'releaseJourneyOrderHold',
-    summary: "Release an order's hold",
-    description: DESCRIPTIONS.releaseJourneyOrderHold,
     ...HOLD_ROUTE,
     params: OrderHoldParams,
-    responses: RESPONSES.release,
     handler: (ctx, { params }) =>
       handlers.release(ctx, { kind: 'ORDER', id: params.orderId }, params.holdBatchId),
   });
 
   surface.route({
+    ...docs.confirmJourneyOrder,
     method: 'post',
     path: '/journey-orders/{orderId}/confirm',
-    operationId: 'confirmJourneyOrder',
-    summary: 'Confirm a held order with the travellers of each journey',
-    description: DESCRIPTIONS.confirmJourneyOrder,
     ...HOLD_ROUTE,
     params: OrderParams,
     body: OrderConfirmBody,
-    responses: RESPONSES.confirm,
     handler: (ctx, { params, body }) =>
       handlers.confirm(ctx, { kind: 'ORDER', id: params.orderId }, body, (owned) => {
         const sent = body.journeys.map((journey) => journey.journey_id);
@@ -206,14 +184,11 @@ function registerOrderRoutes(surface: Surface, deps: JourneyConfirmationDeps, ha
   });
 
   surface.route({
+    ...docs.getJourneyOrder,
     method: 'get',
     path: '/journey-orders/{orderId}',
-    operationId: 'getJourneyOrder',
-    summary: 'The confirmation projection of a journey order',
-    description: DESCRIPTIONS.getJourneyOrder,
     ...HOLD_ROUTE,
     params: OrderParams,
-    responses: RESPONSES.order,
     handler: (ctx, { params }) => handlers.read(ctx, { kind: 'ORDER', id: params.orderId }),
   });
 }

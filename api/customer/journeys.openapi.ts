@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { RESOURCE_CODES } from '../../domain/journey-quote.js';
 import { MAX_JOURNEYS } from '../../domain/journey-search.js';
+import { operations } from '../http/route.js';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { CalendarDate, Currency, Instant, Locale, Uuid } from '../http/schemas.js';
+import { CalendarDate, Currency, errorResponses, Instant, Locale, Uuid } from '../http/schemas.js';
 import { StopIdentitySchema } from './trips.openapi.js';
 
 /** Schemas and prose of journey search and quote (SPEC POST /journeys/search, POST /journeys/quote). */
@@ -85,7 +86,7 @@ const JourneySchema = z
   })
   .meta({ id: 'Journey' });
 
-export const SearchResponse = z.object({
+const SearchResponse = z.object({
   success: z.literal(true),
   data: z.object({
     journeys: z.array(JourneySchema),
@@ -215,7 +216,7 @@ const QuotedLegSchema = z.object({
   assignments: z.array(z.string()),
 });
 
-export const QuoteResponse = z.object({
+const QuoteResponse = z.object({
   success: z.literal(true),
   data: z
     .object({
@@ -230,24 +231,48 @@ export const QuoteResponse = z.object({
     .meta({ id: 'JourneyQuote' }),
 });
 
-export const SEARCH_DESCRIPTION =
-  'Read-only: no session or CSRF header needed; a bearer or cookie identity, when sent, decides the inventory scope ' +
-  '(an invalid or expired one is a 401, never public data). Exactly one of origin_city_id / origin_stop_id and of ' +
-  'destination_city_id / destination_stop_id. A city covers every public stop of it; depots and disabled stops never ' +
-  'match. Legs board on departure_date (Damascus) at a call still in the future, with enough free seats on the ridden ' +
-  'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
-  'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
-  'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-  `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
-  'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
-  'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
-  'authority on seats.';
-
-export const QUOTE_DESCRIPTION =
-  'Takes the stop_call_id values of search results (a stop_id in their place is refused with STOP_ID_NOT_ACCEPTED). ' +
-  "Guests may quote; a signed-in traveller owns the quote. A trip outside the caller's inventory scope is answered " +
-  'exactly like a missing one (404 TRIP_NOT_FOUND). Two legs must chain: the second boards at the stop or in the city ' +
-  'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
-  'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
-  'and expires after the configured time (expiresAt, epoch seconds). idempotency_key: the same key and body return ' +
-  'the stored quote again (same quote_id); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  searchJourneys: {
+    summary: 'Search journeys between two cities or stops on one day',
+    description:
+      'Read-only: no session or CSRF header needed; a bearer or cookie identity, when sent, decides the inventory scope ' +
+      '(an invalid or expired one is a 401, never public data). Exactly one of origin_city_id / origin_stop_id and of ' +
+      'destination_city_id / destination_stop_id. A city covers every public stop of it; depots and disabled stops never ' +
+      'match. Legs board on departure_date (Damascus) at a call still in the future, with enough free seats on the ridden ' +
+      'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
+      'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
+      'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
+      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
+      'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
+      'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
+      'authority on seats.',
+    tags: ['Journeys'],
+    responses: {
+      200: {
+        description: 'Journeys, possibly none',
+        schema: SearchResponse,
+      },
+      ...errorResponses(400, 401, 404, 429),
+    },
+  },
+  quoteJourney: {
+    summary: 'Price legs and resources from a search result (holds nothing)',
+    description:
+      'Takes the stop_call_id values of search results (a stop_id in their place is refused with STOP_ID_NOT_ACCEPTED). ' +
+      "Guests may quote; a signed-in traveller owns the quote. A trip outside the caller's inventory scope is answered " +
+      'exactly like a missing one (404 TRIP_NOT_FOUND). Two legs must chain: the second boards at the stop or in the city ' +
+      'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
+      'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
+      'and expires after the configured time (expiresAt, epoch seconds). idempotency_key: the same key and body return ' +
+      'the stored quote again (same quote_id); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
+    tags: ['Journeys'],
+    responses: {
+      200: {
+        description: 'The quote (or the stored one for a retry)',
+        schema: QuoteResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

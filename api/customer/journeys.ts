@@ -3,17 +3,8 @@ import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
-import {
-  errorCodeOf,
-  QUOTE_DESCRIPTION,
-  QuoteBody,
-  QuoteResponse,
-  SEARCH_DESCRIPTION,
-  SearchBody,
-  SearchResponse,
-} from './journeys.openapi.js';
+import { docs, errorCodeOf, QuoteBody, SearchBody } from './journeys.openapi.js';
 
 export function registerJourneyRoutes(surface: Surface, context: AppContext): void {
   registerSearchRoute(surface, context);
@@ -34,20 +25,13 @@ function registerSearchRoute(surface: Surface, { config, db }: AppContext): void
   );
 
   surface.route({
+    ...docs.searchJourneys,
     method: 'post',
     path: '/journeys/search',
-    operationId: 'searchJourneys',
-    summary: 'Search journeys between two cities or stops on one day',
-    description: SEARCH_DESCRIPTION,
-    tags: ['Journeys'],
     security: 'optionalTraveller',
     csrf: false,
     body: SearchBody,
     errorCode: errorCodeOf,
-    responses: {
-      200: { description: 'Journeys, possibly none', schema: SearchResponse },
-      ...errorResponses(400, 401, 404, 429),
-    },
     handler: async (ctx, { body }) => {
       const answer = await search(ctx.state.scope, body);
       ctx.type = 'application/json';
@@ -59,19 +43,12 @@ function registerSearchRoute(surface: Surface, { config, db }: AppContext): void
 function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void {
   const transfer = transferSettings(config);
   surface.route({
+    ...docs.quoteJourney,
     method: 'post',
     path: '/journeys/quote',
-    operationId: 'quoteJourney',
-    summary: 'Price legs and resources from a search result (holds nothing)',
-    description: QUOTE_DESCRIPTION,
-    tags: ['Journeys'],
     security: 'optionalTraveller',
     body: QuoteBody,
     errorCode: errorCodeOf,
-    responses: {
-      200: { description: 'The quote (or the stored one for a retry)', schema: QuoteResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const outcome = await quoteJourney(
         db,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Pagination, Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
 /**
  * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
@@ -68,7 +69,7 @@ const ProgramSummary = z
   })
   .meta({ id: 'LoyaltyProgramSummary' });
 
-export const AccountAnswer = z.union([
+const AccountAnswer = z.union([
   z.object({ success: z.literal(true), data: z.object({ programs: z.array(ProgramSummary) }) }),
   z.object({
     success: z.literal(true),
@@ -140,13 +141,13 @@ const ReferralData = z.object({
       .meta({ description: 'referral bonus points earned through people you referred' }),
   }),
 });
-export const Referral = z.object({ success: z.literal(true), data: ReferralData });
+const Referral = z.object({ success: z.literal(true), data: ReferralData });
 
 export const ReferralBody = z
   .object({ companyId: Uuid, referralCode: z.string().trim().min(1).max(32) })
   .strict()
   .meta({ id: 'LoyaltyReferralRequest' });
-export const ReferralRecorded = z.object({
+const ReferralRecorded = z.object({
   success: z.literal(true),
   data: z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
 });
@@ -155,7 +156,7 @@ export const RedeemBody = z
   .object({ companyId: Uuid, rewardCode: z.string().trim().min(1).max(64) })
   .strict()
   .meta({ id: 'LoyaltyRedeemRequest' });
-export const Redeemed = z.object({
+const Redeemed = z.object({
   success: z.literal(true),
   redemption: z.object({
     id: Uuid,
@@ -178,7 +179,7 @@ export const PreviewBody = z
   })
   .strict()
   .meta({ id: 'LoyaltyPreviewRequest' });
-export const Preview = z.object({
+const Preview = z.object({
   success: z.literal(true),
   valid: z.literal(true),
   redemptionCode: z.string(),
@@ -198,12 +199,12 @@ const VOUCHER_RULES =
   'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
   'subtotal.';
 
-export const RewardsResponse = z.object({
+const RewardsResponse = z.object({
   success: z.literal(true),
   data: z.object({ companyId: Uuid, rewards: z.array(Reward) }),
 });
 
-export const TransactionsResponse = z.object({
+const TransactionsResponse = z.object({
   success: z.literal(true),
   data: z.object({
     companyId: Uuid,
@@ -217,46 +218,124 @@ export const TransactionsResponse = z.object({
 
 export const AccountQuery = z.object({ companyId: Uuid.optional() }).strict();
 
-export const ACCOUNT_RULES =
-  `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
-  'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
-  `points, tier, next tier and your referral code. ${EARNING_RULE}`;
+const TAGS = ['Loyalty'];
+const READ_ERRORS = errorResponses(400, 401, 404);
+const WRITE_ERRORS = errorResponses(400, 401, 403, 404, 409);
 
-export const REWARDS_RULES =
-  `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
-  'first; other reward types (merchandise…) are given out by the company and are not listed.';
-
-export const TRANSACTIONS_RULES =
-  `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
-  'Opens your account in the program like GET /loyalty/account.';
-
-export const REFERRAL_RULES =
-  `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
-  'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
-  'program’s referralPoints.';
-
-export const USE_REFERRAL_RULES =
-  `${COMMON} Body companyId and referralCode (another traveller’s code in the same program). Records a PENDING ` +
-  'referral (201); both travellers get referralPoints when you complete your first trip with the company. Refused: ' +
-  'a code that does not exist in this company’s program (404 LOYALTY_REFERRAL_NOT_FOUND — also a code of another ' +
-  'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
-  'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
-  'LOYALTY_REFERRAL_NOT_NEW).';
-
-export const REDEEM_RULES =
-  `${COMMON} Body companyId and rewardCode (the catalogue code from GET /loyalty/rewards). In one transaction: locks ` +
-  'your account in that company, then the reward, checks it, deducts its pointsCost, counts the redemption, records ' +
-  'a REDEEM transaction and creates the voucher (code RWD- + 8 characters, valid for the reward’s voucherValidDays). ' +
-  'Concurrent redeems of one balance run one after another: the balance is never spent twice. Refused: unknown or ' +
-  'inactive reward of this company (404 LOYALTY_REWARD_NOT_FOUND), a reward type that is not discount or free_trip ' +
-  '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
-  'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
-  'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.';
-
-export const PREVIEW_RULES =
-  'Needs a traveller session; web calls send X-CSRF-Token. Body redemptionCode (your voucher), subtotal (the price ' +
-  'before discount, whole SYP) and tripIds (one trip, or outbound then return). A valid voucher answers 200 ' +
-  `{valid: true, redemptionCode, discount, finalTotal}; a rejected one answers 409 with its LOYALTY_* code. ${VOUCHER_RULES} ` +
-  'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
-  'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
-  'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  getLoyaltyAccount: {
+    summary: 'Loyalty programs, or your account in one company’s program',
+    description:
+      `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
+      'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
+      `points, tier, next tier and your referral code. ${EARNING_RULE}`,
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Programs, or one account',
+        schema: AccountAnswer,
+      },
+      ...READ_ERRORS,
+    },
+  },
+  listLoyaltyRewards: {
+    summary: 'Rewards you can redeem in one company’s program',
+    description:
+      `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
+      'first; other reward types (merchandise…) are given out by the company and are not listed.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Rewards',
+        schema: RewardsResponse,
+      },
+      ...READ_ERRORS,
+    },
+  },
+  listLoyaltyTransactions: {
+    summary: 'Your points ledger in one company’s program, newest first',
+    description:
+      `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
+      'Opens your account in the program like GET /loyalty/account.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'One page of transactions',
+        schema: TransactionsResponse,
+      },
+      ...READ_ERRORS,
+    },
+  },
+  getLoyaltyReferral: {
+    summary: 'Your referral code in one company’s program and how it has done',
+    description:
+      `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
+      'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
+      'program’s referralPoints.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Referral code and stats',
+        schema: Referral,
+      },
+      ...READ_ERRORS,
+    },
+  },
+  useLoyaltyReferral: {
+    summary: 'Say who referred you to a company',
+    description:
+      `${COMMON} Body companyId and referralCode (another traveller’s code in the same program). Records a PENDING ` +
+      'referral (201); both travellers get referralPoints when you complete your first trip with the company. Refused: ' +
+      'a code that does not exist in this company’s program (404 LOYALTY_REFERRAL_NOT_FOUND — also a code of another ' +
+      'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
+      'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
+      'LOYALTY_REFERRAL_NOT_NEW).',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'Referral recorded',
+        schema: ReferralRecorded,
+      },
+      ...WRITE_ERRORS,
+    },
+  },
+  redeemLoyaltyReward: {
+    summary: 'Spend points on a reward and get a voucher',
+    description:
+      `${COMMON} Body companyId and rewardCode (the catalogue code from GET /loyalty/rewards). In one transaction: locks ` +
+      'your account in that company, then the reward, checks it, deducts its pointsCost, counts the redemption, records ' +
+      'a REDEEM transaction and creates the voucher (code RWD- + 8 characters, valid for the reward’s voucherValidDays). ' +
+      'Concurrent redeems of one balance run one after another: the balance is never spent twice. Refused: unknown or ' +
+      'inactive reward of this company (404 LOYALTY_REWARD_NOT_FOUND), a reward type that is not discount or free_trip ' +
+      '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
+      'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
+      'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'Voucher created',
+        schema: Redeemed,
+      },
+      ...WRITE_ERRORS,
+    },
+  },
+  previewLoyaltyVoucher: {
+    summary: 'What a voucher would take off a purchase (consumes nothing)',
+    description:
+      'Needs a traveller session; web calls send X-CSRF-Token. Body redemptionCode (your voucher), subtotal (the price ' +
+      'before discount, whole SYP) and tripIds (one trip, or outbound then return). A valid voucher answers 200 ' +
+      `{valid: true, redemptionCode, discount, finalTotal}; a rejected one answers 409 with its LOYALTY_* code. ${VOUCHER_RULES} ` +
+      'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
+      'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
+      'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The voucher applies',
+        schema: Preview,
+      },
+      ...WRITE_ERRORS,
+    },
+  },
+});

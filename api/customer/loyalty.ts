@@ -2,8 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
-import type { ResponseSpec, Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import {
   loyaltyAccount,
   loyaltyReferral,
@@ -11,30 +10,17 @@ import {
   loyaltyTransactions,
   previewVoucherOn,
   redeemInProgram,
-  useReferral,
   type LoyaltyCaller,
+  useReferral,
 } from '../use-cases/loyalty.js';
 import {
-  ACCOUNT_RULES,
-  AccountAnswer,
   AccountQuery,
   CompanyQuery,
-  Preview,
-  PREVIEW_RULES,
+  docs,
   PreviewBody,
-  REDEEM_RULES,
   RedeemBody,
-  Redeemed,
-  Referral,
-  REFERRAL_RULES,
   ReferralBody,
-  ReferralRecorded,
-  REWARDS_RULES,
-  RewardsResponse,
-  TRANSACTIONS_RULES,
   TransactionsQuery,
-  TransactionsResponse,
-  USE_REFERRAL_RULES,
 } from './loyalty.openapi.js';
 
 /**
@@ -55,35 +41,20 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
   registerVoucherRoutes(surface, loyalty);
 }
 
-/** What a query schema parses to, as the route passes it to its handler. */
-type Parsed<Q> = Q extends z.ZodType ? z.output<Q> : undefined;
-
-interface ReadRoute<Q extends z.ZodType> {
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  query: Q;
-  answer: ResponseSpec;
-}
+/** A read's docs, path and query. */
+type ReadRoute<Q extends z.ZodType> = OperationDoc & { path: string; query: Q };
 
 /** A loyalty read: the traveller's GET in one company's program, answered as {success, data}. */
 function registerRead<Q extends z.ZodType>(
   surface: Surface,
   { db, callerOf }: Loyalty,
   route: ReadRoute<Q>,
-  read: (db: Database, caller: LoyaltyCaller, query: Parsed<Q>) => Promise<unknown>,
+  read: (db: Database, caller: LoyaltyCaller, query: Infer<Q>) => Promise<unknown>,
 ): void {
   surface.route({
+    ...route,
     method: 'get',
-    path: route.path,
-    operationId: route.operationId,
-    summary: route.summary,
-    description: route.description,
-    tags: ['Loyalty'],
     security: 'traveller',
-    query: route.query,
-    responses: { 200: route.answer, ...errorResponses(400, 401, 404) },
     handler: async (ctx, { query }) => {
       ctx.body = { success: true, data: await read(db, callerOf(ctx), query) };
     },
@@ -91,60 +62,29 @@ function registerRead<Q extends z.ZodType>(
 }
 
 function registerAccountRoutes(surface: Surface, loyalty: Loyalty): void {
-  const account = {
-    path: '/loyalty/account',
-    operationId: 'getLoyaltyAccount',
-    summary: 'Loyalty programs, or your account in one company’s program',
-    description: ACCOUNT_RULES,
-    query: AccountQuery,
-    answer: { description: 'Programs, or one account', schema: AccountAnswer },
-  };
+  const account = { ...docs.getLoyaltyAccount, path: '/loyalty/account', query: AccountQuery };
   registerRead(surface, loyalty, account, loyaltyAccount);
-  const rewards = {
-    path: '/loyalty/rewards',
-    operationId: 'listLoyaltyRewards',
-    summary: 'Rewards you can redeem in one company’s program',
-    description: REWARDS_RULES,
-    query: CompanyQuery,
-    answer: { description: 'Rewards', schema: RewardsResponse },
-  };
+  const rewards = { ...docs.listLoyaltyRewards, path: '/loyalty/rewards', query: CompanyQuery };
   registerRead(surface, loyalty, rewards, loyaltyRewards);
   const transactions = {
+    ...docs.listLoyaltyTransactions,
     path: '/loyalty/transactions',
-    operationId: 'listLoyaltyTransactions',
-    summary: 'Your points ledger in one company’s program, newest first',
-    description: TRANSACTIONS_RULES,
     query: TransactionsQuery,
-    answer: { description: 'One page of transactions', schema: TransactionsResponse },
   };
   registerRead(surface, loyalty, transactions, loyaltyTransactions);
 }
 
 function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
-  const referral = {
-    path: '/loyalty/referral',
-    operationId: 'getLoyaltyReferral',
-    summary: 'Your referral code in one company’s program and how it has done',
-    description: REFERRAL_RULES,
-    query: CompanyQuery,
-    answer: { description: 'Referral code and stats', schema: Referral },
-  };
+  const referral = { ...docs.getLoyaltyReferral, path: '/loyalty/referral', query: CompanyQuery };
   registerRead(surface, loyalty, referral, loyaltyReferral);
 
   const { db, callerOf } = loyalty;
   surface.route({
+    ...docs.useLoyaltyReferral,
     method: 'post',
     path: '/loyalty/referral',
-    operationId: 'useLoyaltyReferral',
-    summary: 'Say who referred you to a company',
-    description: USE_REFERRAL_RULES,
-    tags: ['Loyalty'],
     security: 'traveller',
     body: ReferralBody,
-    responses: {
-      201: { description: 'Referral recorded', schema: ReferralRecorded },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const referral = await useReferral(db, callerOf(ctx), body);
       ctx.status = 201;
@@ -155,18 +95,11 @@ function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
 
 function registerVoucherRoutes(surface: Surface, { db, callerOf }: Loyalty): void {
   surface.route({
+    ...docs.redeemLoyaltyReward,
     method: 'post',
     path: '/loyalty/redeem',
-    operationId: 'redeemLoyaltyReward',
-    summary: 'Spend points on a reward and get a voucher',
-    description: REDEEM_RULES,
-    tags: ['Loyalty'],
     security: 'traveller',
     body: RedeemBody,
-    responses: {
-      201: { description: 'Voucher created', schema: Redeemed },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const { id, code, pointsUsed, expiresAt } = await redeemInProgram(db, callerOf(ctx), body);
       ctx.status = 201;
@@ -175,18 +108,11 @@ function registerVoucherRoutes(surface: Surface, { db, callerOf }: Loyalty): voi
   });
 
   surface.route({
+    ...docs.previewLoyaltyVoucher,
     method: 'post',
     path: '/loyalty/preview',
-    operationId: 'previewLoyaltyVoucher',
-    summary: 'What a voucher would take off a purchase (consumes nothing)',
-    description: PREVIEW_RULES,
-    tags: ['Loyalty'],
     security: 'traveller',
     body: PreviewBody,
-    responses: {
-      200: { description: 'The voucher applies', schema: Preview },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       ctx.body = { success: true, ...(await previewVoucherOn(db, callerOf(ctx), body)) };
     },

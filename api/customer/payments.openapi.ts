@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { Pagination, Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
 /** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
+
+const TAGS = ['Payments'];
 
 const PaymentMethod = z
   .enum(['CASH', 'SHAMCASH', 'CARD'])
@@ -48,7 +51,7 @@ const CreatedPayment = z
     created_at: DateTime,
   })
   .meta({ id: 'CashPayment' });
-export const CreatePaymentResponse = z.object({
+const CreatePaymentResponse = z.object({
   success: z.literal(true),
   data: z.object({ payment: CreatedPayment }),
 });
@@ -68,14 +71,14 @@ const ListedPayment = z
     created_at: DateTime,
   })
   .meta({ id: 'TravellerPayment' });
-export const ListPaymentsResponse = z.object({
+const ListPaymentsResponse = z.object({
   success: z.literal(true),
   data: z.array(ListedPayment),
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
 });
 export const ListPaymentsQuery = z.object(Pagination).strict();
 
-export const PaymentRefused = z
+const PaymentRefused = z
   .object({
     success: z.literal(false),
     errorCode: z.enum(['ONLINE_PAYMENTS_DEVELOPMENT_ONLY', 'BOOKING_NOT_PAYABLE', 'BOOKING_ALREADY_PAID']),
@@ -89,17 +92,49 @@ export const PaymentRefused = z
   })
   .meta({ id: 'PaymentRefused' });
 
-export const CREATE_PAYMENT_RULES =
-  'Body {booking_id, method}. Only method CASH is taken: it opens a PENDING cash payment of the booking total, paid ' +
-  'at the company office or to the driver before boarding; staff mark it COMPLETED when they receive the cash, and ' +
-  'the booking becomes PAID. A booking has at most one pending cash payment: asking again (even concurrently) returns ' +
-  'the same one with 200 instead of 201. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
-  'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
-  "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
-  "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +
-  'BOOKING_ALREADY_PAID). Needs a traveller session; web calls send X-CSRF-Token. Nothing is written on a refusal.';
-
-export const LIST_PAYMENTS_RULES =
-  "Payments of the caller's bookings, newest first: booking code, company, amount, method, source, status and when " +
-  'the cash was received. limit (default 20, at most 100) and offset; pagination.total counts them all. Needs a ' +
-  'traveller session.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  createPayment: {
+    summary: 'Announce how a booking will be paid (cash only)',
+    description:
+      'Body {booking_id, method}. Only method CASH is taken: it opens a PENDING cash payment of the booking total, paid ' +
+      'at the company office or to the driver before boarding; staff mark it COMPLETED when they receive the cash, and ' +
+      'the booking becomes PAID. A booking has at most one pending cash payment: asking again (even concurrently) returns ' +
+      'the same one with 200 instead of 201. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
+      'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
+      "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
+      "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +
+      'BOOKING_ALREADY_PAID). Needs a traveller session; web calls send X-CSRF-Token. Nothing is written on a refusal.',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'A pending cash payment was opened',
+        schema: CreatePaymentResponse,
+      },
+      200: {
+        description: "The booking's existing pending cash payment",
+        schema: CreatePaymentResponse,
+      },
+      ...errorResponses(400, 401, 403, 404),
+      409: {
+        description: 'Online method asked for, booking not payable or already paid',
+        schema: PaymentRefused,
+      },
+    },
+  },
+  listPayments: {
+    summary: "The caller's payments",
+    description:
+      "Payments of the caller's bookings, newest first: booking code, company, amount, method, source, status and when " +
+      'the cash was received. limit (default 20, at most 100) and offset; pagination.total counts them all. Needs a ' +
+      'traveller session.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'A page of payments',
+        schema: ListPaymentsResponse,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+});

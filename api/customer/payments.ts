@@ -1,19 +1,8 @@
 import { listTravellerPayments, type TravellerPaymentRow } from '../../db/queries/payments.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { announcePayment } from '../use-cases/payments.js';
-import {
-  CREATE_PAYMENT_RULES,
-  CreatePaymentBody,
-  CreatePaymentResponse,
-  LIST_PAYMENTS_RULES,
-  ListPaymentsQuery,
-  ListPaymentsResponse,
-  PaymentRefused,
-} from './payments.openapi.js';
-
-const TAGS = ['Payments'];
+import { CreatePaymentBody, docs, ListPaymentsQuery } from './payments.openapi.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -33,23 +22,11 @@ const listedPayment = (row: TravellerPaymentRow) => ({
 
 export function registerPaymentRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.createPayment,
     method: 'post',
     path: '/payments/create',
-    operationId: 'createPayment',
-    summary: 'Announce how a booking will be paid (cash only)',
-    description: CREATE_PAYMENT_RULES,
-    tags: TAGS,
     security: 'traveller',
     body: CreatePaymentBody,
-    responses: {
-      201: { description: 'A pending cash payment was opened', schema: CreatePaymentResponse },
-      200: { description: "The booking's existing pending cash payment", schema: CreatePaymentResponse },
-      ...errorResponses(400, 401, 403, 404),
-      409: {
-        description: 'Online method asked for, booking not payable or already paid',
-        schema: PaymentRefused,
-      },
-    },
     handler: async (ctx, { body }) => {
       const { payment, created } = await announcePayment(db, {
         bookingId: body.booking_id,
@@ -62,18 +39,11 @@ export function registerPaymentRoutes(surface: Surface, { db }: AppContext): voi
   });
 
   surface.route({
+    ...docs.listPayments,
     method: 'get',
     path: '/payments',
-    operationId: 'listPayments',
-    summary: "The caller's payments",
-    description: LIST_PAYMENTS_RULES,
-    tags: TAGS,
     security: 'traveller',
     query: ListPaymentsQuery,
-    responses: {
-      200: { description: 'A page of payments', schema: ListPaymentsResponse },
-      ...errorResponses(400, 401),
-    },
     handler: async (ctx, { query }) => {
       const { payments, total } = await listTravellerPayments(db, ctx.state.traveller!.userId, query);
       ctx.body = {

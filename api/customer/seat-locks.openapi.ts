@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
+import { operations } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { Uuid } from '../http/schemas.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
 
 /**
  * OpenAPI of the seat lock routes (seat-locks.ts): schemas, the rules they document, and the
@@ -74,23 +75,57 @@ const SeatLockData = z
   })
   .meta({ id: 'SeatLock' });
 
-export const SeatLockResponse = z.object({ success: z.literal(true), data: SeatLockData });
+const SeatLockResponse = z.object({ success: z.literal(true), data: SeatLockData });
 
-export const LOCK_RULES =
-  'A seat lock keeps named seats of one trip (over the whole trip, first stop to last) for SEAT_LOCK_MINUTES (10 by ' +
-  'default) so that POST /bookings can book exactly those seats; it needs a signed-in traveller (CSRF header for web ' +
-  'sessions). An expired lock is free for everyone at once (no sweeper needed) and can no longer book. Errors: 400 ' +
-  'SEAT_NOT_FOUND (a label the active layout does not have; details.seat_numbers), DUPLICATE_SEAT, INVALID_TRIP_ID, ' +
-  "INVALID_SEAT_NUMBERS; 404 TRIP_NOT_FOUND (no such trip, or outside the caller's inventory scope); 409 SEAT_OCCUPIED " +
-  '(details.seat_numbers: the seats held or booked by someone else), TRIP_NOT_BOOKABLE (departed, cancelled or under ' +
-  'way), JOURNEY_FLOW_REQUIRED (the company confirms bookings itself for this channel: use /journeys; details.companyId). ' +
-  `At most ${MAX_SEATS_PER_BOOKING} seats per lock. Two travellers locking the same seat at once: exactly one succeeds.`;
-
-export const GET_LOCK_RULES =
-  'Owner only: another traveller’s lock is 404 SEAT_LOCK_NOT_FOUND. status ACTIVE while it lasts, then CONSUMED ' +
-  '(booking_id set), RELEASED or EXPIRED.';
-
-export const RELEASE_LOCK_RULES =
-  'Frees the seats at once (status RELEASED; a lock already past its time answers EXPIRED). Idempotent: releasing ' +
-  'again answers the same state. 404 SEAT_LOCK_NOT_FOUND for another traveller’s lock; 409 SEAT_LOCK_CONSUMED when ' +
-  'a booking used it (cancel the booking instead).';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  createSeatLock: {
+    summary: 'Lock seats of a trip for a booking',
+    description:
+      'A seat lock keeps named seats of one trip (over the whole trip, first stop to last) for SEAT_LOCK_MINUTES (10 by ' +
+      'default) so that POST /bookings can book exactly those seats; it needs a signed-in traveller (CSRF header for web ' +
+      'sessions). An expired lock is free for everyone at once (no sweeper needed) and can no longer book. Errors: 400 ' +
+      'SEAT_NOT_FOUND (a label the active layout does not have; details.seat_numbers), DUPLICATE_SEAT, INVALID_TRIP_ID, ' +
+      "INVALID_SEAT_NUMBERS; 404 TRIP_NOT_FOUND (no such trip, or outside the caller's inventory scope); 409 SEAT_OCCUPIED " +
+      '(details.seat_numbers: the seats held or booked by someone else), TRIP_NOT_BOOKABLE (departed, cancelled or under ' +
+      'way), JOURNEY_FLOW_REQUIRED (the company confirms bookings itself for this channel: use /journeys; details.companyId). ' +
+      `At most ${MAX_SEATS_PER_BOOKING} seats per lock. Two travellers locking the same seat at once: exactly one succeeds.`,
+    tags: ['Bookings'],
+    responses: {
+      201: {
+        description: 'Seats locked',
+        schema: SeatLockResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  getSeatLock: {
+    summary: 'A seat lock of the caller',
+    description:
+      'Owner only: another traveller’s lock is 404 SEAT_LOCK_NOT_FOUND. status ACTIVE while it lasts, then CONSUMED ' +
+      '(booking_id set), RELEASED or EXPIRED.',
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'The lock',
+        schema: SeatLockResponse,
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  releaseSeatLock: {
+    summary: 'Release a seat lock',
+    description:
+      'Frees the seats at once (status RELEASED; a lock already past its time answers EXPIRED). Idempotent: releasing ' +
+      'again answers the same state. 404 SEAT_LOCK_NOT_FOUND for another traveller’s lock; 409 SEAT_LOCK_CONSUMED when ' +
+      'a booking used it (cancel the booking instead).',
+    tags: ['Bookings'],
+    responses: {
+      200: {
+        description: 'Released (or already ended)',
+        schema: SeatLockResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -3,16 +3,8 @@ import { createSeatLock, readSeatLock, releaseSeatLock, type SeatLock } from '..
 import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams } from '../http/schemas.js';
-import {
-  fieldErrorCode,
-  GET_LOCK_RULES,
-  LOCK_RULES,
-  RELEASE_LOCK_RULES,
-  SEAT_LOCK_FIELD_CODES,
-  SeatLockBody,
-  SeatLockResponse,
-} from './seat-locks.openapi.js';
+import { IdParams } from '../http/schemas.js';
+import { docs, fieldErrorCode, SEAT_LOCK_FIELD_CODES, SeatLockBody } from './seat-locks.openapi.js';
 
 /** Web sessions (cookies) book through CUSTOMER_WEB, the mobile app's bearer tokens through CUSTOMER_MOBILE. */
 export function channelOf(ctx: Context): BookingChannel {
@@ -32,19 +24,12 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
   const { db, config } = context;
 
   surface.route({
+    ...docs.createSeatLock,
     method: 'post',
     path: '/seat-locks',
-    operationId: 'createSeatLock',
-    summary: 'Lock seats of a trip for a booking',
-    description: LOCK_RULES,
-    tags: ['Bookings'],
     security: 'traveller',
     body: SeatLockBody,
     errorCode: fieldErrorCode(SEAT_LOCK_FIELD_CODES),
-    responses: {
-      201: { description: 'Seats locked', schema: SeatLockResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { body }) => {
       const traveller = ctx.state.traveller!;
       const lock = await createSeatLock(
@@ -58,18 +43,11 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
   });
 
   surface.route({
+    ...docs.getSeatLock,
     method: 'get',
     path: '/seat-locks/{id}',
-    operationId: 'getSeatLock',
-    summary: 'A seat lock of the caller',
-    description: GET_LOCK_RULES,
-    tags: ['Bookings'],
     security: 'traveller',
     params: IdParams,
-    responses: {
-      200: { description: 'The lock', schema: SeatLockResponse },
-      ...errorResponses(400, 401, 404),
-    },
     handler: async (ctx, { params }) => {
       const lock = await readSeatLock(db, ctx.state.traveller!.userId, params.id);
       ctx.body = { success: true, data: toBody(lock) };
@@ -77,18 +55,11 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
   });
 
   surface.route({
+    ...docs.releaseSeatLock,
     method: 'delete',
     path: '/seat-locks/{id}',
-    operationId: 'releaseSeatLock',
-    summary: 'Release a seat lock',
-    description: RELEASE_LOCK_RULES,
-    tags: ['Bookings'],
     security: 'traveller',
     params: IdParams,
-    responses: {
-      200: { description: 'Released (or already ended)', schema: SeatLockResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
     handler: async (ctx, { params }) => {
       const lock = await releaseSeatLock(db, ctx.state.traveller!.userId, params.id);
       ctx.body = { success: true, data: toBody(lock) };

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { Instant, Pagination, Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
+
+const TAGS = ['Tickets and documents'];
 
 const Name = z.object({ ar: z.string(), en: z.string() });
 
@@ -49,7 +52,7 @@ const TicketSchema = z
   })
   .meta({ id: 'JourneyTicket' });
 
-export const TicketsResponse = z.object({
+const TicketsResponse = z.object({
   success: z.literal(true),
   data: z.object({
     tickets: z.array(TicketSchema),
@@ -57,12 +60,12 @@ export const TicketsResponse = z.object({
   }),
 });
 
-export const TicketResponse = z.object({
+const TicketResponse = z.object({
   success: z.literal(true),
   data: z.object({ ticket: TicketSchema }),
 });
 
-export const ReissueResponse = z.object({
+const ReissueResponse = z.object({
   success: z.literal(true),
   data: z.object({
     ticket: TicketSchema,
@@ -83,19 +86,53 @@ export const ReissueBody = z
   .strict()
   .meta({ id: 'TicketReissueRequest' });
 
-export const LIST_TICKETS_RULES =
-  "One entry per traveller and leg of the caller's journeys (re-issued tickets are replaced by their new ticket), " +
-  'latest departure first; limit (1 to 100, default 20) and offset. payload, signature and qr_text are present only ' +
-  'while the ticket is VALID with boarding_authorized true; clients show a QR code by boarding_authorized only.';
-
-export const GET_TICKET_RULES =
-  "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential); " +
-  "another traveller's ticket, or none: 404 TICKET_NOT_FOUND.";
-
-export const REISSUE_TICKET_RULES =
-  'Replaces an own VALID ticket of a CONFIRMED booking before its trip departs: the old ticket becomes REISSUED ' +
-  'and its credential goes on the revocation list (GET /driver/api/revocations), so its QR code no longer boards ' +
-  'anyone, online or offline; a new ticket (new id) for the same traveller, leg and seat is signed and returned ' +
-  '(201). Documents downloaded afterwards carry the new credential. Refusals, with nothing changed: 404 ' +
-  "TICKET_NOT_FOUND (not the caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used " +
-  'or already re-issued), 409 TRIP_ALREADY_DEPARTED. Cookie sessions send X-CSRF-Token.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listTickets: {
+    summary: "The caller's journey tickets",
+    description:
+      "One entry per traveller and leg of the caller's journeys (re-issued tickets are replaced by their new ticket), " +
+      'latest departure first; limit (1 to 100, default 20) and offset. payload, signature and qr_text are present only ' +
+      'while the ticket is VALID with boarding_authorized true; clients show a QR code by boarding_authorized only.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The tickets',
+        schema: TicketsResponse,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+  getTicket: {
+    summary: 'One own ticket',
+    description:
+      "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential); " +
+      "another traveller's ticket, or none: 404 TICKET_NOT_FOUND.",
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The ticket',
+        schema: TicketResponse,
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  reissueTicket: {
+    summary: "Re-issue a ticket's boarding credential (lost phone, leaked screenshot)",
+    description:
+      'Replaces an own VALID ticket of a CONFIRMED booking before its trip departs: the old ticket becomes REISSUED ' +
+      'and its credential goes on the revocation list (GET /driver/api/revocations), so its QR code no longer boards ' +
+      'anyone, online or offline; a new ticket (new id) for the same traveller, leg and seat is signed and returned ' +
+      '(201). Documents downloaded afterwards carry the new credential. Refusals, with nothing changed: 404 ' +
+      "TICKET_NOT_FOUND (not the caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used " +
+      'or already re-issued), 409 TRIP_ALREADY_DEPARTED. Cookie sessions send X-CSRF-Token.',
+    tags: TAGS,
+    responses: {
+      201: {
+        description: 'The new ticket',
+        schema: ReissueResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

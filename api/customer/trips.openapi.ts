@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { operations } from '../http/route.js';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { CalendarDate, Uuid } from '../http/schemas.js';
+import { CalendarDate, errorResponses, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 
 /** Schemas and prose of trip reads (SPEC GET /trips, GET /trips/{id}, GET /trips/{id}/seats). */
@@ -76,7 +77,7 @@ const TripSearchItem = z.object({
   pickup_directions_en: z.string().meta({ deprecated: true }),
 });
 
-export const TripSearchResponse = z.object({ success: z.literal(true), data: z.array(TripSearchItem) });
+const TripSearchResponse = z.object({ success: z.literal(true), data: z.array(TripSearchItem) });
 
 const TripDetailFields = z.object({
   id: IdText,
@@ -97,7 +98,7 @@ const TripDetailFields = z.object({
   stop_calls: z.array(StopIdentitySchema),
 });
 
-export const TripDetailResponse = z.object({
+const TripDetailResponse = z.object({
   success: z.literal(true),
   data: TripDetailFields.extend({
     trip: TripDetailFields.meta({ description: 'the same trip object, for newer clients' }),
@@ -117,7 +118,7 @@ const LayoutElementSchema = z.object({
   seatClass: z.enum(['STANDARD', 'VIP']).optional(),
 });
 
-export const SeatMapResponse = z.object({
+const SeatMapResponse = z.object({
   success: z.literal(true),
   data: z.object({
     trip_id: IdText,
@@ -219,22 +220,57 @@ export const SeatMapQuery = z
   })
   .strict();
 
-export const TRIP_SEARCH_DESCRIPTION =
-  'Old and new parameter names are all accepted: from | origin | origin_city_id, and to | dest | dest_city_id | ' +
-  'destination_city_id. Two names of one parameter with different values give 400 CONFLICTING_PARAMETERS; a ' +
-  'missing city gives 400 CITY_IDS_REQUIRED; unknown parameters are refused. Same inventory limits as journey ' +
-  "search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
-  'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
-  "in the destination city, ordered by departure. pickupLocation is the trip's pickup stop when the traveller " +
-  "boards in that stop's city, otherwise the boarding stop; the flat pickup_* fields repeat it for migrated " +
-  'mobile clients and are deprecated.';
-
-export const TRIP_DESCRIPTION =
-  "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
-  'available_seats counts seats free over the whole trip; stop_calls lists the public stop calls in order.';
-
-export const SEAT_MAP_DESCRIPTION =
-  "Drawn from the bus's active, valid layout, with management notes removed. A seat is available when no confirmed " +
-  'allocation and no unexpired hold overlaps the segment. board_stop_call_id and alight_stop_call_id must be public ' +
-  'stop calls of this trip with boarding first (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
-  "LAYOUT_NOT_AVAILABLE; a trip outside the caller's scope gives the same 404 as a missing one.";
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  searchTrips: {
+    summary: 'Legacy-compatible direct trip search',
+    description:
+      'Old and new parameter names are all accepted: from | origin | origin_city_id, and to | dest | dest_city_id | ' +
+      'destination_city_id. Two names of one parameter with different values give 400 CONFLICTING_PARAMETERS; a ' +
+      'missing city gives 400 CITY_IDS_REQUIRED; unknown parameters are refused. Same inventory limits as journey ' +
+      "search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
+      'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
+      "in the destination city, ordered by departure. pickupLocation is the trip's pickup stop when the traveller " +
+      "boards in that stop's city, otherwise the boarding stop; the flat pickup_* fields repeat it for migrated " +
+      'mobile clients and are deprecated.',
+    tags: ['Trips'],
+    responses: {
+      200: {
+        description: 'Matching trips',
+        schema: TripSearchResponse,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+  getTrip: {
+    summary:
+      'One trip: fields at the top of data (older clients) and the same object under data.trip (newer clients)',
+    description:
+      "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
+      'available_seats counts seats free over the whole trip; stop_calls lists the public stop calls in order.',
+    tags: ['Trips'],
+    responses: {
+      200: {
+        description: 'The trip',
+        schema: TripDetailResponse,
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  getTripSeats: {
+    summary: 'Seat map of a trip for a segment (default: the whole trip)',
+    description:
+      "Drawn from the bus's active, valid layout, with management notes removed. A seat is available when no confirmed " +
+      'allocation and no unexpired hold overlaps the segment. board_stop_call_id and alight_stop_call_id must be public ' +
+      'stop calls of this trip with boarding first (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
+      "LAYOUT_NOT_AVAILABLE; a trip outside the caller's scope gives the same 404 as a missing one.",
+    tags: ['Trips'],
+    responses: {
+      200: {
+        description: 'The seat map',
+        schema: SeatMapResponse,
+      },
+      ...errorResponses(400, 401, 404, 409),
+    },
+  },
+});

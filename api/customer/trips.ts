@@ -1,21 +1,15 @@
 import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
-import { Refusal, badRequest, conflict } from '../http/errors.js';
+import { badRequest, conflict, Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import {
+  docs,
   invalidTripId,
-  SEAT_MAP_DESCRIPTION,
   SeatMapQuery,
-  SeatMapResponse,
-  TRIP_DESCRIPTION,
-  TRIP_SEARCH_DESCRIPTION,
-  TripDetailResponse,
   TripIdParams,
-  TripSearchResponse,
-  TripSearchQuery,
   tripSearchErrorCode,
+  TripSearchQuery,
 } from './trips.openapi.js';
 
 /** Schemas other route modules show trips with. */
@@ -31,19 +25,12 @@ export function registerTripRoutes(surface: Surface, context: AppContext): void 
 
 function registerTripSearchRoute(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.searchTrips,
     method: 'get',
     path: '/trips',
-    operationId: 'searchTrips',
-    summary: 'Legacy-compatible direct trip search',
-    description: TRIP_SEARCH_DESCRIPTION,
-    tags: ['Trips'],
     security: 'optionalTraveller',
     query: TripSearchQuery,
     errorCode: tripSearchErrorCode,
-    responses: {
-      200: { description: 'Matching trips', schema: TripSearchResponse },
-      ...errorResponses(400, 401),
-    },
     handler: async (ctx, { query }) => {
       const trips = await searchTrips(db, { scope: ctx.state.scope, ...query });
       ctx.body = {
@@ -56,20 +43,12 @@ function registerTripSearchRoute(surface: Surface, { db }: AppContext): void {
 
 function registerTripReadRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.getTrip,
     method: 'get',
     path: '/trips/{id}',
-    operationId: 'getTrip',
-    summary:
-      'One trip: fields at the top of data (older clients) and the same object under data.trip (newer clients)',
-    description: TRIP_DESCRIPTION,
-    tags: ['Trips'],
     security: 'optionalTraveller',
     params: TripIdParams,
     errorCode: invalidTripId,
-    responses: {
-      200: { description: 'The trip', schema: TripDetailResponse },
-      ...errorResponses(400, 401, 404),
-    },
     handler: async (ctx, { params }) => {
       const trip = await findTripDetail(db, ctx.state.scope, params.id);
       if (!trip) throw tripNotFound();
@@ -78,20 +57,13 @@ function registerTripReadRoutes(surface: Surface, { db }: AppContext): void {
   });
 
   surface.route({
+    ...docs.getTripSeats,
     method: 'get',
     path: '/trips/{id}/seats',
-    operationId: 'getTripSeats',
-    summary: 'Seat map of a trip for a segment (default: the whole trip)',
-    description: SEAT_MAP_DESCRIPTION,
-    tags: ['Trips'],
     security: 'optionalTraveller',
     params: TripIdParams,
     query: SeatMapQuery,
     errorCode: invalidTripId,
-    responses: {
-      200: { description: 'The seat map', schema: SeatMapResponse },
-      ...errorResponses(400, 401, 404, 409),
-    },
     handler: async (ctx, { params, query }) => {
       const result = await tripSeatMap(db, ctx.state.scope, params.id, {
         boardStopCallId: query.board_stop_call_id,

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { DASHBOARD_ROLES } from '../auth/staff-session.js';
-import { Uuid } from '../http/schemas.js';
+import { loginResponses, signOutResponses } from '../auth/password-login.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
 
 /**
  * The OpenAPI side of the dashboard's sign-in routes (api/dashboard/auth.ts): request and
  * response schemas, which also validate, and the sign-in prose.
  */
 
-export const TAGS = ['Dashboard: authentication'];
+const TAGS = ['Dashboard: authentication'];
 
 const IdText = z.string().meta({ format: 'uuid' });
 const Role = z.enum(DASHBOARD_ROLES);
@@ -33,7 +35,7 @@ export const LoginBody = z
   })
   .strict();
 
-export const LoginResponse = z.object({
+const LoginResponse = z.object({
   success: z.literal(true),
   data: z.object({
     user: StaffUser,
@@ -45,7 +47,7 @@ export const LoginResponse = z.object({
   }),
 });
 
-export const MeResponse = z.object({
+const MeResponse = z.object({
   success: z.literal(true),
   data: z.object({
     user: StaffUser,
@@ -59,16 +61,42 @@ export const MeResponse = z.object({
   }),
 });
 
-export const OkResponse = z.object({ success: z.literal(true) });
+const OkResponse = z.object({ success: z.literal(true) });
 
-export const LOGIN_DESCRIPTION =
-  'Checks the password (argon2id) and opens a server-side dashboard session: cookie bb_staff (HttpOnly, Secure, ' +
-  'SameSite=Strict, Path=/dashboard) plus the readable bb_staff_csrf cookie, whose value (also data.csrfToken) every ' +
-  'write sends as X-CSRF-Token. By default a session ends 12 hours after sign-in (STAFF_SESSION_TTL_HOURS) or after 60 minutes ' +
-  'without a request (STAFF_SESSION_IDLE_MINUTES), at logout, or when the user or membership is deactivated. ' +
-  'A user of several companies names one with companyId; otherwise the oldest active membership is used. ' +
-  'Roles OWNER, ADMIN, DISPATCHER, STAFF and ACCOUNTANT may sign in. A wrong password, an unknown e-mail, a ' +
-  'disabled user and a user without an active membership all get the same 401 INVALID_CREDENTIALS, in the same ' +
-  'time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail address in 15 minutes ' +
-  '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
-  'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  staffLogin: {
+    summary: 'Sign in to the company dashboard with e-mail and password',
+    description:
+      'Checks the password (argon2id) and opens a server-side dashboard session: cookie bb_staff (HttpOnly, Secure, ' +
+      'SameSite=Strict, Path=/dashboard) plus the readable bb_staff_csrf cookie, whose value (also data.csrfToken) every ' +
+      'write sends as X-CSRF-Token. By default a session ends 12 hours after sign-in (STAFF_SESSION_TTL_HOURS) or after 60 minutes ' +
+      'without a request (STAFF_SESSION_IDLE_MINUTES), at logout, or when the user or membership is deactivated. ' +
+      'A user of several companies names one with companyId; otherwise the oldest active membership is used. ' +
+      'Roles OWNER, ADMIN, DISPATCHER, STAFF and ACCOUNTANT may sign in. A wrong password, an unknown e-mail, a ' +
+      'disabled user and a user without an active membership all get the same 401 INVALID_CREDENTIALS, in the same ' +
+      'time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail address in 15 minutes ' +
+      '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
+      'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.',
+    tags: TAGS,
+    responses: loginResponses(LoginResponse),
+  },
+  staffLogout: {
+    summary: 'End the dashboard session',
+    description:
+      'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
+    tags: TAGS,
+    responses: signOutResponses(OkResponse),
+  },
+  staffMe: {
+    summary: 'The signed-in company user, membership and company',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The current session',
+        schema: MeResponse,
+      },
+      ...errorResponses(401),
+    },
+  },
+});

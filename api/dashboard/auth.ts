@@ -1,8 +1,7 @@
-import type { Context } from 'koa';
 import type { z } from 'zod';
 import { dashboardMemberships } from '../../db/queries/team.js';
 import type { AppContext } from '../app.js';
-import { endBrowserSession, passwordSignInLimits } from '../auth/limits.js';
+import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import {
   clearStaffSessionCookies,
   DASHBOARD_ROLES,
@@ -10,21 +9,11 @@ import {
   setStaffSessionCookies,
   STAFF_SESSION_COOKIE,
 } from '../auth/staff-session.js';
-import { prepareStaffSignIn, signInStaff, signOutStaff, type RequestOrigin } from '../auth/staff-sign-in.js';
+import { prepareStaffSignIn, signInStaff, signOutStaff } from '../auth/staff-sign-in.js';
+import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
-import {
-  Company,
-  LOGIN_DESCRIPTION,
-  LoginBody,
-  LoginResponse,
-  MeResponse,
-  OkResponse,
-  TAGS,
-} from './auth.openapi.js';
+import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
-
-const origin = (ctx: Context): RequestOrigin => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 
 const companyView = (company: z.infer<typeof Company>) => {
   const { id, name_en, name_ar, status, verified } = company;
@@ -39,40 +28,25 @@ export function registerStaffAuthRoutes(surface: Surface, context: AppContext): 
 }
 
 function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): void {
-  const limitEmail = passwordSignInLimits(surface, db, {
-    name: 'staff-login',
-    path: '/auth/login',
-    perIp: config.STAFF_LOGIN_MAX_PER_IP,
-    perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
-    windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
-  });
-  surface.route({
-    method: 'post',
-    path: '/auth/login',
-    operationId: 'staffLogin',
-    summary: 'Sign in to the company dashboard with e-mail and password',
-    description: LOGIN_DESCRIPTION,
-    tags: TAGS,
-    security: 'public',
-    csrf: false,
+  registerPasswordLoginRoute(surface, db, {
+    docs: docs.staffLogin,
     body: LoginBody,
-    responses: {
-      200: { description: 'Signed in; session cookies set', schema: LoginResponse },
-      ...errorResponses(400, 401, 429),
+    limits: {
+      name: 'staff-login',
+      perIp: config.STAFF_LOGIN_MAX_PER_IP,
+      perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
+      windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
     },
-    handler: async (ctx, { body }) => {
-      await limitEmail(ctx, body.email);
-      const signedIn = await signInStaff({ db, config }, body, origin(ctx));
-      await endBrowserSession(ctx, STAFF_SESSION_COOKIE, (token) => revokeStaffSessionByToken(db, token));
+    cookie: STAFF_SESSION_COOKIE,
+    revokeByToken: (token) => revokeStaffSessionByToken(db, token),
+    signIn: (body, origin) => signInStaff({ db, config }, body, origin),
+    open: (ctx, signedIn) => {
       setStaffSessionCookies(ctx, config, signedIn.session);
-      ctx.body = {
-        success: true,
-        data: {
-          user: signedIn.user,
-          membership: { companyId: signedIn.membership.companyId, role: signedIn.membership.role },
-          company: companyView(signedIn.company),
-          csrfToken: signedIn.session.csrfToken,
-        },
+      return {
+        user: signedIn.user,
+        membership: { companyId: signedIn.membership.companyId, role: signedIn.membership.role },
+        company: companyView(signedIn.company),
+        csrfToken: signedIn.session.csrfToken,
       };
     },
   });
@@ -81,30 +55,22 @@ function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): 
 /** POST /auth/logout and GET /auth/me: the signed-in session. */
 function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext): void {
   surface.route({
+    ...docs.staffLogout,
     method: 'post',
     path: '/auth/logout',
-    operationId: 'staffLogout',
-    summary: 'End the dashboard session',
-    description:
-      'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
-    tags: TAGS,
     security: 'companyStaff',
-    responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },
     handler: async (ctx) => {
-      await signOutStaff(db, currentStaff(ctx), origin(ctx));
+      await signOutStaff(db, currentStaff(ctx), requestOrigin(ctx));
       clearStaffSessionCookies(ctx, config);
       ctx.body = { success: true };
     },
   });
 
   surface.route({
+    ...docs.staffMe,
     method: 'get',
     path: '/auth/me',
-    operationId: 'staffMe',
-    summary: 'The signed-in company user, membership and company',
-    tags: TAGS,
     security: 'companyStaff',
-    responses: { 200: { description: 'The current session', schema: MeResponse }, ...errorResponses(401) },
     handler: async (ctx) => {
       const staff = currentStaff(ctx);
       ctx.body = {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
@@ -28,7 +30,7 @@ export const StatusBody = z.union([DecisionBody, LegacyStatusBody]).meta({
 
 const Instant = z.string().meta({ format: 'date-time' });
 
-export const DecisionResponse = z.object({
+const DecisionResponse = z.object({
   success: z.literal(true),
   data: z.object({
     id: z.string().meta({ format: 'uuid', description: 'the booking row' }),
@@ -43,14 +45,28 @@ export const DecisionResponse = z.object({
   }),
 });
 
-export const DECIDE_DESCRIPTION =
-  '{id} is the compatibility booking row (GET /bookings). The company (from the session) decides its own confirmation ' +
-  'request of the journey the booking belongs to; roles OWNER, ADMIN or DISPATCHER of an active company; CSRF header. ' +
-  "The decision reaches the journey's confirmation process and the answer is its outcome: the last approval confirms the " +
-  'whole journey (tickets signed, boarding authorized); a rejection cancels all of it (seats released, failure_reason ' +
-  'COMPANY_REJECTED). Idempotent by the fixed key `{confirmationRequestId}:{companyId}:{decision}`: the same decision again ' +
-  'answers 200 with the current state. No open request for this company (none, already decided otherwise, expired or ' +
-  'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +
-  'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
-  'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
-  'CHECKED_IN, NO_SHOW and COMPLETED.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  decideBooking: {
+    summary: 'Approve or reject a journey request (PENDING_CONFIRMATION)',
+    description:
+      '{id} is the compatibility booking row (GET /bookings). The company (from the session) decides its own confirmation ' +
+      'request of the journey the booking belongs to; roles OWNER, ADMIN or DISPATCHER of an active company; CSRF header. ' +
+      "The decision reaches the journey's confirmation process and the answer is its outcome: the last approval confirms the " +
+      'whole journey (tickets signed, boarding authorized); a rejection cancels all of it (seats released, failure_reason ' +
+      'COMPANY_REJECTED). Idempotent by the fixed key `{confirmationRequestId}:{companyId}:{decision}`: the same decision again ' +
+      'answers 200 with the current state. No open request for this company (none, already decided otherwise, expired or ' +
+      'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +
+      'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
+      'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
+      'CHECKED_IN, NO_SHOW and COMPLETED.',
+    tags: ['Dashboard: bookings'],
+    responses: {
+      200: {
+        description: 'The decision and its outcome',
+        schema: DecisionResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409, 503),
+    },
+  },
+});

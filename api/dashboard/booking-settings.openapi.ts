@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { StoredBookingSettings } from '../../db/queries/booking-settings.js';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
 
 /** OpenAPI of the booking confirmation settings routes (booking-settings.ts): schemas and rules. */
 
 /** SPEC "Booking confirmation settings": the decision window is 15 to 1440 minutes. */
-export const DECISION_WINDOW_MINUTES = { min: 15, max: 1440 } as const;
+const DECISION_WINDOW_MINUTES = { min: 15, max: 1440 } as const;
 
 /** Fields the server takes from the session; a body naming one is refused, not ignored. */
 const SESSION_FIELDS = new Set([
@@ -51,7 +53,7 @@ const SettingsData = z.object({
     .nullable()
     .meta({ format: 'date-time', description: 'null: never saved, the defaults apply' }),
 });
-export const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
+const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
 
 export function settingsData(settings: StoredBookingSettings): z.infer<typeof SettingsData> {
   return {
@@ -77,12 +79,36 @@ const RULES =
   'channels (CUSTOMER_WEB, CUSTOMER_MOBILE, RESELLER; a non-empty set without repeats); bookings from other channels are ' +
   'confirmed at once. A company that never saved settings confirms automatically on every channel with a 15-minute window.';
 
-export const READ_DESCRIPTION = `Any role of the session's company may read them. ${RULES}`;
-
-export const SAVE_DESCRIPTION =
-  `${RULES} The company and the actor come from the session: a body naming companyId, actorId, updatedBy or userId ` +
-  '(any spelling) is refused with 400 SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 ' +
-  'VALIDATION_FAILED. Needs role OWNER or ADMIN (else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), ' +
-  'verified (403 COMPANY_NOT_VERIFIED) company, and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
-  'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
-  'log (company.booking_settings.update).';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  getBookingConfirmationSettings: {
+    summary: "The company's booking confirmation settings",
+    description: `Any role of the session's company may read them. ${RULES}`,
+    tags: ['Dashboard: settings'],
+    responses: {
+      200: {
+        description: 'The settings in force',
+        schema: SettingsResponse,
+      },
+      ...errorResponses(401),
+    },
+  },
+  putBookingConfirmationSettings: {
+    summary: "Set the company's booking confirmation settings",
+    description:
+      `${RULES} The company and the actor come from the session: a body naming companyId, actorId, updatedBy or userId ` +
+      '(any spelling) is refused with 400 SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 ' +
+      'VALIDATION_FAILED. Needs role OWNER or ADMIN (else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), ' +
+      'verified (403 COMPANY_NOT_VERIFIED) company, and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
+      'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
+      'log (company.booking_settings.update).',
+    tags: ['Dashboard: settings'],
+    responses: {
+      200: {
+        description: 'The saved settings',
+        schema: SettingsResponse,
+      },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+});

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
-import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
 /** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
+
+const TAGS = ['Dashboard: bookings'];
 
 const BookingStatus = z.enum(BOOKING_STATUSES);
 const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
@@ -61,20 +64,44 @@ export const Booking = z.object({
   updated_at: DateTime,
 });
 
-export const ListResponse = z.object({
+const ListResponse = z.object({
   success: z.literal(true),
   data: z.array(Booking),
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
 });
-export const DetailResponse = z.object({ success: z.literal(true), data: Booking });
+const DetailResponse = z.object({ success: z.literal(true), data: Booking });
 
-export const LIST_BOOKINGS_RULES =
-  "The compatibility booking rows of the session's company only (one per journey and trip of the company), newest " +
-  "first, each with the company's confirmation request (status and deadline) when the journey needed a decision. " +
-  "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
-  '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
-  'counts every matching booking. Any dashboard role may read them.';
-
-export const GET_BOOKING_RULES =
-  "A booking of the session's company with its confirmation request. Another company's booking answers 404 " +
-  'BOOKING_NOT_FOUND, the same as an id that does not exist. Any dashboard role may read it.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listCompanyBookings: {
+    summary: "Bookings of the signed-in user's company",
+    description:
+      "The compatibility booking rows of the session's company only (one per journey and trip of the company), newest " +
+      "first, each with the company's confirmation request (status and deadline) when the journey needed a decision. " +
+      "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
+      '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
+      'counts every matching booking. Any dashboard role may read them.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'A page of bookings',
+        schema: ListResponse,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+  getCompanyBooking: {
+    summary: 'One booking of the company',
+    description:
+      "A booking of the session's company with its confirmation request. Another company's booking answers 404 " +
+      'BOOKING_NOT_FOUND, the same as an id that does not exist. Any dashboard role may read it.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The booking',
+        schema: DetailResponse,
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+});

@@ -7,15 +7,8 @@ import {
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses, IdParams } from '../http/schemas.js';
-import {
-  Booking,
-  BookingsQuery,
-  DetailResponse,
-  GET_BOOKING_RULES,
-  LIST_BOOKINGS_RULES,
-  ListResponse,
-} from './bookings.openapi.js';
+import { IdParams } from '../http/schemas.js';
+import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
 import { authorize } from './guards.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
@@ -61,22 +54,13 @@ function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
   };
 }
 
-const TAGS = ['Dashboard: bookings'];
-
 export function registerBookingRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.listCompanyBookings,
     method: 'get',
     path: '/bookings',
-    operationId: 'listCompanyBookings',
-    summary: "Bookings of the signed-in user's company",
-    description: LIST_BOOKINGS_RULES,
-    tags: TAGS,
     security: 'companyStaff',
     query: BookingsQuery,
-    responses: {
-      200: { description: 'A page of bookings', schema: ListResponse },
-      ...errorResponses(400, 401),
-    },
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { bookings, total } = await listCompanyBookings(
@@ -99,18 +83,11 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
   });
 
   surface.route({
+    ...docs.getCompanyBooking,
     method: 'get',
     path: '/bookings/{id}',
-    operationId: 'getCompanyBooking',
-    summary: 'One booking of the company',
-    description: GET_BOOKING_RULES,
-    tags: TAGS,
     security: 'companyStaff',
     params: IdParams,
-    responses: {
-      200: { description: 'The booking', schema: DetailResponse },
-      ...errorResponses(400, 401, 404),
-    },
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
       const row = await findCompanyBooking(db, staff.companyId, params.id);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
-import { Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
 
 /** Schemas and prose of the share routes that every issuing surface declares (api/documents/share-routes.ts). */
 
@@ -19,7 +20,7 @@ export const CreateShareBody = z
   .strict()
   .meta({ id: 'DocumentShareRequest' });
 
-export const CreatedShare = z.object({
+const CreatedShare = z.object({
   success: z.literal(true),
   data: z.object({
     grantId: z.string().meta({ format: 'uuid' }),
@@ -30,7 +31,7 @@ export const CreatedShare = z.object({
   }),
 });
 
-export const RevokedShare = z.object({
+const RevokedShare = z.object({
   success: z.literal(true),
   data: z.object({
     grantId: z.string().meta({ format: 'uuid' }),
@@ -39,17 +40,44 @@ export const RevokedShare = z.object({
   }),
 });
 
-export const CREATE_SHARE_DESCRIPTION =
-  'The issuer is resolved from the session: the traveller who owns the booking (every kind); a company ' +
-  'OWNER or ADMIN of the booking’s company (every kind); DISPATCHER and STAFF (BOOKING_CONFIRMATION and ' +
-  'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
-  'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
-  'included) 403 SHARE_ISSUER_FORBIDDEN. A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
-  'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
-  'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
-  'only here and stored only as a hash.';
-
-export const REVOKE_SHARE_DESCRIPTION =
-  'Allowed to the issuer, the traveller who owns the booking, and an OWNER or ADMIN of the booking’s ' +
-  'company; anyone else gets 404 SHARE_NOT_FOUND. Revoking again answers the same; an expired share is ' +
-  '410 SHARE_EXPIRED.';
+/**
+ * The docs of the issuer routes, in the order they are registered; each surface adds its suffix to
+ * the operationId (share-routes.ts).
+ */
+export const docs = operations({
+  createDocumentShare: {
+    summary: 'Share one document of a booking through a one-use link',
+    description:
+      'The issuer is resolved from the session: the traveller who owns the booking (every kind); a company ' +
+      'OWNER or ADMIN of the booking’s company (every kind); DISPATCHER and STAFF (BOOKING_CONFIRMATION and ' +
+      'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
+      'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
+      'included) 403 SHARE_ISSUER_FORBIDDEN. A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
+      'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
+      'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
+      'only here and stored only as a hash.',
+    tags: ['Documents'],
+    responses: {
+      201: {
+        description: 'Created',
+        schema: CreatedShare,
+      },
+      ...errorResponses(400, 401, 403, 404, 409, 410, 429, 503),
+    },
+  },
+  revokeDocumentShare: {
+    summary: 'Revoke a share; its recipient session ends at once',
+    description:
+      'Allowed to the issuer, the traveller who owns the booking, and an OWNER or ADMIN of the booking’s ' +
+      'company; anyone else gets 404 SHARE_NOT_FOUND. Revoking again answers the same; an expired share is ' +
+      '410 SHARE_EXPIRED.',
+    tags: ['Documents'],
+    responses: {
+      200: {
+        description: 'Revoked',
+        schema: RevokedShare,
+      },
+      ...errorResponses(400, 401, 403, 404, 410, 429, 503),
+    },
+  },
+});

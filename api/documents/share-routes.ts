@@ -3,16 +3,8 @@ import type { ShareIssuer } from '../../domain/document-sharing.js';
 import type { AppContext } from '../app.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { issueShare, revokeShare, type DocumentSharing } from '../use-cases/document-sharing.js';
-import {
-  CREATE_SHARE_DESCRIPTION,
-  CreatedShare,
-  CreateShareBody,
-  GrantParams,
-  REVOKE_SHARE_DESCRIPTION,
-  RevokedShare,
-} from './share-routes.openapi.js';
+import { CreateShareBody, docs, GrantParams } from './share-routes.openapi.js';
 
 /**
  * What every surface that issues document shares declares alike: the guard of its
@@ -62,18 +54,12 @@ export function registerShareIssuerRoutes(
   spec: ShareIssuerSpec,
 ): void {
   surface.route({
+    ...docs.createDocumentShare,
+    operationId: `createDocumentShare${spec.operationSuffix}`,
     method: 'post',
     path: '/document-shares',
-    operationId: `createDocumentShare${spec.operationSuffix}`,
-    summary: 'Share one document of a booking through a one-use link',
-    description: CREATE_SHARE_DESCRIPTION,
-    tags: ['Documents'],
     security: spec.security,
     body: CreateShareBody,
-    responses: {
-      201: { description: 'Created', schema: CreatedShare },
-      ...errorResponses(400, 401, 403, 404, 409, 410, 429, 503),
-    },
     handler: async (ctx, { body }) => {
       const data = await issueShare(sharing, spec.issuerOf(ctx), body);
       ctx.status = 201;
@@ -82,18 +68,12 @@ export function registerShareIssuerRoutes(
   });
 
   surface.route({
+    ...docs.revokeDocumentShare,
+    operationId: `revokeDocumentShare${spec.operationSuffix}`,
     method: 'post',
     path: '/document-shares/{grantId}/revoke',
-    operationId: `revokeDocumentShare${spec.operationSuffix}`,
-    summary: 'Revoke a share; its recipient session ends at once',
-    description: REVOKE_SHARE_DESCRIPTION,
-    tags: ['Documents'],
     security: spec.security,
     params: GrantParams,
-    responses: {
-      200: { description: 'Revoked', schema: RevokedShare },
-      ...errorResponses(400, 401, 403, 404, 410, 429, 503),
-    },
     handler: async (ctx, { params }) => {
       ctx.body = { success: true, data: await revokeShare(sharing, spec.issuerOf(ctx), params.grantId) };
     },

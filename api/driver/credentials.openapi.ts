@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
-import { Uuid } from '../http/schemas.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
+
+const TAGS = ['Driver app: boarding credentials'];
 
 /** Scanners refresh keys this often; a rotation reaches them within this many seconds. */
 export const KEYS_CACHE_SECONDS = 300;
@@ -28,7 +31,7 @@ const PublicKeySchema = z.object({
   retiredAt: DateTime.nullable(),
 });
 
-export const KeysResponse = z.object({
+const KeysResponse = z.object({
   success: z.literal(true),
   data: z.object({ keys: z.array(PublicKeySchema) }),
 });
@@ -43,7 +46,7 @@ export const RevocationsQuery = z
   })
   .strict();
 
-export const RevocationsResponse = z.object({
+const RevocationsResponse = z.object({
   success: z.literal(true),
   data: z.object({
     revocations: z.array(
@@ -75,7 +78,7 @@ export const VerifyBody = z
 
 const TicketStatus = z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']);
 
-export const VerifyResponse = z.object({
+const VerifyResponse = z.object({
   success: z.literal(true),
   data: z.object({
     valid: z.boolean(),
@@ -96,27 +99,60 @@ export const VerifyResponse = z.object({
   }),
 });
 
-export const KEYS_RULES =
-  'Every key that ever signed boarding credentials, newest first, as an OKP JSON Web Key (RFC 8037, Ed25519) and as ' +
-  'SPKI PEM. A ticket credential is `{payload, signature}`: payload is a JSON object whose `keyId` names the key; ' +
-  'signature is the Ed25519 signature (base64url, 64 bytes) of the canonical JSON of payload (keys sorted by UTF-16 ' +
-  'code units at every depth, no whitespace, strings and numbers as JSON.stringify writes them). Exactly one key is ' +
-  'ACTIVE (it signs new tickets); after a rotation the previous ones stay listed as RETIRED, so tickets they signed ' +
-  `keep verifying. Public; cacheable for ${KEYS_CACHE_SECONDS} s, so scanners learn a new key within that time.`;
-
-export const REVOCATIONS_RULES =
-  'Tickets whose signed credential no longer lets anyone board (a confirmed journey cancelled, a ticket re-issued), ' +
-  'for scanners that verify offline: they refuse a credential whose ticketId is on this list. Oldest first; `since` ' +
-  `(ISO 8601) returns revocations at or after that instant; at most \`limit\` (default 1000, at most 5000). Poll ` +
-  `again with since = nextSince: it steps back ${REVOCATION_OVERLAP_SECONDS} s (or, when hasMore, to the last entry) so ` +
-  'no revocation is missed; entries may repeat, a scanner keeps them by ticketId. Only ticket ids, key ids and ' +
-  `instants are published. Public; cacheable for ${REVOCATIONS_CACHE_SECONDS} s.`;
-
-export const VERIFY_RULES =
-  'For the driver app (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or ' +
-  "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: " +
-  'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
-  'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
-  'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
-  'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
-  'details are returned only once the signature is authentic. Reads only: nothing is marked as used.';
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listBoardingCredentialKeys: {
+    summary: 'Public keys that sign boarding credentials',
+    description:
+      'Every key that ever signed boarding credentials, newest first, as an OKP JSON Web Key (RFC 8037, Ed25519) and as ' +
+      'SPKI PEM. A ticket credential is `{payload, signature}`: payload is a JSON object whose `keyId` names the key; ' +
+      'signature is the Ed25519 signature (base64url, 64 bytes) of the canonical JSON of payload (keys sorted by UTF-16 ' +
+      'code units at every depth, no whitespace, strings and numbers as JSON.stringify writes them). Exactly one key is ' +
+      'ACTIVE (it signs new tickets); after a rotation the previous ones stay listed as RETIRED, so tickets they signed ' +
+      `keep verifying. Public; cacheable for ${KEYS_CACHE_SECONDS} s, so scanners learn a new key within that time.`,
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The published keys',
+        schema: KeysResponse,
+      },
+    },
+  },
+  listRevokedCredentials: {
+    summary: 'Boarding credentials revoked after they were signed',
+    description:
+      'Tickets whose signed credential no longer lets anyone board (a confirmed journey cancelled, a ticket re-issued), ' +
+      'for scanners that verify offline: they refuse a credential whose ticketId is on this list. Oldest first; `since` ' +
+      `(ISO 8601) returns revocations at or after that instant; at most \`limit\` (default 1000, at most 5000). Poll ` +
+      `again with since = nextSince: it steps back ${REVOCATION_OVERLAP_SECONDS} s (or, when hasMore, to the last entry) so ` +
+      'no revocation is missed; entries may repeat, a scanner keeps them by ticketId. Only ticket ids, key ids and ' +
+      `instants are published. Public; cacheable for ${REVOCATIONS_CACHE_SECONDS} s.`,
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'Revoked credentials',
+        schema: RevocationsResponse,
+      },
+      ...errorResponses(400),
+    },
+  },
+  verifyBoardingCredential: {
+    summary: 'Check a scanned boarding credential at the door of a trip',
+    description:
+      'For the driver app (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or ' +
+      "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: " +
+      'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
+      'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
+      'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
+      'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
+      'details are returned only once the signature is authentic. Reads only: nothing is marked as used.',
+    tags: TAGS,
+    responses: {
+      200: {
+        description: 'The verdict',
+        schema: VerifyResponse,
+      },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+});

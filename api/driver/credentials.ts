@@ -9,24 +9,14 @@ import type { DriverPrincipal } from '../auth/driver-auth.js';
 import { Refusal } from '../http/errors.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
 import {
+  docs,
   KEYS_CACHE_SECONDS,
-  KEYS_RULES,
-  KeysResponse,
   REVOCATIONS_CACHE_SECONDS,
-  REVOCATIONS_RULES,
   RevocationsQuery,
-  RevocationsResponse,
-  VERIFY_RULES,
   VerifyBody,
-  VerifyResponse,
 } from './credentials.openapi.js';
-
-/** The driver app's boarding credentials: the published keys, the revocation list, and the check at the door. */
-
-const TAGS = ['Driver app: boarding credentials'];
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -50,16 +40,14 @@ function currentDriver(ctx: { state: { driver?: DriverPrincipal | null } }): Dri
   return driver;
 }
 
+/** The driver app's boarding credentials: the published keys, the revocation list, and the check at the door. */
+
 export function registerCredentialRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
+    ...docs.listBoardingCredentialKeys,
     method: 'get',
     path: '/keys',
-    operationId: 'listBoardingCredentialKeys',
-    summary: 'Public keys that sign boarding credentials',
-    description: KEYS_RULES,
-    tags: TAGS,
     security: 'public',
-    responses: { 200: { description: 'The published keys', schema: KeysResponse } },
     handler: async (ctx) => {
       const keys = (await listSigningKeys(db)).map(publishedKey);
       publicCache(ctx, KEYS_CACHE_SECONDS);
@@ -68,18 +56,11 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
   });
 
   surface.route({
+    ...docs.listRevokedCredentials,
     method: 'get',
     path: '/revocations',
-    operationId: 'listRevokedCredentials',
-    summary: 'Boarding credentials revoked after they were signed',
-    description: REVOCATIONS_RULES,
-    tags: TAGS,
     security: 'public',
     query: RevocationsQuery,
-    responses: {
-      200: { description: 'Revoked credentials', schema: RevocationsResponse },
-      ...errorResponses(400),
-    },
     handler: async (ctx, { query }) => {
       const asOf = new Date();
       const rows = await listRevocations(db, query.since ?? null, query.limit + 1);
@@ -94,19 +75,12 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
   });
 
   surface.route({
+    ...docs.verifyBoardingCredential,
     method: 'post',
     path: '/verify',
-    operationId: 'verifyBoardingCredential',
-    summary: 'Check a scanned boarding credential at the door of a trip',
-    description: VERIFY_RULES,
-    tags: TAGS,
     security: 'driver',
     csrf: false,
     body: VerifyBody,
-    responses: {
-      200: { description: 'The verdict', schema: VerifyResponse },
-      ...errorResponses(400, 401, 403, 404),
-    },
     handler: async (ctx, { body }) => {
       ctx.body = { success: true, data: await verifyAtBoarding(db, currentDriver(ctx), body) };
     },

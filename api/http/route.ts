@@ -37,7 +37,8 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+/** What an input schema parses to, as a route hands it to its handler (undefined without one). */
+export type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteSpec<
   P extends z.ZodType | undefined,

@@ -16,7 +16,7 @@ import {
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
-import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
+import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /** A grant whose workflow has ended has expired; Temporal not answering is 503. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
@@ -84,10 +84,3 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
 }
 
 export type ShareGrantClient = ReturnType<typeof shareGrantClient>;
-
-/** Temporal answers an Update to a closed run with FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed". */
-function completedWorkflow(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const cause = error.cause instanceof Error ? error.cause.message : '';
-  return /already completed/i.test(`${error.message} ${cause}`);
-}

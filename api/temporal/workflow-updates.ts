@@ -55,3 +55,10 @@ function apiErrorOf(error: unknown, answers: UpdateFailureAnswers): unknown {
   }
   return error;
 }
+
+/** Temporal answers an Update to a closed run with FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed". */
+export function completedWorkflow(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const cause = error.cause instanceof Error ? error.cause.message : '';
+  return /already completed/i.test(`${error.message} ${cause}`);
+}

@@ -1,7 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ADMIN_ROLES } from '../../domain/permissions.js';
-import { baseProperties, serverSessionProperties, stampedNow, updatedAt } from './base.js';
-import { AccountStatus } from './identity.js';
+import { baseProperties, passwordAccount, serverSessionProperties, stampedNow, updatedAt } from './base.js';
 
 /** Administrators, their sessions and the audit log every administration read and change goes to. */
 export const Admin = defineEntity({
@@ -9,9 +8,7 @@ export const Admin = defineEntity({
   tableName: 'admins',
   properties: {
     ...baseProperties,
-    email: p.text(),
-    passwordHash: p.text(),
-    name: p.text().default(''),
+    ...passwordAccount(),
     role: p.enum(ADMIN_ROLES),
     /** Granted on top of the role's own permissions. */
     permissions: p.array().default([]),
@@ -19,7 +16,6 @@ export const Admin = defineEntity({
     totpSecret: p.text().nullable(),
     totpConfirmedAt: p.datetime().nullable(),
     recoveryCodeHashes: p.array().default([]),
-    status: p.enum(AccountStatus).default('ACTIVE'),
     updatedAt: updatedAt(),
     /** A new authenticator's secret, kept apart until a code from it is confirmed. */
     totpPendingSecret: p.text().nullable(),

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { p, raw } from '@mikro-orm/core';
 
+/**
+ * Column groups that several tables share by convention. Each is a function, so every entity gets
+ * builders of its own.
+ */
+
 /** A timestamp the database sets to now() (the transaction's start) when the insert leaves it out. */
 export const stampedNow = () => p.datetime().defaultRaw('now()');
 
@@ -16,8 +21,71 @@ export const baseProperties = {
   createdAt: stampedNow(),
 };
 
+/** Whether an account may sign in; a DISABLED one may not, and its sessions end. */
+export const AccountStatus = ['ACTIVE', 'DISABLED'] as const;
+
+export const accountStatus = () => p.enum(AccountStatus).default('ACTIVE');
+
 /** updated_at: now() on insert and on every update an entity makes, as the hand-written writes set it. */
 export const updatedAt = () => stampedNow().onUpdate(() => raw<Date>('now()'));
+
+/** A name travellers read in Arabic and in English (cities, stops, routes, companies, loyalty programs). */
+export const bilingualName = () => ({
+  nameAr: p.text(),
+  nameEn: p.text(),
+});
+
+/** Where to reach a person or a company; either may be missing. */
+export const contactDetails = () => ({
+  phone: p.text().nullable(),
+  email: p.text().nullable(),
+});
+
+/** A point on the map (cities and stops). */
+export const coordinates = () => ({
+  latitude: p.double(),
+  longitude: p.double(),
+});
+
+/** A price as journeys and bookings carry it: the total in the currency's smallest unit. */
+export const pricedInSyp = () => ({
+  totalPrice: p.bigint('number').default(0),
+  currency: p.text().default('SYP'),
+});
+
+/** An account that signs in with e-mail and password (company staff, administrators). */
+export const passwordAccount = () => ({
+  email: p.text(),
+  passwordHash: p.text(),
+  name: p.text().default(''),
+  status: accountStatus(),
+});
+
+/** Who decided a row's outcome and when; both null until someone does. */
+export const decision = () => ({
+  decidedBy: p.uuid().nullable(),
+  decidedAt: p.datetime().nullable(),
+});
+
+/** A one-use secret's hash: good until expiresAt, spent at usedAt. */
+export const oneUseToken = () => ({
+  tokenHash: p.text().unique(),
+  expiresAt: p.datetime(),
+  usedAt: p.datetime().nullable(),
+});
+
+/** A challenge answered at most once before it expires (codes, nonces). */
+export const consumedOnce = () => ({
+  expiresAt: p.datetime(),
+  consumedAt: p.datetime().nullable(),
+});
+
+/** A session known by the hash of its token, alive until expiresAt, last seen at lastSeenAt. */
+export const sessionToken = () => ({
+  tokenHash: p.text().unique(),
+  lastSeenAt: stampedNow(),
+  expiresAt: p.datetime(),
+});
 
 /**
  * A server-side session of the dashboard or the administration: only hashes of the session token
@@ -25,9 +93,7 @@ export const updatedAt = () => stampedNow().onUpdate(() => raw<Date>('now()'));
  */
 export const serverSessionProperties = () => ({
   ...baseProperties,
-  tokenHash: p.text().unique(),
+  ...sessionToken(),
   csrfTokenHash: p.text(),
-  lastSeenAt: stampedNow(),
-  expiresAt: p.datetime(),
   revokedAt: p.datetime().nullable(),
 });

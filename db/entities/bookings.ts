@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseProperties, pricedInSyp, stampedNow, updatedAt } from './base.js';
 
 /**
  * The compatibility booking row the dashboard and older clients read: one per journey, company and
@@ -23,9 +23,8 @@ export const Booking = defineEntity({
     seatNumbers: p.array(),
     status: p.enum(BOOKING_STATUSES).default('PENDING_CONFIRMATION'),
     paymentStatus: p.enum(['UNPAID', 'PAID', 'REFUNDED'] as const).default('UNPAID'),
-    totalPrice: p.bigint('number').default(0),
+    ...pricedInSyp(),
     discount: p.bigint('number').default(0),
-    currency: p.text().default('SYP'),
     /** A booking channel; the column has no check of its own. */
     channel: p.text().default('CUSTOMER_WEB'),
     updatedAt: updatedAt(),

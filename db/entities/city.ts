@@ -1,14 +1,12 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties } from './base.js';
+import { defineEntity } from '@mikro-orm/core';
+import { baseProperties, bilingualName, coordinates } from './base.js';
 
 export const City = defineEntity({
   name: 'City',
   tableName: 'cities',
   properties: {
     ...baseProperties,
-    nameAr: p.text(),
-    nameEn: p.text(),
-    latitude: p.double(),
-    longitude: p.double(),
+    ...bilingualName(),
+    ...coordinates(),
   },
 });

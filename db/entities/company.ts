@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
-import { baseProperties, updatedAt } from './base.js';
+import { baseProperties, bilingualName, contactDetails, updatedAt } from './base.js';
 
 export const CompanyStatus = ['ACTIVE', 'SUSPENDED'] as const;
 
@@ -9,16 +9,14 @@ export const Company = defineEntity({
   tableName: 'companies',
   properties: {
     ...baseProperties,
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     slug: p.text(),
     status: p.enum(CompanyStatus).default('ACTIVE'),
     verified: p.boolean().default(false),
     published: p.boolean().default(false),
     isInternal: p.boolean().default(false),
     isDemo: p.boolean().default(false),
-    phone: p.text().nullable(),
-    email: p.text().nullable(),
+    ...contactDetails(),
   },
 });
 

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS, type IssuerKind } from '../../domain/document-sharing.js';
 import { DOCUMENT_LOCALES, SNAPSHOT_KINDS, type SnapshotData } from '../../domain/documents.js';
-import { baseProperties, stampedNow } from './base.js';
+import { baseProperties, sessionToken, stampedNow } from './base.js';
 
 /**
  * Documents: immutable snapshots, their rendered bytes, the access log, and share grants of one
@@ -92,9 +92,7 @@ export const ShareRecipientSession = defineEntity({
   properties: {
     ...baseProperties,
     grantId: p.uuid().unique(),
-    tokenHash: p.text().unique(),
-    lastSeenAt: stampedNow(),
-    expiresAt: p.datetime(),
+    ...sessionToken(),
     endedAt: p.datetime().nullable(),
     endedReason: p.enum(['REVOKED', 'EXPIRED', 'IDLE'] as const).nullable(),
   },

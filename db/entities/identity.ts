@@ -1,17 +1,24 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import {
+  accountStatus,
+  baseProperties,
+  consumedOnce,
+  contactDetails,
+  oneUseToken,
+  stampedNow,
+  updatedAt,
+} from './base.js';
 
 /** Travellers: how someone signs in (users) and the canonical traveller profile (passengers). */
-export const AccountStatus = ['ACTIVE', 'DISABLED'] as const;
+export { AccountStatus } from './base.js';
 
 export const Passenger = defineEntity({
   name: 'Passenger',
   tableName: 'passengers',
   properties: {
     ...baseProperties,
-    phone: p.text().nullable(),
+    ...contactDetails(),
     name: p.text().default(''),
-    email: p.text().nullable(),
     gender: p.text().default(''),
     nationalId: p.text().default(''),
     /** The profile this one was merged into; bookings follow the canonical one. */
@@ -25,15 +32,14 @@ export const User = defineEntity({
   tableName: 'users',
   properties: {
     ...baseProperties,
-    phone: p.text().nullable(),
-    email: p.text().nullable(),
+    ...contactDetails(),
     emailVerifiedAt: p.datetime().nullable(),
     name: p.text().default(''),
     passwordHash: p.text().nullable(),
     passengerId: p.uuid().nullable(),
     /** Server-set only (inventory_scope, demo_company_id); never written from a request. */
     appMetadata: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
-    status: p.enum(AccountStatus).default('ACTIVE'),
+    status: accountStatus(),
     updatedAt: updatedAt(),
   },
 });
@@ -71,10 +77,8 @@ export const RefreshToken = defineEntity({
   properties: {
     ...baseProperties,
     sessionId: p.uuid(),
-    tokenHash: p.text().unique(),
     parentId: p.uuid().nullable(),
-    expiresAt: p.datetime(),
-    usedAt: p.datetime().nullable(),
+    ...oneUseToken(),
   },
 });
 
@@ -89,8 +93,7 @@ export const OtpChallenge = defineEntity({
     providerReference: p.text().nullable(),
     attempts: p.integer().default(0),
     maxAttempts: p.integer().default(5),
-    expiresAt: p.datetime(),
-    consumedAt: p.datetime().nullable(),
+    ...consumedOnce(),
   },
 });
 
@@ -113,9 +116,7 @@ export const EmailToken = defineEntity({
     userId: p.uuid(),
     purpose: p.enum(['VERIFY_EMAIL', 'RESET_PASSWORD'] as const),
     email: p.text(),
-    tokenHash: p.text().unique(),
-    expiresAt: p.datetime(),
-    usedAt: p.datetime().nullable(),
+    ...oneUseToken(),
   },
 });
 
@@ -128,8 +129,7 @@ export const IdpNonce = defineEntity({
     nonceHash: p.text(),
     channel: p.enum(['web', 'pwa', 'link'] as const),
     createdAt: stampedNow(),
-    expiresAt: p.datetime(),
-    consumedAt: p.datetime().nullable(),
+    ...consumedOnce(),
   },
 });
 

@@ -17,6 +17,7 @@
 import { AuditLogEntry, Admin, AdminSession } from './admin.js';
 import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
+import { CashShift, CashShiftMovement } from './cash-shifts.js';
 import { BusLayout, LayoutSeat } from './bus-layout.js';
 import { City } from './city.js';
 import { Company, CompanyBookingSettings } from './company.js';
@@ -65,6 +66,7 @@ import {
   LoyaltyTransaction,
 } from './loyalty.js';
 import { OutboxEvent } from './outbox.js';
+import { PaymentLedgerDay } from './payment-ledger.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
 import { Route } from './route.js';
@@ -78,6 +80,7 @@ export * from './admin.js';
 export * from './bookings.js';
 export * from './bus.js';
 export * from './bus-layout.js';
+export * from './cash-shifts.js';
 export * from './city.js';
 export * from './company.js';
 export * from './documents.js';
@@ -87,6 +90,7 @@ export * from './journey-quote.js';
 export * from './journeys.js';
 export * from './loyalty.js';
 export * from './outbox.js';
+export * from './payment-ledger.js';
 export * from './payments.js';
 export * from './pickup-location.js';
 export * from './route.js';
@@ -151,6 +155,9 @@ export const allEntities = [
   PaymentOperation,
   ReceiptCounter,
   Receipt,
+  CashShift,
+  CashShiftMovement,
+  PaymentLedgerDay,
   DocumentSnapshot,
   DocumentRender,
   DocumentAccessLogEntry,

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { BoardingCredentialPayload } from '../../domain/boarding-credential.js';
 import { BOOKING_CHANNELS, type JourneyStatus, type ScopeKind } from '../../domain/journey-confirmation.js';
-import { baseProperties, updatedAt } from './base.js';
+import { baseProperties, decision, pricedInSyp, updatedAt } from './base.js';
 
 /**
  * Journeys (SPEC's bookingId on /journeys paths), journey orders that group journeys confirmed
@@ -27,8 +27,7 @@ const lifecycle = () => ({
   channel: p.enum(BOOKING_CHANNELS).default('CUSTOMER_WEB'),
   status: p.enum(JourneyStatuses).default('DRAFT'),
   failureReason: p.text().nullable(),
-  totalPrice: p.bigint('number').default(0),
-  currency: p.text().default('SYP'),
+  ...pricedInSyp(),
   confirmationDeadline: p.datetime().nullable(),
   confirmedAt: p.datetime().nullable(),
   closedAt: p.datetime().nullable(),
@@ -124,8 +123,7 @@ export const ConfirmationRequest = defineEntity({
     companyId: p.uuid(),
     status: p.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED'] as const).default('PENDING'),
     deadline: p.datetime(),
-    decidedBy: p.uuid().nullable(),
-    decidedAt: p.datetime().nullable(),
+    ...decision(),
     decisionKey: p.text().nullable().unique(),
     reason: p.text().nullable(),
   },

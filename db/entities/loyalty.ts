@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseProperties, bilingualName, stampedNow, updatedAt } from './base.js';
 
 /**
  * Loyalty: one program per company with its tiers and reward catalogue, one account per traveller
@@ -11,8 +11,7 @@ export const LoyaltyProgram = defineEntity({
   tableName: 'loyalty_programs',
   properties: {
     companyId: p.uuid().primary(),
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     active: p.boolean().default(true),
     pointsPer100: p.integer().fieldName('points_per_100').default(1),
     referralPoints: p.integer().default(0),
@@ -27,8 +26,7 @@ export const LoyaltyTier = defineEntity({
   properties: {
     ...baseProperties,
     companyId: p.uuid(),
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     minLifetimePoints: p.integer(),
     multiplierPercent: p.integer().default(100),
     updatedAt: updatedAt(),
@@ -43,8 +41,7 @@ export const LoyaltyReward = defineEntity({
     ...baseProperties,
     companyId: p.uuid(),
     code: p.text(),
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     type: p.text(),
     discountPercent: p.integer().nullable(),
     discountAmount: p.bigint('number').nullable(),

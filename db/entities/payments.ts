@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseProperties, decision, stampedNow, updatedAt } from './base.js';
 
 /**
  * The payment ledger (one operation per collection attempt of a booking) and the receipt and
@@ -26,9 +26,11 @@ export const PaymentOperation = defineEntity({
     idempotencyKey: p.text().nullable(),
     collectedAt: p.datetime().nullable(),
     refundedAt: p.datetime().nullable(),
-    decidedBy: p.uuid().nullable(),
-    decidedAt: p.datetime().nullable(),
+    ...decision(),
     cashShiftId: p.uuid().nullable(),
+    refundedBy: p.uuid().nullable(),
+    cancelledBy: p.uuid().nullable(),
+    cancelledAt: p.datetime().nullable(),
     updatedAt: updatedAt(),
   },
 });

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties } from './base.js';
+import { baseProperties, bilingualName } from './base.js';
 
 export const Route = defineEntity({
   name: 'Route',
@@ -9,8 +9,7 @@ export const Route = defineEntity({
     companyId: p.uuid(),
     originCityId: p.uuid(),
     destinationCityId: p.uuid(),
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     distanceKm: p.integer().nullable(),
     active: p.boolean().default(true),
   },

@@ -1,7 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, serverSessionProperties } from './base.js';
+import { baseProperties, passwordAccount, serverSessionProperties } from './base.js';
 import { Company } from './company.js';
-import { AccountStatus } from './identity.js';
 
 /** Company staff: accounts, their role in each company, and server-side dashboard sessions. */
 export const MembershipRole = ['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER'] as const;
@@ -11,10 +10,7 @@ export const StaffUser = defineEntity({
   tableName: 'staff_users',
   properties: {
     ...baseProperties,
-    email: p.text(),
-    passwordHash: p.text(),
-    name: p.text().default(''),
-    status: p.enum(AccountStatus).default('ACTIVE'),
+    ...passwordAccount(),
   },
 });
 

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties } from './base.js';
+import { baseProperties, bilingualName, coordinates } from './base.js';
 
 export const StopKind = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT', 'DEPOT'] as const;
 export type StopKind = (typeof StopKind)[number];
@@ -19,14 +19,12 @@ export const Stop = defineEntity({
     cityId: p.uuid(),
     companyId: p.uuid().nullable(),
     kind: p.enum(StopKind),
-    nameAr: p.text(),
-    nameEn: p.text(),
+    ...bilingualName(),
     addressAr: p.text().default(''),
     addressEn: p.text().default(''),
     directionsAr: p.text().default(''),
     directionsEn: p.text().default(''),
-    latitude: p.double(),
-    longitude: p.double(),
+    ...coordinates(),
     enabled: p.boolean().default(true),
   },
 });

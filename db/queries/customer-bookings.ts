@@ -1,7 +1,13 @@
 import type { JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
-import { namedRefOf, type NamedRefColumns } from './named-ref.js';
+import {
+  COMPANY_COLUMNS,
+  namedRefOf,
+  ROUTE_CITIES_JOIN,
+  ROUTE_CITY_COLUMNS,
+  type NamedRefColumns,
+} from './named-ref.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 
 /**
@@ -75,15 +81,12 @@ const BOOKING_SELECT = `
          b.seat_numbers, b.subtotal, b.discount, b.total_price, b.currency, b.channel, b.created_at, b.updated_at,
          j.status as journey_status, j.confirmation_deadline,
          t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at,
-         oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-         dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
-         c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+         ${ROUTE_CITY_COLUMNS},
+         ${COMPANY_COLUMNS},
          ${PICKUP_COLUMNS}
   from bookings b
   join trips t on t.id = b.trip_id
-  join routes r on r.id = t.route_id
-  join cities oc on oc.id = r.origin_city_id
-  join cities dc on dc.id = r.destination_city_id
+  ${ROUTE_CITIES_JOIN}
   join companies c on c.id = b.company_id
   left join journeys j on j.id = b.journey_id
   left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id

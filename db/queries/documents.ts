@@ -12,6 +12,7 @@ import {
   type TicketStatus,
 } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
+import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 
 /**
  * What a booking document prints (SnapshotData), read from the booking, its journey tickets and its
@@ -27,7 +28,7 @@ import type { Database } from '../orm.js';
 const iso = (value: string | number) => new Date(value).toISOString();
 
 /** The booking row with everything any document prints about it; timestamps as the pool hands them over (text). */
-interface BookingFactsRow {
+interface BookingFactsRow extends StretchColumns {
   id: string;
   booking_code: string;
   status: string;
@@ -54,12 +55,6 @@ interface BookingFactsRow {
   company_phone: string | null;
   company_matches: boolean;
   trip_over: boolean;
-  origin_ar: string;
-  origin_en: string;
-  destination_ar: string;
-  destination_en: string;
-  departure_at: string;
-  arrival_at: string;
   pickup_name_ar: string;
   pickup_name_en: string;
   pickup_address_ar: string;
@@ -158,8 +153,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
             c.name_ar as company_name_ar, c.name_en as company_name_en, c.phone as company_phone,
             (t.company_id = b.company_id and r.company_id = b.company_id) as company_matches,
             (t.status in ('DEPARTED', 'ARRIVED', 'COMPLETED', 'CANCELLED') or ac.arrival_at < now()) as trip_over,
-            oc.name_ar as origin_ar, oc.name_en as origin_en, dc.name_ar as destination_ar, dc.name_en as destination_en,
-            bc.departure_at, ac.arrival_at,
+            ${STRETCH_COLUMNS},
             bs.name_ar as pickup_name_ar, bs.name_en as pickup_name_en, bs.address_ar as pickup_address_ar,
             bs.address_en as pickup_address_en, bs.directions_ar as pickup_directions_ar,
             bs.directions_en as pickup_directions_en
@@ -176,8 +170,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
      join trip_stop_calls ac on ac.id = coalesce(leg.alight_stop_call_id,
        (select s.id from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1))
      join stops bs on bs.id = bc.stop_id
-     join cities oc on oc.id = bc.city_id
-     join cities dc on dc.id = ac.city_id
+     ${STRETCH_CITIES_JOIN}
      where b.id = $1
         or (b.journey_id = $1 and (select count(*) from bookings o where o.journey_id = $1) = 1)`,
     [id],
@@ -321,9 +314,12 @@ export async function pickCollectionRecord(
 ): Promise<CollectionRecord | undefined> {
   if (!booking.companyMatches) return undefined;
   const [row] = await db.query<CollectionRecordRow>(
-    `select id, source, method, amount, status, collected_at, refunded_at
+    // A refund still owed (REFUND_DUE) is collected money: its receipt stands until the refund is paid.
+    `select id, source, method, amount, case status when 'REFUNDED' then 'REFUNDED' else 'COMPLETED' end as status,
+            collected_at, refunded_at
      from payment_operations
-     where booking_id = $1 and company_id = $2 and status in ('COMPLETED', 'REFUNDED') and collected_at is not null
+     where booking_id = $1 and company_id = $2 and status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')
+       and collected_at is not null
      order by case
                 when source = 'transaction' and decided_at is not null then 0
                 when source = 'driver' then 1

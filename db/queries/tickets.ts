@@ -2,6 +2,7 @@ import { authorizesBoarding, type BoardingCredentialPayload } from '../../domain
 import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
+import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 
 /**
  * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip
@@ -10,7 +11,7 @@ import type { NamedRef } from './catalogue.js';
  */
 
 /** jsonb arrives parsed; timestamptz as PostgreSQL text. */
-interface TicketRow {
+interface TicketRow extends StretchColumns {
   id: string;
   journey_id: string;
   booking_id: string | null;
@@ -30,12 +31,6 @@ interface TicketRow {
   company_id: string;
   company_name_ar: string;
   company_name_en: string;
-  origin_ar: string;
-  origin_en: string;
-  destination_ar: string;
-  destination_en: string;
-  departure_at: string;
-  arrival_at: string;
 }
 
 /** The credential a ticket shows: all of it while it authorizes boarding, nothing otherwise. */
@@ -73,8 +68,7 @@ const TICKET_SELECT = `
   select t.id, t.journey_id, b.id as booking_id, b.booking_code, t.leg_sequence, t.traveller_name, t.seat_number,
          t.status, t.payload, t.signature, t.key_id, t.boarding_authorized, r.ticket_id is not null as revoked, t.issued_at,
          t.trip_id, tr.status as trip_status, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
-         oc.name_ar as origin_ar, oc.name_en as origin_en, dc.name_ar as destination_ar, dc.name_en as destination_en,
-         bc.departure_at, ac.arrival_at
+         ${STRETCH_COLUMNS}
   from journey_tickets t
   join journeys j on j.id = t.journey_id
   join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
@@ -82,8 +76,7 @@ const TICKET_SELECT = `
   join companies c on c.id = t.company_id
   join trip_stop_calls bc on bc.id = l.board_stop_call_id
   join trip_stop_calls ac on ac.id = l.alight_stop_call_id
-  join cities oc on oc.id = bc.city_id
-  join cities dc on dc.id = ac.city_id
+  ${STRETCH_CITIES_JOIN}
   left join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id and b.company_id = t.company_id
   left join credential_revocations r on r.ticket_id = t.id`;
 

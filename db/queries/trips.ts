@@ -10,7 +10,7 @@ import { addMinutes, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
 import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
-import { namedRefOf, type NamedRefColumns } from './named-ref.js';
+import { namedRefOf, ROUTE_CITIES_JOIN, ROUTE_CITY_COLUMNS, type NamedRefColumns } from './named-ref.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { companyScopeSql } from './scope.js';
 import {
@@ -238,14 +238,11 @@ export async function findTripDetail(
   const [row] = await db.query<TripDetailRow>(
     `select ${tripColumns}, t.departure_at, t.arrival_at,
             t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')} as available_seats,
-            oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-            dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            ${ROUTE_CITY_COLUMNS},
             ${PICKUP_COLUMNS}
      from trips t
      join companies c on c.id = t.company_id
-     join routes r on r.id = t.route_id
-     join cities oc on oc.id = r.origin_city_id
-     join cities dc on dc.id = r.destination_city_id
+     ${ROUTE_CITIES_JOIN}
      join buses bu on bu.id = t.bus_id
      join stops p on p.id = t.pickup_stop_id
      where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,

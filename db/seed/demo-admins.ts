@@ -1,8 +1,8 @@
-import { argon2id, hash } from 'argon2';
 import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 import type { AdminRole } from '../../domain/permissions.js';
 import { demoUuid } from './demo-identities.js';
+import { missingAccounts } from './missing-accounts.js';
 
 /**
  * Platform administrators of the demo world (ARCHITECTURE "Demo identities"): one with every
@@ -47,14 +47,8 @@ export const DEMO_ADMINS: readonly DemoAdmin[] = [
  * factor. The password is hashed once per run and only when an account is missing.
  */
 export async function seedDemoAdmins(client: PoolClient): Promise<number> {
-  const { rows } = await client.query<{ email: string }>(
-    'select lower(email) as email from admins where lower(email) = any($1::text[])',
-    [DEMO_ADMINS.map((admin) => admin.email)],
-  );
-  const existing = new Set(rows.map((row) => row.email));
-  const missing = DEMO_ADMINS.filter((admin) => !existing.has(admin.email));
-  if (missing.length === 0) return 0;
-  const passwordHash = await hash(DEMO_ADMIN_PASSWORD, { type: argon2id });
+  const pending = await missingAccounts(client, 'admins', DEMO_ADMINS, DEMO_ADMIN_PASSWORD);
+  if (!pending) return 0;
   const result = await client.query(
     `insert into admins (id, email, name, role, password_hash, totp_required, totp_secret, totp_confirmed_at)
      select id, email, name, role, $2, totp_secret is not null, totp_secret, case when totp_secret is not null then now() end
@@ -62,7 +56,7 @@ export async function seedDemoAdmins(client: PoolClient): Promise<number> {
      on conflict do nothing`,
     [
       JSON.stringify(
-        missing.map(({ id, email, name, role, totpSecret }) => ({
+        pending.missing.map(({ id, email, name, role, totpSecret }) => ({
           id,
           email,
           name,
@@ -70,7 +64,7 @@ export async function seedDemoAdmins(client: PoolClient): Promise<number> {
           totp_secret: totpSecret,
         })),
       ),
-      passwordHash,
+      pending.passwordHash,
     ],
   );
   return result.rowCount ?? 0;

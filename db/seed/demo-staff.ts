@@ -1,7 +1,7 @@
-import { argon2id, hash } from 'argon2';
 import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 import { DEMO_COMPANIES, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
+import { missingAccounts } from './missing-accounts.js';
 
 /**
  * Company dashboard users of the demo world. Every production company that is active and
@@ -55,20 +55,17 @@ export const DEMO_STAFF: readonly DemoStaffMember[] = DEMO_COMPANIES.flatMap((co
  * costs no hashing at all.
  */
 export async function seedDemoStaff(client: PoolClient): Promise<number> {
-  const { rows } = await client.query<{ email: string }>(
-    'select lower(email) as email from staff_users where lower(email) = any($1::text[])',
-    [DEMO_STAFF.map((member) => member.email)],
-  );
-  const existing = new Set(rows.map((row) => row.email));
-  const missing = DEMO_STAFF.filter((member) => !existing.has(member.email));
+  const pending = await missingAccounts(client, 'staff_users', DEMO_STAFF, DEMO_STAFF_PASSWORD);
   let added = 0;
-  if (missing.length > 0) {
-    const passwordHash = await hash(DEMO_STAFF_PASSWORD, { type: argon2id });
+  if (pending) {
     const result = await client.query(
       `insert into staff_users (id, email, name, password_hash)
        select id, email, name, $2 from jsonb_to_recordset($1::jsonb) as r(id uuid, email text, name text)
        on conflict do nothing`,
-      [JSON.stringify(missing.map(({ id, email, name }) => ({ id, email, name }))), passwordHash],
+      [
+        JSON.stringify(pending.missing.map(({ id, email, name }) => ({ id, email, name }))),
+        pending.passwordHash,
+      ],
     );
     added = result.rowCount ?? 0;
   }

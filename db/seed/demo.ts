@@ -6,6 +6,7 @@ import { addMinutes, damascusDate, damascusDayStart } from '../../domain/time.js
 import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
+import { seedDemoFinance } from './demo-finance.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
@@ -211,6 +212,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoAdmins(client);
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
+    await seedDemoFinance(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,

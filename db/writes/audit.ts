@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Database, TransactionClient } from '../orm.js';
+import { insertRow } from './insert-row.js';
 
 /**
  * The audit log: who did what to which record, when. Callers write the row with the same client
@@ -46,20 +47,16 @@ export function ownAccountAudit(adminId: string, origin: RequestOrigin): AuditSu
 }
 
 export async function recordAudit(q: Pick<PoolClient, 'query'>, entry: AuditEntry): Promise<void> {
-  await q.query(
-    `insert into audit_log (actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      entry.actorKind,
-      entry.actorId,
-      entry.action,
-      entry.targetKind ?? null,
-      entry.targetId ?? null,
-      JSON.stringify(entry.details ?? {}),
-      entry.ip ?? null,
-      entry.requestId ?? null,
-    ],
-  );
+  await insertRow(q, 'audit_log', {
+    actor_kind: entry.actorKind,
+    actor_id: entry.actorId,
+    action: entry.action,
+    target_kind: entry.targetKind ?? null,
+    target_id: entry.targetId ?? null,
+    details: JSON.stringify(entry.details ?? {}),
+    ip: entry.ip ?? null,
+    request_id: entry.requestId ?? null,
+  });
 }
 
 /**

@@ -67,16 +67,22 @@ export async function buildBookingDocument(
 ): Promise<BookingDocument> {
   const booking = await readBookingFacts(db, input.bookingId);
   if (!booking || !mayView(input.viewer, booking)) throw refuseDocument('notFound');
-  const { kind, number, data } = await documentData(db, booking, input);
+  return documentOf(booking, input.locale, await documentData(db, booking, input));
+}
+
+/** The document of a booking with the content built for it. */
+export function documentOf(
+  booking: BookingFacts,
+  locale: DocumentLocale,
+  content: { kind: DocumentKind; number: string | null; data: SnapshotData },
+): BookingDocument {
   return {
-    kind,
-    locale: input.locale,
+    ...content,
+    locale,
     bookingId: booking.id,
     bookingCode: booking.code,
     companyId: booking.companyId,
     ownerUserId: booking.ownerUserId,
-    number,
-    data,
   };
 }
 

@@ -350,6 +350,39 @@ describe('demo seed', () => {
     ]);
   });
 
+  it('gives the first two production companies payments in every status, a closed shift with a difference and an open one', async () => {
+    for (const key of ['qadmous', 'ahliah']) {
+      const companyId = demoCompany(key).id;
+      const statuses = await db.query<{ status: string }>(
+        `select distinct status from payment_operations where company_id = $1 order by status`,
+        [companyId],
+      );
+      expect(statuses.map((row) => row.status)).toEqual([
+        'CANCELLED',
+        'COMPLETED',
+        'FAILED',
+        'PENDING',
+        'REFUNDED',
+        'REFUND_DUE',
+      ]);
+      const shifts = await db.query<{ status: string; difference: number | null; expected: number | null }>(
+        `select status, difference::int, expected_amount::int as expected from cash_shifts where company_id = $1
+          order by opened_at`,
+        [companyId],
+      );
+      expect(shifts.map((shift) => [shift.status, shift.difference])).toEqual([
+        ['CLOSED', -1500],
+        ['OPEN', null],
+      ]);
+      // opening 50,000 + a driver collection and a refunded office collection + 10,000 in − the refund
+      const [fare] = await db.query<{ amount: number }>(
+        `select amount::int from payment_operations where company_id = $1 and source = 'driver'`,
+        [companyId],
+      );
+      expect(shifts[0]!.expected).toBe(50_000 + 2 * fare!.amount + 10_000 - fare!.amount);
+    }
+  });
+
   it('prints the demo identities as JSON and nothing else', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo-accounts.ts'], {
       cwd: projectRoot,

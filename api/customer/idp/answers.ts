@@ -1,12 +1,14 @@
 import type { TravellerSummary } from '../../../db/writes/traveller-identity/index.js';
 import type { AppContext } from '../../app.js';
 import type { IssuedSession } from '../../auth/traveller-session.js';
+import type { docsFor } from '../idp.openapi.js';
 import type { IdpCaller } from './caller.js';
 
-/** What each identity-provider route module is given: the app and the shared caller checks. */
+/** What each identity-provider route module is given: the app, the shared caller checks and the routes' docs. */
 export interface IdpRoutes {
   context: AppContext;
   caller: IdpCaller;
+  docs: ReturnType<typeof docsFor>;
 }
 
 /** The traveller as the identity-provider answers show it (never the profile id). */

@@ -1,21 +1,17 @@
 import { completePhone } from '../../../db/writes/traveller-identity/index.js';
 import { checkOtp } from '../../auth/otp.js';
 import type { Surface } from '../../http/route.js';
-import { CompletePhoneBody, CompletePhoneResponse, describe, SIGN_IN_ERRORS, TAGS } from '../idp.openapi.js';
+import { CompletePhoneBody } from '../idp.openapi.js';
 import { publicTraveller, type IdpRoutes } from './answers.js';
 
 /** POST /auth/customer/complete-phone: adds the verified phone to the signed-in account. */
-export function registerCompletePhoneRoute(surface: Surface, { context }: IdpRoutes): void {
+export function registerCompletePhoneRoute(surface: Surface, { context, docs }: IdpRoutes): void {
   surface.route({
+    ...docs.completePhone,
     method: 'post',
     path: '/auth/customer/complete-phone',
-    operationId: 'completePhone',
-    summary: 'Add the verified phone number to the signed-in account (with a safe merge)',
-    description: describe.completePhone(),
-    tags: TAGS,
     security: 'traveller',
     body: CompletePhoneBody,
-    responses: { 200: { description: 'Phone added', schema: CompletePhoneResponse }, ...SIGN_IN_ERRORS },
     handler: async (ctx, { body }) => {
       const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
       const completion = await completePhone(context.db, ctx.state.traveller!.userId, phone);

@@ -2,27 +2,19 @@ import { issueIdpNonce } from '../../../db/writes/traveller-identity/index.js';
 import { nonceFingerprint } from '../../auth/idp-verify.js';
 import { newSecret } from '../../auth/secrets.js';
 import type { Surface } from '../../http/route.js';
-import { describe, NonceQuery, NonceResponse, TAGS } from '../idp.openapi.js';
+import { NonceQuery } from '../idp.openapi.js';
 import type { IdpRoutes } from './answers.js';
 import { allowPwaOrigin, FLOW_TTL_SECONDS } from './caller.js';
-import { errorResponses } from '../../http/schemas.js';
 
 /** GET /auth/customer/idp/nonce: starts a web, PWA or linking flow. */
-export function registerIdpNonceRoute(surface: Surface, { context, caller }: IdpRoutes): void {
+export function registerIdpNonceRoute(surface: Surface, { context, caller, docs }: IdpRoutes): void {
   const { config, db } = context;
   surface.route({
+    ...docs.startIdpFlow,
     method: 'get',
     path: '/auth/customer/idp/nonce',
-    operationId: 'startIdpFlow',
-    summary: 'Start a web, PWA or linking flow: client id, flowId and nonce',
-    description: describe.nonce(config),
-    tags: TAGS,
     security: 'public',
     query: NonceQuery,
-    responses: {
-      200: { description: 'A new flow', schema: NonceResponse },
-      ...errorResponses(400, 403, 429),
-    },
     handler: async (ctx, { query }) => {
       if (query.channel === 'pwa') {
         allowPwaOrigin(ctx, caller.pwaOrigin(ctx, 'PWA flows start from the installable app'));

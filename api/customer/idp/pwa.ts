@@ -1,30 +1,18 @@
 import type { Surface } from '../../http/route.js';
-import { errorResponses } from '../../http/schemas.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
-import {
-  BearerSession,
-  describe,
-  PWA_PREFLIGHT_MAX_AGE_SECONDS,
-  PwaBody,
-  SIGN_IN_ERRORS,
-  TAGS,
-} from '../idp.openapi.js';
+import { PWA_PREFLIGHT_MAX_AGE_SECONDS, PwaBody } from '../idp.openapi.js';
 import { bearerData, type IdpRoutes } from './answers.js';
 import { allowPwaOrigin, header, originRefused } from './caller.js';
 
 const CROSS_ORIGIN_REFUSED = 'Cross-origin requests are accepted only from the installable app';
 
 /** OPTIONS and POST /auth/customer/idp/pwa: the installable app's sign-in, cross-origin. */
-export function registerIdpPwaRoutes(surface: Surface, { context, caller }: IdpRoutes): void {
+export function registerIdpPwaRoutes(surface: Surface, { context, caller, docs }: IdpRoutes): void {
   surface.route({
+    ...docs.preflightIdpPwa,
     method: 'options',
     path: '/auth/customer/idp/pwa',
-    operationId: 'preflightIdpPwa',
-    summary: 'CORS preflight for the PWA sign-in',
-    description: describe.pwaPreflight(),
-    tags: TAGS,
     security: 'public',
-    responses: { 204: { description: 'Preflight accepted' }, ...errorResponses(403) },
     handler: async (ctx) => {
       const origin = caller.pwaOrigin(ctx, CROSS_ORIGIN_REFUSED);
       const requested = (header(ctx, 'access-control-request-headers') ?? '')
@@ -46,15 +34,11 @@ export function registerIdpPwaRoutes(surface: Surface, { context, caller }: IdpR
   });
 
   surface.route({
+    ...docs.signInWithIdpPwa,
     method: 'post',
     path: '/auth/customer/idp/pwa',
-    operationId: 'signInWithIdpPwa',
-    summary: 'Sign in from the installable web app (PWA) with an identity-provider ID token',
-    description: describe.pwa(context.config),
-    tags: TAGS,
     security: 'public',
     body: PwaBody,
-    responses: { 200: { description: 'Signed in', schema: BearerSession }, ...SIGN_IN_ERRORS },
     handler: async (ctx, { body }) => {
       allowPwaOrigin(ctx, caller.requirePwaCaller(ctx));
       const claims = await caller.verified(ctx, body.idToken, ['web']);

@@ -1,28 +1,21 @@
 import { setSessionCookies } from '../../auth/traveller-session.js';
 import type { Surface } from '../../http/route.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
-import { describe, returnToErrorCode, SIGN_IN_ERRORS, TAGS, WebBody, WebSession } from '../idp.openapi.js';
+import { returnToErrorCode, WebBody } from '../idp.openapi.js';
 import { signInFacts, type IdpRoutes } from './answers.js';
 import { header, originRefused } from './caller.js';
 
 /** POST /auth/customer/idp/web: the web site's sign-in, answered with session cookies. */
-export function registerIdpWebRoute(surface: Surface, { context, caller }: IdpRoutes): void {
+export function registerIdpWebRoute(surface: Surface, { context, caller, docs }: IdpRoutes): void {
   const { config } = context;
   const { site } = caller;
   surface.route({
+    ...docs.signInWithIdpWeb,
     method: 'post',
     path: '/auth/customer/idp/web',
-    operationId: 'signInWithIdpWeb',
-    summary: 'Sign in on the web site with an identity-provider ID token',
-    description: describe.web(config),
-    tags: TAGS,
     security: 'public',
     body: WebBody,
     errorCode: returnToErrorCode,
-    responses: {
-      200: { description: 'Signed in; session cookies set', schema: WebSession },
-      ...SIGN_IN_ERRORS,
-    },
     handler: async (ctx, { body }) => {
       const fetchSite = header(ctx, 'sec-fetch-site');
       if (header(ctx, 'origin') !== site || (fetchSite !== 'same-origin' && fetchSite !== 'same-site')) {

@@ -1,6 +1,12 @@
 import type { NamedRef } from '../../queries/catalogue.js';
 import type { BookingColumns } from '../../queries/customer-bookings.js';
-import { namedRefOf, type NamedRefColumns } from '../../queries/named-ref.js';
+import {
+  COMPANY_COLUMNS,
+  namedRefOf,
+  ROUTE_CITIES_JOIN,
+  ROUTE_CITY_COLUMNS,
+  type NamedRefColumns,
+} from '../../queries/named-ref.js';
 import {
   PICKUP_COLUMNS,
   toPickupLocation,
@@ -87,17 +93,14 @@ export async function bookingRecords(q: Queryable, ids: string[]): Promise<Booki
     `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
             k.subtotal, k.discount, k.total_price, k.currency, k.payment_status, k.seat_lock_session_id, k.journey_id,
             j.order_id, k.created_at, t.departure_at, t.arrival_at, t.status as trip_status,
-            c.id as company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
-            oc.id as origin_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-            dc.id as destination_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+            ${COMPANY_COLUMNS},
+            ${ROUTE_CITY_COLUMNS},
             ${PICKUP_COLUMNS}
      from bookings k
      left join journeys j on j.id = k.journey_id
      join trips t on t.id = k.trip_id
      join companies c on c.id = t.company_id
-     join routes r on r.id = t.route_id
-     join cities oc on oc.id = r.origin_city_id
-     join cities dc on dc.id = r.destination_city_id
+     ${ROUTE_CITIES_JOIN}
      join stops p on p.id = t.pickup_stop_id
      where k.id = any($1::uuid[])`,
     [ids],

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { ledgerChange, referralCodeFrom, type LedgerKind } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
+import { insertRow } from '../insert-row.js';
 import { LoyaltyRefusal } from './refusal.js';
 
 /**
@@ -90,23 +91,18 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
       where id = $1`,
     [account.id, balanceAfter, earned],
   );
-  await client.query(
-    `insert into loyalty_transactions (account_id, company_id, kind, points, balance_after, booking_id, redemption_id, note,
-                                       actor_staff_user_id, reason)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      account.id,
-      entry.companyId,
-      entry.kind,
-      entry.points,
-      balanceAfter,
-      entry.bookingId ?? null,
-      entry.redemptionId ?? null,
-      entry.note ?? null,
-      entry.actorStaffUserId ?? null,
-      entry.reason ?? null,
-    ],
-  );
+  await insertRow(client, 'loyalty_transactions', {
+    account_id: account.id,
+    company_id: entry.companyId,
+    kind: entry.kind,
+    points: entry.points,
+    balance_after: balanceAfter,
+    booking_id: entry.bookingId ?? null,
+    redemption_id: entry.redemptionId ?? null,
+    note: entry.note ?? null,
+    actor_staff_user_id: entry.actorStaffUserId ?? null,
+    reason: entry.reason ?? null,
+  });
   account.balance = balanceAfter;
   account.lifetime_points += earned;
   return balanceAfter;

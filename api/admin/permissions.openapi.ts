@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
+import { Permission, Role } from './schemas.js';
+
+/** The OpenAPI side of the permission catalogue read (api/admin/permissions.ts). */
+
+const PermissionsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    permissions: z.array(z.object({ name: Permission, description: z.string() })),
+    roles: z.array(z.object({ name: Role, description: z.string(), permissions: z.array(Permission) })),
+    mine: z.object({
+      role: Role,
+      grantedPermissions: z.array(Permission),
+      permissions: z
+        .array(Permission)
+        .meta({ description: "the caller's role permissions plus the granted ones" }),
+    }),
+  }),
+});
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminPermissions: {
+    summary: "Administration permissions, roles, and the signed-in administrator's own",
+    description:
+      'Any signed-in administrator. An administrator holds the permissions of their role plus any granted one by one. ' +
+      'Roles: SUPER_ADMIN (every permission), ADMIN (all but admins.manage), SUPPORT (companies.view, tickets.view, ' +
+      'tickets.manage), ANALYST (companies.view, analytics.view). A route that needs a permission the caller lacks ' +
+      'answers 403 PERMISSION_DENIED with details.permission.',
+    tags: ['Administration: administrators'],
+    responses: {
+      200: {
+        description: "The catalogue and the caller's permissions",
+        schema: PermissionsResponse,
+      },
+      ...errorResponses(401, 403),
+    },
+  },
+});

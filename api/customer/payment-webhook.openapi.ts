@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { ErrorBody } from '../http/schemas.js';
+
+/** The OpenAPI side of the payment provider webhook (api/customer/payment-webhook.ts). */
+
+export const WebhookParams = z
+  .object({
+    provider: z.string().meta({ description: 'name of the payment provider; every name answers alike' }),
+  })
+  .strict();
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  paymentProviderWebhook: {
+    summary: 'Payment provider webhook (not connected)',
+    description:
+      'SPEC leaves the path open; this is it. Online payment is unavailable: the route neither reads the payload nor ' +
+      'changes data, whatever its size, type or content. PAYMENT_WEBHOOK_MODE=development (the default) → 501 ' +
+      'OFFICIAL_CONTRACT_REQUIRED; disabled → 404 NOT_FOUND, as for a route that does not exist. No signature scheme is ' +
+      'assumed and no credential is read.',
+    tags: ['Payments'],
+    responses: {
+      404: {
+        description: 'PAYMENT_WEBHOOK_MODE=disabled',
+        schema: ErrorBody,
+      },
+      501: {
+        description: 'OFFICIAL_CONTRACT_REQUIRED (development mode)',
+        schema: ErrorBody,
+      },
+    },
+  },
+});

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+
+/** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
+const TAGS = ['Dashboard: cash shifts'];
+const Instant = z.string().meta({ format: 'date-time' });
+const Id = z.string().meta({ format: 'uuid' });
+const Money = z.int().min(0).max(1_000_000_000_000);
+const Note = z.string().trim().min(1).max(1000);
+
+export const ShiftsQuery = z
+  .object({ status: z.enum(['OPEN', 'CLOSED']).optional(), ...Pagination })
+  .strict();
+
+export const ShiftCommand = z
+  .discriminatedUnion('action', [
+    z.object({ action: z.literal('OPEN'), opening_balance: Money, note: Note.optional() }).strict(),
+    z
+      .object({
+        action: z.literal('ADJUST'),
+        direction: z.enum(['IN', 'OUT']),
+        amount: Money.min(1),
+        reason: z.string().trim().min(3).max(500),
+      })
+      .strict(),
+    z.object({ action: z.literal('CLOSE'), declared_amount: Money, note: Note.optional() }).strict(),
+  ])
+  .meta({ id: 'CashShiftCommand' });
+
+const Shift = z
+  .object({
+    id: Id,
+    status: z.enum(['OPEN', 'CLOSED']),
+    currency: z.string(),
+    opening_balance: z.number(),
+    opened_by: Id,
+    opened_at: Instant,
+    overdue: z
+      .boolean()
+      .meta({ description: 'open longer than CASH_SHIFT_MAX_HOURS (never closed automatically)' }),
+    overdue_since: Instant.nullable(),
+    note: z.string().nullable(),
+    collections: z.object({ count: z.int(), amount: z.number() }),
+    movements_in: z.number(),
+    movements_out: z.number(),
+    expected_amount: z
+      .number()
+      .meta({ description: 'opening + collections + in − out (at closing once closed)' }),
+    declared_amount: z.number().nullable(),
+    difference: z.number().nullable().meta({ description: 'declared − expected: negative is a shortage' }),
+    closed_by: Id.nullable(),
+    closed_at: Instant.nullable(),
+  })
+  .meta({ id: 'CashShift' });
+
+const Movement = z.object({
+  id: Id,
+  kind: z.enum(['ADJUSTMENT', 'REFUND']),
+  direction: z.enum(['IN', 'OUT']),
+  amount: z.number(),
+  reason: z.string(),
+  payment_id: Id.nullable(),
+  recorded_by: Id,
+  recorded_at: Instant,
+});
+const Collection = z.object({
+  id: Id,
+  booking_id: Id,
+  booking_code: z.string(),
+  source: z.string(),
+  status: z.string(),
+  amount: z.number(),
+  collected_at: Instant,
+  verified_by: Id.nullable(),
+});
+
+const ShiftsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ current: Shift.nullable(), shifts: z.array(Shift) }),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+const ShiftResponse = z.object({ success: z.literal(true), data: Shift });
+const ShiftDetailResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),
+});
+
+const WHO =
+  'Only the company owner (role OWNER) and an active manager (role ADMIN with an active membership: a deactivated ' +
+  "membership's session has already ended) may use cash shifts, reading included; ACCOUNTANT, DISPATCHER and STAFF get 403 " +
+  "ROLE_NOT_ALLOWED. Another company's shift is 404 CASH_SHIFT_NOT_FOUND.";
+
+export const docs = operations({
+  listCashShifts: {
+    summary: "The company's open cash shift and its shift history",
+    description:
+      `data.current is the open shift (null when none) with its running expected amount and the overdue flag; ` +
+      `data.shifts is the history, newest first (status filter, limit/offset). ${WHO}`,
+    tags: TAGS,
+    responses: { 200: { description: 'Shifts', schema: ShiftsResponse }, ...errorResponses(400, 401, 403) },
+  },
+  commandCashShift: {
+    summary: 'OPEN, ADJUST or CLOSE the cash shift',
+    description:
+      'Each action is a step of the workflow cash-shift/{companyId} (one database transaction in an activity), and the ' +
+      'answer is the shift after it. OPEN {opening_balance, note?} starts the workflow: its id is the company, so while a ' +
+      'shift is open a second OPEN is 409 CASH_SHIFT_ALREADY_OPEN (two at once: one shift). ADJUST {direction IN|OUT, ' +
+      'amount > 0, reason} records a documented movement; taking out more than the expected amount is 409 ' +
+      'CASH_SHIFT_INSUFFICIENT_CASH. CLOSE {declared_amount, note?} records declared, expected (opening balance + linked ' +
+      'collections + movements in − out) and the difference (declared − expected). ADJUST and CLOSE without an open shift are ' +
+      '409 CASH_SHIFT_NOT_OPEN. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
+      `in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED) and CSRF header. ${WHO}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },
+      201: { description: 'Opened', schema: ShiftResponse },
+      ...errorResponses(400, 401, 403, 409, 503),
+    },
+  },
+  getCashShift: {
+    summary: 'One shift with its movements and linked collections',
+    description: `Movements (adjustments and cash refunds) and the collections verified into the shift, oldest first. ${WHO}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The shift', schema: ShiftDetailResponse },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  getCashShiftCsv: {
+    summary: 'CSV of a closed shift',
+    description:
+      'UTF-8 with a byte-order mark: the shift totals, then every movement and collection. An open shift is 409 ' +
+      `CASH_SHIFT_NOT_CLOSED. ${WHO}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'text/csv', contentType: 'text/csv' },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import {
+  PAYMENT_PROVIDERS,
+  PAYMENT_SOURCES,
+  PAYMENT_STATUSES,
+  transitionTableText,
+} from '../../domain/payment-ledger.js';
+import { operations } from '../http/route.js';
+import { CalendarDate, errorResponses, Locale, Pagination, Uuid } from '../http/schemas.js';
+
+/**
+ * The OpenAPI side of the company's payment ledger (api/dashboard/payments.ts): schemas that also
+ * validate, and the decisions SPEC leaves open, in each route's prose.
+ */
+const TAGS = ['Dashboard: payments'];
+const Instant = z.string().meta({ format: 'date-time' });
+const Id = z.string().meta({ format: 'uuid' });
+
+export const LedgerQuery = z
+  .object({
+    status: z.enum(PAYMENT_STATUSES).optional(),
+    provider: z.enum(PAYMENT_PROVIDERS).optional(),
+    source: z.enum(PAYMENT_SOURCES).optional(),
+    from: CalendarDate.optional().meta({ description: 'first Damascus day of the period (inclusive)' }),
+    to: CalendarDate.optional().meta({ description: 'last Damascus day of the period (inclusive)' }),
+    search: z
+      .string()
+      .trim()
+      .min(2)
+      .max(100)
+      .optional()
+      .meta({ description: 'booking code (prefix), passenger name or phone (part), case-insensitive' }),
+    ...Pagination,
+  })
+  .strict()
+  .refine((query) => !query.from || !query.to || query.from <= query.to, {
+    message: 'from must not be after to',
+    path: ['to'],
+  });
+
+export const RecordPaymentBody = z
+  .object({
+    booking_id: Uuid,
+    note: z.string().trim().min(1).max(1000).optional(),
+  })
+  .strict()
+  .meta({ id: 'OfficePaymentRequest' });
+
+export const NoteBody = z
+  .object({ note: z.string().trim().max(1000).nullable() })
+  .strict()
+  .meta({ id: 'PaymentNoteChange', description: 'the only field that can change; null or "" clears it' });
+
+const PARTIAL_REFUND = 'PARTIAL_REFUND_NOT_ALLOWED';
+
+/** Refunds are full only: an amount of any kind is refused with its own code. */
+export const RefundBody = z.object({}).strict().meta({
+  id: 'PaymentRefundRequest',
+  description:
+    'empty: a refund is always of the full amount; any field (amount, partial...) is 400 PARTIAL_REFUND_NOT_ALLOWED',
+});
+
+export function refundErrorCode(issues: z.core.$ZodIssue[]): string {
+  return issues.some((issue) => issue.code === 'unrecognized_keys') ? PARTIAL_REFUND : 'VALIDATION_FAILED';
+}
+
+export const ReceiptParams = z.object({ source: z.enum(PAYMENT_SOURCES), id: Uuid }).strict();
+export const ReceiptQuery = z.object({ locale: Locale.default('ar') }).strict();
+
+const LedgerLine = z
+  .object({
+    id: Id,
+    source: z.enum(PAYMENT_SOURCES),
+    status: z.enum(PAYMENT_STATUSES),
+    method: z.string(),
+    provider: z.string(),
+    amount: z.number(),
+    currency: z.string(),
+    note: z.string().nullable(),
+    refund_due_reason: z.string().nullable(),
+    booking: z.object({
+      id: Id,
+      booking_code: z.string(),
+      status: z.string(),
+      payment_status: z.string(),
+      passenger_name: z.string(),
+      passenger_phone: z.string(),
+    }),
+    created_at: Instant,
+    collected_at: Instant.nullable(),
+    refunded_at: Instant.nullable(),
+    cancelled_at: Instant.nullable(),
+    verified_by: Id.nullable().meta({
+      description: 'the staff user who verified or recorded the collection',
+    }),
+    verified_at: Instant.nullable(),
+    refunded_by: Id.nullable(),
+    cancelled_by: Id.nullable(),
+    cash_shift_id: Id.nullable(),
+    allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])),
+    receipt: z
+      .object({ source: z.enum(PAYMENT_SOURCES), id: Id })
+      .nullable()
+      .meta({
+        description: 'the path parameters of GET /payments/receipts/{source}/{id}; null while incomplete',
+      }),
+  })
+  .meta({ id: 'LedgerLine' });
+
+const Totals = z.object({ count: z.int(), amount: z.number() });
+const Statistics = z
+  .object({
+    count: z.int(),
+    byStatus: z.record(z.enum(PAYMENT_STATUSES), Totals),
+    bySource: z.record(z.enum(PAYMENT_SOURCES), Totals),
+    collected: z.number(),
+    refunded: z.number(),
+    net: z.number(),
+    outstanding: z.number(),
+    refundDue: z.number(),
+  })
+  .nullable()
+  .meta({ id: 'LedgerStatistics', description: 'null for DISPATCHER and STAFF' });
+
+const LedgerResponse = z.object({
+  success: z.literal(true),
+  data: z.array(LedgerLine),
+  statistics: Statistics,
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+const LineResponse = z.object({ success: z.literal(true), data: LedgerLine });
+
+const SettingsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    currency: z.string(),
+    methods: z.array(
+      z.object({
+        method: z.enum(['CASH', 'SHAMCASH', 'CARD']),
+        available: z.boolean(),
+        collection_points: z.array(z.enum(['office', 'driver'])),
+        unavailable_reason: z.string().nullable(),
+      }),
+    ),
+    online_payments_available: z.literal(false),
+    refunds: z.literal('FULL_ONLY'),
+    cash_shift_max_hours: z.number(),
+  }),
+});
+
+export const PdfResponse = {
+  description: 'The PDF (private, no-store; Content-Digest carries the recorded SHA-256)',
+  contentType: 'application/pdf',
+};
+
+/** What a change of one line answers: the line after it, or why not. */
+const lineChanged = (description: string, status = 200) => ({
+  [status]: { description, schema: LineResponse },
+  ...errorResponses(400, 401, 403, 404, 409),
+});
+
+const READERS =
+  'Reading: OWNER, ADMIN and ACCOUNTANT see everything; DISPATCHER and STAFF may read lines (to answer "is this booking ' +
+  'paid?" at the counter and at boarding) but get statistics null; any other role 403 ROLE_NOT_ALLOWED.';
+const DECIDERS =
+  'Money decisions: OWNER, ADMIN or ACCOUNTANT (else 403 ROLE_NOT_ALLOWED) of an active company (403 COMPANY_SUSPENDED), ' +
+  "with the CSRF header; another company's payment is 404 PAYMENT_NOT_FOUND. One transaction locks the booking, then the " +
+  'operation, records the deciding user (and an audit row) and syncs the booking payment fact. The answer is the line ' +
+  'after the change.';
+const TRANSITIONS = `Statuses and the only moves (domain/payment-ledger.ts): ${transitionTableText()}. Final: REFUNDED, CANCELLED, FAILED (FAILED is kept for online providers, which do not exist yet). Any other move is 409 PAYMENT_TRANSITION_NOT_ALLOWED (details.allowedFrom).`;
+
+export const docs = operations({
+  listCompanyPayments: {
+    summary: 'The payment ledger with statistics',
+    description:
+      "One line per payment record of the session's company: operation records (source transaction), driver and office " +
+      'collections, and a booking payment fact no other record proves (source booking). A collection that set its ' +
+      "booking's payment fact is one line, so nothing is counted twice. Filters: status, provider (cash), source, from/to " +
+      "(Damascus days, on the line's creation time), search (booking code prefix, passenger name or phone part). Newest " +
+      'first; limit (default 20, max 100) and offset; pagination.total counts the filtered set. statistics cover the whole ' +
+      'filtered set: count and amount per status and per source, collected (COMPLETED + REFUND_DUE + REFUNDED), refunded, ' +
+      `net, outstanding (PENDING) and refundDue. ${READERS}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'A page of the ledger', schema: LedgerResponse },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  recordOfficePayment: {
+    summary: 'The office records the cash payment of a booking',
+    description:
+      "{booking_id} of the session's company (else 404 BOOKING_NOT_FOUND). The cash goes into the open cash shift: none is " +
+      "409 CASH_SHIFT_NOT_OPEN. The booking's announced cash payment (PENDING, source transaction) is completed when it " +
+      'has one, else a COMPLETED office line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
+      `BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE. 201 with the line. ${DECIDERS}`,
+    tags: TAGS,
+    responses: lineChanged('Recorded', 201),
+  },
+  getCompanyPayment: {
+    summary: 'One ledger line',
+    description: `${READERS} Another company's payment is 404 PAYMENT_NOT_FOUND. ${TRANSITIONS}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The line', schema: LineResponse },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  changePaymentNote: {
+    summary: 'Change the note of a payment',
+    description: `Only {note} may change, and only before a final state (409 PAYMENT_FINAL). ${DECIDERS}`,
+    tags: TAGS,
+    responses: lineChanged('Changed'),
+  },
+  verifyPayment: {
+    summary: 'Verify a pending cash payment (money received)',
+    description:
+      'PENDING → COMPLETED. Needs the open cash shift (409 CASH_SHIFT_NOT_OPEN) and links the payment to it; the booking ' +
+      `becomes PAID. Two verifies at once: one wins, the other is 409. ${DECIDERS} ${TRANSITIONS}`,
+    tags: TAGS,
+    responses: lineChanged('Verified'),
+  },
+  refundPayment: {
+    summary: 'Refund a collected payment, in full',
+    description:
+      'COMPLETED or REFUND_DUE → REFUNDED, always the full amount: a body with any field (amount...) is 400 ' +
+      'PARTIAL_REFUND_NOT_ALLOWED. The cash is paid back from the open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of ' +
+      'kind REFUND is recorded; 409 CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking becomes REFUNDED, ' +
+      `so its receipt is now the refund notice (its own RFD number). ${DECIDERS} ${TRANSITIONS}`,
+    tags: TAGS,
+    responses: lineChanged('Refunded'),
+  },
+  cancelPayment: {
+    summary: 'Cancel an incomplete (PENDING) payment',
+    description: `PENDING → CANCELLED only; the booking stays UNPAID. ${DECIDERS} ${TRANSITIONS}`,
+    tags: TAGS,
+    responses: lineChanged('Cancelled'),
+  },
+  getPaymentReceipt: {
+    summary: 'Receipt or refund notice PDF of a payment record',
+    description:
+      'source transaction, driver or office: {id} is the ledger line of that source; source booking: {id} is the booking, ' +
+      "and the receipt is its payment fact's (the most reliable collection record, as the traveller's receipt). Roles OWNER, " +
+      "ADMIN, ACCOUNTANT (403 ROLE_NOT_ALLOWED); another company's record, or a line of another source, 404 " +
+      'BOOKING_NOT_FOUND. An incomplete record (PENDING, CANCELLED) has no receipt: 409 PAYMENT_NOT_COLLECTED. A REFUNDED ' +
+      'record gives its refund notice. Receipt (RCP-<year>-<n>) and refund notice (RFD-<year>-<n>) are distinct documents ' +
+      "whose numbers are fixed at first issue and shared with the traveller's download; each is an immutable snapshot whose " +
+      'bytes and SHA-256 are stored, and the download logged, before a private, no-store PDF is sent. locale ar (default) or en.',
+    tags: TAGS,
+    responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 404, 409, 500) },
+  },
+  getPaymentSettings: {
+    summary: 'How the company is paid',
+    description:
+      'Cash is the only method (collected at the office or by the driver); SHAMCASH and CARD are listed as unavailable ' +
+      '(ONLINE_PAYMENTS_DEVELOPMENT_ONLY). Refunds are full only. Any dashboard role may read it.',
+    tags: TAGS,
+    responses: { 200: { description: 'The settings', schema: SettingsResponse }, ...errorResponses(401) },
+  },
+});

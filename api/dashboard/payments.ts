@@ -1,0 +1,198 @@
+import type { Context } from 'koa';
+import type { StaffPrincipal } from '../auth/staff-session.js';
+import type { AppContext } from '../app.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import {
+  changeCompanyPaymentNote,
+  companyPayment,
+  companyPaymentReceipt,
+  decideCompanyPayment,
+  ledgerPage,
+  recordCompanyPayment,
+} from '../use-cases/company-payments.js';
+import { authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import {
+  docs,
+  LedgerQuery,
+  NoteBody,
+  ReceiptParams,
+  ReceiptQuery,
+  RecordPaymentBody,
+  RefundBody,
+  refundErrorCode,
+} from './payments.openapi.js';
+
+/**
+ * The company's payment ledger (SPEC "Company dashboard API": payments, receipts, payment-settings).
+ * Reads: every dashboard role, statistics for the financial roles only; money decisions and
+ * receipts: OWNER, ADMIN, ACCOUNTANT. Register after the cash-shift routes: /payments/{id} would
+ * otherwise answer /payments/cash-shifts.
+ */
+const READING_ROLES = ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const;
+
+const deciding = (ctx: Context) => {
+  const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES), requireActiveCompany);
+  return { companyId: staff.companyId, staffUserId: staff.staffUserId, requestId: ctx.state.requestId };
+};
+
+const isFinancial = (staff: StaffPrincipal) => (SENSITIVE_ROLES as readonly string[]).includes(staff.role);
+
+export function registerPaymentRoutes(surface: Surface, context: AppContext): void {
+  registerLedgerReads(surface, context);
+  registerLedgerDecisions(surface, context);
+}
+
+/** payment-settings, receipts, the ledger and one line. */
+function registerLedgerReads(surface: Surface, context: AppContext): void {
+  const { db } = context;
+
+  surface.route({
+    ...docs.getPaymentSettings,
+    method: 'get',
+    path: '/payment-settings',
+    security: 'companyStaff',
+    handler: async (ctx) => {
+      authorize(ctx);
+      ctx.body = { success: true, data: paymentSettings(context.config.CASH_SHIFT_MAX_HOURS) };
+    },
+  });
+
+  surface.route({
+    ...docs.getPaymentReceipt,
+    method: 'get',
+    path: '/payments/receipts/{source}/{id}',
+    security: 'companyStaff',
+    params: ReceiptParams,
+    query: ReceiptQuery,
+    handler: async (ctx, { params, query }) => {
+      const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES));
+      const { document, rendered } = await companyPaymentReceipt(context, {
+        companyId: staff.companyId,
+        source: params.source,
+        id: params.id,
+        locale: query.locale,
+        staffUserId: staff.staffUserId,
+        requestId: ctx.state.requestId,
+      });
+      sendPdf(ctx, rendered, {
+        filename: `booking-${document.bookingCode}-${FILE_TYPE[document.kind]}-${document.number}-${document.locale}.pdf`,
+        disposition: 'attachment',
+      });
+    },
+  });
+
+  surface.route({
+    ...docs.listCompanyPayments,
+    method: 'get',
+    path: '/payments',
+    security: 'companyStaff',
+    query: LedgerQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx, requireRole(...READING_ROLES));
+      const { lines, statistics } = await ledgerPage(db, staff.companyId, query);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = {
+        success: true,
+        data: lines,
+        statistics: isFinancial(staff) ? statistics : null,
+        pagination: { limit: query.limit, offset: query.offset, total: statistics.count },
+      };
+    },
+  });
+}
+
+/** The money decisions: office payment, note, verify, cancel, refund. */
+function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.recordOfficePayment,
+    method: 'post',
+    path: '/payments',
+    security: 'companyStaff',
+    body: RecordPaymentBody,
+    handler: async (ctx, { body }) => {
+      const line = await recordCompanyPayment(db, deciding(ctx), {
+        bookingId: body.booking_id,
+        note: body.note,
+      });
+      ctx.status = 201;
+      ctx.body = { success: true, data: line };
+    },
+  });
+
+  surface.route({
+    ...docs.getCompanyPayment,
+    method: 'get',
+    path: '/payments/{id}',
+    security: 'companyStaff',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      const staff = authorize(ctx, requireRole(...READING_ROLES));
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = { success: true, data: await companyPayment(db, staff.companyId, params.id) };
+    },
+  });
+
+  surface.route({
+    ...docs.changePaymentNote,
+    method: 'patch',
+    path: '/payments/{id}',
+    security: 'companyStaff',
+    params: IdParams,
+    body: NoteBody,
+    handler: async (ctx, { params, body }) => {
+      ctx.body = {
+        success: true,
+        data: await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note),
+      };
+    },
+  });
+
+  for (const action of ['verify', 'cancel'] as const) {
+    surface.route({
+      ...(action === 'verify' ? docs.verifyPayment : docs.cancelPayment),
+      method: 'post',
+      path: `/payments/{id}/${action}`,
+      security: 'companyStaff',
+      params: IdParams,
+      handler: async (ctx, { params }) => {
+        ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, action) };
+      },
+    });
+  }
+
+  surface.route({
+    ...docs.refundPayment,
+    method: 'post',
+    path: '/payments/{id}/refund',
+    security: 'companyStaff',
+    params: IdParams,
+    body: RefundBody,
+    errorCode: refundErrorCode,
+    handler: async (ctx, { params }) => {
+      ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, 'refund') };
+    },
+  });
+}
+
+/** SPEC "payment-settings": cash only, at the office or to the driver; online methods unavailable. */
+function paymentSettings(cashShiftMaxHours: number) {
+  const online = (method: 'SHAMCASH' | 'CARD') => ({
+    method,
+    available: false,
+    collection_points: [],
+    unavailable_reason: 'ONLINE_PAYMENTS_DEVELOPMENT_ONLY',
+  });
+  return {
+    currency: 'SYP',
+    methods: [
+      { method: 'CASH', available: true, collection_points: ['office', 'driver'], unavailable_reason: null },
+      online('SHAMCASH'),
+      online('CARD'),
+    ],
+    online_payments_available: false,
+    refunds: 'FULL_ONLY',
+    cash_shift_max_hours: cashShiftMaxHours,
+  };
+}

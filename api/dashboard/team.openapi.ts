@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+
+/** The OpenAPI side of the team list (api/dashboard/team.ts): its query, which also validates, and its docs. */
+
+export const TeamQuery = z.object(Pagination).strict();
+
+const TeamResponse = z.object({
+  success: z.literal(true),
+  data: z.array(
+    z.object({
+      membershipId: z.string().meta({ format: 'uuid' }),
+      userId: z.string().meta({ format: 'uuid' }),
+      email: z.string(),
+      name: z.string(),
+      role: z.enum(['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER']),
+      status: z.enum(['ACTIVE', 'INACTIVE', 'DISABLED']).meta({
+        description: 'INACTIVE: the membership was deactivated; DISABLED: the user account is disabled',
+      }),
+      joinedAt: z.string().meta({ format: 'date-time' }),
+    }),
+  ),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  listTeam: {
+    summary: "Members of the signed-in user's company",
+    description:
+      "Every membership of the session's company (never another company's) with its role and status, owners first. " +
+      'Any dashboard role may read it. Paginated with limit (default 20, at most 100) and offset; pagination.total counts ' +
+      'all members.',
+    tags: ['Dashboard: team'],
+    responses: {
+      200: {
+        description: 'The team',
+        schema: TeamResponse,
+      },
+      ...errorResponses(400, 401),
+    },
+  },
+});

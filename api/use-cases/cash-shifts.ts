@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config/index.js';
+import {
+  findCompanyShift,
+  listShifts,
+  readOpenShift,
+  readShiftLines,
+  type ShiftCollectionRow,
+  type ShiftMovementRow,
+} from '../../db/queries/cash-shifts.js';
+import type { Database } from '../../db/orm.js';
+import { isOverdue, type CashShiftSummary, type MovementDirection } from '../../domain/cash-shift.js';
+import { Refusal } from '../http/errors.js';
+import type { CashShiftClient } from '../temporal/cash-shift-client.js';
+
+/** Cash shifts for the dashboard: reads from the database, steps through the shift's workflow. */
+export interface CashShiftDeps {
+  db: Database;
+  config: Pick<Config, 'CASH_SHIFT_MAX_HOURS'>;
+  workflow: CashShiftClient;
+}
+
+const iso = (value: string) => new Date(value).toISOString();
+
+export function shiftView(shift: CashShiftSummary, maxHours: number, now = new Date()) {
+  const overdue =
+    shift.status === 'OPEN' &&
+    (shift.overdueSince !== null || isOverdue(new Date(shift.openedAt), now, maxHours));
+  return {
+    id: shift.id,
+    status: shift.status,
+    currency: shift.currency,
+    opening_balance: shift.openingBalance,
+    opened_by: shift.openedBy,
+    opened_at: shift.openedAt,
+    overdue,
+    overdue_since: shift.overdueSince,
+    note: shift.note,
+    collections: shift.collections,
+    movements_in: shift.movementsIn,
+    movements_out: shift.movementsOut,
+    expected_amount: shift.expectedAmount,
+    declared_amount: shift.declaredAmount,
+    difference: shift.difference,
+    closed_by: shift.closedBy,
+    closed_at: shift.closedAt,
+  };
+}
+
+export async function shiftOverview(
+  deps: Pick<CashShiftDeps, 'db' | 'config'>,
+  companyId: string,
+  page: { limit: number; offset: number; status?: 'OPEN' | 'CLOSED' },
+) {
+  const [current, history] = await Promise.all([
+    readOpenShift(deps.db, companyId),
+    listShifts(deps.db, companyId, page),
+  ]);
+  const view = (shift: CashShiftSummary) => shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
+  return { current: current ? view(current) : null, shifts: history.shifts.map(view), total: history.total };
+}
+
+const shiftNotFound = () => new Refusal(404, 'CASH_SHIFT_NOT_FOUND', 'No such cash shift');
+
+const movementView = (row: ShiftMovementRow) => ({ ...row, recorded_at: iso(row.recorded_at) });
+const collectionView = ({ decided_by, ...row }: ShiftCollectionRow) => ({
+  ...row,
+  collected_at: iso(row.collected_at),
+  verified_by: decided_by,
+});
+
+export async function shiftDetail(
+  deps: Pick<CashShiftDeps, 'db' | 'config'>,
+  companyId: string,
+  shiftId: string,
+) {
+  const shift = await findCompanyShift(deps.db, companyId, shiftId);
+  if (!shift) throw shiftNotFound();
+  const { movements, collections } = await readShiftLines(deps.db, shiftId);
+  return {
+    shift: shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS),
+    movements: movements.map(movementView),
+    collections: collections.map(collectionView),
+  };
+}
+
+export type ShiftCommand =
+  | { action: 'OPEN'; opening_balance: number; note?: string }
+  | { action: 'ADJUST'; direction: MovementDirection; amount: number; reason: string }
+  | { action: 'CLOSE'; declared_amount: number; note?: string };
+
+/** One step of the company's shift workflow; the answer is the shift after it. */
+export async function commandShift(
+  deps: CashShiftDeps,
+  staff: { companyId: string; staffUserId: string },
+  command: ShiftCommand,
+) {
+  let shift: CashShiftSummary;
+  if (command.action === 'OPEN') {
+    shift = await deps.workflow.open({
+      shiftId: randomUUID(),
+      companyId: staff.companyId,
+      openedBy: staff.staffUserId,
+      openingBalance: command.opening_balance,
+      note: command.note ?? null,
+      maxOpenMilliseconds: Math.round(deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000),
+    });
+  } else if (command.action === 'ADJUST') {
+    const request = {
+      movementId: randomUUID(),
+      staffUserId: staff.staffUserId,
+      direction: command.direction,
+      amount: command.amount,
+      reason: command.reason,
+    };
+    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.adjust(staff.companyId, request));
+  } else {
+    const request = {
+      staffUserId: staff.staffUserId,
+      declaredAmount: command.declared_amount,
+      note: command.note ?? null,
+    };
+    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.close(staff.companyId, request));
+  }
+  return shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
+}
+
+/**
+ * A step refused for want of a running shift process while the database holds an open shift (a
+ * shift written by the demo seed or an import, or a development server whose history was reset):
+ * the process is started again for that shift (its OPEN step finds the row and writes nothing)
+ * and the step is sent once more. The overdue timer keeps the shift's own opening time.
+ */
+async function resumingOnce(
+  deps: CashShiftDeps,
+  companyId: string,
+  step: () => Promise<CashShiftSummary>,
+): Promise<CashShiftSummary> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof Refusal) || error.code !== 'CASH_SHIFT_NOT_OPEN') throw error;
+    const open = await readOpenShift(deps.db, companyId);
+    if (!open) throw error;
+    const limit = Date.parse(open.openedAt) + deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000;
+    await deps.workflow
+      .open({
+        shiftId: open.id,
+        companyId,
+        openedBy: open.openedBy,
+        openingBalance: open.openingBalance,
+        note: open.note,
+        maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),
+      })
+      .catch((refusal: unknown) => {
+        // Another request resumed it first.
+        if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_ALREADY_OPEN') throw refusal;
+      });
+    return step();
+  }
+}
+
+const csvCell = (value: string | number | null) => {
+  const text = value === null ? '' : String(value);
+  // Quote every cell; a leading =, +, - or @ is neutralised so a spreadsheet never runs it as a formula.
+  const safe = /^[=+\-@]/.test(text) && Number.isNaN(Number(text)) ? `'${text}` : text;
+  return `"${safe.replace(/"/g, '""')}"`;
+};
+
+/** The CSV of a closed shift: totals, then movements and collections (UTF-8 with a BOM). */
+export async function shiftCsv(
+  deps: Pick<CashShiftDeps, 'db' | 'config'>,
+  companyId: string,
+  shiftId: string,
+) {
+  const { shift, movements, collections } = await shiftDetail(deps, companyId, shiftId);
+  if (shift.status !== 'CLOSED') {
+    throw new Refusal(409, 'CASH_SHIFT_NOT_CLOSED', 'Only a closed shift has a CSV');
+  }
+  const rows: (string | number | null)[][] = [
+    ['record', 'id', 'time', 'direction', 'amount', 'reference', 'by'],
+    ['opening_balance', shift.id, shift.opened_at, 'IN', shift.opening_balance, '', shift.opened_by],
+    ...collections.map((c) => [
+      'collection',
+      c.id,
+      c.collected_at,
+      'IN',
+      c.amount,
+      c.booking_code,
+      c.verified_by,
+    ]),
+    ...movements.map((m) => [
+      m.kind.toLowerCase(),
+      m.id,
+      m.recorded_at,
+      m.direction,
+      m.amount,
+      m.reason,
+      m.recorded_by,
+    ]),
+    ['expected', shift.id, shift.closed_at, '', shift.expected_amount, '', ''],
+    ['declared', shift.id, shift.closed_at, '', shift.declared_amount, '', shift.closed_by],
+    ['difference', shift.id, shift.closed_at, '', shift.difference, '', ''],
+  ];
+  return `\uFEFF${rows.map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+}

@@ -1,0 +1,189 @@
+/**
+ * npm run bench:ledger — GET /dashboard/api/payments for one company holding 1,000,000 payment
+ * operations over two years: a month's page (20 lines) with the statistics of the month's filtered
+ * set, at concurrency 8, against the real API in its own process (production configuration). In
+ * the same run, the bare baseline sends exactly the endpoint's two statements
+ * (db/queries/payment-ledger.ts ledgerStatements: the page and the grouped totals) through pg at
+ * the same concurrency. Requests cycle over 12 months and four filters (none, status, source,
+ * status + source). Target: p99 < 150 ms.
+ *
+ * BENCH_SCALE (default 1) multiplies the 1,000,000 operations: BENCH_SCALE=0.02 is a quick run of
+ * 20,000. BENCH_SECONDS (default 20) per phase, BENCH_CONCURRENCY (default 8). The data is built in
+ * SQL with generate_series, once per scale: the benchmark database persists between runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { createStaffSession } from '../api/auth/staff-session.js';
+import type { Database } from '../db/orm.js';
+import { ledgerStatements } from '../db/queries/payment-ledger.js';
+import { ledgerFilters } from '../api/use-cases/company-payments.js';
+import { damascusDate } from '../domain/time.js';
+import { printTable, runLoops, runWrk } from './lib/load.js';
+import { createBenchCompany, createBenchTrips } from './lib/company.js';
+import { startBenchStack } from './lib/stack.js';
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const OPERATIONS = Math.max(1000, Math.round(1_000_000 * SCALE));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const TARGET_P99_MS = 150;
+const DAYS = 730;
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+/** The company of this scale, built once: bookings and one payment operation each, over two years. */
+async function ledgerCompany(db: Database): Promise<string> {
+  const name = `Ledger${OPERATIONS}`;
+  const [existing] = await db.query<{ id: string }>(
+    `select c.id from companies c where c.name_en = $1
+        and exists (select 1 from payment_ledger_daily d where d.company_id = c.id)`,
+    [name],
+  );
+  if (existing) return existing.id;
+  const company = await createBenchCompany(db, name, 'AUTO_CONFIRM');
+  const [trip] = await createBenchTrips(db, company, { rows: 10, count: 1 });
+  const started = performance.now();
+  log(`generating ${OPERATIONS.toLocaleString('en')} payment operations over ${DAYS} days...`);
+  await db.transaction(async (client) => {
+    // A bulk load: the row triggers (the daily rollup, foreign keys) are off for this transaction
+    // and the rollup is written once from the loaded rows below, as the migration's backfill does.
+    await client.query(`set local session_replication_role = replica`);
+    // Statuses and sources in realistic shares; created_at spread evenly over two years.
+    await client.query(
+      `with made as (
+         select g, gen_random_uuid() as booking_id, now() - (g::float8 / $3) * interval '${DAYS} days' as at,
+                (array['COMPLETED','COMPLETED','COMPLETED','COMPLETED','COMPLETED','COMPLETED','COMPLETED',
+                       'PENDING','REFUNDED','CANCELLED','REFUND_DUE','FAILED'])[1 + (g * 7) % 12] as status,
+                (array['transaction','transaction','driver','office','booking'])[1 + (g * 3) % 5] as source,
+                (array['Rami Haddad','Lina Saleh','Omar Khoury','Hala Nasser','Yousef Darwish','Maya Azar'])[1 + g % 6]
+                  as passenger,
+                5000 + (g % 20) * 500 as amount
+           from generate_series(1, $3::int) g),
+       booked as (
+         insert into bookings (id, booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count, subtotal,
+                               seat_numbers, status, payment_status, total_price, created_at, updated_at)
+         select booking_id, 'LB' || $4 || lpad(g::text, 8, '0'), $1, $2, passenger,
+                '+9639' || lpad((g % 100000000)::text, 8, '0'), 1, amount, array['1'], 'CONFIRMED',
+                case status when 'COMPLETED' then 'PAID' when 'REFUND_DUE' then 'PAID' when 'REFUNDED' then 'REFUNDED'
+                            else 'UNPAID' end,
+                amount, at, at
+           from made
+         returning id)
+       insert into payment_operations (company_id, booking_id, method, provider, source, amount, status, collected_at,
+                                       refunded_at, created_at, updated_at)
+       select $1, b.id, 'CASH', 'cash', m.source, m.amount, m.status,
+              case when m.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED') then m.at + interval '1 hour' end,
+              case when m.status = 'REFUNDED' then m.at + interval '2 days' end, m.at, m.at
+         from booked b join made m on m.booking_id = b.id
+        order by m.at`,
+      [company.companyId, trip!.id, OPERATIONS, randomUUID().slice(0, 4)],
+    );
+    await client.query(
+      `insert into payment_ledger_daily (company_id, day, status, source, provider, count, amount)
+       select company_id, (created_at at time zone 'Asia/Damascus')::date, status, source, provider, count(*), sum(amount)
+         from payment_operations where company_id = $1 group by 1, 2, 3, 4, 5`,
+      [company.companyId],
+    );
+  });
+  await db.query('vacuum analyze payment_operations');
+  await db.query('vacuum analyze bookings');
+  log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return company.companyId;
+}
+
+/** A signed-in OWNER of the company: the Cookie header the load generator sends. */
+async function ownerCookie(db: Database, companyId: string): Promise<string> {
+  const [user] = await db.query<{ id: string }>(
+    `insert into staff_users (email, name, password_hash) values ($1, 'Bench owner', 'x') returning id`,
+    [`owner-${randomUUID().slice(0, 8)}@ledger.bench`],
+  );
+  const [membership] = await db.query<{ id: string }>(
+    `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
+    [companyId, user!.id],
+  );
+  const session = await createStaffSession(
+    { db, config: { STAFF_SESSION_TTL_HOURS: 12, COOKIE_SECURE: true } },
+    { staffUserId: user!.id, membershipId: membership!.id },
+  );
+  return `bb_staff=${session.token}`;
+}
+
+/** 12 past months × 4 filters, as query strings. */
+function monthQueries(): string[] {
+  const now = new Date();
+  const filters = ['', '&status=COMPLETED', '&source=driver', '&status=PENDING&source=transaction'];
+  const queries: string[] = [];
+  for (let back = 2; back < 14; back += 1) {
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1, 12));
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 0, 12));
+    for (const filter of filters) {
+      queries.push(`from=${damascusDate(first)}&to=${damascusDate(last)}${filter}&limit=20&offset=0`);
+    }
+  }
+  return queries;
+}
+
+/** The statements the API sends for one query string. */
+function statementsOf(companyId: string, query: string) {
+  const params = Object.fromEntries(new URLSearchParams(query));
+  return ledgerStatements(companyId, ledgerFilters({ ...params, limit: 20, offset: 0 }), {
+    limit: 20,
+    offset: 0,
+  });
+}
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack({ database: 'busbooking_bench_ledger' });
+  try {
+    const companyId = await ledgerCompany(stack.db);
+    const cookie = await ownerCookie(stack.db, companyId);
+    const queries = monthQueries();
+    const probe = await fetch(`${stack.apiUrl}/dashboard/api/payments?${queries[0]}`, {
+      headers: { Cookie: cookie },
+    });
+    const body = (await probe.json()) as { pagination?: { total: number } };
+    if (probe.status !== 200) throw new Error(`the API answered ${probe.status}: ${JSON.stringify(body)}`);
+    log(
+      `a month holds ${body.pagination!.total.toLocaleString('en')} lines; concurrency ${CONCURRENCY}, ${SECONDS} s each`,
+    );
+
+    const api = await runWrk('GET /dashboard/api/payments (month page + statistics)', {
+      url: stack.apiUrl,
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      requests: queries.map((query) => ({
+        method: 'GET' as const,
+        path: `/dashboard/api/payments?${query}`,
+        headers: { Cookie: cookie },
+      })),
+    });
+    const prepared = queries.map((query) => statementsOf(companyId, query));
+    const bare = await runLoops(
+      'the same two statements through pg (bare SQL)',
+      { concurrency: CONCURRENCY, seconds: SECONDS },
+      (i) => {
+        const { page, totals } = prepared[i % prepared.length]!;
+        return Promise.all([
+          stack.db.query(page.text, page.values),
+          stack.db.query(totals.text, totals.values),
+        ]);
+      },
+    );
+    printTable([api, bare]);
+    const example = prepared[1]!;
+    console.log('\nBare SQL (the page, then the statistics), for the second query of the cycle:');
+    console.log(`${example.page.text}\n  -- ${JSON.stringify(example.page.values)}`);
+    console.log(`${example.totals.text}\n  -- ${JSON.stringify(example.totals.values)}`);
+    console.log(
+      `\nOperations: ${OPERATIONS.toLocaleString('en')} (BENCH_SCALE ${SCALE}). API p99 ${api.p99.toFixed(1)} ms ` +
+        `(target < ${TARGET_P99_MS} ms: ${api.p99 < TARGET_P99_MS ? 'met' : 'NOT met'}); bare p99 ${bare.p99.toFixed(1)} ms; ` +
+        `API / bare p99 ${(api.p99 / bare.p99).toFixed(2)}, throughput ${(api.perSecond / bare.perSecond).toFixed(2)}; ` +
+        `errors ${api.errors + bare.errors}.`,
+    );
+  } finally {
+    await stack.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

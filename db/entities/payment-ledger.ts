@@ -1,0 +1,20 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/**
+ * The ledger's statistics per company, Damascus day, status, source and provider, kept by a
+ * trigger on payment_operations (see the finance migration). Read by the ledger; never written by
+ * the application.
+ */
+export const PaymentLedgerDay = defineEntity({
+  name: 'PaymentLedgerDay',
+  tableName: 'payment_ledger_daily',
+  properties: {
+    companyId: p.uuid().primary(),
+    day: p.date().primary(),
+    status: p.text().primary(),
+    source: p.text().primary(),
+    provider: p.text().primary(),
+    count: p.integer().default(0),
+    amount: p.bigint('number').default(0),
+  },
+});

@@ -1,0 +1,170 @@
+import { expectedAmount, type CashShiftSummary } from '../../domain/cash-shift.js';
+import type { Database } from '../orm.js';
+import { rowsOf, type SqlRunner } from '../sql-runner.js';
+
+/**
+ * Cash shifts as the dashboard reads them: the shift with its running totals (opening balance,
+ * linked collections, movements in and out, expected amount), its movements and its collections.
+ */
+export type { CashShiftSummary };
+
+interface ShiftRow {
+  id: string;
+  company_id: string;
+  status: 'OPEN' | 'CLOSED';
+  currency: string;
+  opening_balance: number;
+  opened_by: string;
+  opened_at: string;
+  overdue_since: string | null;
+  note: string | null;
+  declared_amount: number | null;
+  expected_amount: number | null;
+  difference: number | null;
+  closed_by: string | null;
+  closed_at: string | null;
+  collections_count: number;
+  collections_amount: number;
+  movements_in: number;
+  movements_out: number;
+}
+
+const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+const SHIFT_SELECT = `select s.id, s.company_id, s.status, s.currency, s.opening_balance::float8 as opening_balance,
+    s.opened_by, s.opened_at, s.overdue_since, s.note, s.declared_amount::float8 as declared_amount,
+    s.expected_amount::float8 as expected_amount, s.difference::float8 as difference, s.closed_by, s.closed_at,
+    c.count as collections_count, c.amount as collections_amount, m.movements_in, m.movements_out
+  from cash_shifts s
+  cross join lateral (
+    select count(*)::int as count, coalesce(sum(p.amount), 0)::float8 as amount from payment_operations p
+     where p.cash_shift_id = s.id and p.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')) c
+  cross join lateral (
+    select coalesce(sum(amount) filter (where direction = 'IN'), 0)::float8 as movements_in,
+           coalesce(sum(amount) filter (where direction = 'OUT'), 0)::float8 as movements_out
+      from cash_shift_movements where shift_id = s.id) m`;
+
+function toSummary(row: ShiftRow): CashShiftSummary {
+  const totals = {
+    openingBalance: row.opening_balance,
+    collections: row.collections_amount,
+    movementsIn: row.movements_in,
+    movementsOut: row.movements_out,
+  };
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    status: row.status,
+    currency: row.currency,
+    openingBalance: row.opening_balance,
+    openedBy: row.opened_by,
+    openedAt: iso(row.opened_at)!,
+    overdueSince: iso(row.overdue_since),
+    note: row.note,
+    collections: { count: row.collections_count, amount: row.collections_amount },
+    movementsIn: row.movements_in,
+    movementsOut: row.movements_out,
+    // A closed shift shows what was recorded at closing; an open one its running figure.
+    expectedAmount: row.status === 'CLOSED' ? row.expected_amount! : expectedAmount(totals),
+    declaredAmount: row.declared_amount,
+    difference: row.difference,
+    closedBy: row.closed_by,
+    closedAt: iso(row.closed_at),
+  };
+}
+
+/** One shift with its totals (inside a transaction: after its row was locked). */
+export async function readShiftSummary(
+  runner: SqlRunner,
+  shiftId: string,
+): Promise<CashShiftSummary | undefined> {
+  const [row] = await rowsOf<ShiftRow>(runner, `${SHIFT_SELECT} where s.id = $1`, [shiftId]);
+  return row ? toSummary(row) : undefined;
+}
+
+/** The company's open shift, if any. */
+export async function readOpenShift(db: Database, companyId: string): Promise<CashShiftSummary | undefined> {
+  const [row] = await db.query<ShiftRow>(`${SHIFT_SELECT} where s.company_id = $1 and s.status = 'OPEN'`, [
+    companyId,
+  ]);
+  return row ? toSummary(row) : undefined;
+}
+
+/** The company's shifts, newest first, with the total count. */
+export async function listShifts(
+  db: Database,
+  companyId: string,
+  page: { limit: number; offset: number; status?: 'OPEN' | 'CLOSED' },
+): Promise<{ shifts: CashShiftSummary[]; total: number }> {
+  const status = page.status ?? null;
+  const [rows, counted] = await Promise.all([
+    db.query<ShiftRow>(
+      `${SHIFT_SELECT} where s.company_id = $1 and ($4::text is null or s.status = $4)
+        order by s.opened_at desc, s.id desc limit $2 offset $3`,
+      [companyId, page.limit, page.offset, status],
+    ),
+    db.query<{ total: number }>(
+      `select count(*)::int as total from cash_shifts where company_id = $1 and ($2::text is null or status = $2)`,
+      [companyId, status],
+    ),
+  ]);
+  return { shifts: rows.map(toSummary), total: counted[0]?.total ?? 0 };
+}
+
+/** A shift of the company (another company's is undefined). */
+export async function findCompanyShift(
+  db: Database,
+  companyId: string,
+  shiftId: string,
+): Promise<CashShiftSummary | undefined> {
+  const [row] = await db.query<ShiftRow>(`${SHIFT_SELECT} where s.id = $1 and s.company_id = $2`, [
+    shiftId,
+    companyId,
+  ]);
+  return row ? toSummary(row) : undefined;
+}
+
+export interface ShiftMovementRow {
+  id: string;
+  kind: 'ADJUSTMENT' | 'REFUND';
+  direction: 'IN' | 'OUT';
+  amount: number;
+  reason: string;
+  payment_id: string | null;
+  recorded_by: string;
+  recorded_at: string;
+}
+
+export interface ShiftCollectionRow {
+  id: string;
+  booking_id: string;
+  booking_code: string;
+  source: string;
+  status: string;
+  amount: number;
+  collected_at: string;
+  decided_by: string | null;
+}
+
+/** The shift's movements and its linked collections, oldest first. */
+export async function readShiftLines(
+  db: Database,
+  shiftId: string,
+): Promise<{ movements: ShiftMovementRow[]; collections: ShiftCollectionRow[] }> {
+  const [movements, collections] = await Promise.all([
+    db.query<ShiftMovementRow>(
+      `select id, kind, direction, amount::float8 as amount, reason, payment_id, recorded_by, recorded_at
+         from cash_shift_movements where shift_id = $1 order by recorded_at, id`,
+      [shiftId],
+    ),
+    db.query<ShiftCollectionRow>(
+      `select p.id, p.booking_id, b.booking_code, p.source, p.status, p.amount::float8 as amount, p.collected_at,
+              p.decided_by
+         from payment_operations p join bookings b on b.id = p.booking_id
+        where p.cash_shift_id = $1 and p.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')
+        order by p.collected_at, p.id`,
+      [shiftId],
+    ),
+  ]);
+  return { movements, collections };
+}

@@ -1,0 +1,166 @@
+import type { PoolClient } from 'pg';
+import {
+  closingDifference,
+  expectedAmount,
+  refuseOverdraw,
+  shiftAlreadyOpen,
+  shiftNotOpen,
+  type MovementDirection,
+} from '../../domain/cash-shift.js';
+import type { Database } from '../orm.js';
+import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
+import { recordAudit } from './audit.js';
+
+/**
+ * The cash-shift workflow's transitions, one transaction each, idempotent under an activity retry
+ * (the ids come from the caller: the shift id from OPEN, the movement id from ADJUST). Every
+ * transition locks the shift row first; a verify or refund that links money to the shift takes
+ * the same row FOR SHARE, so a CLOSE computes its expected amount over a settled set.
+ */
+type Queryable = Pick<PoolClient, 'query'>;
+
+export interface OpenShiftInput {
+  shiftId: string;
+  companyId: string;
+  staffUserId: string;
+  openingBalance: number;
+  note?: string | null;
+}
+
+/** OPEN: the shift row; a second open shift of the company is CASH_SHIFT_ALREADY_OPEN. */
+export async function openShift(db: Database, input: OpenShiftInput): Promise<CashShiftSummary> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `insert into cash_shifts (id, company_id, opening_balance, opened_by, note) values ($1, $2, $3, $4, $5)
+       on conflict do nothing returning id`,
+      [input.shiftId, input.companyId, input.openingBalance, input.staffUserId, input.note ?? null],
+    );
+    if (rows[0]) {
+      await recordAudit(client, {
+        actorKind: 'STAFF',
+        actorId: input.staffUserId,
+        action: 'cash_shifts.open',
+        targetKind: 'cash_shift',
+        targetId: input.shiftId,
+        details: { companyId: input.companyId, openingBalance: input.openingBalance },
+      });
+    }
+    const shift = await readShiftSummary(client, input.shiftId);
+    // No row of this id: the insert met the company's other open shift.
+    if (!shift) throw shiftAlreadyOpen();
+    return shift;
+  });
+}
+
+/** The open shift locked for a change (FOR UPDATE) or for linking money to it (FOR SHARE). */
+export async function lockOpenShift(
+  client: Queryable,
+  where: { shiftId: string } | { companyId: string },
+  mode: 'update' | 'share',
+): Promise<{ id: string }> {
+  const byId = 'shiftId' in where;
+  const { rows } = await client.query<{ id: string }>(
+    `select id from cash_shifts where ${byId ? 'id' : 'company_id'} = $1 and status = 'OPEN'
+       for ${mode === 'update' ? 'update' : 'share'}`,
+    [byId ? where.shiftId : where.companyId],
+  );
+  if (!rows[0]) throw shiftNotOpen();
+  return rows[0];
+}
+
+export interface AdjustShiftInput {
+  shiftId: string;
+  movementId: string;
+  staffUserId: string;
+  direction: MovementDirection;
+  amount: number;
+  reason: string;
+}
+
+/** ADJUST: one documented movement; taking out more than the till should hold is refused. */
+export async function adjustShift(db: Database, input: AdjustShiftInput): Promise<CashShiftSummary> {
+  return db.transaction(async (client) => {
+    const { rows: done } = await client.query(`select 1 from cash_shift_movements where id = $1`, [
+      input.movementId,
+    ]);
+    if (done[0]) return (await readShiftSummary(client, input.shiftId))!;
+    await lockOpenShift(client, { shiftId: input.shiftId }, 'update');
+    const before = (await readShiftSummary(client, input.shiftId))!;
+    if (input.direction === 'OUT') refuseOverdraw(before.expectedAmount, input.amount);
+    await client.query(
+      `insert into cash_shift_movements (id, shift_id, company_id, direction, amount, reason, recorded_by)
+       values ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        input.movementId,
+        input.shiftId,
+        before.companyId,
+        input.direction,
+        input.amount,
+        input.reason,
+        input.staffUserId,
+      ],
+    );
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: input.staffUserId,
+      action: 'cash_shifts.adjust',
+      targetKind: 'cash_shift',
+      targetId: input.shiftId,
+      details: { movementId: input.movementId, direction: input.direction, amount: input.amount },
+    });
+    return (await readShiftSummary(client, input.shiftId))!;
+  });
+}
+
+export interface CloseShiftInput {
+  shiftId: string;
+  staffUserId: string;
+  declaredAmount: number;
+  note?: string | null;
+}
+
+/** CLOSE: records declared, expected (computed under the lock) and their difference together. */
+export async function closeShift(db: Database, input: CloseShiftInput): Promise<CashShiftSummary> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ status: string; closed_by: string | null }>(
+      `select status, closed_by from cash_shifts where id = $1 for update`,
+      [input.shiftId],
+    );
+    // A retried activity finds its own close done.
+    if (rows[0]?.status === 'CLOSED' && rows[0].closed_by === input.staffUserId) {
+      return (await readShiftSummary(client, input.shiftId))!;
+    }
+    if (rows[0]?.status !== 'OPEN') throw shiftNotOpen();
+    const open = (await readShiftSummary(client, input.shiftId))!;
+    const expected = expectedAmount({
+      openingBalance: open.openingBalance,
+      collections: open.collections.amount,
+      movementsIn: open.movementsIn,
+      movementsOut: open.movementsOut,
+    });
+    const difference = closingDifference(input.declaredAmount, expected);
+    await client.query(
+      `update cash_shifts set status = 'CLOSED', declared_amount = $2, expected_amount = $3, difference = $4,
+              closed_by = $5, closed_at = now(), note = coalesce($6, note)
+        where id = $1`,
+      [input.shiftId, input.declaredAmount, expected, difference, input.staffUserId, input.note ?? null],
+    );
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: input.staffUserId,
+      action: 'cash_shifts.close',
+      targetKind: 'cash_shift',
+      targetId: input.shiftId,
+      details: { declared: input.declaredAmount, expected, difference },
+    });
+    return (await readShiftSummary(client, input.shiftId))!;
+  });
+}
+
+/** The shift stayed open past the limit: flagged once, never closed. */
+export async function markShiftOverdue(db: Database, input: { shiftId: string }): Promise<void> {
+  await db.query(
+    `update cash_shifts set overdue_since = coalesce(overdue_since, now()) where id = $1 and status = 'OPEN'`,
+    [input.shiftId],
+  );
+}

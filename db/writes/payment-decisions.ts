@@ -1,0 +1,212 @@
+import type { PoolClient } from 'pg';
+import { refuseOverdraw } from '../../domain/cash-shift.js';
+import {
+  PaymentDecisionRefusal,
+  refuseNoteChange,
+  transitionFor,
+  type PaymentAction,
+  type PaymentStatus,
+} from '../../domain/payment-ledger.js';
+import type { Database } from '../orm.js';
+import { readShiftSummary } from '../queries/cash-shifts.js';
+import { recordAudit } from './audit.js';
+import { lockOpenShift } from './cash-shifts.js';
+import { recordCashCollection } from './payments.js';
+
+/**
+ * The company's money decisions on the ledger (SPEC "Payments (company)"). Each is one
+ * transaction that locks the booking, then the operation (the order of db/writes/payments.ts),
+ * checks the move against domain/payment-ledger.ts's transition table, records the deciding
+ * staff user, syncs the booking payment fact and writes the audit row. Money that enters or
+ * leaves the till is tied to the company's open cash shift, locked FOR SHARE after the booking
+ * and the operation so a concurrent CLOSE (FOR UPDATE) sees all or none of it.
+ */
+type Queryable = Pick<PoolClient, 'query'>;
+
+export interface Decider {
+  companyId: string;
+  staffUserId: string;
+  requestId?: string;
+}
+
+interface LockedOperation {
+  id: string;
+  booking_id: string;
+  booking_code: string;
+  status: PaymentStatus;
+  amount: number;
+}
+
+const notFound = () => new PaymentDecisionRefusal(404, 'PAYMENT_NOT_FOUND', 'No such payment');
+
+/** Locks the booking, then the operation; another company's operation is not found. */
+async function lockOperation(
+  client: Queryable,
+  decider: Decider,
+  paymentId: string,
+): Promise<LockedOperation> {
+  // booking_id never changes, so reading it before the locks keeps the booking-first order.
+  const { rows: found } = await client.query<{ booking_id: string }>(
+    `select booking_id from payment_operations where id = $1 and company_id = $2`,
+    [paymentId, decider.companyId],
+  );
+  if (!found[0]) throw notFound();
+  await client.query(`select id from bookings where id = $1 for update`, [found[0].booking_id]);
+  const { rows } = await client.query<LockedOperation>(
+    `select p.id, p.booking_id, b.booking_code, p.status, p.amount::float8 as amount
+       from payment_operations p join bookings b on b.id = p.booking_id
+      where p.id = $1 for update of p`,
+    [paymentId],
+  );
+  return rows[0]!;
+}
+
+async function audit(
+  client: Queryable,
+  decider: Decider,
+  action: string,
+  paymentId: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(client, {
+    actorKind: 'STAFF',
+    actorId: decider.staffUserId,
+    action,
+    targetKind: 'payment',
+    targetId: paymentId,
+    details: { companyId: decider.companyId, ...details },
+    requestId: decider.requestId ?? null,
+  });
+}
+
+/** Locks and checks the operation for `action`; returns it with the step the table allows. */
+async function decide(client: Queryable, decider: Decider, paymentId: string, action: PaymentAction) {
+  const operation = await lockOperation(client, decider, paymentId);
+  return { operation, transition: transitionFor(operation.status, action) };
+}
+
+/**
+ * verify: the pending cash was received. Needs the company's open cash shift, and links the
+ * operation to it; the booking becomes PAID (recordCashCollection refuses a booking that is
+ * already paid or no longer payable).
+ */
+export async function verifyPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    await decide(client, decider, paymentId, 'verify');
+    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+    await recordCashCollection(client, { paymentId, staffUserId: decider.staffUserId });
+    await client.query(`update payment_operations set cash_shift_id = $2 where id = $1`, [
+      paymentId,
+      shift.id,
+    ]);
+    await audit(client, decider, 'payments.verify', paymentId, { cashShiftId: shift.id });
+  });
+}
+
+/**
+ * refund: the full amount, paid back from the open shift's till (an OUT movement of kind REFUND
+ * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice.
+ */
+export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    const { operation, transition } = await decide(client, decider, paymentId, 'refund');
+    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+    refuseOverdraw((await readShiftSummary(client, shift.id))!.expectedAmount, operation.amount);
+    await client.query(
+      `update payment_operations set status = $2, refunded_at = now(), refunded_by = $3, updated_at = now()
+        where id = $1`,
+      [paymentId, transition.to, decider.staffUserId],
+    );
+    await client.query(`update bookings set payment_status = $2, updated_at = now() where id = $1`, [
+      operation.booking_id,
+      transition.bookingFact,
+    ]);
+    await client.query(
+      `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
+       values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
+      [
+        shift.id,
+        decider.companyId,
+        operation.amount,
+        `Refund of booking ${operation.booking_code}`,
+        paymentId,
+        decider.staffUserId,
+      ],
+    );
+    await audit(client, decider, 'payments.refund', paymentId, {
+      amount: operation.amount,
+      from: operation.status,
+      cashShiftId: shift.id,
+    });
+  });
+}
+
+/** cancel: an incomplete (PENDING) operation will not be collected; the booking stays UNPAID. */
+export async function cancelPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    const { transition } = await decide(client, decider, paymentId, 'cancel');
+    await client.query(
+      `update payment_operations set status = $2, cancelled_at = now(), cancelled_by = $3, updated_at = now()
+        where id = $1`,
+      [paymentId, transition.to, decider.staffUserId],
+    );
+    await audit(client, decider, 'payments.cancel', paymentId, {});
+  });
+}
+
+/** PATCH: the note only, and only before a final state. */
+export async function changePaymentNote(
+  db: Database,
+  decider: Decider,
+  paymentId: string,
+  note: string | null,
+): Promise<void> {
+  await db.transaction(async (client) => {
+    const { rows } = await client.query<{ status: PaymentStatus }>(
+      `select status from payment_operations where id = $1 and company_id = $2 for update`,
+      [paymentId, decider.companyId],
+    );
+    if (!rows[0]) throw notFound();
+    refuseNoteChange(rows[0].status);
+    await client.query(`update payment_operations set note = $2, updated_at = now() where id = $1`, [
+      paymentId,
+      note,
+    ]);
+    await audit(client, decider, 'payments.note', paymentId, { noteLength: note?.length ?? 0 });
+  });
+}
+
+/**
+ * POST /payments: the office takes a booking's cash. It completes the booking's announced
+ * (PENDING) payment when it has one, else records a COMPLETED `office` operation; either way the
+ * money goes into the open cash shift and the booking becomes PAID.
+ */
+export async function recordOfficePayment(
+  db: Database,
+  decider: Decider,
+  input: { bookingId: string; note?: string | null },
+): Promise<{ paymentId: string }> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `select id from bookings where id = $1 and company_id = $2`,
+      [input.bookingId, decider.companyId],
+    );
+    if (!rows[0]) throw new PaymentDecisionRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+    const collection = await recordCashCollection(client, {
+      bookingId: input.bookingId,
+      source: 'office',
+      staffUserId: decider.staffUserId,
+    });
+    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+    await client.query(
+      `update payment_operations set cash_shift_id = $2, note = coalesce($3, note) where id = $1`,
+      [collection.paymentId, shift.id, input.note ?? null],
+    );
+    await audit(client, decider, 'payments.record', collection.paymentId, {
+      bookingId: input.bookingId,
+      amount: collection.amount,
+      cashShiftId: shift.id,
+    });
+    return { paymentId: collection.paymentId };
+  });
+}

@@ -1,0 +1,93 @@
+import { Refusal } from './refusal.js';
+
+/**
+ * Cash shift rules (SPEC "Cash shift"): one open shift per company; expected amount = opening
+ * balance + collections linked to the shift ± documented movements; closing records declared,
+ * expected and the difference. A shift open longer than the configured hours is overdue, never
+ * closed automatically: a person must count the cash.
+ */
+export const CASH_SHIFT_ACTIONS = ['OPEN', 'ADJUST', 'CLOSE'] as const;
+export type CashShiftAction = (typeof CASH_SHIFT_ACTIONS)[number];
+export type MovementDirection = 'IN' | 'OUT';
+
+/** The workflow's phases, shown as ProcessStatus in the Temporal UI. */
+export type CashShiftPhase = 'NEW' | 'OPEN' | 'OVERDUE' | 'CLOSED';
+
+/** Every refusal of a cash-shift step, with its HTTP status. */
+export const CASH_SHIFT_REFUSAL_STATUS = {
+  CASH_SHIFT_ALREADY_OPEN: 409,
+  CASH_SHIFT_NOT_OPEN: 409,
+  CASH_SHIFT_INSUFFICIENT_CASH: 409,
+} as const;
+export type CashShiftRefusalCode = keyof typeof CASH_SHIFT_REFUSAL_STATUS;
+
+export class CashShiftRefusal extends Refusal {
+  constructor(code: CashShiftRefusalCode, message: string, details?: Record<string, unknown>) {
+    super(CASH_SHIFT_REFUSAL_STATUS[code], code, message, details);
+  }
+}
+
+export const shiftNotOpen = () =>
+  new CashShiftRefusal('CASH_SHIFT_NOT_OPEN', 'The company has no open cash shift; open one first');
+export const shiftAlreadyOpen = (shiftId?: string) =>
+  new CashShiftRefusal(
+    'CASH_SHIFT_ALREADY_OPEN',
+    'The company already has an open cash shift; close it first',
+    shiftId ? { shiftId } : undefined,
+  );
+
+/** Money taken out of the till (an OUT movement or a cash refund) cannot exceed what it should hold. */
+export function refuseOverdraw(expected: number, amount: number): void {
+  if (amount > expected) {
+    throw new CashShiftRefusal(
+      'CASH_SHIFT_INSUFFICIENT_CASH',
+      'The till of the open shift does not hold that much cash',
+      { expected, amount },
+    );
+  }
+}
+
+export interface ShiftTotals {
+  openingBalance: number;
+  /** Sum of the collections linked to the shift (verified or recorded into it). */
+  collections: number;
+  movementsIn: number;
+  movementsOut: number;
+}
+
+/** Opening balance + linked collections + money put in − money taken out. */
+export function expectedAmount(totals: ShiftTotals): number {
+  return totals.openingBalance + totals.collections + totals.movementsIn - totals.movementsOut;
+}
+
+/** declared − expected: positive is a surplus in the till, negative a shortage. */
+export function closingDifference(declared: number, expected: number): number {
+  return declared - expected;
+}
+
+/** Whether a shift opened at `openedAt` is overdue at `now` after `maxHours`. */
+export function isOverdue(openedAt: Date, now: Date, maxHours: number): boolean {
+  return now.getTime() - openedAt.getTime() >= maxHours * 3_600_000;
+}
+
+/** A shift with its totals, as the API answers and the workflow's Updates return it. */
+export interface CashShiftSummary {
+  id: string;
+  companyId: string;
+  status: 'OPEN' | 'CLOSED';
+  currency: string;
+  openingBalance: number;
+  openedBy: string;
+  openedAt: string;
+  overdueSince: string | null;
+  note: string | null;
+  collections: { count: number; amount: number };
+  movementsIn: number;
+  movementsOut: number;
+  /** Opening + collections + in − out: now for an open shift, at closing for a closed one. */
+  expectedAmount: number;
+  declaredAmount: number | null;
+  difference: number | null;
+  closedBy: string | null;
+  closedAt: string | null;
+}

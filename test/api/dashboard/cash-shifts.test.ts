@@ -1,0 +1,235 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { workflowIds } from '../../../workflows/shared.js';
+import {
+  DASHBOARD_ROLES,
+  financeSnapshot,
+  financeWorld,
+  openShift,
+  paymentAction,
+  pendingPayment,
+  shiftCommand,
+} from '../../support/finance.js';
+import { useTestApp } from '../../support/harness.js';
+
+const SHIFTS = '/dashboard/api/payments/cash-shifts';
+
+describe('cash shifts: the cash-shift/{companyId} workflow', () => {
+  const app = useTestApp();
+
+  it('opens, adjusts and closes with a difference; history keeps movements and collections', async () => {
+    const world = await financeWorld(app);
+    const owner = world.staff.OWNER;
+    const opened = await openShift(app, owner, 20_000);
+    expect(opened).toMatchObject({
+      status: 'OPEN',
+      opening_balance: 20_000,
+      expected_amount: 20_000,
+      overdue: false,
+    });
+
+    const payment = await pendingPayment(app, world);
+    expect((await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, 'verify')).status).toBe(200);
+    const putIn = await shiftCommand(app, world.staff.ADMIN, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 5_000,
+      reason: 'change float from the safe',
+    });
+    expect(putIn.status, putIn.text).toBe(200);
+    expect(putIn.body.data).toMatchObject({ movements_in: 5_000, expected_amount: 35_000 });
+    const takeOut = await shiftCommand(app, owner, {
+      action: 'ADJUST',
+      direction: 'OUT',
+      amount: 3_000,
+      reason: 'fuel for bus 12',
+    });
+    expect(takeOut.body.data).toMatchObject({ movements_out: 3_000, expected_amount: 32_000 });
+    const overdraw = await shiftCommand(app, owner, {
+      action: 'ADJUST',
+      direction: 'OUT',
+      amount: 32_001,
+      reason: 'too much',
+    });
+    expect([overdraw.status, overdraw.body.errorCode]).toEqual([409, 'CASH_SHIFT_INSUFFICIENT_CASH']);
+
+    const current = await app.request(SHIFTS, { headers: { Cookie: owner.cookie } });
+    expect(current.body.data.current).toMatchObject({
+      id: opened.id,
+      expected_amount: 32_000,
+      collections: { count: 1, amount: 10_000 },
+    });
+
+    const closed = await shiftCommand(app, owner, {
+      action: 'CLOSE',
+      declared_amount: 31_500,
+      note: 'short by 500',
+    });
+    expect(closed.status, closed.text).toBe(200);
+    expect(closed.body.data).toMatchObject({
+      status: 'CLOSED',
+      expected_amount: 32_000,
+      declared_amount: 31_500,
+      difference: -500,
+      closed_by: owner.staffUserId,
+    });
+
+    const after = await app.request(SHIFTS, { headers: { Cookie: owner.cookie } });
+    expect(after.body.data.current).toBeNull();
+    expect(after.body.data.shifts[0]).toMatchObject({ id: opened.id, status: 'CLOSED', difference: -500 });
+    const detail = await app.request(`${SHIFTS}/${opened.id}`, {
+      headers: { Cookie: world.staff.ADMIN.cookie },
+    });
+    expect(detail.body.data.movements.map((m: any) => [m.direction, m.amount, m.reason])).toEqual([
+      ['IN', 5_000, 'change float from the safe'],
+      ['OUT', 3_000, 'fuel for bus 12'],
+    ]);
+    expect(detail.body.data.collections).toEqual([
+      expect.objectContaining({ id: payment.paymentId, booking_code: payment.bookingCode, amount: 10_000 }),
+    ]);
+    const csv = await app.request(`${SHIFTS}/${opened.id}/csv`, { headers: { Cookie: owner.cookie } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const raw = new Uint8Array(
+      await (
+        await fetch(`${app.baseUrl}${SHIFTS}/${opened.id}/csv`, { headers: { Cookie: owner.cookie } })
+      ).arrayBuffer(),
+    );
+    expect([...raw.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(csv.text).toContain('"difference"');
+    expect(csv.text).toContain('"-500"');
+
+    // Closed: nothing more goes in; a new shift may open (the workflow id is free again).
+    const adjust = await shiftCommand(app, owner, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 1,
+      reason: 'late',
+    });
+    expect([adjust.status, adjust.body.errorCode]).toEqual([409, 'CASH_SHIFT_NOT_OPEN']);
+    const close = await shiftCommand(app, owner, { action: 'CLOSE', declared_amount: 0 });
+    expect([close.status, close.body.errorCode]).toEqual([409, 'CASH_SHIFT_NOT_OPEN']);
+    const next = await openShift(app, owner, 31_500);
+    expect(next.id).not.toBe(opened.id);
+    const open = await shiftCommand(app, owner, { action: 'OPEN', opening_balance: 0 });
+    expect([open.status, open.body.errorCode]).toEqual([409, 'CASH_SHIFT_ALREADY_OPEN']);
+    const description = await app.temporal.workflow
+      .getHandle(workflowIds.cashShift(world.companyId))
+      .describe();
+    expect(description.status.name).toBe('RUNNING');
+  });
+
+  it('is for the owner and an active manager only; others get 403 and nothing changes', async () => {
+    const world = await financeWorld(app);
+    const before = await financeSnapshot(app, world.companyId);
+    for (const role of ['ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const) {
+      const session = world.staff[role];
+      const read = await app.request(SHIFTS, { headers: { Cookie: session.cookie } });
+      const write = await shiftCommand(app, session, { action: 'OPEN', opening_balance: 0 });
+      expect([read.status, write.status, write.body.errorCode]).toEqual([403, 403, 'ROLE_NOT_ALLOWED']);
+    }
+    for (const role of DASHBOARD_ROLES) {
+      const noCsrf = await app.request(SHIFTS, {
+        method: 'POST',
+        headers: { Cookie: world.staff[role].cookie },
+        json: { action: 'OPEN', opening_balance: 0 },
+      });
+      expect(noCsrf.status).toBe(403);
+    }
+    await app.db.query(`update company_memberships set active = false where staff_user_id = $1`, [
+      world.staff.ADMIN.staffUserId,
+    ]);
+    const deactivated = await shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 0 });
+    expect(deactivated.status).toBe(401);
+    expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+  });
+
+  it('takes over an open shift the database holds without a running process (demo data, a reset server)', async () => {
+    const world = await financeWorld(app);
+    const [row] = await app.db.query<{ id: string }>(
+      `insert into cash_shifts (company_id, opening_balance, opened_by, opened_at) values ($1, 9000, $2, now() - interval '1 hour')
+       returning id`,
+      [world.companyId, world.staff.OWNER.staffUserId],
+    );
+    const open = await shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 0 });
+    expect([open.status, open.body.errorCode]).toEqual([409, 'CASH_SHIFT_ALREADY_OPEN']);
+    const adjusted = await shiftCommand(app, world.staff.ADMIN, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 1000,
+      reason: 'float',
+    });
+    expect(adjusted.status, adjusted.text).toBe(200);
+    expect(adjusted.body.data).toMatchObject({ id: row!.id, expected_amount: 10_000 });
+    const closed = await shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 10_200 });
+    expect(closed.body.data).toMatchObject({ id: row!.id, status: 'CLOSED', difference: 200 });
+  });
+
+  it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 1_000);
+    const before = await financeSnapshot(app, world.companyId);
+    const bad = [
+      { action: 'OPEN' },
+      { action: 'OPEN', opening_balance: -1 },
+      { action: 'OPEN', opening_balance: 1.5 },
+      { action: 'ADJUST', direction: 'SIDEWAYS', amount: 5, reason: 'why not' },
+      { action: 'ADJUST', direction: 'IN', amount: 0, reason: 'nothing' },
+      { action: 'ADJUST', direction: 'IN', amount: 5 },
+      { action: 'CLOSE', declared_amount: 5, expected_amount: 5 },
+      { action: 'CLOSE' },
+      { action: 'CLOSE', declared_amount: 5, company_id: world.companyId },
+      { action: 'REOPEN' },
+    ];
+    for (const json of bad) {
+      const response = await shiftCommand(app, world.staff.OWNER, json);
+      expect([response.status, response.body.errorCode], JSON.stringify(json)).toEqual([
+        400,
+        'VALIDATION_FAILED',
+      ]);
+    }
+    expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+
+    const stranger = await financeWorld(app);
+    for (const path of [`${SHIFTS}/${shift.id}`, `${SHIFTS}/${shift.id}/csv`]) {
+      const response = await app.request(path, { headers: { Cookie: stranger.staff.OWNER.cookie } });
+      expect([response.status, response.body.errorCode]).toEqual([404, 'CASH_SHIFT_NOT_FOUND']);
+    }
+    const list = await app.request(SHIFTS, { headers: { Cookie: stranger.staff.OWNER.cookie } });
+    expect(list.body.data).toEqual({ current: null, shifts: [] });
+    const openCsv = await app.request(`${SHIFTS}/${shift.id}/csv`, {
+      headers: { Cookie: world.staff.OWNER.cookie },
+    });
+    expect([openCsv.status, openCsv.body.errorCode]).toEqual([409, 'CASH_SHIFT_NOT_CLOSED']);
+  });
+});
+
+describe('a shift open past CASH_SHIFT_MAX_HOURS', () => {
+  // 0.0006 hours: about 2 seconds.
+  const app = useTestApp({ CASH_SHIFT_MAX_HOURS: 0.0006 });
+
+  it('is marked overdue (GET and ProcessStatus) and stays open until a person closes it', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 7_000);
+    const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+    let overdueSince: string | null = null;
+    for (let attempt = 0; attempt < 40 && !overdueSince; attempt += 1) {
+      await sleep(250);
+      const [row] = await app.db.query<{ overdue_since: string | null }>(
+        `select overdue_since from cash_shifts where id = $1`,
+        [shift.id],
+      );
+      overdueSince = row!.overdue_since;
+    }
+    expect(overdueSince).not.toBeNull();
+    const read = await app.request(SHIFTS, { headers: { Cookie: world.staff.OWNER.cookie } });
+    expect(read.body.data.current).toMatchObject({ id: shift.id, status: 'OPEN', overdue: true });
+    const description = await handle.describe();
+    expect(description.status.name).toBe('RUNNING');
+    expect(description.searchAttributes.ProcessStatus).toEqual(['OVERDUE']);
+
+    const closed = await shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 7_000 });
+    expect(closed.body.data).toMatchObject({ status: 'CLOSED', difference: 0 });
+    await handle.result();
+  });
+});

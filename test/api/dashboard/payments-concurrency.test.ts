@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import {
+  financeWorld,
+  openShift,
+  paymentAction,
+  pendingPayment,
+  shiftCommand,
+} from '../../support/finance.js';
+import { useTestApp } from '../../support/harness.js';
+
+/** Money and tills under contention: row locks and the workflow id decide, one winner each time. */
+describe('payments and cash shifts under concurrent requests', () => {
+  const app = useTestApp();
+
+  const state = async (paymentId: string) =>
+    (
+      await app.db.query<{ status: string; payment_status: string; cash_shift_id: string | null }>(
+        `select p.status, b.payment_status, p.cash_shift_id from payment_operations p join bookings b on b.id = p.booking_id
+          where p.id = $1`,
+        [paymentId],
+      )
+    )[0]!;
+
+  it('two concurrent verifies of one operation: one wins, the other is 409', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 0);
+    for (let round = 0; round < 3; round += 1) {
+      const payment = await pendingPayment(app, world);
+      const answers = await Promise.all([
+        paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, 'verify'),
+        paymentAction(app, world.staff.ADMIN, payment.paymentId, 'verify'),
+        paymentAction(app, world.staff.OWNER, payment.paymentId, 'verify'),
+      ]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+      expect(await state(payment.paymentId)).toEqual({
+        status: 'COMPLETED',
+        payment_status: 'PAID',
+        cash_shift_id: shift.id,
+      });
+    }
+    const detail = await app.request(`/dashboard/api/payments/cash-shifts/${shift.id}`, {
+      headers: { Cookie: world.staff.OWNER.cookie },
+    });
+    expect(detail.body.data.shift.collections).toEqual({ count: 3, amount: 30_000 });
+    const audits = await app.db.query(
+      `select count(*)::int as n from audit_log where action = 'payments.verify' and details->>'cashShiftId' = $1`,
+      [shift.id],
+    );
+    expect(audits).toEqual([{ n: 3 }]);
+  });
+
+  it('verify racing cancel: exactly one wins and the booking payment fact matches the winner', async () => {
+    const world = await financeWorld(app);
+    await openShift(app, world.staff.OWNER, 0);
+    for (let round = 0; round < 6; round += 1) {
+      const payment = await pendingPayment(app, world);
+      const [verify, cancel] = await Promise.all([
+        paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, 'verify'),
+        paymentAction(app, world.staff.OWNER, payment.paymentId, 'cancel'),
+      ]);
+      expect([verify.status, cancel.status].sort()).toEqual([200, 409]);
+      const after = await state(payment.paymentId);
+      if (verify.status === 200) {
+        expect(after).toMatchObject({ status: 'COMPLETED', payment_status: 'PAID' });
+        expect(cancel.body.errorCode).toBe('PAYMENT_TRANSITION_NOT_ALLOWED');
+      } else {
+        expect(after).toEqual({ status: 'CANCELLED', payment_status: 'UNPAID', cash_shift_id: null });
+      }
+    }
+  });
+
+  it('two concurrent refunds pay back once', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 0);
+    const payment = await pendingPayment(app, world);
+    expect((await paymentAction(app, world.staff.OWNER, payment.paymentId, 'verify')).status).toBe(200);
+    const answers = await Promise.all([
+      paymentAction(app, world.staff.OWNER, payment.paymentId, 'refund'),
+      paymentAction(app, world.staff.ADMIN, payment.paymentId, 'refund'),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const movements = await app.db.query(`select amount::int from cash_shift_movements where shift_id = $1`, [
+      shift.id,
+    ]);
+    expect(movements).toEqual([{ amount: 10_000 }]);
+  });
+
+  it('two concurrent OPENs make one shift; the other is 409 CASH_SHIFT_ALREADY_OPEN', async () => {
+    const world = await financeWorld(app);
+    const answers = await Promise.all([
+      shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 1_000 }),
+      shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 2_000 }),
+      shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 3_000 }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
+    expect(answers.filter((a) => a.status === 409).map((a) => a.body.errorCode)).toEqual([
+      'CASH_SHIFT_ALREADY_OPEN',
+      'CASH_SHIFT_ALREADY_OPEN',
+    ]);
+    const shifts = await app.db.query(`select status from cash_shifts where company_id = $1`, [
+      world.companyId,
+    ]);
+    expect(shifts).toEqual([{ status: 'OPEN' }]);
+  });
+
+  it('a verify racing the CLOSE is either in the closed shift or refused: expected never misses it', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 0);
+    const payment = await pendingPayment(app, world);
+    const [verify, close] = await Promise.all([
+      paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, 'verify'),
+      shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 10_000 }),
+    ]);
+    expect(close.status, close.text).toBe(200);
+    const [closed] = await app.db.query<{ expected_amount: number; difference: number }>(
+      `select expected_amount::int, difference::int from cash_shifts where id = $1`,
+      [shift.id],
+    );
+    if (verify.status === 200) {
+      expect(closed).toEqual({ expected_amount: 10_000, difference: 0 });
+    } else {
+      expect(verify.body.errorCode).toBe('CASH_SHIFT_NOT_OPEN');
+      expect(closed).toEqual({ expected_amount: 0, difference: 10_000 });
+      expect((await state(payment.paymentId)).status).toBe('PENDING');
+    }
+  });
+});

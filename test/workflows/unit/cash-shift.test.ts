@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import {
+  adjustShiftUpdate,
+  CASH_SHIFT_WORKFLOW,
+  cashShiftStateQuery,
+  closeShiftUpdate,
+  openShiftUpdate,
+  type CashShiftInput,
+  type CashShiftSummary,
+} from '../../../workflows/cash-shift.contract.js';
+import type { cashShift } from '../../../workflows/cash-shift.js';
+import { workflowIds } from '../../../workflows/shared.js';
+import type { Activities } from '../../../workflows/steps.js';
+import { Calls, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
+
+/** The cash-shift workflow's transitions and its overdue timer with stubbed activities (no PostgreSQL). */
+type ShiftSteps = Pick<
+  Activities,
+  'openCashShift' | 'adjustCashShift' | 'closeCashShift' | 'markCashShiftOverdue'
+>;
+
+const summary = (input: { shiftId: string; companyId: string }, changes: Partial<CashShiftSummary> = {}) =>
+  ({
+    id: input.shiftId,
+    companyId: input.companyId,
+    status: 'OPEN',
+    currency: 'SYP',
+    openingBalance: 0,
+    openedBy: 'owner',
+    openedAt: new Date().toISOString(),
+    overdueSince: null,
+    note: null,
+    collections: { count: 0, amount: 0 },
+    movementsIn: 0,
+    movementsOut: 0,
+    expectedAmount: 0,
+    declaredAmount: null,
+    difference: null,
+    closedBy: null,
+    closedAt: null,
+    ...changes,
+  }) satisfies CashShiftSummary;
+
+function shiftSteps(options: { refuseOpen?: boolean } = {}) {
+  const calls = new Calls();
+  const steps: ShiftSteps = {
+    async openCashShift(input) {
+      calls.record('openCashShift', input);
+      if (options.refuseOpen) {
+        return { refused: { status: 409, code: 'CASH_SHIFT_ALREADY_OPEN', message: 'already open' } };
+      }
+      return {
+        done: summary(input, { openingBalance: input.openingBalance, expectedAmount: input.openingBalance }),
+      };
+    },
+    async adjustCashShift(input) {
+      calls.record('adjustCashShift', input);
+      return { done: summary({ shiftId: input.shiftId, companyId: 'c' }, { movementsIn: input.amount }) };
+    },
+    async closeCashShift(input) {
+      calls.record('closeCashShift', input);
+      return {
+        done: summary(
+          { shiftId: input.shiftId, companyId: 'c' },
+          {
+            status: 'CLOSED',
+            declaredAmount: input.declaredAmount,
+            expectedAmount: 100,
+            difference: input.declaredAmount - 100,
+          },
+        ),
+      };
+    },
+    async markCashShiftOverdue(input) {
+      calls.record('markCashShiftOverdue', input);
+    },
+  };
+  return { steps, calls };
+}
+
+function startOperation(taskQueue: string, input: CashShiftInput) {
+  return new WithStartWorkflowOperation<typeof cashShift>(CASH_SHIFT_WORKFLOW, {
+    workflowId: workflowIds.cashShift(input.companyId),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+  });
+}
+
+async function open(
+  client: Client,
+  taskQueue: string,
+  maxOpenMilliseconds = 600_000,
+  companyId = randomUUID(),
+) {
+  const input: CashShiftInput = {
+    shiftId: randomUUID(),
+    companyId,
+    openedBy: 'owner',
+    openingBalance: 100,
+    maxOpenMilliseconds,
+  };
+  const startWorkflowOperation = startOperation(taskQueue, input);
+  const opened = await client.workflow.executeUpdateWithStart(openShiftUpdate, {
+    args: [],
+    updateId: `open:${input.shiftId}`,
+    startWorkflowOperation,
+  });
+  return { input, opened, handle: await startWorkflowOperation.workflowHandle() };
+}
+
+describe('cashShift workflow (stubbed activities)', () => {
+  const temporal = useWorkflowEnvironment();
+
+  it('OPEN → ADJUST → CLOSE: each step one activity, the answer is the step’s outcome', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, opened, handle } = await open(temporal.client, taskQueue);
+      expect(opened).toMatchObject({ id: input.shiftId, openingBalance: 100 });
+      expect(await handle.query(cashShiftStateQuery)).toEqual({
+        phase: 'OPEN',
+        shiftId: input.shiftId,
+        overdue: false,
+      });
+      const adjust = {
+        movementId: randomUUID(),
+        staffUserId: 'admin',
+        direction: 'IN' as const,
+        amount: 50,
+        reason: 'float',
+      };
+      expect(await handle.executeUpdate(adjustShiftUpdate, { args: [adjust] })).toMatchObject({
+        movementsIn: 50,
+      });
+      const closed = await handle.executeUpdate(closeShiftUpdate, {
+        args: [{ staffUserId: 'owner', declaredAmount: 90 }],
+      });
+      expect(closed).toMatchObject({ status: 'CLOSED', expectedAmount: 100, difference: -10 });
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+      expect(calls.names()).toEqual(['openCashShift', 'adjustCashShift', 'closeCashShift']);
+      expect(calls.inputsOf('adjustCashShift')).toEqual([{ shiftId: input.shiftId, ...adjust }]);
+      expect((await handle.describe()).searchAttributes).toMatchObject({ ProcessStatus: ['CLOSED'] });
+    });
+  });
+
+  it('a second OPEN while the shift runs cannot start another process', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, handle } = await open(temporal.client, taskQueue);
+      const again = { ...input, shiftId: randomUUID() };
+      await expect(
+        temporal.client.workflow.executeUpdateWithStart(openShiftUpdate, {
+          args: [],
+          startWorkflowOperation: startOperation(taskQueue, again),
+        }),
+      ).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+      expect(calls.names()).toEqual(['openCashShift']);
+      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      await handle.result();
+    });
+  });
+
+  it('past its hours the shift is marked OVERDUE once and keeps waiting for a person to close it', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, handle } = await open(temporal.client, taskQueue, 300);
+      for (let attempt = 0; attempt < 40 && !calls.names().includes('markCashShiftOverdue'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(calls.inputsOf('markCashShiftOverdue')).toEqual([{ shiftId: input.shiftId }]);
+      expect(await handle.query(cashShiftStateQuery)).toMatchObject({ phase: 'OVERDUE', overdue: true });
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      const adjust = {
+        movementId: randomUUID(),
+        staffUserId: 'admin',
+        direction: 'OUT' as const,
+        amount: 5,
+        reason: 'fuel',
+      };
+      await handle.executeUpdate(adjustShiftUpdate, { args: [adjust] });
+      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+      expect(calls.names().filter((name) => name === 'markCashShiftOverdue')).toHaveLength(1);
+    });
+  });
+
+  it('ends without a shift when the database refuses the OPEN (an open shift it does not know)', async () => {
+    const refusing = shiftSteps({ refuseOpen: true });
+    await temporal.withWorker(refusing.steps, async (taskQueue) => {
+      const refused = await refusalOf(open(temporal.client, taskQueue));
+      expect(refused).toMatchObject({ code: 'CASH_SHIFT_ALREADY_OPEN', status: 409 });
+      const [input] = refusing.calls.inputsOf('openCashShift') as CashShiftInput[];
+      const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
+      expect(await handle.result()).toMatchObject({ phase: 'NEW' });
+    });
+  });
+
+  it('two racing CLOSEs: one closes, the other is refused CASH_SHIFT_NOT_OPEN', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { handle } = await open(temporal.client, taskQueue);
+      const attempt = (staffUserId: string) =>
+        handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId, declaredAmount: 100 }] }).then(
+          () => 'CLOSED',
+          async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
+        );
+      const outcomes = await Promise.all([attempt('owner'), attempt('admin')]);
+      expect(outcomes.sort()).toEqual(['CASH_SHIFT_NOT_OPEN', 'CLOSED']);
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+      expect(calls.names()).toEqual(['openCashShift', 'closeCashShift']);
+    });
+  });
+});

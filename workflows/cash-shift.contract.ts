@@ -1,0 +1,58 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { CashShiftPhase, CashShiftSummary, MovementDirection } from '../domain/cash-shift.js';
+
+export {
+  CASH_SHIFT_REFUSAL_STATUS,
+  type CashShiftPhase,
+  type CashShiftRefusalCode,
+  type MovementDirection,
+} from '../domain/cash-shift.js';
+export type { CashShiftSummary };
+
+/**
+ * The contract of the `cashShift` workflow (id cash-shift/{companyId}): one open till of a
+ * company from OPEN to CLOSE. The id is the company's, so while a shift is open a second OPEN
+ * cannot start another process (409 CASH_SHIFT_ALREADY_OPEN). OPEN is an update-with-start;
+ * ADJUST and CLOSE are Updates whose answer is the shift after the step. The API imports this
+ * module, never the workflow body.
+ */
+export const CASH_SHIFT_WORKFLOW = 'cashShift';
+
+export interface CashShiftInput {
+  shiftId: string;
+  companyId: string;
+  /** The owner or manager who opens it. */
+  openedBy: string;
+  openingBalance: number;
+  note?: string | null;
+  /** CASH_SHIFT_MAX_HOURS in milliseconds: after it the shift is marked overdue (never closed). */
+  maxOpenMilliseconds: number;
+}
+
+export interface AdjustRequest {
+  /** Made by the API: the movement's id and the Update's id, so a retry records it once. */
+  movementId: string;
+  staffUserId: string;
+  direction: MovementDirection;
+  amount: number;
+  reason: string;
+}
+
+export interface CloseRequest {
+  staffUserId: string;
+  declaredAmount: number;
+  note?: string | null;
+}
+
+export interface CashShiftState {
+  phase: CashShiftPhase;
+  shiftId: string;
+  overdue: boolean;
+}
+
+export const openShiftUpdate = defineUpdate<CashShiftSummary, []>('open');
+export const adjustShiftUpdate = defineUpdate<CashShiftSummary, [AdjustRequest]>('adjust');
+export const closeShiftUpdate = defineUpdate<CashShiftSummary, [CloseRequest]>('close');
+export const cashShiftStateQuery = defineQuery<CashShiftState>('state');
+
+export { searchAttributeKeys as cashShiftSearchAttributeKeys } from './shared.js';
