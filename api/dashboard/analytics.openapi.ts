@@ -10,12 +10,9 @@ const TAGS = ['Dashboard: analytics'];
 
 export const AnalyticsQuery = z
   .object({
-    period: z
-      .enum(ANALYTICS_PERIODS)
-      .default('monthly')
-      .meta({
-        description: 'the indicator window and the horizon of route performance and travel frequency',
-      }),
+    period: z.enum(ANALYTICS_PERIODS).default('monthly').meta({
+      description: 'the indicator window and the horizon of route performance and travel frequency',
+    }),
   })
   .strict();
 
