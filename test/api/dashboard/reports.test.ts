@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { csvStream } from '../../../api/use-cases/report-streams.js';
 import { createLogger } from '../../../config/logger.js';
@@ -329,6 +329,37 @@ describe('GET /dashboard/api/reports', () => {
       sha256: null,
       row_count: null,
     });
+  });
+
+  it('a PDF whose render cannot be recorded is 500 REPORT_EXPORT_FAILED, recorded export_failed, no bytes sent', async () => {
+    const failing = await insightWorld(app.db, { companyName: `Failing ${Date.now()}` });
+    const session = await staffSession(app.db, app.config, failing.companyId, 'OWNER');
+    // The render log refuses this company's report renders (and only these: tests share the database).
+    const name = `refuse_report_${randomUUID().replace(/-/g, '')}`;
+    await app.db.query(`create function ${name}() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from document_snapshots where id = new.snapshot_id and kind = 'REPORT'
+                      and company_id = '${failing.companyId}') then
+          raise exception 'render log unavailable';
+        end if;
+        return new;
+      end $$`);
+    await app.db.query(
+      `create trigger ${name} before insert on document_renders for each row execute function ${name}()`,
+    );
+    try {
+      const response = await download(`type=trips&format=pdf&locale=en&${period()}`, session);
+      expect([response.status, response.body?.errorCode]).toEqual([500, 'REPORT_EXPORT_FAILED']);
+      expect(response.headers.get('content-type')).not.toContain('pdf');
+      const [recorded] = await app.db.query(
+        `select state, error_code, sha256 from report_exports where company_id = $1`,
+        [failing.companyId],
+      );
+      expect(recorded).toEqual({ state: 'export_failed', error_code: 'REPORT_RENDER_FAILED', sha256: null });
+    } finally {
+      await app.db.query(`drop trigger ${name} on document_renders`);
+      await app.db.query(`drop function ${name}()`);
+    }
   });
 
   describe('who may export what', () => {
