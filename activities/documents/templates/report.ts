@@ -1,6 +1,7 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
 import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
+import { wholeNumber } from '../format.js';
 import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
 import { REPORT_LABELS, type ReportLabels } from '../report-labels.js';
 import { reportCss, reportFooterTemplate } from '../report-styles.js';
@@ -11,10 +12,6 @@ import { occupancyChart, revenueChart } from './report-charts.js';
  * charts, then every row in one table whose header row repeats on each page, and the totals. The
  * snapshot holds everything printed; dates and numbers are formatted here in the snapshot's language.
  */
-const integers: Record<DocumentLocale, Intl.NumberFormat> = {
-  ar: new Intl.NumberFormat('ar-SY-u-nu-latn', { maximumFractionDigits: 0 }),
-  en: new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 }),
-};
 const decimals: Record<DocumentLocale, Intl.NumberFormat> = {
   ar: new Intl.NumberFormat('ar-SY-u-nu-latn', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   en: new Intl.NumberFormat('en-GB', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
@@ -42,7 +39,7 @@ const longDate = (locale: DocumentLocale, date: string) =>
 function cell(value: ReportValue, kind: string, locale: DocumentLocale, t: ReportLabels): SafeHtml {
   if (value === null) return html`<td></td>`;
   if (kind === 'integer' || kind === 'money')
-    return html`<td class="number">${integers[locale].format(Number(value))}</td>`;
+    return html`<td class="number">${wholeNumber(locale, Number(value))}</td>`;
   if (kind === 'percent') return html`<td class="number">${decimals[locale].format(Number(value))}</td>`;
   if (kind === 'code') return html`<td>${t.words[String(value)] ?? String(value)}</td>`;
   if (kind === 'text') return html`<td class="text"><bdi>${String(value)}</bdi></td>`;
@@ -66,7 +63,7 @@ function head(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels)
       <h1>${t.titles[report.type]}</h1>
       <div>${t.period}: ${longDate(locale, report.from)} – ${longDate(locale, report.to)}</div>
       <div>${t.generatedAt}: ${instants[locale].format(new Date(report.generated_at))}</div>
-      <div>${t.rows}: ${integers[locale].format(report.row_count)}</div>
+      <div>${t.rows}: ${wholeNumber(locale, report.row_count)}</div>
     </div>
   </header>`;
 }
