@@ -75,7 +75,7 @@ describe('GET /dashboard/api/reports', () => {
 
   for (const type of REPORT_TYPES) {
     for (const locale of ['ar', 'en'] as const) {
-      it(`${type} (${locale}): the CSV opens with the BOM and reads back as the JSON's rows; both recorded ready`, async () => {
+      it(`${type} (${locale}): the CSV opens with the BOM and reads back as the JSON's rows; the PDF prints them; all recorded ready`, async () => {
         const json = await download(`type=${type}&format=json&locale=${locale}&${period()}`);
         expect(json.status, JSON.stringify(json.body)).toBe(200);
         const report = JSON.parse(Buffer.from(json.bytes).toString('utf8')).data;
@@ -106,7 +106,13 @@ describe('GET /dashboard/api/reports', () => {
           ),
         );
 
-        for (const file of [json, csv]) {
+        const pdf = await download(`type=${type}&format=pdf&locale=${locale}&${period()}`);
+        expect(pdf.status, JSON.stringify(pdf.body)).toBe(200);
+        expect(pdfIsTagged(pdf.bytes)).toBe(true);
+        expect(pdfPageSizesMm(pdf.bytes)[0]!.width).toBeCloseTo(297, 0);
+        expect(pdfText(pdf.bytes)).toContain(REPORT_COLUMNS[type][0]!.label[locale]);
+
+        for (const file of [json, csv, pdf]) {
           const [recorded] = await exportRow(file.headers.get('x-report-id'));
           expect(recorded).toMatchObject({
             state: 'ready',
@@ -393,6 +399,13 @@ describe('GET /dashboard/api/reports', () => {
         });
       });
     }
+
+    it('a suspended company still reads its own reports', async () => {
+      const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+      const session = await staffSession(app.db, app.config, suspended.id, 'OWNER');
+      const response = await download(`type=occupancy&format=csv&locale=en&${period()}`, session);
+      expect([response.status, response.headers.get('x-report-state')]).toEqual([200, 'no_data']);
+    });
 
     it('answers 401 without a session', async () => {
       const response = await fetchDocument(
