@@ -7,6 +7,7 @@ import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from 
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoFinance } from './demo-finance.js';
+import { seedDemoInsight } from './demo-insight.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
@@ -213,6 +214,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
     await seedDemoFinance(client);
+    await seedDemoInsight(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,
