@@ -7,6 +7,8 @@ import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
 import { createJourneyActivities } from './journeys.js';
+import { createTripScheduleActivities } from './trip-schedules.js';
+import { createWebhookActivities } from './webhooks.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -22,6 +24,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createJourneyActivities(deps),
     ...createDocumentActivities(deps),
     ...createDocumentShareActivities(deps),
+    ...createTripScheduleActivities(deps),
+    ...createWebhookActivities(deps),
     ...createCashShiftActivities(deps),
     ...createAnalyticsActivities(deps),
   };

@@ -5,12 +5,15 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { createMailer, type Mailer } from '../providers/mailer.js';
 import { adminAuthenticator } from './auth/admin-auth.js';
+import { withCompanyApiKey } from './auth/company-api-key.js';
 import { customerAuthenticator } from './auth/customer-auth.js';
 import { driverAuthenticator } from './auth/driver-auth.js';
 import { withShareSecurity } from './auth/share-issuer.js';
 import { staffAuthenticator } from './auth/staff-auth.js';
 import { createTravellerTokens } from './auth/traveller-token.js';
 import { healthRoutes } from './health.js';
+import { maintenanceGate } from './platform/maintenance-gate.js';
+import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
 import { sharePageRoutes } from './web/share-page.js';
 import { jsonBody, requestLifecycle, responseHeaders } from './http/middleware.js';
@@ -35,6 +38,8 @@ export type AppContext = AppDeps & {
   tokens: ReturnType<typeof createTravellerTokens>;
   /** SMTP client for traveller e-mails (verification, recovery). */
   mailer: Mailer;
+  /** Feature flags and maintenance windows, cached per process (api/platform/state.ts). */
+  platform: PlatformState;
 };
 
 /**
@@ -47,15 +52,27 @@ export interface FeatureRoutes<Docs> {
   docs: Docs;
 }
 
-export function createApp(deps: AppDeps) {
-  const app = new Koa({ proxy: deps.config.NODE_ENV === 'production' });
-  const context: AppContext = {
+/** What route modules share, built once per process (tests build it to register a surface alone). */
+export function appContext(deps: AppDeps): AppContext {
+  return {
     ...deps,
     tokens: createTravellerTokens(deps.config),
     mailer: createMailer(deps.config, deps.logger),
+    platform: platformState(deps.db, deps.config),
   };
+}
 
-  const customer = new Surface('/api', withShareSecurity(customerAuthenticator(context), context));
+export function createApp(deps: AppDeps) {
+  // ctx.ip is the socket's address unless TRUSTED_PROXY_HOPS proxies append to X-Forwarded-For:
+  // then the entry that many hops from the right, never one the client wrote itself.
+  const hops = deps.config.TRUSTED_PROXY_HOPS;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  const context = appContext(deps);
+
+  const customer = new Surface(
+    '/api',
+    withCompanyApiKey(withShareSecurity(customerAuthenticator(context), context), context),
+  );
   registerCustomerRoutes(customer, context);
   const dashboard = new Surface('/dashboard/api', staffAuthenticator(context));
   registerDashboardRoutes(dashboard, context);
@@ -78,6 +95,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
+  app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
   const health = healthRoutes(context);
   app.use(health.routes());

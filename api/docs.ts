@@ -31,7 +31,7 @@ export function docsRoutes(openApi: object) {
     '/docs/app.js': { type: 'text/javascript; charset=utf-8', body: docsScript, maxAge: 300 },
     '/docs/favicon.svg': { type: 'image/svg+xml', body: docsIcon, maxAge: 86400 },
   };
-  const router = new Router();
+  const router = new Router({ sensitive: true });
   for (const [path, file] of Object.entries(files)) {
     router.get(path, (ctx) => {
       ctx.set('Cache-Control', `public, max-age=${file.maxAge}`);

@@ -7,7 +7,7 @@ const CHECK_TIMEOUT_MS = 2000;
 
 /** /healthz: the process answers. /readyz: PostgreSQL and Temporal both answer. */
 export function healthRoutes({ db, temporal }: AppContext) {
-  const router = new Router();
+  const router = new Router({ sensitive: true });
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

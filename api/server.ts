@@ -4,6 +4,7 @@ import { createLogger } from '../config/logger.js';
 import { connectTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
+import { webhookClient } from './temporal/webhook-client.js';
 
 /** Starts the API; tests call this with port 0 and stop it with the returned function. */
 export async function startWebServer(config: Config = loadConfig()) {
@@ -11,6 +12,10 @@ export async function startWebServer(config: Config = loadConfig()) {
   const db = await initDatabase(config);
   const { client, connection } = await connectTemporalClient(config);
   const app = createApp({ config, db, logger, temporal: client });
+  // The webhook relay (workflow webhook-outbox): started once per namespace, kept when running.
+  await webhookClient(client, config)
+    .ensureRelay()
+    .catch((error: unknown) => logger.error({ err: error }, 'webhook relay not started'));
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
   });

@@ -12,13 +12,12 @@
  * SQL with generate_series, once per scale: the benchmark database persists between runs.
  */
 import { randomUUID } from 'node:crypto';
-import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
 import { ledgerStatements } from '../db/queries/payment-ledger.js';
 import { ledgerFilters } from '../api/use-cases/company-payments.js';
 import { damascusDate } from '../domain/time.js';
 import { printTable, runLoops, runWrk } from './lib/load.js';
-import { createBenchCompany, createBenchTrips } from './lib/company.js';
+import { benchOwnerSession, createBenchCompany, createBenchTrips } from './lib/company.js';
 import { startBenchStack } from './lib/stack.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -89,23 +88,6 @@ async function ledgerCompany(db: Database): Promise<string> {
   return company.companyId;
 }
 
-/** A signed-in OWNER of the company: the Cookie header the load generator sends. */
-async function ownerCookie(db: Database, companyId: string): Promise<string> {
-  const [user] = await db.query<{ id: string }>(
-    `insert into staff_users (email, name, password_hash) values ($1, 'Bench owner', 'x') returning id`,
-    [`owner-${randomUUID().slice(0, 8)}@ledger.bench`],
-  );
-  const [membership] = await db.query<{ id: string }>(
-    `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
-    [companyId, user!.id],
-  );
-  const session = await createStaffSession(
-    { db, config: { STAFF_SESSION_TTL_HOURS: 12, COOKIE_SECURE: true } },
-    { staffUserId: user!.id, membershipId: membership!.id },
-  );
-  return `bb_staff=${session.token}`;
-}
-
 /** 12 past months × 4 filters, as query strings. */
 function monthQueries(): string[] {
   const now = new Date();
@@ -134,7 +116,7 @@ async function main(): Promise<void> {
   const stack = await startBenchStack({ database: 'busbooking_bench_ledger' });
   try {
     const companyId = await ledgerCompany(stack.db);
-    const cookie = await ownerCookie(stack.db, companyId);
+    const cookie = `bb_staff=${(await benchOwnerSession(stack.db, companyId)).token}`;
     const queries = monthQueries();
     const probe = await fetch(`${stack.apiUrl}/dashboard/api/payments?${queries[0]}`, {
       headers: { Cookie: cookie },

@@ -13,6 +13,12 @@ export const ConfigSchema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default('0.0.0.0'),
+    /**
+     * Reverse proxies in front of the API that append the client address to X-Forwarded-For.
+     * The client IP (per-IP limits, audit rows) is the entry that many hops from the right; 0 (the
+     * default) trusts no header and takes the socket's address, so a client cannot forge its IP.
+     */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:54329/busbooking'),
     /** Connections per process; about two to three per database core (6 measured best on 2 cores). */
@@ -82,7 +88,7 @@ export const ConfigSchema = z
       .default(60),
     /** Dashboard sign-in attempts allowed per client IP in each window; 0 disables the limit. */
     STAFF_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
-    /** Dashboard sign-in attempts allowed per e-mail address in each window; 0 disables the limit. */
+    /** Failed dashboard sign-ins allowed per e-mail address from one client IP in each window (a success forgets them); 0 disables the limit. */
     STAFF_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
     /** Window of the dashboard sign-in limits, in minutes. */
     STAFF_LOGIN_WINDOW_MINUTES: z.coerce
@@ -102,7 +108,7 @@ export const ConfigSchema = z
       .default(30),
     /** Administration sign-in attempts allowed per client IP in each window; 0 disables the limit. */
     ADMIN_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
-    /** Administration sign-in attempts allowed per e-mail address in each window; 0 disables the limit. */
+    /** Failed administration sign-ins allowed per e-mail address from one client IP in each window (a success forgets them); 0 disables the limit. */
     ADMIN_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
     /** Second-factor codes (TOTP or recovery) an administrator may try in each window; 0 disables the limit. */
     ADMIN_SECOND_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(0).default(10),
@@ -125,6 +131,15 @@ export const ConfigSchema = z
     SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(120),
     /** Preview, accept, session and document requests per client IP and grant per minute; 0 disables it. */
     SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+    /**
+     * How old the feature flags and maintenance windows an API process answers from may be, in
+     * seconds: at most this often each process reads the change counters and reloads what changed.
+     */
+    PLATFORM_STATE_POLL_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+    /** POST /api/waitlist sign-ups per client IP per hour; 0 disables the limit. */
+    WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(10),
+    /** Support tickets and messages a traveller may send per hour (POST /api/support-tickets...); 0 disables. */
+    SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(20),
     /** The system Chromium for browser pages (share page tests, API docs); never downloaded. */
     CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
     /**
@@ -224,8 +239,28 @@ export const ConfigSchema = z
     /**
      * Payment provider webhook route (POST /api/payments/webhook/{provider}): disabled answers 404;
      * development answers 501 OFFICIAL_CONTRACT_REQUIRED. Either way the payload is never read.
+     * Default: disabled in production, development elsewhere; production refuses development.
      */
-    PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).default('development'),
+    PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).optional(),
+    /** Trips a trip-schedule workflow creates per batch (each batch one transaction). */
+    SCHEDULE_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+    /** How long POST /trip-schedules waits for the workflow to finish before answering 202, in milliseconds. */
+    SCHEDULE_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(25_000).default(5000),
+    /**
+     * Longest one schedule batch may run before Temporal retries it (a worker that died mid-batch
+     * is noticed after this), in seconds.
+     */
+    SCHEDULE_BATCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+    /**
+     * Company webhooks may point at http URLs and at local or private addresses (loopback, 10.x,
+     * ...). Unset: on outside production, off in production. Never turn it on for real production:
+     * it lets a company's URL reach the service's own network.
+     */
+    WEBHOOK_ALLOW_LOCAL_TARGETS: booleanFlag.optional(),
+    /** Deadline of one webhook delivery attempt (connect, send, answer), in milliseconds. */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30_000).default(10_000),
+    /** How long a failing webhook delivery is retried (exponential backoff), in hours. */
+    WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(1).max(168).default(72),
     /**
      * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
      * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.
@@ -238,8 +273,15 @@ export const ConfigSchema = z
   })
   .strict();
 
-/** OTP_PRELAUNCH is always decided once loaded (its default depends on NODE_ENV). */
-export type Config = Omit<z.infer<typeof ConfigSchema>, 'OTP_PRELAUNCH'> & { OTP_PRELAUNCH: boolean };
+/** OTP_PRELAUNCH, WEBHOOK_ALLOW_LOCAL_TARGETS and PAYMENT_WEBHOOK_MODE are always decided once loaded (their defaults depend on NODE_ENV). */
+export type Config = Omit<
+  z.infer<typeof ConfigSchema>,
+  'OTP_PRELAUNCH' | 'WEBHOOK_ALLOW_LOCAL_TARGETS' | 'PAYMENT_WEBHOOK_MODE'
+> & {
+  OTP_PRELAUNCH: boolean;
+  WEBHOOK_ALLOW_LOCAL_TARGETS: boolean;
+  PAYMENT_WEBHOOK_MODE: 'disabled' | 'development';
+};
 
 const knownKeys = new Set(Object.keys(ConfigSchema.shape));
 
@@ -256,12 +298,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = {
     ...data,
     OTP_PRELAUNCH: data.OTP_PRELAUNCH ?? (data.NODE_ENV !== 'production' && data.SITE_MODE !== 'live'),
+    WEBHOOK_ALLOW_LOCAL_TARGETS: data.WEBHOOK_ALLOW_LOCAL_TARGETS ?? data.NODE_ENV !== 'production',
+    PAYMENT_WEBHOOK_MODE:
+      data.PAYMENT_WEBHOOK_MODE ?? (data.NODE_ENV === 'production' ? 'disabled' : 'development'),
   };
-  if (config.NODE_ENV === 'production' && config.ACCESS_TOKEN_SECRET.startsWith('dev-only')) {
-    throw new Error(
-      'Invalid configuration:\n  ACCESS_TOKEN_SECRET: the development secret is refused in production',
-    );
-  }
+  refuseUnsafeProduction(config);
   if (config.TIME_SCALE !== 1 && config.NODE_ENV !== 'test') {
     throw new Error(
       'Invalid configuration:\n  TIME_SCALE: only NODE_ENV=test may shorten waiting times (set TIME_SCALE=1)',
@@ -269,6 +310,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   refuseOtpMisconfiguration(config);
   return config;
+}
+
+/** Production never starts on a development convenience: each of these is a secret or a flag left open. */
+function refuseUnsafeProduction(config: Config): void {
+  if (config.NODE_ENV !== 'production') return;
+  const problems = [
+    config.ACCESS_TOKEN_SECRET.startsWith('dev-only') &&
+      'ACCESS_TOKEN_SECRET: the development secret is refused in production',
+    !config.SIGNING_PRIVATE_KEY_PEM &&
+      'SIGNING_PRIVATE_KEY_PEM: production signs boarding credentials with a key from the environment',
+    !config.COOKIE_SECURE && 'COOKIE_SECURE: session cookies must be Secure in production',
+    config.PAYMENT_WEBHOOK_MODE === 'development' &&
+      'PAYMENT_WEBHOOK_MODE: the development payment webhook is refused in production',
+  ].filter((problem): problem is string => typeof problem === 'string');
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }
 
 /** Sign-in by phone must either work for real travellers or be deliberately closed; never half of each. */

@@ -32,8 +32,12 @@ import { Migration20261122060000_documents } from './migrations/Migration2026112
 import { Migration20261122060500_receipts } from './migrations/Migration20261122060500_receipts.js';
 import { Migration20261122061000_document_shares } from './migrations/Migration20261122061000_document_shares.js';
 import { Migration20261124000000_operations_foundation } from './migrations/Migration20261124000000_operations_foundation.js';
+import { Migration20261124010000_planning } from './migrations/Migration20261124010000_planning.js';
+import { Migration20261124020000_trip_operations } from './migrations/Migration20261124020000_trip_operations.js';
 import { Migration20261124030000_finance } from './migrations/Migration20261124030000_finance.js';
 import { Migration20261124040000_insight } from './migrations/Migration20261124040000_insight.js';
+import { Migration20261124050000_admin_console } from './migrations/Migration20261124050000_admin_console.js';
+import { Migration20261124060000_webhooks } from './migrations/Migration20261124060000_webhooks.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -57,8 +61,12 @@ export const migrationsList = [
     name: 'Migration20261124000000_operations_foundation',
     class: Migration20261124000000_operations_foundation,
   },
+  { name: 'Migration20261124010000_planning', class: Migration20261124010000_planning },
+  { name: 'Migration20261124020000_trip_operations', class: Migration20261124020000_trip_operations },
   { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
   { name: 'Migration20261124040000_insight', class: Migration20261124040000_insight },
+  { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
+  { name: 'Migration20261124060000_webhooks', class: Migration20261124060000_webhooks },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

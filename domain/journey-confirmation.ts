@@ -238,6 +238,8 @@ export function bookingStatusOf(status: JourneyStatus): BookingStatus {
 export const FAILURE_REASONS = {
   companyRejected: 'COMPANY_REJECTED',
   deadlinePassed: 'DECISION_DEADLINE_PASSED',
+  /** A platform administrator suspended a company that still had to decide (its request is CANCELLED). */
+  companySuspended: 'COMPANY_SUSPENDED',
 } as const;
 
 export type Decision = 'APPROVE' | 'REJECT';

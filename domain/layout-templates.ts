@@ -58,3 +58,48 @@ export function coachLayout(options: TemplateOptions): LayoutDocument {
   }
   return { schemaVersion: LAYOUT_SCHEMA_VERSION, grid: { columns, rows: options.rows + 1, decks }, elements };
 }
+
+/** A layout a company starts a bus from (GET /dashboard/api/bus-templates). */
+export interface BusTemplate {
+  id: string;
+  name_en: string;
+  name_ar: string;
+  description: string;
+  options: TemplateOptions;
+}
+
+/** The templates the dashboard offers; the demo fleet is built from the same ones. */
+export const BUS_TEMPLATES = {
+  standard: {
+    id: 'standard-2x2',
+    name_en: 'Standard coach 2+2',
+    name_ar: 'حافلة عادية 2+2',
+    description: '12 rows of two plus two seats, numbered 1 to 48',
+    options: { rows: 12, pattern: '2+2' },
+  },
+  vip: {
+    id: 'vip-2x1',
+    name_en: 'VIP coach 2+1',
+    name_ar: 'حافلة VIP ‏2+1',
+    description: '10 rows of two plus one VIP seats, numbered 1 to 30',
+    options: { rows: 10, pattern: '2+1' },
+  },
+  doubleDeck: {
+    id: 'double-deck-2x2',
+    name_en: 'Two-deck coach 2+2',
+    name_ar: 'حافلة بطابقين 2+2',
+    description: 'two decks of 10 rows of two plus two seats, numbered 1 to 80; stairs on the upper deck',
+    options: { rows: 10, pattern: '2+2', decks: 2 },
+  },
+  lettered: {
+    id: 'lettered-2x2',
+    name_en: 'Coach 2+2 with lettered rows',
+    name_ar: 'حافلة 2+2 بصفوف مرقمة بالأحرف',
+    description: '11 rows of two plus two seats labelled A1, A2... K4; rows A and B are VIP',
+    options: { rows: 11, pattern: '2+2', labels: 'letters', vipRows: [0, 1] },
+  },
+} as const satisfies Record<string, BusTemplate>;
+
+export function busTemplate(id: string): BusTemplate | undefined {
+  return Object.values(BUS_TEMPLATES).find((template) => template.id === id);
+}

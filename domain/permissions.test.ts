@@ -14,20 +14,9 @@ import {
 describe('administration roles', () => {
   it.each([
     ['SUPER_ADMIN', [...ADMIN_PERMISSIONS]],
-    [
-      'ADMIN',
-      [
-        'companies.view',
-        'companies.manage',
-        'tickets.view',
-        'tickets.manage',
-        'admins.view',
-        'analytics.view',
-        'audit.view',
-      ],
-    ],
-    ['SUPPORT', ['companies.view', 'tickets.view', 'tickets.manage']],
-    ['ANALYST', ['companies.view', 'analytics.view']],
+    ['ADMIN', ADMIN_PERMISSIONS.filter((permission) => permission !== 'admins.manage')],
+    ['SUPPORT', ['companies.view', 'tickets.view', 'tickets.manage', 'platform.view', 'incidents.manage']],
+    ['ANALYST', ['companies.view', 'analytics.view', 'platform.view', 'waitlist.view']],
   ] as const)('%s holds exactly %j', (role, permissions) => {
     expect(effectivePermissions(role, [])).toEqual(permissions);
   });
@@ -37,6 +26,9 @@ describe('administration roles', () => {
       ADMIN_ROLES.filter((role) => ROLE_PERMISSIONS[role].includes(permission as never));
     expect(holders('admins.manage')).toEqual(['SUPER_ADMIN']);
     expect(holders('audit.view')).toEqual(['SUPER_ADMIN', 'ADMIN']);
+    expect(holders('flags.manage')).toEqual(['SUPER_ADMIN', 'ADMIN']);
+    expect(holders('maintenance.manage')).toEqual(['SUPER_ADMIN', 'ADMIN']);
+    expect(holders('companies.manage')).toEqual(['SUPER_ADMIN', 'ADMIN']);
   });
 
   it('adds granted permissions to the role, in catalogue order, and ignores unknown grants', () => {
@@ -45,6 +37,8 @@ describe('administration roles', () => {
       'tickets.view',
       'tickets.manage',
       'audit.view',
+      'platform.view',
+      'incidents.manage',
     ]);
   });
 

@@ -14,6 +14,11 @@ export const ADMIN_PERMISSIONS = [
   'admins.manage',
   'analytics.view',
   'audit.view',
+  'platform.view',
+  'flags.manage',
+  'incidents.manage',
+  'maintenance.manage',
+  'waitlist.view',
 ] as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];
@@ -22,9 +27,23 @@ export const ADMIN_ROLES = ['SUPER_ADMIN', 'ADMIN', 'SUPPORT', 'ANALYST'] as con
 
 export type AdminRole = (typeof ADMIN_ROLES)[number];
 
+/** Roles that may change other accounts or the platform: in production they always need a second factor. */
+const ROLES_NEEDING_SECOND_FACTOR: readonly AdminRole[] = ['SUPER_ADMIN', 'ADMIN'];
+
+/**
+ * Whether an administrator must sign in with a second factor: the account's own flag, and in
+ * production every SUPER_ADMIN and ADMIN whatever the flag says.
+ */
+export function secondFactorMandatory(
+  account: { role: AdminRole; totpRequired: boolean },
+  production: boolean,
+): boolean {
+  return account.totpRequired || (production && ROLES_NEEDING_SECOND_FACTOR.includes(account.role));
+}
+
 export const PERMISSION_DESCRIPTIONS: Record<AdminPermission, string> = {
   'companies.view': 'See companies and their state',
-  'companies.manage': 'Warn, suspend and unsuspend companies',
+  'companies.manage': 'Warn, suspend, unsuspend, verify and unverify companies',
   'tickets.view': 'Read support tickets',
   'tickets.manage': 'Answer, assign and close support tickets',
   'admins.view': 'List administrators',
@@ -32,31 +51,30 @@ export const PERMISSION_DESCRIPTIONS: Record<AdminPermission, string> = {
     'Create administrators and change their role, permissions, status and second-factor policy',
   'analytics.view': 'Read platform analytics',
   'audit.view': 'Read the audit log',
+  'platform.view': 'See feature flags, incidents and maintenance windows',
+  'flags.manage': 'Turn feature flags on and off',
+  'incidents.manage': 'Open, update and resolve incidents',
+  'maintenance.manage': 'Schedule, change and cancel maintenance windows',
+  'waitlist.view': 'Read the pre-launch waitlist (e-mail addresses)',
 };
 
 /** The explicit permission list of each role. */
 export const ROLE_PERMISSIONS: Record<AdminRole, readonly AdminPermission[]> = {
   SUPER_ADMIN: ADMIN_PERMISSIONS,
   // Runs the platform day to day; only a holder of admins.manage shapes the administrator team.
-  ADMIN: [
-    'companies.view',
-    'companies.manage',
-    'tickets.view',
-    'tickets.manage',
-    'admins.view',
-    'analytics.view',
-    'audit.view',
-  ],
-  // Platform support answers tickets and needs to look up the company a ticket is about.
-  SUPPORT: ['companies.view', 'tickets.view', 'tickets.manage'],
-  ANALYST: ['companies.view', 'analytics.view'],
+  ADMIN: ADMIN_PERMISSIONS.filter((permission) => permission !== 'admins.manage'),
+  // Platform support answers tickets, looks up the company a ticket is about, and tells users
+  // about incidents; flags, maintenance and companies' standing stay with administrators.
+  SUPPORT: ['companies.view', 'tickets.view', 'tickets.manage', 'platform.view', 'incidents.manage'],
+  // Analysts read figures: analytics, the companies behind them and the pre-launch demand.
+  ANALYST: ['companies.view', 'analytics.view', 'platform.view', 'waitlist.view'],
 };
 
 export const ROLE_DESCRIPTIONS: Record<AdminRole, string> = {
   SUPER_ADMIN: 'Every permission',
   ADMIN: 'Every permission except admins.manage',
-  SUPPORT: 'Platform support: tickets, and reading companies',
-  ANALYST: 'Analytics, and reading companies',
+  SUPPORT: 'Platform support: tickets and incidents, and reading companies and the platform state',
+  ANALYST: 'Analytics and the waitlist, and reading companies and the platform state',
 };
 
 export function isAdminPermission(value: string): value is AdminPermission {

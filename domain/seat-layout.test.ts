@@ -69,11 +69,17 @@ describe('validateLayout', () => {
     ['at a negative position', { x: -1 }],
     ['with zero width', { width: 0 }],
     ['with a fractional position', { y: 0.5 }],
-    ['on a deck the bus does not have', { deck: 2 }],
-    ['on deck zero', { deck: 0 }],
   ])('refuses an element %s', (_case, change) => {
     const issues = validateLayout(layout([seat(0, 0, 's1', '1'), seat(1, 0, 's2', '2', change)]));
     expect(issues).toContainEqual(expect.objectContaining({ code: 'ELEMENT_OUT_OF_GRID', element: 1 }));
+  });
+
+  it.each([
+    ['on a deck the bus does not have', { deck: 2 }],
+    ['on deck zero', { deck: 0 }],
+  ])('refuses an element %s as a deck that does not exist', (_case, change) => {
+    const issues = validateLayout(layout([seat(0, 0, 's1', '1'), seat(1, 0, 's2', '2', change)]));
+    expect(issues).toContainEqual(expect.objectContaining({ code: 'DECK_NOT_FOUND', element: 1 }));
   });
 
   it('refuses a repeated seatId even when the seat numbers differ', () => {

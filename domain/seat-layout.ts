@@ -64,19 +64,20 @@ function gridIssue({ columns, rows, decks }: LayoutDocument['grid']): LayoutIssu
 }
 
 function fitsGrid(element: LayoutElement, grid: LayoutDocument['grid']): boolean {
-  const { x, y, width, height, deck } = element;
+  const { x, y, width, height } = element;
   return (
-    [x, y, width, height, deck].every(Number.isInteger) &&
+    [x, y, width, height].every(Number.isInteger) &&
     width > 0 &&
     height > 0 &&
     x >= 0 &&
     y >= 0 &&
     x + width <= grid.columns &&
-    y + height <= grid.rows &&
-    deck >= 1 &&
-    deck <= grid.decks
+    y + height <= grid.rows
   );
 }
+
+const deckExists = (deck: number, grid: LayoutDocument['grid']) =>
+  Number.isInteger(deck) && deck >= 1 && deck <= grid.decks;
 
 /** Claims the element's cells in order; the first cell another element covers is an overlap. */
 function overlapIssue(element: LayoutElement, index: number, scan: LayoutScan): LayoutIssue | null {
@@ -119,8 +120,11 @@ function seatIdentityIssues(element: LayoutElement, index: number, scan: LayoutS
   return issues;
 }
 
-/** One element's issues, in check order: inside the grid, rotation, overlap, then a seat's identity. */
+/** One element's issues, in check order: its deck exists, inside the grid, rotation, overlap, then a seat's identity. */
 function elementIssues(element: LayoutElement, index: number, scan: LayoutScan): LayoutIssue[] {
+  if (!deckExists(element.deck, scan.grid)) {
+    return [{ code: 'DECK_NOT_FOUND', message: `the layout has no deck ${element.deck}`, element: index }];
+  }
   if (!fitsGrid(element, scan.grid)) {
     return [
       { code: 'ELEMENT_OUT_OF_GRID', message: 'element lies outside the grid or its deck', element: index },

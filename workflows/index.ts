@@ -4,3 +4,6 @@ export { analyticsRollup } from './analytics-rollup.js';
 export { documentRender } from './document-render.js';
 export { journeyConfirmation } from './journey-confirmation.js';
 export { shareGrant } from './share-grant.js';
+export { tripSchedule } from './trip-schedule.js';
+export { webhookDelivery } from './webhook-delivery.js';
+export { webhookOutbox } from './webhook-outbox.js';

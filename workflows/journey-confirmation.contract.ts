@@ -72,6 +72,11 @@ export interface CompanyDecision {
   reason?: string;
   /** Fixed idempotency key of this decision: a retry with the same key answers the same. */
   decisionKey: string;
+  /**
+   * Set when the platform ends the company's request (a suspension, decided by an administrator):
+   * the decision is REJECT, the request is CANCELLED and the scope's failure_reason is this one.
+   */
+  failureReason?: 'COMPANY_SUSPENDED';
 }
 
 export interface DecisionResult {

@@ -26,6 +26,10 @@ export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
+  tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
+  webhookDelivery: (deliveryId: string) => `webhook-delivery/${deliveryId}`,
+  /** The one relay of the namespace. */
+  webhookOutbox: () => 'webhook-outbox',
   cashShift: (companyId: string) => `cash-shift/${companyId}`,
   /** A run started by hand (tests, operators); scheduled runs are named by the schedule. */
   analyticsRollup: (runId: string) => `analytics-rollup/${runId}`,

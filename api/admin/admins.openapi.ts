@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
 import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { errorResponses, Pagination, PersonName } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
 
 /**
@@ -45,7 +45,7 @@ const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
 export const CreateBody = z
   .object({
     email: z.email().max(254),
-    name: z.string().trim().min(1).max(120),
+    name: PersonName,
     password: z
       .string()
       .min(12)
@@ -62,7 +62,7 @@ export const CreateBody = z
 
 export const UpdateBody = z
   .object({
-    name: z.string().trim().min(1).max(120).optional(),
+    name: PersonName.optional(),
     role: Role.optional(),
     grantedPermissions: Grants.optional().meta({ description: 'replaces the granted permissions' }),
     status: Status.optional(),

@@ -70,7 +70,11 @@ export const docs = operations({
       'most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
       'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
       'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +
-      'admins.create, admins.update, audit_log.read.',
+      'admins.create, admins.update, audit_log.read; companies.list, companies.read, companies.warn, companies.suspend, ' +
+      'companies.unsuspend, companies.verify, companies.unverify (target the company); feature_flags.update; ' +
+      'incidents.create, incidents.update, incidents.resolve; maintenance.create, maintenance.update, maintenance.cancel; ' +
+      'waitlist.list; analytics.read; tickets.list, tickets.read, tickets.create, tickets.reply, tickets.assign, ' +
+      'tickets.close.',
     tags: ['Administration: audit log'],
     responses: {
       200: {

@@ -2,10 +2,15 @@ import type { AppContext } from '../app.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { registerAdminsRoutes } from './admins.js';
+import { registerAnalyticsRoutes } from './analytics.js';
 import { registerAuditRoutes } from './audit.js';
 import { registerAdminAuthRoutes } from './auth.js';
+import { registerCompanyRoutes } from './companies.js';
+import { registerOperationsRoutes } from './operations.js';
 import { registerPermissionRoutes } from './permissions.js';
 import { registerSecondFactorRoutes } from './security.js';
+import { registerTicketRoutes } from './tickets.js';
+import { registerWaitlistRoutes } from './waitlist.js';
 
 /** Administration surface (/admin/api). Each feature module adds its routes here. */
 export function registerAdminRoutes(surface: Surface, context: AppContext): void {
@@ -21,4 +26,9 @@ export function registerAdminRoutes(surface: Surface, context: AppContext): void
   registerAdminsRoutes(surface, context);
   registerPermissionRoutes(surface, context);
   registerAuditRoutes(surface, context);
+  registerCompanyRoutes(surface, context);
+  registerOperationsRoutes(surface, context);
+  registerWaitlistRoutes(surface, context);
+  registerAnalyticsRoutes(surface, context);
+  registerTicketRoutes(surface, context);
 }

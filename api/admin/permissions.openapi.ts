@@ -27,8 +27,9 @@ export const docs = operations({
     description:
       'Any signed-in administrator. An administrator holds the permissions of their role plus any granted one by one. ' +
       'Roles: SUPER_ADMIN (every permission), ADMIN (all but admins.manage), SUPPORT (companies.view, tickets.view, ' +
-      'tickets.manage), ANALYST (companies.view, analytics.view). A route that needs a permission the caller lacks ' +
-      'answers 403 PERMISSION_DENIED with details.permission.',
+      'tickets.manage, platform.view, incidents.manage), ANALYST (companies.view, analytics.view, platform.view, ' +
+      'waitlist.view). A route that needs a permission the caller lacks answers 403 PERMISSION_DENIED with ' +
+      'details.permission.',
     tags: ['Administration: administrators'],
     responses: {
       200: {

@@ -5,6 +5,7 @@ import type { AuditActor } from '../../db/writes/audit.js';
 import {
   effectivePermissions,
   permissionDenied,
+  secondFactorMandatory,
   type AdminPermission,
   type AdminRole,
 } from '../../domain/permissions.js';
@@ -65,7 +66,7 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
         'Send the X-CSRF-Token header with the value given at sign-in',
       );
     }
-    const admin = principal(session);
+    const admin = principal(session, deps.config.NODE_ENV === 'production');
     if (admin.secondFactorPending && route.security !== 'administratorFirstFactor') {
       throw secondFactorRequired(admin);
     }
@@ -73,7 +74,8 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
   };
 }
 
-function principal(session: AdminSessionRecord): AdminPrincipal {
+function principal(stored: AdminSessionRecord, production: boolean): AdminPrincipal {
+  const session = { ...stored, totpRequired: secondFactorMandatory(stored, production) };
   return {
     adminId: session.adminId,
     sessionId: session.sessionId,

@@ -4,7 +4,12 @@ import type { Database } from '../../db/orm.js';
 import { closeAdminSession, openAdminSession } from '../../db/writes/admin-sessions.js';
 import { ownAccountAudit, recordAudit } from '../../db/writes/audit.js';
 import { passSecondFactor } from '../../db/writes/second-factor.js';
-import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
+import {
+  effectivePermissions,
+  secondFactorMandatory,
+  type AdminPermission,
+  type AdminRole,
+} from '../../domain/permissions.js';
 import { Refusal } from '../http/errors.js';
 import type { AdminPrincipal } from './admin-auth.js';
 import { proofToSpend, unlessRefused, type SecondFactorProof } from './admin-second-factor.js';
@@ -20,7 +25,10 @@ import { newSessionSecrets } from './secrets.js';
  */
 type Deps = {
   db: Database;
-  config: Pick<Config, 'ADMIN_SESSION_TTL_HOURS' | 'ADMIN_SESSION_IDLE_MINUTES' | 'COOKIE_SECURE'>;
+  config: Pick<
+    Config,
+    'ADMIN_SESSION_TTL_HOURS' | 'ADMIN_SESSION_IDLE_MINUTES' | 'COOKIE_SECURE' | 'NODE_ENV'
+  >;
 };
 
 export interface SignedInAdmin {
@@ -54,7 +62,8 @@ export async function signInAdmin(
       });
     throw invalidCredentials();
   }
-  const secondFactorRequired = account.totpRequired || account.totpEnabled;
+  const secondFactorRequired =
+    secondFactorMandatory(account, deps.config.NODE_ENV === 'production') || account.totpEnabled;
   const secrets = newSessionSecrets();
   const stored = await openAdminSession(
     deps.db,

@@ -4,7 +4,7 @@ import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { sameSecret } from './secrets.js';
-import { CSRF_COOKIE, CSRF_HEADER, isSessionActive } from './traveller-session.js';
+import { CSRF_COOKIE, CSRF_HEADER, identityStands } from './traveller-session.js';
 import { InvalidCredential, presentedCredential, type TravellerTokens } from './traveller-token.js';
 
 /**
@@ -38,7 +38,7 @@ export function customerAuthenticator(deps: { db: Database; tokens: TravellerTok
       if (error instanceof InvalidCredential) throw refuse();
       throw error;
     }
-    if (!identity.sessionId || !(await isSessionActive(deps.db, identity.sessionId))) throw refuse();
+    if (!(await identityStands(deps.db, identity))) throw refuse();
     if (credential.via === 'cookie' && route.csrf) checkCsrf(ctx);
     ctx.state.traveller = { ...identity, via: credential.via };
     ctx.state.scope = identity.scope;

@@ -25,8 +25,11 @@ export type DriverAppRole = (typeof DRIVER_APP_ROLES)[number];
 export interface DriverPrincipal {
   sessionId: string;
   staffUserId: string;
+  name: string;
   membershipId: string;
   companyId: string;
+  /** Whether the company is active: a suspended company's driver app writes are refused. */
+  companyStatus: 'ACTIVE' | 'SUSPENDED';
   role: DriverAppRole;
 }
 
@@ -81,8 +84,10 @@ export function driverAuthenticator(deps: {
     ctx.state.driver = {
       sessionId: session.sessionId,
       staffUserId: session.staffUserId,
+      name: session.name,
       membershipId: session.membershipId,
       companyId: session.companyId,
+      companyStatus: session.company.status,
       role,
     };
   };

@@ -2,16 +2,17 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import type { RequestOrigin } from '../../db/writes/audit.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { Refusal } from '../http/errors.js';
+import { createFailureLimiter, createRateLimiter, type FailureLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { emailKey } from './limits.js';
 
 /**
- * POST /auth/login by e-mail and password, as the dashboard and the administration both declare
- * it: limited per client IP and per e-mail address, one session per browser, the new session's
- * cookies set. Each surface brings its body, its sign-in and its session cookies. The sign-in and
+ * POST /auth/login by e-mail and password, as the dashboard, the administration and the driver app
+ * declare it: limited per client IP and per e-mail address, one session per browser, the new
+ * session's cookies set (the driver app's token is answered instead). Each surface brings its body, its sign-in and its session cookies. The sign-in and
  * sign-out answers are documented alike on both surfaces.
  */
 
@@ -25,11 +26,17 @@ export interface LoginInput {
 export interface PasswordLogin<SignedIn> {
   docs: OperationDoc;
   body: z.ZodType<LoginInput>;
-  /** Attempts per client IP and per e-mail address over one window; the counters are named after `name`. */
+  /**
+   * Attempts per client IP, and failed attempts per e-mail address from one client IP, over one
+   * window; the counters are named after `name`.
+   */
   limits: { name: string; perIp: number; perEmail: number; windowMinutes: number };
-  /** The session cookie: the session it still names in this browser ends when another signs in. */
-  cookie: string;
-  revokeByToken: (token: string) => Promise<void>;
+  /**
+   * The session cookie: the session it still names in this browser ends when another signs in.
+   * Absent where the session travels as a bearer token (the driver app), which sets no cookie.
+   */
+  cookie?: string;
+  revokeByToken?: (token: string) => Promise<void>;
   signIn: (body: LoginInput, origin: RequestOrigin) => Promise<SignedIn>;
   /** Sets the new session's cookies and gives the answer's data. */
   open: (ctx: Context, signedIn: SignedIn) => unknown;
@@ -59,7 +66,7 @@ export function registerPasswordLoginRoute<SignedIn>(
   login: PasswordLogin<SignedIn>,
 ): void {
   const path = '/auth/login';
-  const limitEmail = passwordSignInLimits(surface, db, path, login.limits);
+  const failures = passwordSignInLimits(surface, db, path, login.limits);
   surface.route({
     ...login.docs,
     method: 'post',
@@ -68,9 +75,15 @@ export function registerPasswordLoginRoute<SignedIn>(
     csrf: false,
     body: login.body,
     handler: async (ctx, { body }) => {
-      await limitEmail(ctx, body.email);
-      const signedIn = await login.signIn(body, requestOrigin(ctx));
-      await endBrowserSession(ctx, login.cookie, login.revokeByToken);
+      const key = `${emailKey(body.email)}|${ctx.ip}`;
+      await failures.refuseIfSpent(ctx, key);
+      const signedIn = await login.signIn(body, requestOrigin(ctx)).catch(async (error: unknown) => {
+        if (error instanceof Refusal && error.status === 401) await failures.failed(key);
+        throw error;
+      });
+      await failures.succeeded(key);
+      if (login.cookie && login.revokeByToken)
+        await endBrowserSession(ctx, login.cookie, login.revokeByToken);
       ctx.body = { success: true, data: login.open(ctx, signedIn) };
     },
   });
@@ -78,19 +91,20 @@ export function registerPasswordLoginRoute<SignedIn>(
 
 /**
  * Attempts per client IP, counted before anything else runs (malformed attempts included), and
- * per e-mail address, both over one window. Returns the per-address count, which the route takes
- * once its body is read.
+ * failures per e-mail address from one client IP, both over one window: successful sign-ins never
+ * count, and guesses from elsewhere cannot lock an account out. Returns the failure counter, which
+ * the route keeps once its body is read.
  */
 function passwordSignInLimits(
   surface: Surface,
   db: Pick<Database, 'pool'>,
   path: string,
   rule: PasswordLogin<unknown>['limits'],
-): (ctx: Context, email: string) => Promise<void> {
+): FailureLimiter {
   const durationSeconds = rule.windowMinutes * 60;
   const ipLimit = createRateLimiter(db, { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds });
-  const emailLimit = createRateLimiter(db, {
-    name: `${rule.name}-email`,
+  const failures = createFailureLimiter(db, {
+    name: `${rule.name}-email-failures`,
     points: rule.perEmail,
     durationSeconds,
   });
@@ -98,7 +112,7 @@ function passwordSignInLimits(
     path,
     ipLimit.middleware((ctx) => ctx.ip),
   );
-  return (ctx, email) => emailLimit.consume(ctx, emailKey(email));
+  return failures;
 }
 
 /** One browser, one session: a new sign-in ends the session the browser's cookie still names. */

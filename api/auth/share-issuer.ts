@@ -3,6 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
 import type { ShareIssuer } from '../../domain/document-sharing.js';
+import { requireActiveCompany } from '../dashboard/guards.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
@@ -14,7 +15,7 @@ import {
   recordStaffActivity,
   STAFF_SESSION_COOKIE,
 } from './staff-session.js';
-import { isSessionActive } from './traveller-session.js';
+import { identityStands } from './traveller-session.js';
 import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
 
 /**
@@ -27,7 +28,8 @@ import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './travel
  *   an administrator session (bb_admin cookie)                          → 403 SHARE_ISSUER_FORBIDDEN:
  *                                                                         platform roles, SUPPORT
  *                                                                         included, have no issuer scope
- * No credential → 401 AUTH_REQUIRED; a dead or invalid one → 401 INVALID_CREDENTIAL. A cookie
+ * No credential → 401 AUTH_REQUIRED; a dead or invalid one → 401 INVALID_CREDENTIAL; staff or a
+ * driver of a suspended company → 403 COMPANY_SUSPENDED. A cookie
  * session's write needs its CSRF header; bearer calls need none.
  */
 declare module 'koa' {
@@ -106,7 +108,7 @@ async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIs
     if (error instanceof InvalidCredential) throw invalid();
     throw error;
   }
-  if (!identity.sessionId || !(await isSessionActive(deps.db, identity.sessionId))) throw invalid();
+  if (!(await identityStands(deps.db, identity))) throw invalid();
   return { kind: 'TRAVELLER', userId: identity.userId };
 }
 
@@ -120,6 +122,8 @@ async function staffIssuer(deps: IssuerDeps, token: string, csrfOf: Context | nu
   );
   if (!live) throw invalid();
   if (csrfOf) checkStaffCsrf(csrfOf, live.csrfTokenHash);
+  // A suspended company's staff and drivers neither issue nor revoke shares (as every dashboard write).
+  requireActiveCompany(live.staff);
   if (live.stale) await recordStaffActivity(deps.db, live.staff.sessionId);
   const { staffUserId, companyId, role } = live.staff;
   return { kind: role === 'DRIVER' ? 'DRIVER' : 'STAFF', staffUserId, companyId, role };

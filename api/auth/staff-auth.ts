@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { requireActiveCompany } from '../dashboard/guards.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
 import { checkSessionCsrf } from './csrf.js';
@@ -27,6 +28,11 @@ declare module 'koa' {
  *   no session cookie                       401 AUTH_REQUIRED
  *   unknown, revoked, expired or idle       401 INVALID_CREDENTIAL (the dead cookies are cleared)
  *   write without the matching CSRF header  403 CSRF_TOKEN_INVALID
+ *   write of a suspended company            403 COMPANY_SUSPENDED
+ * The suspension check is here, before any input is read, so that every state-changing route
+ * (POST, PUT, PATCH, DELETE) of the dashboard refuses a suspended company's staff at once,
+ * whichever module declares it. Exempt are the session routes under /auth/ (SUSPENSION_EXEMPT):
+ * a suspended company's staff can still sign out. Reads keep working.
  */
 export function staffAuthenticator(deps: { db: Database; config: Config }): Authenticator {
   return async (ctx, route) => {
@@ -44,10 +50,17 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
       );
     }
     if (route.csrf) checkStaffCsrf(ctx, session.csrfTokenHash);
+    if (changesState(route.method) && !SUSPENSION_EXEMPT.test(route.path))
+      requireActiveCompany(session.staff);
     if (session.stale) await recordStaffActivity(deps.db, session.staff.sessionId);
     ctx.state.staff = session.staff;
   };
 }
+
+/** Dashboard routes a suspended company's staff may still call with a write: their own session's. */
+export const SUSPENSION_EXEMPT = /^\/auth\//;
+
+const changesState = (method: string) => ['post', 'put', 'patch', 'delete'].includes(method);
 
 /** A dashboard session's write: the X-CSRF-Token header must match the session's token (403 otherwise). */
 export function checkStaffCsrf(ctx: Context, csrfTokenHash: string): void {

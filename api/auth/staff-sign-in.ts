@@ -4,6 +4,7 @@ import type { Database } from '../../db/orm.js';
 import {
   signInMembership,
   staffCredentials,
+  type SignInMembership,
   type StaffCredentials,
 } from '../../db/queries/staff-sessions.js';
 import { recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
@@ -34,33 +35,61 @@ export interface StaffSignInInput {
   companyId?: string | undefined;
 }
 
-export interface SignedInStaff {
+export interface SignedInMember<Role extends string> {
   session: IssuedStaffSession;
   user: { id: string; email: string; name: string };
-  membership: { id: string; companyId: string; role: CompanyRole };
+  membership: { id: string; companyId: string; role: Role };
   company: StaffCompany;
 }
+
+export type SignedInStaff = SignedInMember<CompanyRole>;
 
 type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'> };
 
 export const invalidCredentials = () =>
   new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
-export async function signInStaff(
+/** Who signs in where: the dashboard (STAFF) or the driver app (DRIVER), and the membership it opens. */
+export interface SignInSurface<Role extends string> {
+  actorKind: 'STAFF' | 'DRIVER';
+  membership: (
+    db: Database,
+    staffUserId: string,
+    companyId: string | undefined,
+  ) => Promise<SignInMembership<Role> | null>;
+}
+
+const DASHBOARD: SignInSurface<CompanyRole> = {
+  actorKind: 'STAFF',
+  membership: (db, staffUserId, companyId) => signInMembership(db, staffUserId, DASHBOARD_ROLES, companyId),
+};
+
+export function signInStaff(
   deps: Deps,
   input: StaffSignInInput,
   origin: RequestOrigin,
 ): Promise<SignedInStaff> {
+  return signInMember(deps, input, origin, DASHBOARD);
+}
+
+/** Checks the password, opens a session for the surface's membership and records the sign-in. */
+export async function signInMember<Role extends string>(
+  deps: Deps,
+  input: StaffSignInInput,
+  origin: RequestOrigin,
+  surface: SignInSurface<Role>,
+): Promise<SignedInMember<Role>> {
   const user = await checkPassword(deps.db, input.email, input.password);
   if (!user) throw invalidCredentials();
   // A suspended company's users may still sign in and read; its writes are refused by the guards
   // with an explicit COMPANY_SUSPENDED.
-  const membership = await signInMembership(deps.db, user.id, DASHBOARD_ROLES, input.companyId);
+  const membership = await surface.membership(deps.db, user.id, input.companyId);
   if (!membership) throw invalidCredentials();
   const session = await createStaffSession(deps, { staffUserId: user.id, membershipId: membership.id });
   await recordStaffEvent(
     deps.db,
-    'STAFF_SIGNED_IN',
+    surface.actorKind,
+    'SIGNED_IN',
     { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId },
     origin,
   );
@@ -76,9 +105,10 @@ export async function signOutStaff(
   db: Database,
   staff: { sessionId: string; staffUserId: string; companyId: string },
   origin: RequestOrigin,
+  actorKind: SignInSurface<string>['actorKind'] = 'STAFF',
 ): Promise<void> {
   await revokeStaffSession(db, staff.sessionId);
-  await recordStaffEvent(db, 'STAFF_SIGNED_OUT', staff, origin);
+  await recordStaffEvent(db, actorKind, 'SIGNED_OUT', staff, origin);
 }
 
 /** The active user whose password matches, else null after the same work as for a real account. */
@@ -105,16 +135,18 @@ export function prepareStaffSignIn(): void {
   void unknownAccountHash();
 }
 
+/** STAFF_SIGNED_IN, DRIVER_SIGNED_OUT, ...: the audit row of a sign-in or sign-out. */
 async function recordStaffEvent(
   db: Database,
-  action: 'STAFF_SIGNED_IN' | 'STAFF_SIGNED_OUT',
+  actorKind: SignInSurface<string>['actorKind'],
+  what: 'SIGNED_IN' | 'SIGNED_OUT',
   event: { staffUserId: string; companyId: string; sessionId: string },
   origin: RequestOrigin,
 ): Promise<void> {
   await recordAudit(db.pool, {
-    actorKind: 'STAFF',
+    actorKind,
     actorId: event.staffUserId,
-    action,
+    action: `${actorKind}_${what}`,
     targetKind: 'COMPANY',
     targetId: event.companyId,
     details: { sessionId: event.sessionId },

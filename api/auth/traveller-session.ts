@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import {
+  activeSessionOwner,
   sessionOfRefreshToken as sessionOfTokenHash,
   travellerAppMetadata,
 } from '../../db/queries/traveller-sessions.js';
@@ -11,10 +13,10 @@ import {
   rotateRefreshToken as rotateTokenHash,
   type SessionChannel,
 } from '../../db/writes/traveller-sessions.js';
-import { scopeFromAppMetadata } from '../../domain/inventory-scope.js';
+import { scopeFromAppMetadata, scopeToAppMetadata } from '../../domain/inventory-scope.js';
 import { Refusal } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
-import { ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
+import { ACCESS_COOKIE, type TravellerIdentity, type TravellerTokens } from './traveller-token.js';
 
 /**
  * Traveller sessions: a server-side session row, a short-lived signed access token naming it
@@ -151,4 +153,15 @@ export function revokeTravellerSession(db: Database, sessionId: string, reason =
   return revokeSession(db, sessionId, reason);
 }
 
-export { isSessionActive } from '../../db/queries/traveller-sessions.js';
+/**
+ * Whether an access token's identity stands: its session is live, the session's traveller is the
+ * token's subject, and the token's inventory scope is that traveller's scope now. A valid signature
+ * alone is not enough: a token naming someone else's live session, or a scope since withdrawn, is refused.
+ */
+export async function identityStands(db: Database, identity: TravellerIdentity): Promise<boolean> {
+  if (!identity.sessionId) return false;
+  const owner = await activeSessionOwner(db, identity.sessionId);
+  if (!owner || owner.userId !== identity.userId) return false;
+  const scope = scopeFromAppMetadata(owner.appMetadata);
+  return scope !== null && isDeepStrictEqual(scopeToAppMetadata(scope), scopeToAppMetadata(identity.scope));
+}

@@ -3,7 +3,7 @@ import type { Database } from '../../db/orm.js';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
-import { hourlyLimiter } from '../auth/limits.js';
+import { hourlyLimiter, otpChecksPerIp } from '../auth/limits.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
@@ -74,7 +74,7 @@ function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
 
 function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
-  const verifyPerIp = hourlyLimiter(db, 'otp-verify-ip', config.OTP_VERIFY_PER_IP_PER_HOUR);
+  const verifyPerIp = otpChecksPerIp(db, config);
   surface.route({
     ...docs.verifyOtp,
     method: 'post',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
 import { operations } from '../http/route.js';
-import { errorResponses, Instant, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
@@ -9,7 +9,7 @@ import { PickupLocationSchema } from './trips.js';
 /** OpenAPI of the booking creation routes (bookings.ts): schemas and the rules they document. */
 
 const PassengerFields = {
-  passenger_name: z.string().trim().min(1).max(120).meta({ description: 'printed on every ticket' }),
+  passenger_name: PersonName.meta({ description: 'printed on every ticket' }),
   passenger_phone: z
     .string()
     .trim()

@@ -16,8 +16,11 @@ import { registerLoyaltyRoutes } from './loyalty.js';
 import { registerPaymentWebhookRoutes } from './payment-webhook.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerSeatLockRoutes } from './seat-locks.js';
+import { registerSupportTicketRoutes } from './support-tickets.js';
 import { registerTicketRoutes } from './tickets.js';
 import { registerTripRoutes } from './trips.js';
+import { registerWaitlistRoutes } from './waitlist.js';
+import { registerWebhookRoutes } from './webhooks.js';
 
 /** Customer surface (/api). Each feature module adds its routes here. */
 export function registerCustomerRoutes(surface: Surface, context: AppContext): void {
@@ -39,4 +42,7 @@ export function registerCustomerRoutes(surface: Surface, context: AppContext): v
   registerBookingChangeRoutes(surface, context);
   registerDocumentShareRoutes(surface, context);
   registerLoyaltyRoutes(surface, context);
+  registerWaitlistRoutes(surface, context);
+  registerSupportTicketRoutes(surface, context);
+  registerWebhookRoutes(surface, context);
 }

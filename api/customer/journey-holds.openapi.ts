@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { errorResponses, Instant, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
 
 /**
  * Schemas and prose of the journey-hold routes (SPEC "Journey confirmation"): hold, release,
@@ -16,7 +16,7 @@ const IdempotencyKey = z
 
 const Traveller = z
   .object({
-    name: z.string().trim().min(1).max(120).meta({ description: 'as printed on the ticket' }),
+    name: PersonName.meta({ description: 'as printed on the ticket' }),
     phone: z
       .string()
       .regex(/^\+[1-9]\d{7,14}$/, 'must be an international number: + then 8 to 15 digits')

@@ -11,8 +11,8 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
   registerQuoteRoute(surface, context);
 }
 
-function registerSearchRoute(surface: Surface, { config, db }: AppContext): void {
-  const search = journeySearch(db, config);
+function registerSearchRoute(surface: Surface, { config, db, platform }: AppContext): void {
+  const search = journeySearch(db, config, platform.companyStanding);
   // Counted per client IP before anything else runs, invalid requests included.
   const searchLimit = createRateLimiter(db, {
     name: 'journey-search',

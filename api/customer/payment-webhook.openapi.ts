@@ -16,7 +16,7 @@ export const docs = operations({
     summary: 'Payment provider webhook (not connected)',
     description:
       'SPEC leaves the path open; this is it. Online payment is unavailable: the route neither reads the payload nor ' +
-      'changes data, whatever its size, type or content. PAYMENT_WEBHOOK_MODE=development (the default) → 501 ' +
+      'changes data, whatever its size, type or content. PAYMENT_WEBHOOK_MODE=development (the default outside production) → 501 ' +
       'OFFICIAL_CONTRACT_REQUIRED; disabled → 404 NOT_FOUND, as for a route that does not exist. No signature scheme is ' +
       'assumed and no credential is read.',
     tags: ['Payments'],

@@ -8,6 +8,8 @@ import { Refusal } from '../http/errors.js';
  *   reads   the resource belongs to the session's company, else 404 (another company's ids are
  *           not confirmed to exist)                                  -> ownedByCompany
  *   writes  the company is active and not suspended                   -> requireActiveCompany
+ *           (the staff authenticator checks it for every dashboard write before its input is
+ *           read, api/auth/staff-auth.ts; a route may still name it)
  *   some writes need a verified company                               -> requireVerifiedCompany
  *   sensitive operations need certain roles                           -> requireRole(...)
  * A route calls `authorize(ctx, ...guards)` first; guards run in the order given. The company is
@@ -45,7 +47,8 @@ export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
   };
 }
 
-export const requireActiveCompany: StaffGuard = (staff) => {
+/** Also checks a driver's membership (share issuing): only the company's status is read. */
+export const requireActiveCompany = (staff: Pick<StaffPrincipal, 'company'>): void => {
   if (staff.company.status !== 'ACTIVE') {
     throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
   }

@@ -52,7 +52,8 @@ export const docs = operations({
       'OWNER or ADMIN of the booking’s company (every kind); DISPATCHER and STAFF (BOOKING_CONFIRMATION and ' +
       'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
       'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
-      'included) 403 SHARE_ISSUER_FORBIDDEN. A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
+      'included) 403 SHARE_ISSUER_FORBIDDEN; staff and drivers of a suspended company 403 COMPANY_SUSPENDED. ' +
+      'A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
       'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
       'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
       'only here and stored only as a hash.',
@@ -69,7 +70,8 @@ export const docs = operations({
     summary: 'Revoke a share; its recipient session ends at once',
     description:
       'Allowed to the issuer, the traveller who owns the booking, and an OWNER or ADMIN of the booking’s ' +
-      'company; anyone else gets 404 SHARE_NOT_FOUND. Revoking again answers the same; an expired share is ' +
+      'company; anyone else gets 404 SHARE_NOT_FOUND; staff and drivers of a suspended company 403 ' +
+      'COMPANY_SUSPENDED. Revoking again answers the same; an expired share is ' +
       '410 SHARE_EXPIRED.',
     tags: ['Documents'],
     responses: {

@@ -5,11 +5,10 @@ import {
 } from '../../db/queries/boarding-credentials.js';
 import { publicJwk, publicKeyFromPem, revocationPage } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
-import type { DriverPrincipal } from '../auth/driver-auth.js';
-import { Refusal } from '../http/errors.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
+import { currentDriver } from './guards.js';
 import {
   docs,
   KEYS_CACHE_SECONDS,
@@ -31,13 +30,6 @@ function publishedKey(row: PublishedKeyRow) {
     createdAt: iso(row.created_at),
     retiredAt: row.retired_at === null ? null : iso(row.retired_at),
   };
-}
-
-function currentDriver(ctx: { state: { driver?: DriverPrincipal | null } }): DriverPrincipal {
-  const driver = ctx.state.driver;
-  if (!driver)
-    throw new Refusal(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
-  return driver;
 }
 
 /** The driver app's boarding credentials: the published keys, the revocation list, and the check at the door. */

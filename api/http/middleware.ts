@@ -130,12 +130,29 @@ const MAX_BODY_BYTES = 64 * 1024;
  */
 export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
   return async (ctx: Context, next: Next) => {
+    if (/%00/i.test(ctx.url)) throw nulCharacter();
     ctx.request.body =
       ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !unread(ctx)
         ? await readJsonBody(ctx)
         : undefined;
+    if (holdsNul(ctx.request.body)) throw nulCharacter();
     await next();
   };
+}
+
+/**
+ * U+0000 is refused once for every path, query string and JSON body: PostgreSQL text cannot hold
+ * it, and no name, code or phone number has a use for it.
+ */
+const nulCharacter = () => badRequest('NUL_CHARACTER', 'Text may not contain the NUL character (U+0000)');
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner));
+  }
+  return false;
 }
 
 async function readJsonBody(ctx: Context): Promise<unknown> {

@@ -33,6 +33,11 @@ const SECURITY_SCHEMES = {
     name: 'bb_share',
     description: 'Document share recipient session',
   },
+  companyApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Company API key (made by an OWNER or ADMIN in the dashboard, POST /dashboard/api/api-keys)',
+  },
 } as const;
 
 const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
@@ -50,6 +55,7 @@ const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
     { companySession: [] },
     { driverBearer: [] },
   ],
+  companyApiKey: [{ companyApiKey: [] }],
 };
 
 type JsonObject = Record<string, unknown>;

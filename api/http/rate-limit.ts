@@ -31,8 +31,68 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
   if (rule.points <= 0) {
     return { consume: async () => undefined, middleware: () => (_ctx, next) => next() };
   }
+  const limiter = sharedLimiter(db, rule);
+
+  const consume = async (ctx: Context, key: string) => {
+    try {
+      await limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      refuse(ctx, rejection.msBeforeNext);
+    }
+  };
+  return {
+    consume,
+    middleware: (keyOf) => async (ctx, next) => {
+      await consume(ctx, keyOf(ctx));
+      await next();
+    },
+  };
+}
+
+/** Counts only what fails (a wrong password), so neither success nor a stranger's guesses lock anyone out. */
+export interface FailureLimiter {
+  /** 429 RATE_LIMITED with Retry-After while `key` has spent its failures in the window. */
+  refuseIfSpent(ctx: Context, key: string): Promise<void>;
+  /** Counts one failure for `key`. */
+  failed(key: string): Promise<void>;
+  /** A success forgets the key's failures. */
+  succeeded(key: string): Promise<void>;
+}
+
+/** At most `points` failures per `durationSeconds` for each key; 0 points turns it off. */
+export function createFailureLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): FailureLimiter {
+  if (rule.points <= 0) {
+    return {
+      refuseIfSpent: async () => undefined,
+      failed: async () => undefined,
+      succeeded: async () => undefined,
+    };
+  }
+  const limiter = sharedLimiter(db, rule);
+  return {
+    async refuseIfSpent(ctx, key) {
+      const spent = await limiter.get(key);
+      if (spent && spent.consumedPoints >= rule.points) refuse(ctx, spent.msBeforeNext);
+    },
+    async failed(key) {
+      await limiter.penalty(key, 1);
+    },
+    async succeeded(key) {
+      await limiter.delete(key);
+    },
+  };
+}
+
+function refuse(ctx: Context, msBeforeNext: number): never {
+  const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  ctx.set('Retry-After', String(retryAfterSeconds));
+  throw tooManyRequests(retryAfterSeconds);
+}
+
+function sharedLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLimiterPostgres {
   const keyPrefix = `${rule.name}:${rule.points}/${rule.durationSeconds}`;
-  const limiter = new RateLimiterPostgres({
+  return new RateLimiterPostgres({
     storeClient: db.pool,
     storeType: 'pool',
     tableName: 'rate_limits',
@@ -47,22 +107,4 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
       duration: rule.durationSeconds,
     }),
   });
-
-  const consume = async (ctx: Context, key: string) => {
-    try {
-      await limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      ctx.set('Retry-After', String(retryAfterSeconds));
-      throw tooManyRequests(retryAfterSeconds);
-    }
-  };
-  return {
-    consume,
-    middleware: (keyOf) => async (ctx, next) => {
-      await consume(ctx, keyOf(ctx));
-      await next();
-    },
-  };
 }

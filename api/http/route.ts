@@ -20,7 +20,9 @@ export type Security =
   | 'driver'
   | 'shareRecipient'
   /** A traveller, a company user or an assigned driver who may share a booking document (api/auth/share-issuer.ts). */
-  | 'shareIssuer';
+  | 'shareIssuer'
+  /** A company API key as `Authorization: Bearer` (api/auth/company-api-key.ts); no cookie, so no CSRF. */
+  | 'companyApiKey';
 
 /**
  * Resolves and checks the caller for a route's declared security before its input is read
@@ -28,7 +30,7 @@ export type Security =
  */
 export type Authenticator = (
   ctx: Context,
-  route: { security: Security; method: Method; csrf: boolean },
+  route: { security: Security; method: Method; csrf: boolean; /** as declared: /trips/{id} */ path: string },
 ) => Promise<void>;
 
 export interface ResponseSpec {
@@ -143,7 +145,9 @@ export class Surface {
     readonly base: string,
     private readonly authenticate?: Authenticator,
   ) {
-    this.router = new Router({ prefix: base });
+    // Paths match exactly as written (case-sensitive), so every guard that compares ctx.path sees the
+    // path the route answers to: /api/Document-Shares is no share route, and no route at all.
+    this.router = new Router({ prefix: base, sensitive: true });
   }
 
   route<
@@ -153,19 +157,19 @@ export class Surface {
   >(spec: RouteSpec<P, Q, B>): this {
     this.routes.push({ base: this.base, spec });
     if (spec.unreadBody) {
-      // Matched as the router matches: a parameter is one segment, case-insensitive, optional trailing slash.
+      // Matched as the router matches: a parameter is one segment, case-sensitive, optional trailing slash.
       const segments = `${this.base}${spec.path}`
         .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
         .replace(/\{\w+\}/g, '[^/]+');
       this.unreadBodyRoutes.push({
         method: spec.method.toUpperCase(),
-        path: new RegExp(`^${segments}/?$`, 'i'),
+        path: new RegExp(`^${segments}/?$`),
       });
     }
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
     this.router[spec.method](koaPath, async (ctx) => {
-      await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf });
+      await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf, path: spec.path });
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
       let body: unknown;

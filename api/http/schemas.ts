@@ -25,6 +25,24 @@ export const CalendarDate = z
 /** A moment as the API writes it: ISO 8601 in UTC. */
 export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
+/**
+ * C0/C1 control characters and the bidirectional embeddings, overrides and isolates
+ * (U+202A–U+202E, U+2066–U+2069): printed on a ticket, an override can make a name read as another.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+/** A person's name as tickets and lists print it: 1–120 characters, trimmed, nothing unprintable. */
+export const PersonName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(120)
+  .refine(
+    (value) => !UNPRINTABLE_IN_NAMES.test(value),
+    'must not contain control or bidirectional-override characters',
+  );
+
 export const Locale = z.enum(['ar', 'en']);
 export const Currency = z.enum(['SYP']);
 

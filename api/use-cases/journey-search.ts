@@ -42,7 +42,12 @@ function placeOf(cityId: string | undefined, stopId: string | undefined): Search
  * little stale while one background search refreshes it). Answers the response body, already
  * serialized, so a cache hit costs no serialization either.
  */
-export function journeySearch(db: Database, config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS'>) {
+export function journeySearch(
+  db: Database,
+  config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS'>,
+  /** Moves when a company is suspended or unsuspended: answers made before are not used again. */
+  companyStanding: () => Promise<number> = async () => 0,
+) {
   const transfer = transferSettings(config);
   const cache = new MicroCache<string>(config.SEARCH_CACHE_SECONDS * 1000);
 
@@ -56,7 +61,7 @@ export function journeySearch(db: Database, config: TransferConfig & Pick<Config
     if (origin.kind === destination.kind && origin.id === destination.id) {
       throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
     }
-    return cache.get(JSON.stringify([scope, body]), async () => {
+    return cache.get(JSON.stringify([await companyStanding(), scope, body]), async () => {
       const result = await searchJourneys(db, {
         scope,
         origin,

@@ -37,7 +37,7 @@ function privatePage(ctx: Context): void {
  * the page is the same for every grant: it carries no grant data.
  */
 export function sharePageRoutes() {
-  const router = new Router();
+  const router = new Router({ sensitive: true });
   router.get('/share/assets/share.js', (ctx) => {
     privatePage(ctx);
     ctx.type = 'text/javascript; charset=utf-8';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createStaffSession } from '../../api/auth/staff-session.js';
 import type { Database } from '../../db/orm.js';
 import { insertTrip, saveBusLayout } from '../../db/writes/catalogue.js';
 import { coachLayout } from '../../domain/layout-templates.js';
@@ -108,4 +109,23 @@ export async function createBenchTrips(
     }
     return trips;
   });
+}
+
+/** A signed-in OWNER of the company (never signs in with a password): its session and CSRF tokens. */
+export async function benchOwnerSession(
+  db: Database,
+  companyId: string,
+): Promise<{ token: string; csrfToken: string }> {
+  const [user] = await db.query<{ id: string }>(
+    `insert into staff_users (email, name, password_hash) values ($1, 'Bench owner', 'x') returning id`,
+    [`owner-${randomUUID().slice(0, 8)}@bench.test`],
+  );
+  const [membership] = await db.query<{ id: string }>(
+    `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'OWNER') returning id`,
+    [companyId, user!.id],
+  );
+  return createStaffSession(
+    { db, config: { STAFF_SESSION_TTL_HOURS: 12, COOKIE_SECURE: true } },
+    { staffUserId: user!.id, membershipId: membership!.id },
+  );
 }

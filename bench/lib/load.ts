@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface LoadResult {
@@ -46,6 +46,11 @@ export async function runLoops(
       }
     }),
   );
+  return loadResult(label, latencies, errors, started);
+}
+
+/** Throughput and latency percentiles of requests that took `latencies` (ms) since `started`. */
+export function loadResult(label: string, latencies: number[], errors: number, started: number): LoadResult {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {
@@ -138,4 +143,10 @@ function ensureWrk(): void {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
   if (installed.status !== 0) throw new Error('apt-get install wrk failed');
+}
+
+/** The machine's size and load, for the last line of a benchmark's report. */
+export function machineLoad(): string {
+  const [load1, load5] = loadavg();
+  return `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`;
 }

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
 import {
@@ -59,6 +60,10 @@ export async function startBenchStack(options: {
     PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
     NODE_ENV: 'production',
     ACCESS_TOKEN_SECRET: 'bench-access-token-secret-0123456789abcdef',
+    // Production signs boarding credentials only with a key from the environment.
+    SIGNING_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
     // Phone sign-in is not measured here; production refuses to start without a provider otherwise.
     OTP_PRELAUNCH: 'true',
     LOG_LEVEL: 'info',

@@ -12,5 +12,7 @@ export const Bus = defineEntity({
     capacity: p.integer().default(0),
     amenities: p.json<string[]>().defaultRaw(`'[]'`),
     status: p.enum(['ACTIVE', 'MAINTENANCE', 'RETIRED'] as const).default('ACTIVE'),
+    /** Imported before canonical layouts: seats are a count (capacity) until it gets a layout. */
+    legacySeatMap: p.boolean().default(false),
   },
 });

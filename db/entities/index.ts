@@ -15,6 +15,16 @@
  * triggers); entities never generate schema.
  */
 import { AuditLogEntry, Admin, AdminSession } from './admin.js';
+import {
+  CompanyAdminAction,
+  FeatureFlag,
+  Incident,
+  MaintenanceWindowEntity,
+  PlatformStateVersion,
+  SupportTicket,
+  SupportTicketMessage,
+  WaitlistEntry,
+} from './admin-console.js';
 import { Booking, CredentialRevocation, SigningKey } from './bookings.js';
 import { Bus } from './bus.js';
 import { CashShift, CashShiftMovement } from './cash-shifts.js';
@@ -69,14 +79,18 @@ import { OutboxEvent } from './outbox.js';
 import { PaymentLedgerDay } from './payment-ledger.js';
 import { PaymentOperation, Receipt, ReceiptCounter } from './payments.js';
 import { PickupLocation } from './pickup-location.js';
+import { RouteStop, TripSchedule } from './planning.js';
 import { Route } from './route.js';
 import { SeatAllocation } from './seat-allocation.js';
 import { IdempotencyRecord, RateLimit } from './service.js';
 import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
 import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
+import { BoardingScan, TripOperationEvent, TripPosition } from './trip-operations.js';
+import { CompanyApiKey, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from './webhooks.js';
 
 export * from './admin.js';
+export * from './admin-console.js';
 export * from './bookings.js';
 export * from './bus.js';
 export * from './bus-layout.js';
@@ -93,12 +107,15 @@ export * from './outbox.js';
 export * from './payment-ledger.js';
 export * from './payments.js';
 export * from './pickup-location.js';
+export * from './planning.js';
 export * from './route.js';
 export * from './seat-allocation.js';
 export * from './service.js';
 export * from './staff.js';
 export * from './stop.js';
 export * from './trip.js';
+export * from './trip-operations.js';
+export * from './webhooks.js';
 
 /** Every entity the ORM knows: one per table. A new table's entity is added here. */
 export const allEntities = [
@@ -112,8 +129,10 @@ export const allEntities = [
   BusLayout,
   LayoutSeat,
   Route,
+  RouteStop,
   Trip,
   TripStopCall,
+  TripSchedule,
   SeatAllocation,
   // identity and access
   Passenger,
@@ -165,6 +184,23 @@ export const allEntities = [
   ShareRecipientSession,
   // events for webhooks
   OutboxEvent,
+  // the administration console
+  CompanyAdminAction,
+  FeatureFlag,
+  PlatformStateVersion,
+  Incident,
+  MaintenanceWindowEntity,
+  WaitlistEntry,
+  SupportTicket,
+  SupportTicketMessage,
+  // trip operations, the driver app and tracking
+  TripOperationEvent,
+  BoardingScan,
+  TripPosition,
+  CompanyApiKey,
+  WebhookSubscription,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
   // insight: settings, reports, analytics
   CompanySettings,
   ReportExport,

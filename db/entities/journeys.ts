@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { BoardingCredentialPayload } from '../../domain/boarding-credential.js';
 import { BOOKING_CHANNELS, type JourneyStatus, type ScopeKind } from '../../domain/journey-confirmation.js';
+import { ATTENDANCES, DISPATCH_CHANNELS } from '../../domain/trip-dispatch.js';
 import { baseProperties, decision, pricedInSyp, updatedAt } from './base.js';
 
 /**
@@ -109,6 +110,12 @@ export const JourneyTicket = defineEntity({
     keyId: p.text().nullable(),
     boardingAuthorized: p.boolean().default(false),
     issuedAt: p.datetime().nullable(),
+    /** The traveller's attendance on the ticket's trip (domain/trip-dispatch.ts), who recorded it, when and from where. */
+    attendance: p.enum(ATTENDANCES).default('PENDING'),
+    attendanceAt: p.datetime().nullable(),
+    attendanceBy: p.uuid().nullable(),
+    attendanceSource: p.enum(DISPATCH_CHANNELS).nullable(),
+    attendanceDevice: p.text().nullable(),
   },
 });
 

@@ -17,5 +17,7 @@ export const OutboxEvent = defineEntity({
     tripId: p.uuid(),
     data: p.json<Record<string, unknown>>(),
     occurredAt: stampedNow(),
+    /** When the webhook relay turned the event into deliveries (null: not yet). */
+    dispatchedAt: p.datetime().nullable(),
   },
 });

@@ -1,15 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { baseProperties } from './base.js';
 
-export const TripStatus = [
-  'SCHEDULED',
-  'BOARDING',
-  'DELAYED',
-  'DEPARTED',
-  'ARRIVED',
-  'COMPLETED',
-  'CANCELLED',
-] as const;
+/** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
+export const TripStatus = TRIP_STATUSES;
 export type TripStatus = (typeof TripStatus)[number];
 
 export const Trip = defineEntity({

@@ -70,7 +70,7 @@ export interface CustomerBooking extends CustomerBookingColumns {
 }
 
 /** bookings `b` the user may see: owned, or made for the user's canonical passenger. */
-const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.passenger_id from users u where u.id = $1))`;
+export const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.passenger_id from users u where u.id = $1))`;
 
 /**
  * The pickup location is the trip's pickup stop when the traveller boards in that stop's city,

@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import { prepared } from '../prepared.js';
 
 /**
  * Reads behind company user sign-in and sessions (staff_sessions, staff_users, company_memberships
@@ -93,8 +94,10 @@ export async function findLiveStaffSession<Role extends string>(
   session: { tokenHash: string; idleMinutes: number; activityResolutionSeconds: number },
   roles: readonly Role[],
 ): Promise<LiveSession<Role> | null> {
-  const [row] = await db.query<SessionRow<Role>>(
-    `select s.id as session_id, s.csrf_token_hash,
+  // Every authenticated dashboard and driver app request runs it: prepared once per connection.
+  const { rows } = await db.pool.query<SessionRow<Role>>(
+    prepared(
+      `select s.id as session_id, s.csrf_token_hash,
             s.last_seen_at < now() - make_interval(secs => $4) as stale,
             u.id as staff_user_id, u.email, u.name,
             m.id as membership_id, m.role, ${STAFF_COMPANY_COLUMNS}
@@ -105,8 +108,10 @@ export async function findLiveStaffSession<Role extends string>(
      join companies c on c.id = m.company_id
      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
        and s.last_seen_at > now() - make_interval(mins => $2)`,
-    [session.tokenHash, session.idleMinutes, roles, session.activityResolutionSeconds],
+      [session.tokenHash, session.idleMinutes, roles, session.activityResolutionSeconds],
+    ),
   );
+  const row = rows[0];
   return row ? toLiveSession(row) : null;
 }
 

@@ -27,13 +27,28 @@ export async function sessionOfRefreshToken(db: Database, tokenHash: string): Pr
   return row?.session_id ?? null;
 }
 
-/** True while the session behind an access token is neither revoked nor expired. */
-export async function isSessionActive(db: Database, sessionId: string): Promise<boolean> {
+/** A live session's traveller and that traveller's server-set metadata (inventory scope). */
+export interface ActiveSessionOwner {
+  userId: string;
+  appMetadata: unknown;
+}
+
+/**
+ * The traveller of the session behind an access token while it is neither revoked nor expired;
+ * null otherwise. The caller binds the token's subject and scope to this row.
+ */
+export async function activeSessionOwner(
+  db: Database,
+  sessionId: string,
+): Promise<ActiveSessionOwner | null> {
   // Every authenticated request runs it: prepared once per connection.
-  const { rows } = await db.pool.query(
-    prepared(`select 1 from traveller_sessions where id = $1 and revoked_at is null and expires_at > now()`, [
-      sessionId,
-    ]),
+  const { rows } = await db.pool.query<{ user_id: string; app_metadata: unknown }>(
+    prepared(
+      `select s.user_id, u.app_metadata from traveller_sessions s join users u on u.id = s.user_id
+        where s.id = $1 and s.revoked_at is null and s.expires_at > now()`,
+      [sessionId],
+    ),
   );
-  return rows.length > 0;
+  const [row] = rows;
+  return row ? { userId: row.user_id, appMetadata: row.app_metadata } : null;
 }

@@ -7,6 +7,7 @@ import {
   type DemoTraveller,
 } from './demo-identities.js';
 import { demoAdminAccounts } from './demo-admins.js';
+import { demoDriverAccounts } from './demo-planning.js';
 import { demoStaffAccounts } from './demo-staff.js';
 
 /**
@@ -70,7 +71,7 @@ export async function readDemoAccounts(db: Pick<Database, 'query'>): Promise<Dem
   return {
     travellers: DEMO_TRAVELLERS.map((traveller) => ({ ...traveller })),
     companies,
-    staff: await demoStaffAccounts(db),
+    staff: [...(await demoStaffAccounts(db)), ...(await demoDriverAccounts(db))],
     admins: await demoAdminAccounts(db),
   };
 }

@@ -54,8 +54,16 @@ export const DEMO_STAFF: readonly DemoStaffMember[] = DEMO_COMPANIES.flatMap((co
  * The demo password is hashed (argon2id) once per run and only when a user is missing, so a rerun
  * costs no hashing at all.
  */
-export async function seedDemoStaff(client: PoolClient): Promise<number> {
-  const pending = await missingAccounts(client, 'staff_users', DEMO_STAFF, DEMO_STAFF_PASSWORD);
+export function seedDemoStaff(client: PoolClient): Promise<number> {
+  return seedStaffMembers(client, DEMO_STAFF);
+}
+
+/** seedDemoStaff for any list of demo members (the drivers of db/seed/demo-operations.ts too). */
+export async function seedStaffMembers(
+  client: PoolClient,
+  members: readonly (Omit<DemoStaffMember, 'role'> & { role: string })[],
+): Promise<number> {
+  const pending = await missingAccounts(client, 'staff_users', members, DEMO_STAFF_PASSWORD);
   let added = 0;
   if (pending) {
     const result = await client.query(
@@ -78,7 +86,7 @@ export async function seedDemoStaff(client: PoolClient): Promise<number> {
      on conflict do nothing`,
     [
       JSON.stringify(
-        DEMO_STAFF.map((member) => ({
+        members.map((member) => ({
           id: member.membershipId,
           company_id: member.companyId,
           email: member.email,

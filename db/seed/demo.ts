@@ -1,16 +1,20 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 import { insertTrips, saveBusLayout, type StopCallInput, type TripInput } from '../writes/catalogue.js';
-import { coachLayout, type TemplateOptions } from '../../domain/layout-templates.js';
+import { BUS_TEMPLATES, coachLayout, type TemplateOptions } from '../../domain/layout-templates.js';
 import { addMinutes, damascusDate, damascusDayStart } from '../../domain/time.js';
 import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
+import { seedDemoAdminConsole } from './demo-admin-console.js';
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoFinance } from './demo-finance.js';
 import { seedDemoInsight } from './demo-insight.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
+import { seedDemoPlanning } from './demo-planning.js';
+import { seedDemoOperations } from './demo-operations.js';
 import { seedDemoStaff } from './demo-staff.js';
 import { seedDemoTravellers } from './demo-travellers.js';
+import { seedDemoWebhooks } from './demo-webhooks.js';
 import { CITIES, CORRIDORS, PUBLIC_STOPS, type CityData, type Corridor, type CorridorCall } from './syria.js';
 
 /**
@@ -59,21 +63,21 @@ interface BusType {
 }
 
 const BUS_TYPES: Record<BusKind, BusType> = {
-  standard: { model: 'Hyundai Universe', amenities: ['AC', 'USB'], layout: { rows: 12, pattern: '2+2' } },
+  standard: { model: 'Hyundai Universe', amenities: ['AC', 'USB'], layout: BUS_TEMPLATES.standard.options },
   vip: {
     model: 'Mercedes-Benz Tourismo VIP',
     amenities: ['AC', 'WIFI', 'USB', 'TOILET', 'RECLINING_SEATS'],
-    layout: { rows: 10, pattern: '2+1' },
+    layout: BUS_TEMPLATES.vip.options,
   },
   'double-deck': {
     model: 'Neoplan Skyliner',
     amenities: ['AC', 'WIFI', 'TOILET'],
-    layout: { rows: 10, pattern: '2+2', decks: 2 },
+    layout: BUS_TEMPLATES.doubleDeck.options,
   },
   lettered: {
     model: 'King Long XMQ6129',
     amenities: ['AC', 'WIFI', 'USB'],
-    layout: { rows: 11, pattern: '2+2', labels: 'letters', vipRows: [0, 1] },
+    layout: BUS_TEMPLATES.lettered.options,
   },
 };
 
@@ -213,7 +217,11 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoAdmins(client);
     await seedDemoConfirmation(client);
     await seedDemoLoyalty(client);
+    await seedDemoPlanning(client, dates);
+    await seedDemoOperations(client);
+    await seedDemoWebhooks(client);
     await seedDemoFinance(client);
+    await seedDemoAdminConsole(client);
     await seedDemoInsight(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },

@@ -106,6 +106,13 @@ export interface TripInput {
   currency?: string;
   status?: string;
   scheduleId?: string | null;
+  /** The trip's driver (a staff user with an active DRIVER membership of the company). */
+  driverId?: string | null;
+  /**
+   * Seats the trip sells when the caller decided them (the legacy fallback for a bus imported
+   * before canonical layouts); by default those of the bus's active valid layout.
+   */
+  seatsTotal?: number;
   calls: StopCallInput[];
 }
 
@@ -187,14 +194,16 @@ export async function insertTrips(
     if (batch.some((input) => input.calls.length < 2))
       throw new Error('a trip needs at least two stop calls');
     const inserted = await q.query(
-      `insert into trips (id, company_id, route_id, bus_id, schedule_id, pickup_stop_id, departure_at, arrival_at, operating_date,
-                          price_base, price_vip, currency, seats_total, status)
-       select t.id, t.company_id, t.route_id, t.bus_id, t.schedule_id, t.pickup_stop_id, t.departure_at, t.arrival_at,
-              t.operating_date, t.price_base, t.price_vip, t.currency, l.seat_count, t.status
+      `insert into trips (id, company_id, route_id, bus_id, schedule_id, driver_id, pickup_stop_id, departure_at, arrival_at,
+                          operating_date, price_base, price_vip, currency, seats_total, status)
+       select t.id, t.company_id, t.route_id, t.bus_id, t.schedule_id, t.driver_id, t.pickup_stop_id, t.departure_at,
+              t.arrival_at, t.operating_date, t.price_base, t.price_vip, t.currency, coalesce(t.seats_total, l.seat_count),
+              t.status
        from jsonb_to_recordset($1::jsonb) as t(id uuid, company_id uuid, route_id uuid, bus_id uuid, schedule_id uuid,
-              pickup_stop_id uuid, departure_at timestamptz, arrival_at timestamptz, operating_date date, price_base bigint,
-              price_vip bigint, currency text, status text)
-       join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active' and l.validation_status = 'valid'`,
+              driver_id uuid, pickup_stop_id uuid, departure_at timestamptz, arrival_at timestamptz, operating_date date,
+              price_base bigint, price_vip bigint, currency text, seats_total int, status text)
+       left join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active' and l.validation_status = 'valid'
+       where coalesce(t.seats_total, l.seat_count) is not null`,
       [JSON.stringify(batch.map(tripRecord))],
     );
     if (inserted.rowCount !== batch.length)
@@ -227,6 +236,8 @@ function tripRecord(input: TripInput & { id: string }) {
     route_id: input.routeId,
     bus_id: input.busId,
     schedule_id: input.scheduleId ?? null,
+    driver_id: input.driverId ?? null,
+    seats_total: input.seatsTotal ?? null,
     pickup_stop_id: input.pickupStopId,
     departure_at: first.departureAt.toISOString(),
     arrival_at: last.arrivalAt.toISOString(),

@@ -313,7 +313,7 @@ describe('demo seed', () => {
     expect(manual).toEqual([
       expect.objectContaining({ scope: 'PRODUCTION', status: 'ACTIVE', published: true }),
     ]);
-    // Every company has an OWNER; every active, published production company has the whole team.
+    // Every company has an OWNER and two drivers; every active, published production company has the whole team.
     expect(
       new Set(accounts.staff.filter((member) => member.role === 'OWNER').map((member) => member.companyId)),
     ).toEqual(new Set(companyIds));
@@ -323,7 +323,9 @@ describe('demo seed', () => {
         .map((member) => member.role);
       const fullTeam = company.scope === 'PRODUCTION' && company.status === 'ACTIVE' && company.published;
       expect(roles.sort()).toEqual(
-        fullTeam ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'OWNER', 'STAFF'] : ['OWNER'],
+        fullTeam
+          ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'DRIVER', 'DRIVER', 'OWNER', 'STAFF']
+          : ['DRIVER', 'DRIVER', 'OWNER'],
       );
     }
     const [owner] = accounts.staff;
@@ -348,6 +350,71 @@ describe('demo seed', () => {
         totpSecret: DEMO_ADMIN_TOTP_SECRET,
       },
     ]);
+  });
+
+  it('gives the administration console a first look after two runs: a warned company, incidents, a past maintenance window, waitlist sign-ups and tickets, once each', async () => {
+    const [counts] = await db.query(
+      `select
+         (select count(*)::int from company_admin_actions where company_id = $1 and action = 'WARN') as zeinobia_warnings,
+         (select count(*)::int from company_admin_actions where company_id = $2 and action = 'SUSPEND') as furat_suspensions,
+         (select count(*)::int from incidents where status <> 'RESOLVED') as open_incidents,
+         (select count(*)::int from incidents where status = 'RESOLVED') as resolved_incidents,
+         (select count(*)::int from maintenance_windows where ends_at < now() and cancelled_at is null) as past_windows,
+         (select count(*)::int from maintenance_windows where ends_at > now() and cancelled_at is null) as coming_windows,
+         (select count(*)::int from waitlist_entries) as waitlist,
+         (select array_agg(status order by status) from support_tickets) as tickets,
+         (select count(*)::int from support_ticket_messages) as messages`,
+      [demoCompany('zeinobia').id, demoCompany('furat').id],
+    );
+    expect(counts).toEqual({
+      zeinobia_warnings: 1,
+      furat_suspensions: 1,
+      open_incidents: 1,
+      resolved_incidents: 1,
+      past_windows: 1,
+      coming_windows: 0,
+      waitlist: 4,
+      tickets: ['ANSWERED', 'CLOSED', 'OPEN'],
+      messages: 5,
+    });
+  });
+
+  it('gives every demo route its stops, every company two drivers and every active company a committed schedule', async () => {
+    const routes = await db.query<{ id: string; stops: number }>(
+      `select r.id, (select count(*)::int from route_stops rs where rs.route_id = r.id) as stops
+       from routes r where r.company_id = any($1::uuid[])`,
+      [companyIds],
+    );
+    expect(routes.every((route) => route.stops >= 2)).toBe(true);
+    const schedules = await db.query<{
+      company_id: string;
+      status: string;
+      trips_created: number;
+      trips: number;
+      calls: number;
+    }>(
+      `select s.company_id, s.status, s.trips_created,
+              (select count(*)::int from trips t where t.schedule_id = s.id) as trips,
+              (select count(*)::int from trips t join trip_stop_calls c on c.trip_id = t.id where t.schedule_id = s.id) as calls
+       from trip_schedules s where s.company_id = any($1::uuid[])`,
+      [companyIds],
+    );
+    const active = DEMO_COMPANIES.filter((company) => company.status === 'ACTIVE');
+    expect(new Set(schedules.map((schedule) => schedule.company_id))).toEqual(
+      new Set(active.map((company) => company.id)),
+    );
+    for (const schedule of schedules) {
+      expect(schedule).toMatchObject({ status: 'COMPLETED', trips: schedule.trips_created });
+      expect(schedule.trips).toBeGreaterThanOrEqual(30);
+      expect(schedule.calls).toBeGreaterThanOrEqual(schedule.trips * 2);
+    }
+    const drivers = await db.query<{ company_id: string; count: number }>(
+      `select company_id, count(*)::int as count from company_memberships
+       where role = 'DRIVER' and active and company_id = any($1::uuid[]) group by company_id`,
+      [companyIds],
+    );
+    expect(drivers).toHaveLength(DEMO_COMPANIES.length);
+    expect(drivers.every((row) => row.count === 2)).toBe(true);
   });
 
   it('gives the first two production companies payments in every status, a closed shift with a difference and an open one', async () => {

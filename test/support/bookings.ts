@@ -176,3 +176,22 @@ export async function createBooking(
   expect(response.status, response.text).toBe(201);
   return response.body.data.booking;
 }
+
+/** Two trips of one company that make a round trip: A → B, then B → A two days later. */
+export async function roundTripPair(app: TestApp, companyId?: string) {
+  const a = await createStop(app.db, (await createCity(app.db)).id);
+  const b = await createStop(app.db, (await createCity(app.db)).id);
+  const outbound = await bookableTrip(app.db, {
+    ...(companyId ? { companyId } : {}),
+    from: a,
+    to: b,
+    departAt: atDamascus(futureDay(3), '08:00'),
+  });
+  const inbound = await bookableTrip(app.db, {
+    companyId: outbound.companyId,
+    from: b,
+    to: a,
+    departAt: atDamascus(futureDay(5), '08:00'),
+  });
+  return { outbound, inbound };
+}

@@ -1,4 +1,5 @@
 import { completePhone } from '../../../db/writes/traveller-identity/index.js';
+import { otpChecksPerIp } from '../../auth/limits.js';
 import { checkOtp } from '../../auth/otp.js';
 import type { Surface } from '../../http/route.js';
 import { CompletePhoneBody } from '../idp.openapi.js';
@@ -6,6 +7,7 @@ import { publicTraveller, type IdpRoutes } from './answers.js';
 
 /** POST /auth/customer/complete-phone: adds the verified phone to the signed-in account. */
 export function registerCompletePhoneRoute(surface: Surface, { context, docs }: IdpRoutes): void {
+  const checksPerIp = otpChecksPerIp(context.db, context.config);
   surface.route({
     ...docs.completePhone,
     method: 'post',
@@ -13,6 +15,7 @@ export function registerCompletePhoneRoute(surface: Surface, { context, docs }: 
     security: 'traveller',
     body: CompletePhoneBody,
     handler: async (ctx, { body }) => {
+      await checksPerIp.consume(ctx, ctx.ip);
       const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
       const completion = await completePhone(context.db, ctx.state.traveller!.userId, phone);
       ctx.body = {

@@ -3,13 +3,15 @@ import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { revokeCredentialsOf } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-booking.js';
 
 /**
  * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
  * tickets and seats end together; signed credentials go on the revocation list. A voucher the
- * booking used stays spent. Cancelling a cancelled booking changes nothing. The cut-off is the
- * company's own (dashboard settings), else `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES).
+ * booking used stays spent. booking.cancelled is recorded in the same transaction. Cancelling a
+ * cancelled booking changes nothing. The cut-off is the company's own (dashboard settings), else
+ * `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES).
  */
 export async function cancelBooking(
   db: Database,
@@ -45,6 +47,7 @@ export async function cancelBooking(
     await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
       booking.id,
     ]);
+    await recordBookingEvents(client, 'booking.cancelled', { bookingIds: [booking.id] });
     await client.query(
       `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
       [journeyId],

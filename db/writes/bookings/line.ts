@@ -11,6 +11,7 @@ import {
   type SigningOptions,
 } from '../boarding-credentials.js';
 import { consumeVoucher } from '../loyalty/index.js';
+import { recordBookingEvents } from '../outbox.js';
 import { bookableTrip, requireAutomaticConfirmation, type BookableTrip } from '../seat-locks.js';
 import { lockRefusal, requireUsable, type LockedLock } from './seat-lock.js';
 
@@ -221,4 +222,8 @@ export async function writeLine(
     writeLineParams(caller, line, passenger, extra, tickets),
   );
   if (rows[0]!.confirmed !== line.lock.seats.length) throw lockRefusal(line.lock.id, SEAT_LOCK_EXPIRED);
+  // Booked through a seat lock, the booking is confirmed at once: both events, in this transaction.
+  await recordBookingEvents(client, ['booking.created', 'booking.confirmed'], {
+    bookingIds: [line.bookingId],
+  });
 }

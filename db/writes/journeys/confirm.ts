@@ -15,6 +15,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
 import { inLockedScope, JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow } from './scope.js';
 
@@ -65,6 +66,7 @@ export async function confirmScope(
     const seats = await lockHeldSeats(client, input.holdBatchId);
     const tickets = ticketsFor(locked.journeys, seats, input.journeys);
     const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
+    await refuseSuspendedCompanies(client, companyIds);
     const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
 
     await insertTickets(client, tickets);
@@ -73,6 +75,7 @@ export async function confirmScope(
     ]);
     if (decisions.length === 0) {
       await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
+      // booking.confirmed follows from finalizeConfirmed.
       await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
       return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
     }
@@ -98,6 +101,24 @@ export async function confirmScope(
     });
     return currentOutcome(client, input.scope, 'REQUESTED');
   });
+}
+
+/**
+ * A suspended company takes no booking: a hold placed before its suspension cannot be confirmed
+ * (409 TRIP_NOT_BOOKABLE; the hold expires). The rows are share-locked, so a suspension waits for
+ * a confirm in flight and sees the confirmation requests it raised.
+ */
+async function refuseSuspendedCompanies(client: PoolClient, companyIds: string[]): Promise<void> {
+  const { rows } = await client.query<{ id: string; status: string }>(
+    `select id, status from companies where id = any($1::uuid[]) order by id for share`,
+    [companyIds],
+  );
+  const suspended = rows.find((row) => row.status !== 'ACTIVE');
+  if (suspended) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', "This trip's company no longer takes bookings", {
+      company_id: suspended.id,
+    });
+  }
 }
 
 /** The database clock at the start of the transaction: every deadline is measured on it. */
@@ -220,7 +241,10 @@ async function confirmationSettings(
   return rows.map(toSettings);
 }
 
-/** The compatibility booking rows: one per journey, company and trip (a leg), named after the lead traveller. */
+/**
+ * The compatibility booking rows: one per journey, company and trip (a leg), named after the lead
+ * traveller; booking.created for each, in the transaction.
+ */
 async function insertBookings(
   client: PoolClient,
   journeyIds: string[],
@@ -250,7 +274,7 @@ async function insertBookings(
       });
     }
   }
-  await client.query(
+  const { rows: inserted } = await client.query<{ id: string }>(
     `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name, passenger_phone,
                            seats_count, seat_numbers, status, total_price, currency, channel)
      select b.booking_code, b.journey_id, b.company_id, b.trip_id, j.passenger_id, j.owner_user_id, b.passenger_name,
@@ -259,7 +283,9 @@ async function insertBookings(
                                            passenger_phone text, seats_count int, seat_numbers text[], total_price bigint)
      join journeys j on j.id = b.journey_id
      left join users u on u.id = j.owner_user_id
-     on conflict (journey_id, company_id, trip_id) do nothing`,
+     on conflict (journey_id, company_id, trip_id) do nothing
+     returning id`,
     [JSON.stringify(rows), status, input.channel],
   );
+  await recordBookingEvents(client, 'booking.created', { bookingIds: inserted.map((row) => row.id) });
 }

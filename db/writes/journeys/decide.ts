@@ -8,6 +8,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed } from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
 
@@ -18,6 +19,11 @@ export interface DecisionInput {
   actorId: string;
   reason?: string | undefined;
   decisionKey: string;
+  /**
+   * Set when the platform ends the request instead of the company (a suspension): the decision
+   * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
+   */
+  failureReason?: typeof FAILURE_REASONS.companySuspended | undefined;
 }
 
 export interface DecisionOutcome {
@@ -37,7 +43,8 @@ interface RequestRow {
  * A company approves or rejects its request, in one transaction. The request must be PENDING and
  * its deadline not passed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT; the same decision key
  * again (a retry) answers the scope's current outcome. The last approval confirms the whole
- * scope; a rejection cancels it with failure_reason COMPANY_REJECTED.
+ * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
+ * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason.
  */
 export async function recordDecision(
   db: Database,
@@ -61,18 +68,14 @@ export async function recordDecision(
         'There is no open confirmation request for this company',
       );
     }
+    if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
     await client.query(
       `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
-      [
-        request.id,
-        input.decision === 'APPROVE' ? 'APPROVED' : 'REJECTED',
-        input.actorId,
-        input.decisionKey,
-        input.reason ?? null,
-      ],
+      [request.id, requestStatusAfter(input), input.actorId, input.decisionKey, input.reason ?? null],
     );
     if (input.decision === 'REJECT') {
-      await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.companyRejected);
+      const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
+      await cancelScope(client, input.scope, locked.journeyIds, reason);
       return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
     }
     const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
@@ -92,6 +95,25 @@ export async function recordDecision(
   });
 }
 
+function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {
+  if (input.decision === 'APPROVE') return 'APPROVED';
+  return input.failureReason ? 'CANCELLED' : 'REJECTED';
+}
+
+/** A suspended company decides nothing; only the platform ends its requests. */
+async function refuseSuspendedApproval(client: PoolClient, companyId: string): Promise<void> {
+  const { rows } = await client.query<{ status: string }>(`select status from companies where id = $1`, [
+    companyId,
+  ]);
+  if (rows[0]?.status !== 'ACTIVE') {
+    throw new JourneyRefusal(
+      403,
+      'COMPANY_SUSPENDED',
+      'The company is suspended; it cannot approve requests',
+    );
+  }
+}
+
 async function outcomeOf(
   client: PoolClient,
   scope: ConfirmationScope,
@@ -104,8 +126,8 @@ async function outcomeOf(
 
 /**
  * The whole scope ends unconfirmed: seats released, requests still pending CANCELLED, tickets and
- * booking rows CANCELLED, the scope CANCELLED with its failure_reason. Runs inside the caller's
- * transaction.
+ * booking rows CANCELLED (booking.cancelled for each), the scope CANCELLED with its failure_reason.
+ * Runs inside the caller's transaction.
  */
 async function cancelScope(
   client: PoolClient,
@@ -126,10 +148,12 @@ async function cancelScope(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
   );
-  await client.query(
-    `update bookings set status = 'CANCELLED', updated_at = now() where journey_id = any($1::uuid[])`,
+  const { rows: cancelled } = await client.query<{ id: string }>(
+    `update bookings set status = 'CANCELLED', updated_at = now()
+     where journey_id = any($1::uuid[]) and status <> 'CANCELLED' returning id`,
     [journeyIds],
   );
+  await recordBookingEvents(client, 'booking.cancelled', { bookingIds: cancelled.map((row) => row.id) });
   await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason });
 }
 

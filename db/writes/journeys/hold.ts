@@ -35,6 +35,8 @@ interface HoldLeg {
   alight_sequence: number;
   status: string;
   upcoming: boolean;
+  /** A suspended company's trips leave every inventory scope: nothing of theirs is held. */
+  company_active: boolean;
 }
 
 /**
@@ -63,8 +65,10 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
     if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
 
     const { rows: legs } = await client.query<HoldLeg>(
-      `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming
+      `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming,
+              c.status = 'ACTIVE' as company_active
        from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
+       join companies c on c.id = t.company_id
        where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
       [locked.journeyIds],
     );
@@ -84,7 +88,7 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
 
 /**
  * Locks the legs' trips in id order (concurrent holds on a trip take turns), refuses a trip that
- * can no longer be booked, and marks expired holds on them EXPIRED: the exclusion constraint
+ * can no longer be booked (its company suspended included), and marks expired holds on them EXPIRED: the exclusion constraint
  * still counts those.
  */
 async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<void> {
@@ -92,7 +96,9 @@ async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<voi
   await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
     tripIds,
   ]);
-  const unbookable = legs.find((leg) => !isBookableStatus(leg.status) || !leg.upcoming);
+  const unbookable = legs.find(
+    (leg) => !isBookableStatus(leg.status) || !leg.upcoming || !leg.company_active,
+  );
   if (unbookable) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
       journey_id: unbookable.journey_id,

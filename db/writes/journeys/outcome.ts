@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { BookingChannel, ConfirmationScope } from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
+import { recordBookingEvents } from '../outbox.js';
 import { isoOf, JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
 
 /** A company decision still awaited and how long is left until its deadline. */
@@ -18,8 +19,8 @@ export interface ConfirmOutcome {
 
 /**
  * Every company agreed (or none had to): allocations CONFIRMED for good, tickets signed with the
- * active key and boarding_authorized, booking rows and the scope CONFIRMED. Runs inside the
- * caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses.
+ * active key and boarding_authorized, booking rows and the scope CONFIRMED (booking.confirmed for
+ * each booking row). Runs inside the caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses.
  */
 export async function finalizeConfirmed(
   client: PoolClient,
@@ -39,10 +40,11 @@ export async function finalizeConfirmed(
   );
   if ((rowCount ?? 0) !== rows[0]!.expected) throw seatsLost();
   await signTicketsOf(client, scope, signing);
-  await client.query(
-    `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[])`,
+  const { rows: confirmed } = await client.query<{ id: string }>(
+    `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[]) returning id`,
     [journeyIds],
   );
+  await recordBookingEvents(client, 'booking.confirmed', { bookingIds: confirmed.map((row) => row.id) });
   await setScopeStatus(client, scope, {
     status: 'CONFIRMED',
     deadline: null,

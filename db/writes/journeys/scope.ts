@@ -21,8 +21,13 @@ import type { Database } from '../../orm.js';
 
 /** A business refusal: a stable errorCode, its HTTP status and safe text. */
 export class JourneyRefusal extends Refusal {
-  declare readonly status: 400 | 404 | 409;
-  constructor(status: 400 | 404 | 409, code: string, message: string, details?: Record<string, unknown>) {
+  declare readonly status: 400 | 403 | 404 | 409;
+  constructor(
+    status: 400 | 403 | 404 | 409,
+    code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
     super(status, code, message, details);
   }
 

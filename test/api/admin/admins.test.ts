@@ -40,18 +40,24 @@ describe('administrators and permissions', () => {
         {
           name: 'SUPPORT',
           description: expect.any(String),
-          permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+          permissions: [
+            'companies.view',
+            'tickets.view',
+            'tickets.manage',
+            'platform.view',
+            'incidents.manage',
+          ],
         },
         {
           name: 'ANALYST',
           description: expect.any(String),
-          permissions: ['companies.view', 'analytics.view'],
+          permissions: ['companies.view', 'analytics.view', 'platform.view', 'waitlist.view'],
         },
       ]);
       expect(response.body.data.mine).toEqual({
         role: 'ANALYST',
         grantedPermissions: ['audit.view'],
-        permissions: ['companies.view', 'analytics.view', 'audit.view'],
+        permissions: ['companies.view', 'analytics.view', 'audit.view', 'platform.view', 'waitlist.view'],
       });
     });
   });
@@ -70,7 +76,7 @@ describe('administrators and permissions', () => {
         name: 'Test Admin',
         role: 'ANALYST',
         grantedPermissions: ['tickets.view'],
-        permissions: ['companies.view', 'tickets.view', 'analytics.view'],
+        permissions: ['companies.view', 'tickets.view', 'analytics.view', 'platform.view', 'waitlist.view'],
         status: 'ACTIVE',
         totpRequired: false,
         totpEnabled: false,
@@ -166,7 +172,14 @@ describe('administrators and permissions', () => {
         name: 'New Admin',
         role: 'ANALYST',
         grantedPermissions: ['tickets.view', 'audit.view'],
-        permissions: ['companies.view', 'tickets.view', 'analytics.view', 'audit.view'],
+        permissions: [
+          'companies.view',
+          'tickets.view',
+          'analytics.view',
+          'audit.view',
+          'platform.view',
+          'waitlist.view',
+        ],
         status: 'ACTIVE',
         totpRequired: true,
         totpEnabled: false,
@@ -262,7 +275,14 @@ describe('administrators and permissions', () => {
         id: target.id,
         role: 'SUPPORT',
         grantedPermissions: ['analytics.view'],
-        permissions: ['companies.view', 'tickets.view', 'tickets.manage', 'analytics.view'],
+        permissions: [
+          'companies.view',
+          'tickets.view',
+          'tickets.manage',
+          'analytics.view',
+          'platform.view',
+          'incidents.manage',
+        ],
         totpRequired: true,
       });
       const [entry] = (await auditRows(app.db, target.id)).filter((row) => row.action === 'admins.update');

@@ -27,7 +27,13 @@ describe('administration sign-in', () => {
             email: admin.email,
             name: 'Test Admin',
             role: 'SUPPORT',
-            permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+            permissions: [
+              'companies.view',
+              'tickets.view',
+              'tickets.manage',
+              'platform.view',
+              'incidents.manage',
+            ],
           },
           secondFactorRequired: false,
           enrolmentRequired: false,
@@ -53,7 +59,13 @@ describe('administration sign-in', () => {
       expect(permissions.body.data.mine).toEqual({
         role: 'SUPPORT',
         grantedPermissions: [],
-        permissions: ['companies.view', 'tickets.view', 'tickets.manage'],
+        permissions: [
+          'companies.view',
+          'tickets.view',
+          'tickets.manage',
+          'platform.view',
+          'incidents.manage',
+        ],
       });
 
       const [stored] = await app.db.query<{ token_hash: string }>(

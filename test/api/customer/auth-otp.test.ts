@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../config/index.js';
@@ -685,7 +686,12 @@ describe('rate limits', () => {
 });
 
 describe('configuration of the OTP modes', () => {
-  const secret = { ACCESS_TOKEN_SECRET: 'a-production-secret-that-is-long-enough-000' };
+  const secret = {
+    ACCESS_TOKEN_SECRET: 'a-production-secret-that-is-long-enough-000',
+    SIGNING_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
+  };
 
   it('refuses to start with the pre-launch mode while the site is live', () => {
     expect(() => loadConfig({ OTP_PRELAUNCH: 'true', SITE_MODE: 'live' })).toThrow(/OTP_PRELAUNCH/);

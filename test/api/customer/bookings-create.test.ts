@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { redeemReward } from '../../../db/writes/loyalty/index.js';
-import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
+import { atDamascus, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   bookableTrip,
@@ -9,6 +9,7 @@ import {
   createBooking,
   lockSeats,
   postBooking,
+  roundTripPair,
   type BookableTripFixture,
 } from '../../support/bookings.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
@@ -59,25 +60,6 @@ async function expectUntouched(app: TestApp, lockId: string, seats: number) {
   expect(facts.batch).toBe('ACTIVE');
   expect(facts.bookings).toEqual([]);
   expect(facts.allocations).toEqual(Array(seats).fill({ status: 'HELD', owner_kind: 'SEAT_LOCK' }));
-}
-
-/** Two trips that make a round trip: A → B, then B → A two days later. */
-async function roundTripPair(app: TestApp, companyId?: string) {
-  const a = await createStop(app.db, (await createCity(app.db)).id);
-  const b = await createStop(app.db, (await createCity(app.db)).id);
-  const outbound = await bookableTrip(app.db, {
-    ...(companyId ? { companyId } : {}),
-    from: a,
-    to: b,
-    departAt: atDamascus(futureDay(3), '08:00'),
-  });
-  const inbound = await bookableTrip(app.db, {
-    companyId: outbound.companyId,
-    from: b,
-    to: a,
-    departAt: atDamascus(futureDay(5), '08:00'),
-  });
-  return { outbound, inbound };
 }
 
 const roundTripBody = (outboundLock: string, returnLock: string, rewardCode?: string) => ({

@@ -1,0 +1,19 @@
+import { claimTripSchedule, commitScheduleBatch } from '../db/writes/planning/trip-schedules.js';
+import { PlanningRefusal } from '../domain/trip-planning.js';
+import type { ScheduleClaimInput } from '../domain/trip-schedules.js';
+import type { ActivityDeps } from './index.js';
+import { refusable } from './refusable.js';
+
+/**
+ * The trip-schedule workflow's effects, one transaction each (db/writes/planning/trip-schedules.ts):
+ * the claim (a refusal comes back as data for the POST that started the workflow) and each batch,
+ * idempotent under retry.
+ */
+export function createTripScheduleActivities({ db }: ActivityDeps) {
+  return {
+    claimTripSchedule: (input: ScheduleClaimInput) =>
+      refusable(PlanningRefusal, () => claimTripSchedule(db, input)),
+    commitTripScheduleBatch: (input: { scheduleId: string; batchIndex: number }) =>
+      commitScheduleBatch(db, input),
+  };
+}

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+import { DateTime, IdText } from './schemas.js';
+
+/**
+ * The OpenAPI side of the administration's company routes (api/admin/companies.ts): request and
+ * response schemas, which also validate, and the prose of each route.
+ */
+const TAGS = ['Administration: companies'];
+
+const Status = z.enum(['ACTIVE', 'SUSPENDED']);
+const Scope = z.enum(['PRODUCTION', 'INTERNAL', 'DEMO']);
+const BooleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const CompanyListQuery = z
+  .object({
+    search: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'part of the English or Arabic name or of the slug, any case' }),
+    status: Status.optional(),
+    verified: BooleanText.optional().meta({ description: 'true or false' }),
+    scope: Scope.optional().meta({
+      description: 'PRODUCTION (real companies), INTERNAL (QA inventory) or DEMO (a demo persona company)',
+    }),
+    ...Pagination,
+  })
+  .strict();
+
+/** Why an administrator acts: shown in the company's history and, for warnings and suspensions, to its OWNER. */
+export const ReasonBody = z
+  .object({ reason: z.string().trim().min(3).max(1000).meta({ description: '3 to 1000 characters' }) })
+  .strict();
+
+const Standing = z.object({ status: Status, verified: z.boolean() });
+
+const AdminCompany = z
+  .object({
+    id: IdText,
+    nameEn: z.string(),
+    nameAr: z.string(),
+    slug: z.string(),
+    status: Status,
+    verified: z.boolean().meta({ description: 'some dashboard writes need a verified company' }),
+    published: z.boolean(),
+    scope: Scope,
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    createdAt: DateTime,
+    counts: z.object({
+      trips: z.int(),
+      bookings: z.int().meta({ description: 'booking rows of the company, whatever their status' }),
+      revenue: z.number().meta({
+        description: 'SYP: total price of bookings confirmed, checked in, completed or no-show',
+      }),
+    }),
+    warnings: z.int(),
+    lastActionAt: DateTime.nullable().meta({
+      description: 'the latest warning, suspension or verification change',
+    }),
+  })
+  .meta({ id: 'AdminCompany' });
+
+const HistoryEntry = z
+  .object({
+    id: IdText,
+    action: z.enum(COMPANY_ACTIONS),
+    reason: z.string(),
+    admin: z.object({ id: IdText, name: z.string() }).nullable(),
+    before: Standing,
+    after: Standing,
+    createdAt: DateTime,
+  })
+  .meta({ id: 'CompanyHistoryEntry' });
+
+const CompanyList = z.object({
+  success: z.literal(true),
+  data: z.object({ items: z.array(AdminCompany), total: z.int(), limit: z.int(), offset: z.int() }),
+});
+
+const CompanyDetail = z.object({
+  success: z.literal(true),
+  data: z.object({
+    company: AdminCompany,
+    history: z.array(HistoryEntry).meta({ description: 'newest first' }),
+  }),
+});
+
+const ActionResult = z.object({
+  success: z.literal(true),
+  data: z.object({
+    companyId: IdText,
+    action: z.enum(COMPANY_ACTIONS),
+    reason: z.string(),
+    before: Standing,
+    after: Standing,
+    historyId: IdText.meta({ description: "the entry in the company's history" }),
+    endedRequests: z
+      .object({
+        cancelled: z.array(IdText),
+        alreadyClosed: z.array(IdText),
+        leftToDeadline: z.array(IdText),
+      })
+      .nullable()
+      .meta({
+        description: "suspend only: the company's pending journey requests (confirmation request ids)",
+      }),
+  }),
+});
+
+const ACTION_RULES: Record<CompanyAction, string> = {
+  WARN:
+    "Records a warning with its reason in the company's history; the standing does not change. The company's OWNER " +
+    'sees the warning (GET /dashboard/api/company/warnings).',
+  SUSPEND:
+    'ACTIVE → SUSPENDED (409 COMPANY_ALREADY_SUSPENDED otherwise), at once everywhere: the company leaves every ' +
+    'inventory scope (search, trips, quote, hold, seat locks, bookings; a hold placed before cannot be confirmed), ' +
+    'every dashboard write of its staff answers 403 COMPANY_SUSPENDED (only the session routes under /auth/ stay), ' +
+    'and neither its staff nor its drivers may issue or revoke document shares. Its journey requests still pending ' +
+    'are ended explicitly: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
+    '(request CANCELLED, seats released, tickets cancelled), after the suspension has committed; endedRequests lists ' +
+    'them. A request whose workflow cannot be reached keeps its deadline, and the suspended company cannot approve ' +
+    'it. The OWNER sees the suspension and its reason.',
+  UNSUSPEND:
+    'SUSPENDED → ACTIVE (409 COMPANY_NOT_SUSPENDED otherwise): the company is back in the inventory scopes and its ' +
+    'staff may write again. Requests ended by the suspension stay cancelled.',
+  VERIFY:
+    'Not verified → verified (409 COMPANY_ALREADY_VERIFIED otherwise); verification gates some dashboard writes.',
+  UNVERIFY: 'Verified → not verified (409 COMPANY_NOT_VERIFIED otherwise).',
+};
+
+const MANAGE =
+  'Needs companies.manage (else 403 PERMISSION_DENIED naming it). Body {reason} (3-1000 characters; unknown fields ' +
+  'refused). 404 COMPANY_NOT_FOUND. The company row is locked; the change, its history entry and its audit row ' +
+  '(actor, reason, before and after) commit together; a refused action writes nothing.';
+
+const actionDoc = (action: CompanyAction) => ({
+  summary: `${action[0]}${action.slice(1).toLowerCase()} a company`,
+  description: `${MANAGE} ${ACTION_RULES[action]} Audit action companies.${action.toLowerCase()}.`,
+  tags: TAGS,
+  responses: {
+    200: { description: 'Done', schema: ActionResult },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminListCompanies: {
+    summary: 'List companies with their standing and figures',
+    description:
+      'Needs companies.view (else 403 PERMISSION_DENIED). Filters: search (name or slug), status, verified, scope; ' +
+      'sorted by English name; limit (default 20, at most 100) and offset, with the total. Each company comes with ' +
+      'its counts of trips, bookings and revenue (all time) and its number of warnings. The read is recorded in the ' +
+      'audit log (companies.list).',
+    tags: TAGS,
+    responses: {
+      200: { description: 'A page of companies', schema: CompanyList },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminReadCompany: {
+    summary: 'A company with its history of warnings, suspensions and verification changes',
+    description:
+      'Needs companies.view. The history names the administrator, the reason and the standing before and after of ' +
+      'every action, newest first; the same changes are in the audit log (target = the company id). 404 ' +
+      'COMPANY_NOT_FOUND. The read is recorded (companies.read).',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The company and its history', schema: CompanyDetail },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  adminWarnCompany: actionDoc('WARN'),
+  adminSuspendCompany: actionDoc('SUSPEND'),
+  adminUnsuspendCompany: actionDoc('UNSUSPEND'),
+  adminVerifyCompany: actionDoc('VERIFY'),
+  adminUnverifyCompany: actionDoc('UNVERIFY'),
+});

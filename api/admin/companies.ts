@@ -1,0 +1,127 @@
+import type { AdminCompanyRow, CompanyActionRow } from '../../db/queries/admin-companies.js';
+import type { CompanyAction } from '../../domain/company-moderation.js';
+import type { AppContext } from '../app.js';
+import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import {
+  actOnCompanyAsAdmin,
+  listCompaniesRecorded,
+  readCompanyRecorded,
+} from '../use-cases/company-moderation.js';
+import { CompanyListQuery, docs, ReasonBody } from './companies.openapi.js';
+
+const ACTION_ROUTES: { action: CompanyAction; path: string; doc: keyof typeof docs }[] = [
+  { action: 'WARN', path: '/companies/{id}/warn', doc: 'adminWarnCompany' },
+  { action: 'SUSPEND', path: '/companies/{id}/suspend', doc: 'adminSuspendCompany' },
+  { action: 'UNSUSPEND', path: '/companies/{id}/unsuspend', doc: 'adminUnsuspendCompany' },
+  { action: 'VERIFY', path: '/companies/{id}/verify', doc: 'adminVerifyCompany' },
+  { action: 'UNVERIFY', path: '/companies/{id}/unverify', doc: 'adminUnverifyCompany' },
+];
+
+/** GET /companies, GET /companies/{id} and the actions warn, suspend, unsuspend, verify, unverify. */
+export function registerCompanyRoutes(surface: Surface, context: AppContext): void {
+  const { db } = context;
+  const deps = {
+    db,
+    logger: context.logger,
+    workflow: journeyConfirmationClient(context.temporal, context.config),
+  };
+
+  surface.route({
+    ...docs.adminListCompanies,
+    method: 'get',
+    path: '/companies',
+    security: 'administrator',
+    query: CompanyListQuery,
+    handler: async (ctx, { query }) => {
+      requirePermission(ctx, 'companies.view');
+      const page = await listCompaniesRecorded(db, adminAuditActor(ctx), query);
+      const { limit, offset } = query;
+      ctx.body = {
+        success: true,
+        data: { items: page.items.map(adminCompany), total: page.total, limit, offset },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.adminReadCompany,
+    method: 'get',
+    path: '/companies/{id}',
+    security: 'administrator',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      requirePermission(ctx, 'companies.view');
+      const read = await readCompanyRecorded(db, adminAuditActor(ctx), params.id);
+      ctx.body = {
+        success: true,
+        data: { company: adminCompany(read.company), history: read.history.map(historyEntry) },
+      };
+    },
+  });
+
+  for (const { action, path, doc } of ACTION_ROUTES) {
+    surface.route({
+      ...docs[doc],
+      method: 'post',
+      path,
+      security: 'administrator',
+      params: IdParams,
+      body: ReasonBody,
+      handler: async (ctx, { params, body }) => {
+        const admin = requirePermission(ctx, 'companies.manage');
+        const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
+        const done = await actOnCompanyAsAdmin(deps, audit, {
+          companyId: params.id,
+          action,
+          reason: body.reason,
+        });
+        ctx.body = {
+          success: true,
+          data: {
+            companyId: params.id,
+            action,
+            reason: body.reason,
+            before: done.before,
+            after: done.after,
+            historyId: done.actionId,
+            endedRequests: done.endedRequests,
+          },
+        };
+      },
+    });
+  }
+}
+
+function adminCompany(row: AdminCompanyRow) {
+  return {
+    id: row.id,
+    nameEn: row.name_en,
+    nameAr: row.name_ar,
+    slug: row.slug,
+    status: row.status,
+    verified: row.verified,
+    published: row.published,
+    scope: row.scope,
+    email: row.email,
+    phone: row.phone,
+    createdAt: row.created_at,
+    counts: { trips: row.trips, bookings: row.bookings, revenue: Number(row.revenue) },
+    warnings: row.warnings,
+    lastActionAt: row.last_action_at,
+  };
+}
+
+function historyEntry(row: CompanyActionRow) {
+  return {
+    id: row.id,
+    action: row.action,
+    reason: row.reason,
+    admin: row.admin_id ? { id: row.admin_id, name: row.admin_name ?? '' } : null,
+    before: row.standing_before,
+    after: row.standing_after,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,274 @@
+import { z } from 'zod';
+import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, OPEN_INCIDENT_STATUSES } from '../../domain/incidents.js';
+import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+import { ReasonBody } from './companies.openapi.js';
+import { DateTime, IdText } from './schemas.js';
+
+/**
+ * The OpenAPI side of the platform operations routes (api/admin/operations.ts): feature flags,
+ * incidents and maintenance windows.
+ */
+const FLAG_TAGS = ['Administration: feature flags'];
+const INCIDENT_TAGS = ['Administration: incidents'];
+const MAINTENANCE_TAGS = ['Administration: maintenance'];
+
+const Instant = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
+const BooleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
+const atLeastOne = (body: Record<string, unknown>) =>
+  Object.values(body).some((value) => value !== undefined);
+
+export const FlagParams = z
+  .object({ key: z.string().regex(/^[a-z][a-z0-9_.]{0,63}$/, 'must be a flag key such as waitlist.signup') })
+  .strict();
+
+export const FlagBody = z.object({ enabled: z.boolean(), reason: ReasonBody.shape.reason }).strict();
+
+const FeatureFlag = z
+  .object({
+    key: z.string(),
+    description: z.string(),
+    enabled: z.boolean(),
+    defaultEnabled: z.boolean(),
+    setByOperator: z.boolean().meta({ description: 'false: no operator has set it, it has its default' }),
+    updatedAt: DateTime.nullable(),
+    updatedBy: z.object({ id: IdText, name: z.string() }).nullable(),
+  })
+  .meta({ id: 'FeatureFlag' });
+
+const FlagList = z.object({ success: z.literal(true), data: z.object({ items: z.array(FeatureFlag) }) });
+const FlagRecord = z.object({ success: z.literal(true), data: FeatureFlag });
+
+export const IncidentQuery = z
+  .object({
+    status: z.enum(INCIDENT_STATUSES).optional(),
+    open: BooleanText.optional().meta({ description: 'true: not resolved; false: resolved' }),
+    severity: z.enum(INCIDENT_SEVERITIES).optional(),
+    ...Pagination,
+  })
+  .strict();
+
+const Title = z.string().trim().min(3).max(200);
+const Description = z.string().trim().max(5000);
+
+export const NewIncidentBody = z
+  .object({
+    title: Title,
+    description: Description.default(''),
+    severity: z.enum(INCIDENT_SEVERITIES),
+    status: z.enum(OPEN_INCIDENT_STATUSES).default('INVESTIGATING'),
+    startedAt: Instant.optional().meta({ description: 'when it began; now by default' }),
+  })
+  .strict();
+
+export const IncidentChangeBody = z
+  .object({
+    title: Title.optional(),
+    description: Description.optional(),
+    severity: z.enum(INCIDENT_SEVERITIES).optional(),
+    status: z.enum(OPEN_INCIDENT_STATUSES).optional(),
+  })
+  .strict()
+  .refine(atLeastOne, 'send at least one field to change');
+
+export const ResolveBody = z.object({ resolution: z.string().trim().min(3).max(2000) }).strict();
+
+const Incident = z
+  .object({
+    id: IdText,
+    title: z.string(),
+    description: z.string(),
+    severity: z.enum(INCIDENT_SEVERITIES),
+    status: z.enum(INCIDENT_STATUSES),
+    resolution: z.string().nullable(),
+    startedAt: DateTime,
+    resolvedAt: DateTime.nullable(),
+    createdBy: IdText.nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'Incident' });
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    success: z.literal(true),
+    data: z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }),
+  });
+
+const MaintenanceState = z.enum(['SCHEDULED', 'ACTIVE', 'ENDED', 'CANCELLED']);
+
+export const MaintenanceQuery = z.object({ state: MaintenanceState.optional(), ...Pagination }).strict();
+
+export const NewWindowBody = z
+  .object({
+    message: z
+      .string()
+      .trim()
+      .min(3)
+      .max(500)
+      .meta({ description: 'shown to callers refused during the window' }),
+    startsAt: Instant,
+    endsAt: Instant,
+  })
+  .strict();
+
+export const WindowChangeBody = z
+  .object({
+    message: NewWindowBody.shape.message.optional(),
+    startsAt: Instant.optional(),
+    endsAt: Instant.optional(),
+  })
+  .strict()
+  .refine(atLeastOne, 'send at least one field to change');
+
+const MaintenanceWindow = z
+  .object({
+    id: IdText,
+    message: z.string(),
+    startsAt: DateTime,
+    endsAt: DateTime,
+    state: MaintenanceState,
+    cancelledAt: DateTime.nullable(),
+    createdBy: IdText.nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  })
+  .meta({ id: 'MaintenanceWindow' });
+
+const MaintenanceList = z.object({
+  success: z.literal(true),
+  data: z.object({
+    active: MaintenanceWindow.nullable().meta({ description: 'the window in force now, if any' }),
+    items: z.array(MaintenanceWindow),
+    total: z.int(),
+    limit: z.int(),
+    offset: z.int(),
+  }),
+});
+
+const record = <T extends z.ZodType>(item: T) => z.object({ success: z.literal(true), data: item });
+
+const VIEW = 'Needs platform.view (else 403 PERMISSION_DENIED naming it).';
+const MANAGES = (permission: string) =>
+  `Needs ${permission} (else 403 PERMISSION_DENIED naming it). Unknown fields are refused (400 VALIDATION_FAILED).`;
+const GATE =
+  'While a window is in force, every customer (/api) and dashboard (/dashboard/api) write answers 503 MAINTENANCE ' +
+  'with Retry-After (seconds until the window ends) and details {message, endsAt}; reads keep working, and so do ' +
+  'sign-in, sign-out and session refresh (travellers and staff must reach their bookings and tickets), journey ' +
+  'search, voucher preview and opening a shared document. The administration and the driver app (boarding) are ' +
+  'never blocked. Every API process sees a change within PLATFORM_STATE_POLL_SECONDS (2 s).';
+
+/** The docs of each route, in the order they are registered. */
+export const docs = operations({
+  adminListFeatureFlags: {
+    summary: 'Feature flags and their values',
+    description:
+      `${VIEW} Every flag the platform reads (its catalogue is in the code), with its value: the one an operator set, ` +
+      'else its default. Every API process reads flags through a cache that a change invalidates within ' +
+      'PLATFORM_STATE_POLL_SECONDS (2 s): each process polls a change counter the change bumps in its transaction.',
+    tags: FLAG_TAGS,
+    responses: { 200: { description: 'The flags', schema: FlagList }, ...errorResponses(401, 403) },
+  },
+  adminSetFeatureFlag: {
+    summary: 'Turn a feature flag on or off',
+    description:
+      `${MANAGES('flags.manage')} Body {enabled, reason}. 404 FEATURE_FLAG_NOT_FOUND for a key the platform does not ` +
+      'read. Recorded in the audit log (feature_flags.update, with the value before and after and the reason) in the ' +
+      'same transaction; in force in every API process within 2 seconds.',
+    tags: FLAG_TAGS,
+    responses: {
+      200: { description: 'The flag now', schema: FlagRecord },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  adminListIncidents: {
+    summary: 'Platform incidents',
+    description: `${VIEW} Newest first; filters status, open, severity; limit (default 20, at most 100) and offset.`,
+    tags: INCIDENT_TAGS,
+    responses: {
+      200: { description: 'A page of incidents', schema: page(Incident) },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminCreateIncident: {
+    summary: 'Open an incident',
+    description:
+      `${MANAGES('incidents.manage')} States: INVESTIGATING, IDENTIFIED, MONITORING (an open incident moves freely ` +
+      'between them), RESOLVED (final, only through POST /incidents/{id}/resolve). Severities MINOR, MAJOR, CRITICAL. ' +
+      'Recorded in the audit log (incidents.create).',
+    tags: INCIDENT_TAGS,
+    responses: { 201: { description: 'Opened', schema: record(Incident) }, ...errorResponses(400, 401, 403) },
+  },
+  adminUpdateIncident: {
+    summary: 'Update an open incident',
+    description:
+      `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
+      'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after).',
+    tags: INCIDENT_TAGS,
+    responses: {
+      200: { description: 'Updated', schema: record(Incident) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  adminResolveIncident: {
+    summary: 'Resolve an incident',
+    description:
+      `${MANAGES('incidents.manage')} Body {resolution}. RESOLVED is final (a second resolve is 409 INCIDENT_RESOLVED). ` +
+      'Recorded (incidents.resolve).',
+    tags: INCIDENT_TAGS,
+    responses: {
+      200: { description: 'Resolved', schema: record(Incident) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  adminListMaintenance: {
+    summary: 'Maintenance windows',
+    description:
+      `${VIEW} The window in force now (active) and every window by state (SCHEDULED, ACTIVE, ENDED, CANCELLED), ` +
+      `newest start first. ${GATE}`,
+    tags: MAINTENANCE_TAGS,
+    responses: {
+      200: { description: 'The windows', schema: MaintenanceList },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminScheduleMaintenance: {
+    summary: 'Schedule a maintenance window',
+    description:
+      `${MANAGES('maintenance.manage')} {message, startsAt, endsAt}: the window must end after it starts and in the ` +
+      `future (400 MAINTENANCE_WINDOW_INVALID) and last at most ${MAINTENANCE_MAX_HOURS} hours (400 ` +
+      'MAINTENANCE_WINDOW_TOO_LONG); a start in the past begins it at once. Recorded (maintenance.create). ' +
+      GATE,
+    tags: MAINTENANCE_TAGS,
+    responses: {
+      201: { description: 'Scheduled', schema: record(MaintenanceWindow) },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminUpdateMaintenance: {
+    summary: "Change a maintenance window's message or times",
+    description:
+      `${MANAGES('maintenance.manage')} The same time rules as scheduling. An ended or cancelled window is 409 ` +
+      'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
+      'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after).',
+    tags: MAINTENANCE_TAGS,
+    responses: {
+      200: { description: 'Changed', schema: record(MaintenanceWindow) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  adminCancelMaintenance: {
+    summary: 'Cancel a maintenance window (an active one ends at once)',
+    description:
+      `${MANAGES('maintenance.manage')} Body {reason}. An ended or cancelled window is 409 MAINTENANCE_WINDOW_CLOSED. ` +
+      'Recorded (maintenance.cancel).',
+    tags: MAINTENANCE_TAGS,
+    responses: {
+      200: { description: 'Cancelled', schema: record(MaintenanceWindow) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -1,0 +1,243 @@
+import type { IncidentRow, MaintenanceRow } from '../../db/queries/platform-state.js';
+import { listIncidents, listMaintenanceWindows } from '../../db/queries/platform-state.js';
+import { changeIncident, openIncident } from '../../db/writes/incidents.js';
+import { changeMaintenance, scheduleMaintenance } from '../../db/writes/platform-state.js';
+import type { AppContext } from '../app.js';
+import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import { notFound } from '../http/errors.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import { changeFeatureFlag, featureFlags } from '../use-cases/feature-flags.js';
+import { ReasonBody } from './companies.openapi.js';
+import {
+  docs,
+  FlagBody,
+  FlagParams,
+  IncidentChangeBody,
+  IncidentQuery,
+  MaintenanceQuery,
+  NewIncidentBody,
+  NewWindowBody,
+  ResolveBody,
+  WindowChangeBody,
+} from './operations.openapi.js';
+
+/** Feature flags, incidents and maintenance windows: GET /feature-flags, /incidents, /maintenance and their writes. */
+export function registerOperationsRoutes(surface: Surface, context: AppContext): void {
+  registerFlagRoutes(surface, context);
+  registerIncidentRoutes(surface, context);
+  registerMaintenanceRoutes(surface, context);
+}
+
+function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.adminListFeatureFlags,
+    method: 'get',
+    path: '/feature-flags',
+    security: 'administrator',
+    handler: async (ctx) => {
+      requirePermission(ctx, 'platform.view');
+      ctx.body = { success: true, data: { items: await featureFlags(db) } };
+    },
+  });
+
+  surface.route({
+    ...docs.adminSetFeatureFlag,
+    method: 'patch',
+    path: '/feature-flags/{key}',
+    security: 'administrator',
+    params: FlagParams,
+    body: FlagBody,
+    handler: async (ctx, { params, body }) => {
+      const admin = requirePermission(ctx, 'flags.manage');
+      const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
+      ctx.body = { success: true, data: await changeFeatureFlag(db, audit, params.key, body) };
+    },
+  });
+}
+
+const incidentNotFound = () => notFound('INCIDENT_NOT_FOUND', 'No incident has this id');
+
+function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.adminListIncidents,
+    method: 'get',
+    path: '/incidents',
+    security: 'administrator',
+    query: IncidentQuery,
+    handler: async (ctx, { query }) => {
+      requirePermission(ctx, 'platform.view');
+      const found = await listIncidents(db, query);
+      const { limit, offset } = query;
+      ctx.body = {
+        success: true,
+        data: { items: found.items.map(incident), total: found.total, limit, offset },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.adminCreateIncident,
+    method: 'post',
+    path: '/incidents',
+    security: 'administrator',
+    body: NewIncidentBody,
+    handler: async (ctx, { body }) => {
+      const admin = requirePermission(ctx, 'incidents.manage');
+      const { startedAt, ...fields } = body;
+      const opened = await openIncident(
+        db,
+        { ...fields, startedAt: startedAt ? new Date(startedAt) : undefined, adminId: admin.adminId },
+        adminAuditActor(ctx),
+      );
+      ctx.status = 201;
+      ctx.body = { success: true, data: incident(opened) };
+    },
+  });
+
+  surface.route({
+    ...docs.adminUpdateIncident,
+    method: 'patch',
+    path: '/incidents/{id}',
+    security: 'administrator',
+    params: IdParams,
+    body: IncidentChangeBody,
+    handler: async (ctx, { params, body }) => {
+      requirePermission(ctx, 'incidents.manage');
+      const changed = await changeIncident(db, params.id, body, adminAuditActor(ctx));
+      if (!changed) throw incidentNotFound();
+      ctx.body = { success: true, data: incident(changed) };
+    },
+  });
+
+  surface.route({
+    ...docs.adminResolveIncident,
+    method: 'post',
+    path: '/incidents/{id}/resolve',
+    security: 'administrator',
+    params: IdParams,
+    body: ResolveBody,
+    handler: async (ctx, { params, body }) => {
+      requirePermission(ctx, 'incidents.manage');
+      const resolved = await changeIncident(db, params.id, body, adminAuditActor(ctx));
+      if (!resolved) throw incidentNotFound();
+      ctx.body = { success: true, data: incident(resolved) };
+    },
+  });
+}
+
+const windowNotFound = () => notFound('MAINTENANCE_WINDOW_NOT_FOUND', 'No maintenance window has this id');
+const dateOf = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
+
+function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.adminListMaintenance,
+    method: 'get',
+    path: '/maintenance',
+    security: 'administrator',
+    query: MaintenanceQuery,
+    handler: async (ctx, { query }) => {
+      requirePermission(ctx, 'platform.view');
+      const found = await listMaintenanceWindows(db, query);
+      const [active] = (await listMaintenanceWindows(db, { state: 'ACTIVE', limit: 1, offset: 0 })).items;
+      const { limit, offset } = query;
+      ctx.body = {
+        success: true,
+        data: {
+          active: active ? window(active) : null,
+          items: found.items.map(window),
+          total: found.total,
+          limit,
+          offset,
+        },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.adminScheduleMaintenance,
+    method: 'post',
+    path: '/maintenance',
+    security: 'administrator',
+    body: NewWindowBody,
+    handler: async (ctx, { body }) => {
+      const admin = requirePermission(ctx, 'maintenance.manage');
+      const scheduled = await scheduleMaintenance(
+        db,
+        {
+          message: body.message,
+          startsAt: new Date(body.startsAt),
+          endsAt: new Date(body.endsAt),
+          adminId: admin.adminId,
+        },
+        adminAuditActor(ctx),
+      );
+      ctx.status = 201;
+      ctx.body = { success: true, data: window(scheduled) };
+    },
+  });
+
+  surface.route({
+    ...docs.adminUpdateMaintenance,
+    method: 'patch',
+    path: '/maintenance/{id}',
+    security: 'administrator',
+    params: IdParams,
+    body: WindowChangeBody,
+    handler: async (ctx, { params, body }) => {
+      requirePermission(ctx, 'maintenance.manage');
+      const change = { message: body.message, startsAt: dateOf(body.startsAt), endsAt: dateOf(body.endsAt) };
+      const changed = await changeMaintenance(db, params.id, change, adminAuditActor(ctx));
+      if (!changed) throw windowNotFound();
+      ctx.body = { success: true, data: window(changed) };
+    },
+  });
+
+  surface.route({
+    ...docs.adminCancelMaintenance,
+    method: 'post',
+    path: '/maintenance/{id}/cancel',
+    security: 'administrator',
+    params: IdParams,
+    body: ReasonBody,
+    handler: async (ctx, { params, body }) => {
+      requirePermission(ctx, 'maintenance.manage');
+      const cancelled = await changeMaintenance(db, params.id, 'CANCEL', {
+        ...adminAuditActor(ctx),
+        reason: body.reason,
+      });
+      if (!cancelled) throw windowNotFound();
+      ctx.body = { success: true, data: window(cancelled) };
+    },
+  });
+}
+
+function incident(row: IncidentRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    severity: row.severity,
+    status: row.status,
+    resolution: row.resolution,
+    startedAt: row.started_at,
+    resolvedAt: row.resolved_at,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function window(row: MaintenanceRow) {
+  return {
+    id: row.id,
+    message: row.message,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    state: row.state,
+    cancelledAt: row.cancelled_at,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { DateTime, IdText } from './schemas.js';
+
+/** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
+const TAGS = ['Administration: support tickets'];
+const Instant = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
+
+export const TicketQuery = z
+  .object({
+    status: z.enum(TICKET_STATUSES).optional(),
+    priority: z.enum(TICKET_PRIORITIES).optional(),
+    assignee: z
+      .union([Uuid, z.literal('none')])
+      .optional()
+      .meta({ description: "an administrator's id, or none for unassigned tickets" }),
+    companyId: Uuid.optional(),
+    bookingId: Uuid.optional(),
+    travellerId: Uuid.optional(),
+    search: z.string().trim().min(1).max(200).optional().meta({ description: 'part of the subject' }),
+    from: Instant.optional().meta({ description: 'opened at or after' }),
+    to: Instant.optional().meta({ description: 'opened before' }),
+    ...Pagination,
+  })
+  .strict();
+
+const Message = z.string().trim().min(1).max(5000);
+
+export const NewTicketBody = z
+  .object({
+    subject: z.string().trim().min(3).max(200),
+    message: Message,
+    priority: z.enum(TICKET_PRIORITIES).default('NORMAL'),
+    bookingId: Uuid.optional().meta({ description: 'its company and traveller follow' }),
+    companyId: Uuid.optional(),
+    travellerId: Uuid.optional().meta({ description: "a traveller's user id" }),
+  })
+  .strict();
+
+export const ReplyBody = z.object({ message: Message }).strict();
+export const AssignBody = z
+  .object({
+    assigneeId: Uuid.nullable().meta({ description: 'an administrator holding tickets.manage, or null' }),
+  })
+  .strict();
+export const CloseBody = z.object({ resolution: z.string().trim().min(3).max(2000) }).strict();
+
+const Ref = z.object({ id: IdText, name: z.string() });
+const SupportTicket = z
+  .object({
+    id: IdText,
+    subject: z.string(),
+    status: z.enum(TICKET_STATUSES),
+    priority: z.enum(TICKET_PRIORITIES),
+    openedBy: z.object({ kind: z.enum(['TRAVELLER', 'ADMIN']), id: IdText }),
+    traveller: z.object({ id: IdText, name: z.string(), phone: z.string().nullable() }).nullable(),
+    company: Ref.nullable(),
+    booking: z.object({ id: IdText, code: z.string() }).nullable(),
+    assignee: Ref.nullable(),
+    resolution: z.string().nullable(),
+    closedAt: DateTime.nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    messageCount: z.int(),
+    lastMessageAt: DateTime.nullable(),
+  })
+  .meta({ id: 'SupportTicket' });
+
+const TicketMessage = z
+  .object({
+    id: IdText,
+    author: z.object({ kind: z.enum(['TRAVELLER', 'ADMIN']), id: IdText, name: z.string() }),
+    body: z.string(),
+    createdAt: DateTime,
+  })
+  .meta({ id: 'SupportTicketMessage' });
+
+const TicketPage = z.object({
+  success: z.literal(true),
+  data: z.object({ items: z.array(SupportTicket), total: z.int(), limit: z.int(), offset: z.int() }),
+});
+const TicketDetail = z.object({
+  success: z.literal(true),
+  data: z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }),
+});
+
+const STATES =
+  'States: OPEN (waiting for support) → ANSWERED (support replied) → OPEN again when the traveller writes; either ' +
+  'may be CLOSED, which is final (every change of a closed ticket is 409 TICKET_CLOSED).';
+const MANAGE = 'Needs tickets.manage (else 403 PERMISSION_DENIED naming it). 404 TICKET_NOT_FOUND.';
+
+export const docs = operations({
+  adminListTickets: {
+    summary: 'Support tickets',
+    description:
+      'Needs tickets.view. Filters status, priority, assignee (id or none), companyId, bookingId, travellerId, search ' +
+      '(subject), from/to (opened); most recently changed first; limit (default 20, at most 100) and offset. Tickets ' +
+      "show travellers' names and phone numbers: every read is recorded in the audit log (tickets.list). " +
+      STATES,
+    tags: TAGS,
+    responses: {
+      200: { description: 'A page of tickets', schema: TicketPage },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  adminReadTicket: {
+    summary: 'A support ticket and its messages',
+    description: 'Needs tickets.view. Messages oldest first. 404 TICKET_NOT_FOUND. Recorded (tickets.read).',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The ticket', schema: TicketDetail },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  adminCreateTicket: {
+    summary: "Open a ticket on someone's behalf",
+    description:
+      'Needs tickets.manage. {subject, message, priority?, bookingId?, companyId?, travellerId?}: a booking brings ' +
+      'its company and traveller (a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH); unknown ids ' +
+      'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create).',
+    tags: TAGS,
+    responses: {
+      201: { description: 'Opened', schema: TicketDetail },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  adminReplyToTicket: {
+    summary: 'Reply to a ticket',
+    description: `${MANAGE} The ticket becomes ANSWERED. Recorded (tickets.reply). ${STATES}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'Replied', schema: TicketDetail },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  adminAssignTicket: {
+    summary: 'Assign a ticket (or unassign it with null)',
+    description:
+      `${MANAGE} The assignee must be an active administrator holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). ` +
+      'Recorded (tickets.assign, before and after).',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Assigned', schema: TicketDetail },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  adminCloseTicket: {
+    summary: 'Close a ticket with its resolution',
+    description: `${MANAGE} Closing is final. Recorded (tickets.close).`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'Closed', schema: TicketDetail },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+import { DateTime, IdText } from './schemas.js';
+
+/** The OpenAPI side of GET /admin/api/waitlist (api/admin/waitlist.ts). */
+const Instant = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
+
+export const WaitlistQuery = z
+  .object({
+    search: z.string().trim().min(1).max(254).optional().meta({ description: 'part of the e-mail address' }),
+    from: Instant.optional().meta({ description: 'sign-ups at or after this time' }),
+    to: Instant.optional().meta({ description: 'sign-ups before this time' }),
+    ...Pagination,
+  })
+  .strict();
+
+const WaitlistEntry = z
+  .object({ id: IdText, email: z.string(), createdAt: DateTime })
+  .meta({ id: 'WaitlistEntry' });
+
+const WaitlistPage = z.object({
+  success: z.literal(true),
+  data: z.object({ items: z.array(WaitlistEntry), total: z.int(), limit: z.int(), offset: z.int() }),
+});
+
+export const docs = operations({
+  adminListWaitlist: {
+    summary: 'Pre-launch waitlist sign-ups',
+    description:
+      'Needs waitlist.view (else 403 PERMISSION_DENIED). The addresses that signed up through POST /api/waitlist while ' +
+      'the site is in coming-soon mode: the e-mail address (lower case) and when, nothing more is stored. Newest ' +
+      'first; filters search, from, to; limit (default 20, at most 100) and offset, with the total. E-mail addresses ' +
+      'are personal data: every read is recorded in the audit log (waitlist.list) with its filter.',
+    tags: ['Administration: waitlist'],
+    responses: {
+      200: { description: 'A page of sign-ups', schema: WaitlistPage },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+});

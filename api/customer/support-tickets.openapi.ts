@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { TICKET_STATUSES } from '../../domain/support-tickets.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant, Pagination, Uuid } from '../http/schemas.js';
+
+/**
+ * The OpenAPI side of the traveller's support tickets (api/customer/support-tickets.ts). They live
+ * at /support-tickets because /tickets is the boarding-ticket API.
+ */
+const TAGS = ['Support tickets'];
+const Id = z.string().meta({ format: 'uuid' });
+
+export const TicketPageQuery = z.object({ ...Pagination }).strict();
+
+export const NewTicketBody = z
+  .object({
+    bookingId: Uuid.meta({ description: 'one of your bookings' }),
+    subject: z.string().trim().min(3).max(200),
+    message: z.string().trim().min(1).max(5000),
+  })
+  .strict();
+
+export const MessageBody = z.object({ message: z.string().trim().min(1).max(5000) }).strict();
+
+const TravellerTicket = z
+  .object({
+    id: Id,
+    subject: z.string(),
+    status: z.enum(TICKET_STATUSES),
+    booking: z.object({ id: Id, code: z.string() }).nullable(),
+    company: z.object({ id: Id, name: z.string() }).nullable(),
+    resolution: z.string().nullable(),
+    createdAt: Instant,
+    updatedAt: Instant,
+    closedAt: Instant.nullable(),
+    messages: z
+      .array(
+        z.object({
+          id: Id,
+          from: z.enum(['TRAVELLER', 'SUPPORT']),
+          body: z.string(),
+          createdAt: Instant,
+        }),
+      )
+      .optional()
+      .meta({ description: 'oldest first; in the answers about one ticket' }),
+  })
+  .meta({ id: 'TravellerSupportTicket' });
+
+const TicketList = z.object({
+  success: z.literal(true),
+  data: z.object({ items: z.array(TravellerTicket), total: z.int(), limit: z.int(), offset: z.int() }),
+});
+const TicketRecord = z.object({ success: z.literal(true), data: TravellerTicket });
+
+const COMMON =
+  'Needs a traveller session (401 AUTH_REQUIRED); only your own tickets (anyone else’s is 404 TICKET_NOT_FOUND). ' +
+  'Support tickets are at /support-tickets because /tickets is the boarding-ticket API.';
+const WRITES =
+  'Web calls send X-CSRF-Token. Opening tickets and writing messages together are limited per traveller ' +
+  '(SUPPORT_TICKET_RATE_LIMIT_PER_HOUR, 20 an hour; 429 RATE_LIMITED). The flag support.traveller_tickets switches ' +
+  'them off (503 FEATURE_DISABLED); 503 MAINTENANCE during a maintenance window.';
+
+export const docs = operations({
+  listSupportTickets: {
+    summary: 'Your support tickets, newest first',
+    description: `${COMMON} limit (default 20, at most 100) and offset, with the total.`,
+    tags: TAGS,
+    responses: { 200: { description: 'Your tickets', schema: TicketList }, ...errorResponses(400, 401) },
+  },
+  openSupportTicket: {
+    summary: 'Ask support about one of your bookings',
+    description:
+      `${COMMON} Body {bookingId, subject, message}: the booking must be yours (else 404 BOOKING_NOT_FOUND); its ` +
+      `company is attached. The ticket starts OPEN. ${WRITES}`,
+    tags: TAGS,
+    responses: {
+      201: { description: 'Opened', schema: TicketRecord },
+      ...errorResponses(400, 401, 403, 404, 429, 503),
+    },
+  },
+  readSupportTicket: {
+    summary: 'One of your support tickets with its messages',
+    description: `${COMMON} Support's replies are from SUPPORT; the people behind them are not named.`,
+    tags: TAGS,
+    responses: { 200: { description: 'The ticket', schema: TicketRecord }, ...errorResponses(400, 401, 404) },
+  },
+  writeSupportTicket: {
+    summary: 'Write on one of your support tickets',
+    description:
+      `${COMMON} Body {message}; the ticket is OPEN again (waiting for support). A closed ticket is 409 TICKET_CLOSED. ` +
+      WRITES,
+    tags: TAGS,
+    responses: {
+      200: { description: 'Written', schema: TicketRecord },
+      ...errorResponses(400, 401, 403, 404, 409, 429, 503),
+    },
+  },
+});

@@ -1,0 +1,83 @@
+import type { AppContext } from '../app.js';
+import { createRateLimiter } from '../http/rate-limit.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import {
+  addTravellerMessage,
+  openTravellerTicket,
+  ownTicket,
+  ownTickets,
+  travellerTicketView,
+} from '../use-cases/support-tickets.js';
+import { docs, MessageBody, NewTicketBody, TicketPageQuery } from './support-tickets.openapi.js';
+
+/** GET, POST /support-tickets, GET /support-tickets/{id} and POST /support-tickets/{id}/messages. */
+export function registerSupportTicketRoutes(surface: Surface, { db, config, platform }: AppContext): void {
+  const perTraveller = createRateLimiter(db, {
+    name: 'support-ticket-traveller',
+    points: config.SUPPORT_TICKET_RATE_LIMIT_PER_HOUR,
+    durationSeconds: 3600,
+  });
+
+  surface.route({
+    ...docs.listSupportTickets,
+    method: 'get',
+    path: '/support-tickets',
+    security: 'traveller',
+    query: TicketPageQuery,
+    handler: async (ctx, { query }) => {
+      const page = await ownTickets(db, ctx.state.traveller!.userId, query);
+      const items = page.items.map((ticket) => travellerTicketView({ ticket }));
+      ctx.body = {
+        success: true,
+        data: { items, total: page.total, limit: query.limit, offset: query.offset },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.openSupportTicket,
+    method: 'post',
+    path: '/support-tickets',
+    security: 'traveller',
+    body: NewTicketBody,
+    handler: async (ctx, { body }) => {
+      const userId = ctx.state.traveller!.userId;
+      await perTraveller.consume(ctx, userId);
+      ctx.status = 201;
+      ctx.body = {
+        success: true,
+        data: travellerTicketView(await openTravellerTicket(db, platform, userId, body)),
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.readSupportTicket,
+    method: 'get',
+    path: '/support-tickets/{id}',
+    security: 'traveller',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      ctx.body = {
+        success: true,
+        data: travellerTicketView(await ownTicket(db, ctx.state.traveller!.userId, params.id)),
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.writeSupportTicket,
+    method: 'post',
+    path: '/support-tickets/{id}/messages',
+    security: 'traveller',
+    params: IdParams,
+    body: MessageBody,
+    handler: async (ctx, { params, body }) => {
+      const userId = ctx.state.traveller!.userId;
+      await perTraveller.consume(ctx, userId);
+      const written = await addTravellerMessage(db, platform, userId, params.id, body.message);
+      ctx.body = { success: true, data: travellerTicketView(written) };
+    },
+  });
+}

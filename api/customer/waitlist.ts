@@ -1,0 +1,28 @@
+import type { AppContext } from '../app.js';
+import { createRateLimiter } from '../http/rate-limit.js';
+import type { Surface } from '../http/route.js';
+import { signUpForWaitlist } from '../use-cases/waitlist.js';
+import { docs, WaitlistBody } from './waitlist.openapi.js';
+
+/** POST /waitlist: the coming-soon site's sign-up. */
+export function registerWaitlistRoutes(surface: Surface, { db, config, platform }: AppContext): void {
+  const perIp = createRateLimiter(db, {
+    name: 'waitlist-ip',
+    points: config.WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR,
+    durationSeconds: 3600,
+  });
+  surface.route({
+    ...docs.joinWaitlist,
+    method: 'post',
+    path: '/waitlist',
+    security: 'public',
+    csrf: false,
+    body: WaitlistBody,
+    handler: async (ctx, { body }) => {
+      await perIp.consume(ctx, ctx.ip);
+      await signUpForWaitlist(db, platform, body.email);
+      ctx.status = 202;
+      ctx.body = { success: true, data: { joined: true } };
+    },
+  });
+}

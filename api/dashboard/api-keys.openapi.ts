@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant } from '../http/schemas.js';
+
+/** OpenAPI of the company API keys (api-keys.ts): schemas and rules. */
+
+const TAGS = ['Dashboard: API keys'];
+
+export const ApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100).meta({ description: 'what the key is for, shown in the list' }),
+  })
+  .strict();
+
+const ApiKey = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    name: z.string(),
+    prefix: z.string().meta({ description: 'the first 12 characters of the key, to tell keys apart' }),
+    createdAt: Instant,
+    createdBy: z.string().meta({ format: 'uuid', description: 'the company user who made it' }),
+    lastUsedAt: Instant.nullable().meta({ description: 'last request with the key (to the minute)' }),
+    revokedAt: Instant.nullable(),
+  })
+  .meta({ id: 'CompanyApiKey' });
+
+const Created = z.object({
+  success: z.literal(true),
+  data: ApiKey.extend({
+    key: z.string().meta({ description: 'the key itself: shown this once, only its SHA-256 is stored' }),
+  }),
+});
+const List = z.object({ success: z.literal(true), data: z.array(ApiKey) });
+const Revoked = z.object({ success: z.literal(true), data: z.object({ revokedAt: Instant }) });
+
+const WHO =
+  "OWNER or ADMIN of the session's company only (403 ROLE_NOT_ALLOWED); changes need an active company (403 " +
+  'COMPANY_SUSPENDED) and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID); recorded in the audit log.';
+
+export const docs = operations({
+  listCompanyApiKeys: {
+    summary: "The company's API keys (never the keys themselves)",
+    description: `Unrevoked first, newest first. ${WHO}`,
+    tags: TAGS,
+    responses: { 200: { description: 'Keys', schema: List }, ...errorResponses(401, 403) },
+  },
+  createCompanyApiKey: {
+    summary: 'Make an API key for POST /api/webhooks',
+    description:
+      `The answer shows the key once (bbk_ + 43 characters); only its SHA-256 is stored, so a lost key is revoked ` +
+      `and replaced. At most ${WEBHOOK_LIMITS.apiKeysPerCompany} unrevoked keys (409 API_KEY_LIMIT_REACHED). ${WHO}`,
+    tags: TAGS,
+    responses: {
+      201: { description: 'The new key', schema: Created },
+      ...errorResponses(400, 401, 403, 409),
+    },
+  },
+  revokeCompanyApiKey: {
+    summary: 'Revoke an API key',
+    description:
+      `The next request with it is 401; subscriptions made with it keep working. Revoking a revoked key answers ` +
+      `the same; another company's key is 404. ${WHO}`,
+    tags: TAGS,
+    responses: { 200: { description: 'Revoked', schema: Revoked }, ...errorResponses(400, 401, 403, 404) },
+  },
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { operations } from '../http/route.js';
+import { errorResponses, Instant, Pagination } from '../http/schemas.js';
+
+/** The OpenAPI side of GET /dashboard/api/company/warnings (api/dashboard/company-warnings.ts). */
+export const NoticeQuery = z.object({ ...Pagination }).strict();
+
+const Notice = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    kind: z.enum(['WARN', 'SUSPEND', 'UNSUSPEND']),
+    reason: z.string(),
+    createdAt: Instant,
+  })
+  .meta({ id: 'CompanyNotice' });
+
+const Notices = z.object({
+  success: z.literal(true),
+  data: z.object({
+    status: z.enum(['ACTIVE', 'SUSPENDED']),
+    verified: z.boolean(),
+    suspension: Notice.nullable().meta({
+      description: 'while the company is suspended: the suspension in force',
+    }),
+    items: z.array(Notice),
+    total: z.int(),
+    limit: z.int(),
+    offset: z.int(),
+  }),
+});
+
+export const docs = operations({
+  companyWarnings: {
+    summary: "The platform's warnings and suspensions of your company",
+    description:
+      'OWNER only (else 403 ROLE_NOT_ALLOWED). What the platform administrators told the company: warnings, ' +
+      'suspensions and unsuspensions with their reasons, newest first (limit, default 20, at most 100, and offset), ' +
+      'and while the company is suspended, the suspension in force. The administrators who decided are not named. ' +
+      'A read: it answers while the company is suspended too.',
+    tags: ['Dashboard: company'],
+    responses: { 200: { description: 'The notices', schema: Notices }, ...errorResponses(400, 401, 403) },
+  },
+});

@@ -1,0 +1,39 @@
+import { companyNotices, type CompanyNoticeRow } from '../../db/queries/admin-companies.js';
+import type { AppContext } from '../app.js';
+import type { Surface } from '../http/route.js';
+import { docs, NoticeQuery } from './company-warnings.openapi.js';
+import { authorize, requireRole } from './guards.js';
+
+const notice = (row: CompanyNoticeRow) => ({
+  id: row.id,
+  kind: row.action,
+  reason: row.reason,
+  createdAt: row.created_at,
+});
+
+/** GET /company/warnings: the OWNER reads what the platform told the company. */
+export function registerCompanyWarningRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.companyWarnings,
+    method: 'get',
+    path: '/company/warnings',
+    security: 'companyStaff',
+    query: NoticeQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx, requireRole('OWNER'));
+      const found = await companyNotices(db, staff.companyId, query);
+      ctx.body = {
+        success: true,
+        data: {
+          status: staff.company.status,
+          verified: staff.company.verified,
+          suspension: found.suspension ? notice(found.suspension) : null,
+          items: found.items.map(notice),
+          total: found.total,
+          limit: query.limit,
+          offset: query.offset,
+        },
+      };
+    },
+  });
+}

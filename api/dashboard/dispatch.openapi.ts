@@ -1,0 +1,330 @@
+import { z } from 'zod';
+import {
+  ATTENDANCES,
+  DISPATCH_ACTIONS,
+  dispatchTableMarkdown,
+  MANIFEST_ITEM_TYPES,
+  TRIP_STATUSES,
+} from '../../domain/trip-dispatch.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+
+/**
+ * The OpenAPI side of the trip operations room (api/dashboard/dispatch.ts): the action body, the
+ * view and the result, the errorCodes of a refused body, and the prose with the state machine.
+ */
+
+const TAGS = ['Dashboard: trip operations'];
+const Id = z.string().meta({ format: 'uuid' });
+const DateTime = z.string().meta({ format: 'date-time' });
+
+const Reason = z.string().trim().min(1).max(500);
+const ItemFields = {
+  manifest_item_id: Uuid.meta({ description: 'the item id from the manifest' }),
+  manifest_item_type: z.enum(MANIFEST_ITEM_TYPES).meta({
+    description:
+      'JOURNEY_TICKET for every modern traveller; BOOKING only for legacy bookings without tickets',
+  }),
+};
+const plain = <A extends string>(action: A) => z.object({ action: z.literal(action) }).strict();
+
+export const DispatchBody = z
+  .discriminatedUnion('action', [
+    plain('START_BOARDING'),
+    z
+      .object({
+        action: z.literal('MARK_DELAYED'),
+        reason: Reason,
+        delay_minutes: z
+          .int()
+          .min(1)
+          .max(1440)
+          .meta({ description: 'the announced delay, 1 to 1440 minutes' }),
+      })
+      .strict(),
+    plain('DEPART'),
+    plain('ARRIVE'),
+    plain('COMPLETE'),
+    z.object({ action: z.literal('CANCEL'), reason: Reason }).strict(),
+    z.object({ action: z.literal('CHECK_IN'), ...ItemFields }).strict(),
+    z
+      .object({
+        action: z.literal('MARK_NO_SHOW'),
+        ...ItemFields,
+        reason: Reason.optional().meta({ description: 'optional operational reason' }),
+      })
+      .strict(),
+    z.object({ action: z.literal('RESTORE'), ...ItemFields }).strict(),
+  ])
+  .meta({ id: 'DispatchAction' });
+
+export type DispatchBodyInput = z.output<typeof DispatchBody>;
+
+/** The stable codes of a refused dispatch body: the first field at fault names it. */
+export function dispatchErrorCode(issues: z.core.$ZodIssue[]): string {
+  const field = (name: string) => issues.find((issue) => issue.path[0] === name);
+  const missing = (name: string) => {
+    const issue = field(name);
+    return issue !== undefined && (issue.code === 'invalid_type' || issue.code === 'too_small');
+  };
+  if (field('action')) return 'UNKNOWN_ACTION';
+  if (missing('reason')) return 'REASON_REQUIRED';
+  if (field('delay_minutes')?.code === 'invalid_type') return 'DELAY_MINUTES_REQUIRED';
+  if (
+    field('manifest_item_id')?.code === 'invalid_type' ||
+    field('manifest_item_type')?.code === 'invalid_type'
+  ) {
+    return 'MANIFEST_ITEM_REQUIRED';
+  }
+  return 'VALIDATION_FAILED';
+}
+
+const TripStatus = z.enum(TRIP_STATUSES);
+const Action = z.enum(DISPATCH_ACTIONS);
+const Attendance = z.enum(ATTENDANCES);
+
+const StopVisit = z.object({
+  stop_call_id: Id,
+  sequence: z.int(),
+  stop_id: Id,
+  name_ar: z.string(),
+  name_en: z.string(),
+  at: DateTime,
+});
+
+export const ManifestItem = z
+  .object({
+    manifest_item_id: Id,
+    manifest_item_type: z.enum(MANIFEST_ITEM_TYPES),
+    booking_id: Id.nullable(),
+    booking_code: z.string().nullable(),
+    journey_id: Id.nullable(),
+    traveller_name: z.string(),
+    phone: z.string().nullable(),
+    seat_number: z.string(),
+    ticket_status: z.string().nullable().meta({ description: 'null for a legacy BOOKING item' }),
+    booking_status: z.string().nullable(),
+    boarding: StopVisit.meta({ description: 'where and when the traveller boards' }),
+    alighting: StopVisit,
+    payment: z
+      .object({
+        status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
+        total_price: z.number(),
+        currency: z.string(),
+        pending_cash: z
+          .boolean()
+          .meta({ description: 'the traveller announced a cash payment not yet collected' }),
+      })
+      .nullable(),
+    attendance: z.object({
+      status: Attendance,
+      at: DateTime.nullable(),
+      by: z.object({ id: Id, name: z.string() }).nullable(),
+      source: z.string().nullable(),
+    }),
+    awaiting_confirmation: z.boolean(),
+  })
+  .meta({ id: 'ManifestItem' });
+
+const Blocker = z.object({
+  code: z.string(),
+  message: z.string(),
+  blocks: z.array(Action),
+  count: z.int().optional(),
+});
+
+const City = z.object({ id: Id, name_ar: z.string(), name_en: z.string() });
+export const DispatchView = z.object({
+  success: z.literal(true),
+  data: z.object({
+    trip: z.object({
+      id: Id,
+      status: TripStatus,
+      operating_date: z.string().meta({ format: 'date' }),
+      departure_at: DateTime,
+      arrival_at: DateTime,
+      delay_minutes: z.int(),
+      actual_departure_at: DateTime.nullable(),
+      actual_arrival_at: DateTime.nullable(),
+      seats_total: z.int(),
+      route: z.object({ id: Id, name_ar: z.string(), name_en: z.string(), origin: City, destination: City }),
+      stop_calls: z.array(
+        z.object({
+          id: Id,
+          sequence: z.int(),
+          stop_id: Id,
+          name_ar: z.string(),
+          name_en: z.string(),
+          arrival_at: DateTime,
+          departure_at: DateTime,
+        }),
+      ),
+    }),
+    bus: z.object({
+      id: Id,
+      plate_number: z.string(),
+      model: z.string(),
+      status: z.string(),
+      capacity: z.int(),
+      layout: z
+        .object({ id: Id, version: z.int(), seat_count: z.int() })
+        .nullable()
+        .meta({ description: 'the active, valid seat layout; null when there is none' }),
+    }),
+    driver: z
+      .object({ id: Id, name: z.string().nullable(), email: z.string().nullable(), active: z.boolean() })
+      .nullable(),
+    manifest: z.array(ManifestItem),
+    counters: z.object({
+      total: z.int(),
+      checked_in: z.int(),
+      no_show: z.int(),
+      pending: z.int(),
+      awaiting_confirmation: z.int(),
+    }),
+    readiness: z.object({ ready: z.boolean(), blockers: z.array(Blocker) }),
+    allowed_actions: z.array(Action),
+    events: z.array(
+      z.object({
+        id: z.string(),
+        action: Action,
+        actor: z.object({ id: Id.nullable(), name: z.string().nullable(), role: z.string() }),
+        channel: z.string(),
+        manifest_item_type: z.enum(MANIFEST_ITEM_TYPES).nullable(),
+        manifest_item_id: Id.nullable(),
+        before: z.record(z.string(), z.unknown()),
+        after: z.record(z.string(), z.unknown()),
+        reason: z.string().nullable(),
+        details: z.record(z.string(), z.unknown()),
+        at: DateTime,
+      }),
+    ),
+    pickup: z.object({
+      snapshot: PickupLocationSchema,
+      confirmation: z.object({
+        status: z.enum(['CONFIRMED', 'UNCONFIRMED']),
+        issues: z.array(z.enum(['STOP_DISABLED', 'OUTSIDE_ORIGIN_CITY', 'NOT_A_PICKUP_POINT'])),
+      }),
+    }),
+  }),
+});
+
+export const DispatchOutcome = z
+  .object({
+    trip_id: Id,
+    action: Action,
+    replayed: z.boolean().meta({ description: 'COMPLETE of a completed trip: nothing changed' }),
+    previous_status: TripStatus,
+    status: TripStatus,
+    trip: z.object({
+      status: TripStatus,
+      delay_minutes: z.int(),
+      actual_departure_at: DateTime.nullable(),
+      actual_arrival_at: DateTime.nullable(),
+    }),
+    traveller: z
+      .object({
+        manifest_item_type: z.enum(MANIFEST_ITEM_TYPES),
+        manifest_item_id: Id,
+        booking_id: Id.nullable(),
+        attendance: Attendance,
+        previous_attendance: Attendance,
+        ticket_status: z.string().nullable(),
+        booking_status: z.string().nullable(),
+        at: DateTime,
+      })
+      .optional(),
+    effects: z
+      .record(z.string(), z.int())
+      .optional()
+      .meta({
+        description:
+          'what CANCEL or COMPLETE changed: cancelled_journeys, cancelled_bookings, released_seats, revoked_credentials, ' +
+          'cancelled_payments, refund_due_payments, completed_bookings, no_shows, events',
+      }),
+    loyalty: z
+      .object({ bookings_credited: z.int(), points_credited: z.int(), referrals_rewarded: z.int() })
+      .optional()
+      .meta({ description: 'COMPLETE: points credited by this call (0 when already credited)' }),
+  })
+  .meta({ id: 'DispatchOutcome' });
+
+export const DispatchResponse = z.object({
+  success: z.literal(true),
+  data: DispatchOutcome.extend({ allowed_actions: z.array(Action) }),
+});
+
+export const STATE_MACHINE =
+  `Trip statuses and the status each action leads to (domain/trip-dispatch.ts; "replay" answers 200 with replayed: ` +
+  `true and changes nothing):\n\n${dispatchTableMarkdown()}\n\n` +
+  'Traveller actions, while the trip is BOARDING, DELAYED, DEPARTED or ARRIVED: CHECK_IN (PENDING → CHECKED_IN; the ' +
+  "ticket's credential is consumed: ticket USED, its PDF answers 410, the driver app's verification refuses it), " +
+  'MARK_NO_SHOW (PENDING → NO_SHOW, optional reason), RESTORE (CHECKED_IN or NO_SHOW → PENDING, the same traveller ' +
+  'only; a restored check-in makes the ticket VALID again). A second CHECK_IN is 409 ALREADY_CHECKED_IN with ' +
+  'details.checkedIn {at, byStaffUserId, byName, source, deviceId}; a no-show must be restored before a check-in (409 ' +
+  'TRAVELLER_MARKED_NO_SHOW); other attendance conflicts are 409 ATTENDANCE_CONFLICT; a ticket that is not boardable ' +
+  '(pending confirmation, cancelled) is 409 TICKET_NOT_BOARDABLE.';
+
+const EFFECTS =
+  'Effects, in the same transaction: DEPART stamps actual_departure_at and records trip.started for every booking on ' +
+  'the trip; ARRIVE stamps actual_arrival_at; COMPLETE marks travellers never checked in NO_SHOW, bookings with a ' +
+  'checked-in traveller COMPLETED and the others NO_SHOW, records trip.completed, and after its commit credits loyalty ' +
+  'points and referral rewards once per booking (a second COMPLETE is a replay that credits nothing new); CANCEL ' +
+  '(reason required) ends every journey with a leg on the trip as a whole: its legs on trips that have not departed ' +
+  'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats, pending confirmation requests and ' +
+  'holds end, the journey is CANCELLED with failure_reason TRIP_CANCELLED (an order still awaiting confirmation ends ' +
+  'whole), legacy bookings and seat locks of the trip end, pending cash payments are CANCELLED (cancelled_by the ' +
+  'acting user) and collected ones REFUND_DUE (refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
+  "refunds (the payment ledger's trip_cancelled moves), and booking.cancelled is recorded per booking. " +
+  'MARK_DELAYED (reason and delay_minutes required) sets delay_minutes; a delayed trip resumes with START_BOARDING.';
+
+const READINESS =
+  'Readiness blockers stop actions: DRIVER_NOT_ASSIGNED, DRIVER_INACTIVE (no active DRIVER membership of the company), ' +
+  'LAYOUT_NOT_ACTIVE (no active, valid seat layout) and BUS_OUT_OF_SERVICE stop START_BOARDING and DEPART; ' +
+  'CASH_TO_COLLECT (checked-in travellers with unpaid bookings: record the collection first) and REQUESTS_PENDING ' +
+  '(journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 TRIP_NOT_READY with ' +
+  'details.blockers.';
+
+const ACCESS =
+  "The session's company only: another company's trip is 404 TRIP_NOT_FOUND, the same as an id that does not exist.";
+
+export const docs = operations({
+  getTripDispatch: {
+    summary: 'The trip operations room: set-up, manifest, readiness, allowed actions, recent events',
+    description:
+      `${ACCESS} Any dashboard role may read it. The trip with its route and stop calls, the bus and its active layout, ` +
+      'the driver; the manifest: one JOURNEY_TICKET item per modern traveller (ticket pending confirmation, valid or ' +
+      'used; cancelled and re-issued tickets are not travellers) and a BOOKING item only per legacy booking without ' +
+      'tickets, each with boarding and alighting stop, seat, payment state and attendance (who recorded it, when, from ' +
+      'where); attendance counters; readiness blockers; the actions allowed now; the last 25 operations log entries ' +
+      "(actor, action, state before and after, reason, time), newest first; and the pickup snapshot (the trip's " +
+      'pickupLocation) with its confirmation status: CONFIRMED when the stop is enabled, in the route origin city and a ' +
+      'pickup point of the company (or a public one), else UNCONFIRMED with the issues.\n\n' +
+      `${STATE_MACHINE}\n\n${READINESS}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The operations room view', schema: DispatchView },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  dispatchTripAction: {
+    summary: 'Take one dispatch action on a trip or one of its travellers',
+    description:
+      `Exactly one action per request (SPEC "Trip dispatch actions"); OWNER, ADMIN or DISPATCHER of an active company ` +
+      `(403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token. ${ACCESS} Each action is one company-scoped transaction ` +
+      'that locks the trip, then the traveller, checks the sequence and readiness, syncs the seats and booking rows and ' +
+      'writes the operations log (actor, action, before/after, reason, time); the same transition serves PATCH ' +
+      '/trips/{id}, POST /trips/bulk and the driver app. An action not allowed now is 409 TRIP_ACTION_NOT_ALLOWED with ' +
+      'details.status and details.allowedActions. A refused body changes nothing: 400 UNKNOWN_ACTION, REASON_REQUIRED ' +
+      '(MARK_DELAYED, CANCEL), DELAY_MINUTES_REQUIRED, MANIFEST_ITEM_REQUIRED, VALIDATION_FAILED (a field the action ' +
+      'does not take, a malformed id); a manifest item that is not a traveller of this trip is 404 ' +
+      'MANIFEST_ITEM_NOT_FOUND. The answer carries the new state and the actions allowed now.\n\n' +
+      `${STATE_MACHINE}\n\n${EFFECTS}\n\n${READINESS}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The action was taken (or replayed)', schema: DispatchResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

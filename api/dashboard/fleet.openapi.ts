@@ -1,0 +1,264 @@
+import { z } from 'zod';
+import { BUS_AMENITIES } from '../../domain/trip-planning.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
+
+/** OpenAPI of the fleet routes (fleet.ts): bus templates, buses, their layouts, drivers. */
+
+const TAGS = ['Dashboard: fleet'];
+
+/** More elements than any coach has; a larger document is refused before it is looked at. */
+export const MAX_LAYOUT_ELEMENTS = 500;
+
+const ElementKind = z.enum(['seat', 'aisle', 'door', 'driver', 'stairs', 'toilet', 'table']);
+
+const LayoutElement = z
+  .object({
+    type: ElementKind,
+    x: z.int(),
+    y: z.int(),
+    width: z.int(),
+    height: z.int(),
+    rotation: z.int().meta({ description: '0, 90, 180 or 270' }),
+    deck: z.int().meta({ description: '1 (lower) up to grid.decks' }),
+    seatId: z
+      .string()
+      .min(1)
+      .max(40)
+      .optional()
+      .meta({ description: 'stable identity of a seat; never changes' }),
+    seatNumber: z
+      .string()
+      .min(1)
+      .max(12)
+      .optional()
+      .meta({ description: 'the label travellers see; may change' }),
+    seatClass: z.enum(['STANDARD', 'VIP']).optional(),
+    notes: z.string().max(500).optional().meta({ description: 'management note; never shown to travellers' }),
+  })
+  .strict();
+
+export const LayoutDocumentSchema = z
+  .object({
+    schemaVersion: z.int(),
+    grid: z
+      .object({ columns: z.int().min(1).max(20), rows: z.int().min(1).max(40), decks: z.int().min(1).max(2) })
+      .strict(),
+    elements: z
+      .array(LayoutElement)
+      .max(MAX_LAYOUT_ELEMENTS, `a layout has at most ${MAX_LAYOUT_ELEMENTS} elements`),
+  })
+  .strict()
+  .meta({ id: 'BusLayoutDocument' });
+
+export const LayoutBody = z
+  .object({
+    layoutDocument: LayoutDocumentSchema.optional(),
+    layout_document: LayoutDocumentSchema.optional(),
+    saveMode: z.enum(['draft', 'active']),
+  })
+  .strict()
+  .refine((body) => (body.layoutDocument === undefined) !== (body.layout_document === undefined), {
+    message: 'send the document as layoutDocument or layout_document, exactly one of them',
+    path: ['layoutDocument'],
+    params: { errorCode: 'LAYOUT_DOCUMENT_REQUIRED' },
+  });
+
+/** Layout validation issues carry the code LAYOUT_INVALID unless a more specific one applies. */
+export function layoutErrorCode(issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body'): string {
+  if (part !== 'body') return 'VALIDATION_FAILED';
+  const named = namedErrorCode(issues);
+  if (named) return named;
+  if (issues.some((issue) => issue.code === 'too_big' && issue.path.at(-1) === 'elements'))
+    return 'LAYOUT_TOO_LARGE';
+  const inDocument = issues.some((issue) =>
+    ['layoutDocument', 'layout_document'].includes(String(issue.path[0])),
+  );
+  return inDocument ? 'LAYOUT_INVALID' : 'VALIDATION_FAILED';
+}
+
+const LayoutRecord = z.object({
+  id: UuidOut,
+  version: z.int(),
+  status: z.enum(['draft', 'active', 'archived']),
+  validation_status: z.enum(['valid', 'invalid', 'pending']),
+  validation_errors: z.array(
+    z.object({ code: z.string(), message: z.string(), element: z.int().optional() }),
+  ),
+  seat_count: z.int(),
+  layoutDocument: LayoutDocumentSchema,
+  created_at: DateTime,
+  activated_at: DateTime.nullable(),
+});
+
+const Bus = z
+  .object({
+    id: UuidOut,
+    plate_number: z.string(),
+    model: z.string(),
+    amenities: z.array(z.string()),
+    capacity: z.int().meta({ description: 'seats of the active layout (0 without one)' }),
+    status: z.enum(['ACTIVE', 'MAINTENANCE', 'RETIRED']),
+    legacy_seat_map: z
+      .boolean()
+      .meta({ description: 'imported before canonical layouts (seats are a count)' }),
+    layout: z.object({ id: UuidOut, version: z.int(), seat_count: z.int() }).nullable(),
+    created_at: DateTime,
+  })
+  .meta({ id: 'Bus' });
+
+export const BusLayouts = z.object({
+  bus: Bus,
+  active: LayoutRecord.nullable().meta({ description: 'the layout customers book on' }),
+  draft: LayoutRecord.nullable().meta({ description: 'the newest draft saved after the active layout' }),
+});
+
+export const BusBody = z
+  .object({
+    plate_number: Text(2, 20).regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes'),
+    model: Text(0, 80).default(''),
+    amenities: z
+      .array(z.enum(BUS_AMENITIES))
+      .max(BUS_AMENITIES.length)
+      .refine((list) => new Set(list).size === list.length, 'must not name an amenity twice')
+      .default([]),
+    template_id: z
+      .string()
+      .optional()
+      .meta({ description: 'a template of GET /bus-templates: its layout becomes active' }),
+  })
+  .strict();
+
+export const DriverBody = z
+  .object({
+    email: z.email().max(200),
+    name: Text(2, 100),
+    password: z.string().min(10).max(128).meta({ description: 'initial password, 10 to 128 characters' }),
+  })
+  .strict();
+
+const Driver = z.object({
+  id: UuidOut.meta({ description: 'the staff user id; trips name it as driver_id' }),
+  membership_id: UuidOut,
+  name: z.string(),
+  email: z.string(),
+  active: z.boolean(),
+  created_at: DateTime,
+});
+
+const Template = z.object({
+  id: z.string(),
+  name_en: z.string(),
+  name_ar: z.string(),
+  description: z.string(),
+  seat_count: z.int(),
+  decks: z.int(),
+  layoutDocument: LayoutDocumentSchema,
+});
+
+export const BusesQuery = z.object(Pagination).strict();
+
+const LAYOUT_RULES =
+  'PUT takes the document as layoutDocument or layout_document (exactly one; 400 LAYOUT_DOCUMENT_REQUIRED) and ' +
+  `saveMode draft or active. A document is checked whole: at most ${MAX_LAYOUT_ELEMENTS} elements (400 LAYOUT_TOO_LARGE; ` +
+  'a body over 64 KB is 413 PAYLOAD_TOO_LARGE), known element kinds, and then every element: its deck exists ' +
+  '(DECK_NOT_FOUND), it lies on the grid (ELEMENT_OUT_OF_GRID), it overlaps no other (ELEMENTS_OVERLAP), seats have a ' +
+  'seatId and a seatNumber used by no other seat (SEAT_ID_DUPLICATE, SEAT_NUMBER_DUPLICATE), at least one seat. Any ' +
+  'problem is 400 LAYOUT_INVALID with details.issues, each naming the offending element by its path ' +
+  '(body.layoutDocument.elements.<index>) and its code; nothing is saved, draft or active. A draft is stored as the next ' +
+  'version and changes nothing else. An active save archives the previous active layout and, in the same transaction, ' +
+  "rebuilds the seat projection, sets the bus capacity and the seat count of the bus's trips still to run. seatId is the " +
+  "seat's identity: renaming a seatNumber keeps held and sold seats where they are; an active layout that drops a seat " +
+  'held or sold on a coming trip is 409 LAYOUT_SEATS_IN_USE. Only the active (hence valid) layout serves customer ' +
+  "booking; travellers' seat maps never show management notes.";
+
+export const docs = operations({
+  listBusTemplates: {
+    summary: 'Seat layout templates a company starts a bus from',
+    description:
+      'Standard 2+2, VIP 2+1, two decks and lettered rows: the same templates the demo fleet uses. Each carries its ' +
+      'full layout document, ready to PUT as a layout or to name as template_id when creating a bus. Any role may read them.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The templates', schema: ok(z.array(Template)) },
+      ...errorResponses(401),
+    },
+  },
+  listBuses: {
+    summary: "The company's buses",
+    description:
+      'Every bus of the session company with its active layout, ordered by plate. Any role may read them.',
+    tags: TAGS,
+    responses: { 200: { description: 'A page of buses', schema: page(Bus) }, ...errorResponses(400, 401) },
+  },
+  createBus: {
+    summary: 'Add a bus to the fleet',
+    description:
+      `${WRITE_RULES} plate_number is unique in the company (409 BUS_PLATE_TAKEN); amenities come from a fixed list. ` +
+      'With template_id (400 TEMPLATE_NOT_FOUND when unknown) the template becomes its active layout at once; without ' +
+      'one the bus takes no trips until a layout is saved active.',
+    tags: TAGS,
+    responses: {
+      201: { description: 'The bus', schema: ok(BusLayouts) },
+      ...errorResponses(400, 401, 403, 409),
+    },
+  },
+  getBusLayout: {
+    summary: "A bus's layouts, management view",
+    description:
+      "The bus's active layout and its newest draft, whole (management notes included). Another company's bus is 404 " +
+      `BUS_NOT_FOUND. Any role may read it. ${LAYOUT_RULES}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The layouts', schema: ok(BusLayouts) },
+      ...errorResponses(400, 401, 404),
+    },
+  },
+  putBusLayout: {
+    summary: "Save a bus's layout as a draft or make it active",
+    description: `${WRITE_RULES} ${LAYOUT_RULES}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The layouts after saving', schema: ok(BusLayouts) },
+      ...errorResponses(400, 401, 403, 404, 409, 413),
+    },
+  },
+  deleteBusLayout: {
+    summary: "Archive a bus's layout",
+    description:
+      `${WRITE_RULES} Archives the active layout and its drafts; the bus sells no seat and takes no trip until a new ` +
+      'layout is saved active (capacity 0). Refused with 409 BUS_HAS_BOOKED_TRIPS (details.tripIds) while the bus ' +
+      'serves trips still to run that have bookings (a held or sold seat, or a booking that still travels); 404 ' +
+      'LAYOUT_NOT_FOUND when there is nothing to archive.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Archived', schema: ok(z.object({ archivedVersions: z.array(z.int()) })) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  listDrivers: {
+    summary: "The company's drivers",
+    description:
+      'Staff users with a DRIVER membership of the session company, active ones first. A trip or schedule names a ' +
+      'driver by this id (driver_id) and must name an active one. Any role may read them.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'A page of drivers', schema: page(Driver) },
+      ...errorResponses(400, 401),
+    },
+  },
+  createDriver: {
+    summary: 'Create a driver account',
+    description:
+      'OWNER or ADMIN of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED), with X-CSRF-Token. Creates a ' +
+      'company user with the e-mail, name and initial password (stored as an argon2id hash, as every staff password) ' +
+      'and an active DRIVER membership, so the driver signs in to the driver app at once. An e-mail that any company ' +
+      'account already uses is 409 EMAIL_TAKEN.',
+    tags: TAGS,
+    responses: {
+      201: { description: 'The driver', schema: ok(Driver) },
+      ...errorResponses(400, 401, 403, 409),
+    },
+  },
+});

@@ -1,0 +1,176 @@
+import { findBus, findDriver, listBuses, listDrivers, readBusLayouts } from '../../db/queries/fleet.js';
+import { archiveLayout, createBus, createDriver, saveLayout } from '../../db/writes/planning/fleet.js';
+import { BUS_TEMPLATES, busTemplate, coachLayout } from '../../domain/layout-templates.js';
+import { layoutSeats, type LayoutDocument } from '../../domain/seat-layout.js';
+import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
+import type { Database } from '../../db/orm.js';
+import type { AppContext } from '../app.js';
+import { hashPassword } from '../auth/passwords.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
+import { authorize } from './guards.js';
+import { driverManager, planner, planningErrorCode, staffAct } from './planning-schemas.js';
+
+/** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
+export function registerFleetRoutes(surface: Surface, context: AppContext): void {
+  registerBusRoutes(surface, context);
+  registerLayoutRoutes(surface, context);
+  registerDriverRoutes(surface, context);
+}
+
+/** The bus and its layouts, or 404 for a bus of another company. */
+async function busLayouts(db: Database, companyId: string, busId: string) {
+  const bus = await findBus(db, companyId, busId);
+  if (!bus) throw notFound('BUS');
+  return { bus, ...(await readBusLayouts(db, busId)) };
+}
+
+function registerBusRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.listBusTemplates,
+    method: 'get',
+    path: '/bus-templates',
+    security: 'companyStaff',
+    handler: async (ctx) => {
+      authorize(ctx);
+      ctx.body = {
+        success: true,
+        data: Object.values(BUS_TEMPLATES).map(({ options, ...template }) => {
+          const layoutDocument = coachLayout(options);
+          return {
+            ...template,
+            seat_count: layoutSeats(layoutDocument).length,
+            decks: layoutDocument.grid.decks,
+            layoutDocument,
+          };
+        }),
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.listBuses,
+    method: 'get',
+    path: '/buses',
+    security: 'companyStaff',
+    query: BusesQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx);
+      const { buses, total } = await listBuses(db, staff.companyId, query);
+      ctx.body = {
+        success: true,
+        data: buses,
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.createBus,
+    method: 'post',
+    path: '/buses',
+    security: 'companyStaff',
+    body: BusBody,
+    errorCode: planningErrorCode,
+    handler: async (ctx, { body }) => {
+      const staff = planner(ctx);
+      const template = body.template_id === undefined ? null : busTemplate(body.template_id);
+      if (template === undefined)
+        throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
+      const { busId } = await createBus(db, staffAct(ctx, staff), {
+        plateNumber: body.plate_number,
+        model: body.model,
+        amenities: body.amenities,
+        template,
+      });
+      ctx.status = 201;
+      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, busId) };
+    },
+  });
+}
+
+function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.getBusLayout,
+    method: 'get',
+    path: '/buses/{id}/layout',
+    security: 'companyStaff',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      const staff = authorize(ctx);
+      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+    },
+  });
+
+  surface.route({
+    ...docs.putBusLayout,
+    method: 'put',
+    path: '/buses/{id}/layout',
+    security: 'companyStaff',
+    params: IdParams,
+    body: LayoutBody,
+    errorCode: layoutErrorCode,
+    handler: async (ctx, { params, body }) => {
+      const staff = planner(ctx);
+      const document = (body.layoutDocument ?? body.layout_document) as LayoutDocument;
+      await saveLayout(db, staffAct(ctx, staff), {
+        busId: params.id,
+        document,
+        saveMode: body.saveMode,
+        field: body.layoutDocument ? 'layoutDocument' : 'layout_document',
+      });
+      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+    },
+  });
+
+  surface.route({
+    ...docs.deleteBusLayout,
+    method: 'delete',
+    path: '/buses/{id}/layout',
+    security: 'companyStaff',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      const staff = planner(ctx);
+      ctx.body = { success: true, data: await archiveLayout(db, staffAct(ctx, staff), params.id) };
+    },
+  });
+}
+
+function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.listDrivers,
+    method: 'get',
+    path: '/drivers',
+    security: 'companyStaff',
+    query: BusesQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx);
+      const { drivers, total } = await listDrivers(db, staff.companyId, query);
+      ctx.body = {
+        success: true,
+        data: drivers,
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.createDriver,
+    method: 'post',
+    path: '/drivers',
+    security: 'companyStaff',
+    body: DriverBody,
+    errorCode: planningErrorCode,
+    handler: async (ctx, { body }) => {
+      const staff = driverManager(ctx);
+      const created = await createDriver(db, staffAct(ctx, staff), {
+        email: body.email.toLowerCase(),
+        name: body.name,
+        passwordHash: await hashPassword(body.password),
+      });
+      ctx.status = 201;
+      ctx.body = { success: true, data: await findDriver(db, staff.companyId, created.id) };
+    },
+  });
+}

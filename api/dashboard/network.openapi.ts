@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { MAX_ROUTE_STOPS } from '../../domain/route-plan.js';
+import { PICKUP_MAX_KM_FROM_CITY, TRAVELLER_STOP_KINDS } from '../../domain/trip-planning.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import {
+  DateTime,
+  Latitude,
+  Longitude,
+  NamedRefOut,
+  ok,
+  page,
+  Text,
+  UuidOut,
+  WRITE_RULES,
+} from './planning-schemas.js';
+
+/** OpenAPI of the network routes (network.ts): cities, routes with their stops, pickup locations. */
+
+const TAGS = ['Dashboard: network'];
+
+export const CityBody = z
+  .object({ name_ar: Text(2, 80), name_en: Text(2, 80), latitude: Latitude, longitude: Longitude })
+  .strict();
+
+const City = NamedRefOut.extend({ latitude: z.number(), longitude: z.number() }).meta({
+  id: 'DashboardCity',
+});
+
+const RouteStopBody = z
+  .object({
+    stop_id: Uuid,
+    running_minutes: z.int().min(0).max(1440).default(0).meta({
+      description: "minutes from the previous stop's departure to arriving here; 0 for the first stop",
+    }),
+    dwell_minutes: z
+      .int()
+      .min(0)
+      .max(240)
+      .default(0)
+      .meta({ description: 'minutes the coach waits here; 0 at both ends' }),
+    fare_share_bp: z.int().min(0).max(10_000).meta({
+      description:
+        'share of the full fare up to this stop in basis points: 0 at the first stop, 10000 at the last',
+    }),
+  })
+  .strict();
+
+export const RouteBody = z
+  .object({
+    name_ar: Text(2, 120).optional(),
+    name_en: Text(2, 120).optional(),
+    distance_km: z.int().min(1).max(5000).nullable().optional(),
+    stops: z.array(RouteStopBody).min(2).max(MAX_ROUTE_STOPS),
+  })
+  .strict();
+
+export const RoutesQuery = z.object(Pagination).strict();
+
+const Route = z
+  .object({
+    id: UuidOut,
+    name_ar: z.string(),
+    name_en: z.string(),
+    origin_city: NamedRefOut,
+    destination_city: NamedRefOut,
+    distance_km: z.int().nullable(),
+    active: z.boolean(),
+    duration_minutes: z.int(),
+    stops: z.array(
+      z.object({
+        sequence: z.int(),
+        stop_id: UuidOut,
+        city_id: UuidOut,
+        name_ar: z.string(),
+        name_en: z.string(),
+        running_minutes: z.int(),
+        dwell_minutes: z.int(),
+        fare_share_bp: z.int(),
+      }),
+    ),
+    created_at: DateTime,
+  })
+  .meta({ id: 'DashboardRoute' });
+
+export const PickupQuery = z.object({ city_id: Uuid }).strict();
+
+export const PickupBody = z
+  .object({
+    city_id: Uuid,
+    kind: z.enum(TRAVELLER_STOP_KINDS).default('BOARDING_POINT'),
+    name: Text(2, 120).meta({ description: 'Arabic name' }),
+    nameEn: Text(2, 120).optional().meta({ description: 'English name; the Arabic one when omitted' }),
+    address: Text(3, 200),
+    addressEn: Text(3, 200).optional(),
+    directions: Text(0, 500).default(''),
+    directionsEn: Text(0, 500).optional(),
+    latitude: Latitude,
+    longitude: Longitude,
+  })
+  .strict();
+
+const PickupPoint = PickupLocationSchema.extend({
+  city_id: UuidOut,
+  kind: z.string(),
+  scope: z
+    .enum(['PUBLIC', 'COMPANY'])
+    .meta({ description: "PUBLIC: a shared station; COMPANY: the company's own" }),
+});
+
+export const docs = operations({
+  listDashboardCities: {
+    summary: 'Every city',
+    description: 'Cities are shared by all companies. Any role may read them.',
+    tags: TAGS,
+    responses: { 200: { description: 'The cities', schema: ok(z.array(City)) }, ...errorResponses(401) },
+  },
+  addCity: {
+    summary: 'Add a city (or find the one that exists)',
+    description:
+      `${WRITE_RULES} When either name matches an existing city's Arabic or English name ignoring case, diacritics ` +
+      '(Latin accents, Arabic vowel marks and hamza seats) and tatweel, that city is answered with 200 and ' +
+      'created: false, and nothing is written; otherwise the new city is answered with 201 and created: true. Two ' +
+      'additions of the same name at once make one city.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The existing city', schema: ok(City).extend({ created: z.literal(false) }) },
+      201: { description: 'The new city', schema: ok(City).extend({ created: z.literal(true) }) },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  listDashboardRoutes: {
+    summary: "The company's routes with their stops",
+    description: 'Ordered stops with running times, dwell times and fare shares. Any role may read them.',
+    tags: TAGS,
+    responses: { 200: { description: 'A page of routes', schema: page(Route) }, ...errorResponses(400, 401) },
+  },
+  createRoute: {
+    summary: 'Create a route with its ordered stops',
+    description:
+      `${WRITE_RULES} 2 to ${MAX_ROUTE_STOPS} stops, each an enabled public stop or one of the company's own (no depot; ` +
+      '400 ROUTE_STOP_NOT_ALLOWED) and each once (STOP_REPEATED). The first stop has no running time ' +
+      '(FIRST_STOP_RUNNING_TIME), later ones at least a minute (RUNNING_TIME_INVALID); the ends have no dwell ' +
+      '(END_STOP_DWELL); fare shares start at 0, end at 10000 and never decrease (FARE_SHARE_INVALID, ' +
+      'FARE_SHARE_DECREASES); running and dwell times add up to at most a day (ROUTE_TOO_LONG). The origin and ' +
+      'destination cities are those of the first and last stop and must differ (ROUTE_CITIES_MUST_DIFFER). Each ' +
+      'refusal is 400 with that code and details.issues naming the offending stop (stops.<index>.<field>). The names ' +
+      'default to "Origin – Destination". Trips on the route get their stop calls from these stops.',
+    tags: TAGS,
+    responses: { 201: { description: 'The route', schema: ok(Route) }, ...errorResponses(400, 401, 403) },
+  },
+  listPickupLocations: {
+    summary: 'Pickup points of a city the company may use',
+    description:
+      "The enabled public stops (scope PUBLIC) and the company's own enabled points (scope COMPANY) of the city; " +
+      "never depots, never another company's points. A trip's pickup_stop_id is one of these in the route's origin " +
+      'city. Any role may read them.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The points', schema: ok(z.array(PickupPoint)) },
+      ...errorResponses(400, 401),
+    },
+  },
+  createPickupLocation: {
+    summary: 'Add a pickup point of the company',
+    description:
+      `${WRITE_RULES} Names of 2 to 120 characters, an address of 3 to 200, coordinates on the globe and within ` +
+      `${PICKUP_MAX_KM_FROM_CITY} km of the city's centre (400 PICKUP_TOO_FAR_FROM_CITY); an unknown city is 404 ` +
+      'CITY_NOT_FOUND. The point becomes a stop of the company (kind BOARDING_POINT unless given) that its trips may ' +
+      'pick travellers up from; travellers see it in the journey directory.',
+    tags: TAGS,
+    responses: {
+      201: { description: 'The point', schema: ok(PickupPoint) },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+});

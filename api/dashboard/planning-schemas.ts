@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { DRIVER_ADMIN_ROLES, PLANNING_ROLES } from '../../domain/trip-planning.js';
+import type { Context } from 'koa';
+import type { StaffAct } from '../../db/writes/planning/act.js';
+import type { StaffPrincipal } from '../auth/staff-session.js';
+import { requestOrigin } from '../http/request-origin.js';
+import { authorize, requireActiveCompany, requireRole } from './guards.js';
+
+/**
+ * What the planning routes (fleet, network, trips, schedules) share: who may do what, the error
+ * code a refused body gets, and the small schemas every one of them uses.
+ */
+
+/** A planning write: OWNER, ADMIN or DISPATCHER of an active (not suspended) company. */
+export const planner = (ctx: Context): StaffPrincipal =>
+  authorize(ctx, requireRole(...PLANNING_ROLES), requireActiveCompany);
+
+/** Driver accounts: OWNER or ADMIN of an active company. */
+export const driverManager = (ctx: Context): StaffPrincipal =>
+  authorize(ctx, requireRole(...DRIVER_ADMIN_ROLES), requireActiveCompany);
+
+/** The acting company user and the request, as the planning writes record them. */
+export const staffAct = (ctx: Context, staff: StaffPrincipal): StaffAct => ({
+  companyId: staff.companyId,
+  staffUserId: staff.staffUserId,
+  origin: requestOrigin(ctx),
+});
+
+/** Planning reads that only planners see (the schedules). */
+export const planningReader = (ctx: Context): StaffPrincipal =>
+  authorize(ctx, requireRole(...PLANNING_ROLES));
+
+/** Fields the server takes from the session; a body naming one is refused, not ignored. */
+const SESSION_FIELDS = new Set(['companyId', 'company_id', 'createdBy', 'created_by', 'actorId', 'actor_id']);
+
+/** The errorCode a refinement names (params.errorCode), if any. */
+export function namedErrorCode(issues: z.core.$ZodIssue[]): string | undefined {
+  for (const issue of issues) {
+    if (issue.code === 'custom' && typeof issue.params?.errorCode === 'string') return issue.params.errorCode;
+  }
+  return undefined;
+}
+
+/**
+ * The errorCode of a refused request: SESSION_FIELD_REFUSED for a body naming the company or the
+ * actor, a rule's own code when a refinement names one (params.errorCode), else VALIDATION_FAILED.
+ */
+export function planningErrorCode(issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body'): string {
+  if (
+    part === 'body' &&
+    issues.some(
+      (issue) => issue.code === 'unrecognized_keys' && issue.keys.some((key) => SESSION_FIELDS.has(key)),
+    )
+  ) {
+    return 'SESSION_FIELD_REFUSED';
+  }
+  return namedErrorCode(issues) ?? 'VALIDATION_FAILED';
+}
+
+export const Text = (min: number, max: number) => z.string().trim().min(min).max(max);
+export const Latitude = z.number().min(-90).max(90);
+export const Longitude = z.number().min(-180).max(180);
+export const Money = z.int().min(0).max(100_000_000);
+export const DateTime = z.string().meta({ format: 'date-time' });
+export const UuidOut = z.string().meta({ format: 'uuid' });
+export const NamedRefOut = z.object({ id: UuidOut, name_ar: z.string(), name_en: z.string() });
+export const PaginationOut = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
+
+export const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ success: z.literal(true), data: z.array(item), pagination: PaginationOut });
+
+export const WRITE_RULES =
+  'Needs the X-CSRF-Token header (403 CSRF_TOKEN_INVALID), a role of OWNER, ADMIN or DISPATCHER (403 ROLE_NOT_ALLOWED) ' +
+  "and an active company (403 COMPANY_SUSPENDED). The company is always the session's; a body naming company_id is " +
+  '400 SESSION_FIELD_REFUSED. Unknown fields are 400 VALIDATION_FAILED, and a refused request changes nothing.';

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
+import { LIVE_WITHIN_SECONDS, STALE_AFTER_SECONDS, TRACKING_STATES } from '../../domain/trip-tracking.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Pagination } from '../http/schemas.js';
+
+/** The OpenAPI side of live tracking (api/dashboard/tracking.ts). */
+
+const Id = z.string().meta({ format: 'uuid' });
+const DateTime = z.string().meta({ format: 'date-time' });
+
+export const ActiveTripsQuery = z.object(Pagination).strict();
+
+export const ActiveTripsResponse = z.object({
+  success: z.literal(true),
+  data: z.array(
+    z.object({
+      trip_id: Id,
+      status: z.enum(TRIP_STATUSES),
+      route: z.object({ name_ar: z.string(), name_en: z.string() }),
+      plate_number: z.string(),
+      driver: z.object({ id: Id, name: z.string() }).nullable(),
+      departure_at: DateTime,
+      arrival_at: DateTime,
+      delay_minutes: z.int(),
+      actual_departure_at: DateTime.nullable(),
+      tracking: z.object({
+        state: z.enum(TRACKING_STATES),
+        source: z.enum(['DRIVER_APP', 'NONE']),
+        last_update_at: DateTime.nullable().meta({
+          description: 'when the last reported position was taken',
+        }),
+        age_seconds: z.int().nullable(),
+        position: z
+          .object({
+            latitude: z.number(),
+            longitude: z.number(),
+            speed_kmh: z.number().nullable(),
+            heading: z.number().nullable(),
+          })
+          .nullable(),
+      }),
+    }),
+  ),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+
+export const docs = operations({
+  listActiveTrips: {
+    summary: "The company's trips under way and where they are",
+    description:
+      "The session's company only; any dashboard role may read it. Active trips are those BOARDING, DELAYED, " +
+      'DEPARTED or ARRIVED (not yet completed), earliest departure first, paginated (limit default 20, at most 100; ' +
+      'offset). Each carries its state, its data source (DRIVER_APP when the driver app has reported a position, else ' +
+      'NONE) and its last known update, classed LIVE (a report under ' +
+      `${LIVE_WITHIN_SECONDS / 60} minutes old), DELAYED (older, up to ${STALE_AFTER_SECONDS / 60} minutes) or ` +
+      'UNAVAILABLE (no report, or an older one). Positions come from POST /driver/api/trips/{id}/positions. Always ' +
+      'private, no-store.',
+    tags: ['Dashboard: trip operations'],
+    responses: {
+      200: { description: 'The active trips', schema: ActiveTripsResponse },
+      ...errorResponses(400, 401),
+    },
+  },
+});

@@ -1,0 +1,56 @@
+import { listActiveTrips, type ActiveTrip } from '../../db/queries/tracking.js';
+import { trackingState } from '../../domain/trip-tracking.js';
+import type { AppContext } from '../app.js';
+import type { Surface } from '../http/route.js';
+import { ActiveTripsQuery, docs } from './tracking.openapi.js';
+import { authorize } from './guards.js';
+
+function activeTripView(trip: ActiveTrip, now: Date) {
+  const position = trip.lastPosition;
+  const lastUpdate = position ? new Date(position.recordedAt) : null;
+  return {
+    trip_id: trip.id,
+    status: trip.status,
+    route: { name_ar: trip.route.nameAr, name_en: trip.route.nameEn },
+    plate_number: trip.plateNumber,
+    driver: trip.driver,
+    departure_at: trip.departureAt,
+    arrival_at: trip.arrivalAt,
+    delay_minutes: trip.delayMinutes,
+    actual_departure_at: trip.actualDepartureAt,
+    tracking: {
+      state: trackingState(lastUpdate, now),
+      source: position ? ('DRIVER_APP' as const) : ('NONE' as const),
+      last_update_at: position?.recordedAt ?? null,
+      age_seconds: lastUpdate ? Math.max(0, Math.round((now.getTime() - lastUpdate.getTime()) / 1000)) : null,
+      position: position && {
+        latitude: position.latitude,
+        longitude: position.longitude,
+        speed_kmh: position.speedKmh,
+        heading: position.heading,
+      },
+    },
+  };
+}
+
+/** GET /tracking/active-trips: live tracking of the company's trips under way. */
+export function registerTrackingRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.listActiveTrips,
+    method: 'get',
+    path: '/tracking/active-trips',
+    security: 'companyStaff',
+    query: ActiveTripsQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx);
+      const { trips, total } = await listActiveTrips(db, staff.companyId, query);
+      const now = new Date();
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = {
+        success: true,
+        data: trips.map((trip) => activeTripView(trip, now)),
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
+    },
+  });
+}

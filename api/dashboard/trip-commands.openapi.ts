@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain/trip-dispatch.js';
+import { operations } from '../http/route.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
+
+/**
+ * The OpenAPI side of the trip commands outside the operations room (api/dashboard/trip-commands.ts):
+ * the legacy PATCH /trips/{id} and POST /trips/bulk, both through the dispatch transition.
+ */
+
+const TAGS = ['Dashboard: trip operations'];
+const Reason = z.string().trim().min(1).max(500);
+const DelayMinutes = z.int().min(1).max(1440);
+
+/** At most this many trip ids in one bulk command (SPEC "Limits"). */
+export const BULK_LIMIT = 50;
+
+const LegacyStatus = z.enum(Object.keys(LEGACY_STATUS_ACTIONS) as [keyof typeof LEGACY_STATUS_ACTIONS]);
+
+/** A rule of one action's fields, as a custom issue whose params name the errorCode. */
+function requireFields(
+  action: 'delay' | 'cancel' | 'other',
+  body: { reason?: string | undefined; delay_minutes?: number | undefined },
+  context: z.core.$RefinementCtx,
+): void {
+  const issue = (path: string, errorCode: string, message: string) =>
+    context.addIssue({ code: 'custom', path: [path], message, params: { errorCode } });
+  if ((action === 'delay' || action === 'cancel') && body.reason === undefined) {
+    issue('reason', 'REASON_REQUIRED', 'a delay or a cancellation needs a reason');
+  }
+  if (action === 'delay' && body.delay_minutes === undefined) {
+    issue('delay_minutes', 'DELAY_MINUTES_REQUIRED', 'a delay needs delay_minutes');
+  }
+  if (action !== 'delay' && body.delay_minutes !== undefined) {
+    issue('delay_minutes', 'VALIDATION_FAILED', 'delay_minutes goes only with a delay');
+  }
+}
+
+const kindOf = (action: string) =>
+  action === 'DELAYED' || action === 'mark_delayed'
+    ? 'delay'
+    : action === 'CANCELLED' || action === 'cancel'
+      ? 'cancel'
+      : 'other';
+
+export const LegacyTripBody = z
+  .object({
+    status: LegacyStatus.meta({
+      description: 'the status to move the trip to; each maps to one dispatch action',
+    }),
+    reason: Reason.optional().meta({
+      description: 'required for DELAYED and CANCELLED; kept in the operations log',
+    }),
+    delay_minutes: DelayMinutes.optional().meta({ description: 'required for DELAYED' }),
+  })
+  .strict()
+  .superRefine((body, context) => requireFields(kindOf(body.status), body, context))
+  .meta({ id: 'LegacyTripChange' });
+
+export const BulkBody = z
+  .object({
+    trip_ids: z
+      .array(Uuid)
+      .min(1)
+      .max(BULK_LIMIT)
+      .meta({ description: `1 to ${BULK_LIMIT} trip ids; duplicates are removed` }),
+    action: z.enum(BULK_ACTIONS).meta({ description: 'a trip action under its lower-case name' }),
+    reason: Reason.optional().meta({ description: 'required for mark_delayed and cancel' }),
+    delay_minutes: DelayMinutes.optional().meta({ description: 'required for mark_delayed' }),
+  })
+  .strict()
+  .superRefine((body, context) => requireFields(kindOf(body.action), body, context))
+  .meta({ id: 'BulkTripCommand' });
+
+/** The stable codes of a refused body: a custom rule names its own; an unknown action and an over-long list theirs. */
+export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
+  const named = issues.find((issue) => issue.code === 'custom' && issue.params?.errorCode);
+  if (named?.code === 'custom') return String(named.params!.errorCode);
+  if (issues.some((issue) => issue.path[0] === 'action' || issue.path[0] === 'status'))
+    return 'UNKNOWN_ACTION';
+  if (issues.some((issue) => issue.path[0] === 'trip_ids' && issue.code === 'too_big'))
+    return 'TOO_MANY_TRIPS';
+  if (issues.some((issue) => issue.path[0] === 'reason')) return 'REASON_REQUIRED';
+  return 'VALIDATION_FAILED';
+}
+
+const TripStatus = z.enum(TRIP_STATUSES);
+
+export const LegacyTripResponse = z.object({ success: z.literal(true), data: DispatchOutcome });
+
+export const BulkResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    action: z.enum(BULK_ACTIONS),
+    results: z.array(
+      z.object({
+        trip_id: z.string().meta({ format: 'uuid' }),
+        success: z.boolean(),
+        status: TripStatus.optional().meta({
+          description: "the trip's status after the action (success only)",
+        }),
+        previous_status: TripStatus.optional(),
+        replayed: z.boolean().optional(),
+        errorCode: z
+          .string()
+          .optional()
+          .meta({ description: 'why this trip was refused; the others are unaffected' }),
+        message: z.string().optional(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      }),
+    ),
+    summary: z.object({
+      requested: z.int().meta({ description: 'distinct trip ids' }),
+      duplicates_removed: z.int(),
+      succeeded: z.int(),
+      failed: z.int(),
+    }),
+  }),
+});
+
+const ACCESS =
+  'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token.';
+
+export const docs = operations({
+  updateTripLegacy: {
+    summary: 'Change a trip status the legacy way (through the dispatch transition)',
+    description:
+      `Legacy clients name the target status; each maps to its dispatch action (BOARDING = START_BOARDING, DELAYED = ` +
+      'MARK_DELAYED, DEPARTED = DEPART, ARRIVED = ARRIVE, COMPLETED = COMPLETE, CANCELLED = CANCEL) and runs the same ' +
+      'transition as POST /trips/{id}/dispatch, with its checks, effects and log (channel LEGACY_PATCH): this route never ' +
+      `writes the trip itself. ${ACCESS} A delay needs reason and delay_minutes (400 REASON_REQUIRED, ` +
+      'DELAY_MINUTES_REQUIRED), a cancellation a reason (400 REASON_REQUIRED); an unknown status is 400 UNKNOWN_ACTION; ' +
+      "another company's trip is 404 TRIP_NOT_FOUND; an action not allowed now 409 TRIP_ACTION_NOT_ALLOWED, a blocked " +
+      `one 409 TRIP_NOT_READY. Traveller attendance is not changed here (use the dispatch actions).\n\n${STATE_MACHINE}`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The action was taken', schema: LegacyTripResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  bulkTripCommand: {
+    summary: 'Take one trip action on up to 50 trips',
+    description:
+      `The trip actions under lower-case names (${BULK_ACTIONS.join(', ')}) on a list of at most ${BULK_LIMIT} trip ids ` +
+      '(51 or more: 400 TOO_MANY_TRIPS; duplicates removed, case-insensitively). Each trip goes through the dispatch ' +
+      'transition on its own (channel BULK), in the order given: one independent result per trip (success with its new ' +
+      "status, or the errorCode that trip got: TRIP_NOT_FOUND for another company's trip, TRIP_ACTION_NOT_ALLOWED, " +
+      'TRIP_NOT_READY, ...) and a summary of succeeded and failed; a refused trip never stops the others. The bulk ' +
+      `command never writes the trips table itself. ${ACCESS} mark_delayed needs reason and delay_minutes, cancel a ` +
+      'reason (400 REASON_REQUIRED, DELAY_MINUTES_REQUIRED); an unknown action is 400 UNKNOWN_ACTION. A refused body ' +
+      'changes no trip. The answer is 200 whatever the per-trip results.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'One result per distinct trip id', schema: BulkResponse },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+});

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { TripStatus } from '../../db/entities/trip.js';
+import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
+import { operations } from '../http/route.js';
+import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { DateTime, Money, NamedRefOut, ok, PaginationOut, UuidOut, WRITE_RULES } from './planning-schemas.js';
+
+/** OpenAPI of GET and POST /dashboard/api/trips (trip-planning.ts). */
+
+const TAGS = ['Dashboard: trips'];
+const Status = z.enum(TripStatus);
+
+export const TripsQuery = z
+  .object({
+    date: CalendarDate.optional().meta({
+      description:
+        'a Damascus operating date: that day in departure order; without it the whole history, latest first',
+    }),
+    status: Status.optional().meta({
+      description: 'only trips in this status (the counters still count every status)',
+    }),
+    route_id: Uuid.optional(),
+    bus_id: Uuid.optional(),
+    ...Pagination,
+  })
+  .strict();
+
+/** An instant with its offset, as travellers and planners write it: 2026-12-01T08:00:00+03:00. */
+const Departure = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 with offset; the operating date is its Damascus date' });
+
+export const TripBody = z
+  .object({
+    trip_id: Uuid.optional().meta({ description: 'an existing trip to re-plan; omitted for a new trip' }),
+    route_id: Uuid,
+    bus_id: Uuid,
+    driver_id: Uuid.nullable().default(null),
+    pickup_stop_id: Uuid,
+    departure_at: Departure,
+    duration_minutes: z.int().min(1).max(MAX_TRIP_MINUTES).optional().meta({
+      description:
+        "minutes to the last stop; the route's running time when omitted (intermediate times scale)",
+    }),
+    price_base: Money,
+    price_vip: Money.nullable().default(null),
+  })
+  .strict();
+
+const Trip = z
+  .object({
+    id: UuidOut,
+    status: Status,
+    operating_date: z.string().meta({ format: 'date' }),
+    departure_at: DateTime,
+    arrival_at: DateTime,
+    delay_minutes: z.int(),
+    actual_departure_at: DateTime.nullable(),
+    actual_arrival_at: DateTime.nullable(),
+    route: z.object({
+      id: UuidOut,
+      name_ar: z.string(),
+      name_en: z.string(),
+      origin_city: NamedRefOut,
+      destination_city: NamedRefOut,
+    }),
+    bus: z.object({ id: UuidOut, plate_number: z.string(), model: z.string() }),
+    driver: z.object({ id: UuidOut, name: z.string(), email: z.string() }).nullable(),
+    pickupLocation: PickupLocationSchema,
+    seats_total: z.int(),
+    seats_taken: z.int().meta({ description: 'seats held or sold somewhere on the trip' }),
+    price_base: z.number(),
+    price_vip: z.number().nullable(),
+    currency: z.string(),
+    schedule_id: UuidOut.nullable(),
+  })
+  .meta({ id: 'DashboardTrip' });
+
+const TripList = z.object({
+  success: z.literal(true),
+  data: z.array(Trip),
+  counters: z
+    .record(Status, z.int())
+    .meta({ description: 'trips of every status in the selection (all pages)' }),
+  pagination: PaginationOut,
+});
+
+export const docs = operations({
+  listPlanningTrips: {
+    summary: "The company's trips, a page at a time, with status counters",
+    description:
+      'With date (a Damascus operating date) the trips of that day in departure order; without it the whole history, ' +
+      'latest departure first. route_id, bus_id and status narrow it; counters count every status over the whole ' +
+      'selection (before the status filter), pagination.total the trips matching every filter. Each trip carries ' +
+      'its driver, delay and actual departure and arrival. Any role may read them.',
+    tags: TAGS,
+    responses: { 200: { description: 'A page of trips', schema: TripList }, ...errorResponses(400, 401) },
+  },
+  planTrip: {
+    summary: 'Plan a trip (or re-plan one)',
+    description:
+      `${WRITE_RULES} The bus needs an active validated layout (409 BUS_LAYOUT_REQUIRED; a bus imported before ` +
+      'canonical layouts without one sells its recorded capacity instead) and must be in service (409 ' +
+      'BUS_NOT_IN_SERVICE); the route must have stops (409 ROUTE_HAS_NO_STOPS); a driver must be an active DRIVER of ' +
+      "the company; the pickup stop must be an enabled public stop or one of the company's own points (400 " +
+      "PICKUP_STOP_NOT_ALLOWED) in the route's origin city (400 PICKUP_STOP_WRONG_CITY). Another company's route, bus, " +
+      'driver or trip is 404 ROUTE_NOT_FOUND, BUS_NOT_FOUND, DRIVER_NOT_FOUND, TRIP_NOT_FOUND. A new trip departs in ' +
+      'the future (400 DEPARTURE_IN_PAST) and gets its stop calls (stop, times, fare shares) from the route. The bus and ' +
+      'driver must be free for the whole trip and the route must have no trip at that departure, counting trips of ' +
+      'schedules still being committed (409 TRIP_CONFLICT with details.conflicts). With trip_id the trip is re-planned: ' +
+      'only while SCHEDULED (409 TRIP_NOT_EDITABLE), with the same route and times (409 TRIP_TIMETABLE_FIXED); once it ' +
+      'has bookings (a held or sold seat) its bus and pickup stop stay (409 TRIP_HAS_BOOKINGS) while driver and fares ' +
+      'may change. Answers 201 for a new trip, 200 for a re-planned one.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Re-planned', schema: ok(Trip) },
+      201: { description: 'Planned', schema: ok(Trip) },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

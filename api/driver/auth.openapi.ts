@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { DRIVER_APP_ROLES } from '../auth/driver-auth.js';
+import { operations } from '../http/route.js';
+import { errorResponses } from '../http/schemas.js';
+import { LoginBody } from '../dashboard/auth.openapi.js';
+
+/** The OpenAPI side of the driver app's sign-in (api/driver/auth.ts). */
+
+const TAGS = ['Driver app: session'];
+const Id = z.string().meta({ format: 'uuid' });
+
+export { LoginBody as DriverLoginBody };
+
+const Company = z.object({
+  id: Id,
+  name_en: z.string(),
+  name_ar: z.string(),
+  status: z.enum(['ACTIVE', 'SUSPENDED']),
+});
+
+export const DriverLoginResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    token: z.string().meta({ description: 'send as Authorization: Bearer <token> on every driver app call' }),
+    expiresAt: z
+      .int()
+      .meta({ description: 'Unix epoch seconds; the session also ends after 60 idle minutes' }),
+    user: z.object({ id: Id, email: z.string(), name: z.string() }),
+    membership: z.object({ companyId: Id, role: z.enum(DRIVER_APP_ROLES) }),
+    company: Company,
+  }),
+});
+
+export const DriverMeResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    user: z.object({ id: Id, name: z.string() }),
+    membership: z.object({ companyId: Id, role: z.enum(DRIVER_APP_ROLES) }),
+  }),
+});
+
+export const OkResponse = z.object({ success: z.literal(true) });
+
+export const docs = operations({
+  driverLogin: {
+    summary: 'Sign in to the driver app with e-mail and password',
+    description:
+      "A company user's account (the dashboard's accounts and passwords) with an active membership that works a bus: " +
+      'DRIVER (preferred when the user has several), or OWNER, ADMIN or DISPATCHER. Opens a server-side session (the ' +
+      "dashboard's sessions: 12 hours at most, 60 idle minutes) and returns its token for Authorization: Bearer; no " +
+      'cookie is set, so driver app calls need no CSRF header. A wrong password, an unknown e-mail, a disabled user and ' +
+      'a user without such a membership all get the same 401 INVALID_CREDENTIALS. Rate limited like the dashboard ' +
+      'sign-in (per IP and per e-mail address; 429 RATE_LIMITED with Retry-After).',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Signed in', schema: DriverLoginResponse },
+      ...errorResponses(400, 401, 429),
+    },
+  },
+  driverLogout: {
+    summary: 'End the driver app session',
+    description: 'Revokes the session at once: its token no longer works.',
+    tags: TAGS,
+    responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },
+  },
+  driverMe: {
+    summary: 'The signed-in driver app user',
+    tags: TAGS,
+    responses: { 200: { description: 'The session', schema: DriverMeResponse }, ...errorResponses(401, 403) },
+  },
+});

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
+import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
+import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
+import { ManifestItem } from '../dashboard/dispatch.openapi.js';
+import { operations } from '../http/route.js';
+import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
+
+/** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
+
+const TAGS = ['Driver app: trips'];
+const Id = z.string().meta({ format: 'uuid' });
+const DateTime = z.string().meta({ format: 'date-time' });
+const ClientInstant = z.iso.datetime({ offset: true });
+
+export const DriverTripsQuery = z
+  .object({
+    date: CalendarDate.optional().meta({
+      description: 'operating date (Damascus); default: the trips not over',
+    }),
+    ...Pagination,
+  })
+  .strict();
+
+const DriverTrip = z.object({
+  id: Id,
+  status: z.enum(TRIP_STATUSES),
+  operating_date: z.string().meta({ format: 'date' }),
+  departure_at: DateTime,
+  arrival_at: DateTime,
+  delay_minutes: z.int(),
+  route: z.object({ name_ar: z.string(), name_en: z.string() }),
+  plate_number: z.string(),
+  travellers: z.int(),
+  checked_in: z.int(),
+});
+
+export const DriverTripsResponse = z.object({
+  success: z.literal(true),
+  data: z.array(DriverTrip),
+  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+});
+
+export const ManifestResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    trip: DriverTrip,
+    counters: z.object({
+      total: z.int(),
+      checked_in: z.int(),
+      no_show: z.int(),
+      pending: z.int(),
+      awaiting_confirmation: z.int(),
+    }),
+    manifest: z.array(ManifestItem),
+  }),
+});
+
+export const ScanBody = z
+  .object({
+    client_scan_id: Uuid.meta({
+      description: "the app's own id of this scan (a UUID): sending it again replays",
+    }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'the credential payload as the QR code carries it' }),
+    signature: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'the Ed25519 signature (base64url) beside it' }),
+    device_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'which scanner, shown to others' }),
+    scanned_at: ClientInstant.optional().meta({
+      description: 'when the app scanned (ISO 8601); a scan queued offline is checked in at that time',
+    }),
+  })
+  .strict();
+
+const CheckedIn = z.object({
+  at: DateTime,
+  byStaffUserId: Id.nullable(),
+  byName: z.string().nullable(),
+  source: z.string().nullable(),
+  deviceId: z.string().nullable().optional(),
+});
+
+export const ScanResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    clientScanId: Id,
+    outcome: z.enum(SCAN_OUTCOMES),
+    reason: z.enum(SCAN_REFUSALS).optional().meta({ description: 'why a REFUSED credential does not board' }),
+    replayed: z
+      .boolean()
+      .meta({ description: 'true: the stored answer of this client scan id, nothing done again' }),
+    ticket: z
+      .object({
+        ticketId: Id,
+        travellerName: z.string(),
+        seatNumber: z.string(),
+        legSequence: z.int(),
+        status: z.string(),
+      })
+      .optional()
+      .meta({ description: 'present once the signature is authentic and the ticket exists' }),
+    checkedIn: CheckedIn.nullable()
+      .optional()
+      .meta({ description: 'who checked the traveller in and when (CHECKED_IN, ALREADY_CHECKED_IN)' }),
+    booking: z
+      .object({
+        bookingCode: z.string(),
+        paymentStatus: z.string(),
+        totalPrice: z.number(),
+        currency: z.string(),
+      })
+      .nullable()
+      .optional()
+      .meta({ description: 'the booking: an UNPAID one has cash to collect' }),
+  }),
+});
+
+export const PositionsBody = z
+  .object({
+    positions: z
+      .array(
+        z
+          .object({
+            lat: z.number().min(-90).max(90),
+            lon: z.number().min(-180).max(180),
+            speed: z.number().min(0).max(400).optional().meta({ description: 'km/h' }),
+            heading: z.number().min(0).lt(360).optional().meta({ description: 'degrees from north' }),
+            accuracy: z.number().min(0).max(100_000).optional().meta({ description: 'metres' }),
+            time: ClientInstant.meta({ description: 'when the position was taken (ISO 8601)' }),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(200),
+  })
+  .strict();
+
+export const PositionsResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    accepted: z.int(),
+    duplicates: z
+      .int()
+      .meta({ description: 'positions already reported for the same instant (a replayed batch)' }),
+  }),
+});
+
+const ACCESS =
+  'Authorization: Bearer <driver app token>. A DRIVER works only the trips assigned to them (403 ' +
+  "TRIP_NOT_ASSIGNED); OWNER, ADMIN and DISPATCHER every trip of the company. Another company's trip is 404 " +
+  'TRIP_NOT_FOUND.';
+const WRITES = "A suspended company's writes are 403 COMPANY_SUSPENDED.";
+const CLOCK = `Client instants may be at most ${REPORT_MAX_AHEAD_SECONDS / 60} minutes ahead and ${REPORT_MAX_AGE_SECONDS / 3600} hours behind the server's clock`;
+
+export const docs = operations({
+  listDriverTrips: {
+    summary: 'The trips the signed-in driver works',
+    description:
+      'A DRIVER sees the trips assigned to them (trips.driver_id); OWNER, ADMIN and DISPATCHER every trip of the ' +
+      'company. With date, that operating date (Damascus); without, the trips not over (under way, or scheduled to ' +
+      'leave from 12 hours ago on). Earliest departure first; limit (default 20, at most 100) and offset.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The trips', schema: DriverTripsResponse },
+      ...errorResponses(400, 401, 403),
+    },
+  },
+  getDriverManifest: {
+    summary: "A trip's manifest for the driver",
+    description:
+      `${ACCESS} The travellers as the operations room lists them (JOURNEY_TICKET items, BOOKING only for legacy ` +
+      'bookings), with boarding stop, seat, payment state and attendance, and the attendance counters.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'The manifest', schema: ManifestResponse },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  },
+  scanBoardingCredential: {
+    summary: 'Verify a scanned boarding credential and check the traveller in',
+    description:
+      `${ACCESS} ${WRITES} One call verifies the credential offline-style (the key named by payload.keyId, the Ed25519 ` +
+      'signature over the canonical JSON of payload, the trip, the revocation list, the ticket now) and checks the ' +
+      "traveller in through the operations room's CHECK_IN (ticket USED: its PDF answers 410 and POST /verify refuses " +
+      'it). Every verdict is a 200 with an outcome: CHECKED_IN; ALREADY_CHECKED_IN with checkedIn {at, byStaffUserId, ' +
+      'byName, source, deviceId} (the same ticket scanned by another device, or again); REFUSED with reason ' +
+      `(${SCAN_REFUSALS.join(', ')}). The answer is stored under (company, client_scan_id) in the check-in's ` +
+      'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
+      'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
+      `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE).`,
+    tags: TAGS,
+    responses: {
+      200: { description: 'The verdict', schema: ScanResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+  reportTripPositions: {
+    summary: 'Report positions of the bus (batched)',
+    description:
+      `${ACCESS} ${WRITES} 1 to 200 positions {lat, lon, speed (km/h), heading, accuracy (m), time}; one position per ` +
+      'trip and instant, so a batch sent again adds nothing (counted as duplicates). Taken while the trip is not over ' +
+      `(else 409 TRIP_NOT_TRACKED). ${CLOCK}; a batch with one outside that is 400 POSITION_TIME_OUT_OF_RANGE and ` +
+      'nothing is stored. The positions feed GET /dashboard/api/tracking/active-trips.',
+    tags: TAGS,
+    responses: {
+      200: { description: 'Stored', schema: PositionsResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  },
+});

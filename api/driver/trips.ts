@@ -1,0 +1,67 @@
+import type { AppContext } from '../app.js';
+import type { Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
+import { driverManifest, driverTrips, reportPositions, scanCredential } from '../use-cases/driver-app.js';
+import { activeDriver, currentDriver } from './guards.js';
+import { docs, DriverTripsQuery, PositionsBody, ScanBody } from './trips.openapi.js';
+
+/** The driver app's trips: list, manifest, the scan at the door, position reports. Bearer sessions, so no CSRF. */
+export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): void {
+  surface.route({
+    ...docs.listDriverTrips,
+    method: 'get',
+    path: '/trips',
+    security: 'driver',
+    query: DriverTripsQuery,
+    handler: async (ctx, { query }) => {
+      const { trips, total } = await driverTrips(db, currentDriver(ctx), query);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = {
+        success: true,
+        data: trips,
+        pagination: { limit: query.limit, offset: query.offset, total },
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.getDriverManifest,
+    method: 'get',
+    path: '/trips/{id}/manifest',
+    security: 'driver',
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = { success: true, data: await driverManifest(db, currentDriver(ctx), params.id) };
+    },
+  });
+
+  surface.route({
+    ...docs.scanBoardingCredential,
+    method: 'post',
+    path: '/trips/{id}/scan',
+    security: 'driver',
+    csrf: false,
+    params: IdParams,
+    body: ScanBody,
+    handler: async (ctx, { params, body }) => {
+      ctx.body = { success: true, data: await scanCredential(db, activeDriver(ctx), params.id, body) };
+    },
+  });
+
+  surface.route({
+    ...docs.reportTripPositions,
+    method: 'post',
+    path: '/trips/{id}/positions',
+    security: 'driver',
+    csrf: false,
+    params: IdParams,
+    body: PositionsBody,
+    handler: async (ctx, { params, body }) => {
+      ctx.body = {
+        success: true,
+        data: await reportPositions(db, activeDriver(ctx), params.id, body.positions),
+      };
+    },
+  });
+}

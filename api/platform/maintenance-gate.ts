@@ -1,0 +1,30 @@
+import type { Context, Next } from 'koa';
+import { blockedDuringMaintenance, retryAfterSeconds } from '../../domain/maintenance.js';
+import { Refusal } from '../http/errors.js';
+import type { PlatformState } from './state.js';
+
+/**
+ * App-level middleware, before any route and before the body is read: while a maintenance window
+ * is in force, a customer or dashboard write (domain/maintenance.ts `blockedDuringMaintenance`:
+ * POST, PUT, PATCH and DELETE under /api and /dashboard/api, but for sign-in and the reads sent
+ * as POST) answers 503 MAINTENANCE with Retry-After (seconds until the window ends) and the
+ * window's message and end in details. Reads, the administration and the driver app pass.
+ */
+export function maintenanceGate(state: PlatformState) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (blockedDuringMaintenance(ctx.method, ctx.path)) {
+      const now = new Date();
+      const window = await state.maintenance(now);
+      if (window) {
+        const seconds = retryAfterSeconds(window, now);
+        ctx.set('Retry-After', String(seconds));
+        throw new Refusal(503, 'MAINTENANCE', 'The service is under maintenance; try again later', {
+          message: window.message,
+          endsAt: window.endsAt.toISOString(),
+          retryAfterSeconds: seconds,
+        });
+      }
+    }
+    await next();
+  };
+}

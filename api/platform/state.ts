@@ -1,0 +1,84 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import {
+  platformVersions,
+  scheduledMaintenance,
+  storedFeatureFlags,
+} from '../../db/queries/platform-state.js';
+import { flagValue, type FeatureFlagKey } from '../../domain/feature-flags.js';
+import { activeWindow, type MaintenanceWindow } from '../../domain/maintenance.js';
+import { Refusal } from '../http/errors.js';
+
+/**
+ * The feature flags and maintenance windows as one API process answers from them: a per-process
+ * cache invalidated by a version counter. Every change of flags or windows bumps its counter in
+ * platform_state_versions in the changing transaction (db/writes/platform-state.ts); a read finds
+ * the cache older than PLATFORM_STATE_POLL_SECONDS, reads the two counters (one small row each)
+ * and reloads only what changed. So a change reaches every process within that many seconds
+ * (2 by default), with no timer, no listener connection and at most one counter read per process
+ * per interval; reads in between cost nothing. A counter read in flight is shared by every
+ * request waiting for it. The counters were chosen over LISTEN/NOTIFY: they need no dedicated
+ * connection per process, survive a connection pooler, and a missed notification cannot leave a
+ * process stale.
+ */
+export interface PlatformState {
+  /** The flag's value (the operator's, else the catalogue default). */
+  flag: (key: FeatureFlagKey) => Promise<boolean>;
+  /** The maintenance window in force now, or null. */
+  maintenance: (now?: Date) => Promise<MaintenanceWindow | null>;
+  /** Changes with every suspension and unsuspension: caches of inventory answers key by it. */
+  companyStanding: () => Promise<number>;
+}
+
+interface Snapshot {
+  checkedAt: number;
+  versions: Awaited<ReturnType<typeof platformVersions>> | null;
+  flags: Map<string, boolean>;
+  windows: MaintenanceWindow[];
+}
+
+export function platformState(
+  db: Database,
+  config: Pick<Config, 'PLATFORM_STATE_POLL_SECONDS'>,
+  clock: () => number = Date.now,
+): PlatformState {
+  const snapshot: Snapshot = { checkedAt: 0, versions: null, flags: new Map(), windows: [] };
+  let refreshing: Promise<void> | null = null;
+
+  const refresh = async () => {
+    const versions = await platformVersions(db);
+    const known = snapshot.versions;
+    if (!known || known.feature_flags !== versions.feature_flags) {
+      const stored = await storedFeatureFlags(db);
+      snapshot.flags = new Map(stored.map((row) => [row.key, row.enabled]));
+    }
+    if (!known || known.maintenance !== versions.maintenance) {
+      snapshot.windows = await scheduledMaintenance(db);
+    }
+    snapshot.versions = versions;
+    snapshot.checkedAt = clock();
+  };
+
+  const current = async (): Promise<Snapshot> => {
+    if (clock() - snapshot.checkedAt >= config.PLATFORM_STATE_POLL_SECONDS * 1000) {
+      refreshing ??= refresh().finally(() => {
+        refreshing = null;
+      });
+      await refreshing;
+    }
+    return snapshot;
+  };
+
+  return {
+    flag: async (key) => flagValue(key, (await current()).flags),
+    maintenance: async (now = new Date(clock())) => activeWindow((await current()).windows, now),
+    companyStanding: async () => (await current()).versions!.company_standing,
+  };
+}
+
+/** 503 FEATURE_DISABLED unless the flag is on. */
+export async function requireFeature(state: PlatformState, key: FeatureFlagKey): Promise<void> {
+  if (!(await state.flag(key))) {
+    throw new Refusal(503, 'FEATURE_DISABLED', 'This feature is switched off for now', { flag: key });
+  }
+}

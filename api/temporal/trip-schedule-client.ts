@@ -1,0 +1,97 @@
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
+import { workflowIds } from '../../workflows/shared.js';
+import {
+  claimUpdate,
+  progressQuery,
+  scheduleSearchAttributeKeys,
+  TRIP_SCHEDULE_WORKFLOW,
+  type ScheduleClaim,
+  type ScheduleClaimInput,
+  type ScheduleProgress,
+  type TripScheduleInput,
+} from '../../workflows/trip-schedule.contract.js';
+import { Refusal } from '../http/errors.js';
+import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
+
+const SCHEDULE_ANSWERS: UpdateFailureAnswers = {
+  ended: () => undefined,
+  unavailable: () =>
+    new Refusal(503, 'SCHEDULE_UNAVAILABLE', 'Trip schedules cannot be committed right now; try again'),
+};
+
+export interface CommittedSchedule {
+  claim: ScheduleClaim;
+  /** The workflow's final progress when it ended within the wait; null while it still runs. */
+  outcome: ScheduleProgress | null;
+}
+
+type ScheduleConfig = Pick<
+  Config,
+  'TEMPORAL_TASK_QUEUE' | 'SCHEDULE_ANSWER_WAIT_MS' | 'SCHEDULE_BATCH_TIMEOUT_SECONDS'
+>;
+
+/**
+ * The API's side of the trip-schedule workflow: starts `trip-schedule/{scheduleId}` with its
+ * claim (update-with-start: the answer is the claim or its refusal, with its errorCode), then
+ * waits up to SCHEDULE_ANSWER_WAIT_MS for the trips to be created; reads the progress Query.
+ */
+export function tripScheduleClient(temporal: Client, config: ScheduleConfig, logger: Logger) {
+  const handle = (scheduleId: string) =>
+    temporal.workflow.getHandle<(input: TripScheduleInput) => Promise<ScheduleProgress>>(
+      workflowIds.tripSchedule(scheduleId),
+    );
+
+  async function outcomeWithin(scheduleId: string): Promise<ScheduleProgress | null> {
+    try {
+      return await temporal.withAbortSignal(AbortSignal.timeout(config.SCHEDULE_ANSWER_WAIT_MS), () =>
+        handle(scheduleId).result(),
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    async commit(claim: ScheduleClaimInput): Promise<CommittedSchedule> {
+      const input: TripScheduleInput = { claim, batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS };
+      const startWorkflowOperation = new WithStartWorkflowOperation(TRIP_SCHEDULE_WORKFLOW, {
+        workflowId: workflowIds.tripSchedule(claim.scheduleId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: scheduleSearchAttributeKeys.companyIds, value: [claim.companyId] },
+          { key: scheduleSearchAttributeKeys.processStatus, value: 'NEW' },
+        ],
+        memo: {
+          routeId: claim.request.routeId,
+          busId: claim.request.busId,
+          startDate: claim.request.startDate,
+          endDate: claim.request.endDate,
+        },
+      });
+      const claimed = await callUpdate(temporal, SCHEDULE_ANSWERS, () =>
+        temporal.workflow.executeUpdateWithStart(claimUpdate, {
+          args: [],
+          updateId: `claim:${claim.scheduleId}`,
+          startWorkflowOperation,
+        }),
+      );
+      return { claim: claimed, outcome: await outcomeWithin(claim.scheduleId) };
+    },
+
+    /** The live progress of a schedule's workflow; null when Temporal cannot answer (the stored row then serves). */
+    async progress(scheduleId: string): Promise<ScheduleProgress | null> {
+      try {
+        return await temporal.withDeadline(Date.now() + 5000, () => handle(scheduleId).query(progressQuery));
+      } catch (error) {
+        logger.warn({ err: error, scheduleId }, 'trip schedule progress query failed');
+        return null;
+      }
+    },
+  };
+}
+
+export type TripScheduleClient = ReturnType<typeof tripScheduleClient>;

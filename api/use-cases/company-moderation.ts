@@ -1,0 +1,127 @@
+import type { Logger } from '../../config/logger.js';
+import type { Database } from '../../db/orm.js';
+import { companyWithHistory, listCompanies, type CompanyFilter } from '../../db/queries/admin-companies.js';
+import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import { actOnCompany, type PendingRequest } from '../../db/writes/company-moderation.js';
+import { suspensionDecisionKey, type CompanyAction } from '../../domain/company-moderation.js';
+import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
+import { notFound, Refusal } from '../http/errors.js';
+import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+
+/**
+ * Companies as administrators see and act on them. Reads are recorded in the audit log
+ * (companies.list, companies.read); each action is one transaction with its history and audit
+ * rows (db/writes/company-moderation.ts).
+ *
+ * A suspension also ends the company's journey requests still pending, explicitly: each is
+ * cancelled through its journey-confirmation workflow's decide Update (a platform REJECT with
+ * failure_reason COMPANY_SUSPENDED, request CANCELLED), so the workflow and the database agree
+ * and the traveller's seats are released at once instead of being held until the deadline. It
+ * runs after the suspension has committed: the suspension is in force whatever happens next; a
+ * request a workflow cannot be reached for (Temporal down) keeps its deadline, and the suspended
+ * company cannot approve it meanwhile (db/writes/journeys/decide.ts).
+ */
+export interface CompanyModerationDeps {
+  db: Database;
+  workflow: JourneyConfirmationClient;
+  logger: Logger;
+}
+
+export function listCompaniesRecorded(db: Database, audit: AuditActor, filter: CompanyFilter) {
+  return recordedTransaction(
+    db,
+    (sql) => listCompanies(sql, filter),
+    (page) => ({
+      ...audit,
+      action: 'companies.list',
+      targetKind: 'company',
+      details: {
+        filter: {
+          search: filter.search ?? null,
+          status: filter.status ?? null,
+          verified: filter.verified ?? null,
+          scope: filter.scope ?? null,
+        },
+        limit: filter.limit,
+        offset: filter.offset,
+        returned: page.items.length,
+      },
+    }),
+  );
+}
+
+/** One company with its history; 404 COMPANY_NOT_FOUND (no audit row) when there is none. */
+export async function readCompanyRecorded(db: Database, audit: AuditActor, companyId: string) {
+  const found = await recordedTransaction(
+    db,
+    async (sql) => {
+      const read = await companyWithHistory(sql, companyId);
+      if (!read) throw companyNotFound();
+      return read;
+    },
+    () => ({ ...audit, action: 'companies.read', targetKind: 'company', targetId: companyId }),
+  );
+  return found;
+}
+
+const companyNotFound = () => notFound('COMPANY_NOT_FOUND', 'No company has this id');
+
+export interface EndedRequests {
+  cancelled: string[];
+  /** Decided or expired meanwhile: nothing left to end. */
+  alreadyClosed: string[];
+  /** Their workflow could not be reached; they end at their deadline. */
+  leftToDeadline: string[];
+}
+
+/** Applies the action; a suspension then ends the company's pending journey requests. */
+export async function actOnCompanyAsAdmin(
+  deps: CompanyModerationDeps,
+  audit: AuditActor & { actorId: string },
+  input: { companyId: string; action: CompanyAction; reason: string },
+) {
+  const outcome = await actOnCompany(deps.db, { ...input, adminId: audit.actorId }, audit);
+  if (!outcome) throw companyNotFound();
+  const endedRequests =
+    input.action === 'SUSPEND'
+      ? await endPendingRequests(deps, input.companyId, audit, input.reason, outcome.pendingRequests)
+      : null;
+  return { ...outcome, endedRequests };
+}
+
+async function endPendingRequests(
+  deps: CompanyModerationDeps,
+  companyId: string,
+  audit: AuditActor & { actorId: string },
+  reason: string,
+  pending: PendingRequest[],
+): Promise<EndedRequests> {
+  const ended: EndedRequests = { cancelled: [], alreadyClosed: [], leftToDeadline: [] };
+  for (const request of pending) {
+    try {
+      await deps.workflow.decide(
+        { kind: request.scope_kind, id: request.scope_id },
+        {
+          companyId,
+          decision: 'REJECT',
+          actorId: audit.actorId,
+          reason,
+          decisionKey: suspensionDecisionKey(request.id, companyId),
+          failureReason: FAILURE_REASONS.companySuspended,
+        },
+      );
+      ended.cancelled.push(request.id);
+    } catch (error) {
+      if (error instanceof Refusal && error.code === 'JOURNEY_CONFIRMATION_STATE_CONFLICT') {
+        ended.alreadyClosed.push(request.id);
+      } else {
+        deps.logger.error(
+          { requestId: audit.requestId, err: error, request: request.id },
+          'suspension: request left to its deadline',
+        );
+        ended.leftToDeadline.push(request.id);
+      }
+    }
+  }
+  return ended;
+}

@@ -1,0 +1,110 @@
+import type { Database } from '../../db/orm.js';
+import { findDriverTrip, listDriverTrips, type DriverTrip } from '../../db/queries/driver-trips.js';
+import { readManifest } from '../../db/queries/trip-manifest.js';
+import { recordPositions, scanAtDoor } from '../../db/writes/trip-operations/index.js';
+import { DispatchRefusal, tripNotFound } from '../../domain/trip-dispatch.js';
+import { plausibleClientInstant } from '../../domain/trip-tracking.js';
+import type { DriverPrincipal } from '../auth/driver-auth.js';
+import { badRequest } from '../http/errors.js';
+import { countersView, manifestItemView } from './trip-dispatch.js';
+
+/** The driver app's trip work: its trips, a manifest, a scan at the door and position reports. */
+
+const tripView = (trip: DriverTrip) => ({
+  id: trip.id,
+  status: trip.status,
+  operating_date: trip.operatingDate,
+  departure_at: trip.departureAt,
+  arrival_at: trip.arrivalAt,
+  delay_minutes: trip.delayMinutes,
+  route: { name_ar: trip.route.nameAr, name_en: trip.route.nameEn },
+  plate_number: trip.plateNumber,
+  travellers: trip.travellers,
+  checked_in: trip.checkedIn,
+});
+
+/** A DRIVER lists the trips assigned to them; the other roles of the driver app every trip of the company. */
+export async function driverTrips(
+  db: Database,
+  driver: DriverPrincipal,
+  query: { date?: string | undefined; limit: number; offset: number },
+) {
+  const filter = {
+    companyId: driver.companyId,
+    driverId: driver.role === 'DRIVER' ? driver.staffUserId : null,
+    date: query.date ?? null,
+  };
+  const { trips, total } = await listDriverTrips(db, filter, query);
+  return { trips: trips.map(tripView), total };
+}
+
+export async function driverManifest(db: Database, driver: DriverPrincipal, tripId: string) {
+  const trip = await findDriverTrip(db, driver.companyId, tripId);
+  if (!trip) throw tripNotFound();
+  if (driver.role === 'DRIVER' && trip.driverId !== driver.staffUserId) {
+    throw new DispatchRefusal(403, 'TRIP_NOT_ASSIGNED', 'This trip is not assigned to you');
+  }
+  const manifest = await readManifest(db, tripId);
+  return { trip: tripView(trip), counters: countersView(manifest), manifest: manifest.map(manifestItemView) };
+}
+
+/** A client instant the server believes, or 400 with `errorCode`. */
+function clientInstant(value: string, errorCode: string): Date {
+  const instant = new Date(value);
+  if (!plausibleClientInstant(instant, new Date())) {
+    throw badRequest(errorCode, 'The reported time is too far from the server clock', { value });
+  }
+  return instant;
+}
+
+export function scanCredential(
+  db: Database,
+  driver: DriverPrincipal,
+  tripId: string,
+  body: {
+    client_scan_id: string;
+    payload: Record<string, unknown>;
+    signature: string;
+    device_id?: string | undefined;
+    scanned_at?: string | undefined;
+  },
+) {
+  return scanAtDoor(db, {
+    companyId: driver.companyId,
+    tripId,
+    actor: { staffUserId: driver.staffUserId, role: driver.role, name: driver.name },
+    clientScanId: body.client_scan_id,
+    deviceId: body.device_id ?? null,
+    scannedAt: body.scanned_at ? clientInstant(body.scanned_at, 'SCANNED_AT_OUT_OF_RANGE') : null,
+    payload: body.payload,
+    signature: body.signature,
+  });
+}
+
+export function reportPositions(
+  db: Database,
+  driver: DriverPrincipal,
+  tripId: string,
+  positions: {
+    lat: number;
+    lon: number;
+    speed?: number | undefined;
+    heading?: number | undefined;
+    accuracy?: number | undefined;
+    time: string;
+  }[],
+) {
+  return recordPositions(db, {
+    companyId: driver.companyId,
+    tripId,
+    actor: { staffUserId: driver.staffUserId, role: driver.role },
+    positions: positions.map((position) => ({
+      latitude: position.lat,
+      longitude: position.lon,
+      speedKmh: position.speed ?? null,
+      heading: position.heading ?? null,
+      accuracyM: position.accuracy ?? null,
+      recordedAt: clientInstant(position.time, 'POSITION_TIME_OUT_OF_RANGE'),
+    })),
+  });
+}

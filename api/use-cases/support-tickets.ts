@@ -1,0 +1,187 @@
+import type { Database } from '../../db/orm.js';
+import {
+  listTickets,
+  ticketWithMessages,
+  travellerTicket,
+  travellerTickets,
+  type TicketFilter,
+  type TicketMessageRow,
+  type TicketRow,
+} from '../../db/queries/support-tickets.js';
+import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import {
+  addTicketMessage,
+  assignTicket,
+  closeTicket,
+  openTicket,
+  type NewTicket,
+} from '../../db/writes/support-tickets.js';
+import { notFound } from '../http/errors.js';
+import { requireFeature, type PlatformState } from '../platform/state.js';
+
+/**
+ * Support tickets for support (tickets.view reads, recorded in the audit log as they show
+ * travellers' contact data; tickets.manage changes, each with its audit row) and for travellers
+ * (their own tickets about their own bookings, behind the flag support.traveller_tickets).
+ */
+
+const ticketNotFound = () => notFound('TICKET_NOT_FOUND', 'No such ticket');
+
+export function listTicketsRecorded(db: Database, audit: AuditActor, filter: TicketFilter) {
+  const { limit, offset, ...shown } = filter;
+  return recordedTransaction(
+    db,
+    (sql) => listTickets(sql, filter),
+    (page) => ({
+      ...audit,
+      action: 'tickets.list',
+      targetKind: 'support_ticket',
+      details: { filter: shown, limit, offset, returned: page.items.length },
+    }),
+  );
+}
+
+/** One ticket and its messages (tickets.read); 404 TICKET_NOT_FOUND writes no audit row. */
+export function readTicketRecorded(db: Database, audit: AuditActor, ticketId: string) {
+  return recordedTransaction(
+    db,
+    async (sql) => {
+      const found = await ticketWithMessages(sql, ticketId);
+      if (!found) throw ticketNotFound();
+      return found;
+    },
+    () => ({ ...audit, action: 'tickets.read', targetKind: 'support_ticket', targetId: ticketId }),
+  );
+}
+
+/** The ticket as support sees it after a change (the change's own audit row covers this read). */
+async function ticketAfterChange(db: Database, ticketId: string) {
+  return (await ticketWithMessages(db.pool, ticketId))!;
+}
+
+export async function openTicketForSupport(
+  db: Database,
+  audit: AuditActor & { actorId: string },
+  input: NewTicket,
+) {
+  const id = await openTicket(db, { kind: 'ADMIN', adminId: audit.actorId }, input, audit);
+  return ticketAfterChange(db, id);
+}
+
+export async function replyToTicket(
+  db: Database,
+  audit: AuditActor & { actorId: string },
+  ticketId: string,
+  body: string,
+) {
+  await addTicketMessage(db, ticketId, { kind: 'ADMIN', adminId: audit.actorId }, body, audit);
+  return ticketAfterChange(db, ticketId);
+}
+
+export async function assignTicketTo(
+  db: Database,
+  audit: AuditActor,
+  ticketId: string,
+  assignee: string | null,
+) {
+  await assignTicket(db, ticketId, assignee, audit);
+  return ticketAfterChange(db, ticketId);
+}
+
+export async function closeTicketWith(db: Database, audit: AuditActor, ticketId: string, resolution: string) {
+  await closeTicket(db, ticketId, resolution, audit);
+  return ticketAfterChange(db, ticketId);
+}
+
+/** A traveller opens a ticket about one of their bookings. */
+export async function openTravellerTicket(
+  db: Database,
+  platform: PlatformState,
+  userId: string,
+  input: { bookingId: string; subject: string; message: string },
+) {
+  await requireFeature(platform, 'support.traveller_tickets');
+  const id = await openTicket(db, { kind: 'TRAVELLER', userId }, { ...input, priority: 'NORMAL' }, null);
+  return (await travellerTicket(db, userId, id))!;
+}
+
+/** A traveller writes on their own ticket (404 TICKET_NOT_FOUND for anyone else's). */
+export async function addTravellerMessage(
+  db: Database,
+  platform: PlatformState,
+  userId: string,
+  ticketId: string,
+  body: string,
+) {
+  await requireFeature(platform, 'support.traveller_tickets');
+  await addTicketMessage(db, ticketId, { kind: 'TRAVELLER', userId }, body, null);
+  return (await travellerTicket(db, userId, ticketId))!;
+}
+
+export async function ownTicket(db: Database, userId: string, ticketId: string) {
+  const found = await travellerTicket(db, userId, ticketId);
+  if (!found) throw ticketNotFound();
+  return found;
+}
+
+export { travellerTickets as ownTickets };
+
+const ref = (id: string | null, name: string | null) => (id ? { id, name: name ?? '' } : null);
+
+/** A ticket as support sees it. */
+export function supportTicketView(row: TicketRow) {
+  return {
+    id: row.id,
+    subject: row.subject,
+    status: row.status,
+    priority: row.priority,
+    openedBy: { kind: row.opened_by_kind, id: row.opened_by },
+    traveller: row.traveller_user_id
+      ? { id: row.traveller_user_id, name: row.traveller_name ?? '', phone: row.traveller_phone }
+      : null,
+    company: ref(row.company_id, row.company_name),
+    booking: row.booking_id ? { id: row.booking_id, code: row.booking_code ?? '' } : null,
+    assignee: ref(row.assignee_admin_id, row.assignee_name),
+    resolution: row.resolution,
+    closedAt: row.closed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    messageCount: row.messages,
+    lastMessageAt: row.last_message_at,
+  };
+}
+
+export function supportMessageView(row: TicketMessageRow) {
+  return {
+    id: row.id,
+    author: { kind: row.author_kind, id: row.author_id, name: row.author_name ?? '' },
+    body: row.body,
+    createdAt: row.created_at,
+  };
+}
+
+/** A traveller's own ticket: support's people are "SUPPORT", never named. */
+export function travellerTicketView(found: { ticket: TicketRow; messages?: TicketMessageRow[] }) {
+  const { ticket } = found;
+  return {
+    id: ticket.id,
+    subject: ticket.subject,
+    status: ticket.status,
+    booking: ticket.booking_id ? { id: ticket.booking_id, code: ticket.booking_code ?? '' } : null,
+    company: ref(ticket.company_id, ticket.company_name),
+    resolution: ticket.resolution,
+    createdAt: ticket.created_at,
+    updatedAt: ticket.updated_at,
+    closedAt: ticket.closed_at,
+    ...(found.messages
+      ? {
+          messages: found.messages.map((message) => ({
+            id: message.id,
+            from: message.author_kind === 'ADMIN' ? ('SUPPORT' as const) : ('TRAVELLER' as const),
+            body: message.body,
+            createdAt: message.created_at,
+          })),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,119 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../../db/orm.js';
+import type { ApiKeyRecord } from '../../db/queries/webhooks.js';
+import { createApiKey } from '../../db/writes/api-keys.js';
+import { markDeliveriesStarted, reopenDelivery } from '../../db/writes/webhook-deliveries.js';
+import {
+  createSubscription,
+  updateSubscription,
+  type KeyActor,
+  type SubscriptionChange,
+  type SubscriptionFields,
+} from '../../db/writes/webhook-subscriptions.js';
+import type { RequestOrigin } from '../../db/writes/audit.js';
+import { API_KEY_PREFIX, API_KEY_SHOWN_CHARACTERS } from '../../domain/webhooks.js';
+import { resolveTarget } from '../../providers/webhook-target.js';
+import { hashSecret, newSecret } from '../auth/secrets.js';
+import { Refusal } from '../http/errors.js';
+import type { WebhookClient } from '../temporal/webhook-client.js';
+
+/**
+ * Company webhooks as the routes use them: API keys made in the dashboard, subscriptions whose URL
+ * is checked before it is saved, and manual redelivery.
+ */
+
+/** A new key: shown once in the answer; only its SHA-256 and first characters are stored. */
+export async function issueApiKey(
+  db: Database,
+  staff: { companyId: string; staffUserId: string },
+  name: string,
+  origin: RequestOrigin,
+): Promise<ApiKeyRecord & { key: string }> {
+  const key = `${API_KEY_PREFIX}${newSecret(32)}`;
+  const record = await createApiKey(
+    db,
+    { ...staff, name, keyHash: hashSecret(key), keyPrefix: key.slice(0, API_KEY_SHOWN_CHARACTERS) },
+    origin,
+  );
+  return { ...record, key };
+}
+
+const REASONS: Record<string, string> = {
+  NOT_A_URL: 'must be an absolute http(s) URL',
+  TOO_LONG: 'is longer than 2048 characters',
+  HTTPS_REQUIRED: 'must use https',
+  CREDENTIALS_IN_URL: 'must not carry a user name or password',
+  PRIVATE_ADDRESS: 'must not point at a private, loopback, link-local or reserved address',
+};
+
+/**
+ * The URL as written and, when local targets are not allowed, every address its host resolves to
+ * now (delivery checks again before each attempt). A host that does not resolve yet is accepted.
+ */
+async function requireTarget(
+  config: Pick<Config, 'WEBHOOK_ALLOW_LOCAL_TARGETS'>,
+  url: string,
+): Promise<void> {
+  const checked = await resolveTarget(url, { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS });
+  if (!('problem' in checked) || checked.problem === 'UNRESOLVABLE') return;
+  throw new Refusal(400, 'WEBHOOK_URL_REFUSED', `The webhook url ${REASONS[checked.problem]}`, {
+    reason: checked.problem,
+  });
+}
+
+export interface WebhookDeps {
+  db: Database;
+  config: Pick<Config, 'WEBHOOK_ALLOW_LOCAL_TARGETS'>;
+}
+
+export async function subscribe(
+  deps: WebhookDeps,
+  actor: KeyActor,
+  fields: SubscriptionFields,
+  origin: RequestOrigin,
+) {
+  await requireTarget(deps.config, fields.url);
+  return createSubscription(deps.db, actor, fields, origin);
+}
+
+export async function changeSubscription(
+  deps: WebhookDeps,
+  actor: KeyActor,
+  id: string,
+  change: SubscriptionChange,
+  origin: RequestOrigin,
+) {
+  if (change.url !== undefined) await requireTarget(deps.config, change.url);
+  return updateSubscription(deps.db, actor, id, change, origin);
+}
+
+const REDELIVERY_REFUSALS = {
+  NOT_FOUND: () => new Refusal(404, 'NOT_FOUND', 'Not found'),
+  SUBSCRIPTION_DISABLED: () =>
+    new Refusal(
+      409,
+      'SUBSCRIPTION_DISABLED',
+      'The subscription is disabled; enable it first (PATCH enabled: true)',
+    ),
+  DELIVERY_IN_PROGRESS: () =>
+    new Refusal(409, 'DELIVERY_IN_PROGRESS', 'This delivery is still being attempted; wait for its outcome'),
+};
+
+/** Sends a delivery again (same delivery id, so a receiver that has it already can ignore it). */
+export async function redeliver(
+  deps: WebhookDeps & { webhooks: WebhookClient },
+  actor: KeyActor,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<void> {
+  const reopened = await reopenDelivery(deps.db, { companyId: actor.companyId, subscriptionId, deliveryId });
+  if ('refused' in reopened) throw REDELIVERY_REFUSALS[reopened.refused]();
+  await deps.webhooks.redeliver({
+    deliveryId,
+    companyId: actor.companyId,
+    bookingId: reopened.reopened.bookingId,
+    subscriptionId,
+    event: reopened.reopened.event,
+  });
+  await markDeliveriesStarted(deps.db, [deliveryId]);
+}

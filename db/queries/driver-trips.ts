@@ -1,0 +1,98 @@
+import type { TripStatus } from '../../domain/trip-dispatch.js';
+import type { Database } from '../orm.js';
+
+/**
+ * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
+ * Instants arrive as text.
+ */
+export interface DriverTrip {
+  id: string;
+  status: TripStatus;
+  operatingDate: string;
+  departureAt: string;
+  arrivalAt: string;
+  delayMinutes: number;
+  route: { nameAr: string; nameEn: string };
+  plateNumber: string;
+  driverId: string | null;
+  travellers: number;
+  checkedIn: number;
+}
+
+interface DriverTripRow {
+  id: string;
+  status: TripStatus;
+  operating_date: string;
+  departure_at: string;
+  arrival_at: string;
+  delay_minutes: number;
+  route_name_ar: string;
+  route_name_en: string;
+  plate_number: string;
+  driver_id: string | null;
+  travellers: number;
+  checked_in: number;
+}
+
+const iso = (value: string) => new Date(value).toISOString();
+
+const toDriverTrip = (row: DriverTripRow): DriverTrip => ({
+  id: row.id,
+  status: row.status,
+  operatingDate: row.operating_date,
+  departureAt: iso(row.departure_at),
+  arrivalAt: iso(row.arrival_at),
+  delayMinutes: row.delay_minutes,
+  route: { nameAr: row.route_name_ar, nameEn: row.route_name_en },
+  plateNumber: row.plate_number,
+  driverId: row.driver_id,
+  travellers: row.travellers,
+  checkedIn: row.checked_in,
+});
+
+const COLUMNS = `t.id, t.status, t.operating_date::text, t.departure_at, t.arrival_at, t.delay_minutes,
+  r.name_ar as route_name_ar, r.name_en as route_name_en, b.plate_number, t.driver_id,
+  (select count(*)::int from journey_tickets k where k.trip_id = t.id and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED'))
+    as travellers,
+  (select count(*)::int from journey_tickets k where k.trip_id = t.id and k.attendance = 'CHECKED_IN') as checked_in`;
+
+/**
+ * The trips the driver works: assigned to `driverId` (every trip of the company when null). With a
+ * date, that operating date (Damascus); without, the trips not over: under way, or scheduled to
+ * leave from 12 hours ago on. Earliest departure first.
+ */
+export async function listDriverTrips(
+  db: Database,
+  filter: { companyId: string; driverId: string | null; date: string | null },
+  page: { limit: number; offset: number },
+): Promise<{ trips: DriverTrip[]; total: number }> {
+  const where = `t.company_id = $1 and ($2::uuid is null or t.driver_id = $2)
+    and (case when $3::date is not null then t.operating_date = $3::date
+              else t.status in ('BOARDING', 'DELAYED', 'DEPARTED', 'ARRIVED')
+                   or (t.status = 'SCHEDULED' and t.departure_at >= now() - interval '12 hours') end)`;
+  const params = [filter.companyId, filter.driverId, filter.date];
+  const rows = await db.query<DriverTripRow>(
+    `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id
+     where ${where} order by t.departure_at, t.id limit $4 offset $5`,
+    [...params, page.limit, page.offset],
+  );
+  const [count] = await db.query<{ total: number }>(
+    `select count(*)::int as total from trips t where ${where}`,
+    params,
+  );
+  return { trips: rows.map(toDriverTrip), total: count?.total ?? 0 };
+}
+
+/** One trip of the company, as the driver app's manifest header shows it. */
+export async function findDriverTrip(
+  db: Database,
+  companyId: string,
+  tripId: string,
+): Promise<DriverTrip | undefined> {
+  const [row] = await db.query<DriverTripRow>(
+    `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id
+     where t.id = $1 and t.company_id = $2`,
+    [tripId, companyId],
+  );
+  return row ? toDriverTrip(row) : undefined;
+}

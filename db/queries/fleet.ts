@@ -1,0 +1,181 @@
+import type { LayoutDocument, LayoutIssue } from '../../domain/seat-layout.js';
+import type { Database } from '../orm.js';
+
+/** Reads of the company's fleet: buses, their layouts (management view), drivers. */
+export interface BusRecord {
+  id: string;
+  plate_number: string;
+  model: string;
+  amenities: string[];
+  capacity: number;
+  status: 'ACTIVE' | 'MAINTENANCE' | 'RETIRED';
+  legacy_seat_map: boolean;
+  /** The active layout customers book on, if any. */
+  layout: { id: string; version: number; seat_count: number } | null;
+  created_at: string;
+}
+
+type BusRow = Omit<BusRecord, 'layout' | 'created_at'> & {
+  layout_id: string | null;
+  layout_version: number | null;
+  layout_seat_count: number | null;
+  created_at: string;
+  total: number;
+};
+
+const iso = (instant: string) => new Date(instant).toISOString();
+const isoOrNull = (instant: string | null) => (instant === null ? null : iso(instant));
+
+function toBus(row: BusRow): BusRecord {
+  return {
+    id: row.id,
+    plate_number: row.plate_number,
+    model: row.model,
+    amenities: row.amenities,
+    capacity: row.capacity,
+    status: row.status,
+    legacy_seat_map: row.legacy_seat_map,
+    layout:
+      row.layout_id === null
+        ? null
+        : { id: row.layout_id, version: row.layout_version!, seat_count: row.layout_seat_count! },
+    created_at: iso(row.created_at),
+  };
+}
+
+const BUS_SELECT = `
+  select b.id, b.plate_number, b.model, b.amenities, b.capacity, b.status, b.legacy_seat_map, b.created_at,
+         l.id as layout_id, l.version as layout_version, l.seat_count as layout_seat_count,
+         count(*) over ()::int as total
+  from buses b
+  left join bus_layouts l on l.bus_id = b.id and l.status = 'active'`;
+
+export async function listBuses(
+  db: Database,
+  companyId: string,
+  page: { limit: number; offset: number },
+): Promise<{ buses: BusRecord[]; total: number }> {
+  const rows = await db.query<BusRow>(
+    `${BUS_SELECT} where b.company_id = $1 order by b.plate_number, b.id limit $2 offset $3`,
+    [companyId, page.limit, page.offset],
+  );
+  return { buses: rows.map(toBus), total: rows[0]?.total ?? (await countOf(db, 'buses', companyId)) };
+}
+
+export async function findBus(
+  db: Database,
+  companyId: string,
+  busId: string,
+): Promise<BusRecord | undefined> {
+  const rows = await db.query<BusRow>(`${BUS_SELECT} where b.company_id = $1 and b.id = $2`, [
+    companyId,
+    busId,
+  ]);
+  return rows[0] && toBus(rows[0]);
+}
+
+async function countOf(db: Database, table: 'buses', companyId: string): Promise<number> {
+  const rows = await db.query<{ total: number }>(
+    `select count(*)::int as total from ${table} where company_id = $1`,
+    [companyId],
+  );
+  return rows[0]!.total;
+}
+
+/** A saved layout version as the company sees it: the whole document, management notes included. */
+export interface LayoutRecord {
+  id: string;
+  version: number;
+  status: 'draft' | 'active' | 'archived';
+  validation_status: 'valid' | 'invalid' | 'pending';
+  validation_errors: LayoutIssue[];
+  seat_count: number;
+  layoutDocument: LayoutDocument;
+  created_at: string;
+  activated_at: string | null;
+}
+
+type LayoutRow = Omit<LayoutRecord, 'layoutDocument'> & {
+  document: LayoutDocument;
+  activated_at: string | null;
+};
+
+/**
+ * The bus's active layout and its newest draft saved after it (the one being worked on), each
+ * null when there is none.
+ */
+export async function readBusLayouts(
+  db: Database,
+  busId: string,
+): Promise<{ active: LayoutRecord | null; draft: LayoutRecord | null }> {
+  const rows = await db.query<LayoutRow>(
+    `select id, version, status, validation_status, validation_errors, document, seat_count, created_at, activated_at
+     from bus_layouts l
+     where l.bus_id = $1 and (l.status = 'active' or (l.status = 'draft' and l.version > coalesce(
+       (select max(version) from bus_layouts a where a.bus_id = $1 and a.status in ('active', 'archived')), 0)))
+     order by l.version desc`,
+    [busId],
+  );
+  const record = (row: LayoutRow | undefined): LayoutRecord | null =>
+    row
+      ? {
+          id: row.id,
+          version: row.version,
+          status: row.status,
+          validation_status: row.validation_status,
+          validation_errors: row.validation_errors,
+          seat_count: row.seat_count,
+          layoutDocument: row.document,
+          created_at: iso(row.created_at),
+          activated_at: isoOrNull(row.activated_at),
+        }
+      : null;
+  return {
+    active: record(rows.find((row) => row.status === 'active')),
+    draft: record(rows.find((row) => row.status === 'draft')),
+  };
+}
+
+export interface DriverRecord {
+  id: string;
+  membership_id: string;
+  name: string;
+  email: string;
+  active: boolean;
+  created_at: string;
+}
+
+const DRIVER_SELECT = `
+  select u.id, m.id as membership_id, u.name, u.email, (m.active and u.status = 'ACTIVE') as active,
+         m.created_at, count(*) over ()::int as total
+  from company_memberships m join staff_users u on u.id = m.staff_user_id
+  where m.company_id = $1 and m.role = 'DRIVER'`;
+
+type DriverRow = Omit<DriverRecord, 'created_at'> & { created_at: string; total: number };
+
+const toDriver = ({ total: _total, created_at, ...driver }: DriverRow): DriverRecord => ({
+  ...driver,
+  created_at: iso(created_at),
+});
+
+/** The company's drivers: staff users with a DRIVER membership (inactive ones last). */
+export async function listDrivers(
+  db: Database,
+  companyId: string,
+  page: { limit: number; offset: number },
+): Promise<{ drivers: DriverRecord[]; total: number }> {
+  const rows = await db.query<DriverRow>(
+    `${DRIVER_SELECT} order by (m.active and u.status = 'ACTIVE') desc, lower(u.name), u.id limit $2 offset $3`,
+    [companyId, page.limit, page.offset],
+  );
+  return { drivers: rows.map(toDriver), total: rows[0]?.total ?? 0 };
+}
+
+export async function findDriver(
+  db: Database,
+  companyId: string,
+  driverId: string,
+): Promise<DriverRecord | undefined> {
+  const rows = await db.query<DriverRow>(`${DRIVER_SELECT} and u.id = $2`, [companyId, driverId]);
+  return rows[0] && toDriver(rows[0]);
+}

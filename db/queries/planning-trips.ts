@@ -1,0 +1,171 @@
+import { TripStatus } from '../entities/trip.js';
+import type { Database } from '../orm.js';
+import type { NamedRef } from './catalogue.js';
+import { LIVE_ALLOCATION } from './inventory.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
+
+/**
+ * GET /dashboard/api/trips: the company's trips, a page at a time, with a count of every trip
+ * status over the whole selection (not only the page). With `date` (a Damascus operating date)
+ * that day in departure order; without it the whole history, latest departure first.
+ */
+export interface TripFilter {
+  date?: string;
+  status?: TripStatus;
+  routeId?: string;
+  busId?: string;
+}
+
+export interface PlanningTrip {
+  id: string;
+  status: TripStatus;
+  operating_date: string;
+  departure_at: string;
+  arrival_at: string;
+  delay_minutes: number;
+  actual_departure_at: string | null;
+  actual_arrival_at: string | null;
+  route: { id: string; name_ar: string; name_en: string; origin_city: NamedRef; destination_city: NamedRef };
+  bus: { id: string; plate_number: string; model: string };
+  driver: { id: string; name: string; email: string } | null;
+  pickupLocation: PickupLocation;
+  seats_total: number;
+  seats_taken: number;
+  price_base: number;
+  price_vip: number | null;
+  currency: string;
+  schedule_id: string | null;
+}
+
+type TripRow = PickupRow & {
+  id: string;
+  status: TripStatus;
+  operating_date: string;
+  departure_at: string;
+  arrival_at: string;
+  delay_minutes: number;
+  actual_departure_at: string | null;
+  actual_arrival_at: string | null;
+  route_id: string;
+  route_name_ar: string;
+  route_name_en: string;
+  origin: NamedRef;
+  destination: NamedRef;
+  bus_id: string;
+  plate_number: string;
+  model: string;
+  driver_id: string | null;
+  driver_name: string | null;
+  driver_email: string | null;
+  seats_total: number;
+  seats_taken: number;
+  price_base: string;
+  price_vip: string | null;
+  currency: string;
+  schedule_id: string | null;
+};
+
+const iso = (instant: string) => new Date(instant).toISOString();
+const isoOrNull = (instant: string | null) => (instant === null ? null : iso(instant));
+
+function toTrip(row: TripRow): PlanningTrip {
+  return {
+    id: row.id,
+    status: row.status,
+    operating_date: row.operating_date,
+    departure_at: iso(row.departure_at),
+    arrival_at: iso(row.arrival_at),
+    delay_minutes: row.delay_minutes,
+    actual_departure_at: isoOrNull(row.actual_departure_at),
+    actual_arrival_at: isoOrNull(row.actual_arrival_at),
+    route: {
+      id: row.route_id,
+      name_ar: row.route_name_ar,
+      name_en: row.route_name_en,
+      origin_city: row.origin,
+      destination_city: row.destination,
+    },
+    bus: { id: row.bus_id, plate_number: row.plate_number, model: row.model },
+    driver:
+      row.driver_id === null
+        ? null
+        : { id: row.driver_id, name: row.driver_name ?? '', email: row.driver_email ?? '' },
+    pickupLocation: toPickupLocation(row),
+    seats_total: row.seats_total,
+    seats_taken: row.seats_taken,
+    price_base: Number(row.price_base),
+    price_vip: row.price_vip === null ? null : Number(row.price_vip),
+    currency: row.currency,
+    schedule_id: row.schedule_id,
+  };
+}
+
+const TRIP_SELECT = `
+  select t.id, t.status, to_char(t.operating_date, 'YYYY-MM-DD') as operating_date, t.departure_at, t.arrival_at,
+            t.delay_minutes, t.actual_departure_at, t.actual_arrival_at, t.route_id, r.name_ar as route_name_ar,
+            r.name_en as route_name_en, json_build_object('id', o.id, 'name_ar', o.name_ar, 'name_en', o.name_en) as origin,
+            json_build_object('id', d.id, 'name_ar', d.name_ar, 'name_en', d.name_en) as destination,
+            t.bus_id, b.plate_number, b.model, t.driver_id, u.name as driver_name, u.email as driver_email,
+            t.seats_total, (select count(distinct a.seat_id)::int from seat_allocations a
+                            where a.trip_id = t.id and ${LIVE_ALLOCATION}) as seats_taken,
+            t.price_base, t.price_vip, t.currency, t.schedule_id, ${PICKUP_COLUMNS}
+     from trips t
+     join routes r on r.id = t.route_id
+     join cities o on o.id = r.origin_city_id
+     join cities d on d.id = r.destination_city_id
+     join buses b on b.id = t.bus_id
+     join stops p on p.id = t.pickup_stop_id
+     left join staff_users u on u.id = t.driver_id`;
+
+/** The filter as SQL over trips `t` ($1 is the company); the status filter applies to the page only. */
+function filterSql(filter: TripFilter, params: unknown[]): string {
+  const clauses = ['t.company_id = $1'];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.date) add('t.operating_date = ?::date', filter.date);
+  if (filter.routeId) add('t.route_id = ?', filter.routeId);
+  if (filter.busId) add('t.bus_id = ?', filter.busId);
+  return clauses.join(' and ');
+}
+
+export async function listPlanningTrips(
+  db: Database,
+  companyId: string,
+  filter: TripFilter,
+  page: { limit: number; offset: number },
+): Promise<{ trips: PlanningTrip[]; counters: Record<TripStatus, number>; total: number }> {
+  const params: unknown[] = [companyId];
+  const where = filterSql(filter, params);
+  const counted = await db.query<{ status: TripStatus; count: number }>(
+    `select t.status, count(*)::int as count from trips t where ${where} group by t.status`,
+    params,
+  );
+  const counters = Object.fromEntries(TripStatus.map((status) => [status, 0])) as Record<TripStatus, number>;
+  for (const row of counted) counters[row.status] = row.count;
+  const pageParams = [...params, filter.status ?? null, page.limit, page.offset];
+  const n = params.length;
+  const rows = await db.query<TripRow>(
+    `${TRIP_SELECT}
+     where ${where} and ($${n + 1}::text is null or t.status = $${n + 1})
+     order by t.departure_at ${filter.date ? 'asc' : 'desc'}, t.id
+     limit $${n + 2} offset $${n + 3}`,
+    pageParams,
+  );
+  const total = filter.status ? counters[filter.status] : Object.values(counters).reduce((a, b) => a + b, 0);
+  return { trips: rows.map(toTrip), counters, total };
+}
+
+/** One trip of the company, or undefined (another company's trip is the same as none). */
+export async function findPlanningTrip(
+  db: Database,
+  companyId: string,
+  tripId: string,
+): Promise<PlanningTrip | undefined> {
+  const rows = await db.query<TripRow>(`${TRIP_SELECT} where t.company_id = $1 and t.id = $2`, [
+    companyId,
+    tripId,
+  ]);
+  return rows[0] && toTrip(rows[0]);
+}

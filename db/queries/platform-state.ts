@@ -1,0 +1,154 @@
+import type { PoolClient } from 'pg';
+import type { IncidentSeverity, IncidentStatus } from '../../domain/incidents.js';
+import type { MaintenanceState, MaintenanceWindow } from '../../domain/maintenance.js';
+import type { Database } from '../orm.js';
+import { isoUtc } from './admins.js';
+
+/**
+ * The platform's operating state: feature flags, maintenance windows and incidents. The API reads
+ * flags and windows through a per-process cache (api/platform/state.ts) that polls the change
+ * counters in platform_state_versions; the administration lists them directly.
+ */
+type Sql = Pick<PoolClient, 'query'>;
+
+export type PlatformStateName = 'feature_flags' | 'maintenance' | 'company_standing';
+
+/** The change counter of each cached state. */
+export async function platformVersions(db: Database): Promise<Record<PlatformStateName, number>> {
+  const rows = await db.query<{ name: PlatformStateName; version: string }>(
+    `select name, version from platform_state_versions`,
+  );
+  const versions = { feature_flags: 0, maintenance: 0, company_standing: 0 };
+  for (const row of rows) versions[row.name] = Number(row.version);
+  return versions;
+}
+
+export interface StoredFlagRow {
+  key: string;
+  enabled: boolean;
+  updated_by: string | null;
+  updated_by_name: string | null;
+  updated_at: string;
+}
+
+/** The values operators set, with who set them last. */
+export function storedFeatureFlags(db: Database): Promise<StoredFlagRow[]> {
+  return db.query<StoredFlagRow>(
+    `select f.key, f.enabled, f.updated_by, a.name as updated_by_name, ${isoUtc('f.updated_at')} as updated_at
+     from feature_flags f left join admins a on a.id = f.updated_by order by f.key`,
+  );
+}
+
+/** Windows not cancelled that have not ended: the ones a request may fall into, now or later. */
+export async function scheduledMaintenance(db: Database): Promise<MaintenanceWindow[]> {
+  const rows = await db.query<{ id: string; message: string; starts_at: string; ends_at: string }>(
+    `select id, message, ${isoUtc('starts_at')} as starts_at, ${isoUtc('ends_at')} as ends_at
+     from maintenance_windows where cancelled_at is null and ends_at > now() order by starts_at`,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    message: row.message,
+    startsAt: new Date(row.starts_at),
+    endsAt: new Date(row.ends_at),
+  }));
+}
+
+export interface MaintenanceRow {
+  id: string;
+  message: string;
+  starts_at: string;
+  ends_at: string;
+  cancelled_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  state: MaintenanceState;
+}
+
+const MAINTENANCE_COLUMNS = `id, message, ${isoUtc('starts_at')} as starts_at, ${isoUtc('ends_at')} as ends_at,
+  ${isoUtc('cancelled_at')} as cancelled_at, created_by, ${isoUtc('created_at')} as created_at,
+  ${isoUtc('updated_at')} as updated_at,
+  case when cancelled_at is not null then 'CANCELLED' when ends_at <= now() then 'ENDED'
+       when starts_at <= now() then 'ACTIVE' else 'SCHEDULED' end as state`;
+
+/** Windows in a state, newest start first, with the total. */
+export async function listMaintenanceWindows(
+  db: Database,
+  filter: { state?: MaintenanceState | undefined; limit: number; offset: number },
+): Promise<{ items: MaintenanceRow[]; total: number }> {
+  const base = `select ${MAINTENANCE_COLUMNS} from maintenance_windows`;
+  const where = `($1::text is null or state = $1)`;
+  const items = await db.query<MaintenanceRow>(
+    `select * from (${base}) w where ${where} order by starts_at desc, id limit $2 offset $3`,
+    [filter.state ?? null, filter.limit, filter.offset],
+  );
+  const [counted] = await db.query<{ total: number }>(
+    `select count(*)::int as total from (${base}) w where ${where}`,
+    [filter.state ?? null],
+  );
+  return { items, total: counted!.total };
+}
+
+/** One window, locked for a change when read inside a transaction. */
+export async function maintenanceWindow(sql: Sql, id: string, lock = false): Promise<MaintenanceRow | null> {
+  const { rows } = await sql.query<MaintenanceRow>(
+    `select ${MAINTENANCE_COLUMNS} from maintenance_windows where id = $1${lock ? ' for update' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export interface IncidentRow {
+  id: string;
+  title: string;
+  description: string;
+  severity: IncidentSeverity;
+  status: IncidentStatus;
+  resolution: string | null;
+  started_at: string;
+  resolved_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const INCIDENT_COLUMNS = `id, title, description, severity, status, resolution, ${isoUtc('started_at')} as started_at,
+  ${isoUtc('resolved_at')} as resolved_at, created_by, ${isoUtc('created_at')} as created_at,
+  ${isoUtc('updated_at')} as updated_at`;
+
+export interface IncidentFilter {
+  status?: IncidentStatus | undefined;
+  /** true: every status but RESOLVED. */
+  open?: boolean | undefined;
+  severity?: IncidentSeverity | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** Incidents, newest first, with the total. */
+export async function listIncidents(
+  db: Database,
+  filter: IncidentFilter,
+): Promise<{ items: IncidentRow[]; total: number }> {
+  const where = `($1::text is null or status = $1) and ($2::boolean is null or (status <> 'RESOLVED') = $2)
+    and ($3::text is null or severity = $3)`;
+  const params = [filter.status ?? null, filter.open ?? null, filter.severity ?? null];
+  const items = await db.query<IncidentRow>(
+    `select ${INCIDENT_COLUMNS} from incidents where ${where} order by started_at desc, id limit $4 offset $5`,
+    [...params, filter.limit, filter.offset],
+  );
+  const [counted] = await db.query<{ total: number }>(
+    `select count(*)::int as total from incidents where ${where}`,
+    params,
+  );
+  return { items, total: counted!.total };
+}
+
+/** One incident, locked for a change when read inside a transaction. */
+export async function incident(sql: Sql, id: string, lock = false): Promise<IncidentRow | null> {
+  const { rows } = await sql.query<IncidentRow>(
+    `select ${INCIDENT_COLUMNS} from incidents where id = $1${lock ? ' for update' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}

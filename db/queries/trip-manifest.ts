@@ -1,0 +1,167 @@
+import type { Attendance, ManifestItemType } from '../../domain/trip-dispatch.js';
+import type { Database } from '../orm.js';
+
+/**
+ * A trip's manifest: one item per traveller. Every modern traveller is a JOURNEY_TICKET item (its
+ * ticket on this trip, pending confirmation, valid or used); a BOOKING item stands for a legacy
+ * booking row that has no ticket on the trip. Cancelled and re-issued tickets are not travellers.
+ * Instants arrive as text.
+ */
+export interface ManifestItem {
+  itemType: ManifestItemType;
+  itemId: string;
+  bookingId: string | null;
+  bookingCode: string | null;
+  journeyId: string | null;
+  travellerName: string;
+  phone: string | null;
+  seatNumber: string;
+  ticketStatus: string | null;
+  bookingStatus: string | null;
+  attendance: Attendance;
+  attendanceAt: string | null;
+  attendanceBy: { id: string; name: string } | null;
+  attendanceSource: string | null;
+  boarding: StopVisit;
+  alighting: StopVisit;
+  payment: { status: string; totalPrice: number; currency: string; pendingCash: boolean } | null;
+  /** The traveller's booking still awaits the company's decision. */
+  awaitingConfirmation: boolean;
+}
+
+export interface StopVisit {
+  stopCallId: string;
+  sequence: number;
+  stopId: string;
+  nameAr: string;
+  nameEn: string;
+  at: string;
+}
+
+interface ManifestRow {
+  item_id: string;
+  booking_id: string | null;
+  booking_code: string | null;
+  journey_id: string | null;
+  traveller_name: string;
+  phone: string | null;
+  seat_number: string;
+  ticket_status: string | null;
+  booking_status: string | null;
+  attendance: Attendance;
+  attendance_at: string | null;
+  attendance_by: string | null;
+  attendance_by_name: string | null;
+  attendance_source: string | null;
+  payment_status: string | null;
+  total_price: string | null;
+  currency: string | null;
+  pending_cash: boolean;
+  board_call_id: string;
+  board_sequence: number;
+  board_stop_id: string;
+  board_name_ar: string;
+  board_name_en: string;
+  board_at: string;
+  alight_call_id: string;
+  alight_sequence: number;
+  alight_stop_id: string;
+  alight_name_ar: string;
+  alight_name_en: string;
+  alight_at: string;
+}
+
+const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+const visit = (prefix: 'board' | 'alight', row: ManifestRow): StopVisit => ({
+  stopCallId: row[`${prefix}_call_id`],
+  sequence: row[`${prefix}_sequence`],
+  stopId: row[`${prefix}_stop_id`],
+  nameAr: row[`${prefix}_name_ar`],
+  nameEn: row[`${prefix}_name_en`],
+  at: iso(row[`${prefix}_at`])!,
+});
+
+function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
+  return {
+    itemType,
+    itemId: row.item_id,
+    bookingId: row.booking_id,
+    bookingCode: row.booking_code,
+    journeyId: row.journey_id,
+    travellerName: row.traveller_name,
+    phone: row.phone,
+    seatNumber: row.seat_number,
+    ticketStatus: row.ticket_status,
+    bookingStatus: row.booking_status,
+    attendance: row.attendance,
+    attendanceAt: iso(row.attendance_at),
+    attendanceBy:
+      row.attendance_by === null ? null : { id: row.attendance_by, name: row.attendance_by_name ?? '' },
+    attendanceSource: row.attendance_source,
+    boarding: visit('board', row),
+    alighting: visit('alight', row),
+    payment:
+      row.payment_status === null
+        ? null
+        : {
+            status: row.payment_status,
+            totalPrice: Number(row.total_price),
+            currency: row.currency ?? 'SYP',
+            pendingCash: row.pending_cash,
+          },
+    awaitingConfirmation:
+      row.ticket_status === 'PENDING_CONFIRMATION' || row.booking_status === 'PENDING_CONFIRMATION',
+  };
+}
+
+const PAYMENT_COLUMNS = `b.payment_status, b.total_price, b.currency,
+  exists (select 1 from payment_operations po where po.booking_id = b.id and po.status = 'PENDING') as pending_cash`;
+
+const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs.id as board_stop_id, bs.name_ar as board_name_ar,
+  bs.name_en as board_name_en, bc.departure_at as board_at, ac.id as alight_call_id, ac.sequence as alight_sequence,
+  xs.id as alight_stop_id, xs.name_ar as alight_name_ar, xs.name_en as alight_name_en, ac.arrival_at as alight_at`;
+
+const TICKET_ITEMS = `
+  select k.id as item_id, b.id as booking_id, b.booking_code, k.journey_id, k.traveller_name,
+         coalesce(k.traveller_phone, b.passenger_phone) as phone, k.seat_number, k.status as ticket_status,
+         b.status as booking_status, k.attendance, k.attendance_at, k.attendance_by, su.name as attendance_by_name,
+         k.attendance_source, ${PAYMENT_COLUMNS}, ${VISIT_COLUMNS}
+  from journey_tickets k
+  join journey_legs l on l.journey_id = k.journey_id and l.sequence = k.leg_sequence
+  join trip_stop_calls bc on bc.id = l.board_stop_call_id join stops bs on bs.id = bc.stop_id
+  join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops xs on xs.id = ac.stop_id
+  left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
+  left join staff_users su on su.id = k.attendance_by
+  where k.trip_id = $1 and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+  order by bc.sequence, k.seat_number, k.id`;
+
+/** Legacy rows ride the whole trip: from its first call to its last. */
+const LEGACY_ITEMS = `
+  select b.id as item_id, b.id as booking_id, b.booking_code, b.journey_id, b.passenger_name as traveller_name,
+         b.passenger_phone as phone, array_to_string(b.seat_numbers, ', ') as seat_number, null as ticket_status,
+         b.status as booking_status,
+         case b.status when 'CHECKED_IN' then 'CHECKED_IN' when 'COMPLETED' then 'CHECKED_IN'
+                       when 'NO_SHOW' then 'NO_SHOW' else 'PENDING' end as attendance,
+         null as attendance_at, null as attendance_by, null as attendance_by_name, null as attendance_source,
+         ${PAYMENT_COLUMNS}, ${VISIT_COLUMNS}
+  from bookings b
+  join lateral (select * from trip_stop_calls c where c.trip_id = b.trip_id order by c.sequence limit 1) bc on true
+  join stops bs on bs.id = bc.stop_id
+  join lateral (select * from trip_stop_calls c where c.trip_id = b.trip_id order by c.sequence desc limit 1) ac on true
+  join stops xs on xs.id = ac.stop_id
+  where b.trip_id = $1 and b.status in ('PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED')
+    and not exists (select 1 from journey_tickets k where k.journey_id = b.journey_id and k.trip_id = b.trip_id)
+  order by b.created_at, b.id`;
+
+/** Every traveller of the trip: ticket items by boarding stop and seat, then legacy bookings. */
+export async function readManifest(db: Database, tripId: string): Promise<ManifestItem[]> {
+  const [tickets, legacy] = await Promise.all([
+    db.query<ManifestRow>(TICKET_ITEMS, [tripId]),
+    db.query<ManifestRow>(LEGACY_ITEMS, [tripId]),
+  ]);
+  return [
+    ...tickets.map((row) => toItem('JOURNEY_TICKET', row)),
+    ...legacy.map((row) => toItem('BOOKING', row)),
+  ];
+}

@@ -1,0 +1,142 @@
+import type { ConflictView } from '../../domain/trip-conflicts.js';
+import type { ScheduleStatus } from '../../domain/trip-schedules.js';
+import type { Database } from '../orm.js';
+
+/** Reads of the company's trip schedules (GET /dashboard/api/trip-schedules[/{id}]). */
+export interface ScheduleRecord {
+  id: string;
+  route_id: string;
+  route: { id: string; name_ar: string; name_en: string };
+  pickup_stop_id: string;
+  bus_id: string;
+  bus: { id: string; plate_number: string };
+  driver_id: string | null;
+  driver: { id: string; name: string } | null;
+  start_date: string;
+  end_date: string;
+  departure_time: string;
+  departure_times: string[];
+  days_of_week: number[];
+  duration_minutes: number;
+  price_base: number;
+  price_vip: number | null;
+  currency: string;
+  notes: string;
+  skip_conflicts: boolean;
+  status: ScheduleStatus;
+  progress: {
+    batches_total: number;
+    batches_done: number;
+    trips_planned: number;
+    trips_created: number;
+    trips_skipped: number;
+  };
+  failure_reason: string | null;
+  conflicts: ConflictView[];
+  created_by: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+type ScheduleRow = Omit<
+  ScheduleRecord,
+  'route' | 'bus' | 'driver' | 'progress' | 'price_base' | 'price_vip'
+> & {
+  route_name_ar: string;
+  route_name_en: string;
+  plate_number: string;
+  driver_name: string | null;
+  price_base: string;
+  price_vip: string | null;
+  batches_total: number;
+  batches_done: number;
+  trips_planned: number;
+  trips_created: number;
+  trips_skipped: number;
+  total: number;
+};
+
+const iso = (instant: string) => new Date(instant).toISOString();
+
+function toRecord(row: ScheduleRow): ScheduleRecord {
+  return {
+    id: row.id,
+    route_id: row.route_id,
+    route: { id: row.route_id, name_ar: row.route_name_ar, name_en: row.route_name_en },
+    pickup_stop_id: row.pickup_stop_id,
+    bus_id: row.bus_id,
+    bus: { id: row.bus_id, plate_number: row.plate_number },
+    driver_id: row.driver_id,
+    driver: row.driver_id === null ? null : { id: row.driver_id, name: row.driver_name ?? '' },
+    start_date: row.start_date,
+    end_date: row.end_date,
+    departure_time: row.departure_times[0]!,
+    departure_times: row.departure_times,
+    days_of_week: row.days_of_week,
+    duration_minutes: row.duration_minutes,
+    price_base: Number(row.price_base),
+    price_vip: row.price_vip === null ? null : Number(row.price_vip),
+    currency: row.currency,
+    notes: row.notes,
+    skip_conflicts: row.skip_conflicts,
+    status: row.status,
+    progress: {
+      batches_total: row.batches_total,
+      batches_done: row.batches_done,
+      trips_planned: row.trips_planned,
+      trips_created: row.trips_created,
+      trips_skipped: row.trips_skipped,
+    },
+    failure_reason: row.failure_reason,
+    conflicts: row.conflicts,
+    created_by: row.created_by,
+    created_at: iso(row.created_at),
+    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+  };
+}
+
+const SCHEDULE_SELECT = `
+  select s.id, s.route_id, r.name_ar as route_name_ar, r.name_en as route_name_en, s.pickup_stop_id, s.bus_id,
+         b.plate_number, s.driver_id, u.name as driver_name, to_char(s.start_date, 'YYYY-MM-DD') as start_date,
+         to_char(s.end_date, 'YYYY-MM-DD') as end_date, s.departure_times, s.days_of_week, s.duration_minutes,
+         s.price_base, s.price_vip, s.currency, s.notes, s.skip_conflicts, s.status, s.batches_total, s.batches_done,
+         s.trips_planned, s.trips_created, s.trips_skipped, s.failure_reason, s.conflicts, s.created_by, s.created_at,
+         s.completed_at, count(*) over ()::int as total
+  from trip_schedules s
+  join routes r on r.id = s.route_id
+  join buses b on b.id = s.bus_id
+  left join staff_users u on u.id = s.driver_id`;
+
+/** The company's schedules, latest first. */
+export async function listTripSchedules(
+  db: Database,
+  companyId: string,
+  page: { limit: number; offset: number },
+): Promise<{ schedules: ScheduleRecord[]; total: number }> {
+  const rows = await db.query<ScheduleRow>(
+    `${SCHEDULE_SELECT} where s.company_id = $1 order by s.created_at desc, s.id limit $2 offset $3`,
+    [companyId, page.limit, page.offset],
+  );
+  const total =
+    rows[0]?.total ??
+    (
+      await db.query<{ total: number }>(
+        'select count(*)::int as total from trip_schedules where company_id = $1',
+        [companyId],
+      )
+    )[0]!.total;
+  return { schedules: rows.map(toRecord), total };
+}
+
+/** One schedule of the company, or undefined (another company's is the same as none). */
+export async function findTripSchedule(
+  db: Database,
+  companyId: string,
+  scheduleId: string,
+): Promise<ScheduleRecord | undefined> {
+  const rows = await db.query<ScheduleRow>(`${SCHEDULE_SELECT} where s.company_id = $1 and s.id = $2`, [
+    companyId,
+    scheduleId,
+  ]);
+  return rows[0] && toRecord(rows[0]);
+}

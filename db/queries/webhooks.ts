@@ -1,0 +1,335 @@
+import type { WebhookEvent, WebhookEventData } from '../../domain/webhook-events.js';
+import type {
+  AttemptOutcome,
+  DeliveryStatus,
+  DeliveryTrigger,
+  SubscriptionStatus,
+} from '../../domain/webhooks.js';
+import type { Database } from '../orm.js';
+
+/**
+ * Reads of company webhooks: API keys (the dashboard list and the bearer check), subscriptions,
+ * the delivery log, and what one delivery attempt needs. timestamptz arrives as text (db/orm.ts);
+ * the mappers turn it into ISO 8601.
+ */
+
+const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  createdBy: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  key_prefix: string;
+  created_at: string;
+  created_by: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.key_prefix,
+  createdAt: iso(row.created_at)!,
+  createdBy: row.created_by,
+  lastUsedAt: iso(row.last_used_at),
+  revokedAt: iso(row.revoked_at),
+});
+
+const API_KEY_COLUMNS = 'id, name, key_prefix, created_at, created_by, last_used_at, revoked_at';
+
+/** The company's keys, unrevoked first, newest first. */
+export async function listApiKeys(db: Database, companyId: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.query<ApiKeyRow>(
+    `select ${API_KEY_COLUMNS} from company_api_keys where company_id = $1
+     order by revoked_at is not null, created_at desc`,
+    [companyId],
+  );
+  return rows.map(toApiKey);
+}
+
+/** Who a presented key acts for: its company and that company's status, when the key is live. */
+export interface ApiKeyHolder {
+  keyId: string;
+  companyId: string;
+  companyStatus: string;
+}
+
+export async function liveApiKey(db: Database, keyHash: string): Promise<ApiKeyHolder | undefined> {
+  const [row] = await db.query<{ id: string; company_id: string; status: string }>(
+    `select k.id, k.company_id, c.status from company_api_keys k join companies c on c.id = k.company_id
+     where k.key_hash = $1 and k.revoked_at is null`,
+    [keyHash],
+  );
+  return row && { keyId: row.id, companyId: row.company_id, companyStatus: row.status };
+}
+
+export interface SubscriptionRecord {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  status: SubscriptionStatus;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  disabledAt: string | null;
+}
+
+export interface SubscriptionRow {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  status: SubscriptionStatus;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  disabled_at: string | null;
+}
+
+export const SUBSCRIPTION_COLUMNS =
+  'id, url, events, status, disabled_reason, created_at, updated_at, disabled_at';
+
+export const toSubscription = (row: SubscriptionRow): SubscriptionRecord => ({
+  id: row.id,
+  url: row.url,
+  events: row.events,
+  status: row.status,
+  disabledReason: row.disabled_reason,
+  createdAt: iso(row.created_at)!,
+  updatedAt: iso(row.updated_at)!,
+  disabledAt: iso(row.disabled_at),
+});
+
+/** The company's subscriptions (a deleted one is gone), oldest first. */
+export async function listSubscriptions(db: Database, companyId: string): Promise<SubscriptionRecord[]> {
+  const rows = await db.query<SubscriptionRow>(
+    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions
+     where company_id = $1 and status <> 'DELETED' order by created_at, id`,
+    [companyId],
+  );
+  return rows.map(toSubscription);
+}
+
+/** One subscription of the company; another company's or a deleted one is undefined. */
+export async function readSubscription(
+  db: Database,
+  companyId: string,
+  id: string,
+): Promise<SubscriptionRecord | undefined> {
+  const [row] = await db.query<SubscriptionRow>(
+    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions
+     where id = $1 and company_id = $2 and status <> 'DELETED'`,
+    [id, companyId],
+  );
+  return row && toSubscription(row);
+}
+
+export interface DeliveryRecord {
+  id: string;
+  event: WebhookEvent;
+  bookingId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  finishedAt: string | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  event: WebhookEvent;
+  booking_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  finished_at: string | null;
+}
+
+const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
+  id: row.id,
+  event: row.event,
+  bookingId: row.booking_id,
+  status: row.status,
+  attempts: row.attempts,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  createdAt: iso(row.created_at)!,
+  deliveredAt: iso(row.delivered_at),
+  finishedAt: iso(row.finished_at),
+});
+
+const DELIVERY_COLUMNS =
+  'id, event, booking_id, status, attempts, last_status_code, last_error, created_at, delivered_at, finished_at';
+
+/** A page of the subscription's deliveries, newest first, optionally of one status. */
+export async function listDeliveries(
+  db: Database,
+  subscriptionId: string,
+  page: { limit: number; offset: number; status?: DeliveryStatus | undefined },
+): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
+  const rows = await db.query<DeliveryRow & { total: string }>(
+    `select ${DELIVERY_COLUMNS}, count(*) over () as total from webhook_deliveries
+     where subscription_id = $1 and ($2::text is null or status = $2)
+     order by created_at desc, id limit $3 offset $4`,
+    [subscriptionId, page.status ?? null, page.limit, page.offset],
+  );
+  let total = rows[0] ? Number(rows[0].total) : 0;
+  if (!rows.length && page.offset > 0) {
+    const [count] = await db.query<{ total: string }>(
+      `select count(*) as total from webhook_deliveries where subscription_id = $1 and ($2::text is null or status = $2)`,
+      [subscriptionId, page.status ?? null],
+    );
+    total = Number(count!.total);
+  }
+  return { deliveries: rows.map(toDelivery), total };
+}
+
+export interface AttemptRecord {
+  attemptNumber: number;
+  trigger: DeliveryTrigger;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  outcome: AttemptOutcome;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+interface AttemptRow {
+  attempt_number: number;
+  trigger: DeliveryTrigger;
+  attempted_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  outcome: AttemptOutcome;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** One delivery of the subscription with every attempt in order; undefined when it is not the subscription's. */
+export async function readDelivery(
+  db: Database,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<(DeliveryRecord & { attemptLog: AttemptRecord[] }) | undefined> {
+  const [row] = await db.query<DeliveryRow>(
+    `select ${DELIVERY_COLUMNS} from webhook_deliveries where id = $1 and subscription_id = $2`,
+    [deliveryId, subscriptionId],
+  );
+  if (!row) return undefined;
+  const attempts = await db.query<AttemptRow>(
+    `select attempt_number, trigger, attempted_at, duration_ms, status_code, outcome, error, response_excerpt
+     from webhook_delivery_attempts where delivery_id = $1 order by attempt_number`,
+    [deliveryId],
+  );
+  return {
+    ...toDelivery(row),
+    attemptLog: attempts.map((attempt) => ({
+      attemptNumber: attempt.attempt_number,
+      trigger: attempt.trigger,
+      attemptedAt: iso(attempt.attempted_at)!,
+      durationMs: attempt.duration_ms,
+      statusCode: attempt.status_code,
+      outcome: attempt.outcome,
+      error: attempt.error,
+      responseExcerpt: attempt.response_excerpt,
+    })),
+  };
+}
+
+/** What an attempt sends: the delivery, its subscription's target and secret, and the event. */
+export interface DeliveryToSend {
+  id: string;
+  status: DeliveryStatus;
+  subscriptionStatus: SubscriptionStatus;
+  url: string;
+  secret: string;
+  event: WebhookEvent;
+  occurredAt: string;
+  data: WebhookEventData;
+}
+
+export async function deliveryToSend(db: Database, deliveryId: string): Promise<DeliveryToSend | undefined> {
+  const [row] = await db.query<{
+    id: string;
+    status: DeliveryStatus;
+    subscription_status: SubscriptionStatus;
+    url: string;
+    secret: string;
+    event: WebhookEvent;
+    occurred_at: string;
+    data: WebhookEventData;
+  }>(
+    `select d.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, e.occurred_at, e.data
+     from webhook_deliveries d
+     join webhook_subscriptions s on s.id = d.subscription_id
+     join outbox_events e on e.id = d.outbox_event_id
+     where d.id = $1`,
+    [deliveryId],
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    status: row.status,
+    subscriptionStatus: row.subscription_status,
+    url: row.url,
+    secret: row.secret,
+    event: row.event,
+    occurredAt: iso(row.occurred_at)!,
+    data: { ...row.data, total_amount: Number(row.data.total_amount) },
+  };
+}
+
+/** A delivery as the relay starts its workflow: ids for the workflow id and the search attributes. */
+export interface DeliveryToStart {
+  deliveryId: string;
+  companyId: string;
+  bookingId: string;
+  subscriptionId: string;
+  event: WebhookEvent;
+}
+
+/** Deliveries whose workflow has not been started yet, oldest first. */
+export async function unstartedDeliveries(db: Database, limit: number): Promise<DeliveryToStart[]> {
+  const rows = await db.query<{
+    id: string;
+    company_id: string;
+    booking_id: string;
+    subscription_id: string;
+    event: WebhookEvent;
+  }>(
+    `select id, company_id, booking_id, subscription_id, event from webhook_deliveries
+     where workflow_started_at is null and status = 'PENDING' order by created_at limit $1`,
+    [limit],
+  );
+  return rows.map((row) => ({
+    deliveryId: row.id,
+    companyId: row.company_id,
+    bookingId: row.booking_id,
+    subscriptionId: row.subscription_id,
+    event: row.event,
+  }));
+}
+
+/** Whether the relay has something to do: an event not dispatched or a delivery not started. */
+export async function hasWebhookWork(db: Database): Promise<boolean> {
+  const [row] = await db.query<{ work: boolean }>(
+    `select exists (select 1 from outbox_events where dispatched_at is null)
+         or exists (select 1 from webhook_deliveries where workflow_started_at is null and status = 'PENDING') as work`,
+  );
+  return row!.work;
+}

@@ -1,0 +1,116 @@
+import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
+import { Refusal } from '../../domain/refusal.js';
+import { CompanyApiKey } from '../entities/webhooks.js';
+import type { Database, TransactionClient } from '../orm.js';
+import type { ApiKeyRecord } from '../queries/webhooks.js';
+import { recordAudit, type RequestOrigin } from './audit.js';
+
+/**
+ * Company API keys, made and revoked by a company's OWNER or ADMIN in the dashboard (dashboard CRUD
+ * through the transaction's EntityManager, with the audit row in the same transaction). The key
+ * itself never reaches this module: only its SHA-256 and its first characters.
+ */
+
+export interface NewApiKey {
+  companyId: string;
+  staffUserId: string;
+  name: string;
+  keyHash: string;
+  keyPrefix: string;
+}
+
+/** Locks the company row: two creations at once cannot both pass the limit. */
+async function lockCompany(client: TransactionClient, companyId: string): Promise<void> {
+  await client.query(`select id from companies where id = $1 for update`, [companyId]);
+}
+
+export async function createApiKey(
+  db: Database,
+  key: NewApiKey,
+  origin: RequestOrigin,
+): Promise<ApiKeyRecord> {
+  return db.transaction(async (client) => {
+    await lockCompany(client, key.companyId);
+    const live = await client.em.count(CompanyApiKey, { companyId: key.companyId, revokedAt: null });
+    if (live >= WEBHOOK_LIMITS.apiKeysPerCompany) {
+      throw new Refusal(
+        409,
+        'API_KEY_LIMIT_REACHED',
+        `A company may have ${WEBHOOK_LIMITS.apiKeysPerCompany} API keys; revoke one first`,
+      );
+    }
+    const entity = client.em.create(CompanyApiKey, {
+      companyId: key.companyId,
+      name: key.name,
+      keyPrefix: key.keyPrefix,
+      keyHash: key.keyHash,
+      createdBy: key.staffUserId,
+    });
+    await client.em.flush();
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: key.staffUserId,
+      action: 'company.api_key.create',
+      targetKind: 'company_api_key',
+      targetId: entity.id,
+      details: { name: key.name, prefix: key.keyPrefix },
+      ip: origin.ip,
+      requestId: origin.requestId,
+    });
+    const { rows } = await client.query<{ created_at: string }>(
+      `select created_at from company_api_keys where id = $1`,
+      [entity.id],
+    );
+    return {
+      id: entity.id,
+      name: key.name,
+      prefix: key.keyPrefix,
+      createdAt: new Date(rows[0]!.created_at).toISOString(),
+      createdBy: key.staffUserId,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+  });
+}
+
+/**
+ * Revokes one of the company's keys at once (the next request with it is 401). Revoking a revoked
+ * key changes nothing; another company's key is 404.
+ */
+export async function revokeApiKey(
+  db: Database,
+  change: { companyId: string; staffUserId: string; keyId: string },
+  origin: RequestOrigin,
+): Promise<{ revokedAt: string }> {
+  return db.transaction(async (client) => {
+    const key = await client.em.findOne(CompanyApiKey, { id: change.keyId, companyId: change.companyId });
+    if (!key) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    if (key.revokedAt) return { revokedAt: key.revokedAt.toISOString() };
+    const { rows } = await client.query<{ revoked_at: string }>(
+      `update company_api_keys set revoked_at = now(), revoked_by = $2 where id = $1 returning revoked_at`,
+      [key.id, change.staffUserId],
+    );
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: change.staffUserId,
+      action: 'company.api_key.revoke',
+      targetKind: 'company_api_key',
+      targetId: key.id,
+      details: { prefix: key.keyPrefix },
+      ip: origin.ip,
+      requestId: origin.requestId,
+    });
+    return { revokedAt: new Date(rows[0]!.revoked_at).toISOString() };
+  });
+}
+
+/** Notes that a key was used, at most once a minute per key (the list shows it). */
+export async function touchApiKey(db: Database, keyId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    await client.query(
+      `update company_api_keys set last_used_at = now()
+       where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+      [keyId],
+    );
+  });
+}

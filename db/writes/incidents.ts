@@ -1,0 +1,112 @@
+import { raw } from '@mikro-orm/postgresql';
+import {
+  requireIncidentTransition,
+  type IncidentSeverity,
+  type OpenIncidentStatus,
+} from '../../domain/incidents.js';
+import { Incident } from '../entities/admin-console.js';
+import type { Database } from '../orm.js';
+import { incident, type IncidentRow } from '../queries/platform-state.js';
+import { recordAudit, type AuditActor } from './audit.js';
+
+/**
+ * Incidents: opened, updated as the team learns more, resolved (domain/incidents.ts holds the
+ * states). Each change is one transaction through the transaction's EntityManager with its audit
+ * row (incidents.create, incidents.update, incidents.resolve).
+ */
+
+export interface NewIncident {
+  title: string;
+  description: string;
+  severity: IncidentSeverity;
+  status: OpenIncidentStatus;
+  startedAt?: Date | undefined;
+  adminId: string;
+}
+
+export async function openIncident(
+  db: Database,
+  input: NewIncident,
+  audit: AuditActor,
+): Promise<IncidentRow> {
+  return db.transaction(async (sql) => {
+    const created = sql.em.create(Incident, {
+      title: input.title,
+      description: input.description,
+      severity: input.severity,
+      status: input.status,
+      createdBy: input.adminId,
+      ...(input.startedAt ? { startedAt: input.startedAt } : {}),
+    });
+    await sql.em.flush();
+    const row = (await incident(sql, created.id))!;
+    await recordAudit(sql, {
+      ...audit,
+      action: 'incidents.create',
+      targetKind: 'incident',
+      targetId: row.id,
+      details: { title: row.title, severity: row.severity, status: row.status, startedAt: row.started_at },
+    });
+    return row;
+  });
+}
+
+export interface IncidentChange {
+  title?: string | undefined;
+  description?: string | undefined;
+  severity?: IncidentSeverity | undefined;
+  status?: OpenIncidentStatus | undefined;
+}
+
+type Facts = Pick<IncidentRow, 'title' | 'description' | 'severity' | 'status' | 'resolution'>;
+const facts = (row: Facts): Facts => ({
+  title: row.title,
+  description: row.description,
+  severity: row.severity,
+  status: row.status,
+  resolution: row.resolution,
+});
+
+/**
+ * Changes an open incident, or resolves it (`resolution` given: status RESOLVED, resolved now). A
+ * resolved incident refuses both (409 INCIDENT_RESOLVED). null when there is no such incident.
+ */
+export async function changeIncident(
+  db: Database,
+  id: string,
+  change: IncidentChange | { resolution: string },
+  audit: AuditActor,
+): Promise<IncidentRow | null> {
+  return db.transaction(async (sql) => {
+    const current = await incident(sql, id, true);
+    if (!current) return null;
+    const resolving = 'resolution' in change;
+    const nextStatus = resolving ? 'RESOLVED' : (change.status ?? current.status);
+    requireIncidentTransition(current.status, nextStatus);
+    const entity = await sql.em.findOneOrFail(Incident, id);
+    if (resolving) {
+      sql.em.assign(entity, {
+        status: 'RESOLVED',
+        resolution: change.resolution,
+        resolvedAt: raw<Date>('now()'),
+      });
+    } else {
+      sql.em.assign(entity, {
+        title: change.title ?? current.title,
+        description: change.description ?? current.description,
+        severity: change.severity ?? current.severity,
+        status: nextStatus,
+      });
+    }
+    await sql.em.flush();
+    const after = (await incident(sql, id))!;
+    await recordAudit(sql, {
+      ...audit,
+      action: resolving ? 'incidents.resolve' : 'incidents.update',
+      targetKind: 'incident',
+      targetId: id,
+      details: { before: facts(current), after: facts(after) },
+    });
+    return after;
+  });
+}

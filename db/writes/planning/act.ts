@@ -1,0 +1,29 @@
+import type { TransactionClient } from '../../orm.js';
+import { recordAudit, type RequestOrigin } from '../audit.js';
+
+/** A company user's planning write: who, for which company, from which request. */
+export interface StaffAct {
+  companyId: string;
+  staffUserId: string;
+  origin: RequestOrigin;
+}
+
+/** The audit row of a planning write, in its transaction. */
+export function auditAct(
+  client: TransactionClient,
+  act: StaffAct,
+  action: string,
+  target: [kind: string, id: string],
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  return recordAudit(client, {
+    actorKind: 'STAFF',
+    actorId: act.staffUserId,
+    action,
+    targetKind: target[0],
+    targetId: target[1],
+    details,
+    ip: act.origin.ip,
+    requestId: act.origin.requestId,
+  });
+}

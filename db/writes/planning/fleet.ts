@@ -1,0 +1,203 @@
+import { coachLayout, type BusTemplate } from '../../../domain/layout-templates.js';
+import { layoutSeats, validateLayout, type LayoutDocument } from '../../../domain/seat-layout.js';
+import { notFound, PlanningRefusal } from '../../../domain/trip-planning.js';
+import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+import type { Database, TransactionClient } from '../../orm.js';
+import { LIVE_ALLOCATION } from '../../queries/inventory.js';
+import { tripHasBookingsSql } from '../../queries/planning.js';
+import { saveBusLayout, type SavedLayout } from '../catalogue.js';
+import { auditAct, type StaffAct } from './act.js';
+
+/**
+ * The company's fleet writes, one transaction each with its audit row: a new bus (optionally
+ * from a template), a layout version (PUT /buses/{id}/layout), archiving the layout (DELETE),
+ * and a driver account.
+ */
+/** The issues of a layout as a 400: each names the offending element's path. */
+export function layoutRefusal(document: LayoutDocument, field: string): PlanningRefusal | null {
+  const issues = validateLayout(document);
+  if (issues.length === 0) return null;
+  return new PlanningRefusal(400, 'LAYOUT_INVALID', 'The layout document is not valid', {
+    issues: issues.map((issue) => ({
+      path: issue.element === undefined ? `body.${field}` : `body.${field}.elements.${issue.element}`,
+      code: issue.code,
+      message: issue.message,
+    })),
+  });
+}
+
+export async function createBus(
+  db: Database,
+  act: StaffAct,
+  bus: { plateNumber: string; model: string; amenities: string[]; template: BusTemplate | null },
+): Promise<{ busId: string; layout: SavedLayout | null }> {
+  return db.transaction(async (client) => {
+    let busId: string;
+    try {
+      const { rows } = await client.query<{ id: string }>(
+        `insert into buses (company_id, plate_number, model, amenities) values ($1, $2, $3, $4) returning id`,
+        [act.companyId, bus.plateNumber, bus.model, JSON.stringify(bus.amenities)],
+      );
+      busId = rows[0]!.id;
+    } catch (error) {
+      if (pgCode(error) !== PG_UNIQUE_VIOLATION) throw error;
+      throw new PlanningRefusal(
+        409,
+        'BUS_PLATE_TAKEN',
+        'The company already has a bus with this plate number',
+      );
+    }
+    const layout = bus.template
+      ? await saveBusLayout(client, {
+          busId,
+          document: coachLayout(bus.template.options),
+          saveMode: 'active',
+        })
+      : null;
+    await auditAct(client, act, 'company.bus.create', ['bus', busId], {
+      plateNumber: bus.plateNumber,
+      template: bus.template?.id ?? null,
+    });
+    return { busId, layout };
+  });
+}
+
+async function lockCompanyBus(client: TransactionClient, act: StaffAct, busId: string): Promise<void> {
+  const { rows } = await client.query<{ company_id: string }>(
+    'select company_id from buses where id = $1 for update',
+    [busId],
+  );
+  if (rows[0]?.company_id !== act.companyId) throw notFound('BUS');
+}
+
+/** Seat ids held or sold on the bus's trips still to run, that `document` no longer has. */
+async function seatsStillSold(client: TransactionClient, busId: string, document: LayoutDocument) {
+  const { rows } = await client.query<{ seat_id: string }>(
+    `select distinct a.seat_id from seat_allocations a join trips t on t.id = a.trip_id
+     where t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED')
+       and ${LIVE_ALLOCATION}
+       and not (a.seat_id = any($2::text[]))
+     order by a.seat_id`,
+    [busId, layoutSeats(document).map((seat) => seat.seatId)],
+  );
+  return rows.map((row) => row.seat_id);
+}
+
+/**
+ * Saves a new layout version. Draft: stored for later. Active: becomes the layout customers book
+ * on; in the same transaction the previous one is archived, the seat projection rebuilt, the bus
+ * capacity and the seat count of its trips still to run updated. A seat keeps its seatId when its
+ * seatNumber changes, so held and sold seats follow a relabel; an active layout that drops a seat
+ * still held or sold on a coming trip is refused.
+ */
+export async function saveLayout(
+  db: Database,
+  act: StaffAct,
+  change: {
+    busId: string;
+    document: LayoutDocument;
+    saveMode: 'draft' | 'active';
+    /** The body field the document came in, for the issues' paths. */
+    field: string;
+  },
+): Promise<SavedLayout> {
+  const invalid = layoutRefusal(change.document, change.field);
+  if (invalid) throw invalid;
+  return db.transaction(async (client) => {
+    await lockCompanyBus(client, act, change.busId);
+    if (change.saveMode === 'active') {
+      const dropped = await seatsStillSold(client, change.busId, change.document);
+      if (dropped.length > 0) {
+        throw new PlanningRefusal(
+          409,
+          'LAYOUT_SEATS_IN_USE',
+          'The layout leaves out seats that are held or sold on coming trips',
+          { seatIds: dropped },
+        );
+      }
+    }
+    const saved = await saveBusLayout(client, {
+      busId: change.busId,
+      document: change.document,
+      saveMode: change.saveMode,
+    });
+    if (change.saveMode === 'active') {
+      await client.query(
+        `update trips set seats_total = $2
+         where bus_id = $1 and status in ('SCHEDULED', 'BOARDING', 'DELAYED') and departure_at > now()`,
+        [change.busId, saved.seatCount],
+      );
+    }
+    await auditAct(client, act, 'company.bus.layout.save', ['bus', change.busId], {
+      version: saved.version,
+      saveMode: change.saveMode,
+      seatCount: saved.seatCount,
+    });
+    return saved;
+  });
+}
+
+/**
+ * Archives the bus's active layout and its drafts (DELETE /buses/{id}/layout): the bus sells no
+ * seat until a new active layout is saved. Refused while the bus serves trips still to run that
+ * have bookings.
+ */
+export async function archiveLayout(
+  db: Database,
+  act: StaffAct,
+  busId: string,
+): Promise<{ archivedVersions: number[] }> {
+  return db.transaction(async (client) => {
+    await lockCompanyBus(client, act, busId);
+    const { rows: booked } = await client.query<{ id: string }>(
+      `select t.id from trips t
+       where t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED', 'DEPARTED') and ${tripHasBookingsSql('t.id')}
+       order by t.departure_at limit 10`,
+      [busId],
+    );
+    if (booked.length > 0) {
+      throw new PlanningRefusal(
+        409,
+        'BUS_HAS_BOOKED_TRIPS',
+        'The bus serves trips that have bookings; its layout cannot be archived',
+        { tripIds: booked.map((row) => row.id) },
+      );
+    }
+    const { rows } = await client.query<{ version: number }>(
+      `update bus_layouts set status = 'archived' where bus_id = $1 and status in ('active', 'draft') returning version`,
+      [busId],
+    );
+    if (rows.length === 0)
+      throw new PlanningRefusal(404, 'LAYOUT_NOT_FOUND', 'The bus has no layout to archive');
+    await client.query('update buses set capacity = 0 where id = $1', [busId]);
+    const archivedVersions = rows.map((row) => row.version).sort((a, b) => a - b);
+    await auditAct(client, act, 'company.bus.layout.archive', ['bus', busId], { versions: archivedVersions });
+    return { archivedVersions };
+  });
+}
+
+/**
+ * A driver account: a staff user (the initial password already hashed with argon2id by the
+ * caller) with an active DRIVER membership of the company. Its e-mail must be new.
+ */
+export async function createDriver(
+  db: Database,
+  act: StaffAct,
+  driver: { email: string; name: string; passwordHash: string },
+): Promise<{ id: string; membershipId: string }> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `insert into staff_users (email, name, password_hash) values ($1, $2, $3)
+       on conflict ((lower(email))) do nothing returning id`,
+      [driver.email, driver.name, driver.passwordHash],
+    );
+    if (!rows[0])
+      throw new PlanningRefusal(409, 'EMAIL_TAKEN', 'A company account with this e-mail already exists');
+    const { rows: memberships } = await client.query<{ id: string }>(
+      `insert into company_memberships (company_id, staff_user_id, role) values ($1, $2, 'DRIVER') returning id`,
+      [act.companyId, rows[0].id],
+    );
+    await auditAct(client, act, 'company.driver.create', ['staff_user', rows[0].id], { email: driver.email });
+    return { id: rows[0].id, membershipId: memberships[0]!.id };
+  });
+}

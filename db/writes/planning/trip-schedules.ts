@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { tripStopCalls } from '../../../domain/route-plan.js';
+import { conflictView, type Conflict, type ConflictView } from '../../../domain/trip-conflicts.js';
+import { PlanningRefusal } from '../../../domain/trip-planning.js';
+import {
+  batchCount,
+  batchOf,
+  expandTimetable,
+  type ScheduleClaim,
+  type ScheduleClaimInput,
+  type ScheduleProgressRow,
+  type ScheduleStatus,
+} from '../../../domain/trip-schedules.js';
+import type { Database, TransactionClient } from '../../orm.js';
+import { planningConflicts } from '../../queries/planning.js';
+import { resolveTripRefs, planSchedule } from '../../queries/trip-plan.js';
+import { insertTrips } from '../catalogue.js';
+import { lockPlanningResources } from './locks.js';
+
+/**
+ * The transactions of the trip-schedule workflow (trip-schedule/{scheduleId}):
+ *
+ * - the claim checks the whole plan under the bus and driver locks and records the schedule, or
+ *   refuses (conflicts without skip_conflicts, nothing to create) and records nothing;
+ * - each batch re-checks its trips' conflicts under the same locks, creates them with their stop
+ *   calls and advances the schedule's progress, all in one transaction. A batch already counted
+ *   is not done again, and (schedule, departure) is unique, so a retried batch neither
+ *   duplicates nor loses a trip.
+ */
+/** Conflicts named in a refusal: enough to act on, and how many there are. */
+const REPORTED_CONFLICTS = 50;
+
+const PROGRESS_COLUMNS = `status, batches_total as "batchesTotal", batches_done as "batchesDone",
+  trips_planned as "tripsPlanned", trips_created as "tripsCreated", trips_skipped as "tripsSkipped",
+  failure_reason as "failureReason"`;
+
+async function storedClaim(
+  client: TransactionClient,
+  scheduleId: string,
+): Promise<ScheduleClaim | undefined> {
+  const { rows } = await client.query<ScheduleProgressRow & { conflicts: ConflictView[] }>(
+    `select ${PROGRESS_COLUMNS}, conflicts from trip_schedules where id = $1`,
+    [scheduleId],
+  );
+  return rows[0] && { scheduleId, ...rows[0] };
+}
+
+function conflictRefusal(conflicts: Conflict[]): PlanningRefusal {
+  return new PlanningRefusal(
+    409,
+    'SCHEDULE_CONFLICTS',
+    'Some trips of the schedule conflict with trips already planned; send skip_conflicts: true to create the others',
+    { total: conflicts.length, conflicts: conflicts.slice(0, REPORTED_CONFLICTS).map(conflictView) },
+  );
+}
+
+/** Claims the schedule's trips (one transaction): the schedule row, or a refusal and no row. */
+export async function claimTripSchedule(db: Database, input: ScheduleClaimInput): Promise<ScheduleClaim> {
+  return db.transaction(async (client) => {
+    const existing = await storedClaim(client, input.scheduleId);
+    if (existing) return existing;
+    const { request } = input;
+    await lockPlanningResources(client, { busIds: [request.busId], driverId: request.driverId });
+    const plan = await planSchedule(client, input.companyId, request, { notBefore: input.notBefore });
+    if (plan.conflicts.length > 0 && !input.skipConflicts) throw conflictRefusal(plan.conflicts);
+    const conflicting = new Set(plan.conflicts.map((conflict) => conflict.index));
+    if (plan.departures.length === conflicting.size) {
+      throw new PlanningRefusal(
+        422,
+        'SCHEDULE_EMPTY',
+        'The schedule would create no trip; nothing was created',
+        {
+          departures: plan.departures.length,
+          conflicting: conflicting.size,
+        },
+      );
+    }
+    await client.query(
+      `insert into trip_schedules (id, company_id, route_id, pickup_stop_id, bus_id, driver_id, start_date, end_date,
+          departure_times, days_of_week, duration_minutes, price_base, price_vip, notes, skip_conflicts, plan_from,
+          batch_size, batches_total, trips_planned, created_by)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+      [
+        input.scheduleId,
+        input.companyId,
+        request.routeId,
+        request.pickupStopId,
+        request.busId,
+        request.driverId,
+        request.startDate,
+        request.endDate,
+        [...new Set(request.departureTimes)].sort(),
+        [...new Set(request.daysOfWeek)].sort(),
+        plan.durationMinutes,
+        request.priceBase,
+        request.priceVip,
+        request.notes,
+        input.skipConflicts,
+        new Date(input.notBefore),
+        input.batchSize,
+        batchCount(plan.departures.length, input.batchSize),
+        plan.departures.length,
+        input.staffUserId,
+      ],
+    );
+    const claimed = (await storedClaim(client, input.scheduleId))!;
+    return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
+  });
+}
+
+interface ScheduleRow {
+  id: string;
+  claim_order: string;
+  company_id: string;
+  route_id: string;
+  pickup_stop_id: string;
+  bus_id: string;
+  driver_id: string | null;
+  start_date: string;
+  end_date: string;
+  departure_times: string[];
+  days_of_week: number[];
+  duration_minutes: number;
+  price_base: string;
+  price_vip: string | null;
+  skip_conflicts: boolean;
+  plan_from_ms: number;
+  batch_size: number;
+  batches_done: number;
+  batches_total: number;
+  status: ScheduleStatus;
+}
+
+async function lockedSchedule(client: TransactionClient, scheduleId: string): Promise<ScheduleRow> {
+  const { rows } = await client.query<ScheduleRow>(
+    `select id, claim_order, company_id, route_id, pickup_stop_id, bus_id, driver_id,
+            to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
+            departure_times, days_of_week, duration_minutes, price_base, price_vip, skip_conflicts,
+            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done, batches_total, status
+     from trip_schedules where id = $1 for update`,
+    [scheduleId],
+  );
+  if (!rows[0]) throw new Error(`trip schedule ${scheduleId} does not exist`);
+  return rows[0];
+}
+
+async function progressOf(client: TransactionClient, scheduleId: string): Promise<ScheduleProgressRow> {
+  const { rows } = await client.query<ScheduleProgressRow>(
+    `select ${PROGRESS_COLUMNS} from trip_schedules where id = $1`,
+    [scheduleId],
+  );
+  return rows[0]!;
+}
+
+/** Ends the schedule as FAILED: a rule refused its next batch, which created nothing. */
+async function failSchedule(
+  client: TransactionClient,
+  scheduleId: string,
+  reason: string,
+  conflicts: ConflictView[] = [],
+): Promise<ScheduleProgressRow> {
+  await client.query(
+    `update trip_schedules set status = 'FAILED', failure_reason = $2, conflicts = conflicts || $3::jsonb,
+            completed_at = now()
+     where id = $1`,
+    [scheduleId, reason, JSON.stringify(conflicts)],
+  );
+  return progressOf(client, scheduleId);
+}
+
+/** The driver, bus and pickup stop resolved again, in case they changed since the claim. */
+async function batchRefs(client: TransactionClient, schedule: ScheduleRow) {
+  return resolveTripRefs(client, schedule.company_id, {
+    routeId: schedule.route_id,
+    busId: schedule.bus_id,
+    driverId: schedule.driver_id,
+    pickupStopId: schedule.pickup_stop_id,
+    durationMinutes: schedule.duration_minutes,
+  });
+}
+
+/**
+ * Batch `batchIndex` of the schedule in one transaction: re-checks its trips' conflicts (against
+ * trips and earlier claims) under the bus and driver locks, creates those without one (all of
+ * them, or the schedule fails when skip_conflicts was false), and counts the batch done.
+ */
+export async function commitScheduleBatch(
+  db: Database,
+  input: { scheduleId: string; batchIndex: number },
+): Promise<ScheduleProgressRow> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ bus_id: string; driver_id: string | null }>(
+      'select bus_id, driver_id from trip_schedules where id = $1',
+      [input.scheduleId],
+    );
+    if (!rows[0]) throw new Error(`trip schedule ${input.scheduleId} does not exist`);
+    await lockPlanningResources(client, { busIds: [rows[0].bus_id], driverId: rows[0].driver_id });
+    const schedule = await lockedSchedule(client, input.scheduleId);
+    if (schedule.status !== 'COMMITTING' || schedule.batches_done > input.batchIndex) {
+      return progressOf(client, schedule.id);
+    }
+    if (schedule.batches_done < input.batchIndex) {
+      throw new Error(`batch ${input.batchIndex} of ${schedule.id} before batch ${schedule.batches_done}`);
+    }
+    let refs;
+    try {
+      refs = await batchRefs(client, schedule);
+    } catch (error) {
+      if (error instanceof PlanningRefusal) return failSchedule(client, schedule.id, error.code);
+      throw error;
+    }
+    const batch = batchOf(timetableDepartures(schedule), input.batchIndex, schedule.batch_size);
+    const conflicts = await planningConflicts(
+      client,
+      {
+        busId: schedule.bus_id,
+        driverId: schedule.driver_id,
+        routeId: schedule.route_id,
+        excludeScheduleId: schedule.id,
+        claimedBefore: Number(schedule.claim_order),
+      },
+      batch,
+    );
+    const views = conflicts.map(conflictView);
+    if (conflicts.length > 0 && !schedule.skip_conflicts) {
+      return failSchedule(client, schedule.id, 'CONFLICT_AFTER_CLAIM', views);
+    }
+    const conflicting = new Set(conflicts.map((conflict) => conflict.index));
+    const created = await insertTrips(
+      client,
+      batch
+        .filter((_, index) => !conflicting.has(index))
+        .map((departure) => ({
+          id: randomUUID(),
+          companyId: schedule.company_id,
+          routeId: schedule.route_id,
+          busId: schedule.bus_id,
+          driverId: schedule.driver_id,
+          scheduleId: schedule.id,
+          pickupStopId: schedule.pickup_stop_id,
+          priceBase: Number(schedule.price_base),
+          priceVip: schedule.price_vip === null ? null : Number(schedule.price_vip),
+          seatsTotal: refs.seatsTotal,
+          calls: tripStopCalls(refs.route.stops, departure.departureAt, schedule.duration_minutes),
+        })),
+    );
+    await client.query(
+      `update trip_schedules
+       set batches_done = batches_done + 1, trips_created = trips_created + $2, trips_skipped = trips_skipped + $3,
+           conflicts = conflicts || $4::jsonb,
+           status = case when batches_done + 1 = batches_total then 'COMPLETED' else status end,
+           completed_at = case when batches_done + 1 = batches_total then now() end
+       where id = $1`,
+      [schedule.id, created.trips, conflicting.size, JSON.stringify(views)],
+    );
+    return progressOf(client, schedule.id);
+  });
+}
+
+function timetableDepartures(schedule: ScheduleRow) {
+  return expandTimetable({
+    startDate: schedule.start_date,
+    endDate: schedule.end_date,
+    departureTimes: schedule.departure_times,
+    daysOfWeek: schedule.days_of_week,
+    durationMinutes: schedule.duration_minutes,
+    notBefore: schedule.plan_from_ms,
+  });
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { tripStopCalls } from '../../../domain/route-plan.js';
+import { conflictView } from '../../../domain/trip-conflicts.js';
+import {
+  notFound,
+  PlanningRefusal,
+  replanRefusal,
+  type TripPlanFields,
+} from '../../../domain/trip-planning.js';
+import type { TripRefsRequest } from '../../../domain/trip-schedules.js';
+import type { Database, TransactionClient } from '../../orm.js';
+import { planningConflicts, tripHasBookingsSql } from '../../queries/planning.js';
+import { resolveTripRefs, type TripRefs } from '../../queries/trip-plan.js';
+import { insertTrips } from '../catalogue.js';
+import { auditAct, type StaffAct } from './act.js';
+import { lockPlanningResources } from './locks.js';
+
+/**
+ * POST /dashboard/api/trips: plans a new trip, or re-plans one (trip_id) within what
+ * domain/trip-planning.ts `replanRefusal` allows. One transaction: the bus(es) and the driver are
+ * locked, every rule checked, conflicts looked for, then the trip (with its stop calls from the
+ * route's stops) written.
+ */
+export interface TripSaveInput extends TripRefsRequest {
+  tripId?: string;
+  /** Epoch ms. */
+  departureAt: number;
+  priceBase: number;
+  priceVip: number | null;
+}
+
+interface StoredTrip {
+  id: string;
+  company_id: string;
+  status: string;
+  route_id: string;
+  bus_id: string;
+  driver_id: string | null;
+  pickup_stop_id: string;
+  departure_ms: number;
+  arrival_ms: number;
+  price_base: string;
+  price_vip: string | null;
+  has_bookings: boolean;
+}
+
+async function storedTrip(client: TransactionClient, companyId: string, tripId: string): Promise<StoredTrip> {
+  const { rows } = await client.query<StoredTrip>(
+    `select t.id, t.company_id, t.status, t.route_id, t.bus_id, t.driver_id, t.pickup_stop_id,
+            extract(epoch from t.departure_at)::float8 * 1000 as departure_ms,
+            extract(epoch from t.arrival_at)::float8 * 1000 as arrival_ms,
+            t.price_base, t.price_vip, ${tripHasBookingsSql('t.id')} as has_bookings
+     from trips t where t.id = $1`,
+    [tripId],
+  );
+  const trip = rows[0];
+  if (!trip || trip.company_id !== companyId) throw notFound('TRIP');
+  return trip;
+}
+
+const planOf = (trip: StoredTrip): TripPlanFields => ({
+  routeId: trip.route_id,
+  departureAt: trip.departure_ms,
+  arrivalAt: trip.arrival_ms,
+  busId: trip.bus_id,
+  pickupStopId: trip.pickup_stop_id,
+  driverId: trip.driver_id,
+  priceBase: Number(trip.price_base),
+  priceVip: trip.price_vip === null ? null : Number(trip.price_vip),
+});
+
+export async function saveTrip(
+  db: Database,
+  act: StaffAct,
+  input: TripSaveInput,
+): Promise<{ tripId: string; created: boolean }> {
+  return db.transaction(async (client) => {
+    const existing = input.tripId ? await storedTrip(client, act.companyId, input.tripId) : null;
+    await lockPlanningResources(client, {
+      busIds: [input.busId, ...(existing ? [existing.bus_id] : [])],
+      driverId: input.driverId,
+    });
+    const durationMinutes =
+      input.durationMinutes ??
+      (existing ? Math.round((existing.arrival_ms - existing.departure_ms) / 60_000) : undefined);
+    const refs = await resolveTripRefs(client, act.companyId, { ...input, durationMinutes });
+    const next: TripPlanFields = {
+      ...input,
+      arrivalAt: input.departureAt + refs.durationMinutes * 60_000,
+    };
+    if (existing) {
+      const refused = replanRefusal(
+        { ...planOf(existing), status: existing.status, hasBookings: existing.has_bookings },
+        next,
+      );
+      if (refused) throw refused;
+    } else if (input.departureAt <= Date.now()) {
+      throw new PlanningRefusal(400, 'DEPARTURE_IN_PAST', 'departure_at must be in the future');
+    }
+    const conflicts = await planningConflicts(
+      client,
+      { busId: input.busId, driverId: input.driverId, routeId: input.routeId, excludeTripId: existing?.id },
+      [next],
+    );
+    if (conflicts.length > 0) {
+      throw new PlanningRefusal(
+        409,
+        'TRIP_CONFLICT',
+        'The bus, the driver or this departure of the route is taken',
+        {
+          conflicts: conflicts.map(conflictView),
+        },
+      );
+    }
+    const tripId = await writeTrip(client, act, input, existing, refs);
+    await auditAct(client, act, existing ? 'company.trip.replan' : 'company.trip.create', ['trip', tripId], {
+      busId: input.busId,
+      driverId: input.driverId,
+      pickupStopId: input.pickupStopId,
+    });
+    return { tripId, created: !existing };
+  });
+}
+
+/** Updates the re-planned trip's bus, driver, stop and fares, or inserts the new trip with its stop calls. */
+async function writeTrip(
+  client: TransactionClient,
+  act: StaffAct,
+  input: TripSaveInput,
+  existing: StoredTrip | null,
+  refs: TripRefs,
+): Promise<string> {
+  const tripId = existing?.id ?? randomUUID();
+  if (existing) {
+    await client.query(
+      `update trips set bus_id = $2, driver_id = $3, pickup_stop_id = $4, price_base = $5, price_vip = $6, seats_total = $7
+       where id = $1`,
+      [
+        tripId,
+        input.busId,
+        input.driverId,
+        input.pickupStopId,
+        input.priceBase,
+        input.priceVip,
+        refs.seatsTotal,
+      ],
+    );
+  } else {
+    await insertTrips(client, [
+      {
+        id: tripId,
+        companyId: act.companyId,
+        routeId: input.routeId,
+        busId: input.busId,
+        driverId: input.driverId,
+        pickupStopId: input.pickupStopId,
+        priceBase: input.priceBase,
+        priceVip: input.priceVip,
+        seatsTotal: refs.seatsTotal,
+        calls: tripStopCalls(refs.route.stops, input.departureAt, refs.durationMinutes),
+      },
+    ]);
+  }
+  return tripId;
+}

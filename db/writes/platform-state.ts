@@ -1,0 +1,147 @@
+import { raw } from '@mikro-orm/postgresql';
+import { checkWindowTimes, requireChangeableWindow } from '../../domain/maintenance.js';
+import { FeatureFlag, MaintenanceWindowEntity } from '../entities/admin-console.js';
+import type { Database, TransactionClient } from '../orm.js';
+import { maintenanceWindow, type MaintenanceRow, type PlatformStateName } from '../queries/platform-state.js';
+import { recordAudit, type AuditActor } from './audit.js';
+
+/**
+ * Changes of the platform state every API process caches (feature flags, maintenance windows):
+ * each is one transaction that saves the change through the transaction's EntityManager, bumps the
+ * state's change counter (the caches poll it) and writes the audit row.
+ */
+
+/** Tells every process's cache that `name` changed; committed with the change or not at all. */
+export async function bumpVersion(sql: TransactionClient, name: PlatformStateName): Promise<void> {
+  await sql.query(`update platform_state_versions set version = version + 1 where name = $1`, [name]);
+}
+
+export interface FlagChange {
+  key: string;
+  enabled: boolean;
+  reason: string;
+  adminId: string;
+  /** The value before any operator set one. */
+  defaultEnabled: boolean;
+}
+
+/** Sets a flag (feature_flags.update, with the value before and after and the reason). */
+export async function setFeatureFlag(db: Database, change: FlagChange, audit: AuditActor): Promise<void> {
+  await db.transaction(async (sql) => {
+    const { rows } = await sql.query<{ enabled: boolean }>(
+      `select enabled from feature_flags where key = $1 for update`,
+      [change.key],
+    );
+    const before = rows[0]?.enabled ?? change.defaultEnabled;
+    await sql.em.upsert(FeatureFlag, {
+      key: change.key,
+      enabled: change.enabled,
+      updatedBy: change.adminId,
+      updatedAt: raw<Date>('now()'),
+    });
+    await bumpVersion(sql, 'feature_flags');
+    await recordAudit(sql, {
+      ...audit,
+      action: 'feature_flags.update',
+      targetKind: 'feature_flag',
+      targetId: change.key,
+      details: { reason: change.reason, before, after: change.enabled },
+    });
+  });
+}
+
+export interface NewWindow {
+  message: string;
+  startsAt: Date;
+  endsAt: Date;
+  adminId: string;
+}
+
+const windowFacts = (row: Pick<MaintenanceRow, 'message' | 'starts_at' | 'ends_at'>) => ({
+  message: row.message,
+  startsAt: row.starts_at,
+  endsAt: row.ends_at,
+});
+
+/** Schedules a window (maintenance.create); the times are checked against the database clock. */
+export async function scheduleMaintenance(
+  db: Database,
+  input: NewWindow,
+  audit: AuditActor,
+): Promise<MaintenanceRow> {
+  return db.transaction(async (sql) => {
+    checkWindowTimes(input.startsAt, input.endsAt, await databaseNow(sql));
+    const window = sql.em.create(MaintenanceWindowEntity, {
+      message: input.message,
+      startsAt: input.startsAt,
+      endsAt: input.endsAt,
+      createdBy: input.adminId,
+    });
+    await sql.em.flush();
+    await bumpVersion(sql, 'maintenance');
+    const row = (await maintenanceWindow(sql, window.id))!;
+    await recordAudit(sql, {
+      ...audit,
+      action: 'maintenance.create',
+      targetKind: 'maintenance_window',
+      targetId: row.id,
+      details: windowFacts(row),
+    });
+    return row;
+  });
+}
+
+export interface WindowChange {
+  message?: string | undefined;
+  startsAt?: Date | undefined;
+  endsAt?: Date | undefined;
+}
+
+/**
+ * Changes a window's message or times (maintenance.update, before and after), or cancels it
+ * (maintenance.cancel; an active window ends at once). null when there is no such window.
+ */
+export async function changeMaintenance(
+  db: Database,
+  id: string,
+  change: WindowChange | 'CANCEL',
+  audit: AuditActor & { reason?: string | undefined },
+): Promise<MaintenanceRow | null> {
+  return db.transaction(async (sql) => {
+    const current = await maintenanceWindow(sql, id, true);
+    if (!current) return null;
+    const cancel = change === 'CANCEL';
+    const startsAt = cancel ? undefined : change.startsAt;
+    requireChangeableWindow(current.state, startsAt !== undefined);
+    const window = await sql.em.findOneOrFail(MaintenanceWindowEntity, id);
+    if (cancel) {
+      sql.em.assign(window, { cancelledAt: raw<Date>('now()') });
+    } else {
+      const next = {
+        startsAt: startsAt ?? new Date(current.starts_at),
+        endsAt: change.endsAt ?? new Date(current.ends_at),
+      };
+      checkWindowTimes(next.startsAt, next.endsAt, await databaseNow(sql));
+      sql.em.assign(window, { ...next, message: change.message ?? current.message });
+    }
+    await sql.em.flush();
+    await bumpVersion(sql, 'maintenance');
+    const after = (await maintenanceWindow(sql, id))!;
+    const { reason, ...actor } = audit;
+    await recordAudit(sql, {
+      ...actor,
+      action: cancel ? 'maintenance.cancel' : 'maintenance.update',
+      targetKind: 'maintenance_window',
+      targetId: id,
+      details: cancel
+        ? { ...windowFacts(current), stateBefore: current.state, reason: reason ?? null }
+        : { before: windowFacts(current), after: windowFacts(after) },
+    });
+    return after;
+  });
+}
+
+async function databaseNow(sql: TransactionClient): Promise<Date> {
+  const { rows } = await sql.query<{ now: string }>(`select now() as now`);
+  return new Date(rows[0]!.now);
+}

@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { raw } from '@mikro-orm/postgresql';
+import { effectivePermissions, type AdminRole } from '../../domain/permissions.js';
+import { Refusal } from '../../domain/refusal.js';
+import { ticketStatusAfter, type TicketPriority, type TicketStatus } from '../../domain/support-tickets.js';
+import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.js';
+import type { Database, TransactionClient } from '../orm.js';
+import { OWN_BOOKING } from '../queries/customer-bookings.js';
+import { recordAudit, type AuditActor } from './audit.js';
+
+/**
+ * Support tickets: opened by a traveller about a booking or by support on someone's behalf,
+ * answered, assigned and closed by support (domain/support-tickets.ts holds the states). Each
+ * change is one transaction through the transaction's EntityManager; support's changes write
+ * their audit row (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it.
+ */
+
+export type TicketAuthor = { kind: 'TRAVELLER'; userId: string } | { kind: 'ADMIN'; adminId: string };
+
+export interface NewTicket {
+  subject: string;
+  message: string;
+  priority: TicketPriority;
+  bookingId?: string | undefined;
+  companyId?: string | undefined;
+  travellerId?: string | undefined;
+}
+
+interface TicketSubject {
+  bookingId: string | null;
+  companyId: string | null;
+  travellerUserId: string | null;
+}
+
+interface BookingFacts {
+  company_id: string;
+  owner_user_id: string | null;
+}
+
+const notFound = (code: string, message: string) => new Refusal(404, code, message);
+
+/**
+ * What the ticket is about. A traveller's ticket is about one of their own bookings (another's or
+ * none is 404 BOOKING_NOT_FOUND) and its company. Support may name a booking (its company and
+ * traveller follow; a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH), a
+ * company, a traveller, or nothing.
+ */
+async function subjectOf(
+  sql: TransactionClient,
+  author: TicketAuthor,
+  input: NewTicket,
+): Promise<TicketSubject> {
+  if (input.bookingId) {
+    const select = `select b.company_id, b.owner_user_id from bookings b where b.id = $2`;
+    const { rows } = await (author.kind === 'TRAVELLER'
+      ? sql.query<BookingFacts>(`${select} and ${OWN_BOOKING}`, [author.userId, input.bookingId])
+      : sql.query<BookingFacts>(select.replace('$2', '$1'), [input.bookingId]));
+    const booking = rows[0];
+    if (!booking) throw notFound('BOOKING_NOT_FOUND', 'No such booking');
+    const travellerUserId = author.kind === 'TRAVELLER' ? author.userId : booking.owner_user_id;
+    if (
+      (input.companyId && input.companyId !== booking.company_id) ||
+      (input.travellerId && input.travellerId !== travellerUserId)
+    ) {
+      throw new Refusal(
+        400,
+        'TICKET_SUBJECT_MISMATCH',
+        'The booking belongs to another company or traveller',
+      );
+    }
+    return { bookingId: input.bookingId, companyId: booking.company_id, travellerUserId };
+  }
+  if (author.kind === 'TRAVELLER') throw notFound('BOOKING_NOT_FOUND', 'No such booking');
+  await requireRow(sql, 'companies', input.companyId, 'COMPANY_NOT_FOUND');
+  await requireRow(sql, 'users', input.travellerId, 'TRAVELLER_NOT_FOUND');
+  return { bookingId: null, companyId: input.companyId ?? null, travellerUserId: input.travellerId ?? null };
+}
+
+async function requireRow(
+  sql: TransactionClient,
+  table: 'companies' | 'users',
+  id: string | undefined,
+  code: string,
+) {
+  if (!id) return;
+  const { rows } = await sql.query(`select 1 from ${table} where id = $1`, [id]);
+  if (!rows.length) throw notFound(code, `No ${table === 'users' ? 'traveller' : 'company'} has this id`);
+}
+
+const authorId = (author: TicketAuthor) => (author.kind === 'TRAVELLER' ? author.userId : author.adminId);
+
+/** Opens a ticket with its first message; returns its id. `audit` for support's tickets. */
+export async function openTicket(
+  db: Database,
+  author: TicketAuthor,
+  input: NewTicket,
+  audit: AuditActor | null,
+): Promise<string> {
+  return db.transaction(async (sql) => {
+    const subject = await subjectOf(sql, author, input);
+    const ticket = sql.em.create(SupportTicket, {
+      id: randomUUID(),
+      subject: input.subject,
+      priority: input.priority,
+      openedByKind: author.kind,
+      openedBy: authorId(author),
+      ...subject,
+    });
+    // The message's ticket_id is a plain column to the ORM: the ticket is inserted first.
+    await sql.em.flush();
+    sql.em.create(SupportTicketMessage, {
+      ticketId: ticket.id,
+      authorKind: author.kind,
+      authorId: authorId(author),
+      body: input.message,
+    });
+    await sql.em.flush();
+    if (audit) {
+      await recordAudit(sql, {
+        ...audit,
+        action: 'tickets.create',
+        targetKind: 'support_ticket',
+        targetId: ticket.id,
+        details: { subject: input.subject, priority: input.priority, ...subject },
+      });
+    }
+    return ticket.id;
+  });
+}
+
+interface LockedTicket {
+  id: string;
+  status: TicketStatus;
+  assignee_admin_id: string | null;
+}
+
+/** The ticket locked for a change; a traveller only finds their own. 404 TICKET_NOT_FOUND otherwise. */
+async function lockTicket(sql: TransactionClient, ticketId: string, travellerUserId?: string) {
+  const { rows } = await sql.query<LockedTicket>(
+    `select id, status, assignee_admin_id from support_tickets
+     where id = $1 and ($2::uuid is null or traveller_user_id = $2) for update`,
+    [ticketId, travellerUserId ?? null],
+  );
+  if (!rows[0]) throw notFound('TICKET_NOT_FOUND', 'No such ticket');
+  return rows[0];
+}
+
+/**
+ * A message on a ticket: support's reply (ANSWERED, tickets.reply) or the traveller's own
+ * message (OPEN again). A closed ticket takes none (409 TICKET_CLOSED).
+ */
+export async function addTicketMessage(
+  db: Database,
+  ticketId: string,
+  author: TicketAuthor,
+  body: string,
+  audit: AuditActor | null,
+): Promise<void> {
+  await db.transaction(async (sql) => {
+    const locked = await lockTicket(sql, ticketId, author.kind === 'TRAVELLER' ? author.userId : undefined);
+    const next = ticketStatusAfter(
+      locked.status,
+      author.kind === 'ADMIN' ? 'ADMIN_REPLY' : 'TRAVELLER_MESSAGE',
+    );
+    const message = sql.em.create(SupportTicketMessage, {
+      ticketId,
+      authorKind: author.kind,
+      authorId: authorId(author),
+      body,
+    });
+    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
+    sql.em.assign(ticket, { status: next, updatedAt: raw<Date>('now()') });
+    await sql.em.flush();
+    if (audit) {
+      await recordAudit(sql, {
+        ...audit,
+        action: 'tickets.reply',
+        targetKind: 'support_ticket',
+        targetId: ticketId,
+        details: { messageId: message.id, statusBefore: locked.status, statusAfter: next },
+      });
+    }
+  });
+}
+
+/**
+ * Assigns a ticket to an active administrator who holds tickets.manage, or to nobody (null);
+ * else 400 TICKET_ASSIGNEE_INVALID (tickets.assign, before and after).
+ */
+export async function assignTicket(
+  db: Database,
+  ticketId: string,
+  assigneeId: string | null,
+  audit: AuditActor,
+): Promise<void> {
+  await db.transaction(async (sql) => {
+    const locked = await lockTicket(sql, ticketId);
+    const next = ticketStatusAfter(locked.status, 'ASSIGN');
+    if (assigneeId) await requireTicketManager(sql, assigneeId);
+    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
+    sql.em.assign(ticket, { assigneeAdminId: assigneeId, status: next, updatedAt: raw<Date>('now()') });
+    await sql.em.flush();
+    await recordAudit(sql, {
+      ...audit,
+      action: 'tickets.assign',
+      targetKind: 'support_ticket',
+      targetId: ticketId,
+      details: { before: locked.assignee_admin_id, after: assigneeId },
+    });
+  });
+}
+
+async function requireTicketManager(sql: TransactionClient, adminId: string): Promise<void> {
+  const { rows } = await sql.query<{ role: AdminRole; permissions: string[] }>(
+    `select role, permissions from admins where id = $1 and status = 'ACTIVE'`,
+    [adminId],
+  );
+  const admin = rows[0];
+  if (!admin || !effectivePermissions(admin.role, admin.permissions).includes('tickets.manage')) {
+    throw new Refusal(
+      400,
+      'TICKET_ASSIGNEE_INVALID',
+      'A ticket goes to an active administrator who holds tickets.manage',
+    );
+  }
+}
+
+/** Closes a ticket with its resolution (tickets.close); a closed one is 409 TICKET_CLOSED. */
+export async function closeTicket(
+  db: Database,
+  ticketId: string,
+  resolution: string,
+  audit: AuditActor,
+): Promise<void> {
+  await db.transaction(async (sql) => {
+    const locked = await lockTicket(sql, ticketId);
+    const next = ticketStatusAfter(locked.status, 'CLOSE');
+    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
+    sql.em.assign(ticket, {
+      status: next,
+      resolution,
+      closedAt: raw<Date>('now()'),
+      updatedAt: raw<Date>('now()'),
+    });
+    await sql.em.flush();
+    await recordAudit(sql, {
+      ...audit,
+      action: 'tickets.close',
+      targetKind: 'support_ticket',
+      targetId: ticketId,
+      details: { resolution, statusBefore: locked.status },
+    });
+  });
+}

@@ -1,0 +1,190 @@
+import { revokeCredentials } from '../boarding-credentials.js';
+import { closeHoldBatch } from '../journeys/scope.js';
+import { recordBookingEvents } from '../outbox.js';
+import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
+
+/**
+ * CANCEL of a trip, inside the transition transaction (the trip locked). Every journey with a leg
+ * on the trip ends as a whole (SPEC: cancellation goes through the operations room, never one
+ * booking row): its legs on trips that have not departed lose their bookings, tickets and seats
+ * (a leg already travelled keeps its record), its signed credentials go on the revocation list,
+ * pending confirmation requests and holds end, and the journey is CANCELLED with failure_reason
+ * TRIP_CANCELLED. An order still being confirmed ends with all its journeys (it is confirmed all or
+ * nothing); a confirmed order ends once none of its journeys is left. Legacy bookings of the trip
+ * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
+ * REFUND_DUE with refund_due_reason for finance. Each cancelled booking gets a booking.cancelled
+ * event in the outbox.
+ */
+export const TRIP_CANCELLED = 'TRIP_CANCELLED';
+
+/** Trips whose legs are cancelled with the journey: those that have not left yet. */
+const NOT_DEPARTED = `('SCHEDULED', 'BOARDING', 'DELAYED')`;
+
+export async function cancelTripBookings(
+  client: Queryable,
+  trip: LockedTrip,
+  reason: string,
+  staffUserId: string,
+): Promise<DispatchEffects> {
+  const journeys = await lockAffectedJourneys(client, trip.id);
+  const journeyIds = journeys.map((journey) => journey.id);
+  const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds);
+  const revokedCredentials = await cancelTickets(client, journeyIds);
+  const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
+  await endRequestsAndHolds(client, journeys);
+  const payments = await settlePayments(client, bookingIds, reason, staffUserId);
+  await client.query(
+    `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
+    [bookingIds],
+  );
+  await client.query(
+    `update journeys set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
+       updated_at = now() where id = any($1::uuid[])`,
+    [journeyIds, TRIP_CANCELLED],
+  );
+  await endOrders(client, journeys);
+  const events = await recordBookingEvents(client, 'booking.cancelled', { bookingIds });
+  return {
+    cancelledJourneys: journeyIds.length,
+    cancelledBookings: bookingIds.length,
+    releasedSeats,
+    revokedCredentials,
+    ...payments,
+    events,
+  };
+}
+
+interface AffectedJourney {
+  id: string;
+  order_id: string | null;
+  status: string;
+}
+
+/** The live journeys with a leg on the trip, and every journey of an order of theirs not yet confirmed; locked in id order. */
+async function lockAffectedJourneys(client: Queryable, tripId: string): Promise<AffectedJourney[]> {
+  const { rows } = await client.query<AffectedJourney>(
+    `with direct as (select distinct journey_id from journey_legs where trip_id = $1),
+          open_orders as (select distinct j.order_id from journeys j join direct d on d.journey_id = j.id
+                          where j.order_id is not null and j.status in ('HELD', 'REQUESTED'))
+     select j.id, j.order_id, j.status from journeys j
+     where (j.id in (select journey_id from direct) or j.order_id in (select order_id from open_orders))
+       and j.status in ('HELD', 'REQUESTED', 'CONFIRMED')
+     order by j.id for update`,
+    [tripId],
+  );
+  return rows;
+}
+
+/** Their live bookings on trips that have not departed, and the legacy bookings of this trip; locked in id order. */
+async function lockAffectedBookings(
+  client: Queryable,
+  tripId: string,
+  journeyIds: string[],
+): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>(
+    `select b.id from bookings b join trips t on t.id = b.trip_id
+     where ((b.journey_id = any($2::uuid[]) and t.status in ${NOT_DEPARTED})
+            or (b.trip_id = $1 and b.journey_id is null))
+       and b.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
+     order by b.id for update of b`,
+    [tripId, journeyIds],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Tickets of the journeys' legs that have not departed are CANCELLED (a check-in undone) and revoked. */
+async function cancelTickets(client: Queryable, journeyIds: string[]): Promise<number> {
+  const { rows } = await client.query<{ id: string }>(
+    `update journey_tickets k set status = 'CANCELLED', boarding_authorized = false,
+       attendance = case when k.attendance = 'CHECKED_IN' then 'PENDING' else k.attendance end
+     from trips t
+     where t.id = k.trip_id and t.status in ${NOT_DEPARTED}
+       and k.journey_id = any($1::uuid[]) and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+     returning k.id`,
+    [journeyIds],
+  );
+  return revokeCredentials(
+    client,
+    rows.map((row) => row.id),
+    TRIP_CANCELLED,
+  );
+}
+
+/** Seats of those legs, of the legacy bookings and of seat locks on the trip are RELEASED. */
+async function releaseSeats(
+  client: Queryable,
+  tripId: string,
+  journeyIds: string[],
+  bookingIds: string[],
+): Promise<number> {
+  const { rows: locks } = await client.query<{ id: string }>(
+    `select distinct b.id from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
+     where a.trip_id = $1 and a.owner_kind = 'SEAT_LOCK' and a.status = 'HELD' and b.status = 'ACTIVE'
+     order by b.id`,
+    [tripId],
+  );
+  for (const lock of locks) await closeHoldBatch(client, lock.id, 'RELEASED');
+  const released = await client.query(
+    `update seat_allocations a set status = 'RELEASED', released_at = now()
+     from trips t
+     where t.id = a.trip_id and t.status in ${NOT_DEPARTED} and a.status in ('HELD', 'CONFIRMED')
+       and ((a.owner_kind = 'JOURNEY' and a.owner_id = any($1::uuid[]))
+            or (a.owner_kind = 'BOOKING' and a.owner_id = any($2::uuid[])))`,
+    [journeyIds, bookingIds],
+  );
+  return released.rowCount ?? 0;
+}
+
+/** Pending company decisions end CANCELLED; an unconfirmed hold's batch is RELEASED. */
+async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[]): Promise<void> {
+  const journeyIds = journeys.map((journey) => journey.id);
+  const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
+  await client.query(
+    `update confirmation_requests set status = 'CANCELLED', reason = coalesce(reason, $3)
+     where status = 'PENDING' and ((scope_kind = 'JOURNEY' and scope_id = any($1::uuid[]))
+                                   or (scope_kind = 'ORDER' and scope_id = any($2::uuid[])))`,
+    [journeyIds, orderIds, TRIP_CANCELLED],
+  );
+  const { rows } = await client.query<{ id: string }>(
+    `select id from hold_batches where status = 'ACTIVE'
+       and ((scope_kind = 'JOURNEY' and scope_id = any($1::uuid[])) or (scope_kind = 'ORDER' and scope_id = any($2::uuid[])))
+     order by id`,
+    [journeyIds, orderIds],
+  );
+  for (const batch of rows) await closeHoldBatch(client, batch.id, 'RELEASED');
+}
+
+/**
+ * Pending cash is no longer owed (cancelled by the staff user who cancelled the trip); collected
+ * cash is owed back. These are the ledger's `trip_cancelled` moves (domain/payment-ledger.ts).
+ */
+async function settlePayments(
+  client: Queryable,
+  bookingIds: string[],
+  reason: string,
+  staffUserId: string,
+): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
+  const cancelled = await client.query(
+    `update payment_operations set status = 'CANCELLED', cancelled_by = $2, cancelled_at = now(), updated_at = now()
+     where booking_id = any($1::uuid[]) and status = 'PENDING'`,
+    [bookingIds, staffUserId],
+  );
+  const refundDue = await client.query(
+    `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()
+     where booking_id = any($1::uuid[]) and status = 'COMPLETED'`,
+    [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
+  );
+  return { cancelledPayments: cancelled.rowCount ?? 0, refundDuePayments: refundDue.rowCount ?? 0 };
+}
+
+/** An order ends when none of its journeys is left. */
+async function endOrders(client: Queryable, journeys: AffectedJourney[]): Promise<void> {
+  const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
+  if (orderIds.length === 0) return;
+  await client.query(
+    `update journey_orders o set status = 'CANCELLED', failure_reason = $2, closed_at = now(), updated_at = now()
+     where o.id = any($1::uuid[]) and o.status in ('HELD', 'REQUESTED', 'CONFIRMED')
+       and not exists (select 1 from journeys j where j.order_id = o.id and j.status in ('HELD', 'REQUESTED', 'CONFIRMED'))`,
+    [orderIds, TRIP_CANCELLED],
+  );
+}

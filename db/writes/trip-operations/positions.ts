@@ -1,0 +1,71 @@
+import {
+  DispatchRefusal,
+  TRACKED_STATUSES,
+  tripNotFound,
+  type TripStatus,
+} from '../../../domain/trip-dispatch.js';
+import type { Database } from '../../orm.js';
+import { refuseUnassigned } from './trip.js';
+
+/**
+ * POST /driver/api/trips/{id}/positions: a batch of positions the driver app reports (queued
+ * offline, sent when the network is back). One position per trip and instant: a batch sent again
+ * adds nothing. Reports are taken while the trip is not over (TRACKED_STATUSES).
+ */
+export interface PositionReport {
+  latitude: number;
+  longitude: number;
+  speedKmh: number | null;
+  heading: number | null;
+  accuracyM: number | null;
+  recordedAt: Date;
+}
+
+export async function recordPositions(
+  db: Database,
+  input: {
+    companyId: string;
+    tripId: string;
+    actor: { staffUserId: string; role: string };
+    positions: PositionReport[];
+  },
+): Promise<{ accepted: number; duplicates: number }> {
+  const [trip] = await db.query<{ company_id: string; driver_id: string | null; status: TripStatus }>(
+    'select company_id, driver_id, status from trips where id = $1',
+    [input.tripId],
+  );
+  if (trip?.company_id !== input.companyId) throw tripNotFound();
+  refuseUnassigned(input.actor, trip.driver_id);
+  if (!TRACKED_STATUSES.includes(trip.status)) {
+    throw new DispatchRefusal(
+      409,
+      'TRIP_NOT_TRACKED',
+      `The trip is ${trip.status}; positions are no longer taken`,
+      {
+        status: trip.status,
+      },
+    );
+  }
+  const positions = input.positions;
+  const rows = await db.query<{ id: string }>(
+    `insert into trip_positions (trip_id, company_id, staff_user_id, recorded_at, latitude, longitude, speed_kmh, heading,
+                                 accuracy_m)
+     select $1, $2, $3, p.recorded_at, p.latitude, p.longitude, p.speed_kmh, p.heading, p.accuracy_m
+     from unnest($4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[])
+       as p(recorded_at, latitude, longitude, speed_kmh, heading, accuracy_m)
+     on conflict (trip_id, recorded_at) do nothing
+     returning id`,
+    [
+      input.tripId,
+      input.companyId,
+      input.actor.staffUserId,
+      positions.map((position) => position.recordedAt),
+      positions.map((position) => position.latitude),
+      positions.map((position) => position.longitude),
+      positions.map((position) => position.speedKmh),
+      positions.map((position) => position.heading),
+      positions.map((position) => position.accuracyM),
+    ],
+  );
+  return { accepted: rows.length, duplicates: positions.length - rows.length };
+}

@@ -1,0 +1,261 @@
+import { createHash, type KeyObject } from 'node:crypto';
+import { canonicalJson, publicKeyFromPem, verifyCredential } from '../../../domain/boarding-credential.js';
+import {
+  scanRefusal,
+  scanRefusalOfDispatch,
+  type ScanOutcome,
+  type ScanRefusal,
+} from '../../../domain/boarding-scan.js';
+import type { TicketStatus } from '../../../domain/documents.js';
+import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
+import { findSigningKey } from '../../queries/boarding-credentials.js';
+import type { Database } from '../../orm.js';
+import { applyDispatch, withDeadlockRetry } from './transition.js';
+import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
+
+/**
+ * POST /driver/api/trips/{id}/scan: verify a scanned boarding credential and check its traveller
+ * in, in one call, safe to replay. The app gives every scan its own client scan id; the answer is
+ * stored under (company, client scan id) in the same transaction as the check-in, so the same scan
+ * sent again (an offline queue replayed, a retry after a lost answer) gets the stored answer with
+ * replayed: true and checks nobody in twice. The same ticket scanned by two devices is one check-in:
+ * the ticket row lock makes the second wait, and it answers ALREADY_CHECKED_IN with who and when.
+ */
+export interface ScanInput {
+  companyId: string;
+  tripId: string;
+  actor: { staffUserId: string; role: string; name: string };
+  clientScanId: string;
+  deviceId: string | null;
+  /** When the app scanned (a replayed offline scan is checked in at that time); now when absent. */
+  scannedAt: Date | null;
+  payload: Record<string, unknown>;
+  signature: string;
+}
+
+export interface ScanAnswer {
+  clientScanId: string;
+  outcome: ScanOutcome;
+  reason?: ScanRefusal;
+  replayed: boolean;
+  ticket?: {
+    ticketId: string;
+    travellerName: string;
+    seatNumber: string;
+    legSequence: number;
+    status: string;
+  };
+  checkedIn?: TravellerState['checkedIn'];
+  booking?: { bookingCode: string; paymentStatus: string; totalPrice: number; currency: string } | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Published keys by key id, parsed once: a key's public half never changes once published. */
+const publishedKeys = new Map<string, KeyObject>();
+
+async function publishedKey(db: Database, keyId: unknown): Promise<KeyObject | undefined> {
+  if (typeof keyId !== 'string') return undefined;
+  let key = publishedKeys.get(keyId);
+  if (!key) {
+    const row = await findSigningKey(db, keyId);
+    if (!row) return undefined;
+    publishedKeys.set(keyId, (key = publicKeyFromPem(row.public_key)));
+  }
+  return key;
+}
+
+export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAnswer> {
+  const key = await publishedKey(db, input.payload.keyId);
+  const signatureValid = key !== undefined && verifyCredential(input.payload, input.signature, key);
+  const requestHash = createHash('sha256')
+    .update(canonicalJson({ tripId: input.tripId, payload: input.payload, signature: input.signature }))
+    .digest('hex');
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
+      const trip = await lockTrip(
+        client,
+        { ...input, actor: { ...input.actor, channel: 'DRIVER_APP' } },
+        'share',
+      );
+      if (!(await claimScan(client, input, requestHash))) return storedAnswer(client, input, requestHash);
+      const answer = await verdict(client, input, trip, { keyKnown: key !== undefined, signatureValid });
+      await client.query(
+        `update boarding_scans set ticket_id = $3, outcome = $4, reason = $5, response = $6
+         where company_id = $1 and client_scan_id = $2`,
+        [
+          input.companyId,
+          input.clientScanId,
+          answer.ticket?.ticketId ?? null,
+          answer.outcome,
+          answer.reason ?? null,
+          JSON.stringify(answer),
+        ],
+      );
+      return answer;
+    }),
+  );
+}
+
+/**
+ * Claims the client scan id for this transaction: the row is written now and given its answer
+ * before commit. False when the id was taken: a concurrent insert of the same id waits here until
+ * the first transaction commits, then finds its row.
+ */
+async function claimScan(client: Queryable, input: ScanInput, requestHash: string): Promise<boolean> {
+  const { rows } = await client.query(
+    `insert into boarding_scans (company_id, client_scan_id, trip_id, staff_user_id, device_id, request_hash, outcome,
+                                 response, scanned_at)
+     values ($1, $2, $3, $4, $5, $6, 'REFUSED', '{}', $7)
+     on conflict (company_id, client_scan_id) do nothing
+     returning id`,
+    [
+      input.companyId,
+      input.clientScanId,
+      input.tripId,
+      input.actor.staffUserId,
+      input.deviceId,
+      requestHash,
+      input.scannedAt,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The answer already given to this scan id (the same scan again); another scan under the id is 409. */
+async function storedAnswer(client: Queryable, input: ScanInput, requestHash: string): Promise<ScanAnswer> {
+  const { rows } = await client.query<{ request_hash: string; response: ScanAnswer }>(
+    'select request_hash, response from boarding_scans where company_id = $1 and client_scan_id = $2',
+    [input.companyId, input.clientScanId],
+  );
+  const row = rows[0]!;
+  if (row.request_hash !== requestHash) {
+    throw new DispatchRefusal(409, 'SCAN_ID_REUSED', 'This client scan id was used for another scan');
+  }
+  return { ...row.response, replayed: true };
+}
+
+interface TicketRow {
+  id: string;
+  status: TicketStatus;
+  boarding_authorized: boolean;
+  signature: string | null;
+  revoked: boolean;
+  traveller_name: string;
+  seat_number: string;
+  leg_sequence: number;
+  booking_code: string | null;
+  payment_status: string | null;
+  total_price: string | null;
+  currency: string | null;
+}
+
+async function verdict(
+  client: Queryable,
+  input: ScanInput,
+  trip: LockedTrip,
+  credential: { keyKnown: boolean; signatureValid: boolean },
+): Promise<ScanAnswer> {
+  const ticketId = input.payload.ticketId;
+  const ticket =
+    credential.signatureValid && typeof ticketId === 'string' && UUID.test(ticketId)
+      ? await ticketOf(client, ticketId, input.companyId)
+      : undefined;
+  const base: ScanAnswer = { clientScanId: input.clientScanId, outcome: 'REFUSED', replayed: false };
+  if (ticket) {
+    base.ticket = {
+      ticketId: ticket.id,
+      travellerName: ticket.traveller_name,
+      seatNumber: ticket.seat_number,
+      legSequence: ticket.leg_sequence,
+      status: ticket.status,
+    };
+    base.booking = ticket.booking_code
+      ? {
+          bookingCode: ticket.booking_code,
+          paymentStatus: ticket.payment_status!,
+          totalPrice: Number(ticket.total_price),
+          currency: ticket.currency!,
+        }
+      : null;
+  }
+  const refused = scanRefusal({
+    ...credential,
+    payloadTripId: input.payload.tripId,
+    scanningTripId: input.tripId,
+    ticket: ticket && {
+      status: ticket.status,
+      boardingAuthorized: ticket.boarding_authorized,
+      revoked: ticket.revoked,
+      signature: ticket.signature,
+    },
+    presentedSignature: input.signature,
+  });
+  if (refused || !ticket) return { ...base, reason: refused ?? 'TICKET_NOT_FOUND' };
+  return checkIn(client, input, trip, base, ticket.id);
+}
+
+/** The dispatch CHECK_IN of the ticket; a refusal it answers (before writing anything) becomes the scan's outcome. */
+async function checkIn(
+  client: Queryable,
+  input: ScanInput,
+  trip: LockedTrip,
+  base: ScanAnswer,
+  ticketId: string,
+): Promise<ScanAnswer> {
+  try {
+    const result = await applyDispatch(
+      client,
+      {
+        companyId: input.companyId,
+        tripId: input.tripId,
+        actor: { staffUserId: input.actor.staffUserId, role: input.actor.role, channel: 'DRIVER_APP' },
+        action: 'CHECK_IN',
+        item: { type: 'JOURNEY_TICKET', id: ticketId },
+        scan: { deviceId: input.deviceId, at: input.scannedAt },
+      },
+      trip,
+    );
+    const traveller = result.traveller!;
+    return {
+      ...base,
+      outcome: 'CHECKED_IN',
+      ticket: { ...base.ticket!, status: traveller.ticketStatus ?? 'USED' },
+      checkedIn: {
+        at: traveller.at,
+        byStaffUserId: input.actor.staffUserId,
+        byName: input.actor.name,
+        source: 'DRIVER_APP',
+        deviceId: input.deviceId,
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof DispatchRefusal) || error.status !== 409) throw error;
+    if (error.code === 'ALREADY_CHECKED_IN') {
+      return {
+        ...base,
+        outcome: 'ALREADY_CHECKED_IN',
+        checkedIn: error.details?.checkedIn as ScanAnswer['checkedIn'],
+      };
+    }
+    return { ...base, reason: scanRefusalOfDispatch(error.code) };
+  }
+}
+
+async function ticketOf(
+  client: Queryable,
+  ticketId: string,
+  companyId: string,
+): Promise<TicketRow | undefined> {
+  const { rows } = await client.query<TicketRow>(
+    `select k.id, k.status, k.boarding_authorized, k.signature, r.ticket_id is not null as revoked, k.traveller_name,
+            k.seat_number, k.leg_sequence, b.booking_code, b.payment_status, b.total_price, b.currency
+     from journey_tickets k
+     left join credential_revocations r on r.ticket_id = k.id
+     left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
+     where k.id = $1 and k.company_id = $2`,
+    [ticketId, companyId],
+  );
+  return rows[0];
+}

@@ -1,0 +1,65 @@
+import { isTravellerAction, type TripAction } from '../../../domain/trip-dispatch.js';
+import type { Database } from '../../orm.js';
+import { pgCode } from '../../pg-errors.js';
+import { awardTripPoints } from '../loyalty/index.js';
+import { applyTravellerAction } from './attendance.js';
+import { applyTripAction } from './trip-actions.js';
+import {
+  lockTrip,
+  type DispatchCommand,
+  type DispatchResult,
+  type LockedTrip,
+  type Queryable,
+} from './trip.js';
+
+/**
+ * The trip operations room's ONE transition (SPEC "Trip dispatch actions"): every dispatch action,
+ * whichever door it comes through (POST /dashboard/api/trips/{id}/dispatch, the legacy PATCH
+ * /trips/{id}, POST /trips/bulk, the driver app's scan), is `applyDispatch`. One company-scoped
+ * transaction locks the trip (only the session company's trips are found), then the traveller,
+ * checks the sequence (domain/trip-dispatch.ts) and the readiness, syncs the seat assignment and
+ * the booking rows, records outbox events, and writes the operations log. A refusal is thrown
+ * before anything is written.
+ */
+
+/** Two transactions that lock a trip and a journey in opposite orders: PostgreSQL aborts one, which is run again. */
+const PG_DEADLOCK = '40P01';
+const ATTEMPTS = 3;
+
+export async function withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (pgCode(error) !== PG_DEADLOCK || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The transition inside the caller's transaction (the driver app's scan runs it beside its scan record). */
+export async function applyDispatch(
+  client: Queryable,
+  command: DispatchCommand,
+  /** The trip, when the caller's transaction already holds it FOR SHARE (a traveller action only). */
+  shared?: LockedTrip,
+): Promise<DispatchResult> {
+  const action = command.action;
+  if (isTravellerAction(action)) {
+    if (!command.item) throw new Error(`${action} needs a manifest item`);
+    const trip = shared ?? (await lockTrip(client, command, 'share'));
+    return applyTravellerAction(client, trip, { ...command, action, item: command.item });
+  }
+  const trip = await lockTrip(client, command, 'update');
+  return applyTripAction(client, trip, { ...command, action: action satisfies TripAction });
+}
+
+/**
+ * The transition in a transaction of its own. After a COMPLETE commits, the trip's bookings earn
+ * their loyalty points and referral rewards (awardTripPoints credits each booking once, so a
+ * replayed COMPLETE finishes an earning a crash interrupted and credits nothing twice).
+ */
+export async function dispatchTrip(db: Database, command: DispatchCommand): Promise<DispatchResult> {
+  const result = await withDeadlockRetry(() => db.transaction((client) => applyDispatch(client, command)));
+  if (command.action === 'COMPLETE') result.loyalty = await awardTripPoints(db, command.tripId);
+  return result;
+}

@@ -1,0 +1,119 @@
+import {
+  readinessBlockers,
+  refuseUnready,
+  tripStep,
+  type TripAction,
+  type TripStatus,
+} from '../../../domain/trip-dispatch.js';
+import { readinessFacts } from '../../queries/trip-dispatch.js';
+import { recordTripEvent } from '../outbox.js';
+import { cancelTripBookings } from './cancel-trip.js';
+import {
+  iso,
+  recordOperation,
+  tripState,
+  type DispatchCommand,
+  type DispatchEffects,
+  type DispatchResult,
+  type LockedTrip,
+  type Queryable,
+} from './trip.js';
+
+/**
+ * The trip actions (START_BOARDING, MARK_DELAYED, DEPART, ARRIVE, COMPLETE, CANCEL) inside the
+ * transition transaction, the trip already locked: the state machine and the readiness decide,
+ * then the trip row, its bookings and travellers change together and the log records it.
+ */
+
+interface TripRowAfter {
+  status: TripStatus;
+  delay_minutes: number;
+  actual_departure_at: string | null;
+  actual_arrival_at: string | null;
+}
+
+export async function applyTripAction(
+  client: Queryable,
+  trip: LockedTrip,
+  command: DispatchCommand & { action: TripAction },
+): Promise<DispatchResult> {
+  const blockers = readinessBlockers(await readinessFacts(client, trip.id));
+  const step = tripStep(trip.status, command.action, blockers);
+  const result: DispatchResult = {
+    tripId: trip.id,
+    action: command.action,
+    replayed: step.kind === 'REPLAY',
+    previousStatus: trip.status,
+    trip: tripState(trip),
+  };
+  if (step.kind === 'REPLAY') return result;
+  refuseUnready(trip.status, command.action, blockers);
+
+  const effects = await actionEffects(client, trip, command);
+  const { rows } = await client.query<TripRowAfter>(
+    `update trips set status = $2,
+       delay_minutes = coalesce($3, delay_minutes),
+       actual_departure_at = case when $2 = 'DEPARTED' then now() else actual_departure_at end,
+       actual_arrival_at = case when $2 = 'ARRIVED' or ($2 = 'COMPLETED' and actual_arrival_at is null) then now()
+                                else actual_arrival_at end
+     where id = $1
+     returning status, delay_minutes, actual_departure_at, actual_arrival_at`,
+    [trip.id, step.to, command.action === 'MARK_DELAYED' ? command.delayMinutes : null],
+  );
+  const after = rows[0]!;
+  result.trip = {
+    status: after.status,
+    delayMinutes: after.delay_minutes,
+    actualDepartureAt: iso(after.actual_departure_at),
+    actualArrivalAt: iso(after.actual_arrival_at),
+  };
+  if (Object.keys(effects).length > 0) result.effects = effects;
+  await recordOperation(client, {
+    command,
+    before: { ...tripState(trip) },
+    after: { ...result.trip },
+    details: { ...effects },
+  });
+  // trip.started / trip.completed for the bookings still on the trip, in this transaction.
+  if (command.action === 'DEPART' || command.action === 'COMPLETE')
+    effects.events = await recordTripEvent(client, trip.id, command.action);
+  return result;
+}
+
+/** What the action does besides the trip row. */
+async function actionEffects(
+  client: Queryable,
+  trip: LockedTrip,
+  command: DispatchCommand,
+): Promise<DispatchEffects> {
+  if (command.action === 'CANCEL')
+    return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
+  if (command.action === 'COMPLETE') return closeAttendance(client, trip, command);
+  return {};
+}
+
+/**
+ * COMPLETE closes the attendance: travellers never checked in become NO_SHOW (recorded as by the
+ * completing user); bookings with a checked-in traveller become COMPLETED (they earn points), the
+ * others NO_SHOW. Legacy bookings follow their own status the same way.
+ */
+async function closeAttendance(
+  client: Queryable,
+  trip: LockedTrip,
+  command: DispatchCommand,
+): Promise<DispatchEffects> {
+  const noShows = await client.query(
+    `update journey_tickets set attendance = 'NO_SHOW', attendance_at = now(), attendance_by = $2, attendance_source = $3
+     where trip_id = $1 and attendance = 'PENDING' and status = 'VALID'`,
+    [trip.id, command.actor.staffUserId, command.actor.channel],
+  );
+  const { rows } = await client.query<{ completed: number }>(
+    `with changed as (
+       update bookings set status = case when status = 'CHECKED_IN' then 'COMPLETED' else 'NO_SHOW' end, updated_at = now()
+       where trip_id = $1 and status in ('CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
+       returning status)
+     select count(*) filter (where status = 'COMPLETED')::int as completed from changed`,
+    [trip.id],
+  );
+  return { completedBookings: rows[0]!.completed, noShows: noShows.rowCount ?? 0 };
+}

@@ -1,0 +1,167 @@
+import type { AttemptOutcome, DeliveryStatus, DeliveryTrigger } from '../../domain/webhooks.js';
+import type { Database } from '../orm.js';
+
+/**
+ * The delivery side of webhooks: the relay turns committed outbox events into deliveries, and each
+ * attempt of the webhook-delivery workflow is recorded with the delivery's new state. Every write
+ * is one transaction and safe to run again.
+ */
+
+/**
+ * Claims up to `limit` events no relay has handled (SKIP LOCKED: two relays never take the same
+ * one), makes one delivery per ACTIVE subscription of the event's company that asked for the event
+ * and existed when it happened, and marks the events dispatched. Answers how many of each.
+ */
+export async function dispatchOutboxEvents(
+  db: Database,
+  limit: number,
+): Promise<{ events: number; deliveries: number }> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ events: number; deliveries: number }>(
+      `with claimed as (
+         select id, company_id, event, booking_id, occurred_at from outbox_events
+         where dispatched_at is null order by occurred_at limit $1 for update skip locked),
+       made as (
+         insert into webhook_deliveries (subscription_id, company_id, outbox_event_id, event, booking_id)
+         select s.id, c.company_id, c.id, c.event, c.booking_id
+         from claimed c
+         join webhook_subscriptions s on s.company_id = c.company_id and s.status = 'ACTIVE'
+                                     and c.event = any(s.events) and s.created_at <= c.occurred_at
+         on conflict (subscription_id, outbox_event_id) do nothing
+         returning id),
+       marked as (update outbox_events set dispatched_at = now() where id in (select id from claimed) returning id)
+       select (select count(*) from marked)::int as events, (select count(*) from made)::int as deliveries`,
+      [limit],
+    );
+    return rows[0]!;
+  });
+}
+
+/** The relay started these deliveries' workflows (or found them started). */
+export async function markDeliveriesStarted(db: Database, deliveryIds: string[]): Promise<void> {
+  if (!deliveryIds.length) return;
+  await db.transaction(async (client) => {
+    await client.query(
+      `update webhook_deliveries set workflow_started_at = now() where id = any($1::uuid[]) and workflow_started_at is null`,
+      [deliveryIds],
+    );
+  });
+}
+
+export interface AttemptRecordInput {
+  deliveryId: string;
+  trigger: DeliveryTrigger;
+  attemptedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  outcome: AttemptOutcome;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** The delivery's state after an attempt with this outcome. */
+const statusAfter: Record<AttemptOutcome, DeliveryStatus> = {
+  DELIVERED: 'DELIVERED',
+  RETRY: 'PENDING',
+  FAILED: 'FAILED',
+  GONE: 'FAILED',
+};
+
+/**
+ * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
+ * delivery's row lock); a 410 also DISABLES the subscription. Answers the delivery's new status.
+ */
+export async function recordAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ attempts: number; subscription_id: string }>(
+      `select attempts, subscription_id from webhook_deliveries where id = $1 for update`,
+      [attempt.deliveryId],
+    );
+    const delivery = rows[0]!;
+    await client.query(
+      `insert into webhook_delivery_attempts (delivery_id, attempt_number, trigger, attempted_at, duration_ms, status_code,
+                                              outcome, error, response_excerpt)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        attempt.deliveryId,
+        delivery.attempts + 1,
+        attempt.trigger,
+        attempt.attemptedAt,
+        attempt.durationMs,
+        attempt.statusCode,
+        attempt.outcome,
+        attempt.error,
+        attempt.responseExcerpt,
+      ],
+    );
+    const status = statusAfter[attempt.outcome];
+    await client.query(
+      `update webhook_deliveries set attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
+         delivered_at = case when $4 = 'DELIVERED' then now() else delivered_at end,
+         finished_at = case when $4 = 'PENDING' then null else now() end
+       where id = $1`,
+      [attempt.deliveryId, attempt.statusCode, attempt.error, status],
+    );
+    if (attempt.outcome === 'GONE') {
+      await client.query(
+        `update webhook_subscriptions set status = 'DISABLED', disabled_reason = 'RECEIVER_GONE_410', disabled_at = now(),
+           updated_at = now()
+         where id = $1 and status = 'ACTIVE'`,
+        [delivery.subscription_id],
+      );
+    }
+    return status;
+  });
+}
+
+/** Ends a PENDING delivery without another attempt: FAILED (retry window over) or ABANDONED. */
+export async function finishDelivery(
+  db: Database,
+  deliveryId: string,
+  status: 'FAILED' | 'ABANDONED',
+  reason: string,
+): Promise<void> {
+  await db.transaction(async (client) => {
+    await client.query(
+      `update webhook_deliveries set status = $2, last_error = $3, finished_at = now() where id = $1 and status = 'PENDING'`,
+      [deliveryId, status, reason],
+    );
+  });
+}
+
+/**
+ * A manual redelivery: the delivery (of the company's ACTIVE subscription) becomes PENDING again,
+ * same id, with no workflow started: the caller starts it at once, and should that fail the relay
+ * starts it like any other unstarted delivery. Answers what the workflow needs, or why not.
+ */
+export async function reopenDelivery(
+  db: Database,
+  scope: { companyId: string; subscriptionId: string; deliveryId: string },
+): Promise<
+  | { reopened: { bookingId: string; event: string } }
+  | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' | 'DELIVERY_IN_PROGRESS' }
+> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{
+      status: DeliveryStatus;
+      subscription_status: string;
+      booking_id: string;
+      event: string;
+    }>(
+      `select d.status, s.status as subscription_status, d.booking_id, d.event
+       from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
+       where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'
+       for update of d`,
+      [scope.deliveryId, scope.subscriptionId, scope.companyId],
+    );
+    const row = rows[0];
+    if (!row) return { refused: 'NOT_FOUND' as const };
+    if (row.subscription_status !== 'ACTIVE') return { refused: 'SUBSCRIPTION_DISABLED' as const };
+    if (row.status === 'PENDING') return { refused: 'DELIVERY_IN_PROGRESS' as const };
+    await client.query(
+      `update webhook_deliveries set status = 'PENDING', finished_at = null, workflow_started_at = null where id = $1`,
+      [scope.deliveryId],
+    );
+    return { reopened: { bookingId: row.booking_id, event: row.event } };
+  });
+}

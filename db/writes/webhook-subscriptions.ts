@@ -1,0 +1,136 @@
+import type { WebhookEvent } from '../../domain/webhook-events.js';
+import { Refusal } from '../../domain/refusal.js';
+import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
+import type { Database, TransactionClient } from '../orm.js';
+import {
+  SUBSCRIPTION_COLUMNS,
+  toSubscription,
+  type SubscriptionRecord,
+  type SubscriptionRow,
+} from '../queries/webhooks.js';
+import { recordAudit, type RequestOrigin } from './audit.js';
+
+/**
+ * A company's webhook subscriptions, changed with one of its API keys (POST, PATCH and DELETE
+ * /api/webhooks). Each change is one transaction with its audit row (actor SYSTEM: an API key, its
+ * id as the actor). The company comes from the key, never from the body.
+ */
+
+export interface KeyActor {
+  companyId: string;
+  keyId: string;
+}
+
+export interface SubscriptionFields {
+  url: string;
+  events: WebhookEvent[];
+  secret: string;
+}
+
+const audit = (
+  client: TransactionClient,
+  actor: KeyActor,
+  origin: RequestOrigin,
+  action: string,
+  id: string,
+  details = {},
+) =>
+  recordAudit(client, {
+    actorKind: 'SYSTEM',
+    actorId: actor.keyId,
+    action,
+    targetKind: 'webhook_subscription',
+    targetId: id,
+    details: { via: 'company_api_key', companyId: actor.companyId, ...details },
+    ip: origin.ip,
+    requestId: origin.requestId,
+  });
+
+export async function createSubscription(
+  db: Database,
+  actor: KeyActor,
+  fields: SubscriptionFields,
+  origin: RequestOrigin,
+): Promise<SubscriptionRecord> {
+  return db.transaction(async (client) => {
+    // Locks the company row: two creations at once cannot both pass the limit.
+    await client.query(`select id from companies where id = $1 for update`, [actor.companyId]);
+    const { rows: counted } = await client.query<{ n: number }>(
+      `select count(*)::int as n from webhook_subscriptions where company_id = $1 and status <> 'DELETED'`,
+      [actor.companyId],
+    );
+    if (counted[0]!.n >= WEBHOOK_LIMITS.subscriptionsPerCompany) {
+      throw new Refusal(
+        409,
+        'WEBHOOK_LIMIT_REACHED',
+        `A company may have ${WEBHOOK_LIMITS.subscriptionsPerCompany} webhook subscriptions; delete one first`,
+      );
+    }
+    const { rows } = await client.query<SubscriptionRow>(
+      `insert into webhook_subscriptions (company_id, url, events, secret, created_by_key_id)
+       values ($1, $2, $3, $4, $5) returning ${SUBSCRIPTION_COLUMNS}`,
+      [actor.companyId, fields.url, fields.events, fields.secret, actor.keyId],
+    );
+    const created = toSubscription(rows[0]!);
+    await audit(client, actor, origin, 'company.webhook.create', created.id, {
+      url: fields.url,
+      events: fields.events,
+    });
+    return created;
+  });
+}
+
+export interface SubscriptionChange {
+  url?: string | undefined;
+  events?: WebhookEvent[] | undefined;
+  secret?: string | undefined;
+  /** true turns a DISABLED subscription back on; false disables it by hand. */
+  enabled?: boolean | undefined;
+}
+
+/** Changes the given fields; another company's or a deleted subscription is 404. */
+export async function updateSubscription(
+  db: Database,
+  actor: KeyActor,
+  id: string,
+  change: SubscriptionChange,
+  origin: RequestOrigin,
+): Promise<SubscriptionRecord> {
+  return db.transaction(async (client) => {
+    const status = change.enabled === undefined ? null : change.enabled ? 'ACTIVE' : 'DISABLED';
+    const { rows } = await client.query<SubscriptionRow>(
+      `update webhook_subscriptions set
+         url = coalesce($3, url), events = coalesce($4, events), secret = coalesce($5, secret),
+         status = coalesce($6, status),
+         disabled_reason = case when $6 = 'ACTIVE' then null when $6 = 'DISABLED' and status <> 'DISABLED' then 'BY_COMPANY' else disabled_reason end,
+         disabled_at = case when $6 = 'ACTIVE' then null when $6 = 'DISABLED' and status <> 'DISABLED' then now() else disabled_at end,
+         updated_at = now()
+       where id = $1 and company_id = $2 and status <> 'DELETED'
+       returning ${SUBSCRIPTION_COLUMNS}`,
+      [id, actor.companyId, change.url ?? null, change.events ?? null, change.secret ?? null, status],
+    );
+    if (!rows[0]) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    await audit(client, actor, origin, 'company.webhook.update', id, {
+      fields: Object.keys(change).filter((key) => change[key as keyof SubscriptionChange] !== undefined),
+    });
+    return toSubscription(rows[0]);
+  });
+}
+
+/** Deletes the subscription (kept as DELETED with its delivery log); pending deliveries are abandoned. */
+export async function deleteSubscription(
+  db: Database,
+  actor: KeyActor,
+  id: string,
+  origin: RequestOrigin,
+): Promise<void> {
+  await db.transaction(async (client) => {
+    const { rowCount } = await client.query(
+      `update webhook_subscriptions set status = 'DELETED', deleted_at = now(), updated_at = now()
+       where id = $1 and company_id = $2 and status <> 'DELETED'`,
+      [id, actor.companyId],
+    );
+    if (!rowCount) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    await audit(client, actor, origin, 'company.webhook.delete', id);
+  });
+}

@@ -1,0 +1,64 @@
+import type { TicketStatus } from './documents.js';
+
+/**
+ * The driver app's scan at the door (POST /driver/api/trips/{id}/scan): the signed credential is
+ * verified and, when it lets its holder board, the traveller is checked in through the dispatch
+ * CHECK_IN action. Every scan ends in one outcome, stored under the app's client scan id so a
+ * replay gets the same answer.
+ */
+export const SCAN_OUTCOMES = ['CHECKED_IN', 'ALREADY_CHECKED_IN', 'REFUSED'] as const;
+export type ScanOutcome = (typeof SCAN_OUTCOMES)[number];
+
+export const SCAN_REFUSALS = [
+  'UNKNOWN_KEY',
+  'SIGNATURE_INVALID',
+  'WRONG_TRIP',
+  'TICKET_NOT_FOUND',
+  'TICKET_REISSUED',
+  'TICKET_CANCELLED',
+  'REVOKED',
+  'TICKET_NOT_CONFIRMED',
+  'TICKET_NOT_VALID',
+  'MARKED_NO_SHOW',
+  'TRIP_NOT_BOARDING',
+] as const;
+export type ScanRefusal = (typeof SCAN_REFUSALS)[number];
+
+export interface ScanFacts {
+  /** The payload names a published key. */
+  keyKnown: boolean;
+  signatureValid: boolean;
+  payloadTripId: unknown;
+  scanningTripId: string;
+  ticket?:
+    | { status: TicketStatus; boardingAuthorized: boolean; revoked: boolean; signature: string | null }
+    | undefined;
+  presentedSignature: string;
+}
+
+/**
+ * Why the credential does not let its holder board, checks in this order: a published key, an
+ * authentic signature (nothing in an unauthentic payload is believed), this trip, the ticket
+ * existing, not re-issued (the ticket or the credential: a re-signed ticket makes older copies
+ * worthless), not cancelled, not on the revocation list, confirmed for boarding. A USED ticket
+ * passes: the check-in answers ALREADY_CHECKED_IN with who and when.
+ */
+export function scanRefusal(facts: ScanFacts): ScanRefusal | null {
+  if (!facts.keyKnown) return 'UNKNOWN_KEY';
+  if (!facts.signatureValid) return 'SIGNATURE_INVALID';
+  if (facts.payloadTripId !== facts.scanningTripId) return 'WRONG_TRIP';
+  const ticket = facts.ticket;
+  if (!ticket) return 'TICKET_NOT_FOUND';
+  if (ticket.status === 'REISSUED' || ticket.signature !== facts.presentedSignature) return 'TICKET_REISSUED';
+  if (ticket.status === 'CANCELLED') return 'TICKET_CANCELLED';
+  if (ticket.revoked) return 'REVOKED';
+  if (ticket.status === 'PENDING_CONFIRMATION' || !ticket.boardingAuthorized) return 'TICKET_NOT_CONFIRMED';
+  return null;
+}
+
+/** The scan's refusal for a check-in the dispatch rules refused (their errorCode). */
+export function scanRefusalOfDispatch(errorCode: string): ScanRefusal {
+  if (errorCode === 'TRAVELLER_MARKED_NO_SHOW') return 'MARKED_NO_SHOW';
+  if (errorCode === 'TRIP_ACTION_NOT_ALLOWED') return 'TRIP_NOT_BOARDING';
+  return 'TICKET_NOT_VALID';
+}

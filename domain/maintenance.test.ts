@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import {
+  activeWindow,
+  blockedDuringMaintenance,
+  checkWindowTimes,
+  requireChangeableWindow,
+  retryAfterSeconds,
+  type MaintenanceWindow,
+} from './maintenance.js';
+
+const at = (minutes: number) => new Date(Date.UTC(2026, 10, 24, 12, minutes));
+const window = (id: string, from: number, to: number): MaintenanceWindow => ({
+  id,
+  message: id,
+  startsAt: at(from),
+  endsAt: at(to),
+});
+
+describe('maintenance windows', () => {
+  it('is in force from its start until (not including) its end; overlapping windows give the later end', () => {
+    const windows = [window('a', 0, 30), window('b', 20, 50)];
+    expect(activeWindow(windows, at(-1))).toBeNull();
+    expect(activeWindow(windows, at(0))?.id).toBe('a');
+    expect(activeWindow(windows, at(25))?.id).toBe('b');
+    expect(activeWindow(windows, at(50))).toBeNull();
+  });
+
+  it('asks to retry after the whole seconds left, at least one', () => {
+    const w = window('a', 0, 10);
+    expect(retryAfterSeconds(w, new Date(at(9).getTime() + 30_500))).toBe(30);
+    expect(retryAfterSeconds(w, at(10))).toBe(1);
+  });
+
+  it.each([
+    ['POST', '/api/favorites', true],
+    ['DELETE', '/api/favorites', true],
+    ['PUT', '/dashboard/api/settings/booking-confirmation', true],
+    ['PATCH', '/dashboard/api/bookings/x/status', true],
+    ['POST', '/api/waitlist', true],
+    ['POST', '/api/webhooks', true],
+    ['GET', '/api/cities', false],
+    ['GET', '/dashboard/api/auth/me', false],
+    ['POST', '/api/auth/customer/send-otp', false],
+    ['POST', '/dashboard/api/auth/login', false],
+    ['POST', '/dashboard/api/auth/logout', false],
+    ['POST', '/api/journeys/search', false],
+    ['POST', '/api/loyalty/preview', false],
+    ['POST', '/api/document-shares/abc/accept', false],
+    ['POST', '/api/document-shares', true],
+    ['POST', '/admin/api/maintenance', false],
+    ['POST', '/driver/api/anything', false],
+    ['POST', '/api/journeys/quote', true],
+  ])('%s %s is refused during maintenance: %s', (method, path, blocked) => {
+    expect(blockedDuringMaintenance(method, path)).toBe(blocked);
+  });
+
+  it('schedules windows that end after they start, in the future, within 72 hours', () => {
+    const now = at(0);
+    expect(() => checkWindowTimes(at(10), at(5), now)).toThrow(
+      expect.objectContaining({ code: 'MAINTENANCE_WINDOW_INVALID' }),
+    );
+    expect(() => checkWindowTimes(at(-20), at(-10), now)).toThrow(
+      expect.objectContaining({ code: 'MAINTENANCE_WINDOW_INVALID' }),
+    );
+    expect(() => checkWindowTimes(at(0), at(72 * 60 + 1), now)).toThrow(
+      expect.objectContaining({ code: 'MAINTENANCE_WINDOW_TOO_LONG' }),
+    );
+    expect(() => checkWindowTimes(at(-5), at(72 * 60 - 5), now)).not.toThrow();
+  });
+
+  it('changes scheduled windows freely, active ones but their start, closed ones never', () => {
+    expect(() => requireChangeableWindow('SCHEDULED', true)).not.toThrow();
+    expect(() => requireChangeableWindow('ACTIVE', false)).not.toThrow();
+    expect(() => requireChangeableWindow('ACTIVE', true)).toThrow(
+      expect.objectContaining({ code: 'MAINTENANCE_WINDOW_ACTIVE' }),
+    );
+    expect(() => requireChangeableWindow('ENDED', false)).toThrow(
+      expect.objectContaining({ code: 'MAINTENANCE_WINDOW_CLOSED' }),
+    );
+    expect(() => requireChangeableWindow('CANCELLED', false)).toThrow(
+      expect.objectContaining({ status: 409 }),
+    );
+  });
+});

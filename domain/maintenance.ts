@@ -1,0 +1,96 @@
+import { Refusal } from './refusal.js';
+
+/**
+ * Maintenance windows: while one is active, customer and dashboard writes answer 503 MAINTENANCE
+ * with Retry-After; reads, sign-in and the routes listed below keep working, and the
+ * administration and the driver app are never blocked.
+ */
+export interface MaintenanceWindow {
+  id: string;
+  message: string;
+  startsAt: Date;
+  endsAt: Date;
+}
+
+/** The window in force at `now` (the one ending last when several overlap), or null. */
+export function activeWindow(windows: readonly MaintenanceWindow[], now: Date): MaintenanceWindow | null {
+  let active: MaintenanceWindow | null = null;
+  for (const window of windows) {
+    const inForce = window.startsAt <= now && now < window.endsAt;
+    if (inForce && (!active || window.endsAt > active.endsAt)) active = window;
+  }
+  return active;
+}
+
+/** Whole seconds until the window ends, at least 1: the Retry-After of a refused write. */
+export function retryAfterSeconds(window: MaintenanceWindow, now: Date): number {
+  return Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000));
+}
+
+/** The surfaces maintenance applies to (ARCHITECTURE "Surfaces and addresses"). */
+const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
+
+/**
+ * Writes that stay open during maintenance, each for a reason:
+ * - sign-in, sign-out and session refresh of travellers and staff: without a session nobody can
+ *   read their bookings, tickets and documents, which must stay reachable;
+ * - journey search and voucher preview: POSTs that read and write nothing (quote does write one);
+ * - a share link's preview and accept: opening a shared document is a read for its recipient;
+ * - the payment provider webhook: it writes nothing and keeps its own answer.
+ */
+export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
+  /^\/api\/auth(\/|$)/,
+  /^\/dashboard\/api\/auth(\/|$)/,
+  /^\/api\/journeys\/search\/?$/,
+  /^\/api\/loyalty\/preview\/?$/,
+  /^\/api\/document-shares\/[^/]+\/(preview|accept)\/?$/,
+  /^\/api\/payments\/webhook(\/|$)/,
+];
+
+/** Whether a request is a write that a maintenance window refuses. */
+export function blockedDuringMaintenance(method: string, path: string): boolean {
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase())) return false;
+  const lower = path.toLowerCase();
+  if (!BLOCKED_SURFACES.some((surface) => surface.test(lower))) return false;
+  return !MAINTENANCE_OPEN_WRITES.some((open) => open.test(lower));
+}
+
+/** The longest window one can schedule: a typo must not close the platform for a month. */
+export const MAINTENANCE_MAX_HOURS = 72;
+
+export type MaintenanceState = 'SCHEDULED' | 'ACTIVE' | 'ENDED' | 'CANCELLED';
+
+/** A window's times as scheduled or changed: it ends after it starts, in the future, within the maximum. */
+export function checkWindowTimes(startsAt: Date, endsAt: Date, now: Date): void {
+  if (endsAt <= startsAt) {
+    throw new Refusal(400, 'MAINTENANCE_WINDOW_INVALID', 'The window must end after it starts');
+  }
+  if (endsAt <= now) {
+    throw new Refusal(400, 'MAINTENANCE_WINDOW_INVALID', 'The window must end in the future');
+  }
+  if (endsAt.getTime() - startsAt.getTime() > MAINTENANCE_MAX_HOURS * 3_600_000) {
+    throw new Refusal(
+      400,
+      'MAINTENANCE_WINDOW_TOO_LONG',
+      `A window lasts at most ${MAINTENANCE_MAX_HOURS} hours`,
+    );
+  }
+}
+
+/**
+ * Whether a window in `state` may change: an ended or cancelled one never (409
+ * MAINTENANCE_WINDOW_CLOSED), an active one only in its message and end (moving its start is 409
+ * MAINTENANCE_WINDOW_ACTIVE; end it early by cancelling or by a new end).
+ */
+export function requireChangeableWindow(state: MaintenanceState, movesStart: boolean): void {
+  if (state === 'ENDED' || state === 'CANCELLED') {
+    throw new Refusal(409, 'MAINTENANCE_WINDOW_CLOSED', `The window is ${state.toLowerCase()}`);
+  }
+  if (state === 'ACTIVE' && movesStart) {
+    throw new Refusal(
+      409,
+      'MAINTENANCE_WINDOW_ACTIVE',
+      'An active window keeps its start; change its end or cancel it',
+    );
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import {
+  nameKey,
+  pickupStopRefusal,
+  replanRefusal,
+  tripSeats,
+  type TripPlanFields,
+} from './trip-planning.js';
+
+describe('nameKey', () => {
+  it('matches names ignoring case, Latin accents, Arabic vowel marks, hamza seats and tatweel', () => {
+    expect(nameKey('  Ḥomṣ ')).toBe(nameKey('homs'));
+    expect(nameKey('Deir ez-Zôr')).toBe(nameKey('DEIR EZ-ZOR'));
+    expect(nameKey('حِمْص')).toBe(nameKey('حمص'));
+    expect(nameKey('إدلب')).toBe(nameKey('ادلب'));
+    expect(nameKey('دمـــشق')).toBe(nameKey('دمشق'));
+    expect(nameKey('Hama')).not.toBe(nameKey('Homs'));
+  });
+});
+
+describe('pickupStopRefusal', () => {
+  const stop = { id: 's', city_id: 'origin', company_id: null, kind: 'BUS_STATION', enabled: true };
+  const rule = { companyId: 'mine', originCityId: 'origin' };
+
+  it("accepts a public stop or the company's own in the origin city", () => {
+    expect(pickupStopRefusal(stop, rule)).toBeNull();
+    expect(pickupStopRefusal({ ...stop, company_id: 'mine' }, rule)).toBeNull();
+  });
+
+  it("refuses another company's stop, a depot, a disabled stop, none, and a stop in another city", () => {
+    for (const refused of [{ company_id: 'other' }, { kind: 'DEPOT' }, { enabled: false }]) {
+      expect(pickupStopRefusal({ ...stop, ...refused }, rule)?.code).toBe('PICKUP_STOP_NOT_ALLOWED');
+    }
+    expect(pickupStopRefusal(undefined, rule)?.code).toBe('PICKUP_STOP_NOT_ALLOWED');
+    expect(pickupStopRefusal({ ...stop, city_id: 'elsewhere' }, rule)?.code).toBe('PICKUP_STOP_WRONG_CITY');
+  });
+});
+
+describe('tripSeats', () => {
+  const bus = { status: 'ACTIVE', legacy_seat_map: false, capacity: 0, active_seat_count: 48 };
+
+  it('sells the seats of the active layout, or a legacy bus its capacity while it has no layout', () => {
+    expect(tripSeats(bus)).toBe(48);
+    expect(tripSeats({ ...bus, legacy_seat_map: true, capacity: 40, active_seat_count: null })).toBe(40);
+    expect(tripSeats({ ...bus, legacy_seat_map: true, capacity: 40 })).toBe(48);
+  });
+
+  it('refuses a bus without an active layout that is not legacy, and a bus out of service', () => {
+    expect(() => tripSeats({ ...bus, active_seat_count: null, capacity: 40 })).toThrow(
+      expect.objectContaining({ code: 'BUS_LAYOUT_REQUIRED', status: 409 }),
+    );
+    expect(() => tripSeats({ ...bus, status: 'MAINTENANCE' })).toThrow(
+      expect.objectContaining({ code: 'BUS_NOT_IN_SERVICE' }),
+    );
+  });
+});
+
+describe('replanRefusal', () => {
+  const plan: TripPlanFields = {
+    routeId: 'r',
+    departureAt: 1000,
+    arrivalAt: 2000,
+    busId: 'b',
+    pickupStopId: 'p',
+    driverId: null,
+    priceBase: 100,
+    priceVip: null,
+  };
+  const trip = { ...plan, status: 'SCHEDULED', hasBookings: true };
+
+  it('lets driver and fares change on a booked trip', () => {
+    expect(replanRefusal(trip, { ...plan, driverId: 'd', priceBase: 200 })).toBeNull();
+  });
+
+  it("refuses a booked trip's new pickup stop or bus, naming the fields", () => {
+    expect(replanRefusal(trip, { ...plan, pickupStopId: 'q', busId: 'c' })).toMatchObject({
+      code: 'TRIP_HAS_BOOKINGS',
+      details: { fields: ['bus_id', 'pickup_stop_id'] },
+    });
+    expect(replanRefusal({ ...trip, hasBookings: false }, { ...plan, pickupStopId: 'q' })).toBeNull();
+  });
+
+  it('refuses new times or route, and any change once the trip left SCHEDULED', () => {
+    expect(replanRefusal(trip, { ...plan, departureAt: 1500, arrivalAt: 2500 })?.code).toBe(
+      'TRIP_TIMETABLE_FIXED',
+    );
+    expect(replanRefusal({ ...trip, status: 'BOARDING' }, plan)?.code).toBe('TRIP_NOT_EDITABLE');
+  });
+});

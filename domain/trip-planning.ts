@@ -1,0 +1,197 @@
+import { Refusal } from './refusal.js';
+
+/**
+ * Rules of the company's planning (fleet, network, trips and schedules) that the API, the
+ * transactions and the schedule workflow's activities share. Every refusal is a PlanningRefusal:
+ * a transaction throws it, an activity returns it as data, the API answers it.
+ */
+export class PlanningRefusal extends Refusal {
+  declare readonly status: 400 | 403 | 404 | 409 | 422;
+  constructor(
+    status: 400 | 403 | 404 | 409 | 422,
+    code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(status, code, message, details);
+  }
+}
+
+/** The dashboard roles that plan (fleet, network, trips, schedules); STAFF and ACCOUNTANT do not. */
+export const PLANNING_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
+/** Creating driver accounts (they sign in to the driver app) is for the company's managers. */
+export const DRIVER_ADMIN_ROLES = ['OWNER', 'ADMIN'] as const;
+
+/** The longest trip the planner accepts, in minutes: a day. */
+export const MAX_TRIP_MINUTES = 24 * 60;
+
+/** Stop kinds a trip may call at or pick travellers up from; depots are operational only. */
+export const TRAVELLER_STOP_KINDS = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT'] as const;
+
+/** What a planning rule needs to know of a stop. */
+export interface PlanningStop {
+  id: string;
+  city_id: string;
+  company_id: string | null;
+  kind: string;
+  enabled: boolean;
+}
+
+/** A stop the company may use: public or its own, enabled, and not a depot. */
+export function usableStop(stop: PlanningStop | undefined, companyId: string): stop is PlanningStop {
+  return (
+    stop !== undefined &&
+    stop.enabled &&
+    (TRAVELLER_STOP_KINDS as readonly string[]).includes(stop.kind) &&
+    (stop.company_id === null || stop.company_id === companyId)
+  );
+}
+
+/**
+ * SPEC "POST /trips": the pickup stop is a public stop or one of the company's own, in the
+ * route's origin city. Another company's stop is refused like one that does not exist.
+ */
+export function pickupStopRefusal(
+  stop: PlanningStop | undefined,
+  rule: { companyId: string; originCityId: string },
+): PlanningRefusal | null {
+  if (!usableStop(stop, rule.companyId)) {
+    return new PlanningRefusal(
+      400,
+      'PICKUP_STOP_NOT_ALLOWED',
+      "pickup_stop_id must be an enabled public stop or one of the company's own pickup points",
+    );
+  }
+  if (stop.city_id !== rule.originCityId) {
+    return new PlanningRefusal(
+      400,
+      'PICKUP_STOP_WRONG_CITY',
+      "pickup_stop_id must be a stop in the route's origin city",
+      { stopCityId: stop.city_id, originCityId: rule.originCityId },
+    );
+  }
+  return null;
+}
+
+/** A bus as the seat rule sees it. */
+export interface PlanningBus {
+  status: string;
+  /** Imported before canonical layouts existed: its seats are a count, not a layout document. */
+  legacy_seat_map: boolean;
+  capacity: number;
+  /** Seats of its active (hence valid) layout; null when it has none. */
+  active_seat_count: number | null;
+}
+
+/**
+ * The seats a new trip on this bus sells. SPEC: a bus needs a valid active layout; the legacy
+ * fallback (the bus's recorded capacity) is only for buses imported before canonical layouts
+ * that have none yet. A bus out of service takes no new trips.
+ */
+export function tripSeats(bus: PlanningBus): number {
+  if (bus.status !== 'ACTIVE') {
+    throw new PlanningRefusal(409, 'BUS_NOT_IN_SERVICE', 'The bus is not in service', {
+      busStatus: bus.status,
+    });
+  }
+  if (bus.active_seat_count !== null) return bus.active_seat_count;
+  if (bus.legacy_seat_map && bus.capacity > 0) return bus.capacity;
+  throw new PlanningRefusal(
+    409,
+    'BUS_LAYOUT_REQUIRED',
+    'The bus needs an active, validated seat layout (PUT /buses/{id}/layout with saveMode active) before it can run trips',
+  );
+}
+
+/** The not-found answer for a planning record of another company or none at all. */
+export function notFound(what: 'BUS' | 'ROUTE' | 'TRIP' | 'DRIVER' | 'SCHEDULE' | 'CITY'): PlanningRefusal {
+  const text = what.charAt(0) + what.slice(1).toLowerCase();
+  return new PlanningRefusal(404, `${what}_NOT_FOUND`, `${text} not found`);
+}
+
+/** The planning fields of a trip that a POST with trip_id may change, and which need a trip without bookings. */
+export interface TripPlanFields {
+  routeId: string;
+  departureAt: number;
+  arrivalAt: number;
+  busId: string;
+  pickupStopId: string;
+  driverId: string | null;
+  priceBase: number;
+  priceVip: number | null;
+}
+
+/**
+ * Re-planning an existing trip (POST /trips with trip_id): only a SCHEDULED trip changes; its
+ * route and times are fixed (a different timetable is a different trip: cancel it and plan
+ * another); once travellers hold or booked seats its bus and its pickup stop are fixed too
+ * (SPEC), while driver and fares may still change (a fare change applies to later bookings).
+ */
+export function replanRefusal(
+  trip: TripPlanFields & { status: string; hasBookings: boolean },
+  next: TripPlanFields,
+): PlanningRefusal | null {
+  if (trip.status !== 'SCHEDULED') {
+    return new PlanningRefusal(409, 'TRIP_NOT_EDITABLE', 'Only a scheduled trip can be re-planned', {
+      status: trip.status,
+    });
+  }
+  if (
+    trip.routeId !== next.routeId ||
+    trip.departureAt !== next.departureAt ||
+    trip.arrivalAt !== next.arrivalAt
+  ) {
+    return new PlanningRefusal(
+      409,
+      'TRIP_TIMETABLE_FIXED',
+      "A trip's route and times cannot change; cancel it and plan a new trip",
+    );
+  }
+  const fixed = (['busId', 'pickupStopId'] as const).filter((field) => trip[field] !== next[field]);
+  if (trip.hasBookings && fixed.length > 0) {
+    return new PlanningRefusal(
+      409,
+      'TRIP_HAS_BOOKINGS',
+      'The trip has bookings: its bus and pickup stop can no longer change',
+      { fields: fixed.map((field) => (field === 'busId' ? 'bus_id' : 'pickup_stop_id')) },
+    );
+  }
+  return null;
+}
+
+/** Great-circle distance in kilometres between two points. */
+export function distanceKm(a: { latitude: number; longitude: number }, b: typeof a): number {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const dLat = radians(b.latitude - a.latitude);
+  const dLon = radians(b.longitude - a.longitude);
+  const h =
+    Math.sin(dLat / 2) ** 2 +
+    Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** A company pickup point lies within this distance of its city's centre. */
+export const PICKUP_MAX_KM_FROM_CITY = 40;
+
+/** Names match ignoring case, diacritics (Latin accents, Arabic vowel marks, hamza seats) and tatweel. */
+export function nameKey(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Amenities a bus may list (the demo fleet uses the same words). */
+export const BUS_AMENITIES = [
+  'AC',
+  'WIFI',
+  'USB',
+  'POWER_OUTLET',
+  'TOILET',
+  'RECLINING_SEATS',
+  'TV',
+  'SNACKS',
+  'LUGGAGE_HOLD',
+] as const;

@@ -1,0 +1,35 @@
+/**
+ * Live tracking of active trips (SPEC "GET /tracking/active-trips": live, delayed, unavailable).
+ * The driver app reports positions; a trip's tracking state is how fresh its last report is.
+ */
+export const TRACKING_STATES = ['LIVE', 'DELAYED', 'UNAVAILABLE'] as const;
+export type TrackingState = (typeof TRACKING_STATES)[number];
+
+/** A report younger than this is live. */
+export const LIVE_WITHIN_SECONDS = 120;
+/** A report older than this no longer says where the bus is: the trip's position is unavailable. */
+export const STALE_AFTER_SECONDS = 30 * 60;
+
+/** Where the position comes from: the driver app, or nothing. */
+export type TrackingSource = 'DRIVER_APP' | 'NONE';
+
+/**
+ * LIVE: the last report is under 2 minutes old; DELAYED: older, up to 30 minutes; UNAVAILABLE: no
+ * report, or an older one.
+ */
+export function trackingState(lastReportAt: Date | null, now: Date): TrackingState {
+  if (!lastReportAt) return 'UNAVAILABLE';
+  const ageSeconds = (now.getTime() - lastReportAt.getTime()) / 1000;
+  if (ageSeconds < LIVE_WITHIN_SECONDS) return 'LIVE';
+  return ageSeconds <= STALE_AFTER_SECONDS ? 'DELAYED' : 'UNAVAILABLE';
+}
+
+/** How far from the server's clock a reported instant may be: ahead (a fast phone clock) and back (queued offline). */
+export const REPORT_MAX_AHEAD_SECONDS = 5 * 60;
+export const REPORT_MAX_AGE_SECONDS = 48 * 3600;
+
+/** Whether a client instant (a scan, a position) is plausible against the server's clock. */
+export function plausibleClientInstant(at: Date, now: Date): boolean {
+  const ahead = (at.getTime() - now.getTime()) / 1000;
+  return ahead <= REPORT_MAX_AHEAD_SECONDS && -ahead <= REPORT_MAX_AGE_SECONDS;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_RETRY_PLAN,
+  outcomeOfStatus,
+  retryAfterMs,
+  retryDelayMs,
+  scaledRetryPlan,
+} from './webhooks.js';
+
+describe('webhook delivery rules', () => {
+  it('2xx delivers, 410 is gone, 408 and 429 retry, other 4xx are final, 3xx and 5xx retry', () => {
+    expect([200, 204, 299].map(outcomeOfStatus)).toEqual(['DELIVERED', 'DELIVERED', 'DELIVERED']);
+    expect(outcomeOfStatus(410)).toBe('GONE');
+    expect([408, 429].map(outcomeOfStatus)).toEqual(['RETRY', 'RETRY']);
+    expect([400, 401, 404, 422].map(outcomeOfStatus)).toEqual(['FAILED', 'FAILED', 'FAILED', 'FAILED']);
+    expect([301, 302, 500, 503].map(outcomeOfStatus)).toEqual(['RETRY', 'RETRY', 'RETRY', 'RETRY']);
+  });
+
+  it('backs off exponentially from 10 s to at most 6 h, about 23 attempts in 72 hours', () => {
+    const delays = Array.from({ length: 30 }, (_, index) => retryDelayMs(DEFAULT_RETRY_PLAN, index + 1, 0.5));
+    expect(delays.slice(0, 4)).toEqual([10_000, 20_000, 40_000, 80_000]);
+    expect(Math.max(...delays)).toBe(6 * 3_600_000);
+    let elapsed = 0;
+    let attempts = 1;
+    for (const delay of delays) {
+      if (elapsed + delay > DEFAULT_RETRY_PLAN.windowMs) break;
+      elapsed += delay;
+      attempts += 1;
+    }
+    expect(attempts).toBeGreaterThanOrEqual(20);
+    expect(attempts).toBeLessThanOrEqual(25);
+    expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0)).toBe(9_000);
+    expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.999)).toBeLessThanOrEqual(11_000);
+  });
+
+  it('honours Retry-After (seconds or a date) as a minimum, capped at the longest delay', () => {
+    const now = Date.parse('2026-11-24T10:00:00Z');
+    expect(retryAfterMs('120', now)).toBe(120_000);
+    expect(retryAfterMs('Tue, 24 Nov 2026 10:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.5, 120_000)).toBe(120_000);
+    expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.5, 86_400_000)).toBe(6 * 3_600_000);
+    expect(scaledRetryPlan(DEFAULT_RETRY_PLAN, 0.01).initialMs).toBe(100);
+  });
+});

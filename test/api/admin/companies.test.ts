@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import { createCompany } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import { bookJourney, mobileTraveller, tripOf } from '../../support/journeys.js';
+import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
+import { auditRows, expectError, signedInAdmin } from './helpers.js';
+
+/** GET /admin/api/companies, a company's record and history, and warn, suspend, unsuspend, verify, unverify. */
+
+async function staffOf(app: TestApp, companyId: string, role: StaffRole) {
+  const member = await createStaffMember(app.db, companyId, role);
+  const browser = await staffLogin(app, { email: member.email, password: member.password });
+  expect(browser.response.status, browser.response.text).toBe(200);
+  return browser;
+}
+
+/** The administration's audit actions about a company, oldest first (staff sign-ins left out). */
+async function companyActions(db: Database, companyId: string): Promise<string[]> {
+  return (await auditRows(db, companyId))
+    .map((row) => row.action)
+    .filter((action) => action.startsWith('companies.'));
+}
+
+/** Everything an action on the company could change. */
+async function companySnapshot(db: Database, companyId: string) {
+  return {
+    company: await db.query(`select status, verified from companies where id = $1`, [companyId]),
+    history: await db.query(`select id from company_admin_actions where company_id = $1`, [companyId]),
+    audit: await db.query(`select id from audit_log where target_id = $1 and action like 'companies.%'`, [
+      companyId,
+    ]),
+  };
+}
+
+describe('administration: companies', () => {
+  const app = useTestApp({
+    ADMIN_LOGIN_MAX_PER_IP: 10_000,
+    STAFF_LOGIN_MAX_PER_IP: 10_000,
+    STAFF_LOGIN_MAX_PER_EMAIL: 10_000,
+  });
+
+  it('lists companies by search, status, verification and scope, with counts of trips, bookings and revenue; each read recorded', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const trip = await tripOf(app.db);
+    await app.db.query(`update companies set name_en = $2 where id = $1`, [
+      trip.companyId,
+      `Listed ${tag} Coaches`,
+    ]);
+    const booked = await bookJourney(app, await mobileTraveller(app), [{ trip }], 2);
+    const suspended = await createCompany(app.db, {
+      name: `Listed ${tag} Suspended`,
+      status: 'SUSPENDED',
+      verified: false,
+    });
+    await createCompany(app.db, { name: `Listed ${tag} Internal`, scope: 'INTERNAL' });
+    const { admin, browser } = await signedInAdmin(app, { role: 'ANALYST' });
+
+    const all = await browser.get(`/companies?search=listed%20${tag}`);
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.data.total).toBe(3);
+    const coaches = all.body.data.items.find((item: { id: string }) => item.id === trip.companyId);
+    expect(coaches).toMatchObject({
+      nameEn: `Listed ${tag} Coaches`,
+      status: 'ACTIVE',
+      verified: true,
+      scope: 'PRODUCTION',
+      counts: { trips: 1, bookings: 1, revenue: booked.quoted.total_price },
+      warnings: 0,
+      lastActionAt: null,
+    });
+    const only = async (query: string) =>
+      (await browser.get(`/companies?search=${tag}&${query}`)).body.data.items.map(
+        (item: { nameEn: string }) => item.nameEn,
+      );
+    expect(await only('status=SUSPENDED')).toEqual([`Listed ${tag} Suspended`]);
+    expect(await only('verified=false')).toEqual([`Listed ${tag} Suspended`]);
+    expect(await only('scope=INTERNAL')).toEqual([`Listed ${tag} Internal`]);
+    expect((await browser.get(`/companies?search=${tag}&limit=1&offset=1`)).body.data).toMatchObject({
+      total: 3,
+      limit: 1,
+      offset: 1,
+    });
+    expect(suspended.id).toBeTruthy();
+    expectError(await browser.get('/companies?scope=PUBLIC'), 400, 'VALIDATION_FAILED');
+    expectError(await browser.get('/companies?owner=me'), 400, 'VALIDATION_FAILED');
+
+    const reads = await app.db.query<{ details: any }>(
+      `select details from audit_log where actor_id = $1 and action = 'companies.list' order by id`,
+      [admin.id],
+    );
+    expect(reads).toHaveLength(5);
+    expect(reads[1]!.details).toMatchObject({ filter: { search: tag, status: 'SUSPENDED' }, returned: 1 });
+  });
+
+  it('warns a company: recorded with actor, reason, before and after, in its history, and shown to its OWNER only', async () => {
+    const company = await createCompany(app.db);
+    const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const warned = await browser.send('POST', `/companies/${company.id}/warn`, {
+      reason: 'Late departures reported',
+    });
+    expect(warned.status, warned.text).toBe(200);
+    expect(warned.body.data).toMatchObject({
+      companyId: company.id,
+      action: 'WARN',
+      before: { status: 'ACTIVE', verified: true },
+      after: { status: 'ACTIVE', verified: true },
+      endedRequests: null,
+    });
+    expect(await auditRows(app.db, company.id)).toEqual([
+      expect.objectContaining({
+        actor_kind: 'ADMIN',
+        actor_id: admin.id,
+        action: 'companies.warn',
+        target_kind: 'company',
+        details: {
+          reason: 'Late departures reported',
+          before: { status: 'ACTIVE', verified: true },
+          after: { status: 'ACTIVE', verified: true },
+          historyId: warned.body.data.historyId,
+        },
+      }),
+    ]);
+    const record = await browser.get(`/companies/${company.id}`);
+    expect(record.body.data.company).toMatchObject({
+      id: company.id,
+      warnings: 1,
+      lastActionAt: expect.any(String),
+    });
+    expect(record.body.data.history).toEqual([
+      expect.objectContaining({
+        id: warned.body.data.historyId,
+        action: 'WARN',
+        reason: 'Late departures reported',
+        admin: { id: admin.id, name: 'Test Admin' },
+      }),
+    ]);
+    expect((await auditRows(app.db, company.id)).map((row) => row.action)).toEqual([
+      'companies.warn',
+      'companies.read',
+    ]);
+
+    const owner = await staffOf(app, company.id, 'OWNER');
+    const seen = await app.request('/dashboard/api/company/warnings', { headers: { Cookie: owner.cookie } });
+    expect(seen.status, seen.text).toBe(200);
+    expect(seen.body.data).toMatchObject({
+      status: 'ACTIVE',
+      suspension: null,
+      total: 1,
+      items: [{ id: warned.body.data.historyId, kind: 'WARN', reason: 'Late departures reported' }],
+    });
+    expect(JSON.stringify(seen.body)).not.toContain(admin.id);
+    const dispatcher = await staffOf(app, company.id, 'DISPATCHER');
+    expectError(
+      await app.request('/dashboard/api/company/warnings', { headers: { Cookie: dispatcher.cookie } }),
+      403,
+      'ROLE_NOT_ALLOWED',
+    );
+    const stranger = await staffOf(app, (await createCompany(app.db)).id, 'OWNER');
+    const theirs = await app.request('/dashboard/api/company/warnings', {
+      headers: { Cookie: stranger.cookie },
+    });
+    expect(theirs.body.data.total).toBe(0);
+  });
+
+  it('suspends and unsuspends; the OWNER sees the suspension in force; a repeated action is 409 and writes nothing', async () => {
+    const company = await createCompany(app.db);
+    const { browser } = await signedInAdmin(app);
+    const suspended = await browser.send('POST', `/companies/${company.id}/suspend`, {
+      reason: 'Licence expired',
+    });
+    expect(suspended.body.data).toMatchObject({
+      after: { status: 'SUSPENDED' },
+      endedRequests: { cancelled: [], alreadyClosed: [], leftToDeadline: [] },
+    });
+    const owner = await staffOf(app, company.id, 'OWNER');
+    const seen = await app.request('/dashboard/api/company/warnings', { headers: { Cookie: owner.cookie } });
+    expect(seen.body.data).toMatchObject({
+      status: 'SUSPENDED',
+      suspension: { kind: 'SUSPEND', reason: 'Licence expired' },
+    });
+
+    const before = await companySnapshot(app.db, company.id);
+    expectError(
+      await browser.send('POST', `/companies/${company.id}/suspend`, { reason: 'Again' }),
+      409,
+      'COMPANY_ALREADY_SUSPENDED',
+    );
+    expect(await companySnapshot(app.db, company.id)).toEqual(before);
+
+    expect(
+      (await browser.send('POST', `/companies/${company.id}/unsuspend`, { reason: 'Licence renewed' })).body
+        .data,
+    ).toMatchObject({
+      before: { status: 'SUSPENDED' },
+      after: { status: 'ACTIVE' },
+    });
+    const after = await companySnapshot(app.db, company.id);
+    expectError(
+      await browser.send('POST', `/companies/${company.id}/unsuspend`, { reason: 'Again' }),
+      409,
+      'COMPANY_NOT_SUSPENDED',
+    );
+    expect(await companySnapshot(app.db, company.id)).toEqual(after);
+    expect(await companyActions(app.db, company.id)).toEqual(['companies.suspend', 'companies.unsuspend']);
+    const notices = await app.request('/dashboard/api/company/warnings', {
+      headers: { Cookie: owner.cookie },
+    });
+    expect(notices.body.data).toMatchObject({ status: 'ACTIVE', suspension: null, total: 2 });
+  });
+
+  it('verification is an audited action and gates the dashboard writes that need a verified company', async () => {
+    const company = await createCompany(app.db, { verified: false });
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const owner = await staffOf(app, company.id, 'OWNER');
+    const saveSettings = () =>
+      app.request('/dashboard/api/settings/booking-confirmation', {
+        method: 'PUT',
+        headers: owner.writeHeaders,
+        json: { mode: 'MANUAL_CONFIRM', decisionWindowMinutes: 30, channels: ['CUSTOMER_WEB'] },
+      });
+    expectError(await saveSettings(), 403, 'COMPANY_NOT_VERIFIED');
+    const verified = await browser.send('POST', `/companies/${company.id}/verify`, {
+      reason: 'Documents checked',
+    });
+    expect(verified.body.data).toMatchObject({ before: { verified: false }, after: { verified: true } });
+    expect((await saveSettings()).status).toBe(200);
+    expectError(
+      await browser.send('POST', `/companies/${company.id}/verify`, { reason: 'Twice' }),
+      409,
+      'COMPANY_ALREADY_VERIFIED',
+    );
+    expect(
+      (await browser.send('POST', `/companies/${company.id}/unverify`, { reason: 'Documents expired' }))
+        .status,
+    ).toBe(200);
+    expectError(await saveSettings(), 403, 'COMPANY_NOT_VERIFIED');
+    expect(await companyActions(app.db, company.id)).toEqual(['companies.verify', 'companies.unverify']);
+  });
+
+  it('refuses bad input, unknown companies and missing permissions, and changes nothing', async () => {
+    const company = await createCompany(app.db);
+    const { browser } = await signedInAdmin(app);
+    const { browser: support } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const before = await companySnapshot(app.db, company.id);
+    expectError(
+      await browser.send('POST', `/companies/${company.id}/suspend`, { reason: 'no' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(await browser.send('POST', `/companies/${company.id}/suspend`, {}), 400, 'VALIDATION_FAILED');
+    expectError(
+      await browser.send('POST', `/companies/${company.id}/suspend`, {
+        reason: 'Valid reason',
+        companyId: company.id,
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await browser.send('POST', `/companies/not-a-uuid/suspend`, { reason: 'Valid reason' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await browser.send(
+        'POST',
+        `/companies/${company.id}/suspend`,
+        { reason: 'Valid reason' },
+        { csrf: null },
+      ),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+    const denied = await support.send('POST', `/companies/${company.id}/suspend`, {
+      reason: 'Support tries',
+    });
+    expectError(denied, 403, 'PERMISSION_DENIED');
+    expect(denied.body.details).toEqual({ permission: 'companies.manage' });
+    expect(await companySnapshot(app.db, company.id)).toEqual(before);
+    const nobody = crypto.randomUUID();
+    expectError(
+      await browser.send('POST', `/companies/${nobody}/warn`, { reason: 'Who?' }),
+      404,
+      'COMPANY_NOT_FOUND',
+    );
+    expectError(await browser.get(`/companies/${nobody}`), 404, 'COMPANY_NOT_FOUND');
+    expect(await auditRows(app.db, nobody)).toEqual([]);
+  });
+});

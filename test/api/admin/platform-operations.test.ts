@@ -1,0 +1,493 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createCity, createCompany, futureDay } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import { eventually } from '../../support/journeys.js';
+import { usePrivateDatabase } from '../../support/private-database.js';
+import { createStaffMember, staffLogin } from '../../support/staff.js';
+import { auditRows, expectError, signedInAdmin } from './helpers.js';
+
+/**
+ * Feature flags, maintenance windows, incidents and the waitlist. Flags and windows are global to
+ * the platform, so this file runs against a database of its own; `app` and `other` are two API
+ * processes on it (each with its own cache), polling the change counters every second.
+ */
+const database = usePrivateDatabase('platform_ops');
+const settings = {
+  DATABASE_URL: database.url,
+  PLATFORM_STATE_POLL_SECONDS: 1,
+  ADMIN_LOGIN_MAX_PER_IP: 10_000,
+  STAFF_LOGIN_MAX_PER_IP: 10_000,
+  STAFF_LOGIN_MAX_PER_EMAIL: 10_000,
+  WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: 0,
+};
+const app = useTestApp(settings);
+const other = useTestApp(settings);
+const limited = useTestApp({ ...settings, WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: 2 });
+
+const email = () => `someone-${crypto.randomUUID().slice(0, 8)}@example.com`;
+const joinWaitlist = (on: TestApp, address = email()) =>
+  on.request('/api/waitlist', { method: 'POST', json: { email: address } });
+
+async function version(name: 'feature_flags' | 'maintenance'): Promise<string> {
+  const [row] = await app.db.query<{ version: string }>(
+    `select version from platform_state_versions where name = $1`,
+    [name],
+  );
+  return row!.version;
+}
+
+async function auditCount(action: string): Promise<number> {
+  const [row] = await app.db.query<{ n: number }>(
+    `select count(*)::int as n from audit_log where action = $1`,
+    [action],
+  );
+  return row!.n;
+}
+
+describe('feature flags', () => {
+  it('lists every flag with its default; a change is recorded and in force in another API process within the poll interval', async () => {
+    const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const listed = await browser.get('/feature-flags');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.items).toContainEqual(
+      expect.objectContaining({
+        key: 'waitlist.signup',
+        enabled: true,
+        defaultEnabled: true,
+        setByOperator: false,
+      }),
+    );
+    expect((await joinWaitlist(other)).status).toBe(202);
+
+    const off = await browser.send('PATCH', '/feature-flags/waitlist.signup', {
+      enabled: false,
+      reason: 'Launch postponed',
+    });
+    const changedAt = Date.now();
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.data).toMatchObject({
+      key: 'waitlist.signup',
+      enabled: false,
+      setByOperator: true,
+      updatedBy: { id: admin.id },
+    });
+    expect(await auditRows(app.db, 'waitlist.signup')).toEqual([
+      expect.objectContaining({
+        actor_id: admin.id,
+        action: 'feature_flags.update',
+        target_kind: 'feature_flag',
+        details: { reason: 'Launch postponed', before: true, after: false },
+      }),
+    ]);
+
+    const refused = await eventually(
+      () => joinWaitlist(other),
+      (response) => response.status === 503,
+      5_000,
+    );
+    expectError(refused, 503, 'FEATURE_DISABLED');
+    expect(Date.now() - changedAt).toBeLessThan(2_500);
+
+    expect(
+      (await browser.send('PATCH', '/feature-flags/waitlist.signup', { enabled: true, reason: 'Open' }))
+        .status,
+    ).toBe(200);
+    const back = await eventually(
+      () => joinWaitlist(other),
+      (response) => response.status === 202,
+      5_000,
+    );
+    expect(back.status).toBe(202);
+  });
+
+  it('refuses without flags.manage, for an unknown flag or a bad body, and changes nothing', async () => {
+    const { browser: supportBrowser } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const { browser } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    const before = {
+      version: await version('feature_flags'),
+      audits: await auditCount('feature_flags.update'),
+      flags: await app.db.query(`select * from feature_flags order by key`),
+    };
+    const denied = await supportBrowser.send('PATCH', '/feature-flags/waitlist.signup', {
+      enabled: false,
+      reason: 'No' + 'pe',
+    });
+    expectError(denied, 403, 'PERMISSION_DENIED');
+    expect(denied.body.details).toEqual({ permission: 'flags.manage' });
+    expectError(
+      await browser.send('PATCH', '/feature-flags/no.such_flag', { enabled: false, reason: 'typo' }),
+      404,
+      'FEATURE_FLAG_NOT_FOUND',
+    );
+    expectError(
+      await browser.send('PATCH', '/feature-flags/waitlist.signup', { enabled: 'no', reason: 'bad' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await browser.send('PATCH', '/feature-flags/waitlist.signup', {
+        enabled: false,
+        reason: 'ok',
+        rollout: 50,
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await browser.send('PATCH', '/feature-flags/Bad Key', { enabled: false, reason: 'bad' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect({
+      version: await version('feature_flags'),
+      audits: await auditCount('feature_flags.update'),
+      flags: await app.db.query(`select * from feature_flags order by key`),
+    }).toEqual(before);
+  });
+});
+
+describe('maintenance windows', () => {
+  async function companyOwner() {
+    const company = await createCompany(app.db);
+    const owner = await createStaffMember(app.db, company.id, 'OWNER');
+    const credentials = { email: owner.email, password: owner.password };
+    const browser = await staffLogin(app, credentials);
+    expect(browser.response.status, browser.response.text).toBe(200);
+    return { company, credentials, browser };
+  }
+
+  it('while a window is in force, customer and dashboard writes answer 503 MAINTENANCE with Retry-After; reads, sign-in and the administration keep working', async () => {
+    const { browser } = await signedInAdmin(app);
+    const staff = await companyOwner();
+    const traveller = await app.signIn();
+    const [from, to] = [await createCity(app.db), await createCity(app.db)];
+    const favorite = { originCityId: from.id, destCityId: to.id };
+    const saveFavorite = (on: TestApp) =>
+      on.request('/api/favorites', { method: 'POST', headers: traveller.writeHeaders, json: favorite });
+
+    const scheduled = await browser.send('POST', '/maintenance', {
+      message: 'Database upgrade',
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() + 600_000).toISOString(),
+    });
+    expect(scheduled.status, scheduled.text).toBe(201);
+    expect(scheduled.body.data).toMatchObject({ state: 'ACTIVE', message: 'Database upgrade' });
+    const windowId = scheduled.body.data.id;
+    onTestFinished(async () => {
+      await app.db.query(
+        `update maintenance_windows set cancelled_at = coalesce(cancelled_at, now()) where id = $1`,
+        [windowId],
+      );
+      await app.db.query(
+        `update platform_state_versions set version = version + 1 where name = 'maintenance'`,
+      );
+    });
+    expect((await auditRows(app.db, windowId)).map((row) => row.action)).toEqual(['maintenance.create']);
+
+    const refused = await eventually(
+      () => saveFavorite(other),
+      (response) => response.status === 503,
+      5_000,
+    );
+    expectError(refused, 503, 'MAINTENANCE');
+    const retryAfter = Number(refused.headers.get('Retry-After'));
+    expect(retryAfter).toBeGreaterThan(500);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect(refused.body.details).toMatchObject({
+      message: 'Database upgrade',
+      endsAt: scheduled.body.data.endsAt,
+    });
+
+    expect((await app.request('/api/cities')).status).toBe(200);
+    expect((await app.request('/api/favorites', { headers: { Cookie: traveller.cookie } })).status).toBe(200);
+    const settingsWrite = await app.request('/dashboard/api/settings/booking-confirmation', {
+      method: 'PUT',
+      headers: staff.browser.writeHeaders,
+      json: { mode: 'MANUAL_CONFIRM', decisionWindowMinutes: 30, channels: ['CUSTOMER_WEB'] },
+    });
+    expectError(settingsWrite, 503, 'MAINTENANCE');
+    expect(
+      (await app.request('/dashboard/api/auth/me', { headers: { Cookie: staff.browser.cookie } })).status,
+    ).toBe(200);
+    expect((await staffLogin(app, staff.credentials)).response.status).toBe(200);
+    const search = await app.request('/api/journeys/search', {
+      method: 'POST',
+      json: {
+        origin_city_id: from.id,
+        destination_city_id: to.id,
+        departure_date: futureDay(2),
+        passengers: 1,
+      },
+    });
+    expect(search.status, search.text).toBe(200);
+    const incident = await browser.send('POST', '/incidents', {
+      title: 'Upgrade running',
+      severity: 'MINOR',
+    });
+    expect(incident.status).toBe(201);
+    expect((await browser.get('/maintenance')).body.data.active).toMatchObject({
+      id: windowId,
+      state: 'ACTIVE',
+    });
+
+    const moved = await browser.send('PATCH', `/maintenance/${windowId}`, {
+      startsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expectError(moved, 409, 'MAINTENANCE_WINDOW_ACTIVE');
+    const cancelled = await browser.send('POST', `/maintenance/${windowId}/cancel`, {
+      reason: 'Upgrade done early',
+    });
+    expect(cancelled.body.data).toMatchObject({ state: 'CANCELLED' });
+    expect((await auditRows(app.db, windowId)).map((row) => row.action)).toEqual([
+      'maintenance.create',
+      'maintenance.cancel',
+    ]);
+    const open = await eventually(
+      () => saveFavorite(other),
+      (response) => response.status !== 503,
+      5_000,
+    );
+    expect([200, 201]).toContain(open.status);
+  });
+
+  it('schedules only sensible windows; a refused change writes nothing; a future window blocks nothing yet', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const { browser: analyst } = await signedInAdmin(app, { role: 'ANALYST' });
+    const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const rows = () => app.db.query(`select * from maintenance_windows order by id`);
+    const before = {
+      rows: await rows(),
+      version: await version('maintenance'),
+      audits: await auditCount('maintenance.create'),
+    };
+    expectError(
+      await browser.send('POST', '/maintenance', { message: 'Reversed', startsAt: at(60), endsAt: at(30) }),
+      400,
+      'MAINTENANCE_WINDOW_INVALID',
+    );
+    expectError(
+      await browser.send('POST', '/maintenance', { message: 'Over', startsAt: at(-60), endsAt: at(-30) }),
+      400,
+      'MAINTENANCE_WINDOW_INVALID',
+    );
+    expectError(
+      await browser.send('POST', '/maintenance', {
+        message: 'Too long',
+        startsAt: at(60),
+        endsAt: at(60 + 73 * 60),
+      }),
+      400,
+      'MAINTENANCE_WINDOW_TOO_LONG',
+    );
+    expectError(
+      await browser.send('POST', '/maintenance', { message: 'No end', startsAt: at(60) }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await browser.send('POST', '/maintenance', {
+        message: 'Bad time',
+        startsAt: 'tomorrow',
+        endsAt: at(90),
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    const denied = await analyst.send('POST', '/maintenance', {
+      message: 'Analyst',
+      startsAt: at(60),
+      endsAt: at(90),
+    });
+    expectError(denied, 403, 'PERMISSION_DENIED');
+    expect(denied.body.details).toEqual({ permission: 'maintenance.manage' });
+    expect({
+      rows: await rows(),
+      version: await version('maintenance'),
+      audits: await auditCount('maintenance.create'),
+    }).toEqual(before);
+
+    const future = await browser.send('POST', '/maintenance', {
+      message: 'Later',
+      startsAt: at(24 * 60),
+      endsAt: at(25 * 60),
+    });
+    expect(future.body.data.state).toBe('SCHEDULED');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect((await joinWaitlist(other)).status).toBe(202);
+    const changed = await browser.send('PATCH', `/maintenance/${future.body.data.id}`, {
+      endsAt: at(26 * 60),
+    });
+    expect(changed.status).toBe(200);
+    const [update] = (await auditRows(app.db, future.body.data.id)).filter(
+      (row) => row.action === 'maintenance.update',
+    );
+    expect(update!.details.before.endsAt).toBe(future.body.data.endsAt);
+    expect(update!.details.after.endsAt).toBe(changed.body.data.endsAt);
+    expect(
+      (await analyst.get('/maintenance?state=SCHEDULED')).body.data.items.map(
+        (item: { id: string }) => item.id,
+      ),
+    ).toContain(future.body.data.id);
+    expect(
+      (await browser.send('POST', `/maintenance/${future.body.data.id}/cancel`, { reason: 'Not needed' }))
+        .status,
+    ).toBe(200);
+    expectError(
+      await browser.send('POST', `/maintenance/${future.body.data.id}/cancel`, { reason: 'Again' }),
+      409,
+      'MAINTENANCE_WINDOW_CLOSED',
+    );
+    expectError(
+      await browser.send('POST', `/maintenance/${crypto.randomUUID()}/cancel`, { reason: 'Unknown' }),
+      404,
+      'MAINTENANCE_WINDOW_NOT_FOUND',
+    );
+  });
+});
+
+describe('incidents', () => {
+  it('opens, updates and resolves an incident, each change recorded; a resolved one is final', async () => {
+    const { admin, browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const { browser: analyst } = await signedInAdmin(app, { role: 'ANALYST' });
+    const opened = await browser.send('POST', '/incidents', {
+      title: 'SMS codes late',
+      severity: 'MAJOR',
+      description: 'Provider slow',
+    });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.data).toMatchObject({
+      status: 'INVESTIGATING',
+      severity: 'MAJOR',
+      createdBy: admin.id,
+      resolvedAt: null,
+    });
+    const id = opened.body.data.id;
+    const updated = await browser.send('PATCH', `/incidents/${id}`, {
+      status: 'IDENTIFIED',
+      severity: 'MINOR',
+    });
+    expect(updated.body.data).toMatchObject({
+      status: 'IDENTIFIED',
+      severity: 'MINOR',
+      title: 'SMS codes late',
+    });
+    const resolved = await browser.send('POST', `/incidents/${id}/resolve`, {
+      resolution: 'Provider fixed its queue',
+    });
+    expect(resolved.body.data).toMatchObject({
+      status: 'RESOLVED',
+      resolution: 'Provider fixed its queue',
+      resolvedAt: expect.any(String),
+    });
+    const audits = await auditRows(app.db, id);
+    expect(audits.map((row) => row.action)).toEqual([
+      'incidents.create',
+      'incidents.update',
+      'incidents.resolve',
+    ]);
+    expect(audits[1]!.details).toMatchObject({
+      before: { status: 'INVESTIGATING', severity: 'MAJOR' },
+      after: { status: 'IDENTIFIED', severity: 'MINOR' },
+    });
+
+    expectError(
+      await browser.send('PATCH', `/incidents/${id}`, { title: 'Reopened?' }),
+      409,
+      'INCIDENT_RESOLVED',
+    );
+    expectError(
+      await browser.send('POST', `/incidents/${id}/resolve`, { resolution: 'Twice' }),
+      409,
+      'INCIDENT_RESOLVED',
+    );
+    expectError(
+      await browser.send('PATCH', `/incidents/${id}`, { status: 'RESOLVED' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(await browser.send('PATCH', `/incidents/${id}`, {}), 400, 'VALIDATION_FAILED');
+    expectError(
+      await browser.send('PATCH', `/incidents/${crypto.randomUUID()}`, { title: 'Nobody' }),
+      404,
+      'INCIDENT_NOT_FOUND',
+    );
+    expect((await auditRows(app.db, id)).length).toBe(3);
+
+    const open = await analyst.get('/incidents?open=true');
+    expect(open.body.data.items.map((item: { id: string }) => item.id)).not.toContain(id);
+    const done = await analyst.get('/incidents?status=RESOLVED');
+    expect(done.body.data.items.map((item: { id: string }) => item.id)).toContain(id);
+    expectError(
+      await analyst.send('POST', '/incidents', { title: 'Analyst', severity: 'MINOR' }),
+      403,
+      'PERMISSION_DENIED',
+    );
+  });
+});
+
+describe('waitlist', () => {
+  it('stores the lower-case address and the time only, once, and answers every sign-up alike', async () => {
+    const address = email();
+    const first = await joinWaitlist(app, address.toUpperCase());
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({ success: true, data: { joined: true } });
+    const again = await joinWaitlist(app, address);
+    expect({ status: again.status, body: again.body }).toEqual({ status: first.status, body: first.body });
+    const rows = await app.db.query(`select * from waitlist_entries where email = $1`, [address]);
+    expect(rows).toHaveLength(1);
+    expect(Object.keys(rows[0]!).sort()).toEqual(['created_at', 'email', 'id']);
+  });
+
+  it('refuses a bad address or extra fields and stores nothing', async () => {
+    const count = async () =>
+      (await app.db.query<{ n: number }>(`select count(*)::int as n from waitlist_entries`))[0]!.n;
+    const before = await count();
+    expectError(
+      await app.request('/api/waitlist', { method: 'POST', json: { email: 'not-an-address' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await app.request('/api/waitlist', { method: 'POST', json: { email: email(), name: 'Lina' } }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(await app.request('/api/waitlist', { method: 'POST', json: {} }), 400, 'VALIDATION_FAILED');
+    expect(await count()).toBe(before);
+  });
+
+  it('limits sign-ups per client IP', async () => {
+    expect((await joinWaitlist(limited)).status).toBe(202);
+    expect((await joinWaitlist(limited)).status).toBe(202);
+    const third = await joinWaitlist(limited);
+    expectError(third, 429, 'RATE_LIMITED');
+    expect(Number(third.headers.get('Retry-After'))).toBeGreaterThan(0);
+  });
+
+  it('shows the sign-ups to waitlist.view, recording each read; others get 403 and no audit row', async () => {
+    const address = email();
+    await joinWaitlist(app, address);
+    const { admin, browser } = await signedInAdmin(app, { role: 'ANALYST' });
+    const found = await browser.get(`/waitlist?search=${address.slice(0, 16)}`);
+    expect(found.status).toBe(200);
+    expect(found.body.data).toMatchObject({
+      total: 1,
+      items: [{ email: address, createdAt: expect.any(String) }],
+    });
+    const [read] = await app.db.query<{ details: any }>(
+      `select details from audit_log where actor_id = $1 and action = 'waitlist.list'`,
+      [admin.id],
+    );
+    expect(read!.details).toMatchObject({ filter: { search: address.slice(0, 16) }, returned: 1 });
+
+    const { admin: agent, browser: support } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const denied = await support.get('/waitlist');
+    expectError(denied, 403, 'PERMISSION_DENIED');
+    expect(denied.body.details).toEqual({ permission: 'waitlist.view' });
+    expect(
+      await app.db.query(`select 1 from audit_log where actor_id = $1 and action = 'waitlist.list'`, [
+        agent.id,
+      ]),
+    ).toEqual([]);
+  });
+});

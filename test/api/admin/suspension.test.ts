@@ -1,0 +1,340 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appContext } from '../../../api/app.js';
+import { registerDashboardRoutes } from '../../../api/dashboard/index.js';
+import { Surface } from '../../../api/http/route.js';
+import { createLogger } from '../../../config/logger.js';
+import { recordDecision } from '../../../db/writes/journeys/decide.js';
+import { stateQuery } from '../../../workflows/journey-confirmation.contract.js';
+import { workflowIds } from '../../../workflows/shared.js';
+import { createCompany, futureDay } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import {
+  createShare,
+  NO_SHARE_IP_LIMIT,
+  revokeShare,
+  grantRow,
+  shareableBooking,
+  shareFixture,
+} from '../../support/document-shares.js';
+import {
+  bookJourney,
+  confirmJourney,
+  eventually,
+  holdJourney,
+  journeyFacts,
+  mobileTraveller,
+  quote,
+  setConfirmation,
+  travellers,
+  tripOf,
+} from '../../support/journeys.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { createStaffMember, staffLogin } from '../../support/staff.js';
+import { auditRows, expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
+
+/**
+ * A suspension takes effect at once everywhere (SPEC "Company suspension"): the company leaves
+ * every inventory scope, every dashboard write of its staff is refused, its staff and drivers
+ * neither issue nor revoke document shares, and its pending journey requests are ended.
+ */
+describe('company suspension', () => {
+  const app = useTestApp({
+    ...NO_SHARE_IP_LIMIT,
+    PLATFORM_STATE_POLL_SECONDS: 1,
+    ADMIN_LOGIN_MAX_PER_IP: 10_000,
+    STAFF_LOGIN_MAX_PER_IP: 10_000,
+    STAFF_LOGIN_MAX_PER_EMAIL: 10_000,
+  });
+  let admin: { id: string };
+  let browser: AdminBrowser;
+
+  beforeAll(async () => {
+    ({ admin, browser } = await signedInAdmin(app, { role: 'ADMIN' }));
+  });
+
+  const suspend = (companyId: string, reason = 'Licence expired') =>
+    browser.send('POST', `/companies/${companyId}/suspend`, { reason });
+  const unsuspend = (companyId: string) =>
+    browser.send('POST', `/companies/${companyId}/unsuspend`, { reason: 'Licence renewed' });
+
+  it('the company leaves search, trips, quote, hold, seat locks and confirm at once; unsuspending restores them', async () => {
+    const trip = await tripOf(app.db);
+    const traveller = await mobileTraveller(app);
+    const searchBody = {
+      origin_city_id: trip.stops[0]!.cityId,
+      destination_city_id: trip.stops[2]!.cityId,
+      departure_date: futureDay(3),
+      passengers: 1,
+    };
+    const found = async () => {
+      const response = await app.request('/api/journeys/search', {
+        method: 'POST',
+        headers: traveller.headers,
+        json: searchBody,
+      });
+      expect(response.status).toBe(200);
+      return response.text.includes(trip.tripId);
+    };
+    expect(await found()).toBe(true);
+    const quotedBefore = await quote(app, traveller, [{ trip }]);
+    const heldQuote = await quote(app, traveller, [{ trip }]);
+    const held = await holdJourney(app, traveller, heldQuote.journey_id, { quote_id: heldQuote.quote_id });
+    expect(held.status, held.text).toBe(200);
+
+    const suspendedAt = Date.now();
+    expect((await suspend(trip.companyId)).status).toBe(200);
+    expect(await eventually(found, (shown) => !shown, 5_000)).toBe(false);
+    expect(Date.now() - suspendedAt).toBeLessThan(2_500);
+    expectError(
+      await app.request(`/api/trips/${trip.tripId}`, { headers: traveller.headers }),
+      404,
+      'TRIP_NOT_FOUND',
+    );
+    const legacy = await app.request(
+      `/api/trips?from=${searchBody.origin_city_id}&to=${searchBody.destination_city_id}&date=${searchBody.departure_date}`,
+    );
+    expect(legacy.status).toBe(200);
+    expect(legacy.text).not.toContain(trip.tripId);
+    const quoteAfter = await app.request('/api/journeys/quote', {
+      method: 'POST',
+      headers: traveller.headers,
+      json: {
+        party_size: 1,
+        legs: [
+          {
+            trip_id: trip.tripId,
+            board_stop_call_id: trip.stopCallIds[0],
+            alight_stop_call_id: trip.stopCallIds[2],
+          },
+        ],
+        resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 1, assignments: [] }],
+        idempotency_key: `quote-${randomUUID()}`,
+      },
+    });
+    expectError(quoteAfter, 404, 'TRIP_NOT_FOUND');
+    expectError(
+      await holdJourney(app, traveller, quotedBefore.journey_id, { quote_id: quotedBefore.quote_id }),
+      404,
+      'TRIP_NOT_FOUND',
+    );
+    const confirm = await confirmJourney(app, traveller, heldQuote.journey_id, {
+      quote_id: heldQuote.quote_id,
+      hold_batch_id: held.body.data.holdBatchId,
+      travellers: travellers(1),
+      idempotency_key: `confirm-${randomUUID()}`,
+    });
+    expectError(confirm, 409, 'TRIP_NOT_BOOKABLE');
+    expect((await journeyFacts(app.db, heldQuote.journey_id)).journey!.status).toBe('HELD');
+    const lock = await app.request('/api/seat-locks', {
+      method: 'POST',
+      headers: traveller.headers,
+      json: { trip_id: trip.tripId, seat_numbers: ['A1'] },
+    });
+    expectError(lock, 404, 'TRIP_NOT_FOUND');
+
+    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect(await eventually(found, (shown) => shown, 5_000)).toBe(true);
+    const again = await quote(app, traveller, [{ trip }]);
+    expect((await holdJourney(app, traveller, again.journey_id, { quote_id: again.quote_id })).status).toBe(
+      200,
+    );
+  });
+
+  /** Every state-changing route the dashboard surface declares, as registered right now. */
+  function dashboardWriteRoutes(on: TestApp) {
+    const context = appContext({
+      config: on.config,
+      db: on.db,
+      temporal: on.temporal,
+      logger: createLogger(on.config, 'test'),
+    });
+    const surface = new Surface('/dashboard/api');
+    registerDashboardRoutes(surface, context);
+    return surface.routes
+      .map((route) => route.spec)
+      .filter(
+        (spec) => spec.method !== 'get' && spec.security !== 'public' && !spec.path.startsWith('/auth/'),
+      )
+      .map((spec) => ({
+        method: spec.method.toUpperCase(),
+        path: spec.path.replace(/\{\w+\}/g, () => randomUUID()),
+      }));
+  }
+
+  it('every dashboard write of a suspended company answers 403 COMPANY_SUSPENDED before its input is read; reads and sign-out keep working', async () => {
+    const routes = dashboardWriteRoutes(app);
+    expect(routes.map((route) => `${route.method} ${route.path.replace(/[0-9a-f-]{36}/g, '{id}')}`)).toEqual(
+      expect.arrayContaining([
+        'PUT /settings/booking-confirmation',
+        'PATCH /bookings/{id}/status',
+        'POST /document-shares',
+      ]),
+    );
+    const login = async (companyId: string) => {
+      const member = await createStaffMember(app.db, companyId, 'OWNER');
+      const staff = await staffLogin(app, { email: member.email, password: member.password });
+      expect(staff.response.status).toBe(200);
+      return staff;
+    };
+    const suspended = await createCompany(app.db);
+    const active = await createCompany(app.db);
+    const staff = await login(suspended.id);
+    const control = await login(active.id);
+    expect((await suspend(suspended.id)).status).toBe(200);
+
+    for (const route of routes) {
+      for (const json of [{}, { unexpected: 'field' }]) {
+        const response = await app.request(`/dashboard/api${route.path}`, {
+          method: route.method,
+          headers: staff.writeHeaders,
+          json,
+        });
+        expect({ route, status: response.status, errorCode: response.body?.errorCode }).toEqual({
+          route,
+          status: 403,
+          errorCode: 'COMPANY_SUSPENDED',
+        });
+      }
+      const answer = await app.request(`/dashboard/api${route.path}`, {
+        method: route.method,
+        headers: control.writeHeaders,
+        json: {},
+      });
+      expect({ route, errorCode: answer.body?.errorCode }).not.toEqual({
+        route,
+        errorCode: 'COMPANY_SUSPENDED',
+      });
+    }
+    expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: staff.cookie } })).status).toBe(
+      200,
+    );
+    expect(
+      (await app.request('/dashboard/api/company/warnings', { headers: { Cookie: staff.cookie } })).status,
+    ).toBe(200);
+    expect(
+      (await app.request('/dashboard/api/auth/logout', { method: 'POST', headers: staff.writeHeaders }))
+        .status,
+    ).toBe(200);
+  });
+
+  it("neither the company's staff nor its drivers may issue or revoke document shares while it is suspended", async () => {
+    const fixture = await shareFixture(app);
+    const bookingId = await shareableBooking(app, fixture);
+    const owner = await staffSession(app.db, app.config, fixture.companyId, 'OWNER');
+    const driver = await staffSession(app.db, app.config, fixture.companyId, 'DRIVER');
+    await app.db.query(`update trips set driver_id = $1 where id = $2`, [
+      driver.staffUserId,
+      fixture.trip.id,
+    ]);
+    const ownerBearer = { Authorization: `Bearer ${owner.token}` };
+    const share = { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' };
+    const issued = await createShare(app, ownerBearer, share);
+    expect(issued.response.status, issued.response.text).toBe(201);
+
+    expect((await suspend(fixture.companyId)).status).toBe(200);
+    expectError((await createShare(app, ownerBearer, share)).response, 403, 'COMPANY_SUSPENDED');
+    expectError(
+      (await createShare(app, { Authorization: `Bearer ${driver.token}` }, share)).response,
+      403,
+      'COMPANY_SUSPENDED',
+    );
+    const fromDashboard = await app.request('/dashboard/api/document-shares', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: share,
+    });
+    expectError(fromDashboard, 403, 'COMPANY_SUSPENDED');
+    expectError(await revokeShare(app, issued.grantId, ownerBearer), 403, 'COMPANY_SUSPENDED');
+    expectError(
+      await app.request(`/dashboard/api/document-shares/${issued.grantId}/revoke`, {
+        method: 'POST',
+        headers: owner.writeHeaders,
+      }),
+      403,
+      'COMPANY_SUSPENDED',
+    );
+    expect((await grantRow(app, issued.grantId))!.status).not.toBe('REVOKED');
+
+    expect((await unsuspend(fixture.companyId)).status).toBe(200);
+    expect((await createShare(app, ownerBearer, share)).response.status).toBe(201);
+    expect((await revokeShare(app, issued.grantId, ownerBearer)).status).toBe(200);
+  });
+
+  it('ends the pending journey requests of the company through their workflows: cancelled with failure_reason COMPANY_SUSPENDED', async () => {
+    const trip = await tripOf(app.db);
+    const otherTrip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    await setConfirmation(app.db, otherTrip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const traveller = await mobileTraveller(app);
+    const pending = await bookJourney(app, traveller, [{ trip }]);
+    const untouched = await bookJourney(app, traveller, [{ trip: otherTrip }]);
+    expect(pending.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const [request] = await app.db.query<{ id: string }>(
+      `select id from confirmation_requests where scope_id = $1`,
+      [pending.journeyId],
+    );
+
+    const suspended = await suspend(trip.companyId, 'Repeated safety violations');
+    expect(suspended.status, suspended.text).toBe(200);
+    expect(suspended.body.data.endedRequests).toEqual({
+      cancelled: [request!.id],
+      alreadyClosed: [],
+      leftToDeadline: [],
+    });
+    const [audit] = await auditRows(app.db, trip.companyId);
+    expect(audit!.details.pendingRequests).toEqual([request!.id]);
+
+    const facts = await journeyFacts(app.db, pending.journeyId);
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'COMPANY_SUSPENDED' });
+    expect(facts.allocations.every((allocation) => allocation.status === 'RELEASED')).toBe(true);
+    expect(
+      facts.tickets.every((ticket) => ticket.status === 'CANCELLED' && !ticket.boarding_authorized),
+    ).toBe(true);
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CANCELLED']);
+    const [closed] = await app.db.query(
+      `select status, decided_by, reason from confirmation_requests where id = $1`,
+      [request!.id],
+    );
+    expect(closed).toEqual({
+      status: 'CANCELLED',
+      decided_by: admin.id,
+      reason: 'Repeated safety violations',
+    });
+    const process = app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(pending.journeyId));
+    expect((await process.query(stateQuery)).phase).toBe('CANCELLED');
+    const seen = await app.request(`/api/journeys/${pending.journeyId}`, { headers: traveller.headers });
+    expect(seen.body.data).toMatchObject({
+      confirmation: { status: 'CANCELLED' },
+      failure_reason: 'COMPANY_SUSPENDED',
+    });
+
+    expect((await journeyFacts(app.db, untouched.journeyId)).journey!.status).toBe('REQUESTED');
+    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('CANCELLED');
+  });
+
+  it('a suspended company cannot approve a request, even one a suspension left to its deadline', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const pending = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+    const [request] = await app.db.query<{ id: string }>(
+      `select id from confirmation_requests where scope_id = $1`,
+      [pending.journeyId],
+    );
+    await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [trip.companyId]);
+    const approve = recordDecision(app.db, {
+      scope: { kind: 'JOURNEY', id: pending.journeyId },
+      companyId: trip.companyId,
+      decision: 'APPROVE',
+      actorId: randomUUID(),
+      decisionKey: `${request!.id}:${trip.companyId}:APPROVE`,
+    });
+    await expect(approve).rejects.toMatchObject({ status: 403, code: 'COMPANY_SUSPENDED' });
+    const [still] = await app.db.query(`select status from confirmation_requests where id = $1`, [
+      request!.id,
+    ]);
+    expect(still).toEqual({ status: 'PENDING' });
+    expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('REQUESTED');
+  });
+});

@@ -1,0 +1,277 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCorridor } from '../../support/factories.js';
+import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
+import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
+import { auditRows, expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
+
+/**
+ * Support tickets: travellers open them about their bookings at /api/support-tickets (/api/tickets
+ * is the boarding-ticket API); support lists, reads, answers, assigns and closes them.
+ */
+describe('support tickets', () => {
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+  const limited = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 10_000, SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: 1 });
+  let companyId: string;
+  let traveller: SignedInTraveller;
+  let bookingId: string;
+  let support: { admin: { id: string }; browser: AdminBrowser };
+
+  async function bookingOf(owner: SignedInTraveller) {
+    const corridor = await createCorridor(app.db);
+    const rows = await confirmedJourneyRows(app.db, {
+      ownerUserId: owner.userId,
+      trip: journeyTripOf(corridor),
+      travellers: ['Rami Haddad'],
+    });
+    return { bookingId: rows.bookingId, companyId: corridor.company.id };
+  }
+
+  beforeAll(async () => {
+    traveller = await app.signIn();
+    ({ bookingId, companyId } = await bookingOf(traveller));
+    support = await signedInAdmin(app, { role: 'SUPPORT' });
+  });
+
+  const open = (on: TestApp, who: SignedInTraveller, body: Record<string, unknown>) =>
+    on.request('/api/support-tickets', { method: 'POST', headers: who.writeHeaders, json: body });
+  const write = (who: SignedInTraveller, ticketId: string, message: string) =>
+    app.request(`/api/support-tickets/${ticketId}/messages`, {
+      method: 'POST',
+      headers: who.writeHeaders,
+      json: { message },
+    });
+  const ticketCount = async () =>
+    (await app.db.query<{ n: number }>(`select count(*)::int as n from support_tickets`))[0]!.n;
+
+  it('a traveller opens a ticket about their booking; support answers, assigns and closes it, each change recorded', async () => {
+    const opened = await open(app, traveller, {
+      bookingId,
+      subject: 'Refund question',
+      message: 'Trip was cancelled',
+    });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.data).toMatchObject({
+      subject: 'Refund question',
+      status: 'OPEN',
+      booking: { id: bookingId },
+      company: { id: companyId },
+      messages: [{ from: 'TRAVELLER', body: 'Trip was cancelled' }],
+    });
+    const ticketId = opened.body.data.id;
+
+    const listed = await support.browser.get(`/tickets?bookingId=${bookingId}`);
+    expect(listed.body.data.items).toEqual([
+      expect.objectContaining({
+        id: ticketId,
+        status: 'OPEN',
+        traveller: expect.objectContaining({ id: traveller.userId, name: 'Test Traveller' }),
+        company: expect.objectContaining({ id: companyId }),
+        assignee: null,
+        messageCount: 1,
+      }),
+    ]);
+    const replied = await support.browser.send('POST', `/tickets/${ticketId}/replies`, {
+      message: 'Refunds come in cash',
+    });
+    expect(replied.body.data.ticket.status).toBe('ANSWERED');
+    const assigned = await support.browser.send('POST', `/tickets/${ticketId}/assign`, {
+      assigneeId: support.admin.id,
+    });
+    expect(assigned.body.data.ticket.assignee).toMatchObject({ id: support.admin.id });
+
+    const seen = await app.request(`/api/support-tickets/${ticketId}`, {
+      headers: { Cookie: traveller.cookie },
+    });
+    expect(seen.body.data.messages.map((message: { from: string }) => message.from)).toEqual([
+      'TRAVELLER',
+      'SUPPORT',
+    ]);
+    expect(seen.text).not.toContain(support.admin.id);
+    expect((await write(traveller, ticketId, 'Thank you')).body.data.status).toBe('OPEN');
+
+    const closed = await support.browser.send('POST', `/tickets/${ticketId}/close`, {
+      resolution: 'Refunded at the office',
+    });
+    expect(closed.body.data.ticket).toMatchObject({
+      status: 'CLOSED',
+      resolution: 'Refunded at the office',
+      closedAt: expect.any(String),
+    });
+    expect((await auditRows(app.db, ticketId)).map((row) => row.action)).toEqual([
+      'tickets.reply',
+      'tickets.assign',
+      'tickets.close',
+    ]);
+    const before = await auditRows(app.db, ticketId);
+    expectError(
+      await support.browser.send('POST', `/tickets/${ticketId}/replies`, { message: 'More' }),
+      409,
+      'TICKET_CLOSED',
+    );
+    expectError(await write(traveller, ticketId, 'Still there?'), 409, 'TICKET_CLOSED');
+    expect(await auditRows(app.db, ticketId)).toEqual(before);
+
+    const detail = await support.browser.get(`/tickets/${ticketId}`);
+    expect(
+      detail.body.data.messages.map((message: { author: { kind: string } }) => message.author.kind),
+    ).toEqual(['TRAVELLER', 'ADMIN', 'TRAVELLER']);
+    const reads = await app.db.query<{ action: string }>(
+      `select action from audit_log where actor_id = $1 and action in ('tickets.list', 'tickets.read') order by id`,
+      [support.admin.id],
+    );
+    expect(reads.map((row) => row.action)).toEqual(['tickets.list', 'tickets.read']);
+  });
+
+  it("refuses another traveller's booking or ticket, bad input, and invalid assignees, storing nothing", async () => {
+    const stranger = await app.signIn();
+    const before = await ticketCount();
+    expectError(
+      await open(app, stranger, { bookingId, subject: 'Not mine', message: 'Hello' }),
+      404,
+      'BOOKING_NOT_FOUND',
+    );
+    expectError(await open(app, traveller, { bookingId, subject: 'No message' }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await open(app, traveller, { bookingId: 'booking-1', subject: 'Bad id', message: 'x' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await open(app, traveller, { bookingId, subject: 'Extra', message: 'x', priority: 'URGENT' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectError(
+      await app.request('/api/support-tickets', {
+        method: 'POST',
+        headers: { Cookie: traveller.cookie },
+        json: { bookingId, subject: 'No CSRF', message: 'x' },
+      }),
+      403,
+      'CSRF_TOKEN_INVALID',
+    );
+    expect(await ticketCount()).toBe(before);
+
+    const mine = await open(app, traveller, { bookingId, subject: 'Mine', message: 'Hello' });
+    const ticketId = mine.body.data.id;
+    expectError(
+      await app.request(`/api/support-tickets/${ticketId}`, { headers: { Cookie: stranger.cookie } }),
+      404,
+      'TICKET_NOT_FOUND',
+    );
+    expectError(await write(stranger, ticketId, 'Hijack'), 404, 'TICKET_NOT_FOUND');
+    const strangerList = await app.request('/api/support-tickets', { headers: { Cookie: stranger.cookie } });
+    expect(strangerList.body.data.total).toBe(0);
+
+    const { admin: analyst } = await signedInAdmin(app, { role: 'ANALYST' });
+    const auditBefore = await auditRows(app.db, ticketId);
+    expectError(
+      await support.browser.send('POST', `/tickets/${ticketId}/assign`, { assigneeId: analyst.id }),
+      400,
+      'TICKET_ASSIGNEE_INVALID',
+    );
+    expectError(
+      await support.browser.send('POST', `/tickets/${ticketId}/assign`, { assigneeId: crypto.randomUUID() }),
+      400,
+      'TICKET_ASSIGNEE_INVALID',
+    );
+    expectError(
+      await support.browser.send('POST', `/tickets/${crypto.randomUUID()}/close`, { resolution: 'Nothing' }),
+      404,
+      'TICKET_NOT_FOUND',
+    );
+    expect(await auditRows(app.db, ticketId)).toEqual(auditBefore);
+    const [row] = await app.db.query(`select assignee_admin_id from support_tickets where id = $1`, [
+      ticketId,
+    ]);
+    expect(row).toEqual({ assignee_admin_id: null });
+  });
+
+  it('support opens tickets on behalf of a company or a booking, filters them, and needs tickets.manage to', async () => {
+    const created = await support.browser.send('POST', '/tickets', {
+      subject: 'Company asked for help',
+      message: 'Cannot publish the timetable',
+      priority: 'HIGH',
+      companyId,
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data.ticket).toMatchObject({
+      priority: 'HIGH',
+      company: { id: companyId },
+      traveller: null,
+      openedBy: { kind: 'ADMIN', id: support.admin.id },
+    });
+    expect((await auditRows(app.db, created.body.data.ticket.id)).map((row) => row.action)).toEqual([
+      'tickets.create',
+    ]);
+    const viaBooking = await support.browser.send('POST', '/tickets', {
+      subject: 'Called in',
+      message: 'By phone',
+      bookingId,
+    });
+    expect(viaBooking.body.data.ticket).toMatchObject({
+      traveller: { id: traveller.userId },
+      company: { id: companyId },
+    });
+    const before = await ticketCount();
+    const other = await createCorridor(app.db);
+    expectError(
+      await support.browser.send('POST', '/tickets', {
+        subject: 'Mismatch',
+        message: 'x',
+        bookingId,
+        companyId: other.company.id,
+      }),
+      400,
+      'TICKET_SUBJECT_MISMATCH',
+    );
+    expectError(
+      await support.browser.send('POST', '/tickets', {
+        subject: 'Nobody',
+        message: 'x',
+        companyId: crypto.randomUUID(),
+      }),
+      404,
+      'COMPANY_NOT_FOUND',
+    );
+    expectError(
+      await support.browser.send('POST', '/tickets', {
+        subject: 'Nobody',
+        message: 'x',
+        travellerId: crypto.randomUUID(),
+      }),
+      404,
+      'TRAVELLER_NOT_FOUND',
+    );
+    expect(await ticketCount()).toBe(before);
+
+    const high = await support.browser.get(`/tickets?companyId=${companyId}&priority=HIGH&assignee=none`);
+    expect(high.body.data.items.map((item: { id: string }) => item.id)).toEqual([
+      created.body.data.ticket.id,
+    ]);
+    expectError(await support.browser.get('/tickets?assignee=someone'), 400, 'VALIDATION_FAILED');
+
+    const { admin: analyst, browser: analystBrowser } = await signedInAdmin(app, { role: 'ANALYST' });
+    const denied = await analystBrowser.get('/tickets');
+    expectError(denied, 403, 'PERMISSION_DENIED');
+    expect(denied.body.details).toEqual({ permission: 'tickets.view' });
+    expect(
+      await app.db.query(`select 1 from audit_log where actor_id = $1 and action like 'tickets.%'`, [
+        analyst.id,
+      ]),
+    ).toEqual([]);
+  });
+
+  it('limits how many tickets and messages a traveller sends', async () => {
+    const owner = await limited.signIn();
+    const own = await bookingOf(owner);
+    expect(
+      (await open(limited, owner, { bookingId: own.bookingId, subject: 'First', message: 'One' })).status,
+    ).toBe(201);
+    expectError(
+      await open(limited, owner, { bookingId: own.bookingId, subject: 'Second', message: 'Two' }),
+      429,
+      'RATE_LIMITED',
+    );
+  });
+});

@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { createCompany } from '../../support/factories.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { apiKeyOf } from '../../support/webhooks.js';
+
+const SECRET = 'a-signing-secret-of-enough-length';
+const body = (url: string, events = ['booking.created']) => ({ url, events, secret: SECRET });
+
+const subscriptionRows = (app: TestApp, companyId: string) =>
+  app.db.query(
+    `select id, url, events, secret, status from webhook_subscriptions where company_id = $1 order by id`,
+    [companyId],
+  );
+
+describe('company API keys (dashboard)', () => {
+  const app = useTestApp();
+
+  it('an OWNER makes a key shown once; only its hash is stored; revoking it ends its use at once', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const made = await app.request('/dashboard/api/api-keys', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { name: 'booking sync' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const key = made.body.data.key as string;
+    expect(key).toMatch(/^bbk_[A-Za-z0-9_-]{43}$/);
+    const [stored] = await app.db.query<{ key_hash: string; key_prefix: string }>(
+      `select key_hash, key_prefix from company_api_keys where id = $1`,
+      [made.body.data.id],
+    );
+    expect(stored!.key_hash).not.toContain(key);
+    expect(stored!.key_prefix).toBe(key.slice(0, 12));
+
+    const list = await app.request('/dashboard/api/api-keys', { headers: { Cookie: owner.cookie } });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ name: 'booking sync', prefix: key.slice(0, 12) }),
+    ]);
+    expect(list.text).not.toContain(key);
+
+    expect((await app.request('/api/webhooks', { token: key })).status).toBe(200);
+    const revoked = await app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
+      method: 'DELETE',
+      headers: owner.writeHeaders,
+    });
+    expect(revoked.status, revoked.text).toBe(200);
+    const after = await app.request('/api/webhooks', { token: key });
+    expect(after.status).toBe(401);
+    expect(after.body.errorCode).toBe('INVALID_CREDENTIAL');
+    const audit = await app.db.query<{ action: string }>(
+      `select action from audit_log where target_id = $1 order by created_at`,
+      [made.body.data.id],
+    );
+    expect(audit.map((row) => row.action)).toEqual(['company.api_key.create', 'company.api_key.revoke']);
+  });
+
+  it('other roles, a missing CSRF header, a suspended company and another company are refused; nothing is made', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const dispatcher = await staffSession(app.db, app.config, companyId, 'DISPATCHER');
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const post = (headers: Record<string, string>, json: unknown = { name: 'x' }) =>
+      app.request('/dashboard/api/api-keys', { method: 'POST', headers, json });
+    expect((await post(dispatcher.writeHeaders)).body.errorCode).toBe('ROLE_NOT_ALLOWED');
+    expect((await post({ Cookie: owner.cookie })).body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    expect((await post(owner.writeHeaders, { name: 'x', companyId })).status).toBe(400);
+    expect((await post(owner.writeHeaders, { name: '' })).status).toBe(400);
+    expect(await app.db.query(`select 1 from company_api_keys where company_id = $1`, [companyId])).toEqual(
+      [],
+    );
+
+    const otherKey = await apiKeyOf(app, (await createCompany(app.db)).id);
+    const [other] = await app.db.query<{ id: string }>(
+      `select id from company_api_keys where key_prefix = $1`,
+      [otherKey.slice(0, 12)],
+    );
+    const foreign = await app.request(`/dashboard/api/api-keys/${other!.id}`, {
+      method: 'DELETE',
+      headers: owner.writeHeaders,
+    });
+    expect(foreign.status).toBe(404);
+
+    await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
+    expect((await post(owner.writeHeaders)).body.errorCode).toBe('COMPANY_SUSPENDED');
+  });
+});
+
+describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
+  const app = useTestApp();
+
+  it('subscribes, lists, reads, changes and deletes; the secret is never returned', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    const created = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: key,
+      json: body('http://127.0.0.1:9/hooks', ['booking.created', 'trip.started']),
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data).toMatchObject({
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['booking.created', 'trip.started'],
+      status: 'ACTIVE',
+    });
+    expect(created.text).not.toContain(SECRET);
+    const id = created.body.data.id as string;
+
+    const list = await app.request('/api/webhooks', { token: key });
+    expect(list.body.data.map((entry: { id: string }) => entry.id)).toEqual([id]);
+    expect(list.text).not.toContain(SECRET);
+
+    const patched = await app.request(`/api/webhooks/${id}`, {
+      method: 'PATCH',
+      token: key,
+      json: { events: ['booking.cancelled'], enabled: false },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      events: ['booking.cancelled'],
+      status: 'DISABLED',
+      disabledReason: 'BY_COMPANY',
+    });
+
+    expect((await app.request(`/api/webhooks/${id}`, { method: 'DELETE', token: key })).status).toBe(200);
+    expect((await app.request(`/api/webhooks/${id}`, { token: key })).status).toBe(404);
+    expect((await app.request('/api/webhooks', { token: key })).body.data).toEqual([]);
+  });
+
+  it('refuses a missing or wrong key, bad input and another company’s subscription, changing nothing', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    const missing = await app.request('/api/webhooks', { method: 'POST', json: body('http://127.0.0.1:9/') });
+    expect([missing.status, missing.body.errorCode]).toEqual([401, 'AUTH_REQUIRED']);
+    const wrong = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: 'bbk_not-a-key',
+      json: body('http://127.0.0.1:9/'),
+    });
+    expect([wrong.status, wrong.body.errorCode]).toEqual([401, 'INVALID_CREDENTIAL']);
+
+    const before = await subscriptionRows(app, companyId);
+    for (const bad of [
+      { ...body('http://127.0.0.1:9/'), companyId },
+      { ...body('http://127.0.0.1:9/'), events: [] },
+      { ...body('http://127.0.0.1:9/'), events: ['booking.created', 'booking.created'] },
+      { ...body('http://127.0.0.1:9/'), events: ['booking.paid'] },
+      { ...body('http://127.0.0.1:9/'), secret: 'short' },
+      body('ftp://example.com/hook'),
+      body('http://user:pass@127.0.0.1:9/'),
+    ]) {
+      const response = await app.request('/api/webhooks', { method: 'POST', token: key, json: bad });
+      expect(response.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(await subscriptionRows(app, companyId)).toEqual(before);
+
+    const otherKey = await apiKeyOf(app, (await createCompany(app.db)).id);
+    const theirs = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: otherKey,
+      json: body('http://127.0.0.1:9/'),
+    });
+    const path = `/api/webhooks/${theirs.body.data.id}`;
+    expect((await app.request(path, { token: key })).status).toBe(404);
+    expect((await app.request(path, { method: 'PATCH', token: key, json: { enabled: false } })).status).toBe(
+      404,
+    );
+    expect((await app.request(path, { method: 'DELETE', token: key })).status).toBe(404);
+    expect((await app.request(`${path}/deliveries`, { token: key })).status).toBe(404);
+    expect((await app.request('/api/webhooks/not-a-uuid', { token: key })).status).toBe(400);
+  });
+
+  it('a suspended company cannot change its subscriptions', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
+    const response = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: key,
+      json: body('http://127.0.0.1:9/'),
+    });
+    expect([response.status, response.body.errorCode]).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await subscriptionRows(app, companyId)).toEqual([]);
+  });
+
+  it('25 subscriptions at once: exactly 20 are made, the rest 409 WEBHOOK_LIMIT_REACHED', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, index) =>
+        app.request('/api/webhooks', {
+          method: 'POST',
+          token: key,
+          json: body(`http://127.0.0.1:9/${index}`),
+        }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(20);
+    expect(answers.filter((answer) => answer.body?.errorCode === 'WEBHOOK_LIMIT_REACHED')).toHaveLength(5);
+    expect(await subscriptionRows(app, companyId)).toHaveLength(20);
+  });
+});
+
+describe('/api/webhooks in production mode (no local receivers)', () => {
+  const app = useTestApp({ NODE_ENV: 'production', WEBHOOK_ALLOW_LOCAL_TARGETS: false });
+
+  it('refuses http, private, loopback and link-local addresses with WEBHOOK_URL_REFUSED, saving nothing', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    const refusals: [string, string][] = [
+      ['http://hooks.example.com/a', 'HTTPS_REQUIRED'],
+      ['https://10.1.2.3/hook', 'PRIVATE_ADDRESS'],
+      ['https://127.0.0.1/hook', 'PRIVATE_ADDRESS'],
+      ['https://localhost/hook', 'PRIVATE_ADDRESS'],
+      ['https://169.254.169.254/latest/meta-data', 'PRIVATE_ADDRESS'],
+      ['https://[::1]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[::ffff:192.168.1.1]/hook', 'PRIVATE_ADDRESS'],
+      ['https://user:secret@hooks.example.com/a', 'CREDENTIALS_IN_URL'],
+    ];
+    for (const [url, reason] of refusals) {
+      const response = await app.request('/api/webhooks', { method: 'POST', token: key, json: body(url) });
+      expect([response.status, response.body.errorCode, response.body.details?.reason], url).toEqual([
+        400,
+        'WEBHOOK_URL_REFUSED',
+        reason,
+      ]);
+    }
+    expect(await subscriptionRows(app, companyId)).toEqual([]);
+    const publicAddress = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: key,
+      json: body('https://93.184.215.14/hook'),
+    });
+    expect(publicAddress.status, publicAddress.text).toBe(201);
+  });
+});

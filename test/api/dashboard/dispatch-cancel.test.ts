@@ -1,0 +1,206 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { bookJourney, connection, mobileTraveller, type Caller } from '../../support/journeys.js';
+import { lockSeats } from '../../support/bookings.js';
+import {
+  assignDriver,
+  createDriver,
+  dispatch,
+  operationsSnapshot,
+  scan,
+  setTripStatus,
+} from '../../support/operations.js';
+import { announceCashPayment, collectCash } from '../../support/payments.js';
+
+/**
+ * CANCEL of a trip ends every journey with a leg on it as a whole: here a connection whose first
+ * leg is on company A's trip and whose second is on company B's.
+ */
+describe('cancelling a trip that carries one leg of a two-leg journey', () => {
+  const app = useTestApp();
+  let world: Awaited<ReturnType<typeof connection>>;
+  let traveller: Caller;
+  let journeyId: string;
+  let bookings: { id: string; company_id: string; trip_id: string }[];
+  let ticketIds: string[];
+  let seatLockId: string;
+  let dispatcherA: Awaited<ReturnType<typeof staffSession>>;
+
+  beforeAll(async () => {
+    world = await connection(app.db);
+    traveller = await mobileTraveller(app);
+    const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }], 2);
+    journeyId = booked.journeyId;
+    expect(booked.confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+    bookings = await app.db.query(`select id, company_id, trip_id from bookings where journey_id = $1`, [
+      journeyId,
+    ]);
+    expect(bookings).toHaveLength(2);
+    ticketIds = (
+      await app.db.query<{ id: string }>(`select id from journey_tickets where journey_id = $1`, [journeyId])
+    ).map((row) => row.id);
+    expect(ticketIds).toHaveLength(4);
+    const legA = bookings.find((booking) => booking.trip_id === world.first.tripId)!;
+    const legB = bookings.find((booking) => booking.trip_id === world.second.tripId)!;
+    await announceCashPayment(app.db, legA.id, traveller.userId);
+    await collectCash(app.db, legB.id);
+    // Someone else is about to book the last seats of A's trip.
+    const other = await mobileTraveller(app);
+    const labels = await app.db.query<{ seat_number: string }>(
+      `select s.seat_number from layout_seats s join bus_layouts l on l.id = s.layout_id join trips t on t.bus_id = l.bus_id
+       where t.id = $1 and l.status = 'active' order by s.seat_number desc limit 1`,
+      [world.first.tripId],
+    );
+    seatLockId = await lockSeats(app, other, world.first.tripId, [labels[0]!.seat_number]);
+    dispatcherA = await staffSession(app.db, app.config, world.first.companyId, 'DISPATCHER');
+  });
+
+  it('refuses a cancel without a reason and changes nothing', async () => {
+    const before = await operationsSnapshot(app.db, world.first.tripId);
+    const response = await dispatch(app, dispatcherA, world.first.tripId, { action: 'CANCEL' });
+    expect(response.status).toBe(400);
+    expect(response.body.errorCode).toBe('REASON_REQUIRED');
+    expect(await operationsSnapshot(app.db, world.first.tripId)).toEqual(before);
+  });
+
+  it('ends the journey on both legs, frees the seats, revokes the tickets and settles the money', async () => {
+    const response = await dispatch(app, dispatcherA, world.first.tripId, {
+      action: 'CANCEL',
+      reason: 'Bus breakdown',
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      status: 'CANCELLED',
+      effects: {
+        cancelled_journeys: 1,
+        cancelled_bookings: 2,
+        revoked_credentials: 4,
+        cancelled_payments: 1,
+        refund_due_payments: 1,
+        events: 2,
+      },
+      allowed_actions: [],
+    });
+
+    const [journey] = await app.db.query(`select status, failure_reason from journeys where id = $1`, [
+      journeyId,
+    ]);
+    expect(journey).toEqual({ status: 'CANCELLED', failure_reason: 'TRIP_CANCELLED' });
+    const statuses = await app.db.query<{ status: string }>(
+      `select status from bookings where journey_id = $1`,
+      [journeyId],
+    );
+    expect(statuses.map((row) => row.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    const tickets = await app.db.query<{ status: string; boarding_authorized: boolean; revoked: boolean }>(
+      `select k.status, k.boarding_authorized, r.ticket_id is not null as revoked
+       from journey_tickets k left join credential_revocations r on r.ticket_id = k.id where k.journey_id = $1`,
+      [journeyId],
+    );
+    expect(tickets).toHaveLength(4);
+    for (const ticket of tickets) {
+      expect(ticket).toEqual({ status: 'CANCELLED', boarding_authorized: false, revoked: true });
+    }
+    const live = await app.db.query(
+      `select trip_id from seat_allocations where status in ('HELD', 'CONFIRMED')
+       and (owner_id = $1 or hold_batch_id = $2)`,
+      [journeyId, seatLockId],
+    );
+    expect(live).toEqual([]);
+    const [lock] = await app.db.query(`select status from hold_batches where id = $1`, [seatLockId]);
+    expect(lock).toEqual({ status: 'RELEASED' });
+
+    const payments = await app.db.query<{
+      booking_id: string;
+      status: string;
+      refund_due_reason: string | null;
+    }>(
+      `select booking_id, status, refund_due_reason from payment_operations where booking_id = any($1::uuid[])`,
+      [bookings.map((booking) => booking.id)],
+    );
+    const legA = bookings.find((booking) => booking.trip_id === world.first.tripId)!;
+    const legB = bookings.find((booking) => booking.trip_id === world.second.tripId)!;
+    expect(payments.find((payment) => payment.booking_id === legA.id)).toMatchObject({
+      status: 'CANCELLED',
+      refund_due_reason: null,
+    });
+    expect(payments.find((payment) => payment.booking_id === legB.id)).toMatchObject({
+      status: 'REFUND_DUE',
+      refund_due_reason: 'TRIP_CANCELLED: Bus breakdown',
+    });
+
+    const events = await app.db.query<{ booking_id: string; company_id: string; event: string }>(
+      `select booking_id, company_id, event from outbox_events where booking_id = any($1::uuid[]) and event = 'booking.cancelled'`,
+      [bookings.map((booking) => booking.id)],
+    );
+    expect(events.map((event) => [event.booking_id, event.company_id]).sort()).toEqual(
+      bookings.map((booking) => [booking.id, booking.company_id]).sort(),
+    );
+
+    const [log] = await app.db.query(
+      `select action, reason, before, after, details from trip_operation_events where trip_id = $1`,
+      [world.first.tripId],
+    );
+    expect(log).toMatchObject({
+      action: 'CANCEL',
+      reason: 'Bus breakdown',
+      before: { status: 'SCHEDULED' },
+      after: { status: 'CANCELLED' },
+      details: { cancelledBookings: 2 },
+    });
+  });
+
+  it("hands the money to each company's finance: cancelled cash names who cancelled, collected cash is refundable", async () => {
+    const lineOf = async (booking: { id: string; company_id: string }) => {
+      const [operation] = await app.db.query<{ id: string }>(
+        `select id from payment_operations where booking_id = $1`,
+        [booking.id],
+      );
+      const owner = await staffSession(app.db, app.config, booking.company_id, 'OWNER');
+      const response = await app.request(`/dashboard/api/payments/${operation!.id}`, {
+        headers: { Cookie: owner.cookie },
+      });
+      expect(response.status, response.text).toBe(200);
+      return response.body.data;
+    };
+    const legA = bookings.find((booking) => booking.trip_id === world.first.tripId)!;
+    const legB = bookings.find((booking) => booking.trip_id === world.second.tripId)!;
+    expect(await lineOf(legA)).toMatchObject({
+      status: 'CANCELLED',
+      cancelled_by: dispatcherA.staffUserId,
+      allowed_actions: [],
+    });
+    expect(await lineOf(legB)).toMatchObject({
+      status: 'REFUND_DUE',
+      refund_due_reason: 'TRIP_CANCELLED: Bus breakdown',
+      allowed_actions: ['refund'],
+    });
+  });
+
+  it("lets company B's driver see the second leg's ticket refused as cancelled", async () => {
+    const driver = await createDriver(app, world.second.companyId);
+    await assignDriver(app.db, world.second.tripId, driver.staffUserId);
+    await setTripStatus(app.db, world.second.tripId, 'BOARDING');
+    const [credential] = await app.db.query<{ payload: object; signature: string }>(
+      `select payload, signature from journey_tickets where journey_id = $1 and trip_id = $2 limit 1`,
+      [journeyId, world.second.tripId],
+    );
+    const response = await scan(app, driver.token, world.second.tripId, credential!);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({ outcome: 'REFUSED', reason: 'TICKET_CANCELLED' });
+  });
+
+  it('refuses to cancel a trip that has departed', async () => {
+    await setTripStatus(app.db, world.second.tripId, 'DEPARTED');
+    const dispatcherB = await staffSession(app.db, app.config, world.second.companyId, 'DISPATCHER');
+    const response = await dispatch(app, dispatcherB, world.second.tripId, {
+      action: 'CANCEL',
+      reason: 'Too late',
+    });
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({
+      errorCode: 'TRIP_ACTION_NOT_ALLOWED',
+      details: { status: 'DEPARTED', allowedActions: ['ARRIVE', 'CHECK_IN', 'MARK_NO_SHOW', 'RESTORE'] },
+    });
+  });
+});

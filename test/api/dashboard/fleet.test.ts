@@ -1,0 +1,433 @@
+import { verify } from 'argon2';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { coachLayout } from '../../../domain/layout-templates.js';
+import type { LayoutDocument, LayoutElement } from '../../../domain/seat-layout.js';
+import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { atDamascus, createCompany, createTrip, futureDay } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { webTraveller } from '../../support/journeys.js';
+import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
+
+const layoutOf = (rows = 10) => coachLayout({ rows, pattern: '2+2' });
+const seatElement = (document: LayoutDocument, seatId: string) =>
+  document.elements.find((element) => element.seatId === seatId)!;
+
+describe('fleet: bus templates, buses, layouts and drivers', () => {
+  const app = useTestApp();
+  let world: PlanningWorld;
+  let other: PlanningWorld;
+
+  beforeAll(async () => {
+    world = await planningWorld(app);
+    other = await planningWorld(app);
+  });
+
+  const owner = () => world.sessions.OWNER;
+  const layoutPath = (busId: string) => `/buses/${busId}/layout`;
+  const putLayout = (busId: string, body: unknown, session = owner()) =>
+    dashboard(app, session, 'PUT', layoutPath(busId), body);
+
+  /** A trip on the bus through the world's stops, `days` ahead. */
+  const tripOnBus = async (busId: string, days = 4) =>
+    createTrip(app.db, {
+      companyId: world.companyId,
+      busId,
+      routeId: world.routeId,
+      departAt: atDamascus(futureDay(days), '09:00'),
+      calls: [
+        { stop: world.originStop, at: 0 },
+        { stop: world.destinationStop, at: 200 },
+      ],
+    });
+
+  /** A new bus of the world's company with a 2+2 layout, through the API. */
+  const newBus = async (templateId = 'standard-2x2') => {
+    const created = await dashboard(app, owner(), 'POST', '/buses', {
+      plate_number: `P ${Math.random().toString(36).slice(2, 8)}`,
+      template_id: templateId,
+    });
+    expect(created.status, created.text).toBe(201);
+    return created.body.data.bus.id as string;
+  };
+
+  describe('GET /bus-templates', () => {
+    it('offers the standard, VIP, two-deck and lettered templates with their documents, to any role', async () => {
+      const response = await dashboard(app, world.sessions.STAFF, 'GET', '/bus-templates');
+      expect(response.status).toBe(200);
+      const templates = response.body.data as {
+        id: string;
+        seat_count: number;
+        decks: number;
+        layoutDocument: LayoutDocument;
+      }[];
+      expect(templates.map((template) => [template.id, template.seat_count, template.decks])).toEqual([
+        ['standard-2x2', 48, 1],
+        ['vip-2x1', 30, 1],
+        ['double-deck-2x2', 80, 2],
+        ['lettered-2x2', 44, 1],
+      ]);
+      const lettered = templates[3]!.layoutDocument.elements.filter((element) => element.type === 'seat');
+      expect(lettered.slice(0, 4).map((seat) => seat.seatNumber)).toEqual(['A1', 'A2', 'A3', 'A4']);
+    });
+  });
+
+  describe('buses', () => {
+    it("lists the company's buses with their active layout, never another company's", async () => {
+      const response = await dashboard(app, world.sessions.ACCOUNTANT, 'GET', '/buses');
+      expect(response.status).toBe(200);
+      const ids = (response.body.data as { id: string }[]).map((bus) => bus.id);
+      expect(ids).toContain(world.bus.id);
+      expect(ids).not.toContain(other.bus.id);
+      const bus = response.body.data.find((candidate: { id: string }) => candidate.id === world.bus.id);
+      expect(bus).toMatchObject({ capacity: 40, layout: { seat_count: 40 }, status: 'ACTIVE' });
+    });
+
+    it('creates a bus with plate, model and amenities, its template as the active layout', async () => {
+      const response = await dashboard(app, world.sessions.DISPATCHER, 'POST', '/buses', {
+        plate_number: 'دمشق 123-45',
+        model: 'Hyundai Universe',
+        amenities: ['AC', 'WIFI'],
+        template_id: 'vip-2x1',
+      });
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.data.bus).toMatchObject({
+        plate_number: 'دمشق 123-45',
+        model: 'Hyundai Universe',
+        amenities: ['AC', 'WIFI'],
+        capacity: 30,
+      });
+      expect(response.body.data.active).toMatchObject({
+        status: 'active',
+        validation_status: 'valid',
+        seat_count: 30,
+      });
+    });
+
+    it('refuses a plate the company already has, an unknown template or amenity, and changes nothing', async () => {
+      const before = await planningSnapshot(app.db, world.companyId);
+      const [bus] = await app.db.query<{ plate_number: string }>(
+        'select plate_number from buses where id = $1',
+        [world.bus.id],
+      );
+      const cases: [unknown, number, string][] = [
+        [{ plate_number: bus!.plate_number }, 409, 'BUS_PLATE_TAKEN'],
+        [{ plate_number: 'NEW 1', template_id: 'bunk-bed' }, 400, 'TEMPLATE_NOT_FOUND'],
+        [{ plate_number: 'NEW 1', amenities: ['JACUZZI'] }, 400, 'VALIDATION_FAILED'],
+        [{ plate_number: 'NEW 1', seats: 50 }, 400, 'VALIDATION_FAILED'],
+        [{ plate_number: 'NEW 1', company_id: other.companyId }, 400, 'SESSION_FIELD_REFUSED'],
+        [{ plate_number: '' }, 400, 'VALIDATION_FAILED'],
+      ];
+      for (const [body, status, code] of cases) {
+        const response = await dashboard(app, owner(), 'POST', '/buses', body);
+        expect([response.status, response.body.errorCode], JSON.stringify(body)).toEqual([status, code]);
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+  });
+
+  describe('GET, PUT and DELETE /buses/{id}/layout', () => {
+    it("reads the active layout whole, and answers 404 for another company's bus and 400 for a malformed id", async () => {
+      const response = await dashboard(app, world.sessions.STAFF, 'GET', layoutPath(world.bus.id));
+      expect(response.status).toBe(200);
+      expect(response.body.data.active).toMatchObject({ status: 'active', seat_count: 40 });
+      expect(response.body.data.active.layoutDocument).toEqual(layoutOf());
+      const foreign = await dashboard(app, owner(), 'GET', layoutPath(other.bus.id));
+      expect([foreign.status, foreign.body.errorCode]).toEqual([404, 'BUS_NOT_FOUND']);
+      expect((await dashboard(app, owner(), 'GET', '/buses/not-a-uuid/layout')).status).toBe(400);
+      const write = await putLayout(other.bus.id, { layoutDocument: layoutOf(), saveMode: 'active' });
+      expect([write.status, write.body.errorCode]).toEqual([404, 'BUS_NOT_FOUND']);
+    });
+
+    it('saves a draft without touching the active layout, the capacity or what customers book on', async () => {
+      const busId = await newBus();
+      const draft = layoutOf(5);
+      const response = await putLayout(busId, { layoutDocument: draft, saveMode: 'draft' });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.draft).toMatchObject({ status: 'draft', version: 2, seat_count: 20 });
+      expect(response.body.data.active).toMatchObject({ version: 1, seat_count: 48 });
+      expect(response.body.data.bus.capacity).toBe(48);
+    });
+
+    it('makes a layout active (sent as layout_document): capacity, seat projection and coming trips follow in one go', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId);
+      const response = await putLayout(busId, { layout_document: layoutOf(9), saveMode: 'active' });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.active).toMatchObject({ version: 2, seat_count: 36 });
+      expect(response.body.data.bus.capacity).toBe(36);
+      const [facts] = await app.db.query<{ seats_total: number; projected: number; archived: number }>(
+        `select (select seats_total from trips where id = $2) as seats_total,
+                (select count(*)::int from layout_seats s join bus_layouts l on l.id = s.layout_id
+                 where l.bus_id = $1 and l.status = 'active') as projected,
+                (select count(*)::int from bus_layouts where bus_id = $1 and status = 'archived') as archived`,
+        [busId, trip.id],
+      );
+      expect(facts).toEqual({ seats_total: 36, projected: 36, archived: 1 });
+    });
+
+    it('keeps held and sold seats when a seat is renamed: seatId stays, the new label is the one travellers see', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId, 6);
+      const traveller = await webTraveller(app);
+      const lock = await lockSeats(app, traveller, trip.id, ['1']);
+      expect(
+        (
+          await postBooking(
+            app,
+            traveller,
+            bookingBody({ tripId: trip.id, seatNumbers: ['1'], seatLockSessionId: lock }),
+          )
+        ).status,
+      ).toBe(201);
+      const renamed = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(renamed, 'd1-r1-c1').seatNumber = '1A';
+      expect((await putLayout(busId, { layoutDocument: renamed, saveMode: 'active' })).status).toBe(200);
+      const allocations = await app.db.query(
+        `select seat_id from seat_allocations where trip_id = $1 and status = 'CONFIRMED'`,
+        [trip.id],
+      );
+      expect(allocations).toEqual([{ seat_id: 'd1-r1-c1' }]);
+      const seats = await app.request(`/api/trips/${trip.id}/seats`);
+      const seat = seats.body.data.seats.find(
+        (candidate: { seat_id: string }) => candidate.seat_id === 'd1-r1-c1',
+      );
+      expect(seat).toMatchObject({ seat_number: '1A', available: false });
+
+      const dropped = coachLayout({ rows: 12, pattern: '2+2' });
+      dropped.elements = dropped.elements.filter((element) => element.seatId !== 'd1-r1-c1');
+      const before = await planningSnapshot(app.db, world.companyId);
+      const refused = await putLayout(busId, { layoutDocument: dropped, saveMode: 'active' });
+      expect([refused.status, refused.body.errorCode]).toEqual([409, 'LAYOUT_SEATS_IN_USE']);
+      expect(refused.body.details.seatIds).toEqual(['d1-r1-c1']);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+
+      const archive = await dashboard(app, owner(), 'DELETE', layoutPath(busId));
+      expect([archive.status, archive.body.errorCode]).toEqual([409, 'BUS_HAS_BOOKED_TRIPS']);
+      expect(archive.body.details.tripIds).toEqual([trip.id]);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('never shows management notes to travellers, and books only on the active layout, not on a newer draft', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId, 7);
+      const noted = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(noted, 'd1-r2-c1').notes = 'broken recliner, sell last';
+      expect((await putLayout(busId, { layoutDocument: noted, saveMode: 'active' })).status).toBe(200);
+      const relabelled = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(relabelled, 'd1-r1-c1').seatNumber = 'DRAFT-1';
+      expect((await putLayout(busId, { layoutDocument: relabelled, saveMode: 'draft' })).status).toBe(200);
+
+      const customer = await app.request(`/api/trips/${trip.id}/seats`);
+      expect(customer.status).toBe(200);
+      expect(customer.text).not.toContain('broken recliner');
+      expect(customer.text).not.toContain('DRAFT-1');
+      const management = await dashboard(app, owner(), 'GET', layoutPath(busId));
+      expect(seatElement(management.body.data.active.layoutDocument, 'd1-r2-c1').notes).toBe(
+        'broken recliner, sell last',
+      );
+      expect(seatElement(management.body.data.draft.layoutDocument, 'd1-r1-c1').seatNumber).toBe('DRAFT-1');
+    });
+
+    it('refuses every invalid document with 400, the offending element by its path, and saves nothing', async () => {
+      const busId = await newBus();
+      const base = () => coachLayout({ rows: 3, pattern: '2+2' });
+      const withElement = (element: Partial<LayoutElement> | Record<string, unknown>) => {
+        const document = base();
+        document.elements.push(element as LayoutElement);
+        return { document, index: document.elements.length - 1 };
+      };
+      const seat = { type: 'seat', width: 1, height: 1, rotation: 0, deck: 1, seatClass: 'STANDARD' };
+      const cases: [string, { document: unknown; index: number }, string, string][] = [
+        [
+          'overlapping seats',
+          withElement({ ...seat, x: 0, y: 1, seatId: 'x', seatNumber: '99' }),
+          'LAYOUT_INVALID',
+          'ELEMENTS_OVERLAP',
+        ],
+        [
+          'a seat off the grid',
+          withElement({ ...seat, x: 5, y: 1, seatId: 'x', seatNumber: '99' }),
+          'LAYOUT_INVALID',
+          'ELEMENT_OUT_OF_GRID',
+        ],
+        [
+          'a deck that does not exist',
+          withElement({ ...seat, x: 0, y: 0, deck: 2, seatId: 'x', seatNumber: '99' }),
+          'LAYOUT_INVALID',
+          'DECK_NOT_FOUND',
+        ],
+        [
+          'an unknown element kind',
+          withElement({ ...seat, type: 'hot-tub', x: 0, y: 0 }),
+          'LAYOUT_INVALID',
+          'invalid_value',
+        ],
+      ];
+      /** A seat on a new fourth row, free of every other element, with the given identity. */
+      const onNewRow = (seatId: string, seatNumber: string) => {
+        const document = base();
+        document.grid.rows += 1;
+        document.elements.push({ ...seat, type: 'seat', x: 0, y: 4, seatId, seatNumber } as LayoutElement);
+        return { document, index: document.elements.length - 1 };
+      };
+      cases.push(
+        ['a repeated seatNumber', onNewRow('new', '1'), 'LAYOUT_INVALID', 'SEAT_NUMBER_DUPLICATE'],
+        ['a repeated seatId elsewhere', onNewRow('d1-r1-c1', '99'), 'LAYOUT_INVALID', 'SEAT_ID_DUPLICATE'],
+      );
+      const before = await planningSnapshot(app.db, world.companyId);
+      for (const [name, { document, index }, errorCode, issueCode] of cases) {
+        for (const saveMode of ['draft', 'active']) {
+          const response = await putLayout(busId, { layoutDocument: document, saveMode });
+          expect([response.status, response.body.errorCode], name).toEqual([400, errorCode]);
+          expect(response.body.details.issues, name).toContainEqual(
+            expect.objectContaining({
+              path: expect.stringMatching(new RegExp(`^body\\.layoutDocument\\.elements\\.${index}(\\.|$)`)),
+              code: issueCode,
+            }),
+          );
+        }
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('refuses a document in both fields or none, too many elements (400) or 10,000 of them (413), unchanged', async () => {
+      const busId = await newBus();
+      const before = await planningSnapshot(app.db, world.companyId);
+      const both = await putLayout(busId, {
+        layoutDocument: layoutOf(),
+        layout_document: layoutOf(),
+        saveMode: 'active',
+      });
+      expect([both.status, both.body.errorCode]).toEqual([400, 'LAYOUT_DOCUMENT_REQUIRED']);
+      const none = await putLayout(busId, { saveMode: 'active' });
+      expect([none.status, none.body.errorCode]).toEqual([400, 'LAYOUT_DOCUMENT_REQUIRED']);
+      const element = { type: 'aisle', x: 0, y: 0, width: 1, height: 1, rotation: 0, deck: 1 };
+      const many = (count: number) => ({
+        layoutDocument: {
+          schemaVersion: 1,
+          grid: { columns: 20, rows: 40, decks: 1 },
+          elements: Array(count).fill(element),
+        },
+        saveMode: 'draft',
+      });
+      const tooMany = await putLayout(busId, many(501));
+      expect([tooMany.status, tooMany.body.errorCode]).toEqual([400, 'LAYOUT_TOO_LARGE']);
+      expect(tooMany.body.details.issues[0].path).toBe('body.layoutDocument.elements');
+      const huge = await putLayout(busId, many(10_000));
+      expect([huge.status, huge.body.errorCode]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('archives the layout of a bus with no booked trips; the bus then takes no trip', async () => {
+      const busId = await newBus();
+      const response = await dashboard(app, world.sessions.ADMIN, 'DELETE', layoutPath(busId));
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.archivedVersions).toEqual([1]);
+      const read = await dashboard(app, owner(), 'GET', layoutPath(busId));
+      expect(read.body.data).toMatchObject({ active: null, draft: null, bus: { capacity: 0, layout: null } });
+      const again = await dashboard(app, owner(), 'DELETE', layoutPath(busId));
+      expect([again.status, again.body.errorCode]).toEqual([404, 'LAYOUT_NOT_FOUND']);
+      const trip = await dashboard(app, owner(), 'POST', '/trips', {
+        route_id: world.routeId,
+        bus_id: busId,
+        pickup_stop_id: world.originStop.id,
+        departure_at: atDamascus(futureDay(9), '10:00').toISOString(),
+        price_base: 20_000,
+      });
+      expect([trip.status, trip.body.errorCode]).toEqual([409, 'BUS_LAYOUT_REQUIRED']);
+    });
+  });
+
+  describe('drivers', () => {
+    it('lets an OWNER or ADMIN create a driver who can sign in: argon2id password, active DRIVER membership', async () => {
+      const email = `driver-${Date.now()}@company.test`;
+      const response = await dashboard(app, world.sessions.ADMIN, 'POST', '/drivers', {
+        email: email.toUpperCase(),
+        name: 'Khaled Driver',
+        password: 'long enough secret',
+      });
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.data).toMatchObject({ email, name: 'Khaled Driver', active: true });
+      const [stored] = await app.db.query<{ password_hash: string; role: string; active: boolean }>(
+        `select u.password_hash, m.role, m.active from staff_users u join company_memberships m on m.staff_user_id = u.id
+         where u.id = $1 and m.company_id = $2`,
+        [response.body.data.id, world.companyId],
+      );
+      expect(stored).toMatchObject({ role: 'DRIVER', active: true });
+      expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
+      expect(await verify(stored!.password_hash, 'long enough secret')).toBe(true);
+      const list = await dashboard(app, world.sessions.STAFF, 'GET', '/drivers');
+      expect(list.body.data.map((driver: { id: string }) => driver.id)).toEqual(
+        expect.arrayContaining([response.body.data.id, world.driverId]),
+      );
+      const taken = await dashboard(app, owner(), 'POST', '/drivers', {
+        email,
+        name: 'Again',
+        password: 'long enough secret',
+      });
+      expect([taken.status, taken.body.errorCode]).toEqual([409, 'EMAIL_TAKEN']);
+    });
+
+    it('refuses a DISPATCHER, STAFF or ACCOUNTANT, a short password and unknown fields, and creates nobody', async () => {
+      const before = await planningSnapshot(app.db, world.companyId);
+      const body = {
+        email: `nobody-${Date.now()}@company.test`,
+        name: 'Nobody',
+        password: 'long enough secret',
+      };
+      for (const role of ['DISPATCHER', 'STAFF', 'ACCOUNTANT'] as const) {
+        const response = await dashboard(app, world.sessions[role], 'POST', '/drivers', body);
+        expect([response.status, response.body.errorCode]).toEqual([403, 'ROLE_NOT_ALLOWED']);
+      }
+      for (const bad of [
+        { ...body, password: 'short' },
+        { ...body, role: 'OWNER' },
+        { ...body, email: 'not-an-email' },
+      ]) {
+        expect((await dashboard(app, owner(), 'POST', '/drivers', bad)).status).toBe(400);
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+  });
+
+  describe('who may change the fleet', () => {
+    it('refuses STAFF and ACCOUNTANT, a missing CSRF header and a suspended company, changing nothing', async () => {
+      const busId = await newBus();
+      const before = await planningSnapshot(app.db, world.companyId);
+      const body = { layoutDocument: layoutOf(8), saveMode: 'active' };
+      for (const role of ['STAFF', 'ACCOUNTANT'] as const) {
+        const response = await putLayout(busId, body, world.sessions[role]);
+        expect([response.status, response.body.errorCode]).toEqual([403, 'ROLE_NOT_ALLOWED']);
+        const create = await dashboard(app, world.sessions[role], 'POST', '/buses', { plate_number: 'X 1' });
+        expect(create.status).toBe(403);
+        expect((await dashboard(app, world.sessions[role], 'DELETE', layoutPath(busId))).status).toBe(403);
+      }
+      const noCsrf = await dashboard(app, owner(), 'PUT', layoutPath(busId), body, {
+        Cookie: owner().cookie,
+      });
+      expect([noCsrf.status, noCsrf.body.errorCode]).toEqual([403, 'CSRF_TOKEN_INVALID']);
+      const noCsrfDelete = await dashboard(app, owner(), 'DELETE', layoutPath(busId), undefined, {
+        Cookie: owner().cookie,
+      });
+      expect(noCsrfDelete.status).toBe(403);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+
+      const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+      const suspendedOwner = await staffSession(app.db, app.config, suspended.id, 'OWNER');
+      const refused = await dashboard(app, suspendedOwner, 'POST', '/buses', { plate_number: 'X 2' });
+      expect([refused.status, refused.body.errorCode]).toEqual([403, 'COMPANY_SUSPENDED']);
+      const driver = await dashboard(app, suspendedOwner, 'POST', '/drivers', {
+        email: `s-${Date.now()}@company.test`,
+        name: 'Suspended Driver',
+        password: 'long enough secret',
+      });
+      expect([driver.status, driver.body.errorCode]).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect((await dashboard(app, suspendedOwner, 'GET', '/buses')).status).toBe(200);
+      expect(await planningSnapshot(app.db, suspended.id)).toMatchObject({
+        buses: [],
+        members: [expect.anything()],
+      });
+    });
+  });
+});

@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCity, createCompany, createStop } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
+
+describe('network: cities, routes and pickup locations', () => {
+  const app = useTestApp();
+  let world: PlanningWorld;
+  let other: PlanningWorld;
+
+  beforeAll(async () => {
+    world = await planningWorld(app);
+    other = await planningWorld(app);
+  });
+
+  const owner = () => world.sessions.OWNER;
+  const citiesNamed = (name: string) =>
+    app.db.query<{ id: string }>('select id from cities where name_en = $1 or name_ar = $1', [name]);
+
+  describe('cities', () => {
+    it('adds a new city and answers the existing one for the same name in either language, any case or diacritics', async () => {
+      const unique = randomUUID().slice(0, 6);
+      const nameEn = `Qardaha ${unique}`;
+      const nameAr = `القرداحة ${unique}`;
+      const created = await dashboard(app, world.sessions.DISPATCHER, 'POST', '/cities', {
+        name_ar: nameAr,
+        name_en: nameEn,
+        latitude: 35.45,
+        longitude: 36.06,
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body).toMatchObject({ created: true, data: { name_en: nameEn, name_ar: nameAr } });
+      for (const [name_ar, name_en] of [
+        [`مدينة ${unique}`, `QARDÂHA ${unique}`],
+        [`القُرْداحة ${unique}`, `Somewhere ${unique}`],
+        [`أخرى ${unique}`, `  qardaha ${unique} `],
+      ]) {
+        const again = await dashboard(app, owner(), 'POST', '/cities', {
+          name_ar,
+          name_en,
+          latitude: 35,
+          longitude: 36,
+        });
+        expect([again.status, again.body.created, again.body.data.id]).toEqual([
+          200,
+          false,
+          created.body.data.id,
+        ]);
+      }
+      expect(await citiesNamed(nameEn)).toHaveLength(1);
+      const list = await dashboard(app, world.sessions.STAFF, 'GET', '/cities');
+      expect(list.body.data.map((city: { id: string }) => city.id)).toContain(created.body.data.id);
+    });
+
+    it('makes one city of two additions of the same name at once', async () => {
+      const name = `Twin ${randomUUID().slice(0, 6)}`;
+      const answers = await Promise.all(
+        [name, name.toUpperCase(), name.toLowerCase()].map((name_en, index) =>
+          dashboard(app, owner(), 'POST', '/cities', {
+            name_ar: `توأم ${index} ${name}`,
+            name_en,
+            latitude: 33,
+            longitude: 36,
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+      expect(new Set(answers.map((answer) => answer.body.data.id)).size).toBe(1);
+    });
+
+    it('refuses bad coordinates, a missing name, unknown fields, STAFF and a missing CSRF header; adds nothing', async () => {
+      const name = `Nowhere ${randomUUID().slice(0, 6)}`;
+      const good = { name_ar: 'لا مكان', name_en: name, latitude: 33, longitude: 36 };
+      for (const body of [
+        { ...good, latitude: 91 },
+        { ...good, longitude: 'east' },
+        { name_ar: 'لا مكان', latitude: 33, longitude: 36 },
+        { ...good, population: 5 },
+      ]) {
+        expect((await dashboard(app, owner(), 'POST', '/cities', body)).status).toBe(400);
+      }
+      expect((await dashboard(app, world.sessions.STAFF, 'POST', '/cities', good)).status).toBe(403);
+      expect(
+        (await dashboard(app, owner(), 'POST', '/cities', good, { Cookie: owner().cookie })).status,
+      ).toBe(403);
+      expect(await citiesNamed(name)).toEqual([]);
+    });
+  });
+
+  describe('routes', () => {
+    const stopsBody = (w: PlanningWorld) => [
+      { stop_id: w.originStop.id, fare_share_bp: 0 },
+      { stop_id: w.middleStop.id, running_minutes: 75, dwell_minutes: 10, fare_share_bp: 3500 },
+      { stop_id: w.destinationStop.id, running_minutes: 95, fare_share_bp: 10_000 },
+    ];
+
+    it('creates a route from its ordered stops, with fare shares and running times, named after its cities', async () => {
+      const response = await dashboard(app, world.sessions.DISPATCHER, 'POST', '/routes', {
+        stops: stopsBody(world),
+        distance_km: 240,
+      });
+      expect(response.status, response.text).toBe(201);
+      const route = response.body.data;
+      expect(route).toMatchObject({
+        origin_city: { id: world.origin.id },
+        destination_city: { id: world.destination.id },
+        duration_minutes: 180,
+        distance_km: 240,
+        active: true,
+      });
+      expect(route.name_en).toMatch(/ – /);
+      expect(
+        route.stops.map((stop: Record<string, unknown>) => [
+          stop.stop_id,
+          stop.running_minutes,
+          stop.dwell_minutes,
+          stop.fare_share_bp,
+        ]),
+      ).toEqual([
+        [world.originStop.id, 0, 0, 0],
+        [world.middleStop.id, 75, 10, 3500],
+        [world.destinationStop.id, 95, 0, 10_000],
+      ]);
+      const list = await dashboard(app, world.sessions.ACCOUNTANT, 'GET', '/routes?limit=100');
+      expect(list.body.data.map((candidate: { id: string }) => candidate.id)).toContain(route.id);
+      const foreign = await dashboard(app, other.sessions.OWNER, 'GET', '/routes?limit=100');
+      expect(foreign.body.data.map((candidate: { id: string }) => candidate.id)).not.toContain(route.id);
+    });
+
+    it("refuses stops out of order, bad shares or times, a depot, another company's stop, one city; changes nothing", async () => {
+      const depot = await createStop(app.db, world.middleStop.cityId, {
+        kind: 'DEPOT',
+        companyId: world.companyId,
+      });
+      const foreignStop = await createStop(app.db, world.middleStop.cityId, { companyId: other.companyId });
+      const sameCity = await createStop(app.db, world.origin.id);
+      const base = stopsBody(world);
+      const replace = (index: number, change: Record<string, unknown>) =>
+        base.map((stop, at) => (at === index ? { ...stop, ...change } : stop));
+      const cases: [unknown[], string, string][] = [
+        [
+          replace(1, { fare_share_bp: 0, running_minutes: 75 }).reverse(),
+          'FIRST_STOP_RUNNING_TIME',
+          'stops.0.running_minutes',
+        ],
+        [replace(2, { fare_share_bp: 9000 }), 'FARE_SHARE_INVALID', 'stops.2.fare_share_bp'],
+        [replace(1, { running_minutes: 0 }), 'RUNNING_TIME_INVALID', 'stops.1.running_minutes'],
+        [replace(2, { dwell_minutes: 5 }), 'END_STOP_DWELL', 'stops.2.dwell_minutes'],
+        [replace(1, { stop_id: depot.id }), 'ROUTE_STOP_NOT_ALLOWED', 'stops.1.stop_id'],
+        [replace(1, { stop_id: foreignStop.id }), 'ROUTE_STOP_NOT_ALLOWED', 'stops.1.stop_id'],
+        [replace(1, { stop_id: randomUUID() }), 'ROUTE_STOP_NOT_ALLOWED', 'stops.1.stop_id'],
+      ];
+      const before = await planningSnapshot(app.db, world.companyId);
+      for (const [stops, code, path] of cases) {
+        const response = await dashboard(app, owner(), 'POST', '/routes', { stops });
+        expect([response.status, response.body.errorCode], code).toEqual([400, code]);
+        expect(response.body.details.issues, code).toContainEqual(expect.objectContaining({ path }));
+      }
+      const oneCity = await dashboard(app, owner(), 'POST', '/routes', {
+        stops: [
+          { stop_id: world.originStop.id, fare_share_bp: 0 },
+          { stop_id: sameCity.id, running_minutes: 20, fare_share_bp: 10_000 },
+        ],
+      });
+      expect([oneCity.status, oneCity.body.errorCode]).toEqual([400, 'ROUTE_CITIES_MUST_DIFFER']);
+      for (const body of [
+        { stops: base.slice(0, 1) },
+        { stops: base, company_id: other.companyId },
+        { stops: [{ stop_id: 'x' }] },
+      ]) {
+        expect((await dashboard(app, owner(), 'POST', '/routes', body)).status).toBe(400);
+      }
+      expect(
+        (await dashboard(app, world.sessions.ACCOUNTANT, 'POST', '/routes', { stops: base })).status,
+      ).toBe(403);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+  });
+
+  describe('pickup locations', () => {
+    it("lists the city's public points and the company's own, never another company's or a depot", async () => {
+      const mine = await createStop(app.db, world.origin.id, {
+        companyId: world.companyId,
+        kind: 'BOARDING_POINT',
+      });
+      const theirs = await createStop(app.db, world.origin.id, {
+        companyId: other.companyId,
+        kind: 'BOARDING_POINT',
+      });
+      const depot = await createStop(app.db, world.origin.id, { companyId: world.companyId, kind: 'DEPOT' });
+      const disabled = await createStop(app.db, world.origin.id, { enabled: false });
+      const response = await dashboard(
+        app,
+        world.sessions.STAFF,
+        'GET',
+        `/pickup-locations?city_id=${world.origin.id}`,
+      );
+      expect(response.status).toBe(200);
+      const points = response.body.data as { id: string; scope: string }[];
+      expect(points.map((point) => point.id)).toEqual(
+        expect.arrayContaining([world.originStop.id, world.originStop2.id, mine.id]),
+      );
+      expect(points.find((point) => point.id === mine.id)?.scope).toBe('COMPANY');
+      expect(points.find((point) => point.id === world.originStop.id)).toMatchObject({
+        scope: 'PUBLIC',
+        nameEn: world.originStop.nameEn,
+        address: expect.any(String),
+        latitude: expect.any(Number),
+      });
+      for (const hidden of [theirs, depot, disabled])
+        expect(points.map((point) => point.id)).not.toContain(hidden.id);
+      expect((await dashboard(app, owner(), 'GET', '/pickup-locations')).status).toBe(400);
+      expect((await dashboard(app, owner(), 'GET', '/pickup-locations?city_id=damascus')).status).toBe(400);
+    });
+
+    it('adds a company point near the city that trips may then pick up from', async () => {
+      const response = await dashboard(app, world.sessions.DISPATCHER, 'POST', '/pickup-locations', {
+        city_id: world.origin.id,
+        name: 'موقف الجامعة',
+        nameEn: 'University stop',
+        address: 'أمام البوابة الرئيسية',
+        addressEn: 'In front of the main gate',
+        directions: 'قرب الجسر',
+        latitude: 33.52,
+        longitude: 36.31,
+      });
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.data).toMatchObject({
+        name: 'موقف الجامعة',
+        nameEn: 'University stop',
+        directionsEn: 'قرب الجسر',
+        kind: 'BOARDING_POINT',
+        scope: 'COMPANY',
+        city_id: world.origin.id,
+      });
+      const trip = await dashboard(app, owner(), 'POST', '/trips', {
+        route_id: world.routeId,
+        bus_id: world.bus.id,
+        pickup_stop_id: response.body.data.id,
+        departure_at: new Date(Date.now() + 20 * 86_400_000).toISOString(),
+        price_base: 25_000,
+      });
+      expect(trip.status, trip.text).toBe(201);
+      expect(trip.body.data.pickupLocation.id).toBe(response.body.data.id);
+      const theirs = await dashboard(
+        app,
+        other.sessions.OWNER,
+        'GET',
+        `/pickup-locations?city_id=${world.origin.id}`,
+      );
+      expect(theirs.body.data.map((point: { id: string }) => point.id)).not.toContain(response.body.data.id);
+    });
+
+    it('refuses a point far from its city, bad names, addresses or coordinates, an unknown city; adds nothing', async () => {
+      const good = {
+        city_id: world.origin.id,
+        name: 'موقف',
+        address: 'شارع بغداد',
+        latitude: 33.51,
+        longitude: 36.3,
+      };
+      const before = await planningSnapshot(app.db, world.companyId);
+      const cases: [unknown, number, string][] = [
+        [{ ...good, latitude: 34.9 }, 400, 'PICKUP_TOO_FAR_FROM_CITY'],
+        [{ ...good, latitude: 133 }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, name: 'x' }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, address: '' }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, kind: 'DEPOT' }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, city_id: randomUUID() }, 404, 'CITY_NOT_FOUND'],
+        [{ ...good, company_id: other.companyId }, 400, 'SESSION_FIELD_REFUSED'],
+      ];
+      for (const [body, status, code] of cases) {
+        const response = await dashboard(app, owner(), 'POST', '/pickup-locations', body);
+        expect([response.status, response.body.errorCode], JSON.stringify(body)).toEqual([status, code]);
+      }
+      expect((await dashboard(app, world.sessions.STAFF, 'POST', '/pickup-locations', good)).status).toBe(
+        403,
+      );
+      expect(
+        (await dashboard(app, owner(), 'POST', '/pickup-locations', good, { Cookie: owner().cookie })).status,
+      ).toBe(403);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it("refuses a suspended company's additions", async () => {
+      const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+      const suspendedOwner = await staffSession(app.db, app.config, suspended.id, 'OWNER');
+      const city = await createCity(app.db);
+      for (const [path, body] of [
+        [
+          '/pickup-locations',
+          { city_id: city.id, name: 'موقف', address: 'شارع', latitude: 33.5, longitude: 36.3 },
+        ],
+        [
+          '/cities',
+          { name_ar: `معلقة ${city.nameEn}x`, name_en: `${city.nameEn}x`, latitude: 33, longitude: 36 },
+        ],
+        [
+          '/routes',
+          {
+            stops: [
+              { stop_id: randomUUID(), fare_share_bp: 0 },
+              { stop_id: randomUUID(), running_minutes: 30, fare_share_bp: 10_000 },
+            ],
+          },
+        ],
+      ] as const) {
+        const response = await dashboard(app, suspendedOwner, 'POST', path, body);
+        expect([response.status, response.body.errorCode], path).toEqual([403, 'COMPANY_SUSPENDED']);
+      }
+      expect((await planningSnapshot(app.db, suspended.id)).stops).toEqual([]);
+    });
+  });
+});

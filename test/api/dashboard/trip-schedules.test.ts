@@ -1,0 +1,412 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
+import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { webTraveller } from '../../support/journeys.js';
+import { createStaffMember } from '../../support/staff.js';
+import {
+  dashboard,
+  expectNoDoubleBookedBus,
+  planningSnapshot,
+  planningWorld,
+  scheduleTrips,
+  type PlanningWorld,
+} from '../../support/planning.js';
+
+const ALL_DAYS = [0, 1, 2, 3, 4, 5, 6];
+
+/** The first date at least `daysAhead` days from today (Damascus) that falls on `weekday` (0 = Sunday). */
+function nextWeekday(weekday: number, daysAhead = 3): string {
+  for (let day = daysAhead; ; day++) {
+    const date = futureDay(day);
+    if (new Date(`${date}T12:00:00Z`).getUTCDay() === weekday) return date;
+  }
+}
+
+describe('trip schedules: preview, commit and the trip-schedule workflow', () => {
+  // Batches of 7 trips, so a schedule of a few weeks runs several batch transactions.
+  const app = useTestApp({ SCHEDULE_BATCH_SIZE: 7, SEARCH_RATE_LIMIT_PER_MINUTE: 0 });
+  let world: PlanningWorld;
+  let other: PlanningWorld;
+
+  beforeAll(async () => {
+    world = await planningWorld(app);
+    other = await planningWorld(app);
+  });
+
+  const scheduleBody = (w: PlanningWorld, change: Record<string, unknown> = {}) => ({
+    route_id: w.routeId,
+    pickup_stop_id: w.originStop.id,
+    bus_id: w.bus.id,
+    driver_id: w.driverId,
+    start_date: futureDay(3),
+    end_date: futureDay(9),
+    departure_time: '08:00',
+    days_of_week: ALL_DAYS,
+    price_base: 25_000,
+    price_vip: null,
+    notes: 'Daily morning service',
+    commit: true,
+    ...change,
+  });
+  const post = (w: PlanningWorld, body: unknown, session = w.sessions.OWNER) =>
+    dashboard(app, session, 'POST', '/trip-schedules', body);
+  /** A trip of another company-owned bus, blocking the world's bus, driver or route at a time. */
+  const blockingTrip = (
+    w: PlanningWorld,
+    options: { busId: string; day: string; time: string; driverId?: string },
+  ) =>
+    createTrip(app.db, {
+      companyId: w.companyId,
+      busId: options.busId,
+      routeId: w.routeId,
+      departAt: atDamascus(options.day, options.time),
+      calls: [
+        { stop: w.originStop, at: 0 },
+        { stop: w.destinationStop, at: 60 },
+      ],
+    }).then(async (trip) => {
+      if (options.driverId)
+        await app.db.query('update trips set driver_id = $2 where id = $1', [trip.id, options.driverId]);
+      return trip;
+    });
+
+  it('previews every trip and every conflict (bus, driver, departure) and writes nothing', async () => {
+    const w = await planningWorld(app);
+    const otherBus = await createBus(app.db, w.companyId);
+    const bus = await blockingTrip(w, { busId: w.bus.id, day: futureDay(4), time: '09:00' });
+    const driver = await blockingTrip(w, {
+      busId: otherBus.id,
+      day: futureDay(5),
+      time: '10:00',
+      driverId: w.driverId,
+    });
+    const departure = await blockingTrip(w, {
+      busId: (await createBus(app.db, w.companyId)).id,
+      day: futureDay(6),
+      time: '08:00',
+    });
+    const before = await planningSnapshot(app.db, w.companyId);
+    const { commit: _commit, ...previewBody } = scheduleBody(w);
+    const response = await post(w, previewBody, w.sessions.DISPATCHER);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.preview).toBe(true);
+    const { trips, conflicts, summary } = response.body.data;
+    expect(trips).toHaveLength(7);
+    expect(trips[0]).toEqual({
+      operating_date: futureDay(3),
+      departure_at: atDamascus(futureDay(3), '08:00').toISOString(),
+      arrival_at: atDamascus(futureDay(3), '11:30').toISOString(),
+      conflicts: [],
+    });
+    expect(
+      conflicts.map((conflict: { kind: string; trip_id: string }) => [conflict.kind, conflict.trip_id]),
+    ).toEqual([
+      ['BUS_BUSY', bus.id],
+      ['DRIVER_BUSY', driver.id],
+      ['DEPARTURE_TAKEN', departure.id],
+    ]);
+    expect(trips.map((trip: { conflicts: string[] }) => trip.conflicts)).toEqual([
+      [],
+      ['BUS_BUSY'],
+      ['DRIVER_BUSY'],
+      ['DEPARTURE_TAKEN'],
+      [],
+      [],
+      [],
+    ]);
+    expect(summary).toEqual({ trips_planned: 7, conflicting: 3, would_create: 4 });
+    const explicit = await post(w, { ...previewBody, commit: false });
+    expect(explicit.body.data.summary).toEqual(summary);
+    expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
+  });
+
+  it('commits in batches through the workflow: 201 with the schedule, trips with their stop calls, progress recorded', async () => {
+    const body = scheduleBody(world, { departure_time: ['16:00', '08:00'], end_date: futureDay(16) });
+    const response = await post(world, body);
+    expect(response.status, response.text).toBe(201);
+    const schedule = response.body.data;
+    expect(schedule).toMatchObject({
+      status: 'COMPLETED',
+      route_id: world.routeId,
+      bus_id: world.bus.id,
+      driver_id: world.driverId,
+      pickup_stop_id: world.originStop.id,
+      start_date: futureDay(3),
+      end_date: futureDay(16),
+      departure_time: '08:00',
+      departure_times: ['08:00', '16:00'],
+      days_of_week: ALL_DAYS,
+      duration_minutes: 210,
+      price_base: 25_000,
+      notes: 'Daily morning service',
+      progress: { batches_total: 4, batches_done: 4, trips_planned: 28, trips_created: 28, trips_skipped: 0 },
+      failure_reason: null,
+      conflicts: [],
+    });
+    const trips = await scheduleTrips(app.db, schedule.id);
+    expect(trips).toHaveLength(28);
+    expect(trips.every((trip) => trip.calls === 3 && trip.driver_id === world.driverId)).toBe(true);
+    expect(new Set(trips.map((trip) => trip.departure_at)).size).toBe(28);
+    expect(trips[0]!.operating_date).toBe(futureDay(3));
+
+    const listed = await dashboard(app, world.sessions.DISPATCHER, 'GET', '/trip-schedules');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data[0]).toMatchObject({ id: schedule.id, status: 'COMPLETED' });
+    const one = await dashboard(app, world.sessions.ADMIN, 'GET', `/trip-schedules/${schedule.id}`);
+    expect(one.body.data).toMatchObject({ id: schedule.id, workflow_progress: null });
+
+    const described = await app.temporal.workflow.getHandle(workflowIds.tripSchedule(schedule.id)).describe();
+    expect(described.status.name).toBe('COMPLETED');
+    expect(described.typedSearchAttributes.get(searchAttributeKeys.processStatus)).toBe('COMPLETED');
+    expect(described.typedSearchAttributes.get(searchAttributeKeys.companyIds)).toEqual([world.companyId]);
+    await expectNoDoubleBookedBus(app.db, world.bus.id);
+  });
+
+  it('computes operating dates and days of the week in Damascus', async () => {
+    const w = await planningWorld(app);
+    const monday = nextWeekday(1);
+    const response = await post(
+      w,
+      scheduleBody(w, {
+        start_date: monday,
+        end_date: monday,
+        departure_time: '01:00',
+        days_of_week: [1],
+      }),
+    );
+    expect(response.status, response.text).toBe(201);
+    const trips = await scheduleTrips(app.db, response.body.data.id);
+    expect(trips.length).toBeGreaterThanOrEqual(1);
+    expect(trips[0]!.operating_date).toBe(monday);
+    expect(new Date(trips[0]!.departure_at).toISOString()).toBe(atDamascus(monday, '01:00').toISOString());
+    expect(new Date(trips[0]!.departure_at).getUTCDay()).toBe(0);
+  });
+
+  it('refuses conflicts without skip_conflicts (409 naming them, nothing created) and skips them when told', async () => {
+    const w = await planningWorld(app);
+    const blocking = await blockingTrip(w, { busId: w.bus.id, day: futureDay(5), time: '07:30' });
+    const before = await planningSnapshot(app.db, w.companyId);
+    const refused = await post(w, scheduleBody(w));
+    expect([refused.status, refused.body.errorCode]).toEqual([409, 'SCHEDULE_CONFLICTS']);
+    expect(refused.body.details).toEqual({
+      total: 1,
+      conflicts: [
+        expect.objectContaining({
+          kind: 'BUS_BUSY',
+          trip_id: blocking.id,
+          departure_at: atDamascus(futureDay(5), '08:00').toISOString(),
+        }),
+      ],
+    });
+    expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
+
+    const skipped = await post(w, scheduleBody(w, { skip_conflicts: true }));
+    expect(skipped.status, skipped.text).toBe(201);
+    expect(skipped.body.data.progress).toMatchObject({
+      trips_planned: 7,
+      trips_created: 6,
+      trips_skipped: 1,
+    });
+    expect(skipped.body.data.conflicts).toEqual([
+      expect.objectContaining({ kind: 'BUS_BUSY', trip_id: blocking.id }),
+    ]);
+    const trips = await scheduleTrips(app.db, skipped.body.data.id);
+    expect(trips.map((trip) => trip.operating_date)).not.toContain(futureDay(5));
+    await expectNoDoubleBookedBus(app.db, w.bus.id);
+  });
+
+  it('never creates an empty schedule (422), whether no day matches or every trip conflicts', async () => {
+    const w = await planningWorld(app);
+    const monday = nextWeekday(1);
+    const before = await planningSnapshot(app.db, w.companyId);
+    const noDay = await post(w, scheduleBody(w, { start_date: monday, end_date: monday, days_of_week: [2] }));
+    expect([noDay.status, noDay.body.errorCode]).toEqual([422, 'SCHEDULE_EMPTY']);
+    await blockingTrip(w, { busId: w.bus.id, day: monday, time: '09:00' });
+    const snapshot = await planningSnapshot(app.db, w.companyId);
+    const allConflicting = await post(
+      w,
+      scheduleBody(w, { start_date: monday, end_date: monday, skip_conflicts: true }),
+    );
+    expect([allConflicting.status, allConflicting.body.errorCode]).toEqual([422, 'SCHEDULE_EMPTY']);
+    expect(await planningSnapshot(app.db, w.companyId)).toEqual(snapshot);
+    expect(before.schedules).toEqual([]);
+  });
+
+  it('refuses bad input with a clear 400 and changes nothing', async () => {
+    const w = await planningWorld(app);
+    const start = futureDay(3);
+    const day = (offset: number) => futureDay(3 + offset);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ end_date: day(180) }, 'SCHEDULE_RANGE_TOO_LONG'],
+      [{ end_date: futureDay(2) }, 'END_BEFORE_START'],
+      [{ start_date: futureDay(-1), end_date: day(1) }, 'START_DATE_IN_PAST'],
+      [{ days_of_week: [] }, 'VALIDATION_FAILED'],
+      [{ days_of_week: [1, 1] }, 'VALIDATION_FAILED'],
+      [{ days_of_week: [7] }, 'VALIDATION_FAILED'],
+      [{ departure_time: '25:00' }, 'VALIDATION_FAILED'],
+      [{ departure_time: [] }, 'VALIDATION_FAILED'],
+      [{ duration_minutes: 0 }, 'VALIDATION_FAILED'],
+      [{ duration_minutes: 11 }, 'DURATION_TOO_SHORT'],
+      [{ departure_time: ['08:00', '10:00'] }, 'SCHEDULE_OVERLAPS_ITSELF'],
+      [{ start_date: '2026-02-30' }, 'VALIDATION_FAILED'],
+      [{ route_id: 'route-1' }, 'VALIDATION_FAILED'],
+      [{ bus_id: '123' }, 'VALIDATION_FAILED'],
+      [{ frequency: 'daily' }, 'VALIDATION_FAILED'],
+      [{ company_id: other.companyId }, 'SESSION_FIELD_REFUSED'],
+      [{ commit: 'yes' }, 'VALIDATION_FAILED'],
+    ];
+    const before = await planningSnapshot(app.db, w.companyId);
+    for (const [change, code] of cases) {
+      const response = await post(w, scheduleBody(w, change));
+      expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([400, code]);
+    }
+    expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
+    const longest = await post(w, scheduleBody(w, { start_date: start, end_date: day(179), commit: false }));
+    expect(longest.status, longest.text).toBe(200);
+    expect(longest.body.data.summary.trips_planned).toBe(180);
+  });
+
+  it("answers 404 for another company's route, bus, driver or schedule, and keeps schedules to planners", async () => {
+    const mine = await post(
+      world,
+      scheduleBody(world, { start_date: futureDay(40), end_date: futureDay(41) }),
+    );
+    expect(mine.status, mine.text).toBe(201);
+    const before = await planningSnapshot(app.db, other.companyId);
+    for (const [change, code] of [
+      [{ route_id: world.routeId, pickup_stop_id: world.originStop.id }, 'ROUTE_NOT_FOUND'],
+      [{ bus_id: world.bus.id }, 'BUS_NOT_FOUND'],
+      [{ driver_id: world.driverId }, 'DRIVER_NOT_FOUND'],
+    ] as const) {
+      const response = await post(other, scheduleBody(other, change));
+      expect([response.status, response.body.errorCode]).toEqual([404, code]);
+    }
+    expect(await planningSnapshot(app.db, other.companyId)).toEqual(before);
+    const theirs = await dashboard(app, other.sessions.OWNER, 'GET', `/trip-schedules/${mine.body.data.id}`);
+    expect([theirs.status, theirs.body.errorCode]).toEqual([404, 'SCHEDULE_NOT_FOUND']);
+    const list = await dashboard(app, other.sessions.OWNER, 'GET', '/trip-schedules');
+    expect(list.body.data.map((schedule: { id: string }) => schedule.id)).not.toContain(mine.body.data.id);
+    expect((await dashboard(app, world.sessions.OWNER, 'GET', '/trip-schedules/not-a-uuid')).status).toBe(
+      400,
+    );
+    for (const role of ['STAFF', 'ACCOUNTANT'] as const) {
+      const read = await dashboard(app, world.sessions[role], 'GET', '/trip-schedules');
+      expect([read.status, read.body.errorCode]).toEqual([403, 'ROLE_NOT_ALLOWED']);
+      const write = await post(world, scheduleBody(world, { commit: false }), world.sessions[role]);
+      expect([write.status, write.body.errorCode]).toEqual([403, 'ROLE_NOT_ALLOWED']);
+    }
+  });
+
+  it('refuses a write without the CSRF header and a suspended company', async () => {
+    const w = await planningWorld(app);
+    const noCsrf = await dashboard(app, w.sessions.OWNER, 'POST', '/trip-schedules', scheduleBody(w), {
+      Cookie: w.sessions.OWNER.cookie,
+    });
+    expect([noCsrf.status, noCsrf.body.errorCode]).toEqual([403, 'CSRF_TOKEN_INVALID']);
+    const suspended = await planningWorld(app, { status: 'SUSPENDED' });
+    const refused = await post(suspended, scheduleBody(suspended));
+    expect([refused.status, refused.body.errorCode]).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect((await planningSnapshot(app.db, suspended.companyId)).trips).toEqual([]);
+    expect((await planningSnapshot(app.db, w.companyId)).schedules).toEqual([]);
+  });
+
+  it('creates trips travellers find with POST /api/journeys/search and book', async () => {
+    const w = await planningWorld(app);
+    const day = futureDay(6);
+    const committed = await post(
+      w,
+      scheduleBody(w, { start_date: day, end_date: futureDay(8), departure_time: '10:15' }),
+    );
+    expect(committed.status, committed.text).toBe(201);
+    const search = await app.request('/api/journeys/search', {
+      method: 'POST',
+      json: {
+        origin_city_id: w.origin.id,
+        destination_city_id: w.destination.id,
+        departure_date: day,
+        passengers: 1,
+      },
+    });
+    expect(search.status, search.text).toBe(200);
+    const [trip] = await scheduleTrips(app.db, committed.body.data.id);
+    const legs = search.body.data.journeys.flatMap(
+      (journey: { legs: { trip_id: string; price?: number }[] }) => journey.legs,
+    );
+    expect(legs.map((leg: { trip_id: string }) => leg.trip_id)).toContain(trip!.id);
+    const traveller = await webTraveller(app);
+    const lock = await lockSeats(app, traveller, trip!.id, ['2']);
+    const booked = await postBooking(
+      app,
+      traveller,
+      bookingBody({ tripId: trip!.id, seatNumbers: ['2'], seatLockSessionId: lock }),
+    );
+    expect(booked.status, booked.text).toBe(201);
+    expect(booked.body.data.finalPrice).toBe(25_000);
+  });
+
+  it('two commits of overlapping schedules for one bus at once: one wins, the other is refused, no double booking', async () => {
+    const w = await planningWorld(app);
+    const drivers = await Promise.all([0, 1].map(() => createStaffMember(app.db, w.companyId, 'DRIVER')));
+    const answers = await Promise.all(
+      ['08:00', '09:30'].map((time, index) =>
+        post(
+          w,
+          scheduleBody(w, {
+            departure_time: time,
+            driver_id: drivers[index]!.userId,
+            end_date: futureDay(20),
+          }),
+        ),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body.errorCode).toBe('SCHEDULE_CONFLICTS');
+    await expectNoDoubleBookedBus(app.db, w.bus.id);
+    const [created] = await app.db.query<{ trips: number }>(
+      'select count(*)::int as trips from trips where bus_id = $1 and schedule_id is not null',
+      [w.bus.id],
+    );
+    expect(created!.trips).toBe(18);
+  });
+
+  it('many commits with skip_conflicts for one bus at once: every trip created once, none double-booked', async () => {
+    const w = await planningWorld(app);
+    const answers = await Promise.all(
+      [['06:00', '13:00'], ['07:00', '17:30'], ['08:00', '21:30'], ['09:00']].map((times) =>
+        post(
+          w,
+          scheduleBody(w, {
+            departure_time: times,
+            driver_id: null,
+            skip_conflicts: true,
+            end_date: futureDay(16),
+          }),
+        ),
+      ),
+    );
+    for (const answer of answers) expect([201, 422], answer.text).toContain(answer.status);
+    await expectNoDoubleBookedBus(app.db, w.bus.id);
+    const schedules = await app.db.query<{
+      id: string;
+      trips_planned: number;
+      trips_created: number;
+      trips_skipped: number;
+      trips: number;
+    }>(
+      `select s.id, s.trips_planned, s.trips_created, s.trips_skipped,
+              (select count(*)::int from trips t where t.schedule_id = s.id) as trips
+       from trip_schedules s where s.bus_id = $1`,
+      [w.bus.id],
+    );
+    expect(schedules.length).toBe(answers.filter((answer) => answer.status === 201).length);
+    for (const schedule of schedules) {
+      expect(schedule.trips).toBe(schedule.trips_created);
+      expect(schedule.trips_created + schedule.trips_skipped).toBe(schedule.trips_planned);
+    }
+    expect(schedules.reduce((total, schedule) => total + schedule.trips_created, 0)).toBeGreaterThanOrEqual(
+      28,
+    );
+  });
+});

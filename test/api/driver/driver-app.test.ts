@@ -1,0 +1,351 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/harness.js';
+import {
+  anotherTrip,
+  bookSeats,
+  createDriver,
+  dispatch,
+  operationsWorld,
+  scan,
+  setTripStatus,
+  type BookedTraveller,
+  type OperationsWorld,
+} from '../../support/operations.js';
+import { createCompany } from '../../support/factories.js';
+import { addMembership, createStaffMember } from '../../support/staff.js';
+
+/** The driver app: sign-in, assigned trips, manifest, the scan at the door, and position reports feeding tracking. */
+describe('the driver app (/driver/api)', () => {
+  const app = useTestApp();
+  let world: OperationsWorld;
+  let rami: BookedTraveller;
+  let lina: BookedTraveller;
+
+  beforeAll(async () => {
+    world = await operationsWorld(app, { seats: 8 });
+    rami = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    lina = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
+  });
+
+  const checkIns = (ticketId: string) =>
+    app.db.query(`select 1 from trip_operation_events where manifest_item_id = $1 and action = 'CHECK_IN'`, [
+      ticketId,
+    ]);
+
+  describe('signing in', () => {
+    it('gives a driver a bearer token that lists their assigned trips only', async () => {
+      const unassigned = await anotherTrip(app, world);
+      await app.db.query('update trips set driver_id = null where id = $1', [unassigned]);
+      const me = await app.request('/driver/api/auth/me', { token: world.driver.token });
+      expect(me.body.data).toMatchObject({
+        user: { id: world.driver.staffUserId },
+        membership: { companyId: world.companyId, role: 'DRIVER' },
+      });
+      const trips = await app.request('/driver/api/trips', { token: world.driver.token });
+      expect(trips.status, trips.text).toBe(200);
+      const ids = trips.body.data.map((trip: { id: string }) => trip.id);
+      expect(ids).toContain(world.trip.tripId);
+      expect(ids).not.toContain(unassigned);
+      expect(trips.body.data.find((trip: { id: string }) => trip.id === world.trip.tripId)).toMatchObject({
+        status: 'SCHEDULED',
+        travellers: 2,
+        checked_in: 0,
+      });
+    });
+
+    it('refuses a wrong password, a dashboard-only role and a token after logout', async () => {
+      const wrong = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: world.driver.email, password: 'not the password' },
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.errorCode).toBe('INVALID_CREDENTIALS');
+      const clerk = await createStaffMember(app.db, world.companyId, 'STAFF');
+      const staff = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: clerk.email, password: clerk.password },
+      });
+      expect(staff.status).toBe(401);
+      const driver = await createDriver(app, world.companyId);
+      const out = await app.request('/driver/api/auth/logout', { method: 'POST', token: driver.token });
+      expect(out.status).toBe(200);
+      const after = await app.request('/driver/api/trips', { token: driver.token });
+      expect(after.status).toBe(401);
+      const dashboard = await app.request('/dashboard/api/auth/login', {
+        method: 'POST',
+        json: { email: driver.email, password: driver.password },
+      });
+      expect(dashboard.status).toBe(401);
+    });
+
+    it('sets no cookie, opens the DRIVER membership first and audits the sign-in and sign-out as DRIVER', async () => {
+      const dispatcher = await createStaffMember(app.db, world.companyId, 'DISPATCHER');
+      const otherCompany = (await createCompany(app.db)).id;
+      await addMembership(app.db, dispatcher.userId, otherCompany, 'DRIVER');
+      const login = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: dispatcher.email, password: dispatcher.password },
+      });
+      expect(login.status, login.text).toBe(200);
+      expect(login.headers.get('set-cookie')).toBeNull();
+      expect(login.headers.get('cache-control')).toBe('private, no-store');
+      expect(login.body.data.membership).toEqual({ companyId: otherCompany, role: 'DRIVER' });
+      const token = login.body.data.token as string;
+      expect((await app.request('/driver/api/auth/logout', { method: 'POST', token })).status).toBe(200);
+      const audit = await app.db.query(
+        `select actor_kind, action, target_id from audit_log where actor_id = $1 order by id`,
+        [dispatcher.userId],
+      );
+      expect(audit).toEqual([
+        { actor_kind: 'DRIVER', action: 'DRIVER_SIGNED_IN', target_id: otherCompany },
+        { actor_kind: 'DRIVER', action: 'DRIVER_SIGNED_OUT', target_id: otherCompany },
+      ]);
+    });
+  });
+
+  describe('the manifest', () => {
+    it("shows the trip's travellers to its driver", async () => {
+      const response = await app.request(`/driver/api/trips/${world.trip.tripId}/manifest`, {
+        token: world.driver.token,
+      });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.counters).toMatchObject({ total: 2, pending: 2 });
+      expect(
+        response.body.data.manifest.map((item: { manifest_item_id: string }) => item.manifest_item_id),
+      ).toEqual([rami.ticketIds[0], lina.ticketIds[0]]);
+    });
+
+    it("keeps a driver out of other drivers' trips and other companies' trips", async () => {
+      const other = await createDriver(app, world.companyId);
+      const notMine = await app.request(`/driver/api/trips/${world.trip.tripId}/manifest`, {
+        token: other.token,
+      });
+      expect(notMine.status).toBe(403);
+      expect(notMine.body.errorCode).toBe('TRIP_NOT_ASSIGNED');
+      const scanned = await scan(app, other.token, world.trip.tripId, rami.credentials[0]!);
+      expect(scanned.status).toBe(403);
+      const foreign = await operationsWorld(app, { seats: 4 });
+      const elsewhere = await app.request(`/driver/api/trips/${foreign.trip.tripId}/manifest`, {
+        token: world.driver.token,
+      });
+      expect(elsewhere.status).toBe(404);
+      expect(elsewhere.body.errorCode).toBe('TRIP_NOT_FOUND');
+    });
+  });
+
+  describe('the scan at the door', () => {
+    it('refuses while the trip is not boarding, and records the answer', async () => {
+      const response = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data).toMatchObject({
+        outcome: 'REFUSED',
+        reason: 'TRIP_NOT_BOARDING',
+        replayed: false,
+      });
+      expect(await checkIns(rami.ticketIds[0]!)).toHaveLength(0);
+      const started = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'START_BOARDING' });
+      expect(started.status).toBe(200);
+    });
+
+    it('checks in once however often the same scan is replayed', async () => {
+      const clientScanId = randomUUID();
+      const scannedAt = new Date(Date.now() - 60_000).toISOString();
+      const first = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!, {
+        clientScanId,
+        deviceId: 'door-1',
+        scannedAt,
+      });
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.data).toMatchObject({
+        outcome: 'CHECKED_IN',
+        replayed: false,
+        ticket: { ticketId: rami.ticketIds[0], status: 'USED', seatNumber: world.trip.seatNumbers[0] },
+        checkedIn: {
+          at: scannedAt,
+          byStaffUserId: world.driver.staffUserId,
+          source: 'DRIVER_APP',
+          deviceId: 'door-1',
+        },
+        booking: { bookingCode: rami.bookingCode, paymentStatus: 'UNPAID' },
+      });
+      const replays = await Promise.all(
+        [1, 2, 3].map(() =>
+          scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!, {
+            clientScanId,
+            deviceId: 'door-1',
+            scannedAt,
+          }),
+        ),
+      );
+      for (const replay of replays) {
+        expect(replay.body.data).toEqual({ ...first.body.data, replayed: true });
+      }
+      expect(await checkIns(rami.ticketIds[0]!)).toHaveLength(1);
+      const reused = await scan(app, world.driver.token, world.trip.tripId, lina.credentials[0]!, {
+        clientScanId,
+      });
+      expect(reused.status).toBe(409);
+      expect(reused.body.errorCode).toBe('SCAN_ID_REUSED');
+    });
+
+    it('answers a second device ALREADY_CHECKED_IN with who and when', async () => {
+      // The station dispatcher scans with the driver app too (any trip of the company).
+      const response = await scan(app, world.dispatcher.token, world.trip.tripId, rami.credentials[0]!, {
+        deviceId: 'station-2',
+      });
+      expect(response.body.data).toMatchObject({
+        outcome: 'ALREADY_CHECKED_IN',
+        replayed: false,
+        checkedIn: { byStaffUserId: world.driver.staffUserId, source: 'DRIVER_APP', deviceId: 'door-1' },
+      });
+      expect(await checkIns(rami.ticketIds[0]!)).toHaveLength(1);
+    });
+
+    it("refuses another trip's ticket, a re-issued one and a forged one with the reason", async () => {
+      const otherTrip = await anotherTrip(app, world);
+      await setTripStatus(app.db, otherTrip, 'BOARDING');
+      const wrongTrip = await scan(app, world.driver.token, otherTrip, lina.credentials[0]!);
+      expect(wrongTrip.body.data).toMatchObject({ outcome: 'REFUSED', reason: 'WRONG_TRIP' });
+
+      const forged = {
+        ...lina.credentials[0]!,
+        payload: { ...lina.credentials[0]!.payload, seatNumber: '99' },
+      };
+      const forgedScan = await scan(app, world.driver.token, world.trip.tripId, forged);
+      expect(forgedScan.body.data).toMatchObject({ outcome: 'REFUSED', reason: 'SIGNATURE_INVALID' });
+      expect(forgedScan.body.data.ticket).toBeUndefined();
+
+      const reissued = await app.request('/api/tickets', {
+        method: 'POST',
+        headers: lina.caller.headers,
+        json: { ticket_id: lina.ticketIds[0], reason: 'LOST_DEVICE' },
+      });
+      expect(reissued.status, reissued.text).toBe(201);
+      const old = await scan(app, world.driver.token, world.trip.tripId, lina.credentials[0]!);
+      expect(old.body.data).toMatchObject({ outcome: 'REFUSED', reason: 'TICKET_REISSUED' });
+      const [fresh] = await app.db.query<{ payload: object; signature: string; id: string }>(
+        `select id, payload, signature from journey_tickets where journey_id = (select journey_id from journey_tickets where id = $1)
+         and status = 'VALID'`,
+        [lina.ticketIds[0]],
+      );
+      const boarded = await scan(app, world.driver.token, world.trip.tripId, fresh!);
+      expect(boarded.body.data).toMatchObject({ outcome: 'CHECKED_IN', ticket: { ticketId: fresh!.id } });
+    });
+
+    it("refuses a suspended company's scans", async () => {
+      const suspended = await operationsWorld(app, { seats: 4 });
+      await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [suspended.companyId]);
+      const response = await scan(app, suspended.driver.token, suspended.trip.tripId, rami.credentials[0]!);
+      expect(response.status).toBe(403);
+      expect(response.body.errorCode).toBe('COMPANY_SUSPENDED');
+    });
+
+    it('refuses a malformed scan before doing anything', async () => {
+      for (const body of [
+        { payload: rami.credentials[0]!.payload, signature: 'x' },
+        { client_scan_id: 'scan-1', payload: {}, signature: 'x' },
+        { client_scan_id: randomUUID(), payload: {}, signature: 'x', extra: true },
+      ]) {
+        const response = await app.request(`/driver/api/trips/${world.trip.tripId}/scan`, {
+          method: 'POST',
+          token: world.driver.token,
+          json: body,
+        });
+        expect(response.status).toBe(400);
+      }
+      const future = await scan(app, world.driver.token, world.trip.tripId, lina.credentials[0]!, {
+        scannedAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      expect(future.status).toBe(400);
+      expect(future.body.errorCode).toBe('SCANNED_AT_OUT_OF_RANGE');
+    });
+  });
+
+  describe('positions and tracking', () => {
+    const report = (tripId: string, positions: unknown[], token = world.driver.token) =>
+      app.request(`/driver/api/trips/${tripId}/positions`, { method: 'POST', token, json: { positions } });
+    const tracking = async (tripId: string) => {
+      const response = await app.request('/dashboard/api/tracking/active-trips?limit=100', {
+        headers: { Cookie: world.sessions.STAFF.cookie },
+      });
+      expect(response.status, response.text).toBe(200);
+      return response.body.data.find((trip: { trip_id: string }) => trip.trip_id === tripId);
+    };
+
+    it('stores a batch once and shows the trip live', async () => {
+      const now = Date.now();
+      const batch = [
+        { lat: 33.51, lon: 36.29, speed: 0, time: new Date(now - 90_000).toISOString() },
+        {
+          lat: 33.52,
+          lon: 36.3,
+          speed: 42.5,
+          heading: 10,
+          accuracy: 8,
+          time: new Date(now - 30_000).toISOString(),
+        },
+      ];
+      const first = await report(world.trip.tripId, batch);
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.data).toEqual({ accepted: 2, duplicates: 0 });
+      const again = await report(world.trip.tripId, batch);
+      expect(again.body.data).toEqual({ accepted: 0, duplicates: 2 });
+      expect(await tracking(world.trip.tripId)).toMatchObject({
+        status: 'BOARDING',
+        tracking: {
+          state: 'LIVE',
+          source: 'DRIVER_APP',
+          last_update_at: batch[1]!.time,
+          position: { latitude: 33.52, longitude: 36.3, speed_kmh: 42.5, heading: 10 },
+        },
+      });
+    });
+
+    it('classes an old report delayed and a trip without reports unavailable', async () => {
+      const stale = await anotherTrip(app, world);
+      const silent = await anotherTrip(app, world);
+      await setTripStatus(app.db, stale, 'DEPARTED');
+      await setTripStatus(app.db, silent, 'DELAYED');
+      await report(stale, [{ lat: 35, lon: 36, time: new Date(Date.now() - 10 * 60_000).toISOString() }]);
+      expect((await tracking(stale)).tracking).toMatchObject({ state: 'DELAYED', source: 'DRIVER_APP' });
+      expect((await tracking(silent)).tracking).toEqual({
+        state: 'UNAVAILABLE',
+        source: 'NONE',
+        last_update_at: null,
+        age_seconds: null,
+        position: null,
+      });
+      const scheduled = await anotherTrip(app, world);
+      expect(await tracking(scheduled)).toBeUndefined();
+    });
+
+    it('refuses bad positions, and positions of a finished trip, storing nothing', async () => {
+      const count = async () =>
+        (await app.db.query('select 1 from trip_positions where trip_id = $1', [world.trip.tripId])).length;
+      const before = await count();
+      const now = new Date().toISOString();
+      const bad = [
+        [{ lat: 91, lon: 36, time: now }],
+        [{ lat: 33, lon: 36 }],
+        [{ lat: 33, lon: 36, time: now, altitude: 700 }],
+        [],
+      ];
+      for (const positions of bad) {
+        const response = await report(world.trip.tripId, positions);
+        expect(response.status, JSON.stringify(positions)).toBe(400);
+      }
+      const old = await report(world.trip.tripId, [
+        { lat: 33, lon: 36, time: now },
+        { lat: 33, lon: 36, time: new Date(Date.now() - 72 * 3_600_000).toISOString() },
+      ]);
+      expect(old.body.errorCode).toBe('POSITION_TIME_OUT_OF_RANGE');
+      expect(await count()).toBe(before);
+      const done = await anotherTrip(app, world);
+      await setTripStatus(app.db, done, 'COMPLETED');
+      const finished = await report(done, [{ lat: 33, lon: 36, time: now }]);
+      expect(finished.status).toBe(409);
+      expect(finished.body.errorCode).toBe('TRIP_NOT_TRACKED');
+    });
+  });
+});

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTravellerTokens } from '../../api/auth/traveller-token.js';
+import { createCompany } from '../support/factories.js';
+import { useTestApp, type TestApp } from '../support/harness.js';
+import {
+  bookableTrip,
+  bookingBody,
+  createBooking,
+  postBooking,
+  requestSeatLock,
+} from '../support/bookings.js';
+import { mobileTraveller, webTraveller } from '../support/journeys.js';
+import { createStaffMember, STAFF_PASSWORD, type StaffMember } from '../support/staff.js';
+import { ADMIN_PASSWORD, createAdmin } from './admin/helpers.js';
+
+/**
+ * Trust boundaries found by trying the API as an attacker would (issue 18): forged client IPs,
+ * path case, NUL characters, names that print as something else, tokens naming another
+ * traveller's session, lockouts by e-mail alone, and the development conveniences production refuses.
+ */
+
+const reservedPhone = () => `+963900${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+const prelaunch = { OTP_PRELAUNCH: true, SITE_MODE: 'coming_soon' as const };
+
+function verifyOtp(app: TestApp, headers: Record<string, string> = {}) {
+  return app.request('/api/auth/customer/verify-otp', {
+    method: 'POST',
+    headers,
+    json: { phone: reservedPhone(), code: '123456', method: 'sms' },
+  });
+}
+
+describe('client IP behind proxies: TRUSTED_PROXY_HOPS=0 (the default) trusts no X-Forwarded-For', () => {
+  // Rule sizes of their own: counters are named by rule, and other files limit 127.0.0.1 at 2.
+  const app = useTestApp({ ...prelaunch, OTP_VERIFY_PER_IP_PER_HOUR: 3 });
+
+  it('keeps counting one client whatever X-Forwarded-For it writes', async () => {
+    const statuses = [];
+    for (const forged of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4'])
+      statuses.push((await verifyOtp(app, { 'X-Forwarded-For': forged })).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+});
+
+describe('client IP behind one proxy: TRUSTED_PROXY_HOPS=1 takes the entry the proxy appended', () => {
+  const app = useTestApp({ ...prelaunch, OTP_VERIFY_PER_IP_PER_HOUR: 2, TRUSTED_PROXY_HOPS: 1 });
+
+  it('ignores what the client wrote to the left of it', async () => {
+    const client = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const statuses = [];
+    for (const forged of ['203.0.113.1', '203.0.113.2', '203.0.113.3'])
+      statuses.push((await verifyOtp(app, { 'X-Forwarded-For': `${forged}, ${client}` })).status);
+    expect(statuses).toEqual([400, 400, 429]);
+    // Another client behind the same proxy has its own counter.
+    expect((await verifyOtp(app, { 'X-Forwarded-For': `${client}, 192.0.2.77` })).status).toBe(400);
+  });
+});
+
+describe('paths, characters and names', () => {
+  const app = useTestApp();
+
+  it('routes exactly as written: another case is no route, so no guard is skipped', async () => {
+    const grant = randomUUID();
+    const lower = await app.request(`/api/document-shares/${grant}/session`);
+    expect(lower.status).toBe(401);
+    expect(lower.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+    for (const path of [`/api/Document-Shares/${grant}/session`, '/API/cities', '/api/Cities']) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(404);
+    }
+  });
+
+  it('refuses U+0000 in a body or a query string with 400 NUL_CHARACTER and writes nothing', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await mobileTraveller(app);
+    const locked = await requestSeatLock(app, traveller, trip.tripId, ['1\u0000']);
+    expect(locked.status).toBe(400);
+    expect(locked.body.errorCode).toBe('NUL_CHARACTER');
+    const booking = await postBooking(
+      app,
+      traveller,
+      bookingBody({
+        tripId: trip.tripId,
+        seatNumbers: ['2'],
+        seatLockSessionId: randomUUID(),
+        passengerName: 'Rami\u0000',
+      }),
+    );
+    expect(booking.body.errorCode).toBe('NUL_CHARACTER');
+    const search = await app.request('/api/cities?search=Dam%00ascus');
+    expect(search.status).toBe(400);
+    expect(search.body.errorCode).toBe('NUL_CHARACTER');
+    const written = await app.db.query(`select 1 from hold_batches where owner_user_id = $1`, [
+      traveller.userId,
+    ]);
+    expect(written).toEqual([]);
+  });
+
+  it('refuses passenger names with control or bidirectional-override characters', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await webTraveller(app);
+    for (const name of ['Rami\u202Eyzal', 'Rami\u2066x', 'Ra\u0007mi', 'Rami\u009b']) {
+      const response = await postBooking(
+        app,
+        traveller,
+        bookingBody({
+          tripId: trip.tripId,
+          seatNumbers: ['3'],
+          seatLockSessionId: randomUUID(),
+          passengerName: name,
+        }),
+      );
+      expect(response.status, JSON.stringify(name)).toBe(400);
+    }
+    const written = await app.db.query(`select 1 from hold_batches where owner_user_id = $1`, [
+      traveller.userId,
+    ]);
+    expect(written).toEqual([]);
+    const arabic = await createBooking(app, traveller, {
+      tripId: trip.tripId,
+      seatNumbers: ['3'],
+      passengerName: 'رامي الحلبي',
+    });
+    expect(arabic.booking_code).toEqual(expect.any(String));
+  });
+});
+
+describe('traveller access tokens are bound to their session row', () => {
+  const app = useTestApp();
+
+  it('refuses a token naming another traveller, or a scope the traveller no longer has', async () => {
+    const victim = await app.signIn({ kind: 'PRODUCTION' });
+    const attacker = await app.signIn({ kind: 'PRODUCTION' });
+    const tokens = createTravellerTokens(app.config);
+    const me = (token: string) => app.request('/api/auth/customer/me', { token });
+    expect((await me(victim.token)).status).toBe(200);
+
+    // A token whose subject is the victim but whose session is the attacker's.
+    const crossed = await tokens.sign(
+      { userId: victim.userId, sessionId: attacker.sessionId, scope: { kind: 'PRODUCTION' } },
+      900,
+    );
+    expect((await me(crossed.token)).status).toBe(401);
+
+    // A wider scope than the traveller has on the server.
+    const internal = await tokens.sign(
+      { userId: attacker.userId, sessionId: attacker.sessionId, scope: { kind: 'INTERNAL' } },
+      900,
+    );
+    expect((await me(internal.token)).status).toBe(401);
+    expect((await me(attacker.token)).status).toBe(200);
+  });
+});
+
+describe('staff and administrator lockout counts failures per e-mail address and client IP', () => {
+  const app = useTestApp({
+    TRUSTED_PROXY_HOPS: 1,
+    STAFF_LOGIN_MAX_PER_IP: 10_000,
+    STAFF_LOGIN_MAX_PER_EMAIL: 3,
+  });
+  let member: StaffMember;
+  const from = (ip: string) => ({ 'X-Forwarded-For': ip });
+  const login = (password: string, ip: string) =>
+    app.request('/dashboard/api/auth/login', {
+      method: 'POST',
+      headers: from(ip),
+      json: { email: member.email, password },
+    });
+
+  beforeAll(async () => {
+    const company = await createCompany(app.db);
+    member = await createStaffMember(app.db, company.id, 'STAFF');
+  });
+
+  it('never counts successful sign-ins', async () => {
+    for (let attempt = 0; attempt < 6; attempt++)
+      expect((await login(STAFF_PASSWORD, '192.0.2.10')).status).toBe(200);
+  });
+
+  it("locks out the guesser's address only: the owner still signs in from elsewhere", async () => {
+    for (let attempt = 0; attempt < 3; attempt++)
+      expect((await login(`guess-${attempt}`, '192.0.2.66')).status).toBe(401);
+    const locked = await login(STAFF_PASSWORD, '192.0.2.66');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await login(STAFF_PASSWORD, '192.0.2.10')).status).toBe(200);
+  });
+
+  it('forgets failures after a success from the same address', async () => {
+    const ip = '192.0.2.20';
+    for (let attempt = 0; attempt < 2; attempt++)
+      expect((await login(`typo-${attempt}`, ip)).status).toBe(401);
+    expect((await login(STAFF_PASSWORD, ip)).status).toBe(200);
+    for (let attempt = 0; attempt < 2; attempt++)
+      expect((await login(`typo-${attempt}`, ip)).status).toBe(401);
+    expect((await login(STAFF_PASSWORD, ip)).status).toBe(200);
+  });
+});
+
+describe('production: administrators who can change the platform must give a second factor', () => {
+  const app = useTestApp({ NODE_ENV: 'production', COOKIE_SECURE: true });
+
+  it('asks ADMIN and SUPER_ADMIN for a second factor even when their account does not require one', async () => {
+    for (const [role, expected] of [
+      ['SUPER_ADMIN', true],
+      ['ADMIN', true],
+      ['SUPPORT', false],
+    ] as const) {
+      const admin = await createAdmin(app.db, { role, totpRequired: false });
+      const response = await app.request('/admin/api/auth/login', {
+        method: 'POST',
+        json: { email: admin.email, password: ADMIN_PASSWORD },
+      });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.secondFactorRequired, role).toBe(expected);
+      const cookie = response.headers
+        .getSetCookie()
+        .map((header) => header.split(';')[0]!)
+        .join('; ');
+      const audit = await app.request('/admin/api/audit-log', { headers: { Cookie: cookie } });
+      expect(audit.status === 403 && audit.body.errorCode.startsWith('SECOND_FACTOR'), role).toBe(expected);
+    }
+  });
+});
+
+describe('identity-provider sign-in starts over plain HTTP behind a TLS proxy', () => {
+  const app = useTestApp({ COOKIE_SECURE: true });
+
+  it('sets the Secure flow cookie instead of failing with 500', async () => {
+    const response = await app.request('/api/auth/customer/idp/nonce?channel=web');
+    expect(response.status, response.text).toBe(200);
+    const cookies = response.headers.getSetCookie();
+    expect(cookies.some((cookie) => /secure/i.test(cookie) && /httponly/i.test(cookie))).toBe(true);
+  });
+});

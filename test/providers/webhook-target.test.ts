@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { isPrivateAddress, resolveTarget, urlProblem } from '../../providers/webhook-target.js';
+
+const production = { allowLocal: false };
+
+describe('webhook targets', () => {
+  it('tells private, loopback, link-local and reserved addresses from public ones (IPv4, IPv6, mapped)', () => {
+    for (const address of [
+      '10.0.0.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '172.20.1.1',
+      '192.168.1.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a00:1',
+      '64:ff9b::10.0.0.1',
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it('production needs https and no credentials; local targets may use http', () => {
+    expect(urlProblem('http://hooks.example.com/', production)).toBe('HTTPS_REQUIRED');
+    expect(urlProblem('https://a:b@hooks.example.com/', production)).toBe('CREDENTIALS_IN_URL');
+    expect(urlProblem('https://localhost:8443/', production)).toBe('PRIVATE_ADDRESS');
+    expect(urlProblem('mailto:x@example.com', production)).toBe('NOT_A_URL');
+    expect(urlProblem('https://hooks.example.com/in', production)).toBeNull();
+    expect(urlProblem('http://127.0.0.1:8080/', { allowLocal: true })).toBeNull();
+    expect(urlProblem('http://a:b@127.0.0.1/', { allowLocal: true })).toBe('CREDENTIALS_IN_URL');
+  });
+
+  it('a name that resolves to a private address is refused (checked again at every attempt: DNS rebinding)', async () => {
+    const rebinding = async () => [{ address: '10.0.0.7', family: 4 }];
+    expect(await resolveTarget('https://hooks.example.com/in', production, rebinding)).toEqual({
+      problem: 'PRIVATE_ADDRESS',
+    });
+    const mixed = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    expect(await resolveTarget('https://hooks.example.com/in', production, mixed)).toEqual({
+      problem: 'PRIVATE_ADDRESS',
+    });
+    const resolved = await resolveTarget('https://hooks.example.com/in', production, async () => [
+      { address: '93.184.215.14', family: 4 },
+    ]);
+    expect(resolved).toMatchObject({ address: '93.184.215.14', family: 4 });
+    const failing = async () => {
+      throw new Error('ENOTFOUND');
+    };
+    expect(await resolveTarget('https://nowhere.example/', production, failing)).toEqual({
+      problem: 'UNRESOLVABLE',
+    });
+  });
+});

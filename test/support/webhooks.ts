@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { retryPlanOf, webhookClient } from '../../api/temporal/webhook-client.js';
+import { verifyNotification } from '../../domain/webhook-signing.js';
+import { workflowIds } from '../../workflows/shared.js';
+import type { TestApp } from './harness.js';
+import { staffSession } from './journey-rows.js';
+
+/**
+ * A company's webhook receiver as a real HTTP server on this machine: it checks both signatures
+ * of every request and processes each Webhook-Id once, as the README tells receivers to.
+ */
+export interface ReceivedRequest {
+  deliveryId: string;
+  event: string;
+  body: Record<string, any>;
+  verified: boolean;
+  receivedAt: number;
+}
+
+export type ReceiverMode = 'up' | 'down' | 'gone' | 'rejecting';
+
+export interface Receiver {
+  url: string;
+  /** Every request, in arrival order. */
+  requests: ReceivedRequest[];
+  /** Each delivery processed once: Webhook-Id → body. */
+  processed: Map<string, Record<string, any>>;
+  /** up: 200 (a duplicate id is acknowledged, not processed again); down: 503; gone: 410; rejecting: 400. */
+  mode: ReceiverMode;
+  close(): Promise<void>;
+}
+
+const ANSWERS: Record<ReceiverMode, number> = { up: 200, down: 503, gone: 410, rejecting: 400 };
+
+export async function startReceiver(secret: string): Promise<Receiver> {
+  const receiver = { requests: [], processed: new Map(), mode: 'up' } as unknown as Receiver;
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const deliveryId = String(request.headers['webhook-id']);
+      const verified = verifyNotification(secret, raw, String(request.headers['webhook-signature']), {
+        nowSeconds: Math.floor(Date.now() / 1000),
+        toleranceSeconds: 300,
+      });
+      const body = JSON.parse(raw) as Record<string, any>;
+      receiver.requests.push({
+        deliveryId,
+        event: String(body.event),
+        body,
+        verified,
+        receivedAt: Date.now(),
+      });
+      const status = ANSWERS[receiver.mode];
+      if (status === 200 && verified && !receiver.processed.has(deliveryId))
+        receiver.processed.set(deliveryId, body);
+      response
+        .writeHead(status, { 'Content-Type': 'text/plain' })
+        .end(status === 200 ? 'ok' : `no (${status})`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+/** An API key of the company, made by an OWNER through the dashboard. */
+export async function apiKeyOf(app: TestApp, companyId: string): Promise<string> {
+  const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+  const response = await app.request('/dashboard/api/api-keys', {
+    method: 'POST',
+    headers: owner.writeHeaders,
+    json: { name: 'test receiver' },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.key as string;
+}
+
+/** POST /api/webhooks with the key; returns the subscription id. */
+export async function subscribe(
+  app: TestApp,
+  key: string,
+  body: { url: string; events: string[]; secret: string },
+): Promise<string> {
+  const response = await app.request('/api/webhooks', { method: 'POST', token: key, json: body });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.id as string;
+}
+
+/**
+ * The relay of this test run restarted with this app's configuration (its TIME_SCALE shortens the
+ * retry plan handed to every delivery it starts).
+ */
+export async function restartRelay(app: TestApp): Promise<void> {
+  await app.temporal.workflow
+    .getHandle(workflowIds.webhookOutbox())
+    .terminate('restarted by a test')
+    .catch(() => undefined);
+  await webhookClient(app.temporal, app.config).ensureRelay();
+  expect(retryPlanOf(app.config).initialMs).toBeLessThan(10_000);
+}
+
+/** The receiver's signatures all checked out. */
+export function allVerified(receiver: Receiver): boolean {
+  return receiver.requests.length > 0 && receiver.requests.every((request) => request.verified);
+}

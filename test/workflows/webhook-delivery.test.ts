@@ -1,0 +1,346 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bookableTrip,
+  createBooking,
+  lockSeats,
+  roundTripPair,
+  type BookableTripFixture,
+} from '../support/bookings.js';
+import { cancelBooking } from '../support/booking-changes.js';
+import { recordTripEvent } from '../../db/writes/outbox.js';
+import { useTestApp } from '../support/harness.js';
+import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
+import {
+  allVerified,
+  apiKeyOf,
+  restartRelay,
+  startReceiver,
+  subscribe,
+  type Receiver,
+} from '../support/webhooks.js';
+
+/**
+ * Company webhooks end to end: bookings through the real API, events in the outbox, the relay and
+ * webhook-delivery workflows on the run's Temporal server and worker, and real HTTP receivers in
+ * this test that check every signature. TIME_SCALE 0.02 shortens the retry plan: 200 ms, 400 ms,
+ * 800 ms ... instead of 10 s, 20 s, 40 s.
+ */
+const SECRET = 'receiver-a-signing-secret-0123';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('webhook delivery (full stack)', () => {
+  const app = useTestApp({ TIME_SCALE: 0.02 });
+  let trip: BookableTripFixture;
+  let key: string;
+  let receiver: Receiver;
+  let subscriptionId: string;
+  let caller: Caller;
+  let seat = 0;
+  const nextSeat = () => trip.seatNumbers[seat++]!;
+
+  beforeAll(async () => {
+    trip = await bookableTrip(app.db, { seats: 40 });
+    key = await apiKeyOf(app, trip.companyId);
+    receiver = await startReceiver(SECRET);
+    subscriptionId = await subscribe(app, key, {
+      url: receiver.url,
+      events: ['booking.created', 'booking.confirmed', 'booking.cancelled'],
+      secret: SECRET,
+    });
+    caller = await mobileTraveller(app);
+    await restartRelay(app);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  const processedFor = (bookingId: string) =>
+    [...receiver.processed.values()].filter((body) => body.data.booking_id === bookingId);
+  const deliveriesOf = (bookingIds: string[]) =>
+    app.db.query<{ id: string; status: string; attempts: number }>(
+      `select id, status, attempts from webhook_deliveries where booking_id = any($1::uuid[]) and subscription_id = $2`,
+      [bookingIds, subscriptionId],
+    );
+
+  it("sends a booking's events once each, with SPEC's body and both signatures valid", async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    await eventually(
+      async () => processedFor(booking.id),
+      (bodies) => bodies.length === 2,
+    );
+    const bodies = processedFor(booking.id);
+    expect(bodies.map((body) => body.event).sort()).toEqual(['booking.confirmed', 'booking.created']);
+    for (const body of bodies) {
+      expect(Object.keys(body)).toEqual(['event', 'timestamp', 'data', 'signature']);
+      expect(body.data).toEqual({
+        booking_id: booking.id,
+        booking_code: booking.booking_code,
+        trip_id: trip.tripId,
+        passenger_count: 1,
+        total_amount: booking.total_price,
+      });
+      expect(new Date(body.timestamp as string).toISOString()).toBe(body.timestamp);
+      expect(body.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    }
+    expect(allVerified(receiver)).toBe(true);
+
+    const cancelled = await cancelBooking(app, caller, booking.id);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await eventually(
+      async () => processedFor(booking.id),
+      (all) => all.length === 3,
+    );
+    expect(processedFor(booking.id).map((body) => body.event)).toContain('booking.cancelled');
+
+    // The delivery log shows each attempt: status, time, latency, the answer's excerpt.
+    const log = await app.request(`/api/webhooks/${subscriptionId}/deliveries?limit=100`, { token: key });
+    expect(log.status, log.text).toBe(200);
+    const ours = (log.body.data as { id: string; bookingId: string; status: string }[]).filter(
+      (delivery) => delivery.bookingId === booking.id,
+    );
+    expect(ours.map((delivery) => delivery.status)).toEqual(['DELIVERED', 'DELIVERED', 'DELIVERED']);
+    const detail = await app.request(`/api/webhooks/${subscriptionId}/deliveries/${ours[0]!.id}`, {
+      token: key,
+    });
+    expect(detail.body.data.attemptLog).toEqual([
+      expect.objectContaining({
+        attemptNumber: 1,
+        statusCode: 200,
+        outcome: 'DELIVERED',
+        responseExcerpt: 'ok',
+      }),
+    ]);
+    expect(detail.text).not.toContain(SECRET);
+  });
+
+  it('keeps trying while the receiver is down: every event arrives and each delivery id is processed once', async () => {
+    receiver.mode = 'down';
+    const bookings = [];
+    for (let index = 0; index < 3; index += 1) {
+      bookings.push(await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] }));
+    }
+    const ids = bookings.map((booking) => booking.id);
+    // Refused for a while: several attempts each, none processed.
+    await eventually(
+      async () => receiver.requests.filter((request) => ids.includes(request.body.data.booking_id)).length,
+      (count) => count >= 12,
+    );
+    expect(ids.flatMap(processedFor)).toEqual([]);
+    receiver.mode = 'up';
+
+    const deliveries = await eventually(
+      () => deliveriesOf(ids),
+      (rows) => rows.length === 6 && rows.every((row) => row.status === 'DELIVERED'),
+      25_000,
+    );
+    expect(deliveries.map((row) => row.status)).toEqual(Array(6).fill('DELIVERED'));
+    expect(deliveries.some((row) => row.attempts > 1)).toBe(true);
+    const processedIds = [...receiver.processed.keys()].filter((id) =>
+      deliveries.some((row) => row.id === id),
+    );
+    expect(processedIds.sort()).toEqual(deliveries.map((row) => row.id).sort());
+    expect(ids.flatMap(processedFor)).toHaveLength(6);
+    expect(allVerified(receiver)).toBe(true);
+    const [retried] = await app.db.query<{ outcomes: string[] }>(
+      `select array_agg(outcome order by attempt_number) as outcomes from webhook_delivery_attempts
+       where delivery_id = any($1::uuid[]) group by delivery_id order by count(*) desc limit 1`,
+      [deliveries.map((row) => row.id)],
+    );
+    expect(retried!.outcomes.at(-1)).toBe('DELIVERED');
+    expect(retried!.outcomes.slice(0, -1).every((outcome) => outcome === 'RETRY')).toBe(true);
+  });
+
+  it('a 410 answer disables the subscription; nothing more is sent to it', async () => {
+    const gone = await startReceiver(SECRET);
+    gone.mode = 'gone';
+    const goneId = await subscribe(app, key, { url: gone.url, events: ['booking.created'], secret: SECRET });
+    try {
+      await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+      const state = await eventually(
+        () => app.request(`/api/webhooks/${goneId}`, { token: key }),
+        (response) => response.body?.data?.status === 'DISABLED',
+      );
+      expect(state.body.data).toMatchObject({ status: 'DISABLED', disabledReason: 'RECEIVER_GONE_410' });
+      expect(gone.requests).toHaveLength(1);
+
+      const later = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+      await eventually(
+        async () => processedFor(later.id),
+        (bodies) => bodies.length === 2,
+      );
+      expect(gone.requests).toHaveLength(1);
+      const made = await app.db.query(`select id from webhook_deliveries where subscription_id = $1`, [
+        goneId,
+      ]);
+      expect(made).toHaveLength(1);
+      const redelivery = await app.request(
+        `/api/webhooks/${goneId}/deliveries/${(made[0] as { id: string }).id}/redeliver`,
+        { method: 'POST', token: key },
+      );
+      expect(redelivery.status, redelivery.text).toBe(409);
+      expect(redelivery.body.errorCode).toBe('SUBSCRIPTION_DISABLED');
+      await sleep(300);
+      expect(gone.requests).toHaveLength(1);
+    } finally {
+      await gone.close();
+    }
+  });
+
+  it('a booking that rolls back emits nothing: no outbox row, no request', async () => {
+    // A round trip whose return seats were swept meanwhile: the outbound booking (and its events)
+    // is written first, then the return leg fails and the whole transaction rolls back.
+    const { outbound, inbound } = await roundTripPair(app, trip.companyId);
+    const outboundLock = await lockSeats(app, caller, outbound.tripId, ['1']);
+    const returnLock = await lockSeats(app, caller, inbound.tripId, ['2']);
+    await app.db.query(`update seat_allocations set status = 'EXPIRED' where hold_batch_id = $1`, [
+      returnLock,
+    ]);
+    const eventsBefore = await app.db.query(`select id from outbox_events where company_id = $1`, [
+      trip.companyId,
+    ]);
+    const requestsBefore = receiver.requests.length;
+
+    const response = await app.request('/api/bookings/round-trip', {
+      method: 'POST',
+      headers: caller.headers,
+      json: {
+        outbound_seat_lock_session_id: outboundLock,
+        return_seat_lock_session_id: returnLock,
+        passenger_name: 'Lina Khoury',
+        passenger_phone: '+963955111222',
+      },
+    });
+    expect(response.status, response.text).toBe(409);
+    await sleep(1500);
+    expect(
+      await app.db.query(`select id from outbox_events where company_id = $1`, [trip.companyId]),
+    ).toEqual(eventsBefore);
+    expect(
+      await app.db.query(`select id from bookings where trip_id = any($1::uuid[])`, [
+        [outbound.tripId, inbound.tripId],
+      ]),
+    ).toEqual([]);
+    expect(receiver.requests.length).toBe(requestsBefore);
+  });
+
+  it('trip.started and trip.completed reach a trip subscriber, once per booking; a rolled-back one emits nothing', async () => {
+    // The dispatch transition (issue 13) calls recordTripEvent in its transaction; this stands in
+    // for it with the same trip and booking changes.
+    const trips = await startReceiver(SECRET);
+    await subscribe(app, key, {
+      url: trips.url,
+      events: ['trip.started', 'trip.completed'],
+      secret: SECRET,
+    });
+    try {
+      const other = await bookableTrip(app.db, { companyId: trip.companyId, seats: 8 });
+      const seats = other.seatNumbers;
+      const booked = [
+        await createBooking(app, caller, { tripId: other.tripId, seatNumbers: [seats[0]!] }),
+        await createBooking(app, caller, { tripId: other.tripId, seatNumbers: [seats[1]!, seats[2]!] }),
+      ];
+      const transition = (status: string, action: 'DEPART' | 'COMPLETE', fail = false) =>
+        app.db.transaction(async (client) => {
+          await client.query(`update trips set status = $2 where id = $1`, [other.tripId, status]);
+          if (action === 'COMPLETE')
+            await client.query(`update bookings set status = 'COMPLETED' where trip_id = $1`, [other.tripId]);
+          const recorded = await recordTripEvent(client, other.tripId, action);
+          if (fail) throw new Error('the transition failed');
+          return recorded;
+        });
+      await expect(transition('DEPARTED', 'DEPART', true)).rejects.toThrow('the transition failed');
+      expect(await transition('DEPARTED', 'DEPART')).toBe(2);
+      expect(await transition('COMPLETED', 'COMPLETE')).toBe(2);
+
+      await eventually(
+        async () => trips.processed.size,
+        (size) => size === 4,
+      );
+      await sleep(500);
+      expect(trips.requests).toHaveLength(4);
+      expect(allVerified(trips)).toBe(true);
+      const received = [...trips.processed.values()].map((body) => [body.event, body.data]);
+      for (const booking of booked) {
+        const data = {
+          booking_id: booking.id,
+          booking_code: booking.booking_code,
+          trip_id: other.tripId,
+          passenger_count: booking.id === booked[0]!.id ? 1 : 2,
+          total_amount: booking.total_price,
+        };
+        expect(received).toContainEqual(['trip.started', data]);
+        expect(received).toContainEqual(['trip.completed', data]);
+      }
+    } finally {
+      await trips.close();
+    }
+  });
+
+  it('a manual redelivery sends the same delivery id again, logged as MANUAL', async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [delivered] = await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const sent = receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
+    const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`;
+    const response = await app.request(path, { method: 'POST', token: key });
+    expect(response.status, response.text).toBe(202);
+    await eventually(
+      async () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length,
+      (count) => count === sent + 1,
+    );
+    const detail = await eventually(
+      () => app.request(`/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}`, { token: key }),
+      (answer) => answer.body.data.attemptLog.length === 2,
+    );
+    expect(detail.body.data.attemptLog.map((attempt: { trigger: string }) => attempt.trigger)).toEqual([
+      'AUTOMATIC',
+      'MANUAL',
+    ]);
+    expect(receiver.processed.get(delivered!.id)).toBeDefined();
+  });
+
+  it('redeliveries at once: one is sent, the others 409 DELIVERY_IN_PROGRESS; another company gets 404', async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [delivered] = await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`;
+    const sentTo = () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
+    const sent = sentTo();
+
+    const stranger = await bookableTrip(app.db, { seats: 4 });
+    const strangerKey = await apiKeyOf(app, stranger.companyId);
+    const foreign = await app.request(path, { method: 'POST', token: strangerKey });
+    expect(foreign.status, foreign.text).toBe(404);
+
+    receiver.mode = 'down';
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => app.request(path, { method: 'POST', token: key })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([202, 409, 409, 409, 409]);
+    for (const answer of answers.filter((one) => one.status === 409))
+      expect(answer.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
+    // While it is being retried, a further redelivery is refused too.
+    await eventually(
+      async () => sentTo(),
+      (count) => count >= sent + 1,
+    );
+    const during = await app.request(path, { method: 'POST', token: key });
+    expect(during.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
+    receiver.mode = 'up';
+    await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const [attempts] = await app.db.query<{ manual: number }>(
+      `select count(*) filter (where trigger = 'MANUAL')::int as manual from webhook_delivery_attempts
+       where delivery_id = $1`,
+      [delivered!.id],
+    );
+    expect(attempts!.manual).toBe(1);
+  });
+});

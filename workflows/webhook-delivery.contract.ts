@@ -1,0 +1,53 @@
+import type { SearchAttributePair } from '@temporalio/common';
+import type { DeliveryStatus, DeliveryTrigger, RetryPlan } from '../domain/webhooks.js';
+import { searchAttributeKeys } from './shared.js';
+
+export {
+  DEFAULT_RETRY_PLAN,
+  DELIVERY_STATUSES,
+  scaledRetryPlan,
+  type DeliveryStatus,
+  type DeliveryTrigger,
+  type RetryPlan,
+} from '../domain/webhooks.js';
+
+/**
+ * The contract of the `webhookDelivery` workflow (id webhook-delivery/{deliveryId}): one event to
+ * one subscription, attempted until it is delivered, refused for good, or its retry window ends.
+ * Started by the relay (webhook-outbox, through the worker's client), or by the API for a manual
+ * redelivery. Search attributes: CompanyId, BookingId, ProcessStatus (PENDING, RETRY_WAIT,
+ * DELIVERED, FAILED, ABANDONED); memo: event and subscriptionId.
+ */
+export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  companyId: string;
+  bookingId: string;
+  subscriptionId: string;
+  event: string;
+  /** Who asked for the first attempt of this run: the relay (AUTOMATIC) or a company (MANUAL). */
+  trigger: DeliveryTrigger;
+  retry: RetryPlan;
+}
+
+export interface WebhookDeliveryResult {
+  status: DeliveryStatus;
+  /** Attempts this run made. */
+  attempts: number;
+}
+
+/** ProcessStatus values of a delivery. */
+export type DeliveryPhase = DeliveryStatus | 'RETRY_WAIT';
+
+/** What operators filter a new delivery by in the Temporal UI: its company, its booking, PENDING. */
+export function deliverySearchAttributes(delivery: {
+  companyId: string;
+  bookingId: string;
+}): SearchAttributePair[] {
+  return [
+    { key: searchAttributeKeys.companyIds, value: [delivery.companyId] },
+    { key: searchAttributeKeys.bookingId, value: delivery.bookingId },
+    { key: searchAttributeKeys.processStatus, value: 'PENDING' },
+  ];
+}

@@ -1,0 +1,51 @@
+import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { retryDelayMs } from '../domain/webhooks.js';
+import { searchAttributeKeys } from './shared.js';
+import { ENFORCING_STEP, type Activities } from './steps.js';
+import type {
+  DeliveryPhase,
+  WebhookDeliveryInput,
+  WebhookDeliveryResult,
+} from './webhook-delivery.contract.js';
+
+/**
+ * An attempt: 10 s of HTTP at most plus the database, so 30 s to close; run as a local activity
+ * (inside the workflow task, without the activity task's own round trips through the server: about
+ * half the server work of a delivery). An attempt that fails (the database away) is retried like
+ * every enforcing step; the receiver's own answers are not failures but outcomes the loop acts on.
+ */
+const delivering = proxyLocalActivities<Activities>(ENFORCING_STEP);
+const finishing = proxyActivities<Activities>(ENFORCING_STEP);
+
+const showPhase = (phase: DeliveryPhase) =>
+  upsertSearchAttributes([{ key: searchAttributeKeys.processStatus, value: phase }]);
+
+/**
+ * `webhook-delivery/{deliveryId}`: attempts the delivery; after a retryable failure waits
+ * retryDelayMs (exponential with jitter, at least the receiver's Retry-After) and tries again,
+ * until a final outcome or the end of the retry window, when the delivery is FAILED.
+ */
+export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const started = Date.now();
+  let attempts = 0;
+  for (;;) {
+    const result = await delivering.attemptWebhookDelivery({
+      deliveryId: input.deliveryId,
+      trigger: attempts === 0 ? input.trigger : 'AUTOMATIC',
+    });
+    if (result.outcome !== 'SKIPPED') attempts += 1;
+    if (result.status !== 'PENDING') {
+      showPhase(result.status);
+      return { status: result.status, attempts };
+    }
+    const delay = retryDelayMs(input.retry, attempts, Math.random(), result.retryAfterMs);
+    if (Date.now() + delay - started > input.retry.windowMs) {
+      await finishing.giveUpWebhookDelivery({ deliveryId: input.deliveryId });
+      showPhase('FAILED');
+      return { status: 'FAILED', attempts };
+    }
+    showPhase('RETRY_WAIT');
+    await sleep(delay);
+    showPhase('PENDING');
+  }
+}
