@@ -16,8 +16,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { createStaffSession } from '../api/auth/staff-session.js';
-import { loadConfig } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { foldBookingStats, recountTravelFrequency } from '../db/writes/analytics-rollup.js';
 import { addDays } from '../domain/analytics.js';
@@ -32,9 +30,9 @@ import {
   createStop,
   createTrip,
 } from '../test/support/factories.js';
-import { createStaffMember } from '../test/support/staff.js';
 import { runLoops, type LoadResult } from './lib/load.js';
 import { startBenchStack } from './lib/stack.js';
+import { benchOwnerSession } from './lib/company.js';
 
 const DATABASE = 'busbooking_bench_insight';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -165,12 +163,7 @@ async function main(): Promise<void> {
     env: { REPORT_RATE_LIMIT_PER_MINUTE: '0', ANALYTICS_RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' },
   });
   try {
-    const config = loadConfig({ ...stack.env });
-    const member = await createStaffMember(stack.db, companyId, 'OWNER');
-    const session = await createStaffSession(
-      { db: stack.db, config },
-      { staffUserId: member.userId, membershipId: member.membershipId },
-    );
+    const session = await benchOwnerSession(stack.db, companyId);
     const cookie = `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`;
     const get = async (path: string) => {
       const response = await fetch(`${stack.apiUrl}/dashboard/api${path}`, { headers: { Cookie: cookie } });
