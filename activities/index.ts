@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { createCashShiftActivities } from './cash-shifts.js';
+import { createAnalyticsActivities } from './analytics.js';
 import { createDocumentActivities } from './document-activities.js';
 import type { BrowserPool } from './documents/browser-pool.js';
 import { createDocumentShareActivities } from './document-shares.js';
@@ -26,5 +27,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createTripScheduleActivities(deps),
     ...createWebhookActivities(deps),
     ...createCashShiftActivities(deps),
+    ...createAnalyticsActivities(deps),
   };
 }

@@ -149,6 +149,15 @@ export const ConfigSchema = z
     PDF_CHROMIUM_PATH: z.string().default('/usr/bin/chromium-headless-shell'),
     /** Pages of the worker's warm browser that render PDFs at the same time (one browser per worker process); about one per core. */
     PDF_PAGE_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
+    /**
+     * How often the analytics-rollup Temporal Schedule folds booking statistics and recounts travel
+     * frequency, in minutes: the most a customer-frequency figure may lag behind the bookings.
+     */
+    ANALYTICS_ROLLUP_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
+    /** GET /dashboard/api/analytics and /analytics/advanced requests per company user per minute; 0 disables the limit. */
+    ANALYTICS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+    /** GET /dashboard/api/reports exports per company user per minute; 0 disables the limit. */
+    REPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(20),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
     /**

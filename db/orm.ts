@@ -35,6 +35,7 @@ import { Migration20261124000000_operations_foundation } from './migrations/Migr
 import { Migration20261124010000_planning } from './migrations/Migration20261124010000_planning.js';
 import { Migration20261124020000_trip_operations } from './migrations/Migration20261124020000_trip_operations.js';
 import { Migration20261124030000_finance } from './migrations/Migration20261124030000_finance.js';
+import { Migration20261124040000_insight } from './migrations/Migration20261124040000_insight.js';
 import { Migration20261124050000_admin_console } from './migrations/Migration20261124050000_admin_console.js';
 import { Migration20261124060000_webhooks } from './migrations/Migration20261124060000_webhooks.js';
 
@@ -63,6 +64,7 @@ export const migrationsList = [
   { name: 'Migration20261124010000_planning', class: Migration20261124010000_planning },
   { name: 'Migration20261124020000_trip_operations', class: Migration20261124020000_trip_operations },
   { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
+  { name: 'Migration20261124040000_insight', class: Migration20261124040000_insight },
   { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
   { name: 'Migration20261124060000_webhooks', class: Migration20261124060000_webhooks },
 ];

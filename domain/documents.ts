@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { authorizesBoarding, canonicalJson } from './boarding-credential.js';
 import { Refusal } from './refusal.js';
+import type { ReportSnapshotData } from './reports.js';
 
 /**
  * Customer and company documents (SPEC "Tickets and documents"). Every document is an immutable
@@ -16,6 +17,10 @@ export const DOCUMENT_KINDS = [
   'REFUND_NOTICE',
 ] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
+/** Every kind a stored snapshot may have: the booking documents and company reports (domain/reports.ts). */
+export const SNAPSHOT_KINDS = [...DOCUMENT_KINDS, 'REPORT'] as const;
+export type SnapshotKind = (typeof SNAPSHOT_KINDS)[number];
 
 export const DOCUMENT_LOCALES = ['ar', 'en'] as const;
 export type DocumentLocale = (typeof DOCUMENT_LOCALES)[number];
@@ -102,7 +107,11 @@ export interface SnapshotData {
 }
 
 /** The identity of a document's content: the same kind, locale and data give the same fingerprint. */
-export function snapshotFingerprint(kind: DocumentKind, locale: DocumentLocale, data: SnapshotData): string {
+export function snapshotFingerprint(
+  kind: SnapshotKind,
+  locale: DocumentLocale,
+  data: SnapshotData | ReportSnapshotData,
+): string {
   return createHash('sha256')
     .update(canonicalJson({ kind, locale, data: asStored(data) }))
     .digest('hex');
@@ -112,8 +121,8 @@ export function snapshotFingerprint(kind: DocumentKind, locale: DocumentLocale, 
  * The data as PostgreSQL's jsonb gives it back: undefined members dropped. The fingerprint is taken
  * of this form so a builder that writes `pickup: undefined` and one that omits it agree.
  */
-export function asStored(data: SnapshotData): SnapshotData {
-  return JSON.parse(JSON.stringify(data)) as SnapshotData;
+export function asStored<Data extends SnapshotData | ReportSnapshotData>(data: Data): Data {
+  return JSON.parse(JSON.stringify(data)) as Data;
 }
 
 /**

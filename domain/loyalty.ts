@@ -370,13 +370,16 @@ export function redeemRefusal(reward: RedeemableReward | undefined, balance: num
   return null;
 }
 
-/** Kinds of points movement in a traveller's ledger. */
-export type LedgerKind = 'EARN' | 'REDEEM' | 'ADJUST' | 'REFERRAL_BONUS';
+/**
+ * Kinds of points movement in a traveller's ledger. VOUCHER_REFUND returns the points of a voucher
+ * cancelled because the company withdrew its reward.
+ */
+export type LedgerKind = 'EARN' | 'REDEEM' | 'ADJUST' | 'REFERRAL_BONUS' | 'VOUCHER_REFUND';
 
 /**
  * A movement of `points` (signed) on a balance: the balance after it and the points it adds to
  * the lifetime total (points earned: a positive EARN, REFERRAL_BONUS or ADJUST; never a
- * redemption). Null when the balance would go negative.
+ * redemption or a refunded voucher). Null when the balance would go negative.
  */
 export function ledgerChange(
   balance: number,
@@ -385,5 +388,6 @@ export function ledgerChange(
 ): { balanceAfter: number; earned: number } | null {
   const balanceAfter = balance + points;
   if (balanceAfter < 0) return null;
-  return { balanceAfter, earned: kind !== 'REDEEM' && points > 0 ? points : 0 };
+  const earns = kind !== 'REDEEM' && kind !== 'VOUCHER_REFUND';
+  return { balanceAfter, earned: earns && points > 0 ? points : 0 };
 }

@@ -1,8 +1,10 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../config/logger.js';
+import { connectTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { bundleWorkflows, createWorker } from './create-worker.js';
+import { ensureSchedules } from './schedules.js';
 
 const config = loadConfig();
 const logger = createLogger(config, 'worker');
@@ -22,6 +24,9 @@ Runtime.install({
 const db = await initDatabase(config);
 const workflowBundle = await bundleWorkflows();
 const { worker, connection, browserPool } = await createWorker({ config, db, logger, workflowBundle });
+const scheduler = await connectTemporalClient(config);
+await ensureSchedules(scheduler.client, config, logger);
+await scheduler.connection.close();
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
   'worker started',

@@ -31,4 +31,6 @@ export const workflowIds = {
   /** The one relay of the namespace. */
   webhookOutbox: () => 'webhook-outbox',
   cashShift: (companyId: string) => `cash-shift/${companyId}`,
+  /** A run started by hand (tests, operators); scheduled runs are named by the schedule. */
+  analyticsRollup: (runId: string) => `analytics-rollup/${runId}`,
 };

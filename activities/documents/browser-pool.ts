@@ -12,6 +12,13 @@ export interface BrowserPoolOptions {
 /** The PDF settings every document shares: A4, tagged (accessible), with backgrounds. */
 const PDF_OPTIONS = { format: 'A4', tagged: true, printBackground: true } as const;
 
+/** How one document prints beyond PDF_OPTIONS: reports are landscape, with a footer on every page. */
+export interface PrintOptions {
+  landscape?: boolean;
+  /** Chromium's footer template (its classes pageNumber and totalPages are filled in). */
+  footerTemplate?: string;
+}
+
 /**
  * Nobody looks at a page that only prints, yet Chromium paints and rasterises whatever fits its
  * window after each load. A window one pixel high leaves almost nothing to paint (a ticket then
@@ -39,13 +46,13 @@ export class BrowserPool {
   constructor(private readonly options: BrowserPoolOptions) {}
 
   /** Renders one HTML document to PDF bytes on a pooled page. */
-  async renderPdf(html: string): Promise<Uint8Array> {
+  async renderPdf(html: string, print: PrintOptions = {}): Promise<Uint8Array> {
     try {
-      return await this.withPage((page) => printPage(page, html));
+      return await this.withPage((page) => printPage(page, html, print));
     } catch (error) {
       if (this.closed || !(await this.browserWasLost(error))) throw error;
       this.options.logger.warn({ err: error }, 'browser lost during a render; rendering again on a new one');
-      return this.withPage((page) => printPage(page, html));
+      return this.withPage((page) => printPage(page, html, print));
     }
   }
 
@@ -152,9 +159,12 @@ export class BrowserPool {
   }
 }
 
-async function printPage(page: Page, html: string): Promise<Uint8Array> {
+async function printPage(page: Page, html: string, print: PrintOptions): Promise<Uint8Array> {
   await page.setContent(html, { waitUntil: 'load' });
-  return page.pdf(PDF_OPTIONS);
+  const footer = print.footerTemplate
+    ? { displayHeaderFooter: true, headerTemplate: '<span></span>', footerTemplate: print.footerTemplate }
+    : {};
+  return page.pdf({ ...PDF_OPTIONS, landscape: print.landscape ?? false, ...footer });
 }
 
 /** Chromium names its own processes over the DevTools protocol; the browser process is type "browser". */

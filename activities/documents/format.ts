@@ -28,8 +28,13 @@ export function dateTime(locale: DocumentLocale, iso: string): string {
   return dateTimeFormats[locale].format(new Date(iso));
 }
 
+/** A whole number with the locale's grouping (Latin digits). */
+export function wholeNumber(locale: DocumentLocale, value: number): string {
+  return numberFormats[locale].format(value);
+}
+
 export function money(locale: DocumentLocale, labels: Labels, amount: number, currency: string): string {
-  return `${numberFormats[locale].format(amount)} ${labels.currency[currency] ?? currency}`;
+  return `${wholeNumber(locale, amount)} ${labels.currency[currency] ?? currency}`;
 }
 
 export function nameIn(locale: DocumentLocale, name: BilingualName): string {

@@ -108,7 +108,10 @@ const Reward = z
 const Transaction = z
   .object({
     id: Uuid,
-    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS']),
+    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND']).meta({
+      description:
+        'ADJUST: a correction by the company; VOUCHER_REFUND: points of a withdrawn reward returned',
+    }),
     points: z.number().int().meta({ description: 'signed: negative for a redemption' }),
     balanceAfter: z.number().int(),
     bookingId: Uuid.nullable(),

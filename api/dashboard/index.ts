@@ -12,6 +12,7 @@ import { registerDashboardDocumentShareRoutes } from './document-shares.js';
 import { registerFleetRoutes } from './fleet.js';
 import { registerNetworkRoutes } from './network.js';
 import { registerPaymentRoutes } from './payments.js';
+import { registerInsightRoutes } from './insight.js';
 import { registerTeamRoutes } from './team.js';
 import { registerTripPlanningRoutes } from './trip-planning.js';
 import { registerTripScheduleRoutes } from './trip-schedules.js';
@@ -38,4 +39,5 @@ export function registerDashboardRoutes(surface: Surface, context: AppContext): 
   registerNetworkRoutes(surface, context);
   registerTripPlanningRoutes(surface, context);
   registerTripScheduleRoutes(surface, context);
+  registerInsightRoutes(surface, context);
 }

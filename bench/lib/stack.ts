@@ -15,6 +15,8 @@ export interface BenchStack {
   db: Database;
   databaseUrl: string;
   apiUrl: string;
+  /** The first API process's id (to read its memory from /proc). */
+  apiPid: number;
   /** Environment the API child runs with (for extra children such as a worker). */
   env: NodeJS.ProcessEnv;
   /** Starts one more API process with some settings changed (stopped with the stack). */
@@ -104,6 +106,7 @@ export async function startBenchStack(options: {
     db,
     databaseUrl: url,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    apiPid: api.child.pid!,
     env,
     startApi,
     async close() {

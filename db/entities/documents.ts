@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS, type IssuerKind } from '../../domain/document-sharing.js';
-import { DOCUMENT_KINDS, DOCUMENT_LOCALES, type SnapshotData } from '../../domain/documents.js';
+import { DOCUMENT_LOCALES, SNAPSHOT_KINDS, type SnapshotData } from '../../domain/documents.js';
 import { baseProperties, sessionToken, stampedNow } from './base.js';
 
 /**
@@ -12,9 +12,12 @@ export const DocumentSnapshot = defineEntity({
   tableName: 'document_snapshots',
   properties: {
     ...baseProperties,
-    kind: p.enum(DOCUMENT_KINDS),
+    kind: p.enum(SNAPSHOT_KINDS),
     locale: p.enum(DOCUMENT_LOCALES),
-    /** The booking the client names (a bookings row or a journey), hence no foreign key. */
+    /**
+     * The booking the client names (a bookings row or a journey), hence no foreign key; for a
+     * REPORT, the report export.
+     */
     bookingId: p.uuid(),
     companyId: p.uuid(),
     ownerUserId: p.uuid().nullable(),

@@ -50,6 +50,13 @@ import {
   User,
   UserIdentity,
 } from './identity.js';
+import {
+  BookingStatsDaily,
+  BookingStatsDelta,
+  CompanySettings,
+  CustomerFrequencySnapshot,
+  ReportExport,
+} from './insight.js';
 import { JourneyQuote } from './journey-quote.js';
 import {
   ConfirmationRequest,
@@ -92,6 +99,7 @@ export * from './city.js';
 export * from './company.js';
 export * from './documents.js';
 export * from './identity.js';
+export * from './insight.js';
 export * from './journey-quote.js';
 export * from './journeys.js';
 export * from './loyalty.js';
@@ -193,6 +201,12 @@ export const allEntities = [
   WebhookSubscription,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  // insight: settings, reports, analytics
+  CompanySettings,
+  ReportExport,
+  BookingStatsDaily,
+  BookingStatsDelta,
+  CustomerFrequencySnapshot,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

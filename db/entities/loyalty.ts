@@ -95,6 +95,8 @@ export const LoyaltyRedemption = defineEntity({
     usedAt: p.datetime().nullable(),
     usedBookingIds: p.array().columnType('uuid[]').default([]),
     discount: p.bigint('number').nullable(),
+    /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
+    terms: p.json<Record<string, unknown>>(),
   },
 });
 
@@ -106,12 +108,15 @@ export const LoyaltyTransaction = defineEntity({
     ...baseProperties,
     accountId: p.uuid(),
     companyId: p.uuid(),
-    kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS'] as const),
+    kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'] as const),
     points: p.integer(),
     balanceAfter: p.integer(),
     bookingId: p.uuid().nullable(),
     redemptionId: p.uuid().nullable(),
     note: p.text().nullable(),
+    /** The company user who adjusted the balance by hand, with the reason they gave. */
+    actorStaffUserId: p.uuid().nullable(),
+    reason: p.text().nullable(),
     createdAt: p.datetime().defaultRaw('clock_timestamp()'),
   },
 });

@@ -1,4 +1,5 @@
-import type { DocumentKind, DocumentLocale, SnapshotData } from '../../domain/documents.js';
+import type { DocumentKind, DocumentLocale, SnapshotData, SnapshotKind } from '../../domain/documents.js';
+import type { ReportSnapshotData } from '../../domain/reports.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 
 /**
@@ -8,39 +9,47 @@ import { rowsOf, type SqlRunner } from '../sql-runner.js';
 
 interface SnapshotRow {
   id: string;
-  kind: DocumentKind;
+  kind: SnapshotKind;
   locale: DocumentLocale;
   booking_id: string;
   company_id: string;
   owner_user_id: string | null;
   number: string | null;
-  data: SnapshotData;
+  /** A booking document's SnapshotData, or a REPORT's ReportSnapshotData. */
+  data: unknown;
   created_at: string;
 }
 
-export interface DocumentSnapshot {
+interface SnapshotFacts {
   id: string;
-  kind: DocumentKind;
   locale: DocumentLocale;
+  /** The booking; for a REPORT, the report export. */
   bookingId: string;
   companyId: string;
   ownerUserId: string | null;
   number: string | null;
-  data: SnapshotData;
   createdAt: Date;
 }
 
-const toDocumentSnapshot = (row: SnapshotRow): DocumentSnapshot => ({
-  id: row.id,
-  kind: row.kind,
-  locale: row.locale,
-  bookingId: row.booking_id,
-  companyId: row.company_id,
-  ownerUserId: row.owner_user_id,
-  number: row.number,
-  data: row.data,
-  createdAt: new Date(row.created_at),
-});
+/** A stored snapshot: a booking document, or a company report (its data typed by its kind). */
+export type DocumentSnapshot = SnapshotFacts &
+  ({ kind: DocumentKind; data: SnapshotData } | { kind: 'REPORT'; data: ReportSnapshotData });
+
+function toDocumentSnapshot(row: SnapshotRow): DocumentSnapshot {
+  const facts: SnapshotFacts = {
+    id: row.id,
+    locale: row.locale,
+    bookingId: row.booking_id,
+    companyId: row.company_id,
+    ownerUserId: row.owner_user_id,
+    number: row.number,
+    createdAt: new Date(row.created_at),
+  };
+  // The data was written for the row's kind (db/writes/documents.ts saveSnapshot), so it is that kind's.
+  return row.kind === 'REPORT'
+    ? { ...facts, kind: row.kind, data: row.data as ReportSnapshotData }
+    : { ...facts, kind: row.kind, data: row.data as SnapshotData };
+}
 
 export async function loadSnapshot(runner: SqlRunner, snapshotId: string): Promise<DocumentSnapshot | null> {
   const [row] = await rowsOf<SnapshotRow>(

@@ -8,6 +8,7 @@ import { seedDemoAdminConsole } from './demo-admin-console.js';
 import { seedDemoAdmins } from './demo-admins.js';
 import { seedDemoConfirmation } from './demo-confirmation.js';
 import { seedDemoFinance } from './demo-finance.js';
+import { seedDemoInsight } from './demo-insight.js';
 import { seedDemoLoyalty } from './demo-loyalty.js';
 import { seedDemoPlanning } from './demo-planning.js';
 import { seedDemoOperations } from './demo-operations.js';
@@ -221,6 +222,7 @@ export async function seedDemo(db: Database, options: SeedOptions = {}): Promise
     await seedDemoWebhooks(client);
     await seedDemoFinance(client);
     await seedDemoAdminConsole(client);
+    await seedDemoInsight(client);
     return {
       dates: { first: dates[0]!, last: dates[dates.length - 1]! },
       inserted,

@@ -21,6 +21,7 @@ import {
   type BookingFacts,
 } from '../queries/documents.js';
 import { readRender, type StoredRender } from '../queries/document-snapshots.js';
+import type { ReportSnapshotData } from '../../domain/reports.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import { issueReceiptNumber } from './receipts.js';
 
@@ -141,13 +142,19 @@ export interface SnapshotInput {
   data: SnapshotData;
 }
 
+/** A company report's snapshot: bookingId is the report export's id. */
+export interface ReportSnapshotInput extends Omit<SnapshotInput, 'kind' | 'data'> {
+  kind: 'REPORT';
+  data: ReportSnapshotData;
+}
+
 /**
  * Saves a snapshot, or finds the one this booking already has with the same content (kind, locale
  * and data): the same document asked twice is the same snapshot, hence the same bytes.
  */
 export async function saveSnapshot(
   runner: SqlRunner,
-  input: SnapshotInput,
+  input: SnapshotInput | ReportSnapshotInput,
 ): Promise<{ snapshotId: string; reused: boolean }> {
   const fingerprint = snapshotFingerprint(input.kind, input.locale, input.data);
   const inserted = await rowsOf<SnapshotIdRow>(

@@ -1,4 +1,6 @@
 import { cancellationDecision } from '../../../domain/booking-rules.js';
+import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
+import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { revokeCredentialsOf } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
@@ -8,7 +10,8 @@ import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-b
  * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
  * tickets and seats end together; signed credentials go on the revocation list. A voucher the
  * booking used stays spent. booking.cancelled is recorded in the same transaction. Cancelling a
- * cancelled booking changes nothing.
+ * cancelled booking changes nothing. The cut-off is the company's own (dashboard settings), else
+ * `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES).
  */
 export async function cancelBooking(
   db: Database,
@@ -19,7 +22,9 @@ export async function cancelBooking(
   const now = options.now ?? new Date();
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, bookingId);
-    const decision = cancellationDecision(factsOf(booking), now, options.cutoffMinutes);
+    const companyCutoff = await companyCancellationCutoff(client, booking.company_id);
+    const cutoff = cancellationCutoffMinutes(companyCutoff, options.cutoffMinutes);
+    const decision = cancellationDecision(factsOf(booking), now, cutoff);
     if (decision === 'ALREADY_CANCELLED') return;
     refuseWith(decision);
     const journeyId = booking.journey_id!;

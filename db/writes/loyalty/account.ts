@@ -63,6 +63,9 @@ interface LedgerEntry {
   bookingId?: string | null;
   redemptionId?: string | null;
   note?: string | null;
+  /** A company user's manual adjustment: who made it and why (both, or neither). */
+  actorStaffUserId?: string | null;
+  reason?: string | null;
 }
 
 /**
@@ -97,6 +100,8 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
     booking_id: entry.bookingId ?? null,
     redemption_id: entry.redemptionId ?? null,
     note: entry.note ?? null,
+    actor_staff_user_id: entry.actorStaffUserId ?? null,
+    reason: entry.reason ?? null,
   });
   account.balance = balanceAfter;
   account.lifetime_points += earned;

@@ -59,9 +59,15 @@ async function checkVoucher(client: Queryable, input: VoucherUse, lock: boolean)
   // A catalogue reward code never has the voucher form, so it is simply not a voucher.
   if (!VOUCHER_CODE_PATTERN.test(code)) throw voucherRefusal('LOYALTY_REDEMPTION_NOT_FOUND');
   const { rows } = await client.query<VoucherRow>(
+    // The terms the voucher was issued with (frozen by the insight migration's trigger): editing the
+    // reward later never changes a voucher already issued; withdrawing it (archived) does.
     `select r.id, r.user_id, r.company_id, r.status, r.expires_at <= now() as expired,
-            w.type, w.archived_at is not null as archived, w.discount_percent, w.discount_amount,
-            w.max_discount, w.free_seats, w.min_subtotal, w.route_ids::text[] as route_ids, w.allowed_days
+            r.terms->>'type' as type, w.archived_at is not null as archived,
+            (r.terms->>'discount_percent')::int as discount_percent, r.terms->>'discount_amount' as discount_amount,
+            r.terms->>'max_discount' as max_discount, (r.terms->>'free_seats')::int as free_seats,
+            r.terms->>'min_subtotal' as min_subtotal,
+            array(select jsonb_array_elements_text(r.terms->'route_ids')) as route_ids,
+            array(select jsonb_array_elements_text(r.terms->'allowed_days')::int) as allowed_days
        from loyalty_redemptions r
        join loyalty_rewards w on w.id = r.reward_id
       where r.code = $1

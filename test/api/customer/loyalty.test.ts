@@ -483,12 +483,14 @@ describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
     await expectRefused(await previewOnTrip(traveller, voucher, trip.tripId), 'LOYALTY_REWARD_UNSUPPORTED');
   });
 
-  it('LOYALTY_REWARD_CONFIGURATION_INVALID: the reward was edited into a discount with both a percent and an amount', async () => {
+  it('LOYALTY_REWARD_CONFIGURATION_INVALID: the terms a voucher holds are a discount with both a percent and an amount', async () => {
     const trip = await programWithTrip(app.db);
-    const { traveller, voucher, rewardCode } = await travellerWithVoucher(app, trip);
+    const { traveller, voucher } = await travellerWithVoucher(app, trip);
+    // A voucher keeps its reward's terms as issued (editing the reward never reaches it), so only
+    // terms stored inconsistent, as by an import of old vouchers, can be refused this way.
     await app.db.query(
-      `update loyalty_rewards set discount_amount = 500 where company_id = $1 and code = $2`,
-      [trip.companyId, rewardCode],
+      `update loyalty_redemptions set terms = jsonb_set(terms, '{discount_amount}', '500') where code = $1`,
+      [voucher],
     );
     await expectRefused(
       await previewOnTrip(traveller, voucher, trip.tripId),

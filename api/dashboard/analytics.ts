@@ -1,0 +1,51 @@
+import { damascusDate } from '../../domain/time.js';
+import type { AppContext } from '../app.js';
+import { createRateLimiter } from '../http/rate-limit.js';
+import type { Surface } from '../http/route.js';
+import { advancedAnalytics } from '../use-cases/advanced-analytics.js';
+import { analyticsSnapshot } from '../use-cases/analytics.js';
+import { AdvancedQuery, AnalyticsQuery, docs } from './analytics.openapi.js';
+import { authorize, MANAGEMENT_ROLES, requireRole } from './guards.js';
+
+/** GET /analytics and /analytics/advanced: OWNER and ADMIN only, one company user's requests limited per minute. */
+export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppContext): void {
+  const limiter = createRateLimiter(db, {
+    name: 'dashboard-analytics',
+    points: config.ANALYTICS_RATE_LIMIT_PER_MINUTE,
+    durationSeconds: 60,
+  });
+
+  surface.route({
+    ...docs.getAnalytics,
+    method: 'get',
+    path: '/analytics',
+    security: 'companyStaff',
+    query: AnalyticsQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+      await limiter.consume(ctx, staff.staffUserId);
+      const today = damascusDate(new Date());
+      ctx.body = {
+        success: true,
+        data: await analyticsSnapshot(db, { companyId: staff.companyId, period: query.period, today }),
+      };
+    },
+  });
+
+  surface.route({
+    ...docs.getAdvancedAnalytics,
+    method: 'get',
+    path: '/analytics/advanced',
+    security: 'companyStaff',
+    query: AdvancedQuery,
+    handler: async (ctx, { query }) => {
+      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+      await limiter.consume(ctx, staff.staffUserId);
+      const today = damascusDate(new Date());
+      ctx.body = {
+        success: true,
+        data: await advancedAnalytics(db, { companyId: staff.companyId, days: query.days, today }),
+      };
+    },
+  });
+}

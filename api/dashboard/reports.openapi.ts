@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import {
+  REPORT_FORMATS,
+  REPORT_MAX_DAYS,
+  REPORT_PDF_MAX_ROWS,
+  REPORT_STATES,
+  REPORT_TYPES,
+} from '../../domain/reports.js';
+import { operations } from '../http/route.js';
+import { CalendarDate, errorResponses, Locale } from '../http/schemas.js';
+
+/** OpenAPI of GET /reports (reports.ts). */
+
+export const ReportQuery = z
+  .object({
+    type: z.enum(REPORT_TYPES),
+    fromDate: CalendarDate.meta({ description: 'first day of the period (Damascus calendar date)' }),
+    toDate: CalendarDate.meta({ description: 'last day of the period, included' }),
+    format: z.enum(REPORT_FORMATS),
+    locale: Locale.default('ar').meta({ description: 'language of the headers, names and PDF; default ar' }),
+  })
+  .strict();
+
+const JsonReport = z.object({
+  success: z.literal(true),
+  data: z.object({
+    reportId: z.string().meta({ format: 'uuid' }),
+    type: z.enum(REPORT_TYPES),
+    format: z.literal('json'),
+    locale: Locale,
+    period: z.object({ fromDate: z.string(), toDate: z.string() }),
+    company: z.object({ id: z.string(), nameAr: z.string(), nameEn: z.string() }),
+    currency: z.literal('SYP'),
+    timeZone: z.literal('Asia/Damascus'),
+    state: z.enum(['ready', 'no_data']),
+    columns: z.array(z.object({ key: z.string(), label: z.string(), kind: z.string() })),
+    rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
+    rowCount: z.int(),
+    totals: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).nullable(),
+  }),
+});
+
+const TYPES =
+  'revenue: one row per day of the period with sales or cash movements (bookings made, sold, seats, gross sales, ' +
+  'discounts and net revenue by booking day; cash collected and refunded by collection and refund day). bookings: ' +
+  'one row per booking made in the period, oldest first. trips: one row per trip operating in the period, in ' +
+  'departure order, with seats sold and occupancy. occupancy: one row per route with trips in the period: trips ' +
+  'run, cancelled, seats offered and sold, occupancy. Sold means CONFIRMED, CHECKED_IN, COMPLETED or NO_SHOW; ' +
+  'amounts are integer SYP; dates and times are Damascus time.';
+const FORMATS =
+  'csv (text/csv, UTF-8 with a byte-order mark so spreadsheets open Arabic correctly, CRLF lines, a header row in ' +
+  'the locale, then the rows with the same values as JSON; text a spreadsheet would run as a formula gets a leading ' +
+  "apostrophe) and json (the envelope below; the rows' values are the CSV's) stream from a server-side cursor, so " +
+  `a year of a busy company never sits in memory. pdf: landscape A4, tagged, at most ${REPORT_PDF_MAX_ROWS} rows ` +
+  '(else 422 REPORT_TOO_LARGE_FOR_PDF), with the company identity on top, its charts (revenue per day for revenue ' +
+  'and bookings, occupancy per route for revenue, trips and occupancy), the table whose header row repeats on ' +
+  'every page, the totals, and a footer with the company and page numbers; it is an immutable snapshot rendered ' +
+  'by the document-render workflow, its SHA-256 recorded before any byte is sent (Content-Digest).';
+const STATES =
+  `Report states (SPEC "Errors"), recorded per request in report_exports with the row count and the SHA-256 and ` +
+  'size of the file: ready (rows), no_data (a valid file without rows: the CSV header, JSON rows [], a PDF ' +
+  'saying so), unauthorized (403 REPORT_UNAUTHORIZED, body state "unauthorized") and export_failed (500 ' +
+  'REPORT_EXPORT_FAILED when the PDF cannot be produced, 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
+  'short is recorded so too). Headers X-Report-Id and X-Report-State (ready or no_data) come with every file.';
+const ACCESS =
+  'Reports of the session company only. revenue: OWNER, ADMIN, ACCOUNTANT; bookings, trips, occupancy: also ' +
+  'DISPATCHER; STAFF none. Also for a suspended company (reading its own data). The period runs forwards (400 ' +
+  `REPORT_PERIOD_INVALID) over at most ${REPORT_MAX_DAYS} days (400 REPORT_PERIOD_TOO_LONG); a bad type, date, ` +
+  'format, locale or an unknown parameter is 400 VALIDATION_FAILED; none of these is recorded. Rate limited per ' +
+  'company user (REPORT_RATE_LIMIT_PER_MINUTE, 429 RATE_LIMITED). Always Cache-Control: private, no-store.';
+
+export const docs = operations({
+  exportReport: {
+    summary: 'A company report as CSV, JSON or PDF',
+    description: `${TYPES} ${FORMATS} ${STATES} ${ACCESS} States in report_exports: ${REPORT_STATES.join(', ')}.`,
+    tags: ['Dashboard: reports'],
+    responses: {
+      200: {
+        description: 'The report: JSON as below, or text/csv, or application/pdf (format)',
+        schema: JsonReport,
+      },
+      ...errorResponses(400, 401, 403, 422, 429),
+      500: { description: 'REPORT_EXPORT_FAILED: the PDF could not be produced (state export_failed)' },
+    },
+  },
+});

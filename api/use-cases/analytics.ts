@@ -1,0 +1,245 @@
+import {
+  companyRoutes,
+  dailyMeasures,
+  offeredSeats,
+  routeMeasures,
+  countTravelFrequency,
+  storedFrequency,
+  type Offered,
+  type RouteName,
+} from '../../db/queries/analytics.js';
+import type { Database } from '../../db/orm.js';
+import {
+  bucketMeasures,
+  earliestAnalyticsDay,
+  indicator,
+  indicatorWindows,
+  measuresIn,
+  monthOf,
+  NO_MEASURES,
+  percent,
+  periodHorizon,
+  rankRoutes,
+  seriesBuckets,
+  weekStart,
+  type AnalyticsPeriod,
+  type DateRange,
+  type DayMeasures,
+  type Indicator,
+} from '../../domain/analytics.js';
+
+/**
+ * GET /analytics: one snapshot of a company's figures (SPEC: indicators, daily and monthly revenue,
+ * booking trends, route performance, customer travel frequency; the daily, weekly and monthly
+ * series together; geographic and age values empty). Five reads run side by side; everything
+ * else is arithmetic in domain/analytics.ts.
+ */
+
+export interface SeriesPoint {
+  bookings: number;
+  soldBookings: number;
+  seatsSold: number;
+  revenue: number;
+  cancellations: number;
+}
+
+const point = (measures: DayMeasures): SeriesPoint => ({
+  bookings: measures.bookings,
+  soldBookings: measures.sold,
+  seatsSold: measures.seatsSold,
+  revenue: measures.revenue,
+  cancellations: measures.cancelled,
+});
+
+function offeredIn(byDay: ReadonlyMap<string, Offered>, range: DateRange): number {
+  let seats = 0;
+  for (const [day, offered] of byDay) if (day >= range.from && day <= range.to) seats += offered.seatsOffered;
+  return seats;
+}
+
+interface Inputs {
+  sales: Map<string, DayMeasures>;
+  travel: Map<string, DayMeasures>;
+  offeredByDay: Map<string, Offered>;
+}
+
+function indicators(inputs: Inputs, period: AnalyticsPeriod, today: string): Record<string, Indicator> {
+  const { current, previous } = indicatorWindows(period, today);
+  const now = measuresIn(inputs.sales, current);
+  const before = measuresIn(inputs.sales, previous);
+  const occupancy = (range: DateRange) =>
+    percent(measuresIn(inputs.travel, range).seatsSold, offeredIn(inputs.offeredByDay, range));
+  const average = (measures: DayMeasures) =>
+    measures.sold ? Math.round(measures.revenue / measures.sold) : 0;
+  return {
+    bookings: indicator(now.bookings, before.bookings),
+    soldBookings: indicator(now.sold, before.sold),
+    seatsSold: indicator(now.seatsSold, before.seatsSold),
+    revenue: indicator(now.revenue, before.revenue),
+    averageBookingValue: indicator(average(now), average(before)),
+    cancellations: indicator(now.cancelled, before.cancelled),
+    cancellationRate: indicator(
+      percent(now.cancelled, now.bookings),
+      percent(before.cancelled, before.bookings),
+    ),
+    occupancyRate: indicator(occupancy(current), occupancy(previous)),
+  };
+}
+
+function series(sales: Map<string, DayMeasures>, today: string) {
+  const buckets = seriesBuckets(today);
+  const daily = bucketMeasures(sales, buckets.days, (day) => day).map((measures, index) => ({
+    date: buckets.days[index]!,
+    ...point(measures),
+  }));
+  const weekly = bucketMeasures(sales, buckets.weeks, weekStart).map((measures, index) => ({
+    weekStart: buckets.weeks[index]!,
+    ...point(measures),
+  }));
+  const monthly = bucketMeasures(sales, buckets.months, monthOf).map((measures, index) => ({
+    month: buckets.months[index]!,
+    ...point(measures),
+  }));
+  return { daily, weekly, monthly };
+}
+
+export interface RoutePerformance {
+  routeId: string;
+  nameAr: string;
+  nameEn: string;
+  bookings: number;
+  soldBookings: number;
+  seatsSold: number;
+  revenue: number;
+  cancellations: number;
+  trips: number;
+  seatsOffered: number;
+  seatsSoldOnTrips: number;
+  occupancyRate: number;
+  rank: number;
+}
+
+/** Routes that sold or ran anything in the period, with sales (by booking day) and occupancy (by travel day). */
+export function routePerformance(
+  names: Map<string, RouteName>,
+  sales: Map<string, DayMeasures>,
+  travel: Map<string, DayMeasures>,
+  offered: Map<string, Offered>,
+): RoutePerformance[] {
+  const ids = new Set([...sales.keys(), ...travel.keys(), ...offered.keys()]);
+  const rows = [...ids].flatMap((routeId) => {
+    const name = names.get(routeId);
+    if (!name) return [];
+    const sold = sales.get(routeId) ?? NO_MEASURES;
+    const onTrips = travel.get(routeId) ?? NO_MEASURES;
+    const run = offered.get(routeId) ?? { trips: 0, cancelledTrips: 0, seatsOffered: 0 };
+    return [
+      {
+        routeId,
+        nameAr: name.nameAr,
+        nameEn: name.nameEn,
+        bookings: sold.bookings,
+        soldBookings: sold.sold,
+        seatsSold: sold.seatsSold,
+        revenue: sold.revenue,
+        cancellations: sold.cancelled,
+        trips: run.trips - run.cancelledTrips,
+        seatsOffered: run.seatsOffered,
+        seatsSoldOnTrips: onTrips.seatsSold,
+        occupancyRate: percent(onTrips.seatsSold, run.seatsOffered),
+      },
+    ];
+  });
+  return rankRoutes(rows);
+}
+
+export interface TravelFrequency {
+  horizon: DateRange;
+  /** When the figures were counted: they may be up to one analytics-rollup interval old. */
+  asOf: string;
+  customers: number;
+  trips: number;
+  repeatCustomers: number;
+  repeatRate: number;
+  averageTripsPerCustomer: number;
+  buckets: { label: string; customers: number }[];
+}
+
+function frequencyFrom(
+  horizon: DateRange,
+  asOf: Date,
+  buckets: { label: string; count: number }[],
+  totals: { customers: number; trips: number },
+): TravelFrequency {
+  const repeatCustomers = totals.customers - (buckets.find((bucket) => bucket.label === '1')?.count ?? 0);
+  return {
+    horizon,
+    asOf: asOf.toISOString(),
+    customers: totals.customers,
+    trips: totals.trips,
+    repeatCustomers,
+    repeatRate: percent(repeatCustomers, totals.customers),
+    averageTripsPerCustomer: totals.customers ? Math.round((totals.trips / totals.customers) * 100) / 100 : 0,
+    buckets: buckets.map(({ label, count }) => ({ label, customers: count })),
+  };
+}
+
+/**
+ * The stored count of the analytics-rollup workflow (at most one interval old), or, for a company
+ * it has not counted yet, a count made now.
+ */
+async function travelFrequency(
+  db: Database,
+  companyId: string,
+  period: AnalyticsPeriod,
+  today: string,
+): Promise<TravelFrequency> {
+  const stored = await storedFrequency(db, companyId, period);
+  if (stored) return frequencyFrom(stored.horizon, stored.computedAt, stored.buckets, stored);
+  const horizon = periodHorizon(period, today);
+  const counted = await countTravelFrequency(db, companyId, horizon);
+  return frequencyFrom(horizon, new Date(), counted.buckets, counted);
+}
+
+export async function analyticsSnapshot(
+  db: Database,
+  input: { companyId: string; period: AnalyticsPeriod; today: string },
+) {
+  const { companyId, period, today } = input;
+  const reach = { from: earliestAnalyticsDay(today), to: today };
+  const horizon = periodHorizon(period, today);
+  const [sales, travel, offeredByDay, routesSales, routesTravel, routesOffered, names, frequency] =
+    await Promise.all([
+      dailyMeasures(db, companyId, 'SALES', reach),
+      dailyMeasures(db, companyId, 'TRAVEL', reach),
+      offeredSeats(db, companyId, reach, 'day'),
+      routeMeasures(db, companyId, 'SALES', horizon),
+      routeMeasures(db, companyId, 'TRAVEL', horizon),
+      offeredSeats(db, companyId, horizon, 'route'),
+      companyRoutes(db, companyId),
+      travelFrequency(db, companyId, period, today),
+    ]);
+  const trends = series(sales, today);
+  return {
+    period,
+    today,
+    timeZone: 'Asia/Damascus',
+    currency: 'SYP',
+    windows: indicatorWindows(period, today),
+    indicators: indicators({ sales, travel, offeredByDay }, period, today),
+    dailyRevenue: trends.daily.map(({ date, revenue, soldBookings }) => ({ date, revenue, soldBookings })),
+    monthlyRevenue: trends.monthly.map(({ month, revenue, soldBookings }) => ({
+      month,
+      revenue,
+      soldBookings,
+    })),
+    bookingTrends: trends,
+    routePerformance: {
+      horizon,
+      routes: routePerformance(names, routesSales, routesTravel, routesOffered),
+    },
+    customerFrequency: frequency,
+    geographic: [] as never[],
+    ageGroups: [] as never[],
+  };
+}

@@ -1,0 +1,98 @@
+import { companyRoutes, dailyMeasures, offeredSeats, routeMeasures } from '../../db/queries/analytics.js';
+import type { CompanySettingsView } from '../../db/queries/company-settings.js';
+import type { Database } from '../../db/orm.js';
+import { addDays, NO_MEASURES, percent } from '../../domain/analytics.js';
+import {
+  REPORT_CHARTS,
+  REPORT_COLUMNS,
+  ReportTotals,
+  type ReportCharts,
+  type ReportLocale,
+  type ReportRow,
+  type ReportSnapshotData,
+  type ReportType,
+} from '../../domain/reports.js';
+
+/**
+ * What a report PDF prints (its snapshot data): the company's identity, the rows and totals, and
+ * the charts its type shows (REPORT_CHARTS), over the same period.
+ */
+interface PdfFacts {
+  exportId: string;
+  type: ReportType;
+  locale: ReportLocale;
+  from: string;
+  to: string;
+  generatedAt: Date;
+  company: CompanySettingsView;
+  rows: ReportRow[];
+}
+
+async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
+  const wanted = REPORT_CHARTS[facts.type];
+  const range = { from: facts.from, to: facts.to };
+  const charts: ReportCharts = {};
+  if (wanted.includes('revenuePerDay')) {
+    const sales = await dailyMeasures(db, facts.company.companyId, 'SALES', range);
+    charts.revenuePerDay = [];
+    for (let date = facts.from; date <= facts.to; date = addDays(date, 1)) {
+      charts.revenuePerDay.push({ date, revenue: (sales.get(date) ?? NO_MEASURES).revenue });
+    }
+  }
+  if (wanted.includes('occupancyPerRoute')) {
+    const companyId = facts.company.companyId;
+    const [names, travel, offered] = await Promise.all([
+      companyRoutes(db, companyId),
+      routeMeasures(db, companyId, 'TRAVEL', range),
+      offeredSeats(db, companyId, range, 'route'),
+    ]);
+    charts.occupancyPerRoute = [...offered].flatMap(([routeId, run]) => {
+      const name = names.get(routeId);
+      if (!name || run.seatsOffered === 0) return [];
+      const seatsSold = (travel.get(routeId) ?? NO_MEASURES).seatsSold;
+      return [
+        {
+          route: facts.locale === 'ar' ? name.nameAr : name.nameEn,
+          seatsSold,
+          seatsOffered: run.seatsOffered,
+          percent: percent(seatsSold, run.seatsOffered),
+        },
+      ];
+    });
+  }
+  return charts;
+}
+
+export async function reportSnapshotData(db: Database, facts: PdfFacts): Promise<ReportSnapshotData> {
+  const totals = new ReportTotals(facts.type);
+  for (const row of facts.rows) totals.add(row);
+  const { company } = facts;
+  return {
+    company: {
+      name_ar: company.nameAr,
+      name_en: company.nameEn,
+      phone: company.phone,
+      email: company.email,
+      address_ar: company.addressAr,
+      address_en: company.addressEn,
+    },
+    report: {
+      id: facts.exportId,
+      type: facts.type,
+      from: facts.from,
+      to: facts.to,
+      generated_at: facts.generatedAt.toISOString(),
+      state: facts.rows.length ? 'ready' : 'no_data',
+      row_count: facts.rows.length,
+      currency: 'SYP',
+    },
+    columns: REPORT_COLUMNS[facts.type].map((column) => ({
+      key: column.key,
+      kind: column.kind,
+      label: column.label[facts.locale],
+    })),
+    rows: facts.rows,
+    totals: facts.rows.length ? totals.row() : null,
+    charts: facts.rows.length ? await chartsOf(db, facts) : {},
+  };
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { readCompanySettings, type CompanySettingsView } from '../../db/queries/company-settings.js';
+import { reportRowBatches } from '../../db/queries/reports.js';
+import { recordAccess } from '../../db/writes/documents.js';
+import {
+  failExport,
+  finishExport,
+  recordRefusedExport,
+  startExport,
+  startPdfExport,
+  type ExportRequest,
+} from '../../db/writes/reports.js';
+import {
+  mayExport,
+  periodRefusal,
+  REPORT_COLUMNS,
+  REPORT_PDF_MAX_ROWS,
+  REPORT_ROLES,
+  type ReportRow,
+  type ReportState,
+} from '../../domain/reports.js';
+import { Refusal } from '../http/errors.js';
+import {
+  renderedDocument,
+  type RenderContext,
+  type RenderedDocument,
+} from '../temporal/document-render-client.js';
+import { reportSnapshotData } from './report-pdf.js';
+import { csvStream, jsonStream, type StreamedReport } from './report-streams.js';
+
+/**
+ * GET /reports: checks the period and the role, records the request in report_exports, and makes
+ * the file: CSV and JSON stream from the report's cursor; a PDF is an immutable snapshot rendered
+ * by the document-render workflow (its checksum stored before any byte is sent).
+ */
+export interface ReportAsk extends Omit<ExportRequest, 'requestedBy'> {
+  staff: { staffUserId: string; role: string };
+}
+
+export type ReportAnswer =
+  | {
+      kind: 'stream';
+      exportId: string;
+      state: ReportState;
+      filename: string;
+      contentType: string;
+      body: Readable;
+    }
+  | {
+      kind: 'pdf';
+      exportId: string;
+      state: ReportState;
+      filename: string;
+      rowCount: number;
+      rendered: RenderedDocument;
+    };
+
+const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json; charset=utf-8' } as const;
+
+const filenameOf = (ask: ReportAsk) => `report-${ask.type}-${ask.from}-${ask.to}-${ask.locale}.${ask.format}`;
+
+async function refusedRole(context: RenderContext, request: ExportRequest, role: string): Promise<never> {
+  const reportId = await recordRefusedExport(context.db, request, 'refused', 'REPORT_UNAUTHORIZED');
+  throw new Refusal(
+    403,
+    'REPORT_UNAUTHORIZED',
+    `The ${request.type} report is for the roles ${REPORT_ROLES[request.type].join(', ')}`,
+    { role, allowedRoles: [...REPORT_ROLES[request.type]] },
+    { state: 'unauthorized', reportId },
+  );
+}
+
+export async function exportReport(context: RenderContext, ask: ReportAsk): Promise<ReportAnswer> {
+  const period = periodRefusal(ask.from, ask.to);
+  if (period) throw period;
+  const request: ExportRequest = { ...ask, requestedBy: ask.staff.staffUserId };
+  if (!mayExport(ask.staff.role, ask.type)) return refusedRole(context, request, ask.staff.role);
+  const company = await readCompanySettings(context.db, ask.companyId);
+  const keys = REPORT_COLUMNS[ask.type].map((column) => column.key);
+  const query = { companyId: ask.companyId, type: ask.type, from: ask.from, to: ask.to, locale: ask.locale };
+  if (ask.format === 'pdf')
+    return pdfReport(context, { ask, request, company }, reportRowBatches(context.db, query, keys));
+
+  const exportId = await startExport(context.db, request);
+  const rows = reportRowBatches(context.db, query, keys);
+  const first = await rows.next().catch(async (error: unknown) => {
+    await failExport(context.db, exportId, 'REPORT_QUERY_FAILED');
+    throw error;
+  });
+  const streamed: StreamedReport = {
+    exportId,
+    type: ask.type,
+    locale: ask.locale,
+    from: ask.from,
+    to: ask.to,
+    company,
+    first,
+    rows,
+  };
+  const body = ask.format === 'csv' ? csvStream(context, streamed) : jsonStream(context, streamed);
+  return {
+    kind: 'stream',
+    exportId,
+    state: first.done ? 'no_data' : 'ready',
+    filename: filenameOf(ask),
+    contentType: CONTENT_TYPES[ask.format],
+    body,
+  };
+}
+
+/** Reads at most one row more than a PDF prints, so a report too long for paper is known before anything is made. */
+async function collectForPdf(batches: AsyncGenerator<ReportRow[]>): Promise<ReportRow[] | null> {
+  const rows: ReportRow[] = [];
+  for await (const batch of batches) {
+    rows.push(...batch);
+    if (rows.length > REPORT_PDF_MAX_ROWS) {
+      await batches.return(undefined);
+      return null;
+    }
+  }
+  return rows;
+}
+
+async function pdfReport(
+  context: RenderContext,
+  { ask, request, company }: { ask: ReportAsk; request: ExportRequest; company: CompanySettingsView },
+  batches: AsyncGenerator<ReportRow[]>,
+): Promise<ReportAnswer> {
+  const rows = await collectForPdf(batches);
+  if (!rows) {
+    const reportId = await recordRefusedExport(context.db, request, 'tooLarge', 'REPORT_TOO_LARGE_FOR_PDF');
+    throw new Refusal(
+      422,
+      'REPORT_TOO_LARGE_FOR_PDF',
+      `A PDF report prints at most ${REPORT_PDF_MAX_ROWS} rows; export this period as CSV or JSON`,
+      { maxRows: REPORT_PDF_MAX_ROWS },
+      { state: 'export_failed', reportId },
+    );
+  }
+  const exportId = randomUUID();
+  const data = await reportSnapshotData(context.db, {
+    ...ask,
+    exportId,
+    company,
+    rows,
+    generatedAt: new Date(),
+  });
+  const { snapshotId } = await startPdfExport(context.db, { ...request, id: exportId }, data);
+  let rendered: RenderedDocument;
+  try {
+    rendered = await renderedDocument(context, snapshotId);
+  } catch {
+    await failExport(context.db, exportId, 'REPORT_RENDER_FAILED');
+    throw new Refusal(
+      500,
+      'REPORT_EXPORT_FAILED',
+      'The report could not be produced; try again later',
+      undefined,
+      {
+        state: 'export_failed',
+        reportId: exportId,
+      },
+    );
+  }
+  const state = await finishExport(context.db, exportId, {
+    rowCount: rows.length,
+    sha256: rendered.sha256,
+    size: rendered.size,
+  });
+  await recordAccess(context.db, {
+    snapshotId,
+    actorKind: 'STAFF',
+    actorId: ask.staff.staffUserId,
+    action: 'DOWNLOAD',
+    sha256: rendered.sha256,
+    size: rendered.size,
+    requestId: ask.requestId,
+  });
+  return { kind: 'pdf', exportId, state, filename: filenameOf(ask), rowCount: rows.length, rendered };
+}

@@ -1,0 +1,227 @@
+import { tierFor } from '../../domain/loyalty.js';
+import type { Database } from '../orm.js';
+import { rowsOf, type SqlRunner } from '../sql-runner.js';
+import { listTiers, rewardTermsOf, type RewardTermsRow, type TierView } from './loyalty.js';
+
+/**
+ * What the company dashboard reads of its own loyalty programme (GET /dashboard/api/loyalty):
+ * the programme's terms, its tiers and reward catalogue, and its travellers' accounts. Always of
+ * one company, the session's.
+ */
+
+export interface ProgramTerms {
+  nameAr: string;
+  nameEn: string;
+  active: boolean;
+  pointsPer100: number;
+  referralPoints: number;
+  updatedAt: string;
+}
+
+interface ProgramRow {
+  name_ar: string;
+  name_en: string;
+  active: boolean;
+  points_per_100: number;
+  referral_points: number;
+  updated_at: string;
+}
+
+export async function readProgramTerms(runner: SqlRunner, companyId: string): Promise<ProgramTerms | null> {
+  const [row] = await rowsOf<ProgramRow>(
+    runner,
+    `select name_ar, name_en, active, points_per_100, referral_points, updated_at
+       from loyalty_programs where company_id = $1`,
+    [companyId],
+  );
+  return row
+    ? {
+        nameAr: row.name_ar,
+        nameEn: row.name_en,
+        active: row.active,
+        pointsPer100: row.points_per_100,
+        referralPoints: row.referral_points,
+        updatedAt: new Date(row.updated_at).toISOString(),
+      }
+    : null;
+}
+
+export interface AdminReward {
+  id: string;
+  code: string;
+  nameAr: string;
+  nameEn: string;
+  type: string;
+  discountPercent: number | null;
+  discountAmount: number | null;
+  maxDiscount: number | null;
+  freeSeats: number | null;
+  minSubtotal: number | null;
+  routeIds: string[];
+  allowedDays: number[];
+  pointsCost: number;
+  voucherValidDays: number;
+  active: boolean;
+  maxRedemptions: number | null;
+  redemptionCount: number;
+  /** Vouchers of this reward issued and not used, cancelled or expired yet. */
+  openVouchers: number;
+  updatedAt: string;
+}
+
+interface AdminRewardRow extends RewardTermsRow {
+  id: string;
+  code: string;
+  name_ar: string;
+  name_en: string;
+  type: string;
+  points_cost: number;
+  voucher_valid_days: number;
+  active: boolean;
+  max_redemptions: number | null;
+  redemption_count: number;
+  open_vouchers: number;
+  updated_at: string;
+}
+
+const toAdminReward = (row: AdminRewardRow): AdminReward => {
+  const { type: _type, ...terms } = rewardTermsOf(row);
+  return {
+    id: row.id,
+    code: row.code,
+    nameAr: row.name_ar,
+    nameEn: row.name_en,
+    type: row.type,
+    ...terms,
+    pointsCost: row.points_cost,
+    voucherValidDays: row.voucher_valid_days,
+    active: row.active,
+    maxRedemptions: row.max_redemptions,
+    redemptionCount: row.redemption_count,
+    openVouchers: row.open_vouchers,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+};
+
+const REWARD_COLUMNS = `w.id, w.code, w.name_ar, w.name_en, w.type, w.discount_percent, w.discount_amount, w.max_discount,
+  w.free_seats, w.min_subtotal, w.route_ids::text[] as route_ids, w.allowed_days, w.points_cost, w.voucher_valid_days,
+  w.active, w.max_redemptions, w.redemption_count, w.updated_at,
+  (select count(*)::int from loyalty_redemptions r
+    where r.reward_id = w.id and r.status = 'ISSUED' and r.expires_at > now()) as open_vouchers`;
+
+/** The company's rewards (withdrawn ones left out), cheapest first. */
+export async function listAdminRewards(runner: SqlRunner, companyId: string): Promise<AdminReward[]> {
+  const rows = await rowsOf<AdminRewardRow>(
+    runner,
+    `select ${REWARD_COLUMNS} from loyalty_rewards w
+      where w.company_id = $1 and w.archived_at is null order by w.points_cost, w.code`,
+    [companyId],
+  );
+  return rows.map(toAdminReward);
+}
+
+export async function readAdminReward(runner: SqlRunner, rewardId: string): Promise<AdminReward> {
+  const [row] = await rowsOf<AdminRewardRow>(
+    runner,
+    `select ${REWARD_COLUMNS} from loyalty_rewards w where w.id = $1`,
+    [rewardId],
+  );
+  return toAdminReward(row!);
+}
+
+export interface AdminAccount {
+  id: string;
+  userId: string;
+  name: string | null;
+  phone: string | null;
+  balance: number;
+  lifetimePoints: number;
+  tier: { id: string; nameAr: string; nameEn: string } | null;
+  referralCode: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface AccountRow {
+  id: string;
+  user_id: string;
+  name: string | null;
+  phone: string | null;
+  balance: number;
+  lifetime_points: number;
+  referral_code: string;
+  created_at: string;
+  updated_at: string;
+  total: number;
+}
+
+/** `%`, `_` and `\` typed by a person are searched for as themselves. */
+const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+
+function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
+  const tier = tierFor(row.lifetime_points, tiers);
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    phone: row.phone,
+    balance: row.balance,
+    lifetimePoints: row.lifetime_points,
+    tier: tier && { id: tier.id, nameAr: tier.nameAr, nameEn: tier.nameEn },
+    referralCode: row.referral_code,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/**
+ * One page of the programme's accounts, highest balance first, with the total; `search` matches
+ * the traveller's name, phone or the account's referral code (case-insensitive, as typed).
+ */
+export async function listAdminAccounts(
+  db: Database,
+  companyId: string,
+  query: { search?: string; limit: number; offset: number },
+): Promise<{ accounts: AdminAccount[]; total: number }> {
+  const search = query.search ? likePattern(query.search) : null;
+  const [rows, tiers] = await Promise.all([
+    db.query<AccountRow>(
+      `select a.id, a.user_id, u.name, u.phone, a.balance, a.lifetime_points, a.referral_code, a.created_at, a.updated_at,
+              count(*) over ()::int as total
+         from loyalty_accounts a join users u on u.id = a.user_id
+        where a.company_id = $1
+          and ($2::text is null or u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)
+        order by a.balance desc, a.id
+        limit $3 offset $4`,
+      [companyId, search, query.limit, query.offset],
+    ),
+    listTiers(db, companyId),
+  ]);
+  const total = rows[0]?.total ?? (query.offset > 0 ? await countAccounts(db, companyId, search) : 0);
+  return { accounts: rows.map((row) => toAdminAccount(row, tiers)), total };
+}
+
+async function countAccounts(db: Database, companyId: string, search: string | null): Promise<number> {
+  const [row] = await db.query<{ total: number }>(
+    `select count(*)::int as total from loyalty_accounts a join users u on u.id = a.user_id
+      where a.company_id = $1 and ($2::text is null or u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)`,
+    [companyId, search],
+  );
+  return row!.total;
+}
+
+/** The route ids among `routeIds` the company does not run (not its own, unknown, or inactive). */
+export async function routesNotRun(
+  runner: SqlRunner,
+  companyId: string,
+  routeIds: readonly string[],
+): Promise<string[]> {
+  if (routeIds.length === 0) return [];
+  const rows = await rowsOf<{ id: string }>(
+    runner,
+    `select id::text from unnest($1::uuid[]) as asked(id)
+      where not exists (select 1 from routes r where r.id = asked.id and r.company_id = $2 and r.active)`,
+    [routeIds, companyId],
+  );
+  return rows.map((row) => row.id);
+}

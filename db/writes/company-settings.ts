@@ -1,0 +1,110 @@
+import { Refusal } from '../../domain/refusal.js';
+import { Company } from '../entities/company.js';
+import { CompanySettings } from '../entities/insight.js';
+import type { Database, TransactionClient } from '../orm.js';
+import {
+  ownPickupLocationExists,
+  readCompanySettings,
+  type CompanySettingsView,
+} from '../queries/company-settings.js';
+import { recordAudit, type RequestOrigin } from './audit.js';
+
+/** The fields PATCH /settings may change; a field left out keeps its value. */
+export interface CompanySettingsChange {
+  nameAr?: string;
+  nameEn?: string;
+  phone?: string | null;
+  email?: string | null;
+  addressAr?: string;
+  addressEn?: string;
+  cancellationCutoffMinutes?: number | null;
+  defaultPickupLocationId?: string | null;
+}
+
+/** The audit's before and after of each field the change names. */
+function changedFields(
+  before: CompanySettingsView,
+  change: CompanySettingsChange,
+): Record<string, { from: unknown; to: unknown }> {
+  const current: Record<keyof CompanySettingsChange, unknown> = {
+    ...before,
+    defaultPickupLocationId: before.defaultPickupLocation?.id ?? null,
+  };
+  return Object.fromEntries(
+    (Object.keys(change) as (keyof CompanySettingsChange)[])
+      .filter((field) => change[field] !== undefined && change[field] !== current[field])
+      .map((field) => [field, { from: current[field], to: change[field] }]),
+  );
+}
+
+/** Writes the change through the transaction's EntityManager (a dashboard CRUD write). */
+async function applyChange(
+  client: TransactionClient,
+  companyId: string,
+  change: CompanySettingsChange,
+  staffUserId: string,
+): Promise<void> {
+  const em = client.em;
+  const company = await em.findOneOrFail(Company, companyId);
+  em.assign(company, {
+    ...(change.nameAr !== undefined && { nameAr: change.nameAr }),
+    ...(change.nameEn !== undefined && { nameEn: change.nameEn }),
+    ...(change.phone !== undefined && { phone: change.phone }),
+    ...(change.email !== undefined && { email: change.email }),
+  });
+  const settings =
+    (await em.findOne(CompanySettings, companyId)) ?? em.create(CompanySettings, { companyId });
+  em.assign(settings, {
+    ...(change.addressAr !== undefined && { addressAr: change.addressAr }),
+    ...(change.addressEn !== undefined && { addressEn: change.addressEn }),
+    ...(change.cancellationCutoffMinutes !== undefined && {
+      cancellationCutoffMinutes: change.cancellationCutoffMinutes,
+    }),
+    ...(change.defaultPickupLocationId !== undefined && {
+      defaultPickupLocationId: change.defaultPickupLocationId,
+    }),
+    updatedBy: staffUserId,
+  });
+  await em.flush();
+}
+
+/**
+ * PATCH /settings: changes the company's names and contact (companies) and its operating settings
+ * (company_settings) in one transaction that locks the company row, and records what changed
+ * (company.settings.update, before and after of each field). A default pickup point must be one of
+ * the company's own enabled points (422 PICKUP_LOCATION_NOT_OWNED).
+ */
+export async function saveCompanySettings(
+  db: Database,
+  input: { companyId: string; change: CompanySettingsChange; staffUserId: string },
+  origin: RequestOrigin,
+): Promise<CompanySettingsView> {
+  return db.transaction(async (client) => {
+    const pickupId = input.change.defaultPickupLocationId;
+    if (pickupId && !(await ownPickupLocationExists(client, input.companyId, pickupId))) {
+      throw new Refusal(
+        422,
+        'PICKUP_LOCATION_NOT_OWNED',
+        'The default pickup point must be an enabled pickup point of the company',
+        {
+          defaultPickupLocationId: pickupId,
+        },
+      );
+    }
+    // Concurrent changes take turns, so each audit row's "from" is what the change replaced.
+    await client.query(`select id from companies where id = $1 for update`, [input.companyId]);
+    const before = await readCompanySettings(client, input.companyId);
+    await applyChange(client, input.companyId, input.change, input.staffUserId);
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: input.staffUserId,
+      action: 'company.settings.update',
+      targetKind: 'company',
+      targetId: input.companyId,
+      details: { changes: changedFields(before, input.change) },
+      ip: origin.ip,
+      requestId: origin.requestId,
+    });
+    return readCompanySettings(client, input.companyId);
+  });
+}

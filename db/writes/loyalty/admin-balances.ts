@@ -1,0 +1,222 @@
+import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
+import type { Database, TransactionClient } from '../../orm.js';
+import { lockAccount, post, type AccountRow } from './account.js';
+import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
+import { recordAudit } from '../audit.js';
+
+/**
+ * Points the company moves by hand: a manual adjustment of one account, and the points of unused
+ * vouchers returned when a reward is withdrawn. Each balance change locks its account row first
+ * (FOR UPDATE) in one transaction and leaves a ledger entry (kind ADJUST) naming the company user
+ * who made it and the reason (ADJUST, or VOUCHER_REFUND for returned voucher points, which do not
+ * count as points earned); a balance never goes below zero.
+ */
+
+export interface Adjustment {
+  account: { id: string; balance: number; lifetimePoints: number };
+  transaction: {
+    id: string;
+    kind: 'ADJUST';
+    points: number;
+    balanceAfter: number;
+    reason: string;
+    actorStaffUserId: string;
+    createdAt: string;
+  };
+}
+
+interface LedgerRow {
+  id: string;
+  points: number;
+  balance_after: number;
+  created_at: string;
+}
+
+/** The account of the actor's company, locked; another company's account is the same 404 as none. */
+async function lockCompanyAccount(
+  client: TransactionClient,
+  companyId: string,
+  accountId: string,
+): Promise<AccountRow> {
+  const { rows } = await client.query<AccountRow>(
+    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 and company_id = $2 for update`,
+    [accountId, companyId],
+  );
+  if (!rows[0])
+    throw new LoyaltyAdminRefusal(404, 'LOYALTY_ACCOUNT_NOT_FOUND', 'No such account in the programme');
+  return rows[0];
+}
+
+/**
+ * POST /loyalty/accounts/{id}/adjust: adds (or takes, when negative) points with a reason. Two
+ * adjustments of one account take turns on its row lock, so two that would each leave a balance
+ * of zero or more but together a negative one end with one refused (409 LOYALTY_INSUFFICIENT_POINTS).
+ * A positive adjustment also counts towards lifetime points (and the tier). Audited as
+ * loyalty.account.adjust.
+ */
+export async function adjustAccount(
+  db: Database,
+  input: { accountId: string; points: number; reason: string },
+  actor: ProgrammeActor,
+): Promise<Adjustment> {
+  return db.transaction(async (client) => {
+    const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
+    await post(client, account, {
+      accountId: account.id,
+      companyId: account.company_id,
+      kind: 'ADJUST',
+      points: input.points,
+      actorStaffUserId: actor.staffUserId,
+      reason: input.reason,
+    });
+    // The account is locked: the newest entry is the one just written.
+    const { rows } = await client.query<LedgerRow>(
+      `select id, points, balance_after, created_at from loyalty_transactions
+        where account_id = $1 order by created_at desc, id desc limit 1`,
+      [account.id],
+    );
+    const entry = rows[0]!;
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: actor.staffUserId,
+      action: 'loyalty.account.adjust',
+      targetKind: 'loyalty_account',
+      targetId: account.id,
+      details: {
+        companyId: actor.companyId,
+        points: input.points,
+        reason: input.reason,
+        balanceAfter: entry.balance_after,
+      },
+      ip: actor.ip,
+      requestId: actor.requestId,
+    });
+    return {
+      account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
+      transaction: {
+        id: entry.id,
+        kind: 'ADJUST',
+        points: entry.points,
+        balanceAfter: entry.balance_after,
+        reason: input.reason,
+        actorStaffUserId: actor.staffUserId,
+        createdAt: new Date(entry.created_at).toISOString(),
+      },
+    };
+  });
+}
+
+export interface Withdrawal {
+  rewardId: string;
+  /** true: the reward was never redeemed and is gone; false: it is archived (its vouchers exist). */
+  removed: boolean;
+  vouchersCancelled: number;
+  pointsReturned: number;
+}
+
+interface RewardLockRow {
+  id: string;
+  code: string;
+  archived: boolean;
+  redeemed: boolean;
+}
+
+/** Step 1: remove a reward never redeemed, else archive it so no voucher of it can be issued any more. */
+async function retireReward(
+  db: Database,
+  rewardId: string,
+  actor: ProgrammeActor,
+): Promise<RewardLockRow & { removed: boolean }> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<RewardLockRow>(
+      `select id, code, archived_at is not null as archived,
+              exists (select 1 from loyalty_redemptions r where r.reward_id = w.id) as redeemed
+         from loyalty_rewards w where id = $1 and company_id = $2 for update`,
+      [rewardId, actor.companyId],
+    );
+    const reward = rows[0];
+    if (!reward) throw rewardNotFound();
+    if (reward.archived) return { ...reward, removed: false };
+    if (reward.redeemed) {
+      await client.query(
+        `update loyalty_rewards set archived_at = now(), active = false, updated_at = now() where id = $1`,
+        [reward.id],
+      );
+    } else {
+      await client.query(`delete from loyalty_rewards where id = $1`, [reward.id]);
+    }
+    await recordAudit(client, {
+      actorKind: 'STAFF',
+      actorId: actor.staffUserId,
+      action: reward.redeemed ? 'loyalty.reward.withdraw' : 'loyalty.reward.delete',
+      targetKind: 'loyalty_reward',
+      targetId: reward.id,
+      details: { companyId: actor.companyId, code: reward.code },
+      ip: actor.ip,
+      requestId: actor.requestId,
+    });
+    return { ...reward, removed: !reward.redeemed };
+  });
+}
+
+interface OpenVoucherRow {
+  id: string;
+  account_id: string;
+  points_used: number;
+}
+
+/**
+ * Step 2: every unused, unexpired voucher of the archived reward is cancelled and its points are
+ * returned. Accounts are locked in id order; no new voucher can appear (the reward is archived),
+ * and a voucher used meanwhile is no longer ISSUED, so nothing is returned twice.
+ */
+async function returnVoucherPoints(
+  db: Database,
+  reward: { id: string; code: string },
+  actor: ProgrammeActor,
+): Promise<{ vouchersCancelled: number; pointsReturned: number }> {
+  return db.transaction(async (client) => {
+    const { rows: holders } = await client.query<{ account_id: string }>(
+      `select distinct account_id from loyalty_redemptions
+        where reward_id = $1 and status = 'ISSUED' and expires_at > now() order by account_id`,
+      [reward.id],
+    );
+    const accounts = new Map<string, AccountRow>();
+    for (const { account_id } of holders) accounts.set(account_id, await lockAccount(client, account_id));
+    const { rows: vouchers } = await client.query<OpenVoucherRow>(
+      `update loyalty_redemptions set status = 'CANCELLED'
+        where reward_id = $1 and status = 'ISSUED' and expires_at > now() and account_id = any($2::uuid[])
+        returning id, account_id, points_used`,
+      [reward.id, [...accounts.keys()]],
+    );
+    let pointsReturned = 0;
+    for (const voucher of vouchers) {
+      await post(client, accounts.get(voucher.account_id)!, {
+        accountId: voucher.account_id,
+        companyId: actor.companyId,
+        kind: 'VOUCHER_REFUND',
+        points: voucher.points_used,
+        redemptionId: voucher.id,
+        actorStaffUserId: actor.staffUserId,
+        reason: `Reward ${reward.code} withdrawn: voucher cancelled, points returned`,
+      });
+      pointsReturned += voucher.points_used;
+    }
+    return { vouchersCancelled: vouchers.length, pointsReturned };
+  });
+}
+
+/**
+ * DELETE /loyalty/rewards/{id}: a reward never redeemed is deleted; one with vouchers is archived
+ * (its code stays taken) and its unused vouchers are cancelled with their points returned. Asking
+ * again for an archived reward finishes step 2 if it was interrupted (and returns nothing twice).
+ */
+export async function withdrawReward(
+  db: Database,
+  rewardId: string,
+  actor: ProgrammeActor,
+): Promise<Withdrawal> {
+  const reward = await retireReward(db, rewardId, actor);
+  if (reward.removed) return { rewardId, removed: true, vouchersCancelled: 0, pointsReturned: 0 };
+  return { rewardId, removed: false, ...(await returnVoucherPoints(db, reward, actor)) };
+}

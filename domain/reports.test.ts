@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  csvLine,
+  mayExport,
+  nextReportState,
+  periodRefusal,
+  REPORT_COLUMNS,
+  REPORT_TRANSITIONS,
+  ReportTotals,
+} from './reports.js';
+
+describe('report rules', () => {
+  it('moves a request through its states as the table says, and nowhere else', () => {
+    expect(nextReportState('new', 'refused')).toBe('unauthorized');
+    expect(nextReportState('new', 'tooLarge')).toBe('export_failed');
+    expect(nextReportState('new', 'accepted')).toBe('pending');
+    expect(nextReportState('pending', 'completed', 3)).toBe('ready');
+    expect(nextReportState('pending', 'completed', 0)).toBe('no_data');
+    expect(nextReportState('pending', 'failed')).toBe('export_failed');
+    for (const final of ['ready', 'no_data', 'unauthorized', 'export_failed'] as const) {
+      expect(REPORT_TRANSITIONS[final]).toEqual({});
+      expect(() => nextReportState(final, 'completed', 1)).toThrow();
+    }
+  });
+
+  it('lets finance roles export revenue and dispatchers the operational reports; staff nothing', () => {
+    expect(['OWNER', 'ADMIN', 'ACCOUNTANT'].every((role) => mayExport(role, 'revenue'))).toBe(true);
+    expect(mayExport('DISPATCHER', 'revenue')).toBe(false);
+    expect(mayExport('DISPATCHER', 'occupancy')).toBe(true);
+    expect(
+      (['revenue', 'bookings', 'trips', 'occupancy'] as const).some((type) => mayExport('STAFF', type)),
+    ).toBe(false);
+  });
+
+  it('accepts a forward period of at most 366 days', () => {
+    expect(periodRefusal('2026-01-01', '2026-01-01')).toBeNull();
+    expect(periodRefusal('2024-01-01', '2024-12-31')).toBeNull();
+    expect(periodRefusal('2026-01-02', '2026-01-01')?.code).toBe('REPORT_PERIOD_INVALID');
+    expect(periodRefusal('2025-01-01', '2026-01-02')?.code).toBe('REPORT_PERIOD_TOO_LONG');
+  });
+
+  it('writes CSV lines as RFC 4180 says and defuses spreadsheet formulas', () => {
+    expect(csvLine(['a', 1, null, 'x,y', 'say "hi"', 'دمشق ← حلب'])).toBe(
+      'a,1,,"x,y","say ""hi""",دمشق ← حلب\r\n',
+    );
+    expect(csvLine(['=HYPERLINK("x")', '+1', '-2', '@me', -5])).toBe(
+      '"\'=HYPERLINK(""x"")",\'+1,\'-2,\'@me,-5\r\n',
+    );
+  });
+
+  it('totals the summed columns and recomputes occupancy from its parts', () => {
+    const totals = new ReportTotals('occupancy');
+    totals.add({
+      route: 'A',
+      trips: 2,
+      cancelledTrips: 0,
+      seatsOffered: 100,
+      seatsSold: 50,
+      occupancyPercent: 50,
+    });
+    totals.add({
+      route: 'B',
+      trips: 1,
+      cancelledTrips: 1,
+      seatsOffered: 50,
+      seatsSold: 10,
+      occupancyPercent: 20,
+    });
+    expect(totals.rowCount).toBe(2);
+    expect(totals.row()).toEqual({
+      route: null,
+      trips: 3,
+      cancelledTrips: 1,
+      seatsOffered: 150,
+      seatsSold: 60,
+      occupancyPercent: 40,
+    });
+    expect(REPORT_COLUMNS.trips.find((column) => column.key === 'delayMinutes')?.summed).toBe(false);
+  });
+});

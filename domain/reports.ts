@@ -1,0 +1,269 @@
+import { Refusal } from './refusal.js';
+
+/**
+ * Company reports (SPEC "Company dashboard API", GET /reports; "Errors": report states). A report
+ * is one of four types over a period of Damascus calendar dates, exported as CSV, JSON or PDF in
+ * Arabic or English. What each type's rows are and which roles may ask for it are decided here;
+ * the rows themselves come from db/queries/reports.ts.
+ */
+export const REPORT_TYPES = ['revenue', 'bookings', 'trips', 'occupancy'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+export const REPORT_FORMATS = ['csv', 'json', 'pdf'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export type ReportLocale = 'ar' | 'en';
+
+/** The longest period one report covers (a year, leap day included). */
+export const REPORT_MAX_DAYS = 366;
+/** A PDF prints at most this many rows (about 60 landscape pages); a longer report is exported as CSV or JSON. */
+export const REPORT_PDF_MAX_ROWS = 2000;
+
+/**
+ * Report states (SPEC "Errors": ready data, no data, unauthorized, export failure), one row per
+ * request in report_exports. A request the role may not make is recorded `unauthorized` and
+ * answered 403; a PDF over REPORT_PDF_MAX_ROWS is `export_failed` before anything is built; any
+ * other request starts `pending` and ends `ready` (rows), `no_data` (a valid file without rows) or
+ * `export_failed` (the render or the stream failed; the client gets no file, or a cut one).
+ */
+export const REPORT_STATES = ['pending', 'ready', 'no_data', 'unauthorized', 'export_failed'] as const;
+export type ReportState = (typeof REPORT_STATES)[number];
+
+export type ReportEvent = 'refused' | 'tooLarge' | 'accepted' | 'completed' | 'failed';
+
+/** The state machine of one report request; `new` is the request before it has a row. */
+export const REPORT_TRANSITIONS: {
+  readonly [From in 'new' | ReportState]: Partial<Record<ReportEvent, 'byRows' | ReportState>>;
+} = {
+  new: { refused: 'unauthorized', tooLarge: 'export_failed', accepted: 'pending' },
+  // completed: ready when the file has rows, else no_data.
+  pending: { completed: 'byRows', failed: 'export_failed' },
+  ready: {},
+  no_data: {},
+  unauthorized: {},
+  export_failed: {},
+};
+
+/** The state an event leads to, or an Error when the table has no such transition (a bug, not a refusal). */
+export function nextReportState(from: 'new' | ReportState, event: ReportEvent, rowCount = 0): ReportState {
+  const to = REPORT_TRANSITIONS[from][event];
+  if (!to) throw new Error(`report state ${from} has no transition on ${event}`);
+  if (to === 'byRows') return rowCount > 0 ? 'ready' : 'no_data';
+  return to;
+}
+
+/**
+ * Who may export what (SPEC: sensitive operations need OWNER, ADMIN or ACCOUNTANT): revenue is
+ * financial; bookings, trips and occupancy are operations a DISPATCHER also plans with. STAFF
+ * (office clerks) export nothing.
+ */
+export const REPORT_ROLES: Record<ReportType, readonly string[]> = {
+  revenue: ['OWNER', 'ADMIN', 'ACCOUNTANT'],
+  bookings: ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER'],
+  trips: ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER'],
+  occupancy: ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER'],
+};
+
+export function mayExport(role: string, type: ReportType): boolean {
+  return REPORT_ROLES[type].includes(role);
+}
+
+/** How a column's values are written: the CSV and JSON carry the plain value, the PDF formats it. */
+export type ColumnKind = 'text' | 'date' | 'datetime' | 'time' | 'integer' | 'money' | 'percent' | 'code';
+
+export interface ReportColumn {
+  key: string;
+  kind: ColumnKind;
+  label: Record<ReportLocale, string>;
+  /** Summed in the totals row (integers and money); percents are recomputed from their parts. */
+  summed?: boolean;
+}
+
+const column = (
+  key: string,
+  kind: ColumnKind,
+  en: string,
+  ar: string,
+  summed = kind === 'integer' || kind === 'money',
+): ReportColumn => ({ key, kind, label: { en, ar }, summed });
+
+/** A report's columns in order; a row is an object with exactly these keys. */
+export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
+  revenue: [
+    column('date', 'date', 'Date', 'التاريخ'),
+    column('bookings', 'integer', 'Bookings', 'الحجوزات'),
+    column('soldBookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
+    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+    column('grossSales', 'money', 'Gross sales', 'إجمالي المبيعات'),
+    column('discounts', 'money', 'Discounts', 'الخصومات'),
+    column('netRevenue', 'money', 'Net revenue', 'صافي الإيراد'),
+    column('cancelled', 'integer', 'Cancelled', 'الملغاة'),
+    column('collected', 'money', 'Cash collected', 'النقد المحصل'),
+    column('refunded', 'money', 'Refunded', 'المسترد'),
+  ],
+  bookings: [
+    column('bookingCode', 'text', 'Booking code', 'رمز الحجز'),
+    column('createdAt', 'datetime', 'Booked at', 'وقت الحجز'),
+    column('travelDate', 'date', 'Travel date', 'تاريخ السفر'),
+    column('departureTime', 'time', 'Departure', 'المغادرة'),
+    column('route', 'text', 'Route', 'الخط'),
+    column('passengerName', 'text', 'Passenger', 'المسافر'),
+    column('seats', 'integer', 'Seats', 'المقاعد'),
+    column('seatNumbers', 'text', 'Seat numbers', 'أرقام المقاعد'),
+    column('status', 'code', 'Status', 'الحالة'),
+    column('paymentStatus', 'code', 'Payment', 'الدفع'),
+    column('channel', 'code', 'Channel', 'القناة'),
+    column('subtotal', 'money', 'Subtotal', 'المبلغ قبل الخصم'),
+    column('discount', 'money', 'Discount', 'الخصم'),
+    column('total', 'money', 'Total', 'الإجمالي'),
+  ],
+  trips: [
+    column('date', 'date', 'Date', 'التاريخ'),
+    column('departureTime', 'time', 'Departure', 'المغادرة'),
+    column('route', 'text', 'Route', 'الخط'),
+    column('bus', 'text', 'Bus', 'الحافلة'),
+    column('status', 'code', 'Status', 'الحالة'),
+    column('seatsTotal', 'integer', 'Seats', 'المقاعد'),
+    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+    column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
+    column('bookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
+    column('cancelled', 'integer', 'Cancelled bookings', 'الحجوزات الملغاة'),
+    column('delayMinutes', 'integer', 'Delay (min)', 'التأخير (دقيقة)', false),
+  ],
+  occupancy: [
+    column('route', 'text', 'Route', 'الخط'),
+    column('trips', 'integer', 'Trips', 'الرحلات'),
+    column('cancelledTrips', 'integer', 'Cancelled trips', 'الرحلات الملغاة'),
+    column('seatsOffered', 'integer', 'Seats offered', 'المقاعد المعروضة'),
+    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+    column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
+  ],
+};
+
+export type ReportValue = string | number | null;
+export type ReportRow = Record<string, ReportValue>;
+
+/** A share as a percentage with one decimal (0 when there is no whole). */
+export function percentOf(part: number, whole: number): number {
+  return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
+}
+
+/** The percent columns' parts: occupancy is seats sold of the seats offered on the same rows. */
+const PERCENT_PARTS: Partial<Record<ReportType, { part: string; whole: string }>> = {
+  trips: { part: 'seatsSold', whole: 'seatsTotal' },
+  occupancy: { part: 'seatsSold', whole: 'seatsOffered' },
+};
+
+/** Adds up the summed columns as rows stream past, without keeping the rows. */
+export class ReportTotals {
+  private readonly sums = new Map<string, number>();
+  rowCount = 0;
+
+  constructor(readonly type: ReportType) {}
+
+  add(row: ReportRow): void {
+    this.rowCount += 1;
+    for (const { key, summed } of REPORT_COLUMNS[this.type]) {
+      if (summed) this.sums.set(key, (this.sums.get(key) ?? 0) + Number(row[key] ?? 0));
+    }
+  }
+
+  /** The totals row: sums, a recomputed percent, empty text. */
+  row(): ReportRow {
+    const parts = PERCENT_PARTS[this.type];
+    return Object.fromEntries(
+      REPORT_COLUMNS[this.type].map(({ key, kind, summed }) => {
+        if (summed) return [key, this.sums.get(key) ?? 0];
+        if (kind === 'percent' && parts)
+          return [key, percentOf(this.sums.get(parts.part) ?? 0, this.sums.get(parts.whole) ?? 0)];
+        return [key, null];
+      }),
+    );
+  }
+}
+
+/** Number of days from `from` to `to`, both included (calendar dates YYYY-MM-DD). */
+export function daysInPeriod(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+/** The period must run forwards and be at most REPORT_MAX_DAYS long. */
+export function periodRefusal(from: string, to: string): Refusal | null {
+  const days = daysInPeriod(from, to);
+  if (days < 1) {
+    return new Refusal(400, 'REPORT_PERIOD_INVALID', 'fromDate must not be after toDate', {
+      fromDate: from,
+      toDate: to,
+    });
+  }
+  if (days > REPORT_MAX_DAYS) {
+    return new Refusal(400, 'REPORT_PERIOD_TOO_LONG', `A report covers at most ${REPORT_MAX_DAYS} days`, {
+      days,
+      maxDays: REPORT_MAX_DAYS,
+    });
+  }
+  return null;
+}
+
+/**
+ * CSV (RFC 4180): a field with a comma, quote or line break is quoted, quotes doubled; null is
+ * empty. Text a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage
+ * return: a passenger may name themselves so) gets a leading apostrophe, as OWASP advises.
+ */
+export function csvField(value: ReportValue): string {
+  if (value === null) return '';
+  const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function csvLine(values: readonly ReportValue[]): string {
+  return `${values.map(csvField).join(',')}\r\n`;
+}
+
+/** The byte-order mark that makes spreadsheet programs read the file as UTF-8 (Arabic included). */
+export const CSV_BOM = '\uFEFF';
+
+/** A chart printed on a report: revenue per day, or occupancy per route. */
+export interface ReportCharts {
+  revenuePerDay?: { date: string; revenue: number }[];
+  occupancyPerRoute?: { route: string; seatsSold: number; seatsOffered: number; percent: number }[];
+}
+
+/**
+ * What a report PDF prints, frozen in its document snapshot (kind REPORT): the company's identity,
+ * the report's facts, its columns and rows, the totals and the charts. Rendering the same snapshot
+ * gives the same words.
+ */
+export interface ReportSnapshotData {
+  company: {
+    name_ar: string;
+    name_en: string;
+    phone: string | null;
+    email: string | null;
+    address_ar: string;
+    address_en: string;
+  };
+  report: {
+    id: string;
+    type: ReportType;
+    from: string;
+    to: string;
+    /** ISO-8601 instant the export was asked for. */
+    generated_at: string;
+    state: 'ready' | 'no_data';
+    row_count: number;
+    currency: string;
+  };
+  columns: { key: string; kind: ColumnKind; label: string }[];
+  rows: ReportRow[];
+  totals: ReportRow | null;
+  charts: ReportCharts;
+}
+
+/** Which charts each report's PDF shows: financial charts only where the rows are financial too. */
+export const REPORT_CHARTS: Record<ReportType, readonly (keyof ReportCharts)[]> = {
+  revenue: ['revenuePerDay', 'occupancyPerRoute'],
+  bookings: ['revenuePerDay'],
+  trips: ['occupancyPerRoute'],
+  occupancy: ['occupancyPerRoute'],
+};

@@ -1,0 +1,231 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { booked, cancelBooking, minutesFromNow, sameRouteTrip } from '../../support/booking-changes.js';
+import { createCity, createCompany, createStop } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { mobileTraveller } from '../../support/journeys.js';
+
+const PATH = '/dashboard/api/settings';
+
+describe('GET and PATCH /dashboard/api/settings', () => {
+  const app = useTestApp();
+  let companyId: string;
+  let owner: Awaited<ReturnType<typeof staffSession>>;
+
+  beforeAll(async () => {
+    companyId = (await createCompany(app.db, { name: `Settings ${Date.now()}` })).id;
+    owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+  });
+
+  /** Everything the settings are stored as, to prove a refused change left it alone. */
+  async function stored(id = companyId) {
+    const [company] = await app.db.query(
+      `select name_ar, name_en, phone, email from companies where id = $1`,
+      [id],
+    );
+    const settings = await app.db.query(
+      `select address_ar, address_en, cancellation_cutoff_minutes, default_pickup_location_id, updated_by
+         from company_settings where company_id = $1`,
+      [id],
+    );
+    const audit = await app.db.query(
+      `select actor_id, details from audit_log where action = 'company.settings.update' and target_id = $1 order by created_at`,
+      [id],
+    );
+    return { company, settings, audit };
+  }
+
+  async function ownPickupPoint(id = companyId) {
+    const city = await createCity(app.db);
+    const stop = await createStop(app.db, city.id, { companyId: id });
+    const [row] = await app.db.query<{ id: string }>(
+      `insert into pickup_locations (company_id, city_id, stop_id) values ($1, $2, $3) returning id`,
+      [id, city.id, stop.id],
+    );
+    return { id: row!.id, city, stop };
+  }
+
+  const patch = (headers: Record<string, string>, json: unknown) =>
+    app.request(PATH, { method: 'PATCH', headers, json });
+
+  it('shows the profile with the platform cut-off while the company has set none', async () => {
+    const response = await app.request(PATH, { headers: { Cookie: owner.cookie } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      company: { id: companyId, status: 'ACTIVE', verified: true },
+      contact: { phone: null, email: null, addressAr: '', addressEn: '' },
+      operations: {
+        cancellationCutoffMinutes: null,
+        effectiveCancellationCutoffMinutes: 120,
+        defaultPickupLocation: null,
+      },
+      updatedBy: null,
+    });
+    expect(response.headers.get('cache-control')).toContain('no-store');
+  });
+
+  it('changes names in both languages, contact, cut-off and default pickup point, and audits each change', async () => {
+    const pickup = await ownPickupPoint();
+    const response = await patch(owner.writeHeaders, {
+      nameAr: 'شركة النجمة',
+      nameEn: 'Star Lines',
+      phone: '0944 123 456',
+      email: 'Office@Star.example',
+      addressAr: 'دمشق، شارع بغداد',
+      addressEn: 'Baghdad Street, Damascus',
+      cancellationCutoffMinutes: 240,
+      defaultPickupLocationId: pickup.id.toUpperCase(),
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      company: { nameAr: 'شركة النجمة', nameEn: 'Star Lines' },
+      contact: {
+        phone: '+963944123456',
+        email: 'office@star.example',
+        addressEn: 'Baghdad Street, Damascus',
+      },
+      operations: {
+        cancellationCutoffMinutes: 240,
+        effectiveCancellationCutoffMinutes: 240,
+        defaultPickupLocation: { id: pickup.id, stopId: pickup.stop.id, city: { id: pickup.city.id } },
+      },
+      updatedBy: owner.staffUserId,
+    });
+    const after = await stored();
+    expect(after.company).toEqual({
+      name_ar: 'شركة النجمة',
+      name_en: 'Star Lines',
+      phone: '+963944123456',
+      email: 'office@star.example',
+    });
+    expect(after.audit).toHaveLength(1);
+    expect(after.audit[0]).toMatchObject({
+      actor_id: owner.staffUserId,
+      details: {
+        changes: {
+          nameEn: { to: 'Star Lines' },
+          cancellationCutoffMinutes: { from: null, to: 240 },
+          defaultPickupLocationId: { from: null, to: pickup.id },
+        },
+      },
+    });
+    const read = await app.request(PATH, { headers: { Cookie: owner.cookie } });
+    expect(read.body.data).toEqual(response.body.data);
+  });
+
+  it('changes only the fields sent, and null clears the cut-off back to the platform default', async () => {
+    const response = await patch(owner.writeHeaders, { cancellationCutoffMinutes: null, phone: null });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.operations.effectiveCancellationCutoffMinutes).toBe(120);
+    expect(response.body.data.contact.phone).toBeNull();
+    expect(response.body.data.company.nameEn).toBe('Star Lines');
+    const audit = (await stored()).audit;
+    expect((audit.at(-1) as any).details.changes).toEqual({
+      cancellationCutoffMinutes: { from: 240, to: null },
+      phone: { from: '+963944123456', to: null },
+    });
+  });
+
+  it('refuses bad input with a clear code and changes nothing', async () => {
+    const other = await createCompany(app.db);
+    const foreignPickup = await ownPickupPoint(other.id);
+    const before = await stored();
+    const cases: [unknown, number, string][] = [
+      [{}, 400, 'VALIDATION_FAILED'],
+      [{ nameEn: 'x' }, 400, 'VALIDATION_FAILED'],
+      [{ nameEn: 'Fine', colour: 'red' }, 400, 'VALIDATION_FAILED'],
+      [{ nameEn: 'Fine', companyId: other.id }, 400, 'SESSION_FIELD_REFUSED'],
+      [{ phone: '12345' }, 400, 'VALIDATION_FAILED'],
+      [{ email: 'not-an-address' }, 400, 'VALIDATION_FAILED'],
+      [{ cancellationCutoffMinutes: -1 }, 400, 'VALIDATION_FAILED'],
+      [{ cancellationCutoffMinutes: 10081 }, 400, 'VALIDATION_FAILED'],
+      [{ cancellationCutoffMinutes: 12.5 }, 400, 'VALIDATION_FAILED'],
+      [{ defaultPickupLocationId: 'pickup-1' }, 400, 'VALIDATION_FAILED'],
+      [{ nameEn: 'Sneaky', defaultPickupLocationId: foreignPickup.id }, 422, 'PICKUP_LOCATION_NOT_OWNED'],
+    ];
+    for (const [body, status, errorCode] of cases) {
+      const response = await patch(owner.writeHeaders, body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(response.body.errorCode, JSON.stringify(body)).toBe(errorCode);
+    }
+    expect(await stored()).toEqual(before);
+    expect((await stored(other.id)).settings).toEqual([]);
+  });
+
+  it('lets every role read; only OWNER and ADMIN change, with the CSRF header, of an active company', async () => {
+    for (const role of ['ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT'] as const) {
+      const member = await staffSession(app.db, app.config, companyId, role);
+      const read = await app.request(PATH, { headers: { Cookie: member.cookie } });
+      expect(read.status, role).toBe(200);
+      expect(read.body.data.company.id).toBe(companyId);
+      const before = await stored();
+      const change = await patch(member.writeHeaders, { addressEn: `Changed by ${role}` });
+      if (role === 'ADMIN') {
+        expect(change.status, change.text).toBe(200);
+        expect(change.body.data.updatedBy).toBe(member.staffUserId);
+      } else {
+        expect(change.status, role).toBe(403);
+        expect(change.body.errorCode).toBe('ROLE_NOT_ALLOWED');
+        expect(await stored()).toEqual(before);
+      }
+    }
+    const before = await stored();
+    const noCsrf = await patch({ Cookie: owner.cookie }, { addressEn: 'No token' });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    expect((await app.request(PATH)).status).toBe(401);
+    expect(await stored()).toEqual(before);
+  });
+
+  it('refuses a suspended company, and lets a company not yet verified complete its profile', async () => {
+    const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
+    const suspendedOwner = await staffSession(app.db, app.config, suspended.id, 'OWNER');
+    expect((await app.request(PATH, { headers: { Cookie: suspendedOwner.cookie } })).status).toBe(200);
+    const refused = await patch(suspendedOwner.writeHeaders, { addressEn: 'Anything' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errorCode).toBe('COMPANY_SUSPENDED');
+    expect((await stored(suspended.id)).settings).toEqual([]);
+
+    const unverified = await createCompany(app.db, { verified: false });
+    const newOwner = await staffSession(app.db, app.config, unverified.id, 'OWNER');
+    const saved = await patch(newOwner.writeHeaders, { addressAr: 'حلب' });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.data.contact.addressAr).toBe('حلب');
+  });
+});
+
+describe("the company's cancellation cut-off decides when its travellers may cancel", () => {
+  const app = useTestApp();
+
+  it('uses the company cut-off when set, and the platform default of 120 minutes otherwise', async () => {
+    const caller = await mobileTraveller(app);
+    // Departs in 5 hours: inside a 6-hour company cut-off, outside the platform's 2 hours.
+    const first = await booked(app, caller, { departAt: minutesFromNow(300) });
+    const owner = await staffSession(app.db, app.config, first.trip.companyId, 'OWNER');
+    const set = await app.request(PATH, {
+      method: 'PATCH',
+      headers: owner.writeHeaders,
+      json: { cancellationCutoffMinutes: 360 },
+    });
+    expect(set.status, set.text).toBe(200);
+
+    const refused = await cancelBooking(app, caller, first.booking.id);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body).toMatchObject({
+      errorCode: 'CANCELLATION_TOO_LATE',
+      details: { cutoff_minutes: 360 },
+    });
+
+    const cleared = await app.request(PATH, {
+      method: 'PATCH',
+      headers: owner.writeHeaders,
+      json: { cancellationCutoffMinutes: null },
+    });
+    expect(cleared.status).toBe(200);
+    const second = await booked(app, caller, {
+      trip: await sameRouteTrip(app.db, first.trip, minutesFromNow(300)),
+    });
+    const allowed = await cancelBooking(app, caller, second.booking.id);
+    expect(allowed.status, allowed.text).toBe(200);
+  });
+});

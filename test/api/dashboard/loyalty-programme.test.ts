@@ -1,0 +1,318 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bookableTrip, type BookableTripFixture } from '../../support/bookings.js';
+import { createCompany, createRoute } from '../../support/factories.js';
+import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { creditPoints, redeemVoucher } from '../../support/loyalty.js';
+import {
+  companyWithProgramme,
+  programmeCall,
+  programmeRows,
+  PROGRAM,
+  type StaffSessionFixture,
+} from '../../support/loyalty-admin.js';
+
+const discount = (overrides: Record<string, unknown> = {}) => ({
+  code: `SAVE${Math.floor(Math.random() * 1e6)}`,
+  nameAr: 'خصم',
+  nameEn: 'Discount',
+  type: 'discount',
+  discountPercent: 10,
+  pointsCost: 100,
+  ...overrides,
+});
+
+describe('the company loyalty programme: terms, tiers and rewards', () => {
+  const app = useTestApp();
+  let trip: BookableTripFixture;
+  let owner: StaffSessionFixture;
+
+  beforeAll(async () => {
+    trip = await bookableTrip(app.db, { price: 10_000 });
+    owner = await companyWithProgramme(app, trip.companyId);
+  });
+
+  it('sets the programme up, shows it with its tiers, rewards and accounts, and audits the change', async () => {
+    const fresh = await createCompany(app.db);
+    const freshOwner = await staffSession(app.db, app.config, fresh.id, 'OWNER');
+    const empty = await programmeCall(app, freshOwner, 'GET', '/loyalty');
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body).toMatchObject({
+      data: { program: null, tiers: [], rewards: [], accounts: [] },
+      pagination: { limit: 20, offset: 0, total: 0 },
+    });
+    const rewardFirst = await programmeCall(app, freshOwner, 'POST', '/loyalty/rewards', discount());
+    expect(rewardFirst.status).toBe(409);
+    expect(rewardFirst.body.errorCode).toBe('LOYALTY_PROGRAM_NOT_FOUND');
+
+    const saved = await programmeCall(app, freshOwner, 'PUT', '/loyalty', PROGRAM);
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.data).toMatchObject(PROGRAM);
+    const read = await programmeCall(app, freshOwner, 'GET', '/loyalty');
+    expect(read.body.data.program).toMatchObject(PROGRAM);
+    const audit = await app.db.query(
+      `select actor_id, details from audit_log where action = 'loyalty.program.update' and target_id = $1`,
+      [fresh.id],
+    );
+    expect(audit).toEqual([
+      { actor_id: freshOwner.staffUserId, details: expect.objectContaining({ terms: PROGRAM }) },
+    ]);
+  });
+
+  it('adds and changes tiers, moving every account to the tier its lifetime points reach', async () => {
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 1500 });
+    const base = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'أساسي',
+      nameEn: 'Base',
+      minLifetimePoints: 0,
+      multiplierPercent: 100,
+    });
+    expect(base.status, base.text).toBe(201);
+    const silver = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'فضي',
+      nameEn: 'Silver',
+      minLifetimePoints: 2000,
+      multiplierPercent: 125,
+    });
+    expect(silver.status, silver.text).toBe(201);
+    const tierOf = async () =>
+      (
+        await app.db.query<{ tier_id: string }>(
+          `select tier_id from loyalty_accounts where company_id = $1 and user_id = $2`,
+          [trip.companyId, traveller.userId],
+        )
+      )[0]!.tier_id;
+    expect(await tierOf()).toBe(base.body.data.id);
+
+    const lowered = await programmeCall(app, owner, 'PUT', `/loyalty/tiers/${silver.body.data.id}`, {
+      nameAr: 'فضي',
+      nameEn: 'Silver',
+      minLifetimePoints: 1000,
+      multiplierPercent: 130,
+    });
+    expect(lowered.status, lowered.text).toBe(200);
+    expect(lowered.body.data).toMatchObject({ minLifetimePoints: 1000, multiplierPercent: 130 });
+    expect(await tierOf()).toBe(silver.body.data.id);
+
+    const before = await programmeRows(app.db, trip.companyId);
+    const taken = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'مكرر',
+      nameEn: 'Twin',
+      minLifetimePoints: 1000,
+      multiplierPercent: 110,
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.errorCode).toBe('LOYALTY_TIER_THRESHOLD_TAKEN');
+    expect(await programmeRows(app.db, trip.companyId)).toEqual(before);
+  });
+
+  it("accepts rewards on the company's own running routes only, sane for their type, with unique codes", async () => {
+    const created = await programmeCall(
+      app,
+      owner,
+      'POST',
+      '/loyalty/rewards',
+      discount({ code: 'route20', routeIds: [trip.routeId], allowedDays: [5, 6] }),
+    );
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data).toMatchObject({
+      code: 'ROUTE20',
+      routeIds: [trip.routeId],
+      allowedDays: [5, 6],
+      voucherValidDays: 30,
+      active: true,
+      redemptionCount: 0,
+      openVouchers: 0,
+    });
+
+    const other = await bookableTrip(app.db);
+    const inactive = await createRoute(app.db, trip.companyId, trip.from.cityId, trip.to.cityId);
+    await app.db.query(`update routes set active = false where id = $1`, [inactive.id]);
+    const before = await programmeRows(app.db, trip.companyId);
+    const refused: [Record<string, unknown>, number, string][] = [
+      [discount({ routeIds: [other.routeId] }), 422, 'LOYALTY_ROUTE_NOT_OWNED'],
+      [discount({ routeIds: [trip.routeId, inactive.id] }), 422, 'LOYALTY_ROUTE_NOT_OWNED'],
+      [discount({ routeIds: ['00000000-0000-4000-8000-000000000000'] }), 422, 'LOYALTY_ROUTE_NOT_OWNED'],
+      [discount({ discountAmount: 500 }), 400, 'LOYALTY_REWARD_CONFIGURATION_INVALID'],
+      [discount({ type: 'free_trip', discountPercent: null }), 400, 'LOYALTY_REWARD_CONFIGURATION_INVALID'],
+      [discount({ type: 'merchandise' }), 400, 'LOYALTY_REWARD_CONFIGURATION_INVALID'],
+      [discount({ code: 'ROUTE20' }), 409, 'LOYALTY_REWARD_CODE_TAKEN'],
+      [discount({ code: 'RWD-ABCDEFGH' }), 400, 'VALIDATION_FAILED'],
+      [discount({ type: 'cashback' }), 400, 'VALIDATION_FAILED'],
+      [discount({ pointsCost: 0 }), 400, 'VALIDATION_FAILED'],
+      [discount({ allowedDays: [8] }), 400, 'VALIDATION_FAILED'],
+      [discount({ routeIds: ['route-1'] }), 400, 'VALIDATION_FAILED'],
+      [discount({ companyId: other.companyId }), 400, 'SESSION_FIELD_REFUSED'],
+    ];
+    for (const [body, status, errorCode] of refused) {
+      const response = await programmeCall(app, owner, 'POST', '/loyalty/rewards', body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(response.body.errorCode, JSON.stringify(body)).toBe(errorCode);
+    }
+    expect(await programmeRows(app.db, trip.companyId)).toEqual(before);
+    expect((await programmeRows(app.db, other.companyId)).rewards).toEqual([]);
+
+    const mug = await programmeCall(app, owner, 'POST', '/loyalty/rewards', {
+      ...discount({ type: 'merchandise', discountPercent: null }),
+      nameEn: 'Mug',
+    });
+    expect(mug.status, mug.text).toBe(201);
+  });
+
+  async function travellerWithVoucher(
+    rewardCode: string,
+  ): Promise<{ traveller: SignedInTraveller; voucher: string }> {
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    return { traveller, voucher: await redeemVoucher(app, traveller.token, trip.companyId, rewardCode) };
+  }
+
+  const previewOnTrip = (traveller: SignedInTraveller, voucher: string) =>
+    app.request('/api/loyalty/preview', {
+      method: 'POST',
+      token: traveller.token,
+      json: { redemptionCode: voucher, subtotal: 10_000, tripIds: [trip.tripId] },
+    });
+
+  it('keeps the terms of vouchers already issued when the reward is edited; new vouchers get the new terms', async () => {
+    const reward = await programmeCall(
+      app,
+      owner,
+      'POST',
+      '/loyalty/rewards',
+      discount({ discountPercent: 10 }),
+    );
+    const { traveller, voucher } = await travellerWithVoucher(reward.body.data.code);
+
+    const edited = await programmeCall(
+      app,
+      owner,
+      'PUT',
+      `/loyalty/rewards/${reward.body.data.id}`,
+      discount({ code: reward.body.data.code, discountPercent: 50, minSubtotal: 1_000_000, pointsCost: 150 }),
+    );
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.data).toMatchObject({
+      discountPercent: 50,
+      minSubtotal: 1_000_000,
+      redemptionCount: 1,
+      openVouchers: 1,
+    });
+
+    const old = await previewOnTrip(traveller, voucher);
+    expect(old.status, old.text).toBe(200);
+    expect(old.body).toMatchObject({ valid: true, discount: 1_000, finalTotal: 9_000 });
+
+    const second = await travellerWithVoucher(reward.body.data.code);
+    const newer = await previewOnTrip(second.traveller, second.voucher);
+    expect(newer.status).toBe(409);
+    expect(newer.body.errorCode).toBe('LOYALTY_MINIMUM_NOT_MET');
+
+    const tooLow = await programmeCall(
+      app,
+      owner,
+      'PUT',
+      `/loyalty/rewards/${reward.body.data.id}`,
+      discount({ code: reward.body.data.code, maxRedemptions: 1 }),
+    );
+    expect(tooLow.status).toBe(409);
+    expect(tooLow.body).toMatchObject({
+      errorCode: 'LOYALTY_REWARD_LIMIT_BELOW_REDEEMED',
+      details: { maxRedemptions: 1, redeemed: 2 },
+    });
+  });
+
+  it('deletes a reward never redeemed; archives one with vouchers and returns their points', async () => {
+    const unused = await programmeCall(app, owner, 'POST', '/loyalty/rewards', discount());
+    const removed = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${unused.body.data.id}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.data).toEqual({
+      rewardId: unused.body.data.id,
+      removed: true,
+      vouchersCancelled: 0,
+      pointsReturned: 0,
+    });
+    expect(await app.db.query(`select id from loyalty_rewards where id = $1`, [unused.body.data.id])).toEqual(
+      [],
+    );
+
+    const reward = await programmeCall(app, owner, 'POST', '/loyalty/rewards', discount({ pointsCost: 120 }));
+    const { traveller, voucher } = await travellerWithVoucher(reward.body.data.code);
+    const account = async () =>
+      (
+        await app.db.query<{ id: string; balance: number; lifetime_points: number }>(
+          `select id, balance, lifetime_points from loyalty_accounts where company_id = $1 and user_id = $2`,
+          [trip.companyId, traveller.userId],
+        )
+      )[0]!;
+    expect(await account()).toMatchObject({ balance: 180, lifetime_points: 300 });
+
+    const withdrawn = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.body.data.id}`);
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(withdrawn.body.data).toMatchObject({ removed: false, vouchersCancelled: 1, pointsReturned: 120 });
+    expect(await account()).toMatchObject({ balance: 300, lifetime_points: 300 });
+    const [refund] = await app.db.query(
+      `select kind, points, balance_after, actor_staff_user_id, reason from loyalty_transactions
+        where account_id = $1 order by created_at desc limit 1`,
+      [(await account()).id],
+    );
+    expect(refund).toMatchObject({
+      kind: 'VOUCHER_REFUND',
+      points: 120,
+      balance_after: 300,
+      actor_staff_user_id: owner.staffUserId,
+      reason: expect.stringContaining(reward.body.data.code),
+    });
+    expect((await previewOnTrip(traveller, voucher)).body.errorCode).toBe('LOYALTY_REDEMPTION_NOT_FOUND');
+    const listed = await programmeCall(app, owner, 'GET', '/loyalty');
+    expect(listed.body.data.rewards.map((item: any) => item.id)).not.toContain(reward.body.data.id);
+    const redeem = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      token: traveller.token,
+      json: { companyId: trip.companyId, rewardCode: reward.body.data.code },
+    });
+    expect(redeem.status).toBe(404);
+
+    const again = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.body.data.id}`);
+    expect(again.body.data).toMatchObject({ removed: false, vouchersCancelled: 0, pointsReturned: 0 });
+    expect(await account()).toMatchObject({ balance: 300 });
+    const edit = await programmeCall(
+      app,
+      owner,
+      'PUT',
+      `/loyalty/rewards/${reward.body.data.id}`,
+      discount(),
+    );
+    expect(edit.status).toBe(404);
+  });
+
+  it("answers 404 for another company's reward or tier and changes nothing of either", async () => {
+    const other = await bookableTrip(app.db);
+    const otherOwner = await companyWithProgramme(app, other.companyId);
+    const theirs = await programmeCall(app, otherOwner, 'POST', '/loyalty/rewards', discount());
+    const theirTier = await programmeCall(app, otherOwner, 'POST', '/loyalty/tiers', {
+      nameAr: 'أ',
+      nameEn: 'A',
+      minLifetimePoints: 0,
+      multiplierPercent: 100,
+    });
+    const before = await programmeRows(app.db, other.companyId);
+    const attempts = [
+      await programmeCall(app, owner, 'PUT', `/loyalty/rewards/${theirs.body.data.id}`, discount()),
+      await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${theirs.body.data.id}`),
+      await programmeCall(app, owner, 'PUT', `/loyalty/tiers/${theirTier.body.data.id}`, {
+        nameAr: 'ب',
+        nameEn: 'B',
+        minLifetimePoints: 5,
+        multiplierPercent: 100,
+      }),
+    ];
+    expect(attempts.map((response) => [response.status, response.body.errorCode])).toEqual([
+      [404, 'LOYALTY_REWARD_NOT_FOUND'],
+      [404, 'LOYALTY_REWARD_NOT_FOUND'],
+      [404, 'LOYALTY_TIER_NOT_FOUND'],
+    ]);
+    expect(await programmeRows(app.db, other.companyId)).toEqual(before);
+  });
+});
