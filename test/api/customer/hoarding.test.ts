@@ -149,6 +149,16 @@ describe('inventory caps per account', () => {
     });
     expect((await postBooking(app, traveller, retry)).status).toBe(200);
 
+    // At the cap, a journey hold (whose confirmation would book once more) is refused too.
+    const journeyTrip = await tripOf(app.db);
+    const quoted = await quote(app, traveller, [{ trip: journeyTrip }]);
+    const hold = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expectRefused(hold, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    const allocations = await app.db.query(`select 1 from seat_allocations where owner_id = $1`, [
+      quoted.journey_id,
+    ]);
+    expect(allocations).toEqual([]);
+
     const cancelled = await cancelBooking(app, traveller, made[0]!.id);
     expect(cancelled.status, cancelled.text).toBe(200);
     const booked = await postBooking(app, traveller, fourth);
