@@ -48,6 +48,18 @@ export const ConfigSchema = z
     HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
     /** How long a seat lock (POST /seat-locks) keeps its seats for POST /bookings, in minutes. */
     SEAT_LOCK_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
+    /** Seats one account may hold (live seat locks and journey holds) on one trip; 0 disables the cap. */
+    HELD_SEATS_MAX_PER_TRIP: z.coerce.number().int().min(0).default(10),
+    /** Seats one account may hold across every trip (live seat locks and journey holds); 0 disables the cap. */
+    HELD_SEATS_MAX_TOTAL: z.coerce.number().int().min(0).default(20),
+    /** Unpaid live bookings (cash still to pay) one account may have; 0 disables the cap. */
+    UNPAID_BOOKINGS_MAX: z.coerce.number().int().min(0).default(3),
+    /** POST /api/seat-locks requests per account per hour; 0 disables the limit. */
+    SEAT_LOCK_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    /** Journey and journey-order hold requests per account per hour; 0 disables the limit. */
+    JOURNEY_HOLD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    /** POST /api/bookings and /api/bookings/round-trip requests per account per hour; 0 disables the limit. */
+    BOOKING_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
     /**
      * A traveller may cancel an unpaid booking until this many minutes before departure
      * (POST /bookings/{id}/cancel); later, the company handles it.

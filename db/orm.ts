@@ -38,6 +38,7 @@ import { Migration20261124030000_finance } from './migrations/Migration202611240
 import { Migration20261124040000_insight } from './migrations/Migration20261124040000_insight.js';
 import { Migration20261124050000_admin_console } from './migrations/Migration20261124050000_admin_console.js';
 import { Migration20261124060000_webhooks } from './migrations/Migration20261124060000_webhooks.js';
+import { Migration20261125020000_hold_owner_index } from './migrations/Migration20261125020000_hold_owner_index.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -67,6 +68,7 @@ export const migrationsList = [
   { name: 'Migration20261124040000_insight', class: Migration20261124040000_insight },
   { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
   { name: 'Migration20261124060000_webhooks', class: Migration20261124060000_webhooks },
+  { name: 'Migration20261125020000_hold_owner_index', class: Migration20261125020000_hold_owner_index },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

@@ -1,4 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AccountCaps } from '../domain/inventory-caps.js';
 import type { BookingChannel, ConfirmationScope, JourneyTravellers } from '../domain/journey-confirmation.js';
 
 export type {
@@ -31,6 +32,8 @@ export interface JourneyConfirmationInput {
 export interface HoldRequest {
   /** How long the hold lasts unless confirmed, before the time scale (config HOLD_MINUTES). */
   holdMinutes: number;
+  /** The account's abuse caps (config), checked in the hold's transaction; absent in older histories. */
+  caps?: AccountCaps;
   /** The caller's request id, for logs; retries are recognised by the Update id. */
   requestId: string;
 }

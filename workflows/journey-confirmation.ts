@@ -82,6 +82,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
           holdBatchId: uuid4(),
           holdMilliseconds,
           ownerUserId: this.input.ownerUserId,
+          caps: request.caps,
         }),
       );
       this.holdBatchId = hold.holdBatchId;

@@ -152,7 +152,11 @@ const CREATE_RULES =
   'details.companyId), LOYALTY_* (a rejected voucher: LOYALTY_REDEMPTION_NOT_FOUND also for a catalogue reward code, ' +
   'LOYALTY_REDEMPTION_USED, LOYALTY_REDEMPTION_EXPIRED, LOYALTY_REWARD_UNSUPPORTED, LOYALTY_MINIMUM_NOT_MET, ' +
   'LOYALTY_ROUTE_NOT_ELIGIBLE, LOYALTY_DAY_NOT_ELIGIBLE, LOYALTY_REWARD_CONFIGURATION_INVALID). Web sessions need ' +
-  'the X-CSRF-Token header (403 CSRF_TOKEN_INVALID).';
+  'the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). Abuse limits per account: at most UNPAID_BOOKINGS_MAX (3) unpaid ' +
+  'bookings (payment UNPAID, not cancelled, trip not yet left; a round trip adds two), else 409 ' +
+  'UNPAID_BOOKING_LIMIT_REACHED with details {limit, unpaid} and nothing written (a retry answering its booking is not a ' +
+  'new one); BOOKING_RATE_LIMIT_PER_HOUR (30) POST /bookings and /bookings/round-trip requests together per hour, else ' +
+  '429 RATE_LIMITED with Retry-After. 0 turns a limit off.';
 
 /** The docs of each route, in the order they are registered. */
 export const docs = operations({
@@ -169,7 +173,7 @@ export const docs = operations({
         description: 'A retry with the same seat lock: the booking it made',
         schema: BookingResponse,
       },
-      ...errorResponses(400, 401, 403, 404, 409),
+      ...errorResponses(400, 401, 403, 404, 409, 429),
     },
   },
   createRoundTripBooking: {
@@ -191,7 +195,7 @@ export const docs = operations({
         description: 'A retry with the same seat locks: the bookings they made',
         schema: RoundTripResponse,
       },
-      ...errorResponses(400, 401, 403, 404, 409),
+      ...errorResponses(400, 401, 403, 404, 409, 429),
     },
   },
 });

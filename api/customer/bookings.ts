@@ -5,7 +5,9 @@ import {
   type BookingRecord,
   type CreatedRoundTrip,
 } from '../../db/writes/bookings/index.js';
+import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { AppContext } from '../app.js';
+import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
 import { channelOf } from './seat-locks.js';
@@ -47,15 +49,19 @@ const passengerOf = (body: {
   rewardCode: body.reward_code,
 });
 
-const callerOf = (ctx: Context) => ({
+const callerOf = (ctx: Context, caps: AccountCaps) => ({
   userId: ctx.state.traveller!.userId,
   scope: ctx.state.scope,
   channel: channelOf(ctx),
+  caps,
 });
 
 export function registerBookingCreateRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
+  const caps = accountCaps(config);
+  // One counter for both routes: a round trip is one booking request.
+  const rateLimit = perAccountHourlyLimit(db, 'booking-create', config.BOOKING_RATE_LIMIT_PER_HOUR);
 
   surface.route({
     ...docs.createBooking,
@@ -65,9 +71,10 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
     body: BookingBody,
     errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
     handler: async (ctx, { body }) => {
+      await rateLimit(ctx);
       const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
-      const result = await createBooking(db, callerOf(ctx), input, signing);
+      const result = await createBooking(db, callerOf(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
       ctx.body = { success: true, data: bookingData(result.booking) };
     },
@@ -81,12 +88,13 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
     body: RoundTripBody,
     errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
     handler: async (ctx, { body }) => {
+      await rateLimit(ctx);
       const input = {
         outboundSeatLockSessionId: body.outbound_seat_lock_session_id,
         returnSeatLockSessionId: body.return_seat_lock_session_id,
         ...passengerOf(body),
       };
-      const result = await createRoundTrip(db, callerOf(ctx), input, signing);
+      const result = await createRoundTrip(db, callerOf(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
       ctx.body = { success: true, data: roundTripData(result) };
     },

@@ -223,7 +223,12 @@ const HOLD_RULES =
   "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held, no process started). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
   'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +
-  'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold.';
+  'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold. ' +
+  'Abuse limits per account: its journey holds and live seat locks together may hold at most HELD_SEATS_MAX_PER_TRIP (10) ' +
+  'seats of one trip and HELD_SEATS_MAX_TOTAL (20) in all (409 SEAT_HOLD_LIMIT_REACHED, details {scope: TRIP (and ' +
+  'trip_id) or ACCOUNT, limit, held, requested}); an account with UNPAID_BOOKINGS_MAX (3) unpaid bookings cannot hold ' +
+  '(409 UNPAID_BOOKING_LIMIT_REACHED, details {limit, unpaid}); nothing is held then. JOURNEY_HOLD_RATE_LIMIT_PER_HOUR ' +
+  '(30) journey and order hold requests per account per hour, else 429 RATE_LIMITED with Retry-After. 0 turns a limit off.';
 
 /** What every journey-hold route declares alike. */
 export const HOLD_ROUTE: Pick<RouteSpec<undefined, undefined, undefined>, 'security' | 'errorCode'> = {
@@ -243,6 +248,7 @@ const RESPONSES = {
       schema: HoldResponse,
     },
     ...WRITE_ERRORS,
+    ...errorResponses(429),
   },
   release: {
     200: {

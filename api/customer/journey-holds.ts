@@ -6,6 +6,7 @@ import type {
   JourneyTravellers,
 } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
+import { perAccountHourlyLimit } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
@@ -68,11 +69,17 @@ function scopeHandlers(deps: JourneyConfirmationDeps) {
   };
 }
 
-type ScopeHandlers = ReturnType<typeof scopeHandlers>;
+type ScopeHandlers = ReturnType<typeof scopeHandlers> & { rateLimit: (ctx: Context) => Promise<void> };
 
 export function registerJourneyHoldRoutes(surface: Surface, context: AppContext): void {
   const deps = { db: context.db, workflow: journeyConfirmationClient(context.temporal, context.config) };
-  const handlers = scopeHandlers(deps);
+  // One counter for journey and order holds.
+  const rateLimit = perAccountHourlyLimit(
+    context.db,
+    'journey-hold',
+    context.config.JOURNEY_HOLD_RATE_LIMIT_PER_HOUR,
+  );
+  const handlers = { ...scopeHandlers(deps), rateLimit };
   registerJourneyRoutes(surface, deps, handlers);
   registerOrderRoutes(surface, deps, handlers);
 }
@@ -90,6 +97,7 @@ function registerJourneyRoutes(
     params: JourneyParams,
     body: JourneyHoldBody,
     handler: async (ctx, { params, body }) => {
+      await handlers.rateLimit(ctx);
       const input = { journeyId: params.bookingId, quoteId: body.quote_id };
       ctx.body = {
         success: true,
@@ -145,6 +153,7 @@ function registerOrderRoutes(surface: Surface, deps: JourneyConfirmationDeps, ha
     params: OrderParams,
     body: OrderHoldBody,
     handler: async (ctx, { params, body }) => {
+      await handlers.rateLimit(ctx);
       const input = { orderId: params.orderId, journeyIds: body.journey_ids };
       ctx.body = {
         success: true,

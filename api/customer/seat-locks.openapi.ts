@@ -89,14 +89,19 @@ export const docs = operations({
       "INVALID_SEAT_NUMBERS; 404 TRIP_NOT_FOUND (no such trip, or outside the caller's inventory scope); 409 SEAT_OCCUPIED " +
       '(details.seat_numbers: the seats held or booked by someone else), TRIP_NOT_BOOKABLE (departed, cancelled or under ' +
       'way), JOURNEY_FLOW_REQUIRED (the company confirms bookings itself for this channel: use /journeys; details.companyId). ' +
-      `At most ${MAX_SEATS_PER_BOOKING} seats per lock. Two travellers locking the same seat at once: exactly one succeeds.`,
+      `At most ${MAX_SEATS_PER_BOOKING} seats per lock. Two travellers locking the same seat at once: exactly one succeeds. ` +
+      'Abuse limits per account: its live seat locks and journey holds together may hold at most HELD_SEATS_MAX_PER_TRIP ' +
+      '(10) seats of one trip and HELD_SEATS_MAX_TOTAL (20) in all, else 409 SEAT_HOLD_LIMIT_REACHED with details ' +
+      '{scope: TRIP (and trip_id) or ACCOUNT, limit, held, requested} and nothing locked (concurrent requests of one account ' +
+      'take turns, so the cap holds); SEAT_LOCK_RATE_LIMIT_PER_HOUR (30) requests per account per hour, else 429 ' +
+      'RATE_LIMITED with Retry-After. 0 turns a limit off.',
     tags: ['Bookings'],
     responses: {
       201: {
         description: 'Seats locked',
         schema: SeatLockResponse,
       },
-      ...errorResponses(400, 401, 403, 404, 409),
+      ...errorResponses(400, 401, 403, 404, 409, 429),
     },
   },
   getSeatLock: {

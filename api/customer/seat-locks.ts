@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { createSeatLock, readSeatLock, releaseSeatLock, type SeatLock } from '../../db/writes/seat-locks.js';
 import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
+import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { docs, fieldErrorCode, SEAT_LOCK_FIELD_CODES, SeatLockBody } from './seat-locks.openapi.js';
@@ -22,6 +23,8 @@ const toBody = (lock: SeatLock) => ({
 
 export function registerSeatLockRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
+  const caps = accountCaps(config);
+  const rateLimit = perAccountHourlyLimit(db, 'seat-lock-create', config.SEAT_LOCK_RATE_LIMIT_PER_HOUR);
 
   surface.route({
     ...docs.createSeatLock,
@@ -31,10 +34,11 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
     body: SeatLockBody,
     errorCode: fieldErrorCode(SEAT_LOCK_FIELD_CODES),
     handler: async (ctx, { body }) => {
+      await rateLimit(ctx);
       const traveller = ctx.state.traveller!;
       const lock = await createSeatLock(
         db,
-        { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx) },
+        { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx), caps },
         { tripId: body.trip_id, seatNumbers: body.seat_numbers, lockMinutes: config.SEAT_LOCK_MINUTES },
       );
       ctx.status = 201;

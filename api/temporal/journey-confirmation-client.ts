@@ -20,6 +20,7 @@ import {
   type ReleaseResult,
 } from '../../workflows/journey-confirmation.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
+import { accountCaps, type CapSettings } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
@@ -50,7 +51,7 @@ export interface StartContext {
 
 export function journeyConfirmationClient(
   temporal: Client,
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'HOLD_MINUTES'>,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'HOLD_MINUTES'> & CapSettings,
 ) {
   const handle = (scope: ConfirmationScope) =>
     temporal.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));
@@ -81,7 +82,7 @@ export function journeyConfirmationClient(
       });
       return calling('JOURNEY_NOT_HOLDABLE', () =>
         temporal.workflow.executeUpdateWithStart(holdUpdate, {
-          args: [{ holdMinutes: config.HOLD_MINUTES, requestId }],
+          args: [{ holdMinutes: config.HOLD_MINUTES, caps: accountCaps(config), requestId }],
           updateId,
           startWorkflowOperation,
         }),

@@ -13,6 +13,7 @@ import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { JourneyRefusal } from './journeys/index.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
+import { lockAccount, requireSeatsWithinCaps, type AccountCaps } from './inventory-caps.js';
 
 /**
  * Seat locks: the short hold of named seats of one trip that POST /bookings consumes (SPEC
@@ -42,6 +43,8 @@ export interface SeatLockCaller {
   userId: string;
   scope: InventoryScope;
   channel: BookingChannel;
+  /** The account's abuse caps (config); absent, none is enforced. */
+  caps?: AccountCaps;
 }
 
 /** A trip as booking sees it: its company, route, fares and the first and last stop calls. */
@@ -177,9 +180,10 @@ const occupied = (labels: string[]) =>
  * POST /seat-locks: in one transaction, checks the trip (scope, bookable, automatic confirmation
  * for the channel), maps labels to seats, marks expired holds of those seats EXPIRED, refuses
  * seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the batch and its
- * HELD allocations. The trip row is not locked: two locks of the same seat meet on the exclusion
- * constraint (the second waits for the first and fails once it commits), so locks of different
- * seats of one busy trip run side by side.
+ * HELD allocations. With caller.caps, the account's row is locked first and the seats it already
+ * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is not locked: two locks
+ * of the same seat meet on the exclusion constraint (the second waits for the first and fails once
+ * it commits), so locks of different seats of one busy trip run side by side.
  */
 export async function createSeatLock(
   db: Database,
@@ -190,12 +194,19 @@ export async function createSeatLock(
   let seats: LabelledSeat[] = [];
   try {
     return await db.transaction(async (client) => {
+      if (caller.caps) await lockAccount(client, caller.userId);
       trip = await bookableTrip(client, caller.scope, input.tripId);
       requireAutomaticConfirmation(trip, caller.channel);
       seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>
         a.seat_id.localeCompare(b.seat_id),
       );
       const seatIds = seats.map((seat) => seat.seat_id);
+      if (caller.caps) {
+        await requireSeatsWithinCaps(client, caller.userId, caller.caps, {
+          tripId: trip.id,
+          seats: seats.length,
+        });
+      }
       await expireLapsedHolds(client, trip.id, seatIds);
       const taken = await occupiedLabels(client, trip, seats);
       if (taken.length) throw occupied(taken);

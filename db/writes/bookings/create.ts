@@ -1,6 +1,7 @@
 import { seatLockMismatch } from '../../../domain/booking.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { lockAccount, requireUnpaidWithinCap } from '../inventory-caps.js';
 import type { Queryable } from '../seat-locks.js';
 import {
   applyVoucher,
@@ -22,6 +23,10 @@ import { lockRefusal, lockSeatLock, requireUsable, type LockedLock } from './sea
  * take bookings this way, so the booking is CONFIRMED at once with payment_status UNPAID (cash is
  * paid at the office or to the driver); no workflow is involved because nothing waits on a clock
  * or a decision.
+ *
+ * With caller.caps the account's row is locked first and its unpaid live bookings counted: one
+ * more past UNPAID_BOOKINGS_MAX is 409 UNPAID_BOOKING_LIMIT_REACHED (a retry answering its booking
+ * is not a new one).
  *
  * A refusal anywhere (the voucher included) rolls everything back: the lock stays ACTIVE and the
  * voucher unused. A retry with the same lock by its owner answers the booking it made.
@@ -58,9 +63,11 @@ export async function createBooking(
   signing: SigningOptions = {},
 ): Promise<CreatedBooking> {
   return db.transaction(async (client) => {
+    if (caller.caps) await lockAccount(client, caller.userId);
     const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
     const retried = await retriedBooking(client, lock, input);
     if (retried) return { booking: retried, created: false };
+    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, 1);
     requireUsable(lock);
     const held = { tripId: lock.seats[0]!.trip_id, seatNumbers: lock.seats.map((seat) => seat.seat_number) };
     const mismatch = seatLockMismatch(held, input);

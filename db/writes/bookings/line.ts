@@ -12,6 +12,7 @@ import {
 } from '../boarding-credentials.js';
 import { consumeVoucher } from '../loyalty/index.js';
 import { recordBookingEvents } from '../outbox.js';
+import type { AccountCaps } from '../inventory-caps.js';
 import { bookableTrip, requireAutomaticConfirmation, type BookableTrip } from '../seat-locks.js';
 import { lockRefusal, requireUsable, type LockedLock } from './seat-lock.js';
 
@@ -21,6 +22,8 @@ export interface BookingCaller {
   userId: string;
   scope: InventoryScope;
   channel: BookingChannel;
+  /** The account's abuse caps (config); absent, none is enforced. */
+  caps?: AccountCaps;
 }
 
 export interface PassengerInput {

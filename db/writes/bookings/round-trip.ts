@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import { roundTripProblem, ROUND_TRIP_PROBLEM_TEXT, type TripEnds } from '../../../domain/booking.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { lockAccount, requireUnpaidWithinCap } from '../inventory-caps.js';
 import { JourneyRefusal } from '../journeys/index.js';
 import type { BookableTrip } from '../seat-locks.js';
 import {
@@ -86,7 +87,7 @@ async function insertOrder(client: PoolClient, caller: BookingCaller, lines: Lin
 /**
  * A journey order (CONFIRMED) holding two single-leg journeys and two bookings rows. One voucher
  * applies to the total of both; its discount is split across the two bookings (each row keeps its
- * part).
+ * part). Both bookings count against UNPAID_BOOKINGS_MAX (caller.caps).
  */
 export async function createRoundTrip(
   db: Database,
@@ -95,11 +96,13 @@ export async function createRoundTrip(
   signing: SigningOptions = {},
 ): Promise<CreatedRoundTrip> {
   return db.transaction(async (client) => {
+    if (caller.caps) await lockAccount(client, caller.userId);
     const [outboundLock, returnLock] = await lockBoth(client, caller.userId, input);
     if (outboundLock.status === 'CONSUMED' && returnLock.status === 'CONSUMED') {
       const existing = await existingRoundTrip(client, input);
       if (existing) return existing;
     }
+    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, 2);
     const outbound = await lineOf(client, caller, outboundLock);
     const inbound = await lineOf(client, caller, returnLock);
     requireRoundTrip(outbound, inbound);

@@ -9,6 +9,12 @@ import {
 import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
+import {
+  lockAccount,
+  requireHoldWithinCaps,
+  requireUnpaidWithinCap,
+  type AccountCaps,
+} from '../inventory-caps.js';
 import type { QuoteResponse } from '../quote.js';
 import { inLockedScope, isoOf, JourneyRefusal, setScopeStatus } from './scope.js';
 
@@ -19,6 +25,8 @@ export interface PlaceHoldInput {
   /** How long the hold lasts (HOLD_MINUTES after the time scale). */
   holdMilliseconds: number;
   ownerUserId: string;
+  /** The account's abuse caps (config, through the hold Update); absent, none is enforced. */
+  caps?: AccountCaps | undefined;
 }
 
 export interface PlacedHold {
@@ -46,6 +54,10 @@ interface HoldLeg {
  * holds on those trips are marked EXPIRED then, since the exclusion constraint still counts them.
  * Seats are the ones assigned in the quote, else the lowest free ones for the leg's stretch. A
  * seat taken meanwhile (or too few free seats) refuses the whole hold with 409 SEATS_UNAVAILABLE.
+ * With input.caps the owner's row is locked (after the scope, before the trips) and the hold is
+ * refused, rolled back whole, when the owner already has UNPAID_BOOKINGS_MAX unpaid bookings or its
+ * seats would take the owner past a held-seat cap (409 UNPAID_BOOKING_LIMIT_REACHED,
+ * SEAT_HOLD_LIMIT_REACHED).
  */
 export async function placeHold(db: Database, input: PlaceHoldInput): Promise<PlacedHold> {
   return inLockedScope(db, input.scope, async (client, locked) => {
@@ -72,6 +84,10 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
        where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
       [locked.journeyIds],
     );
+    if (input.caps) {
+      await lockAccount(client, input.ownerUserId);
+      await requireUnpaidWithinCap(client, input.ownerUserId, input.caps, 1);
+    }
     await prepareLegTrips(client, legs);
     const expiresAt = await insertBatch(client, input);
     const resources = await quotedResources(client, locked.journeyIds);
@@ -81,6 +97,7 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
         holdBatchId: input.holdBatchId,
       });
     }
+    if (input.caps) await requireHoldWithinCaps(client, input.ownerUserId, input.caps, input.holdBatchId);
     await setScopeStatus(client, input.scope, { status: 'HELD', failureReason: null, deadline: null });
     return { holdBatchId: input.holdBatchId, expiresAt };
   });

@@ -1,0 +1,103 @@
+import type { PoolClient } from 'pg';
+import {
+  heldSeatsRefusal,
+  unpaidBookingsRefusal,
+  type AccountCaps,
+  type TripHeldSeats,
+} from '../../domain/inventory-caps.js';
+import { BOOKABLE_TRIP_SQL } from '../queries/inventory.js';
+import { JourneyRefusal } from './journeys/scope.js';
+
+/**
+ * The abuse caps of domain/inventory-caps.ts inside the write transactions that take inventory
+ * (seat locks, journey holds, bookings). Each such transaction first locks the account's users row
+ * (`for no key update`: foreign keys to the user still insert freely), so two requests of one
+ * account take turns and the second counts what the first wrote; then it counts and asks the rule.
+ * A refusal rolls the whole transaction back: nothing past a cap is ever written.
+ */
+export type { AccountCaps } from '../../domain/inventory-caps.js';
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+/** Serializes the account's inventory writes until the transaction ends. */
+export async function lockAccount(q: Queryable, userId: string): Promise<void> {
+  await q.query(`select id from users where id = $1 for no key update`, [userId]);
+}
+
+/**
+ * Seats the account holds per trip (HELD allocations of its live seat locks and journey holds):
+ * `adding` counts those of `batchId` (a hold this transaction just wrote), `held` all others, so a
+ * hold's own seats are never counted twice.
+ */
+async function heldSeatsByTrip(
+  q: Queryable,
+  userId: string,
+  batchId: string | null,
+): Promise<TripHeldSeats[]> {
+  const { rows } = await q.query<{ trip_id: string; held: number; adding: number }>(
+    `select a.trip_id,
+            count(*) filter (where a.hold_batch_id is distinct from $2::uuid)::int as held,
+            count(*) filter (where a.hold_batch_id = $2::uuid)::int as adding
+     from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
+     where b.owner_user_id = $1 and b.status = 'ACTIVE' and b.expires_at > now()
+       and a.status = 'HELD' and a.expires_at > now()
+     group by a.trip_id`,
+    [userId, batchId],
+  );
+  return rows.map((row) => ({ tripId: row.trip_id, held: row.held, adding: row.adding }));
+}
+
+function refuseOver(trips: TripHeldSeats[], caps: AccountCaps): void {
+  const refusal = heldSeatsRefusal(caps, trips);
+  if (refusal) throw JourneyRefusal.of(refusal);
+}
+
+const capsOff = (caps: AccountCaps) => caps.heldSeatsPerTrip <= 0 && caps.heldSeatsTotal <= 0;
+
+/** Before a seat lock of `seats` seats of one trip is written: 409 SEAT_HOLD_LIMIT_REACHED past a cap. */
+export async function requireSeatsWithinCaps(
+  q: Queryable,
+  userId: string,
+  caps: AccountCaps,
+  request: { tripId: string; seats: number },
+): Promise<void> {
+  if (capsOff(caps)) return;
+  const trips = await heldSeatsByTrip(q, userId, null);
+  const trip = trips.find((row) => row.tripId === request.tripId);
+  if (trip) trip.adding = request.seats;
+  else trips.push({ tripId: request.tripId, held: 0, adding: request.seats });
+  refuseOver(trips, caps);
+}
+
+/** After a journey hold wrote its allocations (batch `batchId`): 409 SEAT_HOLD_LIMIT_REACHED past a cap. */
+export async function requireHoldWithinCaps(
+  q: Queryable,
+  userId: string,
+  caps: AccountCaps,
+  batchId: string,
+): Promise<void> {
+  if (capsOff(caps)) return;
+  refuseOver(await heldSeatsByTrip(q, userId, batchId), caps);
+}
+
+/**
+ * 409 UNPAID_BOOKING_LIMIT_REACHED when `adding` bookings more would take the account past its
+ * cap. Unpaid live bookings: payment UNPAID, status HELD, PENDING_CONFIRMATION or CONFIRMED, on a
+ * trip that has not left (once it leaves, the cash is collected on board or the seat is a no-show).
+ */
+export async function requireUnpaidWithinCap(
+  q: Queryable,
+  userId: string,
+  caps: AccountCaps,
+  adding: number,
+): Promise<void> {
+  if (caps.unpaidBookings <= 0) return;
+  const { rows } = await q.query<{ unpaid: number }>(
+    `select count(*)::int as unpaid from bookings k join trips t on t.id = k.trip_id
+     where k.owner_user_id = $1 and k.payment_status = 'UNPAID'
+       and k.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED') and ${BOOKABLE_TRIP_SQL}`,
+    [userId],
+  );
+  const refusal = unpaidBookingsRefusal(caps.unpaidBookings, rows[0]!.unpaid, adding);
+  if (refusal) throw JourneyRefusal.of(refusal);
+}

@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { cancelBooking } from '../../support/booking-changes.js';
+import {
+  bookableTrip,
+  bookingBody,
+  createBooking,
+  lockSeats,
+  postBooking,
+  requestSeatLock,
+  roundTripPair,
+} from '../../support/bookings.js';
+import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
+import {
+  holdJourney,
+  mobileTraveller,
+  quote,
+  tripOf,
+  webTraveller,
+  type Caller,
+} from '../../support/journeys.js';
+
+/**
+ * Issue 18 "Inventory hoarding": one account may hold at most HELD_SEATS_MAX_PER_TRIP (10) seats
+ * of a trip and HELD_SEATS_MAX_TOTAL (20) in all (live seat locks and journey holds), have at most
+ * UNPAID_BOOKINGS_MAX (3) unpaid bookings, and make a limited number of lock, hold and booking
+ * requests per hour. Refusals write nothing.
+ */
+
+/** Seats the account holds now (HELD, unexpired), per trip, and its hold batches. */
+async function heldBy(app: TestApp, caller: Caller) {
+  const [row] = await app.db.query<{ seats: number; batches: number; trips: number }>(
+    `select count(*)::int as seats, count(distinct b.id)::int as batches, count(distinct a.trip_id)::int as trips
+     from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
+     where b.owner_user_id = $1 and a.status = 'HELD' and a.expires_at > now()`,
+    [caller.userId],
+  );
+  return row!;
+}
+
+async function bookingsOf(app: TestApp, caller: Caller): Promise<number> {
+  const [row] = await app.db.query<{ n: number }>(
+    `select count(*)::int as n from bookings where owner_user_id = $1`,
+    [caller.userId],
+  );
+  return row!.n;
+}
+
+function expectRefused(response: TestResponse, status: number, errorCode: string) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body).toMatchObject({ success: false, errorCode });
+}
+
+describe('inventory caps per account', () => {
+  const app = useTestApp();
+
+  it('refuses the 42-seat-bus hoard past 10 seats of one trip, writing nothing more; others still lock', async () => {
+    const trip = await bookableTrip(app.db, { seats: 42 });
+    const hoarder = await webTraveller(app);
+    const seats = trip.seatNumbers;
+    const first = await lockSeats(app, hoarder, trip.tripId, seats.slice(0, 10));
+
+    const second = await requestSeatLock(app, hoarder, trip.tripId, seats.slice(10, 20));
+    expectRefused(second, 409, 'SEAT_HOLD_LIMIT_REACHED');
+    expect(second.body.details).toEqual({
+      scope: 'TRIP',
+      limit: 10,
+      held: 10,
+      requested: 10,
+      trip_id: trip.tripId,
+    });
+    for (const chunk of [seats.slice(20, 30), seats.slice(30, 40), seats.slice(40, 42), [seats[41]!]]) {
+      expectRefused(await requestSeatLock(app, hoarder, trip.tripId, chunk), 409, 'SEAT_HOLD_LIMIT_REACHED');
+    }
+    expect(await heldBy(app, hoarder)).toEqual({ seats: 10, batches: 1, trips: 1 });
+
+    const other = await mobileTraveller(app);
+    await lockSeats(app, other, trip.tripId, seats.slice(10, 20));
+
+    // Released seats no longer count: the hoarder can lock again, up to the cap.
+    const released = await app.request(`/api/seat-locks/${first}`, {
+      method: 'DELETE',
+      headers: hoarder.headers,
+    });
+    expect(released.status, released.text).toBe(200);
+    await lockSeats(app, hoarder, trip.tripId, seats.slice(20, 30));
+    expect(await heldBy(app, hoarder)).toEqual({ seats: 10, batches: 1, trips: 1 });
+  });
+
+  it('caps seats held across trips at 20, seat locks and journey holds together', async () => {
+    const hoarder = await mobileTraveller(app);
+    const trips = [await bookableTrip(app.db), await bookableTrip(app.db), await bookableTrip(app.db)];
+    await lockSeats(app, hoarder, trips[0]!.tripId, trips[0]!.seatNumbers.slice(0, 10));
+    await lockSeats(app, hoarder, trips[1]!.tripId, trips[1]!.seatNumbers.slice(0, 8));
+
+    const refused = await requestSeatLock(app, hoarder, trips[2]!.tripId, trips[2]!.seatNumbers.slice(0, 3));
+    expectRefused(refused, 409, 'SEAT_HOLD_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ scope: 'ACCOUNT', limit: 20, held: 18, requested: 3 });
+
+    // A journey hold of three seats is refused the same way and holds nothing; two fit.
+    const journeyTrip = await tripOf(app.db);
+    const tooMany = await quote(app, hoarder, [{ trip: journeyTrip }], 3);
+    const hold = await holdJourney(app, hoarder, tooMany.journey_id, { quote_id: tooMany.quote_id });
+    expectRefused(hold, 409, 'SEAT_HOLD_LIMIT_REACHED');
+    expect(hold.body.details).toMatchObject({ scope: 'ACCOUNT', limit: 20, held: 18, requested: 3 });
+    const [journeyRows] = await app.db.query<{ allocations: number; batches: number }>(
+      `select (select count(*)::int from seat_allocations where owner_id = $1) as allocations,
+              (select count(*)::int from hold_batches where scope_id = $1) as batches`,
+      [tooMany.journey_id],
+    );
+    expect(journeyRows).toEqual({ allocations: 0, batches: 0 });
+
+    const fits = await quote(app, hoarder, [{ trip: journeyTrip }], 2);
+    const held = await holdJourney(app, hoarder, fits.journey_id, { quote_id: fits.quote_id });
+    expect(held.status, held.text).toBe(200);
+    expect(await heldBy(app, hoarder)).toEqual({ seats: 20, batches: 3, trips: 3 });
+    const full = await requestSeatLock(app, hoarder, trips[2]!.tripId, [trips[2]!.seatNumbers[0]!]);
+    expect(full.body.details).toEqual({ scope: 'ACCOUNT', limit: 20, held: 20, requested: 1 });
+  });
+
+  it('caps unpaid bookings at 3; a retry is not a new booking and a cancellation frees a place', async () => {
+    const traveller = await webTraveller(app);
+    const trip = await bookableTrip(app.db);
+    const seats = trip.seatNumbers;
+    const made = [];
+    for (const seat of seats.slice(0, 3)) {
+      made.push(await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] }));
+    }
+    const lockId = await lockSeats(app, traveller, trip.tripId, [seats[3]!]);
+    const fourth = bookingBody({ tripId: trip.tripId, seatNumbers: [seats[3]!], seatLockSessionId: lockId });
+    const refused = await postBooking(app, traveller, fourth);
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
+    expect(await bookingsOf(app, traveller)).toBe(3);
+    const [lock] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      lockId,
+    ]);
+    expect(lock!.status).toBe('ACTIVE');
+
+    // Retrying a booking already made answers it, cap or no cap.
+    const firstLock = await app.db.query<{ seat_lock_session_id: string }>(
+      `select seat_lock_session_id from bookings where id = $1`,
+      [made[0]!.id],
+    );
+    const retry = bookingBody({
+      tripId: trip.tripId,
+      seatNumbers: [seats[0]!],
+      seatLockSessionId: firstLock[0]!.seat_lock_session_id,
+    });
+    expect((await postBooking(app, traveller, retry)).status).toBe(200);
+
+    // At the cap, a journey hold (whose confirmation would book once more) is refused too.
+    const journeyTrip = await tripOf(app.db);
+    const quoted = await quote(app, traveller, [{ trip: journeyTrip }]);
+    const hold = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expectRefused(hold, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    const allocations = await app.db.query(`select 1 from seat_allocations where owner_id = $1`, [
+      quoted.journey_id,
+    ]);
+    expect(allocations).toEqual([]);
+
+    const cancelled = await cancelBooking(app, traveller, made[0]!.id);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const booked = await postBooking(app, traveller, fourth);
+    expect(booked.status, booked.text).toBe(201);
+    expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
+  it('counts both bookings of a round trip against the unpaid cap', async () => {
+    const traveller = await mobileTraveller(app);
+    const { outbound, inbound } = await roundTripPair(app);
+    for (const seat of outbound.seatNumbers.slice(0, 2)) {
+      await createBooking(app, traveller, { tripId: outbound.tripId, seatNumbers: [seat] });
+    }
+    const body = {
+      outbound_seat_lock_session_id: await lockSeats(app, traveller, outbound.tripId, [
+        outbound.seatNumbers[5]!,
+      ]),
+      return_seat_lock_session_id: await lockSeats(app, traveller, inbound.tripId, [inbound.seatNumbers[5]!]),
+      passenger_name: 'Sami Haddad',
+      passenger_phone: '+963944123456',
+    };
+    const refused = await app.request('/api/bookings/round-trip', {
+      method: 'POST',
+      headers: traveller.headers,
+      json: body,
+    });
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 2 });
+    expect(await bookingsOf(app, traveller)).toBe(2);
+  });
+
+  it('never exceeds the cap when one account fires 10 locks at once', async () => {
+    const trip = await bookableTrip(app.db, { seats: 42 });
+    const hoarder = await webTraveller(app);
+    const pairs = Array.from({ length: 10 }, (_, index) => trip.seatNumbers.slice(index * 2, index * 2 + 2));
+    const answers = await Promise.all(pairs.map((pair) => requestSeatLock(app, hoarder, trip.tripId, pair)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(201), ...Array(5).fill(409)]);
+    for (const answer of answers.filter((response) => response.status === 409)) {
+      expect(answer.body.errorCode).toBe('SEAT_HOLD_LIMIT_REACHED');
+    }
+    expect(await heldBy(app, hoarder)).toEqual({ seats: 10, batches: 5, trips: 1 });
+  });
+});
+
+describe('request limits per account', () => {
+  const app = useTestApp({
+    SEAT_LOCK_RATE_LIMIT_PER_HOUR: 3,
+    BOOKING_RATE_LIMIT_PER_HOUR: 2,
+    JOURNEY_HOLD_RATE_LIMIT_PER_HOUR: 2,
+  });
+
+  function expectLimited(response: TestResponse) {
+    expectRefused(response, 429, 'RATE_LIMITED');
+    const retryAfter = Number(response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(3500);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+  }
+
+  it('limits seat locks and bookings per account with 429 and Retry-After; another account is unaffected', async () => {
+    const trip = await bookableTrip(app.db);
+    const seats = trip.seatNumbers;
+    const traveller = await webTraveller(app);
+    const locks: string[] = [];
+    for (const seat of seats.slice(0, 3)) locks.push(await lockSeats(app, traveller, trip.tripId, [seat]));
+    expectLimited(await requestSeatLock(app, traveller, trip.tripId, [seats[3]!]));
+    expect(await heldBy(app, traveller)).toMatchObject({ seats: 3, batches: 3 });
+
+    const book = (index: number) =>
+      postBooking(
+        app,
+        traveller,
+        bookingBody({ tripId: trip.tripId, seatNumbers: [seats[index]!], seatLockSessionId: locks[index]! }),
+      );
+    expect((await book(0)).status).toBe(201);
+    expect((await book(1)).status).toBe(201);
+    expectLimited(await book(2));
+    expect(await bookingsOf(app, traveller)).toBe(2);
+
+    const other = await mobileTraveller(app);
+    const otherLock = await lockSeats(app, other, trip.tripId, [seats[10]!]);
+    const otherBooking = bookingBody({
+      tripId: trip.tripId,
+      seatNumbers: [seats[10]!],
+      seatLockSessionId: otherLock,
+    });
+    expect((await postBooking(app, other, otherBooking)).status).toBe(201);
+  });
+
+  it('limits journey holds per account', async () => {
+    const traveller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const holds = [];
+    for (let index = 0; index < 3; index += 1) {
+      const quoted = await quote(app, traveller, [{ trip }]);
+      holds.push(
+        await holdJourney(app, traveller, quoted.journey_id, {
+          quote_id: quoted.quote_id,
+          idempotency_key: `hold-${randomUUID()}`,
+        }),
+      );
+    }
+    expect(holds.slice(0, 2).map((answer) => answer.status)).toEqual([200, 200]);
+    expectLimited(holds[2]!);
+    expect(await heldBy(app, traveller)).toMatchObject({ seats: 2, batches: 2 });
+  });
+});
