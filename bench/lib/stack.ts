@@ -66,6 +66,14 @@ export async function startBenchStack(options: {
       .toString(),
     // Phone sign-in is not measured here; production refuses to start without a provider otherwise.
     OTP_PRELAUNCH: 'true',
+    // A few bench accounts make thousands of bookings: the per-account caps and hourly limits stay on
+    // (their checks are part of every measured write) but far above what one load generator reaches.
+    HELD_SEATS_MAX_PER_TRIP: '100000',
+    HELD_SEATS_MAX_TOTAL: '1000000',
+    UNPAID_BOOKINGS_MAX: '1000000',
+    SEAT_LOCK_RATE_LIMIT_PER_HOUR: '10000000',
+    JOURNEY_HOLD_RATE_LIMIT_PER_HOUR: '10000000',
+    BOOKING_RATE_LIMIT_PER_HOUR: '10000000',
     LOG_LEVEL: 'info',
     DATABASE_URL: url,
     DATABASE_POOL_MAX: '6',
