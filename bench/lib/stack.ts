@@ -7,6 +7,7 @@ import {
   databaseUrl,
   dropDatabase,
   ensurePostgres,
+  freePort,
   portOpen,
   projectRoot,
   startTemporal,
@@ -44,11 +45,6 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-async function freePort(from: number): Promise<number> {
-  for (let port = from; port < from + 100; port++) if (!(await portOpen(port))) return port;
-  throw new Error(`no free port near ${from}`);
-}
-
 /**
  * PostgreSQL (reused or private), a benchmark database that persists between runs, a headless
  * Temporal dev server, and the real API in its own process, so the load generator in this process
@@ -72,9 +68,9 @@ export async function startBenchStack(options: {
   const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 6 });
   await migrate(db);
   await options.prepare?.(db);
-  const temporalPort = await freePort(7300);
+  const temporalPort = await freePort(7300, 100);
   managed.push(await startTemporal({ port: temporalPort }));
-  const apiPort = await freePort(3300);
+  const apiPort = await freePort(3300, 100);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
@@ -105,7 +101,7 @@ export async function startBenchStack(options: {
   }
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const startApi = async (changes: Record<string, string>) => {
-    const port = await freePort(apiPort + 1);
+    const port = await freePort(apiPort + 1, 100);
     const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
       cwd: projectRoot,
       env: { ...env, ...changes, PORT: String(port) },
