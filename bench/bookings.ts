@@ -10,15 +10,13 @@
  * p50 and p99 of each phase and the HTTP / bare ratio. Targets: ≥ 150 bookings/s across many
  * trips over HTTP, p99 < 150 ms. The benchmark database is dropped and rebuilt at every run.
  */
-import { cpus, loadavg } from 'node:os';
-import { loadConfig, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { percentile, type LoadResult } from './lib/load.js';
-import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
@@ -30,7 +28,6 @@ const TRIPS = Number(process.env.BENCH_TRIPS ?? 200);
 const SEATS_PER_TRIP = 40;
 /** The busy trip: 100 rows of 2+2. */
 const BUSY_SEATS = 400;
-const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 type Traveller = BenchTraveller;
@@ -244,30 +241,17 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
-  const benchConfig = loadConfig({
-    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
-    ACCESS_TOKEN_SECRET,
-    NODE_ENV: 'development',
-  });
-  let world: World | undefined;
-  const stack = await startBenchStack({
-    database: DATABASE,
-    env: { LOG_LEVEL: 'warn' },
-    prepare: async (db) => {
-      log(`creating ${TRIPS} trips of ${SEATS_PER_TRIP} seats and two trips of ${BUSY_SEATS} seats`);
-      world = await createWorld(db, benchConfig);
+  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  await runOnBenchStack(
+    {
+      database: DATABASE,
+      env: { LOG_LEVEL: 'warn' },
+      prepare: (db) => {
+        log(`creating ${TRIPS} trips of ${SEATS_PER_TRIP} seats and two trips of ${BUSY_SEATS} seats`);
+        return createWorld(db, config);
+      },
     },
-  });
-  try {
-    await measure(stack, world!);
-  } finally {
-    await stack.close();
-  }
-  const [load1, load5] = loadavg();
-  log(
-    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
+    measure,
   );
 }
 

@@ -15,19 +15,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { createStaffSession } from '../api/auth/staff-session.js';
-import { loadConfig, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { scanAtDoor, type ScanAnswer } from '../db/writes/trip-operations/index.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { databaseUrl, dropDatabase, ensurePostgres, projectRoot } from '../scripts/lib/services.js';
+import { projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
 import { loadResult, percentile, type LoadResult } from './lib/load.js';
-import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
 const DATABASE = 'busbooking_bench_checkin';
@@ -35,7 +34,6 @@ const SCANNERS = Number(process.env.BENCH_SCANNERS ?? 4);
 const SEATS = Number(process.env.BENCH_SEATS ?? 60);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REPLAY_PERCENT = Number(process.env.BENCH_REPLAY_PERCENT ?? 20);
-const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 interface Credential {
@@ -370,33 +368,18 @@ async function measure(stack: BenchStack, config: Config, world: World) {
 }
 
 async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
-    ACCESS_TOKEN_SECRET,
-    NODE_ENV: 'development',
-  });
-  let world: World | undefined;
-  const stack = await startBenchStack({
-    database: DATABASE,
-    env: { LOG_LEVEL: 'warn' },
-    prepare: async (db) => {
-      world = {
+  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  await runOnBenchStack(
+    {
+      database: DATABASE,
+      env: { LOG_LEVEL: 'warn' },
+      prepare: async (db): Promise<World> => ({
         company: await createBenchCompany(db, 'ScanLines', 'AUTO_CONFIRM'),
         travellers: await createTravellers(db, config, 8, '+9639982'),
         nextSlot: 0,
-      };
+      }),
     },
-  });
-  try {
-    await measure(stack, config, world!);
-  } finally {
-    await stack.close();
-  }
-  const [load1, load5] = loadavg();
-  log(
-    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
+    (stack, world) => measure(stack, config, world),
   );
 }
 

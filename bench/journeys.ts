@@ -22,17 +22,14 @@
  * benchmark database is dropped and rebuilt at every run so figures are comparable.
  */
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import type { Config } from '../config/index.js';
-import { loadConfig } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
 import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys/index.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { databaseUrl, dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
-import { percentile, runLoops, type LoadResult } from './lib/load.js';
-import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
+import { benchConfig, dropBenchDatabase, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
@@ -46,7 +43,6 @@ const PENDING_JOURNEYS = Number(process.env.BENCH_PENDING ?? 1000);
 const DEADLINE_TIME_SCALE = 0.1;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
 const TRIPS_PER_COMPANY = Number(process.env.BENCH_TRIPS ?? 300);
-const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 interface World {
@@ -595,13 +591,7 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
 }
 
 async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
-  const benchConfig = loadConfig({
-    DATABASE_URL: databaseUrl(postgres.serverUrl, DATABASE),
-    ACCESS_TOKEN_SECRET,
-    NODE_ENV: 'development',
-  });
+  const config = benchConfig(await dropBenchDatabase(DATABASE));
   let world: World | undefined;
   let travellers: Traveller[] = [];
   const stack = await startBenchStack({
@@ -610,10 +600,10 @@ async function main() {
     prepare: async (db) => {
       log(`creating two companies with ${TRIPS_PER_COMPANY} trips of 48 seats each`);
       world = {
-        auto: await createCompanyWorld(db, benchConfig, 'AutoLines', 'AUTO_CONFIRM'),
-        manual: await createCompanyWorld(db, benchConfig, 'ManualLines', 'MANUAL_CONFIRM'),
+        auto: await createCompanyWorld(db, config, 'AutoLines', 'AUTO_CONFIRM'),
+        manual: await createCompanyWorld(db, config, 'ManualLines', 'MANUAL_CONFIRM'),
       };
-      travellers = await createTravellers(db, benchConfig, CONCURRENCY * 2, '+9639980');
+      travellers = await createTravellers(db, config, CONCURRENCY * 2, '+9639980');
     },
   });
   let flows: Awaited<ReturnType<typeof measureFlows>>;
@@ -634,10 +624,7 @@ async function main() {
     `targets: AUTO ≥ 40 journeys/s: ${autoJourneys?.['journeys/s']}; AUTO confirm p99 < 300 ms: ${autoConfirm?.['p99 ms']} ms; ` +
       `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms` : 'not measured'}`,
   );
-  const [load1, load5] = loadavg();
-  log(
-    `machine: ${cpus().length} CPUs, load average ${load1!.toFixed(1)} (1 min) ${load5!.toFixed(1)} (5 min) at the end of the run`,
-  );
+  log(machineLoad());
 }
 
 await main();

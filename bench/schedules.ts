@@ -18,10 +18,9 @@ import { BUS_TEMPLATES, coachLayout } from '../domain/layout-templates.js';
 import { tripStopCalls, type RouteStopPlan } from '../domain/route-plan.js';
 import { damascusDate } from '../domain/time.js';
 import { expandTimetable } from '../domain/trip-schedules.js';
-import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { benchOwnerSession } from './lib/company.js';
-import { machineLoad, percentile } from './lib/load.js';
-import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { percentile } from './lib/load.js';
+import { dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
 
 const DATABASE = 'busbooking_bench_schedules';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -263,23 +262,11 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
-  let world: World | undefined;
-  const stack = await startBenchStack({
-    database: DATABASE,
-    withWorker: true,
-    env: { LOG_LEVEL: 'warn' },
-    prepare: async (db) => {
-      world = await createWorld(db);
-    },
-  });
-  try {
-    await measure(stack, world!);
-  } finally {
-    await stack.close();
-  }
-  log(machineLoad());
+  await dropBenchDatabase(DATABASE);
+  await runOnBenchStack(
+    { database: DATABASE, withWorker: true, env: { LOG_LEVEL: 'warn' }, prepare: createWorld },
+    measure,
+  );
 }
 
 await main();

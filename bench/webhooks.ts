@@ -25,10 +25,9 @@ import { createApiKey } from '../db/writes/api-keys.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { notificationBody } from '../domain/webhook-signing.js';
-import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { percentile } from './lib/load.js';
-import { startBenchStack } from './lib/stack.js';
+import { BENCH_ACCESS_TOKEN_SECRET, dropBenchDatabase, startBenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { measureDeliveryShapes } from './lib/webhook-shapes.js';
 
@@ -38,7 +37,6 @@ const BOOKINGS = Math.max(4, Math.round(1000 * SCALE));
 const RATE = Number(process.env.BENCH_RATE ?? 25);
 const SUBSCRIPTIONS = 3;
 const SECRET = 'bench-webhook-secret-0123456789';
-const ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 const log = (message: string) => console.log(`[bench] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -87,7 +85,7 @@ interface World {
 
 async function createWorld(db: Database): Promise<World> {
   const config = loadConfig({
-    ACCESS_TOKEN_SECRET,
+    ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
     NODE_ENV: 'development',
     DATABASE_URL: 'postgres://x@y/z',
   });
@@ -223,13 +221,16 @@ function report(receivers: Receiver[], committed: Map<string, number>, firstComm
 }
 
 async function main() {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
+  await dropBenchDatabase(DATABASE);
   let world: World | undefined;
   const stack = await startBenchStack({
     database: DATABASE,
     withWorker: true,
-    env: { LOG_LEVEL: 'warn', ACCESS_TOKEN_SECRET, WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' },
+    env: {
+      LOG_LEVEL: 'warn',
+      ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
+      WEBHOOK_ALLOW_LOCAL_TARGETS: 'true',
+    },
     prepare: async (db) => {
       world = await createWorld(db);
     },

@@ -11,7 +11,7 @@ import {
   databaseUrl,
   dropDatabase,
   ensurePostgres,
-  portOpen,
+  freePort,
   projectRoot,
   startTemporal,
 } from './lib/services.js';
@@ -19,17 +19,12 @@ import {
 const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 const managed: Managed[] = [];
 
-async function freePort(from: number): Promise<number> {
-  for (let port = from; port < from + 50; port++) if (!(await portOpen(port))) return port;
-  throw new Error(`no free port near ${from}`);
-}
-
 async function main(): Promise<number> {
   const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
   if (postgres.process) managed.push(postgres.process);
   const database = `busbooking_test_${Date.now()}`;
   await createDatabaseIfMissing(postgres.serverUrl, database);
-  const temporalPort = await freePort(7243);
+  const temporalPort = await freePort(7243, 50);
   managed.push(await startTemporal({ port: temporalPort }));
   try {
     const vitestArgs = ['run', ...process.argv.slice(2)];

@@ -54,5 +54,3 @@ export const openShiftUpdate = defineUpdate<CashShiftSummary, []>('open');
 export const adjustShiftUpdate = defineUpdate<CashShiftSummary, [AdjustRequest]>('adjust');
 export const closeShiftUpdate = defineUpdate<CashShiftSummary, [CloseRequest]>('close');
 export const cashShiftStateQuery = defineQuery<CashShiftState>('state');
-
-export { searchAttributeKeys as cashShiftSearchAttributeKeys } from './shared.js';

@@ -105,9 +105,6 @@ export const confirmUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('conf
 export const decideUpdate = defineUpdate<DecisionResult, [CompanyDecision]>('decide');
 export const stateQuery = defineQuery<ProcessState>('state');
 
-/** Typed keys of the search attributes operators filter by in the Temporal UI. */
-export { searchAttributeKeys } from './shared.js';
-
 /**
  * Refusals the workflow itself makes (its Update validators) and their HTTP status. A refusal
  * fails the Update with an ApplicationFailure whose type is the API errorCode and whose first

@@ -48,6 +48,3 @@ export const revokeUpdate = defineUpdate<RevokeResult, [RevokeRequest]>('revoke'
 /** The API ended the recipient session for idleness; the grant can expire now instead of at the hard end. */
 export const sessionIdleSignal = defineSignal<[]>('sessionIdle');
 export const grantStateQuery = defineQuery<GrantState>('state');
-
-/** Typed keys of the search attributes operators filter by in the Temporal UI (shared by every process). */
-export { searchAttributeKeys as shareSearchAttributeKeys } from './shared.js';

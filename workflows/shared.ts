@@ -1,4 +1,4 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 /**
  * Names shared by workflows, the worker and the API. Imported by the API without pulling in any
@@ -21,6 +21,21 @@ export const searchAttributeKeys = {
   bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
   processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
 };
+
+/** A process's search attributes as it starts: its companies, its booking (when it has one), its phase. */
+export function processSearchAttributes(process: {
+  companyIds: string[];
+  bookingId?: string;
+  status: string;
+}): SearchAttributePair[] {
+  const booking: SearchAttributePair[] =
+    process.bookingId === undefined ? [] : [{ key: searchAttributeKeys.bookingId, value: process.bookingId }];
+  return [
+    { key: searchAttributeKeys.companyIds, value: process.companyIds },
+    ...booking,
+    { key: searchAttributeKeys.processStatus, value: process.status },
+  ];
+}
 
 export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,

@@ -26,5 +26,3 @@ export interface TripScheduleInput {
 
 export const claimUpdate = defineUpdate<ScheduleClaim, []>('claim');
 export const progressQuery = defineQuery<ScheduleProgress>('progress');
-
-export { searchAttributeKeys as scheduleSearchAttributeKeys } from './shared.js';

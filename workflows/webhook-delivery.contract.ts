@@ -1,6 +1,6 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { DeliveryStatus, DeliveryTrigger, RetryPlan } from '../domain/webhooks.js';
-import { searchAttributeKeys } from './shared.js';
+import { processSearchAttributes } from './shared.js';
 
 export {
   DEFAULT_RETRY_PLAN,
@@ -45,9 +45,9 @@ export function deliverySearchAttributes(delivery: {
   companyId: string;
   bookingId: string;
 }): SearchAttributePair[] {
-  return [
-    { key: searchAttributeKeys.companyIds, value: [delivery.companyId] },
-    { key: searchAttributeKeys.bookingId, value: delivery.bookingId },
-    { key: searchAttributeKeys.processStatus, value: 'PENDING' },
-  ];
+  return processSearchAttributes({
+    companyIds: [delivery.companyId],
+    bookingId: delivery.bookingId,
+    status: 'PENDING',
+  });
 }

@@ -9,6 +9,7 @@ import {
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
+import { TripTimesOut } from './planning-schemas.js';
 
 /**
  * The OpenAPI side of the trip operations room (api/dashboard/dispatch.ts): the action body, the
@@ -134,6 +135,14 @@ const Blocker = z.object({
   count: z.int().optional(),
 });
 
+/** How the trip's travellers stand (the operations room and the driver app's manifest). */
+export const AttendanceCounters = z.object({
+  total: z.int(),
+  checked_in: z.int(),
+  no_show: z.int(),
+  pending: z.int(),
+  awaiting_confirmation: z.int(),
+});
 const City = z.object({ id: Id, name_ar: z.string(), name_en: z.string() });
 export const DispatchView = z.object({
   success: z.literal(true),
@@ -141,12 +150,7 @@ export const DispatchView = z.object({
     trip: z.object({
       id: Id,
       status: TripStatus,
-      operating_date: z.string().meta({ format: 'date' }),
-      departure_at: DateTime,
-      arrival_at: DateTime,
-      delay_minutes: z.int(),
-      actual_departure_at: DateTime.nullable(),
-      actual_arrival_at: DateTime.nullable(),
+      ...TripTimesOut,
       seats_total: z.int(),
       route: z.object({ id: Id, name_ar: z.string(), name_en: z.string(), origin: City, destination: City }),
       stop_calls: z.array(
@@ -176,13 +180,7 @@ export const DispatchView = z.object({
       .object({ id: Id, name: z.string().nullable(), email: z.string().nullable(), active: z.boolean() })
       .nullable(),
     manifest: z.array(ManifestItem),
-    counters: z.object({
-      total: z.int(),
-      checked_in: z.int(),
-      no_show: z.int(),
-      pending: z.int(),
-      awaiting_confirmation: z.int(),
-    }),
+    counters: AttendanceCounters,
     readiness: z.object({ ready: z.boolean(), blockers: z.array(Blocker) }),
     allowed_actions: z.array(Action),
     events: z.array(

@@ -65,6 +65,15 @@ export const DateTime = z.string().meta({ format: 'date-time' });
 export const UuidOut = z.string().meta({ format: 'uuid' });
 export const NamedRefOut = z.object({ id: UuidOut, name_ar: z.string(), name_en: z.string() });
 export const PaginationOut = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
+/** A trip's operating date and times, as the planning board and the operations room answer them. */
+export const TripTimesOut = {
+  operating_date: z.string().meta({ format: 'date' }),
+  departure_at: DateTime,
+  arrival_at: DateTime,
+  delay_minutes: z.int(),
+  actual_departure_at: DateTime.nullable(),
+  actual_arrival_at: DateTime.nullable(),
+};
 
 export const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 export const page = <T extends z.ZodType>(item: T) =>

@@ -4,7 +4,15 @@ import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, Money, NamedRefOut, ok, PaginationOut, UuidOut, WRITE_RULES } from './planning-schemas.js';
+import {
+  Money,
+  NamedRefOut,
+  ok,
+  PaginationOut,
+  TripTimesOut,
+  UuidOut,
+  WRITE_RULES,
+} from './planning-schemas.js';
 
 /** OpenAPI of GET and POST /dashboard/api/trips (trip-planning.ts). */
 
@@ -52,12 +60,7 @@ const Trip = z
   .object({
     id: UuidOut,
     status: Status,
-    operating_date: z.string().meta({ format: 'date' }),
-    departure_at: DateTime,
-    arrival_at: DateTime,
-    delay_minutes: z.int(),
-    actual_departure_at: DateTime.nullable(),
-    actual_arrival_at: DateTime.nullable(),
+    ...TripTimesOut,
     route: z.object({
       id: UuidOut,
       name_ar: z.string(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
-import { ManifestItem } from '../dashboard/dispatch.openapi.js';
+import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
 import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
 
@@ -45,13 +45,7 @@ export const ManifestResponse = z.object({
   success: z.literal(true),
   data: z.object({
     trip: DriverTrip,
-    counters: z.object({
-      total: z.int(),
-      checked_in: z.int(),
-      no_show: z.int(),
-      pending: z.int(),
-      awaiting_confirmation: z.int(),
-    }),
+    counters: AttendanceCounters,
     manifest: z.array(ManifestItem),
   }),
 });

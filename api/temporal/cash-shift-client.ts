@@ -4,7 +4,6 @@ import type { Config } from '../../config/index.js';
 import {
   adjustShiftUpdate,
   CASH_SHIFT_WORKFLOW,
-  cashShiftSearchAttributeKeys,
   closeShiftUpdate,
   openShiftUpdate,
   type AdjustRequest,
@@ -12,7 +11,7 @@ import {
   type CashShiftSummary,
   type CloseRequest,
 } from '../../workflows/cash-shift.contract.js';
-import { workflowIds } from '../../workflows/shared.js';
+import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
@@ -48,10 +47,7 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
         workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: [
-          { key: cashShiftSearchAttributeKeys.companyIds, value: [input.companyId] },
-          { key: cashShiftSearchAttributeKeys.processStatus, value: 'NEW' },
-        ],
+        typedSearchAttributes: processSearchAttributes({ companyIds: [input.companyId], status: 'NEW' }),
         memo: { shiftId: input.shiftId, openedBy: input.openedBy },
       });
       return calling(() =>

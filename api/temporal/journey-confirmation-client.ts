@@ -8,7 +8,6 @@ import {
   JOURNEY_CONFIRMATION_WORKFLOW,
   REFUSAL_STATUS,
   releaseHoldUpdate,
-  searchAttributeKeys,
   type CompanyDecision,
   type ConfirmationScope,
   type ConfirmRequest,
@@ -19,7 +18,7 @@ import {
   type RefusalCode,
   type ReleaseResult,
 } from '../../workflows/journey-confirmation.contract.js';
-import { workflowIds } from '../../workflows/shared.js';
+import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
 import { accountCaps, type CapSettings } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
@@ -73,11 +72,11 @@ export function journeyConfirmationClient(
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: [
-          { key: searchAttributeKeys.companyIds, value: start.companyIds },
-          { key: searchAttributeKeys.bookingId, value: start.scope.id },
-          { key: searchAttributeKeys.processStatus, value: 'NEW' },
-        ],
+        typedSearchAttributes: processSearchAttributes({
+          companyIds: start.companyIds,
+          bookingId: start.scope.id,
+          status: 'NEW',
+        }),
         memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
       });
       return calling('JOURNEY_NOT_HOLDABLE', () =>

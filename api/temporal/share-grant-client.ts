@@ -7,14 +7,13 @@ import {
   revokeUpdate,
   SHARE_GRANT_WORKFLOW,
   sessionIdleSignal,
-  shareSearchAttributeKeys,
   type AcceptResult,
   type OpenResult,
   type RevokeResult,
   type ShareActor,
   type ShareGrantInput,
 } from '../../workflows/share-grant.contract.js';
-import { workflowIds } from '../../workflows/shared.js';
+import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
@@ -44,11 +43,11 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: [
-          { key: shareSearchAttributeKeys.companyIds, value: [input.companyId] },
-          { key: shareSearchAttributeKeys.bookingId, value: input.bookingId },
-          { key: shareSearchAttributeKeys.processStatus, value: 'NEW' },
-        ],
+        typedSearchAttributes: processSearchAttributes({
+          companyIds: [input.companyId],
+          bookingId: input.bookingId,
+          status: 'NEW',
+        }),
         memo: {
           documentKind: input.documentKind,
           presentation: input.presentation,

@@ -1,11 +1,10 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { workflowIds } from '../../workflows/shared.js';
+import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
 import {
   claimUpdate,
   progressQuery,
-  scheduleSearchAttributeKeys,
   TRIP_SCHEDULE_WORKFLOW,
   type ScheduleClaim,
   type ScheduleClaimInput,
@@ -61,10 +60,7 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: [
-          { key: scheduleSearchAttributeKeys.companyIds, value: [claim.companyId] },
-          { key: scheduleSearchAttributeKeys.processStatus, value: 'NEW' },
-        ],
+        typedSearchAttributes: processSearchAttributes({ companyIds: [claim.companyId], status: 'NEW' }),
         memo: {
           routeId: claim.request.routeId,
           busId: claim.request.busId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import { findTripSchedule, type ScheduleRecord } from '../../db/queries/trip-schedules.js';
 import { planSchedule } from '../../db/queries/trip-plan.js';
@@ -8,28 +9,15 @@ import { timetableIssues, type ScheduleCommitRequest } from '../../domain/trip-s
 import { damascusDate } from '../../domain/time.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { TripScheduleClient } from '../temporal/trip-schedule-client.js';
+import type { ScheduleBody } from '../dashboard/trip-schedules.openapi.js';
 
 /**
  * POST /dashboard/api/trip-schedules in its two forms, and the read of one schedule with its live
  * progress. Preview reads and writes nothing; commit hands the schedule to its workflow.
  */
-export interface ScheduleBodyFields {
-  route_id: string;
-  pickup_stop_id: string;
-  bus_id: string;
-  driver_id: string | null;
-  start_date: string;
-  end_date: string;
-  departure_time: string | string[];
-  days_of_week: number[];
-  duration_minutes?: number;
-  price_base: number;
-  price_vip: number | null;
-  notes: string;
-}
 
 /** The body as the planner reads it, after the date rules (400 with the first rule's code). */
-export function scheduleRequest(body: ScheduleBodyFields): ScheduleCommitRequest {
+export function scheduleRequest(body: z.output<typeof ScheduleBody>): ScheduleCommitRequest {
   const issues = timetableIssues(
     { startDate: body.start_date, endDate: body.end_date },
     damascusDate(new Date()),

@@ -1,15 +1,38 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
+import { loadConfig, type Config } from '../../config/index.js';
 import {
   createDatabaseIfMissing,
   databaseUrl,
+  dropDatabase,
   ensurePostgres,
+  freePort,
   portOpen,
   projectRoot,
   startTemporal,
 } from '../../scripts/lib/services.js';
 import { initDatabase, migrate, type Database } from '../../db/orm.js';
+import { machineLoad } from './load.js';
+
+/** The secret the API child signs access tokens with; sessions made in this process must use it too. */
+export const BENCH_ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
+
+/** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
+export async function dropBenchDatabase(database: string): Promise<string> {
+  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  await dropDatabase(postgres.serverUrl, database);
+  return databaseUrl(postgres.serverUrl, database);
+}
+
+/** The configuration the in-process world builders use: the API child's token secret, development mode. */
+export function benchConfig(url: string): Config {
+  return loadConfig({
+    DATABASE_URL: url,
+    ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
+    NODE_ENV: 'development',
+  });
+}
 
 export interface BenchStack {
   db: Database;
@@ -22,11 +45,6 @@ export interface BenchStack {
   /** Starts one more API process with some settings changed (stopped with the stack). */
   startApi(changes: Record<string, string>): Promise<string>;
   close(): Promise<void>;
-}
-
-async function freePort(from: number): Promise<number> {
-  for (let port = from; port < from + 100; port++) if (!(await portOpen(port))) return port;
-  throw new Error(`no free port near ${from}`);
 }
 
 /**
@@ -52,14 +70,14 @@ export async function startBenchStack(options: {
   const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 6 });
   await migrate(db);
   await options.prepare?.(db);
-  const temporalPort = await freePort(7300);
+  const temporalPort = await freePort(7300, 100);
   managed.push(await startTemporal({ port: temporalPort }));
-  const apiPort = await freePort(3300);
+  const apiPort = await freePort(3300, 100);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
     NODE_ENV: 'production',
-    ACCESS_TOKEN_SECRET: 'bench-access-token-secret-0123456789abcdef',
+    ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
     // Production signs boarding credentials only with a key from the environment.
     SIGNING_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
@@ -93,7 +111,7 @@ export async function startBenchStack(options: {
   }
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const startApi = async (changes: Record<string, string>) => {
-    const port = await freePort(apiPort + 1);
+    const port = await freePort(apiPort + 1, 100);
     const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
       cwd: projectRoot,
       env: { ...env, ...changes, PORT: String(port) },
@@ -122,4 +140,33 @@ export async function startBenchStack(options: {
       await db.close();
     },
   };
+}
+
+/**
+ * One measured run: `prepare` builds the world in the benchmark database before the API starts,
+ * `measure` runs against the stack; the stack is stopped whatever happens, then the machine's load
+ * is printed (a busy machine explains a slow run).
+ */
+export async function runOnBenchStack<World>(
+  options: {
+    database: string;
+    prepare: (db: Database) => Promise<World>;
+    env?: Record<string, string>;
+    withWorker?: boolean;
+  },
+  measure: (stack: BenchStack, world: World) => Promise<void>,
+): Promise<void> {
+  let world: World | undefined;
+  const stack = await startBenchStack({
+    ...options,
+    prepare: async (db) => {
+      world = await options.prepare(db);
+    },
+  });
+  try {
+    await measure(stack, world!);
+  } finally {
+    await stack.close();
+  }
+  console.log(`[bench] ${machineLoad()}`);
 }

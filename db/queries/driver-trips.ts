@@ -1,5 +1,6 @@
 import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
+import type { TripTimesRow } from './trip-times.js';
 
 /**
  * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
@@ -19,13 +20,7 @@ export interface DriverTrip {
   checkedIn: number;
 }
 
-interface DriverTripRow {
-  id: string;
-  status: TripStatus;
-  operating_date: string;
-  departure_at: string;
-  arrival_at: string;
-  delay_minutes: number;
+interface DriverTripRow extends TripTimesRow {
   route_name_ar: string;
   route_name_en: string;
   plate_number: string;

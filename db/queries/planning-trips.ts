@@ -3,6 +3,7 @@ import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 import { LIVE_ALLOCATION } from './inventory.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
+import type { TripActualTimesRow } from './trip-times.js';
 
 /**
  * GET /dashboard/api/trips: the company's trips, a page at a time, with a count of every trip
@@ -16,15 +17,8 @@ export interface TripFilter {
   busId?: string;
 }
 
-export interface PlanningTrip {
-  id: string;
-  status: TripStatus;
-  operating_date: string;
-  departure_at: string;
-  arrival_at: string;
-  delay_minutes: number;
-  actual_departure_at: string | null;
-  actual_arrival_at: string | null;
+/** A trip as the planning board shows it: the row's own names, instants as ISO strings. */
+export interface PlanningTrip extends TripActualTimesRow {
   route: { id: string; name_ar: string; name_en: string; origin_city: NamedRef; destination_city: NamedRef };
   bus: { id: string; plate_number: string; model: string };
   driver: { id: string; name: string; email: string } | null;
@@ -37,33 +31,26 @@ export interface PlanningTrip {
   schedule_id: string | null;
 }
 
-type TripRow = PickupRow & {
-  id: string;
-  status: TripStatus;
-  operating_date: string;
-  departure_at: string;
-  arrival_at: string;
-  delay_minutes: number;
-  actual_departure_at: string | null;
-  actual_arrival_at: string | null;
-  route_id: string;
-  route_name_ar: string;
-  route_name_en: string;
-  origin: NamedRef;
-  destination: NamedRef;
-  bus_id: string;
-  plate_number: string;
-  model: string;
-  driver_id: string | null;
-  driver_name: string | null;
-  driver_email: string | null;
-  seats_total: number;
-  seats_taken: number;
-  price_base: string;
-  price_vip: string | null;
-  currency: string;
-  schedule_id: string | null;
-};
+type TripRow = PickupRow &
+  TripActualTimesRow & {
+    route_id: string;
+    route_name_ar: string;
+    route_name_en: string;
+    origin: NamedRef;
+    destination: NamedRef;
+    bus_id: string;
+    plate_number: string;
+    model: string;
+    driver_id: string | null;
+    driver_name: string | null;
+    driver_email: string | null;
+    seats_total: number;
+    seats_taken: number;
+    price_base: string;
+    price_vip: string | null;
+    currency: string;
+    schedule_id: string | null;
+  };
 
 const iso = (instant: string) => new Date(instant).toISOString();
 const isoOrNull = (instant: string | null) => (instant === null ? null : iso(instant));

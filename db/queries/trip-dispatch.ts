@@ -2,6 +2,7 @@ import type { ReadinessFacts, TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
+import type { TripActualTimesRow } from './trip-times.js';
 
 /**
  * Reads of the trip operations room (GET /dashboard/api/trips/{id}/dispatch): the trip's set-up
@@ -11,16 +12,8 @@ import { rowsOf, type SqlRunner } from '../sql-runner.js';
 
 const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
 
-interface TripSetupRow extends PickupRow {
-  id: string;
+interface TripSetupRow extends PickupRow, TripActualTimesRow {
   company_id: string;
-  status: TripStatus;
-  operating_date: string;
-  departure_at: string;
-  arrival_at: string;
-  delay_minutes: number;
-  actual_departure_at: string | null;
-  actual_arrival_at: string | null;
   seats_total: number;
   route_id: string;
   route_name_ar: string;

@@ -11,7 +11,7 @@ import type { Database } from '../orm.js';
 import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
 import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
-import { JourneyRefusal } from './journeys/index.js';
+import { closeHoldBatch, JourneyRefusal } from './journeys/index.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
 import { lockAccount, requireSeatsWithinCaps, type AccountCaps } from './inventory-caps.js';
 
@@ -306,14 +306,7 @@ export async function releaseSeatLock(db: Database, userId: string, id: string):
     }
     if (row.status === 'ACTIVE') {
       const status = row.live ? 'RELEASED' : 'EXPIRED';
-      await client.query(`update hold_batches set status = $2, closed_at = now() where id = $1`, [
-        id,
-        status,
-      ]);
-      await client.query(
-        `update seat_allocations set status = $2, released_at = now() where hold_batch_id = $1 and status = 'HELD'`,
-        [id, status],
-      );
+      await closeHoldBatch(client, id, status);
       return toSeatLock({ ...row, status });
     }
     return toSeatLock(row);

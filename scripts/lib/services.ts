@@ -22,6 +22,12 @@ export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
+/** The first port from `from` on that nothing listens on (of `tries` ports). */
+export async function freePort(from: number, tries: number): Promise<number> {
+  for (let port = from; port < from + tries; port++) if (!(await portOpen(port))) return port;
+  throw new Error(`no free port near ${from}`);
+}
+
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {

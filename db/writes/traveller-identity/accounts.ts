@@ -4,7 +4,9 @@ import {
   type EmailHolder,
   type IdentityRefusalCode,
 } from '../../../domain/traveller-identity.js';
+import type { Database } from '../../orm.js';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+import { consumeNonce, type PresentedNonce } from './nonces.js';
 
 /**
  * What the identity transactions share: key locks, the staff-address check, and reads of the
@@ -93,6 +95,28 @@ export async function failClosed<T>(work: () => Promise<T>, code: IdentityRefusa
     }
     throw error;
   }
+}
+
+/**
+ * One transaction for a verified identity: the identity's keys locked, the nonce spent (when one is
+ * presented) and a staff address refused before `work` runs; a conflict is IDP_ACCOUNT_CONFLICT.
+ */
+export function identityTransaction<T>(
+  db: Database,
+  identity: VerifiedIdentity,
+  nonce: PresentedNonce | undefined,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  return failClosed(
+    () =>
+      db.transaction(async (client) => {
+        await lockIdentityKeys(client, identity);
+        if (nonce) await consumeNonce(client, nonce);
+        await refuseStaffEmail(client, identity.email);
+        return work(client);
+      }),
+    'IDP_ACCOUNT_CONFLICT',
+  );
 }
 
 interface LinkedUserRow {

@@ -1,16 +1,8 @@
 import type { PoolClient } from 'pg';
 import { accountGone, linkRefusal, unlinkRefusal } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
-import {
-  emailHolder,
-  failClosed,
-  linkedUser,
-  lockIdentityKeys,
-  PROVIDER,
-  refuseStaffEmail,
-  type VerifiedIdentity,
-} from './accounts.js';
-import { consumeNonce, type PresentedNonce } from './nonces.js';
+import { emailHolder, identityTransaction, linkedUser, PROVIDER, type VerifiedIdentity } from './accounts.js';
+import type { PresentedNonce } from './nonces.js';
 
 export interface LinkedIdentity {
   provider: typeof PROVIDER;
@@ -45,38 +37,31 @@ export async function linkIdentity(
   identity: VerifiedIdentity,
   nonce: PresentedNonce,
 ): Promise<LinkedIdentity> {
-  return failClosed(
-    () =>
-      db.transaction(async (client) => {
-        await lockIdentityKeys(client, identity);
-        await consumeNonce(client, nonce);
-        await refuseStaffEmail(client, identity.email);
-        const { rows: users } = await client.query('select 1 from users where id = $1 for update', [userId]);
-        if (!users[0]) throw accountGone();
-        const { rows: current } = await client.query<CurrentIdentityRow>(
-          `select subject, email, ${ISO_CREATED_AT} as linked_at from user_identities where user_id = $1 and provider = $2`,
-          [userId, PROVIDER],
-        );
-        const linked = current[0] ?? null;
-        // Only a new link needs the other accounts (and their row locks).
-        const elsewhere = linked ? null : await linkedUser(client, identity.subject);
-        const holder = linked ? null : await emailHolder(client, identity.email);
-        const refusal = linkRefusal({
-          userId,
-          subject: identity.subject,
-          currentSubject: linked?.subject ?? null,
-          linkedElsewhere: elsewhere !== null,
-          emailHolderId: holder?.id ?? null,
-        });
-        if (refusal) throw refusal;
-        if (linked) {
-          return { provider: PROVIDER, email: linked.email, linkedAt: linked.linked_at, alreadyLinked: true };
-        }
-        const linkedAt = await insertLinkedIdentity(client, userId, identity);
-        return { provider: PROVIDER, email: identity.email, linkedAt, alreadyLinked: false };
-      }),
-    'IDP_ACCOUNT_CONFLICT',
-  );
+  return identityTransaction(db, identity, nonce, async (client) => {
+    const { rows: users } = await client.query('select 1 from users where id = $1 for update', [userId]);
+    if (!users[0]) throw accountGone();
+    const { rows: current } = await client.query<CurrentIdentityRow>(
+      `select subject, email, ${ISO_CREATED_AT} as linked_at from user_identities where user_id = $1 and provider = $2`,
+      [userId, PROVIDER],
+    );
+    const linked = current[0] ?? null;
+    // Only a new link needs the other accounts (and their row locks).
+    const elsewhere = linked ? null : await linkedUser(client, identity.subject);
+    const holder = linked ? null : await emailHolder(client, identity.email);
+    const refusal = linkRefusal({
+      userId,
+      subject: identity.subject,
+      currentSubject: linked?.subject ?? null,
+      linkedElsewhere: elsewhere !== null,
+      emailHolderId: holder?.id ?? null,
+    });
+    if (refusal) throw refusal;
+    if (linked) {
+      return { provider: PROVIDER, email: linked.email, linkedAt: linked.linked_at, alreadyLinked: true };
+    }
+    const linkedAt = await insertLinkedIdentity(client, userId, identity);
+    return { provider: PROVIDER, email: identity.email, linkedAt, alreadyLinked: false };
+  });
 }
 
 async function insertLinkedIdentity(

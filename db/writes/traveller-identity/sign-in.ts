@@ -3,16 +3,14 @@ import { emailHolderRefusal, linkedAccountRefusal } from '../../../domain/travel
 import type { Database } from '../../orm.js';
 import {
   emailHolder,
-  failClosed,
+  identityTransaction,
   linkedUser,
-  lockIdentityKeys,
   PROVIDER,
-  refuseStaffEmail,
   summaryOf,
   type TravellerSummary,
   type VerifiedIdentity,
 } from './accounts.js';
-import { consumeNonce, type PresentedNonce } from './nonces.js';
+import type { PresentedNonce } from './nonces.js';
 
 export interface IdpSignIn {
   user: TravellerSummary;
@@ -36,40 +34,33 @@ export async function signInWithIdentity(
   identity: VerifiedIdentity,
   nonce?: PresentedNonce,
 ): Promise<IdpSignIn> {
-  return failClosed(
-    () =>
-      db.transaction(async (client) => {
-        await lockIdentityKeys(client, identity);
-        if (nonce) await consumeNonce(client, nonce);
-        await refuseStaffEmail(client, identity.email);
-        const linked = await linkedUser(client, identity.subject);
-        if (linked) {
-          const refusal = linkedAccountRefusal(linked);
-          if (refusal) throw refusal;
-          await client.query('update user_identities set email = $3 where provider = $1 and subject = $2', [
-            PROVIDER,
-            identity.subject,
-            identity.email,
-          ]);
-          return { user: await summaryOf(client, linked.id), isNewUser: false };
-        }
-        const holder = await emailHolder(client, identity.email);
-        if (holder) {
-          const refusal = emailHolderRefusal(holder);
-          if (refusal) throw refusal;
-          await insertIdentity(client, holder.id, identity);
-          await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
-            holder.id,
-            identity.name,
-          ]);
-          return { user: await summaryOf(client, holder.id), isNewUser: false };
-        }
-        const userId = await insertUser(client, identity);
-        await insertIdentity(client, userId, identity);
-        return { user: await summaryOf(client, userId), isNewUser: true };
-      }),
-    'IDP_ACCOUNT_CONFLICT',
-  );
+  return identityTransaction(db, identity, nonce, async (client) => {
+    const linked = await linkedUser(client, identity.subject);
+    if (linked) {
+      const refusal = linkedAccountRefusal(linked);
+      if (refusal) throw refusal;
+      await client.query('update user_identities set email = $3 where provider = $1 and subject = $2', [
+        PROVIDER,
+        identity.subject,
+        identity.email,
+      ]);
+      return { user: await summaryOf(client, linked.id), isNewUser: false };
+    }
+    const holder = await emailHolder(client, identity.email);
+    if (holder) {
+      const refusal = emailHolderRefusal(holder);
+      if (refusal) throw refusal;
+      await insertIdentity(client, holder.id, identity);
+      await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
+        holder.id,
+        identity.name,
+      ]);
+      return { user: await summaryOf(client, holder.id), isNewUser: false };
+    }
+    const userId = await insertUser(client, identity);
+    await insertIdentity(client, userId, identity);
+    return { user: await summaryOf(client, userId), isNewUser: true };
+  });
 }
 
 interface IdRow {
