@@ -16,7 +16,13 @@ import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { percentile, type LoadResult } from './lib/load.js';
-import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import {
+  BENCH_SIGNING_KEY_PEM,
+  benchConfig,
+  dropBenchDatabase,
+  runOnBenchStack,
+  type BenchStack,
+} from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 
@@ -135,6 +141,7 @@ async function bookBare(db: Database, lock: ReadyLock): Promise<void> {
       passengerName: 'Bench Traveller',
       passengerPhone: '+963944000000',
     },
+    { privateKeyPem: BENCH_SIGNING_KEY_PEM },
   );
   if (!result.created) throw new Error('the lock was already booked');
 }

@@ -29,7 +29,13 @@ import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/wri
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
-import { benchConfig, dropBenchDatabase, startBenchStack, type BenchStack } from './lib/stack.js';
+import {
+  BENCH_SIGNING_KEY_PEM,
+  benchConfig,
+  dropBenchDatabase,
+  startBenchStack,
+  type BenchStack,
+} from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
@@ -318,13 +324,17 @@ async function journeyBare(
     await placeHold(db, { scope, holdBatchId, holdMilliseconds: 10 * 60_000, ownerUserId: traveller.userId });
   });
   const confirmed = await times.time('confirm', () =>
-    confirmScope(db, {
-      scope,
-      holdBatchId,
-      journeys: [{ journeyId, travellers: [{ name: 'Bench Traveller' }] }],
-      channel: 'CUSTOMER_MOBILE',
-      timeScale: 1,
-    }),
+    confirmScope(
+      db,
+      {
+        scope,
+        holdBatchId,
+        journeys: [{ journeyId, travellers: [{ name: 'Bench Traveller' }] }],
+        channel: 'CUSTOMER_MOBILE',
+        timeScale: 1,
+      },
+      { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+    ),
   );
   if (approve && confirmed.status === 'REQUESTED') {
     const decided = await times.time('approve', () =>

@@ -18,6 +18,14 @@ import { machineLoad } from './load.js';
 /** The secret the API child signs access tokens with; sessions made in this process must use it too. */
 export const BENCH_ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
 
+/**
+ * The boarding-credential signing key of a run: production takes it only from the environment, and
+ * the bare transactions measured in this process sign with the same key.
+ */
+export const BENCH_SIGNING_KEY_PEM = generateKeyPairSync('ed25519')
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
 export async function dropBenchDatabase(database: string): Promise<string> {
   const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
@@ -30,6 +38,7 @@ export function benchConfig(url: string): Config {
   return loadConfig({
     DATABASE_URL: url,
     ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
+    SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     NODE_ENV: 'development',
   });
 }
@@ -79,9 +88,7 @@ export async function startBenchStack(options: {
     NODE_ENV: 'production',
     ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
     // Production signs boarding credentials only with a key from the environment.
-    SIGNING_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
-      .privateKey.export({ type: 'pkcs8', format: 'pem' })
-      .toString(),
+    SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     // Phone sign-in is not measured here; production refuses to start without a provider otherwise.
     OTP_PRELAUNCH: 'true',
     // A few bench accounts make thousands of bookings: the per-account caps and hourly limits stay on
