@@ -338,13 +338,17 @@ async function journeyBare(
   );
   if (approve && confirmed.status === 'REQUESTED') {
     const decided = await times.time('approve', () =>
-      recordDecision(db, {
-        scope,
-        companyId: company.companyId,
-        decision: 'APPROVE',
-        actorId: company.staff.staffUserId,
-        decisionKey: `${journeyId}:${company.companyId}:APPROVE`,
-      }),
+      recordDecision(
+        db,
+        {
+          scope,
+          companyId: company.companyId,
+          decision: 'APPROVE',
+          actorId: company.staff.staffUserId,
+          decisionKey: `${journeyId}:${company.companyId}:APPROVE`,
+        },
+        { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+      ),
     );
     if (decided.outcome !== 'CONFIRMED') throw new Error(`approval ended ${decided.outcome}`);
   } else if (confirmed.status !== 'CONFIRMED') {
