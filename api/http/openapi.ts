@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RegisteredRoute, Security } from './route.js';
+import { errorResponses } from './schemas.js';
 
 const SECURITY_SCHEMES = {
   travellerBearer: {
@@ -169,7 +170,7 @@ export function buildOpenApi(
           }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(spec.responses).map(([status, response]) => [
+        Object.entries(withBodyErrors(spec)).map(([status, response]) => [
           status,
           {
             description: response.description,
@@ -195,4 +196,14 @@ export function buildOpenApi(
     components: { securitySchemes: SECURITY_SCHEMES, schemas: components },
     paths,
   };
+}
+
+/**
+ * Every operation that reads a JSON body can also answer what the body reader answers before any
+ * route runs: 400 for a body that is not JSON or holds U+0000, 413 over 64 KiB, 415 for another
+ * content type. Listed on each such operation, so a client (or a fuzzer) finds them where they occur.
+ */
+function withBodyErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
+  if (!spec.body) return spec.responses;
+  return { ...errorResponses(400, 413, 415), ...spec.responses };
 }

@@ -57,6 +57,31 @@ describe('client IP behind one proxy: TRUSTED_PROXY_HOPS=1 takes the entry the p
   });
 });
 
+describe('complete-phone draws on the verify-otp limit per client IP', () => {
+  const app = useTestApp({ ...prelaunch, OTP_VERIFY_PER_IP_PER_HOUR: 4 });
+
+  it('refuses the next code check once complete-phone has used the client IP up', async () => {
+    const traveller = await app.signIn({ kind: 'PRODUCTION' }, { phone: null });
+    const completePhone = () =>
+      app.request('/api/auth/customer/complete-phone', {
+        method: 'POST',
+        token: traveller.token,
+        json: { phone: reservedPhone(), code: '123456', method: 'sms' },
+      });
+    const statuses = [
+      (await completePhone()).status,
+      (await completePhone()).status,
+      (await completePhone()).status,
+    ];
+    expect(statuses.every((status) => status === 400)).toBe(true);
+    expect((await verifyOtp(app)).status).toBe(400);
+    const limited = await completePhone();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await verifyOtp(app)).status).toBe(429);
+  });
+});
+
 describe('paths, characters and names', () => {
   const app = useTestApp();
 
