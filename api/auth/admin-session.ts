@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { cookieJar } from '../http/cookies.js';
 import type { PoolClient } from 'pg';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
@@ -87,22 +88,13 @@ function cookieOptions(config: SessionConfig) {
   };
 }
 
-/**
- * TLS usually ends at the load balancer, so this hop may be plain http although the browser's is
- * not: with COOKIE_SECURE the cookies are marked Secure anyway.
- */
-function cookieJar(ctx: Context, config: SessionConfig) {
-  if (config.COOKIE_SECURE) ctx.cookies.secure = true;
-  return ctx.cookies;
-}
-
 export function setAdminSessionCookies(
   ctx: Context,
   config: SessionConfig,
   session: IssuedAdminSession,
 ): void {
   const base = cookieOptions(config);
-  const jar = cookieJar(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   jar.set(ADMIN_COOKIE, session.token, { ...base, httpOnly: true, path: SESSION_COOKIE_PATH });
   // Readable by the administration dashboard's script, which sends it back in X-CSRF-Token.
   jar.set(ADMIN_CSRF_COOKIE, session.csrfToken, { ...base, httpOnly: false, path: '/' });
@@ -110,7 +102,7 @@ export function setAdminSessionCookies(
 
 export function clearAdminSessionCookies(ctx: Context, config: SessionConfig): void {
   const base = { ...cookieOptions(config), maxAge: 0, expires: new Date(0) };
-  const jar = cookieJar(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   jar.set(ADMIN_COOKIE, '', { ...base, httpOnly: true, path: SESSION_COOKIE_PATH });
   jar.set(ADMIN_CSRF_COOKIE, '', { ...base, httpOnly: false, path: '/' });
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { cookieJar } from '../http/cookies.js';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import {
@@ -63,15 +64,6 @@ export async function createStaffSession(
   return secrets.issued(stored.sessionId, stored.expiresAt);
 }
 
-/**
- * The cookies of the session. TLS usually ends at the load balancer, so this hop may be plain
- * http although the browser's is not: with COOKIE_SECURE the cookies are marked Secure anyway.
- */
-function cookieJar(ctx: Context, config: SessionConfig) {
-  if (config.COOKIE_SECURE) ctx.cookies.secure = true;
-  return ctx.cookies;
-}
-
 function cookieOptions(config: SessionConfig, maxAge: number) {
   return {
     httpOnly: true,
@@ -89,14 +81,14 @@ export function setStaffSessionCookies(
   session: IssuedStaffSession,
 ): void {
   const maxAge = config.STAFF_SESSION_TTL_HOURS * 3_600_000;
-  const jar = cookieJar(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   jar.set(STAFF_SESSION_COOKIE, session.token, cookieOptions(config, maxAge));
   // Readable by the dashboard's script, which sends it back in X-CSRF-Token.
   jar.set(STAFF_CSRF_COOKIE, session.csrfToken, { ...cookieOptions(config, maxAge), httpOnly: false });
 }
 
 export function clearStaffSessionCookies(ctx: Context, config: SessionConfig): void {
-  const jar = cookieJar(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   const expired = { ...cookieOptions(config, 0), expires: new Date(0) };
   jar.set(STAFF_SESSION_COOKIE, '', expired);
   jar.set(STAFF_CSRF_COOKIE, '', { ...expired, httpOnly: false });

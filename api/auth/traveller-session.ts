@@ -14,6 +14,7 @@ import {
   type SessionChannel,
 } from '../../db/writes/traveller-sessions.js';
 import { scopeFromAppMetadata, scopeToAppMetadata } from '../../domain/inventory-scope.js';
+import { cookieJar } from '../http/cookies.js';
 import { Refusal } from '../http/errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { ACCESS_COOKIE, type TravellerIdentity, type TravellerTokens } from './traveller-token.js';
@@ -52,14 +53,6 @@ type SessionConfig = Pick<
   'TRAVELLER_ACCESS_TTL_SECONDS' | 'TRAVELLER_SESSION_TTL_DAYS' | 'COOKIE_SECURE'
 >;
 
-/**
- * TLS usually ends at the load balancer, so this hop may be plain http although the browser's is
- * not: with COOKIE_SECURE the cookies are marked Secure anyway (the cookie library would refuse).
- */
-function trustSecureHop(ctx: Context, config: SessionConfig): void {
-  if (config.COOKIE_SECURE) ctx.cookies.secure = true;
-}
-
 function cookieOptions(config: SessionConfig) {
   return {
     httpOnly: true,
@@ -72,29 +65,29 @@ function cookieOptions(config: SessionConfig) {
 
 /** Sets the access, refresh and CSRF cookies of a web session. */
 export function setSessionCookies(ctx: Context, config: SessionConfig, session: IssuedSession): void {
-  trustSecureHop(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   const base = cookieOptions(config);
   const sessionMaxAge = config.TRAVELLER_SESSION_TTL_DAYS * 86_400_000;
-  ctx.cookies.set(ACCESS_COOKIE, session.token, {
+  jar.set(ACCESS_COOKIE, session.token, {
     ...base,
     maxAge: config.TRAVELLER_ACCESS_TTL_SECONDS * 1000,
   });
-  ctx.cookies.set(REFRESH_COOKIE, session.refreshToken, {
+  jar.set(REFRESH_COOKIE, session.refreshToken, {
     ...base,
     sameSite: 'strict',
     path: '/api/auth/customer',
     maxAge: sessionMaxAge,
   });
   // Readable by the page's script, which echoes it in X-CSRF-Token (double-submit).
-  ctx.cookies.set(CSRF_COOKIE, newSecret(24), { ...base, httpOnly: false, maxAge: sessionMaxAge });
+  jar.set(CSRF_COOKIE, newSecret(24), { ...base, httpOnly: false, maxAge: sessionMaxAge });
 }
 
 export function clearSessionCookies(ctx: Context, config: SessionConfig): void {
-  trustSecureHop(ctx, config);
+  const jar = cookieJar(ctx, config.COOKIE_SECURE);
   const base = { ...cookieOptions(config), maxAge: 0, expires: new Date(0) };
-  ctx.cookies.set(ACCESS_COOKIE, '', base);
-  ctx.cookies.set(REFRESH_COOKIE, '', { ...base, sameSite: 'strict', path: '/api/auth/customer' });
-  ctx.cookies.set(CSRF_COOKIE, '', { ...base, httpOnly: false });
+  jar.set(ACCESS_COOKIE, '', base);
+  jar.set(REFRESH_COOKIE, '', { ...base, sameSite: 'strict', path: '/api/auth/customer' });
+  jar.set(CSRF_COOKIE, '', { ...base, httpOnly: false });
 }
 
 async function signFor(

@@ -4,6 +4,7 @@ import { currentShareIssuer } from '../auth/share-issuer.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-routes.js';
 import { GrantParams } from '../documents/share-routes.openapi.js';
+import { cookieJar } from '../http/cookies.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import {
@@ -100,8 +101,7 @@ function registerAcceptRoute({ surface, context, sharing, limitGrant }: Recipien
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
       const accepted = await acceptShare(sharing, params.grantId, body.secret);
-      if (COOKIE_SECURE) ctx.cookies.secure = true;
-      ctx.cookies.set(SHARE_COOKIE, accepted.sessionToken, {
+      cookieJar(ctx, COOKIE_SECURE).set(SHARE_COOKIE, accepted.sessionToken, {
         httpOnly: true,
         secure: COOKIE_SECURE,
         sameSite: 'strict',

@@ -11,6 +11,7 @@ import {
   type IdpClaims,
 } from '../../auth/idp-verify.js';
 import { sameSecret } from '../../auth/secrets.js';
+import { cookieJar } from '../../http/cookies.js';
 import { forbidden } from '../../http/errors.js';
 import { createRateLimiter, type RateLimiter } from '../../http/rate-limit.js';
 
@@ -64,14 +65,6 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
   const pwa = pwaOrigins(config);
   const productionPwa = originOf(config.PWA_ORIGIN);
   const flowCookieOptions = { httpOnly: true, secure: config.COOKIE_SECURE, sameSite: 'lax' as const };
-  /**
-   * TLS usually ends at the load balancer, so this hop may be plain http although the browser's is
-   * not: with COOKIE_SECURE the flow cookie is marked Secure anyway, as the session cookies are
-   * (the cookie library would refuse, and the nonce would be spent for nothing).
-   */
-  const trustSecureHop = (ctx: Context) => {
-    if (config.COOKIE_SECURE) ctx.cookies.secure = true;
-  };
 
   /** The caller's Origin when it is the PWA's, else 403 IDP_ORIGIN_REFUSED with `message`. */
   const pwaOrigin = (ctx: Context, message: string): string => {
@@ -117,8 +110,8 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
 
     /** Binds a web or linking flow to this browser: the cookie holds the nonce's fingerprint. */
     setFlowCookie(ctx: Context, flowId: string, nonce: string): void {
-      trustSecureHop(ctx);
-      ctx.cookies.set(flowCookie(flowId), nonceFingerprint(nonce), {
+      // Secure behind a TLS proxy as the session cookies are; a refusal here would spend the nonce for nothing.
+      cookieJar(ctx, config.COOKIE_SECURE).set(flowCookie(flowId), nonceFingerprint(nonce), {
         ...flowCookieOptions,
         path: FLOW_COOKIE_PATH,
         maxAge: FLOW_TTL_SECONDS * 1000,
@@ -127,8 +120,7 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
     },
 
     clearFlowCookie(ctx: Context, flowId: string): void {
-      trustSecureHop(ctx);
-      ctx.cookies.set(flowCookie(flowId), '', {
+      cookieJar(ctx, config.COOKIE_SECURE).set(flowCookie(flowId), '', {
         path: FLOW_COOKIE_PATH,
         maxAge: 0,
         expires: new Date(0),
