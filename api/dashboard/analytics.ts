@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { damascusDate } from '../../domain/time.js';
 import type { AppContext } from '../app.js';
 import { createRateLimiter } from '../http/rate-limit.js';
@@ -14,6 +15,12 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     points: config.ANALYTICS_RATE_LIMIT_PER_MINUTE,
     durationSeconds: 60,
   });
+  /** The caller's company and the Damascus day, once the role and the per-user limit allow the read. */
+  const allowedRead = async (ctx: Context) => {
+    const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+    await limiter.consume(ctx, staff.staffUserId);
+    return { companyId: staff.companyId, today: damascusDate(new Date()) };
+  };
 
   surface.route({
     ...docs.getAnalytics,
@@ -22,13 +29,8 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     security: 'companyStaff',
     query: AnalyticsQuery,
     handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
-      await limiter.consume(ctx, staff.staffUserId);
-      const today = damascusDate(new Date());
-      ctx.body = {
-        success: true,
-        data: await analyticsSnapshot(db, { companyId: staff.companyId, period: query.period, today }),
-      };
+      const read = await allowedRead(ctx);
+      ctx.body = { success: true, data: await analyticsSnapshot(db, { ...read, period: query.period }) };
     },
   });
 
@@ -39,13 +41,8 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     security: 'companyStaff',
     query: AdvancedQuery,
     handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
-      await limiter.consume(ctx, staff.staffUserId);
-      const today = damascusDate(new Date());
-      ctx.body = {
-        success: true,
-        data: await advancedAnalytics(db, { companyId: staff.companyId, days: query.days, today }),
-      };
+      const read = await allowedRead(ctx);
+      ctx.body = { success: true, data: await advancedAnalytics(db, { ...read, days: query.days }) };
     },
   });
 }
