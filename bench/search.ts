@@ -11,23 +11,19 @@
  * wrk (a C load generator) so that the two cores go to the server, not to the load generator.
  */
 import pg from 'pg';
-import { prepareSearch, type JourneySearchInput } from '../db/queries/search.js';
+import { prepareSearch } from '../db/queries/search.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { ensureBenchCatalogue } from './catalogue.js';
+import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
 import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
 import { startBenchStack } from './lib/stack.js';
+import { benchSearches } from './search-samples.js';
 
 const CONCURRENCY = 32;
 // Database connections of the API and of the raw baseline alike.
 const POOL = Number(process.env.BENCH_POOL ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const log = (message: string) => console.log(`[bench] ${message}`);
-
-interface Sample {
-  origin: { kind: 'city' | 'stop'; id: string };
-  destination: { kind: 'city' | 'stop'; id: string };
-  date: string;
-}
 
 async function main() {
   const stack = await startBenchStack({
@@ -36,30 +32,8 @@ async function main() {
     env: { SEARCH_RATE_LIMIT_PER_MINUTE: '0', DATABASE_POOL_MAX: String(POOL) },
   });
   try {
-    // Searches people make: pairs served by a trip (4 in 5 by city, 1 in 5 by stop) on the next 30 days.
-    const rows = await stack.db.query<{ ob: string; oc: string; db_: string; dc: string; date: string }>(
-      `select b.stop_id as ob, b.city_id as oc, a.stop_id as db_, a.city_id as dc,
-              to_char((b.departure_at at time zone 'Asia/Damascus')::date, 'YYYY-MM-DD') as date
-       from (select id from trips where departure_at between now() + interval '1 day' and now() + interval '30 days'
-             order by md5(id::text) limit 400) t
-       join trip_stop_calls b on b.trip_id = t.id join trip_stop_calls a on a.trip_id = t.id and a.sequence > b.sequence
-       order by md5(b.id::text || a.id::text) limit 400`,
-    );
-    const samples: Sample[] = rows.map((row, index) =>
-      index % 5 === 4
-        ? { origin: { kind: 'stop', id: row.ob }, destination: { kind: 'stop', id: row.db_ }, date: row.date }
-        : { origin: { kind: 'city', id: row.oc }, destination: { kind: 'city', id: row.dc }, date: row.date },
-    );
-    const bodies = samples.map((sample) =>
-      JSON.stringify({
-        [`origin_${sample.origin.kind}_id`]: sample.origin.id,
-        [`destination_${sample.destination.kind}_id`]: sample.destination.id,
-        departure_date: sample.date,
-        passengers: 1 + (sample.date.charCodeAt(9) % 3),
-        locale: 'ar',
-        currency: 'SYP',
-      }),
-    );
+    const searches = await benchSearches(stack.db);
+    const bodies = searches.map((search) => JSON.stringify(search.body));
     const check = await fetch(`${stack.apiUrl}/api/journeys/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -81,12 +55,14 @@ async function main() {
       seconds: 3,
       requests: searchRequests,
     });
+    const cpuBefore = cpuSnapshot();
     const uncached = await runWrk('POST /journeys/search (API, cache off)', {
       url: uncachedUrl,
       concurrency: CONCURRENCY,
       seconds: SECONDS,
       requests: searchRequests,
     });
+    const uncachedCpu = cpuPerUnit(cpuBefore, cpuSnapshot(), uncached.requests)['API ms'];
     results.push(uncached);
     await runWrk('warm-up', {
       url: stack.apiUrl,
@@ -103,25 +79,17 @@ async function main() {
     results.push(api);
 
     const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: POOL });
-    const statements = samples.map((sample) => {
-      const input: JourneySearchInput = {
-        scope: PUBLIC_SCOPE,
-        origin: sample.origin,
-        destination: sample.destination,
-        departure_date: sample.date,
-        passengers: 1 + (sample.date.charCodeAt(9) % 3),
-        transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
-      };
-      return prepareSearch(input);
-    });
+    const statements = searches.map((search) => prepareSearch({ ...search.input, scope: PUBLIC_SCOPE }));
     await runLoops('warm-up', { concurrency: CONCURRENCY, seconds: 2 }, (i) =>
       pool.query(statements[i % statements.length]!),
     );
+    const rawCpuBefore = process.cpuUsage();
     const raw = await runLoops(
       'search SQL through pg (raw)',
       { concurrency: CONCURRENCY, seconds: SECONDS },
       (i) => pool.query(statements[i % statements.length]!),
     );
+    const rawCpu = process.cpuUsage(rawCpuBefore);
     results.push(raw);
     await pool.end();
 
@@ -147,6 +115,12 @@ async function main() {
         `${api.perSecond >= 800 ? 'met' : 'MISSED'} [${uncached.perSecond >= 800 ? 'met' : 'MISSED'}]; ` +
         `journey-locations ${Math.round(locations.perSecond)} req/s (≥ 4000) ${locations.perSecond >= 4000 ? 'met' : 'MISSED'}; ` +
         `ratio ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
+    );
+    // Issue 18: the uncached search within 0.75 of its raw SQL; Node CPU per answer beside the raw client's.
+    console.log(
+      `API (cache off)/raw throughput ratio ${ratio.toFixed(2)} (target ≥ 0.75) ${ratio >= 0.75 ? 'met' : 'MISSED'}; ` +
+        `Node CPU per answer: API (cache off) ${uncachedCpu?.toFixed(2) ?? '?'} ms, ` +
+        `raw pg client ${((rawCpu.user + rawCpu.system) / 1000 / Math.max(raw.requests, 1)).toFixed(2)} ms`,
     );
     if (api.errors || uncached.errors || locations.errors) {
       console.log(`non-2xx or errors: search ${api.errors + uncached.errors}, locations ${locations.errors}`);

@@ -15,9 +15,14 @@ export class MicroCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
+  /** Whether answers are kept at all (a lifetime of 0 turns the cache off: every get loads). */
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
   /** The cached answer for `key`, or the one `load` makes (errors are never cached). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
-    if (this.ttlMs <= 0) return load();
+    if (!this.enabled) return load();
     const entry = this.entries.get(key);
     const age = entry ? Date.now() - entry.loadedAt : Infinity;
     if (entry && age < this.ttlMs) return entry.value;

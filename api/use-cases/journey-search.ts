@@ -40,7 +40,8 @@ function placeOf(cityId: string | undefined, stopId: string | undefined): Search
  * Journey search (SPEC POST /journeys/search) with its per-process micro-cache: the same search
  * in the same inventory scope within SEARCH_CACHE_SECONDS gets the answer already made (served a
  * little stale while one background search refreshes it). Answers the response body, already
- * serialized, so a cache hit costs no serialization either.
+ * serialized and encoded as UTF-8, so a cache hit costs no serialization or encoding either (and a
+ * miss encodes once, instead of once to measure Content-Length and again to write).
  */
 export function journeySearch(
   db: Database,
@@ -49,9 +50,9 @@ export function journeySearch(
   companyStanding: () => Promise<number> = async () => 0,
 ) {
   const transfer = transferSettings(config);
-  const cache = new MicroCache<string>(config.SEARCH_CACHE_SECONDS * 1000);
+  const cache = new MicroCache<Buffer>(config.SEARCH_CACHE_SECONDS * 1000);
 
-  return async (scope: InventoryScope, body: JourneySearchRequest): Promise<string> => {
+  return async (scope: InventoryScope, body: JourneySearchRequest): Promise<Buffer> => {
     const now = new Date();
     if (isPastOperatingDate(body.departure_date, now)) {
       throw badRequest('DEPARTURE_DATE_IN_PAST', 'departure_date is before today (Asia/Damascus)');
@@ -61,7 +62,9 @@ export function journeySearch(
     if (origin.kind === destination.kind && origin.id === destination.id) {
       throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
     }
-    return cache.get(JSON.stringify([await companyStanding(), scope, body]), async () => {
+    // Without a cache (SEARCH_CACHE_SECONDS=0) no key is made.
+    const key = cache.enabled ? JSON.stringify([await companyStanding(), scope, body]) : '';
+    return cache.get(key, async () => {
       const result = await searchJourneys(db, {
         scope,
         origin,
@@ -77,13 +80,15 @@ export function journeySearch(
       if (result.originCityId === result.destinationCityId) {
         throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are in the same city');
       }
-      return JSON.stringify({
-        success: true,
-        data: {
-          journeys: result.journeys,
-          search: { ...body, fromType: origin.kind, toType: destination.kind },
-        },
-      });
+      return Buffer.from(
+        JSON.stringify({
+          success: true,
+          data: {
+            journeys: result.journeys,
+            search: { ...body, fromType: origin.kind, toType: destination.kind },
+          },
+        }),
+      );
     });
   };
 }

@@ -117,90 +117,128 @@ type SearchRow = {
 
 function hasLeg<P extends 'l1' | 'l2'>(row: LegColumns<P> | NoLeg<P>, prefix: P): row is LegColumns<P> {
   const trips: Record<`${P}_trip_id`, string | null> = row;
-  return trips[`${prefix}_trip_id`] !== null;
+  return trips[LEG_KEYS[prefix].trip_id as `${P}_trip_id`] !== null;
 }
 
-/** Stop identities by stop call id, each built once however many journeys share the call. */
-type Identities = (callId: string) => StopIdentity;
+/** Each leg column's name in a result row (l1_trip_id...), built once: rows are read by these keys. */
+type LegKeys<P extends 'l1' | 'l2'> = { [F in LegText | LegNames | LegNumber | 'price_vip']: `${P}_${F}` };
 
-function identitiesOf(rows: Record<string, StopIdentityRow<'call'>>): Identities {
-  const built = new Map<string, StopIdentity>();
+function legKeys<P extends 'l1' | 'l2'>(prefix: P): LegKeys<P> {
+  const fields = [
+    ...(['trip_id', 'board_call_id', 'alight_call_id', 'price_base', 'currency', 'company_id'] as const),
+    ...(['company_name_ar', 'company_name_en', 'board_bp', 'alight_bp', 'free_seats', 'price_vip'] as const),
+  ];
+  return Object.fromEntries(fields.map((field) => [field, `${prefix}_${field}`])) as LegKeys<P>;
+}
+
+const LEG_KEYS = { l1: legKeys('l1'), l2: legKeys('l2') };
+
+/** A stop call the answer names: its identity and its times in epoch milliseconds, each read once. */
+interface CallPoint {
+  identity: StopIdentity;
+  departureMs: number;
+  arrivalMs: number;
+}
+
+/** Stop calls by id, each built once however many journeys share the call. */
+type CallPoints = (callId: string) => CallPoint;
+
+function callPointsOf(rows: Record<string, StopIdentityRow<'call'>>): CallPoints {
+  const built = new Map<string, CallPoint>();
   return (callId) => {
-    let identity = built.get(callId);
-    if (!identity) {
-      identity = toStopIdentity(rows[callId]!, 'call');
-      built.set(callId, identity);
+    let point = built.get(callId);
+    if (!point) {
+      const identity = toStopIdentity(rows[callId]!, 'call');
+      point = {
+        identity,
+        departureMs: Date.parse(identity.departure_at),
+        arrivalMs: Date.parse(identity.arrival_at),
+      };
+      built.set(callId, point);
     }
-    return identity;
+    return point;
   };
+}
+
+const minutesFrom = (fromMs: number, toMs: number) => minutesBetween(new Date(fromMs), new Date(toMs));
+
+/** A leg of a result row, with its board and alight calls (for the journey's times and change). */
+interface ReadLeg {
+  leg: JourneyLeg;
+  board: CallPoint;
+  alight: CallPoint;
 }
 
 function toLeg<P extends 'l1' | 'l2'>(
   row: LegColumns<P>,
-  identityOf: Identities,
+  pointOf: CallPoints,
   prefix: P,
   sequence: number,
-): JourneyLeg {
+): ReadLeg {
+  const keys: LegKeys<P> = LEG_KEYS[prefix] as LegKeys<P>;
   const texts: Record<`${P}_${LegText | LegNames}`, string> = row;
   const numbers: Record<`${P}_${LegNumber}`, number> = row;
   const vip: Record<`${P}_price_vip`, string | null> = row;
-  const text = (name: LegText | LegNames) => texts[`${prefix}_${name}`];
-  const number = (name: LegNumber) => numbers[`${prefix}_${name}`];
-  const board = identityOf(text('board_call_id'));
-  const alight = identityOf(text('alight_call_id'));
-  const boardBp = number('board_bp');
-  const alightBp = number('alight_bp');
-  const priceVip = vip[`${prefix}_price_vip`];
-  const companyId = text('company_id');
-  return {
+  const board = pointOf(texts[keys.board_call_id]);
+  const alight = pointOf(texts[keys.alight_call_id]);
+  const boardBp = numbers[keys.board_bp];
+  const alightBp = numbers[keys.alight_bp];
+  const priceVip = vip[keys.price_vip];
+  const companyId = texts[keys.company_id];
+  const leg: JourneyLeg = {
     sequence,
-    trip_id: text('trip_id'),
+    trip_id: texts[keys.trip_id],
     company_id: companyId,
-    company: { id: companyId, name_ar: text('company_name_ar'), name_en: text('company_name_en') },
-    departure_at: board.departure_at,
-    arrival_at: alight.arrival_at,
-    duration_minutes: minutesBetween(new Date(board.departure_at), new Date(alight.arrival_at)),
-    price: legFare(Number(text('price_base')), boardBp, alightBp),
+    company: { id: companyId, name_ar: texts[keys.company_name_ar], name_en: texts[keys.company_name_en] },
+    departure_at: board.identity.departure_at,
+    arrival_at: alight.identity.arrival_at,
+    duration_minutes: minutesFrom(board.departureMs, alight.arrivalMs),
+    price: legFare(Number(texts[keys.price_base]), boardBp, alightBp),
     price_vip: priceVip === null ? null : legFare(Number(priceVip), boardBp, alightBp),
-    currency: text('currency'),
-    free_seats: number('free_seats'),
-    board,
-    alight,
+    currency: texts[keys.currency],
+    free_seats: numbers[keys.free_seats],
+    board: board.identity,
+    alight: alight.identity,
   };
+  return { leg, board, alight };
 }
 
 /** A journey from one result row, or null when its change fails the domain rule. */
 function toJourney(
   row: SearchRow & LegColumns<'l1'>,
-  identityOf: Identities,
+  pointOf: CallPoints,
   settings: TransferSettings,
 ): Journey | null {
-  const first = toLeg(row, identityOf, 'l1', 1);
-  const second = hasLeg(row, 'l2') ? toLeg(row, identityOf, 'l2', 2) : null;
-  const legs = second ? [first, second] : [first];
-  const last = legs[legs.length - 1]!;
+  const first = toLeg(row, pointOf, 'l1', 1);
+  const second = hasLeg(row, 'l2') ? toLeg(row, pointOf, 'l2', 2) : null;
   let transfer: Transfer | null = null;
   if (second) {
     transfer = transferBetween(
-      { stopId: first.alight.stop_id, cityId: first.alight.city_id, arrivalAt: new Date(first.arrival_at) },
       {
-        stopId: second.board.stop_id,
-        cityId: second.board.city_id,
-        departureAt: new Date(second.departure_at),
+        stopId: first.alight.identity.stop_id,
+        cityId: first.alight.identity.city_id,
+        arrivalAt: new Date(first.alight.arrivalMs),
+      },
+      {
+        stopId: second.board.identity.stop_id,
+        cityId: second.board.identity.city_id,
+        departureAt: new Date(second.board.departureMs),
       },
       settings,
     );
     if (!transfer) return null;
   }
+  const last = second ?? first;
+  const legs = second ? [first.leg, second.leg] : [first.leg];
   return {
     journey_key: journeyKey(legs),
-    departure_at: first.departure_at,
-    arrival_at: last.arrival_at,
-    duration_minutes: minutesBetween(new Date(first.departure_at), new Date(last.arrival_at)),
+    departure_at: first.leg.departure_at,
+    arrival_at: last.leg.arrival_at,
+    duration_minutes: minutesFrom(first.board.departureMs, last.alight.arrivalMs),
     transfers: second ? 1 : 0,
-    total_price: legs.reduce((sum, leg) => sum + leg.price, 0),
-    currency: first.currency,
-    free_seats: Math.min(...legs.map((leg) => leg.free_seats)),
+    total_price: second ? first.leg.price + second.leg.price : first.leg.price,
+    currency: first.leg.currency,
+    free_seats: second ? Math.min(first.leg.free_seats, second.leg.free_seats) : first.leg.free_seats,
     legs,
     transfer,
   };
@@ -216,11 +254,13 @@ export async function searchJourneys(
 ): Promise<JourneySearchResult> {
   const { rows } = await db.pool.query<SearchRow>(prepareSearch(input));
   const first = rows[0];
-  const identityOf = identitiesOf(first?.identities ?? {});
-  const journeys = rows
-    .filter((row): row is SearchRow & LegColumns<'l1'> => hasLeg(row, 'l1'))
-    .map((row) => toJourney(row, identityOf, input.transfer))
-    .filter((journey): journey is Journey => journey !== null);
+  const pointOf = callPointsOf(first?.identities ?? {});
+  const journeys: Journey[] = [];
+  for (const row of rows) {
+    if (!hasLeg(row, 'l1')) continue;
+    const journey = toJourney(row, pointOf, input.transfer);
+    if (journey) journeys.push(journey);
+  }
   return {
     originCityId: first?.origin_city_id ?? null,
     destinationCityId: first?.destination_city_id ?? null,

@@ -62,4 +62,9 @@ describe('MicroCache', () => {
     await cache.get('k', loader.load);
     expect(loader.calls).toBe(2);
   });
+
+  it('says whether it keeps answers: a lifetime of 0 turns it off', () => {
+    expect(new MicroCache<string>(0).enabled).toBe(false);
+    expect(new MicroCache<string>(1_000).enabled).toBe(true);
+  });
 });

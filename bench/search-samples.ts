@@ -1,0 +1,46 @@
+import type { Database } from '../db/orm.js';
+import type { JourneySearchInput } from '../db/queries/search.js';
+
+/** One search of the bench: the request body the API gets and the input of its raw SQL (scope aside). */
+export interface BenchSearch {
+  body: Record<string, string | number> & { passengers: number };
+  input: Omit<JourneySearchInput, 'scope'>;
+}
+
+/**
+ * Searches people make, 400 of them: pairs served by a trip (4 in 5 by city, 1 in 5 by stop) on
+ * the next 30 days of the bench catalogue, always the same ones for the same catalogue.
+ */
+export async function benchSearches(db: Database): Promise<BenchSearch[]> {
+  const rows = await db.query<{ ob: string; oc: string; db_: string; dc: string; date: string }>(
+    `select b.stop_id as ob, b.city_id as oc, a.stop_id as db_, a.city_id as dc,
+            to_char((b.departure_at at time zone 'Asia/Damascus')::date, 'YYYY-MM-DD') as date
+     from (select id from trips where departure_at between now() + interval '1 day' and now() + interval '30 days'
+           order by md5(id::text) limit 400) t
+     join trip_stop_calls b on b.trip_id = t.id join trip_stop_calls a on a.trip_id = t.id and a.sequence > b.sequence
+     order by md5(b.id::text || a.id::text) limit 400`,
+  );
+  return rows.map((row, index) => {
+    const kind = index % 5 === 4 ? 'stop' : 'city';
+    const origin = { kind, id: kind === 'stop' ? row.ob : row.oc } as const;
+    const destination = { kind, id: kind === 'stop' ? row.db_ : row.dc } as const;
+    const passengers = 1 + (row.date.charCodeAt(9) % 3);
+    return {
+      body: {
+        [`origin_${kind}_id`]: origin.id,
+        [`destination_${kind}_id`]: destination.id,
+        departure_date: row.date,
+        passengers,
+        locale: 'ar',
+        currency: 'SYP',
+      },
+      input: {
+        origin,
+        destination,
+        departure_date: row.date,
+        passengers,
+        transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
+      },
+    };
+  });
+}
