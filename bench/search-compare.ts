@@ -9,6 +9,9 @@
  *    the raw SQL, one after the other, with each API's CPU per answer (from /proc), so a change is
  *    judged against its baseline under the same machine load.
  *
+ * COMPARE_BASE_ENV (JSON) changes settings of the base API only (e.g. {"LOG_LEVEL":"warn"}), so the
+ * cost of one setting can be measured the same way, with BASE_DIR this tree.
+ *
  * Make the checkout with `git worktree add --detach /tmp/base <commit>` (or `git archive <commit> |
  * tar -x -C /tmp/base`) and link its node_modules to this tree's.
  */
@@ -37,7 +40,12 @@ async function startBaseApi(stack: BenchStack, baseDir: string) {
   const port = await freePort(3500, 100);
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: baseDir,
-    env: { ...stack.env, ...UNCACHED, PORT: String(port) },
+    env: {
+      ...stack.env,
+      ...UNCACHED,
+      ...(JSON.parse(process.env.COMPARE_BASE_ENV ?? '{}') as Record<string, string>),
+      PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor('the base API', () => portOpen(port), 60_000);
