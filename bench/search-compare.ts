@@ -103,7 +103,9 @@ async function rounds(
   await runLoops('warm-up', { concurrency: 32, seconds: 2 }, query);
   for (let round = 1; round <= ROUNDS; round++) {
     const rates: Record<string, number> = {};
-    for (const [name, api] of Object.entries(apis)) {
+    // Alternate which API goes first, so a change in machine load does not favour one of them.
+    const order = round % 2 ? Object.entries(apis) : Object.entries(apis).reverse();
+    for (const [name, api] of order) {
       const before = cpuMs(api.pid);
       const result = await runWrk(name, { url: api.url, concurrency: 32, seconds: SECONDS, requests });
       rates[name] = result.perSecond;
