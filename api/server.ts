@@ -4,6 +4,7 @@ import { createLogger } from '../config/logger.js';
 import { connectTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
+import { drainable } from './shutdown.js';
 import { webhookClient } from './temporal/webhook-client.js';
 
 /** Starts the API; tests call this with port 0 and stop it with the returned function. */
@@ -19,25 +20,33 @@ export async function startWebServer(config: Config = loadConfig()) {
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
   });
+  const draining = drainable(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port }, 'api listening');
   return {
     port,
-    async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+    /** Refuses new connections, lets in-flight requests finish within SHUTDOWN_GRACE_MS, then closes. */
+    async stop(): Promise<{ cutOff: number }> {
+      const { cutOff } = await draining.stop(config.SHUTDOWN_GRACE_MS);
+      if (cutOff > 0) logger.warn({ cutOff }, 'shutdown grace over; requests cut off');
       await connection.close();
       await db.close();
+      logger.info('api stopped');
+      return { cutOff };
     },
   };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const running = await startWebServer();
+  // SIGTERM (a deploy, a scale-down) or SIGINT: drain, then exit 0; 1 if requests had to be cut off.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      void running.stop().then(() => process.exit(0));
+      void running.stop().then(
+        ({ cutOff }) => process.exit(cutOff > 0 ? 1 : 0),
+        () => process.exit(1),
+      );
     });
   }
 }

@@ -20,6 +20,12 @@ export const ConfigSchema = z
      */
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * On SIGTERM or SIGINT, how long the API lets in-flight requests finish (new connections are
+     * refused at once) and the worker lets in-flight activities finish, in milliseconds; then the
+     * rest is cut off and the process exits.
+     */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:54329/busbooking'),
     /** Connections per process; about two to three per database core (6 measured best on 2 cores). */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(6),

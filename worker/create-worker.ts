@@ -30,6 +30,9 @@ const quietBundlerLogger = {
   log: noop,
 };
 
+/** How long after the shutdown grace worker.run() stops waiting for activities that ignore cancellation. */
+const SHUTDOWN_FORCE_AFTER_GRACE_MS = 5000;
+
 export interface WorkerDeps {
   config: Config;
   db: Database;
@@ -58,6 +61,10 @@ export async function createWorker(
     taskQueue: deps.taskQueue ?? deps.config.TEMPORAL_TASK_QUEUE,
     activities: createActivities({ config: deps.config, db: deps.db, logger: deps.logger, browserPool }),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    // On shutdown (SIGTERM) running activities get SHUTDOWN_GRACE_MS to finish before they are
+    // cancelled; a few seconds later worker.run() gives up on any that ignore the cancellation.
+    shutdownGraceTime: deps.config.SHUTDOWN_GRACE_MS,
+    shutdownForceTime: deps.config.SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_AFTER_GRACE_MS,
   });
   return { worker, connection, browserPool };
 }

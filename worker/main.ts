@@ -31,9 +31,18 @@ logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE },
   'worker started',
 );
-// worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks finish.
-await worker.run();
+// worker.run() resolves after SIGINT/SIGTERM (the SDK's shutdown signals) once in-flight tasks
+// finish: activities get SHUTDOWN_GRACE_MS (create-worker.ts), then they are cancelled; it rejects
+// when some still run a few seconds after that, and the process exits 1 at once.
+try {
+  await worker.run();
+} catch (error) {
+  // Activities still running hold the connection and the pool: the process ends without closing them.
+  logger.error({ reason: (error as Error).message }, 'worker stopped, cutting off what still runs');
+  process.exit(1);
+}
 await browserPool.close();
 await connection.close();
 await db.close();
 logger.info('worker stopped');
+process.exit(0);

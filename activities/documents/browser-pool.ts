@@ -128,6 +128,11 @@ export class BrowserPool {
     const browser = await chromium.launch({
       executablePath: this.options.executablePath,
       args: ['--disable-gpu'],
+      // The worker's shutdown closes the pool once in-flight renders finish; playwright's own
+      // signal handlers would kill the browser under them at the first SIGTERM.
+      handleSIGTERM: false,
+      handleSIGINT: false,
+      handleSIGHUP: false,
     });
     browser.on('disconnected', () => this.forget(browser));
     this.options.logger.info(

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../config/logger.js';
 import { Refusal, badRequest } from './errors.js';
+import { unavailableReporter } from './unavailable.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /** Request id in and out, one JSON log line per request, and the error envelope. */
 export function requestLifecycle(logger: Logger) {
+  const unavailable = unavailableReporter(logger);
   return async (ctx: Context, next: Next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('X-Request-Id');
@@ -20,7 +22,7 @@ export function requestLifecycle(logger: Logger) {
         throw ctx.status === 404 ? new Refusal(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);
       }
     } catch (error) {
-      writeError(ctx, error, logger);
+      writeError(ctx, error, logger, unavailable);
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
@@ -38,11 +40,21 @@ export function requestLifecycle(logger: Logger) {
   };
 }
 
-function writeError(ctx: Context, error: unknown, logger: Logger) {
+function writeError(
+  ctx: Context,
+  error: unknown,
+  logger: Logger,
+  unavailable: ReturnType<typeof unavailableReporter>,
+) {
   const requestId = ctx.state.requestId;
   let refusal: Refusal;
+  const dependencyDown = error instanceof Refusal ? null : unavailable(error);
   if (error instanceof Refusal) {
     refusal = error;
+  } else if (dependencyDown) {
+    // PostgreSQL or Temporal does not answer: the client may retry; one concise log line per kind.
+    refusal = dependencyDown;
+    ctx.set('Retry-After', String(dependencyDown.details!.retryAfterSeconds));
   } else if (isHttpError(error) && error.status >= 400 && error.status < 500) {
     // Koa's ctx.throw and body readers: keep the status, never their message (it may quote input).
     refusal = statusError(error.status);

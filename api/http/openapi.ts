@@ -170,7 +170,7 @@ export function buildOpenApi(
           }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(withBodyErrors(spec)).map(([status, response]) => [
+        Object.entries(withGlobalErrors(spec)).map(([status, response]) => [
           status,
           {
             description: response.description,
@@ -199,11 +199,14 @@ export function buildOpenApi(
 }
 
 /**
- * Every operation that reads a JSON body can also answer what the body reader answers before any
- * route runs: 400 for a body that is not JSON or holds U+0000, 413 over 64 KiB, 415 for another
- * content type. Listed on each such operation, so a client (or a fuzzer) finds them where they occur.
+ * Errors an operation can give before or beside its own rules, listed on each operation so a
+ * client (or a fuzzer) finds them where they occur: every operation may answer 503
+ * SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does not answer
+ * (api/http/unavailable.ts); every one that reads a JSON body also what the body reader answers
+ * before any route runs: 400 for a body that is not JSON or holds U+0000, 413 over 64 KiB, 415 for
+ * another content type.
  */
-function withBodyErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
-  if (!spec.body) return spec.responses;
-  return { ...errorResponses(400, 413, 415), ...spec.responses };
+function withGlobalErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
+  if (!spec.body) return { ...errorResponses(503), ...spec.responses };
+  return { ...errorResponses(400, 413, 415, 503), ...spec.responses };
 }

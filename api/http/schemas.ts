@@ -87,5 +87,5 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'The body is not application/json (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Well-formed, but asks for something the rules never allow (errorCode names the rule)',
   429: 'Rate limited',
-  503: 'Unavailable',
+  503: 'Unavailable: switched off, under maintenance, or a dependency (PostgreSQL, Temporal) not answering (SERVICE_UNAVAILABLE, with Retry-After)',
 };

@@ -41,7 +41,7 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-function postgresBinDir(): string {
+export function postgresBinDir(): string {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base))
     throw new Error('PostgreSQL is not installed (the bootstrap installs it when DATABASE_URL is unset)');
@@ -55,7 +55,7 @@ function postgresBinDir(): string {
 const isRoot = process.getuid?.() === 0;
 
 /** initdb and postgres refuse to run as root; as root we run them as the postgres system user. */
-function asServiceUser(command: string, args: string[]): [string, string[]] {
+export function asServiceUser(command: string, args: string[]): [string, string[]] {
   return isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 

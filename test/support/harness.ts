@@ -62,45 +62,16 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
-    const tokens = createTravellerTokens(config);
-    Object.assign(handle, {
-      config,
-      db,
-      temporal: client,
-      server,
-      connection,
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      async request(path: string, init: RequestInit & { json?: unknown; token?: string } = {}) {
-        const headers = new Headers(init.headers);
-        if (init.json !== undefined) headers.set('Content-Type', 'application/json');
-        if (init.token) headers.set('Authorization', `Bearer ${init.token}`);
-        const response = await fetch(handle.baseUrl + path, {
-          ...init,
-          headers,
-          body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-        });
-        const text = await response.text();
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          // Not JSON (a PDF, an HTML page): tests read `text` instead.
-        }
-        return { status: response.status, headers: response.headers, body, text };
-      },
-      async tokenFor(scope: InventoryScope, options: { ttlSeconds?: number } = {}) {
-        const signedIn = await createTraveller(
-          db,
-          tokens,
-          { ...config, TRAVELLER_ACCESS_TTL_SECONDS: options.ttlSeconds ?? 900 },
-          scope,
-        );
-        return signedIn.token;
-      },
-      async signIn(scope: InventoryScope = { kind: 'PRODUCTION' }, options: { phone?: string | null } = {}) {
-        return createTraveller(db, tokens, config, scope, options.phone);
-      },
-    });
+    Object.assign(
+      handle,
+      { server, connection },
+      testAppAt({
+        config,
+        db,
+        temporal: client,
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      }),
+    );
   });
   afterAll(async () => {
     if (handle.server) {
@@ -111,6 +82,48 @@ export function useTestApp(overrides: Partial<Config> = {}): TestApp {
     await handle.db?.close();
   });
   return handle;
+}
+
+/**
+ * The TestApp of an API that is already listening at baseUrl (in this process, or a child process
+ * such as the fault drills start), with its configuration, database and Temporal client.
+ */
+export function testAppAt(parts: Pick<TestApp, 'config' | 'db' | 'temporal' | 'baseUrl'>): TestApp {
+  const { config, db, baseUrl } = parts;
+  const tokens = createTravellerTokens(config);
+  return {
+    ...parts,
+    async request(path: string, init: RequestInit & { json?: unknown; token?: string } = {}) {
+      const headers = new Headers(init.headers);
+      if (init.json !== undefined) headers.set('Content-Type', 'application/json');
+      if (init.token) headers.set('Authorization', `Bearer ${init.token}`);
+      const response = await fetch(baseUrl + path, {
+        ...init,
+        headers,
+        body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        // Not JSON (a PDF, an HTML page): tests read `text` instead.
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    async tokenFor(scope: InventoryScope, options: { ttlSeconds?: number } = {}) {
+      const signedIn = await createTraveller(
+        db,
+        tokens,
+        { ...config, TRAVELLER_ACCESS_TTL_SECONDS: options.ttlSeconds ?? 900 },
+        scope,
+      );
+      return signedIn.token;
+    },
+    async signIn(scope: InventoryScope = { kind: 'PRODUCTION' }, options: { phone?: string | null } = {}) {
+      return createTraveller(db, tokens, config, scope, options.phone);
+    },
+  };
 }
 
 /**

@@ -1,0 +1,132 @@
+import { request as httpRequest } from 'node:http';
+import type { PoolClient } from 'pg';
+import type { Database } from '../../../db/orm.js';
+import { createCorridor } from '../../support/factories.js';
+import type { SignedInTraveller } from '../../support/harness.js';
+import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from '../../support/journey-rows.js';
+import { eventually } from '../../support/journeys.js';
+import type { DrillStack } from './stack.js';
+
+/**
+ * How a drill holds a step of the product in the middle: a lock taken in the test's own open
+ * transaction makes the product's statement wait (as a slow disk or a busy row would) until the
+ * drill releases it, so a signal or a kill lands while that step is provably in flight.
+ */
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
+export async function holdLock(db: Database, lockSql: string): Promise<HeldLock> {
+  const client: PoolClient = await db.pool.connect();
+  await client.query('begin');
+  await client.query(lockSql);
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      await client.query('rollback');
+      client.release();
+    },
+  };
+}
+
+/** Waits until `count` sessions wait on a lock with a statement matching `statement` (SQL LIKE). */
+export async function lockWaiters(db: Database, statement: string, count = 1, timeoutMs = 60_000) {
+  const waiting = await eventually(
+    async () =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike $1`,
+            [statement],
+          )
+        )[0]!.n,
+      ),
+    (n) => n >= count,
+    timeoutMs,
+  );
+  if (waiting < count) throw new Error(`no ${count} sessions waiting on a lock for ${statement}`);
+}
+
+/** A PDF stores its rendered bytes with this statement (db/writes/documents.ts storeRender). */
+export const RENDER_STORE = 'insert into document_renders%';
+/** Blocks the store of every render (reads of stored renders go on). */
+export const BLOCK_RENDER_STORE = 'lock table document_renders in share mode';
+
+export interface Tickets {
+  traveller: SignedInTraveller;
+  trip: JourneyTrip;
+  /** A new confirmed booking of the traveller, whose ticket has never been rendered. */
+  newBooking(): Promise<string>;
+}
+
+export async function ticketsOf(stack: DrillStack): Promise<Tickets> {
+  const corridor = await createCorridor(stack.db);
+  const trip = journeyTripOf(corridor);
+  const traveller = await stack.app.signIn();
+  return {
+    traveller,
+    trip,
+    newBooking: async () =>
+      (
+        await confirmedJourneyRows(stack.db, {
+          ownerUserId: traveller.userId,
+          trip,
+          travellers: ['Rami Haddad'],
+        })
+      ).bookingId,
+  };
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * GET over node:http (a keep-alive agent when given), so a drill sees the Connection header and a
+ * connection cut short as they are; rejects when the connection fails.
+ */
+export function rawGet(
+  url: string,
+  headers: Record<string, string>,
+  agent?: import('node:http').Agent,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** The ticket PDF of a booking, as the traveller's app downloads it. */
+export function downloadTicket(
+  stack: DrillStack,
+  tickets: Tickets,
+  bookingId: string,
+  agent?: import('node:http').Agent,
+) {
+  return rawGet(
+    `${stack.app.baseUrl}/api/bookings/${bookingId}/document?type=ticket&locale=en`,
+    { Authorization: `Bearer ${tickets.traveller.token}` },
+    agent,
+  );
+}
+
+/** Rendered bytes stored for a booking's documents (one row per rendered snapshot). */
+export async function storedRenders(db: Database, bookingId: string) {
+  return db.query<{ snapshot_id: string; size: number; sha256: string }>(
+    `select r.snapshot_id, r.size, r.sha256 from document_renders r
+       join document_snapshots s on s.id = r.snapshot_id where s.booking_id = $1`,
+    [bookingId],
+  );
+}
