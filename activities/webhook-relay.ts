@@ -55,18 +55,18 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A pool of at most `concurrency` first attempts: free slots are filled by claims (after turning
- * new outbox events into deliveries) until the budget is spent, a retry waits for its workflow, or
- * there is nothing more to claim; then the attempts in flight finish. Answers how many were sent.
- * An attempt that throws (the database away) stays claimed: it is sent again after its lease.
+ * new outbox events into deliveries) until the budget is spent or there is nothing more to claim;
+ * then the attempts in flight finish. Answers how many were sent. A retry's workflow is started
+ * after the step (the budget bounds how late: well under the first backoff of 10 s). An attempt
+ * that throws (the database away) stays claimed: it is sent again after its lease.
  */
 async function sendFirstAttempts(deps: ActivityDeps, input: RelayStepInput): Promise<number> {
   const until = Date.now() + input.budgetMs;
   const running = new Set<Promise<void>>();
   let sent = 0;
-  let handOff = false;
   const attempt = (delivery: DeliveryToSend) => {
     const flight: Promise<void> = attemptPending(deps, delivery, 'AUTOMATIC', true)
-      .then((result) => void (handOff ||= result.status === 'PENDING'))
+      .then(() => undefined)
       .catch((error: unknown) =>
         deps.logger.warn({ err: error, deliveryId: delivery.id }, 'webhook first attempt failed'),
       )
@@ -75,7 +75,7 @@ async function sendFirstAttempts(deps: ActivityDeps, input: RelayStepInput): Pro
   };
   for (;;) {
     const free = input.concurrency - running.size;
-    if (!handOff && Date.now() < until && free > 0) {
+    if (Date.now() < until && free > 0) {
       const { events } = await dispatchOutboxEvents(deps.db, input.limit);
       const batch = await claimFirstAttempts(deps.db, { limit: free, leaseMs: input.leaseMs });
       batch.forEach(attempt);

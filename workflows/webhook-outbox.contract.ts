@@ -36,12 +36,13 @@ export interface WebhookOutboxInput {
 
 /**
  * 48 attempts in flight (each is one socket and, at its end, one short transaction: the worker's
- * pool queues them); a 60 s lease covers a 10 s attempt with room; a step claims for 20 s at most.
+ * pool queues them); a 60 s lease covers a 10 s attempt with room; a step claims for 2 s at most,
+ * so a retry's workflow starts at most about 2 s (plus the attempts in flight) after its attempt.
  */
 export const WEBHOOK_RELAY_DEFAULTS = {
   waitMs: 10_000,
   limit: 100,
   concurrency: 48,
   leaseMs: 60_000,
-  budgetMs: 20_000,
+  budgetMs: 2_000,
 } as const;
