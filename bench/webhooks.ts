@@ -2,8 +2,9 @@
  * npm run bench:webhooks — 2,000 booking events (1,000 bookings through POST /bookings, each
  * booking.created + booking.confirmed) delivered to 3 subscriptions by the real stack: API and
  * worker in their own processes (production configuration, local receivers allowed), the
- * webhook-outbox relay and one webhook-delivery workflow per delivery. Receivers are HTTP servers in
- * this process; one fails 10 % of its requests with 503. Prints deliveries/s, the lag from commit
+ * webhook-outbox relay sending first attempts itself and a webhook-delivery workflow for each
+ * delivery that must retry. Receivers are HTTP servers in this process; one fails 10 % of its
+ * requests with 503. Prints deliveries/s, the lag from commit
  * (the booking's HTTP answer) to first receipt (p50, p99) per receiver, and how many were lost.
  * Target: lag p99 < 5 s at the healthy receivers; nothing lost.
  *

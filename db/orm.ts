@@ -39,6 +39,7 @@ import { Migration20261124040000_insight } from './migrations/Migration202611240
 import { Migration20261124050000_admin_console } from './migrations/Migration20261124050000_admin_console.js';
 import { Migration20261124060000_webhooks } from './migrations/Migration20261124060000_webhooks.js';
 import { Migration20261125020000_hold_owner_index } from './migrations/Migration20261125020000_hold_owner_index.js';
+import { Migration20261126030000_webhook_first_attempts } from './migrations/Migration20261126030000_webhook_first_attempts.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -69,6 +70,10 @@ export const migrationsList = [
   { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
   { name: 'Migration20261124060000_webhooks', class: Migration20261124060000_webhooks },
   { name: 'Migration20261125020000_hold_owner_index', class: Migration20261125020000_hold_owner_index },
+  {
+    name: 'Migration20261126030000_webhook_first_attempts',
+    class: Migration20261126030000_webhook_first_attempts,
+  },
 ];
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {

@@ -11,6 +11,15 @@ export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'ABANDONED']
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const DELIVERY_TRIGGERS = ['AUTOMATIC', 'MANUAL'] as const;
+
+/**
+ * Who makes a PENDING delivery's next attempt. RELAY: the relay's activity sends the first attempt
+ * of every new delivery itself, many at once, with no workflow; RETRY: that attempt asked for a
+ * retry, so a webhook-delivery workflow waits the backoff and tries again; MANUAL: a redelivery,
+ * whose webhook-delivery workflow attempts at once.
+ */
+export const DELIVERY_ROUTES = ['RELAY', 'RETRY', 'MANUAL'] as const;
+export type DeliveryRoute = (typeof DELIVERY_ROUTES)[number];
 export type DeliveryTrigger = (typeof DELIVERY_TRIGGERS)[number];
 
 /** What one HTTP attempt came to. GONE is a 410: the receiver asks us to stop. */

@@ -14,8 +14,12 @@ export {
 /**
  * The contract of the `webhookDelivery` workflow (id webhook-delivery/{deliveryId}): one event to
  * one subscription, attempted until it is delivered, refused for good, or its retry window ends.
- * Started by the relay (webhook-outbox, through the worker's client), or by the API for a manual
- * redelivery. Search attributes: CompanyId, BookingId, ProcessStatus (PENDING, RETRY_WAIT,
+ * Not every delivery has one: the relay (webhook-outbox) sends the first attempt of each new
+ * delivery itself, and starts this workflow (through the worker's client) only when that attempt
+ * asks for a retry (`retryOf`: the workflow waits the backoff before its first attempt). The API
+ * starts it for a manual redelivery (attempted at once). So the Temporal UI shows retries and
+ * redeliveries; a delivery that succeeded (or failed for good) at its first attempt is in the
+ * delivery log only. Search attributes: CompanyId, BookingId, ProcessStatus (PENDING, RETRY_WAIT,
  * DELIVERED, FAILED, ABANDONED); memo: event and subscriptionId.
  */
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
@@ -29,11 +33,16 @@ export interface WebhookDeliveryInput {
   /** Who asked for the first attempt of this run: the relay (AUTOMATIC) or a company (MANUAL). */
   trigger: DeliveryTrigger;
   retry: RetryPlan;
+  /**
+   * The relay's attempts so far (1: its first attempt) and the receiver's Retry-After: the
+   * workflow waits retryDelayMs for them before its own first attempt. Absent: attempt at once.
+   */
+  retryOf?: { attempts: number; retryAfterMs?: number };
 }
 
 export interface WebhookDeliveryResult {
   status: DeliveryStatus;
-  /** Attempts this run made. */
+  /** Attempts this run made (not the relay's). */
   attempts: number;
 }
 

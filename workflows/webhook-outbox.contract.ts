@@ -1,21 +1,48 @@
 import type { RetryPlan } from '../domain/webhooks.js';
 
 /**
- * The contract of the `webhookOutbox` workflow (id webhook-outbox, one per namespace): the relay
- * that turns committed outbox events into deliveries and starts webhook-delivery/{deliveryId} for
- * each. The API starts it at boot (a second start joins the running one).
+ * The contract of the `webhookOutbox` workflow (id webhook-outbox, one per namespace): the relay.
+ * Its activity turns committed outbox events into deliveries and sends the FIRST attempt of each
+ * new delivery itself, many at once, with no workflow (same signing, headers, URL check and
+ * attempt log as every attempt): a delivery the receiver takes (or refuses for good: other 4xx,
+ * 410) never has a workflow, and operators find it in the delivery log only. A delivery that must
+ * wait and retry (network error, timeout, 3xx, 5xx, 408, 429) is handed to a
+ * webhook-delivery/{deliveryId} workflow, which the relay starts and which waits the backoff before
+ * its first retry; those are the ones in the Temporal UI (CompanyId, BookingId, ProcessStatus).
+ * The API starts the relay at boot (a second start joins the running one).
  */
 export const WEBHOOK_OUTBOX_WORKFLOW = 'webhookOutbox';
 
 export interface WebhookOutboxInput {
-  /** Handed to every delivery it starts. */
+  /** Handed to every delivery workflow it starts. */
   retry: RetryPlan;
   /** Longest wait for a new event when idle: the bound on the lag should a notification be lost. */
   waitMs: number;
-  /** Deliveries started per step. */
+  /** Outbox events per claim; delivery workflows started per step. */
   limit: number;
+  /** First attempts in flight at once (default WEBHOOK_RELAY_DEFAULTS). */
+  concurrency?: number;
+  /**
+   * How long a claimed first attempt is the claiming relay's (default WEBHOOK_RELAY_DEFAULTS): a
+   * worker that dies mid-step leaves its claims, and the deliveries are sent again (same
+   * Webhook-Id) by the first step after the lease has passed.
+   */
+  leaseMs?: number;
+  /** How long one step keeps claiming first attempts (default WEBHOOK_RELAY_DEFAULTS). */
+  budgetMs?: number;
   /** Deliveries the previous run started, still to be marked. */
   started?: string[];
 }
 
-export const WEBHOOK_RELAY_DEFAULTS = { waitMs: 10_000, limit: 100 } as const;
+/**
+ * 48 attempts in flight (each is one socket and, at its end, one short transaction: the worker's
+ * pool queues them); a 60 s lease covers a 10 s attempt with room; a step claims for 2 s at most,
+ * so a retry's workflow starts at most about 2 s (plus the attempts in flight) after its attempt.
+ */
+export const WEBHOOK_RELAY_DEFAULTS = {
+  waitMs: 10_000,
+  limit: 100,
+  concurrency: 48,
+  leaseMs: 60_000,
+  budgetMs: 2_000,
+} as const;

@@ -6,19 +6,20 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW,
   type WebhookDeliveryInput,
 } from './webhook-delivery.contract.js';
-import type { WebhookOutboxInput } from './webhook-outbox.contract.js';
+import { WEBHOOK_RELAY_DEFAULTS, type WebhookOutboxInput } from './webhook-outbox.contract.js';
 
-/** Claiming and starting are short: local activities, inside the workflow task. */
+/** Starting workflows is short: a local activity, inside the workflow task. */
 const stepping = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
 /**
- * The wait for a commit (LISTEN) heartbeats; a worker that dies is noticed within the heartbeat
- * timeout and the wait runs again elsewhere.
+ * The step (first attempts: up to the budget plus one attempt) and the wait for a commit (LISTEN)
+ * heartbeat; a worker that dies is noticed within the heartbeat timeout and the activity runs
+ * again elsewhere (what the dead worker had claimed is sent again after its lease).
  */
-const waiting = proxyActivities<Activities>({
+const relaying = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -27,7 +28,7 @@ const waiting = proxyActivities<Activities>({
 /** A run continues as new after this many steps (or sooner when Temporal suggests it). */
 const STEPS_PER_RUN = 500;
 
-type DeliveryToStart = Awaited<ReturnType<Activities['claimWebhookDeliveries']>>[number];
+type DeliveryToStart = Awaited<ReturnType<Activities['relayWebhookDeliveries']>>['toStart'][number];
 
 /** webhook-delivery/{deliveryId} for each delivery: its input, search attributes and memo. */
 function startsOf(deliveries: DeliveryToStart[], input: WebhookOutboxInput) {
@@ -43,25 +44,35 @@ function startsOf(deliveries: DeliveryToStart[], input: WebhookOutboxInput) {
 }
 
 /**
- * `webhook-outbox`: each step claims (outbox events → deliveries, the deliveries to start) and
- * starts one webhook-delivery workflow per delivery; the next step marks them started, so a crash
- * in between only starts them again (a running one is kept). With nothing to do it waits for the
- * next commit. After STEPS_PER_RUN steps it continues as new, handing over the ids still to mark.
+ * `webhook-outbox`: each step (one activity) dispatches events, sends first attempts and answers
+ * the deliveries that need a workflow (retries); the relay starts one webhook-delivery workflow for
+ * each and the next step marks them started, so a crash in between only starts them again (a
+ * running one is kept). A step that did nothing is followed by the wait for the next commit. After
+ * STEPS_PER_RUN steps it continues as new, handing over the ids still to mark.
  */
 export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
+  const concurrency = input.concurrency ?? WEBHOOK_RELAY_DEFAULTS.concurrency;
+  const leaseMs = input.leaseMs ?? WEBHOOK_RELAY_DEFAULTS.leaseMs;
+  const budgetMs = input.budgetMs ?? WEBHOOK_RELAY_DEFAULTS.budgetMs;
   let started = input.started ?? [];
   for (let step = 0; step < STEPS_PER_RUN && !workflowInfo().continueAsNewSuggested; step++) {
-    const deliveries = await stepping.claimWebhookDeliveries({ started, limit: input.limit });
-    if (deliveries.length) {
+    const { attempted, toStart } = await relaying.relayWebhookDeliveries({
+      started,
+      limit: input.limit,
+      concurrency,
+      leaseMs,
+      budgetMs,
+    });
+    if (toStart.length) {
       await stepping.startWebhookDeliveries({
         workflowType: WEBHOOK_DELIVERY_WORKFLOW,
         taskQueue: workflowInfo().taskQueue,
-        starts: startsOf(deliveries, input),
+        starts: startsOf(toStart, input),
       });
-    } else {
-      await waiting.awaitWebhookOutbox({ waitMs: input.waitMs });
+    } else if (!attempted) {
+      await relaying.awaitWebhookOutbox({ waitMs: input.waitMs });
     }
-    started = deliveries.map((delivery) => delivery.deliveryId);
+    started = toStart.map((delivery) => delivery.deliveryId);
   }
   await continueAsNew<typeof webhookOutbox>({ ...input, started });
 }

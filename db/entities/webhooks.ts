@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import {
   DELIVERY_ATTEMPT_OUTCOMES,
   DELIVERY_STATUSES,
+  DELIVERY_ROUTES,
   DELIVERY_TRIGGERS,
   SUBSCRIPTION_STATUSES,
 } from '../../domain/webhooks.js';
@@ -65,6 +66,9 @@ export const WebhookDelivery = defineEntity({
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
     workflowStartedAt: p.datetime().nullable(),
+    route: p.enum(DELIVERY_ROUTES).default('RELAY'),
+    claimedUntil: p.datetime().nullable(),
+    retryAfterMs: p.integer().nullable(),
     deliveredAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
   },

@@ -1,6 +1,7 @@
 import type { WebhookEvent, WebhookEventData } from '../../domain/webhook-events.js';
 import type {
   AttemptOutcome,
+  DeliveryRoute,
   DeliveryStatus,
   DeliveryTrigger,
   SubscriptionStatus,
@@ -263,25 +264,35 @@ export interface DeliveryToSend {
   data: WebhookEventData;
 }
 
+/** The row behind DeliveryToSend (DELIVERY_TO_SEND_COLUMNS over d, s and e). */
+export interface DeliveryToSendRow {
+  id: string;
+  status: DeliveryStatus;
+  subscription_status: SubscriptionStatus;
+  url: string;
+  secret: string;
+  event: WebhookEvent;
+  occurred_at: string;
+  data: WebhookEventData;
+}
+
+/** Over webhook_deliveries d joined to webhook_subscriptions s and outbox_events e. */
+export const DELIVERY_TO_SEND_COLUMNS =
+  'd.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, e.occurred_at, e.data';
+
 export async function deliveryToSend(db: Database, deliveryId: string): Promise<DeliveryToSend | undefined> {
-  const [row] = await db.query<{
-    id: string;
-    status: DeliveryStatus;
-    subscription_status: SubscriptionStatus;
-    url: string;
-    secret: string;
-    event: WebhookEvent;
-    occurred_at: string;
-    data: WebhookEventData;
-  }>(
-    `select d.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, e.occurred_at, e.data
+  const [row] = await db.query<DeliveryToSendRow>(
+    `select ${DELIVERY_TO_SEND_COLUMNS}
      from webhook_deliveries d
      join webhook_subscriptions s on s.id = d.subscription_id
      join outbox_events e on e.id = d.outbox_event_id
      where d.id = $1`,
     [deliveryId],
   );
-  if (!row) return undefined;
+  return row && toDeliveryToSend(row);
+}
+
+export function toDeliveryToSend(row: DeliveryToSendRow): DeliveryToSend {
   return {
     id: row.id,
     status: row.status,
@@ -301,9 +312,14 @@ export interface DeliveryToStart {
   bookingId: string;
   subscriptionId: string;
   event: WebhookEvent;
+  /** Set when the relay's own first attempt asked for a retry: the workflow waits before its attempt. */
+  retryOf?: { attempts: number; retryAfterMs?: number };
 }
 
-/** Deliveries whose workflow has not been started yet, oldest first. */
+/**
+ * Deliveries that need a workflow not started yet (a retry after the relay's attempt, or a manual
+ * redelivery whose start failed), oldest first.
+ */
 export async function unstartedDeliveries(db: Database, limit: number): Promise<DeliveryToStart[]> {
   const rows = await db.query<{
     id: string;
@@ -311,9 +327,12 @@ export async function unstartedDeliveries(db: Database, limit: number): Promise<
     booking_id: string;
     subscription_id: string;
     event: WebhookEvent;
+    route: DeliveryRoute;
+    attempts: number;
+    retry_after_ms: number | null;
   }>(
-    `select id, company_id, booking_id, subscription_id, event from webhook_deliveries
-     where workflow_started_at is null and status = 'PENDING' order by created_at limit $1`,
+    `select id, company_id, booking_id, subscription_id, event, route, attempts, retry_after_ms from webhook_deliveries
+     where workflow_started_at is null and status = 'PENDING' and route <> 'RELAY' order by created_at limit $1`,
     [limit],
   );
   return rows.map((row) => ({
@@ -322,14 +341,26 @@ export async function unstartedDeliveries(db: Database, limit: number): Promise<
     bookingId: row.booking_id,
     subscriptionId: row.subscription_id,
     event: row.event,
+    ...(row.route === 'RETRY'
+      ? {
+          retryOf: {
+            attempts: row.attempts,
+            ...(row.retry_after_ms === null ? {} : { retryAfterMs: row.retry_after_ms }),
+          },
+        }
+      : {}),
   }));
 }
 
-/** Whether the relay has something to do: an event not dispatched or a delivery not started. */
+/**
+ * Whether the relay has something to do: an event not dispatched, a first attempt not claimed (or
+ * whose lease has passed), a workflow not started.
+ */
 export async function hasWebhookWork(db: Database): Promise<boolean> {
   const [row] = await db.query<{ work: boolean }>(
     `select exists (select 1 from outbox_events where dispatched_at is null)
-         or exists (select 1 from webhook_deliveries where workflow_started_at is null and status = 'PENDING') as work`,
+         or exists (select 1 from webhook_deliveries where workflow_started_at is null and status = 'PENDING'
+                    and (route <> 'RELAY' or claimed_until is null or claimed_until < now())) as work`,
   );
   return row!.work;
 }

@@ -57,6 +57,13 @@ export interface AttemptRecordInput {
   outcome: AttemptOutcome;
   error: string | null;
   responseExcerpt: string | null;
+  /**
+   * The relay's first attempt of a delivery it claimed: a retry hands the delivery to a
+   * webhook-delivery workflow (route RETRY, with the receiver's Retry-After), and an attempt that
+   * finds the delivery already moved on (its lease passed and another relay sent it) is logged
+   * without changing the delivery.
+   */
+  byRelay?: { retryAfterMs: number | undefined };
 }
 
 /** The delivery's state after an attempt with this outcome. */
@@ -70,14 +77,20 @@ const statusAfter: Record<AttemptOutcome, DeliveryStatus> = {
 /**
  * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
  * delivery's row lock); a 410 also DISABLES the subscription. Answers the delivery's new status.
+ * A relay's attempt whose delivery another relay has meanwhile moved on is only logged.
  */
 export async function recordAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ attempts: number; subscription_id: string }>(
-      `select attempts, subscription_id from webhook_deliveries where id = $1 for update`,
-      [attempt.deliveryId],
-    );
+    const { rows } = await client.query<{
+      attempts: number;
+      subscription_id: string;
+      status: DeliveryStatus;
+      route: string;
+    }>(`select attempts, subscription_id, status, route from webhook_deliveries where id = $1 for update`, [
+      attempt.deliveryId,
+    ]);
     const delivery = rows[0]!;
+    const overtaken = attempt.byRelay && (delivery.status !== 'PENDING' || delivery.route !== 'RELAY');
     await client.query(
       `insert into webhook_delivery_attempts (delivery_id, attempt_number, trigger, attempted_at, duration_ms, status_code,
                                               outcome, error, response_excerpt)
@@ -94,13 +107,30 @@ export async function recordAttempt(db: Database, attempt: AttemptRecordInput): 
         attempt.responseExcerpt,
       ],
     );
+    if (overtaken) {
+      await client.query(`update webhook_deliveries set attempts = attempts + 1 where id = $1`, [
+        attempt.deliveryId,
+      ]);
+      return delivery.status;
+    }
     const status = statusAfter[attempt.outcome];
+    const handOff = attempt.byRelay && status === 'PENDING';
     await client.query(
       `update webhook_deliveries set attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
          delivered_at = case when $4 = 'DELIVERED' then now() else delivered_at end,
-         finished_at = case when $4 = 'PENDING' then null else now() end
+         finished_at = case when $4 = 'PENDING' then null else now() end,
+         route = case when $5 then 'RETRY' else route end,
+         retry_after_ms = case when $5 then $6::int else retry_after_ms end,
+         claimed_until = null
        where id = $1`,
-      [attempt.deliveryId, attempt.statusCode, attempt.error, status],
+      [
+        attempt.deliveryId,
+        attempt.statusCode,
+        attempt.error,
+        status,
+        Boolean(handOff),
+        attempt.byRelay?.retryAfterMs ?? null,
+      ],
     );
     if (attempt.outcome === 'GONE') {
       await client.query(
@@ -159,7 +189,8 @@ export async function reopenDelivery(
     if (row.subscription_status !== 'ACTIVE') return { refused: 'SUBSCRIPTION_DISABLED' as const };
     if (row.status === 'PENDING') return { refused: 'DELIVERY_IN_PROGRESS' as const };
     await client.query(
-      `update webhook_deliveries set status = 'PENDING', finished_at = null, workflow_started_at = null where id = $1`,
+      `update webhook_deliveries set status = 'PENDING', finished_at = null, workflow_started_at = null, route = 'MANUAL'
+       where id = $1`,
       [scope.deliveryId],
     );
     return { reopened: { bookingId: row.booking_id, event: row.event } };

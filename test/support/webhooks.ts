@@ -19,7 +19,7 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type ReceiverMode = 'up' | 'down' | 'gone' | 'rejecting';
+export type ReceiverMode = 'up' | 'down' | 'gone' | 'rejecting' | 'first-fails';
 
 export interface Receiver {
   url: string;
@@ -27,12 +27,20 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** Each delivery processed once: Webhook-Id → body. */
   processed: Map<string, Record<string, any>>;
-  /** up: 200 (a duplicate id is acknowledged, not processed again); down: 503; gone: 410; rejecting: 400. */
+  /**
+   * up: 200 (a duplicate id is acknowledged, not processed again); down: 503; gone: 410; rejecting: 400;
+   * first-fails: 500 to the first request of each Webhook-Id, then 200.
+   */
   mode: ReceiverMode;
   close(): Promise<void>;
 }
 
-const ANSWERS: Record<ReceiverMode, number> = { up: 200, down: 503, gone: 410, rejecting: 400 };
+const ANSWERS: Record<Exclude<ReceiverMode, 'first-fails'>, number> = {
+  up: 200,
+  down: 503,
+  gone: 410,
+  rejecting: 400,
+};
 
 export async function startReceiver(secret: string): Promise<Receiver> {
   const receiver = { requests: [], processed: new Map(), mode: 'up' } as unknown as Receiver;
@@ -47,6 +55,8 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         toleranceSeconds: 300,
       });
       const body = JSON.parse(raw) as Record<string, any>;
+      const seen = receiver.requests.some((earlier) => earlier.deliveryId === deliveryId);
+      const status = receiver.mode === 'first-fails' ? (seen ? 200 : 500) : ANSWERS[receiver.mode];
       receiver.requests.push({
         deliveryId,
         event: String(body.event),
@@ -54,7 +64,6 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         verified,
         receivedAt: Date.now(),
       });
-      const status = ANSWERS[receiver.mode];
       if (status === 200 && verified && !receiver.processed.has(deliveryId))
         receiver.processed.set(deliveryId, body);
       response

@@ -89,6 +89,27 @@ describe('webhookDelivery workflow (stubbed activities)', () => {
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(290);
   });
 
+  it("started for a retry of the relay's first attempt, it waits the backoff (or Retry-After) before attempting", async () => {
+    for (const retryOf of [{ attempts: 1 }, { attempts: 1, retryAfterMs: 1500 }]) {
+      const { steps, attempts } = scripted([{ status: 'DELIVERED', outcome: 'DELIVERED' }]);
+      const input = { ...deliveryInput({ initialMs: 600, maxMs: 5000, windowMs: 60_000 }), retryOf };
+      let begun = 0;
+      await temporal.withWorker(steps, async (taskQueue) => {
+        const handle = await temporal.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+          workflowId: workflowIds.webhookDelivery(input.deliveryId),
+          taskQueue,
+          args: [input],
+        });
+        expect(await handle.result()).toEqual({ status: 'DELIVERED', attempts: 1 });
+        begun = (await handle.describe()).startTime.getTime();
+      });
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]!.trigger).toBe('AUTOMATIC');
+      // 600 ms ±10 % after one failed attempt; at least the 1.5 s the receiver asked for.
+      expect(attempts[0]!.at - begun).toBeGreaterThanOrEqual(retryOf.retryAfterMs ? 1450 : 530);
+    }
+  });
+
   it('a final answer (FAILED, or GONE) ends the delivery after one attempt', async () => {
     const { steps, attempts, gaveUp } = scripted([{ status: 'FAILED', outcome: 'GONE' }]);
     await temporal.withWorker(steps, async (taskQueue) => {
@@ -126,7 +147,7 @@ describe('webhookOutbox relay (stubbed activities)', () => {
     let steps = 0;
     const relay: Pick<
       Activities,
-      | 'claimWebhookDeliveries'
+      | 'relayWebhookDeliveries'
       | 'startWebhookDeliveries'
       | 'awaitWebhookOutbox'
       | 'attemptWebhookDelivery'
@@ -145,10 +166,10 @@ describe('webhookOutbox relay (stubbed activities)', () => {
         }
         return input.starts.map((start) => start.workflowId);
       },
-      async claimWebhookDeliveries(input) {
+      async relayWebhookDeliveries(input) {
         steps += 1;
         marked.push(input.started);
-        return steps === 1 ? [delivery] : [];
+        return { attempted: 0, toStart: steps === 1 ? [delivery] : [] };
       },
       async awaitWebhookOutbox() {
         await new Promise((resolve) => setTimeout(resolve, 100));

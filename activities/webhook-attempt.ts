@@ -1,0 +1,125 @@
+import type { DeliveryToSend } from '../db/queries/webhooks.js';
+import { finishDelivery, recordAttempt } from '../db/writes/webhook-deliveries.js';
+import { headerSignature, notificationBody } from '../domain/webhook-signing.js';
+import {
+  outcomeOfStatus,
+  responseExcerpt,
+  retryAfterMs,
+  WEBHOOK_LIMITS,
+  type AttemptOutcome,
+  type DeliveryStatus,
+  type DeliveryTrigger,
+} from '../domain/webhooks.js';
+import { postWebhook, type WebhookAnswer } from '../providers/webhook-sender.js';
+import { resolveTarget } from '../providers/webhook-target.js';
+import type { ActivityDeps } from './index.js';
+
+/**
+ * One HTTP attempt of a PENDING delivery with its log row, shared by the webhook-delivery
+ * workflow's activity (retries, manual redeliveries) and the relay's activity (first attempts).
+ */
+
+export interface AttemptResult {
+  /** The delivery's status after the attempt: PENDING means "retry later". */
+  status: DeliveryStatus;
+  outcome: AttemptOutcome | 'SKIPPED';
+  /** The receiver's Retry-After, in milliseconds. */
+  retryAfterMs?: number;
+}
+
+/** One line for the attempt log from the sender's answer: outcome, status, error, excerpt. */
+function attemptOf(answer: WebhookAnswer, now: number) {
+  if (answer.kind === 'failed') {
+    return {
+      outcome: 'RETRY' as const,
+      statusCode: null,
+      error: answer.error === 'TIMEOUT' ? 'TIMEOUT' : `NETWORK_ERROR ${answer.detail}`,
+      excerpt: null,
+      retryAfterMs: undefined,
+    };
+  }
+  const outcome = outcomeOfStatus(answer.status);
+  return {
+    outcome,
+    statusCode: answer.status,
+    error: outcome === 'DELIVERED' ? null : `HTTP ${answer.status}`,
+    excerpt: responseExcerpt(answer.excerpt),
+    retryAfterMs: outcome === 'RETRY' ? retryAfterMs(answer.retryAfter, now) : undefined,
+  };
+}
+
+/** The signed POST of the delivery to the checked address. */
+function send(
+  delivery: DeliveryToSend,
+  target: Parameters<typeof postWebhook>[0]['target'],
+  at: Date,
+  timeoutMs: number,
+) {
+  const notification = { event: delivery.event, timestamp: delivery.occurredAt, data: delivery.data };
+  const body = notificationBody(delivery.secret, notification);
+  const seconds = Math.floor(at.getTime() / 1000);
+  return postWebhook({
+    target,
+    body,
+    timeoutMs,
+    excerptBytes: WEBHOOK_LIMITS.responseExcerptLength,
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': 'BusBooking-Webhooks/1.0',
+      'Webhook-Id': delivery.id,
+      'Webhook-Event': delivery.event,
+      'Webhook-Timestamp': String(seconds),
+      'Webhook-Signature': headerSignature(delivery.secret, seconds, body),
+    },
+  });
+}
+
+/**
+ * One attempt of a PENDING delivery: its subscription must still be ACTIVE (else the delivery is
+ * ABANDONED), its URL is checked and resolved again, and the signed body is POSTed to the checked
+ * address. The attempt is logged with the delivery's new state. `byRelay`: the relay's first
+ * attempt, which hands a retry to a workflow (recordAttempt).
+ */
+export async function attemptPending(
+  { db, config }: Pick<ActivityDeps, 'db' | 'config'>,
+  delivery: DeliveryToSend,
+  trigger: DeliveryTrigger,
+  byRelay = false,
+): Promise<AttemptResult> {
+  if (delivery.subscriptionStatus !== 'ACTIVE') {
+    await finishDelivery(db, delivery.id, 'ABANDONED', `SUBSCRIPTION_${delivery.subscriptionStatus}`);
+    return { status: 'ABANDONED', outcome: 'SKIPPED' };
+  }
+  const attemptedAt = new Date();
+  const target = await resolveTarget(delivery.url, { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS });
+  const logged = { deliveryId: delivery.id, trigger, attemptedAt };
+  if ('problem' in target) {
+    const outcome = target.problem === 'UNRESOLVABLE' ? 'RETRY' : 'FAILED';
+    const status = await recordAttempt(db, {
+      ...logged,
+      durationMs: 0,
+      statusCode: null,
+      outcome,
+      error: `TARGET_${target.problem}`,
+      responseExcerpt: null,
+      ...(byRelay ? { byRelay: { retryAfterMs: undefined } } : {}),
+    });
+    return { status, outcome };
+  }
+  const answer = await send(delivery, target, attemptedAt, config.WEBHOOK_ATTEMPT_TIMEOUT_MS);
+  const attempt = attemptOf(answer, Date.now());
+  const status = await recordAttempt(db, {
+    ...logged,
+    durationMs: answer.durationMs,
+    statusCode: attempt.statusCode,
+    outcome: attempt.outcome,
+    error: attempt.error,
+    responseExcerpt: attempt.excerpt,
+    ...(byRelay ? { byRelay: { retryAfterMs: attempt.retryAfterMs } } : {}),
+  });
+  return {
+    status,
+    outcome: attempt.outcome,
+    ...(attempt.retryAfterMs === undefined ? {} : { retryAfterMs: attempt.retryAfterMs }),
+  };
+}

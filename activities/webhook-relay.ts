@@ -1,0 +1,185 @@
+import { Context } from '@temporalio/activity';
+import type { SearchAttributePair } from '@temporalio/common';
+import pg from 'pg';
+import {
+  hasWebhookWork,
+  unstartedDeliveries,
+  type DeliveryToStart,
+  type DeliveryToSend,
+} from '../db/queries/webhooks.js';
+import { claimFirstAttempts } from '../db/writes/webhook-first-attempts.js';
+import { dispatchOutboxEvents, markDeliveriesStarted } from '../db/writes/webhook-deliveries.js';
+import { attemptPending } from './webhook-attempt.js';
+import type { ActivityDeps } from './index.js';
+
+/**
+ * The relay's effects: outbox events → deliveries, the FIRST attempt of every new delivery sent
+ * right here (many at once, no workflow), and the deliveries that need a webhook-delivery workflow
+ * (a retry after that attempt, or a manual redelivery whose start failed) handed back to the relay
+ * workflow, which starts them.
+ */
+
+export interface RelayStepInput {
+  /** Deliveries whose workflows the previous step started. */
+  started: string[];
+  /** Outbox events per claim, and workflows to start per step. */
+  limit: number;
+  /** First attempts in flight at once. */
+  concurrency: number;
+  /** The claim on a first attempt: longer than an attempt (10 s) and its log row can take. */
+  leaseMs: number;
+  /** The step stops claiming after this long (then finishes what it sent and returns). */
+  budgetMs: number;
+}
+
+export interface RelayStepResult {
+  /** First attempts this step sent. */
+  attempted: number;
+  /** Deliveries whose webhook-delivery workflow is to be started. */
+  toStart: DeliveryToStart[];
+}
+
+/** Workflows to start, built by the relay workflow (which owns their ids and search attributes). */
+export interface WorkflowStarts {
+  workflowType: string;
+  taskQueue: string;
+  starts: {
+    workflowId: string;
+    args: unknown[];
+    searchAttributes: SearchAttributePair[];
+    memo: Record<string, unknown>;
+  }[];
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A pool of at most `concurrency` first attempts: free slots are filled by claims (after turning
+ * new outbox events into deliveries) until the budget is spent or there is nothing more to claim;
+ * then the attempts in flight finish. Answers how many were sent. A retry's workflow is started
+ * after the step (the budget bounds how late: well under the first backoff of 10 s). An attempt
+ * that throws (the database away) stays claimed: it is sent again after its lease.
+ */
+async function sendFirstAttempts(deps: ActivityDeps, input: RelayStepInput): Promise<number> {
+  const until = Date.now() + input.budgetMs;
+  const running = new Set<Promise<void>>();
+  let sent = 0;
+  const attempt = (delivery: DeliveryToSend) => {
+    const flight: Promise<void> = attemptPending(deps, delivery, 'AUTOMATIC', true)
+      .then(() => undefined)
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, deliveryId: delivery.id }, 'webhook first attempt failed'),
+      )
+      .finally(() => running.delete(flight));
+    running.add(flight);
+  };
+  for (;;) {
+    const free = input.concurrency - running.size;
+    if (Date.now() < until && free > 0) {
+      const { events } = await dispatchOutboxEvents(deps.db, input.limit);
+      const batch = await claimFirstAttempts(deps.db, { limit: free, leaseMs: input.leaseMs });
+      batch.forEach(attempt);
+      sent += batch.length;
+      if (!batch.length && !events && !running.size) return sent;
+      if (batch.length || events) continue;
+    } else if (!running.size) {
+      return sent;
+    }
+    // Slots are full or there was nothing to claim: wait for an attempt to end (or look again soon).
+    await Promise.race([...running, pause(50)]);
+  }
+}
+
+/** One relay step: mark, dispatch and send first attempts, answer what needs a workflow. */
+export async function relayStep(deps: ActivityDeps, input: RelayStepInput): Promise<RelayStepResult> {
+  await markDeliveriesStarted(deps.db, input.started);
+  const attempted = await sendFirstAttempts(deps, input);
+  return { attempted, toStart: await unstartedDeliveries(deps.db, input.limit) };
+}
+
+/**
+ * Waits until the database announces a committed outbox event (LISTEN webhook_outbox), `waitMs`
+ * passes or the activity is cancelled; returns at once when `ready()` finds work after LISTEN (a
+ * commit between the caller's last look and LISTEN is not missed).
+ */
+async function outboxNotification(
+  databaseUrl: string,
+  waitMs: number,
+  ready: () => Promise<boolean>,
+): Promise<void> {
+  const listener = new pg.Client({ connectionString: databaseUrl });
+  await listener.connect();
+  try {
+    let wake: () => void = () => undefined;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    listener.on('notification', () => wake());
+    await listener.query('LISTEN webhook_outbox');
+    if (await ready()) return;
+    const context = Context.current();
+    const heartbeat = setInterval(() => context.heartbeat(), 2000);
+    try {
+      await Promise.race([
+        woken,
+        new Promise((resolve) => setTimeout(resolve, waitMs)),
+        context.cancelled.catch(() => undefined),
+      ]);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  } finally {
+    await listener.end().catch(() => undefined);
+  }
+}
+
+/** The relay's activities: the step (first attempts), starting workflows, the wait. */
+export function createWebhookRelayActivities(deps: ActivityDeps) {
+  return {
+    /**
+     * The relay's step (a heartbeating activity: a step sends for up to budgetMs plus one attempt's
+     * timeout). A worker that dies mid-step is noticed within the heartbeat timeout; the deliveries
+     * it had claimed are sent again after their lease.
+     */
+    async relayWebhookDeliveries(input: RelayStepInput): Promise<RelayStepResult> {
+      const context = Context.current();
+      const heartbeat = setInterval(() => context.heartbeat(), 2000);
+      try {
+        return await relayStep(deps, input);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /**
+     * Starts the relay's delivery workflows through the worker's client (a plain start costs the
+     * server a fraction of a child workflow's start and never wakes the relay when it ends). A
+     * workflow already running with the id is kept; one that has ended is run again, and finds its
+     * delivery no longer PENDING. Answers the workflow ids.
+     */
+    async startWebhookDeliveries(input: WorkflowStarts): Promise<string[]> {
+      const { client } = Context.current();
+      await Promise.all(
+        input.starts.map((start) =>
+          client.workflow.start(input.workflowType, {
+            workflowId: start.workflowId,
+            taskQueue: input.taskQueue,
+            args: start.args,
+            typedSearchAttributes: start.searchAttributes,
+            memo: start.memo,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          }),
+        ),
+      );
+      return input.starts.map((start) => start.workflowId);
+    },
+
+    /**
+     * The relay's wait when there is nothing to do: until the next commit of an outbox event
+     * (within milliseconds) or waitMs, so a lost notification (or a lease that passes) costs at
+     * most waitMs.
+     */
+    async awaitWebhookOutbox(input: { waitMs: number }): Promise<void> {
+      await outboxNotification(deps.config.DATABASE_URL, input.waitMs, () => hasWebhookWork(deps.db));
+    },
+  };
+}
