@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
 import { loadConfig, type Config } from '../../config/index.js';
 import {
@@ -26,6 +28,19 @@ export const BENCH_SIGNING_KEY_PEM = generateKeyPairSync('ed25519')
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
 
+/**
+ * The process that serves requests: the API itself, or with API_PROCESSES > 1 the cluster primary's
+ * first worker (from /proc; the primary only hands connections on).
+ */
+function firstServingProcess(pid: number): number {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ');
+    return children[0] ? Number(children[0]) : pid;
+  } catch {
+    return pid;
+  }
+}
+
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
 export async function dropBenchDatabase(database: string): Promise<string> {
   const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
@@ -47,7 +62,7 @@ export interface BenchStack {
   db: Database;
   databaseUrl: string;
   apiUrl: string;
-  /** The first API process's id (to read its memory from /proc). */
+  /** The first process serving the API (a cluster worker when API_PROCESSES > 1), to read its memory from /proc. */
   apiPid: number;
   /** Environment the API child runs with (for extra children such as a worker). */
   env: NodeJS.ProcessEnv;
@@ -119,16 +134,18 @@ export async function startBenchStack(options: {
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const startApi = async (changes: Record<string, string>) => {
     const port = await freePort(apiPort + 1, 100);
-    const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
+    const apiEnv = { ...env, ...changes, PORT: String(port) };
+    const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', apiEntry(apiEnv)], {
       cwd: projectRoot,
-      env: { ...env, ...changes, PORT: String(port) },
+      env: apiEnv,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     managed.push(api);
     await waitFor('the API', () => portOpen(port), 60_000);
     return `http://127.0.0.1:${port}`;
   };
-  const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
+  // API_PROCESSES API processes (default one per core); API_PROCESSES=1 is the single api/server.ts.
+  const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', apiEntry(env)], {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -139,7 +156,7 @@ export async function startBenchStack(options: {
     db,
     databaseUrl: url,
     apiUrl: `http://127.0.0.1:${apiPort}`,
-    apiPid: api.child.pid!,
+    apiPid: firstServingProcess(api.child.pid!),
     env,
     startApi,
     async close() {
