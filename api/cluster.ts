@@ -8,6 +8,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { createLogger } from '../config/logger.js';
 import { loadConfig } from '../config/index.js';
 
@@ -15,13 +16,19 @@ const serverPath = fileURLToPath(new URL('./server.ts', import.meta.url));
 
 function runPrimary(): void {
   const config = loadConfig();
-  const logger = createLogger(config, 'api-primary');
+  // The primary's few lines (start, all listening, a process died) go to stderr at info whatever
+  // LOG_LEVEL says: launchers that discard the request log (stdout) wait for "api processes listening".
+  const logger = createLogger({ LOG_LEVEL: 'info' }, 'api-primary', pino.destination(2));
   const listening = new Set<number>();
   let stopping = false;
   cluster.setupPrimary({ exec: serverPath });
+  const pids = () => Object.values(cluster.workers ?? {}).map((worker) => worker?.process.pid);
   const fork = (): Worker => {
     const worker = cluster.fork();
-    worker.on('listening', () => listening.add(worker.id));
+    worker.on('listening', () => {
+      listening.add(worker.id);
+      if (listening.size === config.API_PROCESSES) logger.info({ pids: pids() }, 'api processes listening');
+    });
     return worker;
   };
   cluster.on('exit', (worker, code, signal) => {

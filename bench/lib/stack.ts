@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
 import { loadConfig, type Config } from '../../config/index.js';
@@ -39,6 +40,20 @@ function firstServingProcess(pid: number): number {
   } catch {
     return pid;
   }
+}
+
+/**
+ * Until the API serves: its port answers and, with API_PROCESSES > 1, the cluster primary reports every
+ * process listening (on stderr), so a measurement never starts with one process still loading.
+ */
+async function untilServing(api: Managed, port: number): Promise<void> {
+  let all = !api.child.spawnargs.some((arg) => arg.endsWith('api/cluster.ts'));
+  if (!all && api.child.stderr) {
+    createInterface({ input: api.child.stderr }).on('line', (line) => {
+      if (line.includes('"api processes listening"')) all = true;
+    });
+  }
+  await waitFor('the API', async () => all && (await portOpen(port)), 90_000);
 }
 
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
@@ -141,7 +156,7 @@ export async function startBenchStack(options: {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     managed.push(api);
-    await waitFor('the API', () => portOpen(port), 60_000);
+    await untilServing(api, port);
     return `http://127.0.0.1:${port}`;
   };
   // API_PROCESSES API processes (default one per core); API_PROCESSES=1 is the single api/server.ts.
@@ -151,7 +166,7 @@ export async function startBenchStack(options: {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   managed.push(api);
-  await waitFor('the API', () => portOpen(apiPort), 60_000);
+  await untilServing(api, apiPort);
   return {
     db,
     databaseUrl: url,
