@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
@@ -11,7 +11,6 @@ import {
   dropDatabase,
   ensurePostgres,
   freePort,
-  portOpen,
   projectRoot,
   startTemporal,
 } from '../../scripts/lib/services.js';
@@ -53,7 +52,31 @@ async function untilServing(api: Managed, port: number): Promise<void> {
       if (line.includes('"api processes listening"')) all = true;
     });
   }
-  await waitFor('the API', async () => all && (await portOpen(port)), 90_000);
+  // Other programs on a shared machine take ports too: ready means this API's own process listens.
+  await waitFor('the API', async () => all && listensOn(api.child.pid!, port), 90_000);
+}
+
+/** Whether process `pid` holds the listening TCP socket of `port` (from /proc; true where /proc is missing). */
+function listensOn(pid: number, port: number): boolean {
+  let inodes: string[];
+  try {
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    inodes = ['/proc/net/tcp', '/proc/net/tcp6']
+      .flatMap((file) => readFileSync(file, 'utf8').split('\n').slice(1))
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+      .map((fields) => `socket:[${fields[9]}]`);
+    const fds = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    return inodes.some((inode) => fds.includes(inode));
+  } catch {
+    return existsSync('/proc/net/tcp') ? false : true;
+  }
 }
 
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
