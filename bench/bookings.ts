@@ -8,7 +8,9 @@
  * Every booking takes one seat. The seat locks are created before each timed phase (directly in
  * the database, as POST /seat-locks would), so only the booking is measured. Prints bookings/s,
  * p50 and p99 of each phase and the HTTP / bare ratio. Targets: ≥ 150 bookings/s across many
- * trips over HTTP, p99 < 150 ms. The benchmark database is dropped and rebuilt at every run.
+ * trips over HTTP, p99 < 150 ms. The many-trips HTTP phase runs again against an API with
+ * API_PROCESSES=1 and one with 2 (the main API runs the default, one per core). BENCH_SCALE=0.1
+ * books a tenth. The benchmark database is dropped and rebuilt at every run.
  */
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
@@ -16,6 +18,8 @@ import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { percentile, type LoadResult } from './lib/load.js';
+import { measureProcessScaling } from './lib/process-scaling.js';
+import { figure, recordFigures } from './lib/results.js';
 import {
   BENCH_SIGNING_KEY_PEM,
   benchConfig,
@@ -29,9 +33,13 @@ import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 const DATABASE = 'busbooking_bench_bookings';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Bookings per many-trips phase (HTTP, then bare). */
-const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 3000);
-const TRIPS = Number(process.env.BENCH_TRIPS ?? 200);
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? Math.max(CONCURRENCY, Math.round(3000 * SCALE)));
 const SEATS_PER_TRIP = 40;
+/** Enough trips for four many-trips phases (HTTP, bare, 1 and 2 API processes) and three warm-ups. */
+const TRIPS = Number(
+  process.env.BENCH_TRIPS ?? Math.ceil((4 * BOOKINGS + 3 * CONCURRENCY) / SEATS_PER_TRIP) + 2,
+);
 /** The busy trip: 100 rows of 2+2. */
 const BUSY_SEATS = 400;
 const log = (message: string) => console.log(`[bench] ${message}`);
@@ -120,8 +128,8 @@ const bookingBody = (lock: ReadyLock) => ({
   seat_lock_session_id: lock.lockId,
 });
 
-async function bookOverHttp(stack: BenchStack, lock: ReadyLock): Promise<void> {
-  const response = await fetch(`${stack.apiUrl}/api/bookings`, {
+async function bookOverHttp(apiUrl: string, lock: ReadyLock): Promise<void> {
+  const response = await fetch(`${apiUrl}/api/bookings`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${lock.traveller.token}` },
     body: JSON.stringify(bookingBody(lock)),
@@ -191,12 +199,13 @@ async function phase(
   label: string,
   seats: { tripId: string; seatNumber: string }[],
   how: 'HTTP' | 'bare',
+  apiUrl = stack.apiUrl,
 ) {
   log(`${label} ${how}: locking ${seats.length} seats`);
   const locks = await lockAll(stack.db, world.travellers, seats);
   log(`${label} ${how}: booking them at concurrency ${CONCURRENCY}`);
   const result = await runQueue(`${label} ${how}`, locks, (lock) =>
-    how === 'HTTP' ? bookOverHttp(stack, lock) : bookBare(stack.db, lock),
+    how === 'HTTP' ? bookOverHttp(apiUrl, lock) : bookBare(stack.db, lock),
   );
   if (result.failures.size) {
     log(
@@ -219,15 +228,22 @@ async function measure(stack: BenchStack, world: World) {
   // Warm-up: the first bookings compile code paths and create the signing key.
   const pick = seatPicker(world.manyTrips);
   const warm = await lockAll(stack.db, world.travellers, pick(CONCURRENCY));
-  await runQueue('warm-up', warm, (lock) => bookOverHttp(stack, lock));
+  await runQueue('warm-up', warm, (lock) => bookOverHttp(stack.apiUrl, lock));
 
   const manyHttp = await phase(stack, world, 'many trips', pick(BOOKINGS), 'HTTP');
   const manyBare = await phase(stack, world, 'many trips', pick(BOOKINGS), 'bare');
+  // The many-trips phase again with API_PROCESSES=1 and 2 (a warm-up of CONCURRENCY bookings each).
+  const scaling = await measureProcessScaling(stack, {}, async (url, processes) => {
+    await runQueue('warm-up', await lockAll(stack.db, world.travellers, pick(CONCURRENCY)), (lock) =>
+      bookOverHttp(url, lock),
+    );
+    return phase(stack, world, `many trips API_PROCESSES=${processes}`, pick(BOOKINGS), 'HTTP', url);
+  });
   const busySeats = (trip: BenchTrip) =>
     trip.seatNumbers.map((seatNumber) => ({ tripId: trip.id, seatNumber }));
   const busyHttp = await phase(stack, world, 'one busy trip', busySeats(world.busy[0]), 'HTTP');
   const busyBare = await phase(stack, world, 'one busy trip', busySeats(world.busy[1]), 'bare');
-  console.table([manyHttp, manyBare, busyHttp, busyBare].map(row));
+  console.table([manyHttp, manyBare, scaling.one, scaling.two, busyHttp, busyBare].map(row));
   console.table(
     (
       [
@@ -245,6 +261,16 @@ async function measure(stack: BenchStack, world: World) {
   log(
     `targets: many trips over HTTP ≥ 150 bookings/s: ${manyHttp.perSecond.toFixed(1)}; p99 < 150 ms: ${manyHttp.p99.toFixed(1)} ms`,
   );
+  recordFigures('bookings', [
+    figure('bookings many trips HTTP', manyHttp.perSecond, 'bookings/s', { op: '>=', value: 150 }),
+    figure('bookings many trips HTTP p99', manyHttp.p99, 'ms', { op: '<', value: 150 }),
+    figure('bookings many trips bare (baseline)', manyBare.perSecond, 'bookings/s'),
+    figure('bookings many trips HTTP, 1 process', scaling.one.perSecond, 'bookings/s'),
+    figure('bookings many trips HTTP, 2 processes', scaling.two.perSecond, 'bookings/s'),
+    figure('bookings HTTP 2 / 1 processes', scaling.ratio, '×'),
+    figure('bookings one busy trip HTTP', busyHttp.perSecond, 'bookings/s'),
+    figure('bookings one busy trip bare (baseline)', busyBare.perSecond, 'bookings/s'),
+  ]);
 }
 
 async function main() {

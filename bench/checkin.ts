@@ -28,6 +28,7 @@ import { cpuSnapshot } from './lib/cpu.js';
 import { loadResult, percentile, type LoadResult } from './lib/load.js';
 import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
+import { figure, recordFigures } from './lib/results.js';
 
 const DATABASE = 'busbooking_bench_checkin';
 const SCANNERS = Number(process.env.BENCH_SCANNERS ?? 4);
@@ -365,6 +366,13 @@ async function measure(stack: BenchStack, config: Config, world: World) {
     `targets: ≥ 300 scans/s over HTTP: ${http.result.perSecond.toFixed(1)}; p99 < 100 ms: ${http.result.p99.toFixed(1)} ms; ` +
       `HTTP/bare ≥ 0.5: ${ratio.toFixed(2)}; double check-ins = 0: ${doubles}`,
   );
+  recordFigures('checkin', [
+    figure('checkin scans over HTTP', http.result.perSecond, 'scans/s', { op: '>=', value: 300 }),
+    figure('checkin HTTP p99', http.result.p99, 'ms', { op: '<', value: 100 }),
+    figure('checkin bare (baseline)', direct.result.perSecond, 'scans/s'),
+    figure('checkin HTTP / bare', ratio, '×', { op: '>=', value: 0.5 }),
+    figure('checkin double check-ins', doubles, 'count', { op: '<=', value: 0 }),
+  ]);
 }
 
 async function main() {

@@ -17,6 +17,7 @@ import { createLogger } from '../config/logger.js';
 import type { SnapshotData } from '../domain/documents.js';
 import { sampleSnapshotData } from '../test/support/document-data.js';
 import { runLoops, type LoadResult } from './lib/load.js';
+import { figure, recordFigures } from './lib/results.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -107,3 +108,8 @@ log(
 );
 const met = pooled.p50 < 100 && pooled.perSecond >= 15 && pooled.errors === 0;
 log(`targets (p50 < 100 ms, ≥ 15 documents/s): ${met ? 'met' : 'NOT met'}`);
+recordFigures('documents', [
+  figure('documents warm pool', pooled.perSecond, 'documents/s', { op: '>=', value: 15 }),
+  figure('documents warm pool p50', pooled.p50, 'ms', { op: '<', value: 100 }),
+  figure('documents new context each (baseline)', contexts.perSecond, 'documents/s'),
+]);

@@ -33,6 +33,7 @@ import {
 import { runLoops, type LoadResult } from './lib/load.js';
 import { startBenchStack } from './lib/stack.js';
 import { benchOwnerSession } from './lib/company.js';
+import { figure, recordFigures } from './lib/results.js';
 
 const DATABASE = 'busbooking_bench_insight';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -192,6 +193,11 @@ async function main(): Promise<void> {
         `${analytics.p99 < 300 && advanced.p99 < 1000 && !analytics.errors && !advanced.errors ? 'met' : 'NOT met'}` +
         (SCALE < 1 ? ` (at scale ${SCALE}; the targets are for scale 1)` : ''),
     );
+    recordFigures('insight', [
+      figure('insight analytics p99', analytics.p99, 'ms', { op: '<', value: 300 }),
+      figure('insight advanced analytics p99', advanced.p99, 'ms', { op: '<', value: 1000 }),
+      figure('insight baseline from bookings p99', baseline.p99, 'ms'),
+    ]);
     await csvPhase(stack, companyId, cookie);
   } finally {
     await stack.close();

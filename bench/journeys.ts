@@ -39,6 +39,7 @@ import {
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
+import { figure, recordFigures } from './lib/results.js';
 import { measureTemporalFloor } from './lib/temporal-floor.js';
 
 const DATABASE = 'busbooking_bench_journeys';
@@ -638,6 +639,18 @@ async function main() {
     `targets: AUTO ≥ 40 journeys/s: ${autoJourneys?.['journeys/s']}; AUTO confirm p99 < 300 ms: ${autoConfirm?.['p99 ms']} ms; ` +
       `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms` : 'not measured'}`,
   );
+  const [auto, manual] = flows.ratios;
+  recordFigures('journeys', [
+    figure('journeys AUTO e2e', auto!['e2e journeys/s'], 'journeys/s', { op: '>=', value: 40 }),
+    figure('journeys AUTO confirm p99', Number(autoConfirm?.['p99 ms']), 'ms', { op: '<', value: 300 }),
+    figure('journeys AUTO bare (baseline)', auto!['bare journeys/s'], 'journeys/s'),
+    figure('journeys MANUAL e2e', manual!['e2e journeys/s'], 'journeys/s'),
+    figure('journeys MANUAL bare (baseline)', manual!['bare journeys/s'], 'journeys/s'),
+    figure('journeys Temporal floor (baseline)', auto!['Temporal floor journeys/s'], 'journeys/s'),
+    ...(lags.length
+      ? [figure('journeys deadline lag p99', percentile(lags, 99), 'ms', { op: '<', value: 2000 })]
+      : []),
+  ]);
   log(machineLoad());
 }
 

@@ -17,6 +17,7 @@ import { ledgerStatements } from '../db/queries/payment-ledger.js';
 import { ledgerFilters } from '../api/use-cases/company-payments.js';
 import { damascusDate } from '../domain/time.js';
 import { printTable, runLoops, runWrk } from './lib/load.js';
+import { figure, recordFigures } from './lib/results.js';
 import { benchOwnerSession, createBenchCompany, createBenchTrips } from './lib/company.js';
 import { startBenchStack } from './lib/stack.js';
 
@@ -160,6 +161,12 @@ async function main(): Promise<void> {
         `API / bare p99 ${(api.p99 / bare.p99).toFixed(2)}, throughput ${(api.perSecond / bare.perSecond).toFixed(2)}; ` +
         `errors ${api.errors + bare.errors}.`,
     );
+    recordFigures('ledger', [
+      figure('ledger GET /payments p99', api.p99, 'ms', { op: '<', value: TARGET_P99_MS }),
+      figure('ledger GET /payments', api.perSecond, 'req/s'),
+      figure('ledger bare SQL (baseline)', bare.perSecond, 'req/s'),
+      figure('ledger bare SQL p99 (baseline)', bare.p99, 'ms'),
+    ]);
   } finally {
     await stack.close();
   }

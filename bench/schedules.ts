@@ -21,6 +21,7 @@ import { expandTimetable } from '../domain/trip-schedules.js';
 import { benchOwnerSession } from './lib/company.js';
 import { percentile } from './lib/load.js';
 import { dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { figure, recordFigures } from './lib/results.js';
 
 const DATABASE = 'busbooking_bench_schedules';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -259,6 +260,13 @@ async function measure(stack: BenchStack, world: World) {
     `targets: commit < 10 s: ${api.seconds.toFixed(2)} s; API/bare rate ≥ 0.3: ${(apiRate / bareRate).toFixed(2)}; ` +
       `preview p99 < 300 ms: ${preview.p99.toFixed(1)} ms`,
   );
+  recordFigures('schedules', [
+    figure('schedules commit through API', api.seconds, 's', { op: '<', value: 10 }),
+    figure('schedules commit rate', apiRate, 'trips/s'),
+    figure('schedules bare batch (baseline)', bareRate, 'trips/s'),
+    figure('schedules API / bare rate', apiRate / bareRate, '×', { op: '>=', value: 0.3 }),
+    figure('schedules preview p99', preview.p99, 'ms', { op: '<', value: 300 }),
+  ]);
 }
 
 async function main() {

@@ -9,6 +9,8 @@
  * and with that cache off, which is the figure to compare with the raw SQL. The raw baseline sends
  * the same named prepared statement the endpoint sends, on a pool of the same size. Load comes from
  * wrk (a C load generator) so that the two cores go to the server, not to the load generator.
+ * The cache-off API runs with API_PROCESSES=1 and again with 2 (how throughput grows with a second
+ * process); the as-configured API runs API_PROCESSES processes (default one per core).
  */
 import pg from 'pg';
 import { prepareSearch } from '../db/queries/search.js';
@@ -16,13 +18,18 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { ensureBenchCatalogue } from './catalogue.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
 import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
+import { measureProcessScaling } from './lib/process-scaling.js';
+import { figure, recordFigures } from './lib/results.js';
 import { startBenchStack } from './lib/stack.js';
 import { benchSearches } from './search-samples.js';
 
 const CONCURRENCY = 32;
 // Database connections of the API and of the raw baseline alike.
 const POOL = Number(process.env.BENCH_POOL ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+// BENCH_SCALE=0.2 measures each phase for a fifth of the time (at least 2 s).
+const SECONDS = Number(
+  process.env.BENCH_SECONDS ?? Math.max(2, Math.round(15 * Number(process.env.BENCH_SCALE ?? 1))),
+);
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 async function main() {
@@ -48,22 +55,28 @@ async function main() {
       path: '/api/journeys/search',
       body,
     }));
-    const uncachedUrl = await stack.startApi({ SEARCH_CACHE_SECONDS: '0' });
-    await runWrk('warm-up', {
-      url: uncachedUrl,
-      concurrency: CONCURRENCY,
-      seconds: 3,
-      requests: searchRequests,
-    });
-    const cpuBefore = cpuSnapshot();
-    const uncached = await runWrk('POST /journeys/search (API, cache off)', {
-      url: uncachedUrl,
-      concurrency: CONCURRENCY,
-      seconds: SECONDS,
-      requests: searchRequests,
-    });
-    const uncachedCpu = cpuPerUnit(cpuBefore, cpuSnapshot(), uncached.requests)['API ms'];
-    results.push(uncached);
+    // Cache off, with API_PROCESSES=1 (the figure compared with the raw SQL) and then 2; Node CPU
+    // per answer is measured over the 1-process phase.
+    let uncachedCpu: number | undefined;
+    const scaling = await measureProcessScaling(
+      stack,
+      { SEARCH_CACHE_SECONDS: '0' },
+      async (url, processes) => {
+        await runWrk('warm-up', { url, concurrency: CONCURRENCY, seconds: 3, requests: searchRequests });
+        const label = `POST /journeys/search (API, cache off, API_PROCESSES=${processes})`;
+        const cpuBefore = cpuSnapshot();
+        const result = await runWrk(label, {
+          url,
+          concurrency: CONCURRENCY,
+          seconds: SECONDS,
+          requests: searchRequests,
+        });
+        if (processes === 1) uncachedCpu = cpuPerUnit(cpuBefore, cpuSnapshot(), result.requests)['API ms'];
+        return result;
+      },
+    );
+    const uncached = scaling.one;
+    results.push(scaling.one, scaling.two);
     await runWrk('warm-up', {
       url: stack.apiUrl,
       concurrency: CONCURRENCY,
@@ -122,6 +135,18 @@ async function main() {
         `Node CPU per answer: API (cache off) ${uncachedCpu?.toFixed(2) ?? '?'} ms, ` +
         `raw pg client ${((rawCpu.user + rawCpu.system) / 1000 / Math.max(raw.requests, 1)).toFixed(2)} ms`,
     );
+    recordFigures('search', [
+      figure('search as configured', api.perSecond, 'req/s', { op: '>=', value: 800 }),
+      figure('search as configured p99', api.p99, 'ms', { op: '<', value: 40 }),
+      figure('search cache off, 1 process', uncached.perSecond, 'req/s'),
+      figure('search cache off, 1 process p99', uncached.p99, 'ms'),
+      figure('search cache off, 2 processes', scaling.two.perSecond, 'req/s'),
+      figure('search cache off, 2 / 1 processes', scaling.ratio, '×'),
+      figure('search SQL raw (baseline)', raw.perSecond, 'req/s'),
+      figure('search cache off / raw', ratio, '×', { op: '>=', value: 0.75 }),
+      figure('search cache off, Node CPU per answer', uncachedCpu ?? Number.NaN, 'ms'),
+      figure('journey-locations', locations.perSecond, 'req/s', { op: '>=', value: 4000 }),
+    ]);
     if (api.errors || uncached.errors || locations.errors) {
       console.log(`non-2xx or errors: search ${api.errors + uncached.errors}, locations ${locations.errors}`);
     }

@@ -31,6 +31,7 @@ import { percentile } from './lib/load.js';
 import { BENCH_ACCESS_TOKEN_SECRET, dropBenchDatabase, startBenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { measureDeliveryShapes } from './lib/webhook-shapes.js';
+import { figure, recordFigures } from './lib/results.js';
 
 const DATABASE = 'busbooking_bench_webhooks';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -284,6 +285,12 @@ async function main() {
     log(
       `target: healthy lag p99 < 5000 ms: ${healthyP99} ms ${healthyP99 < 5000 ? 'met' : 'NOT met'}; lost ${lost} ${lost === 0 ? '(met)' : '(NOT met)'}`,
     );
+    recordFigures('webhooks', [
+      figure('webhooks healthy lag p99', healthyP99, 'ms', { op: '<', value: 5000 }),
+      figure('webhooks lost', lost, 'count', { op: '<=', value: 0 }),
+      figure('webhooks deliveries', result.perSecond, 'deliveries/s'),
+      figure('webhooks direct POSTs (floor)', floorRate, 'deliveries/s'),
+    ]);
 
     log('design measurement (Temporal and HTTP alone, every delivery due at once):');
     const shapes = await measureDeliveryShapes({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deploymentSettings, refuseHalfMutualTls } from './deployment.js';
 
 /**
  * The one place that reads the environment. Every setting is listed (with its default) in
@@ -29,11 +30,8 @@ export const ConfigSchema = z
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:54329/busbooking'),
     /** Connections per process; about two to three per database core (6 measured best on 2 cores). */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(6),
-    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().default('default'),
-    TEMPORAL_TASK_QUEUE: z.string().default('bus-booking'),
-    TEMPORAL_TLS: booleanFlag.default(false),
-    TEMPORAL_API_KEY: z.string().optional(),
+    /** API_PROCESSES and the Temporal settings (address, namespace, TLS, API key): config/deployment.ts. */
+    ...deploymentSettings,
     /** Signs and verifies traveller access tokens (HS256). At least 32 characters. */
     ACCESS_TOKEN_SECRET: z.string().min(32).default('dev-only-access-token-secret-change-me-0000'),
     ACCESS_TOKEN_ISSUER: z.string().default('bus-booking'),
@@ -327,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   refuseOtpMisconfiguration(config);
+  refuseHalfMutualTls(config);
   return config;
 }
 

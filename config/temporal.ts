@@ -3,13 +3,34 @@ import type { Config } from './index.js';
 
 type TemporalConfig = Pick<
   Config,
-  'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'
+  | 'TEMPORAL_ADDRESS'
+  | 'TEMPORAL_NAMESPACE'
+  | 'TEMPORAL_TLS'
+  | 'TEMPORAL_API_KEY'
+  | 'TEMPORAL_TLS_CA_PEM'
+  | 'TEMPORAL_TLS_CERT_PEM'
+  | 'TEMPORAL_TLS_KEY_PEM'
+  | 'TEMPORAL_TLS_SERVER_NAME'
 >;
+
+/** TLS options shared by the client (API) and the worker's native connection; undefined = plaintext. */
+function tlsOptions(config: TemporalConfig) {
+  const ca = config.TEMPORAL_TLS_CA_PEM;
+  const crt = config.TEMPORAL_TLS_CERT_PEM;
+  const key = config.TEMPORAL_TLS_KEY_PEM;
+  const serverName = config.TEMPORAL_TLS_SERVER_NAME;
+  if (!config.TEMPORAL_TLS && !ca && !crt && !serverName) return undefined;
+  return {
+    ...(ca ? { serverRootCACertificate: Buffer.from(ca) } : {}),
+    ...(crt && key ? { clientCertPair: { crt: Buffer.from(crt), key: Buffer.from(key) } } : {}),
+    ...(serverName ? { serverNameOverride: serverName } : {}),
+  };
+}
 
 export function connectionOptions(config: TemporalConfig) {
   return {
     address: config.TEMPORAL_ADDRESS,
-    tls: config.TEMPORAL_TLS ? {} : undefined,
+    tls: tlsOptions(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   };
 }

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { apiEntry, apiProcessCount } from './lib/api-entry.js';
 import { startPrefixed, stop, waitFor, type Managed } from './lib/processes.js';
 import {
   createDatabaseIfMissing,
@@ -103,7 +104,8 @@ async function main() {
   if (seed.status !== 0) throw new Error('migrations or demo data failed');
 
   const worker = startPrefixed('worker', node, [...tsx, 'worker/main.ts'], { cwd: projectRoot, env });
-  const api = startPrefixed('api', node, [...tsx, 'api/server.ts'], { cwd: projectRoot, env });
+  // API_PROCESSES (default one per core) API processes share the port; the seed above ran once.
+  const api = startPrefixed('api', node, [...tsx, apiEntry(env)], { cwd: projectRoot, env });
   managed.push(worker, api);
   for (const child of [worker, api]) {
     void child.exited.then((code) => {
@@ -115,7 +117,7 @@ async function main() {
   }
   await waitFor('the API', () => portOpen(API_PORT), 60_000);
   console.log(
-    `[stack] ready: API http://localhost:${API_PORT}/api · docs http://localhost:${API_PORT}/docs · ` +
+    `[stack] ready: API http://localhost:${API_PORT}/api (${apiProcessCount(env)} processes) · docs http://localhost:${API_PORT}/docs · ` +
       `Temporal UI http://localhost:${TEMPORAL_UI_PORT} · demo identities: npm run --silent demo:accounts · Ctrl-C stops`,
   );
 }

@@ -10,7 +10,7 @@ function partOf(pid: number, commandLine: string): string | undefined {
   if (pid === process.pid) return 'load generator';
   if (commandLine.includes('temporal') && commandLine.includes('start-dev')) return 'Temporal server';
   if (commandLine.startsWith('postgres')) return 'PostgreSQL';
-  if (commandLine.includes('api/server.ts')) return 'API';
+  if (commandLine.includes('api/server.ts') || commandLine.includes('api/cluster.ts')) return 'API';
   if (commandLine.includes('worker/main.ts')) return 'worker';
   return undefined;
 }

@@ -1,5 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
 import { loadConfig, type Config } from '../../config/index.js';
 import {
@@ -8,7 +11,6 @@ import {
   dropDatabase,
   ensurePostgres,
   freePort,
-  portOpen,
   projectRoot,
   startTemporal,
 } from '../../scripts/lib/services.js';
@@ -25,6 +27,57 @@ export const BENCH_ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789ab
 export const BENCH_SIGNING_KEY_PEM = generateKeyPairSync('ed25519')
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
+
+/**
+ * The process that serves requests: the API itself, or with API_PROCESSES > 1 the cluster primary's
+ * first worker (from /proc; the primary only hands connections on).
+ */
+function firstServingProcess(pid: number): number {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ');
+    return children[0] ? Number(children[0]) : pid;
+  } catch {
+    return pid;
+  }
+}
+
+/**
+ * Until the API serves: its port answers and, with API_PROCESSES > 1, the cluster primary reports every
+ * process listening (on stderr), so a measurement never starts with one process still loading.
+ */
+async function untilServing(api: Managed, port: number): Promise<void> {
+  let all = !api.child.spawnargs.some((arg) => arg.endsWith('api/cluster.ts'));
+  if (!all && api.child.stderr) {
+    createInterface({ input: api.child.stderr }).on('line', (line) => {
+      if (line.includes('"api processes listening"')) all = true;
+    });
+  }
+  // Other programs on a shared machine take ports too: ready means this API's own process listens.
+  await waitFor('the API', async () => all && listensOn(api.child.pid!, port), 90_000);
+}
+
+/** Whether process `pid` holds the listening TCP socket of `port` (from /proc; true where /proc is missing). */
+function listensOn(pid: number, port: number): boolean {
+  let inodes: string[];
+  try {
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    inodes = ['/proc/net/tcp', '/proc/net/tcp6']
+      .flatMap((file) => readFileSync(file, 'utf8').split('\n').slice(1))
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+      .map((fields) => `socket:[${fields[9]}]`);
+    const fds = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    return inodes.some((inode) => fds.includes(inode));
+  } catch {
+    return existsSync('/proc/net/tcp') ? false : true;
+  }
+}
 
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
 export async function dropBenchDatabase(database: string): Promise<string> {
@@ -47,7 +100,7 @@ export interface BenchStack {
   db: Database;
   databaseUrl: string;
   apiUrl: string;
-  /** The first API process's id (to read its memory from /proc). */
+  /** The first process serving the API (a cluster worker when API_PROCESSES > 1), to read its memory from /proc. */
   apiPid: number;
   /** Environment the API child runs with (for extra children such as a worker). */
   env: NodeJS.ProcessEnv;
@@ -119,27 +172,29 @@ export async function startBenchStack(options: {
   // The API's request log goes to /dev/null: it is written (the cost is measured) but not shown.
   const startApi = async (changes: Record<string, string>) => {
     const port = await freePort(apiPort + 1, 100);
-    const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
+    const apiEnv = { ...env, ...changes, PORT: String(port) };
+    const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', apiEntry(apiEnv)], {
       cwd: projectRoot,
-      env: { ...env, ...changes, PORT: String(port) },
+      env: apiEnv,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     managed.push(api);
-    await waitFor('the API', () => portOpen(port), 60_000);
+    await untilServing(api, port);
     return `http://127.0.0.1:${port}`;
   };
-  const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', 'api/server.ts'], {
+  // API_PROCESSES API processes (default one per core); API_PROCESSES=1 is the single api/server.ts.
+  const api = startPrefixed('api', process.execPath, [...profiling, '--import', 'tsx', apiEntry(env)], {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   managed.push(api);
-  await waitFor('the API', () => portOpen(apiPort), 60_000);
+  await untilServing(api, apiPort);
   return {
     db,
     databaseUrl: url,
     apiUrl: `http://127.0.0.1:${apiPort}`,
-    apiPid: api.child.pid!,
+    apiPid: firstServingProcess(api.child.pid!),
     env,
     startApi,
     async close() {

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, portOpen } from '../../scripts/lib/services.js';
+import { apiEntry } from '../../scripts/lib/api-entry.js';
+import { eventually } from '../support/journeys.js';
+
+/**
+ * API_PROCESSES=2: `api/cluster.ts` runs two real API processes on one port against the run's
+ * database and Temporal server. Each request below opens its own connection, so the primary hands
+ * them to the two processes in turn.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const SEARCH_LIMIT = 4;
+
+/** The pids of a process's children, from /proc. */
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text ? text.split(' ').map(Number) : [];
+}
+
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+
+/** One request on a connection of its own (no keep-alive agent). */
+function post(port: number, path: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('API_PROCESSES: several API processes on one port', () => {
+  let primary: ChildProcess;
+  let port: number;
+  let exited: Promise<number | null>;
+  /** "api listening" lines the processes logged. */
+  let listening = 0;
+
+  beforeAll(async () => {
+    port = await freePort(3900, 100);
+    const env = {
+      ...process.env,
+      API_PROCESSES: '2',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SEARCH_RATE_LIMIT_PER_MINUTE: String(SEARCH_LIMIT),
+      LOG_LEVEL: 'info',
+    };
+    expect(apiEntry(env)).toBe('api/cluster.ts');
+    expect(apiEntry({ ...env, API_PROCESSES: '1' })).toBe('api/server.ts');
+    primary = spawn(process.execPath, ['--import', 'tsx', apiEntry(env)], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    exited = new Promise((resolve) => primary.on('exit', (code) => resolve(code)));
+    createInterface({ input: primary.stdout! }).on('line', (line) => {
+      if (line.includes('"api listening"')) listening += 1;
+    });
+    await eventually(
+      async () => listening,
+      (count) => count === 2,
+      50_000,
+    );
+    expect(await portOpen(port)).toBe(true);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (primary.exitCode === null && primary.signalCode === null) {
+      primary.kill('SIGKILL');
+      await exited;
+    }
+  });
+
+  it('runs two api/server.ts processes under the primary, and the API answers', async () => {
+    const workers = childrenOf(primary.pid!);
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) expect(commandLine(pid)).toContain('api/server.ts');
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('a per-IP limit counts across both processes: the limit holds, not twice the limit', async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < SEARCH_LIMIT * 2; index += 1) {
+      statuses.push(await post(port, '/api/journeys/search', {}));
+    }
+    expect(statuses.filter((status) => status === 429)).toHaveLength(SEARCH_LIMIT);
+    expect(statuses.slice(0, SEARCH_LIMIT).every((status) => status === 400)).toBe(true);
+  });
+
+  it('a process that dies is replaced; SIGTERM stops the primary and every process', async () => {
+    const [victim, survivor] = childrenOf(primary.pid!);
+    process.kill(victim!, 'SIGKILL');
+    const replaced = await eventually(
+      async () => childrenOf(primary.pid!),
+      (pids) => pids.length === 2 && !pids.includes(victim!),
+      30_000,
+    );
+    expect(replaced).toContain(survivor);
+    // The survivor answers at once; the replacement starts listening.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    await eventually(
+      async () => listening,
+      (count) => count === 3,
+      40_000,
+    );
+    primary.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(replaced.filter(alive)).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,42 @@
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/index.js';
+import { connectionOptions } from '../../config/temporal.js';
+
+const PEM = (label: string) => `-----BEGIN ${label}-----\\nAAAA\\n-----END ${label}-----`;
+
+describe('deployment settings (API_PROCESSES, Temporal address, namespace and TLS)', () => {
+  it('API_PROCESSES defaults to one process per core; 1 and larger counts are accepted, 0 is refused', () => {
+    expect(loadConfig({}).API_PROCESSES).toBe(availableParallelism());
+    expect(loadConfig({ API_PROCESSES: '1' }).API_PROCESSES).toBe(1);
+    expect(loadConfig({ API_PROCESSES: '4' }).API_PROCESSES).toBe(4);
+    expect(() => loadConfig({ API_PROCESSES: '0' })).toThrow(/API_PROCESSES/);
+  });
+
+  it('plaintext to the dev server by default; TLS with the CA, client pair and server name when set', () => {
+    expect(connectionOptions(loadConfig({})).tls).toBeUndefined();
+    expect(connectionOptions(loadConfig({ TEMPORAL_TLS: 'true' })).tls).toEqual({});
+    const options = connectionOptions(
+      loadConfig({
+        TEMPORAL_ADDRESS: 'temporal.internal:7233',
+        TEMPORAL_TLS_CA_PEM: PEM('CERTIFICATE'),
+        TEMPORAL_TLS_CERT_PEM: PEM('CERTIFICATE'),
+        TEMPORAL_TLS_KEY_PEM: PEM('PRIVATE KEY'),
+        TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal',
+      }),
+    );
+    expect(options.address).toBe('temporal.internal:7233');
+    expect(options.tls?.serverRootCACertificate?.toString()).toBe(
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
+    );
+    expect(options.tls?.clientCertPair?.key.toString()).toContain('PRIVATE KEY-----\nAAAA');
+    expect(options.tls?.serverNameOverride).toBe('frontend.temporal.internal');
+    expect(connectionOptions(loadConfig({ TEMPORAL_API_KEY: 'k' }))).toMatchObject({ apiKey: 'k' });
+  });
+
+  it('refuses a client certificate without its key (and the reverse), and a value that is no PEM', () => {
+    expect(() => loadConfig({ TEMPORAL_TLS_CERT_PEM: PEM('CERTIFICATE') })).toThrow(/TEMPORAL_TLS_KEY_PEM/);
+    expect(() => loadConfig({ TEMPORAL_TLS_KEY_PEM: PEM('PRIVATE KEY') })).toThrow(/TEMPORAL_TLS_CERT_PEM/);
+    expect(() => loadConfig({ TEMPORAL_TLS_CA_PEM: 'not a certificate' })).toThrow(/TEMPORAL_TLS_CA_PEM/);
+  });
+});
