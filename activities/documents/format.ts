@@ -9,25 +9,19 @@ import type { Labels } from './labels.js';
 /** The locale tags documents are printed in: Latin digits in both languages. */
 const INTL_LOCALES: Record<DocumentLocale, string> = { ar: 'ar-SY-u-nu-latn', en: 'en-GB' };
 
+/** One value per document language, made from that language's locale tag. */
+const perLocale = <T>(make: (tag: string) => T): Record<DocumentLocale, T> => ({
+  ar: make(INTL_LOCALES.ar),
+  en: make(INTL_LOCALES.en),
+});
+
 /** One date-time format per document language, with the same options. */
-export function dateTimeFormatsOf(
-  options: Intl.DateTimeFormatOptions,
-): Record<DocumentLocale, Intl.DateTimeFormat> {
-  return {
-    ar: new Intl.DateTimeFormat(INTL_LOCALES.ar, options),
-    en: new Intl.DateTimeFormat(INTL_LOCALES.en, options),
-  };
-}
+export const dateTimeFormatsOf = (options: Intl.DateTimeFormatOptions) =>
+  perLocale((tag) => new Intl.DateTimeFormat(tag, options));
 
 /** One number format per document language, with the same options. */
-export function numberFormatsOf(
-  options: Intl.NumberFormatOptions,
-): Record<DocumentLocale, Intl.NumberFormat> {
-  return {
-    ar: new Intl.NumberFormat(INTL_LOCALES.ar, options),
-    en: new Intl.NumberFormat(INTL_LOCALES.en, options),
-  };
-}
+export const numberFormatsOf = (options: Intl.NumberFormatOptions) =>
+  perLocale((tag) => new Intl.NumberFormat(tag, options));
 
 const dateTimeFormats = dateTimeFormatsOf({
   timeZone: OPERATING_TIME_ZONE,
