@@ -177,14 +177,28 @@ export function percent(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
 }
 
-/** Travellers by how many trips they took in the horizon. */
-export const FREQUENCY_BUCKETS = [
-  { label: '1', min: 1, max: 1 },
-  { label: '2', min: 2, max: 2 },
-  { label: '3-5', min: 3, max: 5 },
-  { label: '6-10', min: 6, max: 10 },
-  { label: '11+', min: 11, max: null },
-] as const;
+/** A bucket of whole numbers from min to max (null: no upper end). */
+export interface WholeNumberBucket {
+  label: string;
+  min: number;
+  max: number | null;
+}
+
+/**
+ * Buckets from their lower bounds, each up to the next bound, the last one open: [1, 3] gives
+ * '1-2' and '3+'; a bucket of one value is labelled by that value.
+ */
+export function bucketsFrom(lowerBounds: readonly number[]): WholeNumberBucket[] {
+  return lowerBounds.map((min, index) => {
+    const next = lowerBounds[index + 1];
+    if (next === undefined) return { label: `${min}+`, min, max: null };
+    const max = next - 1;
+    return { label: max === min ? `${min}` : `${min}-${max}`, min, max };
+  });
+}
+
+/** Travellers by how many trips they took in the horizon: 1, 2, 3-5, 6-10, 11+. */
+export const FREQUENCY_BUCKETS = bucketsFrom([1, 2, 3, 6, 11]);
 
 /** How many of something fall in a bucket of whole numbers (trips per traveller, days of lead time). */
 export interface CountBucket {
@@ -194,7 +208,7 @@ export interface CountBucket {
 
 /** Counts per bucket from a count per value (for example: customers per number of trips). */
 export function countInBuckets(
-  buckets: readonly { label: string; min: number; max: number | null }[],
+  buckets: readonly WholeNumberBucket[],
   countByValue: ReadonlyMap<number, number>,
 ): CountBucket[] {
   return buckets.map(({ label, min, max }) => {
@@ -206,16 +220,8 @@ export function countInBuckets(
   });
 }
 
-/** Days between booking and travel, in buckets (0 = booked on the travel day). */
-export const LEAD_TIME_BUCKETS = [
-  { label: '0', min: 0, max: 0 },
-  { label: '1', min: 1, max: 1 },
-  { label: '2-3', min: 2, max: 3 },
-  { label: '4-7', min: 4, max: 7 },
-  { label: '8-14', min: 8, max: 14 },
-  { label: '15-30', min: 15, max: 30 },
-  { label: '31+', min: 31, max: null },
-] as const;
+/** Days between booking and travel, in buckets (0 = booked on the travel day): 0, 1, 2-3, 4-7, 8-14, 15-30, 31+. */
+export const LEAD_TIME_BUCKETS = bucketsFrom([0, 1, 2, 4, 8, 15, 31]);
 
 /** A ranked row: rank 1 is the highest revenue (ties: more seats sold, then the route id). */
 export function rankRoutes<T extends { routeId: string; revenue: number; seatsSold: number }>(

@@ -14,12 +14,12 @@ import {
 const settings: TransferSettings = { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 };
 const at = (time: string) => new Date(`2026-12-01T${time}:00Z`);
 const arrival = { stopId: 'stop-a', cityId: 'city-x', arrivalAt: at('10:00') };
+/** A second leg leaving the arrival's own stop at `time`. */
+const fromSameStop = (time: string) => ({ stopId: 'stop-a', cityId: 'city-x', departureAt: at(time) });
 
 describe('transferBetween', () => {
   it('accepts a change at the same stop after the same-stop minimum and reports the wait', () => {
-    expect(
-      transferBetween(arrival, { stopId: 'stop-a', cityId: 'city-x', departureAt: at('10:20') }, settings),
-    ).toEqual({
+    expect(transferBetween(arrival, fromSameStop('10:20'), settings)).toEqual({
       kind: 'SAME_STOP',
       city_id: 'city-x',
       wait_minutes: 20,
@@ -27,9 +27,7 @@ describe('transferBetween', () => {
   });
 
   it('refuses a change at the same stop sooner than the minimum', () => {
-    expect(
-      transferBetween(arrival, { stopId: 'stop-a', cityId: 'city-x', departureAt: at('10:19') }, settings),
-    ).toBeNull();
+    expect(transferBetween(arrival, fromSameStop('10:19'), settings)).toBeNull();
   });
 
   it('needs the longer same-city minimum when the second leg boards at another stop of the city', () => {
@@ -43,12 +41,8 @@ describe('transferBetween', () => {
   });
 
   it('refuses a wait longer than the maximum, and a second leg in another city', () => {
-    expect(
-      transferBetween(arrival, { stopId: 'stop-a', cityId: 'city-x', departureAt: at('16:00') }, settings),
-    ).not.toBeNull();
-    expect(
-      transferBetween(arrival, { stopId: 'stop-a', cityId: 'city-x', departureAt: at('16:01') }, settings),
-    ).toBeNull();
+    expect(transferBetween(arrival, fromSameStop('16:00'), settings)).not.toBeNull();
+    expect(transferBetween(arrival, fromSameStop('16:01'), settings)).toBeNull();
     expect(
       transferBetween(arrival, { stopId: 'stop-c', cityId: 'city-y', departureAt: at('12:00') }, settings),
     ).toBeNull();

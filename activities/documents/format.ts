@@ -6,23 +6,29 @@ import type { Labels } from './labels.js';
  * Dates and amounts as printed: Damascus time, Latin digits in both languages (booking codes and
  * seat labels are Latin too, and staff read documents in either language the same way).
  */
-const dateTimeFormats: Record<DocumentLocale, Intl.DateTimeFormat> = {
-  ar: new Intl.DateTimeFormat('ar-SY-u-nu-latn', {
-    timeZone: OPERATING_TIME_ZONE,
-    dateStyle: 'full',
-    timeStyle: 'short',
-  }),
-  en: new Intl.DateTimeFormat('en-GB', {
-    timeZone: OPERATING_TIME_ZONE,
-    dateStyle: 'full',
-    timeStyle: 'short',
-  }),
-};
+/** The locale tags documents are printed in: Latin digits in both languages. */
+const INTL_LOCALES: Record<DocumentLocale, string> = { ar: 'ar-SY-u-nu-latn', en: 'en-GB' };
 
-const numberFormats: Record<DocumentLocale, Intl.NumberFormat> = {
-  ar: new Intl.NumberFormat('ar-SY-u-nu-latn', { maximumFractionDigits: 0 }),
-  en: new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 }),
-};
+/** One value per document language, made from that language's locale tag. */
+const perLocale = <T>(make: (tag: string) => T): Record<DocumentLocale, T> => ({
+  ar: make(INTL_LOCALES.ar),
+  en: make(INTL_LOCALES.en),
+});
+
+/** One date-time format per document language, with the same options. */
+export const dateTimeFormatsOf = (options: Intl.DateTimeFormatOptions) =>
+  perLocale((tag) => new Intl.DateTimeFormat(tag, options));
+
+/** One number format per document language, with the same options. */
+export const numberFormatsOf = (options: Intl.NumberFormatOptions) =>
+  perLocale((tag) => new Intl.NumberFormat(tag, options));
+
+const dateTimeFormats = dateTimeFormatsOf({
+  timeZone: OPERATING_TIME_ZONE,
+  dateStyle: 'full',
+  timeStyle: 'short',
+});
+const numberFormats = numberFormatsOf({ maximumFractionDigits: 0 });
 
 export function dateTime(locale: DocumentLocale, iso: string): string {
   return dateTimeFormats[locale].format(new Date(iso));

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination, PersonName } from '../http/schemas.js';
+import { Pagination, PersonName } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the administrator team routes (api/admin/admins.ts): request and response
@@ -78,20 +78,13 @@ const MANAGE_RULES =
   'hold, and nobody changes an account holding a permission they lack (403 PERMISSION_DENIED naming it).';
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   adminListAdministrators: {
     summary: 'List administrators',
     description:
       'Needs admins.view (else 403 PERMISSION_DENIED). Sorted by e-mail; limit (default 20, at most 100) and offset, ' +
       'with the total. Each read is recorded in the audit log (admins.list).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'A page of administrators',
-        schema: ListResponse,
-      },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of administrators', ListResponse, [400, 401, 403]),
   },
   adminCreateAdministrator: {
     summary: 'Create an administrator',
@@ -99,14 +92,7 @@ export const docs = operations({
       `${MANAGE_RULES} The creator sets the initial password (argon2id) and hands it over; by default the new account ` +
       'must set up TOTP at its first sign-in (totpRequired). 409 ADMIN_EMAIL_TAKEN when the e-mail address has an account. ' +
       'Recorded in the audit log (admins.create).',
-    tags: TAGS,
-    responses: {
-      201: {
-        description: 'Created',
-        schema: RecordResponse,
-      },
-      ...errorResponses(400, 401, 403, 409),
-    },
+    responses: answers(201, 'Created', RecordResponse, [400, 401, 403, 409]),
   },
   adminUpdateAdministrator: {
     summary: "Change an administrator's name, role, permissions, status or second-factor policy",
@@ -116,13 +102,6 @@ export const docs = operations({
       'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
       'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
       'each changed field before and after).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Changed',
-        schema: RecordResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Changed', RecordResponse, [400, 401, 403, 404, 409]),
   },
 });

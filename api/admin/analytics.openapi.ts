@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ANALYTICS_MAX_DAYS } from '../../domain/platform-analytics.js';
-import { operations } from '../http/route.js';
-import { CalendarDate, errorResponses, Uuid } from '../http/schemas.js';
+import { CalendarDate, Uuid } from '../http/schemas.js';
 import { IdText } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/analytics (api/admin/analytics.ts). */
 export const AnalyticsQuery = z
@@ -57,7 +57,7 @@ const Analytics = z.object({
   }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(['Administration: analytics'], {
   adminPlatformAnalytics: {
     summary: 'Platform figures: bookings, revenue, travellers, confirmation funnel, manual decisions',
     description:
@@ -71,7 +71,6 @@ export const docs = operations({
       'decision in time is an approval or a rejection (a late one is refused), a missed one an expired request; ' +
       'requests cancelled by another company or by a suspension, and pending ones, count in neither. The read is ' +
       'recorded in the audit log (analytics.read).',
-    tags: ['Administration: analytics'],
-    responses: { 200: { description: 'The figures', schema: Analytics }, ...errorResponses(400, 401, 403) },
+    responses: answers(200, 'The figures', Analytics, [400, 401, 403]),
   },
 });

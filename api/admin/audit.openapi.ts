@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the audit log read (api/admin/audit.ts): its query, which also validates,
@@ -59,7 +59,7 @@ const AuditResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Administration: audit log'], {
   adminAuditLog: {
     summary: 'Read the audit log',
     description:
@@ -75,13 +75,6 @@ export const docs = operations({
       'incidents.create, incidents.update, incidents.resolve; maintenance.create, maintenance.update, maintenance.cancel; ' +
       'waitlist.list; analytics.read; tickets.list, tickets.read, tickets.create, tickets.reply, tickets.assign, ' +
       'tickets.close.',
-    tags: ['Administration: audit log'],
-    responses: {
-      200: {
-        description: 'A page of audit rows',
-        schema: AuditResponse,
-      },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of audit rows', AuditResponse, [400, 401, 403]),
   },
 });

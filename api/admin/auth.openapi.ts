@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the administration's sign-in routes (api/admin/auth.ts): request and
@@ -42,7 +41,7 @@ const SecondFactorResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   adminLogin: {
     summary: 'Sign in to the administration with e-mail and password',
     description:
@@ -57,7 +56,6 @@ export const docs = operations({
       'address in 15 minutes (ADMIN_LOGIN_MAX_PER_IP, ADMIN_LOGIN_MAX_PER_EMAIL, ADMIN_LOGIN_WINDOW_MINUTES), then 429 ' +
       "RATE_LIMITED with Retry-After. Signing in ends the browser's previous administrator session. Recorded in the audit log " +
       '(auth.login, auth.login_failed for a known account).',
-    tags: TAGS,
     responses: loginResponses(LoginResponse),
   },
   adminVerifySecondFactor: {
@@ -70,20 +68,17 @@ export const docs = operations({
       'codes per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with /security/2fa), then 429. ' +
       '409 SECOND_FACTOR_ENROLMENT_REQUIRED when the account has no authenticator yet; 409 SECOND_FACTOR_NOT_PENDING ' +
       'when the session already gave its second factor. Recorded in the audit log (auth.second_factor, auth.second_factor_failed).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Second factor accepted; new session cookies set',
-        schema: SecondFactorResponse,
-      },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
+    responses: answers(
+      200,
+      'Second factor accepted; new session cookies set',
+      SecondFactorResponse,
+      [400, 401, 403, 409, 429],
+    ),
   },
   adminLogout: {
     summary: 'End the administrator session',
     description:
       'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every administration write.',
-    tags: TAGS,
     responses: signOutResponses(OkResponse),
   },
 });

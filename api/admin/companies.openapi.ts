@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the administration's company routes (api/admin/companies.ts): request and
@@ -142,15 +142,11 @@ const MANAGE =
 const actionDoc = (action: CompanyAction) => ({
   summary: `${action[0]}${action.slice(1).toLowerCase()} a company`,
   description: `${MANAGE} ${ACTION_RULES[action]} Audit action companies.${action.toLowerCase()}.`,
-  tags: TAGS,
-  responses: {
-    200: { description: 'Done', schema: ActionResult },
-    ...errorResponses(400, 401, 403, 404, 409),
-  },
+  responses: answers(200, 'Done', ActionResult, [400, 401, 403, 404, 409]),
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   adminListCompanies: {
     summary: 'List companies with their standing and figures',
     description:
@@ -158,11 +154,7 @@ export const docs = operations({
       'sorted by English name; limit (default 20, at most 100) and offset, with the total. Each company comes with ' +
       'its counts of trips, bookings and revenue (all time) and its number of warnings. The read is recorded in the ' +
       'audit log (companies.list).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'A page of companies', schema: CompanyList },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of companies', CompanyList, [400, 401, 403]),
   },
   adminReadCompany: {
     summary: 'A company with its history of warnings, suspensions and verification changes',
@@ -170,11 +162,7 @@ export const docs = operations({
       'Needs companies.view. The history names the administrator, the reason and the standing before and after of ' +
       'every action, newest first; the same changes are in the audit log (target = the company id). 404 ' +
       'COMPANY_NOT_FOUND. The read is recorded (companies.read).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The company and its history', schema: CompanyDetail },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The company and its history', CompanyDetail, [400, 401, 403, 404]),
   },
   adminWarnCompany: actionDoc('WARN'),
   adminSuspendCompany: actionDoc('SUSPEND'),

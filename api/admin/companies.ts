@@ -1,4 +1,5 @@
 import type { AdminCompanyRow, CompanyActionRow } from '../../db/queries/admin-companies.js';
+import { camelFields } from '../../db/row-fields.js';
 import type { CompanyAction } from '../../domain/company-moderation.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
@@ -97,17 +98,19 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
 
 function adminCompany(row: AdminCompanyRow) {
   return {
-    id: row.id,
-    nameEn: row.name_en,
-    nameAr: row.name_ar,
-    slug: row.slug,
-    status: row.status,
-    verified: row.verified,
-    published: row.published,
-    scope: row.scope,
-    email: row.email,
-    phone: row.phone,
-    createdAt: row.created_at,
+    ...camelFields(row, [
+      'id',
+      'name_en',
+      'name_ar',
+      'slug',
+      'status',
+      'verified',
+      'published',
+      'scope',
+      'email',
+      'phone',
+      'created_at',
+    ]),
     counts: { trips: row.trips, bookings: row.bookings, revenue: Number(row.revenue) },
     warnings: row.warnings,
     lastActionAt: row.last_action_at,
@@ -116,9 +119,7 @@ function adminCompany(row: AdminCompanyRow) {
 
 function historyEntry(row: CompanyActionRow) {
   return {
-    id: row.id,
-    action: row.action,
-    reason: row.reason,
+    ...camelFields(row, ['id', 'action', 'reason']),
     admin: row.admin_id ? { id: row.admin_id, name: row.admin_name ?? '' } : null,
     before: row.standing_before,
     after: row.standing_after,

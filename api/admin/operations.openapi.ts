@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, OPEN_INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
 import { DateTime, IdText } from './schemas.js';
+import { answers } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the platform operations routes (api/admin/operations.ts): feature flags,
@@ -170,7 +171,7 @@ export const docs = operations({
       'else its default. Every API process reads flags through a cache that a change invalidates within ' +
       'PLATFORM_STATE_POLL_SECONDS (2 s): each process polls a change counter the change bumps in its transaction.',
     tags: FLAG_TAGS,
-    responses: { 200: { description: 'The flags', schema: FlagList }, ...errorResponses(401, 403) },
+    responses: answers(200, 'The flags', FlagList, [401, 403]),
   },
   adminSetFeatureFlag: {
     summary: 'Turn a feature flag on or off',
@@ -179,19 +180,13 @@ export const docs = operations({
       'read. Recorded in the audit log (feature_flags.update, with the value before and after and the reason) in the ' +
       'same transaction; in force in every API process within 2 seconds.',
     tags: FLAG_TAGS,
-    responses: {
-      200: { description: 'The flag now', schema: FlagRecord },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The flag now', FlagRecord, [400, 401, 403, 404]),
   },
   adminListIncidents: {
     summary: 'Platform incidents',
     description: `${VIEW} Newest first; filters status, open, severity; limit (default 20, at most 100) and offset.`,
     tags: INCIDENT_TAGS,
-    responses: {
-      200: { description: 'A page of incidents', schema: page(Incident) },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of incidents', page(Incident), [400, 401, 403]),
   },
   adminCreateIncident: {
     summary: 'Open an incident',
@@ -200,7 +195,7 @@ export const docs = operations({
       'between them), RESOLVED (final, only through POST /incidents/{id}/resolve). Severities MINOR, MAJOR, CRITICAL. ' +
       'Recorded in the audit log (incidents.create).',
     tags: INCIDENT_TAGS,
-    responses: { 201: { description: 'Opened', schema: record(Incident) }, ...errorResponses(400, 401, 403) },
+    responses: answers(201, 'Opened', record(Incident), [400, 401, 403]),
   },
   adminUpdateIncident: {
     summary: 'Update an open incident',
@@ -208,10 +203,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
       'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after).',
     tags: INCIDENT_TAGS,
-    responses: {
-      200: { description: 'Updated', schema: record(Incident) },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Updated', record(Incident), [400, 401, 403, 404, 409]),
   },
   adminResolveIncident: {
     summary: 'Resolve an incident',
@@ -219,10 +211,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Body {resolution}. RESOLVED is final (a second resolve is 409 INCIDENT_RESOLVED). ` +
       'Recorded (incidents.resolve).',
     tags: INCIDENT_TAGS,
-    responses: {
-      200: { description: 'Resolved', schema: record(Incident) },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Resolved', record(Incident), [400, 401, 403, 404, 409]),
   },
   adminListMaintenance: {
     summary: 'Maintenance windows',
@@ -230,10 +219,7 @@ export const docs = operations({
       `${VIEW} The window in force now (active) and every window by state (SCHEDULED, ACTIVE, ENDED, CANCELLED), ` +
       `newest start first. ${GATE}`,
     tags: MAINTENANCE_TAGS,
-    responses: {
-      200: { description: 'The windows', schema: MaintenanceList },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'The windows', MaintenanceList, [400, 401, 403]),
   },
   adminScheduleMaintenance: {
     summary: 'Schedule a maintenance window',
@@ -243,10 +229,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_TOO_LONG); a start in the past begins it at once. Recorded (maintenance.create). ' +
       GATE,
     tags: MAINTENANCE_TAGS,
-    responses: {
-      201: { description: 'Scheduled', schema: record(MaintenanceWindow) },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(201, 'Scheduled', record(MaintenanceWindow), [400, 401, 403]),
   },
   adminUpdateMaintenance: {
     summary: "Change a maintenance window's message or times",
@@ -255,10 +238,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
       'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after).',
     tags: MAINTENANCE_TAGS,
-    responses: {
-      200: { description: 'Changed', schema: record(MaintenanceWindow) },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Changed', record(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
   adminCancelMaintenance: {
     summary: 'Cancel a maintenance window (an active one ends at once)',
@@ -266,9 +246,6 @@ export const docs = operations({
       `${MANAGES('maintenance.manage')} Body {reason}. An ended or cancelled window is 409 MAINTENANCE_WINDOW_CLOSED. ` +
       'Recorded (maintenance.cancel).',
     tags: MAINTENANCE_TAGS,
-    responses: {
-      200: { description: 'Cancelled', schema: record(MaintenanceWindow) },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Cancelled', record(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
 });

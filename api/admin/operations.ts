@@ -21,6 +21,7 @@ import {
   ResolveBody,
   WindowChangeBody,
 } from './operations.openapi.js';
+import { camelFields } from '../../db/row-fields.js';
 
 /** Feature flags, incidents and maintenance windows: GET /feature-flags, /incidents, /maintenance and their writes. */
 export function registerOperationsRoutes(surface: Surface, context: AppContext): void {
@@ -212,32 +213,31 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
   });
 }
 
-function incident(row: IncidentRow) {
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    severity: row.severity,
-    status: row.status,
-    resolution: row.resolution,
-    startedAt: row.started_at,
-    resolvedAt: row.resolved_at,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+/** An incident and a maintenance window as the API answers them: their columns, camelCased. */
+const incident = (row: IncidentRow) =>
+  camelFields(row, [
+    'id',
+    'title',
+    'description',
+    'severity',
+    'status',
+    'resolution',
+    'started_at',
+    'resolved_at',
+    'created_by',
+    'created_at',
+    'updated_at',
+  ]);
 
-function window(row: MaintenanceRow) {
-  return {
-    id: row.id,
-    message: row.message,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    state: row.state,
-    cancelledAt: row.cancelled_at,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+const window = (row: MaintenanceRow) =>
+  camelFields(row, [
+    'id',
+    'message',
+    'starts_at',
+    'ends_at',
+    'state',
+    'cancelled_at',
+    'created_by',
+    'created_at',
+    'updated_at',
+  ]);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { Permission, Role } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the permission catalogue read (api/admin/permissions.ts). */
 
@@ -21,7 +20,7 @@ const PermissionsResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Administration: administrators'], {
   adminPermissions: {
     summary: "Administration permissions, roles, and the signed-in administrator's own",
     description:
@@ -30,13 +29,6 @@ export const docs = operations({
       'tickets.manage, platform.view, incidents.manage), ANALYST (companies.view, analytics.view, platform.view, ' +
       'waitlist.view). A route that needs a permission the caller lacks answers 403 PERMISSION_DENIED with ' +
       'details.permission.',
-    tags: ['Administration: administrators'],
-    responses: {
-      200: {
-        description: "The catalogue and the caller's permissions",
-        schema: PermissionsResponse,
-      },
-      ...errorResponses(401, 403),
-    },
+    responses: answers(200, "The catalogue and the caller's permissions", PermissionsResponse, [401, 403]),
   },
 });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of an administrator's own authenticator routes (api/admin/security.ts):
@@ -76,19 +75,12 @@ const RemovedResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   adminSecondFactorStatus: {
     summary: "The signed-in administrator's second-factor state",
     description:
       'Answers also while the session still owes its second factor, so the sign-in screen knows what to ask for.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Second-factor state',
-        schema: StatusResponse,
-      },
-      ...errorResponses(401),
-    },
+    responses: answers(200, 'Second-factor state', StatusResponse, [401]),
   },
   adminStartSecondFactorEnrolment: {
     summary: 'Set up an authenticator, or start replacing the one in use',
@@ -99,14 +91,12 @@ export const docs = operations({
       'none does this right after sign-in. Replacing an authenticator needs a fully signed-in session and {code} from ' +
       'the current one or a {recoveryCode} (400 SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when ' +
       'wrong). Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
-    tags: TAGS,
-    responses: {
-      201: {
-        description: 'New secret, waiting for its confirming code',
-        schema: EnrolResponse,
-      },
-      ...errorResponses(400, 401, 403, 429),
-    },
+    responses: answers(
+      201,
+      'New secret, waiting for its confirming code',
+      EnrolResponse,
+      [400, 401, 403, 429],
+    ),
   },
   adminConfirmSecondFactor: {
     summary: 'Confirm the new authenticator with a code from it',
@@ -117,14 +107,7 @@ export const docs = operations({
       'data.csrfToken), and every other session of this administrator ends. 409 SECOND_FACTOR_ENROLMENT_NOT_STARTED ' +
       'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code. Recorded in the audit log ' +
       '(security.2fa_enabled or security.2fa_changed).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Authenticator in use',
-        schema: ConfirmResponse,
-      },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
+    responses: answers(200, 'Authenticator in use', ConfirmResponse, [400, 401, 403, 409, 429]),
   },
   adminRemoveSecondFactor: {
     summary: 'Remove the authenticator and the recovery codes',
@@ -132,13 +115,6 @@ export const docs = operations({
       'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
       'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (replace the authenticator instead), ' +
       'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Second factor removed',
-        schema: RemovedResponse,
-      },
-      ...errorResponses(400, 401, 403, 409, 429),
-    },
+    responses: answers(200, 'Second factor removed', RemovedResponse, [400, 401, 403, 409, 429]),
   },
 });

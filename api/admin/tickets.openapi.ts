@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
 const TAGS = ['Administration: support tickets'];
@@ -93,7 +93,7 @@ const STATES =
   'may be CLOSED, which is final (every change of a closed ticket is 409 TICKET_CLOSED).';
 const MANAGE = 'Needs tickets.manage (else 403 PERMISSION_DENIED naming it). 404 TICKET_NOT_FOUND.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   adminListTickets: {
     summary: 'Support tickets',
     description:
@@ -101,20 +101,12 @@ export const docs = operations({
       '(subject), from/to (opened); most recently changed first; limit (default 20, at most 100) and offset. Tickets ' +
       "show travellers' names and phone numbers: every read is recorded in the audit log (tickets.list). " +
       STATES,
-    tags: TAGS,
-    responses: {
-      200: { description: 'A page of tickets', schema: TicketPage },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of tickets', TicketPage, [400, 401, 403]),
   },
   adminReadTicket: {
     summary: 'A support ticket and its messages',
     description: 'Needs tickets.view. Messages oldest first. 404 TICKET_NOT_FOUND. Recorded (tickets.read).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The ticket', schema: TicketDetail },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The ticket', TicketDetail, [400, 401, 403, 404]),
   },
   adminCreateTicket: {
     summary: "Open a ticket on someone's behalf",
@@ -122,39 +114,23 @@ export const docs = operations({
       'Needs tickets.manage. {subject, message, priority?, bookingId?, companyId?, travellerId?}: a booking brings ' +
       'its company and traveller (a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH); unknown ids ' +
       'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create).',
-    tags: TAGS,
-    responses: {
-      201: { description: 'Opened', schema: TicketDetail },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(201, 'Opened', TicketDetail, [400, 401, 403, 404]),
   },
   adminReplyToTicket: {
     summary: 'Reply to a ticket',
     description: `${MANAGE} The ticket becomes ANSWERED. Recorded (tickets.reply). ${STATES}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'Replied', schema: TicketDetail },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Replied', TicketDetail, [400, 401, 403, 404, 409]),
   },
   adminAssignTicket: {
     summary: 'Assign a ticket (or unassign it with null)',
     description:
       `${MANAGE} The assignee must be an active administrator holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). ` +
       'Recorded (tickets.assign, before and after).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'Assigned', schema: TicketDetail },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Assigned', TicketDetail, [400, 401, 403, 404, 409]),
   },
   adminCloseTicket: {
     summary: 'Close a ticket with its resolution',
     description: `${MANAGE} Closing is final. Recorded (tickets.close).`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'Closed', schema: TicketDetail },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Closed', TicketDetail, [400, 401, 403, 404, 409]),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/waitlist (api/admin/waitlist.ts). */
 const Instant = z.iso
@@ -26,7 +26,7 @@ const WaitlistPage = z.object({
   data: z.object({ items: z.array(WaitlistEntry), total: z.int(), limit: z.int(), offset: z.int() }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(['Administration: waitlist'], {
   adminListWaitlist: {
     summary: 'Pre-launch waitlist sign-ups',
     description:
@@ -34,10 +34,6 @@ export const docs = operations({
       'the site is in coming-soon mode: the e-mail address (lower case) and when, nothing more is stored. Newest ' +
       'first; filters search, from, to; limit (default 20, at most 100) and offset, with the total. E-mail addresses ' +
       'are personal data: every read is recorded in the audit log (waitlist.list) with its filter.',
-    tags: ['Administration: waitlist'],
-    responses: {
-      200: { description: 'A page of sign-ups', schema: WaitlistPage },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of sign-ups', WaitlistPage, [400, 401, 403]),
   },
 });

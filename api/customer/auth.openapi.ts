@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of customer sign-in by phone and the session after it (api/customer/auth.ts):
@@ -153,9 +152,8 @@ const sessionRules = (config: Config) =>
   'Authorization: Bearer (no CSRF header needed).';
 
 /** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
-// eslint-disable-next-line max-lines-per-function -- one table: the docs of each route, quoting the configured limits
 export const docsFor = (config: Config) =>
-  operations({
+  taggedOperations(TAGS, {
     sendOtp: {
       summary: 'Send a one-time sign-in code to a phone number',
       description:
@@ -171,14 +169,7 @@ export const docsFor = (config: Config) =>
         'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
         `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
         'per hour (429 RATE_LIMITED with Retry-After).',
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Code dispatched',
-          schema: OtpSent,
-        },
-        ...errorResponses(400, 429, 503),
-      },
+      responses: answers(200, 'Code dispatched', OtpSent, [400, 429, 503]),
     },
     verifyOtp: {
       summary: 'Sign in with the one-time code (creates the account when new)',
@@ -192,14 +183,7 @@ export const docsFor = (config: Config) =>
         '/auth/customer/resend-verification sends another). Inventory scope ' +
         `is server-side metadata only; no field here can set it. ${sessionRules(config)} Rate limit: ` +
         `${config.OTP_VERIFY_PER_IP_PER_HOUR} requests per client IP per hour.`,
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Signed in',
-          schema: SignedIn,
-        },
-        ...errorResponses(400, 403, 429, 503),
-      },
+      responses: answers(200, 'Signed in', SignedIn, [400, 403, 429, 503]),
     },
     refreshSession: {
       summary: 'Exchange the refresh token for new tokens',
@@ -209,28 +193,14 @@ export const docsFor = (config: Config) =>
         '(401 REFRESH_TOKEN_REUSED) and every token of it. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
         'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
         `cookies too (not with X-Client: mobile). ${sessionRules(config)}`,
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'New tokens',
-          schema: SessionResult,
-        },
-        ...errorResponses(400, 401),
-      },
+      responses: answers(200, 'New tokens', SessionResult, [400, 401]),
     },
     getCurrentCustomer: {
       summary: 'The signed-in traveller',
       description:
         'With no credential at all: 200 with data null. An invalid or expired access token, an ended session, or a malformed ' +
         'Authorization header: 401 INVALID_CREDENTIAL (never a silent null).',
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'The traveller, or null',
-          schema: Me,
-        },
-        ...errorResponses(401),
-      },
+      responses: answers(200, 'The traveller, or null', Me, [401]),
     },
     logout: {
       summary: 'End the session and clear the cookies',
@@ -239,13 +209,6 @@ export const docsFor = (config: Config) =>
         'X-CSRF-Token equal to the bb_csrf cookie (403 CSRF_TOKEN_INVALID otherwise, and the session stays). When the ' +
         'access cookie has already expired, the bb_refresh cookie names the session to end. Mobile (Authorization: Bearer): ' +
         'no CSRF header. With no session at all it still answers 200 and clears the cookies.',
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Signed out',
-          schema: SignedOut,
-        },
-        ...errorResponses(401, 403),
-      },
+      responses: answers(200, 'Signed out', SignedOut, [401, 403]),
     },
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
 import { BookingResponse } from './booking-reads.openapi.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of a traveller's booking changes (booking-changes.ts): the modify body and both routes' rules. */
 
@@ -25,7 +25,7 @@ export const ModifyBody = z
   .meta({ id: 'BookingModifyRequest' });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Bookings'], {
   modifyBooking: {
     summary: 'Move a booking to another trip or other seats',
     description:
@@ -43,14 +43,7 @@ export const docs = operations({
       'connection or an order of several: change the journey as a whole); 422 (the request asks for a change the rules ' +
       'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
       'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).',
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'The booking as modified',
-        schema: BookingResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409, 422),
-    },
+    responses: answers(200, 'The booking as modified', BookingResponse, [400, 401, 403, 404, 409, 422]),
   },
   cancelBooking: {
     summary: 'Cancel a booking',
@@ -63,13 +56,6 @@ export const docs = operations({
       'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
       'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
       'trip, a connection or an order of several).',
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'The booking, CANCELLED',
-        schema: BookingResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'The booking, CANCELLED', BookingResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant, Pagination } from '../http/schemas.js';
+import { Instant, Pagination } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of a traveller's booking reads (booking-reads.ts), whose booking the change routes answer too. */
 
@@ -91,29 +91,15 @@ const OWN_RULE =
   'answers 404 BOOKING_NOT_FOUND, exactly like an id that does not exist. Private answers (Cache-Control: private, no-store).';
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Bookings'], {
   listBookings: {
     summary: "The traveller's bookings",
     description: `Newest first; limit (1 to 100, default 20) and offset; total counts them all. ${OWN_RULE}`,
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'A page of bookings',
-        schema: BookingList,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'A page of bookings', BookingList, [400, 401]),
   },
   getBooking: {
     summary: 'One of the traveller’s bookings',
     description: `The booking with its trip (trip.pickupLocation), amounts, confirmation and tickets. ${OWN_RULE}`,
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'The booking',
-        schema: BookingResponse,
-      },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The booking', BookingResponse, [400, 401, 404]),
   },
 });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
+import { taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the booking creation routes (bookings.ts): schemas and the rules they document. */
 
@@ -159,11 +159,10 @@ const CREATE_RULES =
   '429 RATE_LIMITED with Retry-After. 0 turns a limit off.';
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Bookings'], {
   createBooking: {
     summary: 'Book the locked seats of one trip',
     description: `Lock the seats first (POST /seat-locks). ${CREATE_RULES} Also 400 SEATS_COUNT_MISMATCH (seats_count ≠ seat_numbers.length).`,
-    tags: ['Bookings'],
     responses: {
       201: {
         description: 'Booked',
@@ -185,7 +184,6 @@ export const docs = operations({
       'RETURN_DEPARTS_TOO_EARLY). One reward_code applies to the total of both directions; the discount is split ' +
       'across both booking rows in proportion to their subtotals (each row keeps its part). A retry with the same two ' +
       `locks answers 200 with the same bookings. Also 400 SAME_SEAT_LOCK. ${CREATE_RULES}`,
-    tags: ['Bookings'],
     responses: {
       201: {
         description: 'Both directions booked',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of the public catalogue (SPEC GET /journey-locations, /cities, /routes/popular, /landing/routes). */
 
@@ -73,7 +72,7 @@ const LandingRoutesResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Catalogue'], {
   listJourneyLocations: {
     summary: 'Public directory of cities and stops for journey search',
     description:
@@ -81,7 +80,6 @@ export const docs = operations({
       'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
       'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
       'accepted, and an ETag for revalidation.',
-    tags: ['Catalogue'],
     responses: {
       200: {
         description: 'The directory',
@@ -96,7 +94,6 @@ export const docs = operations({
     summary: 'Cities, ordered by English name',
     description:
       'City-level lookup (also a temporary fallback of the mobile client). Ids are city ids only, never stop ids.',
-    tags: ['Catalogue'],
     responses: {
       200: {
         description: 'All cities',
@@ -110,21 +107,13 @@ export const docs = operations({
       "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
       "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
       "caller's answer is private.",
-    tags: ['Catalogue'],
-    responses: {
-      200: {
-        description: 'Popular routes',
-        schema: PopularRoutesResponse,
-      },
-      ...errorResponses(401),
-    },
+    responses: answers(200, 'Popular routes', PopularRoutesResponse, [401]),
   },
   listLandingRoutes: {
     summary: 'Marketing routes of production companies (shared-cache data)',
     description:
       'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
       'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.',
-    tags: ['Catalogue'],
     responses: {
       200: {
         description: 'Landing routes',

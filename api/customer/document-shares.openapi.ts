@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
 import { DateTime } from '../documents/share-routes.openapi.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Locale } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of the recipient's share routes (preview, accept, session, document). */
 
@@ -44,21 +44,14 @@ const PdfResponse = {
 };
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   previewDocumentShare: {
     summary: 'What a share link opens: the document kind and the operating company, nothing else',
     description:
       'No session needed; the secret from the link fragment goes in the body. A wrong secret is 404 ' +
       'SHARE_NOT_FOUND like an unknown grant; an expired link 410 SHARE_EXPIRED; a revoked share 410 ' +
       'SHARE_REVOKED; a link already accepted 409 SHARE_ALREADY_ACCEPTED.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Preview',
-        schema: SharePreview,
-      },
-      ...errorResponses(400, 404, 409, 410, 429),
-    },
+    responses: answers(200, 'Preview', SharePreview, [400, 404, 409, 410, 429]),
   },
   acceptDocumentShare: {
     summary: 'Accept a share link (once) and open the recipient session',
@@ -67,28 +60,14 @@ export const docs = operations({
       'the session lasts at most 30 minutes and ends after 15 minutes without a request. The cookie opens ' +
       'only this grant’s session and document; it is no traveller credential. Two accepts never give two ' +
       'sessions: the second is 409 SHARE_ALREADY_ACCEPTED.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Accepted',
-        schema: RecipientSession,
-      },
-      ...errorResponses(400, 404, 409, 410, 429, 503),
-    },
+    responses: answers(200, 'Accepted', RecipientSession, [400, 404, 409, 410, 429, 503]),
   },
   getDocumentShareSession: {
     summary: 'The recipient session of a share (recipient cookie)',
     description:
       'No cookie or another grant’s cookie: 401 SHARE_SESSION_REQUIRED. Revoked: 410 SHARE_REVOKED. Past ' +
       'its 30 minutes or idle for 15: 410 SHARE_SESSION_EXPIRED (an idle session ends then and there).',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The session',
-        schema: RecipientSession,
-      },
-      ...errorResponses(400, 401, 410, 429),
-    },
+    responses: answers(200, 'The session', RecipientSession, [400, 401, 410, 429]),
   },
   getSharedDocument: {
     summary: 'The shared document as PDF (recipient cookie)',
@@ -97,7 +76,6 @@ export const docs = operations({
       'idle meanwhile: refused, no byte sent) and logs the view or download with the checksum and size ' +
       'before the bytes go. action=download needs a grant with presentation DOWNLOAD (else 403 ' +
       'SHARE_DOWNLOAD_NOT_ALLOWED).',
-    tags: TAGS,
     responses: {
       200: PdfResponse,
       ...errorResponses(400, 401, 403, 409, 410, 429, 500),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DocumentKind } from '../../domain/documents.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Locale } from '../http/schemas.js';
+import { taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of GET /bookings/{id}/document and GET /bookings/{id}/receipt. */
 
@@ -30,7 +30,7 @@ const PdfResponse = {
 };
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Tickets and documents'], {
   getBookingDocument: {
     summary: 'Ticket or booking confirmation PDF of an own booking',
     description:
@@ -46,7 +46,6 @@ export const docs = operations({
       'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
       'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
       'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored.',
-    tags: ['Tickets and documents'],
     responses: {
       200: PdfResponse,
       ...errorResponses(400, 401, 404, 409, 410, 500),
@@ -64,7 +63,6 @@ export const docs = operations({
       'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
       'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
       'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf.',
-    tags: ['Tickets and documents'],
     responses: {
       200: PdfResponse,
       ...errorResponses(400, 401, 404, 409, 500),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/account-email.js';
-import { operations } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of e-mail verification and password recovery (api/customer/email-auth.ts):
@@ -87,7 +87,7 @@ const LINK_REFUSALS =
 
 /** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
 export const docsFor = (config: Config) =>
-  operations({
+  taggedOperations(TAGS, {
     requestPasswordRecovery: {
       summary: 'Ask for a password recovery link by e-mail',
       description:
@@ -97,19 +97,11 @@ export const docsFor = (config: Config) =>
         `The link opens {PUBLIC_ORIGIN}/auth/reset-password#type=recovery&token=..., a page that calls GET /auth and POST /auth. ` +
         `Rate limits: ${config.PASSWORD_RECOVERY_MAX_PER_IP} requests per client IP and ${config.PASSWORD_RECOVERY_MAX_PER_EMAIL} ` +
         'per e-mail address per hour (429 RATE_LIMITED with Retry-After), counted alike for known and unknown addresses.',
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Accepted',
-          schema: Accepted,
-        },
-        ...errorResponses(400, 429),
-      },
+      responses: answers(200, 'Accepted', Accepted, [400, 429]),
     },
     checkEmailLink: {
       summary: 'Check an e-mail link before using it (the reset page asks before showing its form)',
       description: `Does not use the link up. ${LINK_REFUSALS}`,
-      tags: TAGS,
       responses: {
         200: {
           description: 'The link can be used',
@@ -126,7 +118,6 @@ export const docsFor = (config: Config) =>
         "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
         'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
         LINK_REFUSALS,
-      tags: TAGS,
       responses: {
         200: {
           description: 'Password changed; signed in',
@@ -144,19 +135,11 @@ export const docsFor = (config: Config) =>
         'traveller session (web: X-CSRF-Token). 409 EMAIL_NOT_SET when the account has no e-mail, 409 EMAIL_ALREADY_VERIFIED, ' +
         `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message. At most ` +
         `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED).`,
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Link sent',
-          schema: VerificationSent,
-        },
-        ...errorResponses(401, 403, 409, 429, 503),
-      },
+      responses: answers(200, 'Link sent', VerificationSent, [401, 403, 409, 429, 503]),
     },
     verifyEmail: {
       summary: 'Confirm an e-mail address with the link from the verification message',
       description: `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS}`,
-      tags: TAGS,
       responses: {
         200: {
           description: 'Address verified',

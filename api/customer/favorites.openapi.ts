@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { errorResponses, UUID_PATTERN } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the favorite routes (api/customer/favorites.ts): request and response
@@ -90,25 +90,17 @@ const VALIDATION =
   'X-CSRF-Token (403 CSRF_TOKEN_INVALID); bearer calls need none.';
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listFavoriteRoutes: {
     summary: "The signed-in traveller's favorite routes, newest first",
     description: `${COMMON} Always Cache-Control: private, no-store. 500 FAVORITES_LOOKUP_FAILED when the list cannot be read.`,
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Favorite routes',
-        schema: FavoritesList,
-      },
-      ...errorResponses(401, 409, 500),
-    },
+    responses: answers(200, 'Favorite routes', FavoritesList, [401, 409, 500]),
   },
   saveFavoriteRoute: {
     summary: 'Save a favorite route (idempotent)',
     description:
       `${COMMON} ${VALIDATION} A new route answers 201; saving it again answers 200 with alreadySaved: true and the ` +
       'same favorite (concurrent duplicates also end with one row). 500 FAVORITE_SAVE_FAILED when saving fails.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'Already saved',
@@ -126,7 +118,6 @@ export const docs = operations({
     description:
       `${COMMON} ${VALIDATION} Removing a route that is not saved answers 200 with removed: false. ` +
       '500 FAVORITE_REMOVE_FAILED when removal fails.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'Removed, or was not saved',

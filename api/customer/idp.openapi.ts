@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the identity-provider routes (api/customer/idp/): their request and
@@ -192,7 +192,7 @@ const NONCE_RULES =
 /** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
 // eslint-disable-next-line max-lines-per-function -- one table: the docs of each route, quoting the configured limits
 export const docsFor = (config: Config) =>
-  operations({
+  taggedOperations(TAGS, {
     signInWithIdpMobile: {
       summary: 'Sign in from the mobile app with an identity-provider ID token',
       description:
@@ -200,7 +200,6 @@ export const docsFor = (config: Config) =>
         'IDP_BROWSER_REQUEST_REFUSED. No CSRF header is needed. The ID token audience is IDP_MOBILE_CLIENT_ID; no nonce is ' +
         'required. Returns a bearer session (channel mobile). ' +
         `${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-      tags: TAGS,
       responses: SIGNED_IN_BY_BEARER,
     },
     startIdpFlow: {
@@ -212,14 +211,7 @@ export const docsFor = (config: Config) =>
         'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
         'Access-Control-Allow-Origin for that origin and no cookie. ' +
         `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'A new flow',
-          schema: NonceResponse,
-        },
-        ...errorResponses(400, 403, 429),
-      },
+      responses: answers(200, 'A new flow', NonceResponse, [400, 403, 429]),
     },
     signInWithIdpWeb: {
       summary: 'Sign in on the web site with an identity-provider ID token',
@@ -231,7 +223,6 @@ export const docsFor = (config: Config) =>
         '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
         'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-      tags: TAGS,
       responses: {
         200: {
           description: 'Signed in; session cookies set',
@@ -247,13 +238,7 @@ export const docsFor = (config: Config) =>
         'Content-Type header: 204 with Access-Control-Allow-Origin set to that exact origin, Allow-Methods POST, ' +
         `Allow-Headers Content-Type, Max-Age ${PWA_PREFLIGHT_MAX_AGE_SECONDS}, and no Allow-Credentials. Anything else: ` +
         '403 IDP_ORIGIN_REFUSED without CORS headers. No other path of the API answers cross-origin requests.',
-      tags: TAGS,
-      responses: {
-        204: {
-          description: 'Preflight accepted',
-        },
-        ...errorResponses(403),
-      },
+      responses: answers(204, 'Preflight accepted', undefined, [403]),
     },
     signInWithIdpPwa: {
       summary: 'Sign in from the installable web app (PWA) with an identity-provider ID token',
@@ -264,7 +249,6 @@ export const docsFor = (config: Config) =>
         'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
         'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-      tags: TAGS,
       responses: SIGNED_IN_BY_BEARER,
     },
     linkIdpIdentity: {
@@ -278,7 +262,6 @@ export const docsFor = (config: Config) =>
         "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
         'set (verified) only when it has none. ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
-      tags: TAGS,
       responses: {
         200: {
           description: 'Linked',
@@ -293,14 +276,7 @@ export const docsFor = (config: Config) =>
         'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
         'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
         '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
-      tags: TAGS,
-      responses: {
-        200: {
-          description: 'Unlinked',
-          schema: UnlinkResponse,
-        },
-        ...errorResponses(401, 403, 404, 409),
-      },
+      responses: answers(200, 'Unlinked', UnlinkResponse, [401, 403, 404, 409]),
     },
     completePhone: {
       summary: 'Add the verified phone number to the signed-in account (with a safe merge)',
@@ -315,7 +291,6 @@ export const docsFor = (config: Config) =>
         'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
         'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
         'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
-      tags: TAGS,
       responses: {
         200: {
           description: 'Phone added',

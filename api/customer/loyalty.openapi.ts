@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { taggedOperations } from '../http/operation-docs.js';
 
 /**
  * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
@@ -223,14 +223,13 @@ const READ_ERRORS = errorResponses(400, 401, 404);
 const WRITE_ERRORS = errorResponses(400, 401, 403, 404, 409);
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   getLoyaltyAccount: {
     summary: 'Loyalty programs, or your account in one company’s program',
     description:
       `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
       'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
       `points, tier, next tier and your referral code. ${EARNING_RULE}`,
-    tags: TAGS,
     responses: {
       200: {
         description: 'Programs, or one account',
@@ -244,7 +243,6 @@ export const docs = operations({
     description:
       `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
       'first; other reward types (merchandise…) are given out by the company and are not listed.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'Rewards',
@@ -258,7 +256,6 @@ export const docs = operations({
     description:
       `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
       'Opens your account in the program like GET /loyalty/account.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'One page of transactions',
@@ -273,7 +270,6 @@ export const docs = operations({
       `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
       'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
       'program’s referralPoints.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'Referral code and stats',
@@ -291,7 +287,6 @@ export const docs = operations({
       'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
       'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
       'LOYALTY_REFERRAL_NOT_NEW).',
-    tags: TAGS,
     responses: {
       201: {
         description: 'Referral recorded',
@@ -311,7 +306,6 @@ export const docs = operations({
       '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
       'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
       'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.',
-    tags: TAGS,
     responses: {
       201: {
         description: 'Voucher created',
@@ -329,7 +323,6 @@ export const docs = operations({
       'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
       'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
       'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'The voucher applies',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { ErrorBody } from '../http/schemas.js';
+import { taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the payment provider webhook (api/customer/payment-webhook.ts). */
 
@@ -11,7 +11,7 @@ export const WebhookParams = z
   .strict();
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Payments'], {
   paymentProviderWebhook: {
     summary: 'Payment provider webhook (not connected)',
     description:
@@ -19,7 +19,6 @@ export const docs = operations({
       'changes data, whatever its size, type or content. PAYMENT_WEBHOOK_MODE=development (the default outside production) → 501 ' +
       'OFFICIAL_CONTRACT_REQUIRED; disabled → 404 NOT_FOUND, as for a route that does not exist. No signature scheme is ' +
       'assumed and no credential is read.',
-    tags: ['Payments'],
     responses: {
       404: {
         description: 'PAYMENT_WEBHOOK_MODE=disabled',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
 
@@ -93,7 +93,7 @@ const PaymentRefused = z
   .meta({ id: 'PaymentRefused' });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   createPayment: {
     summary: 'Announce how a booking will be paid (cash only)',
     description:
@@ -105,7 +105,6 @@ export const docs = operations({
       "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
       "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +
       'BOOKING_ALREADY_PAID). Needs a traveller session; web calls send X-CSRF-Token. Nothing is written on a refusal.',
-    tags: TAGS,
     responses: {
       201: {
         description: 'A pending cash payment was opened',
@@ -128,13 +127,6 @@ export const docs = operations({
       "Payments of the caller's bookings, newest first: booking code, company, amount, method, source, status and when " +
       'the cash was received. limit (default 20, at most 100) and offset; pagination.total counts them all. Needs a ' +
       'traveller session.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'A page of payments',
-        schema: ListPaymentsResponse,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'A page of payments', ListPaymentsResponse, [400, 401]),
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
-import { operations } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * OpenAPI of the seat lock routes (seat-locks.ts): schemas, the rules they document, and the
@@ -78,7 +78,7 @@ const SeatLockData = z
 const SeatLockResponse = z.object({ success: z.literal(true), data: SeatLockData });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Bookings'], {
   createSeatLock: {
     summary: 'Lock seats of a trip for a booking',
     description:
@@ -95,28 +95,14 @@ export const docs = operations({
       '{scope: TRIP (and trip_id) or ACCOUNT, limit, held, requested} and nothing locked (concurrent requests of one account ' +
       'take turns, so the cap holds); SEAT_LOCK_RATE_LIMIT_PER_HOUR (30) requests per account per hour, else 429 ' +
       'RATE_LIMITED with Retry-After. 0 turns a limit off.',
-    tags: ['Bookings'],
-    responses: {
-      201: {
-        description: 'Seats locked',
-        schema: SeatLockResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409, 429),
-    },
+    responses: answers(201, 'Seats locked', SeatLockResponse, [400, 401, 403, 404, 409, 429]),
   },
   getSeatLock: {
     summary: 'A seat lock of the caller',
     description:
       'Owner only: another traveller’s lock is 404 SEAT_LOCK_NOT_FOUND. status ACTIVE while it lasts, then CONSUMED ' +
       '(booking_id set), RELEASED or EXPIRED.',
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'The lock',
-        schema: SeatLockResponse,
-      },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The lock', SeatLockResponse, [400, 401, 404]),
   },
   releaseSeatLock: {
     summary: 'Release a seat lock',
@@ -124,13 +110,6 @@ export const docs = operations({
       'Frees the seats at once (status RELEASED; a lock already past its time answers EXPIRED). Idempotent: releasing ' +
       'again answers the same state. 404 SEAT_LOCK_NOT_FOUND for another traveller’s lock; 409 SEAT_LOCK_CONSUMED when ' +
       'a booking used it (cancel the booking instead).',
-    tags: ['Bookings'],
-    responses: {
-      200: {
-        description: 'Released (or already ended)',
-        schema: SeatLockResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Released (or already ended)', SeatLockResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -46,27 +46,22 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
     },
   });
 
-  surface.route({
-    ...docs.getSeatLock,
-    method: 'get',
-    path: '/seat-locks/{id}',
-    security: 'traveller',
-    params: IdParams,
-    handler: async (ctx, { params }) => {
-      const lock = await readSeatLock(db, ctx.state.traveller!.userId, params.id);
-      ctx.body = { success: true, data: toBody(lock) };
-    },
-  });
-
-  surface.route({
-    ...docs.releaseSeatLock,
-    method: 'delete',
-    path: '/seat-locks/{id}',
-    security: 'traveller',
-    params: IdParams,
-    handler: async (ctx, { params }) => {
-      const lock = await releaseSeatLock(db, ctx.state.traveller!.userId, params.id);
-      ctx.body = { success: true, data: toBody(lock) };
-    },
-  });
+  /** Reading and releasing a lock: the owner's lock by id, answered the same way. */
+  const ownLockRoutes = [
+    { doc: docs.getSeatLock, method: 'get', act: readSeatLock },
+    { doc: docs.releaseSeatLock, method: 'delete', act: releaseSeatLock },
+  ] as const;
+  for (const { doc, method, act } of ownLockRoutes) {
+    surface.route({
+      ...doc,
+      method,
+      path: '/seat-locks/{id}',
+      security: 'traveller',
+      params: IdParams,
+      handler: async (ctx, { params }) => {
+        const lock = await act(db, ctx.state.traveller!.userId, params.id);
+        ctx.body = { success: true, data: toBody(lock) };
+      },
+    });
+  }
 }

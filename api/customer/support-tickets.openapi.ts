@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant, Pagination, Uuid } from '../http/schemas.js';
+import { Instant, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the traveller's support tickets (api/customer/support-tickets.ts). They live
@@ -61,39 +61,29 @@ const WRITES =
   '(SUPPORT_TICKET_RATE_LIMIT_PER_HOUR, 20 an hour; 429 RATE_LIMITED). The flag support.traveller_tickets switches ' +
   'them off (503 FEATURE_DISABLED); 503 MAINTENANCE during a maintenance window.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listSupportTickets: {
     summary: 'Your support tickets, newest first',
     description: `${COMMON} limit (default 20, at most 100) and offset, with the total.`,
-    tags: TAGS,
-    responses: { 200: { description: 'Your tickets', schema: TicketList }, ...errorResponses(400, 401) },
+    responses: answers(200, 'Your tickets', TicketList, [400, 401]),
   },
   openSupportTicket: {
     summary: 'Ask support about one of your bookings',
     description:
       `${COMMON} Body {bookingId, subject, message}: the booking must be yours (else 404 BOOKING_NOT_FOUND); its ` +
       `company is attached. The ticket starts OPEN. ${WRITES}`,
-    tags: TAGS,
-    responses: {
-      201: { description: 'Opened', schema: TicketRecord },
-      ...errorResponses(400, 401, 403, 404, 429, 503),
-    },
+    responses: answers(201, 'Opened', TicketRecord, [400, 401, 403, 404, 429, 503]),
   },
   readSupportTicket: {
     summary: 'One of your support tickets with its messages',
     description: `${COMMON} Support's replies are from SUPPORT; the people behind them are not named.`,
-    tags: TAGS,
-    responses: { 200: { description: 'The ticket', schema: TicketRecord }, ...errorResponses(400, 401, 404) },
+    responses: answers(200, 'The ticket', TicketRecord, [400, 401, 404]),
   },
   writeSupportTicket: {
     summary: 'Write on one of your support tickets',
     description:
       `${COMMON} Body {message}; the ticket is OPEN again (waiting for support). A closed ticket is 409 TICKET_CLOSED. ` +
       WRITES,
-    tags: TAGS,
-    responses: {
-      200: { description: 'Written', schema: TicketRecord },
-      ...errorResponses(400, 401, 403, 404, 409, 429, 503),
-    },
+    responses: answers(200, 'Written', TicketRecord, [400, 401, 403, 404, 409, 429, 503]),
   },
 });

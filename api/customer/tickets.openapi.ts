@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant, Pagination, Uuid } from '../http/schemas.js';
+import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
 
@@ -87,35 +87,21 @@ export const ReissueBody = z
   .meta({ id: 'TicketReissueRequest' });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listTickets: {
     summary: "The caller's journey tickets",
     description:
       "One entry per traveller and leg of the caller's journeys (re-issued tickets are replaced by their new ticket), " +
       'latest departure first; limit (1 to 100, default 20) and offset. payload, signature and qr_text are present only ' +
       'while the ticket is VALID with boarding_authorized true; clients show a QR code by boarding_authorized only.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The tickets',
-        schema: TicketsResponse,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'The tickets', TicketsResponse, [400, 401]),
   },
   getTicket: {
     summary: 'One own ticket',
     description:
       "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential); " +
       "another traveller's ticket, or none: 404 TICKET_NOT_FOUND.",
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The ticket',
-        schema: TicketResponse,
-      },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The ticket', TicketResponse, [400, 401, 404]),
   },
   reissueTicket: {
     summary: "Re-issue a ticket's boarding credential (lost phone, leaked screenshot)",
@@ -126,13 +112,6 @@ export const docs = operations({
       '(201). Documents downloaded afterwards carry the new credential. Refusals, with nothing changed: 404 ' +
       "TICKET_NOT_FOUND (not the caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used " +
       'or already re-issued), 409 TRIP_ALREADY_DEPARTED. Cookie sessions send X-CSRF-Token.',
-    tags: TAGS,
-    responses: {
-      201: {
-        description: 'The new ticket',
-        schema: ReissueResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(201, 'The new ticket', ReissueResponse, [400, 401, 403, 404, 409]),
   },
 });

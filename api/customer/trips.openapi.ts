@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { CalendarDate, errorResponses, Uuid } from '../http/schemas.js';
+import { CalendarDate, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of trip reads (SPEC GET /trips, GET /trips/{id}, GET /trips/{id}/seats). */
 
@@ -221,7 +221,7 @@ export const SeatMapQuery = z
   .strict();
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Trips'], {
   searchTrips: {
     summary: 'Legacy-compatible direct trip search',
     description:
@@ -233,14 +233,7 @@ export const docs = operations({
       "in the destination city, ordered by departure. pickupLocation is the trip's pickup stop when the traveller " +
       "boards in that stop's city, otherwise the boarding stop; the flat pickup_* fields repeat it for migrated " +
       'mobile clients and are deprecated.',
-    tags: ['Trips'],
-    responses: {
-      200: {
-        description: 'Matching trips',
-        schema: TripSearchResponse,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401]),
   },
   getTrip: {
     summary:
@@ -248,14 +241,7 @@ export const docs = operations({
     description:
       "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
       'available_seats counts seats free over the whole trip; stop_calls lists the public stop calls in order.',
-    tags: ['Trips'],
-    responses: {
-      200: {
-        description: 'The trip',
-        schema: TripDetailResponse,
-      },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The trip', TripDetailResponse, [400, 401, 404]),
   },
   getTripSeats: {
     summary: 'Seat map of a trip for a segment (default: the whole trip)',
@@ -264,13 +250,6 @@ export const docs = operations({
       'allocation and no unexpired hold overlaps the segment. board_stop_call_id and alight_stop_call_id must be public ' +
       'stop calls of this trip with boarding first (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
       "LAYOUT_NOT_AVAILABLE; a trip outside the caller's scope gives the same 404 as a missing one.",
-    tags: ['Trips'],
-    responses: {
-      200: {
-        description: 'The seat map',
-        schema: SeatMapResponse,
-      },
-      ...errorResponses(400, 401, 404, 409),
-    },
+    responses: answers(200, 'The seat map', SeatMapResponse, [400, 401, 404, 409]),
   },
 });

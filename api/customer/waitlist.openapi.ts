@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of POST /api/waitlist (api/customer/waitlist.ts). */
 export const WaitlistBody = z.object({ email: z.email().max(254) }).strict();
@@ -10,7 +9,7 @@ const Joined = z.object({
   data: z.object({ joined: z.literal(true) }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(['Waitlist'], {
   joinWaitlist: {
     summary: 'Join the pre-launch waitlist',
     description:
@@ -20,7 +19,6 @@ export const docs = operations({
       'Rate limited per client IP (WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR, 10 an hour): 429 RATE_LIMITED with ' +
       'Retry-After. The feature flag waitlist.signup switches it off (503 FEATURE_DISABLED). A write: 503 ' +
       'MAINTENANCE during a maintenance window.',
-    tags: ['Waitlist'],
-    responses: { 202: { description: 'On the list', schema: Joined }, ...errorResponses(400, 429, 503) },
+    responses: answers(202, 'On the list', Joined, [400, 429, 503]),
   },
 });

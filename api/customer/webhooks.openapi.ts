@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
 import { DELIVERY_STATUSES, DELIVERY_TRANSITIONS, WEBHOOK_LIMITS } from '../../domain/webhooks.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant, Pagination, Uuid } from '../http/schemas.js';
+import { Instant, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of /api/webhooks (api/customer/webhooks.ts): the schemas that validate and the
@@ -138,59 +138,46 @@ const TRANSITIONS = DELIVERY_TRANSITIONS.map(
   (transition) => `${transition.from.join('|')} → ${transition.to} on ${transition.on}`,
 ).join('; ');
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   createWebhookSubscription: {
     summary: 'Subscribe to booking and trip events (SPEC "Webhook set-up")',
     description:
       `${WRITE} ${URL_RULES} Events: ${WEBHOOK_EVENTS.join(', ')} (a non-empty set). At most ` +
       `${WEBHOOK_LIMITS.subscriptionsPerCompany} subscriptions per company (409 WEBHOOK_LIMIT_REACHED). ` +
       `Only events that happen after the subscription is made are sent. ${DELIVERY}`,
-    tags: TAGS,
-    responses: { 201: { description: 'Subscribed', schema: One }, ...errorResponses(400, 401, 403, 409) },
+    responses: answers(201, 'Subscribed', One, [400, 401, 403, 409]),
   },
   listWebhookSubscriptions: {
     summary: "The company's webhook subscriptions, oldest first (never their secrets)",
     description: AUTH,
-    tags: TAGS,
-    responses: { 200: { description: 'Subscriptions', schema: List }, ...errorResponses(401) },
+    responses: answers(200, 'Subscriptions', List, [401]),
   },
   getWebhookSubscription: {
     summary: 'One webhook subscription',
     description: AUTH,
-    tags: TAGS,
-    responses: { 200: { description: 'The subscription', schema: One }, ...errorResponses(400, 401, 404) },
+    responses: answers(200, 'The subscription', One, [400, 401, 404]),
   },
   updateWebhookSubscription: {
     summary: 'Change url, events or secret, or enable or disable a subscription',
     description:
       `${WRITE} ${URL_RULES} Only the fields sent change (at least one). enabled: true turns a subscription ` +
       'disabled by a 410 back on; deliveries already ended are not retried by it (redeliver them).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The changed subscription', schema: One },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The changed subscription', One, [400, 401, 403, 404]),
   },
   deleteWebhookSubscription: {
     summary: 'Delete a subscription',
     description: `${WRITE} Nothing more is sent to it; attempts not made yet are abandoned. Its delivery log is kept for the audit.`,
-    tags: TAGS,
-    responses: { 200: { description: 'Deleted', schema: Done }, ...errorResponses(400, 401, 403, 404) },
+    responses: answers(200, 'Deleted', Done, [400, 401, 403, 404]),
   },
   listWebhookDeliveries: {
     summary: "The subscription's delivery log, newest first",
     description: `${AUTH} Filter by status; limit (1 to 100, default 20) and offset. States: ${TRANSITIONS}.`,
-    tags: TAGS,
-    responses: { 200: { description: 'Deliveries', schema: Deliveries }, ...errorResponses(400, 401, 404) },
+    responses: answers(200, 'Deliveries', Deliveries, [400, 401, 404]),
   },
   getWebhookDelivery: {
     summary: 'One delivery with every attempt (status, time, latency, answer excerpt)',
     description: AUTH,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The delivery', schema: DeliveryDetail },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The delivery', DeliveryDetail, [400, 401, 404]),
   },
   redeliverWebhookDelivery: {
     summary: 'Send a delivery again',
@@ -199,10 +186,6 @@ export const docs = operations({
       'receiver that processed it already can ignore it), then retried as usual; its attempts are logged with trigger ' +
       'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING; 409 SUBSCRIPTION_DISABLED when the subscription is ' +
       `disabled. At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,
-    tags: TAGS,
-    responses: {
-      202: { description: 'Redelivery started', schema: Done },
-      ...errorResponses(400, 401, 403, 404, 409, 429),
-    },
+    responses: answers(202, 'Redelivery started', Done, [400, 401, 403, 404, 409, 429]),
   },
 });

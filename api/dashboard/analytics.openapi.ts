@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ADVANCED_DAYS, ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { FORECAST_METHOD } from '../../domain/forecast.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of GET /analytics and /analytics/advanced (analytics.ts). */
 
@@ -152,7 +151,7 @@ const ACCESS =
   "Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of the session's company (a suspended company may read). Rate " +
   'limited per company user (ANALYTICS_RATE_LIMIT_PER_MINUTE, 429 RATE_LIMITED). Unknown query parameters are 400.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   getAnalytics: {
     summary: 'Company analytics snapshot',
     description:
@@ -167,11 +166,7 @@ export const docs = operations({
       'recounted by the analytics-rollup Temporal Schedule every ANALYTICS_ROLLUP_MINUTES (5), so it may lag by that ' +
       'much (asOf says when it was counted); a company not counted yet is counted on request. ' +
       ACCESS,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The snapshot', schema: Snapshot },
-      ...errorResponses(400, 401, 403, 429),
-    },
+    responses: answers(200, 'The snapshot', Snapshot, [400, 401, 403, 429]),
   },
   getAdvancedAnalytics: {
     summary: 'Advanced company analytics, loaded on demand',
@@ -187,10 +182,6 @@ export const docs = operations({
       COUNTING +
       ' ' +
       ACCESS,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The figures', schema: Advanced },
-      ...errorResponses(400, 401, 403, 429),
-    },
+    responses: answers(200, 'The figures', Advanced, [400, 401, 403, 429]),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant } from '../http/schemas.js';
+import { Instant } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the company API keys (api-keys.ts): schemas and rules. */
 
@@ -38,30 +38,24 @@ const WHO =
   "OWNER or ADMIN of the session's company only (403 ROLE_NOT_ALLOWED); changes need an active company (403 " +
   'COMPANY_SUSPENDED) and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID); recorded in the audit log.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listCompanyApiKeys: {
     summary: "The company's API keys (never the keys themselves)",
     description: `Unrevoked first, newest first. ${WHO}`,
-    tags: TAGS,
-    responses: { 200: { description: 'Keys', schema: List }, ...errorResponses(401, 403) },
+    responses: answers(200, 'Keys', List, [401, 403]),
   },
   createCompanyApiKey: {
     summary: 'Make an API key for POST /api/webhooks',
     description:
       `The answer shows the key once (bbk_ + 43 characters); only its SHA-256 is stored, so a lost key is revoked ` +
       `and replaced. At most ${WEBHOOK_LIMITS.apiKeysPerCompany} unrevoked keys (409 API_KEY_LIMIT_REACHED). ${WHO}`,
-    tags: TAGS,
-    responses: {
-      201: { description: 'The new key', schema: Created },
-      ...errorResponses(400, 401, 403, 409),
-    },
+    responses: answers(201, 'The new key', Created, [400, 401, 403, 409]),
   },
   revokeCompanyApiKey: {
     summary: 'Revoke an API key',
     description:
       `The next request with it is 401; subscriptions made with it keep working. Revoking a revoked key answers ` +
       `the same; another company's key is 404. ${WHO}`,
-    tags: TAGS,
-    responses: { 200: { description: 'Revoked', schema: Revoked }, ...errorResponses(400, 401, 403, 404) },
+    responses: answers(200, 'Revoked', Revoked, [400, 401, 403, 404]),
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DASHBOARD_ROLES } from '../auth/staff-session.js';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the dashboard's sign-in routes (api/dashboard/auth.ts): request and
@@ -64,7 +64,7 @@ const MeResponse = z.object({
 const OkResponse = z.object({ success: z.literal(true) });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   staffLogin: {
     summary: 'Sign in to the company dashboard with e-mail and password',
     description:
@@ -78,25 +78,16 @@ export const docs = operations({
       'time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail address in 15 minutes ' +
       '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
       'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.',
-    tags: TAGS,
     responses: loginResponses(LoginResponse),
   },
   staffLogout: {
     summary: 'End the dashboard session',
     description:
       'Revokes the session at once and clears its cookies. Needs X-CSRF-Token like every dashboard write.',
-    tags: TAGS,
     responses: signOutResponses(OkResponse),
   },
   staffMe: {
     summary: 'The signed-in company user, membership and company',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The current session',
-        schema: MeResponse,
-      },
-      ...errorResponses(401),
-    },
+    responses: answers(200, 'The current session', MeResponse, [401]),
   },
 });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
@@ -46,7 +45,7 @@ const DecisionResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: bookings'], {
   decideBooking: {
     summary: 'Approve or reject a journey request (PENDING_CONFIRMATION)',
     description:
@@ -60,13 +59,6 @@ export const docs = operations({
       'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
       'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
       'CHECKED_IN, NO_SHOW and COMPLETED.',
-    tags: ['Dashboard: bookings'],
-    responses: {
-      200: {
-        description: 'The decision and its outcome',
-        schema: DecisionResponse,
-      },
-      ...errorResponses(400, 401, 403, 404, 409, 503),
-    },
+    responses: answers(200, 'The decision and its outcome', DecisionResponse, [400, 401, 403, 404, 409, 503]),
   },
 });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { StoredBookingSettings } from '../../db/queries/booking-settings.js';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the booking confirmation settings routes (booking-settings.ts): schemas and rules. */
 
@@ -80,18 +79,11 @@ const RULES =
   'confirmed at once. A company that never saved settings confirms automatically on every channel with a 15-minute window.';
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: settings'], {
   getBookingConfirmationSettings: {
     summary: "The company's booking confirmation settings",
     description: `Any role of the session's company may read them. ${RULES}`,
-    tags: ['Dashboard: settings'],
-    responses: {
-      200: {
-        description: 'The settings in force',
-        schema: SettingsResponse,
-      },
-      ...errorResponses(401),
-    },
+    responses: answers(200, 'The settings in force', SettingsResponse, [401]),
   },
   putBookingConfirmationSettings: {
     summary: "Set the company's booking confirmation settings",
@@ -102,13 +94,6 @@ export const docs = operations({
       'verified (403 COMPANY_NOT_VERIFIED) company, and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
       'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
       'log (company.booking_settings.update).',
-    tags: ['Dashboard: settings'],
-    responses: {
-      200: {
-        description: 'The saved settings',
-        schema: SettingsResponse,
-      },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'The saved settings', SettingsResponse, [400, 401, 403]),
   },
 });

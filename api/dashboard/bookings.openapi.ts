@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
-import { operations } from '../http/route.js';
-import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
 
@@ -72,7 +72,7 @@ const ListResponse = z.object({
 const DetailResponse = z.object({ success: z.literal(true), data: Booking });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listCompanyBookings: {
     summary: "Bookings of the signed-in user's company",
     description:
@@ -81,27 +81,13 @@ export const docs = operations({
       "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
       '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
       'counts every matching booking. Any dashboard role may read them.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'A page of bookings',
-        schema: ListResponse,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'A page of bookings', ListResponse, [400, 401]),
   },
   getCompanyBooking: {
     summary: 'One booking of the company',
     description:
       "A booking of the session's company with its confirmation request. Another company's booking answers 404 " +
       'BOOKING_NOT_FOUND, the same as an id that does not exist. Any dashboard role may read it.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The booking',
-        schema: DetailResponse,
-      },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The booking', DetailResponse, [400, 401, 404]),
   },
 });

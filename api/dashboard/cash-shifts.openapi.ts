@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
 const TAGS = ['Dashboard: cash shifts'];
@@ -91,14 +91,13 @@ const WHO =
   "membership's session has already ended) may use cash shifts, reading included; ACCOUNTANT, DISPATCHER and STAFF get 403 " +
   "ROLE_NOT_ALLOWED. Another company's shift is 404 CASH_SHIFT_NOT_FOUND.";
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listCashShifts: {
     summary: "The company's open cash shift and its shift history",
     description:
       `data.current is the open shift (null when none) with its running expected amount and the overdue flag; ` +
       `data.shifts is the history, newest first (status filter, limit/offset). ${WHO}`,
-    tags: TAGS,
-    responses: { 200: { description: 'Shifts', schema: ShiftsResponse }, ...errorResponses(400, 401, 403) },
+    responses: answers(200, 'Shifts', ShiftsResponse, [400, 401, 403]),
   },
   commandCashShift: {
     summary: 'OPEN, ADJUST or CLOSE the cash shift',
@@ -111,7 +110,6 @@ export const docs = operations({
       'collections + movements in − out) and the difference (declared − expected). ADJUST and CLOSE without an open shift are ' +
       '409 CASH_SHIFT_NOT_OPEN. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
       `in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED) and CSRF header. ${WHO}`,
-    tags: TAGS,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },
       201: { description: 'Opened', schema: ShiftResponse },
@@ -121,18 +119,13 @@ export const docs = operations({
   getCashShift: {
     summary: 'One shift with its movements and linked collections',
     description: `Movements (adjustments and cash refunds) and the collections verified into the shift, oldest first. ${WHO}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The shift', schema: ShiftDetailResponse },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The shift', ShiftDetailResponse, [400, 401, 403, 404]),
   },
   getCashShiftCsv: {
     summary: 'CSV of a closed shift',
     description:
       'UTF-8 with a byte-order mark: the shift totals, then every movement and collection. An open shift is 409 ' +
       `CASH_SHIFT_NOT_CLOSED. ${WHO}`,
-    tags: TAGS,
     responses: {
       200: { description: 'text/csv', contentType: 'text/csv' },
       ...errorResponses(400, 401, 403, 404, 409),

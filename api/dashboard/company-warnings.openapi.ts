@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Instant, Pagination } from '../http/schemas.js';
+import { Instant, Pagination } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /dashboard/api/company/warnings (api/dashboard/company-warnings.ts). */
 export const NoticeQuery = z.object({ ...Pagination }).strict();
@@ -29,7 +29,7 @@ const Notices = z.object({
   }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: company'], {
   companyWarnings: {
     summary: "The platform's warnings and suspensions of your company",
     description:
@@ -37,7 +37,6 @@ export const docs = operations({
       'suspensions and unsuspensions with their reasons, newest first (limit, default 20, at most 100, and offset), ' +
       'and while the company is suspended, the suspension in force. The administrators who decided are not named. ' +
       'A read: it answers while the company is suspended too.',
-    tags: ['Dashboard: company'],
-    responses: { 200: { description: 'The notices', schema: Notices }, ...errorResponses(400, 401, 403) },
+    responses: answers(200, 'The notices', Notices, [400, 401, 403]),
   },
 });

@@ -7,9 +7,9 @@ import {
   TRIP_STATUSES,
 } from '../../domain/trip-dispatch.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
 import { TripTimesOut } from './planning-schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the trip operations room (api/dashboard/dispatch.ts): the action body, the
@@ -287,7 +287,7 @@ const READINESS =
 const ACCESS =
   "The session's company only: another company's trip is 404 TRIP_NOT_FOUND, the same as an id that does not exist.";
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   getTripDispatch: {
     summary: 'The trip operations room: set-up, manifest, readiness, allowed actions, recent events',
     description:
@@ -300,11 +300,7 @@ export const docs = operations({
       'pickupLocation) with its confirmation status: CONFIRMED when the stop is enabled, in the route origin city and a ' +
       'pickup point of the company (or a public one), else UNCONFIRMED with the issues.\n\n' +
       `${STATE_MACHINE}\n\n${READINESS}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The operations room view', schema: DispatchView },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The operations room view', DispatchView, [400, 401, 404]),
   },
   dispatchTripAction: {
     summary: 'Take one dispatch action on a trip or one of its travellers',
@@ -319,10 +315,11 @@ export const docs = operations({
       'does not take, a malformed id); a manifest item that is not a traveller of this trip is 404 ' +
       'MANIFEST_ITEM_NOT_FOUND. The answer carries the new state and the actions allowed now.\n\n' +
       `${STATE_MACHINE}\n\n${EFFECTS}\n\n${READINESS}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The action was taken (or replayed)', schema: DispatchResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(
+      200,
+      'The action was taken (or replayed)',
+      DispatchResponse,
+      [400, 401, 403, 404, 409],
+    ),
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BUS_AMENITIES } from '../../domain/trip-planning.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the fleet routes (fleet.ts): bus templates, buses, their layouts, drivers. */
 
@@ -173,13 +173,12 @@ const LAYOUT_RULES =
   'held or sold on a coming trip is 409 LAYOUT_SEATS_IN_USE. Only the active (hence valid) layout serves customer ' +
   "booking; travellers' seat maps never show management notes.";
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listBusTemplates: {
     summary: 'Seat layout templates a company starts a bus from',
     description:
       'Standard 2+2, VIP 2+1, two decks and lettered rows: the same templates the demo fleet uses. Each carries its ' +
       'full layout document, ready to PUT as a layout or to name as template_id when creating a bus. Any role may read them.',
-    tags: TAGS,
     responses: {
       200: { description: 'The templates', schema: ok(z.array(Template)) },
       ...errorResponses(401),
@@ -189,8 +188,7 @@ export const docs = operations({
     summary: "The company's buses",
     description:
       'Every bus of the session company with its active layout, ordered by plate. Any role may read them.',
-    tags: TAGS,
-    responses: { 200: { description: 'A page of buses', schema: page(Bus) }, ...errorResponses(400, 401) },
+    responses: answers(200, 'A page of buses', page(Bus), [400, 401]),
   },
   createBus: {
     summary: 'Add a bus to the fleet',
@@ -198,31 +196,19 @@ export const docs = operations({
       `${WRITE_RULES} plate_number is unique in the company (409 BUS_PLATE_TAKEN); amenities come from a fixed list. ` +
       'With template_id (400 TEMPLATE_NOT_FOUND when unknown) the template becomes its active layout at once; without ' +
       'one the bus takes no trips until a layout is saved active.',
-    tags: TAGS,
-    responses: {
-      201: { description: 'The bus', schema: ok(BusLayouts) },
-      ...errorResponses(400, 401, 403, 409),
-    },
+    responses: answers(201, 'The bus', ok(BusLayouts), [400, 401, 403, 409]),
   },
   getBusLayout: {
     summary: "A bus's layouts, management view",
     description:
       "The bus's active layout and its newest draft, whole (management notes included). Another company's bus is 404 " +
       `BUS_NOT_FOUND. Any role may read it. ${LAYOUT_RULES}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The layouts', schema: ok(BusLayouts) },
-      ...errorResponses(400, 401, 404),
-    },
+    responses: answers(200, 'The layouts', ok(BusLayouts), [400, 401, 404]),
   },
   putBusLayout: {
     summary: "Save a bus's layout as a draft or make it active",
     description: `${WRITE_RULES} ${LAYOUT_RULES}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The layouts after saving', schema: ok(BusLayouts) },
-      ...errorResponses(400, 401, 403, 404, 409, 413),
-    },
+    responses: answers(200, 'The layouts after saving', ok(BusLayouts), [400, 401, 403, 404, 409, 413]),
   },
   deleteBusLayout: {
     summary: "Archive a bus's layout",
@@ -231,7 +217,6 @@ export const docs = operations({
       'layout is saved active (capacity 0). Refused with 409 BUS_HAS_BOOKED_TRIPS (details.tripIds) while the bus ' +
       'serves trips still to run that have bookings (a held or sold seat, or a booking that still travels); 404 ' +
       'LAYOUT_NOT_FOUND when there is nothing to archive.',
-    tags: TAGS,
     responses: {
       200: { description: 'Archived', schema: ok(z.object({ archivedVersions: z.array(z.int()) })) },
       ...errorResponses(400, 401, 403, 404, 409),
@@ -242,11 +227,7 @@ export const docs = operations({
     description:
       'Staff users with a DRIVER membership of the session company, active ones first. A trip or schedule names a ' +
       'driver by this id (driver_id) and must name an active one. Any role may read them.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'A page of drivers', schema: page(Driver) },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'A page of drivers', page(Driver), [400, 401]),
   },
   createDriver: {
     summary: 'Create a driver account',
@@ -255,10 +236,6 @@ export const docs = operations({
       'company user with the e-mail, name and initial password (stored as an argon2id hash, as every staff password) ' +
       'and an active DRIVER membership, so the driver signs in to the driver app at once. An e-mail that any company ' +
       'account already uses is 409 EMAIL_TAKEN.',
-    tags: TAGS,
-    responses: {
-      201: { description: 'The driver', schema: ok(Driver) },
-      ...errorResponses(400, 401, 403, 409),
-    },
+    responses: answers(201, 'The driver', ok(Driver), [400, 401, 403, 409]),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_ADJUSTMENT_POINTS, REWARD_CODE_PATTERN, REWARD_TYPES } from '../../domain/loyalty-admin.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
@@ -201,7 +201,7 @@ const REWARD_RULES =
 
 const changeErrors = errorResponses(400, 401, 403, 404, 409, 422);
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   getLoyaltyProgramme: {
     summary: "The company's loyalty programme, tiers, rewards and accounts",
     description:
@@ -210,13 +210,11 @@ export const docs = operations({
       'part of the name, phone or referral code; limit (default 20, at most 100) and offset page the accounts and ' +
       'pagination.total counts them. Needs role OWNER, ADMIN or ACCOUNTANT (403 ROLE_NOT_ALLOWED): balances are ' +
       'money-like and phone numbers personal.',
-    tags: TAGS,
-    responses: { 200: { description: 'The programme', schema: Overview }, ...errorResponses(400, 401, 403) },
+    responses: answers(200, 'The programme', Overview, [400, 401, 403]),
   },
   putLoyaltyProgramme: {
     summary: "Set up or change the programme's terms",
     description: `Creates the programme or replaces its terms. ${WRITES} (loyalty.program.update)`,
-    tags: TAGS,
     responses: {
       200: { description: 'The terms', schema: z.object({ success: z.literal(true), data: Program }) },
       ...changeErrors,
@@ -225,7 +223,6 @@ export const docs = operations({
   createLoyaltyReward: {
     summary: 'Add a reward to the catalogue',
     description: `${REWARD_RULES} ${NEEDS_PROGRAM} ${WRITES} (loyalty.reward.create)`,
-    tags: TAGS,
     responses: {
       201: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
       ...changeErrors,
@@ -238,7 +235,6 @@ export const docs = operations({
       'applies to vouchers redeemed from now on. maxRedemptions below the vouchers already issued is 409 ' +
       `LOYALTY_REWARD_LIMIT_BELOW_REDEEMED. Another company's or a withdrawn reward is 404 LOYALTY_REWARD_NOT_FOUND. ` +
       `${REWARD_RULES} ${WRITES} (loyalty.reward.update)`,
-    tags: TAGS,
     responses: {
       200: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
       ...changeErrors,
@@ -253,11 +249,7 @@ export const docs = operations({
       'the reason; returned points do not count as points earned). Asking again for a withdrawn reward returns what ' +
       `is left to return (nothing twice). 404 LOYALTY_REWARD_NOT_FOUND for another company's reward. ${WRITES} ` +
       '(loyalty.reward.withdraw or loyalty.reward.delete)',
-    tags: TAGS,
-    responses: {
-      200: { description: 'What was done', schema: Withdrawn },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'What was done', Withdrawn, [400, 401, 403, 404]),
   },
   createLoyaltyTier: {
     summary: 'Add a tier',
@@ -265,7 +257,6 @@ export const docs = operations({
       'A tier starts at minLifetimePoints (unique in the programme, else 409 LOYALTY_TIER_THRESHOLD_TAKEN); travellers ' +
       'earn multiplierPercent of the base points in it. Every account is moved to the tier its lifetime points reach. ' +
       `${NEEDS_PROGRAM} ${WRITES} (loyalty.tier.create)`,
-    tags: TAGS,
     responses: {
       201: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
       ...changeErrors,
@@ -276,7 +267,6 @@ export const docs = operations({
     description:
       "Replaces the tier; every account is moved to the tier its lifetime points reach. Another company's tier is 404 " +
       `LOYALTY_TIER_NOT_FOUND; a threshold another tier has is 409 LOYALTY_TIER_THRESHOLD_TAKEN. ${WRITES} (loyalty.tier.update)`,
-    tags: TAGS,
     responses: {
       200: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
       ...changeErrors,
@@ -290,7 +280,6 @@ export const docs = operations({
       'LOYALTY_INSUFFICIENT_POINTS (details.balance) with nothing changed. Positive points also count towards lifetime ' +
       "points and the tier. Another company's account is 404 LOYALTY_ACCOUNT_NOT_FOUND. Not idempotent: each call " +
       `moves points. ${WRITES} (loyalty.account.adjust)`,
-    tags: TAGS,
     responses: {
       200: { description: 'The account after the adjustment', schema: Adjusted },
       ...changeErrors,

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { MAX_ROUTE_STOPS } from '../../domain/route-plan.js';
 import { PICKUP_MAX_KM_FROM_CITY, TRAVELLER_STOP_KINDS } from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { operations } from '../http/route.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import {
   DateTime,
@@ -15,6 +14,7 @@ import {
   UuidOut,
   WRITE_RULES,
 } from './planning-schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the network routes (network.ts): cities, routes with their stops, pickup locations. */
 
@@ -109,11 +109,10 @@ const PickupPoint = PickupLocationSchema.extend({
     .meta({ description: "PUBLIC: a shared station; COMPANY: the company's own" }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listDashboardCities: {
     summary: 'Every city',
     description: 'Cities are shared by all companies. Any role may read them.',
-    tags: TAGS,
     responses: { 200: { description: 'The cities', schema: ok(z.array(City)) }, ...errorResponses(401) },
   },
   addCity: {
@@ -123,7 +122,6 @@ export const docs = operations({
       '(Latin accents, Arabic vowel marks and hamza seats) and tatweel, that city is answered with 200 and ' +
       'created: false, and nothing is written; otherwise the new city is answered with 201 and created: true. Two ' +
       'additions of the same name at once make one city.',
-    tags: TAGS,
     responses: {
       200: { description: 'The existing city', schema: ok(City).extend({ created: z.literal(false) }) },
       201: { description: 'The new city', schema: ok(City).extend({ created: z.literal(true) }) },
@@ -133,8 +131,7 @@ export const docs = operations({
   listDashboardRoutes: {
     summary: "The company's routes with their stops",
     description: 'Ordered stops with running times, dwell times and fare shares. Any role may read them.',
-    tags: TAGS,
-    responses: { 200: { description: 'A page of routes', schema: page(Route) }, ...errorResponses(400, 401) },
+    responses: answers(200, 'A page of routes', page(Route), [400, 401]),
   },
   createRoute: {
     summary: 'Create a route with its ordered stops',
@@ -147,8 +144,7 @@ export const docs = operations({
       'destination cities are those of the first and last stop and must differ (ROUTE_CITIES_MUST_DIFFER). Each ' +
       'refusal is 400 with that code and details.issues naming the offending stop (stops.<index>.<field>). The names ' +
       'default to "Origin – Destination". Trips on the route get their stop calls from these stops.',
-    tags: TAGS,
-    responses: { 201: { description: 'The route', schema: ok(Route) }, ...errorResponses(400, 401, 403) },
+    responses: answers(201, 'The route', ok(Route), [400, 401, 403]),
   },
   listPickupLocations: {
     summary: 'Pickup points of a city the company may use',
@@ -156,7 +152,6 @@ export const docs = operations({
       "The enabled public stops (scope PUBLIC) and the company's own enabled points (scope COMPANY) of the city; " +
       "never depots, never another company's points. A trip's pickup_stop_id is one of these in the route's origin " +
       'city. Any role may read them.',
-    tags: TAGS,
     responses: {
       200: { description: 'The points', schema: ok(z.array(PickupPoint)) },
       ...errorResponses(400, 401),
@@ -169,10 +164,6 @@ export const docs = operations({
       `${PICKUP_MAX_KM_FROM_CITY} km of the city's centre (400 PICKUP_TOO_FAR_FROM_CITY); an unknown city is 404 ` +
       'CITY_NOT_FOUND. The point becomes a stop of the company (kind BOARDING_POINT unless given) that its trips may ' +
       'pick travellers up from; travellers see it in the journey directory.',
-    tags: TAGS,
-    responses: {
-      201: { description: 'The point', schema: ok(PickupPoint) },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(201, 'The point', ok(PickupPoint), [400, 401, 403, 404]),
   },
 });

@@ -5,8 +5,8 @@ import {
   PAYMENT_STATUSES,
   transitionTableText,
 } from '../../domain/payment-ledger.js';
-import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Locale, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the company's payment ledger (api/dashboard/payments.ts): schemas that also
@@ -169,7 +169,7 @@ const DECIDERS =
   'after the change.';
 const TRANSITIONS = `Statuses and the only moves (domain/payment-ledger.ts): ${transitionTableText()}. Final: REFUNDED, CANCELLED, FAILED (FAILED is kept for online providers, which do not exist yet). Any other move is 409 PAYMENT_TRANSITION_NOT_ALLOWED (details.allowedFrom).`;
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listCompanyPayments: {
     summary: 'The payment ledger with statistics',
     description:
@@ -180,11 +180,7 @@ export const docs = operations({
       'first; limit (default 20, max 100) and offset; pagination.total counts the filtered set. statistics cover the whole ' +
       'filtered set: count and amount per status and per source, collected (COMPLETED + REFUND_DUE + REFUNDED), refunded, ' +
       `net, outstanding (PENDING) and refundDue. ${READERS}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'A page of the ledger', schema: LedgerResponse },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of the ledger', LedgerResponse, [400, 401, 403]),
   },
   recordOfficePayment: {
     summary: 'The office records the cash payment of a booking',
@@ -193,22 +189,16 @@ export const docs = operations({
       "409 CASH_SHIFT_NOT_OPEN. The booking's announced cash payment (PENDING, source transaction) is completed when it " +
       'has one, else a COMPLETED office line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
       `BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE. 201 with the line. ${DECIDERS}`,
-    tags: TAGS,
     responses: lineChanged('Recorded', 201),
   },
   getCompanyPayment: {
     summary: 'One ledger line',
     description: `${READERS} Another company's payment is 404 PAYMENT_NOT_FOUND. ${TRANSITIONS}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The line', schema: LineResponse },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The line', LineResponse, [400, 401, 403, 404]),
   },
   changePaymentNote: {
     summary: 'Change the note of a payment',
     description: `Only {note} may change, and only before a final state (409 PAYMENT_FINAL). ${DECIDERS}`,
-    tags: TAGS,
     responses: lineChanged('Changed'),
   },
   verifyPayment: {
@@ -216,7 +206,6 @@ export const docs = operations({
     description:
       'PENDING → COMPLETED. Needs the open cash shift (409 CASH_SHIFT_NOT_OPEN) and links the payment to it; the booking ' +
       `becomes PAID. Two verifies at once: one wins, the other is 409. ${DECIDERS} ${TRANSITIONS}`,
-    tags: TAGS,
     responses: lineChanged('Verified'),
   },
   refundPayment: {
@@ -226,13 +215,11 @@ export const docs = operations({
       'PARTIAL_REFUND_NOT_ALLOWED. The cash is paid back from the open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of ' +
       'kind REFUND is recorded; 409 CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking becomes REFUNDED, ' +
       `so its receipt is now the refund notice (its own RFD number). ${DECIDERS} ${TRANSITIONS}`,
-    tags: TAGS,
     responses: lineChanged('Refunded'),
   },
   cancelPayment: {
     summary: 'Cancel an incomplete (PENDING) payment',
     description: `PENDING → CANCELLED only; the booking stays UNPAID. ${DECIDERS} ${TRANSITIONS}`,
-    tags: TAGS,
     responses: lineChanged('Cancelled'),
   },
   getPaymentReceipt: {
@@ -245,7 +232,6 @@ export const docs = operations({
       'record gives its refund notice. Receipt (RCP-<year>-<n>) and refund notice (RFD-<year>-<n>) are distinct documents ' +
       "whose numbers are fixed at first issue and shared with the traveller's download; each is an immutable snapshot whose " +
       'bytes and SHA-256 are stored, and the download logged, before a private, no-store PDF is sent. locale ar (default) or en.',
-    tags: TAGS,
     responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 404, 409, 500) },
   },
   getPaymentSettings: {
@@ -253,7 +239,6 @@ export const docs = operations({
     description:
       'Cash is the only method (collected at the office or by the driver); SHAMCASH and CARD are listed as unavailable ' +
       '(ONLINE_PAYMENTS_DEVELOPMENT_ONLY). Refunds are full only. Any dashboard role may read it.',
-    tags: TAGS,
-    responses: { 200: { description: 'The settings', schema: SettingsResponse }, ...errorResponses(401) },
+    responses: answers(200, 'The settings', SettingsResponse, [401]),
   },
 });

@@ -6,8 +6,8 @@ import {
   REPORT_STATES,
   REPORT_TYPES,
 } from '../../domain/reports.js';
-import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Locale } from '../http/schemas.js';
+import { taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of GET /reports (reports.ts). */
 
@@ -69,11 +69,10 @@ const ACCESS =
   'format, locale or an unknown parameter is 400 VALIDATION_FAILED; none of these is recorded. Rate limited per ' +
   'company user (REPORT_RATE_LIMIT_PER_MINUTE, 429 RATE_LIMITED). Always Cache-Control: private, no-store.';
 
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: reports'], {
   exportReport: {
     summary: 'A company report as CSV, JSON or PDF',
     description: `${TYPES} ${FORMATS} ${STATES} ${ACCESS} States in report_exports: ${REPORT_STATES.join(', ')}.`,
-    tags: ['Dashboard: reports'],
     responses: {
       200: {
         description: 'The report: JSON as below, or text/csv, or application/pdf (format)',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of GET and PATCH /settings (settings.ts): the company's profile and operating settings. */
 
@@ -128,12 +128,11 @@ const WHAT =
   'booking themselves; without one the platform default BOOKING_CANCEL_CUTOFF_MINUTES, 120, applies) and the default ' +
   'pickup point trip planning offers first.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   getCompanySettings: {
     summary: "The signed-in user's company settings",
     description: `${WHAT} Any dashboard role of the company may read them (of a suspended company too).`,
-    tags: TAGS,
-    responses: { 200: { description: 'The settings', schema: SettingsResponse }, ...errorResponses(401) },
+    responses: answers(200, 'The settings', SettingsResponse, [401]),
   },
   updateCompanySettings: {
     summary: "Change the company's settings",
@@ -146,10 +145,6 @@ export const docs = operations({
       'nothing. The default pickup point must be an enabled pickup point of the company (422 PICKUP_LOCATION_NOT_OWNED). ' +
       'A new cut-off applies to cancellations from then on. Recorded in the audit log (company.settings.update) with ' +
       'the before and after of each field changed.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The settings after the change', schema: SettingsResponse },
-      ...errorResponses(400, 401, 403, 422),
-    },
+    responses: answers(200, 'The settings after the change', SettingsResponse, [400, 401, 403, 422]),
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the team list (api/dashboard/team.ts): its query, which also validates, and its docs. */
 
@@ -25,20 +25,13 @@ const TeamResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: team'], {
   listTeam: {
     summary: "Members of the signed-in user's company",
     description:
       "Every membership of the session's company (never another company's) with its role and status, owners first. " +
       'Any dashboard role may read it. Paginated with limit (default 20, at most 100) and offset; pagination.total counts ' +
       'all members.',
-    tags: ['Dashboard: team'],
-    responses: {
-      200: {
-        description: 'The team',
-        schema: TeamResponse,
-      },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'The team', TeamResponse, [400, 401]),
   },
 });

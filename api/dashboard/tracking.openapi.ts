@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { LIVE_WITHIN_SECONDS, STALE_AFTER_SECONDS, TRACKING_STATES } from '../../domain/trip-tracking.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Pagination } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of live tracking (api/dashboard/tracking.ts). */
 
@@ -45,7 +45,7 @@ export const ActiveTripsResponse = z.object({
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
 });
 
-export const docs = operations({
+export const docs = taggedOperations(['Dashboard: trip operations'], {
   listActiveTrips: {
     summary: "The company's trips under way and where they are",
     description:
@@ -56,10 +56,6 @@ export const docs = operations({
       `${LIVE_WITHIN_SECONDS / 60} minutes old), DELAYED (older, up to ${STALE_AFTER_SECONDS / 60} minutes) or ` +
       'UNAVAILABLE (no report, or an older one). Positions come from POST /driver/api/trips/{id}/positions. Always ' +
       'private, no-store.',
-    tags: ['Dashboard: trip operations'],
-    responses: {
-      200: { description: 'The active trips', schema: ActiveTripsResponse },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'The active trips', ActiveTripsResponse, [400, 401]),
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain/trip-dispatch.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
 import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
  * The OpenAPI side of the trip commands outside the operations room (api/dashboard/trip-commands.ts):
@@ -122,7 +122,7 @@ export const BulkResponse = z.object({
 const ACCESS =
   'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   updateTripLegacy: {
     summary: 'Change a trip status the legacy way (through the dispatch transition)',
     description:
@@ -133,11 +133,7 @@ export const docs = operations({
       'DELAY_MINUTES_REQUIRED), a cancellation a reason (400 REASON_REQUIRED); an unknown status is 400 UNKNOWN_ACTION; ' +
       "another company's trip is 404 TRIP_NOT_FOUND; an action not allowed now 409 TRIP_ACTION_NOT_ALLOWED, a blocked " +
       `one 409 TRIP_NOT_READY. Traveller attendance is not changed here (use the dispatch actions).\n\n${STATE_MACHINE}`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The action was taken', schema: LegacyTripResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'The action was taken', LegacyTripResponse, [400, 401, 403, 404, 409]),
   },
   bulkTripCommand: {
     summary: 'Take one trip action on up to 50 trips',
@@ -150,10 +146,6 @@ export const docs = operations({
       `command never writes the trips table itself. ${ACCESS} mark_delayed needs reason and delay_minutes, cancel a ` +
       'reason (400 REASON_REQUIRED, DELAY_MINUTES_REQUIRED); an unknown action is 400 UNKNOWN_ACTION. A refused body ' +
       'changes no trip. The answer is 200 whatever the per-trip results.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'One result per distinct trip id', schema: BulkResponse },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'One result per distinct trip id', BulkResponse, [400, 401, 403]),
   },
 });

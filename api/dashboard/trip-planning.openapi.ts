@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { TripStatus } from '../../db/entities/trip.js';
 import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import {
   Money,
@@ -13,6 +12,7 @@ import {
   UuidOut,
   WRITE_RULES,
 } from './planning-schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of GET and POST /dashboard/api/trips (trip-planning.ts). */
 
@@ -89,7 +89,7 @@ const TripList = z.object({
   pagination: PaginationOut,
 });
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listPlanningTrips: {
     summary: "The company's trips, a page at a time, with status counters",
     description:
@@ -97,8 +97,7 @@ export const docs = operations({
       'latest departure first. route_id, bus_id and status narrow it; counters count every status over the whole ' +
       'selection (before the status filter), pagination.total the trips matching every filter. Each trip carries ' +
       'its driver, delay and actual departure and arrival. Any role may read them.',
-    tags: TAGS,
-    responses: { 200: { description: 'A page of trips', schema: TripList }, ...errorResponses(400, 401) },
+    responses: answers(200, 'A page of trips', TripList, [400, 401]),
   },
   planTrip: {
     summary: 'Plan a trip (or re-plan one)',
@@ -115,7 +114,6 @@ export const docs = operations({
       'only while SCHEDULED (409 TRIP_NOT_EDITABLE), with the same route and times (409 TRIP_TIMETABLE_FIXED); once it ' +
       'has bookings (a held or sold seat) its bus and pickup stop stay (409 TRIP_HAS_BOOKINGS) while driver and fares ' +
       'may change. Answers 201 for a new trip, 200 for a re-planned one.',
-    tags: TAGS,
     responses: {
       200: { description: 'Re-planned', schema: ok(Trip) },
       201: { description: 'Planned', schema: ok(Trip) },

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { MAX_DEPARTURES_PER_DAY, MAX_SCHEDULE_DAYS } from '../../domain/trip-schedules.js';
 import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
-import { operations } from '../http/route.js';
 import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, Money, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the trip schedule routes (trip-schedules.ts). */
 
@@ -139,28 +139,20 @@ const RULES =
   'the bus or the driver busy in an overlapping window (trips, and trips that schedules still committing have ' +
   'claimed), or a trip of the route at that very departure.';
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listTripSchedules: {
     summary: "The company's trip schedules, latest first",
     description:
       'Each series with its SPEC record, its status (COMMITTING, COMPLETED, FAILED) and progress. OWNER, ADMIN and ' +
       'DISPATCHER only (403 ROLE_NOT_ALLOWED).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'A page of schedules', schema: page(Schedule) },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'A page of schedules', page(Schedule), [400, 401, 403]),
   },
   getTripSchedule: {
     summary: 'One trip schedule and its progress',
     description:
       "Where a 202 from POST /trip-schedules points. While COMMITTING, workflow_progress is the workflow's progress " +
       "Query. Another company's schedule is 404 SCHEDULE_NOT_FOUND. OWNER, ADMIN and DISPATCHER only.",
-    tags: TAGS,
-    responses: {
-      200: { description: 'The schedule', schema: ok(Schedule) },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The schedule', ok(Schedule), [400, 401, 403, 404]),
   },
   postTripSchedule: {
     summary: 'Preview or commit a trip schedule',
@@ -175,7 +167,6 @@ export const docs = operations({
       'the schedule when the workflow ends within SCHEDULE_ANSWER_WAIT_MS (5 s), else 202 with Location and ' +
       'progress_url to read the progress. Two commits for one bus at once run one after the other: no bus or driver ' +
       'is ever booked twice. Trips carry their stop calls from the route, like any trip, so travellers find and book them.',
-    tags: TAGS,
     responses: {
       200: { description: 'Preview (commit false)', schema: Preview },
       201: { description: 'Committed and finished', schema: ok(Schedule) },

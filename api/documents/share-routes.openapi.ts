@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of the share routes that every issuing surface declares (api/documents/share-routes.ts). */
 
@@ -44,7 +44,7 @@ const RevokedShare = z.object({
  * The docs of the issuer routes, in the order they are registered; each surface adds its suffix to
  * the operationId (share-routes.ts).
  */
-export const docs = operations({
+export const docs = taggedOperations(['Documents'], {
   createDocumentShare: {
     summary: 'Share one document of a booking through a one-use link',
     description:
@@ -57,14 +57,7 @@ export const docs = operations({
       'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
       'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
       'only here and stored only as a hash.',
-    tags: ['Documents'],
-    responses: {
-      201: {
-        description: 'Created',
-        schema: CreatedShare,
-      },
-      ...errorResponses(400, 401, 403, 404, 409, 410, 429, 503),
-    },
+    responses: answers(201, 'Created', CreatedShare, [400, 401, 403, 404, 409, 410, 429, 503]),
   },
   revokeDocumentShare: {
     summary: 'Revoke a share; its recipient session ends at once',
@@ -73,13 +66,6 @@ export const docs = operations({
       'company; anyone else gets 404 SHARE_NOT_FOUND; staff and drivers of a suspended company 403 ' +
       'COMPANY_SUSPENDED. Revoking again answers the same; an expired share is ' +
       '410 SHARE_EXPIRED.',
-    tags: ['Documents'],
-    responses: {
-      200: {
-        description: 'Revoked',
-        schema: RevokedShare,
-      },
-      ...errorResponses(400, 401, 403, 404, 410, 429, 503),
-    },
+    responses: answers(200, 'Revoked', RevokedShare, [400, 401, 403, 404, 410, 429, 503]),
   },
 });

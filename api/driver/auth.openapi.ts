@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { DRIVER_APP_ROLES } from '../auth/driver-auth.js';
-import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
 import { LoginBody } from '../dashboard/auth.openapi.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the driver app's sign-in (api/driver/auth.ts). */
 
@@ -41,7 +40,7 @@ export const DriverMeResponse = z.object({
 
 export const OkResponse = z.object({ success: z.literal(true) });
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   driverLogin: {
     summary: 'Sign in to the driver app with e-mail and password',
     description:
@@ -51,21 +50,15 @@ export const docs = operations({
       'cookie is set, so driver app calls need no CSRF header. A wrong password, an unknown e-mail, a disabled user and ' +
       'a user without such a membership all get the same 401 INVALID_CREDENTIALS. Rate limited like the dashboard ' +
       'sign-in (per IP and per e-mail address; 429 RATE_LIMITED with Retry-After).',
-    tags: TAGS,
-    responses: {
-      200: { description: 'Signed in', schema: DriverLoginResponse },
-      ...errorResponses(400, 401, 429),
-    },
+    responses: answers(200, 'Signed in', DriverLoginResponse, [400, 401, 429]),
   },
   driverLogout: {
     summary: 'End the driver app session',
     description: 'Revokes the session at once: its token no longer works.',
-    tags: TAGS,
-    responses: { 200: { description: 'Signed out', schema: OkResponse }, ...errorResponses(401, 403) },
+    responses: answers(200, 'Signed out', OkResponse, [401, 403]),
   },
   driverMe: {
     summary: 'The signed-in driver app user',
-    tags: TAGS,
-    responses: { 200: { description: 'The session', schema: DriverMeResponse }, ...errorResponses(401, 403) },
+    responses: answers(200, 'The session', DriverMeResponse, [401, 403]),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
-import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
 
@@ -100,7 +100,7 @@ const VerifyResponse = z.object({
 });
 
 /** The docs of each route, in the order they are registered. */
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listBoardingCredentialKeys: {
     summary: 'Public keys that sign boarding credentials',
     description:
@@ -110,7 +110,6 @@ export const docs = operations({
       'code units at every depth, no whitespace, strings and numbers as JSON.stringify writes them). Exactly one key is ' +
       'ACTIVE (it signs new tickets); after a rotation the previous ones stay listed as RETIRED, so tickets they signed ' +
       `keep verifying. Public; cacheable for ${KEYS_CACHE_SECONDS} s, so scanners learn a new key within that time.`,
-    tags: TAGS,
     responses: {
       200: {
         description: 'The published keys',
@@ -127,14 +126,7 @@ export const docs = operations({
       `again with since = nextSince: it steps back ${REVOCATION_OVERLAP_SECONDS} s (or, when hasMore, to the last entry) so ` +
       'no revocation is missed; entries may repeat, a scanner keeps them by ticketId. Only ticket ids, key ids and ' +
       `instants are published. Public; cacheable for ${REVOCATIONS_CACHE_SECONDS} s.`,
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'Revoked credentials',
-        schema: RevocationsResponse,
-      },
-      ...errorResponses(400),
-    },
+    responses: answers(200, 'Revoked credentials', RevocationsResponse, [400]),
   },
   verifyBoardingCredential: {
     summary: 'Check a scanned boarding credential at the door of a trip',
@@ -146,13 +138,6 @@ export const docs = operations({
       'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
       'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
       'details are returned only once the signature is authentic. Reads only: nothing is marked as used.',
-    tags: TAGS,
-    responses: {
-      200: {
-        description: 'The verdict',
-        schema: VerifyResponse,
-      },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The verdict', VerifyResponse, [400, 401, 403, 404]),
   },
 });

@@ -3,8 +3,8 @@ import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
-import { operations } from '../http/route.js';
-import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
+import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
 
@@ -156,29 +156,21 @@ const ACCESS =
 const WRITES = "A suspended company's writes are 403 COMPANY_SUSPENDED.";
 const CLOCK = `Client instants may be at most ${REPORT_MAX_AHEAD_SECONDS / 60} minutes ahead and ${REPORT_MAX_AGE_SECONDS / 3600} hours behind the server's clock`;
 
-export const docs = operations({
+export const docs = taggedOperations(TAGS, {
   listDriverTrips: {
     summary: 'The trips the signed-in driver works',
     description:
       'A DRIVER sees the trips assigned to them (trips.driver_id); OWNER, ADMIN and DISPATCHER every trip of the ' +
       'company. With date, that operating date (Damascus); without, the trips not over (under way, or scheduled to ' +
       'leave from 12 hours ago on). Earliest departure first; limit (default 20, at most 100) and offset.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The trips', schema: DriverTripsResponse },
-      ...errorResponses(400, 401, 403),
-    },
+    responses: answers(200, 'The trips', DriverTripsResponse, [400, 401, 403]),
   },
   getDriverManifest: {
     summary: "A trip's manifest for the driver",
     description:
       `${ACCESS} The travellers as the operations room lists them (JOURNEY_TICKET items, BOOKING only for legacy ` +
       'bookings), with boarding stop, seat, payment state and attendance, and the attendance counters.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'The manifest', schema: ManifestResponse },
-      ...errorResponses(400, 401, 403, 404),
-    },
+    responses: answers(200, 'The manifest', ManifestResponse, [400, 401, 403, 404]),
   },
   scanBoardingCredential: {
     summary: 'Verify a scanned boarding credential and check the traveller in',
@@ -192,11 +184,7 @@ export const docs = operations({
       'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
       'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
       `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE).`,
-    tags: TAGS,
-    responses: {
-      200: { description: 'The verdict', schema: ScanResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'The verdict', ScanResponse, [400, 401, 403, 404, 409]),
   },
   reportTripPositions: {
     summary: 'Report positions of the bus (batched)',
@@ -205,10 +193,6 @@ export const docs = operations({
       'trip and instant, so a batch sent again adds nothing (counted as duplicates). Taken while the trip is not over ' +
       `(else 409 TRIP_NOT_TRACKED). ${CLOCK}; a batch with one outside that is 400 POSITION_TIME_OUT_OF_RANGE and ` +
       'nothing is stored. The positions feed GET /dashboard/api/tracking/active-trips.',
-    tags: TAGS,
-    responses: {
-      200: { description: 'Stored', schema: PositionsResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
-    },
+    responses: answers(200, 'Stored', PositionsResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
@@ -11,8 +11,9 @@ import {
   type CashShiftSummary,
   type CloseRequest,
 } from '../../workflows/cash-shift.contract.js';
-import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
+import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
+import { startWithUpdate } from './start-with-update.js';
 import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
 const alreadyOpen = () =>
@@ -42,21 +43,15 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
 
   return {
     open(input: CashShiftInput): Promise<CashShiftSummary> {
-      const startWorkflowOperation = new WithStartWorkflowOperation(CASH_SHIFT_WORKFLOW, {
+      return startWithUpdate(temporal, SHIFT_ANSWERS, openShiftUpdate, `open:${input.shiftId}`, {
+        workflowType: CASH_SHIFT_WORKFLOW,
         workflowId: workflowIds.cashShift(input.companyId),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: processSearchAttributes({ companyIds: [input.companyId], status: 'NEW' }),
+        input,
+        conflictPolicy: 'FAIL',
+        process: { companyIds: [input.companyId] },
         memo: { shiftId: input.shiftId, openedBy: input.openedBy },
       });
-      return calling(() =>
-        temporal.workflow.executeUpdateWithStart(openShiftUpdate, {
-          args: [],
-          updateId: `open:${input.shiftId}`,
-          startWorkflowOperation,
-        }),
-      );
     },
 
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {

@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
@@ -13,8 +13,9 @@ import {
   type ShareActor,
   type ShareGrantInput,
 } from '../../workflows/share-grant.contract.js';
-import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
+import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
+import { startWithUpdate } from './start-with-update.js';
 import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /** A grant whose workflow has ended has expired; Temporal not answering is 503. */
@@ -38,29 +39,19 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
   return {
     /** Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start). */
     open(input: ShareGrantInput): Promise<OpenResult> {
-      const startWorkflowOperation = new WithStartWorkflowOperation(SHARE_GRANT_WORKFLOW, {
+      return startWithUpdate(temporal, SHARE_ANSWERS, openUpdate, `open:${input.grantId}`, {
+        workflowType: SHARE_GRANT_WORKFLOW,
         workflowId: workflowIds.shareGrant(input.grantId),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: processSearchAttributes({
-          companyIds: [input.companyId],
-          bookingId: input.bookingId,
-          status: 'NEW',
-        }),
+        input,
+        conflictPolicy: 'USE_EXISTING',
+        process: { companyIds: [input.companyId], bookingId: input.bookingId },
         memo: {
           documentKind: input.documentKind,
           presentation: input.presentation,
           issuerKind: input.issuer.kind,
         },
       });
-      return calling(() =>
-        temporal.workflow.executeUpdateWithStart(openUpdate, {
-          args: [],
-          updateId: `open:${input.grantId}`,
-          startWorkflowOperation,
-        }),
-      );
     },
 
     accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {

@@ -1,7 +1,7 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
+import { workflowIds } from '../../workflows/shared.js';
 import {
   claimUpdate,
   progressQuery,
@@ -12,7 +12,8 @@ import {
   type TripScheduleInput,
 } from '../../workflows/trip-schedule.contract.js';
 import { Refusal } from '../http/errors.js';
-import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
+import { startWithUpdate } from './start-with-update.js';
+import type { UpdateFailureAnswers } from './workflow-updates.js';
 
 const SCHEDULE_ANSWERS: UpdateFailureAnswers = {
   ended: () => undefined,
@@ -55,25 +56,25 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
   return {
     async commit(claim: ScheduleClaimInput): Promise<CommittedSchedule> {
       const input: TripScheduleInput = { claim, batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS };
-      const startWorkflowOperation = new WithStartWorkflowOperation(TRIP_SCHEDULE_WORKFLOW, {
-        workflowId: workflowIds.tripSchedule(claim.scheduleId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: processSearchAttributes({ companyIds: [claim.companyId], status: 'NEW' }),
-        memo: {
-          routeId: claim.request.routeId,
-          busId: claim.request.busId,
-          startDate: claim.request.startDate,
-          endDate: claim.request.endDate,
+      const claimed = await startWithUpdate(
+        temporal,
+        SCHEDULE_ANSWERS,
+        claimUpdate,
+        `claim:${claim.scheduleId}`,
+        {
+          workflowType: TRIP_SCHEDULE_WORKFLOW,
+          workflowId: workflowIds.tripSchedule(claim.scheduleId),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          input,
+          conflictPolicy: 'USE_EXISTING',
+          process: { companyIds: [claim.companyId] },
+          memo: {
+            routeId: claim.request.routeId,
+            busId: claim.request.busId,
+            startDate: claim.request.startDate,
+            endDate: claim.request.endDate,
+          },
         },
-      });
-      const claimed = await callUpdate(temporal, SCHEDULE_ANSWERS, () =>
-        temporal.workflow.executeUpdateWithStart(claimUpdate, {
-          args: [],
-          updateId: `claim:${claim.scheduleId}`,
-          startWorkflowOperation,
-        }),
       );
       return { claim: claimed, outcome: await outcomeWithin(claim.scheduleId) };
     },

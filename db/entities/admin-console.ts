@@ -1,8 +1,8 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import { COMPANY_ACTIONS, type CompanyStanding } from '../../domain/company-moderation.js';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseEntity, entity, stampedNow, updatedAt } from './base.js';
 
 /**
  * The administration console's tables (Migration20261124050000_admin_console): company history,
@@ -11,111 +11,73 @@ import { baseProperties, stampedNow, updatedAt } from './base.js';
  */
 
 /** One warning, suspension, unsuspension or verification change of a company, as it happened. */
-export const CompanyAdminAction = defineEntity({
-  name: 'CompanyAdminAction',
-  tableName: 'company_admin_actions',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    action: p.enum(COMPANY_ACTIONS),
-    reason: p.text(),
-    adminId: p.uuid().nullable(),
-    standingBefore: p.json<CompanyStanding>(),
-    standingAfter: p.json<CompanyStanding>(),
-  },
+export const CompanyAdminAction = baseEntity('CompanyAdminAction', 'company_admin_actions', {
+  companyId: p.uuid(),
+  action: p.enum(COMPANY_ACTIONS),
+  reason: p.text(),
+  adminId: p.uuid().nullable(),
+  standingBefore: p.json<CompanyStanding>(),
+  standingAfter: p.json<CompanyStanding>(),
 });
 
 /** A value an operator set; flags without a row have their catalogue default. */
-export const FeatureFlag = defineEntity({
-  name: 'FeatureFlag',
-  tableName: 'feature_flags',
-  properties: {
-    key: p.text().primary(),
-    enabled: p.boolean(),
-    updatedBy: p.uuid().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const FeatureFlag = entity('FeatureFlag', 'feature_flags', {
+  key: p.text().primary(),
+  enabled: p.boolean(),
+  updatedBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
 });
 
 /** A change counter per cached platform state; the changing transaction bumps it. */
-export const PlatformStateVersion = defineEntity({
-  name: 'PlatformStateVersion',
-  tableName: 'platform_state_versions',
-  properties: {
-    name: p.enum(['feature_flags', 'maintenance', 'company_standing'] as const).primary(),
-    version: p.bigint('number').default(0),
-  },
+export const PlatformStateVersion = entity('PlatformStateVersion', 'platform_state_versions', {
+  name: p.enum(['feature_flags', 'maintenance', 'company_standing'] as const).primary(),
+  version: p.bigint('number').default(0),
 });
 
-export const Incident = defineEntity({
-  name: 'Incident',
-  tableName: 'incidents',
-  properties: {
-    ...baseProperties,
-    title: p.text(),
-    description: p.text().default(''),
-    severity: p.enum(INCIDENT_SEVERITIES),
-    status: p.enum(INCIDENT_STATUSES).default('INVESTIGATING'),
-    resolution: p.text().nullable(),
-    startedAt: stampedNow(),
-    resolvedAt: p.datetime().nullable(),
-    createdBy: p.uuid().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const Incident = baseEntity('Incident', 'incidents', {
+  title: p.text(),
+  description: p.text().default(''),
+  severity: p.enum(INCIDENT_SEVERITIES),
+  status: p.enum(INCIDENT_STATUSES).default('INVESTIGATING'),
+  resolution: p.text().nullable(),
+  startedAt: stampedNow(),
+  resolvedAt: p.datetime().nullable(),
+  createdBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
 });
 
-export const MaintenanceWindowEntity = defineEntity({
-  name: 'MaintenanceWindow',
-  tableName: 'maintenance_windows',
-  properties: {
-    ...baseProperties,
-    message: p.text(),
-    startsAt: p.datetime(),
-    endsAt: p.datetime(),
-    cancelledAt: p.datetime().nullable(),
-    createdBy: p.uuid().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const MaintenanceWindowEntity = baseEntity('MaintenanceWindow', 'maintenance_windows', {
+  message: p.text(),
+  startsAt: p.datetime(),
+  endsAt: p.datetime(),
+  cancelledAt: p.datetime().nullable(),
+  createdBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
 });
 
 /** A pre-launch sign-up: the (lower-case) e-mail address and when; nothing more is kept. */
-export const WaitlistEntry = defineEntity({
-  name: 'WaitlistEntry',
-  tableName: 'waitlist_entries',
-  properties: {
-    ...baseProperties,
-    email: p.text(),
-  },
+export const WaitlistEntry = baseEntity('WaitlistEntry', 'waitlist_entries', {
+  email: p.text(),
 });
 
-export const SupportTicket = defineEntity({
-  name: 'SupportTicket',
-  tableName: 'support_tickets',
-  properties: {
-    ...baseProperties,
-    subject: p.text(),
-    status: p.enum(TICKET_STATUSES).default('OPEN'),
-    priority: p.enum(TICKET_PRIORITIES).default('NORMAL'),
-    openedByKind: p.enum(['TRAVELLER', 'ADMIN'] as const),
-    openedBy: p.uuid(),
-    travellerUserId: p.uuid().nullable(),
-    companyId: p.uuid().nullable(),
-    bookingId: p.uuid().nullable(),
-    assigneeAdminId: p.uuid().nullable(),
-    resolution: p.text().nullable(),
-    closedAt: p.datetime().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const SupportTicket = baseEntity('SupportTicket', 'support_tickets', {
+  subject: p.text(),
+  status: p.enum(TICKET_STATUSES).default('OPEN'),
+  priority: p.enum(TICKET_PRIORITIES).default('NORMAL'),
+  openedByKind: p.enum(['TRAVELLER', 'ADMIN'] as const),
+  openedBy: p.uuid(),
+  travellerUserId: p.uuid().nullable(),
+  companyId: p.uuid().nullable(),
+  bookingId: p.uuid().nullable(),
+  assigneeAdminId: p.uuid().nullable(),
+  resolution: p.text().nullable(),
+  closedAt: p.datetime().nullable(),
+  updatedAt: updatedAt(),
 });
 
-export const SupportTicketMessage = defineEntity({
-  name: 'SupportTicketMessage',
-  tableName: 'support_ticket_messages',
-  properties: {
-    ...baseProperties,
-    ticketId: p.uuid(),
-    authorKind: p.enum(['TRAVELLER', 'ADMIN'] as const),
-    authorId: p.uuid(),
-    body: p.text(),
-  },
+export const SupportTicketMessage = baseEntity('SupportTicketMessage', 'support_ticket_messages', {
+  ticketId: p.uuid(),
+  authorKind: p.enum(['TRAVELLER', 'ADMIN'] as const),
+  authorId: p.uuid(),
+  body: p.text(),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { p, raw } from '@mikro-orm/core';
+import { defineEntity, p, raw } from '@mikro-orm/core';
 
 /**
  * Column groups that several tables share by convention. Each is a function, so every entity gets
@@ -97,3 +97,24 @@ export const serverSessionProperties = () => ({
   csrfTokenHash: p.text(),
   revokedAt: p.datetime().nullable(),
 });
+
+/** An entity: its name, its table and the table's columns (defineEntity with nothing else to say). */
+export function entity<
+  const TName extends string,
+  const TTableName extends string,
+  const TProperties extends Record<string, unknown>,
+>(name: TName, tableName: TTableName, properties: TProperties) {
+  return defineEntity({ name, tableName, properties });
+}
+
+/**
+ * An entity whose rows carry the base columns (uuid id, created_at): its name, its table, and the
+ * table's other columns. The same schema as defineEntity({ name, tableName, properties: { ...baseProperties, ... } }).
+ */
+export function baseEntity<
+  const TName extends string,
+  const TTableName extends string,
+  const TProperties extends Record<string, unknown>,
+>(name: TName, tableName: TTableName, properties: TProperties) {
+  return entity(name, tableName, { ...baseProperties, ...properties });
+}

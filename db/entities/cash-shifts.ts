@@ -1,45 +1,36 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, stampedNow } from './base.js';
+import { p } from '@mikro-orm/core';
+import { baseEntity, baseProperties, entity, stampedNow } from './base.js';
 
 /**
  * Cash shifts: one till session of a company (at most one OPEN), and the documented movements of
  * money into or out of its till. Written by db/writes/cash-shifts.ts (the cash-shift workflow's
  * activities) and by a cash refund (an OUT movement of kind REFUND).
  */
-export const CashShift = defineEntity({
-  name: 'CashShift',
-  tableName: 'cash_shifts',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    status: p.enum(['OPEN', 'CLOSED'] as const).default('OPEN'),
-    currency: p.text().default('SYP'),
-    openingBalance: p.bigint('number'),
-    openedBy: p.uuid(),
-    openedAt: stampedNow(),
-    overdueSince: p.datetime().nullable(),
-    note: p.text().nullable(),
-    declaredAmount: p.bigint('number').nullable(),
-    expectedAmount: p.bigint('number').nullable(),
-    difference: p.bigint('number').nullable(),
-    closedBy: p.uuid().nullable(),
-    closedAt: p.datetime().nullable(),
-  },
+export const CashShift = baseEntity('CashShift', 'cash_shifts', {
+  companyId: p.uuid(),
+  status: p.enum(['OPEN', 'CLOSED'] as const).default('OPEN'),
+  currency: p.text().default('SYP'),
+  openingBalance: p.bigint('number'),
+  openedBy: p.uuid(),
+  openedAt: stampedNow(),
+  overdueSince: p.datetime().nullable(),
+  note: p.text().nullable(),
+  declaredAmount: p.bigint('number').nullable(),
+  expectedAmount: p.bigint('number').nullable(),
+  difference: p.bigint('number').nullable(),
+  closedBy: p.uuid().nullable(),
+  closedAt: p.datetime().nullable(),
 });
 
-export const CashShiftMovement = defineEntity({
-  name: 'CashShiftMovement',
-  tableName: 'cash_shift_movements',
-  properties: {
-    id: baseProperties.id,
-    shiftId: p.uuid(),
-    companyId: p.uuid(),
-    kind: p.enum(['ADJUSTMENT', 'REFUND'] as const).default('ADJUSTMENT'),
-    direction: p.enum(['IN', 'OUT'] as const),
-    amount: p.bigint('number'),
-    reason: p.text(),
-    paymentId: p.uuid().nullable(),
-    recordedBy: p.uuid(),
-    recordedAt: stampedNow(),
-  },
+export const CashShiftMovement = entity('CashShiftMovement', 'cash_shift_movements', {
+  id: baseProperties.id,
+  shiftId: p.uuid(),
+  companyId: p.uuid(),
+  kind: p.enum(['ADJUSTMENT', 'REFUND'] as const).default('ADJUSTMENT'),
+  direction: p.enum(['IN', 'OUT'] as const),
+  amount: p.bigint('number'),
+  reason: p.text(),
+  paymentId: p.uuid().nullable(),
+  recordedBy: p.uuid(),
+  recordedAt: stampedNow(),
 });

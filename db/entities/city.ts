@@ -1,12 +1,6 @@
-import { defineEntity } from '@mikro-orm/core';
-import { baseProperties, bilingualName, coordinates } from './base.js';
+import { baseEntity, bilingualName, coordinates } from './base.js';
 
-export const City = defineEntity({
-  name: 'City',
-  tableName: 'cities',
-  properties: {
-    ...baseProperties,
-    ...bilingualName(),
-    ...coordinates(),
-  },
+export const City = baseEntity('City', 'cities', {
+  ...bilingualName(),
+  ...coordinates(),
 });

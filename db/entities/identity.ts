@@ -1,9 +1,10 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import {
   accountStatus,
-  baseProperties,
+  baseEntity,
   consumedOnce,
   contactDetails,
+  entity,
   oneUseToken,
   stampedNow,
   updatedAt,
@@ -12,134 +13,86 @@ import {
 /** Travellers: how someone signs in (users) and the canonical traveller profile (passengers). */
 export { AccountStatus } from './base.js';
 
-export const Passenger = defineEntity({
-  name: 'Passenger',
-  tableName: 'passengers',
-  properties: {
-    ...baseProperties,
-    ...contactDetails(),
-    name: p.text().default(''),
-    gender: p.text().default(''),
-    nationalId: p.text().default(''),
-    /** The profile this one was merged into; bookings follow the canonical one. */
-    mergedIntoId: p.uuid().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const Passenger = baseEntity('Passenger', 'passengers', {
+  ...contactDetails(),
+  name: p.text().default(''),
+  gender: p.text().default(''),
+  nationalId: p.text().default(''),
+  /** The profile this one was merged into; bookings follow the canonical one. */
+  mergedIntoId: p.uuid().nullable(),
+  updatedAt: updatedAt(),
 });
 
-export const User = defineEntity({
-  name: 'User',
-  tableName: 'users',
-  properties: {
-    ...baseProperties,
-    ...contactDetails(),
-    emailVerifiedAt: p.datetime().nullable(),
-    name: p.text().default(''),
-    passwordHash: p.text().nullable(),
-    passengerId: p.uuid().nullable(),
-    /** Server-set only (inventory_scope, demo_company_id); never written from a request. */
-    appMetadata: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
-    status: accountStatus(),
-    updatedAt: updatedAt(),
-  },
+export const User = baseEntity('User', 'users', {
+  ...contactDetails(),
+  emailVerifiedAt: p.datetime().nullable(),
+  name: p.text().default(''),
+  passwordHash: p.text().nullable(),
+  passengerId: p.uuid().nullable(),
+  /** Server-set only (inventory_scope, demo_company_id); never written from a request. */
+  appMetadata: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
+  status: accountStatus(),
+  updatedAt: updatedAt(),
 });
 
-export const UserIdentity = defineEntity({
-  name: 'UserIdentity',
-  tableName: 'user_identities',
-  properties: {
-    ...baseProperties,
-    userId: p.uuid(),
-    provider: p.enum(['idp'] as const),
-    subject: p.text(),
-    email: p.text().nullable(),
-  },
+export const UserIdentity = baseEntity('UserIdentity', 'user_identities', {
+  userId: p.uuid(),
+  provider: p.enum(['idp'] as const),
+  subject: p.text(),
+  email: p.text().nullable(),
 });
 
-export const TravellerSession = defineEntity({
-  name: 'TravellerSession',
-  tableName: 'traveller_sessions',
-  properties: {
-    ...baseProperties,
-    userId: p.uuid(),
-    channel: p.enum(['web', 'mobile', 'pwa'] as const).default('web'),
-    lastRefreshedAt: p.datetime().nullable(),
-    expiresAt: p.datetime(),
-    revokedAt: p.datetime().nullable(),
-    revokedReason: p.text().nullable(),
-  },
+export const TravellerSession = baseEntity('TravellerSession', 'traveller_sessions', {
+  userId: p.uuid(),
+  channel: p.enum(['web', 'mobile', 'pwa'] as const).default('web'),
+  lastRefreshedAt: p.datetime().nullable(),
+  expiresAt: p.datetime(),
+  revokedAt: p.datetime().nullable(),
+  revokedReason: p.text().nullable(),
 });
 
 /** One link of a session's rotating refresh-token family; only the hash is stored. */
-export const RefreshToken = defineEntity({
-  name: 'RefreshToken',
-  tableName: 'refresh_tokens',
-  properties: {
-    ...baseProperties,
-    sessionId: p.uuid(),
-    parentId: p.uuid().nullable(),
-    ...oneUseToken(),
-  },
+export const RefreshToken = baseEntity('RefreshToken', 'refresh_tokens', {
+  sessionId: p.uuid(),
+  parentId: p.uuid().nullable(),
+  ...oneUseToken(),
 });
 
-export const OtpChallenge = defineEntity({
-  name: 'OtpChallenge',
-  tableName: 'otp_challenges',
-  properties: {
-    ...baseProperties,
-    phone: p.text(),
-    channel: p.text(),
-    codeHash: p.text().nullable(),
-    providerReference: p.text().nullable(),
-    attempts: p.integer().default(0),
-    maxAttempts: p.integer().default(5),
-    ...consumedOnce(),
-  },
+export const OtpChallenge = baseEntity('OtpChallenge', 'otp_challenges', {
+  phone: p.text(),
+  channel: p.text(),
+  codeHash: p.text().nullable(),
+  providerReference: p.text().nullable(),
+  attempts: p.integer().default(0),
+  maxAttempts: p.integer().default(5),
+  ...consumedOnce(),
 });
 
 /** A phone number proven to the chat bot by its owner, and the chat codes go to. */
-export const ChatappLink = defineEntity({
-  name: 'ChatappLink',
-  tableName: 'chatapp_links',
-  properties: {
-    phone: p.text().primary(),
-    chatId: p.text(),
-    linkedAt: stampedNow(),
-  },
+export const ChatappLink = entity('ChatappLink', 'chatapp_links', {
+  phone: p.text().primary(),
+  chatId: p.text(),
+  linkedAt: stampedNow(),
 });
 
-export const EmailToken = defineEntity({
-  name: 'EmailToken',
-  tableName: 'email_tokens',
-  properties: {
-    ...baseProperties,
-    userId: p.uuid(),
-    purpose: p.enum(['VERIFY_EMAIL', 'RESET_PASSWORD'] as const),
-    email: p.text(),
-    ...oneUseToken(),
-  },
+export const EmailToken = baseEntity('EmailToken', 'email_tokens', {
+  userId: p.uuid(),
+  purpose: p.enum(['VERIFY_EMAIL', 'RESET_PASSWORD'] as const),
+  email: p.text(),
+  ...oneUseToken(),
 });
 
 /** The nonce of one identity-provider sign-in flow, consumed once. */
-export const IdpNonce = defineEntity({
-  name: 'IdpNonce',
-  tableName: 'idp_nonces',
-  properties: {
-    flowId: p.uuid().primary(),
-    nonceHash: p.text(),
-    channel: p.enum(['web', 'pwa', 'link'] as const),
-    createdAt: stampedNow(),
-    ...consumedOnce(),
-  },
+export const IdpNonce = entity('IdpNonce', 'idp_nonces', {
+  flowId: p.uuid().primary(),
+  nonceHash: p.text(),
+  channel: p.enum(['web', 'pwa', 'link'] as const),
+  createdAt: stampedNow(),
+  ...consumedOnce(),
 });
 
-export const Favorite = defineEntity({
-  name: 'Favorite',
-  tableName: 'favorites',
-  properties: {
-    ...baseProperties,
-    passengerId: p.uuid(),
-    originCityId: p.uuid(),
-    destCityId: p.uuid(),
-  },
+export const Favorite = baseEntity('Favorite', 'favorites', {
+  passengerId: p.uuid(),
+  originCityId: p.uuid(),
+  destCityId: p.uuid(),
 });

@@ -1,7 +1,7 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import { ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { REPORT_FORMATS, REPORT_STATES, REPORT_TYPES } from '../../domain/reports.js';
-import { baseProperties, stampedNow, updatedAt } from './base.js';
+import { baseEntity, entity, stampedNow, updatedAt } from './base.js';
 
 /**
  * Company insight and programme: the company's operating settings, report exports, and the
@@ -9,45 +9,36 @@ import { baseProperties, stampedNow, updatedAt } from './base.js';
  */
 
 /** A company's profile and operating settings beyond its names and contact (those live on companies). */
-export const CompanySettings = defineEntity({
-  name: 'CompanySettings',
-  tableName: 'company_settings',
-  properties: {
-    companyId: p.uuid().primary(),
-    addressAr: p.text().default(''),
-    addressEn: p.text().default(''),
-    /** Minutes before departure a traveller may still cancel; null: the platform's default. */
-    cancellationCutoffMinutes: p.integer().nullable(),
-    /** A pickup point of the company that trip planning offers first. */
-    defaultPickupLocationId: p.uuid().nullable(),
-    updatedBy: p.uuid().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const CompanySettings = entity('CompanySettings', 'company_settings', {
+  companyId: p.uuid().primary(),
+  addressAr: p.text().default(''),
+  addressEn: p.text().default(''),
+  /** Minutes before departure a traveller may still cancel; null: the platform's default. */
+  cancellationCutoffMinutes: p.integer().nullable(),
+  /** A pickup point of the company that trip planning offers first. */
+  defaultPickupLocationId: p.uuid().nullable(),
+  updatedBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
 });
 
 /** One report request: its state, and for a file made the row count and the checksum of its bytes. */
-export const ReportExport = defineEntity({
-  name: 'ReportExport',
-  tableName: 'report_exports',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    requestedBy: p.uuid(),
-    type: p.enum(REPORT_TYPES),
-    format: p.enum(REPORT_FORMATS),
-    locale: p.enum(['ar', 'en'] as const),
-    fromDate: p.date(),
-    toDate: p.date(),
-    state: p.enum(REPORT_STATES),
-    rowCount: p.integer().nullable(),
-    /** The document snapshot a PDF was rendered from. */
-    snapshotId: p.uuid().nullable(),
-    sha256: p.text().nullable(),
-    size: p.bigint('number').nullable(),
-    errorCode: p.text().nullable(),
-    requestId: p.text().nullable(),
-    finishedAt: p.datetime().nullable(),
-  },
+export const ReportExport = baseEntity('ReportExport', 'report_exports', {
+  companyId: p.uuid(),
+  requestedBy: p.uuid(),
+  type: p.enum(REPORT_TYPES),
+  format: p.enum(REPORT_FORMATS),
+  locale: p.enum(['ar', 'en'] as const),
+  fromDate: p.date(),
+  toDate: p.date(),
+  state: p.enum(REPORT_STATES),
+  rowCount: p.integer().nullable(),
+  /** The document snapshot a PDF was rendered from. */
+  snapshotId: p.uuid().nullable(),
+  sha256: p.text().nullable(),
+  size: p.bigint('number').nullable(),
+  errorCode: p.text().nullable(),
+  requestId: p.text().nullable(),
+  finishedAt: p.datetime().nullable(),
 });
 
 const measures = () => ({
@@ -62,45 +53,33 @@ const measures = () => ({
 const STAT_BASES = ['SALES', 'TRAVEL'] as const;
 
 /** Booking measures per company, basis (sales day or travel day), day and route, folded from the deltas. */
-export const BookingStatsDaily = defineEntity({
-  name: 'BookingStatsDaily',
-  tableName: 'booking_stats_daily',
-  properties: {
-    companyId: p.uuid().primary(),
-    basis: p.enum(STAT_BASES).primary(),
-    day: p.date().primary(),
-    routeId: p.uuid().primary(),
-    ...measures(),
-  },
+export const BookingStatsDaily = entity('BookingStatsDaily', 'booking_stats_daily', {
+  companyId: p.uuid().primary(),
+  basis: p.enum(STAT_BASES).primary(),
+  day: p.date().primary(),
+  routeId: p.uuid().primary(),
+  ...measures(),
 });
 
 /** A booking change's contribution, written by the bookings trigger in the changing transaction. */
-export const BookingStatsDelta = defineEntity({
-  name: 'BookingStatsDelta',
-  tableName: 'booking_stats_deltas',
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    companyId: p.uuid(),
-    basis: p.enum(STAT_BASES),
-    day: p.date(),
-    routeId: p.uuid(),
-    ...measures(),
-    recordedAt: stampedNow(),
-  },
+export const BookingStatsDelta = entity('BookingStatsDelta', 'booking_stats_deltas', {
+  id: p.bigint('number').primary().autoincrement(),
+  companyId: p.uuid(),
+  basis: p.enum(STAT_BASES),
+  day: p.date(),
+  routeId: p.uuid(),
+  ...measures(),
+  recordedAt: stampedNow(),
 });
 
 /** Travellers by number of trips over a period's horizon, computed by the analytics-rollup workflow. */
-export const CustomerFrequencySnapshot = defineEntity({
-  name: 'CustomerFrequencySnapshot',
-  tableName: 'customer_frequency_snapshots',
-  properties: {
-    companyId: p.uuid().primary(),
-    period: p.enum(ANALYTICS_PERIODS).primary(),
-    horizonFrom: p.date(),
-    horizonTo: p.date(),
-    customers: p.integer(),
-    trips: p.integer(),
-    buckets: p.json<{ label: string; count: number }[]>(),
-    computedAt: stampedNow(),
-  },
+export const CustomerFrequencySnapshot = entity('CustomerFrequencySnapshot', 'customer_frequency_snapshots', {
+  companyId: p.uuid().primary(),
+  period: p.enum(ANALYTICS_PERIODS).primary(),
+  horizonFrom: p.date(),
+  horizonTo: p.date(),
+  customers: p.integer(),
+  trips: p.integer(),
+  buckets: p.json<{ label: string; count: number }[]>(),
+  computedAt: stampedNow(),
 });

@@ -1,135 +1,101 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, bilingualName, stampedNow, updatedAt } from './base.js';
+import { p } from '@mikro-orm/core';
+import { baseEntity, bilingualName, entity, stampedNow, updatedAt } from './base.js';
 
 /**
  * Loyalty: one program per company with its tiers and reward catalogue, one account per traveller
  * and company, the points ledger, vouchers (redemptions) and referrals. A program's key is its
  * company, so the other tables' company_id points at the program.
  */
-export const LoyaltyProgram = defineEntity({
-  name: 'LoyaltyProgram',
-  tableName: 'loyalty_programs',
-  properties: {
-    companyId: p.uuid().primary(),
-    ...bilingualName(),
-    active: p.boolean().default(true),
-    pointsPer100: p.integer().fieldName('points_per_100').default(1),
-    referralPoints: p.integer().default(0),
-    createdAt: stampedNow(),
-    updatedAt: updatedAt(),
-  },
+export const LoyaltyProgram = entity('LoyaltyProgram', 'loyalty_programs', {
+  companyId: p.uuid().primary(),
+  ...bilingualName(),
+  active: p.boolean().default(true),
+  pointsPer100: p.integer().fieldName('points_per_100').default(1),
+  referralPoints: p.integer().default(0),
+  createdAt: stampedNow(),
+  updatedAt: updatedAt(),
 });
 
-export const LoyaltyTier = defineEntity({
-  name: 'LoyaltyTier',
-  tableName: 'loyalty_tiers',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    ...bilingualName(),
-    minLifetimePoints: p.integer(),
-    multiplierPercent: p.integer().default(100),
-    updatedAt: updatedAt(),
-  },
+export const LoyaltyTier = baseEntity('LoyaltyTier', 'loyalty_tiers', {
+  companyId: p.uuid(),
+  ...bilingualName(),
+  minLifetimePoints: p.integer(),
+  multiplierPercent: p.integer().default(100),
+  updatedAt: updatedAt(),
 });
 
 /** A catalogue entry; whether its fields fit its type is checked when a voucher is used. */
-export const LoyaltyReward = defineEntity({
-  name: 'LoyaltyReward',
-  tableName: 'loyalty_rewards',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    code: p.text(),
-    ...bilingualName(),
-    type: p.text(),
-    discountPercent: p.integer().nullable(),
-    discountAmount: p.bigint('number').nullable(),
-    maxDiscount: p.bigint('number').nullable(),
-    freeSeats: p.integer().nullable(),
-    pointsCost: p.integer(),
-    minSubtotal: p.bigint('number').nullable(),
-    routeIds: p.array().columnType('uuid[]').default([]),
-    /** ISO weekdays, 1 (Monday) to 7; empty: every day. */
-    allowedDays: p.array<number>(Number, String).columnType('integer[]').default([]),
-    voucherValidDays: p.integer().default(30),
-    active: p.boolean().default(true),
-    maxRedemptions: p.integer().nullable(),
-    redemptionCount: p.integer().default(0),
-    /** Deleted while vouchers still point at it: those vouchers stop working. */
-    archivedAt: p.datetime().nullable(),
-    updatedAt: updatedAt(),
-  },
+export const LoyaltyReward = baseEntity('LoyaltyReward', 'loyalty_rewards', {
+  companyId: p.uuid(),
+  code: p.text(),
+  ...bilingualName(),
+  type: p.text(),
+  discountPercent: p.integer().nullable(),
+  discountAmount: p.bigint('number').nullable(),
+  maxDiscount: p.bigint('number').nullable(),
+  freeSeats: p.integer().nullable(),
+  pointsCost: p.integer(),
+  minSubtotal: p.bigint('number').nullable(),
+  routeIds: p.array().columnType('uuid[]').default([]),
+  /** ISO weekdays, 1 (Monday) to 7; empty: every day. */
+  allowedDays: p.array<number>(Number, String).columnType('integer[]').default([]),
+  voucherValidDays: p.integer().default(30),
+  active: p.boolean().default(true),
+  maxRedemptions: p.integer().nullable(),
+  redemptionCount: p.integer().default(0),
+  /** Deleted while vouchers still point at it: those vouchers stop working. */
+  archivedAt: p.datetime().nullable(),
+  updatedAt: updatedAt(),
 });
 
-export const LoyaltyAccount = defineEntity({
-  name: 'LoyaltyAccount',
-  tableName: 'loyalty_accounts',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    userId: p.uuid(),
-    passengerId: p.uuid().nullable(),
-    balance: p.integer().default(0),
-    lifetimePoints: p.integer().default(0),
-    tierId: p.uuid().nullable(),
-    referralCode: p.text().unique(),
-    updatedAt: updatedAt(),
-  },
+export const LoyaltyAccount = baseEntity('LoyaltyAccount', 'loyalty_accounts', {
+  companyId: p.uuid(),
+  userId: p.uuid(),
+  passengerId: p.uuid().nullable(),
+  balance: p.integer().default(0),
+  lifetimePoints: p.integer().default(0),
+  tierId: p.uuid().nullable(),
+  referralCode: p.text().unique(),
+  updatedAt: updatedAt(),
 });
 
 /** A voucher (RWD- code) bought with points. */
-export const LoyaltyRedemption = defineEntity({
-  name: 'LoyaltyRedemption',
-  tableName: 'loyalty_redemptions',
-  properties: {
-    ...baseProperties,
-    code: p.text().unique(),
-    accountId: p.uuid(),
-    companyId: p.uuid(),
-    rewardId: p.uuid(),
-    userId: p.uuid(),
-    pointsUsed: p.integer(),
-    status: p.enum(['ISSUED', 'USED', 'EXPIRED', 'CANCELLED'] as const).default('ISSUED'),
-    expiresAt: p.datetime(),
-    usedAt: p.datetime().nullable(),
-    usedBookingIds: p.array().columnType('uuid[]').default([]),
-    discount: p.bigint('number').nullable(),
-    /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
-    terms: p.json<Record<string, unknown>>(),
-  },
+export const LoyaltyRedemption = baseEntity('LoyaltyRedemption', 'loyalty_redemptions', {
+  code: p.text().unique(),
+  accountId: p.uuid(),
+  companyId: p.uuid(),
+  rewardId: p.uuid(),
+  userId: p.uuid(),
+  pointsUsed: p.integer(),
+  status: p.enum(['ISSUED', 'USED', 'EXPIRED', 'CANCELLED'] as const).default('ISSUED'),
+  expiresAt: p.datetime(),
+  usedAt: p.datetime().nullable(),
+  usedBookingIds: p.array().columnType('uuid[]').default([]),
+  discount: p.bigint('number').nullable(),
+  /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
+  terms: p.json<Record<string, unknown>>(),
 });
 
 /** The points ledger; clock_timestamp() keeps entries of one transaction in order. */
-export const LoyaltyTransaction = defineEntity({
-  name: 'LoyaltyTransaction',
-  tableName: 'loyalty_transactions',
-  properties: {
-    ...baseProperties,
-    accountId: p.uuid(),
-    companyId: p.uuid(),
-    kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'] as const),
-    points: p.integer(),
-    balanceAfter: p.integer(),
-    bookingId: p.uuid().nullable(),
-    redemptionId: p.uuid().nullable(),
-    note: p.text().nullable(),
-    /** The company user who adjusted the balance by hand, with the reason they gave. */
-    actorStaffUserId: p.uuid().nullable(),
-    reason: p.text().nullable(),
-    createdAt: p.datetime().defaultRaw('clock_timestamp()'),
-  },
+export const LoyaltyTransaction = baseEntity('LoyaltyTransaction', 'loyalty_transactions', {
+  accountId: p.uuid(),
+  companyId: p.uuid(),
+  kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'] as const),
+  points: p.integer(),
+  balanceAfter: p.integer(),
+  bookingId: p.uuid().nullable(),
+  redemptionId: p.uuid().nullable(),
+  note: p.text().nullable(),
+  /** The company user who adjusted the balance by hand, with the reason they gave. */
+  actorStaffUserId: p.uuid().nullable(),
+  reason: p.text().nullable(),
+  createdAt: p.datetime().defaultRaw('clock_timestamp()'),
 });
 
-export const LoyaltyReferral = defineEntity({
-  name: 'LoyaltyReferral',
-  tableName: 'loyalty_referrals',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    referrerAccountId: p.uuid(),
-    refereeAccountId: p.uuid(),
-    status: p.enum(['PENDING', 'REWARDED'] as const).default('PENDING'),
-    rewardedAt: p.datetime().nullable(),
-  },
+export const LoyaltyReferral = baseEntity('LoyaltyReferral', 'loyalty_referrals', {
+  companyId: p.uuid(),
+  referrerAccountId: p.uuid(),
+  refereeAccountId: p.uuid(),
+  status: p.enum(['PENDING', 'REWARDED'] as const).default('PENDING'),
+  rewardedAt: p.datetime().nullable(),
 });

@@ -1,23 +1,19 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { baseProperties, stampedNow } from './base.js';
+import { baseProperties, entity, stampedNow } from './base.js';
 
 /**
  * Booking and trip events recorded in the transaction that caused them (db/writes/outbox.ts);
  * webhook delivery reads them.
  */
-export const OutboxEvent = defineEntity({
-  name: 'OutboxEvent',
-  tableName: 'outbox_events',
-  properties: {
-    id: baseProperties.id,
-    companyId: p.uuid(),
-    event: p.enum(WEBHOOK_EVENTS),
-    bookingId: p.uuid(),
-    tripId: p.uuid(),
-    data: p.json<Record<string, unknown>>(),
-    occurredAt: stampedNow(),
-    /** When the webhook relay turned the event into deliveries (null: not yet). */
-    dispatchedAt: p.datetime().nullable(),
-  },
+export const OutboxEvent = entity('OutboxEvent', 'outbox_events', {
+  id: baseProperties.id,
+  companyId: p.uuid(),
+  event: p.enum(WEBHOOK_EVENTS),
+  bookingId: p.uuid(),
+  tripId: p.uuid(),
+  data: p.json<Record<string, unknown>>(),
+  occurredAt: stampedNow(),
+  /** When the webhook relay turned the event into deliveries (null: not yet). */
+  dispatchedAt: p.datetime().nullable(),
 });

@@ -1,56 +1,47 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import type { ConflictView } from '../../domain/trip-conflicts.js';
-import { baseProperties } from './base.js';
+import { baseEntity, entity } from './base.js';
 
 /** A route's ordered stops: running time from the previous stop, dwell and fare share (basis points). */
-export const RouteStop = defineEntity({
-  name: 'RouteStop',
-  tableName: 'route_stops',
-  properties: {
-    routeId: p.uuid().primary(),
-    sequence: p.integer().primary(),
-    stopId: p.uuid(),
-    cityId: p.uuid(),
-    runningMinutes: p.integer(),
-    dwellMinutes: p.integer().default(0),
-    fareShareBp: p.integer(),
-  },
+export const RouteStop = entity('RouteStop', 'route_stops', {
+  routeId: p.uuid().primary(),
+  sequence: p.integer().primary(),
+  stopId: p.uuid(),
+  cityId: p.uuid(),
+  runningMinutes: p.integer(),
+  dwellMinutes: p.integer().default(0),
+  fareShareBp: p.integer(),
 });
 
 /** One committed series of trips (POST /dashboard/api/trip-schedules) and its workflow's progress. */
-export const TripSchedule = defineEntity({
-  name: 'TripSchedule',
-  tableName: 'trip_schedules',
-  properties: {
-    ...baseProperties,
-    /** Order of the claims (identity): a schedule yields only to trips claimed before it. */
-    claimOrder: p.bigint('number'),
-    companyId: p.uuid(),
-    routeId: p.uuid(),
-    pickupStopId: p.uuid(),
-    busId: p.uuid(),
-    driverId: p.uuid().nullable(),
-    startDate: p.date(),
-    endDate: p.date(),
-    departureTimes: p.array(),
-    daysOfWeek: p.array<number>(Number, String).columnType('integer[]'),
-    durationMinutes: p.integer(),
-    priceBase: p.bigint('number'),
-    priceVip: p.bigint('number').nullable(),
-    currency: p.text().default('SYP'),
-    notes: p.text().default(''),
-    skipConflicts: p.boolean(),
-    planFrom: p.datetime(),
-    status: p.enum(['COMMITTING', 'COMPLETED', 'FAILED'] as const).default('COMMITTING'),
-    batchSize: p.integer(),
-    batchesTotal: p.integer(),
-    batchesDone: p.integer().default(0),
-    tripsPlanned: p.integer(),
-    tripsCreated: p.integer().default(0),
-    tripsSkipped: p.integer().default(0),
-    conflicts: p.json<ConflictView[]>().defaultRaw(`'[]'`),
-    failureReason: p.text().nullable(),
-    createdBy: p.uuid(),
-    completedAt: p.datetime().nullable(),
-  },
+export const TripSchedule = baseEntity('TripSchedule', 'trip_schedules', {
+  /** Order of the claims (identity): a schedule yields only to trips claimed before it. */
+  claimOrder: p.bigint('number'),
+  companyId: p.uuid(),
+  routeId: p.uuid(),
+  pickupStopId: p.uuid(),
+  busId: p.uuid(),
+  driverId: p.uuid().nullable(),
+  startDate: p.date(),
+  endDate: p.date(),
+  departureTimes: p.array(),
+  daysOfWeek: p.array<number>(Number, String).columnType('integer[]'),
+  durationMinutes: p.integer(),
+  priceBase: p.bigint('number'),
+  priceVip: p.bigint('number').nullable(),
+  currency: p.text().default('SYP'),
+  notes: p.text().default(''),
+  skipConflicts: p.boolean(),
+  planFrom: p.datetime(),
+  status: p.enum(['COMMITTING', 'COMPLETED', 'FAILED'] as const).default('COMMITTING'),
+  batchSize: p.integer(),
+  batchesTotal: p.integer(),
+  batchesDone: p.integer().default(0),
+  tripsPlanned: p.integer(),
+  tripsCreated: p.integer().default(0),
+  tripsSkipped: p.integer().default(0),
+  conflicts: p.json<ConflictView[]>().defaultRaw(`'[]'`),
+  failureReason: p.text().nullable(),
+  createdBy: p.uuid(),
+  completedAt: p.datetime().nullable(),
 });

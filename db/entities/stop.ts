@@ -1,5 +1,5 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { baseProperties, bilingualName, coordinates } from './base.js';
+import { p } from '@mikro-orm/core';
+import { baseEntity, bilingualName, coordinates } from './base.js';
 
 export const StopKind = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT', 'DEPOT'] as const;
 export type StopKind = (typeof StopKind)[number];
@@ -11,20 +11,15 @@ export const PublicStopKinds: readonly StopKind[] = [
   'BOARDING_POINT',
 ];
 
-export const Stop = defineEntity({
-  name: 'Stop',
-  tableName: 'stops',
-  properties: {
-    ...baseProperties,
-    cityId: p.uuid(),
-    companyId: p.uuid().nullable(),
-    kind: p.enum(StopKind),
-    ...bilingualName(),
-    addressAr: p.text().default(''),
-    addressEn: p.text().default(''),
-    directionsAr: p.text().default(''),
-    directionsEn: p.text().default(''),
-    ...coordinates(),
-    enabled: p.boolean().default(true),
-  },
+export const Stop = baseEntity('Stop', 'stops', {
+  cityId: p.uuid(),
+  companyId: p.uuid().nullable(),
+  kind: p.enum(StopKind),
+  ...bilingualName(),
+  addressAr: p.text().default(''),
+  addressEn: p.text().default(''),
+  directionsAr: p.text().default(''),
+  directionsEn: p.text().default(''),
+  ...coordinates(),
+  enabled: p.boolean().default(true),
 });

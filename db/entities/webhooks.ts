@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { p } from '@mikro-orm/core';
 import {
   DELIVERY_ATTEMPT_OUTCOMES,
   DELIVERY_STATUSES,
@@ -7,7 +7,7 @@ import {
   SUBSCRIPTION_STATUSES,
 } from '../../domain/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { baseProperties, updatedAt } from './base.js';
+import { baseEntity, baseProperties, entity, updatedAt } from './base.js';
 
 /**
  * Company webhooks (migration 20261124060000): the API keys a company sets up its subscriptions
@@ -15,78 +15,59 @@ import { baseProperties, updatedAt } from './base.js';
  */
 
 /** A company API key: only its SHA-256 is stored, and its first characters to tell keys apart. */
-export const CompanyApiKey = defineEntity({
-  name: 'CompanyApiKey',
-  tableName: 'company_api_keys',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    name: p.text(),
-    keyPrefix: p.text(),
-    keyHash: p.text().unique(),
-    createdBy: p.uuid(),
-    lastUsedAt: p.datetime().nullable(),
-    revokedAt: p.datetime().nullable(),
-    revokedBy: p.uuid().nullable(),
-  },
+export const CompanyApiKey = baseEntity('CompanyApiKey', 'company_api_keys', {
+  companyId: p.uuid(),
+  name: p.text(),
+  keyPrefix: p.text(),
+  keyHash: p.text().unique(),
+  createdBy: p.uuid(),
+  lastUsedAt: p.datetime().nullable(),
+  revokedAt: p.datetime().nullable(),
+  revokedBy: p.uuid().nullable(),
 });
 
-export const WebhookSubscription = defineEntity({
-  name: 'WebhookSubscription',
-  tableName: 'webhook_subscriptions',
-  properties: {
-    ...baseProperties,
-    companyId: p.uuid(),
-    url: p.text(),
-    events: p.enum(WEBHOOK_EVENTS).array(),
-    /** The signing secret as given: HMAC needs it. Never returned by any route. */
-    secret: p.text(),
-    status: p.enum(SUBSCRIPTION_STATUSES).default('ACTIVE'),
-    disabledReason: p.text().nullable(),
-    createdByKeyId: p.uuid(),
-    updatedAt: updatedAt(),
-    disabledAt: p.datetime().nullable(),
-    deletedAt: p.datetime().nullable(),
-  },
+export const WebhookSubscription = baseEntity('WebhookSubscription', 'webhook_subscriptions', {
+  companyId: p.uuid(),
+  url: p.text(),
+  events: p.enum(WEBHOOK_EVENTS).array(),
+  /** The signing secret as given: HMAC needs it. Never returned by any route. */
+  secret: p.text(),
+  status: p.enum(SUBSCRIPTION_STATUSES).default('ACTIVE'),
+  disabledReason: p.text().nullable(),
+  createdByKeyId: p.uuid(),
+  updatedAt: updatedAt(),
+  disabledAt: p.datetime().nullable(),
+  deletedAt: p.datetime().nullable(),
 });
 
 /** One event for one subscription; its id is the Webhook-Id header. */
-export const WebhookDelivery = defineEntity({
-  name: 'WebhookDelivery',
-  tableName: 'webhook_deliveries',
-  properties: {
-    ...baseProperties,
-    subscriptionId: p.uuid(),
-    companyId: p.uuid(),
-    outboxEventId: p.uuid(),
-    event: p.text(),
-    bookingId: p.uuid(),
-    status: p.enum(DELIVERY_STATUSES).default('PENDING'),
-    attempts: p.integer().default(0),
-    lastStatusCode: p.integer().nullable(),
-    lastError: p.text().nullable(),
-    workflowStartedAt: p.datetime().nullable(),
-    route: p.enum(DELIVERY_ROUTES).default('RELAY'),
-    claimedUntil: p.datetime().nullable(),
-    retryAfterMs: p.integer().nullable(),
-    deliveredAt: p.datetime().nullable(),
-    finishedAt: p.datetime().nullable(),
-  },
+export const WebhookDelivery = baseEntity('WebhookDelivery', 'webhook_deliveries', {
+  subscriptionId: p.uuid(),
+  companyId: p.uuid(),
+  outboxEventId: p.uuid(),
+  event: p.text(),
+  bookingId: p.uuid(),
+  status: p.enum(DELIVERY_STATUSES).default('PENDING'),
+  attempts: p.integer().default(0),
+  lastStatusCode: p.integer().nullable(),
+  lastError: p.text().nullable(),
+  workflowStartedAt: p.datetime().nullable(),
+  route: p.enum(DELIVERY_ROUTES).default('RELAY'),
+  claimedUntil: p.datetime().nullable(),
+  retryAfterMs: p.integer().nullable(),
+  deliveredAt: p.datetime().nullable(),
+  finishedAt: p.datetime().nullable(),
 });
 
-export const WebhookDeliveryAttempt = defineEntity({
-  name: 'WebhookDeliveryAttempt',
-  tableName: 'webhook_delivery_attempts',
-  properties: {
-    id: baseProperties.id,
-    deliveryId: p.uuid(),
-    attemptNumber: p.integer(),
-    trigger: p.enum(DELIVERY_TRIGGERS),
-    attemptedAt: p.datetime(),
-    durationMs: p.integer(),
-    statusCode: p.integer().nullable(),
-    outcome: p.enum(DELIVERY_ATTEMPT_OUTCOMES),
-    error: p.text().nullable(),
-    responseExcerpt: p.text().nullable(),
-  },
+export const WebhookDeliveryAttempt = entity('WebhookDeliveryAttempt', 'webhook_delivery_attempts', {
+  id: baseProperties.id,
+  deliveryId: p.uuid(),
+  attemptNumber: p.integer(),
+  trigger: p.enum(DELIVERY_TRIGGERS),
+  attemptedAt: p.datetime(),
+  durationMs: p.integer(),
+  statusCode: p.integer().nullable(),
+  outcome: p.enum(DELIVERY_ATTEMPT_OUTCOMES),
+  error: p.text().nullable(),
+  responseExcerpt: p.text().nullable(),
 });

@@ -4,6 +4,7 @@ import {
   type BookingChannel,
   type ConfirmationMode,
 } from '../../domain/journey-confirmation.js';
+import { camelFields } from '../row-fields.js';
 
 /**
  * A company's booking confirmation settings (SPEC "Booking confirmation settings"). They apply
@@ -38,10 +39,7 @@ interface SettingsRow {
 
 function toStoredSettings(row: SettingsRow): StoredBookingSettings {
   return {
-    mode: row.mode,
-    decisionWindowMinutes: row.decision_window_minutes,
-    channels: row.channels,
-    updatedBy: row.updated_by,
+    ...camelFields(row, ['mode', 'decision_window_minutes', 'channels', 'updated_by']),
     updatedAt: new Date(row.updated_at),
   };
 }

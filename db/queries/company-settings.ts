@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../sql-runner.js';
 import { rowsOf } from '../sql-runner.js';
+import { camelFields } from '../row-fields.js';
 
 /**
  * A company's profile and operating settings as the dashboard shows them: names, contact,
@@ -61,14 +62,7 @@ interface SettingsRow {
 function toView(row: SettingsRow): CompanySettingsView {
   return {
     companyId: row.id,
-    slug: row.slug,
-    nameAr: row.name_ar,
-    nameEn: row.name_en,
-    status: row.status,
-    verified: row.verified,
-    published: row.published,
-    phone: row.phone,
-    email: row.email,
+    ...camelFields(row, ['slug', 'name_ar', 'name_en', 'status', 'verified', 'published', 'phone', 'email']),
     addressAr: row.address_ar ?? '',
     addressEn: row.address_en ?? '',
     cancellationCutoffMinutes: row.cancellation_cutoff_minutes,

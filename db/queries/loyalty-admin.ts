@@ -1,7 +1,7 @@
-import { tierFor } from '../../domain/loyalty.js';
+import { tierFor, type RewardTerms } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
-import { listTiers, rewardTermsOf, type RewardTermsRow, type TierView } from './loyalty.js';
+import { listTiers, rewardTermsOf, type RewardCatalogueRow, type TierView } from './loyalty.js';
 
 /**
  * What the company dashboard reads of its own loyalty programme (GET /dashboard/api/loyalty):
@@ -46,19 +46,11 @@ export async function readProgramTerms(runner: SqlRunner, companyId: string): Pr
     : null;
 }
 
-export interface AdminReward {
+export interface AdminReward extends RewardTerms {
   id: string;
   code: string;
   nameAr: string;
   nameEn: string;
-  type: string;
-  discountPercent: number | null;
-  discountAmount: number | null;
-  maxDiscount: number | null;
-  freeSeats: number | null;
-  minSubtotal: number | null;
-  routeIds: string[];
-  allowedDays: number[];
   pointsCost: number;
   voucherValidDays: number;
   active: boolean;
@@ -69,14 +61,7 @@ export interface AdminReward {
   updatedAt: string;
 }
 
-interface AdminRewardRow extends RewardTermsRow {
-  id: string;
-  code: string;
-  name_ar: string;
-  name_en: string;
-  type: string;
-  points_cost: number;
-  voucher_valid_days: number;
+interface AdminRewardRow extends RewardCatalogueRow {
   active: boolean;
   max_redemptions: number | null;
   redemption_count: number;

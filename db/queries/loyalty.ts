@@ -197,7 +197,8 @@ export function rewardTermsOf(row: RewardTermsRow & { type: string }): RewardTer
   };
 }
 
-interface RewardRow extends RewardTermsRow {
+/** The columns of loyalty_rewards that the traveller's and the company's views of a reward both read. */
+export interface RewardCatalogueRow extends RewardTermsRow {
   id: string;
   code: string;
   name_ar: string;
@@ -205,6 +206,9 @@ interface RewardRow extends RewardTermsRow {
   type: string;
   points_cost: number;
   voucher_valid_days: number;
+}
+
+interface RewardRow extends RewardCatalogueRow {
   remaining: number | null;
 }
 

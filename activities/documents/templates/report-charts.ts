@@ -1,5 +1,6 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
 import type { ReportCharts } from '../../../domain/reports.js';
+import { numberFormatsOf } from '../format.js';
 import { trusted, escapeHtml, type SafeHtml } from '../html.js';
 
 /**
@@ -13,10 +14,7 @@ const AXIS = '#8a96a3';
 const BAR = '#1f5f8b';
 const TEXT = '#1b1f24';
 
-const numbers: Record<DocumentLocale, Intl.NumberFormat> = {
-  ar: new Intl.NumberFormat('ar-SY-u-nu-latn', { notation: 'compact', maximumFractionDigits: 1 }),
-  en: new Intl.NumberFormat('en-GB', { notation: 'compact', maximumFractionDigits: 1 }),
-};
+const numbers = numberFormatsOf({ notation: 'compact', maximumFractionDigits: 1 });
 
 /** A ceiling for the axis: 1, 2 or 5 times a power of ten, at least the largest value. */
 function niceCeiling(value: number): number {

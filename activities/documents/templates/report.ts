@@ -1,7 +1,7 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
 import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
-import { wholeNumber } from '../format.js';
+import { dateTimeFormatsOf, numberFormatsOf, wholeNumber } from '../format.js';
 import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
 import { REPORT_LABELS, type ReportLabels } from '../report-labels.js';
 import { reportCss, reportFooterTemplate } from '../report-styles.js';
@@ -12,26 +12,9 @@ import { occupancyChart, revenueChart } from './report-charts.js';
  * charts, then every row in one table whose header row repeats on each page, and the totals. The
  * snapshot holds everything printed; dates and numbers are formatted here in the snapshot's language.
  */
-const decimals: Record<DocumentLocale, Intl.NumberFormat> = {
-  ar: new Intl.NumberFormat('ar-SY-u-nu-latn', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
-  en: new Intl.NumberFormat('en-GB', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
-};
-const longDates: Record<DocumentLocale, Intl.DateTimeFormat> = {
-  ar: new Intl.DateTimeFormat('ar-SY-u-nu-latn', { timeZone: 'UTC', dateStyle: 'long' }),
-  en: new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', dateStyle: 'long' }),
-};
-const instants: Record<DocumentLocale, Intl.DateTimeFormat> = {
-  ar: new Intl.DateTimeFormat('ar-SY-u-nu-latn', {
-    timeZone: OPERATING_TIME_ZONE,
-    dateStyle: 'long',
-    timeStyle: 'short',
-  }),
-  en: new Intl.DateTimeFormat('en-GB', {
-    timeZone: OPERATING_TIME_ZONE,
-    dateStyle: 'long',
-    timeStyle: 'short',
-  }),
-};
+const decimals = numberFormatsOf({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const longDates = dateTimeFormatsOf({ timeZone: 'UTC', dateStyle: 'long' });
+const instants = dateTimeFormatsOf({ timeZone: OPERATING_TIME_ZONE, dateStyle: 'long', timeStyle: 'short' });
 
 const longDate = (locale: DocumentLocale, date: string) =>
   longDates[locale].format(new Date(`${date}T00:00:00Z`));
