@@ -11,6 +11,7 @@ import { connectionOptions } from '../config/temporal.js';
 import type { Database } from '../db/orm.js';
 import { createActivities } from '../activities/index.js';
 import { BrowserPool } from '../activities/documents/browser-pool.js';
+import { startHoldSweeper } from './hold-sweeper.js';
 
 const require = createRequire(import.meta.url);
 export const workflowsPath = require.resolve('../workflows/index.ts');
@@ -59,5 +60,6 @@ export async function createWorker(
     activities: createActivities({ config: deps.config, db: deps.db, logger: deps.logger, browserPool }),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
   });
+  startHoldSweeper(deps);
   return { worker, connection, browserPool };
 }

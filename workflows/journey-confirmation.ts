@@ -133,7 +133,30 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
     });
   }
 
+  /** Set while a process started REQUESTED reads its requests: decisions wait for that in the queue. */
+  loading = false;
+
+  /** A process started by a REQUESTED confirm: the pending requests and their deadlines, read once. */
+  loadRequested(): Promise<void> {
+    this.loading = true;
+    return this.exclusive(async () => {
+      const outcome = await enforcing.loadJourneyDecisions({ scope: this.scope });
+      this.loading = false;
+      if (outcome.status !== 'REQUESTED') {
+        this.enter(outcome.status === 'CONFIRMED' || outcome.status === 'CANCELLED' ? outcome.status : 'NEW');
+        return;
+      }
+      this.deadline = outcome.deadline;
+      for (const awaited of outcome.awaiting) {
+        this.pending.add(awaited.companyId);
+        this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
+      }
+      this.enter('REQUESTED');
+    });
+  }
+
   requireOpenRequest(companyId: string): void {
+    if (this.loading) return;
     if (this.phase !== 'REQUESTED' || !this.pending.has(companyId)) {
       throw this.refuse(
         'JOURNEY_CONFIRMATION_STATE_CONFLICT',
@@ -219,8 +242,10 @@ export async function journeyConfirmation(input: JourneyConfirmationInput): Prom
     validator: (decision: CompanyDecision) => confirmation.requireOpenRequest(decision.companyId),
   });
 
+  if (input.startsRequested) await confirmation.loadRequested();
   // The first hold arrives with the start; a refused one leaves nothing to wait for.
-  await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
+  else
+    await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
   for (;;) {
     await condition(() => confirmation.idle);
     if (confirmation.phase === 'HELD') await confirmation.awaitHoldEnd();
