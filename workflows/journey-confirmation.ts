@@ -41,8 +41,15 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   /** When each awaited company's decision window closes (workflow clock, epoch ms). */
   private readonly decisionDue = new Map<string, number>();
 
+  /**
+   * Set until a process started REQUESTED has read its requests: a decision arriving meanwhile
+   * (even in the first workflow task) passes the validator and waits for the read.
+   */
+  loading: boolean;
+
   constructor(private readonly input: JourneyConfirmationInput) {
     super('NEW', REFUSAL_STATUS);
+    this.loading = input.startsRequested === true;
   }
 
   private get scope(): ConfirmationScope {
@@ -133,12 +140,8 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
     });
   }
 
-  /** Set while a process started REQUESTED reads its requests: decisions wait for that in the queue. */
-  loading = false;
-
   /** A process started by a REQUESTED confirm: the pending requests and their deadlines, read once. */
   loadRequested(): Promise<void> {
-    this.loading = true;
     return this.exclusive(async () => {
       const outcome = await enforcing.loadJourneyDecisions({ scope: this.scope });
       this.loading = false;
@@ -165,7 +168,8 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
     }
   }
 
-  decide(decision: CompanyDecision): Promise<DecisionResult> {
+  async decide(decision: CompanyDecision): Promise<DecisionResult> {
+    await condition(() => !this.loading);
     return this.exclusive(async () => {
       this.requireOpenRequest(decision.companyId);
       const result = accepted(

@@ -19,7 +19,6 @@ import {
  * any Update would never be answered. Hold and an automatic confirm are transactions; only a
  * company decision starts the journey-confirmation workflow.
  */
-const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
 
 async function held(app: TestApp, caller: Caller, assignments?: string[]) {
   const trip = await tripOf(app.db);
@@ -45,6 +44,8 @@ async function outboxOf(app: TestApp, journeyId: string) {
 }
 
 describe('AUTO journeys: hold and confirm are transactions, no workflow', () => {
+  const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
+
   it('holds and confirms with no worker on the task queue, and starts no process', async () => {
     const caller = await mobileTraveller(app);
     const { quoted, holdBatchId } = await held(app, caller);
@@ -117,6 +118,9 @@ describe('AUTO journeys: hold and confirm are transactions, no workflow', () => 
 });
 
 describe('an expired hold with no sweep yet: the next reader and writer enforce it', () => {
+  // A worker polls this app's queue: on main its hold's process would expire the hold only at 10 minutes.
+  const app = useTestApp();
+
   it('reads EXPIRED, cannot be confirmed, frees its seats for another traveller and may be held again', async () => {
     const caller = await mobileTraveller(app);
     const { quoted, holdBatchId, trip } = await held(app, caller, ['9']);
