@@ -619,7 +619,9 @@ async function main() {
         auto: await createCompanyWorld(db, config, 'AutoLines', 'AUTO_CONFIRM'),
         manual: await createCompanyWorld(db, config, 'ManualLines', 'MANUAL_CONFIRM'),
       };
-      travellers = await createTravellers(db, config, CONCURRENCY * 2, '+9639980');
+      // Tokens for the whole run: on a busy machine the deadline phase starts past the 15-minute default.
+      const longTokens = { ...config, TRAVELLER_ACCESS_TTL_SECONDS: 86_400 };
+      travellers = await createTravellers(db, longTokens, CONCURRENCY * 2, '+9639980');
     },
   });
   let flows: Awaited<ReturnType<typeof measureFlows>>;

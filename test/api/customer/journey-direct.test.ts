@@ -35,12 +35,21 @@ const confirmBody = (quoteId: string, holdBatchId: string, key = `confirm-${rand
   idempotency_key: key,
 });
 
-async function outboxOf(app: TestApp, journeyId: string) {
-  return app.db.query<{ event: string; count: number }>(
+/** The held journey's confirm with a fresh key, as its owner sends it. */
+const confirmHeld = (app: TestApp, caller: Caller, hold: Awaited<ReturnType<typeof held>>) =>
+  confirmJourney(app, caller, hold.quoted.journey_id, confirmBody(hold.quoted.quote_id, hold.holdBatchId));
+
+/** One booking row's webhook events, written once each by the confirm's transaction. */
+async function expectOneOfEachEvent(app: TestApp, journeyId: string) {
+  const events = await app.db.query<{ event: string; count: number }>(
     `select o.event, count(*)::int as count from outbox_events o join bookings b on b.id = o.booking_id
      where b.journey_id = $1 group by o.event order by o.event`,
     [journeyId],
   );
+  expect(events).toEqual([
+    { event: 'booking.confirmed', count: 1 },
+    { event: 'booking.created', count: 1 },
+  ]);
 }
 
 describe('AUTO journeys: hold and confirm are transactions, no workflow', () => {
@@ -48,35 +57,24 @@ describe('AUTO journeys: hold and confirm are transactions, no workflow', () => 
 
   it('holds and confirms with no worker on the task queue, and starts no process', async () => {
     const caller = await mobileTraveller(app);
-    const { quoted, holdBatchId } = await held(app, caller);
+    const hold = await held(app, caller);
+    const { quoted } = hold;
     const started = Date.now();
-    const confirmed = await confirmJourney(
-      app,
-      caller,
-      quoted.journey_id,
-      confirmBody(quoted.quote_id, holdBatchId),
-    );
+    const confirmed = await confirmHeld(app, caller, hold);
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
     expect(confirmed.body.data.tickets[0]).toMatchObject({ boarding_authorized: true, status: 'VALID' });
     expect(await workflowExists(app, quoted.journey_id)).toBe(false);
-    expect(await outboxOf(app, quoted.journey_id)).toEqual([
-      { event: 'booking.confirmed', count: 1 },
-      { event: 'booking.created', count: 1 },
-    ]);
+    await expectOneOfEachEvent(app, quoted.journey_id);
   });
 
   it('a company decision still starts the workflow, with the confirm', async () => {
     const caller = await mobileTraveller(app);
-    const { quoted, holdBatchId, trip } = await held(app, caller);
+    const hold = await held(app, caller);
+    const { quoted, trip } = hold;
     await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
-    const confirmed = await confirmJourney(
-      app,
-      caller,
-      quoted.journey_id,
-      confirmBody(quoted.quote_id, holdBatchId),
-    );
+    const confirmed = await confirmHeld(app, caller, hold);
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
     expect(await workflowExists(app, quoted.journey_id)).toBe(true);
@@ -100,10 +98,7 @@ describe('AUTO journeys: hold and confirm are transactions, no workflow', () => 
       });
     }
     expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
-    expect(await outboxOf(app, quoted.journey_id)).toEqual([
-      { event: 'booking.confirmed', count: 1 },
-      { event: 'booking.created', count: 1 },
-    ]);
+    await expectOneOfEachEvent(app, quoted.journey_id);
 
     const owner = await mobileTraveller(app);
     const other = await held(app, owner);
