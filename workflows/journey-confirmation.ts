@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, log, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  log,
+  proxyLocalActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
 import { activeHoldRefusal, holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
@@ -21,7 +28,18 @@ import {
   type ReleaseRequest,
   type ReleaseResult,
 } from './journey-confirmation.contract.js';
-import { accepted, answeringLocally, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
+import {
+  accepted,
+  answeringLocally,
+  ENFORCING_STEP,
+  enforcing,
+  millisecondsUntil,
+  PhasedProcess,
+  type Activities,
+} from './steps.js';
+
+/** The first read of a process started REQUESTED: in its first workflow task, retried until it happens. */
+const enforcingLocally = proxyLocalActivities<Activities>(ENFORCING_STEP);
 
 /**
  * The state of one confirmation scope and the bodies of its Update handlers. Handlers and the
@@ -143,7 +161,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   /** A process started by a REQUESTED confirm: the pending requests and their deadlines, read once. */
   loadRequested(): Promise<void> {
     return this.exclusive(async () => {
-      const outcome = await enforcing.loadJourneyDecisions({ scope: this.scope });
+      const outcome = await enforcingLocally.loadJourneyDecisions({ scope: this.scope });
       this.loading = false;
       if (outcome.status !== 'REQUESTED') {
         this.enter(outcome.status === 'CONFIRMED' || outcome.status === 'CANCELLED' ? outcome.status : 'NEW');
