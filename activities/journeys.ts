@@ -2,6 +2,7 @@ import {
   confirmScope,
   expireDecisions,
   expireHold,
+  pendingDecisions,
   JourneyRefusal,
   placeHold,
   recordDecision,
@@ -31,5 +32,6 @@ export function createJourneyActivities({ db, config }: ActivityDeps) {
     recordCompanyDecision: (input: DecisionInput) =>
       refusable(JourneyRefusal, () => recordDecision(db, input, signing)),
     expireCompanyDecisions: (input: { scope: ConfirmationScope }) => expireDecisions(db, input),
+    loadJourneyDecisions: (input: { scope: ConfirmationScope }) => pendingDecisions(db, input),
   };
 }

@@ -50,6 +50,8 @@ export const ConfigSchema = z
     QUOTE_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
     /** How long a journey hold keeps its seats unless the journey is confirmed, in minutes. */
     HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
+    /** How often each worker writes overdue journey holds EXPIRED (reads and writers do it lazily too), in seconds. */
+    HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
     /** How long a seat lock (POST /seat-locks) keeps its seats for POST /bookings, in minutes. */
     SEAT_LOCK_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
     /** Seats one account may hold (live seat locks and journey holds) on one trip; 0 disables the cap. */

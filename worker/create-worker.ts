@@ -11,6 +11,7 @@ import { connectionOptions } from '../config/temporal.js';
 import type { Database } from '../db/orm.js';
 import { createActivities } from '../activities/index.js';
 import { BrowserPool } from '../activities/documents/browser-pool.js';
+import { startHoldSweeper } from './hold-sweeper.js';
 
 const require = createRequire(import.meta.url);
 export const workflowsPath = require.resolve('../workflows/index.ts');
@@ -66,5 +67,6 @@ export async function createWorker(
     shutdownGraceTime: deps.config.SHUTDOWN_GRACE_MS,
     shutdownForceTime: deps.config.SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_AFTER_GRACE_MS,
   });
+  startHoldSweeper(deps);
   return { worker, connection, browserPool };
 }

@@ -27,6 +27,12 @@ export interface JourneyConfirmationInput {
    * 1 in production; tests may shorten time only through the documented TIME_SCALE setting.
    */
   timeScale: number;
+  /**
+   * Started by a confirm that left the scope REQUESTED (its transaction holds the scope until it
+   * commits): the process reads the pending requests and waits for the decisions. Holds and
+   * automatic confirms run without the process; older runs (absent) started with their hold.
+   */
+  startsRequested?: boolean;
 }
 
 export interface HoldRequest {

@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, log, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  log,
+  proxyLocalActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
 import { activeHoldRefusal, holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
@@ -21,7 +28,18 @@ import {
   type ReleaseRequest,
   type ReleaseResult,
 } from './journey-confirmation.contract.js';
-import { accepted, answeringLocally, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
+import {
+  accepted,
+  answeringLocally,
+  ENFORCING_STEP,
+  enforcing,
+  millisecondsUntil,
+  PhasedProcess,
+  type Activities,
+} from './steps.js';
+
+/** The first read of a process started REQUESTED: in its first workflow task, retried until it happens. */
+const enforcingLocally = proxyLocalActivities<Activities>(ENFORCING_STEP);
 
 /**
  * The state of one confirmation scope and the bodies of its Update handlers. Handlers and the
@@ -41,8 +59,15 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   /** When each awaited company's decision window closes (workflow clock, epoch ms). */
   private readonly decisionDue = new Map<string, number>();
 
+  /**
+   * Set until a process started REQUESTED has read its requests: a decision arriving meanwhile
+   * (even in the first workflow task) passes the validator and waits for the read.
+   */
+  loading: boolean;
+
   constructor(private readonly input: JourneyConfirmationInput) {
     super('NEW', REFUSAL_STATUS);
+    this.loading = input.startsRequested === true;
   }
 
   private get scope(): ConfirmationScope {
@@ -133,7 +158,26 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
     });
   }
 
+  /** A process started by a REQUESTED confirm: the pending requests and their deadlines, read once. */
+  loadRequested(): Promise<void> {
+    return this.exclusive(async () => {
+      const outcome = await enforcingLocally.loadJourneyDecisions({ scope: this.scope });
+      this.loading = false;
+      if (outcome.status !== 'REQUESTED') {
+        this.enter(outcome.status === 'CONFIRMED' || outcome.status === 'CANCELLED' ? outcome.status : 'NEW');
+        return;
+      }
+      this.deadline = outcome.deadline;
+      for (const awaited of outcome.awaiting) {
+        this.pending.add(awaited.companyId);
+        this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
+      }
+      this.enter('REQUESTED');
+    });
+  }
+
   requireOpenRequest(companyId: string): void {
+    if (this.loading) return;
     if (this.phase !== 'REQUESTED' || !this.pending.has(companyId)) {
       throw this.refuse(
         'JOURNEY_CONFIRMATION_STATE_CONFLICT',
@@ -142,7 +186,8 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
     }
   }
 
-  decide(decision: CompanyDecision): Promise<DecisionResult> {
+  async decide(decision: CompanyDecision): Promise<DecisionResult> {
+    await condition(() => !this.loading);
     return this.exclusive(async () => {
       this.requireOpenRequest(decision.companyId);
       const result = accepted(
@@ -219,8 +264,10 @@ export async function journeyConfirmation(input: JourneyConfirmationInput): Prom
     validator: (decision: CompanyDecision) => confirmation.requireOpenRequest(decision.companyId),
   });
 
+  if (input.startsRequested) await confirmation.loadRequested();
   // The first hold arrives with the start; a refused one leaves nothing to wait for.
-  await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
+  else
+    await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
   for (;;) {
     await condition(() => confirmation.idle);
     if (confirmation.phase === 'HELD') await confirmation.awaitHoldEnd();

@@ -212,15 +212,18 @@ const CONFIRM_RULES =
   'changes); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. The quote may have expired meanwhile: the ' +
   "active hold is what counts. Errors: 404 when the journey/order is not the caller's, the quote is not this journey's or " +
   "the hold batch is not this one's; 400 TRAVELLERS_DO_NOT_MATCH_PARTY; 409 HOLD_CLOSED (released, expired or already " +
-  'used), HOLD_EXPIRED, ALREADY_CONFIRMED.';
+  'used), HOLD_EXPIRED (past expiresAt), ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms ' +
+  'exactly one acts). An automatic confirm is one transaction; a REQUESTED one also starts the process that waits for the ' +
+  'companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry with the same key).';
 
 const HOLD_RULES =
-  'Holds the seats of the quote for HOLD_MINUTES (10 by default; expiresAt, epoch seconds) and starts the confirmation ' +
-  'process journey-confirmation/{id}. Needs a signed-in traveller (a guest quote is claimed by the first traveller who holds ' +
+  'Holds the seats of the quote for HOLD_MINUTES (10 by default; expiresAt, epoch seconds), in one transaction. At ' +
+  'expiresAt the hold ends by itself: its seats are free for everyone at once and any later read or write of the journey ' +
+  'shows it EXPIRED (hold.status EXPIRED). Needs a signed-in traveller (a guest quote is claimed by the first traveller who holds ' +
   'it; the journey then belongs to that traveller). Seats: those assigned in the quote, else the lowest free seats (lower deck, ' +
   "then label order) on each leg's stretch; a VIP_SEAT gets a VIP-class seat, a SEAT a standard one first. All seats of all " +
   'legs are held in one transaction or none: a seat taken meanwhile, or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
-  "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held, no process started). Other refusals: " +
+  "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
   'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +
   'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold. ' +

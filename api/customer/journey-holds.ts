@@ -6,7 +6,7 @@ import type {
   JourneyTravellers,
 } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
-import { perAccountHourlyLimit } from '../http/abuse-limits.js';
+import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
@@ -16,7 +16,7 @@ import {
   holdOrder,
   releaseHold,
   scopeProjection,
-  type JourneyConfirmationDeps,
+  type DirectDeps,
 } from '../use-cases/journey-confirmation.js';
 import {
   docs,
@@ -41,7 +41,7 @@ function channelOf(ctx: Context): BookingChannel {
 }
 
 /** The handlers every scope (journey or order) shares: hold, release, confirm and read. */
-function scopeHandlers(deps: JourneyConfirmationDeps) {
+function scopeHandlers(deps: DirectDeps) {
   const holdCall = (ctx: Context, idempotencyKey: string | undefined) => ({
     caller: { userId: signedIn(ctx).userId, scope: ctx.state.scope },
     idempotencyKey,
@@ -72,7 +72,17 @@ function scopeHandlers(deps: JourneyConfirmationDeps) {
 type ScopeHandlers = ReturnType<typeof scopeHandlers> & { rateLimit: (ctx: Context) => Promise<void> };
 
 export function registerJourneyHoldRoutes(surface: Surface, context: AppContext): void {
-  const deps = { db: context.db, workflow: journeyConfirmationClient(context.temporal, context.config) };
+  const { config } = context;
+  const deps: DirectDeps = {
+    db: context.db,
+    workflow: journeyConfirmationClient(context.temporal, config),
+    settings: {
+      holdMinutes: config.HOLD_MINUTES,
+      timeScale: config.TIME_SCALE,
+      caps: accountCaps(config),
+      signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
+    },
+  };
   // One counter for journey and order holds.
   const rateLimit = perAccountHourlyLimit(
     context.db,
@@ -84,11 +94,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
   registerOrderRoutes(surface, deps, handlers);
 }
 
-function registerJourneyRoutes(
-  surface: Surface,
-  deps: JourneyConfirmationDeps,
-  handlers: ScopeHandlers,
-): void {
+function registerJourneyRoutes(surface: Surface, deps: DirectDeps, handlers: ScopeHandlers): void {
   surface.route({
     ...docs.holdJourney,
     method: 'post',
@@ -144,7 +150,7 @@ function registerJourneyRoutes(
 /** The order's journeys, sorted: the set the order was held with. */
 const sortedIds = (ids: string[]) => [...ids].sort().join();
 
-function registerOrderRoutes(surface: Surface, deps: JourneyConfirmationDeps, handlers: ScopeHandlers): void {
+function registerOrderRoutes(surface: Surface, deps: DirectDeps, handlers: ScopeHandlers): void {
   surface.route({
     ...docs.holdJourneyOrder,
     method: 'post',

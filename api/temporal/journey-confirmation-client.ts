@@ -1,31 +1,25 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
-  confirmUpdate,
   decideUpdate,
-  holdUpdate,
   JOURNEY_CONFIRMATION_WORKFLOW,
   REFUSAL_STATUS,
-  releaseHoldUpdate,
   type CompanyDecision,
   type ConfirmationScope,
-  type ConfirmRequest,
-  type ConfirmResult,
   type DecisionResult,
-  type HoldResult,
   type JourneyConfirmationInput,
   type RefusalCode,
-  type ReleaseResult,
 } from '../../workflows/journey-confirmation.contract.js';
 import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
-import { accountCaps, type CapSettings } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
- * The API's side of the journey-confirmation workflow: every call is an Update, so the HTTP
- * answer reflects what the workflow (and its transaction) did. A refusal from the workflow keeps
+ * The API's side of the journey-confirmation workflow, which runs only while companies decide:
+ * a REQUESTED confirm starts it (holds and automatic confirms are plain transactions,
+ * api/use-cases/journey-direct.ts) and each decision is an Update, so the HTTP answer reflects
+ * what the workflow (and its transaction) did. A refusal from the workflow keeps
  * its errorCode; a workflow that has ended answers `closed`; Temporal being unreachable or slow
  * is 503 (the client may retry with the same idempotency key).
  */
@@ -50,7 +44,7 @@ export interface StartContext {
 
 export function journeyConfirmationClient(
   temporal: Client,
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'HOLD_MINUTES'> & CapSettings,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE'>,
 ) {
   const handle = (scope: ConfirmationScope) =>
     temporal.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));
@@ -59,47 +53,32 @@ export function journeyConfirmationClient(
     callUpdate(temporal, answersClosedAs(closed), work);
 
   return {
-    /** Starts the scope's workflow if none is running and sends it the hold (update-with-start). */
-    hold(start: StartContext, updateId: string, requestId: string): Promise<HoldResult> {
+    /**
+     * Starts the scope's workflow for the company decisions of a REQUESTED confirm (called inside
+     * the confirm's transaction: the workflow reads the requests once that commits). Temporal
+     * unreachable is 503 and the confirm rolls back.
+     */
+    async awaitDecisions(start: StartContext): Promise<void> {
       const input: JourneyConfirmationInput = {
         scope: start.scope,
         ownerUserId: start.ownerUserId,
         companyIds: start.companyIds,
         timeScale: config.TIME_SCALE,
+        startsRequested: true,
       };
-      const startWorkflowOperation = new WithStartWorkflowOperation(JOURNEY_CONFIRMATION_WORKFLOW, {
-        workflowId: workflowIds.journeyConfirmation(start.scope.id),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: processSearchAttributes({
-          companyIds: start.companyIds,
-          bookingId: start.scope.id,
-          status: 'NEW',
+      await calling('JOURNEY_CONFIRMATION_STATE_CONFLICT', () =>
+        temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
+          workflowId: workflowIds.journeyConfirmation(start.scope.id),
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          typedSearchAttributes: processSearchAttributes({
+            companyIds: start.companyIds,
+            bookingId: start.scope.id,
+            status: 'REQUESTED',
+          }),
+          memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
         }),
-        memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
-      });
-      return calling('JOURNEY_NOT_HOLDABLE', () =>
-        temporal.workflow.executeUpdateWithStart(holdUpdate, {
-          args: [{ holdMinutes: config.HOLD_MINUTES, caps: accountCaps(config), requestId }],
-          updateId,
-          startWorkflowOperation,
-        }),
-      );
-    },
-
-    release(scope: ConfirmationScope, holdBatchId: string): Promise<ReleaseResult> {
-      return calling('HOLD_CLOSED', () =>
-        handle(scope).executeUpdate(releaseHoldUpdate, {
-          args: [{ holdBatchId }],
-          updateId: `release:${holdBatchId}`,
-        }),
-      );
-    },
-
-    confirm(scope: ConfirmationScope, request: ConfirmRequest, updateId: string): Promise<ConfirmResult> {
-      return calling('HOLD_CLOSED', () =>
-        handle(scope).executeUpdate(confirmUpdate, { args: [request], updateId }),
       );
     },
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   findHoldBatch,
   findOwnedScope,
@@ -16,6 +15,9 @@ import {
 import {
   draftJourney,
   draftOrder,
+  expireOverdueHold,
+  placeHold,
+  releaseHold as releaseHoldBatch,
   type DraftCaller,
   type DraftResult,
 } from '../../db/writes/journeys/index.js';
@@ -28,6 +30,7 @@ import {
 } from '../../domain/idempotency.js';
 import {
   confirmCheck,
+  scaledMilliseconds,
   partyRefusal,
   releaseRefusal,
   type BookingChannel,
@@ -37,18 +40,23 @@ import {
 } from '../../domain/journey-confirmation.js';
 import { Refusal } from '../http/errors.js';
 import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import { confirmWithoutWorkflow, holdBatchIdOf, replayed, type DirectSettings } from './journey-direct.js';
 
 /**
  * Journey confirmation as the traveller drives it (SPEC "Journey confirmation"), the same on
  * every surface: draft and hold, release, confirm once per idempotency key, and the projection
- * each answers with. The rules are domain/journey-confirmation.ts's; every change of a scope goes
- * through its journey-confirmation workflow (api/temporal/journey-confirmation-client.ts).
+ * each answers with. The rules are domain/journey-confirmation.ts's. Hold, release and confirm are
+ * one transaction each (db/writes/journeys/); the journey-confirmation workflow runs only while
+ * companies decide (./journey-direct.ts, api/temporal/journey-confirmation-client.ts).
  */
 
 export interface JourneyConfirmationDeps {
   db: Database;
   workflow: JourneyConfirmationClient;
 }
+
+/** What hold and confirm need besides: the hold length, the account caps and the signing key. */
+export type DirectDeps = JourneyConfirmationDeps & { settings: DirectSettings };
 
 const refused = (rule: RuleRefusal) => new Refusal(rule.status, rule.code, rule.message, rule.details);
 
@@ -77,27 +85,29 @@ export async function scopeProjection(
   scope: ConfirmationScope,
   userId: string,
 ): Promise<ConfirmationProjection> {
+  await expireOverdueHold(db, scope);
   const data = await readConfirmationProjection(db, scope, userId);
   if (!data) throw notFound(scope.kind);
   return data;
 }
 
-/** A hold request: the caller, its idempotency key if any, and the request id the workflow logs. */
+/** A hold request: the caller, its idempotency key if any, and its request id. */
 export interface HoldCall {
   caller: DraftCaller;
   idempotencyKey: string | undefined;
   requestId: string;
 }
 
-/** The hold's answer: the projection with the hold batch and when it ends (epoch seconds). */
-async function holdDraft(deps: JourneyConfirmationDeps, draft: DraftResult, call: HoldCall) {
+/** The hold (one transaction) and its answer: the projection with the batch and when it ends (epoch seconds). */
+async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall) {
   const { userId } = call.caller;
-  const updateId = call.idempotencyKey ? `hold:${userId}:${call.idempotencyKey}` : `hold:${randomUUID()}`;
-  const result = await deps.workflow.hold(
-    { scope: draft.scope, ownerUserId: userId, companyIds: draft.companyIds },
-    updateId,
-    call.requestId,
-  );
+  const result = await placeHold(deps.db, {
+    scope: draft.scope,
+    holdBatchId: holdBatchIdOf(draft.scope, userId, call.idempotencyKey),
+    holdMilliseconds: scaledMilliseconds(deps.settings.holdMinutes, deps.settings.timeScale),
+    ownerUserId: userId,
+    caps: deps.settings.caps,
+  });
   return {
     ...(await scopeProjection(deps.db, draft.scope, userId)),
     holdBatchId: result.holdBatchId,
@@ -105,9 +115,9 @@ async function holdDraft(deps: JourneyConfirmationDeps, draft: DraftResult, call
   };
 }
 
-/** POST /journeys/{bookingId}/hold: the quote's draft journey, then its hold by the workflow. */
+/** POST /journeys/{bookingId}/hold: the quote's draft journey, then its hold (one transaction each). */
 export async function holdJourney(
-  deps: JourneyConfirmationDeps,
+  deps: DirectDeps,
   call: HoldCall,
   input: { journeyId: string; quoteId: string },
 ) {
@@ -116,7 +126,7 @@ export async function holdJourney(
 
 /** POST /journey-orders/{orderId}/hold: the order bound to its journeys, then its hold. */
 export async function holdOrder(
-  deps: JourneyConfirmationDeps,
+  deps: DirectDeps,
   call: HoldCall,
   input: { orderId: string; journeyIds: string[] },
 ) {
@@ -133,7 +143,7 @@ export async function releaseHold(
   await ownedScope(deps.db, scope, userId);
   const refusal = releaseRefusal(await findHoldBatch(deps.db, holdBatchId), scope);
   if (refusal) throw refused(refusal);
-  return deps.workflow.release(scope, holdBatchId);
+  return releaseHoldBatch(deps.db, { scope, holdBatchId });
 }
 
 export interface ConfirmCall {
@@ -149,24 +159,16 @@ export interface ConfirmCall {
 /** A stored answer given again: a stored refusal is thrown as it was first answered. */
 function replay(verdict: Exclude<KeyVerdict<IdempotentAnswer>, { kind: 'NEW' }>): IdempotentAnswer {
   if (verdict.kind === 'REUSED') throw refused(keyReused('confirm'));
-  const { answer } = verdict;
-  if ('errorCode' in answer.body) {
-    const { errorCode, message, details } = answer.body;
-    throw new Refusal(answer.status, errorCode, message, details);
-  }
-  return answer;
+  return replayed(verdict.answer);
 }
 
 /**
  * POST .../confirm with its idempotency record (scope confirm:{userId}): a stored answer is
  * replayed; a key used with another body is refused; input refused before the record is claimed
- * leaves nothing behind. The Update id is derived from the key, so duplicates in flight meet in
- * the workflow and act once. Answers the HTTP status and body to send.
+ * leaves nothing behind. The confirm's transaction locks the record, so duplicates in flight take
+ * turns and act once (db/writes/journeys/confirm-direct.ts). Answers the HTTP status and body to send.
  */
-export async function confirmOnce(
-  deps: JourneyConfirmationDeps,
-  call: ConfirmCall,
-): Promise<IdempotentAnswer> {
+export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<IdempotentAnswer> {
   const { db } = deps;
   const owned = await ownedScope(db, call.scope, call.userId);
   const recordScope = `confirm:${call.userId}`;
@@ -191,9 +193,9 @@ export async function confirmOnce(
   const after = keyVerdict(claimed, hash);
   if (after.kind !== 'NEW') return replay(after);
   if (!check.confirmedBefore) {
-    const request = { holdBatchId: batch!.id, journeys, channel: call.channel, idempotencyKey: key };
+    const request = { scope: call.scope, holdBatchId: batch!.id, journeys, channel: call.channel };
     try {
-      await deps.workflow.confirm(call.scope, request, `confirm:${call.userId}:${key}`);
+      return replayed(await confirmWithoutWorkflow(deps, call, request, { scope: recordScope, key }));
     } catch (error) {
       if (error instanceof Refusal && isFinalAnswer(error.status)) {
         const { status, code, message, details } = error;

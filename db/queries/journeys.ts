@@ -36,7 +36,7 @@ export interface OwnedScope {
 
 /** The scope when it exists and belongs to `userId`; null otherwise (the caller answers 404 either way). */
 export async function findOwnedScope(
-  db: Database,
+  db: Pick<Database, 'query'>,
   scope: ConfirmationScope,
   userId: string,
 ): Promise<OwnedScope | null> {
@@ -135,7 +135,11 @@ const confirmationOf = (row: Pick<ScopeHeadRow, 'status' | 'confirmation_deadlin
 });
 
 /** The journey's (or order's) confirmation projection for its owner; null for anyone else. */
-export async function readConfirmationProjection(db: Database, scope: ConfirmationScope, userId: string) {
+export async function readConfirmationProjection(
+  db: Pick<Database, 'query'>,
+  scope: ConfirmationScope,
+  userId: string,
+) {
   const owned = await findOwnedScope(db, scope, userId);
   if (!owned) return null;
   const journeyIds = owned.journeys.map((journey) => journey.id);
@@ -241,7 +245,7 @@ function toLeg(row: LegRow) {
   };
 }
 
-async function readLegs(db: Database, journeyIds: string[]) {
+async function readLegs(db: Pick<Database, 'query'>, journeyIds: string[]) {
   const rows = await db.query<LegRow>(
     `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
             l.unit_price, l.quantity, l.subtotal,

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { newBookingCode } from '../../../domain/booking.js';
 import {
+  alreadyConfirmed,
   companiesNeedingDecision,
   decisionDeadline,
   partyRefusal,
@@ -17,7 +18,14 @@ import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
-import { inLockedScope, JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow } from './scope.js';
+import {
+  inLockedScope,
+  JourneyRefusal,
+  lockBatch,
+  setScopeStatus,
+  type JourneyRow,
+  type LockedScope,
+} from './scope.js';
 
 export interface ConfirmInput {
   scope: ConfirmationScope;
@@ -53,54 +61,74 @@ export async function confirmScope(
   input: ConfirmInput,
   signing: SigningOptions = {},
 ): Promise<ConfirmOutcome> {
-  return inLockedScope(db, input.scope, async (client, locked) => {
-    const batch = await lockBatch(client, input.scope, input.holdBatchId);
-    if (batch.status === 'CONSUMED' && (locked.status === 'REQUESTED' || locked.status === 'CONFIRMED')) {
-      return currentOutcome(client, input.scope, locked.status);
-    }
-    const unusable = unusableHoldRefusal(batch);
-    if (unusable) throw JourneyRefusal.of(unusable);
-    if (locked.status !== 'HELD')
-      throw new JourneyRefusal(409, 'HOLD_CLOSED', `The journey is ${locked.status}`);
+  return inLockedScope(db, input.scope, (client, locked) => confirmLocked(client, locked, input, signing));
+}
 
-    const seats = await lockHeldSeats(client, input.holdBatchId);
-    const tickets = ticketsFor(locked.journeys, seats, input.journeys);
-    const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
-    await refuseSuspendedCompanies(client, companyIds);
-    const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
+/** How the caller's transaction wants the confirm: see confirm-direct.ts. */
+export interface ConfirmOptions {
+  /** A hold already CONSUMED is 409 ALREADY_CONFIRMED instead of the outcome as it stands. */
+  consumedIsRefused?: boolean;
+  /** Runs in the transaction, before it commits, when the outcome is REQUESTED. */
+  onRequested?: (outcome: ConfirmOutcome, companyIds: string[]) => Promise<void>;
+}
 
-    await insertTickets(client, tickets);
-    await client.query(`update hold_batches set status = 'CONSUMED', closed_at = now() where id = $1`, [
-      input.holdBatchId,
-    ]);
-    if (decisions.length === 0) {
-      await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
-      // booking.confirmed follows from finalizeConfirmed.
-      await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
-      return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
-    }
-    await insertBookings(client, locked.journeyIds, seats, input, 'PENDING_CONFIRMATION');
-    const now = await transactionTime(client);
-    const deadlines = decisions.map((decision) =>
-      decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale),
-    );
-    await client.query(
-      `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline)
+/** The confirm inside a transaction that holds the scope lock (`locked`). */
+export async function confirmLocked(
+  client: PoolClient,
+  locked: LockedScope,
+  input: ConfirmInput,
+  signing: SigningOptions,
+  options: ConfirmOptions = {},
+): Promise<ConfirmOutcome> {
+  const batch = await lockBatch(client, input.scope, input.holdBatchId);
+  if (batch.status === 'CONSUMED' && (locked.status === 'REQUESTED' || locked.status === 'CONFIRMED')) {
+    if (options.consumedIsRefused) throw JourneyRefusal.of(alreadyConfirmed());
+    return currentOutcome(client, input.scope, locked.status);
+  }
+  const unusable = unusableHoldRefusal(batch);
+  if (unusable) throw JourneyRefusal.of(unusable);
+  if (locked.status !== 'HELD')
+    throw new JourneyRefusal(409, 'HOLD_CLOSED', `The journey is ${locked.status}`);
+
+  const seats = await lockHeldSeats(client, input.holdBatchId);
+  const tickets = ticketsFor(locked.journeys, seats, input.journeys);
+  const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
+  await refuseSuspendedCompanies(client, companyIds);
+  const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
+
+  await insertTickets(client, tickets);
+  await client.query(`update hold_batches set status = 'CONSUMED', closed_at = now() where id = $1`, [
+    input.holdBatchId,
+  ]);
+  if (decisions.length === 0) {
+    await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
+    // booking.confirmed follows from finalizeConfirmed.
+    await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
+    return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
+  }
+  await insertBookings(client, locked.journeyIds, seats, input, 'PENDING_CONFIRMATION');
+  const now = await transactionTime(client);
+  const deadlines = decisions.map((decision) =>
+    decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale),
+  );
+  await client.query(
+    `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline)
        select $1, $2, d.company_id, d.deadline from unnest($3::uuid[], $4::timestamptz[]) as d(company_id, deadline)`,
-      [input.scope.kind, input.scope.id, decisions.map((decision) => decision.companyId), deadlines],
-    );
-    // Inventory stays held as long as any company may still approve.
-    await client.query(
-      `update seat_allocations set expires_at = $2 where hold_batch_id = $1 and status = 'HELD'`,
-      [input.holdBatchId, new Date(Math.max(...deadlines.map((deadline) => deadline.getTime())))],
-    );
-    await setScopeStatus(client, input.scope, {
-      status: 'REQUESTED',
-      deadline: scopeDeadline(deadlines),
-      channel: input.channel,
-    });
-    return currentOutcome(client, input.scope, 'REQUESTED');
+    [input.scope.kind, input.scope.id, decisions.map((decision) => decision.companyId), deadlines],
+  );
+  // Inventory stays held as long as any company may still approve.
+  await client.query(
+    `update seat_allocations set expires_at = $2 where hold_batch_id = $1 and status = 'HELD'`,
+    [input.holdBatchId, new Date(Math.max(...deadlines.map((deadline) => deadline.getTime())))],
+  );
+  await setScopeStatus(client, input.scope, {
+    status: 'REQUESTED',
+    deadline: scopeDeadline(deadlines),
+    channel: input.channel,
   });
+  const outcome = await currentOutcome(client, input.scope, 'REQUESTED');
+  await options.onRequested?.(outcome, companyIds);
+  return outcome;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
-import { awaitedDecisions, currentOutcome, finalizeConfirmed } from './outcome.js';
+import { awaitedDecisions, currentOutcome, finalizeConfirmed, type AwaitedDecision } from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
 
 export interface DecisionInput {
@@ -174,5 +174,20 @@ export async function expireDecisions(
     );
     await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
     return { status: 'CANCELLED' as const };
+  });
+}
+
+/**
+ * The scope's status and, when REQUESTED, the decisions still awaited: what a decision process
+ * started by a REQUESTED confirm waits for. It takes the scope lock, so it reads the confirm's
+ * transaction only once that has committed (or rolled back: then the scope is still HELD).
+ */
+export async function pendingDecisions(
+  db: Database,
+  input: { scope: ConfirmationScope },
+): Promise<{ status: JourneyStatus; deadline: string | null; awaiting: AwaitedDecision[] }> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    if (locked.status !== 'REQUESTED') return { status: locked.status, deadline: null, awaiting: [] };
+    return currentOutcome(client, input.scope, 'REQUESTED');
   });
 }

@@ -16,6 +16,7 @@ import {
   type AccountCaps,
 } from '../inventory-caps.js';
 import type { QuoteResponse } from '../quote.js';
+import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { inLockedScope, isoOf, JourneyRefusal, setScopeStatus } from './scope.js';
 
 export interface PlaceHoldInput {
@@ -73,6 +74,8 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
         'This journey belongs to a journey order; hold and confirm the order',
       );
     }
+    // The scope's own hold ran out with nobody to expire it yet: this writer does.
+    await expireOverdueInLockedScope(client, input.scope, locked);
     const refusal = holdRefusal(locked.status);
     if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
 

@@ -9,5 +9,13 @@ export { placeHold, type PlaceHoldInput, type PlacedHold } from './hold.js';
 export { expireHold, releaseHold } from './release.js';
 export { confirmScope, type ConfirmInput } from './confirm.js';
 export { type AwaitedDecision, type ConfirmOutcome } from './outcome.js';
-export { expireDecisions, recordDecision, type DecisionInput, type DecisionOutcome } from './decide.js';
+export {
+  expireDecisions,
+  pendingDecisions,
+  recordDecision,
+  type DecisionInput,
+  type DecisionOutcome,
+} from './decide.js';
 export { closeHoldBatch, JourneyRefusal, type JourneyRow } from './scope.js';
+export { confirmDirect, type DirectConfirmInput } from './confirm-direct.js';
+export { expireOverdueHold, sweepOverdueHolds } from './expire-overdue.js';

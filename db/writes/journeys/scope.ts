@@ -58,7 +58,7 @@ export interface LockedScope {
 }
 
 /** Locks the scope's rows (order first, then journeys in id order) and returns them. */
-async function lockScope(client: PoolClient, scope: ConfirmationScope): Promise<LockedScope> {
+export async function lockScope(client: PoolClient, scope: ConfirmationScope): Promise<LockedScope> {
   let orderStatus: JourneyStatus | undefined;
   if (scope.kind === 'ORDER') {
     const { rows } = await client.query<{ status: JourneyStatus }>(

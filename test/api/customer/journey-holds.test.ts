@@ -67,7 +67,8 @@ describe('POST /journeys/{bookingId}/hold', () => {
     const facts = await journeyFacts(app.db, quoted.journey_id);
     expect(facts.journey!.status).toBe('HELD');
     expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['HELD', 'HELD']);
-    expect(await workflowExists(app, quoted.journey_id)).toBe(true);
+    // Issue 18: the hold is a transaction; the process starts only when a company must decide.
+    expect(await workflowExists(app, quoted.journey_id)).toBe(false);
   });
 
   it('holds the seats assigned in the quote', async () => {

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import {
+  confirmJourney,
+  holdJourney,
+  journeyFacts,
+  mobileTraveller,
+  quote,
+  setConfirmation,
+  travellers,
+  tripOf,
+  workflowExists,
+  type Caller,
+} from '../../support/journeys.js';
+
+/**
+ * AUTO journeys without Temporal in the path (issue 18): this app's task queue has no worker, so
+ * any Update would never be answered. Hold and an automatic confirm are transactions; only a
+ * company decision starts the journey-confirmation workflow.
+ */
+
+async function held(app: TestApp, caller: Caller, assignments?: string[]) {
+  const trip = await tripOf(app.db);
+  const quoted = await quote(app, caller, [{ trip, ...(assignments ? { assignments } : {}) }]);
+  const hold = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+  expect(hold.status, hold.text).toBe(200);
+  return { trip, quoted, holdBatchId: hold.body.data.holdBatchId as string };
+}
+
+const confirmBody = (quoteId: string, holdBatchId: string, key = `confirm-${randomUUID()}`) => ({
+  quote_id: quoteId,
+  hold_batch_id: holdBatchId,
+  travellers: travellers(1),
+  idempotency_key: key,
+});
+
+/** The held journey's confirm with a fresh key, as its owner sends it. */
+const confirmHeld = (app: TestApp, caller: Caller, hold: Awaited<ReturnType<typeof held>>) =>
+  confirmJourney(app, caller, hold.quoted.journey_id, confirmBody(hold.quoted.quote_id, hold.holdBatchId));
+
+/** One booking row's webhook events, written once each by the confirm's transaction. */
+async function expectOneOfEachEvent(app: TestApp, journeyId: string) {
+  const events = await app.db.query<{ event: string; count: number }>(
+    `select o.event, count(*)::int as count from outbox_events o join bookings b on b.id = o.booking_id
+     where b.journey_id = $1 group by o.event order by o.event`,
+    [journeyId],
+  );
+  expect(events).toEqual([
+    { event: 'booking.confirmed', count: 1 },
+    { event: 'booking.created', count: 1 },
+  ]);
+}
+
+describe('AUTO journeys: hold and confirm are transactions, no workflow', () => {
+  const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
+
+  it('holds and confirms with no worker on the task queue, and starts no process', async () => {
+    const caller = await mobileTraveller(app);
+    const hold = await held(app, caller);
+    const { quoted } = hold;
+    const started = Date.now();
+    const confirmed = await confirmHeld(app, caller, hold);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+    expect(confirmed.body.data.tickets[0]).toMatchObject({ boarding_authorized: true, status: 'VALID' });
+    expect(await workflowExists(app, quoted.journey_id)).toBe(false);
+    await expectOneOfEachEvent(app, quoted.journey_id);
+  });
+
+  it('a company decision still starts the workflow, with the confirm', async () => {
+    const caller = await mobileTraveller(app);
+    const hold = await held(app, caller);
+    const { quoted, trip } = hold;
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const confirmed = await confirmHeld(app, caller, hold);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    expect(await workflowExists(app, quoted.journey_id)).toBe(true);
+    await setConfirmation(app.db, trip.companyId, { mode: 'AUTO_CONFIRM' });
+  });
+
+  it('many confirms of one hold at once: with different keys exactly one acts, with one key all answer alike', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await held(app, caller);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted.quote_id, holdBatchId)),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    for (const refused of answers.filter((answer) => answer.status !== 200)) {
+      expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+        status: 409,
+        errorCode: 'ALREADY_CONFIRMED',
+      });
+    }
+    expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
+    await expectOneOfEachEvent(app, quoted.journey_id);
+
+    const owner = await mobileTraveller(app);
+    const other = await held(app, owner);
+    const body = confirmBody(other.quoted.quote_id, other.holdBatchId);
+    const same = await Promise.all(
+      Array.from({ length: 12 }, () => confirmJourney(app, owner, other.quoted.journey_id, body)),
+    );
+    expect(same.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+    for (const answer of same) expect(answer.body).toEqual(same[0]!.body);
+    expect((await journeyFacts(app.db, other.quoted.journey_id)).tickets).toHaveLength(1);
+  });
+});
+
+describe('an expired hold with no sweep yet: the next reader and writer enforce it', () => {
+  // A worker polls this app's queue: on main its hold's process would expire the hold only at 10 minutes.
+  const app = useTestApp();
+
+  it('reads EXPIRED, cannot be confirmed, frees its seats for another traveller and may be held again', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId, trip } = await held(app, caller, ['9']);
+    await app.db.query(`update hold_batches set expires_at = now() - interval '1 second' where id = $1`, [
+      holdBatchId,
+    ]);
+    await app.db.query(
+      `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
+      [holdBatchId],
+    );
+    const refused = await confirmJourney(
+      app,
+      caller,
+      quoted.journey_id,
+      confirmBody(quoted.quote_id, holdBatchId),
+    );
+    expect(refused.status).toBe(409);
+    expect(['HOLD_EXPIRED', 'HOLD_CLOSED']).toContain(refused.body.errorCode);
+
+    const read = await app.request(`/api/journeys/${quoted.journey_id}`, { headers: caller.headers });
+    expect(read.body.data).toMatchObject({
+      confirmation: { status: 'EXPIRED', deadline: null },
+      booking: { status: 'EXPIRED' },
+      hold: { holdBatchId, status: 'EXPIRED' },
+      journeys: [{ status: 'EXPIRED' }],
+    });
+    expect(read.body.data.legs[0].seat_numbers).toEqual([]);
+    expect((await journeyFacts(app.db, quoted.journey_id)).allocations.map((a) => a.status)).toEqual([
+      'EXPIRED',
+    ]);
+
+    const rival = await mobileTraveller(app);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['9'] }]);
+    const taken = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.data.legs[0].seat_numbers).toEqual(['9']);
+  });
+
+  it('the journey itself may be held again by its next hold, with no read in between', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await held(app, caller);
+    await app.db.query(`update hold_batches set expires_at = now() - interval '1 second' where id = $1`, [
+      holdBatchId,
+    ]);
+    const again = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data.holdBatchId).not.toBe(holdBatchId);
+    const [old] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      holdBatchId,
+    ]);
+    expect(old!.status).toBe('EXPIRED');
+  });
+});
