@@ -52,7 +52,7 @@ const confirmBody = (quoted: { quote_id: string }, holdBatchId: string, partySiz
 describe('POST /journeys/{bookingId}/hold', () => {
   const app = useTestApp();
 
-  it('holds the lowest free seats of each leg for HOLD_MINUTES and starts the confirmation process', async () => {
+  it('holds the lowest free seats of each leg for HOLD_MINUTES in one transaction, with no workflow yet', async () => {
     const caller = await mobileTraveller(app);
     const before = Math.floor(Date.now() / 1000);
     const { quoted, held } = await heldJourney(app, caller, 2);
