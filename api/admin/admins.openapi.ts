@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
 import { operations } from '../http/route.js';
-import { errorResponses, Pagination, PersonName } from '../http/schemas.js';
+import { Email, errorResponses, Pagination, PersonName } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
 
 /**
@@ -44,7 +44,7 @@ const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
 
 export const CreateBody = z
   .object({
-    email: z.email().max(254),
+    email: Email.max(254),
     name: PersonName,
     password: z
       .string()

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { Email, errorResponses } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
 
 /**
@@ -11,9 +11,7 @@ import { OkResponse, SignedInAdmin } from './schemas.js';
 
 const TAGS = ['Administration: authentication'];
 
-export const LoginBody = z
-  .object({ email: z.email().max(254), password: z.string().min(1).max(1024) })
-  .strict();
+export const LoginBody = z.object({ email: Email.max(254), password: z.string().min(1).max(1024) }).strict();
 
 const SessionFields = {
   csrfToken: z

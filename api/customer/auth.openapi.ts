@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { operations } from '../http/route.js';
-import { errorResponses } from '../http/schemas.js';
+import { Email, errorResponses, PhoneInput } from '../http/schemas.js';
 
 /**
  * The OpenAPI side of customer sign-in by phone and the session after it (api/customer/auth.ts):
@@ -10,14 +10,9 @@ import { errorResponses } from '../http/schemas.js';
 
 const TAGS = ['Customer authentication'];
 
-const Phone = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({
-    description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
-    examples: ['+963944123456'],
-  });
+const Phone = PhoneInput.meta({
+  description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
+});
 const Method = z.enum(['sms', 'chatapp', 'whatsapp']).optional().meta({
   description:
     'sms (default channel), chatapp, or the legacy whatsapp, which is sent by SMS; omitted means whatsapp',
@@ -50,9 +45,7 @@ export const VerifyOtpBody = z
       .max(100)
       .optional()
       .meta({ description: 'used only when the account is created' }),
-    email: z
-      .email()
-      .max(254)
+    email: Email.max(254)
       .optional()
       .meta({ description: 'used only when the account is created; verified by e-mail later' }),
   })

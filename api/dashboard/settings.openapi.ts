@@ -3,7 +3,7 @@ import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
 import { operations } from '../http/route.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { Email, errorResponses, PhoneInput, Uuid } from '../http/schemas.js';
 
 /** OpenAPI of GET and PATCH /settings (settings.ts): the company's profile and operating settings. */
 
@@ -11,24 +11,20 @@ const TAGS = ['Dashboard: settings'];
 
 const Name = z.string().trim().min(2).max(120);
 const Address = z.string().trim().max(300);
-const Phone = z
-  .string()
-  .transform((value, context) => {
-    const e164 = normalisePhone(value);
-    if (!e164)
-      context.addIssue({ code: 'custom', message: 'must be a phone number in international format' });
-    return e164 ?? value;
-  })
-  .meta({
-    description: 'international format (+963...) or a Syrian number with its trunk 0; stored as E.164',
-  });
+const Phone = PhoneInput.transform((value, context) => {
+  const e164 = normalisePhone(value);
+  if (!e164) context.addIssue({ code: 'custom', message: 'must be a phone number in international format' });
+  return e164 ?? value;
+}).meta({
+  description: 'international format (+963...) or a Syrian number with its trunk 0; stored as E.164',
+});
 
 export const SettingsPatch = z
   .object({
     nameAr: Name.optional().meta({ description: 'the company name in Arabic' }),
     nameEn: Name.optional().meta({ description: 'the company name in English' }),
     phone: Phone.nullable().optional(),
-    email: z.email().max(254).toLowerCase().nullable().optional(),
+    email: Email.max(254).toLowerCase().nullable().optional(),
     addressAr: Address.optional(),
     addressEn: Address.optional(),
     cancellationCutoffMinutes: z

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { blockedDuringMaintenance } from '../../domain/maintenance.js';
+import { portableRequestSchema } from './openapi-portable.js';
 import type { RegisteredRoute, Security } from './route.js';
 import { errorResponses } from './schemas.js';
 
@@ -96,10 +98,12 @@ function schemaCatalogue() {
       ...body
     } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
     const definitions = Object.entries(($defs ?? {}) as Record<string, JsonObject>);
-    const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, definition, io)]));
+    // The request side states what the server reads before zod does (api/http/openapi-portable.ts).
+    const portable = (value: JsonObject) => (io === 'input' ? portableRequestSchema(value) : value);
+    const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, portable(definition), io)]));
     for (const [id, definition] of definitions)
-      components[names.get(id)!] = retarget(definition, names) as JsonObject;
-    return retarget(body, names) as JsonObject;
+      components[names.get(id)!] = retarget(portable(definition), names) as JsonObject;
+    return retarget(portable(body), names) as JsonObject;
   }
 
   return { components, schemaOf };
@@ -170,7 +174,7 @@ export function buildOpenApi(
           }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(withBodyErrors(spec)).map(([status, response]) => [
+        Object.entries(withGlobalErrors(path, spec)).map(([status, response]) => [
           status,
           {
             description: response.description,
@@ -199,11 +203,13 @@ export function buildOpenApi(
 }
 
 /**
- * Every operation that reads a JSON body can also answer what the body reader answers before any
- * route runs: 400 for a body that is not JSON or holds U+0000, 413 over 64 KiB, 415 for another
- * content type. Listed on each such operation, so a client (or a fuzzer) finds them where they occur.
+ * What the app answers before any route runs, listed on each operation it applies to so a client
+ * (or a fuzzer) finds it where it occurs: every operation 400 for U+0000 in its path or query
+ * string (NUL_CHARACTER); one that reads a JSON body also 400 for a body that is not JSON, 413 over
+ * 64 KiB and 415 for another content type; a write that maintenance refuses 503 MAINTENANCE.
  */
-function withBodyErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
-  if (!spec.body) return spec.responses;
-  return { ...errorResponses(400, 413, 415), ...spec.responses };
+function withGlobalErrors(path: string, spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
+  const statuses = [400, ...(spec.body ? [413, 415] : [])];
+  if (blockedDuringMaintenance(spec.method.toUpperCase(), path)) statuses.push(503);
+  return { ...errorResponses(...statuses), ...spec.responses };
 }
