@@ -69,7 +69,8 @@ export const UpdateBody = z
     totpRequired: z.boolean().optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
+  .meta({ minProperties: 1 });
 
 const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
 

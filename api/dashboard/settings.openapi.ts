@@ -42,7 +42,8 @@ export const SettingsPatch = z
       .meta({ description: 'one of the company’s own enabled pickup points; null clears it' }),
   })
   .strict()
-  .refine((patch) => Object.keys(patch).length > 0, 'name at least one setting to change');
+  .refine((patch) => Object.keys(patch).length > 0, 'name at least one setting to change')
+  .meta({ minProperties: 1 });
 
 const SettingsData = z.object({
   company: z.object({

@@ -30,7 +30,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SCHEMATHESIS = join(ROOT, '.venv', 'bin', 'schemathesis');
 const REPORTS = join(ROOT, '.data', 'schemathesis');
 const SEED = Number(process.env.SCHEMATHESIS_SEED ?? 20261124);
-const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 8);
+const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 3);
 const TASK_QUEUE = `contract-fuzz-${process.pid}`;
 
 /**
@@ -45,6 +45,12 @@ const SIGNED_IN_EXCLUSIONS = [
 
 interface Identity {
   name: string;
+  /**
+   * Credentials by security scheme, given to schemathesis as its own auth (not a fixed header), so
+   * its ignored_auth check can leave them out and expect 401.
+   */
+  auth: Record<string, { api_key: string } | { bearer: string }>;
+  /** Extra headers: the CSRF token of a session's writes. */
   headers: Record<string, string>;
   /** schemathesis filter options: a signed-in run covers its own surface (the others answer it as nobody). */
   filters: string[];
@@ -52,7 +58,7 @@ interface Identity {
 
 const database = usePrivateDatabase('contract');
 const app = useTestApp({ DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: TASK_QUEUE });
-const identities: Identity[] = [{ name: 'anonymous', headers: {}, filters: [] }];
+const identities: Identity[] = [{ name: 'anonymous', auth: {}, headers: {}, filters: [] }];
 const surface = (base: string) => ['--include-path-regex', `^${base}/`, ...SIGNED_IN_EXCLUSIONS];
 
 let worker: Worker | undefined;
@@ -79,7 +85,8 @@ beforeAll(async () => {
   const traveller = await app.signIn();
   identities.push({
     name: 'traveller',
-    headers: traveller.writeHeaders,
+    auth: { travellerBearer: { bearer: traveller.token } },
+    headers: {},
     filters: surface('/api'),
   });
 
@@ -87,14 +94,21 @@ beforeAll(async () => {
   const owner = await createStaffMember(app.db, company.id, 'OWNER');
   const staff = await staffLogin(app, { email: owner.email, password: owner.password });
   expect(staff.response.status).toBe(200);
-  identities.push({ name: 'staff', headers: staff.writeHeaders, filters: surface('/dashboard/api') });
+  const staffSession = /(?:^|; )bb_staff=([^;]+)/.exec(staff.cookie)![1]!;
+  identities.push({
+    name: 'staff',
+    auth: { companySession: { api_key: staffSession } },
+    headers: { 'X-CSRF-Token': staff.csrf },
+    filters: surface('/dashboard/api'),
+  });
 
   const admin = await createAdmin(app.db, { role: 'SUPER_ADMIN' });
   const browser = new AdminBrowser(app);
   expect((await browser.signIn(admin)).status).toBe(200);
   identities.push({
     name: 'admin',
-    headers: { Cookie: `bb_admin=${browser.token}`, 'X-CSRF-Token': browser.csrf },
+    auth: { adminSession: { api_key: browser.token } },
+    headers: { 'X-CSRF-Token': browser.csrf },
     filters: surface('/admin/api'),
   });
 }, 120_000);
@@ -112,9 +126,19 @@ interface Outcome {
 
 function runSchemathesis(identity: Identity): Promise<Outcome> {
   mkdirSync(REPORTS, { recursive: true });
+  // The shared settings (test/contract/schemathesis.toml) and this identity's credentials.
+  const configFile = join(REPORTS, `${identity.name}.toml`);
+  const auth = Object.entries(identity.auth).map(
+    ([scheme, credential]) =>
+      `[auth.openapi.${scheme}]\n${Object.entries(credential).map(([key, value]) => `${key} = ${JSON.stringify(value)}`)}\n`,
+  );
+  writeFileSync(
+    configFile,
+    [...auth, readFileSync(join(import.meta.dirname, 'schemathesis.toml'), 'utf8')].join('\n'),
+  );
   const args = [
     '--config-file',
-    join(import.meta.dirname, 'schemathesis.toml'),
+    configFile,
     'run',
     `${app.baseUrl}/api/openapi.json`,
     '--url',
