@@ -33,6 +33,8 @@ describe('normalisePhone (E.164)', () => {
     ['two plus signs', '++963944123456'],
     ['a plus in the middle', '0944+123456'],
     ['an extension', '+963944123456;ext=1'],
+    ['a Syrian national number starting with 0 after the trunk 0', '+963000000000'],
+    ['a Syrian national number starting with 0', '+96300000000'],
   ])('refuses %s', (_case, input) => {
     expect(normalisePhone(input)).toBeNull();
   });
@@ -69,6 +71,19 @@ describe('PHONE_INPUT_PATTERN', () => {
     expect(matched).toBeGreaterThan(1000);
   });
 
+  it('reads its own E.164 answer as the same number (the API normalises twice)', () => {
+    for (const text of [
+      '+963944123456',
+      '+963 0944 123 456',
+      '0944123456',
+      '+961 3 123 456',
+      '+963000000000',
+    ]) {
+      const once = normalisePhone(text);
+      expect(once === null ? null : normalisePhone(once), text).toBe(once);
+    }
+  });
+
   it('matches the spellings people type, and the demo example', () => {
     for (const text of [
       '+963944123456',
@@ -79,7 +94,14 @@ describe('PHONE_INPUT_PATTERN', () => {
     ])
       expect(PHONE_INPUT_PATTERN.test(text), text).toBe(true);
     expect(isReservedDemoPhone(DEMO_PHONE_EXAMPLE)).toBe(true);
-    for (const text of ['0', '944123456', '+963 94A 123 456', '+0963944123456', '٠٩٤٤١٢٣٤٥٦'])
+    for (const text of [
+      '0',
+      '944123456',
+      '+963 94A 123 456',
+      '+0963944123456',
+      '٠٩٤٤١٢٣٤٥٦',
+      '+963000000000',
+    ])
       expect(PHONE_INPUT_PATTERN.test(text), text).toBe(false);
   });
 });
