@@ -168,7 +168,8 @@ export function buildOpenApi(
       ...(spec.body
         ? {
             requestBody: {
-              required: true,
+              // A body whose fields are all optional may be left out: the route reads it as {}.
+              required: !spec.body.safeParse({}).success,
               content: { 'application/json': { schema: schemaOf(spec.body, 'input') } },
             },
           }
