@@ -153,6 +153,11 @@ function failuresIn(output: string): string[] {
       operation = heading[1]!;
       if (section === 'ERRORS') found.push(`${operation} ERROR`);
     }
+    // Not the API: CPython 3.11's ast module races when schemathesis's two worker threads describe
+    // Hypothesis lambdas at once; the operation is reported as a runtime error, not a failure.
+    const index = found.lastIndexOf(`${operation} ERROR`);
+    if (section === 'ERRORS' && index >= 0 && line.includes('AST constructor recursion depth mismatch'))
+      found.splice(index, 1);
     const check = /^- (ST\d+) /.exec(line);
     if (check && section === 'FAILURES') found.push(`${operation} ${check[1]}`);
   }
