@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps) {
   app.use(sharePageRoutes().routes());
   for (const surface of surfaces) {
     app.use(surface.router.routes());
-    app.use(surface.router.allowedMethods());
+    app.use(surface.allowedMethods());
   }
   return app;
 }

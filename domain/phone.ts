@@ -6,11 +6,34 @@
 
 const SYRIA = '963';
 
-/** National significant numbers in Syria have 8 (some landlines) or 9 digits (mobiles, most landlines). */
-const SYRIAN_NSN = /^\d{8,9}$/;
+/**
+ * National significant numbers in Syria have 8 (some landlines) or 9 digits (mobiles, most
+ * landlines) and never start with 0 (that is the trunk prefix): `+963 0 0...` is no number, and
+ * reading it as one made the E.164 form fail a second reading.
+ */
+const SYRIAN_NSN = /^[1-9]\d{7,8}$/;
 
 /** Reserved range of the demo and QA identities: no real subscriber is ever reached there. */
 export const RESERVED_DEMO_PREFIX = '+963900';
+
+/** A reserved demo number: the example the API reference gives, which pre-launch mode serves. */
+export const DEMO_PHONE_EXAMPLE = '+963900000001';
+
+/**
+ * The text `normalisePhone` reads, as one regular expression for the OpenAPI document and the
+ * request schemas: optional separators (space . ( ) -) anywhere, then `+` or `00` and a country
+ * code (Syria: 8 or 9 national digits, with or without its trunk 0; elsewhere 8 to 15 digits in
+ * all), or a Syrian national number with its trunk 0. Digits are written [0-9] (not \d, which
+ * means every Unicode digit in some regex dialects a client may validate with).
+ */
+export const PHONE_INPUT_PATTERN = (() => {
+  const sep = '[ .()-]*';
+  const digits = (min: number, max: number) => `(?:${sep}[0-9]){${min},${max}}`;
+  const syrian = `9${sep}6${sep}3${sep}(?:0${sep})?[1-9]${digits(7, 8)}`;
+  const foreign = `(?:[1-8]${digits(7, 14)}|9${sep}[0-57-9]${digits(6, 13)}|9${sep}6${sep}[0-24-9]${digits(5, 12)})`;
+  const national = `0${sep}[1-9]${digits(7, 8)}`;
+  return new RegExp(`^${sep}(?:(?:\\+|00)${sep}(?:${syrian}|${foreign})|${national})${sep}$`);
+})();
 
 /**
  * The E.164 form of a phone number typed by a person, or null when it cannot be one. Spaces,

@@ -6,14 +6,19 @@
 //   Temporal CLI        go install ...temporal@v1.5.1 into .tools/bin (unless `temporal` is on PATH)
 //   Chromium + fonts    Debian packages chromium, chromium-headless-shell, fonts-noto-core
 //   PostgreSQL          Debian package postgresql, only when no DATABASE_URL is set and none is installed
+//   schemathesis        pinned, from PyPI into the project's own .venv (python3 -m venv; Debian's
+//                       python3-venv when the system Python cannot make one), for the contract test
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const toolsBin = join(root, '.tools', 'bin');
 const TEMPORAL_VERSIONS = ['v1.5.1', 'v1.5.0', 'v1.4.1'];
+const venv = join(root, '.venv');
+/** The contract fuzzer (test/contract/schemathesis.test.ts); a new pin reinstalls it. */
+const SCHEMATHESIS = 'schemathesis==4.32.5';
 
 function log(message) {
   console.log(`[bootstrap] ${message}`);
@@ -94,10 +99,31 @@ function ensureTemporal() {
   throw new Error('could not build the Temporal CLI');
 }
 
+function ensureSchemathesis() {
+  const python = join(venv, 'bin', 'python');
+  const marker = join(venv, '.installed');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === SCHEMATHESIS) return;
+  if (!existsSync(python)) {
+    if (!onPath('python3')) aptInstall(['python3', 'python3-venv']);
+    log('creating the Python virtual environment .venv');
+    if (!run('python3', ['-m', 'venv', venv])) {
+      // Debian's python3 makes a venv without pip until python3-venv is installed.
+      rmSync(venv, { recursive: true, force: true });
+      aptInstall(['python3-venv']);
+      if (!run('python3', ['-m', 'venv', venv])) throw new Error('python3 -m venv failed');
+    }
+  }
+  log(`installing ${SCHEMATHESIS} into .venv`);
+  const ok = run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', SCHEMATHESIS]);
+  if (!ok) throw new Error(`pip install ${SCHEMATHESIS} failed`);
+  writeFileSync(marker, SCHEMATHESIS);
+}
+
 try {
   ensureNpmPackages();
   ensureDebianPackages();
   ensureTemporal();
+  ensureSchemathesis();
 } catch (error) {
   console.error(`[bootstrap] ${error.message}`);
   process.exit(1);

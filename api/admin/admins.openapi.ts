@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
-import { Pagination, PersonName } from '../http/schemas.js';
+import { Email, Pagination, PersonName } from '../http/schemas.js';
 import { DateTime, IdText, Permission, Role } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -44,7 +44,7 @@ const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
 
 export const CreateBody = z
   .object({
-    email: z.email().max(254),
+    email: Email.max(254),
     name: PersonName,
     password: z
       .string()
@@ -69,7 +69,8 @@ export const UpdateBody = z
     totpRequired: z.boolean().optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
+  .meta({ minProperties: 1 });
 
 const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
+import { Email } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -10,9 +11,7 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Administration: authentication'];
 
-export const LoginBody = z
-  .object({ email: z.email().max(254), password: z.string().min(1).max(1024) })
-  .strict();
+export const LoginBody = z.object({ email: Email.max(254), password: z.string().min(1).max(1024) }).strict();
 
 const SessionFields = {
   csrfToken: z

@@ -73,7 +73,8 @@ export const IncidentChangeBody = z
     status: z.enum(OPEN_INCIDENT_STATUSES).optional(),
   })
   .strict()
-  .refine(atLeastOne, 'send at least one field to change');
+  .refine(atLeastOne, 'send at least one field to change')
+  .meta({ minProperties: 1 });
 
 export const ResolveBody = z.object({ resolution: z.string().trim().min(3).max(2000) }).strict();
 
@@ -123,7 +124,8 @@ export const WindowChangeBody = z
     endsAt: Instant.optional(),
   })
   .strict()
-  .refine(atLeastOne, 'send at least one field to change');
+  .refine(atLeastOne, 'send at least one field to change')
+  .meta({ minProperties: 1 });
 
 const MaintenanceWindow = z
   .object({

@@ -37,7 +37,9 @@ export const EnrolBody = z
       description: 'when replacing an authenticator: instead of code',
     }),
   })
-  .strict();
+  .strict()
+  // Not both (400 VALIDATION_FAILED, checked by the route): the document says so.
+  .meta({ not: { required: ['code', 'recoveryCode'] } });
 
 const EnrolResponse = z.object({
   success: z.literal(true),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
+import { Email, PhoneInput } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -9,14 +10,9 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Customer authentication'];
 
-const Phone = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({
-    description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
-    examples: ['+963944123456'],
-  });
+const Phone = PhoneInput.meta({
+  description: 'international form (+963944123456); 00963... and Syrian 09... are read too',
+});
 const Method = z.enum(['sms', 'chatapp', 'whatsapp']).optional().meta({
   description:
     'sms (default channel), chatapp, or the legacy whatsapp, which is sent by SMS; omitted means whatsapp',
@@ -49,9 +45,7 @@ export const VerifyOtpBody = z
       .max(100)
       .optional()
       .meta({ description: 'used only when the account is created' }),
-    email: z
-      .email()
-      .max(254)
+    email: Email.max(254)
       .optional()
       .meta({ description: 'used only when the account is created; verified by e-mail later' }),
   })

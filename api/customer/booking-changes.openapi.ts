@@ -17,6 +17,7 @@ export const ModifyBody = z
       .max(20)
       .refine((labels) => new Set(labels).size === labels.length, 'a seat is listed twice')
       .meta({
+        uniqueItems: true,
         description:
           "seat labels of the new trip's bus layout, as many as the booking has; the i-th traveller gets the i-th seat",
       }),

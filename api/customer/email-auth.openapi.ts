@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/account-email.js';
-import { errorResponses } from '../http/schemas.js';
+import { Email, errorResponses } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -30,7 +30,7 @@ const Password = z
   });
 
 export const ForgotPasswordBody = z
-  .object({ email: z.email().max(254) })
+  .object({ email: Email.max(254) })
   .strict()
   .meta({ id: 'ForgotPasswordRequest' });
 export const LinkCheckQuery = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { errorResponses, Uuid } from '../http/schemas.js';
+import { errorResponses, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -30,20 +30,19 @@ const FlowId = Uuid.meta({ description: 'flowId from GET /auth/customer/idp/nonc
 const ReturnTo = z
   .string()
   .max(2048)
-  .regex(/^\/(?![/\\])[^\\\s\p{Cc}]*$/u, 'must be a path on this site starting with a single /')
+  .regex(
+    // eslint-disable-next-line no-control-regex -- control characters (\p{Cc}) are what it refuses
+    /^\/(?![/\\])[^\\\s\u0000-\u001f\u007f-\u009f]*$/,
+    'must be a path on this site starting with a single /',
+  )
   .meta({
     description: 'where to continue on the site after sign-in, e.g. /booking/123?seats=2',
     examples: ['/booking/7?seats=2'],
   });
 
-const Phone = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({
-    description: 'international form (+963944123456); a Syrian number may start with its trunk 0',
-    examples: ['+963944123456'],
-  });
+const Phone = PhoneInput.meta({
+  description: 'international form (+963944123456); a Syrian number may start with its trunk 0',
+});
 
 export const MobileBody = z.object({ idToken: IdToken }).strict().meta({ id: 'IdpMobileSignInRequest' });
 export const WebBody = z

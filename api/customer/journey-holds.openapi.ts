@@ -50,6 +50,7 @@ const distinct = (ids: string[]) => new Set(ids).size === ids.length;
 export const OrderHoldBody = z
   .object({
     journey_ids: z.array(Uuid).min(2).max(10).meta({
+      uniqueItems: true,
       description:
         'journey_id of 2 to 10 quotes of the caller (of one or several companies); fixed by the first hold',
     }),

@@ -49,7 +49,16 @@ export const SearchBody = z
       );
     }
   })
-  .meta({ id: 'JourneySearchRequest' });
+  .meta({
+    id: 'JourneySearchRequest',
+    description:
+      'Exactly one origin (origin_city_id or origin_stop_id: 400 EXACTLY_ONE_ORIGIN) and exactly one destination ' +
+      '(destination_city_id or destination_stop_id: 400 EXACTLY_ONE_DESTINATION).',
+    allOf: [
+      { oneOf: [{ required: ['origin_city_id'] }, { required: ['origin_stop_id'] }] },
+      { oneOf: [{ required: ['destination_city_id'] }, { required: ['destination_stop_id'] }] },
+    ],
+  });
 
 const IdText = z.string().meta({ format: 'uuid' });
 

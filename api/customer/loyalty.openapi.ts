@@ -175,7 +175,7 @@ export const PreviewBody = z
       .min(1)
       .max(2)
       .refine((ids) => new Set(ids).size === ids.length, 'the two trips must differ')
-      .meta({ description: 'one trip, or outbound then return' }),
+      .meta({ uniqueItems: true, description: 'one trip, or outbound then return' }),
   })
   .strict()
   .meta({ id: 'LoyaltyPreviewRequest' });

@@ -46,6 +46,7 @@ export const SeatNumbers = z
   .min(1)
   .max(MAX_SEATS_PER_BOOKING)
   .meta({
+    uniqueItems: true,
     description: `passenger-visible seat labels (seatNumber) of the bus's active layout, custom labels included; 1 to ${MAX_SEATS_PER_BOOKING}`,
   });
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { Email } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of POST /api/waitlist (api/customer/waitlist.ts). */
-export const WaitlistBody = z.object({ email: z.email().max(254) }).strict();
+export const WaitlistBody = z.object({ email: Email.max(254) }).strict();
 
 const Joined = z.object({
   success: z.literal(true),

@@ -16,7 +16,7 @@ const Events = z
   .array(Event)
   .min(1)
   .refine((events) => new Set(events).size === events.length, 'must not name an event twice')
-  .meta({ description: `a non-empty set of: ${WEBHOOK_EVENTS.join(', ')}` });
+  .meta({ uniqueItems: true, description: `a non-empty set of: ${WEBHOOK_EVENTS.join(', ')}` });
 const Url = z
   .string()
   .min(1)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DASHBOARD_ROLES } from '../auth/staff-session.js';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
-import { Uuid } from '../http/schemas.js';
+import { Email, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -26,7 +26,7 @@ export const Company = z.object({
 
 export const LoginBody = z
   .object({
-    email: z.email().max(254),
+    email: Email.max(254),
     password: z.string().min(1).max(1024),
     companyId: Uuid.optional().meta({
       description:

@@ -35,7 +35,7 @@ export const SettingsBody = z
       .array(Channel)
       .min(1)
       .refine((channels) => new Set(channels).size === channels.length, 'must not name a channel twice')
-      .meta({ description: 'the booking channels the mode applies to; a non-empty set' }),
+      .meta({ uniqueItems: true, description: 'the booking channels the mode applies to; a non-empty set' }),
   })
   .strict();
 

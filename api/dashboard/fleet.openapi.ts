@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUS_AMENITIES } from '../../domain/trip-planning.js';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { Email, errorResponses, Pagination } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -122,6 +122,7 @@ export const BusBody = z
       .array(z.enum(BUS_AMENITIES))
       .max(BUS_AMENITIES.length)
       .refine((list) => new Set(list).size === list.length, 'must not name an amenity twice')
+      .meta({ uniqueItems: true })
       .default([]),
     template_id: z
       .string()
@@ -132,7 +133,7 @@ export const BusBody = z
 
 export const DriverBody = z
   .object({
-    email: z.email().max(200),
+    email: Email.max(200),
     name: Text(2, 100),
     password: z.string().min(10).max(128).meta({ description: 'initial password, 10 to 128 characters' }),
   })

@@ -72,12 +72,11 @@ export const RewardBody = z
       .max(100)
       .refine(unique, 'must not name a route twice')
       .default([])
-      .meta({ description: 'routes the company runs; empty: every route of the company' }),
-    allowedDays: z
-      .array(z.int().min(1).max(7))
-      .refine(unique, 'must not name a day twice')
-      .default([])
-      .meta({ description: 'ISO weekdays of departure (1 Monday .. 7 Sunday, Damascus); empty: every day' }),
+      .meta({ uniqueItems: true, description: 'routes the company runs; empty: every route of the company' }),
+    allowedDays: z.array(z.int().min(1).max(7)).refine(unique, 'must not name a day twice').default([]).meta({
+      uniqueItems: true,
+      description: 'ISO weekdays of departure (1 Monday .. 7 Sunday, Damascus); empty: every day',
+    }),
     voucherValidDays: z.int().min(1).max(365).default(30),
     active: z.boolean().default(true),
     maxRedemptions: z.int().min(1).max(10_000_000).nullable().default(null),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
-import { Uuid } from '../http/schemas.js';
+import { Email, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of GET and PATCH /settings (settings.ts): the company's profile and operating settings. */
@@ -11,24 +11,20 @@ const TAGS = ['Dashboard: settings'];
 
 const Name = z.string().trim().min(2).max(120);
 const Address = z.string().trim().max(300);
-const Phone = z
-  .string()
-  .transform((value, context) => {
-    const e164 = normalisePhone(value);
-    if (!e164)
-      context.addIssue({ code: 'custom', message: 'must be a phone number in international format' });
-    return e164 ?? value;
-  })
-  .meta({
-    description: 'international format (+963...) or a Syrian number with its trunk 0; stored as E.164',
-  });
+const Phone = PhoneInput.transform((value, context) => {
+  const e164 = normalisePhone(value);
+  if (!e164) context.addIssue({ code: 'custom', message: 'must be a phone number in international format' });
+  return e164 ?? value;
+}).meta({
+  description: 'international format (+963...) or a Syrian number with its trunk 0; stored as E.164',
+});
 
 export const SettingsPatch = z
   .object({
     nameAr: Name.optional().meta({ description: 'the company name in Arabic' }),
     nameEn: Name.optional().meta({ description: 'the company name in English' }),
     phone: Phone.nullable().optional(),
-    email: z.email().max(254).toLowerCase().nullable().optional(),
+    email: Email.max(254).toLowerCase().nullable().optional(),
     addressAr: Address.optional(),
     addressEn: Address.optional(),
     cancellationCutoffMinutes: z
@@ -46,7 +42,8 @@ export const SettingsPatch = z
       .meta({ description: 'one of the company’s own enabled pickup points; null clears it' }),
   })
   .strict()
-  .refine((patch) => Object.keys(patch).length > 0, 'name at least one setting to change');
+  .refine((patch) => Object.keys(patch).length > 0, 'name at least one setting to change')
+  .meta({ minProperties: 1 });
 
 const SettingsData = z.object({
   company: z.object({

@@ -30,6 +30,7 @@ export const ScheduleBody = z
       .max(7)
       .refine((days) => new Set(days).size === days.length, 'must not name a day twice')
       .meta({
+        uniqueItems: true,
         description: 'days the schedule runs, 0 = Sunday ... 6 = Saturday, of the Damascus operating date',
       }),
     duration_minutes: z.int().min(1).max(MAX_TRIP_MINUTES).optional().meta({

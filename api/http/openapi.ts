@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { portableRequestSchema } from './openapi-portable.js';
 import type { RegisteredRoute, Security } from './route.js';
 import { errorResponses } from './schemas.js';
 
@@ -96,10 +97,12 @@ function schemaCatalogue() {
       ...body
     } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
     const definitions = Object.entries(($defs ?? {}) as Record<string, JsonObject>);
-    const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, definition, io)]));
+    // The request side states what the server reads before zod does (api/http/openapi-portable.ts).
+    const portable = (value: JsonObject) => (io === 'input' ? portableRequestSchema(value) : value);
+    const names = new Map(definitions.map(([id, definition]) => [id, nameFor(id, portable(definition), io)]));
     for (const [id, definition] of definitions)
-      components[names.get(id)!] = retarget(definition, names) as JsonObject;
-    return retarget(body, names) as JsonObject;
+      components[names.get(id)!] = retarget(portable(definition), names) as JsonObject;
+    return retarget(portable(body), names) as JsonObject;
   }
 
   return { components, schemaOf };
@@ -164,7 +167,8 @@ export function buildOpenApi(
       ...(spec.body
         ? {
             requestBody: {
-              required: true,
+              // A body whose fields are all optional may be left out: the route reads it as {}.
+              required: !spec.body.safeParse({}).success,
               content: { 'application/json': { schema: schemaOf(spec.body, 'input') } },
             },
           }
@@ -199,14 +203,15 @@ export function buildOpenApi(
 }
 
 /**
- * Errors an operation can give before or beside its own rules, listed on each operation so a
- * client (or a fuzzer) finds them where they occur: every operation may answer 503
- * SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does not answer
- * (api/http/unavailable.ts); every one that reads a JSON body also what the body reader answers
- * before any route runs: 400 for a body that is not JSON or holds U+0000, 413 over 64 KiB, 415 for
+/**
+ * What the app answers before or beside any route's own rules, listed on each operation so a client
+ * (or a fuzzer) finds it where it occurs: every operation 400 for U+0000 in its path or query string
+ * (NUL_CHARACTER) and 503 (SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does
+ * not answer, api/http/unavailable.ts; MAINTENANCE on a write that a maintenance window refuses);
+ * one that reads a JSON body also 400 for a body that is not JSON, 413 over 64 KiB and 415 for
  * another content type.
  */
 function withGlobalErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
-  if (!spec.body) return { ...errorResponses(503), ...spec.responses };
-  return { ...errorResponses(400, 413, 415, 503), ...spec.responses };
+  const statuses = [400, ...(spec.body ? [413, 415] : []), 503];
+  return { ...errorResponses(...statuses), ...spec.responses };
 }

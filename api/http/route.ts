@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { Refusal } from './errors.js';
 
@@ -201,6 +201,20 @@ export class Surface {
     if (methods.has(method)) return;
     ctx.set('Allow', [...methods].join(', '));
     throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
+  }
+
+  /**
+   * The router's OPTIONS and 405 answers, with the Allow header of a fixed path (such as
+   * /dashboard/api/trips/bulk) naming its own methods, not also those of the `{id}` route beside it.
+   */
+  allowedMethods() {
+    const answer = this.router.allowedMethods();
+    return async (ctx: Context, next: Next) => {
+      await answer(ctx as Parameters<typeof answer>[0], next);
+      const methods = this.fixedPaths.get(ctx.path.replace(/(.)\/$/, '$1'));
+      if (!methods || !ctx.response.get('Allow')) return;
+      ctx.set('Allow', [...(methods.has('GET') ? ['HEAD'] : []), ...methods].join(', '));
+    };
   }
 
   /** Whether the request is for a route declared with unreadBody (its body must stay unread). */

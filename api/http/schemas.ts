@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEMO_PHONE_EXAMPLE, PHONE_INPUT_PATTERN } from '../../domain/phone.js';
 
 /** Canonical UUID text of any version (8-4-4-4-12 hex digits); normalised to lower case. */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -26,22 +27,45 @@ export const CalendarDate = z
 export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 /**
- * C0/C1 control characters and the bidirectional embeddings, overrides and isolates
- * (U+202A–U+202E, U+2066–U+2069): printed on a ticket, an override can make a name read as another.
+ * A person's name as tickets and lists print it: 1–120 characters, trimmed, with something
+ * printable in it, and no C0/C1 control characters nor the bidirectional embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069): printed on a ticket, an override can make a name read
+ * as another. A pattern rather than a check in code, so the OpenAPI document states the rule.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-
-/** A person's name as tickets and lists print it: 1–120 characters, trimmed, nothing unprintable. */
 export const PersonName = z
   .string()
   .trim()
   .min(1)
   .max(120)
-  .refine(
-    (value) => !UNPRINTABLE_IN_NAMES.test(value),
+  .regex(
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/,
     'must not contain control or bidirectional-override characters',
-  );
+  )
+  // A name of spaces only trims to nothing: the document says so (a non-space character somewhere).
+  .meta({
+    pattern:
+      '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$',
+  });
+
+/**
+ * A phone number as a person types it (domain/phone.ts PHONE_INPUT_PATTERN: what normalisePhone
+ * reads); the example is a reserved demo number, which pre-launch mode accepts.
+ */
+export const PhoneInput = z
+  .string()
+  .max(32)
+  .regex(PHONE_INPUT_PATTERN, 'must be a phone number: +963944123456, 00963944123456 or 0944123456')
+  .meta({ examples: [DEMO_PHONE_EXAMPLE] });
+
+/**
+ * An e-mail address: zod's rule, and at most 64 characters before the @ (RFC 5321), so the
+ * document's `format: email` and the pattern the server checks agree.
+ */
+export const Email = z.email({
+  pattern:
+    /^(?=[^@]{1,64}@)(?!\.)(?!.*\.\.)([A-Za-z0-9_'+.-]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/,
+});
 
 export const Locale = z.enum(['ar', 'en']);
 export const Currency = z.enum(['SYP']);

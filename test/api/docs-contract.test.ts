@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
+import { useTestApp } from '../support/harness.js';
+
+/**
+ * The OpenAPI document states the rules the server enforces, in terms any client (or a fuzzer in
+ * another language) reads the same way: phone patterns with a demo example, unique arrays,
+ * exactly-one-of rules, the answers the app gives before a route runs.
+ */
+
+type Json = Record<string, any>;
+
+describe('OpenAPI document: the rules it states are the rules the server keeps', () => {
+  const app = useTestApp();
+  let document: Json;
+  const schemaAt = (ref: string): Json => document.components.schemas[ref.split('/').pop()!];
+  const bodyOf = (path: string, method: string): Json => {
+    const schema = document.paths[path][method].requestBody.content['application/json'].schema;
+    return schema.$ref ? schemaAt(schema.$ref) : schema;
+  };
+
+  it('serves the document', async () => {
+    const response = await app.request('/api/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body;
+  });
+
+  it('gives every phone field a pattern the server enforces, with a demo number pre-launch accepts', async () => {
+    const phone = bodyOf('/api/auth/customer/send-otp', 'post').properties.phone;
+    const pattern = new RegExp(phone.pattern);
+    expect(phone.examples.length).toBeGreaterThan(0);
+    for (const example of phone.examples) {
+      expect(pattern.test(example)).toBe(true);
+      expect(isReservedDemoPhone(normalisePhone(example)!)).toBe(true);
+    }
+    for (const [path, field] of [
+      ['/api/auth/customer/complete-phone', 'phone'],
+      ['/api/auth/customer/verify-otp', 'phone'],
+    ] as const)
+      expect(bodyOf(path, 'post').properties[field].pattern, path).toBe(phone.pattern);
+    const settingsPhone = bodyOf('/dashboard/api/settings', 'patch').properties.phone;
+    expect(JSON.stringify(settingsPhone)).toContain(JSON.stringify(phone.pattern));
+
+    // Outside the pattern: refused with 400 INVALID_PHONE before anything is sent or stored.
+    expect(pattern.test('0')).toBe(false);
+    const refused = await app.request('/api/auth/customer/send-otp', {
+      method: 'POST',
+      json: { phone: '0' },
+    });
+    expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+      status: 400,
+      errorCode: 'INVALID_PHONE',
+    });
+    // The example itself signs in in pre-launch mode (the test stack's mode).
+    const sent = await app.request('/api/auth/customer/send-otp', {
+      method: 'POST',
+      json: { phone: phone.examples[0], method: 'sms' },
+    });
+    expect(sent.status).toBe(200);
+  });
+
+  it('marks arrays that refuse duplicates uniqueItems', () => {
+    expect(bodyOf('/api/seat-locks', 'post').properties.seat_numbers.uniqueItems).toBe(true);
+    expect(bodyOf('/api/journey-orders/{orderId}/hold', 'post').properties.journey_ids.uniqueItems).toBe(
+      true,
+    );
+    expect(bodyOf('/dashboard/api/trip-schedules', 'post').properties.days_of_week.uniqueItems).toBe(true);
+  });
+
+  it('states exactly one origin and one destination of a journey search', () => {
+    const search = bodyOf('/api/journeys/search', 'post');
+    expect(search.allOf).toEqual([
+      { oneOf: [{ required: ['origin_city_id'] }, { required: ['origin_stop_id'] }] },
+      { oneOf: [{ required: ['destination_city_id'] }, { required: ['destination_stop_id'] }] },
+    ]);
+  });
+
+  it('writes request patterns portably: ASCII digits, no U+0000 in free text', () => {
+    const requestSide = JSON.stringify(
+      Object.values<Json>(document.paths).flatMap((item) =>
+        Object.values(item).map((operation: Json) => [operation.parameters, operation.requestBody]),
+      ),
+    );
+    expect(requestSide).not.toContain('\\\\d');
+    const name = bodyOf('/api/bookings', 'post').properties.passenger_name;
+    expect(new RegExp(name.pattern).test('Rana')).toBe(true);
+    expect(new RegExp(name.pattern).test('   ')).toBe(false);
+    expect(new RegExp(name.pattern).test('Ra\u202ena')).toBe(false);
+    const email = bodyOf('/api/waitlist', 'post').properties.email;
+    expect(new RegExp(email.pattern).test(`${'a'.repeat(65)}@example.com`)).toBe(false);
+  });
+
+  it('lists the answers the app gives before a route runs on every operation they apply to', () => {
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain('400');
+      }
+    }
+    expect(Object.keys(document.paths['/api/bookings'].post.responses)).toContain('503');
+    expect(Object.keys(document.paths['/api/trips'].get.responses)).not.toContain('503');
+  });
+
+  it('answers OPTIONS on a fixed path with its own methods only', async () => {
+    const response = await app.request('/dashboard/api/trips/bulk', { method: 'OPTIONS' });
+    expect(response.headers.get('allow')).toBe('POST');
+    const documented = Object.keys(document.paths['/dashboard/api/trips/bulk']).map((m) => m.toUpperCase());
+    expect(documented).toEqual(['POST']);
+  });
+
+  it('refuses an e-mail address with more than 64 characters before the @', async () => {
+    const response = await app.request('/api/waitlist', {
+      method: 'POST',
+      json: { email: `${'a'.repeat(65)}@example.com` },
+    });
+    expect(response.status).toBe(400);
+  });
+});
