@@ -646,12 +646,16 @@ async function main() {
       `MANUAL ≥ 0.6× Temporal floor: ${manual!['e2e journeys/s']} / ${manual!['Temporal floor journeys/s']} = ${manual!['e2e/floor throughput']}; ` +
       `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms (${lags.length} pending)` : 'not measured'}`,
   );
-  const [auto, manual] = flows.ratios;
   recordFigures('journeys', [
     figure('journeys AUTO e2e', auto!['e2e journeys/s'], 'journeys/s', { op: '>=', value: 40 }),
-    figure('journeys AUTO confirm p99', Number(autoConfirm?.['p99 ms']), 'ms', { op: '<', value: 300 }),
+    figure('journeys AUTO confirm p99', Number(autoConfirm?.['p99 ms']), 'ms', { op: '<', value: 150 }),
     figure('journeys AUTO bare (baseline)', auto!['bare journeys/s'], 'journeys/s'),
+    figure('journeys AUTO e2e / bare', autoOfBare, '×', { op: '>=', value: 0.5 }),
     figure('journeys MANUAL e2e', manual!['e2e journeys/s'], 'journeys/s'),
+    figure('journeys MANUAL e2e / Temporal floor', Number(manual!['e2e/floor throughput']), '×', {
+      op: '>=',
+      value: 0.6,
+    }),
     figure('journeys MANUAL bare (baseline)', manual!['bare journeys/s'], 'journeys/s'),
     figure('journeys Temporal floor (baseline)', auto!['Temporal floor journeys/s'], 'journeys/s'),
     ...(lags.length
