@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Pagination, Uuid } from '../http/schemas.js';
+import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -9,10 +9,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
  */
 
 const ActorKind = z.enum(['ADMIN', 'STAFF', 'TRAVELLER', 'SYSTEM', 'DRIVER']);
-
-const Instant = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 
 export const AuditQuery = z
   .object({
@@ -28,8 +24,8 @@ export const AuditQuery = z
       .meta({ description: 'exact action name, such as admins.update' }),
     targetKind: z.string().min(1).max(50).optional(),
     target: z.string().min(1).max(200).optional().meta({ description: 'id of the record acted on' }),
-    from: Instant.optional().meta({ description: 'rows at or after this time' }),
-    to: Instant.optional().meta({ description: 'rows before this time' }),
+    from: InstantInput.optional().meta({ description: 'rows at or after this time' }),
+    to: InstantInput.optional().meta({ description: 'rows before this time' }),
     ...Pagination,
   })
   .strict()

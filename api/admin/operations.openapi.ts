@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, OPEN_INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
-import { Pagination } from '../http/schemas.js';
+import { InstantInput, Pagination } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
 import { DateTime, IdText } from './schemas.js';
 import { answers } from '../http/operation-docs.js';
@@ -15,9 +15,6 @@ const FLAG_TAGS = ['Administration: feature flags'];
 const INCIDENT_TAGS = ['Administration: incidents'];
 const MAINTENANCE_TAGS = ['Administration: maintenance'];
 
-const Instant = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 const BooleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
 const atLeastOne = (body: Record<string, unknown>) =>
   Object.values(body).some((value) => value !== undefined);
@@ -61,7 +58,7 @@ export const NewIncidentBody = z
     description: Description.default(''),
     severity: z.enum(INCIDENT_SEVERITIES),
     status: z.enum(OPEN_INCIDENT_STATUSES).default('INVESTIGATING'),
-    startedAt: Instant.optional().meta({ description: 'when it began; now by default' }),
+    startedAt: InstantInput.optional().meta({ description: 'when it began; now by default' }),
   })
   .strict();
 
@@ -112,16 +109,16 @@ export const NewWindowBody = z
       .min(3)
       .max(500)
       .meta({ description: 'shown to callers refused during the window' }),
-    startsAt: Instant,
-    endsAt: Instant,
+    startsAt: InstantInput,
+    endsAt: InstantInput,
   })
   .strict();
 
 export const WindowChangeBody = z
   .object({
     message: NewWindowBody.shape.message.optional(),
-    startsAt: Instant.optional(),
-    endsAt: Instant.optional(),
+    startsAt: InstantInput.optional(),
+    endsAt: InstantInput.optional(),
   })
   .strict()
   .refine(atLeastOne, 'send at least one field to change')

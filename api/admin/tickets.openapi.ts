@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { Pagination, Uuid } from '../http/schemas.js';
+import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
 const TAGS = ['Administration: support tickets'];
-const Instant = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 
 export const TicketQuery = z
   .object({
@@ -22,8 +19,8 @@ export const TicketQuery = z
     bookingId: Uuid.optional(),
     travellerId: Uuid.optional(),
     search: z.string().trim().min(1).max(200).optional().meta({ description: 'part of the subject' }),
-    from: Instant.optional().meta({ description: 'opened at or after' }),
-    to: Instant.optional().meta({ description: 'opened before' }),
+    from: InstantInput.optional().meta({ description: 'opened at or after' }),
+    to: InstantInput.optional().meta({ description: 'opened before' }),
     ...Pagination,
   })
   .strict();

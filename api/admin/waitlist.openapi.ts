@@ -1,18 +1,15 @@
 import { z } from 'zod';
-import { Pagination } from '../http/schemas.js';
+import { InstantInput, Pagination } from '../http/schemas.js';
 import { DateTime, IdText } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/waitlist (api/admin/waitlist.ts). */
-const Instant = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 
 export const WaitlistQuery = z
   .object({
     search: z.string().trim().min(1).max(254).optional().meta({ description: 'part of the e-mail address' }),
-    from: Instant.optional().meta({ description: 'sign-ups at or after this time' }),
-    to: Instant.optional().meta({ description: 'sign-ups before this time' }),
+    from: InstantInput.optional().meta({ description: 'sign-ups at or after this time' }),
+    to: InstantInput.optional().meta({ description: 'sign-ups before this time' }),
     ...Pagination,
   })
   .strict();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TripStatus } from '../../db/entities/trip.js';
 import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, errorResponses, InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import {
   Money,
   NamedRefOut,
@@ -35,9 +35,9 @@ export const TripsQuery = z
   .strict();
 
 /** An instant with its offset, as travellers and planners write it: 2026-12-01T08:00:00+03:00. */
-const Departure = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'ISO 8601 with offset; the operating date is its Damascus date' });
+const Departure = InstantInput.meta({
+  description: 'ISO 8601 with offset; the operating date is its Damascus date',
+});
 
 export const TripBody = z
   .object({

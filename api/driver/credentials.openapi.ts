@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
-import { Uuid } from '../http/schemas.js';
+import { InstantInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
@@ -38,10 +38,7 @@ const KeysResponse = z.object({
 
 export const RevocationsQuery = z
   .object({
-    since: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .meta({ description: 'only revocations at or after this instant' }),
+    since: InstantInput.optional().meta({ description: 'only revocations at or after this instant' }),
     limit: z.coerce.number().int().min(1).max(5000).default(1000),
   })
   .strict();

@@ -3,7 +3,7 @@ import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
-import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
@@ -11,7 +11,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 const TAGS = ['Driver app: trips'];
 const Id = z.string().meta({ format: 'uuid' });
 const DateTime = z.string().meta({ format: 'date-time' });
-const ClientInstant = z.iso.datetime({ offset: true });
 
 export const DriverTripsQuery = z
   .object({
@@ -70,7 +69,7 @@ export const ScanBody = z
       .max(100)
       .optional()
       .meta({ description: 'which scanner, shown to others' }),
-    scanned_at: ClientInstant.optional().meta({
+    scanned_at: InstantInput.optional().meta({
       description: 'when the app scanned (ISO 8601); a scan queued offline is checked in at that time',
     }),
   })
@@ -130,7 +129,7 @@ export const PositionsBody = z
             speed: z.number().min(0).max(400).optional().meta({ description: 'km/h' }),
             heading: z.number().min(0).lt(360).optional().meta({ description: 'degrees from north' }),
             accuracy: z.number().min(0).max(100_000).optional().meta({ description: 'metres' }),
-            time: ClientInstant.meta({ description: 'when the position was taken (ISO 8601)' }),
+            time: InstantInput.meta({ description: 'when the position was taken (ISO 8601)' }),
           })
           .strict(),
       )

@@ -22,8 +22,10 @@ function rewrite(value: Json): Json {
   if (Array.isArray(value)) return value.map(rewrite);
   if (typeof value !== 'object' || value === null) return value;
   const node = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, rewrite(inner)]));
-  if (!isFreeString(node)) return node;
-  return { ...node, pattern: typeof node.pattern === 'string' ? asciiDigits(node.pattern) : NO_NUL };
+  // Every pattern, also one inside allOf (a string with two patterns), is written with ASCII digits.
+  if (typeof node.pattern === 'string') return { ...node, pattern: asciiDigits(node.pattern) };
+  if (!isFreeString(node) || node.allOf !== undefined) return node;
+  return { ...node, pattern: NO_NUL };
 }
 
 /** A string schema whose values are not listed (an enum or a const already says what may be sent). */

@@ -181,7 +181,13 @@ export class Surface {
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
       let body: unknown;
       if (spec.body) {
-        body = validate(spec.body, ctx.request.body ?? {}, 'body', spec.errorCode);
+        // No body at all reads as {}; a JSON null is a body, and the schema refuses it.
+        body = validate(
+          spec.body,
+          ctx.request.body === undefined ? {} : ctx.request.body,
+          'body',
+          spec.errorCode,
+        );
       } else if (carriesFields(ctx.request.body) && ['post', 'put', 'patch'].includes(spec.method)) {
         throw new Refusal(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }

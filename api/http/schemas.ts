@@ -67,6 +67,15 @@ export const Email = z.email({
     /^(?=[^@]{1,64}@)(?!\.)(?!.*\.\.)([A-Za-z0-9_'+.-]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/,
 });
 
+/**
+ * An instant with Z or an offset (ISO 8601). The offset is held to PostgreSQL's range (±15:59): a
+ * wider one would pass the ISO reading and then fail in the database.
+ */
+export const InstantInput = z.iso
+  .datetime({ offset: true })
+  .regex(/(?:Z|[+-](?:0[0-9]|1[0-5]):[0-5][0-9])$/, 'the offset must be between -15:59 and +15:59')
+  .meta({ description: 'ISO 8601 date-time with Z or an offset' });
+
 export const Locale = z.enum(['ar', 'en']);
 export const Currency = z.enum(['SYP']);
 

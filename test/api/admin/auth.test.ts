@@ -256,6 +256,17 @@ describe('administration sign-in', () => {
         'SECOND_FACTOR_ENROLMENT_REQUIRED',
       );
 
+      // A JSON null is a body, not "no body": refused, and no enrolment starts (schemathesis found a 201).
+      const secretOf = async () =>
+        (
+          await app.db.query(
+            'select totp_secret, totp_pending_secret, updated_at from admins where id = $1',
+            [admin.id],
+          )
+        )[0];
+      const before = await secretOf();
+      expectError(await browser.send('POST', '/security/2fa', null), 400, 'VALIDATION_FAILED');
+      expect(await secretOf()).toEqual(before);
       const enrol = await browser.send('POST', '/security/2fa');
       expect(enrol.status).toBe(201);
       const confirmed = await browser.send('PATCH', '/security/2fa', {
