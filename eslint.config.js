@@ -8,6 +8,8 @@ export default tseslint.config(
       'node_modules/',
       '.data/',
       '.tools/',
+      '.venv/',
+      '.schemathesis/',
       'eslint.config.js',
       'eslint.boundaries.js',
       'scripts/bootstrap.mjs',
