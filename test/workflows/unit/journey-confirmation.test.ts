@@ -15,6 +15,7 @@ import {
 import type { journeyConfirmation } from '../../../workflows/journey-confirmation.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
+import { companyDecisionStubs, type DecisionOutcome } from './company-decision-stubs.js';
 import { Calls, pause, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /**
@@ -32,10 +33,6 @@ type JourneySteps = Pick<
 >;
 type ConfirmOutcome = Extract<
   Awaited<ReturnType<JourneySteps['confirmJourneyScope']>>,
-  { done: unknown }
->['done'];
-type DecisionOutcome = Extract<
-  Awaited<ReturnType<JourneySteps['recordCompanyDecision']>>,
   { done: unknown }
 >['done'];
 
@@ -65,16 +62,7 @@ function journeySteps(answers: { confirm?: ConfirmOutcome; decisions?: DecisionO
       calls.record('confirmJourneyScope', input);
       return { done: answers.confirm ?? CONFIRMED };
     },
-    async recordCompanyDecision(input) {
-      calls.record('recordCompanyDecision', input);
-      const next = decisions.shift();
-      if (!next) throw new Error('no decision outcome left in the stub');
-      return { done: next };
-    },
-    async expireCompanyDecisions(input) {
-      calls.record('expireCompanyDecisions', input);
-      return { status: 'CANCELLED' as const };
-    },
+    ...companyDecisionStubs(calls, decisions),
   };
   return { steps, calls };
 }

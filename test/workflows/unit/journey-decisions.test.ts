@@ -11,6 +11,7 @@ import {
 import type { journeyConfirmation } from '../../../workflows/journey-confirmation.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
+import { companyDecisionStubs, type DecisionOutcome } from './company-decision-stubs.js';
 import { Calls, pause, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /**
@@ -23,10 +24,6 @@ type DecisionSteps = Pick<
   'loadJourneyDecisions' | 'recordCompanyDecision' | 'expireCompanyDecisions'
 >;
 type Loaded = Awaited<ReturnType<DecisionSteps['loadJourneyDecisions']>>;
-type DecisionOutcome = Extract<
-  Awaited<ReturnType<DecisionSteps['recordCompanyDecision']>>,
-  { done: unknown }
->['done'];
 
 const COMPANY_A = '00000000-0000-4000-8000-00000000000a';
 const COMPANY_B = '00000000-0000-4000-8000-00000000000b';
@@ -39,16 +36,7 @@ function decisionSteps(loaded: Loaded, decisions: DecisionOutcome[] = [], loadDe
       await pause(loadDelayMs);
       return loaded;
     },
-    async recordCompanyDecision(input) {
-      calls.record('recordCompanyDecision', input);
-      const next = decisions.shift();
-      if (!next) throw new Error('no decision outcome left in the stub');
-      return { done: next };
-    },
-    async expireCompanyDecisions(input) {
-      calls.record('expireCompanyDecisions', input);
-      return { status: 'CANCELLED' as const };
-    },
+    ...companyDecisionStubs(calls, decisions),
   };
   return { steps, calls };
 }
