@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { driverManifest, driverTrips, reportPositions, scanCredential } from '../use-cases/driver-app.js';
@@ -16,11 +17,7 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
     handler: async (ctx, { query }) => {
       const { trips, total } = await driverTrips(db, currentDriver(ctx), query);
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = {
-        success: true,
-        data: trips,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, trips, query, total);
     },
   });
 
@@ -32,7 +29,7 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
     params: IdParams,
     handler: async (ctx, { params }) => {
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await driverManifest(db, currentDriver(ctx), params.id) };
+      ok(ctx, await driverManifest(db, currentDriver(ctx), params.id));
     },
   });
 
@@ -45,7 +42,7 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
     params: IdParams,
     body: ScanBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = { success: true, data: await scanCredential(db, activeDriver(ctx), params.id, body) };
+      ok(ctx, await scanCredential(db, activeDriver(ctx), params.id, body));
     },
   });
 
@@ -58,10 +55,7 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
     params: IdParams,
     body: PositionsBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await reportPositions(db, activeDriver(ctx), params.id, body.positions),
-      };
+      ok(ctx, await reportPositions(db, activeDriver(ctx), params.id, body.positions));
     },
   });
 }
