@@ -24,6 +24,8 @@
  * benchmark database is dropped and rebuilt at every run so figures are comparable.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
@@ -67,6 +69,60 @@ interface CompanyWorld {
 }
 
 type Traveller = BenchTraveller;
+
+/**
+ * CPU seconds so far of the PostgreSQL backends connected to the benchmark database (from /proc), by
+ * pid: on a shared server the "PostgreSQL" column also counts other databases' work, this one does not
+ * (nor the server's background writers).
+ */
+function benchBackendsCpu(): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!commandLine.startsWith('postgres: ') || !commandLine.includes(` ${DATABASE} `)) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      seconds.set(Number(pid), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return seconds;
+}
+
+/**
+ * With BENCH_STATEMENTS_DIR set and pg_stat_statements loaded by the server: the statements of each
+ * phase, by total time (planning and execution; planning alone beside it), written to <dir>/<phase>.txt
+ * (the statistics are reset before each phase).
+ */
+const STATEMENTS_DIR = process.env.BENCH_STATEMENTS_DIR;
+
+async function resetStatements(db: Database): Promise<void> {
+  if (!STATEMENTS_DIR) return;
+  await db.query('create extension if not exists pg_stat_statements');
+  await db.query('select pg_stat_statements_reset()');
+}
+
+async function writeStatements(db: Database, phase: string, units: number): Promise<void> {
+  if (!STATEMENTS_DIR) return;
+  const rows = await db.query<{ calls: string; total: number; plan: number; query: string }>(
+    `select calls, total_exec_time + total_plan_time as total, total_plan_time as plan, query
+     from pg_stat_statements s join pg_database d on d.oid = s.dbid
+     where d.datname = current_database() order by total desc limit 60`,
+  );
+  const lines = rows.map(
+    (row) =>
+      `${((row.total / Math.max(units, 1)) * 1000).toFixed(0).padStart(6)} µs/journey ${(Number(row.calls) / Math.max(units, 1)).toFixed(2).padStart(6)} calls/journey, planning ${((row.plan / Math.max(units, 1)) * 1000).toFixed(0).padStart(5)} µs  ${row.query.replace(/\s+/g, ' ').slice(0, 400)}`,
+  );
+  mkdirSync(STATEMENTS_DIR, { recursive: true });
+  writeFileSync(join(STATEMENTS_DIR, `${phase.replace(/\W+/g, '-')}.txt`), lines.join('\n') + '\n');
+}
+
+function benchBackendsMsPer(before: Map<number, number>, units: number): number {
+  let spent = 0;
+  for (const [pid, seconds] of benchBackendsCpu()) spent += seconds - (before.get(pid) ?? 0);
+  return Number(((spent * 1000) / Math.max(units, 1)).toFixed(1));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Data set-up
@@ -519,12 +575,16 @@ async function measureFlows(stack: BenchStack, world: World, travellers: Travell
   const cpuRows: Record<string, string | number>[] = [];
   /** Runs a phase and records the CPU each part of the stack spent per journey in it. */
   const measured = async <T extends { result: LoadResult }>(phase: () => Promise<T>): Promise<T> => {
+    await resetStatements(stack.db);
     const before = cpuSnapshot();
+    const backendsBefore = benchBackendsCpu();
     const outcome = await phase();
     cpuRows.push({
       phase: outcome.result.label,
       ...cpuPerUnit(before, cpuSnapshot(), outcome.result.requests),
+      'PostgreSQL, bench database only ms': benchBackendsMsPer(backendsBefore, outcome.result.requests),
     });
+    await writeStatements(stack.db, outcome.result.label, outcome.result.requests);
     return outcome;
   };
   log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);

@@ -40,6 +40,7 @@ import { Migration20261124050000_admin_console } from './migrations/Migration202
 import { Migration20261124060000_webhooks } from './migrations/Migration20261124060000_webhooks.js';
 import { Migration20261125020000_hold_owner_index } from './migrations/Migration20261125020000_hold_owner_index.js';
 import { Migration20261126030000_webhook_first_attempts } from './migrations/Migration20261126030000_webhook_first_attempts.js';
+import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migration20261127010000_booking_stats_plpgsql.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 export const migrationsList = [
@@ -73,6 +74,10 @@ export const migrationsList = [
   {
     name: 'Migration20261126030000_webhook_first_attempts',
     class: Migration20261126030000_webhook_first_attempts,
+  },
+  {
+    name: 'Migration20261127010000_booking_stats_plpgsql',
+    class: Migration20261127010000_booking_stats_plpgsql,
   },
 ];
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { QueryConfig } from 'pg';
+import type { Database } from './orm.js';
 
 const names = new Map<string, string>();
 
@@ -22,4 +23,17 @@ export function prepared(text: string, values: unknown[]): QueryConfig {
     names.set(text, name);
   }
   return { name, text, values };
+}
+
+/**
+ * `db` with every parameterized `query` sent as a named prepared statement too (its transactions
+ * already are): for the journey routes, whose reads outside a transaction are a small fixed set of
+ * texts and whose projection join cost more to plan than to run.
+ */
+export function withPreparedReads(db: Database): Database {
+  return {
+    ...db,
+    query: async <Row>(text: string, params: unknown[] = []) =>
+      (await db.pool.query(params.length > 0 ? prepared(text, params) : text)).rows as Row[],
+  };
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { withPreparedReads } from '../../db/prepared.js';
 import type { OwnedScope } from '../../db/queries/journeys.js';
 import type {
   BookingChannel,
@@ -74,7 +75,7 @@ type ScopeHandlers = ReturnType<typeof scopeHandlers> & { rateLimit: (ctx: Conte
 export function registerJourneyHoldRoutes(surface: Surface, context: AppContext): void {
   const { config } = context;
   const deps: DirectDeps = {
-    db: context.db,
+    db: withPreparedReads(context.db),
     workflow: journeyConfirmationClient(context.temporal, config),
     settings: {
       holdMinutes: config.HOLD_MINUTES,

@@ -16,7 +16,7 @@ import {
   draftJourney,
   draftOrder,
   expireOverdueHold,
-  placeHold,
+  placeHoldWithProjection,
   releaseHold as releaseHoldBatch,
   type DraftCaller,
   type DraftResult,
@@ -101,7 +101,7 @@ export interface HoldCall {
 /** The hold (one transaction) and its answer: the projection with the batch and when it ends (epoch seconds). */
 async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall) {
   const { userId } = call.caller;
-  const result = await placeHold(deps.db, {
+  const { placed: result, projection } = await placeHoldWithProjection(deps.db, {
     scope: draft.scope,
     holdBatchId: holdBatchIdOf(draft.scope, userId, call.idempotencyKey),
     holdMilliseconds: scaledMilliseconds(deps.settings.holdMinutes, deps.settings.timeScale),
@@ -109,7 +109,7 @@ async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall) {
     caps: deps.settings.caps,
   });
   return {
-    ...(await scopeProjection(deps.db, draft.scope, userId)),
+    ...(projection ?? (await scopeProjection(deps.db, draft.scope, userId))),
     holdBatchId: result.holdBatchId,
     expiresAt: Math.floor(new Date(result.expiresAt).getTime() / 1000),
   };

@@ -1,27 +1,14 @@
-import type { PoolClient } from 'pg';
 import { readConfirmationProjection } from '../../queries/journeys.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import type { AnswerBody, IdempotentAnswer } from '../idempotency.js';
 import { confirmLocked, type ConfirmInput, type ConfirmOptions } from './confirm.js';
-import { lockScope } from './scope.js';
+import { journeyTransaction, lockScope, serialRows } from './scope.js';
 
 export interface DirectConfirmInput extends ConfirmInput {
   ownerUserId: string;
   /** The idempotency record the API claimed for this request (scope confirm:{userId}, key). */
   record: { scope: string; key: string };
-}
-
-/** The transaction's client as the projection read takes it: its statements run one after another. */
-function rowsOf(client: PoolClient): Pick<Database, 'query'> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return {
-    query: <Row>(sql: string, params: unknown[] = []) => {
-      const run = tail.then(async () => (await client.query(sql, params)).rows as Row[]);
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
 }
 
 /**
@@ -40,7 +27,7 @@ export async function confirmDirect(
   signing: SigningOptions,
   onRequested: NonNullable<ConfirmOptions['onRequested']>,
 ): Promise<IdempotentAnswer> {
-  return db.transaction(async (client) => {
+  return journeyTransaction(db, async (client) => {
     const { rows } = await client.query<{ status_code: number | null; response: AnswerBody | null }>(
       `select status_code, response from idempotency_records where scope = $1 and key = $2 for update`,
       [input.record.scope, input.record.key],
@@ -51,7 +38,7 @@ export async function confirmDirect(
     }
     const locked = await lockScope(client, input.scope);
     await confirmLocked(client, locked, input, signing, { consumedIsRefused: true, onRequested });
-    const data = await readConfirmationProjection(rowsOf(client), input.scope, input.ownerUserId);
+    const data = await readConfirmationProjection(serialRows(client), input.scope, input.ownerUserId);
     const answer = { status: 200, body: { success: true as const, data } };
     await client.query(
       `update idempotency_records set status_code = $3, response = $4 where scope = $1 and key = $2 and status_code is null`,

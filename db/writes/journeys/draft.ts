@@ -10,7 +10,7 @@ import type { Database } from '../../orm.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import { companyScopeSql } from '../../queries/scope.js';
 import type { QuoteResponse } from '../quote.js';
-import { JourneyRefusal, type JourneyRow, type Queryable } from './scope.js';
+import { journeyTransaction, JourneyRefusal, type JourneyRow, type Queryable } from './scope.js';
 
 /**
  * Drafts: the quote becomes a journey (journeys.id = journey_quotes.journey_id) before the
@@ -160,7 +160,7 @@ export async function draftJourney(
   caller: DraftCaller,
   input: { journeyId: string; quoteId: string },
 ): Promise<DraftResult> {
-  const quote = await db.transaction(async (client) => {
+  const quote = await journeyTransaction(db, async (client) => {
     const { rows } = await client.query<QuoteRow>(
       `select ${QUOTE_COLUMNS} from journey_quotes where id = $1`,
       [input.quoteId],
@@ -191,7 +191,7 @@ export async function draftOrder(
   caller: DraftCaller,
   input: { orderId: string; journeyIds: string[] },
 ): Promise<DraftResult> {
-  const quotes = await db.transaction(async (client) => {
+  const quotes = await journeyTransaction(db, async (client) => {
     const { rows } = await client.query<QuoteRow>(
       `select ${QUOTE_COLUMNS} from journey_quotes where journey_id = any($1::uuid[])`,
       [input.journeyIds],

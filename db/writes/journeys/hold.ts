@@ -9,6 +9,7 @@ import {
 import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
+import { readConfirmationProjection } from '../../queries/journeys.js';
 import {
   lockAccount,
   requireHoldWithinCaps,
@@ -17,7 +18,14 @@ import {
 } from '../inventory-caps.js';
 import type { QuoteResponse } from '../quote.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
-import { inLockedScope, isoOf, JourneyRefusal, setScopeStatus } from './scope.js';
+import {
+  inLockedScope,
+  isoOf,
+  JourneyRefusal,
+  serialRows,
+  setScopeStatus,
+  type LockedScope,
+} from './scope.js';
 
 export interface PlaceHoldInput {
   scope: ConfirmationScope;
@@ -61,49 +69,85 @@ interface HoldLeg {
  * SEAT_HOLD_LIMIT_REACHED).
  */
 export async function placeHold(db: Database, input: PlaceHoldInput): Promise<PlacedHold> {
-  return inLockedScope(db, input.scope, async (client, locked) => {
-    const { rows: existing } = await client.query<{ expires_at: string }>(
-      `select expires_at from hold_batches where id = $1`,
-      [input.holdBatchId],
-    );
-    if (existing[0]) return { holdBatchId: input.holdBatchId, expiresAt: isoOf(existing[0].expires_at) };
-    if (input.scope.kind === 'JOURNEY' && locked.journeys[0]!.order_id) {
-      throw new JourneyRefusal(
-        409,
-        'JOURNEY_IN_ORDER',
-        'This journey belongs to a journey order; hold and confirm the order',
-      );
-    }
-    // The scope's own hold ran out with nobody to expire it yet: this writer does.
-    await expireOverdueInLockedScope(client, input.scope, locked);
-    const refusal = holdRefusal(locked.status);
-    if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
+  return (await placeHoldThenRead(db, input, async () => undefined)).placed;
+}
 
-    const { rows: legs } = await client.query<HoldLeg>(
-      `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming,
-              c.status = 'ACTIVE' as company_active
-       from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
-       join companies c on c.id = t.company_id
-       where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
-      [locked.journeyIds],
-    );
-    if (input.caps) {
-      await lockAccount(client, input.ownerUserId);
-      await requireUnpaidWithinCap(client, input.ownerUserId, input.caps, 1);
-    }
-    await prepareLegTrips(client, legs);
-    const expiresAt = await insertBatch(client, input);
-    const resources = await quotedResources(client, locked.journeyIds);
-    for (const leg of legs) {
-      await holdLegSeats(client, leg, resources.get(`${leg.journey_id}:${leg.sequence}`) ?? [], {
-        expiresAt,
-        holdBatchId: input.holdBatchId,
-      });
-    }
-    if (input.caps) await requireHoldWithinCaps(client, input.ownerUserId, input.caps, input.holdBatchId);
-    await setScopeStatus(client, input.scope, { status: 'HELD', failureReason: null, deadline: null });
-    return { holdBatchId: input.holdBatchId, expiresAt };
+/**
+ * placeHold for the hold route: the new hold's confirmation projection (as its owner reads it) is
+ * read in the same transaction, without another round of connections and statements. A retry
+ * answered with its existing batch reads nothing (`projection` undefined): the caller reads it
+ * as any read does, expiring an overdue hold first.
+ */
+export async function placeHoldWithProjection(db: Database, input: PlaceHoldInput) {
+  const { placed, read } = await placeHoldThenRead(db, input, (client) =>
+    readConfirmationProjection(serialRows(client), input.scope, input.ownerUserId),
+  );
+  return { placed, projection: read ?? undefined };
+}
+
+/** placeHold, then `read` in the same transaction when this call placed the hold (not for a retry). */
+async function placeHoldThenRead<T>(
+  db: Database,
+  input: PlaceHoldInput,
+  read: (client: PoolClient) => Promise<T>,
+): Promise<{ placed: PlacedHold; read?: T }> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    const placed = await placeLockedHold(client, locked, input);
+    return placed.retry ? { placed: placed.hold } : { placed: placed.hold, read: await read(client) };
   });
+}
+
+async function placeLockedHold(
+  client: PoolClient,
+  locked: LockedScope,
+  input: PlaceHoldInput,
+): Promise<{ hold: PlacedHold; retry: boolean }> {
+  const { rows: existing } = await client.query<{ expires_at: string }>(
+    `select expires_at from hold_batches where id = $1`,
+    [input.holdBatchId],
+  );
+  if (existing[0]) {
+    return {
+      hold: { holdBatchId: input.holdBatchId, expiresAt: isoOf(existing[0].expires_at) },
+      retry: true,
+    };
+  }
+  if (input.scope.kind === 'JOURNEY' && locked.journeys[0]!.order_id) {
+    throw new JourneyRefusal(
+      409,
+      'JOURNEY_IN_ORDER',
+      'This journey belongs to a journey order; hold and confirm the order',
+    );
+  }
+  // The scope's own hold ran out with nobody to expire it yet: this writer does.
+  await expireOverdueInLockedScope(client, input.scope, locked);
+  const refusal = holdRefusal(locked.status);
+  if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
+
+  const { rows: legs } = await client.query<HoldLeg>(
+    `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming,
+            c.status = 'ACTIVE' as company_active
+     from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     join companies c on c.id = t.company_id
+     where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
+    [locked.journeyIds],
+  );
+  if (input.caps) {
+    await lockAccount(client, input.ownerUserId);
+    await requireUnpaidWithinCap(client, input.ownerUserId, input.caps, 1);
+  }
+  await prepareLegTrips(client, legs);
+  const expiresAt = await insertBatch(client, input);
+  const resources = await quotedResources(client, locked.journeyIds);
+  for (const leg of legs) {
+    await holdLegSeats(client, leg, resources.get(`${leg.journey_id}:${leg.sequence}`) ?? [], {
+      expiresAt,
+      holdBatchId: input.holdBatchId,
+    });
+  }
+  if (input.caps) await requireHoldWithinCaps(client, input.ownerUserId, input.caps, input.holdBatchId);
+  await setScopeStatus(client, input.scope, { status: 'HELD', failureReason: null, deadline: null });
+  return { hold: { holdBatchId: input.holdBatchId, expiresAt }, retry: false };
 }
 
 /**

@@ -5,7 +5,7 @@
  * these; the benchmark calls them directly to measure the bare cost.
  */
 export { draftJourney, draftOrder, type DraftCaller, type DraftResult } from './draft.js';
-export { placeHold, type PlaceHoldInput, type PlacedHold } from './hold.js';
+export { placeHold, placeHoldWithProjection, type PlaceHoldInput, type PlacedHold } from './hold.js';
 export { expireHold, releaseHold } from './release.js';
 export { confirmScope, type ConfirmInput } from './confirm.js';
 export { type AwaitedDecision, type ConfirmOutcome } from './outcome.js';
