@@ -12,6 +12,7 @@ import type { Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
 import { channelOf } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
+import { ok } from '../http/respond.js';
 
 /**
  * POST /bookings and POST /bookings/round-trip (SPEC "Booking creation payload", "Bookings").
@@ -76,7 +77,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
       const result = await createBooking(db, callerOf(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
-      ctx.body = { success: true, data: bookingData(result.booking) };
+      ok(ctx, bookingData(result.booking));
     },
   });
 
@@ -96,7 +97,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       };
       const result = await createRoundTrip(db, callerOf(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
-      ctx.body = { success: true, data: roundTripData(result) };
+      ok(ctx, roundTripData(result));
     },
   });
 }

@@ -6,6 +6,7 @@ import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { docs, fieldErrorCode, SEAT_LOCK_FIELD_CODES, SeatLockBody } from './seat-locks.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /** Web sessions (cookies) book through CUSTOMER_WEB, the mobile app's bearer tokens through CUSTOMER_MOBILE. */
 export function channelOf(ctx: Context): BookingChannel {
@@ -41,8 +42,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
         { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx), caps },
         { tripId: body.trip_id, seatNumbers: body.seat_numbers, lockMinutes: config.SEAT_LOCK_MINUTES },
       );
-      ctx.status = 201;
-      ctx.body = { success: true, data: toBody(lock) };
+      created(ctx, toBody(lock));
     },
   });
 
@@ -60,7 +60,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
       params: IdParams,
       handler: async (ctx, { params }) => {
         const lock = await act(db, ctx.state.traveller!.userId, params.id);
-        ctx.body = { success: true, data: toBody(lock) };
+        ok(ctx, toBody(lock));
       },
     });
   }
