@@ -1,16 +1,14 @@
-import type { Context } from 'koa';
 import {
   createBooking,
   createRoundTrip,
   type BookingRecord,
   type CreatedRoundTrip,
 } from '../../db/writes/bookings/index.js';
-import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { AppContext } from '../app.js';
 import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
-import { channelOf } from './seat-locks.js';
+import { inventoryCaller } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
 import { ok } from '../http/respond.js';
 
@@ -50,13 +48,6 @@ const passengerOf = (body: {
   rewardCode: body.reward_code,
 });
 
-const callerOf = (ctx: Context, caps: AccountCaps) => ({
-  userId: ctx.state.traveller!.userId,
-  scope: ctx.state.scope,
-  channel: channelOf(ctx),
-  caps,
-});
-
 export function registerBookingCreateRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
@@ -75,7 +66,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       await rateLimit(ctx);
       const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
-      const result = await createBooking(db, callerOf(ctx, caps), input, signing);
+      const result = await createBooking(db, inventoryCaller(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
       ok(ctx, bookingData(result.booking));
     },
@@ -95,7 +86,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
         returnSeatLockSessionId: body.return_seat_lock_session_id,
         ...passengerOf(body),
       };
-      const result = await createRoundTrip(db, callerOf(ctx, caps), input, signing);
+      const result = await createRoundTrip(db, inventoryCaller(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
       ok(ctx, roundTripData(result));
     },
