@@ -19,6 +19,7 @@ import type { Surface } from '../http/route.js';
 import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
 import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
 import { ok } from '../http/respond.js';
+import { registerFeature } from './feature-routes.js';
 
 type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
@@ -28,12 +29,13 @@ type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
  * `X-Client: mobile` and gets its tokens in the body instead (and then uses Authorization: Bearer).
  */
 export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
-  const routes: AuthRoutes = { surface, context, docs: docsFor(context.config) };
-  registerSendOtpRoute(routes);
-  registerVerifyOtpRoute(routes);
-  registerRefreshRoute(routes);
-  registerMeRoute(routes);
-  registerLogoutRoute(routes);
+  registerFeature(surface, context, docsFor, [
+    registerSendOtpRoute,
+    registerVerifyOtpRoute,
+    registerRefreshRoute,
+    registerMeRoute,
+    registerLogoutRoute,
+  ]);
 }
 
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */

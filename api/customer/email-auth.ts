@@ -15,6 +15,7 @@ import {
   VerifyEmailBody,
 } from './email-auth.openapi.js';
 import { ok } from '../http/respond.js';
+import { registerFeature } from './feature-routes.js';
 
 type EmailAuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
@@ -23,11 +24,12 @@ type EmailAuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
  * api/auth/email.ts and domain/account-email.ts).
  */
 export function registerEmailAuthRoutes(surface: Surface, context: AppContext): void {
-  const routes: EmailAuthRoutes = { surface, context, docs: docsFor(context.config) };
-  registerForgotPasswordRoute(routes);
-  registerEmailLinkRoutes(routes);
-  registerResendVerificationRoute(routes);
-  registerVerifyEmailRoute(routes);
+  registerFeature(surface, context, docsFor, [
+    registerForgotPasswordRoute,
+    registerEmailLinkRoutes,
+    registerResendVerificationRoute,
+    registerVerifyEmailRoute,
+  ]);
 }
 
 function registerForgotPasswordRoute({ surface, context, docs }: EmailAuthRoutes): void {
