@@ -19,6 +19,7 @@ import {
   type AdminSessionRecord,
 } from './admin-session.js';
 import { checkSessionCsrf } from './csrf.js';
+import { requiredSessionCookie } from './session-cookie.js';
 
 /** The signed-in administrator of a request on the administration surface. */
 export interface AdminPrincipal {
@@ -53,8 +54,7 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
   return async (ctx, route) => {
     ctx.state.admin = undefined;
     if (route.security === 'public') return;
-    const token = ctx.cookies.get(ADMIN_COOKIE);
-    if (!token) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the administration');
+    const token = requiredSessionCookie(ctx, ADMIN_COOKIE, 'Sign in to the administration');
     const session = await touchAdminSession(deps.db, deps.config, token);
     if (!session)
       throw new Refusal(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');

@@ -8,6 +8,7 @@ import { requestOrigin } from '../http/request-origin.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
 import { emailKey } from './limits.js';
+import { ok } from '../http/respond.js';
 
 /**
  * POST /auth/login by e-mail and password, as the dashboard, the administration and the driver app
@@ -84,7 +85,7 @@ export function registerPasswordLoginRoute<SignedIn>(
       await failures.succeeded(key);
       if (login.cookie && login.revokeByToken)
         await endBrowserSession(ctx, login.cookie, login.revokeByToken);
-      ctx.body = { success: true, data: login.open(ctx, signedIn) };
+      ok(ctx, login.open(ctx, signedIn));
     },
   });
 }

@@ -13,6 +13,7 @@ import {
   STAFF_SESSION_COOKIE,
   type StaffPrincipal,
 } from './staff-session.js';
+import { requiredSessionCookie } from './session-cookie.js';
 
 declare module 'koa' {
   interface DefaultState {
@@ -38,8 +39,7 @@ export function staffAuthenticator(deps: { db: Database; config: Config }): Auth
   return async (ctx, route) => {
     ctx.state.staff = null;
     if (route.security === 'public') return;
-    const token = ctx.cookies.get(STAFF_SESSION_COOKIE);
-    if (!token) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
+    const token = requiredSessionCookie(ctx, STAFF_SESSION_COOKIE, 'Sign in to the company dashboard');
     const session = await findStaffSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
     if (!session) {
       clearStaffSessionCookies(ctx, deps.config);

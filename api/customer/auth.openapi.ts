@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { Email, PhoneInput } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of customer sign-in by phone and the session after it (api/customer/auth.ts):
@@ -100,24 +101,22 @@ const MobileTokens = {
     .meta({ description: 'X-Client: mobile only: access token expiry, Unix epoch seconds' }),
 };
 
-const SignedIn = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SignedIn = successWith(
+  z.object({
     user: UserSummary,
     isNewUser: z.boolean(),
     emailVerificationPending: z.boolean(),
     ...MobileTokens,
   }),
-});
+);
 
-const SessionResult = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SessionResult = successWith(
+  z.object({
     token: z.string().meta({ description: 'access token (JWT)' }),
     refreshToken: z.string().meta({ description: 'the next refresh token; the one presented is used up' }),
     expiresAt: z.int().meta({ description: 'access token expiry, Unix epoch seconds' }),
   }),
-});
+);
 
 const CustomerUser = z.object({
   id: z.string(),
@@ -129,7 +128,7 @@ const CustomerUser = z.object({
   created_at: z.string().meta({ description: 'ISO 8601 UTC' }),
 });
 
-const Me = z.object({ success: z.literal(true), data: CustomerUser.nullable() });
+const Me = successWith(CustomerUser.nullable());
 const SignedOut = z.object({ success: z.literal(true), message: z.string() });
 
 /** A malformed phone number is INVALID_PHONE; anything else is the generic VALIDATION_FAILED. */

@@ -18,6 +18,8 @@ import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
 import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
+import { ok } from '../http/respond.js';
+import { registerFeature } from './feature-routes.js';
 
 type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
@@ -27,12 +29,13 @@ type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
  * `X-Client: mobile` and gets its tokens in the body instead (and then uses Authorization: Bearer).
  */
 export function registerCustomerAuthRoutes(surface: Surface, context: AppContext): void {
-  const routes: AuthRoutes = { surface, context, docs: docsFor(context.config) };
-  registerSendOtpRoute(routes);
-  registerVerifyOtpRoute(routes);
-  registerRefreshRoute(routes);
-  registerMeRoute(routes);
-  registerLogoutRoute(routes);
+  registerFeature(surface, context, docsFor, [
+    registerSendOtpRoute,
+    registerVerifyOtpRoute,
+    registerRefreshRoute,
+    registerMeRoute,
+    registerLogoutRoute,
+  ]);
 }
 
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */
@@ -88,17 +91,14 @@ function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
       const signIn = await signInWithOtp(context, body, mobile ? 'mobile' : 'web', ctx.state.requestId);
       const { session } = signIn;
       if (!mobile) setSessionCookies(ctx, config, session);
-      ctx.body = {
-        success: true,
-        data: {
-          user: signIn.user,
-          isNewUser: signIn.isNewUser,
-          emailVerificationPending: signIn.emailVerificationPending,
-          ...(mobile
-            ? { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt }
-            : {}),
-        },
-      };
+      ok(ctx, {
+        user: signIn.user,
+        isNewUser: signIn.isNewUser,
+        emailVerificationPending: signIn.emailVerificationPending,
+        ...(mobile
+          ? { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt }
+          : {}),
+      });
     },
   });
 }
@@ -118,10 +118,7 @@ function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
         if (!presented) throw new Refusal(401, 'AUTH_REQUIRED', 'No refresh token: sign in again');
         const session = await rotateRefreshToken(context, presented);
         if (!mobile) setSessionCookies(ctx, config, session);
-        ctx.body = {
-          success: true,
-          data: { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt },
-        };
+        ok(ctx, { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt });
       } catch (error) {
         if (!mobile && error instanceof Refusal && error.status === 401) clearSessionCookies(ctx, config);
         throw error;
@@ -140,7 +137,7 @@ function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
     handler: async (ctx) => {
       const traveller = ctx.state.traveller;
       if (!traveller) {
-        ctx.body = { success: true, data: null };
+        ok(ctx, null);
         return;
       }
       const user = await findCustomerUser(db, traveller.userId);
@@ -150,7 +147,7 @@ function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
           'INVALID_CREDENTIAL',
           'The session or authorization header is invalid or expired',
         );
-      ctx.body = { success: true, data: user };
+      ok(ctx, user);
     },
   });
 }

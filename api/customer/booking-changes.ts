@@ -5,6 +5,7 @@ import { IdParams } from '../http/schemas.js';
 import { cancelOwnBooking, modifyOwnBooking } from '../use-cases/booking-changes.js';
 import { docs, ModifyBody } from './booking-changes.openapi.js';
 import { travellerOf } from './booking-reads.js';
+import { ok } from '../http/respond.js';
 
 /** PATCH /bookings/{id} (modify) and POST /bookings/{id}/cancel: a traveller's own changes. */
 
@@ -25,7 +26,7 @@ export function registerBookingChangeRoutes(surface: Surface, { db, config }: Ap
         { bookingId: params.id, newTripId: body.newTripId, newSeatNumbers: body.newSeatNumbers },
         { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM } },
       );
-      ctx.body = { success: true, data: booking };
+      ok(ctx, booking);
     },
   });
 
@@ -38,7 +39,7 @@ export function registerBookingChangeRoutes(surface: Surface, { db, config }: Ap
     handler: async (ctx, { params }) => {
       const cutoffMinutes = config.BOOKING_CANCEL_CUTOFF_MINUTES;
       const booking = await cancelOwnBooking(db, caller(ctx), params.id, { cutoffMinutes });
-      ctx.body = { success: true, data: booking };
+      ok(ctx, booking);
     },
   });
 }

@@ -4,6 +4,7 @@ import { Instant, Pagination } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of a traveller's booking reads (booking-reads.ts), whose booking the change routes answer too. */
 
@@ -72,17 +73,16 @@ const CustomerBooking = z
   })
   .meta({ id: 'CustomerBooking' });
 
-export const BookingResponse = z.object({ success: z.literal(true), data: CustomerBooking });
+export const BookingResponse = successWith(CustomerBooking);
 
-const BookingList = z.object({
-  success: z.literal(true),
-  data: z.object({
+const BookingList = successWith(
+  z.object({
     items: z.array(CustomerBooking),
     total: z.int().meta({ description: "all of the traveller's bookings" }),
     limit: z.int(),
     offset: z.int(),
   }),
-});
+);
 
 export const ListQuery = z.object(Pagination).strict();
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { docs, ListQuery } from './booking-reads.openapi.js';
+import { ok } from '../http/respond.js';
 
 /** GET /bookings and GET /bookings/{id}: a traveller's own bookings (SPEC "Bookings (customer API)"). */
 
@@ -19,7 +20,7 @@ export function registerBookingReadRoutes(surface: Surface, { db }: AppContext):
     query: ListQuery,
     handler: async (ctx, { query }) => {
       const page = await listOwnBookings(db, travellerOf(ctx).userId, query);
-      ctx.body = { success: true, data: { ...page, limit: query.limit, offset: query.offset } };
+      ok(ctx, { ...page, limit: query.limit, offset: query.offset });
     },
   });
 
@@ -32,7 +33,7 @@ export function registerBookingReadRoutes(surface: Surface, { db }: AppContext):
     handler: async (ctx, { params }) => {
       const booking = await findOwnBooking(db, travellerOf(ctx).userId, params.id);
       if (!booking) throw bookingNotFound();
-      ctx.body = { success: true, data: booking };
+      ok(ctx, booking);
     },
   });
 }

@@ -5,6 +5,7 @@ import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
 import { taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the booking creation routes (bookings.ts): schemas and the rules they document. */
 
@@ -118,25 +119,23 @@ const Booking = z
   })
   .meta({ id: 'CreatedBooking' });
 
-const BookingResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const BookingResponse = successWith(
+  z.object({
     booking: Booking,
     finalPrice: z.number().meta({ description: 'total_price: the price after the voucher' }),
     discount: z.number().meta({ description: 'the discount the voucher gave (0 without one)' }),
   }),
-});
+);
 
-const RoundTripResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const RoundTripResponse = successWith(
+  z.object({
     order_id: IdText.meta({ description: 'the journey order holding both journeys' }),
     bookings: z.array(Booking).meta({ description: 'outbound first, then return' }),
     subtotal: z.number(),
     finalPrice: z.number().meta({ description: 'sum of both total_price' }),
     discount: z.number().meta({ description: 'the whole voucher discount, split across both bookings' }),
   }),
-});
+);
 
 const CREATE_RULES =
   'One transaction: checks the seat lock (the caller’s, ACTIVE, not expired, same trip, exactly its seats), the trip ' +

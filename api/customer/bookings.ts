@@ -1,17 +1,16 @@
-import type { Context } from 'koa';
 import {
   createBooking,
   createRoundTrip,
   type BookingRecord,
   type CreatedRoundTrip,
 } from '../../db/writes/bookings/index.js';
-import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { AppContext } from '../app.js';
 import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
-import { channelOf } from './seat-locks.js';
+import { inventoryCaller } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
+import { ok } from '../http/respond.js';
 
 /**
  * POST /bookings and POST /bookings/round-trip (SPEC "Booking creation payload", "Bookings").
@@ -49,13 +48,6 @@ const passengerOf = (body: {
   rewardCode: body.reward_code,
 });
 
-const callerOf = (ctx: Context, caps: AccountCaps) => ({
-  userId: ctx.state.traveller!.userId,
-  scope: ctx.state.scope,
-  channel: channelOf(ctx),
-  caps,
-});
-
 export function registerBookingCreateRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
@@ -74,9 +66,9 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       await rateLimit(ctx);
       const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
-      const result = await createBooking(db, callerOf(ctx, caps), input, signing);
+      const result = await createBooking(db, inventoryCaller(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
-      ctx.body = { success: true, data: bookingData(result.booking) };
+      ok(ctx, bookingData(result.booking));
     },
   });
 
@@ -94,9 +86,9 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
         returnSeatLockSessionId: body.return_seat_lock_session_id,
         ...passengerOf(body),
       };
-      const result = await createRoundTrip(db, callerOf(ctx, caps), input, signing);
+      const result = await createRoundTrip(db, inventoryCaller(ctx, caps), input, signing);
       ctx.status = result.created ? 201 : 200;
-      ctx.body = { success: true, data: roundTripData(result) };
+      ok(ctx, roundTripData(result));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the public catalogue (SPEC GET /journey-locations, /cities, /routes/popular, /landing/routes). */
 
@@ -33,19 +34,16 @@ const DirectoryLocation = z.object({
   ...Coordinates,
 });
 
-const JourneyLocationsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ cities: z.array(DirectoryCity), locations: z.array(DirectoryLocation) }),
-});
+const JourneyLocationsResponse = successWith(
+  z.object({ cities: z.array(DirectoryCity), locations: z.array(DirectoryLocation) }),
+);
 
-const CitiesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(z.object({ id: IdText, name_ar: z.string(), name_en: z.string(), ...Coordinates })),
-});
+const CitiesResponse = successWith(
+  z.array(z.object({ id: IdText, name_ar: z.string(), name_en: z.string(), ...Coordinates })),
+);
 
-const PopularRoutesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
+const PopularRoutesResponse = successWith(
+  z.array(
     z.object({
       origin_city: NamedRef,
       destination_city: NamedRef,
@@ -55,11 +53,10 @@ const PopularRoutesResponse = z.object({
       currency: z.string(),
     }),
   ),
-});
+);
 
-const LandingRoutesResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
+const LandingRoutesResponse = successWith(
+  z.array(
     z.object({
       origin_city: NamedRef,
       destination_city: NamedRef,
@@ -69,7 +66,7 @@ const LandingRoutesResponse = z.object({
       companies: z.array(NamedRef),
     }),
   ),
-});
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Catalogue'], {

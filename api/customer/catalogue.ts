@@ -12,6 +12,7 @@ import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
 import type { Surface } from '../http/route.js';
 import { docs } from './catalogue.openapi.js';
+import { ok } from '../http/respond.js';
 
 /** Schemas other route modules name companies and cities with. */
 export { IdText, NamedRef } from './catalogue.openapi.js';
@@ -109,7 +110,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     handler: async (ctx) => {
       const cities = await listCities(db);
       publicCache(ctx, ONE_HOUR);
-      ctx.body = { success: true, data: cities };
+      ok(ctx, cities);
     },
   });
 
@@ -121,7 +122,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     handler: async (ctx) => {
       const routes = await popularRoutes(db, ctx.state.scope);
       if (!ctx.state.traveller) publicCache(ctx, POPULAR_PUBLIC_MAX_AGE);
-      ctx.body = { success: true, data: routes };
+      ok(ctx, routes);
     },
   });
 
@@ -133,7 +134,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     handler: async (ctx) => {
       const routes = await landingRoutes(db);
       publicCache(ctx, LANDING_MAX_AGE);
-      ctx.body = { success: true, data: routes };
+      ok(ctx, routes);
     },
   });
 }

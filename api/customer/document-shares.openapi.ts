@@ -3,6 +3,7 @@ import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document
 import { DateTime } from '../documents/share-routes.openapi.js';
 import { errorResponses, Locale } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the recipient's share routes (preview, accept, session, document). */
 
@@ -19,23 +20,21 @@ export const DocumentQuery = z
   })
   .strict();
 
-const SharePreview = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SharePreview = successWith(
+  z.object({
     documentKind: z.enum(SHARE_DOCUMENT_KINDS),
     company: z.object({ name_ar: z.string(), name_en: z.string() }),
   }),
-});
+);
 
-const RecipientSession = z.object({
-  success: z.literal(true),
-  data: z.object({
+const RecipientSession = successWith(
+  z.object({
     documentKind: z.enum(SHARE_DOCUMENT_KINDS),
     presentation: z.enum(SHARE_PRESENTATIONS),
     expiresAt: DateTime.meta({ description: 'hard end of the session' }),
     idleExpiresAt: DateTime.meta({ description: 'the session ends then unless another request comes first' }),
   }),
-});
+);
 
 const PdfResponse = {
   description: 'The PDF (private, no-store, noindex); inline for view, attachment for download',

@@ -16,6 +16,7 @@ import {
   type DocumentSharing,
 } from '../use-cases/document-sharing.js';
 import { docs, DocumentQuery, SecretBody } from './document-shares.openapi.js';
+import { ok } from '../http/respond.js';
 
 /**
  * Document sharing (SPEC "Document sharing (customer API)"): a traveller, a company user or the
@@ -86,7 +87,7 @@ function registerPreviewRoute({ surface, sharing, limitGrant }: RecipientRoutes)
     ...LINK_HOLDER,
     handler: async (ctx, { params, body }) => {
       await limitGrant(ctx, params.grantId);
-      ctx.body = { success: true, data: await previewShare(sharing, params.grantId, body.secret) };
+      ok(ctx, await previewShare(sharing, params.grantId, body.secret));
     },
   });
 }
@@ -109,7 +110,7 @@ function registerAcceptRoute({ surface, context, sharing, limitGrant }: Recipien
         maxAge: sharing.sessionMilliseconds,
         overwrite: true,
       });
-      ctx.body = { success: true, data: accepted.session };
+      ok(ctx, accepted.session);
     },
   });
 }
@@ -123,7 +124,7 @@ function registerSessionRoute({ surface, sharing, limitGrant }: RecipientRoutes)
     handler: async (ctx, { params }) => {
       await limitGrant(ctx, params.grantId);
       const session = await recipientSession(sharing, params.grantId, ctx.cookies.get(SHARE_COOKIE));
-      ctx.body = { success: true, data: session };
+      ok(ctx, session);
     },
   });
 }

@@ -4,6 +4,7 @@ import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../..
 import { Email, errorResponses } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of e-mail verification and password recovery (api/customer/email-auth.ts):
@@ -49,27 +50,17 @@ export const ResetPasswordBody = z
 export const VerifyEmailBody = z.object({ token: LinkToken }).strict().meta({ id: 'VerifyEmailRequest' });
 
 const Accepted = z.object({ success: z.literal(true), message: z.string() });
-const LinkStatus = z.object({
-  success: z.literal(true),
-  data: z.object({
+const LinkStatus = successWith(
+  z.object({
     valid: z.literal(true),
     type: z.enum(['recovery', 'email_verification']),
     email: z.string().meta({ description: 'the address the link was sent to, masked (s***@example.com)' }),
     expiresAt: z.int().meta({ description: 'when the link stops working, Unix epoch seconds' }),
   }),
-});
-const SignedInUser = z.object({
-  success: z.literal(true),
-  data: z.object({ user: UserSummary }),
-});
-const VerificationSent = z.object({
-  success: z.literal(true),
-  data: z.object({ email: z.string(), expiresInSeconds: z.int() }),
-});
-const EmailVerified = z.object({
-  success: z.literal(true),
-  data: z.object({ email: z.string(), emailVerified: z.literal(true) }),
-});
+);
+const SignedInUser = successWith(z.object({ user: UserSummary }));
+const VerificationSent = successWith(z.object({ email: z.string(), expiresInSeconds: z.int() }));
+const EmailVerified = successWith(z.object({ email: z.string(), emailVerified: z.literal(true) }));
 
 /** INVALID_EMAIL, PASSWORD_TOO_SHORT and PASSWORD_TOO_LONG name the broken rule; the rest is generic. */
 export function emailAuthErrorCode(issues: z.core.$ZodIssue[]): string {

@@ -14,6 +14,8 @@ import {
   ResetPasswordBody,
   VerifyEmailBody,
 } from './email-auth.openapi.js';
+import { ok } from '../http/respond.js';
+import { registerFeature } from './feature-routes.js';
 
 type EmailAuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
@@ -22,11 +24,12 @@ type EmailAuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
  * api/auth/email.ts and domain/account-email.ts).
  */
 export function registerEmailAuthRoutes(surface: Surface, context: AppContext): void {
-  const routes: EmailAuthRoutes = { surface, context, docs: docsFor(context.config) };
-  registerForgotPasswordRoute(routes);
-  registerEmailLinkRoutes(routes);
-  registerResendVerificationRoute(routes);
-  registerVerifyEmailRoute(routes);
+  registerFeature(surface, context, docsFor, [
+    registerForgotPasswordRoute,
+    registerEmailLinkRoutes,
+    registerResendVerificationRoute,
+    registerVerifyEmailRoute,
+  ]);
 }
 
 function registerForgotPasswordRoute({ surface, context, docs }: EmailAuthRoutes): void {
@@ -72,15 +75,12 @@ function registerEmailLinkRoutes({ surface, context, docs }: EmailAuthRoutes): v
     handler: async (ctx, { query }) => {
       const purpose = query.type === 'recovery' ? 'RESET_PASSWORD' : 'VERIFY_EMAIL';
       const link = await checkEmailLink(context, query.token, purpose);
-      ctx.body = {
-        success: true,
-        data: {
-          valid: true,
-          type: query.type,
-          email: maskEmail(link.email),
-          expiresAt: Math.floor(link.expiresAt),
-        },
-      };
+      ok(ctx, {
+        valid: true,
+        type: query.type,
+        email: maskEmail(link.email),
+        expiresAt: Math.floor(link.expiresAt),
+      });
     },
   });
 
@@ -94,7 +94,7 @@ function registerEmailLinkRoutes({ surface, context, docs }: EmailAuthRoutes): v
     handler: async (ctx, { body }) => {
       const { user, session } = await resetPasswordAndSignIn(context, body.token, body.password);
       setSessionCookies(ctx, context.config, session);
-      ctx.body = { success: true, data: { user } };
+      ok(ctx, { user });
     },
   });
 }
@@ -117,7 +117,7 @@ function registerResendVerificationRoute({ surface, context, docs }: EmailAuthRo
         requestId: ctx.state.requestId,
         limit: () => resendPerTraveller.consume(ctx, userId),
       });
-      ctx.body = { success: true, data: { email, expiresInSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS } };
+      ok(ctx, { email, expiresInSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS });
     },
   });
 }
@@ -131,7 +131,7 @@ function registerVerifyEmailRoute({ surface, context, docs }: EmailAuthRoutes): 
     body: VerifyEmailBody,
     handler: async (ctx, { body }) => {
       const verified = await verifyEmailAddress(context, body.token);
-      ctx.body = { success: true, data: { email: verified.email, emailVerified: true } };
+      ok(ctx, { email: verified.email, emailVerified: true });
     },
   });
 }

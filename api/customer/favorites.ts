@@ -16,8 +16,7 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
     path: '/favorites',
     security: 'traveller',
     handler: async (ctx) => {
-      const userId = ctx.state.traveller!.userId;
-      const favorites = await guarded(ctx, 'FAVORITES_LOOKUP_FAILED', () => favoritesOf(db, userId));
+      const favorites = await guarded(ctx, 'FAVORITES_LOOKUP_FAILED', (userId) => favoritesOf(db, userId));
       ctx.set('Cache-Control', 'private, no-store');
       ctx.body = { success: true, favorites };
     },
@@ -31,8 +30,9 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
     body: FavoriteBody,
     errorCode: favoriteErrorCode,
     handler: async (ctx, { body }) => {
-      const userId = ctx.state.traveller!.userId;
-      const saved = await guarded(ctx, 'FAVORITE_SAVE_FAILED', () => saveTravellerFavorite(db, userId, body));
+      const saved = await guarded(ctx, 'FAVORITE_SAVE_FAILED', (userId) =>
+        saveTravellerFavorite(db, userId, body),
+      );
       ctx.status = saved.alreadySaved ? 200 : 201;
       ctx.body = { success: true, alreadySaved: saved.alreadySaved, favorite: saved.favorite };
     },
@@ -46,8 +46,7 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
     query: FavoriteQuery,
     errorCode: favoriteErrorCode,
     handler: async (ctx, { query }) => {
-      const userId = ctx.state.traveller!.userId;
-      const removed = await guarded(ctx, 'FAVORITE_REMOVE_FAILED', () =>
+      const removed = await guarded(ctx, 'FAVORITE_REMOVE_FAILED', (userId) =>
         removeTravellerFavorite(db, userId, query),
       );
       ctx.body = { success: true, removed };
@@ -56,13 +55,14 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
 }
 
 /**
- * Runs the database work of one route; a failure that is not a refusal becomes the route's SPEC
- * 500 code. The raw error goes to the log only.
+ * Runs the database work of one route for the signed-in traveller; a failure that is not a refusal
+ * becomes the route's SPEC 500 code. The raw error goes to the log only.
  */
 function guardedBy(logger: Logger) {
-  return async <T>(ctx: Context, errorCode: string, work: () => Promise<T>): Promise<T> => {
+  return async <T>(ctx: Context, errorCode: string, work: (userId: string) => Promise<T>): Promise<T> => {
+    const userId = ctx.state.traveller!.userId;
     try {
-      return await work();
+      return await work(userId);
     } catch (error) {
       if (error instanceof Refusal) throw error;
       logger.error({ requestId: ctx.state.requestId, err: error }, `favorites: ${errorCode}`);

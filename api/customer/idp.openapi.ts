@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { errorResponses, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the identity-provider routes (api/customer/idp/): their request and
@@ -102,16 +103,14 @@ const BearerSession = z
     }),
   })
   .meta({ id: 'IdpBearerSession' });
-const WebSession = z.object({
-  success: z.literal(true),
-  data: z.object({
+const WebSession = successWith(
+  z.object({
     next: z.string().meta({ description: 'absolute URL on the canonical site to continue at' }),
     ...SignInFacts,
   }),
-});
-const NonceResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+);
+const NonceResponse = successWith(
+  z.object({
     clientId: z.string().meta({ description: 'public web client id to request the ID token for' }),
     flowId: z.string().meta({ format: 'uuid' }),
     nonce: z
@@ -119,10 +118,9 @@ const NonceResponse = z.object({
       .meta({ description: 'pass to the identity provider as the nonce; the ID token must carry it' }),
     expiresAt: z.int().meta({ description: 'when the flow stops working, Unix epoch seconds' }),
   }),
-});
-const LinkResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+);
+const LinkResponse = successWith(
+  z.object({
     identity: z.object({
       provider: z.literal('idp'),
       email: z.string(),
@@ -132,14 +130,10 @@ const LinkResponse = z.object({
         .meta({ description: 'true when this subject was already linked to this account' }),
     }),
   }),
-});
-const UnlinkResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ unlinked: z.literal(true) }),
-});
-const CompletePhoneResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+);
+const UnlinkResponse = successWith(z.object({ unlinked: z.literal(true) }));
+const CompletePhoneResponse = successWith(
+  z.object({
     passengerId: z.string().meta({ format: 'uuid', description: 'the canonical traveller profile id' }),
     merged: z
       .boolean()
@@ -149,7 +143,7 @@ const CompletePhoneResponse = z.object({
       .meta({ description: 'true after a merge: refresh the session (POST /auth/customer/refresh)' }),
     user: Traveller,
   }),
-});
+);
 
 type LimitsConfig = Pick<
   Config,

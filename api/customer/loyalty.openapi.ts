@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
@@ -70,11 +71,8 @@ const ProgramSummary = z
   .meta({ id: 'LoyaltyProgramSummary' });
 
 const AccountAnswer = z.union([
-  z.object({ success: z.literal(true), data: z.object({ programs: z.array(ProgramSummary) }) }),
-  z.object({
-    success: z.literal(true),
-    data: z.object({ companyId: Uuid, company: Company, program: Program, account: Account }),
-  }),
+  successWith(z.object({ programs: z.array(ProgramSummary) })),
+  successWith(z.object({ companyId: Uuid, company: Company, program: Program, account: Account })),
 ]);
 
 const Reward = z
@@ -141,16 +139,15 @@ const ReferralData = z.object({
       .meta({ description: 'referral bonus points earned through people you referred' }),
   }),
 });
-const Referral = z.object({ success: z.literal(true), data: ReferralData });
+const Referral = successWith(ReferralData);
 
 export const ReferralBody = z
   .object({ companyId: Uuid, referralCode: z.string().trim().min(1).max(32) })
   .strict()
   .meta({ id: 'LoyaltyReferralRequest' });
-const ReferralRecorded = z.object({
-  success: z.literal(true),
-  data: z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
-});
+const ReferralRecorded = successWith(
+  z.object({ referral: z.object({ id: Uuid, status: z.literal('PENDING') }) }),
+);
 
 export const RedeemBody = z
   .object({ companyId: Uuid, rewardCode: z.string().trim().min(1).max(64) })
@@ -199,14 +196,10 @@ const VOUCHER_RULES =
   'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
   'subtotal.';
 
-const RewardsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ companyId: Uuid, rewards: z.array(Reward) }),
-});
+const RewardsResponse = successWith(z.object({ companyId: Uuid, rewards: z.array(Reward) }));
 
-const TransactionsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const TransactionsResponse = successWith(
+  z.object({
     companyId: Uuid,
     balance: z.number().int(),
     transactions: z.array(Transaction),
@@ -214,7 +207,7 @@ const TransactionsResponse = z.object({
     limit: z.number().int(),
     offset: z.number().int(),
   }),
-});
+);
 
 export const AccountQuery = z.object({ companyId: Uuid.optional() }).strict();
 

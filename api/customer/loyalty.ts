@@ -22,6 +22,7 @@ import {
   ReferralBody,
   TransactionsQuery,
 } from './loyalty.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /**
  * Customer loyalty (SPEC "Payments and loyalty"): the account and its ledger, referrals, and
@@ -56,7 +57,7 @@ function registerRead<Q extends z.ZodType>(
     method: 'get',
     security: 'traveller',
     handler: async (ctx, { query }) => {
-      ctx.body = { success: true, data: await read(db, callerOf(ctx), query) };
+      ok(ctx, await read(db, callerOf(ctx), query));
     },
   });
 }
@@ -87,8 +88,7 @@ function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
     body: ReferralBody,
     handler: async (ctx, { body }) => {
       const referral = await useReferral(db, callerOf(ctx), body);
-      ctx.status = 201;
-      ctx.body = { success: true, data: { referral: { id: referral.referralId, status: referral.status } } };
+      created(ctx, { referral: { id: referral.referralId, status: referral.status } });
     },
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
 
@@ -51,10 +52,7 @@ const CreatedPayment = z
     created_at: DateTime,
   })
   .meta({ id: 'CashPayment' });
-const CreatePaymentResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ payment: CreatedPayment }),
-});
+const CreatePaymentResponse = successWith(z.object({ payment: CreatedPayment }));
 
 const ListedPayment = z
   .object({

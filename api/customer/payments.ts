@@ -3,6 +3,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { announcePayment } from '../use-cases/payments.js';
 import { CreatePaymentBody, docs, ListPaymentsQuery } from './payments.openapi.js';
+import { ok, page } from '../http/respond.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -34,7 +35,7 @@ export function registerPaymentRoutes(surface: Surface, { db }: AppContext): voi
         method: body.method,
       });
       ctx.status = created ? 201 : 200;
-      ctx.body = { success: true, data: { payment } };
+      ok(ctx, { payment });
     },
   });
 
@@ -46,11 +47,7 @@ export function registerPaymentRoutes(surface: Surface, { db }: AppContext): voi
     query: ListPaymentsQuery,
     handler: async (ctx, { query }) => {
       const { payments, total } = await listTravellerPayments(db, ctx.state.traveller!.userId, query);
-      ctx.body = {
-        success: true,
-        data: payments.map(listedPayment),
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, payments.map(listedPayment), query, total);
     },
   });
 }

@@ -3,6 +3,7 @@ import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * OpenAPI of the seat lock routes (seat-locks.ts): schemas, the rules they document, and the
@@ -76,7 +77,7 @@ const SeatLockData = z
   })
   .meta({ id: 'SeatLock' });
 
-const SeatLockResponse = z.object({ success: z.literal(true), data: SeatLockData });
+const SeatLockResponse = successWith(SeatLockData);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Bookings'], {

@@ -1,16 +1,26 @@
 import type { Context } from 'koa';
 import { createSeatLock, readSeatLock, releaseSeatLock, type SeatLock } from '../../db/writes/seat-locks.js';
+import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { BookingChannel } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
 import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { docs, fieldErrorCode, SEAT_LOCK_FIELD_CODES, SeatLockBody } from './seat-locks.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /** Web sessions (cookies) book through CUSTOMER_WEB, the mobile app's bearer tokens through CUSTOMER_MOBILE. */
 export function channelOf(ctx: Context): BookingChannel {
   return ctx.state.traveller!.via === 'cookie' ? 'CUSTOMER_WEB' : 'CUSTOMER_MOBILE';
 }
+
+/** Who takes seats: the signed-in traveller, the request's inventory scope, the channel and the account's caps. */
+export const inventoryCaller = (ctx: Context, caps: AccountCaps) => ({
+  userId: ctx.state.traveller!.userId,
+  scope: ctx.state.scope,
+  channel: channelOf(ctx),
+  caps,
+});
 
 const toBody = (lock: SeatLock) => ({
   seat_lock_session_id: lock.seatLockSessionId,
@@ -35,14 +45,12 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
     errorCode: fieldErrorCode(SEAT_LOCK_FIELD_CODES),
     handler: async (ctx, { body }) => {
       await rateLimit(ctx);
-      const traveller = ctx.state.traveller!;
-      const lock = await createSeatLock(
-        db,
-        { userId: traveller.userId, scope: ctx.state.scope, channel: channelOf(ctx), caps },
-        { tripId: body.trip_id, seatNumbers: body.seat_numbers, lockMinutes: config.SEAT_LOCK_MINUTES },
-      );
-      ctx.status = 201;
-      ctx.body = { success: true, data: toBody(lock) };
+      const lock = await createSeatLock(db, inventoryCaller(ctx, caps), {
+        tripId: body.trip_id,
+        seatNumbers: body.seat_numbers,
+        lockMinutes: config.SEAT_LOCK_MINUTES,
+      });
+      created(ctx, toBody(lock));
     },
   });
 
@@ -60,7 +68,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
       params: IdParams,
       handler: async (ctx, { params }) => {
         const lock = await act(db, ctx.state.traveller!.userId, params.id);
-        ctx.body = { success: true, data: toBody(lock) };
+        ok(ctx, toBody(lock));
       },
     });
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the traveller's support tickets (api/customer/support-tickets.ts). They live
@@ -47,11 +48,10 @@ const TravellerTicket = z
   })
   .meta({ id: 'TravellerSupportTicket' });
 
-const TicketList = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(TravellerTicket), total: z.int(), limit: z.int(), offset: z.int() }),
-});
-const TicketRecord = z.object({ success: z.literal(true), data: TravellerTicket });
+const TicketList = successWith(
+  z.object({ items: z.array(TravellerTicket), total: z.int(), limit: z.int(), offset: z.int() }),
+);
+const TicketRecord = successWith(TravellerTicket);
 
 const COMMON =
   'Needs a traveller session (401 AUTH_REQUIRED); only your own tickets (anyone else’s is 404 TICKET_NOT_FOUND). ' +

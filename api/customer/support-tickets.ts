@@ -10,6 +10,7 @@ import {
   travellerTicketView,
 } from '../use-cases/support-tickets.js';
 import { docs, MessageBody, NewTicketBody, TicketPageQuery } from './support-tickets.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /** GET, POST /support-tickets, GET /support-tickets/{id} and POST /support-tickets/{id}/messages. */
 export function registerSupportTicketRoutes(surface: Surface, { db, config, platform }: AppContext): void {
@@ -28,10 +29,7 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     handler: async (ctx, { query }) => {
       const page = await ownTickets(db, ctx.state.traveller!.userId, query);
       const items = page.items.map((ticket) => travellerTicketView({ ticket }));
-      ctx.body = {
-        success: true,
-        data: { items, total: page.total, limit: query.limit, offset: query.offset },
-      };
+      ok(ctx, { items, total: page.total, limit: query.limit, offset: query.offset });
     },
   });
 
@@ -44,11 +42,7 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     handler: async (ctx, { body }) => {
       const userId = ctx.state.traveller!.userId;
       await perTraveller.consume(ctx, userId);
-      ctx.status = 201;
-      ctx.body = {
-        success: true,
-        data: travellerTicketView(await openTravellerTicket(db, platform, userId, body)),
-      };
+      created(ctx, travellerTicketView(await openTravellerTicket(db, platform, userId, body)));
     },
   });
 
@@ -59,10 +53,7 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     security: 'traveller',
     params: IdParams,
     handler: async (ctx, { params }) => {
-      ctx.body = {
-        success: true,
-        data: travellerTicketView(await ownTicket(db, ctx.state.traveller!.userId, params.id)),
-      };
+      ok(ctx, travellerTicketView(await ownTicket(db, ctx.state.traveller!.userId, params.id)));
     },
   });
 
@@ -77,7 +68,7 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
       const userId = ctx.state.traveller!.userId;
       await perTraveller.consume(ctx, userId);
       const written = await addTravellerMessage(db, platform, userId, params.id, body.message);
-      ctx.body = { success: true, data: travellerTicketView(written) };
+      ok(ctx, travellerTicketView(written));
     },
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
 
@@ -52,26 +53,21 @@ const TicketSchema = z
   })
   .meta({ id: 'JourneyTicket' });
 
-const TicketsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const TicketsResponse = successWith(
+  z.object({
     tickets: z.array(TicketSchema),
     pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
   }),
-});
+);
 
-const TicketResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ ticket: TicketSchema }),
-});
+const TicketResponse = successWith(z.object({ ticket: TicketSchema }));
 
-const ReissueResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const ReissueResponse = successWith(
+  z.object({
     ticket: TicketSchema,
     replaced_ticket_id: IdText.meta({ description: 'the old ticket, now REISSUED and revoked' }),
   }),
-});
+);
 
 export const TicketsQuery = z.object(Pagination).strict();
 

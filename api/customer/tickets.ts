@@ -5,6 +5,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { reissueOwnTicket } from '../use-cases/tickets.js';
 import { docs, ReissueBody, TicketsQuery } from './tickets.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /**
  * The traveller's journey tickets (SPEC leaves the shapes open): one ticket per traveller and leg,
@@ -22,10 +23,7 @@ export function registerTicketRoutes(surface: Surface, { db, config }: AppContex
     query: TicketsQuery,
     handler: async (ctx, { query }) => {
       const { tickets, total } = await listOwnTickets(db, ctx.state.traveller!.userId, query);
-      ctx.body = {
-        success: true,
-        data: { tickets, pagination: { limit: query.limit, offset: query.offset, total } },
-      };
+      ok(ctx, { tickets, pagination: { limit: query.limit, offset: query.offset, total } });
     },
   });
 
@@ -38,7 +36,7 @@ export function registerTicketRoutes(surface: Surface, { db, config }: AppContex
     handler: async (ctx, { params }) => {
       const ticket = await findOwnTicket(db, ctx.state.traveller!.userId, params.id);
       if (!ticket) throw ticketNotFound();
-      ctx.body = { success: true, data: { ticket } };
+      ok(ctx, { ticket });
     },
   });
 
@@ -55,8 +53,7 @@ export function registerTicketRoutes(surface: Surface, { db, config }: AppContex
         reason: body.reason,
         signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: { ticket, replaced_ticket_id: replacedTicketId } };
+      created(ctx, { ticket, replaced_ticket_id: replacedTicketId });
     },
   });
 }

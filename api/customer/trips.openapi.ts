@@ -3,6 +3,7 @@ import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { CalendarDate, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of trip reads (SPEC GET /trips, GET /trips/{id}, GET /trips/{id}/seats). */
 
@@ -77,7 +78,7 @@ const TripSearchItem = z.object({
   pickup_directions_en: z.string().meta({ deprecated: true }),
 });
 
-const TripSearchResponse = z.object({ success: z.literal(true), data: z.array(TripSearchItem) });
+const TripSearchResponse = successWith(z.array(TripSearchItem));
 
 const TripDetailFields = z.object({
   id: IdText,
@@ -98,12 +99,11 @@ const TripDetailFields = z.object({
   stop_calls: z.array(StopIdentitySchema),
 });
 
-const TripDetailResponse = z.object({
-  success: z.literal(true),
-  data: TripDetailFields.extend({
+const TripDetailResponse = successWith(
+  TripDetailFields.extend({
     trip: TripDetailFields.meta({ description: 'the same trip object, for newer clients' }),
   }),
-});
+);
 
 const LayoutElementSchema = z.object({
   type: z.enum(['seat', 'aisle', 'door', 'driver', 'stairs', 'toilet', 'table']),
@@ -118,9 +118,8 @@ const LayoutElementSchema = z.object({
   seatClass: z.enum(['STANDARD', 'VIP']).optional(),
 });
 
-const SeatMapResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SeatMapResponse = successWith(
+  z.object({
     trip_id: IdText,
     board_stop_call_id: IdText,
     alight_stop_call_id: IdText,
@@ -144,7 +143,7 @@ const SeatMapResponse = z.object({
     ),
     summary: z.object({ total: z.int(), available: z.int() }),
   }),
-});
+);
 
 const ORIGIN_ALIASES = ['from', 'origin', 'origin_city_id'] as const;
 const DESTINATION_ALIASES = ['to', 'dest', 'dest_city_id', 'destination_city_id'] as const;

@@ -11,6 +11,7 @@ import {
   tripSearchErrorCode,
   TripSearchQuery,
 } from './trips.openapi.js';
+import { ok } from '../http/respond.js';
 
 /** Schemas other route modules show trips with. */
 export { PickupLocationSchema, StopIdentitySchema } from './trips.openapi.js';
@@ -33,10 +34,10 @@ function registerTripSearchRoute(surface: Surface, { db }: AppContext): void {
     errorCode: tripSearchErrorCode,
     handler: async (ctx, { query }) => {
       const trips = await searchTrips(db, { scope: ctx.state.scope, ...query });
-      ctx.body = {
-        success: true,
-        data: trips.map((trip) => ({ ...trip, ...flatPickupFields(trip.pickupLocation) })),
-      };
+      ok(
+        ctx,
+        trips.map((trip) => ({ ...trip, ...flatPickupFields(trip.pickupLocation) })),
+      );
     },
   });
 }
@@ -52,7 +53,7 @@ function registerTripReadRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { params }) => {
       const trip = await findTripDetail(db, ctx.state.scope, params.id);
       if (!trip) throw tripNotFound();
-      ctx.body = { success: true, data: { ...trip, trip } };
+      ok(ctx, { ...trip, trip });
     },
   });
 
@@ -77,7 +78,7 @@ function registerTripReadRoutes(surface: Surface, { db }: AppContext): void {
         case 'LAYOUT_NOT_AVAILABLE':
           throw conflict('LAYOUT_NOT_AVAILABLE', 'This trip has no seat layout that can be booked');
         case 'OK':
-          ctx.body = { success: true, data: result.seatMap };
+          ok(ctx, result.seatMap);
       }
     },
   });

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { Email } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of POST /api/waitlist (api/customer/waitlist.ts). */
 export const WaitlistBody = z.object({ email: Email.max(254) }).strict();
 
-const Joined = z.object({
-  success: z.literal(true),
-  data: z.object({ joined: z.literal(true) }),
-});
+const Joined = successWith(z.object({ joined: z.literal(true) }));
 
 export const docs = taggedOperations(['Waitlist'], {
   joinWaitlist: {

@@ -3,6 +3,7 @@ import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { signUpForWaitlist } from '../use-cases/waitlist.js';
 import { docs, WaitlistBody } from './waitlist.openapi.js';
+import { ok } from '../http/respond.js';
 
 /** POST /waitlist: the coming-soon site's sign-up. */
 export function registerWaitlistRoutes(surface: Surface, { db, config, platform }: AppContext): void {
@@ -22,7 +23,7 @@ export function registerWaitlistRoutes(surface: Surface, { db, config, platform 
       await perIp.consume(ctx, ctx.ip);
       await signUpForWaitlist(db, platform, body.email);
       ctx.status = 202;
-      ctx.body = { success: true, data: { joined: true } };
+      ok(ctx, { joined: true });
     },
   });
 }

@@ -3,6 +3,7 @@ import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
 import { DELIVERY_STATUSES, DELIVERY_TRANSITIONS, WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of /api/webhooks (api/customer/webhooks.ts): the schemas that validate and the
@@ -97,8 +98,8 @@ const Attempt = z.object({
   responseExcerpt: z.string().nullable().meta({ description: 'the first 512 characters of the answer' }),
 });
 
-const One = z.object({ success: z.literal(true), data: Subscription });
-const List = z.object({ success: z.literal(true), data: z.array(Subscription) });
+const One = successWith(Subscription);
+const List = successWith(z.array(Subscription));
 const Deliveries = z.object({
   success: z.literal(true),
   data: z.array(Delivery),
@@ -106,10 +107,7 @@ const Deliveries = z.object({
   limit: z.int(),
   offset: z.int(),
 });
-const DeliveryDetail = z.object({
-  success: z.literal(true),
-  data: Delivery.extend({ attemptLog: z.array(Attempt) }),
-});
+const DeliveryDetail = successWith(Delivery.extend({ attemptLog: z.array(Attempt) }));
 const Done = z.object({ success: z.literal(true) });
 
 const AUTH =

@@ -22,6 +22,7 @@ import {
   SubscriptionParams,
   SubscriptionPatch,
 } from './webhooks.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 const notFound = () => new Refusal(404, 'NOT_FOUND', 'Not found');
@@ -51,8 +52,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     body: SubscriptionBody,
     handler: async (ctx, { body }) => {
       const actor = requireActiveKeyCompany(ctx);
-      ctx.status = 201;
-      ctx.body = { success: true, data: await subscribe(context, actor, body, originOf(ctx)) };
+      created(ctx, await subscribe(context, actor, body, originOf(ctx)));
     },
   });
 
@@ -62,7 +62,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks',
     security: 'companyApiKey',
     handler: async (ctx) => {
-      ctx.body = { success: true, data: await listSubscriptions(db, currentApiKey(ctx).companyId) };
+      ok(ctx, await listSubscriptions(db, currentApiKey(ctx).companyId));
     },
   });
 
@@ -73,7 +73,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     security: 'companyApiKey',
     params: SubscriptionParams,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await owned(ctx, params.id) };
+      ok(ctx, await owned(ctx, params.id));
     },
   });
 
@@ -86,10 +86,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     body: SubscriptionPatch,
     handler: async (ctx, { params, body }) => {
       const actor = requireActiveKeyCompany(ctx);
-      ctx.body = {
-        success: true,
-        data: await changeSubscription(context, actor, params.id, body, originOf(ctx)),
-      };
+      ok(ctx, await changeSubscription(context, actor, params.id, body, originOf(ctx)));
     },
   });
 
@@ -102,7 +99,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     handler: async (ctx, { params }) => {
       const actor = requireActiveKeyCompany(ctx);
       await deleteSubscription(db, actor, params.id, originOf(ctx));
-      ctx.body = { success: true };
+      ok(ctx);
     },
   });
 }
@@ -148,7 +145,7 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
       const subscription = await owned(ctx, params.id);
       const delivery = await readDelivery(db, subscription.id, params.deliveryId);
       if (!delivery) throw notFound();
-      ctx.body = { success: true, data: delivery };
+      ok(ctx, delivery);
     },
   });
 
@@ -163,7 +160,7 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
       await redeliveryLimit.consume(ctx, actor.keyId);
       await redeliver({ ...context, webhooks }, actor, params.id, params.deliveryId);
       ctx.status = 202;
-      ctx.body = { success: true };
+      ok(ctx);
     },
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
 import { Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the share routes that every issuing surface declares (api/documents/share-routes.ts). */
 
@@ -20,25 +21,23 @@ export const CreateShareBody = z
   .strict()
   .meta({ id: 'DocumentShareRequest' });
 
-const CreatedShare = z.object({
-  success: z.literal(true),
-  data: z.object({
+const CreatedShare = successWith(
+  z.object({
     grantId: z.string().meta({ format: 'uuid' }),
     url: z.string().meta({
       description: 'the one-use link, /share/{grantId}#token=<secret>; the secret is shown only here',
     }),
     expiresAt: DateTime.meta({ description: 'the link can be accepted until then' }),
   }),
-});
+);
 
-const RevokedShare = z.object({
-  success: z.literal(true),
-  data: z.object({
+const RevokedShare = successWith(
+  z.object({
     grantId: z.string().meta({ format: 'uuid' }),
     status: z.literal('REVOKED'),
     revokedAt: DateTime,
   }),
-});
+);
 
 /**
  * The docs of the issuer routes, in the order they are registered; each surface adds its suffix to

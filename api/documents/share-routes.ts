@@ -5,6 +5,7 @@ import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { issueShare, revokeShare, type DocumentSharing } from '../use-cases/document-sharing.js';
 import { CreateShareBody, docs, GrantParams } from './share-routes.openapi.js';
+import { created, ok } from '../http/respond.js';
 
 /**
  * What every surface that issues document shares declares alike: the guard of its
@@ -61,9 +62,7 @@ export function registerShareIssuerRoutes(
     security: spec.security,
     body: CreateShareBody,
     handler: async (ctx, { body }) => {
-      const data = await issueShare(sharing, spec.issuerOf(ctx), body);
-      ctx.status = 201;
-      ctx.body = { success: true, data };
+      created(ctx, await issueShare(sharing, spec.issuerOf(ctx), body));
     },
   });
 
@@ -75,7 +74,7 @@ export function registerShareIssuerRoutes(
     security: spec.security,
     params: GrantParams,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await revokeShare(sharing, spec.issuerOf(ctx), params.grantId) };
+      ok(ctx, await revokeShare(sharing, spec.issuerOf(ctx), params.grantId));
     },
   });
 }

@@ -13,8 +13,8 @@ import {
 } from '../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
-import { startWithUpdate } from './start-with-update.js';
-import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
+import { processCalls } from './process-calls.js';
+import { completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
 const alreadyOpen = () =>
   new Refusal(409, 'CASH_SHIFT_ALREADY_OPEN', 'The company already has an open cash shift; close it first');
@@ -38,15 +38,13 @@ const SHIFT_ANSWERS: UpdateFailureAnswers = {
  * is the shift after the step.
  */
 export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
-  const handle = (companyId: string) => temporal.workflow.getHandle(workflowIds.cashShift(companyId));
-  const calling = <T>(work: () => Promise<T>) => callUpdate(temporal, SHIFT_ANSWERS, work);
+  const shifts = processCalls(temporal, SHIFT_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
   return {
     open(input: CashShiftInput): Promise<CashShiftSummary> {
-      return startWithUpdate(temporal, SHIFT_ANSWERS, openShiftUpdate, `open:${input.shiftId}`, {
+      return shifts.start(openShiftUpdate, `open:${input.shiftId}`, {
         workflowType: CASH_SHIFT_WORKFLOW,
         workflowId: workflowIds.cashShift(input.companyId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
         input,
         conflictPolicy: 'FAIL',
         process: { companyIds: [input.companyId] },
@@ -55,16 +53,12 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
     },
 
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {
-      return calling(() =>
-        handle(companyId).executeUpdate(adjustShiftUpdate, {
-          args: [request],
-          updateId: `adjust:${request.movementId}`,
-        }),
-      );
+      const updateId = `adjust:${request.movementId}`;
+      return shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, request, updateId);
     },
 
     close(companyId: string, request: CloseRequest): Promise<CashShiftSummary> {
-      return calling(() => handle(companyId).executeUpdate(closeShiftUpdate, { args: [request] }));
+      return shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, request);
     },
   };
 }

@@ -15,8 +15,8 @@ import {
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
-import { startWithUpdate } from './start-with-update.js';
-import { callUpdate, completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
+import { processCalls } from './process-calls.js';
+import { completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /** A grant whose workflow has ended has expired; Temporal not answering is 503. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
@@ -33,16 +33,14 @@ const SHARE_ANSWERS: UpdateFailureAnswers = {
  * that has already ended (the grant expired) answers 410 SHARE_EXPIRED.
  */
 export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
-  const handle = (grantId: string) => temporal.workflow.getHandle(workflowIds.shareGrant(grantId));
-  const calling = <T>(work: () => Promise<T>) => callUpdate(temporal, SHARE_ANSWERS, work);
+  const grants = processCalls(temporal, SHARE_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
   return {
     /** Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start). */
     open(input: ShareGrantInput): Promise<OpenResult> {
-      return startWithUpdate(temporal, SHARE_ANSWERS, openUpdate, `open:${input.grantId}`, {
+      return grants.start(openUpdate, `open:${input.grantId}`, {
         workflowType: SHARE_GRANT_WORKFLOW,
         workflowId: workflowIds.shareGrant(input.grantId),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
         input,
         conflictPolicy: 'USE_EXISTING',
         process: { companyIds: [input.companyId], bookingId: input.bookingId },
@@ -55,18 +53,17 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
     },
 
     accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {
-      return calling(() =>
-        handle(grantId).executeUpdate(acceptUpdate, { args: [{ secretHash, sessionTokenHash }] }),
-      );
+      return grants.update(workflowIds.shareGrant(grantId), acceptUpdate, { secretHash, sessionTokenHash });
     },
 
     revoke(grantId: string, by: ShareActor): Promise<RevokeResult> {
-      return calling(() => handle(grantId).executeUpdate(revokeUpdate, { args: [{ by }] }));
+      return grants.update(workflowIds.shareGrant(grantId), revokeUpdate, { by });
     },
 
     /** Tells the workflow its recipient session went idle (fire-and-forget: the API already ended it). */
     async reportIdle(grantId: string): Promise<void> {
-      await handle(grantId)
+      await temporal.workflow
+        .getHandle(workflowIds.shareGrant(grantId))
         .signal(sessionIdleSignal)
         .catch(() => undefined);
     },

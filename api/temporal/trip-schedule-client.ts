@@ -12,7 +12,7 @@ import {
   type TripScheduleInput,
 } from '../../workflows/trip-schedule.contract.js';
 import { Refusal } from '../http/errors.js';
-import { startWithUpdate } from './start-with-update.js';
+import { processCalls } from './process-calls.js';
 import type { UpdateFailureAnswers } from './workflow-updates.js';
 
 const SCHEDULE_ANSWERS: UpdateFailureAnswers = {
@@ -43,6 +43,8 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
       workflowIds.tripSchedule(scheduleId),
     );
 
+  const schedules = processCalls(temporal, SCHEDULE_ANSWERS, config.TEMPORAL_TASK_QUEUE);
+
   async function outcomeWithin(scheduleId: string): Promise<ScheduleProgress | null> {
     try {
       return await temporal.withAbortSignal(AbortSignal.timeout(config.SCHEDULE_ANSWER_WAIT_MS), () =>
@@ -56,26 +58,19 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
   return {
     async commit(claim: ScheduleClaimInput): Promise<CommittedSchedule> {
       const input: TripScheduleInput = { claim, batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS };
-      const claimed = await startWithUpdate(
-        temporal,
-        SCHEDULE_ANSWERS,
-        claimUpdate,
-        `claim:${claim.scheduleId}`,
-        {
-          workflowType: TRIP_SCHEDULE_WORKFLOW,
-          workflowId: workflowIds.tripSchedule(claim.scheduleId),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          input,
-          conflictPolicy: 'USE_EXISTING',
-          process: { companyIds: [claim.companyId] },
-          memo: {
-            routeId: claim.request.routeId,
-            busId: claim.request.busId,
-            startDate: claim.request.startDate,
-            endDate: claim.request.endDate,
-          },
+      const claimed = await schedules.start(claimUpdate, `claim:${claim.scheduleId}`, {
+        workflowType: TRIP_SCHEDULE_WORKFLOW,
+        workflowId: workflowIds.tripSchedule(claim.scheduleId),
+        input,
+        conflictPolicy: 'USE_EXISTING',
+        process: { companyIds: [claim.companyId] },
+        memo: {
+          routeId: claim.request.routeId,
+          busId: claim.request.busId,
+          startDate: claim.request.startDate,
+          endDate: claim.request.endDate,
         },
-      );
+      });
       return { claim: claimed, outcome: await outcomeWithin(claim.scheduleId) };
     },
 
