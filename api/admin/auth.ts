@@ -10,6 +10,7 @@ import { completeSecondFactor, signInAdmin, signOutAdmin } from '../auth/admin-s
 import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, LoginBody } from './auth.openapi.js';
 import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
@@ -64,10 +65,7 @@ function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, l
       const admin = await adminAttemptingCode(ctx, limit);
       const session = await completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       setAdminSessionCookies(ctx, config, session);
-      ctx.body = {
-        success: true,
-        data: { secondFactorRequired: false, csrfToken: session.csrfToken, expiresAt: session.expiresAt },
-      };
+      ok(ctx, { secondFactorRequired: false, csrfToken: session.csrfToken, expiresAt: session.expiresAt });
     },
   });
 }
@@ -81,7 +79,7 @@ function registerAdminLogoutRoute(surface: Surface, { config, db }: AppContext):
     handler: async (ctx) => {
       await signOutAdmin(db, currentAdmin(ctx), requestOrigin(ctx));
       clearAdminSessionCookies(ctx, config);
-      ctx.body = { success: true, data: null };
+      ok(ctx, null);
     },
   });
 }

@@ -5,7 +5,9 @@ import { changeMaintenance, scheduleMaintenance } from '../../db/writes/platform
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { notFound } from '../http/errors.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeFeatureFlag, featureFlags } from '../use-cases/feature-flags.js';
 import { ReasonBody } from './companies.openapi.js';
@@ -38,7 +40,7 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
     security: 'administrator',
     handler: async (ctx) => {
       requirePermission(ctx, 'platform.view');
-      ctx.body = { success: true, data: { items: await featureFlags(db) } };
+      ok(ctx, { items: await featureFlags(db) });
     },
   });
 
@@ -52,7 +54,7 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { params, body }) => {
       const admin = requirePermission(ctx, 'flags.manage');
       const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
-      ctx.body = { success: true, data: await changeFeatureFlag(db, audit, params.key, body) };
+      ok(ctx, await changeFeatureFlag(db, audit, params.key, body));
     },
   });
 }
@@ -60,21 +62,10 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
 const incidentNotFound = () => notFound('INCIDENT_NOT_FOUND', 'No incident has this id');
 
 function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.adminListIncidents,
-    method: 'get',
-    path: '/incidents',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminListIncidents, '/incidents', 'platform.view', {
     query: IncidentQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'platform.view');
-      const found = await listIncidents(db, query);
-      const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: { items: found.items.map(incident), total: found.total, limit, offset },
-      };
-    },
+    read: (query) => listIncidents(db, query),
+    view: incident,
   });
 
   surface.route({
@@ -91,8 +82,7 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
         { ...fields, startedAt: startedAt ? new Date(startedAt) : undefined, adminId: admin.adminId },
         adminAuditActor(ctx),
       );
-      ctx.status = 201;
-      ctx.body = { success: true, data: incident(opened) };
+      created(ctx, incident(opened));
     },
   });
 
@@ -107,7 +97,7 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
       requirePermission(ctx, 'incidents.manage');
       const changed = await changeIncident(db, params.id, body, adminAuditActor(ctx));
       if (!changed) throw incidentNotFound();
-      ctx.body = { success: true, data: incident(changed) };
+      ok(ctx, incident(changed));
     },
   });
 
@@ -122,7 +112,7 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
       requirePermission(ctx, 'incidents.manage');
       const resolved = await changeIncident(db, params.id, body, adminAuditActor(ctx));
       if (!resolved) throw incidentNotFound();
-      ctx.body = { success: true, data: incident(resolved) };
+      ok(ctx, incident(resolved));
     },
   });
 }
@@ -142,16 +132,13 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
       const found = await listMaintenanceWindows(db, query);
       const [active] = (await listMaintenanceWindows(db, { state: 'ACTIVE', limit: 1, offset: 0 })).items;
       const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: {
-          active: active ? window(active) : null,
-          items: found.items.map(window),
-          total: found.total,
-          limit,
-          offset,
-        },
-      };
+      ok(ctx, {
+        active: active ? window(active) : null,
+        items: found.items.map(window),
+        total: found.total,
+        limit,
+        offset,
+      });
     },
   });
 
@@ -173,8 +160,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
         },
         adminAuditActor(ctx),
       );
-      ctx.status = 201;
-      ctx.body = { success: true, data: window(scheduled) };
+      created(ctx, window(scheduled));
     },
   });
 
@@ -190,7 +176,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
       const change = { message: body.message, startsAt: dateOf(body.startsAt), endsAt: dateOf(body.endsAt) };
       const changed = await changeMaintenance(db, params.id, change, adminAuditActor(ctx));
       if (!changed) throw windowNotFound();
-      ctx.body = { success: true, data: window(changed) };
+      ok(ctx, window(changed));
     },
   });
 
@@ -208,7 +194,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
         reason: body.reason,
       });
       if (!cancelled) throw windowNotFound();
-      ctx.body = { success: true, data: window(cancelled) };
+      ok(ctx, window(cancelled));
     },
   });
 }

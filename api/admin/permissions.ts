@@ -7,6 +7,7 @@ import {
 } from '../../domain/permissions.js';
 import type { AppContext } from '../app.js';
 import { currentAdmin } from '../auth/admin-auth.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs } from './permissions.openapi.js';
 
@@ -19,27 +20,24 @@ export function registerPermissionRoutes(surface: Surface, _context: AppContext)
     security: 'administrator',
     handler: async (ctx) => {
       const admin = currentAdmin(ctx);
-      ctx.body = {
-        success: true,
-        data: {
-          permissions: ADMIN_PERMISSIONS.map((name) => ({
-            name,
-            description: PERMISSION_DESCRIPTIONS[name],
-          })),
-          roles: ADMIN_ROLES.map((name) => ({
-            name,
-            description: ROLE_DESCRIPTIONS[name],
-            permissions: [...ROLE_PERMISSIONS[name]],
-          })),
-          mine: {
-            role: admin.role,
-            grantedPermissions: admin.grantedPermissions.filter((name) =>
-              (ADMIN_PERMISSIONS as readonly string[]).includes(name),
-            ),
-            permissions: admin.permissions,
-          },
+      ok(ctx, {
+        permissions: ADMIN_PERMISSIONS.map((name) => ({
+          name,
+          description: PERMISSION_DESCRIPTIONS[name],
+        })),
+        roles: ADMIN_ROLES.map((name) => ({
+          name,
+          description: ROLE_DESCRIPTIONS[name],
+          permissions: [...ROLE_PERMISSIONS[name]],
+        })),
+        mine: {
+          role: admin.role,
+          grantedPermissions: admin.grantedPermissions.filter((name) =>
+            (ADMIN_PERMISSIONS as readonly string[]).includes(name),
+          ),
+          permissions: admin.permissions,
         },
-      };
+      });
     },
   });
 }

@@ -12,6 +12,7 @@ import { setAdminSessionCookies } from '../auth/admin-session.js';
 import { badRequest } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
 import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
@@ -37,10 +38,7 @@ function registerStatusRoute(surface: Surface, { db }: AppContext): void {
     handler: async (ctx) => {
       const admin = currentAdmin(ctx);
       const status = await secondFactorStatus(db, admin.adminId);
-      ctx.body = {
-        success: true,
-        data: { ...status, sessionSecondFactorPending: admin.secondFactorPending },
-      };
+      ok(ctx, { ...status, sessionSecondFactorPending: admin.secondFactorPending });
     },
   });
 }
@@ -57,18 +55,14 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
       const proof = proofOf(body);
       if (proof) await limit.consume(ctx, admin.adminId);
       const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
-      ctx.status = 201;
-      ctx.body = {
-        success: true,
-        data: {
-          secret: started.secret,
-          otpauthUrl: started.otpauthUrl,
-          algorithm: 'SHA1',
-          digits: 6,
-          period: 30,
-          expiresAt: started.expiresAt,
-        },
-      };
+      created(ctx, {
+        secret: started.secret,
+        otpauthUrl: started.otpauthUrl,
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+        expiresAt: started.expiresAt,
+      });
     },
   });
 }
@@ -84,15 +78,12 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limi
       const admin = await adminAttemptingCode(ctx, limit);
       const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
       setAdminSessionCookies(ctx, config, confirmed.session);
-      ctx.body = {
-        success: true,
-        data: {
-          enabled: true,
-          recoveryCodes: confirmed.recoveryCodes,
-          csrfToken: confirmed.session.csrfToken,
-          expiresAt: confirmed.session.expiresAt,
-        },
-      };
+      ok(ctx, {
+        enabled: true,
+        recoveryCodes: confirmed.recoveryCodes,
+        csrfToken: confirmed.session.csrfToken,
+        expiresAt: confirmed.session.expiresAt,
+      });
     },
   });
 }
@@ -107,7 +98,7 @@ function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
       await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
-      ctx.body = { success: true, data: { enabled: false } };
+      ok(ctx, { enabled: false });
     },
   });
 }
