@@ -61,6 +61,12 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
 
 const incidentNotFound = () => notFound('INCIDENT_NOT_FOUND', 'No incident has this id');
 
+/** PATCH /incidents/{id} (its fields) and POST /incidents/{id}/resolve (the resolution) are one change: the body says what. */
+const INCIDENT_CHANGES = [
+  { doc: docs.adminUpdateIncident, method: 'patch', path: '/incidents/{id}', body: IncidentChangeBody },
+  { doc: docs.adminResolveIncident, method: 'post', path: '/incidents/{id}/resolve', body: ResolveBody },
+] as const;
+
 function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
   adminListRoute(surface, docs.adminListIncidents, '/incidents', 'platform.view', {
     query: IncidentQuery,
@@ -86,35 +92,22 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
-    ...docs.adminUpdateIncident,
-    method: 'patch',
-    path: '/incidents/{id}',
-    security: 'administrator',
-    params: IdParams,
-    body: IncidentChangeBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'incidents.manage');
-      const changed = await changeIncident(db, params.id, body, adminAuditActor(ctx));
-      if (!changed) throw incidentNotFound();
-      ok(ctx, incident(changed));
-    },
-  });
-
-  surface.route({
-    ...docs.adminResolveIncident,
-    method: 'post',
-    path: '/incidents/{id}/resolve',
-    security: 'administrator',
-    params: IdParams,
-    body: ResolveBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'incidents.manage');
-      const resolved = await changeIncident(db, params.id, body, adminAuditActor(ctx));
-      if (!resolved) throw incidentNotFound();
-      ok(ctx, incident(resolved));
-    },
-  });
+  for (const { doc, method, path, body } of INCIDENT_CHANGES) {
+    surface.route({
+      ...doc,
+      method,
+      path,
+      security: 'administrator',
+      params: IdParams,
+      body,
+      handler: async (ctx, input) => {
+        requirePermission(ctx, 'incidents.manage');
+        const changed = await changeIncident(db, input.params.id, input.body, adminAuditActor(ctx));
+        if (!changed) throw incidentNotFound();
+        ok(ctx, incident(changed));
+      },
+    });
+  }
 }
 
 const windowNotFound = () => notFound('MAINTENANCE_WINDOW_NOT_FOUND', 'No maintenance window has this id');
