@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
 import { Email, Pagination, PersonName } from '../http/schemas.js';
-import { DateTime, IdText, Permission, Role } from './schemas.js';
+import { dataAnswer, DateTime, IdText, pageAnswer, Permission, Role } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -35,10 +35,7 @@ export const ListQuery = z
   .object({ status: Status.optional(), role: Role.optional(), ...Pagination })
   .strict();
 
-const ListResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(AdminRecord), total: z.int(), limit: z.int(), offset: z.int() }),
-});
+const ListResponse = pageAnswer(AdminRecord);
 
 const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
 
@@ -72,7 +69,7 @@ export const UpdateBody = z
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
   .meta({ minProperties: 1 });
 
-const RecordResponse = z.object({ success: z.literal(true), data: AdminRecord });
+const RecordResponse = dataAnswer(AdminRecord);
 
 const MANAGE_RULES =
   'Needs admins.manage (else 403 PERMISSION_DENIED with details.permission). Nobody hands out a permission they do not ' +

@@ -1,29 +1,21 @@
 import type { AdminRow } from '../../db/queries/admins.js';
+import { camelFields } from '../../db/row-fields.js';
 import { effectivePermissions } from '../../domain/permissions.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { createAdministrator, listAdministrators, updateAdministrator } from '../use-cases/administrators.js';
 import { CreateBody, docs, ListQuery, UpdateBody } from './admins.openapi.js';
 
 /** GET, POST /admins and PATCH /admins/{id}. */
 export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.adminListAdministrators,
-    method: 'get',
-    path: '/admins',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminListAdministrators, '/admins', 'admins.view', {
     query: ListQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'admins.view');
-      const page = await listAdministrators(db, adminAuditActor(ctx), query);
-      const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: { items: page.items.map(adminRecord), total: page.total, limit, offset },
-      };
-    },
+    read: (query, audit) => listAdministrators(db, audit, query),
+    view: adminRecord,
   });
 
   surface.route({
@@ -34,9 +26,7 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
     body: CreateBody,
     handler: async (ctx, { body }) => {
       const actor = requirePermission(ctx, 'admins.manage');
-      const created = await createAdministrator(db, actor, adminAuditActor(ctx), body);
-      ctx.status = 201;
-      ctx.body = { success: true, data: adminRecord(created) };
+      created(ctx, adminRecord(await createAdministrator(db, actor, adminAuditActor(ctx), body)));
     },
   });
 
@@ -50,23 +40,17 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
     handler: async (ctx, { params, body }) => {
       const actor = requirePermission(ctx, 'admins.manage');
       const updated = await updateAdministrator(db, actor, adminAuditActor(ctx), params.id, body);
-      ctx.body = { success: true, data: adminRecord(updated) };
+      ok(ctx, adminRecord(updated));
     },
   });
 }
 
+/** An administrator as the API answers them: the columns camelCased, the grants and what they add up to. */
 function adminRecord(row: AdminRow) {
   return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
+    ...camelFields(row, ['id', 'email', 'name', 'role']),
     grantedPermissions: row.permissions,
     permissions: effectivePermissions(row.role, row.permissions),
-    status: row.status,
-    totpRequired: row.totp_required,
-    totpEnabled: row.totp_enabled,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    ...camelFields(row, ['status', 'totp_required', 'totp_enabled', 'created_at', 'updated_at']),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ANALYTICS_MAX_DAYS } from '../../domain/platform-analytics.js';
 import { CalendarDate, Uuid } from '../http/schemas.js';
-import { IdText } from './schemas.js';
+import { dataAnswer, IdText } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/analytics (api/admin/analytics.ts). */
@@ -29,9 +29,8 @@ const Decisions = {
     .meta({ description: 'metDeadline / (metDeadline + missedDeadline); null: none' }),
 };
 
-const Analytics = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Analytics = dataAnswer(
+  z.object({
     period: z.object({ from: z.string(), to: z.string(), companyId: IdText.nullable() }),
     totals: z.object(Measures),
     perCompany: z.array(z.object({ companyId: IdText, companyName: z.string(), ...Measures })),
@@ -55,7 +54,7 @@ const Analytics = z.object({
       perCompany: z.array(z.object({ companyId: IdText, companyName: z.string(), ...Decisions })),
     }),
   }),
-});
+);
 
 export const docs = taggedOperations(['Administration: analytics'], {
   adminPlatformAnalytics: {

@@ -1,6 +1,7 @@
 import { analyticsPeriod } from '../../domain/platform-analytics.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { platformAnalytics } from '../use-cases/platform-analytics.js';
 import { AnalyticsQuery, docs } from './analytics.openapi.js';
@@ -20,7 +21,7 @@ export function registerAnalyticsRoutes(surface: Surface, { db }: AppContext): v
         ...period,
         companyId: query.companyId,
       });
-      ctx.body = { success: true, data };
+      ok(ctx, data);
     },
   });
 }

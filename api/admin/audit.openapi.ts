@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, IdText } from './schemas.js';
+import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -49,10 +49,7 @@ const AuditEntry = z
   })
   .meta({ id: 'AuditEntry' });
 
-const AuditResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(AuditEntry), total: z.int(), limit: z.int(), offset: z.int() }),
-});
+const AuditResponse = pageAnswer(AuditEntry);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Administration: audit log'], {

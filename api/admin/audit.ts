@@ -1,47 +1,39 @@
 import type { AuditRow } from '../../db/queries/admins.js';
+import { camelFields } from '../../db/row-fields.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { readAuditLog } from '../use-cases/administrators.js';
 import { AuditQuery, docs } from './audit.openapi.js';
 
 /** GET /audit-log. */
 export function registerAuditRoutes(surface: Surface, context: AppContext): void {
   const { db } = context;
-  surface.route({
-    ...docs.adminAuditLog,
-    method: 'get',
-    path: '/audit-log',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminAuditLog, '/audit-log', 'audit.view', {
     query: AuditQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'audit.view');
-      const { limit, offset, actor, target, ...filters } = query;
-      const page = await readAuditLog(
+    // The filter as the query names it is what the audit row shows.
+    read: ({ limit, offset, actor, target, ...filters }, audit) =>
+      readAuditLog(
         db,
-        adminAuditActor(ctx),
+        audit,
         { ...filters, actorId: actor, targetId: target, limit, offset },
         { actor, target, ...filters },
-      );
-      ctx.body = {
-        success: true,
-        data: { items: page.items.map(auditEntry), total: page.total, limit, offset },
-      };
-    },
+      ),
+    view: auditEntry,
   });
 }
 
-function auditEntry(row: AuditRow) {
-  return {
-    id: row.id,
-    actorKind: row.actor_kind,
-    actorId: row.actor_id,
-    action: row.action,
-    targetKind: row.target_kind,
-    targetId: row.target_id,
-    details: row.details,
-    ip: row.ip,
-    requestId: row.request_id,
-    createdAt: row.created_at,
-  };
-}
+/** An audit row as the API answers it: its columns, camelCased. */
+const auditEntry = (row: AuditRow) =>
+  camelFields(row, [
+    'id',
+    'actor_kind',
+    'actor_id',
+    'action',
+    'target_kind',
+    'target_id',
+    'details',
+    'ip',
+    'request_id',
+    'created_at',
+  ]);

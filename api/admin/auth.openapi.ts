@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { Email } from '../http/schemas.js';
-import { OkResponse, SignedInAdmin } from './schemas.js';
+import { dataAnswer, OkResponse, SignedInAdmin } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -20,9 +20,8 @@ const SessionFields = {
   expiresAt: z.int().meta({ description: 'end of the session lifetime, Unix epoch seconds' }),
 };
 
-const LoginResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const LoginResponse = dataAnswer(
+  z.object({
     admin: SignedInAdmin,
     secondFactorRequired: z.boolean().meta({
       description: 'true: until POST /auth/2fa succeeds every other route answers 403 SECOND_FACTOR_REQUIRED',
@@ -32,12 +31,11 @@ const LoginResponse = z.object({
     }),
     ...SessionFields,
   }),
-});
+);
 
-const SecondFactorResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ secondFactorRequired: z.literal(false), ...SessionFields }),
-});
+const SecondFactorResponse = dataAnswer(
+  z.object({ secondFactorRequired: z.literal(false), ...SessionFields }),
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {

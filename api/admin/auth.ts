@@ -1,18 +1,14 @@
 import type { AppContext } from '../app.js';
 import { currentAdmin } from '../auth/admin-auth.js';
-import {
-  ADMIN_COOKIE,
-  clearAdminSessionCookies,
-  revokeAdminSessionByToken,
-  setAdminSessionCookies,
-} from '../auth/admin-session.js';
+import { ADMIN_COOKIE, clearAdminSessionCookies, revokeAdminSessionByToken } from '../auth/admin-session.js';
 import { completeSecondFactor, signInAdmin, signOutAdmin } from '../auth/admin-sign-in.js';
 import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, LoginBody } from './auth.openapi.js';
-import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
+import { adminAttemptingCode, openedSession, SecondFactorProofBody } from './schemas.js';
 
 /** POST /auth/login, POST /auth/2fa and POST /auth/logout of the administration surface. */
 export function registerAdminAuthRoutes(
@@ -39,15 +35,8 @@ function registerAdminLoginRoute(surface: Surface, { config, db }: AppContext): 
     revokeByToken: (token) => revokeAdminSessionByToken(db, token),
     signIn: (body, origin) => signInAdmin({ db, config }, body, origin),
     open: (ctx, signedIn) => {
-      setAdminSessionCookies(ctx, config, signedIn.session);
       const { admin, secondFactorRequired, enrolmentRequired, session } = signedIn;
-      return {
-        admin,
-        secondFactorRequired,
-        enrolmentRequired,
-        csrfToken: session.csrfToken,
-        expiresAt: session.expiresAt,
-      };
+      return { admin, secondFactorRequired, enrolmentRequired, ...openedSession(ctx, config, session) };
     },
   });
 }
@@ -63,11 +52,7 @@ function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, l
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
       const session = await completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
-      setAdminSessionCookies(ctx, config, session);
-      ctx.body = {
-        success: true,
-        data: { secondFactorRequired: false, csrfToken: session.csrfToken, expiresAt: session.expiresAt },
-      };
+      ok(ctx, { secondFactorRequired: false, ...openedSession(ctx, config, session) });
     },
   });
 }
@@ -81,7 +66,7 @@ function registerAdminLogoutRoute(surface: Surface, { config, db }: AppContext):
     handler: async (ctx) => {
       await signOutAdmin(db, currentAdmin(ctx), requestOrigin(ctx));
       clearAdminSessionCookies(ctx, config);
-      ctx.body = { success: true, data: null };
+      ok(ctx, null);
     },
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
 import { Pagination } from '../http/schemas.js';
-import { DateTime, IdText } from './schemas.js';
+import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -78,22 +78,17 @@ const HistoryEntry = z
   })
   .meta({ id: 'CompanyHistoryEntry' });
 
-const CompanyList = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(AdminCompany), total: z.int(), limit: z.int(), offset: z.int() }),
-});
+const CompanyList = pageAnswer(AdminCompany);
 
-const CompanyDetail = z.object({
-  success: z.literal(true),
-  data: z.object({
+const CompanyDetail = dataAnswer(
+  z.object({
     company: AdminCompany,
     history: z.array(HistoryEntry).meta({ description: 'newest first' }),
   }),
-});
+);
 
-const ActionResult = z.object({
-  success: z.literal(true),
-  data: z.object({
+const ActionResult = dataAnswer(
+  z.object({
     companyId: IdText,
     action: z.enum(COMPANY_ACTIONS),
     reason: z.string(),
@@ -111,7 +106,7 @@ const ActionResult = z.object({
         description: "suspend only: the company's pending journey requests (confirmation request ids)",
       }),
   }),
-});
+);
 
 const ACTION_RULES: Record<CompanyAction, string> = {
   WARN:

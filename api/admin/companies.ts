@@ -3,7 +3,9 @@ import { camelFields } from '../../db/row-fields.js';
 import type { CompanyAction } from '../../domain/company-moderation.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
 import {
@@ -30,21 +32,10 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
     workflow: journeyConfirmationClient(context.temporal, context.config),
   };
 
-  surface.route({
-    ...docs.adminListCompanies,
-    method: 'get',
-    path: '/companies',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminListCompanies, '/companies', 'companies.view', {
     query: CompanyListQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'companies.view');
-      const page = await listCompaniesRecorded(db, adminAuditActor(ctx), query);
-      const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: { items: page.items.map(adminCompany), total: page.total, limit, offset },
-      };
-    },
+    read: (query, audit) => listCompaniesRecorded(db, audit, query),
+    view: adminCompany,
   });
 
   surface.route({
@@ -56,10 +47,7 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
     handler: async (ctx, { params }) => {
       requirePermission(ctx, 'companies.view');
       const read = await readCompanyRecorded(db, adminAuditActor(ctx), params.id);
-      ctx.body = {
-        success: true,
-        data: { company: adminCompany(read.company), history: read.history.map(historyEntry) },
-      };
+      ok(ctx, { company: adminCompany(read.company), history: read.history.map(historyEntry) });
     },
   });
 
@@ -79,18 +67,15 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
           action,
           reason: body.reason,
         });
-        ctx.body = {
-          success: true,
-          data: {
-            companyId: params.id,
-            action,
-            reason: body.reason,
-            before: done.before,
-            after: done.after,
-            historyId: done.actionId,
-            endedRequests: done.endedRequests,
-          },
-        };
+        ok(ctx, {
+          companyId: params.id,
+          action,
+          reason: body.reason,
+          before: done.before,
+          after: done.after,
+          historyId: done.actionId,
+          endedRequests: done.endedRequests,
+        });
       },
     });
   }

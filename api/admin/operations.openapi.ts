@@ -4,7 +4,7 @@ import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
 import { InstantInput, Pagination } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
-import { DateTime, IdText } from './schemas.js';
+import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers } from '../http/operation-docs.js';
 
 /**
@@ -37,8 +37,8 @@ const FeatureFlag = z
   })
   .meta({ id: 'FeatureFlag' });
 
-const FlagList = z.object({ success: z.literal(true), data: z.object({ items: z.array(FeatureFlag) }) });
-const FlagRecord = z.object({ success: z.literal(true), data: FeatureFlag });
+const FlagList = dataAnswer(z.object({ items: z.array(FeatureFlag) }));
+const FlagRecord = dataAnswer(FeatureFlag);
 
 export const IncidentQuery = z
   .object({
@@ -91,12 +91,6 @@ const Incident = z
   })
   .meta({ id: 'Incident' });
 
-const page = <T extends z.ZodType>(item: T) =>
-  z.object({
-    success: z.literal(true),
-    data: z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }),
-  });
-
 const MaintenanceState = z.enum(['SCHEDULED', 'ACTIVE', 'ENDED', 'CANCELLED']);
 
 export const MaintenanceQuery = z.object({ state: MaintenanceState.optional(), ...Pagination }).strict();
@@ -138,18 +132,15 @@ const MaintenanceWindow = z
   })
   .meta({ id: 'MaintenanceWindow' });
 
-const MaintenanceList = z.object({
-  success: z.literal(true),
-  data: z.object({
+const MaintenanceList = dataAnswer(
+  z.object({
     active: MaintenanceWindow.nullable().meta({ description: 'the window in force now, if any' }),
     items: z.array(MaintenanceWindow),
     total: z.int(),
     limit: z.int(),
     offset: z.int(),
   }),
-});
-
-const record = <T extends z.ZodType>(item: T) => z.object({ success: z.literal(true), data: item });
+);
 
 const VIEW = 'Needs platform.view (else 403 PERMISSION_DENIED naming it).';
 const MANAGES = (permission: string) =>
@@ -185,7 +176,7 @@ export const docs = operations({
     summary: 'Platform incidents',
     description: `${VIEW} Newest first; filters status, open, severity; limit (default 20, at most 100) and offset.`,
     tags: INCIDENT_TAGS,
-    responses: answers(200, 'A page of incidents', page(Incident), [400, 401, 403]),
+    responses: answers(200, 'A page of incidents', pageAnswer(Incident), [400, 401, 403]),
   },
   adminCreateIncident: {
     summary: 'Open an incident',
@@ -194,7 +185,7 @@ export const docs = operations({
       'between them), RESOLVED (final, only through POST /incidents/{id}/resolve). Severities MINOR, MAJOR, CRITICAL. ' +
       'Recorded in the audit log (incidents.create).',
     tags: INCIDENT_TAGS,
-    responses: answers(201, 'Opened', record(Incident), [400, 401, 403]),
+    responses: answers(201, 'Opened', dataAnswer(Incident), [400, 401, 403]),
   },
   adminUpdateIncident: {
     summary: 'Update an open incident',
@@ -202,7 +193,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
       'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after).',
     tags: INCIDENT_TAGS,
-    responses: answers(200, 'Updated', record(Incident), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Updated', dataAnswer(Incident), [400, 401, 403, 404, 409]),
   },
   adminResolveIncident: {
     summary: 'Resolve an incident',
@@ -210,7 +201,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Body {resolution}. RESOLVED is final (a second resolve is 409 INCIDENT_RESOLVED). ` +
       'Recorded (incidents.resolve).',
     tags: INCIDENT_TAGS,
-    responses: answers(200, 'Resolved', record(Incident), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Resolved', dataAnswer(Incident), [400, 401, 403, 404, 409]),
   },
   adminListMaintenance: {
     summary: 'Maintenance windows',
@@ -228,7 +219,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_TOO_LONG); a start in the past begins it at once. Recorded (maintenance.create). ' +
       GATE,
     tags: MAINTENANCE_TAGS,
-    responses: answers(201, 'Scheduled', record(MaintenanceWindow), [400, 401, 403]),
+    responses: answers(201, 'Scheduled', dataAnswer(MaintenanceWindow), [400, 401, 403]),
   },
   adminUpdateMaintenance: {
     summary: "Change a maintenance window's message or times",
@@ -237,7 +228,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
       'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after).',
     tags: MAINTENANCE_TAGS,
-    responses: answers(200, 'Changed', record(MaintenanceWindow), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Changed', dataAnswer(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
   adminCancelMaintenance: {
     summary: 'Cancel a maintenance window (an active one ends at once)',
@@ -245,6 +236,6 @@ export const docs = operations({
       `${MANAGES('maintenance.manage')} Body {reason}. An ended or cancelled window is 409 MAINTENANCE_WINDOW_CLOSED. ` +
       'Recorded (maintenance.cancel).',
     tags: MAINTENANCE_TAGS,
-    responses: answers(200, 'Cancelled', record(MaintenanceWindow), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Cancelled', dataAnswer(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
 });

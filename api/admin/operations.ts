@@ -5,7 +5,9 @@ import { changeMaintenance, scheduleMaintenance } from '../../db/writes/platform
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { notFound } from '../http/errors.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeFeatureFlag, featureFlags } from '../use-cases/feature-flags.js';
 import { ReasonBody } from './companies.openapi.js';
@@ -38,7 +40,7 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
     security: 'administrator',
     handler: async (ctx) => {
       requirePermission(ctx, 'platform.view');
-      ctx.body = { success: true, data: { items: await featureFlags(db) } };
+      ok(ctx, { items: await featureFlags(db) });
     },
   });
 
@@ -52,29 +54,24 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { params, body }) => {
       const admin = requirePermission(ctx, 'flags.manage');
       const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
-      ctx.body = { success: true, data: await changeFeatureFlag(db, audit, params.key, body) };
+      ok(ctx, await changeFeatureFlag(db, audit, params.key, body));
     },
   });
 }
 
 const incidentNotFound = () => notFound('INCIDENT_NOT_FOUND', 'No incident has this id');
 
+/** PATCH /incidents/{id} (its fields) and POST /incidents/{id}/resolve (the resolution) are one change: the body says what. */
+const INCIDENT_CHANGES = [
+  { doc: docs.adminUpdateIncident, method: 'patch', path: '/incidents/{id}', body: IncidentChangeBody },
+  { doc: docs.adminResolveIncident, method: 'post', path: '/incidents/{id}/resolve', body: ResolveBody },
+] as const;
+
 function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.adminListIncidents,
-    method: 'get',
-    path: '/incidents',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminListIncidents, '/incidents', 'platform.view', {
     query: IncidentQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'platform.view');
-      const found = await listIncidents(db, query);
-      const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: { items: found.items.map(incident), total: found.total, limit, offset },
-      };
-    },
+    read: (query) => listIncidents(db, query),
+    view: incident,
   });
 
   surface.route({
@@ -91,40 +88,26 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
         { ...fields, startedAt: startedAt ? new Date(startedAt) : undefined, adminId: admin.adminId },
         adminAuditActor(ctx),
       );
-      ctx.status = 201;
-      ctx.body = { success: true, data: incident(opened) };
+      created(ctx, incident(opened));
     },
   });
 
-  surface.route({
-    ...docs.adminUpdateIncident,
-    method: 'patch',
-    path: '/incidents/{id}',
-    security: 'administrator',
-    params: IdParams,
-    body: IncidentChangeBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'incidents.manage');
-      const changed = await changeIncident(db, params.id, body, adminAuditActor(ctx));
-      if (!changed) throw incidentNotFound();
-      ctx.body = { success: true, data: incident(changed) };
-    },
-  });
-
-  surface.route({
-    ...docs.adminResolveIncident,
-    method: 'post',
-    path: '/incidents/{id}/resolve',
-    security: 'administrator',
-    params: IdParams,
-    body: ResolveBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'incidents.manage');
-      const resolved = await changeIncident(db, params.id, body, adminAuditActor(ctx));
-      if (!resolved) throw incidentNotFound();
-      ctx.body = { success: true, data: incident(resolved) };
-    },
-  });
+  for (const { doc, method, path, body } of INCIDENT_CHANGES) {
+    surface.route({
+      ...doc,
+      method,
+      path,
+      security: 'administrator',
+      params: IdParams,
+      body,
+      handler: async (ctx, input) => {
+        requirePermission(ctx, 'incidents.manage');
+        const changed = await changeIncident(db, input.params.id, input.body, adminAuditActor(ctx));
+        if (!changed) throw incidentNotFound();
+        ok(ctx, incident(changed));
+      },
+    });
+  }
 }
 
 const windowNotFound = () => notFound('MAINTENANCE_WINDOW_NOT_FOUND', 'No maintenance window has this id');
@@ -142,16 +125,13 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
       const found = await listMaintenanceWindows(db, query);
       const [active] = (await listMaintenanceWindows(db, { state: 'ACTIVE', limit: 1, offset: 0 })).items;
       const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: {
-          active: active ? window(active) : null,
-          items: found.items.map(window),
-          total: found.total,
-          limit,
-          offset,
-        },
-      };
+      ok(ctx, {
+        active: active ? window(active) : null,
+        items: found.items.map(window),
+        total: found.total,
+        limit,
+        offset,
+      });
     },
   });
 
@@ -173,8 +153,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
         },
         adminAuditActor(ctx),
       );
-      ctx.status = 201;
-      ctx.body = { success: true, data: window(scheduled) };
+      created(ctx, window(scheduled));
     },
   });
 
@@ -190,7 +169,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
       const change = { message: body.message, startsAt: dateOf(body.startsAt), endsAt: dateOf(body.endsAt) };
       const changed = await changeMaintenance(db, params.id, change, adminAuditActor(ctx));
       if (!changed) throw windowNotFound();
-      ctx.body = { success: true, data: window(changed) };
+      ok(ctx, window(changed));
     },
   });
 
@@ -208,7 +187,7 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
         reason: body.reason,
       });
       if (!cancelled) throw windowNotFound();
-      ctx.body = { success: true, data: window(cancelled) };
+      ok(ctx, window(cancelled));
     },
   });
 }

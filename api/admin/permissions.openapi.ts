@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { Permission, Role } from './schemas.js';
+import { dataAnswer, Permission, Role } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the permission catalogue read (api/admin/permissions.ts). */
 
-const PermissionsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const PermissionsResponse = dataAnswer(
+  z.object({
     permissions: z.array(z.object({ name: Permission, description: z.string() })),
     roles: z.array(z.object({ name: Role, description: z.string(), permissions: z.array(Permission) })),
     mine: z.object({
@@ -17,7 +16,7 @@ const PermissionsResponse = z.object({
         .meta({ description: "the caller's role permissions plus the granted ones" }),
     }),
   }),
-});
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Administration: administrators'], {

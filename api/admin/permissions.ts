@@ -6,7 +6,8 @@ import {
   ROLE_PERMISSIONS,
 } from '../../domain/permissions.js';
 import type { AppContext } from '../app.js';
-import { currentAdmin } from '../auth/admin-auth.js';
+import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs } from './permissions.openapi.js';
 
@@ -17,29 +18,25 @@ export function registerPermissionRoutes(surface: Surface, _context: AppContext)
     method: 'get',
     path: '/permissions',
     security: 'administrator',
-    handler: async (ctx) => {
-      const admin = currentAdmin(ctx);
-      ctx.body = {
-        success: true,
-        data: {
-          permissions: ADMIN_PERMISSIONS.map((name) => ({
-            name,
-            description: PERMISSION_DESCRIPTIONS[name],
-          })),
-          roles: ADMIN_ROLES.map((name) => ({
-            name,
-            description: ROLE_DESCRIPTIONS[name],
-            permissions: [...ROLE_PERMISSIONS[name]],
-          })),
-          mine: {
-            role: admin.role,
-            grantedPermissions: admin.grantedPermissions.filter((name) =>
-              (ADMIN_PERMISSIONS as readonly string[]).includes(name),
-            ),
-            permissions: admin.permissions,
-          },
-        },
-      };
-    },
+    handler: async (ctx) => ok(ctx, permissionCatalogue(currentAdmin(ctx))),
   });
+}
+
+/** The permissions and roles there are, and what the administrator holds of them. */
+function permissionCatalogue(admin: AdminPrincipal) {
+  return {
+    permissions: ADMIN_PERMISSIONS.map((name) => ({ name, description: PERMISSION_DESCRIPTIONS[name] })),
+    roles: ADMIN_ROLES.map((name) => ({
+      name,
+      description: ROLE_DESCRIPTIONS[name],
+      permissions: [...ROLE_PERMISSIONS[name]],
+    })),
+    mine: {
+      role: admin.role,
+      grantedPermissions: admin.grantedPermissions.filter((name) =>
+        (ADMIN_PERMISSIONS as readonly string[]).includes(name),
+      ),
+      permissions: admin.permissions,
+    },
+  };
 }

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS, ADMIN_ROLES } from '../../domain/permissions.js';
 import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
+import { setAdminSessionCookies, type IssuedAdminSession } from '../auth/admin-session.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Schemas and helpers the administration route modules share. */
@@ -35,7 +36,14 @@ export const SignedInAdmin = z
   })
   .meta({ id: 'SignedInAdministrator' });
 
-export const OkResponse = z.object({ success: z.literal(true), data: z.null() });
+/** SPEC's answer envelope `{ success: true, data }` around this data. */
+export const dataAnswer = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+
+/** The answer to an administration list: a page of `item`, the list's total and the query's limit and offset. */
+export const pageAnswer = <T extends z.ZodType>(item: T) =>
+  dataAnswer(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));
+
+export const OkResponse = dataAnswer(z.null());
 
 /**
  * The current administrator, once one more second-factor attempt of theirs is counted: every
@@ -45,4 +53,17 @@ export async function adminAttemptingCode(ctx: Context, limit: RateLimiter): Pro
   const admin = currentAdmin(ctx);
   await limit.consume(ctx, admin.adminId);
   return admin;
+}
+
+/**
+ * Opens a signed-in (or newly confirmed) session on the response: sets its cookies and gives what
+ * the client keeps of it, the CSRF token to send on writes and when the session ends.
+ */
+export function openedSession(
+  ctx: Context,
+  config: Parameters<typeof setAdminSessionCookies>[1],
+  session: IssuedAdminSession,
+): { csrfToken: string; expiresAt: number } {
+  setAdminSessionCookies(ctx, config, session);
+  return { csrfToken: session.csrfToken, expiresAt: session.expiresAt };
 }

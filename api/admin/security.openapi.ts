@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
-import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
+import { dataAnswer, DateTime, RecoveryCode, TotpCode } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -10,9 +10,8 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Administration: second factor'];
 
-const StatusResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const StatusResponse = dataAnswer(
+  z.object({
     enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
     required: z.boolean().meta({
       description: 'the account must use a second factor (set by an administrator with admins.manage)',
@@ -26,7 +25,7 @@ const StatusResponse = z.object({
       .boolean()
       .meta({ description: 'this session still owes its second factor' }),
   }),
-});
+);
 
 export const EnrolBody = z
   .object({
@@ -41,9 +40,8 @@ export const EnrolBody = z
   // Not both (400 VALIDATION_FAILED, checked by the route): the document says so.
   .meta({ not: { required: ['code', 'recoveryCode'] } });
 
-const EnrolResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const EnrolResponse = dataAnswer(
+  z.object({
     secret: z.string().meta({ description: 'base32 secret to type into an authenticator app' }),
     otpauthUrl: z.string().meta({ description: 'otpauth://totp/... URL to show as a QR code' }),
     algorithm: z.literal('SHA1'),
@@ -51,15 +49,14 @@ const EnrolResponse = z.object({
     period: z.literal(30),
     expiresAt: z.int().meta({ description: 'confirm before this time (Unix epoch seconds)' }),
   }),
-});
+);
 
 export const ConfirmBody = z
   .object({ code: TotpCode.meta({ description: 'a code from the new secret' }) })
   .strict();
 
-const ConfirmResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const ConfirmResponse = dataAnswer(
+  z.object({
     enabled: z.literal(true),
     recoveryCodes: z
       .array(z.string())
@@ -69,12 +66,9 @@ const ConfirmResponse = z.object({
       .meta({ description: 'the session was replaced: send this X-CSRF-Token from now on' }),
     expiresAt: z.int(),
   }),
-});
+);
 
-const RemovedResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ enabled: z.literal(false) }),
-});
+const RemovedResponse = dataAnswer(z.object({ enabled: z.literal(false) }));
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {

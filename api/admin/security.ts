@@ -1,19 +1,20 @@
 import type { z } from 'zod';
+import type { Database } from '../../db/orm.js';
 import { secondFactorStatus } from '../../db/queries/admins.js';
 import type { AppContext } from '../app.js';
-import { currentAdmin } from '../auth/admin-auth.js';
+import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
 import {
   confirmEnrolment,
   removeSecondFactor,
   startEnrolment,
   type SecondFactorProof,
 } from '../auth/admin-second-factor.js';
-import { setAdminSessionCookies } from '../auth/admin-session.js';
 import { badRequest } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
-import { adminAttemptingCode, SecondFactorProofBody } from './schemas.js';
+import { adminAttemptingCode, openedSession, SecondFactorProofBody } from './schemas.js';
 import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 
 /** GET, POST, PATCH and DELETE /security/2fa: the signed-in administrator's own authenticator. */
@@ -34,14 +35,7 @@ function registerStatusRoute(surface: Surface, { db }: AppContext): void {
     method: 'get',
     path: '/security/2fa',
     security: 'administratorFirstFactor',
-    handler: async (ctx) => {
-      const admin = currentAdmin(ctx);
-      const status = await secondFactorStatus(db, admin.adminId);
-      ctx.body = {
-        success: true,
-        data: { ...status, sessionSecondFactorPending: admin.secondFactorPending },
-      };
-    },
+    handler: async (ctx) => ok(ctx, await secondFactorOverview(db, currentAdmin(ctx))),
   });
 }
 
@@ -57,18 +51,14 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
       const proof = proofOf(body);
       if (proof) await limit.consume(ctx, admin.adminId);
       const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
-      ctx.status = 201;
-      ctx.body = {
-        success: true,
-        data: {
-          secret: started.secret,
-          otpauthUrl: started.otpauthUrl,
-          algorithm: 'SHA1',
-          digits: 6,
-          period: 30,
-          expiresAt: started.expiresAt,
-        },
-      };
+      created(ctx, {
+        secret: started.secret,
+        otpauthUrl: started.otpauthUrl,
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+        expiresAt: started.expiresAt,
+      });
     },
   });
 }
@@ -83,16 +73,11 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limi
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
       const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
-      setAdminSessionCookies(ctx, config, confirmed.session);
-      ctx.body = {
-        success: true,
-        data: {
-          enabled: true,
-          recoveryCodes: confirmed.recoveryCodes,
-          csrfToken: confirmed.session.csrfToken,
-          expiresAt: confirmed.session.expiresAt,
-        },
-      };
+      ok(ctx, {
+        enabled: true,
+        recoveryCodes: confirmed.recoveryCodes,
+        ...openedSession(ctx, config, confirmed.session),
+      });
     },
   });
 }
@@ -107,9 +92,15 @@ function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit
     handler: async (ctx, { body }) => {
       const admin = await adminAttemptingCode(ctx, limit);
       await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
-      ctx.body = { success: true, data: { enabled: false } };
+      ok(ctx, { enabled: false });
     },
   });
+}
+
+/** The administrator's second factor as GET /security/2fa shows it, and whether this session still owes it. */
+async function secondFactorOverview(db: Database, admin: AdminPrincipal) {
+  const status = await secondFactorStatus(db, admin.adminId);
+  return { ...status, sessionSecondFactorPending: admin.secondFactorPending };
 }
 
 function proofOf(body: z.infer<typeof EnrolBody>): SecondFactorProof | null {

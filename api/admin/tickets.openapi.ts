@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, IdText } from './schemas.js';
+import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
@@ -76,14 +76,8 @@ const TicketMessage = z
   })
   .meta({ id: 'SupportTicketMessage' });
 
-const TicketPage = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(SupportTicket), total: z.int(), limit: z.int(), offset: z.int() }),
-});
-const TicketDetail = z.object({
-  success: z.literal(true),
-  data: z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }),
-});
+const TicketPage = pageAnswer(SupportTicket);
+const TicketDetail = dataAnswer(z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }));
 
 const STATES =
   'States: OPEN (waiting for support) → ANSWERED (support replied) → OPEN again when the traveller writes; either ' +

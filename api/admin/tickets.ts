@@ -1,7 +1,9 @@
 import type { TicketMessageRow, TicketRow } from '../../db/queries/support-tickets.js';
 import type { AppContext } from '../app.js';
 import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import {
   assignTicketTo,
@@ -16,27 +18,16 @@ import {
 import { AssignBody, CloseBody, docs, NewTicketBody, ReplyBody, TicketQuery } from './tickets.openapi.js';
 
 const detail = (found: { ticket: TicketRow; messages: TicketMessageRow[] }) => ({
-  success: true,
-  data: { ticket: supportTicketView(found.ticket), messages: found.messages.map(supportMessageView) },
+  ticket: supportTicketView(found.ticket),
+  messages: found.messages.map(supportMessageView),
 });
 
 /** GET, POST /tickets, GET /tickets/{id} and its reply, assign and close. */
 export function registerTicketRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.adminListTickets,
-    method: 'get',
-    path: '/tickets',
-    security: 'administrator',
+  adminListRoute(surface, docs.adminListTickets, '/tickets', 'tickets.view', {
     query: TicketQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'tickets.view');
-      const page = await listTicketsRecorded(db, adminAuditActor(ctx), query);
-      const { limit, offset } = query;
-      ctx.body = {
-        success: true,
-        data: { items: page.items.map(supportTicketView), total: page.total, limit, offset },
-      };
-    },
+    read: (query, audit) => listTicketsRecorded(db, audit, query),
+    view: supportTicketView,
   });
 
   surface.route({
@@ -47,7 +38,7 @@ export function registerTicketRoutes(surface: Surface, { db }: AppContext): void
     params: IdParams,
     handler: async (ctx, { params }) => {
       requirePermission(ctx, 'tickets.view');
-      ctx.body = detail(await readTicketRecorded(db, adminAuditActor(ctx), params.id));
+      ok(ctx, detail(await readTicketRecorded(db, adminAuditActor(ctx), params.id)));
     },
   });
 
@@ -69,8 +60,7 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
         { ...adminAuditActor(ctx), actorId: admin.adminId },
         body,
       );
-      ctx.status = 201;
-      ctx.body = detail(opened);
+      created(ctx, detail(opened));
     },
   });
 
@@ -84,7 +74,7 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
     handler: async (ctx, { params, body }) => {
       const admin = requirePermission(ctx, 'tickets.manage');
       const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
-      ctx.body = detail(await replyToTicket(db, audit, params.id, body.message));
+      ok(ctx, detail(await replyToTicket(db, audit, params.id, body.message)));
     },
   });
 
@@ -97,7 +87,7 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
     body: AssignBody,
     handler: async (ctx, { params, body }) => {
       requirePermission(ctx, 'tickets.manage');
-      ctx.body = detail(await assignTicketTo(db, adminAuditActor(ctx), params.id, body.assigneeId));
+      ok(ctx, detail(await assignTicketTo(db, adminAuditActor(ctx), params.id, body.assigneeId)));
     },
   });
 
@@ -110,7 +100,7 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
     body: CloseBody,
     handler: async (ctx, { params, body }) => {
       requirePermission(ctx, 'tickets.manage');
-      ctx.body = detail(await closeTicketWith(db, adminAuditActor(ctx), params.id, body.resolution));
+      ok(ctx, detail(await closeTicketWith(db, adminAuditActor(ctx), params.id, body.resolution)));
     },
   });
 }

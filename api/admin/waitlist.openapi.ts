@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InstantInput, Pagination } from '../http/schemas.js';
-import { DateTime, IdText } from './schemas.js';
+import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/waitlist (api/admin/waitlist.ts). */
@@ -18,10 +18,7 @@ const WaitlistEntry = z
   .object({ id: IdText, email: z.string(), createdAt: DateTime })
   .meta({ id: 'WaitlistEntry' });
 
-const WaitlistPage = z.object({
-  success: z.literal(true),
-  data: z.object({ items: z.array(WaitlistEntry), total: z.int(), limit: z.int(), offset: z.int() }),
-});
+const WaitlistPage = pageAnswer(WaitlistEntry);
 
 export const docs = taggedOperations(['Administration: waitlist'], {
   adminListWaitlist: {

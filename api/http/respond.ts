@@ -26,3 +26,16 @@ export function page(
 ): void {
   ctx.body = { success: true, data, pagination: { limit: window.limit, offset: window.offset, total } };
 }
+
+/**
+ * The page of a list as the administration (and the traveller's support tickets) answer it: the
+ * items, the list's total and the query's limit and offset, all inside `data`.
+ */
+export function itemsPage(
+  ctx: Context,
+  items: unknown[],
+  window: { limit: number; offset: number },
+  total: number,
+): void {
+  ctx.body = { success: true, data: { items, total, limit: window.limit, offset: window.offset } };
+}

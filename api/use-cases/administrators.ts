@@ -1,4 +1,4 @@
-import type { Database, TransactionClient } from '../../db/orm.js';
+import type { Database } from '../../db/orm.js';
 import {
   listAdmins,
   listAuditLog,
@@ -7,8 +7,9 @@ import {
   type AuditFilter,
   type AuditRow,
 } from '../../db/queries/admins.js';
+import { camelFields } from '../../db/row-fields.js';
 import { changeAdmin, createAdmin, type AdminChange } from '../../db/writes/admins.js';
-import { recordedTransaction, type AuditActor, type AuditEntry } from '../../db/writes/audit.js';
+import type { AuditActor } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
@@ -19,6 +20,7 @@ import {
 import type { AdminPrincipal } from '../auth/admin-auth.js';
 import { hashPassword } from '../auth/passwords.js';
 import { conflict, notFound } from '../http/errors.js';
+import { readPageRecorded } from './recorded-reads.js';
 
 export type { AuditActor };
 
@@ -48,20 +50,6 @@ export async function readAuditLog(
 ): Promise<{ items: AuditRow[]; total: number }> {
   const entry = { ...audit, action: 'audit_log.read', targetKind: 'audit_log' };
   return readPageRecorded(db, entry, shownFilter, filter, (client) => listAuditLog(client, filter));
-}
-
-/** A page read in one transaction with its audit row: the filter as shown, the page and how many rows it returned. */
-function readPageRecorded<Page extends { items: unknown[] }>(
-  db: Database,
-  entry: Omit<AuditEntry, 'details'>,
-  shownFilter: Record<string, unknown>,
-  page: { limit: number; offset: number },
-  read: (client: TransactionClient) => Promise<Page>,
-): Promise<Page> {
-  return recordedTransaction(db, read, (found) => ({
-    ...entry,
-    details: { filter: shownFilter, limit: page.limit, offset: page.offset, returned: found.items.length },
-  }));
 }
 
 export interface NewAdministrator {
@@ -140,12 +128,7 @@ export async function updateAdministrator(
 }
 
 function accessOf(row: AdminRow): AdminAccess {
-  return {
-    role: row.role,
-    grantedPermissions: row.permissions,
-    status: row.status,
-    totpRequired: row.totp_required,
-  };
+  return { ...camelFields(row, ['role', 'status', 'totp_required']), grantedPermissions: row.permissions };
 }
 
 function changed(current: AdminRow, change: AdministratorChange): AdminChange {

@@ -1,12 +1,13 @@
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/orm.js';
 import { companyWithHistory, listCompanies, type CompanyFilter } from '../../db/queries/admin-companies.js';
-import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import type { AuditActor } from '../../db/writes/audit.js';
 import { actOnCompany, type PendingRequest } from '../../db/writes/company-moderation.js';
 import { suspensionDecisionKey, type CompanyAction } from '../../domain/company-moderation.js';
 import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import { notFound, Refusal } from '../http/errors.js';
 import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
 
 /**
  * Companies as administrators see and act on them. Reads are recorded in the audit log
@@ -27,41 +28,22 @@ export interface CompanyModerationDeps {
   logger: Logger;
 }
 
+/** A page of companies; the read is recorded (companies.list) with the filter used. */
 export function listCompaniesRecorded(db: Database, audit: AuditActor, filter: CompanyFilter) {
-  return recordedTransaction(
-    db,
-    (sql) => listCompanies(sql, filter),
-    (page) => ({
-      ...audit,
-      action: 'companies.list',
-      targetKind: 'company',
-      details: {
-        filter: {
-          search: filter.search ?? null,
-          status: filter.status ?? null,
-          verified: filter.verified ?? null,
-          scope: filter.scope ?? null,
-        },
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: page.items.length,
-      },
-    }),
-  );
+  const entry = { ...audit, action: 'companies.list', targetKind: 'company' };
+  const shown = {
+    search: filter.search ?? null,
+    status: filter.status ?? null,
+    verified: filter.verified ?? null,
+    scope: filter.scope ?? null,
+  };
+  return readPageRecorded(db, entry, shown, filter, (sql) => listCompanies(sql, filter));
 }
 
 /** One company with its history; 404 COMPANY_NOT_FOUND (no audit row) when there is none. */
-export async function readCompanyRecorded(db: Database, audit: AuditActor, companyId: string) {
-  const found = await recordedTransaction(
-    db,
-    async (sql) => {
-      const read = await companyWithHistory(sql, companyId);
-      if (!read) throw companyNotFound();
-      return read;
-    },
-    () => ({ ...audit, action: 'companies.read', targetKind: 'company', targetId: companyId }),
-  );
-  return found;
+export function readCompanyRecorded(db: Database, audit: AuditActor, companyId: string) {
+  const entry = { ...audit, action: 'companies.read', targetKind: 'company', targetId: companyId };
+  return readOneRecorded(db, entry, (sql) => companyWithHistory(sql, companyId), companyNotFound);
 }
 
 const companyNotFound = () => notFound('COMPANY_NOT_FOUND', 'No company has this id');

@@ -8,7 +8,7 @@ import {
   type TicketMessageRow,
   type TicketRow,
 } from '../../db/queries/support-tickets.js';
-import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import type { AuditActor } from '../../db/writes/audit.js';
 import {
   addTicketMessage,
   assignTicket,
@@ -18,6 +18,7 @@ import {
 } from '../../db/writes/support-tickets.js';
 import { notFound } from '../http/errors.js';
 import { requireFeature, type PlatformState } from '../platform/state.js';
+import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
 
 /**
  * Support tickets for support (tickets.view reads, recorded in the audit log as they show
@@ -29,29 +30,14 @@ const ticketNotFound = () => notFound('TICKET_NOT_FOUND', 'No such ticket');
 
 export function listTicketsRecorded(db: Database, audit: AuditActor, filter: TicketFilter) {
   const { limit, offset, ...shown } = filter;
-  return recordedTransaction(
-    db,
-    (sql) => listTickets(sql, filter),
-    (page) => ({
-      ...audit,
-      action: 'tickets.list',
-      targetKind: 'support_ticket',
-      details: { filter: shown, limit, offset, returned: page.items.length },
-    }),
-  );
+  const entry = { ...audit, action: 'tickets.list', targetKind: 'support_ticket' };
+  return readPageRecorded(db, entry, shown, { limit, offset }, (sql) => listTickets(sql, filter));
 }
 
 /** One ticket and its messages (tickets.read); 404 TICKET_NOT_FOUND writes no audit row. */
 export function readTicketRecorded(db: Database, audit: AuditActor, ticketId: string) {
-  return recordedTransaction(
-    db,
-    async (sql) => {
-      const found = await ticketWithMessages(sql, ticketId);
-      if (!found) throw ticketNotFound();
-      return found;
-    },
-    () => ({ ...audit, action: 'tickets.read', targetKind: 'support_ticket', targetId: ticketId }),
-  );
+  const entry = { ...audit, action: 'tickets.read', targetKind: 'support_ticket', targetId: ticketId };
+  return readOneRecorded(db, entry, (sql) => ticketWithMessages(sql, ticketId), ticketNotFound);
 }
 
 /** The ticket as support sees it after a change (the change's own audit row covers this read). */

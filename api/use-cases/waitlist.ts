@@ -1,9 +1,10 @@
 import type { Database } from '../../db/orm.js';
 import { listWaitlist, type WaitlistFilter } from '../../db/queries/waitlist.js';
-import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
+import type { AuditActor } from '../../db/writes/audit.js';
 import { joinWaitlist } from '../../db/writes/waitlist.js';
 import type { PlatformState } from '../platform/state.js';
 import { requireFeature } from '../platform/state.js';
+import { readPageRecorded } from './recorded-reads.js';
 
 /** The pre-launch waitlist: the public sign-up and the administration's recorded read. */
 
@@ -15,19 +16,7 @@ export async function signUpForWaitlist(db: Database, platform: PlatformState, e
 
 /** A page of sign-ups; the read is recorded (waitlist.list) with the filter used. */
 export function readWaitlist(db: Database, audit: AuditActor, filter: WaitlistFilter) {
-  return recordedTransaction(
-    db,
-    (sql) => listWaitlist(sql, filter),
-    (page) => ({
-      ...audit,
-      action: 'waitlist.list',
-      targetKind: 'waitlist',
-      details: {
-        filter: { search: filter.search ?? null, from: filter.from ?? null, to: filter.to ?? null },
-        limit: filter.limit,
-        offset: filter.offset,
-        returned: page.items.length,
-      },
-    }),
-  );
+  const entry = { ...audit, action: 'waitlist.list', targetKind: 'waitlist' };
+  const shown = { search: filter.search ?? null, from: filter.from ?? null, to: filter.to ?? null };
+  return readPageRecorded(db, entry, shown, filter, (sql) => listWaitlist(sql, filter));
 }
