@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LAYOUT_SCHEMA_VERSION } from '../../domain/seat-layout.js';
 import { BUS_AMENITIES } from '../../domain/trip-planning.js';
 import { Email, errorResponses, Pagination } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
@@ -11,6 +12,12 @@ const TAGS = ['Dashboard: fleet'];
 /** More elements than any coach has; a larger document is refused before it is looked at. */
 export const MAX_LAYOUT_ELEMENTS = 500;
 
+const ROTATIONS = [0, 90, 180, 270];
+const SEAT_IDENTITY = {
+  required: ['seatId', 'seatNumber'],
+  properties: { seatId: { pattern: '\\S' }, seatNumber: { pattern: '\\S' } },
+};
+
 const ElementKind = z.enum(['seat', 'aisle', 'door', 'driver', 'stairs', 'toilet', 'table']);
 
 const LayoutElement = z
@@ -20,7 +27,7 @@ const LayoutElement = z
     y: z.int(),
     width: z.int(),
     height: z.int(),
-    rotation: z.int().meta({ description: '0, 90, 180 or 270' }),
+    rotation: z.int().meta({ description: '0, 90, 180 or 270', enum: [...ROTATIONS] }),
     deck: z.int().meta({ description: '1 (lower) up to grid.decks' }),
     seatId: z
       .string()
@@ -37,17 +44,20 @@ const LayoutElement = z
     seatClass: z.enum(['STANDARD', 'VIP']).optional(),
     notes: z.string().max(500).optional().meta({ description: 'management note; never shown to travellers' }),
   })
-  .strict();
+  .strict()
+  // domain/seat-layout.ts: a seat needs a seatId and a seatNumber with something besides spaces in them.
+  .meta({ anyOf: [{ properties: { type: { not: { const: 'seat' } } } }, SEAT_IDENTITY] });
 
 export const LayoutDocumentSchema = z
   .object({
-    schemaVersion: z.int(),
+    schemaVersion: z.int().meta({ const: LAYOUT_SCHEMA_VERSION }),
     grid: z
       .object({ columns: z.int().min(1).max(20), rows: z.int().min(1).max(40), decks: z.int().min(1).max(2) })
       .strict(),
     elements: z
       .array(LayoutElement)
-      .max(MAX_LAYOUT_ELEMENTS, `a layout has at most ${MAX_LAYOUT_ELEMENTS} elements`),
+      .max(MAX_LAYOUT_ELEMENTS, `a layout has at most ${MAX_LAYOUT_ELEMENTS} elements`)
+      .meta({ contains: { properties: { type: { const: 'seat' } } } }),
   })
   .strict()
   .meta({ id: 'BusLayoutDocument' });
@@ -63,6 +73,10 @@ export const LayoutBody = z
     message: 'send the document as layoutDocument or layout_document, exactly one of them',
     path: ['layoutDocument'],
     params: { errorCode: 'LAYOUT_DOCUMENT_REQUIRED' },
+  })
+  .meta({
+    description: 'The document under exactly one of its two names (else 400 LAYOUT_DOCUMENT_REQUIRED).',
+    oneOf: [{ required: ['layoutDocument'] }, { required: ['layout_document'] }],
   });
 
 /** Layout validation issues carry the code LAYOUT_INVALID unless a more specific one applies. */

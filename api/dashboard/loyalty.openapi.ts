@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { MAX_ADJUSTMENT_POINTS, REWARD_CODE_PATTERN, REWARD_TYPES } from '../../domain/loyalty-admin.js';
+import {
+  MAX_ADJUSTMENT_POINTS,
+  REWARD_CODE_PATTERN,
+  REWARD_TYPES,
+  type RewardType,
+} from '../../domain/loyalty-admin.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -50,6 +55,36 @@ export const TierBody = z
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
+const NOT_NULL = { not: { type: 'null' } };
+/** JSON Schema: the field is sent and is not null. */
+const given = (field: string) => ({ required: [field], properties: { [field]: NOT_NULL } });
+const typeIs = (type: RewardType) => ({ type: { const: type } });
+
+/**
+ * The fields each reward type takes, as domain/loyalty-admin.ts rewardDefinitionRefusal checks them
+ * (400 LOYALTY_REWARD_CONFIGURATION_INVALID), stated in the document: a discount has exactly one of
+ * discountPercent and discountAmount, a free trip has freeSeats, merchandise has no voucher terms
+ * (null or left out) and no routes.
+ */
+const REWARD_CONFIGURATION = {
+  oneOf: [
+    { properties: typeIs('discount'), oneOf: [given('discountPercent'), given('discountAmount')] },
+    { required: ['freeSeats'], properties: { ...typeIs('free_trip'), freeSeats: NOT_NULL } },
+    {
+      properties: {
+        ...typeIs('merchandise'),
+        ...Object.fromEntries(
+          ['discountPercent', 'discountAmount', 'maxDiscount', 'freeSeats', 'minSubtotal'].map((field) => [
+            field,
+            { type: 'null' },
+          ]),
+        ),
+        routeIds: { maxItems: 0 },
+      },
+    },
+  ],
+};
+
 export const RewardBody = z
   .object({
     code: z
@@ -81,7 +116,8 @@ export const RewardBody = z
     active: z.boolean().default(true),
     maxRedemptions: z.int().min(1).max(10_000_000).nullable().default(null),
   })
-  .strict();
+  .strict()
+  .meta(REWARD_CONFIGURATION);
 
 export const AdjustBody = z
   .object({
@@ -90,7 +126,7 @@ export const AdjustBody = z
       .min(-MAX_ADJUSTMENT_POINTS)
       .max(MAX_ADJUSTMENT_POINTS)
       .refine((points) => points !== 0, 'must not be 0')
-      .meta({ description: 'added to the balance; negative takes points away' }),
+      .meta({ description: 'added to the balance; negative takes points away; never 0', not: { const: 0 } }),
     reason: z
       .string()
       .trim()

@@ -45,14 +45,42 @@ const RouteStopBody = z
         'share of the full fare up to this stop in basis points: 0 at the first stop, 10000 at the last',
     }),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'DashboardRouteStopInput' });
+
+/**
+ * The stop rules JSON Schema can state (domain/route-plan.ts checks them all): the first stop has no
+ * running time, no dwell and fare share 0; every later stop sends at least a minute of running time.
+ * The rest (the last stop's 10000 and no dwell, shares that never decrease, a day at most, each stop
+ * once, stops the company may use, two cities) are SPEC 400s named in the description.
+ */
+const STOP = { $ref: '#/$defs/DashboardRouteStopInput' };
+const STOP_ORDER = {
+  prefixItems: [
+    {
+      allOf: [
+        STOP,
+        {
+          properties: {
+            running_minutes: { const: 0 },
+            dwell_minutes: { const: 0 },
+            fare_share_bp: { const: 0 },
+          },
+        },
+      ],
+    },
+  ],
+  items: {
+    allOf: [STOP, { required: ['running_minutes'], properties: { running_minutes: { minimum: 1 } } }],
+  },
+};
 
 export const RouteBody = z
   .object({
     name_ar: Text(2, 120).optional(),
     name_en: Text(2, 120).optional(),
     distance_km: z.int().min(1).max(5000).nullable().optional(),
-    stops: z.array(RouteStopBody).min(2).max(MAX_ROUTE_STOPS),
+    stops: z.array(RouteStopBody).min(2).max(MAX_ROUTE_STOPS).meta(STOP_ORDER),
   })
   .strict();
 

@@ -75,8 +75,15 @@ export const docs = taggedOperations(['Dashboard: reports'], {
     description: `${TYPES} ${FORMATS} ${STATES} ${ACCESS} States in report_exports: ${REPORT_STATES.join(', ')}.`,
     responses: {
       200: {
-        description: 'The report: JSON as below, or text/csv, or application/pdf (format)',
-        schema: JsonReport,
+        description:
+          'The report in the format asked for: JSON (the envelope), CSV or PDF (a file to download)',
+        content: {
+          'application/json': JsonReport,
+          'text/csv': z
+            .string()
+            .meta({ description: 'UTF-8 with a byte-order mark, CRLF lines, a header row' }),
+          'application/pdf': z.string().meta({ format: 'binary' }),
+        },
       },
       ...errorResponses(400, 401, 403, 422, 429),
       500: { description: 'REPORT_EXPORT_FAILED: the PDF could not be produced (state export_failed)' },

@@ -44,6 +44,25 @@ const kindOf = (action: string) =>
       ? 'cancel'
       : 'other';
 
+/**
+ * requireFields as JSON Schema, so the document states it: one branch per kind of action (named by
+ * `field`), a delay with reason and delay_minutes, a cancellation with a reason, and delay_minutes
+ * with nothing but a delay.
+ */
+function fieldRules(field: 'action' | 'status', actions: readonly string[]) {
+  const named = (kind: ReturnType<typeof kindOf>) => ({
+    [field]: { enum: actions.filter((action) => kindOf(action) === kind) },
+  });
+  const noDelayMinutes = { not: { required: ['delay_minutes'] } };
+  return {
+    oneOf: [
+      { properties: named('delay'), required: ['reason', 'delay_minutes'] },
+      { properties: named('cancel'), required: ['reason'], ...noDelayMinutes },
+      { properties: named('other'), ...noDelayMinutes },
+    ],
+  };
+}
+
 export const LegacyTripBody = z
   .object({
     status: LegacyStatus.meta({
@@ -56,7 +75,7 @@ export const LegacyTripBody = z
   })
   .strict()
   .superRefine((body, context) => requireFields(kindOf(body.status), body, context))
-  .meta({ id: 'LegacyTripChange' });
+  .meta({ id: 'LegacyTripChange', ...fieldRules('status', LegacyStatus.options) });
 
 export const BulkBody = z
   .object({
@@ -71,7 +90,7 @@ export const BulkBody = z
   })
   .strict()
   .superRefine((body, context) => requireFields(kindOf(body.action), body, context))
-  .meta({ id: 'BulkTripCommand' });
+  .meta({ id: 'BulkTripCommand', ...fieldRules('action', BULK_ACTIONS) });
 
 /** The stable codes of a refused body: a custom rule names its own; an unknown action and an over-long list theirs. */
 export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {

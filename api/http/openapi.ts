@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { portableRequestSchema } from './openapi-portable.js';
-import type { RegisteredRoute, Security } from './route.js';
+import type { RegisteredRoute, ResponseSpec, Security } from './route.js';
 import { errorResponses } from './schemas.js';
 
 const SECURITY_SCHEMES = {
@@ -144,6 +144,20 @@ function parameters(
   }));
 }
 
+/** The `content` of an answer: each content type it is given in, with its schema (none without a body schema). */
+function responseContent(schemaOf: (schema: z.ZodType, io: 'output') => JsonObject, response: ResponseSpec) {
+  const bodies =
+    response.content ??
+    (response.schema ? { [response.contentType ?? 'application/json']: response.schema } : {});
+  const entries = Object.entries(bodies);
+  if (!entries.length) return {};
+  return {
+    content: Object.fromEntries(
+      entries.map(([type, schema]) => [type, { schema: schemaOf(schema, 'output') }]),
+    ),
+  };
+}
+
 /** OpenAPI 3.1 generated from the routes' own zod schemas. */
 export function buildOpenApi(
   routes: RegisteredRoute[],
@@ -176,18 +190,7 @@ export function buildOpenApi(
       responses: Object.fromEntries(
         Object.entries(withGlobalErrors(spec)).map(([status, response]) => [
           status,
-          {
-            description: response.description,
-            ...(response.schema
-              ? {
-                  content: {
-                    [response.contentType ?? 'application/json']: {
-                      schema: schemaOf(response.schema, 'output'),
-                    },
-                  },
-                }
-              : {}),
-          },
+          { description: response.description, ...responseContent(schemaOf, response) },
         ]),
       ),
     };
@@ -202,7 +205,6 @@ export function buildOpenApi(
   };
 }
 
-/**
 /**
  * What the app answers before or beside any route's own rules, listed on each operation so a client
  * (or a fuzzer) finds it where it occurs: every operation 400 for U+0000 in its path or query string

@@ -33,11 +33,15 @@ export type Authenticator = (
   route: { security: Security; method: Method; csrf: boolean; /** as declared: /trips/{id} */ path: string },
 ) => Promise<void>;
 
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  contentType?: string;
-}
+/**
+ * One answer of a route: its body schema under one content type (application/json unless named), or,
+ * for an answer given in several representations (a `format` parameter chooses), `content`: each
+ * content type with its schema.
+ */
+export type ResponseSpec = { description: string } & (
+  | { schema?: z.ZodType; contentType?: string; content?: never }
+  | { content: Record<string, z.ZodType>; schema?: never; contentType?: never }
+);
 
 /** What an input schema parses to, as a route hands it to its handler (undefined without one). */
 export type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;

@@ -75,6 +75,87 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
     ]);
   });
 
+  it('lists every content type an answer comes in: the report as JSON, CSV or PDF', () => {
+    const ok = document.paths['/dashboard/api/reports'].get.responses['200'];
+    expect(Object.keys(ok.content)).toEqual(['application/json', 'text/csv', 'application/pdf']);
+    expect(ok.content['application/json'].schema.properties.data.properties.format.const).toBe('json');
+    expect(ok.content['application/pdf'].schema.format).toBe('binary');
+  });
+
+  it("states the dashboard bodies' rules between fields", () => {
+    // A manual adjustment moves points: never 0.
+    const adjust = bodyOf('/dashboard/api/loyalty/accounts/{id}/adjust', 'post');
+    expect(adjust.properties.points.not).toEqual({ const: 0 });
+    // A layout under exactly one of its two names.
+    expect(bodyOf('/dashboard/api/buses/{id}/layout', 'put').oneOf).toEqual([
+      { required: ['layoutDocument'] },
+      { required: ['layout_document'] },
+    ]);
+    // The layout rules JSON Schema can state: the version, rotations, a seat's identity, at least one seat.
+    const layout = schemaAt(bodyOf('/dashboard/api/buses/{id}/layout', 'put').properties.layoutDocument.$ref);
+    expect(layout.properties.schemaVersion.const).toBe(1);
+    expect(layout.properties.elements.contains).toEqual({ properties: { type: { const: 'seat' } } });
+    const element = layout.properties.elements.items;
+    expect(element.properties.rotation.enum).toEqual([0, 90, 180, 270]);
+    expect(element.anyOf[1].required).toEqual(['seatId', 'seatNumber']);
+    // A delay carries a reason and its minutes, a cancellation a reason, and delay_minutes goes with a delay only.
+    for (const [path, method, field] of [
+      ['/dashboard/api/trips/bulk', 'post', 'action'],
+      ['/dashboard/api/trips/{id}', 'patch', 'status'],
+    ] as const) {
+      const body = bodyOf(path, method);
+      const [delay, cancel, other] = body.oneOf;
+      expect(delay.required).toEqual(['reason', 'delay_minutes']);
+      expect(cancel.required).toEqual(['reason']);
+      expect(cancel.not).toEqual({ required: ['delay_minutes'] });
+      expect(other.not).toEqual({ required: ['delay_minutes'] });
+      // Every action falls in exactly one branch.
+      const named = body.oneOf.flatMap((branch: Json) => branch.properties[field].enum);
+      expect(named.sort(), path).toEqual([...body.properties[field].enum].sort());
+    }
+  });
+
+  it("states each loyalty reward type's fields", () => {
+    for (const [path, method] of [
+      ['/dashboard/api/loyalty/rewards', 'post'],
+      ['/dashboard/api/loyalty/rewards/{id}', 'put'],
+    ] as const) {
+      const [discount, freeTrip, merchandise] = bodyOf(path, method).oneOf;
+      expect(discount.properties.type).toEqual({ const: 'discount' });
+      // Exactly one of a percent and an amount.
+      expect(discount.oneOf.map((branch: Json) => branch.required)).toEqual([
+        ['discountPercent'],
+        ['discountAmount'],
+      ]);
+      expect(discount.oneOf[0].properties.discountPercent).toEqual({ not: { type: 'null' } });
+      expect(freeTrip).toEqual({
+        required: ['freeSeats'],
+        properties: { type: { const: 'free_trip' }, freeSeats: { not: { type: 'null' } } },
+      });
+      expect(merchandise.properties.type).toEqual({ const: 'merchandise' });
+      for (const field of ['discountPercent', 'discountAmount', 'maxDiscount', 'freeSeats', 'minSubtotal'])
+        expect(merchandise.properties[field], field).toEqual({ type: 'null' });
+      expect(merchandise.properties.routeIds).toEqual({ maxItems: 0 });
+    }
+  });
+
+  it("states a route's first stop and the running time of the later ones", () => {
+    const stops = bodyOf('/dashboard/api/routes', 'post').properties.stops;
+    const [first] = stops.prefixItems;
+    expect(first.allOf[1].properties).toEqual({
+      running_minutes: { const: 0 },
+      dwell_minutes: { const: 0 },
+      fare_share_bp: { const: 0 },
+    });
+    expect(stops.items.allOf[1]).toEqual({
+      required: ['running_minutes'],
+      properties: { running_minutes: { minimum: 1 } },
+    });
+    // Both still are a stop as the schema defines it.
+    expect(schemaAt(first.allOf[0].$ref).required).toEqual(['stop_id', 'fare_share_bp']);
+    expect(stops.items.allOf[0]).toEqual(first.allOf[0]);
+  });
+
   it('writes request patterns portably: ASCII digits, no U+0000 in free text', () => {
     const requestSide = JSON.stringify(
       Object.values<Json>(document.paths).flatMap((item) =>

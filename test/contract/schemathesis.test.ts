@@ -119,26 +119,6 @@ afterAll(async () => {
   await workerDb?.close();
 });
 
-/**
- * Failures found and not yet fixed, as `<identity> <METHOD path> <check code>`: each is an open bug
- * (or a document gap) listed in the README's contract section. The test fails on any failure not
- * listed here, so the list can only shrink; remove a line when its fix lands.
- */
-const KNOWN_OPEN = new Set<string>([
-  // GET /reports answers CSV and PDF as well as JSON; a response lists one content type per status.
-  'staff GET /dashboard/api/reports ST105',
-  // Rules between fields the document does not state yet (minimum, not 0, exactly one of two names).
-  'staff POST /dashboard/api/loyalty/accounts/{id}/adjust ST202',
-  'staff PUT /dashboard/api/buses/{id}/layout ST202',
-  'staff POST /dashboard/api/loyalty/rewards ST202',
-  'staff PUT /dashboard/api/loyalty/rewards/{id} ST202',
-  'staff POST /dashboard/api/routes ST202',
-  'staff POST /dashboard/api/trip-schedules ST202',
-  'staff POST /dashboard/api/trips/bulk ST202',
-  // A SPEC 400 answered in the stateful phase, where the per-operation expectation is not applied.
-  'staff PATCH /dashboard/api/settings ST202',
-]);
-
 /** `<METHOD path> <code>` of every failure and error in a schemathesis log. */
 function failuresIn(output: string): string[] {
   const found: string[] = [];
@@ -237,10 +217,7 @@ describe('contract fuzzing with schemathesis', () => {
       console.log(`[schemathesis ${name}]\n${summary}`);
       expect(outcome.output, 'schemathesis ran to its summary').toMatch(/=+ SUMMARY =+/);
       const found = failuresIn(outcome.output).map((failure) => `${name} ${failure}`);
-      const unexpected = found.filter((failure) => !KNOWN_OPEN.has(failure));
-      if (found.length)
-        console.log(`[schemathesis ${name}] listed open: ${found.length - unexpected.length}`);
-      expect(unexpected, outcome.output.slice(-20_000)).toEqual([]);
+      expect(found, outcome.output.slice(-20_000)).toEqual([]);
     }, 600_000);
   }
 });
