@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { listApiKeys } from '../../db/queries/webhooks.js';
 import { revokeApiKey } from '../../db/writes/api-keys.js';
 import type { AppContext } from '../app.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { issueApiKey } from '../use-cases/webhooks.js';
@@ -20,7 +21,7 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
     handler: async (ctx) => {
       const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await listApiKeys(db, staff.companyId) };
+      ok(ctx, await listApiKeys(db, staff.companyId));
     },
   });
 
@@ -32,10 +33,9 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
     body: ApiKeyBody,
     handler: async (ctx, { body }) => {
       const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
-      const created = await issueApiKey(db, staff, body.name, originOf(ctx));
+      const key = await issueApiKey(db, staff, body.name, originOf(ctx));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.status = 201;
-      ctx.body = { success: true, data: created };
+      created(ctx, key);
     },
   });
 
@@ -52,7 +52,7 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
         { companyId: staff.companyId, staffUserId: staff.staffUserId, keyId: params.id },
         originOf(ctx),
       );
-      ctx.body = { success: true, data: revoked };
+      ok(ctx, revoked);
     },
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '../auth/staff-session.js';
 import { prepareStaffSignIn, signInStaff, signOutStaff } from '../auth/staff-sign-in.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
@@ -62,7 +63,7 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
     handler: async (ctx) => {
       await signOutStaff(db, currentStaff(ctx), requestOrigin(ctx));
       clearStaffSessionCookies(ctx, config);
-      ctx.body = { success: true };
+      ok(ctx);
     },
   });
 
@@ -73,15 +74,12 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
     security: 'companyStaff',
     handler: async (ctx) => {
       const staff = currentStaff(ctx);
-      ctx.body = {
-        success: true,
-        data: {
-          user: { id: staff.staffUserId, email: staff.email, name: staff.name },
-          membership: { companyId: staff.companyId, role: staff.role },
-          company: companyView(staff.company),
-          memberships: await dashboardMemberships(db, staff.staffUserId, DASHBOARD_ROLES),
-        },
-      };
+      ok(ctx, {
+        user: { id: staff.staffUserId, email: staff.email, name: staff.name },
+        membership: { companyId: staff.companyId, role: staff.role },
+        company: companyView(staff.company),
+        memberships: await dashboardMemberships(db, staff.staffUserId, DASHBOARD_ROLES),
+      });
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
@@ -20,7 +21,7 @@ export function registerBookingDecisionRoutes(surface: Surface, context: AppCont
     body: StatusBody,
     handler: async (ctx, { params, body }) => {
       const staff = authorize(ctx, requireRole(...DECIDING_ROLES), requireActiveCompany);
-      ctx.body = { success: true, data: await decideBooking(deps, staff, params.id, body) };
+      ok(ctx, await decideBooking(deps, staff, params.id, body));
     },
   });
 }

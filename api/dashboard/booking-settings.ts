@@ -1,6 +1,7 @@
 import { readBookingSettings } from '../../db/queries/booking-settings.js';
 import { saveBookingSettings } from '../../db/writes/booking-settings.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, SettingsBody, settingsData, settingsErrorCode } from './booking-settings.openapi.js';
 import {
@@ -20,7 +21,7 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
     security: 'companyStaff',
     handler: async (ctx) => {
       const staff = authorize(ctx);
-      ctx.body = { success: true, data: settingsData(await readBookingSettings(db.pool, staff.companyId)) };
+      ok(ctx, settingsData(await readBookingSettings(db.pool, staff.companyId)));
     },
   });
 
@@ -43,7 +44,7 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
         { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },
         { ip: ctx.ip, requestId: ctx.state.requestId },
       );
-      ctx.body = { success: true, data: settingsData(saved) };
+      ok(ctx, settingsData(saved));
     },
   });
 }

@@ -6,6 +6,7 @@ import {
 } from '../../db/queries/dashboard-bookings.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
+import { ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
@@ -74,11 +75,7 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
         },
         { limit: query.limit, offset: query.offset },
       );
-      ctx.body = {
-        success: true,
-        data: bookings.map(booking),
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, bookings.map(booking), query, total);
     },
   });
 
@@ -92,7 +89,7 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
       const staff = authorize(ctx);
       const row = await findCompanyBooking(db, staff.companyId, params.id);
       if (!row) throw bookingNotFound();
-      ctx.body = { success: true, data: booking(row) };
+      ok(ctx, booking(row));
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
@@ -45,7 +46,7 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
       const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
       const shift = await commandShift(deps, staff, body);
       ctx.status = body.action === 'OPEN' ? 201 : 200;
-      ctx.body = { success: true, data: shift };
+      ok(ctx, shift);
     },
   });
 
@@ -58,7 +59,7 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await shiftDetail(deps, staff.companyId, params.id) };
+      ok(ctx, await shiftDetail(deps, staff.companyId, params.id));
     },
   });
 

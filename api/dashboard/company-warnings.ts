@@ -1,5 +1,6 @@
 import { companyNotices, type CompanyNoticeRow } from '../../db/queries/admin-companies.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, NoticeQuery } from './company-warnings.openapi.js';
 import { authorize, requireRole } from './guards.js';
@@ -22,18 +23,15 @@ export function registerCompanyWarningRoutes(surface: Surface, { db }: AppContex
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx, requireRole('OWNER'));
       const found = await companyNotices(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: {
-          status: staff.company.status,
-          verified: staff.company.verified,
-          suspension: found.suspension ? notice(found.suspension) : null,
-          items: found.items.map(notice),
-          total: found.total,
-          limit: query.limit,
-          offset: query.offset,
-        },
-      };
+      ok(ctx, {
+        status: staff.company.status,
+        verified: staff.company.verified,
+        suspension: found.suspension ? notice(found.suspension) : null,
+        items: found.items.map(notice),
+        total: found.total,
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
@@ -18,7 +19,7 @@ export function registerDispatchRoutes(surface: Surface, { db }: AppContext): vo
     params: IdParams,
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
-      ctx.body = { success: true, data: await tripDispatchView(db, staff.companyId, params.id) };
+      ok(ctx, await tripDispatchView(db, staff.companyId, params.id));
     },
   });
 
@@ -33,7 +34,7 @@ export function registerDispatchRoutes(surface: Surface, { db }: AppContext): vo
     handler: async (ctx, { params, body }) => {
       const staff = authorize(ctx, requireRole(...DISPATCH_ROLES), requireActiveCompany);
       const data = await takeDispatchAction(db, commandOf(staff, params.id, body, 'DASHBOARD'));
-      ctx.body = { success: true, data };
+      ok(ctx, data);
     },
   });
 }

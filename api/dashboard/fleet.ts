@@ -6,6 +6,7 @@ import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
 import { hashPassword } from '../auth/passwords.js';
+import { created, ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
@@ -26,6 +27,19 @@ async function busLayouts(db: Database, companyId: string, busId: string) {
   return { bus, ...(await readBusLayouts(db, busId)) };
 }
 
+/** The bus templates with the seat layout each one makes. */
+function busTemplateViews() {
+  return Object.values(BUS_TEMPLATES).map(({ options, ...template }) => {
+    const layoutDocument = coachLayout(options);
+    return {
+      ...template,
+      seat_count: layoutSeats(layoutDocument).length,
+      decks: layoutDocument.grid.decks,
+      layoutDocument,
+    };
+  });
+}
+
 function registerBusRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
     ...docs.listBusTemplates,
@@ -34,18 +48,7 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
     security: 'companyStaff',
     handler: async (ctx) => {
       authorize(ctx);
-      ctx.body = {
-        success: true,
-        data: Object.values(BUS_TEMPLATES).map(({ options, ...template }) => {
-          const layoutDocument = coachLayout(options);
-          return {
-            ...template,
-            seat_count: layoutSeats(layoutDocument).length,
-            decks: layoutDocument.grid.decks,
-            layoutDocument,
-          };
-        }),
-      };
+      ok(ctx, busTemplateViews());
     },
   });
 
@@ -58,11 +61,7 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { buses, total } = await listBuses(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: buses,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, buses, query, total);
     },
   });
 
@@ -84,8 +83,7 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
         amenities: body.amenities,
         template,
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, busId) };
+      created(ctx, await busLayouts(db, staff.companyId, busId));
     },
   });
 }
@@ -99,7 +97,7 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+      ok(ctx, await busLayouts(db, staff.companyId, params.id));
     },
   });
 
@@ -120,7 +118,7 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
         saveMode: body.saveMode,
         field: body.layoutDocument ? 'layoutDocument' : 'layout_document',
       });
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+      ok(ctx, await busLayouts(db, staff.companyId, params.id));
     },
   });
 
@@ -132,7 +130,7 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     handler: async (ctx, { params }) => {
       const staff = planner(ctx);
-      ctx.body = { success: true, data: await archiveLayout(db, staffAct(ctx, staff), params.id) };
+      ok(ctx, await archiveLayout(db, staffAct(ctx, staff), params.id));
     },
   });
 }
@@ -147,11 +145,7 @@ function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { drivers, total } = await listDrivers(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: drivers,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, drivers, query, total);
     },
   });
 
@@ -164,13 +158,12 @@ function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
     errorCode: planningErrorCode,
     handler: async (ctx, { body }) => {
       const staff = driverManager(ctx);
-      const created = await createDriver(db, staffAct(ctx, staff), {
+      const driver = await createDriver(db, staffAct(ctx, staff), {
         email: body.email.toLowerCase(),
         name: body.name,
         passwordHash: await hashPassword(body.password),
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findDriver(db, staff.companyId, created.id) };
+      created(ctx, await findDriver(db, staff.companyId, driver.id));
     },
   });
 }

@@ -9,6 +9,7 @@ import {
   type ProgrammeActor,
 } from '../../db/writes/loyalty/admin-catalogue.js';
 import type { AppContext } from '../app.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
@@ -81,7 +82,7 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     path: '/loyalty',
     body: ProgramBody,
     handler: async (ctx, { body }) => {
-      ctx.body = { success: true, data: await saveProgramTerms(db, body, managerOf(ctx)) };
+      ok(ctx, await saveProgramTerms(db, body, managerOf(ctx)));
     },
   });
 
@@ -93,8 +94,7 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     body: TierBody,
     handler: async (ctx, { body }) => {
       const tier = await saveTier(db, { tier: body }, managerOf(ctx));
-      ctx.status = 201;
-      ctx.body = { success: true, data: tier };
+      created(ctx, tier);
     },
   });
 
@@ -106,10 +106,7 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: TierBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await saveTier(db, { tierId: params.id, tier: body }, managerOf(ctx)),
-      };
+      ok(ctx, await saveTier(db, { tierId: params.id, tier: body }, managerOf(ctx)));
     },
   });
 
@@ -121,10 +118,7 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: AdjustBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await adjustAccount(db, { accountId: params.id, ...body }, managerOf(ctx)),
-      };
+      ok(ctx, await adjustAccount(db, { accountId: params.id, ...body }, managerOf(ctx)));
     },
   });
 }
@@ -139,8 +133,7 @@ function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
     body: RewardBody,
     handler: async (ctx, { body }) => {
       const reward = await saveReward(db, { reward: body }, managerOf(ctx));
-      ctx.status = 201;
-      ctx.body = { success: true, data: reward };
+      created(ctx, reward);
     },
   });
 
@@ -152,10 +145,7 @@ function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: RewardBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await saveReward(db, { rewardId: params.id, reward: body }, managerOf(ctx)),
-      };
+      ok(ctx, await saveReward(db, { rewardId: params.id, reward: body }, managerOf(ctx)));
     },
   });
 
@@ -166,7 +156,7 @@ function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
     path: '/loyalty/rewards/{id}',
     params: IdParams,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await withdrawReward(db, params.id, managerOf(ctx)) };
+      ok(ctx, await withdrawReward(db, params.id, managerOf(ctx)));
     },
   });
 }

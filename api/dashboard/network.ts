@@ -7,6 +7,7 @@ import {
 } from '../../db/queries/network.js';
 import { createPickupLocation, createRoute, saveCity } from '../../db/writes/planning/network.js';
 import type { AppContext } from '../app.js';
+import { created, ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
@@ -27,7 +28,7 @@ function registerCityRoutes(surface: Surface, { db }: AppContext): void {
     security: 'companyStaff',
     handler: async (ctx) => {
       authorize(ctx);
-      ctx.body = { success: true, data: await listCities(db) };
+      ok(ctx, await listCities(db));
     },
   });
 
@@ -62,11 +63,7 @@ function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { routes, total } = await listRoutes(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: routes,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, routes, query, total);
     },
   });
 
@@ -90,8 +87,7 @@ function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
           fareShareBp: stop.fare_share_bp,
         })),
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findRoute(db, staff.companyId, routeId) };
+      created(ctx, await findRoute(db, staff.companyId, routeId));
     },
   });
 }
@@ -105,7 +101,7 @@ function registerPickupRoutes(surface: Surface, { db }: AppContext): void {
     query: PickupQuery,
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
-      ctx.body = { success: true, data: await listPickupPoints(db, staff.companyId, query.city_id) };
+      ok(ctx, await listPickupPoints(db, staff.companyId, query.city_id));
     },
   });
 
@@ -130,8 +126,7 @@ function registerPickupRoutes(surface: Surface, { db }: AppContext): void {
         latitude: body.latitude,
         longitude: body.longitude,
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findPickupPoint(db, staff.companyId, stopId) };
+      created(ctx, await findPickupPoint(db, staff.companyId, stopId));
     },
   });
 }

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -55,7 +56,7 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
     security: 'companyStaff',
     handler: async (ctx) => {
       authorize(ctx);
-      ctx.body = { success: true, data: paymentSettings(context.config.CASH_SHIFT_MAX_HOURS) };
+      ok(ctx, paymentSettings(context.config.CASH_SHIFT_MAX_HOURS));
     },
   });
 
@@ -116,8 +117,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
         bookingId: body.booking_id,
         note: body.note,
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: line };
+      created(ctx, line);
     },
   });
 
@@ -130,7 +130,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx, requireRole(...READING_ROLES));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await companyPayment(db, staff.companyId, params.id) };
+      ok(ctx, await companyPayment(db, staff.companyId, params.id));
     },
   });
 
@@ -142,10 +142,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: NoteBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note),
-      };
+      ok(ctx, await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note));
     },
   });
 
@@ -157,7 +154,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
       security: 'companyStaff',
       params: IdParams,
       handler: async (ctx, { params }) => {
-        ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, action) };
+        ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, action));
       },
     });
   }
@@ -171,7 +168,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     body: RefundBody,
     errorCode: refundErrorCode,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, 'refund') };
+      ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, 'refund'));
     },
   });
 }

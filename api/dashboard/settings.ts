@@ -1,6 +1,7 @@
 import { readCompanySettings } from '../../db/queries/company-settings.js';
 import { saveCompanySettings } from '../../db/writes/company-settings.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { settingsErrorCode } from './booking-settings.openapi.js';
 import { authorize, MANAGEMENT_ROLES, requireActiveCompany, requireRole } from './guards.js';
@@ -17,10 +18,7 @@ export function registerCompanySettingsRoutes(surface: Surface, { db, config }: 
     security: 'companyStaff',
     handler: async (ctx) => {
       const staff = authorize(ctx);
-      ctx.body = {
-        success: true,
-        data: settingsData(await readCompanySettings(db, staff.companyId), platformCutoff),
-      };
+      ok(ctx, settingsData(await readCompanySettings(db, staff.companyId), platformCutoff));
     },
   });
 
@@ -38,7 +36,7 @@ export function registerCompanySettingsRoutes(surface: Surface, { db, config }: 
         { companyId: staff.companyId, change: body, staffUserId: staff.staffUserId },
         { ip: ctx.ip, requestId: ctx.state.requestId },
       );
-      ctx.body = { success: true, data: settingsData(saved, platformCutoff) };
+      ok(ctx, settingsData(saved, platformCutoff));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { listTeam } from '../../db/queries/team.js';
 import type { AppContext } from '../app.js';
+import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { docs, TeamQuery } from './team.openapi.js';
@@ -14,11 +15,7 @@ export function registerTeamRoutes(surface: Surface, { db }: AppContext): void {
     handler: async (ctx, { query }) => {
       const staff = authorize(ctx);
       const { members, total } = await listTeam(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: members,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, members, query, total);
     },
   });
 }

@@ -1,6 +1,7 @@
 import { listActiveTrips, type ActiveTrip } from '../../db/queries/tracking.js';
 import { trackingState } from '../../domain/trip-tracking.js';
 import type { AppContext } from '../app.js';
+import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { ActiveTripsQuery, docs } from './tracking.openapi.js';
 import { authorize } from './guards.js';
@@ -45,12 +46,9 @@ export function registerTrackingRoutes(surface: Surface, { db }: AppContext): vo
       const staff = authorize(ctx);
       const { trips, total } = await listActiveTrips(db, staff.companyId, query);
       const now = new Date();
+      const views = trips.map((trip) => activeTripView(trip, now));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = {
-        success: true,
-        data: trips.map((trip) => activeTripView(trip, now)),
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, views, query, total);
     },
   });
 }

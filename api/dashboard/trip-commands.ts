@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeTripLegacy, runBulkCommand } from '../use-cases/trip-commands.js';
@@ -20,7 +21,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     errorCode: bodyCode,
     handler: async (ctx, { body }) => {
       const staff = authorize(ctx, requireRole(...DISPATCH_ROLES), requireActiveCompany);
-      ctx.body = { success: true, data: await runBulkCommand(db, logger, staff, body, ctx.state.requestId) };
+      ok(ctx, await runBulkCommand(db, logger, staff, body, ctx.state.requestId));
     },
   });
 
@@ -34,7 +35,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     errorCode: bodyCode,
     handler: async (ctx, { params, body }) => {
       const staff = authorize(ctx, requireRole(...DISPATCH_ROLES), requireActiveCompany);
-      ctx.body = { success: true, data: await changeTripLegacy(db, staff, params.id, body) };
+      ok(ctx, await changeTripLegacy(db, staff, params.id, body));
     },
   });
 }

@@ -1,6 +1,7 @@
 import { findPlanningTrip, listPlanningTrips } from '../../db/queries/planning-trips.js';
 import { saveTrip } from '../../db/writes/planning/trips.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
@@ -52,7 +53,7 @@ export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext)
         priceVip: body.price_vip,
       });
       ctx.status = created ? 201 : 200;
-      ctx.body = { success: true, data: await findPlanningTrip(db, staff.companyId, tripId) };
+      ok(ctx, await findPlanningTrip(db, staff.companyId, tripId));
     },
   });
 }

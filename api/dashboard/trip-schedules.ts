@@ -1,5 +1,6 @@
 import { listTripSchedules } from '../../db/queries/trip-schedules.js';
 import type { AppContext } from '../app.js';
+import { created, ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { tripScheduleClient } from '../temporal/trip-schedule-client.js';
 import {
@@ -27,11 +28,7 @@ export function registerTripScheduleRoutes(
     handler: async (ctx, { query }) => {
       const staff = planningReader(ctx);
       const { schedules: list, total } = await listTripSchedules(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: list,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, list, query, total);
     },
   });
 
@@ -43,10 +40,7 @@ export function registerTripScheduleRoutes(
     params: ScheduleParams,
     handler: async (ctx, { params }) => {
       const staff = planningReader(ctx);
-      ctx.body = {
-        success: true,
-        data: await scheduleWithProgress({ db, schedules }, staff.companyId, params.id),
-      };
+      ok(ctx, await scheduleWithProgress({ db, schedules }, staff.companyId, params.id));
     },
   });
 
@@ -74,11 +68,11 @@ export function registerTripScheduleRoutes(
         request,
         body.skip_conflicts,
       );
-      ctx.status = answer.status;
       if (answer.status === 201) {
-        ctx.body = { success: true, data: answer.schedule };
+        created(ctx, answer.schedule);
         return;
       }
+      ctx.status = answer.status;
       const progressUrl = `/dashboard/api/trip-schedules/${answer.scheduleId}`;
       ctx.set('Location', progressUrl);
       ctx.body = {
