@@ -15,6 +15,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const companyView = (company: z.infer<typeof Company>) => {
   const { id, name_en, name_ar, status, verified } = company;
@@ -67,13 +68,11 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
     },
   });
 
-  surface.route({
+  staffRoute(surface, currentStaff, {
     ...docs.staffMe,
     method: 'get',
     path: '/auth/me',
-    security: 'companyStaff',
-    handler: async (ctx) => {
-      const staff = currentStaff(ctx);
+    handler: async (ctx, staff) => {
       ok(ctx, {
         user: { id: staff.staffUserId, email: staff.email, name: staff.name },
         membership: { companyId: staff.companyId, role: staff.role },

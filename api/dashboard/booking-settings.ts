@@ -11,16 +11,15 @@ import {
   requireRole,
   requireVerifiedCompany,
 } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 /** GET and PUT /settings/booking-confirmation. */
 export function registerBookingSettingsRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getBookingConfirmationSettings,
     method: 'get',
     path: '/settings/booking-confirmation',
-    security: 'companyStaff',
-    handler: async (ctx) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff) => {
       ok(ctx, settingsData(await readBookingSettings(db.pool, staff.companyId)));
     },
   });

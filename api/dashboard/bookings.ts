@@ -11,6 +11,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -56,14 +57,12 @@ function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
 }
 
 export function registerBookingRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listCompanyBookings,
     method: 'get',
     path: '/bookings',
-    security: 'companyStaff',
     query: BookingsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       const { bookings, total } = await listCompanyBookings(
         db,
         staff.companyId,
@@ -79,14 +78,12 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     },
   });
 
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getCompanyBooking,
     method: 'get',
     path: '/bookings/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { params }) => {
       const row = await findCompanyBooking(db, staff.companyId, params.id);
       if (!row) throw bookingNotFound();
       ok(ctx, booking(row));

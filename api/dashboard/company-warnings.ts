@@ -3,7 +3,8 @@ import type { AppContext } from '../app.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, NoticeQuery } from './company-warnings.openapi.js';
-import { authorize, requireRole } from './guards.js';
+import { allow, requireRole } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const notice = (row: CompanyNoticeRow) => ({
   id: row.id,
@@ -14,14 +15,12 @@ const notice = (row: CompanyNoticeRow) => ({
 
 /** GET /company/warnings: the OWNER reads what the platform told the company. */
 export function registerCompanyWarningRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, allow(requireRole('OWNER')), {
     ...docs.companyWarnings,
     method: 'get',
     path: '/company/warnings',
-    security: 'companyStaff',
     query: NoticeQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole('OWNER'));
+    handler: async (ctx, staff, { query }) => {
       const found = await companyNotices(db, staff.companyId, query);
       ok(ctx, {
         status: staff.company.status,

@@ -6,11 +6,12 @@ import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
 import { hashPassword } from '../auth/passwords.js';
-import { created, ok, page } from '../http/respond.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
 import { authorize } from './guards.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
 import { driverManager, planner, planningErrorCode, staffAct } from './planning-schemas.js';
 
 /** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
@@ -41,39 +42,28 @@ function busTemplateViews() {
 }
 
 function registerBusRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listBusTemplates,
     method: 'get',
     path: '/bus-templates',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
       ok(ctx, busTemplateViews());
     },
   });
 
-  surface.route({
-    ...docs.listBuses,
-    method: 'get',
-    path: '/buses',
-    security: 'companyStaff',
-    query: BusesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { buses, total } = await listBuses(db, staff.companyId, query);
-      page(ctx, buses, query, total);
-    },
+  const busesPage = { ...docs.listBuses, path: '/buses', query: BusesQuery };
+  companyPageRoute(surface, busesPage, async (companyId, query) => {
+    const { buses, total } = await listBuses(db, companyId, query);
+    return [buses, total];
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.createBus,
     method: 'post',
     path: '/buses',
-    security: 'companyStaff',
     body: BusBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const template = body.template_id === undefined ? null : busTemplate(body.template_id);
       if (template === undefined)
         throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
@@ -89,28 +79,24 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getBusLayout,
     method: 'get',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { params }) => {
       ok(ctx, await busLayouts(db, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.putBusLayout,
     method: 'put',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
     body: LayoutBody,
     errorCode: layoutErrorCode,
-    handler: async (ctx, { params, body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { params, body }) => {
       const document = (body.layoutDocument ?? body.layout_document) as LayoutDocument;
       await saveLayout(db, staffAct(ctx, staff), {
         busId: params.id,
@@ -122,42 +108,31 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.deleteBusLayout,
     method: 'delete',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { params }) => {
       ok(ctx, await archiveLayout(db, staffAct(ctx, staff), params.id));
     },
   });
 }
 
 function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.listDrivers,
-    method: 'get',
-    path: '/drivers',
-    security: 'companyStaff',
-    query: BusesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { drivers, total } = await listDrivers(db, staff.companyId, query);
-      page(ctx, drivers, query, total);
-    },
+  const driversPage = { ...docs.listDrivers, path: '/drivers', query: BusesQuery };
+  companyPageRoute(surface, driversPage, async (companyId, query) => {
+    const { drivers, total } = await listDrivers(db, companyId, query);
+    return [drivers, total];
   });
 
-  surface.route({
+  staffRoute(surface, driverManager, {
     ...docs.createDriver,
     method: 'post',
     path: '/drivers',
-    security: 'companyStaff',
     body: DriverBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = driverManager(ctx);
+    handler: async (ctx, staff, { body }) => {
       const driver = await createDriver(db, staffAct(ctx, staff), {
         email: body.email.toLowerCase(),
         name: body.name,

@@ -14,6 +14,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
 import {
+  allow,
   authorize,
   MANAGEMENT_ROLES,
   requireActiveCompany,
@@ -21,6 +22,7 @@ import {
   requireVerifiedCompany,
   SENSITIVE_ROLES,
 } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
 
 /** The signed-in manager, as the actor of a programme write. */
@@ -53,14 +55,12 @@ export function registerLoyaltyProgrammeRoutes(surface: Surface, context: AppCon
 
 /** GET and PUT /loyalty, tiers and manual adjustments. */
 function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getLoyaltyProgramme,
     method: 'get',
     path: '/loyalty',
-    security: 'companyStaff',
     query: AccountsQuery,
-    handler: async (ctx, { query }) => {
-      const { companyId } = authorize(ctx, requireRole(...SENSITIVE_ROLES));
+    handler: async (ctx, { companyId }, { query }) => {
       const [program, tiers, rewards, page] = await Promise.all([
         readProgramTerms(db, companyId),
         listTiers(db, companyId),

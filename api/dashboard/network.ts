@@ -7,9 +7,10 @@ import {
 } from '../../db/queries/network.js';
 import { createPickupLocation, createRoute, saveCity } from '../../db/writes/planning/network.js';
 import type { AppContext } from '../app.js';
-import { created, ok, page } from '../http/respond.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
 import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
 
@@ -21,26 +22,22 @@ export function registerNetworkRoutes(surface: Surface, context: AppContext): vo
 }
 
 function registerCityRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listDashboardCities,
     method: 'get',
     path: '/cities',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
       ok(ctx, await listCities(db));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.addCity,
     method: 'post',
     path: '/cities',
-    security: 'companyStaff',
     body: CityBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const { city, created } = await saveCity(db, staffAct(ctx, staff), {
         nameAr: body.name_ar,
         nameEn: body.name_en,
@@ -54,28 +51,19 @@ function registerCityRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.listDashboardRoutes,
-    method: 'get',
-    path: '/routes',
-    security: 'companyStaff',
-    query: RoutesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { routes, total } = await listRoutes(db, staff.companyId, query);
-      page(ctx, routes, query, total);
-    },
+  const routesPage = { ...docs.listDashboardRoutes, path: '/routes', query: RoutesQuery };
+  companyPageRoute(surface, routesPage, async (companyId, query) => {
+    const { routes, total } = await listRoutes(db, companyId, query);
+    return [routes, total];
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.createRoute,
     method: 'post',
     path: '/routes',
-    security: 'companyStaff',
     body: RouteBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const { routeId } = await createRoute(db, staffAct(ctx, staff), {
         nameAr: body.name_ar,
         nameEn: body.name_en,
@@ -93,27 +81,23 @@ function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 function registerPickupRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listPickupLocations,
     method: 'get',
     path: '/pickup-locations',
-    security: 'companyStaff',
     query: PickupQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       ok(ctx, await listPickupPoints(db, staff.companyId, query.city_id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.createPickupLocation,
     method: 'post',
     path: '/pickup-locations',
-    security: 'companyStaff',
     body: PickupBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const { stopId } = await createPickupLocation(db, staffAct(ctx, staff), {
         cityId: body.city_id,
         kind: body.kind,

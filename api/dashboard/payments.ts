@@ -13,7 +13,8 @@ import {
   ledgerPage,
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
-import { authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { allow, authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import {
   docs,
   LedgerQuery,
@@ -49,26 +50,22 @@ export function registerPaymentRoutes(surface: Surface, context: AppContext): vo
 function registerLedgerReads(surface: Surface, context: AppContext): void {
   const { db } = context;
 
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getPaymentSettings,
     method: 'get',
     path: '/payment-settings',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
       ok(ctx, paymentSettings(context.config.CASH_SHIFT_MAX_HOURS));
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getPaymentReceipt,
     method: 'get',
     path: '/payments/receipts/{source}/{id}',
-    security: 'companyStaff',
     params: ReceiptParams,
     query: ReceiptQuery,
-    handler: async (ctx, { params, query }) => {
-      const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES));
+    handler: async (ctx, staff, { params, query }) => {
       const { document, rendered } = await companyPaymentReceipt(context, {
         companyId: staff.companyId,
         source: params.source,
@@ -84,14 +81,12 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
     ...docs.listCompanyPayments,
     method: 'get',
     path: '/payments',
-    security: 'companyStaff',
     query: LedgerQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole(...READING_ROLES));
+    handler: async (ctx, staff, { query }) => {
       const { lines, statistics } = await ledgerPage(db, staff.companyId, query);
       ctx.set('Cache-Control', 'private, no-store');
       ctx.body = {
@@ -121,14 +116,12 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
     ...docs.getCompanyPayment,
     method: 'get',
     path: '/payments/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx, requireRole(...READING_ROLES));
+    handler: async (ctx, staff, { params }) => {
       ctx.set('Cache-Control', 'private, no-store');
       ok(ctx, await companyPayment(db, staff.companyId, params.id));
     },

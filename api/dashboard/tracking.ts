@@ -5,6 +5,7 @@ import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { ActiveTripsQuery, docs } from './tracking.openapi.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 function activeTripView(trip: ActiveTrip, now: Date) {
   const position = trip.lastPosition;
@@ -36,14 +37,12 @@ function activeTripView(trip: ActiveTrip, now: Date) {
 
 /** GET /tracking/active-trips: live tracking of the company's trips under way. */
 export function registerTrackingRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listActiveTrips,
     method: 'get',
     path: '/tracking/active-trips',
-    security: 'companyStaff',
     query: ActiveTripsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       const { trips, total } = await listActiveTrips(db, staff.companyId, query);
       const now = new Date();
       const views = trips.map((trip) => activeTripView(trip, now));

@@ -1,6 +1,6 @@
 import { listTripSchedules } from '../../db/queries/trip-schedules.js';
 import type { AppContext } from '../app.js';
-import { created, ok, page } from '../http/respond.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { tripScheduleClient } from '../temporal/trip-schedule-client.js';
 import {
@@ -10,6 +10,7 @@ import {
   scheduleWithProgress,
 } from '../use-cases/trip-schedules.js';
 import { planner, planningErrorCode, planningReader } from './planning-schemas.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
 import { docs, ScheduleBody, ScheduleParams, SchedulesQuery } from './trip-schedules.openapi.js';
 
 /** GET /trip-schedules, GET /trip-schedules/{id} and POST /trip-schedules (preview or commit). */
@@ -19,40 +20,34 @@ export function registerTripScheduleRoutes(
 ): void {
   const schedules = tripScheduleClient(temporal, config, logger);
 
-  surface.route({
+  const schedulesPage = {
     ...docs.listTripSchedules,
-    method: 'get',
     path: '/trip-schedules',
-    security: 'companyStaff',
     query: SchedulesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = planningReader(ctx);
-      const { schedules: list, total } = await listTripSchedules(db, staff.companyId, query);
-      page(ctx, list, query, total);
-    },
+    guard: planningReader,
+  };
+  companyPageRoute(surface, schedulesPage, async (companyId, query) => {
+    const { schedules, total } = await listTripSchedules(db, companyId, query);
+    return [schedules, total];
   });
 
-  surface.route({
+  staffRoute(surface, planningReader, {
     ...docs.getTripSchedule,
     method: 'get',
     path: '/trip-schedules/{id}',
-    security: 'companyStaff',
     params: ScheduleParams,
-    handler: async (ctx, { params }) => {
-      const staff = planningReader(ctx);
+    handler: async (ctx, staff, { params }) => {
       ok(ctx, await scheduleWithProgress({ db, schedules }, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.postTripSchedule,
     method: 'post',
     path: '/trip-schedules',
-    security: 'companyStaff',
     body: ScheduleBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const request = scheduleRequest(body);
       if (!body.commit) {
         ctx.body = {
