@@ -6,13 +6,13 @@ import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
 import { hashPassword } from '../auth/passwords.js';
-import { created, ok } from '../http/respond.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
 import { authorize } from './guards.js';
 import { companyPageRoute, staffRoute } from './staff-route.js';
-import { driverManager, planner, planningErrorCode, staffAct } from './planning-schemas.js';
+import { driverManager, planner, planningCreateRoute, staffAct } from './planning-schemas.js';
 
 /** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
 export function registerFleetRoutes(surface: Surface, context: AppContext): void {
@@ -57,24 +57,18 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
     return [buses, total];
   });
 
-  staffRoute(surface, planner, {
-    ...docs.createBus,
-    method: 'post',
-    path: '/buses',
-    body: BusBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const template = body.template_id === undefined ? null : busTemplate(body.template_id);
-      if (template === undefined)
-        throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
-      const { busId } = await createBus(db, staffAct(ctx, staff), {
-        plateNumber: body.plate_number,
-        model: body.model,
-        amenities: body.amenities,
-        template,
-      });
-      created(ctx, await busLayouts(db, staff.companyId, busId));
-    },
+  const busCreation = { ...docs.createBus, path: '/buses', body: BusBody };
+  planningCreateRoute(surface, busCreation, async (act, body) => {
+    const template = body.template_id === undefined ? null : busTemplate(body.template_id);
+    if (template === undefined)
+      throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
+    const { busId } = await createBus(db, act, {
+      plateNumber: body.plate_number,
+      model: body.model,
+      amenities: body.amenities,
+      template,
+    });
+    return busLayouts(db, act.companyId, busId);
   });
 }
 
@@ -126,19 +120,13 @@ function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
     return [drivers, total];
   });
 
-  staffRoute(surface, driverManager, {
-    ...docs.createDriver,
-    method: 'post',
-    path: '/drivers',
-    body: DriverBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const driver = await createDriver(db, staffAct(ctx, staff), {
-        email: body.email.toLowerCase(),
-        name: body.name,
-        passwordHash: await hashPassword(body.password),
-      });
-      created(ctx, await findDriver(db, staff.companyId, driver.id));
-    },
+  const driverCreation = { ...docs.createDriver, path: '/drivers', body: DriverBody, guard: driverManager };
+  planningCreateRoute(surface, driverCreation, async (act, body) => {
+    const driver = await createDriver(db, act, {
+      email: body.email.toLowerCase(),
+      name: body.name,
+      passwordHash: await hashPassword(body.password),
+    });
+    return findDriver(db, act.companyId, driver.id);
   });
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import { listAdminAccounts, listAdminRewards, readProgramTerms } from '../../db/queries/loyalty-admin.js';
 import { listTiers } from '../../db/queries/loyalty.js';
 import { adjustAccount, withdrawReward } from '../../db/writes/loyalty/admin-balances.js';
@@ -10,7 +11,7 @@ import {
 } from '../../db/writes/loyalty/admin-catalogue.js';
 import type { AppContext } from '../app.js';
 import { created, ok } from '../http/respond.js';
-import type { Surface } from '../http/route.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
 import {
@@ -86,28 +87,11 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
-    ...docs.createLoyaltyTier,
-    ...WRITE,
-    method: 'post',
+  registerCatalogueWrites(surface, {
     path: '/loyalty/tiers',
     body: TierBody,
-    handler: async (ctx, { body }) => {
-      const tier = await saveTier(db, { tier: body }, managerOf(ctx));
-      created(ctx, tier);
-    },
-  });
-
-  surface.route({
-    ...docs.updateLoyaltyTier,
-    ...WRITE,
-    method: 'put',
-    path: '/loyalty/tiers/{id}',
-    params: IdParams,
-    body: TierBody,
-    handler: async (ctx, { params, body }) => {
-      ok(ctx, await saveTier(db, { tierId: params.id, tier: body }, managerOf(ctx)));
-    },
+    docs: { create: docs.createLoyaltyTier, update: docs.updateLoyaltyTier },
+    save: (tier, tierId, actor) => saveTier(db, { tierId, tier }, actor),
   });
 
   surface.route({
@@ -123,30 +107,50 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
   });
 }
 
-/** POST, PUT and DELETE /loyalty/rewards: the reward catalogue. */
-function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
+/**
+ * POST `path` adds an entry to the programme's catalogue (201) and PUT `path`/{id} changes one:
+ * the tiers and the rewards, each saved by one write that tells a new entry by its missing id.
+ */
+function registerCatalogueWrites<B extends z.ZodType>(
+  surface: Surface,
+  catalogue: {
+    path: string;
+    body: B;
+    docs: { create: OperationDoc; update: OperationDoc };
+    save: (entry: Infer<B>, id: string | undefined, actor: ProgrammeActor) => Promise<unknown>;
+  },
+): void {
+  const { path, body: Body, save } = catalogue;
   surface.route({
-    ...docs.createLoyaltyReward,
+    ...catalogue.docs.create,
     ...WRITE,
     method: 'post',
-    path: '/loyalty/rewards',
-    body: RewardBody,
+    path,
+    body: Body,
     handler: async (ctx, { body }) => {
-      const reward = await saveReward(db, { reward: body }, managerOf(ctx));
-      created(ctx, reward);
+      created(ctx, await save(body, undefined, managerOf(ctx)));
     },
   });
-
   surface.route({
-    ...docs.updateLoyaltyReward,
+    ...catalogue.docs.update,
     ...WRITE,
     method: 'put',
-    path: '/loyalty/rewards/{id}',
+    path: `${path}/{id}`,
     params: IdParams,
-    body: RewardBody,
+    body: Body,
     handler: async (ctx, { params, body }) => {
-      ok(ctx, await saveReward(db, { rewardId: params.id, reward: body }, managerOf(ctx)));
+      ok(ctx, await save(body, params.id, managerOf(ctx)));
     },
+  });
+}
+
+/** POST, PUT and DELETE /loyalty/rewards: the reward catalogue. */
+function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
+  registerCatalogueWrites(surface, {
+    path: '/loyalty/rewards',
+    body: RewardBody,
+    docs: { create: docs.createLoyaltyReward, update: docs.updateLoyaltyReward },
+    save: (reward, rewardId, actor) => saveReward(db, { rewardId, reward }, actor),
   });
 
   surface.route({

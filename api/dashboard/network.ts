@@ -7,12 +7,12 @@ import {
 } from '../../db/queries/network.js';
 import { createPickupLocation, createRoute, saveCity } from '../../db/writes/planning/network.js';
 import type { AppContext } from '../app.js';
-import { created, ok } from '../http/respond.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { companyPageRoute, staffRoute } from './staff-route.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
-import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
+import { planner, planningCreateRoute, planningErrorCode, staffAct } from './planning-schemas.js';
 
 /** The network a company plans on: cities, its routes with their stops, pickup locations. */
 export function registerNetworkRoutes(surface: Surface, context: AppContext): void {
@@ -57,26 +57,20 @@ function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
     return [routes, total];
   });
 
-  staffRoute(surface, planner, {
-    ...docs.createRoute,
-    method: 'post',
-    path: '/routes',
-    body: RouteBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const { routeId } = await createRoute(db, staffAct(ctx, staff), {
-        nameAr: body.name_ar,
-        nameEn: body.name_en,
-        distanceKm: body.distance_km,
-        stops: body.stops.map((stop) => ({
-          stopId: stop.stop_id,
-          runningMinutes: stop.running_minutes,
-          dwellMinutes: stop.dwell_minutes,
-          fareShareBp: stop.fare_share_bp,
-        })),
-      });
-      created(ctx, await findRoute(db, staff.companyId, routeId));
-    },
+  const routeCreation = { ...docs.createRoute, path: '/routes', body: RouteBody };
+  planningCreateRoute(surface, routeCreation, async (act, body) => {
+    const { routeId } = await createRoute(db, act, {
+      nameAr: body.name_ar,
+      nameEn: body.name_en,
+      distanceKm: body.distance_km,
+      stops: body.stops.map((stop) => ({
+        stopId: stop.stop_id,
+        runningMinutes: stop.running_minutes,
+        dwellMinutes: stop.dwell_minutes,
+        fareShareBp: stop.fare_share_bp,
+      })),
+    });
+    return findRoute(db, act.companyId, routeId);
   });
 }
 
@@ -91,26 +85,24 @@ function registerPickupRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  staffRoute(surface, planner, {
+  const pickupLocationCreation = {
     ...docs.createPickupLocation,
-    method: 'post',
     path: '/pickup-locations',
     body: PickupBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const { stopId } = await createPickupLocation(db, staffAct(ctx, staff), {
-        cityId: body.city_id,
-        kind: body.kind,
-        nameAr: body.name,
-        nameEn: body.nameEn ?? body.name,
-        addressAr: body.address,
-        addressEn: body.addressEn ?? body.address,
-        directionsAr: body.directions,
-        directionsEn: body.directionsEn ?? body.directions,
-        latitude: body.latitude,
-        longitude: body.longitude,
-      });
-      created(ctx, await findPickupPoint(db, staff.companyId, stopId));
-    },
+  };
+  planningCreateRoute(surface, pickupLocationCreation, async (act, body) => {
+    const { stopId } = await createPickupLocation(db, act, {
+      cityId: body.city_id,
+      kind: body.kind,
+      nameAr: body.name,
+      nameEn: body.nameEn ?? body.name,
+      addressAr: body.address,
+      addressEn: body.addressEn ?? body.address,
+      directionsAr: body.directions,
+      directionsEn: body.directionsEn ?? body.directions,
+      latitude: body.latitude,
+      longitude: body.longitude,
+    });
+    return findPickupPoint(db, act.companyId, stopId);
   });
 }
