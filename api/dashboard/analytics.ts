@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { damascusDate } from '../../domain/time.js';
 import type { AppContext } from '../app.js';
 import { createRateLimiter } from '../http/rate-limit.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { advancedAnalytics } from '../use-cases/advanced-analytics.js';
 import { analyticsSnapshot } from '../use-cases/analytics.js';
@@ -30,7 +31,7 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     query: AnalyticsQuery,
     handler: async (ctx, { query }) => {
       const read = await allowedRead(ctx);
-      ctx.body = { success: true, data: await analyticsSnapshot(db, { ...read, period: query.period }) };
+      ok(ctx, await analyticsSnapshot(db, { ...read, period: query.period }));
     },
   });
 
@@ -42,7 +43,7 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     query: AdvancedQuery,
     handler: async (ctx, { query }) => {
       const read = await allowedRead(ctx);
-      ctx.body = { success: true, data: await advancedAnalytics(db, { ...read, days: query.days }) };
+      ok(ctx, await advancedAnalytics(db, { ...read, days: query.days }));
     },
   });
 }

@@ -2,57 +2,52 @@ import type { Context } from 'koa';
 import { listApiKeys } from '../../db/queries/webhooks.js';
 import { revokeApiKey } from '../../db/writes/api-keys.js';
 import type { AppContext } from '../app.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { issueApiKey } from '../use-cases/webhooks.js';
 import { ApiKeyBody, docs } from './api-keys.openapi.js';
-import { authorize, MANAGEMENT_ROLES, requireActiveCompany, requireRole } from './guards.js';
+import { managerRead, managerWrite } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 
 /** GET, POST /api-keys and DELETE /api-keys/{id}: the company's keys for the webhook set-up. */
 export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, managerRead, {
     ...docs.listCompanyApiKeys,
     method: 'get',
     path: '/api-keys',
-    security: 'companyStaff',
-    handler: async (ctx) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+    handler: async (ctx, staff) => {
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await listApiKeys(db, staff.companyId) };
+      ok(ctx, await listApiKeys(db, staff.companyId));
     },
   });
 
-  surface.route({
+  staffRoute(surface, managerWrite, {
     ...docs.createCompanyApiKey,
     method: 'post',
     path: '/api-keys',
-    security: 'companyStaff',
     body: ApiKeyBody,
-    handler: async (ctx, { body }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
-      const created = await issueApiKey(db, staff, body.name, originOf(ctx));
+    handler: async (ctx, staff, { body }) => {
+      const key = await issueApiKey(db, staff, body.name, originOf(ctx));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.status = 201;
-      ctx.body = { success: true, data: created };
+      created(ctx, key);
     },
   });
 
-  surface.route({
+  staffRoute(surface, managerWrite, {
     ...docs.revokeCompanyApiKey,
     method: 'delete',
     path: '/api-keys/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
+    handler: async (ctx, staff, { params }) => {
       const revoked = await revokeApiKey(
         db,
         { companyId: staff.companyId, staffUserId: staff.staffUserId, keyId: params.id },
         originOf(ctx),
       );
-      ctx.body = { success: true, data: revoked };
+      ok(ctx, revoked);
     },
   });
 }

@@ -11,9 +11,11 @@ import {
 } from '../auth/staff-session.js';
 import { prepareStaffSignIn, signInStaff, signOutStaff } from '../auth/staff-sign-in.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { Company, docs, LoginBody } from './auth.openapi.js';
 import { currentStaff } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const companyView = (company: z.infer<typeof Company>) => {
   const { id, name_en, name_ar, status, verified } = company;
@@ -62,26 +64,21 @@ function registerStaffSessionRoutes(surface: Surface, { config, db }: AppContext
     handler: async (ctx) => {
       await signOutStaff(db, currentStaff(ctx), requestOrigin(ctx));
       clearStaffSessionCookies(ctx, config);
-      ctx.body = { success: true };
+      ok(ctx);
     },
   });
 
-  surface.route({
+  staffRoute(surface, currentStaff, {
     ...docs.staffMe,
     method: 'get',
     path: '/auth/me',
-    security: 'companyStaff',
-    handler: async (ctx) => {
-      const staff = currentStaff(ctx);
-      ctx.body = {
-        success: true,
-        data: {
-          user: { id: staff.staffUserId, email: staff.email, name: staff.name },
-          membership: { companyId: staff.companyId, role: staff.role },
-          company: companyView(staff.company),
-          memberships: await dashboardMemberships(db, staff.staffUserId, DASHBOARD_ROLES),
-        },
-      };
+    handler: async (ctx, staff) => {
+      ok(ctx, {
+        user: { id: staff.staffUserId, email: staff.email, name: staff.name },
+        membership: { companyId: staff.companyId, role: staff.role },
+        company: companyView(staff.company),
+        memberships: await dashboardMemberships(db, staff.staffUserId, DASHBOARD_ROLES),
+      });
     },
   });
 }

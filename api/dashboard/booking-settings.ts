@@ -1,6 +1,7 @@
 import { readBookingSettings } from '../../db/queries/booking-settings.js';
 import { saveBookingSettings } from '../../db/writes/booking-settings.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, SettingsBody, settingsData, settingsErrorCode } from './booking-settings.openapi.js';
 import {
@@ -10,17 +11,16 @@ import {
   requireRole,
   requireVerifiedCompany,
 } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 /** GET and PUT /settings/booking-confirmation. */
 export function registerBookingSettingsRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getBookingConfirmationSettings,
     method: 'get',
     path: '/settings/booking-confirmation',
-    security: 'companyStaff',
-    handler: async (ctx) => {
-      const staff = authorize(ctx);
-      ctx.body = { success: true, data: settingsData(await readBookingSettings(db.pool, staff.companyId)) };
+    handler: async (ctx, staff) => {
+      ok(ctx, settingsData(await readBookingSettings(db.pool, staff.companyId)));
     },
   });
 
@@ -43,7 +43,7 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
         { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },
         { ip: ctx.ip, requestId: ctx.state.requestId },
       );
-      ctx.body = { success: true, data: settingsData(saved) };
+      ok(ctx, settingsData(saved));
     },
   });
 }

@@ -6,10 +6,12 @@ import {
 } from '../../db/queries/dashboard-bookings.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
+import { ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -55,14 +57,12 @@ function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
 }
 
 export function registerBookingRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listCompanyBookings,
     method: 'get',
     path: '/bookings',
-    security: 'companyStaff',
     query: BookingsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       const { bookings, total } = await listCompanyBookings(
         db,
         staff.companyId,
@@ -74,25 +74,19 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
         },
         { limit: query.limit, offset: query.offset },
       );
-      ctx.body = {
-        success: true,
-        data: bookings.map(booking),
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, bookings.map(booking), query, total);
     },
   });
 
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getCompanyBooking,
     method: 'get',
     path: '/bookings/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { params }) => {
       const row = await findCompanyBooking(db, staff.companyId, params.id);
       if (!row) throw bookingNotFound();
-      ctx.body = { success: true, data: booking(row) };
+      ok(ctx, booking(row));
     },
   });
 }

@@ -1,10 +1,12 @@
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
 import { commandShift, shiftCsv, shiftDetail, shiftOverview } from '../use-cases/cash-shifts.js';
 import { docs, ShiftCommand, ShiftsQuery } from './cash-shifts.openapi.js';
-import { authorize, MANAGEMENT_ROLES, requireActiveCompany, requireRole } from './guards.js';
+import { managerRead, managerWrite } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 /**
  * GET/POST /payments/cash-shifts: the company's till sessions (SPEC "Cash shift"), for the owner
@@ -17,14 +19,12 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     workflow: cashShiftClient(context.temporal, context.config),
   };
 
-  surface.route({
+  staffRoute(surface, managerRead, {
     ...docs.listCashShifts,
     method: 'get',
     path: '/payments/cash-shifts',
-    security: 'companyStaff',
     query: ShiftsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+    handler: async (ctx, staff, { query }) => {
       const { current, shifts, total } = await shiftOverview(deps, staff.companyId, query);
       ctx.set('Cache-Control', 'private, no-store');
       ctx.body = {
@@ -35,41 +35,35 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     },
   });
 
-  surface.route({
+  staffRoute(surface, managerWrite, {
     ...docs.commandCashShift,
     method: 'post',
     path: '/payments/cash-shifts',
-    security: 'companyStaff',
     body: ShiftCommand,
-    handler: async (ctx, { body }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
+    handler: async (ctx, staff, { body }) => {
       const shift = await commandShift(deps, staff, body);
       ctx.status = body.action === 'OPEN' ? 201 : 200;
-      ctx.body = { success: true, data: shift };
+      ok(ctx, shift);
     },
   });
 
-  surface.route({
+  staffRoute(surface, managerRead, {
     ...docs.getCashShift,
     method: 'get',
     path: '/payments/cash-shifts/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+    handler: async (ctx, staff, { params }) => {
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await shiftDetail(deps, staff.companyId, params.id) };
+      ok(ctx, await shiftDetail(deps, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, managerRead, {
     ...docs.getCashShiftCsv,
     method: 'get',
     path: '/payments/cash-shifts/{id}/csv',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+    handler: async (ctx, staff, { params }) => {
       const csv = await shiftCsv(deps, staff.companyId, params.id);
       ctx.set('Content-Type', 'text/csv; charset=utf-8');
       ctx.set('Cache-Control', 'private, no-store');

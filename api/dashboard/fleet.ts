@@ -6,11 +6,13 @@ import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
 import { hashPassword } from '../auth/passwords.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
 import { authorize } from './guards.js';
-import { driverManager, planner, planningErrorCode, staffAct } from './planning-schemas.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
+import { driverManager, planner, planningCreateRoute, staffAct } from './planning-schemas.js';
 
 /** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
 export function registerFleetRoutes(surface: Surface, context: AppContext): void {
@@ -26,93 +28,69 @@ async function busLayouts(db: Database, companyId: string, busId: string) {
   return { bus, ...(await readBusLayouts(db, busId)) };
 }
 
+/** The bus templates with the seat layout each one makes. */
+function busTemplateViews() {
+  return Object.values(BUS_TEMPLATES).map(({ options, ...template }) => {
+    const layoutDocument = coachLayout(options);
+    return {
+      ...template,
+      seat_count: layoutSeats(layoutDocument).length,
+      decks: layoutDocument.grid.decks,
+      layoutDocument,
+    };
+  });
+}
+
 function registerBusRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listBusTemplates,
     method: 'get',
     path: '/bus-templates',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
-      ctx.body = {
-        success: true,
-        data: Object.values(BUS_TEMPLATES).map(({ options, ...template }) => {
-          const layoutDocument = coachLayout(options);
-          return {
-            ...template,
-            seat_count: layoutSeats(layoutDocument).length,
-            decks: layoutDocument.grid.decks,
-            layoutDocument,
-          };
-        }),
-      };
+      ok(ctx, busTemplateViews());
     },
   });
 
-  surface.route({
-    ...docs.listBuses,
-    method: 'get',
-    path: '/buses',
-    security: 'companyStaff',
-    query: BusesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { buses, total } = await listBuses(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: buses,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
-    },
+  const busesPage = { ...docs.listBuses, path: '/buses', query: BusesQuery };
+  companyPageRoute(surface, busesPage, async (companyId, query) => {
+    const { buses, total } = await listBuses(db, companyId, query);
+    return [buses, total];
   });
 
-  surface.route({
-    ...docs.createBus,
-    method: 'post',
-    path: '/buses',
-    security: 'companyStaff',
-    body: BusBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
-      const template = body.template_id === undefined ? null : busTemplate(body.template_id);
-      if (template === undefined)
-        throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
-      const { busId } = await createBus(db, staffAct(ctx, staff), {
-        plateNumber: body.plate_number,
-        model: body.model,
-        amenities: body.amenities,
-        template,
-      });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, busId) };
-    },
+  const busCreation = { ...docs.createBus, path: '/buses', body: BusBody };
+  planningCreateRoute(surface, busCreation, async (act, body) => {
+    const template = body.template_id === undefined ? null : busTemplate(body.template_id);
+    if (template === undefined)
+      throw new PlanningRefusal(400, 'TEMPLATE_NOT_FOUND', 'No bus template has this id');
+    const { busId } = await createBus(db, act, {
+      plateNumber: body.plate_number,
+      model: body.model,
+      amenities: body.amenities,
+      template,
+    });
+    return busLayouts(db, act.companyId, busId);
   });
 }
 
 function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getBusLayout,
     method: 'get',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx);
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+    handler: async (ctx, staff, { params }) => {
+      ok(ctx, await busLayouts(db, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.putBusLayout,
     method: 'put',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
     body: LayoutBody,
     errorCode: layoutErrorCode,
-    handler: async (ctx, { params, body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { params, body }) => {
       const document = (body.layoutDocument ?? body.layout_document) as LayoutDocument;
       await saveLayout(db, staffAct(ctx, staff), {
         busId: params.id,
@@ -120,57 +98,35 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
         saveMode: body.saveMode,
         field: body.layoutDocument ? 'layoutDocument' : 'layout_document',
       });
-      ctx.body = { success: true, data: await busLayouts(db, staff.companyId, params.id) };
+      ok(ctx, await busLayouts(db, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.deleteBusLayout,
     method: 'delete',
     path: '/buses/{id}/layout',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = planner(ctx);
-      ctx.body = { success: true, data: await archiveLayout(db, staffAct(ctx, staff), params.id) };
+    handler: async (ctx, staff, { params }) => {
+      ok(ctx, await archiveLayout(db, staffAct(ctx, staff), params.id));
     },
   });
 }
 
 function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.listDrivers,
-    method: 'get',
-    path: '/drivers',
-    security: 'companyStaff',
-    query: BusesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { drivers, total } = await listDrivers(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: drivers,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
-    },
+  const driversPage = { ...docs.listDrivers, path: '/drivers', query: BusesQuery };
+  companyPageRoute(surface, driversPage, async (companyId, query) => {
+    const { drivers, total } = await listDrivers(db, companyId, query);
+    return [drivers, total];
   });
 
-  surface.route({
-    ...docs.createDriver,
-    method: 'post',
-    path: '/drivers',
-    security: 'companyStaff',
-    body: DriverBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = driverManager(ctx);
-      const created = await createDriver(db, staffAct(ctx, staff), {
-        email: body.email.toLowerCase(),
-        name: body.name,
-        passwordHash: await hashPassword(body.password),
-      });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findDriver(db, staff.companyId, created.id) };
-    },
+  const driverCreation = { ...docs.createDriver, path: '/drivers', body: DriverBody, guard: driverManager };
+  planningCreateRoute(surface, driverCreation, async (act, body) => {
+    const driver = await createDriver(db, act, {
+      email: body.email.toLowerCase(),
+      name: body.name,
+      passwordHash: await hashPassword(body.password),
+    });
+    return findDriver(db, act.companyId, driver.id);
   });
 }

@@ -36,6 +36,12 @@ export function authorize(ctx: Context, ...guards: StaffGuard[]): StaffPrincipal
   return staff;
 }
 
+/** A route's guard (see staff-route.ts): `authorize` with these checks. */
+export const allow =
+  (...guards: StaffGuard[]) =>
+  (ctx: Context): StaffPrincipal =>
+    authorize(ctx, ...guards);
+
 export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
   return (staff) => {
     if (!roles.includes(staff.role)) {
@@ -53,6 +59,13 @@ export const requireActiveCompany = (staff: Pick<StaffPrincipal, 'company'>): vo
     throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
   }
 };
+
+/** Reads for OWNER and ADMIN (MANAGEMENT_ROLES). */
+export const managerRead = (ctx: Context): StaffPrincipal => authorize(ctx, requireRole(...MANAGEMENT_ROLES));
+
+/** Writes for OWNER and ADMIN of an active company. */
+export const managerWrite = (ctx: Context): StaffPrincipal =>
+  authorize(ctx, requireRole(...MANAGEMENT_ROLES), requireActiveCompany);
 
 export const requireVerifiedCompany: StaffGuard = (staff) => {
   if (!staff.company.verified) {

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import { listAdminAccounts, listAdminRewards, readProgramTerms } from '../../db/queries/loyalty-admin.js';
 import { listTiers } from '../../db/queries/loyalty.js';
 import { adjustAccount, withdrawReward } from '../../db/writes/loyalty/admin-balances.js';
@@ -9,10 +10,12 @@ import {
   type ProgrammeActor,
 } from '../../db/writes/loyalty/admin-catalogue.js';
 import type { AppContext } from '../app.js';
-import type { Surface } from '../http/route.js';
+import { created, ok } from '../http/respond.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
 import {
+  allow,
   authorize,
   MANAGEMENT_ROLES,
   requireActiveCompany,
@@ -20,6 +23,7 @@ import {
   requireVerifiedCompany,
   SENSITIVE_ROLES,
 } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
 
 /** The signed-in manager, as the actor of a programme write. */
@@ -52,14 +56,12 @@ export function registerLoyaltyProgrammeRoutes(surface: Surface, context: AppCon
 
 /** GET and PUT /loyalty, tiers and manual adjustments. */
 function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getLoyaltyProgramme,
     method: 'get',
     path: '/loyalty',
-    security: 'companyStaff',
     query: AccountsQuery,
-    handler: async (ctx, { query }) => {
-      const { companyId } = authorize(ctx, requireRole(...SENSITIVE_ROLES));
+    handler: async (ctx, { companyId }, { query }) => {
       const [program, tiers, rewards, page] = await Promise.all([
         readProgramTerms(db, companyId),
         listTiers(db, companyId),
@@ -81,36 +83,15 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     path: '/loyalty',
     body: ProgramBody,
     handler: async (ctx, { body }) => {
-      ctx.body = { success: true, data: await saveProgramTerms(db, body, managerOf(ctx)) };
+      ok(ctx, await saveProgramTerms(db, body, managerOf(ctx)));
     },
   });
 
-  surface.route({
-    ...docs.createLoyaltyTier,
-    ...WRITE,
-    method: 'post',
+  registerCatalogueWrites(surface, {
     path: '/loyalty/tiers',
     body: TierBody,
-    handler: async (ctx, { body }) => {
-      const tier = await saveTier(db, { tier: body }, managerOf(ctx));
-      ctx.status = 201;
-      ctx.body = { success: true, data: tier };
-    },
-  });
-
-  surface.route({
-    ...docs.updateLoyaltyTier,
-    ...WRITE,
-    method: 'put',
-    path: '/loyalty/tiers/{id}',
-    params: IdParams,
-    body: TierBody,
-    handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await saveTier(db, { tierId: params.id, tier: body }, managerOf(ctx)),
-      };
-    },
+    docs: { create: docs.createLoyaltyTier, update: docs.updateLoyaltyTier },
+    save: (tier, tierId, actor) => saveTier(db, { tierId, tier }, actor),
   });
 
   surface.route({
@@ -121,42 +102,55 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: AdjustBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await adjustAccount(db, { accountId: params.id, ...body }, managerOf(ctx)),
-      };
+      ok(ctx, await adjustAccount(db, { accountId: params.id, ...body }, managerOf(ctx)));
+    },
+  });
+}
+
+/**
+ * POST `path` adds an entry to the programme's catalogue (201) and PUT `path`/{id} changes one:
+ * the tiers and the rewards, each saved by one write that tells a new entry by its missing id.
+ */
+function registerCatalogueWrites<B extends z.ZodType>(
+  surface: Surface,
+  catalogue: {
+    path: string;
+    body: B;
+    docs: { create: OperationDoc; update: OperationDoc };
+    save: (entry: Infer<B>, id: string | undefined, actor: ProgrammeActor) => Promise<unknown>;
+  },
+): void {
+  const { path, body: Body, save } = catalogue;
+  surface.route({
+    ...catalogue.docs.create,
+    ...WRITE,
+    method: 'post',
+    path,
+    body: Body,
+    handler: async (ctx, { body }) => {
+      created(ctx, await save(body, undefined, managerOf(ctx)));
+    },
+  });
+  surface.route({
+    ...catalogue.docs.update,
+    ...WRITE,
+    method: 'put',
+    path: `${path}/{id}`,
+    params: IdParams,
+    body: Body,
+    handler: async (ctx, { params, body }) => {
+      ok(ctx, await save(body, params.id, managerOf(ctx)));
     },
   });
 }
 
 /** POST, PUT and DELETE /loyalty/rewards: the reward catalogue. */
 function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.createLoyaltyReward,
-    ...WRITE,
-    method: 'post',
+  registerCatalogueWrites(surface, {
     path: '/loyalty/rewards',
     body: RewardBody,
-    handler: async (ctx, { body }) => {
-      const reward = await saveReward(db, { reward: body }, managerOf(ctx));
-      ctx.status = 201;
-      ctx.body = { success: true, data: reward };
-    },
-  });
-
-  surface.route({
-    ...docs.updateLoyaltyReward,
-    ...WRITE,
-    method: 'put',
-    path: '/loyalty/rewards/{id}',
-    params: IdParams,
-    body: RewardBody,
-    handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await saveReward(db, { rewardId: params.id, reward: body }, managerOf(ctx)),
-      };
-    },
+    docs: { create: docs.createLoyaltyReward, update: docs.updateLoyaltyReward },
+    save: (reward, rewardId, actor) => saveReward(db, { rewardId, reward }, actor),
   });
 
   surface.route({
@@ -166,7 +160,7 @@ function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
     path: '/loyalty/rewards/{id}',
     params: IdParams,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await withdrawReward(db, params.id, managerOf(ctx)) };
+      ok(ctx, await withdrawReward(db, params.id, managerOf(ctx)));
     },
   });
 }

@@ -7,10 +7,12 @@ import {
 } from '../../db/queries/network.js';
 import { createPickupLocation, createRoute, saveCity } from '../../db/writes/planning/network.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
-import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
+import { planner, planningCreateRoute, planningErrorCode, staffAct } from './planning-schemas.js';
 
 /** The network a company plans on: cities, its routes with their stops, pickup locations. */
 export function registerNetworkRoutes(surface: Surface, context: AppContext): void {
@@ -20,26 +22,22 @@ export function registerNetworkRoutes(surface: Surface, context: AppContext): vo
 }
 
 function registerCityRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listDashboardCities,
     method: 'get',
     path: '/cities',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
-      ctx.body = { success: true, data: await listCities(db) };
+      ok(ctx, await listCities(db));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.addCity,
     method: 'post',
     path: '/cities',
-    security: 'companyStaff',
     body: CityBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const { city, created } = await saveCity(db, staffAct(ctx, staff), {
         nameAr: body.name_ar,
         nameEn: body.name_en,
@@ -53,85 +51,58 @@ function registerCityRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
-    ...docs.listDashboardRoutes,
-    method: 'get',
-    path: '/routes',
-    security: 'companyStaff',
-    query: RoutesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      const { routes, total } = await listRoutes(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: routes,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
-    },
+  const routesPage = { ...docs.listDashboardRoutes, path: '/routes', query: RoutesQuery };
+  companyPageRoute(surface, routesPage, async (companyId, query) => {
+    const { routes, total } = await listRoutes(db, companyId, query);
+    return [routes, total];
   });
 
-  surface.route({
-    ...docs.createRoute,
-    method: 'post',
-    path: '/routes',
-    security: 'companyStaff',
-    body: RouteBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
-      const { routeId } = await createRoute(db, staffAct(ctx, staff), {
-        nameAr: body.name_ar,
-        nameEn: body.name_en,
-        distanceKm: body.distance_km,
-        stops: body.stops.map((stop) => ({
-          stopId: stop.stop_id,
-          runningMinutes: stop.running_minutes,
-          dwellMinutes: stop.dwell_minutes,
-          fareShareBp: stop.fare_share_bp,
-        })),
-      });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findRoute(db, staff.companyId, routeId) };
-    },
+  const routeCreation = { ...docs.createRoute, path: '/routes', body: RouteBody };
+  planningCreateRoute(surface, routeCreation, async (act, body) => {
+    const { routeId } = await createRoute(db, act, {
+      nameAr: body.name_ar,
+      nameEn: body.name_en,
+      distanceKm: body.distance_km,
+      stops: body.stops.map((stop) => ({
+        stopId: stop.stop_id,
+        runningMinutes: stop.running_minutes,
+        dwellMinutes: stop.dwell_minutes,
+        fareShareBp: stop.fare_share_bp,
+      })),
+    });
+    return findRoute(db, act.companyId, routeId);
   });
 }
 
 function registerPickupRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listPickupLocations,
     method: 'get',
     path: '/pickup-locations',
-    security: 'companyStaff',
     query: PickupQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
-      ctx.body = { success: true, data: await listPickupPoints(db, staff.companyId, query.city_id) };
+    handler: async (ctx, staff, { query }) => {
+      ok(ctx, await listPickupPoints(db, staff.companyId, query.city_id));
     },
   });
 
-  surface.route({
+  const pickupLocationCreation = {
     ...docs.createPickupLocation,
-    method: 'post',
     path: '/pickup-locations',
-    security: 'companyStaff',
     body: PickupBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
-      const { stopId } = await createPickupLocation(db, staffAct(ctx, staff), {
-        cityId: body.city_id,
-        kind: body.kind,
-        nameAr: body.name,
-        nameEn: body.nameEn ?? body.name,
-        addressAr: body.address,
-        addressEn: body.addressEn ?? body.address,
-        directionsAr: body.directions,
-        directionsEn: body.directionsEn ?? body.directions,
-        latitude: body.latitude,
-        longitude: body.longitude,
-      });
-      ctx.status = 201;
-      ctx.body = { success: true, data: await findPickupPoint(db, staff.companyId, stopId) };
-    },
+  };
+  planningCreateRoute(surface, pickupLocationCreation, async (act, body) => {
+    const { stopId } = await createPickupLocation(db, act, {
+      cityId: body.city_id,
+      kind: body.kind,
+      nameAr: body.name,
+      nameEn: body.nameEn ?? body.name,
+      addressAr: body.address,
+      addressEn: body.addressEn ?? body.address,
+      directionsAr: body.directions,
+      directionsEn: body.directionsEn ?? body.directions,
+      latitude: body.latitude,
+      longitude: body.longitude,
+    });
+    return findPickupPoint(db, act.companyId, stopId);
   });
 }

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -12,7 +13,8 @@ import {
   ledgerPage,
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
-import { authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { allow, authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import {
   docs,
   LedgerQuery,
@@ -48,26 +50,22 @@ export function registerPaymentRoutes(surface: Surface, context: AppContext): vo
 function registerLedgerReads(surface: Surface, context: AppContext): void {
   const { db } = context;
 
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.getPaymentSettings,
     method: 'get',
     path: '/payment-settings',
-    security: 'companyStaff',
     handler: async (ctx) => {
-      authorize(ctx);
-      ctx.body = { success: true, data: paymentSettings(context.config.CASH_SHIFT_MAX_HOURS) };
+      ok(ctx, paymentSettings(context.config.CASH_SHIFT_MAX_HOURS));
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getPaymentReceipt,
     method: 'get',
     path: '/payments/receipts/{source}/{id}',
-    security: 'companyStaff',
     params: ReceiptParams,
     query: ReceiptQuery,
-    handler: async (ctx, { params, query }) => {
-      const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES));
+    handler: async (ctx, staff, { params, query }) => {
       const { document, rendered } = await companyPaymentReceipt(context, {
         companyId: staff.companyId,
         source: params.source,
@@ -83,14 +81,12 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
     ...docs.listCompanyPayments,
     method: 'get',
     path: '/payments',
-    security: 'companyStaff',
     query: LedgerQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx, requireRole(...READING_ROLES));
+    handler: async (ctx, staff, { query }) => {
       const { lines, statistics } = await ledgerPage(db, staff.companyId, query);
       ctx.set('Cache-Control', 'private, no-store');
       ctx.body = {
@@ -116,21 +112,18 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
         bookingId: body.booking_id,
         note: body.note,
       });
-      ctx.status = 201;
-      ctx.body = { success: true, data: line };
+      created(ctx, line);
     },
   });
 
-  surface.route({
+  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
     ...docs.getCompanyPayment,
     method: 'get',
     path: '/payments/{id}',
-    security: 'companyStaff',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      const staff = authorize(ctx, requireRole(...READING_ROLES));
+    handler: async (ctx, staff, { params }) => {
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = { success: true, data: await companyPayment(db, staff.companyId, params.id) };
+      ok(ctx, await companyPayment(db, staff.companyId, params.id));
     },
   });
 
@@ -142,10 +135,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     params: IdParams,
     body: NoteBody,
     handler: async (ctx, { params, body }) => {
-      ctx.body = {
-        success: true,
-        data: await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note),
-      };
+      ok(ctx, await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note));
     },
   });
 
@@ -157,7 +147,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
       security: 'companyStaff',
       params: IdParams,
       handler: async (ctx, { params }) => {
-        ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, action) };
+        ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, action));
       },
     });
   }
@@ -171,7 +161,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     body: RefundBody,
     errorCode: refundErrorCode,
     handler: async (ctx, { params }) => {
-      ctx.body = { success: true, data: await decideCompanyPayment(db, deciding(ctx), params.id, 'refund') };
+      ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, 'refund'));
     },
   });
 }

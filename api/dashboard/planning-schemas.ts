@@ -4,7 +4,10 @@ import type { Context } from 'koa';
 import type { StaffAct } from '../../db/writes/planning/act.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { created } from '../http/respond.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { authorize, requireActiveCompany, requireRole } from './guards.js';
+import { staffRoute, type StaffGuardOf } from './staff-route.js';
 
 /**
  * What the planning routes (fleet, network, trips, schedules) share: who may do what, the error
@@ -29,6 +32,26 @@ export const staffAct = (ctx: Context, staff: StaffPrincipal): StaffAct => ({
 /** Planning reads that only planners see (the schedules). */
 export const planningReader = (ctx: Context): StaffPrincipal =>
   authorize(ctx, requireRole(...PLANNING_ROLES));
+
+/**
+ * POST `path`: a planning write makes one record (201) and the answer is that record as read back.
+ * The caller is a `planner` unless `guard` says otherwise; a refused body gets planningErrorCode.
+ */
+export function planningCreateRoute<B extends z.ZodType>(
+  surface: Surface,
+  route: OperationDoc & { path: string; body: B; guard?: StaffGuardOf },
+  make: (act: StaffAct, body: Infer<B>) => Promise<unknown>,
+): void {
+  const { guard = planner, ...declared } = route;
+  staffRoute(surface, guard, {
+    ...declared,
+    method: 'post',
+    errorCode: planningErrorCode,
+    handler: async (ctx, staff, { body }) => {
+      created(ctx, await make(staffAct(ctx, staff), body));
+    },
+  });
+}
 
 /** Fields the server takes from the session; a body naming one is refused, not ignored. */
 const SESSION_FIELDS = new Set(['companyId', 'company_id', 'createdBy', 'created_by', 'actorId', 'actor_id']);

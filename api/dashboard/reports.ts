@@ -4,6 +4,7 @@ import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { exportReport } from '../use-cases/reports.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import { docs, ReportQuery } from './reports.openapi.js';
 
 /** GET /reports: a company report as CSV, JSON or PDF (the roles per type are domain/reports.ts REPORT_ROLES). */
@@ -14,14 +15,12 @@ export function registerReportRoutes(surface: Surface, context: AppContext): voi
     durationSeconds: 60,
   });
 
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.exportReport,
     method: 'get',
     path: '/reports',
-    security: 'companyStaff',
     query: ReportQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       await limiter.consume(ctx, staff.staffUserId);
       const answer = await exportReport(context, {
         companyId: staff.companyId,

@@ -1,9 +1,11 @@
 import { listActiveTrips, type ActiveTrip } from '../../db/queries/tracking.js';
 import { trackingState } from '../../domain/trip-tracking.js';
 import type { AppContext } from '../app.js';
+import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { ActiveTripsQuery, docs } from './tracking.openapi.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 
 function activeTripView(trip: ActiveTrip, now: Date) {
   const position = trip.lastPosition;
@@ -35,22 +37,17 @@ function activeTripView(trip: ActiveTrip, now: Date) {
 
 /** GET /tracking/active-trips: live tracking of the company's trips under way. */
 export function registerTrackingRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listActiveTrips,
     method: 'get',
     path: '/tracking/active-trips',
-    security: 'companyStaff',
     query: ActiveTripsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       const { trips, total } = await listActiveTrips(db, staff.companyId, query);
       const now = new Date();
+      const views = trips.map((trip) => activeTripView(trip, now));
       ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = {
-        success: true,
-        data: trips.map((trip) => activeTripView(trip, now)),
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
+      page(ctx, views, query, total);
     },
   });
 }

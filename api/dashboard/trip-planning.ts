@@ -1,21 +1,21 @@
 import { findPlanningTrip, listPlanningTrips } from '../../db/queries/planning-trips.js';
 import { saveTrip } from '../../db/writes/planning/trips.js';
 import type { AppContext } from '../app.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
+import { staffRoute } from './staff-route.js';
 import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
 import { docs, TripBody, TripsQuery } from './trip-planning.openapi.js';
 
 /** GET /trips (the planning list with status counters) and POST /trips (plan or re-plan a trip). */
 export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, authorize, {
     ...docs.listPlanningTrips,
     method: 'get',
     path: '/trips',
-    security: 'companyStaff',
     query: TripsQuery,
-    handler: async (ctx, { query }) => {
-      const staff = authorize(ctx);
+    handler: async (ctx, staff, { query }) => {
       const { trips, counters, total } = await listPlanningTrips(
         db,
         staff.companyId,
@@ -31,15 +31,13 @@ export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext)
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.planTrip,
     method: 'post',
     path: '/trips',
-    security: 'companyStaff',
     body: TripBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const { tripId, created } = await saveTrip(db, staffAct(ctx, staff), {
         tripId: body.trip_id,
         routeId: body.route_id,
@@ -52,7 +50,7 @@ export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext)
         priceVip: body.price_vip,
       });
       ctx.status = created ? 201 : 200;
-      ctx.body = { success: true, data: await findPlanningTrip(db, staff.companyId, tripId) };
+      ok(ctx, await findPlanningTrip(db, staff.companyId, tripId));
     },
   });
 }

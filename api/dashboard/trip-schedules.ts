@@ -1,5 +1,6 @@
 import { listTripSchedules } from '../../db/queries/trip-schedules.js';
 import type { AppContext } from '../app.js';
+import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { tripScheduleClient } from '../temporal/trip-schedule-client.js';
 import {
@@ -9,6 +10,7 @@ import {
   scheduleWithProgress,
 } from '../use-cases/trip-schedules.js';
 import { planner, planningErrorCode, planningReader } from './planning-schemas.js';
+import { companyPageRoute, staffRoute } from './staff-route.js';
 import { docs, ScheduleBody, ScheduleParams, SchedulesQuery } from './trip-schedules.openapi.js';
 
 /** GET /trip-schedules, GET /trip-schedules/{id} and POST /trip-schedules (preview or commit). */
@@ -18,47 +20,34 @@ export function registerTripScheduleRoutes(
 ): void {
   const schedules = tripScheduleClient(temporal, config, logger);
 
-  surface.route({
+  const schedulesPage = {
     ...docs.listTripSchedules,
-    method: 'get',
     path: '/trip-schedules',
-    security: 'companyStaff',
     query: SchedulesQuery,
-    handler: async (ctx, { query }) => {
-      const staff = planningReader(ctx);
-      const { schedules: list, total } = await listTripSchedules(db, staff.companyId, query);
-      ctx.body = {
-        success: true,
-        data: list,
-        pagination: { limit: query.limit, offset: query.offset, total },
-      };
-    },
+    guard: planningReader,
+  };
+  companyPageRoute(surface, schedulesPage, async (companyId, query) => {
+    const { schedules, total } = await listTripSchedules(db, companyId, query);
+    return [schedules, total];
   });
 
-  surface.route({
+  staffRoute(surface, planningReader, {
     ...docs.getTripSchedule,
     method: 'get',
     path: '/trip-schedules/{id}',
-    security: 'companyStaff',
     params: ScheduleParams,
-    handler: async (ctx, { params }) => {
-      const staff = planningReader(ctx);
-      ctx.body = {
-        success: true,
-        data: await scheduleWithProgress({ db, schedules }, staff.companyId, params.id),
-      };
+    handler: async (ctx, staff, { params }) => {
+      ok(ctx, await scheduleWithProgress({ db, schedules }, staff.companyId, params.id));
     },
   });
 
-  surface.route({
+  staffRoute(surface, planner, {
     ...docs.postTripSchedule,
     method: 'post',
     path: '/trip-schedules',
-    security: 'companyStaff',
     body: ScheduleBody,
     errorCode: planningErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = planner(ctx);
+    handler: async (ctx, staff, { body }) => {
       const request = scheduleRequest(body);
       if (!body.commit) {
         ctx.body = {
@@ -74,11 +63,11 @@ export function registerTripScheduleRoutes(
         request,
         body.skip_conflicts,
       );
-      ctx.status = answer.status;
       if (answer.status === 201) {
-        ctx.body = { success: true, data: answer.schedule };
+        created(ctx, answer.schedule);
         return;
       }
+      ctx.status = answer.status;
       const progressUrl = `/dashboard/api/trip-schedules/${answer.scheduleId}`;
       ctx.set('Location', progressUrl);
       ctx.body = {

@@ -2,6 +2,7 @@ import type { AppContext } from '../app.js';
 import { signInDriver, signOutDriver } from '../auth/driver-sign-in.js';
 import { registerPasswordLoginRoute } from '../auth/password-login.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, DriverLoginBody } from './auth.openapi.js';
 import { currentDriver } from './guards.js';
@@ -47,7 +48,7 @@ function registerDriverSessionRoutes(surface: Surface, { db }: AppContext): void
     csrf: false,
     handler: async (ctx) => {
       await signOutDriver(db, currentDriver(ctx), requestOrigin(ctx));
-      ctx.body = { success: true };
+      ok(ctx);
     },
   });
 
@@ -58,13 +59,10 @@ function registerDriverSessionRoutes(surface: Surface, { db }: AppContext): void
     security: 'driver',
     handler: async (ctx) => {
       const driver = currentDriver(ctx);
-      ctx.body = {
-        success: true,
-        data: {
-          user: { id: driver.staffUserId, name: driver.name },
-          membership: { companyId: driver.companyId, role: driver.role },
-        },
-      };
+      ok(ctx, {
+        user: { id: driver.staffUserId, name: driver.name },
+        membership: { companyId: driver.companyId, role: driver.role },
+      });
     },
   });
 }

@@ -6,6 +6,7 @@ import {
 import { publicJwk, publicKeyFromPem, revocationPage } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
+import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
 import { currentDriver } from './guards.js';
@@ -43,7 +44,7 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     handler: async (ctx) => {
       const keys = (await listSigningKeys(db)).map(publishedKey);
       publicCache(ctx, KEYS_CACHE_SECONDS);
-      ctx.body = { success: true, data: { keys } };
+      ok(ctx, { keys });
     },
   });
 
@@ -59,10 +60,7 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
       const { page, hasMore, nextSince } = revocationPage(rows, query.limit, asOf);
       publicCache(ctx, REVOCATIONS_CACHE_SECONDS);
       const revocations = page.map((row) => ({ ...row, revokedAt: row.revokedAt.toISOString() }));
-      ctx.body = {
-        success: true,
-        data: { revocations, asOf: asOf.toISOString(), hasMore, nextSince: nextSince.toISOString() },
-      };
+      ok(ctx, { revocations, asOf: asOf.toISOString(), hasMore, nextSince: nextSince.toISOString() });
     },
   });
 
@@ -74,7 +72,7 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     csrf: false,
     body: VerifyBody,
     handler: async (ctx, { body }) => {
-      ctx.body = { success: true, data: await verifyAtBoarding(db, currentDriver(ctx), body) };
+      ok(ctx, await verifyAtBoarding(db, currentDriver(ctx), body));
     },
   });
 }

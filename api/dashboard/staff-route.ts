@@ -1,0 +1,68 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { StaffPrincipal } from '../auth/staff-session.js';
+import { page } from '../http/respond.js';
+import type { Infer, OperationDoc, RouteSpec, Surface } from '../http/route.js';
+import { authorize } from './guards.js';
+
+/**
+ * How the dashboard's route modules declare a route. Every dashboard route is `companyStaff` and
+ * starts by letting a guard check the signed-in company user (`authorize` for any role, `planner`,
+ * a role list...); `staffRoute` does both, so a declaration names its guard once and its handler
+ * receives the company user the guard let through. Input is validated before the guard runs, as
+ * for any route (api/http/route.ts).
+ */
+
+/** Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts). */
+export type StaffGuardOf = (ctx: Context) => StaffPrincipal;
+
+type Input<P, Q, B> = { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
+
+export type StaffRouteSpec<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> = Omit<RouteSpec<P, Q, B>, 'security' | 'handler'> & {
+  handler: (ctx: Context, staff: StaffPrincipal, input: Input<P, Q, B>) => Promise<void>;
+};
+
+/** A `companyStaff` route whose handler gets the company user `guard` let through. */
+export function staffRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(surface: Surface, guard: StaffGuardOf, spec: StaffRouteSpec<P, Q, B>): void {
+  const { handler, ...route } = spec;
+  surface.route<P, Q, B>({
+    ...route,
+    security: 'companyStaff',
+    handler: async (ctx, input) => handler(ctx, guard(ctx), input),
+  });
+}
+
+type PageQuery = z.ZodType<{ limit: number; offset: number }>;
+
+/** One page of the company's records and how many there are in all. */
+export type CompanyPage = Promise<[rows: unknown[], total: number]>;
+
+/**
+ * GET `path`: one page of the session company's records (`{ success, data, pagination }`), for
+ * any dashboard role unless `guard` says otherwise. `list` reads the page for the company.
+ */
+export function companyPageRoute<Q extends PageQuery>(
+  surface: Surface,
+  route: OperationDoc & { path: string; query: Q; guard?: StaffGuardOf },
+  list: (companyId: string, query: z.output<Q>) => CompanyPage,
+): void {
+  const { guard = authorize, ...declared } = route;
+  staffRoute(surface, guard, {
+    ...declared,
+    method: 'get',
+    handler: async (ctx, staff, input) => {
+      // Infer<Q> of a Q that is known only as a page query: its output, as the route validated it.
+      const query = input.query as z.output<Q>;
+      const [rows, total] = await list(staff.companyId, query);
+      page(ctx, rows, query, total);
+    },
+  });
+}
