@@ -132,30 +132,47 @@ export function publicJwk(
 export type CredentialRefusal =
   'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID';
 
-export interface CredentialFacts {
+/** A credential held up at the door (verified by the driver app or scanned), with its ticket as it is now. */
+export interface PresentedCredential<Status extends string = string> {
   /** The payload names a key that was published. */
   keyKnown: boolean;
   /** The signature verifies under that key. */
   signatureValid: boolean;
-  /** The trip the payload names, and the trip being boarded. */
+  /** The trip the payload names. */
   payloadTripId: unknown;
-  boardingTripId: string;
   /** The ticket as it is now; undefined when no ticket has the payload's id. */
-  ticket?:
-    { status: string; boardingAuthorized: boolean; revoked: boolean; signature: string | null } | undefined;
+  ticket?: (TicketBoardingState & { status: Status }) | undefined;
   presentedSignature: string;
 }
 
 /**
- * The verdict on a presented credential, checks in this order: a key we published, an
- * authentic signature (nothing in an unauthentic payload is believed), the trip being boarded,
- * the revocation list, and the ticket's current state: VALID, authorised to board, and still
- * carrying this very signature (a ticket re-signed since makes older copies worthless).
+ * The first checks of every presented credential, in this order: a key we published, an authentic
+ * signature (nothing in an unauthentic payload is believed), and the trip at the door.
+ */
+export function authenticityRefusal(
+  credential: PresentedCredential,
+  tripId: string,
+): 'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | null {
+  if (!credential.keyKnown) return 'UNKNOWN_KEY';
+  if (!credential.signatureValid) return 'SIGNATURE_INVALID';
+  if (credential.payloadTripId !== tripId) return 'WRONG_TRIP';
+  return null;
+}
+
+export interface CredentialFacts extends PresentedCredential {
+  /** The trip being boarded. */
+  boardingTripId: string;
+}
+
+/**
+ * The verdict on a presented credential, checks in this order: its authenticity for the trip
+ * being boarded (authenticityRefusal), the revocation list, and the ticket's current state: VALID,
+ * authorised to board, and still carrying this very signature (a ticket re-signed since makes
+ * older copies worthless).
  */
 export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | null {
-  if (!facts.keyKnown) return 'UNKNOWN_KEY';
-  if (!facts.signatureValid) return 'SIGNATURE_INVALID';
-  if (facts.payloadTripId !== facts.boardingTripId) return 'WRONG_TRIP';
+  const unauthentic = authenticityRefusal(facts, facts.boardingTripId);
+  if (unauthentic) return unauthentic;
   const ticket = facts.ticket;
   if (ticket?.revoked) return 'REVOKED';
   if (

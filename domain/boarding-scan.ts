@@ -1,3 +1,4 @@
+import { authenticityRefusal, type PresentedCredential } from './boarding-credential.js';
 import type { TicketStatus } from './documents.js';
 
 /**
@@ -24,29 +25,20 @@ export const SCAN_REFUSALS = [
 ] as const;
 export type ScanRefusal = (typeof SCAN_REFUSALS)[number];
 
-export interface ScanFacts {
-  /** The payload names a published key. */
-  keyKnown: boolean;
-  signatureValid: boolean;
-  payloadTripId: unknown;
+export interface ScanFacts extends PresentedCredential<TicketStatus> {
   scanningTripId: string;
-  ticket?:
-    | { status: TicketStatus; boardingAuthorized: boolean; revoked: boolean; signature: string | null }
-    | undefined;
-  presentedSignature: string;
 }
 
 /**
- * Why the credential does not let its holder board, checks in this order: a published key, an
- * authentic signature (nothing in an unauthentic payload is believed), this trip, the ticket
- * existing, not re-issued (the ticket or the credential: a re-signed ticket makes older copies
- * worthless), not cancelled, not on the revocation list, confirmed for boarding. A USED ticket
- * passes: the check-in answers ALREADY_CHECKED_IN with who and when.
+ * Why the credential does not let its holder board, checks in this order: its authenticity for
+ * this trip (authenticityRefusal), the ticket existing, not re-issued (the ticket or the
+ * credential: a re-signed ticket makes older copies worthless), not cancelled, not on the
+ * revocation list, confirmed for boarding. A USED ticket passes: the check-in answers
+ * ALREADY_CHECKED_IN with who and when.
  */
 export function scanRefusal(facts: ScanFacts): ScanRefusal | null {
-  if (!facts.keyKnown) return 'UNKNOWN_KEY';
-  if (!facts.signatureValid) return 'SIGNATURE_INVALID';
-  if (facts.payloadTripId !== facts.scanningTripId) return 'WRONG_TRIP';
+  const unauthentic = authenticityRefusal(facts, facts.scanningTripId);
+  if (unauthentic) return unauthentic;
   const ticket = facts.ticket;
   if (!ticket) return 'TICKET_NOT_FOUND';
   if (ticket.status === 'REISSUED' || ticket.signature !== facts.presentedSignature) return 'TICKET_REISSUED';

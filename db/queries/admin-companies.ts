@@ -3,6 +3,7 @@ import type { CompanyAction, CompanyStanding } from '../../domain/company-modera
 import { REVENUE_BOOKING_STATUSES } from '../../domain/platform-analytics.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
+import { containingPattern, countMatching } from './filtered-lists.js';
 
 /**
  * Companies as the administration sees them (their standing, scope, counts of trips, bookings and
@@ -70,7 +71,7 @@ export async function listCompanies(
     and ($2::text is null or c.status = $2)
     and ($3::boolean is null or c.verified = $3)
     and ($4::text is null or ${SCOPE_SQL} = $4)`;
-  const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, '\\$&')}%` : null;
+  const pattern = filter.search ? containingPattern(filter.search) : null;
   const params = [pattern, filter.status ?? null, filter.verified ?? null, filter.scope ?? null];
   const { rows } = await sql.query<AdminCompanyRow>(
     `with page as (select c.id from companies c where ${where} order by lower(c.name_en), c.id limit $5 offset $6)
@@ -78,11 +79,7 @@ export async function listCompanies(
      order by lower(c.name_en), c.id`,
     [...params, filter.limit, filter.offset],
   );
-  const { rows: counted } = await sql.query<{ total: number }>(
-    `select count(*)::int as total from companies c where ${where}`,
-    params,
-  );
-  return { items: rows, total: counted[0]!.total };
+  return { items: rows, total: await countMatching(sql, 'companies c', where, params) };
 }
 
 export interface CompanyActionRow {

@@ -1,5 +1,6 @@
 import { expectedAmount, type CashShiftSummary } from '../../domain/cash-shift.js';
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 
 /**
@@ -112,17 +113,7 @@ export async function listShifts(
 }
 
 /** A shift of the company (another company's is undefined). */
-export async function findCompanyShift(
-  db: Database,
-  companyId: string,
-  shiftId: string,
-): Promise<CashShiftSummary | undefined> {
-  const [row] = await db.query<ShiftRow>(`${SHIFT_SELECT} where s.id = $1 and s.company_id = $2`, [
-    shiftId,
-    companyId,
-  ]);
-  return row ? toSummary(row) : undefined;
-}
+export const findCompanyShift = companyRecordById(SHIFT_SELECT, 's', toSummary);
 
 export interface ShiftMovementRow {
   id: string;

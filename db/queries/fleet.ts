@@ -1,5 +1,6 @@
 import type { LayoutDocument, LayoutIssue } from '../../domain/seat-layout.js';
 import type { Database } from '../orm.js';
+import { companyRecordById, countCompanyRows } from './company-records.js';
 
 /** Reads of the company's fleet: buses, their layouts (management view), drivers. */
 export interface BusRecord {
@@ -59,28 +60,14 @@ export async function listBuses(
     `${BUS_SELECT} where b.company_id = $1 order by b.plate_number, b.id limit $2 offset $3`,
     [companyId, page.limit, page.offset],
   );
-  return { buses: rows.map(toBus), total: rows[0]?.total ?? (await countOf(db, 'buses', companyId)) };
+  return {
+    buses: rows.map(toBus),
+    total: rows[0]?.total ?? (await countCompanyRows(db, 'buses', companyId)),
+  };
 }
 
-export async function findBus(
-  db: Database,
-  companyId: string,
-  busId: string,
-): Promise<BusRecord | undefined> {
-  const rows = await db.query<BusRow>(`${BUS_SELECT} where b.company_id = $1 and b.id = $2`, [
-    companyId,
-    busId,
-  ]);
-  return rows[0] && toBus(rows[0]);
-}
-
-async function countOf(db: Database, table: 'buses', companyId: string): Promise<number> {
-  const rows = await db.query<{ total: number }>(
-    `select count(*)::int as total from ${table} where company_id = $1`,
-    [companyId],
-  );
-  return rows[0]!.total;
-}
+/** One bus of the company by id. */
+export const findBus = companyRecordById(BUS_SELECT, 'b', toBus);
 
 /** A saved layout version as the company sees it: the whole document, management notes included. */
 export interface LayoutRecord {

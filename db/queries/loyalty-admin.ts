@@ -1,6 +1,7 @@
 import { tierFor, type RewardTerms } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
+import { containingPattern } from './filtered-lists.js';
 import { listTiers, rewardTermsOf, type RewardCatalogueRow, type TierView } from './loyalty.js';
 
 /**
@@ -140,9 +141,6 @@ interface AccountRow {
   total: number;
 }
 
-/** `%`, `_` and `\` typed by a person are searched for as themselves. */
-const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-
 function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
   const tier = tierFor(row.lifetime_points, tiers);
   return {
@@ -168,7 +166,7 @@ export async function listAdminAccounts(
   companyId: string,
   query: { search?: string; limit: number; offset: number },
 ): Promise<{ accounts: AdminAccount[]; total: number }> {
-  const search = query.search ? likePattern(query.search) : null;
+  const search = query.search ? containingPattern(query.search) : null;
   const [rows, tiers] = await Promise.all([
     db.query<AccountRow>(
       `select a.id, a.user_id, u.name, u.phone, a.balance, a.lifetime_points, a.referral_code, a.created_at, a.updated_at,

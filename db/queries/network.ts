@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import { publicStopSql, type NamedRef } from './catalogue.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 
@@ -95,17 +96,8 @@ export async function listRoutes(
   return { routes: rows.map(toRoute), total: rows[0]?.total ?? 0 };
 }
 
-export async function findRoute(
-  db: Database,
-  companyId: string,
-  routeId: string,
-): Promise<RouteRecord | undefined> {
-  const rows = await db.query<RouteRow>(`${ROUTE_SELECT} where r.company_id = $1 and r.id = $2`, [
-    companyId,
-    routeId,
-  ]);
-  return rows[0] && toRoute(rows[0]);
-}
+/** One route of the company by id, with its stops. */
+export const findRoute = companyRecordById(ROUTE_SELECT, 'r', toRoute);
 
 export interface PickupPointRecord extends PickupLocation {
   city_id: string;

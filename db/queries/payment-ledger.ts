@@ -6,6 +6,7 @@ import {
 } from '../../domain/payment-ledger.js';
 import { damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
+import { likeEscaped } from './filtered-lists.js';
 
 /**
  * The company's payment ledger: one line per payment_operations row of the company (operation
@@ -57,9 +58,6 @@ const LINE_COLUMNS = `p.id, p.company_id, p.source, p.status, p.method, p.provid
   p.note, p.refund_due_reason, p.created_at, p.collected_at, p.refunded_at, p.cancelled_at, p.decided_by, p.decided_at,
   p.refunded_by, p.cancelled_by, p.cash_shift_id, p.booking_id, b.booking_code, b.status as booking_status,
   b.payment_status as booking_payment_status, b.passenger_name, b.passenger_phone`;
-
-/** `%` and `_` typed by the user are matched literally. */
-const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 interface Statement {
   text: string;

@@ -1,5 +1,6 @@
 import { TripStatus } from '../entities/trip.js';
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import type { NamedRef } from './catalogue.js';
 import { LIVE_ALLOCATION } from './inventory.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
@@ -145,14 +146,4 @@ export async function listPlanningTrips(
 }
 
 /** One trip of the company, or undefined (another company's trip is the same as none). */
-export async function findPlanningTrip(
-  db: Database,
-  companyId: string,
-  tripId: string,
-): Promise<PlanningTrip | undefined> {
-  const rows = await db.query<TripRow>(`${TRIP_SELECT} where t.company_id = $1 and t.id = $2`, [
-    companyId,
-    tripId,
-  ]);
-  return rows[0] && toTrip(rows[0]);
-}
+export const findPlanningTrip = companyRecordById(TRIP_SELECT, 't', toTrip);

@@ -89,13 +89,24 @@ export async function listMaintenanceWindows(
   return { items, total: counted!.total };
 }
 
-/** One window, locked for a change when read inside a transaction. */
-export async function maintenanceWindow(sql: Sql, id: string, lock = false): Promise<MaintenanceRow | null> {
-  const { rows } = await sql.query<MaintenanceRow>(
-    `select ${MAINTENANCE_COLUMNS} from maintenance_windows where id = $1${lock ? ' for update' : ''}`,
+/** One row of `table` by id, locked for a change (`for update`) when asked inside a transaction. */
+async function rowById<Row extends object>(
+  sql: Sql,
+  columns: string,
+  table: string,
+  id: string,
+  lock: boolean,
+): Promise<Row | null> {
+  const { rows } = await sql.query<Row>(
+    `select ${columns} from ${table} where id = $1${lock ? ' for update' : ''}`,
     [id],
   );
   return rows[0] ?? null;
+}
+
+/** One window, locked for a change when read inside a transaction. */
+export function maintenanceWindow(sql: Sql, id: string, lock = false): Promise<MaintenanceRow | null> {
+  return rowById(sql, MAINTENANCE_COLUMNS, 'maintenance_windows', id, lock);
 }
 
 export interface IncidentRow {
@@ -145,10 +156,6 @@ export async function listIncidents(
 }
 
 /** One incident, locked for a change when read inside a transaction. */
-export async function incident(sql: Sql, id: string, lock = false): Promise<IncidentRow | null> {
-  const { rows } = await sql.query<IncidentRow>(
-    `select ${INCIDENT_COLUMNS} from incidents where id = $1${lock ? ' for update' : ''}`,
-    [id],
-  );
-  return rows[0] ?? null;
+export function incident(sql: Sql, id: string, lock = false): Promise<IncidentRow | null> {
+  return rowById(sql, INCIDENT_COLUMNS, 'incidents', id, lock);
 }

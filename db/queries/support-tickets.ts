@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TicketPriority, TicketStatus } from '../../domain/support-tickets.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
+import { containingPattern, countMatching } from './filtered-lists.js';
 
 /**
  * Support tickets as support reads them (with the traveller, company, booking and assignee they
@@ -83,7 +84,7 @@ export async function listTickets(
     filter.companyId ?? null,
     filter.bookingId ?? null,
     filter.travellerId ?? null,
-    filter.search ? `%${filter.search.replace(/[\\%_]/g, '\\$&')}%` : null,
+    filter.search ? containingPattern(filter.search) : null,
     filter.from ?? null,
     filter.to ?? null,
   ];
@@ -91,11 +92,7 @@ export async function listTickets(
     `${TICKET_SELECT} where ${where} order by t.updated_at desc, t.id limit $10 offset $11`,
     [...params, filter.limit, filter.offset],
   );
-  const { rows: counted } = await sql.query<{ total: number }>(
-    `select count(*)::int as total from support_tickets t where ${where}`,
-    params,
-  );
-  return { items: rows, total: counted[0]!.total };
+  return { items: rows, total: await countMatching(sql, 'support_tickets t', where, params) };
 }
 
 export interface TicketMessageRow {

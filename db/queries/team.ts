@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import { countCompanyRows } from './company-records.js';
 
 /**
  * Reads of a company's team (company_memberships with their staff users). The company is always
@@ -59,20 +60,9 @@ export async function listTeam(
      limit $3 offset $4`,
     [companyId, ROLE_ORDER, page.limit, page.offset],
   );
-  const total = rows[0]?.total ?? (page.offset > 0 ? await countTeam(db, companyId) : 0);
+  const total =
+    rows[0]?.total ?? (page.offset > 0 ? await countCompanyRows(db, 'company_memberships', companyId) : 0);
   return { members: rows.map(toTeamMember), total };
-}
-
-interface TotalRow {
-  total: number;
-}
-
-async function countTeam(db: Database, companyId: string): Promise<number> {
-  const [row] = await db.query<TotalRow>(
-    'select count(*)::int as total from company_memberships where company_id = $1',
-    [companyId],
-  );
-  return row!.total;
 }
 
 export interface StaffMembership {

@@ -1,6 +1,7 @@
 import type { ConflictView } from '../../domain/trip-conflicts.js';
 import type { ScheduleStatus } from '../../domain/trip-schedules.js';
 import type { Database } from '../orm.js';
+import { companyRecordById, countCompanyRows } from './company-records.js';
 
 /** Reads of the company's trip schedules (GET /dashboard/api/trip-schedules[/{id}]). */
 export interface ScheduleRecord {
@@ -117,26 +118,9 @@ export async function listTripSchedules(
     `${SCHEDULE_SELECT} where s.company_id = $1 order by s.created_at desc, s.id limit $2 offset $3`,
     [companyId, page.limit, page.offset],
   );
-  const total =
-    rows[0]?.total ??
-    (
-      await db.query<{ total: number }>(
-        'select count(*)::int as total from trip_schedules where company_id = $1',
-        [companyId],
-      )
-    )[0]!.total;
+  const total = rows[0]?.total ?? (await countCompanyRows(db, 'trip_schedules', companyId));
   return { schedules: rows.map(toRecord), total };
 }
 
 /** One schedule of the company, or undefined (another company's is the same as none). */
-export async function findTripSchedule(
-  db: Database,
-  companyId: string,
-  scheduleId: string,
-): Promise<ScheduleRecord | undefined> {
-  const rows = await db.query<ScheduleRow>(`${SCHEDULE_SELECT} where s.company_id = $1 and s.id = $2`, [
-    companyId,
-    scheduleId,
-  ]);
-  return rows[0] && toRecord(rows[0]);
-}
+export const findTripSchedule = companyRecordById(SCHEDULE_SELECT, 's', toRecord);

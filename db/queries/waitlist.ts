@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { isoUtc } from './admins.js';
+import { containingPattern, countMatching } from './filtered-lists.js';
 
 /** The pre-launch waitlist as the administration reads it (each read recorded in the audit log). */
 type Sql = Pick<PoolClient, 'query'>;
@@ -28,16 +29,12 @@ export async function listWaitlist(
 ): Promise<{ items: WaitlistRow[]; total: number }> {
   const where = `($1::text is null or email like $1) and ($2::timestamptz is null or created_at >= $2)
     and ($3::timestamptz is null or created_at < $3)`;
-  const pattern = filter.search ? `%${filter.search.toLowerCase().replace(/[\\%_]/g, '\\$&')}%` : null;
+  const pattern = filter.search ? containingPattern(filter.search.toLowerCase()) : null;
   const params = [pattern, filter.from ?? null, filter.to ?? null];
   const { rows } = await sql.query<WaitlistRow>(
     `select id, email, ${isoUtc('created_at')} as created_at from waitlist_entries where ${where}
      order by created_at desc, id limit $4 offset $5`,
     [...params, filter.limit, filter.offset],
   );
-  const { rows: counted } = await sql.query<{ total: number }>(
-    `select count(*)::int as total from waitlist_entries where ${where}`,
-    params,
-  );
-  return { items: rows, total: counted[0]!.total };
+  return { items: rows, total: await countMatching(sql, 'waitlist_entries', where, params) };
 }

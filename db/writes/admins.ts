@@ -1,4 +1,4 @@
-import { raw, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/postgresql';
 import type { PoolClient } from 'pg';
 import type { AdminRole } from '../../domain/permissions.js';
 import { Admin } from '../entities/admin.js';
@@ -6,6 +6,7 @@ import type { Database, TransactionClient } from '../orm.js';
 import { ADMIN_COLUMNS, type AdminRow } from '../queries/admins.js';
 import { revokeOtherAdminSessions } from './admin-sessions.js';
 import { recordAudit, type AuditActor } from './audit.js';
+import { flushUnlessTaken } from './flush-unique.js';
 
 /**
  * Writes of administrator accounts, through the transaction's EntityManager (CRUD of the
@@ -40,18 +41,9 @@ export async function insertAdmin(sql: TransactionClient, admin: NewAdmin): Prom
     permissions: admin.grantedPermissions,
     totpRequired: admin.totpRequired,
   });
-  // Within a savepoint, so that a taken address leaves the caller's transaction usable.
-  await sql.query('savepoint insert_admin');
-  try {
-    await sql.em.flush();
-  } catch (error) {
-    // lower(email) is the table's one unique key besides the id made here.
-    if (!(error instanceof UniqueConstraintViolationException)) throw error;
-    await sql.query('rollback to savepoint insert_admin');
-    sql.em.clear();
-    return null;
-  }
-  await sql.query('release savepoint insert_admin');
+  // lower(email) is the table's one unique key besides the id made here; a taken address leaves
+  // the caller's transaction usable.
+  if (!(await flushUnlessTaken(sql))) return null;
   return lockAdmin(sql, account.id);
 }
 

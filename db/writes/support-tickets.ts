@@ -15,6 +15,17 @@ import { recordAudit, type AuditActor } from './audit.js';
  * their audit row (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it.
  */
 
+/** Support's audit row about one ticket. */
+function auditTicket(
+  sql: TransactionClient,
+  audit: AuditActor,
+  action: 'tickets.create' | 'tickets.reply' | 'tickets.assign' | 'tickets.close',
+  ticketId: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  return recordAudit(sql, { ...audit, action, targetKind: 'support_ticket', targetId: ticketId, details });
+}
+
 export type TicketAuthor = { kind: 'TRAVELLER'; userId: string } | { kind: 'ADMIN'; adminId: string };
 
 export interface NewTicket {
@@ -116,12 +127,10 @@ export async function openTicket(
     });
     await sql.em.flush();
     if (audit) {
-      await recordAudit(sql, {
-        ...audit,
-        action: 'tickets.create',
-        targetKind: 'support_ticket',
-        targetId: ticket.id,
-        details: { subject: input.subject, priority: input.priority, ...subject },
+      await auditTicket(sql, audit, 'tickets.create', ticket.id, {
+        subject: input.subject,
+        priority: input.priority,
+        ...subject,
       });
     }
     return ticket.id;
@@ -172,12 +181,10 @@ export async function addTicketMessage(
     sql.em.assign(ticket, { status: next, updatedAt: raw<Date>('now()') });
     await sql.em.flush();
     if (audit) {
-      await recordAudit(sql, {
-        ...audit,
-        action: 'tickets.reply',
-        targetKind: 'support_ticket',
-        targetId: ticketId,
-        details: { messageId: message.id, statusBefore: locked.status, statusAfter: next },
+      await auditTicket(sql, audit, 'tickets.reply', ticketId, {
+        messageId: message.id,
+        statusBefore: locked.status,
+        statusAfter: next,
       });
     }
   });
@@ -200,12 +207,9 @@ export async function assignTicket(
     const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
     sql.em.assign(ticket, { assigneeAdminId: assigneeId, status: next, updatedAt: raw<Date>('now()') });
     await sql.em.flush();
-    await recordAudit(sql, {
-      ...audit,
-      action: 'tickets.assign',
-      targetKind: 'support_ticket',
-      targetId: ticketId,
-      details: { before: locked.assignee_admin_id, after: assigneeId },
+    await auditTicket(sql, audit, 'tickets.assign', ticketId, {
+      before: locked.assignee_admin_id,
+      after: assigneeId,
     });
   });
 }
@@ -243,12 +247,6 @@ export async function closeTicket(
       updatedAt: raw<Date>('now()'),
     });
     await sql.em.flush();
-    await recordAudit(sql, {
-      ...audit,
-      action: 'tickets.close',
-      targetKind: 'support_ticket',
-      targetId: ticketId,
-      details: { resolution, statusBefore: locked.status },
-    });
+    await auditTicket(sql, audit, 'tickets.close', ticketId, { resolution, statusBefore: locked.status });
   });
 }

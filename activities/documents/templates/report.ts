@@ -1,5 +1,10 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
-import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
+import {
+  REPORT_CHARTS,
+  type ReportCharts,
+  type ReportSnapshotData,
+  type ReportValue,
+} from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
 import { dateTimeFormatsOf, numberFormatsOf, wholeNumber } from '../format.js';
 import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
@@ -51,22 +56,28 @@ function head(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels)
   </header>`;
 }
 
+/** One of the report's charts drawn, or null when it has no points. */
+function drawing(
+  chart: keyof ReportCharts,
+  data: ReportCharts,
+  locale: DocumentLocale,
+  label: string,
+): SafeHtml | null {
+  if (chart === 'revenuePerDay') {
+    return data.revenuePerDay?.length ? revenueChart(data.revenuePerDay, locale, label) : null;
+  }
+  return data.occupancyPerRoute?.length ? occupancyChart(data.occupancyPerRoute, locale, label) : null;
+}
+
 function charts(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels): SafeHtml {
   const figures: SafeHtml[] = [];
   for (const chart of REPORT_CHARTS[data.report.type]) {
-    if (chart === 'revenuePerDay' && data.charts.revenuePerDay?.length) {
+    const drawn = drawing(chart, data.charts, locale, t[chart]);
+    if (drawn) {
       figures.push(
         html`<figure>
-          <figcaption>${t.revenuePerDay}</figcaption>
-          ${revenueChart(data.charts.revenuePerDay, locale, t.revenuePerDay)}
-        </figure>`,
-      );
-    }
-    if (chart === 'occupancyPerRoute' && data.charts.occupancyPerRoute?.length) {
-      figures.push(
-        html`<figure>
-          <figcaption>${t.occupancyPerRoute}</figcaption>
-          ${occupancyChart(data.charts.occupancyPerRoute, locale, t.occupancyPerRoute)}
+          <figcaption>${t[chart]}</figcaption>
+          ${drawn}
         </figure>`,
       );
     }

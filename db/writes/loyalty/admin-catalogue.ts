@@ -1,4 +1,4 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/postgresql';
 import {
   LoyaltyAdminRefusal,
   redemptionLimitRefusal,
@@ -18,6 +18,7 @@ import {
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
 import { recordAudit, type RequestOrigin } from '../audit.js';
+import { flushUnlessTaken } from '../flush-unique.js';
 
 /**
  * The company's loyalty programme, its tiers and its reward catalogue, written by OWNER or ADMIN
@@ -53,16 +54,7 @@ async function audit(
 
 /** Flushes the EntityManager in a savepoint; a unique key taken becomes `refusal`, the transaction still usable. */
 async function flushUnique(client: TransactionClient, refusal: Refusal): Promise<void> {
-  await client.query('savepoint loyalty_admin_flush');
-  try {
-    await client.em.flush();
-  } catch (error) {
-    if (!(error instanceof UniqueConstraintViolationException)) throw error;
-    await client.query('rollback to savepoint loyalty_admin_flush');
-    client.em.clear();
-    throw refusal;
-  }
-  await client.query('release savepoint loyalty_admin_flush');
+  if (!(await flushUnlessTaken(client))) throw refusal;
 }
 
 export interface ProgramTermsInput {
