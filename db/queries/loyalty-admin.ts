@@ -1,4 +1,4 @@
-import { tierFor, type RewardTerms } from '../../domain/loyalty.js';
+import { tierFor } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
 import { camelFields, iso } from '../row-fields.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
@@ -8,6 +8,7 @@ import {
   rewardTermsOf,
   type LoyaltyAccountRow,
   type RewardCatalogueRow,
+  type RewardFields,
   type TierView,
 } from './loyalty.js';
 
@@ -54,13 +55,7 @@ export async function readProgramTerms(runner: SqlRunner, companyId: string): Pr
     : null;
 }
 
-export interface AdminReward extends RewardTerms {
-  id: string;
-  code: string;
-  nameAr: string;
-  nameEn: string;
-  pointsCost: number;
-  voucherValidDays: number;
+export interface AdminReward extends RewardFields {
   active: boolean;
   maxRedemptions: number | null;
   redemptionCount: number;

@@ -158,13 +158,17 @@ export async function listTiers(db: Database, companyId: string): Promise<TierVi
   return rows.map(toTierView);
 }
 
-export interface RewardView extends RewardTerms {
+/** A reward of the catalogue as both the customer's and the dashboard's reads show it. */
+export interface RewardFields extends RewardTerms {
   id: string;
   code: string;
   nameAr: string;
   nameEn: string;
   pointsCost: number;
   voucherValidDays: number;
+}
+
+export interface RewardView extends RewardFields {
   remaining: number | null;
 }
 
