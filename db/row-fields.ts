@@ -24,3 +24,10 @@ export function camelFields<Row extends object, const Key extends keyof Row & st
   for (const column of columns) fields[camelCase(column)] = row[column];
   return fields as CamelFields<Row, Key>;
 }
+
+/** A timestamptz column as PostgreSQL sends it (text), in the ISO 8601 UTC form the API answers with. */
+export const iso = (timestamp: string): string => new Date(timestamp).toISOString();
+
+/** `iso` for a nullable column. */
+export const isoOrNull = (timestamp: string | null): string | null =>
+  timestamp === null ? null : iso(timestamp);

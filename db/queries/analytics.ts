@@ -53,35 +53,29 @@ const toMeasures = (row: MeasureRow): DayMeasures => ({
   cancelled: row.cancelled,
 });
 
-/** Measures per day (summed over routes), keyed by date. */
-export async function dailyMeasures(
+/** Measures grouped by `key` (a column of the stats), keyed by its text. */
+async function measuresBy(
   runner: SqlRunner,
+  key: 's.day' | 's.route_id',
   companyId: string,
   basis: StatBasis,
   range: DateRange,
 ): Promise<Map<string, DayMeasures>> {
-  const rows = await rowsOf<MeasureRow & { day: string }>(
+  const rows = await rowsOf<MeasureRow & { key: string }>(
     runner,
-    `select s.day::text as day, ${SUMS} from ${STATS} group by s.day`,
+    `select ${key}::text as key, ${SUMS} from ${STATS} group by ${key}`,
     [companyId, basis, range.from, range.to],
   );
-  return new Map(rows.map((row) => [row.day, toMeasures(row)]));
+  return new Map(rows.map((row) => [row.key, toMeasures(row)]));
 }
 
+/** Measures per day (summed over routes), keyed by date. */
+export const dailyMeasures = (runner: SqlRunner, companyId: string, basis: StatBasis, range: DateRange) =>
+  measuresBy(runner, 's.day', companyId, basis, range);
+
 /** Measures per route over a period, keyed by route id. */
-export async function routeMeasures(
-  runner: SqlRunner,
-  companyId: string,
-  basis: StatBasis,
-  range: DateRange,
-): Promise<Map<string, DayMeasures>> {
-  const rows = await rowsOf<MeasureRow & { route_id: string }>(
-    runner,
-    `select s.route_id, ${SUMS} from ${STATS} group by s.route_id`,
-    [companyId, basis, range.from, range.to],
-  );
-  return new Map(rows.map((row) => [row.route_id, toMeasures(row)]));
-}
+export const routeMeasures = (runner: SqlRunner, companyId: string, basis: StatBasis, range: DateRange) =>
+  measuresBy(runner, 's.route_id', companyId, basis, range);
 
 export interface Offered {
   trips: number;

@@ -2,6 +2,7 @@ import { expectedAmount, type CashShiftSummary } from '../../domain/cash-shift.j
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * Cash shifts as the dashboard reads them: the shift with its running totals (opening balance,
@@ -30,8 +31,6 @@ interface ShiftRow {
   movements_out: number;
 }
 
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
-
 const SHIFT_SELECT = `select s.id, s.company_id, s.status, s.currency, s.opening_balance::float8 as opening_balance,
     s.opened_by, s.opened_at, s.overdue_since, s.note, s.declared_amount::float8 as declared_amount,
     s.expected_amount::float8 as expected_amount, s.difference::float8 as difference, s.closed_by, s.closed_at,
@@ -59,8 +58,8 @@ function toSummary(row: ShiftRow): CashShiftSummary {
     currency: row.currency,
     openingBalance: row.opening_balance,
     openedBy: row.opened_by,
-    openedAt: iso(row.opened_at)!,
-    overdueSince: iso(row.overdue_since),
+    openedAt: iso(row.opened_at),
+    overdueSince: isoOrNull(row.overdue_since),
     note: row.note,
     collections: { count: row.collections_count, amount: row.collections_amount },
     movementsIn: row.movements_in,
@@ -70,7 +69,7 @@ function toSummary(row: ShiftRow): CashShiftSummary {
     declaredAmount: row.declared_amount,
     difference: row.difference,
     closedBy: row.closed_by,
-    closedAt: iso(row.closed_at),
+    closedAt: isoOrNull(row.closed_at),
   };
 }
 

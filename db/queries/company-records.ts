@@ -30,3 +30,36 @@ export async function countCompanyRows(db: Database, table: string, companyId: s
   );
   return row!.total;
 }
+
+/** The page a listing asks for (`?limit=&offset=`). */
+export interface PageBounds {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A listing of the company's records, one page at a time: `<select> order by <orderBy> limit $2
+ * offset $3`, the rows mapped and answered under `key` (`{ buses: [...], total }`). `select` ends
+ * with a where clause that binds the company as $1 and returns `count(*) over ()::int as total`, so
+ * every row carries the total across pages. A page past the end has no row: then the total is
+ * counted in `countOnEmptyPage` (a table name), or is 0 when that is not given.
+ */
+export function companyListing<const Key extends string, Row extends { total: number }, Item>(
+  key: Key,
+  listing: { select: string; orderBy: string; map: (row: Row) => Item; countOnEmptyPage?: string },
+): (
+  db: Database,
+  companyId: string,
+  page: PageBounds,
+) => Promise<{ [K in Key]: Item[] } & { total: number }> {
+  const text = `${listing.select} order by ${listing.orderBy} limit $2 offset $3`;
+  return async (db, companyId, page) => {
+    const rows = await db.query<Row>(text, [companyId, page.limit, page.offset]);
+    const total =
+      rows[0]?.total ??
+      (listing.countOnEmptyPage === undefined
+        ? 0
+        : await countCompanyRows(db, listing.countOnEmptyPage, companyId));
+    return { [key]: rows.map(listing.map), total } as { [K in Key]: Item[] } & { total: number };
+  };
+}

@@ -9,6 +9,7 @@ import {
   type NamedRefColumns,
 } from './named-ref.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
+import { iso } from '../row-fields.js';
 
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
@@ -18,8 +19,6 @@ import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow }
  * boarding_authorized and the current tickets (re-issued ones are left out; their QR codes no
  * longer board).
  */
-
-const iso = (value: string) => new Date(value).toISOString();
 
 export interface BookingTicket {
   id: string;

@@ -1,6 +1,7 @@
 import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import type { TripTimesRow } from './trip-times.js';
+import { iso } from '../row-fields.js';
 
 /**
  * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
@@ -28,8 +29,6 @@ interface DriverTripRow extends TripTimesRow {
   travellers: number;
   checked_in: number;
 }
-
-const iso = (value: string) => new Date(value).toISOString();
 
 const toDriverTrip = (row: DriverTripRow): DriverTrip => ({
   id: row.id,

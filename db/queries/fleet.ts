@@ -1,6 +1,7 @@
 import type { LayoutDocument, LayoutIssue } from '../../domain/seat-layout.js';
 import type { Database } from '../orm.js';
-import { companyRecordById, countCompanyRows } from './company-records.js';
+import { companyListing, companyRecordById } from './company-records.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /** Reads of the company's fleet: buses, their layouts (management view), drivers. */
 export interface BusRecord {
@@ -23,9 +24,6 @@ type BusRow = Omit<BusRecord, 'layout' | 'created_at'> & {
   created_at: string;
   total: number;
 };
-
-const iso = (instant: string) => new Date(instant).toISOString();
-const isoOrNull = (instant: string | null) => (instant === null ? null : iso(instant));
 
 function toBus(row: BusRow): BusRecord {
   return {
@@ -51,20 +49,12 @@ const BUS_SELECT = `
   from buses b
   left join bus_layouts l on l.bus_id = b.id and l.status = 'active'`;
 
-export async function listBuses(
-  db: Database,
-  companyId: string,
-  page: { limit: number; offset: number },
-): Promise<{ buses: BusRecord[]; total: number }> {
-  const rows = await db.query<BusRow>(
-    `${BUS_SELECT} where b.company_id = $1 order by b.plate_number, b.id limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  return {
-    buses: rows.map(toBus),
-    total: rows[0]?.total ?? (await countCompanyRows(db, 'buses', companyId)),
-  };
-}
+export const listBuses = companyListing('buses', {
+  select: `${BUS_SELECT} where b.company_id = $1`,
+  orderBy: 'b.plate_number, b.id',
+  map: toBus,
+  countOnEmptyPage: 'buses',
+});
 
 /** One bus of the company by id. */
 export const findBus = companyRecordById(BUS_SELECT, 'b', toBus);
@@ -146,17 +136,11 @@ const toDriver = ({ total: _total, created_at, ...driver }: DriverRow): DriverRe
 });
 
 /** The company's drivers: staff users with a DRIVER membership (inactive ones last). */
-export async function listDrivers(
-  db: Database,
-  companyId: string,
-  page: { limit: number; offset: number },
-): Promise<{ drivers: DriverRecord[]; total: number }> {
-  const rows = await db.query<DriverRow>(
-    `${DRIVER_SELECT} order by (m.active and u.status = 'ACTIVE') desc, lower(u.name), u.id limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  return { drivers: rows.map(toDriver), total: rows[0]?.total ?? 0 };
-}
+export const listDrivers = companyListing('drivers', {
+  select: DRIVER_SELECT,
+  orderBy: "(m.active and u.status = 'ACTIVE') desc, lower(u.name), u.id",
+  map: toDriver,
+});
 
 export async function findDriver(
   db: Database,

@@ -7,6 +7,7 @@ import {
 } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * Reads of journeys and journey orders: who owns a scope and what it holds (the API's checks
@@ -15,9 +16,7 @@ import { namedRefOf, type NamedRefColumns } from './named-ref.js';
  * answer with, the same for every channel.
  */
 
-/** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC. */
-const iso = (timestamp: string) => new Date(timestamp).toISOString();
-const isoOrNull = (timestamp: string | null) => (timestamp === null ? null : iso(timestamp));
+/** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC (`iso`). */
 const epochSeconds = (timestamp: string) => Math.floor(new Date(timestamp).getTime() / 1000);
 
 export interface ScopeJourney {

@@ -1,8 +1,16 @@
-import { tierFor, type RewardTerms } from '../../domain/loyalty.js';
+import { tierFor } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
+import { camelFields, iso } from '../row-fields.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import { containingPattern } from './filtered-lists.js';
-import { listTiers, rewardTermsOf, type RewardCatalogueRow, type TierView } from './loyalty.js';
+import {
+  listTiers,
+  rewardTermsOf,
+  type LoyaltyAccountRow,
+  type RewardCatalogueRow,
+  type RewardFields,
+  type TierView,
+} from './loyalty.js';
 
 /**
  * What the company dashboard reads of its own loyalty programme (GET /dashboard/api/loyalty):
@@ -47,13 +55,7 @@ export async function readProgramTerms(runner: SqlRunner, companyId: string): Pr
     : null;
 }
 
-export interface AdminReward extends RewardTerms {
-  id: string;
-  code: string;
-  nameAr: string;
-  nameEn: string;
-  pointsCost: number;
-  voucherValidDays: number;
+export interface AdminReward extends RewardFields {
   active: boolean;
   maxRedemptions: number | null;
   redemptionCount: number;
@@ -128,32 +130,22 @@ export interface AdminAccount {
   updatedAt: string;
 }
 
-interface AccountRow {
-  id: string;
+type AccountRow = LoyaltyAccountRow & {
   user_id: string;
   name: string | null;
   phone: string | null;
-  balance: number;
-  lifetime_points: number;
-  referral_code: string;
-  created_at: string;
   updated_at: string;
   total: number;
-}
+};
 
 function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
   const tier = tierFor(row.lifetime_points, tiers);
   return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    phone: row.phone,
-    balance: row.balance,
-    lifetimePoints: row.lifetime_points,
+    ...camelFields(row, ['id', 'user_id', 'name', 'phone', 'balance', 'lifetime_points']),
     tier: tier && { id: tier.id, nameAr: tier.nameAr, nameEn: tier.nameEn },
     referralCode: row.referral_code,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 

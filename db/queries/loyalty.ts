@@ -8,6 +8,7 @@ import {
   type VoucherLine,
 } from '../../domain/loyalty.js';
 import type { Database } from '../orm.js';
+import { camelFields, iso } from '../row-fields.js';
 import { companyScopeSql } from './scope.js';
 
 /** Reads of the customer loyalty routes. Every read is of one company's program: nothing merges across companies. */
@@ -102,27 +103,24 @@ export interface AccountView {
   createdAt: string;
 }
 
-/** timestamptz arrives as PostgreSQL text. */
-interface AccountRow {
+/** The loyalty_accounts columns both the customer's and the dashboard's reads select; timestamptz arrives as PostgreSQL text. */
+export interface LoyaltyAccountRow {
   id: string;
-  company_id: string;
   balance: number;
   lifetime_points: number;
   referral_code: string;
   created_at: string;
 }
 
+type AccountRow = LoyaltyAccountRow & { company_id: string };
+
 function toAccountView(account: AccountRow, tiers: TierView[]): AccountView {
   const next = nextTierAfter(account.lifetime_points, tiers);
   return {
-    id: account.id,
-    companyId: account.company_id,
-    balance: account.balance,
-    lifetimePoints: account.lifetime_points,
-    referralCode: account.referral_code,
+    ...camelFields(account, ['id', 'company_id', 'balance', 'lifetime_points', 'referral_code']),
     tier: tierFor(account.lifetime_points, tiers),
     nextTier: next ? { ...next, pointsNeeded: next.minLifetimePoints - account.lifetime_points } : null,
-    createdAt: new Date(account.created_at).toISOString(),
+    createdAt: iso(account.created_at),
   };
 }
 
@@ -160,13 +158,17 @@ export async function listTiers(db: Database, companyId: string): Promise<TierVi
   return rows.map(toTierView);
 }
 
-export interface RewardView extends RewardTerms {
+/** A reward of the catalogue as both the customer's and the dashboard's reads show it. */
+export interface RewardFields extends RewardTerms {
   id: string;
   code: string;
   nameAr: string;
   nameEn: string;
   pointsCost: number;
   voucherValidDays: number;
+}
+
+export interface RewardView extends RewardFields {
   remaining: number | null;
 }
 

@@ -1,5 +1,5 @@
 import type { Database } from '../orm.js';
-import { companyRecordById } from './company-records.js';
+import { companyListing, companyRecordById } from './company-records.js';
 import { publicStopSql, type NamedRef } from './catalogue.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 
@@ -84,17 +84,11 @@ const ROUTE_SELECT = `
   join cities o on o.id = r.origin_city_id
   join cities d on d.id = r.destination_city_id`;
 
-export async function listRoutes(
-  db: Database,
-  companyId: string,
-  page: { limit: number; offset: number },
-): Promise<{ routes: RouteRecord[]; total: number }> {
-  const rows = await db.query<RouteRow>(
-    `${ROUTE_SELECT} where r.company_id = $1 order by r.name_en, r.id limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  return { routes: rows.map(toRoute), total: rows[0]?.total ?? 0 };
-}
+export const listRoutes = companyListing('routes', {
+  select: `${ROUTE_SELECT} where r.company_id = $1`,
+  orderBy: 'r.name_en, r.id',
+  map: toRoute,
+});
 
 /** One route of the company by id, with its stops. */
 export const findRoute = companyRecordById(ROUTE_SELECT, 'r', toRoute);

@@ -5,6 +5,7 @@ import type { NamedRef } from './catalogue.js';
 import { LIVE_ALLOCATION } from './inventory.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import type { TripActualTimesRow } from './trip-times.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * GET /dashboard/api/trips: the company's trips, a page at a time, with a count of every trip
@@ -52,9 +53,6 @@ type TripRow = PickupRow &
     currency: string;
     schedule_id: string | null;
   };
-
-const iso = (instant: string) => new Date(instant).toISOString();
-const isoOrNull = (instant: string | null) => (instant === null ? null : iso(instant));
 
 function toTrip(row: TripRow): PlanningTrip {
   return {

@@ -3,6 +3,7 @@ import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
+import { iso } from '../row-fields.js';
 
 /**
  * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip
@@ -79,8 +80,6 @@ const TICKET_SELECT = `
   ${STRETCH_CITIES_JOIN}
   left join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id and b.company_id = t.company_id
   left join credential_revocations r on r.ticket_id = t.id`;
-
-const iso = (value: string) => new Date(value).toISOString();
 
 function shownCredential(row: TicketRow): ShownCredential {
   const state = {

@@ -1,5 +1,6 @@
 import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
+import { iso } from '../row-fields.js';
 
 /**
  * GET /dashboard/api/tracking/active-trips: the company's trips under way (boarding, delayed,
@@ -49,8 +50,6 @@ interface ActiveTripRow {
   recorded_at: string | null;
   received_at: string | null;
 }
-
-const iso = (value: string) => new Date(value).toISOString();
 
 function toActiveTrip(row: ActiveTripRow): ActiveTrip {
   return {

@@ -3,14 +3,13 @@ import type { Database } from '../orm.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import type { TripActualTimesRow } from './trip-times.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * Reads of the trip operations room (GET /dashboard/api/trips/{id}/dispatch): the trip's set-up
  * (route, bus and layout, driver, pickup point, stop calls), the facts its readiness is judged by,
  * and the operations log. The manifest is in trip-manifest.ts. Instants arrive as text.
  */
-
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
 
 interface TripSetupRow extends PickupRow, TripActualTimesRow {
   company_id: string;
@@ -84,11 +83,11 @@ function toTripSetup(row: TripSetupRow): TripSetup {
     companyId: row.company_id,
     status: row.status,
     operatingDate: row.operating_date,
-    departureAt: iso(row.departure_at)!,
-    arrivalAt: iso(row.arrival_at)!,
+    departureAt: iso(row.departure_at),
+    arrivalAt: iso(row.arrival_at),
     delayMinutes: row.delay_minutes,
-    actualDepartureAt: iso(row.actual_departure_at),
-    actualArrivalAt: iso(row.actual_arrival_at),
+    actualDepartureAt: isoOrNull(row.actual_departure_at),
+    actualArrivalAt: isoOrNull(row.actual_arrival_at),
     seatsTotal: row.seats_total,
     route: {
       id: row.route_id,
@@ -186,8 +185,8 @@ export async function readStopCalls(db: Database, tripId: string): Promise<StopC
     stopId: row.stop_id,
     nameAr: row.name_ar,
     nameEn: row.name_en,
-    arrivalAt: iso(row.arrival_at)!,
-    departureAt: iso(row.departure_at)!,
+    arrivalAt: iso(row.arrival_at),
+    departureAt: iso(row.departure_at),
   }));
 }
 
@@ -282,6 +281,6 @@ export async function readOperationEvents(
     after: row.after,
     reason: row.reason,
     details: row.details,
-    at: iso(row.created_at)!,
+    at: iso(row.created_at),
   }));
 }

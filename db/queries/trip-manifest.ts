@@ -1,5 +1,6 @@
 import type { Attendance, ManifestItemType } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * A trip's manifest: one item per traveller. Every modern traveller is a JOURNEY_TICKET item (its
@@ -71,15 +72,13 @@ interface ManifestRow {
   alight_at: string;
 }
 
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
-
 const visit = (prefix: 'board' | 'alight', row: ManifestRow): StopVisit => ({
   stopCallId: row[`${prefix}_call_id`],
   sequence: row[`${prefix}_sequence`],
   stopId: row[`${prefix}_stop_id`],
   nameAr: row[`${prefix}_name_ar`],
   nameEn: row[`${prefix}_name_en`],
-  at: iso(row[`${prefix}_at`])!,
+  at: iso(row[`${prefix}_at`]),
 });
 
 function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
@@ -95,7 +94,7 @@ function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
     ticketStatus: row.ticket_status,
     bookingStatus: row.booking_status,
     attendance: row.attendance,
-    attendanceAt: iso(row.attendance_at),
+    attendanceAt: isoOrNull(row.attendance_at),
     attendanceBy:
       row.attendance_by === null ? null : { id: row.attendance_by, name: row.attendance_by_name ?? '' },
     attendanceSource: row.attendance_source,

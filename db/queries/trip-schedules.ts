@@ -1,7 +1,7 @@
 import type { ConflictView } from '../../domain/trip-conflicts.js';
 import type { ScheduleStatus } from '../../domain/trip-schedules.js';
-import type { Database } from '../orm.js';
-import { companyRecordById, countCompanyRows } from './company-records.js';
+import { companyListing, companyRecordById } from './company-records.js';
+import { iso } from '../row-fields.js';
 
 /** Reads of the company's trip schedules (GET /dashboard/api/trip-schedules[/{id}]). */
 export interface ScheduleRecord {
@@ -57,8 +57,6 @@ type ScheduleRow = Omit<
   total: number;
 };
 
-const iso = (instant: string) => new Date(instant).toISOString();
-
 function toRecord(row: ScheduleRow): ScheduleRecord {
   return {
     id: row.id,
@@ -109,18 +107,12 @@ const SCHEDULE_SELECT = `
   left join staff_users u on u.id = s.driver_id`;
 
 /** The company's schedules, latest first. */
-export async function listTripSchedules(
-  db: Database,
-  companyId: string,
-  page: { limit: number; offset: number },
-): Promise<{ schedules: ScheduleRecord[]; total: number }> {
-  const rows = await db.query<ScheduleRow>(
-    `${SCHEDULE_SELECT} where s.company_id = $1 order by s.created_at desc, s.id limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  const total = rows[0]?.total ?? (await countCompanyRows(db, 'trip_schedules', companyId));
-  return { schedules: rows.map(toRecord), total };
-}
+export const listTripSchedules = companyListing('schedules', {
+  select: `${SCHEDULE_SELECT} where s.company_id = $1`,
+  orderBy: 's.created_at desc, s.id',
+  map: toRecord,
+  countOnEmptyPage: 'trip_schedules',
+});
 
 /** One schedule of the company, or undefined (another company's is the same as none). */
 export const findTripSchedule = companyRecordById(SCHEDULE_SELECT, 's', toRecord);

@@ -19,6 +19,7 @@ import {
   type StopIdentity,
   type StopIdentityRow,
 } from './stop-identity.js';
+import { iso } from '../row-fields.js';
 
 /**
  * Trip reads of the customer API. Every read joins the trip's company through the caller's
@@ -66,8 +67,7 @@ export interface TripSearchResult extends TripFields {
   alight: StopIdentity;
 }
 
-/** timestamptz arrives as PostgreSQL text from the pool; answers carry ISO 8601 UTC. */
-const iso = (timestamp: string) => new Date(timestamp).toISOString();
+/** bigint amounts arrive as PostgreSQL text from the pool; answers carry numbers. */
 const money = (amount: string | null) => (amount === null ? null : Number(amount));
 
 const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,

@@ -7,14 +7,13 @@ import type {
   SubscriptionStatus,
 } from '../../domain/webhooks.js';
 import type { Database } from '../orm.js';
+import { iso, isoOrNull } from '../row-fields.js';
 
 /**
  * Reads of company webhooks: API keys (the dashboard list and the bearer check), subscriptions,
  * the delivery log, and what one delivery attempt needs. timestamptz arrives as text (db/orm.ts);
  * the mappers turn it into ISO 8601.
  */
-
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
 
 export interface ApiKeyRecord {
   id: string;
@@ -40,10 +39,10 @@ const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
   name: row.name,
   prefix: row.key_prefix,
-  createdAt: iso(row.created_at)!,
+  createdAt: iso(row.created_at),
   createdBy: row.created_by,
-  lastUsedAt: iso(row.last_used_at),
-  revokedAt: iso(row.revoked_at),
+  lastUsedAt: isoOrNull(row.last_used_at),
+  revokedAt: isoOrNull(row.revoked_at),
 });
 
 const API_KEY_COLUMNS = 'id, name, key_prefix, created_at, created_by, last_used_at, revoked_at';
@@ -105,9 +104,9 @@ export const toSubscription = (row: SubscriptionRow): SubscriptionRecord => ({
   events: row.events,
   status: row.status,
   disabledReason: row.disabled_reason,
-  createdAt: iso(row.created_at)!,
-  updatedAt: iso(row.updated_at)!,
-  disabledAt: iso(row.disabled_at),
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+  disabledAt: isoOrNull(row.disabled_at),
 });
 
 /** The company's subscriptions (a deleted one is gone), oldest first. */
@@ -168,9 +167,9 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   attempts: row.attempts,
   lastStatusCode: row.last_status_code,
   lastError: row.last_error,
-  createdAt: iso(row.created_at)!,
-  deliveredAt: iso(row.delivered_at),
-  finishedAt: iso(row.finished_at),
+  createdAt: iso(row.created_at),
+  deliveredAt: isoOrNull(row.delivered_at),
+  finishedAt: isoOrNull(row.finished_at),
 });
 
 const DELIVERY_COLUMNS =
@@ -242,7 +241,7 @@ export async function readDelivery(
     attemptLog: attempts.map((attempt) => ({
       attemptNumber: attempt.attempt_number,
       trigger: attempt.trigger,
-      attemptedAt: iso(attempt.attempted_at)!,
+      attemptedAt: iso(attempt.attempted_at),
       durationMs: attempt.duration_ms,
       statusCode: attempt.status_code,
       outcome: attempt.outcome,
@@ -300,7 +299,7 @@ export function toDeliveryToSend(row: DeliveryToSendRow): DeliveryToSend {
     url: row.url,
     secret: row.secret,
     event: row.event,
-    occurredAt: iso(row.occurred_at)!,
+    occurredAt: iso(row.occurred_at),
     data: { ...row.data, total_amount: Number(row.data.total_amount) },
   };
 }

@@ -14,6 +14,7 @@ import {
   type PickupRow,
 } from '../../queries/pickup-location.js';
 import type { Queryable } from '../seat-locks.js';
+import { iso } from '../../row-fields.js';
 
 /** The booking as the create routes answer it. */
 
@@ -52,8 +53,6 @@ type BookingRecordRow = RecordColumns &
     arrival_at: string;
     trip_status: string;
   };
-
-const iso = (value: string) => new Date(value).toISOString();
 
 function toBookingRecord(row: BookingRecordRow): BookingRecord {
   return {
