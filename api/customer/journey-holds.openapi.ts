@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * Schemas and prose of the journey-hold routes (SPEC "Journey confirmation"): hold, release,
@@ -91,7 +92,6 @@ export const OrderConfirmBody = z
   })
   .meta({ id: 'JourneyOrderConfirmRequest' });
 
-const IdText = z.string().meta({ format: 'uuid' });
 const JourneyState = z.enum(['DRAFT', 'HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED', 'RELEASED', 'EXPIRED']);
 
 const StopPoint = z.object({
@@ -187,7 +187,7 @@ const Projection = z
   })
   .meta({ id: 'JourneyConfirmationProjection' });
 
-const ProjectionResponse = z.object({ success: z.literal(true), data: Projection });
+const ProjectionResponse = successWith(Projection);
 const HoldResponse = z.object({
   success: z.literal(true),
   data: Projection.extend({

@@ -5,6 +5,7 @@ import { operations } from '../http/route.js';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { CalendarDate, Currency, errorResponses, Instant, Locale, Uuid } from '../http/schemas.js';
 import { StopIdentitySchema } from './trips.openapi.js';
+import { IdText } from '../http/answer-schemas.js';
 
 /** Schemas and prose of journey search and quote (SPEC POST /journeys/search, POST /journeys/quote). */
 
@@ -59,8 +60,6 @@ export const SearchBody = z
       { oneOf: [{ required: ['destination_city_id'] }, { required: ['destination_stop_id'] }] },
     ],
   });
-
-const IdText = z.string().meta({ format: 'uuid' });
 
 const JourneyLegSchema = z.object({
   sequence: z.int().meta({ description: '1-based' }),

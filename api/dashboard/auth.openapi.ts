@@ -3,6 +3,7 @@ import { DASHBOARD_ROLES } from '../auth/staff-session.js';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { Email, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the dashboard's sign-in routes (api/dashboard/auth.ts): request and
@@ -11,7 +12,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Dashboard: authentication'];
 
-const IdText = z.string().meta({ format: 'uuid' });
 const Role = z.enum(DASHBOARD_ROLES);
 
 const StaffUser = z.object({ id: IdText, email: z.string(), name: z.string() });

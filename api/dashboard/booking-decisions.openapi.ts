@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as Instant } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
@@ -26,8 +27,6 @@ export const StatusBody = z.union([DecisionBody, LegacyStatusBody]).meta({
     '{decision: APPROVE | REJECT, reason?} decides the journey request. The legacy {status} shape is read as a decision only ' +
     'while the request is pending (CONFIRMED = APPROVE, CANCELLED = REJECT); it never updates the booking row by itself.',
 });
-
-const Instant = z.string().meta({ format: 'date-time' });
 
 const DecisionResponse = z.object({
   success: z.literal(true),

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { errorResponses, Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as Instant, IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
 const TAGS = ['Dashboard: cash shifts'];
-const Instant = z.string().meta({ format: 'date-time' });
-const Id = z.string().meta({ format: 'uuid' });
 const Money = z.int().min(0).max(1_000_000_000_000);
 const Note = z.string().trim().min(1).max(1000);
 
@@ -80,7 +79,7 @@ const ShiftsResponse = z.object({
   data: z.object({ current: Shift.nullable(), shifts: z.array(Shift) }),
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
 });
-const ShiftResponse = z.object({ success: z.literal(true), data: Shift });
+const ShiftResponse = successWith(Shift);
 const ShiftDetailResponse = z.object({
   success: z.literal(true),
   data: z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),

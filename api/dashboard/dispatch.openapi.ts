@@ -10,6 +10,7 @@ import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { Uuid } from '../http/schemas.js';
 import { TripTimesOut } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the trip operations room (api/dashboard/dispatch.ts): the action body, the
@@ -17,8 +18,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
  */
 
 const TAGS = ['Dashboard: trip operations'];
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 const Reason = z.string().trim().min(1).max(500);
 const ItemFields = {

@@ -7,6 +7,7 @@ import {
 } from '../../domain/loyalty-admin.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
@@ -136,7 +137,6 @@ export const AdjustBody = z
   })
   .strict();
 
-const Id = z.string().meta({ format: 'uuid' });
 const Tier = z.object({
   id: Id,
   nameAr: z.string(),
@@ -251,7 +251,7 @@ export const docs = taggedOperations(TAGS, {
     summary: "Set up or change the programme's terms",
     description: `Creates the programme or replaces its terms. ${WRITES} (loyalty.program.update)`,
     responses: {
-      200: { description: 'The terms', schema: z.object({ success: z.literal(true), data: Program }) },
+      200: { description: 'The terms', schema: successWith(Program) },
       ...changeErrors,
     },
   },
@@ -259,7 +259,7 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Add a reward to the catalogue',
     description: `${REWARD_RULES} ${NEEDS_PROGRAM} ${WRITES} (loyalty.reward.create)`,
     responses: {
-      201: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
+      201: { description: 'The reward', schema: successWith(Reward) },
       ...changeErrors,
     },
   },
@@ -271,7 +271,7 @@ export const docs = taggedOperations(TAGS, {
       `LOYALTY_REWARD_LIMIT_BELOW_REDEEMED. Another company's or a withdrawn reward is 404 LOYALTY_REWARD_NOT_FOUND. ` +
       `${REWARD_RULES} ${WRITES} (loyalty.reward.update)`,
     responses: {
-      200: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
+      200: { description: 'The reward', schema: successWith(Reward) },
       ...changeErrors,
     },
   },
@@ -293,7 +293,7 @@ export const docs = taggedOperations(TAGS, {
       'earn multiplierPercent of the base points in it. Every account is moved to the tier its lifetime points reach. ' +
       `${NEEDS_PROGRAM} ${WRITES} (loyalty.tier.create)`,
     responses: {
-      201: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
+      201: { description: 'The tier', schema: successWith(Tier) },
       ...changeErrors,
     },
   },
@@ -303,7 +303,7 @@ export const docs = taggedOperations(TAGS, {
       "Replaces the tier; every account is moved to the tier its lifetime points reach. Another company's tier is 404 " +
       `LOYALTY_TIER_NOT_FOUND; a threshold another tier has is 409 LOYALTY_TIER_THRESHOLD_TAKEN. ${WRITES} (loyalty.tier.update)`,
     responses: {
-      200: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
+      200: { description: 'The tier', schema: successWith(Tier) },
       ...changeErrors,
     },
   },

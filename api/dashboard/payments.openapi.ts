@@ -7,14 +7,13 @@ import {
 } from '../../domain/payment-ledger.js';
 import { CalendarDate, errorResponses, Locale, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as Instant, IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the company's payment ledger (api/dashboard/payments.ts): schemas that also
  * validate, and the decisions SPEC leaves open, in each route's prose.
  */
 const TAGS = ['Dashboard: payments'];
-const Instant = z.string().meta({ format: 'date-time' });
-const Id = z.string().meta({ format: 'uuid' });
 
 export const LedgerQuery = z
   .object({
@@ -128,7 +127,7 @@ const LedgerResponse = z.object({
   statistics: Statistics,
   pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
 });
-const LineResponse = z.object({ success: z.literal(true), data: LedgerLine });
+const LineResponse = successWith(LedgerLine);
 
 const SettingsResponse = z.object({
   success: z.literal(true),

@@ -8,6 +8,10 @@ import { created } from '../http/respond.js';
 import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { authorize, requireActiveCompany, requireRole } from './guards.js';
 import { staffRoute, type StaffGuardOf } from './staff-route.js';
+import { DateTimeText as DateTime, IdText as UuidOut } from '../http/answer-schemas.js';
+
+/** Answer primitives shared by every surface, re-exported for this module's importers. */
+export { DateTime, UuidOut };
 
 /**
  * What the planning routes (fleet, network, trips, schedules) share: who may do what, the error
@@ -84,8 +88,6 @@ export const Text = (min: number, max: number) => z.string().trim().min(min).max
 export const Latitude = z.number().min(-90).max(90);
 export const Longitude = z.number().min(-180).max(180);
 export const Money = z.int().min(0).max(100_000_000);
-export const DateTime = z.string().meta({ format: 'date-time' });
-export const UuidOut = z.string().meta({ format: 'uuid' });
 export const NamedRefOut = z.object({ id: UuidOut, name_ar: z.string(), name_en: z.string() });
 export const PaginationOut = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
 /** A trip's operating date and times, as the planning board and the operations room answer them. */

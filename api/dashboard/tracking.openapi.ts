@@ -3,11 +3,9 @@ import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { LIVE_WITHIN_SECONDS, STALE_AFTER_SECONDS, TRACKING_STATES } from '../../domain/trip-tracking.js';
 import { Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of live tracking (api/dashboard/tracking.ts). */
-
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 export const ActiveTripsQuery = z.object(Pagination).strict();
 

@@ -3,6 +3,7 @@ import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain
 import { Uuid } from '../http/schemas.js';
 import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the trip commands outside the operations room (api/dashboard/trip-commands.ts):
@@ -106,7 +107,7 @@ export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
 
 const TripStatus = z.enum(TRIP_STATUSES);
 
-export const LegacyTripResponse = z.object({ success: z.literal(true), data: DispatchOutcome });
+export const LegacyTripResponse = successWith(DispatchOutcome);
 
 export const BulkResponse = z.object({
   success: z.literal(true),

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { DRIVER_APP_ROLES } from '../auth/driver-auth.js';
 import { LoginBody } from '../dashboard/auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText as Id } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the driver app's sign-in (api/driver/auth.ts). */
 
 const TAGS = ['Driver app: session'];
-const Id = z.string().meta({ format: 'uuid' });
 
 export { LoginBody as DriverLoginBody };
 

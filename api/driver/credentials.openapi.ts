@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
 import { InstantInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime } from '../http/answer-schemas.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
 
@@ -11,8 +12,6 @@ const TAGS = ['Driver app: boarding credentials'];
 export const KEYS_CACHE_SECONDS = 300;
 /** The revocation list is cached briefly: a revoked ticket is refused offline within a minute. */
 export const REVOCATIONS_CACHE_SECONDS = 30;
-
-const DateTime = z.string().meta({ format: 'date-time' });
 
 const PublicKeySchema = z.object({
   keyId: z.string(),

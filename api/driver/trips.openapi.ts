@@ -5,12 +5,11 @@ import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/t
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
 import { CalendarDate, InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
 
 const TAGS = ['Driver app: trips'];
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 export const DriverTripsQuery = z
   .object({

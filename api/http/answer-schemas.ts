@@ -8,3 +8,9 @@ import { z } from 'zod';
 export function successWith<Data extends z.ZodType>(data: Data) {
   return z.object({ success: z.literal(true), data });
 }
+
+/** A uuid as an answer shows it: plain text (input is checked with schemas.ts `Uuid`). */
+export const IdText = z.string().meta({ format: 'uuid' });
+
+/** An instant as an answer shows it: ISO 8601 text. */
+export const DateTimeText = z.string().meta({ format: 'date-time' });
