@@ -188,17 +188,13 @@ const Projection = z
   .meta({ id: 'JourneyConfirmationProjection' });
 
 const ProjectionResponse = successWith(Projection);
-const HoldResponse = z.object({
-  success: z.literal(true),
-  data: Projection.extend({
+const HoldResponse = successWith(
+  Projection.extend({
     holdBatchId: IdText,
     expiresAt: z.int().meta({ description: 'Unix epoch seconds: the hold ends unless confirmed by then' }),
   }),
-});
-const ReleaseResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }),
-});
+);
+const ReleaseResponse = successWith(z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }));
 
 const CONFIRM_RULES =
   'The answer is the confirmation projection, the same for web and mobile. Each company involved decides by its booking ' +

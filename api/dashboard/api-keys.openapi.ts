@@ -26,12 +26,11 @@ const ApiKey = z
   })
   .meta({ id: 'CompanyApiKey' });
 
-const Created = z.object({
-  success: z.literal(true),
-  data: ApiKey.extend({
+const Created = successWith(
+  ApiKey.extend({
     key: z.string().meta({ description: 'the key itself: shown this once, only its SHA-256 is stored' }),
   }),
-});
+);
 const List = successWith(z.array(ApiKey));
 const Revoked = z.object({ success: z.literal(true), data: z.object({ revokedAt: Instant }) });
 

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { errorResponses, Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { DateTimeText as Instant, IdText as Id, successWith } from '../http/answer-schemas.js';
+import {
+  DateTimeText as Instant,
+  IdText as Id,
+  PaginationText,
+  successWith,
+} from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
 const TAGS = ['Dashboard: cash shifts'];
@@ -77,13 +82,12 @@ const Collection = z.object({
 const ShiftsResponse = z.object({
   success: z.literal(true),
   data: z.object({ current: Shift.nullable(), shifts: z.array(Shift) }),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  pagination: PaginationText,
 });
 const ShiftResponse = successWith(Shift);
-const ShiftDetailResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),
-});
+const ShiftDetailResponse = successWith(
+  z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),
+);
 
 const WHO =
   'Only the company owner (role OWNER) and an active manager (role ADMIN with an active membership: a deactivated ' +

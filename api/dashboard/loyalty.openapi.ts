@@ -7,7 +7,7 @@ import {
 } from '../../domain/loyalty-admin.js';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { IdText as Id, successWith } from '../http/answer-schemas.js';
+import { IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
@@ -194,11 +194,10 @@ const Overview = z.object({
     rewards: z.array(Reward),
     accounts: z.array(Account),
   }),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  pagination: PaginationText,
 });
-const Adjusted = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Adjusted = successWith(
+  z.object({
     account: z.object({ id: Id, balance: z.int(), lifetimePoints: z.int() }),
     transaction: z.object({
       id: Id,
@@ -210,16 +209,15 @@ const Adjusted = z.object({
       createdAt: z.string().meta({ format: 'date-time' }),
     }),
   }),
-});
-const Withdrawn = z.object({
-  success: z.literal(true),
-  data: z.object({
+);
+const Withdrawn = successWith(
+  z.object({
     rewardId: Id,
     removed: z.boolean().meta({ description: 'true: never redeemed, deleted; false: archived' }),
     vouchersCancelled: z.int(),
     pointsReturned: z.int(),
   }),
-});
+);
 
 const WRITES =
   'Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), verified (403 ' +

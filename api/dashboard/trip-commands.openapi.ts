@@ -109,9 +109,8 @@ const TripStatus = z.enum(TRIP_STATUSES);
 
 export const LegacyTripResponse = successWith(DispatchOutcome);
 
-export const BulkResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const BulkResponse = successWith(
+  z.object({
     action: z.enum(BULK_ACTIONS),
     results: z.array(
       z.object({
@@ -137,7 +136,7 @@ export const BulkResponse = z.object({
       failed: z.int(),
     }),
   }),
-});
+);
 
 const ACCESS =
   'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token.';
