@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS } from '../../domain/permissions.js';
 import { Email, Pagination, PersonName } from '../http/schemas.js';
-import { dataAnswer, DateTime, IdText, pageAnswer, Permission, Role } from './schemas.js';
+import { DateTime, IdText, pageAnswer, Permission, Role } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the administrator team routes (api/admin/admins.ts): request and response
@@ -69,7 +70,7 @@ export const UpdateBody = z
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
   .meta({ minProperties: 1 });
 
-const RecordResponse = dataAnswer(AdminRecord);
+const RecordResponse = successWith(AdminRecord);
 
 const MANAGE_RULES =
   'Needs admins.manage (else 403 PERMISSION_DENIED with details.permission). Nobody hands out a permission they do not ' +

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ANALYTICS_MAX_DAYS } from '../../domain/platform-analytics.js';
 import { CalendarDate, Uuid } from '../http/schemas.js';
-import { dataAnswer, IdText } from './schemas.js';
+import { IdText } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of GET /admin/api/analytics (api/admin/analytics.ts). */
 export const AnalyticsQuery = z
@@ -29,7 +30,7 @@ const Decisions = {
     .meta({ description: 'metDeadline / (metDeadline + missedDeadline); null: none' }),
 };
 
-const Analytics = dataAnswer(
+const Analytics = successWith(
   z.object({
     period: z.object({ from: z.string(), to: z.string(), companyId: IdText.nullable() }),
     totals: z.object(Measures),

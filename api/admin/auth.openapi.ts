@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { Email } from '../http/schemas.js';
-import { dataAnswer, OkResponse, SignedInAdmin } from './schemas.js';
+import { OkResponse, SignedInAdmin } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the administration's sign-in routes (api/admin/auth.ts): request and
@@ -20,7 +21,7 @@ const SessionFields = {
   expiresAt: z.int().meta({ description: 'end of the session lifetime, Unix epoch seconds' }),
 };
 
-const LoginResponse = dataAnswer(
+const LoginResponse = successWith(
   z.object({
     admin: SignedInAdmin,
     secondFactorRequired: z.boolean().meta({
@@ -33,7 +34,7 @@ const LoginResponse = dataAnswer(
   }),
 );
 
-const SecondFactorResponse = dataAnswer(
+const SecondFactorResponse = successWith(
   z.object({ secondFactorRequired: z.literal(false), ...SessionFields }),
 );
 

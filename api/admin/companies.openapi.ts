@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
 import { Pagination } from '../http/schemas.js';
-import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the administration's company routes (api/admin/companies.ts): request and
@@ -80,14 +81,14 @@ const HistoryEntry = z
 
 const CompanyList = pageAnswer(AdminCompany);
 
-const CompanyDetail = dataAnswer(
+const CompanyDetail = successWith(
   z.object({
     company: AdminCompany,
     history: z.array(HistoryEntry).meta({ description: 'newest first' }),
   }),
 );
 
-const ActionResult = dataAnswer(
+const ActionResult = successWith(
   z.object({
     companyId: IdText,
     action: z.enum(COMPANY_ACTIONS),

@@ -4,8 +4,9 @@ import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
 import { InstantInput, Pagination } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
-import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the platform operations routes (api/admin/operations.ts): feature flags,
@@ -37,8 +38,8 @@ const FeatureFlag = z
   })
   .meta({ id: 'FeatureFlag' });
 
-const FlagList = dataAnswer(z.object({ items: z.array(FeatureFlag) }));
-const FlagRecord = dataAnswer(FeatureFlag);
+const FlagList = successWith(z.object({ items: z.array(FeatureFlag) }));
+const FlagRecord = successWith(FeatureFlag);
 
 export const IncidentQuery = z
   .object({
@@ -132,7 +133,7 @@ const MaintenanceWindow = z
   })
   .meta({ id: 'MaintenanceWindow' });
 
-const MaintenanceList = dataAnswer(
+const MaintenanceList = successWith(
   z.object({
     active: MaintenanceWindow.nullable().meta({ description: 'the window in force now, if any' }),
     items: z.array(MaintenanceWindow),
@@ -185,7 +186,7 @@ export const docs = operations({
       'between them), RESOLVED (final, only through POST /incidents/{id}/resolve). Severities MINOR, MAJOR, CRITICAL. ' +
       'Recorded in the audit log (incidents.create).',
     tags: INCIDENT_TAGS,
-    responses: answers(201, 'Opened', dataAnswer(Incident), [400, 401, 403]),
+    responses: answers(201, 'Opened', successWith(Incident), [400, 401, 403]),
   },
   adminUpdateIncident: {
     summary: 'Update an open incident',
@@ -193,7 +194,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
       'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after).',
     tags: INCIDENT_TAGS,
-    responses: answers(200, 'Updated', dataAnswer(Incident), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Updated', successWith(Incident), [400, 401, 403, 404, 409]),
   },
   adminResolveIncident: {
     summary: 'Resolve an incident',
@@ -201,7 +202,7 @@ export const docs = operations({
       `${MANAGES('incidents.manage')} Body {resolution}. RESOLVED is final (a second resolve is 409 INCIDENT_RESOLVED). ` +
       'Recorded (incidents.resolve).',
     tags: INCIDENT_TAGS,
-    responses: answers(200, 'Resolved', dataAnswer(Incident), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Resolved', successWith(Incident), [400, 401, 403, 404, 409]),
   },
   adminListMaintenance: {
     summary: 'Maintenance windows',
@@ -219,7 +220,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_TOO_LONG); a start in the past begins it at once. Recorded (maintenance.create). ' +
       GATE,
     tags: MAINTENANCE_TAGS,
-    responses: answers(201, 'Scheduled', dataAnswer(MaintenanceWindow), [400, 401, 403]),
+    responses: answers(201, 'Scheduled', successWith(MaintenanceWindow), [400, 401, 403]),
   },
   adminUpdateMaintenance: {
     summary: "Change a maintenance window's message or times",
@@ -228,7 +229,7 @@ export const docs = operations({
       'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
       'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after).',
     tags: MAINTENANCE_TAGS,
-    responses: answers(200, 'Changed', dataAnswer(MaintenanceWindow), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Changed', successWith(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
   adminCancelMaintenance: {
     summary: 'Cancel a maintenance window (an active one ends at once)',
@@ -236,6 +237,6 @@ export const docs = operations({
       `${MANAGES('maintenance.manage')} Body {reason}. An ended or cancelled window is 409 MAINTENANCE_WINDOW_CLOSED. ` +
       'Recorded (maintenance.cancel).',
     tags: MAINTENANCE_TAGS,
-    responses: answers(200, 'Cancelled', dataAnswer(MaintenanceWindow), [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Cancelled', successWith(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },
 });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { dataAnswer, Permission, Role } from './schemas.js';
+import { Permission, Role } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the permission catalogue read (api/admin/permissions.ts). */
 
-const PermissionsResponse = dataAnswer(
+const PermissionsResponse = successWith(
   z.object({
     permissions: z.array(z.object({ name: Permission, description: z.string() })),
     roles: z.array(z.object({ name: Role, description: z.string(), permissions: z.array(Permission) })),

@@ -4,10 +4,12 @@ import { ADMIN_PERMISSIONS, ADMIN_ROLES } from '../../domain/permissions.js';
 import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
 import { setAdminSessionCookies, type IssuedAdminSession } from '../auth/admin-session.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
+
+/** Answer primitives shared by every surface, re-exported for this module's importers. */
+export { DateTime, IdText };
 
 /** Schemas and helpers the administration route modules share. */
-export const IdText = z.string().meta({ format: 'uuid' });
-export const DateTime = z.string().meta({ format: 'date-time' });
 export const Permission = z.enum(ADMIN_PERMISSIONS).meta({ id: 'AdminPermission' });
 export const Role = z.enum(ADMIN_ROLES).meta({ id: 'AdminRole' });
 
@@ -36,14 +38,11 @@ export const SignedInAdmin = z
   })
   .meta({ id: 'SignedInAdministrator' });
 
-/** SPEC's answer envelope `{ success: true, data }` around this data. */
-export const dataAnswer = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
-
 /** The answer to an administration list: a page of `item`, the list's total and the query's limit and offset. */
 export const pageAnswer = <T extends z.ZodType>(item: T) =>
-  dataAnswer(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));
+  successWith(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));
 
-export const OkResponse = dataAnswer(z.null());
+export const OkResponse = successWith(z.null());
 
 /**
  * The current administrator, once one more second-factor attempt of theirs is counted: every

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
-import { dataAnswer, DateTime, RecoveryCode, TotpCode } from './schemas.js';
+import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of an administrator's own authenticator routes (api/admin/security.ts):
@@ -10,7 +11,7 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Administration: second factor'];
 
-const StatusResponse = dataAnswer(
+const StatusResponse = successWith(
   z.object({
     enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
     required: z.boolean().meta({
@@ -40,7 +41,7 @@ export const EnrolBody = z
   // Not both (400 VALIDATION_FAILED, checked by the route): the document says so.
   .meta({ not: { required: ['code', 'recoveryCode'] } });
 
-const EnrolResponse = dataAnswer(
+const EnrolResponse = successWith(
   z.object({
     secret: z.string().meta({ description: 'base32 secret to type into an authenticator app' }),
     otpauthUrl: z.string().meta({ description: 'otpauth://totp/... URL to show as a QR code' }),
@@ -55,7 +56,7 @@ export const ConfirmBody = z
   .object({ code: TotpCode.meta({ description: 'a code from the new secret' }) })
   .strict();
 
-const ConfirmResponse = dataAnswer(
+const ConfirmResponse = successWith(
   z.object({
     enabled: z.literal(true),
     recoveryCodes: z
@@ -68,7 +69,7 @@ const ConfirmResponse = dataAnswer(
   }),
 );
 
-const RemovedResponse = dataAnswer(z.object({ enabled: z.literal(false) }));
+const RemovedResponse = successWith(z.object({ enabled: z.literal(false) }));
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { dataAnswer, DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
 const TAGS = ['Administration: support tickets'];
@@ -77,7 +78,7 @@ const TicketMessage = z
   .meta({ id: 'SupportTicketMessage' });
 
 const TicketPage = pageAnswer(SupportTicket);
-const TicketDetail = dataAnswer(z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }));
+const TicketDetail = successWith(z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }));
 
 const STATES =
   'States: OPEN (waiting for support) → ANSWERED (support replied) → OPEN again when the traveller writes; either ' +

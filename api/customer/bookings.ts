@@ -10,7 +10,7 @@ import type { Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
 import { inventoryCaller } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
-import { ok } from '../http/respond.js';
+import { createdOrOk } from '../http/respond.js';
 
 /**
  * POST /bookings and POST /bookings/round-trip (SPEC "Booking creation payload", "Bookings").
@@ -67,8 +67,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
       const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
       const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
       const result = await createBooking(db, inventoryCaller(ctx, caps), input, signing);
-      ctx.status = result.created ? 201 : 200;
-      ok(ctx, bookingData(result.booking));
+      createdOrOk(ctx, result.created, bookingData(result.booking));
     },
   });
 
@@ -87,8 +86,7 @@ export function registerBookingCreateRoutes(surface: Surface, context: AppContex
         ...passengerOf(body),
       };
       const result = await createRoundTrip(db, inventoryCaller(ctx, caps), input, signing);
-      ctx.status = result.created ? 201 : 200;
-      ok(ctx, roundTripData(result));
+      createdOrOk(ctx, result.created, roundTripData(result));
     },
   });
 }

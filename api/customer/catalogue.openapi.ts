@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
+import { IdText } from '../http/answer-schemas.js';
+
+/** Answer primitives shared by every surface, re-exported for this module's importers. */
+export { IdText };
 
 /** Schemas and prose of the public catalogue (SPEC GET /journey-locations, /cities, /routes/popular, /landing/routes). */
 
 /** Response schemas shared by catalogue and trip reads (documentation of what the API returns). */
-export const IdText = z.string().meta({ format: 'uuid' });
 export const NamedRef = z.object({ id: IdText, name_ar: z.string(), name_en: z.string() });
 const Coordinates = { latitude: z.number(), longitude: z.number() };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/account-email.js';
-import { Email, errorResponses } from '../http/schemas.js';
+import { Email } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -14,7 +14,7 @@ import { successWith } from '../http/answer-schemas.js';
 const TAGS = ['Customer authentication'];
 
 /** What a route that uses an e-mail link may answer besides success. */
-const LINK_ERRORS = errorResponses(400, 410);
+const LINK_ERROR_STATUSES = [400, 410];
 
 const LinkToken = z
   .string()
@@ -93,13 +93,7 @@ export const docsFor = (config: Config) =>
     checkEmailLink: {
       summary: 'Check an e-mail link before using it (the reset page asks before showing its form)',
       description: `Does not use the link up. ${LINK_REFUSALS}`,
-      responses: {
-        200: {
-          description: 'The link can be used',
-          schema: LinkStatus,
-        },
-        ...LINK_ERRORS,
-      },
+      responses: answers(200, 'The link can be used', LinkStatus, LINK_ERROR_STATUSES),
     },
     resetPassword: {
       summary: 'Set a new password with a recovery link, and sign in',
@@ -109,13 +103,7 @@ export const docsFor = (config: Config) =>
         "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
         'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
         LINK_REFUSALS,
-      responses: {
-        200: {
-          description: 'Password changed; signed in',
-          schema: SignedInUser,
-        },
-        ...LINK_ERRORS,
-      },
+      responses: answers(200, 'Password changed; signed in', SignedInUser, LINK_ERROR_STATUSES),
     },
     resendEmailVerification: {
       summary: "Send a new verification link to the signed-in traveller's e-mail",
@@ -131,12 +119,6 @@ export const docsFor = (config: Config) =>
     verifyEmail: {
       summary: 'Confirm an e-mail address with the link from the verification message',
       description: `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS}`,
-      responses: {
-        200: {
-          description: 'Address verified',
-          schema: EmailVerified,
-        },
-        ...LINK_ERRORS,
-      },
+      responses: answers(200, 'Address verified', EmailVerified, LINK_ERROR_STATUSES),
     },
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * Schemas and prose of the journey-hold routes (SPEC "Journey confirmation"): hold, release,
@@ -91,7 +92,6 @@ export const OrderConfirmBody = z
   })
   .meta({ id: 'JourneyOrderConfirmRequest' });
 
-const IdText = z.string().meta({ format: 'uuid' });
 const JourneyState = z.enum(['DRAFT', 'HELD', 'REQUESTED', 'CONFIRMED', 'CANCELLED', 'RELEASED', 'EXPIRED']);
 
 const StopPoint = z.object({
@@ -187,18 +187,14 @@ const Projection = z
   })
   .meta({ id: 'JourneyConfirmationProjection' });
 
-const ProjectionResponse = z.object({ success: z.literal(true), data: Projection });
-const HoldResponse = z.object({
-  success: z.literal(true),
-  data: Projection.extend({
+const ProjectionResponse = successWith(Projection);
+const HoldResponse = successWith(
+  Projection.extend({
     holdBatchId: IdText,
     expiresAt: z.int().meta({ description: 'Unix epoch seconds: the hold ends unless confirmed by then' }),
   }),
-});
-const ReleaseResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }),
-});
+);
+const ReleaseResponse = successWith(z.object({ holdBatchId: IdText, status: z.literal('RELEASED') }));
 
 const CONFIRM_RULES =
   'The answer is the confirmation projection, the same for web and mobile. Each company involved decides by its booking ' +

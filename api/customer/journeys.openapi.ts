@@ -5,6 +5,7 @@ import { operations } from '../http/route.js';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { CalendarDate, Currency, errorResponses, Instant, Locale, Uuid } from '../http/schemas.js';
 import { StopIdentitySchema } from './trips.openapi.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of journey search and quote (SPEC POST /journeys/search, POST /journeys/quote). */
 
@@ -60,8 +61,6 @@ export const SearchBody = z
     ],
   });
 
-const IdText = z.string().meta({ format: 'uuid' });
-
 const JourneyLegSchema = z.object({
   sequence: z.int().meta({ description: '1-based' }),
   trip_id: IdText,
@@ -95,9 +94,8 @@ const JourneySchema = z
   })
   .meta({ id: 'Journey' });
 
-const SearchResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SearchResponse = successWith(
+  z.object({
     journeys: z.array(JourneySchema),
     search: z
       .object({
@@ -114,7 +112,7 @@ const SearchResponse = z.object({
       })
       .meta({ description: 'the search as understood (defaults applied, ids in lower case)' }),
   }),
-});
+);
 
 const SeatLabel = z
   .string()
@@ -225,9 +223,8 @@ const QuotedLegSchema = z.object({
   assignments: z.array(z.string()),
 });
 
-const QuoteResponse = z.object({
-  success: z.literal(true),
-  data: z
+const QuoteResponse = successWith(
+  z
     .object({
       quote_id: IdText,
       journey_id: IdText.meta({ description: 'the draft journey id hold and confirm take as {bookingId}' }),
@@ -238,7 +235,7 @@ const QuoteResponse = z.object({
       legs: z.array(QuotedLegSchema),
     })
     .meta({ id: 'JourneyQuote' }),
-});
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = operations({

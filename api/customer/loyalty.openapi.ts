@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { Pagination, Uuid } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
+import { answers } from '../http/operation-docs.js';
 
 /**
  * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
@@ -212,8 +213,8 @@ const TransactionsResponse = successWith(
 export const AccountQuery = z.object({ companyId: Uuid.optional() }).strict();
 
 const TAGS = ['Loyalty'];
-const READ_ERRORS = errorResponses(400, 401, 404);
-const WRITE_ERRORS = errorResponses(400, 401, 403, 404, 409);
+const READ_REFUSALS = [400, 401, 404];
+const WRITE_REFUSALS = [400, 401, 403, 404, 409];
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {
@@ -223,39 +224,21 @@ export const docs = taggedOperations(TAGS, {
       `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
       'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
       `points, tier, next tier and your referral code. ${EARNING_RULE}`,
-    responses: {
-      200: {
-        description: 'Programs, or one account',
-        schema: AccountAnswer,
-      },
-      ...READ_ERRORS,
-    },
+    responses: answers(200, 'Programs, or one account', AccountAnswer, READ_REFUSALS),
   },
   listLoyaltyRewards: {
     summary: 'Rewards you can redeem in one company’s program',
     description:
       `${COMMON} Lists only active rewards of type discount or free_trip of that company that are not sold out, cheapest ` +
       'first; other reward types (merchandise…) are given out by the company and are not listed.',
-    responses: {
-      200: {
-        description: 'Rewards',
-        schema: RewardsResponse,
-      },
-      ...READ_ERRORS,
-    },
+    responses: answers(200, 'Rewards', RewardsResponse, READ_REFUSALS),
   },
   listLoyaltyTransactions: {
     summary: 'Your points ledger in one company’s program, newest first',
     description:
       `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
       'Opens your account in the program like GET /loyalty/account.',
-    responses: {
-      200: {
-        description: 'One page of transactions',
-        schema: TransactionsResponse,
-      },
-      ...READ_ERRORS,
-    },
+    responses: answers(200, 'One page of transactions', TransactionsResponse, READ_REFUSALS),
   },
   getLoyaltyReferral: {
     summary: 'Your referral code in one company’s program and how it has done',
@@ -263,13 +246,7 @@ export const docs = taggedOperations(TAGS, {
       `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
       'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
       'program’s referralPoints.',
-    responses: {
-      200: {
-        description: 'Referral code and stats',
-        schema: Referral,
-      },
-      ...READ_ERRORS,
-    },
+    responses: answers(200, 'Referral code and stats', Referral, READ_REFUSALS),
   },
   useLoyaltyReferral: {
     summary: 'Say who referred you to a company',
@@ -280,13 +257,7 @@ export const docs = taggedOperations(TAGS, {
       'company), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same program (409 ' +
       'LOYALTY_REFERRAL_ALREADY_USED), a traveller who already completed a trip with the company (409 ' +
       'LOYALTY_REFERRAL_NOT_NEW).',
-    responses: {
-      201: {
-        description: 'Referral recorded',
-        schema: ReferralRecorded,
-      },
-      ...WRITE_ERRORS,
-    },
+    responses: answers(201, 'Referral recorded', ReferralRecorded, WRITE_REFUSALS),
   },
   redeemLoyaltyReward: {
     summary: 'Spend points on a reward and get a voucher',
@@ -299,13 +270,7 @@ export const docs = taggedOperations(TAGS, {
       '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
       'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
       'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.',
-    responses: {
-      201: {
-        description: 'Voucher created',
-        schema: Redeemed,
-      },
-      ...WRITE_ERRORS,
-    },
+    responses: answers(201, 'Voucher created', Redeemed, WRITE_REFUSALS),
   },
   previewLoyaltyVoucher: {
     summary: 'What a voucher would take off a purchase (consumes nothing)',
@@ -316,12 +281,6 @@ export const docs = taggedOperations(TAGS, {
       'For two trips the subtotal is split over them in proportion to their base seat price; a free trip covers ' +
       'freeSeats seats at the base price of the cheaper trip. A trip outside your inventory scope is 404 TRIP_NOT_FOUND. ' +
       'The preview changes nothing; booking creation re-checks the voucher and its price is authoritative.',
-    responses: {
-      200: {
-        description: 'The voucher applies',
-        schema: Preview,
-      },
-      ...WRITE_ERRORS,
-    },
+    responses: answers(200, 'The voucher applies', Preview, WRITE_REFUSALS),
   },
 });

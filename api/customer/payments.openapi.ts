@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { pageWith, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
 
@@ -69,11 +69,7 @@ const ListedPayment = z
     created_at: DateTime,
   })
   .meta({ id: 'TravellerPayment' });
-const ListPaymentsResponse = z.object({
-  success: z.literal(true),
-  data: z.array(ListedPayment),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
-});
+const ListPaymentsResponse = pageWith(ListedPayment);
 export const ListPaymentsQuery = z.object(Pagination).strict();
 
 const PaymentRefused = z

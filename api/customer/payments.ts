@@ -3,7 +3,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { announcePayment } from '../use-cases/payments.js';
 import { CreatePaymentBody, docs, ListPaymentsQuery } from './payments.openapi.js';
-import { ok, page } from '../http/respond.js';
+import { createdOrOk, page } from '../http/respond.js';
 
 const iso = (instant: string) => new Date(instant).toISOString();
 
@@ -34,8 +34,7 @@ export function registerPaymentRoutes(surface: Surface, { db }: AppContext): voi
         userId: ctx.state.traveller!.userId,
         method: body.method,
       });
-      ctx.status = created ? 201 : 200;
-      ok(ctx, { payment });
+      createdOrOk(ctx, created, { payment });
     },
   });
 

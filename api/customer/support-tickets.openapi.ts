@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the traveller's support tickets (api/customer/support-tickets.ts). They live
  * at /support-tickets because /tickets is the boarding-ticket API.
  */
 const TAGS = ['Support tickets'];
-const Id = z.string().meta({ format: 'uuid' });
 
 export const TicketPageQuery = z.object({ ...Pagination }).strict();
 

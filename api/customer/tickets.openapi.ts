@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
 
@@ -56,7 +56,7 @@ const TicketSchema = z
 const TicketsResponse = successWith(
   z.object({
     tickets: z.array(TicketSchema),
-    pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+    pagination: PaginationText,
   }),
 );
 

@@ -3,7 +3,7 @@ import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { CalendarDate, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime, successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of trip reads (SPEC GET /trips, GET /trips/{id}, GET /trips/{id}/seats). */
 
@@ -45,7 +45,6 @@ export const PickupLocationSchema = z
   });
 
 const BusSchema = z.object({ id: IdText, model: z.string(), amenities: z.array(z.string()) });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 const TripSearchItem = z.object({
   id: IdText,

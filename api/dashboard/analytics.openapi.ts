@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADVANCED_DAYS, ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { FORECAST_METHOD } from '../../domain/forecast.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET /analytics and /analytics/advanced (analytics.ts). */
 
@@ -59,9 +60,8 @@ const RouteRow = {
 };
 const Bucket = z.object({ label: z.string(), customers: z.int() });
 
-const Snapshot = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Snapshot = successWith(
+  z.object({
     period: z.enum(ANALYTICS_PERIODS),
     today: z.string().meta({ format: 'date', description: 'the Damascus date the figures run up to' }),
     timeZone: z.literal('Asia/Damascus'),
@@ -92,11 +92,10 @@ const Snapshot = z.object({
     geographic: z.array(z.never()).meta({ description: 'empty until traveller profiles store it (SPEC)' }),
     ageGroups: z.array(z.never()).meta({ description: 'empty until traveller profiles store it (SPEC)' }),
   }),
-});
+);
 
-const Advanced = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Advanced = successWith(
+  z.object({
     days: z.int(),
     today: z.string().meta({ format: 'date' }),
     timeZone: z.literal('Asia/Damascus'),
@@ -139,7 +138,7 @@ const Advanced = z.object({
       buckets: z.array(z.object({ label: z.string(), count: z.int() })),
     }),
   }),
-});
+);
 
 const COUNTING =
   'Dates are Damascus calendar dates; money is integer SYP. A booking counts on the day it was made for bookings, ' +

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import { Instant } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company API keys (api-keys.ts): schemas and rules. */
 
@@ -25,13 +26,12 @@ const ApiKey = z
   })
   .meta({ id: 'CompanyApiKey' });
 
-const Created = z.object({
-  success: z.literal(true),
-  data: ApiKey.extend({
+const Created = successWith(
+  ApiKey.extend({
     key: z.string().meta({ description: 'the key itself: shown this once, only its SHA-256 is stored' }),
   }),
-});
-const List = z.object({ success: z.literal(true), data: z.array(ApiKey) });
+);
+const List = successWith(z.array(ApiKey));
 const Revoked = z.object({ success: z.literal(true), data: z.object({ revokedAt: Instant }) });
 
 const WHO =

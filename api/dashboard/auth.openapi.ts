@@ -3,6 +3,7 @@ import { DASHBOARD_ROLES } from '../auth/staff-session.js';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { Email, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the dashboard's sign-in routes (api/dashboard/auth.ts): request and
@@ -11,7 +12,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Dashboard: authentication'];
 
-const IdText = z.string().meta({ format: 'uuid' });
 const Role = z.enum(DASHBOARD_ROLES);
 
 const StaffUser = z.object({ id: IdText, email: z.string(), name: z.string() });
@@ -35,9 +35,8 @@ export const LoginBody = z
   })
   .strict();
 
-const LoginResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const LoginResponse = successWith(
+  z.object({
     user: StaffUser,
     membership: Membership,
     company: Company,
@@ -45,11 +44,10 @@ const LoginResponse = z.object({
       description: 'send as X-CSRF-Token on every write; also in the readable bb_staff_csrf cookie',
     }),
   }),
-});
+);
 
-const MeResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const MeResponse = successWith(
+  z.object({
     user: StaffUser,
     membership: Membership,
     company: Company,
@@ -59,7 +57,7 @@ const MeResponse = z.object({
         description: 'every company this user may sign in to; switch by signing in again with companyId',
       }),
   }),
-});
+);
 
 const OkResponse = z.object({ success: z.literal(true) });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as Instant, successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
@@ -27,11 +28,8 @@ export const StatusBody = z.union([DecisionBody, LegacyStatusBody]).meta({
     'while the request is pending (CONFIRMED = APPROVE, CANCELLED = REJECT); it never updates the booking row by itself.',
 });
 
-const Instant = z.string().meta({ format: 'date-time' });
-
-const DecisionResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const DecisionResponse = successWith(
+  z.object({
     id: z.string().meta({ format: 'uuid', description: 'the booking row' }),
     decision: z.enum(['APPROVE', 'REJECT']),
     outcome: z.enum(['REQUESTED', 'CONFIRMED', 'CANCELLED']).meta({
@@ -42,7 +40,7 @@ const DecisionResponse = z.object({
     confirmation: z.object({ status: z.string(), deadline: Instant.nullable() }),
     failure_reason: z.string().nullable(),
   }),
-});
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Dashboard: bookings'], {

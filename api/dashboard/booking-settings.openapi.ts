@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { StoredBookingSettings } from '../../db/queries/booking-settings.js';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the booking confirmation settings routes (booking-settings.ts): schemas and rules. */
 
@@ -52,7 +53,7 @@ const SettingsData = z.object({
     .nullable()
     .meta({ format: 'date-time', description: 'null: never saved, the defaults apply' }),
 });
-const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
+const SettingsResponse = successWith(SettingsData);
 
 export function settingsData(settings: StoredBookingSettings): z.infer<typeof SettingsData> {
   return {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, pageWith, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
 
@@ -9,7 +10,6 @@ const TAGS = ['Dashboard: bookings'];
 
 const BookingStatus = z.enum(BOOKING_STATUSES);
 const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
-const DateTime = z.string().meta({ format: 'date-time' });
 
 export const BookingsQuery = z
   .object({
@@ -64,12 +64,8 @@ export const Booking = z.object({
   updated_at: DateTime,
 });
 
-const ListResponse = z.object({
-  success: z.literal(true),
-  data: z.array(Booking),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
-});
-const DetailResponse = z.object({ success: z.literal(true), data: Booking });
+const ListResponse = pageWith(Booking);
+const DetailResponse = successWith(Booking);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { errorResponses, Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import {
+  DateTimeText as Instant,
+  IdText as Id,
+  PaginationText,
+  successWith,
+} from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
 const TAGS = ['Dashboard: cash shifts'];
-const Instant = z.string().meta({ format: 'date-time' });
-const Id = z.string().meta({ format: 'uuid' });
 const Money = z.int().min(0).max(1_000_000_000_000);
 const Note = z.string().trim().min(1).max(1000);
 
@@ -78,13 +82,12 @@ const Collection = z.object({
 const ShiftsResponse = z.object({
   success: z.literal(true),
   data: z.object({ current: Shift.nullable(), shifts: z.array(Shift) }),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  pagination: PaginationText,
 });
-const ShiftResponse = z.object({ success: z.literal(true), data: Shift });
-const ShiftDetailResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),
-});
+const ShiftResponse = successWith(Shift);
+const ShiftDetailResponse = successWith(
+  z.object({ shift: Shift, movements: z.array(Movement), collections: z.array(Collection) }),
+);
 
 const WHO =
   'Only the company owner (role OWNER) and an active manager (role ADMIN with an active membership: a deactivated ' +

@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { ok } from '../http/respond.js';
+import { createdOrOk, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
@@ -42,8 +42,7 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     body: ShiftCommand,
     handler: async (ctx, staff, { body }) => {
       const shift = await commandShift(deps, staff, body);
-      ctx.status = body.action === 'OPEN' ? 201 : 200;
-      ok(ctx, shift);
+      createdOrOk(ctx, body.action === 'OPEN', shift);
     },
   });
 

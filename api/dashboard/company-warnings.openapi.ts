@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Instant, Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of GET /dashboard/api/company/warnings (api/dashboard/company-warnings.ts). */
 export const NoticeQuery = z.object({ ...Pagination }).strict();
@@ -14,9 +15,8 @@ const Notice = z
   })
   .meta({ id: 'CompanyNotice' });
 
-const Notices = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Notices = successWith(
+  z.object({
     status: z.enum(['ACTIVE', 'SUSPENDED']),
     verified: z.boolean(),
     suspension: Notice.nullable().meta({
@@ -27,7 +27,7 @@ const Notices = z.object({
     limit: z.int(),
     offset: z.int(),
   }),
-});
+);
 
 export const docs = taggedOperations(['Dashboard: company'], {
   companyWarnings: {

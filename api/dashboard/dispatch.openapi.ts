@@ -10,6 +10,7 @@ import { PickupLocationSchema } from '../customer/trips.openapi.js';
 import { Uuid } from '../http/schemas.js';
 import { TripTimesOut } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the trip operations room (api/dashboard/dispatch.ts): the action body, the
@@ -17,8 +18,6 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
  */
 
 const TAGS = ['Dashboard: trip operations'];
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 const Reason = z.string().trim().min(1).max(500);
 const ItemFields = {
@@ -144,9 +143,8 @@ export const AttendanceCounters = z.object({
   awaiting_confirmation: z.int(),
 });
 const City = z.object({ id: Id, name_ar: z.string(), name_en: z.string() });
-export const DispatchView = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const DispatchView = successWith(
+  z.object({
     trip: z.object({
       id: Id,
       status: TripStatus,
@@ -206,7 +204,7 @@ export const DispatchView = z.object({
       }),
     }),
   }),
-});
+);
 
 export const DispatchOutcome = z
   .object({
@@ -248,10 +246,7 @@ export const DispatchOutcome = z
   })
   .meta({ id: 'DispatchOutcome' });
 
-export const DispatchResponse = z.object({
-  success: z.literal(true),
-  data: DispatchOutcome.extend({ allowed_actions: z.array(Action) }),
-});
+export const DispatchResponse = successWith(DispatchOutcome.extend({ allowed_actions: z.array(Action) }));
 
 export const STATE_MACHINE =
   `Trip statuses and the status each action leads to (domain/trip-dispatch.ts; "replay" answers 200 with replayed: ` +

@@ -194,10 +194,7 @@ export const docs = taggedOperations(TAGS, {
     description:
       'Standard 2+2, VIP 2+1, two decks and lettered rows: the same templates the demo fleet uses. Each carries its ' +
       'full layout document, ready to PUT as a layout or to name as template_id when creating a bus. Any role may read them.',
-    responses: {
-      200: { description: 'The templates', schema: ok(z.array(Template)) },
-      ...errorResponses(401),
-    },
+    responses: answers(200, 'The templates', ok(z.array(Template)), [401]),
   },
   listBuses: {
     summary: "The company's buses",

@@ -5,8 +5,9 @@ import {
   REWARD_TYPES,
   type RewardType,
 } from '../../domain/loyalty-admin.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
@@ -136,7 +137,6 @@ export const AdjustBody = z
   })
   .strict();
 
-const Id = z.string().meta({ format: 'uuid' });
 const Tier = z.object({
   id: Id,
   nameAr: z.string(),
@@ -194,11 +194,10 @@ const Overview = z.object({
     rewards: z.array(Reward),
     accounts: z.array(Account),
   }),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  pagination: PaginationText,
 });
-const Adjusted = z.object({
-  success: z.literal(true),
-  data: z.object({
+const Adjusted = successWith(
+  z.object({
     account: z.object({ id: Id, balance: z.int(), lifetimePoints: z.int() }),
     transaction: z.object({
       id: Id,
@@ -210,16 +209,15 @@ const Adjusted = z.object({
       createdAt: z.string().meta({ format: 'date-time' }),
     }),
   }),
-});
-const Withdrawn = z.object({
-  success: z.literal(true),
-  data: z.object({
+);
+const Withdrawn = successWith(
+  z.object({
     rewardId: Id,
     removed: z.boolean().meta({ description: 'true: never redeemed, deleted; false: archived' }),
     vouchersCancelled: z.int(),
     pointsReturned: z.int(),
   }),
-});
+);
 
 const WRITES =
   'Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), verified (403 ' +
@@ -234,7 +232,7 @@ const REWARD_RULES =
   'LOYALTY_ROUTE_NOT_OWNED with details.routeIds). A code another reward of the programme has (withdrawn ones included) ' +
   'is 409 LOYALTY_REWARD_CODE_TAKEN. Omitted optional fields take their defaults.';
 
-const changeErrors = errorResponses(400, 401, 403, 404, 409, 422);
+const CHANGE_REFUSALS = [400, 401, 403, 404, 409, 422];
 
 export const docs = taggedOperations(TAGS, {
   getLoyaltyProgramme: {
@@ -250,18 +248,12 @@ export const docs = taggedOperations(TAGS, {
   putLoyaltyProgramme: {
     summary: "Set up or change the programme's terms",
     description: `Creates the programme or replaces its terms. ${WRITES} (loyalty.program.update)`,
-    responses: {
-      200: { description: 'The terms', schema: z.object({ success: z.literal(true), data: Program }) },
-      ...changeErrors,
-    },
+    responses: answers(200, 'The terms', successWith(Program), CHANGE_REFUSALS),
   },
   createLoyaltyReward: {
     summary: 'Add a reward to the catalogue',
     description: `${REWARD_RULES} ${NEEDS_PROGRAM} ${WRITES} (loyalty.reward.create)`,
-    responses: {
-      201: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
-      ...changeErrors,
-    },
+    responses: answers(201, 'The reward', successWith(Reward), CHANGE_REFUSALS),
   },
   updateLoyaltyReward: {
     summary: 'Change a reward',
@@ -270,10 +262,7 @@ export const docs = taggedOperations(TAGS, {
       'applies to vouchers redeemed from now on. maxRedemptions below the vouchers already issued is 409 ' +
       `LOYALTY_REWARD_LIMIT_BELOW_REDEEMED. Another company's or a withdrawn reward is 404 LOYALTY_REWARD_NOT_FOUND. ` +
       `${REWARD_RULES} ${WRITES} (loyalty.reward.update)`,
-    responses: {
-      200: { description: 'The reward', schema: z.object({ success: z.literal(true), data: Reward }) },
-      ...changeErrors,
-    },
+    responses: answers(200, 'The reward', successWith(Reward), CHANGE_REFUSALS),
   },
   deleteLoyaltyReward: {
     summary: 'Withdraw a reward',
@@ -292,20 +281,14 @@ export const docs = taggedOperations(TAGS, {
       'A tier starts at minLifetimePoints (unique in the programme, else 409 LOYALTY_TIER_THRESHOLD_TAKEN); travellers ' +
       'earn multiplierPercent of the base points in it. Every account is moved to the tier its lifetime points reach. ' +
       `${NEEDS_PROGRAM} ${WRITES} (loyalty.tier.create)`,
-    responses: {
-      201: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
-      ...changeErrors,
-    },
+    responses: answers(201, 'The tier', successWith(Tier), CHANGE_REFUSALS),
   },
   updateLoyaltyTier: {
     summary: 'Change a tier',
     description:
       "Replaces the tier; every account is moved to the tier its lifetime points reach. Another company's tier is 404 " +
       `LOYALTY_TIER_NOT_FOUND; a threshold another tier has is 409 LOYALTY_TIER_THRESHOLD_TAKEN. ${WRITES} (loyalty.tier.update)`,
-    responses: {
-      200: { description: 'The tier', schema: z.object({ success: z.literal(true), data: Tier }) },
-      ...changeErrors,
-    },
+    responses: answers(200, 'The tier', successWith(Tier), CHANGE_REFUSALS),
   },
   adjustLoyaltyAccount: {
     summary: "Add or take points on a traveller's account",
@@ -315,9 +298,6 @@ export const docs = taggedOperations(TAGS, {
       'LOYALTY_INSUFFICIENT_POINTS (details.balance) with nothing changed. Positive points also count towards lifetime ' +
       "points and the tier. Another company's account is 404 LOYALTY_ACCOUNT_NOT_FOUND. Not idempotent: each call " +
       `moves points. ${WRITES} (loyalty.account.adjust)`,
-    responses: {
-      200: { description: 'The account after the adjustment', schema: Adjusted },
-      ...changeErrors,
-    },
+    responses: answers(200, 'The account after the adjustment', Adjusted, CHANGE_REFUSALS),
   },
 });

@@ -141,7 +141,7 @@ export const docs = taggedOperations(TAGS, {
   listDashboardCities: {
     summary: 'Every city',
     description: 'Cities are shared by all companies. Any role may read them.',
-    responses: { 200: { description: 'The cities', schema: ok(z.array(City)) }, ...errorResponses(401) },
+    responses: answers(200, 'The cities', ok(z.array(City)), [401]),
   },
   addCity: {
     summary: 'Add a city (or find the one that exists)',
@@ -180,10 +180,7 @@ export const docs = taggedOperations(TAGS, {
       "The enabled public stops (scope PUBLIC) and the company's own enabled points (scope COMPANY) of the city; " +
       "never depots, never another company's points. A trip's pickup_stop_id is one of these in the route's origin " +
       'city. Any role may read them.',
-    responses: {
-      200: { description: 'The points', schema: ok(z.array(PickupPoint)) },
-      ...errorResponses(400, 401),
-    },
+    responses: answers(200, 'The points', ok(z.array(PickupPoint)), [400, 401]),
   },
   createPickupLocation: {
     summary: 'Add a pickup point of the company',

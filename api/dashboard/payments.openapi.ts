@@ -7,14 +7,18 @@ import {
 } from '../../domain/payment-ledger.js';
 import { CalendarDate, errorResponses, Locale, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import {
+  DateTimeText as Instant,
+  IdText as Id,
+  PaginationText,
+  successWith,
+} from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the company's payment ledger (api/dashboard/payments.ts): schemas that also
  * validate, and the decisions SPEC leaves open, in each route's prose.
  */
 const TAGS = ['Dashboard: payments'];
-const Instant = z.string().meta({ format: 'date-time' });
-const Id = z.string().meta({ format: 'uuid' });
 
 export const LedgerQuery = z
   .object({
@@ -126,13 +130,12 @@ const LedgerResponse = z.object({
   success: z.literal(true),
   data: z.array(LedgerLine),
   statistics: Statistics,
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
+  pagination: PaginationText,
 });
-const LineResponse = z.object({ success: z.literal(true), data: LedgerLine });
+const LineResponse = successWith(LedgerLine);
 
-const SettingsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const SettingsResponse = successWith(
+  z.object({
     currency: z.string(),
     methods: z.array(
       z.object({
@@ -146,7 +149,7 @@ const SettingsResponse = z.object({
     refunds: z.literal('FULL_ONLY'),
     cash_shift_max_hours: z.number(),
   }),
-});
+);
 
 export const PdfResponse = {
   description: 'The PDF (private, no-store; Content-Digest carries the recorded SHA-256)',

@@ -8,6 +8,16 @@ import { created } from '../http/respond.js';
 import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { authorize, requireActiveCompany, requireRole } from './guards.js';
 import { staffRoute, type StaffGuardOf } from './staff-route.js';
+import {
+  DateTimeText as DateTime,
+  IdText as UuidOut,
+  pageWith,
+  PaginationText,
+  successWith,
+} from '../http/answer-schemas.js';
+
+/** Answer primitives shared by every surface, re-exported for this module's importers. */
+export { DateTime, UuidOut };
 
 /**
  * What the planning routes (fleet, network, trips, schedules) share: who may do what, the error
@@ -84,10 +94,7 @@ export const Text = (min: number, max: number) => z.string().trim().min(min).max
 export const Latitude = z.number().min(-90).max(90);
 export const Longitude = z.number().min(-180).max(180);
 export const Money = z.int().min(0).max(100_000_000);
-export const DateTime = z.string().meta({ format: 'date-time' });
-export const UuidOut = z.string().meta({ format: 'uuid' });
 export const NamedRefOut = z.object({ id: UuidOut, name_ar: z.string(), name_en: z.string() });
-export const PaginationOut = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
 /** A trip's operating date and times, as the planning board and the operations room answer them. */
 export const TripTimesOut = {
   operating_date: z.string().meta({ format: 'date' }),
@@ -98,9 +105,8 @@ export const TripTimesOut = {
   actual_arrival_at: DateTime.nullable(),
 };
 
-export const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
-export const page = <T extends z.ZodType>(item: T) =>
-  z.object({ success: z.literal(true), data: z.array(item), pagination: PaginationOut });
+/** The answer envelopes (api/http/answer-schemas.ts) under the short names the planning docs use. */
+export { successWith as ok, pageWith as page, PaginationText as PaginationOut };
 
 export const WRITE_RULES =
   'Needs the X-CSRF-Token header (403 CSRF_TOKEN_INVALID), a role of OWNER, ADMIN or DISPATCHER (403 ROLE_NOT_ALLOWED) ' +

@@ -8,6 +8,7 @@ import {
 } from '../../domain/reports.js';
 import { CalendarDate, errorResponses, Locale } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET /reports (reports.ts). */
 
@@ -21,9 +22,8 @@ export const ReportQuery = z
   })
   .strict();
 
-const JsonReport = z.object({
-  success: z.literal(true),
-  data: z.object({
+const JsonReport = successWith(
+  z.object({
     reportId: z.string().meta({ format: 'uuid' }),
     type: z.enum(REPORT_TYPES),
     format: z.literal('json'),
@@ -38,7 +38,7 @@ const JsonReport = z.object({
     rowCount: z.int(),
     totals: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).nullable(),
   }),
-});
+);
 
 const TYPES =
   'revenue: one row per day of the period with sales or cash movements (bookings made, sold, seats, gross sales, ' +

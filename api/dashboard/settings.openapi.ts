@@ -4,6 +4,7 @@ import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
 import { Email, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET and PATCH /settings (settings.ts): the company's profile and operating settings. */
 
@@ -85,7 +86,7 @@ const SettingsData = z.object({
     .meta({ format: 'uuid', description: 'null: never changed through the dashboard' }),
   updatedAt: z.string().nullable().meta({ format: 'date-time' }),
 });
-const SettingsResponse = z.object({ success: z.literal(true), data: SettingsData });
+const SettingsResponse = successWith(SettingsData);
 
 export function settingsData(
   view: CompanySettingsView,

@@ -1,28 +1,25 @@
 import { z } from 'zod';
 import { Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { pageWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the team list (api/dashboard/team.ts): its query, which also validates, and its docs. */
 
 export const TeamQuery = z.object(Pagination).strict();
 
-const TeamResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
-    z.object({
-      membershipId: z.string().meta({ format: 'uuid' }),
-      userId: z.string().meta({ format: 'uuid' }),
-      email: z.string(),
-      name: z.string(),
-      role: z.enum(['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER']),
-      status: z.enum(['ACTIVE', 'INACTIVE', 'DISABLED']).meta({
-        description: 'INACTIVE: the membership was deactivated; DISABLED: the user account is disabled',
-      }),
-      joinedAt: z.string().meta({ format: 'date-time' }),
+const TeamResponse = pageWith(
+  z.object({
+    membershipId: z.string().meta({ format: 'uuid' }),
+    userId: z.string().meta({ format: 'uuid' }),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER']),
+    status: z.enum(['ACTIVE', 'INACTIVE', 'DISABLED']).meta({
+      description: 'INACTIVE: the membership was deactivated; DISABLED: the user account is disabled',
     }),
-  ),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
-});
+    joinedAt: z.string().meta({ format: 'date-time' }),
+  }),
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Dashboard: team'], {

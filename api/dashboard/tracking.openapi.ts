@@ -3,47 +3,41 @@ import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { LIVE_WITHIN_SECONDS, STALE_AFTER_SECONDS, TRACKING_STATES } from '../../domain/trip-tracking.js';
 import { Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id, pageWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of live tracking (api/dashboard/tracking.ts). */
 
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
-
 export const ActiveTripsQuery = z.object(Pagination).strict();
 
-export const ActiveTripsResponse = z.object({
-  success: z.literal(true),
-  data: z.array(
-    z.object({
-      trip_id: Id,
-      status: z.enum(TRIP_STATUSES),
-      route: z.object({ name_ar: z.string(), name_en: z.string() }),
-      plate_number: z.string(),
-      driver: z.object({ id: Id, name: z.string() }).nullable(),
-      departure_at: DateTime,
-      arrival_at: DateTime,
-      delay_minutes: z.int(),
-      actual_departure_at: DateTime.nullable(),
-      tracking: z.object({
-        state: z.enum(TRACKING_STATES),
-        source: z.enum(['DRIVER_APP', 'NONE']),
-        last_update_at: DateTime.nullable().meta({
-          description: 'when the last reported position was taken',
-        }),
-        age_seconds: z.int().nullable(),
-        position: z
-          .object({
-            latitude: z.number(),
-            longitude: z.number(),
-            speed_kmh: z.number().nullable(),
-            heading: z.number().nullable(),
-          })
-          .nullable(),
+export const ActiveTripsResponse = pageWith(
+  z.object({
+    trip_id: Id,
+    status: z.enum(TRIP_STATUSES),
+    route: z.object({ name_ar: z.string(), name_en: z.string() }),
+    plate_number: z.string(),
+    driver: z.object({ id: Id, name: z.string() }).nullable(),
+    departure_at: DateTime,
+    arrival_at: DateTime,
+    delay_minutes: z.int(),
+    actual_departure_at: DateTime.nullable(),
+    tracking: z.object({
+      state: z.enum(TRACKING_STATES),
+      source: z.enum(['DRIVER_APP', 'NONE']),
+      last_update_at: DateTime.nullable().meta({
+        description: 'when the last reported position was taken',
       }),
+      age_seconds: z.int().nullable(),
+      position: z
+        .object({
+          latitude: z.number(),
+          longitude: z.number(),
+          speed_kmh: z.number().nullable(),
+          heading: z.number().nullable(),
+        })
+        .nullable(),
     }),
-  ),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
-});
+  }),
+);
 
 export const docs = taggedOperations(['Dashboard: trip operations'], {
   listActiveTrips: {

@@ -3,6 +3,7 @@ import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain
 import { Uuid } from '../http/schemas.js';
 import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the trip commands outside the operations room (api/dashboard/trip-commands.ts):
@@ -106,11 +107,10 @@ export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
 
 const TripStatus = z.enum(TRIP_STATUSES);
 
-export const LegacyTripResponse = z.object({ success: z.literal(true), data: DispatchOutcome });
+export const LegacyTripResponse = successWith(DispatchOutcome);
 
-export const BulkResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const BulkResponse = successWith(
+  z.object({
     action: z.enum(BULK_ACTIONS),
     results: z.array(
       z.object({
@@ -136,7 +136,7 @@ export const BulkResponse = z.object({
       failed: z.int(),
     }),
   }),
-});
+);
 
 const ACCESS =
   'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token.';

@@ -1,7 +1,7 @@
 import { findPlanningTrip, listPlanningTrips } from '../../db/queries/planning-trips.js';
 import { saveTrip } from '../../db/writes/planning/trips.js';
 import type { AppContext } from '../app.js';
-import { ok } from '../http/respond.js';
+import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { staffRoute } from './staff-route.js';
@@ -49,8 +49,7 @@ export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext)
         priceBase: body.price_base,
         priceVip: body.price_vip,
       });
-      ctx.status = created ? 201 : 200;
-      ok(ctx, await findPlanningTrip(db, staff.companyId, tripId));
+      createdOrOk(ctx, created, await findPlanningTrip(db, staff.companyId, tripId));
     },
   });
 }

@@ -3,12 +3,14 @@ import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document
 import { Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime } from '../http/answer-schemas.js';
+
+/** Answer primitives shared by every surface, re-exported for this module's importers. */
+export { DateTime };
 
 /** Schemas and prose of the share routes that every issuing surface declares (api/documents/share-routes.ts). */
 
 export const GrantParams = z.object({ grantId: Uuid }).strict();
-
-export const DateTime = z.string().meta({ format: 'date-time' });
 
 export const CreateShareBody = z
   .object({

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { DRIVER_APP_ROLES } from '../auth/driver-auth.js';
 import { LoginBody } from '../dashboard/auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText as Id, successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the driver app's sign-in (api/driver/auth.ts). */
 
 const TAGS = ['Driver app: session'];
-const Id = z.string().meta({ format: 'uuid' });
 
 export { LoginBody as DriverLoginBody };
 
@@ -17,9 +17,8 @@ const Company = z.object({
   status: z.enum(['ACTIVE', 'SUSPENDED']),
 });
 
-export const DriverLoginResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const DriverLoginResponse = successWith(
+  z.object({
     token: z.string().meta({ description: 'send as Authorization: Bearer <token> on every driver app call' }),
     expiresAt: z
       .int()
@@ -28,15 +27,14 @@ export const DriverLoginResponse = z.object({
     membership: z.object({ companyId: Id, role: z.enum(DRIVER_APP_ROLES) }),
     company: Company,
   }),
-});
+);
 
-export const DriverMeResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const DriverMeResponse = successWith(
+  z.object({
     user: z.object({ id: Id, name: z.string() }),
     membership: z.object({ companyId: Id, role: z.enum(DRIVER_APP_ROLES) }),
   }),
-});
+);
 
 export const OkResponse = z.object({ success: z.literal(true) });
 

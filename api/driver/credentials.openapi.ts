@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
 import { InstantInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
 
@@ -11,8 +12,6 @@ const TAGS = ['Driver app: boarding credentials'];
 export const KEYS_CACHE_SECONDS = 300;
 /** The revocation list is cached briefly: a revoked ticket is refused offline within a minute. */
 export const REVOCATIONS_CACHE_SECONDS = 30;
-
-const DateTime = z.string().meta({ format: 'date-time' });
 
 const PublicKeySchema = z.object({
   keyId: z.string(),
@@ -31,10 +30,7 @@ const PublicKeySchema = z.object({
   retiredAt: DateTime.nullable(),
 });
 
-const KeysResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ keys: z.array(PublicKeySchema) }),
-});
+const KeysResponse = successWith(z.object({ keys: z.array(PublicKeySchema) }));
 
 export const RevocationsQuery = z
   .object({
@@ -43,9 +39,8 @@ export const RevocationsQuery = z
   })
   .strict();
 
-const RevocationsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const RevocationsResponse = successWith(
+  z.object({
     revocations: z.array(
       z.object({
         ticketId: z.string().meta({ format: 'uuid' }),
@@ -57,7 +52,7 @@ const RevocationsResponse = z.object({
     hasMore: z.boolean(),
     nextSince: DateTime.meta({ description: 'pass as `since` on the next poll' }),
   }),
-});
+);
 
 export const VerifyBody = z
   .object({
@@ -75,9 +70,8 @@ export const VerifyBody = z
 
 const TicketStatus = z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']);
 
-const VerifyResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+const VerifyResponse = successWith(
+  z.object({
     valid: z.boolean(),
     reason: z
       .enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY'])
@@ -94,7 +88,7 @@ const VerifyResponse = z.object({
       .optional()
       .meta({ description: 'present once the signature is authentic and the ticket exists' }),
   }),
-});
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {

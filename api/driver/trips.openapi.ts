@@ -5,12 +5,11 @@ import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/t
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
 import { CalendarDate, InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { DateTimeText as DateTime, IdText as Id, pageWith, successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
 
 const TAGS = ['Driver app: trips'];
-const Id = z.string().meta({ format: 'uuid' });
-const DateTime = z.string().meta({ format: 'date-time' });
 
 export const DriverTripsQuery = z
   .object({
@@ -34,20 +33,15 @@ const DriverTrip = z.object({
   checked_in: z.int(),
 });
 
-export const DriverTripsResponse = z.object({
-  success: z.literal(true),
-  data: z.array(DriverTrip),
-  pagination: z.object({ limit: z.int(), offset: z.int(), total: z.int() }),
-});
+export const DriverTripsResponse = pageWith(DriverTrip);
 
-export const ManifestResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const ManifestResponse = successWith(
+  z.object({
     trip: DriverTrip,
     counters: AttendanceCounters,
     manifest: z.array(ManifestItem),
   }),
-});
+);
 
 export const ScanBody = z
   .object({
@@ -83,9 +77,8 @@ const CheckedIn = z.object({
   deviceId: z.string().nullable().optional(),
 });
 
-export const ScanResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const ScanResponse = successWith(
+  z.object({
     clientScanId: Id,
     outcome: z.enum(SCAN_OUTCOMES),
     reason: z.enum(SCAN_REFUSALS).optional().meta({ description: 'why a REFUSED credential does not board' }),
@@ -116,7 +109,7 @@ export const ScanResponse = z.object({
       .optional()
       .meta({ description: 'the booking: an UNPAID one has cash to collect' }),
   }),
-});
+);
 
 export const PositionsBody = z
   .object({
@@ -138,15 +131,14 @@ export const PositionsBody = z
   })
   .strict();
 
-export const PositionsResponse = z.object({
-  success: z.literal(true),
-  data: z.object({
+export const PositionsResponse = successWith(
+  z.object({
     accepted: z.int(),
     duplicates: z
       .int()
       .meta({ description: 'positions already reported for the same instant (a replayed batch)' }),
   }),
-});
+);
 
 const ACCESS =
   'Authorization: Bearer <driver app token>. A DRIVER works only the trips assigned to them (403 ' +

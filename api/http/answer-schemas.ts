@@ -8,3 +8,20 @@ import { z } from 'zod';
 export function successWith<Data extends z.ZodType>(data: Data) {
   return z.object({ success: z.literal(true), data });
 }
+
+/** A uuid as an answer shows it: plain text (input is checked with schemas.ts `Uuid`). */
+export const IdText = z.string().meta({ format: 'uuid' });
+
+/** An instant as an answer shows it: ISO 8601 text. */
+export const DateTimeText = z.string().meta({ format: 'date-time' });
+
+/** The `pagination` of a list answer: the query's limit and offset and the list's total. */
+export const PaginationText = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
+
+/**
+ * The OpenAPI schema of the answer respond.ts's `page(ctx, items, window, total)` writes:
+ * `{ success: true, data: [item...], pagination }`.
+ */
+export function pageWith<Item extends z.ZodType>(item: Item) {
+  return z.object({ success: z.literal(true), data: z.array(item), pagination: PaginationText });
+}

@@ -17,6 +17,15 @@ export function created(ctx: Context, data: unknown): void {
   ctx.body = { success: true, data };
 }
 
+/**
+ * A create that may repeat (an idempotency key, an upsert): 201 when this call made the record,
+ * 200 when it was already there; the data describes it either way.
+ */
+export function createdOrOk(ctx: Context, madeNow: boolean, data: unknown): void {
+  if (madeNow) created(ctx, data);
+  else ok(ctx, data);
+}
+
 /** The page of a list that `window` (the query's limit and offset) asked for, and the list's total. */
 export function page(
   ctx: Context,
