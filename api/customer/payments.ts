@@ -4,8 +4,7 @@ import type { Surface } from '../http/route.js';
 import { announcePayment } from '../use-cases/payments.js';
 import { CreatePaymentBody, docs, ListPaymentsQuery } from './payments.openapi.js';
 import { createdOrOk, page } from '../http/respond.js';
-
-const iso = (instant: string) => new Date(instant).toISOString();
+import { iso, isoOrNull } from '../../db/row-fields.js';
 
 const listedPayment = (row: TravellerPaymentRow) => ({
   id: row.id,
@@ -17,7 +16,7 @@ const listedPayment = (row: TravellerPaymentRow) => ({
   amount: row.amount,
   currency: row.currency,
   status: row.status,
-  collected_at: row.collected_at === null ? null : iso(row.collected_at),
+  collected_at: isoOrNull(row.collected_at),
   created_at: iso(row.created_at),
 });
 

@@ -12,8 +12,7 @@ import { IdParams } from '../http/schemas.js';
 import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
 import { authorize } from './guards.js';
 import { staffRoute } from './staff-route.js';
-
-const iso = (instant: string) => new Date(instant).toISOString();
+import { iso, isoOrNull } from '../../db/row-fields.js';
 
 function visit(name_en: string | null, name_ar: string | null, at: string | null) {
   return name_en !== null && name_ar !== null && at !== null
@@ -46,7 +45,7 @@ function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
             request_id: row.request_id,
             status: row.request_status,
             deadline: iso(row.request_deadline),
-            decided_at: row.request_decided_at === null ? null : iso(row.request_decided_at),
+            decided_at: isoOrNull(row.request_decided_at),
             reason: row.request_reason,
           }
         : null,

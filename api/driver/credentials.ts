@@ -17,8 +17,7 @@ import {
   RevocationsQuery,
   VerifyBody,
 } from './credentials.openapi.js';
-
-const iso = (instant: string) => new Date(instant).toISOString();
+import { iso, isoOrNull } from '../../db/row-fields.js';
 
 function publishedKey(row: PublishedKeyRow) {
   const publicKey = publicKeyFromPem(row.public_key);
@@ -29,7 +28,7 @@ function publishedKey(row: PublishedKeyRow) {
     publicKeyJwk: publicJwk(publicKey, row.key_id),
     publicKeyPem: row.public_key,
     createdAt: iso(row.created_at),
-    retiredAt: row.retired_at === null ? null : iso(row.retired_at),
+    retiredAt: isoOrNull(row.retired_at),
   };
 }
 

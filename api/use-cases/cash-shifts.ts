@@ -12,6 +12,7 @@ import type { Database } from '../../db/orm.js';
 import { isOverdue, type CashShiftSummary, type MovementDirection } from '../../domain/cash-shift.js';
 import { Refusal } from '../http/errors.js';
 import type { CashShiftClient } from '../temporal/cash-shift-client.js';
+import { iso } from '../../db/row-fields.js';
 
 /** Cash shifts for the dashboard: reads from the database, steps through the shift's workflow. */
 export interface CashShiftDeps {
@@ -19,8 +20,6 @@ export interface CashShiftDeps {
   config: Pick<Config, 'CASH_SHIFT_MAX_HOURS'>;
   workflow: CashShiftClient;
 }
-
-const iso = (value: string) => new Date(value).toISOString();
 
 export function shiftView(shift: CashShiftSummary, maxHours: number, now = new Date()) {
   const overdue =

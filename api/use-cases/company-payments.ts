@@ -27,12 +27,12 @@ import {
   type RenderedDocument,
 } from '../temporal/document-render-client.js';
 import type { Database } from '../../db/orm.js';
+import { iso, isoOrNull } from '../../db/row-fields.js';
 
 /**
  * The company's payment ledger as the dashboard uses it: a page with statistics, one line, the
  * money decisions (each one write, then the line as it now stands), and receipts by source.
  */
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
 
 type FinanceAction = 'verify' | 'refund' | 'cancel';
 
@@ -63,12 +63,12 @@ export function ledgerLine(row: LedgerRow) {
       passenger_name: row.passenger_name,
       passenger_phone: row.passenger_phone,
     },
-    created_at: iso(row.created_at)!,
-    collected_at: iso(row.collected_at),
-    refunded_at: iso(row.refunded_at),
-    cancelled_at: iso(row.cancelled_at),
+    created_at: iso(row.created_at),
+    collected_at: isoOrNull(row.collected_at),
+    refunded_at: isoOrNull(row.refunded_at),
+    cancelled_at: isoOrNull(row.cancelled_at),
     verified_by: collected ? row.decided_by : null,
-    verified_at: collected ? iso(row.decided_at) : null,
+    verified_at: collected ? isoOrNull(row.decided_at) : null,
     refunded_by: row.refunded_by,
     cancelled_by: row.cancelled_by,
     cash_shift_id: row.cash_shift_id,

@@ -16,16 +16,10 @@ import {
   requireUnpaidWithinCap,
   type AccountCaps,
 } from '../inventory-caps.js';
+import { iso } from '../../row-fields.js';
 import type { QuoteResponse } from '../quote.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
-import {
-  inLockedScope,
-  isoOf,
-  JourneyRefusal,
-  serialRows,
-  setScopeStatus,
-  type LockedScope,
-} from './scope.js';
+import { inLockedScope, JourneyRefusal, serialRows, setScopeStatus, type LockedScope } from './scope.js';
 
 export interface PlaceHoldInput {
   scope: ConfirmationScope;
@@ -108,7 +102,7 @@ async function placeLockedHold(
   );
   if (existing[0]) {
     return {
-      hold: { holdBatchId: input.holdBatchId, expiresAt: isoOf(existing[0].expires_at) },
+      hold: { holdBatchId: input.holdBatchId, expiresAt: iso(existing[0].expires_at) },
       retry: true,
     };
   }
@@ -184,7 +178,7 @@ async function insertBatch(client: PoolClient, input: PlaceHoldInput): Promise<s
          values ($1, $2, $3, $4, now() + $5 * interval '1 millisecond') returning expires_at`,
       [input.holdBatchId, input.scope.kind, input.scope.id, input.ownerUserId, input.holdMilliseconds],
     );
-    return isoOf(rows[0]!.expires_at);
+    return iso(rows[0]!.expires_at);
   } catch (error) {
     const active = holdRefusal('HELD');
     if (active && pgCode(error) === PG_UNIQUE_VIOLATION)

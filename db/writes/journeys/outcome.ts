@@ -2,7 +2,8 @@ import type { PoolClient } from 'pg';
 import type { BookingChannel, ConfirmationScope } from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
-import { isoOf, JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
+import { iso } from '../../row-fields.js';
+import { JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
 
 /** A company decision still awaited and how long is left until its deadline. */
 export interface AwaitedDecision {
@@ -69,7 +70,7 @@ export async function currentOutcome(
     [scope.kind, scope.id],
   );
   const deadline = rows[0]?.deadline;
-  return { status, deadline: deadline ? isoOf(deadline) : null, awaiting };
+  return { status, deadline: deadline ? iso(deadline) : null, awaiting };
 }
 
 export async function awaitedDecisions(

@@ -51,9 +51,6 @@ export function serialRows(client: PoolClient): Pick<Database, 'query'> {
   };
 }
 
-/** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC. */
-export const isoOf = (timestamp: string) => new Date(timestamp).toISOString();
-
 export interface JourneyRow {
   id: string;
   quote_id: string;
