@@ -87,7 +87,8 @@ export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_M
     entities: allEntities,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
+    // Silent: callers say what was applied (scripts/migrate.ts, scripts/seed.ts), tests say nothing.
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     discovery: { warnWhenNoEntities: false },
     debug: false,
     allowGlobalContext: false,

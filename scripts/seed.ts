@@ -9,7 +9,8 @@ import { seedDemo, type SeedCounts } from '../db/seed/demo.js';
 const started = performance.now();
 const db = await initDatabase(loadConfig());
 try {
-  await migrate(db);
+  const applied = await migrate(db);
+  if (applied.length) console.log(`applied ${applied.length} migration(s): ${applied.join(', ')}`);
   const summary = await seedDemo(db);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(

@@ -30,11 +30,15 @@ async function main(): Promise<number> {
     const vitestArgs = ['run', ...process.argv.slice(2)];
     // Run vitest on this same Node (the project's pinned one), not whatever `node` the shebang finds.
     const vitestEntry = join(projectRoot, 'node_modules', 'vitest', 'vitest.mjs');
+    // Off a terminal (CI, a log file) the report is plain text: vitest colours whenever CI is set,
+    // and escape codes inside "Tests  1651 passed" hide the summary from whatever reads the log.
+    const plain = process.stdout.isTTY ? {} : { NO_COLOR: '1', FORCE_COLOR: undefined };
     const vitest = spawn(process.execPath, [vitestEntry, ...vitestArgs], {
       stdio: 'inherit',
       cwd: projectRoot,
       env: {
         ...process.env,
+        ...plain,
         PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
         NODE_ENV: 'test',
         // Tests see every seat change at once; the search cache has its own test.

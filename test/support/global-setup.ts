@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
@@ -21,6 +21,8 @@ export default async function setup(project: TestProject) {
   if (config.NODE_ENV !== 'test') throw new Error('tests need NODE_ENV=test (run them with `npm test`)');
   db = await initDatabase(config);
   await migrate(db);
+  // The worker's state changes are not test output: only its warnings and errors are.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const bundle = await bundleWorkflows();
   const bundleDir = join(import.meta.dirname, '..', '..', '.data', 'test');
   mkdirSync(bundleDir, { recursive: true });
