@@ -5,6 +5,7 @@ import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
+import { CredentialSignatureText } from '../http/credential-schemas.js';
 
 /** OpenAPI of a traveller's booking reads (booking-reads.ts), whose booking the change routes answer too. */
 
@@ -16,10 +17,9 @@ const BookingTicket = z.object({
   payload: z.unknown().nullable().meta({
     description: 'the boarding credential (its canonical JSON is what was signed); null until CONFIRMED',
   }),
-  signature: z
-    .string()
-    .nullable()
-    .meta({ description: 'Ed25519 signature, base64url; null until CONFIRMED' }),
+  signature: CredentialSignatureText.meta({
+    description: 'Ed25519 signature, base64url; null until CONFIRMED',
+  }),
   key_id: z.string().nullable(),
   boarding_authorized: z.boolean(),
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { errorResponses, UUID_PATTERN } from '../http/schemas.js';
+import { IdText } from '../http/answer-schemas.js';
+import { NamedRef } from './catalogue.openapi.js';
+import { errorResponses, Instant, UUID_PATTERN } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -51,19 +53,14 @@ export function favoriteErrorCode(issues: z.core.$ZodIssue[]): string {
   return issues.some(differ) ? ROUTE_CITIES_MUST_DIFFER : 'VALIDATION_FAILED';
 }
 
-const CityRef = z.object({
-  id: z.string().meta({ format: 'uuid' }),
-  name_ar: z.string(),
-  name_en: z.string(),
-});
 const FavoriteRoute = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
-    origin_city_id: z.string().meta({ format: 'uuid' }),
-    dest_city_id: z.string().meta({ format: 'uuid' }),
-    created_at: z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' }),
-    origin_city: CityRef.meta({ description: 'id equals origin_city_id' }),
-    dest_city: CityRef.meta({ description: 'id equals dest_city_id' }),
+    id: IdText,
+    origin_city_id: IdText,
+    dest_city_id: IdText,
+    created_at: Instant,
+    origin_city: NamedRef.meta({ description: 'id equals origin_city_id' }),
+    dest_city: NamedRef.meta({ description: 'id equals dest_city_id' }),
   })
   .meta({ id: 'FavoriteRoute' });
 

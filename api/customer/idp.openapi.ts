@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { errorResponses, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the identity-provider routes (api/customer/idp/): their request and
@@ -112,7 +112,7 @@ const WebSession = successWith(
 const NonceResponse = successWith(
   z.object({
     clientId: z.string().meta({ description: 'public web client id to request the ID token for' }),
-    flowId: z.string().meta({ format: 'uuid' }),
+    flowId: IdText,
     nonce: z
       .string()
       .meta({ description: 'pass to the identity provider as the nonce; the ID token must carry it' }),
@@ -124,7 +124,7 @@ const LinkResponse = successWith(
     identity: z.object({
       provider: z.literal('idp'),
       email: z.string(),
-      linkedAt: z.string().meta({ format: 'date-time' }),
+      linkedAt: DateTimeText,
       alreadyLinked: z
         .boolean()
         .meta({ description: 'true when this subject was already linked to this account' }),
@@ -134,7 +134,7 @@ const LinkResponse = successWith(
 const UnlinkResponse = successWith(z.object({ unlinked: z.literal(true) }));
 const CompletePhoneResponse = successWith(
   z.object({
-    passengerId: z.string().meta({ format: 'uuid', description: 'the canonical traveller profile id' }),
+    passengerId: IdText.meta({ description: 'the canonical traveller profile id' }),
     merged: z
       .boolean()
       .meta({ description: 'true when an older traveller record with this phone was merged in' }),

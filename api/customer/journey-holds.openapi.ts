@@ -3,6 +3,11 @@ import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
+import {
+  CredentialPayload,
+  CredentialSignatureText,
+  JourneyTicketStatus,
+} from '../http/credential-schemas.js';
 
 /**
  * Schemas and prose of the journey-hold routes (SPEC "Journey confirmation"): hold, release,
@@ -152,15 +157,14 @@ const Projection = z
         seat_number: z.string(),
         trip_id: IdText,
         company_id: IdText,
-        status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']),
-        payload: z.record(z.string(), z.unknown()).nullable().meta({
+        status: JourneyTicketStatus,
+        payload: CredentialPayload.nullable().meta({
           description:
             'the boarding credential (canonical JSON of this object is what was signed); null until CONFIRMED',
         }),
-        signature: z
-          .string()
-          .nullable()
-          .meta({ description: 'Ed25519 signature, base64url; null until CONFIRMED' }),
+        signature: CredentialSignatureText.meta({
+          description: 'Ed25519 signature, base64url; null until CONFIRMED',
+        }),
         key_id: z.string().nullable().meta({ description: 'the published key that verifies the signature' }),
         boarding_authorized: z
           .boolean()

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Pagination, Uuid } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText, successWith } from '../http/answer-schemas.js';
 import { answers } from '../http/operation-docs.js';
 
 /**
@@ -57,7 +57,7 @@ const Account = z
     referralCode: z.string().meta({ description: 'your code in this program, to give to new travellers' }),
     tier: Tier.nullable(),
     nextTier: Tier.extend({ pointsNeeded: z.number().int() }).nullable(),
-    createdAt: z.string().meta({ format: 'date-time' }),
+    createdAt: DateTimeText,
   })
   .meta({ id: 'LoyaltyAccount' });
 
@@ -117,7 +117,7 @@ const Transaction = z
     redemptionId: Uuid.nullable(),
     redemptionCode: z.string().nullable(),
     note: z.string().nullable(),
-    createdAt: z.string().meta({ format: 'date-time' }),
+    createdAt: DateTimeText,
   })
   .meta({ id: 'LoyaltyTransaction' });
 
@@ -127,7 +127,7 @@ const ReferralData = z.object({
   companyId: Uuid,
   referralCode: z.string(),
   referredBy: z
-    .object({ status: z.enum(['PENDING', 'REWARDED']), createdAt: z.string().meta({ format: 'date-time' }) })
+    .object({ status: z.enum(['PENDING', 'REWARDED']), createdAt: DateTimeText })
     .nullable()
     .meta({ description: 'set when you were referred in this program' }),
   stats: z.object({
@@ -160,7 +160,7 @@ const Redeemed = z.object({
     id: Uuid,
     code: z.string().meta({ description: 'voucher code RWD-XXXXXXXX; the reward_code of POST /bookings' }),
     pointsUsed: z.number().int(),
-    expiresAt: z.string().meta({ format: 'date-time' }),
+    expiresAt: DateTimeText,
   }),
 });
 

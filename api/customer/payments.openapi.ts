@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant as DateTime, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { pageWith, successWith } from '../http/answer-schemas.js';
+import { IdText, pageWith, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the customer payment routes (payments.ts): schemas and the rules they document. */
 
@@ -20,7 +20,6 @@ const PaymentSource = z.enum(['transaction', 'driver', 'office', 'booking']).met
     'transaction: a payment the traveller announced (POST /payments/create) or staff entered; driver: taken by the ' +
     "driver; office: taken at the company office; booking: the booking's payment fact",
 });
-const DateTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 export const CreatePaymentBody = z
   .object({
@@ -32,8 +31,8 @@ export const CreatePaymentBody = z
 
 const CreatedPayment = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
-    booking_id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
+    booking_id: IdText,
     method: z.literal('CASH'),
     status: PaymentStatus,
     amount: z.number().meta({ description: 'the booking total in the smallest unit of the currency' }),
@@ -43,7 +42,7 @@ const CreatedPayment = z
       .meta({ description: 'where and when to pay, in English and Arabic' }),
     company: z
       .object({
-        id: z.string().meta({ format: 'uuid' }),
+        id: IdText,
         name_en: z.string(),
         name_ar: z.string(),
         phone: z.string().nullable().meta({ description: 'the company office to pay at' }),
@@ -56,10 +55,10 @@ const CreatePaymentResponse = successWith(z.object({ payment: CreatedPayment }))
 
 const ListedPayment = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
-    booking_id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
+    booking_id: IdText,
     booking_code: z.string(),
-    company: z.object({ id: z.string().meta({ format: 'uuid' }), name_en: z.string(), name_ar: z.string() }),
+    company: z.object({ id: IdText, name_en: z.string(), name_ar: z.string() }),
     method: PaymentMethod,
     source: PaymentSource,
     amount: z.number(),

@@ -3,7 +3,7 @@ import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * OpenAPI of the seat lock routes (seat-locks.ts): schemas, the rules they document, and the
@@ -64,14 +64,10 @@ export const SEAT_LOCK_FIELD_CODES = { trip_id: 'INVALID_TRIP_ID', seat_numbers:
 
 const SeatLockData = z
   .object({
-    seat_lock_session_id: z
-      .string()
-      .meta({ format: 'uuid', description: 'send it as seat_lock_session_id to POST /bookings' }),
-    trip_id: z.string().meta({ format: 'uuid' }),
+    seat_lock_session_id: IdText.meta({ description: 'send it as seat_lock_session_id to POST /bookings' }),
+    trip_id: IdText,
     seat_numbers: z.array(z.string()),
-    expires_at: z
-      .string()
-      .meta({ format: 'date-time', description: 'ISO 8601 UTC; the seats are free for anyone after it' }),
+    expires_at: DateTimeText.meta({ description: 'ISO 8601 UTC; the seats are free for anyone after it' }),
     status: z.enum(['ACTIVE', 'CONSUMED', 'RELEASED', 'EXPIRED']),
     booking_id: z.string().nullable().meta({ format: 'uuid', description: 'the booking that used the lock' }),
   })

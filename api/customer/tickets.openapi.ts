@@ -3,6 +3,11 @@ import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { PaginationText, successWith } from '../http/answer-schemas.js';
+import {
+  CredentialPayload,
+  CredentialSignatureText,
+  JourneyTicketStatus,
+} from '../http/credential-schemas.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
 
@@ -21,16 +26,14 @@ const TicketSchema = z
     leg_sequence: z.int().meta({ description: '1-based leg of the journey' }),
     traveller_name: z.string(),
     seat_number: z.string().meta({ description: 'the seat label of the layout' }),
-    status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']),
+    status: JourneyTicketStatus,
     boarding_authorized: z.boolean().meta({ description: 'the only flag a client may show a QR code by' }),
-    payload: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .meta({ description: 'the signed boarding credential payload; null unless boarding_authorized' }),
-    signature: z
-      .string()
-      .nullable()
-      .meta({ description: 'Ed25519 signature, base64url; null unless boarding_authorized' }),
+    payload: CredentialPayload.nullable().meta({
+      description: 'the signed boarding credential payload; null unless boarding_authorized',
+    }),
+    signature: CredentialSignatureText.meta({
+      description: 'Ed25519 signature, base64url; null unless boarding_authorized',
+    }),
     key_id: z.string().nullable(),
     qr_text: z
       .string()

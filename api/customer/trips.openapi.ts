@@ -22,8 +22,8 @@ export const StopIdentitySchema = z.object({
   city_name_en: z.string(),
   latitude: z.number(),
   longitude: z.number(),
-  arrival_at: z.string().meta({ format: 'date-time' }),
-  departure_at: z.string().meta({ format: 'date-time' }),
+  arrival_at: DateTime,
+  departure_at: DateTime,
   sequence: z.int(),
 });
 

@@ -3,7 +3,7 @@ import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
 import { DELIVERY_STATUSES, DELIVERY_TRANSITIONS, WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of /api/webhooks (api/customer/webhooks.ts): the schemas that validate and the
@@ -55,7 +55,7 @@ export const DeliveriesQuery = z
 
 const Subscription = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
     url: z.string(),
     events: z.array(Event),
     status: z.enum(['ACTIVE', 'DISABLED']),
@@ -71,9 +71,9 @@ const Subscription = z
 
 const Delivery = z
   .object({
-    id: z.string().meta({ format: 'uuid', description: 'the Webhook-Id header: the same for every attempt' }),
+    id: IdText.meta({ description: 'the Webhook-Id header: the same for every attempt' }),
     event: Event,
-    bookingId: z.string().meta({ format: 'uuid' }),
+    bookingId: IdText,
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int(),
     lastStatusCode: z.int().nullable(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ADVANCED_DAYS, ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { FORECAST_METHOD } from '../../domain/forecast.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET /analytics and /analytics/advanced (analytics.ts). */
 
@@ -44,7 +44,7 @@ const Point = {
   cancellations: z.int(),
 };
 const RouteRow = {
-  routeId: z.string().meta({ format: 'uuid' }),
+  routeId: IdText,
   nameAr: z.string(),
   nameEn: z.string(),
   bookings: z.int(),
@@ -81,7 +81,7 @@ const Snapshot = successWith(
     routePerformance: z.object({ horizon: Range, routes: z.array(z.object(RouteRow)) }),
     customerFrequency: z.object({
       horizon: Range,
-      asOf: z.string().meta({ format: 'date-time', description: 'when the travellers were counted' }),
+      asOf: DateTimeText.meta({ description: 'when the travellers were counted' }),
       customers: z.int(),
       trips: z.int(),
       repeatCustomers: z.int(),

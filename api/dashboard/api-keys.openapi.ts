@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import { Instant } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company API keys (api-keys.ts): schemas and rules. */
 
@@ -16,11 +16,11 @@ export const ApiKeyBody = z
 
 const ApiKey = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
     name: z.string(),
     prefix: z.string().meta({ description: 'the first 12 characters of the key, to tell keys apart' }),
     createdAt: Instant,
-    createdBy: z.string().meta({ format: 'uuid', description: 'the company user who made it' }),
+    createdBy: IdText.meta({ description: 'the company user who made it' }),
     lastUsedAt: Instant.nullable().meta({ description: 'last request with the key (to the minute)' }),
     revokedAt: Instant.nullable(),
   })

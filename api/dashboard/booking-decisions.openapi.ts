@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { DateTimeText as Instant, successWith } from '../http/answer-schemas.js';
+import { DateTimeText as Instant, IdText, successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
@@ -30,7 +30,7 @@ export const StatusBody = z.union([DecisionBody, LegacyStatusBody]).meta({
 
 const DecisionResponse = successWith(
   z.object({
-    id: z.string().meta({ format: 'uuid', description: 'the booking row' }),
+    id: IdText.meta({ description: 'the booking row' }),
     decision: z.enum(['APPROVE', 'REJECT']),
     outcome: z.enum(['REQUESTED', 'CONFIRMED', 'CANCELLED']).meta({
       description:

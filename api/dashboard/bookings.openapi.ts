@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { DateTimeText as DateTime, pageWith, successWith } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime, IdText, pageWith, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
 
@@ -28,10 +28,10 @@ export const BookingsQuery = z
 const StopVisit = z.object({ stop_name_en: z.string(), stop_name_ar: z.string(), at: DateTime }).nullable();
 
 export const Booking = z.object({
-  id: z.string().meta({ format: 'uuid' }),
+  id: IdText,
   booking_code: z.string(),
   journey_id: z.string().nullable().meta({ format: 'uuid' }),
-  trip_id: z.string().meta({ format: 'uuid' }),
+  trip_id: IdText,
   trip: z.object({ departure_at: DateTime, operating_date: z.string().meta({ format: 'date' }) }),
   boarding: StopVisit.meta({ description: 'where and when the traveller boards (departure from that stop)' }),
   alighting: StopVisit.meta({ description: 'where and when the traveller alights (arrival at that stop)' }),
@@ -47,7 +47,7 @@ export const Booking = z.object({
   channel: z.string(),
   confirmation: z
     .object({
-      request_id: z.string().meta({ format: 'uuid' }),
+      request_id: IdText,
       status: RequestStatus,
       deadline: DateTime,
       decided_at: DateTime.nullable(),

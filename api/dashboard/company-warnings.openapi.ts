@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { Instant, Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of GET /dashboard/api/company/warnings (api/dashboard/company-warnings.ts). */
 export const NoticeQuery = z.object({ ...Pagination }).strict();
 
 const Notice = z
   .object({
-    id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
     kind: z.enum(['WARN', 'SUSPEND', 'UNSUSPEND']),
     reason: z.string(),
     createdAt: Instant,

@@ -7,7 +7,7 @@ import {
 } from '../../domain/loyalty-admin.js';
 import { Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
+import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
@@ -150,7 +150,7 @@ const Program = z.object({
   active: z.boolean(),
   pointsPer100: z.int(),
   referralPoints: z.int(),
-  updatedAt: z.string().meta({ format: 'date-time' }),
+  updatedAt: DateTimeText,
 });
 const Reward = z.object({
   id: Id,
@@ -171,7 +171,7 @@ const Reward = z.object({
   maxRedemptions: z.int().nullable(),
   redemptionCount: z.int(),
   openVouchers: z.int().meta({ description: 'issued vouchers not used, cancelled or expired yet' }),
-  updatedAt: z.string().meta({ format: 'date-time' }),
+  updatedAt: DateTimeText,
 });
 const Account = z.object({
   id: Id,
@@ -182,8 +182,8 @@ const Account = z.object({
   lifetimePoints: z.int(),
   tier: z.object({ id: Id, nameAr: z.string(), nameEn: z.string() }).nullable(),
   referralCode: z.string(),
-  createdAt: z.string().meta({ format: 'date-time' }),
-  updatedAt: z.string().meta({ format: 'date-time' }),
+  createdAt: DateTimeText,
+  updatedAt: DateTimeText,
 });
 
 const Overview = z.object({
@@ -206,7 +206,7 @@ const Adjusted = successWith(
       balanceAfter: z.int(),
       reason: z.string(),
       actorStaffUserId: Id,
-      createdAt: z.string().meta({ format: 'date-time' }),
+      createdAt: DateTimeText,
     }),
   }),
 );

@@ -8,7 +8,7 @@ import {
 } from '../../domain/reports.js';
 import { CalendarDate, errorResponses, Locale } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET /reports (reports.ts). */
 
@@ -24,7 +24,7 @@ export const ReportQuery = z
 
 const JsonReport = successWith(
   z.object({
-    reportId: z.string().meta({ format: 'uuid' }),
+    reportId: IdText,
     type: z.enum(REPORT_TYPES),
     format: z.literal('json'),
     locale: Locale,

@@ -4,7 +4,7 @@ import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
 import { Email, PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET and PATCH /settings (settings.ts): the company's profile and operating settings. */
 
@@ -48,7 +48,7 @@ export const SettingsPatch = z
 
 const SettingsData = z.object({
   company: z.object({
-    id: z.string().meta({ format: 'uuid' }),
+    id: IdText,
     slug: z.string(),
     nameAr: z.string(),
     nameEn: z.string(),
@@ -72,11 +72,11 @@ const SettingsData = z.object({
       .meta({ description: 'the cut-off in force: the company’s own, else the platform default' }),
     defaultPickupLocation: z
       .object({
-        id: z.string().meta({ format: 'uuid' }),
-        stopId: z.string().meta({ format: 'uuid' }),
+        id: IdText,
+        stopId: IdText,
         nameAr: z.string(),
         nameEn: z.string(),
-        city: z.object({ id: z.string().meta({ format: 'uuid' }), nameAr: z.string(), nameEn: z.string() }),
+        city: z.object({ id: IdText, nameAr: z.string(), nameEn: z.string() }),
       })
       .nullable(),
   }),

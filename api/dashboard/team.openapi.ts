@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Pagination } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { pageWith } from '../http/answer-schemas.js';
+import { DateTimeText, IdText, pageWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the team list (api/dashboard/team.ts): its query, which also validates, and its docs. */
 
@@ -9,15 +9,15 @@ export const TeamQuery = z.object(Pagination).strict();
 
 const TeamResponse = pageWith(
   z.object({
-    membershipId: z.string().meta({ format: 'uuid' }),
-    userId: z.string().meta({ format: 'uuid' }),
+    membershipId: IdText,
+    userId: IdText,
     email: z.string(),
     name: z.string(),
     role: z.enum(['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER']),
     status: z.enum(['ACTIVE', 'INACTIVE', 'DISABLED']).meta({
       description: 'INACTIVE: the membership was deactivated; DISABLED: the user account is disabled',
     }),
-    joinedAt: z.string().meta({ format: 'date-time' }),
+    joinedAt: DateTimeText,
   }),
 );
 

@@ -3,7 +3,7 @@ import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain
 import { Uuid } from '../http/schemas.js';
 import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /**
  * The OpenAPI side of the trip commands outside the operations room (api/dashboard/trip-commands.ts):
@@ -114,7 +114,7 @@ export const BulkResponse = successWith(
     action: z.enum(BULK_ACTIONS),
     results: z.array(
       z.object({
-        trip_id: z.string().meta({ format: 'uuid' }),
+        trip_id: IdText,
         success: z.boolean(),
         status: TripStatus.optional().meta({
           description: "the trip's status after the action (success only)",

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
 import { Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
-import { DateTimeText as DateTime } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
 
 /** Answer primitives shared by every surface, re-exported for this module's importers. */
 export { DateTime };
@@ -25,7 +24,7 @@ export const CreateShareBody = z
 
 const CreatedShare = successWith(
   z.object({
-    grantId: z.string().meta({ format: 'uuid' }),
+    grantId: IdText,
     url: z.string().meta({
       description: 'the one-use link, /share/{grantId}#token=<secret>; the secret is shown only here',
     }),
@@ -35,7 +34,7 @@ const CreatedShare = successWith(
 
 const RevokedShare = successWith(
   z.object({
-    grantId: z.string().meta({ format: 'uuid' }),
+    grantId: IdText,
     status: z.literal('REVOKED'),
     revokedAt: DateTime,
   }),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
 import { InstantInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { DateTimeText as DateTime, successWith } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
+import { CredentialPayload, JourneyTicketStatus, ScannedSignature } from '../http/credential-schemas.js';
 
 /** OpenAPI of the driver app's boarding credential routes (credentials.ts): schemas and the rules they document. */
 
@@ -43,7 +44,7 @@ const RevocationsResponse = successWith(
   z.object({
     revocations: z.array(
       z.object({
-        ticketId: z.string().meta({ format: 'uuid' }),
+        ticketId: IdText,
         keyId: z.string().nullable(),
         revokedAt: DateTime,
       }),
@@ -56,19 +57,15 @@ const RevocationsResponse = successWith(
 
 export const VerifyBody = z
   .object({
-    payload: z
-      .record(z.string(), z.unknown())
-      .meta({ description: 'the credential payload exactly as the QR code carries it' }),
-    signature: z
-      .string()
-      .min(1)
-      .max(200)
-      .meta({ description: 'Ed25519 signature of the canonical JSON of payload, base64url' }),
+    payload: CredentialPayload.meta({
+      description: 'the credential payload exactly as the QR code carries it',
+    }),
+    signature: ScannedSignature.meta({
+      description: 'Ed25519 signature of the canonical JSON of payload, base64url',
+    }),
     tripId: Uuid.meta({ description: 'the trip being boarded' }),
   })
   .strict();
-
-const TicketStatus = z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']);
 
 const VerifyResponse = successWith(
   z.object({
@@ -78,12 +75,12 @@ const VerifyResponse = successWith(
       .optional(),
     ticket: z
       .object({
-        ticketId: z.string().meta({ format: 'uuid' }),
-        tripId: z.string().meta({ format: 'uuid' }),
+        ticketId: IdText,
+        tripId: IdText,
         legSequence: z.int(),
         travellerName: z.string(),
         seatNumber: z.string(),
-        status: TicketStatus,
+        status: JourneyTicketStatus,
       })
       .optional()
       .meta({ description: 'present once the signature is authentic and the ticket exists' }),

@@ -6,6 +6,7 @@ import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.
 import { CalendarDate, InstantInput, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, pageWith, successWith } from '../http/answer-schemas.js';
+import { CredentialPayload, ScannedSignature } from '../http/credential-schemas.js';
 
 /** The OpenAPI side of the driver app's trip routes (api/driver/trips.ts). */
 
@@ -48,14 +49,8 @@ export const ScanBody = z
     client_scan_id: Uuid.meta({
       description: "the app's own id of this scan (a UUID): sending it again replays",
     }),
-    payload: z
-      .record(z.string(), z.unknown())
-      .meta({ description: 'the credential payload as the QR code carries it' }),
-    signature: z
-      .string()
-      .min(1)
-      .max(200)
-      .meta({ description: 'the Ed25519 signature (base64url) beside it' }),
+    payload: CredentialPayload.meta({ description: 'the credential payload as the QR code carries it' }),
+    signature: ScannedSignature.meta({ description: 'the Ed25519 signature (base64url) beside it' }),
     device_id: z
       .string()
       .trim()

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/**
+ * Schema pieces of the signed boarding credential (domain/boarding-credential.ts): a journey
+ * ticket's status, the credential payload and its Ed25519 signature. The traveller's ticket answers
+ * (tickets, journey holds) and the driver app's verify and scan bodies state them from here; each
+ * use adds its own description.
+ */
+
+/** journey_tickets.status. */
+export const JourneyTicketStatus = z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED', 'REISSUED']);
+
+/** The credential payload: a JSON object; the canonical JSON of it is what was signed. */
+export const CredentialPayload = z.record(z.string(), z.unknown());
+
+/** The signature a driver app sends back as the QR code carried it: base64url text, 1 to 200 characters. */
+export const ScannedSignature = z.string().min(1).max(200);
+
+/** The credential's Ed25519 signature as a ticket answer shows it: base64url text; null while the ticket has none. */
+export const CredentialSignatureText = z.string().nullable();
