@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * Schema pieces of the signed boarding credential (domain/boarding-credential.ts): a journey
  * ticket's status, the credential payload and its Ed25519 signature. The traveller's ticket answers
- * (tickets, journey holds) and the driver app's verify and scan bodies state them from here; each
- * use adds its own description.
+ * (tickets, journey holds, booking reads) and the driver app's verify and scan bodies state them
+ * from here; each use adds its own description.
  */
 
 /** journey_tickets.status. */
