@@ -61,6 +61,19 @@ export const passwordAccount = () => ({
   status: accountStatus(),
 });
 
+/** Who saved a row's current values and when (settings and flags an operator edits). */
+export const lastSaved = () => ({
+  updatedBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
+});
+
+/** A trip's fares as planned: the base price, the VIP price if the coach has VIP seats, the currency. */
+export const tripFares = () => ({
+  priceBase: p.bigint('number'),
+  priceVip: p.bigint('number').nullable(),
+  currency: p.text().default('SYP'),
+});
+
 /** Who decided a row's outcome and when; both null until someone does. */
 export const decision = () => ({
   decidedBy: p.uuid().nullable(),
@@ -117,4 +130,16 @@ export function baseEntity<
   const TProperties extends Record<string, unknown>,
 >(name: TName, tableName: TTableName, properties: TProperties) {
   return entity(name, tableName, { ...baseProperties, ...properties });
+}
+
+/**
+ * An entity of a company's own records: the base columns, then company_id, the tenant key every
+ * read and write of the table is scoped by; then the table's other columns.
+ */
+export function companyEntity<
+  const TName extends string,
+  const TTableName extends string,
+  const TProperties extends Record<string, unknown>,
+>(name: TName, tableName: TTableName, properties: TProperties) {
+  return baseEntity(name, tableName, { companyId: p.uuid(), ...properties });
 }

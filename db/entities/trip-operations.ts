@@ -1,7 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { SCAN_OUTCOMES } from '../../domain/boarding-scan.js';
 import { DISPATCH_ACTIONS, DISPATCH_CHANNELS, MANIFEST_ITEM_TYPES } from '../../domain/trip-dispatch.js';
-import { baseProperties, entity, stampedNow } from './base.js';
+import { baseProperties, coordinates, entity, stampedNow } from './base.js';
 
 /**
  * The trip operations room's records: the operations log, the driver app's scans and its
@@ -50,8 +50,7 @@ export const TripPosition = entity('TripPosition', 'trip_positions', {
   companyId: p.uuid(),
   staffUserId: p.uuid(),
   recordedAt: p.datetime(),
-  latitude: p.double(),
-  longitude: p.double(),
+  ...coordinates(),
   speedKmh: p.double().nullable(),
   heading: p.double().nullable(),
   accuracyM: p.double().nullable(),

@@ -1,13 +1,12 @@
 import { p } from '@mikro-orm/core';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
-import { baseEntity, baseProperties, entity } from './base.js';
+import { baseProperties, companyEntity, entity, tripFares } from './base.js';
 
 /** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
 export const TripStatus = TRIP_STATUSES;
 export type TripStatus = (typeof TripStatus)[number];
 
-export const Trip = baseEntity('Trip', 'trips', {
-  companyId: p.uuid(),
+export const Trip = companyEntity('Trip', 'trips', {
   routeId: p.uuid(),
   busId: p.uuid(),
   scheduleId: p.uuid().nullable(),
@@ -16,9 +15,7 @@ export const Trip = baseEntity('Trip', 'trips', {
   departureAt: p.datetime(),
   arrivalAt: p.datetime(),
   operatingDate: p.date(),
-  priceBase: p.bigint('number'),
-  priceVip: p.bigint('number').nullable(),
-  currency: p.text().default('SYP'),
+  ...tripFares(),
   seatsTotal: p.integer(),
   status: p.enum(TripStatus).default('SCHEDULED'),
   delayMinutes: p.integer().default(0),
