@@ -67,13 +67,6 @@ export const lastSaved = () => ({
   updatedAt: updatedAt(),
 });
 
-/** A trip's fares as planned: the base price, the VIP price if the coach has VIP seats, the currency. */
-export const tripFares = () => ({
-  priceBase: p.bigint('number'),
-  priceVip: p.bigint('number').nullable(),
-  currency: p.text().default('SYP'),
-});
-
 /** Who decided a row's outcome and when; both null until someone does. */
 export const decision = () => ({
   decidedBy: p.uuid().nullable(),

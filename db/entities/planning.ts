@@ -1,6 +1,7 @@
 import { p } from '@mikro-orm/core';
 import type { ConflictView } from '../../domain/trip-conflicts.js';
-import { baseEntity, entity, tripFares } from './base.js';
+import { baseEntity, entity } from './base.js';
+import { tripFares } from './trip.js';
 
 /** A route's ordered stops: running time from the previous stop, dwell and fare share (basis points). */
 export const RouteStop = entity('RouteStop', 'route_stops', {

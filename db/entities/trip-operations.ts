@@ -2,6 +2,7 @@ import { p } from '@mikro-orm/core';
 import { SCAN_OUTCOMES } from '../../domain/boarding-scan.js';
 import { DISPATCH_ACTIONS, DISPATCH_CHANNELS, MANIFEST_ITEM_TYPES } from '../../domain/trip-dispatch.js';
 import { baseProperties, coordinates, entity, stampedNow } from './base.js';
+import { tripAndOperator } from './trip.js';
 
 /**
  * The trip operations room's records: the operations log, the driver app's scans and its
@@ -46,8 +47,7 @@ export const BoardingScan = entity('BoardingScan', 'boarding_scans', {
 /** A position the driver app reported for a trip. */
 export const TripPosition = entity('TripPosition', 'trip_positions', {
   id: p.bigint('string').primary().autoincrement(),
-  tripId: p.uuid(),
-  companyId: p.uuid(),
+  ...tripAndOperator(),
   staffUserId: p.uuid(),
   recordedAt: p.datetime(),
   ...coordinates(),

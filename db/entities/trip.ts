@@ -1,10 +1,29 @@
 import { p } from '@mikro-orm/core';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
-import { baseProperties, companyEntity, entity, tripFares } from './base.js';
+import { baseProperties, companyEntity, entity } from './base.js';
 
 /** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
 export const TripStatus = TRIP_STATUSES;
 export type TripStatus = (typeof TripStatus)[number];
+
+/**
+ * A trip's fares (price_base, the optional price_vip) and their currency; a trip schedule carries
+ * the fares of the trips it makes.
+ */
+export const tripFares = () => ({
+  priceBase: p.bigint('number'),
+  priceVip: p.bigint('number').nullable(),
+  currency: p.text().default('SYP'),
+});
+
+/**
+ * The trip a row belongs to and the company that runs it: company_id is the trip's, copied onto
+ * the row so that a company's reads filter on it without joining trips.
+ */
+export const tripAndOperator = () => ({
+  tripId: p.uuid(),
+  companyId: p.uuid(),
+});
 
 export const Trip = companyEntity('Trip', 'trips', {
   routeId: p.uuid(),
