@@ -1,5 +1,5 @@
 import { p } from '@mikro-orm/core';
-import { baseProperties, companyEntity, entity, stampedNow } from './base.js';
+import { companyEntity, idEntity, stampedNow } from './base.js';
 
 /**
  * Cash shifts: one till session of a company (at most one OPEN), and the documented movements of
@@ -21,8 +21,7 @@ export const CashShift = companyEntity('CashShift', 'cash_shifts', {
   closedAt: p.datetime().nullable(),
 });
 
-export const CashShiftMovement = entity('CashShiftMovement', 'cash_shift_movements', {
-  id: baseProperties.id,
+export const CashShiftMovement = idEntity('CashShiftMovement', 'cash_shift_movements', {
   shiftId: p.uuid(),
   companyId: p.uuid(),
   kind: p.enum(['ADJUSTMENT', 'REFUND'] as const).default('ADJUSTMENT'),

@@ -1,6 +1,6 @@
 import { p } from '@mikro-orm/core';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
-import { baseProperties, companyEntity, decision, entity, stampedNow, updatedAt } from './base.js';
+import { companyEntity, decision, entity, idEntity, stampedNow, updatedAt } from './base.js';
 
 /**
  * The payment ledger (one operation per collection attempt of a booking) and the receipt and
@@ -40,8 +40,7 @@ export const ReceiptCounter = entity('ReceiptCounter', 'receipt_counters', {
 });
 
 /** A receipt or refund number, given once per collection and kind. */
-export const Receipt = entity('Receipt', 'receipts', {
-  id: baseProperties.id,
+export const Receipt = idEntity('Receipt', 'receipts', {
   paymentId: p.uuid(),
   kind: p.enum(['PAYMENT_RECEIPT', 'REFUND_NOTICE'] as const),
   companyId: p.uuid(),

@@ -1,7 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { SCAN_OUTCOMES } from '../../domain/boarding-scan.js';
 import { DISPATCH_ACTIONS, DISPATCH_CHANNELS, MANIFEST_ITEM_TYPES } from '../../domain/trip-dispatch.js';
-import { baseProperties, coordinates, entity, stampedNow } from './base.js';
+import { coordinates, entity, idEntity, stampedNow } from './base.js';
 import { tripAndOperator } from './trip.js';
 
 /**
@@ -28,8 +28,7 @@ export const TripOperationEvent = entity('TripOperationEvent', 'trip_operation_e
 });
 
 /** One driver app scan, kept under the app's client scan id with the answer it got. */
-export const BoardingScan = entity('BoardingScan', 'boarding_scans', {
-  id: baseProperties.id,
+export const BoardingScan = idEntity('BoardingScan', 'boarding_scans', {
   companyId: p.uuid(),
   clientScanId: p.uuid(),
   tripId: p.uuid(),

@@ -1,6 +1,6 @@
 import { p } from '@mikro-orm/core';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
-import { baseProperties, companyEntity, entity } from './base.js';
+import { companyEntity, idEntity } from './base.js';
 
 /** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
 export const TripStatus = TRIP_STATUSES;
@@ -43,8 +43,7 @@ export const Trip = companyEntity('Trip', 'trips', {
 });
 
 /** The visit of one trip at one stop; its id is the stop_call_id travellers quote and book with. */
-export const TripStopCall = entity('TripStopCall', 'trip_stop_calls', {
-  id: baseProperties.id,
+export const TripStopCall = idEntity('TripStopCall', 'trip_stop_calls', {
   tripId: p.uuid(),
   stopId: p.uuid(),
   cityId: p.uuid(),

@@ -7,7 +7,7 @@ import {
   SUBSCRIPTION_STATUSES,
 } from '../../domain/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { baseEntity, baseProperties, companyEntity, entity, updatedAt } from './base.js';
+import { baseEntity, companyEntity, idEntity, updatedAt } from './base.js';
 
 /**
  * Company webhooks (migration 20261124060000): the API keys a company sets up its subscriptions
@@ -57,8 +57,7 @@ export const WebhookDelivery = baseEntity('WebhookDelivery', 'webhook_deliveries
   finishedAt: p.datetime().nullable(),
 });
 
-export const WebhookDeliveryAttempt = entity('WebhookDeliveryAttempt', 'webhook_delivery_attempts', {
-  id: baseProperties.id,
+export const WebhookDeliveryAttempt = idEntity('WebhookDeliveryAttempt', 'webhook_delivery_attempts', {
   deliveryId: p.uuid(),
   attemptNumber: p.integer(),
   trigger: p.enum(DELIVERY_TRIGGERS),
