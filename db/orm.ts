@@ -43,43 +43,37 @@ import { Migration20261126030000_webhook_first_attempts } from './migrations/Mig
 import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migration20261127010000_booking_stats_plpgsql.js';
 
 /** Migrations in the order they apply; each new file is added here. */
-export const migrationsList = [
-  { name: 'Migration20261121000000_catalogue', class: Migration20261121000000_catalogue },
-  { name: 'Migration20261121010000_quotes', class: Migration20261121010000_quotes },
-  { name: 'Migration20261121010100_rate_limits', class: Migration20261121010100_rate_limits },
-  { name: 'Migration20261121010200_search_tuning', class: Migration20261121010200_search_tuning },
-  { name: 'Migration20261121020000_identity', class: Migration20261121020000_identity },
-  { name: 'Migration20261121030000_otp', class: Migration20261121030000_otp },
-  { name: 'Migration20261121031000_email', class: Migration20261121031000_email },
-  { name: 'Migration20261121034000_admin', class: Migration20261121034000_admin },
-  { name: 'Migration20261121040000_journeys', class: Migration20261121040000_journeys },
-  { name: 'Migration20261122050000_bookings', class: Migration20261122050000_bookings },
-  { name: 'Migration20261122051000_loyalty', class: Migration20261122051000_loyalty },
-  { name: 'Migration20261122052000_payments', class: Migration20261122052000_payments },
-  { name: 'Migration20261122055000_booking_changes', class: Migration20261122055000_booking_changes },
-  { name: 'Migration20261122060000_documents', class: Migration20261122060000_documents },
-  { name: 'Migration20261122060500_receipts', class: Migration20261122060500_receipts },
-  { name: 'Migration20261122061000_document_shares', class: Migration20261122061000_document_shares },
-  {
-    name: 'Migration20261124000000_operations_foundation',
-    class: Migration20261124000000_operations_foundation,
-  },
-  { name: 'Migration20261124010000_planning', class: Migration20261124010000_planning },
-  { name: 'Migration20261124020000_trip_operations', class: Migration20261124020000_trip_operations },
-  { name: 'Migration20261124030000_finance', class: Migration20261124030000_finance },
-  { name: 'Migration20261124040000_insight', class: Migration20261124040000_insight },
-  { name: 'Migration20261124050000_admin_console', class: Migration20261124050000_admin_console },
-  { name: 'Migration20261124060000_webhooks', class: Migration20261124060000_webhooks },
-  { name: 'Migration20261125020000_hold_owner_index', class: Migration20261125020000_hold_owner_index },
-  {
-    name: 'Migration20261126030000_webhook_first_attempts',
-    class: Migration20261126030000_webhook_first_attempts,
-  },
-  {
-    name: 'Migration20261127010000_booking_stats_plpgsql',
-    class: Migration20261127010000_booking_stats_plpgsql,
-  },
+const MIGRATIONS = [
+  Migration20261121000000_catalogue,
+  Migration20261121010000_quotes,
+  Migration20261121010100_rate_limits,
+  Migration20261121010200_search_tuning,
+  Migration20261121020000_identity,
+  Migration20261121030000_otp,
+  Migration20261121031000_email,
+  Migration20261121034000_admin,
+  Migration20261121040000_journeys,
+  Migration20261122050000_bookings,
+  Migration20261122051000_loyalty,
+  Migration20261122052000_payments,
+  Migration20261122055000_booking_changes,
+  Migration20261122060000_documents,
+  Migration20261122060500_receipts,
+  Migration20261122061000_document_shares,
+  Migration20261124000000_operations_foundation,
+  Migration20261124010000_planning,
+  Migration20261124020000_trip_operations,
+  Migration20261124030000_finance,
+  Migration20261124040000_insight,
+  Migration20261124050000_admin_console,
+  Migration20261124060000_webhooks,
+  Migration20261125020000_hold_owner_index,
+  Migration20261126030000_webhook_first_attempts,
+  Migration20261127010000_booking_stats_plpgsql,
 ];
+
+/** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */
+export const migrationsList = MIGRATIONS.map((migration) => ({ name: migration.name, class: migration }));
 
 export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {
   return defineConfig({

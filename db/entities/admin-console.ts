@@ -2,7 +2,7 @@ import { p } from '@mikro-orm/core';
 import { COMPANY_ACTIONS, type CompanyStanding } from '../../domain/company-moderation.js';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { baseEntity, entity, stampedNow, updatedAt } from './base.js';
+import { baseEntity, companyEntity, entity, lastSaved, stampedNow, updatedAt } from './base.js';
 
 /**
  * The administration console's tables (Migration20261124050000_admin_console): company history,
@@ -11,8 +11,7 @@ import { baseEntity, entity, stampedNow, updatedAt } from './base.js';
  */
 
 /** One warning, suspension, unsuspension or verification change of a company, as it happened. */
-export const CompanyAdminAction = baseEntity('CompanyAdminAction', 'company_admin_actions', {
-  companyId: p.uuid(),
+export const CompanyAdminAction = companyEntity('CompanyAdminAction', 'company_admin_actions', {
   action: p.enum(COMPANY_ACTIONS),
   reason: p.text(),
   adminId: p.uuid().nullable(),
@@ -24,8 +23,7 @@ export const CompanyAdminAction = baseEntity('CompanyAdminAction', 'company_admi
 export const FeatureFlag = entity('FeatureFlag', 'feature_flags', {
   key: p.text().primary(),
   enabled: p.boolean(),
-  updatedBy: p.uuid().nullable(),
-  updatedAt: updatedAt(),
+  ...lastSaved(),
 });
 
 /** A change counter per cached platform state; the changing transaction bumps it. */

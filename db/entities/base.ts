@@ -61,6 +61,12 @@ export const passwordAccount = () => ({
   status: accountStatus(),
 });
 
+/** Who saved a row's current values and when (settings and flags an operator edits). */
+export const lastSaved = () => ({
+  updatedBy: p.uuid().nullable(),
+  updatedAt: updatedAt(),
+});
+
 /** Who decided a row's outcome and when; both null until someone does. */
 export const decision = () => ({
   decidedBy: p.uuid().nullable(),
@@ -108,13 +114,32 @@ export function entity<
 }
 
 /**
- * An entity whose rows carry the base columns (uuid id, created_at): its name, its table, and the
- * table's other columns. The same schema as defineEntity({ name, tableName, properties: { ...baseProperties, ... } }).
+ * A builder of entities whose tables all begin with the same columns: it takes an entity's name,
+ * its table and the table's other columns, like `entity`.
  */
-export function baseEntity<
-  const TName extends string,
-  const TTableName extends string,
-  const TProperties extends Record<string, unknown>,
->(name: TName, tableName: TTableName, properties: TProperties) {
-  return entity(name, tableName, { ...baseProperties, ...properties });
+function entityStartingWith<const TShared extends Record<string, unknown>>(shared: () => TShared) {
+  return <
+    const TName extends string,
+    const TTableName extends string,
+    const TProperties extends Record<string, unknown>,
+  >(
+    name: TName,
+    tableName: TTableName,
+    properties: TProperties,
+  ) => entity(name, tableName, { ...shared(), ...properties });
 }
+
+/** An entity whose rows are known by a uuid id the application makes, and carry no created_at. */
+export const idEntity = entityStartingWith(() => ({ id: baseProperties.id }));
+
+/**
+ * An entity whose rows carry the base columns (uuid id, created_at). The same schema as
+ * defineEntity({ name, tableName, properties: { ...baseProperties, ... } }).
+ */
+export const baseEntity = entityStartingWith(() => baseProperties);
+
+/**
+ * An entity of a company's own records: the base columns, then company_id, the tenant key every
+ * read and write of the table is scoped by.
+ */
+export const companyEntity = entityStartingWith(() => ({ ...baseProperties, companyId: p.uuid() }));

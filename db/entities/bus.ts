@@ -1,8 +1,7 @@
 import { p } from '@mikro-orm/core';
-import { baseEntity } from './base.js';
+import { companyEntity } from './base.js';
 
-export const Bus = baseEntity('Bus', 'buses', {
-  companyId: p.uuid(),
+export const Bus = companyEntity('Bus', 'buses', {
   plateNumber: p.text(),
   model: p.text().default(''),
   capacity: p.integer().default(0),

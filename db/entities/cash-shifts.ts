@@ -1,13 +1,12 @@
 import { p } from '@mikro-orm/core';
-import { baseEntity, baseProperties, entity, stampedNow } from './base.js';
+import { companyEntity, idEntity, stampedNow } from './base.js';
 
 /**
  * Cash shifts: one till session of a company (at most one OPEN), and the documented movements of
  * money into or out of its till. Written by db/writes/cash-shifts.ts (the cash-shift workflow's
  * activities) and by a cash refund (an OUT movement of kind REFUND).
  */
-export const CashShift = baseEntity('CashShift', 'cash_shifts', {
-  companyId: p.uuid(),
+export const CashShift = companyEntity('CashShift', 'cash_shifts', {
   status: p.enum(['OPEN', 'CLOSED'] as const).default('OPEN'),
   currency: p.text().default('SYP'),
   openingBalance: p.bigint('number'),
@@ -22,8 +21,7 @@ export const CashShift = baseEntity('CashShift', 'cash_shifts', {
   closedAt: p.datetime().nullable(),
 });
 
-export const CashShiftMovement = entity('CashShiftMovement', 'cash_shift_movements', {
-  id: baseProperties.id,
+export const CashShiftMovement = idEntity('CashShiftMovement', 'cash_shift_movements', {
   shiftId: p.uuid(),
   companyId: p.uuid(),
   kind: p.enum(['ADJUSTMENT', 'REFUND'] as const).default('ADJUSTMENT'),

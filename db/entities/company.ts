@@ -1,6 +1,6 @@
 import { p } from '@mikro-orm/core';
 import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
-import { baseEntity, bilingualName, contactDetails, entity, updatedAt } from './base.js';
+import { baseEntity, bilingualName, contactDetails, entity, lastSaved } from './base.js';
 
 export const CompanyStatus = ['ACTIVE', 'SUSPENDED'] as const;
 
@@ -28,7 +28,5 @@ export const CompanyBookingSettings = entity('CompanyBookingSettings', 'company_
     .enum(BOOKING_CHANNELS)
     .array()
     .default([...BOOKING_CHANNELS]),
-  /** The company user who saved them. */
-  updatedBy: p.uuid().nullable(),
-  updatedAt: updatedAt(),
+  ...lastSaved(),
 });

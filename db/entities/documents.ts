@@ -1,7 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS, type IssuerKind } from '../../domain/document-sharing.js';
 import { DOCUMENT_LOCALES, SNAPSHOT_KINDS, type SnapshotData } from '../../domain/documents.js';
-import { baseEntity, baseProperties, entity, sessionToken, stampedNow } from './base.js';
+import { baseEntity, entity, idEntity, sessionToken, stampedNow } from './base.js';
 
 /**
  * Documents: immutable snapshots, their rendered bytes, the access log, and share grants of one
@@ -32,8 +32,7 @@ export const DocumentRender = entity('DocumentRender', 'document_renders', {
   renderedAt: stampedNow(),
 });
 
-export const DocumentAccessLogEntry = entity('DocumentAccessLogEntry', 'document_access_log', {
-  id: baseProperties.id,
+export const DocumentAccessLogEntry = idEntity('DocumentAccessLogEntry', 'document_access_log', {
   snapshotId: p.uuid(),
   actorKind: p.enum(['TRAVELLER', 'STAFF', 'DRIVER', 'ADMIN', 'SHARE_RECIPIENT'] as const),
   actorId: p.text(),

@@ -1,7 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { REPORT_FORMATS, REPORT_STATES, REPORT_TYPES } from '../../domain/reports.js';
-import { baseEntity, entity, stampedNow, updatedAt } from './base.js';
+import { companyEntity, entity, lastSaved, stampedNow } from './base.js';
 
 /**
  * Company insight and programme: the company's operating settings, report exports, and the
@@ -17,13 +17,11 @@ export const CompanySettings = entity('CompanySettings', 'company_settings', {
   cancellationCutoffMinutes: p.integer().nullable(),
   /** A pickup point of the company that trip planning offers first. */
   defaultPickupLocationId: p.uuid().nullable(),
-  updatedBy: p.uuid().nullable(),
-  updatedAt: updatedAt(),
+  ...lastSaved(),
 });
 
 /** One report request: its state, and for a file made the row count and the checksum of its bytes. */
-export const ReportExport = baseEntity('ReportExport', 'report_exports', {
-  companyId: p.uuid(),
+export const ReportExport = companyEntity('ReportExport', 'report_exports', {
   requestedBy: p.uuid(),
   type: p.enum(REPORT_TYPES),
   format: p.enum(REPORT_FORMATS),

@@ -3,6 +3,7 @@ import type { BoardingCredentialPayload } from '../../domain/boarding-credential
 import { BOOKING_CHANNELS, type JourneyStatus, type ScopeKind } from '../../domain/journey-confirmation.js';
 import { ATTENDANCES, DISPATCH_CHANNELS } from '../../domain/trip-dispatch.js';
 import { baseEntity, baseProperties, decision, entity, pricedInSyp, updatedAt } from './base.js';
+import { tripAndOperator } from './trip.js';
 
 /**
  * Journeys (SPEC's bookingId on /journeys paths), journey orders that group journeys confirmed
@@ -53,8 +54,7 @@ export const Journey = entity('Journey', 'journeys', {
 export const JourneyLeg = entity('JourneyLeg', 'journey_legs', {
   journeyId: p.uuid().primary(),
   sequence: p.integer().primary(),
-  tripId: p.uuid(),
-  companyId: p.uuid(),
+  ...tripAndOperator(),
   boardStopCallId: p.uuid(),
   alightStopCallId: p.uuid(),
   boardSequence: p.integer(),
@@ -80,8 +80,7 @@ export const JourneyTicket = baseEntity('JourneyTicket', 'journey_tickets', {
   travellerIndex: p.integer(),
   travellerName: p.text(),
   travellerPhone: p.text().nullable(),
-  tripId: p.uuid(),
-  companyId: p.uuid(),
+  ...tripAndOperator(),
   seatId: p.text(),
   seatNumber: p.text(),
   status: p

@@ -1,5 +1,5 @@
 import { p } from '@mikro-orm/core';
-import { baseEntity, bilingualName, entity, stampedNow, updatedAt } from './base.js';
+import { baseEntity, bilingualName, companyEntity, entity, stampedNow, updatedAt } from './base.js';
 
 /**
  * Loyalty: one program per company with its tiers and reward catalogue, one account per traveller
@@ -16,8 +16,7 @@ export const LoyaltyProgram = entity('LoyaltyProgram', 'loyalty_programs', {
   updatedAt: updatedAt(),
 });
 
-export const LoyaltyTier = baseEntity('LoyaltyTier', 'loyalty_tiers', {
-  companyId: p.uuid(),
+export const LoyaltyTier = companyEntity('LoyaltyTier', 'loyalty_tiers', {
   ...bilingualName(),
   minLifetimePoints: p.integer(),
   multiplierPercent: p.integer().default(100),
@@ -25,8 +24,7 @@ export const LoyaltyTier = baseEntity('LoyaltyTier', 'loyalty_tiers', {
 });
 
 /** A catalogue entry; whether its fields fit its type is checked when a voucher is used. */
-export const LoyaltyReward = baseEntity('LoyaltyReward', 'loyalty_rewards', {
-  companyId: p.uuid(),
+export const LoyaltyReward = companyEntity('LoyaltyReward', 'loyalty_rewards', {
   code: p.text(),
   ...bilingualName(),
   type: p.text(),
@@ -48,8 +46,7 @@ export const LoyaltyReward = baseEntity('LoyaltyReward', 'loyalty_rewards', {
   updatedAt: updatedAt(),
 });
 
-export const LoyaltyAccount = baseEntity('LoyaltyAccount', 'loyalty_accounts', {
-  companyId: p.uuid(),
+export const LoyaltyAccount = companyEntity('LoyaltyAccount', 'loyalty_accounts', {
   userId: p.uuid(),
   passengerId: p.uuid().nullable(),
   balance: p.integer().default(0),
@@ -92,8 +89,7 @@ export const LoyaltyTransaction = baseEntity('LoyaltyTransaction', 'loyalty_tran
   createdAt: p.datetime().defaultRaw('clock_timestamp()'),
 });
 
-export const LoyaltyReferral = baseEntity('LoyaltyReferral', 'loyalty_referrals', {
-  companyId: p.uuid(),
+export const LoyaltyReferral = companyEntity('LoyaltyReferral', 'loyalty_referrals', {
   referrerAccountId: p.uuid(),
   refereeAccountId: p.uuid(),
   status: p.enum(['PENDING', 'REWARDED'] as const).default('PENDING'),

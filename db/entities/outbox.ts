@@ -1,13 +1,12 @@
 import { p } from '@mikro-orm/core';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { baseProperties, entity, stampedNow } from './base.js';
+import { idEntity, stampedNow } from './base.js';
 
 /**
  * Booking and trip events recorded in the transaction that caused them (db/writes/outbox.ts);
  * webhook delivery reads them.
  */
-export const OutboxEvent = entity('OutboxEvent', 'outbox_events', {
-  id: baseProperties.id,
+export const OutboxEvent = idEntity('OutboxEvent', 'outbox_events', {
   companyId: p.uuid(),
   event: p.enum(WEBHOOK_EVENTS),
   bookingId: p.uuid(),

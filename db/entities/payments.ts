@@ -1,13 +1,12 @@
 import { p } from '@mikro-orm/core';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
-import { baseEntity, baseProperties, decision, entity, stampedNow, updatedAt } from './base.js';
+import { companyEntity, decision, entity, idEntity, stampedNow, updatedAt } from './base.js';
 
 /**
  * The payment ledger (one operation per collection attempt of a booking) and the receipt and
  * refund numbers given to its collections.
  */
-export const PaymentOperation = baseEntity('PaymentOperation', 'payment_operations', {
-  companyId: p.uuid(),
+export const PaymentOperation = companyEntity('PaymentOperation', 'payment_operations', {
   bookingId: p.uuid(),
   userId: p.uuid().nullable(),
   method: p.enum(['CASH', 'SHAMCASH', 'CARD'] as const),
@@ -41,8 +40,7 @@ export const ReceiptCounter = entity('ReceiptCounter', 'receipt_counters', {
 });
 
 /** A receipt or refund number, given once per collection and kind. */
-export const Receipt = entity('Receipt', 'receipts', {
-  id: baseProperties.id,
+export const Receipt = idEntity('Receipt', 'receipts', {
   paymentId: p.uuid(),
   kind: p.enum(['PAYMENT_RECEIPT', 'REFUND_NOTICE'] as const),
   companyId: p.uuid(),

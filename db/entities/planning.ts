@@ -1,6 +1,7 @@
 import { p } from '@mikro-orm/core';
 import type { ConflictView } from '../../domain/trip-conflicts.js';
 import { baseEntity, entity } from './base.js';
+import { tripFares } from './trip.js';
 
 /** A route's ordered stops: running time from the previous stop, dwell and fare share (basis points). */
 export const RouteStop = entity('RouteStop', 'route_stops', {
@@ -27,9 +28,7 @@ export const TripSchedule = baseEntity('TripSchedule', 'trip_schedules', {
   departureTimes: p.array(),
   daysOfWeek: p.array<number>(Number, String).columnType('integer[]'),
   durationMinutes: p.integer(),
-  priceBase: p.bigint('number'),
-  priceVip: p.bigint('number').nullable(),
-  currency: p.text().default('SYP'),
+  ...tripFares(),
   notes: p.text().default(''),
   skipConflicts: p.boolean(),
   planFrom: p.datetime(),

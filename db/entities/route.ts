@@ -1,8 +1,7 @@
 import { p } from '@mikro-orm/core';
-import { baseEntity, bilingualName } from './base.js';
+import { bilingualName, companyEntity } from './base.js';
 
-export const Route = baseEntity('Route', 'routes', {
-  companyId: p.uuid(),
+export const Route = companyEntity('Route', 'routes', {
   originCityId: p.uuid(),
   destinationCityId: p.uuid(),
   ...bilingualName(),

@@ -1,7 +1,8 @@
 import { p } from '@mikro-orm/core';
 import { SCAN_OUTCOMES } from '../../domain/boarding-scan.js';
 import { DISPATCH_ACTIONS, DISPATCH_CHANNELS, MANIFEST_ITEM_TYPES } from '../../domain/trip-dispatch.js';
-import { baseProperties, entity, stampedNow } from './base.js';
+import { coordinates, entity, idEntity, stampedNow } from './base.js';
+import { tripAndOperator } from './trip.js';
 
 /**
  * The trip operations room's records: the operations log, the driver app's scans and its
@@ -27,8 +28,7 @@ export const TripOperationEvent = entity('TripOperationEvent', 'trip_operation_e
 });
 
 /** One driver app scan, kept under the app's client scan id with the answer it got. */
-export const BoardingScan = entity('BoardingScan', 'boarding_scans', {
-  id: baseProperties.id,
+export const BoardingScan = idEntity('BoardingScan', 'boarding_scans', {
   companyId: p.uuid(),
   clientScanId: p.uuid(),
   tripId: p.uuid(),
@@ -46,12 +46,10 @@ export const BoardingScan = entity('BoardingScan', 'boarding_scans', {
 /** A position the driver app reported for a trip. */
 export const TripPosition = entity('TripPosition', 'trip_positions', {
   id: p.bigint('string').primary().autoincrement(),
-  tripId: p.uuid(),
-  companyId: p.uuid(),
+  ...tripAndOperator(),
   staffUserId: p.uuid(),
   recordedAt: p.datetime(),
-  latitude: p.double(),
-  longitude: p.double(),
+  ...coordinates(),
   speedKmh: p.double().nullable(),
   heading: p.double().nullable(),
   accuracyM: p.double().nullable(),

@@ -1,13 +1,31 @@
 import { p } from '@mikro-orm/core';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
-import { baseEntity, baseProperties, entity } from './base.js';
+import { companyEntity, idEntity } from './base.js';
 
 /** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
 export const TripStatus = TRIP_STATUSES;
 export type TripStatus = (typeof TripStatus)[number];
 
-export const Trip = baseEntity('Trip', 'trips', {
+/**
+ * A trip's fares (price_base, the optional price_vip) and their currency; a trip schedule carries
+ * the fares of the trips it makes.
+ */
+export const tripFares = () => ({
+  priceBase: p.bigint('number'),
+  priceVip: p.bigint('number').nullable(),
+  currency: p.text().default('SYP'),
+});
+
+/**
+ * The trip a row belongs to and the company that runs it: company_id is the trip's, copied onto
+ * the row so that a company's reads filter on it without joining trips.
+ */
+export const tripAndOperator = () => ({
+  tripId: p.uuid(),
   companyId: p.uuid(),
+});
+
+export const Trip = companyEntity('Trip', 'trips', {
   routeId: p.uuid(),
   busId: p.uuid(),
   scheduleId: p.uuid().nullable(),
@@ -16,9 +34,7 @@ export const Trip = baseEntity('Trip', 'trips', {
   departureAt: p.datetime(),
   arrivalAt: p.datetime(),
   operatingDate: p.date(),
-  priceBase: p.bigint('number'),
-  priceVip: p.bigint('number').nullable(),
-  currency: p.text().default('SYP'),
+  ...tripFares(),
   seatsTotal: p.integer(),
   status: p.enum(TripStatus).default('SCHEDULED'),
   delayMinutes: p.integer().default(0),
@@ -27,8 +43,7 @@ export const Trip = baseEntity('Trip', 'trips', {
 });
 
 /** The visit of one trip at one stop; its id is the stop_call_id travellers quote and book with. */
-export const TripStopCall = entity('TripStopCall', 'trip_stop_calls', {
-  id: baseProperties.id,
+export const TripStopCall = idEntity('TripStopCall', 'trip_stop_calls', {
   tripId: p.uuid(),
   stopId: p.uuid(),
   cityId: p.uuid(),

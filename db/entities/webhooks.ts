@@ -7,7 +7,7 @@ import {
   SUBSCRIPTION_STATUSES,
 } from '../../domain/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { baseEntity, baseProperties, entity, updatedAt } from './base.js';
+import { baseEntity, companyEntity, idEntity, updatedAt } from './base.js';
 
 /**
  * Company webhooks (migration 20261124060000): the API keys a company sets up its subscriptions
@@ -15,8 +15,7 @@ import { baseEntity, baseProperties, entity, updatedAt } from './base.js';
  */
 
 /** A company API key: only its SHA-256 is stored, and its first characters to tell keys apart. */
-export const CompanyApiKey = baseEntity('CompanyApiKey', 'company_api_keys', {
-  companyId: p.uuid(),
+export const CompanyApiKey = companyEntity('CompanyApiKey', 'company_api_keys', {
   name: p.text(),
   keyPrefix: p.text(),
   keyHash: p.text().unique(),
@@ -26,8 +25,7 @@ export const CompanyApiKey = baseEntity('CompanyApiKey', 'company_api_keys', {
   revokedBy: p.uuid().nullable(),
 });
 
-export const WebhookSubscription = baseEntity('WebhookSubscription', 'webhook_subscriptions', {
-  companyId: p.uuid(),
+export const WebhookSubscription = companyEntity('WebhookSubscription', 'webhook_subscriptions', {
   url: p.text(),
   events: p.enum(WEBHOOK_EVENTS).array(),
   /** The signing secret as given: HMAC needs it. Never returned by any route. */
@@ -59,8 +57,7 @@ export const WebhookDelivery = baseEntity('WebhookDelivery', 'webhook_deliveries
   finishedAt: p.datetime().nullable(),
 });
 
-export const WebhookDeliveryAttempt = entity('WebhookDeliveryAttempt', 'webhook_delivery_attempts', {
-  id: baseProperties.id,
+export const WebhookDeliveryAttempt = idEntity('WebhookDeliveryAttempt', 'webhook_delivery_attempts', {
   deliveryId: p.uuid(),
   attemptNumber: p.integer(),
   trigger: p.enum(DELIVERY_TRIGGERS),
