@@ -45,16 +45,16 @@ import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
 import { figure, recordFigures } from './lib/results.js';
 import { measureTemporalFloor } from './lib/temporal-floor.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_journeys';
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const PENDING_JOURNEYS = Number(process.env.BENCH_PENDING ?? 1000);
+const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
+const SECONDS = benchSetting('BENCH_SECONDS', 20);
+const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
-const TRIPS_PER_COMPANY = Number(process.env.BENCH_TRIPS ?? 300);
-const log = (message: string) => console.log(`[bench] ${message}`);
+const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 
 interface World {
   auto: CompanyWorld;
