@@ -20,13 +20,7 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
-import {
-  BENCH_SIGNING_KEY_PEM,
-  benchConfig,
-  dropBenchDatabase,
-  runOnBenchStack,
-  type BenchStack,
-} from './lib/stack.js';
+import { BENCH_SIGNING, freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -147,7 +141,7 @@ async function bookBare(db: Database, lock: ReadyLock): Promise<void> {
       passengerName: 'Bench Traveller',
       passengerPhone: '+963944000000',
     },
-    { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+    BENCH_SIGNING,
   );
   if (!result.created) throw new Error('the lock was already booked');
 }
@@ -265,7 +259,7 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,

@@ -26,7 +26,7 @@ import { projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
 import { loadResult, percentile, resultRow, type LoadResult } from './lib/load.js';
-import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -371,7 +371,7 @@ async function measure(stack: BenchStack, config: Config, world: World) {
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,

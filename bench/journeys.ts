@@ -33,13 +33,7 @@ import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/wri
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
-import {
-  BENCH_SIGNING_KEY_PEM,
-  benchConfig,
-  dropBenchDatabase,
-  startBenchStack,
-  type BenchStack,
-} from './lib/stack.js';
+import { BENCH_SIGNING, freshBenchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
@@ -392,7 +386,7 @@ async function journeyBare(
         channel: 'CUSTOMER_MOBILE',
         timeScale: 1,
       },
-      { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+      BENCH_SIGNING,
     ),
   );
   if (approve && confirmed.status === 'REQUESTED') {
@@ -406,7 +400,7 @@ async function journeyBare(
           actorId: company.staff.staffUserId,
           decisionKey: `${journeyId}:${company.companyId}:APPROVE`,
         },
-        { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+        BENCH_SIGNING,
       ),
     );
     if (decided.outcome !== 'CONFIRMED') throw new Error(`approval ended ${decided.outcome}`);
@@ -668,7 +662,7 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   let world: World | undefined;
   let travellers: Traveller[] = [];
   const stack = await startBenchStack({

@@ -30,6 +30,9 @@ export const BENCH_SIGNING_KEY_PEM = generateKeyPairSync('ed25519')
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
 
+/** The signing options the bare transactions measured in this process pass (the API child's key). */
+export const BENCH_SIGNING = { privateKeyPem: BENCH_SIGNING_KEY_PEM };
+
 /**
  * The process that serves requests: the API itself, or with API_PROCESSES > 1 the cluster primary's
  * first worker (from /proc; the primary only hands connections on).
@@ -96,6 +99,11 @@ export function benchConfig(url: string): Config {
     SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     NODE_ENV: 'development',
   });
+}
+
+/** Drops the benchmark's database (so the run starts empty) and returns benchConfig for it. */
+export async function freshBenchConfig(database: string): Promise<Config> {
+  return benchConfig(await dropBenchDatabase(database));
 }
 
 export interface BenchStack {
