@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../scripts/lib/services.js';
 import { machineLoad } from './lib/load.js';
 import { markdownTable, rowsOf, type TableRow } from './lib/results-table.js';
+import { benchSetting } from './lib/settings.js';
 
 const BENCHES = [
   'search',
@@ -53,7 +54,7 @@ async function main(): Promise<number> {
   if (unknown.length)
     throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHES.join(', ')}`);
   const names = chosen.length ? chosen : BENCHES;
-  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const scale = benchSetting('BENCH_SCALE', 1);
   const dir = join(projectRoot, '.data', 'bench-results', new Date().toISOString().replaceAll(':', '-'));
   mkdirSync(dir, { recursive: true });
   const rows: TableRow[] = [];

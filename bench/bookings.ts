@@ -17,32 +17,24 @@ import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { percentile, type LoadResult } from './lib/load.js';
+import { percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
-import {
-  BENCH_SIGNING_KEY_PEM,
-  benchConfig,
-  dropBenchDatabase,
-  runOnBenchStack,
-  type BenchStack,
-} from './lib/stack.js';
+import { BENCH_SIGNING, freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_bookings';
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 32);
 /** Bookings per many-trips phase (HTTP, then bare). */
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
-const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? Math.max(CONCURRENCY, Math.round(3000 * SCALE)));
+const SCALE = benchSetting('BENCH_SCALE', 1);
+const BOOKINGS = benchSetting('BENCH_BOOKINGS', Math.max(CONCURRENCY, Math.round(3000 * SCALE)));
 const SEATS_PER_TRIP = 40;
 /** Enough trips for four many-trips phases (HTTP, bare, 1 and 2 API processes) and three warm-ups. */
-const TRIPS = Number(
-  process.env.BENCH_TRIPS ?? Math.ceil((4 * BOOKINGS + 3 * CONCURRENCY) / SEATS_PER_TRIP) + 2,
-);
+const TRIPS = benchSetting('BENCH_TRIPS', Math.ceil((4 * BOOKINGS + 3 * CONCURRENCY) / SEATS_PER_TRIP) + 2);
 /** The busy trip: 100 rows of 2+2. */
 const BUSY_SEATS = 400;
-const log = (message: string) => console.log(`[bench] ${message}`);
 
 type Traveller = BenchTraveller;
 
@@ -149,7 +141,7 @@ async function bookBare(db: Database, lock: ReadyLock): Promise<void> {
       passengerName: 'Bench Traveller',
       passengerPhone: '+963944000000',
     },
-    { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+    BENCH_SIGNING,
   );
   if (!result.created) throw new Error('the lock was already booked');
 }
@@ -215,14 +207,7 @@ async function phase(
   return result;
 }
 
-const row = (result: LoadResult) => ({
-  phase: result.label,
-  'bookings/s': Number(result.perSecond.toFixed(1)),
-  'p50 ms': Number(result.p50.toFixed(1)),
-  'p99 ms': Number(result.p99.toFixed(1)),
-  bookings: result.requests,
-  errors: result.errors,
-});
+const row = (result: LoadResult) => resultRow(result, { label: 'phase', unit: 'bookings', digits: 1 });
 
 async function measure(stack: BenchStack, world: World) {
   // Warm-up: the first bookings compile code paths and create the signing key.
@@ -274,7 +259,7 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,

@@ -25,17 +25,17 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
-import { loadResult, percentile, type LoadResult } from './lib/load.js';
-import { benchConfig, dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { loadResult, percentile, resultRow, type LoadResult } from './lib/load.js';
+import { freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { figure, recordFigures } from './lib/results.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_checkin';
-const SCANNERS = Number(process.env.BENCH_SCANNERS ?? 4);
-const SEATS = Number(process.env.BENCH_SEATS ?? 60);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const REPLAY_PERCENT = Number(process.env.BENCH_REPLAY_PERCENT ?? 20);
-const log = (message: string) => console.log(`[bench] ${message}`);
+const SCANNERS = benchSetting('BENCH_SCANNERS', 4);
+const SEATS = benchSetting('BENCH_SEATS', 60);
+const ROUNDS = benchSetting('BENCH_ROUNDS', 5);
+const REPLAY_PERCENT = benchSetting('BENCH_REPLAY_PERCENT', 20);
 
 interface Credential {
   ticketId: string;
@@ -340,12 +340,7 @@ async function measure(stack: BenchStack, config: Config, world: World) {
   const direct = await phase(stack, config, world, 'bare');
   console.table(
     [http, direct].map(({ result, audit }) => ({
-      way: result.label,
-      'scans/s': Number(result.perSecond.toFixed(1)),
-      'p50 ms': Number(result.p50.toFixed(2)),
-      'p99 ms': Number(result.p99.toFixed(2)),
-      scans: result.requests,
-      errors: result.errors,
+      ...resultRow(result, { label: 'way', unit: 'scans', digits: 2 }),
       'double check-ins': audit.doubles + result.doubleAnswers,
       'not checked in': audit.missing,
     })),
@@ -376,7 +371,7 @@ async function measure(stack: BenchStack, config: Config, world: World) {
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,

@@ -18,11 +18,11 @@ import type { SnapshotData } from '../domain/documents.js';
 import { sampleSnapshotData } from '../test/support/document-data.js';
 import { runLoops, type LoadResult } from './lib/load.js';
 import { figure, recordFigures } from './lib/results.js';
+import { benchSetting, log } from './lib/settings.js';
 
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 4);
+const SECONDS = benchSetting('BENCH_SECONDS', 15);
 const WARM_UP_DOCUMENTS = 8;
-const log = (message: string) => console.log(`[bench] ${message}`);
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
 const logger = createLogger(config, 'bench-documents');

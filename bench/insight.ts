@@ -20,7 +20,6 @@ import type { Database } from '../db/orm.js';
 import { foldBookingStats, recountTravelFrequency } from '../db/writes/analytics-rollup.js';
 import { addDays } from '../domain/analytics.js';
 import { damascusDate, damascusDayStart } from '../domain/time.js';
-import { dropDatabase, ensurePostgres } from '../scripts/lib/services.js';
 import {
   atDamascus,
   createBus,
@@ -31,17 +30,17 @@ import {
   createTrip,
 } from '../test/support/factories.js';
 import { runLoops, type LoadResult } from './lib/load.js';
-import { startBenchStack } from './lib/stack.js';
+import { dropBenchDatabase, startBenchStack } from './lib/stack.js';
 import { benchOwnerSession } from './lib/company.js';
 import { figure, recordFigures } from './lib/results.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_insight';
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SCALE = benchSetting('BENCH_SCALE', 1);
+const SECONDS = benchSetting('BENCH_SECONDS', 10);
 const BOOKINGS = Math.round(500_000 * SCALE);
 const DAYS = 365;
 const CSV_DAYS = 37;
-const log = (message: string) => console.log(`[bench] ${message}`);
 const today = damascusDate(new Date());
 
 /** The company, its two routes with a trip per day of the last year, travellers, and the bookings. */
@@ -155,8 +154,7 @@ async function main(): Promise<void> {
   log(
     `${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; scale ${SCALE} (${BOOKINGS} bookings), ${SECONDS} s per phase`,
   );
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  await dropDatabase(postgres.serverUrl, DATABASE);
+  await dropBenchDatabase(DATABASE);
   let companyId = '';
   const stack = await startBenchStack({
     database: DATABASE,

@@ -33,28 +33,22 @@ import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/wri
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
-import {
-  BENCH_SIGNING_KEY_PEM,
-  benchConfig,
-  dropBenchDatabase,
-  startBenchStack,
-  type BenchStack,
-} from './lib/stack.js';
+import { BENCH_SIGNING, freshBenchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
 import { figure, recordFigures } from './lib/results.js';
 import { measureTemporalFloor } from './lib/temporal-floor.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_journeys';
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const PENDING_JOURNEYS = Number(process.env.BENCH_PENDING ?? 1000);
+const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
+const SECONDS = benchSetting('BENCH_SECONDS', 20);
+const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
-const TRIPS_PER_COMPANY = Number(process.env.BENCH_TRIPS ?? 300);
-const log = (message: string) => console.log(`[bench] ${message}`);
+const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 
 interface World {
   auto: CompanyWorld;
@@ -392,7 +386,7 @@ async function journeyBare(
         channel: 'CUSTOMER_MOBILE',
         timeScale: 1,
       },
-      { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+      BENCH_SIGNING,
     ),
   );
   if (approve && confirmed.status === 'REQUESTED') {
@@ -406,7 +400,7 @@ async function journeyBare(
           actorId: company.staff.staffUserId,
           decisionKey: `${journeyId}:${company.companyId}:APPROVE`,
         },
-        { privateKeyPem: BENCH_SIGNING_KEY_PEM },
+        BENCH_SIGNING,
       ),
     );
     if (decided.outcome !== 'CONFIRMED') throw new Error(`approval ended ${decided.outcome}`);
@@ -668,7 +662,7 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
 }
 
 async function main() {
-  const config = benchConfig(await dropBenchDatabase(DATABASE));
+  const config = await freshBenchConfig(DATABASE);
   let world: World | undefined;
   let travellers: Traveller[] = [];
   const stack = await startBenchStack({

@@ -20,14 +20,14 @@ import { printTable, runLoops, runWrk } from './lib/load.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchOwnerSession, createBenchCompany, createBenchTrips } from './lib/company.js';
 import { startBenchStack } from './lib/stack.js';
+import { benchSetting, log } from './lib/settings.js';
 
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SCALE = benchSetting('BENCH_SCALE', 1);
 const OPERATIONS = Math.max(1000, Math.round(1_000_000 * SCALE));
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const SECONDS = benchSetting('BENCH_SECONDS', 20);
+const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 8);
 const TARGET_P99_MS = 150;
 const DAYS = 730;
-const log = (message: string) => console.log(`[bench] ${message}`);
 
 /** The company of this scale, built once: bookings and one payment operation each, over two years. */
 async function ledgerCompany(db: Database): Promise<string> {

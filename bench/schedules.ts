@@ -22,14 +22,14 @@ import { benchOwnerSession } from './lib/company.js';
 import { percentile } from './lib/load.js';
 import { dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { figure, recordFigures } from './lib/results.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_schedules';
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SCALE = benchSetting('BENCH_SCALE', 1);
 const DAYS = Math.max(1, Math.round(180 * SCALE));
 const DEPARTURES = ['06:00', '09:00', '12:00', '15:00', '18:00', '21:00'];
 const STOPS = 6;
-const PREVIEWS = Number(process.env.BENCH_PREVIEWS ?? 50);
-const log = (message: string) => console.log(`[bench] ${message}`);
+const PREVIEWS = benchSetting('BENCH_PREVIEWS', 50);
 
 interface World {
   companyId: string;

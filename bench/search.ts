@@ -22,15 +22,13 @@ import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
 import { startBenchStack } from './lib/stack.js';
 import { benchSearches } from './search-samples.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const CONCURRENCY = 32;
 // Database connections of the API and of the raw baseline alike.
-const POOL = Number(process.env.BENCH_POOL ?? 6);
+const POOL = benchSetting('BENCH_POOL', 6);
 // BENCH_SCALE=0.2 measures each phase for a fifth of the time (at least 2 s).
-const SECONDS = Number(
-  process.env.BENCH_SECONDS ?? Math.max(2, Math.round(15 * Number(process.env.BENCH_SCALE ?? 1))),
-);
-const log = (message: string) => console.log(`[bench] ${message}`);
+const SECONDS = benchSetting('BENCH_SECONDS', Math.max(2, Math.round(15 * benchSetting('BENCH_SCALE', 1))));
 
 async function main() {
   const stack = await startBenchStack({

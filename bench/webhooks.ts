@@ -32,14 +32,14 @@ import { BENCH_ACCESS_TOKEN_SECRET, dropBenchDatabase, startBenchStack } from '.
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { measureDeliveryShapes } from './lib/webhook-shapes.js';
 import { figure, recordFigures } from './lib/results.js';
+import { benchSetting, log } from './lib/settings.js';
 
 const DATABASE = 'busbooking_bench_webhooks';
-const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SCALE = benchSetting('BENCH_SCALE', 1);
 const BOOKINGS = Math.max(4, Math.round(1000 * SCALE));
-const RATE = Number(process.env.BENCH_RATE ?? 25);
+const RATE = benchSetting('BENCH_RATE', 25);
 const SUBSCRIPTIONS = 3;
 const SECRET = 'bench-webhook-secret-0123456789';
-const log = (message: string) => console.log(`[bench] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Receiver {

@@ -9,27 +9,33 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** A whole-number setting: at least `min`, at most `max` when there is one, `default` when unset. */
+function wholeNumber(range: { min: number; max?: number; default: number }) {
+  const atLeast = z.coerce.number().int().min(range.min);
+  return (range.max === undefined ? atLeast : atLeast.max(range.max)).default(range.default);
+}
+
 export const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PORT: wholeNumber({ min: 0, max: 65535, default: 3000 }),
     HOST: z.string().default('0.0.0.0'),
     /**
      * Reverse proxies in front of the API that append the client address to X-Forwarded-For.
      * The client IP (per-IP limits, audit rows) is the entry that many hops from the right; 0 (the
      * default) trusts no header and takes the socket's address, so a client cannot forge its IP.
      */
-    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    TRUSTED_PROXY_HOPS: wholeNumber({ min: 0, max: 10, default: 0 }),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /**
      * On SIGTERM or SIGINT, how long the API lets in-flight requests finish (new connections are
      * refused at once) and the worker lets in-flight activities finish, in milliseconds; then the
      * rest is cut off and the process exits.
      */
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+    SHUTDOWN_GRACE_MS: wholeNumber({ min: 0, max: 600_000, default: 15_000 }),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:54329/busbooking'),
     /** Connections per process; about two to three per database core (6 measured best on 2 cores). */
-    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(6),
+    DATABASE_POOL_MAX: wholeNumber({ min: 1, max: 200, default: 6 }),
     /** API_PROCESSES and the Temporal settings (address, namespace, TLS, API key): config/deployment.ts. */
     ...deploymentSettings,
     /** Signs and verifies traveller access tokens (HS256). At least 32 characters. */
@@ -37,45 +43,40 @@ export const ConfigSchema = z
     ACCESS_TOKEN_ISSUER: z.string().default('bus-booking'),
     ACCESS_TOKEN_AUDIENCE: z.string().default('bus-booking-customer'),
     /** Requests per minute per client IP on POST /journeys/search; 0 disables the limit. */
-    SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+    SEARCH_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** How long an identical search in the same scope is answered from memory, in seconds; 0 disables. */
-    SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
+    SEARCH_CACHE_SECONDS: wholeNumber({ min: 0, max: 60, default: 5 }),
     /** Minimum change time between two legs at the same stop, in minutes. */
-    TRANSFER_MIN_SAME_STOP_MINUTES: z.coerce.number().int().min(0).default(20),
+    TRANSFER_MIN_SAME_STOP_MINUTES: wholeNumber({ min: 0, default: 20 }),
     /** Minimum change time between two stops of the same city, in minutes. */
-    TRANSFER_MIN_SAME_CITY_MINUTES: z.coerce.number().int().min(0).default(60),
+    TRANSFER_MIN_SAME_CITY_MINUTES: wholeNumber({ min: 0, default: 60 }),
     /** Longest wait offered between two legs, in minutes. */
-    TRANSFER_MAX_WAIT_MINUTES: z.coerce.number().int().min(1).default(360),
+    TRANSFER_MAX_WAIT_MINUTES: wholeNumber({ min: 1, default: 360 }),
     /** How long a journey quote stays valid, in minutes. */
-    QUOTE_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+    QUOTE_TTL_MINUTES: wholeNumber({ min: 1, max: 1440, default: 15 }),
     /** How long a journey hold keeps its seats unless the journey is confirmed, in minutes. */
-    HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
+    HOLD_MINUTES: wholeNumber({ min: 1, max: 120, default: 10 }),
     /** How often each worker writes overdue journey holds EXPIRED (reads and writers do it lazily too), in seconds. */
-    HOLD_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+    HOLD_SWEEP_SECONDS: wholeNumber({ min: 1, max: 3600, default: 5 }),
     /** How long a seat lock (POST /seat-locks) keeps its seats for POST /bookings, in minutes. */
-    SEAT_LOCK_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
+    SEAT_LOCK_MINUTES: wholeNumber({ min: 1, max: 60, default: 10 }),
     /** Seats one account may hold (live seat locks and journey holds) on one trip; 0 disables the cap. */
-    HELD_SEATS_MAX_PER_TRIP: z.coerce.number().int().min(0).default(10),
+    HELD_SEATS_MAX_PER_TRIP: wholeNumber({ min: 0, default: 10 }),
     /** Seats one account may hold across every trip (live seat locks and journey holds); 0 disables the cap. */
-    HELD_SEATS_MAX_TOTAL: z.coerce.number().int().min(0).default(20),
+    HELD_SEATS_MAX_TOTAL: wholeNumber({ min: 0, default: 20 }),
     /** Unpaid live bookings (cash still to pay) one account may have; 0 disables the cap. */
-    UNPAID_BOOKINGS_MAX: z.coerce.number().int().min(0).default(3),
+    UNPAID_BOOKINGS_MAX: wholeNumber({ min: 0, default: 3 }),
     /** POST /api/seat-locks requests per account per hour; 0 disables the limit. */
-    SEAT_LOCK_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    SEAT_LOCK_RATE_LIMIT_PER_HOUR: wholeNumber({ min: 0, default: 30 }),
     /** Journey and journey-order hold requests per account per hour; 0 disables the limit. */
-    JOURNEY_HOLD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    JOURNEY_HOLD_RATE_LIMIT_PER_HOUR: wholeNumber({ min: 0, default: 30 }),
     /** POST /api/bookings and /api/bookings/round-trip requests per account per hour; 0 disables the limit. */
-    BOOKING_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    BOOKING_RATE_LIMIT_PER_HOUR: wholeNumber({ min: 0, default: 30 }),
     /**
      * A traveller may cancel an unpaid booking until this many minutes before departure
      * (POST /bookings/{id}/cancel); later, the company handles it.
      */
-    BOOKING_CANCEL_CUTOFF_MINUTES: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(7 * 24 * 60)
-      .default(120),
+    BOOKING_CANCEL_CUTOFF_MINUTES: wholeNumber({ min: 0, max: 7 * 24 * 60, default: 120 }),
     /**
      * Multiplier on every duration a journey-confirmation workflow waits (hold expiry, company
      * decision window). Only NODE_ENV=test may set anything but 1: tests shorten the 15-minute
@@ -83,81 +84,56 @@ export const ConfigSchema = z
      */
     TIME_SCALE: z.coerce.number().positive().max(1).default(1),
     /** How long GET /journey-locations keeps its answer in process memory, in seconds; 0 disables the cache. */
-    LOCATIONS_CACHE_SECONDS: z.coerce.number().int().min(0).default(3600),
+    LOCATIONS_CACHE_SECONDS: wholeNumber({ min: 0, default: 3600 }),
     /** Lifetime of a traveller access token, in seconds. */
-    TRAVELLER_ACCESS_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+    TRAVELLER_ACCESS_TTL_SECONDS: wholeNumber({ min: 60, max: 86_400, default: 900 }),
     /** Lifetime of a traveller session and its refresh tokens, in days. */
-    TRAVELLER_SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    TRAVELLER_SESSION_TTL_DAYS: wholeNumber({ min: 1, max: 365, default: 30 }),
     /** Secure flag on session cookies; only a plain-http local setup may turn it off. */
     COOKIE_SECURE: booleanFlag.default(true),
     /** Company dashboard session: absolute lifetime in hours from sign-in. */
-    STAFF_SESSION_TTL_HOURS: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 7)
-      .default(12),
+    STAFF_SESSION_TTL_HOURS: wholeNumber({ min: 1, max: 24 * 7, default: 12 }),
     /** Company dashboard session ends after this many minutes without a request. */
-    STAFF_SESSION_IDLE_MINUTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 60)
-      .default(60),
+    STAFF_SESSION_IDLE_MINUTES: wholeNumber({ min: 1, max: 24 * 60, default: 60 }),
     /** Dashboard sign-in attempts allowed per client IP in each window; 0 disables the limit. */
-    STAFF_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
+    STAFF_LOGIN_MAX_PER_IP: wholeNumber({ min: 0, default: 30 }),
     /** Failed dashboard sign-ins allowed per e-mail address from one client IP in each window (a success forgets them); 0 disables the limit. */
-    STAFF_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
+    STAFF_LOGIN_MAX_PER_EMAIL: wholeNumber({ min: 0, default: 10 }),
     /** Window of the dashboard sign-in limits, in minutes. */
-    STAFF_LOGIN_WINDOW_MINUTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 60)
-      .default(15),
+    STAFF_LOGIN_WINDOW_MINUTES: wholeNumber({ min: 1, max: 24 * 60, default: 15 }),
     /** Administrator session: absolute lifetime in hours from sign-in. */
-    ADMIN_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24).default(8),
+    ADMIN_SESSION_TTL_HOURS: wholeNumber({ min: 1, max: 24, default: 8 }),
     /** Administrator session ends after this many minutes without a request. */
-    ADMIN_SESSION_IDLE_MINUTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 60)
-      .default(30),
+    ADMIN_SESSION_IDLE_MINUTES: wholeNumber({ min: 1, max: 24 * 60, default: 30 }),
     /** Administration sign-in attempts allowed per client IP in each window; 0 disables the limit. */
-    ADMIN_LOGIN_MAX_PER_IP: z.coerce.number().int().min(0).default(30),
+    ADMIN_LOGIN_MAX_PER_IP: wholeNumber({ min: 0, default: 30 }),
     /** Failed administration sign-ins allowed per e-mail address from one client IP in each window (a success forgets them); 0 disables the limit. */
-    ADMIN_LOGIN_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(10),
+    ADMIN_LOGIN_MAX_PER_EMAIL: wholeNumber({ min: 0, default: 10 }),
     /** Second-factor codes (TOTP or recovery) an administrator may try in each window; 0 disables the limit. */
-    ADMIN_SECOND_FACTOR_MAX_ATTEMPTS: z.coerce.number().int().min(0).default(10),
+    ADMIN_SECOND_FACTOR_MAX_ATTEMPTS: wholeNumber({ min: 0, default: 10 }),
     /** Window of the administration sign-in and second-factor limits, in minutes. */
-    ADMIN_LOGIN_WINDOW_MINUTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 60)
-      .default(15),
+    ADMIN_LOGIN_WINDOW_MINUTES: wholeNumber({ min: 1, max: 24 * 60, default: 15 }),
     /** Issuer name authenticator apps show beside an administrator's TOTP entry. */
     ADMIN_TOTP_ISSUER: z.string().min(1).max(64).default('Bus Booking Admin'),
     /** How long a document share link can be accepted, in minutes (SPEC: 5; never longer). */
-    SHARE_LINK_MINUTES: z.coerce.number().int().min(1).max(5).default(5),
+    SHARE_LINK_MINUTES: wholeNumber({ min: 1, max: 5, default: 5 }),
     /** Longest a document share recipient session lasts after accepting, in minutes (SPEC: 30). */
-    SHARE_SESSION_MAX_MINUTES: z.coerce.number().int().min(1).max(30).default(30),
+    SHARE_SESSION_MAX_MINUTES: wholeNumber({ min: 1, max: 30, default: 30 }),
     /** A document share recipient session ends after this many minutes without a request (SPEC: 15). */
-    SHARE_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(15).default(15),
+    SHARE_SESSION_IDLE_MINUTES: wholeNumber({ min: 1, max: 15, default: 15 }),
     /** Document share requests per client IP per minute, all share routes together; 0 disables the limit. */
-    SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+    SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** Preview, accept, session and document requests per client IP and grant per minute; 0 disables it. */
-    SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+    SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: wholeNumber({ min: 0, default: 30 }),
     /**
      * How old the feature flags and maintenance windows an API process answers from may be, in
      * seconds: at most this often each process reads the change counters and reloads what changed.
      */
-    PLATFORM_STATE_POLL_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+    PLATFORM_STATE_POLL_SECONDS: wholeNumber({ min: 1, max: 60, default: 2 }),
     /** POST /api/waitlist sign-ups per client IP per hour; 0 disables the limit. */
-    WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(10),
+    WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: wholeNumber({ min: 0, default: 10 }),
     /** Support tickets and messages a traveller may send per hour (POST /api/support-tickets...); 0 disables. */
-    SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(20),
+    SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: wholeNumber({ min: 0, default: 20 }),
     /** The system Chromium for browser pages (share page tests, API docs); never downloaded. */
     CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
     /**
@@ -166,16 +142,16 @@ export const ConfigSchema = z
      */
     PDF_CHROMIUM_PATH: z.string().default('/usr/bin/chromium-headless-shell'),
     /** Pages of the worker's warm browser that render PDFs at the same time (one browser per worker process); about one per core. */
-    PDF_PAGE_POOL_SIZE: z.coerce.number().int().min(1).max(16).default(2),
+    PDF_PAGE_POOL_SIZE: wholeNumber({ min: 1, max: 16, default: 2 }),
     /**
      * How often the analytics-rollup Temporal Schedule folds booking statistics and recounts travel
      * frequency, in minutes: the most a customer-frequency figure may lag behind the bookings.
      */
-    ANALYTICS_ROLLUP_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
+    ANALYTICS_ROLLUP_MINUTES: wholeNumber({ min: 1, max: 1440, default: 5 }),
     /** GET /dashboard/api/analytics and /analytics/advanced requests per company user per minute; 0 disables the limit. */
-    ANALYTICS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+    ANALYTICS_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 60 }),
     /** GET /dashboard/api/reports exports per company user per minute; 0 disables the limit. */
-    REPORT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+    REPORT_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 20 }),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
     /**
@@ -186,17 +162,17 @@ export const ConfigSchema = z
     /** Sender of traveller e-mails (verification and password recovery). */
     MAIL_FROM: z.string().min(3).default('Bus Booking <no-reply@bus-booking.localhost>'),
     /** Connection, greeting and socket timeout of the SMTP client, in milliseconds. */
-    SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    SMTP_TIMEOUT_MS: wholeNumber({ min: 100, max: 120_000, default: 10_000 }),
     /** How long an e-mail verification link stays valid, in seconds (24 hours; at most 30 days). */
-    EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().int().min(1).max(2_592_000).default(86_400),
+    EMAIL_VERIFICATION_TTL_SECONDS: wholeNumber({ min: 1, max: 2_592_000, default: 86_400 }),
     /** How long a password recovery link stays valid, in seconds (30 minutes). */
-    PASSWORD_RECOVERY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
+    PASSWORD_RECOVERY_TTL_SECONDS: wholeNumber({ min: 1, max: 86_400, default: 1800 }),
     /** POST /auth/forgot-password requests per client IP per hour; 0 disables the limit. */
-    PASSWORD_RECOVERY_MAX_PER_IP: z.coerce.number().int().min(0).default(20),
+    PASSWORD_RECOVERY_MAX_PER_IP: wholeNumber({ min: 0, default: 20 }),
     /** POST /auth/forgot-password requests per e-mail address per hour; 0 disables the limit. */
-    PASSWORD_RECOVERY_MAX_PER_EMAIL: z.coerce.number().int().min(0).default(3),
+    PASSWORD_RECOVERY_MAX_PER_EMAIL: wholeNumber({ min: 0, default: 3 }),
     /** POST /auth/customer/resend-verification requests per traveller per hour; 0 disables the limit. */
-    EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR: z.coerce.number().int().min(0).default(5),
+    EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR: wholeNumber({ min: 0, default: 5 }),
     /** Identity provider: issuer(s) its ID tokens carry (comma-separated when it uses more than one spelling). */
     IDP_ISSUER: z.string().min(1).default('https://idp.localhost'),
     /** Identity provider: where its public signing keys (JWKS) are published. */
@@ -206,11 +182,11 @@ export const ConfigSchema = z
     /** Client id of the mobile apps at the identity provider (the mobile ID token audience). */
     IDP_MOBILE_CLIENT_ID: z.string().min(1).default('bus-booking-mobile'),
     /** Identity-provider sign-in attempts per client IP per window; 0 disables the limit. */
-    IDP_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(30),
+    IDP_RATE_LIMIT_PER_IP: wholeNumber({ min: 0, default: 30 }),
     /** Identity-provider sign-ins per identity subject per window; 0 disables the limit. */
-    IDP_RATE_LIMIT_PER_SUBJECT: z.coerce.number().int().min(0).default(10),
+    IDP_RATE_LIMIT_PER_SUBJECT: wholeNumber({ min: 0, default: 10 }),
     /** Window of the identity-provider sign-in limits, in seconds (15 minutes). */
-    IDP_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    IDP_RATE_LIMIT_WINDOW_SECONDS: wholeNumber({ min: 1, max: 86_400, default: 900 }),
     /** Origin of the installable web app (PWA), the only origin POST /auth/customer/idp/pwa answers. */
     PWA_ORIGIN: z.string().url().default('http://localhost:4173'),
     /** The PWA's local development origin, accepted as well outside production. */
@@ -232,17 +208,17 @@ export const ConfigSchema = z
     CHATAPP_API_URL: z.string().url().default('https://chatapp.invalid'),
     CHATAPP_BOT_TOKEN: z.string().min(1).optional(),
     /** Timeout of one call to the SMS provider or the chat bot API, in milliseconds. */
-    OTP_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
+    OTP_PROVIDER_TIMEOUT_MS: wholeNumber({ min: 100, max: 60_000, default: 8000 }),
     /** Validity of a code this server generates (chat bot and pre-launch codes), in seconds. */
-    OTP_LOCAL_CODE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+    OTP_LOCAL_CODE_TTL_SECONDS: wholeNumber({ min: 30, max: 3600, default: 300 }),
     /** Wrong entries that burn a code this server generates. */
-    OTP_LOCAL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+    OTP_LOCAL_MAX_ATTEMPTS: wholeNumber({ min: 1, max: 20, default: 5 }),
     /** POST /auth/customer/send-otp requests per client IP per hour; 0 disables the limit. */
-    OTP_SEND_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(30),
+    OTP_SEND_PER_IP_PER_HOUR: wholeNumber({ min: 0, default: 30 }),
     /** POST /auth/customer/send-otp requests per phone number per hour; 0 disables the limit. */
-    OTP_SEND_PER_PHONE_PER_HOUR: z.coerce.number().int().min(0).default(5),
+    OTP_SEND_PER_PHONE_PER_HOUR: wholeNumber({ min: 0, default: 5 }),
     /** POST /auth/customer/verify-otp requests per client IP per hour; 0 disables the limit. */
-    OTP_VERIFY_PER_IP_PER_HOUR: z.coerce.number().int().min(0).default(60),
+    OTP_VERIFY_PER_IP_PER_HOUR: wholeNumber({ min: 0, default: 60 }),
     /**
      * Ed25519 private key (PKCS#8 PEM; literal \n accepted for newlines) that signs boarding
      * credentials. Set (production: from the secret store): the database keeps only its public half
@@ -261,14 +237,14 @@ export const ConfigSchema = z
      */
     PAYMENT_WEBHOOK_MODE: z.enum(['disabled', 'development']).optional(),
     /** Trips a trip-schedule workflow creates per batch (each batch one transaction). */
-    SCHEDULE_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+    SCHEDULE_BATCH_SIZE: wholeNumber({ min: 1, max: 1000, default: 200 }),
     /** How long POST /trip-schedules waits for the workflow to finish before answering 202, in milliseconds. */
-    SCHEDULE_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(25_000).default(5000),
+    SCHEDULE_ANSWER_WAIT_MS: wholeNumber({ min: 0, max: 25_000, default: 5000 }),
     /**
      * Longest one schedule batch may run before Temporal retries it (a worker that died mid-batch
      * is noticed after this), in seconds.
      */
-    SCHEDULE_BATCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+    SCHEDULE_BATCH_TIMEOUT_SECONDS: wholeNumber({ min: 1, max: 600, default: 30 }),
     /**
      * Company webhooks may point at http URLs and at local or private addresses (loopback, 10.x,
      * ...). Unset: on outside production, off in production. Never turn it on for real production:
@@ -276,9 +252,9 @@ export const ConfigSchema = z
      */
     WEBHOOK_ALLOW_LOCAL_TARGETS: booleanFlag.optional(),
     /** Deadline of one webhook delivery attempt (connect, send, answer), in milliseconds. */
-    WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30_000).default(10_000),
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: wholeNumber({ min: 1000, max: 30_000, default: 10_000 }),
     /** How long a failing webhook delivery is retried (exponential backoff), in hours. */
-    WEBHOOK_RETRY_HOURS: z.coerce.number().int().min(1).max(168).default(72),
+    WEBHOOK_RETRY_HOURS: wholeNumber({ min: 1, max: 168, default: 72 }),
     /**
      * A cash shift still open after this many hours is marked overdue (GET cash-shifts and the
      * workflow's ProcessStatus); it is never closed automatically. Fractions are for tests.

@@ -91,19 +91,35 @@ function liveBookingRefusal(booking: BookingFacts, code: string, action: string)
   return null;
 }
 
+/**
+ * The window in which a traveller changes a booking on their own, shared by modification and
+ * cancellation: the booking passes the status checks (refused with `code`: cannot be `action`),
+ * then departs more than `minutes` from now (else the `tooLate` refusal).
+ */
+function changeWindowRefusal(
+  booking: BookingFacts,
+  now: Date,
+  window: { code: string; action: string; minutes: number; tooLate: () => BookingRefusal },
+): BookingRefusal | null {
+  const refusal = liveBookingRefusal(booking, window.code, window.action);
+  if (refusal) return refusal;
+  return departsMoreThan(booking.departureAt, now, window.minutes) ? null : window.tooLate();
+}
+
 /** Why the booking itself cannot be modified now, or null. */
 export function modificationRefusal(booking: BookingFacts, now: Date): BookingRefusal | null {
-  const refusal = liveBookingRefusal(booking, 'BOOKING_NOT_MODIFIABLE', 'modified');
-  if (refusal) return refusal;
-  if (!departsMoreThan(booking.departureAt, now, MODIFICATION_MIN_LEAD_MINUTES)) {
-    return new BookingRefusal(
-      409,
-      'DEPARTURE_TOO_CLOSE',
-      'A booking can be modified only while its departure is more than 6 hours away',
-      { trip: 'CURRENT' },
-    );
-  }
-  return null;
+  return changeWindowRefusal(booking, now, {
+    code: 'BOOKING_NOT_MODIFIABLE',
+    action: 'modified',
+    minutes: MODIFICATION_MIN_LEAD_MINUTES,
+    tooLate: () =>
+      new BookingRefusal(
+        409,
+        'DEPARTURE_TOO_CLOSE',
+        'A booking can be modified only while its departure is more than 6 hours away',
+        { trip: 'CURRENT' },
+      ),
+  });
 }
 
 export interface BookingRoute {
@@ -199,17 +215,18 @@ export function cancellationDecision(
   cutoffMinutes: number,
 ): BookingRefusal | 'ALREADY_CANCELLED' | null {
   if (booking.status === 'CANCELLED') return 'ALREADY_CANCELLED';
-  const refusal = liveBookingRefusal(booking, 'BOOKING_NOT_CANCELLABLE', 'cancelled');
-  if (refusal) return refusal;
-  if (!departsMoreThan(booking.departureAt, now, cutoffMinutes)) {
-    return new BookingRefusal(
-      409,
-      'CANCELLATION_TOO_LATE',
-      `A booking can be cancelled only until ${cutoffMinutes} minutes before departure`,
-      { cutoff_minutes: cutoffMinutes },
-    );
-  }
-  return null;
+  return changeWindowRefusal(booking, now, {
+    code: 'BOOKING_NOT_CANCELLABLE',
+    action: 'cancelled',
+    minutes: cutoffMinutes,
+    tooLate: () =>
+      new BookingRefusal(
+        409,
+        'CANCELLATION_TOO_LATE',
+        `A booking can be cancelled only until ${cutoffMinutes} minutes before departure`,
+        { cutoff_minutes: cutoffMinutes },
+      ),
+  });
 }
 
 /**

@@ -87,13 +87,23 @@ const column = (
   summed = kind === 'integer' || kind === 'money',
 ): ReportColumn => ({ key, kind, label: { en, ar }, summed });
 
+/** Columns several reports print alike, each with its words written once. */
+const SHARED_COLUMNS = {
+  date: column('date', 'date', 'Date', 'التاريخ'),
+  departureTime: column('departureTime', 'time', 'Departure', 'المغادرة'),
+  route: column('route', 'text', 'Route', 'الخط'),
+  status: column('status', 'code', 'Status', 'الحالة'),
+  seatsSold: column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+  occupancyPercent: column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
+};
+
 /** A report's columns in order; a row is an object with exactly these keys. */
 export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
   revenue: [
-    column('date', 'date', 'Date', 'التاريخ'),
+    SHARED_COLUMNS.date,
     column('bookings', 'integer', 'Bookings', 'الحجوزات'),
     column('soldBookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
-    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+    SHARED_COLUMNS.seatsSold,
     column('grossSales', 'money', 'Gross sales', 'إجمالي المبيعات'),
     column('discounts', 'money', 'Discounts', 'الخصومات'),
     column('netRevenue', 'money', 'Net revenue', 'صافي الإيراد'),
@@ -105,12 +115,12 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     column('bookingCode', 'text', 'Booking code', 'رمز الحجز'),
     column('createdAt', 'datetime', 'Booked at', 'وقت الحجز'),
     column('travelDate', 'date', 'Travel date', 'تاريخ السفر'),
-    column('departureTime', 'time', 'Departure', 'المغادرة'),
-    column('route', 'text', 'Route', 'الخط'),
+    SHARED_COLUMNS.departureTime,
+    SHARED_COLUMNS.route,
     column('passengerName', 'text', 'Passenger', 'المسافر'),
     column('seats', 'integer', 'Seats', 'المقاعد'),
     column('seatNumbers', 'text', 'Seat numbers', 'أرقام المقاعد'),
-    column('status', 'code', 'Status', 'الحالة'),
+    SHARED_COLUMNS.status,
     column('paymentStatus', 'code', 'Payment', 'الدفع'),
     column('channel', 'code', 'Channel', 'القناة'),
     column('subtotal', 'money', 'Subtotal', 'المبلغ قبل الخصم'),
@@ -118,25 +128,25 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     column('total', 'money', 'Total', 'الإجمالي'),
   ],
   trips: [
-    column('date', 'date', 'Date', 'التاريخ'),
-    column('departureTime', 'time', 'Departure', 'المغادرة'),
-    column('route', 'text', 'Route', 'الخط'),
+    SHARED_COLUMNS.date,
+    SHARED_COLUMNS.departureTime,
+    SHARED_COLUMNS.route,
     column('bus', 'text', 'Bus', 'الحافلة'),
-    column('status', 'code', 'Status', 'الحالة'),
+    SHARED_COLUMNS.status,
     column('seatsTotal', 'integer', 'Seats', 'المقاعد'),
-    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
-    column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
+    SHARED_COLUMNS.seatsSold,
+    SHARED_COLUMNS.occupancyPercent,
     column('bookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
     column('cancelled', 'integer', 'Cancelled bookings', 'الحجوزات الملغاة'),
     column('delayMinutes', 'integer', 'Delay (min)', 'التأخير (دقيقة)', false),
   ],
   occupancy: [
-    column('route', 'text', 'Route', 'الخط'),
+    SHARED_COLUMNS.route,
     column('trips', 'integer', 'Trips', 'الرحلات'),
     column('cancelledTrips', 'integer', 'Cancelled trips', 'الرحلات الملغاة'),
     column('seatsOffered', 'integer', 'Seats offered', 'المقاعد المعروضة'),
-    column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
-    column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
+    SHARED_COLUMNS.seatsSold,
+    SHARED_COLUMNS.occupancyPercent,
   ],
 };
 

@@ -13,12 +13,12 @@ import {
   dataDir,
   databaseUrl,
   ensurePostgres,
+  PG_PORT,
   portOpen,
   projectRoot,
   startTemporal,
 } from './lib/services.js';
 
-const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 const TEMPORAL_PORT = 7233;
 const TEMPORAL_UI_PORT = 8233;
 const API_PORT = Number(process.env.PORT ?? 3000);

@@ -7,23 +7,19 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { stop, type Managed } from './lib/processes.js';
 import {
-  createDatabaseIfMissing,
   databaseUrl,
   dropDatabase,
-  ensurePostgres,
   freePort,
   projectRoot,
   startTemporal,
+  throwawayDatabase,
 } from './lib/services.js';
 
-const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 const managed: Managed[] = [];
 
 async function main(): Promise<number> {
-  const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
-  if (postgres.process) managed.push(postgres.process);
   const database = `busbooking_test_${Date.now()}`;
-  await createDatabaseIfMissing(postgres.serverUrl, database);
+  const postgres = await throwawayDatabase(database, managed);
   const temporalPort = await freePort(7243, 50);
   managed.push(await startTemporal({ port: temporalPort }));
   try {

@@ -13,19 +13,18 @@ import {
   type CashShiftSummary,
   type CloseRequest,
 } from './cash-shift.contract.js';
-import { accepted, answering, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
+import { accepted, answering, enforcing, millisecondsUntil, OpenedProcess } from './steps.js';
 
 /**
  * The shift's state and its handlers. OPEN, ADJUST, CLOSE and the overdue mark run one at a
  * time in arrival order, each one activity (one transaction of db/writes/cash-shifts.ts).
  */
-class CashShift extends PhasedProcess<CashShiftPhase, CashShiftRefusalCode> {
-  openAttempted = false;
+class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
   private opened: CashShiftSummary | null = null;
   private overdueAt = 0;
 
   constructor(private readonly input: CashShiftInput) {
-    super('NEW', CASH_SHIFT_REFUSAL_STATUS);
+    super(CASH_SHIFT_REFUSAL_STATUS);
   }
 
   get closed(): boolean {
@@ -38,7 +37,7 @@ class CashShift extends PhasedProcess<CashShiftPhase, CashShiftRefusalCode> {
 
   /** Writes the shift row; a repeated open answers what the first did. */
   open(): Promise<CashShiftSummary> {
-    this.openAttempted = true;
+    this.noteOpenAttempt();
     return this.exclusive(async () => {
       if (this.opened) return this.opened;
       this.opened = accepted(await answering.openCashShift(this.input));
@@ -101,7 +100,7 @@ export async function cashShift(input: CashShiftInput): Promise<CashShiftState> 
   });
 
   // An OPEN that was refused (the database already holds an open shift) ends the process.
-  await condition(() => shift.phase !== 'NEW' || (shift.openAttempted && shift.idle));
+  await shift.openSettled();
   if (shift.phase !== 'NEW') await shift.awaitClose();
   await condition(allHandlersFinished);
   return shift.snapshot();

@@ -16,21 +16,20 @@ import {
   type ShareGrantInput,
   type ShareRefusalCode,
 } from './share-grant.contract.js';
-import { accepted, answering, enforcing, millisecondsUntil, PhasedProcess } from './steps.js';
+import { accepted, answering, enforcing, millisecondsUntil, OpenedProcess } from './steps.js';
 
 /**
  * The grant's state and the bodies of its handlers. Updates and the deadlines' follow-ups each
  * run their step alone, in arrival order, so an accept and the link's expiry (or a revoke) never
  * overlap. The deadlines are the stored instants, waited for with `condition(…, remaining)`.
  */
-class ShareGrant extends PhasedProcess<GrantPhase, ShareRefusalCode> {
-  openAttempted = false;
+class ShareGrant extends OpenedProcess<GrantPhase, ShareRefusalCode> {
   private linkExpiresAt: string | null = null;
   private sessionExpiresAt: string | null = null;
   private idleEnded = false;
 
   constructor(private readonly input: ShareGrantInput) {
-    super('NEW', SHARE_REFUSAL_STATUS);
+    super(SHARE_REFUSAL_STATUS);
   }
 
   private get grantId(): string {
@@ -43,7 +42,7 @@ class ShareGrant extends PhasedProcess<GrantPhase, ShareRefusalCode> {
 
   /** Creates the grant's row; a repeated open answers what the first one did. */
   open(): Promise<OpenResult> {
-    this.openAttempted = true;
+    this.noteOpenAttempt();
     return this.exclusive(async () => {
       if (this.phase !== 'NEW') return { grantId: this.grantId, linkExpiresAt: this.linkExpiresAt! };
       const opened = await answering.openShareGrant(this.input);
@@ -140,7 +139,7 @@ export async function shareGrant(input: ShareGrantInput): Promise<GrantState> {
     validator: (_request) => grant.requireRevocable(),
   });
 
-  await condition(() => grant.phase !== 'NEW' || (grant.openAttempted && grant.idle));
+  await grant.openSettled();
   if (grant.phase === 'CREATED') await grant.awaitLinkEnd();
   if (grant.phase === 'ACCEPTED') await grant.awaitSessionEnd();
   await condition(allHandlersFinished);

@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  condition,
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
@@ -135,5 +136,30 @@ export class PhasedProcess<Phase extends string, Code extends string> extends St
   /** A refusal of this process, with its code's HTTP status. */
   protected refuse(code: Code, message: string): ApplicationFailure {
     return refusal(code, message, this.refusals[code]);
+  }
+}
+
+/**
+ * A process that its OPEN Update starts (update-with-start): NEW until the open succeeds. An open
+ * the database refuses leaves it NEW with nothing to wait for, so the process then ends.
+ */
+export class OpenedProcess<Phase extends string, Code extends string> extends PhasedProcess<
+  Phase | 'NEW',
+  Code
+> {
+  private openAttempted = false;
+
+  constructor(refusals: Readonly<Record<Code, number>>) {
+    super('NEW', refusals);
+  }
+
+  /** The OPEN handler calls this first, before its step waits in the queue. */
+  protected noteOpenAttempt(): void {
+    this.openAttempted = true;
+  }
+
+  /** Until the open has settled: succeeded (the phase left NEW), or tried and refused with no step running. */
+  openSettled(): Promise<void> {
+    return condition(() => this.phase !== 'NEW' || (this.openAttempted && this.idle));
   }
 }

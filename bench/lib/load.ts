@@ -64,6 +64,24 @@ export function loadResult(label: string, latencies: number[], errors: number, s
   };
 }
 
+/**
+ * One row of a console.table of load results: the result's label under `columns.label`, the rate as
+ * `<unit>/s`, p50 and p99 in ms to `columns.digits` decimals, the count as `<unit>` and the errors.
+ */
+export function resultRow(
+  result: LoadResult,
+  columns: { label: string; unit: string; digits: number },
+): Record<string, string | number> {
+  return {
+    [columns.label]: result.label,
+    [`${columns.unit}/s`]: Number(result.perSecond.toFixed(1)),
+    'p50 ms': Number(result.p50.toFixed(columns.digits)),
+    'p99 ms': Number(result.p99.toFixed(columns.digits)),
+    [columns.unit]: result.requests,
+    errors: result.errors,
+  };
+}
+
 export function printTable(results: LoadResult[]): void {
   const rows = results.map((r) => ({
     measure: r.label,

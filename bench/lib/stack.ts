@@ -6,16 +6,18 @@ import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/processes.js';
 import { loadConfig, type Config } from '../../config/index.js';
 import {
-  createDatabaseIfMissing,
   databaseUrl,
   dropDatabase,
   ensurePostgres,
   freePort,
+  PG_PORT,
   projectRoot,
   startTemporal,
+  throwawayDatabase,
 } from '../../scripts/lib/services.js';
 import { initDatabase, migrate, type Database } from '../../db/orm.js';
 import { machineLoad } from './load.js';
+import { log } from './settings.js';
 
 /** The secret the API child signs access tokens with; sessions made in this process must use it too. */
 export const BENCH_ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789abcdef';
@@ -27,6 +29,9 @@ export const BENCH_ACCESS_TOKEN_SECRET = 'bench-access-token-secret-0123456789ab
 export const BENCH_SIGNING_KEY_PEM = generateKeyPairSync('ed25519')
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
+
+/** The signing options the bare transactions measured in this process pass (the API child's key). */
+export const BENCH_SIGNING = { privateKeyPem: BENCH_SIGNING_KEY_PEM };
 
 /**
  * The process that serves requests: the API itself, or with API_PROCESSES > 1 the cluster primary's
@@ -81,7 +86,7 @@ function listensOn(pid: number, port: number): boolean {
 
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
 export async function dropBenchDatabase(database: string): Promise<string> {
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
+  const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
   await dropDatabase(postgres.serverUrl, database);
   return databaseUrl(postgres.serverUrl, database);
 }
@@ -94,6 +99,11 @@ export function benchConfig(url: string): Config {
     SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     NODE_ENV: 'development',
   });
+}
+
+/** Drops the benchmark's database (so the run starts empty) and returns benchConfig for it. */
+export async function freshBenchConfig(database: string): Promise<Config> {
+  return benchConfig(await dropBenchDatabase(database));
 }
 
 export interface BenchStack {
@@ -125,10 +135,7 @@ export async function startBenchStack(options: {
   const profiling = process.env.BENCH_CPU_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
     : [];
-  const postgres = await ensurePostgres({ port: Number(process.env.PG_PORT ?? 54329), fast: true });
-  if (postgres.process) managed.push(postgres.process);
-  await createDatabaseIfMissing(postgres.serverUrl, options.database);
-  const url = databaseUrl(postgres.serverUrl, options.database);
+  const url = (await throwawayDatabase(options.database, managed)).databaseUrl;
   const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 6 });
   await migrate(db);
   await options.prepare?.(db);
@@ -230,5 +237,5 @@ export async function runOnBenchStack<World>(
   } finally {
     await stack.close();
   }
-  console.log(`[bench] ${machineLoad()}`);
+  log(machineLoad());
 }

@@ -151,6 +151,24 @@ export async function ensurePostgres(options: { port: number; fast?: boolean }):
   return { serverUrl, process: process_ };
 }
 
+/** The port of the project's PostgreSQL for `npm start`, `npm test` and the benchmarks (PG_PORT). */
+export const PG_PORT = Number(process.env.PG_PORT ?? 54329);
+
+/**
+ * A throwaway run's database (tests, benchmarks): PostgreSQL on PG_PORT, reused when one answers,
+ * else a private cluster without durability (pushed to `managed` for the caller to stop), and
+ * `database` created in it when missing.
+ */
+export async function throwawayDatabase(
+  database: string,
+  managed: Managed[],
+): Promise<PostgresHandle & { databaseUrl: string }> {
+  const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
+  if (postgres.process) managed.push(postgres.process);
+  await createDatabaseIfMissing(postgres.serverUrl, database);
+  return { ...postgres, databaseUrl: databaseUrl(postgres.serverUrl, database) };
+}
+
 export function databaseUrl(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
