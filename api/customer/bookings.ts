@@ -6,7 +6,8 @@ import {
 } from '../../db/writes/bookings/index.js';
 import type { AppContext } from '../app.js';
 import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
-import type { Surface } from '../http/route.js';
+import type { z } from 'zod';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { BOOKING_FIELD_CODES, BookingBody, docs, RoundTripBody } from './bookings.openapi.js';
 import { inventoryCaller } from './seat-locks.js';
 import { fieldErrorCode } from './seat-locks.openapi.js';
@@ -51,42 +52,52 @@ const passengerOf = (body: {
 export function registerBookingCreateRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
-  const caps = accountCaps(config);
-  // One counter for both routes: a round trip is one booking request.
-  const rateLimit = perAccountHourlyLimit(db, 'booking-create', config.BOOKING_RATE_LIMIT_PER_HOUR);
+  const createRoute = bookingCreateRoute(surface, context);
 
-  surface.route({
-    ...docs.createBooking,
-    method: 'post',
-    path: '/bookings',
-    security: 'traveller',
-    body: BookingBody,
-    errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
-    handler: async (ctx, { body }) => {
-      await rateLimit(ctx);
-      const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
-      const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
-      const result = await createBooking(db, inventoryCaller(ctx, caps), input, signing);
-      createdOrOk(ctx, result.created, bookingData(result.booking));
-    },
+  createRoute({ ...docs.createBooking, path: '/bookings', body: BookingBody }, async (caller, body) => {
+    const lock = { seatLockSessionId: body.seat_lock_session_id, tripId: body.trip_id };
+    const input = { ...lock, seatNumbers: body.seat_numbers, ...passengerOf(body) };
+    const result = await createBooking(db, caller, input, signing);
+    return { created: result.created, data: bookingData(result.booking) };
   });
 
-  surface.route({
-    ...docs.createRoundTripBooking,
-    method: 'post',
-    path: '/bookings/round-trip',
-    security: 'traveller',
-    body: RoundTripBody,
-    errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
-    handler: async (ctx, { body }) => {
-      await rateLimit(ctx);
+  createRoute(
+    { ...docs.createRoundTripBooking, path: '/bookings/round-trip', body: RoundTripBody },
+    async (caller, body) => {
       const input = {
         outboundSeatLockSessionId: body.outbound_seat_lock_session_id,
         returnSeatLockSessionId: body.return_seat_lock_session_id,
         ...passengerOf(body),
       };
-      const result = await createRoundTrip(db, inventoryCaller(ctx, caps), input, signing);
-      createdOrOk(ctx, result.created, roundTripData(result));
+      const result = await createRoundTrip(db, caller, input, signing);
+      return { created: result.created, data: roundTripData(result) };
     },
-  });
+  );
+}
+
+type InventoryCaller = ReturnType<typeof inventoryCaller>;
+
+/**
+ * How both create routes are declared: a traveller's POST with the booking field codes, counted
+ * against the account's hourly booking limit (one counter for both: a round trip is one booking
+ * request), made for the caller who holds the seats; 201 when made now, 200 when it repeats.
+ */
+function bookingCreateRoute(surface: Surface, { db, config }: AppContext) {
+  const caps = accountCaps(config);
+  const rateLimit = perAccountHourlyLimit(db, 'booking-create', config.BOOKING_RATE_LIMIT_PER_HOUR);
+  return <B extends z.ZodType>(
+    route: OperationDoc & { path: string; body: B },
+    create: (caller: InventoryCaller, body: Infer<B>) => Promise<{ created: boolean; data: unknown }>,
+  ) =>
+    surface.route({
+      ...route,
+      method: 'post',
+      security: 'traveller',
+      errorCode: fieldErrorCode(BOOKING_FIELD_CODES),
+      handler: async (ctx, { body }) => {
+        await rateLimit(ctx);
+        const made = await create(inventoryCaller(ctx, caps), body);
+        createdOrOk(ctx, made.created, made.data);
+      },
+    });
 }

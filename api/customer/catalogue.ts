@@ -10,7 +10,7 @@ import {
 } from '../../db/queries/catalogue.js';
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
-import type { Surface } from '../http/route.js';
+import type { OperationDoc, Surface } from '../http/route.js';
 import { docs } from './catalogue.openapi.js';
 import { ok } from '../http/respond.js';
 
@@ -102,17 +102,7 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     },
   });
 
-  surface.route({
-    ...docs.listCities,
-    method: 'get',
-    path: '/cities',
-    security: 'public',
-    handler: async (ctx) => {
-      const cities = await listCities(db);
-      publicCache(ctx, ONE_HOUR);
-      ok(ctx, cities);
-    },
-  });
+  publicRead(surface, { ...docs.listCities, path: '/cities' }, ONE_HOUR, () => listCities(db));
 
   surface.route({
     ...docs.listPopularRoutes,
@@ -126,15 +116,26 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     },
   });
 
+  publicRead(surface, { ...docs.listLandingRoutes, path: '/landing/routes' }, LANDING_MAX_AGE, () =>
+    landingRoutes(db),
+  );
+}
+
+/** A public GET that answers what `read` returns, which any cache may keep for `maxAgeSeconds`. */
+function publicRead(
+  surface: Surface,
+  route: OperationDoc & { path: string },
+  maxAgeSeconds: number,
+  read: () => Promise<unknown>,
+): void {
   surface.route({
-    ...docs.listLandingRoutes,
+    ...route,
     method: 'get',
-    path: '/landing/routes',
     security: 'public',
     handler: async (ctx) => {
-      const routes = await landingRoutes(db);
-      publicCache(ctx, LANDING_MAX_AGE);
-      ok(ctx, routes);
+      const answer = await read();
+      publicCache(ctx, maxAgeSeconds);
+      ok(ctx, answer);
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import {
   listDeliveries,
   listSubscriptions,
@@ -10,6 +11,7 @@ import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import type { AppContext } from '../app.js';
 import { currentApiKey, requireActiveKeyCompany } from '../auth/company-api-key.js';
 import { Refusal } from '../http/errors.js';
+import { guardedRoute, type GuardOf, type GuardedRouteSpec } from '../http/guarded-route.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { webhookClient } from '../temporal/webhook-client.js';
@@ -24,17 +26,32 @@ import {
 } from './webhooks.openapi.js';
 import { created, ok } from '../http/respond.js';
 
+/** The company API key a guard let through: the company is the key's, never one named in the request. */
+type CompanyKey = { keyId: string; companyId: string };
+
 const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 const notFound = () => new Refusal(404, 'NOT_FOUND', 'Not found');
 
 /** The subscription of the key's company, else 404 (another company's is as missing). */
-const ownedBy = (db: AppContext['db']) => async (ctx: Context, id: string) => {
-  const subscription = await readSubscription(db, currentApiKey(ctx).companyId, id);
+const ownedBy = (db: AppContext['db']) => async (companyId: string, id: string) => {
+  const subscription = await readSubscription(db, companyId, id);
   if (!subscription) throw notFound();
   return subscription;
 };
 
-/** /webhooks on the customer surface, authenticated by a company API key (security companyApiKey). */
+/** A 'companyApiKey' route whose handler gets the key `guard` let through. */
+function companyKeyRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(surface: Surface, guard: GuardOf<CompanyKey>, spec: GuardedRouteSpec<CompanyKey, P, Q, B>): void {
+  guardedRoute(surface, 'companyApiKey', guard, spec);
+}
+
+/**
+ * /webhooks on the customer surface, authenticated by a company API key (security companyApiKey):
+ * reads take any live key (`currentApiKey`), writes the key of an active company (`requireActiveKeyCompany`).
+ */
 export function registerWebhookRoutes(surface: Surface, context: AppContext): void {
   registerSubscriptionRoutes(surface, context);
   registerDeliveryRoutes(surface, context);
@@ -44,60 +61,52 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
   const { db } = context;
   const owned = ownedBy(db);
 
-  surface.route({
+  companyKeyRoute(surface, requireActiveKeyCompany, {
     ...docs.createWebhookSubscription,
     method: 'post',
     path: '/webhooks',
-    security: 'companyApiKey',
     body: SubscriptionBody,
-    handler: async (ctx, { body }) => {
-      const actor = requireActiveKeyCompany(ctx);
+    handler: async (ctx, actor, { body }) => {
       created(ctx, await subscribe(context, actor, body, originOf(ctx)));
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, currentApiKey, {
     ...docs.listWebhookSubscriptions,
     method: 'get',
     path: '/webhooks',
-    security: 'companyApiKey',
-    handler: async (ctx) => {
-      ok(ctx, await listSubscriptions(db, currentApiKey(ctx).companyId));
+    handler: async (ctx, key) => {
+      ok(ctx, await listSubscriptions(db, key.companyId));
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, currentApiKey, {
     ...docs.getWebhookSubscription,
     method: 'get',
     path: '/webhooks/{id}',
-    security: 'companyApiKey',
     params: SubscriptionParams,
-    handler: async (ctx, { params }) => {
-      ok(ctx, await owned(ctx, params.id));
+    handler: async (ctx, key, { params }) => {
+      ok(ctx, await owned(key.companyId, params.id));
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, requireActiveKeyCompany, {
     ...docs.updateWebhookSubscription,
     method: 'patch',
     path: '/webhooks/{id}',
-    security: 'companyApiKey',
     params: SubscriptionParams,
     body: SubscriptionPatch,
-    handler: async (ctx, { params, body }) => {
-      const actor = requireActiveKeyCompany(ctx);
+    handler: async (ctx, actor, { params, body }) => {
       ok(ctx, await changeSubscription(context, actor, params.id, body, originOf(ctx)));
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, requireActiveKeyCompany, {
     ...docs.deleteWebhookSubscription,
     method: 'delete',
     path: '/webhooks/{id}',
-    security: 'companyApiKey',
     params: SubscriptionParams,
-    handler: async (ctx, { params }) => {
-      const actor = requireActiveKeyCompany(ctx);
+    handler: async (ctx, actor, { params }) => {
       await deleteSubscription(db, actor, params.id, originOf(ctx));
       ok(ctx);
     },
@@ -114,16 +123,21 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
     points: WEBHOOK_LIMITS.redeliveriesPerMinute,
     durationSeconds: 60,
   });
+  /** The writing key, once one more redelivery of its is counted (the limit is per key). */
+  const redeliveringKey = async (ctx: Context) => {
+    const actor = requireActiveKeyCompany(ctx);
+    await redeliveryLimit.consume(ctx, actor.keyId);
+    return actor;
+  };
 
-  surface.route({
+  companyKeyRoute(surface, currentApiKey, {
     ...docs.listWebhookDeliveries,
     method: 'get',
     path: '/webhooks/{id}/deliveries',
-    security: 'companyApiKey',
     params: SubscriptionParams,
     query: DeliveriesQuery,
-    handler: async (ctx, { params, query }) => {
-      const subscription = await owned(ctx, params.id);
+    handler: async (ctx, key, { params, query }) => {
+      const subscription = await owned(key.companyId, params.id);
       const page = await listDeliveries(db, subscription.id, query);
       ctx.body = {
         success: true,
@@ -135,29 +149,25 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, currentApiKey, {
     ...docs.getWebhookDelivery,
     method: 'get',
     path: '/webhooks/{id}/deliveries/{deliveryId}',
-    security: 'companyApiKey',
     params: DeliveryParams,
-    handler: async (ctx, { params }) => {
-      const subscription = await owned(ctx, params.id);
+    handler: async (ctx, key, { params }) => {
+      const subscription = await owned(key.companyId, params.id);
       const delivery = await readDelivery(db, subscription.id, params.deliveryId);
       if (!delivery) throw notFound();
       ok(ctx, delivery);
     },
   });
 
-  surface.route({
+  companyKeyRoute(surface, redeliveringKey, {
     ...docs.redeliverWebhookDelivery,
     method: 'post',
     path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
-    security: 'companyApiKey',
     params: DeliveryParams,
-    handler: async (ctx, { params }) => {
-      const actor = requireActiveKeyCompany(ctx);
-      await redeliveryLimit.consume(ctx, actor.keyId);
+    handler: async (ctx, actor, { params }) => {
       await redeliver({ ...context, webhooks }, actor, params.id, params.deliveryId);
       ctx.status = 202;
       ok(ctx);

@@ -1,0 +1,43 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Infer, RouteSpec, Security, Surface } from './route.js';
+
+/**
+ * A route whose handler starts by letting a guard check the caller and then works with what the
+ * guard let through (a company user, a company API key...). `guardedRoute` declares the route's
+ * security and runs the guard, so a declaration names its guard once and its handler receives the
+ * principal. Input is validated before the guard runs, as for any route (route.ts). A guard may be
+ * async, for one that also counts the call against a rate limit.
+ */
+export type GuardOf<Principal> = (ctx: Context) => Principal | Promise<Principal>;
+
+type Input<P, Q, B> = { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
+
+export type GuardedRouteSpec<
+  Principal,
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> = Omit<RouteSpec<P, Q, B>, 'security' | 'handler'> & {
+  handler: (ctx: Context, principal: Principal, input: Input<P, Q, B>) => Promise<void>;
+};
+
+/** A `security` route whose handler gets the principal `guard` let through. */
+export function guardedRoute<
+  Principal,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  surface: Surface,
+  security: Security,
+  guard: GuardOf<Principal>,
+  spec: GuardedRouteSpec<Principal, P, Q, B>,
+): void {
+  const { handler, ...route } = spec;
+  surface.route<P, Q, B>({
+    ...route,
+    security,
+    handler: async (ctx, input) => handler(ctx, await guard(ctx), input),
+  });
+}
