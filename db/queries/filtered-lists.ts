@@ -1,4 +1,5 @@
 import type { PoolClient, QueryResultRow } from 'pg';
+import type { PageBounds } from './company-records.js';
 
 /** Pieces the administration's filtered lists share: the search pattern and the total beside a page. */
 
@@ -44,7 +45,7 @@ export async function countedPage<Row extends QueryResultRow>(
   sql: Pick<PoolClient, 'query'>,
   listing: CountedListing,
   params: unknown[],
-  page: { limit: number; offset: number },
+  page: PageBounds,
 ): Promise<{ items: Row[]; total: number }> {
   const limit = params.length + 1;
   const { rows } = await sql.query<Row>(
