@@ -31,3 +31,17 @@ export const iso = (timestamp: string): string => new Date(timestamp).toISOStrin
 /** `iso` for a nullable column. */
 export const isoOrNull = (timestamp: string | null): string | null =>
   timestamp === null ? null : iso(timestamp);
+
+/**
+ * The typed row mapper for the columns an answer keeps under their own snake_case names: each
+ * named column as it is, in the order given (`camelFields` without the renaming). Columns that
+ * need a conversion or nest are mapped beside it by hand.
+ */
+export function pickColumns<Row extends object, const Key extends keyof Row & string>(
+  row: Row,
+  columns: readonly Key[],
+): Pick<Row, Key> {
+  const fields = {} as Pick<Row, Key>;
+  for (const column of columns) fields[column] = row[column];
+  return fields;
+}

@@ -3,7 +3,7 @@ import type { CompanyAction, CompanyStanding } from '../../domain/company-modera
 import { REVENUE_BOOKING_STATUSES } from '../../domain/platform-analytics.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
-import { containingPattern, countMatching } from './filtered-lists.js';
+import { containingPattern, countedPage, countMatching } from './filtered-lists.js';
 
 /**
  * Companies as the administration sees them (their standing, scope, counts of trips, bookings and
@@ -136,14 +136,13 @@ export async function companyNotices(
 ): Promise<{ items: CompanyNoticeRow[]; total: number; suspension: CompanyNoticeRow | null }> {
   const where = `company_id = $1 and action in ('WARN', 'SUSPEND', 'UNSUSPEND')`;
   const columns = `id, action, reason, ${isoUtc('created_at')} as created_at`;
-  const items = await db.query<CompanyNoticeRow>(
-    `select ${columns} from company_admin_actions where ${where} order by created_at desc, id limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  const [counted] = await db.query<{ total: number }>(
-    `select count(*)::int as total from company_admin_actions where ${where}`,
-    [companyId],
-  );
+  const listing = {
+    select: `select ${columns} from company_admin_actions`,
+    from: 'company_admin_actions',
+    where,
+    orderBy: 'created_at desc, id',
+  };
+  const { items, total } = await countedPage<CompanyNoticeRow>(db.pool, listing, [companyId], page);
   const [suspension] = await db.query<CompanyNoticeRow>(
     `select ${columns} from company_admin_actions a
      where a.company_id = $1 and a.action = 'SUSPEND'
@@ -151,5 +150,5 @@ export async function companyNotices(
      order by a.created_at desc, a.id limit 1`,
     [companyId],
   );
-  return { items, total: counted!.total, suspension: suspension ?? null };
+  return { items, total, suspension: suspension ?? null };
 }

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { AdminRole } from '../../domain/permissions.js';
 import type { Database } from '../orm.js';
+import { countedPage } from './filtered-lists.js';
 
 /**
  * Reads of administrator accounts and of the audit log. The lists take a transaction's client: the
@@ -12,10 +13,6 @@ type Sql = Pick<PoolClient, 'query'>;
 /** An instant as ISO 8601 UTC text (the pg driver would hand it over as PostgreSQL's own text). */
 export function isoUtc(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
-interface TotalRow {
-  total: number;
 }
 
 /**
@@ -51,15 +48,13 @@ export async function listAdmins(
 ): Promise<{ items: AdminRow[]; total: number }> {
   const where = `($1::text is null or status = $1) and ($2::text is null or role = $2)`;
   const params = [filter.status ?? null, filter.role ?? null];
-  const { rows } = await sql.query<AdminRow>(
-    `select ${ADMIN_COLUMNS} from admins where ${where} order by lower(email), id limit $3 offset $4`,
-    [...params, filter.limit, filter.offset],
-  );
-  const { rows: counted } = await sql.query<TotalRow>(
-    `select count(*)::int as total from admins where ${where}`,
-    params,
-  );
-  return { items: rows, total: counted[0]!.total };
+  const listing = {
+    select: `select ${ADMIN_COLUMNS} from admins`,
+    from: 'admins',
+    where,
+    orderBy: 'lower(email), id',
+  };
+  return countedPage<AdminRow>(sql, listing, params, filter);
 }
 
 /** An account as sign-in checks it: with its password hash and whether an authenticator is set up. */
@@ -189,15 +184,13 @@ export async function listAuditLog(
     filter.from ?? null,
     filter.to ?? null,
   ];
-  const { rows } = await sql.query<AuditRow>(
-    `select id::text as id, actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id,
+  const listing = {
+    select: `select id::text as id, actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id,
             ${isoUtc('created_at')} as created_at
-     from audit_log where ${where} order by created_at desc, id desc limit $8 offset $9`,
-    [...params, filter.limit, filter.offset],
-  );
-  const { rows: counted } = await sql.query<TotalRow>(
-    `select count(*)::int as total from audit_log where ${where}`,
-    params,
-  );
-  return { items: rows, total: counted[0]!.total };
+     from audit_log`,
+    from: 'audit_log',
+    where,
+    orderBy: 'created_at desc, id desc',
+  };
+  return countedPage<AuditRow>(sql, listing, params, filter);
 }

@@ -45,6 +45,23 @@ export type BookingColumns = {
   currency: string;
 };
 
+/**
+ * A booking with its trip, the company and the route cities (NamedRefColumns) and the pickup
+ * location, as the booking answers read it: bigint amounts and timestamptz arrive as text.
+ */
+export type BookingWithTripRow = BookingColumns &
+  NamedRefColumns<'origin' | 'destination' | 'company'> &
+  PickupRow & {
+    subtotal: string;
+    discount: string;
+    total_price: string;
+    created_at: string;
+    trip_id: string;
+    trip_status: string;
+    departure_at: string;
+    arrival_at: string;
+  };
+
 type CustomerBookingColumns = BookingColumns & { channel: string };
 
 export interface CustomerBooking extends CustomerBookingColumns {
@@ -93,22 +110,12 @@ const BOOKING_SELECT = `
   join stops ps on ps.id = t.pickup_stop_id
   join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
 
-/** bigint amounts and timestamptz arrive as text. */
-type BookingRow = CustomerBookingColumns &
-  NamedRefColumns<'origin' | 'destination' | 'company'> &
-  PickupRow & {
-    subtotal: string;
-    discount: string;
-    total_price: string;
-    created_at: string;
-    updated_at: string;
-    journey_status: JourneyStatus | null;
-    confirmation_deadline: string | null;
-    trip_id: string;
-    trip_status: string;
-    departure_at: string;
-    arrival_at: string;
-  };
+type BookingRow = BookingWithTripRow & {
+  channel: string;
+  updated_at: string;
+  journey_status: JourneyStatus | null;
+  confirmation_deadline: string | null;
+};
 
 function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
   const journeyStatus = row.journey_status;

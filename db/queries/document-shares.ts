@@ -6,6 +6,7 @@ import type {
   SharePresentation,
 } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
+import { camelFields } from '../row-fields.js';
 
 /**
  * What the share routes read: a booking's sharing facts, a grant, a recipient session's times.
@@ -28,12 +29,8 @@ interface ShareableBookingRow {
   driver_id: string | null;
 }
 
-const toShareableBooking = (row: ShareableBookingRow): ShareableBooking => ({
-  id: row.id,
-  companyId: row.company_id,
-  ownerUserId: row.owner_user_id,
-  driverId: row.driver_id,
-});
+const toShareableBooking = (row: ShareableBookingRow): ShareableBooking =>
+  camelFields(row, ['id', 'company_id', 'owner_user_id', 'driver_id']);
 
 export async function shareableBooking(db: Database, bookingId: string): Promise<ShareableBooking | null> {
   const [row] = await db.query<ShareableBookingRow>(
@@ -82,16 +79,18 @@ interface ShareGrantRow {
 }
 
 const toShareGrant = (row: ShareGrantRow): ShareGrant => ({
-  id: row.id,
-  bookingId: row.booking_id,
-  companyId: row.company_id,
-  documentKind: row.document_kind,
-  presentation: row.presentation,
-  issuerKind: row.issuer_kind,
-  issuerId: row.issuer_id,
-  secretHash: row.secret_hash,
-  status: row.status,
-  linkOpen: row.link_open,
+  ...camelFields(row, [
+    'id',
+    'booking_id',
+    'company_id',
+    'document_kind',
+    'presentation',
+    'issuer_kind',
+    'issuer_id',
+    'secret_hash',
+    'status',
+    'link_open',
+  ]),
   linkExpiresAt: new Date(row.link_expires_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
   bookingOwnerUserId: row.booking_owner_user_id,

@@ -12,6 +12,7 @@ import {
   type TicketStatus,
 } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
+import { camelFields } from '../row-fields.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 
 /**
@@ -94,16 +95,18 @@ function toBookingFacts(row: BookingFactsRow): BookingFacts {
   return {
     id: row.id,
     code: row.booking_code,
-    status: row.status,
-    companyId: row.company_id,
-    ownerUserId: row.owner_user_id,
-    journeyId: row.journey_id,
-    tripId: row.trip_id,
-    journeyStatus: row.journey_status,
-    companyMatches: row.company_matches,
-    tripOver: row.trip_over,
-    passengerName: row.passenger_name,
-    seatNumbers: row.seat_numbers,
+    ...camelFields(row, [
+      'status',
+      'company_id',
+      'owner_user_id',
+      'journey_id',
+      'trip_id',
+      'journey_status',
+      'company_matches',
+      'trip_over',
+      'passenger_name',
+      'seat_numbers',
+    ]),
     createdAt: iso(row.created_at),
     confirmedAt: row.confirmed_at === null ? null : iso(row.confirmed_at),
     cancelledAt: iso(row.closed_at ?? row.updated_at),

@@ -2,6 +2,7 @@ import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import type { TripTimesRow } from './trip-times.js';
 import { iso } from '../row-fields.js';
+import { countedPage } from './filtered-lists.js';
 
 /**
  * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
@@ -65,16 +66,14 @@ export async function listDriverTrips(
               else t.status in ('BOARDING', 'DELAYED', 'DEPARTED', 'ARRIVED')
                    or (t.status = 'SCHEDULED' and t.departure_at >= now() - interval '12 hours') end)`;
   const params = [filter.companyId, filter.driverId, filter.date];
-  const rows = await db.query<DriverTripRow>(
-    `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id
-     where ${where} order by t.departure_at, t.id limit $4 offset $5`,
-    [...params, page.limit, page.offset],
-  );
-  const [count] = await db.query<{ total: number }>(
-    `select count(*)::int as total from trips t where ${where}`,
-    params,
-  );
-  return { trips: rows.map(toDriverTrip), total: count?.total ?? 0 };
+  const listing = {
+    select: `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id`,
+    from: 'trips t',
+    where,
+    orderBy: 't.departure_at, t.id',
+  };
+  const { items, total } = await countedPage<DriverTripRow>(db.pool, listing, params, page);
+  return { trips: items.map(toDriverTrip), total };
 }
 
 /** One trip of the company, as the driver app's manifest header shows it. */

@@ -1,16 +1,13 @@
 import type { Database } from '../orm.js';
+import { pickColumns } from '../row-fields.js';
+import type { CityRef } from './catalogue.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 
 /**
  * Reads of a traveller's favorite routes (the writes are in db/writes/favorites.ts). Every read
  * names the canonical passenger id, which the caller resolves from the signed-in user
  * (resolveCanonicalPassenger); nothing here accepts a traveller id from a request.
  */
-
-export interface CityRef {
-  id: string;
-  name_ar: string;
-  name_en: string;
-}
 
 export interface FavoriteRoute {
   id: string;
@@ -56,33 +53,25 @@ export async function resolveCanonicalPassenger(db: Database, userId: string): P
 const SELECT_FAVORITES = `
   select f.id, f.origin_city_id, f.dest_city_id,
          to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
-         o.name_ar as origin_name_ar, o.name_en as origin_name_en,
-         d.name_ar as dest_name_ar, d.name_en as dest_name_en
+         o.name_ar as origin_city_name_ar, o.name_en as origin_city_name_en,
+         d.name_ar as dest_city_name_ar, d.name_en as dest_city_name_en
   from favorites f
   join cities o on o.id = f.origin_city_id
   join cities d on d.id = f.dest_city_id
   where f.passenger_id = $1`;
 
-interface FavoriteRow {
+/** The cities under the prefixes origin_city and dest_city (their ids are the favorite's columns). */
+type FavoriteRow = NamedRefColumns<'origin_city' | 'dest_city'> & {
   id: string;
-  origin_city_id: string;
-  dest_city_id: string;
   /** ISO 8601 UTC (formatted in SQL). */
   created_at: string;
-  origin_name_ar: string;
-  origin_name_en: string;
-  dest_name_ar: string;
-  dest_name_en: string;
-}
+};
 
 function toFavoriteRoute(row: FavoriteRow): FavoriteRoute {
   return {
-    id: row.id,
-    origin_city_id: row.origin_city_id,
-    dest_city_id: row.dest_city_id,
-    created_at: row.created_at,
-    origin_city: { id: row.origin_city_id, name_ar: row.origin_name_ar, name_en: row.origin_name_en },
-    dest_city: { id: row.dest_city_id, name_ar: row.dest_name_ar, name_en: row.dest_name_en },
+    ...pickColumns(row, ['id', 'origin_city_id', 'dest_city_id', 'created_at']),
+    origin_city: namedRefOf(row, 'origin_city'),
+    dest_city: namedRefOf(row, 'dest_city'),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
+import type { PageBounds } from './company-records.js';
 
 /** Pieces the administration's filtered lists share: the search pattern and the total beside a page. */
 
@@ -23,4 +24,33 @@ export async function countMatching(
     params,
   );
   return rows[0]!.total;
+}
+
+/** A listing whose total is counted beside its page (countMatching): the statement in parts. */
+export interface CountedListing {
+  /** The select list and its joins, up to the where clause. */
+  select: string;
+  /** The table (and alias) the total counts rows of. */
+  from: string;
+  /** The filter, binding `params` as $1…$n; the page and the count share it. */
+  where: string;
+  orderBy: string;
+}
+
+/**
+ * One page of a listing, `<select> where <where> order by <orderBy> limit … offset …` (limit and
+ * offset bound after `params`), with the total across pages from countMatching.
+ */
+export async function countedPage<Row extends QueryResultRow>(
+  sql: Pick<PoolClient, 'query'>,
+  listing: CountedListing,
+  params: unknown[],
+  page: PageBounds,
+): Promise<{ items: Row[]; total: number }> {
+  const limit = params.length + 1;
+  const { rows } = await sql.query<Row>(
+    `${listing.select} where ${listing.where} order by ${listing.orderBy} limit $${limit} offset $${limit + 1}`,
+    [...params, page.limit, page.offset],
+  );
+  return { items: rows, total: await countMatching(sql, listing.from, listing.where, params) };
 }

@@ -1,7 +1,7 @@
 import type { LayoutDocument, LayoutIssue } from '../../domain/seat-layout.js';
 import type { Database } from '../orm.js';
 import { companyListing, companyRecordById } from './company-records.js';
-import { iso, isoOrNull } from '../row-fields.js';
+import { iso, isoOrNull, pickColumns } from '../row-fields.js';
 
 /** Reads of the company's fleet: buses, their layouts (management view), drivers. */
 export interface BusRecord {
@@ -27,13 +27,15 @@ type BusRow = Omit<BusRecord, 'layout' | 'created_at'> & {
 
 function toBus(row: BusRow): BusRecord {
   return {
-    id: row.id,
-    plate_number: row.plate_number,
-    model: row.model,
-    amenities: row.amenities,
-    capacity: row.capacity,
-    status: row.status,
-    legacy_seat_map: row.legacy_seat_map,
+    ...pickColumns(row, [
+      'id',
+      'plate_number',
+      'model',
+      'amenities',
+      'capacity',
+      'status',
+      'legacy_seat_map',
+    ]),
     layout:
       row.layout_id === null
         ? null
@@ -96,12 +98,14 @@ export async function readBusLayouts(
   const record = (row: LayoutRow | undefined): LayoutRecord | null =>
     row
       ? {
-          id: row.id,
-          version: row.version,
-          status: row.status,
-          validation_status: row.validation_status,
-          validation_errors: row.validation_errors,
-          seat_count: row.seat_count,
+          ...pickColumns(row, [
+            'id',
+            'version',
+            'status',
+            'validation_status',
+            'validation_errors',
+            'seat_count',
+          ]),
           layoutDocument: row.document,
           created_at: iso(row.created_at),
           activated_at: isoOrNull(row.activated_at),

@@ -3,6 +3,7 @@ import type { IncidentSeverity, IncidentStatus } from '../../domain/incidents.js
 import type { MaintenanceState, MaintenanceWindow } from '../../domain/maintenance.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
+import { countedPage } from './filtered-lists.js';
 
 /**
  * The platform's operating state: feature flags, maintenance windows and incidents. The API reads
@@ -78,15 +79,13 @@ export async function listMaintenanceWindows(
 ): Promise<{ items: MaintenanceRow[]; total: number }> {
   const base = `select ${MAINTENANCE_COLUMNS} from maintenance_windows`;
   const where = `($1::text is null or state = $1)`;
-  const items = await db.query<MaintenanceRow>(
-    `select * from (${base}) w where ${where} order by starts_at desc, id limit $2 offset $3`,
-    [filter.state ?? null, filter.limit, filter.offset],
-  );
-  const [counted] = await db.query<{ total: number }>(
-    `select count(*)::int as total from (${base}) w where ${where}`,
-    [filter.state ?? null],
-  );
-  return { items, total: counted!.total };
+  const listing = {
+    select: `select * from (${base}) w`,
+    from: `(${base}) w`,
+    where,
+    orderBy: 'starts_at desc, id',
+  };
+  return countedPage<MaintenanceRow>(db.pool, listing, [filter.state ?? null], filter);
 }
 
 /** One row of `table` by id, locked for a change (`for update`) when asked inside a transaction. */
@@ -144,15 +143,13 @@ export async function listIncidents(
   const where = `($1::text is null or status = $1) and ($2::boolean is null or (status <> 'RESOLVED') = $2)
     and ($3::text is null or severity = $3)`;
   const params = [filter.status ?? null, filter.open ?? null, filter.severity ?? null];
-  const items = await db.query<IncidentRow>(
-    `select ${INCIDENT_COLUMNS} from incidents where ${where} order by started_at desc, id limit $4 offset $5`,
-    [...params, filter.limit, filter.offset],
-  );
-  const [counted] = await db.query<{ total: number }>(
-    `select count(*)::int as total from incidents where ${where}`,
-    params,
-  );
-  return { items, total: counted!.total };
+  const listing = {
+    select: `select ${INCIDENT_COLUMNS} from incidents`,
+    from: 'incidents',
+    where,
+    orderBy: 'started_at desc, id',
+  };
+  return countedPage<IncidentRow>(db.pool, listing, params, filter);
 }
 
 /** One incident, locked for a change when read inside a transaction. */

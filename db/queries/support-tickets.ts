@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TicketPriority, TicketStatus } from '../../domain/support-tickets.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
-import { containingPattern, countMatching } from './filtered-lists.js';
+import { containingPattern, countedPage, type CountedListing } from './filtered-lists.js';
 
 /**
  * Support tickets as support reads them (with the traveller, company, booking and assignee they
@@ -88,11 +88,13 @@ export async function listTickets(
     filter.from ?? null,
     filter.to ?? null,
   ];
-  const { rows } = await sql.query<TicketRow>(
-    `${TICKET_SELECT} where ${where} order by t.updated_at desc, t.id limit $10 offset $11`,
-    [...params, filter.limit, filter.offset],
-  );
-  return { items: rows, total: await countMatching(sql, 'support_tickets t', where, params) };
+  const listing = {
+    select: TICKET_SELECT,
+    from: 'support_tickets t',
+    where,
+    orderBy: 't.updated_at desc, t.id',
+  };
+  return countedPage<TicketRow>(sql, listing, params, filter);
 }
 
 export interface TicketMessageRow {
@@ -128,21 +130,21 @@ export async function ticketWithMessages(
   return { ticket: rows[0], messages: await messagesOf(sql, ticketId) };
 }
 
+/** The listing of travellerTickets: the traveller's tickets, newest first. */
+const TRAVELLER_TICKETS: CountedListing = {
+  select: TICKET_SELECT,
+  from: 'support_tickets t',
+  where: 't.traveller_user_id = $1',
+  orderBy: 't.created_at desc, t.id',
+};
+
 /** A traveller's own tickets, newest first. */
 export async function travellerTickets(
   db: Database,
   userId: string,
   page: { limit: number; offset: number },
 ): Promise<{ items: TicketRow[]; total: number }> {
-  const items = await db.query<TicketRow>(
-    `${TICKET_SELECT} where t.traveller_user_id = $1 order by t.created_at desc, t.id limit $2 offset $3`,
-    [userId, page.limit, page.offset],
-  );
-  const [counted] = await db.query<{ total: number }>(
-    `select count(*)::int as total from support_tickets where traveller_user_id = $1`,
-    [userId],
-  );
-  return { items, total: counted!.total };
+  return countedPage<TicketRow>(db.pool, TRAVELLER_TICKETS, [userId], page);
 }
 
 /** A traveller's own ticket with its messages; another's or none is null. */

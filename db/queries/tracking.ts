@@ -1,6 +1,7 @@
 import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { iso } from '../row-fields.js';
+import { countedPage, type CountedListing } from './filtered-lists.js';
 
 /**
  * GET /dashboard/api/tracking/active-trips: the company's trips under way (boarding, delayed,
@@ -76,14 +77,9 @@ function toActiveTrip(row: ActiveTripRow): ActiveTrip {
   };
 }
 
-/** The company's active trips, earliest departure first, with their last reported position. */
-export async function listActiveTrips(
-  db: Database,
-  companyId: string,
-  page: { limit: number; offset: number },
-): Promise<{ trips: ActiveTrip[]; total: number }> {
-  const rows = await db.query<ActiveTripRow>(
-    `select t.id, t.status, t.departure_at, t.arrival_at, t.delay_minutes, t.actual_departure_at,
+/** The listing of listActiveTrips: each active trip with its last reported position. */
+const ACTIVE_TRIPS: CountedListing = {
+  select: `select t.id, t.status, t.departure_at, t.arrival_at, t.delay_minutes, t.actual_departure_at,
             r.name_ar as route_name_ar, r.name_en as route_name_en, b.plate_number, t.driver_id, du.name as driver_name,
             p.latitude, p.longitude, p.speed_kmh, p.heading, p.recorded_at, p.received_at
      from trips t
@@ -91,15 +87,18 @@ export async function listActiveTrips(
      join buses b on b.id = t.bus_id
      left join staff_users du on du.id = t.driver_id
      left join lateral (select x.latitude, x.longitude, x.speed_kmh, x.heading, x.recorded_at, x.received_at
-                        from trip_positions x where x.trip_id = t.id order by x.recorded_at desc limit 1) p on true
-     where t.company_id = $1 and ${ACTIVE}
-     order by t.departure_at, t.id
-     limit $2 offset $3`,
-    [companyId, page.limit, page.offset],
-  );
-  const [count] = await db.query<{ total: number }>(
-    `select count(*)::int as total from trips t where t.company_id = $1 and ${ACTIVE}`,
-    [companyId],
-  );
-  return { trips: rows.map(toActiveTrip), total: count?.total ?? 0 };
+                        from trip_positions x where x.trip_id = t.id order by x.recorded_at desc limit 1) p on true`,
+  from: 'trips t',
+  where: `t.company_id = $1 and ${ACTIVE}`,
+  orderBy: 't.departure_at, t.id',
+};
+
+/** The company's active trips, earliest departure first, with their last reported position. */
+export async function listActiveTrips(
+  db: Database,
+  companyId: string,
+  page: { limit: number; offset: number },
+): Promise<{ trips: ActiveTrip[]; total: number }> {
+  const { items, total } = await countedPage<ActiveTripRow>(db.pool, ACTIVE_TRIPS, [companyId], page);
+  return { trips: items.map(toActiveTrip), total };
 }

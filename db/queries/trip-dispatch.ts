@@ -3,7 +3,7 @@ import type { Database } from '../orm.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import type { TripActualTimesRow } from './trip-times.js';
-import { iso, isoOrNull } from '../row-fields.js';
+import { camelFields, iso, isoOrNull, type CamelFields } from '../row-fields.js';
 
 /**
  * Reads of the trip operations room (GET /dashboard/api/trips/{id}/dispatch): the trip's set-up
@@ -227,20 +227,6 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
   };
 }
 
-export interface OperationEvent {
-  id: string;
-  action: string;
-  actor: { id: string | null; name: string | null; role: string };
-  channel: string;
-  manifestItemType: string | null;
-  manifestItemId: string | null;
-  before: Record<string, unknown>;
-  after: Record<string, unknown>;
-  reason: string | null;
-  details: Record<string, unknown>;
-  at: string;
-}
-
 interface OperationEventRow {
   id: string;
   action: string;
@@ -256,6 +242,24 @@ interface OperationEventRow {
   details: Record<string, unknown>;
   created_at: string;
 }
+
+/** The columns an operations log entry answers as they are, under their camelCase names. */
+const EVENT_FIELDS = [
+  'channel',
+  'manifest_item_type',
+  'manifest_item_id',
+  'before',
+  'after',
+  'reason',
+  'details',
+] as const;
+
+/** An operations log entry: id, action, actor, then EVENT_FIELDS (channel … details), then at. */
+export type OperationEvent = {
+  id: string;
+  action: string;
+  actor: { id: string | null; name: string | null; role: string };
+} & CamelFields<OperationEventRow, (typeof EVENT_FIELDS)[number]> & { at: string };
 
 /** The trip's latest operations log entries, newest first. */
 export async function readOperationEvents(
@@ -274,13 +278,7 @@ export async function readOperationEvents(
     id: row.id,
     action: row.action,
     actor: { id: row.actor_id, name: row.actor_name, role: row.actor_role },
-    channel: row.channel,
-    manifestItemType: row.manifest_item_type,
-    manifestItemId: row.manifest_item_id,
-    before: row.before,
-    after: row.after,
-    reason: row.reason,
-    details: row.details,
+    ...camelFields(row, EVENT_FIELDS),
     at: iso(row.created_at),
   }));
 }

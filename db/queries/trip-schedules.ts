@@ -1,13 +1,15 @@
 import type { ConflictView } from '../../domain/trip-conflicts.js';
 import type { ScheduleStatus } from '../../domain/trip-schedules.js';
 import { companyListing, companyRecordById } from './company-records.js';
-import { iso } from '../row-fields.js';
+import { iso, isoOrNull, pickColumns } from '../row-fields.js';
+import type { NamedRef } from './catalogue.js';
+import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 
 /** Reads of the company's trip schedules (GET /dashboard/api/trip-schedules[/{id}]). */
 export interface ScheduleRecord {
   id: string;
   route_id: string;
-  route: { id: string; name_ar: string; name_en: string };
+  route: NamedRef;
   pickup_stop_id: string;
   bus_id: string;
   bus: { id: string; plate_number: string };
@@ -39,29 +41,25 @@ export interface ScheduleRecord {
   completed_at: string | null;
 }
 
+/** The route under the prefix route; the progress counters as columns. */
 type ScheduleRow = Omit<
   ScheduleRecord,
   'route' | 'bus' | 'driver' | 'progress' | 'price_base' | 'price_vip'
-> & {
-  route_name_ar: string;
-  route_name_en: string;
-  plate_number: string;
-  driver_name: string | null;
-  price_base: string;
-  price_vip: string | null;
-  batches_total: number;
-  batches_done: number;
-  trips_planned: number;
-  trips_created: number;
-  trips_skipped: number;
-  total: number;
-};
+> &
+  NamedRefColumns<'route'> &
+  ScheduleRecord['progress'] & {
+    plate_number: string;
+    driver_name: string | null;
+    price_base: string;
+    price_vip: string | null;
+    total: number;
+  };
 
 function toRecord(row: ScheduleRow): ScheduleRecord {
   return {
     id: row.id,
     route_id: row.route_id,
-    route: { id: row.route_id, name_ar: row.route_name_ar, name_en: row.route_name_en },
+    route: namedRefOf(row, 'route'),
     pickup_stop_id: row.pickup_stop_id,
     bus_id: row.bus_id,
     bus: { id: row.bus_id, plate_number: row.plate_number },
@@ -79,18 +77,18 @@ function toRecord(row: ScheduleRow): ScheduleRecord {
     notes: row.notes,
     skip_conflicts: row.skip_conflicts,
     status: row.status,
-    progress: {
-      batches_total: row.batches_total,
-      batches_done: row.batches_done,
-      trips_planned: row.trips_planned,
-      trips_created: row.trips_created,
-      trips_skipped: row.trips_skipped,
-    },
+    progress: pickColumns(row, [
+      'batches_total',
+      'batches_done',
+      'trips_planned',
+      'trips_created',
+      'trips_skipped',
+    ]),
     failure_reason: row.failure_reason,
     conflicts: row.conflicts,
     created_by: row.created_by,
     created_at: iso(row.created_at),
-    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+    completed_at: isoOrNull(row.completed_at),
   };
 }
 

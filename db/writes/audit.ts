@@ -74,3 +74,34 @@ export async function recordedTransaction<T>(
     return outcome;
   });
 }
+
+/** A company's staff member and the request they acted from, for the audit row of their change. */
+export interface CompanyStaffActor {
+  companyId: string;
+  staffUserId: string;
+  ip?: string | null;
+  requestId?: string | null;
+}
+
+/**
+ * The audit row of a staff member's change to a record of their company: the company is the
+ * first fact of the details, before the change's own.
+ */
+export async function recordStaffAudit(
+  q: Pick<PoolClient, 'query'>,
+  actor: CompanyStaffActor,
+  action: string,
+  target: { kind: string; id: string },
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(q, {
+    actorKind: 'STAFF',
+    actorId: actor.staffUserId,
+    action,
+    targetKind: target.kind,
+    targetId: target.id,
+    details: { companyId: actor.companyId, ...details },
+    ip: actor.ip,
+    requestId: actor.requestId,
+  });
+}

@@ -10,6 +10,7 @@ import {
 import type { Database } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
 import { recordAudit } from './audit.js';
+import { insertRow } from './insert-row.js';
 
 /**
  * The cash-shift workflow's transitions, one transaction each, idempotent under an activity retry
@@ -87,19 +88,15 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
     await lockOpenShift(client, { shiftId: input.shiftId }, 'update');
     const before = (await readShiftSummary(client, input.shiftId))!;
     if (input.direction === 'OUT') refuseOverdraw(before.expectedAmount, input.amount);
-    await client.query(
-      `insert into cash_shift_movements (id, shift_id, company_id, direction, amount, reason, recorded_by)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        input.movementId,
-        input.shiftId,
-        before.companyId,
-        input.direction,
-        input.amount,
-        input.reason,
-        input.staffUserId,
-      ],
-    );
+    await insertRow(client, 'cash_shift_movements', {
+      id: input.movementId,
+      shift_id: input.shiftId,
+      company_id: before.companyId,
+      direction: input.direction,
+      amount: input.amount,
+      reason: input.reason,
+      recorded_by: input.staffUserId,
+    });
     await recordAudit(client, {
       actorKind: 'STAFF',
       actorId: input.staffUserId,

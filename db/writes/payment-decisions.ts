@@ -9,7 +9,7 @@ import {
 } from '../../domain/payment-ledger.js';
 import type { Database } from '../orm.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
-import { recordAudit } from './audit.js';
+import { recordStaffAudit } from './audit.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
 
@@ -61,22 +61,15 @@ async function lockOperation(
   return rows[0]!;
 }
 
-async function audit(
+/** The audit row of a decision on the payment operation `paymentId`. */
+function auditPayment(
   client: Queryable,
   decider: Decider,
   action: string,
   paymentId: string,
   details: Record<string, unknown>,
 ): Promise<void> {
-  await recordAudit(client, {
-    actorKind: 'STAFF',
-    actorId: decider.staffUserId,
-    action,
-    targetKind: 'payment',
-    targetId: paymentId,
-    details: { companyId: decider.companyId, ...details },
-    requestId: decider.requestId ?? null,
-  });
+  return recordStaffAudit(client, decider, action, { kind: 'payment', id: paymentId }, details);
 }
 
 /** Locks and checks the operation for `action`; returns it with the step the table allows. */
@@ -99,7 +92,7 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
       paymentId,
       shift.id,
     ]);
-    await audit(client, decider, 'payments.verify', paymentId, { cashShiftId: shift.id });
+    await auditPayment(client, decider, 'payments.verify', paymentId, { cashShiftId: shift.id });
   });
 }
 
@@ -133,7 +126,7 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
         decider.staffUserId,
       ],
     );
-    await audit(client, decider, 'payments.refund', paymentId, {
+    await auditPayment(client, decider, 'payments.refund', paymentId, {
       amount: operation.amount,
       from: operation.status,
       cashShiftId: shift.id,
@@ -150,7 +143,7 @@ export async function cancelPayment(db: Database, decider: Decider, paymentId: s
         where id = $1`,
       [paymentId, transition.to, decider.staffUserId],
     );
-    await audit(client, decider, 'payments.cancel', paymentId, {});
+    await auditPayment(client, decider, 'payments.cancel', paymentId, {});
   });
 }
 
@@ -172,7 +165,7 @@ export async function changePaymentNote(
       paymentId,
       note,
     ]);
-    await audit(client, decider, 'payments.note', paymentId, { noteLength: note?.length ?? 0 });
+    await auditPayment(client, decider, 'payments.note', paymentId, { noteLength: note?.length ?? 0 });
   });
 }
 
@@ -202,7 +195,7 @@ export async function recordOfficePayment(
       `update payment_operations set cash_shift_id = $2, note = coalesce($3, note) where id = $1`,
       [collection.paymentId, shift.id, input.note ?? null],
     );
-    await audit(client, decider, 'payments.record', collection.paymentId, {
+    await auditPayment(client, decider, 'payments.record', collection.paymentId, {
       bookingId: input.bookingId,
       amount: collection.amount,
       cashShiftId: shift.id,

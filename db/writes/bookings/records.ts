@@ -1,18 +1,12 @@
 import type { NamedRef } from '../../queries/catalogue.js';
-import type { BookingColumns } from '../../queries/customer-bookings.js';
+import type { BookingColumns, BookingWithTripRow } from '../../queries/customer-bookings.js';
 import {
   COMPANY_COLUMNS,
   namedRefOf,
   ROUTE_CITIES_JOIN,
   ROUTE_CITY_COLUMNS,
-  type NamedRefColumns,
 } from '../../queries/named-ref.js';
-import {
-  PICKUP_COLUMNS,
-  toPickupLocation,
-  type PickupLocation,
-  type PickupRow,
-} from '../../queries/pickup-location.js';
+import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../../queries/pickup-location.js';
 import type { Queryable } from '../seat-locks.js';
 import { iso } from '../../row-fields.js';
 
@@ -41,18 +35,7 @@ export interface BookingRecord extends RecordColumns {
   };
 }
 
-/** bigint amounts and timestamptz arrive as text. */
-type BookingRecordRow = RecordColumns &
-  NamedRefColumns<'company' | 'origin' | 'destination'> &
-  PickupRow & {
-    subtotal: string;
-    discount: string;
-    total_price: string;
-    created_at: string;
-    departure_at: string;
-    arrival_at: string;
-    trip_status: string;
-  };
+type BookingRecordRow = RecordColumns & BookingWithTripRow;
 
 function toBookingRecord(row: BookingRecordRow): BookingRecord {
   return {

@@ -2,7 +2,7 @@ import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { lockAccount, post, type AccountRow } from './account.js';
 import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
-import { recordAudit } from '../audit.js';
+import { recordStaffAudit } from '../audit.js';
 
 /**
  * Points the company moves by hand: a manual adjustment of one account, and the points of unused
@@ -76,21 +76,13 @@ export async function adjustAccount(
       [account.id],
     );
     const entry = rows[0]!;
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: actor.staffUserId,
-      action: 'loyalty.account.adjust',
-      targetKind: 'loyalty_account',
-      targetId: account.id,
-      details: {
-        companyId: actor.companyId,
-        points: input.points,
-        reason: input.reason,
-        balanceAfter: entry.balance_after,
-      },
-      ip: actor.ip,
-      requestId: actor.requestId,
-    });
+    await recordStaffAudit(
+      client,
+      actor,
+      'loyalty.account.adjust',
+      { kind: 'loyalty_account', id: account.id },
+      { points: input.points, reason: input.reason, balanceAfter: entry.balance_after },
+    );
     return {
       account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
       transaction: {
@@ -145,16 +137,13 @@ async function retireReward(
     } else {
       await client.query(`delete from loyalty_rewards where id = $1`, [reward.id]);
     }
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: actor.staffUserId,
-      action: reward.redeemed ? 'loyalty.reward.withdraw' : 'loyalty.reward.delete',
-      targetKind: 'loyalty_reward',
-      targetId: reward.id,
-      details: { companyId: actor.companyId, code: reward.code },
-      ip: actor.ip,
-      requestId: actor.requestId,
-    });
+    await recordStaffAudit(
+      client,
+      actor,
+      reward.redeemed ? 'loyalty.reward.withdraw' : 'loyalty.reward.delete',
+      { kind: 'loyalty_reward', id: reward.id },
+      { code: reward.code },
+    );
     return { ...reward, removed: !reward.redeemed };
   });
 }

@@ -17,7 +17,7 @@ import {
   type ProgramTerms,
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
-import { recordAudit, type RequestOrigin } from '../audit.js';
+import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 import { flushUnlessTaken } from '../flush-unique.js';
 
 /**
@@ -31,25 +31,6 @@ import { flushUnlessTaken } from '../flush-unique.js';
 export interface ProgrammeActor extends RequestOrigin {
   companyId: string;
   staffUserId: string;
-}
-
-async function audit(
-  client: TransactionClient,
-  actor: ProgrammeActor,
-  action: string,
-  target: { kind: string; id: string },
-  details: Record<string, unknown>,
-): Promise<void> {
-  await recordAudit(client, {
-    actorKind: 'STAFF',
-    actorId: actor.staffUserId,
-    action,
-    targetKind: target.kind,
-    targetId: target.id,
-    details: { companyId: actor.companyId, ...details },
-    ip: actor.ip,
-    requestId: actor.requestId,
-  });
 }
 
 /** Flushes the EntityManager in a savepoint; a unique key taken becomes `refusal`, the transaction still usable. */
@@ -80,7 +61,8 @@ export async function saveProgramTerms(
     if (program) em.assign(program, terms);
     else em.create(LoyaltyProgram, { companyId: actor.companyId, ...terms });
     await em.flush();
-    await audit(client, actor, 'loyalty.program.update', { kind: 'company', id: actor.companyId }, { terms });
+    const target = { kind: 'company', id: actor.companyId };
+    await recordStaffAudit(client, actor, 'loyalty.program.update', target, { terms });
     return (await readProgramTerms(client, actor.companyId))!;
   });
 }
@@ -153,7 +135,8 @@ export async function saveTier(
     await flushUnique(client, thresholdTaken(input.tier.minLifetimePoints));
     await reassignTiers(client, actor.companyId);
     const action = input.tierId ? 'loyalty.tier.update' : 'loyalty.tier.create';
-    await audit(client, actor, action, { kind: 'loyalty_tier', id: tier.id }, { tier: input.tier });
+    const target = { kind: 'loyalty_tier', id: tier.id };
+    await recordStaffAudit(client, actor, action, target, { tier: input.tier });
     return {
       id: tier.id,
       nameAr: tier.nameAr,
@@ -214,7 +197,8 @@ export async function saveReward(
     }
     await flushUnique(client, codeTaken(input.reward.code));
     const action = input.rewardId ? 'loyalty.reward.update' : 'loyalty.reward.create';
-    await audit(client, actor, action, { kind: 'loyalty_reward', id: reward.id }, { reward: input.reward });
+    const target = { kind: 'loyalty_reward', id: reward.id };
+    await recordStaffAudit(client, actor, action, target, { reward: input.reward });
     return readAdminReward(client, reward.id);
   });
 }
