@@ -2,9 +2,9 @@ import type { AdminRow } from '../../db/queries/admins.js';
 import { camelFields } from '../../db/row-fields.js';
 import { effectivePermissions } from '../../domain/permissions.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { createAdministrator, listAdministrators, updateAdministrator } from '../use-cases/administrators.js';
@@ -18,29 +18,24 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
     view: adminRecord,
   });
 
-  surface.route({
+  adminRoute(surface, 'admins.manage', {
     ...docs.adminCreateAdministrator,
     method: 'post',
     path: '/admins',
-    security: 'administrator',
     body: CreateBody,
-    handler: async (ctx, { body }) => {
-      const actor = requirePermission(ctx, 'admins.manage');
-      created(ctx, adminRecord(await createAdministrator(db, actor, adminAuditActor(ctx), body)));
+    handler: async (ctx, { admin, audit }, { body }) => {
+      created(ctx, adminRecord(await createAdministrator(db, admin, audit, body)));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'admins.manage', {
     ...docs.adminUpdateAdministrator,
     method: 'patch',
     path: '/admins/{id}',
-    security: 'administrator',
     params: IdParams,
     body: UpdateBody,
-    handler: async (ctx, { params, body }) => {
-      const actor = requirePermission(ctx, 'admins.manage');
-      const updated = await updateAdministrator(db, actor, adminAuditActor(ctx), params.id, body);
-      ok(ctx, adminRecord(updated));
+    handler: async (ctx, { admin, audit }, { params, body }) => {
+      ok(ctx, adminRecord(await updateAdministrator(db, admin, audit, params.id, body)));
     },
   });
 }

@@ -1,23 +1,21 @@
 import { analyticsPeriod } from '../../domain/platform-analytics.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { platformAnalytics } from '../use-cases/platform-analytics.js';
+import { adminRoute } from './admin-route.js';
 import { AnalyticsQuery, docs } from './analytics.openapi.js';
 
 /** GET /analytics: the platform's figures. */
 export function registerAnalyticsRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  adminRoute(surface, 'analytics.view', {
     ...docs.adminPlatformAnalytics,
     method: 'get',
     path: '/analytics',
-    security: 'administrator',
     query: AnalyticsQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'analytics.view');
+    handler: async (ctx, { audit }, { query }) => {
       const period = analyticsPeriod(query, new Date());
-      const data = await platformAnalytics(db, adminAuditActor(ctx), {
+      const data = await platformAnalytics(db, audit, {
         ...period,
         companyId: query.companyId,
       });

@@ -2,9 +2,9 @@ import type { AdminCompanyRow, CompanyActionRow } from '../../db/queries/admin-c
 import { camelFields } from '../../db/row-fields.js';
 import type { CompanyAction } from '../../domain/company-moderation.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
@@ -38,30 +38,25 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
     view: adminCompany,
   });
 
-  surface.route({
+  adminRoute(surface, 'companies.view', {
     ...docs.adminReadCompany,
     method: 'get',
     path: '/companies/{id}',
-    security: 'administrator',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      requirePermission(ctx, 'companies.view');
-      const read = await readCompanyRecorded(db, adminAuditActor(ctx), params.id);
+    handler: async (ctx, { audit }, { params }) => {
+      const read = await readCompanyRecorded(db, audit, params.id);
       ok(ctx, { company: adminCompany(read.company), history: read.history.map(historyEntry) });
     },
   });
 
   for (const { action, path, doc } of ACTION_ROUTES) {
-    surface.route({
+    adminRoute(surface, 'companies.manage', {
       ...docs[doc],
       method: 'post',
       path,
-      security: 'administrator',
       params: IdParams,
       body: ReasonBody,
-      handler: async (ctx, { params, body }) => {
-        const admin = requirePermission(ctx, 'companies.manage');
-        const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
+      handler: async (ctx, { audit }, { params, body }) => {
         const done = await actOnCompanyAsAdmin(deps, audit, {
           companyId: params.id,
           action,

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { AuditActor } from '../../db/writes/audit.js';
 import type { AdminPermission } from '../../domain/permissions.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { itemsPage } from '../http/respond.js';
+import { adminRoute } from './admin-route.js';
 
 /** What one administration list needs beyond its path and permission: its query, its read and its view of a row. */
 export interface AdminList<Q extends z.ZodType<{ limit: number; offset: number }>, Row> {
@@ -25,17 +25,15 @@ export function adminListRoute<Q extends z.ZodType<{ limit: number; offset: numb
   permission: AdminPermission,
   list: AdminList<Q, Row>,
 ): void {
-  surface.route({
+  adminRoute(surface, permission, {
     ...doc,
     method: 'get',
     path,
-    security: 'administrator',
     query: list.query,
-    handler: async (ctx, input) => {
-      requirePermission(ctx, permission);
+    handler: async (ctx, { audit }, input) => {
       // Infer<Q> stays unresolved for a generic Q; the route validated the query with `list.query`.
       const query = input.query as z.output<Q>;
-      const page = await list.read(query, adminAuditActor(ctx));
+      const page = await list.read(query, audit);
       itemsPage(ctx, page.items.map(list.view), query, page.total);
     },
   });

@@ -3,10 +3,10 @@ import { listIncidents, listMaintenanceWindows } from '../../db/queries/platform
 import { changeIncident, openIncident } from '../../db/writes/incidents.js';
 import { changeMaintenance, scheduleMaintenance } from '../../db/writes/platform-state.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { notFound } from '../http/errors.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeFeatureFlag, featureFlags } from '../use-cases/feature-flags.js';
@@ -33,27 +33,22 @@ export function registerOperationsRoutes(surface: Surface, context: AppContext):
 }
 
 function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  adminRoute(surface, 'platform.view', {
     ...docs.adminListFeatureFlags,
     method: 'get',
     path: '/feature-flags',
-    security: 'administrator',
     handler: async (ctx) => {
-      requirePermission(ctx, 'platform.view');
       ok(ctx, { items: await featureFlags(db) });
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'flags.manage', {
     ...docs.adminSetFeatureFlag,
     method: 'patch',
     path: '/feature-flags/{key}',
-    security: 'administrator',
     params: FlagParams,
     body: FlagBody,
-    handler: async (ctx, { params, body }) => {
-      const admin = requirePermission(ctx, 'flags.manage');
-      const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
+    handler: async (ctx, { audit }, { params, body }) => {
       ok(ctx, await changeFeatureFlag(db, audit, params.key, body));
     },
   });
@@ -74,35 +69,31 @@ function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
     view: incident,
   });
 
-  surface.route({
+  adminRoute(surface, 'incidents.manage', {
     ...docs.adminCreateIncident,
     method: 'post',
     path: '/incidents',
-    security: 'administrator',
     body: NewIncidentBody,
-    handler: async (ctx, { body }) => {
-      const admin = requirePermission(ctx, 'incidents.manage');
+    handler: async (ctx, { admin, audit }, { body }) => {
       const { startedAt, ...fields } = body;
       const opened = await openIncident(
         db,
         { ...fields, startedAt: startedAt ? new Date(startedAt) : undefined, adminId: admin.adminId },
-        adminAuditActor(ctx),
+        audit,
       );
       created(ctx, incident(opened));
     },
   });
 
   for (const { doc, method, path, body } of INCIDENT_CHANGES) {
-    surface.route({
+    adminRoute(surface, 'incidents.manage', {
       ...doc,
       method,
       path,
-      security: 'administrator',
       params: IdParams,
       body,
-      handler: async (ctx, input) => {
-        requirePermission(ctx, 'incidents.manage');
-        const changed = await changeIncident(db, input.params.id, input.body, adminAuditActor(ctx));
+      handler: async (ctx, { audit }, input) => {
+        const changed = await changeIncident(db, input.params.id, input.body, audit);
         if (!changed) throw incidentNotFound();
         ok(ctx, incident(changed));
       },
@@ -114,14 +105,12 @@ const windowNotFound = () => notFound('MAINTENANCE_WINDOW_NOT_FOUND', 'No mainte
 const dateOf = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
 
 function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  adminRoute(surface, 'platform.view', {
     ...docs.adminListMaintenance,
     method: 'get',
     path: '/maintenance',
-    security: 'administrator',
     query: MaintenanceQuery,
-    handler: async (ctx, { query }) => {
-      requirePermission(ctx, 'platform.view');
+    handler: async (ctx, _acting, { query }) => {
       const found = await listMaintenanceWindows(db, query);
       const [active] = (await listMaintenanceWindows(db, { state: 'ACTIVE', limit: 1, offset: 0 })).items;
       const { limit, offset } = query;
@@ -135,14 +124,12 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'maintenance.manage', {
     ...docs.adminScheduleMaintenance,
     method: 'post',
     path: '/maintenance',
-    security: 'administrator',
     body: NewWindowBody,
-    handler: async (ctx, { body }) => {
-      const admin = requirePermission(ctx, 'maintenance.manage');
+    handler: async (ctx, { admin, audit }, { body }) => {
       const scheduled = await scheduleMaintenance(
         db,
         {
@@ -151,39 +138,35 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
           endsAt: new Date(body.endsAt),
           adminId: admin.adminId,
         },
-        adminAuditActor(ctx),
+        audit,
       );
       created(ctx, window(scheduled));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'maintenance.manage', {
     ...docs.adminUpdateMaintenance,
     method: 'patch',
     path: '/maintenance/{id}',
-    security: 'administrator',
     params: IdParams,
     body: WindowChangeBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'maintenance.manage');
+    handler: async (ctx, { audit }, { params, body }) => {
       const change = { message: body.message, startsAt: dateOf(body.startsAt), endsAt: dateOf(body.endsAt) };
-      const changed = await changeMaintenance(db, params.id, change, adminAuditActor(ctx));
+      const changed = await changeMaintenance(db, params.id, change, audit);
       if (!changed) throw windowNotFound();
       ok(ctx, window(changed));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'maintenance.manage', {
     ...docs.adminCancelMaintenance,
     method: 'post',
     path: '/maintenance/{id}/cancel',
-    security: 'administrator',
     params: IdParams,
     body: ReasonBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'maintenance.manage');
+    handler: async (ctx, { audit }, { params, body }) => {
       const cancelled = await changeMaintenance(db, params.id, 'CANCEL', {
-        ...adminAuditActor(ctx),
+        ...audit,
         reason: body.reason,
       });
       if (!cancelled) throw windowNotFound();

@@ -1,8 +1,8 @@
 import type { TicketMessageRow, TicketRow } from '../../db/queries/support-tickets.js';
 import type { AppContext } from '../app.js';
-import { adminAuditActor, requirePermission } from '../auth/admin-auth.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
+import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -30,15 +30,13 @@ export function registerTicketRoutes(surface: Surface, { db }: AppContext): void
     view: supportTicketView,
   });
 
-  surface.route({
+  adminRoute(surface, 'tickets.view', {
     ...docs.adminReadTicket,
     method: 'get',
     path: '/tickets/{id}',
-    security: 'administrator',
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      requirePermission(ctx, 'tickets.view');
-      ok(ctx, detail(await readTicketRecorded(db, adminAuditActor(ctx), params.id)));
+    handler: async (ctx, { audit }, { params }) => {
+      ok(ctx, detail(await readTicketRecorded(db, audit, params.id)));
     },
   });
 
@@ -47,60 +45,46 @@ export function registerTicketRoutes(surface: Surface, { db }: AppContext): void
 
 /** POST /tickets and a ticket's reply, assign and close (tickets.manage). */
 function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): void {
-  surface.route({
+  adminRoute(surface, 'tickets.manage', {
     ...docs.adminCreateTicket,
     method: 'post',
     path: '/tickets',
-    security: 'administrator',
     body: NewTicketBody,
-    handler: async (ctx, { body }) => {
-      const admin = requirePermission(ctx, 'tickets.manage');
-      const opened = await openTicketForSupport(
-        db,
-        { ...adminAuditActor(ctx), actorId: admin.adminId },
-        body,
-      );
-      created(ctx, detail(opened));
+    handler: async (ctx, { audit }, { body }) => {
+      created(ctx, detail(await openTicketForSupport(db, audit, body)));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'tickets.manage', {
     ...docs.adminReplyToTicket,
     method: 'post',
     path: '/tickets/{id}/replies',
-    security: 'administrator',
     params: IdParams,
     body: ReplyBody,
-    handler: async (ctx, { params, body }) => {
-      const admin = requirePermission(ctx, 'tickets.manage');
-      const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
+    handler: async (ctx, { audit }, { params, body }) => {
       ok(ctx, detail(await replyToTicket(db, audit, params.id, body.message)));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'tickets.manage', {
     ...docs.adminAssignTicket,
     method: 'post',
     path: '/tickets/{id}/assign',
-    security: 'administrator',
     params: IdParams,
     body: AssignBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'tickets.manage');
-      ok(ctx, detail(await assignTicketTo(db, adminAuditActor(ctx), params.id, body.assigneeId)));
+    handler: async (ctx, { audit }, { params, body }) => {
+      ok(ctx, detail(await assignTicketTo(db, audit, params.id, body.assigneeId)));
     },
   });
 
-  surface.route({
+  adminRoute(surface, 'tickets.manage', {
     ...docs.adminCloseTicket,
     method: 'post',
     path: '/tickets/{id}/close',
-    security: 'administrator',
     params: IdParams,
     body: CloseBody,
-    handler: async (ctx, { params, body }) => {
-      requirePermission(ctx, 'tickets.manage');
-      ok(ctx, detail(await closeTicketWith(db, adminAuditActor(ctx), params.id, body.resolution)));
+    handler: async (ctx, { audit }, { params, body }) => {
+      ok(ctx, detail(await closeTicketWith(db, audit, params.id, body.resolution)));
     },
   });
 }
