@@ -6,12 +6,11 @@ import {
 } from '../../db/queries/dashboard-bookings.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
-import { ok, page } from '../http/respond.js';
+import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
-import { IdParams } from '../http/schemas.js';
 import { Booking, BookingsQuery, docs } from './bookings.openapi.js';
 import { authorize } from './guards.js';
-import { staffRoute } from './staff-route.js';
+import { companyRecordRoute, staffRoute } from './staff-route.js';
 import { iso, isoOrNull } from '../../db/row-fields.js';
 
 function visit(name_en: string | null, name_ar: string | null, at: string | null) {
@@ -77,15 +76,10 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     },
   });
 
-  staffRoute(surface, authorize, {
-    ...docs.getCompanyBooking,
-    method: 'get',
-    path: '/bookings/{id}',
-    params: IdParams,
-    handler: async (ctx, staff, { params }) => {
-      const row = await findCompanyBooking(db, staff.companyId, params.id);
-      if (!row) throw bookingNotFound();
-      ok(ctx, booking(row));
-    },
+  const bookingRead = { ...docs.getCompanyBooking, path: '/bookings/{id}' };
+  companyRecordRoute(surface, bookingRead, async (companyId, bookingId) => {
+    const row = await findCompanyBooking(db, companyId, bookingId);
+    if (!row) throw bookingNotFound();
+    return booking(row);
   });
 }

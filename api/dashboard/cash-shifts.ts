@@ -1,12 +1,12 @@
 import type { AppContext } from '../app.js';
-import { createdOrOk, ok } from '../http/respond.js';
+import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
 import { commandShift, shiftCsv, shiftDetail, shiftOverview } from '../use-cases/cash-shifts.js';
 import { docs, ShiftCommand, ShiftsQuery } from './cash-shifts.openapi.js';
 import { managerRead, managerWrite } from './guards.js';
-import { staffRoute } from './staff-route.js';
+import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /**
  * GET/POST /payments/cash-shifts: the company's till sessions (SPEC "Cash shift"), for the owner
@@ -46,16 +46,8 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     },
   });
 
-  staffRoute(surface, managerRead, {
-    ...docs.getCashShift,
-    method: 'get',
-    path: '/payments/cash-shifts/{id}',
-    params: IdParams,
-    handler: async (ctx, staff, { params }) => {
-      ctx.set('Cache-Control', 'private, no-store');
-      ok(ctx, await shiftDetail(deps, staff.companyId, params.id));
-    },
-  });
+  const shiftRead = { ...docs.getCashShift, path: '/payments/cash-shifts/{id}', guard: managerRead };
+  companyRecordRoute(surface, shiftRead, (companyId, shiftId) => shiftDetail(deps, companyId, shiftId));
 
   staffRoute(surface, managerRead, {
     ...docs.getCashShiftCsv,

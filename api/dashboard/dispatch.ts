@@ -4,8 +4,8 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
 import { DispatchBody, dispatchErrorCode, docs } from './dispatch.openapi.js';
-import { allow, authorize, requireActiveCompany, requireRole } from './guards.js';
-import { staffRoute } from './staff-route.js';
+import { allow, requireActiveCompany, requireRole } from './guards.js';
+import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /** OWNER, ADMIN and DISPATCHER act in the operations room; every dashboard role reads it. */
 export const DISPATCH_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
@@ -15,15 +15,8 @@ export const dispatcher = allow(requireRole(...DISPATCH_ROLES), requireActiveCom
 
 /** GET and POST /trips/{id}/dispatch: the trip operations room. */
 export function registerDispatchRoutes(surface: Surface, { db }: AppContext): void {
-  staffRoute(surface, authorize, {
-    ...docs.getTripDispatch,
-    method: 'get',
-    path: '/trips/{id}/dispatch',
-    params: IdParams,
-    handler: async (ctx, staff, { params }) => {
-      ok(ctx, await tripDispatchView(db, staff.companyId, params.id));
-    },
-  });
+  const dispatchRoom = { ...docs.getTripDispatch, path: '/trips/{id}/dispatch' };
+  companyRecordRoute(surface, dispatchRoom, (companyId, tripId) => tripDispatchView(db, companyId, tripId));
 
   staffRoute(surface, dispatcher, {
     ...docs.dispatchTripAction,

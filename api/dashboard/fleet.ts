@@ -11,7 +11,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
 import { authorize } from './guards.js';
-import { companyPageRoute, staffRoute } from './staff-route.js';
+import { companyPageRoute, companyRecordRoute, staffRoute } from './staff-route.js';
 import { driverManager, planner, planningCreateRoute, staffAct } from './planning-schemas.js';
 
 /** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
@@ -73,15 +73,8 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
-  staffRoute(surface, authorize, {
-    ...docs.getBusLayout,
-    method: 'get',
-    path: '/buses/{id}/layout',
-    params: IdParams,
-    handler: async (ctx, staff, { params }) => {
-      ok(ctx, await busLayouts(db, staff.companyId, params.id));
-    },
-  });
+  const layoutRead = { ...docs.getBusLayout, path: '/buses/{id}/layout' };
+  companyRecordRoute(surface, layoutRead, (companyId, busId) => busLayouts(db, companyId, busId));
 
   staffRoute(surface, planner, {
     ...docs.putBusLayout,

@@ -14,7 +14,7 @@ import {
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
 import { allow, authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
-import { staffRoute } from './staff-route.js';
+import { companyRecordRoute, staffRoute } from './staff-route.js';
 import {
   docs,
   LedgerQuery,
@@ -38,6 +38,9 @@ const deciding = (ctx: Context) => {
   const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES), requireActiveCompany);
   return { companyId: staff.companyId, staffUserId: staff.staffUserId, requestId: ctx.state.requestId };
 };
+
+/** Reading the ledger and one line of it: READING_ROLES. */
+const ledgerReader = allow(requireRole(...READING_ROLES));
 
 const isFinancial = (staff: StaffPrincipal) => (SENSITIVE_ROLES as readonly string[]).includes(staff.role);
 
@@ -81,7 +84,7 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
     },
   });
 
-  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
+  staffRoute(surface, ledgerReader, {
     ...docs.listCompanyPayments,
     method: 'get',
     path: '/payments',
@@ -116,16 +119,10 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  staffRoute(surface, allow(requireRole(...READING_ROLES)), {
-    ...docs.getCompanyPayment,
-    method: 'get',
-    path: '/payments/{id}',
-    params: IdParams,
-    handler: async (ctx, staff, { params }) => {
-      ctx.set('Cache-Control', 'private, no-store');
-      ok(ctx, await companyPayment(db, staff.companyId, params.id));
-    },
-  });
+  const paymentRead = { ...docs.getCompanyPayment, path: '/payments/{id}', guard: ledgerReader };
+  companyRecordRoute(surface, paymentRead, (companyId, paymentId) =>
+    companyPayment(db, companyId, paymentId),
+  );
 
   surface.route({
     ...docs.changePaymentNote,

@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { StaffPrincipal } from '../auth/staff-session.js';
-import { page } from '../http/respond.js';
+import { ok, page } from '../http/respond.js';
 import type { Infer, OperationDoc, RouteSpec, Surface } from '../http/route.js';
+import { IdParams } from '../http/schemas.js';
 import { authorize } from './guards.js';
 
 /**
@@ -46,6 +47,13 @@ type PageQuery = z.ZodType<{ limit: number; offset: number }>;
 export type CompanyPage = Promise<[rows: unknown[], total: number]>;
 
 /**
+ * What a company's records answer on every read: `private, no-store`. It is every answer's default
+ * (api/http/middleware.ts responseHeaders); the company read routes state it, as their answers
+ * must never be kept by a shared cache.
+ */
+const PRIVATE = 'private, no-store';
+
+/**
  * GET `path`: one page of the session company's records (`{ success, data, pagination }`), for
  * any dashboard role unless `guard` says otherwise. `list` reads the page for the company.
  */
@@ -62,7 +70,29 @@ export function companyPageRoute<Q extends PageQuery>(
       // Infer<Q> of a Q that is known only as a page query: its output, as the route validated it.
       const query = input.query as z.output<Q>;
       const [rows, total] = await list(staff.companyId, query);
+      ctx.set('Cache-Control', PRIVATE);
       page(ctx, rows, query, total);
+    },
+  });
+}
+
+/**
+ * GET `path` (which names `{id}`): one record of the session company, for any dashboard role
+ * unless `guard` says otherwise. `read` finds the record among the company's, or throws its 404.
+ */
+export function companyRecordRoute(
+  surface: Surface,
+  route: OperationDoc & { path: string; guard?: StaffGuardOf },
+  read: (companyId: string, id: string) => Promise<unknown>,
+): void {
+  const { guard = authorize, ...declared } = route;
+  staffRoute(surface, guard, {
+    ...declared,
+    method: 'get',
+    params: IdParams,
+    handler: async (ctx, staff, { params }) => {
+      ctx.set('Cache-Control', PRIVATE);
+      ok(ctx, await read(staff.companyId, params.id));
     },
   });
 }

@@ -1,11 +1,9 @@
 import { listActiveTrips, type ActiveTrip } from '../../db/queries/tracking.js';
 import { trackingState } from '../../domain/trip-tracking.js';
 import type { AppContext } from '../app.js';
-import { page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { ActiveTripsQuery, docs } from './tracking.openapi.js';
-import { authorize } from './guards.js';
-import { staffRoute } from './staff-route.js';
+import { companyPageRoute } from './staff-route.js';
 
 function activeTripView(trip: ActiveTrip, now: Date) {
   const position = trip.lastPosition;
@@ -37,17 +35,10 @@ function activeTripView(trip: ActiveTrip, now: Date) {
 
 /** GET /tracking/active-trips: live tracking of the company's trips under way. */
 export function registerTrackingRoutes(surface: Surface, { db }: AppContext): void {
-  staffRoute(surface, authorize, {
-    ...docs.listActiveTrips,
-    method: 'get',
-    path: '/tracking/active-trips',
-    query: ActiveTripsQuery,
-    handler: async (ctx, staff, { query }) => {
-      const { trips, total } = await listActiveTrips(db, staff.companyId, query);
-      const now = new Date();
-      const views = trips.map((trip) => activeTripView(trip, now));
-      ctx.set('Cache-Control', 'private, no-store');
-      page(ctx, views, query, total);
-    },
+  const activeTrips = { ...docs.listActiveTrips, path: '/tracking/active-trips', query: ActiveTripsQuery };
+  companyPageRoute(surface, activeTrips, async (companyId, query) => {
+    const { trips, total } = await listActiveTrips(db, companyId, query);
+    const now = new Date();
+    return [trips.map((trip) => activeTripView(trip, now)), total];
   });
 }
