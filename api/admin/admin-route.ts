@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { AuditActor } from '../../db/writes/audit.js';
 import type { AdminPermission } from '../../domain/permissions.js';
 import { adminAuditActor, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
-import type { Infer, RouteSpec, Surface } from '../http/route.js';
+import { guardedRoute, type GuardedRouteSpec } from '../http/guarded-route.js';
+import type { Surface } from '../http/route.js';
 
 /**
  * How the administration's route modules declare a route that needs one permission. The route is
@@ -19,15 +20,11 @@ export interface ActingAdmin {
   audit: AuditActor & { actorId: string };
 }
 
-type Input<P, Q, B> = { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
-
 export type AdminRouteSpec<
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,
-> = Omit<RouteSpec<P, Q, B>, 'security' | 'handler'> & {
-  handler: (ctx: Context, acting: ActingAdmin, input: Input<P, Q, B>) => Promise<void>;
-};
+> = GuardedRouteSpec<ActingAdmin, P, Q, B>;
 
 /** An `administrator` route whose handler runs for an administrator holding `permission`. */
 export function adminRoute<
@@ -35,14 +32,11 @@ export function adminRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(surface: Surface, permission: AdminPermission, spec: AdminRouteSpec<P, Q, B>): void {
-  const { handler, ...route } = spec;
-  surface.route<P, Q, B>({
-    ...route,
-    security: 'administrator',
-    handler: async (ctx, input) => {
-      const admin = requirePermission(ctx, permission);
-      const audit = { ...adminAuditActor(ctx), actorId: admin.adminId };
-      await handler(ctx, { admin, audit }, input);
-    },
-  });
+  guardedRoute(surface, 'administrator', (ctx) => actingAdmin(ctx, permission), spec);
+}
+
+/** The current administrator when they hold `permission` (else 403 PERMISSION_DENIED). */
+function actingAdmin(ctx: Context, permission: AdminPermission): ActingAdmin {
+  const admin = requirePermission(ctx, permission);
+  return { admin, audit: { ...adminAuditActor(ctx), actorId: admin.adminId } };
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { damascusDate } from '../../domain/time.js';
 import type { AppContext } from '../app.js';
+import { guardedRoute } from '../http/guarded-route.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
@@ -23,26 +24,22 @@ export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppCon
     return { companyId: staff.companyId, today: damascusDate(new Date()) };
   };
 
-  surface.route({
+  guardedRoute(surface, 'companyStaff', allowedRead, {
     ...docs.getAnalytics,
     method: 'get',
     path: '/analytics',
-    security: 'companyStaff',
     query: AnalyticsQuery,
-    handler: async (ctx, { query }) => {
-      const read = await allowedRead(ctx);
+    handler: async (ctx, read, { query }) => {
       ok(ctx, await analyticsSnapshot(db, { ...read, period: query.period }));
     },
   });
 
-  surface.route({
+  guardedRoute(surface, 'companyStaff', allowedRead, {
     ...docs.getAdvancedAnalytics,
     method: 'get',
     path: '/analytics/advanced',
-    security: 'companyStaff',
     query: AdvancedQuery,
-    handler: async (ctx, { query }) => {
-      const read = await allowedRead(ctx);
+    handler: async (ctx, read, { query }) => {
       ok(ctx, await advancedAnalytics(db, { ...read, days: query.days }));
     },
   });

@@ -77,7 +77,7 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
   });
 
   const bookingRead = { ...docs.getCompanyBooking, path: '/bookings/{id}' };
-  companyRecordRoute(surface, bookingRead, async (companyId, bookingId) => {
+  companyRecordRoute(surface, authorize, bookingRead, async (companyId, bookingId) => {
     const row = await findCompanyBooking(db, companyId, bookingId);
     if (!row) throw bookingNotFound();
     return booking(row);

@@ -46,8 +46,10 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     },
   });
 
-  const shiftRead = { ...docs.getCashShift, path: '/payments/cash-shifts/{id}', guard: managerRead };
-  companyRecordRoute(surface, shiftRead, (companyId, shiftId) => shiftDetail(deps, companyId, shiftId));
+  const shiftRead = { ...docs.getCashShift, path: '/payments/cash-shifts/{id}' };
+  companyRecordRoute(surface, managerRead, shiftRead, (companyId, shiftId) =>
+    shiftDetail(deps, companyId, shiftId),
+  );
 
   staffRoute(surface, managerRead, {
     ...docs.getCashShiftCsv,

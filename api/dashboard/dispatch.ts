@@ -4,7 +4,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
 import { DispatchBody, dispatchErrorCode, docs } from './dispatch.openapi.js';
-import { allow, requireActiveCompany, requireRole } from './guards.js';
+import { allow, authorize, requireActiveCompany, requireRole } from './guards.js';
 import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /** OWNER, ADMIN and DISPATCHER act in the operations room; every dashboard role reads it. */
@@ -16,7 +16,9 @@ export const dispatcher = allow(requireRole(...DISPATCH_ROLES), requireActiveCom
 /** GET and POST /trips/{id}/dispatch: the trip operations room. */
 export function registerDispatchRoutes(surface: Surface, { db }: AppContext): void {
   const dispatchRoom = { ...docs.getTripDispatch, path: '/trips/{id}/dispatch' };
-  companyRecordRoute(surface, dispatchRoom, (companyId, tripId) => tripDispatchView(db, companyId, tripId));
+  companyRecordRoute(surface, authorize, dispatchRoom, (companyId, tripId) =>
+    tripDispatchView(db, companyId, tripId),
+  );
 
   staffRoute(surface, dispatcher, {
     ...docs.dispatchTripAction,

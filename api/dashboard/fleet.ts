@@ -74,7 +74,7 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
 
 function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
   const layoutRead = { ...docs.getBusLayout, path: '/buses/{id}/layout' };
-  companyRecordRoute(surface, layoutRead, (companyId, busId) => busLayouts(db, companyId, busId));
+  companyRecordRoute(surface, authorize, layoutRead, (companyId, busId) => busLayouts(db, companyId, busId));
 
   staffRoute(surface, planner, {
     ...docs.putBusLayout,

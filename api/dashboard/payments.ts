@@ -119,8 +119,8 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  const paymentRead = { ...docs.getCompanyPayment, path: '/payments/{id}', guard: ledgerReader };
-  companyRecordRoute(surface, paymentRead, (companyId, paymentId) =>
+  const paymentRead = { ...docs.getCompanyPayment, path: '/payments/{id}' };
+  companyRecordRoute(surface, ledgerReader, paymentRead, (companyId, paymentId) =>
     companyPayment(db, companyId, paymentId),
   );
 

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { ok, page } from '../http/respond.js';
-import type { Infer, OperationDoc, RouteSpec, Surface } from '../http/route.js';
+import { guardedRoute, type GuardedRouteSpec } from '../http/guarded-route.js';
+import type { OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { authorize } from './guards.js';
 
@@ -17,15 +18,11 @@ import { authorize } from './guards.js';
 /** Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts). */
 export type StaffGuardOf = (ctx: Context) => StaffPrincipal;
 
-type Input<P, Q, B> = { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
-
 export type StaffRouteSpec<
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,
-> = Omit<RouteSpec<P, Q, B>, 'security' | 'handler'> & {
-  handler: (ctx: Context, staff: StaffPrincipal, input: Input<P, Q, B>) => Promise<void>;
-};
+> = GuardedRouteSpec<StaffPrincipal, P, Q, B>;
 
 /** A `companyStaff` route whose handler gets the company user `guard` let through. */
 export function staffRoute<
@@ -33,12 +30,7 @@ export function staffRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(surface: Surface, guard: StaffGuardOf, spec: StaffRouteSpec<P, Q, B>): void {
-  const { handler, ...route } = spec;
-  surface.route<P, Q, B>({
-    ...route,
-    security: 'companyStaff',
-    handler: async (ctx, input) => handler(ctx, guard(ctx), input),
-  });
+  guardedRoute(surface, 'companyStaff', guard, spec);
 }
 
 type PageQuery = z.ZodType<{ limit: number; offset: number }>;
@@ -77,17 +69,17 @@ export function companyPageRoute<Q extends PageQuery>(
 }
 
 /**
- * GET `path` (which names `{id}`): one record of the session company, for any dashboard role
- * unless `guard` says otherwise. `read` finds the record among the company's, or throws its 404.
+ * GET `path` (which names `{id}`): one record of the session company, for the company users
+ * `guard` lets through. `read` finds the record among the company's, or throws its 404.
  */
 export function companyRecordRoute(
   surface: Surface,
-  route: OperationDoc & { path: string; guard?: StaffGuardOf },
+  guard: StaffGuardOf,
+  route: OperationDoc & { path: string },
   read: (companyId: string, id: string) => Promise<unknown>,
 ): void {
-  const { guard = authorize, ...declared } = route;
   staffRoute(surface, guard, {
-    ...declared,
+    ...route,
     method: 'get',
     params: IdParams,
     handler: async (ctx, staff, { params }) => {
