@@ -1,8 +1,9 @@
+import type { z } from 'zod';
 import type { TicketMessageRow, TicketRow } from '../../db/queries/support-tickets.js';
 import type { AppContext } from '../app.js';
 import { created, ok } from '../http/respond.js';
-import type { Surface } from '../http/route.js';
-import { adminRoute } from './admin-route.js';
+import type { Infer, OperationDoc, Surface } from '../http/route.js';
+import { adminRoute, type ActingAdmin } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -17,7 +18,10 @@ import {
 } from '../use-cases/support-tickets.js';
 import { AssignBody, CloseBody, docs, NewTicketBody, ReplyBody, TicketQuery } from './tickets.openapi.js';
 
-const detail = (found: { ticket: TicketRow; messages: TicketMessageRow[] }) => ({
+/** A ticket and its messages, as support reads it. */
+type TicketDetail = { ticket: TicketRow; messages: TicketMessageRow[] };
+
+const detail = (found: TicketDetail) => ({
   ticket: supportTicketView(found.ticket),
   messages: found.messages.map(supportMessageView),
 });
@@ -55,36 +59,26 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
     },
   });
 
-  adminRoute(surface, 'tickets.manage', {
-    ...docs.adminReplyToTicket,
-    method: 'post',
-    path: '/tickets/{id}/replies',
-    params: IdParams,
-    body: ReplyBody,
-    handler: async (ctx, { audit }, { params, body }) => {
-      ok(ctx, detail(await replyToTicket(db, audit, params.id, body.message)));
-    },
-  });
+  const reply = { ...docs.adminReplyToTicket, path: '/tickets/{id}/replies', body: ReplyBody };
+  ticketStepRoute(surface, reply, (audit, id, body) => replyToTicket(db, audit, id, body.message));
+  const assignment = { ...docs.adminAssignTicket, path: '/tickets/{id}/assign', body: AssignBody };
+  ticketStepRoute(surface, assignment, (audit, id, body) => assignTicketTo(db, audit, id, body.assigneeId));
+  const closing = { ...docs.adminCloseTicket, path: '/tickets/{id}/close', body: CloseBody };
+  ticketStepRoute(surface, closing, (audit, id, body) => closeTicketWith(db, audit, id, body.resolution));
+}
 
+/** POST `path` (/tickets/{id}/…): one step on a ticket (tickets.manage), answered with the ticket after it. */
+function ticketStepRoute<B extends z.ZodType>(
+  surface: Surface,
+  route: OperationDoc & { path: string; body: B },
+  step: (audit: ActingAdmin['audit'], ticketId: string, body: Infer<B>) => Promise<TicketDetail>,
+): void {
   adminRoute(surface, 'tickets.manage', {
-    ...docs.adminAssignTicket,
+    ...route,
     method: 'post',
-    path: '/tickets/{id}/assign',
     params: IdParams,
-    body: AssignBody,
     handler: async (ctx, { audit }, { params, body }) => {
-      ok(ctx, detail(await assignTicketTo(db, audit, params.id, body.assigneeId)));
-    },
-  });
-
-  adminRoute(surface, 'tickets.manage', {
-    ...docs.adminCloseTicket,
-    method: 'post',
-    path: '/tickets/{id}/close',
-    params: IdParams,
-    body: CloseBody,
-    handler: async (ctx, { audit }, { params, body }) => {
-      ok(ctx, detail(await closeTicketWith(db, audit, params.id, body.resolution)));
+      ok(ctx, detail(await step(audit, params.id, body)));
     },
   });
 }
