@@ -6,13 +6,14 @@ import {
   listRoutes,
 } from '../../db/queries/network.js';
 import { createPickupLocation, createRoute, saveCity } from '../../db/writes/planning/network.js';
+import { camelFields } from '../../db/row-fields.js';
 import type { AppContext } from '../app.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { companyPageRoute, staffRoute } from './staff-route.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
-import { planner, planningCreateRoute, planningErrorCode, staffAct } from './planning-schemas.js';
+import { planningCreateRoute, planningWriteRoute } from './planning-schemas.js';
 
 /** The network a company plans on: cities, its routes with their stops, pickup locations. */
 export function registerNetworkRoutes(surface: Surface, context: AppContext): void {
@@ -31,22 +32,13 @@ function registerCityRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  staffRoute(surface, planner, {
-    ...docs.addCity,
-    method: 'post',
-    path: '/cities',
-    body: CityBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const { city, created } = await saveCity(db, staffAct(ctx, staff), {
-        nameAr: body.name_ar,
-        nameEn: body.name_en,
-        latitude: body.latitude,
-        longitude: body.longitude,
-      });
-      ctx.status = created ? 201 : 200;
-      ctx.body = { success: true, data: city, created };
-    },
+  const cityAddition = { ...docs.addCity, path: '/cities', body: CityBody };
+  planningWriteRoute(surface, cityAddition, async (ctx, act, body) => {
+    const fields = camelFields(body, ['name_ar', 'name_en', 'latitude', 'longitude']);
+    const { city, created } = await saveCity(db, act, fields);
+    // 201 when this call added the city, 200 when it was there; the answer says which beside the data.
+    ctx.status = created ? 201 : 200;
+    ctx.body = { success: true, data: city, created };
   });
 }
 

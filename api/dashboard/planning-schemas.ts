@@ -43,23 +43,34 @@ export const staffAct = (ctx: Context, staff: StaffPrincipal): StaffAct => ({
 export const planningReader = (ctx: Context): StaffPrincipal =>
   authorize(ctx, requireRole(...PLANNING_ROLES));
 
+type PlanningRoute<B extends z.ZodType> = OperationDoc & { path: string; body: B; guard?: StaffGuardOf };
+
 /**
- * POST `path`: a planning write makes one record (201) and the answer is that record as read back.
+ * POST `path`: a planning write, which `write` makes for the acting company user and answers.
  * The caller is a `planner` unless `guard` says otherwise; a refused body gets planningErrorCode.
  */
-export function planningCreateRoute<B extends z.ZodType>(
+export function planningWriteRoute<B extends z.ZodType>(
   surface: Surface,
-  route: OperationDoc & { path: string; body: B; guard?: StaffGuardOf },
-  make: (act: StaffAct, body: Infer<B>) => Promise<unknown>,
+  route: PlanningRoute<B>,
+  write: (ctx: Context, act: StaffAct, body: Infer<B>) => Promise<void>,
 ): void {
   const { guard = planner, ...declared } = route;
   staffRoute(surface, guard, {
     ...declared,
     method: 'post',
     errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      created(ctx, await make(staffAct(ctx, staff), body));
-    },
+    handler: async (ctx, staff, { body }) => write(ctx, staffAct(ctx, staff), body),
+  });
+}
+
+/** A planningWriteRoute that makes one record (201) and answers that record as read back. */
+export function planningCreateRoute<B extends z.ZodType>(
+  surface: Surface,
+  route: PlanningRoute<B>,
+  make: (act: StaffAct, body: Infer<B>) => Promise<unknown>,
+): void {
+  planningWriteRoute(surface, route, async (ctx, act, body) => {
+    created(ctx, await make(act, body));
   });
 }
 

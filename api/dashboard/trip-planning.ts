@@ -1,11 +1,12 @@
 import { findPlanningTrip, listPlanningTrips } from '../../db/queries/planning-trips.js';
 import { saveTrip } from '../../db/writes/planning/trips.js';
+import { camelFields } from '../../db/row-fields.js';
 import type { AppContext } from '../app.js';
 import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
 import { staffRoute } from './staff-route.js';
-import { planner, planningErrorCode, staffAct } from './planning-schemas.js';
+import { planningWriteRoute } from './planning-schemas.js';
 import { docs, TripBody, TripsQuery } from './trip-planning.openapi.js';
 
 /** GET /trips (the planning list with status counters) and POST /trips (plan or re-plan a trip). */
@@ -31,25 +32,21 @@ export function registerTripPlanningRoutes(surface: Surface, { db }: AppContext)
     },
   });
 
-  staffRoute(surface, planner, {
-    ...docs.planTrip,
-    method: 'post',
-    path: '/trips',
-    body: TripBody,
-    errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => {
-      const { tripId, created } = await saveTrip(db, staffAct(ctx, staff), {
-        tripId: body.trip_id,
-        routeId: body.route_id,
-        busId: body.bus_id,
-        driverId: body.driver_id,
-        pickupStopId: body.pickup_stop_id,
-        departureAt: Date.parse(body.departure_at),
-        durationMinutes: body.duration_minutes,
-        priceBase: body.price_base,
-        priceVip: body.price_vip,
-      });
-      createdOrOk(ctx, created, await findPlanningTrip(db, staff.companyId, tripId));
-    },
+  const tripPlan = { ...docs.planTrip, path: '/trips', body: TripBody };
+  planningWriteRoute(surface, tripPlan, async (ctx, act, body) => {
+    const { tripId, created } = await saveTrip(db, act, {
+      ...camelFields(body, [
+        'trip_id',
+        'route_id',
+        'bus_id',
+        'driver_id',
+        'pickup_stop_id',
+        'duration_minutes',
+        'price_base',
+        'price_vip',
+      ]),
+      departureAt: Date.parse(body.departure_at),
+    });
+    createdOrOk(ctx, created, await findPlanningTrip(db, act.companyId, tripId));
   });
 }
