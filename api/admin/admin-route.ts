@@ -1,10 +1,8 @@
 import type { Context } from 'koa';
-import type { z } from 'zod';
 import type { AuditActor } from '../../db/writes/audit.js';
 import type { AdminPermission } from '../../domain/permissions.js';
 import { adminAuditActor, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
-import { guardedRoute, type GuardedRouteSpec } from '../http/guarded-route.js';
-import type { Surface } from '../http/route.js';
+import { guardedRouteDeclarer } from '../http/guarded-route.js';
 
 /**
  * How the administration's route modules declare a route that needs one permission. The route is
@@ -20,20 +18,11 @@ export interface ActingAdmin {
   audit: AuditActor & { actorId: string };
 }
 
-export type AdminRouteSpec<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> = GuardedRouteSpec<ActingAdmin, P, Q, B>;
-
-/** An `administrator` route whose handler runs for an administrator holding `permission`. */
-export function adminRoute<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
->(surface: Surface, permission: AdminPermission, spec: AdminRouteSpec<P, Q, B>): void {
-  guardedRoute(surface, 'administrator', (ctx) => actingAdmin(ctx, permission), spec);
-}
+/**
+ * adminRoute(surface, permission, spec): an `administrator` route whose handler runs for an
+ * administrator holding `permission`.
+ */
+export const adminRoute = guardedRouteDeclarer('administrator', actingAdmin);
 
 /** The current administrator when they hold `permission` (else 403 PERMISSION_DENIED). */
 function actingAdmin(ctx: Context, permission: AdminPermission): ActingAdmin {

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { ok, page } from '../http/respond.js';
-import { guardedRoute, type GuardedRouteSpec } from '../http/guarded-route.js';
+import { guardedRouteDeclarer } from '../http/guarded-route.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { authorize } from './guards.js';
@@ -18,20 +18,8 @@ import { authorize } from './guards.js';
 /** Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts). */
 export type StaffGuardOf = (ctx: Context) => StaffPrincipal;
 
-export type StaffRouteSpec<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> = GuardedRouteSpec<StaffPrincipal, P, Q, B>;
-
-/** A `companyStaff` route whose handler gets the company user `guard` let through. */
-export function staffRoute<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
->(surface: Surface, guard: StaffGuardOf, spec: StaffRouteSpec<P, Q, B>): void {
-  guardedRoute(surface, 'companyStaff', guard, spec);
-}
+/** staffRoute(surface, guard, spec): a `companyStaff` route whose handler gets the company user `guard` let through. */
+export const staffRoute = guardedRouteDeclarer('companyStaff', (ctx, guard: StaffGuardOf) => guard(ctx));
 
 type PageQuery = z.ZodType<{ limit: number; offset: number }>;
 

@@ -41,3 +41,22 @@ export function guardedRoute<
     handler: async (ctx, input) => handler(ctx, await guard(ctx), input),
   });
 }
+
+/** A route's params, query or body schema; undefined where the route takes none. */
+type Part = z.ZodType | undefined;
+
+/**
+ * The route declaration of one surface: `declare(surface, rule, spec)` is a guardedRoute with the
+ * surface's `security` whose guard is `admit(ctx, rule)`. The rule is what each declaration names:
+ * a guard of the dashboard's (staffRoute), a permission of the administration's (adminRoute).
+ */
+export function guardedRouteDeclarer<Rule, Principal>(
+  security: Security,
+  admit: (ctx: Context, rule: Rule) => Principal | Promise<Principal>,
+) {
+  return <P extends Part = undefined, Q extends Part = undefined, B extends Part = undefined>(
+    surface: Surface,
+    rule: Rule,
+    spec: GuardedRouteSpec<Principal, P, Q, B>,
+  ): void => guardedRoute(surface, security, (ctx) => admit(ctx, rule), spec);
+}
