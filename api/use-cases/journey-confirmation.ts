@@ -187,7 +187,12 @@ export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<
   }
   const batch = await findHoldBatch(db, call.body.hold_batch_id);
   const check = confirmCheck(batch, call.scope, stored !== null);
-  if (check.refusal) throw refused(check.refusal);
+  if (check.refusal) {
+    // A duplicate of this key may have confirmed the hold since the key was read: its answer is ours.
+    const now = stored ? before : keyVerdict(await findIdempotencyRecord(db, recordScope, key), hash);
+    if (now.kind !== 'NEW') return replay(now);
+    throw refused(check.refusal);
+  }
 
   const claimed = await claimIdempotencyKey(db, recordScope, key, hash);
   const after = keyVerdict(claimed, hash);

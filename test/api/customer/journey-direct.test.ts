@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import { accountCaps } from '../../../api/http/abuse-limits.js';
+import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
+import { confirmOnce } from '../../../api/use-cases/journey-confirmation.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   confirmJourney,
@@ -109,6 +113,56 @@ describe('AUTO journeys: hold and confirm are transactions, no workflow', () => 
     expect(same.map((answer) => answer.status)).toEqual(Array(12).fill(200));
     for (const answer of same) expect(answer.body).toEqual(same[0]!.body);
     expect((await journeyFacts(app.db, other.quoted.journey_id)).tickets).toHaveLength(1);
+  });
+});
+
+describe('a duplicate confirm that read its key before the first one acted', () => {
+  const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
+
+  it('answers what the first one answered, not 409 ALREADY_CONFIRMED', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId } = await held(app, caller);
+    const body = confirmBody(quoted.quote_id, holdBatchId);
+    // The late duplicate reads its (still unused) key, then waits at its read of the hold batch
+    // until the first call has confirmed the hold and stored its answer.
+    let reached = () => {};
+    let release = () => {};
+    const reachedBatch = new Promise<void>((resolve) => (reached = resolve));
+    const firstDone = new Promise<void>((resolve) => (release = resolve));
+    const gated: Database = {
+      ...app.db,
+      query: async <Row>(text: string, params?: unknown[]) => {
+        if (text.includes('from hold_batches where id')) {
+          reached();
+          await firstDone;
+        }
+        return app.db.query<Row>(text, params);
+      },
+    };
+    const call = {
+      userId: caller.userId,
+      scope: { kind: 'JOURNEY' as const, id: quoted.journey_id },
+      body: { hold_batch_id: holdBatchId, idempotency_key: body.idempotency_key },
+      travellersOf: () => [{ journeyId: quoted.journey_id, travellers: body.travellers }],
+      channel: 'CUSTOMER_MOBILE' as const,
+    };
+    const deps = (db: Database) => ({
+      db,
+      workflow: journeyConfirmationClient(app.temporal, app.config),
+      settings: {
+        holdMinutes: app.config.HOLD_MINUTES,
+        timeScale: app.config.TIME_SCALE,
+        caps: accountCaps(app.config),
+        signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM },
+      },
+    });
+    const late = confirmOnce(deps(gated), call);
+    await reachedBatch;
+    const first = await confirmOnce(deps(app.db), call);
+    release();
+    expect(first.status).toBe(200);
+    await expect(late).resolves.toEqual(first);
+    expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
   });
 });
 
