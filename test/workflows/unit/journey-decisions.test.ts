@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { temporal as proto } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import {
   decideUpdate,
   JOURNEY_CONFIRMATION_WORKFLOW,
@@ -120,6 +123,30 @@ describe('journeyConfirmation started by a REQUESTED confirm (stubbed activities
       expect(await handle.result()).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
       expect(calls.inputsOf('expireCompanyDecisions')).toEqual([{ scope: input.scope }]);
     });
+  });
+
+  it('the deadline is released inside the workflow task its timer wakes (a local activity)', async () => {
+    const { steps } = decisionSteps(requested([COMPANY_A, 300]));
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { handle } = await startRequested(temporal.client, taskQueue);
+      await handle.result();
+      const events = (await handle.fetchHistory()).events ?? [];
+      const afterTimer = events.slice(events.findIndex((event) => event.timerFiredEventAttributes));
+      expect(afterTimer.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+      expect(afterTimer.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    });
+  });
+
+  it('a process that scheduled its release as an ordinary activity (before the change) replays unchanged', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before the release became
+    // a local activity: started, timer, workflow task, activity scheduled, started and completed,
+    // workflow task, completed.
+    const recorded = proto.api.history.v1.History.decode(
+      readFileSync(new URL('./histories/deadline-release-activity.pb', import.meta.url)),
+    );
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, recorded),
+    ).resolves.toBeUndefined();
   });
 
   it('a confirm that rolled back (the scope is still HELD) leaves nothing to wait for: the process ends', async () => {
