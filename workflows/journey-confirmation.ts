@@ -35,7 +35,7 @@ import {
   ENFORCING_STEP,
   enforcing,
   millisecondsUntil,
-  PhasedProcess,
+  OpenedProcess,
   type Activities,
 } from './steps.js';
 
@@ -59,8 +59,7 @@ const DEADLINE_RELEASE_LOCALLY = 'deadline-release-local-activity';
  * confirm and the hold's expiry never overlap. Deadlines are instants on the workflow clock,
  * waited for with `condition(…, remaining)`.
  */
-class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
-  holdAttempted = false;
+class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
   private holdBatchId: string | null = null;
   private holdExpiresAt: string | null = null;
   /** When the current hold ends unless confirmed or released (workflow clock, epoch ms). */
@@ -78,7 +77,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   loading: boolean;
 
   constructor(private readonly input: JourneyConfirmationInput) {
-    super('NEW', REFUSAL_STATUS);
+    super(REFUSAL_STATUS);
     this.loading = input.startsRequested === true;
   }
 
@@ -108,7 +107,7 @@ class JourneyConfirmation extends PhasedProcess<ProcessPhase, RefusalCode> {
   }
 
   hold(request: HoldRequest): Promise<HoldResult> {
-    this.holdAttempted = true;
+    this.noteOpenAttempt();
     log.debug('hold requested', { requestId: request.requestId, phase: this.phase });
     return this.exclusive(async () => {
       this.requireHoldable();
@@ -279,8 +278,7 @@ export async function journeyConfirmation(input: JourneyConfirmationInput): Prom
 
   if (input.startsRequested) await confirmation.loadRequested();
   // The first hold arrives with the start; a refused one leaves nothing to wait for.
-  else
-    await condition(() => confirmation.phase !== 'NEW' || (confirmation.holdAttempted && confirmation.idle));
+  else await confirmation.openSettled();
   for (;;) {
     await condition(() => confirmation.idle);
     if (confirmation.phase === 'HELD') await confirmation.awaitHoldEnd();

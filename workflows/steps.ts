@@ -140,8 +140,9 @@ export class PhasedProcess<Phase extends string, Code extends string> extends St
 }
 
 /**
- * A process that its OPEN Update starts (update-with-start): NEW until the open succeeds. An open
- * the database refuses leaves it NEW with nothing to wait for, so the process then ends.
+ * A process that its opening Update starts (update-with-start: a share's or a shift's OPEN, a
+ * journey's first hold): NEW until that Update succeeds. One the database refuses leaves it NEW
+ * with nothing to wait for, so the process then ends.
  */
 export class OpenedProcess<Phase extends string, Code extends string> extends PhasedProcess<
   Phase | 'NEW',
@@ -153,7 +154,7 @@ export class OpenedProcess<Phase extends string, Code extends string> extends Ph
     super('NEW', refusals);
   }
 
-  /** The OPEN handler calls this first, before its step waits in the queue. */
+  /** The opening handler calls this first, before its step waits in the queue. */
   protected noteOpenAttempt(): void {
     this.openAttempted = true;
   }
