@@ -3,7 +3,7 @@ import { Refusal } from '../../domain/refusal.js';
 import { CompanyApiKey } from '../entities/webhooks.js';
 import type { Database, TransactionClient } from '../orm.js';
 import type { ApiKeyRecord } from '../queries/webhooks.js';
-import { recordAudit, type RequestOrigin } from './audit.js';
+import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
  * Company API keys, made and revoked by a company's OWNER or ADMIN in the dashboard (dashboard CRUD
@@ -47,16 +47,15 @@ export async function createApiKey(
       createdBy: key.staffUserId,
     });
     await client.em.flush();
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: key.staffUserId,
-      action: 'company.api_key.create',
-      targetKind: 'company_api_key',
-      targetId: entity.id,
-      details: { name: key.name, prefix: key.keyPrefix },
-      ip: origin.ip,
-      requestId: origin.requestId,
-    });
+    const target = { kind: 'company_api_key', id: entity.id };
+    const details = { name: key.name, prefix: key.keyPrefix };
+    await recordStaffAct(
+      client,
+      { staffUserId: key.staffUserId, ...origin },
+      'company.api_key.create',
+      target,
+      details,
+    );
     const { rows } = await client.query<{ created_at: string }>(
       `select created_at from company_api_keys where id = $1`,
       [entity.id],
@@ -90,16 +89,9 @@ export async function revokeApiKey(
       `update company_api_keys set revoked_at = now(), revoked_by = $2 where id = $1 returning revoked_at`,
       [key.id, change.staffUserId],
     );
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: change.staffUserId,
-      action: 'company.api_key.revoke',
-      targetKind: 'company_api_key',
-      targetId: key.id,
-      details: { prefix: key.keyPrefix },
-      ip: origin.ip,
-      requestId: origin.requestId,
-    });
+    const actor = { staffUserId: change.staffUserId, ...origin };
+    const target = { kind: 'company_api_key', id: key.id };
+    await recordStaffAct(client, actor, 'company.api_key.revoke', target, { prefix: key.keyPrefix });
     return { revokedAt: new Date(rows[0]!.revoked_at).toISOString() };
   });
 }

@@ -75,21 +75,22 @@ export async function recordedTransaction<T>(
   });
 }
 
-/** A company's staff member and the request they acted from, for the audit row of their change. */
-export interface CompanyStaffActor {
-  companyId: string;
+/** A company's staff member and the request they acted from (none for a step of a process). */
+export interface StaffActor {
   staffUserId: string;
   ip?: string | null;
   requestId?: string | null;
 }
 
-/**
- * The audit row of a staff member's change to a record of their company: the company is the
- * first fact of the details, before the change's own.
- */
-export async function recordStaffAudit(
+/** The same, with the company whose record they changed. */
+export interface CompanyStaffActor extends StaffActor {
+  companyId: string;
+}
+
+/** The audit row of a staff member's act on one record. */
+export async function recordStaffAct(
   q: Pick<PoolClient, 'query'>,
-  actor: CompanyStaffActor,
+  actor: StaffActor,
   action: string,
   target: { kind: string; id: string },
   details: Record<string, unknown>,
@@ -100,8 +101,22 @@ export async function recordStaffAudit(
     action,
     targetKind: target.kind,
     targetId: target.id,
-    details: { companyId: actor.companyId, ...details },
+    details,
     ip: actor.ip,
     requestId: actor.requestId,
   });
+}
+
+/**
+ * The audit row of a staff member's change to a record of their company: the company is the
+ * first fact of the details, before the change's own.
+ */
+export function recordStaffAudit(
+  q: Pick<PoolClient, 'query'>,
+  actor: CompanyStaffActor,
+  action: string,
+  target: { kind: string; id: string },
+  details: Record<string, unknown>,
+): Promise<void> {
+  return recordStaffAct(q, actor, action, target, { companyId: actor.companyId, ...details });
 }

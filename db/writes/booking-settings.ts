@@ -3,7 +3,7 @@ import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { CompanyBookingSettings } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
 import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
-import { recordAudit, type RequestOrigin } from './audit.js';
+import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
  * Creates or replaces the company's settings through the transaction's EntityManager (a dashboard
@@ -46,19 +46,13 @@ export async function saveBookingSettings(
       change.settings,
       change.staffUserId,
     );
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: change.staffUserId,
-      action: 'company.booking_settings.update',
-      targetKind: 'company',
-      targetId: change.companyId,
-      details: {
-        mode: settings.mode,
-        decisionWindowMinutes: settings.decisionWindowMinutes,
-        channels: settings.channels,
-      },
-      ip: origin.ip,
-      requestId: origin.requestId,
+    const { mode, decisionWindowMinutes, channels } = settings;
+    const actor = { staffUserId: change.staffUserId, ...origin };
+    const target = { kind: 'company', id: change.companyId };
+    await recordStaffAct(client, actor, 'company.booking_settings.update', target, {
+      mode,
+      decisionWindowMinutes,
+      channels,
     });
     return settings;
   });

@@ -9,7 +9,7 @@ import {
 } from '../../domain/cash-shift.js';
 import type { Database } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
-import { recordAudit } from './audit.js';
+import { recordStaffAct } from './audit.js';
 import { insertRow } from './insert-row.js';
 
 /**
@@ -37,13 +37,10 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
       [input.shiftId, input.companyId, input.openingBalance, input.staffUserId, input.note ?? null],
     );
     if (rows[0]) {
-      await recordAudit(client, {
-        actorKind: 'STAFF',
-        actorId: input.staffUserId,
-        action: 'cash_shifts.open',
-        targetKind: 'cash_shift',
-        targetId: input.shiftId,
-        details: { companyId: input.companyId, openingBalance: input.openingBalance },
+      const shift = { kind: 'cash_shift', id: input.shiftId };
+      await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.open', shift, {
+        companyId: input.companyId,
+        openingBalance: input.openingBalance,
       });
     }
     const shift = await readShiftSummary(client, input.shiftId);
@@ -97,13 +94,11 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
       reason: input.reason,
       recorded_by: input.staffUserId,
     });
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: input.staffUserId,
-      action: 'cash_shifts.adjust',
-      targetKind: 'cash_shift',
-      targetId: input.shiftId,
-      details: { movementId: input.movementId, direction: input.direction, amount: input.amount },
+    const shift = { kind: 'cash_shift', id: input.shiftId };
+    await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.adjust', shift, {
+      movementId: input.movementId,
+      direction: input.direction,
+      amount: input.amount,
     });
     return (await readShiftSummary(client, input.shiftId))!;
   });
@@ -142,13 +137,11 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
         where id = $1`,
       [input.shiftId, input.declaredAmount, expected, difference, input.staffUserId, input.note ?? null],
     );
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: input.staffUserId,
-      action: 'cash_shifts.close',
-      targetKind: 'cash_shift',
-      targetId: input.shiftId,
-      details: { declared: input.declaredAmount, expected, difference },
+    const shift = { kind: 'cash_shift', id: input.shiftId };
+    await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.close', shift, {
+      declared: input.declaredAmount,
+      expected,
+      difference,
     });
     return (await readShiftSummary(client, input.shiftId))!;
   });

@@ -7,7 +7,7 @@ import {
   readCompanySettings,
   type CompanySettingsView,
 } from '../queries/company-settings.js';
-import { recordAudit, type RequestOrigin } from './audit.js';
+import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /** The fields PATCH /settings may change; a field left out keeps its value. */
 export interface CompanySettingsChange {
@@ -95,16 +95,10 @@ export async function saveCompanySettings(
     await client.query(`select id from companies where id = $1 for update`, [input.companyId]);
     const before = await readCompanySettings(client, input.companyId);
     await applyChange(client, input.companyId, input.change, input.staffUserId);
-    await recordAudit(client, {
-      actorKind: 'STAFF',
-      actorId: input.staffUserId,
-      action: 'company.settings.update',
-      targetKind: 'company',
-      targetId: input.companyId,
-      details: { changes: changedFields(before, input.change) },
-      ip: origin.ip,
-      requestId: origin.requestId,
-    });
+    const actor = { staffUserId: input.staffUserId, ...origin };
+    const target = { kind: 'company', id: input.companyId };
+    const details = { changes: changedFields(before, input.change) };
+    await recordStaffAct(client, actor, 'company.settings.update', target, details);
     return readCompanySettings(client, input.companyId);
   });
 }

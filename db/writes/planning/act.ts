@@ -1,5 +1,5 @@
 import type { TransactionClient } from '../../orm.js';
-import { recordAudit, type RequestOrigin } from '../audit.js';
+import { recordStaffAct, type RequestOrigin } from '../audit.js';
 
 /** A company user's planning write: who, for which company, from which request. */
 export interface StaffAct {
@@ -16,14 +16,12 @@ export function auditAct(
   target: [kind: string, id: string],
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  return recordAudit(client, {
-    actorKind: 'STAFF',
-    actorId: act.staffUserId,
+  const [kind, id] = target;
+  return recordStaffAct(
+    client,
+    { staffUserId: act.staffUserId, ...act.origin },
     action,
-    targetKind: target[0],
-    targetId: target[1],
+    { kind, id },
     details,
-    ip: act.origin.ip,
-    requestId: act.origin.requestId,
-  });
+  );
 }
