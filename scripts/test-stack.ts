@@ -4,6 +4,8 @@
  * run's database and server are removed afterwards.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stop, type Managed } from './lib/processes.js';
 import {
@@ -16,6 +18,9 @@ import {
 } from './lib/services.js';
 
 const managed: Managed[] = [];
+// vitest also writes its JSON report here, so the run can end on one plain count line (below).
+const reportDir = mkdtempSync(join(tmpdir(), 'busbooking-test-report-'));
+const reportFile = join(reportDir, 'vitest.json');
 
 async function main(): Promise<number> {
   const database = `busbooking_test_${Date.now()}`;
@@ -23,7 +28,13 @@ async function main(): Promise<number> {
   const temporalPort = await freePort(7243, 50);
   managed.push(await startTemporal({ port: temporalPort }));
   try {
-    const vitestArgs = ['run', ...process.argv.slice(2)];
+    const vitestArgs = [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportFile}`,
+      ...process.argv.slice(2),
+    ];
     // Run vitest on this same Node (the project's pinned one), not whatever `node` the shebang finds.
     const vitestEntry = join(projectRoot, 'node_modules', 'vitest', 'vitest.mjs');
     // Off a terminal (CI, a log file) the report is plain text: vitest colours whenever CI is set,
@@ -61,4 +72,34 @@ try {
 } finally {
   for (const service of managed.reverse()) await stop(service);
 }
+console.log(closingLine());
+rmSync(reportDir, { recursive: true, force: true });
 process.exit(exitCode);
+
+/**
+ * The run's last line, `Tests: N passed, N failed, N skipped`: log readers that know no vitest
+ * recognise this plain form, and it comes after the services' shutdown chatter. A file that failed
+ * to load (no test of it ran) counts as one failure.
+ */
+function closingLine(): string {
+  let report: JsonReport;
+  try {
+    report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
+  } catch {
+    return 'Tests: 0 passed, 1 failed (vitest wrote no report)';
+  }
+  const brokenFiles = report.testResults.filter(
+    (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+  ).length;
+  const failed = report.numFailedTests + brokenFiles;
+  const skipped = report.numPendingTests + report.numTodoTests;
+  return `Tests: ${report.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
+}
+
+interface JsonReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  testResults: { status: string; assertionResults: { status: string }[] }[];
+}
