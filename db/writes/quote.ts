@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../orm.js';
+import { journeyTransaction } from './journeys/scope.js';
 import { keyReused, keyVerdict, requestHash } from '../../domain/idempotency.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import {
@@ -88,9 +89,35 @@ const refused = (
  * client's idempotency key. Writes no inventory. A retry with the same key and body gets the
  * stored answer; the same key with another body is refused; of concurrent identical requests
  * the unique key lets one row in and the others read it.
+ *
+ * One transaction, like the journey writes that follow it: its statements run prepared on generic
+ * plans (journeyTransaction), since planning the legs' join (arrays of ids) cost PostgreSQL more
+ * than running it, at every quote.
  */
-export async function quoteJourney(
+export function quoteJourney(
   db: Database,
+  caller: QuoteCaller,
+  request: QuoteRequest,
+  settings: QuoteSettings,
+): Promise<QuoteOutcome> {
+  return journeyTransaction(db, (client) =>
+    quoteOn(
+      {
+        query: async <Row>(sql: string, params?: unknown[]) =>
+          (await client.query(sql, params)).rows as Row[],
+      },
+      caller,
+      request,
+      settings,
+    ),
+  );
+}
+
+/** The statements of a quote, on one connection. */
+type Statements = Pick<Database, 'query'>;
+
+async function quoteOn(
+  db: Statements,
   caller: QuoteCaller,
   request: QuoteRequest,
   settings: QuoteSettings,
@@ -169,7 +196,7 @@ interface StoredQuote {
 const NO_OWNER = '00000000-0000-0000-0000-000000000000';
 
 async function findQuote(
-  db: Database,
+  db: Statements,
   ownerUserId: string | null,
   idempotencyKey: string,
 ): Promise<StoredQuote | undefined> {
@@ -224,7 +251,7 @@ type QuoteLegRow = LegTripColumns &
 
 /** One statement for all legs: the trip in the caller's scope, both stop calls, and whether an id is a stop. */
 async function loadQuoteLegs(
-  db: Database,
+  db: Statements,
   scope: InventoryScope,
   legs: QuoteLegRequest[],
 ): Promise<QuoteLegRow[]> {
@@ -353,7 +380,7 @@ interface AvailabilityRow {
 }
 
 /** Free seats on the leg's interval, VIP-class counts, and the assigned labels in the active layout. */
-async function loadLegAvailability(db: Database, leg: ResolvedLeg, labels: string[]) {
+async function loadLegAvailability(db: Statements, leg: ResolvedLeg, labels: string[]) {
   const taken = (
     seatId: string,
   ) => `exists (select 1 from seat_allocations a where a.trip_id = t.id and a.seat_id = ${seatId}
