@@ -15,3 +15,21 @@ export async function rowsOf<Row extends QueryResultRow>(
   if ('transaction' in runner) return runner.query<Row>(sql, params);
   return (await runner.query<Row>(sql, params)).rows;
 }
+
+/**
+ * One row of `table` by its id, or null: `select <columns> from <table> where id = $1`, locked for a
+ * change (`for update`) when asked, inside the caller's transaction.
+ */
+export async function rowById<Row extends object>(
+  sql: Pick<PoolClient, 'query'>,
+  columns: string,
+  table: string,
+  id: string,
+  lock: boolean,
+): Promise<Row | null> {
+  const { rows } = await sql.query<Row>(
+    `select ${columns} from ${table} where id = $1${lock ? ' for update' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { IncidentSeverity, IncidentStatus } from '../../domain/incidents.js';
 import type { MaintenanceState, MaintenanceWindow } from '../../domain/maintenance.js';
 import type { Database } from '../orm.js';
+import { rowById } from '../sql-runner.js';
 import { isoUtc } from './admins.js';
 import { countedPage } from './filtered-lists.js';
 
@@ -86,21 +87,6 @@ export async function listMaintenanceWindows(
     orderBy: 'starts_at desc, id',
   };
   return countedPage<MaintenanceRow>(db.pool, listing, [filter.state ?? null], filter);
-}
-
-/** One row of `table` by id, locked for a change (`for update`) when asked inside a transaction. */
-async function rowById<Row extends object>(
-  sql: Sql,
-  columns: string,
-  table: string,
-  id: string,
-  lock: boolean,
-): Promise<Row | null> {
-  const { rows } = await sql.query<Row>(
-    `select ${columns} from ${table} where id = $1${lock ? ' for update' : ''}`,
-    [id],
-  );
-  return rows[0] ?? null;
 }
 
 /** One window, locked for a change when read inside a transaction. */

@@ -4,6 +4,7 @@ import type { AdminRole } from '../../domain/permissions.js';
 import { Admin } from '../entities/admin.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { ADMIN_COLUMNS, type AdminRow } from '../queries/admins.js';
+import { rowById } from '../sql-runner.js';
 import { revokeOtherAdminSessions } from './admin-sessions.js';
 import { recordAudit, type AuditActor } from './audit.js';
 import { flushUnlessTaken } from './flush-unique.js';
@@ -15,11 +16,8 @@ import { flushUnlessTaken } from './flush-unique.js';
  */
 
 /** The account, locked until the transaction ends (it is about to change). */
-export async function lockAdmin(sql: Pick<PoolClient, 'query'>, adminId: string): Promise<AdminRow | null> {
-  const { rows } = await sql.query<AdminRow>(`select ${ADMIN_COLUMNS} from admins where id = $1 for update`, [
-    adminId,
-  ]);
-  return rows[0] ?? null;
+export function lockAdmin(sql: Pick<PoolClient, 'query'>, adminId: string): Promise<AdminRow | null> {
+  return rowById<AdminRow>(sql, ADMIN_COLUMNS, 'admins', adminId, true);
 }
 
 export interface NewAdmin {

@@ -87,15 +87,27 @@ export interface CompanyStaffActor extends StaffActor {
   companyId: string;
 }
 
-/** The audit row of a staff member's act on one record. */
-export async function recordStaffAct(
+/** The record an act was on. */
+export interface AuditTarget {
+  kind: string;
+  id: string;
+}
+
+/**
+ * An audit writer for one kind of actor: the row of `actor`'s `action` on `target`, with `details`.
+ * The staff writers below both take these arguments; they differ in the facts they add.
+ */
+export type ActRecorder<Actor> = (
   q: Pick<PoolClient, 'query'>,
-  actor: StaffActor,
+  actor: Actor,
   action: string,
-  target: { kind: string; id: string },
+  target: AuditTarget,
   details: Record<string, unknown>,
-): Promise<void> {
-  await recordAudit(q, {
+) => Promise<void>;
+
+/** The audit row of a staff member's act on one record. */
+export const recordStaffAct: ActRecorder<StaffActor> = (q, actor, action, target, details) =>
+  recordAudit(q, {
     actorKind: 'STAFF',
     actorId: actor.staffUserId,
     action,
@@ -105,18 +117,10 @@ export async function recordStaffAct(
     ip: actor.ip,
     requestId: actor.requestId,
   });
-}
 
 /**
  * The audit row of a staff member's change to a record of their company: the company is the
  * first fact of the details, before the change's own.
  */
-export function recordStaffAudit(
-  q: Pick<PoolClient, 'query'>,
-  actor: CompanyStaffActor,
-  action: string,
-  target: { kind: string; id: string },
-  details: Record<string, unknown>,
-): Promise<void> {
-  return recordStaffAct(q, actor, action, target, { companyId: actor.companyId, ...details });
-}
+export const recordStaffAudit: ActRecorder<CompanyStaffActor> = (q, actor, action, target, details) =>
+  recordStaffAct(q, actor, action, target, { companyId: actor.companyId, ...details });

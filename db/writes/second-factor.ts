@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { base32Decode, matchTotp } from '../../domain/totp.js';
 import type { Database } from '../orm.js';
+import { rowById } from '../sql-runner.js';
 import { elevateAdminSession, revokeOtherAdminSessions, type SessionSecretHashes } from './admin-sessions.js';
 import { ownAccountAudit, recordAudit, type RequestOrigin } from './audit.js';
 
@@ -43,6 +44,8 @@ interface FactorRow {
   recovery_code_hashes: string[];
 }
 
+const FACTOR_COLUMNS = 'totp_secret, totp_confirmed_at, totp_last_step, recovery_code_hashes';
+
 /** The TOTP step a code from `secret` (base32) matches, later than `lastStep`; or null. */
 function matchCode(
   secret: string,
@@ -65,11 +68,7 @@ async function consumeSecondFactor(
   proof: ProofToSpend,
   nowMs: number,
 ): Promise<AcceptedProof | null> {
-  const { rows } = await sql.query<FactorRow>(
-    'select totp_secret, totp_confirmed_at, totp_last_step, recovery_code_hashes from admins where id = $1 for update',
-    [adminId],
-  );
-  const row = rows[0];
+  const row = await rowById<FactorRow>(sql, FACTOR_COLUMNS, 'admins', adminId, true);
   if (!row?.totp_secret || !row.totp_confirmed_at) return null;
   if ('recoveryCodeHash' in proof) {
     if (!row.recovery_code_hashes.includes(proof.recoveryCodeHash)) return null;

@@ -1,5 +1,6 @@
 import type { AttemptOutcome, DeliveryStatus, DeliveryTrigger } from '../../domain/webhooks.js';
 import type { Database } from '../orm.js';
+import { rowById } from '../sql-runner.js';
 
 /**
  * The delivery side of webhooks: the relay turns committed outbox events into deliveries, and each
@@ -74,6 +75,14 @@ const statusAfter: Record<AttemptOutcome, DeliveryStatus> = {
   GONE: 'FAILED',
 };
 
+/** What an attempt reads of its delivery, under the row lock. */
+interface AttemptedDelivery {
+  attempts: number;
+  subscription_id: string;
+  status: DeliveryStatus;
+  route: string;
+}
+
 /**
  * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
  * delivery's row lock); a 410 also DISABLES the subscription. Answers the delivery's new status.
@@ -81,15 +90,13 @@ const statusAfter: Record<AttemptOutcome, DeliveryStatus> = {
  */
 export async function recordAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{
-      attempts: number;
-      subscription_id: string;
-      status: DeliveryStatus;
-      route: string;
-    }>(`select attempts, subscription_id, status, route from webhook_deliveries where id = $1 for update`, [
+    const delivery = (await rowById<AttemptedDelivery>(
+      client,
+      'attempts, subscription_id, status, route',
+      'webhook_deliveries',
       attempt.deliveryId,
-    ]);
-    const delivery = rows[0]!;
+      true,
+    ))!;
     const overtaken = attempt.byRelay && (delivery.status !== 'PENDING' || delivery.route !== 'RELAY');
     await client.query(
       `insert into webhook_delivery_attempts (delivery_id, attempt_number, trigger, attempted_at, duration_ms, status_code,
