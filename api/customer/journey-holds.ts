@@ -32,6 +32,7 @@ import {
   OrderHoldParams,
   OrderParams,
 } from './journey-holds.openapi.js';
+import { ok } from '../http/respond.js';
 
 function signedIn(ctx: Context) {
   return ctx.state.traveller!;
@@ -59,10 +60,10 @@ function scopeHandlers(deps: DirectDeps, rateLimit: (ctx: Context) => Promise<vo
       holdWith: (call: HoldCall) => Promise<unknown>,
     ) => {
       await rateLimit(ctx);
-      ctx.body = { success: true, data: await holdWith(holdCall(ctx, idempotencyKey)) };
+      ok(ctx, await holdWith(holdCall(ctx, idempotencyKey)));
     },
     release: async (ctx: Context, scope: ConfirmationScope, holdBatchId: string) => {
-      ctx.body = { success: true, data: await releaseHold(deps, signedIn(ctx).userId, scope, holdBatchId) };
+      ok(ctx, await releaseHold(deps, signedIn(ctx).userId, scope, holdBatchId));
     },
     confirm: async (
       ctx: Context,
@@ -76,7 +77,7 @@ function scopeHandlers(deps: DirectDeps, rateLimit: (ctx: Context) => Promise<vo
       ctx.body = answer.body;
     },
     read: async (ctx: Context, scope: ConfirmationScope) => {
-      ctx.body = { success: true, data: await scopeProjection(deps.db, scope, signedIn(ctx).userId) };
+      ok(ctx, await scopeProjection(deps.db, scope, signedIn(ctx).userId));
     },
   };
 }

@@ -5,6 +5,7 @@ import { createRateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
 import { docs, errorCodeOf, QuoteBody, SearchBody } from './journeys.openapi.js';
+import { ok } from '../http/respond.js';
 
 export function registerJourneyRoutes(surface: Surface, context: AppContext): void {
   registerSearchRoute(surface, context);
@@ -60,7 +61,7 @@ function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void 
         const { status, errorCode, message, details } = outcome.refusal;
         throw new Refusal(status, errorCode, message, details);
       }
-      ctx.body = { success: true, data: outcome.quote };
+      ok(ctx, outcome.quote);
     },
   });
 }
