@@ -3,7 +3,8 @@ import type { Database } from '../../db/orm.js';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
-import { hourlyLimiter, otpChecksPerIp } from '../auth/limits.js';
+import { otpChecksPerIp } from '../auth/limits.js';
+import { hourlyLimiter } from '../http/rate-limit.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {

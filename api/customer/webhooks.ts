@@ -12,7 +12,7 @@ import type { AppContext } from '../app.js';
 import { currentApiKey, requireActiveKeyCompany } from '../auth/company-api-key.js';
 import { Refusal } from '../http/errors.js';
 import { guardedRoute, type GuardOf, type GuardedRouteSpec } from '../http/guarded-route.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { webhookClient } from '../temporal/webhook-client.js';
 import { changeSubscription, redeliver, subscribe } from '../use-cases/webhooks.js';
@@ -118,11 +118,7 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
   const { db } = context;
   const owned = ownedBy(db);
   const webhooks = webhookClient(context.temporal, context.config);
-  const redeliveryLimit = createRateLimiter(db, {
-    name: 'webhook-redeliver',
-    points: WEBHOOK_LIMITS.redeliveriesPerMinute,
-    durationSeconds: 60,
-  });
+  const redeliveryLimit = minuteLimiter(db, 'webhook-redeliver', WEBHOOK_LIMITS.redeliveriesPerMinute);
   /** The writing key, once one more redelivery of its is counted (the limit is per key). */
   const redeliveringKey = async (ctx: Context) => {
     const actor = requireActiveKeyCompany(ctx);

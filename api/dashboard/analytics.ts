@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { damascusDate } from '../../domain/time.js';
 import type { AppContext } from '../app.js';
 import { guardedRoute } from '../http/guarded-route.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Infer, Surface } from '../http/route.js';
 import { advancedAnalytics } from '../use-cases/advanced-analytics.js';
@@ -19,11 +19,7 @@ interface AllowedRead {
 
 /** GET /analytics and /analytics/advanced: OWNER and ADMIN only, one company user's requests limited per minute. */
 export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppContext): void {
-  const limiter = createRateLimiter(db, {
-    name: 'dashboard-analytics',
-    points: config.ANALYTICS_RATE_LIMIT_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const limiter = minuteLimiter(db, 'dashboard-analytics', config.ANALYTICS_RATE_LIMIT_PER_MINUTE);
   /** The caller's company and the Damascus day, once the role and the per-user limit allow the read. */
   const allowedRead = async (ctx: Context): Promise<AllowedRead> => {
     const staff = authorize(ctx, requireRole(...MANAGEMENT_ROLES));
