@@ -25,11 +25,11 @@ import {
   SubscriptionPatch,
 } from './webhooks.openapi.js';
 import { created, ok } from '../http/respond.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** The company API key a guard let through: the company is the key's, never one named in the request. */
 type CompanyKey = { keyId: string; companyId: string };
 
-const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 const notFound = () => new Refusal(404, 'NOT_FOUND', 'Not found');
 
 /** The subscription of the key's company, else 404 (another company's is as missing). */
@@ -67,7 +67,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks',
     body: SubscriptionBody,
     handler: async (ctx, actor, { body }) => {
-      created(ctx, await subscribe(context, actor, body, originOf(ctx)));
+      created(ctx, await subscribe(context, actor, body, requestOrigin(ctx)));
     },
   });
 
@@ -97,7 +97,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     params: SubscriptionParams,
     body: SubscriptionPatch,
     handler: async (ctx, actor, { params, body }) => {
-      ok(ctx, await changeSubscription(context, actor, params.id, body, originOf(ctx)));
+      ok(ctx, await changeSubscription(context, actor, params.id, body, requestOrigin(ctx)));
     },
   });
 
@@ -107,7 +107,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks/{id}',
     params: SubscriptionParams,
     handler: async (ctx, actor, { params }) => {
-      await deleteSubscription(db, actor, params.id, originOf(ctx));
+      await deleteSubscription(db, actor, params.id, requestOrigin(ctx));
       ok(ctx);
     },
   });
