@@ -20,6 +20,7 @@ import {
 } from './admin-session.js';
 import { checkSessionCsrf } from './csrf.js';
 import { requiredSessionCookie } from './session-cookie.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** The signed-in administrator of a request on the administration surface. */
 export interface AdminPrincipal {
@@ -129,7 +130,6 @@ export function adminAuditActor(ctx: Context): AuditActor {
   return {
     actorKind: 'ADMIN',
     actorId: ctx.state.admin?.adminId ?? null,
-    ip: ctx.ip,
-    requestId: ctx.state.requestId,
+    ...requestOrigin(ctx),
   };
 }

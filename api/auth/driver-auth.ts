@@ -2,7 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { Refusal } from '../http/errors.js';
 import type { Authenticator } from '../http/route.js';
-import { findLiveSession, MEMBERSHIP_ROLES, recordStaffActivity } from './staff-session.js';
+import { findMembershipSession, recordStaffActivity } from './staff-session.js';
 
 /**
  * The driver app surface's authenticator (/driver/api). SPEC leaves the driver app's sign-in open
@@ -59,12 +59,7 @@ export function driverAuthenticator(deps: {
     if (!token)
       throw new Refusal(401, 'AUTH_REQUIRED', 'Send the session token as Authorization: Bearer <token>');
     // Every membership role is read here so that a signed-in STAFF user gets 403, not 401.
-    const live = await findLiveSession(
-      deps.db,
-      token,
-      deps.config.STAFF_SESSION_IDLE_MINUTES,
-      MEMBERSHIP_ROLES,
-    );
+    const live = await findMembershipSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
     if (!live)
       throw new Refusal(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
     const session = live.staff;

@@ -1,12 +1,7 @@
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter, type RateLimiter } from '../http/rate-limit.js';
 import { hashSecret } from './secrets.js';
-
-/** At most `points` requests per hour for each key. */
-export function hourlyLimiter(db: Pick<Database, 'pool'>, name: string, points: number): RateLimiter {
-  return createRateLimiter(db, { name, points, durationSeconds: 3600 });
-}
 
 /**
  * One-time-code checks per client IP per hour: verify-otp and complete-phone draw on the same

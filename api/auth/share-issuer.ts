@@ -9,12 +9,7 @@ import type { Authenticator } from '../http/route.js';
 import { touchAdminSession, ADMIN_COOKIE } from './admin-session.js';
 import { checkCsrf } from './customer-auth.js';
 import { checkStaffCsrf } from './staff-auth.js';
-import {
-  findLiveSession,
-  MEMBERSHIP_ROLES,
-  recordStaffActivity,
-  STAFF_SESSION_COOKIE,
-} from './staff-session.js';
+import { findMembershipSession, recordStaffActivity, STAFF_SESSION_COOKIE } from './staff-session.js';
 import { identityStands } from './traveller-session.js';
 import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './traveller-token.js';
 
@@ -114,12 +109,7 @@ async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIs
 
 /** A company user's live session; `csrfOf` is the request when its CSRF header must be checked. */
 async function staffIssuer(deps: IssuerDeps, token: string, csrfOf: Context | null): Promise<ShareIssuer> {
-  const live = await findLiveSession(
-    deps.db,
-    token,
-    deps.config.STAFF_SESSION_IDLE_MINUTES,
-    MEMBERSHIP_ROLES,
-  );
+  const live = await findMembershipSession(deps.db, token, deps.config.STAFF_SESSION_IDLE_MINUTES);
   if (!live) throw invalid();
   if (csrfOf) checkStaffCsrf(csrfOf, live.csrfTokenHash);
   // A suspended company's staff and drivers neither issue nor revoke shares (as every dashboard write).

@@ -127,6 +127,18 @@ export function findStaffSession(
   return findLiveSession(db, token, idleMinutes, DASHBOARD_ROLES);
 }
 
+/**
+ * The live session behind a presented token, of any membership role (DRIVER included): the driver
+ * app and the share issuer read it so that a role they refuse gets 403, not 401.
+ */
+export function findMembershipSession(
+  db: Database,
+  token: string,
+  idleMinutes: number,
+): Promise<LiveSession<(typeof MEMBERSHIP_ROLES)[number]> | null> {
+  return findLiveSession(db, token, idleMinutes, MEMBERSHIP_ROLES);
+}
+
 /** Ends the session a token names, if any (a new sign-in replaces the browser's old session). */
 export function revokeStaffSessionByToken(db: Database, token: string): Promise<void> {
   return revokeByTokenHash(db, hashSecret(token));

@@ -3,11 +3,13 @@ import type { Database } from '../../db/orm.js';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
-import { hourlyLimiter, otpChecksPerIp } from '../auth/limits.js';
+import { otpChecksPerIp } from '../auth/limits.js';
+import { hourlyLimiter } from '../http/rate-limit.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
   clearSessionCookies,
+  type IssuedSession,
   REFRESH_COOKIE,
   revokeTravellerSession,
   rotateRefreshToken,
@@ -41,6 +43,11 @@ export function registerCustomerAuthRoutes(surface: Surface, context: AppContext
 /** Mobile apps ask for tokens in the body; everyone else (the web) gets cookies only. */
 function isMobileClient(ctx: Context): boolean {
   return ctx.get('X-Client').trim().toLowerCase() === 'mobile';
+}
+
+/** A session's tokens as a mobile client receives them in the body (a web client gets cookies). */
+function sessionTokens(session: IssuedSession) {
+  return { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt };
 }
 
 function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
@@ -95,9 +102,7 @@ function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
         user: signIn.user,
         isNewUser: signIn.isNewUser,
         emailVerificationPending: signIn.emailVerificationPending,
-        ...(mobile
-          ? { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt }
-          : {}),
+        ...(mobile ? sessionTokens(session) : {}),
       });
     },
   });
@@ -118,7 +123,7 @@ function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
         if (!presented) throw new Refusal(401, 'AUTH_REQUIRED', 'No refresh token: sign in again');
         const session = await rotateRefreshToken(context, presented);
         if (!mobile) setSessionCookies(ctx, config, session);
-        ok(ctx, { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt });
+        ok(ctx, sessionTokens(session));
       } catch (error) {
         if (!mobile && error instanceof Refusal && error.status === 401) clearSessionCookies(ctx, config);
         throw error;

@@ -5,7 +5,7 @@ import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-routes.js';
 import { GrantParams } from '../documents/share-routes.openapi.js';
 import { cookieJar } from '../http/cookies.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import {
   acceptShare,
@@ -51,11 +51,11 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     operationSuffix: '',
     issuerOf: currentShareIssuer,
   });
-  const perGrant = createRateLimiter(context.db, {
-    name: 'document-share-grant',
-    points: context.config.SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const perGrant = minuteLimiter(
+    context.db,
+    'document-share-grant',
+    context.config.SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE,
+  );
   const routes: RecipientRoutes = {
     surface,
     context,

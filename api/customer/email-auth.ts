@@ -1,7 +1,8 @@
 import { maskEmail } from '../../domain/account-email.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkEmailLink, requestPasswordRecovery, verifyEmailAddress } from '../auth/email.js';
-import { emailKey, hourlyLimiter } from '../auth/limits.js';
+import { emailKey } from '../auth/limits.js';
+import { hourlyLimiter } from '../http/rate-limit.js';
 import { setSessionCookies } from '../auth/traveller-session.js';
 import type { Surface } from '../http/route.js';
 import { resendVerification } from '../use-cases/email-verification.js';

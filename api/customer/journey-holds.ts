@@ -18,6 +18,7 @@ import {
   releaseHold,
   scopeProjection,
   type DirectDeps,
+  type HoldCall,
 } from '../use-cases/journey-confirmation.js';
 import {
   docs,
@@ -31,6 +32,7 @@ import {
   OrderHoldParams,
   OrderParams,
 } from './journey-holds.openapi.js';
+import { ok } from '../http/respond.js';
 
 function signedIn(ctx: Context) {
   return ctx.state.traveller!;
@@ -41,17 +43,27 @@ function channelOf(ctx: Context): BookingChannel {
   return signedIn(ctx).via === 'cookie' ? 'CUSTOMER_WEB' : 'CUSTOMER_MOBILE';
 }
 
-/** The handlers every scope (journey or order) shares: hold, release, confirm and read. */
-function scopeHandlers(deps: DirectDeps) {
-  const holdCall = (ctx: Context, idempotencyKey: string | undefined) => ({
+/**
+ * The handlers every scope (journey or order) shares: hold, release, confirm and read. A hold is
+ * counted against the one hourly limit of journey and order holds before `holdWith` runs.
+ */
+function scopeHandlers(deps: DirectDeps, rateLimit: (ctx: Context) => Promise<void>) {
+  const holdCall = (ctx: Context, idempotencyKey: string | undefined): HoldCall => ({
     caller: { userId: signedIn(ctx).userId, scope: ctx.state.scope },
     idempotencyKey,
     requestId: ctx.state.requestId,
   });
   return {
-    holdCall,
+    hold: async (
+      ctx: Context,
+      idempotencyKey: string | undefined,
+      holdWith: (call: HoldCall) => Promise<unknown>,
+    ) => {
+      await rateLimit(ctx);
+      ok(ctx, await holdWith(holdCall(ctx, idempotencyKey)));
+    },
     release: async (ctx: Context, scope: ConfirmationScope, holdBatchId: string) => {
-      ctx.body = { success: true, data: await releaseHold(deps, signedIn(ctx).userId, scope, holdBatchId) };
+      ok(ctx, await releaseHold(deps, signedIn(ctx).userId, scope, holdBatchId));
     },
     confirm: async (
       ctx: Context,
@@ -65,12 +77,12 @@ function scopeHandlers(deps: DirectDeps) {
       ctx.body = answer.body;
     },
     read: async (ctx: Context, scope: ConfirmationScope) => {
-      ctx.body = { success: true, data: await scopeProjection(deps.db, scope, signedIn(ctx).userId) };
+      ok(ctx, await scopeProjection(deps.db, scope, signedIn(ctx).userId));
     },
   };
 }
 
-type ScopeHandlers = ReturnType<typeof scopeHandlers> & { rateLimit: (ctx: Context) => Promise<void> };
+type ScopeHandlers = ReturnType<typeof scopeHandlers>;
 
 export function registerJourneyHoldRoutes(surface: Surface, context: AppContext): void {
   const { config } = context;
@@ -90,7 +102,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
     'journey-hold',
     context.config.JOURNEY_HOLD_RATE_LIMIT_PER_HOUR,
   );
-  const handlers = { ...scopeHandlers(deps), rateLimit };
+  const handlers = scopeHandlers(deps, rateLimit);
   registerJourneyRoutes(surface, deps, handlers);
   registerOrderRoutes(surface, deps, handlers);
 }
@@ -103,14 +115,10 @@ function registerJourneyRoutes(surface: Surface, deps: DirectDeps, handlers: Sco
     ...HOLD_ROUTE,
     params: JourneyParams,
     body: JourneyHoldBody,
-    handler: async (ctx, { params, body }) => {
-      await handlers.rateLimit(ctx);
-      const input = { journeyId: params.bookingId, quoteId: body.quote_id };
-      ctx.body = {
-        success: true,
-        data: await holdJourney(deps, handlers.holdCall(ctx, body.idempotency_key), input),
-      };
-    },
+    handler: (ctx, { params, body }) =>
+      handlers.hold(ctx, body.idempotency_key, (call) =>
+        holdJourney(deps, call, { journeyId: params.bookingId, quoteId: body.quote_id }),
+      ),
   });
 
   surface.route({
@@ -159,14 +167,10 @@ function registerOrderRoutes(surface: Surface, deps: DirectDeps, handlers: Scope
     ...HOLD_ROUTE,
     params: OrderParams,
     body: OrderHoldBody,
-    handler: async (ctx, { params, body }) => {
-      await handlers.rateLimit(ctx);
-      const input = { orderId: params.orderId, journeyIds: body.journey_ids };
-      ctx.body = {
-        success: true,
-        data: await holdOrder(deps, handlers.holdCall(ctx, body.idempotency_key), input),
-      };
-    },
+    handler: (ctx, { params, body }) =>
+      handlers.hold(ctx, body.idempotency_key, (call) =>
+        holdOrder(deps, call, { orderId: params.orderId, journeyIds: body.journey_ids }),
+      ),
   });
 
   surface.route({

@@ -1,10 +1,11 @@
 import { quoteJourney } from '../../db/writes/quote.js';
 import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
 import { docs, errorCodeOf, QuoteBody, SearchBody } from './journeys.openapi.js';
+import { ok } from '../http/respond.js';
 
 export function registerJourneyRoutes(surface: Surface, context: AppContext): void {
   registerSearchRoute(surface, context);
@@ -14,11 +15,7 @@ export function registerJourneyRoutes(surface: Surface, context: AppContext): vo
 function registerSearchRoute(surface: Surface, { config, db, platform }: AppContext): void {
   const search = journeySearch(db, config, platform.companyStanding);
   // Counted per client IP before anything else runs, invalid requests included.
-  const searchLimit = createRateLimiter(db, {
-    name: 'journey-search',
-    points: config.SEARCH_RATE_LIMIT_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const searchLimit = minuteLimiter(db, 'journey-search', config.SEARCH_RATE_LIMIT_PER_MINUTE);
   surface.router.post(
     '/journeys/search',
     searchLimit.middleware((ctx) => ctx.ip),
@@ -60,7 +57,7 @@ function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void 
         const { status, errorCode, message, details } = outcome.refusal;
         throw new Refusal(status, errorCode, message, details);
       }
-      ctx.body = { success: true, data: outcome.quote };
+      ok(ctx, outcome.quote);
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -14,11 +14,11 @@ import { created, ok } from '../http/respond.js';
 
 /** GET, POST /support-tickets, GET /support-tickets/{id} and POST /support-tickets/{id}/messages. */
 export function registerSupportTicketRoutes(surface: Surface, { db, config, platform }: AppContext): void {
-  const perTraveller = createRateLimiter(db, {
-    name: 'support-ticket-traveller',
-    points: config.SUPPORT_TICKET_RATE_LIMIT_PER_HOUR,
-    durationSeconds: 3600,
-  });
+  const perTraveller = hourlyLimiter(
+    db,
+    'support-ticket-traveller',
+    config.SUPPORT_TICKET_RATE_LIMIT_PER_HOUR,
+  );
 
   surface.route({
     ...docs.listSupportTickets,

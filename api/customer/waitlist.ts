@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { signUpForWaitlist } from '../use-cases/waitlist.js';
 import { docs, WaitlistBody } from './waitlist.openapi.js';
@@ -7,11 +7,7 @@ import { ok } from '../http/respond.js';
 
 /** POST /waitlist: the coming-soon site's sign-up. */
 export function registerWaitlistRoutes(surface: Surface, { db, config, platform }: AppContext): void {
-  const perIp = createRateLimiter(db, {
-    name: 'waitlist-ip',
-    points: config.WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR,
-    durationSeconds: 3600,
-  });
+  const perIp = hourlyLimiter(db, 'waitlist-ip', config.WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR);
   surface.route({
     ...docs.joinWaitlist,
     method: 'post',

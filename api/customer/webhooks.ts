@@ -12,7 +12,7 @@ import type { AppContext } from '../app.js';
 import { currentApiKey, requireActiveKeyCompany } from '../auth/company-api-key.js';
 import { Refusal } from '../http/errors.js';
 import { guardedRoute, type GuardOf, type GuardedRouteSpec } from '../http/guarded-route.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { webhookClient } from '../temporal/webhook-client.js';
 import { changeSubscription, redeliver, subscribe } from '../use-cases/webhooks.js';
@@ -25,11 +25,11 @@ import {
   SubscriptionPatch,
 } from './webhooks.openapi.js';
 import { created, ok } from '../http/respond.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** The company API key a guard let through: the company is the key's, never one named in the request. */
 type CompanyKey = { keyId: string; companyId: string };
 
-const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
 const notFound = () => new Refusal(404, 'NOT_FOUND', 'Not found');
 
 /** The subscription of the key's company, else 404 (another company's is as missing). */
@@ -67,7 +67,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks',
     body: SubscriptionBody,
     handler: async (ctx, actor, { body }) => {
-      created(ctx, await subscribe(context, actor, body, originOf(ctx)));
+      created(ctx, await subscribe(context, actor, body, requestOrigin(ctx)));
     },
   });
 
@@ -97,7 +97,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     params: SubscriptionParams,
     body: SubscriptionPatch,
     handler: async (ctx, actor, { params, body }) => {
-      ok(ctx, await changeSubscription(context, actor, params.id, body, originOf(ctx)));
+      ok(ctx, await changeSubscription(context, actor, params.id, body, requestOrigin(ctx)));
     },
   });
 
@@ -107,7 +107,7 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks/{id}',
     params: SubscriptionParams,
     handler: async (ctx, actor, { params }) => {
-      await deleteSubscription(db, actor, params.id, originOf(ctx));
+      await deleteSubscription(db, actor, params.id, requestOrigin(ctx));
       ok(ctx);
     },
   });
@@ -118,11 +118,7 @@ function registerDeliveryRoutes(surface: Surface, context: AppContext): void {
   const { db } = context;
   const owned = ownedBy(db);
   const webhooks = webhookClient(context.temporal, context.config);
-  const redeliveryLimit = createRateLimiter(db, {
-    name: 'webhook-redeliver',
-    points: WEBHOOK_LIMITS.redeliveriesPerMinute,
-    durationSeconds: 60,
-  });
+  const redeliveryLimit = minuteLimiter(db, 'webhook-redeliver', WEBHOOK_LIMITS.redeliveriesPerMinute);
   /** The writing key, once one more redelivery of its is counted (the limit is per key). */
   const redeliveringKey = async (ctx: Context) => {
     const actor = requireActiveKeyCompany(ctx);

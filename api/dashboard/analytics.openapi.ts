@@ -36,7 +36,8 @@ const Indicator = z.object({
   previous: z.number(),
   changePercent: z.number().nullable().meta({ description: 'null when previous is 0' }),
 });
-const Point = {
+/** What was sold: in each series point (a day, week or month) and in each route's row. */
+const SalesFigures = {
   bookings: z.int(),
   soldBookings: z.int(),
   seatsSold: z.int(),
@@ -47,11 +48,7 @@ const RouteRow = {
   routeId: IdText,
   nameAr: z.string(),
   nameEn: z.string(),
-  bookings: z.int(),
-  soldBookings: z.int(),
-  seatsSold: z.int(),
-  revenue: z.number(),
-  cancellations: z.int(),
+  ...SalesFigures,
   trips: z.int().meta({ description: 'trips that ran or will run (not cancelled) in the horizon' }),
   seatsOffered: z.int(),
   seatsSoldOnTrips: z.int().meta({ description: 'seats sold on those trips (by travel day)' }),
@@ -74,9 +71,9 @@ const Snapshot = successWith(
     dailyRevenue: z.array(z.object({ date: z.string(), revenue: z.number(), soldBookings: z.int() })),
     monthlyRevenue: z.array(z.object({ month: z.string(), revenue: z.number(), soldBookings: z.int() })),
     bookingTrends: z.object({
-      daily: z.array(z.object({ date: z.string(), ...Point })),
-      weekly: z.array(z.object({ weekStart: z.string(), ...Point })),
-      monthly: z.array(z.object({ month: z.string(), ...Point })),
+      daily: z.array(z.object({ date: z.string(), ...SalesFigures })),
+      weekly: z.array(z.object({ weekStart: z.string(), ...SalesFigures })),
+      monthly: z.array(z.object({ month: z.string(), ...SalesFigures })),
     }),
     routePerformance: z.object({ horizon: Range, routes: z.array(z.object(RouteRow)) }),
     customerFrequency: z.object({

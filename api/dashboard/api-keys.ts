@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { listApiKeys } from '../../db/queries/webhooks.js';
 import { revokeApiKey } from '../../db/writes/api-keys.js';
 import type { AppContext } from '../app.js';
@@ -9,8 +8,7 @@ import { issueApiKey } from '../use-cases/webhooks.js';
 import { ApiKeyBody, docs } from './api-keys.openapi.js';
 import { managerRead, managerWrite } from './guards.js';
 import { staffRoute } from './staff-route.js';
-
-const originOf = (ctx: Context) => ({ ip: ctx.ip, requestId: ctx.state.requestId });
+import { requestOrigin } from '../http/request-origin.js';
 
 /** GET, POST /api-keys and DELETE /api-keys/{id}: the company's keys for the webhook set-up. */
 export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void {
@@ -30,7 +28,7 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
     path: '/api-keys',
     body: ApiKeyBody,
     handler: async (ctx, staff, { body }) => {
-      const key = await issueApiKey(db, staff, body.name, originOf(ctx));
+      const key = await issueApiKey(db, staff, body.name, requestOrigin(ctx));
       ctx.set('Cache-Control', 'private, no-store');
       created(ctx, key);
     },
@@ -45,7 +43,7 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
       const revoked = await revokeApiKey(
         db,
         { companyId: staff.companyId, staffUserId: staff.staffUserId, keyId: params.id },
-        originOf(ctx),
+        requestOrigin(ctx),
       );
       ok(ctx, revoked);
     },

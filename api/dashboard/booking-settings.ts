@@ -12,6 +12,7 @@ import {
   requireVerifiedCompany,
 } from './guards.js';
 import { staffRoute } from './staff-route.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** GET and PUT /settings/booking-confirmation. */
 export function registerBookingSettingsRoutes(surface: Surface, { db }: AppContext): void {
@@ -41,7 +42,7 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
       const saved = await saveBookingSettings(
         db,
         { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },
-        { ip: ctx.ip, requestId: ctx.state.requestId },
+        requestOrigin(ctx),
       );
       ok(ctx, settingsData(saved));
     },

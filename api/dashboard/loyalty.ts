@@ -25,6 +25,7 @@ import {
 } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** The signed-in manager, as the actor of a programme write. */
 function managerOf(ctx: Context): ProgrammeActor {
@@ -37,8 +38,7 @@ function managerOf(ctx: Context): ProgrammeActor {
   return {
     companyId: staff.companyId,
     staffUserId: staff.staffUserId,
-    ip: ctx.ip,
-    requestId: ctx.state.requestId,
+    ...requestOrigin(ctx),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../app.js';
 import { sendPdf } from '../documents/send.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { exportReport } from '../use-cases/reports.js';
 import { authorize } from './guards.js';
@@ -9,11 +9,7 @@ import { docs, ReportQuery } from './reports.openapi.js';
 
 /** GET /reports: a company report as CSV, JSON or PDF (the roles per type are domain/reports.ts REPORT_ROLES). */
 export function registerReportRoutes(surface: Surface, context: AppContext): void {
-  const limiter = createRateLimiter(context.db, {
-    name: 'dashboard-reports',
-    points: context.config.REPORT_RATE_LIMIT_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const limiter = minuteLimiter(context.db, 'dashboard-reports', context.config.REPORT_RATE_LIMIT_PER_MINUTE);
 
   staffRoute(surface, authorize, {
     ...docs.exportReport,

@@ -7,6 +7,7 @@ import { settingsErrorCode } from './booking-settings.openapi.js';
 import { authorize, managerWrite } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { docs, settingsData, SettingsPatch } from './settings.openapi.js';
+import { requestOrigin } from '../http/request-origin.js';
 
 /** GET and PATCH /settings: the company's profile and operating settings. */
 export function registerCompanySettingsRoutes(surface: Surface, { db, config }: AppContext): void {
@@ -31,7 +32,7 @@ export function registerCompanySettingsRoutes(surface: Surface, { db, config }: 
       const saved = await saveCompanySettings(
         db,
         { companyId: staff.companyId, change: body, staffUserId: staff.staffUserId },
-        { ip: ctx.ip, requestId: ctx.state.requestId },
+        requestOrigin(ctx),
       );
       ok(ctx, settingsData(saved, platformCutoff));
     },

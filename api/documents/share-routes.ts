@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { ShareIssuer } from '../../domain/document-sharing.js';
 import type { AppContext } from '../app.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { issueShare, revokeShare, type DocumentSharing } from '../use-cases/document-sharing.js';
 import { CreateShareBody, docs, GrantParams } from './share-routes.openapi.js';
@@ -25,11 +25,11 @@ function shareHeaders(ctx: Context): void {
  * per client IP (SHARE_RATE_LIMIT_PER_IP_PER_MINUTE).
  */
 export function guardSharePaths(surface: Surface, context: AppContext): void {
-  const perIp = createRateLimiter(context.db, {
-    name: 'document-share-ip',
-    points: context.config.SHARE_RATE_LIMIT_PER_IP_PER_MINUTE,
-    durationSeconds: 60,
-  });
+  const perIp = minuteLimiter(
+    context.db,
+    'document-share-ip',
+    context.config.SHARE_RATE_LIMIT_PER_IP_PER_MINUTE,
+  );
   const sharePrefix = `${surface.base}/document-shares`;
   surface.router.use(async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path === sharePrefix || ctx.path.startsWith(`${sharePrefix}/`)) {

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import type { AccountCaps } from '../../domain/inventory-caps.js';
-import { createRateLimiter } from './rate-limit.js';
+import { hourlyLimiter } from './rate-limit.js';
 
 /**
  * Abuse limits per traveller account (README "Abuse limits"): the inventory caps the write
@@ -29,6 +29,6 @@ export function perAccountHourlyLimit(
   name: string,
   perHour: number,
 ): (ctx: Context) => Promise<void> {
-  const limiter = createRateLimiter(db, { name, points: perHour, durationSeconds: 3600 });
+  const limiter = hourlyLimiter(db, name, perHour);
   return (ctx) => limiter.consume(ctx, ctx.state.traveller!.userId);
 }

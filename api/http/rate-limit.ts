@@ -108,3 +108,13 @@ function sharedLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLim
     }),
   });
 }
+
+/** At most `points` requests per hour for each key. */
+export function hourlyLimiter(db: Pick<Database, 'pool'>, name: string, points: number): RateLimiter {
+  return createRateLimiter(db, { name, points, durationSeconds: 3600 });
+}
+
+/** At most `points` requests per minute for each key. */
+export function minuteLimiter(db: Pick<Database, 'pool'>, name: string, points: number): RateLimiter {
+  return createRateLimiter(db, { name, points, durationSeconds: 60 });
+}

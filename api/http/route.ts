@@ -46,18 +46,29 @@ export type ResponseSpec = { description: string } & (
 /** What an input schema parses to, as a route hands it to its handler (undefined without one). */
 export type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteSpec<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> {
-  method: Method;
-  /** Path relative to the surface base, in OpenAPI form: /trips/{id}. */
-  path: string;
+/**
+ * What a route's OpenAPI entry says about it beyond its inputs: the summary, prose, tags and the
+ * answers it may give. Route modules keep these in their `.openapi.ts` sibling (see `operations`)
+ * and spread them into the declaration, so a declaration shows method, path, security, inputs and
+ * the handler.
+ */
+export interface OperationDoc {
   operationId: string;
   summary: string;
   description?: string;
   tags: string[];
+  responses: Record<number, ResponseSpec>;
+}
+
+/** One route: its operation's doc, and the method, path, security, inputs and handler that serve it. */
+export interface RouteSpec<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> extends OperationDoc {
+  method: Method;
+  /** Path relative to the surface base, in OpenAPI form: /trips/{id}. */
+  path: string;
   security: Security;
   /**
    * Whether a cookie-authenticated call must carry X-CSRF-Token. Defaults to true for
@@ -74,22 +85,7 @@ export interface RouteSpec<
   unreadBody?: true;
   /** Maps validation issues to a route-specific errorCode (SPEC names some); default VALIDATION_FAILED. */
   errorCode?: (issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body') => string;
-  responses: Record<number, ResponseSpec>;
   handler: (ctx: Context, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<void>;
-}
-
-/**
- * What a route's OpenAPI entry says about it beyond its inputs: the summary, prose, tags and the
- * answers it may give. Route modules keep these in their `.openapi.ts` sibling (see `operations`)
- * and spread them into the declaration, so a declaration shows method, path, security, inputs and
- * the handler.
- */
-export interface OperationDoc {
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  responses: Record<number, ResponseSpec>;
 }
 
 /** The docs of a feature's routes keyed by operationId (each record gets its key as operationId). */

@@ -35,7 +35,8 @@ import {
  * else is arithmetic in domain/analytics.ts.
  */
 
-export interface SeriesPoint {
+/** What was sold: in a series point (a day, week or month) and in a route's performance. */
+export interface SalesFigures {
   bookings: number;
   soldBookings: number;
   seatsSold: number;
@@ -43,7 +44,7 @@ export interface SeriesPoint {
   cancellations: number;
 }
 
-const point = (measures: DayMeasures): SeriesPoint => ({
+const salesFigures = (measures: DayMeasures): SalesFigures => ({
   bookings: measures.bookings,
   soldBookings: measures.sold,
   seatsSold: measures.seatsSold,
@@ -90,28 +91,23 @@ function series(sales: Map<string, DayMeasures>, today: string) {
   const buckets = seriesBuckets(today);
   const daily = bucketMeasures(sales, buckets.days, (day) => day).map((measures, index) => ({
     date: buckets.days[index]!,
-    ...point(measures),
+    ...salesFigures(measures),
   }));
   const weekly = bucketMeasures(sales, buckets.weeks, weekStart).map((measures, index) => ({
     weekStart: buckets.weeks[index]!,
-    ...point(measures),
+    ...salesFigures(measures),
   }));
   const monthly = bucketMeasures(sales, buckets.months, monthOf).map((measures, index) => ({
     month: buckets.months[index]!,
-    ...point(measures),
+    ...salesFigures(measures),
   }));
   return { daily, weekly, monthly };
 }
 
-export interface RoutePerformance {
+export interface RoutePerformance extends SalesFigures {
   routeId: string;
   nameAr: string;
   nameEn: string;
-  bookings: number;
-  soldBookings: number;
-  seatsSold: number;
-  revenue: number;
-  cancellations: number;
   trips: number;
   seatsOffered: number;
   seatsSoldOnTrips: number;
@@ -138,11 +134,7 @@ export function routePerformance(
         routeId,
         nameAr: name.nameAr,
         nameEn: name.nameEn,
-        bookings: sold.bookings,
-        soldBookings: sold.sold,
-        seatsSold: sold.seatsSold,
-        revenue: sold.revenue,
-        cancellations: sold.cancelled,
+        ...salesFigures(sold),
         trips: run.trips - run.cancelledTrips,
         seatsOffered: run.seatsOffered,
         seatsSoldOnTrips: onTrips.seatsSold,

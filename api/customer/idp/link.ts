@@ -2,6 +2,7 @@ import { linkIdentity, unlinkIdentity } from '../../../db/writes/traveller-ident
 import type { Surface } from '../../http/route.js';
 import { LinkBody } from '../idp.openapi.js';
 import type { IdpRoutes } from './answers.js';
+import { ok } from '../../http/respond.js';
 
 /** POST and DELETE /profile/security/identities/idp: the signed-in traveller's linked subject. */
 export function registerIdpLinkRoutes(surface: Surface, { context, caller, docs }: IdpRoutes): void {
@@ -18,7 +19,7 @@ export function registerIdpLinkRoutes(surface: Surface, { context, caller, docs 
       const nonce = caller.presentedNonce(ctx, claims, body.flowId, 'link', traveller.via === 'cookie');
       const identity = await linkIdentity(db, traveller.userId, claims, nonce);
       if (traveller.via === 'cookie') caller.clearFlowCookie(ctx, body.flowId);
-      ctx.body = { success: true, data: { identity } };
+      ok(ctx, { identity });
     },
   });
 
@@ -29,7 +30,7 @@ export function registerIdpLinkRoutes(surface: Surface, { context, caller, docs 
     security: 'traveller',
     handler: async (ctx) => {
       await unlinkIdentity(db, ctx.state.traveller!.userId);
-      ctx.body = { success: true, data: { unlinked: true } };
+      ok(ctx, { unlinked: true });
     },
   });
 }

@@ -3,6 +3,7 @@ import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { MobileBody } from '../idp.openapi.js';
 import { bearerData, type IdpRoutes } from './answers.js';
 import { refuseBrowserRequest } from './caller.js';
+import { ok } from '../../http/respond.js';
 
 /** POST /auth/customer/idp/mobile: the mobile apps' sign-in, answered with a bearer session. */
 export function registerIdpMobileRoute(surface: Surface, { context, caller, docs }: IdpRoutes): void {
@@ -16,7 +17,7 @@ export function registerIdpMobileRoute(surface: Surface, { context, caller, docs
       refuseBrowserRequest(ctx);
       const claims = await caller.verified(ctx, body.idToken, ['mobile']);
       const signedIn = await signInWithIdp(context, claims, 'mobile');
-      ctx.body = { success: true, data: bearerData(signedIn) };
+      ok(ctx, bearerData(signedIn));
     },
   });
 }

@@ -3,6 +3,7 @@ import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { PWA_PREFLIGHT_MAX_AGE_SECONDS, PwaBody } from '../idp.openapi.js';
 import { bearerData, type IdpRoutes } from './answers.js';
 import { allowPwaOrigin, header, originRefused } from './caller.js';
+import { ok } from '../../http/respond.js';
 
 const CROSS_ORIGIN_REFUSED = 'Cross-origin requests are accepted only from the installable app';
 
@@ -44,7 +45,7 @@ export function registerIdpPwaRoutes(surface: Surface, { context, caller, docs }
       const claims = await caller.verified(ctx, body.idToken, ['web']);
       const nonce = caller.presentedNonce(ctx, claims, body.flowId, 'pwa', false);
       const signedIn = await signInWithIdp(context, claims, 'pwa', nonce);
-      ctx.body = { success: true, data: bearerData(signedIn) };
+      ok(ctx, bearerData(signedIn));
     },
   });
 }

@@ -4,6 +4,7 @@ import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { returnToErrorCode, WebBody } from '../idp.openapi.js';
 import { signInFacts, type IdpRoutes } from './answers.js';
 import { header, originRefused } from './caller.js';
+import { ok } from '../../http/respond.js';
 
 /** POST /auth/customer/idp/web: the web site's sign-in, answered with session cookies. */
 export function registerIdpWebRoute(surface: Surface, { context, caller, docs }: IdpRoutes): void {
@@ -30,7 +31,7 @@ export function registerIdpWebRoute(surface: Surface, { context, caller, docs }:
         user.phone === null
           ? `${site}/auth/complete-phone?returnTo=${encodeURIComponent(body.returnTo)}`
           : `${site}${body.returnTo}`;
-      ctx.body = { success: true, data: { next, ...signInFacts(user, isNewUser) } };
+      ok(ctx, { next, ...signInFacts(user, isNewUser) });
     },
   });
 }
