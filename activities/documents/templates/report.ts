@@ -1,16 +1,11 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
-import {
-  REPORT_CHARTS,
-  type ReportCharts,
-  type ReportSnapshotData,
-  type ReportValue,
-} from '../../../domain/reports.js';
+import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
 import { dateTimeFormatsOf, numberFormatsOf, wholeNumber } from '../format.js';
 import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
 import { REPORT_LABELS, type ReportLabels } from '../report-labels.js';
 import { reportCss, reportFooterTemplate } from '../report-styles.js';
-import { occupancyChart, revenueChart } from './report-charts.js';
+import { drawnChart } from './report-charts.js';
 
 /**
  * A company report as a landscape PDF: the company's identity and the report's facts on top, its
@@ -56,23 +51,10 @@ function head(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels)
   </header>`;
 }
 
-/** One of the report's charts drawn, or null when it has no points. */
-function drawing(
-  chart: keyof ReportCharts,
-  data: ReportCharts,
-  locale: DocumentLocale,
-  label: string,
-): SafeHtml | null {
-  if (chart === 'revenuePerDay') {
-    return data.revenuePerDay?.length ? revenueChart(data.revenuePerDay, locale, label) : null;
-  }
-  return data.occupancyPerRoute?.length ? occupancyChart(data.occupancyPerRoute, locale, label) : null;
-}
-
 function charts(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels): SafeHtml {
   const figures: SafeHtml[] = [];
   for (const chart of REPORT_CHARTS[data.report.type]) {
-    const drawn = drawing(chart, data.charts, locale, t[chart]);
+    const drawn = drawnChart(chart, data.charts, locale, t[chart]);
     if (drawn) {
       figures.push(
         html`<figure>
