@@ -126,13 +126,17 @@ export type SchedulePhase = 'NEW' | 'COMMITTING' | 'COMPLETED' | 'FAILED' | 'REF
 /** Stored status of a schedule row (a refused claim leaves no row). */
 export type ScheduleStatus = 'COMMITTING' | 'COMPLETED' | 'FAILED';
 
-export interface ScheduleProgress {
-  phase: SchedulePhase;
+/** How far a schedule has come: its batches, and its trips planned, created and skipped. */
+export interface ScheduleCounts {
   batchesTotal: number;
   batchesDone: number;
   tripsPlanned: number;
   tripsCreated: number;
   tripsSkipped: number;
+}
+
+export interface ScheduleProgress extends ScheduleCounts {
+  phase: SchedulePhase;
 }
 
 /** The ProcessStatus text of a phase and its progress, e.g. "COMMITTING 3/11". */
@@ -179,13 +183,8 @@ export interface ScheduleClaimInput {
 }
 
 /** A schedule's stored progress, as each batch leaves it. */
-export interface ScheduleProgressRow {
+export interface ScheduleProgressRow extends ScheduleCounts {
   status: ScheduleStatus;
-  batchesTotal: number;
-  batchesDone: number;
-  tripsPlanned: number;
-  tripsCreated: number;
-  tripsSkipped: number;
   failureReason: string | null;
 }
 
