@@ -2,7 +2,8 @@ import type { DocumentLocale } from '../../../domain/documents.js';
 import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
 import { dateTimeFormatsOf, numberFormatsOf, wholeNumber } from '../format.js';
-import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
+import { escapeHtml, html, type SafeHtml } from '../html.js';
+import { printedPage } from '../page-shell.js';
 import { REPORT_LABELS, type ReportLabels } from '../report-labels.js';
 import { reportCss, reportFooterTemplate } from '../report-styles.js';
 import { drawnChart } from './report-charts.js';
@@ -99,22 +100,15 @@ function table(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels
 /** The whole report page: language and direction on <html>. */
 export function reportHtml(locale: DocumentLocale, data: ReportSnapshotData): string {
   const t = REPORT_LABELS[locale];
-  return html`<!doctype html>
-    <html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">
-      <head>
-        <meta charset="utf-8" />
-        <title>${t.titles[data.report.type]} ${data.report.from} – ${data.report.to}</title>
-        <style>
-          ${trusted(reportCss(locale))}
-        </style>
-      </head>
-      <body>
-        ${head(data, locale, t)}
-        <p class="note">${t.currencyNote}</p>
-        ${data.report.state === 'no_data' ? html`<p class="no-data">${t.noData}</p>` : charts(data, locale, t)}
-        ${table(data, locale, t)}
-      </body>
-    </html>`.text;
+  return printedPage(
+    locale,
+    `${t.titles[data.report.type]} ${data.report.from} – ${data.report.to}`,
+    reportCss(locale),
+    html`${head(data, locale, t)}
+      <p class="note">${t.currencyNote}</p>
+      ${data.report.state === 'no_data' ? html`<p class="no-data">${t.noData}</p>` : charts(data, locale, t)}
+      ${table(data, locale, t)}`,
+  );
 }
 
 /** The footer of every page: the company and the report, and "page n of m" (Chromium fills the numbers). */
