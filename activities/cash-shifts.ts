@@ -6,7 +6,7 @@ import {
   type AdjustShiftInput,
   type CloseShiftInput,
 } from '../db/writes/cash-shifts.js';
-import { CashShiftRefusal } from '../domain/cash-shift.js';
+import { CashShiftRefusal, type ShiftOpening } from '../domain/cash-shift.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 
@@ -16,13 +16,7 @@ import { refusable } from './refusable.js';
  */
 export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
   return {
-    openCashShift: (input: {
-      shiftId: string;
-      companyId: string;
-      openedBy: string;
-      openingBalance: number;
-      note?: string | null;
-    }) =>
+    openCashShift: (input: ShiftOpening) =>
       refusable(CashShiftRefusal, () =>
         openShift(db, {
           shiftId: input.shiftId,

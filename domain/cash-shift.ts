@@ -10,6 +10,33 @@ export const CASH_SHIFT_ACTIONS = ['OPEN', 'ADJUST', 'CLOSE'] as const;
 export type CashShiftAction = (typeof CASH_SHIFT_ACTIONS)[number];
 export type MovementDirection = 'IN' | 'OUT';
 
+/** OPEN: the new shift (its id made by the API), its company, and the cash counted into the till. */
+export interface ShiftOpening {
+  shiftId: string;
+  companyId: string;
+  /** The owner or manager who opens it. */
+  openedBy: string;
+  openingBalance: number;
+  note?: string | null;
+}
+
+/** ADJUST: one documented movement of cash into or out of the open shift's till. */
+export interface ShiftMovement {
+  /** Made by the API: the movement's id and the Update's id, so a retry records it once. */
+  movementId: string;
+  staffUserId: string;
+  direction: MovementDirection;
+  amount: number;
+  reason: string;
+}
+
+/** CLOSE: the cash counted in the till at the end of the shift. */
+export interface ShiftClosing {
+  staffUserId: string;
+  declaredAmount: number;
+  note?: string | null;
+}
+
 /** The workflow's phases, shown as ProcessStatus in the Temporal UI. */
 export type CashShiftPhase = 'NEW' | 'OPEN' | 'OVERDUE' | 'CLOSED';
 

@@ -13,7 +13,8 @@ export const MAX_SCHEDULE_DAYS = 180;
 /** Departures a day one schedule may have. */
 export const MAX_DEPARTURES_PER_DAY = 24;
 
-export interface ScheduleTimetable {
+/** The days and times a schedule runs, as SPEC's schedule record gives them. */
+export interface ScheduleDays {
   /** First and last operating date (Damascus), YYYY-MM-DD, both included. */
   startDate: string;
   endDate: string;
@@ -21,6 +22,9 @@ export interface ScheduleTimetable {
   departureTimes: string[];
   /** 0 = Sunday ... 6 = Saturday, of the Damascus operating date. */
   daysOfWeek: number[];
+}
+
+export interface ScheduleTimetable extends ScheduleDays {
   durationMinutes: number;
   /** Departures at or before this instant (epoch ms) are never planned: the moment the plan was made. */
   notBefore: number;
@@ -126,13 +130,17 @@ export type SchedulePhase = 'NEW' | 'COMMITTING' | 'COMPLETED' | 'FAILED' | 'REF
 /** Stored status of a schedule row (a refused claim leaves no row). */
 export type ScheduleStatus = 'COMMITTING' | 'COMPLETED' | 'FAILED';
 
-export interface ScheduleProgress {
-  phase: SchedulePhase;
+/** How far a schedule has come: its batches, and its trips planned, created and skipped. */
+export interface ScheduleCounts {
   batchesTotal: number;
   batchesDone: number;
   tripsPlanned: number;
   tripsCreated: number;
   tripsSkipped: number;
+}
+
+export interface ScheduleProgress extends ScheduleCounts {
+  phase: SchedulePhase;
 }
 
 /** The ProcessStatus text of a phase and its progress, e.g. "COMMITTING 3/11". */
@@ -153,12 +161,7 @@ export interface TripRefsRequest {
 }
 
 /** SPEC's schedule record as the planner reads it. */
-export interface ScheduleRequest extends TripRefsRequest {
-  startDate: string;
-  endDate: string;
-  departureTimes: string[];
-  daysOfWeek: number[];
-}
+export interface ScheduleRequest extends TripRefsRequest, ScheduleDays {}
 
 export interface ScheduleCommitRequest extends ScheduleRequest {
   priceBase: number;
@@ -179,13 +182,8 @@ export interface ScheduleClaimInput {
 }
 
 /** A schedule's stored progress, as each batch leaves it. */
-export interface ScheduleProgressRow {
+export interface ScheduleProgressRow extends ScheduleCounts {
   status: ScheduleStatus;
-  batchesTotal: number;
-  batchesDone: number;
-  tripsPlanned: number;
-  tripsCreated: number;
-  tripsSkipped: number;
   failureReason: string | null;
 }
 

@@ -1,5 +1,11 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { CashShiftPhase, CashShiftSummary, MovementDirection } from '../domain/cash-shift.js';
+import type {
+  CashShiftPhase,
+  CashShiftSummary,
+  ShiftClosing,
+  ShiftMovement,
+  ShiftOpening,
+} from '../domain/cash-shift.js';
 
 export {
   CASH_SHIFT_REFUSAL_STATUS,
@@ -18,31 +24,14 @@ export type { CashShiftSummary };
  */
 export const CASH_SHIFT_WORKFLOW = 'cashShift';
 
-export interface CashShiftInput {
-  shiftId: string;
-  companyId: string;
-  /** The owner or manager who opens it. */
-  openedBy: string;
-  openingBalance: number;
-  note?: string | null;
+export interface CashShiftInput extends ShiftOpening {
   /** CASH_SHIFT_MAX_HOURS in milliseconds: after it the shift is marked overdue (never closed). */
   maxOpenMilliseconds: number;
 }
 
-export interface AdjustRequest {
-  /** Made by the API: the movement's id and the Update's id, so a retry records it once. */
-  movementId: string;
-  staffUserId: string;
-  direction: MovementDirection;
-  amount: number;
-  reason: string;
-}
+export type AdjustRequest = ShiftMovement;
 
-export interface CloseRequest {
-  staffUserId: string;
-  declaredAmount: number;
-  note?: string | null;
-}
+export type CloseRequest = ShiftClosing;
 
 export interface CashShiftState {
   phase: CashShiftPhase;

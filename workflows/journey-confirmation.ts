@@ -155,16 +155,8 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
           timeScale: this.input.timeScale,
         }),
       );
-      if (outcome.status === 'CONFIRMED') {
-        this.enter('CONFIRMED');
-      } else {
-        this.deadline = outcome.deadline;
-        for (const awaited of outcome.awaiting) {
-          this.pending.add(awaited.companyId);
-          this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
-        }
-        this.enter('REQUESTED');
-      }
+      if (outcome.status === 'CONFIRMED') this.enter('CONFIRMED');
+      else this.enterRequested(outcome);
       return { status: outcome.status, deadline: outcome.deadline };
     });
   }
@@ -178,13 +170,21 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
         this.enter(outcome.status === 'CONFIRMED' || outcome.status === 'CANCELLED' ? outcome.status : 'NEW');
         return;
       }
-      this.deadline = outcome.deadline;
-      for (const awaited of outcome.awaiting) {
-        this.pending.add(awaited.companyId);
-        this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
-      }
-      this.enter('REQUESTED');
+      this.enterRequested(outcome);
     });
+  }
+
+  /** REQUESTED, by a confirm or by the first read: each awaited company's window closes on its own. */
+  private enterRequested(outcome: {
+    deadline: string | null;
+    awaiting: { companyId: string; remainingMilliseconds: number }[];
+  }): void {
+    this.deadline = outcome.deadline;
+    for (const awaited of outcome.awaiting) {
+      this.pending.add(awaited.companyId);
+      this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
+    }
+    this.enter('REQUESTED');
   }
 
   requireOpenRequest(companyId: string): void {

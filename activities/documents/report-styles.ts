@@ -1,9 +1,5 @@
 import type { DocumentLocale } from '../../domain/documents.js';
-
-const FONT_STACKS: Record<DocumentLocale, string> = {
-  ar: "'Noto Naskh Arabic', 'Noto Sans Arabic', 'Noto Sans', sans-serif",
-  en: "'Noto Sans', 'Noto Naskh Arabic', sans-serif",
-};
+import { FONT_STACKS } from './styles.js';
 
 /**
  * A report prints on landscape A4 (the page size is given to the printer, not here). The table's

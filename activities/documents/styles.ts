@@ -3,8 +3,9 @@ import type { DocumentLocale } from '../../domain/documents.js';
 /**
  * Fonts come from the system (Debian fonts-noto-core): no web fonts, nothing fetched. Naskh reads
  * best for Arabic body text; Noto Sans covers Latin names in Arabic documents and the reverse.
+ * Report PDFs (report-styles.ts) print in the same fonts.
  */
-const FONT_STACKS: Record<DocumentLocale, string> = {
+export const FONT_STACKS: Record<DocumentLocale, string> = {
   ar: "'Noto Naskh Arabic', 'Noto Sans Arabic', 'Noto Sans', sans-serif",
   en: "'Noto Sans', 'Noto Naskh Arabic', sans-serif",
 };

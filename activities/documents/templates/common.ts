@@ -5,9 +5,10 @@ import type {
   SnapshotTraveller,
 } from '../../../domain/documents.js';
 import { dateTime, money, nameIn, wordFor } from '../format.js';
-import { html, trusted, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { LABELS, type Labels } from '../labels.js';
 import { qrSvg } from '../qr.js';
+import { printedPage } from '../page-shell.js';
 import { documentCss } from '../styles.js';
 
 /** What every template reads: the snapshot's kind, locale and data, and the words of its language. */
@@ -27,28 +28,21 @@ export function page(view: DocumentView, reference: SafeHtml, body: SafeHtml[]):
   const { locale, data, t } = view;
   const company = locale === 'ar' ? data.company.name_ar : data.company.name_en;
   const title = t.titles[view.kind];
-  return html`<!doctype html>
-    <html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">
-      <head>
-        <meta charset="utf-8" />
-        <title>${title} ${data.booking.code}</title>
-        <style>
-          ${trusted(documentCss(locale))}
-        </style>
-      </head>
-      <body>
-        <header class="document-head">
-          <div>
-            <h1>${title}</h1>
-            <div class="company">${company}</div>
-            ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
-          </div>
-          <div class="reference">${reference}</div>
-        </header>
-        <main>${body}</main>
-        <footer>${t.issuedAt}: ${dateTime(locale, data.issued_at)}</footer>
-      </body>
-    </html>`.text;
+  return printedPage(
+    locale,
+    `${title} ${data.booking.code}`,
+    documentCss(locale),
+    html`<header class="document-head">
+        <div>
+          <h1>${title}</h1>
+          <div class="company">${company}</div>
+          ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
+        </div>
+        <div class="reference">${reference}</div>
+      </header>
+      <main>${body}</main>
+      <footer>${t.issuedAt}: ${dateTime(locale, data.issued_at)}</footer>`,
+  );
 }
 
 export function bookingReference(view: DocumentView): SafeHtml {

@@ -34,12 +34,18 @@ function svg(label: string, body: string[]): SafeHtml {
   );
 }
 
-/** Net revenue per day: one column per day, a gridded value axis, and a few date labels. */
-export function revenueChart(
-  points: NonNullable<ReportCharts['revenuePerDay']>,
+/** The charts a report PDF can print. */
+type ChartName = keyof ReportCharts;
+
+/** Every chart is drawn from its points, in the document's language, under its label. */
+type ChartDrawing<Chart extends ChartName> = (
+  points: NonNullable<ReportCharts[Chart]>,
   locale: DocumentLocale,
   label: string,
-): SafeHtml {
+) => SafeHtml;
+
+/** Net revenue per day: one column per day, a gridded value axis, and a few date labels. */
+const revenueChart: ChartDrawing<'revenuePerDay'> = (points, locale, label) => {
   const rtl = locale === 'ar';
   // The value axis is on the side the days start from: the left in English, the right in Arabic.
   const [left, right] = rtl ? [12, 56] : [56, 12];
@@ -75,14 +81,10 @@ export function revenueChart(
     }
   });
   return svg(label, body);
-}
+};
 
 /** Occupancy per route: one bar per route (at most 12, the fullest first), labelled with its percent. */
-export function occupancyChart(
-  routes: NonNullable<ReportCharts['occupancyPerRoute']>,
-  locale: DocumentLocale,
-  label: string,
-): SafeHtml {
+const occupancyChart: ChartDrawing<'occupancyPerRoute'> = (routes, locale, label) => {
   const rtl = locale === 'ar';
   const shown = [...routes].sort((a, b) => b.percent - a.percent).slice(0, 12);
   const names = 200;
@@ -106,4 +108,21 @@ export function occupancyChart(
     `<line x1="${axisX}" x2="${axisX}" y1="4" y2="${HEIGHT - 4}" stroke="${AXIS}" stroke-width="0.75"/>`,
   );
   return svg(label, body);
+};
+
+/** How each chart of ReportCharts is drawn. */
+const DRAWINGS: { [Chart in ChartName]: ChartDrawing<Chart> } = {
+  revenuePerDay: revenueChart,
+  occupancyPerRoute: occupancyChart,
+};
+
+/** One of the report's charts drawn, or null when it has no points. */
+export function drawnChart<Chart extends ChartName>(
+  chart: Chart,
+  charts: ReportCharts,
+  locale: DocumentLocale,
+  label: string,
+): SafeHtml | null {
+  const points = charts[chart];
+  return points?.length ? DRAWINGS[chart](points, locale, label) : null;
 }

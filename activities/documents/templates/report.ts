@@ -1,16 +1,12 @@
 import type { DocumentLocale } from '../../../domain/documents.js';
-import {
-  REPORT_CHARTS,
-  type ReportCharts,
-  type ReportSnapshotData,
-  type ReportValue,
-} from '../../../domain/reports.js';
+import { REPORT_CHARTS, type ReportSnapshotData, type ReportValue } from '../../../domain/reports.js';
 import { OPERATING_TIME_ZONE } from '../../../domain/time.js';
 import { dateTimeFormatsOf, numberFormatsOf, wholeNumber } from '../format.js';
-import { escapeHtml, html, trusted, type SafeHtml } from '../html.js';
+import { escapeHtml, html, type SafeHtml } from '../html.js';
+import { printedPage } from '../page-shell.js';
 import { REPORT_LABELS, type ReportLabels } from '../report-labels.js';
 import { reportCss, reportFooterTemplate } from '../report-styles.js';
-import { occupancyChart, revenueChart } from './report-charts.js';
+import { drawnChart } from './report-charts.js';
 
 /**
  * A company report as a landscape PDF: the company's identity and the report's facts on top, its
@@ -56,23 +52,10 @@ function head(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels)
   </header>`;
 }
 
-/** One of the report's charts drawn, or null when it has no points. */
-function drawing(
-  chart: keyof ReportCharts,
-  data: ReportCharts,
-  locale: DocumentLocale,
-  label: string,
-): SafeHtml | null {
-  if (chart === 'revenuePerDay') {
-    return data.revenuePerDay?.length ? revenueChart(data.revenuePerDay, locale, label) : null;
-  }
-  return data.occupancyPerRoute?.length ? occupancyChart(data.occupancyPerRoute, locale, label) : null;
-}
-
 function charts(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels): SafeHtml {
   const figures: SafeHtml[] = [];
   for (const chart of REPORT_CHARTS[data.report.type]) {
-    const drawn = drawing(chart, data.charts, locale, t[chart]);
+    const drawn = drawnChart(chart, data.charts, locale, t[chart]);
     if (drawn) {
       figures.push(
         html`<figure>
@@ -117,22 +100,15 @@ function table(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels
 /** The whole report page: language and direction on <html>. */
 export function reportHtml(locale: DocumentLocale, data: ReportSnapshotData): string {
   const t = REPORT_LABELS[locale];
-  return html`<!doctype html>
-    <html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">
-      <head>
-        <meta charset="utf-8" />
-        <title>${t.titles[data.report.type]} ${data.report.from} – ${data.report.to}</title>
-        <style>
-          ${trusted(reportCss(locale))}
-        </style>
-      </head>
-      <body>
-        ${head(data, locale, t)}
-        <p class="note">${t.currencyNote}</p>
-        ${data.report.state === 'no_data' ? html`<p class="no-data">${t.noData}</p>` : charts(data, locale, t)}
-        ${table(data, locale, t)}
-      </body>
-    </html>`.text;
+  return printedPage(
+    locale,
+    `${t.titles[data.report.type]} ${data.report.from} – ${data.report.to}`,
+    reportCss(locale),
+    html`${head(data, locale, t)}
+      <p class="note">${t.currencyNote}</p>
+      ${data.report.state === 'no_data' ? html`<p class="no-data">${t.noData}</p>` : charts(data, locale, t)}
+      ${table(data, locale, t)}`,
+  );
 }
 
 /** The footer of every page: the company and the report, and "page n of m" (Chromium fills the numbers). */
