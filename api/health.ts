@@ -21,7 +21,13 @@ export function healthRoutes({ db, temporal }: AppContext) {
     };
     const [database, workflows] = await Promise.allSettled([
       withTimeout(databaseAnswers(db)),
-      withTimeout(temporal.workflowService.getSystemInfo({})),
+      // Under a deadline, so the client's own retries (about 20 s of them against a server that
+      // refuses) end with the check instead of running on after every probe.
+      withTimeout(
+        temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
+          temporal.workflowService.getSystemInfo({}),
+        ),
+      ),
     ]);
     const checks = {
       database: database.status === 'fulfilled' ? 'ok' : 'unavailable',

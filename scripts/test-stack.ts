@@ -72,16 +72,17 @@ try {
 } finally {
   for (const service of managed.reverse()) await stop(service);
 }
-console.log(closingLine());
+console.log(closingLine(exitCode));
 rmSync(reportDir, { recursive: true, force: true });
 process.exit(exitCode);
 
 /**
  * The run's last line, `Tests: N passed, N failed, N skipped`: log readers that know no vitest
  * recognise this plain form, and it comes after the services' shutdown chatter. A file that failed
- * to load (no test of it ran) counts as one failure.
+ * to load (no test of it ran) counts as one failure, and so does a run that vitest failed with no
+ * failed test (an unhandled error between tests).
  */
-function closingLine(): string {
+function closingLine(exitCode: number): string {
   let report: JsonReport;
   try {
     report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
@@ -91,7 +92,8 @@ function closingLine(): string {
   const brokenFiles = report.testResults.filter(
     (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
   ).length;
-  const failed = report.numFailedTests + brokenFiles;
+  const counted = report.numFailedTests + brokenFiles;
+  const failed = exitCode !== 0 && counted === 0 ? 1 : counted;
   const skipped = report.numPendingTests + report.numTodoTests;
   return `Tests: ${report.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
 }

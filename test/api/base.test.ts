@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { Refusal } from '../../api/http/errors.js';
 import { publicCache, requestLifecycle, responseHeaders } from '../../api/http/middleware.js';
@@ -189,12 +189,26 @@ describe('API base', () => {
       expect(response.body).toEqual({ status: 'ok' });
     });
 
-    describe('with Temporal unreachable', () => {
-      // A client whose connection is only attempted on first use, against a port nothing listens on.
-      const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1s' });
-      afterAll(() => connection.close());
+    describe('with Temporal not answering', () => {
+      // A server that takes the connection and never says a word: the check's call can only end
+      // by its deadline, so no retry of the client is left running when the test closes it.
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+      });
+      afterAll(() => {
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      });
 
       it('/readyz answers 503 naming Temporal as unavailable, within the check timeout', async () => {
+        silent.listen(0, '127.0.0.1');
+        await once(silent, 'listening');
+        const address = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+        // A client whose connection is only attempted on first use.
+        const connection = Connection.lazy({ address, connectTimeout: '1s' });
+        onTestFinished(() => connection.close());
         const temporal = new Client({ connection });
         const deadApp = createApp({
           config: app.config,
