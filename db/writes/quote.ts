@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 import { journeyTransaction } from './journeys/scope.js';
 import { keyReused, keyVerdict, requestHash } from '../../domain/idempotency.js';
@@ -100,40 +101,27 @@ export function quoteJourney(
   request: QuoteRequest,
   settings: QuoteSettings,
 ): Promise<QuoteOutcome> {
-  return journeyTransaction(db, (client) =>
-    quoteOn(
-      {
-        query: async <Row>(sql: string, params?: unknown[]) =>
-          (await client.query(sql, params)).rows as Row[],
-      },
-      caller,
-      request,
-      settings,
-    ),
-  );
+  return journeyTransaction(db, (client) => quoteOn(client, caller, request, settings));
 }
 
-/** The statements of a quote, on one connection. */
-type Statements = Pick<Database, 'query'>;
-
 async function quoteOn(
-  db: Statements,
+  client: PoolClient,
   caller: QuoteCaller,
   request: QuoteRequest,
   settings: QuoteSettings,
 ): Promise<QuoteOutcome> {
   const hash = requestHash({ scope: caller.scope, request });
-  const stored = await findQuote(db, caller.ownerUserId, request.idempotency_key);
+  const stored = await findQuote(client, caller.ownerUserId, request.idempotency_key);
   if (stored) return replay(stored, hash);
 
-  const resolved = resolveLegs(await loadQuoteLegs(db, caller.scope, request.legs), settings);
+  const resolved = resolveLegs(await loadQuoteLegs(client, caller.scope, request.legs), settings);
   if (!('legs' in resolved)) return resolved;
 
   const quotedLegs: QuotedLeg[] = [];
   for (const leg of resolved.legs) {
     const resources = request.resources.filter((resource) => resource.leg_sequence === leg.sequence);
     const labels = resources.flatMap((resource) => resource.assignments);
-    const availability = await loadLegAvailability(db, leg, labels);
+    const availability = await loadLegAvailability(client, leg, labels);
     const fares: LegFares = {
       priceBase: leg.priceBase,
       priceVip: leg.priceVip,
@@ -163,7 +151,7 @@ async function quoteOn(
     total_price: quotedLegs.reduce((sum, leg) => sum + leg.subtotal, 0),
     legs: quotedLegs,
   };
-  const inserted = await db.query(
+  const { rows: inserted } = await client.query(
     `insert into journey_quotes (id, journey_id, owner_user_id, scope, idempotency_key, request_hash, party_size, response, total,
                                  currency, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11))
@@ -185,7 +173,7 @@ async function quoteOn(
   );
   if (inserted.length) return { quote };
   // A concurrent request with the same key got there first: answer as a retry would be answered.
-  return replay((await findQuote(db, caller.ownerUserId, request.idempotency_key))!, hash);
+  return replay((await findQuote(client, caller.ownerUserId, request.idempotency_key))!, hash);
 }
 
 interface StoredQuote {
@@ -196,11 +184,13 @@ interface StoredQuote {
 const NO_OWNER = '00000000-0000-0000-0000-000000000000';
 
 async function findQuote(
-  db: Statements,
+  client: PoolClient,
   ownerUserId: string | null,
   idempotencyKey: string,
 ): Promise<StoredQuote | undefined> {
-  const [row] = await db.query<StoredQuote>(
+  const {
+    rows: [row],
+  } = await client.query<StoredQuote>(
     `select request_hash, response from journey_quotes
      where coalesce(owner_user_id, '${NO_OWNER}'::uuid) = coalesce($1::uuid, '${NO_OWNER}'::uuid) and idempotency_key = $2`,
     [ownerUserId, idempotencyKey],
@@ -251,7 +241,7 @@ type QuoteLegRow = LegTripColumns &
 
 /** One statement for all legs: the trip in the caller's scope, both stop calls, and whether an id is a stop. */
 async function loadQuoteLegs(
-  db: Statements,
+  client: PoolClient,
   scope: InventoryScope,
   legs: QuoteLegRequest[],
 ): Promise<QuoteLegRow[]> {
@@ -261,7 +251,7 @@ async function loadQuoteLegs(
     legs.map((leg) => leg.alight_stop_call_id),
   ];
   const inScope = companyScopeSql(scope, params, 'c');
-  return db.query<QuoteLegRow>(
+  const { rows } = await client.query<QuoteLegRow>(
     `select l.sequence::int as sequence,
             exists (select 1 from stops s where s.id = l.board_id) as board_is_stop,
             exists (select 1 from stops s where s.id = l.alight_id) as alight_is_stop,
@@ -280,6 +270,7 @@ async function loadQuoteLegs(
      order by l.sequence`,
     params,
   );
+  return rows;
 }
 
 /**
@@ -380,12 +371,14 @@ interface AvailabilityRow {
 }
 
 /** Free seats on the leg's interval, VIP-class counts, and the assigned labels in the active layout. */
-async function loadLegAvailability(db: Statements, leg: ResolvedLeg, labels: string[]) {
+async function loadLegAvailability(client: PoolClient, leg: ResolvedLeg, labels: string[]) {
   const taken = (
     seatId: string,
   ) => `exists (select 1 from seat_allocations a where a.trip_id = t.id and a.seat_id = ${seatId}
       and ${LIVE_ALLOCATION} and a.board_sequence < $3 and a.alight_sequence > $2)`;
-  const [row] = await db.query<AvailabilityRow>(
+  const {
+    rows: [row],
+  } = await client.query<AvailabilityRow>(
     `select t.seats_total - ${takenSeatsSql('t.id', '$2', '$3')} as free_seats,
             (select count(*)::int from layout_seats ls where ls.layout_id = l.id and ls.seat_class = 'VIP') as vip_seats,
             (select count(*)::int from layout_seats ls where ls.layout_id = l.id and ls.seat_class = 'VIP'
