@@ -226,7 +226,9 @@ describe('contract fuzzing with schemathesis', () => {
       const identity = identities.find((candidate) => candidate.name === name)!;
       const outcome = await runSchemathesis(identity);
       writeFileSync(join(REPORTS, `${name}.log`), outcome.output);
-      console.log(`[schemathesis ${name}] full log: ${join(REPORTS, `${name}.log`)}\n${summaryOf(outcome.output)}`);
+      console.log(
+        `[schemathesis ${name}] full log: ${join(REPORTS, `${name}.log`)}\n${summaryOf(outcome.output)}`,
+      );
       expect(outcome.output, 'schemathesis ran to its summary').toMatch(/=+ SUMMARY =+/);
       const found = failuresIn(outcome.output).map((failure) => `${name} ${failure}`);
       expect(found, outcome.output.slice(-20_000)).toEqual([]);
