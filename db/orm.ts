@@ -99,6 +99,14 @@ export interface TransactionClient extends PoolClient {
   readonly em: EntityManager;
 }
 
+export interface TransactionOptions {
+  /**
+   * Every statement of the transaction runs on a generic plan (`plan_cache_mode`), set in the same
+   * round trip as its BEGIN: see db/writes/journeys/scope.ts `journeyTransaction`.
+   */
+  genericPlans?: boolean;
+}
+
 export interface Database {
   orm: MikroORM;
   /** The pg pool behind the ORM: one pool per process, shared by entity work and plain SQL. */
@@ -106,7 +114,7 @@ export interface Database {
   /** Runs parameterized SQL ($1, $2...) and returns the rows. For the read queries in db/queries. */
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Runs `work` inside one transaction (READ COMMITTED), committing on success. */
-  transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T>;
+  transaction<T>(work: (client: TransactionClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** A fresh EntityManager for one unit of work of entities alone (a request or an activity). */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -122,10 +130,15 @@ export async function initDatabase(
     pool,
     // The one place a row type is taken on trust: each query declares the row its SQL returns.
     query: async <Row>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as Row[],
-    transaction: async <T>(work: (client: TransactionClient) => Promise<T>) => {
+    transaction: async <T>(
+      work: (client: TransactionClient) => Promise<T>,
+      options: TransactionOptions = {},
+    ) => {
       const client = await pool.connect();
       try {
-        await client.query('begin');
+        await client.query(
+          options.genericPlans ? 'begin; set local plan_cache_mode = force_generic_plan' : 'begin',
+        );
         const result = await work(transactionClient(orm, client));
         await client.query('commit');
         return result;

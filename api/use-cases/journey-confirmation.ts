@@ -7,9 +7,8 @@ import {
 } from '../../db/queries/journeys.js';
 import type { Database } from '../../db/orm.js';
 import {
-  claimIdempotencyKey,
-  findIdempotencyRecord,
   storeIdempotentAnswer,
+  type ClaimedRecord,
   type IdempotentAnswer,
 } from '../../db/writes/idempotency.js';
 import {
@@ -18,16 +17,11 @@ import {
   expireOverdueHold,
   placeHoldWithProjection,
   releaseHold as releaseHoldBatch,
+  type Admission,
   type DraftCaller,
   type DraftResult,
 } from '../../db/writes/journeys/index.js';
-import {
-  isFinalAnswer,
-  keyReused,
-  keyVerdict,
-  requestHash,
-  type KeyVerdict,
-} from '../../domain/idempotency.js';
+import { isFinalAnswer, keyReused, keyVerdict, requestHash } from '../../domain/idempotency.js';
 import {
   confirmCheck,
   scaledMilliseconds,
@@ -66,7 +60,11 @@ const notFound = (kind: ConfirmationScope['kind']) =>
     : new Refusal(404, 'JOURNEY_NOT_FOUND', 'No such journey');
 
 /** The scope when `userId` owns it; a journey of an order is reached only through the order. */
-async function ownedScope(db: Database, scope: ConfirmationScope, userId: string): Promise<OwnedScope> {
+async function ownedScope(
+  db: Pick<Database, 'query'>,
+  scope: ConfirmationScope,
+  userId: string,
+): Promise<OwnedScope> {
   const owned = await findOwnedScope(db, scope, userId);
   if (!owned) throw notFound(scope.kind);
   if (scope.kind === 'JOURNEY' && owned.journeys[0]!.order_id) {
@@ -156,66 +154,56 @@ export interface ConfirmCall {
   channel: BookingChannel;
 }
 
-/** A stored answer given again: a stored refusal is thrown as it was first answered. */
-function replay(verdict: Exclude<KeyVerdict<IdempotentAnswer>, { kind: 'NEW' }>): IdempotentAnswer {
-  if (verdict.kind === 'REUSED') throw refused(keyReused('confirm'));
-  return replayed(verdict.answer);
-}
-
 /**
- * POST .../confirm with its idempotency record (scope confirm:{userId}): a stored answer is
- * replayed; a key used with another body is refused; input refused before the record is claimed
- * leaves nothing behind. The confirm's transaction locks the record, so duplicates in flight take
- * turns and act once (db/writes/journeys/confirm-direct.ts). Answers the HTTP status and body to send.
+ * POST .../confirm with its idempotency record (scope confirm:{userId}), in one transaction
+ * (db/writes/journeys/confirm-direct.ts): the key is claimed and its record locked first, so
+ * duplicates in flight take turns and act once; a stored answer is replayed; a key used with
+ * another body is refused. Input refused by the checks (ownership, travellers, the hold) leaves
+ * nothing behind; a final refusal of the confirm itself is stored as the key's answer. Answers the
+ * HTTP status and body to send.
  */
 export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<IdempotentAnswer> {
-  const { db } = deps;
-  const owned = await ownedScope(db, call.scope, call.userId);
-  const recordScope = `confirm:${call.userId}`;
-  const key = call.body.idempotency_key;
-  const hash = requestHash({ scope: call.scope, body: call.body });
-
-  const stored = await findIdempotencyRecord(db, recordScope, key);
-  const before = keyVerdict(stored, hash);
-  if (before.kind !== 'NEW') return replay(before);
-
-  const journeys = call.travellersOf(owned);
-  for (const journey of owned.journeys) {
-    const sent = journeys.find((entry) => entry.journeyId === journey.id)?.travellers ?? [];
-    const mismatch = partyRefusal({ id: journey.id, partySize: journey.party_size }, sent);
-    if (mismatch) throw refused(mismatch);
-  }
-  const batch = await findHoldBatch(db, call.body.hold_batch_id);
-  const check = confirmCheck(batch, call.scope, stored !== null);
-  if (check.refusal) {
-    // A duplicate of this key may have confirmed the hold since the key was read: its answer is ours.
-    const now = stored ? before : keyVerdict(await findIdempotencyRecord(db, recordScope, key), hash);
-    if (now.kind !== 'NEW') return replay(now);
-    throw refused(check.refusal);
-  }
-
-  const claimed = await claimIdempotencyKey(db, recordScope, key, hash);
-  const after = keyVerdict(claimed, hash);
-  if (after.kind !== 'NEW') return replay(after);
-  if (!check.confirmedBefore) {
-    const request = { scope: call.scope, holdBatchId: batch!.id, journeys, channel: call.channel };
-    try {
-      return replayed(await confirmWithoutWorkflow(deps, call, request, { scope: recordScope, key }));
-    } catch (error) {
-      if (error instanceof Refusal && isFinalAnswer(error.status)) {
-        const { status, code, message, details } = error;
-        await storeIdempotentAnswer(db, recordScope, key, {
-          status,
-          body: { errorCode: code, message, ...(details ? { details } : {}) },
-        });
-      }
-      throw error;
-    }
-  }
-  const answer = {
-    status: 200,
-    body: { success: true as const, data: await scopeProjection(db, call.scope, call.userId) },
+  const record = {
+    scope: `confirm:${call.userId}`,
+    key: call.body.idempotency_key,
+    requestHash: requestHash({ scope: call.scope, body: call.body }),
   };
-  await storeIdempotentAnswer(db, recordScope, key, answer);
-  return answer;
+  let admitted = false;
+  const admit = async (claimed: ClaimedRecord, reads: Pick<Database, 'query'>): Promise<Admission> => {
+    const verdict = keyVerdict(claimed, record.requestHash);
+    if (verdict.kind === 'REUSED') throw refused(keyReused('confirm'));
+    if (verdict.kind === 'REPLAY') return { answer: verdict.answer };
+    const owned = await ownedScope(reads, call.scope, call.userId);
+    const journeys = call.travellersOf(owned);
+    for (const journey of owned.journeys) {
+      const sent = journeys.find((entry) => entry.journeyId === journey.id)?.travellers ?? [];
+      const mismatch = partyRefusal({ id: journey.id, partySize: journey.party_size }, sent);
+      if (mismatch) throw refused(mismatch);
+    }
+    const batch = await findHoldBatch(reads, call.body.hold_batch_id);
+    const check = confirmCheck(batch, call.scope, claimed.claimedBefore);
+    if (check.refusal) throw refused(check.refusal);
+    admitted = true;
+    return { holdBatchId: batch!.id, journeys, confirmedBefore: check.confirmedBefore };
+  };
+  try {
+    return replayed(
+      await confirmWithoutWorkflow(deps, {
+        scope: call.scope,
+        ownerUserId: call.userId,
+        channel: call.channel,
+        record,
+        admit,
+      }),
+    );
+  } catch (error) {
+    if (admitted && error instanceof Refusal && isFinalAnswer(error.status)) {
+      const { status, code, message, details } = error;
+      await storeIdempotentAnswer(deps.db, record, {
+        status,
+        body: { errorCode: code, message, ...(details ? { details } : {}) },
+      });
+    }
+    throw error;
+  }
 }

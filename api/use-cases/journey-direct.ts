@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../../db/orm.js';
 import type { IdempotentAnswer } from '../../db/writes/idempotency.js';
-import { confirmDirect, type ConfirmInput } from '../../db/writes/journeys/index.js';
+import { confirmDirect, type DirectConfirmInput } from '../../db/writes/journeys/index.js';
 import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { ConfirmationScope } from '../../domain/journey-confirmation.js';
 import { Refusal } from '../http/errors.js';
@@ -45,12 +45,14 @@ export function replayed(answer: IdempotentAnswer): IdempotentAnswer {
 /** The confirm's transaction; a REQUESTED outcome starts the decision workflow before it commits. */
 export function confirmWithoutWorkflow(
   deps: { db: Database; workflow: JourneyConfirmationClient; settings: DirectSettings },
-  call: { userId: string },
-  request: Omit<ConfirmInput, 'timeScale'>,
-  record: { scope: string; key: string },
+  request: Omit<DirectConfirmInput, 'timeScale'>,
 ): Promise<IdempotentAnswer> {
-  const input = { ...request, timeScale: deps.settings.timeScale, ownerUserId: call.userId, record };
+  const input = { ...request, timeScale: deps.settings.timeScale };
   return confirmDirect(deps.db, input, deps.settings.signing, async (_outcome, companyIds) => {
-    await deps.workflow.awaitDecisions({ scope: request.scope, ownerUserId: call.userId, companyIds });
+    await deps.workflow.awaitDecisions({
+      scope: request.scope,
+      ownerUserId: request.ownerUserId,
+      companyIds,
+    });
   });
 }

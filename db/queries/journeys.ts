@@ -80,7 +80,10 @@ const toHoldBatch = (row: HoldBatchRow): HoldBatch => ({
   live: row.live,
 });
 
-export async function findHoldBatch(db: Database, holdBatchId: string): Promise<HoldBatch | null> {
+export async function findHoldBatch(
+  db: Pick<Database, 'query'>,
+  holdBatchId: string,
+): Promise<HoldBatch | null> {
   const [row] = await db.query<HoldBatchRow>(
     `select id, scope_kind, scope_id, status, expires_at > now() as live from hold_batches where id = $1`,
     [holdBatchId],

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 
 /**
@@ -37,41 +38,47 @@ const toRecord = (row: RecordRow): IdempotencyRecord => ({
       : { status: row.status_code, body: row.response },
 });
 
-export async function findIdempotencyRecord(
-  db: Database,
-  scope: string,
-  key: string,
-): Promise<IdempotencyRecord | null> {
-  const [row] = await db.query<RecordRow>(
-    `select request_hash, status_code, response from idempotency_records where scope = $1 and key = $2`,
-    [scope, key],
-  );
-  return row ? toRecord(row) : null;
+/** A record as the confirm's transaction claimed it: `claimedBefore` when an earlier call had made it. */
+export interface ClaimedRecord extends IdempotencyRecord {
+  claimedBefore: boolean;
 }
 
-/** Claims the key for this request; of concurrent claims one inserts and all read the same record. */
-export async function claimIdempotencyKey(
-  db: Database,
+/**
+ * Claims the key for this request inside the caller's transaction and locks its record until that
+ * transaction ends: a call in flight with the same key holds the lock (or its uncommitted insert)
+ * until it commits or rolls back, so duplicates take turns and the later ones find the stored
+ * answer. One statement: the record inserted, or the one already there, locked.
+ */
+export async function lockIdempotencyKey(
+  client: Pick<PoolClient, 'query'>,
   scope: string,
   key: string,
   requestHash: string,
-): Promise<IdempotencyRecord> {
-  await db.query(
-    `insert into idempotency_records (scope, key, request_hash) values ($1, $2, $3) on conflict do nothing`,
+): Promise<ClaimedRecord> {
+  const { rows } = await client.query<RecordRow & { inserted: boolean }>(
+    `insert into idempotency_records (scope, key, request_hash) values ($1, $2, $3)
+     on conflict (scope, key) do update set request_hash = idempotency_records.request_hash
+     returning request_hash, status_code, response, xmax = 0 as inserted`,
     [scope, key, requestHash],
   );
-  return (await findIdempotencyRecord(db, scope, key))!;
+  const row = rows[0]!;
+  return { ...toRecord(row), claimedBefore: !row.inserted };
 }
 
-/** Stores the first answer; a later one (a concurrent duplicate) does not replace it. */
+/**
+ * Stores the first answer given under the key (a later one, of a concurrent duplicate, does not
+ * replace it), making the record if the call's transaction rolled its claim back.
+ */
 export async function storeIdempotentAnswer(
-  db: Database,
-  scope: string,
-  key: string,
+  db: Pick<Database, 'query'>,
+  record: { scope: string; key: string; requestHash: string },
   answer: IdempotentAnswer,
 ): Promise<void> {
   await db.query(
-    `update idempotency_records set status_code = $3, response = $4 where scope = $1 and key = $2 and status_code is null`,
-    [scope, key, answer.status, JSON.stringify(answer.body)],
+    `insert into idempotency_records as r (scope, key, request_hash, status_code, response)
+     values ($1, $2, $3, $4, $5)
+     on conflict (scope, key) do update set status_code = excluded.status_code, response = excluded.response
+     where r.status_code is null and r.request_hash = excluded.request_hash`,
+    [record.scope, record.key, record.requestHash, answer.status, JSON.stringify(answer.body)],
   );
 }

@@ -24,12 +24,12 @@ const db = await initDatabase(config);
 let armed = false;
 const crashingDb: Database = {
   ...db,
-  transaction: (work) =>
+  transaction: (work, options) =>
     db.transaction(async (client) => {
       const result = await work(client);
       if (armed && crashAt === 'before-commit') die();
       return result;
-    }),
+    }, options),
 };
 const activities = createActivities({
   config,

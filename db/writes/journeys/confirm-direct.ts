@@ -1,25 +1,47 @@
+import type { JourneyTravellers } from '../../../domain/journey-confirmation.js';
 import { readConfirmationProjection } from '../../queries/journeys.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import type { AnswerBody, IdempotentAnswer } from '../idempotency.js';
+import {
+  lockIdempotencyKey,
+  storeIdempotentAnswer,
+  type ClaimedRecord,
+  type IdempotentAnswer,
+} from '../idempotency.js';
 import { confirmLocked, type ConfirmInput, type ConfirmOptions } from './confirm.js';
 import { journeyTransaction, lockScope, serialRows } from './scope.js';
 
-export interface DirectConfirmInput extends ConfirmInput {
+/** What the request's checks let through: a stored answer to give again, or the confirm to run. */
+export type Admission =
+  | { answer: IdempotentAnswer }
+  | {
+      holdBatchId: string;
+      journeys: JourneyTravellers[];
+      /** The hold was consumed by an earlier call with this key: the answer is the scope as it stands. */
+      confirmedBefore: boolean;
+    };
+
+export interface DirectConfirmInput extends Omit<ConfirmInput, 'holdBatchId' | 'journeys'> {
   ownerUserId: string;
-  /** The idempotency record the API claimed for this request (scope confirm:{userId}, key). */
-  record: { scope: string; key: string };
+  /** The request's idempotency record (scope confirm:{userId}, key) and the hash of its body. */
+  record: { scope: string; key: string; requestHash: string };
+  /**
+   * The request's checks (the key's verdict, ownership, travellers, the hold), on the transaction's
+   * reads, after the key is claimed: a refusal thrown here rolls the claim back with the rest.
+   */
+  admit: (record: ClaimedRecord, reads: Pick<Database, 'query'>) => Promise<Admission>;
 }
 
 /**
- * POST .../confirm without a workflow in the path: ONE transaction that locks the request's
- * idempotency record, then the scope (confirm.ts `confirmLocked`), and stores the answer (the
- * projection as it commits) in the record before it commits. So duplicates of one key take turns
- * on the record and the later ones replay the stored answer, while a confirm with another key of a
- * hold already consumed is 409 ALREADY_CONFIRMED: of concurrent confirms exactly one acts. A
- * REQUESTED outcome runs `onRequested` (the start of the decision workflow) before the commit, so
- * a scope is never REQUESTED without its deadline being enforced. A refusal rolls everything back;
- * the caller stores it.
+ * POST .../confirm without a workflow in the path: ONE transaction that claims and locks the
+ * request's idempotency record, checks the request (`admit`), locks the scope and confirms it
+ * (confirm.ts `confirmLocked`), and stores the answer (the projection as it commits) in the record
+ * before it commits. So duplicates of one key take turns on the record and the later ones replay
+ * the stored answer, while a confirm with another key of a hold already consumed is 409
+ * ALREADY_CONFIRMED: of concurrent confirms exactly one acts. A REQUESTED outcome runs
+ * `onRequested` (the start of the decision workflow) before the commit, so a scope is never
+ * REQUESTED without its deadline being enforced. A refusal rolls everything back; the caller
+ * stores it when it is final.
  */
 export async function confirmDirect(
   db: Database,
@@ -28,22 +50,21 @@ export async function confirmDirect(
   onRequested: NonNullable<ConfirmOptions['onRequested']>,
 ): Promise<IdempotentAnswer> {
   return journeyTransaction(db, async (client) => {
-    const { rows } = await client.query<{ status_code: number | null; response: AnswerBody | null }>(
-      `select status_code, response from idempotency_records where scope = $1 and key = $2 for update`,
-      [input.record.scope, input.record.key],
-    );
-    const stored = rows[0];
-    if (stored?.status_code != null && stored.response) {
-      return { status: stored.status_code, body: stored.response };
+    const reads = serialRows(client);
+    const { record } = input;
+    const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
+    const admission = await input.admit(claimed, reads);
+    if ('answer' in admission) return admission.answer;
+    if (!admission.confirmedBefore) {
+      const locked = await lockScope(client, input.scope);
+      await confirmLocked(client, locked, { ...input, ...admission }, signing, {
+        consumedIsRefused: true,
+        onRequested,
+      });
     }
-    const locked = await lockScope(client, input.scope);
-    await confirmLocked(client, locked, input, signing, { consumedIsRefused: true, onRequested });
-    const data = await readConfirmationProjection(serialRows(client), input.scope, input.ownerUserId);
+    const data = await readConfirmationProjection(reads, input.scope, input.ownerUserId);
     const answer = { status: 200, body: { success: true as const, data } };
-    await client.query(
-      `update idempotency_records set status_code = $3, response = $4 where scope = $1 and key = $2 and status_code is null`,
-      [input.record.scope, input.record.key, answer.status, JSON.stringify(answer.body)],
-    );
+    await storeIdempotentAnswer(reads, record, answer);
     return answer;
   });
 }

@@ -17,5 +17,5 @@ export {
   type DecisionOutcome,
 } from './decide.js';
 export { closeHoldBatch, JourneyRefusal, type JourneyRow } from './scope.js';
-export { confirmDirect, type DirectConfirmInput } from './confirm-direct.js';
+export { confirmDirect, type Admission, type DirectConfirmInput } from './confirm-direct.js';
 export { expireOverdueHold, sweepOverdueHolds } from './expire-overdue.js';

@@ -100,10 +100,7 @@ export async function lockScope(client: PoolClient, scope: ConfirmationScope): P
  * lookups either way; only the planning is saved.
  */
 export function journeyTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return db.transaction(async (client) => {
-    await client.query('set local plan_cache_mode = force_generic_plan');
-    return work(client);
-  });
+  return db.transaction(work, { genericPlans: true });
 }
 
 /**

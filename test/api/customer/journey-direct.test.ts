@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../../db/orm.js';
 import { accountCaps } from '../../../api/http/abuse-limits.js';
 import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
 import { confirmOnce } from '../../../api/use-cases/journey-confirmation.js';
+import { holdLock, lockWaiters } from '../../drills/support/blocking.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   confirmJourney,
@@ -116,29 +116,13 @@ describe('AUTO journeys: hold and confirm are transactions, no workflow', () => 
   });
 });
 
-describe('a duplicate confirm that read its key before the first one acted', () => {
+describe('a duplicate confirm sent while the first one is inside its transaction', () => {
   const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
 
-  it('answers what the first one answered, not 409 ALREADY_CONFIRMED', async () => {
+  it('waits for it and answers what it answered, not 409 ALREADY_CONFIRMED', async () => {
     const caller = await mobileTraveller(app);
     const { quoted, holdBatchId } = await held(app, caller);
     const body = confirmBody(quoted.quote_id, holdBatchId);
-    // The late duplicate reads its (still unused) key, then waits at its read of the hold batch
-    // until the first call has confirmed the hold and stored its answer.
-    let reached = () => {};
-    let release = () => {};
-    const reachedBatch = new Promise<void>((resolve) => (reached = resolve));
-    const firstDone = new Promise<void>((resolve) => (release = resolve));
-    const gated: Database = {
-      ...app.db,
-      query: async <Row>(text: string, params?: unknown[]) => {
-        if (text.includes('from hold_batches where id')) {
-          reached();
-          await firstDone;
-        }
-        return app.db.query<Row>(text, params);
-      },
-    };
     const call = {
       userId: caller.userId,
       scope: { kind: 'JOURNEY' as const, id: quoted.journey_id },
@@ -146,8 +130,8 @@ describe('a duplicate confirm that read its key before the first one acted', () 
       travellersOf: () => [{ journeyId: quoted.journey_id, travellers: body.travellers }],
       channel: 'CUSTOMER_MOBILE' as const,
     };
-    const deps = (db: Database) => ({
-      db,
+    const deps = {
+      db: app.db,
       workflow: journeyConfirmationClient(app.temporal, app.config),
       settings: {
         holdMinutes: app.config.HOLD_MINUTES,
@@ -155,13 +139,21 @@ describe('a duplicate confirm that read its key before the first one acted', () 
         caps: accountCaps(app.config),
         signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM },
       },
-    });
-    const late = confirmOnce(deps(gated), call);
-    await reachedBatch;
-    const first = await confirmOnce(deps(app.db), call);
-    release();
-    expect(first.status).toBe(200);
-    await expect(late).resolves.toEqual(first);
+    };
+    // The first call is held at its lock of the journey, its key already claimed; the duplicate
+    // is sent then, and released only once it waits on that key.
+    const journeyLock = await holdLock(
+      app.db,
+      `select 1 from journeys where id = '${quoted.journey_id}' for update`,
+    );
+    const first = confirmOnce(deps, call);
+    await lockWaiters(app.db, '%from journeys%for update%');
+    const duplicate = confirmOnce(deps, call);
+    await lockWaiters(app.db, '%idempotency_records%');
+    await journeyLock.release();
+    const [answer, again] = await Promise.all([first, duplicate]);
+    expect(answer.status).toBe(200);
+    expect(again).toEqual(answer);
     expect((await journeyFacts(app.db, quoted.journey_id)).tickets).toHaveLength(1);
   });
 });
