@@ -27,9 +27,22 @@ export interface ScopeJourney {
   status: JourneyStatus;
 }
 
+/** The columns the projection reads from the scope's own row (a journey or an order). */
+interface ScopeHeadRow {
+  status: JourneyStatus;
+  failure_reason: string | null;
+  confirmation_deadline: string | null;
+  total_price: string;
+  currency: string;
+}
+
+const HEAD_COLUMNS = 'status, failure_reason, confirmation_deadline, total_price, currency';
+
 export interface OwnedScope {
   scope: ConfirmationScope;
   status: JourneyStatus;
+  /** The scope's own row, read with the ownership check (the projection's head). */
+  head: ScopeHeadRow;
   journeys: ScopeJourney[];
 }
 
@@ -40,8 +53,8 @@ export async function findOwnedScope(
   userId: string,
 ): Promise<OwnedScope | null> {
   if (scope.kind === 'ORDER') {
-    const [order] = await db.query<{ status: JourneyStatus }>(
-      `select status from journey_orders where id = $1 and owner_user_id = $2`,
+    const [order] = await db.query<ScopeHeadRow>(
+      `select ${HEAD_COLUMNS} from journey_orders where id = $1 and owner_user_id = $2`,
       [scope.id, userId],
     );
     if (!order) return null;
@@ -49,13 +62,13 @@ export async function findOwnedScope(
       `select id, quote_id, order_id, party_size, status from journeys where order_id = $1 order by id`,
       [scope.id],
     );
-    return { scope, status: order.status, journeys };
+    return { scope, status: order.status, head: order, journeys };
   }
-  const journeys = await db.query<ScopeJourney>(
-    `select id, quote_id, order_id, party_size, status from journeys where id = $1 and owner_user_id = $2`,
+  const [journey] = await db.query<ScopeJourney & ScopeHeadRow>(
+    `select id, quote_id, order_id, party_size, ${HEAD_COLUMNS} from journeys where id = $1 and owner_user_id = $2`,
     [scope.id, userId],
   );
-  return journeys[0] ? { scope, status: journeys[0].status, journeys } : null;
+  return journey ? { scope, status: journey.status, head: journey, journeys: [journey] } : null;
 }
 
 /** A hold batch as the API's checks read it. */
@@ -89,14 +102,6 @@ export async function findHoldBatch(
     [holdBatchId],
   );
   return row ? toHoldBatch(row) : null;
-}
-
-interface ScopeHeadRow {
-  status: JourneyStatus;
-  failure_reason: string | null;
-  confirmation_deadline: string | null;
-  total_price: string;
-  currency: string;
 }
 
 interface RequestRow {
@@ -148,11 +153,7 @@ export async function readConfirmationProjection(
   // A journey of an order is held and decided as part of the order.
   const orderId = scope.kind === 'JOURNEY' ? owned.journeys[0]!.order_id : null;
   const owningScope: ConfirmationScope = orderId ? { kind: 'ORDER', id: orderId } : scope;
-  const [head] = await db.query<ScopeHeadRow>(
-    `select status, failure_reason, confirmation_deadline, total_price, currency from ${scopeTable(scope)}
-     where id = $1`,
-    [scope.id],
-  );
+  const { head } = owned;
   const [requests, hold, tickets, legs] = await Promise.all([
     db.query<RequestRow>(
       `select company_id, status, deadline from confirmation_requests where scope_kind = $1 and scope_id = $2 order by company_id`,
@@ -174,15 +175,15 @@ export async function readConfirmationProjection(
   return {
     ...(scope.kind === 'ORDER' ? { orderId: scope.id } : { bookingId: scope.id }),
     confirmation: {
-      ...confirmationOf(head!),
+      ...confirmationOf(head),
       requests: requests.map((request) => ({
         company_id: request.company_id,
         status: request.status,
         deadline: iso(request.deadline),
       })),
     },
-    failure_reason: head!.failure_reason,
-    booking: { status: bookingStatusOf(head!.status) },
+    failure_reason: head.failure_reason,
+    booking: { status: bookingStatusOf(head.status) },
     hold: latestHold
       ? {
           holdBatchId: latestHold.id,
@@ -197,8 +198,8 @@ export async function readConfirmationProjection(
       party_size: journey.party_size,
       status: journey.status,
     })),
-    total_price: Number(head!.total_price),
-    currency: head!.currency,
+    total_price: Number(head.total_price),
+    currency: head.currency,
   };
 }
 

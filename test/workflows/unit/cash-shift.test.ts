@@ -14,6 +14,7 @@ import {
 import type { cashShift } from '../../../workflows/cash-shift.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
+import { eventually } from '../../support/journeys.js';
 import { Calls, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /** The cash-shift workflow's transitions and its overdue timer with stubbed activities (no PostgreSQL). */
@@ -171,7 +172,13 @@ describe('cashShift workflow (stubbed activities)', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(calls.inputsOf('markCashShiftOverdue')).toEqual([{ shiftId: input.shiftId }]);
-      expect(await handle.query(cashShiftStateQuery)).toMatchObject({ phase: 'OVERDUE', overdue: true });
+      // The activity was called; the workflow takes its completion in its next task.
+      const state = await eventually(
+        () => handle.query(cashShiftStateQuery),
+        (shift) => shift.phase === 'OVERDUE',
+        5_000,
+      );
+      expect(state).toMatchObject({ phase: 'OVERDUE', overdue: true });
       expect((await handle.describe()).status.name).toBe('RUNNING');
       const adjust = {
         movementId: randomUUID(),
