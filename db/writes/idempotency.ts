@@ -45,9 +45,9 @@ export interface ClaimedRecord extends IdempotencyRecord {
 
 /**
  * Claims the key for this request inside the caller's transaction and locks its record until that
- * transaction ends: a call in flight with the same key holds the lock (or its uncommitted insert)
- * until it commits or rolls back, so duplicates take turns and the later ones find the stored
- * answer. One statement: the record inserted, or the one already there, locked.
+ * transaction ends: a call in flight with the same key holds its uncommitted insert (or the row
+ * lock) until it commits or rolls back, so duplicates take turns and the later ones find the stored
+ * answer. A new key costs one statement; a key already there is read under the lock, not written.
  */
 export async function lockIdempotencyKey(
   client: Pick<PoolClient, 'query'>,
@@ -55,14 +55,17 @@ export async function lockIdempotencyKey(
   key: string,
   requestHash: string,
 ): Promise<ClaimedRecord> {
-  const { rows } = await client.query<RecordRow & { inserted: boolean }>(
+  const { rows: inserted } = await client.query<RecordRow>(
     `insert into idempotency_records (scope, key, request_hash) values ($1, $2, $3)
-     on conflict (scope, key) do update set request_hash = idempotency_records.request_hash
-     returning request_hash, status_code, response, xmax = 0 as inserted`,
+     on conflict (scope, key) do nothing returning request_hash, status_code, response`,
     [scope, key, requestHash],
   );
-  const row = rows[0]!;
-  return { ...toRecord(row), claimedBefore: !row.inserted };
+  if (inserted[0]) return { ...toRecord(inserted[0]), claimedBefore: false };
+  const { rows } = await client.query<RecordRow>(
+    `select request_hash, status_code, response from idempotency_records where scope = $1 and key = $2 for update`,
+    [scope, key],
+  );
+  return { ...toRecord(rows[0]!), claimedBefore: true };
 }
 
 /**
