@@ -7,6 +7,7 @@ import {
   placeHold,
   recordDecision,
   releaseHold,
+  settleDecisionDeadline,
   type ConfirmInput,
   type DecisionInput,
   type PlaceHoldInput,
@@ -29,9 +30,14 @@ export function createJourneyActivities({ db, config }: ActivityDeps) {
     expireJourneyHold: (input: { scope: ConfirmationScope; holdBatchId: string }) => expireHold(db, input),
     confirmJourneyScope: (input: ConfirmInput) =>
       refusable(JourneyRefusal, () => confirmScope(db, input, signing)),
+    /** The decide Update's step (runs started before decisions became the API's transactions). */
     recordCompanyDecision: (input: DecisionInput) =>
-      refusable(JourneyRefusal, () => recordDecision(db, input, signing)),
+      refusable(JourneyRefusal, async () => {
+        const { outcome, pendingCompanyIds } = await recordDecision(db, input, signing);
+        return { outcome, pendingCompanyIds };
+      }),
     expireCompanyDecisions: (input: { scope: ConfirmationScope }) => expireDecisions(db, input),
     loadJourneyDecisions: (input: { scope: ConfirmationScope }) => pendingDecisions(db, input),
+    settleDecisionDeadline: (input: { scope: ConfirmationScope }) => settleDecisionDeadline(db, input),
   };
 }

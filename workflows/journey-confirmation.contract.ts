@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AccountCaps } from '../domain/inventory-caps.js';
 import type { BookingChannel, ConfirmationScope, JourneyTravellers } from '../domain/journey-confirmation.js';
 
@@ -28,11 +28,30 @@ export interface JourneyConfirmationInput {
    */
   timeScale: number;
   /**
-   * Started by a confirm that left the scope REQUESTED (its transaction holds the scope until it
-   * commits): the process reads the pending requests and waits for the decisions. Holds and
-   * automatic confirms run without the process; older runs (absent) started with their hold.
+   * Started by a confirm that left the scope REQUESTED, before the decisions became transactions of
+   * the API: the process read the pending requests and took each decision as an Update. Kept for
+   * the runs started so; older runs still (absent) started with their hold.
    */
   startsRequested?: boolean;
+  /**
+   * Started by a confirm that left the scope REQUESTED, with a start delay until the earliest of
+   * these deadlines: each company's decision is a transaction of the API, which then wakes the
+   * process with `decidedSignal` (signal-with-start ends the delay early). Empty for a run a
+   * decision's signal started (none was found): it reads the deadlines at once.
+   */
+  decisionsDue?: DecisionDue[];
+}
+
+export interface DecisionDue {
+  companyId: string;
+  /** When the company's decision window closes (epoch milliseconds). */
+  dueAt: number;
+}
+
+/** A decision the API has committed: the scope's outcome after it, and who still decides. */
+export interface DecidedNotice {
+  outcome: 'REQUESTED' | 'CONFIRMED' | 'CANCELLED';
+  pendingCompanyIds: string[];
 }
 
 export interface HoldRequest {
@@ -108,7 +127,9 @@ export interface ProcessState {
 export const holdUpdate = defineUpdate<HoldResult, [HoldRequest]>('hold');
 export const releaseHoldUpdate = defineUpdate<ReleaseResult, [ReleaseRequest]>('releaseHold');
 export const confirmUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirm');
+/** The decision as an Update of the workflow: sent by no caller now, kept for the histories that hold one. */
 export const decideUpdate = defineUpdate<DecisionResult, [CompanyDecision]>('decide');
+export const decidedSignal = defineSignal<[DecidedNotice]>('decided');
 export const stateQuery = defineQuery<ProcessState>('state');
 
 /**

@@ -10,6 +10,7 @@ import {
 import { activeHoldRefusal, holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
+  decidedSignal,
   decideUpdate,
   holdUpdate,
   REFUSAL_STATUS,
@@ -19,6 +20,8 @@ import {
   type ConfirmationScope,
   type ConfirmRequest,
   type ConfirmResult,
+  type DecidedNotice,
+  type DecisionDue,
   type DecisionResult,
   type HoldRequest,
   type HoldResult,
@@ -79,6 +82,11 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
   constructor(private readonly input: JourneyConfirmationInput) {
     super(REFUSAL_STATUS);
     this.loading = input.startsRequested === true;
+    if (input.decisionsDue) {
+      // Before any handler is set: a decision's signal may have ended the start delay.
+      this.startIn('REQUESTED');
+      this.awaitUntil(input.decisionsDue);
+    }
   }
 
   private get scope(): ConfirmationScope {
@@ -167,7 +175,7 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
       const outcome = await enforcingLocally.loadJourneyDecisions({ scope: this.scope });
       this.loading = false;
       if (outcome.status !== 'REQUESTED') {
-        this.enter(outcome.status === 'CONFIRMED' || outcome.status === 'CANCELLED' ? outcome.status : 'NEW');
+        this.enter(endPhase(outcome.status));
         return;
       }
       this.enterRequested(outcome);
@@ -211,6 +219,61 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
     });
   }
 
+  /**
+   * A process started REQUESTED with a delay until the earliest deadline (`decisionsDue`): it wakes
+   * at a decision's signal or at that deadline. The database settles a deadline (settleDecisionDeadline):
+   * the scope expires, or a decision has moved the earliest deadline and the wait goes on until it.
+   */
+  async watchDecisions(): Promise<void> {
+    while (this.phase === 'REQUESTED') {
+      const due = this.earliestDecisionDue();
+      const moved = () => this.phase !== 'REQUESTED' || this.earliestDecisionDue() !== due;
+      if (due !== undefined && due > Date.now() && (await condition(moved, millisecondsUntil(due)))) continue;
+      const settled = await enforcingLocally.settleDecisionDeadline({ scope: this.scope });
+      if (this.phase !== 'REQUESTED') break;
+      if (settled.status !== 'REQUESTED') this.settle(endPhase(settled.status));
+      else {
+        const now = Date.now();
+        this.awaitUntil(
+          settled.awaiting.map((a) => ({ companyId: a.companyId, dueAt: now + a.remainingMilliseconds })),
+        );
+      }
+    }
+  }
+
+  /** The companies still deciding, each with its window's end; the earliest is the scope's deadline. */
+  private awaitUntil(dues: DecisionDue[]): void {
+    this.pending.clear();
+    for (const { companyId, dueAt } of dues) {
+      this.pending.add(companyId);
+      this.decisionDue.set(companyId, dueAt);
+    }
+    this.showDeadline();
+  }
+
+  /** The deadline operators see (stateQuery): the earliest window still open. */
+  private showDeadline(): void {
+    const earliest = this.earliestDecisionDue();
+    this.deadline = earliest === undefined ? null : new Date(earliest).toISOString();
+  }
+
+  private settle(phase: 'CONFIRMED' | 'CANCELLED' | 'NEW'): void {
+    this.pending.clear();
+    this.enter(phase);
+  }
+
+  /**
+   * A decision the API has committed (decidedSignal): the scope's outcome and the companies still
+   * deciding. The database stays the judge: a deadline is settled there whatever this says.
+   */
+  noteDecision(notice: DecidedNotice): void {
+    if (this.phase !== 'REQUESTED') return;
+    if (notice.outcome !== 'REQUESTED') return this.settle(notice.outcome);
+    this.pending.clear();
+    for (const companyId of notice.pendingCompanyIds) this.pending.add(companyId);
+    this.showDeadline();
+  }
+
   /** HELD: waits for a confirm or a release until the hold ends, then expires it. */
   async awaitHoldEnd(): Promise<void> {
     const batch = this.holdBatchId!;
@@ -251,13 +314,20 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
   }
 }
 
+/** The phase a scope's settled status leaves the process in: a rolled-back confirm (HELD) leaves NEW. */
+function endPhase(status: string): 'CONFIRMED' | 'CANCELLED' | 'NEW' {
+  return status === 'CONFIRMED' || status === 'CANCELLED' ? status : 'NEW';
+}
+
 /**
- * One journey's or order's confirmation (id journey-confirmation/{scopeId}), started by its first
- * hold through update-with-start. HELD: waits for confirm, release, or the hold's expiry.
- * REQUESTED: waits until every company that confirms manually has decided, or the earliest
- * pending decision deadline passes (then the whole scope is cancelled). Every transition is one
- * activity (one transaction). The process ends once nothing is left to wait for; a new hold
- * after a release or expiry starts a new run under the same id.
+ * One journey's or order's confirmation (id journey-confirmation/{scopeId}) while companies decide.
+ * Today a REQUESTED confirm starts it (`decisionsDue`), delayed until the earliest decision
+ * deadline: the decisions are transactions of the API, each followed by `decidedSignal`, and the
+ * process ends at the last one or settles the deadline in the database (the whole scope is
+ * cancelled when a pending company's window has closed). Runs started by older code took the
+ * hold, confirm and decisions as Updates (HELD: confirm, release or the hold's expiry; REQUESTED
+ * read at the start by `startsRequested`); their handlers stay for those runs and their histories.
+ * The process ends once nothing is left to wait for.
  */
 export async function journeyConfirmation(input: JourneyConfirmationInput): Promise<ProcessState> {
   const confirmation = new JourneyConfirmation(input);
@@ -276,7 +346,10 @@ export async function journeyConfirmation(input: JourneyConfirmationInput): Prom
     validator: (decision: CompanyDecision) => confirmation.requireOpenRequest(decision.companyId),
   });
 
-  if (input.startsRequested) await confirmation.loadRequested();
+  setHandler(decidedSignal, (notice) => confirmation.noteDecision(notice));
+
+  if (input.decisionsDue) await confirmation.watchDecisions();
+  else if (input.startsRequested) await confirmation.loadRequested();
   // The first hold arrives with the start; a refused one leaves nothing to wait for.
   else await confirmation.openSettled();
   for (;;) {

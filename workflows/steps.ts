@@ -127,6 +127,11 @@ export class PhasedProcess<Phase extends string, Code extends string> extends St
     return this.current;
   }
 
+  /** The phase the process's starter already shows (it set the search attribute at the start). */
+  protected startIn(phase: Phase): void {
+    this.current = phase;
+  }
+
   protected enter(phase: Phase): void {
     if (this.current === phase) return;
     this.current = phase;

@@ -11,7 +11,12 @@ import { staffRoute } from './staff-route.js';
 const DECIDING_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
 
 export function registerBookingDecisionRoutes(surface: Surface, context: AppContext): void {
-  const deps = { db: context.db, workflow: journeyConfirmationClient(context.temporal, context.config) };
+  const deps = {
+    db: context.db,
+    workflow: journeyConfirmationClient(context.temporal, context.config),
+    signing: { privateKeyPem: context.config.SIGNING_PRIVATE_KEY_PEM },
+    logger: context.logger,
+  };
 
   staffRoute(surface, allow(requireRole(...DECIDING_ROLES), requireActiveCompany), {
     ...docs.decideBooking,

@@ -1,15 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
+import type { AwaitedDecision } from '../../db/writes/journeys/index.js';
 import {
-  decideUpdate,
+  decidedSignal,
   JOURNEY_CONFIRMATION_WORKFLOW,
-  REFUSAL_STATUS,
-  type CompanyDecision,
   type ConfirmationScope,
-  type DecisionResult,
+  type DecidedNotice,
   type JourneyConfirmationInput,
-  type RefusalCode,
 } from '../../workflows/journey-confirmation.contract.js';
 import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
@@ -17,17 +15,13 @@ import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
  * The API's side of the journey-confirmation workflow, which runs only while companies decide:
- * a REQUESTED confirm starts it (holds and automatic confirms are plain transactions,
- * api/use-cases/journey-direct.ts) and each decision is an Update, so the HTTP answer reflects
- * what the workflow (and its transaction) did. A refusal from the workflow keeps
- * its errorCode; a workflow that has ended answers `closed`; Temporal being unreachable or slow
- * is 503 (the client may retry with the same idempotency key).
+ * a REQUESTED confirm starts it, delayed until the earliest decision deadline (holds, automatic
+ * confirms and decisions are plain transactions, api/use-cases/), and each committed decision
+ * wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back and the
+ * client may retry with the same idempotency key).
  */
-const answersClosedAs = (closed: RefusalCode): UpdateFailureAnswers => ({
-  ended: (error) =>
-    error instanceof WorkflowNotFoundError
-      ? new Refusal(REFUSAL_STATUS[closed], closed, 'This journey has no open confirmation process any more')
-      : undefined,
+const unavailable = (): UpdateFailureAnswers => ({
+  ended: () => undefined,
   unavailable: () =>
     new Refusal(
       503,
@@ -40,57 +34,92 @@ export interface StartContext {
   scope: ConfirmationScope;
   ownerUserId: string;
   companyIds: string[];
+  /** The companies whose decision is awaited and the time each has left. */
+  awaiting: AwaitedDecision[];
 }
 
 export function journeyConfirmationClient(
   temporal: Client,
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE'>,
 ) {
-  const handle = (scope: ConfirmationScope) =>
-    temporal.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));
-  /** An Update call; a process that has ended answers `closed`. */
-  const calling = <T>(closed: RefusalCode, work: () => Promise<T>) =>
-    callUpdate(temporal, answersClosedAs(closed), work);
+  const startOptions = (input: JourneyConfirmationInput) => ({
+    workflowId: workflowIds.journeyConfirmation(input.scope.id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [input] as [JourneyConfirmationInput],
+    typedSearchAttributes: processSearchAttributes({
+      companyIds: input.companyIds,
+      bookingId: input.scope.id,
+      status: 'REQUESTED',
+    }),
+    memo: { ownerUserId: input.ownerUserId, scopeKind: input.scope.kind },
+  });
 
   return {
     /**
-     * Starts the scope's workflow for the company decisions of a REQUESTED confirm (called inside
-     * the confirm's transaction: the workflow reads the requests once that commits). Temporal
-     * unreachable is 503 and the confirm rolls back.
+     * Starts the scope's process for the company decisions of a REQUESTED confirm, called inside
+     * the confirm's transaction. Its first workflow task waits for the earliest deadline (start
+     * delay) or a decision's signal, whichever comes first; if the confirm rolls back after all,
+     * the process finds the scope not REQUESTED then and ends.
      */
     async awaitDecisions(start: StartContext): Promise<void> {
+      const now = Date.now();
       const input: JourneyConfirmationInput = {
         scope: start.scope,
         ownerUserId: start.ownerUserId,
         companyIds: start.companyIds,
         timeScale: config.TIME_SCALE,
-        startsRequested: true,
+        decisionsDue: start.awaiting.map(({ companyId, remainingMilliseconds }) => ({
+          companyId,
+          dueAt: now + remainingMilliseconds,
+        })),
       };
-      await calling('JOURNEY_CONFIRMATION_STATE_CONFLICT', () =>
+      const delay = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
+      await callUpdate(temporal, unavailable(), () =>
         temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
-          workflowId: workflowIds.journeyConfirmation(start.scope.id),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
+          ...startOptions(input),
           workflowIdConflictPolicy: 'USE_EXISTING',
-          typedSearchAttributes: processSearchAttributes({
-            companyIds: start.companyIds,
-            bookingId: start.scope.id,
-            status: 'REQUESTED',
-          }),
-          memo: { ownerUserId: start.ownerUserId, scopeKind: start.scope.kind },
+          ...(delay > 0 ? { startDelay: delay } : {}),
         }),
       );
     },
 
-    decide(scope: ConfirmationScope, decision: CompanyDecision): Promise<DecisionResult> {
-      return calling('JOURNEY_CONFIRMATION_STATE_CONFLICT', () =>
-        handle(scope).executeUpdate(decideUpdate, {
-          args: [decision],
-          updateId: `decide:${decision.decisionKey}`,
-        }),
-      );
+    /**
+     * Wakes the scope's process after a decision committed (signal-with-start ends its start
+     * delay). A process that has ended is not started again; any other failure is the caller's to
+     * log: the process settles the scope from the database at its deadline all the same.
+     */
+    async noteDecision(decided: DecidedContext, notice: DecidedNotice): Promise<void> {
+      const input: JourneyConfirmationInput = {
+        scope: decided.scope,
+        ownerUserId: decided.ownerUserId,
+        companyIds: [decided.companyId],
+        timeScale: config.TIME_SCALE,
+        decisionsDue: [],
+      };
+      try {
+        await temporal.withDeadline(Date.now() + SIGNAL_DEADLINE_MS, () =>
+          temporal.workflow.signalWithStart(JOURNEY_CONFIRMATION_WORKFLOW, {
+            ...startOptions(input),
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            signal: decidedSignal,
+            signalArgs: [notice],
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
     },
   };
 }
+
+export interface DecidedContext {
+  scope: ConfirmationScope;
+  /** The scope's owner and the deciding company: the input of a process the signal would start. */
+  ownerUserId: string;
+  companyId: string;
+}
+
+/** A decision's signal that takes longer than this is given up (the deadline settles the scope). */
+const SIGNAL_DEADLINE_MS = 10_000;
 
 export type JourneyConfirmationClient = ReturnType<typeof journeyConfirmationClient>;

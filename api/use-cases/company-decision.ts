@@ -1,17 +1,13 @@
+import { findCompanyBooking, readScopeStateWithBooking, scopeOfJourney } from '../../db/queries/journeys.js';
 import {
-  findCompanyBooking,
-  findConfirmationRequest,
-  readScopeState,
-  scopeOfJourney,
-} from '../../db/queries/journeys.js';
-import {
-  decisionKey,
   decisionOfChange,
-  decisionStep,
   type ConfirmationScope,
   type Decision,
   type StatusChange,
 } from '../../domain/journey-confirmation.js';
+import type { Logger } from '../../config/logger.js';
+import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
+import { recordDecision, type DecisionInput, type DecisionOutcome } from '../../db/writes/journeys/index.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { ownedByCompany } from '../dashboard/guards.js';
 import { Refusal } from '../http/errors.js';
@@ -19,9 +15,38 @@ import type { JourneyConfirmationDeps } from './journey-confirmation.js';
 
 /**
  * A company's decision on a journey request (SPEC "Company decision on a journey request"),
- * reached through the compatibility booking row: the decision goes to the journey's confirmation
- * workflow and the answer is the outcome it leaves.
+ * reached through the compatibility booking row: the decision is one transaction
+ * (db/writes/journeys/decide.ts), then a signal wakes the journey's confirmation workflow, which
+ * waits for the decisions and enforces the deadline; the answer is the outcome the decision leaves.
  */
+
+export interface DecisionDeps extends JourneyConfirmationDeps {
+  /** config.SIGNING_PRIVATE_KEY_PEM: the last approval signs the boarding credentials. */
+  signing: SigningOptions;
+  logger: Logger;
+}
+
+/**
+ * A decision (a company's, or the platform's when it suspends one) committed in one transaction,
+ * then told to the scope's workflow. If that signal is lost, the decision stands: the workflow
+ * settles the scope from the database at its deadline.
+ */
+export async function decideRequest(
+  deps: DecisionDeps,
+  scope: ConfirmationScope,
+  decision: Omit<DecisionInput, 'scope'>,
+): Promise<DecisionOutcome> {
+  const decided = await recordDecision(deps.db, { scope, ...decision }, deps.signing);
+  try {
+    await deps.workflow.noteDecision(
+      { scope, ownerUserId: decided.ownerUserId, companyId: decision.companyId },
+      { outcome: decided.outcome, pendingCompanyIds: decided.pendingCompanyIds },
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error, scope }, 'decision committed but not signalled: its deadline settles it');
+  }
+  return decided;
+}
 
 const conflict = () =>
   new Refusal(
@@ -30,33 +55,33 @@ const conflict = () =>
     'There is no open confirmation request of this company for this booking',
   );
 
-/** Sends the company's decision unless this very decision was made already (a retry). */
+/**
+ * The session company's decision on its request in the scope, keyed by that request (a retry of the
+ * same decision answers the scope as it stands; any other on a closed request conflicts).
+ */
 async function decide(
-  deps: JourneyConfirmationDeps,
+  deps: DecisionDeps,
   staff: StaffPrincipal,
   scope: ConfirmationScope,
   decision: Decision,
   reason: string | undefined,
 ): Promise<void> {
-  const request = await findConfirmationRequest(deps.db, scope, staff.companyId);
-  if (!request) throw conflict();
-  const key = decisionKey(request.id, staff.companyId, decision);
-  // The same decision again answers with the journey's state; any other on a closed request conflicts.
-  const step = decisionStep({ decisionKey: request.decision_key, open: request.status === 'PENDING' }, key);
-  if (step === 'REPEAT') return;
-  if (step === 'CONFLICT') throw conflict();
-  await deps.workflow.decide(scope, {
-    companyId: staff.companyId,
-    decision,
-    actorId: staff.staffUserId,
-    decisionKey: key,
-    ...(reason ? { reason } : {}),
-  });
+  try {
+    await decideRequest(deps, scope, {
+      companyId: staff.companyId,
+      decision,
+      actorId: staff.staffUserId,
+      ...(reason ? { reason } : {}),
+    });
+  } catch (error) {
+    if (error instanceof Refusal && error.code === 'JOURNEY_CONFIRMATION_STATE_CONFLICT') throw conflict();
+    throw error;
+  }
 }
 
 /** PATCH /bookings/{id}/status: the session's company decides the request of the booking's journey. */
 export async function decideBooking(
-  deps: JourneyConfirmationDeps,
+  deps: DecisionDeps,
   staff: StaffPrincipal,
   bookingId: string,
   change: StatusChange & { reason?: string | undefined },
@@ -68,8 +93,7 @@ export async function decideBooking(
   const { decision } = read;
   const scope = scopeOfJourney(booking.journey_id, booking.order_id);
   await decide(deps, staff, scope, decision, change.reason);
-  const state = await readScopeState(deps.db, scope);
-  const after = (await findCompanyBooking(deps.db, bookingId))!;
+  const { bookingStatus, ...state } = await readScopeStateWithBooking(deps.db, scope, bookingId);
   return {
     id: booking.id,
     decision,
@@ -77,7 +101,7 @@ export async function decideBooking(
       state.confirmation.status === 'REQUESTED' || state.confirmation.status === 'CONFIRMED'
         ? state.confirmation.status
         : 'CANCELLED',
-    booking: { status: after.status },
+    booking: { status: bookingStatus },
     ...state,
   };
 }

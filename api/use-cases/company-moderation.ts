@@ -1,4 +1,3 @@
-import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/orm.js';
 import { companyWithHistory, listCompanies, type CompanyFilter } from '../../db/queries/admin-companies.js';
 import type { AuditActor } from '../../db/writes/audit.js';
@@ -6,7 +5,7 @@ import { actOnCompany, type PendingRequest } from '../../db/writes/company-moder
 import { suspensionDecisionKey, type CompanyAction } from '../../domain/company-moderation.js';
 import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import { notFound, Refusal } from '../http/errors.js';
-import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import { decideRequest, type DecisionDeps } from './company-decision.js';
 import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
 
 /**
@@ -15,18 +14,14 @@ import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
  * rows (db/writes/company-moderation.ts).
  *
  * A suspension also ends the company's journey requests still pending, explicitly: each is
- * cancelled through its journey-confirmation workflow's decide Update (a platform REJECT with
- * failure_reason COMPANY_SUSPENDED, request CANCELLED), so the workflow and the database agree
- * and the traveller's seats are released at once instead of being held until the deadline. It
- * runs after the suspension has committed: the suspension is in force whatever happens next; a
- * request a workflow cannot be reached for (Temporal down) keeps its deadline, and the suspended
+ * cancelled as a decision (./company-decision.ts `decideRequest`: a platform REJECT with
+ * failure_reason COMPANY_SUSPENDED, request CANCELLED, the journey-confirmation workflow told), so
+ * the traveller's seats are released at once instead of being held until the deadline. It runs
+ * after the suspension has committed: the suspension is in force whatever happens next; a request
+ * that cannot be ended now (its database write failed) keeps its deadline, and the suspended
  * company cannot approve it meanwhile (db/writes/journeys/decide.ts).
  */
-export interface CompanyModerationDeps {
-  db: Database;
-  workflow: JourneyConfirmationClient;
-  logger: Logger;
-}
+export type CompanyModerationDeps = DecisionDeps;
 
 /** A page of companies; the read is recorded (companies.list) with the filter used. */
 export function listCompaniesRecorded(db: Database, audit: AuditActor, filter: CompanyFilter) {
@@ -81,7 +76,8 @@ async function endPendingRequests(
   const ended: EndedRequests = { cancelled: [], alreadyClosed: [], leftToDeadline: [] };
   for (const request of pending) {
     try {
-      await deps.workflow.decide(
+      await decideRequest(
+        deps,
         { kind: request.scope_kind, id: request.scope_id },
         {
           companyId,

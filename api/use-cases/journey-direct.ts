@@ -48,11 +48,12 @@ export function confirmWithoutWorkflow(
   request: Omit<DirectConfirmInput, 'timeScale'>,
 ): Promise<IdempotentAnswer> {
   const input = { ...request, timeScale: deps.settings.timeScale };
-  return confirmDirect(deps.db, input, deps.settings.signing, async (_outcome, companyIds) => {
+  return confirmDirect(deps.db, input, deps.settings.signing, async (outcome, companyIds) => {
     await deps.workflow.awaitDecisions({
       scope: request.scope,
       ownerUserId: request.ownerUserId,
       companyIds,
+      awaiting: outcome.awaiting,
     });
   });
 }

@@ -293,31 +293,20 @@ export async function findCompanyBooking(db: Database, bookingId: string): Promi
   return row ?? null;
 }
 
-export interface ConfirmationRequestRow {
-  id: string;
-  status: 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
-  decision_key: string | null;
-}
-
-export async function findConfirmationRequest(
-  db: Database,
-  scope: ConfirmationScope,
-  companyId: string,
-): Promise<ConfirmationRequestRow | null> {
-  const [row] = await db.query<ConfirmationRequestRow>(
-    `select id, status, decision_key from confirmation_requests where scope_kind = $1 and scope_id = $2 and company_id = $3`,
-    [scope.kind, scope.id, companyId],
+/** The scope's confirmation state and the status of one of its booking rows: a decision's answer. */
+export async function readScopeStateWithBooking(db: Database, scope: ConfirmationScope, bookingId: string) {
+  const [row] = await db.query<
+    Pick<ScopeHeadRow, 'status' | 'failure_reason' | 'confirmation_deadline'> & { booking_status: string }
+  >(
+    `select s.status, s.failure_reason, s.confirmation_deadline, b.status as booking_status
+     from ${scopeTable(scope)} s, bookings b where s.id = $1 and b.id = $2`,
+    [scope.id, bookingId],
   );
-  return row ?? null;
-}
-
-/** The scope's state as a company decision leaves it (the PATCH answer). */
-export async function readScopeState(db: Database, scope: ConfirmationScope) {
-  const [row] = await db.query<Pick<ScopeHeadRow, 'status' | 'failure_reason' | 'confirmation_deadline'>>(
-    `select status, failure_reason, confirmation_deadline from ${scopeTable(scope)} where id = $1`,
-    [scope.id],
-  );
-  return { confirmation: confirmationOf(row!), failure_reason: row!.failure_reason };
+  return {
+    confirmation: confirmationOf(row!),
+    failure_reason: row!.failure_reason,
+    bookingStatus: row!.booking_status,
+  };
 }
 
 /** The scope a journey belongs to: its order when it has one, else itself. */

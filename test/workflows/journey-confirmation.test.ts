@@ -6,6 +6,7 @@ import { loadConfig } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
 import { connectionOptions } from '../../config/temporal.js';
 import { initDatabase, type Database } from '../../db/orm.js';
+import { recordDecision, settleDecisionDeadline } from '../../db/writes/journeys/index.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
@@ -205,6 +206,41 @@ describe('journey confirmation: the decision deadline (TIME_SCALE shortens the 1
     });
     const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId)).result();
     expect(result).toMatchObject({ phase: 'CANCELLED' });
+  });
+
+  it('an approval whose signal never reached the process stands: at the deadline the database says CONFIRMED', async () => {
+    const { journeyId, second } = await connectionJourney(app, ['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
+    const scope = { kind: 'JOURNEY' as const, id: journeyId };
+    const [request] = await app.db.query<{ id: string }>(
+      `select id from confirmation_requests where scope_id = $1`,
+      [journeyId],
+    );
+    // The decision's transaction alone, as when the API could not reach Temporal after it committed.
+    const decided = await recordDecision(app.db, {
+      scope,
+      companyId: second.companyId,
+      decision: 'APPROVE',
+      actorId: randomUUID(),
+      decisionKey: `${request!.id}:${second.companyId}:APPROVE`,
+    });
+    expect(decided.outcome).toBe('CONFIRMED');
+    const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId)).result();
+    expect(result).toMatchObject({ phase: 'CONFIRMED', pendingCompanies: [] });
+    const facts = await journeyOf(app, journeyId);
+    expect(facts.journey).toEqual({ status: 'CONFIRMED', failure_reason: null });
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    expect((await requestsOf(app.db, journeyId)).map((row) => row.status)).toEqual(['APPROVED']);
+  });
+
+  it('settling a deadline that has not passed changes nothing and answers the decisions still awaited', async () => {
+    const { journeyId, second } = await connectionJourney(app, ['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
+    const before = await journeyOf(app, journeyId);
+    const settled = await settleDecisionDeadline(app.db, { scope: { kind: 'JOURNEY', id: journeyId } });
+    expect(settled.status).toBe('REQUESTED');
+    expect(settled.awaiting.map((awaited) => awaited.companyId)).toEqual([second.companyId]);
+    expect(settled.awaiting[0]!.remainingMilliseconds).toBeGreaterThan(0);
+    expect(await journeyOf(app, journeyId)).toEqual(before);
+    expect((await requestsOf(app.db, journeyId)).map((row) => row.status)).toEqual(['PENDING']);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import {
+  decisionKey,
   decisionStep,
   FAILURE_REASONS,
   type ConfirmationScope,
@@ -10,7 +11,7 @@ import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed, type AwaitedDecision } from './outcome.js';
-import { inLockedScope, JourneyRefusal, setScopeStatus } from './scope.js';
+import { inLockedScope, JourneyRefusal, setScopeStatus, type LockedScope } from './scope.js';
 
 export interface DecisionInput {
   scope: ConfirmationScope;
@@ -18,7 +19,8 @@ export interface DecisionInput {
   decision: Decision;
   actorId: string;
   reason?: string | undefined;
-  decisionKey: string;
+  /** The decision's idempotency key; absent: the company's own, from its request (domain `decisionKey`). */
+  decisionKey?: string | undefined;
   /**
    * Set when the platform ends the request instead of the company (a suspension): the decision
    * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
@@ -30,6 +32,8 @@ export interface DecisionOutcome {
   outcome: 'REQUESTED' | 'CONFIRMED' | 'CANCELLED';
   /** Companies still to decide (empty unless REQUESTED). */
   pendingCompanyIds: string[];
+  /** The traveller who owns the scope. */
+  ownerUserId: string;
 }
 
 interface RequestRow {
@@ -51,48 +55,59 @@ export async function recordDecision(
   input: DecisionInput,
   signing: SigningOptions = {},
 ): Promise<DecisionOutcome> {
-  return inLockedScope(db, input.scope, async (client, locked) => {
-    const { rows } = await client.query<RequestRow>(
-      `select id, status, decision_key, deadline > now() as open from confirmation_requests
-       where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,
-      [input.scope.kind, input.scope.id, input.companyId],
+  return inLockedScope(db, input.scope, async (client, locked) => ({
+    ...(await decideLocked(client, input, locked, signing)),
+    ownerUserId: locked.journeys[0]!.owner_user_id,
+  }));
+}
+
+async function decideLocked(
+  client: PoolClient,
+  input: DecisionInput,
+  locked: LockedScope,
+  signing: SigningOptions,
+): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
+  const { rows } = await client.query<RequestRow>(
+    `select id, status, decision_key, deadline > now() as open from confirmation_requests
+     where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,
+    [input.scope.kind, input.scope.id, input.companyId],
+  );
+  const request = rows[0];
+  const key = input.decisionKey ?? (request && decisionKey(request.id, input.companyId, input.decision));
+  const open = !!request && request.status === 'PENDING' && request.open && locked.status === 'REQUESTED';
+  const step = decisionStep(request && { decisionKey: request.decision_key, open }, key ?? '');
+  if (step === 'REPEAT') return outcomeOf(client, input.scope, locked.status);
+  if (step === 'CONFLICT' || !request) {
+    throw new JourneyRefusal(
+      409,
+      'JOURNEY_CONFIRMATION_STATE_CONFLICT',
+      'There is no open confirmation request for this company',
     );
-    const request = rows[0];
-    const open = !!request && request.status === 'PENDING' && request.open && locked.status === 'REQUESTED';
-    const step = decisionStep(request && { decisionKey: request.decision_key, open }, input.decisionKey);
-    if (step === 'REPEAT') return outcomeOf(client, input.scope, locked.status);
-    if (step === 'CONFLICT' || !request) {
-      throw new JourneyRefusal(
-        409,
-        'JOURNEY_CONFIRMATION_STATE_CONFLICT',
-        'There is no open confirmation request for this company',
-      );
-    }
-    if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
-    await client.query(
-      `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
-      [request.id, requestStatusAfter(input), input.actorId, input.decisionKey, input.reason ?? null],
-    );
-    if (input.decision === 'REJECT') {
-      const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
-      await cancelScope(client, input.scope, locked.journeyIds, reason);
-      return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
-    }
-    const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
-    if (waiting.awaiting.length) {
-      // The traveller's deadline is now the earliest one of the companies still deciding.
-      await setScopeStatus(client, input.scope, {
-        status: 'REQUESTED',
-        deadline: waiting.deadline ? new Date(waiting.deadline) : null,
-      });
-      return {
-        outcome: 'REQUESTED' as const,
-        pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
-      };
-    }
-    await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
-    return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
-  });
+  }
+  if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
+  await client.query(
+    `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
+    [request.id, requestStatusAfter(input), input.actorId, key, input.reason ?? null],
+  );
+  if (input.decision === 'REJECT') {
+    const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
+    await cancelScope(client, input.scope, locked.journeyIds, reason);
+    return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
+  }
+  const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
+  if (waiting.awaiting.length) {
+    // The traveller's deadline is now the earliest one of the companies still deciding.
+    await setScopeStatus(client, input.scope, {
+      status: 'REQUESTED',
+      deadline: waiting.deadline ? new Date(waiting.deadline) : null,
+    });
+    return {
+      outcome: 'REQUESTED' as const,
+      pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
+    };
+  }
+  await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
+  return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
 }
 
 function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {
@@ -118,7 +133,7 @@ async function outcomeOf(
   client: PoolClient,
   scope: ConfirmationScope,
   status: JourneyStatus,
-): Promise<DecisionOutcome> {
+): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
   if (status === 'CONFIRMED' || status === 'CANCELLED') return { outcome: status, pendingCompanyIds: [] };
   const pending = await awaitedDecisions(client, scope);
   return { outcome: 'REQUESTED', pendingCompanyIds: pending.map((entry) => entry.companyId) };
@@ -168,13 +183,42 @@ export async function expireDecisions(
 ): Promise<{ status: JourneyStatus }> {
   return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status };
-    await client.query(
-      `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
-      [input.scope.kind, input.scope.id],
-    );
-    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
+    await expireLockedScope(client, input.scope, locked.journeyIds);
     return { status: 'CANCELLED' as const };
   });
+}
+
+/**
+ * The decision process woke at its earliest deadline: the database, not the process's clock, says
+ * whether a pending request's deadline has passed (then the scope expires as in expireDecisions).
+ * Otherwise a decision since moved the earliest deadline (or the clocks differ by a little) and
+ * the answer is the decisions still awaited. A scope no longer REQUESTED is left as it is.
+ */
+export async function settleDecisionDeadline(
+  db: Database,
+  input: { scope: ConfirmationScope },
+): Promise<{ status: JourneyStatus; awaiting: AwaitedDecision[] }> {
+  return inLockedScope(db, input.scope, async (client, locked) => {
+    if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
+    const awaiting = await awaitedDecisions(client, input.scope);
+    if (awaiting.length && awaiting.every((request) => request.remainingMilliseconds > 0)) {
+      return { status: 'REQUESTED' as const, awaiting };
+    }
+    await expireLockedScope(client, input.scope, locked.journeyIds);
+    return { status: 'CANCELLED' as const, awaiting: [] };
+  });
+}
+
+async function expireLockedScope(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  journeyIds: string[],
+): Promise<void> {
+  await client.query(
+    `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
+    [scope.kind, scope.id],
+  );
+  await cancelScope(client, scope, journeyIds, FAILURE_REASONS.deadlinePassed);
 }
 
 /**

@@ -13,6 +13,7 @@ export {
   expireDecisions,
   pendingDecisions,
   recordDecision,
+  settleDecisionDeadline,
   type DecisionInput,
   type DecisionOutcome,
 } from './decide.js';
