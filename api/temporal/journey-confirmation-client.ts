@@ -15,7 +15,7 @@ import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
  * The API's side of the journey-confirmation workflow, which runs only while companies decide:
- * a REQUESTED confirm starts it, delayed until the earliest decision deadline (holds, automatic
+ * a REQUESTED confirm starts it, delayed until shortly before the earliest decision deadline (holds, automatic
  * confirms and decisions are plain transactions, api/use-cases/), and each committed decision
  * wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back and the
  * client may retry with the same idempotency key).
@@ -38,9 +38,19 @@ export interface StartContext {
   awaiting: AwaitedDecision[];
 }
 
+/**
+ * How long before the earliest decision deadline the start delay ends when no decision came first:
+ * the process is then made and waits in the worker's cache on a timer, so the deadline itself costs
+ * only the timer's workflow task and its transaction. Many deadlines falling together (a burst of
+ * confirms a window ago) are released on time because the dearer first tasks ran a minute earlier.
+ * Real time, not scaled by TIME_SCALE: a window shorter than this starts the process at once.
+ */
+export const DECISION_WAKE_LEAD_MS = 60_000;
+
 export function journeyConfirmationClient(
   temporal: Client,
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE'>,
+  wakeLeadMs = DECISION_WAKE_LEAD_MS,
 ) {
   const startOptions = (input: JourneyConfirmationInput) => ({
     workflowId: workflowIds.journeyConfirmation(input.scope.id),
@@ -57,9 +67,9 @@ export function journeyConfirmationClient(
   return {
     /**
      * Starts the scope's process for the company decisions of a REQUESTED confirm, called inside
-     * the confirm's transaction. Its first workflow task waits for the earliest deadline (start
-     * delay) or a decision's signal, whichever comes first; if the confirm rolls back after all,
-     * the process finds the scope not REQUESTED then and ends.
+     * the confirm's transaction. Its first workflow task waits (start delay) for a decision's signal
+     * or until `wakeLeadMs` before the earliest deadline, whichever comes first; if the confirm
+     * rolls back after all, the process finds the scope not REQUESTED at the deadline and ends.
      */
     async awaitDecisions(start: StartContext): Promise<void> {
       const now = Date.now();
@@ -73,7 +83,8 @@ export function journeyConfirmationClient(
           dueAt: now + remainingMilliseconds,
         })),
       };
-      const delay = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
+      const earliest = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
+      const delay = earliest - wakeLeadMs;
       await callUpdate(temporal, unavailable(), () =>
         temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
           ...startOptions(input),

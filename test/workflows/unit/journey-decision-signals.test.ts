@@ -32,9 +32,21 @@ function settling(...answers: Settled[]) {
   return { steps, calls };
 }
 
-/** Starts the scope's process as a REQUESTED confirm does, each company with `ms` left to decide. */
-async function confirmRequested(client: Client, taskQueue: string, ...awaiting: [string, number][]) {
-  const workflow = journeyConfirmationClient(client, { TEMPORAL_TASK_QUEUE: taskQueue, TIME_SCALE: 1 });
+/**
+ * Starts the scope's process as a REQUESTED confirm does, each company with `ms` left to decide; the
+ * start delay ends `wakeLeadMs` before the earliest deadline (the client's default: a minute).
+ */
+async function confirmRequested(
+  client: Client,
+  taskQueue: string,
+  awaiting: [string, number][],
+  wakeLeadMs?: number,
+) {
+  const workflow = journeyConfirmationClient(
+    client,
+    { TEMPORAL_TASK_QUEUE: taskQueue, TIME_SCALE: 1 },
+    wakeLeadMs,
+  );
   const scope = { kind: 'JOURNEY' as const, id: randomUUID() };
   const ownerUserId = randomUUID();
   await workflow.awaitDecisions({
@@ -66,8 +78,7 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
     const { steps, calls } = settling();
     await temporal.withWorker(steps, async (taskQueue) => {
       const { handle, decided } = await confirmRequested(temporal.client, taskQueue, [
-        COMPANY_A,
-        TEN_MINUTES,
+        [COMPANY_A, TEN_MINUTES],
       ]);
       const described = await handle.describe();
       expect(described.status.name).toBe('RUNNING');
@@ -86,12 +97,10 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
   it('two companies: the first approval leaves the other pending, the rejection of the other ends it', async () => {
     const { steps, calls } = settling();
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { handle, decided } = await confirmRequested(
-        temporal.client,
-        taskQueue,
+      const { handle, decided } = await confirmRequested(temporal.client, taskQueue, [
         [COMPANY_A, TEN_MINUTES],
         [COMPANY_B, TEN_MINUTES + 60_000],
-      );
+      ]);
       await decided(COMPANY_A, 'REQUESTED', [COMPANY_B]);
       const state = await handle.query(stateQuery);
       expect(state).toMatchObject({ phase: 'REQUESTED', pendingCompanies: [COMPANY_B] });
@@ -105,15 +114,26 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
     });
   });
 
-  it('no decision: the start delay ends at the deadline and the database settles it, in that one task', async () => {
+  it('no decision: the process is made shortly before the deadline and its timer settles it at the deadline', async () => {
     const { steps, calls } = settling({ status: 'CANCELLED', awaiting: [] });
-    await temporal.withWorker(steps, async (taskQueue) => {
-      const { scope, handle } = await confirmRequested(temporal.client, taskQueue, [COMPANY_A, 500]);
-      expect(await handle.result()).toMatchObject({ phase: 'CANCELLED' });
+    let settledAt = 0;
+    const timed: typeof steps = {
+      settleDecisionDeadline: (input) => {
+        settledAt = Date.now();
+        return steps.settleDecisionDeadline(input);
+      },
+    };
+    await temporal.withWorker(timed, async (taskQueue) => {
+      const dueAt = Date.now() + 1_500;
+      const { scope, handle } = await confirmRequested(temporal.client, taskQueue, [[COMPANY_A, 1_500]], 500);
+      expect(await workflowTasks(handle)).toBe(0);
+      expect(await handle.result()).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
       expect(calls.inputsOf('settleDecisionDeadline')).toEqual([{ scope }]);
+      expect(settledAt).toBeGreaterThanOrEqual(dueAt);
       const events = (await handle.fetchHistory()).events ?? [];
-      expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
-      expect(events.some((event) => event.timerStartedEventAttributes)).toBe(false);
+      // The first task (a second after the start) set the timer; the timer's task settled the scope.
+      expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(2);
+      expect(events.filter((event) => event.timerFiredEventAttributes)).toHaveLength(1);
       expect(events.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
     });
   });
@@ -124,12 +144,10 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
       { status: 'CANCELLED', awaiting: [] },
     );
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { handle } = await confirmRequested(
-        temporal.client,
-        taskQueue,
+      const { handle } = await confirmRequested(temporal.client, taskQueue, [
         [COMPANY_A, 300],
         [COMPANY_B, 700],
-      );
+      ]);
       expect(await handle.result()).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
       expect(calls.names()).toEqual(['settleDecisionDeadline', 'settleDecisionDeadline']);
     });
@@ -138,7 +156,7 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
   it('a confirm that rolled back (the database still says HELD at the deadline): the process ends, nothing settled', async () => {
     const { steps } = settling({ status: 'HELD', awaiting: [] });
     await temporal.withWorker(steps, async (taskQueue) => {
-      const { handle } = await confirmRequested(temporal.client, taskQueue, [COMPANY_A, 300]);
+      const { handle } = await confirmRequested(temporal.client, taskQueue, [[COMPANY_A, 300]]);
       expect(await handle.result()).toMatchObject({ phase: 'NEW' });
     });
   });
@@ -147,8 +165,7 @@ describe('journeyConfirmation woken by decisions (stubbed activities)', () => {
     const { steps } = settling();
     await temporal.withWorker(steps, async (taskQueue) => {
       const { handle, decided } = await confirmRequested(temporal.client, taskQueue, [
-        COMPANY_A,
-        TEN_MINUTES,
+        [COMPANY_A, TEN_MINUTES],
       ]);
       await decided(COMPANY_A, 'CONFIRMED');
       const { runId } = await handle.describe();
