@@ -31,8 +31,6 @@ const quietBundlerLogger = {
   log: noop,
 };
 
-const NON_STICKY_POLL_RATIO = 0.5;
-
 /** How long after the shutdown grace worker.run() stops waiting for activities that ignore cancellation. */
 const SHUTDOWN_FORCE_AFTER_GRACE_MS = 5000;
 
@@ -68,10 +66,6 @@ export async function createWorker(
     // cancelled; a few seconds later worker.run() gives up on any that ignore the cancellation.
     shutdownGraceTime: deps.config.SHUTDOWN_GRACE_MS,
     shutdownForceTime: deps.config.SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_AFTER_GRACE_MS,
-    // A journey's decision process meets the worker for the first time at a decision or at its
-    // deadline (it starts delayed), so most of its tasks come from the ordinary queue, not the
-    // sticky one: half of the pollers on it instead of the SDK's fifth (2 of 10).
-    nonStickyToStickyPollRatio: NON_STICKY_POLL_RATIO,
   });
   startHoldSweeper(deps);
   return { worker, connection, browserPool };
