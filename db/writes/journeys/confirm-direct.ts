@@ -39,8 +39,9 @@ export interface DirectConfirmInput extends Omit<ConfirmInput, 'holdBatchId' | '
  * before it commits. So duplicates of one key take turns on the record and the later ones replay
  * the stored answer, while a confirm with another key of a hold already consumed is 409
  * ALREADY_CONFIRMED: of concurrent confirms exactly one acts. A REQUESTED outcome runs
- * `onRequested` (the start of the decision workflow) before the commit, so a scope is never
- * REQUESTED without its deadline being enforced. A refusal rolls everything back; the caller
+ * `onRequested` (the start of the decision workflow) alongside the answer's read and store, and the
+ * transaction commits only once it has succeeded, so a scope is never REQUESTED without its
+ * deadline being enforced. A refusal rolls everything back; the caller
  * stores it when it is final.
  */
 export async function confirmDirect(
@@ -55,16 +56,23 @@ export async function confirmDirect(
     const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
     const admission = await input.admit(claimed, reads);
     if ('answer' in admission) return admission.answer;
+    // The decision workflow's start runs while the answer is read and stored; the commit waits for it.
+    let started: Promise<void> = Promise.resolve();
     if (!admission.confirmedBefore) {
       const locked = await lockScope(client, input.scope);
       await confirmLocked(client, locked, { ...input, ...admission }, signing, {
         consumedIsRefused: true,
-        onRequested,
+        onRequested: (outcome, companyIds) => {
+          started = onRequested(outcome, companyIds);
+          started.catch(() => undefined);
+          return Promise.resolve();
+        },
       });
     }
     const data = await readConfirmationProjection(reads, input.scope, input.ownerUserId);
     const answer = { status: 200, body: { success: true as const, data } };
     await storeIdempotentAnswer(reads, record, answer);
+    await started;
     return answer;
   });
 }

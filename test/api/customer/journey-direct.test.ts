@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { accountCaps } from '../../../api/http/abuse-limits.js';
 import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
@@ -214,4 +215,51 @@ describe('an expired hold with no sweep yet: the next reader and writer enforce 
     ]);
     expect(old!.status).toBe('EXPIRED');
   });
+});
+
+describe('a confirm that needs a company decision while Temporal cannot be reached', () => {
+  const app = useTestApp({ TEMPORAL_TASK_QUEUE: `nobody-polls-${randomUUID()}` });
+
+  it('answers 503 CONFIRMATION_UNAVAILABLE and writes nothing: the hold stays, the same key may be retried', async () => {
+    const caller = await mobileTraveller(app);
+    const hold = await held(app, caller);
+    await setConfirmation(app.db, hold.trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const body = confirmBody(hold.quoted.quote_id, hold.holdBatchId);
+    // A real Temporal client whose server is gone (nothing listens on that port).
+    const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) });
+    const deps = {
+      db: app.db,
+      workflow: journeyConfirmationClient(unreachable, app.config),
+      settings: {
+        holdMinutes: app.config.HOLD_MINUTES,
+        timeScale: app.config.TIME_SCALE,
+        caps: accountCaps(app.config),
+        signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM },
+      },
+    };
+    const before = await journeyFacts(app.db, hold.quoted.journey_id);
+    const refused = await confirmOnce(deps, {
+      userId: caller.userId,
+      scope: { kind: 'JOURNEY', id: hold.quoted.journey_id },
+      body: { hold_batch_id: hold.holdBatchId, idempotency_key: body.idempotency_key },
+      travellersOf: () => [{ journeyId: hold.quoted.journey_id, travellers: body.travellers }],
+      channel: 'CUSTOMER_MOBILE',
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 503, code: 'CONFIRMATION_UNAVAILABLE' });
+    expect(await journeyFacts(app.db, hold.quoted.journey_id)).toEqual(before);
+    const requests = await app.db.query(`select id from confirmation_requests where scope_id = $1`, [
+      hold.quoted.journey_id,
+    ]);
+    expect(requests).toEqual([]);
+    const records = await app.db.query(`select key from idempotency_records where key = $1`, [
+      body.idempotency_key,
+    ]);
+    expect(records).toEqual([]);
+
+    // The same key again, with Temporal reachable: REQUESTED, and the decision process exists.
+    const retried = await confirmJourney(app, caller, hold.quoted.journey_id, body);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.data.confirmation.status).toBe('REQUESTED');
+    expect(await workflowExists(app, hold.quoted.journey_id)).toBe(true);
+  }, 60_000);
 });
