@@ -200,11 +200,20 @@ export async function settleDecisionDeadline(
 ): Promise<{ status: JourneyStatus; awaiting: AwaitedDecision[] }> {
   return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
-    const awaiting = await awaitedDecisions(client, input.scope);
-    if (awaiting.length && awaiting.every((request) => request.remainingMilliseconds > 0)) {
-      return { status: 'REQUESTED' as const, awaiting };
+    // The pending requests expire only if one of them is overdue: one statement either way.
+    const { rows: expired } = await client.query(
+      `update confirmation_requests set status = 'EXPIRED'
+       where scope_kind = $1 and scope_id = $2 and status = 'PENDING'
+         and exists (select 1 from confirmation_requests o where o.scope_kind = $1 and o.scope_id = $2
+                     and o.status = 'PENDING' and o.deadline <= now())
+       returning id`,
+      [input.scope.kind, input.scope.id],
+    );
+    if (!expired.length) {
+      const awaiting = await awaitedDecisions(client, input.scope);
+      if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
     }
-    await expireLockedScope(client, input.scope, locked.journeyIds);
+    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
     return { status: 'CANCELLED' as const, awaiting: [] };
   });
 }
