@@ -14,11 +14,11 @@ import { Refusal } from '../http/errors.js';
 import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
- * The API's side of the journey-confirmation workflow, which runs only while companies decide:
- * a REQUESTED confirm starts it, delayed until shortly before the earliest decision deadline (holds, automatic
- * confirms and decisions are plain transactions, api/use-cases/), and each committed decision
- * wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back and the
- * client may retry with the same idempotency key).
+ * The API's side of the journey-confirmation workflow, which runs only while companies decide: a
+ * REQUESTED confirm starts it, delayed until shortly before the earliest decision deadline (holds,
+ * automatic confirms and decisions are plain transactions, api/use-cases/), and each committed
+ * decision wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back
+ * and the client may retry with the same idempotency key).
  */
 const unavailable = (): UpdateFailureAnswers => ({
   ended: () => undefined,
