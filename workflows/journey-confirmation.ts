@@ -187,11 +187,8 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
     deadline: string | null;
     awaiting: { companyId: string; remainingMilliseconds: number }[];
   }): void {
+    this.awaitUntil(duesOf(outcome.awaiting));
     this.deadline = outcome.deadline;
-    for (const awaited of outcome.awaiting) {
-      this.pending.add(awaited.companyId);
-      this.decisionDue.set(awaited.companyId, Date.now() + awaited.remainingMilliseconds);
-    }
     this.enter('REQUESTED');
   }
 
@@ -232,12 +229,7 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
       const settled = await enforcingLocally.settleDecisionDeadline({ scope: this.scope });
       if (this.phase !== 'REQUESTED') break;
       if (settled.status !== 'REQUESTED') this.settle(endPhase(settled.status));
-      else {
-        const now = Date.now();
-        this.awaitUntil(
-          settled.awaiting.map((a) => ({ companyId: a.companyId, dueAt: now + a.remainingMilliseconds })),
-        );
-      }
+      else this.awaitUntil(duesOf(settled.awaiting));
     }
   }
 
@@ -312,6 +304,15 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
     const dues = [...this.pending].flatMap((companyId) => this.decisionDue.get(companyId) ?? []);
     return dues.length ? Math.min(...dues) : undefined;
   }
+}
+
+/** Each awaited company's window end on the workflow clock, from the time the database gives it. */
+function duesOf(awaiting: { companyId: string; remainingMilliseconds: number }[]): DecisionDue[] {
+  const now = Date.now();
+  return awaiting.map(({ companyId, remainingMilliseconds }) => ({
+    companyId,
+    dueAt: now + remainingMilliseconds,
+  }));
 }
 
 /** The phase a scope's settled status leaves the process in: a rolled-back confirm (HELD) leaves NEW. */

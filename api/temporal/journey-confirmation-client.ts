@@ -20,7 +20,7 @@ import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
  * decision wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back
  * and the client may retry with the same idempotency key).
  */
-const unavailable = (): UpdateFailureAnswers => ({
+const START_FAILURE_ANSWERS: UpdateFailureAnswers = {
   ended: () => undefined,
   unavailable: () =>
     new Refusal(
@@ -28,7 +28,7 @@ const unavailable = (): UpdateFailureAnswers => ({
       'CONFIRMATION_UNAVAILABLE',
       'The booking service is busy; try again with the same idempotency key',
     ),
-});
+};
 
 export interface StartContext {
   scope: ConfirmationScope;
@@ -85,7 +85,7 @@ export function journeyConfirmationClient(
       };
       const earliest = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
       const delay = earliest - wakeLeadMs;
-      await callUpdate(temporal, unavailable(), () =>
+      await callUpdate(temporal, START_FAILURE_ANSWERS, () =>
         temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
           ...startOptions(input),
           workflowIdConflictPolicy: 'USE_EXISTING',

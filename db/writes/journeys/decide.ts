@@ -183,7 +183,11 @@ export async function expireDecisions(
 ): Promise<{ status: JourneyStatus }> {
   return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status };
-    await expireLockedScope(client, input.scope, locked.journeyIds);
+    await client.query(
+      `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
+      [input.scope.kind, input.scope.id],
+    );
+    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
     return { status: 'CANCELLED' as const };
   });
 }
@@ -216,18 +220,6 @@ export async function settleDecisionDeadline(
     await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
     return { status: 'CANCELLED' as const, awaiting: [] };
   });
-}
-
-async function expireLockedScope(
-  client: PoolClient,
-  scope: ConfirmationScope,
-  journeyIds: string[],
-): Promise<void> {
-  await client.query(
-    `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
-    [scope.kind, scope.id],
-  );
-  await cancelScope(client, scope, journeyIds, FAILURE_REASONS.deadlinePassed);
 }
 
 /**
