@@ -10,8 +10,7 @@ import {
   type JourneyConfirmationInput,
 } from '../../workflows/journey-confirmation.contract.js';
 import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
-import { Refusal } from '../http/errors.js';
-import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
+import { callUpdate, unavailableAnswers } from './workflow-updates.js';
 
 /**
  * The API's side of the journey-confirmation workflow, which runs only while companies decide: a
@@ -20,15 +19,10 @@ import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
  * decision wakes it with a signal. Temporal unreachable at the start is 503 (the confirm rolls back
  * and the client may retry with the same idempotency key).
  */
-const START_FAILURE_ANSWERS: UpdateFailureAnswers = {
-  ended: () => undefined,
-  unavailable: () =>
-    new Refusal(
-      503,
-      'CONFIRMATION_UNAVAILABLE',
-      'The booking service is busy; try again with the same idempotency key',
-    ),
-};
+const START_FAILURE_ANSWERS = unavailableAnswers(
+  'CONFIRMATION_UNAVAILABLE',
+  'The booking service is busy; try again with the same idempotency key',
+);
 
 export interface StartContext {
   scope: ConfirmationScope;

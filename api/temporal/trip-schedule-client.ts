@@ -11,15 +11,13 @@ import {
   type ScheduleProgress,
   type TripScheduleInput,
 } from '../../workflows/trip-schedule.contract.js';
-import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import type { UpdateFailureAnswers } from './workflow-updates.js';
+import { unavailableAnswers } from './workflow-updates.js';
 
-const SCHEDULE_ANSWERS: UpdateFailureAnswers = {
-  ended: () => undefined,
-  unavailable: () =>
-    new Refusal(503, 'SCHEDULE_UNAVAILABLE', 'Trip schedules cannot be committed right now; try again'),
-};
+const SCHEDULE_ANSWERS = unavailableAnswers(
+  'SCHEDULE_UNAVAILABLE',
+  'Trip schedules cannot be committed right now; try again',
+);
 
 export interface CommittedSchedule {
   claim: ScheduleClaim;

@@ -18,6 +18,12 @@ export interface UpdateFailureAnswers {
   unavailable: () => Refusal;
 }
 
+/** Answers for a process whose end means nothing to the caller: only Temporal's silence is 503 `errorCode`. */
+export const unavailableAnswers = (errorCode: string, message: string): UpdateFailureAnswers => ({
+  ended: () => undefined,
+  unavailable: () => new Refusal(503, errorCode, message),
+});
+
 /**
  * Runs an Update call within the deadline and turns its failure into the API's answer: a
  * business refusal the workflow threw (workflows/steps.ts `refusal`: type = errorCode, first
