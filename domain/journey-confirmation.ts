@@ -244,6 +244,26 @@ export const FAILURE_REASONS = {
 
 export type Decision = 'APPROVE' | 'REJECT';
 
+/** A company decision still awaited and how long is left until its window closes (the database's clock). */
+export interface AwaitedDecision {
+  companyId: string;
+  remainingMilliseconds: number;
+}
+
+export interface DecisionDue {
+  companyId: string;
+  /** When the company's decision window closes (epoch milliseconds). */
+  dueAt: number;
+}
+
+/** Each awaited decision's window end on the clock that reads `now`. */
+export function decisionsDueAt(awaiting: readonly AwaitedDecision[], now: number): DecisionDue[] {
+  return awaiting.map(({ companyId, remainingMilliseconds }) => ({
+    companyId,
+    dueAt: now + remainingMilliseconds,
+  }));
+}
+
 /**
  * The fixed idempotency key of a company decision (PATCH /bookings/{id}/status): the same
  * request, company and decision always give the same key, so a retry is recognised.

@@ -1,6 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AccountCaps } from '../domain/inventory-caps.js';
-import type { BookingChannel, ConfirmationScope, JourneyTravellers } from '../domain/journey-confirmation.js';
+import type {
+  BookingChannel,
+  ConfirmationScope,
+  DecisionDue,
+  JourneyTravellers,
+} from '../domain/journey-confirmation.js';
 
 export type {
   BookingChannel,
@@ -42,11 +47,7 @@ export interface JourneyConfirmationInput {
   decisionsDue?: DecisionDue[];
 }
 
-export interface DecisionDue {
-  companyId: string;
-  /** When the company's decision window closes (epoch milliseconds). */
-  dueAt: number;
-}
+export type { DecisionDue };
 
 /** A decision the API has committed: the scope's outcome after it, and who still decides. */
 export interface DecidedNotice {

@@ -7,7 +7,13 @@ import {
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
-import { activeHoldRefusal, holdRefusal, scaledMilliseconds } from '../domain/journey-confirmation.js';
+import {
+  activeHoldRefusal,
+  decisionsDueAt,
+  holdRefusal,
+  scaledMilliseconds,
+  type AwaitedDecision,
+} from '../domain/journey-confirmation.js';
 import {
   confirmUpdate,
   decidedSignal,
@@ -183,11 +189,8 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
   }
 
   /** REQUESTED, by a confirm or by the first read: each awaited company's window closes on its own. */
-  private enterRequested(outcome: {
-    deadline: string | null;
-    awaiting: { companyId: string; remainingMilliseconds: number }[];
-  }): void {
-    this.awaitUntil(duesOf(outcome.awaiting));
+  private enterRequested(outcome: { deadline: string | null; awaiting: AwaitedDecision[] }): void {
+    this.awaitUntil(decisionsDueAt(outcome.awaiting, Date.now()));
     this.deadline = outcome.deadline;
     this.enter('REQUESTED');
   }
@@ -229,7 +232,7 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
       const settled = await enforcingLocally.settleDecisionDeadline({ scope: this.scope });
       if (this.phase !== 'REQUESTED') break;
       if (settled.status !== 'REQUESTED') this.settle(endPhase(settled.status));
-      else this.awaitUntil(duesOf(settled.awaiting));
+      else this.awaitUntil(decisionsDueAt(settled.awaiting, Date.now()));
     }
   }
 
@@ -304,15 +307,6 @@ class JourneyConfirmation extends OpenedProcess<ProcessPhase, RefusalCode> {
     const dues = [...this.pending].flatMap((companyId) => this.decisionDue.get(companyId) ?? []);
     return dues.length ? Math.min(...dues) : undefined;
   }
-}
-
-/** Each awaited company's window end on the workflow clock, from the time the database gives it. */
-function duesOf(awaiting: { companyId: string; remainingMilliseconds: number }[]): DecisionDue[] {
-  const now = Date.now();
-  return awaiting.map(({ companyId, remainingMilliseconds }) => ({
-    companyId,
-    dueAt: now + remainingMilliseconds,
-  }));
 }
 
 /** The phase a scope's settled status leaves the process in: a rolled-back confirm (HELD) leaves NEW. */

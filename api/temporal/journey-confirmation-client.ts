@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
-import type { AwaitedDecision } from '../../db/writes/journeys/index.js';
+import { decisionsDueAt, type AwaitedDecision } from '../../domain/journey-confirmation.js';
 import {
   decidedSignal,
   JOURNEY_CONFIRMATION_WORKFLOW,
@@ -66,16 +66,12 @@ export function journeyConfirmationClient(
      * rolls back after all, the process finds the scope not REQUESTED at the deadline and ends.
      */
     async awaitDecisions(start: StartContext): Promise<void> {
-      const now = Date.now();
       const input: JourneyConfirmationInput = {
         scope: start.scope,
         ownerUserId: start.ownerUserId,
         companyIds: start.companyIds,
         timeScale: config.TIME_SCALE,
-        decisionsDue: start.awaiting.map(({ companyId, remainingMilliseconds }) => ({
-          companyId,
-          dueAt: now + remainingMilliseconds,
-        })),
+        decisionsDue: decisionsDueAt(start.awaiting, Date.now()),
       };
       const earliest = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
       const delay = earliest - wakeLeadMs;

@@ -1,15 +1,15 @@
 import type { PoolClient } from 'pg';
-import type { BookingChannel, ConfirmationScope } from '../../../domain/journey-confirmation.js';
+import type {
+  AwaitedDecision,
+  BookingChannel,
+  ConfirmationScope,
+} from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { recordBookingEvents } from '../outbox.js';
 import { iso } from '../../row-fields.js';
 import { JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
 
-/** A company decision still awaited and how long is left until its deadline. */
-export interface AwaitedDecision {
-  companyId: string;
-  remainingMilliseconds: number;
-}
+export type { AwaitedDecision };
 
 export interface ConfirmOutcome {
   status: 'CONFIRMED' | 'REQUESTED';
