@@ -141,65 +141,84 @@ const confirmationOf = (row: Pick<ScopeHeadRow, 'status' | 'confirmation_deadlin
   deadline: row.status === 'REQUESTED' ? isoOrNull(row.confirmation_deadline) : null,
 });
 
+/**
+ * The scope's own row as the projection's head (`s`), with the scope that holds and decides it
+ * (`owner_kind`, `owner_id`: a journey of an order is held and decided as part of the order) and
+ * its journeys' ids.
+ */
+const projectionHead = (scope: ConfirmationScope) =>
+  scope.kind === 'ORDER'
+    ? `select ${HEAD_COLUMNS}, 'ORDER'::text as owner_kind, id as owner_id,
+              array(select j.id from journeys j where j.order_id = o.id) as ids
+       from journey_orders o where id = $1 and owner_user_id = $2`
+    : `select ${HEAD_COLUMNS}, case when order_id is null then 'JOURNEY' else 'ORDER' end as owner_kind,
+              coalesce(order_id, id) as owner_id, array[id] as ids
+       from journeys where id = $1 and owner_user_id = $2`;
+
+/**
+ * The whole projection in ONE statement (a round trip, not five): the head's columns, and the
+ * journeys, requests, latest hold, tickets and legs each as json. Hold and confirm answer with it
+ * inside their transactions, so each statement saved there is saved on every journey.
+ */
+const projectionSql = (scope: ConfirmationScope) => `with s as (${projectionHead(scope)})
+  select s.status, s.failure_reason, s.confirmation_deadline, s.total_price, s.currency,
+    (select json_agg(json_build_object('id', j.id, 'party_size', j.party_size, 'status', j.status) order by j.id)
+     from journeys j where j.id = any(s.ids)) as journeys,
+    coalesce((select json_agg(json_build_object('company_id', r.company_id, 'status', r.status, 'deadline', r.deadline)
+                              order by r.company_id)
+              from confirmation_requests r where r.scope_kind = s.owner_kind and r.scope_id = s.owner_id), '[]') as requests,
+    (select json_build_object('id', h.id, 'status', h.status, 'expires_at', h.expires_at) from hold_batches h
+     where h.scope_kind = s.owner_kind and h.scope_id = s.owner_id order by h.created_at desc limit 1) as hold,
+    coalesce((select json_agg(json_build_object('id', t.id, 'journey_id', t.journey_id, 'leg_sequence', t.leg_sequence,
+                                                'traveller_name', t.traveller_name, 'seat_number', t.seat_number,
+                                                'trip_id', t.trip_id, 'company_id', t.company_id, 'status', t.status,
+                                                'payload', t.payload, 'signature', t.signature, 'key_id', t.key_id,
+                                                'boarding_authorized', t.boarding_authorized)
+                              order by t.journey_id, t.leg_sequence, t.traveller_index)
+              from journey_tickets t where t.journey_id = any(s.ids)), '[]') as tickets,
+    coalesce((select json_agg(row_to_json(l) order by l.journey_id, l.sequence) from (${LEGS_SQL}) l), '[]') as legs
+  from s`;
+
+interface ProjectionRow extends ScopeHeadRow {
+  journeys: Pick<ScopeJourney, 'id' | 'party_size' | 'status'>[];
+  requests: RequestRow[];
+  hold: LatestHoldRow | null;
+  tickets: TicketRow[];
+  legs: LegRow[];
+}
+
 /** The journey's (or order's) confirmation projection for its owner; null for anyone else. */
 export async function readConfirmationProjection(
   db: Pick<Database, 'query'>,
   scope: ConfirmationScope,
   userId: string,
 ) {
-  const owned = await findOwnedScope(db, scope, userId);
-  if (!owned) return null;
-  const journeyIds = owned.journeys.map((journey) => journey.id);
-  // A journey of an order is held and decided as part of the order.
-  const orderId = scope.kind === 'JOURNEY' ? owned.journeys[0]!.order_id : null;
-  const owningScope: ConfirmationScope = orderId ? { kind: 'ORDER', id: orderId } : scope;
-  const { head } = owned;
-  const [requests, hold, tickets, legs] = await Promise.all([
-    db.query<RequestRow>(
-      `select company_id, status, deadline from confirmation_requests where scope_kind = $1 and scope_id = $2 order by company_id`,
-      [owningScope.kind, owningScope.id],
-    ),
-    db.query<LatestHoldRow>(
-      `select id, status, expires_at from hold_batches where scope_kind = $1 and scope_id = $2 order by created_at desc limit 1`,
-      [owningScope.kind, owningScope.id],
-    ),
-    db.query<TicketRow>(
-      `select id, journey_id, leg_sequence, traveller_name, seat_number, trip_id, company_id, status, payload, signature, key_id,
-              boarding_authorized
-       from journey_tickets where journey_id = any($1::uuid[]) order by journey_id, leg_sequence, traveller_index`,
-      [journeyIds],
-    ),
-    readLegs(db, journeyIds),
-  ]);
-  const [latestHold] = hold;
+  const [row] = await db.query<ProjectionRow>(projectionSql(scope), [scope.id, userId]);
+  if (!row) return null;
   return {
     ...(scope.kind === 'ORDER' ? { orderId: scope.id } : { bookingId: scope.id }),
     confirmation: {
-      ...confirmationOf(head),
-      requests: requests.map((request) => ({
+      ...confirmationOf(row),
+      requests: row.requests.map((request) => ({
         company_id: request.company_id,
         status: request.status,
         deadline: iso(request.deadline),
       })),
     },
-    failure_reason: head.failure_reason,
-    booking: { status: bookingStatusOf(head.status) },
-    hold: latestHold
-      ? {
-          holdBatchId: latestHold.id,
-          status: latestHold.status,
-          expiresAt: epochSeconds(latestHold.expires_at),
-        }
+    failure_reason: row.failure_reason,
+    booking: { status: bookingStatusOf(row.status) },
+    hold: row.hold
+      ? { holdBatchId: row.hold.id, status: row.hold.status, expiresAt: epochSeconds(row.hold.expires_at) }
       : null,
-    tickets,
-    legs,
-    journeys: owned.journeys.map((journey) => ({
+    tickets: row.tickets,
+    legs: row.legs.map(toLeg),
+    journeys: row.journeys.map((journey) => ({
       bookingId: journey.id,
       party_size: journey.party_size,
       status: journey.status,
     })),
-    total_price: Number(head.total_price),
-    currency: head.currency,
+    total_price: Number(row.total_price),
+    currency: row.currency,
   };
 }
 
@@ -211,9 +230,9 @@ type LegRow = NamedRefColumns<'company'> &
     journey_id: string;
     sequence: number;
     trip_id: string;
-    unit_price: string;
+    unit_price: string | number;
     quantity: number;
-    subtotal: string;
+    subtotal: string | number;
     board_departure_at: string;
     alight_arrival_at: string;
     seat_numbers: string[];
@@ -248,9 +267,8 @@ function toLeg(row: LegRow) {
   };
 }
 
-async function readLegs(db: Pick<Database, 'query'>, journeyIds: string[]) {
-  const rows = await db.query<LegRow>(
-    `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+/** The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. */
+const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
             l.unit_price, l.quantity, l.subtotal,
             bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
             bc.departure_at as board_departure_at,
@@ -267,12 +285,7 @@ async function readLegs(db: Pick<Database, 'query'>, journeyIds: string[]) {
      join companies c on c.id = l.company_id
      join trip_stop_calls bc on bc.id = l.board_stop_call_id join stops bs on bs.id = bc.stop_id
      join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops als on als.id = ac.stop_id
-     where l.journey_id = any($1::uuid[])
-     order by l.journey_id, l.sequence`,
-    [journeyIds],
-  );
-  return rows.map(toLeg);
-}
+     where l.journey_id = any(s.ids)`;
 
 export interface CompanyBookingRow {
   id: string;
