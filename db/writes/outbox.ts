@@ -7,6 +7,31 @@ type Queryable = Pick<PoolClient, 'query'>;
 export type EventBookings =
   { bookingIds: readonly string[] } | { tripId: string; statuses: readonly string[] };
 
+/** The columns of a bookings row that its events are made of: what a write's RETURNING gives `bookingEventsSql`. */
+export const BOOKING_EVENT_COLUMNS = 'id, company_id, booking_code, trip_id, seats_count, total_price';
+
+/**
+ * The insert of each event of `events` (an SQL text[] expression) for each booking `b` of `source`
+ * (a FROM item with BOOKING_EVENT_COLUMNS), booking by booking in the events' order, with SPEC's data
+ * taken from the booking row.
+ */
+export const bookingEventsSql = (source: string, events: string, where = 'true') =>
+  `insert into outbox_events (company_id, event, booking_id, trip_id, data)
+     select b.company_id, e.event, b.id, b.trip_id,
+            jsonb_build_object('booking_id', b.id, 'booking_code', b.booking_code, 'trip_id', b.trip_id,
+                               'passenger_count', b.seats_count, 'total_amount', b.total_price)
+     from ${source} cross join unnest(${events}) with ordinality as e(event, position)
+     where ${where}
+     order by b.id, e.position`;
+
+/**
+ * `change`, a statement that writes bookings rows (without its RETURNING), and the events `events`
+ * (an SQL text[] expression) of every row it wrote, as ONE statement: the write and its events
+ * commit together and cost one round trip. Its result rows are the events recorded.
+ */
+export const withBookingEvents = (change: string, events: string) =>
+  `with b as (${change} returning ${BOOKING_EVENT_COLUMNS}) ${bookingEventsSql('b', events)}`;
+
 /**
  * Records `event` (or each of several events, in the order given) for each booking in the caller's
  * transaction (outbox_events), with SPEC's data taken from the booking row as it stands now: the
@@ -23,16 +48,7 @@ export async function recordBookingEvents(
       : ['b.trip_id = $2 and b.status = any($3::text[])', bookings.tripId];
   const parameters: unknown[] = [typeof event === 'string' ? [event] : event, parameter];
   if (!('bookingIds' in bookings)) parameters.push(bookings.statuses);
-  const { rowCount } = await client.query(
-    `insert into outbox_events (company_id, event, booking_id, trip_id, data)
-     select b.company_id, e.event, b.id, b.trip_id,
-            jsonb_build_object('booking_id', b.id, 'booking_code', b.booking_code, 'trip_id', b.trip_id,
-                               'passenger_count', b.seats_count, 'total_amount', b.total_price)
-     from bookings b cross join unnest($1::text[]) with ordinality as e(event, position)
-     where ${filter}
-     order by b.id, e.position`,
-    parameters,
-  );
+  const { rowCount } = await client.query(bookingEventsSql('bookings b', '$1::text[]', filter), parameters);
   return rowCount ?? 0;
 }
 

@@ -11,7 +11,7 @@ import {
   type SigningOptions,
 } from '../boarding-credentials.js';
 import { consumeVoucher } from '../loyalty/index.js';
-import { recordBookingEvents } from '../outbox.js';
+import { BOOKING_EVENT_COLUMNS, bookingEventsSql } from '../outbox.js';
 import type { AccountCaps } from '../inventory-caps.js';
 import { bookableTrip, requireAutomaticConfirmation, type BookableTrip } from '../seat-locks.js';
 import { lockRefusal, requireUsable, type LockedLock } from './seat-lock.js';
@@ -154,7 +154,9 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
        select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
               $23, $24
        from u, j
-       returning id),
+       returning ${BOOKING_EVENT_COLUMNS}),
+     -- Booked through a seat lock, the booking is confirmed at once: both events, in this statement.
+     ev as (${bookingEventsSql('b', `array['booking.created', 'booking.confirmed']`)} returning 1),
      a as (
        update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
        where hold_batch_id = $23 and status = 'HELD'
@@ -225,8 +227,4 @@ export async function writeLine(
     writeLineParams(caller, line, passenger, extra, tickets),
   );
   if (rows[0]!.confirmed !== line.lock.seats.length) throw lockRefusal(line.lock.id, SEAT_LOCK_EXPIRED);
-  // Booked through a seat lock, the booking is confirmed at once: both events, in this transaction.
-  await recordBookingEvents(client, ['booking.created', 'booking.confirmed'], {
-    bookingIds: [line.bookingId],
-  });
 }

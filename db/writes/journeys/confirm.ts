@@ -16,7 +16,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import { recordBookingEvents } from '../outbox.js';
+import { withBookingEvents } from '../outbox.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
 import {
   inLockedScope,
@@ -302,18 +302,21 @@ async function insertBookings(
       });
     }
   }
-  const { rows: inserted } = await client.query<{ id: string }>(
-    `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name, passenger_phone,
-                           seats_count, seat_numbers, status, total_price, currency, channel)
-     select b.booking_code, b.journey_id, b.company_id, b.trip_id, j.passenger_id, j.owner_user_id, b.passenger_name,
-            coalesce(b.passenger_phone, u.phone, ''), b.seats_count, b.seat_numbers, $2, b.total_price, j.currency, $3
-     from jsonb_to_recordset($1::jsonb) as b(booking_code text, journey_id uuid, company_id uuid, trip_id uuid, passenger_name text,
-                                           passenger_phone text, seats_count int, seat_numbers text[], total_price bigint)
-     join journeys j on j.id = b.journey_id
-     left join users u on u.id = j.owner_user_id
-     on conflict (journey_id, company_id, trip_id) do nothing
-     returning id`,
+  // booking.created for each row written, in the same statement.
+  await client.query(
+    withBookingEvents(
+      `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
+                             passenger_phone, seats_count, seat_numbers, status, total_price, currency, channel)
+       select b.booking_code, b.journey_id, b.company_id, b.trip_id, j.passenger_id, j.owner_user_id, b.passenger_name,
+              coalesce(b.passenger_phone, u.phone, ''), b.seats_count, b.seat_numbers, $2, b.total_price, j.currency, $3
+       from jsonb_to_recordset($1::jsonb) as b(booking_code text, journey_id uuid, company_id uuid, trip_id uuid,
+                                               passenger_name text, passenger_phone text, seats_count int,
+                                               seat_numbers text[], total_price bigint)
+       join journeys j on j.id = b.journey_id
+       left join users u on u.id = j.owner_user_id
+       on conflict (journey_id, company_id, trip_id) do nothing`,
+      `array['booking.created']`,
+    ),
     [JSON.stringify(rows), status, input.channel],
   );
-  await recordBookingEvents(client, 'booking.created', { bookingIds: inserted.map((row) => row.id) });
 }

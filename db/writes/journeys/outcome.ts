@@ -5,7 +5,7 @@ import type {
   ConfirmationScope,
 } from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
-import { recordBookingEvents } from '../outbox.js';
+import { withBookingEvents } from '../outbox.js';
 import { iso } from '../../row-fields.js';
 import { JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
 
@@ -30,22 +30,23 @@ export async function finalizeConfirmed(
   signing: SigningOptions,
   channel?: BookingChannel,
 ): Promise<void> {
-  const { rowCount } = await client.query(
-    `update seat_allocations set status = 'CONFIRMED', expires_at = null
-     where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD'`,
+  // The allocations confirmed and the tickets they must cover, in one round trip.
+  const { rows } = await client.query<{ confirmed: number; expected: number }>(
+    `with a as (update seat_allocations set status = 'CONFIRMED', expires_at = null
+                where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD' returning 1)
+     select (select count(*) from a)::int as confirmed,
+            (select count(*) from journey_tickets where journey_id = any($1::uuid[]))::int as expected`,
     [journeyIds],
   );
-  const { rows } = await client.query<{ expected: number }>(
-    `select count(*)::int as expected from journey_tickets where journey_id = any($1::uuid[])`,
-    [journeyIds],
-  );
-  if ((rowCount ?? 0) !== rows[0]!.expected) throw seatsLost();
+  if (rows[0]!.confirmed !== rows[0]!.expected) throw seatsLost();
   await signTicketsOf(client, scope, signing);
-  const { rows: confirmed } = await client.query<{ id: string }>(
-    `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[]) returning id`,
+  await client.query(
+    withBookingEvents(
+      `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[])`,
+      `array['booking.confirmed']`,
+    ),
     [journeyIds],
   );
-  await recordBookingEvents(client, 'booking.confirmed', { bookingIds: confirmed.map((row) => row.id) });
   await setScopeStatus(client, scope, {
     status: 'CONFIRMED',
     deadline: null,
