@@ -41,8 +41,6 @@ const HEAD_COLUMNS = 'status, failure_reason, confirmation_deadline, total_price
 export interface OwnedScope {
   scope: ConfirmationScope;
   status: JourneyStatus;
-  /** The scope's own row, read with the ownership check (the projection's head). */
-  head: ScopeHeadRow;
   journeys: ScopeJourney[];
 }
 
@@ -53,8 +51,8 @@ export async function findOwnedScope(
   userId: string,
 ): Promise<OwnedScope | null> {
   if (scope.kind === 'ORDER') {
-    const [order] = await db.query<ScopeHeadRow>(
-      `select ${HEAD_COLUMNS} from journey_orders where id = $1 and owner_user_id = $2`,
+    const [order] = await db.query<{ status: JourneyStatus }>(
+      `select status from journey_orders where id = $1 and owner_user_id = $2`,
       [scope.id, userId],
     );
     if (!order) return null;
@@ -62,13 +60,13 @@ export async function findOwnedScope(
       `select id, quote_id, order_id, party_size, status from journeys where order_id = $1 order by id`,
       [scope.id],
     );
-    return { scope, status: order.status, head: order, journeys };
+    return { scope, status: order.status, journeys };
   }
-  const [journey] = await db.query<ScopeJourney & ScopeHeadRow>(
-    `select id, quote_id, order_id, party_size, ${HEAD_COLUMNS} from journeys where id = $1 and owner_user_id = $2`,
+  const [journey] = await db.query<ScopeJourney>(
+    `select id, quote_id, order_id, party_size, status from journeys where id = $1 and owner_user_id = $2`,
     [scope.id, userId],
   );
-  return journey ? { scope, status: journey.status, head: journey, journeys: [journey] } : null;
+  return journey ? { scope, status: journey.status, journeys: [journey] } : null;
 }
 
 /** A hold batch as the API's checks read it. */
@@ -140,6 +138,70 @@ const confirmationOf = (row: Pick<ScopeHeadRow, 'status' | 'confirmation_deadlin
   status: row.status,
   deadline: row.status === 'REQUESTED' ? isoOrNull(row.confirmation_deadline) : null,
 });
+
+/** A leg as the projection's json gives it (numeric columns arrive as json numbers). */
+type LegRow = NamedRefColumns<'company'> &
+  LegStopColumns<'board'> &
+  LegStopColumns<'alight'> & {
+    journey_id: string;
+    sequence: number;
+    trip_id: string;
+    unit_price: number;
+    quantity: number;
+    subtotal: number;
+    board_departure_at: string;
+    alight_arrival_at: string;
+    seat_numbers: string[];
+  };
+
+type LegStopColumns<P extends 'board' | 'alight'> = Record<
+  `${P}_stop_call_id` | `${P}_stop_id` | `${P}_name_ar` | `${P}_name_en`,
+  string
+>;
+
+function legStopOf<P extends 'board' | 'alight'>(row: LegStopColumns<P>, prefix: P) {
+  return {
+    stop_call_id: row[`${prefix}_stop_call_id`],
+    stop_id: row[`${prefix}_stop_id`],
+    name_ar: row[`${prefix}_name_ar`],
+    name_en: row[`${prefix}_name_en`],
+  };
+}
+
+function toLeg(row: LegRow) {
+  return {
+    journey_id: row.journey_id,
+    sequence: row.sequence,
+    trip_id: row.trip_id,
+    company: namedRefOf(row, 'company'),
+    board: { ...legStopOf(row, 'board'), departure_at: iso(row.board_departure_at) },
+    alight: { ...legStopOf(row, 'alight'), arrival_at: iso(row.alight_arrival_at) },
+    unit_price: row.unit_price,
+    quantity: row.quantity,
+    subtotal: row.subtotal,
+    seat_numbers: row.seat_numbers,
+  };
+}
+
+/** The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. */
+const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+            l.unit_price, l.quantity, l.subtotal,
+            bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
+            bc.departure_at as board_departure_at,
+            ac.id as alight_stop_call_id, ac.stop_id as alight_stop_id, als.name_ar as alight_name_ar, als.name_en as alight_name_en,
+            ac.arrival_at as alight_arrival_at,
+            coalesce((select array_agg(coalesce(ls.seat_number, a.seat_id) order by ls.deck, length(ls.seat_number), ls.seat_number)
+                      from seat_allocations a
+                      join trips t on t.id = a.trip_id
+                      left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+                      left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+                      where a.owner_kind = 'JOURNEY' and a.owner_id = l.journey_id and a.trip_id = l.trip_id
+                        and a.status in ('HELD', 'CONFIRMED')), '{}') as seat_numbers
+     from journey_legs l
+     join companies c on c.id = l.company_id
+     join trip_stop_calls bc on bc.id = l.board_stop_call_id join stops bs on bs.id = bc.stop_id
+     join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops als on als.id = ac.stop_id
+     where l.journey_id = any(s.ids)`;
 
 /**
  * The scope's own row as the projection's head (`s`), with the scope that holds and decides it
@@ -223,69 +285,6 @@ export async function readConfirmationProjection(
 }
 
 export type ConfirmationProjection = NonNullable<Awaited<ReturnType<typeof readConfirmationProjection>>>;
-
-type LegRow = NamedRefColumns<'company'> &
-  LegStopColumns<'board'> &
-  LegStopColumns<'alight'> & {
-    journey_id: string;
-    sequence: number;
-    trip_id: string;
-    unit_price: string | number;
-    quantity: number;
-    subtotal: string | number;
-    board_departure_at: string;
-    alight_arrival_at: string;
-    seat_numbers: string[];
-  };
-
-type LegStopColumns<P extends 'board' | 'alight'> = Record<
-  `${P}_stop_call_id` | `${P}_stop_id` | `${P}_name_ar` | `${P}_name_en`,
-  string
->;
-
-function legStopOf<P extends 'board' | 'alight'>(row: LegStopColumns<P>, prefix: P) {
-  return {
-    stop_call_id: row[`${prefix}_stop_call_id`],
-    stop_id: row[`${prefix}_stop_id`],
-    name_ar: row[`${prefix}_name_ar`],
-    name_en: row[`${prefix}_name_en`],
-  };
-}
-
-function toLeg(row: LegRow) {
-  return {
-    journey_id: row.journey_id,
-    sequence: row.sequence,
-    trip_id: row.trip_id,
-    company: namedRefOf(row, 'company'),
-    board: { ...legStopOf(row, 'board'), departure_at: iso(row.board_departure_at) },
-    alight: { ...legStopOf(row, 'alight'), arrival_at: iso(row.alight_arrival_at) },
-    unit_price: Number(row.unit_price),
-    quantity: row.quantity,
-    subtotal: Number(row.subtotal),
-    seat_numbers: row.seat_numbers,
-  };
-}
-
-/** The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. */
-const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
-            l.unit_price, l.quantity, l.subtotal,
-            bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
-            bc.departure_at as board_departure_at,
-            ac.id as alight_stop_call_id, ac.stop_id as alight_stop_id, als.name_ar as alight_name_ar, als.name_en as alight_name_en,
-            ac.arrival_at as alight_arrival_at,
-            coalesce((select array_agg(coalesce(ls.seat_number, a.seat_id) order by ls.deck, length(ls.seat_number), ls.seat_number)
-                      from seat_allocations a
-                      join trips t on t.id = a.trip_id
-                      left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
-                      left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
-                      where a.owner_kind = 'JOURNEY' and a.owner_id = l.journey_id and a.trip_id = l.trip_id
-                        and a.status in ('HELD', 'CONFIRMED')), '{}') as seat_numbers
-     from journey_legs l
-     join companies c on c.id = l.company_id
-     join trip_stop_calls bc on bc.id = l.board_stop_call_id join stops bs on bs.id = bc.stop_id
-     join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops als on als.id = ac.stop_id
-     where l.journey_id = any(s.ids)`;
 
 export interface CompanyBookingRow {
   id: string;

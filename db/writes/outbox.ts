@@ -27,7 +27,7 @@ export const bookingEventsSql = (source: string, events: string, where = 'true')
 /**
  * `change`, a statement that writes bookings rows (without its RETURNING), and the events `events`
  * (an SQL text[] expression) of every row it wrote, as ONE statement: the write and its events
- * commit together and cost one round trip. Its result rows are the events recorded.
+ * commit together and cost one round trip. It returns no rows; its row count is the events recorded.
  */
 export const withBookingEvents = (change: string, events: string) =>
   `with b as (${change} returning ${BOOKING_EVENT_COLUMNS}) ${bookingEventsSql('b', events)}`;
