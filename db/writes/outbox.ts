@@ -3,10 +3,6 @@ import type { WebhookEvent } from '../../domain/webhook-events.js';
 
 type Queryable = Pick<PoolClient, 'query'>;
 
-/** Which bookings an event concerns: named ones, or every booking of a trip in the given statuses. */
-export type EventBookings =
-  { bookingIds: readonly string[] } | { tripId: string; statuses: readonly string[] };
-
 /** The columns of a bookings row that its events are made of: what a write's RETURNING gives `bookingEventsSql`. */
 export const BOOKING_EVENT_COLUMNS = 'id, company_id, booking_code, trip_id, seats_count, total_price';
 
@@ -33,26 +29,6 @@ export const withBookingEvents = (change: string, events: string) =>
   `with b as (${change} returning ${BOOKING_EVENT_COLUMNS}) ${bookingEventsSql('b', events)}`;
 
 /**
- * Records `event` (or each of several events, in the order given) for each booking in the caller's
- * transaction (outbox_events), with SPEC's data taken from the booking row as it stands now: the
- * event commits with the change that caused it, or not at all. Returns how many events were recorded.
- */
-export async function recordBookingEvents(
-  client: Queryable,
-  event: WebhookEvent | readonly WebhookEvent[],
-  bookings: EventBookings,
-): Promise<number> {
-  const [filter, parameter] =
-    'bookingIds' in bookings
-      ? ['b.id = any($2::uuid[])', bookings.bookingIds]
-      : ['b.trip_id = $2 and b.status = any($3::text[])', bookings.tripId];
-  const parameters: unknown[] = [typeof event === 'string' ? [event] : event, parameter];
-  if (!('bookingIds' in bookings)) parameters.push(bookings.statuses);
-  const { rowCount } = await client.query(bookingEventsSql('bookings b', '$1::text[]', filter), parameters);
-  return rowCount ?? 0;
-}
-
-/**
  * The bookings a trip event concerns: at departure every booking still on the trip, at completion
  * every booking the completion closed (attendance already settled to COMPLETED or NO_SHOW).
  */
@@ -64,13 +40,18 @@ export const TRIP_EVENT_BOOKINGS = {
 /**
  * `trip.started` (DEPART) or `trip.completed` (COMPLETE) for each booking of the trip, in the
  * caller's transaction: the dispatch transition calls it after it has changed the trip and its
- * bookings, so the event commits with the transition or not at all. Returns how many were recorded.
+ * bookings, so the event commits with the transition or not at all, with SPEC's data taken from
+ * each booking row as it stands then. Returns how many were recorded.
  */
-export function recordTripEvent(
+export async function recordTripEvent(
   client: Queryable,
   tripId: string,
   action: keyof typeof TRIP_EVENT_BOOKINGS,
 ): Promise<number> {
   const { event, statuses } = TRIP_EVENT_BOOKINGS[action];
-  return recordBookingEvents(client, event, { tripId, statuses });
+  const { rowCount } = await client.query(
+    bookingEventsSql('bookings b', '$1::text[]', 'b.trip_id = $2 and b.status = any($3::text[])'),
+    [[event], tripId, statuses],
+  );
+  return rowCount ?? 0;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordBookingEvents } from '../../db/writes/outbox.js';
+import { recordTripEvent, withBookingEvents } from '../../db/writes/outbox.js';
 import { useTestApp } from '../support/harness.js';
 import { createCorridor } from '../support/factories.js';
 import { completedBooking } from '../support/loyalty.js';
@@ -21,14 +21,20 @@ describe('outbox: booking events recorded with the change that causes them', () 
     );
     await app.db
       .transaction(async (client) => {
-        await recordBookingEvents(client, 'booking.cancelled', { bookingIds: [bookingId] });
+        await client.query(
+          withBookingEvents(
+            `update bookings set status = 'CANCELLED', updated_at = now() where id = $1`,
+            `array['booking.cancelled']`,
+          ),
+          [bookingId],
+        );
         throw new Error('the change failed');
       })
       .catch(() => undefined);
     expect(await app.db.query('select 1 from outbox_events where booking_id = $1', [bookingId])).toEqual([]);
 
     const recorded = await app.db.transaction((client) =>
-      recordBookingEvents(client, 'trip.completed', { tripId: booking!.trip_id, statuses: ['COMPLETED'] }),
+      recordTripEvent(client, booking!.trip_id, 'COMPLETE'),
     );
     expect(recorded).toBeGreaterThanOrEqual(1);
     const [event] = await app.db.query<{ event: string; data: Record<string, unknown> }>(

@@ -3,7 +3,7 @@ import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { revokeCredentialsOf } from '../boarding-credentials.js';
-import { recordBookingEvents } from '../outbox.js';
+import { withBookingEvents } from '../outbox.js';
 import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-booking.js';
 
 /**
@@ -44,10 +44,13 @@ export async function cancelBooking(
       `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
       [booking.id],
     );
-    await client.query(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
-      booking.id,
-    ]);
-    await recordBookingEvents(client, 'booking.cancelled', { bookingIds: [booking.id] });
+    await client.query(
+      withBookingEvents(
+        `update bookings set status = 'CANCELLED', updated_at = now() where id = $1`,
+        `array['booking.cancelled']`,
+      ),
+      [booking.id],
+    );
     await client.query(
       `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
       [journeyId],

@@ -9,7 +9,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import { recordBookingEvents } from '../outbox.js';
+import { withBookingEvents } from '../outbox.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed, type AwaitedDecision } from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus, type LockedScope } from './scope.js';
 
@@ -163,12 +163,14 @@ async function cancelScope(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
   );
-  const { rows: cancelled } = await client.query<{ id: string }>(
-    `update bookings set status = 'CANCELLED', updated_at = now()
-     where journey_id = any($1::uuid[]) and status <> 'CANCELLED' returning id`,
+  await client.query(
+    withBookingEvents(
+      `update bookings set status = 'CANCELLED', updated_at = now()
+       where journey_id = any($1::uuid[]) and status <> 'CANCELLED'`,
+      `array['booking.cancelled']`,
+    ),
     [journeyIds],
   );
-  await recordBookingEvents(client, 'booking.cancelled', { bookingIds: cancelled.map((row) => row.id) });
   await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason });
 }
 

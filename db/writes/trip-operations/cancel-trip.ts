@@ -1,6 +1,6 @@
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
-import { recordBookingEvents } from '../outbox.js';
+import { withBookingEvents } from '../outbox.js';
 import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
 
 /**
@@ -33,8 +33,11 @@ export async function cancelTripBookings(
   const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
   await endRequestsAndHolds(client, journeys);
   const payments = await settlePayments(client, bookingIds, reason, staffUserId);
-  await client.query(
-    `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
+  const { rowCount: events } = await client.query(
+    withBookingEvents(
+      `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
+      `array['booking.cancelled']`,
+    ),
     [bookingIds],
   );
   await client.query(
@@ -43,14 +46,13 @@ export async function cancelTripBookings(
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
-  const events = await recordBookingEvents(client, 'booking.cancelled', { bookingIds });
   return {
     cancelledJourneys: journeyIds.length,
     cancelledBookings: bookingIds.length,
     releasedSeats,
     revokedCredentials,
     ...payments,
-    events,
+    events: events ?? 0,
   };
 }
 
