@@ -98,35 +98,76 @@ export async function relayStep(deps: ActivityDeps, input: RelayStepInput): Prom
 }
 
 /**
- * Waits until the database announces a committed outbox event (LISTEN webhook_outbox), `waitMs`
- * passes or the activity is cancelled; returns at once when `ready()` finds work after LISTEN (a
- * commit between the caller's last look and LISTEN is not missed).
+ * The idle loop's connection in pg_stat_activity. A relay run that is terminated learns it at its
+ * next heartbeat; until then (at most its waitMs) its loop may still step, which the claims make
+ * harmless (each delivery is sent once), and the run's end is seen when no such session is left.
  */
-async function outboxNotification(
-  databaseUrl: string,
-  waitMs: number,
-  ready: () => Promise<boolean>,
-): Promise<void> {
-  const listener = new pg.Client({ connectionString: databaseUrl });
+export const RELAY_LISTENER_NAME = 'webhook-relay';
+
+/** The relay's idle loop: its steps' settings and how long it runs at most. */
+export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>> {
+  /** The loop returns after this long: the bound on the lag should a notification be lost. */
+  waitMs: number;
+}
+
+/**
+ * The relay's idle loop: holds LISTEN webhook_outbox for up to `waitMs` and runs the relay's step
+ * itself on every announced commit (events dispatched, first attempts sent: database and HTTP work,
+ * no workflow), so a busy outbox costs the Temporal server and the relay workflow nothing. Returns
+ * once a step finds deliveries that need a webhook-delivery workflow (the workflow's next step
+ * answers and starts them), when `waitMs` has passed, or when the activity is cancelled. It steps
+ * once after LISTEN, so a commit between the workflow's last step and LISTEN is not missed.
+ *
+ * An input without the step's settings (an activity a relay run scheduled before the loop existed)
+ * only waits, as it did then: it returns at the first announced commit.
+ */
+async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promise<void> {
+  const { limit, concurrency, leaseMs, budgetMs } = input;
+  const settings =
+    limit !== undefined && concurrency !== undefined && leaseMs !== undefined && budgetMs !== undefined
+      ? { started: [], limit, concurrency, leaseMs, budgetMs }
+      : undefined;
+  const listener = new pg.Client({
+    connectionString: deps.config.DATABASE_URL,
+    application_name: RELAY_LISTENER_NAME,
+  });
   await listener.connect();
+  const context = Context.current();
+  const heartbeat = setInterval(() => context.heartbeat(), 2000);
   try {
+    let announced = true;
+    let stopped = false;
     let wake: () => void = () => undefined;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    listener.on('notification', () => wake());
+    listener.on('notification', () => {
+      announced = true;
+      wake();
+    });
+    context.cancelled.catch(() => {
+      stopped = true;
+      wake();
+    });
     await listener.query('LISTEN webhook_outbox');
-    if (await ready()) return;
-    const context = Context.current();
-    const heartbeat = setInterval(() => context.heartbeat(), 2000);
-    try {
-      await Promise.race([
-        woken,
-        new Promise((resolve) => setTimeout(resolve, waitMs)),
-        context.cancelled.catch(() => undefined),
-      ]);
-    } finally {
-      clearInterval(heartbeat);
+    const until = Date.now() + input.waitMs;
+    while (!stopped && Date.now() < until) {
+      if (announced) {
+        announced = false;
+        if (!settings) {
+          if (await hasWebhookWork(deps.db)) return;
+        } else if ((await relayStep(deps, settings)).toStart.length) {
+          return;
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, until - Date.now());
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   } finally {
+    clearInterval(heartbeat);
     await listener.end().catch(() => undefined);
   }
 }
@@ -174,12 +215,12 @@ export function createWebhookRelayActivities(deps: ActivityDeps) {
     },
 
     /**
-     * The relay's wait when there is nothing to do: until the next commit of an outbox event
-     * (within milliseconds) or waitMs, so a lost notification (or a lease that passes) costs at
-     * most waitMs.
+     * The relay's wait when its step found nothing to do (relayWhileIdle): it steps on each
+     * committed outbox event itself and hands back to the workflow only when workflows are to be
+     * started, or after waitMs, so a lost notification (or a lease that passes) costs at most waitMs.
      */
-    async awaitWebhookOutbox(input: { waitMs: number }): Promise<void> {
-      await outboxNotification(deps.config.DATABASE_URL, input.waitMs, () => hasWebhookWork(deps.db));
+    async awaitWebhookOutbox(input: RelayWaitInput): Promise<void> {
+      await relayWhileIdle(deps, input);
     },
   };
 }

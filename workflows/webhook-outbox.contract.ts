@@ -16,7 +16,10 @@ export const WEBHOOK_OUTBOX_WORKFLOW = 'webhookOutbox';
 export interface WebhookOutboxInput {
   /** Handed to every delivery workflow it starts. */
   retry: RetryPlan;
-  /** Longest wait for a new event when idle: the bound on the lag should a notification be lost. */
+  /**
+   * How long the idle loop runs before it hands back to the workflow: the bound on the lag should a
+   * notification be lost, and on how long a terminated relay's loop may still step.
+   */
   waitMs: number;
   /** Outbox events per claim; delivery workflows started per step. */
   limit: number;
@@ -37,10 +40,11 @@ export interface WebhookOutboxInput {
 /**
  * 48 attempts in flight (each is one socket and, at its end, one short transaction: the worker's
  * pool queues them); a 60 s lease covers a 10 s attempt with room; a step claims for 2 s at most,
- * so a retry's workflow starts at most about 2 s (plus the attempts in flight) after its attempt.
+ * so a retry's workflow starts at most about 2 s (plus the attempts in flight) after its attempt;
+ * the idle loop hands back every 2 s (one step and one wait a run of 2 s when nothing happens).
  */
 export const WEBHOOK_RELAY_DEFAULTS = {
-  waitMs: 10_000,
+  waitMs: 2_000,
   limit: 100,
   concurrency: 48,
   leaseMs: 60_000,

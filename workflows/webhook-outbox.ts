@@ -47,22 +47,21 @@ function startsOf(deliveries: DeliveryToStart[], input: WebhookOutboxInput) {
  * `webhook-outbox`: each step (one activity) dispatches events, sends first attempts and answers
  * the deliveries that need a workflow (retries); the relay starts one webhook-delivery workflow for
  * each and the next step marks them started, so a crash in between only starts them again (a
- * running one is kept). A step that did nothing is followed by the wait for the next commit. After
- * STEPS_PER_RUN steps it continues as new, handing over the ids still to mark.
+ * running one is kept). A step that did nothing is followed by the idle loop (awaitWebhookOutbox),
+ * which steps itself on each committed event and hands back only when workflows are to be started
+ * or waitMs has passed, so a busy outbox adds no events to this history. After STEPS_PER_RUN steps
+ * it continues as new, handing over the ids still to mark.
  */
 export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
-  const concurrency = input.concurrency ?? WEBHOOK_RELAY_DEFAULTS.concurrency;
-  const leaseMs = input.leaseMs ?? WEBHOOK_RELAY_DEFAULTS.leaseMs;
-  const budgetMs = input.budgetMs ?? WEBHOOK_RELAY_DEFAULTS.budgetMs;
+  const settings = {
+    limit: input.limit,
+    concurrency: input.concurrency ?? WEBHOOK_RELAY_DEFAULTS.concurrency,
+    leaseMs: input.leaseMs ?? WEBHOOK_RELAY_DEFAULTS.leaseMs,
+    budgetMs: input.budgetMs ?? WEBHOOK_RELAY_DEFAULTS.budgetMs,
+  };
   let started = input.started ?? [];
   for (let step = 0; step < STEPS_PER_RUN && !workflowInfo().continueAsNewSuggested; step++) {
-    const { attempted, toStart } = await relaying.relayWebhookDeliveries({
-      started,
-      limit: input.limit,
-      concurrency,
-      leaseMs,
-      budgetMs,
-    });
+    const { attempted, toStart } = await relaying.relayWebhookDeliveries({ started, ...settings });
     if (toStart.length) {
       await stepping.startWebhookDeliveries({
         workflowType: WEBHOOK_DELIVERY_WORKFLOW,
@@ -70,7 +69,7 @@ export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
         starts: startsOf(toStart, input),
       });
     } else if (!attempted) {
-      await relaying.awaitWebhookOutbox({ waitMs: input.waitMs });
+      await relaying.awaitWebhookOutbox({ waitMs: input.waitMs, ...settings });
     }
     started = toStart.map((delivery) => delivery.deliveryId);
   }
