@@ -104,6 +104,12 @@ export async function relayStep(deps: ActivityDeps, input: RelayStepInput): Prom
  */
 export const RELAY_LISTENER_NAME = 'webhook-relay';
 
+/**
+ * The idle loop steps at most this often: an event after a quiet spell is stepped on at once, and
+ * under load one step takes the events of every commit in the gap (a step costs a few statements).
+ */
+const STEP_GAP_MS = 100;
+
 /** The relay's idle loop: its steps' settings and how long it runs at most. */
 export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>> {
   /** The loop returns after this long: the bound on the lag should a notification be lost. */
@@ -148,9 +154,13 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
     });
     await listener.query('LISTEN webhook_outbox');
     const until = Date.now() + input.waitMs;
+    let lastStep = 0;
     while (!stopped && Date.now() < until) {
       if (announced) {
+        const gap = lastStep + STEP_GAP_MS - Date.now();
+        if (gap > 0) await pause(gap);
         announced = false;
+        lastStep = Date.now();
         if (!settings) {
           if (await hasWebhookWork(deps.db)) return;
         } else if ((await relayStep(deps, settings)).toStart.length) {
