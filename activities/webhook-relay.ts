@@ -127,7 +127,7 @@ export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>>
  * once after LISTEN, so a commit between the workflow's last step and LISTEN is not missed.
  *
  * An input without the step's settings (an activity a relay run scheduled before the loop existed)
- * only waits, as it did then: it returns at the first announced commit.
+ * only waits, as it did then: it returns once an announced commit (or the first look) finds work.
  */
 async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promise<void> {
   const { limit, concurrency, leaseMs, budgetMs } = input;
