@@ -7,25 +7,26 @@ type Queryable = Pick<PoolClient, 'query'>;
 export const BOOKING_EVENT_COLUMNS = 'id, company_id, booking_code, trip_id, seats_count, total_price';
 
 /**
- * The insert of each event of `events` (an SQL text[] expression) for each booking `b` of `source`
- * (a FROM item with BOOKING_EVENT_COLUMNS), booking by booking in the events' order, with SPEC's data
- * taken from the booking row.
+ * The insert of each of `events` for each booking `b` of `source` (a FROM item with
+ * BOOKING_EVENT_COLUMNS), booking by booking in the events' order, with SPEC's data taken from the
+ * booking row. The names come from the closed WebhookEvent list, so they are written into the text.
  */
-export const bookingEventsSql = (source: string, events: string, where = 'true') =>
+export const bookingEventsSql = (source: string, events: readonly WebhookEvent[], where = 'true') =>
   `insert into outbox_events (company_id, event, booking_id, trip_id, data)
      select b.company_id, e.event, b.id, b.trip_id,
             jsonb_build_object('booking_id', b.id, 'booking_code', b.booking_code, 'trip_id', b.trip_id,
                                'passenger_count', b.seats_count, 'total_amount', b.total_price)
-     from ${source} cross join unnest(${events}) with ordinality as e(event, position)
+     from ${source} cross join unnest(array[${events.map((event) => `'${event}'`).join(', ')}]::text[])
+          with ordinality as e(event, position)
      where ${where}
      order by b.id, e.position`;
 
 /**
  * `change`, a statement that writes bookings rows (without its RETURNING), and the events `events`
- * (an SQL text[] expression) of every row it wrote, as ONE statement: the write and its events
- * commit together and cost one round trip. It returns no rows; its row count is the events recorded.
+ * of every row it wrote, as ONE statement: the write and its events commit together and cost one
+ * round trip. It returns no rows; its row count is the events recorded.
  */
-export const withBookingEvents = (change: string, events: string) =>
+export const withBookingEvents = (change: string, events: readonly WebhookEvent[]) =>
   `with b as (${change} returning ${BOOKING_EVENT_COLUMNS}) ${bookingEventsSql('b', events)}`;
 
 /**
@@ -50,8 +51,8 @@ export async function recordTripEvent(
 ): Promise<number> {
   const { event, statuses } = TRIP_EVENT_BOOKINGS[action];
   const { rowCount } = await client.query(
-    bookingEventsSql('bookings b', '$1::text[]', 'b.trip_id = $2 and b.status = any($3::text[])'),
-    [[event], tripId, statuses],
+    bookingEventsSql('bookings b', [event], 'b.trip_id = $1 and b.status = any($2::text[])'),
+    [tripId, statuses],
   );
   return rowCount ?? 0;
 }

@@ -22,10 +22,9 @@ describe('outbox: booking events recorded with the change that causes them', () 
     await app.db
       .transaction(async (client) => {
         await client.query(
-          withBookingEvents(
-            `update bookings set status = 'CANCELLED', updated_at = now() where id = $1`,
-            `array['booking.cancelled']`,
-          ),
+          withBookingEvents(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
+            'booking.cancelled',
+          ]),
           [bookingId],
         );
         throw new Error('the change failed');

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { RELAY_LISTENER_NAME } from '../../activities/webhook-relay.js';
 import { retryPlanOf, webhookClient } from '../../api/temporal/webhook-client.js';
 import { verifyNotification } from '../../domain/webhook-signing.js';
 import { workflowIds } from '../../workflows/shared.js';
 import type { TestApp } from './harness.js';
+import { eventually } from './journeys.js';
 import { staffSession } from './journey-rows.js';
 
 /**
@@ -109,12 +111,34 @@ export async function subscribe(
  * retry plan handed to every delivery it starts).
  */
 export async function restartRelay(app: TestApp): Promise<void> {
-  await app.temporal.workflow
-    .getHandle(workflowIds.webhookOutbox())
-    .terminate('restarted by a test')
-    .catch(() => undefined);
+  await terminateRelay(app, 'restarted by a test');
   await webhookClient(app.temporal, app.config).ensureRelay();
   expect(retryPlanOf(app.config).initialMs).toBeLessThan(10_000);
+}
+
+const terminateRelay = (app: TestApp, reason: string) =>
+  app.temporal.workflow
+    .getHandle(workflowIds.webhookOutbox())
+    .terminate(reason)
+    .catch(() => undefined);
+
+/**
+ * The relay terminated and its idle loop over: that loop runs until its wait ends, so the relay has
+ * stopped once no session of RELAY_LISTENER_NAME is left.
+ */
+export async function stopRelay(app: TestApp): Promise<void> {
+  await terminateRelay(app, 'stopped by a test');
+  const [left] = await eventually(
+    () =>
+      app.db.query<{ listening: number }>(
+        `select count(*)::int as listening from pg_stat_activity
+         where application_name = $1 and datname = current_database()`,
+        [RELAY_LISTENER_NAME],
+      ),
+    ([row]) => row!.listening === 0,
+    30_000,
+  );
+  expect(left!.listening, 'a relay loop still listening').toBe(0);
 }
 
 /** The receiver's signatures all checked out. */

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELAY_LISTENER_NAME, relayStep, type RelayStepInput } from '../../activities/webhook-relay.js';
+import { relayStep, type RelayStepInput } from '../../activities/webhook-relay.js';
 import { createLogger } from '../../config/logger.js';
 import { recordTripEvent } from '../../db/writes/outbox.js';
 import { claimFirstAttempts } from '../../db/writes/webhook-first-attempts.js';
@@ -21,6 +21,7 @@ import {
   apiKeyOf,
   restartRelay,
   startReceiver,
+  stopRelay,
   subscribe,
   type Receiver,
 } from '../support/webhooks.js';
@@ -412,24 +413,6 @@ describe('webhook first attempts from the relay (full stack)', () => {
     );
   const workflowOf = (deliveryId: string) =>
     app.temporal.workflow.getHandle(workflowIds.webhookDelivery(deliveryId));
-  /** The relay terminated, and its idle loop (which runs until its wait ends) over. */
-  const stopRelay = async () => {
-    await app.temporal.workflow
-      .getHandle(workflowIds.webhookOutbox())
-      .terminate('stopped by a test')
-      .catch(() => undefined);
-    const [left] = await eventually(
-      () =>
-        app.db.query<{ listening: number }>(
-          `select count(*)::int as listening from pg_stat_activity
-           where application_name = $1 and datname = current_database()`,
-          [RELAY_LISTENER_NAME],
-        ),
-      ([row]) => row!.listening === 0,
-      30_000,
-    );
-    expect(left!.listening, 'a relay loop still listening').toBe(0);
-  };
 
   it('a healthy receiver gets the first attempt with no webhook-delivery workflow started', async () => {
     const { receiver, subscriptionId, book } = await subscribedReceiver();
@@ -484,7 +467,7 @@ describe('webhook first attempts from the relay (full stack)', () => {
 
   describe('with the relay workflow stopped', () => {
     const deps = () => ({ db: app.db, config: app.config, logger: createLogger(app.config, 'test') });
-    beforeAll(stopRelay);
+    beforeAll(() => stopRelay(app));
     afterAll(() => restartRelay(app));
 
     it('two relay runs over the same deliveries at once send each delivery once', async () => {
@@ -537,7 +520,7 @@ describe('webhook first attempts from the relay (full stack)', () => {
       expect(receiver.requests.map((request) => request.deliveryId).sort()).toEqual(
         rows.map((row) => row.id).sort(),
       );
-      await stopRelay();
+      await stopRelay(app);
     });
   });
 });

@@ -45,10 +45,9 @@ export async function cancelBooking(
       [booking.id],
     );
     await client.query(
-      withBookingEvents(
-        `update bookings set status = 'CANCELLED', updated_at = now() where id = $1`,
-        `array['booking.cancelled']`,
-      ),
+      withBookingEvents(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
+        'booking.cancelled',
+      ]),
       [booking.id],
     );
     await client.query(

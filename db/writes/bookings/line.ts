@@ -156,7 +156,7 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
        from u, j
        returning ${BOOKING_EVENT_COLUMNS}),
      -- Booked through a seat lock, the booking is confirmed at once: both events, in this statement.
-     ev as (${bookingEventsSql('b', `array['booking.created', 'booking.confirmed']`)} returning 1),
+     ev as (${bookingEventsSql('b', ['booking.created', 'booking.confirmed'])} returning 1),
      a as (
        update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
        where hold_batch_id = $23 and status = 'HELD'

@@ -315,7 +315,7 @@ async function insertBookings(
        join journeys j on j.id = b.journey_id
        left join users u on u.id = j.owner_user_id
        on conflict (journey_id, company_id, trip_id) do nothing`,
-      `array['booking.created']`,
+      ['booking.created'],
     ),
     [JSON.stringify(rows), status, input.channel],
   );

@@ -167,7 +167,7 @@ async function cancelScope(
     withBookingEvents(
       `update bookings set status = 'CANCELLED', updated_at = now()
        where journey_id = any($1::uuid[]) and status <> 'CANCELLED'`,
-      `array['booking.cancelled']`,
+      ['booking.cancelled'],
     ),
     [journeyIds],
   );

@@ -43,7 +43,7 @@ export async function finalizeConfirmed(
   await client.query(
     withBookingEvents(
       `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[])`,
-      `array['booking.confirmed']`,
+      ['booking.confirmed'],
     ),
     [journeyIds],
   );

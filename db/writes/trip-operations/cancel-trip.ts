@@ -36,7 +36,7 @@ export async function cancelTripBookings(
   const { rowCount: events } = await client.query(
     withBookingEvents(
       `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
-      `array['booking.cancelled']`,
+      ['booking.cancelled'],
     ),
     [bookingIds],
   );
