@@ -8,14 +8,17 @@ import type { Database } from '../orm.js';
 /**
  * A lookup of one record of the company by id: `<select> where <alias>.company_id = $1 and
  * <alias>.id = $2`, the row mapped, undefined when there is none. `select` is a statement without
- * a where clause, `alias` the table alias it reads the record from.
+ * a where clause, `alias` the table alias it reads the record from. `alsoWhere`, when given, is a
+ * further condition the record must meet (a deleted record is the same as none).
  */
 export function companyRecordById<Row, Item>(
   select: string,
   alias: string,
   map: (row: Row) => Item,
+  alsoWhere?: string,
 ): (db: Database, companyId: string, id: string) => Promise<Item | undefined> {
-  const text = `${select} where ${alias}.company_id = $1 and ${alias}.id = $2`;
+  const also = alsoWhere === undefined ? '' : ` and ${alsoWhere}`;
+  const text = `${select} where ${alias}.company_id = $1 and ${alias}.id = $2${also}`;
   return async (db, companyId, id) => {
     const [row] = await db.query<Row>(text, [companyId, id]);
     return row && map(row);

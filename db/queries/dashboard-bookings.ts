@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import type { BookingStatus } from '../../domain/booking-rules.js';
 
 /**
@@ -122,14 +123,8 @@ export async function listCompanyBookings(
 }
 
 /** One booking of the company; undefined when it does not exist or belongs to another company. */
-export async function findCompanyBooking(
-  db: Database,
-  companyId: string,
-  bookingId: string,
-): Promise<DashboardBookingRow | undefined> {
-  const [row] = await db.query<DashboardBookingRow>(
-    `select ${COLUMNS} ${FROM} ${LEG} where b.id = $1 and b.company_id = $2`,
-    [bookingId, companyId],
-  );
-  return row;
-}
+export const findCompanyBooking = companyRecordById(
+  `select ${COLUMNS} ${FROM} ${LEG}`,
+  'b',
+  (row: DashboardBookingRow) => row,
+);

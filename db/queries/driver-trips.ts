@@ -3,6 +3,7 @@ import type { Database } from '../orm.js';
 import type { TripTimesRow } from './trip-times.js';
 import { iso } from '../row-fields.js';
 import { countedPage } from './filtered-lists.js';
+import { companyRecordById } from './company-records.js';
 
 /**
  * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
@@ -51,6 +52,8 @@ const COLUMNS = `t.id, t.status, t.operating_date::text, t.departure_at, t.arriv
     as travellers,
   (select count(*)::int from journey_tickets k where k.trip_id = t.id and k.attendance = 'CHECKED_IN') as checked_in`;
 
+const DRIVER_TRIP_SELECT = `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id`;
+
 /**
  * The trips the driver works: assigned to `driverId` (every trip of the company when null). With a
  * date, that operating date (Damascus); without, the trips not over: under way, or scheduled to
@@ -67,7 +70,7 @@ export async function listDriverTrips(
                    or (t.status = 'SCHEDULED' and t.departure_at >= now() - interval '12 hours') end)`;
   const params = [filter.companyId, filter.driverId, filter.date];
   const listing = {
-    select: `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id`,
+    select: DRIVER_TRIP_SELECT,
     from: 'trips t',
     where,
     orderBy: 't.departure_at, t.id',
@@ -77,15 +80,4 @@ export async function listDriverTrips(
 }
 
 /** One trip of the company, as the driver app's manifest header shows it. */
-export async function findDriverTrip(
-  db: Database,
-  companyId: string,
-  tripId: string,
-): Promise<DriverTrip | undefined> {
-  const [row] = await db.query<DriverTripRow>(
-    `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id
-     where t.id = $1 and t.company_id = $2`,
-    [tripId, companyId],
-  );
-  return row ? toDriverTrip(row) : undefined;
-}
+export const findDriverTrip = companyRecordById(DRIVER_TRIP_SELECT, 't', toDriverTrip);

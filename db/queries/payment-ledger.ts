@@ -7,6 +7,7 @@ import {
 import { damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { likeEscaped } from './filtered-lists.js';
+import { companyRecordById } from './company-records.js';
 
 /**
  * The company's payment ledger: one line per payment_operations row of the company (operation
@@ -59,6 +60,9 @@ const LINE_COLUMNS = `p.id, p.company_id, p.source, p.status, p.method, p.provid
   p.refunded_by, p.cancelled_by, p.cash_shift_id, p.booking_id, b.booking_code, b.status as booking_status,
   b.payment_status as booking_payment_status, b.passenger_name, b.passenger_phone`;
 
+/** A ledger line: the payment operation and the booking it belongs to. */
+const LINE_SELECT = `select ${LINE_COLUMNS} from payment_operations p join bookings b on b.id = p.booking_id`;
+
 interface Statement {
   text: string;
   values: unknown[];
@@ -109,7 +113,7 @@ export function ledgerStatements(
   const lineWhere = lines.where.join(' and ');
   return {
     page: {
-      text: `select ${LINE_COLUMNS} from payment_operations p join bookings b on b.id = p.booking_id
+      text: `${LINE_SELECT}
               where ${lineWhere}
               order by p.created_at desc, p.id desc limit $${values.length + 1} offset $${values.length + 2}`,
       values: [...values, page.limit, page.offset],
@@ -165,15 +169,4 @@ export async function readLedger(
 }
 
 /** One ledger line of the company, or undefined (another company's line is not found either). */
-export async function findLedgerLine(
-  db: Database,
-  companyId: string,
-  paymentId: string,
-): Promise<LedgerRow | undefined> {
-  const [row] = await db.query<LedgerRow>(
-    `select ${LINE_COLUMNS} from payment_operations p join bookings b on b.id = p.booking_id
-      where p.id = $1 and p.company_id = $2`,
-    [paymentId, companyId],
-  );
-  return row;
-}
+export const findLedgerLine = companyRecordById(LINE_SELECT, 'p', (row: LedgerRow) => row);

@@ -1,5 +1,6 @@
 import type { ReadinessFacts, TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import type { TripActualTimesRow } from './trip-times.js';
@@ -123,37 +124,28 @@ function toTripSetup(row: TripSetupRow): TripSetup {
 const DRIVER_ACTIVE = `exists (select 1 from staff_users du join company_memberships dm on dm.staff_user_id = du.id
   where du.id = t.driver_id and du.status = 'ACTIVE' and dm.company_id = t.company_id and dm.role = 'DRIVER' and dm.active)`;
 
+const TRIP_SETUP_SELECT = `select t.id, t.company_id, t.status, t.operating_date::text, t.departure_at, t.arrival_at, t.delay_minutes,
+       t.actual_departure_at, t.actual_arrival_at, t.seats_total,
+       r.id as route_id, r.name_ar as route_name_ar, r.name_en as route_name_en,
+       oc.id as origin_city_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
+       dc.id as destination_city_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
+       b.id as bus_id, b.plate_number, b.model as bus_model, b.status as bus_status, b.capacity as bus_capacity,
+       l.id as layout_id, l.version as layout_version, l.seat_count as layout_seat_count,
+       t.driver_id, du.name as driver_name, du.email as driver_email, ${DRIVER_ACTIVE} as driver_active,
+       ${PICKUP_COLUMNS}, p.enabled as pickup_enabled, p.city_id = r.origin_city_id as pickup_in_origin_city,
+       exists (select 1 from pickup_locations pl where pl.stop_id = p.id and pl.enabled
+                and (pl.company_id = t.company_id or (pl.company_id is null and pl.is_public))) as pickup_registered
+  from trips t
+  join routes r on r.id = t.route_id
+  join cities oc on oc.id = r.origin_city_id
+  join cities dc on dc.id = r.destination_city_id
+  join buses b on b.id = t.bus_id
+  left join bus_layouts l on l.bus_id = b.id and l.status = 'active' and l.validation_status = 'valid'
+  left join staff_users du on du.id = t.driver_id
+  join stops p on p.id = t.pickup_stop_id`;
+
 /** The trip as the operations room shows it; undefined when no trip of this company has the id. */
-export async function readTripSetup(
-  db: Database,
-  companyId: string,
-  tripId: string,
-): Promise<TripSetup | undefined> {
-  const [row] = await db.query<TripSetupRow>(
-    `select t.id, t.company_id, t.status, t.operating_date::text, t.departure_at, t.arrival_at, t.delay_minutes,
-            t.actual_departure_at, t.actual_arrival_at, t.seats_total,
-            r.id as route_id, r.name_ar as route_name_ar, r.name_en as route_name_en,
-            oc.id as origin_city_id, oc.name_ar as origin_name_ar, oc.name_en as origin_name_en,
-            dc.id as destination_city_id, dc.name_ar as destination_name_ar, dc.name_en as destination_name_en,
-            b.id as bus_id, b.plate_number, b.model as bus_model, b.status as bus_status, b.capacity as bus_capacity,
-            l.id as layout_id, l.version as layout_version, l.seat_count as layout_seat_count,
-            t.driver_id, du.name as driver_name, du.email as driver_email, ${DRIVER_ACTIVE} as driver_active,
-            ${PICKUP_COLUMNS}, p.enabled as pickup_enabled, p.city_id = r.origin_city_id as pickup_in_origin_city,
-            exists (select 1 from pickup_locations pl where pl.stop_id = p.id and pl.enabled
-                     and (pl.company_id = t.company_id or (pl.company_id is null and pl.is_public))) as pickup_registered
-     from trips t
-     join routes r on r.id = t.route_id
-     join cities oc on oc.id = r.origin_city_id
-     join cities dc on dc.id = r.destination_city_id
-     join buses b on b.id = t.bus_id
-     left join bus_layouts l on l.bus_id = b.id and l.status = 'active' and l.validation_status = 'valid'
-     left join staff_users du on du.id = t.driver_id
-     join stops p on p.id = t.pickup_stop_id
-     where t.id = $1 and t.company_id = $2`,
-    [tripId, companyId],
-  );
-  return row ? toTripSetup(row) : undefined;
-}
+export const readTripSetup = companyRecordById(TRIP_SETUP_SELECT, 't', toTripSetup);
 
 export interface StopCallView {
   id: string;

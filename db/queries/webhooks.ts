@@ -7,6 +7,7 @@ import type {
   SubscriptionStatus,
 } from '../../domain/webhooks.js';
 import type { Database } from '../orm.js';
+import { companyRecordById } from './company-records.js';
 import { iso, isoOrNull } from '../row-fields.js';
 
 /**
@@ -120,18 +121,12 @@ export async function listSubscriptions(db: Database, companyId: string): Promis
 }
 
 /** One subscription of the company; another company's or a deleted one is undefined. */
-export async function readSubscription(
-  db: Database,
-  companyId: string,
-  id: string,
-): Promise<SubscriptionRecord | undefined> {
-  const [row] = await db.query<SubscriptionRow>(
-    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions
-     where id = $1 and company_id = $2 and status <> 'DELETED'`,
-    [id, companyId],
-  );
-  return row && toSubscription(row);
-}
+export const readSubscription = companyRecordById(
+  `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions s`,
+  's',
+  toSubscription,
+  "s.status <> 'DELETED'",
+);
 
 export interface DeliveryRecord {
   id: string;
