@@ -10,6 +10,7 @@ import {
 import { recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
 import { replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
 import { Refusal } from '../http/errors.js';
+import type { PasswordLogin } from './password-login.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
   createStaffSession,
@@ -63,6 +64,22 @@ const DASHBOARD: SignInSurface<CompanyRole> = {
   actorKind: 'STAFF',
   membership: (db, staffUserId, companyId) => signInMembership(db, staffUserId, DASHBOARD_ROLES, companyId),
 };
+
+/**
+ * The attempt limits of a company user's password sign-in (STAFF_LOGIN_*): the dashboard's, which
+ * the driver app keeps for the same accounts, each surface counting under its own `name`.
+ */
+export function staffLoginLimits(
+  config: Pick<Config, 'STAFF_LOGIN_MAX_PER_IP' | 'STAFF_LOGIN_MAX_PER_EMAIL' | 'STAFF_LOGIN_WINDOW_MINUTES'>,
+  name: string,
+): PasswordLogin<unknown>['limits'] {
+  return {
+    name,
+    perIp: config.STAFF_LOGIN_MAX_PER_IP,
+    perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
+    windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
+  };
+}
 
 export function signInStaff(
   deps: Deps,

@@ -9,7 +9,7 @@ import {
   setStaffSessionCookies,
   STAFF_SESSION_COOKIE,
 } from '../auth/staff-session.js';
-import { prepareStaffSignIn, signInStaff, signOutStaff } from '../auth/staff-sign-in.js';
+import { prepareStaffSignIn, signInStaff, signOutStaff, staffLoginLimits } from '../auth/staff-sign-in.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
@@ -33,12 +33,7 @@ function registerStaffLoginRoute(surface: Surface, { config, db }: AppContext): 
   registerPasswordLoginRoute(surface, db, {
     docs: docs.staffLogin,
     body: LoginBody,
-    limits: {
-      name: 'staff-login',
-      perIp: config.STAFF_LOGIN_MAX_PER_IP,
-      perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
-      windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
-    },
+    limits: staffLoginLimits(config, 'staff-login'),
     cookie: STAFF_SESSION_COOKIE,
     revokeByToken: (token) => revokeStaffSessionByToken(db, token),
     signIn: (body, origin) => signInStaff({ db, config }, body, origin),

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app.js';
 import { signInDriver, signOutDriver } from '../auth/driver-sign-in.js';
 import { registerPasswordLoginRoute } from '../auth/password-login.js';
+import { staffLoginLimits } from '../auth/staff-sign-in.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
@@ -18,12 +19,7 @@ function registerDriverLoginRoute(surface: Surface, { config, db }: AppContext):
   registerPasswordLoginRoute(surface, db, {
     docs: docs.driverLogin,
     body: DriverLoginBody,
-    limits: {
-      name: 'driver-login',
-      perIp: config.STAFF_LOGIN_MAX_PER_IP,
-      perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
-      windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,
-    },
+    limits: staffLoginLimits(config, 'driver-login'),
     signIn: (body, origin) => signInDriver({ db, config }, body, origin),
     open: (ctx, signedIn) => {
       const { id, name_en, name_ar, status } = signedIn.company;

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
   adjustShiftUpdate,
@@ -14,7 +14,7 @@ import {
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
+import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
 
 const alreadyOpen = () =>
   new Refusal(409, 'CASH_SHIFT_ALREADY_OPEN', 'The company already has an open cash shift; close it first');
@@ -25,7 +25,7 @@ const notOpen = () =>
 const SHIFT_ANSWERS: UpdateFailureAnswers = {
   ended: (error) => {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return alreadyOpen();
-    if (error instanceof WorkflowNotFoundError || completedWorkflow(error)) return notOpen();
+    if (processEnded(error)) return notOpen();
     return undefined;
   },
   unavailable: () => new Refusal(503, 'CASH_SHIFT_UNAVAILABLE', 'Cash shifts are busy; try again'),

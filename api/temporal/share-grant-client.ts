@@ -1,5 +1,4 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
   acceptUpdate,
@@ -16,14 +15,12 @@ import {
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { completedWorkflow, type UpdateFailureAnswers } from './workflow-updates.js';
+import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /** A grant whose workflow has ended has expired; Temporal not answering is 503. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
   ended: (error) =>
-    error instanceof WorkflowNotFoundError || completedWorkflow(error)
-      ? new Refusal(410, 'SHARE_EXPIRED', 'This share has ended')
-      : undefined,
+    processEnded(error) ? new Refusal(410, 'SHARE_EXPIRED', 'This share has ended') : undefined,
   unavailable: () => new Refusal(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
 };
 

@@ -4,7 +4,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { Refusal } from '../http/errors.js';
 
 /** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
@@ -62,8 +62,12 @@ function apiErrorOf(error: unknown, answers: UpdateFailureAnswers): unknown {
   return error;
 }
 
-/** Temporal answers an Update to a closed run with FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed". */
-export function completedWorkflow(error: unknown): boolean {
+/**
+ * The process is gone: it never ran (WorkflowNotFoundError), or its run has closed, which Temporal
+ * answers an Update with as FAILED_PRECONDITION / NOT_FOUND "workflow execution already completed".
+ */
+export function processEnded(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
   if (!(error instanceof Error)) return false;
   const cause = error.cause instanceof Error ? error.cause.message : '';
   return /already completed/i.test(`${error.message} ${cause}`);
