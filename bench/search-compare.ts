@@ -127,7 +127,11 @@ async function rounds(
 async function main() {
   const baseDir = process.env.BASE_DIR;
   if (!baseDir) throw new Error('set BASE_DIR to a checkout of the commit to compare with');
-  const stack = await startBenchStack({ database: 'busbooking_bench_v1', env: UNCACHED });
+  // One API process, as the base runs api/server.ts: CPU per answer and rate are of one process each.
+  const stack = await startBenchStack({
+    database: 'busbooking_bench_v1',
+    env: { ...UNCACHED, API_PROCESSES: '1' },
+  });
   const base = await startBaseApi(stack, baseDir);
   try {
     const searches = await benchSearches(stack.db);
