@@ -71,8 +71,16 @@ async function main() {
         pool.query(statements[i % statements.length]!),
       );
     await rawLoad('warm-up', SECONDS);
+    // CPU per answer of each part of the stack, for the raw, floor and uncached API phases.
+    const cpuRows: Record<string, Record<string, number>> = {};
+    const withCpu = async (name: string, phase: () => Promise<LoadResult>) => {
+      const before = cpuSnapshot();
+      const result = await phase();
+      cpuRows[name] = cpuPerUnit(before, cpuSnapshot(), result.requests, 2);
+      return result;
+    };
     const rawCpuBefore = process.cpuUsage();
-    const raw = await rawLoad('search SQL through pg (raw)', SECONDS);
+    const raw = await withCpu('raw SQL', () => rawLoad('search SQL through pg (raw)', SECONDS));
     const rawCpu = process.cpuUsage(rawCpuBefore);
     results.push(raw);
 
@@ -86,7 +94,9 @@ async function main() {
     try {
       const floorLoad = { url: floorServer.url, concurrency: CONCURRENCY, requests: searchRequests };
       await runWrk('warm-up', { ...floorLoad, seconds: 3 });
-      floor = await runWrk('search SQL behind bare node:http (floor)', { ...floorLoad, seconds: SECONDS });
+      floor = await withCpu('HTTP floor', () =>
+        runWrk('search SQL behind bare node:http (floor)', { ...floorLoad, seconds: SECONDS }),
+      );
     } finally {
       await floorServer.stop();
     }
@@ -101,14 +111,11 @@ async function main() {
       async (url, processes) => {
         await runWrk('warm-up', { url, concurrency: CONCURRENCY, seconds: 3, requests: searchRequests });
         const label = `POST /journeys/search (API, cache off, API_PROCESSES=${processes})`;
-        const cpuBefore = cpuSnapshot();
-        const result = await runWrk(label, {
-          url,
-          concurrency: CONCURRENCY,
-          seconds: SECONDS,
-          requests: searchRequests,
-        });
-        if (processes === 1) uncachedCpu = cpuPerUnit(cpuBefore, cpuSnapshot(), result.requests)['API ms'];
+        const load = () =>
+          runWrk(label, { url, concurrency: CONCURRENCY, seconds: SECONDS, requests: searchRequests });
+        if (processes === 2) return load();
+        const result = await withCpu('API, cache off', load);
+        uncachedCpu = cpuRows['API, cache off']!['API ms'];
         return result;
       },
     );
@@ -142,6 +149,10 @@ async function main() {
     results.push(locations);
 
     printTable(results);
+    console.log(
+      'CPU ms per answer, by part of the stack (the load generator is this process for the raw SQL; wrk is not counted):',
+    );
+    console.table(cpuRows);
     const ratio = uncached.perSecond / raw.perSecond;
     console.log(
       `API (cache off)/raw throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50); ` +

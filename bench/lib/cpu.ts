@@ -12,6 +12,7 @@ function partOf(pid: number, commandLine: string): string | undefined {
   if (commandLine.startsWith('postgres')) return 'PostgreSQL';
   if (commandLine.includes('api/server.ts') || commandLine.includes('api/cluster.ts')) return 'API';
   if (commandLine.includes('worker/main.ts')) return 'worker';
+  if (commandLine.includes('search-floor-server.ts')) return 'HTTP floor';
   return undefined;
 }
 
@@ -43,8 +44,13 @@ export function cpuSnapshot(): CpuByPart {
   return parts;
 }
 
-/** CPU milliseconds per unit of work (a journey) for each part, between two snapshots. */
-export function cpuPerUnit(before: CpuByPart, after: CpuByPart, units: number): Record<string, number> {
+/** CPU milliseconds per unit of work (a journey) for each part, between two snapshots, to `digits` decimals. */
+export function cpuPerUnit(
+  before: CpuByPart,
+  after: CpuByPart,
+  units: number,
+  digits = 1,
+): Record<string, number> {
   const spent = new Map<string, number>();
   for (const [pid, { part, seconds }] of after) {
     spent.set(part, (spent.get(part) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
@@ -53,9 +59,9 @@ export function cpuPerUnit(before: CpuByPart, after: CpuByPart, units: number): 
   let total = 0;
   for (const [part, seconds] of [...spent].sort(([a], [b]) => a.localeCompare(b))) {
     const milliseconds = (seconds * 1000) / Math.max(units, 1);
-    row[`${part} ms`] = Number(milliseconds.toFixed(1));
+    row[`${part} ms`] = Number(milliseconds.toFixed(digits));
     total += milliseconds;
   }
-  row['total ms'] = Number(total.toFixed(1));
+  row['total ms'] = Number(total.toFixed(digits));
   return row;
 }
