@@ -196,9 +196,11 @@ async function phase(
   log(`${label} ${how}: locking ${seats.length} seats`);
   const locks = await lockAll(stack.db, world.travellers, seats);
   log(`${label} ${how}: booking them at concurrency ${CONCURRENCY}`);
-  const result = await runQueue(`${label} ${how}`, locks, (lock) =>
+  const passesBefore = await autovacuumPasses(stack.db);
+  const timed = await runQueue(`${label} ${how}`, locks, (lock) =>
     how === 'HTTP' ? bookOverHttp(apiUrl, lock) : bookBare(stack.db, lock),
   );
+  const result = { ...timed, autovacuum: (await autovacuumPasses(stack.db)) - passesBefore };
   if (result.failures.size) {
     log(
       `${result.label} failures: ${[...result.failures].map(([reason, count]) => `${count}× ${reason}`).join(', ')}`,
@@ -207,7 +209,18 @@ async function phase(
   return result;
 }
 
-const row = (result: LoadResult) => resultRow(result, { label: 'phase', unit: 'bookings', digits: 1 });
+/** Autovacuum and autoanalyze passes over the benchmark database's tables so far. */
+async function autovacuumPasses(db: Database): Promise<number> {
+  const [row] = await db.query<{ passes: number }>(
+    'select coalesce(sum(autovacuum_count + autoanalyze_count), 0)::int as passes from pg_stat_user_tables',
+  );
+  return row!.passes;
+}
+
+const row = (result: LoadResult & { autovacuum?: number }) => ({
+  ...resultRow(result, { label: 'phase', unit: 'bookings', digits: 1 }),
+  'autovacuum passes': result.autovacuum,
+});
 
 async function measure(stack: BenchStack, world: World) {
   // Warm-up: the first bookings compile code paths and create the signing key.
