@@ -153,10 +153,17 @@ async function main() {
       'CPU ms per answer, by part of the stack (the load generator is this process for the raw SQL; wrk is not counted):',
     );
     console.table(cpuRows);
-    const ratio = uncached.perSecond / raw.perSecond;
+    // The raw rate the API phases are read against: the mean of the raw phases run before and after
+    // them, so the machine's drift during the run does not favour either side.
+    const rawRate = (raw.perSecond + rawAgain.perSecond) / 2;
+    const ratio = uncached.perSecond / rawRate;
+    console.log(
+      `raw SQL ${Math.round(raw.perSecond)} req/s before the API phases and ${Math.round(rawAgain.perSecond)} ` +
+        `after: ratios below are to their mean, ${Math.round(rawRate)}`,
+    );
     console.log(
       `API (cache off)/raw throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50); ` +
-        `API as configured/raw: ${(api.perSecond / raw.perSecond).toFixed(2)}`,
+        `API as configured/raw: ${(api.perSecond / rawRate).toFixed(2)}`,
     );
     console.log(
       `targets (as configured; cache off in brackets): search p99 ${api.p99.toFixed(1)} ms [${uncached.p99.toFixed(1)}] ` +
@@ -174,13 +181,11 @@ async function main() {
     );
     // What any Node HTTP endpoint over this SQL reaches here: the 0.75 target is within reach only
     // where the floor itself is above it.
-    const floorRatio = floor.perSecond / raw.perSecond;
+    const floorRatio = floor.perSecond / rawRate;
     console.log(
       `HTTP floor (bare node:http, the rows as JSON, ${floorServer.answerBytes} bytes an answer; the API's ` +
         `${apiAnswerBytes}): ${Math.round(floor.perSecond)} req/s = ${floorRatio.toFixed(2)} of raw; ` +
-        `the API (cache off) reaches ${(uncached.perSecond / floor.perSecond).toFixed(2)} of the floor; ` +
-        `the raw SQL again after the API phases: ${Math.round(rawAgain.perSecond)} req/s ` +
-        `(${(rawAgain.perSecond / raw.perSecond).toFixed(2)} of the first)`,
+        `the API (cache off) reaches ${(uncached.perSecond / floor.perSecond).toFixed(2)} of the floor`,
     );
     recordFigures('search', [
       figure('search as configured', api.perSecond, 'req/s', { op: '>=', value: 800 }),
@@ -189,7 +194,7 @@ async function main() {
       figure('search cache off, 1 process p99', uncached.p99, 'ms'),
       figure('search cache off, 2 processes', scaling.two.perSecond, 'req/s'),
       figure('search cache off, 2 / 1 processes', scaling.ratio, '×'),
-      figure('search SQL raw (baseline)', raw.perSecond, 'req/s'),
+      figure('search SQL raw (baseline, mean of before and after)', rawRate, 'req/s'),
       figure('search cache off / raw', ratio, '×', { op: '>=', value: 0.75 }),
       figure('search cache off, Node CPU per answer', uncachedCpu ?? Number.NaN, 'ms'),
       figure('search HTTP floor (bare node:http)', floor.perSecond, 'req/s'),
