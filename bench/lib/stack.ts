@@ -87,7 +87,12 @@ function listensOn(pid: number, port: number): boolean {
 /** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
 export async function dropBenchDatabase(database: string): Promise<string> {
   const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
-  await dropDatabase(postgres.serverUrl, database);
+  try {
+    await dropDatabase(postgres.serverUrl, database);
+  } finally {
+    // Started here only to drop the database: the stack starts (and stops) its own.
+    if (postgres.process) await stop(postgres.process);
+  }
   return databaseUrl(postgres.serverUrl, database);
 }
 
