@@ -44,6 +44,25 @@ export function cpuSnapshot(): CpuByPart {
   return parts;
 }
 
+/**
+ * The whole machine's CPU seconds so far, every core, from /proc/stat: `busy` (every process and
+ * the kernel's interrupt work; idle and I/O wait excluded) and `stolen` (time the hypervisor gave
+ * to other machines). Beside the stack's parts, `busy` shows what went to processes outside the
+ * stack; `stolen` shows a noisy neighbour. NaN where /proc/stat is missing.
+ */
+export function machineCpu(): { busy: number; stolen: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return {
+      busy: (user! + nice! + system! + irq! + softirq!) / CLOCK_TICKS_PER_SECOND,
+      stolen: steal! / CLOCK_TICKS_PER_SECOND,
+    };
+  } catch {
+    return { busy: Number.NaN, stolen: Number.NaN };
+  }
+}
+
 /** CPU milliseconds per unit of work (a journey) for each part, between two snapshots, to `digits` decimals. */
 export function cpuPerUnit(
   before: CpuByPart,

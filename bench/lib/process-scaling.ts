@@ -1,9 +1,9 @@
 import type { LoadResult } from './load.js';
 import type { BenchStack } from './stack.js';
 
-export interface ProcessScaling {
-  one: LoadResult;
-  two: LoadResult;
+export interface ProcessScaling<R extends LoadResult = LoadResult> {
+  one: R;
+  two: R;
   /** Throughput with two API processes over one. */
   ratio: number;
 }
@@ -13,11 +13,11 @@ export interface ProcessScaling {
  * with `changes` applied), in the same run: how throughput grows with a second process on this
  * machine, where the load generator and PostgreSQL share the cores.
  */
-export async function measureProcessScaling(
+export async function measureProcessScaling<R extends LoadResult>(
   stack: BenchStack,
   changes: Record<string, string>,
-  load: (apiUrl: string, processes: 1 | 2) => Promise<LoadResult>,
-): Promise<ProcessScaling> {
+  load: (apiUrl: string, processes: 1 | 2) => Promise<R>,
+): Promise<ProcessScaling<R>> {
   const one = await load(await stack.startApi({ ...changes, API_PROCESSES: '1' }), 1);
   const two = await load(await stack.startApi({ ...changes, API_PROCESSES: '2' }), 2);
   const ratio = two.perSecond / Math.max(one.perSecond, 1e-9);
