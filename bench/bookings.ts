@@ -16,17 +16,17 @@
  * books a tenth. The benchmark database is dropped and rebuilt at every run. A second table gives
  * the CPU time per booking of each part of the stack, and of the whole machine, for every phase.
  */
+import { availableParallelism } from 'node:os';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { availableParallelism } from 'node:os';
 import { cpuPerUnit, cpuSnapshot, machineCpu } from './lib/cpu.js';
 import { percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
-import { BENCH_SIGNING, freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { BENCH_SIGNING, benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -330,10 +330,11 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  const config = await freshBenchConfig(DATABASE);
+  const config = benchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,
+      fresh: true,
       env: { LOG_LEVEL: 'warn', UNPAID_BOOKINGS_MAX: String(config.UNPAID_BOOKINGS_MAX) },
       prepare: (db) => {
         log(`creating ${TRIPS} trips of ${SEATS_PER_TRIP} seats and two trips of ${BUSY_SEATS} seats`);

@@ -26,7 +26,7 @@ import { projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
 import { loadResult, percentile, resultRow, type LoadResult } from './lib/load.js';
-import { freshBenchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -371,10 +371,11 @@ async function measure(stack: BenchStack, config: Config, world: World) {
 }
 
 async function main() {
-  const config = await freshBenchConfig(DATABASE);
+  const config = benchConfig(DATABASE);
   await runOnBenchStack(
     {
       database: DATABASE,
+      fresh: true,
       env: { LOG_LEVEL: 'warn' },
       prepare: async (db): Promise<World> => ({
         company: await createBenchCompany(db, 'ScanLines', 'AUTO_CONFIRM'),

@@ -30,7 +30,7 @@ import {
   createTrip,
 } from '../test/support/factories.js';
 import { runLoops, type LoadResult } from './lib/load.js';
-import { dropBenchDatabase, startBenchStack } from './lib/stack.js';
+import { startBenchStack } from './lib/stack.js';
 import { benchOwnerSession } from './lib/company.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -154,10 +154,10 @@ async function main(): Promise<void> {
   log(
     `${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; scale ${SCALE} (${BOOKINGS} bookings), ${SECONDS} s per phase`,
   );
-  await dropBenchDatabase(DATABASE);
   let companyId = '';
   const stack = await startBenchStack({
     database: DATABASE,
+    fresh: true,
     prepare: async (db) => void (companyId = await createWorld(db)),
     env: { REPORT_RATE_LIMIT_PER_MINUTE: '0', ANALYTICS_RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' },
   });

@@ -33,7 +33,7 @@ import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/wri
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
-import { BENCH_SIGNING, freshBenchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
+import { BENCH_SIGNING, benchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
@@ -662,11 +662,12 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
 }
 
 async function main() {
-  const config = await freshBenchConfig(DATABASE);
+  const config = benchConfig(DATABASE);
   let world: World | undefined;
   let travellers: Traveller[] = [];
   const stack = await startBenchStack({
     database: DATABASE,
+    fresh: true,
     withWorker: true,
     prepare: async (db) => {
       log(`creating two companies with ${TRIPS_PER_COMPANY} trips of 48 seats each`);

@@ -20,7 +20,7 @@ import { damascusDate } from '../domain/time.js';
 import { expandTimetable } from '../domain/trip-schedules.js';
 import { benchOwnerSession } from './lib/company.js';
 import { percentile } from './lib/load.js';
-import { dropBenchDatabase, runOnBenchStack, type BenchStack } from './lib/stack.js';
+import { runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchSetting, log } from './lib/settings.js';
 
@@ -270,9 +270,8 @@ async function measure(stack: BenchStack, world: World) {
 }
 
 async function main() {
-  await dropBenchDatabase(DATABASE);
   await runOnBenchStack(
-    { database: DATABASE, withWorker: true, env: { LOG_LEVEL: 'warn' }, prepare: createWorld },
+    { database: DATABASE, fresh: true, withWorker: true, env: { LOG_LEVEL: 'warn' }, prepare: createWorld },
     measure,
   );
 }

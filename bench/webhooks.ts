@@ -28,7 +28,7 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { notificationBody } from '../domain/webhook-signing.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { percentile } from './lib/load.js';
-import { BENCH_ACCESS_TOKEN_SECRET, dropBenchDatabase, startBenchStack } from './lib/stack.js';
+import { BENCH_ACCESS_TOKEN_SECRET, startBenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { measureDeliveryShapes } from './lib/webhook-shapes.js';
 import { figure, recordFigures } from './lib/results.js';
@@ -223,10 +223,10 @@ function report(receivers: Receiver[], committed: Map<string, number>, firstComm
 }
 
 async function main() {
-  await dropBenchDatabase(DATABASE);
   let world: World | undefined;
   const stack = await startBenchStack({
     database: DATABASE,
+    fresh: true,
     withWorker: true,
     env: {
       LOG_LEVEL: 'warn',

@@ -7,10 +7,9 @@ import { startPrefixed, stop, waitFor, type Managed } from '../../scripts/lib/pr
 import { loadConfig, type Config } from '../../config/index.js';
 import {
   databaseUrl,
-  dropDatabase,
-  ensurePostgres,
   freePort,
   PG_PORT,
+  postgresServerUrl,
   projectRoot,
   startTemporal,
   throwawayDatabase,
@@ -84,31 +83,17 @@ function listensOn(pid: number, port: number): boolean {
   }
 }
 
-/** Drops a benchmark's database (starting PostgreSQL if need be) so the run starts empty; returns its URL. */
-export async function dropBenchDatabase(database: string): Promise<string> {
-  const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
-  try {
-    await dropDatabase(postgres.serverUrl, database);
-  } finally {
-    // Started here only to drop the database: the stack starts (and stops) its own.
-    if (postgres.process) await stop(postgres.process);
-  }
-  return databaseUrl(postgres.serverUrl, database);
-}
-
-/** The configuration the in-process world builders use: the API child's token secret, development mode. */
-export function benchConfig(url: string): Config {
+/**
+ * The configuration the in-process world builders use, for the benchmark database `database`: the
+ * API child's token secret, development mode.
+ */
+export function benchConfig(database: string): Config {
   return loadConfig({
-    DATABASE_URL: url,
+    DATABASE_URL: databaseUrl(postgresServerUrl(PG_PORT), database),
     ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
     SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     NODE_ENV: 'development',
   });
-}
-
-/** Drops the benchmark's database (so the run starts empty) and returns benchConfig for it. */
-export async function freshBenchConfig(database: string): Promise<Config> {
-  return benchConfig(await dropBenchDatabase(database));
 }
 
 export interface BenchStack {
@@ -125,12 +110,14 @@ export interface BenchStack {
 }
 
 /**
- * PostgreSQL (reused or private), a benchmark database that persists between runs, a headless
+ * PostgreSQL (reused or private), a benchmark database (kept between runs unless `fresh`), a headless
  * Temporal dev server, and the real API in its own process, so the load generator in this process
  * does not share an event loop with the server it measures.
  */
 export async function startBenchStack(options: {
   database: string;
+  /** Drop the database first, so the run starts empty (else it persists between runs). */
+  fresh?: boolean;
   prepare?: (db: Database) => Promise<void>;
   env?: Record<string, string>;
   withWorker?: boolean;
@@ -140,7 +127,7 @@ export async function startBenchStack(options: {
   const profiling = process.env.BENCH_CPU_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
     : [];
-  const url = (await throwawayDatabase(options.database, managed)).databaseUrl;
+  const { databaseUrl: url } = await throwawayDatabase(options.database, managed, { fresh: options.fresh });
   const db = await initDatabase({ DATABASE_URL: url, DATABASE_POOL_MAX: 6 });
   await migrate(db);
   await options.prepare?.(db);
@@ -224,6 +211,7 @@ export async function startBenchStack(options: {
 export async function runOnBenchStack<World>(
   options: {
     database: string;
+    fresh?: boolean;
     prepare: (db: Database) => Promise<World>;
     env?: Record<string, string>;
     withWorker?: boolean;

@@ -92,17 +92,23 @@ export interface PostgresHandle {
 }
 
 /**
+ * The maintenance database's URL of the server ensurePostgres uses: the one DATABASE_URL names, else
+ * the project's on `port`. Known before that server runs.
+ */
+export function postgresServerUrl(port: number): string {
+  if (!process.env.DATABASE_URL) return `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = '/postgres';
+  return url.toString();
+}
+
+/**
  * Uses the server named by DATABASE_URL, or one already answering on the project's port, or
  * starts a private cluster in .data/pg (created on first use).
  */
 export async function ensurePostgres(options: { port: number; fast?: boolean }): Promise<PostgresHandle> {
-  if (process.env.DATABASE_URL) {
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = '/postgres';
-    return { serverUrl: url.toString() };
-  }
-  const serverUrl = `postgres://postgres@127.0.0.1:${options.port}/postgres`;
-  if (await answers(serverUrl)) return { serverUrl };
+  const serverUrl = postgresServerUrl(options.port);
+  if (process.env.DATABASE_URL || (await answers(serverUrl))) return { serverUrl };
 
   const bin = postgresBinDir();
   const { clusterDir, socketDir } = clusterPaths();
@@ -157,14 +163,16 @@ export const PG_PORT = Number(process.env.PG_PORT ?? 54329);
 /**
  * A throwaway run's database (tests, benchmarks): PostgreSQL on PG_PORT, reused when one answers,
  * else a private cluster without durability (pushed to `managed` for the caller to stop), and
- * `database` created in it when missing.
+ * `database` created in it when missing (dropped first with `fresh`, so the run starts empty).
  */
 export async function throwawayDatabase(
   database: string,
   managed: Managed[],
+  options: { fresh?: boolean } = {},
 ): Promise<PostgresHandle & { databaseUrl: string }> {
   const postgres = await ensurePostgres({ port: PG_PORT, fast: true });
   if (postgres.process) managed.push(postgres.process);
+  if (options.fresh) await dropDatabase(postgres.serverUrl, database);
   await createDatabaseIfMissing(postgres.serverUrl, database);
   return { ...postgres, databaseUrl: databaseUrl(postgres.serverUrl, database) };
 }
