@@ -1,7 +1,8 @@
 /**
  * npm run bench:bookings — POST /bookings at concurrency 32 against the real API in its own
  * process (production configuration), and the same booking transaction bare
- * (db/writes/bookings/create.ts createBooking, no HTTP) in this process, in the same run:
+ * (db/writes/bookings/create.ts createBooking, no HTTP, with the API's per-account caps) in this
+ * process, in the same run:
  *   1. many trips: bookings spread round-robin over BENCH_TRIPS trips of 40 seats;
  *   2. one busy trip: every booking on one 400-seat trip (no two bookings share a seat, but they
  *      share the trip, its layout and its allocations index).
@@ -16,20 +17,20 @@
  * books a tenth. The benchmark database is dropped and rebuilt at every run. A second table gives
  * the CPU time per booking of each part of the stack, and of the whole machine, for every phase.
  */
-import { availableParallelism } from 'node:os';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { cpuPerUnit, cpuSnapshot, machineCpu } from './lib/cpu.js';
+import { measureCpu } from './lib/cpu.js';
 import { percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
 import { BENCH_SIGNING, benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
-import { createTravellers, type BenchTraveller } from './lib/travellers.js';
+import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
 import { benchSetting, log } from './lib/settings.js';
+import { resetStatements, writeStatements } from './lib/statements.js';
 
 const DATABASE = 'busbooking_bench_bookings';
 const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 32);
@@ -90,12 +91,6 @@ async function createWorld(db: Database, config: Config): Promise<World> {
  */
 function travellerCount(config: Config): number {
   return Math.ceil(RUN_BOOKINGS / config.UNPAID_BOOKINGS_MAX);
-}
-
-/** Each traveller in turn, round and round: the same traveller's bookings are far apart. */
-function inTurn(travellers: Traveller[]): () => Traveller {
-  let next = 0;
-  return () => travellers[next++ % travellers.length]!;
 }
 
 /** The next `count` free seats, round-robin over the trips so concurrent bookings hit different trips. */
@@ -160,10 +155,11 @@ async function bookOverHttp(apiUrl: string, lock: ReadyLock): Promise<void> {
   if (response.status !== 201) throw new Error(`POST /bookings → ${response.status} ${json.errorCode ?? ''}`);
 }
 
-async function bookBare(db: Database, lock: ReadyLock): Promise<void> {
+/** The booking transaction of POST /bookings, called directly: the same per-account caps as the API. */
+async function bookBare(stack: BenchStack, lock: ReadyLock): Promise<void> {
   const result = await createBooking(
-    db,
-    { userId: lock.traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' },
+    stack.db,
+    { userId: lock.traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE', caps: stack.caps },
     {
       seatLockSessionId: lock.lockId,
       tripId: lock.tripId,
@@ -228,18 +224,16 @@ async function phase(
   await vacuumAnalyze(stack.db);
   log(`${label} ${how}: booking them at concurrency ${CONCURRENCY}`);
   const passesBefore = await autovacuumPasses(stack.db);
-  const [partsBefore, machineBefore] = [cpuSnapshot(), machineCpu()];
-  const timed = await runQueue(`${label} ${how}`, locks, (lock) =>
-    how === 'HTTP' ? bookOverHttp(apiUrl, lock) : bookBare(stack.db, lock),
+  await resetStatements(stack.db);
+  const { result: timed, cpu } = await measureCpu(
+    () =>
+      runQueue(`${label} ${how}`, locks, (lock) =>
+        how === 'HTTP' ? bookOverHttp(apiUrl, lock) : bookBare(stack, lock),
+      ),
+    (done) => done.requests,
+    { digits: 2, database: DATABASE },
   );
-  const [partsAfter, machineAfter] = [cpuSnapshot(), machineCpu()];
-  const perBooking = (seconds: number) => Number(((seconds * 1000) / timed.requests).toFixed(2));
-  const cpu = {
-    ...cpuPerUnit(partsBefore, partsAfter, timed.requests, 2),
-    'machine busy ms': perBooking(machineAfter.busy - machineBefore.busy),
-    'machine capacity ms': perBooking(timed.seconds * availableParallelism()),
-    'stolen ms': perBooking(machineAfter.stolen - machineBefore.stolen),
-  };
+  await writeStatements(stack.db, timed.label, timed.requests, 'booking');
   const result = { ...timed, cpu, autovacuum: (await autovacuumPasses(stack.db)) - passesBefore };
   if (result.failures.size) {
     log(
@@ -282,7 +276,7 @@ async function measure(stack: BenchStack, world: World) {
 
   await warmUp(overHttp(stack.apiUrl));
   const manyHttp = await phase(stack, world, 'many trips', pick(BOOKINGS), 'HTTP');
-  await warmUp((lock) => bookBare(stack.db, lock));
+  await warmUp((lock) => bookBare(stack, lock));
   const manyBare = await phase(stack, world, 'many trips', pick(BOOKINGS), 'bare');
   // The many-trips phase again with API_PROCESSES=1 and 2, each a fresh API warmed up the same way.
   const scaling = await measureProcessScaling(stack, {}, async (url, processes) => {

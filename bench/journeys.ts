@@ -4,8 +4,8 @@
  *   1. AUTO: quote → hold → confirm at concurrency 16 against a company that confirms at once;
  *   2. MANUAL: the same against a company that decides manually, plus its approval through
  *      PATCH /dashboard/api/bookings/{id}/status;
- *   3. the bare database transactions of both flows (db/writes, no HTTP, no Temporal) at the same
- *      concurrency, and the end-to-end / bare ratio;
+ *   3. the bare database transactions of both flows (db/writes, no HTTP, no Temporal; the hold with
+ *      the API's per-account caps) at the same concurrency, and the end-to-end / bare ratio;
  *   4. the Temporal floor: the hold (update-with-start) and confirm (Update) calls alone against a
  *      workflow that does nothing else (bench/lib/floor-workflow.ts), from this process with its
  *      own worker, on the same server: the most any journey flow over Temporal can do here;
@@ -21,11 +21,10 @@
  * Phases 1–4 run the API and worker with the production configuration. Phase 5 restarts them
  * with NODE_ENV=test and TIME_SCALE (the one documented way to shorten waiting: the 15-minute
  * window lasts 15 × TIME_SCALE minutes), on a fresh Temporal server and the same database. The
- * benchmark database is dropped and rebuilt at every run so figures are comparable.
+ * benchmark database is dropped and rebuilt at every run so figures are comparable. Journeys are
+ * made by BENCH_TRAVELLERS travellers in turn, a few each, as when many people book at once.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
 import type { Database } from '../db/orm.js';
@@ -35,11 +34,12 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
 import { BENCH_SIGNING, benchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
-import { createTravellers, type BenchTraveller } from './lib/travellers.js';
-import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
+import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
+import { measureCpu } from './lib/cpu.js';
 import { figure, recordFigures } from './lib/results.js';
 import { measureTemporalFloor } from './lib/temporal-floor.js';
 import { benchSetting, log } from './lib/settings.js';
+import { resetStatements, writeStatements } from './lib/statements.js';
 
 const DATABASE = 'busbooking_bench_journeys';
 const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
@@ -49,6 +49,14 @@ const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 const DEADLINE_TIME_SCALE = 0.1;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
 const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
+/**
+ * Travellers, used in turn: enough that each makes about as many journeys in the run as production
+ * lets one account have unpaid (UNPAID_BOOKINGS_MAX, 3 by default), at up to 200 journeys a second
+ * in each of the four timed phases, plus the deadline phase's. With a few accounts making thousands
+ * of journeys, every hold's unpaid-bookings check counted a history that grew phase after phase
+ * (bench:bookings found it). The run prints the most journeys any one traveller made.
+ */
+const TRAVELLERS = benchSetting('BENCH_TRAVELLERS', Math.ceil((4 * 200 * SECONDS + PENDING_JOURNEYS) / 3));
 
 interface World {
   auto: CompanyWorld;
@@ -63,60 +71,6 @@ interface CompanyWorld {
 }
 
 type Traveller = BenchTraveller;
-
-/**
- * CPU seconds so far of the PostgreSQL backends connected to the benchmark database (from /proc), by
- * pid: on a shared server the "PostgreSQL" column also counts other databases' work, this one does not
- * (nor the server's background writers).
- */
-function benchBackendsCpu(): Map<number, number> {
-  const seconds = new Map<number, number>();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!commandLine.startsWith('postgres: ') || !commandLine.includes(` ${DATABASE} `)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      seconds.set(Number(pid), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  return seconds;
-}
-
-/**
- * With BENCH_STATEMENTS_DIR set and pg_stat_statements loaded by the server: the statements of each
- * phase, by total time (planning and execution; planning alone beside it), written to <dir>/<phase>.txt
- * (the statistics are reset before each phase).
- */
-const STATEMENTS_DIR = process.env.BENCH_STATEMENTS_DIR;
-
-async function resetStatements(db: Database): Promise<void> {
-  if (!STATEMENTS_DIR) return;
-  await db.query('create extension if not exists pg_stat_statements');
-  await db.query('select pg_stat_statements_reset()');
-}
-
-async function writeStatements(db: Database, phase: string, units: number): Promise<void> {
-  if (!STATEMENTS_DIR) return;
-  const rows = await db.query<{ calls: string; total: number; plan: number; query: string }>(
-    `select calls, total_exec_time + total_plan_time as total, total_plan_time as plan, query
-     from pg_stat_statements s join pg_database d on d.oid = s.dbid
-     where d.datname = current_database() order by total desc limit 60`,
-  );
-  const lines = rows.map(
-    (row) =>
-      `${((row.total / Math.max(units, 1)) * 1000).toFixed(0).padStart(6)} µs/journey ${(Number(row.calls) / Math.max(units, 1)).toFixed(2).padStart(6)} calls/journey, planning ${((row.plan / Math.max(units, 1)) * 1000).toFixed(0).padStart(5)} µs  ${row.query.replace(/\s+/g, ' ').slice(0, 400)}`,
-  );
-  mkdirSync(STATEMENTS_DIR, { recursive: true });
-  writeFileSync(join(STATEMENTS_DIR, `${phase.replace(/\W+/g, '-')}.txt`), lines.join('\n') + '\n');
-}
-
-function benchBackendsMsPer(before: Map<number, number>, units: number): number {
-  let spent = 0;
-  for (const [pid, seconds] of benchBackendsCpu()) spent += seconds - (before.get(pid) ?? 0);
-  return Number(((spent * 1000) / Math.max(units, 1)).toFixed(1));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Data set-up
@@ -319,22 +273,15 @@ async function runHttpPhase(
   label: string,
   stack: BenchStack,
   company: CompanyWorld,
-  travellers: Traveller[],
+  nextTraveller: () => Traveller,
   approve: boolean,
   offset: number,
 ): Promise<{ result: LoadResult; times: CallTimes }> {
   const times = new CallTimes();
   const pickTrip = tripPicker(company, offset);
-  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
+  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async () => {
     try {
-      const status = await journeyOverHttp(
-        stack,
-        times,
-        travellers[iteration % travellers.length]!,
-        company,
-        pickTrip(),
-        approve,
-      );
+      const status = await journeyOverHttp(stack, times, nextTraveller(), company, pickTrip(), approve);
       if (status !== 'CONFIRMED') throw new Error(`ended ${status}`);
     } catch (error) {
       times.fail((error as Error).message);
@@ -348,8 +295,9 @@ async function runHttpPhase(
 // The same journeys through the bare database transactions
 // ---------------------------------------------------------------------------------------------
 
+/** The journey's transactions, called directly: the same per-account caps as the API's hold. */
 async function journeyBare(
-  db: Database,
+  { db, caps }: Pick<BenchStack, 'db' | 'caps'>,
   times: CallTimes,
   traveller: Traveller,
   company: CompanyWorld,
@@ -374,7 +322,13 @@ async function journeyBare(
       { userId: traveller.userId, scope: PUBLIC_SCOPE },
       { journeyId, quoteId: quoted.quote.quote_id },
     );
-    await placeHold(db, { scope, holdBatchId, holdMilliseconds: 10 * 60_000, ownerUserId: traveller.userId });
+    await placeHold(db, {
+      scope,
+      holdBatchId,
+      holdMilliseconds: 10 * 60_000,
+      ownerUserId: traveller.userId,
+      caps,
+    });
   });
   const confirmed = await times.time('confirm', () =>
     confirmScope(
@@ -411,17 +365,17 @@ async function journeyBare(
 
 async function runBarePhase(
   label: string,
-  db: Database,
+  stack: BenchStack,
   company: CompanyWorld,
-  travellers: Traveller[],
+  nextTraveller: () => Traveller,
   approve: boolean,
   offset: number,
 ) {
   const times = new CallTimes();
   const pickTrip = tripPicker(company, offset);
-  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async (iteration) => {
+  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async () => {
     try {
-      await journeyBare(db, times, travellers[iteration % travellers.length]!, company, pickTrip(), approve);
+      await journeyBare(stack, times, nextTraveller(), company, pickTrip(), approve);
     } catch (error) {
       times.fail((error as Error).message);
       throw error;
@@ -458,13 +412,13 @@ async function inParallel<T>(
   return results;
 }
 
-async function runDeadlinePhase(stack: BenchStack, world: World, travellers: Traveller[]) {
+async function runDeadlinePhase(stack: BenchStack, world: World, nextTraveller: () => Traveller) {
   const times = new CallTimes();
   const pickTrip = tripPicker(world.manual, Math.floor(world.manual.trips.length / 2));
   // Seats are held first (the hold outlasts the set-up), then every journey is confirmed in one
   // burst, so the decision deadlines fall as close together as the confirm rate allows.
-  const held = await inParallel(PENDING_JOURNEYS, CONCURRENCY * 2, times, (index) =>
-    quoteAndHold(stack, times, travellers[index % travellers.length]!, pickTrip()),
+  const held = await inParallel(PENDING_JOURNEYS, CONCURRENCY * 2, times, () =>
+    quoteAndHold(stack, times, nextTraveller(), pickTrip()),
   );
   log(`${held.length} journeys held${failureText(times)}`);
   const started = performance.now();
@@ -553,13 +507,13 @@ function journeyRow(result: LoadResult) {
 type Row = ReturnType<typeof journeyRow>;
 
 /** Phases 1–4 on the production configuration: both flows over HTTP, bare, and the Temporal floor. */
-async function measureFlows(stack: BenchStack, world: World, travellers: Traveller[]) {
+async function measureFlows(stack: BenchStack, world: World, nextTraveller: () => Traveller) {
   // Warm-up: the first journeys compile code paths and create the signing key.
   for (let index = 0; index < 5; index++) {
     await journeyOverHttp(
       stack,
       new CallTimes(),
-      travellers[0]!,
+      nextTraveller(),
       world.auto,
       world.auto.trips[index]!,
       false,
@@ -570,27 +524,25 @@ async function measureFlows(stack: BenchStack, world: World, travellers: Travell
   /** Runs a phase and records the CPU each part of the stack spent per journey in it. */
   const measured = async <T extends { result: LoadResult }>(phase: () => Promise<T>): Promise<T> => {
     await resetStatements(stack.db);
-    const before = cpuSnapshot();
-    const backendsBefore = benchBackendsCpu();
-    const outcome = await phase();
-    cpuRows.push({
-      phase: outcome.result.label,
-      ...cpuPerUnit(before, cpuSnapshot(), outcome.result.requests),
-      'PostgreSQL, bench database only ms': benchBackendsMsPer(backendsBefore, outcome.result.requests),
+    const { result: outcome, cpu } = await measureCpu(phase, (done) => done.result.requests, {
+      database: DATABASE,
     });
-    await writeStatements(stack.db, outcome.result.label, outcome.result.requests);
+    cpuRows.push({ phase: outcome.result.label, ...cpu });
+    await writeStatements(stack.db, outcome.result.label, outcome.result.requests, 'journey');
     return outcome;
   };
   log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const auto = await measured(() => runHttpPhase('AUTO e2e', stack, world.auto, travellers, false, 5));
+  const auto = await measured(() => runHttpPhase('AUTO e2e', stack, world.auto, nextTraveller, false, 5));
   log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const manual = await measured(() => runHttpPhase('MANUAL e2e', stack, world.manual, travellers, true, 0));
+  const manual = await measured(() =>
+    runHttpPhase('MANUAL e2e', stack, world.manual, nextTraveller, true, 0),
+  );
   log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
   const autoBare = await measured(() =>
-    runBarePhase('AUTO bare', stack.db, world.auto, travellers, false, 2 * third),
+    runBarePhase('AUTO bare', stack, world.auto, nextTraveller, false, 2 * third),
   );
   const manualBare = await measured(() =>
-    runBarePhase('MANUAL bare', stack.db, world.manual, travellers, true, third),
+    runBarePhase('MANUAL bare', stack, world.manual, nextTraveller, true, third),
   );
   log(
     `Temporal floor (the two Temporal calls against an empty workflow): ${SECONDS} s at concurrency ${CONCURRENCY}`,
@@ -623,11 +575,18 @@ async function measureFlows(stack: BenchStack, world: World, travellers: Travell
     'e2e/floor throughput': Number((e2e.result.perSecond / floor.result.perSecond).toFixed(2)),
   }));
   rows.push(journeyRow(floor.result));
+  const [most] = await stack.db.query<{ journeys: number }>(
+    `select coalesce(max(made), 0)::int as journeys
+     from (select count(*) as made from journeys group by owner_user_id) per_traveller`,
+  );
+  log(
+    `the most journeys one traveller made in the timed phases: ${most!.journeys} (of ${TRAVELLERS} travellers)`,
+  );
   return { rows, ratios, cpuRows };
 }
 
 /** Phase 5 on a restarted API and worker with the test time scale. */
-async function measureDeadlines(world: World, travellers: Traveller[]): Promise<number[]> {
+async function measureDeadlines(world: World, nextTraveller: () => Traveller): Promise<number[]> {
   log(
     `deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`,
   );
@@ -643,7 +602,7 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
     },
   });
   try {
-    const deadlines = await runDeadlinePhase(stack, world, travellers);
+    const deadlines = await runDeadlinePhase(stack, world, nextTraveller);
     const { lags } = deadlines;
     console.table([
       {
@@ -664,7 +623,9 @@ async function measureDeadlines(world: World, travellers: Traveller[]): Promise<
 async function main() {
   const config = benchConfig(DATABASE);
   let world: World | undefined;
-  let travellers: Traveller[] = [];
+  let nextTraveller: () => Traveller = () => {
+    throw new Error('no travellers yet');
+  };
   const stack = await startBenchStack({
     database: DATABASE,
     fresh: true,
@@ -677,12 +638,13 @@ async function main() {
       };
       // Tokens for the whole run: on a busy machine the deadline phase starts past the 15-minute default.
       const longTokens = { ...config, TRAVELLER_ACCESS_TTL_SECONDS: 86_400 };
-      travellers = await createTravellers(db, longTokens, CONCURRENCY * 2, '+9639980');
+      log(`creating ${TRAVELLERS} travellers`);
+      nextTraveller = inTurn(await createTravellers(db, longTokens, TRAVELLERS, '+9639980'));
     },
   });
   let flows: Awaited<ReturnType<typeof measureFlows>>;
   try {
-    flows = await measureFlows(stack, world!, travellers);
+    flows = await measureFlows(stack, world!, nextTraveller);
   } finally {
     await stack.close();
   }
@@ -690,7 +652,7 @@ async function main() {
   console.table(flows.ratios);
   log('CPU per journey by part of the stack (ms; both cores together give 2,000 ms per second):');
   console.table(flows.cpuRows);
-  const lags = PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, travellers) : [];
+  const lags = PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, nextTraveller) : [];
 
   const autoConfirm = flows.rows.find((row) => row.flow === 'AUTO e2e' && row.call === 'confirm');
   // The confirm's own transaction, called directly at the same concurrency: the floor under the e2e p99.

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { prepareSearch } from '../db/queries/search.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { ensureBenchCatalogue } from './catalogue.js';
-import { cpuPerUnit, cpuSnapshot } from './lib/cpu.js';
+import { measureCpu } from './lib/cpu.js';
 import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
@@ -74,9 +74,8 @@ async function main() {
     // CPU per answer of each part of the stack, for the raw, floor and uncached API phases.
     const cpuRows: Record<string, Record<string, number>> = {};
     const withCpu = async (name: string, phase: () => Promise<LoadResult>) => {
-      const before = cpuSnapshot();
-      const result = await phase();
-      cpuRows[name] = cpuPerUnit(before, cpuSnapshot(), result.requests, 2);
+      const { result, cpu } = await measureCpu(phase, (done) => done.requests, { digits: 2 });
+      cpuRows[name] = cpu;
       return result;
     };
     const raw = await withCpu('raw SQL', () => rawLoad('search SQL through pg (raw)', SECONDS));

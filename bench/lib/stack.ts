@@ -14,7 +14,9 @@ import {
   startTemporal,
   throwawayDatabase,
 } from '../../scripts/lib/services.js';
+import { accountCaps } from '../../api/http/abuse-limits.js';
 import { initDatabase, migrate, type Database } from '../../db/orm.js';
+import type { AccountCaps } from '../../domain/inventory-caps.js';
 import { machineLoad } from './load.js';
 import { log } from './settings.js';
 
@@ -104,6 +106,8 @@ export interface BenchStack {
   apiPid: number;
   /** Environment the API child runs with (for extra children such as a worker). */
   env: NodeJS.ProcessEnv;
+  /** The per-account caps the API enforces, for bare transactions that run the same checks. */
+  caps: AccountCaps;
   /** Starts one more API process with some settings changed (stopped with the stack). */
   startApi(changes: Record<string, string>): Promise<string>;
   close(): Promise<void>;
@@ -195,6 +199,11 @@ export async function startBenchStack(options: {
     apiUrl: `http://127.0.0.1:${apiPort}`,
     apiPid: firstServingProcess(api.child.pid!),
     env,
+    caps: accountCaps({
+      HELD_SEATS_MAX_PER_TRIP: Number(env.HELD_SEATS_MAX_PER_TRIP),
+      HELD_SEATS_MAX_TOTAL: Number(env.HELD_SEATS_MAX_TOTAL),
+      UNPAID_BOOKINGS_MAX: Number(env.UNPAID_BOOKINGS_MAX),
+    }),
     startApi,
     async close() {
       for (const service of managed.reverse()) await stop(service);

@@ -37,3 +37,9 @@ export async function createTravellers(
   }
   return travellers;
 }
+
+/** Each traveller in turn, round and round: the same traveller's requests are far apart. */
+export function inTurn(travellers: BenchTraveller[]): () => BenchTraveller {
+  let next = 0;
+  return () => travellers[next++ % travellers.length]!;
+}
