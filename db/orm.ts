@@ -41,6 +41,7 @@ import { Migration20261124060000_webhooks } from './migrations/Migration20261124
 import { Migration20261125020000_hold_owner_index } from './migrations/Migration20261125020000_hold_owner_index.js';
 import { Migration20261126030000_webhook_first_attempts } from './migrations/Migration20261126030000_webhook_first_attempts.js';
 import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migration20261127010000_booking_stats_plpgsql.js';
+import { Migration20261128010000_unpaid_owner_index } from './migrations/Migration20261128010000_unpaid_owner_index.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -70,6 +71,7 @@ const MIGRATIONS = [
   Migration20261125020000_hold_owner_index,
   Migration20261126030000_webhook_first_attempts,
   Migration20261127010000_booking_stats_plpgsql,
+  Migration20261128010000_unpaid_owner_index,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */
