@@ -269,26 +269,36 @@ function tripPicker(company: CompanyWorld, offset: number) {
   return () => company.trips[next++ % company.trips.length]!;
 }
 
-async function runHttpPhase(
+/** One journey of a flow, its calls timed in `times`; it throws when the journey fails. */
+type Flow = (times: CallTimes, traveller: Traveller, trip: BenchTrip) => Promise<void>;
+
+/** Journeys of `flow` from CONCURRENCY loops for SECONDS, each on the next trip and the next traveller. */
+async function runPhase(
   label: string,
-  stack: BenchStack,
+  flow: Flow,
   company: CompanyWorld,
   nextTraveller: () => Traveller,
-  approve: boolean,
   offset: number,
 ): Promise<{ result: LoadResult; times: CallTimes }> {
   const times = new CallTimes();
   const pickTrip = tripPicker(company, offset);
   const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async () => {
     try {
-      const status = await journeyOverHttp(stack, times, nextTraveller(), company, pickTrip(), approve);
-      if (status !== 'CONFIRMED') throw new Error(`ended ${status}`);
+      await flow(times, nextTraveller(), pickTrip());
     } catch (error) {
       times.fail((error as Error).message);
       throw error;
     }
   });
   return { result, times };
+}
+
+/** The journey over HTTP, as a flow that fails unless the journey ends CONFIRMED. */
+function overHttp(stack: BenchStack, company: CompanyWorld, approve: boolean): Flow {
+  return async (times, traveller, trip) => {
+    const status = await journeyOverHttp(stack, times, traveller, company, trip, approve);
+    if (status !== 'CONFIRMED') throw new Error(`ended ${status}`);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,27 +371,6 @@ async function journeyBare(
   } else if (confirmed.status !== 'CONFIRMED') {
     throw new Error(`confirm ended ${confirmed.status}`);
   }
-}
-
-async function runBarePhase(
-  label: string,
-  stack: BenchStack,
-  company: CompanyWorld,
-  nextTraveller: () => Traveller,
-  approve: boolean,
-  offset: number,
-) {
-  const times = new CallTimes();
-  const pickTrip = tripPicker(company, offset);
-  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async () => {
-    try {
-      await journeyBare(stack, times, nextTraveller(), company, pickTrip(), approve);
-    } catch (error) {
-      times.fail((error as Error).message);
-      throw error;
-    }
-  });
-  return { result, times };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,17 +521,31 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
     return outcome;
   };
   log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const auto = await measured(() => runHttpPhase('AUTO e2e', stack, world.auto, nextTraveller, false, 5));
+  const auto = await measured(() =>
+    runPhase('AUTO e2e', overHttp(stack, world.auto, false), world.auto, nextTraveller, 5),
+  );
   log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
   const manual = await measured(() =>
-    runHttpPhase('MANUAL e2e', stack, world.manual, nextTraveller, true, 0),
+    runPhase('MANUAL e2e', overHttp(stack, world.manual, true), world.manual, nextTraveller, 0),
   );
   log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
   const autoBare = await measured(() =>
-    runBarePhase('AUTO bare', stack, world.auto, nextTraveller, false, 2 * third),
+    runPhase(
+      'AUTO bare',
+      (times, traveller, trip) => journeyBare(stack, times, traveller, world.auto, trip, false),
+      world.auto,
+      nextTraveller,
+      2 * third,
+    ),
   );
   const manualBare = await measured(() =>
-    runBarePhase('MANUAL bare', stack, world.manual, nextTraveller, true, third),
+    runPhase(
+      'MANUAL bare',
+      (times, traveller, trip) => journeyBare(stack, times, traveller, world.manual, trip, true),
+      world.manual,
+      nextTraveller,
+      third,
+    ),
   );
   log(
     `Temporal floor (the two Temporal calls against an empty workflow): ${SECONDS} s at concurrency ${CONCURRENCY}`,
