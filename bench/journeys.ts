@@ -373,6 +373,11 @@ async function journeyBare(
   }
 }
 
+/** The journey through its bare transactions, as a flow. */
+function bare(stack: BenchStack, company: CompanyWorld, approve: boolean): Flow {
+  return (times, traveller, trip) => journeyBare(stack, times, traveller, company, trip, approve);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Deadlines
 // ---------------------------------------------------------------------------------------------
@@ -530,22 +535,10 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
   );
   log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
   const autoBare = await measured(() =>
-    runPhase(
-      'AUTO bare',
-      (times, traveller, trip) => journeyBare(stack, times, traveller, world.auto, trip, false),
-      world.auto,
-      nextTraveller,
-      2 * third,
-    ),
+    runPhase('AUTO bare', bare(stack, world.auto, false), world.auto, nextTraveller, 2 * third),
   );
   const manualBare = await measured(() =>
-    runPhase(
-      'MANUAL bare',
-      (times, traveller, trip) => journeyBare(stack, times, traveller, world.manual, trip, true),
-      world.manual,
-      nextTraveller,
-      third,
-    ),
+    runPhase('MANUAL bare', bare(stack, world.manual, true), world.manual, nextTraveller, third),
   );
   log(
     `Temporal floor (the two Temporal calls against an empty workflow): ${SECONDS} s at concurrency ${CONCURRENCY}`,
