@@ -1,14 +1,14 @@
 import { p } from '@mikro-orm/core';
 import type { ConflictView } from '../../domain/trip-conflicts.js';
 import { baseEntity, entity } from './base.js';
-import { tripFares } from './trip.js';
+import { stopAndCity } from './stop.js';
+import { tripAssignment, tripFares } from './trip.js';
 
 /** A route's ordered stops: running time from the previous stop, dwell and fare share (basis points). */
 export const RouteStop = entity('RouteStop', 'route_stops', {
   routeId: p.uuid().primary(),
   sequence: p.integer().primary(),
-  stopId: p.uuid(),
-  cityId: p.uuid(),
+  ...stopAndCity(),
   runningMinutes: p.integer(),
   dwellMinutes: p.integer().default(0),
   fareShareBp: p.integer(),
@@ -19,10 +19,7 @@ export const TripSchedule = baseEntity('TripSchedule', 'trip_schedules', {
   /** Order of the claims (identity): a schedule yields only to trips claimed before it. */
   claimOrder: p.bigint('number'),
   companyId: p.uuid(),
-  routeId: p.uuid(),
-  pickupStopId: p.uuid(),
-  busId: p.uuid(),
-  driverId: p.uuid().nullable(),
+  ...tripAssignment(),
   startDate: p.date(),
   endDate: p.date(),
   departureTimes: p.array(),

@@ -11,6 +11,15 @@ export const PublicStopKinds: readonly StopKind[] = [
   'BOARDING_POINT',
 ];
 
+/**
+ * The stop a row calls at or offers and the stop's city, copied onto the row so that reads by city
+ * (search, pickup points) need no join to stops.
+ */
+export const stopAndCity = () => ({
+  stopId: p.uuid(),
+  cityId: p.uuid(),
+});
+
 export const Stop = baseEntity('Stop', 'stops', {
   cityId: p.uuid(),
   companyId: p.uuid().nullable(),

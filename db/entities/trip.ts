@@ -1,6 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { companyEntity, idEntity } from './base.js';
+import { stopAndCity } from './stop.js';
 
 /** The statuses of the dispatch state machine (domain/trip-dispatch.ts). */
 export const TripStatus = TRIP_STATUSES;
@@ -17,6 +18,17 @@ export const tripFares = () => ({
 });
 
 /**
+ * The route a trip runs, the bus and driver assigned to it and the stop travellers board at; a trip
+ * schedule carries them for the trips it makes.
+ */
+export const tripAssignment = () => ({
+  routeId: p.uuid(),
+  busId: p.uuid(),
+  driverId: p.uuid().nullable(),
+  pickupStopId: p.uuid(),
+});
+
+/**
  * The trip a row belongs to and the company that runs it: company_id is the trip's, copied onto
  * the row so that a company's reads filter on it without joining trips.
  */
@@ -26,11 +38,8 @@ export const tripAndOperator = () => ({
 });
 
 export const Trip = companyEntity('Trip', 'trips', {
-  routeId: p.uuid(),
-  busId: p.uuid(),
+  ...tripAssignment(),
   scheduleId: p.uuid().nullable(),
-  driverId: p.uuid().nullable(),
-  pickupStopId: p.uuid(),
   departureAt: p.datetime(),
   arrivalAt: p.datetime(),
   operatingDate: p.date(),
@@ -45,8 +54,7 @@ export const Trip = companyEntity('Trip', 'trips', {
 /** The visit of one trip at one stop; its id is the stop_call_id travellers quote and book with. */
 export const TripStopCall = idEntity('TripStopCall', 'trip_stop_calls', {
   tripId: p.uuid(),
-  stopId: p.uuid(),
-  cityId: p.uuid(),
+  ...stopAndCity(),
   sequence: p.integer(),
   arrivalAt: p.datetime(),
   departureAt: p.datetime(),
