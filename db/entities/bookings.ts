@@ -1,6 +1,7 @@
 import { p } from '@mikro-orm/core';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 import { baseEntity, entity, pricedInSyp, stampedNow, updatedAt } from './base.js';
+import { tripAndOperator } from './trip.js';
 
 /**
  * The compatibility booking row the dashboard and older clients read: one per journey, company and
@@ -9,8 +10,7 @@ import { baseEntity, entity, pricedInSyp, stampedNow, updatedAt } from './base.j
 export const Booking = baseEntity('Booking', 'bookings', {
   bookingCode: p.text().unique(),
   journeyId: p.uuid().nullable(),
-  companyId: p.uuid(),
-  tripId: p.uuid(),
+  ...tripAndOperator(),
   passengerId: p.uuid().nullable(),
   ownerUserId: p.uuid().nullable(),
   passengerName: p.text(),
