@@ -73,11 +73,16 @@ export const decision = () => ({
   decidedAt: p.datetime().nullable(),
 });
 
+/** Good until expiresAt, spent once at usedAt (null until then): one-use tokens, vouchers. */
+export const usableOnceUntil = () => ({
+  expiresAt: p.datetime(),
+  usedAt: p.datetime().nullable(),
+});
+
 /** A one-use secret's hash: good until expiresAt, spent at usedAt. */
 export const oneUseToken = () => ({
   tokenHash: p.text().unique(),
-  expiresAt: p.datetime(),
-  usedAt: p.datetime().nullable(),
+  ...usableOnceUntil(),
 });
 
 /** A challenge answered at most once before it expires (codes, nonces). */

@@ -1,5 +1,13 @@
 import { p } from '@mikro-orm/core';
-import { baseEntity, bilingualName, companyEntity, entity, stampedNow, updatedAt } from './base.js';
+import {
+  baseEntity,
+  bilingualName,
+  companyEntity,
+  entity,
+  stampedNow,
+  updatedAt,
+  usableOnceUntil,
+} from './base.js';
 
 /**
  * Loyalty: one program per company with its tiers and reward catalogue, one account per traveller
@@ -65,8 +73,7 @@ export const LoyaltyRedemption = baseEntity('LoyaltyRedemption', 'loyalty_redemp
   userId: p.uuid(),
   pointsUsed: p.integer(),
   status: p.enum(['ISSUED', 'USED', 'EXPIRED', 'CANCELLED'] as const).default('ISSUED'),
-  expiresAt: p.datetime(),
-  usedAt: p.datetime().nullable(),
+  ...usableOnceUntil(),
   usedBookingIds: p.array().columnType('uuid[]').default([]),
   discount: p.bigint('number').nullable(),
   /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
