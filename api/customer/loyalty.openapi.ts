@@ -30,12 +30,8 @@ const Company = z.object({ id: Uuid, nameAr: z.string(), nameEn: z.string() });
 const Program = z.object({
   nameAr: z.string(),
   nameEn: z.string(),
-  pointsPer100: z
-    .number()
-    .int()
-    .meta({ description: 'points earned per 100 SYP paid (before the tier multiplier)' }),
+  pointsPer100: z.int().meta({ description: 'points earned per 100 SYP paid (before the tier multiplier)' }),
   referralPoints: z
-    .number()
     .int()
     .meta({ description: 'points each side gets when a referred traveller completes a first trip' }),
 });
@@ -43,20 +39,17 @@ const Tier = z.object({
   id: Uuid,
   nameAr: z.string(),
   nameEn: z.string(),
-  minLifetimePoints: z.number().int(),
-  multiplierPercent: z
-    .number()
-    .int()
-    .meta({ description: '100 = points as earned; 150 = half as many again' }),
+  minLifetimePoints: z.int(),
+  multiplierPercent: z.int().meta({ description: '100 = points as earned; 150 = half as many again' }),
 });
 const Account = z
   .object({
     id: Uuid,
-    balance: z.number().int().meta({ description: 'points that can be spent; never negative' }),
-    lifetimePoints: z.number().int().meta({ description: 'all points ever earned (decides the tier)' }),
+    balance: z.int().meta({ description: 'points that can be spent; never negative' }),
+    lifetimePoints: z.int().meta({ description: 'all points ever earned (decides the tier)' }),
     referralCode: z.string().meta({ description: 'your code in this program, to give to new travellers' }),
     tier: Tier.nullable(),
-    nextTier: Tier.extend({ pointsNeeded: z.number().int() }).nullable(),
+    nextTier: Tier.extend({ pointsNeeded: z.int() }).nullable(),
     createdAt: DateTimeText,
   })
   .meta({ id: 'LoyaltyAccount' });
@@ -67,7 +60,7 @@ const ProgramSummary = z
     company: Company,
     program: Program,
     hasAccount: z.boolean(),
-    balance: z.number().int().nullable().meta({ description: 'null until the account is opened' }),
+    balance: z.int().nullable().meta({ description: 'null until the account is opened' }),
   })
   .meta({ id: 'LoyaltyProgramSummary' });
 
@@ -85,22 +78,18 @@ const Reward = z
     nameAr: z.string(),
     nameEn: z.string(),
     type: z.enum(['discount', 'free_trip']),
-    pointsCost: z.number().int(),
-    discountPercent: z.number().int().nullable(),
+    pointsCost: z.int(),
+    discountPercent: z.int().nullable(),
     discountAmount: Money.nullable(),
     maxDiscount: Money.nullable().meta({ description: 'cap of a percent discount' }),
-    freeSeats: z
-      .number()
-      .int()
-      .nullable()
-      .meta({ description: 'free_trip: seats covered on the cheapest trip' }),
+    freeSeats: z.int().nullable().meta({ description: 'free_trip: seats covered on the cheapest trip' }),
     minSubtotal: Money.nullable(),
     routeIds: z.array(Uuid).meta({ description: 'empty: every route of the company' }),
-    allowedDays: z.array(z.number().int()).meta({
+    allowedDays: z.array(z.int()).meta({
       description: 'ISO weekdays (1 Monday .. 7 Sunday) of departure in Damascus; empty: every day',
     }),
-    voucherValidDays: z.number().int(),
-    remaining: z.number().int().nullable().meta({ description: 'redemptions left; null: unlimited' }),
+    voucherValidDays: z.int(),
+    remaining: z.int().nullable().meta({ description: 'redemptions left; null: unlimited' }),
   })
   .meta({ id: 'LoyaltyReward' });
 
@@ -111,8 +100,8 @@ const Transaction = z
       description:
         'ADJUST: a correction by the company; VOUCHER_REFUND: points of a withdrawn reward returned',
     }),
-    points: z.number().int().meta({ description: 'signed: negative for a redemption' }),
-    balanceAfter: z.number().int(),
+    points: z.int().meta({ description: 'signed: negative for a redemption' }),
+    balanceAfter: z.int(),
     bookingId: Uuid.nullable(),
     redemptionId: Uuid.nullable(),
     redemptionCode: z.string().nullable(),
@@ -131,13 +120,10 @@ const ReferralData = z.object({
     .nullable()
     .meta({ description: 'set when you were referred in this program' }),
   stats: z.object({
-    referred: z.number().int(),
-    rewarded: z.number().int(),
-    pending: z.number().int(),
-    pointsEarned: z
-      .number()
-      .int()
-      .meta({ description: 'referral bonus points earned through people you referred' }),
+    referred: z.int(),
+    rewarded: z.int(),
+    pending: z.int(),
+    pointsEarned: z.int().meta({ description: 'referral bonus points earned through people you referred' }),
   }),
 });
 const Referral = successWith(ReferralData);
@@ -159,7 +145,7 @@ const Redeemed = z.object({
   redemption: z.object({
     id: Uuid,
     code: z.string().meta({ description: 'voucher code RWD-XXXXXXXX; the reward_code of POST /bookings' }),
-    pointsUsed: z.number().int(),
+    pointsUsed: z.int(),
     expiresAt: DateTimeText,
   }),
 });
@@ -167,7 +153,7 @@ const Redeemed = z.object({
 export const PreviewBody = z
   .object({
     redemptionCode: z.string().trim().min(1).max(64),
-    subtotal: z.number().int().min(0).max(1_000_000_000),
+    subtotal: z.int().min(0).max(1_000_000_000),
     tripIds: z
       .array(Uuid)
       .min(1)
@@ -202,11 +188,11 @@ const RewardsResponse = successWith(z.object({ companyId: Uuid, rewards: z.array
 const TransactionsResponse = successWith(
   z.object({
     companyId: Uuid,
-    balance: z.number().int(),
+    balance: z.int(),
     transactions: z.array(Transaction),
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
+    total: z.int(),
+    limit: z.int(),
+    offset: z.int(),
   }),
 );
 
