@@ -14,6 +14,9 @@ import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http
 const TAGS = ['Dashboard: loyalty programme'];
 const Name = z.string().trim().min(1).max(120);
 const Money = z.int().min(1).max(1_000_000_000);
+/** A programme's, tier's or reward's name in Arabic and English: as a body sets it, as answers show it. */
+const BilingualName = { nameAr: Name, nameEn: Name };
+const BilingualNameText = { nameAr: z.string(), nameEn: z.string() };
 
 export const AccountsQuery = z
   .object({
@@ -29,8 +32,7 @@ export const AccountsQuery = z
 
 export const ProgramBody = z
   .object({
-    nameAr: Name,
-    nameEn: Name,
+    ...BilingualName,
     active: z.boolean().meta({ description: 'false: travellers neither see it nor earn or redeem in it' }),
     pointsPer100: z
       .int()
@@ -43,8 +45,7 @@ export const ProgramBody = z
 
 export const TierBody = z
   .object({
-    nameAr: Name,
-    nameEn: Name,
+    ...BilingualName,
     minLifetimePoints: z.int().min(0).max(1_000_000_000).meta({ description: 'unique in the programme' }),
     multiplierPercent: z
       .int()
@@ -94,8 +95,7 @@ export const RewardBody = z
       .toUpperCase()
       .regex(REWARD_CODE_PATTERN, 'must be 2 to 32 letters, digits, - or _, and not start with RWD-')
       .meta({ description: 'the catalogue code travellers redeem with; unique in the programme' }),
-    nameAr: Name,
-    nameEn: Name,
+    ...BilingualName,
     type: z.enum(REWARD_TYPES),
     discountPercent: z.int().min(1).max(100).nullable().default(null),
     discountAmount: Money.nullable().default(null),
@@ -139,14 +139,12 @@ export const AdjustBody = z
 
 const Tier = z.object({
   id: Id,
-  nameAr: z.string(),
-  nameEn: z.string(),
+  ...BilingualNameText,
   minLifetimePoints: z.int(),
   multiplierPercent: z.int(),
 });
 const Program = z.object({
-  nameAr: z.string(),
-  nameEn: z.string(),
+  ...BilingualNameText,
   active: z.boolean(),
   pointsPer100: z.int(),
   referralPoints: z.int(),
@@ -155,8 +153,7 @@ const Program = z.object({
 const Reward = z.object({
   id: Id,
   code: z.string(),
-  nameAr: z.string(),
-  nameEn: z.string(),
+  ...BilingualNameText,
   type: z.string(),
   discountPercent: z.int().nullable(),
   discountAmount: z.number().nullable(),
@@ -180,7 +177,7 @@ const Account = z.object({
   phone: z.string().nullable(),
   balance: z.int(),
   lifetimePoints: z.int(),
-  tier: z.object({ id: Id, nameAr: z.string(), nameEn: z.string() }).nullable(),
+  tier: z.object({ id: Id, ...BilingualNameText }).nullable(),
   referralCode: z.string(),
   createdAt: DateTimeText,
   updatedAt: DateTimeText,
