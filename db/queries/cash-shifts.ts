@@ -2,7 +2,7 @@ import { expectedAmount, type CashShiftSummary } from '../../domain/cash-shift.j
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
-import { iso, isoOrNull } from '../row-fields.js';
+import { camelFields, iso, isoOrNull } from '../row-fields.js';
 
 /**
  * Cash shifts as the dashboard reads them: the shift with its running totals (opening balance,
@@ -44,28 +44,27 @@ const SHIFT_SELECT = `select s.id, s.company_id, s.status, s.currency, s.opening
            coalesce(sum(amount) filter (where direction = 'OUT'), 0)::float8 as movements_out
       from cash_shift_movements where shift_id = s.id) m`;
 
-function toSummary(row: ShiftRow): CashShiftSummary {
-  const totals = {
+/** A closed shift shows what was recorded at closing; an open one its running figure. */
+function shownExpectedAmount(row: ShiftRow): number {
+  if (row.status === 'CLOSED') return row.expected_amount!;
+  return expectedAmount({
     openingBalance: row.opening_balance,
     collections: row.collections_amount,
     movementsIn: row.movements_in,
     movementsOut: row.movements_out,
-  };
+  });
+}
+
+function toSummary(row: ShiftRow): CashShiftSummary {
   return {
-    id: row.id,
-    companyId: row.company_id,
-    status: row.status,
-    currency: row.currency,
-    openingBalance: row.opening_balance,
-    openedBy: row.opened_by,
+    ...camelFields(row, ['id', 'company_id', 'status', 'currency', 'opening_balance', 'opened_by']),
     openedAt: iso(row.opened_at),
     overdueSince: isoOrNull(row.overdue_since),
     note: row.note,
     collections: { count: row.collections_count, amount: row.collections_amount },
     movementsIn: row.movements_in,
     movementsOut: row.movements_out,
-    // A closed shift shows what was recorded at closing; an open one its running figure.
-    expectedAmount: row.status === 'CLOSED' ? row.expected_amount! : expectedAmount(totals),
+    expectedAmount: shownExpectedAmount(row),
     declaredAmount: row.declared_amount,
     difference: row.difference,
     closedBy: row.closed_by,
