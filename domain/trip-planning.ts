@@ -136,18 +136,16 @@ export function replanRefusal(
       status: trip.status,
     });
   }
-  if (
-    trip.routeId !== next.routeId ||
-    trip.departureAt !== next.departureAt ||
-    trip.arrivalAt !== next.arrivalAt
-  ) {
+  const changed = <Field extends keyof TripPlanFields>(fields: readonly Field[]) =>
+    fields.filter((field) => trip[field] !== next[field]);
+  if (changed(['routeId', 'departureAt', 'arrivalAt']).length > 0) {
     return new PlanningRefusal(
       409,
       'TRIP_TIMETABLE_FIXED',
       "A trip's route and times cannot change; cancel it and plan a new trip",
     );
   }
-  const fixed = (['busId', 'pickupStopId'] as const).filter((field) => trip[field] !== next[field]);
+  const fixed = changed(['busId', 'pickupStopId']);
   if (trip.hasBookings && fixed.length > 0) {
     return new PlanningRefusal(
       409,
