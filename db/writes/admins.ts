@@ -6,7 +6,7 @@ import type { Database, TransactionClient } from '../orm.js';
 import { ADMIN_COLUMNS, type AdminRow } from '../queries/admins.js';
 import { rowById } from '../sql-runner.js';
 import { revokeOtherAdminSessions } from './admin-sessions.js';
-import { recordAudit, type AuditActor } from './audit.js';
+import { recordAct, type AuditActor } from './audit.js';
 import { flushUnlessTaken } from './flush-unique.js';
 
 /**
@@ -83,17 +83,12 @@ export async function createAdmin(
   return db.transaction(async (client) => {
     const row = await insertAdmin(client, admin);
     if (!row) return null;
-    await recordAudit(client, {
-      ...audit,
-      action: 'admins.create',
-      targetKind: 'admin',
-      targetId: row.id,
-      details: {
-        email: row.email,
-        role: row.role,
-        grantedPermissions: row.permissions,
-        totpRequired: row.totp_required,
-      },
+    const target = { kind: 'admin', id: row.id };
+    await recordAct(client, audit, 'admins.create', target, {
+      email: row.email,
+      role: row.role,
+      grantedPermissions: row.permissions,
+      totpRequired: row.totp_required,
     });
     return row;
   });
@@ -117,13 +112,8 @@ export async function changeAdmin(
     const row = await updateAdmin(client, current.id, decide(current));
     if (current.status === 'ACTIVE' && row.status === 'DISABLED')
       await revokeOtherAdminSessions(client, row.id);
-    await recordAudit(client, {
-      ...audit,
-      action: 'admins.update',
-      targetKind: 'admin',
-      targetId: row.id,
-      details: { changes: differences(current, row) },
-    });
+    const changes = differences(current, row);
+    await recordAct(client, audit, 'admins.update', { kind: 'admin', id: row.id }, { changes });
     return row;
   });
 }

@@ -95,7 +95,7 @@ export interface AuditTarget {
 
 /**
  * An audit writer for one kind of actor: the row of `actor`'s `action` on `target`, with `details`.
- * The staff writers below both take these arguments; they differ in the facts they add.
+ * The writers below all take these arguments; they differ in the actor and the facts they add.
  */
 export type ActRecorder<Actor> = (
   q: Pick<PoolClient, 'query'>,
@@ -105,18 +105,19 @@ export type ActRecorder<Actor> = (
   details: Record<string, unknown>,
 ) => Promise<void>;
 
+/** The audit row of an actor's act on one record (an administrator's: the route's AuditActor). */
+export const recordAct: ActRecorder<AuditActor> = (q, actor, action, target, details) =>
+  recordAudit(q, { ...actor, action, targetKind: target.kind, targetId: target.id, details });
+
 /** The audit row of a staff member's act on one record. */
 export const recordStaffAct: ActRecorder<StaffActor> = (q, actor, action, target, details) =>
-  recordAudit(q, {
-    actorKind: 'STAFF',
-    actorId: actor.staffUserId,
+  recordAct(
+    q,
+    { actorKind: 'STAFF', actorId: actor.staffUserId, ip: actor.ip, requestId: actor.requestId },
     action,
-    targetKind: target.kind,
-    targetId: target.id,
+    target,
     details,
-    ip: actor.ip,
-    requestId: actor.requestId,
-  });
+  );
 
 /**
  * The audit row of a staff member's change to a record of their company: the company is the

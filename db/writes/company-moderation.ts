@@ -8,7 +8,7 @@ import type { ScopeKind } from '../../domain/journey-confirmation.js';
 import { CompanyAdminAction } from '../entities/admin-console.js';
 import { Company } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
-import { recordAudit, type AuditActor } from './audit.js';
+import { recordAct, type AuditActor } from './audit.js';
 import { bumpVersion } from './platform-state.js';
 
 /**
@@ -71,18 +71,13 @@ export async function actOnCompany(
     await sql.em.flush();
     if (before.status !== after.status) await bumpVersion(sql, 'company_standing');
     const pendingRequests = input.action === 'SUSPEND' ? await pendingRequestsOf(sql, input.companyId) : [];
-    await recordAudit(sql, {
-      ...audit,
-      action: companyAuditAction(input.action),
-      targetKind: 'company',
-      targetId: input.companyId,
-      details: {
-        reason: input.reason,
-        before,
-        after,
-        historyId: action.id,
-        ...(input.action === 'SUSPEND' ? { pendingRequests: pendingRequests.map((row) => row.id) } : {}),
-      },
+    const target = { kind: 'company', id: input.companyId };
+    await recordAct(sql, audit, companyAuditAction(input.action), target, {
+      reason: input.reason,
+      before,
+      after,
+      historyId: action.id,
+      ...(input.action === 'SUSPEND' ? { pendingRequests: pendingRequests.map((row) => row.id) } : {}),
     });
     return { actionId: action.id, before, after, pendingRequests };
   });

@@ -7,7 +7,8 @@ import {
 import { Incident } from '../entities/admin-console.js';
 import type { Database } from '../orm.js';
 import { incident, type IncidentRow } from '../queries/platform-state.js';
-import { recordAudit, type AuditActor } from './audit.js';
+import { camelFields } from '../row-fields.js';
+import { recordAct, type AuditActor } from './audit.js';
 
 /**
  * Incidents: opened, updated as the team learns more, resolved (domain/incidents.ts holds the
@@ -40,13 +41,8 @@ export async function openIncident(
     });
     await sql.em.flush();
     const row = (await incident(sql, created.id))!;
-    await recordAudit(sql, {
-      ...audit,
-      action: 'incidents.create',
-      targetKind: 'incident',
-      targetId: row.id,
-      details: { title: row.title, severity: row.severity, status: row.status, startedAt: row.started_at },
-    });
+    const details = camelFields(row, ['title', 'severity', 'status', 'started_at']);
+    await recordAct(sql, audit, 'incidents.create', { kind: 'incident', id: row.id }, details);
     return row;
   });
 }
@@ -100,13 +96,9 @@ export async function changeIncident(
     }
     await sql.em.flush();
     const after = (await incident(sql, id))!;
-    await recordAudit(sql, {
-      ...audit,
-      action: resolving ? 'incidents.resolve' : 'incidents.update',
-      targetKind: 'incident',
-      targetId: id,
-      details: { before: facts(current), after: facts(after) },
-    });
+    const action = resolving ? 'incidents.resolve' : 'incidents.update';
+    const details = { before: facts(current), after: facts(after) };
+    await recordAct(sql, audit, action, { kind: 'incident', id }, details);
     return after;
   });
 }

@@ -3,7 +3,7 @@ import { checkWindowTimes, requireChangeableWindow } from '../../domain/maintena
 import { FeatureFlag, MaintenanceWindowEntity } from '../entities/admin-console.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { maintenanceWindow, type MaintenanceRow, type PlatformStateName } from '../queries/platform-state.js';
-import { recordAudit, type AuditActor } from './audit.js';
+import { recordAct, type AuditActor } from './audit.js';
 
 /**
  * Changes of the platform state every API process caches (feature flags, maintenance windows):
@@ -40,13 +40,8 @@ export async function setFeatureFlag(db: Database, change: FlagChange, audit: Au
       updatedAt: raw<Date>('now()'),
     });
     await bumpVersion(sql, 'feature_flags');
-    await recordAudit(sql, {
-      ...audit,
-      action: 'feature_flags.update',
-      targetKind: 'feature_flag',
-      targetId: change.key,
-      details: { reason: change.reason, before, after: change.enabled },
-    });
+    const details = { reason: change.reason, before, after: change.enabled };
+    await recordAct(sql, audit, 'feature_flags.update', { kind: 'feature_flag', id: change.key }, details);
   });
 }
 
@@ -80,13 +75,8 @@ export async function scheduleMaintenance(
     await sql.em.flush();
     await bumpVersion(sql, 'maintenance');
     const row = (await maintenanceWindow(sql, window.id))!;
-    await recordAudit(sql, {
-      ...audit,
-      action: 'maintenance.create',
-      targetKind: 'maintenance_window',
-      targetId: row.id,
-      details: windowFacts(row),
-    });
+    const target = { kind: 'maintenance_window', id: row.id };
+    await recordAct(sql, audit, 'maintenance.create', target, windowFacts(row));
     return row;
   });
 }
@@ -128,15 +118,11 @@ export async function changeMaintenance(
     await bumpVersion(sql, 'maintenance');
     const after = (await maintenanceWindow(sql, id))!;
     const { reason, ...actor } = audit;
-    await recordAudit(sql, {
-      ...actor,
-      action: cancel ? 'maintenance.cancel' : 'maintenance.update',
-      targetKind: 'maintenance_window',
-      targetId: id,
-      details: cancel
-        ? { ...windowFacts(current), stateBefore: current.state, reason: reason ?? null }
-        : { before: windowFacts(current), after: windowFacts(after) },
-    });
+    const details = cancel
+      ? { ...windowFacts(current), stateBefore: current.state, reason: reason ?? null }
+      : { before: windowFacts(current), after: windowFacts(after) };
+    const action = cancel ? 'maintenance.cancel' : 'maintenance.update';
+    await recordAct(sql, actor, action, { kind: 'maintenance_window', id }, details);
     return after;
   });
 }

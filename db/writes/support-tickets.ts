@@ -6,7 +6,7 @@ import { ticketStatusAfter, type TicketPriority, type TicketStatus } from '../..
 import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { OWN_BOOKING } from '../queries/customer-bookings.js';
-import { recordAudit, type AuditActor } from './audit.js';
+import { recordAct, type AuditActor } from './audit.js';
 
 /**
  * Support tickets: opened by a traveller about a booking or by support on someone's behalf,
@@ -23,7 +23,7 @@ function auditTicket(
   ticketId: string,
   details: Record<string, unknown>,
 ): Promise<void> {
-  return recordAudit(sql, { ...audit, action, targetKind: 'support_ticket', targetId: ticketId, details });
+  return recordAct(sql, audit, action, { kind: 'support_ticket', id: ticketId }, details);
 }
 
 export type TicketAuthor = { kind: 'TRAVELLER'; userId: string } | { kind: 'ADMIN'; adminId: string };
