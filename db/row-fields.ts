@@ -45,3 +45,14 @@ export function pickColumns<Row extends object, const Key extends keyof Row & st
   for (const column of columns) fields[column] = row[column];
   return fields;
 }
+
+/**
+ * The named fields of `rows` as one array each, in the order given: the parameters of a statement
+ * that writes many rows at once from `unnest($n::type[], ...)`.
+ */
+export function columnsOf<Row extends object, const Key extends keyof Row>(
+  rows: readonly Row[],
+  fields: readonly Key[],
+): Row[Key][][] {
+  return fields.map((field) => rows.map((row) => row[field]));
+}

@@ -15,6 +15,7 @@ import { PG_EXCLUSION_VIOLATION, pgCode } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import { seatsByLabel, type LabelledSeat } from '../../queries/layout-seats.js';
 import { companyScopeSql } from '../../queries/scope.js';
+import { columnsOf } from '../../row-fields.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { expireLapsedHolds } from '../seat-locks.js';
 import {
@@ -170,7 +171,12 @@ async function reissueTickets(
     current.map((ticket) => ticket.id),
     'REISSUED',
   );
+  // Each traveller keeps their place in the booking and takes the new seat of that place.
   const travellers = [...current].sort((a, b) => a.traveller_index - b.traveller_index);
+  const reissued = travellers.map((ticket, index) => {
+    const seat = seats[index]!;
+    return { ...ticket, seat_id: seat.seat_id, seat_number: seat.seat_number };
+  });
   await client.query(
     `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
                                   seat_id, seat_number)
@@ -182,11 +188,13 @@ async function reissueTickets(
       booking.leg_sequence,
       target.id,
       target.company_id,
-      travellers.map((ticket) => ticket.traveller_index),
-      travellers.map((ticket) => ticket.traveller_name),
-      travellers.map((ticket) => ticket.traveller_phone),
-      travellers.map((_, index) => seats[index]!.seat_id),
-      travellers.map((_, index) => seats[index]!.seat_number),
+      ...columnsOf(reissued, [
+        'traveller_index',
+        'traveller_name',
+        'traveller_phone',
+        'seat_id',
+        'seat_number',
+      ]),
     ],
   );
   await signTicketsOf(client, { kind: 'JOURNEY', id: booking.journey_id! }, signing);

@@ -5,6 +5,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import type { Database } from '../../orm.js';
+import { columnsOf } from '../../row-fields.js';
 import { refuseUnassigned } from './trip.js';
 
 /**
@@ -59,12 +60,7 @@ export async function recordPositions(
       input.tripId,
       input.companyId,
       input.actor.staffUserId,
-      positions.map((position) => position.recordedAt),
-      positions.map((position) => position.latitude),
-      positions.map((position) => position.longitude),
-      positions.map((position) => position.speedKmh),
-      positions.map((position) => position.heading),
-      positions.map((position) => position.accuracyM),
+      ...columnsOf(positions, ['recordedAt', 'latitude', 'longitude', 'speedKmh', 'heading', 'accuracyM']),
     ],
   );
   return { accepted: rows.length, duplicates: positions.length - rows.length };
