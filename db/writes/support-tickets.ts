@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/postgresql';
 import { effectivePermissions, type AdminRole } from '../../domain/permissions.js';
 import { Refusal } from '../../domain/refusal.js';
-import { ticketStatusAfter, type TicketPriority, type TicketStatus } from '../../domain/support-tickets.js';
+import {
+  ticketStatusAfter,
+  type TicketEvent,
+  type TicketPriority,
+  type TicketStatus,
+} from '../../domain/support-tickets.js';
 import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { OWN_BOOKING } from '../queries/customer-bookings.js';
@@ -143,15 +148,38 @@ interface LockedTicket {
   assignee_admin_id: string | null;
 }
 
-/** The ticket locked for a change; a traveller only finds their own. 404 TICKET_NOT_FOUND otherwise. */
-async function lockTicket(sql: TransactionClient, ticketId: string, travellerUserId?: string) {
+/**
+ * The ticket locked for `event` and the status the event moves it to. A traveller only finds their
+ * own ticket (404 TICKET_NOT_FOUND otherwise); a closed ticket takes no event (409 TICKET_CLOSED).
+ */
+async function lockTicket(
+  sql: TransactionClient,
+  ticketId: string,
+  event: TicketEvent,
+  travellerUserId?: string,
+): Promise<LockedTicket & { next: TicketStatus }> {
   const { rows } = await sql.query<LockedTicket>(
     `select id, status, assignee_admin_id from support_tickets
      where id = $1 and ($2::uuid is null or traveller_user_id = $2) for update`,
     [ticketId, travellerUserId ?? null],
   );
   if (!rows[0]) throw notFound('TICKET_NOT_FOUND', 'No such ticket');
-  return rows[0];
+  return { ...rows[0], next: ticketStatusAfter(rows[0].status, event) };
+}
+
+/** What a change of a ticket sets: always its new status. */
+interface TicketChange {
+  status: TicketStatus;
+  assigneeAdminId?: string | null;
+  resolution?: string;
+  closedAt?: Date;
+}
+
+/** Saves a change of the locked ticket; updated_at moves. */
+async function saveTicket(sql: TransactionClient, ticketId: string, change: TicketChange): Promise<void> {
+  const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
+  sql.em.assign(ticket, { ...change, updatedAt: raw<Date>('now()') });
+  await sql.em.flush();
 }
 
 /**
@@ -166,25 +194,22 @@ export async function addTicketMessage(
   audit: AuditActor | null,
 ): Promise<void> {
   await db.transaction(async (sql) => {
-    const locked = await lockTicket(sql, ticketId, author.kind === 'TRAVELLER' ? author.userId : undefined);
-    const next = ticketStatusAfter(
-      locked.status,
-      author.kind === 'ADMIN' ? 'ADMIN_REPLY' : 'TRAVELLER_MESSAGE',
-    );
+    const locked =
+      author.kind === 'ADMIN'
+        ? await lockTicket(sql, ticketId, 'ADMIN_REPLY')
+        : await lockTicket(sql, ticketId, 'TRAVELLER_MESSAGE', author.userId);
     const message = sql.em.create(SupportTicketMessage, {
       ticketId,
       authorKind: author.kind,
       authorId: authorId(author),
       body,
     });
-    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
-    sql.em.assign(ticket, { status: next, updatedAt: raw<Date>('now()') });
-    await sql.em.flush();
+    await saveTicket(sql, ticketId, { status: locked.next });
     if (audit) {
       await auditTicket(sql, audit, 'tickets.reply', ticketId, {
         messageId: message.id,
         statusBefore: locked.status,
-        statusAfter: next,
+        statusAfter: locked.next,
       });
     }
   });
@@ -201,12 +226,9 @@ export async function assignTicket(
   audit: AuditActor,
 ): Promise<void> {
   await db.transaction(async (sql) => {
-    const locked = await lockTicket(sql, ticketId);
-    const next = ticketStatusAfter(locked.status, 'ASSIGN');
+    const locked = await lockTicket(sql, ticketId, 'ASSIGN');
     if (assigneeId) await requireTicketManager(sql, assigneeId);
-    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
-    sql.em.assign(ticket, { assigneeAdminId: assigneeId, status: next, updatedAt: raw<Date>('now()') });
-    await sql.em.flush();
+    await saveTicket(sql, ticketId, { assigneeAdminId: assigneeId, status: locked.next });
     await auditTicket(sql, audit, 'tickets.assign', ticketId, {
       before: locked.assignee_admin_id,
       after: assigneeId,
@@ -237,16 +259,8 @@ export async function closeTicket(
   audit: AuditActor,
 ): Promise<void> {
   await db.transaction(async (sql) => {
-    const locked = await lockTicket(sql, ticketId);
-    const next = ticketStatusAfter(locked.status, 'CLOSE');
-    const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
-    sql.em.assign(ticket, {
-      status: next,
-      resolution,
-      closedAt: raw<Date>('now()'),
-      updatedAt: raw<Date>('now()'),
-    });
-    await sql.em.flush();
+    const locked = await lockTicket(sql, ticketId, 'CLOSE');
+    await saveTicket(sql, ticketId, { status: locked.next, resolution, closedAt: raw<Date>('now()') });
     await auditTicket(sql, audit, 'tickets.close', ticketId, { resolution, statusBefore: locked.status });
   });
 }
