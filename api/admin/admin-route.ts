@@ -1,15 +1,17 @@
 import type { Context } from 'koa';
 import type { AuditActor } from '../../db/writes/audit.js';
 import type { AdminPermission } from '../../domain/permissions.js';
-import { adminAuditActor, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
-import { guardedRouteDeclarer } from '../http/guarded-route.js';
+import { adminAuditActor, currentAdmin, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
+import { guardedRouteDeclarer, type GuardOf } from '../http/guarded-route.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 
 /**
  * How the administration's route modules declare a route that needs one permission. The route is
  * `administrator` and its handler starts by checking that the signed-in administrator holds the
  * permission (else 403 PERMISSION_DENIED naming it); `adminRoute` does both, so a declaration names
  * its permission once and its handler receives the administrator it let through. Input is
- * validated before the check runs, as for any route (api/http/route.ts).
+ * validated before the check runs, as for any route (api/http/route.ts). The routes of the
+ * administrator's own session, which need no permission, are declared alike (`firstFactorRoute`).
  */
 
 /** The administrator a route let through, and who they are in the audit rows the route writes. */
@@ -28,4 +30,30 @@ export const adminRoute = guardedRouteDeclarer('administrator', actingAdmin);
 function actingAdmin(ctx: Context, permission: AdminPermission): ActingAdmin {
   const admin = requirePermission(ctx, permission);
   return { admin, audit: { ...adminAuditActor(ctx), actorId: admin.adminId } };
+}
+
+/**
+ * firstFactorRoute(surface, guard, spec): an `administratorFirstFactor` route, one that answers a
+ * session still owing its second factor (signing in with it, setting it up, signing out), whose
+ * handler gets the administrator `guard` let through: `currentAdmin`, or `attemptingCode(limit)`
+ * where the route checks a code.
+ */
+export const firstFactorRoute = guardedRouteDeclarer(
+  'administratorFirstFactor',
+  (ctx, guard: GuardOf<AdminPrincipal>) => guard(ctx),
+);
+
+/** The guard of a route that checks a second-factor code (see attemptingCode). */
+export type CodeAttempt = GuardOf<AdminPrincipal>;
+
+/**
+ * The guard of a route that checks a second-factor code: the current administrator, once one more
+ * attempt of theirs is counted. Every such route shares one `limit` per administrator.
+ */
+export function attemptingCode(limit: RateLimiter): CodeAttempt {
+  return async (ctx) => {
+    const admin = currentAdmin(ctx);
+    await limit.consume(ctx, admin.adminId);
+    return admin;
+  };
 }

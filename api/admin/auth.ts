@@ -8,7 +8,8 @@ import { requestOrigin } from '../http/request-origin.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, LoginBody } from './auth.openapi.js';
-import { adminAttemptingCode, openedSession, SecondFactorProofBody } from './schemas.js';
+import { attemptingCode, firstFactorRoute, type CodeAttempt } from './admin-route.js';
+import { openedSession, SecondFactorProofBody } from './schemas.js';
 
 /** POST /auth/login, POST /auth/2fa and POST /auth/logout of the administration surface. */
 export function registerAdminAuthRoutes(
@@ -17,7 +18,7 @@ export function registerAdminAuthRoutes(
   secondFactorLimit: RateLimiter,
 ): void {
   registerAdminLoginRoute(surface, context);
-  registerSecondFactorCheckRoute(surface, context, secondFactorLimit);
+  registerSecondFactorCheckRoute(surface, context, attemptingCode(secondFactorLimit));
   registerAdminLogoutRoute(surface, context);
 }
 
@@ -41,16 +42,17 @@ function registerAdminLoginRoute(surface: Surface, { config, db }: AppContext): 
   });
 }
 
-function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, limit: RateLimiter): void {
-  const { config, db } = context;
-  surface.route({
+function registerSecondFactorCheckRoute(
+  surface: Surface,
+  { config, db }: AppContext,
+  codeAttempt: CodeAttempt,
+): void {
+  firstFactorRoute(surface, codeAttempt, {
     ...docs.adminVerifySecondFactor,
     method: 'post',
     path: '/auth/2fa',
-    security: 'administratorFirstFactor',
     body: SecondFactorProofBody,
-    handler: async (ctx, { body }) => {
-      const admin = await adminAttemptingCode(ctx, limit);
+    handler: async (ctx, admin, { body }) => {
       const session = await completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       ok(ctx, { secondFactorRequired: false, ...openedSession(ctx, config, session) });
     },
@@ -58,13 +60,12 @@ function registerSecondFactorCheckRoute(surface: Surface, context: AppContext, l
 }
 
 function registerAdminLogoutRoute(surface: Surface, { config, db }: AppContext): void {
-  surface.route({
+  firstFactorRoute(surface, currentAdmin, {
     ...docs.adminLogout,
     method: 'post',
     path: '/auth/logout',
-    security: 'administratorFirstFactor',
-    handler: async (ctx) => {
-      await signOutAdmin(db, currentAdmin(ctx), requestOrigin(ctx));
+    handler: async (ctx, admin) => {
+      await signOutAdmin(db, admin, requestOrigin(ctx));
       clearAdminSessionCookies(ctx, config);
       ok(ctx, null);
     },

@@ -1,9 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { ADMIN_PERMISSIONS, ADMIN_ROLES } from '../../domain/permissions.js';
-import { currentAdmin, type AdminPrincipal } from '../auth/admin-auth.js';
 import { setAdminSessionCookies, type IssuedAdminSession } from '../auth/admin-session.js';
-import type { RateLimiter } from '../http/rate-limit.js';
 import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
 
 /** Answer primitives shared by every surface, re-exported for this module's importers. */
@@ -43,16 +41,6 @@ export const pageAnswer = <T extends z.ZodType>(item: T) =>
   successWith(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));
 
 export const OkResponse = successWith(z.null());
-
-/**
- * The current administrator, once one more second-factor attempt of theirs is counted: every
- * route that checks a code shares one limit per administrator.
- */
-export async function adminAttemptingCode(ctx: Context, limit: RateLimiter): Promise<AdminPrincipal> {
-  const admin = currentAdmin(ctx);
-  await limit.consume(ctx, admin.adminId);
-  return admin;
-}
 
 /**
  * Opens a signed-in (or newly confirmed) session on the response: sets its cookies and gives what

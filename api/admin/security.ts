@@ -10,11 +10,13 @@ import {
   type SecondFactorProof,
 } from '../auth/admin-second-factor.js';
 import { badRequest } from '../http/errors.js';
+import { guardedRoute } from '../http/guarded-route.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
-import { adminAttemptingCode, openedSession, SecondFactorProofBody } from './schemas.js';
+import { attemptingCode, firstFactorRoute, type CodeAttempt } from './admin-route.js';
+import { openedSession, SecondFactorProofBody } from './schemas.js';
 import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 
 /** GET, POST, PATCH and DELETE /security/2fa: the signed-in administrator's own authenticator. */
@@ -23,31 +25,29 @@ export function registerSecondFactorRoutes(
   context: AppContext,
   secondFactorLimit: RateLimiter,
 ): void {
+  const codeAttempt = attemptingCode(secondFactorLimit);
   registerStatusRoute(surface, context);
   registerEnrolRoute(surface, context, secondFactorLimit);
-  registerConfirmRoute(surface, context, secondFactorLimit);
-  registerRemoveRoute(surface, context, secondFactorLimit);
+  registerConfirmRoute(surface, context, codeAttempt);
+  registerRemoveRoute(surface, context, codeAttempt);
 }
 
 function registerStatusRoute(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  firstFactorRoute(surface, currentAdmin, {
     ...docs.adminSecondFactorStatus,
     method: 'get',
     path: '/security/2fa',
-    security: 'administratorFirstFactor',
-    handler: async (ctx) => ok(ctx, await secondFactorOverview(db, currentAdmin(ctx))),
+    handler: async (ctx, admin) => ok(ctx, await secondFactorOverview(db, admin)),
   });
 }
 
 function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
-  surface.route({
+  firstFactorRoute(surface, currentAdmin, {
     ...docs.adminStartSecondFactorEnrolment,
     method: 'post',
     path: '/security/2fa',
-    security: 'administratorFirstFactor',
     body: EnrolBody,
-    handler: async (ctx, { body }) => {
-      const admin = currentAdmin(ctx);
+    handler: async (ctx, admin, { body }) => {
       const proof = proofOf(body);
       if (proof) await limit.consume(ctx, admin.adminId);
       const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
@@ -63,15 +63,13 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
   });
 }
 
-function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
-  surface.route({
+function registerConfirmRoute(surface: Surface, { config, db }: AppContext, codeAttempt: CodeAttempt): void {
+  firstFactorRoute(surface, codeAttempt, {
     ...docs.adminConfirmSecondFactor,
     method: 'patch',
     path: '/security/2fa',
-    security: 'administratorFirstFactor',
     body: ConfirmBody,
-    handler: async (ctx, { body }) => {
-      const admin = await adminAttemptingCode(ctx, limit);
+    handler: async (ctx, admin, { body }) => {
       const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
       ok(ctx, {
         enabled: true,
@@ -82,15 +80,13 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limi
   });
 }
 
-function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
-  surface.route({
+function registerRemoveRoute(surface: Surface, { config, db }: AppContext, codeAttempt: CodeAttempt): void {
+  guardedRoute(surface, 'administrator', codeAttempt, {
     ...docs.adminRemoveSecondFactor,
     method: 'delete',
     path: '/security/2fa',
-    security: 'administrator',
     body: SecondFactorProofBody,
-    handler: async (ctx, { body }) => {
-      const admin = await adminAttemptingCode(ctx, limit);
+    handler: async (ctx, admin, { body }) => {
       await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
       ok(ctx, { enabled: false });
     },
