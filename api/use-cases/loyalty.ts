@@ -44,15 +44,18 @@ async function accountFor(db: Database, caller: LoyaltyCaller, companyId: string
   return { program, accountId: await ensureAccount(db.pool, program.companyId, caller.userId) };
 }
 
-/** `act` as the caller, a member of the company's program. */
-async function asMember<T>(
-  db: Database,
-  caller: LoyaltyCaller,
-  companyId: string,
-  act: (member: { companyId: string; userId: string }) => Promise<T>,
-): Promise<T> {
-  const program = await programFor(db, caller, companyId);
-  return act({ companyId: program.companyId, userId: caller.userId });
+/** Who a member's write acts for: the program's company and the caller. */
+type Member = { companyId: string; userId: string };
+
+/**
+ * A write the caller makes as a member of the program of the body's `companyId` (else 404): the
+ * write gets the body (its referral or reward code) with the program's company and the caller.
+ */
+function asMember<Input extends Member, T>(write: (db: Database, input: Input) => Promise<T>) {
+  return async (db: Database, caller: LoyaltyCaller, body: Omit<Input, 'userId'>): Promise<T> => {
+    const program = await programFor(db, caller, body.companyId);
+    return write(db, { ...body, companyId: program.companyId, userId: caller.userId } as Input);
+  };
 }
 
 /** GET /loyalty/account: the programs the caller may join, or the caller's account in one. */
@@ -106,26 +109,10 @@ export async function loyaltyReferral(
 }
 
 /** POST /loyalty/referral. */
-export function useReferral(
-  db: Database,
-  caller: LoyaltyCaller,
-  body: { companyId: string; referralCode: string },
-) {
-  return asMember(db, caller, body.companyId, (member) =>
-    recordReferral(db, { ...member, referralCode: body.referralCode }),
-  );
-}
+export const useReferral = asMember(recordReferral);
 
 /** POST /loyalty/redeem. */
-export function redeemInProgram(
-  db: Database,
-  caller: LoyaltyCaller,
-  body: { companyId: string; rewardCode: string },
-) {
-  return asMember(db, caller, body.companyId, (member) =>
-    redeemReward(db, { ...member, rewardCode: body.rewardCode }),
-  );
-}
+export const redeemInProgram = asMember(redeemReward);
 
 /** POST /loyalty/preview: what the voucher would take off these trips, consuming nothing. */
 export async function previewVoucherOn(
