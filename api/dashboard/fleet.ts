@@ -52,10 +52,7 @@ function registerBusRoutes(surface: Surface, { db }: AppContext): void {
   });
 
   const busesPage = { ...docs.listBuses, path: '/buses', query: BusesQuery };
-  companyPageRoute(surface, busesPage, async (companyId, query) => {
-    const { buses, total } = await listBuses(db, companyId, query);
-    return [buses, total];
-  });
+  companyPageRoute(surface, busesPage, 'buses', (companyId, query) => listBuses(db, companyId, query));
 
   const busCreation = { ...docs.createBus, path: '/buses', body: BusBody };
   planningCreateRoute(surface, busCreation, async (act, body) => {
@@ -108,10 +105,7 @@ function registerLayoutRoutes(surface: Surface, { db }: AppContext): void {
 
 function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
   const driversPage = { ...docs.listDrivers, path: '/drivers', query: BusesQuery };
-  companyPageRoute(surface, driversPage, async (companyId, query) => {
-    const { drivers, total } = await listDrivers(db, companyId, query);
-    return [drivers, total];
-  });
+  companyPageRoute(surface, driversPage, 'drivers', (companyId, query) => listDrivers(db, companyId, query));
 
   const driverCreation = { ...docs.createDriver, path: '/drivers', body: DriverBody, guard: driverManager };
   planningCreateRoute(surface, driverCreation, async (act, body) => {

@@ -44,10 +44,7 @@ function registerCityRoutes(surface: Surface, { db }: AppContext): void {
 
 function registerRouteRoutes(surface: Surface, { db }: AppContext): void {
   const routesPage = { ...docs.listDashboardRoutes, path: '/routes', query: RoutesQuery };
-  companyPageRoute(surface, routesPage, async (companyId, query) => {
-    const { routes, total } = await listRoutes(db, companyId, query);
-    return [routes, total];
-  });
+  companyPageRoute(surface, routesPage, 'routes', (companyId, query) => listRoutes(db, companyId, query));
 
   const routeCreation = { ...docs.createRoute, path: '/routes', body: RouteBody };
   planningCreateRoute(surface, routeCreation, async (act, body) => {

@@ -23,8 +23,11 @@ export const staffRoute = guardedRouteDeclarer('companyStaff', (ctx, guard: Staf
 
 type PageQuery = z.ZodType<{ limit: number; offset: number }>;
 
-/** One page of the company's records and how many there are in all. */
-export type CompanyPage = Promise<[rows: unknown[], total: number]>;
+/**
+ * One page of the company's records under `key` (`{ buses, total }`...: companyListing's answer,
+ * db/queries/company-records.ts) and how many there are in all.
+ */
+export type CompanyPage<Key extends string> = Promise<{ [K in Key]: unknown[] } & { total: number }>;
 
 /**
  * What a company's records answer on every read: `private, no-store`. It is every answer's default
@@ -35,12 +38,14 @@ const PRIVATE = 'private, no-store';
 
 /**
  * GET `path`: one page of the session company's records (`{ success, data, pagination }`), for
- * any dashboard role unless `guard` says otherwise. `list` reads the page for the company.
+ * any dashboard role unless `guard` says otherwise. `list` reads the page for the company, its
+ * records under `key`.
  */
-export function companyPageRoute<Q extends PageQuery>(
+export function companyPageRoute<Q extends PageQuery, Key extends string>(
   surface: Surface,
   route: OperationDoc & { path: string; query: Q; guard?: StaffGuardOf },
-  list: (companyId: string, query: z.output<Q>) => CompanyPage,
+  key: Key,
+  list: (companyId: string, query: z.output<Q>) => CompanyPage<Key>,
 ): void {
   const { guard = authorize, ...declared } = route;
   staffRoute(surface, guard, {
@@ -49,9 +54,9 @@ export function companyPageRoute<Q extends PageQuery>(
     handler: async (ctx, staff, input) => {
       // Infer<Q> of a Q that is known only as a page query: its output, as the route validated it.
       const query = input.query as z.output<Q>;
-      const [rows, total] = await list(staff.companyId, query);
+      const listed = await list(staff.companyId, query);
       ctx.set('Cache-Control', PRIVATE);
-      page(ctx, rows, query, total);
+      page(ctx, listed[key], query, listed.total);
     },
   });
 }

@@ -7,8 +7,5 @@ import { docs, TeamQuery } from './team.openapi.js';
 /** GET /team: the company's members, a page at a time. */
 export function registerTeamRoutes(surface: Surface, { db }: AppContext): void {
   const teamPage = { ...docs.listTeam, path: '/team', query: TeamQuery };
-  companyPageRoute(surface, teamPage, async (companyId, query) => {
-    const { members, total } = await listTeam(db, companyId, query);
-    return [members, total];
-  });
+  companyPageRoute(surface, teamPage, 'members', (companyId, query) => listTeam(db, companyId, query));
 }

@@ -36,9 +36,9 @@ function activeTripView(trip: ActiveTrip, now: Date) {
 /** GET /tracking/active-trips: live tracking of the company's trips under way. */
 export function registerTrackingRoutes(surface: Surface, { db }: AppContext): void {
   const activeTrips = { ...docs.listActiveTrips, path: '/tracking/active-trips', query: ActiveTripsQuery };
-  companyPageRoute(surface, activeTrips, async (companyId, query) => {
+  companyPageRoute(surface, activeTrips, 'trips', async (companyId, query) => {
     const { trips, total } = await listActiveTrips(db, companyId, query);
     const now = new Date();
-    return [trips.map((trip) => activeTripView(trip, now)), total];
+    return { trips: trips.map((trip) => activeTripView(trip, now)), total };
   });
 }

@@ -26,10 +26,9 @@ export function registerTripScheduleRoutes(
     query: SchedulesQuery,
     guard: planningReader,
   };
-  companyPageRoute(surface, schedulesPage, async (companyId, query) => {
-    const { schedules, total } = await listTripSchedules(db, companyId, query);
-    return [schedules, total];
-  });
+  companyPageRoute(surface, schedulesPage, 'schedules', (companyId, query) =>
+    listTripSchedules(db, companyId, query),
+  );
 
   staffRoute(surface, planningReader, {
     ...docs.getTripSchedule,
