@@ -108,8 +108,9 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
 }
 
 /**
- * POST `path` adds an entry to the programme's catalogue (201) and PUT `path`/{id} changes one:
- * the tiers and the rewards, each saved by one write that tells a new entry by its missing id.
+ * POST `path` adds an entry to the programme's catalogue (201), PUT `path`/{id} changes one and,
+ * where entries can be withdrawn, DELETE `path`/{id} withdraws one: the tiers and the rewards,
+ * each saved by one write that tells a new entry by its missing id.
  */
 function registerCatalogueWrites<B extends z.ZodType>(
   surface: Surface,
@@ -118,9 +119,10 @@ function registerCatalogueWrites<B extends z.ZodType>(
     body: B;
     docs: { create: OperationDoc; update: OperationDoc };
     save: (entry: Infer<B>, id: string | undefined, actor: ProgrammeActor) => Promise<unknown>;
+    withdraw?: { doc: OperationDoc; write: (id: string, actor: ProgrammeActor) => Promise<unknown> };
   },
 ): void {
-  const { path, body: Body, save } = catalogue;
+  const { path, body: Body, save, withdraw } = catalogue;
   surface.route({
     ...catalogue.docs.create,
     ...WRITE,
@@ -142,6 +144,17 @@ function registerCatalogueWrites<B extends z.ZodType>(
       ok(ctx, await save(body, params.id, managerOf(ctx)));
     },
   });
+  if (!withdraw) return;
+  surface.route({
+    ...withdraw.doc,
+    ...WRITE,
+    method: 'delete',
+    path: `${path}/{id}`,
+    params: IdParams,
+    handler: async (ctx, { params }) => {
+      ok(ctx, await withdraw.write(params.id, managerOf(ctx)));
+    },
+  });
 }
 
 /** POST, PUT and DELETE /loyalty/rewards: the reward catalogue. */
@@ -151,16 +164,9 @@ function registerRewardRoutes(surface: Surface, { db }: AppContext): void {
     body: RewardBody,
     docs: { create: docs.createLoyaltyReward, update: docs.updateLoyaltyReward },
     save: (reward, rewardId, actor) => saveReward(db, { rewardId, reward }, actor),
-  });
-
-  surface.route({
-    ...docs.deleteLoyaltyReward,
-    ...WRITE,
-    method: 'delete',
-    path: '/loyalty/rewards/{id}',
-    params: IdParams,
-    handler: async (ctx, { params }) => {
-      ok(ctx, await withdrawReward(db, params.id, managerOf(ctx)));
+    withdraw: {
+      doc: docs.deleteLoyaltyReward,
+      write: (rewardId, actor) => withdrawReward(db, rewardId, actor),
     },
   });
 }
