@@ -2,7 +2,8 @@ import type { Context, Next } from 'koa';
 import type { ShareIssuer } from '../../domain/document-sharing.js';
 import type { AppContext } from '../app.js';
 import { minuteLimiter } from '../http/rate-limit.js';
-import type { Surface } from '../http/route.js';
+import { guardedRoute, type GuardedRouteSpec, type Part } from '../http/guarded-route.js';
+import type { OperationDoc, Surface } from '../http/route.js';
 import { issueShare, revokeShare, type DocumentSharing } from '../use-cases/document-sharing.js';
 import { CreateShareBody, docs, GrantParams } from './share-routes.openapi.js';
 import { created, ok } from '../http/respond.js';
@@ -54,27 +55,35 @@ export function registerShareIssuerRoutes(
   sharing: DocumentSharing,
   spec: ShareIssuerSpec,
 ): void {
-  surface.route({
-    ...docs.createDocumentShare,
-    operationId: `createDocumentShare${spec.operationSuffix}`,
+  /**
+   * Declares `doc`'s operation with the surface's security: its operationId gets the surface's
+   * suffix, and its handler the issuer.
+   */
+  const issuerRoute = <P extends Part = undefined, B extends Part = undefined>(
+    doc: OperationDoc,
+    route: Omit<GuardedRouteSpec<ShareIssuer, P, undefined, B>, keyof OperationDoc>,
+  ) =>
+    guardedRoute(surface, spec.security, spec.issuerOf, {
+      ...doc,
+      operationId: `${doc.operationId}${spec.operationSuffix}`,
+      ...route,
+    });
+
+  issuerRoute(docs.createDocumentShare, {
     method: 'post',
     path: '/document-shares',
-    security: spec.security,
     body: CreateShareBody,
-    handler: async (ctx, { body }) => {
-      created(ctx, await issueShare(sharing, spec.issuerOf(ctx), body));
+    handler: async (ctx, issuer, { body }) => {
+      created(ctx, await issueShare(sharing, issuer, body));
     },
   });
 
-  surface.route({
-    ...docs.revokeDocumentShare,
-    operationId: `revokeDocumentShare${spec.operationSuffix}`,
+  issuerRoute(docs.revokeDocumentShare, {
     method: 'post',
     path: '/document-shares/{grantId}/revoke',
-    security: spec.security,
     params: GrantParams,
-    handler: async (ctx, { params }) => {
-      ok(ctx, await revokeShare(sharing, spec.issuerOf(ctx), params.grantId));
+    handler: async (ctx, issuer, { params }) => {
+      ok(ctx, await revokeShare(sharing, issuer, params.grantId));
     },
   });
 }

@@ -43,7 +43,7 @@ export function guardedRoute<
 }
 
 /** A route's params, query or body schema; undefined where the route takes none. */
-type Part = z.ZodType | undefined;
+export type Part = z.ZodType | undefined;
 
 /**
  * The route declaration of one surface: `declare(surface, rule, spec)` is a guardedRoute with the
