@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { AppContext } from '../app.js';
 import { currentShareIssuer } from '../auth/share-issuer.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
@@ -6,7 +5,8 @@ import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-r
 import { GrantParams } from '../documents/share-routes.openapi.js';
 import { cookieJar } from '../http/cookies.js';
 import { minuteLimiter } from '../http/rate-limit.js';
-import type { Surface } from '../http/route.js';
+import type { Part } from '../http/guarded-route.js';
+import type { RouteSpec, Surface } from '../http/route.js';
 import {
   acceptShare,
   documentSharing,
@@ -35,13 +35,21 @@ import { ok } from '../http/respond.js';
  */
 export const SHARE_COOKIE = 'bb_share';
 
-/** What the recipient routes need besides the sharing operations: the per-grant limit and the cookie's path. */
+/** What the recipient routes need besides the sharing operations: their declaration and the cookie's path. */
 interface RecipientRoutes {
   surface: Surface;
   context: AppContext;
   sharing: DocumentSharing;
-  limitGrant: (ctx: Context, grantId: string) => Promise<void>;
+  grantRoute: GrantRoute;
 }
+
+/**
+ * Declares a route of one grant (`params` GrantParams): each request is counted per client IP and
+ * grant (SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE) before its handler runs.
+ */
+type GrantRoute = <Q extends Part = undefined, B extends Part = undefined>(
+  spec: RouteSpec<typeof GrantParams, Q, B>,
+) => void;
 
 export function registerDocumentShareRoutes(surface: Surface, context: AppContext): void {
   const sharing = documentSharing(context);
@@ -56,12 +64,15 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     'document-share-grant',
     context.config.SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE,
   );
-  const routes: RecipientRoutes = {
-    surface,
-    context,
-    sharing,
-    limitGrant: (ctx, grantId) => perGrant.consume(ctx, `${ctx.ip}|${grantId}`),
-  };
+  const grantRoute: GrantRoute = (spec) =>
+    surface.route({
+      ...spec,
+      handler: async (ctx, input) => {
+        await perGrant.consume(ctx, `${ctx.ip}|${input.params.grantId}`);
+        await spec.handler(ctx, input);
+      },
+    });
+  const routes: RecipientRoutes = { surface, context, sharing, grantRoute };
   registerPreviewRoute(routes);
   registerAcceptRoute(routes);
   registerSessionRoute(routes);
@@ -79,28 +90,26 @@ const LINK_HOLDER = {
 /** The recipient of an accepted link, by its bb_share cookie. */
 const RECIPIENT = { security: 'shareRecipient' as const, params: GrantParams };
 
-function registerPreviewRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
-  surface.route({
+function registerPreviewRoute({ sharing, grantRoute }: RecipientRoutes): void {
+  grantRoute({
     ...docs.previewDocumentShare,
     method: 'post',
     path: '/document-shares/{grantId}/preview',
     ...LINK_HOLDER,
     handler: async (ctx, { params, body }) => {
-      await limitGrant(ctx, params.grantId);
       ok(ctx, await previewShare(sharing, params.grantId, body.secret));
     },
   });
 }
 
-function registerAcceptRoute({ surface, context, sharing, limitGrant }: RecipientRoutes): void {
+function registerAcceptRoute({ surface, context, sharing, grantRoute }: RecipientRoutes): void {
   const { COOKIE_SECURE } = context.config;
-  surface.route({
+  grantRoute({
     ...docs.acceptDocumentShare,
     method: 'post',
     path: '/document-shares/{grantId}/accept',
     ...LINK_HOLDER,
     handler: async (ctx, { params, body }) => {
-      await limitGrant(ctx, params.grantId);
       const accepted = await acceptShare(sharing, params.grantId, body.secret);
       cookieJar(ctx, COOKIE_SECURE).set(SHARE_COOKIE, accepted.sessionToken, {
         httpOnly: true,
@@ -115,29 +124,27 @@ function registerAcceptRoute({ surface, context, sharing, limitGrant }: Recipien
   });
 }
 
-function registerSessionRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
-  surface.route({
+function registerSessionRoute({ sharing, grantRoute }: RecipientRoutes): void {
+  grantRoute({
     ...docs.getDocumentShareSession,
     method: 'get',
     path: '/document-shares/{grantId}/session',
     ...RECIPIENT,
     handler: async (ctx, { params }) => {
-      await limitGrant(ctx, params.grantId);
       const session = await recipientSession(sharing, params.grantId, ctx.cookies.get(SHARE_COOKIE));
       ok(ctx, session);
     },
   });
 }
 
-function registerDocumentRoute({ surface, sharing, limitGrant }: RecipientRoutes): void {
-  surface.route({
+function registerDocumentRoute({ sharing, grantRoute }: RecipientRoutes): void {
+  grantRoute({
     ...docs.getSharedDocument,
     method: 'get',
     path: '/document-shares/{grantId}/document',
     ...RECIPIENT,
     query: DocumentQuery,
     handler: async (ctx, { params, query }) => {
-      await limitGrant(ctx, params.grantId);
       const download = query.action === 'download';
       const { document, rendered } = await recipientDocument(
         sharing,
