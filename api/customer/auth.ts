@@ -4,7 +4,7 @@ import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkCsrf } from '../auth/customer-auth.js';
 import { otpChecksPerIp } from '../auth/limits.js';
-import { hourlyLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter, ipLimitedRoute } from '../http/rate-limit.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
@@ -54,15 +54,13 @@ function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
   const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR);
-  surface.route({
+  ipLimitedRoute(surface, sendPerIp, {
     ...docs.sendOtp,
     method: 'post',
     path: '/auth/customer/send-otp',
-    security: 'public',
     body: SendOtpBody,
     errorCode: otpErrorCode,
     handler: async (ctx, { body }) => {
-      await sendPerIp.consume(ctx, ctx.ip);
       const phone = requirePhone(body.phone);
       await sendPerPhone.consume(ctx, hashSecret(phone));
       const sent = await sendOtp(context, { ...body, phone });
@@ -84,16 +82,13 @@ function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
 
 function registerVerifyOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
-  const verifyPerIp = otpChecksPerIp(db, config);
-  surface.route({
+  ipLimitedRoute(surface, otpChecksPerIp(db, config), {
     ...docs.verifyOtp,
     method: 'post',
     path: '/auth/customer/verify-otp',
-    security: 'public',
     body: VerifyOtpBody,
     errorCode: otpErrorCode,
     handler: async (ctx, { body }) => {
-      await verifyPerIp.consume(ctx, ctx.ip);
       const mobile = isMobileClient(ctx);
       const signIn = await signInWithOtp(context, body, mobile ? 'mobile' : 'web', ctx.state.requestId);
       const { session } = signIn;

@@ -2,7 +2,7 @@ import { maskEmail } from '../../domain/account-email.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { checkEmailLink, requestPasswordRecovery, verifyEmailAddress } from '../auth/email.js';
 import { emailKey } from '../auth/limits.js';
-import { hourlyLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter, ipLimitedRoute } from '../http/rate-limit.js';
 import { setSessionCookies } from '../auth/traveller-session.js';
 import type { Surface } from '../http/route.js';
 import { resendVerification } from '../use-cases/email-verification.js';
@@ -41,15 +41,13 @@ function registerForgotPasswordRoute({ surface, context, docs }: EmailAuthRoutes
     'password-recovery-email',
     config.PASSWORD_RECOVERY_MAX_PER_EMAIL,
   );
-  surface.route({
+  ipLimitedRoute(surface, recoveryPerIp, {
     ...docs.requestPasswordRecovery,
     method: 'post',
     path: '/auth/forgot-password',
-    security: 'public',
     body: ForgotPasswordBody,
     errorCode: emailAuthErrorCode,
     handler: async (ctx, { body }) => {
-      await recoveryPerIp.consume(ctx, ctx.ip);
       await recoveryPerEmail.consume(ctx, emailKey(body.email));
       const requestId = ctx.state.requestId;
       // Not awaited: the answer takes the same time whether or not a message is sent.

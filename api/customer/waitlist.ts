@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { hourlyLimiter } from '../http/rate-limit.js';
+import { hourlyLimiter, ipLimitedRoute } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { signUpForWaitlist } from '../use-cases/waitlist.js';
 import { docs, WaitlistBody } from './waitlist.openapi.js';
@@ -8,15 +8,13 @@ import { ok } from '../http/respond.js';
 /** POST /waitlist: the coming-soon site's sign-up. */
 export function registerWaitlistRoutes(surface: Surface, { db, config, platform }: AppContext): void {
   const perIp = hourlyLimiter(db, 'waitlist-ip', config.WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR);
-  surface.route({
+  ipLimitedRoute(surface, perIp, {
     ...docs.joinWaitlist,
     method: 'post',
     path: '/waitlist',
-    security: 'public',
     csrf: false,
     body: WaitlistBody,
     handler: async (ctx, { body }) => {
-      await perIp.consume(ctx, ctx.ip);
       await signUpForWaitlist(db, platform, body.email);
       ctx.status = 202;
       ok(ctx, { joined: true });

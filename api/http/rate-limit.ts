@@ -2,6 +2,8 @@ import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/orm.js';
 import { tooManyRequests } from './errors.js';
+import type { Part } from './guarded-route.js';
+import type { RouteSpec, Surface } from './route.js';
 
 /** One rule: at most `points` requests per `durationSeconds` for each key; 0 points turns it off. */
 export interface RateLimitRule {
@@ -117,4 +119,23 @@ export function hourlyLimiter(db: Pick<Database, 'pool'>, name: string, points: 
 /** At most `points` requests per minute for each key. */
 export function minuteLimiter(db: Pick<Database, 'pool'>, name: string, points: number): RateLimiter {
   return createRateLimiter(db, { name, points, durationSeconds: 60 });
+}
+
+/**
+ * A public route each request of which counts against `perIp` for the client's IP before its
+ * handler runs (after its input is validated, as for any route).
+ */
+export function ipLimitedRoute<
+  P extends Part = undefined,
+  Q extends Part = undefined,
+  B extends Part = undefined,
+>(surface: Surface, perIp: RateLimiter, spec: Omit<RouteSpec<P, Q, B>, 'security'>): void {
+  surface.route<P, Q, B>({
+    ...spec,
+    security: 'public',
+    handler: async (ctx, input) => {
+      await perIp.consume(ctx, ctx.ip);
+      await spec.handler(ctx, input);
+    },
+  });
 }
