@@ -25,6 +25,7 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { measureCpu } from './lib/cpu.js';
 import { percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
+import { autovacuumPasses, vacuumAnalyze } from './lib/vacuum.js';
 import { figure, recordFigures } from './lib/results.js';
 import { BENCH_SIGNING, benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
@@ -241,25 +242,6 @@ async function phase(
     );
   }
   return result;
-}
-
-/**
- * VACUUM (ANALYZE) of the benchmark database before a timed phase, as pgbench vacuums before each
- * run: a production database has statistics that autovacuum keeps up to date, while this one was
- * created moments ago and fills faster than autovacuum wakes (once a minute). Planned from the
- * statistics of nearly empty tables, the lock and booking statements scanned more of
- * seat_allocations with every phase.
- */
-async function vacuumAnalyze(db: Database): Promise<void> {
-  await db.query('vacuum (analyze)');
-}
-
-/** Autovacuum and autoanalyze passes over the benchmark database's tables so far. */
-async function autovacuumPasses(db: Database): Promise<number> {
-  const [row] = await db.query<{ passes: number }>(
-    'select coalesce(sum(autovacuum_count + autoanalyze_count), 0)::int as passes from pg_stat_user_tables',
-  );
-  return row!.passes;
 }
 
 const row = (result: LoadResult & { autovacuum?: number }) => ({
