@@ -12,18 +12,21 @@
  * The cache-off API runs with API_PROCESSES=1 and again with 2 (how throughput grows with a second
  * process); the as-configured API runs API_PROCESSES processes (default one per core).
  *
- * The catalogue is vacuumed and analyzed first, as pgbench does before a run. The raw SQL runs first,
- * after a warm-up as long as a phase, and again after the API phases (the machine's drift). Beside it, the HTTP floor: the same statements behind a bare node:http server
- * that writes the rows as JSON (lib/search-floor-server.ts), the most any Node endpoint over this SQL
- * reaches here; the API (cache off) is read against both.
+ * The catalogue is vacuumed and analyzed first, as pgbench does before a run, and the raw SQL warmed
+ * up for as long as a phase. Then the raw SQL, the HTTP floor (the same statements behind a bare
+ * node:http server that writes the rows as JSON, lib/search-floor-server.ts: the most any Node
+ * endpoint over this SQL reaches here) and the uncached API are measured in turn, BENCH_ROUNDS (3)
+ * slices each with the order turning (lib/interleave.ts): the machine's speed drifts by up to a fifth
+ * within minutes, and measured one after the other the three met different machines. The API
+ * (cache off) is read against both.
  */
 import pg from 'pg';
 import { prepareSearch } from '../db/queries/search.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { ensureBenchCatalogue } from './catalogue.js';
-import { measureCpu } from './lib/cpu.js';
 import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
-import { measureProcessScaling } from './lib/process-scaling.js';
+import { interleave, type Interleaved } from './lib/interleave.js';
+import { processScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
 import { startSearchFloor } from './lib/search-floor.js';
 import { startBenchStack } from './lib/stack.js';
@@ -34,6 +37,8 @@ import { autovacuumPasses, vacuumAnalyze } from './lib/vacuum.js';
 const CONCURRENCY = 32;
 // Database connections of the API and of the raw baseline alike.
 const POOL = benchSetting('BENCH_POOL', 6);
+// Slices of the raw SQL, the floor and the uncached API, in turn (bench/lib/interleave.ts).
+const ROUNDS = benchSetting('BENCH_ROUNDS', 3);
 // BENCH_SCALE=0.2 measures each phase for a fifth of the time (at least 2 s).
 const SECONDS = benchSetting('BENCH_SECONDS', Math.max(2, Math.round(15 * benchSetting('BENCH_SCALE', 1))));
 
@@ -67,8 +72,8 @@ async function main() {
       body,
     }));
 
-    // The raw SQL first, after a warm-up as long as a phase: the catalogue comes off disk into
-    // PostgreSQL's cache here, not in whichever phase happens to run first.
+    // A warm-up as long as a phase: the catalogue comes off disk into PostgreSQL's cache here, not in
+    // whichever slice happens to run first.
     const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: POOL });
     const statements = searches.map((search) => prepareSearch({ ...search.input, scope: PUBLIC_SCOPE }));
     const rawLoad = (label: string, seconds: number) =>
@@ -76,66 +81,54 @@ async function main() {
         pool.query(statements[i % statements.length]!),
       );
     await rawLoad('warm-up', SECONDS);
-    // CPU per answer of each part of the stack, for the raw, floor and uncached API phases.
-    const cpuRows: Record<string, Record<string, number>> = {};
-    const withCpu = async (name: string, phase: () => Promise<LoadResult>) => {
-      const { result, cpu } = await measureCpu(phase, (done) => done.requests, { digits: 2 });
-      cpuRows[name] = cpu;
-      return result;
-    };
-    const raw = await withCpu('raw SQL', () => rawLoad('search SQL through pg (raw)', SECONDS));
-    results.push(raw);
 
-    // The HTTP floor: a bare node:http endpoint over the same statements, in its own process.
+    // The raw SQL, the HTTP floor (a bare node:http endpoint over the same statements, in its own
+    // process) and the API with the cache off and API_PROCESSES=1 (the figure compared with the raw
+    // SQL), measured in turn in ROUNDS slices each, so the machine's drift weighs on all three alike.
     const floorServer = await startSearchFloor(
       stack.databaseUrl,
       POOL,
       bodies.map((body, i) => ({ body, statement: statements[i]! })),
     );
-    let floor: LoadResult;
+    const uncachedUrl = await stack.startApi({ SEARCH_CACHE_SECONDS: '0', API_PROCESSES: '1' });
+    const wrkLoad = (url: string) => (label: string, seconds: number) =>
+      runWrk(label, { url, concurrency: CONCURRENCY, seconds, requests: searchRequests });
+    const loads = {
+      'raw SQL': rawLoad,
+      'HTTP floor': wrkLoad(floorServer.url),
+      'API, cache off': wrkLoad(uncachedUrl),
+    };
+    let measured: Map<string, Interleaved>;
     try {
-      const floorLoad = { url: floorServer.url, concurrency: CONCURRENCY, requests: searchRequests };
-      await runWrk('warm-up', { ...floorLoad, seconds: 3 });
-      floor = await withCpu('HTTP floor', () =>
-        runWrk('search SQL behind bare node:http (floor)', { ...floorLoad, seconds: SECONDS }),
+      await loads['HTTP floor']('warm-up', 3);
+      await loads['API, cache off']('warm-up', 3);
+      measured = await interleave(
+        Object.entries(loads).map(([name, load]) => ({ name, run: (seconds) => load(name, seconds) })),
+        { seconds: SECONDS, rounds: ROUNDS },
       );
     } finally {
       await floorServer.stop();
     }
-    results.push(floor);
-
-    // Cache off, with API_PROCESSES=1 (the figure compared with the raw SQL) and then 2; Node CPU
-    // per answer is measured over the 1-process phase.
-    const scaling = await measureProcessScaling(
-      stack,
-      { SEARCH_CACHE_SECONDS: '0' },
-      async (url, processes) => {
-        await runWrk('warm-up', { url, concurrency: CONCURRENCY, seconds: 3, requests: searchRequests });
-        const label = `POST /journeys/search (API, cache off, API_PROCESSES=${processes})`;
-        const load = () =>
-          runWrk(label, { url, concurrency: CONCURRENCY, seconds: SECONDS, requests: searchRequests });
-        return processes === 1 ? withCpu('API, cache off', load) : load();
-      },
-    );
-    const uncached = scaling.one;
-    results.push(scaling.one, scaling.two);
-    await runWrk('warm-up', {
-      url: stack.apiUrl,
-      concurrency: CONCURRENCY,
-      seconds: 3,
-      requests: searchRequests,
-    });
-    const api = await runWrk('POST /journeys/search (API, as configured)', {
-      url: stack.apiUrl,
-      concurrency: CONCURRENCY,
-      seconds: SECONDS,
-      requests: searchRequests,
-    });
-    results.push(api);
-    // The raw SQL again: how far the machine drifted while the API phases ran.
-    const rawAgain = await rawLoad('search SQL through pg (raw, again after the API)', SECONDS);
-    results.push(rawAgain);
     await pool.end();
+    const phase = (name: keyof typeof loads, label: string) => ({
+      ...measured.get(name)!.result,
+      label,
+    });
+    const raw = phase('raw SQL', 'search SQL through pg (raw)');
+    const floor = phase('HTTP floor', 'search SQL behind bare node:http (floor)');
+    const uncached = phase('API, cache off', 'POST /journeys/search (API, cache off, API_PROCESSES=1)');
+    const cpuRows = Object.fromEntries([...measured].map(([name, { cpu }]) => [name, cpu]));
+
+    // How throughput grows with a second process: the same load against API_PROCESSES=2.
+    const twoUrl = await stack.startApi({ SEARCH_CACHE_SECONDS: '0', API_PROCESSES: '2' });
+    await wrkLoad(twoUrl)('warm-up', 3);
+    const two = await wrkLoad(twoUrl)('POST /journeys/search (API, cache off, API_PROCESSES=2)', SECONDS);
+    const scaling = processScaling(uncached, two);
+    results.push(raw, floor, uncached, two);
+
+    await wrkLoad(stack.apiUrl)('warm-up', 3);
+    const api = await wrkLoad(stack.apiUrl)('POST /journeys/search (API, as configured)', SECONDS);
+    results.push(api);
 
     const locations = await runWrk('GET /journey-locations (API)', {
       url: stack.apiUrl,
@@ -154,17 +147,11 @@ async function main() {
       'CPU ms per answer, by part of the stack (the load generator is this process for the raw SQL; wrk is not counted):',
     );
     console.table(cpuRows);
-    // Node CPU per answer: the API's over its 1-process phase, the raw pg client's (this process).
+    // Node CPU per answer: the API's over its 1-process slices, the raw pg client's (this process).
     const uncachedCpu = cpuRows['API, cache off']?.['API ms'];
     const rawClientCpu = cpuRows['raw SQL']?.['load generator ms'];
-    // The raw rate the API phases are read against: the mean of the raw phases run before and after
-    // them, so the machine's drift during the run does not favour either side.
-    const rawRate = (raw.perSecond + rawAgain.perSecond) / 2;
+    const rawRate = raw.perSecond;
     const ratio = uncached.perSecond / rawRate;
-    console.log(
-      `raw SQL ${Math.round(raw.perSecond)} req/s before the API phases and ${Math.round(rawAgain.perSecond)} ` +
-        `after: ratios below are to their mean, ${Math.round(rawRate)}`,
-    );
     console.log(
       `API (cache off)/raw throughput ratio: ${ratio.toFixed(2)} (target ≥ 0.50); ` +
         `API as configured/raw: ${(api.perSecond / rawRate).toFixed(2)}`,
@@ -198,7 +185,7 @@ async function main() {
       figure('search cache off, 1 process p99', uncached.p99, 'ms'),
       figure('search cache off, 2 processes', scaling.two.perSecond, 'req/s'),
       figure('search cache off, 2 / 1 processes', scaling.ratio, '×'),
-      figure('search SQL raw (baseline, mean of before and after)', rawRate, 'req/s'),
+      figure('search SQL raw (baseline, in turn with the API)', rawRate, 'req/s'),
       figure('search cache off / raw', ratio, '×', { op: '>=', value: 0.75 }),
       figure('search cache off, Node CPU per answer', uncachedCpu ?? Number.NaN, 'ms'),
       figure('search HTTP floor (bare node:http)', floor.perSecond, 'req/s'),

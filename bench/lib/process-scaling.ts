@@ -20,6 +20,11 @@ export async function measureProcessScaling<R extends LoadResult>(
 ): Promise<ProcessScaling<R>> {
   const one = await load(await stack.startApi({ ...changes, API_PROCESSES: '1' }), 1);
   const two = await load(await stack.startApi({ ...changes, API_PROCESSES: '2' }), 2);
+  return processScaling(one, two);
+}
+
+/** The same load measured against one API process and against two: their ratio, printed. */
+export function processScaling<R extends LoadResult>(one: R, two: R): ProcessScaling<R> {
   const ratio = two.perSecond / Math.max(one.perSecond, 1e-9);
   console.log(
     `[bench] API_PROCESSES 1 → 2: ${one.perSecond.toFixed(1)} → ${two.perSecond.toFixed(1)} a second ` +
