@@ -104,7 +104,7 @@ async function main() {
       await loads['API, cache off']('warm-up', 3);
       measured = await interleave(
         Object.entries(loads).map(([name, load]) => ({ name, run: (seconds) => load(name, seconds) })),
-        { seconds: SECONDS, rounds: ROUNDS },
+        { seconds: SECONDS, rounds: ROUNDS, warmUpSeconds: 1 },
       );
     } finally {
       await floorServer.stop();

@@ -18,7 +18,9 @@ export interface Interleaved {
  * `seconds / rounds` each (whole seconds, at least one) (the order turns every round), instead of one long phase each one after
  * the other: on a shared machine whose speed drifts by a fifth within minutes, each load then meets
  * the same drift, and their ratio measures the loads, not the moment each ran. Each slice's CPU is
- * read from /proc as `measureCpu` reads a phase's.
+ * read from /proc as `measureCpu` reads a phase's. With `warmUpSeconds`, each slice follows an untimed
+ * warm-up of its own: a contender idle while the others ran may have had its pool close idle
+ * connections (pg closes them after 10 s), and the new ones connect and plan their statements there.
  *
  * The slices add up: requests, errors and seconds are summed (the rate is their quotient); p50 is
  * the request-weighted mean of the slices' and p99 the highest slice's, an upper bound (wrk reports
@@ -26,13 +28,14 @@ export interface Interleaved {
  */
 export async function interleave(
   contenders: Contender[],
-  options: { seconds: number; rounds: number; digits?: number },
+  options: { seconds: number; rounds: number; digits?: number; warmUpSeconds?: number },
 ): Promise<Map<string, Interleaved>> {
   const slice = Math.max(1, Math.round(options.seconds / options.rounds));
   const slices = new Map<string, Interleaved[]>(contenders.map((contender) => [contender.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     const shift = round % contenders.length;
     for (const contender of [...contenders.slice(shift), ...contenders.slice(0, shift)]) {
+      if (options.warmUpSeconds) await contender.run(options.warmUpSeconds);
       const measured = await measureCpu(
         () => contender.run(slice),
         (result) => result.requests,
