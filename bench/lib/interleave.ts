@@ -15,12 +15,13 @@ export interface Interleaved {
 
 /**
  * Measures loads that are to be compared with each other in `rounds` alternating slices of
- * `seconds / rounds` each (whole seconds, at least one) (the order turns every round), instead of one long phase each one after
- * the other: on a shared machine whose speed drifts by a fifth within minutes, each load then meets
- * the same drift, and their ratio measures the loads, not the moment each ran. Each slice's CPU is
- * read from /proc as `measureCpu` reads a phase's. With `warmUpSeconds`, each slice follows an untimed
- * warm-up of its own: a contender idle while the others ran may have had its pool close idle
- * connections (pg closes them after 10 s), and the new ones connect and plan their statements there.
+ * `seconds / rounds` whole seconds each (at least one), the order turning every round, instead of one
+ * long phase each one after the other: on a shared machine whose speed drifts by a fifth within
+ * minutes, each load then meets the same drift, and their ratio measures the loads, not the moment
+ * each ran. Each slice's CPU is read from /proc as `measureCpu` reads a phase's. With `warmUpSeconds`,
+ * each slice follows an untimed warm-up of its own: a contender idle while the others ran may have had
+ * its pool close idle connections (pg-pool closes them after 10 s), and the new ones connect and plan
+ * their statements there.
  *
  * The slices add up: requests, errors and seconds are summed (the rate is their quotient); p50 is
  * the request-weighted mean of the slices' and p99 the highest slice's, an upper bound (wrk reports
