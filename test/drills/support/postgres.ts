@@ -30,7 +30,9 @@ export class DrillPostgres {
     ]);
     const result = spawnSync(command, args, { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
-    const cluster = new DrillPostgres(folder, await freePort(drillPortBase(55_400), 40));
+    // Below the kernel's ephemeral range (32768-60999), which outgoing connections take ports
+    // from: a port found free there may be some client's local port by the time the server binds it.
+    const cluster = new DrillPostgres(folder, await freePort(drillPortBase(25_400), 40));
     await cluster.start();
     return cluster;
   }
@@ -52,7 +54,7 @@ export class DrillPostgres {
     ]);
     const server = spawnChild('postgres', command, args);
     this.server = server;
-    await waitForAnswer(this.serverUrl);
+    await waitForAnswer(this.serverUrl, server);
     // Another server answering on the port would pass for this one.
     await new Promise((resolve) => setTimeout(resolve, 300));
     if (!server.running()) throw new Error(`PostgreSQL did not start: ${server.lines.join('\n')}`);
@@ -85,9 +87,11 @@ export class DrillPostgres {
   }
 }
 
-async function waitForAnswer(url: string): Promise<void> {
+/** Polls until the server answers; fails at once, with its output, when it exited instead. */
+async function waitForAnswer(url: string, server: DrillChild): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
+    if (!server.running()) throw new Error(`PostgreSQL exited before answering: ${server.lines.join('\n')}`);
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
