@@ -9,6 +9,7 @@
  *   4. the Temporal floor: the hold (update-with-start) and confirm (Update) calls alone against a
  *      workflow that does nothing else (bench/lib/floor-workflow.ts), from this process with its
  *      own worker, on the same server: the most any journey flow over Temporal can do here;
+ *      phases 1–4 run in turn, BENCH_ROUNDS slices each (see measureFlows), not one after the other;
  *   5. 1,000 REQUESTED journeys whose decision deadlines fall within one minute (all held first,
  *      then confirmed in one burst), and the lag between each deadline and the release of the
  *      journey (journeys.closed_at - journeys.confirmation_deadline).
@@ -35,15 +36,19 @@ import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.j
 import { BENCH_SIGNING, benchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
-import { measureCpu } from './lib/cpu.js';
+import { interleave, type Contender, type Interleaved } from './lib/interleave.js';
 import { figure, recordFigures } from './lib/results.js';
-import { measureTemporalFloor } from './lib/temporal-floor.js';
+import { startTemporalFloor } from './lib/temporal-floor.js';
 import { benchSetting, log } from './lib/settings.js';
-import { resetStatements, writeStatements } from './lib/statements.js';
+import { StatementTally } from './lib/statements.js';
 
 const DATABASE = 'busbooking_bench_journeys';
 const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
+/** Seconds of each timed phase, in ROUNDS slices. */
 const SECONDS = benchSetting('BENCH_SECONDS', 20);
+const ROUNDS = benchSetting('BENCH_ROUNDS', 3);
+/** The untimed warm-up before each slice. */
+const WARM_UP_SECONDS = 1;
 const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
@@ -52,11 +57,14 @@ const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 /**
  * Travellers, used in turn: enough that each makes about as many journeys in the run as production
  * lets one account have unpaid (UNPAID_BOOKINGS_MAX, 3 by default), at up to 200 journeys a second
- * in each of the four timed phases, plus the deadline phase's. With a few accounts making thousands
+ * in each of the four timed phases (their slices and warm-ups), plus the deadline phase's. With a few accounts making thousands
  * of journeys, every hold's unpaid-bookings check counted a history that grew phase after phase
  * (bench:bookings found it). The run prints the most journeys any one traveller made.
  */
-const TRAVELLERS = benchSetting('BENCH_TRAVELLERS', Math.ceil((4 * 200 * SECONDS + PENDING_JOURNEYS) / 3));
+const TRAVELLERS = benchSetting(
+  'BENCH_TRAVELLERS',
+  Math.ceil((4 * 200 * (SECONDS + ROUNDS * WARM_UP_SECONDS) + PENDING_JOURNEYS) / 3),
+);
 
 interface World {
   auto: CompanyWorld;
@@ -272,25 +280,49 @@ function tripPicker(company: CompanyWorld, offset: number) {
 /** One journey of a flow, its calls timed in `times`; it throws when the journey fails. */
 type Flow = (times: CallTimes, traveller: Traveller, trip: BenchTrip) => Promise<void>;
 
-/** Journeys of `flow` from CONCURRENCY loops for SECONDS, each on the next trip and the next traveller. */
-async function runPhase(
+/** A flow measured in slices between the others': its call times and failures gathered over all of them. */
+interface FlowPhase {
+  contender: Contender;
+  times: CallTimes;
+  statements: StatementTally;
+}
+
+/** Journeys of `flow` from CONCURRENCY loops while a slice lasts, each on the next trip and the next traveller. */
+function flowPhase(
+  stack: BenchStack,
   label: string,
   flow: Flow,
   company: CompanyWorld,
   nextTraveller: () => Traveller,
   offset: number,
-): Promise<{ result: LoadResult; times: CallTimes }> {
+): FlowPhase {
   const times = new CallTimes();
+  const statements = new StatementTally(stack.db);
   const pickTrip = tripPicker(company, offset);
-  const result = await runLoops(label, { concurrency: CONCURRENCY, seconds: SECONDS }, async () => {
-    try {
-      await flow(times, nextTraveller(), pickTrip());
-    } catch (error) {
-      times.fail((error as Error).message);
-      throw error;
-    }
-  });
-  return { result, times };
+  const loops = (into: CallTimes, seconds: number) =>
+    runLoops(label, { concurrency: CONCURRENCY, seconds }, async () => {
+      try {
+        await flow(into, nextTraveller(), pickTrip());
+      } catch (error) {
+        into.fail((error as Error).message);
+        throw error;
+      }
+    });
+  return {
+    times,
+    statements,
+    contender: {
+      name: label,
+      run: async (seconds) => {
+        await statements.begin();
+        const result = await loops(times, seconds);
+        await statements.end();
+        return result;
+      },
+      // The warm-up's calls are not the phase's.
+      warmUp: (seconds) => loops(new CallTimes(), seconds),
+    },
+  };
 }
 
 /** The journey over HTTP, as a flow that fails unless the journey ends CONFIRMED. */
@@ -500,7 +532,13 @@ function journeyRow(result: LoadResult) {
 
 type Row = ReturnType<typeof journeyRow>;
 
-/** Phases 1–4 on the production configuration: both flows over HTTP, bare, and the Temporal floor. */
+/**
+ * Phases 1–4 on the production configuration: both flows over HTTP, bare, and the Temporal floor,
+ * measured in turn (bench/lib/interleave.ts): ROUNDS slices each, the order turning every round,
+ * each slice after a one-second warm-up of its own, so that the ratios compare loads that met the
+ * same machine (its speed drifts by a fifth within minutes) and the same database (it grows through
+ * the run). A phase's calls are timed over all its slices; its whole-journey p99 is the highest slice's.
+ */
 async function measureFlows(stack: BenchStack, world: World, nextTraveller: () => Traveller) {
   // Warm-up: the first journeys compile code paths and create the signing key.
   for (let index = 0; index < 5; index++) {
@@ -514,63 +552,61 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
     );
   }
   const third = Math.floor(TRIPS_PER_COMPANY / 3);
-  const cpuRows: Record<string, string | number>[] = [];
-  /** Runs a phase and records the CPU each part of the stack spent per journey in it. */
-  const measured = async <T extends { result: LoadResult }>(phase: () => Promise<T>): Promise<T> => {
-    await resetStatements(stack.db);
-    const { result: outcome, cpu } = await measureCpu(phase, (done) => done.result.requests, {
-      database: DATABASE,
-    });
-    cpuRows.push({ phase: outcome.result.label, ...cpu });
-    await writeStatements(stack.db, outcome.result.label, outcome.result.requests, 'journey');
-    return outcome;
-  };
-  log(`AUTO over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const auto = await measured(() =>
-    runPhase('AUTO e2e', overHttp(stack, world.auto, false), world.auto, nextTraveller, 5),
-  );
-  log(`MANUAL + approval over HTTP: ${SECONDS} s at concurrency ${CONCURRENCY}`);
-  const manual = await measured(() =>
-    runPhase('MANUAL e2e', overHttp(stack, world.manual, true), world.manual, nextTraveller, 0),
-  );
-  log(`bare database transactions: ${SECONDS} s each at concurrency ${CONCURRENCY}`);
-  const autoBare = await measured(() =>
-    runPhase('AUTO bare', bare(stack, world.auto, false), world.auto, nextTraveller, 2 * third),
-  );
-  const manualBare = await measured(() =>
-    runPhase('MANUAL bare', bare(stack, world.manual, true), world.manual, nextTraveller, third),
-  );
+  const phases = [
+    flowPhase(stack, 'AUTO e2e', overHttp(stack, world.auto, false), world.auto, nextTraveller, 5),
+    flowPhase(stack, 'MANUAL e2e', overHttp(stack, world.manual, true), world.manual, nextTraveller, 0),
+    flowPhase(stack, 'AUTO bare', bare(stack, world.auto, false), world.auto, nextTraveller, 2 * third),
+    flowPhase(stack, 'MANUAL bare', bare(stack, world.manual, true), world.manual, nextTraveller, third),
+  ];
+  // The two Temporal calls against an empty workflow, with their own worker in this process.
+  const floor = await startTemporalFloor({
+    address: stack.env.TEMPORAL_ADDRESS!,
+    concurrency: CONCURRENCY,
+  });
   log(
-    `Temporal floor (the two Temporal calls against an empty workflow): ${SECONDS} s at concurrency ${CONCURRENCY}`,
+    `AUTO and MANUAL (+ approval) over HTTP, both bare, and the Temporal floor, in turn: ` +
+      `${ROUNDS} rounds of ${Math.max(1, Math.round(SECONDS / ROUNDS))} s each at concurrency ${CONCURRENCY}`,
   );
-  const floor = await measured(async () => ({
-    result: await measureTemporalFloor({
-      address: stack.env.TEMPORAL_ADDRESS!,
-      concurrency: CONCURRENCY,
-      seconds: SECONDS,
-    }),
-  }));
+  let measured: Map<string, Interleaved>;
+  try {
+    measured = await interleave(
+      [
+        ...phases.map((phase) => phase.contender),
+        { name: 'Temporal floor', run: (seconds) => floor.run('Temporal floor', seconds) },
+      ],
+      { seconds: SECONDS, rounds: ROUNDS, warmUpSeconds: WARM_UP_SECONDS, digits: 1, database: DATABASE },
+    );
+  } finally {
+    await floor.close();
+  }
+  const resultOf = (name: string) => measured.get(name)!.result;
+  const cpuRows = [...measured].map(([phase, { cpu }]) => ({ phase, ...cpu }));
 
   const rows: Row[] = [];
-  for (const phase of [auto, manual, autoBare, manualBare]) {
-    rows.push(journeyRow(phase.result), ...callRows(phase.result.label, phase.result, phase.times));
-    if (phase.times.failures.size) log(`${phase.result.label}${failureText(phase.times)}`);
+  for (const { contender, times, statements } of phases) {
+    const result = resultOf(contender.name);
+    rows.push(journeyRow(result), ...callRows(contender.name, result, times));
+    if (times.failures.size) log(`${contender.name}${failureText(times)}`);
+    statements.write(contender.name, result.requests, 'journey');
   }
   const ratios = (
     [
-      [auto, autoBare, 'AUTO'],
-      [manual, manualBare, 'MANUAL'],
+      ['AUTO e2e', 'AUTO bare', 'AUTO'],
+      ['MANUAL e2e', 'MANUAL bare', 'MANUAL'],
     ] as const
-  ).map(([e2e, bare, flow]) => ({
-    flow,
-    'e2e journeys/s': Number(e2e.result.perSecond.toFixed(1)),
-    'bare journeys/s': Number(bare.result.perSecond.toFixed(1)),
-    'bare/e2e throughput': Number((bare.result.perSecond / e2e.result.perSecond).toFixed(2)),
-    'e2e/bare p50': Number((e2e.result.p50 / bare.result.p50).toFixed(2)),
-    'Temporal floor journeys/s': Number(floor.result.perSecond.toFixed(1)),
-    'e2e/floor throughput': Number((e2e.result.perSecond / floor.result.perSecond).toFixed(2)),
-  }));
-  rows.push(journeyRow(floor.result));
+  ).map(([e2eName, bareName, flow]) => {
+    const [e2e, bare, floorResult] = [resultOf(e2eName), resultOf(bareName), resultOf('Temporal floor')];
+    return {
+      flow,
+      'e2e journeys/s': Number(e2e.perSecond.toFixed(1)),
+      'bare journeys/s': Number(bare.perSecond.toFixed(1)),
+      'bare/e2e throughput': Number((bare.perSecond / e2e.perSecond).toFixed(2)),
+      'e2e/bare p50': Number((e2e.p50 / bare.p50).toFixed(2)),
+      'Temporal floor journeys/s': Number(floorResult.perSecond.toFixed(1)),
+      'e2e/floor throughput': Number((e2e.perSecond / floorResult.perSecond).toFixed(2)),
+    };
+  });
+  rows.push(journeyRow(resultOf('Temporal floor')));
   const [most] = await stack.db.query<{ journeys: number }>(
     `select coalesce(max(made), 0)::int as journeys
      from (select count(*) as made from journeys group by owner_user_id) per_traveller`,

@@ -1,10 +1,12 @@
-import { measureCpu } from './cpu.js';
+import { measureCpu, type PhaseCpuOptions } from './cpu.js';
 import type { LoadResult } from './load.js';
 
 /** One load measured in turn with others: `run(seconds)` drives it for that long. */
 export interface Contender {
   name: string;
   run: (seconds: number) => Promise<LoadResult>;
+  /** The untimed warm-up before each slice (default: run), for a load whose run records more than its result. */
+  warmUp?: (seconds: number) => Promise<unknown>;
 }
 
 /** A contender's slices taken together: its load result and its CPU per request by part of the stack. */
@@ -29,18 +31,25 @@ export interface Interleaved {
  */
 export async function interleave(
   contenders: Contender[],
-  options: { seconds: number; rounds: number; digits?: number; warmUpSeconds?: number },
+  options: {
+    seconds: number;
+    rounds: number;
+    digits?: number;
+    warmUpSeconds?: number;
+    /** measureCpu's: the PostgreSQL backends of this database alone, too. */
+    database?: PhaseCpuOptions['database'];
+  },
 ): Promise<Map<string, Interleaved>> {
   const slice = Math.max(1, Math.round(options.seconds / options.rounds));
   const slices = new Map<string, Interleaved[]>(contenders.map((contender) => [contender.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     const shift = round % contenders.length;
     for (const contender of [...contenders.slice(shift), ...contenders.slice(0, shift)]) {
-      if (options.warmUpSeconds) await contender.run(options.warmUpSeconds);
+      if (options.warmUpSeconds) await (contender.warmUp ?? contender.run)(options.warmUpSeconds);
       const measured = await measureCpu(
         () => contender.run(slice),
         (result) => result.requests,
-        { digits: 4 },
+        { digits: 4, database: options.database },
       );
       slices.get(contender.name)!.push(measured);
     }

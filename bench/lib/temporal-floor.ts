@@ -8,16 +8,22 @@ import { runLoops, type LoadResult } from './load.js';
 const require = createRequire(import.meta.url);
 const TASK_QUEUE = 'bench-journey-floor';
 
+/** The floor's load, ready to be driven for a while at a time; close() stops its worker. */
+export interface TemporalFloor {
+  run(label: string, seconds: number): Promise<LoadResult>;
+  close(): Promise<void>;
+}
+
 /**
  * What Temporal alone costs a journey on this machine: the same two calls the API makes (hold as
  * update-with-start, confirm as an Update) against a workflow that does nothing else, served by
  * a worker in this process. No HTTP, no database: no journey flow over Temporal can go faster.
+ * The worker starts once (and ten journeys warm it up); run() may then be called many times.
  */
-export async function measureTemporalFloor(options: {
+export async function startTemporalFloor(options: {
   address: string;
   concurrency: number;
-  seconds: number;
-}): Promise<LoadResult> {
+}): Promise<TemporalFloor> {
   Runtime.install({
     logger: {
       log: () => undefined,
@@ -50,13 +56,20 @@ export async function measureTemporalFloor(options: {
     });
     await client.workflow.getHandle(workflowId).executeUpdate(floorConfirm, { args: [holdBatchId] });
   };
-  try {
-    for (let index = 0; index < 10; index++) await journey();
-    return await runLoops('Temporal floor', options, journey);
-  } finally {
+  const close = async () => {
     worker.shutdown();
     await running;
     await connection.close();
     await nativeConnection.close();
+  };
+  try {
+    for (let index = 0; index < 10; index++) await journey();
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return {
+    run: (label, seconds) => runLoops(label, { concurrency: options.concurrency, seconds }, journey),
+    close,
+  };
 }
