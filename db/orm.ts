@@ -42,6 +42,7 @@ import { Migration20261125020000_hold_owner_index } from './migrations/Migration
 import { Migration20261126030000_webhook_first_attempts } from './migrations/Migration20261126030000_webhook_first_attempts.js';
 import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migration20261127010000_booking_stats_plpgsql.js';
 import { Migration20261128010000_unpaid_owner_index } from './migrations/Migration20261128010000_unpaid_owner_index.js';
+import { Migration20261202010000_journey_lookup_indexes } from './migrations/Migration20261202010000_journey_lookup_indexes.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -72,6 +73,7 @@ const MIGRATIONS = [
   Migration20261126030000_webhook_first_attempts,
   Migration20261127010000_booking_stats_plpgsql,
   Migration20261128010000_unpaid_owner_index,
+  Migration20261202010000_journey_lookup_indexes,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */
