@@ -302,7 +302,9 @@ async function insertBookings(
       });
     }
   }
-  // booking.created for each row written, in the same statement.
+  // booking.created for each row written, in the same statement. The journeys are also found by
+  // their ids ($4): PostgreSQL guesses a jsonb_to_recordset at 100 rows and, joining that many,
+  // read the whole journeys table instead of its primary key.
   await client.query(
     withBookingEvents(
       `insert into bookings (booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
@@ -314,9 +316,10 @@ async function insertBookings(
                                                seat_numbers text[], total_price bigint)
        join journeys j on j.id = b.journey_id
        left join users u on u.id = j.owner_user_id
+       where j.id = any($4::uuid[])
        on conflict (journey_id, company_id, trip_id) do nothing`,
       ['booking.created'],
     ),
-    [JSON.stringify(rows), status, input.channel],
+    [JSON.stringify(rows), status, input.channel, journeyIds],
   );
 }
