@@ -48,7 +48,7 @@ const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
 const SECONDS = benchSetting('BENCH_SECONDS', 20);
 const ROUNDS = benchSetting('BENCH_ROUNDS', 3);
 /** The untimed warm-up before each slice. */
-const WARM_UP_SECONDS = 1;
+const WARM_UP_SECONDS = benchSetting('BENCH_WARM_UP_SECONDS', 1);
 const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
