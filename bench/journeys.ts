@@ -36,7 +36,7 @@ import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.j
 import { BENCH_SIGNING, benchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
-import { interleave, type Contender, type Interleaved } from './lib/interleave.js';
+import { interleave, sliceSeconds, type Contender, type Interleaved } from './lib/interleave.js';
 import { figure, recordFigures } from './lib/results.js';
 import { startTemporalFloor } from './lib/temporal-floor.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -57,9 +57,10 @@ const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 /**
  * Travellers, used in turn: enough that each makes about as many journeys in the run as production
  * lets one account have unpaid (UNPAID_BOOKINGS_MAX, 3 by default), at up to 200 journeys a second
- * in each of the four timed phases (their slices and warm-ups), plus the deadline phase's. With a few accounts making thousands
- * of journeys, every hold's unpaid-bookings check counted a history that grew phase after phase
- * (bench:bookings found it). The run prints the most journeys any one traveller made.
+ * in each of the four timed phases (their slices and warm-ups), plus the deadline phase's. With a
+ * few accounts making thousands of journeys, every hold's unpaid-bookings check counted a history
+ * that grew phase after phase (bench:bookings found it). The run prints the most journeys any one
+ * traveller made.
  */
 const TRAVELLERS = benchSetting(
   'BENCH_TRAVELLERS',
@@ -280,14 +281,14 @@ function tripPicker(company: CompanyWorld, offset: number) {
 /** One journey of a flow, its calls timed in `times`; it throws when the journey fails. */
 type Flow = (times: CallTimes, traveller: Traveller, trip: BenchTrip) => Promise<void>;
 
-/** A flow measured in slices between the others': its call times and failures gathered over all of them. */
+/** A flow measured in slices between the others': its call times, failures and statements over all. */
 interface FlowPhase {
   contender: Contender;
   times: CallTimes;
   statements: StatementTally;
 }
 
-/** Journeys of `flow` from CONCURRENCY loops while a slice lasts, each on the next trip and the next traveller. */
+/** Journeys of `flow` from CONCURRENCY loops while a slice lasts, each on the next trip and traveller. */
 function flowPhase(
   stack: BenchStack,
   label: string,
@@ -535,7 +536,7 @@ type Row = ReturnType<typeof journeyRow>;
 /**
  * Phases 1–4 on the production configuration: both flows over HTTP, bare, and the Temporal floor,
  * measured in turn (bench/lib/interleave.ts): ROUNDS slices each, the order turning every round,
- * each slice after a one-second warm-up of its own, so that the ratios compare loads that met the
+ * each slice after an untimed warm-up of its own (WARM_UP_SECONDS), so that the ratios compare loads that met the
  * same machine (its speed drifts by a fifth within minutes) and the same database (it grows through
  * the run). A phase's calls are timed over all its slices; its whole-journey p99 is the highest slice's.
  */
@@ -565,7 +566,7 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
   });
   log(
     `AUTO and MANUAL (+ approval) over HTTP, both bare, and the Temporal floor, in turn: ` +
-      `${ROUNDS} rounds of ${Math.max(1, Math.round(SECONDS / ROUNDS))} s each at concurrency ${CONCURRENCY}`,
+      `${ROUNDS} rounds of ${sliceSeconds(SECONDS, ROUNDS)} s each at concurrency ${CONCURRENCY}`,
   );
   let measured: Map<string, Interleaved>;
   try {

@@ -5,7 +5,7 @@ import type { LoadResult } from './load.js';
 export interface Contender {
   name: string;
   run: (seconds: number) => Promise<LoadResult>;
-  /** The untimed warm-up before each slice (default: run), for a load whose run records more than its result. */
+  /** The untimed warm-up before each slice (default: run), for a run that records more than it returns. */
   warmUp?: (seconds: number) => Promise<unknown>;
 }
 
@@ -29,6 +29,11 @@ export interface Interleaved {
  * the request-weighted mean of the slices' and p99 the highest slice's, an upper bound (wrk reports
  * percentiles, not the latencies themselves); each CPU figure is the request-weighted mean.
  */
+/** How long each slice of `seconds` in `rounds` lasts: whole seconds, at least one. */
+export function sliceSeconds(seconds: number, rounds: number): number {
+  return Math.max(1, Math.round(seconds / rounds));
+}
+
 export async function interleave(
   contenders: Contender[],
   options: {
@@ -40,7 +45,7 @@ export async function interleave(
     database?: PhaseCpuOptions['database'];
   },
 ): Promise<Map<string, Interleaved>> {
-  const slice = Math.max(1, Math.round(options.seconds / options.rounds));
+  const slice = sliceSeconds(options.seconds, options.rounds);
   const slices = new Map<string, Interleaved[]>(contenders.map((contender) => [contender.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     const shift = round % contenders.length;
