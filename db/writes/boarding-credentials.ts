@@ -93,6 +93,9 @@ function parsedPrivateKey(pem: string): SigningKey {
   return parsed;
 }
 
+/** Columns of an outer join's side: null when no row matched. */
+type NullableColumns<Row> = { [Column in keyof Row]: Row[Column] | null };
+
 /** A signing_keys row: PEM texts, or EXTERNAL_PRIVATE_KEY in place of a private key held outside. */
 interface SigningKeyRow {
   key_id: string;
@@ -139,6 +142,11 @@ export async function activeSigningKey(
         `No active signing key: key ${created.keyId} exists but is retired; rotate the signing key`,
       );
   }
+  return signingKeyOf(row, options);
+}
+
+/** The key a signing_keys row names, with its private half (parsed once, or the configured one). */
+function signingKeyOf(row: SigningKeyRow, options: SigningOptions): SigningKey {
   return { keyId: row.key_id, privateKey: privateKeyOf(row, options) };
 }
 
@@ -229,21 +237,30 @@ export async function signTicketsOf(
   scope: CredentialScope,
   options: SigningOptions = {},
 ): Promise<{ signed: number; keyId: string | null }> {
-  const { rows: tickets } = await client.query<TicketToSign>(
+  // The active key comes with the tickets (one round trip less on every confirm); null before the
+  // first key exists, which activeSigningKey then creates.
+  const { rows: tickets } = await client.query<TicketToSign & NullableColumns<SigningKeyRow>>(
     `select t.id, t.trip_id, t.company_id, t.leg_sequence, t.traveller_name, t.seat_number,
-            l.board_stop_call_id, l.alight_stop_call_id, board.departure_at
+            l.board_stop_call_id, l.alight_stop_call_id, board.departure_at,
+            k.key_id, k.public_key, k.private_key
      from journey_tickets t
      join journeys j on j.id = t.journey_id
      join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
      join trip_stop_calls board on board.id = l.board_stop_call_id
+     left join signing_keys k on k.status = 'ACTIVE'
      where ${scopeCondition(scope)} and t.status = 'PENDING_CONFIRMATION'
      order by t.journey_id, t.leg_sequence, t.traveller_index
      for update of t`,
     [scope.id],
   );
-  if (tickets.length === 0) return { signed: 0, keyId: null };
+  const [first] = tickets;
+  if (!first) return { signed: 0, keyId: null };
 
-  const key = await activeSigningKey(client, options);
+  const { key_id, public_key, private_key } = first;
+  const key =
+    key_id !== null && public_key !== null && private_key !== null
+      ? signingKeyOf({ key_id, public_key, private_key }, options)
+      : await activeSigningKey(client, options);
   const issuedAt = new Date();
   const signed = signTickets(tickets, key, issuedAt);
   await client.query(

@@ -93,13 +93,9 @@ export async function confirmLocked(
   const seats = await lockHeldSeats(client, input.holdBatchId);
   const tickets = ticketsFor(locked.journeys, seats, input.journeys);
   const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
-  await refuseSuspendedCompanies(client, companyIds);
-  const decisions = companiesNeedingDecision(await confirmationSettings(client, companyIds), input.channel);
+  const decisions = companiesNeedingDecision(await bookableCompanies(client, companyIds), input.channel);
 
-  await insertTickets(client, tickets);
-  await client.query(`update hold_batches set status = 'CONSUMED', closed_at = now() where id = $1`, [
-    input.holdBatchId,
-  ]);
+  await insertTicketsConsuming(client, tickets, input.holdBatchId);
   if (decisions.length === 0) {
     await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
     // booking.confirmed follows from finalizeConfirmed.
@@ -132,21 +128,29 @@ export async function confirmLocked(
 }
 
 /**
- * A suspended company takes no booking: a hold placed before its suspension cannot be confirmed
- * (409 TRIP_NOT_BOOKABLE; the hold expires). The rows are share-locked, so a suspension waits for
- * a confirm in flight and sees the confirmation requests it raised.
+ * The companies' confirmation settings, once each is known to take bookings. A suspended company
+ * takes none: a hold placed before its suspension cannot be confirmed (409 TRIP_NOT_BOOKABLE; the
+ * hold expires). The company rows are share-locked, so a suspension waits for a confirm in flight
+ * and sees the confirmation requests it raised. A company without saved settings confirms
+ * automatically (mode null) with the default window.
  */
-async function refuseSuspendedCompanies(client: PoolClient, companyIds: string[]): Promise<void> {
-  const { rows } = await client.query<{ id: string; status: string }>(
-    `select id, status from companies where id = any($1::uuid[]) order by id for share`,
+async function bookableCompanies(
+  client: PoolClient,
+  companyIds: string[],
+): Promise<CompanyConfirmationSettings[]> {
+  const { rows } = await client.query<SettingsRow & { status: string }>(
+    `select c.id as company_id, c.status, s.mode, s.decision_window_minutes, s.channels
+     from companies c left join company_booking_settings s on s.company_id = c.id
+     where c.id = any($1::uuid[]) order by c.id for share of c`,
     [companyIds],
   );
   const suspended = rows.find((row) => row.status !== 'ACTIVE');
   if (suspended) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', "This trip's company no longer takes bookings", {
-      company_id: suspended.id,
+      company_id: suspended.company_id,
     });
   }
+  return rows.map(toSettings);
 }
 
 /** The database clock at the start of the transaction: every deadline is measured on it. */
@@ -217,9 +221,15 @@ function ticketsFor(journeys: JourneyRow[], seats: HeldSeat[], input: ConfirmInp
   return tickets;
 }
 
-async function insertTickets(client: PoolClient, tickets: TicketRow[]): Promise<void> {
+/** The tickets written and the hold batch CONSUMED, in one statement (one round trip). */
+async function insertTicketsConsuming(
+  client: PoolClient,
+  tickets: TicketRow[],
+  holdBatchId: string,
+): Promise<void> {
   await client.query(
-    `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
+    `with consumed as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $2)
+     insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
                                   seat_id, seat_number)
      select * from jsonb_to_recordset($1::jsonb) as t(journey_id uuid, leg_sequence int, traveller_index int, traveller_name text,
                                                      traveller_phone text, trip_id uuid, company_id uuid, seat_id text, seat_number text)
@@ -238,6 +248,7 @@ async function insertTickets(client: PoolClient, tickets: TicketRow[]): Promise<
           seat_number: ticket.seatNumber,
         })),
       ),
+      holdBatchId,
     ],
   );
 }
@@ -249,25 +260,12 @@ interface SettingsRow {
   channels: BookingChannel[] | null;
 }
 
-/** A company without saved settings confirms automatically (mode null) with the default window. */
 const toSettings = (row: SettingsRow): CompanyConfirmationSettings => ({
   companyId: row.company_id,
   mode: row.mode,
   decisionWindowMinutes: row.decision_window_minutes ?? 15,
   channels: row.channels ?? [],
 });
-
-async function confirmationSettings(
-  client: PoolClient,
-  companyIds: string[],
-): Promise<CompanyConfirmationSettings[]> {
-  const { rows } = await client.query<SettingsRow>(
-    `select c.id as company_id, s.mode, s.decision_window_minutes, s.channels
-     from unnest($1::uuid[]) as c(id) left join company_booking_settings s on s.company_id = c.id`,
-    [companyIds],
-  );
-  return rows.map(toSettings);
-}
 
 /**
  * The compatibility booking rows: one per journey, company and trip (a leg), named after the lead
