@@ -12,7 +12,10 @@
  *      phases 1–4 run in turn, BENCH_ROUNDS slices each (see measureFlows), not one after the other;
  *   5. 1,000 REQUESTED journeys whose decision deadlines fall within one minute (all held first,
  *      then confirmed in one burst), and the lag between each deadline and the release of the
- *      journey (journeys.closed_at - journeys.confirmation_deadline).
+ *      journey (journeys.closed_at - journeys.confirmation_deadline); then its floor: as many
+ *      workflows started with a delay due at the same offsets from each other, each answering in its
+ *      first workflow task (bench/lib/deadline-floor.ts), on the same server: the least lag any
+ *      deadline enforced through Temporal can have at that spread on this machine.
  * Prints journeys/s and p50/p99 of every call, and the CPU each part of the stack (API, worker,
  * Temporal server, PostgreSQL, this load generator) spent per journey in phases 1–4. Targets (issue 18):
  * AUTO ≥ 0.5 × the AUTO bare transactions' rate with confirm p99 < 150 ms (hold and an automatic
@@ -32,7 +35,8 @@ import type { Database } from '../db/orm.js';
 import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys/index.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { machineLoad, percentile, runLoops, type LoadResult } from './lib/load.js';
+import { machineLoad, mapLimited, percentile, runLoops, type LoadResult } from './lib/load.js';
+import { measureDeadlineFloor } from './lib/deadline-floor.js';
 import { BENCH_SIGNING, benchConfig, startBenchStack, type BenchStack } from './lib/stack.js';
 import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/company.js';
 import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
@@ -52,6 +56,8 @@ const WARM_UP_SECONDS = benchSetting('BENCH_WARM_UP_SECONDS', 1);
 const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
+/** How long after the floor's workflows start the first is due: time enough to start them all. */
+const DEADLINE_FLOOR_LEAD_MS = 20_000;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
 const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 /**
@@ -422,21 +428,17 @@ async function inParallel<T>(
   times: CallTimes,
   task: (index: number) => Promise<T>,
 ): Promise<T[]> {
-  const results: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++;
-        try {
-          results.push(await task(index));
-        } catch (error) {
-          times.fail((error as Error).message);
-        }
-      }
-    }),
-  );
-  return results;
+  const failed = Symbol('failed');
+  const indexes = Array.from({ length: count }, (_, index) => index);
+  const results = await mapLimited(indexes, concurrency, async (index) => {
+    try {
+      return await task(index);
+    } catch (error) {
+      times.fail((error as Error).message);
+      return failed;
+    }
+  });
+  return results.filter((result): result is Awaited<T> => result !== failed);
 }
 
 async function runDeadlinePhase(stack: BenchStack, world: World, nextTraveller: () => Traveller) {
@@ -457,12 +459,14 @@ async function runDeadlinePhase(stack: BenchStack, world: World, nextTraveller: 
   log(
     `${journeyIds.length} journeys REQUESTED in ${((performance.now() - started) / 1000).toFixed(1)} s${failureText(times)}`,
   );
-  const [spread] = await stack.db.query<{ first: string; last: string }>(
-    'select min(confirmation_deadline) as first, max(confirmation_deadline) as last from journeys where id = any($1::uuid[])',
-    [journeyIds],
-  );
-  const first = new Date(spread!.first);
-  const last = new Date(spread!.last);
+  const dues = (
+    await stack.db.query<{ due_ms: string }>(
+      'select extract(epoch from confirmation_deadline) * 1000 as due_ms from journeys where id = any($1::uuid[])',
+      [journeyIds],
+    )
+  ).map((row) => Number(row.due_ms));
+  const first = new Date(Math.min(...dues));
+  const last = new Date(Math.max(...dues));
   log(
     `deadlines from ${first.toISOString()} to ${last.toISOString()} (${((last.getTime() - first.getTime()) / 1000).toFixed(1)} s apart)`,
   );
@@ -493,7 +497,16 @@ async function runDeadlinePhase(stack: BenchStack, world: World, nextTraveller: 
     (row) => row.status === 'CANCELLED' && row.failure_reason === 'DECISION_DEADLINE_PASSED' && row.released,
   );
   const lags = released.map((row) => Number(row.lag_ms)).sort((a, b) => a - b);
-  return { requested: journeyIds.length, released: released.length, stillOpen: open, lags };
+
+  log(`deadline floor: ${dues.length} delayed workflows due at the same offsets, Temporal alone`);
+  const floorLags = await measureDeadlineFloor({
+    address: stack.env.TEMPORAL_ADDRESS!,
+    offsets: dues.map((due) => due - first.getTime()),
+    leadMs: DEADLINE_FLOOR_LEAD_MS,
+    concurrency: CONCURRENCY * 2,
+    log: (line) => log(`deadline floor: ${line}`),
+  });
+  return { requested: journeyIds.length, released: released.length, stillOpen: open, lags, floorLags };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,8 +631,14 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
   return { rows, ratios, cpuRows };
 }
 
+/** The deadline phase's lags: the journeys' and the Temporal floor's at the same spread (ms, sorted). */
+interface DeadlineLags {
+  lags: number[];
+  floorLags: number[];
+}
+
 /** Phase 5 on a restarted API and worker with the test time scale. */
-async function measureDeadlines(world: World, nextTraveller: () => Traveller): Promise<number[]> {
+async function measureDeadlines(world: World, nextTraveller: () => Traveller): Promise<DeadlineLags> {
   log(
     `deadlines: restarting API and worker with NODE_ENV=test TIME_SCALE=${DEADLINE_TIME_SCALE} (decision window 15 min → ${15 * DEADLINE_TIME_SCALE} min)`,
   );
@@ -636,18 +655,28 @@ async function measureDeadlines(world: World, nextTraveller: () => Traveller): P
   });
   try {
     const deadlines = await runDeadlinePhase(stack, world, nextTraveller);
-    const { lags } = deadlines;
+    const lagColumns = (lags: number[]) => ({
+      'lag p50 ms': Math.round(percentile(lags, 50)),
+      'lag p99 ms': Math.round(percentile(lags, 99)),
+      'lag max ms': Math.round(lags[lags.length - 1] ?? 0),
+    });
     console.table([
       {
-        'REQUESTED journeys': deadlines.requested,
+        deadlines: 'REQUESTED journeys',
+        due: deadlines.requested,
         'released at deadline': deadlines.released,
         'still open': deadlines.stillOpen,
-        'lag p50 ms': Math.round(percentile(lags, 50)),
-        'lag p99 ms': Math.round(percentile(lags, 99)),
-        'lag max ms': Math.round(lags[lags.length - 1] ?? 0),
+        ...lagColumns(deadlines.lags),
+      },
+      {
+        deadlines: 'Temporal floor',
+        due: deadlines.floorLags.length,
+        'released at deadline': deadlines.floorLags.length,
+        'still open': 0,
+        ...lagColumns(deadlines.floorLags),
       },
     ]);
-    return lags;
+    return { lags: deadlines.lags, floorLags: deadlines.floorLags };
   } finally {
     await stack.close();
   }
@@ -685,7 +714,8 @@ async function main() {
   console.table(flows.ratios);
   log('CPU per journey by part of the stack (ms; both cores together give 2,000 ms per second):');
   console.table(flows.cpuRows);
-  const lags = PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, nextTraveller) : [];
+  const { lags, floorLags } =
+    PENDING_JOURNEYS > 0 ? await measureDeadlines(world!, nextTraveller) : { lags: [], floorLags: [] };
 
   const autoConfirm = flows.rows.find((row) => row.flow === 'AUTO e2e' && row.call === 'confirm');
   // The confirm's own transaction, called directly at the same concurrency: the floor under the e2e p99.
@@ -696,7 +726,7 @@ async function main() {
     `targets: AUTO ≥ 0.5× bare: ${auto!['e2e journeys/s']} / ${auto!['bare journeys/s']} = ${autoOfBare.toFixed(2)}; ` +
       `AUTO confirm p99 < 150 ms: ${autoConfirm?.['p99 ms']} ms (bare confirm p99 ${bareConfirm?.['p99 ms']} ms); ` +
       `MANUAL ≥ 0.6× Temporal floor: ${manual!['e2e journeys/s']} / ${manual!['Temporal floor journeys/s']} = ${manual!['e2e/floor throughput']}; ` +
-      `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms (${lags.length} pending)` : 'not measured'}`,
+      `deadline lag p99 < 2000 ms: ${lags.length ? `${Math.round(percentile(lags, 99))} ms (${lags.length} pending; Temporal floor at the same spread ${Math.round(percentile(floorLags, 99))} ms)` : 'not measured'}`,
   );
   recordFigures('journeys', [
     figure('journeys AUTO e2e', auto!['e2e journeys/s'], 'journeys/s', { op: '>=', value: 40 }),
@@ -712,7 +742,10 @@ async function main() {
     figure('journeys MANUAL bare (baseline)', manual!['bare journeys/s'], 'journeys/s'),
     figure('journeys Temporal floor (baseline)', auto!['Temporal floor journeys/s'], 'journeys/s'),
     ...(lags.length
-      ? [figure('journeys deadline lag p99', percentile(lags, 99), 'ms', { op: '<', value: 2000 })]
+      ? [
+          figure('journeys deadline lag p99', percentile(lags, 99), 'ms', { op: '<', value: 2000 }),
+          figure('journeys deadline lag p99, Temporal floor (baseline)', percentile(floorLags, 99), 'ms'),
+        ]
       : []),
   ]);
   log(machineLoad());

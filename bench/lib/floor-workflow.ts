@@ -24,3 +24,13 @@ export async function journeyFloor(): Promise<string> {
   await condition(() => phase === 'CONFIRMED' || phase === 'EXPIRED');
   return phase;
 }
+
+/**
+ * The Temporal part of a decision deadline, for the deadline floor of bench:journeys: started with
+ * a delay that ends at `dueAt` (epoch ms), as a REQUESTED confirm starts journey-confirmation, it
+ * answers in its first workflow task with that task's start time (the workflow clock). No
+ * activity, no database: no deadline enforced through Temporal can be released sooner.
+ */
+export async function deadlineFloor(dueAt: number): Promise<number> {
+  return Date.now() - dueAt;
+}

@@ -19,6 +19,25 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, index)]!;
 }
 
+/** `task` over every item, `concurrency` at a time; the answers in the items' order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await task(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}
+
 /**
  * Runs `task` from `concurrency` loops for `seconds` and reports throughput and latency
  * percentiles (milliseconds). Used for the raw-SQL baselines, measured in the same run as the API.

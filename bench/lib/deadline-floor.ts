@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { deadlineFloor } from './floor-workflow.js';
+import { mapLimited } from './load.js';
+
+const require = createRequire(import.meta.url);
+const TASK_QUEUE = 'bench-deadline-floor';
+
+/**
+ * What Temporal alone makes of a burst of decision deadlines on this machine: one delayed
+ * workflow per deadline, due at the same offsets from each other as `offsets` (ms from the first;
+ * bench:journeys passes the spread its REQUESTED journeys had), each answering at once when its
+ * delay ends (floor-workflow.ts `deadlineFloor`). Answers each one's lag in ms, sorted: the time
+ * from its due instant to the start of the workflow task that woke it.
+ *
+ * The first is due `leadMs` after this is called, time enough to start them all first; the lag of
+ * one whose start ran past its due instant counts from that instant all the same.
+ */
+export async function measureDeadlineFloor(options: {
+  address: string;
+  offsets: number[];
+  leadMs: number;
+  concurrency: number;
+  log?: (line: string) => void;
+}): Promise<number[]> {
+  const nativeConnection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: require.resolve('./floor-workflow.ts'),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: options.address });
+  const client = new Client({ connection });
+  try {
+    const started = Date.now();
+    const firstDue = started + options.leadMs;
+    const handles = await mapLimited(options.offsets, options.concurrency, (offset) => {
+      const dueAt = firstDue + offset;
+      return client.workflow.start<typeof deadlineFloor>('deadlineFloor', {
+        workflowId: `bench-deadline-floor/${randomUUID()}`,
+        taskQueue: TASK_QUEUE,
+        args: [dueAt],
+        startDelay: Math.max(1, dueAt - Date.now()),
+      });
+    });
+    options.log?.(`${handles.length} started in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // Nothing asks the server anything while the deadlines fall (as the journeys' phase polls only
+    // PostgreSQL); the answers are collected after the last one is due.
+    const lastDue = firstDue + Math.max(0, ...options.offsets);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastDue - Date.now()) + 1000));
+    const lags = await mapLimited(handles, options.concurrency, (handle) => handle.result());
+    return lags.sort((a, b) => a - b);
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await nativeConnection.close();
+  }
+}
