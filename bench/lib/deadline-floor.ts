@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { deadlineFloor } from './floor-workflow.js';
 import { mapLimited } from './load.js';
+import { startFloorWorker } from './temporal-floor.js';
 
-const require = createRequire(import.meta.url);
 const TASK_QUEUE = 'bench-deadline-floor';
 
 /**
@@ -25,15 +22,7 @@ export async function measureDeadlineFloor(options: {
   concurrency: number;
   log?: (line: string) => void;
 }): Promise<number[]> {
-  const nativeConnection = await NativeConnection.connect({ address: options.address });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: require.resolve('./floor-workflow.ts'),
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: options.address });
-  const client = new Client({ connection });
+  const { client, close } = await startFloorWorker(options.address, TASK_QUEUE);
   try {
     const started = Date.now();
     const firstDue = started + options.leadMs;
@@ -54,9 +43,6 @@ export async function measureDeadlineFloor(options: {
     const lags = await mapLimited(handles, options.concurrency, (handle) => handle.result());
     return lags.sort((a, b) => a - b);
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await nativeConnection.close();
+    await close();
   }
 }

@@ -34,15 +34,7 @@ export async function startTemporalFloor(options: {
       error: () => undefined,
     },
   });
-  const nativeConnection = await NativeConnection.connect({ address: options.address });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: require.resolve('./floor-workflow.ts'),
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: options.address });
-  const client = new Client({ connection });
+  const { client, close } = await startFloorWorker(options.address, TASK_QUEUE);
   const journey = async () => {
     const workflowId = `bench-floor/${randomUUID()}`;
     const start = new WithStartWorkflowOperation('journeyFloor', {
@@ -56,12 +48,6 @@ export async function startTemporalFloor(options: {
     });
     await client.workflow.getHandle(workflowId).executeUpdate(floorConfirm, { args: [holdBatchId] });
   };
-  const close = async () => {
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await nativeConnection.close();
-  };
   try {
     for (let index = 0; index < 10; index++) await journey();
   } catch (error) {
@@ -71,5 +57,32 @@ export async function startTemporalFloor(options: {
   return {
     run: (label, seconds) => runLoops(label, { concurrency: options.concurrency, seconds }, journey),
     close,
+  };
+}
+
+/**
+ * A worker in this process for the floor workflows (floor-workflow.ts) on `taskQueue`, and a client;
+ * close() stops the worker and both connections.
+ */
+export async function startFloorWorker(
+  address: string,
+  taskQueue: string,
+): Promise<{ client: Client; close: () => Promise<void> }> {
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('./floor-workflow.ts'),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    close: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
   };
 }
