@@ -23,7 +23,7 @@ import { createBooking } from '../db/writes/bookings/index.js';
 import { createSeatLock } from '../db/writes/seat-locks.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { measureCpu } from './lib/cpu.js';
-import { percentile, resultRow, type LoadResult } from './lib/load.js';
+import { mapLimited, percentile, resultRow, type LoadResult } from './lib/load.js';
 import { measureProcessScaling } from './lib/process-scaling.js';
 import { autovacuumPasses, vacuumAnalyze } from './lib/vacuum.js';
 import { figure, recordFigures } from './lib/results.js';
@@ -113,24 +113,15 @@ async function lockAll(
   nextTraveller: () => Traveller,
   seats: { tripId: string; seatNumber: string }[],
 ): Promise<ReadyLock[]> {
-  const locks: ReadyLock[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < seats.length) {
-        const index = next++;
-        const seat = seats[index]!;
-        const traveller = nextTraveller();
-        const lock = await createSeatLock(
-          db,
-          { userId: traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' },
-          { tripId: seat.tripId, seatNumbers: [seat.seatNumber], lockMinutes: 30 },
-        );
-        locks[index] = { traveller, ...seat, lockId: lock.seatLockSessionId };
-      }
-    }),
-  );
-  return locks;
+  return mapLimited(seats, CONCURRENCY, async (seat) => {
+    const traveller = nextTraveller();
+    const lock = await createSeatLock(
+      db,
+      { userId: traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' },
+      { tripId: seat.tripId, seatNumbers: [seat.seatNumber], lockMinutes: 30 },
+    );
+    return { traveller, ...seat, lockId: lock.seatLockSessionId };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
 import { projectRoot } from '../scripts/lib/services.js';
 import { createBenchCompany, createBenchTrips, type BenchCompany } from './lib/company.js';
 import { cpuSnapshot } from './lib/cpu.js';
-import { loadResult, percentile, resultRow, type LoadResult } from './lib/load.js';
+import { loadResult, mapLimited, percentile, resultRow, type LoadResult } from './lib/load.js';
 import { benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { figure, recordFigures } from './lib/results.js';
@@ -93,28 +93,23 @@ async function bookedTrip(
     firstSlot: slot,
   });
   const seats = trip!.seatNumbers.slice(0, SEATS);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < seats.length) {
-        const seatNumber = seats[next++]!;
-        const traveller = travellers[next % travellers.length]!;
-        const caller = { userId: traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' as const };
-        const lock = await createSeatLock(db, caller, {
-          tripId: trip!.id,
-          seatNumbers: [seatNumber],
-          lockMinutes: 30,
-        });
-        await createBooking(db, caller, {
-          seatLockSessionId: lock.seatLockSessionId,
-          tripId: trip!.id,
-          seatNumbers: [seatNumber],
-          passengerName: 'Bench Traveller',
-          passengerPhone: '+963944000000',
-        });
-      }
-    }),
-  );
+  // Seat i is booked by traveller i + 1, in turn.
+  await mapLimited(seats, 8, async (seatNumber, index) => {
+    const traveller = travellers[(index + 1) % travellers.length]!;
+    const caller = { userId: traveller.userId, scope: PUBLIC_SCOPE, channel: 'CUSTOMER_MOBILE' as const };
+    const lock = await createSeatLock(db, caller, {
+      tripId: trip!.id,
+      seatNumbers: [seatNumber],
+      lockMinutes: 30,
+    });
+    await createBooking(db, caller, {
+      seatLockSessionId: lock.seatLockSessionId,
+      tripId: trip!.id,
+      seatNumbers: [seatNumber],
+      passengerName: 'Bench Traveller',
+      passengerPhone: '+963944000000',
+    });
+  });
   const driver = await createDriver(db, config, company.companyId);
   await db.query(`update trips set status = 'BOARDING', driver_id = $2 where id = $1`, [
     trip!.id,

@@ -15,6 +15,11 @@ export interface Interleaved {
   cpu: Record<string, number>;
 }
 
+/** How long each slice of `seconds` in `rounds` lasts: whole seconds, at least one. */
+export function sliceSeconds(seconds: number, rounds: number): number {
+  return Math.max(1, Math.round(seconds / rounds));
+}
+
 /**
  * Measures loads that are to be compared with each other in `rounds` alternating slices of
  * `seconds / rounds` whole seconds each (at least one), the order turning every round, instead of one
@@ -29,11 +34,6 @@ export interface Interleaved {
  * the request-weighted mean of the slices' and p99 the highest slice's, an upper bound (wrk reports
  * percentiles, not the latencies themselves); each CPU figure is the request-weighted mean.
  */
-/** How long each slice of `seconds` in `rounds` lasts: whole seconds, at least one. */
-export function sliceSeconds(seconds: number, rounds: number): number {
-  return Math.max(1, Math.round(seconds / rounds));
-}
-
 export async function interleave(
   contenders: Contender[],
   options: {
