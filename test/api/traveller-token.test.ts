@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import Koa from 'koa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { customerAuthenticator } from '../../api/auth/customer-auth.js';
 import { ACCESS_COOKIE, createTravellerTokens } from '../../api/auth/traveller-token.js';
 import { Surface } from '../../api/http/route.js';
@@ -218,6 +218,39 @@ describe('traveller token layer', () => {
       for (const path of ['/healthz', '/api/openapi.json', '/docs']) {
         const response = await app.request(path, { headers: bearer('forged') });
         expect(response.status, path).toBe(200);
+      }
+    });
+  });
+
+  describe('a token verified before', () => {
+    it('is refused once its session ends, though the same text was accepted a moment before', async () => {
+      const { sessionId, token } = await app.signIn();
+      expect((await app.request(PROBE_PATH, { headers: bearer(token) })).status).toBe(200);
+      await app.db.query(
+        `update traveller_sessions set revoked_at = now(), revoked_reason = 'LOGOUT' where id = $1`,
+        [sessionId],
+      );
+      expectInvalidCredential(await app.request(PROBE_PATH, { headers: bearer(token) }));
+    });
+
+    it('is refused once it expires, and an edited copy of it is never accepted', async () => {
+      const tokens = createTravellerTokens(app.config);
+      const token = await craft({ expiresAt: Math.floor(Date.now() / 1000) + 60 });
+      const identity = await tokens.verify(token);
+      expect(await tokens.verify(token)).toEqual(identity);
+      const [header, , signature] = token.split('.');
+      const edited = Buffer.from(
+        JSON.stringify({ ...decodeJwt(token), app_metadata: { inventory_scope: 'INTERNAL' } }),
+      ).toString('base64url');
+      await expect(tokens.verify(`${header}.${edited}.${signature}`)).rejects.toThrow('invalid token');
+      expect(() => {
+        (identity as { userId: string }).userId = randomUUID();
+      }).toThrow(TypeError);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+      try {
+        await expect(tokens.verify(token)).rejects.toThrow('invalid token');
+      } finally {
+        vi.useRealTimers();
       }
     });
   });
