@@ -32,6 +32,7 @@ import { createBenchCompany, createBenchTrips, type BenchTrip } from './lib/comp
 import { createTravellers, inTurn, type BenchTraveller } from './lib/travellers.js';
 import { benchSetting, log } from './lib/settings.js';
 import { resetStatements, writeStatements } from './lib/statements.js';
+import { requestJson } from './lib/http-client.js';
 
 const DATABASE = 'busbooking_bench_bookings';
 const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 32);
@@ -138,13 +139,13 @@ const bookingBody = (lock: ReadyLock) => ({
 });
 
 async function bookOverHttp(apiUrl: string, lock: ReadyLock): Promise<void> {
-  const response = await fetch(`${apiUrl}/api/bookings`, {
+  const answer = await requestJson<{ errorCode?: string }>(`${apiUrl}/api/bookings`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${lock.traveller.token}` },
-    body: JSON.stringify(bookingBody(lock)),
+    headers: { authorization: `Bearer ${lock.traveller.token}` },
+    body: bookingBody(lock),
   });
-  const json = (await response.json()) as { errorCode?: string };
-  if (response.status !== 201) throw new Error(`POST /bookings → ${response.status} ${json.errorCode ?? ''}`);
+  if (answer.status !== 201)
+    throw new Error(`POST /bookings → ${answer.status} ${answer.body.errorCode ?? ''}`);
 }
 
 /** The booking transaction of POST /bookings, called directly: the same per-account caps as the API. */

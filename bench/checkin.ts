@@ -30,6 +30,7 @@ import { benchConfig, runOnBenchStack, type BenchStack } from './lib/stack.js';
 import { createTravellers, type BenchTraveller } from './lib/travellers.js';
 import { figure, recordFigures } from './lib/results.js';
 import { benchSetting, log } from './lib/settings.js';
+import { requestJson } from './lib/http-client.js';
 
 const DATABASE = 'busbooking_bench_checkin';
 const SCANNERS = benchSetting('BENCH_SCANNERS', 4);
@@ -146,20 +147,22 @@ type ScanWay = (scan: Scan) => Promise<ScanAnswer>;
 
 function overHttp(stack: BenchStack): ScanWay {
   return async (scan) => {
-    const response = await fetch(`${stack.apiUrl}/driver/api/trips/${scan.trip.tripId}/scan`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${scan.trip.driver.token}` },
-      body: JSON.stringify({
-        client_scan_id: scan.clientScanId,
-        payload: scan.credential.payload,
-        signature: scan.credential.signature,
-        device_id: 'bench',
-      }),
-    });
-    const json = (await response.json()) as { data?: ScanAnswer; errorCode?: string };
-    if (response.status !== 200 || !json.data)
-      throw new Error(`scan → ${response.status} ${json.errorCode ?? ''}`);
-    return json.data;
+    const answer = await requestJson<{ data?: ScanAnswer; errorCode?: string }>(
+      `${stack.apiUrl}/driver/api/trips/${scan.trip.tripId}/scan`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${scan.trip.driver.token}` },
+        body: {
+          client_scan_id: scan.clientScanId,
+          payload: scan.credential.payload,
+          signature: scan.credential.signature,
+          device_id: 'bench',
+        },
+      },
+    );
+    if (answer.status !== 200 || !answer.body.data)
+      throw new Error(`scan → ${answer.status} ${answer.body.errorCode ?? ''}`);
+    return answer.body.data;
   };
 }
 

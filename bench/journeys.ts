@@ -47,6 +47,7 @@ import { figure, recordFigures } from './lib/results.js';
 import { startTemporalFloor } from './lib/temporal-floor.js';
 import { benchSetting, log } from './lib/settings.js';
 import { StatementTally } from './lib/statements.js';
+import { requestJson } from './lib/http-client.js';
 import { autovacuumPasses, vacuumAnalyze } from './lib/vacuum.js';
 
 const DATABASE = 'busbooking_bench_journeys';
@@ -156,17 +157,16 @@ async function call<Data>(
   body: unknown,
   headers: Record<string, string>,
 ): Promise<Data> {
-  const response = await fetch(apiUrl + path, {
+  const answer = await requestJson<{ success: boolean; data: Data; errorCode?: string }>(apiUrl + path, {
     method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers,
+    body,
   });
-  const json = (await response.json()) as { success: boolean; data: Data; errorCode?: string };
-  if (!response.ok)
+  if (answer.status >= 300)
     throw new Error(
-      `${method} ${path.replace(/[0-9a-f-]{36}/g, '{id}')} → ${response.status} ${json.errorCode ?? ''}`,
+      `${method} ${path.replace(/[0-9a-f-]{36}/g, '{id}')} → ${answer.status} ${answer.body.errorCode ?? ''}`,
     );
-  return json.data;
+  return answer.body.data;
 }
 
 /** The parts of the answers the benchmark reads. */
