@@ -25,9 +25,8 @@
  * Phases 1–4 run the API and worker with the production configuration. Phase 5 restarts them
  * with NODE_ENV=test and TIME_SCALE (the one documented way to shorten waiting: the 15-minute
  * window lasts 15 × TIME_SCALE minutes), on a fresh Temporal server and the same database. The
- * benchmark database is dropped and rebuilt at every run so figures are comparable; before the
- * slices of phases 1–4 each flow warms up once and the database is vacuumed and analyzed (the
- * passes autovacuum makes during the slices are printed). Journeys are
+ * benchmark database is dropped and rebuilt at every run so figures are comparable (the passes
+ * autovacuum makes during the slices of phases 1–4 are printed). Journeys are
  * made by BENCH_TRAVELLERS travellers in turn, a few each, as when many people book at once.
  */
 import { randomUUID } from 'node:crypto';
@@ -48,7 +47,7 @@ import { startTemporalFloor } from './lib/temporal-floor.js';
 import { benchSetting, log } from './lib/settings.js';
 import { StatementTally } from './lib/statements.js';
 import { requestJson } from './lib/http-client.js';
-import { autovacuumPasses, vacuumAnalyze } from './lib/vacuum.js';
+import { autovacuumPasses } from './lib/vacuum.js';
 
 const DATABASE = 'busbooking_bench_journeys';
 const CONCURRENCY = benchSetting('BENCH_CONCURRENCY', 16);
@@ -575,11 +574,8 @@ async function measureFlows(stack: BenchStack, world: World, nextTraveller: () =
     flowPhase(stack, 'AUTO bare', bare(stack, world.auto, false), world.auto, nextTraveller, 2 * third),
     flowPhase(stack, 'MANUAL bare', bare(stack, world.manual, true), world.manual, nextTraveller, third),
   ];
-  // Each flow's warm-up once, then VACUUM (ANALYZE) as bench:bookings does: the run's statements are
-  // planned (and their generic plans kept per connection) from the statistics of journey tables with
-  // rows in them, not empty ones, and no autovacuum pass of the world made moments ago shares the slices.
-  for (const phase of phases) await phase.contender.warmUp!(WARM_UP_SECONDS);
-  await vacuumAnalyze(stack.db);
+  // Not vacuumed first, unlike bench:bookings: with a VACUUM (ANALYZE) here the bare journeys ran 6-10 %
+  // slower in both of two A/B pairs, so it stays out until it is shown to make runs steadier.
   const passesBefore = await autovacuumPasses(stack.db);
   // The two Temporal calls against an empty workflow, with their own worker in this process.
   const floor = await startTemporalFloor({
