@@ -21,6 +21,15 @@ interface StatementRow {
 /** Forgets the statistics so far: what follows is the next phase's. */
 export async function resetStatements(db: Database): Promise<void> {
   if (!STATEMENTS_DIR) return;
+  const [loaded] = await db.query<{ loaded: boolean }>(
+    `select 'pg_stat_statements' = any(string_to_array(current_setting('shared_preload_libraries'), ', ')) as loaded`,
+  );
+  if (!loaded!.loaded) {
+    throw new Error(
+      'BENCH_STATEMENTS_DIR needs a PostgreSQL started with shared_preload_libraries=pg_stat_statements ' +
+        'answering on the benchmark port (PG_PORT); the one there does not load it',
+    );
+  }
   await db.query('create extension if not exists pg_stat_statements');
   await db.query('select pg_stat_statements_reset()');
 }
