@@ -45,8 +45,9 @@ export function createTravellerTokens(
   const verified = new Map<string, { identity: TravellerIdentity; expiresAt: number }>();
   const remember = (token: string, identity: TravellerIdentity, expiresAt: number) => {
     if (verified.size >= VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value!);
-    verified.set(token, { identity: frozen(identity), expiresAt });
-    return verified.get(token)!.identity;
+    const kept = frozen(identity);
+    verified.set(token, { identity: kept, expiresAt });
+    return kept;
   };
   return {
     async sign(identity, ttlSeconds) {
