@@ -5,9 +5,15 @@ import { coachLayout } from '../domain/layout-templates.js';
 /**
  * A large synthetic catalogue for benchmarks, built set-wise in SQL: 60 cities, 400 stops,
  * 120 companies, 1,250 routes of 4-8 stops, and 2,500 trips a day for 60 days (150,000 trips,
- * about 900,000 stop calls), with some seats already sold. Deterministic (setseed) and
- * generated once per database: a marker row records the parameters.
+ * about 900,000 stop calls), with some seats already sold. Deterministic, so that two runs search
+ * the same catalogue: positions from setseed, and every id the search sees (cities, stops,
+ * companies, routes, trips) made from what it names (`BENCH_ID`) rather than drawn at random, as the
+ * benchmark's 400 searches are chosen by their ids. Generated once per database: a marker row
+ * records the parameters.
  */
+/** The database that holds the catalogue (v2: ids made from names; v1's were random). */
+export const BENCH_CATALOGUE_DATABASE = 'busbooking_bench_v2';
+
 export const BENCH_CATALOGUE = {
   cities: 60,
   stops: 400,
@@ -16,6 +22,13 @@ export const BENCH_CATALOGUE = {
   tripsPerDay: 2500,
   days: 60,
 };
+
+/**
+ * A version-4-shaped uuid made from a text (md5 with the version and variant digits set), so the
+ * API's uuid validation accepts it. Created per transaction, as a temporary function.
+ */
+const BENCH_ID = `create or replace function pg_temp.bench_id(name text) returns uuid language sql immutable
+  as $$ select overlay(overlay(md5(name) placing '4' from 13) placing '8' from 17)::uuid $$`;
 
 export async function ensureBenchCatalogue(db: Database, log: (message: string) => void): Promise<void> {
   await db.query(
@@ -33,23 +46,25 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
   const { cities, stops, companies, routes, tripsPerDay, days } = BENCH_CATALOGUE;
   await db.transaction(async (client) => {
     await client.query('select setseed(0.42)');
+    await client.query(BENCH_ID);
     await client.query(
-      `insert into cities (name_ar, name_en, latitude, longitude)
-       select 'مدينة ' || i, 'Bench City ' || i, 32.3 + random() * 4.8, 35.7 + random() * 6.3 from generate_series(1, $1) i`,
+      `insert into cities (id, name_ar, name_en, latitude, longitude)
+       select pg_temp.bench_id('city:' || i), 'مدينة ' || i, 'Bench City ' || i, 32.3 + random() * 4.8, 35.7 + random() * 6.3
+       from generate_series(1, $1) i`,
       [cities],
     );
     await client.query(
       `with c as (select id, latitude, longitude, row_number() over (order by name_en) - 1 as n from cities where name_en like 'Bench City %')
-       insert into stops (city_id, kind, name_ar, name_en, address_ar, address_en, latitude, longitude)
-       select c.id, (array['BUS_STATION','PARKING_POINT','AIRPORT','BOARDING_POINT'])[1 + (i / $2) % 4],
+       insert into stops (id, city_id, kind, name_ar, name_en, address_ar, address_en, latitude, longitude)
+       select pg_temp.bench_id('stop:' || i), c.id, (array['BUS_STATION','PARKING_POINT','AIRPORT','BOARDING_POINT'])[1 + (i / $2) % 4],
               'موقف ' || i, 'Bench Stop ' || i, 'عنوان ' || i, 'Address ' || i,
               c.latitude + random() / 50, c.longitude + random() / 50
        from generate_series(0, $1 - 1) i join c on c.n = i % $2`,
       [stops, cities],
     );
     await client.query(
-      `insert into companies (name_ar, name_en, slug, status, verified, published)
-       select 'شركة ' || i, 'Bench Company ' || i, 'bench-company-' || i, 'ACTIVE', true, true from generate_series(1, $1) i`,
+      `insert into companies (id, name_ar, name_en, slug, status, verified, published)
+       select pg_temp.bench_id('company:' || i), 'شركة ' || i, 'Bench Company ' || i, 'bench-company-' || i, 'ACTIVE', true, true from generate_series(1, $1) i`,
       [companies],
     );
     await client.query(
@@ -71,6 +86,7 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
   }
   await db.transaction(async (client) => {
     await client.query('select setseed(0.42)');
+    await client.query(BENCH_ID);
     // Route patterns: each route visits 4-8 distinct stops in distinct cities, 50-110 minutes apart.
     await client.query(
       `create temporary table bench_pattern (route_n int, seq int, stop_id uuid, city_id uuid, offset_minutes int, fare_bp int) on commit drop`,
@@ -104,7 +120,7 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
               min(p.city_id::text) filter (where p.seq = 0)::uuid as origin_city_id,
               min(p.city_id::text) filter (where p.seq = (select max(seq) from bench_pattern q where q.route_n = p.route_n))::uuid as destination_city_id,
               min(p.stop_id::text) filter (where p.seq = 0)::uuid as pickup_stop_id,
-              gen_random_uuid() as route_id
+              pg_temp.bench_id('route:' || p.route_n) as route_id
        from bench_pattern p group by p.route_n`,
       [companies],
     );
@@ -114,7 +130,7 @@ export async function ensureBenchCatalogue(db: Database, log: (message: string) 
     );
     await client.query(
       `create temporary table bench_trip on commit drop as
-       select gen_random_uuid() as id, r.route_n, r.route_id, r.company_id, r.pickup_stop_id,
+       select pg_temp.bench_id('trip:' || r.route_n || ':' || d || ':' || k) as id, r.route_n, r.route_id, r.company_id, r.pickup_stop_id,
               (date_trunc('day', now() at time zone 'Asia/Damascus') + make_interval(days => d, hours => 5 + (k * 7 + r.route_n) % 17)
                  + make_interval(mins => (r.route_n * 13) % 60)) at time zone 'Asia/Damascus' as departure_at,
               15000 + (r.route_n % 40) * 1000 as price_base

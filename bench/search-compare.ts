@@ -24,6 +24,7 @@ import { freePort, portOpen } from '../scripts/lib/services.js';
 import { waitFor } from '../scripts/lib/processes.js';
 import { runLoops, runWrk } from './lib/load.js';
 import { startBenchStack, type BenchStack } from './lib/stack.js';
+import { BENCH_CATALOGUE_DATABASE } from './catalogue.js';
 import { benchSearches, type BenchSearch } from './search-samples.js';
 
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 6);
@@ -129,7 +130,7 @@ async function main() {
   if (!baseDir) throw new Error('set BASE_DIR to a checkout of the commit to compare with');
   // One API process, as the base runs api/server.ts: CPU per answer and rate are of one process each.
   const stack = await startBenchStack({
-    database: 'busbooking_bench_v1',
+    database: BENCH_CATALOGUE_DATABASE,
     env: { ...UNCACHED, API_PROCESSES: '1' },
   });
   const base = await startBaseApi(stack, baseDir);

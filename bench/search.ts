@@ -20,15 +20,16 @@
  * within minutes, and measured one after the other the three met different machines. The API
  * (cache off) is read against both.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { prepareSearch } from '../db/queries/search.js';
 import { PUBLIC_SCOPE } from '../domain/inventory-scope.js';
-import { ensureBenchCatalogue } from './catalogue.js';
+import { BENCH_CATALOGUE_DATABASE, ensureBenchCatalogue } from './catalogue.js';
 import { printTable, runLoops, runWrk, type LoadResult } from './lib/load.js';
 import { interleave, type Interleaved } from './lib/interleave.js';
 import { processScaling } from './lib/process-scaling.js';
 import { figure, recordFigures } from './lib/results.js';
-import { startSearchFloor } from './lib/search-floor.js';
+import { meanAnswerBytes, startSearchFloor } from './lib/search-floor.js';
 import { startBenchStack } from './lib/stack.js';
 import { benchSearches } from './search-samples.js';
 import { benchSetting, log } from './lib/settings.js';
@@ -44,7 +45,7 @@ const SECONDS = benchSetting('BENCH_SECONDS', Math.max(2, Math.round(15 * benchS
 
 async function main() {
   const stack = await startBenchStack({
-    database: 'busbooking_bench_v1',
+    database: BENCH_CATALOGUE_DATABASE,
     prepare: (db) => ensureBenchCatalogue(db, log),
     env: { SEARCH_RATE_LIMIT_PER_MINUTE: '0', DATABASE_POOL_MAX: String(POOL) },
   });
@@ -60,10 +61,12 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: bodies[0],
     });
-    const answerText = await check.text();
-    const answer = JSON.parse(answerText) as { data?: { journeys?: unknown[] } };
-    const apiAnswerBytes = Buffer.byteLength(answerText);
+    const answer = (await check.json()) as { data?: { journeys?: unknown[] } };
     log(`sample search answered ${check.status} with ${answer.data?.journeys?.length ?? 0} journeys`);
+    const apiAnswerBytes = await meanAnswerBytes(`${stack.apiUrl}/api/journeys/search`, bodies);
+    // The same catalogue and day give the same searches: the digest shows it from run to run.
+    const digest = createHash('sha256').update(bodies.join('\n')).digest('hex').slice(0, 12);
+    log(`the ${bodies.length} searches (sha256 ${digest}): answers of ${apiAnswerBytes} bytes on average`);
 
     const results: LoadResult[] = [];
     const searchRequests = bodies.map((body) => ({
@@ -174,7 +177,7 @@ async function main() {
     // where the floor itself is above it.
     const floorRatio = floor.perSecond / rawRate;
     console.log(
-      `HTTP floor (bare node:http, the rows as JSON, ${floorServer.answerBytes} bytes an answer; the API's ` +
+      `HTTP floor (bare node:http, the rows as JSON, ${floorServer.answerBytes} bytes an answer on average; the API's ` +
         `${apiAnswerBytes}): ${Math.round(floor.perSecond)} req/s = ${floorRatio.toFixed(2)} of raw; ` +
         `the API (cache off) reaches ${(uncached.perSecond / floor.perSecond).toFixed(2)} of the floor`,
     );
