@@ -11,9 +11,6 @@ import { coachLayout } from '../domain/layout-templates.js';
  * benchmark's 400 searches are chosen by their ids. Generated once per database: a marker row
  * records the parameters.
  */
-/** The database that holds the catalogue (v2: ids made from names; v1's were random). */
-export const BENCH_CATALOGUE_DATABASE = 'busbooking_bench_v2';
-
 export const BENCH_CATALOGUE = {
   cities: 60,
   stops: 400,
@@ -23,9 +20,13 @@ export const BENCH_CATALOGUE = {
   days: 60,
 };
 
+/** The database that holds the catalogue (v2: ids made from names; v1's were random). */
+export const BENCH_CATALOGUE_DATABASE = 'busbooking_bench_v2';
+
 /**
  * A version-4-shaped uuid made from a text (md5 with the version and variant digits set), so the
- * API's uuid validation accepts it. Created per transaction, as a temporary function.
+ * API's uuid validation accepts it. A temporary function lives as long as its connection, and each
+ * transaction may get another pooled connection, so every transaction that uses it creates it.
  */
 const BENCH_ID = `create or replace function pg_temp.bench_id(name text) returns uuid language sql immutable
   as $$ select overlay(overlay(md5(name) placing '4' from 13) placing '8' from 17)::uuid $$`;

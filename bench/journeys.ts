@@ -479,7 +479,7 @@ async function runDeadlinePhase(
     pacedSeconds ? held.length : CONCURRENCY * 2,
     times,
     async (index) => {
-      if (pacedSeconds) await sleep(started + index * turnMs - performance.now());
+      if (pacedSeconds) await sleep(Math.max(0, started + index * turnMs - performance.now()));
       const status = await confirmOverHttp(stack, times, held[index]!);
       if (status !== 'REQUESTED') throw new Error(`ended ${status}`);
       return held[index]!.journeyId;
