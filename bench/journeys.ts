@@ -795,7 +795,14 @@ async function main() {
     figure('journeys Temporal floor (baseline)', auto!['Temporal floor journeys/s'], 'journeys/s'),
     ...(lags.length
       ? [
-          figure('journeys deadline lag p99', percentile(lags, 99), 'ms', { op: '<', value: 2000 }),
+          // The empty workflows' lag at the same spread: above 2 s, the target is out of reach in this run.
+          figure(
+            'journeys deadline lag p99',
+            percentile(lags, 99),
+            'ms',
+            { op: '<', value: 2000 },
+            percentile(floorLags, 99),
+          ),
           figure('journeys deadline lag p99, Temporal floor (baseline)', percentile(floorLags, 99), 'ms'),
         ]
       : []),

@@ -189,7 +189,9 @@ async function main() {
       figure('search cache off, 2 processes', scaling.two.perSecond, 'req/s'),
       figure('search cache off, 2 / 1 processes', scaling.ratio, '×'),
       figure('search SQL raw (baseline, in turn with the API)', rawRate, 'req/s'),
-      figure('search cache off / raw', ratio, '×', { op: '>=', value: 0.75 }),
+      // The floor over the same SQL is the most any Node endpoint reaches: when it misses 0.75 too,
+      // the table says the target is out of reach in this run.
+      figure('search cache off / raw', ratio, '×', { op: '>=', value: 0.75 }, floorRatio),
       figure('search cache off, Node CPU per answer', uncachedCpu ?? Number.NaN, 'ms'),
       figure('search HTTP floor (bare node:http)', floor.perSecond, 'req/s'),
       figure('search HTTP floor / raw', floorRatio, '×'),

@@ -1,10 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchResults, Figure } from './results.js';
+import { floorMisses, type BenchResults, type Figure } from './results.js';
 
 const targetText = (figure: Figure) =>
   figure.target ? `${figure.target.op} ${figure.target.value.toLocaleString('en')} ${figure.unit}` : '—';
-const metText = (figure: Figure) => (figure.met === null ? '' : figure.met ? 'met' : '**not met**');
+const metText = (figure: Figure) =>
+  figure.met === null
+    ? ''
+    : figure.met
+      ? 'met'
+      : floorMisses(figure)
+        ? `**not met**; out of reach here: the floor's ${figure.floor!.toLocaleString('en')} ${figure.unit} misses it too`
+        : '**not met**';
 
 export interface TableRow {
   bench: string;

@@ -19,6 +19,12 @@ export interface Figure {
   unit: string;
   target: Target | null;
   met: boolean | null;
+  /**
+   * The same measure of the floor measured in the same run (the empty Temporal workflow, the bare
+   * node:http endpoint), when the figure has one: a floor that misses the target too shows the
+   * target out of reach on this machine in this run. Absent on figures without a floor.
+   */
+  floor?: number;
 }
 
 export interface BenchResults {
@@ -39,11 +45,23 @@ const meets = (value: number, target: Target) =>
         ? value < target.value
         : value > target.value;
 
-/** One figure; `met` follows from the target (null without one). */
-export function figure(name: string, value: number, unit: string, target?: Target): Figure {
-  const rounded = Number(value.toFixed(value >= 100 ? 1 : 3));
-  return { name, value: rounded, unit, target: target ?? null, met: target ? meets(value, target) : null };
+const rounded = (value: number) => Number(value.toFixed(value >= 100 ? 1 : 3));
+
+/** One figure; `met` follows from the target (null without one), `floor` is the run's floor of the same measure. */
+export function figure(name: string, value: number, unit: string, target?: Target, floor?: number): Figure {
+  return {
+    name,
+    value: rounded(value),
+    unit,
+    target: target ?? null,
+    met: target ? meets(value, target) : null,
+    ...(floor === undefined ? {} : { floor: rounded(floor) }),
+  };
 }
+
+/** Whether the run's floor misses the figure's target too: out of reach on this machine in this run. */
+export const floorMisses = (figure: Figure): boolean =>
+  figure.target !== null && figure.floor !== undefined && !meets(figure.floor, figure.target);
 
 /** Writes the run's figures for the table runner (and anyone else reading the results directory). */
 export function recordFigures(bench: string, figures: Figure[]): void {
