@@ -36,6 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import { createStaffSession } from '../api/auth/staff-session.js';
+import { DECISION_WAKE_LEAD_MS } from '../api/temporal/journey-confirmation-client.js';
 import type { Database } from '../db/orm.js';
 import { confirmScope, draftJourney, placeHold, recordDecision } from '../db/writes/journeys/index.js';
 import { quoteJourney, type QuoteRequest } from '../db/writes/quote.js';
@@ -69,8 +70,11 @@ const PENDING_JOURNEYS = benchSetting('BENCH_PENDING', 1000);
 const PACED_SECONDS = benchSetting('BENCH_PACED_SECONDS', 19);
 /** Phase 5: the 15-minute decision window lasts 15 × 0.1 = 1.5 minutes. */
 const DEADLINE_TIME_SCALE = 0.1;
-/** How long after the floor's workflows start the first is due: time enough to start them all. */
-const DEADLINE_FLOOR_LEAD_MS = 20_000;
+/**
+ * How long after the floor's workflows start the first is due: time enough to start them all before
+ * the first start delay ends, DECISION_WAKE_LEAD_MS before its deadline (as journey-confirmation's).
+ */
+const DEADLINE_FLOOR_LEAD_MS = DECISION_WAKE_LEAD_MS + 20_000;
 /** Seats per trip (12 rows of 2+2) and trips per company: room for every journey of the run. */
 const TRIPS_PER_COMPANY = benchSetting('BENCH_TRIPS', 300);
 /**
@@ -532,6 +536,7 @@ async function runDeadlinePhase(
     address: stack.env.TEMPORAL_ADDRESS!,
     offsets: dues.map((due) => due - first.getTime()),
     leadMs: DEADLINE_FLOOR_LEAD_MS,
+    wakeLeadMs: DECISION_WAKE_LEAD_MS,
     concurrency: CONCURRENCY * 2,
     log: (line) => log(`deadline floor: ${line}`),
   });

@@ -26,11 +26,14 @@ export async function journeyFloor(): Promise<string> {
 }
 
 /**
- * The Temporal part of a decision deadline, for the deadline floor of bench:journeys: started with
- * a delay that ends at `dueAt` (epoch ms), as a REQUESTED confirm starts journey-confirmation, it
- * answers in its first workflow task with that task's start time (the workflow clock). No
- * activity, no database: no deadline enforced through Temporal can be released sooner.
+ * The Temporal part of a decision deadline, for the deadline floor of bench:journeys, woken as
+ * journey-confirmation is: started with a delay that ends DECISION_WAKE_LEAD_MS before `dueAt`
+ * (epoch ms), it waits in its first workflow task with a timer until `dueAt` and answers in the
+ * task the timer wakes with that task's start time (the workflow clock) less `dueAt`. No activity,
+ * no database: no deadline enforced this way through Temporal can be released sooner.
  */
 export async function deadlineFloor(dueAt: number): Promise<number> {
+  const wait = dueAt - Date.now();
+  if (wait > 0) await sleep(wait);
   return Date.now() - dueAt;
 }
