@@ -7,11 +7,14 @@ import {
   placeHold,
   recordDecision,
   releaseHold,
+  releaseOverdueDecisions,
   settleDecisionDeadline,
   type ConfirmInput,
   type DecisionInput,
   type PlaceHoldInput,
 } from '../db/writes/journeys/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/orm.js';
 import type { ConfirmationScope } from '../domain/journey-confirmation.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
@@ -21,8 +24,9 @@ import { refusable } from './refusable.js';
  * db/writes/journeys/, idempotent under retry. A business refusal (seats taken, hold closed...)
  * comes back as `refused` with the API errorCode (./refusable.ts).
  */
-export function createJourneyActivities({ db, config }: ActivityDeps) {
+export function createJourneyActivities({ db, config, logger }: ActivityDeps) {
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
+  const overdue = overdueDecisionSweep(db, logger);
   return {
     placeJourneyHold: (input: PlaceHoldInput) => refusable(JourneyRefusal, () => placeHold(db, input)),
     releaseJourneyHold: (input: { scope: ConfirmationScope; holdBatchId: string }) =>
@@ -38,6 +42,44 @@ export function createJourneyActivities({ db, config }: ActivityDeps) {
       }),
     expireCompanyDecisions: (input: { scope: ConfirmationScope }) => expireDecisions(db, input),
     loadJourneyDecisions: (input: { scope: ConfirmationScope }) => pendingDecisions(db, input),
-    settleDecisionDeadline: (input: { scope: ConfirmationScope }) => settleDecisionDeadline(db, input),
+    /** A decision deadline's release; it also starts a sweep of the scopes already overdue. */
+    settleDecisionDeadline: async (input: { scope: ConfirmationScope }) => {
+      const settled = await settleDecisionDeadline(db, input);
+      void overdue.kick();
+      return settled;
+    },
+  };
+}
+
+/**
+ * The worker's sweep of overdue decision deadlines (db/writes/journeys/decide.ts
+ * `releaseOverdueDecisions`), one at a time per worker: each deadline's release kicks it, and it
+ * releases batch after batch until none is left overdue, then once more if kicked meanwhile. It
+ * is not the activity's result: its work is idempotent, and what it misses (a scope held by
+ * another transaction, a worker stopping) each scope's own process still releases. kick()
+ * answers when the sweep it joined has ended.
+ */
+export function overdueDecisionSweep(db: Database, logger: Logger): { kick(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let kickedAgain = false;
+  const sweep = async () => {
+    do {
+      kickedAgain = false;
+      while ((await releaseOverdueDecisions(db)) > 0);
+    } while (kickedAgain);
+  };
+  return {
+    kick() {
+      if (running) {
+        kickedAgain = true;
+        return running;
+      }
+      running = sweep()
+        .catch((error: unknown) => logger.debug({ err: error }, 'overdue decision sweep stopped'))
+        .finally(() => {
+          running = null;
+        });
+      return running;
+    },
   };
 }

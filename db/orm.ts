@@ -43,6 +43,7 @@ import { Migration20261126030000_webhook_first_attempts } from './migrations/Mig
 import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migration20261127010000_booking_stats_plpgsql.js';
 import { Migration20261128010000_unpaid_owner_index } from './migrations/Migration20261128010000_unpaid_owner_index.js';
 import { Migration20261202010000_journey_lookup_indexes } from './migrations/Migration20261202010000_journey_lookup_indexes.js';
+import { Migration20261203010000_overdue_decisions_index } from './migrations/Migration20261203010000_overdue_decisions_index.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -74,6 +75,7 @@ const MIGRATIONS = [
   Migration20261127010000_booking_stats_plpgsql,
   Migration20261128010000_unpaid_owner_index,
   Migration20261202010000_journey_lookup_indexes,
+  Migration20261203010000_overdue_decisions_index,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

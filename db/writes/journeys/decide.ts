@@ -8,6 +8,7 @@ import {
   type JourneyStatus,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
+import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
 import { awaitedDecisions, currentOutcome, finalizeConfirmed, type AwaitedDecision } from './outcome.js';
@@ -203,25 +204,73 @@ export async function expireDecisions(
 export async function settleDecisionDeadline(
   db: Database,
   input: { scope: ConfirmationScope },
-): Promise<{ status: JourneyStatus; awaiting: AwaitedDecision[] }> {
-  return inLockedScope(db, input.scope, async (client, locked) => {
-    if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
-    // The pending requests expire only if one of them is overdue: one statement either way.
-    const { rows: expired } = await client.query(
-      `update confirmation_requests set status = 'EXPIRED'
-       where scope_kind = $1 and scope_id = $2 and status = 'PENDING'
-         and exists (select 1 from confirmation_requests o where o.scope_kind = $1 and o.scope_id = $2
-                     and o.status = 'PENDING' and o.deadline <= now())
-       returning id`,
-      [input.scope.kind, input.scope.id],
-    );
-    if (!expired.length) {
-      const awaiting = await awaitedDecisions(client, input.scope);
-      if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
-    }
-    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
-    return { status: 'CANCELLED' as const, awaiting: [] };
-  });
+): Promise<SettledDeadline> {
+  return inLockedScope(db, input.scope, (client, locked) => settleLocked(client, input.scope, locked));
+}
+
+interface SettledDeadline {
+  status: JourneyStatus;
+  awaiting: AwaitedDecision[];
+}
+
+async function settleLocked(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  locked: LockedScope,
+): Promise<SettledDeadline> {
+  if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
+  // The pending requests expire only if one of them is overdue: one statement either way.
+  const { rows: expired } = await client.query(
+    `update confirmation_requests set status = 'EXPIRED'
+     where scope_kind = $1 and scope_id = $2 and status = 'PENDING'
+       and exists (select 1 from confirmation_requests o where o.scope_kind = $1 and o.scope_id = $2
+                   and o.status = 'PENDING' and o.deadline <= now())
+     returning id`,
+    [scope.kind, scope.id],
+  );
+  if (!expired.length) {
+    const awaiting = await awaitedDecisions(client, scope);
+    if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
+  }
+  await cancelScope(client, scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
+  return { status: 'CANCELLED' as const, awaiting: [] };
+}
+
+/**
+ * Releases, as settleDecisionDeadline does, up to `limit` scopes still REQUESTED whose earliest
+ * pending deadline has passed (the database's clock), the longest overdue first, one transaction
+ * each. Each scope's own process releases it when its timer fires; when deadlines bunch, those
+ * timers are served one after another and the last ones late, so each release also sweeps the
+ * scopes already overdue (activities/journeys.ts): they are released at the database's pace, and
+ * their processes, once woken, find them CANCELLED. A scope that another transaction holds (a
+ * decision, its own process, another sweep) is passed over without waiting. Answers how many it
+ * released.
+ */
+export async function releaseOverdueDecisions(db: Database, limit = 50): Promise<number> {
+  const overdue = await db.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
+    `select r.scope_kind, r.scope_id from confirmation_requests r
+     where r.status = 'PENDING' and r.deadline <= now()
+       and exists (select 1 from journeys j where j.status = 'REQUESTED'
+                   and ((r.scope_kind = 'JOURNEY' and j.id = r.scope_id)
+                        or (r.scope_kind = 'ORDER' and j.order_id = r.scope_id)))
+     group by r.scope_kind, r.scope_id order by min(r.deadline) limit $1`,
+    [limit],
+  );
+  let released = 0;
+  for (const row of overdue) {
+    const scope = { kind: row.scope_kind, id: row.scope_id };
+    const settled = await inLockedScope(
+      db,
+      scope,
+      async (client, locked) => (locked.status === 'REQUESTED' ? settleLocked(client, scope, locked) : null),
+      { nowait: true },
+    ).catch((error: unknown) => {
+      if (pgCode(error) === PG_LOCK_NOT_AVAILABLE) return null;
+      throw error;
+    });
+    if (settled?.status === 'CANCELLED') released += 1;
+  }
+  return released;
 }
 
 /**

@@ -13,6 +13,7 @@ export {
   expireDecisions,
   pendingDecisions,
   recordDecision,
+  releaseOverdueDecisions,
   settleDecisionDeadline,
   type DecisionInput,
   type DecisionOutcome,

@@ -66,19 +66,32 @@ export interface LockedScope {
   journeyIds: string[];
 }
 
+export interface LockOptions {
+  /**
+   * Not to wait for another transaction's lock on the scope: the statement fails at once with
+   * PostgreSQL's lock_not_available (PG_LOCK_NOT_AVAILABLE) instead. A sweep passes over such a scope.
+   */
+  nowait?: boolean;
+}
+
 /** Locks the scope's rows (order first, then journeys in id order) and returns them. */
-export async function lockScope(client: PoolClient, scope: ConfirmationScope): Promise<LockedScope> {
+export async function lockScope(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  options: LockOptions = {},
+): Promise<LockedScope> {
+  const lock = options.nowait ? 'for update nowait' : 'for update';
   let orderStatus: JourneyStatus | undefined;
   if (scope.kind === 'ORDER') {
     const { rows } = await client.query<{ status: JourneyStatus }>(
-      `select status from journey_orders where id = $1 for update`,
+      `select status from journey_orders where id = $1 ${lock}`,
       [scope.id],
     );
     orderStatus = rows[0]?.status;
   }
   const { rows: journeys } = await client.query<JourneyRow>(
     `select id, quote_id, order_id, owner_user_id, status, party_size from journeys
-     where ${scope.kind === 'JOURNEY' ? 'id' : 'order_id'} = $1 order by id for update`,
+     where ${scope.kind === 'JOURNEY' ? 'id' : 'order_id'} = $1 order by id ${lock}`,
     [scope.id],
   );
   if (!journeys.length || (scope.kind === 'ORDER' && !orderStatus)) {
@@ -111,8 +124,9 @@ export function inLockedScope<T>(
   db: Database,
   scope: ConfirmationScope,
   work: (client: PoolClient, locked: LockedScope) => Promise<T>,
+  options: LockOptions = {},
 ): Promise<T> {
-  return journeyTransaction(db, async (client) => work(client, await lockScope(client, scope)));
+  return journeyTransaction(db, async (client) => work(client, await lockScope(client, scope, options)));
 }
 
 export interface ScopeChange {

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { overdueDecisionSweep } from '../../activities/journeys.js';
+import { createLogger } from '../../config/logger.js';
+import type { Database } from '../../db/orm.js';
+import { releaseOverdueDecisions } from '../../db/writes/journeys/index.js';
+import { workflowIds } from '../../workflows/shared.js';
+import { useTestApp, type TestApp } from '../support/harness.js';
+import {
+  bookJourney,
+  eventually,
+  journeyFacts,
+  mobileTraveller,
+  setConfirmation,
+  tripOf,
+} from '../support/journeys.js';
+
+/**
+ * When decision deadlines bunch, each scope's own process is woken one after another; every
+ * release also releases the scopes already overdue (db/writes/journeys/decide.ts
+ * `releaseOverdueDecisions`, kicked by the settleDecisionDeadline activity), so none waits for its
+ * turn in the worker's queue.
+ */
+
+/** A journey REQUESTED from a company that decides by hand. */
+async function requestedJourney(app: TestApp): Promise<string> {
+  const trip = await tripOf(app.db);
+  await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+  const { journeyId, confirmed } = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+  expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+  return journeyId;
+}
+
+/** Moves the scope's decision deadline a second into the past, as if its window had run out. */
+async function makeOverdue(db: Database, journeyId: string): Promise<void> {
+  await db.query(
+    `update confirmation_requests set deadline = now() - interval '1 second' where scope_id = $1`,
+    [journeyId],
+  );
+  await db.query(`update journeys set confirmation_deadline = now() - interval '1 second' where id = $1`, [
+    journeyId,
+  ]);
+}
+
+async function stateOf(db: Database, journeyId: string) {
+  const facts = await journeyFacts(db, journeyId);
+  const requests = await db.query<{ status: string }>(
+    `select status from confirmation_requests where scope_id = $1`,
+    [journeyId],
+  );
+  const events = await db.query<{ event: string }>(
+    `select event from outbox_events where booking_id = any($1::uuid[]) order by id`,
+    [facts.bookings.map((booking) => booking.id)],
+  );
+  return {
+    journey: facts.journey,
+    seats: facts.allocations.map((allocation) => allocation.status),
+    tickets: facts.tickets.map((ticket) => ticket.status),
+    bookings: facts.bookings.map((booking) => booking.status),
+    requests: requests.map((request) => request.status),
+    cancelledEvents: events.filter((row) => row.event === 'booking.cancelled').length,
+  };
+}
+
+const RELEASED_AT_DEADLINE = {
+  journey: { status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' },
+  seats: ['RELEASED'],
+  tickets: ['CANCELLED'],
+  bookings: ['CANCELLED'],
+  requests: ['EXPIRED'],
+  cancelledEvents: 1,
+};
+
+describe('overdue decision deadlines, released by a sweep', () => {
+  // The decision window stays 15 minutes: the scopes' own processes do not wake during these tests.
+  const app = useTestApp();
+
+  it('releases every REQUESTED scope whose deadline has passed, as its own release would, and no other', async () => {
+    const [first, second, notDue] = [
+      await requestedJourney(app),
+      await requestedJourney(app),
+      await requestedJourney(app),
+    ];
+    await makeOverdue(app.db, first);
+    await makeOverdue(app.db, second);
+    const untouched = await stateOf(app.db, notDue);
+
+    expect(await releaseOverdueDecisions(app.db)).toBeGreaterThanOrEqual(2);
+
+    expect(await stateOf(app.db, first)).toEqual(RELEASED_AT_DEADLINE);
+    expect(await stateOf(app.db, second)).toEqual(RELEASED_AT_DEADLINE);
+    expect(await stateOf(app.db, notDue)).toEqual(untouched);
+    expect(untouched.journey!.status).toBe('REQUESTED');
+    // Released once: a second sweep finds nothing more to do for them.
+    await releaseOverdueDecisions(app.db);
+    expect((await stateOf(app.db, first)).cancelledEvents).toBe(1);
+  });
+
+  it('passes over a scope another transaction holds without waiting for it; a later sweep releases it', async () => {
+    const journeyId = await requestedJourney(app);
+    await makeOverdue(app.db, journeyId);
+    let unlock!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    // A decision's transaction, say, holding the scope lock until the sweep has run.
+    const other = app.db.transaction(async (client) => {
+      await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+      holding();
+      await locked;
+    });
+    await held;
+    // Were the sweep to wait for the lock, this would never return: the lock is released after it.
+    await releaseOverdueDecisions(app.db);
+    expect((await stateOf(app.db, journeyId)).journey!.status).toBe('REQUESTED');
+    unlock();
+    await other;
+
+    await releaseOverdueDecisions(app.db);
+    expect(await stateOf(app.db, journeyId)).toEqual(RELEASED_AT_DEADLINE);
+  });
+
+  it("one worker's sweep at a time: kicks while it runs join it, and each kick answers once it has ended", async () => {
+    const sweep = overdueDecisionSweep(app.db, createLogger(app.config, 'test'));
+    const journeyId = await requestedJourney(app);
+    await makeOverdue(app.db, journeyId);
+    const first = sweep.kick();
+    expect(sweep.kick()).toBe(first);
+    await first;
+    const state = await eventually(
+      () => stateOf(app.db, journeyId),
+      (value) => value.journey!.status !== 'REQUESTED',
+    );
+    expect(state).toEqual(RELEASED_AT_DEADLINE);
+  });
+});
+
+describe('overdue decision deadlines, swept by a deadline release', () => {
+  // 15 minutes × 0.004 = 3.6 s: the scopes' own processes wake during the test.
+  const app = useTestApp({ TIME_SCALE: 0.004, HOLD_MINUTES: 120 });
+
+  it('a deadline release sweeps another overdue scope, whose own process, when it wakes, finds it released', async () => {
+    const activities = createActivities({
+      config: app.config,
+      db: app.db,
+      logger: createLogger(app.config, 'test'),
+    });
+    const settledOne = await requestedJourney(app);
+    const overdue = await requestedJourney(app);
+    await makeOverdue(app.db, overdue);
+
+    // The first scope's deadline has not passed: its release answers REQUESTED, and sweeps all the same.
+    const settled = await activities.settleDecisionDeadline({ scope: { kind: 'JOURNEY', id: settledOne } });
+    expect(settled.status).toBe('REQUESTED');
+    const swept = await eventually(
+      () => stateOf(app.db, overdue),
+      (value) => value.journey!.status !== 'REQUESTED',
+      2_000,
+    );
+    expect(swept).toEqual(RELEASED_AT_DEADLINE);
+
+    const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(overdue)).result();
+    expect(result).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
+    expect(await stateOf(app.db, overdue)).toEqual(RELEASED_AT_DEADLINE);
+  });
+});
