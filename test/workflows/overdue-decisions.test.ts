@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { overdueDecisionSweep } from '../../activities/journeys.js';
@@ -8,10 +9,13 @@ import { workflowIds } from '../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
   bookJourney,
+  connection,
   eventually,
   journeyFacts,
   mobileTraveller,
+  quote,
   setConfirmation,
+  travellers,
   tripOf,
 } from '../support/journeys.js';
 
@@ -122,6 +126,54 @@ describe('overdue decision deadlines, released by a sweep', () => {
 
     await releaseOverdueDecisions(app.db);
     expect(await stateOf(app.db, journeyId)).toEqual(RELEASED_AT_DEADLINE);
+  });
+
+  it('releases an overdue order whole: the order and every journey in it', async () => {
+    const caller = await mobileTraveller(app);
+    const { first, second } = await connection(app.db);
+    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM' });
+    const a = await quote(app, caller, [{ trip: first }], 1);
+    const b = await quote(app, caller, [{ trip: second }], 2);
+    const orderId = randomUUID();
+    const held = await app.request(`/api/journey-orders/${orderId}/hold`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: { journey_ids: [a.journey_id, b.journey_id] },
+    });
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await app.request(`/api/journey-orders/${orderId}/confirm`, {
+      method: 'POST',
+      headers: caller.headers,
+      json: {
+        hold_batch_id: held.body.data.holdBatchId,
+        journeys: [
+          { journey_id: a.journey_id, travellers: travellers(1) },
+          { journey_id: b.journey_id, travellers: travellers(2) },
+        ],
+        idempotency_key: `order-${randomUUID()}`,
+      },
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    await app.db.query(
+      `update confirmation_requests set deadline = now() - interval '1 second' where scope_id = $1`,
+      [orderId],
+    );
+
+    await releaseOverdueDecisions(app.db);
+
+    const [order] = await app.db.query<{ status: string; failure_reason: string | null }>(
+      `select status, failure_reason from journey_orders where id = $1`,
+      [orderId],
+    );
+    expect(order).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    for (const journeyId of [a.journey_id, b.journey_id]) {
+      const facts = await journeyFacts(app.db, journeyId);
+      expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+      expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(
+        new Set(['RELEASED']),
+      );
+    }
   });
 
   it("one worker's sweep at a time: kicks while it runs join it, and each kick answers once it has ended", async () => {
