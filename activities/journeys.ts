@@ -63,10 +63,16 @@ export function overdueDecisionSweep(db: Database, logger: Logger): { kick(): Pr
   let running: Promise<void> | null = null;
   let kickedAgain = false;
   const sweep = async () => {
+    let released = 0;
     do {
       kickedAgain = false;
-      while ((await releaseOverdueDecisions(db)) > 0);
+      let batch: number;
+      do {
+        batch = await releaseOverdueDecisions(db);
+        released += batch;
+      } while (batch > 0);
     } while (kickedAgain);
+    if (released) logger.debug({ released }, 'overdue decision deadlines released');
   };
   return {
     kick() {
