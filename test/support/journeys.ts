@@ -188,6 +188,41 @@ export function confirmJourney(
   });
 }
 
+export function holdOrder(
+  app: TestApp,
+  caller: Caller,
+  orderId: string,
+  journeyIds: string[],
+): Promise<TestResponse> {
+  return app.request(`/api/journey-orders/${orderId}/hold`, {
+    method: 'POST',
+    headers: caller.headers,
+    json: { journey_ids: journeyIds },
+  });
+}
+
+/** Confirms the order's hold, each journey with as many travellers as its party, under a new key. */
+export function confirmOrder(
+  app: TestApp,
+  caller: Caller,
+  orderId: string,
+  holdBatchId: string,
+  journeys: { journeyId: string; partySize: number }[],
+): Promise<TestResponse> {
+  return app.request(`/api/journey-orders/${orderId}/confirm`, {
+    method: 'POST',
+    headers: caller.headers,
+    json: {
+      hold_batch_id: holdBatchId,
+      journeys: journeys.map(({ journeyId, partySize }) => ({
+        journey_id: journeyId,
+        travellers: travellers(partySize),
+      })),
+      idempotency_key: `order-${randomUUID()}`,
+    },
+  });
+}
+
 /** Quote, hold and confirm one journey; returns every intermediate answer. */
 export async function bookJourney(app: TestApp, caller: Caller, legs: LegChoice[], partySize = 1) {
   const quoted = await quote(app, caller, legs, partySize);

@@ -9,13 +9,14 @@ import { workflowIds } from '../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
   bookJourney,
+  confirmOrder,
   connection,
   eventually,
+  holdOrder,
   journeyFacts,
   mobileTraveller,
   quote,
   setConfirmation,
-  travellers,
   tripOf,
 } from '../support/journeys.js';
 
@@ -135,24 +136,12 @@ describe('overdue decision deadlines, released by a sweep', () => {
     const a = await quote(app, caller, [{ trip: first }], 1);
     const b = await quote(app, caller, [{ trip: second }], 2);
     const orderId = randomUUID();
-    const held = await app.request(`/api/journey-orders/${orderId}/hold`, {
-      method: 'POST',
-      headers: caller.headers,
-      json: { journey_ids: [a.journey_id, b.journey_id] },
-    });
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
     expect(held.status, held.text).toBe(200);
-    const confirmed = await app.request(`/api/journey-orders/${orderId}/confirm`, {
-      method: 'POST',
-      headers: caller.headers,
-      json: {
-        hold_batch_id: held.body.data.holdBatchId,
-        journeys: [
-          { journey_id: a.journey_id, travellers: travellers(1) },
-          { journey_id: b.journey_id, travellers: travellers(2) },
-        ],
-        idempotency_key: `order-${randomUUID()}`,
-      },
-    });
+    const confirmed = await confirmOrder(app, caller, orderId, held.body.data.holdBatchId, [
+      { journeyId: a.journey_id, partySize: 1 },
+      { journeyId: b.journey_id, partySize: 2 },
+    ]);
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
     await app.db.query(

@@ -9,8 +9,10 @@ import { initDatabase } from '../../../db/orm.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   confirmJourney,
+  confirmOrder,
   connection,
   holdJourney,
+  holdOrder,
   journeyFacts,
   mobileTraveller,
   quote,
@@ -511,11 +513,7 @@ describe('journey orders', () => {
     const a = await quote(app, caller, [{ trip: first }], 1);
     const b = await quote(app, caller, [{ trip: second }], 2);
     const orderId = randomUUID();
-    const held = await app.request(`/api/journey-orders/${orderId}/hold`, {
-      method: 'POST',
-      headers: caller.headers,
-      json: { journey_ids: [a.journey_id, b.journey_id] },
-    });
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
     expect(held.status, held.text).toBe(200);
     expect(held.body.data.orderId).toBe(orderId);
     const batches = await app.db.query<{ id: string }>(`select id from hold_batches where scope_id = $1`, [
@@ -543,18 +541,10 @@ describe('journey orders', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.errorCode).toBe('ORDER_NOT_FOUND');
 
-    const confirmed = await app.request(`/api/journey-orders/${orderId}/confirm`, {
-      method: 'POST',
-      headers: caller.headers,
-      json: {
-        hold_batch_id: held.body.data.holdBatchId,
-        journeys: [
-          { journey_id: a.journey_id, travellers: travellers(1) },
-          { journey_id: b.journey_id, travellers: travellers(2) },
-        ],
-        idempotency_key: `order-${randomUUID()}`,
-      },
-    });
+    const confirmed = await confirmOrder(app, caller, orderId, held.body.data.holdBatchId, [
+      { journeyId: a.journey_id, partySize: 1 },
+      { journeyId: b.journey_id, partySize: 2 },
+    ]);
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.data.confirmation.status).toBe('CONFIRMED');
     expect(confirmed.body.data.tickets).toHaveLength(3);
