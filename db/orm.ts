@@ -86,6 +86,9 @@ export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_M
     clientUrl: config.DATABASE_URL,
     entities: allEntities,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
+    // pg reads the whole URL, so its parameters (sslmode, application_name, options, ...) apply:
+    // MikroORM's own parsing keeps only the host, port, user, password, database and schema.
+    driverOptions: { connectionString: config.DATABASE_URL },
     extensions: [Migrator],
     // Silent: callers say what was applied (scripts/migrate.ts, scripts/seed.ts), tests say nothing.
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
