@@ -1,7 +1,7 @@
 /**
  * Several API processes on one port: the primary forks API_PROCESSES workers (node:cluster), each an
- * unchanged `api/server.ts` process with its own PostgreSQL pool (DATABASE_POOL_MAX each) and
- * Temporal client. The primary serves no request: it hands connections to the workers in turn,
+ * unchanged `api/server.ts` process with its own PostgreSQL pool (its share of DATABASE_POOL_MAX,
+ * config/deployment.ts `poolPerApiProcess`) and Temporal client. The primary serves no request: it hands connections to the workers in turn,
  * replaces a worker that dies after it was listening, passes SIGINT/SIGTERM on and exits when they
  * have stopped. Migrations and demo data run before this starts (scripts/seed.ts), never per worker.
  * Launchers run `api/server.ts` itself when API_PROCESSES is 1 (scripts/lib/api-entry.ts).
@@ -10,6 +10,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createLogger } from '../config/logger.js';
+import { poolPerApiProcess } from '../config/deployment.js';
 import { loadConfig } from '../config/index.js';
 
 const serverPath = fileURLToPath(new URL('./server.ts', import.meta.url));
@@ -23,8 +24,10 @@ function runPrimary(): void {
   let stopping = false;
   cluster.setupPrimary({ exec: serverPath });
   const pids = () => Object.values(cluster.workers ?? {}).map((worker) => worker?.process.pid);
+  // The processes share the host's connections to PostgreSQL instead of opening that many each.
+  const poolMax = poolPerApiProcess(config.DATABASE_POOL_MAX, config.API_PROCESSES);
   const fork = (): Worker => {
-    const worker = cluster.fork();
+    const worker = cluster.fork({ DATABASE_POOL_MAX: String(poolMax) });
     worker.on('listening', () => {
       listening.add(worker.id);
       if (listening.size === config.API_PROCESSES) logger.info({ pids: pids() }, 'api processes listening');

@@ -38,6 +38,18 @@ export const deploymentSettings = {
   TEMPORAL_API_KEY: z.string().optional(),
 };
 
+/**
+ * The pool of each API process on a host: the processes share DATABASE_POOL_MAX connections
+ * equally, each keeping at least two (one for a transaction, one for the reads beside it) unless
+ * DATABASE_POOL_MAX itself is smaller. How many connections PostgreSQL serves well depends on its
+ * cores, not on how many processes ask: on two cores, two processes with three connections each
+ * booked about 7 % more a second than with six each, with a shorter tail (bench/README.md
+ * "bench:bookings", 2026-12-03).
+ */
+export function poolPerApiProcess(poolMax: number, processes: number): number {
+  return Math.max(Math.min(2, poolMax), Math.floor(poolMax / processes));
+}
+
 type DeploymentSettings = {
   TEMPORAL_TLS_CERT_PEM?: string | undefined;
   TEMPORAL_TLS_KEY_PEM?: string | undefined;

@@ -34,7 +34,11 @@ export const ConfigSchema = z
      */
     SHUTDOWN_GRACE_MS: wholeNumber({ min: 0, max: 600_000, default: 15_000 }),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:54329/busbooking'),
-    /** Connections per process; about two to three per database core (6 measured best on 2 cores). */
+    /**
+     * Connections of one worker, or of the API on one host, whose API_PROCESSES share them
+     * (config/deployment.ts `poolPerApiProcess`); about two to three per database core (6 measured
+     * best on 2 cores). Every parameter of DATABASE_URL (sslmode, application_name, ...) applies.
+     */
     DATABASE_POOL_MAX: wholeNumber({ min: 1, max: 200, default: 6 }),
     /** API_PROCESSES and the Temporal settings (address, namespace, TLS, API key): config/deployment.ts. */
     ...deploymentSettings,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, portOpen } from '../../scripts/lib/services.js';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
@@ -15,6 +16,16 @@ import { eventually } from '../support/journeys.js';
  */
 const root = join(import.meta.dirname, '..', '..');
 const SEARCH_LIMIT = 4;
+/** The connections the API's processes share (DATABASE_POOL_MAX), and the name their connections carry. */
+const POOL_MAX = 4;
+const APPLICATION_NAME = `api-cluster-test-${process.pid}`;
+
+/** The run's DATABASE_URL with an application_name, so the API's connections can be told apart. */
+function namedDatabaseUrl(): string {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.searchParams.set('application_name', APPLICATION_NAME);
+  return url.toString();
+}
 
 /** The pids of a process's children, from /proc. */
 function childrenOf(pid: number): number[] {
@@ -25,14 +36,14 @@ function childrenOf(pid: number): number[] {
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
 
 /** One request on a connection of its own (no keep-alive agent). */
-function post(port: number, path: string, body: unknown): Promise<number> {
+function send(port: number, method: string, path: string, body?: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
         path,
-        method: 'POST',
+        method,
         agent: false,
         headers: { 'Content-Type': 'application/json' },
       },
@@ -42,9 +53,11 @@ function post(port: number, path: string, body: unknown): Promise<number> {
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify(body));
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
+
+const post = (port: number, path: string, body: unknown) => send(port, 'POST', path, body);
 
 describe('API_PROCESSES: several API processes on one port', () => {
   let primary: ChildProcess;
@@ -61,6 +74,8 @@ describe('API_PROCESSES: several API processes on one port', () => {
       PORT: String(port),
       HOST: '127.0.0.1',
       SEARCH_RATE_LIMIT_PER_MINUTE: String(SEARCH_LIMIT),
+      DATABASE_URL: namedDatabaseUrl(),
+      DATABASE_POOL_MAX: String(POOL_MAX),
       LOG_LEVEL: 'info',
     };
     expect(apiEntry(env)).toBe('api/cluster.ts');
@@ -104,6 +119,32 @@ describe('API_PROCESSES: several API processes on one port', () => {
     }
     expect(statuses.filter((status) => status === 429)).toHaveLength(SEARCH_LIMIT);
     expect(statuses.slice(0, SEARCH_LIMIT).every((status) => status === 400)).toBe(true);
+  });
+
+  it('the processes share DATABASE_POOL_MAX connections to PostgreSQL, not that many each', async () => {
+    // Readiness probes (a statement each) from 32 clients at once, on connections of their own, so
+    // both processes' pools grow as far as they may; idle connections stay open for 10 s after.
+    const probes = Array.from({ length: 400 }, () => '/readyz');
+    const statuses: number[] = [];
+    const client = async () => {
+      for (let path = probes.pop(); path; path = probes.pop()) statuses.push(await send(port, 'GET', path));
+    };
+    await Promise.all(Array.from({ length: 32 }, client));
+    expect(statuses.every((status) => status === 200)).toBe(true);
+
+    const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ connections: number }>(
+        'select count(*)::int as connections from pg_stat_activity where application_name = $1',
+        [APPLICATION_NAME],
+      );
+      // Two processes with two connections each at the most (four each before: eight in all).
+      expect(rows[0]!.connections).toBeGreaterThan(0);
+      expect(rows[0]!.connections).toBeLessThanOrEqual(POOL_MAX);
+    } finally {
+      await db.end();
+    }
   });
 
   it('a process that dies is replaced; SIGTERM stops the primary and every process', async () => {

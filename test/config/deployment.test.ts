@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { poolPerApiProcess } from '../../config/deployment.js';
 import { loadConfig } from '../../config/index.js';
 import { connectionOptions } from '../../config/temporal.js';
 
@@ -11,6 +12,15 @@ describe('deployment settings (API_PROCESSES, Temporal address, namespace and TL
     expect(loadConfig({ API_PROCESSES: '1' }).API_PROCESSES).toBe(1);
     expect(loadConfig({ API_PROCESSES: '4' }).API_PROCESSES).toBe(4);
     expect(() => loadConfig({ API_PROCESSES: '0' })).toThrow(/API_PROCESSES/);
+  });
+
+  it("the API's processes on a host share DATABASE_POOL_MAX equally, each keeping at least two (or all, when fewer)", () => {
+    expect(poolPerApiProcess(6, 1)).toBe(6);
+    expect(poolPerApiProcess(6, 2)).toBe(3);
+    expect(poolPerApiProcess(7, 2)).toBe(3);
+    expect(poolPerApiProcess(32, 8)).toBe(4);
+    expect(poolPerApiProcess(6, 4)).toBe(2);
+    expect(poolPerApiProcess(1, 2)).toBe(1);
   });
 
   it('plaintext to the dev server by default; TLS with the CA, client pair and server name when set', () => {
