@@ -100,11 +100,17 @@ describe('webhook delivery (full stack)', () => {
     );
     expect(processedFor(booking.id).map((body) => body.event)).toContain('booking.cancelled');
 
-    // The delivery log shows each attempt: status, time, latency, the answer's excerpt.
-    const log = await app.request(`/api/webhooks/${subscriptionId}/deliveries?limit=100`, { token: key });
-    expect(log.status, log.text).toBe(200);
-    const ours = (log.body.data as { id: string; bookingId: string; status: string }[]).filter(
-      (delivery) => delivery.bookingId === booking.id,
+    // The delivery log shows each attempt: status, time, latency, the answer's excerpt. A delivery
+    // is marked DELIVERED once the receiver's answer is back, a moment after the receiver saw it.
+    const deliveriesOfBooking = async () => {
+      const log = await app.request(`/api/webhooks/${subscriptionId}/deliveries?limit=100`, { token: key });
+      expect(log.status, log.text).toBe(200);
+      return (log.body.data as { id: string; bookingId: string; status: string }[]).filter(
+        (delivery) => delivery.bookingId === booking.id,
+      );
+    };
+    const ours = await eventually(deliveriesOfBooking, (deliveries) =>
+      deliveries.every((delivery) => delivery.status !== 'PENDING'),
     );
     expect(ours.map((delivery) => delivery.status)).toEqual(['DELIVERED', 'DELIVERED', 'DELIVERED']);
     const detail = await app.request(`/api/webhooks/${subscriptionId}/deliveries/${ours[0]!.id}`, {
