@@ -10,6 +10,7 @@ import {
   type JourneyConfirmationInput,
 } from '../../workflows/journey-confirmation.contract.js';
 import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
+import { Refusal } from '../http/errors.js';
 import { callUpdate, unavailableAnswers } from './workflow-updates.js';
 
 /**
@@ -23,6 +24,21 @@ const START_FAILURE_ANSWERS = unavailableAnswers(
   'CONFIRMATION_UNAVAILABLE',
   'The booking service is busy; try again with the same idempotency key',
 );
+
+/**
+ * How long the start may take. It runs inside the confirm's transaction, which holds a pooled
+ * connection and the scope's lock meanwhile: with Temporal down, the client's retries would keep
+ * both for about 20 s, and a handful of confirms would take every connection of the process from
+ * every other request (test/drills/temporal-outage.test.ts). A start normally takes milliseconds.
+ */
+export const START_IN_TRANSACTION_DEADLINE_MS = 3_000;
+
+/**
+ * After a start found Temporal unreachable, this client refuses the starts of the next seconds at
+ * once (the same 503) instead of holding a transaction for each one until its deadline; the first
+ * start after the pause asks Temporal again.
+ */
+export const START_PAUSE_AFTER_FAILURE_MS = 5_000;
 
 export interface StartContext {
   scope: ConfirmationScope;
@@ -58,6 +74,9 @@ export function journeyConfirmationClient(
     memo: { ownerUserId: input.ownerUserId, scopeKind: input.scope.kind },
   });
 
+  // Until when starts are refused without asking Temporal (START_PAUSE_AFTER_FAILURE_MS).
+  let unreachableUntil = 0;
+
   return {
     /**
      * Starts the scope's process for the company decisions of a REQUESTED confirm, called inside
@@ -66,6 +85,7 @@ export function journeyConfirmationClient(
      * rolls back after all, the process finds the scope not REQUESTED at the deadline and ends.
      */
     async awaitDecisions(start: StartContext): Promise<void> {
+      if (Date.now() < unreachableUntil) throw START_FAILURE_ANSWERS.unavailable();
       const input: JourneyConfirmationInput = {
         scope: start.scope,
         ownerUserId: start.ownerUserId,
@@ -75,13 +95,24 @@ export function journeyConfirmationClient(
       };
       const earliest = Math.min(...start.awaiting.map((awaited) => awaited.remainingMilliseconds));
       const delay = earliest - wakeLeadMs;
-      await callUpdate(temporal, START_FAILURE_ANSWERS, () =>
-        temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
-          ...startOptions(input),
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          ...(delay > 0 ? { startDelay: delay } : {}),
-        }),
-      );
+      try {
+        await callUpdate(
+          temporal,
+          START_FAILURE_ANSWERS,
+          () =>
+            temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
+              ...startOptions(input),
+              workflowIdConflictPolicy: 'USE_EXISTING',
+              ...(delay > 0 ? { startDelay: delay } : {}),
+            }),
+          START_IN_TRANSACTION_DEADLINE_MS,
+        );
+      } catch (error) {
+        if (error instanceof Refusal && error.status === 503) {
+          unreachableUntil = Date.now() + START_PAUSE_AFTER_FAILURE_MS;
+        }
+        throw error;
+      }
     },
 
     /**

@@ -25,7 +25,7 @@ export const unavailableAnswers = (errorCode: string, message: string): UpdateFa
 });
 
 /**
- * Runs an Update call within the deadline and turns its failure into the API's answer: a
+ * Runs an Update call within the deadline (UPDATE_DEADLINE_MS unless the caller needs less) and turns its failure into the API's answer: a
  * business refusal the workflow threw (workflows/steps.ts `refusal`: type = errorCode, first
  * detail = {status, details}) keeps its errorCode, status and details; then `answers` decide.
  * Anything else is thrown as it came.
@@ -34,9 +34,10 @@ export async function callUpdate<T>(
   temporal: Client,
   answers: UpdateFailureAnswers,
   work: () => Promise<T>,
+  deadlineMs = UPDATE_DEADLINE_MS,
 ): Promise<T> {
   try {
-    return await temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, work);
+    return await temporal.withDeadline(Date.now() + deadlineMs, work);
   } catch (error) {
     throw apiErrorOf(error, answers);
   }
