@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   confirmJourney,
   eventually,
-  holdJourney,
+  holdForConfirm,
   journeyFacts,
   mobileTraveller,
   quote,
   setConfirmation,
-  travellers,
   tripOf,
 } from '../support/journeys.js';
 import { useDrillStack } from './support/stack.js';
@@ -33,16 +31,8 @@ describe('drill: Temporal down while MANUAL confirms arrive', { timeout: 180_000
     const held = [];
     for (let i = 0; i < CONFIRMS; i++) {
       const caller = await mobileTraveller(stack.app);
-      const quoted = await quote(stack.app, caller, [{ trip: manualTrip }]);
-      const hold = await holdJourney(stack.app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
-      expect(hold.status, hold.text).toBe(200);
-      const body = {
-        quote_id: quoted.quote_id,
-        hold_batch_id: hold.body.data.holdBatchId,
-        travellers: travellers(1),
-        idempotency_key: `confirm-${randomUUID()}`,
-      };
-      held.push({ caller, journeyId: quoted.journey_id, body });
+      const { journeyId, confirmBody } = await holdForConfirm(stack.app, caller, [{ trip: manualTrip }]);
+      held.push({ caller, journeyId, body: confirmBody });
     }
     const bystander = await mobileTraveller(stack.app);
 

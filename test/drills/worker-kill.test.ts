@@ -1,14 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { workflowIds } from '../../workflows/shared.js';
-import {
-  holdJourney,
-  mobileTraveller,
-  quote,
-  setConfirmation,
-  travellers,
-  tripOf,
-} from '../support/journeys.js';
+import { holdForConfirm, mobileTraveller, setConfirmation, tripOf } from '../support/journeys.js';
 import {
   BLOCK_RENDER_STORE,
   RENDER_STORE,
@@ -35,15 +27,7 @@ describe('drill: the worker killed mid-render and mid-confirm', { timeout: 150_0
     const trip = await tripOf(stack.db);
     await setConfirmation(stack.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
     const caller = await mobileTraveller(stack.app);
-    const quoted = await quote(stack.app, caller, [{ trip }], 2);
-    const held = await holdJourney(stack.app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
-    expect(held.status, held.text).toBe(200);
-    const confirmBody = {
-      quote_id: quoted.quote_id,
-      hold_batch_id: held.body.data.holdBatchId,
-      travellers: travellers(2),
-      idempotency_key: `confirm-${randomUUID()}`,
-    };
+    const { quoted, confirmBody } = await holdForConfirm(stack.app, caller, [{ trip }], 2);
 
     // Both steps are held in flight: the render's store waits on the table, the confirm on the journey row.
     const renderLock = await holdLock(stack.db, BLOCK_RENDER_STORE);

@@ -223,19 +223,26 @@ export function confirmOrder(
   });
 }
 
-/** Quote, hold and confirm one journey; returns every intermediate answer. */
-export async function bookJourney(app: TestApp, caller: Caller, legs: LegChoice[], partySize = 1) {
+/** Quote and hold one journey; returns the answers and the body that confirms it (under a new key). */
+export async function holdForConfirm(app: TestApp, caller: Caller, legs: LegChoice[], partySize = 1) {
   const quoted = await quote(app, caller, legs, partySize);
   const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
   expect(held.status, held.text).toBe(200);
-  const confirmed = await confirmJourney(app, caller, quoted.journey_id, {
+  const confirmBody = {
     quote_id: quoted.quote_id,
-    hold_batch_id: held.body.data.holdBatchId,
+    hold_batch_id: held.body.data.holdBatchId as string,
     travellers: travellers(partySize),
     idempotency_key: `confirm-${randomUUID()}`,
-  });
+  };
+  return { quoted, held, confirmBody, journeyId: quoted.journey_id };
+}
+
+/** Quote, hold and confirm one journey; returns every intermediate answer. */
+export async function bookJourney(app: TestApp, caller: Caller, legs: LegChoice[], partySize = 1) {
+  const { quoted, held, confirmBody, journeyId } = await holdForConfirm(app, caller, legs, partySize);
+  const confirmed = await confirmJourney(app, caller, journeyId, confirmBody);
   expect(confirmed.status, confirmed.text).toBe(200);
-  return { quoted, held, confirmed, journeyId: quoted.journey_id };
+  return { quoted, held, confirmed, journeyId };
 }
 
 /** Polls `read` until `done` holds (the workflow acts on its own clock) or the time runs out. */
