@@ -1,10 +1,11 @@
 /**
  * Several API processes on one port: the primary forks API_PROCESSES workers (node:cluster), each an
  * unchanged `api/server.ts` process with its own PostgreSQL pool (its share of DATABASE_POOL_MAX,
- * config/deployment.ts `poolPerApiProcess`) and Temporal client. The primary serves no request: it hands connections to the workers in turn,
- * replaces a worker that dies after it was listening, passes SIGINT/SIGTERM on and exits when they
- * have stopped. Migrations and demo data run before this starts (scripts/seed.ts), never per worker.
- * Launchers run `api/server.ts` itself when API_PROCESSES is 1 (scripts/lib/api-entry.ts).
+ * config/deployment.ts `poolPerApiProcess`) and Temporal client. The primary serves no request: it
+ * hands connections to the workers in turn, replaces a worker that dies after it was listening,
+ * passes SIGINT/SIGTERM on and exits when they have stopped. Migrations and demo data run before
+ * this starts (scripts/seed.ts), never per worker. Launchers run `api/server.ts` itself when
+ * API_PROCESSES is 1 (scripts/lib/api-entry.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';

@@ -25,10 +25,10 @@ export const unavailableAnswers = (errorCode: string, message: string): UpdateFa
 });
 
 /**
- * Runs an Update call within the deadline (UPDATE_DEADLINE_MS unless the caller needs less) and turns its failure into the API's answer: a
- * business refusal the workflow threw (workflows/steps.ts `refusal`: type = errorCode, first
- * detail = {status, details}) keeps its errorCode, status and details; then `answers` decide.
- * Anything else is thrown as it came.
+ * Runs an Update call within the deadline (UPDATE_DEADLINE_MS unless the caller needs less) and
+ * turns its failure into the API's answer: a business refusal the workflow threw
+ * (workflows/steps.ts `refusal`: type = errorCode, first detail = {status, details}) keeps its
+ * errorCode, status and details; then `answers` decide. Anything else is thrown as it came.
  */
 export async function callUpdate<T>(
   temporal: Client,
