@@ -6,6 +6,7 @@ import type { Queryable } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
+  shareLockTripsOf,
   signerOf,
   writeLine,
   type BookingCaller,
@@ -64,6 +65,7 @@ export async function createBooking(
 ): Promise<CreatedBooking> {
   return db.transaction(async (client) => {
     if (caller.caps) await lockAccount(client, caller.userId);
+    await shareLockTripsOf(client, [input.seatLockSessionId]);
     const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
     const retried = await retriedBooking(client, lock, input);
     if (retried) return { booking: retried, created: false };

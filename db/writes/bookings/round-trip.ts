@@ -9,6 +9,7 @@ import type { BookableTrip } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
+  shareLockTripsOf,
   signerOf,
   writeLine,
   type BookingCaller,
@@ -97,6 +98,7 @@ export async function createRoundTrip(
 ): Promise<CreatedRoundTrip> {
   return db.transaction(async (client) => {
     if (caller.caps) await lockAccount(client, caller.userId);
+    await shareLockTripsOf(client, [input.outboundSeatLockSessionId, input.returnSeatLockSessionId]);
     const [outboundLock, returnLock] = await lockBoth(client, caller.userId, input);
     if (outboundLock.status === 'CONSUMED' && returnLock.status === 'CONSUMED') {
       const existing = await existingRoundTrip(client, input);

@@ -44,7 +44,6 @@ interface HoldLeg {
   trip_id: string;
   board_sequence: number;
   alight_sequence: number;
-  status: string;
   upcoming: boolean;
   /** A suspended company's trips leave every inventory scope: nothing of theirs is held. */
   company_active: boolean;
@@ -119,7 +118,7 @@ async function placeLockedHold(
   if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
 
   const { rows: legs } = await client.query<HoldLeg>(
-    `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, t.status, bc.departure_at > now() as upcoming,
+    `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, bc.departure_at > now() as upcoming,
             c.status = 'ACTIVE' as company_active
      from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
      join companies c on c.id = t.company_id
@@ -147,16 +146,17 @@ async function placeLockedHold(
 /**
  * Locks the legs' trips in id order (concurrent holds on a trip take turns), refuses a trip that
  * can no longer be booked (its company suspended included), and marks expired holds on them EXPIRED: the exclusion constraint
- * still counts those.
+ * still counts those. The trips' status is the one read with the lock: a CANCEL that held the trip
+ * while the legs were read has committed by then (test/api/dashboard/cancel-races.test.ts).
  */
 async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<void> {
   const tripIds = [...new Set(legs.map((leg) => leg.trip_id))].sort();
-  await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
-    tripIds,
-  ]);
-  const unbookable = legs.find(
-    (leg) => !isBookableStatus(leg.status) || !leg.upcoming || !leg.company_active,
+  const { rows: locked } = await client.query<{ id: string; status: string }>(
+    `select id, status from trips where id = any($1::uuid[]) order by id for no key update`,
+    [tripIds],
   );
+  const bookable = new Set(locked.filter((trip) => isBookableStatus(trip.status)).map((trip) => trip.id));
+  const unbookable = legs.find((leg) => !bookable.has(leg.trip_id) || !leg.upcoming || !leg.company_active);
   if (unbookable) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
       journey_id: unbookable.journey_id,

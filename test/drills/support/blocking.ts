@@ -13,6 +13,8 @@ import type { DrillStack } from './stack.js';
  * drill releases it, so a signal or a kill lands while that step is provably in flight.
  */
 export interface HeldLock {
+  /** The backend holding the lock (pg_blocking_pids of its waiters names it). */
+  pid: number;
   release(): Promise<void>;
 }
 
@@ -20,8 +22,10 @@ export async function holdLock(db: Database, lockSql: string): Promise<HeldLock>
   const client: PoolClient = await db.pool.connect();
   await client.query('begin');
   await client.query(lockSql);
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   let released = false;
   return {
+    pid: rows[0]!.pid,
     async release() {
       if (released) return;
       released = true;
@@ -47,6 +51,31 @@ export async function lockWaiters(db: Database, statement: string, count = 1, ti
     timeoutMs,
   );
   if (waiting < count) throw new Error(`no ${count} sessions waiting on a lock for ${statement}`);
+}
+
+/**
+ * Waits until `count` sessions wait, directly or behind another waiter (a second request queues
+ * behind the first for the same row), on locks that backend `pid` holds; answers their pids, the
+ * direct waiters first.
+ */
+export async function waitersOf(db: Database, pid: number, count = 1, timeoutMs = 20_000): Promise<number[]> {
+  const waiters = await eventually(
+    () =>
+      db.query<{ pid: number }>(
+        `with recursive waiting(pid, depth) as (
+           select pid, 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))
+           union
+           select a.pid, w.depth + 1 from pg_stat_activity a join waiting w on w.pid = any(pg_blocking_pids(a.pid))
+         )
+         select pid from waiting group by pid order by min(depth), pid`,
+        [pid],
+      ),
+    (rows) => rows.length >= count,
+    timeoutMs,
+  );
+  if (waiters.length < count)
+    throw new Error(`${waiters.length} of ${count} sessions wait on backend ${pid}`);
+  return waiters.map((waiter) => waiter.pid);
 }
 
 /** A PDF stores its rendered bytes with this statement (db/writes/documents.ts storeRender). */

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { useTestApp } from '../../support/harness.js';
+import { holdJourney, mobileTraveller, quote } from '../../support/journeys.js';
+import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../../support/operations.js';
+
+/**
+ * A dispatch CANCEL of a trip racing a traveller who takes its seats. The cancel locks the trip, then
+ * gathers and ends the trip's live journeys. A hold or a booking arriving meanwhile must either be
+ * refused (the trip reads CANCELLED once the cancel commits) or be ended with the others: never a
+ * HELD seat or a CONFIRMED booking with a VALID ticket on a cancelled trip.
+ *
+ * Each case stops the cancel mid-way, after it holds the trip: the test's own transaction locks the
+ * journey already booked on the trip, which the cancel gathers next. The traveller's request is sent
+ * while the cancel waits there, and the test then lets the cancel go.
+ */
+describe('a trip cancel racing a hold or a booking', () => {
+  const app = useTestApp();
+
+  /** A trip with one booked traveller, whose journey the cancel will gather. */
+  async function bookedWorld() {
+    const world = await operationsWorld(app, { seats: 8 });
+    const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const [row] = await app.db.query<{ journey_id: string }>(
+      `select journey_id from bookings where id = $1`,
+      [booked.bookingId],
+    );
+    return { world, bookedJourneyId: row!.journey_id };
+  }
+
+  /** Sends the trip's CANCEL and stops it after it has locked the trip, on the booked journey's lock. */
+  async function cancelInFlight(world: OperationsWorld, bookedJourneyId: string) {
+    const blocker = await holdLock(
+      app.db,
+      `select id from journeys where id = '${bookedJourneyId}' for update`,
+    );
+    const cancel = dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'CANCEL',
+      reason: 'Road closed',
+    });
+    const [cancelPid] = await waitersOf(app.db, blocker.pid);
+    return { blocker, cancel, cancelPid: cancelPid! };
+  }
+
+  /** Nothing live is left on the cancelled trip: no held or confirmed seat, no valid ticket, no live booking. */
+  async function nothingLiveOn(world: OperationsWorld) {
+    const [trip] = await app.db.query<{ status: string }>(`select status from trips where id = $1`, [
+      world.trip.tripId,
+    ]);
+    expect(trip!.status).toBe('CANCELLED');
+    expect(
+      await app.db.query(
+        `select status from seat_allocations where trip_id = $1 and status in ('HELD', 'CONFIRMED')`,
+        [world.trip.tripId],
+      ),
+    ).toEqual([]);
+    expect(
+      await app.db.query(
+        `select status from journey_tickets where trip_id = $1 and status in ('VALID', 'PENDING_CONFIRMATION')`,
+        [world.trip.tripId],
+      ),
+    ).toEqual([]);
+    expect(
+      await app.db.query(`select status from bookings where trip_id = $1 and status <> 'CANCELLED'`, [
+        world.trip.tripId,
+      ]),
+    ).toEqual([]);
+  }
+
+  it('a hold that read the trip before the cancel committed is refused once it has the trip', async () => {
+    const { world, bookedJourneyId } = await bookedWorld();
+    const traveller = await mobileTraveller(app);
+    const quoted = await quote(app, traveller, [{ trip: { ...world.trip, seatCount: 8 } }]);
+    const { blocker, cancel, cancelPid } = await cancelInFlight(world, bookedJourneyId);
+    const hold = holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+    // The hold has read its legs (the trip still SCHEDULED to it) and waits for the trip's lock.
+    await waitersOf(app.db, cancelPid);
+    await blocker.release();
+
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const held = await hold;
+    expect([held.status, held.body.errorCode], held.text).toEqual([409, 'TRIP_NOT_BOOKABLE']);
+    const [journey] = await app.db.query<{ status: string }>(`select status from journeys where id = $1`, [
+      quoted.journey_id,
+    ]);
+    expect(journey!.status).not.toBe('HELD');
+    await nothingLiveOn(world);
+  });
+
+  it('a booking from a seat lock waits for the cancel and finds its lock released, instead of staying CONFIRMED', async () => {
+    const { world, bookedJourneyId } = await bookedWorld();
+    const traveller = await mobileTraveller(app);
+    const seat = world.trip.seatNumbers[1]!;
+    const seatLockSessionId = await lockSeats(app, traveller, world.trip.tripId, [seat]);
+    const { blocker, cancel, cancelPid } = await cancelInFlight(world, bookedJourneyId);
+    const booking = postBooking(
+      app,
+      traveller,
+      bookingBody({ tripId: world.trip.tripId, seatNumbers: [seat], seatLockSessionId }),
+    );
+    // Either the booking waits for the cancel's lock on the trip, or (without that lock) it is done.
+    await Promise.race([booking, waitersOf(app.db, cancelPid)]);
+    await blocker.release();
+
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    // The cancel released the seat lock with the trip's other seats; the booking finds that first.
+    const booked = await booking;
+    expect([booked.status, booked.body.errorCode], booked.text).toEqual([409, 'SEAT_LOCK_RELEASED']);
+    await nothingLiveOn(world);
+  });
+});
