@@ -50,7 +50,7 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
   });
 }
 
-/** The open shift locked for a change (FOR UPDATE) or for linking money to it (FOR SHARE). */
+/** The open shift locked for taking cash out or closing it (FOR UPDATE), or for linking money in (FOR SHARE). */
 export async function lockOpenShift(
   client: Queryable,
   where: { shiftId: string } | { companyId: string },

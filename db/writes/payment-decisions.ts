@@ -103,7 +103,9 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
 export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
     const { operation, transition } = await decide(client, decider, paymentId, 'refund');
-    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+    // FOR UPDATE, as an OUT adjustment: two refunds of different payments must not both find the cash
+    // only one of them can take (test/api/dashboard/payments-concurrency.test.ts).
+    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'update');
     refuseOverdraw((await readShiftSummary(client, shift.id))!.expectedAmount, operation.amount);
     await client.query(
       `update payment_operations set status = $2, refunded_at = now(), refunded_by = $3, updated_at = now()

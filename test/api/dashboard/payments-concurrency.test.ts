@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import {
   financeWorld,
   openShift,
@@ -83,6 +84,43 @@ describe('payments and cash shifts under concurrent requests', () => {
       shift.id,
     ]);
     expect(movements).toEqual([{ amount: 10_000 }]);
+  });
+
+  it('refunds of two payments at once never take more cash than the till holds', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 0);
+    const payments = [await pendingPayment(app, world), await pendingPayment(app, world)];
+    for (const payment of payments) {
+      expect((await paymentAction(app, world.staff.OWNER, payment.paymentId, 'verify')).status).toBe(200);
+    }
+    const takeOut = await shiftCommand(app, world.staff.OWNER, {
+      action: 'ADJUST',
+      direction: 'OUT',
+      amount: 5_000,
+      reason: 'fuel for bus 12',
+    });
+    expect(takeOut.body.data, takeOut.text).toMatchObject({ expected_amount: 15_000 });
+
+    // Both refunds (10,000 each) are let in together, as two staff members pressing at once would be.
+    const blocker = await holdLock(app.db, `select id from cash_shifts where id = '${shift.id}' for update`);
+    const refunds = Promise.all([
+      paymentAction(app, world.staff.OWNER, payments[0]!.paymentId, 'refund'),
+      paymentAction(app, world.staff.ADMIN, payments[1]!.paymentId, 'refund'),
+    ]);
+    await waitersOf(app.db, blocker.pid, 2);
+    await blocker.release();
+    const answers = await refunds;
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const refused = answers.find((answer) => answer.status === 409)!;
+    expect(refused.body.errorCode).toBe('CASH_SHIFT_INSUFFICIENT_CASH');
+    expect(refused.body.details).toEqual({ expected: 5_000, amount: 10_000 });
+    const detail = await app.request(`/dashboard/api/payments/cash-shifts/${shift.id}`, {
+      headers: { Cookie: world.staff.OWNER.cookie },
+    });
+    expect(detail.body.data.shift.expected_amount).toBe(5_000);
+    const states = await Promise.all(payments.map((payment) => state(payment.paymentId)));
+    expect(states.map((paid) => paid.status).sort()).toEqual(['COMPLETED', 'REFUNDED']);
   });
 
   it('two concurrent OPENs make one shift; the other is 409 CASH_SHIFT_ALREADY_OPEN', async () => {
