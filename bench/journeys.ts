@@ -360,7 +360,7 @@ function overHttp(stack: BenchStack, company: CompanyWorld, approve: boolean): F
 // The same journeys through the bare database transactions
 // ---------------------------------------------------------------------------------------------
 
-/** The journey's transactions, called directly: the same per-account caps as the API's hold. */
+/** The journey's transactions, called directly: the same per-account caps as the API's hold and confirm. */
 async function journeyBare(
   { db, caps }: Pick<BenchStack, 'db' | 'caps'>,
   times: CallTimes,
@@ -404,6 +404,7 @@ async function journeyBare(
         journeys: [{ journeyId, travellers: [{ name: 'Bench Traveller' }] }],
         channel: 'CUSTOMER_MOBILE',
         timeScale: 1,
+        caps,
       },
       BENCH_SIGNING,
     ),

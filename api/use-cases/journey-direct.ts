@@ -47,7 +47,7 @@ export function confirmWithoutWorkflow(
   deps: { db: Database; workflow: JourneyConfirmationClient; settings: DirectSettings },
   request: Omit<DirectConfirmInput, 'timeScale'>,
 ): Promise<IdempotentAnswer> {
-  const input = { ...request, timeScale: deps.settings.timeScale };
+  const input = { ...request, timeScale: deps.settings.timeScale, caps: deps.settings.caps };
   return confirmDirect(deps.db, input, deps.settings.signing, async (outcome, companyIds) => {
     await deps.workflow.awaitDecisions({
       scope: request.scope,

@@ -81,6 +81,27 @@ export async function requireHoldWithinCaps(
 }
 
 /**
+ * Before a confirm writes its booking rows (one per journey and trip): the account's row locked,
+ * then the unpaid cap with those rows added. A hold counts one booking against the cap when it is
+ * placed, but held journeys are not bookings yet, so several holds made under the cap would each
+ * confirm past it without this check.
+ */
+export async function requireConfirmWithinCap(
+  q: Queryable,
+  userId: string,
+  caps: AccountCaps,
+  journeyIds: string[],
+): Promise<void> {
+  if (caps.unpaidBookings <= 0) return;
+  await lockAccount(q, userId);
+  const { rows } = await q.query<{ adding: number }>(
+    `select count(distinct (journey_id, trip_id))::int as adding from journey_legs where journey_id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  await requireUnpaidWithinCap(q, userId, caps, rows[0]!.adding);
+}
+
+/**
  * 409 UNPAID_BOOKING_LIMIT_REACHED when `adding` bookings more would take the account past its
  * cap. Unpaid live bookings: payment UNPAID, status HELD, PENDING_CONFIRMATION or CONFIRMED, on a
  * trip that has not left (once it leaves, the cash is collected on board or the seat is a no-show).

@@ -14,8 +14,10 @@ import {
   type ConfirmationScope,
   type JourneyTravellers,
 } from '../../../domain/journey-confirmation.js';
+import type { AccountCaps } from '../../../domain/inventory-caps.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
+import { requireConfirmWithinCap } from '../inventory-caps.js';
 import { withBookingEvents } from '../outbox.js';
 import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
 import {
@@ -33,6 +35,8 @@ export interface ConfirmInput {
   journeys: JourneyTravellers[];
   channel: BookingChannel;
   timeScale: number;
+  /** The owner's abuse caps: the bookings the confirm writes count against UNPAID_BOOKINGS_MAX. */
+  caps?: AccountCaps | undefined;
 }
 
 interface HeldSeat {
@@ -89,6 +93,9 @@ export async function confirmLocked(
   if (unusable) throw JourneyRefusal.of(unusable);
   if (locked.status !== 'HELD')
     throw new JourneyRefusal(409, 'HOLD_CLOSED', `The journey is ${locked.status}`);
+  if (input.caps) {
+    await requireConfirmWithinCap(client, locked.journeys[0]!.owner_user_id, input.caps, locked.journeyIds);
+  }
 
   const seats = await lockHeldSeats(client, input.holdBatchId);
   const tickets = ticketsFor(locked.journeys, seats, input.journeys);

@@ -12,6 +12,7 @@ import {
 } from '../../support/bookings.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import {
+  confirmJourney,
   holdJourney,
   mobileTraveller,
   quote,
@@ -201,6 +202,49 @@ describe('inventory caps per account', () => {
       expect(answer.body.errorCode).toBe('SEAT_HOLD_LIMIT_REACHED');
     }
     expect(await heldBy(app, hoarder)).toEqual({ seats: 10, batches: 5, trips: 1 });
+  });
+
+  it('journeys held under the unpaid cap cannot all be confirmed past it, not even at once', async () => {
+    const traveller = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db);
+    for (const seat of trip.seatNumbers.slice(0, 2)) {
+      await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] });
+    }
+    // At 2 unpaid bookings each hold still fits (its confirmation would make the third).
+    const journeyTrip = await tripOf(app.db);
+    const holds = [];
+    for (let index = 0; index < 3; index += 1) {
+      const quoted = await quote(app, traveller, [{ trip: journeyTrip }]);
+      const held = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+      expect(held.status, held.text).toBe(200);
+      holds.push({
+        journeyId: quoted.journey_id,
+        quoteId: quoted.quote_id,
+        batch: held.body.data.holdBatchId,
+      });
+    }
+    const answers = await Promise.all(
+      holds.map((hold) =>
+        confirmJourney(app, traveller, hold.journeyId, {
+          quote_id: hold.quoteId,
+          hold_batch_id: hold.batch,
+          travellers: [{ name: 'Rami Haddad' }],
+          idempotency_key: `confirm-${randomUUID()}`,
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+    for (const refused of answers.filter((answer) => answer.status === 409)) {
+      expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+      expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
+    }
+    expect(await bookingsOf(app, traveller)).toBe(3);
+    // The refused journeys are still held: paying or cancelling a booking makes room for them.
+    const statuses = await app.db.query<{ status: string }>(
+      `select status from journeys where id = any($1::uuid[]) order by status`,
+      [holds.map((hold) => hold.journeyId)],
+    );
+    expect(statuses.map((row) => row.status)).toEqual(['CONFIRMED', 'HELD', 'HELD']);
   });
 });
 
