@@ -6,7 +6,7 @@ import type { Queryable } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
-  shareLockTripsOf,
+  shareLockTrips,
   signerOf,
   writeLine,
   type BookingCaller,
@@ -65,7 +65,8 @@ export async function createBooking(
 ): Promise<CreatedBooking> {
   return db.transaction(async (client) => {
     if (caller.caps) await lockAccount(client, caller.userId);
-    await shareLockTripsOf(client, [input.seatLockSessionId]);
+    // The trip the request names: a seat lock of another trip is refused below (SEAT_LOCK_MISMATCH).
+    await shareLockTrips(client, [input.tripId]);
     const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
     const retried = await retriedBooking(client, lock, input);
     if (retried) return { booking: retried, created: false };

@@ -43,21 +43,27 @@ export interface Line {
 }
 
 /**
- * Takes the trips of the seat locks FOR SHARE, in id order, before the locks themselves: a dispatch
- * CANCEL holds its trip FOR NO KEY UPDATE from before it gathers the trip's bookings and releases its
- * seat locks until it commits. So a booking either waits for the cancel and then finds its lock
- * released or the trip CANCELLED, or commits first and is cancelled with the others. Without this a
- * booking read the trip while the cancel ran and stayed CONFIRMED on a cancelled trip; taken after
- * the seat lock, the two deadlocked (test/api/dashboard/cancel-races.test.ts). Bookings share it.
- * A seat lock's seats never change trip, so reading them unlocked names the right trips.
+ * Takes the booking's trips FOR SHARE, in id order, before its seat locks: a dispatch CANCEL holds
+ * its trip FOR NO KEY UPDATE from before it gathers the trip's bookings and releases its seat locks
+ * until it commits. So a booking either waits for the cancel and then finds its lock released or
+ * the trip CANCELLED, or commits first and is cancelled with the others. Without this a booking
+ * read the trip while the cancel ran and stayed CONFIRMED on a cancelled trip; taken after the seat
+ * lock, the two deadlocked (test/api/dashboard/cancel-races.test.ts). Bookings share it. One
+ * statement a trip, by its key: an `= any($1)` form planned a scan of trips.
  */
-export async function shareLockTripsOf(client: PoolClient, seatLockIds: string[]): Promise<void> {
-  await client.query(
-    `select t.id from trips t
-     where t.id in (select a.trip_id from seat_allocations a where a.hold_batch_id = any($1::uuid[]))
-     order by t.id for share of t`,
+export async function shareLockTrips(client: PoolClient, tripIds: string[]): Promise<void> {
+  for (const tripId of [...new Set(tripIds)].sort()) {
+    await client.query(`select id from trips where id = $1 for share`, [tripId]);
+  }
+}
+
+/** The trips of seat locks, read without locking them: a seat lock's seats never change trip. */
+export async function tripsOfSeatLocks(client: PoolClient, seatLockIds: string[]): Promise<string[]> {
+  const { rows } = await client.query<{ trip_id: string }>(
+    `select distinct trip_id from seat_allocations where hold_batch_id = any($1::uuid[])`,
     [seatLockIds],
   );
+  return rows.map((row) => row.trip_id);
 }
 
 /** Checks the lock's trip (scope, bookable, automatic confirmation) and prices its seats. */

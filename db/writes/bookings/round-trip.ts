@@ -9,7 +9,8 @@ import type { BookableTrip } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
-  shareLockTripsOf,
+  shareLockTrips,
+  tripsOfSeatLocks,
   signerOf,
   writeLine,
   type BookingCaller,
@@ -98,7 +99,8 @@ export async function createRoundTrip(
 ): Promise<CreatedRoundTrip> {
   return db.transaction(async (client) => {
     if (caller.caps) await lockAccount(client, caller.userId);
-    await shareLockTripsOf(client, [input.outboundSeatLockSessionId, input.returnSeatLockSessionId]);
+    const lockIds = [input.outboundSeatLockSessionId, input.returnSeatLockSessionId];
+    await shareLockTrips(client, await tripsOfSeatLocks(client, lockIds));
     const [outboundLock, returnLock] = await lockBoth(client, caller.userId, input);
     if (outboundLock.status === 'CONSUMED' && returnLock.status === 'CONSUMED') {
       const existing = await existingRoundTrip(client, input);
