@@ -11,7 +11,7 @@ import {
 } from '../../../domain/booking-rules.js';
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import type { Database } from '../../orm.js';
-import { PG_EXCLUSION_VIOLATION, pgCode } from '../../pg-errors.js';
+import { PG_EXCLUSION_VIOLATION, pgCode, withDeadlockRetry } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import { seatsByLabel, type LabelledSeat } from '../../queries/layout-seats.js';
 import { companyScopeSql } from '../../queries/scope.js';
@@ -286,7 +286,10 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
 /**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
  * between the same cities, with as many seats, in one transaction. A repeat of a modification
- * already made (same trip, same seats in the same order) changes nothing.
+ * already made (same trip, same seats in the same order) changes nothing. It locks the journey and
+ * booking before the trips, and a dispatch CANCEL its trip before the journeys: when the two
+ * deadlock and PostgreSQL aborts the modify, it runs again and finds the booking as the cancel
+ * left it (test/api/dashboard/cancel-races.test.ts).
  */
 export async function modifyBooking(
   db: Database,
@@ -295,6 +298,16 @@ export async function modifyBooking(
   options: ChangeOptions = {},
 ): Promise<void> {
   const now = options.now ?? new Date();
+  await withDeadlockRetry(() => moveBooking(db, caller, input, options, now));
+}
+
+async function moveBooking(
+  db: Database,
+  caller: BookingCaller,
+  input: ModificationInput,
+  options: ChangeOptions,
+  now: Date,
+): Promise<void> {
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
     refuseWith(modificationRefusal(factsOf(booking), now));

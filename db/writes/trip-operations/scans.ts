@@ -10,7 +10,8 @@ import type { TicketStatus } from '../../../domain/documents.js';
 import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
 import { findSigningKey } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
-import { applyDispatch, withDeadlockRetry } from './transition.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
+import { applyDispatch } from './transition.js';
 import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isTravellerAction, type TripAction } from '../../../domain/trip-dispatch.js';
 import type { Database } from '../../orm.js';
-import { pgCode } from '../../pg-errors.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { awardTripPoints } from '../loyalty/index.js';
 import { applyTravellerAction } from './attendance.js';
 import { applyTripAction } from './trip-actions.js';
@@ -21,20 +21,6 @@ import {
  * the booking rows, records outbox events, and writes the operations log. A refusal is thrown
  * before anything is written.
  */
-
-/** Two transactions that lock a trip and a journey in opposite orders: PostgreSQL aborts one, which is run again. */
-const PG_DEADLOCK = '40P01';
-const ATTEMPTS = 3;
-
-export async function withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (pgCode(error) !== PG_DEADLOCK || attempt >= ATTEMPTS) throw error;
-    }
-  }
-}
 
 /** The transition inside the caller's transaction (the driver app's scan runs it beside its scan record). */
 export async function applyDispatch(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
-import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
+import { bookingBody, createBooking, lockSeats, postBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { holdJourney, mobileTraveller, quote } from '../../support/journeys.js';
 import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../../support/operations.js';
@@ -110,5 +111,58 @@ describe('a trip cancel racing a hold or a booking', () => {
     const booked = await booking;
     expect([booked.status, booked.body.errorCode], booked.text).toEqual([409, 'SEAT_LOCK_RELEASED']);
     await nothingLiveOn(world);
+  });
+
+  it('a modify that deadlocks with the cancel runs again and finds its booking cancelled', async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const other = await sameRouteTrip(
+      app.db,
+      world.trip,
+      new Date(world.trip.departAt.getTime() + 86_400_000),
+    );
+    // The modify locks the trips in id order: moving to the trip that sorts first, it takes that one
+    // before the trip being cancelled, which the cancel already holds.
+    const [to, from] = [world.trip, other].sort((a, b) => a.tripId.localeCompare(b.tripId));
+    const traveller = await mobileTraveller(app);
+    const booking = await createBooking(app, traveller, {
+      tripId: from!.tripId,
+      seatNumbers: [from!.seatNumbers[0]!],
+    });
+    const [{ ms }] = (await app.db.query<{ ms: number }>(
+      `select setting::int as ms from pg_settings where name = 'deadlock_timeout'`,
+    )) as [{ ms: number }];
+
+    // 1. The modify locks its journey and booking, then waits for the target trip (held by the test).
+    const target = await holdLock(app.db, `select id from trips where id = '${to!.tripId}' for share`);
+    const modify = modifyBooking(app, traveller, booking.id, moveTo(to!.tripId, [to!.seatNumbers[0]!]));
+    const [modifyPid] = await waitersOf(app.db, target.pid);
+    // 2. The cancel locks the booked trip, then waits for the modify's journey; PostgreSQL checks it
+    //    for a deadlock once, deadlock_timeout later, and finds none yet.
+    const cancel = dispatch(app, world.dispatcher, from!.tripId, { action: 'CANCEL', reason: 'Road closed' });
+    await waitersOf(app.db, modifyPid!);
+    await new Promise((resolve) => setTimeout(resolve, ms * 1.5));
+    // 3. The modify gets the target and waits for the booked trip: the cycle closes on the modify's
+    //    wait, so the modify is the one PostgreSQL aborts.
+    await target.release();
+
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const modified = await modify;
+    expect([modified.status, modified.body.errorCode], modified.text).toEqual([
+      409,
+      'BOOKING_NOT_MODIFIABLE',
+    ]);
+    expect(modified.body.details).toEqual({ status: 'CANCELLED' });
+    const [row] = await app.db.query<{ status: string; trip_id: string }>(
+      `select status, trip_id from bookings where id = $1`,
+      [booking.id],
+    );
+    expect(row).toEqual({ status: 'CANCELLED', trip_id: from!.tripId });
+    expect(
+      await app.db.query(
+        `select 1 from seat_allocations where trip_id = $1 and status in ('HELD', 'CONFIRMED')`,
+        [to!.tripId],
+      ),
+    ).toEqual([]);
   });
 });
