@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
-import { bookingBody, createBooking, lockSeats, postBooking } from '../../support/bookings.js';
+import { bookableTrip, bookingBody, createBooking, lockSeats, postBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
 import { holdJourney, mobileTraveller, quote } from '../../support/journeys.js';
-import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../../support/operations.js';
+import { bookSeats, dispatch } from '../../support/operations.js';
 
 /**
  * A dispatch CANCEL of a trip racing a traveller who takes its seats. The cancel locks the trip, then
@@ -19,9 +20,20 @@ import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../.
 describe('a trip cancel racing a hold or a booking', () => {
   const app = useTestApp();
 
+  /**
+   * A company's trip and its dispatcher's session (made in the database: sign-ins through the API
+   * count against the per-IP limit every test file of the run shares).
+   */
+  async function cancellableTrip() {
+    const trip = await bookableTrip(app.db, { seats: 8 });
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    return { trip, dispatcher };
+  }
+  type World = Awaited<ReturnType<typeof cancellableTrip>>;
+
   /** A trip with one booked traveller, whose journey the cancel will gather. */
   async function bookedWorld() {
-    const world = await operationsWorld(app, { seats: 8 });
+    const world = await cancellableTrip();
     const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const [row] = await app.db.query<{ journey_id: string }>(
       `select journey_id from bookings where id = $1`,
@@ -31,7 +43,7 @@ describe('a trip cancel racing a hold or a booking', () => {
   }
 
   /** Sends the trip's CANCEL and stops it after it has locked the trip, on the booked journey's lock. */
-  async function cancelInFlight(world: OperationsWorld, bookedJourneyId: string) {
+  async function cancelInFlight(world: World, bookedJourneyId: string) {
     const blocker = await holdLock(
       app.db,
       `select id from journeys where id = '${bookedJourneyId}' for update`,
@@ -45,7 +57,7 @@ describe('a trip cancel racing a hold or a booking', () => {
   }
 
   /** Nothing live is left on the cancelled trip: no held or confirmed seat, no valid ticket, no live booking. */
-  async function nothingLiveOn(world: OperationsWorld) {
+  async function nothingLiveOn(world: World) {
     const [trip] = await app.db.query<{ status: string }>(`select status from trips where id = $1`, [
       world.trip.tripId,
     ]);
@@ -114,7 +126,7 @@ describe('a trip cancel racing a hold or a booking', () => {
   });
 
   it('a modify that deadlocks with the cancel runs again and finds its booking cancelled', async () => {
-    const world = await operationsWorld(app, { seats: 8 });
+    const world = await cancellableTrip();
     const other = await sameRouteTrip(
       app.db,
       world.trip,
