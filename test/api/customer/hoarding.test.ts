@@ -13,6 +13,7 @@ import {
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import {
   confirmJourney,
+  holdForConfirm,
   holdJourney,
   mobileTraveller,
   quote,
@@ -213,25 +214,10 @@ describe('inventory caps per account', () => {
     // At 2 unpaid bookings each hold still fits (its confirmation would make the third).
     const journeyTrip = await tripOf(app.db);
     const holds = [];
-    for (let index = 0; index < 3; index += 1) {
-      const quoted = await quote(app, traveller, [{ trip: journeyTrip }]);
-      const held = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
-      expect(held.status, held.text).toBe(200);
-      holds.push({
-        journeyId: quoted.journey_id,
-        quoteId: quoted.quote_id,
-        batch: held.body.data.holdBatchId,
-      });
-    }
+    for (let index = 0; index < 3; index += 1)
+      holds.push(await holdForConfirm(app, traveller, [{ trip: journeyTrip }]));
     const answers = await Promise.all(
-      holds.map((hold) =>
-        confirmJourney(app, traveller, hold.journeyId, {
-          quote_id: hold.quoteId,
-          hold_batch_id: hold.batch,
-          travellers: [{ name: 'Rami Haddad' }],
-          idempotency_key: `confirm-${randomUUID()}`,
-        }),
-      ),
+      holds.map((hold) => confirmJourney(app, traveller, hold.journeyId, hold.confirmBody)),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
     for (const refused of answers.filter((answer) => answer.status === 409)) {
