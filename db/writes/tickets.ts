@@ -52,6 +52,13 @@ export async function reissueTicket(
   input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
 ): Promise<{ ticketId: string; replacedTicketId: string }> {
   return db.transaction(async (client) => {
+    // The journey first, as a trip cancel and a modify lock it before its tickets: either of them
+    // that runs meanwhile then sees the new ticket (and cancels or moves it), or this sees its end.
+    await client.query(
+      `select j.id from journeys j join journey_tickets t on t.journey_id = j.id where t.id = $1
+       for no key update of j`,
+      [input.ticketId],
+    );
     const { rows } = await client.query<LockedTicket>(
       `select t.id, t.journey_id, j.owner_user_id, j.status as journey_status, t.status, t.boarding_authorized,
               (tr.status in ('SCHEDULED', 'BOARDING', 'DELAYED') and bc.departure_at > now()) as before_departure

@@ -11,13 +11,14 @@ import { bookSeats, dispatch } from '../../support/operations.js';
  * A dispatch CANCEL of a trip racing a traveller who takes its seats. The cancel locks the trip, then
  * gathers and ends the trip's live journeys. A hold or a booking arriving meanwhile must either be
  * refused (the trip reads CANCELLED once the cancel commits) or be ended with the others: never a
- * HELD seat or a CONFIRMED booking with a VALID ticket on a cancelled trip.
+ * HELD seat or a CONFIRMED booking with a VALID ticket on a cancelled trip. A ticket re-issued
+ * meanwhile takes its turn before or after the cancel, never a deadlock with it.
  *
  * Each case stops the cancel mid-way, after it holds the trip: the test's own transaction locks the
  * journey already booked on the trip, which the cancel gathers next. The traveller's request is sent
  * while the cancel waits there, and the test then lets the cancel go.
  */
-describe('a trip cancel racing a hold or a booking', () => {
+describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () => {
   const app = useTestApp();
 
   /**
@@ -39,7 +40,7 @@ describe('a trip cancel racing a hold or a booking', () => {
       `select journey_id from bookings where id = $1`,
       [booked.bookingId],
     );
-    return { world, bookedJourneyId: row!.journey_id };
+    return { world, booked, bookedJourneyId: row!.journey_id };
   }
 
   /** Sends the trip's CANCEL and stops it after it has locked the trip, on the booked journey's lock. */
@@ -122,6 +123,53 @@ describe('a trip cancel racing a hold or a booking', () => {
     // The cancel released the seat lock with the trip's other seats; the booking finds that first.
     const booked = await booking;
     expect([booked.status, booked.body.errorCode], booked.text).toEqual([409, 'SEAT_LOCK_RELEASED']);
+    await nothingLiveOn(world);
+  });
+
+  it('a ticket re-issued while the cancel runs waits for it, instead of deadlocking with it', async () => {
+    const { world, booked } = await bookedWorld();
+    const [{ ms }] = (await app.db.query<{ ms: number }>(
+      `select setting::int as ms from pg_settings where name = 'deadlock_timeout'`,
+    )) as [{ ms: number }];
+    // The cancel will stop at the booking, after it holds the trip and the journey; the re-issue at its
+    // revocation-list entry, after it holds the old ticket.
+    const booking = await holdLock(
+      app.db,
+      `select id from bookings where id = '${booked.bookingId}' for update`,
+    );
+    const revocations = await holdLock(app.db, 'lock table credential_revocations in share mode');
+    const reissue = app.request('/api/tickets', {
+      method: 'POST',
+      headers: booked.caller.headers,
+      json: { ticket_id: booked.ticketIds[0], reason: 'LOST_DEVICE' },
+    });
+    await waitersOf(app.db, revocations.pid);
+    const cancel = dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'CANCEL',
+      reason: 'Road closed',
+    });
+    await waitersOf(app.db, [revocations.pid, booking.pid], 2);
+    // The re-issue goes on. Had it not waited for the cancel's journey, its new ticket now waits there
+    // (the row it refers to), and the cancel, let go at once, waits for the old ticket: a deadlock
+    // whose check, deadlock_timeout after the re-issue began waiting, aborts the re-issue.
+    await revocations.release();
+    const reissueWaits = waitersOf(app.db, booking.pid, 2, ms / 2);
+    reissueWaits.catch(() => undefined);
+    await Promise.race([reissue, reissueWaits]);
+    await booking.release();
+
+    const reissued = await reissue;
+    expect(reissued.status, reissued.text).toBe(201);
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    // The cancel came after the re-issue, so it cancelled the new ticket with the others.
+    const [fresh] = await app.db.query<{ status: string; boarding_authorized: boolean; revoked: boolean }>(
+      `select status, boarding_authorized,
+              exists (select 1 from credential_revocations r where r.ticket_id = k.id) as revoked
+       from journey_tickets k where id = $1`,
+      [reissued.body.data.ticket.id],
+    );
+    expect(fresh).toEqual({ status: 'CANCELLED', boarding_authorized: false, revoked: true });
     await nothingLiveOn(world);
   });
 

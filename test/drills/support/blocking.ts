@@ -55,26 +55,32 @@ export async function lockWaiters(db: Database, statement: string, count = 1, ti
 
 /**
  * Waits until `count` sessions wait, directly or behind another waiter (a second request queues
- * behind the first for the same row), on locks that backend `pid` holds; answers their pids, the
- * direct waiters first.
+ * behind the first for the same row), on locks that backend `pid` (or any of several) holds;
+ * answers their pids, the direct waiters first.
  */
-export async function waitersOf(db: Database, pid: number, count = 1, timeoutMs = 20_000): Promise<number[]> {
+export async function waitersOf(
+  db: Database,
+  pid: number | number[],
+  count = 1,
+  timeoutMs = 20_000,
+): Promise<number[]> {
+  const holders = [pid].flat();
   const waiters = await eventually(
     () =>
       db.query<{ pid: number }>(
         `with recursive waiting(pid, depth) as (
-           select pid, 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))
+           select pid, 1 from pg_stat_activity where pg_blocking_pids(pid) && $1::int[]
            union
            select a.pid, w.depth + 1 from pg_stat_activity a join waiting w on w.pid = any(pg_blocking_pids(a.pid))
          )
          select pid from waiting group by pid order by min(depth), pid`,
-        [pid],
+        [holders],
       ),
     (rows) => rows.length >= count,
     timeoutMs,
   );
   if (waiters.length < count)
-    throw new Error(`${waiters.length} of ${count} sessions wait on backend ${pid}`);
+    throw new Error(`${waiters.length} of ${count} sessions wait on backends ${holders.join()}`);
   return waiters.map((waiter) => waiter.pid);
 }
 
