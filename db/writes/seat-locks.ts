@@ -81,6 +81,8 @@ export async function bookableTrip(
   q: Queryable,
   scope: InventoryScope,
   tripId: string,
+  /** Takes the trip FOR SHARE, so a dispatch action or a re-plan waits for the seats placed after. */
+  lock: { share: boolean } = { share: false },
 ): Promise<BookableTrip> {
   const params: unknown[] = [tripId];
   const inScope = companyScopeSql(scope, params, 'c');
@@ -97,7 +99,7 @@ export async function bookableTrip(
      left join company_booking_settings cs on cs.company_id = t.company_id
      cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
      cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
-     where t.id = $1`,
+     where t.id = $1 ${lock.share ? 'for share of t' : ''}`,
     params,
   );
   const trip = rows[0];
@@ -181,9 +183,11 @@ const occupied = (labels: string[]) =>
  * for the channel), maps labels to seats, marks expired holds of those seats EXPIRED, refuses
  * seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the batch and its
  * HELD allocations. With caller.caps, the account's row is locked first and the seats it already
- * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is not locked: two locks
- * of the same seat meet on the exclusion constraint (the second waits for the first and fails once
- * it commits), so locks of different seats of one busy trip run side by side.
+ * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
+ * bookings take it: a cancel or a re-plan holding it waits for the seats placed, or is waited for
+ * and its outcome read. Share locks do not exclude each other: two locks of the same seat meet on
+ * the exclusion constraint (the second waits for the first and fails once it commits), so locks of
+ * different seats of one busy trip run side by side.
  */
 export async function createSeatLock(
   db: Database,
@@ -195,7 +199,7 @@ export async function createSeatLock(
   try {
     return await db.transaction(async (client) => {
       if (caller.caps) await lockAccount(client, caller.userId);
-      trip = await bookableTrip(client, caller.scope, input.tripId);
+      trip = await bookableTrip(client, caller.scope, input.tripId, { share: true });
       requireAutomaticConfirmation(trip, caller.channel);
       seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>
         a.seat_id.localeCompare(b.seat_id),

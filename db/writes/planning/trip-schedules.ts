@@ -60,7 +60,11 @@ export async function claimTripSchedule(db: Database, input: ScheduleClaimInput)
     const existing = await storedClaim(client, input.scheduleId);
     if (existing) return existing;
     const { request } = input;
-    await lockPlanningResources(client, { busIds: [request.busId], driverId: request.driverId });
+    await lockPlanningResources(client, {
+      busIds: [request.busId],
+      driverId: request.driverId,
+      routeId: request.routeId,
+    });
     const plan = await planSchedule(client, input.companyId, request, { notBefore: input.notBefore });
     if (plan.conflicts.length > 0 && !input.skipConflicts) throw conflictRefusal(plan.conflicts);
     const conflicting = new Set(plan.conflicts.map((conflict) => conflict.index));
@@ -189,12 +193,17 @@ export async function commitScheduleBatch(
   input: { scheduleId: string; batchIndex: number },
 ): Promise<ScheduleProgressRow> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ bus_id: string; driver_id: string | null }>(
-      'select bus_id, driver_id from trip_schedules where id = $1',
+    const { rows } = await client.query<{ bus_id: string; driver_id: string | null; route_id: string }>(
+      'select bus_id, driver_id, route_id from trip_schedules where id = $1',
       [input.scheduleId],
     );
-    if (!rows[0]) throw new Error(`trip schedule ${input.scheduleId} does not exist`);
-    await lockPlanningResources(client, { busIds: [rows[0].bus_id], driverId: rows[0].driver_id });
+    const [resources] = rows;
+    if (!resources) throw new Error(`trip schedule ${input.scheduleId} does not exist`);
+    await lockPlanningResources(client, {
+      busIds: [resources.bus_id],
+      driverId: resources.driver_id,
+      routeId: resources.route_id,
+    });
     const schedule = await lockedSchedule(client, input.scheduleId);
     if (schedule.status !== 'COMMITTING' || schedule.batches_done > input.batchIndex) {
       return progressOf(client, schedule.id);

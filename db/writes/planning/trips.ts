@@ -9,6 +9,7 @@ import {
 } from '../../../domain/trip-planning.js';
 import type { TripRefsRequest } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { planningConflicts, tripHasBookingsSql } from '../../queries/planning.js';
 import { resolveTripRefs, type TripRefs } from '../../queries/trip-plan.js';
 import { insertTrips } from '../catalogue.js';
@@ -58,6 +59,27 @@ async function storedTrip(client: TransactionClient, companyId: string, tripId: 
   return trip;
 }
 
+/**
+ * The trip to re-plan, locked after its buses (the order a layout save keeps: bus, then its trips)
+ * and read again: holds, seat locks and bookings lock the trip before placing seats, and dispatch
+ * before changing its status, so the status and bookings judged here are the ones the update
+ * replaces. Should another re-plan have moved it to a bus not locked yet, that bus is locked now,
+ * out of order: a deadlock this may cause is run again.
+ */
+async function lockedTrip(
+  client: TransactionClient,
+  companyId: string,
+  tripId: string,
+  lockedBusIds: string[],
+): Promise<StoredTrip> {
+  await client.query('select id from trips where id = $1 for no key update', [tripId]);
+  const trip = await storedTrip(client, companyId, tripId);
+  if (!lockedBusIds.includes(trip.bus_id)) {
+    await client.query('select id from buses where id = $1 for no key update', [trip.bus_id]);
+  }
+  return trip;
+}
+
 const planOf = (trip: StoredTrip): TripPlanFields => ({
   routeId: trip.route_id,
   departureAt: trip.departure_ms,
@@ -74,52 +96,53 @@ export async function saveTrip(
   act: StaffAct,
   input: TripSaveInput,
 ): Promise<{ tripId: string; created: boolean }> {
-  return db.transaction(async (client) => {
-    const existing = input.tripId ? await storedTrip(client, act.companyId, input.tripId) : null;
-    await lockPlanningResources(client, {
-      busIds: [input.busId, ...(existing ? [existing.bus_id] : [])],
-      driverId: input.driverId,
-    });
-    const durationMinutes =
-      input.durationMinutes ??
-      (existing ? Math.round((existing.arrival_ms - existing.departure_ms) / 60_000) : undefined);
-    const refs = await resolveTripRefs(client, act.companyId, { ...input, durationMinutes });
-    const next: TripPlanFields = {
-      ...input,
-      arrivalAt: input.departureAt + refs.durationMinutes * 60_000,
-    };
-    if (existing) {
-      const refused = replanRefusal(
-        { ...planOf(existing), status: existing.status, hasBookings: existing.has_bookings },
-        next,
-      );
-      if (refused) throw refused;
-    } else if (input.departureAt <= Date.now()) {
-      throw new PlanningRefusal(400, 'DEPARTURE_IN_PAST', 'departure_at must be in the future');
-    }
-    const conflicts = await planningConflicts(
-      client,
-      { busId: input.busId, driverId: input.driverId, routeId: input.routeId, excludeTripId: existing?.id },
-      [next],
+  return withDeadlockRetry(() => db.transaction((client) => planTrip(client, act, input)));
+}
+
+async function planTrip(client: TransactionClient, act: StaffAct, input: TripSaveInput) {
+  const unlocked = input.tripId ? await storedTrip(client, act.companyId, input.tripId) : null;
+  const busIds = [input.busId, ...(unlocked ? [unlocked.bus_id] : [])];
+  await lockPlanningResources(client, { busIds, driverId: input.driverId, routeId: input.routeId });
+  const existing = unlocked && (await lockedTrip(client, act.companyId, unlocked.id, busIds));
+  const durationMinutes =
+    input.durationMinutes ??
+    (existing ? Math.round((existing.arrival_ms - existing.departure_ms) / 60_000) : undefined);
+  const refs = await resolveTripRefs(client, act.companyId, { ...input, durationMinutes });
+  const next: TripPlanFields = {
+    ...input,
+    arrivalAt: input.departureAt + refs.durationMinutes * 60_000,
+  };
+  if (existing) {
+    const refused = replanRefusal(
+      { ...planOf(existing), status: existing.status, hasBookings: existing.has_bookings },
+      next,
     );
-    if (conflicts.length > 0) {
-      throw new PlanningRefusal(
-        409,
-        'TRIP_CONFLICT',
-        'The bus, the driver or this departure of the route is taken',
-        {
-          conflicts: conflicts.map(conflictView),
-        },
-      );
-    }
-    const tripId = await writeTrip(client, act, input, existing, refs);
-    await auditAct(client, act, existing ? 'company.trip.replan' : 'company.trip.create', ['trip', tripId], {
-      busId: input.busId,
-      driverId: input.driverId,
-      pickupStopId: input.pickupStopId,
-    });
-    return { tripId, created: !existing };
+    if (refused) throw refused;
+  } else if (input.departureAt <= Date.now()) {
+    throw new PlanningRefusal(400, 'DEPARTURE_IN_PAST', 'departure_at must be in the future');
+  }
+  const conflicts = await planningConflicts(
+    client,
+    { busId: input.busId, driverId: input.driverId, routeId: input.routeId, excludeTripId: existing?.id },
+    [next],
+  );
+  if (conflicts.length > 0) {
+    throw new PlanningRefusal(
+      409,
+      'TRIP_CONFLICT',
+      'The bus, the driver or this departure of the route is taken',
+      {
+        conflicts: conflicts.map(conflictView),
+      },
+    );
+  }
+  const tripId = await writeTrip(client, act, input, existing, refs);
+  await auditAct(client, act, existing ? 'company.trip.replan' : 'company.trip.create', ['trip', tripId], {
+    busId: input.busId,
+    driverId: input.driverId,
+    pickupStopId: input.pickupStopId,
   });
+  return { tripId, created: !existing };
 }
 
 /** Updates the re-planned trip's bus, driver, stop and fares, or inserts the new trip with its stop calls. */

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
-import { bookableTrip, bookingBody, createBooking, lockSeats, postBooking } from '../../support/bookings.js';
+import {
+  bookableTrip,
+  bookingBody,
+  createBooking,
+  lockSeats,
+  postBooking,
+  requestSeatLock,
+} from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { holdJourney, mobileTraveller, quote } from '../../support/journeys.js';
@@ -100,6 +107,23 @@ describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () =>
       quoted.journey_id,
     ]);
     expect(journey!.status).not.toBe('HELD');
+    await nothingLiveOn(world);
+  });
+
+  it('a seat lock asked for while the cancel runs waits for it and is refused, instead of granted and then released', async () => {
+    const { world, bookedJourneyId } = await bookedWorld();
+    const traveller = await mobileTraveller(app);
+    const { blocker, cancel, cancelPid } = await cancelInFlight(world, bookedJourneyId);
+    const seatLock = requestSeatLock(app, traveller, world.trip.tripId, [world.trip.seatNumbers[1]!]);
+    const waiting = waitersOf(app.db, cancelPid);
+    waiting.catch(() => undefined);
+    await Promise.race([seatLock, waiting]);
+    await blocker.release();
+
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const locked = await seatLock;
+    expect([locked.status, locked.body.errorCode], locked.text).toEqual([409, 'TRIP_NOT_BOOKABLE']);
     await nothingLiveOn(world);
   });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { lockSeats } from '../../support/bookings.js';
 import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
@@ -363,6 +364,64 @@ describe('GET and POST /dashboard/api/trips', () => {
       });
       expect([theirs.status, theirs.body.errorCode]).toEqual([404, 'TRIP_NOT_FOUND']);
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('judges a re-plan by the bookings made while it waited for its bus, not by what it read before', async () => {
+      const day = futureDay(17);
+      const created = await plan(tripBody({ departure_at: atDamascus(day, '08:00').toISOString() }));
+      const tripId = created.body.data.id as string;
+      // The re-plan reads the trip (no bookings yet), then waits for its bus, which the test holds.
+      const bus = await holdLock(app.db, `select id from buses where id = '${world.bus.id}' for update`);
+      const replan = plan(
+        tripBody({
+          trip_id: tripId,
+          departure_at: atDamascus(day, '08:00').toISOString(),
+          pickup_stop_id: world.originStop2.id,
+        }),
+      );
+      await waitersOf(app.db, bus.pid);
+      // Meanwhile a traveller locks a seat (or waits for the re-plan to finish, when it holds the trip).
+      const seatLock = lockSeats(app, await webTraveller(app), tripId, ['1']);
+      await Promise.race([seatLock, waitersOf(app.db, bus.pid, 2).catch(() => undefined)]);
+      await bus.release();
+
+      const replanned = await replan;
+      await seatLock;
+      expect([replanned.status, replanned.body.errorCode], replanned.text).toEqual([
+        409,
+        'TRIP_HAS_BOOKINGS',
+      ]);
+      const [trip] = await app.db.query<{ pickup_stop_id: string }>(
+        `select pickup_stop_id from trips where id = $1`,
+        [tripId],
+      );
+      expect(trip!.pickup_stop_id).toBe(world.originStop.id);
+    });
+
+    it('plans one trip when two plans of the same departure of a route, on other buses and drivers, arrive at once', async () => {
+      const departure = atDamascus(futureDay(18), '08:00').toISOString();
+      const crews = await Promise.all(
+        [0, 1].map(async () => ({
+          bus_id: (await createBus(app.db, world.companyId)).id,
+          driver_id: (await createStaffMember(app.db, world.companyId, 'DRIVER')).userId,
+        })),
+      );
+      // Both plans pass their checks before either writes its trip: the test holds the trips table.
+      const trips = await holdLock(app.db, 'lock table trips in share mode');
+      const answers = Promise.all(crews.map((crew) => plan(tripBody({ ...crew, departure_at: departure }))));
+      await waitersOf(app.db, trips.pid, 2);
+      await trips.release();
+
+      const statuses = (await answers).map((answer) => [answer.status, answer.body.errorCode ?? null]);
+      expect(statuses.sort()).toEqual([
+        [201, null],
+        [409, 'TRIP_CONFLICT'],
+      ]);
+      const planned = await app.db.query(
+        `select id from trips where route_id = $1 and departure_at = $2 and status <> 'CANCELLED'`,
+        [world.routeId, departure],
+      );
+      expect(planned).toHaveLength(1);
     });
 
     it('refuses STAFF, ACCOUNTANT, a missing CSRF header and a suspended company, changing nothing', async () => {
