@@ -71,6 +71,20 @@ async function lockCompanyBus(client: TransactionClient, act: StaffAct, busId: s
 }
 
 /** Seat ids held or sold on the bus's trips still to run, that `document` no longer has. */
+/**
+ * Locks the bus's trips still to run, after the bus (the planning order: bus, then its trips). Seat
+ * locks, holds and bookings lock a trip before they place seats on its layout, so a layout change
+ * and a traveller taking a seat run one after the other: the change sees the seat, or the traveller
+ * sees the new layout.
+ */
+async function lockComingTrips(client: TransactionClient, busId: string): Promise<void> {
+  await client.query(
+    `select id from trips where bus_id = $1 and status in ('SCHEDULED', 'BOARDING', 'DELAYED', 'DEPARTED')
+     order by id for no key update`,
+    [busId],
+  );
+}
+
 async function seatsStillSold(client: TransactionClient, busId: string, document: LayoutDocument) {
   const { rows } = await client.query<{ seat_id: string }>(
     `select distinct a.seat_id from seat_allocations a join trips t on t.id = a.trip_id
@@ -106,6 +120,7 @@ export async function saveLayout(
   return db.transaction(async (client) => {
     await lockCompanyBus(client, act, change.busId);
     if (change.saveMode === 'active') {
+      await lockComingTrips(client, change.busId);
       const dropped = await seatsStillSold(client, change.busId, change.document);
       if (dropped.length > 0) {
         throw new PlanningRefusal(
@@ -149,6 +164,7 @@ export async function archiveLayout(
 ): Promise<{ archivedVersions: number[] }> {
   return db.transaction(async (client) => {
     await lockCompanyBus(client, act, busId);
+    await lockComingTrips(client, busId);
     const { rows: booked } = await client.query<{ id: string }>(
       `select t.id from trips t
        where t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED', 'DEPARTED') and ${tripHasBookingsSql('t.id')}

@@ -2,7 +2,8 @@ import { verify } from 'argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { coachLayout } from '../../../domain/layout-templates.js';
 import type { LayoutDocument, LayoutElement } from '../../../domain/seat-layout.js';
-import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { bookingBody, lockSeats, postBooking, requestSeatLock } from '../../support/bookings.js';
 import { atDamascus, createCompany, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -206,6 +207,64 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect([archive.status, archive.body.errorCode]).toEqual([409, 'BUS_HAS_BOOKED_TRIPS']);
       expect(archive.body.details.tripIds).toEqual([trip.id]);
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('never leaves a held seat outside the active layout when a seat lock meets a layout save or archive', async () => {
+      /** Live seats of the trip that its bus's active layout does not have. */
+      const seatsOutsideLayout = (tripId: string, busId: string) =>
+        app.db.query(
+          `select a.seat_id from seat_allocations a
+           where a.trip_id = $1 and a.status in ('HELD', 'CONFIRMED')
+             and not exists (select 1 from layout_seats s join bus_layouts l on l.id = s.layout_id
+                             where l.bus_id = $2 and l.status = 'active' and s.seat_id = a.seat_id)`,
+          [tripId, busId],
+        );
+      /**
+       * Sends the layout change and stops it at `stopSql` (after its checks), sends a seat lock of
+       * seat 1 meanwhile, then lets the change go; answers both answers.
+       */
+      const race = async (busId: string, tripId: string, change: () => Promise<any>, stopSql: string) => {
+        const stop = await holdLock(app.db, stopSql);
+        const changed = change();
+        await waitersOf(app.db, stop.pid);
+        const seatLock = requestSeatLock(app, await webTraveller(app), tripId, ['1']);
+        // The seat lock is done, or (once the change holds the bus's trips) waits behind the change.
+        const behind = waitersOf(app.db, stop.pid, 2);
+        behind.catch(() => undefined);
+        await Promise.race([seatLock, behind]);
+        await stop.release();
+        const answers = await Promise.all([changed, seatLock]);
+        expect(await seatsOutsideLayout(tripId, busId)).toEqual([]);
+        return answers.map((answer) => [answer.status, answer.body.errorCode]);
+      };
+
+      const savedBus = await newBus();
+      const savedTrip = await tripOnBus(savedBus, 8);
+      const dropped = coachLayout({ rows: 12, pattern: '2+2' });
+      dropped.elements = dropped.elements.filter((element) => element.seatId !== 'd1-r1-c1');
+      const afterSave = await race(
+        savedBus,
+        savedTrip.id,
+        () => putLayout(savedBus, { layoutDocument: dropped, saveMode: 'active' }),
+        'lock table layout_seats in share mode',
+      );
+      expect(afterSave).toEqual([
+        [200, undefined],
+        [400, 'SEAT_NOT_FOUND'],
+      ]);
+
+      const archivedBus = await newBus();
+      const archivedTrip = await tripOnBus(archivedBus, 8);
+      const afterArchive = await race(
+        archivedBus,
+        archivedTrip.id,
+        () => dashboard(app, owner(), 'DELETE', layoutPath(archivedBus)),
+        'lock table bus_layouts in share mode',
+      );
+      expect(afterArchive).toEqual([
+        [200, undefined],
+        [400, 'SEAT_NOT_FOUND'],
+      ]);
     });
 
     it('never shows management notes to travellers, and books only on the active layout, not on a newer draft', async () => {
