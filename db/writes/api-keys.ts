@@ -85,10 +85,19 @@ export async function revokeApiKey(
     const key = await client.em.findOne(CompanyApiKey, { id: change.keyId, companyId: change.companyId });
     if (!key) throw new Refusal(404, 'NOT_FOUND', 'Not found');
     if (key.revokedAt) return { revokedAt: key.revokedAt.toISOString() };
+    // Read without a lock: a revocation committed since then wins, and this one answers it.
     const { rows } = await client.query<{ revoked_at: string }>(
-      `update company_api_keys set revoked_at = now(), revoked_by = $2 where id = $1 returning revoked_at`,
+      `update company_api_keys set revoked_at = now(), revoked_by = $2 where id = $1 and revoked_at is null
+       returning revoked_at`,
       [key.id, change.staffUserId],
     );
+    if (!rows[0]) {
+      const { rows: first } = await client.query<{ revoked_at: string }>(
+        `select revoked_at from company_api_keys where id = $1`,
+        [key.id],
+      );
+      return { revokedAt: new Date(first[0]!.revoked_at).toISOString() };
+    }
     const actor = { staffUserId: change.staffUserId, ...origin };
     const target = { kind: 'company_api_key', id: key.id };
     await recordStaffAct(client, actor, 'company.api_key.revoke', target, { prefix: key.keyPrefix });

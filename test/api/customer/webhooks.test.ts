@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -55,6 +56,38 @@ describe('company API keys (dashboard)', () => {
       [made.body.data.id],
     );
     expect(audit.map((row) => row.action)).toEqual(['company.api_key.create', 'company.api_key.revoke']);
+  });
+
+  it('two managers revoking one key at once both see the first revocation, recorded once', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const admin = await staffSession(app.db, app.config, companyId, 'ADMIN');
+    const key = await apiKeyOf(app, companyId);
+    const [row] = await app.db.query<{ id: string }>(
+      `select id from company_api_keys where key_prefix = $1`,
+      [key.slice(0, 12)],
+    );
+    // Both read the key as live before either revokes it: the test holds the key's row meanwhile.
+    const held = await holdLock(app.db, `select id from company_api_keys where id = '${row!.id}' for update`);
+    const answers = Promise.all(
+      [owner, admin].map((session) =>
+        app.request(`/dashboard/api/api-keys/${row!.id}`, {
+          method: 'DELETE',
+          headers: session.writeHeaders,
+        }),
+      ),
+    );
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+
+    const [first, second] = await answers;
+    expect([first!.status, second!.status]).toEqual([200, 200]);
+    expect(second!.body.data.revokedAt).toBe(first!.body.data.revokedAt);
+    const revocations = await app.db.query(
+      `select actor_id from audit_log where target_id = $1 and action = 'company.api_key.revoke'`,
+      [row!.id],
+    );
+    expect(revocations).toHaveLength(1);
   });
 
   it('other roles, a missing CSRF header, a suspended company and another company are refused; nothing is made', async () => {
