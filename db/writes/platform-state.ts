@@ -28,8 +28,11 @@ export interface FlagChange {
 /** Sets a flag (feature_flags.update, with the value before and after and the reason). */
 export async function setFeatureFlag(db: Database, change: FlagChange, audit: AuditActor): Promise<void> {
   await db.transaction(async (sql) => {
+    // The version row first: flag changes run one after the other, so a flag's first change (no
+    // row yet to lock) and any other each read the value the one before left.
+    await bumpVersion(sql, 'feature_flags');
     const { rows } = await sql.query<{ enabled: boolean }>(
-      `select enabled from feature_flags where key = $1 for update`,
+      `select enabled from feature_flags where key = $1`,
       [change.key],
     );
     const before = rows[0]?.enabled ?? change.defaultEnabled;
@@ -39,7 +42,6 @@ export async function setFeatureFlag(db: Database, change: FlagChange, audit: Au
       updatedBy: change.adminId,
       updatedAt: raw<Date>('now()'),
     });
-    await bumpVersion(sql, 'feature_flags');
     const details = { reason: change.reason, before, after: change.enabled };
     await recordAct(sql, audit, 'feature_flags.update', { kind: 'feature_flag', id: change.key }, details);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCity, createCompany, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { eventually } from '../../support/journeys.js';
@@ -98,6 +99,36 @@ describe('feature flags', () => {
       5_000,
     );
     expect(back.status).toBe(202);
+  });
+
+  it('two first changes of a flag at once are recorded one after the other, each with the value it replaced', async () => {
+    const [first, second] = [
+      await signedInAdmin(app, { role: 'ADMIN' }),
+      await signedInAdmin(app, { role: 'ADMIN' }),
+    ];
+    const key = 'support.traveller_tickets';
+    expect(await app.db.query(`select 1 from feature_flags where key = $1`, [key])).toEqual([]);
+    // Neither change has found a stored value before both are under way: the test holds the table.
+    const table = await holdLock(app.db, 'lock table feature_flags in share mode');
+    const off = first.browser.send('PATCH', `/feature-flags/${key}`, {
+      enabled: false,
+      reason: 'Support overloaded',
+    });
+    await waitersOf(app.db, table.pid);
+    const on = second.browser.send('PATCH', `/feature-flags/${key}`, { enabled: true, reason: 'Keep it on' });
+    await waitersOf(app.db, table.pid, 2);
+    await table.release();
+    expect([(await off).status, (await on).status]).toEqual([200, 200]);
+
+    const recorded = (await auditRows(app.db, key)).map((row) => row.details);
+    expect(recorded).toHaveLength(2);
+    expect(recorded[0]!.before).toBe(true);
+    expect(recorded[1]!.before).toBe(recorded[0]!.after);
+    const [stored] = await app.db.query<{ enabled: boolean }>(
+      `select enabled from feature_flags where key = $1`,
+      [key],
+    );
+    expect(stored!.enabled).toBe(recorded[1]!.after);
   });
 
   it('refuses without flags.manage, for an unknown flag or a bad body, and changes nothing', async () => {
