@@ -91,7 +91,8 @@ export async function revokeApiKey(
        returning revoked_at`,
       [key.id, change.staffUserId],
     );
-    if (!rows[0]) {
+    const [revoked] = rows;
+    if (!revoked) {
       const { rows: first } = await client.query<{ revoked_at: string }>(
         `select revoked_at from company_api_keys where id = $1`,
         [key.id],
@@ -101,7 +102,7 @@ export async function revokeApiKey(
     const actor = { staffUserId: change.staffUserId, ...origin };
     const target = { kind: 'company_api_key', id: key.id };
     await recordStaffAct(client, actor, 'company.api_key.revoke', target, { prefix: key.keyPrefix });
-    return { revokedAt: new Date(rows[0]!.revoked_at).toISOString() };
+    return { revokedAt: new Date(revoked.revoked_at).toISOString() };
   });
 }
 
