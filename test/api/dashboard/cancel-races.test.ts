@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
 import {
   bookableTrip,
@@ -115,9 +115,7 @@ describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () =>
     const traveller = await mobileTraveller(app);
     const { blocker, cancel, cancelPid } = await cancelInFlight(world, bookedJourneyId);
     const seatLock = requestSeatLock(app, traveller, world.trip.tripId, [world.trip.seatNumbers[1]!]);
-    const waiting = waitersOf(app.db, cancelPid);
-    waiting.catch(() => undefined);
-    await Promise.race([seatLock, waiting]);
+    await answeredOrWaiting(seatLock, app.db, cancelPid);
     await blocker.release();
 
     const cancelled = await cancel;
@@ -139,7 +137,7 @@ describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () =>
       bookingBody({ tripId: world.trip.tripId, seatNumbers: [seat], seatLockSessionId }),
     );
     // Either the booking waits for the cancel's lock on the trip, or (without that lock) it is done.
-    await Promise.race([booking, waitersOf(app.db, cancelPid)]);
+    await answeredOrWaiting(booking, app.db, cancelPid);
     await blocker.release();
 
     const cancelled = await cancel;
@@ -177,9 +175,7 @@ describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () =>
     // (the row it refers to), and the cancel, let go at once, waits for the old ticket: a deadlock
     // whose check, deadlock_timeout after the re-issue began waiting, aborts the re-issue.
     await revocations.release();
-    const reissueWaits = waitersOf(app.db, booking.pid, 2, ms / 2);
-    reissueWaits.catch(() => undefined);
-    await Promise.race([reissue, reissueWaits]);
+    await answeredOrWaiting(reissue, app.db, booking.pid, 2, ms / 2);
     await booking.release();
 
     const reissued = await reissue;

@@ -2,7 +2,7 @@ import { verify } from 'argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { coachLayout } from '../../../domain/layout-templates.js';
 import type { LayoutDocument, LayoutElement } from '../../../domain/seat-layout.js';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookingBody, lockSeats, postBooking, requestSeatLock } from '../../support/bookings.js';
 import { atDamascus, createCompany, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
@@ -229,9 +229,7 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
         await waitersOf(app.db, stop.pid);
         const seatLock = requestSeatLock(app, await webTraveller(app), tripId, ['1']);
         // The seat lock is done, or (once the change holds the bus's trips) waits behind the change.
-        const behind = waitersOf(app.db, stop.pid, 2);
-        behind.catch(() => undefined);
-        await Promise.race([seatLock, behind]);
+        await answeredOrWaiting(seatLock, app.db, stop.pid, 2);
         await stop.release();
         const answers = await Promise.all([changed, seatLock]);
         expect(await seatsOutsideLayout(tripId, busId)).toEqual([]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { lockSeats } from '../../support/bookings.js';
 import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
@@ -382,7 +382,7 @@ describe('GET and POST /dashboard/api/trips', () => {
       await waitersOf(app.db, bus.pid);
       // Meanwhile a traveller locks a seat (or waits for the re-plan to finish, when it holds the trip).
       const seatLock = lockSeats(app, await webTraveller(app), tripId, ['1']);
-      await Promise.race([seatLock, waitersOf(app.db, bus.pid, 2).catch(() => undefined)]);
+      await answeredOrWaiting(seatLock, app.db, bus.pid, 2);
       await bus.release();
 
       const replanned = await replan;

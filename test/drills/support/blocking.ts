@@ -84,6 +84,23 @@ export async function waitersOf(
   return waiters.map((waiter) => waiter.pid);
 }
 
+/**
+ * Waits until `request` is answered or `count` sessions wait on backend `pid` (see waitersOf),
+ * whichever comes first: a request that either waits for a lock or, where nothing makes it wait,
+ * is done before the test goes on.
+ */
+export async function answeredOrWaiting(
+  request: Promise<unknown>,
+  db: Database,
+  pid: number,
+  count = 1,
+  timeoutMs?: number,
+): Promise<void> {
+  const waiting = waitersOf(db, pid, count, timeoutMs);
+  waiting.catch(() => undefined);
+  await Promise.race([request, waiting]);
+}
+
 /** A PDF stores its rendered bytes with this statement (db/writes/documents.ts storeRender). */
 export const RENDER_STORE = 'insert into document_renders%';
 /** Blocks the store of every render (reads of stored renders go on). */
