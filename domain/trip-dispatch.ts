@@ -106,6 +106,16 @@ export class DispatchRefusal extends Refusal {}
 /** Another company's trip answers as one that does not exist. */
 export const tripNotFound = () => new DispatchRefusal(404, 'TRIP_NOT_FOUND', 'No such trip');
 
+/** A DRIVER works only the trips assigned to them (403 TRIP_NOT_ASSIGNED); other roles work every trip of the company. */
+export function refuseUnassigned(
+  actor: { role: string; staffUserId: string },
+  driverId: string | null,
+): void {
+  if (actor.role === 'DRIVER' && driverId !== actor.staffUserId) {
+    throw new DispatchRefusal(403, 'TRIP_NOT_ASSIGNED', 'This trip is not assigned to you');
+  }
+}
+
 export type TripStep = { kind: 'TRANSITION'; to: TripStatus } | { kind: 'REPLAY' };
 
 /** What a trip action does from `status`, or the 409 TRIP_ACTION_NOT_ALLOWED naming what is allowed. */

@@ -120,12 +120,14 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Check a scanned boarding credential at the door of a trip',
     description:
       'For the driver app (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or ' +
-      "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND). Checks, in this order: " +
+      "DISPATCHER of the trip's company; a trip of another company answers 404 TRIP_NOT_FOUND, and a DRIVER checks only " +
+      'at the door of a trip assigned to them, else 403 TRIP_NOT_ASSIGNED). Checks, in this order: ' +
       'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
       'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
       'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
       'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
-      'details are returned only once the signature is authentic. Reads only: nothing is marked as used.',
+      "details are returned only once the signature is authentic, and only for a ticket of the trip's company. Reads " +
+      'only: nothing is marked as used.',
     responses: answers(200, 'The verdict', VerifyResponse, [400, 401, 403, 404]),
   },
 });

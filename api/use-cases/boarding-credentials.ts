@@ -2,7 +2,7 @@ import type { Database } from '../../db/orm.js';
 import {
   findSigningKey,
   findTicketAtBoarding,
-  tripCompany,
+  tripCrew,
   type TicketAtBoarding,
 } from '../../db/queries/boarding-credentials.js';
 import {
@@ -11,7 +11,7 @@ import {
   verifyCredential,
   type CredentialRefusal,
 } from '../../domain/boarding-credential.js';
-import { Refusal } from '../../domain/refusal.js';
+import { refuseUnassigned, tripNotFound } from '../../domain/trip-dispatch.js';
 
 export interface PresentedCredential {
   payload: Record<string, unknown>;
@@ -37,31 +37,35 @@ export interface BoardingVerdict {
 /** The ticket the payload names, read only once the signature is authentic. */
 async function ticketOf(
   db: Database,
+  companyId: string,
   credential: PresentedCredential,
   signatureValid: boolean,
 ): Promise<TicketAtBoarding | undefined> {
   const ticketId = credential.payload.ticketId;
-  return signatureValid && typeof ticketId === 'string' ? findTicketAtBoarding(db, ticketId) : undefined;
+  return signatureValid && typeof ticketId === 'string'
+    ? findTicketAtBoarding(db, ticketId, companyId)
+    : undefined;
 }
 
 /**
- * POST /driver/api/verify: a driver of the trip's company checks a scanned credential (a trip of
- * another company is 404 TRIP_NOT_FOUND). Reads only: nothing is marked as used.
+ * POST /driver/api/verify: the driver of the trip, or a manager of its company, checks a scanned
+ * credential (a trip of another company is 404 TRIP_NOT_FOUND, another driver's trip 403
+ * TRIP_NOT_ASSIGNED, as for the manifest and the scan). Reads only: nothing is marked as used.
  */
 export async function verifyAtBoarding(
   db: Database,
-  driver: { companyId: string },
+  driver: { companyId: string; role: string; staffUserId: string },
   credential: PresentedCredential,
 ): Promise<BoardingVerdict> {
-  if ((await tripCompany(db, credential.tripId)) !== driver.companyId) {
-    throw new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
-  }
+  const crew = await tripCrew(db, credential.tripId);
+  if (crew?.companyId !== driver.companyId) throw tripNotFound();
+  refuseUnassigned(driver, crew.driverId);
   const keyId = credential.payload.keyId;
   const keyRow = typeof keyId === 'string' ? await findSigningKey(db, keyId) : undefined;
   const signatureValid = keyRow
     ? verifyCredential(credential.payload, credential.signature, publicKeyFromPem(keyRow.public_key))
     : false;
-  const ticket = await ticketOf(db, credential, signatureValid);
+  const ticket = await ticketOf(db, driver.companyId, credential, signatureValid);
   const reason = credentialRefusal({
     keyKnown: keyRow !== undefined,
     signatureValid,

@@ -2,7 +2,7 @@ import type { Database } from '../../db/orm.js';
 import { findDriverTrip, listDriverTrips, type DriverTrip } from '../../db/queries/driver-trips.js';
 import { readManifest } from '../../db/queries/trip-manifest.js';
 import { recordPositions, scanAtDoor } from '../../db/writes/trip-operations/index.js';
-import { DispatchRefusal, tripNotFound } from '../../domain/trip-dispatch.js';
+import { refuseUnassigned, tripNotFound } from '../../domain/trip-dispatch.js';
 import { plausibleClientInstant } from '../../domain/trip-tracking.js';
 import type { DriverPrincipal } from '../auth/driver-auth.js';
 import { badRequest } from '../http/errors.js';
@@ -41,9 +41,7 @@ export async function driverTrips(
 export async function driverManifest(db: Database, driver: DriverPrincipal, tripId: string) {
   const trip = await findDriverTrip(db, driver.companyId, tripId);
   if (!trip) throw tripNotFound();
-  if (driver.role === 'DRIVER' && trip.driverId !== driver.staffUserId) {
-    throw new DispatchRefusal(403, 'TRIP_NOT_ASSIGNED', 'This trip is not assigned to you');
-  }
+  refuseUnassigned(driver, trip.driverId);
   const manifest = await readManifest(db, tripId);
   return { trip: tripView(trip), counters: countersView(manifest), manifest: manifest.map(manifestItemView) };
 }

@@ -79,25 +79,33 @@ export interface TicketAtBoarding {
   revoked: boolean;
 }
 
-/** A ticket as the driver sees it at the door: its current status and whether it was revoked. */
+/**
+ * A ticket of the company as the driver sees it at the door: its current status and whether it
+ * was revoked. Another company's ticket is none.
+ */
 export async function findTicketAtBoarding(
   db: Database,
   ticketId: string,
+  companyId: string,
 ): Promise<TicketAtBoarding | undefined> {
   const [row] = await db.query<TicketAtBoarding>(
     `select t.id, t.trip_id, t.traveller_name, t.seat_number, t.leg_sequence, t.status, t.signature,
             t.boarding_authorized, r.ticket_id is not null as revoked
      from journey_tickets t left join credential_revocations r on r.ticket_id = t.id
-     where t.id = $1`,
-    [ticketId],
+     where t.id = $1 and t.company_id = $2`,
+    [ticketId, companyId],
   );
   return row;
 }
 
-/** The company operating a trip, or undefined when there is no such trip. */
-export async function tripCompany(db: Database, tripId: string): Promise<string | undefined> {
-  const [row] = await db.query<{ company_id: string }>('select company_id from trips where id = $1', [
-    tripId,
-  ]);
-  return row?.company_id;
+/** The company operating a trip and its assigned driver, or undefined when there is no such trip. */
+export async function tripCrew(
+  db: Database,
+  tripId: string,
+): Promise<{ companyId: string; driverId: string | null } | undefined> {
+  const [row] = await db.query<{ company_id: string; driver_id: string | null }>(
+    'select company_id, driver_id from trips where id = $1',
+    [tripId],
+  );
+  return row && { companyId: row.company_id, driverId: row.driver_id };
 }

@@ -1,12 +1,12 @@
 import {
   DispatchRefusal,
+  refuseUnassigned,
   TRACKED_STATUSES,
   tripNotFound,
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import type { Database } from '../../orm.js';
 import { columnsOf } from '../../row-fields.js';
-import { refuseUnassigned } from './trip.js';
 
 /**
  * POST /driver/api/trips/{id}/positions: a batch of positions the driver app reports (queued

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import {
-  DispatchRefusal,
+  refuseUnassigned,
   tripNotFound,
   type Attendance,
   type DispatchAction,
@@ -126,16 +126,6 @@ export async function lockTrip(
     actualDepartureAt: iso(row.actual_departure_at),
     actualArrivalAt: iso(row.actual_arrival_at),
   };
-}
-
-/** A DRIVER works only the trips assigned to them (403 TRIP_NOT_ASSIGNED); other roles work every trip of the company. */
-export function refuseUnassigned(
-  actor: { role: string; staffUserId: string },
-  driverId: string | null,
-): void {
-  if (actor.role === 'DRIVER' && driverId !== actor.staffUserId) {
-    throw new DispatchRefusal(403, 'TRIP_NOT_ASSIGNED', 'This trip is not assigned to you');
-  }
 }
 
 export const tripState = (trip: TripState): TripState => ({

@@ -14,6 +14,7 @@ import { createCity, createStop } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import { assignDriver } from '../../support/operations.js';
 
 describe('PATCH /bookings/{id} (modify)', () => {
   const app = useTestApp();
@@ -88,7 +89,9 @@ describe('PATCH /bookings/{id} (modify)', () => {
     const revokedIds = revocations.body.data.revocations.map((entry: any) => entry.ticketId);
     expect(revokedIds).toEqual(expect.arrayContaining(oldIds));
 
+    // The driver of both trips, at either door.
     const driver = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    for (const tripId of [trip.tripId, later.tripId]) await assignDriver(app.db, tripId, driver.staffUserId);
     const verify = (credential: { payload: unknown; signature: string | null }, tripId: string) =>
       app.request('/driver/api/verify', {
         method: 'POST',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchDocument } from '../../support/documents.js';
 import { createCorridor } from '../../support/factories.js';
+import { assignDriver } from '../../support/operations.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
@@ -47,7 +48,9 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
     const corridor = await createCorridor(app.db);
     trip = journeyTripOf(corridor);
     traveller = await app.signIn();
-    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+    const driver = await staffSession(app.db, app.config, corridor.company.id, 'DRIVER');
+    await assignDriver(app.db, trip.id, driver.staffUserId);
+    driverToken = driver.token;
   });
 
   // Each locale with names in its own script (and a Latin one in the Arabic document).

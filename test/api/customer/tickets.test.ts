@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
+import { assignDriver } from '../../support/operations.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
@@ -39,7 +40,9 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
     const corridor = await createCorridor(app.db);
     trip = journeyTripOf(corridor);
     traveller = await app.signIn();
-    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+    const driver = await staffSession(app.db, app.config, corridor.company.id, 'DRIVER');
+    await assignDriver(app.db, trip.id, driver.staffUserId);
+    driverToken = driver.token;
   });
 
   it('lists the caller’s tickets with booking, trip summary, seat and a QR text the driver app accepts', async () => {

@@ -9,6 +9,7 @@ import {
 } from '../../../db/writes/boarding-credentials.js';
 import { verifyCredential } from '../../../domain/boarding-credential.js';
 import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
+import { assignDriver } from '../../support/operations.js';
 import { useTestApp } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
@@ -66,7 +67,9 @@ describe('boarding credentials for the driver app', () => {
     otherTrip = { id: second.id, companyId: corridor.company.id, stopCallIds: second.stopCallIds };
     foreignTrip = journeyTripOf(await createCorridor(app.db));
     ownerUserId = (await app.signIn()).userId;
-    driverToken = (await staffSession(app.db, app.config, corridor.company.id, 'DRIVER')).token;
+    const driver = await staffSession(app.db, app.config, corridor.company.id, 'DRIVER');
+    driverToken = driver.token;
+    for (const tripId of [trip.id, otherTrip.id]) await assignDriver(app.db, tripId, driver.staffUserId);
   });
 
   it('signs each ticket of a confirmed journey over its canonical payload, with no secret in it', async () => {
@@ -350,6 +353,18 @@ describe('boarding credentials for the driver app', () => {
     const foreign = await verify(credential!, trip.id, foreignDriver.token);
     expect(foreign.status).toBe(404);
     expect(foreign.body.errorCode).toBe('TRIP_NOT_FOUND');
+
+    // Another driver of the company works only the trips assigned to them, as manifest and scan do.
+    const unassigned = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    const notTheirs = await verify(credential!, trip.id, unassigned.token);
+    expect([notTheirs.status, notTheirs.body.errorCode]).toEqual([403, 'TRIP_NOT_ASSIGNED']);
+  });
+
+  it("tells a driver nothing of another company's ticket presented at the door", async () => {
+    const [theirs] = await confirmedJourney(foreignTrip);
+    const answer = await verify(theirs!, trip.id);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data).toEqual({ valid: false, reason: expect.any(String) });
   });
 
   it('answers a malformed verify request with 400', async () => {
