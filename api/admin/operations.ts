@@ -1,5 +1,4 @@
 import type { IncidentRow, MaintenanceRow } from '../../db/queries/platform-state.js';
-import { listIncidents, listMaintenanceWindows } from '../../db/queries/platform-state.js';
 import { changeIncident, openIncident } from '../../db/writes/incidents.js';
 import { changeMaintenance, scheduleMaintenance } from '../../db/writes/platform-state.js';
 import type { AppContext } from '../app.js';
@@ -9,7 +8,8 @@ import type { Surface } from '../http/route.js';
 import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
-import { changeFeatureFlag, featureFlags } from '../use-cases/feature-flags.js';
+import { changeFeatureFlag, readFeatureFlags } from '../use-cases/feature-flags.js';
+import { readIncidents, readMaintenance } from '../use-cases/platform-operations.js';
 import { ReasonBody } from './companies.openapi.js';
 import {
   docs,
@@ -37,8 +37,8 @@ function registerFlagRoutes(surface: Surface, { db }: AppContext): void {
     ...docs.adminListFeatureFlags,
     method: 'get',
     path: '/feature-flags',
-    handler: async (ctx) => {
-      ok(ctx, { items: await featureFlags(db) });
+    handler: async (ctx, { audit }) => {
+      ok(ctx, { items: await readFeatureFlags(db, audit) });
     },
   });
 
@@ -65,7 +65,7 @@ const INCIDENT_CHANGES = [
 function registerIncidentRoutes(surface: Surface, { db }: AppContext): void {
   adminListRoute(surface, docs.adminListIncidents, '/incidents', 'platform.view', {
     query: IncidentQuery,
-    read: (query) => listIncidents(db, query),
+    read: (query, audit) => readIncidents(db, audit, query),
     view: incident,
   });
 
@@ -110,12 +110,11 @@ function registerMaintenanceRoutes(surface: Surface, { db }: AppContext): void {
     method: 'get',
     path: '/maintenance',
     query: MaintenanceQuery,
-    handler: async (ctx, _acting, { query }) => {
-      const found = await listMaintenanceWindows(db, query);
-      const [active] = (await listMaintenanceWindows(db, { state: 'ACTIVE', limit: 1, offset: 0 })).items;
+    handler: async (ctx, { audit }, { query }) => {
+      const found = await readMaintenance(db, audit, query);
       const { limit, offset } = query;
       ok(ctx, {
-        active: active ? window(active) : null,
+        active: found.active ? window(found.active) : null,
         items: found.items.map(window),
         total: found.total,
         limit,

@@ -49,7 +49,7 @@ export function platformState(
     const versions = await platformVersions(db);
     const known = snapshot.versions;
     if (!known || known.feature_flags !== versions.feature_flags) {
-      const stored = await storedFeatureFlags(db);
+      const stored = await storedFeatureFlags(db.pool);
       snapshot.flags = new Map(stored.map((row) => [row.key, row.enabled]));
     }
     if (!known || known.maintenance !== versions.maintenance) {

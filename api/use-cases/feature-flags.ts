@@ -1,6 +1,7 @@
+import type { PoolClient } from 'pg';
 import type { Database } from '../../db/orm.js';
 import { storedFeatureFlags, type StoredFlagRow } from '../../db/queries/platform-state.js';
-import type { AuditActor } from '../../db/writes/audit.js';
+import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
 import { setFeatureFlag } from '../../db/writes/platform-state.js';
 import {
   FEATURE_FLAG_KEYS,
@@ -34,9 +35,19 @@ function view(key: FeatureFlagKey, stored: StoredFlagRow | undefined): FeatureFl
   };
 }
 
-export async function featureFlags(db: Database): Promise<FeatureFlagView[]> {
-  const stored = new Map((await storedFeatureFlags(db)).map((row) => [row.key, row]));
+async function featureFlags(sql: Pick<PoolClient, 'query'>): Promise<FeatureFlagView[]> {
+  const stored = new Map((await storedFeatureFlags(sql)).map((row) => [row.key, row]));
   return FEATURE_FLAG_KEYS.map((key) => view(key, stored.get(key)));
+}
+
+/** The catalogue with the values operators set; the read is recorded (feature_flags.list). */
+export function readFeatureFlags(db: Database, audit: AuditActor): Promise<FeatureFlagView[]> {
+  return recordedTransaction(db, featureFlags, (flags) => ({
+    ...audit,
+    action: 'feature_flags.list',
+    targetKind: 'feature_flag',
+    details: { returned: flags.length },
+  }));
 }
 
 /** Sets a flag of the catalogue (404 FEATURE_FLAG_NOT_FOUND otherwise) and answers it as it now is. */
@@ -53,5 +64,5 @@ export async function changeFeatureFlag(
     { key, ...change, adminId: audit.actorId, defaultEnabled: FEATURE_FLAGS[key].defaultEnabled },
     audit,
   );
-  return (await featureFlags(db)).find((flag) => flag.key === key)!;
+  return (await featureFlags(db.pool)).find((flag) => flag.key === key)!;
 }

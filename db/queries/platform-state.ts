@@ -34,11 +34,12 @@ export interface StoredFlagRow {
 }
 
 /** The values operators set, with who set them last. */
-export function storedFeatureFlags(db: Database): Promise<StoredFlagRow[]> {
-  return db.query<StoredFlagRow>(
+export async function storedFeatureFlags(sql: Sql): Promise<StoredFlagRow[]> {
+  const { rows } = await sql.query<StoredFlagRow>(
     `select f.key, f.enabled, f.updated_by, a.name as updated_by_name, ${isoUtc('f.updated_at')} as updated_at
      from feature_flags f left join admins a on a.id = f.updated_by order by f.key`,
   );
+  return rows;
 }
 
 /** Windows not cancelled that have not ended: the ones a request may fall into, now or later. */
@@ -75,7 +76,7 @@ const MAINTENANCE_COLUMNS = `id, message, ${isoUtc('starts_at')} as starts_at, $
 
 /** Windows in a state, newest start first, with the total. */
 export async function listMaintenanceWindows(
-  db: Database,
+  sql: Sql,
   filter: { state?: MaintenanceState | undefined; limit: number; offset: number },
 ): Promise<{ items: MaintenanceRow[]; total: number }> {
   const base = `select ${MAINTENANCE_COLUMNS} from maintenance_windows`;
@@ -86,7 +87,7 @@ export async function listMaintenanceWindows(
     where,
     orderBy: 'starts_at desc, id',
   };
-  return countedPage<MaintenanceRow>(db.pool, listing, [filter.state ?? null], filter);
+  return countedPage<MaintenanceRow>(sql, listing, [filter.state ?? null], filter);
 }
 
 /** One window, locked for a change when read inside a transaction. */
@@ -123,7 +124,7 @@ export interface IncidentFilter {
 
 /** Incidents, newest first, with the total. */
 export async function listIncidents(
-  db: Database,
+  sql: Sql,
   filter: IncidentFilter,
 ): Promise<{ items: IncidentRow[]; total: number }> {
   const where = `($1::text is null or status = $1) and ($2::boolean is null or (status <> 'RESOLVED') = $2)
@@ -135,7 +136,7 @@ export async function listIncidents(
     where,
     orderBy: 'started_at desc, id',
   };
-  return countedPage<IncidentRow>(db.pool, listing, params, filter);
+  return countedPage<IncidentRow>(sql, listing, params, filter);
 }
 
 /** One incident, locked for a change when read inside a transaction. */

@@ -14,27 +14,30 @@ function fakeDatabase() {
     windows: [] as { id: string; message: string; starts_at: string; ends_at: string }[],
   };
   const asked: string[] = [];
+  const rowsFor = (sql: string) => {
+    if (sql.includes('platform_state_versions')) {
+      asked.push('versions');
+      return Object.entries(state.versions).map(([name, version]) => ({ name, version: String(version) }));
+    }
+    if (sql.includes('from feature_flags')) {
+      asked.push('flags');
+      return state.flags.map((flag) => ({
+        ...flag,
+        updated_by: null,
+        updated_by_name: null,
+        updated_at: '',
+      }));
+    }
+    if (sql.includes('from maintenance_windows')) {
+      asked.push('windows');
+      return state.windows;
+    }
+    throw new Error(`unexpected query ${sql}`);
+  };
+  // Database.query answers rows; its pool answers them as pg does.
   const db = {
-    query: async (sql: string) => {
-      if (sql.includes('platform_state_versions')) {
-        asked.push('versions');
-        return Object.entries(state.versions).map(([name, version]) => ({ name, version: String(version) }));
-      }
-      if (sql.includes('from feature_flags')) {
-        asked.push('flags');
-        return state.flags.map((flag) => ({
-          ...flag,
-          updated_by: null,
-          updated_by_name: null,
-          updated_at: '',
-        }));
-      }
-      if (sql.includes('from maintenance_windows')) {
-        asked.push('windows');
-        return state.windows;
-      }
-      throw new Error(`unexpected query ${sql}`);
-    },
+    query: async (sql: string) => rowsFor(sql),
+    pool: { query: async (sql: string) => ({ rows: rowsFor(sql) }) },
   } as unknown as Database;
   return { db, state, asked };
 }
