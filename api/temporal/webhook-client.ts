@@ -1,5 +1,4 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import { workflowIds } from '../../workflows/shared.js';
 import {
@@ -44,24 +43,24 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
       });
     },
 
-    /** Starts the delivery's new run; false when a run is already going (the relay was quicker). */
-    async redeliver(delivery: Omit<WebhookDeliveryInput, 'trigger' | 'retry'>): Promise<boolean> {
+    /**
+     * Starts the delivery's new run, replacing a run still open under its id. The delivery was
+     * reopened because it was no longer PENDING, so such a run has recorded its outcome and only its
+     * closing workflow task is left: attached to, it would close without an attempt, and the
+     * delivery stay PENDING for good. Should the relay have started the reopened delivery a moment
+     * before, its run is replaced too (the receiver may then get it twice, with one Webhook-Id).
+     */
+    async redeliver(delivery: Omit<WebhookDeliveryInput, 'trigger' | 'retry'>): Promise<void> {
       const input: WebhookDeliveryInput = { ...delivery, trigger: 'MANUAL', retry: retryPlanOf(config) };
-      try {
-        await temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
-          workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          workflowIdConflictPolicy: 'FAIL',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          typedSearchAttributes: deliverySearchAttributes(delivery),
-          memo: { event: delivery.event, subscriptionId: delivery.subscriptionId, trigger: 'MANUAL' },
-        });
-        return true;
-      } catch (error) {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-        throw error;
-      }
+      await temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+        workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        typedSearchAttributes: deliverySearchAttributes(delivery),
+        memo: { event: delivery.event, subscriptionId: delivery.subscriptionId, trigger: 'MANUAL' },
+      });
     },
   };
 }

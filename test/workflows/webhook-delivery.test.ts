@@ -6,6 +6,7 @@ import { recordTripEvent } from '../../db/writes/outbox.js';
 import { claimFirstAttempts } from '../../db/writes/webhook-first-attempts.js';
 import { dispatchOutboxEvents } from '../../db/writes/webhook-deliveries.js';
 import { searchAttributeKeys, workflowIds } from '../../workflows/shared.js';
+import { WEBHOOK_DELIVERY_WORKFLOW } from '../../workflows/webhook-delivery.contract.js';
 import { cancelBooking } from '../support/booking-changes.js';
 import {
   bookableTrip,
@@ -356,6 +357,56 @@ describe('webhook delivery (full stack)', () => {
       [delivered!.id],
     );
     expect(attempts!.manual).toBe(1);
+  });
+
+  it('a manual redelivery replaces a run of the delivery still closing, instead of being lost behind it', async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [delivered] = await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const sentTo = () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
+    const sent = sentTo();
+    // A run of the delivery that has recorded its outcome but has not closed yet (its last workflow
+    // task still to run): here, a run on a task queue no worker polls.
+    const closing = await app.temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+      workflowId: workflowIds.webhookDelivery(delivered!.id),
+      taskQueue: `nobody-polls-${delivered!.id}`,
+      args: [
+        {
+          deliveryId: delivered!.id,
+          companyId: trip.companyId,
+          bookingId: booking.id,
+          subscriptionId,
+          event: 'booking.created',
+          trigger: 'AUTOMATIC',
+          retry: { initialMs: 200, maxMs: 1_000, windowMs: 5_000 },
+        },
+      ],
+    });
+
+    const response = await app.request(
+      `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`,
+      {
+        method: 'POST',
+        token: key,
+      },
+    );
+    expect(response.status, response.text).toBe(202);
+    const sentAfter = await eventually(
+      async () => sentTo(),
+      (count) => count === sent + 1,
+      10_000,
+    );
+    expect(sentAfter).toBe(sent + 1);
+    const [row] = await eventually(
+      () => deliveriesOf([booking.id]).then((rows) => rows.filter((one) => one.id === delivered!.id)),
+      (rows) => rows[0]?.status === 'DELIVERED',
+      5_000,
+    );
+    expect(row!.status).toBe('DELIVERED');
+    const standIn = app.temporal.workflow.getHandle(closing.workflowId, closing.firstExecutionRunId);
+    expect((await standIn.describe()).status.name).toBe('TERMINATED');
   });
 });
 
