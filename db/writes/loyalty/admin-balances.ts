@@ -120,14 +120,20 @@ async function retireReward(
   actor: ProgrammeActor,
 ): Promise<RewardLockRow & { removed: boolean }> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<RewardLockRow>(
-      `select id, code, archived_at is not null as archived,
-              exists (select 1 from loyalty_redemptions r where r.reward_id = w.id) as redeemed
-         from loyalty_rewards w where id = $1 and company_id = $2 for update`,
+    const { rows } = await client.query<Omit<RewardLockRow, 'redeemed'>>(
+      `select id, code, archived_at is not null as archived
+         from loyalty_rewards where id = $1 and company_id = $2 for update`,
       [rewardId, actor.companyId],
     );
-    const reward = rows[0];
-    if (!reward) throw rewardNotFound();
+    const locked = rows[0];
+    if (!locked) throw rewardNotFound();
+    // Its vouchers read once the reward is locked (a statement of its own: one that waited for the
+    // lock would still see the vouchers as they were when it began, without a redeem just committed).
+    const { rows: vouchers } = await client.query<{ redeemed: boolean }>(
+      `select exists (select 1 from loyalty_redemptions where reward_id = $1) as redeemed`,
+      [locked.id],
+    );
+    const reward = { ...locked, redeemed: vouchers[0]!.redeemed };
     if (reward.archived) return { ...reward, removed: false };
     if (reward.redeemed) {
       await client.query(

@@ -54,12 +54,16 @@ export async function saveProgramTerms(
 ): Promise<ProgramTerms> {
   return db.transaction(async (client) => {
     const em = client.em;
-    // Locked: two changes of the terms take turns (the first creates the programme).
-    const program = await em.findOne(LoyaltyProgram, actor.companyId, {
-      lockMode: LockMode.PESSIMISTIC_WRITE,
-    });
-    if (program) em.assign(program, terms);
-    else em.create(LoyaltyProgram, { companyId: actor.companyId, ...terms });
+    // The first change creates the programme (a second one at once waits for it and changes
+    // nothing here); then the row is locked, so two changes of the terms take turns.
+    await client.query(
+      `insert into loyalty_programs (company_id, name_ar, name_en, active, points_per_100, referral_points)
+       values ($1, $2, $3, $4, $5, $6) on conflict (company_id) do nothing`,
+      [actor.companyId, terms.nameAr, terms.nameEn, terms.active, terms.pointsPer100, terms.referralPoints],
+    );
+    await lockProgram(client, actor.companyId);
+    const program = await em.findOneOrFail(LoyaltyProgram, actor.companyId);
+    em.assign(program, terms);
     await em.flush();
     const target = { kind: 'company', id: actor.companyId };
     await recordStaffAudit(client, actor, 'loyalty.program.update', target, { terms });
@@ -74,10 +78,14 @@ const programMissing = () =>
     'Set up the loyalty programme first (PUT /loyalty)',
   );
 
-/** The programme row, locked: tier and reward changes of one company take turns. */
+/**
+ * The programme row, locked: changes of the terms, tiers and rewards of one company take turns.
+ * FOR NO KEY UPDATE: the company's loyalty rows refer to it, and their inserts (a voucher, a ledger
+ * entry of a redeem holding its reward) must not wait for a catalogue change that waits for them.
+ */
 async function lockProgram(client: TransactionClient, companyId: string): Promise<void> {
   const { rows } = await client.query(
-    `select company_id from loyalty_programs where company_id = $1 for update`,
+    `select company_id from loyalty_programs where company_id = $1 for no key update`,
     [companyId],
   );
   if (!rows[0]) throw programMissing();
@@ -183,11 +191,13 @@ export async function saveReward(
     const em = client.em;
     let reward;
     if (input.rewardId) {
-      reward = await em.findOne(LoyaltyReward, {
-        id: input.rewardId,
-        companyId: actor.companyId,
-        archivedAt: null,
-      });
+      // Locked: a redeem bumps the count under this lock, so the limit is judged by the count it
+      // leaves; a reward withdrawn meanwhile is not found.
+      reward = await em.findOne(
+        LoyaltyReward,
+        { id: input.rewardId, companyId: actor.companyId, archivedAt: null },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (!reward) throw rewardNotFound();
       const limit = redemptionLimitRefusal(input.reward.maxRedemptions, reward.redemptionCount);
       if (limit) throw limit;

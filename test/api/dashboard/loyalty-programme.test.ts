@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip, type BookableTripFixture } from '../../support/bookings.js';
 import { createCompany, createRoute } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
@@ -285,6 +286,99 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
       discount(),
     );
     expect(edit.status).toBe(404);
+  });
+
+  describe('catalogue changes meeting each other or a redeem', () => {
+    it('two first PUT /loyalty at once both land, one after the other', async () => {
+      const fresh = await createCompany(app.db);
+      const freshOwner = await staffSession(app.db, app.config, fresh.id, 'OWNER');
+      // Neither finds a programme to lock before both write: the test holds the table meanwhile.
+      const table = await holdLock(app.db, 'lock table loyalty_programs in share mode');
+      const saves = Promise.all([
+        programmeCall(app, freshOwner, 'PUT', '/loyalty', PROGRAM),
+        programmeCall(app, freshOwner, 'PUT', '/loyalty', { ...PROGRAM, pointsPer100: 7 }),
+      ]);
+      await waitersOf(app.db, table.pid, 2);
+      await table.release();
+      const answers = await saves;
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const [program] = await app.db.query<{ points_per_100: number }>(
+        `select points_per_100 from loyalty_programs where company_id = $1`,
+        [fresh.id],
+      );
+      expect([PROGRAM.pointsPer100, 7]).toContain(program!.points_per_100);
+    });
+
+    it('a limit lowered while a redeem is in flight is judged by the count the redeem leaves', async () => {
+      const reward = await programmeCall(
+        app,
+        owner,
+        'POST',
+        '/loyalty/rewards',
+        discount({ maxRedemptions: 10 }),
+      );
+      const code = reward.body.data.code as string;
+      await travellerWithVoucher(code);
+      const second = await app.signIn();
+      await creditPoints(app.db, { companyId: trip.companyId, userId: second.userId, points: 300 });
+      // The redeem waits for the reward's row, then the edit behind it.
+      const row = await holdLock(
+        app.db,
+        `select id from loyalty_rewards where id = '${reward.body.data.id}' for update`,
+      );
+      const redeem = redeemVoucher(app, second.token, trip.companyId, code);
+      await waitersOf(app.db, row.pid);
+      const edit = programmeCall(
+        app,
+        owner,
+        'PUT',
+        `/loyalty/rewards/${reward.body.data.id}`,
+        discount({ code, maxRedemptions: 1 }),
+      );
+      await waitersOf(app.db, row.pid, 2);
+      await row.release();
+
+      expect(await redeem).toEqual(expect.any(String));
+      const edited = await edit;
+      expect([edited.status, edited.body.errorCode], edited.text).toEqual([
+        409,
+        'LOYALTY_REWARD_LIMIT_BELOW_REDEEMED',
+      ]);
+      expect(edited.body.details).toEqual({ maxRedemptions: 1, redeemed: 2 });
+    });
+
+    it('a reward withdrawn while its first voucher is being redeemed is archived, the voucher cancelled and its points returned', async () => {
+      const reward = await programmeCall(
+        app,
+        owner,
+        'POST',
+        '/loyalty/rewards',
+        discount({ pointsCost: 120 }),
+      );
+      const traveller = await app.signIn();
+      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+      // The redeem stops at its ledger entry, holding the reward; the withdrawal waits for the reward.
+      const ledger = await holdLock(app.db, 'lock table loyalty_transactions in share mode');
+      const redeem = redeemVoucher(app, traveller.token, trip.companyId, reward.body.data.code);
+      await waitersOf(app.db, ledger.pid);
+      const withdrawal = programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.body.data.id}`);
+      await waitersOf(app.db, ledger.pid, 2);
+      await ledger.release();
+
+      expect(await redeem).toEqual(expect.any(String));
+      const withdrawn = await withdrawal;
+      expect(withdrawn.status, withdrawn.text).toBe(200);
+      expect(withdrawn.body.data).toMatchObject({
+        removed: false,
+        vouchersCancelled: 1,
+        pointsReturned: 120,
+      });
+      const [account] = await app.db.query<{ balance: number }>(
+        `select balance from loyalty_accounts where company_id = $1 and user_id = $2`,
+        [trip.companyId, traveller.userId],
+      );
+      expect(account!.balance).toBe(300);
+    });
   });
 
   it("answers 404 for another company's reward or tier and changes nothing of either", async () => {
