@@ -1,5 +1,6 @@
 import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { lockAccount, post, type AccountRow } from './account.js';
 import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
 import { recordStaffAudit } from '../audit.js';
@@ -170,35 +171,38 @@ async function returnVoucherPoints(
   reward: { id: string; code: string },
   actor: ProgrammeActor,
 ): Promise<{ vouchersCancelled: number; pointsReturned: number }> {
-  return db.transaction(async (client) => {
-    const { rows: holders } = await client.query<{ account_id: string }>(
-      `select distinct account_id from loyalty_redemptions
+  // Run again as a deadlock's victim: a trip's points award locks a referee, then the referrer.
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      const { rows: holders } = await client.query<{ account_id: string }>(
+        `select distinct account_id from loyalty_redemptions
         where reward_id = $1 and status = 'ISSUED' and expires_at > now() order by account_id`,
-      [reward.id],
-    );
-    const accounts = new Map<string, AccountRow>();
-    for (const { account_id } of holders) accounts.set(account_id, await lockAccount(client, account_id));
-    const { rows: vouchers } = await client.query<OpenVoucherRow>(
-      `update loyalty_redemptions set status = 'CANCELLED'
+        [reward.id],
+      );
+      const accounts = new Map<string, AccountRow>();
+      for (const { account_id } of holders) accounts.set(account_id, await lockAccount(client, account_id));
+      const { rows: vouchers } = await client.query<OpenVoucherRow>(
+        `update loyalty_redemptions set status = 'CANCELLED'
         where reward_id = $1 and status = 'ISSUED' and expires_at > now() and account_id = any($2::uuid[])
         returning id, account_id, points_used`,
-      [reward.id, [...accounts.keys()]],
-    );
-    let pointsReturned = 0;
-    for (const voucher of vouchers) {
-      await post(client, accounts.get(voucher.account_id)!, {
-        accountId: voucher.account_id,
-        companyId: actor.companyId,
-        kind: 'VOUCHER_REFUND',
-        points: voucher.points_used,
-        redemptionId: voucher.id,
-        actorStaffUserId: actor.staffUserId,
-        reason: `Reward ${reward.code} withdrawn: voucher cancelled, points returned`,
-      });
-      pointsReturned += voucher.points_used;
-    }
-    return { vouchersCancelled: vouchers.length, pointsReturned };
-  });
+        [reward.id, [...accounts.keys()]],
+      );
+      let pointsReturned = 0;
+      for (const voucher of vouchers) {
+        await post(client, accounts.get(voucher.account_id)!, {
+          accountId: voucher.account_id,
+          companyId: actor.companyId,
+          kind: 'VOUCHER_REFUND',
+          points: voucher.points_used,
+          redemptionId: voucher.id,
+          actorStaffUserId: actor.staffUserId,
+          reason: `Reward ${reward.code} withdrawn: voucher cancelled, points returned`,
+        });
+        pointsReturned += voucher.points_used;
+      }
+      return { vouchersCancelled: vouchers.length, pointsReturned };
+    }),
+  );
 }
 
 /**

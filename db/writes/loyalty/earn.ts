@@ -1,5 +1,6 @@
 import { tierFor, tripPoints } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { listTiers, type TierView } from '../../queries/loyalty.js';
 import { ensureAccount, lockAccount, post, type AccountRow, type Queryable } from './account.js';
 
@@ -56,7 +57,14 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
   );
   for (const booking of bookings) {
     const accountId = await ensureAccount(db.pool, program.company_id, booking.owner_user_id);
-    await db.transaction((client) => creditBooking(client, { program, tiers, accountId, booking }, result));
+    // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
+    // returning voucher points (accounts in id order) may hold the other way round.
+    const credited = await withDeadlockRetry(() =>
+      db.transaction((client) => creditBooking(client, { program, tiers, accountId, booking })),
+    );
+    result.bookingsCredited += credited.bookings;
+    result.pointsCredited += credited.points;
+    result.referralsRewarded += credited.referrals;
   }
   return result;
 }
@@ -65,15 +73,15 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
 async function creditBooking(
   client: Queryable,
   earning: { program: EarningProgram; tiers: TierView[]; accountId: string; booking: EarningBooking },
-  result: TripPointsResult,
-): Promise<void> {
+): Promise<{ bookings: number; points: number; referrals: number }> {
   const { program, accountId, booking } = earning;
+  const credited = { bookings: 0, points: 0, referrals: 0 };
   const account = await lockAccount(client, accountId);
   const { rows: done } = await client.query(
     `select 1 from loyalty_transactions where account_id = $1 and kind = 'EARN' and booking_id = $2`,
     [accountId, booking.id],
   );
-  if (done.length > 0) return;
+  if (done.length > 0) return credited;
   const multiplier = tierFor(account.lifetime_points, earning.tiers)?.multiplierPercent ?? 100;
   const points = tripPoints(Number(booking.total_price), program.points_per_100, multiplier);
   if (points > 0) {
@@ -84,10 +92,11 @@ async function creditBooking(
       points,
       bookingId: booking.id,
     });
-    result.pointsCredited += points;
+    credited.points = points;
   }
-  result.bookingsCredited += 1;
-  if (await rewardReferral(client, program, account, booking.id)) result.referralsRewarded += 1;
+  credited.bookings = 1;
+  if (await rewardReferral(client, program, account, booking.id)) credited.referrals = 1;
+  return credited;
 }
 
 /** Rewards the pending referral of a traveller (a LOCKED account) whose first trip just completed. */

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import type { Database } from '../../../db/orm.js';
 import { awardTripPoints } from '../../../db/writes/loyalty/index.js';
 import { damascusIsoWeekday } from '../../../domain/loyalty.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
 import { atDamascus, createCompany, createRoute, futureDay } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
 import {
   completedBooking,
   creditPoints,
@@ -690,5 +692,58 @@ describe('points earning and referrals', () => {
       bearer(referee),
     );
     expect(refereeView.body.data.referredBy).toMatchObject({ status: 'REWARDED' });
+  });
+  it('a reward withdrawn while a completed trip rewards a referral: both finish, neither fails on a deadlock', async () => {
+    const trip = await programWithTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, referralPoints: 250 });
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const pair = [await app.signIn(), await app.signIn()];
+    for (const traveller of pair) {
+      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+      await redeemVoucher(app, traveller.token, trip.companyId, reward.code);
+    }
+    // The withdrawal locks the voucher holders' accounts in id order; the credit locks the referee,
+    // then the referrer: with the referrer's account sorting first, the two lock in opposite orders.
+    const [first, second] = await Promise.all(
+      pair.map(async (traveller) => ({
+        traveller,
+        account: (await accountOf(app.db, trip.companyId, traveller.userId))!,
+      })),
+    );
+    const [referrer, referee] =
+      first!.account.id < second!.account.id ? [first!, second!] : [second!, first!];
+    const code = (
+      await app.request(`/api/loyalty/referral?companyId=${trip.companyId}`, bearer(referrer.traveller))
+    ).body.data.referralCode;
+    const referred = await app.request('/api/loyalty/referral', {
+      method: 'POST',
+      json: { companyId: trip.companyId, referralCode: code },
+      headers: referee.traveller.writeHeaders,
+    });
+    expect(referred.status, referred.text).toBe(201);
+    await completedBooking(app.db, trip, referee.traveller.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, trip.tripId);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+
+    // The credit holds the referee and stops at the referral; the withdrawal then holds the referrer
+    // and waits for the referee; let go, the credit asks for the referrer.
+    const referrals = await holdLock(app.db, 'lock table loyalty_referrals in share mode');
+    const award = awardTripPoints(app.db, trip.tripId);
+    await waitersOf(app.db, referrals.pid);
+    const withdrawal = app.request(`/dashboard/api/loyalty/rewards/${reward.id}`, {
+      method: 'DELETE',
+      headers: owner.writeHeaders,
+    });
+    await waitersOf(app.db, referrals.pid, 2);
+    await referrals.release();
+
+    const [awarded, withdrawn] = await Promise.all([award, withdrawal]);
+    expect(awarded).toMatchObject({ bookingsCredited: 1, referralsRewarded: 1 });
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(withdrawn.body.data).toMatchObject({ removed: false, vouchersCancelled: 2, pointsReturned: 200 });
+    expect((await accountOf(app.db, trip.companyId, referrer.traveller.userId))!.balance).toBe(100 + 250);
+    expect((await accountOf(app.db, trip.companyId, referee.traveller.userId))!.balance).toBe(
+      100 + 1000 + 250,
+    );
   });
 });
