@@ -164,7 +164,8 @@ export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
       ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !unread(ctx)
         ? await readJsonBody(ctx)
         : undefined;
-    if (holdsNul(ctx.request.body)) throw nulCharacter();
+    if (holdsText(ctx.request.body, (text) => text.includes('\u0000'))) throw nulCharacter();
+    if (holdsText(ctx.request.body, (text) => LONE_SURROGATE.test(text))) throw loneSurrogate();
     await next();
   };
 }
@@ -175,11 +176,20 @@ export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
  */
 const nulCharacter = () => badRequest('NUL_CHARACTER', 'Text may not contain the NUL character (U+0000)');
 
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
+/**
+ * Half of a UTF-16 surrogate pair (JSON allows the escape "\ud83d" alone: a name cut in the middle
+ * of an emoji) is no character at all; PostgreSQL refuses it in jsonb, so it is refused once here.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const loneSurrogate = () =>
+  badRequest('INVALID_UNICODE', 'Text must be valid Unicode (half of a surrogate pair was sent)');
+
+/** Whether any string of a JSON value, or any key of its objects, matches `test`. */
+function holdsText(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.some((inner) => holdsText(inner, test));
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner));
+    return Object.entries(value).some(([key, inner]) => test(key) || holdsText(inner, test));
   }
   return false;
 }

@@ -7,6 +7,7 @@ import {
   bookableTrip,
   bookingBody,
   createBooking,
+  lockSeats,
   postBooking,
   requestSeatLock,
 } from '../support/bookings.js';
@@ -120,6 +121,32 @@ describe('paths, characters and names', () => {
       traveller.userId,
     ]);
     expect(written).toEqual([]);
+  });
+
+  it('refuses half of a surrogate pair (a name cut in an emoji) with 400 INVALID_UNICODE and books nothing', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await mobileTraveller(app);
+    const seatLockSessionId = await lockSeats(app, traveller, trip.tripId, ['4']);
+    for (const passengerName of ['Ali \ud83d', 'Ali \ude00 Haddad']) {
+      const booking = await postBooking(
+        app,
+        traveller,
+        bookingBody({ tripId: trip.tripId, seatNumbers: ['4'], seatLockSessionId, passengerName }),
+      );
+      expect([booking.status, booking.body.errorCode], booking.text).toEqual([400, 'INVALID_UNICODE']);
+    }
+    expect(await app.db.query(`select 1 from bookings where trip_id = $1`, [trip.tripId])).toEqual([]);
+    const whole = await postBooking(
+      app,
+      traveller,
+      bookingBody({
+        tripId: trip.tripId,
+        seatNumbers: ['4'],
+        seatLockSessionId,
+        passengerName: 'Ali \ud83d\ude00',
+      }),
+    );
+    expect(whole.status, whole.text).toBe(201);
   });
 
   it('refuses passenger names with control or bidirectional-override characters', async () => {
