@@ -116,18 +116,21 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
       operation.booking_id,
       transition.bookingFact,
     ]);
-    await client.query(
-      `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
-       values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
-      [
-        shift.id,
-        decider.companyId,
-        operation.amount,
-        `Refund of booking ${operation.booking_code}`,
-        paymentId,
-        decider.staffUserId,
-      ],
-    );
+    // A payment of nothing (a voucher paid the whole fare) takes no cash out of the till.
+    if (operation.amount > 0) {
+      await client.query(
+        `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
+         values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
+        [
+          shift.id,
+          decider.companyId,
+          operation.amount,
+          `Refund of booking ${operation.booking_code}`,
+          paymentId,
+          decider.staffUserId,
+        ],
+      );
+    }
     await auditPayment(client, decider, 'payments.refund', paymentId, {
       amount: operation.amount,
       from: operation.status,

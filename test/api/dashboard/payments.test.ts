@@ -12,6 +12,7 @@ import {
   type FinanceWorld,
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
+import { announceCashPayment } from '../../support/payments.js';
 
 const LEDGER = '/dashboard/api/payments';
 
@@ -191,6 +192,23 @@ describe('the company payment ledger', () => {
       json: { note: 'too late' },
     });
     expect([note.status, note.body.errorCode]).toEqual([409, 'PAYMENT_FINAL']);
+  });
+
+  it('refunds a payment of nothing (a voucher paid the whole fare) with no cash out of the till', async () => {
+    const own = await financeWorld(app);
+    const shift = await openShift(app, own.staff.OWNER, 0);
+    const booking = await confirmedBooking(app, own);
+    // A free-trip voucher took the whole fare off: the booking's final price is 0.
+    await app.db.query(`update bookings set total_price = 0 where id = $1`, [booking.bookingId]);
+    const { paymentId } = await announceCashPayment(app.db, booking.bookingId, own.travellerId);
+    expect((await paymentAction(app, own.staff.ADMIN, paymentId, 'verify')).status).toBe(200);
+
+    const refunded = await paymentAction(app, own.staff.ADMIN, paymentId, 'refund');
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(refunded.body.data).toMatchObject({ status: 'REFUNDED', booking: { payment_status: 'REFUNDED' } });
+    expect(await app.db.query(`select 1 from cash_shift_movements where shift_id = $1`, [shift.id])).toEqual(
+      [],
+    );
   });
 
   it('refunds a REFUND_DUE payment of a cancelled trip, and cancels only an incomplete one', async () => {
