@@ -11,12 +11,13 @@ export const Uuid = z
   .toLowerCase()
   .meta({ format: 'uuid', examples: ['0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] });
 
-/** A calendar date, YYYY-MM-DD, that exists. */
+/** A calendar date, YYYY-MM-DD, that exists (from year 1: PostgreSQL has no year 0, JavaScript has). */
 export const CalendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .refine(
     (value) =>
+      !value.startsWith('0000') &&
       !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
       new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
     'must be a real calendar date',

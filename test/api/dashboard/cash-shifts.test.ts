@@ -176,6 +176,8 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       { action: 'ADJUST', direction: 'SIDEWAYS', amount: 5, reason: 'why not' },
       { action: 'ADJUST', direction: 'IN', amount: 0, reason: 'nothing' },
       { action: 'ADJUST', direction: 'IN', amount: 5 },
+      // Four UTF-16 code units, but two characters: shorter than the three a reason needs.
+      { action: 'ADJUST', direction: 'IN', amount: 5, reason: '👍👍' },
       { action: 'CLOSE', declared_amount: 5, expected_amount: 5 },
       { action: 'CLOSE' },
       { action: 'CLOSE', declared_amount: 5, company_id: world.companyId },

@@ -434,6 +434,8 @@ describe('GET /dashboard/api/reports', () => {
       ['type=trips&format=xlsx&fromDate=2026-01-01&toDate=2026-01-31', 'VALIDATION_FAILED'],
       ['type=trips&format=csv&locale=fr&fromDate=2026-01-01&toDate=2026-01-31', 'VALIDATION_FAILED'],
       ['type=trips&format=csv&fromDate=2026-02-30&toDate=2026-03-31', 'VALIDATION_FAILED'],
+      // A year 0 exists for JavaScript dates, not for PostgreSQL's.
+      ['type=trips&format=csv&fromDate=0000-01-01&toDate=0000-01-01', 'VALIDATION_FAILED'],
       ['type=trips&format=csv&fromDate=2026-01-01', 'VALIDATION_FAILED'],
       ['type=trips&format=csv&fromDate=2026-01-01&toDate=2026-01-31&companyId=x', 'VALIDATION_FAILED'],
       ['type=trips&format=csv&fromDate=2026-02-01&toDate=2026-01-31', 'REPORT_PERIOD_INVALID'],
