@@ -376,6 +376,13 @@ export function redeemRefusal(reward: RedeemableReward | undefined, balance: num
  */
 export type LedgerKind = 'EARN' | 'REDEEM' | 'ADJUST' | 'REFERRAL_BONUS' | 'VOUCHER_REFUND';
 
+/** The most points an account holds, as balance or lifetime total (a 32-bit column each). */
+export const MAX_ACCOUNT_POINTS = 2_147_483_647;
+
+/** How many points an account can still take before its balance or lifetime total reaches the limit. */
+export const pointsRoom = (account: { balance: number; lifetimePoints: number }): number =>
+  MAX_ACCOUNT_POINTS - Math.max(account.balance, account.lifetimePoints);
+
 /**
  * A movement of `points` (signed) on a balance: the balance after it and the points it adds to
  * the lifetime total (points earned: a positive EARN, REFERRAL_BONUS or ADJUST; never a

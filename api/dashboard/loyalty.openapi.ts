@@ -292,7 +292,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       'One ledger transaction (kind ADJUST) with the company user as actor and the reason, in a transaction that locks ' +
       'the account row: concurrent adjustments take turns, and one that would leave the balance below zero is 409 ' +
-      'LOYALTY_INSUFFICIENT_POINTS (details.balance) with nothing changed. Positive points also count towards lifetime ' +
+      'LOYALTY_INSUFFICIENT_POINTS (details.balance) with nothing changed; one that would take the balance or the ' +
+      'lifetime points past 2,147,483,647 is 409 LOYALTY_BALANCE_LIMIT. Positive points also count towards lifetime ' +
       "points and the tier. Another company's account is 404 LOYALTY_ACCOUNT_NOT_FOUND. Not idempotent: each call " +
       `moves points. ${WRITES} (loyalty.account.adjust)`,
     responses: answers(200, 'The account after the adjustment', Adjusted, CHANGE_REFUSALS),

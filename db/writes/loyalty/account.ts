@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import { ledgerChange, referralCodeFrom, type LedgerKind } from '../../../domain/loyalty.js';
+import {
+  ledgerChange,
+  MAX_ACCOUNT_POINTS,
+  pointsRoom,
+  referralCodeFrom,
+  type LedgerKind,
+} from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { insertRow } from '../insert-row.js';
 import { LoyaltyRefusal } from './refusal.js';
@@ -81,6 +87,14 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
     });
   }
   const { balanceAfter, earned } = change;
+  const room = pointsRoom({ balance: account.balance, lifetimePoints: account.lifetime_points });
+  if (entry.points > room) {
+    throw new LoyaltyRefusal('LOYALTY_BALANCE_LIMIT', 'An account holds at most 2,147,483,647 points', {
+      balance: account.balance,
+      lifetimePoints: account.lifetime_points,
+      limit: MAX_ACCOUNT_POINTS,
+    });
+  }
   await client.query(
     `update loyalty_accounts
         set balance = $2, lifetime_points = lifetime_points + $3, updated_at = now(),

@@ -1,4 +1,4 @@
-import { tierFor, tripPoints } from '../../../domain/loyalty.js';
+import { pointsRoom, tierFor, tripPoints } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { listTiers, type TierView } from '../../queries/loyalty.js';
@@ -69,6 +69,9 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
   return result;
 }
 
+const roomOf = (account: AccountRow) =>
+  pointsRoom({ balance: account.balance, lifetimePoints: account.lifetime_points });
+
 /** One booking's points (once: a replay finds its EARN row) and its owner's pending referral. */
 async function creditBooking(
   client: Queryable,
@@ -83,7 +86,11 @@ async function creditBooking(
   );
   if (done.length > 0) return credited;
   const multiplier = tierFor(account.lifetime_points, earning.tiers)?.multiplierPercent ?? 100;
-  const points = tripPoints(Number(booking.total_price), program.points_per_100, multiplier);
+  // Earned points stop at the account's limit: a trip's completion never fails on them.
+  const points = Math.min(
+    tripPoints(Number(booking.total_price), program.points_per_100, multiplier),
+    roomOf(account),
+  );
   if (points > 0) {
     await post(client, account, {
       accountId,
@@ -121,9 +128,25 @@ async function rewardReferral(
       points: program.referral_points,
       bookingId,
     };
-    await post(client, referee, { ...bonus, accountId: referee.id, note: 'referred traveller' });
+    const toReferee = Math.min(bonus.points, roomOf(referee));
+    if (toReferee > 0) {
+      await post(client, referee, {
+        ...bonus,
+        points: toReferee,
+        accountId: referee.id,
+        note: 'referred traveller',
+      });
+    }
     const referrer = await lockAccount(client, referral.referrer_account_id);
-    await post(client, referrer, { ...bonus, accountId: referrer.id, note: 'referral completed a trip' });
+    const toReferrer = Math.min(bonus.points, roomOf(referrer));
+    if (toReferrer > 0) {
+      await post(client, referrer, {
+        ...bonus,
+        points: toReferrer,
+        accountId: referrer.id,
+        note: 'referral completed a trip',
+      });
+    }
   }
   return true;
 }

@@ -13,7 +13,8 @@ export type LoyaltyErrorCode =
   | 'LOYALTY_REFERRAL_NOT_FOUND'
   | 'LOYALTY_REFERRAL_SELF'
   | 'LOYALTY_REFERRAL_ALREADY_USED'
-  | 'LOYALTY_REFERRAL_NOT_NEW';
+  | 'LOYALTY_REFERRAL_NOT_NEW'
+  | 'LOYALTY_BALANCE_LIMIT';
 
 /** A loyalty rule refused the request: a stable errorCode and its HTTP status (409 unless it is a 404). */
 export class LoyaltyRefusal extends Refusal {

@@ -746,4 +746,24 @@ describe('points earning and referrals', () => {
       100 + 1000 + 250,
     );
   });
+  it("stops a trip's earned points at the account's limit instead of failing the award", async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 1 });
+    await app.db.query(
+      `update loyalty_accounts set balance = 2147483640, lifetime_points = 2147483640
+        where company_id = $1 and user_id = $2`,
+      [trip.companyId, traveller.userId],
+    );
+    await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, trip.tripId);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 1,
+      pointsCredited: 7,
+    });
+    expect(await accountOf(app.db, trip.companyId, traveller.userId)).toMatchObject({
+      balance: 2_147_483_647,
+      lifetime_points: 2_147_483_647,
+    });
+  });
 });

@@ -96,6 +96,27 @@ describe("the company's loyalty accounts: balances, manual adjustments and who m
     expect(await programmeRows(app.db, companyId)).toEqual(before);
   });
 
+  it('never takes an account past 2,147,483,647 points: 409 LOYALTY_BALANCE_LIMIT, nothing written', async () => {
+    const { accountId } = await accountWith(0);
+    // Two thousand adjustments of a million points later (set here in one step):
+    await app.db.query(
+      `update loyalty_accounts set balance = 2147483600, lifetime_points = 2147483600 where id = $1`,
+      [accountId],
+    );
+    const before = await programmeRows(app.db, companyId);
+    const refused = await adjust(owner, accountId, { points: 1_000_000, reason: 'Goodwill' });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([409, 'LOYALTY_BALANCE_LIMIT']);
+    expect(refused.body.details).toEqual({
+      balance: 2147483600,
+      lifetimePoints: 2147483600,
+      limit: 2147483647,
+    });
+    expect(await programmeRows(app.db, companyId)).toEqual(before);
+    const toTheLimit = await adjust(owner, accountId, { points: 47, reason: 'Goodwill' });
+    expect(toTheLimit.status, toTheLimit.text).toBe(200);
+    expect(await balanceOf(accountId)).toBe(2_147_483_647);
+  });
+
   it('refuses two concurrent adjustments that together would go negative: one wins, one is refused', async () => {
     const { accountId } = await accountWith(100);
     const answers = await Promise.all([
