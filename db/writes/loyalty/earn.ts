@@ -128,25 +128,20 @@ async function rewardReferral(
       points: program.referral_points,
       bookingId,
     };
-    const toReferee = Math.min(bonus.points, roomOf(referee));
-    if (toReferee > 0) {
-      await post(client, referee, {
-        ...bonus,
-        points: toReferee,
-        accountId: referee.id,
-        note: 'referred traveller',
-      });
-    }
+    await postBonus(client, referee, bonus, 'referred traveller');
     const referrer = await lockAccount(client, referral.referrer_account_id);
-    const toReferrer = Math.min(bonus.points, roomOf(referrer));
-    if (toReferrer > 0) {
-      await post(client, referrer, {
-        ...bonus,
-        points: toReferrer,
-        accountId: referrer.id,
-        note: 'referral completed a trip',
-      });
-    }
+    await postBonus(client, referrer, bonus, 'referral completed a trip');
   }
   return true;
+}
+
+/** A referral bonus on a LOCKED account, up to the points the account can still take. */
+async function postBonus(
+  client: Queryable,
+  account: AccountRow,
+  bonus: { companyId: string; kind: 'REFERRAL_BONUS'; points: number; bookingId: string },
+  note: string,
+): Promise<void> {
+  const points = Math.min(bonus.points, roomOf(account));
+  if (points > 0) await post(client, account, { ...bonus, points, accountId: account.id, note });
 }
