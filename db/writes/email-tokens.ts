@@ -70,17 +70,30 @@ export async function deleteEmailToken(db: Database, id: string): Promise<void> 
   await db.query('delete from email_tokens where id = $1', [id]);
 }
 
+/**
+ * Uses a link of `purpose` up in one transaction and, when it was valid, applies `effect` to the
+ * link's user in the same transaction; answers the link's state either way.
+ */
+async function useEmailLink(
+  db: Database,
+  tokenHash: string,
+  purpose: EmailTokenPurpose,
+  effect: (client: PoolClient, userId: string) => Promise<void>,
+): Promise<EmailTokenState> {
+  return db.transaction(async (client) => {
+    const consumed = await consumeEmailToken(client, tokenHash, purpose);
+    if (consumed.kind === 'valid') await effect(client, consumed.userId);
+    return consumed;
+  });
+}
+
 /** Uses a verification link: the user's current address becomes verified. */
 export async function verifyWithLink(db: Database, tokenHash: string): Promise<EmailTokenState> {
-  return db.transaction(async (client) => {
-    const consumed = await consumeEmailToken(client, tokenHash, 'VERIFY_EMAIL');
-    if (consumed.kind === 'valid') {
-      await client.query(
-        `update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1`,
-        [consumed.userId],
-      );
-    }
-    return consumed;
+  return useEmailLink(db, tokenHash, 'VERIFY_EMAIL', async (client, userId) => {
+    await client.query(
+      `update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1`,
+      [userId],
+    );
   });
 }
 
@@ -94,19 +107,16 @@ export async function resetPasswordWithLink(
   tokenHash: string,
   passwordHash: string,
 ): Promise<EmailTokenState> {
-  return db.transaction(async (client) => {
-    const consumed = await consumeEmailToken(client, tokenHash, 'RESET_PASSWORD');
-    if (consumed.kind !== 'valid') return consumed;
+  return useEmailLink(db, tokenHash, 'RESET_PASSWORD', async (client, userId) => {
     await client.query(
       `update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
        where id = $1`,
-      [consumed.userId, passwordHash],
+      [userId, passwordHash],
     );
     await client.query(
       `update traveller_sessions set revoked_at = now(), revoked_reason = 'PASSWORD_RESET' where user_id = $1 and revoked_at is null`,
-      [consumed.userId],
+      [userId],
     );
-    await expireEmailTokens(client, consumed.userId, 'RESET_PASSWORD');
-    return consumed;
+    await expireEmailTokens(client, userId, 'RESET_PASSWORD');
   });
 }
