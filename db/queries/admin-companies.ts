@@ -3,7 +3,7 @@ import type { CompanyAction, CompanyStanding } from '../../domain/company-modera
 import { REVENUE_BOOKING_STATUSES } from '../../domain/platform-analytics.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
-import { containingPattern, countedPage, countMatching } from './filtered-lists.js';
+import { containingPattern, countedPage, countMatching, tableListing } from './filtered-lists.js';
 
 /**
  * Companies as the administration sees them (their standing, scope, counts of trips, bookings and
@@ -136,12 +136,7 @@ export async function companyNotices(
 ): Promise<{ items: CompanyNoticeRow[]; total: number; suspension: CompanyNoticeRow | null }> {
   const where = `company_id = $1 and action in ('WARN', 'SUSPEND', 'UNSUSPEND')`;
   const columns = `id, action, reason, ${isoUtc('created_at')} as created_at`;
-  const listing = {
-    select: `select ${columns} from company_admin_actions`,
-    from: 'company_admin_actions',
-    where,
-    orderBy: 'created_at desc, id',
-  };
+  const listing = tableListing(columns, 'company_admin_actions', { where, orderBy: 'created_at desc, id' });
   const { items, total } = await countedPage<CompanyNoticeRow>(db.pool, listing, [companyId], page);
   const [suspension] = await db.query<CompanyNoticeRow>(
     `select ${columns} from company_admin_actions a

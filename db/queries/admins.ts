@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { AdminRole } from '../../domain/permissions.js';
 import type { Database } from '../orm.js';
-import { countedPage } from './filtered-lists.js';
+import { countedPage, tableListing } from './filtered-lists.js';
 
 /**
  * Reads of administrator accounts and of the audit log. The lists take a transaction's client: the
@@ -48,12 +48,7 @@ export async function listAdmins(
 ): Promise<{ items: AdminRow[]; total: number }> {
   const where = `($1::text is null or status = $1) and ($2::text is null or role = $2)`;
   const params = [filter.status ?? null, filter.role ?? null];
-  const listing = {
-    select: `select ${ADMIN_COLUMNS} from admins`,
-    from: 'admins',
-    where,
-    orderBy: 'lower(email), id',
-  };
+  const listing = tableListing(ADMIN_COLUMNS, 'admins', { where, orderBy: 'lower(email), id' });
   return countedPage<AdminRow>(sql, listing, params, filter);
 }
 
@@ -166,6 +161,9 @@ export interface AuditRow {
   created_at: string;
 }
 
+const AUDIT_COLUMNS = `id::text as id, actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id,
+  ${isoUtc('created_at')} as created_at`;
+
 /** Audit rows, newest first; `from` is inclusive and `to` exclusive. */
 export async function listAuditLog(
   sql: Sql,
@@ -184,13 +182,6 @@ export async function listAuditLog(
     filter.from ?? null,
     filter.to ?? null,
   ];
-  const listing = {
-    select: `select id::text as id, actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id,
-            ${isoUtc('created_at')} as created_at
-     from audit_log`,
-    from: 'audit_log',
-    where,
-    orderBy: 'created_at desc, id desc',
-  };
+  const listing = tableListing(AUDIT_COLUMNS, 'audit_log', { where, orderBy: 'created_at desc, id desc' });
   return countedPage<AuditRow>(sql, listing, params, filter);
 }

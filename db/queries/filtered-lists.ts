@@ -38,6 +38,18 @@ export interface CountedListing {
 }
 
 /**
+ * The listing of one table without joins: `select <columns> from <table>`, its total counted in the
+ * same table (the counterpart of rowById for a filtered page).
+ */
+export function tableListing(
+  columns: string,
+  table: string,
+  filter: Pick<CountedListing, 'where' | 'orderBy'>,
+): CountedListing {
+  return { select: `select ${columns} from ${table}`, from: table, ...filter };
+}
+
+/**
  * One page of a listing, `<select> where <where> order by <orderBy> limit … offset …` (limit and
  * offset bound after `params`), with the total across pages from countMatching.
  */

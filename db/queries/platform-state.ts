@@ -4,7 +4,7 @@ import type { MaintenanceState, MaintenanceWindow } from '../../domain/maintenan
 import type { Database } from '../orm.js';
 import { rowById } from '../sql-runner.js';
 import { isoUtc } from './admins.js';
-import { countedPage } from './filtered-lists.js';
+import { countedPage, tableListing } from './filtered-lists.js';
 
 /**
  * The platform's operating state: feature flags, maintenance windows and incidents. The API reads
@@ -130,12 +130,7 @@ export async function listIncidents(
   const where = `($1::text is null or status = $1) and ($2::boolean is null or (status <> 'RESOLVED') = $2)
     and ($3::text is null or severity = $3)`;
   const params = [filter.status ?? null, filter.open ?? null, filter.severity ?? null];
-  const listing = {
-    select: `select ${INCIDENT_COLUMNS} from incidents`,
-    from: 'incidents',
-    where,
-    orderBy: 'started_at desc, id',
-  };
+  const listing = tableListing(INCIDENT_COLUMNS, 'incidents', { where, orderBy: 'started_at desc, id' });
   return countedPage<IncidentRow>(sql, listing, params, filter);
 }
 

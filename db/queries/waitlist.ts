@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { isoUtc } from './admins.js';
-import { containingPattern, countedPage } from './filtered-lists.js';
+import { containingPattern, countedPage, tableListing } from './filtered-lists.js';
 
 /** The pre-launch waitlist as the administration reads it (each read recorded in the audit log). */
 type Sql = Pick<PoolClient, 'query'>;
@@ -31,11 +31,7 @@ export async function listWaitlist(
     and ($3::timestamptz is null or created_at < $3)`;
   const pattern = filter.search ? containingPattern(filter.search.toLowerCase()) : null;
   const params = [pattern, filter.from ?? null, filter.to ?? null];
-  const listing = {
-    select: `select id, email, ${isoUtc('created_at')} as created_at from waitlist_entries`,
-    from: 'waitlist_entries',
-    where,
-    orderBy: 'created_at desc, id',
-  };
+  const columns = `id, email, ${isoUtc('created_at')} as created_at`;
+  const listing = tableListing(columns, 'waitlist_entries', { where, orderBy: 'created_at desc, id' });
   return countedPage<WaitlistRow>(sql, listing, params, filter);
 }
