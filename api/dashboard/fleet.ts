@@ -11,7 +11,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { BusBody, BusesQuery, docs, DriverBody, LayoutBody, layoutErrorCode } from './fleet.openapi.js';
 import { authorize } from './guards.js';
-import { companyPageRoute, companyRecordRoute, staffRoute } from './staff-route.js';
+import { companyPageRoute, companyRecordRoute, referenceReadRoute, staffRoute } from './staff-route.js';
 import { driverManager, planner, planningCreateRoute, staffAct } from './planning-schemas.js';
 
 /** The fleet: bus templates, buses, their seat layouts (GET/PUT/DELETE /buses/{id}/layout) and drivers. */
@@ -42,14 +42,7 @@ function busTemplateViews() {
 }
 
 function registerBusRoutes(surface: Surface, { db }: AppContext): void {
-  staffRoute(surface, authorize, {
-    ...docs.listBusTemplates,
-    method: 'get',
-    path: '/bus-templates',
-    handler: async (ctx) => {
-      ok(ctx, busTemplateViews());
-    },
-  });
+  referenceReadRoute(surface, { ...docs.listBusTemplates, path: '/bus-templates' }, busTemplateViews);
 
   const busesPage = { ...docs.listBuses, path: '/buses', query: BusesQuery };
   companyPageRoute(surface, busesPage, 'buses', (companyId, query) => listBuses(db, companyId, query));

@@ -11,7 +11,7 @@ import type { AppContext } from '../app.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { authorize } from './guards.js';
-import { companyPageRoute, staffRoute } from './staff-route.js';
+import { companyPageRoute, referenceReadRoute, staffRoute } from './staff-route.js';
 import { CityBody, docs, PickupBody, PickupQuery, RouteBody, RoutesQuery } from './network.openapi.js';
 import { planningCreateRoute, planningWriteRoute } from './planning-schemas.js';
 
@@ -23,14 +23,7 @@ export function registerNetworkRoutes(surface: Surface, context: AppContext): vo
 }
 
 function registerCityRoutes(surface: Surface, { db }: AppContext): void {
-  staffRoute(surface, authorize, {
-    ...docs.listDashboardCities,
-    method: 'get',
-    path: '/cities',
-    handler: async (ctx) => {
-      ok(ctx, await listCities(db));
-    },
-  });
+  referenceReadRoute(surface, { ...docs.listDashboardCities, path: '/cities' }, () => listCities(db));
 
   const cityAddition = { ...docs.addCity, path: '/cities', body: CityBody };
   planningWriteRoute(surface, cityAddition, async (ctx, act, body) => {

@@ -14,7 +14,7 @@ import {
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
 import { allow, authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
-import { companyRecordRoute, staffRoute } from './staff-route.js';
+import { companyRecordRoute, referenceReadRoute, staffRoute } from './staff-route.js';
 import {
   docs,
   LedgerQuery,
@@ -53,14 +53,8 @@ export function registerPaymentRoutes(surface: Surface, context: AppContext): vo
 function registerLedgerReads(surface: Surface, context: AppContext): void {
   const { db } = context;
 
-  staffRoute(surface, authorize, {
-    ...docs.getPaymentSettings,
-    method: 'get',
-    path: '/payment-settings',
-    handler: async (ctx) => {
-      ok(ctx, paymentSettings(context.config.CASH_SHIFT_MAX_HOURS));
-    },
-  });
+  const settings = { ...docs.getPaymentSettings, path: '/payment-settings' };
+  referenceReadRoute(surface, settings, () => paymentSettings(context.config.CASH_SHIFT_MAX_HOURS));
 
   staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getPaymentReceipt,

@@ -62,6 +62,24 @@ export function companyPageRoute<Q extends PageQuery, Key extends string>(
 }
 
 /**
+ * GET `path`: what every company user reads alike, with no input and nothing of their company's
+ * own (the cities, the bus templates, the payment settings).
+ */
+export function referenceReadRoute(
+  surface: Surface,
+  route: OperationDoc & { path: string },
+  read: () => unknown,
+): void {
+  staffRoute(surface, authorize, {
+    ...route,
+    method: 'get',
+    handler: async (ctx) => {
+      ok(ctx, await read());
+    },
+  });
+}
+
+/**
  * GET `path` (which names `{id}`): one record of the session company, for the company users
  * `guard` lets through. `read` finds the record among the company's, or throws its 404.
  */

@@ -20,7 +20,7 @@ import {
 import type { AdminPrincipal } from '../auth/admin-auth.js';
 import { hashPassword } from '../auth/passwords.js';
 import { conflict, notFound } from '../http/errors.js';
-import { readPageRecorded } from './recorded-reads.js';
+import { filterShown, readPageRecorded } from './recorded-reads.js';
 
 export type { AuditActor };
 
@@ -37,7 +37,7 @@ export async function listAdministrators(
   filter: AdminFilter,
 ): Promise<{ items: AdminRow[]; total: number }> {
   const entry = { ...audit, action: 'admins.list', targetKind: 'admin' };
-  const shown = { status: filter.status ?? null, role: filter.role ?? null };
+  const shown = filterShown(filter, ['status', 'role']);
   return readPageRecorded(db, entry, shown, filter, (client) => listAdmins(client, filter));
 }
 

@@ -6,7 +6,7 @@ import { suspensionDecisionKey, type CompanyAction } from '../../domain/company-
 import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import { notFound, Refusal } from '../http/errors.js';
 import { decideRequest, type DecisionDeps } from './company-decision.js';
-import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
+import { filterShown, readOneRecorded, readPageRecorded } from './recorded-reads.js';
 
 /**
  * Companies as administrators see and act on them. Reads are recorded in the audit log
@@ -26,12 +26,7 @@ export type CompanyModerationDeps = DecisionDeps;
 /** A page of companies; the read is recorded (companies.list) with the filter used. */
 export function listCompaniesRecorded(db: Database, audit: AuditActor, filter: CompanyFilter) {
   const entry = { ...audit, action: 'companies.list', targetKind: 'company' };
-  const shown = {
-    search: filter.search ?? null,
-    status: filter.status ?? null,
-    verified: filter.verified ?? null,
-    scope: filter.scope ?? null,
-  };
+  const shown = filterShown(filter, ['search', 'status', 'verified', 'scope']);
   return readPageRecorded(db, entry, shown, filter, (sql) => listCompanies(sql, filter));
 }
 

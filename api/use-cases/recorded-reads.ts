@@ -21,6 +21,11 @@ export function readPageRecorded<Page extends { items: unknown[] }>(
   }));
 }
 
+/** The filter as a list's audit row shows it: each of `fields`, null where the query left it out. */
+export function filterShown<F extends object>(filter: F, fields: readonly (keyof F & string)[]) {
+  return Object.fromEntries(fields.map((field) => [field, filter[field] ?? null]));
+}
+
 /** One record read with its audit row; when there is none, the refusal `missing` gives (and no audit row). */
 export function readOneRecorded<Found>(
   db: Database,

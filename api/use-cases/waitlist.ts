@@ -4,7 +4,7 @@ import type { AuditActor } from '../../db/writes/audit.js';
 import { joinWaitlist } from '../../db/writes/waitlist.js';
 import type { PlatformState } from '../platform/state.js';
 import { requireFeature } from '../platform/state.js';
-import { readPageRecorded } from './recorded-reads.js';
+import { filterShown, readPageRecorded } from './recorded-reads.js';
 
 /** The pre-launch waitlist: the public sign-up and the administration's recorded read. */
 
@@ -17,6 +17,6 @@ export async function signUpForWaitlist(db: Database, platform: PlatformState, e
 /** A page of sign-ups; the read is recorded (waitlist.list) with the filter used. */
 export function readWaitlist(db: Database, audit: AuditActor, filter: WaitlistFilter) {
   const entry = { ...audit, action: 'waitlist.list', targetKind: 'waitlist' };
-  const shown = { search: filter.search ?? null, from: filter.from ?? null, to: filter.to ?? null };
+  const shown = filterShown(filter, ['search', 'from', 'to']);
   return readPageRecorded(db, entry, shown, filter, (sql) => listWaitlist(sql, filter));
 }
