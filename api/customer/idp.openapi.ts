@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { errorResponses, PhoneInput, Uuid } from '../http/schemas.js';
+import { PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
@@ -15,7 +15,7 @@ const TAGS = ['Identity provider'];
 export const PWA_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** What every sign-in or linking route may answer besides success. */
-const SIGN_IN_ERRORS = errorResponses(400, 401, 403, 409, 429, 503);
+const SIGN_IN_REFUSALS = [400, 401, 403, 409, 429, 503];
 
 const IdToken = z
   .string()
@@ -151,13 +151,7 @@ type LimitsConfig = Pick<
 >;
 
 /** The answers of a sign-in whose tokens go in the body (mobile app, PWA). */
-const SIGNED_IN_BY_BEARER = {
-  200: {
-    description: 'Signed in',
-    schema: BearerSession,
-  },
-  ...SIGN_IN_ERRORS,
-};
+const SIGNED_IN_BY_BEARER = answers(200, 'Signed in', BearerSession, SIGN_IN_REFUSALS);
 
 const rateLimits = (config: LimitsConfig) =>
   `Rate limits: ${config.IDP_RATE_LIMIT_PER_IP} attempts per client IP (counted before the token is checked) and ` +
@@ -216,13 +210,7 @@ export const docsFor = (config: Config) =>
         '{site}/auth/complete-phone?returnTo=<returnTo, URL-encoded, query string kept>. returnTo must be a path on the ' +
         'site starting with a single "/" (400 INVALID_RETURN_TO). ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
-      responses: {
-        200: {
-          description: 'Signed in; session cookies set',
-          schema: WebSession,
-        },
-        ...SIGN_IN_ERRORS,
-      },
+      responses: answers(200, 'Signed in; session cookies set', WebSession, SIGN_IN_REFUSALS),
     },
     preflightIdpPwa: {
       summary: 'CORS preflight for the PWA sign-in',
@@ -255,13 +243,7 @@ export const docsFor = (config: Config) =>
         "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
         'set (verified) only when it has none. ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
-      responses: {
-        200: {
-          description: 'Linked',
-          schema: LinkResponse,
-        },
-        ...SIGN_IN_ERRORS,
-      },
+      responses: answers(200, 'Linked', LinkResponse, SIGN_IN_REFUSALS),
     },
     unlinkIdpIdentity: {
       summary: 'Unlink the identity-provider account from the signed-in traveller',
@@ -284,12 +266,6 @@ export const docsFor = (config: Config) =>
         'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
         'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
         'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
-      responses: {
-        200: {
-          description: 'Phone added',
-          schema: CompletePhoneResponse,
-        },
-        ...SIGN_IN_ERRORS,
-      },
+      responses: answers(200, 'Phone added', CompletePhoneResponse, SIGN_IN_REFUSALS),
     },
   });

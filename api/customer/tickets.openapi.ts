@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
-import { IdText, NamedRef } from './catalogue.js';
+import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { PaginationText, successWith } from '../http/answer-schemas.js';
 import {
