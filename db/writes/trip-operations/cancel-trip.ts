@@ -26,6 +26,7 @@ export async function cancelTripBookings(
   reason: string,
   staffUserId: string,
 ): Promise<DispatchEffects> {
+  await lockAffectedOrders(client, trip.id);
   const journeys = await lockAffectedJourneys(client, trip.id);
   const journeyIds = journeys.map((journey) => journey.id);
   const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds);
@@ -60,6 +61,21 @@ interface AffectedJourney {
   id: string;
   order_id: string | null;
   status: string;
+}
+
+/**
+ * The live orders of the journeys with a leg on the trip, locked in id order before their journeys:
+ * the order a traveller's cancel (lockOwnBooking) and an order's confirm (lockScope) keep. Taken
+ * last, when endOrders ends them, it deadlocked with a traveller cancelling a journey of the order.
+ */
+async function lockAffectedOrders(client: Queryable, tripId: string): Promise<void> {
+  await client.query(
+    `select o.id from journey_orders o
+     where o.id in (select j.order_id from journeys j join journey_legs l on l.journey_id = j.id where l.trip_id = $1)
+       and o.status in ('HELD', 'REQUESTED', 'CONFIRMED')
+     order by o.id for update`,
+    [tripId],
+  );
 }
 
 /** The live journeys with a leg on the trip, and every journey of an order of theirs not yet confirmed; locked in id order. */

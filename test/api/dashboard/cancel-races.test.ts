@@ -8,6 +8,7 @@ import {
   lockSeats,
   postBooking,
   requestSeatLock,
+  roundTripPair,
 } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -25,7 +26,7 @@ import { bookSeats, dispatch } from '../../support/operations.js';
  * journey already booked on the trip, which the cancel gathers next. The traveller's request is sent
  * while the cancel waits there, and the test then lets the cancel go.
  */
-describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () => {
+describe("a trip cancel racing a hold, a booking, a re-issue, a modify or a traveller's cancel", () => {
   const app = useTestApp();
 
   /**
@@ -244,5 +245,56 @@ describe('a trip cancel racing a hold, a booking, a re-issue or a modify', () =>
         [to!.tripId],
       ),
     ).toEqual([]);
+  });
+  it('a traveller cancelling a journey of an order the cancel ends waits for it, instead of deadlocking with it', async () => {
+    const pair = await roundTripPair(app);
+    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
+    const traveller = await mobileTraveller(app);
+    const made = await app.request('/api/bookings/round-trip', {
+      method: 'POST',
+      headers: traveller.headers,
+      json: {
+        outbound_seat_lock_session_id: await lockSeats(app, traveller, pair.outbound.tripId, ['1']),
+        return_seat_lock_session_id: await lockSeats(app, traveller, pair.inbound.tripId, ['1']),
+        passenger_name: 'Lina Khoury',
+        passenger_phone: '+963955111222',
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const outbound = made.body.data.bookings[0];
+    // The return trip is cancelled first: the order stays CONFIRMED with one live journey, which the
+    // outbound trip's cancel ends with the order.
+    const first = await dispatch(app, dispatcher, pair.inbound.tripId, {
+      action: 'CANCEL',
+      reason: 'Road closed',
+    });
+    expect(first.status, first.text).toBe(200);
+
+    const blocker = await holdLock(
+      app.db,
+      `select id from journeys where id = '${outbound.journey_id}' for update`,
+    );
+    const cancelTrip = dispatch(app, dispatcher, pair.outbound.tripId, {
+      action: 'CANCEL',
+      reason: 'Road closed',
+    });
+    await waitersOf(app.db, blocker.pid);
+    const cancelOwn = app.request(`/api/bookings/${outbound.id}/cancel`, {
+      method: 'POST',
+      headers: traveller.headers,
+    });
+    await waitersOf(app.db, blocker.pid, 2);
+    await blocker.release();
+
+    const tripAnswer = await cancelTrip;
+    expect(tripAnswer.status, tripAnswer.text).toBe(200);
+    // The trip's cancel came first and ended the order; the traveller's cancel then finds it ended.
+    const own = await cancelOwn;
+    expect([200, 409], `${own.status} ${own.text}`).toContain(own.status);
+    const orders = await app.db.query<{ status: string }>(
+      `select o.status from journey_orders o join journeys j on j.order_id = o.id where j.id = $1`,
+      [outbound.journey_id],
+    );
+    expect(orders).toEqual([{ status: 'CANCELLED' }]);
   });
 });
