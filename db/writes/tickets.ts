@@ -81,11 +81,13 @@ export async function reissueTicket(
       [ticket.id],
     );
     await revokeCredentials(client, [ticket.id], `REISSUED:${input.reason}`);
+    // The new ticket carries the traveller's attendance: a no-show stays one until the operations room restores it.
     const { rows: created } = await client.query<{ id: string }>(
       `insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id,
-                                    company_id, seat_id, seat_number)
+                                    company_id, seat_id, seat_number, attendance, attendance_at, attendance_by,
+                                    attendance_source, attendance_device)
        select journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id, seat_id,
-              seat_number
+              seat_number, attendance, attendance_at, attendance_by, attendance_source, attendance_device
        from journey_tickets where id = $1
        returning id`,
       [ticket.id],

@@ -459,6 +459,40 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
       );
       expect(events.map((event) => event.booking_id).sort()).toEqual([rami.bookingId, lina.bookingId].sort());
     });
+    it('a ticket re-issued after a no-show stays a no-show: its check-in is refused until restored', async () => {
+      const own = await operationsWorld(app, { seats: 8 });
+      const traveller = await bookSeats(app, own.trip, [own.trip.seatNumbers[0]!]);
+      await dispatch(app, own.dispatcher, own.trip.tripId, { action: 'START_BOARDING' });
+      const noShow = await dispatch(app, own.dispatcher, own.trip.tripId, {
+        action: 'MARK_NO_SHOW',
+        reason: 'Did not show up',
+        ...item(traveller.ticketIds[0]!),
+      });
+      expect(noShow.body.data.traveller.booking_status, noShow.text).toBe('NO_SHOW');
+
+      const reissued = await app.request('/api/tickets', {
+        method: 'POST',
+        headers: traveller.caller.headers,
+        json: { ticket_id: traveller.ticketIds[0], reason: 'LOST_DEVICE' },
+      });
+      expect(reissued.status, reissued.text).toBe(201);
+      const newTicket = item(reissued.body.data.ticket.id);
+      const [row] = await app.db.query<{ attendance: string }>(
+        `select attendance from journey_tickets where id = $1`,
+        [reissued.body.data.ticket.id],
+      );
+      expect(row).toEqual({ attendance: 'NO_SHOW' });
+      const checkIn = await dispatch(app, own.dispatcher, own.trip.tripId, {
+        action: 'CHECK_IN',
+        ...newTicket,
+      });
+      expect([checkIn.status, checkIn.body.errorCode]).toEqual([409, 'TRAVELLER_MARKED_NO_SHOW']);
+
+      await dispatch(app, own.dispatcher, own.trip.tripId, { action: 'RESTORE', ...newTicket });
+      const late = await dispatch(app, own.dispatcher, own.trip.tripId, { action: 'CHECK_IN', ...newTicket });
+      expect(late.status, late.text).toBe(200);
+      expect(late.body.data.traveller.booking_status).toBe('CHECKED_IN');
+    });
   });
 
   describe('readiness', () => {
