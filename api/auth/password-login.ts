@@ -77,9 +77,11 @@ export function registerPasswordLoginRoute<SignedIn>(
     body: login.body,
     handler: async (ctx, { body }) => {
       const key = `${emailKey(body.email)}|${ctx.ip}`;
-      await failures.refuseIfSpent(ctx, key);
+      // Counted as a failure before the password is checked, so guesses sent together cannot all
+      // pass the limit; an attempt that ends in anything but 401 or success gives its point back.
+      await failures.reserve(ctx, key);
       const signedIn = await login.signIn(body, requestOrigin(ctx)).catch(async (error: unknown) => {
-        if (error instanceof Refusal && error.status === 401) await failures.failed(key);
+        if (!(error instanceof Refusal && error.status === 401)) await failures.release(key);
         throw error;
       });
       await failures.succeeded(key);

@@ -35,14 +35,7 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
   }
   const limiter = sharedLimiter(db, rule);
 
-  const consume = async (ctx: Context, key: string) => {
-    try {
-      await limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      refuse(ctx, rejection.msBeforeNext);
-    }
-  };
+  const consume = (ctx: Context, key: string) => consumeOrRefuse(limiter, ctx, key);
   return {
     consume,
     middleware: (keyOf) => async (ctx, next) => {
@@ -52,13 +45,20 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
   };
 }
 
-/** Counts only what fails (a wrong password), so neither success nor a stranger's guesses lock anyone out. */
+/**
+ * Counts only what fails (a wrong password), so neither success nor a stranger's guesses lock anyone
+ * out. Each attempt takes its failure point before it is judged, in one atomic step with the check
+ * of the limit: attempts sent together cannot all pass the check while the slow judging of each runs.
+ */
 export interface FailureLimiter {
-  /** 429 RATE_LIMITED with Retry-After while `key` has spent its failures in the window. */
-  refuseIfSpent(ctx: Context, key: string): Promise<void>;
-  /** Counts one failure for `key`. */
-  failed(key: string): Promise<void>;
-  /** A success forgets the key's failures. */
+  /**
+   * Takes one failure point for `key` before the attempt is judged; 429 RATE_LIMITED with
+   * Retry-After once the key has spent its failures in the window.
+   */
+  reserve(ctx: Context, key: string): Promise<void>;
+  /** The reserved attempt neither failed nor succeeded (it broke off): gives its point back. */
+  release(key: string): Promise<void>;
+  /** A success forgets the key's failures, its own reservation included. */
   succeeded(key: string): Promise<void>;
 }
 
@@ -66,24 +66,32 @@ export interface FailureLimiter {
 export function createFailureLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): FailureLimiter {
   if (rule.points <= 0) {
     return {
-      refuseIfSpent: async () => undefined,
-      failed: async () => undefined,
+      reserve: async () => undefined,
+      release: async () => undefined,
       succeeded: async () => undefined,
     };
   }
-  const limiter = sharedLimiter(db, rule);
+  // Refused from memory only once over the limit: a point given back can bring the key under it again.
+  const limiter = sharedLimiter(db, rule, rule.points + 1);
   return {
-    async refuseIfSpent(ctx, key) {
-      const spent = await limiter.get(key);
-      if (spent && spent.consumedPoints >= rule.points) refuse(ctx, spent.msBeforeNext);
-    },
-    async failed(key) {
-      await limiter.penalty(key, 1);
+    reserve: (ctx, key) => consumeOrRefuse(limiter, ctx, key),
+    async release(key) {
+      await limiter.reward(key, 1);
     },
     async succeeded(key) {
       await limiter.delete(key);
     },
   };
+}
+
+/** Counts one point for `key`; over the limit it throws 429 RATE_LIMITED with Retry-After. */
+async function consumeOrRefuse(limiter: RateLimiterPostgres, ctx: Context, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    refuse(ctx, rejection.msBeforeNext);
+  }
 }
 
 function refuse(ctx: Context, msBeforeNext: number): never {
@@ -92,7 +100,11 @@ function refuse(ctx: Context, msBeforeNext: number): never {
   throw tooManyRequests(retryAfterSeconds);
 }
 
-function sharedLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLimiterPostgres {
+function sharedLimiter(
+  db: Pick<Database, 'pool'>,
+  rule: RateLimitRule,
+  blockInMemoryAt = rule.points,
+): RateLimiterPostgres {
   const keyPrefix = `${rule.name}:${rule.points}/${rule.durationSeconds}`;
   return new RateLimiterPostgres({
     storeClient: db.pool,
@@ -102,7 +114,7 @@ function sharedLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLim
     keyPrefix,
     points: rule.points,
     duration: rule.durationSeconds,
-    inMemoryBlockOnConsumed: rule.points,
+    inMemoryBlockOnConsumed: blockInMemoryAt,
     insuranceLimiter: new RateLimiterMemory({
       keyPrefix,
       points: rule.points,

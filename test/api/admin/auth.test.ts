@@ -118,6 +118,23 @@ describe('administration sign-in', () => {
       expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
     });
 
+    it('answers at most 10 wrong-password guesses for one account, even when they arrive together', async () => {
+      const admin = await createAdmin(app.db, { role: 'SUPPORT' });
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, attempt) =>
+          app.request('/admin/api/auth/login', {
+            method: 'POST',
+            json: { email: admin.email, password: `guess ${attempt} ${randomUUID()}` },
+          }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect({
+        checked: statuses.filter((status) => status === 401).length,
+        limited: statuses.filter((status) => status === 429).length,
+      }).toEqual({ checked: 10, limited: 20 });
+    });
+
     it('refuses bodies that are not an e-mail and a password before looking anything up', async () => {
       const response = await app.request('/admin/api/auth/login', {
         method: 'POST',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
@@ -460,5 +460,15 @@ describe('company dashboard sign-in: per-e-mail limit', () => {
     expect((await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD })).response.status).toBe(
       200,
     );
+  });
+
+  it('answers at most 10 wrong-password guesses for one address, even when they arrive together', async () => {
+    const member = await createStaffMember(app.db, company.id, 'OWNER');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, attempt) =>
+        staffLogin(app, { email: member.email, password: `wrong-${attempt}-${randomUUID()}` }),
+      ),
+    );
+    expect(answers.filter(({ response }) => response.status === 401).length).toBeLessThanOrEqual(10);
   });
 });

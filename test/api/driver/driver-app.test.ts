@@ -349,3 +349,25 @@ describe('the driver app (/driver/api)', () => {
     });
   });
 });
+
+describe('the driver app sign-in: per-e-mail limit', () => {
+  // Its own client-IP budget: the guesses below must meet the per-e-mail limit, not the per-IP one.
+  const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 10_000 });
+
+  it('answers at most 10 wrong-password guesses for one driver, even when they arrive together', async () => {
+    const driver = await createDriver(app, (await createCompany(app.db)).id);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, attempt) =>
+        app.request('/driver/api/auth/login', {
+          method: 'POST',
+          json: { email: driver.email, password: `wrong ${attempt} ${randomUUID()}` },
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect({
+      checked: statuses.filter((status) => status === 401).length,
+      limited: statuses.filter((status) => status === 429).length,
+    }).toEqual({ checked: 10, limited: 20 });
+  });
+});
