@@ -213,7 +213,8 @@ const CONFIRM_RULES =
   'changes); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. The quote may have expired meanwhile: the ' +
   "active hold is what counts. Errors: 404 when the journey/order is not the caller's, the quote is not this journey's or " +
   "the hold batch is not this one's; 400 TRAVELLERS_DO_NOT_MATCH_PARTY; 409 HOLD_CLOSED (released, expired or already " +
-  'used), HOLD_EXPIRED (past expiresAt), ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms ' +
+  "used), HOLD_EXPIRED (past expiresAt), TRIP_NOT_BOOKABLE (a leg's trip has departed or been cancelled, or its company no " +
+  'longer takes bookings), ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms ' +
   'exactly one acts). An automatic confirm is one transaction; a REQUESTED one also starts the process that waits for the ' +
   'companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry with the same key).';
 

@@ -19,7 +19,14 @@ import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { requireConfirmWithinCap } from '../inventory-caps.js';
 import { withBookingEvents } from '../outbox.js';
-import { currentOutcome, finalizeConfirmed, seatsLost, type ConfirmOutcome } from './outcome.js';
+import {
+  bookableLegs,
+  currentOutcome,
+  finalizeConfirmed,
+  seatsLost,
+  type ConfirmOutcome,
+  type ScopeLeg,
+} from './outcome.js';
 import {
   inLockedScope,
   JourneyRefusal,
@@ -58,7 +65,9 @@ interface HeldSeat {
  * manual → REQUESTED (allocations stay HELD until the latest deadline, one confirmation request
  * per manual company due after its decision window, tickets PENDING_CONFIRMATION unsigned, booking
  * rows PENDING_CONFIRMATION). The batch is CONSUMED either way. A retry after commit answers the
- * same outcome with the time left.
+ * same outcome with the time left. A leg whose trip can no longer be booked (departed, cancelled,
+ * its company suspended) is 409 TRIP_NOT_BOOKABLE; a leg without its party's seats still held, 409
+ * HOLD_EXPIRED.
  */
 export async function confirmScope(
   db: Database,
@@ -97,8 +106,9 @@ export async function confirmLocked(
     await requireConfirmWithinCap(client, locked.journeys[0]!.owner_user_id, input.caps, locked.journeyIds);
   }
 
+  const legs = await bookableLegs(client, locked.journeyIds);
   const seats = await lockHeldSeats(client, input.holdBatchId);
-  const tickets = ticketsFor(locked.journeys, seats, input.journeys);
+  const tickets = ticketsFor(locked.journeys, legs, seats, input.journeys);
   const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
   const decisions = companiesNeedingDecision(await bookableCompanies(client, companyIds), input.channel);
 
@@ -194,17 +204,24 @@ interface TicketRow {
   seatNumber: string;
 }
 
-/** One ticket per traveller and leg: traveller i of a journey sits in the i-th held seat of each leg. */
-function ticketsFor(journeys: JourneyRow[], seats: HeldSeat[], input: ConfirmInput['journeys']): TicketRow[] {
+/**
+ * One ticket per traveller and leg: traveller i of a journey sits in the i-th held seat of each leg.
+ * Every leg of the journey must still have its party's seats held: the hold was judged live at the
+ * transaction's start, and another writer may have marked its seats EXPIRED since (409 HOLD_EXPIRED).
+ */
+function ticketsFor(
+  journeys: JourneyRow[],
+  legs: ScopeLeg[],
+  seats: HeldSeat[],
+  input: ConfirmInput['journeys'],
+): TicketRow[] {
   const tickets: TicketRow[] = [];
   for (const journey of journeys) {
     const travellers = input.find((entry) => entry.journeyId === journey.id)?.travellers ?? [];
     const mismatch = partyRefusal({ id: journey.id, partySize: journey.party_size }, travellers);
     if (mismatch) throw JourneyRefusal.of(mismatch);
-    const legs = [
-      ...new Set(seats.filter((seat) => seat.journey_id === journey.id).map((seat) => seat.leg_sequence)),
-    ];
-    for (const leg of legs) {
+    const sequences = legs.filter((leg) => leg.journey_id === journey.id).map((leg) => leg.sequence);
+    for (const leg of sequences) {
       const legSeats = seats
         .filter((seat) => seat.journey_id === journey.id && seat.leg_sequence === leg)
         .map((seat) => ({ ...seat, seatNumber: seat.seat_number }));

@@ -11,7 +11,13 @@ import type { Database } from '../../orm.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
-import { awaitedDecisions, currentOutcome, finalizeConfirmed, type AwaitedDecision } from './outcome.js';
+import {
+  awaitedDecisions,
+  bookableLegs,
+  currentOutcome,
+  finalizeConfirmed,
+  type AwaitedDecision,
+} from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus, type LockedScope } from './scope.js';
 
 export interface DecisionInput {
@@ -50,6 +56,8 @@ interface RequestRow {
  * again (a retry) answers the scope's current outcome. The last approval confirms the whole
  * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
  * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason.
+ * The last approval is refused when a leg's trip can no longer be booked (409 TRIP_NOT_BOOKABLE)
+ * or a held seat was lost (409 HOLD_EXPIRED).
  */
 export async function recordDecision(
   db: Database,
@@ -107,6 +115,9 @@ async function decideLocked(
       pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
     };
   }
+  // The last approval confirms: not for a trip that has left meanwhile (409 TRIP_NOT_BOOKABLE,
+  // nothing written; the company may still reject, else the deadline releases the journey).
+  await bookableLegs(client, locked.journeyIds);
   await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
   return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
 }

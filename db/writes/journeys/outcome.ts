@@ -6,6 +6,7 @@ import type {
 } from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
+import { isBookableStatus } from '../../queries/inventory.js';
 import { iso } from '../../row-fields.js';
 import { JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
 
@@ -21,7 +22,8 @@ export interface ConfirmOutcome {
 /**
  * Every company agreed (or none had to): allocations CONFIRMED for good, tickets signed with the
  * active key and boarding_authorized, booking rows and the scope CONFIRMED (booking.confirmed for
- * each booking row). Runs inside the caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses.
+ * each booking row). Runs inside the caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses:
+ * the seats confirmed must be party_size for every leg of every journey, whatever tickets were written.
  */
 export async function finalizeConfirmed(
   client: PoolClient,
@@ -30,12 +32,13 @@ export async function finalizeConfirmed(
   signing: SigningOptions,
   channel?: BookingChannel,
 ): Promise<void> {
-  // The allocations confirmed and the tickets they must cover, in one round trip.
+  // The allocations confirmed and the seats the journeys need (party_size on each leg), in one round trip.
   const { rows } = await client.query<{ confirmed: number; expected: number }>(
     `with a as (update seat_allocations set status = 'CONFIRMED', expires_at = null
                 where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD' returning 1)
      select (select count(*) from a)::int as confirmed,
-            (select count(*) from journey_tickets where journey_id = any($1::uuid[]))::int as expected`,
+            (select coalesce(sum(j.party_size), 0) from journey_legs l join journeys j on j.id = l.journey_id
+             where l.journey_id = any($1::uuid[]))::int as expected`,
     [journeyIds],
   );
   if (rows[0]!.confirmed !== rows[0]!.expected) throw seatsLost();
@@ -52,6 +55,38 @@ export async function finalizeConfirmed(
     deadline: null,
     ...(channel ? { channel } : {}),
   });
+}
+
+/** A leg of a journey of the scope: a confirm must find party_size seats of its trip held. */
+export interface ScopeLeg {
+  journey_id: string;
+  sequence: number;
+  trip_id: string;
+}
+
+/**
+ * The legs of the journeys, once every trip is known to be still bookable, as a hold, a seat lock
+ * and a booking require: a trip no longer SCHEDULED, BOARDING or DELAYED (departed, cancelled,
+ * ...) or whose boarding call has departed cannot be confirmed (409 TRIP_NOT_BOOKABLE; the hold
+ * expires). The trips are read, not locked: a CANCEL locks the trip before the journeys, so it
+ * either waits for this scope's lock and ends what the confirm wrote, or has ended the scope
+ * already; a DEPART committing while this runs comes after it, as after a confirm a moment earlier.
+ */
+export async function bookableLegs(client: Queryable, journeyIds: string[]): Promise<ScopeLeg[]> {
+  const { rows } = await client.query<ScopeLeg & { trip_status: string; upcoming: boolean }>(
+    `select l.journey_id, l.sequence, l.trip_id, t.status as trip_status, bc.departure_at > now() as upcoming
+     from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
+    [journeyIds],
+  );
+  const unbookable = rows.find((leg) => !isBookableStatus(leg.trip_status) || !leg.upcoming);
+  if (unbookable) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
+      journey_id: unbookable.journey_id,
+      leg_sequence: unbookable.sequence,
+    });
+  }
+  return rows.map(({ journey_id, sequence, trip_id }) => ({ journey_id, sequence, trip_id }));
 }
 
 /** Some seats of the hold are no longer held (swept after expiry): the hold must be placed again. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { accountCaps } from '../../../api/http/abuse-limits.js';
 import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
 import { confirmOnce } from '../../../api/use-cases/journey-confirmation.js';
-import { holdLock, lockWaiters } from '../../drills/support/blocking.js';
+import { holdLock, lockWaiters, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   confirmJourney,
@@ -215,6 +215,58 @@ describe('an expired hold with no sweep yet: the next reader and writer enforce 
     ]);
     expect(old!.status).toBe('EXPIRED');
   });
+
+  it('a confirm begun while the hold was live, reaching its seats after another hold took them, is 409: never CONFIRMED without tickets', async () => {
+    const caller = await mobileTraveller(app);
+    const rival = await mobileTraveller(app);
+    const hold = await held(app, caller, ['1']);
+    // The hold ends in 3 seconds (as if it had been placed HOLD_MINUTES ago).
+    const [batch] = await app.db.query<{ ends: Date }>(
+      `update hold_batches set expires_at = now() + interval '3 seconds' where id = $1 returning expires_at as ends`,
+      [hold.holdBatchId],
+    );
+    const ends = new Date(batch!.ends);
+    await app.db.query(`update seat_allocations set expires_at = $2 where hold_batch_id = $1`, [
+      hold.holdBatchId,
+      ends,
+    ]);
+
+    // The traveller's account row is busy (another inventory write of the same account in flight):
+    // the confirm's transaction starts now, while the hold is live, and waits in requireConfirmWithinCap.
+    const accountLock = await holdLock(
+      app.db,
+      `select id from users where id = '${caller.userId}' for no key update`,
+    );
+    try {
+      const confirming = confirmHeld(app, caller, hold);
+      const waiters = await waitersOf(app.db, accountLock.pid);
+      const waiting = await app.db.query<{ xact_start: Date }>(
+        `select xact_start from pg_stat_activity where pid = any($1::int[]) and query like '%from users where id%'`,
+        [waiters],
+      );
+      expect(waiting.length, 'the confirm waits on the account lock').toBe(1);
+      expect(new Date(waiting[0]!.xact_start).getTime()).toBeLessThan(ends.getTime());
+
+      // The hold's end passes; another traveller quotes and holds the same seat.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ends.getTime() - Date.now()) + 1_000));
+      const rivalQuote = await quote(app, rival, [{ trip: hold.trip, assignments: ['1'] }]);
+      const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, {
+        quote_id: rivalQuote.quote_id,
+      });
+      expect(rivalHold.status, rivalHold.text).toBe(200);
+
+      await accountLock.release();
+      const confirmed = await confirming;
+      const facts = await journeyFacts(app.db, hold.quoted.journey_id);
+      expect(
+        facts.journey!.status === 'CONFIRMED' && facts.tickets.length === 0,
+        'CONFIRMED with no ticket',
+      ).toBe(false);
+      expect(confirmed.status, confirmed.text).toBe(409);
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
 });
 
 describe('a confirm that needs a company decision while Temporal cannot be reached', () => {

@@ -36,8 +36,13 @@ async function expectNothingWritten(app: TestApp, journeyId: string) {
   expect(await workflowExists(app, journeyId)).toBe(false);
 }
 
-async function heldJourney(app: TestApp, caller: Caller, partySize = 1) {
-  const trip = await tripOf(app.db);
+async function heldJourney(
+  app: TestApp,
+  caller: Caller,
+  partySize = 1,
+  tripOptions: Parameters<typeof tripOf>[1] = {},
+) {
+  const trip = await tripOf(app.db, tripOptions);
   const quoted = await quote(app, caller, [{ trip }], partySize);
   const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
   expect(held.status, held.text).toBe(200);
@@ -479,6 +484,26 @@ describe('POST /journeys/{bookingId}/confirm', () => {
     const refused = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
     expect(refused.status).toBe(409);
     expect(refused.body.errorCode).toBe('HOLD_CLOSED');
+  });
+
+  it('refuses with 409 TRIP_NOT_BOOKABLE once the boarding call has departed during the hold', async () => {
+    const caller = await mobileTraveller(app);
+    const departAt = new Date(Date.now() + 8_000);
+    const { quoted, holdBatchId } = await heldJourney(app, caller, 1, { departAt });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, departAt.getTime() - Date.now()) + 1_000));
+    const refused = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.errorCode).toBe('TRIP_NOT_BOOKABLE');
+  }, 60_000);
+
+  it('refuses with 409 TRIP_NOT_BOOKABLE once the trip was DEPARTED (dispatch) during the hold', async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller);
+    // What the operations room's DEPART leaves on the trip row (holds are not touched by it).
+    await app.db.query(`update trips set status = 'DEPARTED' where id = $1`, [trip.tripId]);
+    const refused = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.errorCode).toBe('TRIP_NOT_BOOKABLE');
   });
 });
 

@@ -94,6 +94,26 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
     expect(noRequest.body.errorCode).toBe('JOURNEY_CONFIRMATION_STATE_CONFLICT');
   });
 
+  it('an approval once the trip has left is 409 TRIP_NOT_BOOKABLE and changes nothing; the request may still be rejected', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'DISPATCHER');
+    // What the operations room's DEPART leaves on the trip row (the request and its seats are not touched by it).
+    await app.db.query(
+      `update trips set status = 'DEPARTED' where id = (select trip_id from bookings where id = $1)`,
+      [bookingId],
+    );
+    const before = await journeyFacts(app.db, journeyId);
+    const refused = await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([409, 'TRIP_NOT_BOOKABLE']);
+    expect(await journeyFacts(app.db, journeyId)).toEqual(before);
+    expect(before.journey!.status).toBe('REQUESTED');
+    expect(await requestStatus(app, journeyId)).toBe('PENDING');
+
+    const rejected = await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'REJECT' });
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(rejected.body.data).toMatchObject({ outcome: 'CANCELLED', failure_reason: 'COMPANY_REJECTED' });
+  });
+
   it('cancelling only the booking row of a confirmed journey is 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
     const { companyId, journeyId, bookingId } = await requestedBooking(app);
     const staff = await staffOf(app, companyId, 'ADMIN');
