@@ -23,6 +23,7 @@ const account = (fields: Partial<PhoneAccount> = {}): PhoneAccount => ({
   status: 'ACTIVE',
   hasPassword: false,
   hasIdentity: true,
+  hasOperationalData: false,
   ...fields,
 });
 
@@ -165,5 +166,40 @@ describe('completing the phone', () => {
     expect(codeOf(() => planPhoneCompletion({ me, oldUser, records }))).toBe(
       'ACCOUNT_LINK_REQUIRES_RECOVERY',
     );
+  });
+
+  it("weighs an account's own operational data with its profile's", () => {
+    const mine = record('p-me', 20, { hasOperationalData: true });
+    const old = record('p-old', 10);
+    const oldUser = account({
+      id: 'old',
+      hasIdentity: false,
+      passengerId: 'p-old',
+      hasOperationalData: true,
+    });
+    const me = account({ passengerId: 'p-me' });
+    expect(codeOf(() => planPhoneCompletion({ me, oldUser, records: [mine, old] }))).toBe(
+      'ACCOUNT_LINK_REQUIRES_RECOVERY',
+    );
+    expect(
+      codeOf(() =>
+        planPhoneCompletion({
+          me: { ...me, hasOperationalData: true },
+          oldUser,
+          records: [record('p-me', 20), old],
+        }),
+      ),
+    ).toBe('ACCOUNT_LINK_REQUIRES_RECOVERY');
+    expect(planPhoneCompletion({ me, oldUser, records: [record('p-me', 20), old] })).toMatchObject({
+      kind: 'merge',
+      oldUserId: 'old',
+    });
+    expect(
+      planPhoneCompletion({
+        me: { ...me, hasOperationalData: true },
+        oldUser: { ...oldUser, hasOperationalData: false },
+        records: [record('p-me', 20), old],
+      }),
+    ).toMatchObject({ kind: 'merge', oldUserId: 'old' });
   });
 });

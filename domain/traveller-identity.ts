@@ -133,6 +133,11 @@ export interface PhoneAccount {
   status: string;
   hasPassword: boolean;
   hasIdentity: boolean;
+  /**
+   * The account has operational data of its own: what the traveller did under it (journeys and
+   * orders, holds, bookings, payments, loyalty activity, support tickets).
+   */
+  hasOperationalData: boolean;
 }
 
 /** A traveller profile (passengers row) that completing a phone number may keep or absorb. */
@@ -141,7 +146,7 @@ export interface TravellerRecord {
   /** created_at as epoch seconds: which record is older decides the canonical one. */
   createdEpoch: number;
   mergedIntoId: string | null;
-  /** Operational data a merge must never combine from two records (favorites; bookings once they exist). */
+  /** Operational data hangs on the profile (favorites, journeys, bookings, loyalty activity). */
   hasOperationalData: boolean;
 }
 
@@ -199,11 +204,19 @@ export type PhoneCompletionPlan =
     };
 
 /**
+ * Operational data a merge must never combine: a side (an account with its profile) has it when
+ * either of the two does.
+ */
+const sideHasOperationalData = (account: PhoneAccount | null, record: TravellerRecord | null): boolean =>
+  Boolean(account?.hasOperationalData || record?.hasOperationalData);
+
+/**
  * What completing the phone does once the account may have it. An older phone traveller record
  * (a profile with the number, and possibly an old phone-only account) is merged when the old
  * account had no way in but the phone, was active and saw the same inventory scope, and at most
- * one of the two profiles carries operational data; anything else throws
- * ACCOUNT_LINK_REQUIRES_RECOVERY.
+ * one of the two sides (this account with its profile, the old account with the old profile)
+ * carries operational data; anything else throws ACCOUNT_LINK_REQUIRES_RECOVERY. What the old
+ * account did then belongs to this one.
  */
 export function planPhoneCompletion(input: {
   me: PhoneAccount;
@@ -218,7 +231,8 @@ export function planPhoneCompletion(input: {
   if (others.length > 1) throw recovery();
   const old = others[0] ?? null;
   if (oldUser && !safeToAbsorb(oldUser, me)) throw recovery();
-  if (old?.mergedIntoId || (old?.hasOperationalData && mine?.hasOperationalData)) throw recovery();
+  if (old?.mergedIntoId) throw recovery();
+  if (sideHasOperationalData(oldUser, old) && sideHasOperationalData(me, mine)) throw recovery();
   const [canonical = null, absorbed = null] = [mine, old]
     .filter((record): record is TravellerRecord => record !== null)
     .sort((a, b) => a.createdEpoch - b.createdEpoch || a.id.localeCompare(b.id));

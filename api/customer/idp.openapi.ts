@@ -261,9 +261,11 @@ export const docsFor = (config: Config) =>
         'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
         'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
         'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
-        'traveller profiles has operational data (favorites; bookings once they exist). The older profile becomes the ' +
-        "canonical passengerId, the other one's favorites move to it and it is marked merged; the old account is " +
-        'disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
+        'travellers (an account with its profile) has operational data (favorites, journeys, holds and seat locks, ' +
+        'bookings, payments, loyalty activity, support tickets). The older profile becomes the canonical passengerId, ' +
+        'what hangs on the other one moves to it and it is marked merged; everything the old account did (journeys and ' +
+        'their tickets, bookings, payments, loyalty accounts and vouchers, support tickets, document shares) moves to ' +
+        'this account; the old account is disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
         'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
         'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
       responses: answers(200, 'Phone added', CompletePhoneResponse, SIGN_IN_REFUSALS),

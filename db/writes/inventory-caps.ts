@@ -5,6 +5,7 @@ import {
   type AccountCaps,
   type TripHeldSeats,
 } from '../../domain/inventory-caps.js';
+import { Refusal } from '../../domain/refusal.js';
 import { BOOKABLE_TRIP_SQL } from '../queries/inventory.js';
 import { JourneyRefusal } from './journeys/scope.js';
 
@@ -19,9 +20,18 @@ export type { AccountCaps } from '../../domain/inventory-caps.js';
 
 type Queryable = Pick<PoolClient, 'query'>;
 
-/** Serializes the account's inventory writes until the transaction ends. */
+/**
+ * Serializes the account's inventory writes until the transaction ends. An account that is no
+ * longer ACTIVE once its row is ours was merged into another while this waited on it
+ * (complete-phone disables it and ends its sessions, holding the row): 401 AUTH_REQUIRED, as the
+ * same request gets a moment later, and nothing is written for an account nobody can use.
+ */
 export async function lockAccount(q: Queryable, userId: string): Promise<void> {
-  await q.query(`select id from users where id = $1 for no key update`, [userId]);
+  const { rows } = await q.query(
+    `select id from users where id = $1 and status = 'ACTIVE' for no key update`,
+    [userId],
+  );
+  if (rows.length === 0) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to continue');
 }
 
 /**

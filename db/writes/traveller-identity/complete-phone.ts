@@ -8,7 +8,14 @@ import {
   type TravellerRecord,
 } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { failClosed, lockKey, summaryOf, type TravellerSummary } from './accounts.js';
+import {
+  ACCOUNT_HAS_OPERATIONAL_DATA,
+  moveAccountData,
+  moveProfileData,
+  PROFILE_HAS_OPERATIONAL_DATA,
+} from './traveller-data.js';
 
 export interface PhoneCompletion {
   /** The canonical passenger profile the user now points at. */
@@ -21,38 +28,44 @@ export interface PhoneCompletion {
 /**
  * Gives the signed-in user a phone number whose one-time code was already verified, in one
  * transaction, by the rule of domain/traveller-identity.ts (planPhoneCompletion). A merge keeps
- * the older profile as canonical, moves the other's favorites to it and marks it merged_into_id,
- * moves the phone to this user, and disables the old user (now without any way to sign in) with
- * its sessions ended. A refusal leaves everything as it was.
+ * the older profile as canonical, moves what hangs on the other one to it and marks it
+ * merged_into_id, gives this user everything the old user did (journeys, bookings, loyalty, ...:
+ * traveller-data.ts), moves the phone to this user, and disables the old user (now without any way
+ * to sign in) with its sessions ended. A refusal leaves everything as it was.
  */
 export async function completePhone(db: Database, userId: string, phone: string): Promise<PhoneCompletion> {
+  // It locks the users before their journeys, where a confirm in flight locks them the other way
+  // round: PostgreSQL aborts one of the two, and the merge then runs again from the start.
   return failClosed(
     () =>
-      db.transaction(async (client) => {
-        await lockKey(client, `phone:${phone}`);
-        const users = await lockUsers(client, userId, phone);
-        const me = users.find((user) => user.id === userId);
-        if (!me) throw accountGone();
-        const refusal = phoneOwnerRefusal(me, phone);
-        if (refusal) throw refusal;
-        const completed = completedProfile(me, phone);
-        if (completed)
-          return { passengerId: completed, merged: false, user: await summaryOf(client, userId) };
-        const oldUser = users.find((user) => user.id !== userId) ?? null;
-        const records = await lockPassengers(client, phone, [me.passengerId, oldUser?.passengerId]);
-        const plan = planPhoneCompletion({ me, oldUser, records });
-        if (plan.kind === 'attach') {
-          const passengerId = await attachPhone(client, userId, phone, plan.mine);
-          return { passengerId, merged: false, user: await summaryOf(client, userId) };
-        }
-        const passengerId = await mergePassengers(client, phone, plan.canonical, plan.absorbed);
-        if (plan.oldUserId) await retireOldUser(client, plan.oldUserId, passengerId);
-        await client.query(
-          'update users set phone = $2, passenger_id = $3, updated_at = now() where id = $1',
-          [userId, phone, passengerId],
-        );
-        return { passengerId, merged: true, user: await summaryOf(client, userId) };
-      }),
+      withDeadlockRetry(() =>
+        db.transaction(async (client) => {
+          await lockKey(client, `phone:${phone}`);
+          const users = await lockUsers(client, userId, phone);
+          const me = users.find((user) => user.id === userId);
+          if (!me) throw accountGone();
+          const refusal = phoneOwnerRefusal(me, phone);
+          if (refusal) throw refusal;
+          const completed = completedProfile(me, phone);
+          if (completed)
+            return { passengerId: completed, merged: false, user: await summaryOf(client, userId) };
+          const oldUser = users.find((user) => user.id !== userId) ?? null;
+          const records = await lockPassengers(client, phone, [me.passengerId, oldUser?.passengerId]);
+          const plan = planPhoneCompletion({ me, oldUser, records });
+          if (plan.kind === 'attach') {
+            const passengerId = await attachPhone(client, userId, phone, plan.mine);
+            return { passengerId, merged: false, user: await summaryOf(client, userId) };
+          }
+          if (plan.oldUserId) await moveAccountData(client, plan.oldUserId, userId);
+          const passengerId = await mergePassengers(client, phone, plan.canonical, plan.absorbed);
+          if (plan.oldUserId) await retireOldUser(client, plan.oldUserId, passengerId);
+          await client.query(
+            'update users set phone = $2, passenger_id = $3, updated_at = now() where id = $1',
+            [userId, phone, passengerId],
+          );
+          return { passengerId, merged: true, user: await summaryOf(client, userId) };
+        }),
+      ),
     'ACCOUNT_LINK_REQUIRES_RECOVERY',
   );
 }
@@ -65,6 +78,11 @@ interface PhoneAccountRow {
   status: string;
   has_password: boolean;
   has_identity: boolean;
+  has_operational_data: boolean;
+}
+
+interface IdRow {
+  id: string;
 }
 
 const toPhoneAccount = (row: PhoneAccountRow): PhoneAccount => ({
@@ -75,21 +93,28 @@ const toPhoneAccount = (row: PhoneAccountRow): PhoneAccount => ({
   status: row.status,
   hasPassword: row.has_password,
   hasIdentity: row.has_identity,
+  hasOperationalData: row.has_operational_data,
 });
 
-/** This user and the one that has the number, locked. */
+/**
+ * This user and the one that has the number, locked; what they did is read once both rows are
+ * ours (a later statement, so it sees every insert that held either row before us, and none can
+ * start until we end).
+ */
 async function lockUsers(client: PoolClient, userId: string, phone: string): Promise<PhoneAccount[]> {
+  const { rows: locked } = await client.query<IdRow>(
+    'select u.id from users u where u.id = $1 or u.phone = $2 order by u.id for update',
+    [userId, phone],
+  );
   const { rows } = await client.query<PhoneAccountRow>(
     `select u.id, u.phone, u.passenger_id, u.app_metadata, u.status, u.password_hash is not null as has_password,
-            exists (select 1 from user_identities i where i.user_id = u.id) as has_identity
-     from users u where u.id = $1 or u.phone = $2 order by u.id for update`,
-    [userId, phone],
+            exists (select 1 from user_identities i where i.user_id = u.id) as has_identity,
+            ${ACCOUNT_HAS_OPERATIONAL_DATA} as has_operational_data
+     from users u where u.id = any($1::uuid[]) order by u.id`,
+    [locked.map((row) => row.id)],
   );
   return rows.map(toPhoneAccount);
 }
-
-/** Operational data a merge must never combine from two records; bookings join here when they exist. */
-const HAS_OPERATIONAL_DATA = 'exists (select 1 from favorites f where f.passenger_id = p.id)';
 
 interface TravellerRecordRow {
   id: string;
@@ -105,22 +130,23 @@ const toTravellerRecord = (row: TravellerRecordRow): TravellerRecord => ({
   hasOperationalData: row.has_operational_data,
 });
 
-/** The profiles with the number or of either user, locked. */
+/** The profiles with the number or of either user, locked, then what hangs on them (as for the users). */
 async function lockPassengers(
   client: PoolClient,
   phone: string,
   ids: (string | null | undefined)[],
 ): Promise<TravellerRecord[]> {
-  const { rows } = await client.query<TravellerRecordRow>(
-    `select p.id, extract(epoch from p.created_at)::float8 as created_epoch, p.merged_into_id, ${HAS_OPERATIONAL_DATA} as has_operational_data
-     from passengers p where p.phone = $1 or p.id = any($2::uuid[]) order by p.id for update`,
+  const { rows: locked } = await client.query<IdRow>(
+    'select p.id from passengers p where p.phone = $1 or p.id = any($2::uuid[]) order by p.id for update',
     [phone, ids.filter((id): id is string => Boolean(id))],
   );
+  const { rows } = await client.query<TravellerRecordRow>(
+    `select p.id, extract(epoch from p.created_at)::float8 as created_epoch, p.merged_into_id,
+            ${PROFILE_HAS_OPERATIONAL_DATA} as has_operational_data
+     from passengers p where p.id = any($1::uuid[]) order by p.id`,
+    [locked.map((row) => row.id)],
+  );
   return rows.map(toTravellerRecord);
-}
-
-interface IdRow {
-  id: string;
 }
 
 async function attachPhone(
@@ -149,7 +175,7 @@ async function attachPhone(
   return rows[0]!.id;
 }
 
-/** Keeps the canonical record (a new one when there is none), moving the absorbed one's favorites to it. */
+/** Keeps the canonical record (a new one when there is none), moving what hangs on the absorbed one to it. */
 async function mergePassengers(
   client: PoolClient,
   phone: string,
@@ -163,10 +189,7 @@ async function mergePassengers(
     return rows[0]!.id;
   }
   if (absorbed) {
-    await client.query('update favorites set passenger_id = $2 where passenger_id = $1', [
-      absorbed.id,
-      canonical.id,
-    ]);
+    await moveProfileData(client, absorbed.id, canonical.id);
     await client.query(
       'update passengers set merged_into_id = $2, phone = null, updated_at = now() where id = $1',
       [absorbed.id, canonical.id],

@@ -4,9 +4,13 @@ import { sendOtp } from '../../../api/auth/otp.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
 import { createLogger } from '../../../config/logger.js';
-import { createCity } from '../../support/factories.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { bookableTrip } from '../../support/bookings.js';
+import { createCity, createCorridor } from '../../support/factories.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
+import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
+import { creditPoints, loyaltyProgram } from '../../support/loyalty.js';
 
 /**
  * Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
@@ -253,6 +257,159 @@ describe('POST /auth/customer/complete-phone', () => {
     );
     expect(await snapshot([traveller.userId, old.userId], [old.passengerId, newer])).toEqual(before);
   });
+
+  /** A confirmed journey (ticket and booking) of this account on a fresh corridor. */
+  const bookedJourney = async (ownerUserId: string) =>
+    confirmedJourneyRows(app.db, {
+      ownerUserId,
+      trip: journeyTripOf(await createCorridor(app.db)),
+      travellers: ['Old Traveller'],
+    });
+
+  const ticketIdsOf = async (token: string) => {
+    const tickets = await app.request('/api/tickets?limit=100', { token });
+    expect(tickets.status, tickets.text).toBe(200);
+    return tickets.body.data.tickets.map((ticket: { id: string }) => ticket.id) as string[];
+  };
+
+  it('gives the merged traveller the journeys and tickets the old phone-only account booked', async () => {
+    const old = await oldPhoneTraveller();
+    const rows = await bookedJourney(old.userId!);
+    const traveller = await idpTraveller();
+    const merged = await complete(traveller.token, {
+      phone: old.phone,
+      code: await codeFor(old.phone),
+      method: 'sms',
+    });
+
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.data.merged).toBe(true);
+    const [retired] = await app.db.query<{ status: string }>('select status from users where id = $1', [
+      old.userId,
+    ]);
+    expect(retired!.status).toBe('DISABLED');
+    expect(await ticketIdsOf(traveller.token)).toContain(rows.ticketIds[0]);
+  });
+
+  it("moves the old account's loyalty account and support tickets; an empty account of the same program gives way", async () => {
+    const old = await oldPhoneTraveller();
+    const rows = await bookedJourney(old.userId!);
+    const [booking] = await app.db.query<{ company_id: string }>(
+      'select company_id from bookings where id = $1',
+      [rows.bookingId],
+    );
+    const companyId = booking!.company_id;
+    await loyaltyProgram(app.db, companyId);
+    await creditPoints(app.db, { companyId, userId: old.userId!, points: 40 });
+    const [ticket] = await app.db.query<{ id: string }>(
+      `insert into support_tickets (subject, opened_by_kind, opened_by, traveller_user_id, company_id, booking_id)
+       values ('Lost bag', 'TRAVELLER', $1, $1, $2, $3) returning id`,
+      [old.userId, companyId, rows.bookingId],
+    );
+    const traveller = await idpTraveller();
+    await app.db.query(
+      `insert into loyalty_accounts (company_id, user_id, referral_code) values ($1, $2, $3)`,
+      [companyId, traveller.userId, `EMPTY${randomInt(1e9)}`],
+    );
+
+    const merged = await complete(traveller.token, {
+      phone: old.phone,
+      code: await codeFor(old.phone),
+      method: 'sms',
+    });
+    expect(merged.status, merged.text).toBe(200);
+    expect(
+      await app.db.query(
+        'select user_id, balance from loyalty_accounts where company_id = $1 and user_id = any($2::uuid[])',
+        [companyId, [old.userId, traveller.userId]],
+      ),
+    ).toEqual([{ user_id: traveller.userId, balance: 40 }]);
+    const [moved] = await app.db.query(
+      'select traveller_user_id, opened_by from support_tickets where id = $1',
+      [ticket!.id],
+    );
+    expect(moved).toEqual({ traveller_user_id: traveller.userId, opened_by: traveller.userId });
+  });
+
+  it('refuses the merge when both sides carry operational data: favorites on mine, a booking on the old one', async () => {
+    const traveller = await idpTraveller();
+    const newer = await passengerWithFavorites(null, 1);
+    await app.db.query('update users set passenger_id = $2 where id = $1', [traveller.userId, newer]);
+    const old = await oldPhoneTraveller();
+    const rows = await bookedJourney(old.userId!);
+    await app.db.query('update bookings set passenger_id = $2 where id = $1', [
+      rows.bookingId,
+      old.passengerId,
+    ]);
+    const code = await codeFor(old.phone);
+    const before = await snapshot([traveller.userId, old.userId], [old.passengerId, newer]);
+
+    expectError(
+      await complete(traveller.token, { phone: old.phone, code, method: 'sms' }),
+      409,
+      'ACCOUNT_LINK_REQUIRES_RECOVERY',
+    );
+    expect(await snapshot([traveller.userId, old.userId], [old.passengerId, newer])).toEqual(before);
+    const [booking] = await app.db.query('select owner_user_id from bookings where id = $1', [
+      rows.bookingId,
+    ]);
+    expect(booking).toEqual({ owner_user_id: old.userId });
+  });
+
+  it('merges when only the signed-in account has bookings, and they stay its own', async () => {
+    const traveller = await idpTraveller();
+    const rows = await bookedJourney(traveller.userId);
+    const old = await oldPhoneTraveller();
+    const merged = await complete(traveller.token, {
+      phone: old.phone,
+      code: await codeFor(old.phone),
+      method: 'sms',
+    });
+
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
+    const [booking] = await app.db.query('select owner_user_id from bookings where id = $1', [
+      rows.bookingId,
+    ]);
+    expect(booking).toEqual({ owner_user_id: traveller.userId });
+    expect(await ticketIdsOf(traveller.token)).toContain(rows.ticketIds[0]);
+  });
+
+  it("refuses the old account's seat lock that waited on the merge, instead of leaving it on the disabled account", async () => {
+    const old = await oldPhoneTraveller();
+    const oldSession = await issueTravellerSession(
+      { config: app.config, db: app.db, tokens: createTravellerTokens(app.config) },
+      old.userId!,
+      'mobile',
+    );
+    const trip = await bookableTrip(app.db);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    // The old account's row is busy: the merge waits on it first, then the old session's seat lock
+    // (authenticated while its session was live) queues behind the merge.
+    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, accountLock.pid, 1);
+      const locking = app.request('/api/seat-locks', {
+        method: 'POST',
+        token: oldSession.token,
+        json: { trip_id: trip.tripId, seat_numbers: ['1'] },
+      });
+      await waitersOf(app.db, accountLock.pid, 2);
+      await accountLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      expectError(await locking, 401, 'AUTH_REQUIRED');
+      expect(
+        await app.db.query('select id from hold_batches where owner_user_id = $1', [old.userId]),
+      ).toEqual([]);
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
 
   it.each<[string, { password?: boolean; appMetadata?: object }]>([
     ['has a password', { password: true }],

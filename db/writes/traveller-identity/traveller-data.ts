@@ -1,0 +1,105 @@
+import type { PoolClient } from 'pg';
+
+/**
+ * What a traveller did, as completing the phone weighs and moves it (domain/traveller-identity.ts,
+ * planPhoneCompletion). Every table with a user or passenger key, and what it is:
+ *
+ * Operational data (counted, and moved by a merge):
+ *   users-keyed       journey_orders, journeys, hold_batches (journey holds, seat locks), bookings,
+ *                     payment_operations, loyalty_redemptions (vouchers), loyalty_accounts with a
+ *                     ledger entry, a voucher or a referral, support_tickets
+ *   passengers-keyed  favorites, and the passenger_id of journey_orders, journeys, bookings and
+ *                     loyalty_accounts
+ * Moved with them but not counted (each hangs on a booking or a journey above, or holds nothing):
+ *   journey_quotes (priced offers that expire and hold no seats), document_snapshots,
+ *   document_share_grants issued or revoked by the traveller, the traveller's support messages,
+ *   loyalty_accounts without activity.
+ * Identity and session plumbing (never moved; the merge itself rewrites it): users.passenger_id,
+ *   passengers.merged_into_id, user_identities, traveller_sessions and refresh_tokens (the old
+ *   account's are revoked), email_tokens (they stop matching once the address is released).
+ * History that keeps who acted: audit_log, document_access_log.
+ */
+
+/** A loyalty account `a` nothing ever happened on: no ledger entry, no voucher, no referral. */
+const IDLE_LOYALTY_ACCOUNT = `not exists (select 1 from loyalty_transactions t where t.account_id = a.id)
+  and not exists (select 1 from loyalty_redemptions r where r.account_id = a.id)
+  and not exists (select 1 from loyalty_referrals f where a.id in (f.referrer_account_id, f.referee_account_id))`;
+
+/** Whether the account `u` has operational data of its own (an SQL boolean over alias u). */
+export const ACCOUNT_HAS_OPERATIONAL_DATA = `(
+     exists (select 1 from journey_orders o where o.owner_user_id = u.id)
+  or exists (select 1 from journeys j where j.owner_user_id = u.id)
+  or exists (select 1 from hold_batches h where h.owner_user_id = u.id)
+  or exists (select 1 from bookings b where b.owner_user_id = u.id)
+  or exists (select 1 from payment_operations po where po.user_id = u.id)
+  or exists (select 1 from loyalty_redemptions r where r.user_id = u.id)
+  or exists (select 1 from loyalty_accounts a where a.user_id = u.id and not (${IDLE_LOYALTY_ACCOUNT}))
+  or exists (select 1 from support_tickets s where s.traveller_user_id = u.id))`;
+
+/** Whether the profile `p` has operational data (an SQL boolean over alias p). */
+export const PROFILE_HAS_OPERATIONAL_DATA = `(
+     exists (select 1 from favorites f where f.passenger_id = p.id)
+  or exists (select 1 from journey_orders o where o.passenger_id = p.id)
+  or exists (select 1 from journeys j where j.passenger_id = p.id)
+  or exists (select 1 from bookings b where b.passenger_id = p.id)
+  or exists (select 1 from loyalty_accounts a where a.passenger_id = p.id and not (${IDLE_LOYALTY_ACCOUNT})))`;
+
+/**
+ * Gives everything the old account did to the surviving one, in the order the writers of those
+ * rows lock them (orders, journeys, holds, bookings, payments; loyalty accounts before their
+ * vouchers), so a confirmation or a payment decision in flight either finishes before its rows
+ * move or finds them moved. The caller holds both users rows FOR UPDATE, which every insert with a
+ * foreign key to either account waits for. Only the old account may have operational data here
+ * (the rule refused otherwise): the surviving account's loyalty accounts in the old one's
+ * companies are idle, and where both have one in a company the idle one gives way (one account
+ * per company and traveller). A quote whose client
+ * idempotency key the surviving account already used stays behind: it holds nothing.
+ */
+export async function moveAccountData(
+  client: PoolClient,
+  fromUserId: string,
+  toUserId: string,
+): Promise<void> {
+  const move = (sql: string) => client.query(sql, [fromUserId, toUserId]);
+  await move(`update journey_quotes q set owner_user_id = $2 where q.owner_user_id = $1
+               and not exists (select 1 from journey_quotes n where n.owner_user_id = $2 and n.idempotency_key = q.idempotency_key)`);
+  await move('update journey_orders set owner_user_id = $2, updated_at = now() where owner_user_id = $1');
+  await move('update journeys set owner_user_id = $2, updated_at = now() where owner_user_id = $1');
+  await move('update hold_batches set owner_user_id = $2 where owner_user_id = $1');
+  await move('update bookings set owner_user_id = $2, updated_at = now() where owner_user_id = $1');
+  await move('update payment_operations set user_id = $2, updated_at = now() where user_id = $1');
+  await move('update document_snapshots set owner_user_id = $2 where owner_user_id = $1');
+  await move(`delete from loyalty_accounts a where a.user_id = $1 and ${IDLE_LOYALTY_ACCOUNT}
+               and a.company_id in (select company_id from loyalty_accounts where user_id = $2)`);
+  await move(`delete from loyalty_accounts a where a.user_id = $2 and ${IDLE_LOYALTY_ACCOUNT}
+               and a.company_id in (select company_id from loyalty_accounts where user_id = $1)`);
+  await move('update loyalty_accounts set user_id = $2, updated_at = now() where user_id = $1');
+  await move('update loyalty_redemptions set user_id = $2 where user_id = $1');
+  await move('update support_tickets set traveller_user_id = $2 where traveller_user_id = $1');
+  await move(
+    `update support_tickets set opened_by = $2 where opened_by_kind = 'TRAVELLER' and opened_by = $1`,
+  );
+  await move(
+    `update support_ticket_messages set author_id = $2 where author_kind = 'TRAVELLER' and author_id = $1`,
+  );
+  await move(
+    `update document_share_grants set issuer_id = $2 where issuer_kind = 'TRAVELLER' and issuer_id = $1`,
+  );
+  await move(
+    `update document_share_grants set revoked_by = $2 where revoked_by_kind = 'TRAVELLER' and revoked_by = $1`,
+  );
+}
+
+/** Repoints what hangs on the absorbed profile to the canonical one (favorites, journeys, bookings, loyalty). */
+export async function moveProfileData(
+  client: PoolClient,
+  fromPassengerId: string,
+  toPassengerId: string,
+): Promise<void> {
+  const move = (sql: string) => client.query(sql, [fromPassengerId, toPassengerId]);
+  await move('update favorites set passenger_id = $2 where passenger_id = $1');
+  await move('update journey_orders set passenger_id = $2, updated_at = now() where passenger_id = $1');
+  await move('update journeys set passenger_id = $2, updated_at = now() where passenger_id = $1');
+  await move('update bookings set passenger_id = $2, updated_at = now() where passenger_id = $1');
+  await move('update loyalty_accounts set passenger_id = $2, updated_at = now() where passenger_id = $1');
+}
