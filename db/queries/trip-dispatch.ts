@@ -193,7 +193,9 @@ interface ReadinessRow {
 
 /**
  * What readiness is judged by (domain/trip-dispatch.ts readinessBlockers). Runs on its own or
- * inside the transition transaction, after the trip is locked.
+ * inside the transition transaction, after the trip is locked. Pending requests are the trip's
+ * booking rows awaiting a decision of the trip's own company: a row of a journey that waits only
+ * for another company (whose leg this company confirms automatically) does not hold the bus.
  */
 export async function readinessFacts(runner: SqlRunner, tripId: string): Promise<ReadinessFacts> {
   const [row] = await rowsOf<ReadinessRow>(
@@ -204,7 +206,12 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
             b.status = 'ACTIVE' as bus_in_service,
             (select count(*)::int from bookings k where k.trip_id = t.id and k.status = 'CHECKED_IN'
               and k.payment_status = 'UNPAID') as cash_to_collect,
-            (select count(*)::int from bookings k where k.trip_id = t.id and k.status = 'PENDING_CONFIRMATION') as requests_pending
+            (select count(*)::int from bookings k join journeys j on j.id = k.journey_id
+              where k.trip_id = t.id and k.status = 'PENDING_CONFIRMATION'
+                and exists (select 1 from confirmation_requests r
+                            where r.company_id = t.company_id and r.status = 'PENDING'
+                              and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id)
+                                   or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id)))) as requests_pending
      from trips t join buses b on b.id = t.bus_id where t.id = $1`,
     [tripId],
   );

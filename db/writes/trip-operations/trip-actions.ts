@@ -95,7 +95,8 @@ async function actionEffects(
 /**
  * COMPLETE closes the attendance: travellers never checked in become NO_SHOW (recorded as by the
  * completing user); bookings with a checked-in traveller become COMPLETED (they earn points), the
- * others NO_SHOW. Legacy bookings follow their own status the same way.
+ * others NO_SHOW. Legacy bookings follow their own status the same way. Tickets never used keep
+ * their status but are no longer authorized for boarding, so every channel's projection says so.
  */
 async function closeAttendance(
   client: Queryable,
@@ -106,6 +107,11 @@ async function closeAttendance(
     `update journey_tickets set attendance = 'NO_SHOW', attendance_at = now(), attendance_by = $2, attendance_source = $3
      where trip_id = $1 and attendance = 'PENDING' and status = 'VALID'`,
     [trip.id, command.actor.staffUserId, command.actor.channel],
+  );
+  await client.query(
+    `update journey_tickets set boarding_authorized = false
+     where trip_id = $1 and status = 'VALID' and boarding_authorized`,
+    [trip.id],
   );
   const { rows } = await client.query<{ completed: number }>(
     `with changed as (

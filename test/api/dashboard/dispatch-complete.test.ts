@@ -103,6 +103,39 @@ describe('completing a trip', () => {
       );
     });
 
+    it("takes the no-show's boarding authorization away in the projection and the ticket list", async () => {
+      // SPEC "Journey confirmation": every channel uses the same projection.
+      const [row] = await app.db.query<{ journey_id: string }>(
+        'select journey_id from bookings where id = $1',
+        [missed.bookingId],
+      );
+      const projection = await app.request(`/api/journeys/${row!.journey_id}`, {
+        headers: missed.caller.headers,
+      });
+      const list = await app.request(`/api/tickets`, { headers: missed.caller.headers });
+      const pdf = await app.request(`/api/bookings/${missed.bookingId}/document?type=ticket&locale=en`, {
+        headers: missed.caller.headers,
+      });
+      const projected = (
+        projection.body.data.tickets as {
+          status: string;
+          boarding_authorized: boolean;
+          signature: string | null;
+        }[]
+      ).map((t) => ({
+        status: t.status,
+        boarding_authorized: t.boarding_authorized,
+        signed: t.signature !== null,
+      }));
+      const listed = JSON.stringify(list.body.data).slice(0, 600);
+      const facts = `document=${pdf.status} ${pdf.body?.errorCode}; projection=${JSON.stringify(projected)}; tickets=${listed}`;
+      expect(pdf.status, facts).toBe(410);
+      expect(
+        projected.every((t) => !t.boarding_authorized),
+        facts,
+      ).toBe(true);
+    });
+
     it('answers a second COMPLETE as a replay that credits nothing', async () => {
       const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
       expect(again.status, again.text).toBe(200);

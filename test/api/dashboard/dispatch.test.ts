@@ -8,10 +8,20 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
 import {
+  confirmJourney,
+  connection,
+  holdForConfirm,
+  mobileTraveller,
+  setConfirmation,
+} from '../../support/journeys.js';
+import {
+  advance,
   anotherTrip,
   assignDriver,
   bookSeats,
+  createDriver,
   dispatch,
   dispatchView,
   operationsSnapshot,
@@ -527,6 +537,57 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
           [world.trip.busId],
         );
       }
+    });
+
+    it('departs past a journey request only another company can decide, not past its own', async () => {
+      // A connection: A's trip confirms automatically, B's decides by hand. Every booking row of the
+      // journey is PENDING_CONFIRMATION, but only B has a request to decide.
+      const { first, second } = await connection(app.db);
+      await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 1440 });
+      const traveller = await mobileTraveller(app);
+      const { confirmBody, journeyId } = await holdForConfirm(app, traveller, [
+        { trip: first },
+        { trip: second },
+      ]);
+      const confirmed = await confirmJourney(app, traveller, journeyId, confirmBody);
+      expect(confirmed.status, confirmed.text).toBe(200);
+      expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      const requests = await app.db.query<{ company_id: string }>(
+        `select company_id from confirmation_requests where scope_id = $1`,
+        [journeyId],
+      );
+      expect(requests.map((request) => request.company_id)).toEqual([second.companyId]);
+
+      const boarding = async (trip: typeof first) => {
+        const driver = await createDriver(app, trip.companyId);
+        await assignDriver(app.db, trip.tripId, driver.staffUserId);
+        const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+        await advance(app, dispatcher, trip.tripId, 'START_BOARDING');
+        return dispatcher;
+      };
+      const dispatcherA = await boarding(first);
+      const [bookingA] = await app.db.query<{ id: string; status: string }>(
+        `select id, status from bookings where journey_id = $1 and trip_id = $2`,
+        [journeyId, first.tripId],
+      );
+      const decideA = await app.request(`/dashboard/api/bookings/${bookingA!.id}/status`, {
+        method: 'PATCH',
+        headers: dispatcherA.writeHeaders,
+        json: { decision: 'APPROVE' },
+      });
+      const departA = await dispatch(app, dispatcherA, first.tripId, { action: 'DEPART' });
+      const facts =
+        `A's booking row=${bookingA!.status}; A deciding=${decideA.status} ${decideA.body?.errorCode}; ` +
+        `DEPART=${departA.status} ${departA.body?.errorCode} ${JSON.stringify(departA.body?.details?.blockers?.map((b: { code: string }) => b.code))}`;
+      expect(departA.status, facts).toBe(200);
+
+      const dispatcherB = await boarding(second);
+      const departB = await dispatch(app, dispatcherB, second.tripId, { action: 'DEPART' });
+      expect(departB.status, departB.text).toBe(409);
+      expect(departB.body).toMatchObject({
+        errorCode: 'TRIP_NOT_READY',
+        details: { blockers: [{ code: 'REQUESTS_PENDING', count: 1 }] },
+      });
     });
 
     it('keeps only the last 25 events in the view', async () => {
