@@ -137,7 +137,7 @@ const ReferralRecorded = successWith(
 );
 
 export const RedeemBody = z
-  .object({ companyId: Uuid, rewardCode: z.string().trim().min(1).max(64) })
+  .object({ companyId: Uuid, rewardCode: z.string().trim().toUpperCase().min(1).max(64) })
   .strict()
   .meta({ id: 'LoyaltyRedeemRequest' });
 const Redeemed = z.object({

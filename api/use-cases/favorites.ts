@@ -11,12 +11,16 @@ import { badRequest, conflict, type Refusal } from '../http/errors.js';
 
 /**
  * A signed-in traveller's favorite routes. Each operation first resolves the canonical traveller
- * profile of the account (merged profiles followed): never a traveller id sent by the client.
+ * profile of the account (merged profiles followed): never a traveller id sent by the client. The
+ * writes resolve it once more inside their transaction, holding it against a merge.
  */
+
+const profileRequired = (): Refusal =>
+  conflict('TRAVELER_PROFILE_REQUIRED', 'Complete your traveller profile first');
 
 async function passengerOf(db: Database, userId: string): Promise<string> {
   const passengerId = await resolveCanonicalPassenger(db, userId);
-  if (!passengerId) throw conflict('TRAVELER_PROFILE_REQUIRED', 'Complete your traveller profile first');
+  if (!passengerId) throw profileRequired();
   return passengerId;
 }
 
@@ -42,10 +46,12 @@ export async function saveTravellerFavorite(
   userId: string,
   pair: CityPair,
 ): Promise<{ favorite: FavoriteRoute; alreadySaved: boolean }> {
-  const passengerId = await passengerOf(db, userId);
+  await passengerOf(db, userId);
   await requireCities(db, pair);
-  const outcome = await saveFavorite(db, passengerId, pair);
+  // The write resolves the profile again, locked: a merge meanwhile moves the favorite or is followed.
+  const outcome = await saveFavorite(db, userId, pair);
   if (outcome.kind === 'cityMissing') throw cityNotFound([]);
+  if (outcome.kind === 'profileRequired') throw profileRequired();
   return outcome;
 }
 
@@ -55,8 +61,8 @@ export async function removeTravellerFavorite(
   userId: string,
   pair: CityPair,
 ): Promise<boolean> {
-  const passengerId = await passengerOf(db, userId);
-  if (await removeFavorite(db, passengerId, pair)) return true;
+  await passengerOf(db, userId);
+  if (await removeFavorite(db, userId, pair)) return true;
   // Nothing was saved: a city that does not exist is still named as such.
   await requireCities(db, pair);
   return false;

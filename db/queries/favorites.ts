@@ -1,5 +1,6 @@
 import type { Database } from '../orm.js';
 import { pickColumns } from '../row-fields.js';
+import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import type { CityRef } from './catalogue.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 
@@ -35,8 +36,9 @@ const MAX_MERGE_DEPTH = 16;
  * The user's traveller profile after merges: users.passenger_id, then merged_into_id until a
  * profile that was not merged away. Null when the user has no profile yet.
  */
-export async function resolveCanonicalPassenger(db: Database, userId: string): Promise<string | null> {
-  const [row] = await db.query<IdRow>(
+export async function resolveCanonicalPassenger(db: SqlRunner, userId: string): Promise<string | null> {
+  const [row] = await rowsOf<IdRow>(
+    db,
     `with recursive chain (id, merged_into_id, depth) as (
        select p.id, p.merged_into_id, 0 from users u join passengers p on p.id = u.passenger_id where u.id = $1
        union all
@@ -84,11 +86,12 @@ export async function listFavorites(db: Database, passengerId: string): Promise<
 }
 
 export async function findFavorite(
-  db: Database,
+  db: SqlRunner,
   passengerId: string,
   pair: CityPair,
 ): Promise<FavoriteRoute | null> {
-  const [row] = await db.query<FavoriteRow>(
+  const [row] = await rowsOf<FavoriteRow>(
+    db,
     `${SELECT_FAVORITES} and f.origin_city_id = $2 and f.dest_city_id = $3`,
     [passengerId, pair.originCityId, pair.destCityId],
   );

@@ -1,52 +1,90 @@
-import { findFavorite, type CityPair, type FavoriteRoute } from '../queries/favorites.js';
+import type { PoolClient } from 'pg';
+import {
+  findFavorite,
+  resolveCanonicalPassenger,
+  type CityPair,
+  type FavoriteRoute,
+} from '../queries/favorites.js';
 import type { Database } from '../orm.js';
 import { pgCode } from '../pg-errors.js';
 
 /**
- * Writes of a traveller's favorite routes, each one statement. Every write names the canonical
- * passenger id the caller resolved from the signed-in user, never a traveller id from a request.
+ * Writes of a traveller's favorite routes, each one transaction. Every write resolves the signed-in
+ * user's canonical passenger profile inside it and holds that profile until it ends, never a
+ * traveller id from a request.
  */
 
 export type SaveOutcome =
-  { kind: 'saved'; favorite: FavoriteRoute; alreadySaved: boolean } | { kind: 'cityMissing' };
+  | { kind: 'saved'; favorite: FavoriteRoute; alreadySaved: boolean }
+  | { kind: 'cityMissing' }
+  | { kind: 'profileRequired' };
 
 const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Profiles merged away one after another while a write waited: each round follows one more. */
+const MAX_LOCK_ROUNDS = 4;
 
 interface IdRow {
   id: string;
 }
 
 /**
+ * The user's canonical profile, locked FOR KEY SHARE (what the favorite's foreign key takes anyway)
+ * until the transaction ends. A phone completion merging it away locks it FOR UPDATE: either it
+ * waits for this write (which its merge then moves), or this waited for it and finds the profile
+ * merged, reads the chain again and locks the profile it was merged into. Null: no profile yet.
+ */
+async function lockCanonicalPassenger(client: PoolClient, userId: string): Promise<string | null> {
+  for (let round = 0; round < MAX_LOCK_ROUNDS; round++) {
+    const passengerId = await resolveCanonicalPassenger(client, userId);
+    if (!passengerId) return null;
+    const { rows } = await client.query<IdRow>(
+      'select id from passengers where id = $1 and merged_into_id is null for key share',
+      [passengerId],
+    );
+    if (rows[0]) return passengerId;
+  }
+  throw new Error('the traveller profile kept being merged away');
+}
+
+/**
  * Saves the pair once per passenger: the unique (passenger, origin, destination) constraint makes
  * a repeat, or concurrent duplicates, end with one row; the repeat reports alreadySaved.
  */
-export async function saveFavorite(db: Database, passengerId: string, pair: CityPair): Promise<SaveOutcome> {
-  // Two rounds: the row a conflicting insert found may be deleted before it is read back.
-  for (let round = 0; round < 2; round++) {
-    let inserted: IdRow[];
-    try {
-      inserted = await db.query<IdRow>(
-        `insert into favorites (passenger_id, origin_city_id, dest_city_id) values ($1, $2, $3)
-         on conflict (passenger_id, origin_city_id, dest_city_id) do nothing
-         returning id`,
-        [passengerId, pair.originCityId, pair.destCityId],
-      );
-    } catch (error) {
-      // A city deleted after the caller checked it.
-      if (pgCode(error) === FOREIGN_KEY_VIOLATION) return { kind: 'cityMissing' };
-      throw error;
-    }
-    const favorite = await findFavorite(db, passengerId, pair);
-    if (favorite) return { kind: 'saved', favorite, alreadySaved: inserted.length === 0 };
+export async function saveFavorite(db: Database, userId: string, pair: CityPair): Promise<SaveOutcome> {
+  try {
+    return await db.transaction(async (client) => {
+      const passengerId = await lockCanonicalPassenger(client, userId);
+      if (!passengerId) return { kind: 'profileRequired' } as const;
+      // Two rounds: the row a conflicting insert found may be deleted before it is read back.
+      for (let round = 0; round < 2; round++) {
+        const { rows: inserted } = await client.query<IdRow>(
+          `insert into favorites (passenger_id, origin_city_id, dest_city_id) values ($1, $2, $3)
+           on conflict (passenger_id, origin_city_id, dest_city_id) do nothing
+           returning id`,
+          [passengerId, pair.originCityId, pair.destCityId],
+        );
+        const favorite = await findFavorite(client, passengerId, pair);
+        if (favorite) return { kind: 'saved', favorite, alreadySaved: inserted.length === 0 } as const;
+      }
+      throw new Error('favorite vanished while being saved twice');
+    });
+  } catch (error) {
+    // A city deleted after the caller checked it.
+    if (pgCode(error) === FOREIGN_KEY_VIOLATION) return { kind: 'cityMissing' };
+    throw error;
   }
-  throw new Error('favorite vanished while being saved twice');
 }
 
-/** True when a saved pair was removed. */
-export async function removeFavorite(db: Database, passengerId: string, pair: CityPair): Promise<boolean> {
-  const rows = await db.query<IdRow>(
-    'delete from favorites where passenger_id = $1 and origin_city_id = $2 and dest_city_id = $3 returning id',
-    [passengerId, pair.originCityId, pair.destCityId],
-  );
-  return rows.length > 0;
+/** True when a saved pair of the user's canonical profile was removed. */
+export async function removeFavorite(db: Database, userId: string, pair: CityPair): Promise<boolean> {
+  return db.transaction(async (client) => {
+    const passengerId = await lockCanonicalPassenger(client, userId);
+    if (!passengerId) return false;
+    const { rows } = await client.query<IdRow>(
+      'delete from favorites where passenger_id = $1 and origin_city_id = $2 and dest_city_id = $3 returning id',
+      [passengerId, pair.originCityId, pair.destCityId],
+    );
+    return rows.length > 0;
+  });
 }

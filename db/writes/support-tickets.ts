@@ -12,6 +12,7 @@ import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.j
 import type { Database, TransactionClient } from '../orm.js';
 import { OWN_BOOKING } from '../queries/customer-bookings.js';
 import { recordAct, type AuditActor } from './audit.js';
+import { lockAccount as lockActiveTraveller } from './inventory-caps.js';
 
 /**
  * Support tickets: opened by a traveller about a booking or by support on someone's behalf,
@@ -113,6 +114,9 @@ export async function openTicket(
   audit: AuditActor | null,
 ): Promise<string> {
   return db.transaction(async (sql) => {
+    // A traveller's row first: a session of an account that complete-phone merged away while this
+    // waited is refused (401), so no ticket lands on a disabled user the survivor cannot see.
+    if (author.kind === 'TRAVELLER') await lockActiveTraveller(sql, author.userId);
     const subject = await subjectOf(sql, author, input);
     const ticket = sql.em.create(SupportTicket, {
       id: randomUUID(),

@@ -13,7 +13,7 @@ import { LoyaltyRefusal } from './refusal.js';
 
 /**
  * Loyalty accounts and their ledger. Balances change only through `post`, each change in one
- * transaction that first locks the traveller's account row (FOR UPDATE), so a balance can never
+ * transaction that first locks the traveller's account row (lockAccount), so a balance can never
  * be spent twice or go negative (the CHECK on balance backs this up), and every change leaves a
  * loyalty_transactions row with the balance after it.
  */
@@ -53,9 +53,16 @@ export async function ensureAccount(client: Queryable, companyId: string, userId
   throw new Error('could not create a loyalty account');
 }
 
+/**
+ * The account row, locked FOR NO KEY UPDATE: balance writers take turns, while inserts whose
+ * foreign key points at the account (a referral naming it, a voucher, a ledger entry) do not wait
+ * for them, so a referral holding the referee's account never waits on the referrer's balance
+ * writer (a deadlock). A merge moving the account to another user changes a key column (FOR
+ * UPDATE) and still takes turns with every balance writer.
+ */
 export async function lockAccount(client: Queryable, accountId: string): Promise<AccountRow> {
   const { rows } = await client.query<AccountRow>(
-    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 for update`,
+    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 for no key update`,
     [accountId],
   );
   return rows[0]!;

@@ -8,7 +8,7 @@ import { recordStaffAudit } from '../audit.js';
 /**
  * Points the company moves by hand: a manual adjustment of one account, and the points of unused
  * vouchers returned when a reward is withdrawn. Each balance change locks its account row first
- * (FOR UPDATE) in one transaction and leaves a ledger entry (kind ADJUST) naming the company user
+ * (lockAccount) in one transaction and leaves a ledger entry (kind ADJUST) naming the company user
  * who made it and the reason (ADJUST, or VOUCHER_REFUND for returned voucher points, which do not
  * count as points earned); a balance never goes below zero.
  */
@@ -33,14 +33,17 @@ interface LedgerRow {
   created_at: string;
 }
 
-/** The account of the actor's company, locked; another company's account is the same 404 as none. */
+/**
+ * The account of the actor's company, locked as lockAccount locks it (FOR NO KEY UPDATE); another
+ * company's account is the same 404 as none.
+ */
 async function lockCompanyAccount(
   client: TransactionClient,
   companyId: string,
   accountId: string,
 ): Promise<AccountRow> {
   const { rows } = await client.query<AccountRow>(
-    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 and company_id = $2 for update`,
+    `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 and company_id = $2 for no key update`,
     [accountId, companyId],
   );
   if (!rows[0])

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { redeemRefusal, voucherCodeFrom, type RedeemableReward } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
+import { lockAccount as lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, post, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 
@@ -49,18 +50,25 @@ async function lockReward(
 }
 
 /**
- * POST /loyalty/redeem: in ONE transaction locks the traveller's account in the company, then the
- * reward row, checks the reward (active, redeemable type, sane configuration, not sold out) and
- * the balance, deducts the points, bumps the redemption counter, records the REDEEM transaction
- * and creates the voucher. Concurrent redeems on one account run one after another, so a balance
- * that covers one reward yields exactly one voucher.
+ * POST /loyalty/redeem: in ONE transaction locks the traveller's users row (401 AUTH_REQUIRED once
+ * it is no longer ACTIVE), their account in the company, then the reward row, checks the reward
+ * (active, redeemable type, sane configuration, not sold out) and the balance, deducts the points,
+ * bumps the redemption counter, records the REDEEM transaction and creates the voucher. Concurrent
+ * redeems on one account run one after another, so a balance that covers one reward yields exactly
+ * one voucher.
  */
 export async function redeemReward(
   db: Database,
   input: { companyId: string; userId: string; rewardCode: string },
 ): Promise<Redemption> {
-  const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
+  // Opened first on its own: a redeem refused below still leaves the traveller's account open.
+  await ensureAccount(db.pool, input.companyId, input.userId);
   return db.transaction(async (client) => {
+    // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
+    // an account merged away while this waited is refused (401), so no voucher names a disabled user.
+    await lockActiveTraveller(client, input.userId);
+    // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
+    const accountId = await ensureAccount(client, input.companyId, input.userId);
     const account = await lockAccount(client, accountId);
     const found = await lockReward(client, input.companyId, input.rewardCode);
     const refusal = redeemRefusal(found && toRedeemableReward(found), account.balance);

@@ -10,7 +10,7 @@ import { createCity, createCorridor } from '../../support/factories.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
-import { creditPoints, loyaltyProgram } from '../../support/loyalty.js';
+import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
 
 /**
  * Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
@@ -272,6 +272,14 @@ describe('POST /auth/customer/complete-phone', () => {
     return tickets.body.data.tickets.map((ticket: { id: string }) => ticket.id) as string[];
   };
 
+  /** A session of the old account, issued before the merge (a second device). */
+  const sessionOf = (userId: string) =>
+    issueTravellerSession(
+      { config: app.config, db: app.db, tokens: createTravellerTokens(app.config) },
+      userId,
+      'mobile',
+    );
+
   it('gives the merged traveller the journeys and tickets the old phone-only account booked', async () => {
     const old = await oldPhoneTraveller();
     const rows = await bookedJourney(old.userId!);
@@ -408,6 +416,144 @@ describe('POST /auth/customer/complete-phone', () => {
       ).toEqual([]);
     } finally {
       await accountLock.release();
+    }
+  }, 60_000);
+
+  it("refuses the old account's redeem that waited on the merge, instead of issuing a voucher to the disabled account", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 100 });
+    const [account] = await app.db.query<{ id: string }>(
+      'select id from loyalty_accounts where company_id = $1 and user_id = $2',
+      [trip.companyId, old.userId],
+    );
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    // The loyalty account is busy: the merge waits on it holding both users rows, then the old
+    // session's redeem queues behind the merge.
+    const accountLock = await holdLock(
+      app.db,
+      `select id from loyalty_accounts where id = '${account!.id}' for update`,
+    );
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, accountLock.pid, 1);
+      const redeeming = app.request('/api/loyalty/redeem', {
+        method: 'POST',
+        json: { companyId: trip.companyId, rewardCode: reward.code },
+        token: oldSession.token,
+      });
+      await waitersOf(app.db, accountLock.pid, 2);
+      await accountLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      const redeemed = await redeeming;
+
+      const vouchers = await app.db.query<{ voucher_user: string; account_user: string }>(
+        `select r.user_id as voucher_user, a.user_id as account_user
+           from loyalty_redemptions r join loyalty_accounts a on a.id = r.account_id
+          where r.account_id = $1`,
+        [account!.id],
+      );
+      const [balance] = await app.db.query('select user_id, balance from loyalty_accounts where id = $1', [
+        account!.id,
+      ]);
+      const detail = `redeem ${redeemed.status} ${redeemed.text}; account now ${JSON.stringify(balance)}; vouchers ${JSON.stringify(vouchers)}; survivor ${traveller.userId}, old ${old.userId}`;
+      for (const voucher of vouchers) expect(voucher.voucher_user, detail).toBe(voucher.account_user);
+      if (redeemed.status === 201) {
+        // The surviving traveller paid for it: they can use it.
+        const preview = await app.request('/api/loyalty/preview', {
+          method: 'POST',
+          json: { redemptionCode: redeemed.body.redemption.code, subtotal: 10_000, tripIds: [trip.tripId] },
+          token: traveller.token,
+        });
+        expect(preview.status, `${detail}; preview ${preview.text}`).toBe(200);
+      }
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
+
+  it("refuses the old account's support ticket that waited on the merge, or the surviving account sees it", async () => {
+    const old = await oldPhoneTraveller();
+    const rows = await bookedJourney(old.userId!);
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, accountLock.pid, 1);
+      const opening = app.request('/api/support-tickets', {
+        method: 'POST',
+        json: { bookingId: rows.bookingId, subject: 'Lost bag', message: 'My bag stayed on the bus' },
+        token: oldSession.token,
+      });
+      await waitersOf(app.db, accountLock.pid, 2);
+      await accountLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      const opened = await opening;
+      if (opened.status === 201) {
+        const read = await app.request(`/api/support-tickets/${opened.body.data.id}`, {
+          token: traveller.token,
+        });
+        const [row] = await app.db.query('select traveller_user_id from support_tickets where id = $1', [
+          opened.body.data.id,
+        ]);
+        expect(read.status, `ticket ${JSON.stringify(row)}; old ${old.userId}; ${read.text}`).toBe(200);
+      } else {
+        expect(opened.status, opened.text).toBe(401);
+      }
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
+
+  it('keeps a favorite saved while the merge moves the profile: the route saved is listed afterwards', async () => {
+    const traveller = await idpTraveller();
+    const newer = await passengerWithFavorites(null, 0);
+    await app.db.query('update users set passenger_id = $2 where id = $1', [traveller.userId, newer]);
+    const old = await oldPhoneTraveller({ withUser: false });
+    const code = await codeFor(old.phone);
+
+    // The newer profile is busy: the merge waits on it, then the favorite's write queues behind it.
+    const profileLock = await holdLock(app.db, `select id from passengers where id = '${newer}' for update`);
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, profileLock.pid, 1);
+      const saving = app.request('/api/favorites', {
+        method: 'POST',
+        json: { originCityId: cities[2], destCityId: cities[3] },
+        token: traveller.token,
+      });
+      await waitersOf(app.db, profileLock.pid, 2);
+      await profileLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      expect(merged.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
+      const saved = await saving;
+      expect([200, 201]).toContain(saved.status);
+
+      const listed = await app.request('/api/favorites', { token: traveller.token });
+      expect(listed.status).toBe(200);
+      const stored = await app.db.query('select passenger_id from favorites where id = $1', [
+        saved.body.favorite.id,
+      ]);
+      expect(
+        listed.body.favorites.map((favorite: { id: string }) => favorite.id),
+        `POST answered ${saved.status}; stored on ${JSON.stringify(stored)}; canonical ${old.passengerId}, merged-away ${newer}`,
+      ).toContain(saved.body.favorite.id);
+    } finally {
+      await profileLock.release();
     }
   }, 60_000);
 

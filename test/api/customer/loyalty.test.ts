@@ -86,6 +86,28 @@ function preview(app: TestApp, traveller: SignedInTraveller, body: Record<string
 const completeTrip = (db: Database, tripId: string) =>
   db.query(`update trips set status = 'COMPLETED' where id = $1`, [tripId]);
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function deadlockTimeoutMs(db: Database): Promise<number> {
+  const [row] = await db.query<{ ms: string }>(
+    `select setting as ms from pg_settings where name = 'deadlock_timeout'`,
+  );
+  return Number(row!.ms);
+}
+
+async function referralCodeOf(app: TestApp, traveller: SignedInTraveller, companyId: string) {
+  const answer = await app.request(`/api/loyalty/referral?companyId=${companyId}`, bearer(traveller));
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body.data.referralCode as string;
+}
+
+const postReferral = (app: TestApp, traveller: SignedInTraveller, companyId: string, referralCode: string) =>
+  app.request('/api/loyalty/referral', {
+    method: 'POST',
+    json: { companyId, referralCode },
+    ...bearer(traveller),
+  });
+
 describe('loyalty accounts: one per traveller and company', () => {
   const app = useTestApp();
 
@@ -277,6 +299,20 @@ describe('redeeming points for a voucher', () => {
     });
     expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(299);
     expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+  });
+
+  it('redeems a catalogue code typed in lower case (the catalogue stores codes upper-case)', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    await giveReward(app.db, trip.companyId, { code: 'SUMMER10', pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+
+    const answer = await app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: trip.companyId, rewardCode: 'summer10' },
+      ...bearer(traveller),
+    });
+    expect(answer.status, answer.text).toBe(201);
   });
 
   it('refuses an unknown reward (404), a merchandise reward (409 UNSUPPORTED), a misconfigured one and a sold-out one', async () => {
@@ -745,6 +781,66 @@ describe('points earning and referrals', () => {
     expect((await accountOf(app.db, trip.companyId, referee.traveller.userId))!.balance).toBe(
       100 + 1000 + 250,
     );
+  });
+
+  it('two new travellers entering each other’s referral code at once: no 500 (deadlock)', async () => {
+    const trip = await programWithTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 100 });
+    const a = await app.signIn();
+    const b = await app.signIn();
+    const codeA = await referralCodeOf(app, a, trip.companyId);
+    const codeB = await referralCodeOf(app, b, trip.companyId);
+
+    // Both requests lock their own account, then queue at the referral insert.
+    const referrals = await holdLock(app.db, 'lock table loyalty_referrals in share mode');
+    const aAnswer = postReferral(app, a, trip.companyId, codeB);
+    const bAnswer = postReferral(app, b, trip.companyId, codeA);
+    await waitersOf(app.db, referrals.pid, 2);
+    await referrals.release();
+
+    for (const answer of await Promise.all([aAnswer, bAnswer])) {
+      expect([201, 409], `${answer.status} ${answer.text}`).toContain(answer.status);
+    }
+  });
+
+  it('a referral between two holders of a reward the company withdraws at that moment: both finish, no 500', async () => {
+    const trip = await programWithTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 100 });
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const pair = [await app.signIn(), await app.signIn()];
+    for (const traveller of pair) {
+      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+      await redeemVoucher(app, traveller.token, trip.companyId, reward.code);
+    }
+    const [first, second] = await Promise.all(
+      pair.map(async (traveller) => ({
+        traveller,
+        account: (await accountOf(app.db, trip.companyId, traveller.userId))!,
+      })),
+    );
+    // The withdrawal locks holders in account id order: the referrer (lower id) first.
+    const [referrer, referee] =
+      first!.account.id < second!.account.id ? [first!, second!] : [second!, first!];
+    const code = await referralCodeOf(app, referrer.traveller, trip.companyId);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+
+    // The referral holds the referee's account and waits at its insert.
+    const referrals = await holdLock(app.db, 'lock table loyalty_referrals in share mode');
+    const referral = postReferral(app, referee.traveller, trip.companyId, code);
+    await waitersOf(app.db, referrals.pid, 1);
+    // The withdrawal locks the referrer's account, then waits for the referee's.
+    const withdrawal = app.request(`/dashboard/api/loyalty/rewards/${reward.id}`, {
+      method: 'DELETE',
+      headers: owner.writeHeaders,
+    });
+    await waitersOf(app.db, referrals.pid, 2);
+    // Past the withdrawal's own deadlock check, then let the referral reach the referrer's row.
+    await sleep(2 * (await deadlockTimeoutMs(app.db)) + 200);
+    await referrals.release();
+
+    const [referred, withdrawn] = await Promise.all([referral, withdrawal]);
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(referred.status, referred.text).toBe(201);
   });
   it("stops a trip's earned points at the account's limit instead of failing the award", async () => {
     const trip = await programWithTrip(app.db);
