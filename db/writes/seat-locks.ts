@@ -11,6 +11,7 @@ import type { Database } from '../orm.js';
 import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
 import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
+import { allocationsInIdOrder } from './allocation-locks.js';
 import { closeHoldBatch, JourneyRefusal } from './journeys/index.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
 import { lockAccount, requireSeatsWithinCaps, type AccountCaps } from './inventory-caps.js';
@@ -168,9 +169,7 @@ async function occupiedLabels(q: Queryable, trip: BookableTrip, seats: LabelledS
 export async function expireLapsedHolds(q: Queryable, tripId: string, seatIds: string[]): Promise<void> {
   await q.query(
     `update seat_allocations set status = 'EXPIRED', released_at = now()
-     where id in (select id from seat_allocations
-                  where trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()
-                  order by id for update)`,
+     where ${allocationsInIdOrder(`trip_id = $1 and seat_id = any($2::text[]) and status = 'HELD' and expires_at <= now()`)}`,
     [tripId, seatIds],
   );
 }

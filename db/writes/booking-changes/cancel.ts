@@ -2,6 +2,7 @@ import { cancellationDecision } from '../../../domain/booking-rules.js';
 import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentialsOf } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
 import { factsOf, lockOwnBooking, refuseWith, type BookingCaller } from './own-booking.js';
@@ -30,7 +31,7 @@ export async function cancelBooking(
     const journeyId = booking.journey_id!;
     await client.query(
       `update seat_allocations set status = 'RELEASED', released_at = now()
-       where owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`,
+       where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`)}`,
       [journeyId],
     );
     await client.query(

@@ -16,6 +16,7 @@ import { isBookableStatus } from '../../queries/inventory.js';
 import { seatsByLabel, type LabelledSeat } from '../../queries/layout-seats.js';
 import { companyScopeSql } from '../../queries/scope.js';
 import { columnsOf } from '../../row-fields.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { expireLapsedHolds } from '../seat-locks.js';
 import {
@@ -115,7 +116,7 @@ async function moveAllocations(
 ): Promise<void> {
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
-     where owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`,
+     where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`)}`,
     [booking.journey_id, booking.trip_id],
   );
   const seatIds = seats.map((seat) => seat.seat_id);

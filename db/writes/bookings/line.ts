@@ -11,6 +11,7 @@ import {
   type SigningOptions,
 } from '../boarding-credentials.js';
 import { consumeVoucher } from '../loyalty/index.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { BOOKING_EVENT_COLUMNS, bookingEventsSql } from '../outbox.js';
 import type { AccountCaps } from '../inventory-caps.js';
 import { bookableTrip, requireAutomaticConfirmation, type BookableTrip } from '../seat-locks.js';
@@ -183,7 +184,7 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
      ev as (${bookingEventsSql('b', ['booking.created', 'booking.confirmed'])} returning 1),
      a as (
        update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
-       where hold_batch_id = $23 and status = 'HELD'
+       where ${allocationsInIdOrder(`hold_batch_id = $23 and status = 'HELD'`)}
        returning id),
      h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
      select (select count(*) from a)::int as confirmed`;

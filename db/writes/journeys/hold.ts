@@ -17,6 +17,7 @@ import {
   type AccountCaps,
 } from '../inventory-caps.js';
 import { iso } from '../../row-fields.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { QuoteResponse } from '../quote.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { inLockedScope, JourneyRefusal, serialRows, setScopeStatus, type LockedScope } from './scope.js';
@@ -165,7 +166,7 @@ async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<voi
   }
   await client.query(
     `update seat_allocations set status = 'EXPIRED', released_at = now()
-       where trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`,
+       where ${allocationsInIdOrder(`trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`)}`,
     [tripIds],
   );
 }

@@ -9,6 +9,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import { Refusal } from '../../../domain/refusal.js';
 import type { Database } from '../../orm.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 
 /**
  * What every journey confirmation transaction shares (SPEC "Journey confirmation", "Company
@@ -205,7 +206,8 @@ export async function closeHoldBatch(
     status,
   ]);
   await client.query(
-    `update seat_allocations set status = $2, released_at = now() where hold_batch_id = $1 and status = 'HELD'`,
+    `update seat_allocations set status = $2, released_at = now()
+     where ${allocationsInIdOrder(`hold_batch_id = $1 and status = 'HELD'`)}`,
     [holdBatchId, status],
   );
 }

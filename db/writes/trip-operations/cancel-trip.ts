@@ -1,3 +1,4 @@
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
 import { withBookingEvents } from '../outbox.js';
@@ -143,11 +144,10 @@ async function releaseSeats(
   );
   for (const lock of locks) await closeHoldBatch(client, lock.id, 'RELEASED');
   const released = await client.query(
-    `update seat_allocations a set status = 'RELEASED', released_at = now()
-     from trips t
-     where t.id = a.trip_id and t.status in ${NOT_DEPARTED} and a.status in ('HELD', 'CONFIRMED')
-       and ((a.owner_kind = 'JOURNEY' and a.owner_id = any($1::uuid[]))
-            or (a.owner_kind = 'BOOKING' and a.owner_id = any($2::uuid[])))`,
+    `update seat_allocations set status = 'RELEASED', released_at = now()
+     where ${allocationsInIdOrder(`trip_id in (select t.id from trips t where t.status in ${NOT_DEPARTED})
+       and status in ('HELD', 'CONFIRMED')
+       and ((owner_kind = 'JOURNEY' and owner_id = any($1::uuid[])) or (owner_kind = 'BOOKING' and owner_id = any($2::uuid[])))`)}`,
     [journeyIds, bookingIds],
   );
   return released.rowCount ?? 0;

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { atDamascus, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
@@ -39,6 +41,25 @@ async function expireLock(app: TestApp, lockId: string): Promise<void> {
     `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
     [lockId],
   );
+}
+
+/**
+ * The lock's two allocations, the one its close scans first (physical order) given the higher id:
+ * a writer taking them in scan order reaches them in the reverse of id order. Answers [low, high].
+ */
+async function scanFirstHighest(app: TestApp, lockId: string): Promise<[string, string]> {
+  for (;;) {
+    const rows = await app.db.query<{ id: string }>(
+      `select id from seat_allocations where hold_batch_id = $1 order by ctid`,
+      [lockId],
+    );
+    const [first, second] = rows.map((row) => row.id) as [string, string];
+    if (first > second) return [second, first];
+    await app.db.query(`update seat_allocations set id = $2 where id = $1`, [
+      second,
+      `00000000${randomUUID().slice(8)}`,
+    ]);
+  }
 }
 
 describe('seat locks', () => {
@@ -241,5 +262,31 @@ describe('seat locks', () => {
     expect(booked.body.errorCode).toBe('SEAT_LOCK_EXPIRED');
     const bookings = await app.db.query(`select id from bookings where seat_lock_session_id = $1`, [oldLock]);
     expect(bookings).toEqual([]);
+  });
+
+  it('a seat lock and the DELETE of a lapsed lock freeing the same seats wait for each other: neither answers 500', async () => {
+    const trip = await bookableTrip(app.db);
+    const slow = await mobileTraveller(app);
+    const quick = await mobileTraveller(app);
+    const oldLock = await lockSeats(app, slow, trip.tripId, ['1', '2']);
+    await expireLock(app, oldLock);
+    const [low] = await scanFirstHighest(app, oldLock);
+
+    // The seat lock waits first for `low`; the DELETE then closes the batch behind it. Released,
+    // the seat lock takes `low` and goes on to `high`: a close that took `high` first (scan order)
+    // would now wait for `low` in turn, and one of the two would die a deadlock.
+    const blocker = await holdLock(app.db, `select id from seat_allocations where id = '${low}' for update`);
+    try {
+      const locked = requestSeatLock(app, quick, trip.tripId, ['1', '2']);
+      await waitersOf(app.db, blocker.pid, 1);
+      const released = app.request(`/api/seat-locks/${oldLock}`, { method: 'DELETE', headers: slow.headers });
+      await waitersOf(app.db, blocker.pid, 2);
+      await blocker.release();
+      const [lock, release] = await Promise.all([locked, released]);
+      expect(lock.status, lock.text).not.toBe(500);
+      expect(release.status, release.text).not.toBe(500);
+    } finally {
+      await blocker.release();
+    }
   });
 });
