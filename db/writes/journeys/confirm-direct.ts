@@ -8,7 +8,9 @@ import {
   type ClaimedRecord,
   type IdempotentAnswer,
 } from '../idempotency.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { confirmLocked, type ConfirmInput, type ConfirmOptions } from './confirm.js';
+import { lockScopeTrips } from './outcome.js';
 import { journeyTransaction, lockScope, serialRows } from './scope.js';
 
 /** What the request's checks let through: a stored answer to give again, or the confirm to run. */
@@ -50,29 +52,33 @@ export async function confirmDirect(
   signing: SigningOptions,
   onRequested: NonNullable<ConfirmOptions['onRequested']>,
 ): Promise<IdempotentAnswer> {
-  return journeyTransaction(db, async (client) => {
-    const reads = serialRows(client);
-    const { record } = input;
-    const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
-    const admission = await input.admit(claimed, reads);
-    if ('answer' in admission) return admission.answer;
-    // The decision workflow's start runs while the answer is read and stored; the commit waits for it.
-    let started: Promise<void> = Promise.resolve();
-    if (!admission.confirmedBefore) {
-      const locked = await lockScope(client, input.scope);
-      await confirmLocked(client, locked, { ...input, ...admission }, signing, {
-        consumedIsRefused: true,
-        onRequested: (outcome, companyIds) => {
-          started = onRequested(outcome, companyIds);
-          started.catch(() => undefined);
-          return Promise.resolve();
-        },
-      });
-    }
-    const data = await readConfirmationProjection(reads, input.scope, input.ownerUserId);
-    const answer = { status: 200, body: { success: true as const, data } };
-    await storeIdempotentAnswer(reads, record, answer);
-    await started;
-    return answer;
-  });
+  // Run again on a deadlock, as inTripLockedScope: it can only come at a lock, before the workflow's start.
+  return withDeadlockRetry(() =>
+    journeyTransaction(db, async (client) => {
+      const reads = serialRows(client);
+      const { record } = input;
+      const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
+      const admission = await input.admit(claimed, reads);
+      if ('answer' in admission) return admission.answer;
+      // The decision workflow's start runs while the answer is read and stored; the commit waits for it.
+      let started: Promise<void> = Promise.resolve();
+      if (!admission.confirmedBefore) {
+        await lockScopeTrips(client, input.scope);
+        const locked = await lockScope(client, input.scope);
+        await confirmLocked(client, locked, { ...input, ...admission }, signing, {
+          consumedIsRefused: true,
+          onRequested: (outcome, companyIds) => {
+            started = onRequested(outcome, companyIds);
+            started.catch(() => undefined);
+            return Promise.resolve();
+          },
+        });
+      }
+      const data = await readConfirmationProjection(reads, input.scope, input.ownerUserId);
+      const answer = { status: 200, body: { success: true as const, data } };
+      await storeIdempotentAnswer(reads, record, answer);
+      await started;
+      return answer;
+    }),
+  );
 }

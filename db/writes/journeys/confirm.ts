@@ -16,6 +16,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { AccountCaps } from '../../../domain/inventory-caps.js';
 import type { Database } from '../../orm.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { requireConfirmWithinCap } from '../inventory-caps.js';
 import { withBookingEvents } from '../outbox.js';
@@ -23,18 +24,12 @@ import {
   bookableLegs,
   currentOutcome,
   finalizeConfirmed,
+  inTripLockedScope,
   seatsLost,
   type ConfirmOutcome,
   type ScopeLeg,
 } from './outcome.js';
-import {
-  inLockedScope,
-  JourneyRefusal,
-  lockBatch,
-  setScopeStatus,
-  type JourneyRow,
-  type LockedScope,
-} from './scope.js';
+import { JourneyRefusal, lockBatch, setScopeStatus, type JourneyRow, type LockedScope } from './scope.js';
 
 export interface ConfirmInput {
   scope: ConfirmationScope;
@@ -74,7 +69,9 @@ export async function confirmScope(
   input: ConfirmInput,
   signing: SigningOptions = {},
 ): Promise<ConfirmOutcome> {
-  return inLockedScope(db, input.scope, (client, locked) => confirmLocked(client, locked, input, signing));
+  return inTripLockedScope(db, input.scope, (client, locked) =>
+    confirmLocked(client, locked, input, signing),
+  );
 }
 
 /** How the caller's transaction wants the confirm: see confirm-direct.ts. */
@@ -131,7 +128,7 @@ export async function confirmLocked(
   );
   // Inventory stays held as long as any company may still approve.
   await client.query(
-    `update seat_allocations set expires_at = $2 where hold_batch_id = $1 and status = 'HELD'`,
+    `update seat_allocations set expires_at = $2 where ${allocationsInIdOrder(`hold_batch_id = $1 and status = 'HELD'`)}`,
     [input.holdBatchId, new Date(Math.max(...deadlines.map((deadline) => deadline.getTime())))],
   );
   await setScopeStatus(client, input.scope, {

@@ -8,6 +8,7 @@ import {
   type JourneyStatus,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
@@ -16,6 +17,7 @@ import {
   bookableLegs,
   currentOutcome,
   finalizeConfirmed,
+  inTripLockedScope,
   type AwaitedDecision,
 } from './outcome.js';
 import { inLockedScope, JourneyRefusal, setScopeStatus, type LockedScope } from './scope.js';
@@ -64,7 +66,7 @@ export async function recordDecision(
   input: DecisionInput,
   signing: SigningOptions = {},
 ): Promise<DecisionOutcome> {
-  return inLockedScope(db, input.scope, async (client, locked) => ({
+  return inTripLockedScope(db, input.scope, async (client, locked) => ({
     ...(await decideLocked(client, input, locked, signing)),
     ownerUserId: locked.journeys[0]!.owner_user_id,
   }));
@@ -164,7 +166,7 @@ async function cancelScope(
 ): Promise<void> {
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
-     where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`,
+     where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`)}`,
     [journeyIds],
   );
   await client.query(

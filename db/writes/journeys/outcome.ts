@@ -5,10 +5,20 @@ import type {
   ConfirmationScope,
 } from '../../../domain/journey-confirmation.js';
 import { signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
+import { allocationsInIdOrder } from '../allocation-locks.js';
 import { withBookingEvents } from '../outbox.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import { iso } from '../../row-fields.js';
-import { JourneyRefusal, setScopeStatus, type Queryable } from './scope.js';
+import { withDeadlockRetry } from '../../pg-errors.js';
+import type { Database } from '../../orm.js';
+import {
+  journeyTransaction,
+  JourneyRefusal,
+  lockScope,
+  setScopeStatus,
+  type LockedScope,
+  type Queryable,
+} from './scope.js';
 
 export type { AwaitedDecision };
 
@@ -35,7 +45,8 @@ export async function finalizeConfirmed(
   // The allocations confirmed and the seats the journeys need (party_size on each leg), in one round trip.
   const { rows } = await client.query<{ confirmed: number; expected: number }>(
     `with a as (update seat_allocations set status = 'CONFIRMED', expires_at = null
-                where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD' returning 1)
+                where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD'`)}
+                returning 1)
      select (select count(*) from a)::int as confirmed,
             (select coalesce(sum(j.party_size), 0) from journey_legs l join journeys j on j.id = l.journey_id
              where l.journey_id = any($1::uuid[]))::int as expected`,
@@ -68,9 +79,8 @@ export interface ScopeLeg {
  * The legs of the journeys, once every trip is known to be still bookable, as a hold, a seat lock
  * and a booking require: a trip no longer SCHEDULED, BOARDING or DELAYED (departed, cancelled,
  * ...) or whose boarding call has departed cannot be confirmed (409 TRIP_NOT_BOOKABLE; the hold
- * expires). The trips are read, not locked: a CANCEL locks the trip before the journeys, so it
- * either waits for this scope's lock and ends what the confirm wrote, or has ended the scope
- * already; a DEPART committing while this runs comes after it, as after a confirm a moment earlier.
+ * expires). The caller holds the trips FOR SHARE (inTripLockedScope, lockScopeTrips): a DEPART or
+ * a CANCEL either came first, and is seen here, or waits for this transaction and sees what it wrote.
  */
 export async function bookableLegs(client: Queryable, journeyIds: string[]): Promise<ScopeLeg[]> {
   const { rows } = await client.query<ScopeLeg & { trip_status: string; upcoming: boolean }>(
@@ -87,6 +97,40 @@ export async function bookableLegs(client: Queryable, journeyIds: string[]): Pro
     });
   }
   return rows.map(({ journey_id, sequence, trip_id }) => ({ journey_id, sequence, trip_id }));
+}
+
+/**
+ * Takes the trips of the scope's legs FOR SHARE, in id order, before the scope itself: the order a
+ * trip's DEPART and CANCEL keep (trip, then the orders and journeys on it), so a confirm and a trip
+ * action take turns instead of passing each other (a confirm read the trip as BOARDING while DEPART
+ * read its bookings, and both went through). A held journey's legs keep their trips.
+ */
+export async function lockScopeTrips(client: Queryable, scope: ConfirmationScope): Promise<void> {
+  await client.query(
+    `select t.id from trips t
+     where t.id in (select l.trip_id from journey_legs l join journeys j on j.id = l.journey_id
+                    where ${scope.kind === 'JOURNEY' ? 'j.id' : 'j.order_id'} = $1)
+     order by t.id for share of t`,
+    [scope.id],
+  );
+}
+
+/**
+ * inLockedScope for the transitions that confirm (a confirm, a company's approval): the scope's
+ * trips first (lockScopeTrips), then the scope. Run again on a deadlock: a hold of the same
+ * account meeting it takes the account before the trips, where a confirm takes the trips first.
+ */
+export function inTripLockedScope<T>(
+  db: Database,
+  scope: ConfirmationScope,
+  work: (client: PoolClient, locked: LockedScope) => Promise<T>,
+): Promise<T> {
+  return withDeadlockRetry(() =>
+    journeyTransaction(db, async (client) => {
+      await lockScopeTrips(client, scope);
+      return work(client, await lockScope(client, scope));
+    }),
+  );
 }
 
 /** Some seats of the hold are no longer held (swept after expiry): the hold must be placed again. */

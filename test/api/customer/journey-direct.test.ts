@@ -5,6 +5,7 @@ import { accountCaps } from '../../../api/http/abuse-limits.js';
 import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
 import { confirmOnce } from '../../../api/use-cases/journey-confirmation.js';
 import { holdLock, lockWaiters, waitersOf } from '../../drills/support/blocking.js';
+import { lockSeats } from '../../support/bookings.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   confirmJourney,
@@ -247,13 +248,10 @@ describe('an expired hold with no sweep yet: the next reader and writer enforce 
       expect(waiting.length, 'the confirm waits on the account lock').toBe(1);
       expect(new Date(waiting[0]!.xact_start).getTime()).toBeLessThan(ends.getTime());
 
-      // The hold's end passes; another traveller quotes and holds the same seat.
+      // The hold's end passes; another traveller locks the same seat (a seat lock shares the trip with
+      // the confirm, and marks the lapsed allocation EXPIRED as it takes the seat).
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, ends.getTime() - Date.now()) + 1_000));
-      const rivalQuote = await quote(app, rival, [{ trip: hold.trip, assignments: ['1'] }]);
-      const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, {
-        quote_id: rivalQuote.quote_id,
-      });
-      expect(rivalHold.status, rivalHold.text).toBe(200);
+      await lockSeats(app, rival, hold.trip.tripId, ['1']);
 
       await accountLock.release();
       const confirmed = await confirming;
