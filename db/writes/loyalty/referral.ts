@@ -1,20 +1,29 @@
 import type { Database } from '../../orm.js';
+import { lockAccount as lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 
 /**
  * POST /loyalty/referral: records that the caller was referred by the holder of `referralCode` in
- * the same company. Refused: an unknown code or one of another company (404
- * LOYALTY_REFERRAL_NOT_FOUND), the caller's own code (LOYALTY_REFERRAL_SELF), a caller already
- * referred in this company (LOYALTY_REFERRAL_ALREADY_USED), a caller who already completed a trip
- * with the company (LOYALTY_REFERRAL_NOT_NEW).
+ * the same company. In one transaction locks the caller's users row (401 AUTH_REQUIRED once it is
+ * no longer ACTIVE), then their account in the company. Refused: an unknown code or one of another
+ * company (404 LOYALTY_REFERRAL_NOT_FOUND), the caller's own code (LOYALTY_REFERRAL_SELF), a caller
+ * already referred in this company (LOYALTY_REFERRAL_ALREADY_USED), a caller who already completed
+ * a trip with the company (LOYALTY_REFERRAL_NOT_NEW).
  */
 export async function recordReferral(
   db: Database,
   input: { companyId: string; userId: string; referralCode: string },
 ): Promise<{ referralId: string; status: 'PENDING' }> {
-  const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
+  // Opened first on its own: a referral refused below still leaves the traveller's account open.
+  await ensureAccount(db.pool, input.companyId, input.userId);
   return db.transaction(async (client) => {
+    // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
+    // an account merged away while this waited is refused (401), so no referral lands on a disabled
+    // user (or on an account the merge removed).
+    await lockActiveTraveller(client, input.userId);
+    // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
+    const accountId = await ensureAccount(client, input.companyId, input.userId);
     await lockAccount(client, accountId);
     const { rows: referrers } = await client.query<{ id: string; user_id: string }>(
       `select id, user_id from loyalty_accounts where referral_code = $1 and company_id = $2`,

@@ -4,6 +4,7 @@ import { sendOtp } from '../../../api/auth/otp.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
 import { createLogger } from '../../../config/logger.js';
+import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip } from '../../support/bookings.js';
 import { createCity, createCorridor } from '../../support/factories.js';
@@ -514,6 +515,143 @@ describe('POST /auth/customer/complete-phone', () => {
       }
     } finally {
       await accountLock.release();
+    }
+  }, 60_000);
+
+  /** The referral code of a third traveller in the company's program. */
+  const referralCodeIn = async (companyId: string) => {
+    const referrer = await idpTraveller();
+    const accountId = await ensureAccount(app.db.pool, companyId, referrer.userId);
+    const [account] = await app.db.query<{ referral_code: string }>(
+      'select referral_code from loyalty_accounts where id = $1',
+      [accountId],
+    );
+    return account!.referral_code;
+  };
+
+  /** The referrals whose referred traveller's loyalty account belongs to `userId`. */
+  const referralsOf = (userId: string) =>
+    app.db.query(
+      `select f.id from loyalty_referrals f join loyalty_accounts a on a.id = f.referee_account_id
+        where a.user_id = $1`,
+      [userId],
+    );
+
+  it("refuses the old account's referral that waited on the merge, instead of recording it on the disabled account", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const referralCode = await referralCodeIn(trip.companyId);
+    const old = await oldPhoneTraveller();
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    // The old account's row is busy: the merge waits on it first, then the old session's referral
+    // (authenticated while its session was live) queues behind the merge.
+    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, accountLock.pid, 1);
+      const referring = app.request('/api/loyalty/referral', {
+        method: 'POST',
+        json: { companyId: trip.companyId, referralCode },
+        token: oldSession.token,
+      });
+      await waitersOf(app.db, accountLock.pid, 2);
+      await accountLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      expectError(await referring, 401, 'AUTH_REQUIRED');
+      expect(await referralsOf(old.userId!)).toEqual([]);
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
+
+  it("refuses the old account's referral whose loyalty account the merge gave way, instead of failing", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const referralCode = await referralCodeIn(trip.companyId);
+    const old = await oldPhoneTraveller();
+    const oldAccountId = await ensureAccount(app.db.pool, trip.companyId, old.userId!);
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    await ensureAccount(app.db.pool, trip.companyId, traveller.userId);
+    const code = await codeFor(old.phone);
+
+    // Both accounts in the program are empty: the merge removes the old one, waiting on it while it
+    // holds both users rows, and the old session's referral queues behind the merge.
+    const accountLock = await holdLock(
+      app.db,
+      `select id from loyalty_accounts where id = '${oldAccountId}' for update`,
+    );
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, accountLock.pid, 1);
+      const referring = app.request('/api/loyalty/referral', {
+        method: 'POST',
+        json: { companyId: trip.companyId, referralCode },
+        token: oldSession.token,
+      });
+      await waitersOf(app.db, accountLock.pid, 2);
+      await accountLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      expectError(await referring, 401, 'AUTH_REQUIRED');
+      expect(await referralsOf(old.userId!)).toEqual([]);
+    } finally {
+      await accountLock.release();
+    }
+  }, 60_000);
+
+  it("answers the old account's ticket message that waited on the merge 404, or the surviving account sees it", async () => {
+    const old = await oldPhoneTraveller();
+    const rows = await bookedJourney(old.userId!);
+    const [ticket] = await app.db.query<{ id: string }>(
+      `insert into support_tickets (subject, opened_by_kind, opened_by, traveller_user_id, booking_id)
+       values ('Lost bag', 'TRAVELLER', $1, $1, $2) returning id`,
+      [old.userId, rows.bookingId],
+    );
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    // The ticket is busy: the merge waits on it holding both users rows, then the old session's
+    // message queues behind the merge.
+    const ticketLock = await holdLock(
+      app.db,
+      `select id from support_tickets where id = '${ticket!.id}' for update`,
+    );
+    try {
+      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
+      await waitersOf(app.db, ticketLock.pid, 1);
+      const writing = app.request(`/api/support-tickets/${ticket!.id}/messages`, {
+        method: 'POST',
+        json: { message: 'It was a blue suitcase' },
+        token: oldSession.token,
+      });
+      await waitersOf(app.db, ticketLock.pid, 2);
+      await ticketLock.release();
+
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      const written = await writing;
+      if (written.status === 200) {
+        const read = await app.request(`/api/support-tickets/${ticket!.id}`, { token: traveller.token });
+        expect(read.status, read.text).toBe(200);
+      } else {
+        expectError(written, 404, 'TICKET_NOT_FOUND');
+      }
+      expect(
+        await app.db.query(
+          `select id from support_ticket_messages where author_kind = 'TRAVELLER' and author_id = $1`,
+          [old.userId],
+        ),
+      ).toEqual([]);
+    } finally {
+      await ticketLock.release();
     }
   }, 60_000);
 
