@@ -171,11 +171,7 @@ describe('POST /auth/customer/complete-phone', () => {
   it('merges an old phone-only traveller: its profile becomes canonical and its favorites stay', async () => {
     const traveller = await idpTraveller();
     const old = await oldPhoneTraveller({ favorites: 2, email: `old-${randomInt(1e9)}@example.test` });
-    const oldSession = await issueTravellerSession(
-      { config: app.config, db: app.db, tokens: createTravellerTokens(app.config) },
-      old.userId!,
-      'mobile',
-    );
+    const oldSession = await sessionOf(old.userId!);
     const response = await complete(traveller.token, {
       phone: old.phone,
       code: await codeFor(old.phone),
@@ -280,6 +276,33 @@ describe('POST /auth/customer/complete-phone', () => {
       userId,
       'mobile',
     );
+
+  /**
+   * Completes `phone` for the signed-in `token` while the test holds `lockSql`: the merge waits on
+   * that lock first, then `request` (sent while its session was live) queues behind the merge. The
+   * lock is let go; the merge answers 200. Answers the merge's answer and the request's.
+   */
+  async function whileMerging(
+    token: string,
+    phone: string,
+    code: string,
+    lockSql: string,
+    request: () => Promise<TestResponse>,
+  ) {
+    const lock = await holdLock(app.db, lockSql);
+    try {
+      const merging = complete(token, { phone, code, method: 'sms' });
+      await waitersOf(app.db, lock.pid, 1);
+      const racing = request();
+      await waitersOf(app.db, lock.pid, 2);
+      await lock.release();
+      const merged = await merging;
+      expect(merged.status, merged.text).toBe(200);
+      return { merged, answer: await racing };
+    } finally {
+      await lock.release();
+    }
+  }
 
   it('gives the merged traveller the journeys and tickets the old phone-only account booked', async () => {
     const old = await oldPhoneTraveller();
@@ -386,38 +409,29 @@ describe('POST /auth/customer/complete-phone', () => {
 
   it("refuses the old account's seat lock that waited on the merge, instead of leaving it on the disabled account", async () => {
     const old = await oldPhoneTraveller();
-    const oldSession = await issueTravellerSession(
-      { config: app.config, db: app.db, tokens: createTravellerTokens(app.config) },
-      old.userId!,
-      'mobile',
-    );
+    const oldSession = await sessionOf(old.userId!);
     const trip = await bookableTrip(app.db);
     const traveller = await idpTraveller();
     const code = await codeFor(old.phone);
 
     // The old account's row is busy: the merge waits on it first, then the old session's seat lock
     // (authenticated while its session was live) queues behind the merge.
-    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, accountLock.pid, 1);
-      const locking = app.request('/api/seat-locks', {
-        method: 'POST',
-        token: oldSession.token,
-        json: { trip_id: trip.tripId, seat_numbers: ['1'] },
-      });
-      await waitersOf(app.db, accountLock.pid, 2);
-      await accountLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      expectError(await locking, 401, 'AUTH_REQUIRED');
-      expect(
-        await app.db.query('select id from hold_batches where owner_user_id = $1', [old.userId]),
-      ).toEqual([]);
-    } finally {
-      await accountLock.release();
-    }
+    const { answer: locking } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      () =>
+        app.request('/api/seat-locks', {
+          method: 'POST',
+          token: oldSession.token,
+          json: { trip_id: trip.tripId, seat_numbers: ['1'] },
+        }),
+    );
+    expectError(locking, 401, 'AUTH_REQUIRED');
+    expect(await app.db.query('select id from hold_batches where owner_user_id = $1', [old.userId])).toEqual(
+      [],
+    );
   }, 60_000);
 
   it("refuses the old account's redeem that waited on the merge, instead of issuing a voucher to the disabled account", async () => {
@@ -436,47 +450,38 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The loyalty account is busy: the merge waits on it holding both users rows, then the old
     // session's redeem queues behind the merge.
-    const accountLock = await holdLock(
-      app.db,
+    const { answer: redeemed } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
       `select id from loyalty_accounts where id = '${account!.id}' for update`,
-    );
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, accountLock.pid, 1);
-      const redeeming = app.request('/api/loyalty/redeem', {
-        method: 'POST',
-        json: { companyId: trip.companyId, rewardCode: reward.code },
-        token: oldSession.token,
-      });
-      await waitersOf(app.db, accountLock.pid, 2);
-      await accountLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      const redeemed = await redeeming;
-
-      const vouchers = await app.db.query<{ voucher_user: string; account_user: string }>(
-        `select r.user_id as voucher_user, a.user_id as account_user
-           from loyalty_redemptions r join loyalty_accounts a on a.id = r.account_id
-          where r.account_id = $1`,
-        [account!.id],
-      );
-      const [balance] = await app.db.query('select user_id, balance from loyalty_accounts where id = $1', [
-        account!.id,
-      ]);
-      const detail = `redeem ${redeemed.status} ${redeemed.text}; account now ${JSON.stringify(balance)}; vouchers ${JSON.stringify(vouchers)}; survivor ${traveller.userId}, old ${old.userId}`;
-      for (const voucher of vouchers) expect(voucher.voucher_user, detail).toBe(voucher.account_user);
-      if (redeemed.status === 201) {
-        // The surviving traveller paid for it: they can use it.
-        const preview = await app.request('/api/loyalty/preview', {
+      () =>
+        app.request('/api/loyalty/redeem', {
           method: 'POST',
-          json: { redemptionCode: redeemed.body.redemption.code, subtotal: 10_000, tripIds: [trip.tripId] },
-          token: traveller.token,
-        });
-        expect(preview.status, `${detail}; preview ${preview.text}`).toBe(200);
-      }
-    } finally {
-      await accountLock.release();
+          json: { companyId: trip.companyId, rewardCode: reward.code },
+          token: oldSession.token,
+        }),
+    );
+
+    const vouchers = await app.db.query<{ voucher_user: string; account_user: string }>(
+      `select r.user_id as voucher_user, a.user_id as account_user
+         from loyalty_redemptions r join loyalty_accounts a on a.id = r.account_id
+        where r.account_id = $1`,
+      [account!.id],
+    );
+    const [balance] = await app.db.query('select user_id, balance from loyalty_accounts where id = $1', [
+      account!.id,
+    ]);
+    const detail = `redeem ${redeemed.status} ${redeemed.text}; account now ${JSON.stringify(balance)}; vouchers ${JSON.stringify(vouchers)}; survivor ${traveller.userId}, old ${old.userId}`;
+    for (const voucher of vouchers) expect(voucher.voucher_user, detail).toBe(voucher.account_user);
+    if (redeemed.status === 201) {
+      // The surviving traveller paid for it: they can use it.
+      const preview = await app.request('/api/loyalty/preview', {
+        method: 'POST',
+        json: { redemptionCode: redeemed.body.redemption.code, subtotal: 10_000, tripIds: [trip.tripId] },
+        token: traveller.token,
+      });
+      expect(preview.status, `${detail}; preview ${preview.text}`).toBe(200);
     }
   }, 60_000);
 
@@ -487,34 +492,28 @@ describe('POST /auth/customer/complete-phone', () => {
     const traveller = await idpTraveller();
     const code = await codeFor(old.phone);
 
-    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, accountLock.pid, 1);
-      const opening = app.request('/api/support-tickets', {
-        method: 'POST',
-        json: { bookingId: rows.bookingId, subject: 'Lost bag', message: 'My bag stayed on the bus' },
-        token: oldSession.token,
+    const { answer: opened } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      () =>
+        app.request('/api/support-tickets', {
+          method: 'POST',
+          json: { bookingId: rows.bookingId, subject: 'Lost bag', message: 'My bag stayed on the bus' },
+          token: oldSession.token,
+        }),
+    );
+    if (opened.status === 201) {
+      const read = await app.request(`/api/support-tickets/${opened.body.data.id}`, {
+        token: traveller.token,
       });
-      await waitersOf(app.db, accountLock.pid, 2);
-      await accountLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      const opened = await opening;
-      if (opened.status === 201) {
-        const read = await app.request(`/api/support-tickets/${opened.body.data.id}`, {
-          token: traveller.token,
-        });
-        const [row] = await app.db.query('select traveller_user_id from support_tickets where id = $1', [
-          opened.body.data.id,
-        ]);
-        expect(read.status, `ticket ${JSON.stringify(row)}; old ${old.userId}; ${read.text}`).toBe(200);
-      } else {
-        expect(opened.status, opened.text).toBe(401);
-      }
-    } finally {
-      await accountLock.release();
+      const [row] = await app.db.query('select traveller_user_id from support_tickets where id = $1', [
+        opened.body.data.id,
+      ]);
+      expect(read.status, `ticket ${JSON.stringify(row)}; old ${old.userId}; ${read.text}`).toBe(200);
+    } else {
+      expect(opened.status, opened.text).toBe(401);
     }
   }, 60_000);
 
@@ -548,25 +547,20 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's row is busy: the merge waits on it first, then the old session's referral
     // (authenticated while its session was live) queues behind the merge.
-    const accountLock = await holdLock(app.db, `select id from users where id = '${old.userId}' for update`);
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, accountLock.pid, 1);
-      const referring = app.request('/api/loyalty/referral', {
-        method: 'POST',
-        json: { companyId: trip.companyId, referralCode },
-        token: oldSession.token,
-      });
-      await waitersOf(app.db, accountLock.pid, 2);
-      await accountLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      expectError(await referring, 401, 'AUTH_REQUIRED');
-      expect(await referralsOf(old.userId!)).toEqual([]);
-    } finally {
-      await accountLock.release();
-    }
+    const { answer: referring } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      () =>
+        app.request('/api/loyalty/referral', {
+          method: 'POST',
+          json: { companyId: trip.companyId, referralCode },
+          token: oldSession.token,
+        }),
+    );
+    expectError(referring, 401, 'AUTH_REQUIRED');
+    expect(await referralsOf(old.userId!)).toEqual([]);
   }, 60_000);
 
   it("refuses the old account's referral whose loyalty account the merge gave way, instead of failing", async () => {
@@ -582,28 +576,20 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // Both accounts in the program are empty: the merge removes the old one, waiting on it while it
     // holds both users rows, and the old session's referral queues behind the merge.
-    const accountLock = await holdLock(
-      app.db,
+    const { answer: referring } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
       `select id from loyalty_accounts where id = '${oldAccountId}' for update`,
+      () =>
+        app.request('/api/loyalty/referral', {
+          method: 'POST',
+          json: { companyId: trip.companyId, referralCode },
+          token: oldSession.token,
+        }),
     );
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, accountLock.pid, 1);
-      const referring = app.request('/api/loyalty/referral', {
-        method: 'POST',
-        json: { companyId: trip.companyId, referralCode },
-        token: oldSession.token,
-      });
-      await waitersOf(app.db, accountLock.pid, 2);
-      await accountLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      expectError(await referring, 401, 'AUTH_REQUIRED');
-      expect(await referralsOf(old.userId!)).toEqual([]);
-    } finally {
-      await accountLock.release();
-    }
+    expectError(referring, 401, 'AUTH_REQUIRED');
+    expect(await referralsOf(old.userId!)).toEqual([]);
   }, 60_000);
 
   it("answers the old account's ticket message that waited on the merge 404, or the surviving account sees it", async () => {
@@ -620,39 +606,30 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The ticket is busy: the merge waits on it holding both users rows, then the old session's
     // message queues behind the merge.
-    const ticketLock = await holdLock(
-      app.db,
+    const { answer: written } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
       `select id from support_tickets where id = '${ticket!.id}' for update`,
+      () =>
+        app.request(`/api/support-tickets/${ticket!.id}/messages`, {
+          method: 'POST',
+          json: { message: 'It was a blue suitcase' },
+          token: oldSession.token,
+        }),
     );
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, ticketLock.pid, 1);
-      const writing = app.request(`/api/support-tickets/${ticket!.id}/messages`, {
-        method: 'POST',
-        json: { message: 'It was a blue suitcase' },
-        token: oldSession.token,
-      });
-      await waitersOf(app.db, ticketLock.pid, 2);
-      await ticketLock.release();
-
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      const written = await writing;
-      if (written.status === 200) {
-        const read = await app.request(`/api/support-tickets/${ticket!.id}`, { token: traveller.token });
-        expect(read.status, read.text).toBe(200);
-      } else {
-        expectError(written, 404, 'TICKET_NOT_FOUND');
-      }
-      expect(
-        await app.db.query(
-          `select id from support_ticket_messages where author_kind = 'TRAVELLER' and author_id = $1`,
-          [old.userId],
-        ),
-      ).toEqual([]);
-    } finally {
-      await ticketLock.release();
+    if (written.status === 200) {
+      const read = await app.request(`/api/support-tickets/${ticket!.id}`, { token: traveller.token });
+      expect(read.status, read.text).toBe(200);
+    } else {
+      expectError(written, 404, 'TICKET_NOT_FOUND');
     }
+    expect(
+      await app.db.query(
+        `select id from support_ticket_messages where author_kind = 'TRAVELLER' and author_id = $1`,
+        [old.userId],
+      ),
+    ).toEqual([]);
   }, 60_000);
 
   it('keeps a favorite saved while the merge moves the profile: the route saved is listed afterwards', async () => {
@@ -663,36 +640,30 @@ describe('POST /auth/customer/complete-phone', () => {
     const code = await codeFor(old.phone);
 
     // The newer profile is busy: the merge waits on it, then the favorite's write queues behind it.
-    const profileLock = await holdLock(app.db, `select id from passengers where id = '${newer}' for update`);
-    try {
-      const merging = complete(traveller.token, { phone: old.phone, code, method: 'sms' });
-      await waitersOf(app.db, profileLock.pid, 1);
-      const saving = app.request('/api/favorites', {
-        method: 'POST',
-        json: { originCityId: cities[2], destCityId: cities[3] },
-        token: traveller.token,
-      });
-      await waitersOf(app.db, profileLock.pid, 2);
-      await profileLock.release();
+    const { merged, answer: saved } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from passengers where id = '${newer}' for update`,
+      () =>
+        app.request('/api/favorites', {
+          method: 'POST',
+          json: { originCityId: cities[2], destCityId: cities[3] },
+          token: traveller.token,
+        }),
+    );
+    expect(merged.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
+    expect([200, 201]).toContain(saved.status);
 
-      const merged = await merging;
-      expect(merged.status, merged.text).toBe(200);
-      expect(merged.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
-      const saved = await saving;
-      expect([200, 201]).toContain(saved.status);
-
-      const listed = await app.request('/api/favorites', { token: traveller.token });
-      expect(listed.status).toBe(200);
-      const stored = await app.db.query('select passenger_id from favorites where id = $1', [
-        saved.body.favorite.id,
-      ]);
-      expect(
-        listed.body.favorites.map((favorite: { id: string }) => favorite.id),
-        `POST answered ${saved.status}; stored on ${JSON.stringify(stored)}; canonical ${old.passengerId}, merged-away ${newer}`,
-      ).toContain(saved.body.favorite.id);
-    } finally {
-      await profileLock.release();
-    }
+    const listed = await app.request('/api/favorites', { token: traveller.token });
+    expect(listed.status).toBe(200);
+    const stored = await app.db.query('select passenger_id from favorites where id = $1', [
+      saved.body.favorite.id,
+    ]);
+    expect(
+      listed.body.favorites.map((favorite: { id: string }) => favorite.id),
+      `POST answered ${saved.status}; stored on ${JSON.stringify(stored)}; canonical ${old.passengerId}, merged-away ${newer}`,
+    ).toContain(saved.body.favorite.id);
   }, 60_000);
 
   it.each<[string, { password?: boolean; appMetadata?: object }]>([

@@ -729,25 +729,30 @@ describe('points earning and referrals', () => {
     );
     expect(refereeView.body.data.referredBy).toMatchObject({ status: 'REWARDED' });
   });
+  /**
+   * Two travellers who each hold a voucher of the reward, with their accounts in the company, in
+   * account id order: the order a reward's withdrawal locks its holders.
+   */
+  async function voucherHoldersInAccountOrder(companyId: string, rewardCode: string) {
+    const holders = [];
+    for (const traveller of [await app.signIn(), await app.signIn()]) {
+      await creditPoints(app.db, { companyId, userId: traveller.userId, points: 100 });
+      await redeemVoucher(app, traveller.token, companyId, rewardCode);
+      holders.push({ traveller, account: (await accountOf(app.db, companyId, traveller.userId))! });
+    }
+    const [first, second] = holders;
+    return first!.account.id < second!.account.id
+      ? ([first!, second!] as const)
+      : ([second!, first!] as const);
+  }
+
   it('a reward withdrawn while a completed trip rewards a referral: both finish, neither fails on a deadlock', async () => {
     const trip = await programWithTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, referralPoints: 250 });
     const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
-    const pair = [await app.signIn(), await app.signIn()];
-    for (const traveller of pair) {
-      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
-      await redeemVoucher(app, traveller.token, trip.companyId, reward.code);
-    }
     // The withdrawal locks the voucher holders' accounts in id order; the credit locks the referee,
     // then the referrer: with the referrer's account sorting first, the two lock in opposite orders.
-    const [first, second] = await Promise.all(
-      pair.map(async (traveller) => ({
-        traveller,
-        account: (await accountOf(app.db, trip.companyId, traveller.userId))!,
-      })),
-    );
-    const [referrer, referee] =
-      first!.account.id < second!.account.id ? [first!, second!] : [second!, first!];
+    const [referrer, referee] = await voucherHoldersInAccountOrder(trip.companyId, reward.code);
     const code = (
       await app.request(`/api/loyalty/referral?companyId=${trip.companyId}`, bearer(referrer.traveller))
     ).body.data.referralCode;
@@ -807,20 +812,8 @@ describe('points earning and referrals', () => {
     const trip = await programWithTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { referralPoints: 100 });
     const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
-    const pair = [await app.signIn(), await app.signIn()];
-    for (const traveller of pair) {
-      await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
-      await redeemVoucher(app, traveller.token, trip.companyId, reward.code);
-    }
-    const [first, second] = await Promise.all(
-      pair.map(async (traveller) => ({
-        traveller,
-        account: (await accountOf(app.db, trip.companyId, traveller.userId))!,
-      })),
-    );
     // The withdrawal locks holders in account id order: the referrer (lower id) first.
-    const [referrer, referee] =
-      first!.account.id < second!.account.id ? [first!, second!] : [second!, first!];
+    const [referrer, referee] = await voucherHoldersInAccountOrder(trip.companyId, reward.code);
     const code = await referralCodeOf(app, referrer.traveller, trip.companyId);
     const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
 
