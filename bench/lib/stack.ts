@@ -114,6 +114,13 @@ export interface BenchStack {
 }
 
 /**
+ * The API runs in the benchmark's session, as the raw baseline, the HTTP floor and wrk do: Linux
+ * gives each session its own scheduling group (autogroup), and the same API measured 3-6% slower in a
+ * session of its own than beside them (bench:search-compare of one commit against itself, 2026-12-03).
+ */
+const IN_BENCH_SESSION = { detached: false };
+
+/**
  * PostgreSQL (reused or private), a benchmark database (kept between runs unless `fresh`), a headless
  * Temporal dev server, and the real API in its own process, so the load generator in this process
  * does not share an event loop with the server it measures.
@@ -180,6 +187,7 @@ export async function startBenchStack(options: {
       cwd: projectRoot,
       env: apiEnv,
       stdio: ['ignore', 'ignore', 'pipe'],
+      ...IN_BENCH_SESSION,
     });
     managed.push(api);
     await untilServing(api, port);
@@ -190,6 +198,7 @@ export async function startBenchStack(options: {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...IN_BENCH_SESSION,
   });
   managed.push(api);
   await untilServing(api, apiPort);
