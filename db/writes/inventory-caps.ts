@@ -26,7 +26,7 @@ type Queryable = Pick<PoolClient, 'query'>;
  * (complete-phone disables it and ends its sessions, holding the row): 401 AUTH_REQUIRED, as the
  * same request gets a moment later, and nothing is written for an account nobody can use.
  */
-export async function lockAccount(q: Queryable, userId: string): Promise<void> {
+export async function lockActiveTraveller(q: Queryable, userId: string): Promise<void> {
   const { rows } = await q.query(
     `select id from users where id = $1 and status = 'ACTIVE' for no key update`,
     [userId],
@@ -103,7 +103,7 @@ export async function requireConfirmWithinCap(
   journeyIds: string[],
 ): Promise<void> {
   if (caps.unpaidBookings <= 0) return;
-  await lockAccount(q, userId);
+  await lockActiveTraveller(q, userId);
   const { rows } = await q.query<{ adding: number }>(
     `select count(distinct (journey_id, trip_id))::int as adding from journey_legs where journey_id = any($1::uuid[])`,
     [journeyIds],

@@ -14,7 +14,7 @@ import { companyScopeSql } from '../queries/scope.js';
 import { allocationsInIdOrder } from './allocation-locks.js';
 import { closeHoldBatch, JourneyRefusal } from './journeys/index.js';
 import { seatsByLabel, type LabelledSeat } from '../queries/layout-seats.js';
-import { lockAccount, requireSeatsWithinCaps, type AccountCaps } from './inventory-caps.js';
+import { lockActiveTraveller, requireSeatsWithinCaps, type AccountCaps } from './inventory-caps.js';
 
 /**
  * Seat locks: the short hold of named seats of one trip that POST /bookings consumes (SPEC
@@ -197,7 +197,7 @@ export async function createSeatLock(
   let seats: LabelledSeat[] = [];
   try {
     return await db.transaction(async (client) => {
-      if (caller.caps) await lockAccount(client, caller.userId);
+      if (caller.caps) await lockActiveTraveller(client, caller.userId);
       trip = await bookableTrip(client, caller.scope, input.tripId, { share: true });
       requireAutomaticConfirmation(trip, caller.channel);
       seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>

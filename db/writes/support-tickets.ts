@@ -12,7 +12,7 @@ import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.j
 import type { Database, TransactionClient } from '../orm.js';
 import { OWN_BOOKING } from '../queries/customer-bookings.js';
 import { recordAct, type AuditActor } from './audit.js';
-import { lockAccount as lockActiveTraveller } from './inventory-caps.js';
+import { lockActiveTraveller } from './inventory-caps.js';
 
 /**
  * Support tickets: opened by a traveller about a booking or by support on someone's behalf,

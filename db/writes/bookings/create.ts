@@ -1,7 +1,7 @@
 import { seatLockMismatch } from '../../../domain/booking.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import { lockAccount, requireUnpaidWithinCap } from '../inventory-caps.js';
+import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import type { Queryable } from '../seat-locks.js';
 import {
   applyVoucher,
@@ -64,7 +64,7 @@ export async function createBooking(
   signing: SigningOptions = {},
 ): Promise<CreatedBooking> {
   return db.transaction(async (client) => {
-    if (caller.caps) await lockAccount(client, caller.userId);
+    if (caller.caps) await lockActiveTraveller(client, caller.userId);
     // The trip the request names: a seat lock of another trip is refused below (SEAT_LOCK_MISMATCH).
     await shareLockTrips(client, [input.tripId]);
     const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);

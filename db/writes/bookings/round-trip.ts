@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { roundTripProblem, ROUND_TRIP_PROBLEM_TEXT, type TripEnds } from '../../../domain/booking.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
-import { lockAccount, requireUnpaidWithinCap } from '../inventory-caps.js';
+import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import { JourneyRefusal } from '../journeys/index.js';
 import type { BookableTrip } from '../seat-locks.js';
 import {
@@ -98,7 +98,7 @@ export async function createRoundTrip(
   signing: SigningOptions = {},
 ): Promise<CreatedRoundTrip> {
   return db.transaction(async (client) => {
-    if (caller.caps) await lockAccount(client, caller.userId);
+    if (caller.caps) await lockActiveTraveller(client, caller.userId);
     const lockIds = [input.outboundSeatLockSessionId, input.returnSeatLockSessionId];
     await shareLockTrips(client, await tripsOfSeatLocks(client, lockIds));
     const [outboundLock, returnLock] = await lockBoth(client, caller.userId, input);

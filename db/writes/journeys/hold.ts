@@ -7,11 +7,11 @@ import {
   type QuotedResource,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
-import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode, withDeadlockRetry } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
 import { readConfirmationProjection } from '../../queries/journeys.js';
 import {
-  lockAccount,
+  lockActiveTraveller,
   requireHoldWithinCaps,
   requireUnpaidWithinCap,
   type AccountCaps,
@@ -79,16 +79,23 @@ export async function placeHoldWithProjection(db: Database, input: PlaceHoldInpu
   return { placed, projection: read ?? undefined };
 }
 
-/** placeHold, then `read` in the same transaction when this call placed the hold (not for a retry). */
+/**
+ * placeHold, then `read` in the same transaction when this call placed the hold (not for a retry).
+ * Run again on a deadlock: the hold locks its scope, the owner's row, then the trips, while a confirm
+ * of the owner's other journey on one of those trips locks the trip, its scope, then the owner's row
+ * (test/api/customer/hold-confirm-races.test.ts); the side PostgreSQL ends has written nothing.
+ */
 async function placeHoldThenRead<T>(
   db: Database,
   input: PlaceHoldInput,
   read: (client: PoolClient) => Promise<T>,
 ): Promise<{ placed: PlacedHold; read?: T }> {
-  return inLockedScope(db, input.scope, async (client, locked) => {
-    const placed = await placeLockedHold(client, locked, input);
-    return placed.retry ? { placed: placed.hold } : { placed: placed.hold, read: await read(client) };
-  });
+  return withDeadlockRetry(() =>
+    inLockedScope(db, input.scope, async (client, locked) => {
+      const placed = await placeLockedHold(client, locked, input);
+      return placed.retry ? { placed: placed.hold } : { placed: placed.hold, read: await read(client) };
+    }),
+  );
 }
 
 async function placeLockedHold(
@@ -127,7 +134,7 @@ async function placeLockedHold(
     [locked.journeyIds],
   );
   if (input.caps) {
-    await lockAccount(client, input.ownerUserId);
+    await lockActiveTraveller(client, input.ownerUserId);
     await requireUnpaidWithinCap(client, input.ownerUserId, input.caps, 1);
   }
   await prepareLegTrips(client, legs);

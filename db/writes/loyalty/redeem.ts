@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { redeemRefusal, voucherCodeFrom, type RedeemableReward } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
-import { lockAccount as lockActiveTraveller } from '../inventory-caps.js';
+import { lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, post, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 

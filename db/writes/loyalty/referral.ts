@@ -1,5 +1,5 @@
 import type { Database } from '../../orm.js';
-import { lockAccount as lockActiveTraveller } from '../inventory-caps.js';
+import { lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 
