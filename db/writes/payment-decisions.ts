@@ -185,17 +185,20 @@ export async function recordOfficePayment(
   input: { bookingId: string; note?: string | null },
 ): Promise<{ paymentId: string }> {
   return db.transaction(async (client) => {
+    // The booking, then the shift, before the collection writes its operation (and the ledger's daily
+    // statistics row, through its trigger): the order verify and refund keep. Taking the shift after
+    // the collection deadlocked against a refund, which holds the shift when it updates the statistics.
     const { rows } = await client.query<{ id: string }>(
-      `select id from bookings where id = $1 and company_id = $2`,
+      `select id from bookings where id = $1 and company_id = $2 for update`,
       [input.bookingId, decider.companyId],
     );
     if (!rows[0]) throw new PaymentDecisionRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
     const collection = await recordCashCollection(client, {
       bookingId: input.bookingId,
       source: 'office',
       staffUserId: decider.staffUserId,
     });
-    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
     await client.query(
       `update payment_operations set cash_shift_id = $2, note = coalesce($3, note) where id = $1`,
       [collection.paymentId, shift.id, input.note ?? null],

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import {
+  confirmedBooking,
   financeWorld,
   openShift,
   paymentAction,
   pendingPayment,
   shiftCommand,
+  type FinanceWorld,
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
 
@@ -21,6 +23,14 @@ describe('payments and cash shifts under concurrent requests', () => {
         [paymentId],
       )
     )[0]!;
+
+  /** POST /payments: the office takes the booking's cash into the open shift. */
+  const recordCash = (world: FinanceWorld, bookingId: string) =>
+    app.request('/dashboard/api/payments', {
+      method: 'POST',
+      headers: world.staff.ACCOUNTANT.writeHeaders,
+      json: { booking_id: bookingId },
+    });
 
   it('two concurrent verifies of one operation: one wins, the other is 409', async () => {
     const world = await financeWorld(app);
@@ -161,5 +171,58 @@ describe('payments and cash shifts under concurrent requests', () => {
       expect(closed).toEqual({ expected_amount: 0, difference: 10_000 });
       expect((await state(payment.paymentId)).status).toBe('PENDING');
     }
+  });
+
+  /**
+   * An office payment (POST /payments) and a refund of another payment of the same day: both write
+   * the ledger's daily statistics row (its trigger), and the refund holds the shift FOR UPDATE when it
+   * does. The office payment takes the booking and the shift before it writes its operation, so the
+   * two take turns instead of deadlocking (before: the office payment was ended, 500). The test holds
+   * the shift a moment so the refund arrives first, then lets both go.
+   */
+  it('an office payment racing a refund of the same day: both go through, neither answers 500', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 50_000);
+    const first = await recordCash(world, (await confirmedBooking(app, world)).bookingId);
+    expect(first.status, first.text).toBe(201);
+    const unpaid = await confirmedBooking(app, world);
+
+    const blocker = await holdLock(app.db, `select id from cash_shifts where id = '${shift.id}' for update`);
+    const refund = paymentAction(app, world.staff.ADMIN, first.body.data.id as string, 'refund');
+    await waitersOf(app.db, blocker.pid, 1);
+    const office = recordCash(world, unpaid.bookingId);
+    await waitersOf(app.db, blocker.pid, 2);
+    await blocker.release();
+    const [refunded, recorded] = await Promise.all([refund, office]);
+
+    expect(
+      { refund: refunded.status, office: recorded.status },
+      `${refunded.text}\n${recorded.text}`,
+    ).toEqual({
+      refund: 200,
+      office: 201,
+    });
+    expect(await state(recorded.body.data.id as string)).toEqual({
+      status: 'COMPLETED',
+      payment_status: 'PAID',
+      cash_shift_id: shift.id,
+    });
+  });
+
+  it('office payments and refunds pressed at once, twelve rounds: none answers 500', async () => {
+    const world = await financeWorld(app);
+    await openShift(app, world.staff.OWNER, 1_000_000);
+    const statuses: number[] = [];
+    for (let round = 0; round < 12; round += 1) {
+      const first = await recordCash(world, (await confirmedBooking(app, world)).bookingId);
+      expect(first.status, first.text).toBe(201);
+      const unpaid = await confirmedBooking(app, world);
+      const answers = await Promise.all([
+        paymentAction(app, world.staff.ADMIN, first.body.data.id as string, 'refund'),
+        recordCash(world, unpaid.bookingId),
+      ]);
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => [200, 201]).flat());
   });
 });
