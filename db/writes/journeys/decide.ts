@@ -129,11 +129,16 @@ function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CA
   return input.failureReason ? 'CANCELLED' : 'REJECTED';
 }
 
-/** A suspended company decides nothing; only the platform ends its requests. */
+/**
+ * A suspended company decides nothing; only the platform ends its requests. The company row is
+ * taken FOR SHARE, as the confirm takes it: a suspension waits for an approval in flight and then
+ * finds the request decided, or commits first and the approval is refused.
+ */
 async function refuseSuspendedApproval(client: PoolClient, companyId: string): Promise<void> {
-  const { rows } = await client.query<{ status: string }>(`select status from companies where id = $1`, [
-    companyId,
-  ]);
+  const { rows } = await client.query<{ status: string }>(
+    `select status from companies where id = $1 for share`,
+    [companyId],
+  );
   if (rows[0]?.status !== 'ACTIVE') {
     throw new JourneyRefusal(
       403,

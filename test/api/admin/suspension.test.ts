@@ -31,6 +31,7 @@ import {
 } from '../../support/journeys.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { auditRows, expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
 
 /**
@@ -336,5 +337,59 @@ describe('company suspension', () => {
     ]);
     expect(still).toEqual({ status: 'PENDING' });
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('REQUESTED');
+  });
+
+  /**
+   * An approval in flight while the company is suspended: the approval takes the company row FOR
+   * SHARE (as the confirm does), so the suspension waits for it and then finds the request decided,
+   * never listing as pending a request the suspended company then confirms. The test holds the
+   * approval's last writes (its booking rows) a moment, after its company check, and suspends then.
+   */
+  it('a suspension meeting an approval in flight never lists as pending a request that ends CONFIRMED', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const pending = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+    const [request] = await app.db.query<{ id: string }>(
+      `select id from confirmation_requests where scope_id = $1`,
+      [pending.journeyId],
+    );
+    const held = await holdLock(
+      app.db,
+      `select 1 from bookings where journey_id = '${pending.journeyId}' for update`,
+    );
+    const approve = recordDecision(app.db, {
+      scope: { kind: 'JOURNEY', id: pending.journeyId },
+      companyId: trip.companyId,
+      decision: 'APPROVE',
+      actorId: randomUUID(),
+      decisionKey: `${request!.id}:${trip.companyId}:APPROVE`,
+    }).then(
+      (outcome) => ({ ok: true as const, outcome: outcome.outcome }),
+      (error: { status?: number; code?: string }) => ({
+        ok: false as const,
+        status: error.status,
+        code: error.code,
+      }),
+    );
+    await waitersOf(app.db, held.pid, 1);
+    const suspended = suspend(trip.companyId);
+    // The suspension waits for the approval's company lock, itself waiting for the bookings.
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    const [approved, answer] = await Promise.all([approve, suspended]);
+    expect(answer.status, answer.text).toBe(200);
+    const audit = (await auditRows(app.db, trip.companyId)).find(
+      (row) => row.action === 'companies.suspend',
+    )!;
+    const seen = {
+      listedPending: (audit.details.pendingRequests as string[]).includes(request!.id),
+      journey: (await journeyFacts(app.db, pending.journeyId)).journey!.status,
+      approved,
+    };
+    expect(seen).toEqual({
+      listedPending: false,
+      journey: 'CONFIRMED',
+      approved: { ok: true, outcome: 'CONFIRMED' },
+    });
   });
 });
