@@ -144,8 +144,9 @@ export function searchStatement(originKind: PlaceKind, destinationKind: PlaceKin
  * exists: first legs run from the origin to any other city, second legs come from the
  * destination side (its calls and the earlier calls of their trips), the two meet in a change
  * city under the change-time rules of domain transferBetween, and the pairs are taken in order of
- * departure and arrival, their trips, scope and seats checked lazily until the cap is reached
- * (domain composeJourneys then keeps the best change per pair of trips and orders by fare too).
+ * departure and arrival: the first MAX_JOURNEYS pairs of bookable trips in scope (read lazily),
+ * each pair's best stop combination with seats for the party (domain composeJourneys orders them
+ * by fare too).
  * A leg is at most MAX_LEG_HOURS long. The answer always has one row at least, whose
  * origin_city_id and destination_city_id say whether the two ends exist; the first row also
  * carries the stop identities of every stop call named (identities, JSON by stop call id).
@@ -242,27 +243,42 @@ connection_candidate as (
    and s.departure_at >= case when s.board_stop_id = f.alight_stop_id then f.same_stop_from else f.same_city_from end
    and s.departure_at <= f.change_until
 ),
+pair as materialized (
+  -- Pairs of trips, not stop combinations, fill the cap: a pair is offered once (domain
+  -- composeJourneys), and one pair has a combination per stop of each city it serves. The first
+  -- MAX_JOURNEYS pairs by their earliest combination whose trips are bookable and in scope, read lazily.
+  select p.l1_trip_id, p.l2_trip_id,
+         t1.seats_total as l1_seats_total, t1.price_base as l1_price_base, t1.price_vip as l1_price_vip,
+         t1.currency as l1_currency, t1.company_id as l1_company_id,
+         t2.seats_total as l2_seats_total, t2.price_base as l2_price_base, t2.price_vip as l2_price_vip,
+         t2.currency as l2_currency, t2.company_id as l2_company_id
+  from (select l1_trip_id, l2_trip_id from connection_candidate group by l1_trip_id, l2_trip_id
+        order by min(l1_departure_at), min(l2_arrival_at), l1_trip_id, l2_trip_id) p
+  ${tripLateral('p.l1_trip_id', 't1')}
+  ${tripLateral('p.l2_trip_id', 't2')}
+  limit ${MAX_JOURNEYS}
+),
 connection as (
-  -- Trips, the first boarding call and seats are read only for candidates in search order, until the cap.
-  select cc.l1_trip_id, b1.board_call_id as l1_board_call_id, cc.l1_alight_call_id, cc.l1_board_seq, cc.l1_alight_seq,
-         b1.board_bp as l1_board_bp, cc.l1_alight_bp, cc.l1_departure_at, cc.l1_arrival_at, t1.seats_total as l1_seats_total,
-         t1.price_base as l1_price_base, t1.price_vip as l1_price_vip, t1.currency as l1_currency, t1.company_id as l1_company_id,
-         f1.free_seats as l1_free_seats,
+  -- Each pair's best combination with seats for the party, in search order (then by its stop calls).
+  select distinct on (cc.l1_trip_id, cc.l2_trip_id)
+         cc.l1_trip_id, b1.board_call_id as l1_board_call_id, cc.l1_alight_call_id, cc.l1_board_seq, cc.l1_alight_seq,
+         b1.board_bp as l1_board_bp, cc.l1_alight_bp, cc.l1_departure_at, cc.l1_arrival_at, p.l1_seats_total,
+         p.l1_price_base, p.l1_price_vip, p.l1_currency, p.l1_company_id, f1.free_seats as l1_free_seats,
          cc.l2_trip_id, cc.l2_board_call_id, cc.l2_alight_call_id, cc.l2_board_seq, cc.l2_alight_seq, cc.l2_board_bp,
-         cc.l2_alight_bp, cc.l2_departure_at, cc.l2_arrival_at, t2.seats_total as l2_seats_total, t2.price_base as l2_price_base,
-         t2.price_vip as l2_price_vip, t2.currency as l2_currency, t2.company_id as l2_company_id, f2.free_seats as l2_free_seats,
+         cc.l2_alight_bp, cc.l2_departure_at, cc.l2_arrival_at, p.l2_seats_total, p.l2_price_base,
+         p.l2_price_vip, p.l2_currency, p.l2_company_id, f2.free_seats as l2_free_seats,
          cc.l1_departure_at as departure_at, cc.l2_arrival_at as arrival_at,
-         ${fareSql('t1.price_base', 'b1.board_bp', 'cc.l1_alight_bp')} + ${fareSql('t2.price_base', 'cc.l2_board_bp', 'cc.l2_alight_bp')} as price
-  from (select * from connection_candidate order by l1_departure_at, l2_arrival_at, l1_trip_id, l2_trip_id) cc
-  ${tripLateral('cc.l1_trip_id', 't1')}
-  ${tripLateral('cc.l2_trip_id', 't2')}
+         ${fareSql('p.l1_price_base', 'b1.board_bp', 'cc.l1_alight_bp')} + ${fareSql('p.l2_price_base', 'cc.l2_board_bp', 'cc.l2_alight_bp')} as price
+  from pair p
+  join connection_candidate cc on cc.l1_trip_id = p.l1_trip_id and cc.l2_trip_id = p.l2_trip_id
   cross join lateral (
     select bc.id as board_call_id, bc.fare_share_bp as board_bp from trip_stop_calls bc
     where bc.trip_id = cc.l1_trip_id and bc.sequence = cc.l1_board_seq offset 0) b1
-  cross join lateral (select t1.seats_total - ${takenSeatsSql('cc.l1_trip_id', 'cc.l1_board_seq', 'cc.l1_alight_seq')} as free_seats offset 0) f1
-  cross join lateral (select t2.seats_total - ${takenSeatsSql('cc.l2_trip_id', 'cc.l2_board_seq', 'cc.l2_alight_seq')} as free_seats offset 0) f2
+  cross join lateral (select p.l1_seats_total - ${takenSeatsSql('cc.l1_trip_id', 'cc.l1_board_seq', 'cc.l1_alight_seq')} as free_seats offset 0) f1
+  cross join lateral (select p.l2_seats_total - ${takenSeatsSql('cc.l2_trip_id', 'cc.l2_board_seq', 'cc.l2_alight_seq')} as free_seats offset 0) f2
   where f1.free_seats >= ${passengers} and f2.free_seats >= ${passengers}
-  limit ${MAX_JOURNEYS}
+  order by cc.l1_trip_id, cc.l2_trip_id, cc.l1_departure_at, cc.l2_arrival_at - cc.l1_departure_at, price,
+           b1.board_call_id, cc.l1_alight_call_id, cc.l2_board_call_id, cc.l2_alight_call_id
 ),
 ranked as materialized (
   select * from (

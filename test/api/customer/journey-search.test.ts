@@ -330,6 +330,67 @@ describe('POST /journeys/search', () => {
       });
       expect(journeysOf(response)).toEqual([]);
     });
+
+    it('offers every pair of connecting trips, once each, however many stop combinations a pair has', async () => {
+      // Cities of 2, 3 and 2 stops: each pair of trips has up to 24 stop combinations, and the cap
+      // of 50 counts pairs (before, the first pairs' combinations filled it: 4 of 10 were offered).
+      const date = futureDay(6);
+      const [o, x, d] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
+      const oStops = [
+        await createStop(app.db, o.id),
+        await createStop(app.db, o.id, { kind: 'PARKING_POINT' }),
+      ];
+      const xStops = [
+        await createStop(app.db, x.id),
+        await createStop(app.db, x.id, { kind: 'PARKING_POINT' }),
+        await createStop(app.db, x.id, { kind: 'AIRPORT' }),
+      ];
+      const dStops = [await createStop(app.db, d.id), await createStop(app.db, d.id, { kind: 'AIRPORT' })];
+      const company = await createCompany(app.db);
+      const bus = await createBus(app.db, company.id, { rows: 10, pattern: '2+2' });
+      const at = (hour: number) => atDamascus(date, `${String(hour).padStart(2, '0')}:00`);
+      const firsts: string[] = [];
+      const seconds: string[] = [];
+      for (let k = 0; k < 4; k += 1) {
+        const first = await createTrip(app.db, {
+          companyId: company.id,
+          busId: bus.id,
+          departAt: at(6 + k),
+          calls: [
+            { stop: oStops[0]!, at: 0 },
+            { stop: oStops[1]!, at: 10, dwell: 2 },
+            { stop: xStops[0]!, at: 120, dwell: 2 },
+            { stop: xStops[1]!, at: 130, dwell: 2 },
+            { stop: xStops[2]!, at: 140 },
+          ],
+        });
+        firsts.push(first.id);
+        const second = await createTrip(app.db, {
+          companyId: company.id,
+          busId: bus.id,
+          departAt: at(9 + k),
+          calls: [
+            { stop: xStops[0]!, at: 0 },
+            { stop: xStops[1]!, at: 10, dwell: 2 },
+            { stop: xStops[2]!, at: 20, dwell: 2 },
+            { stop: dStops[0]!, at: 120, dwell: 2 },
+            { stop: dStops[1]!, at: 130 },
+          ],
+        });
+        seconds.push(second.id);
+      }
+      const response = await search(app, {
+        origin_city_id: o.id,
+        destination_city_id: d.id,
+        departure_date: date,
+        passengers: 1,
+      });
+      expect(response.status).toBe(200);
+      const pairs = journeysOf(response).map((journey) => journey.legs.map((leg) => leg.trip_id).join('+'));
+      // First trip i (in X from 08:00 + i h) meets every second trip j >= i (09:00 + j h) within the longest wait.
+      const expected = firsts.flatMap((first, i) => seconds.slice(i).map((second) => `${first}+${second}`));
+      expect([...pairs].sort()).toEqual([...expected].sort());
+    });
   });
 
   describe('free seats', () => {
