@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRY_PLAN,
   outcomeOfStatus,
+  responseExcerpt,
   retryAfterMs,
   retryDelayMs,
   scaledRetryPlan,
@@ -41,5 +42,22 @@ describe('webhook delivery rules', () => {
     expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.5, 120_000)).toBe(120_000);
     expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.5, 86_400_000)).toBe(6 * 3_600_000);
     expect(scaledRetryPlan(DEFAULT_RETRY_PLAN, 0.01).initialMs).toBe(100);
+  });
+
+  it('caps a Retry-After of days, or a far date, at the longest delay (6 h)', () => {
+    const now = Date.parse('2026-11-24T10:00:00Z');
+    const longest = DEFAULT_RETRY_PLAN.maxMs;
+    expect(retryAfterMs('3000000', now)).toBe(longest);
+    expect(retryAfterMs('9'.repeat(400), now)).toBe(longest);
+    expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', now)).toBe(longest);
+    expect(retryAfterMs(String(longest / 1000), now)).toBe(longest);
+    expect(retryAfterMs('Mon, 23 Nov 2026 10:00:00 GMT', now)).toBe(0);
+  });
+
+  it('keeps a storable excerpt of the answer: at most 512 characters, a NUL replaced', () => {
+    expect(responseExcerpt('ok')).toBe('ok');
+    expect(responseExcerpt('ok\u0000')).toBe('ok\uFFFD');
+    expect(responseExcerpt('\u0000'.repeat(600))).toBe('\uFFFD'.repeat(512));
+    expect(responseExcerpt('x'.repeat(600))).toHaveLength(512);
   });
 });

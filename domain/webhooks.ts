@@ -93,13 +93,17 @@ export function retryDelayMs(plan: RetryPlan, failed: number, jitter: number, re
   return Math.max(1, spread, asked);
 }
 
-/** Retry-After as delay-seconds or an HTTP date, in milliseconds from `now`; undefined when absent or unreadable. */
+/**
+ * Retry-After as delay-seconds or an HTTP date, in milliseconds from `now`; undefined when absent or
+ * unreadable. At most the longest delay of the retry plan (DEFAULT_RETRY_PLAN.maxMs, 6 h: a plan is
+ * only ever shortened, and retryDelayMs caps at its own maxMs), so a receiver asking for days or a
+ * far date never hands on a wait no retry would make (nor one the delivery row cannot hold).
+ */
 export function retryAfterMs(header: string | null | undefined, now: number): number | undefined {
   if (!header) return undefined;
   const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * SECOND;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const asked = /^\d+$/.test(text) ? Number(text) * SECOND : Date.parse(text) - now;
+  return Number.isNaN(asked) ? undefined : Math.min(DEFAULT_RETRY_PLAN.maxMs, Math.max(0, asked));
 }
 
 /** Limits of the webhook set-up (SPEC gives none). */
@@ -117,11 +121,16 @@ export const WEBHOOK_LIMITS = {
   redeliveriesPerMinute: 30,
 } as const;
 
-/** Cuts a receiver's answer for the attempt log. */
+/**
+ * Cuts a receiver's answer for the attempt log, storable as PostgreSQL text: a NUL (which text
+ * refuses) becomes U+FFFD, as bytes that are not UTF-8 already do when the answer is read.
+ */
 export function responseExcerpt(text: string): string {
-  return text.length > WEBHOOK_LIMITS.responseExcerptLength
-    ? text.slice(0, WEBHOOK_LIMITS.responseExcerptLength)
-    : text;
+  const cut =
+    text.length > WEBHOOK_LIMITS.responseExcerptLength
+      ? text.slice(0, WEBHOOK_LIMITS.responseExcerptLength)
+      : text;
+  return cut.replaceAll('\u0000', '\uFFFD');
 }
 
 /** The prefix of every company API key; the rest is 32 random bytes, base64url. */

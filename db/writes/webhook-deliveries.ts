@@ -1,5 +1,6 @@
 import type { AttemptOutcome, DeliveryStatus, DeliveryTrigger } from '../../domain/webhooks.js';
 import type { Database } from '../orm.js';
+import { pgCode } from '../pg-errors.js';
 import { rowById } from '../sql-runner.js';
 
 /**
@@ -83,12 +84,33 @@ interface AttemptedDelivery {
   route: string;
 }
 
+/** SQLSTATE class 22: a value the statement cannot store (an encoding, a range). */
+const PG_DATA_EXCEPTION_CLASS = '22';
+
 /**
  * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
  * delivery's row lock); a 410 also DISABLES the subscription. Answers the delivery's new status.
  * A relay's attempt whose delivery another relay has meanwhile moved on is only logged.
+ *
+ * The POST has already been made: should PostgreSQL refuse what the receiver sent (a data
+ * exception, SQLSTATE class 22: the same values would be refused on every retry, and each retry of
+ * the attempt POSTs again), the attempt is logged without it (no excerpt, no Retry-After) so its
+ * outcome still counts. Any other failure (the database away) is thrown, and the attempt retried.
  */
 export async function recordAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
+  try {
+    return await writeAttempt(db, attempt);
+  } catch (error) {
+    if (!pgCode(error)?.startsWith(PG_DATA_EXCEPTION_CLASS)) throw error;
+    return writeAttempt(db, {
+      ...attempt,
+      responseExcerpt: null,
+      ...(attempt.byRelay ? { byRelay: { retryAfterMs: undefined } } : {}),
+    });
+  }
+}
+
+async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
   return db.transaction(async (client) => {
     const delivery = (await rowById<AttemptedDelivery>(
       client,

@@ -1,8 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptPending } from '../../activities/webhook-attempt.js';
 import { createWebhookActivities } from '../../activities/webhooks.js';
 import { createLogger } from '../../config/logger.js';
+import { deliveryToSend } from '../../db/queries/webhooks.js';
+import { recordAttempt } from '../../db/writes/webhook-deliveries.js';
 import { bookableTrip, createBooking } from '../support/bookings.js';
 import { useTestApp } from '../support/harness.js';
 import { mobileTraveller } from '../support/journeys.js';
@@ -19,13 +22,15 @@ describe('a webhook delivery attempt', () => {
   let server: Server;
   let base: string;
   const hits: string[] = [];
-  let answer: { status: number; headers?: Record<string, string> } = { status: 200 };
+  let answer: { status: number; headers?: Record<string, string>; body?: string } = { status: 200 };
 
   beforeAll(async () => {
     server = createServer((request, response) => {
       hits.push(request.url ?? '');
       request.resume();
-      request.on('end', () => response.writeHead(answer.status, answer.headers ?? {}).end('answer body'));
+      request.on('end', () =>
+        response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? 'answer body'),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -56,12 +61,12 @@ describe('a webhook delivery attempt', () => {
     return delivery!.id;
   }
 
-  const activities = (allowLocal: boolean) =>
-    createWebhookActivities({
-      db: app.db,
-      logger: createLogger(app.config, 'test'),
-      config: { ...app.config, WEBHOOK_ALLOW_LOCAL_TARGETS: allowLocal },
-    });
+  const deps = (allowLocal: boolean) => ({
+    db: app.db,
+    logger: createLogger(app.config, 'test'),
+    config: { ...app.config, WEBHOOK_ALLOW_LOCAL_TARGETS: allowLocal },
+  });
+  const activities = (allowLocal: boolean) => createWebhookActivities(deps(allowLocal));
   const attemptsOf = (deliveryId: string) =>
     app.db.query(
       `select attempt_number, status_code, outcome, error, response_excerpt from webhook_delivery_attempts
@@ -83,6 +88,66 @@ describe('a webhook delivery attempt', () => {
         response_excerpt: 'answer body',
       },
     ]);
+  });
+
+  it('a 200 whose body holds a NUL byte is DELIVERED and logged (the excerpt stored with U+FFFD), sent once', async () => {
+    const deliveryId = await pendingDelivery(`${base}/nul`);
+    answer = { status: 200, body: 'ok\u0000' };
+    const before = hits.length;
+    const result = await activities(true).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    expect(result).toEqual({ status: 'DELIVERED', outcome: 'DELIVERED' });
+    expect(hits.length - before).toBe(1);
+    expect(await attemptsOf(deliveryId)).toEqual([
+      {
+        attempt_number: 1,
+        status_code: 200,
+        outcome: 'DELIVERED',
+        error: null,
+        response_excerpt: 'ok\uFFFD',
+      },
+    ]);
+  });
+
+  it("the relay's first attempt answered 503 with a Retry-After of days is logged and handed to a retry, the wait capped", async () => {
+    const deliveryId = await pendingDelivery(`${base}/busy-for-days`);
+    // Back on the relay's route, as every new delivery's first attempt is.
+    await app.db.query(`update webhook_deliveries set route = 'RELAY' where id = $1`, [deliveryId]);
+    answer = { status: 503, headers: { 'Retry-After': '3000000' }, body: 'busy' };
+    const delivery = (await deliveryToSend(app.db, deliveryId))!;
+    const result = await attemptPending(deps(true), delivery, 'AUTOMATIC', true);
+    expect(result).toMatchObject({ status: 'PENDING', outcome: 'RETRY' });
+    expect(await attemptsOf(deliveryId)).toEqual([
+      expect.objectContaining({ attempt_number: 1, status_code: 503, outcome: 'RETRY' }),
+    ]);
+    const [row] = await app.db.query<{ route: string; retry_after_ms: number }>(
+      `select route, retry_after_ms from webhook_deliveries where id = $1`,
+      [deliveryId],
+    );
+    expect(row).toEqual({ route: 'RETRY', retry_after_ms: 6 * 3_600_000 });
+  });
+
+  it('an answer PostgreSQL cannot store is still logged, without it, and the delivery moves on', async () => {
+    const deliveryId = await pendingDelivery(`${base}/unstorable`);
+    await app.db.query(`update webhook_deliveries set route = 'RELAY' where id = $1`, [deliveryId]);
+    const status = await recordAttempt(app.db, {
+      deliveryId,
+      trigger: 'AUTOMATIC',
+      attemptedAt: new Date(),
+      durationMs: 5,
+      statusCode: 503,
+      outcome: 'RETRY',
+      error: 'HTTP 503',
+      responseExcerpt: 'busy\u0000',
+      byRelay: { retryAfterMs: 3_000_000_000 },
+    });
+    expect(status).toBe('PENDING');
+    expect(await attemptsOf(deliveryId)).toEqual([
+      { attempt_number: 1, status_code: 503, outcome: 'RETRY', error: 'HTTP 503', response_excerpt: null },
+    ]);
+    const [row] = await app.db.query(`select route, retry_after_ms from webhook_deliveries where id = $1`, [
+      deliveryId,
+    ]);
+    expect(row).toEqual({ route: 'RETRY', retry_after_ms: null });
   });
 
   it('a redirect is not followed, and a 400 is final', async () => {

@@ -34,6 +34,8 @@ export interface Receiver {
    * first-fails: 500 to the first request of each Webhook-Id, then 200.
    */
   mode: ReceiverMode;
+  /** The body of a 200 answer: 'ok' unless a test sets another. */
+  okBody?: string;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         receiver.processed.set(deliveryId, body);
       response
         .writeHead(status, { 'Content-Type': 'text/plain' })
-        .end(status === 200 ? 'ok' : `no (${status})`);
+        .end(status === 200 ? (receiver.okBody ?? 'ok') : `no (${status})`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -522,6 +522,30 @@ describe('webhook first attempts from the relay (full stack)', () => {
     expect(receiver.processed.size).toBe(1);
   });
 
+  it('a 500 then a 200 whose body holds a NUL byte: DELIVERED after two requests, not sent again and again', async () => {
+    const { receiver, subscriptionId, book } = await subscribedReceiver();
+    receiver.mode = 'first-fails';
+    receiver.okBody = 'ok\u0000';
+    await book();
+    const [row] = await eventually(
+      () => deliveriesOf(subscriptionId),
+      (found) => found.length === 1 && found[0]!.status === 'DELIVERED',
+      10_000,
+    );
+    const requests = receiver.requests.filter((request) => request.deliveryId === row!.id).length;
+    expect({ status: row!.status, attempts: row!.attempts, requests }).toEqual({
+      status: 'DELIVERED',
+      attempts: 2,
+      requests: 2,
+    });
+    // The retry's workflow has ended: nothing more is sent.
+    expect(await workflowOf(row!.id).result()).toEqual({ status: 'DELIVERED', attempts: 1 });
+    expect((await attemptsOf(row!.id)).map((attempt) => [attempt.outcome, attempt.status_code])).toEqual([
+      ['RETRY', 500],
+      ['DELIVERED', 200],
+    ]);
+  });
+
   describe('with the relay workflow stopped', () => {
     const deps = () => ({ db: app.db, config: app.config, logger: createLogger(app.config, 'test') });
     beforeAll(() => stopRelay(app));
