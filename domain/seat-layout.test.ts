@@ -4,6 +4,7 @@ import {
   LAYOUT_SCHEMA_VERSION,
   customerLayoutView,
   layoutSeats,
+  seatLabelsMoved,
   validateLayout,
   type LayoutDocument,
   type LayoutElement,
@@ -210,5 +211,25 @@ describe('customerLayoutView', () => {
       ],
     });
     expect(document.elements[0]?.notes).toBe('broken recline, do not sell');
+  });
+});
+
+describe('seatLabelsMoved', () => {
+  const sold = [
+    { seatId: 's1', seatNumber: '1' },
+    { seatId: 's2', seatNumber: '2' },
+  ];
+
+  it('allows the same labels, a sold seat renamed to a fresh label, and its old label left unused', () => {
+    expect(seatLabelsMoved(layout([seat(0, 0, 's1', '1'), seat(1, 0, 's2', '2')]), sold)).toEqual([]);
+    expect(seatLabelsMoved(layout([seat(0, 0, 's1', '1A'), seat(1, 0, 's2', '2')]), sold)).toEqual([]);
+    expect(seatLabelsMoved(layout([seat(1, 0, 's2', '2')]), sold)).toEqual([]);
+  });
+
+  it('names each label in use that the layout gives to another seat, once, sorted', () => {
+    const swapped = layout([seat(0, 0, 's1', '2'), seat(1, 0, 's2', '1')]);
+    expect(seatLabelsMoved(swapped, [...sold, ...sold])).toEqual(['1', '2']);
+    const renamedAndReused = layout([seat(0, 0, 's1', '1A'), seat(1, 0, 's3', '1'), seat(2, 0, 's2', '2')]);
+    expect(seatLabelsMoved(renamedAndReused, sold)).toEqual(['1']);
   });
 });

@@ -172,6 +172,27 @@ export function layoutSeats(document: LayoutDocument): LayoutSeatRow[] {
     }));
 }
 
+/** A seat label travellers hold for a seat: printed on a ticket, or shown for a held or sold seat. */
+export interface SeatLabelInUse {
+  seatId: string;
+  seatNumber: string;
+}
+
+/**
+ * The labels in use that `document` gives to another seat, each once, sorted. A ticket keeps the
+ * label it was sold with (it is signed into the boarding credential), so a layout may rename a sold
+ * seat to a fresh label, but may not hand the old label to a different seat while that ticket is
+ * live: two travellers of one trip would then hold the same seat number.
+ */
+export function seatLabelsMoved(document: LayoutDocument, inUse: SeatLabelInUse[]): string[] {
+  const seatIdOfLabel = new Map(layoutSeats(document).map((seat) => [seat.seatNumber, seat.seatId]));
+  const moved = inUse.filter((label) => {
+    const seatId = seatIdOfLabel.get(label.seatNumber);
+    return seatId !== undefined && seatId !== label.seatId;
+  });
+  return [...new Set(moved.map((label) => label.seatNumber))].sort();
+}
+
 /** The layout as a traveller may see it: management notes removed. */
 export function customerLayoutView(document: LayoutDocument): LayoutDocument {
   return {

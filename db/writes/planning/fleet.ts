@@ -1,5 +1,11 @@
 import { coachLayout, type BusTemplate } from '../../../domain/layout-templates.js';
-import { layoutSeats, validateLayout, type LayoutDocument } from '../../../domain/seat-layout.js';
+import {
+  layoutSeats,
+  seatLabelsMoved,
+  validateLayout,
+  type LayoutDocument,
+  type SeatLabelInUse,
+} from '../../../domain/seat-layout.js';
 import { notFound, PlanningRefusal } from '../../../domain/trip-planning.js';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import type { Database, TransactionClient } from '../../orm.js';
@@ -70,7 +76,6 @@ async function lockCompanyBus(client: TransactionClient, act: StaffAct, busId: s
   if (rows[0]?.company_id !== act.companyId) throw notFound('BUS');
 }
 
-/** Seat ids held or sold on the bus's trips still to run, that `document` no longer has. */
 /**
  * Locks the bus's trips still to run, after the bus (the planning order: bus, then its trips). Seat
  * locks, holds and bookings lock a trip before they place seats on its layout, so a layout change
@@ -85,11 +90,14 @@ async function lockComingTrips(client: TransactionClient, busId: string): Promis
   );
 }
 
+/** The trips of the bus still to run that sell seats: the ones a layout change reaches. */
+const SELLING_TRIP = `t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED')`;
+
+/** Seat ids held or sold on the bus's trips still to run, that `document` no longer has. */
 async function seatsStillSold(client: TransactionClient, busId: string, document: LayoutDocument) {
   const { rows } = await client.query<{ seat_id: string }>(
     `select distinct a.seat_id from seat_allocations a join trips t on t.id = a.trip_id
-     where t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED')
-       and ${LIVE_ALLOCATION}
+     where ${SELLING_TRIP} and ${LIVE_ALLOCATION}
        and not (a.seat_id = any($2::text[]))
      order by a.seat_id`,
     [busId, layoutSeats(document).map((seat) => seat.seatId)],
@@ -98,11 +106,67 @@ async function seatsStillSold(client: TransactionClient, busId: string, document
 }
 
 /**
+ * The seat labels travellers hold on the bus's trips still to run: the one printed on each live
+ * ticket, and the active layout's label of each held or sold seat.
+ */
+async function seatLabelsInUse(client: TransactionClient, busId: string): Promise<SeatLabelInUse[]> {
+  const { rows } = await client.query<SeatLabelInUse>(
+    `select k.seat_id as "seatId", k.seat_number as "seatNumber"
+     from journey_tickets k join trips t on t.id = k.trip_id
+     where ${SELLING_TRIP} and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+     union
+     select a.seat_id, ls.seat_number
+     from seat_allocations a join trips t on t.id = a.trip_id
+     join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active'
+     join layout_seats ls on ls.layout_id = l.id and ls.seat_id = a.seat_id
+     where ${SELLING_TRIP} and ${LIVE_ALLOCATION}`,
+    [busId],
+  );
+  return rows;
+}
+
+/**
+ * Why an active save of `document` is refused, if it is: it drops a seat held or sold on a coming
+ * trip, or gives a label travellers hold for one seat to another (their tickets are signed with it).
+ */
+async function activeSaveRefusal(
+  client: TransactionClient,
+  busId: string,
+  document: LayoutDocument,
+): Promise<PlanningRefusal | null> {
+  const dropped = await seatsStillSold(client, busId, document);
+  if (dropped.length > 0) {
+    return new PlanningRefusal(
+      409,
+      'LAYOUT_SEATS_IN_USE',
+      'The layout leaves out seats that are held or sold on coming trips',
+      { seatIds: dropped },
+    );
+  }
+  const moved = seatLabelsMoved(document, await seatLabelsInUse(client, busId));
+  if (moved.length === 0) return null;
+  return new PlanningRefusal(
+    409,
+    'LAYOUT_SEAT_NUMBERS_IN_USE',
+    'The layout gives seat numbers that travellers hold on coming trips to other seats',
+    { seatNumbers: moved },
+  );
+}
+
+/** Sets the seat count of the bus's trips still to run (after a layout change). */
+async function setComingSeatsTotal(client: TransactionClient, busId: string, seats: number): Promise<void> {
+  await client.query(`update trips t set seats_total = $2 where ${SELLING_TRIP} and t.departure_at > now()`, [
+    busId,
+    seats,
+  ]);
+}
+
+/**
  * Saves a new layout version. Draft: stored for later. Active: becomes the layout customers book
  * on; in the same transaction the previous one is archived, the seat projection rebuilt, the bus
  * capacity and the seat count of its trips still to run updated. A seat keeps its seatId when its
  * seatNumber changes, so held and sold seats follow a relabel; an active layout that drops a seat
- * still held or sold on a coming trip is refused.
+ * still held or sold on a coming trip, or gives a label travellers hold to another seat, is refused.
  */
 export async function saveLayout(
   db: Database,
@@ -121,28 +185,15 @@ export async function saveLayout(
     await lockCompanyBus(client, act, change.busId);
     if (change.saveMode === 'active') {
       await lockComingTrips(client, change.busId);
-      const dropped = await seatsStillSold(client, change.busId, change.document);
-      if (dropped.length > 0) {
-        throw new PlanningRefusal(
-          409,
-          'LAYOUT_SEATS_IN_USE',
-          'The layout leaves out seats that are held or sold on coming trips',
-          { seatIds: dropped },
-        );
-      }
+      const refusal = await activeSaveRefusal(client, change.busId, change.document);
+      if (refusal) throw refusal;
     }
     const saved = await saveBusLayout(client, {
       busId: change.busId,
       document: change.document,
       saveMode: change.saveMode,
     });
-    if (change.saveMode === 'active') {
-      await client.query(
-        `update trips set seats_total = $2
-         where bus_id = $1 and status in ('SCHEDULED', 'BOARDING', 'DELAYED') and departure_at > now()`,
-        [change.busId, saved.seatCount],
-      );
-    }
+    if (change.saveMode === 'active') await setComingSeatsTotal(client, change.busId, saved.seatCount);
     await auditAct(client, act, 'company.bus.layout.save', ['bus', change.busId], {
       version: saved.version,
       saveMode: change.saveMode,
@@ -154,8 +205,8 @@ export async function saveLayout(
 
 /**
  * Archives the bus's active layout and its drafts (DELETE /buses/{id}/layout): the bus sells no
- * seat until a new active layout is saved. Refused while the bus serves trips still to run that
- * have bookings.
+ * seat until a new active layout is saved, so its capacity and the seat count of its trips still to
+ * run become 0. Refused while the bus serves trips still to run that have bookings.
  */
 export async function archiveLayout(
   db: Database,
@@ -186,6 +237,7 @@ export async function archiveLayout(
     if (rows.length === 0)
       throw new PlanningRefusal(404, 'LAYOUT_NOT_FOUND', 'The bus has no layout to archive');
     await client.query('update buses set capacity = 0 where id = $1', [busId]);
+    await setComingSeatsTotal(client, busId, 0);
     const archivedVersions = rows.map((row) => row.version).sort((a, b) => a - b);
     await auditAct(client, act, 'company.bus.layout.archive', ['bus', busId], { versions: archivedVersions });
     return { archivedVersions };

@@ -209,6 +209,53 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });
 
+    it('never leaves two valid tickets of one trip with the same seat label: a sold label may not move to another seat', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId, 8);
+      const first = await webTraveller(app);
+      const firstLock = await lockSeats(app, first, trip.id, ['1']);
+      const firstBooking = await postBooking(
+        app,
+        first,
+        bookingBody({ tripId: trip.id, seatNumbers: ['1'], seatLockSessionId: firstLock }),
+      );
+      expect(firstBooking.status, firstBooking.text).toBe(201);
+
+      // Swap the labels of seats "1" and "2": their seatIds stay, no seat is dropped.
+      const swapped = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(swapped, 'd1-r1-c1').seatNumber = '2';
+      seatElement(swapped, 'd1-r1-c2').seatNumber = '1';
+      const before = await planningSnapshot(app.db, world.companyId);
+      const saved = await putLayout(busId, { layoutDocument: swapped, saveMode: 'active' });
+      const afterSave = await planningSnapshot(app.db, world.companyId);
+
+      const second = await webTraveller(app);
+      const secondLock = await requestSeatLock(app, second, trip.id, ['1']);
+      if (secondLock.status === 201) {
+        const secondBooking = await postBooking(
+          app,
+          second,
+          bookingBody({
+            tripId: trip.id,
+            seatNumbers: ['1'],
+            seatLockSessionId: secondLock.body.data.seat_lock_session_id,
+          }),
+        );
+        expect(secondBooking.status, secondBooking.text).toBe(201);
+      }
+      const tickets = await app.db.query<{ seat_id: string; seat_number: string; status: string }>(
+        `select seat_id, seat_number, status from journey_tickets
+         where trip_id = $1 and status in ('PENDING_CONFIRMATION', 'VALID', 'USED') order by seat_id`,
+        [trip.id],
+      );
+      const labels = tickets.map((ticket) => ticket.seat_number);
+      // Two travellers of one trip never hold valid (signed) tickets printed with the same seat label.
+      expect(new Set(labels).size, JSON.stringify({ layoutSave: saved.status, tickets })).toBe(labels.length);
+      expect([saved.status, saved.body.errorCode]).toEqual([409, 'LAYOUT_SEAT_NUMBERS_IN_USE']);
+      expect(saved.body.details.seatNumbers).toEqual(['1']);
+      expect(afterSave).toEqual(before);
+    });
+
     it('never leaves a held seat outside the active layout when a seat lock meets a layout save or archive', async () => {
       /** Live seats of the trip that its bus's active layout does not have. */
       const seatsOutsideLayout = (tripId: string, busId: string) =>
@@ -393,6 +440,50 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
         price_base: 20_000,
       });
       expect([trip.status, trip.body.errorCode]).toEqual([409, 'BUS_LAYOUT_REQUIRED']);
+    });
+
+    it('archiving the layout stops the coming trips of the bus offering seats (search, planning board)', async () => {
+      const busId = await newBus();
+      const day = futureDay(7);
+      const planned = await dashboard(app, owner(), 'POST', '/trips', {
+        route_id: world.routeId,
+        bus_id: busId,
+        pickup_stop_id: world.originStop.id,
+        departure_at: atDamascus(day, '10:15').toISOString(),
+        price_base: 20_000,
+      });
+      expect(planned.status, planned.text).toBe(201);
+      const tripId = planned.body.data.id as string;
+
+      const archived = await dashboard(app, owner(), 'DELETE', layoutPath(busId));
+      expect(archived.status, archived.text).toBe(200);
+
+      // The bus sells no seat any more: a seat lock on the trip finds no seat.
+      const lock = await requestSeatLock(app, await webTraveller(app), tripId, ['1']);
+      expect([lock.status, lock.body.errorCode], lock.text).toEqual([400, 'SEAT_NOT_FOUND']);
+      const search = await app.request('/api/journeys/search', {
+        method: 'POST',
+        json: {
+          origin_city_id: world.origin.id,
+          destination_city_id: world.destination.id,
+          departure_date: day,
+          passengers: 1,
+        },
+      });
+      expect(search.status, search.text).toBe(200);
+      const legs = search.body.data.journeys.flatMap(
+        (journey: { legs: { trip_id: string; free_seats?: number; seats_available?: number }[] }) =>
+          journey.legs,
+      ) as { trip_id: string; free_seats?: number; seats_available?: number }[];
+      const offered = legs
+        .filter((leg) => leg.trip_id === tripId)
+        .map((leg) => ({ trip_id: leg.trip_id, free_seats: leg.free_seats ?? leg.seats_available }));
+      const board = await dashboard(app, owner(), 'GET', `/trips?date=${day}&bus_id=${busId}`);
+      const row = (board.body.data as { id: string; seats_total: number }[]).find((t) => t.id === tripId);
+      expect(
+        { offeredInSearch: offered, planningBoardSeatsTotal: row?.seats_total },
+        'a bus whose layout is archived sells no seat, yet its coming trip is still offered with free seats',
+      ).toEqual({ offeredInSearch: [], planningBoardSeatsTotal: 0 });
     });
   });
 
