@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  lastDateRefusal,
+  LATEST_TRIP_ARRIVAL,
   nameKey,
   pickupStopRefusal,
   replanRefusal,
@@ -15,6 +17,16 @@ describe('nameKey', () => {
     expect(nameKey('إدلب')).toBe(nameKey('ادلب'));
     expect(nameKey('دمـــشق')).toBe(nameKey('دمشق'));
     expect(nameKey('Hama')).not.toBe(nameKey('Homs'));
+  });
+});
+
+describe('lastDateRefusal', () => {
+  it('accepts trips arriving by the end of 9999-12-31 in Damascus and refuses a later one', () => {
+    expect(new Date(LATEST_TRIP_ARRIVAL).toISOString()).toBe('9999-12-31T21:00:00.000Z');
+    expect(lastDateRefusal([{ arrivalAt: LATEST_TRIP_ARRIVAL }])).toBeNull();
+    expect(lastDateRefusal([])).toBeNull();
+    const refused = lastDateRefusal([{ arrivalAt: 0 }, { arrivalAt: LATEST_TRIP_ARRIVAL + 60_000 }]);
+    expect([refused?.status, refused?.code]).toEqual([400, 'TRIP_AFTER_LAST_DATE']);
   });
 });
 

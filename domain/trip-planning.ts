@@ -1,4 +1,5 @@
 import { Refusal } from './refusal.js';
+import { damascusDayStart } from './time.js';
 
 /**
  * Rules of the company's planning (fleet, network, trips and schedules) that the API, the
@@ -24,6 +25,27 @@ export const DRIVER_ADMIN_ROLES = ['OWNER', 'ADMIN'] as const;
 
 /** The longest trip the planner accepts, in minutes: a day. */
 export const MAX_TRIP_MINUTES = 24 * 60;
+
+/**
+ * The latest instant a trip may arrive: the end of 9999-12-31 in Damascus, the last operating date
+ * the API reads and writes (ISO 8601 with four-digit years). A later trip could not be stored: its
+ * times would be written +010000-…, which PostgreSQL refuses.
+ */
+export const LATEST_TRIP_ARRIVAL = damascusDayStart('9999-12-31').getTime() + 24 * 60 * 60_000;
+
+/**
+ * New trips (POST /trips, every trip of a schedule, preview and commit alike) end by
+ * LATEST_TRIP_ARRIVAL; one arriving later refuses them all.
+ */
+export function lastDateRefusal(trips: readonly { arrivalAt: number }[]): PlanningRefusal | null {
+  if (trips.every((trip) => trip.arrivalAt <= LATEST_TRIP_ARRIVAL)) return null;
+  return new PlanningRefusal(
+    400,
+    'TRIP_AFTER_LAST_DATE',
+    'A trip must arrive by the end of 9999-12-31 in Damascus, the last date trips are planned on',
+    { latestArrivalAt: new Date(LATEST_TRIP_ARRIVAL).toISOString() },
+  );
+}
 
 /** Stop kinds a trip may call at or pick travellers up from; depots are operational only. */
 export const TRAVELLER_STOP_KINDS = ['BUS_STATION', 'PARKING_POINT', 'AIRPORT', 'BOARDING_POINT'] as const;

@@ -108,7 +108,8 @@ export const docs = taggedOperations(TAGS, {
       "the company; the pickup stop must be an enabled public stop or one of the company's own points (400 " +
       "PICKUP_STOP_NOT_ALLOWED) in the route's origin city (400 PICKUP_STOP_WRONG_CITY). Another company's route, bus, " +
       'driver or trip is 404 ROUTE_NOT_FOUND, BUS_NOT_FOUND, DRIVER_NOT_FOUND, TRIP_NOT_FOUND. A new trip departs in ' +
-      'the future (400 DEPARTURE_IN_PAST) and gets its stop calls (stop, times, fare shares) from the route. The bus and ' +
+      'the future (400 DEPARTURE_IN_PAST), arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE) ' +
+      'and gets its stop calls (stop, times, fare shares) from the route. The bus and ' +
       'driver must be free for the whole trip and the route must have no trip at that departure, counting trips of ' +
       'schedules still being committed (409 TRIP_CONFLICT with details.conflicts). With trip_id the trip is re-planned: ' +
       'only while SCHEDULED (409 TRIP_NOT_EDITABLE), with the same route and times (409 TRIP_TIMETABLE_FIXED); once it ' +

@@ -135,7 +135,8 @@ const RULES =
   `start_date to end_date covers at most ${MAX_SCHEDULE_DAYS} operating dates, both included (400 ` +
   'SCHEDULE_RANGE_TOO_LONG), the end not before the start (400 END_BEFORE_START), the start not before today in ' +
   'Damascus (400 START_DATE_IN_PAST); days_of_week is a non-empty set. The route, bus, driver and pickup stop follow ' +
-  'the rules of POST /trips; departures of one schedule may not overlap each other (400 SCHEDULE_OVERLAPS_ITSELF). ' +
+  'the rules of POST /trips, and every trip arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE); ' +
+  'departures of one schedule may not overlap each other (400 SCHEDULE_OVERLAPS_ITSELF). ' +
   'Dates, times and days of the week are those of Asia/Damascus; departures already past are left out. A conflict is ' +
   'the bus or the driver busy in an overlapping window (trips, and trips that schedules still committing have ' +
   'claimed), or a trip of the route at that very departure.';

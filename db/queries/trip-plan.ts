@@ -1,7 +1,13 @@
 import type { PoolClient } from 'pg';
 import { routeMinutes, shortestDuration } from '../../domain/route-plan.js';
 import { selfOverlap, type Conflict } from '../../domain/trip-conflicts.js';
-import { notFound, pickupStopRefusal, PlanningRefusal, tripSeats } from '../../domain/trip-planning.js';
+import {
+  lastDateRefusal,
+  notFound,
+  pickupStopRefusal,
+  PlanningRefusal,
+  tripSeats,
+} from '../../domain/trip-planning.js';
 import {
   expandTimetable,
   type PlannedDeparture,
@@ -102,6 +108,8 @@ export async function planSchedule(
     durationMinutes: refs.durationMinutes,
     notBefore: options.notBefore,
   });
+  const late = lastDateRefusal(departures);
+  if (late) throw late;
   const overlap = selfOverlap(departures);
   if (overlap) {
     throw new PlanningRefusal(

@@ -32,7 +32,9 @@ export interface CityRecord {
 
 /**
  * The city with this name, added when new. A name matches an existing city's name in either
- * language ignoring case and diacritics; then that city is returned and nothing is written.
+ * language ignoring case and diacritics, or (English) as the unique index compares it,
+ * lower(name_en), whose case rules may differ from JavaScript's (Greek final sigma); then that
+ * city is returned and nothing is written.
  */
 export async function saveCity(
   db: Database,
@@ -45,7 +47,9 @@ export async function saveCity(
       'select id, name_ar, name_en, latitude, longitude from cities',
     );
     const wanted = new Set([nameKey(city.nameAr), nameKey(city.nameEn)]);
-    const existing = rows.find((row) => wanted.has(nameKey(row.name_ar)) || wanted.has(nameKey(row.name_en)));
+    const existing =
+      rows.find((row) => wanted.has(nameKey(row.name_ar)) || wanted.has(nameKey(row.name_en))) ??
+      (await cityWithIndexedName(client, city.nameEn));
     if (existing) return { city: existing, created: false };
     const { rows: inserted } = await client.query<CityRecord>(
       `insert into cities (name_ar, name_en, latitude, longitude) values ($1, $2, $3, $4)
@@ -55,6 +59,18 @@ export async function saveCity(
     await auditAct(client, act, 'catalogue.city.create', ['city', inserted[0]!.id], { nameEn: city.nameEn });
     return { city: inserted[0]!, created: true };
   });
+}
+
+/** The city whose English name the unique index cities_name_en_key takes for this one. */
+async function cityWithIndexedName(
+  client: TransactionClient,
+  nameEn: string,
+): Promise<CityRecord | undefined> {
+  const { rows } = await client.query<CityRecord>(
+    'select id, name_ar, name_en, latitude, longitude from cities where lower(name_en) = lower($1)',
+    [nameEn],
+  );
+  return rows[0];
 }
 
 export interface RouteInput {

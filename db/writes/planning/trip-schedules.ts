@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tripStopCalls } from '../../../domain/route-plan.js';
 import { conflictView, type Conflict, type ConflictView } from '../../../domain/trip-conflicts.js';
-import { PlanningRefusal } from '../../../domain/trip-planning.js';
+import { lastDateRefusal, PlanningRefusal } from '../../../domain/trip-planning.js';
 import {
   batchCount,
   batchOf,
@@ -219,6 +219,9 @@ export async function commitScheduleBatch(
       throw error;
     }
     const batch = batchOf(timetableDepartures(schedule), input.batchIndex, schedule.batch_size);
+    // The claim refuses these trips; a schedule claimed before it did fails here rather than retry for ever.
+    const late = lastDateRefusal(batch);
+    if (late) return failSchedule(client, schedule.id, late.code);
     const conflicts = await planningConflicts(
       client,
       {

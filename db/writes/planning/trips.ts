@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tripStopCalls } from '../../../domain/route-plan.js';
 import { conflictView } from '../../../domain/trip-conflicts.js';
 import {
+  lastDateRefusal,
   notFound,
   PlanningRefusal,
   replanRefusal,
@@ -121,6 +122,8 @@ async function planTrip(client: TransactionClient, act: StaffAct, input: TripSav
   } else if (input.departureAt <= Date.now()) {
     throw new PlanningRefusal(400, 'DEPARTURE_IN_PAST', 'departure_at must be in the future');
   }
+  const late = lastDateRefusal([next]);
+  if (late) throw late;
   const conflicts = await planningConflicts(
     client,
     { busId: input.busId, driverId: input.driverId, routeId: input.routeId, excludeTripId: existing?.id },

@@ -54,6 +54,24 @@ describe('network: cities, routes and pickup locations', () => {
       expect(list.body.data.map((city: { id: string }) => city.id)).toContain(created.body.data.id);
     });
 
+    it('answers the existing city for an English name equal as PostgreSQL lowers it (Greek final sigma), not a 500', async () => {
+      const unique = randomUUID().slice(0, 6);
+      const first = await dashboard(app, owner(), 'POST', '/cities', {
+        name_ar: `مدينة ${unique}`,
+        name_en: `ΟΔΟΣ ${unique}`,
+        latitude: 35.1,
+        longitude: 36.2,
+      });
+      expect(first.status, first.text).toBe(201);
+      const second = await dashboard(app, owner(), 'POST', '/cities', {
+        name_ar: `بلدة ${unique}`,
+        name_en: `οδοσ ${unique}`,
+        latitude: 35.1,
+        longitude: 36.2,
+      });
+      expect([second.status, second.body.data?.id], second.text).toEqual([200, first.body.data.id]);
+    });
+
     it('makes one city of two additions of the same name at once', async () => {
       const name = `Twin ${randomUUID().slice(0, 6)}`;
       const answers = await Promise.all(

@@ -253,6 +253,15 @@ describe('GET and POST /dashboard/api/trips', () => {
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });
 
+    it('refuses a trip arriving after 9999-12-31 in Damascus with a 400, not a 500, and changes nothing', async () => {
+      const before = await planningSnapshot(app.db, world.companyId);
+      const response = await plan(tripBody({ departure_at: '9999-12-31T21:00:00Z' }));
+      expect([response.status, response.body.errorCode], response.text).not.toEqual([500, 'INTERNAL_ERROR']);
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.errorCode).toBe('TRIP_AFTER_LAST_DATE');
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
     it('lets a bus imported before canonical layouts run trips on its recorded capacity until it gets a layout', async () => {
       const [legacy] = await app.db.query<{ id: string }>(
         `insert into buses (company_id, plate_number, capacity, legacy_seat_map) values ($1, $2, 33, true) returning id`,

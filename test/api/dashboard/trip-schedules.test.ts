@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { commitScheduleBatch } from '../../../db/writes/planning/trip-schedules.js';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
@@ -266,6 +268,52 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const longest = await post(w, scheduleBody(w, { start_date: start, end_date: day(179), commit: false }));
     expect(longest.status, longest.text).toBe(200);
     expect(longest.body.data.summary.trips_planned).toBe(180);
+  });
+
+  it('refuses a schedule whose trips would arrive after 9999-12-31 in Damascus (400), never leaving it COMMITTING', async () => {
+    const w = await planningWorld(app);
+    const lastDays = {
+      driver_id: null,
+      start_date: '9999-12-30',
+      end_date: '9999-12-31',
+      departure_time: '23:30',
+    };
+    const preview = await post(w, scheduleBody(w, { ...lastDays, commit: false }));
+    expect([preview.status, preview.body.errorCode], preview.text).toEqual([400, 'TRIP_AFTER_LAST_DATE']);
+    const response = await post(w, scheduleBody(w, lastDays));
+    // A schedule accepted for these trips would retry its batch: give it time for a few attempts.
+    if (response.status === 202) await new Promise((resolve) => setTimeout(resolve, 8000));
+    const [row] = await app.db.query<{ status: string; trips_created: number } | undefined>(
+      'select status, trips_created from trip_schedules where bus_id = $1',
+      [w.bus.id],
+    );
+    expect(
+      { answer: response.status, stored: row ?? null },
+      `${response.text}: the schedule's batch cannot insert its trips and is retried for ever`,
+    ).not.toMatchObject({ answer: 202, stored: { status: 'COMMITTING' } });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.errorCode).toBe('TRIP_AFTER_LAST_DATE');
+  }, 30_000);
+
+  it('ends FAILED at its batch a schedule claimed for trips after 9999-12-31 before the claim refused them', async () => {
+    const w = await planningWorld(app);
+    const scheduleId = randomUUID();
+    await app.db.query(
+      `insert into trip_schedules (id, company_id, route_id, pickup_stop_id, bus_id, start_date, end_date,
+          departure_times, days_of_week, duration_minutes, price_base, skip_conflicts, plan_from, batch_size,
+          batches_total, trips_planned, created_by)
+       values ($1, $2, $3, $4, $5, '9999-12-30', '9999-12-31', '{23:30}', '{0,1,2,3,4,5,6}', 210, 25000, false, now(),
+               7, 1, 2, $6)`,
+      [scheduleId, w.companyId, w.routeId, w.originStop.id, w.bus.id, w.sessions.OWNER.staffUserId],
+    );
+    const progress = await commitScheduleBatch(app.db, { scheduleId, batchIndex: 0 });
+    expect(progress).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'TRIP_AFTER_LAST_DATE',
+      batchesDone: 0,
+      tripsCreated: 0,
+    });
+    expect(await scheduleTrips(app.db, scheduleId)).toEqual([]);
   });
 
   it("answers 404 for another company's route, bus, driver or schedule, and keeps schedules to planners", async () => {
