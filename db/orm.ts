@@ -44,6 +44,7 @@ import { Migration20261127010000_booking_stats_plpgsql } from './migrations/Migr
 import { Migration20261128010000_unpaid_owner_index } from './migrations/Migration20261128010000_unpaid_owner_index.js';
 import { Migration20261202010000_journey_lookup_indexes } from './migrations/Migration20261202010000_journey_lookup_indexes.js';
 import { Migration20261203010000_overdue_decisions_index } from './migrations/Migration20261203010000_overdue_decisions_index.js';
+import { Migration20261203020000_quote_keys_per_traveller } from './migrations/Migration20261203020000_quote_keys_per_traveller.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -76,6 +77,7 @@ const MIGRATIONS = [
   Migration20261128010000_unpaid_owner_index,
   Migration20261202010000_journey_lookup_indexes,
   Migration20261203010000_overdue_decisions_index,
+  Migration20261203020000_quote_keys_per_traveller,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -107,6 +107,30 @@ describe('refuseLegResources', () => {
     });
   });
 
+  it('counts a VIP-class seat chosen for a SEAT against the free VIP seats, once', () => {
+    // Two VIP seats are free, seat "1" among them.
+    const vipSeatsFor = (resources: Parameters<typeof refuseLegResources>[2]) =>
+      refuseLegResources(
+        resources.reduce((sum, resource) => sum + resource.quantity, 0),
+        fares,
+        resources,
+        availability,
+      );
+    expect(
+      vipSeatsFor([
+        { resource_code: 'SEAT', quantity: 1, assignments: ['1'] },
+        { resource_code: 'VIP_SEAT', quantity: 2, assignments: [] },
+      ]),
+    ).toMatchObject({ status: 409, errorCode: 'INSUFFICIENT_SEATS', details: { free_vip_seats: 2 } });
+    expect(
+      vipSeatsFor([
+        { resource_code: 'SEAT', quantity: 1, assignments: ['1'] },
+        { resource_code: 'VIP_SEAT', quantity: 1, assignments: [] },
+      ]),
+    ).toBeNull();
+    expect(vipSeatsFor([{ resource_code: 'VIP_SEAT', quantity: 2, assignments: ['1'] }])).toBeNull();
+  });
+
   it('refuses a standard seat assigned to a VIP_SEAT on a bus with VIP seats', () => {
     expect(
       refuseLegResources(

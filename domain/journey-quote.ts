@@ -91,8 +91,14 @@ export function refuseLegResources(
       free_seats: availability.freeSeats,
     });
   }
-  const vipQuantity = vip.reduce((sum, resource) => sum + resource.quantity, 0);
-  if (availability.vipSeats > 0 && vipQuantity > availability.freeVipSeats) {
+  // The hold seats the chosen labels first, then each unassigned VIP_SEAT on a VIP seat still free:
+  // a VIP-class seat chosen for any resource (a SEAT too) is one fewer for them.
+  const unassignedVip = vip.reduce(
+    (sum, resource) => sum + resource.quantity - resource.assignments.length,
+    0,
+  );
+  const chosenVip = labels.filter((label) => availability.seats.get(label)!.seatClass === 'VIP').length;
+  if (availability.vipSeats > 0 && unassignedVip + chosenVip > availability.freeVipSeats) {
     return refuse(409, 'INSUFFICIENT_SEATS', 'Not enough free VIP seats on this part of the trip', {
       free_vip_seats: availability.freeVipSeats,
     });

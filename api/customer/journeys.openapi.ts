@@ -270,8 +270,10 @@ export const docs = operations({
       'exactly like a missing one (404 TRIP_NOT_FOUND). Two legs must chain: the second boards at the stop or in the city ' +
       'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
       'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
-      'and expires after the configured time (expiresAt, epoch seconds). idempotency_key: the same key and body return ' +
-      'the stored quote again (same quote_id); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
+      'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +
+      "traveller: the same key and body return that traveller's stored quote again (same quote_id); the same key with " +
+      "another body is 409 IDEMPOTENCY_KEY_REUSED. A guest's request always quotes anew (new quote_id and journey_id), " +
+      'whatever its key: a guest has no identity to scope a key by.',
     tags: ['Journeys'],
     responses: {
       200: {

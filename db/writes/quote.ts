@@ -87,9 +87,11 @@ const refused = (
 
 /**
  * Prices legs and resources for the caller and stores the offer (journey_quotes) under the
- * client's idempotency key. Writes no inventory. A retry with the same key and body gets the
- * stored answer; the same key with another body is refused; of concurrent identical requests
- * the unique key lets one row in and the others read it.
+ * client's idempotency key. Writes no inventory. For a signed-in traveller, a retry with the same
+ * key and body gets the stored answer; the same key with another body is refused; of concurrent
+ * identical requests the unique key lets one row in and the others read it. A guest has no
+ * identity to scope a key by, so a guest's request is never replayed: it always quotes anew (a
+ * guest quote goes to the first traveller who holds it, so no other guest may be handed it).
  *
  * One transaction, like the journey writes that follow it: its statements run prepared on generic
  * plans (journeyTransaction), since planning the legs' join (arrays of ids) cost PostgreSQL more
@@ -111,7 +113,9 @@ async function quoteOn(
   settings: QuoteSettings,
 ): Promise<QuoteOutcome> {
   const hash = requestHash({ scope: caller.scope, request });
-  const stored = await findQuote(client, caller.ownerUserId, request.idempotency_key);
+  const stored = caller.ownerUserId
+    ? await findQuote(client, caller.ownerUserId, request.idempotency_key)
+    : undefined;
   if (stored) return replay(stored, hash);
 
   const resolved = resolveLegs(await loadQuoteLegs(client, caller.scope, request.legs), settings);
@@ -155,7 +159,7 @@ async function quoteOn(
     `insert into journey_quotes (id, journey_id, owner_user_id, scope, idempotency_key, request_hash, party_size, response, total,
                                  currency, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11))
-     on conflict do nothing
+     on conflict (owner_user_id, idempotency_key) where owner_user_id is not null do nothing
      returning id`,
     [
       quote.quote_id,
@@ -171,8 +175,8 @@ async function quoteOn(
       quote.expiresAt,
     ],
   );
-  if (inserted.length) return { quote };
-  // A concurrent request with the same key got there first: answer as a retry would be answered.
+  if (inserted.length || !caller.ownerUserId) return { quote };
+  // A concurrent request of this traveller with the same key got there first: answer as a retry would be answered.
   return replay((await findQuote(client, caller.ownerUserId, request.idempotency_key))!, hash);
 }
 
@@ -181,18 +185,16 @@ interface StoredQuote {
   response: QuoteResponse;
 }
 
-const NO_OWNER = '00000000-0000-0000-0000-000000000000';
-
+/** The quote a signed-in traveller stored under a key (guest quotes are never looked up). */
 async function findQuote(
   client: PoolClient,
-  ownerUserId: string | null,
+  ownerUserId: string,
   idempotencyKey: string,
 ): Promise<StoredQuote | undefined> {
   const {
     rows: [row],
   } = await client.query<StoredQuote>(
-    `select request_hash, response from journey_quotes
-     where coalesce(owner_user_id, '${NO_OWNER}'::uuid) = coalesce($1::uuid, '${NO_OWNER}'::uuid) and idempotency_key = $2`,
+    `select request_hash, response from journey_quotes where owner_user_id = $1 and idempotency_key = $2`,
     [ownerUserId, idempotencyKey],
   );
   return row;

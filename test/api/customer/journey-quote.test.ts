@@ -12,6 +12,7 @@ import {
   futureDay,
 } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { holdJourney, mobileTraveller } from '../../support/journeys.js';
 
 const quote = (
   app: TestApp,
@@ -52,6 +53,24 @@ async function corridorQuote(app: TestApp, change: Record<string, unknown> = {})
     ...change,
   };
   return { world, body };
+}
+
+/** A trip over two stops on a bus of five rows of 2+2 whose first row (seats 1-4) is VIP class. */
+async function vipRowTrip(app: TestApp) {
+  const date = futureDay(4);
+  const [a, b] = [await createCity(app.db), await createCity(app.db)];
+  const stops = [await createStop(app.db, a.id), await createStop(app.db, b.id)];
+  const company = await createCompany(app.db);
+  const bus = await createBus(app.db, company.id, { rows: 5, pattern: '2+2', vipRows: [0] });
+  return createTrip(app.db, {
+    companyId: company.id,
+    busId: bus.id,
+    departAt: atDamascus(date, '09:00'),
+    calls: [
+      { stop: stops[0]!, at: 0 },
+      { stop: stops[1]!, at: 60 },
+    ],
+  });
 }
 
 describe('POST /journeys/quote', () => {
@@ -104,20 +123,7 @@ describe('POST /journeys/quote', () => {
   });
 
   it('charges the VIP fare for VIP_SEAT and for a seat of VIP class', async () => {
-    const date = futureDay(4);
-    const [a, b] = [await createCity(app.db), await createCity(app.db)];
-    const stops = [await createStop(app.db, a.id), await createStop(app.db, b.id)];
-    const company = await createCompany(app.db);
-    const bus = await createBus(app.db, company.id, { rows: 5, pattern: '2+2', vipRows: [0] });
-    const trip = await createTrip(app.db, {
-      companyId: company.id,
-      busId: bus.id,
-      departAt: atDamascus(date, '09:00'),
-      calls: [
-        { stop: stops[0]!, at: 0 },
-        { stop: stops[1]!, at: 60 },
-      ],
-    });
+    const trip = await vipRowTrip(app);
     const response = await quote(app, {
       party_size: 3,
       legs: [
@@ -203,24 +209,27 @@ describe('POST /journeys/quote', () => {
     expect(reversed.body.errorCode).toBe('LEGS_NOT_CONNECTED');
   });
 
-  it('answers a retry with the same key and body with the stored quote, and refuses the key for another body', async () => {
+  it("answers a traveller's retry with the same key and body with the stored quote, and refuses the key for another body", async () => {
     const { body } = await corridorQuote(app);
-    const first = await quote(app, body);
-    const again = await quote(app, body);
+    const token = await app.tokenFor({ kind: 'PRODUCTION' });
+    const first = await quote(app, body, { token });
+    const again = await quote(app, body, { token });
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(first.body.data);
-    const changed = await quote(app, {
-      ...body,
-      resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 2, assignments: ['2'] }],
-    });
+    const changed = await quote(
+      app,
+      { ...body, resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 2, assignments: ['2'] }] },
+      { token },
+    );
     expect(changed.status).toBe(409);
     expect(changed.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(await storedQuotes(app, body.idempotency_key)).toHaveLength(1);
   });
 
-  it('makes one quote of concurrent identical requests', async () => {
+  it("makes one quote of a traveller's concurrent identical requests", async () => {
     const { body } = await corridorQuote(app);
-    const responses = await Promise.all(Array.from({ length: 6 }, () => quote(app, body)));
+    const token = await app.tokenFor({ kind: 'PRODUCTION' });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => quote(app, body, { token })));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(responses.map((r) => r.body.data.quote_id)).size).toBe(1);
     expect(await storedQuotes(app, body.idempotency_key)).toHaveLength(1);
@@ -236,6 +245,33 @@ describe('POST /journeys/quote', () => {
     const owners = (await storedQuotes(app, body.idempotency_key)).map((row) => row.owner_user_id);
     expect(owners).toHaveLength(2);
     expect(owners.filter((owner) => owner === null)).toHaveLength(1);
+  });
+
+  it("never replays a guest's key: two guests sending the same key and body each get, and hold, their own quote", async () => {
+    // A key a client derives from what it quotes (the journey and party): the same for two strangers.
+    const { body } = await corridorQuote(app, {
+      party_size: 1,
+      resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: 1, assignments: [] }],
+    });
+    const guestA = await quote(app, body);
+    const guestB = await quote(app, body);
+    expect([guestA.status, guestB.status]).toEqual([200, 200]);
+    expect(guestB.body.data.quote_id).not.toBe(guestA.body.data.quote_id);
+    expect(guestB.body.data.journey_id).not.toBe(guestA.body.data.journey_id);
+
+    // Each guest signs in and holds the quote it was answered with.
+    const travellerB = await mobileTraveller(app);
+    const travellerA = await mobileTraveller(app);
+    const heldB = await holdJourney(app, travellerB, guestB.body.data.journey_id, {
+      quote_id: guestB.body.data.quote_id,
+    });
+    const heldA = await holdJourney(app, travellerA, guestA.body.data.journey_id, {
+      quote_id: guestA.body.data.quote_id,
+    });
+    expect(
+      { b: heldB.status, a: heldA.status, aCode: heldA.body?.errorCode },
+      'two strangers got one quote; the second hold is refused',
+    ).toEqual({ b: 200, a: 200, aCode: undefined });
   });
 
   it('needs the CSRF header from a cookie-authenticated web traveller, and none from a bearer', async () => {
@@ -372,6 +408,41 @@ describe('POST /journeys/quote', () => {
         [world.trip.id],
       );
       await refused({ ...seat([], 4), party_size: 4 }, 409, 'INSUFFICIENT_SEATS');
+    });
+
+    it('more VIP seats than are free once the VIP seats chosen for SEATs are taken off', async () => {
+      const trip = await vipRowTrip(app);
+      const traveller = await mobileTraveller(app);
+      const quoted = await quote(
+        app,
+        {
+          party_size: 5,
+          legs: [
+            {
+              trip_id: trip.id,
+              board_stop_call_id: trip.stopCallIds[0],
+              alight_stop_call_id: trip.stopCallIds[1],
+            },
+          ],
+          // Seats 1 and 2 are VIP: with them, three VIP_SEATs need five of the four VIP seats.
+          resources: [
+            { leg_sequence: 1, resource_code: 'SEAT', quantity: 2, assignments: ['1', '2'] },
+            { leg_sequence: 1, resource_code: 'VIP_SEAT', quantity: 3, assignments: [] },
+          ],
+          idempotency_key: newKey(),
+        },
+        { headers: traveller.headers },
+      );
+      const held =
+        quoted.status === 200
+          ? await holdJourney(app, traveller, quoted.body.data.journey_id, {
+              quote_id: quoted.body.data.quote_id,
+            })
+          : undefined;
+      expect({
+        quote: [quoted.status, quoted.body.errorCode],
+        hold: held && [held.status, held.body.errorCode],
+      }).toEqual({ quote: [409, 'INSUFFICIENT_SEATS'], hold: undefined });
     });
 
     it('VIP seats on a trip without a VIP fare', async () => {
