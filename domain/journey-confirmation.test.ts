@@ -14,6 +14,7 @@ import {
   isHoldable,
   partyRefusal,
   releaseRefusal,
+  retriesLiveHold,
   unusableHoldRefusal,
   type HoldBatchState,
   scaledMilliseconds,
@@ -221,6 +222,14 @@ describe('hold batch rules', () => {
   it('a consumed hold answers a retry of its key and refuses a new key', () => {
     expect(confirmCheck(batch({ status: 'CONSUMED' }), scope, true)).toEqual({ confirmedBefore: true });
     expect(confirmCheck(batch({ status: 'CONSUMED' }), scope, false).refusal?.code).toBe('ALREADY_CONFIRMED');
+  });
+
+  it("a hold request is a retry while the scope's hold with its batch lasts", () => {
+    expect(retriesLiveHold(batch(), scope)).toBe(true);
+    expect(retriesLiveHold(null, scope)).toBe(false);
+    expect(retriesLiveHold(batch({ scopeId: 'j2' }), scope)).toBe(false);
+    expect(retriesLiveHold(batch({ live: false }), scope)).toBe(false);
+    expect(retriesLiveHold(batch({ status: 'RELEASED' }), scope)).toBe(false);
   });
 });
 

@@ -190,6 +190,16 @@ export function releaseRefusal(batch: HoldBatchState | null, scope: Confirmation
   return batch.status === 'ACTIVE' ? null : holdClosed(batch.status);
 }
 
+/**
+ * Whether a hold request whose batch (derived from its idempotency key) is `batch` retries the
+ * scope's hold while it lasts (ACTIVE with time left): it is answered with that hold even when
+ * its quote expired meanwhile, since the hold may outlive the quote. Only a new hold needs a
+ * valid quote.
+ */
+export function retriesLiveHold(batch: HoldBatchState | null, scope: ConfirmationScope): boolean {
+  return !!batch && isHoldOf(batch, scope) && batch.status === 'ACTIVE' && batch.live;
+}
+
 export type ConfirmCheck =
   { refusal: RuleRefusal; confirmedBefore?: never } | { confirmedBefore: boolean; refusal?: never };
 

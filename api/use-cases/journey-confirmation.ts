@@ -96,12 +96,21 @@ export interface HoldCall {
   requestId: string;
 }
 
+/**
+ * The hold batch id of a hold request (./journey-direct.ts), and the batch its draft looks for: with
+ * an idempotency key, a retry of a hold that still lasts is answered with it whatever its quote.
+ */
+function holdBatchOf(scope: ConfirmationScope, call: HoldCall) {
+  const holdBatchId = holdBatchIdOf(scope, call.caller.userId, call.idempotencyKey);
+  return { holdBatchId, retried: call.idempotencyKey ? holdBatchId : undefined };
+}
+
 /** The hold (one transaction) and its answer: the projection with the batch and when it ends (epoch seconds). */
-async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall) {
+async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall, holdBatchId: string) {
   const { userId } = call.caller;
   const { placed: result, projection } = await placeHoldWithProjection(deps.db, {
     scope: draft.scope,
-    holdBatchId: holdBatchIdOf(draft.scope, userId, call.idempotencyKey),
+    holdBatchId,
     holdMilliseconds: scaledMilliseconds(deps.settings.holdMinutes, deps.settings.timeScale),
     ownerUserId: userId,
     caps: deps.settings.caps,
@@ -119,7 +128,9 @@ export async function holdJourney(
   call: HoldCall,
   input: { journeyId: string; quoteId: string },
 ) {
-  return holdDraft(deps, await draftJourney(deps.db, call.caller, input), call);
+  const batch = holdBatchOf({ kind: 'JOURNEY', id: input.journeyId }, call);
+  const draft = await draftJourney(deps.db, call.caller, { ...input, holdBatchId: batch.retried });
+  return holdDraft(deps, draft, call, batch.holdBatchId);
 }
 
 /** POST /journey-orders/{orderId}/hold: the order bound to its journeys, then its hold. */
@@ -128,7 +139,9 @@ export async function holdOrder(
   call: HoldCall,
   input: { orderId: string; journeyIds: string[] },
 ) {
-  return holdDraft(deps, await draftOrder(deps.db, call.caller, input), call);
+  const batch = holdBatchOf({ kind: 'ORDER', id: input.orderId }, call);
+  const draft = await draftOrder(deps.db, call.caller, { ...input, holdBatchId: batch.retried });
+  return holdDraft(deps, draft, call, batch.holdBatchId);
 }
 
 /** DELETE .../holds/{holdBatchId}: the caller's ACTIVE hold ends at once. */

@@ -3,14 +3,16 @@ import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import {
   holdRefusal,
   isHoldable,
+  retriesLiveHold,
   type ConfirmationScope,
   type JourneyStatus,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import { isBookableStatus } from '../../queries/inventory.js';
+import { findHoldBatch } from '../../queries/journeys.js';
 import { companyScopeSql } from '../../queries/scope.js';
 import type { QuoteResponse } from '../quote.js';
-import { journeyTransaction, JourneyRefusal, type JourneyRow, type Queryable } from './scope.js';
+import { journeyTransaction, JourneyRefusal, serialRows, type JourneyRow, type Queryable } from './scope.js';
 
 /**
  * Drafts: the quote becomes a journey (journeys.id = journey_quotes.journey_id) before the
@@ -41,15 +43,16 @@ function sameScope(a: InventoryScope, b: InventoryScope): boolean {
 
 /**
  * The checks a quote must pass before anything is held for it: it is this journey's, the caller
- * may use it (a guest quote is claimed by the first signed-in hold), it has not expired, and every
- * trip is still bookable in the caller's inventory scope (else 404 TRIP_NOT_FOUND, as for a trip
- * that does not exist).
+ * may use it (a guest quote is claimed by the first signed-in hold), it has not expired (unless the
+ * request retries a hold that still lasts: `retry`), and every trip is still bookable in the
+ * caller's inventory scope (else 404 TRIP_NOT_FOUND, as for a trip that does not exist).
  */
 async function checkQuote(
   q: Queryable,
   caller: DraftCaller,
   quote: QuoteRow | undefined,
   journeyId: string,
+  retry: boolean,
 ): Promise<QuoteRow> {
   const details = { journey_id: journeyId };
   if (
@@ -59,7 +62,7 @@ async function checkQuote(
   ) {
     throw new JourneyRefusal(404, 'QUOTE_NOT_FOUND', 'No such quote for this journey', details);
   }
-  if (!quote.live)
+  if (!quote.live && !retry)
     throw new JourneyRefusal(409, 'QUOTE_EXPIRED', 'The quote has expired; quote the journey again', details);
   const legs = quote.response.legs;
   if (!sameScope(quote.scope, caller.scope))
@@ -131,6 +134,27 @@ async function ensureJourney(client: PoolClient, caller: DraftCaller, quote: Quo
   return journey;
 }
 
+/**
+ * What a hold request names besides its journeys: `holdBatchId`, the batch a retry of a hold
+ * with an idempotency key finds (absent without a key).
+ */
+export interface DraftRequest {
+  holdBatchId?: string | undefined;
+}
+
+/**
+ * Whether the request retries the scope's hold while it lasts: placeHold answers it with that
+ * hold, so its quote may have expired meanwhile (a hold may outlive its quote).
+ */
+async function retriesLiveHoldOf(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  request: DraftRequest,
+): Promise<boolean> {
+  if (!request.holdBatchId) return false;
+  return retriesLiveHold(await findHoldBatch(serialRows(client), request.holdBatchId), scope);
+}
+
 export interface DraftResult {
   scope: ConfirmationScope;
   companyIds: string[];
@@ -158,14 +182,16 @@ function refuseUnholdable(status: JourneyStatus, what: 'journey' | 'order'): voi
 export async function draftJourney(
   db: Database,
   caller: DraftCaller,
-  input: { journeyId: string; quoteId: string },
+  input: { journeyId: string; quoteId: string } & DraftRequest,
 ): Promise<DraftResult> {
+  const scope: ConfirmationScope = { kind: 'JOURNEY', id: input.journeyId };
   const quote = await journeyTransaction(db, async (client) => {
     const { rows } = await client.query<QuoteRow>(
       `select ${QUOTE_COLUMNS} from journey_quotes where id = $1`,
       [input.quoteId],
     );
-    const checked = await checkQuote(client, caller, rows[0], input.journeyId);
+    const retry = await retriesLiveHoldOf(client, scope, input);
+    const checked = await checkQuote(client, caller, rows[0], input.journeyId, retry);
     const journey = await ensureJourney(client, caller, checked);
     if (journey.order_id) {
       throw new JourneyRefusal(
@@ -177,7 +203,7 @@ export async function draftJourney(
     refuseUnholdable(journey.status, 'journey');
     return checked;
   });
-  return { scope: { kind: 'JOURNEY', id: input.journeyId }, companyIds: companiesOf([quote]) };
+  return { scope, companyIds: companiesOf([quote]) };
 }
 
 /**
@@ -189,13 +215,15 @@ export async function draftJourney(
 export async function draftOrder(
   db: Database,
   caller: DraftCaller,
-  input: { orderId: string; journeyIds: string[] },
+  input: { orderId: string; journeyIds: string[] } & DraftRequest,
 ): Promise<DraftResult> {
+  const scope: ConfirmationScope = { kind: 'ORDER', id: input.orderId };
   const quotes = await journeyTransaction(db, async (client) => {
     const { rows } = await client.query<QuoteRow>(
       `select ${QUOTE_COLUMNS} from journey_quotes where journey_id = any($1::uuid[])`,
       [input.journeyIds],
     );
+    const retry = await retriesLiveHoldOf(client, scope, input);
     const checked: QuoteRow[] = [];
     for (const journeyId of input.journeyIds) {
       checked.push(
@@ -204,13 +232,14 @@ export async function draftOrder(
           caller,
           rows.find((row) => row.journey_id === journeyId),
           journeyId,
+          retry,
         ),
       );
     }
     await bindOrder(client, caller, input, checked);
     return checked;
   });
-  return { scope: { kind: 'ORDER', id: input.orderId }, companyIds: companiesOf(quotes) };
+  return { scope, companyIds: companiesOf(quotes) };
 }
 
 async function bindOrder(

@@ -49,6 +49,14 @@ async function heldJourney(
   return { trip, quoted, held, holdBatchId: held.body.data.holdBatchId as string };
 }
 
+/** Their quotes' time runs out now. */
+async function expireQuotes(app: TestApp, quoteIds: string[]) {
+  await app.db.query(
+    `update journey_quotes set expires_at = now() - interval '1 second' where id = any($1::uuid[])`,
+    [quoteIds],
+  );
+}
+
 const confirmBody = (quoted: { quote_id: string }, holdBatchId: string, partySize = 1) => ({
   quote_id: quoted.quote_id,
   hold_batch_id: holdBatchId,
@@ -99,6 +107,32 @@ describe('POST /journeys/{bookingId}/hold', () => {
     const other = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
     expect(other.status).toBe(409);
     expect(other.body.errorCode).toBe('HOLD_ALREADY_ACTIVE');
+    expect((await journeyFacts(app.db, quoted.journey_id)).allocations).toHaveLength(1);
+  });
+
+  it('answers a retry with the same key with the same hold while it lasts, even after its quote expired', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const body = { quote_id: quoted.quote_id, idempotency_key: `hold-${randomUUID()}` };
+    const first = await holdJourney(app, caller, quoted.journey_id, body);
+    expect(first.status, first.text).toBe(200);
+
+    // The quote (15 minutes) runs out while the hold (10 minutes from when it was placed) lasts.
+    await expireQuotes(app, [quoted.quote_id]);
+    expect(first.body.data.expiresAt * 1000).toBeGreaterThan(Date.now() + 60_000);
+
+    const retry = await holdJourney(app, caller, quoted.journey_id, body);
+    expect(
+      { status: retry.status, errorCode: retry.body.errorCode, holdBatchId: retry.body.data?.holdBatchId },
+      retry.text,
+    ).toEqual({ status: 200, errorCode: undefined, holdBatchId: first.body.data.holdBatchId });
+    const other = await holdJourney(app, caller, quoted.journey_id, {
+      ...body,
+      idempotency_key: `hold-${randomUUID()}`,
+    });
+    expect(other.status).toBe(409);
+    expect(other.body.errorCode).toBe('QUOTE_EXPIRED');
     expect((await journeyFacts(app.db, quoted.journey_id)).allocations).toHaveLength(1);
   });
 
@@ -629,6 +663,39 @@ describe('journey orders', () => {
     });
     expect(taken.status).toBe(404);
     expect(taken.body.errorCode).toBe('ORDER_NOT_FOUND');
+  });
+
+  it('answers a retry with the same key with the same hold while it lasts, even after its quotes expired', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const a = await quote(app, caller, [{ trip }]);
+    const b = await quote(app, caller, [{ trip }]);
+    const orderId = randomUUID();
+    const hold = (idempotencyKey: string) =>
+      app.request(`/api/journey-orders/${orderId}/hold`, {
+        method: 'POST',
+        headers: caller.headers,
+        json: { journey_ids: [a.journey_id, b.journey_id], idempotency_key: idempotencyKey },
+      });
+    const key = `hold-${randomUUID()}`;
+    const first = await hold(key);
+    expect(first.status, first.text).toBe(200);
+
+    await expireQuotes(app, [a.quote_id, b.quote_id]);
+    expect(first.body.data.expiresAt * 1000).toBeGreaterThan(Date.now() + 60_000);
+
+    const retry = await hold(key);
+    expect(
+      { status: retry.status, errorCode: retry.body.errorCode, holdBatchId: retry.body.data?.holdBatchId },
+      retry.text,
+    ).toEqual({ status: 200, errorCode: undefined, holdBatchId: first.body.data.holdBatchId });
+    const other = await hold(`hold-${randomUUID()}`);
+    expect(other.status).toBe(409);
+    expect(other.body.errorCode).toBe('QUOTE_EXPIRED');
+    const batches = await app.db.query<{ id: string }>(`select id from hold_batches where scope_id = $1`, [
+      orderId,
+    ]);
+    expect(batches.map((batch) => batch.id)).toEqual([first.body.data.holdBatchId]);
   });
 });
 
