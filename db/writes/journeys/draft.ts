@@ -15,9 +15,9 @@ import type { QuoteResponse } from '../quote.js';
 import { journeyTransaction, JourneyRefusal, serialRows, type JourneyRow, type Queryable } from './scope.js';
 
 /**
- * Drafts: the quote becomes a journey (journeys.id = journey_quotes.journey_id) before the
- * workflow places the hold. A journey already HELD passes here: the workflow answers a retry of
- * its hold or refuses.
+ * Drafts: the quote becomes a journey (journeys.id = journey_quotes.journey_id) before the hold
+ * transaction (hold.ts) places the hold. A journey already HELD passes here: the hold answers a
+ * retry of its hold or refuses.
  */
 
 export interface DraftCaller {
@@ -164,8 +164,8 @@ const companiesOf = (quotes: QuoteRow[]) =>
   [...new Set(quotes.flatMap((quote) => quote.response.legs.map((leg) => leg.company_id)))].sort();
 
 /**
- * A draft may be written for a journey or order that may be held, or is HELD already (the
- * workflow answers a retry of that hold or refuses it): the hold rule of the domain otherwise.
+ * A draft may be written for a journey or order that may be held, or is HELD already (the hold
+ * answers a retry of that hold or refuses it): the hold rule of the domain otherwise.
  */
 function refuseUnholdable(status: JourneyStatus, what: 'journey' | 'order'): void {
   const refusal = holdRefusal(status, what);
@@ -175,9 +175,9 @@ function refuseUnholdable(status: JourneyStatus, what: 'journey' | 'order'): voi
 }
 
 /**
- * POST /journeys/{bookingId}/hold, before the workflow: checks the quote and writes the draft
+ * POST /journeys/{bookingId}/hold, before the hold: checks the quote and writes the draft
  * journey (and its legs) when it is not there yet. Refuses a journey that belongs to an order or
- * is past holding; a journey already HELD passes (the workflow answers a retry or refuses).
+ * is past holding; a journey already HELD passes (the hold answers a retry or refuses).
  */
 export async function draftJourney(
   db: Database,
@@ -207,7 +207,7 @@ export async function draftJourney(
 }
 
 /**
- * POST /journey-orders/{orderId}/hold, before the workflow: the order id is chosen by the client
+ * POST /journey-orders/{orderId}/hold, before the hold: the order id is chosen by the client
  * and bound to the caller on first use (another traveller gets 404); its journeys are fixed by the
  * first hold, and a later hold (after release or expiry) must name the same ones. Each journey is
  * checked like a single journey's hold and must not belong to another order or be held alone.
