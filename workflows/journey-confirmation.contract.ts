@@ -16,7 +16,7 @@ export type {
 } from '../domain/journey-confirmation.js';
 
 /**
- * The contract of the `journeyConfirmation` workflow (id journey-confirmation/{scopeId}): its
+ * The contract of the `journeyConfirmation` workflow (id journey-confirmation/{journeyId} or journey-confirmation/order/{orderId}): its
  * input, the Updates the API sends and the Query operators may run. The API imports this module,
  * never the workflow body.
  */

@@ -315,7 +315,7 @@ function endPhase(status: string): 'CONFIRMED' | 'CANCELLED' | 'NEW' {
 }
 
 /**
- * One journey's or order's confirmation (id journey-confirmation/{scopeId}) while companies decide.
+ * One journey's or order's confirmation (id journey-confirmation/{journeyId} or .../order/{orderId}) while companies decide.
  * Today a REQUESTED confirm starts it (`decisionsDue`), delayed until the earliest decision
  * deadline: the decisions are transactions of the API, each followed by `decidedSignal`, and the
  * process ends at the last one or settles the deadline in the database (the whole scope is

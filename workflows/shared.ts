@@ -1,4 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import type { ConfirmationScope } from '../domain/journey-confirmation.js';
 
 /**
  * Names shared by workflows, the worker and the API. Imported by the API without pulling in any
@@ -39,6 +40,8 @@ export function processSearchAttributes(process: {
 
 export const workflowIds = {
   journeyConfirmation: (journeyId: string) => `journey-confirmation/${journeyId}`,
+  /** Named apart from journeys': the client chooses an order's id, which may be a journey's. */
+  orderConfirmation: (orderId: string) => `journey-confirmation/order/${orderId}`,
   shareGrant: (grantId: string) => `share-grant/${grantId}`,
   documentRender: (snapshotId: string) => `document-render/${snapshotId}`,
   tripSchedule: (scheduleId: string) => `trip-schedule/${scheduleId}`,
@@ -49,3 +52,10 @@ export const workflowIds = {
   /** A run started by hand (tests, operators); scheduled runs are named by the schedule. */
   analyticsRollup: (runId: string) => `analytics-rollup/${runId}`,
 };
+
+/** The confirmation process of a journey or an order. */
+export function confirmationWorkflowId(scope: ConfirmationScope): string {
+  return scope.kind === 'ORDER'
+    ? workflowIds.orderConfirmation(scope.id)
+    : workflowIds.journeyConfirmation(scope.id);
+}

@@ -9,7 +9,7 @@ import {
   type DecidedNotice,
   type JourneyConfirmationInput,
 } from '../../workflows/journey-confirmation.contract.js';
-import { processSearchAttributes, workflowIds } from '../../workflows/shared.js';
+import { confirmationWorkflowId, processSearchAttributes } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { callUpdate, unavailableAnswers } from './workflow-updates.js';
 
@@ -63,7 +63,7 @@ export function journeyConfirmationClient(
   wakeLeadMs = DECISION_WAKE_LEAD_MS,
 ) {
   const startOptions = (input: JourneyConfirmationInput) => ({
-    workflowId: workflowIds.journeyConfirmation(input.scope.id),
+    workflowId: confirmationWorkflowId(input.scope),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input] as [JourneyConfirmationInput],
     typedSearchAttributes: processSearchAttributes({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Database } from '../../db/orm.js';
-import { workflowIds } from '../../workflows/shared.js';
+import { confirmationWorkflowId } from '../../workflows/shared.js';
 import {
   atDamascus,
   createBus,
@@ -280,10 +280,14 @@ export async function journeyFacts(db: Database, journeyId: string) {
   return { journey, allocations, tickets, bookings };
 }
 
-/** Whether a journey-confirmation workflow was ever started for this id. */
-export async function workflowExists(app: TestApp, scopeId: string): Promise<boolean> {
+/** Whether a confirmation workflow was ever started for this journey (or order). */
+export async function workflowExists(
+  app: TestApp,
+  scopeId: string,
+  kind: 'JOURNEY' | 'ORDER' = 'JOURNEY',
+): Promise<boolean> {
   try {
-    await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(scopeId)).describe();
+    await app.temporal.workflow.getHandle(confirmationWorkflowId({ kind, id: scopeId })).describe();
     return true;
   } catch {
     return false;

@@ -12,9 +12,11 @@ import { useTestApp, type TestApp } from '../support/harness.js';
 import {
   bookJourney,
   confirmJourney,
+  confirmOrder,
   connection,
   eventually,
   holdJourney,
+  holdOrder,
   journeyFacts,
   mobileTraveller,
   quote,
@@ -241,6 +243,43 @@ describe('journey confirmation: the decision deadline (TIME_SCALE shortens the 1
     expect(settled.awaiting[0]!.remainingMilliseconds).toBeGreaterThan(0);
     expect(await journeyOf(app, journeyId)).toEqual(before);
     expect((await requestsOf(app.db, journeyId)).map((row) => row.status)).toEqual(['PENDING']);
+  });
+
+  it("an order's deadline is kept when the order's id is a journey's id whose process still runs", async () => {
+    // Order ids are chosen by the client; processes are named by scope kind and id, so the order's
+    // confirm starts its own process instead of finding the journey's (USE_EXISTING) and losing its deadline.
+    const caller = await mobileTraveller(app);
+    const slow = await tripOf(app.db);
+    await setConfirmation(app.db, slow.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const journey = await bookJourney(app, caller, [{ trip: slow }]);
+    expect(journey.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const fast = await tripOf(app.db);
+    await setConfirmation(app.db, fast.companyId, { mode: 'MANUAL_CONFIRM' });
+    const [quoted, other] = [
+      await quote(app, caller, [{ trip: fast }]),
+      await quote(app, caller, [{ trip: fast }]),
+    ];
+    const held = await holdOrder(app, caller, journey.journeyId, [quoted.journey_id, other.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmOrder(
+      app,
+      caller,
+      journey.journeyId,
+      held.body.data.holdBatchId as string,
+      [
+        { journeyId: quoted.journey_id, partySize: 1 },
+        { journeyId: other.journey_id, partySize: 1 },
+      ],
+    );
+    expect(confirmed.status, confirmed.text).toBe(200);
+    // The order's window (15 minutes × 0.004 = 3.6 s) passes while the journey's (14.4 s) runs.
+    const facts = await eventually(
+      () => journeyOf(app, quoted.journey_id),
+      (value) => value.journey!.status !== 'REQUESTED',
+      10_000,
+    );
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect((await journeyOf(app, journey.journeyId)).journey!.status).toBe('REQUESTED');
   });
 });
 

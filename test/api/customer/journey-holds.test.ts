@@ -646,7 +646,7 @@ describe('journey orders', () => {
       [orderId],
     );
     expect(orders!.count).toBe(0);
-    expect(await workflowExists(app, orderId)).toBe(false);
+    expect(await workflowExists(app, orderId, 'ORDER')).toBe(false);
 
     const held = await app.request(path, {
       method: 'POST',
