@@ -146,6 +146,14 @@ export function permissionDenied(permission: AdminPermission): Refusal {
   return new Refusal(403, 'PERMISSION_DENIED', `This needs the ${permission} permission`, { permission });
 }
 
+/**
+ * 401 INVALID_CREDENTIAL: the administrator's session has ended (signed out, expired, idle, or the
+ * account disabled), whether the request found it so or it ended while the request ran.
+ */
+export function adminSessionEnded(): Refusal {
+  return new Refusal(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
+}
+
 /** refuseAdminChange's answer as the refusal the administrator gets, or null. */
 export function adminChangeRefusal(change: Parameters<typeof refuseAdminChange>[0]): Refusal | null {
   const refusal = refuseAdminChange(change);

@@ -3,6 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import type { AuditActor } from '../../db/writes/audit.js';
 import {
+  adminSessionEnded,
   effectivePermissions,
   permissionDenied,
   secondFactorMandatory,
@@ -57,8 +58,7 @@ export function adminAuthenticator(deps: { db: Database; config: Config }): Auth
     if (route.security === 'public') return;
     const token = requiredSessionCookie(ctx, ADMIN_COOKIE, 'Sign in to the administration');
     const session = await touchAdminSession(deps.db, deps.config, token);
-    if (!session)
-      throw new Refusal(401, 'INVALID_CREDENTIAL', 'The administrator session is invalid or has expired');
+    if (!session) throw adminSessionEnded();
     if (route.csrf) {
       checkSessionCsrf(
         ctx,

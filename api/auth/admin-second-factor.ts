@@ -80,7 +80,7 @@ export function proofToSpend(proof: SecondFactorProof): ProofToSpend {
   return 'recoveryCode' in proof ? { recoveryCodeHash: hashRecoveryCode(proof.recoveryCode) } : proof;
 }
 
-type Deps = { db: Database; config: Pick<Config, 'ADMIN_TOTP_ISSUER'> };
+type Deps = { db: Database; config: Pick<Config, 'ADMIN_TOTP_ISSUER' | 'NODE_ENV'> };
 
 /** How long a new authenticator secret waits for its first code before it has to be started again. */
 export const ENROLMENT_TTL_MINUTES = 15;
@@ -161,8 +161,9 @@ export async function confirmEnrolment(
 
 /**
  * Removes the authenticator and the recovery codes, given a current code or a recovery code.
- * Refused (409 SECOND_FACTOR_REQUIRED_BY_POLICY) while the account's totp_required is set: such
- * an account replaces its authenticator instead.
+ * Refused (409 SECOND_FACTOR_REQUIRED_BY_POLICY) while the account must use a second factor (its
+ * totp_required, or in production its role: secondFactorMandatory): such an account replaces its
+ * authenticator instead.
  */
 export async function removeSecondFactor(
   deps: Deps,
@@ -170,5 +171,6 @@ export async function removeSecondFactor(
   proof: SecondFactorProof,
   origin: RequestOrigin,
 ): Promise<void> {
-  unlessRefused(await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin));
+  const production = deps.config.NODE_ENV === 'production';
+  unlessRefused(await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin, production));
 }

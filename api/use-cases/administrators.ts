@@ -13,6 +13,9 @@ import type { AuditActor } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
+  adminSessionEnded,
+  effectivePermissions,
+  permissionDenied,
   type AdminAccess,
   type AdminPermission,
   type AdminRole,
@@ -23,6 +26,9 @@ import { conflict, notFound } from '../http/errors.js';
 import { filterShown, readPageRecorded } from './recorded-reads.js';
 
 export type { AuditActor };
+
+/** Who acts, and with which permissions, as a change judges it. */
+type ActingAdmin = Pick<AdminPrincipal, 'adminId' | 'permissions'>;
 
 /**
  * The administrator team and the audit log, as an administrator with the permission sees and
@@ -74,11 +80,16 @@ export async function createAdministrator(
     status: 'ACTIVE',
     totpRequired: input.totpRequired,
   };
-  const refusal = adminChangeRefusal({ actor, target: null, next: access });
-  if (refusal) throw refusal;
+  const refuseFor = (acting: ActingAdmin) => {
+    const refusal = adminChangeRefusal({ actor: acting, target: null, next: access });
+    if (refusal) throw refusal;
+  };
+  // Checked before the slow password hash, and again inside the write with the actor as now.
+  refuseFor(actor);
   const passwordHash = await hashPassword(input.password);
   const row = await createAdmin(
     db,
+    actor.adminId,
     {
       ...access,
       email: input.email,
@@ -86,6 +97,7 @@ export async function createAdministrator(
       passwordHash,
       grantedPermissions: [...access.grantedPermissions],
     },
+    (account) => refuseFor(actingNow(account)),
     audit,
   );
   if (!row) throw conflict('ADMIN_EMAIL_TAKEN', 'An administrator with this e-mail address exists');
@@ -110,11 +122,11 @@ export async function updateAdministrator(
 ): Promise<AdminRow> {
   const row = await changeAdmin(
     db,
-    adminId,
-    (current) => {
+    { actorId: actor.adminId, adminId },
+    (current, account) => {
       const next = changed(current, change);
       const refusal = adminChangeRefusal({
-        actor,
+        actor: actingNow(account),
         target: { adminId: current.id, ...accessOf(current) },
         next,
       });
@@ -125,6 +137,19 @@ export async function updateAdministrator(
   );
   if (!row) throw notFound('ADMIN_NOT_FOUND', 'No administrator has this id');
   return row;
+}
+
+/**
+ * The acting administrator as their account is inside the change, under its row lock: the request
+ * was authenticated before, and a change of that account may have committed since. A disabled
+ * account gets the 401 its next request would (its sessions have ended), a lost admins.manage the
+ * 403; otherwise the change is judged with the permissions held now.
+ */
+function actingNow(account: AdminRow | null): ActingAdmin {
+  if (account?.status !== 'ACTIVE') throw adminSessionEnded();
+  const permissions = effectivePermissions(account.role, account.permissions);
+  if (!permissions.includes('admins.manage')) throw permissionDenied('admins.manage');
+  return { adminId: account.id, permissions };
 }
 
 function accessOf(row: AdminRow): AdminAccess {

@@ -71,20 +71,21 @@ export async function openAdminSession(
 
 /**
  * Marks the second factor as given and replaces the session and CSRF secrets, inside the
- * caller's transaction; answers the session's end (Unix epoch seconds).
+ * caller's transaction; answers the session's end (Unix epoch seconds), or null when the session
+ * has ended since the request found it (signed out elsewhere, or the account disabled).
  */
 export async function elevateAdminSession(
   sql: Sql,
   sessionId: string,
   secrets: SessionSecretHashes,
-): Promise<number> {
+): Promise<number | null> {
   const { rows } = await sql.query<ExpiryRow>(
     `update admin_sessions set second_factor_at = now(), token_hash = $2, csrf_token_hash = $3
      where id = $1 and revoked_at is null
      returning ${EXPIRES_AT_EPOCH}`,
     [sessionId, secrets.tokenHash, secrets.csrfTokenHash],
   );
-  return rows[0]!.expires_at;
+  return rows[0]?.expires_at ?? null;
 }
 
 /** A live session and the account behind it, as each request sees them. */

@@ -74,13 +74,20 @@ export async function updateAdmin(
   return row;
 }
 
-/** Creates an account and records it (admins.create); null when the e-mail address is taken. */
+/**
+ * Creates an account and records it (admins.create); null when the e-mail address is taken.
+ * `vouch` sees the acting administrator's account as it is now, under its row lock (null when it
+ * is gone), and throws a refusal when they may no longer create it.
+ */
 export async function createAdmin(
   db: Database,
+  actorId: string,
   admin: NewAdmin,
+  vouch: (actor: AdminRow | null) => void,
   audit: AuditActor,
 ): Promise<AdminRow | null> {
   return db.transaction(async (client) => {
+    vouch(await lockAdmin(client, actorId));
     const row = await insertAdmin(client, admin);
     if (!row) return null;
     const target = { kind: 'admin', id: row.id };
@@ -95,21 +102,40 @@ export async function createAdmin(
 }
 
 /**
+ * The accounts of the acting administrator and of the one about to change, locked until the
+ * transaction ends and read as they are now (null when no account has the id). Locked in id
+ * order: two administrators changing each other's accounts at once queue instead of deadlocking,
+ * and the second sees what the first did to its actor.
+ */
+async function lockActorAndTarget(
+  sql: Pick<PoolClient, 'query'>,
+  actorId: string,
+  adminId: string,
+): Promise<{ actor: AdminRow | null; target: AdminRow | null }> {
+  const { rows } = await sql.query<AdminRow>(
+    `select ${ADMIN_COLUMNS} from admins where id = any($1::uuid[]) order by id for update`,
+    [[actorId, adminId]],
+  );
+  const byId = (id: string) => rows.find((row) => row.id === id) ?? null;
+  return { actor: byId(actorId), target: byId(adminId) };
+}
+
+/**
  * Changes an account under its row lock and records each changed field, before and after
- * (admins.update); disabling it ends its sessions at once. `decide` sees the account as it is and
- * answers the change, or throws a refusal that leaves everything as it was. Null when no account
- * has the id.
+ * (admins.update); disabling it ends its sessions at once. `decide` sees the account and the
+ * acting administrator's (both locked, as they are now; the actor null when gone) and answers the
+ * change, or throws a refusal that leaves everything as it was. Null when no account has the id.
  */
 export async function changeAdmin(
   db: Database,
-  adminId: string,
-  decide: (current: AdminRow) => AdminChange,
+  accounts: { actorId: string; adminId: string },
+  decide: (current: AdminRow, actor: AdminRow | null) => AdminChange,
   audit: AuditActor,
 ): Promise<AdminRow | null> {
   return db.transaction(async (client) => {
-    const current = await lockAdmin(client, adminId);
+    const { actor, target: current } = await lockActorAndTarget(client, accounts.actorId, accounts.adminId);
     if (!current) return null;
-    const row = await updateAdmin(client, current.id, decide(current));
+    const row = await updateAdmin(client, current.id, decide(current, actor));
     if (current.status === 'ACTIVE' && row.status === 'DISABLED')
       await revokeOtherAdminSessions(client, row.id);
     const changes = differences(current, row);

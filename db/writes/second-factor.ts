@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { adminSessionEnded, secondFactorMandatory, type AdminRole } from '../../domain/permissions.js';
 import { base32Decode, matchTotp } from '../../domain/totp.js';
 import type { Database } from '../orm.js';
 import { rowById } from '../sql-runner.js';
@@ -113,6 +114,17 @@ async function spendSecondFactor(
 }
 
 /**
+ * The session marked as having given its second factor (elevateAdminSession); answers its end.
+ * A session that ended while the request ran throws 401 INVALID_CREDENTIAL, the answer its next
+ * request would get: the transaction rolls back, so the proof is not spent.
+ */
+async function sessionElevated(sql: Sql, sessionId: string, secrets: SessionSecretHashes): Promise<number> {
+  const expiresAt = await elevateAdminSession(sql, sessionId, secrets);
+  if (expiresAt === null) throw adminSessionEnded();
+  return expiresAt;
+}
+
+/**
  * Completes a limited session with a proof (auth.second_factor): the session is marked and gets
  * the new secrets. Answers the session's end.
  */
@@ -127,7 +139,7 @@ export async function passSecondFactor(
     const failure = { method: proofMethod(proof) };
     const accepted = await spendSecondFactor(client, session.adminId, proof, origin, failure);
     if (!accepted) return 'CODE_REFUSED';
-    const expiresAt = await elevateAdminSession(client, session.sessionId, secrets);
+    const expiresAt = await sessionElevated(client, session.sessionId, secrets);
     await recordAudit(client, {
       ...ownAccountAudit(session.adminId, origin),
       action: 'auth.second_factor',
@@ -212,7 +224,7 @@ export async function confirmAuthenticator(
       [adminId, step, confirmation.recoveryCodeHashes],
     );
     await revokeOtherAdminSessions(client, adminId, sessionId);
-    const expiresAt = await elevateAdminSession(client, sessionId, confirmation.secrets);
+    const expiresAt = await sessionElevated(client, sessionId, confirmation.secrets);
     await recordAudit(client, {
       ...ownAccountAudit(adminId, origin),
       action: row.replacing ? 'security.2fa_changed' : 'security.2fa_enabled',
@@ -222,28 +234,33 @@ export async function confirmAuthenticator(
 }
 
 interface FactorPolicyRow {
+  role: AdminRole;
   totp_required: boolean;
   enabled: boolean;
 }
 
 /**
  * Removes the authenticator and the recovery codes, given a proof from them
- * (security.2fa_removed). An account whose totp_required is set keeps them. Answers the proof spent.
+ * (security.2fa_removed). An account that must sign in with a second factor keeps them: its
+ * totp_required is set, or, in `production`, its role always needs one (secondFactorMandatory).
+ * Answers the proof spent.
  */
 export async function removeAuthenticator(
   db: Database,
   adminId: string,
   proof: ProofToSpend,
   origin: RequestOrigin,
+  production: boolean,
 ): Promise<AcceptedProof | SecondFactorRefusal> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<FactorPolicyRow>(
-      'select totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
+      'select role, totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
       [adminId],
     );
     const row = rows[0]!;
     if (!row.enabled) return 'NOT_ENABLED';
-    if (row.totp_required) return 'REQUIRED_BY_POLICY';
+    if (secondFactorMandatory({ role: row.role, totpRequired: row.totp_required }, production))
+      return 'REQUIRED_BY_POLICY';
     const purpose = { purpose: 'remove_authenticator' };
     const accepted = await spendSecondFactor(client, adminId, proof, origin, purpose);
     if (!accepted) return 'CODE_REFUSED';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin } from './helpers.js';
 
@@ -352,6 +353,32 @@ describe('administrators and permissions', () => {
       expect((await auditRows(app.db, admin.id)).map((entry) => entry.action)).not.toContain('admins.update');
       // Renaming oneself is fine.
       expect((await browser.send('PATCH', `/admins/${admin.id}`, { name: 'Still Me' })).status).toBe(200);
+    });
+
+    it('lets only one of two SUPER_ADMINs disabling each other at once succeed: one stays ACTIVE', async () => {
+      const a = await signedInAdmin(app);
+      const b = await signedInAdmin(app);
+      // B's row is busy a moment (any other write of B's account would do the same): A's change waits in flight.
+      const held = await holdLock(app.db, `select 1 from admins where id = '${b.admin.id}' for update`);
+      const aDisablesB = a.browser.send('PATCH', `/admins/${b.admin.id}`, { status: 'DISABLED' });
+      await waitersOf(app.db, held.pid, 1);
+      // Meanwhile B, still signed in and active, disables A: answered at once, or queued behind A's change.
+      const bDisablesA = b.browser.send('PATCH', `/admins/${a.admin.id}`, { status: 'DISABLED' });
+      await answeredOrWaiting(bDisablesA, app.db, held.pid, 2);
+      await held.release();
+      const [first, second] = await Promise.all([aDisablesB, bDisablesA]);
+      const statuses = await app.db.query<{ id: string; status: string }>(
+        'select id, status from admins where id = any($1::uuid[])',
+        [[a.admin.id, b.admin.id]],
+      );
+      // In any serial order the second request comes from a disabled account and is refused (401):
+      // one of the two stays ACTIVE. Both answering 200 leaves neither.
+      expect({ aDisablesB: first.status, bDisablesA: second.status }).not.toEqual({
+        aDisablesB: 200,
+        bDisablesA: 200,
+      });
+      expect(statuses.filter((row) => row.status === 'ACTIVE').length).toBe(1);
+      expect([first.status, second.status].sort()).toEqual([200, 401]);
     });
 
     it('refuses a write without the CSRF token and changes nothing', async () => {

@@ -4,6 +4,7 @@ import { hashRecoveryCode, newTotpSecret } from '../../../api/auth/admin-second-
 import { hashSecret, newSecret } from '../../../api/auth/secrets.js';
 import { demoAdminAccounts, DEMO_ADMIN_TOTP_SECRET, seedDemoAdmins } from '../../../db/seed/demo-admins.js';
 import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { createCompany } from '../../support/factories.js';
 import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin, totpCode } from './helpers.js';
@@ -292,6 +293,39 @@ describe('administration sign-in', () => {
       expect(confirmed.status).toBe(200);
       expect(confirmed.body.data.recoveryCodes).toHaveLength(10);
       expect((await browser.get('/admins')).status).toBe(200);
+    });
+
+    it('answers 401 to a code whose session is signed out meanwhile, and leaves the code unspent', async () => {
+      const admin = await createAdmin(app.db, { totp: true });
+      const browser = new AdminBrowser(app);
+      expect((await browser.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+      const code = totpCode(admin.totpSecret!);
+      const held = await holdLock(app.db, `select 1 from admins where id = '${admin.id}' for update`);
+      const verify = browser.send('POST', '/auth/2fa', { code });
+      await waitersOf(app.db, held.pid, 1);
+      // The same browser signs out (another tab) while the code is being checked.
+      expect((await browser.send('POST', '/auth/logout')).status).toBe(200);
+      await held.release();
+      expectError(await verify, 401, 'INVALID_CREDENTIAL');
+
+      const again = new AdminBrowser(app);
+      await again.signIn(admin);
+      expect((await again.send('POST', '/auth/2fa', { code })).status).toBe(200);
+    });
+
+    it('answers 401 to a code of an administrator another one disables meanwhile', async () => {
+      const boss = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const admin = await createAdmin(app.db, { role: 'SUPPORT', totp: true });
+      const browser = new AdminBrowser(app);
+      expect((await browser.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+      const held = await holdLock(app.db, `select 1 from admins where id = '${admin.id}' for update`);
+      const disable = boss.browser.send('PATCH', `/admins/${admin.id}`, { status: 'DISABLED' });
+      await waitersOf(app.db, held.pid, 1);
+      const verify = browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) });
+      await waitersOf(app.db, held.pid, 2);
+      await held.release();
+      expect((await disable).status).toBe(200);
+      expectError(await verify, 401, 'INVALID_CREDENTIAL');
     });
 
     it('asks a session for the second factor once an administrator turns totpRequired on for the account', async () => {
@@ -593,6 +627,28 @@ describe('administration sign-in', () => {
     );
     return token;
   }
+});
+
+describe('the second factor in production', () => {
+  // In production every SUPER_ADMIN and ADMIN needs a second factor whatever the account's own flag says.
+  const app = useTestApp({ NODE_ENV: 'production', ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  it('keeps the authenticator of an ADMIN whose role needs one, though the account flag does not', async () => {
+    const admin = await createAdmin(app.db, { role: 'ADMIN', totp: true, totpRequired: false });
+    const browser = new AdminBrowser(app);
+    expect((await browser.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+    expect((await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) })).status).toBe(200);
+
+    const removed = await browser.send('DELETE', '/security/2fa', { code: totpCode(admin.totpSecret!, 1) });
+    expectError(removed, 409, 'SECOND_FACTOR_REQUIRED_BY_POLICY');
+    // Had it gone, the password alone would open a session that may enrol a new authenticator.
+    const stranger = new AdminBrowser(app);
+    expect((await stranger.signIn(admin)).body.data).toMatchObject({
+      secondFactorRequired: true,
+      enrolmentRequired: false,
+    });
+    expectError(await stranger.send('POST', '/security/2fa', {}), 403, 'SECOND_FACTOR_REQUIRED');
+  });
 });
 
 describe('administration sign-in limit per client IP', () => {
