@@ -122,15 +122,29 @@ async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall, h
   };
 }
 
+/**
+ * The scope's draft (given the batch a retry would find, when the request has a key), then its hold
+ * under the batch id its key names.
+ */
+async function draftThenHold(
+  deps: DirectDeps,
+  call: HoldCall,
+  scope: ConfirmationScope,
+  draft: (retriedBatchId: string | undefined) => Promise<DraftResult>,
+) {
+  const batch = holdBatchOf(scope, call);
+  return holdDraft(deps, await draft(batch.retried), call, batch.holdBatchId);
+}
+
 /** POST /journeys/{bookingId}/hold: the quote's draft journey, then its hold (one transaction each). */
 export async function holdJourney(
   deps: DirectDeps,
   call: HoldCall,
   input: { journeyId: string; quoteId: string },
 ) {
-  const batch = holdBatchOf({ kind: 'JOURNEY', id: input.journeyId }, call);
-  const draft = await draftJourney(deps.db, call.caller, { ...input, holdBatchId: batch.retried });
-  return holdDraft(deps, draft, call, batch.holdBatchId);
+  return draftThenHold(deps, call, { kind: 'JOURNEY', id: input.journeyId }, (holdBatchId) =>
+    draftJourney(deps.db, call.caller, { ...input, holdBatchId }),
+  );
 }
 
 /** POST /journey-orders/{orderId}/hold: the order bound to its journeys, then its hold. */
@@ -139,9 +153,9 @@ export async function holdOrder(
   call: HoldCall,
   input: { orderId: string; journeyIds: string[] },
 ) {
-  const batch = holdBatchOf({ kind: 'ORDER', id: input.orderId }, call);
-  const draft = await draftOrder(deps.db, call.caller, { ...input, holdBatchId: batch.retried });
-  return holdDraft(deps, draft, call, batch.holdBatchId);
+  return draftThenHold(deps, call, { kind: 'ORDER', id: input.orderId }, (holdBatchId) =>
+    draftOrder(deps.db, call.caller, { ...input, holdBatchId }),
+  );
 }
 
 /** DELETE .../holds/{holdBatchId}: the caller's ACTIVE hold ends at once. */
