@@ -56,50 +56,53 @@ async function lockCompanyAccount(
  * adjustments of one account take turns on its row lock, so two that would each leave a balance
  * of zero or more but together a negative one end with one refused (409 LOYALTY_INSUFFICIENT_POINTS).
  * A positive adjustment also counts towards lifetime points (and the tier). Audited as
- * loyalty.account.adjust.
+ * loyalty.account.adjust. Runs again on a deadlock: a tier change (saveTier) holds the tier row the
+ * account's new tier_id checks while it waits to move this account.
  */
 export async function adjustAccount(
   db: Database,
   input: { accountId: string; points: number; reason: string },
   actor: ProgrammeActor,
 ): Promise<Adjustment> {
-  return db.transaction(async (client) => {
-    const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
-    await post(client, account, {
-      accountId: account.id,
-      companyId: account.company_id,
-      kind: 'ADJUST',
-      points: input.points,
-      actorStaffUserId: actor.staffUserId,
-      reason: input.reason,
-    });
-    // The account is locked: the newest entry is the one just written.
-    const { rows } = await client.query<LedgerRow>(
-      `select id, points, balance_after, created_at from loyalty_transactions
-        where account_id = $1 order by created_at desc, id desc limit 1`,
-      [account.id],
-    );
-    const entry = rows[0]!;
-    await recordStaffAudit(
-      client,
-      actor,
-      'loyalty.account.adjust',
-      { kind: 'loyalty_account', id: account.id },
-      { points: input.points, reason: input.reason, balanceAfter: entry.balance_after },
-    );
-    return {
-      account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
-      transaction: {
-        id: entry.id,
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
+      await post(client, account, {
+        accountId: account.id,
+        companyId: account.company_id,
         kind: 'ADJUST',
-        points: entry.points,
-        balanceAfter: entry.balance_after,
-        reason: input.reason,
+        points: input.points,
         actorStaffUserId: actor.staffUserId,
-        createdAt: new Date(entry.created_at).toISOString(),
-      },
-    };
-  });
+        reason: input.reason,
+      });
+      // The account is locked: the newest entry is the one just written.
+      const { rows } = await client.query<LedgerRow>(
+        `select id, points, balance_after, created_at from loyalty_transactions
+          where account_id = $1 order by created_at desc, id desc limit 1`,
+        [account.id],
+      );
+      const entry = rows[0]!;
+      await recordStaffAudit(
+        client,
+        actor,
+        'loyalty.account.adjust',
+        { kind: 'loyalty_account', id: account.id },
+        { points: input.points, reason: input.reason, balanceAfter: entry.balance_after },
+      );
+      return {
+        account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
+        transaction: {
+          id: entry.id,
+          kind: 'ADJUST',
+          points: entry.points,
+          balanceAfter: entry.balance_after,
+          reason: input.reason,
+          actorStaffUserId: actor.staffUserId,
+          createdAt: new Date(entry.created_at).toISOString(),
+        },
+      };
+    }),
+  );
 }
 
 export interface Withdrawal {

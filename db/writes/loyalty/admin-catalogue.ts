@@ -1,3 +1,4 @@
+import { withDeadlockRetry } from '../../pg-errors.js';
 import { LockMode } from '@mikro-orm/postgresql';
 import {
   LoyaltyAdminRefusal,
@@ -122,37 +123,43 @@ async function reassignTiers(client: TransactionClient, companyId: string): Prom
   );
 }
 
-/** POST and PUT /loyalty/tiers: a tier of the programme (loyalty.tier.create / loyalty.tier.update). */
+/**
+ * POST and PUT /loyalty/tiers: a tier of the programme (loyalty.tier.create / loyalty.tier.update).
+ * Runs again on a deadlock: it writes the tier row, then moves accounts that an adjustment or a
+ * points award may hold while their tier check waits for that row.
+ */
 export async function saveTier(
   db: Database,
   input: { tierId?: string; tier: TierInput },
   actor: ProgrammeActor,
 ): Promise<TierView> {
-  return db.transaction(async (client) => {
-    await lockProgram(client, actor.companyId);
-    const em = client.em;
-    let tier;
-    if (input.tierId) {
-      tier = await em.findOne(LoyaltyTier, { id: input.tierId, companyId: actor.companyId });
-      if (!tier)
-        throw new LoyaltyAdminRefusal(404, 'LOYALTY_TIER_NOT_FOUND', 'No such tier in the programme');
-      em.assign(tier, input.tier);
-    } else {
-      tier = em.create(LoyaltyTier, { companyId: actor.companyId, ...input.tier });
-    }
-    await flushUnique(client, thresholdTaken(input.tier.minLifetimePoints));
-    await reassignTiers(client, actor.companyId);
-    const action = input.tierId ? 'loyalty.tier.update' : 'loyalty.tier.create';
-    const target = { kind: 'loyalty_tier', id: tier.id };
-    await recordStaffAudit(client, actor, action, target, { tier: input.tier });
-    return {
-      id: tier.id,
-      nameAr: tier.nameAr,
-      nameEn: tier.nameEn,
-      minLifetimePoints: tier.minLifetimePoints,
-      multiplierPercent: tier.multiplierPercent,
-    };
-  });
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      await lockProgram(client, actor.companyId);
+      const em = client.em;
+      let tier;
+      if (input.tierId) {
+        tier = await em.findOne(LoyaltyTier, { id: input.tierId, companyId: actor.companyId });
+        if (!tier)
+          throw new LoyaltyAdminRefusal(404, 'LOYALTY_TIER_NOT_FOUND', 'No such tier in the programme');
+        em.assign(tier, input.tier);
+      } else {
+        tier = em.create(LoyaltyTier, { companyId: actor.companyId, ...input.tier });
+      }
+      await flushUnique(client, thresholdTaken(input.tier.minLifetimePoints));
+      await reassignTiers(client, actor.companyId);
+      const action = input.tierId ? 'loyalty.tier.update' : 'loyalty.tier.create';
+      const target = { kind: 'loyalty_tier', id: tier.id };
+      await recordStaffAudit(client, actor, action, target, { tier: input.tier });
+      return {
+        id: tier.id,
+        nameAr: tier.nameAr,
+        nameEn: tier.nameEn,
+        minLifetimePoints: tier.minLifetimePoints,
+        multiplierPercent: tier.multiplierPercent,
+      };
+    }),
+  );
 }
 
 const codeTaken = (code: string) =>

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip, type BookableTripFixture } from '../../support/bookings.js';
+import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany, createRoute } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -408,5 +409,109 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
       [404, 'LOYALTY_TIER_NOT_FOUND'],
     ]);
     expect(await programmeRows(app.db, other.companyId)).toEqual(before);
+  });
+});
+
+/**
+ * A tier's threshold moved while a manual adjustment lifts an account into that tier: the tier change
+ * updates the tier row (a key column) and then moves the accounts, the adjustment holds the account
+ * and its tier foreign-key check waits for the tier row. Both run again on a deadlock, so they take
+ * turns (before: one of them answered 500, whichever PostgreSQL ended).
+ */
+describe('a tier threshold change meeting an account adjustment', () => {
+  const app = useTestApp();
+  let companyId: string;
+  let owner: StaffSessionFixture;
+
+  beforeAll(async () => {
+    companyId = (await createCompany(app.db)).id;
+    owner = await companyWithProgramme(app, companyId);
+  });
+
+  it('tier change first: both answer 200, the account holds both changes', async () => {
+    const base = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'أساسي',
+      nameEn: 'Base',
+      minLifetimePoints: 0,
+      multiplierPercent: 100,
+    });
+    expect(base.status, base.text).toBe(201);
+    const silver = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'فضي',
+      nameEn: 'Silver',
+      minLifetimePoints: 2000,
+      multiplierPercent: 125,
+    });
+    expect(silver.status, silver.text).toBe(201);
+    const silverId = silver.body.data.id as string;
+
+    const traveller = await app.signIn();
+    const accountId = await ensureAccount(app.db.pool, companyId, traveller.userId);
+    await creditPoints(app.db, { companyId, userId: traveller.userId, points: 1500 });
+
+    // Hold the tier row so both requests are provably in flight at the same time.
+    const held = await holdLock(app.db, `select id from loyalty_tiers where id = '${silverId}' for update`);
+    const put = programmeCall(app, owner, 'PUT', `/loyalty/tiers/${silverId}`, {
+      nameAr: 'فضي',
+      nameEn: 'Silver',
+      minLifetimePoints: 1000,
+      multiplierPercent: 125,
+    });
+    await waitersOf(app.db, held.pid, 1);
+    const adjust = programmeCall(app, owner, 'POST', `/loyalty/accounts/${accountId}/adjust`, {
+      points: 600,
+      reason: 'Goodwill for a late bus',
+    });
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    const [changed, adjusted] = await Promise.all([put, adjust]);
+
+    expect(
+      { tier: [changed.status, changed.body.errorCode], adjust: [adjusted.status, adjusted.body.errorCode] },
+      `${changed.text} | ${adjusted.text}`,
+    ).toEqual({ tier: [200, undefined], adjust: [200, undefined] });
+    const [account] = await app.db.query<{ balance: number; lifetime_points: number }>(
+      `select balance, lifetime_points from loyalty_accounts where id = $1`,
+      [accountId],
+    );
+    expect(account).toEqual({ balance: 2100, lifetime_points: 2100 });
+  });
+
+  it('adjustment first: both answer 200', async () => {
+    const gold = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+      nameAr: 'ذهبي',
+      nameEn: 'Gold',
+      minLifetimePoints: 10_000,
+      multiplierPercent: 150,
+    });
+    expect(gold.status, gold.text).toBe(201);
+    const goldId = gold.body.data.id as string;
+    const traveller = await app.signIn();
+    const accountId = await ensureAccount(app.db.pool, companyId, traveller.userId);
+    await creditPoints(app.db, { companyId, userId: traveller.userId, points: 8000 });
+
+    // The adjustment waits for the account first, then the tier change queues behind it.
+    const held = await holdLock(
+      app.db,
+      `select id from loyalty_accounts where id = '${accountId}' for no key update`,
+    );
+    const adjust = programmeCall(app, owner, 'POST', `/loyalty/accounts/${accountId}/adjust`, {
+      points: 2500,
+      reason: 'Goodwill for a late bus',
+    });
+    await waitersOf(app.db, held.pid, 1);
+    const put = programmeCall(app, owner, 'PUT', `/loyalty/tiers/${goldId}`, {
+      nameAr: 'ذهبي',
+      nameEn: 'Gold',
+      minLifetimePoints: 7000,
+      multiplierPercent: 150,
+    });
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    const [adjusted, changed] = await Promise.all([adjust, put]);
+    expect(
+      { tier: [changed.status, changed.body.errorCode], adjust: [adjusted.status, adjusted.body.errorCode] },
+      `${changed.text} | ${adjusted.text}`,
+    ).toEqual({ tier: [200, undefined], adjust: [200, undefined] });
   });
 });
