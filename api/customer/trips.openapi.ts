@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { CalendarDate, Uuid } from '../http/schemas.js';
+import { CalendarDate, queryInteger, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, successWith } from '../http/answer-schemas.js';
@@ -166,7 +166,7 @@ export const TripSearchQuery = z
     dest_city_id: cityParameter('destination city id (legacy name)'),
     destination_city_id: cityParameter('destination city id'),
     date: CalendarDate.meta({ description: 'departure date from the origin, Damascus calendar' }),
-    passengers: z.coerce.number().int().min(1).max(MAX_PASSENGERS).default(1),
+    passengers: queryInteger(z.int().min(1).max(MAX_PASSENGERS).default(1)),
   })
   .strict()
   .transform((query, ctx) => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADVANCED_DAYS, ANALYTICS_PERIODS } from '../../domain/analytics.js';
 import { FORECAST_METHOD } from '../../domain/forecast.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { queryInteger } from '../http/schemas.js';
 import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of GET /analytics and /analytics/advanced (analytics.ts). */
@@ -18,12 +19,13 @@ export const AnalyticsQuery = z
 
 export const AdvancedQuery = z
   .object({
-    days: z.coerce
-      .number()
-      .int()
-      .min(ADVANCED_DAYS.min)
-      .max(ADVANCED_DAYS.max)
-      .meta({ description: 'the window in days, 7 to 30 (SPEC); anything else is 400' }),
+    days: queryInteger(
+      z
+        .int()
+        .min(ADVANCED_DAYS.min)
+        .max(ADVANCED_DAYS.max)
+        .meta({ description: 'the window in days, 7 to 30 (SPEC); anything else is 400' }),
+    ),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
-import { InstantInput, Uuid } from '../http/schemas.js';
+import { InstantInput, queryInteger, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
 import { CredentialPayload, JourneyTicketStatus, ScannedSignature } from '../http/credential-schemas.js';
@@ -36,7 +36,7 @@ const KeysResponse = successWith(z.object({ keys: z.array(PublicKeySchema) }));
 export const RevocationsQuery = z
   .object({
     since: InstantInput.optional().meta({ description: 'only revocations at or after this instant' }),
-    limit: z.coerce.number().int().min(1).max(5000).default(1000),
+    limit: queryInteger(z.int().min(1).max(5000).default(1000)),
   })
   .strict();
 

@@ -80,9 +80,23 @@ export const InstantInput = z.iso
 export const Locale = z.enum(['ar', 'en']);
 export const Currency = z.enum(['SYP']);
 
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/**
+ * An integer in a query string: only decimal digits (a minus allowed, so a negative meets its
+ * bound) become a number; Number() would also read 0x1e as 30 and 1e1, 10.0 or " 10" as 10. Any
+ * other text stays text and is 400. Bounds, default and description go on `integer`, not on the
+ * result: zod leaves them off the request side of a transform, and the document would lose them.
+ */
+export const queryInteger = <T extends z.ZodType<number>>(integer: T) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : value),
+    integer,
+  );
+
 export const Pagination = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: queryInteger(z.int().min(1).max(100).default(20)),
+  offset: queryInteger(z.int().min(0).default(0)),
 };
 
 export const IdParams = z.object({ id: Uuid }).strict();

@@ -19,7 +19,8 @@ import {
  * out as they come, so memory holds one batch whatever the length. The bytes are hashed on the
  * way; when the last one is written the export is recorded (row count, SHA-256, size) before the
  * response ends. A stream that stops early (the client went away, the database failed) closes the
- * cursor and records export_failed.
+ * cursor and records export_failed; so does one destroyed before its first read (a HEAD, a client
+ * gone while the first rows were read), which holds the cursor's connection all the same.
  */
 export interface StreamedReport {
   exportId: string;
@@ -38,19 +39,52 @@ interface Writer {
   logger: Logger;
 }
 
+interface Pieces {
+  head: string;
+  row: (row: ReportRow, index: number) => string;
+  tail: (totals: ReportTotals) => string;
+}
+
+/** How a report stream ends: `completed` once its export is recorded, else `stop` (which acts once). */
+interface Ending {
+  completed: boolean;
+  stop: () => Promise<void>;
+}
+
+/**
+ * The report's bytes as a stream. However it ends short of its last byte, the cursor is closed
+ * (its connection goes back to the pool) and the export recorded export_failed, once. A stream
+ * that was read stops in its generator's finally, before the stream errors or closes. Koa ends a
+ * HEAD, or a response whose client has left, without reading the body and destroys the stream:
+ * its generator never started, and return() on it skips the finally, so the close stops it.
+ */
+function recordedStream(writer: Writer, report: StreamedReport, pieces: Pieces): Readable {
+  let stopping: Promise<void> | undefined;
+  const ending: Ending = {
+    completed: false,
+    stop: () =>
+      (stopping ??= (async () => {
+        writer.logger.warn({ exportId: report.exportId }, 'report stream stopped before its end');
+        await report.rows.return(undefined).catch(() => undefined);
+        await failExport(writer.db, report.exportId, 'REPORT_STREAM_INTERRUPTED').catch(() => undefined);
+      })()),
+  };
+  const body = Readable.from(recorded(writer.db, report, pieces, ending));
+  body.once('close', () => {
+    if (!ending.completed) void ending.stop();
+  });
+  return body;
+}
+
 async function* recorded(
-  { db, logger }: Writer,
+  db: Database,
   report: StreamedReport,
-  pieces: {
-    head: string;
-    row: (row: ReportRow, index: number) => string;
-    tail: (totals: ReportTotals) => string;
-  },
+  pieces: Pieces,
+  ending: Ending,
 ): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   const totals = new ReportTotals(report.type);
   let size = 0;
-  let completed = false;
   const emit = (text: string) => {
     const chunk = Buffer.from(text, 'utf8');
     hash.update(chunk);
@@ -69,27 +103,21 @@ async function* recorded(
     }
     const tail = emit(pieces.tail(totals));
     await finishExport(db, report.exportId, { rowCount: totals.rowCount, sha256: hash.digest('hex'), size });
-    completed = true;
+    ending.completed = true;
     yield tail;
   } finally {
-    if (!completed) {
-      logger.warn({ exportId: report.exportId }, 'report stream stopped before its end');
-      await report.rows.return(undefined).catch(() => undefined);
-      await failExport(db, report.exportId, 'REPORT_STREAM_INTERRUPTED').catch(() => undefined);
-    }
+    if (!ending.completed) await ending.stop();
   }
 }
 
 /** UTF-8 with a byte-order mark (spreadsheets then read Arabic right), CRLF lines, a header row of column names. */
 export function csvStream(writer: Writer, report: StreamedReport): Readable {
   const columns = REPORT_COLUMNS[report.type];
-  return Readable.from(
-    recorded(writer, report, {
-      head: CSV_BOM + csvLine(columns.map((column) => column.label[report.locale])),
-      row: (row) => csvLine(columns.map((column) => row[column.key] ?? null)),
-      tail: () => '',
-    }),
-  );
+  return recordedStream(writer, report, {
+    head: CSV_BOM + csvLine(columns.map((column) => column.label[report.locale])),
+    row: (row) => csvLine(columns.map((column) => row[column.key] ?? null)),
+    tail: () => '',
+  });
 }
 
 /** The JSON envelope, rows streamed inside it; rowCount and totals come last. */
@@ -112,13 +140,11 @@ export function jsonStream(writer: Writer, report: StreamedReport): Readable {
     })),
   };
   const opening = JSON.stringify({ success: true, data: head });
-  return Readable.from(
-    recorded(writer, report, {
-      // The envelope without its two closing braces, then the rows array.
-      head: `${opening.slice(0, -2)},"rows":[`,
-      row: (row, index) => `${index ? ',' : ''}${JSON.stringify(row)}`,
-      tail: (totals) =>
-        `],"rowCount":${totals.rowCount},"totals":${totals.rowCount ? JSON.stringify(totals.row()) : 'null'}}}`,
-    }),
-  );
+  return recordedStream(writer, report, {
+    // The envelope without its two closing braces, then the rows array.
+    head: `${opening.slice(0, -2)},"rows":[`,
+    row: (row, index) => `${index ? ',' : ''}${JSON.stringify(row)}`,
+    tail: (totals) =>
+      `],"rowCount":${totals.rowCount},"totals":${totals.rowCount ? JSON.stringify(totals.row()) : 'null'}}}`,
+  });
 }

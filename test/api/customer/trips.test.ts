@@ -287,6 +287,9 @@ describe('GET /trips (legacy search)', () => {
       [`from=${origin.id}&to=${destination.id}&date=2026-02-30`, 'VALIDATION_FAILED'],
       [`from=damascus&to=${destination.id}&${query}`, 'INVALID_CITY_ID'],
       [`from=${origin.id}&to=${destination.id}&${query}&passengers=0`, 'VALIDATION_FAILED'],
+      // Only decimal digits are a number: Number() would read these as 2.
+      [`from=${origin.id}&to=${destination.id}&${query}&passengers=0x2`, 'VALIDATION_FAILED'],
+      [`from=${origin.id}&to=${destination.id}&${query}&passengers=2.0`, 'VALIDATION_FAILED'],
     ];
     for (const [search, errorCode] of cases) {
       const res = await app.request(`/api/trips?${search}`);

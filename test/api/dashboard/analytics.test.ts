@@ -331,4 +331,12 @@ describe('GET /dashboard/api/analytics and /analytics/advanced', () => {
     expect(advanced.revenueForecast.points).toHaveLength(30);
     expect(advanced.revenueForecast.total).toBe(0);
   });
+
+  it('refuses days not written as a decimal integer, though Number() would read them as 7 to 30', async () => {
+    const statuses: Record<string, number> = {};
+    for (const days of ['0x1e', '1e1', '%2010', '10.0']) {
+      statuses[days] = (await get(`/analytics/advanced?days=${days}`)).status;
+    }
+    expect(statuses).toEqual({ '0x1e': 400, '1e1': 400, '%2010': 400, '10.0': 400 });
+  });
 });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvStream } from '../../../api/use-cases/report-streams.js';
 import { createLogger } from '../../../config/logger.js';
 import { readCompanySettings } from '../../../db/queries/company-settings.js';
@@ -450,5 +451,122 @@ describe('GET /dashboard/api/reports', () => {
         expect(await exportsOf(world.companyId)).toEqual(before);
       });
     }
+  });
+});
+
+/**
+ * A CSV or JSON report holds a pooled connection (a REPEATABLE READ transaction and its cursor)
+ * from its first rows on. Koa ends a HEAD (the router answers HEAD with every GET), or a GET
+ * whose client left while those rows were read, without reading the stream: the connection must
+ * still go back and the export be recorded cut short, never left pending.
+ */
+describe('GET /dashboard/api/reports: a stream nobody reads', () => {
+  const POOL_MAX = 4;
+  const APPLICATION_NAME = `reports-unread-test-${process.pid}`;
+  const namedDatabaseUrl = () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set('application_name', APPLICATION_NAME);
+    return url.toString();
+  };
+  const app = useTestApp({
+    REPORT_RATE_LIMIT_PER_MINUTE: 10_000,
+    DATABASE_POOL_MAX: POOL_MAX,
+    DATABASE_URL: namedDatabaseUrl(),
+  });
+  let world: InsightWorld;
+  let owner: Session;
+  let inspector: pg.Client;
+  const period = () => `fromDate=${daysAgo(40)}&toDate=${today()}`;
+
+  beforeAll(async () => {
+    world = await insightWorld(app.db);
+    owner = await staffSession(app.db, app.config, world.companyId, 'OWNER');
+    inspector = new pg.Client({ connectionString: app.config.DATABASE_URL });
+    await inspector.connect();
+  });
+
+  afterAll(async () => {
+    await inspector.end();
+  });
+
+  /** This API's connections left idle inside a report's transaction, its cursor open. */
+  const stuckConnections = async () =>
+    (
+      await inspector.query(
+        `select pid from pg_stat_activity
+          where datname = current_database() and application_name = $1
+            and state = 'idle in transaction' and query like 'fetch forward % from report_rows'`,
+        [APPLICATION_NAME],
+      )
+    ).rows.length;
+
+  const head = (query: string, timeout: number) =>
+    fetch(`${app.baseUrl}/dashboard/api/reports?${query}`, {
+      method: 'HEAD',
+      headers: { Cookie: owner.cookie },
+      signal: AbortSignal.timeout(timeout),
+    });
+
+  it('a HEAD of a CSV report leaves no export pending and no connection idle in its transaction', async () => {
+    const answer = await head(`type=bookings&format=csv&locale=en&${period()}`, 10_000);
+    expect(answer.status).toBe(200);
+    const exportId = answer.headers.get('x-report-id');
+    expect(exportId).toBeTruthy();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    const { rows: recorded } = await inspector.query(`select state from report_exports where id = $1`, [
+      exportId,
+    ]);
+    expect({ state: recorded[0]?.state, stuckConnections: await stuckConnections() }).toEqual({
+      state: 'export_failed',
+      stuckConnections: 0,
+    });
+  });
+
+  it(`${POOL_MAX} HEADs of a JSON report do not leave the API without database connections`, async () => {
+    // A HEAD that cannot get a connection waits for one: each is bounded.
+    for (let index = 0; index < POOL_MAX; index += 1) {
+      await head(`type=trips&format=json&locale=ar&${period()}`, 3_000).catch(() => undefined);
+    }
+    // Any other read of the dashboard must still answer.
+    const started = Date.now();
+    const outcome = await fetch(`${app.baseUrl}/dashboard/api/team`, {
+      headers: { Cookie: owner.cookie },
+      signal: AbortSignal.timeout(8_000),
+    }).then(
+      (response) => `status ${response.status}`,
+      (error: Error) => `${error.name} after ${Date.now() - started} ms`,
+    );
+    expect(outcome).toBe('status 200');
+  });
+
+  it('a CSV download whose client left before the first byte is recorded export_failed and gives its connection back', async () => {
+    const aborting = await insightWorld(app.db, { companyName: `Aborting ${Date.now()}` });
+    const session = await staffSession(app.db, app.config, aborting.companyId, 'OWNER');
+    // The lock holds the report's first rows back until the client has given up.
+    await inspector.query('begin');
+    await inspector.query('lock table routes in access exclusive mode');
+    const aborted = await fetch(
+      `${app.baseUrl}/dashboard/api/reports?type=bookings&format=csv&locale=en&${period()}`,
+      { headers: { Cookie: session.cookie }, signal: AbortSignal.timeout(1_500) },
+    ).then(
+      () => 'answered',
+      (error: Error) => error.name,
+    );
+    expect(aborted).toBe('TimeoutError');
+    await inspector.query('commit');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    const { rows: recorded } = await inspector.query(
+      `select state from report_exports where company_id = $1 and format = 'csv'`,
+      [aborting.companyId],
+    );
+    expect({
+      states: recorded.map((row) => row.state),
+      stuckConnections: await stuckConnections(),
+    }).toEqual({
+      states: ['export_failed'],
+      stuckConnections: 0,
+    });
   });
 });

@@ -250,6 +250,13 @@ describe('boarding credentials for the driver app', () => {
       `/driver/api/revocations?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
     );
     expect(later.body.data.revocations).toEqual([]);
+    // limit takes decimal digits only (Number() would read 1e1 as 10).
+    for (const limit of ['1e1', '0x10', '10.0']) {
+      const refused = await app.request(
+        `/driver/api/revocations?since=${encodeURIComponent(before)}&limit=${limit}`,
+      );
+      expect(refused.status, limit).toBe(400);
+    }
   });
 
   it('refuses a ticket that is no longer valid even when nobody revoked it', async () => {
