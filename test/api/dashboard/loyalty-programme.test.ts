@@ -3,7 +3,7 @@ import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip, type BookableTripFixture } from '../../support/bookings.js';
 import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany, createRoute } from '../../support/factories.js';
-import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
+import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { creditPoints, redeemVoucher } from '../../support/loyalty.js';
 import {
@@ -13,6 +13,16 @@ import {
   PROGRAM,
   type StaffSessionFixture,
 } from '../../support/loyalty-admin.js';
+
+const BASE_TIER = { nameAr: 'أساسي', nameEn: 'Base', minLifetimePoints: 0, multiplierPercent: 100 };
+const SILVER_TIER = { nameAr: 'فضي', nameEn: 'Silver', minLifetimePoints: 2000, multiplierPercent: 125 };
+
+/** POST /loyalty/tiers as `owner`; answers the new tier's id. */
+async function createTier(app: TestApp, owner: StaffSessionFixture, tier: typeof BASE_TIER): Promise<string> {
+  const created = await programmeCall(app, owner, 'POST', '/loyalty/tiers', tier);
+  expect(created.status, created.text).toBe(201);
+  return created.body.data.id as string;
+}
 
 const discount = (overrides: Record<string, unknown> = {}) => ({
   code: `SAVE${Math.floor(Math.random() * 1e6)}`,
@@ -64,20 +74,8 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
   it('adds and changes tiers, moving every account to the tier its lifetime points reach', async () => {
     const traveller = await app.signIn();
     await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 1500 });
-    const base = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
-      nameAr: 'أساسي',
-      nameEn: 'Base',
-      minLifetimePoints: 0,
-      multiplierPercent: 100,
-    });
-    expect(base.status, base.text).toBe(201);
-    const silver = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
-      nameAr: 'فضي',
-      nameEn: 'Silver',
-      minLifetimePoints: 2000,
-      multiplierPercent: 125,
-    });
-    expect(silver.status, silver.text).toBe(201);
+    const baseId = await createTier(app, owner, BASE_TIER);
+    const silverId = await createTier(app, owner, SILVER_TIER);
     const tierOf = async () =>
       (
         await app.db.query<{ tier_id: string }>(
@@ -85,9 +83,9 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
           [trip.companyId, traveller.userId],
         )
       )[0]!.tier_id;
-    expect(await tierOf()).toBe(base.body.data.id);
+    expect(await tierOf()).toBe(baseId);
 
-    const lowered = await programmeCall(app, owner, 'PUT', `/loyalty/tiers/${silver.body.data.id}`, {
+    const lowered = await programmeCall(app, owner, 'PUT', `/loyalty/tiers/${silverId}`, {
       nameAr: 'فضي',
       nameEn: 'Silver',
       minLifetimePoints: 1000,
@@ -95,7 +93,7 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
     });
     expect(lowered.status, lowered.text).toBe(200);
     expect(lowered.body.data).toMatchObject({ minLifetimePoints: 1000, multiplierPercent: 130 });
-    expect(await tierOf()).toBe(silver.body.data.id);
+    expect(await tierOf()).toBe(silverId);
 
     const before = await programmeRows(app.db, trip.companyId);
     const taken = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
@@ -429,21 +427,8 @@ describe('a tier threshold change meeting an account adjustment', () => {
   });
 
   it('tier change first: both answer 200, the account holds both changes', async () => {
-    const base = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
-      nameAr: 'أساسي',
-      nameEn: 'Base',
-      minLifetimePoints: 0,
-      multiplierPercent: 100,
-    });
-    expect(base.status, base.text).toBe(201);
-    const silver = await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
-      nameAr: 'فضي',
-      nameEn: 'Silver',
-      minLifetimePoints: 2000,
-      multiplierPercent: 125,
-    });
-    expect(silver.status, silver.text).toBe(201);
-    const silverId = silver.body.data.id as string;
+    await createTier(app, owner, BASE_TIER);
+    const silverId = await createTier(app, owner, SILVER_TIER);
 
     const traveller = await app.signIn();
     const accountId = await ensureAccount(app.db.pool, companyId, traveller.userId);
