@@ -315,25 +315,34 @@ describe('company suspension', () => {
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('CANCELLED');
   });
 
-  it('a suspended company cannot approve a request, even one a suspension left to its deadline', async () => {
+  /** A MANUAL company's journey request awaiting its decision, and the company's approval of it (the decision's transaction). */
+  async function requestAwaitingApproval() {
     const trip = await tripOf(app.db);
     await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
     const pending = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
-    const [request] = await app.db.query<{ id: string }>(
+    const [row] = await app.db.query<{ id: string }>(
       `select id from confirmation_requests where scope_id = $1`,
       [pending.journeyId],
     );
+    const request = row!;
+    const approve = () =>
+      recordDecision(app.db, {
+        scope: { kind: 'JOURNEY', id: pending.journeyId },
+        companyId: trip.companyId,
+        decision: 'APPROVE',
+        actorId: randomUUID(),
+        decisionKey: `${request.id}:${trip.companyId}:APPROVE`,
+      });
+    return { trip, pending, request, approve };
+  }
+
+  it('a suspended company cannot approve a request, even one a suspension left to its deadline', async () => {
+    const { trip, pending, request, approve: approval } = await requestAwaitingApproval();
     await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [trip.companyId]);
-    const approve = recordDecision(app.db, {
-      scope: { kind: 'JOURNEY', id: pending.journeyId },
-      companyId: trip.companyId,
-      decision: 'APPROVE',
-      actorId: randomUUID(),
-      decisionKey: `${request!.id}:${trip.companyId}:APPROVE`,
-    });
+    const approve = approval();
     await expect(approve).rejects.toMatchObject({ status: 403, code: 'COMPANY_SUSPENDED' });
     const [still] = await app.db.query(`select status from confirmation_requests where id = $1`, [
-      request!.id,
+      request.id,
     ]);
     expect(still).toEqual({ status: 'PENDING' });
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('REQUESTED');
@@ -346,24 +355,12 @@ describe('company suspension', () => {
    * approval's last writes (its booking rows) a moment, after its company check, and suspends then.
    */
   it('a suspension meeting an approval in flight never lists as pending a request that ends CONFIRMED', async () => {
-    const trip = await tripOf(app.db);
-    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
-    const pending = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
-    const [request] = await app.db.query<{ id: string }>(
-      `select id from confirmation_requests where scope_id = $1`,
-      [pending.journeyId],
-    );
+    const { trip, pending, request, approve: approval } = await requestAwaitingApproval();
     const held = await holdLock(
       app.db,
       `select 1 from bookings where journey_id = '${pending.journeyId}' for update`,
     );
-    const approve = recordDecision(app.db, {
-      scope: { kind: 'JOURNEY', id: pending.journeyId },
-      companyId: trip.companyId,
-      decision: 'APPROVE',
-      actorId: randomUUID(),
-      decisionKey: `${request!.id}:${trip.companyId}:APPROVE`,
-    }).then(
+    const approve = approval().then(
       (outcome) => ({ ok: true as const, outcome: outcome.outcome }),
       (error: { status?: number; code?: string }) => ({
         ok: false as const,
@@ -382,7 +379,7 @@ describe('company suspension', () => {
       (row) => row.action === 'companies.suspend',
     )!;
     const seen = {
-      listedPending: (audit.details.pendingRequests as string[]).includes(request!.id),
+      listedPending: (audit.details.pendingRequests as string[]).includes(request.id),
       journey: (await journeyFacts(app.db, pending.journeyId)).journey!.status,
       approved,
     };
