@@ -16,6 +16,7 @@ const booking = (overrides: Partial<BookingFacts> = {}): BookingFacts => ({
   status: 'CONFIRMED',
   paymentStatus: 'UNPAID',
   departureAt: minutesFromNow(24 * 60),
+  tripStatus: 'SCHEDULED',
   checkedIn: false,
   partOfAggregate: false,
   imported: false,
@@ -47,6 +48,18 @@ describe('modificationRefusal', () => {
     expect(modificationRefusal(booking({ departureAt: minutesFromNow(359) }), now)?.code).toBe(
       'DEPARTURE_TOO_CLOSE',
     );
+  });
+
+  it('refuses with DEPARTURE_TOO_CLOSE once the trip has departed, whatever its timetable says', () => {
+    for (const tripStatus of ['DEPARTED', 'ARRIVED', 'COMPLETED'] as const) {
+      expect(modificationRefusal(booking({ tripStatus }), now)).toMatchObject({
+        status: 409,
+        code: 'DEPARTURE_TOO_CLOSE',
+        details: { trip: 'CURRENT' },
+      });
+    }
+    expect(modificationRefusal(booking({ tripStatus: 'BOARDING' }), now)).toBeNull();
+    expect(modificationRefusal(booking({ tripStatus: 'DELAYED' }), now)).toBeNull();
   });
 
   it('refuses a paid, checked-in, awaiting, cancelled, shared or imported booking', () => {
@@ -97,6 +110,16 @@ describe('cancellationDecision', () => {
   it('refuses at the cut-off and after it', () => {
     const decision = cancellationDecision(booking({ departureAt: minutesFromNow(120) }), now, 120);
     expect(decision).toMatchObject({ code: 'CANCELLATION_TOO_LATE', details: { cutoff_minutes: 120 } });
+  });
+
+  it('refuses with CANCELLATION_TOO_LATE once the trip has departed, even with a cut-off of 0', () => {
+    const decision = cancellationDecision(booking({ tripStatus: 'DEPARTED' }), now, 0);
+    expect(decision).toMatchObject({
+      status: 409,
+      code: 'CANCELLATION_TOO_LATE',
+      details: { cutoff_minutes: 0 },
+    });
+    expect(cancellationDecision(booking({ tripStatus: 'BOARDING' }), now, 0)).toBeNull();
   });
 
   it('refuses paid, checked-in, completed, awaiting and shared bookings', () => {

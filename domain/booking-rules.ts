@@ -1,5 +1,6 @@
 import type { SeatChoice } from './booking.js';
 import { Refusal } from './refusal.js';
+import type { TripStatus } from './trip-dispatch.js';
 
 /**
  * What a traveller may still do with a booking on their own (SPEC "Booking modification", and
@@ -42,6 +43,12 @@ export interface BookingFacts {
   paymentStatus: PaymentStatus;
   /** When the traveller's bus leaves their boarding stop. */
   departureAt: Date;
+  /**
+   * The status of the booking's trip, read under the trip's lock: once it is no longer SCHEDULED,
+   * BOARDING or DELAYED (the company sent DEPART, even early) the departure has happened,
+   * whatever `departureAt` says.
+   */
+  tripStatus: TripStatus;
   /** A ticket of the booking was already used at boarding. */
   checkedIn: boolean;
   /**
@@ -52,6 +59,9 @@ export interface BookingFacts {
   /** An imported row without a journey: only the company handles it. */
   imported: boolean;
 }
+
+/** Trip statuses in which the bus has not left yet (the trip's departure is still ahead). */
+const BEFORE_DEPARTURE: readonly TripStatus[] = ['SCHEDULED', 'BOARDING', 'DELAYED'];
 
 /** True when `departureAt` is more than `minutes` after `now` (exactly `minutes` is not enough). */
 export function departsMoreThan(departureAt: Date, now: Date, minutes: number): boolean {
@@ -94,7 +104,8 @@ function liveBookingRefusal(booking: BookingFacts, code: string, action: string)
 /**
  * The window in which a traveller changes a booking on their own, shared by modification and
  * cancellation: the booking passes the status checks (refused with `code`: cannot be `action`),
- * then departs more than `minutes` from now (else the `tooLate` refusal).
+ * then its trip has not departed and departs more than `minutes` from now (else the `tooLate`
+ * refusal).
  */
 function changeWindowRefusal(
   booking: BookingFacts,
@@ -103,7 +114,10 @@ function changeWindowRefusal(
 ): BookingRefusal | null {
   const refusal = liveBookingRefusal(booking, window.code, window.action);
   if (refusal) return refusal;
-  return departsMoreThan(booking.departureAt, now, window.minutes) ? null : window.tooLate();
+  const ahead =
+    BEFORE_DEPARTURE.includes(booking.tripStatus) &&
+    departsMoreThan(booking.departureAt, now, window.minutes);
+  return ahead ? null : window.tooLate();
 }
 
 /** Why the booking itself cannot be modified now, or null. */

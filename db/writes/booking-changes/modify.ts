@@ -22,6 +22,7 @@ import { expireLapsedHolds } from '../seat-locks.js';
 import {
   factsOf,
   lockOwnBooking,
+  lockTripsOf,
   refuseWith,
   type BookingCaller,
   type LockedBooking,
@@ -287,10 +288,11 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
 /**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
  * between the same cities, with as many seats, in one transaction. A repeat of a modification
- * already made (same trip, same seats in the same order) changes nothing. It locks the journey and
- * booking before the trips, and a dispatch CANCEL its trip before the journeys: when the two
- * deadlock and PostgreSQL aborts the modify, it runs again and finds the booking as the cancel
- * left it (test/api/dashboard/cancel-races.test.ts).
+ * already made (same trip, same seats in the same order) changes nothing. The booking's trip must
+ * not have departed (DEPART seen under the trip lock). It locks the journey and booking before the
+ * trips, and a dispatch CANCEL its trip before the journeys: when the two deadlock and PostgreSQL
+ * aborts the modify, it runs again and finds the booking as the cancel left it
+ * (test/api/dashboard/cancel-races.test.ts).
  */
 export async function modifyBooking(
   db: Database,
@@ -311,13 +313,11 @@ async function moveBooking(
 ): Promise<void> {
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
-    refuseWith(modificationRefusal(factsOf(booking), now));
+    const tripStatus = await lockTripsOf(client, booking, [input.newTripId], 'no key update');
+    refuseWith(modificationRefusal(factsOf(booking, tripStatus), now));
     const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
     if (modificationAlreadyMade(current, { tripId: input.newTripId, seatNumbers: input.newSeatNumbers }))
       return;
-    await client.query(`select id from trips where id = any($1::uuid[]) order by id for no key update`, [
-      [...new Set([booking.trip_id, input.newTripId])].sort(),
-    ]);
     const target = await readTarget(client, caller.scope, input.newTripId, booking);
     refuseWith(targetRefusal(routeOf(booking), targetOf(target, input.newSeatNumbers.length), now));
     const seats = await chosenSeats(client, target, input.newSeatNumbers);

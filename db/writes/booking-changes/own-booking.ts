@@ -7,13 +7,15 @@ import {
 } from '../../../domain/booking-rules.js';
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import type { Refusal } from '../../../domain/refusal.js';
+import type { TripStatus } from '../../../domain/trip-dispatch.js';
 
 /**
  * The booking a traveller changes, locked. Each change is ONE transaction that locks, in this
  * order, the journey order (when there is one), the journey, the booking row and then the trips
  * involved in id order, the same order the journey transactions lock in, so concurrent changes
  * take turns and each sees what the previous one did. The seat_allocations exclusion constraint
- * stays the capacity truth behind the checks.
+ * stays the capacity truth behind the checks. A trip action (DEPART, CANCEL) locks its trip
+ * before the journeys on it, so a change that deadlocks with one runs again (withDeadlockRetry).
  */
 
 export interface BookingCaller {
@@ -94,12 +96,31 @@ export async function lockOwnBooking(
   return booking;
 }
 
-/** What the rules of domain/booking-rules.ts need to know about the booking. */
-export function factsOf(booking: LockedBooking): BookingFacts {
+/**
+ * Locks the trips in id order (FOR SHARE for a cancel, FOR NO KEY UPDATE for a modify, which
+ * moves seats) and answers the status of the booking's trip as it is once locked: a DEPART or a
+ * trip CANCEL either committed first, and is seen here, or waits for this transaction.
+ */
+export async function lockTripsOf(
+  client: PoolClient,
+  booking: LockedBooking,
+  tripIds: string[],
+  mode: 'share' | 'no key update',
+): Promise<TripStatus> {
+  const { rows } = await client.query<{ id: string; status: TripStatus }>(
+    `select id, status from trips where id = any($1::uuid[]) order by id for ${mode}`,
+    [[...new Set([booking.trip_id, ...tripIds])].sort()],
+  );
+  return rows.find((trip) => trip.id === booking.trip_id)!.status;
+}
+
+/** What the rules of domain/booking-rules.ts need to know about the booking and its locked trip. */
+export function factsOf(booking: LockedBooking, tripStatus: TripStatus): BookingFacts {
   return {
     status: booking.status,
     paymentStatus: booking.payment_status,
     departureAt: new Date(booking.board_departure_at ?? booking.trip_departure_at),
+    tripStatus,
     checkedIn: booking.checked_in,
     partOfAggregate: booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,
     imported: booking.journey_id === null || booking.leg_sequence === null,

@@ -10,6 +10,7 @@ import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { createJourneyRows } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import { advance, operationsWorld } from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 
 describe('POST /bookings/{id}/cancel', () => {
@@ -109,6 +110,29 @@ describe('POST /bookings/{id}/cancel', () => {
     });
     const allowed = await cancelBooking(app, caller, inTime.booking.id);
     expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('refuses CANCELLATION_TOO_LATE once the company has sent DEPART, whatever the timetable says', async () => {
+    const caller = await mobileTraveller(app);
+    const w = await operationsWorld(app, { seats: 12 });
+    const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
+    // The company runs the bus: boarding, then departure (the traveller never checked in).
+    await advance(app, w.dispatcher, w.trip.tripId, 'START_BOARDING', 'DEPART');
+    await expectRefused(caller, booking.id, 409, 'CANCELLATION_TOO_LATE');
+  });
+
+  it('refuses CANCELLATION_TOO_LATE after the bus left a few minutes early (company cut-off 0)', async () => {
+    const w = await operationsWorld(app, { seats: 12, departAt: minutesFromNow(20) });
+    await app.db.query(
+      `insert into company_settings (company_id, cancellation_cutoff_minutes) values ($1, 0)
+       on conflict (company_id) do update set cancellation_cutoff_minutes = 0`,
+      [w.companyId],
+    );
+    const caller = await mobileTraveller(app);
+    const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
+    await advance(app, w.dispatcher, w.trip.tripId, 'START_BOARDING', 'DEPART');
+    const refused = await expectRefused(caller, booking.id, 409, 'CANCELLATION_TOO_LATE');
+    expect(refused.body.details).toEqual({ cutoff_minutes: 0 });
   });
 
   it('refuses a paid booking with 409 BOOKING_ALREADY_PAID', async () => {

@@ -14,7 +14,7 @@ import { createCity, createStop } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
-import { assignDriver } from '../../support/operations.js';
+import { advance, assignDriver, operationsWorld } from '../../support/operations.js';
 
 describe('PATCH /bookings/{id} (modify)', () => {
   const app = useTestApp();
@@ -151,6 +151,21 @@ describe('PATCH /bookings/{id} (modify)', () => {
     });
     const allowed = await modifyBooking(app, caller, justFarEnough.booking.id, moveTo(target.tripId, ['6']));
     expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('refuses with 409 DEPARTURE_TOO_CLOSE once the company has sent DEPART, whatever the timetable says', async () => {
+    const caller = await mobileTraveller(app);
+    const w = await operationsWorld(app, { seats: 12 });
+    const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
+    const other = await sameRouteTrip(app.db, w.trip, new Date(w.trip.departAt.getTime() + 86_400_000));
+    // The company runs the bus: boarding, then departure (the traveller never checked in).
+    await advance(app, w.dispatcher, w.trip.tripId, 'START_BOARDING', 'DEPART');
+
+    await expectRefused(caller, booking.id, moveTo(other.tripId, ['3']), 409, 'DEPARTURE_TOO_CLOSE');
+    expect((await bookingState(app.db, booking.id)).booking).toMatchObject({
+      trip_id: w.trip.tripId,
+      status: 'CONFIRMED',
+    });
   });
 
   it('refuses a new trip departing within 6 hours', async () => {
