@@ -93,6 +93,12 @@ export const ConfigSchema = z
     TRAVELLER_ACCESS_TTL_SECONDS: wholeNumber({ min: 60, max: 86_400, default: 900 }),
     /** Lifetime of a traveller session and its refresh tokens, in days. */
     TRAVELLER_SESSION_TTL_DAYS: wholeNumber({ min: 1, max: 365, default: 30 }),
+    /**
+     * A used refresh token presented again within this many seconds of its first use, while none of
+     * its replacements has been used, is the same refresh arriving twice (two tabs, a retried request)
+     * and gets new tokens too; later it is a replay that ends the session. 0 turns the grace off.
+     */
+    TRAVELLER_REFRESH_REUSE_GRACE_SECONDS: wholeNumber({ min: 0, max: 60, default: 10 }),
     /** Secure flag on session cookies; only a plain-http local setup may turn it off. */
     COOKIE_SECURE: booleanFlag.default(true),
     /** Company dashboard session: absolute lifetime in hours from sign-in. */

@@ -118,12 +118,19 @@ export async function issueTravellerSession(
 }
 
 /**
- * Rotates a refresh token. A token that was already used means it leaked or was replayed: the
- * whole session is revoked and the caller gets 401 REFRESH_TOKEN_REUSED.
+ * Rotates a refresh token. A token already used is the same refresh arriving twice (two tabs, a
+ * retry) only within TRAVELLER_REFRESH_REUSE_GRACE_SECONDS of its first use and while none of its
+ * replacements is used, and then gets new tokens too; otherwise it leaked or was replayed: the whole
+ * session is revoked and the caller gets 401 REFRESH_TOKEN_REUSED.
  */
 export async function rotateRefreshToken(deps: SessionDeps, presented: string): Promise<IssuedSession> {
   const next = newSecret();
-  const outcome = await rotateTokenHash(deps.db, hashSecret(presented), hashSecret(next));
+  const outcome = await rotateTokenHash(
+    deps.db,
+    hashSecret(presented),
+    hashSecret(next),
+    deps.config.TRAVELLER_REFRESH_REUSE_GRACE_SECONDS,
+  );
   if (outcome.kind === 'reused') {
     throw new Refusal(
       401,

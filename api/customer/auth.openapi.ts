@@ -183,7 +183,10 @@ export const docsFor = (config: Config) =>
       description:
         'Reads the refresh token from the bb_refresh cookie first and from the body field refreshToken only when there is ' +
         'no cookie. Each refresh token works once and is replaced; presenting a used one again ends the whole session ' +
-        '(401 REFRESH_TOKEN_REUSED) and every token of it. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
+        '(401 REFRESH_TOKEN_REUSED) and every token of it. Only the same refresh sent twice (two tabs, a retried request) ' +
+        `within ${config.TRAVELLER_REFRESH_REUSE_GRACE_SECONDS} seconds of the token's first use ` +
+        '(TRAVELLER_REFRESH_REUSE_GRACE_SECONDS; 0 turns this off), while none of its replacements has been used, gets ' +
+        'another set of new tokens of the same session instead. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
         'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
         `cookies too (not with X-Client: mobile). ${sessionRules(config)}`,
       responses: answers(200, 'New tokens', SessionResult, [400, 401]),

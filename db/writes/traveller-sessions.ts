@@ -1,4 +1,5 @@
-import type { Database } from '../orm.js';
+import { isDuplicateRefresh } from '../../domain/refresh-token-reuse.js';
+import type { Database, TransactionClient } from '../orm.js';
 
 /**
  * Writes of traveller sessions (traveller_sessions) and their rotating refresh tokens
@@ -40,8 +41,8 @@ interface PresentedTokenRow {
   id: string;
   session_id: string;
   user_id: string;
-  /** timestamptz as text: only whether it is set matters here. */
-  used_at: string | null;
+  /** Seconds from its first use to the start of this transaction (database clock); null while unused. */
+  seconds_since_use: number | null;
   expired: boolean;
   revoked: boolean;
 }
@@ -52,18 +53,21 @@ export type RefreshRotation =
 
 /**
  * Rotates a refresh token under the locks of the token and its session: the presented one is used
- * up and `nextHash` takes its place until the session ends. A token already used means it leaked
- * or was replayed: the session is revoked (REFRESH_TOKEN_REUSED).
+ * up and `nextHash` takes its place until the session ends. A token already used is either the same
+ * refresh arriving twice (domain `isDuplicateRefresh`: within `reuseGraceSeconds` of its first use,
+ * no replacement used yet), which gets one more replacement beside the first, or a leaked or replayed
+ * token: the session is revoked (REFRESH_TOKEN_REUSED).
  */
 export async function rotateRefreshToken(
   db: Database,
   presentedHash: string,
   nextHash: string,
+  reuseGraceSeconds: number,
 ): Promise<RefreshRotation> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<PresentedTokenRow>(
-      `select r.id, r.session_id, s.user_id, r.used_at, (r.expires_at <= now() or s.expires_at <= now()) as expired,
-              s.revoked_at is not null as revoked
+      `select r.id, r.session_id, s.user_id, extract(epoch from now() - r.used_at)::float8 as seconds_since_use,
+              (r.expires_at <= now() or s.expires_at <= now()) as expired, s.revoked_at is not null as revoked
        from refresh_tokens r join traveller_sessions s on s.id = r.session_id
        where r.token_hash = $1
        for update of r, s`,
@@ -71,14 +75,16 @@ export async function rotateRefreshToken(
     );
     const row = rows[0];
     if (!row || row.revoked || row.expired) return { kind: 'invalid' };
-    if (row.used_at) {
+    if (row.seconds_since_use === null) {
+      await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
+    } else if (!(await duplicateInFlight(client, row, row.seconds_since_use, reuseGraceSeconds))) {
       await client.query(
         `update traveller_sessions set revoked_at = now(), revoked_reason = 'REFRESH_TOKEN_REUSED' where id = $1`,
         [row.session_id],
       );
       return { kind: 'reused' };
     }
-    await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
+    // A duplicate keeps its first used_at: the grace counts from the first use and never stretches.
     await client.query(
       `insert into refresh_tokens (session_id, token_hash, parent_id, expires_at)
        select $1, $2, $3, expires_at from traveller_sessions where id = $1`,
@@ -89,6 +95,24 @@ export async function rotateRefreshToken(
     ]);
     return { kind: 'rotated', sessionId: row.session_id, userId: row.user_id };
   });
+}
+
+/**
+ * Whether a used token presented again is the same refresh arriving twice. Its replacements are read
+ * after the locks, in a statement of its own, so that one used by a refresh that held the session lock
+ * while this one waited counts.
+ */
+async function duplicateInFlight(
+  client: TransactionClient,
+  token: Pick<PresentedTokenRow, 'id' | 'session_id'>,
+  secondsSinceUse: number,
+  graceSeconds: number,
+): Promise<boolean> {
+  const { rows } = await client.query<{ used: boolean }>(
+    `select exists (select 1 from refresh_tokens where session_id = $1 and parent_id = $2 and used_at is not null) as used`,
+    [token.session_id, token.id],
+  );
+  return isDuplicateRefresh({ secondsSinceUse, replacementUsed: rows[0]!.used }, graceSeconds);
 }
 
 export async function revokeTravellerSession(db: Database, sessionId: string, reason: string): Promise<void> {

@@ -71,6 +71,23 @@ describe('customer session', () => {
     return { phone, response, cookies: cookiesOf(response.headers) };
   }
 
+  /** Why the session of an access token was ended, or null while it is live. */
+  async function revokedReason(access: string): Promise<string | null> {
+    const [row] = await app.db.query<{ revoked_reason: string | null }>(
+      'select revoked_reason from traveller_sessions where id = $1',
+      [decodeJwt(access).sid],
+    );
+    return row!.revoked_reason;
+  }
+
+  /** Moves the first use of the session's used refresh tokens a minute back, past the reuse grace (10 s). */
+  async function usedLongAgo(access: string): Promise<void> {
+    await app.db.query(
+      `update refresh_tokens set used_at = used_at - interval '1 minute' where session_id = $1 and used_at is not null`,
+      [decodeJwt(access).sid],
+    );
+  }
+
   /** A web session: its cookie values and the headers a browser page would send. */
   async function webSession() {
     const { cookies, response } = await signInWithCode();
@@ -225,6 +242,7 @@ describe('customer session', () => {
       const first = await post('refresh', { json: { refreshToken: session.refresh } });
       expect(first.status).toBe(200);
       const { token: newAccess, refreshToken: newRefresh } = first.body.data;
+      await usedLongAgo(session.access);
 
       const replay = await post('refresh', { headers: { Cookie: `bb_refresh=${session.refresh}` } });
       expect(replay.status).toBe(401);
@@ -245,6 +263,25 @@ describe('customer session', () => {
       expect(row).toEqual({ revoked_reason: 'REFRESH_TOKEN_REUSED' });
     });
 
+    it('treats a reuse within the grace as theft once a replacement has been used: 401 REFRESH_TOKEN_REUSED, session ended', async () => {
+      const session = await webSession();
+      const first = await post('refresh', { headers: { Cookie: `bb_refresh=${session.refresh}` } });
+      expect(first.status).toBe(200);
+      const second = await post('refresh', {
+        headers: { Cookie: `bb_refresh=${first.body.data.refreshToken}` },
+      });
+      expect(second.status).toBe(200);
+
+      const replay = await post('refresh', { headers: { Cookie: `bb_refresh=${session.refresh}` } });
+      expect(replay.status).toBe(401);
+      expect(replay.body.errorCode).toBe('REFRESH_TOKEN_REUSED');
+      expect((await me({ Authorization: `Bearer ${second.body.data.token}` })).status).toBe(401);
+      expect((await post('refresh', { json: { refreshToken: second.body.data.refreshToken } })).status).toBe(
+        401,
+      );
+      expect(await revokedReason(session.access)).toBe('REFRESH_TOKEN_REUSED');
+    });
+
     it('answers 401 AUTH_REQUIRED with no refresh token and 401 INVALID_REFRESH_TOKEN for an unknown one', async () => {
       const none = await post('refresh');
       expect(none.status).toBe(401);
@@ -258,6 +295,57 @@ describe('customer session', () => {
       const response = await post('refresh', { json: { refreshToken: 'x', userId: 'someone' } });
       expect(response.status).toBe(400);
       expect(response.body.errorCode).toBe('VALIDATION_FAILED');
+    });
+  });
+
+  describe('refresh under concurrency', () => {
+    const refreshWith = (refreshToken: string) =>
+      post('refresh', { headers: { Cookie: `bb_refresh=${refreshToken}` } });
+
+    it('answers N refreshes at once with one token without a 5xx, each with new tokens of the one session', async () => {
+      for (let round = 0; round < 5; round++) {
+        const session = await webSession();
+        const answers = await Promise.all(Array.from({ length: 6 }, () => refreshWith(session.refresh)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+        const sid = decodeJwt(session.access).sid;
+        expect(answers.map((answer) => decodeJwt(answer.body.data.token).sid)).toEqual(Array(6).fill(sid));
+        expect(new Set(answers.map((answer) => answer.body.data.refreshToken)).size).toBe(6);
+        expect(await revokedReason(session.access)).toBeNull();
+      }
+    });
+
+    it('keeps two tabs refreshing at once signed in: both get new tokens, and each works', async () => {
+      const session = await webSession();
+      const [a, b] = await Promise.all([refreshWith(session.refresh), refreshWith(session.refresh)]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      for (const answer of [a, b]) {
+        expect(cookiesOf(answer.headers).bb_refresh!.value).toBe(answer.body.data.refreshToken);
+        expect((await me({ Authorization: `Bearer ${answer.body.data.token}` })).status).toBe(200);
+      }
+      expect(await revokedReason(session.access)).toBeNull();
+      for (const answer of [a, b]) {
+        const next = await refreshWith(answer.body.data.refreshToken);
+        expect(next.status).toBe(200);
+        expect((await me({ Authorization: `Bearer ${next.body.data.token}` })).status).toBe(200);
+      }
+      expect(await revokedReason(session.access)).toBeNull();
+    });
+
+    it('answers a refresh racing logout without a 5xx, and nothing issued survives the logout', async () => {
+      for (let round = 0; round < 5; round++) {
+        const session = await webSession();
+        const [refreshed, loggedOut] = await Promise.all([
+          refreshWith(session.refresh),
+          post('logout', { headers: { Cookie: session.authCookie, 'X-CSRF-Token': session.csrf } }),
+        ]);
+        expect(refreshed.status).toBeLessThan(500);
+        expect(loggedOut.status).toBe(200);
+        if (refreshed.status === 200) {
+          expect(decodeJwt(refreshed.body.data.token).sid).toBe(decodeJwt(session.access).sid);
+          expect((await me({ Authorization: `Bearer ${refreshed.body.data.token}` })).status).toBe(401);
+          expect((await refreshWith(refreshed.body.data.refreshToken)).status).toBe(401);
+        }
+      }
     });
   });
 
