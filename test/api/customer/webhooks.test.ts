@@ -90,6 +90,28 @@ describe('company API keys (dashboard)', () => {
     expect(revocations).toHaveLength(1);
   });
 
+  it('14 keys asked for at once: exactly 10 are made, the rest 409 API_KEY_LIMIT_REACHED', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, index) =>
+        app.request('/dashboard/api/api-keys', {
+          method: 'POST',
+          headers: owner.writeHeaders,
+          json: { name: `key ${index}` },
+        }),
+      ),
+    );
+    const outcomes = answers.map((answer) => `${answer.status} ${answer.body.errorCode ?? ''}`.trim());
+    expect(outcomes.filter((outcome) => outcome === '201')).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome === '409 API_KEY_LIMIT_REACHED')).toHaveLength(4);
+    const live = await app.db.query(
+      `select id from company_api_keys where company_id = $1 and revoked_at is null`,
+      [companyId],
+    );
+    expect(live).toHaveLength(10);
+  });
+
   it('other roles, a missing CSRF header, a suspended company and another company are refused; nothing is made', async () => {
     const companyId = (await createCompany(app.db)).id;
     const dispatcher = await staffSession(app.db, app.config, companyId, 'DISPATCHER');
