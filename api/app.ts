@@ -16,6 +16,7 @@ import { maintenanceGate } from './platform/maintenance-gate.js';
 import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
 import { sharePageRoutes } from './web/share-page.js';
+import { shareAnswerHeaders } from './documents/share-routes.js';
 import { jsonBody, knownMethodsOnly, requestLifecycle, responseHeaders } from './http/middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { Surface } from './http/route.js';
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
+  app.use(shareAnswerHeaders(surfaces));
   app.use(knownMethodsOnly());
   app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));

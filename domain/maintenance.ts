@@ -36,6 +36,8 @@ const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
  *   read their bookings, tickets and documents, which must stay reachable;
  * - journey search and voucher preview: POSTs that read and write nothing (quote does write one);
  * - a share link's preview and accept: opening a shared document is a read for its recipient;
+ * - revoking a share, on the customer API and the dashboard: while its link can still be accepted
+ *   and its document opened (above), revoking is the only way to cut off a leaked link;
  * - the payment provider webhook: it writes nothing and keeps its own answer.
  */
 export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
@@ -43,7 +45,8 @@ export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
   /^\/dashboard\/api\/auth(\/|$)/,
   /^\/api\/journeys\/search\/?$/,
   /^\/api\/loyalty\/preview\/?$/,
-  /^\/api\/document-shares\/[^/]+\/(preview|accept)\/?$/,
+  /^\/api\/document-shares\/[^/]+\/(preview|accept|revoke)\/?$/,
+  /^\/dashboard\/api\/document-shares\/[^/]+\/revoke\/?$/,
   /^\/api\/payments\/webhook(\/|$)/,
 ];
 

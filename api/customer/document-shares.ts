@@ -1,6 +1,6 @@
 import type { AppContext } from '../app.js';
 import { currentShareIssuer } from '../auth/share-issuer.js';
-import { FILE_TYPE, sendPdf } from '../documents/send.js';
+import { FILE_TYPE, refuseHead, sendPdf } from '../documents/send.js';
 import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-routes.js';
 import { GrantParams } from '../documents/share-routes.openapi.js';
 import { cookieJar } from '../http/cookies.js';
@@ -35,9 +35,8 @@ import { ok } from '../http/respond.js';
  */
 export const SHARE_COOKIE = 'bb_share';
 
-/** What the recipient routes need besides the sharing operations: their declaration and the cookie's path. */
+/** What the recipient routes need besides the sharing operations: their declaration and the configuration. */
 interface RecipientRoutes {
-  surface: Surface;
   context: AppContext;
   sharing: DocumentSharing;
   grantRoute: GrantRoute;
@@ -72,7 +71,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
         await spec.handler(ctx, input);
       },
     });
-  const routes: RecipientRoutes = { surface, context, sharing, grantRoute };
+  const routes: RecipientRoutes = { context, sharing, grantRoute };
   registerPreviewRoute(routes);
   registerAcceptRoute(routes);
   registerSessionRoute(routes);
@@ -102,7 +101,7 @@ function registerPreviewRoute({ sharing, grantRoute }: RecipientRoutes): void {
   });
 }
 
-function registerAcceptRoute({ surface, context, sharing, grantRoute }: RecipientRoutes): void {
+function registerAcceptRoute({ context, sharing, grantRoute }: RecipientRoutes): void {
   const { COOKIE_SECURE } = context.config;
   grantRoute({
     ...docs.acceptDocumentShare,
@@ -111,11 +110,14 @@ function registerAcceptRoute({ surface, context, sharing, grantRoute }: Recipien
     ...LINK_HOLDER,
     handler: async (ctx, { params, body }) => {
       const accepted = await acceptShare(sharing, params.grantId, body.secret);
+      // Scoped to the grant's path as this request wrote it (its id a UUID in upper or lower case,
+      // GrantParams checked): browsers match a cookie's path case-sensitively, and a client calls
+      // the grant's session and document as it called accept.
       cookieJar(ctx, COOKIE_SECURE).set(SHARE_COOKIE, accepted.sessionToken, {
         httpOnly: true,
         secure: COOKIE_SECURE,
         sameSite: 'strict',
-        path: `${surface.base}/document-shares/${accepted.grantId}`,
+        path: ctx.path.replace(/\/accept\/?$/, ''),
         maxAge: sharing.sessionMilliseconds,
         overwrite: true,
       });
@@ -145,6 +147,7 @@ function registerDocumentRoute({ sharing, grantRoute }: RecipientRoutes): void {
     ...RECIPIENT,
     query: DocumentQuery,
     handler: async (ctx, { params, query }) => {
+      refuseHead(ctx);
       const download = query.action === 'download';
       const { document, rendered } = await recipientDocument(
         sharing,

@@ -45,10 +45,11 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'an immutable snapshot: asked again with nothing changed it is byte-identical; after the tickets were re-issued ' +
       'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
       'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
-      'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored.',
+      'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored. A HEAD sends no bytes, ' +
+      'so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
-      ...errorResponses(400, 401, 404, 409, 410, 500),
+      ...errorResponses(400, 401, 404, 405, 409, 410, 500),
     },
   },
   getBookingReceipt: {
@@ -62,10 +63,11 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
       'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
       'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
-      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf.',
+      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf. ' +
+      'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
-      ...errorResponses(400, 401, 404, 409, 500),
+      ...errorResponses(400, 401, 404, 405, 409, 500),
     },
   },
 });

@@ -10,7 +10,7 @@ import { created, ok } from '../http/respond.js';
 
 /**
  * What every surface that issues document shares declares alike: the guard of its
- * /document-shares paths and the issuer routes POST /document-shares and
+ * /document-shares paths (and, app-level, their headers) and the issuer routes POST /document-shares and
  * POST /document-shares/{grantId}/revoke, with the surface's own security and issuer.
  */
 
@@ -21,9 +21,35 @@ function shareHeaders(ctx: Context): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
 }
 
+const SHARE_PATH = '/document-shares';
+
 /**
- * Before every share route of the surface (and its authentication): the headers, then the limit
- * per client IP (SHARE_RATE_LIMIT_PER_IP_PER_MINUTE).
+ * Whether `path` is under `prefix` (a surface's share paths), compared as the router compares:
+ * case-sensitively (/api/Document-Shares is no share route), with or without a trailing slash.
+ */
+function underPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/**
+ * App-level, before the router and the gates that answer before it (an unknown method's 405, a
+ * maintenance window's 503): every answer under the /document-shares paths of a surface that
+ * declares share routes carries the share headers, the router's own 405 and 404 included.
+ */
+export function shareAnswerHeaders(surfaces: readonly Surface[]) {
+  const prefixes = surfaces
+    .filter((surface) => surface.routes.some((route) => underPrefix(route.spec.path, SHARE_PATH)))
+    .map((surface) => `${surface.base}${SHARE_PATH}`);
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (prefixes.some((prefix) => underPrefix(ctx.path, prefix))) shareHeaders(ctx);
+    await next();
+  };
+}
+
+/**
+ * Before every share route of the surface (and its authentication): the limit per client IP
+ * (SHARE_RATE_LIMIT_PER_IP_PER_MINUTE). The headers are set before, for every answer on these
+ * paths (`shareAnswerHeaders`).
  */
 export function guardSharePaths(surface: Surface, context: AppContext): void {
   const perIp = minuteLimiter(
@@ -31,12 +57,9 @@ export function guardSharePaths(surface: Surface, context: AppContext): void {
     'document-share-ip',
     context.config.SHARE_RATE_LIMIT_PER_IP_PER_MINUTE,
   );
-  const sharePrefix = `${surface.base}/document-shares`;
+  const sharePrefix = `${surface.base}${SHARE_PATH}`;
   surface.router.use(async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path === sharePrefix || ctx.path.startsWith(`${sharePrefix}/`)) {
-      shareHeaders(ctx);
-      await perIp.consume(ctx, ctx.ip);
-    }
+    if (underPrefix(ctx.path, sharePrefix)) await perIp.consume(ctx, ctx.ip);
     await next();
   });
 }

@@ -170,6 +170,30 @@ describe('share page /share/{grantId}', () => {
     }
   });
 
+  it('a link whose grant id is in capitals is accepted, then shows the document', async () => {
+    const created = await createShare(app, owner(), {
+      bookingId,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    const { context, page } = await openPage(chrome.browser);
+    try {
+      await page.goto(`${app.baseUrl}/share/${created.grantId.toUpperCase()}#token=${created.secret}`);
+      await expect.poll(() => page.locator('#kind').textContent()).toBe('Booking confirmation');
+      const accept = page.waitForResponse((response) => response.url().includes('/accept'));
+      const document = page.waitForResponse((response) => response.url().includes('/document?action=view'));
+      await page.locator('#accept').click();
+      expect((await accept).status()).toBe(200);
+      const shown = await document;
+      expect({ status: shown.status(), body: shown.status() === 200 ? '' : await shown.text() }).toEqual({
+        status: 200,
+        body: '',
+      });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a VIEW share shows the document without a download button', async () => {
     const created = await createShare(app, owner(), {
       bookingId,

@@ -66,7 +66,8 @@
     },
   };
 
-  var grantId = location.pathname.split('/').filter(Boolean)[1] || '';
+  // The API answers with lower-case grant ids; the link may carry it in capitals.
+  var grantId = (location.pathname.split('/').filter(Boolean)[1] || '').toLowerCase();
   var secret = new URLSearchParams(location.hash.slice(1)).get('token');
   // Drop the fragment before anything else happens: it must not stay in the address bar or history.
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);

@@ -1,6 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { usePrivateDatabase } from '../../support/private-database.js';
 import {
   acceptShare,
   accessRows,
@@ -213,6 +216,43 @@ describe('document shares: one-use link, recipient session, document', () => {
     expect(await accessRows(app, created.grantId)).toHaveLength(0);
   });
 
+  it('a HEAD of the document sends no bytes: 405 (Allow: GET), nothing logged, the session untouched', async () => {
+    const created = await share('DOWNLOAD');
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    const head = await app.request(
+      `/api/document-shares/${created.grantId}/document?action=download&locale=en`,
+      { method: 'HEAD', headers: { Cookie: cookie } },
+    );
+    expect([head.status, head.headers.get('allow')]).toEqual([405, 'GET']);
+    expectPrivateHeaders(head.headers);
+    expect(await accessRows(app, created.grantId)).toEqual([]);
+    expect((await sharedDocument(app, created.grantId, cookie, 'download')).status).toBe(200);
+    expect(await accessRows(app, created.grantId)).toHaveLength(1);
+  });
+
+  it('every answer on the share paths is private and noindex, the router’s 405 too', async () => {
+    for (const path of [
+      `/api/document-shares/${randomUUID()}/accept`,
+      `/dashboard/api/document-shares/${randomUUID()}/revoke`,
+    ]) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(405);
+      expectPrivateHeaders(response.headers);
+    }
+  });
+
+  it('a link whose grant id is in capitals: its cookie is scoped to the path accept was called on', async () => {
+    const created = await share('VIEW');
+    const upper = created.grantId.toUpperCase();
+    expect((await app.request(`/share/${upper}`)).status).toBe(200);
+    const accepted = await acceptShare(app, upper, created.secret);
+    expect(accepted.response.status, accepted.response.text).toBe(200);
+    const path = /;\s*path=([^;]+)/i.exec(accepted.setCookie)?.[1];
+    // A browser sends the cookie only if its Path is a (case-sensitive) prefix of the request's path.
+    expect(`/api/document-shares/${upper}/document`.startsWith(path ?? '?')).toBe(true);
+    expect((await sharedDocument(app, upper, accepted.cookie)).status).toBe(200);
+  });
+
   it('the recipient cookie opens nothing else: not another grant, not the booking API, not boarding', async () => {
     const first = await share();
     const second = await share();
@@ -257,6 +297,18 @@ describe('document shares: one-use link, recipient session, document', () => {
     const again = await revokeShare(app, created.grantId, ownerHeaders());
     expect(again.status).toBe(200);
     expect(again.body.data.revokedAt).toBe(revoked.body.data.revokedAt);
+  });
+
+  it('racing revokes each answer 200 REVOKED, never 410 SHARE_EXPIRED', async () => {
+    const seen: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      const created = await share();
+      const answers = await Promise.all(
+        Array.from({ length: 3 }, () => revokeShare(app, created.grantId, ownerHeaders())),
+      );
+      for (const answer of answers) seen.push(`${answer.status} ${answer.body?.errorCode ?? ''}`.trim());
+    }
+    expect(seen.filter((value) => value !== '200')).toEqual([]);
   });
 
   it('a revoked link cannot be previewed or accepted (410 SHARE_REVOKED)', async () => {
@@ -352,5 +404,71 @@ describe('document shares: rate limits', () => {
     expect(await sessionRows(app, limited.grantId)).toHaveLength(0);
     // Another grant has its own counter.
     expect((await previewShare(app, other.grantId, other.secret)).status).toBe(200);
+  });
+});
+
+describe('document shares: per-IP limit', () => {
+  const app = useTestApp({ SHARE_RATE_LIMIT_PER_IP_PER_MINUTE: 3, SHARE_RATE_LIMIT_PER_GRANT_PER_MINUTE: 0 });
+
+  it('a client IP is limited across grants (429 RATE_LIMITED)', async () => {
+    const statuses = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      statuses.push((await previewShare(app, randomUUID(), 'guess')).status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429, 429]);
+  });
+});
+
+describe('document shares: a maintenance window', () => {
+  // A window is global to the platform: in the shared database it would refuse the writes of every
+  // test file running meanwhile, so this one runs on a database of its own (no grants: the routes
+  // are shown reached, past the gate, by their own answers).
+  const database = usePrivateDatabase('share_maintenance');
+  const app = useTestApp({
+    ...NO_SHARE_IP_LIMIT,
+    DATABASE_URL: database.url,
+    PLATFORM_STATE_POLL_SECONDS: 1,
+  });
+
+  it('keeps accept, the document and revoke (customer and dashboard) open; creating a share is 503', async () => {
+    const owner = { Authorization: `Bearer ${(await app.signIn()).token}` };
+    const company = await createCompany(app.db);
+    const staff = await staffSession(app.db, app.config, company.id, 'OWNER');
+    const body = { bookingId: randomUUID(), documentKind: 'BOOKING_CONFIRMATION', presentation: 'DOWNLOAD' };
+    await app.db.query(
+      `insert into maintenance_windows (message, starts_at, ends_at)
+       values ('upgrade', now() - interval '1 minute', now() + interval '2 hours')`,
+    );
+    await app.db.query(`update platform_state_versions set version = version + 1 where name = 'maintenance'`);
+
+    const blocked = await eventually(
+      () => createShare(app, owner, body),
+      (attempt) => attempt.response.status === 503,
+      10_000,
+    );
+    expect(blocked.response.body.errorCode).toBe('MAINTENANCE');
+    const fromDashboard = await app.request('/dashboard/api/document-shares', {
+      method: 'POST',
+      headers: staff.writeHeaders,
+      json: body,
+    });
+    expect(fromDashboard.body.errorCode).toBe('MAINTENANCE');
+
+    const grantId = randomUUID();
+    const reached = [
+      await acceptShare(app, grantId, 'secret').then((accepted) => accepted.response),
+      await sharedDocument(app, grantId, '', 'download'),
+      await revokeShare(app, grantId, owner),
+      await app.request(`/dashboard/api/document-shares/${grantId}/revoke`, {
+        method: 'POST',
+        headers: staff.writeHeaders,
+      }),
+    ];
+    expect(reached.map((answer) => `${answer.status} ${answer.body?.errorCode ?? ''}`)).toEqual([
+      '404 SHARE_NOT_FOUND',
+      '401 SHARE_SESSION_REQUIRED',
+      '404 SHARE_NOT_FOUND',
+      '404 SHARE_NOT_FOUND',
+    ]);
   });
 });

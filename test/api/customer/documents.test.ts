@@ -193,6 +193,18 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
     expect(await snapshotsOf(rows.bookingId)).toEqual([]);
   });
 
+  it('a HEAD sends no bytes: 405 (Allow: GET), nothing rendered or logged, for the document and the receipt', async () => {
+    const rows = await confirmedBooking(['Rami Haddad']);
+    for (const path of ['document?type=confirmation&locale=en', 'receipt?locale=en']) {
+      const head = await app.request(`/api/bookings/${rows.bookingId}/${path}`, {
+        method: 'HEAD',
+        headers: bearer(traveller),
+      });
+      expect([head.status, head.headers.get('allow')], path).toEqual([405, 'GET']);
+    }
+    expect(await snapshotsOf(rows.bookingId)).toEqual([]);
+  });
+
   describe('410 DOCUMENT_GONE for an expired or consumed QR', () => {
     async function expectGone(bookingId: string) {
       for (const type of ['ticket', 'confirmation']) {
