@@ -21,7 +21,7 @@ import type { WebhookEvent, WebhookEventData } from './webhook-events.js';
 
 export interface WebhookNotification {
   event: WebhookEvent;
-  /** ISO 8601 UTC: when the change that caused the event committed (the transaction's time). */
+  /** ISO 8601 UTC, to the millisecond: when the change that caused the event recorded it, just before committing. */
   timestamp: string;
   data: WebhookEventData;
 }

@@ -1,6 +1,6 @@
 import { p } from '@mikro-orm/core';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.js';
-import { idEntity, stampedNow } from './base.js';
+import { idEntity } from './base.js';
 
 /**
  * Booking and trip events recorded in the transaction that caused them (db/writes/outbox.ts);
@@ -12,7 +12,8 @@ export const OutboxEvent = idEntity('OutboxEvent', 'outbox_events', {
   bookingId: p.uuid(),
   tripId: p.uuid(),
   data: p.json<Record<string, unknown>>(),
-  occurredAt: stampedNow(),
+  /** clock_timestamp(): when the row was written, just before its change committed (not the transaction's start). */
+  occurredAt: p.datetime().defaultRaw('clock_timestamp()'),
   /** When the webhook relay turned the event into deliveries (null: not yet). */
   dispatchedAt: p.datetime().nullable(),
 });

@@ -10,12 +10,17 @@ export const BOOKING_EVENT_COLUMNS = 'id, company_id, booking_code, trip_id, sea
  * The insert of each of `events` for each booking `b` of `source` (a FROM item with
  * BOOKING_EVENT_COLUMNS), booking by booking in the events' order, with SPEC's data taken from the
  * booking row. The names come from the closed WebhookEvent list, so they are written into the text.
+ * occurred_at is the clock as the row is written (clock_timestamp(), not the transaction's start, so
+ * an event is timed after every change it waited for), each later event of a booking at least 1 µs
+ * after the one before: booking.created sorts before booking.confirmed even when the clock has not
+ * moved between the two rows.
  */
 export const bookingEventsSql = (source: string, events: readonly WebhookEvent[], where = 'true') =>
-  `insert into outbox_events (company_id, event, booking_id, trip_id, data)
+  `insert into outbox_events (company_id, event, booking_id, trip_id, data, occurred_at)
      select b.company_id, e.event, b.id, b.trip_id,
             jsonb_build_object('booking_id', b.id, 'booking_code', b.booking_code, 'trip_id', b.trip_id,
-                               'passenger_count', b.seats_count, 'total_amount', b.total_price)
+                               'passenger_count', b.seats_count, 'total_amount', b.total_price),
+            clock_timestamp() + (e.position - 1) * interval '1 microsecond'
      from ${source} cross join unnest(array[${events.map((event) => `'${event}'`).join(', ')}]::text[])
           with ordinality as e(event, position)
      where ${where}

@@ -30,6 +30,7 @@ export async function cancelTripBookings(
   await lockAffectedOrders(client, trip.id);
   const journeys = await lockAffectedJourneys(client, trip.id);
   const journeyIds = journeys.map((journey) => journey.id);
+  await lockLegTrips(client, trip.id, journeyIds);
   const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds);
   const revokedCredentials = await cancelTickets(client, journeyIds);
   const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
@@ -92,6 +93,25 @@ async function lockAffectedJourneys(client: Queryable, tripId: string): Promise<
     [tripId],
   );
   return rows;
+}
+
+/**
+ * The other trips of those journeys' legs, FOR SHARE in id order, before their status decides which
+ * legs end (lockAffectedBookings, cancelTickets, releaseSeats): a DEPART of one of them either
+ * committed first, and its leg (with its trip.started) is kept, or waits for this cancel and sends
+ * no trip.started for the bookings it ended. Unlocked, a DEPART ran between the read and the commit
+ * and the leg was cancelled on a departed bus after its trip.started
+ * (test/api/dashboard/depart-races.test.ts). Taken before the bookings, whose rows a DEPART's
+ * events reference. A CANCEL of such a trip, or a hold of a journey over both trips, meeting this
+ * one may deadlock with it; both run again (withDeadlockRetry).
+ */
+async function lockLegTrips(client: Queryable, tripId: string, journeyIds: string[]): Promise<void> {
+  await client.query(
+    `select t.id from trips t
+     where t.id in (select l.trip_id from journey_legs l where l.journey_id = any($2::uuid[])) and t.id <> $1
+     order by t.id for share`,
+    [tripId, journeyIds],
+  );
 }
 
 /** Their live bookings on trips that have not departed, and the legacy bookings of this trip; locked in id order. */

@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { createBooking, lockSeats } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
-import { confirmJourney, holdForConfirm, mobileTraveller, setConfirmation } from '../../support/journeys.js';
-import { advance, dispatch, operationsWorld } from '../../support/operations.js';
+import { staffSession } from '../../support/journey-rows.js';
+import {
+  bookJourney,
+  confirmJourney,
+  connection,
+  holdForConfirm,
+  mobileTraveller,
+  setConfirmation,
+} from '../../support/journeys.js';
+import { advance, assignDriver, createDriver, dispatch, operationsWorld } from '../../support/operations.js';
+import { announceCashPayment } from '../../support/payments.js';
 
 /**
  * A journey confirm racing the trip's DEPART. The confirm takes the trip FOR SHARE before its scope
@@ -69,5 +79,185 @@ describe('a journey confirm racing DEPART', () => {
     };
     const liveWithoutEvent = bookings.filter((b) => b.status !== 'CANCELLED' && !b.started);
     expect(trip.status === 'DEPARTED' ? liveWithoutEvent : [], JSON.stringify(summary)).toEqual([]);
+  });
+});
+
+/**
+ * Company B CANCELs its trip (leg 2 of a connection) while company A DEPARTs the trip of leg 1. The
+ * cancel ends the journey's legs on trips that have not departed (a leg already travelled keeps its
+ * record), and takes those trips FOR SHARE before it reads their status (cancel-trip.ts
+ * lockLegTrips): whichever comes first, the other sees it. Either leg 1 departed first and keeps its
+ * booking, tickets and trip.started, or the cancel ended it first and DEPART sends no trip.started
+ * for it; never a booking cancelled on a bus that had already left with it.
+ */
+describe('a trip CANCEL of leg 2 racing the DEPART of leg 1', () => {
+  const app = useTestApp();
+
+  async function legOneWorld() {
+    const world = await connection(app.db);
+    const traveller = await mobileTraveller(app);
+    const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }]);
+    expect(booked.confirmed.body.data.confirmation.status).toBe('CONFIRMED');
+    const [legOne] = await app.db.query<{ id: string }>(
+      'select id from bookings where journey_id = $1 and trip_id = $2',
+      [booked.journeyId, world.first.tripId],
+    );
+    const { paymentId } = await announceCashPayment(app.db, legOne!.id, traveller.userId);
+    const driver = await createDriver(app, world.first.companyId);
+    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
+    const dispatcherA = await staffSession(app.db, app.config, world.first.companyId, 'DISPATCHER');
+    const dispatcherB = await staffSession(app.db, app.config, world.second.companyId, 'DISPATCHER');
+    await advance(app, dispatcherA, world.first.tripId, 'START_BOARDING');
+    return {
+      bookingId: legOne!.id,
+      paymentId,
+      journeyId: booked.journeyId,
+      cancel: () =>
+        dispatch(app, dispatcherB, world.second.tripId, { action: 'CANCEL', reason: 'Breakdown' }),
+      depart: () => dispatch(app, dispatcherA, world.first.tripId, { action: 'DEPART' }),
+      tripId: world.first.tripId,
+    };
+  }
+
+  /** Leg 1 as the race left it; `cancelledAfterDeparture`: its booking.cancelled written after DEPART was logged. */
+  async function legOne(leg: Awaited<ReturnType<typeof legOneWorld>>) {
+    const [row] = await app.db.query<{
+      trip: string;
+      status: string;
+      events: string[];
+      cancelled_after_departure: boolean;
+    }>(
+      `select t.status as trip, b.status,
+              array(select e.event from outbox_events e where e.booking_id = b.id order by e.occurred_at, e.event) as events,
+              coalesce((select min(e.occurred_at) from outbox_events e where e.booking_id = b.id and e.event = 'booking.cancelled')
+                       > (select min(o.created_at) from trip_operation_events o where o.trip_id = t.id and o.action = 'DEPART'),
+                       false) as cancelled_after_departure
+       from bookings b join trips t on t.id = b.trip_id where b.id = $1`,
+      [leg.bookingId],
+    );
+    const tickets = await app.db.query<{ status: string }>(
+      'select status from journey_tickets where journey_id = $1 and trip_id = $2',
+      [leg.journeyId, leg.tripId],
+    );
+    return { ...row!, tickets: tickets.map((ticket) => ticket.status) };
+  }
+
+  it('the CANCEL first: DEPART waits for it, then leaves without the booking and sends it no trip.started', async () => {
+    const leg = await legOneWorld();
+    // The cancel stops after it has read leg 1's trip, at the pending cash it settles later (settlePayments).
+    const blocker = await holdLock(
+      app.db,
+      `select id from payment_operations where id = '${leg.paymentId}' for update`,
+    );
+    const cancel = leg.cancel();
+    const [cancelPid] = await waitersOf(app.db, blocker.pid);
+    const depart = leg.depart();
+    await answeredOrWaiting(depart, app.db, cancelPid!);
+    await blocker.release();
+    const [cancelled, departed] = await Promise.all([cancel, depart]);
+
+    const after = await legOne(leg);
+    const summary = {
+      cancel: `${cancelled.status} ${cancelled.body?.data?.status ?? cancelled.body?.errorCode}`,
+      depart: `${departed.status} ${departed.body?.data?.status ?? departed.body?.errorCode}`,
+      legOne: after,
+    };
+    const startedThenCancelled =
+      after.events.includes('trip.started') && after.events.includes('booking.cancelled');
+    const cancelledOnDeparted =
+      after.trip === 'DEPARTED' && after.status === 'CANCELLED' && after.cancelled_after_departure;
+    expect({ startedThenCancelled, cancelledOnDeparted }, JSON.stringify(summary)).toEqual({
+      startedThenCancelled: false,
+      cancelledOnDeparted: false,
+    });
+  });
+
+  it('the DEPART first: the CANCEL waits for it and leaves the travelled leg its booking, tickets and trip.started', async () => {
+    const leg = await legOneWorld();
+    // DEPART stops after it has the trip, at the booking its trip.started references (outbox_events' key).
+    const blocker = await holdLock(
+      app.db,
+      `select id from bookings where id = '${leg.bookingId}' for update`,
+    );
+    const depart = leg.depart();
+    const [departPid] = await waitersOf(app.db, blocker.pid);
+    const cancel = leg.cancel();
+    await answeredOrWaiting(cancel, app.db, departPid!);
+    await blocker.release();
+    const [cancelled, departed] = await Promise.all([cancel, depart]);
+
+    const after = await legOne(leg);
+    const summary = {
+      cancel: `${cancelled.status} ${cancelled.body?.data?.status ?? cancelled.body?.errorCode}`,
+      depart: `${departed.status} ${departed.body?.data?.status ?? departed.body?.errorCode}`,
+      legOne: after,
+    };
+    expect(
+      {
+        cancel: cancelled.status,
+        depart: departed.status,
+        trip: after.trip,
+        status: after.status,
+        events: after.events,
+        tickets: after.tickets,
+      },
+      JSON.stringify(summary),
+    ).toEqual({
+      cancel: 200,
+      depart: 200,
+      trip: 'DEPARTED',
+      status: 'CONFIRMED',
+      events: ['booking.created', 'booking.confirmed', 'trip.started'],
+      tickets: ['VALID'],
+    });
+  });
+});
+
+/**
+ * A notification's timestamp (outbox_events.occurred_at) is when its row is written, just before
+ * its change commits (db/writes/outbox.ts), not when the transaction began: receivers order by it.
+ * A DEPART that waits for a booking in flight (which holds the trip FOR SHARE, as every POST /bookings
+ * does) lets a booking that starts after it commit first and then sends it trip.started, which must
+ * not carry an earlier time than that booking's booking.created; and the booking.created and
+ * booking.confirmed of one POST /bookings, written by one statement, sort in that order.
+ */
+describe('event timestamps of a booking made while DEPART waits', () => {
+  const app = useTestApp();
+
+  it('trip.started is timed after booking.created, and booking.created strictly before booking.confirmed', async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const traveller = await mobileTraveller(app);
+    const seatLock = await lockSeats(app, traveller, world.trip.tripId, [world.trip.seatNumbers[0]!]);
+
+    const inFlight = await holdLock(
+      app.db,
+      `select id from trips where id = '${world.trip.tripId}' for share`,
+    );
+    const depart = dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
+    await waitersOf(app.db, inFlight.pid);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const booking = await createBooking(app, traveller, {
+      tripId: world.trip.tripId,
+      seatNumbers: [world.trip.seatNumbers[0]!],
+      seatLockSessionId: seatLock,
+    });
+    await inFlight.release();
+    const departed = await depart;
+    expect(departed.status, departed.text).toBe(200);
+
+    const events = await app.db.query<{ event: string; occurred_at: string }>(
+      `select event, to_char(occurred_at at time zone 'UTC', 'HH24:MI:SS.US') as occurred_at
+       from outbox_events where booking_id = $1 order by occurred_at, event`,
+      [booking.id],
+    );
+    const at = (name: string) => events.find((event) => event.event === name)?.occurred_at ?? '';
+    expect(at('trip.started') >= at('booking.created'), JSON.stringify(events)).toBe(true);
+    expect(at('booking.created') < at('booking.confirmed'), JSON.stringify(events)).toBe(true);
+    expect(events.map((event) => event.event)).toEqual([
+      'booking.created',
+      'booking.confirmed',
+      'trip.started',
+    ]);
   });
 });
