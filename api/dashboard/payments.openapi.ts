@@ -234,8 +234,9 @@ export const docs = taggedOperations(TAGS, {
       'BOOKING_NOT_FOUND. An incomplete record (PENDING, CANCELLED) has no receipt: 409 PAYMENT_NOT_COLLECTED. A REFUNDED ' +
       'record gives its refund notice. Receipt (RCP-<year>-<n>) and refund notice (RFD-<year>-<n>) are distinct documents ' +
       "whose numbers are fixed at first issue and shared with the traveller's download; each is an immutable snapshot whose " +
-      'bytes and SHA-256 are stored, and the download logged, before a private, no-store PDF is sent. locale ar (default) or en.',
-    responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 404, 409, 500) },
+      'bytes and SHA-256 are stored, and the download logged, before a private, no-store PDF is sent. locale ar (default) or en. ' +
+      'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
+    responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 404, 405, 409, 500) },
   },
   getPaymentSettings: {
     summary: 'How the company is paid',

@@ -61,7 +61,8 @@ const STATES =
   'size of the file: ready (rows), no_data (a valid file without rows: the CSV header, JSON rows [], a PDF ' +
   'saying so), unauthorized (403 REPORT_UNAUTHORIZED, body state "unauthorized") and export_failed (500 ' +
   'REPORT_EXPORT_FAILED when the PDF cannot be produced, 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
-  'short is recorded so too). Headers X-Report-Id and X-Report-State (ready or no_data) come with every file.';
+  'short is recorded so too). Headers X-Report-Id and X-Report-State (ready or no_data) come with every file. A HEAD ' +
+  'sends no file, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no export made, nothing recorded.';
 const ACCESS =
   'Reports of the session company only. revenue: OWNER, ADMIN, ACCOUNTANT; bookings, trips, occupancy: also ' +
   'DISPATCHER; STAFF none. Also for a suspended company (reading its own data). The period runs forwards (400 ' +
@@ -85,7 +86,7 @@ export const docs = taggedOperations(['Dashboard: reports'], {
           'application/pdf': z.string().meta({ format: 'binary' }),
         },
       },
-      ...errorResponses(400, 401, 403, 422, 429),
+      ...errorResponses(400, 401, 403, 405, 422, 429),
       500: { description: 'REPORT_EXPORT_FAILED: the PDF could not be produced (state export_failed)' },
     },
   },

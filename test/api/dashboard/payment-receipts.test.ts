@@ -75,6 +75,20 @@ describe('GET /dashboard/api/payments/receipts/{source}/{id}', () => {
     expect(await numbersOf(driver.bookingId)).toHaveLength(1);
   });
 
+  it('a HEAD sends no bytes: 405 (Allow: GET), no receipt number issued, nothing rendered or logged', async () => {
+    const office = await collectedPayment(app, world, 'office');
+    const head = await app.request(`/dashboard/api/payments/receipts/office/${office.paymentId}?locale=en`, {
+      method: 'HEAD',
+      headers: { Cookie: world.staff.ACCOUNTANT.cookie },
+    });
+    expect([head.status, head.headers.get('allow')]).toEqual([405, 'GET']);
+    expect(await numbersOf(office.bookingId)).toEqual([]);
+    const snapshots = await app.db.query(`select id from document_snapshots where booking_id = $1`, [
+      office.bookingId,
+    ]);
+    expect(snapshots).toEqual([]);
+  });
+
   it('turns into a distinct refund notice once refunded; the receipt keeps its number and bytes', async () => {
     const own = await financeWorld(app);
     await openShift(app, own.staff.OWNER, 0);
