@@ -5,7 +5,9 @@ import {
   canonicalJson,
   credentialPayload,
   credentialRefusal,
+  encodeRevocationCursor,
   publicJwk,
+  readRevocationCursor,
   reissueRefusal,
   REVOCATION_OVERLAP_SECONDS,
   revocationPage,
@@ -168,7 +170,14 @@ describe('authorizesBoarding', () => {
 
 describe('revocationPage', () => {
   const asOf = new Date('2026-12-01T08:00:00Z');
-  const at = (minute: number) => ({ revokedAt: new Date(asOf.getTime() - (60 - minute) * 60_000) });
+  const at = (minute: number) => {
+    const revokedAt = new Date(asOf.getTime() - (60 - minute) * 60_000);
+    return {
+      ticketId: `6f1c7a52-0d0e-4a57-9a3e-7f1c2d3b4a${String(minute).padStart(2, '0')}`,
+      revokedAt,
+      revokedAtExact: revokedAt.toISOString().replace('Z', '123Z'),
+    };
+  };
 
   it('steps the next poll back by the overlap when the page is the last one', () => {
     const { page, hasMore, nextSince } = revocationPage([at(1), at(2)], 2, asOf);
@@ -182,6 +191,53 @@ describe('revocationPage', () => {
     expect(page).toEqual([at(1), at(2)]);
     expect(hasMore).toBe(true);
     expect(nextSince).toEqual(at(2).revokedAt);
+  });
+
+  it('hands out a cursor right after the last entry, to the microsecond, when more follow', () => {
+    const { nextCursor } = revocationPage([at(1), at(2), at(3)], 2, asOf);
+    expect(readRevocationCursor(nextCursor)).toEqual({
+      at: at(2).revokedAtExact,
+      afterTicketId: at(2).ticketId,
+    });
+  });
+
+  it('hands out a cursor at the overlap instant when the page is the last one', () => {
+    const { nextCursor } = revocationPage([at(1)], 2, asOf);
+    expect(readRevocationCursor(nextCursor)).toEqual({
+      at: new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000).toISOString(),
+      afterTicketId: null,
+    });
+  });
+});
+
+describe('readRevocationCursor', () => {
+  const encoded = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const ticketId = '6f1c7a52-0d0e-4a57-9a3e-7f1c2d3b4a5c';
+
+  it('reads back exactly what the list encodes', () => {
+    for (const cursor of [
+      { at: '2026-12-01T07:55:00.123456Z', afterTicketId: ticketId },
+      { at: '2026-12-01T07:55:00.000Z', afterTicketId: null },
+    ]) {
+      expect(readRevocationCursor(encodeRevocationCursor(cursor))).toEqual(cursor);
+    }
+  });
+
+  it('refuses any text the list never hands out', () => {
+    for (const text of [
+      '',
+      'not a cursor',
+      encoded('2026-12-01T07:55:00Z'),
+      encoded(`2026-12-01T07:55:00Z/${ticketId}/x`),
+      encoded(`2026-12-01T07:55:00+03:00/${ticketId}`),
+      encoded(`2026-02-30T07:55:00Z/${ticketId}`),
+      encoded(`0000-01-01T00:00:00Z/${ticketId}`),
+      encoded('2026-12-01T07:55:00.1234567Z/'),
+      encoded('2026-12-01T07:55:00Z/not-a-ticket'),
+      `${encodeRevocationCursor({ at: '2026-12-01T07:55:00Z', afterTicketId: null })}=`,
+    ]) {
+      expect(readRevocationCursor(text), text).toBeNull();
+    }
   });
 });
 

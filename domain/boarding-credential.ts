@@ -214,19 +214,71 @@ export function authorizesBoarding<T extends TicketBoardingState>(
 export const REVOCATION_OVERLAP_SECONDS = 300;
 
 /**
- * One page of the revocation list, read with one row more than `limit` to know whether more
- * follow: the page, and where the next poll starts — at the last entry when more follow, else
- * REVOCATION_OVERLAP_SECONDS before `asOf` (entries may repeat; scanners keep them by ticket).
+ * Where a poll of the revocation list starts: strictly after one entry in list order (its
+ * revoked_at to the microsecond and its ticket id), or, with no ticket id, at an instant. One
+ * transaction revokes all its tickets at one instant (a trip cancelled), so an instant alone cannot
+ * say where a full page ended: a page cut among them would be read again forever.
  */
-export function revocationPage<T extends { revokedAt: Date }>(
+export interface RevocationCursor {
+  /** ISO 8601 UTC; to the microsecond when it is an entry's revoked_at. */
+  at: string;
+  afterTicketId: string | null;
+}
+
+const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+const CURSOR_TICKET = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The cursor as the list hands it out: opaque base64url text. */
+export function encodeRevocationCursor(cursor: RevocationCursor): string {
+  return Buffer.from(`${cursor.at}/${cursor.afterTicketId ?? ''}`, 'utf8').toString('base64url');
+}
+
+/**
+ * The cursor a text encodes, or null when the list never handed it out: only the exact encoding
+ * of a real UTC instant (from year 1: PostgreSQL has no year 0) and, optionally, a ticket id.
+ */
+export function readRevocationCursor(text: string): RevocationCursor | null {
+  const [at = '', afterTicketId, ...rest] = Buffer.from(text, 'base64url').toString('utf8').split('/');
+  if (rest.length > 0 || afterTicketId === undefined || !CURSOR_INSTANT.test(at) || at.startsWith('0000')) {
+    return null;
+  }
+  const instant = Date.parse(at);
+  if (Number.isNaN(instant) || new Date(instant).toISOString().slice(0, 19) !== at.slice(0, 19)) return null;
+  if (afterTicketId !== '' && !CURSOR_TICKET.test(afterTicketId)) return null;
+  const cursor = { at, afterTicketId: afterTicketId || null };
+  return encodeRevocationCursor(cursor) === text ? cursor : null;
+}
+
+/** A revocation list entry as paging needs it. */
+export interface ListedRevocation {
+  ticketId: string;
+  revokedAt: Date;
+  /** revoked_at to the microsecond (ISO 8601 UTC): a Date keeps milliseconds only. */
+  revokedAtExact: string;
+}
+
+/**
+ * One page of the revocation list, read with one row more than `limit` to know whether more
+ * follow: the page, and where the next poll starts — right after the last entry when more follow,
+ * else REVOCATION_OVERLAP_SECONDS before `asOf` (entries may repeat; scanners keep them by ticket).
+ * nextCursor says it exactly; nextSince, the instant alone, stays for scanners that page by
+ * instant, and stalls where more than `limit` entries share one instant.
+ */
+export function revocationPage<T extends ListedRevocation>(
   rows: readonly T[],
   limit: number,
   asOf: Date,
-): { page: T[]; hasMore: boolean; nextSince: Date } {
+): { page: T[]; hasMore: boolean; nextSince: Date; nextCursor: string } {
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  if (hasMore && last) {
+    const after = { at: last.revokedAtExact, afterTicketId: last.ticketId };
+    return { page, hasMore, nextSince: last.revokedAt, nextCursor: encodeRevocationCursor(after) };
+  }
   const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
-  return { page, hasMore, nextSince: hasMore ? page[page.length - 1]!.revokedAt : overlapStart };
+  const from = { at: overlapStart.toISOString(), afterTicketId: null };
+  return { page, hasMore, nextSince: overlapStart, nextCursor: encodeRevocationCursor(from) };
 }
 
 /** A ticket as re-issuing its credential sees it. */

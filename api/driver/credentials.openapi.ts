@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
+import { readRevocationCursor, REVOCATION_OVERLAP_SECONDS } from '../../domain/boarding-credential.js';
 import { InstantInput, queryInteger, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText, successWith } from '../http/answer-schemas.js';
@@ -33,12 +33,30 @@ const PublicKeySchema = z.object({
 
 const KeysResponse = successWith(z.object({ keys: z.array(PublicKeySchema) }));
 
+/** An opaque nextCursor, read back into where the list resumes; any other text is refused. */
+const RevocationCursorText = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be a nextCursor (base64url)')
+  .transform((text, ctx) => {
+    const cursor = readRevocationCursor(text);
+    if (!cursor) ctx.addIssue({ code: 'custom', message: 'not a nextCursor this list handed out' });
+    return cursor ?? z.NEVER;
+  });
+
 export const RevocationsQuery = z
   .object({
     since: InstantInput.optional().meta({ description: 'only revocations at or after this instant' }),
+    cursor: RevocationCursorText.optional().meta({
+      description: 'the nextCursor of the previous answer: the revocations after it (not with since)',
+    }),
     limit: queryInteger(z.int().min(1).max(5000).default(1000)),
   })
-  .strict();
+  .strict()
+  .refine((query) => query.since === undefined || query.cursor === undefined, {
+    message: 'send since or cursor, not both',
+    path: ['cursor'],
+  });
 
 const RevocationsResponse = successWith(
   z.object({
@@ -52,6 +70,7 @@ const RevocationsResponse = successWith(
     asOf: DateTime,
     hasMore: z.boolean(),
     nextSince: DateTime.meta({ description: 'pass as `since` on the next poll' }),
+    nextCursor: z.string().meta({ description: 'pass as `cursor` on the next poll: it never stalls' }),
   }),
 );
 
@@ -111,9 +130,13 @@ export const docs = taggedOperations(TAGS, {
       'Tickets whose signed credential no longer lets anyone board (a confirmed journey cancelled, a ticket re-issued), ' +
       'for scanners that verify offline: they refuse a credential whose ticketId is on this list. Oldest first; `since` ' +
       `(ISO 8601) returns revocations at or after that instant; at most \`limit\` (default 1000, at most 5000). Poll ` +
-      `again with since = nextSince: it steps back ${REVOCATION_OVERLAP_SECONDS} s (or, when hasMore, to the last entry) so ` +
-      'no revocation is missed; entries may repeat, a scanner keeps them by ticketId. Only ticket ids, key ids and ' +
-      `instants are published. Public; cacheable for ${REVOCATIONS_CACHE_SECONDS} s.`,
+      'again with cursor = nextCursor (an opaque text, instead of since): when hasMore it resumes right after the last ' +
+      `entry, else ${REVOCATION_OVERLAP_SECONDS} s before asOf, so no revocation is missed and paging never stalls; ` +
+      'entries may repeat, a scanner keeps them by ticketId. nextSince (the last entry when hasMore) still works as ' +
+      'since, but one cancellation revokes many tickets at one instant, and more of them than `limit` would make it ' +
+      'return the same page again. A cursor the list did not hand out, or since and cursor together, is 400 ' +
+      'VALIDATION_FAILED. Only ticket ids, key ids and instants are published. Public; cacheable for ' +
+      `${REVOCATIONS_CACHE_SECONDS} s.`,
     responses: answers(200, 'Revoked credentials', RevocationsResponse, [400]),
   },
   verifyBoardingCredential: {

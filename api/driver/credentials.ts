@@ -55,11 +55,22 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     query: RevocationsQuery,
     handler: async (ctx, { query }) => {
       const asOf = new Date();
-      const rows = await listRevocations(db, query.since ?? null, query.limit + 1);
-      const { page, hasMore, nextSince } = revocationPage(rows, query.limit, asOf);
+      const from = query.cursor ?? (query.since ? { at: query.since, afterTicketId: null } : null);
+      const rows = await listRevocations(db, from, query.limit + 1);
+      const { page, hasMore, nextSince, nextCursor } = revocationPage(rows, query.limit, asOf);
       publicCache(ctx, REVOCATIONS_CACHE_SECONDS);
-      const revocations = page.map((row) => ({ ...row, revokedAt: row.revokedAt.toISOString() }));
-      ok(ctx, { revocations, asOf: asOf.toISOString(), hasMore, nextSince: nextSince.toISOString() });
+      const revocations = page.map(({ ticketId, keyId, revokedAt }) => ({
+        ticketId,
+        keyId,
+        revokedAt: revokedAt.toISOString(),
+      }));
+      ok(ctx, {
+        revocations,
+        asOf: asOf.toISOString(),
+        hasMore,
+        nextSince: nextSince.toISOString(),
+        nextCursor,
+      });
     },
   });
 

@@ -164,8 +164,10 @@ export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
       ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !unread(ctx)
         ? await readJsonBody(ctx)
         : undefined;
-    if (holdsText(ctx.request.body, (text) => text.includes('\u0000'))) throw nulCharacter();
-    if (holdsText(ctx.request.body, (text) => LONE_SURROGATE.test(text))) throw loneSurrogate();
+    const texts = textsOf(ctx.request.body);
+    if (!texts) throw tooDeep();
+    if (texts.some((text) => text.includes('\u0000'))) throw nulCharacter();
+    if (texts.some((text) => LONE_SURROGATE.test(text))) throw loneSurrogate();
     await next();
   };
 }
@@ -184,14 +186,37 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const loneSurrogate = () =>
   badRequest('INVALID_UNICODE', 'Text must be valid Unicode (half of a surrogate pair was sent)');
 
-/** Whether any string of a JSON value, or any key of its objects, matches `test`. */
-function holdsText(value: unknown, test: (text: string) => boolean): boolean {
-  if (typeof value === 'string') return test(value);
-  if (Array.isArray(value)) return value.some((inner) => holdsText(inner, test));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => test(key) || holdsText(inner, test));
+/**
+ * How deep arrays and objects may nest in a JSON body: far deeper than any route's schema, and
+ * shallow enough for every recursive walk after this one (canonical JSON of a scanned credential,
+ * zod, PostgreSQL's jsonb). JSON.parse reads 3,000 levels in 18 KB without complaint.
+ */
+const MAX_BODY_DEPTH = 64;
+const tooDeep = () =>
+  badRequest('INVALID_JSON', `The body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep`);
+
+/**
+ * Every string of a JSON value and every key of its objects, walked without recursion (a deep
+ * body must not overflow the stack); undefined when it nests deeper than MAX_BODY_DEPTH.
+ */
+function textsOf(body: unknown): string[] | undefined {
+  const texts: string[] = [];
+  const pending: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, depth } = next;
+    if (typeof value === 'string') texts.push(value);
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth === MAX_BODY_DEPTH) return undefined;
+    if (Array.isArray(value)) {
+      for (const item of value as unknown[]) pending.push({ value: item, depth: depth + 1 });
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      texts.push(key);
+      pending.push({ value: item, depth: depth + 1 });
+    }
   }
-  return false;
+  return texts;
 }
 
 async function readJsonBody(ctx: Context): Promise<unknown> {

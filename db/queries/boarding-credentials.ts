@@ -1,3 +1,4 @@
+import type { RevocationCursor } from '../../domain/boarding-credential.js';
 import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 
@@ -36,6 +37,8 @@ export interface Revocation {
   ticketId: string;
   keyId: string | null;
   revokedAt: Date;
+  /** revoked_at to the microsecond (ISO 8601 UTC), where a page ending at this entry resumes. */
+  revokedAtExact: string;
 }
 
 /** timestamptz arrives as PostgreSQL text. */
@@ -43,26 +46,35 @@ interface RevocationRow {
   ticket_id: string;
   key_id: string | null;
   revoked_at: string;
+  revoked_at_exact: string;
 }
 
 const toRevocation = (row: RevocationRow): Revocation => ({
   ticketId: row.ticket_id,
   keyId: row.key_id,
   revokedAt: new Date(row.revoked_at),
+  revokedAtExact: row.revoked_at_exact,
 });
 
-/** Revocations at or after `since` (all when null), oldest first, at most `limit`. */
+/** Strictly after an entry in list order (a keyset on the unique (revoked_at, ticket_id)), or at or after an instant. */
+const AFTER_ENTRY = '(revoked_at, ticket_id) > ($1::timestamptz, $3::uuid)';
+const FROM_INSTANT = '$1::timestamptz is null or revoked_at >= $1';
+
+/** Revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
 export async function listRevocations(
   db: Database,
-  since: string | null,
+  from: RevocationCursor | null,
   limit: number,
 ): Promise<Revocation[]> {
+  const afterTicketId = from?.afterTicketId ?? null;
   const rows = await db.query<RevocationRow>(
-    `select ticket_id, key_id, revoked_at from credential_revocations
-     where $1::timestamptz is null or revoked_at >= $1
+    `select ticket_id, key_id, revoked_at,
+            to_char(revoked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as revoked_at_exact
+     from credential_revocations
+     where ${afterTicketId ? AFTER_ENTRY : FROM_INSTANT}
      order by revoked_at, ticket_id
      limit $2`,
-    [since, limit],
+    [from?.at ?? null, limit, ...(afterTicketId ? [afterTicketId] : [])],
   );
   return rows.map(toRevocation);
 }

@@ -69,9 +69,7 @@ async function publishedKey(db: Database, keyId: unknown): Promise<KeyObject | u
 export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAnswer> {
   const key = await publishedKey(db, input.payload.keyId);
   const signatureValid = key !== undefined && verifyCredential(input.payload, input.signature, key);
-  const requestHash = createHash('sha256')
-    .update(canonicalJson({ tripId: input.tripId, payload: input.payload, signature: input.signature }))
-    .digest('hex');
+  const requestHash = scanRequestHash(input);
   return withDeadlockRetry(() =>
     db.transaction(async (client) => {
       // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
@@ -97,6 +95,25 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
       return answer;
     }),
   );
+}
+
+/**
+ * What a replay of this scan must match: the canonical JSON of trip, payload and signature. A payload
+ * canonical JSON cannot write (a number JSON.parse read as 1e400 = Infinity) is refused as /verify refuses
+ * it (SIGNATURE_INVALID under a published key), stored and replayable like any scan: it is hashed as
+ * JSON.stringify writes it, the non-finite numbers spelled out, under a prefix no canonical form starts with.
+ */
+function scanRequestHash(input: ScanInput): string {
+  const request = { tripId: input.tripId, payload: input.payload, signature: input.signature };
+  let text: string;
+  try {
+    text = canonicalJson(request);
+  } catch {
+    const spelled = (_key: string, value: unknown) =>
+      typeof value === 'number' && !Number.isFinite(value) ? `${value}` : value;
+    text = `non-canonical:${JSON.stringify(request, spelled)}`;
+  }
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -259,6 +259,36 @@ describe('boarding credentials for the driver app', () => {
     }
   });
 
+  it('pages the revocation list past one revocation of more tickets than a page holds', async () => {
+    const before = new Date(Date.now() - 1000).toISOString();
+    const credentials = await confirmedJourney(trip, ['Rami Haddad', 'Lina Haddad', 'Samer Darwish']);
+    const ticketIds = credentials.map((credential) => credential.ticketId);
+    // One transaction (a trip cancelled) revokes them all at one instant: more than a page of limit=2.
+    await app.db.transaction((client) => revokeCredentials(client, ticketIds, 'TRIP_CANCELLED'));
+
+    // A scanner follows the documented protocol: since for the first poll, then cursor = nextCursor.
+    const seen = new Set<string>();
+    let from = `since=${encodeURIComponent(before)}`;
+    let pages = 0;
+    for (; pages < 6; pages++) {
+      const page = await app.request(`/driver/api/revocations?${from}&limit=2`);
+      expect(page.status, page.text).toBe(200);
+      for (const entry of page.body.data.revocations) seen.add(entry.ticketId);
+      if (!page.body.data.hasMore) break;
+      from = `cursor=${encodeURIComponent(page.body.data.nextCursor)}`;
+    }
+    const unseen = ticketIds.filter((id) => !seen.has(id));
+    expect(unseen, `pages read: ${pages}`).toEqual([]);
+    expect(pages).toBeLessThan(6);
+
+    // A cursor the list never handed out, or one beside since, is refused.
+    const cursor = `cursor=${encodeURIComponent(Buffer.from('2026-12-01T07:55:00Z/x').toString('base64url'))}`;
+    for (const query of [cursor, `${from}&since=${encodeURIComponent(before)}`]) {
+      const refused = await app.request(`/driver/api/revocations?${query}`);
+      expect([refused.status, refused.body.errorCode], query).toEqual([400, 'VALIDATION_FAILED']);
+    }
+  });
+
   it('refuses a ticket that is no longer valid even when nobody revoked it', async () => {
     const [credential] = await confirmedJourney(trip);
     await app.db.query(`update journey_tickets set status = 'USED' where id = $1`, [credential!.ticketId]);

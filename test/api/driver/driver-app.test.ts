@@ -33,6 +33,15 @@ describe('the driver app (/driver/api)', () => {
       ticketId,
     ]);
 
+  /** A driver's POST of a JSON body written as text, as a client sends it (JSON.stringify cannot write 1e400). */
+  const postText = (path: string, body: string) =>
+    app.request(path, {
+      method: 'POST',
+      token: world.driver.token,
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
+
   describe('signing in', () => {
     it('gives a driver a bearer token that lists their assigned trips only', async () => {
       const unassigned = await anotherTrip(app, world);
@@ -259,6 +268,57 @@ describe('the driver app (/driver/api)', () => {
       });
       expect(future.status).toBe(400);
       expect(future.body.errorCode).toBe('SCANNED_AT_OUT_OF_RANGE');
+    });
+
+    it('refuses a deeply nested scan or verify body with 400, not 500', async () => {
+      const depth = 5000;
+      const nested = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      const payload = `{"keyId":"x","deep":${nested}}`;
+      const scanned = await postText(
+        `/driver/api/trips/${world.trip.tripId}/scan`,
+        `{"client_scan_id":"${randomUUID()}","signature":"abc","payload":${payload}}`,
+      );
+      const verified = await postText(
+        '/driver/api/verify',
+        `{"tripId":"${world.trip.tripId}","signature":"abc","payload":${payload}}`,
+      );
+      const statuses = { scan: scanned.status, verify: verified.status };
+      expect(statuses, `${scanned.text} | ${verified.text}`).toEqual({ scan: 400, verify: 400 });
+      expect(scanned.body.errorCode).toBe('INVALID_JSON');
+
+      // Nesting a schema would never need, but within the limit, gets the usual verdict.
+      const shallow = `{"keyId":"x","deep":${'['.repeat(60)}1${']'.repeat(60)}}`;
+      const answered = await postText(
+        '/driver/api/verify',
+        `{"tripId":"${world.trip.tripId}","signature":"abc","payload":${shallow}}`,
+      );
+      expect(answered.body.data, answered.text).toEqual({ valid: false, reason: 'UNKNOWN_KEY' });
+    });
+
+    it('answers a scan whose payload holds a number JSON.parse reads as Infinity without a 500', async () => {
+      const response = await postText(
+        `/driver/api/trips/${world.trip.tripId}/scan`,
+        `{"client_scan_id":"${randomUUID()}","signature":"abc","payload":{"keyId":"nope","n":1e400}}`,
+      );
+      expect(response.status, response.text).toBeLessThan(500);
+
+      // Under a published key it is refused as /verify refuses it, and a replay gets the stored answer.
+      const credential = lina.credentials[0]!;
+      const payload = `${JSON.stringify(credential.payload).slice(0, -1)},"n":1e400}`;
+      const body = `{"client_scan_id":"${randomUUID()}","signature":"${credential.signature}","payload":${payload}}`;
+      const scanned = await postText(`/driver/api/trips/${world.trip.tripId}/scan`, body);
+      expect(scanned.body.data, scanned.text).toMatchObject({
+        outcome: 'REFUSED',
+        reason: 'SIGNATURE_INVALID',
+        replayed: false,
+      });
+      const replayed = await postText(`/driver/api/trips/${world.trip.tripId}/scan`, body);
+      expect(replayed.body.data).toEqual({ ...scanned.body.data, replayed: true });
+      const verified = await postText(
+        '/driver/api/verify',
+        `{"tripId":"${world.trip.tripId}","signature":"${credential.signature}","payload":${payload}}`,
+      );
+      expect(verified.body.data).toEqual({ valid: false, reason: 'SIGNATURE_INVALID' });
     });
   });
 
