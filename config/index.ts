@@ -274,6 +274,11 @@ export const ConfigSchema = z
       .positive()
       .max(24 * 7)
       .default(24),
+    /**
+     * Steps (OPEN, ADJUST, CLOSE) a cash shift's workflow run takes before it continues as new:
+     * Temporal refuses Updates to a run past 2000. Small values are for tests.
+     */
+    CASH_SHIFT_STEPS_PER_RUN: wholeNumber({ min: 2, max: 1500, default: 500 }),
   })
   .strict();
 

@@ -24,9 +24,27 @@ export type { CashShiftSummary };
  */
 export const CASH_SHIFT_WORKFLOW = 'cashShift';
 
+/**
+ * Steps (Updates) a run takes before it continues as new, unless the input says otherwise:
+ * Temporal refuses every Update to a run past 2000 (history.maxTotalUpdates).
+ */
+export const CASH_SHIFT_STEPS_PER_RUN = 500;
+
 export interface CashShiftInput extends ShiftOpening {
   /** CASH_SHIFT_MAX_HOURS in milliseconds: after it the shift is marked overdue (never closed). */
   maxOpenMilliseconds: number;
+  /** Steps a run takes before it continues as new (CASH_SHIFT_STEPS_PER_RUN when absent). */
+  stepsPerRun?: number;
+  /** Set by continue-as-new: the open shift the new run holds from its start, with no OPEN step. */
+  handover?: CashShiftHandover;
+}
+
+export interface CashShiftHandover {
+  phase: 'OPEN' | 'OVERDUE';
+  /** When an OPEN shift is marked overdue (epoch milliseconds, workflow time). */
+  overdueAt: number;
+  /** The answer of the shift's OPEN, for an OPEN repeated on the new run. */
+  opened: CashShiftSummary;
 }
 
 export type AdjustRequest = ShiftMovement;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
@@ -40,16 +41,28 @@ const SHIFT_ANSWERS: UpdateFailureAnswers = {
 export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
   const shifts = processCalls(temporal, SHIFT_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
+  const start = (input: CashShiftInput, updateId: string) =>
+    shifts.start(openShiftUpdate, updateId, {
+      workflowType: CASH_SHIFT_WORKFLOW,
+      workflowId: workflowIds.cashShift(input.companyId),
+      input,
+      conflictPolicy: 'FAIL',
+      process: { companyIds: [input.companyId] },
+      memo: { shiftId: input.shiftId, openedBy: input.openedBy },
+    });
+
   return {
     open(input: CashShiftInput): Promise<CashShiftSummary> {
-      return shifts.start(openShiftUpdate, `open:${input.shiftId}`, {
-        workflowType: CASH_SHIFT_WORKFLOW,
-        workflowId: workflowIds.cashShift(input.companyId),
-        input,
-        conflictPolicy: 'FAIL',
-        process: { companyIds: [input.companyId] },
-        memo: { shiftId: input.shiftId, openedBy: input.openedBy },
-      });
+      return start(input, `open:${input.shiftId}`);
+    },
+
+    /**
+     * Starts a process again for a shift the database holds open (its last run ended). The Update
+     * id is new each time: the id of an OPEN that an ended run completed would be answered from
+     * that run, starting none.
+     */
+    resume(input: CashShiftInput): Promise<CashShiftSummary> {
+      return start(input, `resume:${input.shiftId}:${randomUUID()}`);
     },
 
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {

@@ -17,7 +17,7 @@ import { iso } from '../../db/row-fields.js';
 /** Cash shifts for the dashboard: reads from the database, steps through the shift's workflow. */
 export interface CashShiftDeps {
   db: Database;
-  config: Pick<Config, 'CASH_SHIFT_MAX_HOURS'>;
+  config: Pick<Config, 'CASH_SHIFT_MAX_HOURS' | 'CASH_SHIFT_STEPS_PER_RUN'>;
   workflow: CashShiftClient;
 }
 
@@ -103,6 +103,7 @@ export async function commandShift(
       openingBalance: command.opening_balance,
       note: command.note ?? null,
       maxOpenMilliseconds: Math.round(deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000),
+      stepsPerRun: deps.config.CASH_SHIFT_STEPS_PER_RUN,
     });
   } else if (command.action === 'ADJUST') {
     const request = {
@@ -126,9 +127,10 @@ export async function commandShift(
 
 /**
  * A step refused for want of a running shift process while the database holds an open shift (a
- * shift written by the demo seed or an import, or a development server whose history was reset):
- * the process is started again for that shift (its OPEN step finds the row and writes nothing)
- * and the step is sent once more. The overdue timer keeps the shift's own opening time.
+ * shift written by the demo seed or an import, a development server whose history was reset, a
+ * run an operator terminated): the process is started again for that shift (its OPEN step finds
+ * the row and writes nothing; a row closed meanwhile is CASH_SHIFT_NOT_OPEN) and the step is sent
+ * once more. The overdue timer keeps the shift's own opening time.
  */
 async function resumingOnce(
   deps: CashShiftDeps,
@@ -143,13 +145,14 @@ async function resumingOnce(
     if (!open) throw error;
     const limit = Date.parse(open.openedAt) + deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000;
     await deps.workflow
-      .open({
+      .resume({
         shiftId: open.id,
         companyId,
         openedBy: open.openedBy,
         openingBalance: open.openingBalance,
         note: open.note,
         maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),
+        stepsPerRun: deps.config.CASH_SHIFT_STEPS_PER_RUN,
       })
       .catch((refusal: unknown) => {
         // Another request resumed it first.

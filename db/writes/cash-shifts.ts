@@ -28,7 +28,11 @@ export interface OpenShiftInput {
   note?: string | null;
 }
 
-/** OPEN: the shift row; a second open shift of the company is CASH_SHIFT_ALREADY_OPEN. */
+/**
+ * OPEN: the shift row; a second open shift of the company is CASH_SHIFT_ALREADY_OPEN. Opening a
+ * shift id again (a retry, or a takeover of a shift whose process ended) answers the row while it
+ * is OPEN; once closed it is CASH_SHIFT_NOT_OPEN, so a late takeover never holds a closed shift.
+ */
 export async function openShift(db: Database, input: OpenShiftInput): Promise<CashShiftSummary> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<{ id: string }>(
@@ -46,6 +50,7 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
     const shift = await readShiftSummary(client, input.shiftId);
     // No row of this id: the insert met the company's other open shift.
     if (!shift) throw shiftAlreadyOpen();
+    if (shift.status !== 'OPEN') throw shiftNotOpen();
     return shift;
   });
 }

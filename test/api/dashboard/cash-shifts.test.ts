@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { cashShiftClient } from '../../../api/temporal/cash-shift-client.js';
+import { adjustShiftUpdate } from '../../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import {
   DASHBOARD_ROLES,
@@ -165,6 +168,56 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     expect(closed.body.data).toMatchObject({ id: row!.id, status: 'CLOSED', difference: 200 });
   });
 
+  it('takes over a shift whose process an operator terminated (a stuck run)', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 5_000);
+    const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+    await handle.terminate('operator: stuck run');
+
+    const adjusted = await shiftCommand(app, world.staff.ADMIN, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 1_000,
+      reason: 'float from the safe',
+    });
+    const closed = await shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 6_000 });
+    const opened = await shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 0 });
+    const [row] = await app.db.query<{ status: string }>(`select status from cash_shifts where id = $1`, [
+      shift.id,
+    ]);
+    expect({
+      adjust: [adjusted.status, adjusted.body?.errorCode],
+      close: [closed.status, closed.body?.errorCode],
+      oldShift: row!.status,
+      newOpen: [opened.status, opened.body?.errorCode],
+    }).toEqual({
+      adjust: [200, undefined],
+      close: [200, undefined],
+      oldShift: 'CLOSED',
+      newOpen: [201, undefined],
+    });
+  });
+
+  it('a takeover that comes after another request closed the shift starts no process holding it', async () => {
+    const world = await financeWorld(app);
+    const owner = world.staff.OWNER;
+    const shift = await openShift(app, owner, 2_000);
+    const closed = await shiftCommand(app, owner, { action: 'CLOSE', declared_amount: 2_000 });
+    expect(closed.status, closed.text).toBe(200);
+    await app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId)).result();
+    // What a takeover sends when it read the row as OPEN just before that close.
+    const late = cashShiftClient(app.temporal, app.config).resume({
+      shiftId: shift.id,
+      companyId: world.companyId,
+      openedBy: owner.staffUserId,
+      openingBalance: 2_000,
+      maxOpenMilliseconds: 60_000,
+    });
+    await expect(late).rejects.toMatchObject({ status: 409, code: 'CASH_SHIFT_NOT_OPEN' });
+    const next = await openShift(app, owner, 0);
+    expect(next.id).not.toBe(shift.id);
+  });
+
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
     const world = await financeWorld(app);
     const shift = await openShift(app, world.staff.OWNER, 1_000);
@@ -233,5 +286,69 @@ describe('a shift open past CASH_SHIFT_MAX_HOURS', () => {
     const closed = await shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 7_000 });
     expect(closed.body.data).toMatchObject({ status: 'CLOSED', difference: 0 });
     await handle.result();
+  });
+});
+
+describe('a shift past CASH_SHIFT_STEPS_PER_RUN steps', () => {
+  // Temporal refuses Updates to a run past 2000: the run continues as new every 5 steps here.
+  const app = useTestApp({ CASH_SHIFT_STEPS_PER_RUN: 5 });
+
+  it('is handed to a new run and can still be adjusted and closed, steps racing the handovers', async () => {
+    const world = await financeWorld(app);
+    const owner = world.staff.OWNER;
+    await openShift(app, owner, 0);
+    const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+    const firstRun = (await handle.describe()).runId;
+    const total = 39;
+    let next = 0;
+    let adjusted = 0;
+    let firstFailure: string | undefined;
+    const lane = async () => {
+      while (next < total && !firstFailure) {
+        next += 1;
+        try {
+          await app.temporal.withDeadline(Date.now() + 20_000, () =>
+            handle.executeUpdate(adjustShiftUpdate, {
+              args: [
+                {
+                  movementId: randomUUID(),
+                  staffUserId: owner.staffUserId,
+                  direction: 'IN',
+                  amount: 1,
+                  reason: 'coins from the safe',
+                },
+              ],
+            }),
+          );
+          adjusted += 1;
+        } catch (error) {
+          const cause = (error as Error).cause as Error | undefined;
+          firstFailure ??= `after ${adjusted} adjusts: ${(error as Error).message} / ${cause?.message ?? ''}`;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, lane));
+    expect((await handle.describe()).runId).not.toBe(firstRun);
+    // Through the API now, as the office would: one more movement, then the close.
+    const adjust = await shiftCommand(app, owner, {
+      action: 'ADJUST',
+      direction: 'IN',
+      amount: 1,
+      reason: 'coins from the safe',
+    });
+    const closed = await shiftCommand(app, owner, { action: 'CLOSE', declared_amount: adjusted + 1 });
+    expect({
+      adjusted,
+      firstFailure,
+      adjust: [adjust.status, adjust.body?.errorCode],
+      close: [closed.status, closed.body?.errorCode],
+    }).toEqual({
+      adjusted: total,
+      firstFailure: undefined,
+      adjust: [200, undefined],
+      close: [200, undefined],
+    });
+    expect(closed.body.data).toMatchObject({ status: 'CLOSED', expected_amount: total + 1, difference: 0 });
+    expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
   });
 });

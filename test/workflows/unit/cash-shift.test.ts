@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { describe, expect, it } from 'vitest';
+import { temporal as proto } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
 import {
   adjustShiftUpdate,
   CASH_SHIFT_WORKFLOW,
@@ -95,14 +98,15 @@ async function open(
   client: Client,
   taskQueue: string,
   maxOpenMilliseconds = 600_000,
-  companyId = randomUUID(),
+  more: Partial<CashShiftInput> = {},
 ) {
   const input: CashShiftInput = {
     shiftId: randomUUID(),
-    companyId,
+    companyId: randomUUID(),
     openedBy: 'owner',
     openingBalance: 100,
     maxOpenMilliseconds,
+    ...more,
   };
   const startWorkflowOperation = startOperation(taskQueue, input);
   const opened = await client.workflow.executeUpdateWithStart(openShiftUpdate, {
@@ -219,5 +223,104 @@ describe('cashShift workflow (stubbed activities)', () => {
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
       expect(calls.names()).toEqual(['openCashShift', 'closeCashShift']);
     });
+  });
+
+  it('continues as new after stepsPerRun steps: the new run holds the shift; ADJUST and CLOSE work on it', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, opened, handle } = await open(temporal.client, taskQueue, 600_000, { stepsPerRun: 3 });
+      const firstRun = (await handle.describe()).runId;
+      for (const amount of [1, 2, 3, 4]) {
+        const answer = await handle.executeUpdate(adjustShiftUpdate, {
+          args: [
+            { movementId: randomUUID(), staffUserId: 'admin', direction: 'IN', amount, reason: 'float' },
+          ],
+        });
+        expect(answer).toMatchObject({ movementsIn: amount });
+      }
+      expect((await handle.describe()).runId).not.toBe(firstRun);
+      expect(await handle.query(cashShiftStateQuery)).toEqual({
+        phase: 'OPEN',
+        shiftId: input.shiftId,
+        overdue: false,
+      });
+      // An OPEN reaching the new run answers the shift's opening, with no second step.
+      expect(await handle.executeUpdate(openShiftUpdate, { args: [] })).toEqual(opened);
+      const closed = await handle.executeUpdate(closeShiftUpdate, {
+        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+      });
+      expect(closed).toMatchObject({ status: 'CLOSED' });
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+      expect(calls.names()).toEqual([
+        'openCashShift',
+        ...Array<string>(4).fill('adjustCashShift'),
+        'closeCashShift',
+      ]);
+      expect((await handle.describe()).searchAttributes).toMatchObject({ ProcessStatus: ['CLOSED'] });
+    });
+  });
+
+  it('Updates sent while the run hands over reach the new run, each answered by its own step once', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, handle } = await open(temporal.client, taskQueue, 600_000, { stepsPerRun: 2 });
+      const amounts = Array.from({ length: 12 }, (_, index) => index + 1);
+      const answers = await Promise.all(
+        amounts.map((amount) =>
+          handle.executeUpdate(adjustShiftUpdate, {
+            args: [
+              { movementId: `m${amount}`, staffUserId: 'admin', direction: 'IN', amount, reason: 'float' },
+            ],
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.movementsIn)).toEqual(amounts);
+      const adjusted = calls.inputsOf('adjustCashShift') as { movementId: string; shiftId: string }[];
+      expect(adjusted.map((step) => step.movementId).sort()).toEqual(
+        amounts.map((amount) => `m${amount}`).sort(),
+      );
+      expect(new Set(adjusted.map((step) => step.shiftId))).toEqual(new Set([input.shiftId]));
+      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+    });
+  });
+
+  it('an OVERDUE shift is handed over OVERDUE and is not marked again', async () => {
+    const { steps, calls } = shiftSteps();
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { handle } = await open(temporal.client, taskQueue, 300, { stepsPerRun: 2 });
+      await eventually(
+        () => handle.query(cashShiftStateQuery),
+        (shift) => shift.phase === 'OVERDUE',
+        5_000,
+      );
+      const firstRun = (await handle.describe()).runId;
+      for (const amount of [1, 2]) {
+        await handle.executeUpdate(adjustShiftUpdate, {
+          args: [
+            { movementId: randomUUID(), staffUserId: 'admin', direction: 'OUT', amount, reason: 'fuel' },
+          ],
+        });
+      }
+      const description = await handle.describe();
+      expect(description.runId).not.toBe(firstRun);
+      expect(description.searchAttributes).toMatchObject({ ProcessStatus: ['OVERDUE'] });
+      expect(await handle.query(cashShiftStateQuery)).toMatchObject({ phase: 'OVERDUE', overdue: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
+      expect(calls.names().filter((name) => name === 'markCashShiftOverdue')).toHaveLength(1);
+    });
+  });
+
+  it('a run started before runs continued as new replays as it was recorded', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before continue-as-new, with
+    // stepsPerRun 2 in its input (that code ignores it): OPEN, the overdue mark, three ADJUSTs, CLOSE.
+    const recorded = proto.api.history.v1.History.decode(
+      readFileSync(new URL('./histories/cash-shift-before-continue-as-new.pb', import.meta.url)),
+    );
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, recorded),
+    ).resolves.toBeUndefined();
   });
 });
