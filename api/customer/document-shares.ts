@@ -1,6 +1,6 @@
 import type { AppContext } from '../app.js';
 import { currentShareIssuer } from '../auth/share-issuer.js';
-import { FILE_TYPE, refuseHead, sendPdf } from '../documents/send.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-routes.js';
 import { GrantParams } from '../documents/share-routes.openapi.js';
 import { cookieJar } from '../http/cookies.js';
@@ -143,11 +143,11 @@ function registerDocumentRoute({ sharing, grantRoute }: RecipientRoutes): void {
   grantRoute({
     ...docs.getSharedDocument,
     method: 'get',
+    head: false,
     path: '/document-shares/{grantId}/document',
     ...RECIPIENT,
     query: DocumentQuery,
     handler: async (ctx, { params, query }) => {
-      refuseHead(ctx);
       const download = query.action === 'download';
       const { document, rendered } = await recipientDocument(
         sharing,

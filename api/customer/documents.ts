@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import type { AppContext } from '../app.js';
-import { FILE_TYPE, refuseHead, sendPdf } from '../documents/send.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { travellerBookingDocument } from '../use-cases/booking-documents.js';
@@ -53,10 +53,10 @@ function registerBookingPdfRoute<Q extends z.ZodType>(
   surface.route({
     ...route,
     method: 'get',
+    head: false,
     security: 'traveller',
     params: IdParams,
     handler: async (ctx, { params, query }) => {
-      refuseHead(ctx);
       await sendBookingDocument(context, ctx, { bookingId: params.id, ...documentOf(query) });
     },
   });

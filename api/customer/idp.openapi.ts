@@ -197,8 +197,10 @@ export const docsFor = (config: Config) =>
         'cookie bb_idp_<flowId> (path /api, 10 minutes) holding that fingerprint; the sign-in must come from the same ' +
         'browser. channel=pwa is answered only to the PWA origin (Origin header; 403 IDP_ORIGIN_REFUSED otherwise), with ' +
         'Access-Control-Allow-Origin for that origin and no cookie. ' +
-        `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s.`,
-      responses: answers(200, 'A new flow', NonceResponse, [400, 403, 429]),
+        `Rate limit: ${config.IDP_RATE_LIMIT_PER_IP} flows per client IP per ${config.IDP_RATE_LIMIT_WINDOW_SECONDS} s. ` +
+        'A HEAD sends no body, and the nonce is in the body, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no flow ' +
+        'started, no cookie set, nothing counted against the rate limit.',
+      responses: answers(200, 'A new flow', NonceResponse, [400, 403, 405, 429]),
     },
     signInWithIdpWeb: {
       summary: 'Sign in on the web site with an identity-provider ID token',

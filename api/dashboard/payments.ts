@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { AppContext } from '../app.js';
-import { FILE_TYPE, refuseHead, sendPdf } from '../documents/send.js';
+import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
@@ -59,11 +59,11 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
   staffRoute(surface, allow(requireRole(...SENSITIVE_ROLES)), {
     ...docs.getPaymentReceipt,
     method: 'get',
+    head: false,
     path: '/payments/receipts/{source}/{id}',
     params: ReceiptParams,
     query: ReceiptQuery,
     handler: async (ctx, staff, { params, query }) => {
-      refuseHead(ctx);
       const { document, rendered } = await companyPaymentReceipt(context, {
         companyId: staff.companyId,
         source: params.source,

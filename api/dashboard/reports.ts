@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { refuseHead, sendPdf } from '../documents/send.js';
+import { sendPdf } from '../documents/send.js';
 import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { exportReport } from '../use-cases/reports.js';
@@ -14,10 +14,10 @@ export function registerReportRoutes(surface: Surface, context: AppContext): voi
   staffRoute(surface, authorize, {
     ...docs.exportReport,
     method: 'get',
+    head: false,
     path: '/reports',
     query: ReportQuery,
     handler: async (ctx, staff, { query }) => {
-      refuseHead(ctx);
       await limiter.consume(ctx, staff.staffUserId);
       const answer = await exportReport(context, {
         companyId: staff.companyId,

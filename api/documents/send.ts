@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import type { DocumentKind } from '../../domain/documents.js';
-import { Refusal } from '../http/errors.js';
 import type { RenderedDocument } from '../temporal/document-render-client.js';
 
 export interface SendOptions {
@@ -22,7 +21,9 @@ export const FILE_TYPE: Record<DocumentKind, string> = {
 /**
  * Answers with a stored PDF. Documents are personal: never cached by anyone, never indexed, never
  * sniffed into another type. The recorded checksum goes along (Content-Digest, RFC 9530) so a client
- * can verify the bytes.
+ * can verify the bytes. A route that sends one is declared `head: false` (api/http/route.ts): honest
+ * headers (length, checksum) need the render, and a render logs the view or download, which a HEAD
+ * never receives.
  */
 export function sendPdf(ctx: Context, doc: RenderedDocument, options: SendOptions): void {
   ctx.status = 200;
@@ -34,17 +35,6 @@ export function sendPdf(ctx: Context, doc: RenderedDocument, options: SendOption
   ctx.set('Content-Length', String(doc.size));
   ctx.set('Content-Digest', `sha-256=:${Buffer.from(doc.sha256, 'hex').toString('base64')}:`);
   ctx.body = doc.bytes;
-}
-
-/**
- * A document route answers GET only: the router answers HEAD with every GET, but honest headers
- * (length, checksum) need the render, and a render logs the view or download before its bytes go,
- * which a HEAD never sends. So a HEAD is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered or logged.
- */
-export function refuseHead(ctx: Context): void {
-  if (ctx.method !== 'HEAD') return;
-  ctx.set('Allow', 'GET');
-  throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
 }
 
 /** RFC 6266: an ASCII fallback name plus the UTF-8 name (RFC 8187) for Arabic file names. */

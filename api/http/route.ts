@@ -75,6 +75,15 @@ export interface RouteSpec<
    * state-changing methods; a read-only POST (journey search) sets false.
    */
   csrf?: boolean;
+  /**
+   * false: a GET route that never answers HEAD, because its GET makes, logs, numbers or counts
+   * something for the body it sends (a render and its log, a receipt number, a nonce), which a HEAD
+   * would do too and never receive. The router gives such a route no HEAD, so a HEAD runs nothing of
+   * it (no guard of the surface's router.use, no authentication, no input, no handler): 405
+   * METHOD_NOT_ALLOWED with Allow: GET, and the Allow of OPTIONS and of a 405 on its path leaves
+   * HEAD out. Its OpenAPI prose says so and lists 405.
+   */
+  head?: false;
   params?: P;
   query?: Q;
   body?: B;
@@ -142,6 +151,8 @@ export class Surface {
   private readonly unreadBodyRoutes: { method: string; path: RegExp }[] = [];
   /** The methods of each path without parameters, such as /api/bookings/round-trip. */
   private readonly fixedPaths = new Map<string, Set<string>>();
+  /** The fixed paths whose GET route answers no HEAD (`head: false`). */
+  private readonly headlessPaths = new Set<string>();
 
   constructor(
     readonly base: string,
@@ -171,6 +182,7 @@ export class Surface {
     if (!spec.path.includes('{')) {
       const path = `${this.base}${spec.path}`;
       this.fixedPaths.set(path, (this.fixedPaths.get(path) ?? new Set()).add(spec.method.toUpperCase()));
+      if (spec.head === false) this.headlessPaths.add(path);
     }
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const csrf = spec.csrf ?? ['post', 'put', 'patch', 'delete'].includes(spec.method);
@@ -193,6 +205,11 @@ export class Surface {
       }
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
     });
+    // The router adds HEAD to every GET it registers; this route's layer (the one just added) keeps GET only.
+    if (spec.head === false) {
+      const layer = this.router.stack.at(-1)!;
+      layer.methods = layer.methods.filter((method) => method !== 'HEAD');
+    }
     return this;
   }
 
@@ -201,9 +218,10 @@ export class Surface {
    * the round trip's, which only takes POST: 405 with its methods, not a 400 about an identifier.
    */
   private refuseOtherMethodOfFixedPath(ctx: Context): void {
-    const methods = this.fixedPaths.get(ctx.path.replace(/(.)\/$/, '$1'));
+    const path = ctx.path.replace(/(.)\/$/, '$1');
+    const methods = this.fixedPaths.get(path);
     if (!methods) return;
-    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    const method = ctx.method === 'HEAD' && !this.headlessPaths.has(path) ? 'GET' : ctx.method;
     if (methods.has(method)) return;
     ctx.set('Allow', [...methods].join(', '));
     throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
@@ -211,15 +229,18 @@ export class Surface {
 
   /**
    * The router's OPTIONS and 405 answers, with the Allow header of a fixed path (such as
-   * /dashboard/api/trips/bulk) naming its own methods, not also those of the `{id}` route beside it.
+   * /dashboard/api/trips/bulk) naming its own methods, not also those of the `{id}` route beside it
+   * (HEAD with its GET, unless that route answers no HEAD).
    */
   allowedMethods() {
     const answer = this.router.allowedMethods();
     return async (ctx: Context, next: Next) => {
       await answer(ctx as Parameters<typeof answer>[0], next);
-      const methods = this.fixedPaths.get(ctx.path.replace(/(.)\/$/, '$1'));
+      const path = ctx.path.replace(/(.)\/$/, '$1');
+      const methods = this.fixedPaths.get(path);
       if (!methods || !ctx.response.get('Allow')) return;
-      ctx.set('Allow', [...(methods.has('GET') ? ['HEAD'] : []), ...methods].join(', '));
+      const head = methods.has('GET') && !this.headlessPaths.has(path);
+      ctx.set('Allow', [...(head ? ['HEAD'] : []), ...methods].join(', '));
     };
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/harness.js';
@@ -53,5 +54,43 @@ describe('methods no route answers', () => {
     // The {id} route itself still answers as before.
     const unknown = await app.request(`/api/bookings/${crypto.randomUUID()}`, { headers: traveller.headers });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe('routes that answer GET but no HEAD (head: false)', () => {
+  const app = useTestApp();
+  const id = randomUUID();
+
+  it('does not advertise HEAD in OPTIONS, as those routes answer it with 405', async () => {
+    const paths = [
+      `/api/bookings/${id}/document?type=confirmation&locale=en`,
+      `/api/bookings/${id}/receipt?locale=en`,
+      `/api/document-shares/${id}/document?action=view&locale=en`,
+      `/dashboard/api/reports?type=revenue&format=csv`,
+      `/dashboard/api/payments/receipts/transaction/${id}?locale=en`,
+    ];
+    const answers: Record<string, unknown> = {};
+    for (const path of paths) {
+      const options = await app.request(path, { method: 'OPTIONS' });
+      answers[path.split('?')[0]!.replace(id, '{id}')] = [options.status, options.headers.get('allow')];
+    }
+    expect(answers).toEqual({
+      '/api/bookings/{id}/document': [200, 'GET'],
+      '/api/bookings/{id}/receipt': [200, 'GET'],
+      '/api/document-shares/{id}/document': [200, 'GET'],
+      '/dashboard/api/reports': [200, 'GET'],
+      '/dashboard/api/payments/receipts/transaction/{id}': [200, 'GET'],
+    });
+  });
+
+  it('leaves HEAD out of the Allow of another method’s 405 too, on a fixed and on an {id} path', async () => {
+    for (const path of ['/dashboard/api/reports', `/api/bookings/${id}/document`]) {
+      const response = await app.request(path, { method: 'DELETE' });
+      expect([response.status, response.body.errorCode, response.headers.get('allow')], path).toEqual([
+        405,
+        'METHOD_NOT_ALLOWED',
+        'GET',
+      ]);
+    }
   });
 });

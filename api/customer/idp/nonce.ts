@@ -12,6 +12,9 @@ export function registerIdpNonceRoute(surface: Surface, { context, caller, docs 
   surface.route({
     ...docs.startIdpFlow,
     method: 'get',
+    // The nonce is in the body: a HEAD would start a flow, set its cookie and spend a point of the
+    // per-IP limit for a nonce it never gets.
+    head: false,
     path: '/auth/customer/idp/nonce',
     security: 'public',
     query: NonceQuery,

@@ -853,4 +853,22 @@ describe('identity-provider sign-in per client IP, and a provider outage', () =>
     expect((await mobile(await mobileToken())).status).toBe(200);
     expectError(await mobile(await mobileToken()), 429, 'RATE_LIMITED');
   });
+
+  it('answers a HEAD of /idp/nonce with 405 (Allow: GET): no flow cookie, no point of the per-IP quota', async () => {
+    const heads = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const head = await app.request('/api/auth/customer/idp/nonce?channel=web', { method: 'HEAD' });
+      heads.push({
+        status: head.status,
+        allow: head.headers.get('allow'),
+        flowCookie: head.headers.getSetCookie().some((cookie) => cookie.startsWith('bb_idp_')),
+      });
+    }
+    // The nonce is in a body a HEAD never gets; the sign-in the user then starts for real still has its 3 flows.
+    const get = await app.request('/api/auth/customer/idp/nonce?channel=web');
+    expect({ heads, getAfterHeads: get.status }).toEqual({
+      heads: Array(3).fill({ status: 405, allow: 'GET', flowCookie: false }),
+      getAfterHeads: 200,
+    });
+  });
 });
