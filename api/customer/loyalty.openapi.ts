@@ -16,6 +16,12 @@ const COMMON =
   "caller's inventory scope (for regular accounts: an active, published company), else 404 LOYALTY_PROGRAM_NOT_FOUND. " +
   'Balances and rewards never cross companies.';
 
+/** The reads that may open the caller's account in the chosen company's program (loyalty.ts `opensAccount`). */
+const OPENS_ACCOUNT =
+  'Web cookie callers send X-CSRF-Token on this read, which may open the company’s account (403 CSRF_TOKEN_INVALID ' +
+  'without it: a page elsewhere cannot enrol you in a program whose company then sees your name and phone); bearer ' +
+  'calls need none. A HEAD is 405 METHOD_NOT_ALLOWED (Allow: GET): it opens nothing.';
+
 const EARNING_RULE =
   'Points are earned when a trip is completed: each booking of the trip in status COMPLETED or CHECKED_IN (not cancelled, ' +
   'no-show or refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier_percent / 100) points for its ' +
@@ -201,6 +207,8 @@ export const AccountQuery = z.object({ companyId: Uuid.optional() }).strict();
 const TAGS = ['Loyalty'];
 const READ_REFUSALS = [400, 401, 404];
 const WRITE_REFUSALS = [400, 401, 403, 404, 409];
+/** A read that may open the caller's account: refused like a write without the CSRF header, and to a HEAD. */
+const OPENING_READ_REFUSALS = [400, 401, 403, 404, 405];
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(TAGS, {
@@ -209,8 +217,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       `${COMMON} Without companyId: the programs you can join (company, program, your balance when you have an account). ` +
       'With companyId: your account in that company’s program — opened on this first call — with balance, lifetime ' +
-      `points, tier, next tier and your referral code. ${EARNING_RULE}`,
-    responses: answers(200, 'Programs, or one account', AccountAnswer, READ_REFUSALS),
+      `points, tier, next tier and your referral code. ${OPENS_ACCOUNT} ${EARNING_RULE}`,
+    responses: answers(200, 'Programs, or one account', AccountAnswer, OPENING_READ_REFUSALS),
   },
   listLoyaltyRewards: {
     summary: 'Rewards you can redeem in one company’s program',
@@ -223,16 +231,17 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Your points ledger in one company’s program, newest first',
     description:
       `${COMMON} limit 1..100 (default 20), offset ≥ 0; total counts all your transactions in the program. ` +
-      'Opens your account in the program like GET /loyalty/account.',
-    responses: answers(200, 'One page of transactions', TransactionsResponse, READ_REFUSALS),
+      `Opens your account in the program like GET /loyalty/account. ${OPENS_ACCOUNT}`,
+    responses: answers(200, 'One page of transactions', TransactionsResponse, OPENING_READ_REFUSALS),
   },
   getLoyaltyReferral: {
     summary: 'Your referral code in one company’s program and how it has done',
     description:
       `${COMMON} Each traveller has one referral code per company (8 characters, no look-alike letters). A new traveller ` +
       'enters it with POST /loyalty/referral; when that traveller completes a first trip with the company, both get the ' +
-      'program’s referralPoints.',
-    responses: answers(200, 'Referral code and stats', Referral, READ_REFUSALS),
+      'program’s referralPoints. Opens your account in the program like GET /loyalty/account. ' +
+      OPENS_ACCOUNT,
+    responses: answers(200, 'Referral code and stats', Referral, OPENING_READ_REFUSALS),
   },
   useLoyaltyReferral: {
     summary: 'Say who referred you to a company',

@@ -14,7 +14,8 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'cookie',
     name: 'bb_access',
-    description: 'Traveller access token cookie (web); writes also need X-CSRF-Token',
+    description:
+      'Traveller access token cookie (web); writes, and the loyalty reads that may open an account, also need X-CSRF-Token',
   },
   companySession: {
     type: 'apiKey',

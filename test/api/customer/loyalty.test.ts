@@ -182,6 +182,91 @@ describe('loyalty accounts: one per traveller and company', () => {
     expect(count!.n).toBe(0);
   });
 
+  it('a cross-site top-level navigation (Lax access cookie, no X-CSRF-Token) enrols nobody, so the company never sees the traveller', async () => {
+    const victim = await app.signIn();
+    const outcome: Record<string, unknown> = {};
+    // /loyalty/transactions and /loyalty/referral open the account as /loyalty/account does.
+    for (const path of ['/api/loyalty/account', '/api/loyalty/transactions', '/api/loyalty/referral']) {
+      // A company running a program (its operator is the attacker) the traveller never dealt with.
+      const company = await createCompany(app.db);
+      await loyaltyProgram(app.db, company.id);
+      const owner = await staffSession(app.db, app.config, company.id, 'OWNER');
+      // What the browser sends when a page elsewhere sets `location = '<api>/api/loyalty/account?companyId=…'`:
+      // the SameSite=Lax access cookie goes along on a top-level GET navigation; no CSRF header can.
+      const navigation = await app.request(`${path}?companyId=${company.id}`, {
+        headers: {
+          Cookie: victim.cookie,
+          'Sec-Fetch-Site': 'cross-site',
+          'Sec-Fetch-Mode': 'navigate',
+          'Sec-Fetch-Dest': 'document',
+        },
+      });
+      const account = await accountOf(app.db, company.id, victim.userId);
+      const list = await app.request('/dashboard/api/loyalty?limit=100&offset=0', {
+        headers: { Cookie: owner.cookie },
+      });
+      expect(list.status).toBe(200);
+      const seenByCompany = (list.body.data.accounts as { userId: string; name: string; phone: string }[])
+        .filter(({ userId }) => userId === victim.userId)
+        .map(({ name, phone }) => ({ name, phone }));
+      outcome[path] = { navigation: navigation.status, rows: account ? 1 : 0, seenByCompany };
+    }
+    const clean = { rows: 0, seenByCompany: [] };
+    expect(outcome).toEqual({
+      '/api/loyalty/account': expect.objectContaining(clean),
+      '/api/loyalty/transactions': expect.objectContaining(clean),
+      '/api/loyalty/referral': expect.objectContaining(clean),
+    });
+  });
+
+  it('opens the account for a web call that sends X-CSRF-Token, as for a bearer call', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const noHeader = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, {
+      headers: { Cookie: traveller.cookie },
+    });
+    expect(noHeader.status).toBe(403);
+    expect(noHeader.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+    const opened = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, {
+      headers: traveller.writeHeaders,
+    });
+    expect(opened.status, opened.text).toBe(200);
+    expect(opened.body.data.account.id).toBe((await accountOf(app.db, trip.companyId, traveller.userId))!.id);
+  });
+
+  it('a HEAD opens no loyalty account', async () => {
+    const company = await createCompany(app.db);
+    await loyaltyProgram(app.db, company.id);
+    const traveller = await app.signIn();
+    const head = await app.request(`/api/loyalty/account?companyId=${company.id}`, {
+      method: 'HEAD',
+      ...bearer(traveller),
+    });
+    expect(
+      await accountOf(app.db, company.id, traveller.userId),
+      `HEAD answered ${head.status}`,
+    ).toBeUndefined();
+
+    // Each read that opens the account refuses a HEAD before anything runs; a GET still opens it.
+    const heads: Record<string, unknown> = {};
+    for (const path of ['account', 'transactions', 'referral']) {
+      const answer = await app.request(`/api/loyalty/${path}?companyId=${company.id}`, {
+        method: 'HEAD',
+        ...bearer(traveller),
+      });
+      heads[path] = [answer.status, answer.headers.get('allow')];
+    }
+    expect(heads).toEqual({
+      account: [405, 'GET'],
+      transactions: [405, 'GET'],
+      referral: [405, 'GET, POST'],
+    });
+    expect(await accountOf(app.db, company.id, traveller.userId)).toBeUndefined();
+    const get = await app.request(`/api/loyalty/account?companyId=${company.id}`, bearer(traveller));
+    expect(get.status).toBe(200);
+    expect(await accountOf(app.db, company.id, traveller.userId)).toBeDefined();
+  });
+
   it('lists only the active redeemable rewards of the chosen company', async () => {
     const trip = await programWithTrip(app.db);
     const other = await programWithTrip(app.db);
