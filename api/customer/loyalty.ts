@@ -42,28 +42,32 @@ export function registerLoyaltyRoutes(surface: Surface, { db }: AppContext): voi
   registerVoucherRoutes(surface, loyalty);
 }
 
+/** A read's docs, path and query. */
+type ReadRoute<Q extends z.ZodType> = OperationDoc & { path: string; query: Q };
+
 /**
- * A read's docs, path and query. `opensAccount`: the read opens the caller's account in the chosen
- * company's program (SPEC: GET /loyalty/account "creates a separate account when a company is
- * chosen"), and that company's staff then see the traveller's name and phone. Opening an account
- * changes state, so a web cookie call sends X-CSRF-Token like any write: a cross-site navigation
- * carries the SameSite=Lax access cookie but never the header, and enrols nobody. Bearer calls need
- * none. A HEAD would open it too and never get the body (a bearer HEAD needs no header): 405, Allow: GET.
+ * `OPENS_ACCOUNT`: the read opens the caller's account in the chosen company's program (SPEC: GET
+ * /loyalty/account "creates a separate account when a company is chosen"), and that company's staff
+ * then see the traveller's name and phone. Opening an account changes state, so a web cookie call
+ * sends X-CSRF-Token like any write: a cross-site navigation carries the SameSite=Lax access cookie
+ * but never the header, and enrols nobody. Bearer calls need none. A HEAD would open it too and never
+ * get the body (a bearer HEAD needs no header): 405, Allow: GET.
  */
-type ReadRoute<Q extends z.ZodType> = OperationDoc & { path: string; query: Q; opensAccount?: true };
+const OPENS_ACCOUNT = true;
 
 /** A loyalty read: the traveller's GET in one company's program, answered as {success, data}. */
 function registerRead<Q extends z.ZodType>(
   surface: Surface,
   { db, callerOf }: Loyalty,
-  { opensAccount, ...route }: ReadRoute<Q>,
+  route: ReadRoute<Q>,
   read: (db: Database, caller: LoyaltyCaller, query: Infer<Q>) => Promise<unknown>,
+  opensAccount = false,
 ): void {
   surface.route({
     ...route,
     method: 'get',
     security: 'traveller',
-    csrf: opensAccount === true,
+    csrf: opensAccount,
     head: opensAccount ? false : undefined,
     handler: async (ctx, { query }) => {
       ok(ctx, await read(db, callerOf(ctx), query));
@@ -72,32 +76,21 @@ function registerRead<Q extends z.ZodType>(
 }
 
 function registerAccountRoutes(surface: Surface, loyalty: Loyalty): void {
-  const account = {
-    ...docs.getLoyaltyAccount,
-    path: '/loyalty/account',
-    query: AccountQuery,
-    opensAccount: true as const,
-  };
-  registerRead(surface, loyalty, account, loyaltyAccount);
+  const account = { ...docs.getLoyaltyAccount, path: '/loyalty/account', query: AccountQuery };
+  registerRead(surface, loyalty, account, loyaltyAccount, OPENS_ACCOUNT);
   const rewards = { ...docs.listLoyaltyRewards, path: '/loyalty/rewards', query: CompanyQuery };
   registerRead(surface, loyalty, rewards, loyaltyRewards);
   const transactions = {
     ...docs.listLoyaltyTransactions,
     path: '/loyalty/transactions',
     query: TransactionsQuery,
-    opensAccount: true as const,
   };
-  registerRead(surface, loyalty, transactions, loyaltyTransactions);
+  registerRead(surface, loyalty, transactions, loyaltyTransactions, OPENS_ACCOUNT);
 }
 
 function registerReferralRoutes(surface: Surface, loyalty: Loyalty): void {
-  const referral = {
-    ...docs.getLoyaltyReferral,
-    path: '/loyalty/referral',
-    query: CompanyQuery,
-    opensAccount: true as const,
-  };
-  registerRead(surface, loyalty, referral, loyaltyReferral);
+  const referral = { ...docs.getLoyaltyReferral, path: '/loyalty/referral', query: CompanyQuery };
+  registerRead(surface, loyalty, referral, loyaltyReferral, OPENS_ACCOUNT);
 
   const { db, callerOf } = loyalty;
   surface.route({
