@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal as proto } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -104,3 +106,13 @@ export class Calls {
 }
 
 export const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/**
+ * Replays a history recorded from older workflow code (binary protobuf, as the client fetched it)
+ * against the run's bundle: it resolves when today's code takes the same steps, and rejects with the
+ * nondeterminism error when it does not.
+ */
+export function replayRecordedHistory(file: URL): Promise<void> {
+  const recorded = proto.api.history.v1.History.decode(readFileSync(file));
+  return Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, recorded);
+}

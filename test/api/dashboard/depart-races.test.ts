@@ -142,26 +142,42 @@ describe('a trip CANCEL of leg 2 racing the DEPART of leg 1', () => {
     return { ...row!, tickets: tickets.map((ticket) => ticket.status) };
   }
 
-  it('the CANCEL first: DEPART waits for it, then leaves without the booking and sends it no trip.started', async () => {
-    const leg = await legOneWorld();
-    // The cancel stops after it has read leg 1's trip, at the pending cash it settles later (settlePayments).
-    const blocker = await holdLock(
-      app.db,
-      `select id from payment_operations where id = '${leg.paymentId}' for update`,
-    );
-    const cancel = leg.cancel();
-    const [cancelPid] = await waitersOf(app.db, blocker.pid);
-    const depart = leg.depart();
-    await answeredOrWaiting(depart, app.db, cancelPid!);
+  /**
+   * `first` starts and stops at the row `blockerSql` holds, `second` starts and waits behind it, then
+   * both go on: their answers, leg 1 as they left it, and a summary for failure messages.
+   */
+  async function staged(
+    leg: Awaited<ReturnType<typeof legOneWorld>>,
+    blockerSql: string,
+    order: 'cancel first' | 'depart first',
+  ) {
+    const blocker = await holdLock(app.db, blockerSql);
+    const [startFirst, startSecond] =
+      order === 'cancel first' ? [leg.cancel, leg.depart] : [leg.depart, leg.cancel];
+    const first = startFirst();
+    const [firstPid] = await waitersOf(app.db, blocker.pid);
+    const second = startSecond();
+    await answeredOrWaiting(second, app.db, firstPid!);
     await blocker.release();
-    const [cancelled, departed] = await Promise.all([cancel, depart]);
-
+    const answers = await Promise.all([first, second]);
+    const [cancelled, departed] = order === 'cancel first' ? answers : [answers[1], answers[0]];
     const after = await legOne(leg);
     const summary = {
       cancel: `${cancelled.status} ${cancelled.body?.data?.status ?? cancelled.body?.errorCode}`,
       depart: `${departed.status} ${departed.body?.data?.status ?? departed.body?.errorCode}`,
       legOne: after,
     };
+    return { cancelled, departed, after, summary };
+  }
+
+  it('the CANCEL first: DEPART waits for it, then leaves without the booking and sends it no trip.started', async () => {
+    const leg = await legOneWorld();
+    // The cancel stops after it has read leg 1's trip, at the pending cash it settles later (settlePayments).
+    const { after, summary } = await staged(
+      leg,
+      `select id from payment_operations where id = '${leg.paymentId}' for update`,
+      'cancel first',
+    );
     const startedThenCancelled =
       after.events.includes('trip.started') && after.events.includes('booking.cancelled');
     const cancelledOnDeparted =
@@ -175,23 +191,11 @@ describe('a trip CANCEL of leg 2 racing the DEPART of leg 1', () => {
   it('the DEPART first: the CANCEL waits for it and leaves the travelled leg its booking, tickets and trip.started', async () => {
     const leg = await legOneWorld();
     // DEPART stops after it has the trip, at the booking its trip.started references (outbox_events' key).
-    const blocker = await holdLock(
-      app.db,
+    const { cancelled, departed, after, summary } = await staged(
+      leg,
       `select id from bookings where id = '${leg.bookingId}' for update`,
+      'depart first',
     );
-    const depart = leg.depart();
-    const [departPid] = await waitersOf(app.db, blocker.pid);
-    const cancel = leg.cancel();
-    await answeredOrWaiting(cancel, app.db, departPid!);
-    await blocker.release();
-    const [cancelled, departed] = await Promise.all([cancel, depart]);
-
-    const after = await legOne(leg);
-    const summary = {
-      cancel: `${cancelled.status} ${cancelled.body?.data?.status ?? cancelled.body?.errorCode}`,
-      depart: `${departed.status} ${departed.body?.data?.status ?? departed.body?.errorCode}`,
-      legOne: after,
-    };
     expect(
       {
         cancel: cancelled.status,

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { temporal as proto } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   adjustShiftUpdate,
   CASH_SHIFT_WORKFLOW,
@@ -18,7 +15,12 @@ import type { cashShift } from '../../../workflows/cash-shift.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
 import { eventually } from '../../support/journeys.js';
-import { Calls, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
+import {
+  Calls,
+  refusalOf,
+  replayRecordedHistory,
+  useWorkflowEnvironment,
+} from '../../support/workflow-env.js';
 
 /** The cash-shift workflow's transitions and its overdue timer with stubbed activities (no PostgreSQL). */
 type ShiftSteps = Pick<
@@ -316,11 +318,8 @@ describe('cashShift workflow (stubbed activities)', () => {
   it('a run started before runs continued as new replays as it was recorded', async () => {
     // Recorded (binary protobuf, as the client fetched it) from the code before continue-as-new, with
     // stepsPerRun 2 in its input (that code ignores it): OPEN, the overdue mark, three ADJUSTs, CLOSE.
-    const recorded = proto.api.history.v1.History.decode(
-      readFileSync(new URL('./histories/cash-shift-before-continue-as-new.pb', import.meta.url)),
-    );
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, recorded),
+      replayRecordedHistory(new URL('./histories/cash-shift-before-continue-as-new.pb', import.meta.url)),
     ).resolves.toBeUndefined();
   });
 });

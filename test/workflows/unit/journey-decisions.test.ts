@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { temporal as proto } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   decideUpdate,
   JOURNEY_CONFIRMATION_WORKFLOW,
@@ -15,7 +12,7 @@ import type { journeyConfirmation } from '../../../workflows/journey-confirmatio
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
 import { companyDecisionStubs, type DecisionOutcome } from './company-decision-stubs.js';
-import { Calls, pause, useWorkflowEnvironment } from '../../support/workflow-env.js';
+import { Calls, pause, replayRecordedHistory, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /**
  * The journey-confirmation workflow started by a REQUESTED confirm (issue 18: holds and automatic
@@ -141,11 +138,8 @@ describe('journeyConfirmation started by a REQUESTED confirm (stubbed activities
     // Recorded (binary protobuf, as the client fetched it) from the code before the release became
     // a local activity: started, timer, workflow task, activity scheduled, started and completed,
     // workflow task, completed.
-    const recorded = proto.api.history.v1.History.decode(
-      readFileSync(new URL('./histories/deadline-release-activity.pb', import.meta.url)),
-    );
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, recorded),
+      replayRecordedHistory(new URL('./histories/deadline-release-activity.pb', import.meta.url)),
     ).resolves.toBeUndefined();
   });
 
