@@ -100,7 +100,10 @@ async function signFor(
   return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
 }
 
-/** Starts a session for a user (after OTP, identity provider or password sign-in). */
+/**
+ * Starts a session for a user (after OTP, identity provider or password sign-in); 403
+ * ACCOUNT_DISABLED when the account was disabled since the sign-in found it (merged into another).
+ */
 export async function issueTravellerSession(
   deps: SessionDeps,
   userId: string,
@@ -113,6 +116,7 @@ export async function issueTravellerSession(
     refreshTokenHash: hashSecret(refreshToken),
     ttlDays: deps.config.TRAVELLER_SESSION_TTL_DAYS,
   });
+  if (sessionId === null) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
   const { token, expiresAt } = await signFor(deps, userId, sessionId);
   return { sessionId, token, refreshToken, expiresAt };
 }

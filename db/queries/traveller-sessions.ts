@@ -34,8 +34,8 @@ export interface ActiveSessionOwner {
 }
 
 /**
- * The traveller of the session behind an access token while it is neither revoked nor expired;
- * null otherwise. The caller binds the token's subject and scope to this row.
+ * The traveller of the session behind an access token while it is neither revoked nor expired and
+ * the account is ACTIVE; null otherwise. The caller binds the token's subject and scope to this row.
  */
 export async function activeSessionOwner(
   db: Database,
@@ -45,7 +45,7 @@ export async function activeSessionOwner(
   const { rows } = await db.pool.query<{ user_id: string; app_metadata: unknown }>(
     prepared(
       `select s.user_id, u.app_metadata from traveller_sessions s join users u on u.id = s.user_id
-        where s.id = $1 and s.revoked_at is null and s.expires_at > now()`,
+        where s.id = $1 and s.revoked_at is null and s.expires_at > now() and u.status = 'ACTIVE'`,
       [sessionId],
     ),
   );

@@ -20,15 +20,26 @@ interface IdRow {
   id: string;
 }
 
-/** A session and its first refresh token, in one transaction; answers the session id. */
-export async function openTravellerSession(db: Database, session: NewTravellerSession): Promise<string> {
+/**
+ * A session and its first refresh token, in one transaction; answers the session id, or null when
+ * the account is not ACTIVE. The account is read `for share`: a phone merge that disables it (and
+ * revokes its sessions) either ends before this reads it, or waits until this session exists and then
+ * revokes it too, so a sign-in racing a merge never leaves a live session on a disabled account.
+ */
+export async function openTravellerSession(
+  db: Database,
+  session: NewTravellerSession,
+): Promise<string | null> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<IdRow>(
-      `insert into traveller_sessions (user_id, channel, expires_at) values ($1, $2, now() + make_interval(days => $3))
+      `with account as (select id from users where id = $1 and status = 'ACTIVE' for share)
+       insert into traveller_sessions (user_id, channel, expires_at)
+       select id, $2, now() + make_interval(days => $3) from account
        returning id`,
       [session.userId, session.channel, session.ttlDays],
     );
-    const id = rows[0]!.id;
+    const id = rows[0]?.id;
+    if (id === undefined) return null;
     await client.query(
       `insert into refresh_tokens (session_id, token_hash, expires_at) values ($1, $2, now() + make_interval(days => $3))`,
       [id, session.refreshTokenHash, session.ttlDays],
@@ -45,6 +56,8 @@ interface PresentedTokenRow {
   seconds_since_use: number | null;
   expired: boolean;
   revoked: boolean;
+  /** The session's account is no longer ACTIVE (merged away): its tokens are worth nothing. */
+  disabled: boolean;
 }
 
 /** What rotating a refresh token did; `reused` has revoked the whole session. */
@@ -67,14 +80,15 @@ export async function rotateRefreshToken(
   return db.transaction(async (client) => {
     const { rows } = await client.query<PresentedTokenRow>(
       `select r.id, r.session_id, s.user_id, extract(epoch from now() - r.used_at)::float8 as seconds_since_use,
-              (r.expires_at <= now() or s.expires_at <= now()) as expired, s.revoked_at is not null as revoked
-       from refresh_tokens r join traveller_sessions s on s.id = r.session_id
+              (r.expires_at <= now() or s.expires_at <= now()) as expired, s.revoked_at is not null as revoked,
+              u.status <> 'ACTIVE' as disabled
+       from refresh_tokens r join traveller_sessions s on s.id = r.session_id join users u on u.id = s.user_id
        where r.token_hash = $1
        for update of r, s`,
       [presentedHash],
     );
     const row = rows[0];
-    if (!row || row.revoked || row.expired) return { kind: 'invalid' };
+    if (!row || row.revoked || row.expired || row.disabled) return { kind: 'invalid' };
     if (row.seconds_since_use === null) {
       await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
     } else if (!(await duplicateInFlight(client, row, row.seconds_since_use, reuseGraceSeconds))) {

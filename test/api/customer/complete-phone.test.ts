@@ -282,12 +282,12 @@ describe('POST /auth/customer/complete-phone', () => {
    * that lock first, then `request` (sent while its session was live) queues behind the merge. The
    * lock is let go; the merge answers 200. Answers the merge's answer and the request's.
    */
-  async function whileMerging(
+  async function whileMerging<Answer = TestResponse>(
     token: string,
     phone: string,
     code: string,
     lockSql: string,
-    request: () => Promise<TestResponse>,
+    request: () => Promise<Answer>,
   ) {
     const lock = await holdLock(app.db, lockSql);
     try {
@@ -433,6 +433,52 @@ describe('POST /auth/customer/complete-phone', () => {
       [],
     );
   }, 60_000);
+
+  it('opens no session on the old account once the merge has disabled it, also for a sign-in that found it before', async () => {
+    const old = await oldPhoneTraveller();
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+    /** What a sign-in that found the old account by its number does next: open its session. */
+    const signIn = () =>
+      sessionOf(old.userId!).then(
+        () => 'session opened',
+        (refusal: { status: number; errorCode: string }) => `${refusal.status} ${refusal.errorCode}`,
+      );
+
+    // The sign-in opens its session while the merge holds the old account: it waits for the merge.
+    const { answer: racing } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      signIn,
+    );
+    expect(racing).toBe('403 ACCOUNT_DISABLED');
+    // And one that opens it after the merge ended.
+    expect(await signIn()).toBe('403 ACCOUNT_DISABLED');
+    expect(
+      await app.db.query('select id from traveller_sessions where user_id = $1 and revoked_at is null', [
+        old.userId,
+      ]),
+    ).toEqual([]);
+  }, 60_000);
+
+  it('refuses the refresh token and the access token of a session whose account was disabled', async () => {
+    const old = await oldPhoneTraveller();
+    const session = await sessionOf(old.userId!);
+    // A session that outlived its account's disabling (opened before this release's merge rule).
+    await app.db.query(`update users set status = 'DISABLED' where id = $1`, [old.userId]);
+
+    const favorites = await app.request('/api/favorites', { token: session.token });
+    const refreshed = await app.request('/api/auth/customer/refresh', {
+      method: 'POST',
+      json: { refreshToken: session.refreshToken },
+    });
+    expect({
+      favorites: [favorites.status, favorites.body?.errorCode],
+      refreshed: [refreshed.status, refreshed.body?.errorCode],
+    }).toEqual({ favorites: [401, 'AUTH_REQUIRED'], refreshed: [401, 'INVALID_REFRESH_TOKEN'] });
+  });
 
   it("refuses the old account's redeem that waited on the merge, instead of issuing a voucher to the disabled account", async () => {
     const trip = await bookableTrip(app.db);
