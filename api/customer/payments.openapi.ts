@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { errorResponses, Instant as DateTime, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText, pageWith, successWith } from '../http/answer-schemas.js';
@@ -10,9 +11,10 @@ const TAGS = ['Payments'];
 const PaymentMethod = z
   .enum(['CASH', 'SHAMCASH', 'CARD'])
   .meta({ description: 'only CASH is taken; SHAMCASH and CARD answer 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY' });
-const PaymentStatus = z.enum(['PENDING', 'COMPLETED', 'REFUNDED', 'CANCELLED', 'FAILED']).meta({
+const PaymentStatus = z.enum(PAYMENT_STATUSES).meta({
   description:
-    'PENDING until staff or the driver take the cash (then COMPLETED, the booking PAID); REFUNDED after a full refund; ' +
+    'PENDING until staff or the driver take the cash (then COMPLETED, the booking PAID); REFUND_DUE when the cash was ' +
+    'taken and the company cancelled the trip (the company owes the refund); REFUNDED after a full refund; ' +
     'CANCELLED or FAILED when the attempt ended without payment',
 });
 const PaymentSource = z.enum(['transaction', 'driver', 'office', 'booking']).meta({

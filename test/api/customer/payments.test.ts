@@ -12,8 +12,10 @@ import {
   confirmedJourneyRows,
   createJourneyRows,
   journeyTripOf,
+  staffSession,
   type JourneyTrip,
 } from '../../support/journey-rows.js';
+import { dispatch } from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 import { createStaffUser } from '../../support/staff.js';
 
@@ -252,6 +254,29 @@ describe('customer payments (cash only)', () => {
       const page = await app.request('/api/payments?limit=1&offset=1', { token: payer.token });
       expect(page.body.pagination).toEqual({ limit: 1, offset: 1, total: 3 });
       expect(page.body.data.map((payment: { booking_id: string }) => payment.booking_id)).toEqual([second]);
+    });
+
+    it('answers REFUND_DUE, a status its document lists, for cash collected on a trip the company cancelled', async () => {
+      const payer = await app.signIn();
+      const corridor = await createCorridor(app.db);
+      const cancelledTrip = journeyTripOf(corridor);
+      const { bookingId } = await confirmedJourneyRows(app.db, {
+        ownerUserId: payer.userId,
+        trip: cancelledTrip,
+        travellers: ['Rami Haddad'],
+      });
+      await collectCash(app.db, bookingId);
+      const dispatcher = await staffSession(app.db, app.config, corridor.company.id, 'DISPATCHER');
+      const cancelled = await dispatch(app, dispatcher, cancelledTrip.id, {
+        action: 'CANCEL',
+        reason: 'Bus breakdown',
+      });
+      expect(cancelled.status, cancelled.text).toBe(200);
+
+      const listed = await app.request('/api/payments', { token: payer.token });
+      expect(listed.body.data.map((payment: { status: string }) => payment.status)).toEqual(['REFUND_DUE']);
+      const document = (await app.request('/api/openapi.json')).body;
+      expect(document.components.schemas.TravellerPayment.properties.status.enum).toContain('REFUND_DUE');
     });
 
     it('needs a session and valid paging', async () => {
