@@ -88,20 +88,35 @@ async function subjectOf(
     return { bookingId: input.bookingId, companyId: booking.company_id, travellerUserId };
   }
   if (author.kind === 'TRAVELLER') throw notFound('BOOKING_NOT_FOUND', 'No such booking');
-  await requireRow(sql, 'companies', input.companyId, 'COMPANY_NOT_FOUND');
-  await requireRow(sql, 'users', input.travellerId, 'TRAVELLER_NOT_FOUND');
+  await requireRow(sql, COMPANY_EXISTS, input.companyId, 'COMPANY_NOT_FOUND', 'No company has this id');
+  await requireRow(
+    sql,
+    ACTIVE_TRAVELLER,
+    input.travellerId,
+    'TRAVELLER_NOT_FOUND',
+    'No traveller has this id',
+  );
   return { bookingId: null, companyId: input.companyId ?? null, travellerUserId: input.travellerId ?? null };
 }
 
+const COMPANY_EXISTS = 'select 1 from companies where id = $1';
+/**
+ * A traveller support may open a ticket for: an account someone can sign in to. One that a phone
+ * merge disabled is not one (its tickets moved to the survivor, and a new one would stay unseen);
+ * the row is locked so a merge running now either ends first or waits for the ticket and moves it.
+ */
+const ACTIVE_TRAVELLER = `select 1 from users where id = $1 and status = 'ACTIVE' for share`;
+
 async function requireRow(
   sql: TransactionClient,
-  table: 'companies' | 'users',
+  exists: string,
   id: string | undefined,
   code: string,
+  message: string,
 ) {
   if (!id) return;
-  const { rows } = await sql.query(`select 1 from ${table} where id = $1`, [id]);
-  if (!rows.length) throw notFound(code, `No ${table === 'users' ? 'traveller' : 'company'} has this id`);
+  const { rows } = await sql.query(exists, [id]);
+  if (!rows.length) throw notFound(code, message);
 }
 
 const authorId = (author: TicketAuthor) => (author.kind === 'TRAVELLER' ? author.userId : author.adminId);

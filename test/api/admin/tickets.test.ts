@@ -243,6 +243,18 @@ describe('support tickets', () => {
       404,
       'TRAVELLER_NOT_FOUND',
     );
+    // An account a phone merge disabled: no one signs in to it, so no one would see the ticket.
+    const mergedAway = await app.signIn();
+    await app.db.query(`update users set status = 'DISABLED' where id = $1`, [mergedAway.userId]);
+    expectError(
+      await support.browser.send('POST', '/tickets', {
+        subject: 'Call back about a refund',
+        message: 'Traveller phoned in',
+        travellerId: mergedAway.userId,
+      }),
+      404,
+      'TRAVELLER_NOT_FOUND',
+    );
     expect(await ticketCount()).toBe(before);
 
     const high = await support.browser.get(`/tickets?companyId=${companyId}&priority=HIGH&assignee=none`);
