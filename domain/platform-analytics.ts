@@ -23,6 +23,8 @@ export function daysInPeriod(from: string, to: string): number {
   return dayNumber(to) - dayNumber(from) + 1;
 }
 
+const FIRST_DAY = '0001-01-01';
+
 /**
  * The period asked for, with the defaults filled in: `to` defaults to today (Damascus), `from` to
  * 29 days before `to`. A period that ends before it starts, or is longer than ANALYTICS_MAX_DAYS,
@@ -36,11 +38,12 @@ export function analyticsPeriod(
   const from =
     asked.from ?? new Date((dayNumber(to) - (ANALYTICS_DEFAULT_DAYS - 1)) * dayMs).toISOString().slice(0, 10);
   const days = daysInPeriod(from, to);
-  if (days < 1 || days > ANALYTICS_MAX_DAYS) {
+  // A default `from` before year 1 ('0000-…', PostgreSQL has no year 0) compares below FIRST_DAY.
+  if (days < 1 || days > ANALYTICS_MAX_DAYS || from < FIRST_DAY) {
     throw new Refusal(
       400,
       'ANALYTICS_PERIOD_INVALID',
-      `from must not be after to, and a period covers at most ${ANALYTICS_MAX_DAYS} days`,
+      `from must not be after to or before year 1, and a period covers at most ${ANALYTICS_MAX_DAYS} days`,
       { from, to },
     );
   }

@@ -59,7 +59,13 @@ export const NewIncidentBody = z
     description: Description.default(''),
     severity: z.enum(INCIDENT_SEVERITIES),
     status: z.enum(OPEN_INCIDENT_STATUSES).default('INVESTIGATING'),
-    startedAt: InstantInput.optional().meta({ description: 'when it began; now by default' }),
+    startedAt: InstantInput.refine(
+      // A minute's allowance for the difference between the administrator's clock and ours.
+      (value) => Date.parse(value) <= Date.now() + 60_000,
+      'an incident cannot start later than now',
+    )
+      .optional()
+      .meta({ description: 'when it began, not later than now; now by default' }),
   })
   .strict();
 

@@ -69,12 +69,14 @@ export const Email = z.email({
 });
 
 /**
- * An instant with Z or an offset (ISO 8601). The offset is held to PostgreSQL's range (±15:59): a
- * wider one would pass the ISO reading and then fail in the database.
+ * An instant with Z or an offset (ISO 8601). The offset is held to PostgreSQL's range (±15:59) and
+ * the year starts at 1 (PostgreSQL has no year 0, JavaScript has): either would pass the ISO
+ * reading and then fail in the database.
  */
 export const InstantInput = z.iso
   .datetime({ offset: true })
   .regex(/(?:Z|[+-](?:0[0-9]|1[0-5]):[0-5][0-9])$/, 'the offset must be between -15:59 and +15:59')
+  .refine((value) => !value.startsWith('0000'), 'the year must be 1 or later')
   .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 
 export const Locale = z.enum(['ar', 'en']);

@@ -107,6 +107,8 @@ describe('administration: platform analytics', () => {
       'ANALYTICS_PERIOD_INVALID',
     );
     expectError(await browser.get('/analytics?from=2026-02-30'), 400, 'VALIDATION_FAILED');
+    // The default period ends at `to`: from 0001-01-01 it would start in year 0 (it answered 500).
+    expectError(await browser.get('/analytics?to=0001-01-01'), 400, 'ANALYTICS_PERIOD_INVALID');
     expectError(await browser.get('/analytics?companyId=abc'), 400, 'VALIDATION_FAILED');
     expectError(await browser.get('/analytics?granularity=week'), 400, 'VALIDATION_FAILED');
     const { admin: agent, browser: support } = await signedInAdmin(app, { role: 'SUPPORT' });

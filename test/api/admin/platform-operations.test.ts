@@ -454,6 +454,23 @@ describe('incidents', () => {
       'PERMISSION_DENIED',
     );
   });
+  it('refuses an incident that starts in year 0 or later than now, and records nothing', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const title = `Clock ${crypto.randomUUID()}`;
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    for (const startedAt of ['0000-06-01T00:00:00Z', inAnHour]) {
+      const opened = await browser.send('POST', '/incidents', { title, severity: 'MINOR', startedAt });
+      expectError(opened, 400, 'VALIDATION_FAILED');
+    }
+    const earlier = new Date(Date.now() - 3_600_000).toISOString();
+    const opened = await browser.send('POST', '/incidents', { title, severity: 'MINOR', startedAt: earlier });
+    expect(opened.status, opened.text).toBe(201);
+    const stored = await app.db.query(
+      'select started_at = $2::timestamptz as as_sent from incidents where title = $1',
+      [title, earlier],
+    );
+    expect(stored).toEqual([{ as_sent: true }]);
+  });
 });
 
 describe('waitlist', () => {
