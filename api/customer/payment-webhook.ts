@@ -6,9 +6,12 @@ import { docs, WebhookParams } from './payment-webhook.openapi.js';
 /**
  * The payment provider webhook. No provider contract exists yet, so the route assumes no payload
  * format and no signature scheme: it never reads the body (the JSON body reader skips it) and
- * changes no data. PAYMENT_WEBHOOK_MODE=disabled answers exactly as an unknown route does.
+ * changes no data. PAYMENT_WEBHOOK_MODE=disabled (production's default) registers nothing, so every
+ * method answers exactly as on an unknown route (no 405 with Allow, no OPTIONS answer, not in the
+ * document).
  */
 export function registerPaymentWebhookRoutes(surface: Surface, { config }: AppContext): void {
+  if (config.PAYMENT_WEBHOOK_MODE === 'disabled') return;
   surface.route({
     ...docs.paymentProviderWebhook,
     method: 'post',
@@ -18,7 +21,6 @@ export function registerPaymentWebhookRoutes(surface: Surface, { config }: AppCo
     unreadBody: true,
     params: WebhookParams,
     handler: async () => {
-      if (config.PAYMENT_WEBHOOK_MODE === 'disabled') throw new Refusal(404, 'NOT_FOUND', 'No such route');
       throw new Refusal(
         501,
         'OFFICIAL_CONTRACT_REQUIRED',

@@ -108,17 +108,32 @@ describe('payment provider webhook, PAYMENT_WEBHOOK_MODE=disabled', () => {
     payment = await pendingPayment(app);
   });
 
-  it('answers 404 as for a route that does not exist, whatever the body, and changes no data', async () => {
-    const unknownRoute = await app.request('/api/no-such-route', { method: 'POST' });
-    for (const [, init] of notifications(payment)) {
+  it('answers as a route that does not exist, whatever the body, and changes no data', async () => {
+    for (const [name, init] of notifications(payment)) {
+      const unknownRoute = await app.request('/api/no-such-route/shamcash', { method: 'POST', ...init });
       const response = await app.request('/api/payments/webhook/shamcash', { method: 'POST', ...init });
-      expect(response.status).toBe(404);
-      expect(response.body).toMatchObject({
-        success: false,
-        errorCode: unknownRoute.body.errorCode,
-        message: unknownRoute.body.message,
+      expect({ name, status: response.status, errorCode: response.body?.errorCode }).toEqual({
+        name,
+        status: unknownRoute.status,
+        errorCode: unknownRoute.body?.errorCode,
       });
     }
+    const plain = await app.request('/api/payments/webhook/shamcash', { method: 'POST' });
+    expect(plain.status).toBe(404);
     await expectUntouched(app, payment);
+  });
+
+  it('answers every other method as an unknown route too (no 405 naming POST), and is not in the document', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE', 'OPTIONS']) {
+      const unknown = await app.request('/api/no-such-route/shamcash', { method });
+      const webhook = await app.request('/api/payments/webhook/shamcash', { method });
+      expect({ method, status: webhook.status, allow: webhook.headers.get('allow') }).toEqual({
+        method,
+        status: unknown.status,
+        allow: unknown.headers.get('allow'),
+      });
+    }
+    const document = await app.request('/api/openapi.json');
+    expect(document.body.paths).not.toHaveProperty(['/api/payments/webhook/{provider}']);
   });
 });
