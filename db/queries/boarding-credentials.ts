@@ -60,14 +60,14 @@ const toRevocation = (row: RevocationRow): Revocation => ({
 const AFTER_ENTRY = '(revoked_at, ticket_id) > ($1::timestamptz, $3::uuid)';
 const FROM_INSTANT = '$1::timestamptz is null or revoked_at >= $1';
 
-/** Revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
-export async function listRevocations(
-  db: Database,
-  from: RevocationCursor | null,
-  limit: number,
-): Promise<Revocation[]> {
+/**
+ * The statement of one page of revocations and its parameters: from `from` (all when null), oldest
+ * first (ticket id among equal instants), at most `limit`. The index on (revoked_at, ticket_id)
+ * serves it in that order, so a page reads its rows and never sorts the whole list.
+ */
+export function revocationPage(from: RevocationCursor | null, limit: number): [string, unknown[]] {
   const afterTicketId = from?.afterTicketId ?? null;
-  const rows = await db.query<RevocationRow>(
+  return [
     `select ticket_id, key_id, revoked_at,
             to_char(revoked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as revoked_at_exact
      from credential_revocations
@@ -75,7 +75,16 @@ export async function listRevocations(
      order by revoked_at, ticket_id
      limit $2`,
     [from?.at ?? null, limit, ...(afterTicketId ? [afterTicketId] : [])],
-  );
+  ];
+}
+
+/** Revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
+export async function listRevocations(
+  db: Database,
+  from: RevocationCursor | null,
+  limit: number,
+): Promise<Revocation[]> {
+  const rows = await db.query<RevocationRow>(...revocationPage(from, limit));
   return rows.map(toRevocation);
 }
 

@@ -7,6 +7,7 @@ import {
   rotateSigningKey,
   signTicketsOf,
 } from '../../../db/writes/boarding-credentials.js';
+import { revocationPage } from '../../../db/queries/boarding-credentials.js';
 import { verifyCredential } from '../../../domain/boarding-credential.js';
 import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
 import { assignDriver } from '../../support/operations.js';
@@ -286,6 +287,24 @@ describe('boarding credentials for the driver app', () => {
     for (const query of [cursor, `${from}&since=${encodeURIComponent(before)}`]) {
       const refused = await app.request(`/driver/api/revocations?${query}`);
       expect([refused.status, refused.body.errorCode], query).toEqual([400, 'VALIDATION_FAILED']);
+    }
+  });
+
+  it('reads a page of revocations in list order from an index, never sorting the whole list', async () => {
+    const pages = [
+      revocationPage(null, 100),
+      revocationPage({ at: new Date().toISOString() }, 100),
+      revocationPage({ at: new Date().toISOString(), afterTicketId: crypto.randomUUID() }, 100),
+    ];
+    for (const [statement, parameters] of pages) {
+      const plan = await app.db.transaction(async (client) => {
+        // The test database's list is short, where a scan and a sort cost least; a driver's is not.
+        await client.query('set local enable_seqscan = off');
+        const { rows } = await client.query(`explain (format json) ${statement}`, parameters);
+        return JSON.stringify(rows[0]);
+      });
+      expect(plan).not.toContain('"Node Type":"Sort"');
+      expect(plan).toContain('credential_revocations_list_idx');
     }
   });
 
