@@ -78,8 +78,9 @@ export const docs = taggedOperations(['Catalogue'], {
     description:
       'Enabled stops of public kinds (bus stations, parking points, airports, boarding points; never depots). A stop owned by ' +
       'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
-      'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour; gzip when ' +
-      'accepted, and an ETag for revalidation.',
+      'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour: ' +
+      'Cache-Control max-age is what remains of that hour for the snapshot the server holds, so no cache keeps it longer. gzip when ' +
+      'accepted (every answer, a 304 included, carries Vary: Accept-Encoding), and an ETag for revalidation.',
     responses: {
       200: {
         description: 'The directory',

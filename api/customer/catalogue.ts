@@ -30,23 +30,32 @@ interface EncodedJson {
   etag: string;
 }
 
+/** An encoded answer and until when (epoch milliseconds) it is the one the process serves. */
+interface Snapshot {
+  encoded: EncodedJson;
+  expiresAt: number;
+}
+
 /**
  * A JSON answer kept in process memory already encoded, so a hit costs no query, no
  * serialization and no compression. Concurrent misses share one load. A lost cache is
  * harmless: the next request reloads it.
  */
-function cachedJson(load: () => Promise<unknown>, ttlSeconds: number): () => Promise<EncodedJson> {
-  let entry: { encoded: EncodedJson; expiresAt: number } | undefined;
-  let loading: Promise<EncodedJson> | undefined;
+function cachedJson(load: () => Promise<unknown>, ttlSeconds: number): () => Promise<Snapshot> {
+  let entry: Snapshot | undefined;
+  let loading: Promise<Snapshot> | undefined;
   return async () => {
-    if (entry && entry.expiresAt > Date.now()) return entry.encoded;
+    if (entry && entry.expiresAt > Date.now()) return entry;
     loading ??= load()
       .then(async (value) => {
         const identity = Buffer.from(JSON.stringify(value), 'utf8');
         const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 32)}"`;
-        const encoded = { identity, gzip: await gzipAsync(identity), etag };
-        if (ttlSeconds > 0) entry = { encoded, expiresAt: Date.now() + ttlSeconds * 1000 };
-        return encoded;
+        const loaded = {
+          encoded: { identity, gzip: await gzipAsync(identity), etag },
+          expiresAt: Date.now() + ttlSeconds * 1000,
+        };
+        if (ttlSeconds > 0) entry = loaded;
+        return loaded;
       })
       .finally(() => {
         loading = undefined;
@@ -67,9 +76,12 @@ function holdsVersion(ctx: Context, etag: string): boolean {
 
 /**
  * Sends pre-encoded JSON: 304 when the client already holds this version, gzip when the client
- * accepts it (a national directory is large on mobile networks).
+ * accepts it (a national directory is large on mobile networks). Every answer, the 304 included,
+ * varies by Accept-Encoding: a 304 sends the Vary its 200 would (RFC 9110 15.4.5), and the plain
+ * body too was chosen by it.
  */
 function sendEncodedJson(ctx: Context, encoded: EncodedJson) {
+  ctx.vary('Accept-Encoding');
   ctx.set('ETag', encoded.etag);
   if (holdsVersion(ctx, encoded.etag)) {
     ctx.status = 304;
@@ -96,8 +108,10 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
     path: '/journey-locations',
     security: 'public',
     handler: async (ctx) => {
-      const encoded = await locationDirectory();
-      publicCache(ctx, config.LOCATIONS_CACHE_SECONDS);
+      const { encoded, expiresAt } = await locationDirectory();
+      // Only what remains of the snapshot's period (rounded up to the second): a client or CDN
+      // that kept it LOCATIONS_CACHE_SECONDS afresh could hold the directory twice that old.
+      publicCache(ctx, Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000)));
       sendEncodedJson(ctx, encoded);
     },
   });

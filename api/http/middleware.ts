@@ -102,20 +102,26 @@ function isHttpError(error: unknown): error is { status: number } {
   );
 }
 
+/** What every answer varies by, whatever the route. */
+const VARY = ['Origin', 'Authorization', 'Cookie'];
+
 /**
- * Headers on every response: security headers, `Vary: Origin, Authorization, Cookie`, and
- * `private, no-store` unless a route has explicitly declared its answer public.
+ * Headers on every response: security headers, `Vary: Origin, Authorization, Cookie` and the fields
+ * the route added (ctx.vary), and `private, no-store` unless a route has explicitly declared its
+ * answer public.
  */
 export function responseHeaders() {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
     } finally {
-      // A route that sent a compressed body (content negotiation) varies by Accept-Encoding as well.
-      ctx.set(
-        'Vary',
-        `Origin, Authorization, Cookie${ctx.response.get('Content-Encoding') ? ', Accept-Encoding' : ''}`,
-      );
+      // A route that negotiates (Accept-Encoding) says so itself on every answer, its 304 included:
+      // what the response happens to carry cannot tell, as a 304 has no Content-Encoding.
+      const declared = String(ctx.res.getHeader('Vary') ?? '')
+        .split(',')
+        .map((field) => field.trim())
+        .filter((field) => field && !VARY.some((base) => base.toLowerCase() === field.toLowerCase()));
+      ctx.set('Vary', [...VARY, ...declared].join(', '));
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('X-Frame-Options', 'DENY');
       ctx.set('Referrer-Policy', 'no-referrer');

@@ -25,7 +25,7 @@ export function companyRecordById<Row, Item>(
   };
 }
 
-/** How many rows of `table` belong to the company (the total of a listing whose page came back empty). */
+/** How many rows of `table` belong to the company (the total of a page past the end of a listing). */
 export async function countCompanyRows(db: Database, table: string, companyId: string): Promise<number> {
   const [row] = await db.query<{ total: number }>(
     `select count(*)::int as total from ${table} where company_id = $1`,
@@ -43,26 +43,26 @@ export interface PageBounds {
 /**
  * A listing of the company's records, one page at a time: `<select> order by <orderBy> limit $2
  * offset $3`, the rows mapped and answered under `key` (`{ buses: [...], total }`). `select` ends
- * with a where clause that binds the company as $1 and returns `count(*) over ()::int as total`, so
- * every row carries the total across pages. A page past the end has no row: then the total is
- * counted in `countOnEmptyPage` (a table name), or is 0 when that is not given.
+ * with a where clause that binds the company as $1 (its only parameter) and returns
+ * `count(*) over ()::int as total`, so every row carries the total across pages. A page past the
+ * end has no row: the total is then counted over that same select, so it is always the number of
+ * records the listing shows, and no listing can forget it. An empty first page means none.
  */
 export function companyListing<const Key extends string, Row extends { total: number }, Item>(
   key: Key,
-  listing: { select: string; orderBy: string; map: (row: Row) => Item; countOnEmptyPage?: string },
+  listing: { select: string; orderBy: string; map: (row: Row) => Item },
 ): (
   db: Database,
   companyId: string,
   page: PageBounds,
 ) => Promise<{ [K in Key]: Item[] } & { total: number }> {
   const text = `${listing.select} order by ${listing.orderBy} limit $2 offset $3`;
+  const count = `select count(*)::int as total from (${listing.select}) as listed`;
   return async (db, companyId, page) => {
     const rows = await db.query<Row>(text, [companyId, page.limit, page.offset]);
     const total =
       rows[0]?.total ??
-      (listing.countOnEmptyPage === undefined
-        ? 0
-        : await countCompanyRows(db, listing.countOnEmptyPage, companyId));
+      (page.offset > 0 ? (await db.query<{ total: number }>(count, [companyId]))[0]!.total : 0);
     return { [key]: rows.map(listing.map), total } as { [K in Key]: Item[] } & { total: number };
   };
 }

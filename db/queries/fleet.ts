@@ -55,7 +55,6 @@ export const listBuses = companyListing('buses', {
   select: `${BUS_SELECT} where b.company_id = $1`,
   orderBy: 'b.plate_number, b.id',
   map: toBus,
-  countOnEmptyPage: 'buses',
 });
 
 /** One bus of the company by id. */

@@ -109,7 +109,6 @@ export const listTripSchedules = companyListing('schedules', {
   select: `${SCHEDULE_SELECT} where s.company_id = $1`,
   orderBy: 's.created_at desc, s.id',
   map: toRecord,
-  countOnEmptyPage: 'trip_schedules',
 });
 
 /** One schedule of the company, or undefined (another company's is the same as none). */

@@ -161,7 +161,10 @@ describe('GET /journey-locations', () => {
     const internal = await app.request('/api/journey-locations', {
       token: await app.tokenFor({ kind: 'INTERNAL' }),
     });
-    expect(guest.headers.get('cache-control')).toBe('public, max-age=3600');
+    // What remains of the hour of the in-process snapshot, which an earlier test may have loaded.
+    const maxAge = Number(/^public, max-age=(\d+)$/.exec(guest.headers.get('cache-control') ?? '')?.[1]);
+    expect(maxAge).toBeGreaterThan(3500);
+    expect(maxAge).toBeLessThanOrEqual(3600);
     expect(guest.headers.get('content-type')).toMatch(/^application\/json/);
     expect(internal.text).toBe(guest.text);
   });
@@ -169,7 +172,7 @@ describe('GET /journey-locations', () => {
   it('compresses for clients that accept gzip and answers a revalidation with 304', async () => {
     const plain = await app.request('/api/journey-locations', { headers: { 'Accept-Encoding': 'identity' } });
     expect(plain.headers.get('content-encoding')).toBeNull();
-    expect(plain.headers.get('vary')).toBe('Origin, Authorization, Cookie');
+    expect(plain.headers.get('vary')).toBe('Origin, Authorization, Cookie, Accept-Encoding');
 
     // fetch asks for gzip and inflates the body transparently.
     const compressed = await app.request('/api/journey-locations', {
@@ -187,6 +190,18 @@ describe('GET /journey-locations', () => {
     expect(revalidated.text).toBe('');
   });
 
+  it('sends a revalidating client the Vary of the 200 it holds, gzip or plain (RFC 9110 15.4.5)', async () => {
+    for (const encoding of ['gzip', 'identity']) {
+      const full = await app.request('/api/journey-locations', { headers: { 'Accept-Encoding': encoding } });
+      expect(full.headers.get('content-encoding'), encoding).toBe(encoding === 'gzip' ? 'gzip' : null);
+      const revalidated = await app.request('/api/journey-locations', {
+        headers: { 'Accept-Encoding': encoding, 'If-None-Match': full.headers.get('etag')! },
+      });
+      expect(revalidated.status, encoding).toBe(304);
+      expect(revalidated.headers.get('vary'), encoding).toBe(full.headers.get('vary'));
+    }
+  });
+
   it('keeps serving the cached directory: a stop added afterwards appears only when the cache expires', async () => {
     await app.request('/api/journey-locations');
     const late = await createStop(app.db, city.id);
@@ -194,6 +209,28 @@ describe('GET /journey-locations', () => {
     expect((res.body.data as DirectoryBody).locations.some((location) => location.id === late.id)).toBe(
       false,
     );
+  });
+});
+
+describe('GET /journey-locations freshness across caches', () => {
+  const app = useTestApp({ LOCATIONS_CACHE_SECONDS: 3 });
+
+  const maxAgeOf = (response: { headers: Headers }) =>
+    Number(/max-age=(\d+)/.exec(response.headers.get('cache-control') ?? '')![1]);
+
+  it('lets a client or CDN keep the snapshot only for what remains of its period in process', async () => {
+    const first = await app.request('/api/journey-locations');
+    expect(maxAgeOf(first)).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const later = await app.request('/api/journey-locations');
+    const revalidated = await app.request('/api/journey-locations', {
+      headers: { 'If-None-Match': later.headers.get('etag')! },
+    });
+    expect(revalidated.status).toBe(304);
+    // The snapshot is already 2 s old in process: it may be kept about 1 s more, not 3 s afresh.
+    for (const answer of [later, revalidated]) {
+      expect(maxAgeOf(answer) - Number(answer.headers.get('age') ?? 0)).toBeLessThanOrEqual(1);
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { webTraveller } from '../../support/journeys.js';
 import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
+import { createStaffMember } from '../../support/staff.js';
 
 const layoutOf = (rows = 10) => coachLayout({ rows, pattern: '2+2' });
 const seatElement = (document: LayoutDocument, seatId: string) =>
@@ -82,6 +83,9 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect(ids).not.toContain(other.bus.id);
       const bus = response.body.data.find((candidate: { id: string }) => candidate.id === world.bus.id);
       expect(bus).toMatchObject({ capacity: 40, layout: { seat_count: 40 }, status: 'ACTIVE' });
+      const total = response.body.pagination.total as number;
+      const past = await dashboard(app, world.sessions.ACCOUNTANT, 'GET', `/buses?offset=${total + 5}`);
+      expect(past.body).toMatchObject({ data: [], pagination: { total } });
     });
 
     it('creates a bus with plate, model and amenities, its template as the active layout', async () => {
@@ -536,6 +540,19 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
         expect((await dashboard(app, owner(), 'POST', '/drivers', bad)).status).toBe(400);
       }
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it("keeps the total of the company's drivers (DRIVER memberships, inactive ones too) on a page past the end", async () => {
+      const companyId = (await createCompany(app.db)).id;
+      const session = await staffSession(app.db, app.config, companyId, 'OWNER');
+      await createStaffMember(app.db, companyId, 'DISPATCHER');
+      await createStaffMember(app.db, companyId, 'DRIVER');
+      await createStaffMember(app.db, companyId, 'DRIVER');
+      await createStaffMember(app.db, companyId, 'DRIVER', { active: false });
+      const first = await dashboard(app, session, 'GET', '/drivers?limit=2&offset=0');
+      expect(first.body.pagination, first.text).toEqual({ limit: 2, offset: 0, total: 3 });
+      const past = await dashboard(app, session, 'GET', '/drivers?limit=2&offset=4');
+      expect(past.body, past.text).toMatchObject({ data: [], pagination: { limit: 2, offset: 4, total: 3 } });
     });
   });
 

@@ -3,7 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCity, createCompany, createStop } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
+import {
+  createPlannedRoute,
+  dashboard,
+  planningSnapshot,
+  planningWorld,
+  type PlanningWorld,
+} from '../../support/planning.js';
 
 describe('network: cities, routes and pickup locations', () => {
   const app = useTestApp();
@@ -194,6 +200,23 @@ describe('network: cities, routes and pickup locations', () => {
         (await dashboard(app, world.sessions.ACCOUNTANT, 'POST', '/routes', { stops: base })).status,
       ).toBe(403);
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it("keeps the total of the company's routes on a page past the end", async () => {
+      const companyId = (await createCompany(app.db)).id;
+      const session = await staffSession(app.db, app.config, companyId, 'OWNER');
+      for (let i = 0; i < 3; i += 1) {
+        const from = await createStop(app.db, (await createCity(app.db)).id);
+        const to = await createStop(app.db, (await createCity(app.db)).id);
+        await createPlannedRoute(app.db, companyId, [
+          [from, 0, 0, 0],
+          [to, 60, 0, 10_000],
+        ]);
+      }
+      const first = await dashboard(app, session, 'GET', '/routes?limit=2&offset=0');
+      expect(first.body.pagination, first.text).toEqual({ limit: 2, offset: 0, total: 3 });
+      const past = await dashboard(app, session, 'GET', '/routes?limit=2&offset=4');
+      expect(past.body, past.text).toMatchObject({ data: [], pagination: { limit: 2, offset: 4, total: 3 } });
     });
   });
 

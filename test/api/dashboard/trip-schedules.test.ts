@@ -156,6 +156,14 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const listed = await dashboard(app, world.sessions.DISPATCHER, 'GET', '/trip-schedules');
     expect(listed.status).toBe(200);
     expect(listed.body.data[0]).toMatchObject({ id: schedule.id, status: 'COMPLETED' });
+    const total = listed.body.pagination.total as number;
+    const past = await dashboard(
+      app,
+      world.sessions.DISPATCHER,
+      'GET',
+      `/trip-schedules?offset=${total + 5}`,
+    );
+    expect(past.body).toMatchObject({ data: [], pagination: { total } });
     const one = await dashboard(app, world.sessions.ADMIN, 'GET', `/trip-schedules/${schedule.id}`);
     expect(one.body.data).toMatchObject({ id: schedule.id, workflow_progress: null });
 
