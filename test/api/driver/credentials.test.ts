@@ -293,7 +293,7 @@ describe('boarding credentials for the driver app', () => {
   it('reads a page of revocations in list order from an index, never sorting the whole list', async () => {
     const pages = [
       revocationPage(null, 100),
-      revocationPage({ at: new Date().toISOString() }, 100),
+      revocationPage({ at: new Date().toISOString(), afterTicketId: null }, 100),
       revocationPage({ at: new Date().toISOString(), afterTicketId: crypto.randomUUID() }, 100),
     ];
     for (const [statement, parameters] of pages) {
