@@ -53,10 +53,40 @@ describe('routeStopIssues', () => {
       'FARE_SHARE_DECREASES',
       'stops.2.fare_share_bp',
     ],
+    [
+      'a fare share equal to the one before',
+      2,
+      { fareShareBp: 4000 },
+      'FARE_SHARE_INVALID',
+      'stops.2.fare_share_bp',
+    ],
+    [
+      'a last fare share equal to the one before',
+      2,
+      { fareShareBp: 10_000 },
+      'FARE_SHARE_INVALID',
+      'stops.3.fare_share_bp',
+    ],
     ['a stop called twice', 2, { stopId: 'a' }, 'STOP_REPEATED', 'stops.2.stop_id'],
   ])('refuses %s, naming the stop', (_case, index, change, code, path) => {
     const stops = route.map((candidate, at) => (at === index ? { ...candidate, ...change } : candidate));
     expect(routeStopIssues(stops)).toContainEqual(expect.objectContaining({ code, path }));
+  });
+
+  it('refuses a stop priced like the one before it: the leg between them would cost nothing', () => {
+    const stops = [
+      stop('a', 0, 0, 0),
+      stop('b', 60, 5, 5000),
+      stop('c', 40, 5, 5000),
+      stop('d', 60, 0, 10_000),
+    ];
+    expect(routeStopIssues(stops)).toEqual([
+      {
+        path: 'stops.2.fare_share_bp',
+        code: 'FARE_SHARE_INVALID',
+        message: 'fare shares rise at every stop',
+      },
+    ]);
   });
 
   it('refuses one stop, and a route longer than a day', () => {

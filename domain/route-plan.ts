@@ -3,8 +3,9 @@ import { MAX_TRIP_MINUTES } from './trip-planning.js';
 /**
  * A route's ordered stops and the stop calls of a trip that runs it. Each stop has its running
  * time from the previous stop's departure, its dwell (the ends have none) and its fare share: the
- * share of the full fare accumulated up to it, in basis points (the first 0, the last 10000),
- * exactly as trip_stop_calls stores it, so a leg costs the difference of its two shares.
+ * share of the full fare accumulated up to it, in basis points (the first 0, the last 10000, each
+ * above the one before), exactly as trip_stop_calls stores it, so a leg costs the difference of its
+ * two shares.
  */
 export interface RouteStopPlan {
   stopId: string;
@@ -47,8 +48,12 @@ function stopIssues(stops: readonly Omit<RouteStopPlan, 'cityId'>[], index: numb
     issue('fare_share_bp', 'FARE_SHARE_INVALID', 'the first stop has a fare share of 0');
   if (last && stop.fareShareBp !== 10_000)
     issue('fare_share_bp', 'FARE_SHARE_INVALID', 'the last stop has a fare share of 10000');
-  if (!first && stop.fareShareBp < stops[index - 1]!.fareShareBp)
+  const previousShare = first ? undefined : stops[index - 1]!.fareShareBp;
+  if (previousShare !== undefined && stop.fareShareBp < previousShare)
     issue('fare_share_bp', 'FARE_SHARE_DECREASES', 'fare shares never decrease along the route');
+  // An equal share would make the leg from the stop before free: no fare to sell it at.
+  if (previousShare !== undefined && stop.fareShareBp === previousShare)
+    issue('fare_share_bp', 'FARE_SHARE_INVALID', 'fare shares rise at every stop');
   if (stops.findIndex((other) => other.stopId === stop.stopId) < index)
     issue('stop_id', 'STOP_REPEATED', 'a route calls at each stop once');
   return issues;

@@ -267,7 +267,8 @@ export const docs = operations({
     description:
       'Takes the stop_call_id values of search results (a stop_id in their place is refused with STOP_ID_NOT_ACCEPTED). ' +
       "Guests may quote; a signed-in traveller owns the quote. A trip outside the caller's inventory scope is answered " +
-      'exactly like a missing one (404 TRIP_NOT_FOUND). Two legs must chain: the second boards at the stop or in the city ' +
+      'exactly like a missing one (404 TRIP_NOT_FOUND). A leg between two stop calls with the same fare share is not ' +
+      'sold (400 STOP_CALL_NOT_BOOKABLE). Two legs must chain: the second boards at the stop or in the city ' +
       'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
       'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
       'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +

@@ -92,7 +92,9 @@ const TripDetailFields = z.object({
   price_vip: z.number().nullable(),
   currency: z.string(),
   total_seats: z.int(),
-  available_seats: z.int().meta({ description: 'seats free over the whole trip' }),
+  available_seats: z.int().meta({
+    description: 'seats free over the whole trip; 0 once the trip can no longer be booked',
+  }),
   bus: BusSchema,
   pickupLocation: PickupLocationSchema,
   stop_calls: z.array(StopIdentitySchema),
@@ -238,15 +240,19 @@ export const docs = taggedOperations(['Trips'], {
       'One trip: fields at the top of data (older clients) and the same object under data.trip (newer clients)',
     description:
       "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
-      'available_seats counts seats free over the whole trip; stop_calls lists the public stop calls in order.',
+      'available_seats counts seats free over the whole trip, and is 0 once the trip can no longer be booked (a status ' +
+      'other than SCHEDULED, BOARDING or DELAYED, or a first stop call already departed), as a seat lock would refuse it ' +
+      '(409 TRIP_NOT_BOOKABLE); stop_calls lists the public stop calls in order.',
     responses: answers(200, 'The trip', TripDetailResponse, [400, 401, 404]),
   },
   getTripSeats: {
     summary: 'Seat map of a trip for a segment (default: the whole trip)',
     description:
       "Drawn from the bus's active, valid layout, with management notes removed. A seat is available when no confirmed " +
-      'allocation and no unexpired hold overlaps the segment. board_stop_call_id and alight_stop_call_id must be public ' +
-      'stop calls of this trip with boarding first (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
+      'allocation and no unexpired hold overlaps the segment and the trip can still be booked from the boarding call: ' +
+      'status SCHEDULED, BOARDING or DELAYED and a boarding call that departs after now (else no seat is available). ' +
+      'board_stop_call_id and alight_stop_call_id must be public stop calls of this trip with boarding first and a ' +
+      'fare between them (else 400 INVALID_SEGMENT). No active valid layout gives 409 ' +
       "LAYOUT_NOT_AVAILABLE; a trip outside the caller's scope gives the same 404 as a missing one.",
     responses: answers(200, 'The seat map', SeatMapResponse, [400, 401, 404, 409]),
   },

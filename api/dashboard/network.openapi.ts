@@ -51,7 +51,7 @@ const RouteStopBody = z
 /**
  * The stop rules JSON Schema can state (domain/route-plan.ts checks them all): the first stop has no
  * running time, no dwell and fare share 0; every later stop sends at least a minute of running time.
- * The rest (the last stop's 10000 and no dwell, shares that never decrease, a day at most, each stop
+ * The rest (the last stop's 10000 and no dwell, shares that rise at every stop, a day at most, each stop
  * once, stops the company may use, two cities) are SPEC 400s named in the description.
  */
 const STOP = { $ref: '#/$defs/DashboardRouteStopInput' };
@@ -167,8 +167,9 @@ export const docs = taggedOperations(TAGS, {
       `${WRITE_RULES} 2 to ${MAX_ROUTE_STOPS} stops, each an enabled public stop or one of the company's own (no depot; ` +
       '400 ROUTE_STOP_NOT_ALLOWED) and each once (STOP_REPEATED). The first stop has no running time ' +
       '(FIRST_STOP_RUNNING_TIME), later ones at least a minute (RUNNING_TIME_INVALID); the ends have no dwell ' +
-      '(END_STOP_DWELL); fare shares start at 0, end at 10000 and never decrease (FARE_SHARE_INVALID, ' +
-      'FARE_SHARE_DECREASES); running and dwell times add up to at most a day (ROUTE_TOO_LONG). The origin and ' +
+      '(END_STOP_DWELL); fare shares start at 0, end at 10000 and rise at every stop: a share below the one before is ' +
+      'FARE_SHARE_DECREASES, an equal one (a leg that would cost nothing) or a wrong first or last share ' +
+      'FARE_SHARE_INVALID; running and dwell times add up to at most a day (ROUTE_TOO_LONG). The origin and ' +
       'destination cities are those of the first and last stop and must differ (ROUTE_CITIES_MUST_DIFFER). Each ' +
       'refusal is 400 with that code and details.issues naming the offending stop (stops.<index>.<field>). The names ' +
       'default to "Origin – Destination". Trips on the route get their stop calls from these stops.',

@@ -147,9 +147,11 @@ export function searchStatement(originKind: PlaceKind, destinationKind: PlaceKin
  * departure and arrival: the first MAX_JOURNEYS pairs of bookable trips in scope (read lazily),
  * each pair's best stop combination with seats for the party (domain composeJourneys orders them
  * by fare too).
- * A leg is at most MAX_LEG_HOURS long. The answer always has one row at least, whose
- * origin_city_id and destination_city_id say whether the two ends exist; the first row also
- * carries the stop identities of every stop call named (identities, JSON by stop call id).
+ * A leg is at most MAX_LEG_HOURS long, and its alighting call has a higher fare share than its
+ * boarding call (calls priced alike, stored before routes refused them, sell nothing). The answer
+ * always has one row at least, whose origin_city_id and destination_city_id say whether the two
+ * ends exist; the first row also carries the stop identities of every stop call named
+ * (identities, JSON by stop call id).
  */
 // eslint-disable-next-line max-lines-per-function -- one SQL statement: its CTEs read in order, top to bottom
 function searchSqlText(originKind: PlaceKind, destinationKind: PlaceKind, scope: string): string {
@@ -191,6 +193,7 @@ direct_leg as (
            ac.id as alight_call_id, ac.fare_share_bp as alight_bp, ac.arrival_at
     from trip_stop_calls bc, trip_stop_calls ac
     where bc.trip_id = p.trip_id and bc.sequence = p.board_seq and ac.trip_id = p.trip_id and ac.sequence = p.alight_seq
+      and ac.fare_share_bp > bc.fare_share_bp
     offset 0) k
   cross join lateral (select t.seats_total - ${takenSeatsSql('p.trip_id', 'p.board_seq', 'p.alight_seq')} as free_seats offset 0) f
   where f.free_seats >= ${passengers}
@@ -229,7 +232,7 @@ second_leg as materialized (
     select ${call('bc', 'board')}, bc.departure_at, bc.stop_id as board_stop_id, bc.city_id as board_city_id
     from trip_stop_calls bc
     where bc.trip_id = a.trip_id and bc.sequence < a.alight_seq and bc.departure_at >= w.first_at and bc.departure_at <= w.last_at
-      and bc.city_id <> all (${endCities}) and bc.stop_id <> all (${HIDDEN_STOPS})
+      and bc.fare_share_bp < a.alight_bp and bc.city_id <> all (${endCities}) and bc.stop_id <> all (${HIDDEN_STOPS})
     offset 0) k
 ),
 connection_candidate as (
@@ -273,7 +276,7 @@ connection as (
   join connection_candidate cc on cc.l1_trip_id = p.l1_trip_id and cc.l2_trip_id = p.l2_trip_id
   cross join lateral (
     select bc.id as board_call_id, bc.fare_share_bp as board_bp from trip_stop_calls bc
-    where bc.trip_id = cc.l1_trip_id and bc.sequence = cc.l1_board_seq offset 0) b1
+    where bc.trip_id = cc.l1_trip_id and bc.sequence = cc.l1_board_seq and bc.fare_share_bp < cc.l1_alight_bp offset 0) b1
   cross join lateral (select p.l1_seats_total - ${takenSeatsSql('cc.l1_trip_id', 'cc.l1_board_seq', 'cc.l1_alight_seq')} as free_seats offset 0) f1
   cross join lateral (select p.l2_seats_total - ${takenSeatsSql('cc.l2_trip_id', 'cc.l2_board_seq', 'cc.l2_alight_seq')} as free_seats offset 0) f2
   where f1.free_seats >= ${passengers} and f2.free_seats >= ${passengers}

@@ -135,9 +135,10 @@ function toTripSearchResult(row: TripSearchRow): TripSearchResult {
 /**
  * Legacy trip search: direct trips of companies in scope that call in the origin city on the
  * given Damascus date (boarding at the first public call there, still in the future) and later
- * in the destination city (alighting at the first public call there), with at least `passengers`
- * seats free on that segment. The pickup location is the trip's pickup stop when the traveller
- * boards in that stop's city, otherwise the boarding stop itself.
+ * in the destination city (alighting at the first public call there with a higher fare share: a
+ * segment priced at nothing is not sold), with at least `passengers` seats free on that segment.
+ * The pickup location is the trip's pickup stop when the traveller boards in that stop's city,
+ * otherwise the boarding stop itself.
  */
 export async function searchTrips(db: Database, search: TripSearch): Promise<TripSearchResult[]> {
   const dayStart = damascusDayStart(search.date);
@@ -150,7 +151,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
   ];
   const rows = await db.query<TripSearchRow>(
     `with boarding as (
-       select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence
+       select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence, sc.fare_share_bp
        from trip_stop_calls sc
        join stops s on s.id = sc.stop_id
        where sc.city_id = $1 and sc.departure_at >= $3 and sc.departure_at < $4 and sc.departure_at > now()
@@ -169,7 +170,8 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
        join companies c on c.id = t.company_id
        join lateral (
          select sc.id from trip_stop_calls sc join stops s on s.id = sc.stop_id
-         where sc.trip_id = b.trip_id and sc.city_id = $2 and sc.sequence > b.sequence and ${publicStopSql('s')}
+         where sc.trip_id = b.trip_id and sc.city_id = $2 and sc.sequence > b.sequence
+           and sc.fare_share_bp > b.fare_share_bp and ${publicStopSql('s')}
          order by sc.sequence limit 1
        ) alighting on true
        join trip_stop_calls bsc on bsc.id = b.id
@@ -228,7 +230,11 @@ function toTripDetail(row: TripDetailRow, calls: StopIdentityRow<'call'>[]): Tri
   };
 }
 
-/** One trip with its public stop calls, or null when it does not exist or lies outside the scope. */
+/**
+ * One trip with its public stop calls, or null when it does not exist or lies outside the scope.
+ * Its free seats are those over the whole trip, none once it can no longer be booked (the seat
+ * lock's test: a bookable status and a first call still ahead).
+ */
 export async function findTripDetail(
   db: Database,
   scope: InventoryScope,
@@ -237,7 +243,10 @@ export async function findTripDetail(
   const params: unknown[] = [tripId];
   const [row] = await db.query<TripDetailRow>(
     `select ${tripColumns}, t.departure_at, t.arrival_at,
-            t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')} as available_seats,
+            case when ${BOOKABLE_TRIP_SQL}
+                  and (select f.departure_at from trip_stop_calls f where f.trip_id = t.id order by f.sequence limit 1) > now()
+                 then t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')}
+                 else 0 end as available_seats,
             ${ROUTE_CITY_COLUMNS},
             ${PICKUP_COLUMNS}
      from trips t
@@ -300,12 +309,16 @@ interface SeatMapCall {
   sequence: number;
   fare_share_bp: number;
   public: boolean;
+  /** Departs after now: boarding here can still be booked. */
+  upcoming: boolean;
 }
 
 /**
- * The seat map of a trip for the segment from one stop call to a later one (default: the whole
- * trip), drawn from the bus's active valid layout. A seat is available when no live allocation
- * overlaps the segment and the trip can still be booked.
+ * The seat map of a trip for the segment from one stop call to a later one with a higher fare
+ * share (default: the whole trip), drawn from the bus's active valid layout. A seat is available
+ * when no live allocation overlaps the segment and the trip can still be booked from the boarding
+ * call: a bookable status and a boarding call that departs after now, as a seat lock or a quote
+ * requires.
  */
 export async function tripSeatMap(
   db: Database,
@@ -323,7 +336,7 @@ export async function tripSeatMap(
   if (!trip) return { outcome: 'TRIP_NOT_FOUND' };
 
   const calls = await db.query<SeatMapCall>(
-    `select sc.id, sc.sequence, sc.fare_share_bp, ${publicStopSql('s')} as public
+    `select sc.id, sc.sequence, sc.fare_share_bp, ${publicStopSql('s')} as public, sc.departure_at > now() as upcoming
      from trip_stop_calls sc join stops s on s.id = sc.stop_id
      where sc.trip_id = $1 order by sc.sequence`,
     [tripId],
@@ -344,7 +357,7 @@ export async function tripSeatMap(
     [tripId, board.sequence, alight.sequence],
   );
   const takenIds = new Set(taken.map((row) => row.seat_id));
-  const bookable = isBookableStatus(trip.status);
+  const bookable = isBookableStatus(trip.status) && board.upcoming;
   const fares = { priceBase: Number(trip.price_base), priceVip: money(trip.price_vip) };
   const seats = layoutSeats(layout.document).map((seat) => ({
     seat_id: seat.seatId,
@@ -368,7 +381,10 @@ export async function tripSeatMap(
   };
 }
 
-/** Board and alight calls of a segment: both must be public calls of the trip, board first. */
+/**
+ * Board and alight calls of a segment: both must be public calls of the trip, board first, with a
+ * fare between them (calls priced alike, stored before routes refused them, sell nothing).
+ */
 function chooseSegment(
   calls: SeatMapCall[],
   segment: { boardStopCallId?: string; alightStopCallId?: string },
@@ -381,5 +397,7 @@ function chooseSegment(
   if (!alight) return { reason: 'alight_stop_call_id is not a stop call of this trip' };
   if (alight.sequence <= board.sequence)
     return { reason: 'alight_stop_call_id must come after board_stop_call_id' };
+  if (alight.fare_share_bp <= board.fare_share_bp)
+    return { reason: 'this trip sells no fare between these stop calls' };
   return { board, alight };
 }

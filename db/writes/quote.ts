@@ -277,7 +277,8 @@ async function loadQuoteLegs(
 
 /**
  * The legs once each passed its checks, or the first reason one cannot be quoted: leg by leg
- * (stop ids, trip, calls on the trip, direction, public stops, bookable trip), then their chaining.
+ * (stop ids, trip, calls on the trip, direction, public stops, a fare between them, bookable
+ * trip), then their chaining.
  */
 function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: ResolvedLeg[] } | QuoteOutcome {
   const legs: ResolvedLeg[] = [];
@@ -317,6 +318,15 @@ function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: Reso
         400,
         'STOP_CALL_NOT_BOOKABLE',
         'Travellers cannot board or alight at this stop',
+        details,
+      );
+    }
+    // Calls priced alike (stored before routes refused equal fare shares) sell nothing between them.
+    if (row.alight_bp <= row.board_bp) {
+      return refused(
+        400,
+        'STOP_CALL_NOT_BOOKABLE',
+        'This trip sells no fare between these stop calls',
         details,
       );
     }

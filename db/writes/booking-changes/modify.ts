@@ -64,7 +64,8 @@ interface TargetTrip {
 /**
  * The new trip in the caller's inventory scope (else 404 TRIP_NOT_FOUND), with the stop calls the
  * moved leg uses: the first call in the booking's boarding city and the next call after it in
- * its alighting city (for a POST /bookings booking, the trip's first and last calls).
+ * its alighting city with a higher fare share, so the leg has a fare (for a POST /bookings
+ * booking, the trip's first and last calls).
  */
 async function readTarget(
   client: PoolClient,
@@ -83,7 +84,8 @@ async function readTarget(
      left join lateral (select id, sequence, fare_share_bp, departure_at from trip_stop_calls
                         where trip_id = t.id and city_id = $2 order by sequence limit 1) b on true
      left join lateral (select id, sequence, fare_share_bp from trip_stop_calls
-                        where trip_id = t.id and city_id = $3 and sequence > b.sequence order by sequence limit 1) a on true
+                        where trip_id = t.id and city_id = $3 and sequence > b.sequence and fare_share_bp > b.fare_share_bp
+                        order by sequence limit 1) a on true
      where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
     params,
   );

@@ -225,6 +225,20 @@ describe('PATCH /bookings/{id} (modify)', () => {
     await expectRefused(caller, booking.id, moveTo(sameRoute.tripId, ['1', '99']), 422, 'SEAT_NOT_FOUND');
   });
 
+  it("refuses a trip that sells nothing between the booking's cities (equal fare shares stored before routes refused them) with 422", async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1', '2'] });
+    const unsold = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    await app.db.query(`update trip_stop_calls set fare_share_bp = 0 where trip_id = $1`, [unsold.tripId]);
+    await expectRefused(
+      caller,
+      booking.id,
+      moveTo(unsold.tripId, ['1', '2']),
+      422,
+      'MODIFICATION_CHANGES_ROUTE',
+    );
+  });
+
   it('refuses a seat another booking holds with 409 SEAT_OCCUPIED', async () => {
     const caller = await mobileTraveller(app);
     const { trip, booking } = await booked(app, caller, { seats: ['1'] });

@@ -366,6 +366,27 @@ describe('POST /journeys/quote', () => {
       );
     });
 
+    it('a leg between two calls of the same fare share (stored before routes refused them)', async () => {
+      const { world, body } = await corridorQuote(app);
+      const [, call1, call2] = world.trip.stopCallIds;
+      await app.db.query(`update trip_stop_calls set fare_share_bp = 5000 where id = any ($1::uuid[])`, [
+        [call1, call2],
+      ]);
+      const leg = { board_stop_call_id: call1!, alight_stop_call_id: call2! };
+      await refused(withLeg(body, leg), 400, 'STOP_CALL_NOT_BOOKABLE');
+      const response = await quote(app, { ...withLeg(body, leg), idempotency_key: newKey() });
+      expect(response.body).toMatchObject({
+        message: 'This trip sells no fare between these stop calls',
+        details: { leg_sequence: 1 },
+      });
+      const priced = await quote(app, {
+        ...withLeg(body, { alight_stop_call_id: call2! }),
+        idempotency_key: newKey(),
+      });
+      expect(priced.status, priced.text).toBe(200);
+      expect(priced.body.data.legs[0].unit_price).toBe(5_000);
+    });
+
     it('a trip that can no longer be booked', async () => {
       const world = await createCorridor(app.db, { date: futureDay(3) });
       await app.db.query(`update trips set status = 'CANCELLED' where id = $1`, [world.trip.id]);

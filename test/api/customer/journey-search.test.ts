@@ -451,6 +451,93 @@ describe('POST /journeys/search', () => {
     });
   });
 
+  describe('a leg between two calls of the same fare share (stored before routes refused them)', () => {
+    /**
+     * A → B → C → D whose calls in B and C share half the fare each (B to C costs nothing), an
+     * earlier trip E → B of another company and a later one C → F: a connection may use either.
+     */
+    async function equalShares() {
+      const date = futureDay(9);
+      const city = () => createCity(app.db);
+      const [a, b, c, d, e, f] = await Promise.all([city(), city(), city(), city(), city(), city()]);
+      const [aStop, bStop, cStop, dStop, eStop, fStop] = await Promise.all(
+        [a, b, c, d, e, f].map((city) => createStop(app.db, city.id)),
+      );
+      const main = await operator(app.db);
+      const feeder = await operator(app.db);
+      const trip = await createTrip(app.db, {
+        companyId: main.company.id,
+        busId: main.bus.id,
+        departAt: atDamascus(date, '08:00'),
+        calls: [
+          { stop: aStop!, at: 0 },
+          { stop: bStop!, at: 60, dwell: 5 },
+          { stop: cStop!, at: 120, dwell: 5 },
+          { stop: dStop!, at: 180 },
+        ],
+      });
+      await app.db.query(`update trip_stop_calls set fare_share_bp = 5000 where id = any ($1::uuid[])`, [
+        trip.stopCallIds.slice(1, 3),
+      ]);
+      const into = await createTrip(app.db, {
+        companyId: feeder.company.id,
+        busId: feeder.bus.id,
+        departAt: atDamascus(date, '07:00'),
+        calls: [
+          { stop: eStop!, at: 0 },
+          { stop: bStop!, at: 90 },
+        ],
+      });
+      const onward = await createTrip(app.db, {
+        companyId: feeder.company.id,
+        busId: feeder.bus.id,
+        departAt: atDamascus(date, '10:40'),
+        calls: [
+          { stop: cStop!, at: 0 },
+          { stop: fStop!, at: 60 },
+        ],
+      });
+      const between = (from: { id: string }, to: { id: string }) =>
+        search(app, {
+          origin_city_id: from.id,
+          destination_city_id: to.id,
+          departure_date: date,
+          passengers: 1,
+        });
+      return { a, b, c, d, e, f, trip, into, onward, between };
+    }
+
+    it('is not offered direct, and the trip is still offered on the legs that cost something', async () => {
+      const world = await equalShares();
+      const unsold = await world.between(world.b, world.c);
+      expect(unsold.status, unsold.text).toBe(200);
+      expect(journeysOf(unsold)).toEqual([]);
+      for (const [from, to] of [
+        [world.a, world.c],
+        [world.b, world.d],
+      ] as const) {
+        const response = await world.between(from, to);
+        expect(tripsOf(response)).toEqual([[world.trip.id]]);
+        expect(journeysOf(response)[0]!.legs[0]).toMatchObject({ price: 5_000, price_vip: 7_500 });
+      }
+    });
+
+    it('is not offered as either leg of a connection', async () => {
+      const world = await equalShares();
+      for (const [from, to] of [
+        [world.e, world.c],
+        [world.b, world.f],
+      ] as const) {
+        const response = await world.between(from, to);
+        expect(response.status, response.text).toBe(200);
+        expect(journeysOf(response)).toEqual([]);
+      }
+      // The same trips connect on the legs that cost something.
+      expect(tripsOf(await world.between(world.e, world.d))).toEqual([[world.into.id, world.trip.id]]);
+      expect(tripsOf(await world.between(world.a, world.f))).toEqual([[world.trip.id, world.onward.id]]);
+    });
+  });
+
   it('hides departed, cancelled and already-left trips', async () => {
     const { from, to, fromStop, toStop } = await cityPair(app.db);
     const { company, bus } = await operator(app.db);

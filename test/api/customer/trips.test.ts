@@ -71,6 +71,32 @@ async function stopRow(db: Database, stopId: string) {
 
 const tripIds = (body: { data: TripResult[] }) => body.data.map((trip) => trip.id);
 
+/**
+ * A trip through four cities whose two middle calls have the same fare share, as routes saved
+ * before the dashboard refused equal shares left them: the leg between those calls costs nothing.
+ */
+async function tripWithEqualShares(db: Database, date: string) {
+  const cities = await Promise.all(Array.from({ length: 4 }, () => createCity(db)));
+  const stops = await Promise.all(cities.map((city) => createStop(db, city.id)));
+  const company = await createCompany(db);
+  const bus = await createBus(db, company.id);
+  const trip = await createTrip(db, {
+    companyId: company.id,
+    busId: bus.id,
+    departAt: atDamascus(date, '08:00'),
+    calls: [
+      { stop: stops[0]!, at: 0 },
+      { stop: stops[1]!, at: 60, dwell: 5 },
+      { stop: stops[2]!, at: 120, dwell: 5 },
+      { stop: stops[3]!, at: 180 },
+    ],
+  });
+  await db.query(`update trip_stop_calls set fare_share_bp = 5000 where id = any ($1::uuid[])`, [
+    trip.stopCallIds.slice(1, 3),
+  ]);
+  return { trip, cities };
+}
+
 describe('GET /trips (legacy search)', () => {
   const app = useTestApp();
   let corridor: Awaited<ReturnType<typeof createCorridor>>;
@@ -272,6 +298,29 @@ describe('GET /trips (legacy search)', () => {
     }
   });
 
+  it('does not offer a segment whose two calls have the same fare share, and prices the others from the stored shares', async () => {
+    const { trip, cities } = await tripWithEqualShares(app.db, corridor.date);
+    const [a, b, c, d] = cities.map((city) => city.id);
+    const between = (from: string, to: string) => app.request(`/api/trips?from=${from}&to=${to}&${query}`);
+    const unsold = await between(b!, c!);
+    expect(unsold.status, unsold.text).toBe(200);
+    expect(unsold.body.data).toEqual([]);
+    for (const [from, to, board, alight] of [
+      [a!, c!, 0, 2],
+      [b!, d!, 1, 3],
+    ] as const) {
+      const [found, ...others] = (await between(from, to)).body.data as TripResult[];
+      expect(others).toEqual([]);
+      expect(found).toMatchObject({
+        id: trip.id,
+        board_stop_call_id: trip.stopCallIds[board],
+        alight_stop_call_id: trip.stopCallIds[alight],
+        price: 5_000,
+        price_vip: 7_500,
+      });
+    }
+  });
+
   it('refuses unknown parameters, conflicting aliases, missing and malformed values with 400', async () => {
     const { origin, destination } = corridor;
     const cases: [string, string][] = [
@@ -426,6 +475,27 @@ describe('GET /trips/{id}', () => {
     });
     const res = await app.request(`/api/trips/${other.trip.id}`);
     expect(res.body.data.available_seats).toBe(39);
+  });
+
+  it('reports no free seat on a trip that can no longer be booked: cancelled, or left its first stop', async () => {
+    const cancelled = await createCorridor(app.db);
+    await app.db.query(`update trips set status = 'CANCELLED' where id = $1`, [cancelled.trip.id]);
+    // Still SCHEDULED (nobody sent DEPART yet), but it left an hour ago.
+    const departed = await createTrip(app.db, {
+      companyId: cancelled.company.id,
+      busId: cancelled.bus.id,
+      departAt: new Date(Date.now() - 60 * 60_000),
+      calls: [
+        { stop: cancelled.originStop, at: 0 },
+        { stop: cancelled.destinationStop, at: 180 },
+      ],
+    });
+    for (const tripId of [cancelled.trip.id, departed.id]) {
+      const res = await app.request(`/api/trips/${tripId}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ total_seats: 40, available_seats: 0 });
+      expect(res.body.data.trip.available_seats).toBe(0);
+    }
   });
 
   it('answers a trip of another inventory scope exactly like one that does not exist', async () => {
@@ -606,6 +676,58 @@ describe('GET /trips/{id}/seats', () => {
       `/api/trips/${corridor.trip.id}/seats?board_stop_call_id=${call2}&alight_stop_call_id=${call0}`,
     );
     expect(reversed.body.errorCode).toBe('INVALID_SEGMENT');
+  });
+
+  it('refuses a segment whose two calls have the same fare share like any segment it does not sell (400 INVALID_SEGMENT)', async () => {
+    const { trip } = await tripWithEqualShares(app.db, corridor.date);
+    const [call0, call1, call2, call3] = trip.stopCallIds;
+    const segment = (board: string, alight: string) =>
+      `/api/trips/${trip.id}/seats?board_stop_call_id=${board}&alight_stop_call_id=${alight}`;
+    const unsold = await app.request(segment(call1!, call2!));
+    expect([unsold.status, unsold.body.errorCode], unsold.text).toEqual([400, 'INVALID_SEGMENT']);
+    for (const [board, alight] of [
+      [call0!, call2!],
+      [call1!, call3!],
+      [call0!, call1!],
+    ] as const) {
+      const res = await app.request(segment(board, alight));
+      expect(res.status, res.text).toBe(200);
+      expect(seat(res.body.data.seats, 'd1-r1-c5').price).toBe(5_000);
+    }
+  });
+
+  it('shows no seat available when its boarding call has left, though the trip is still SCHEDULED', async () => {
+    // It left its first stop an hour ago and reaches the second in an hour; nobody sent DEPART.
+    const trip = await createTrip(app.db, {
+      companyId: corridor.company.id,
+      busId: corridor.bus.id,
+      departAt: new Date(Date.now() - 60 * 60_000),
+      calls: [
+        { stop: corridor.originStop, at: 0 },
+        { stop: corridor.destinationStop, at: 120 },
+        { stop: corridor.destinationStop2, at: 240 },
+      ],
+    });
+    const traveller = await app.signIn();
+    const lock = await app.request('/api/seat-locks', {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+      json: { trip_id: trip.id, seat_numbers: ['1'] },
+    });
+    expect([lock.status, lock.body.errorCode]).toEqual([409, 'TRIP_NOT_BOOKABLE']);
+
+    const whole = await seatsOf(trip.id);
+    expect(whole.summary).toEqual({ total: 40, available: 0 });
+    expect(whole.seats.every((entry) => !entry.available)).toBe(true);
+    const [, call1, call2] = trip.stopCallIds;
+    const ahead = await seatsOf(trip.id, `?board_stop_call_id=${call1}&alight_stop_call_id=${call2}`);
+    expect(ahead.summary).toEqual({ total: 40, available: 40 });
+  });
+
+  it('shows no seat available on a cancelled trip', async () => {
+    const cancelled = await createCorridor(app.db);
+    await app.db.query(`update trips set status = 'CANCELLED' where id = $1`, [cancelled.trip.id]);
+    expect((await seatsOf(cancelled.trip.id)).summary).toEqual({ total: 40, available: 0 });
   });
 
   it('answers 409 LAYOUT_NOT_AVAILABLE when the bus has no active valid layout', async () => {

@@ -202,6 +202,36 @@ describe('network: cities, routes and pickup locations', () => {
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });
 
+    it('refuses a stop priced the same as the one before (FARE_SHARE_INVALID), a lower one staying FARE_SHARE_DECREASES', async () => {
+      // Two cities the company prices alike: the leg between them would cost nothing.
+      const secondStop = await createStop(app.db, (await createCity(app.db)).id);
+      const stops = [
+        { stop_id: world.originStop.id, fare_share_bp: 0 },
+        { stop_id: world.middleStop.id, running_minutes: 60, dwell_minutes: 5, fare_share_bp: 5000 },
+        { stop_id: secondStop.id, running_minutes: 40, dwell_minutes: 5, fare_share_bp: 5000 },
+        { stop_id: world.destinationStop.id, running_minutes: 60, fare_share_bp: 10_000 },
+      ];
+      const before = await planningSnapshot(app.db, world.companyId);
+      const equal = await dashboard(app, owner(), 'POST', '/routes', { stops });
+      expect([equal.status, equal.body.errorCode]).toEqual([400, 'FARE_SHARE_INVALID']);
+      expect(equal.body.details.issues).toEqual([
+        {
+          path: 'stops.2.fare_share_bp',
+          code: 'FARE_SHARE_INVALID',
+          message: 'fare shares rise at every stop',
+        },
+      ]);
+      const lower = stops.map((stop, at) => (at === 2 ? { ...stop, fare_share_bp: 4000 } : stop));
+      const decreasing = await dashboard(app, owner(), 'POST', '/routes', { stops: lower });
+      expect([decreasing.status, decreasing.body.errorCode]).toEqual([400, 'FARE_SHARE_DECREASES']);
+      const lastEqual = stops.map((stop, at) => (at === 2 ? { ...stop, fare_share_bp: 10_000 } : stop));
+      const endsEqual = await dashboard(app, owner(), 'POST', '/routes', { stops: lastEqual });
+      expect(endsEqual.body.details.issues).toContainEqual(
+        expect.objectContaining({ path: 'stops.3.fare_share_bp', code: 'FARE_SHARE_INVALID' }),
+      );
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
     it("keeps the total of the company's routes on a page past the end", async () => {
       const companyId = (await createCompany(app.db)).id;
       const session = await staffSession(app.db, app.config, companyId, 'OWNER');
