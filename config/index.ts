@@ -50,6 +50,8 @@ export const ConfigSchema = z
     SEARCH_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** How long an identical search in the same scope is answered from memory, in seconds; 0 disables. */
     SEARCH_CACHE_SECONDS: wholeNumber({ min: 0, max: 60, default: 5 }),
+    /** Memory each API process gives the search micro-cache (answers are 5-40 KB; the oldest go first). */
+    SEARCH_CACHE_MAX_MB: wholeNumber({ min: 1, max: 4096, default: 64 }),
     /** Minimum change time between two legs at the same stop, in minutes. */
     TRANSFER_MIN_SAME_STOP_MINUTES: wholeNumber({ min: 0, default: 20 }),
     /** Minimum change time between two stops of the same city, in minutes. */

@@ -45,12 +45,15 @@ function placeOf(cityId: string | undefined, stopId: string | undefined): Search
  */
 export function journeySearch(
   db: Database,
-  config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS'>,
+  config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS' | 'SEARCH_CACHE_MAX_MB'>,
   /** Moves when a company is suspended or unsuspended: answers made before are not used again. */
   companyStanding: () => Promise<number> = async () => 0,
 ) {
   const transfer = transferSettings(config);
-  const cache = new MicroCache<Buffer>(config.SEARCH_CACHE_SECONDS * 1000);
+  const cache = new MicroCache<Buffer>(config.SEARCH_CACHE_SECONDS * 1000, {
+    maxBytes: config.SEARCH_CACHE_MAX_MB * 1024 * 1024,
+    sizeOf: (answer) => answer.length,
+  });
 
   return async (scope: InventoryScope, body: JourneySearchRequest): Promise<Buffer> => {
     const now = new Date();

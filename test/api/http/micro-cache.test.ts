@@ -63,6 +63,33 @@ describe('MicroCache', () => {
     expect(loader.calls).toBe(2);
   });
 
+  it('holds at most maxBytes of answers, the oldest going first; one larger than the budget is not kept', async () => {
+    const cache = new MicroCache<string>(60_000, { maxBytes: 10, sizeOf: (value) => value.length });
+    for (const key of ['a', 'b', 'c', 'd']) await cache.get(key, async () => `${key}-val`);
+    // Four answers of 5 bytes in a budget of 10: the two oldest made way.
+    expect({ size: cache.size, bytes: cache.heldBytes }).toEqual({ size: 2, bytes: 10 });
+    const loader = counter('a');
+    expect(await cache.get('a', loader.load)).toBe('a#1');
+    expect(await cache.get('d', async () => 'reloaded')).toBe('d-val');
+    expect(await cache.get('huge', async () => 'x'.repeat(11))).toBe('x'.repeat(11));
+    expect(await cache.get('huge', async () => 'again')).toBe('again');
+    expect(cache.heldBytes).toBeLessThanOrEqual(10);
+  });
+
+  it('drops answers too old even to serve stale when it stores a new one, whatever room is left', async () => {
+    const cache = new MicroCache<string>(10, { sizeOf: (value) => value.length });
+    for (let index = 0; index < 50; index += 1) await cache.get(`old-${index}`, async () => 'stale');
+    await sleep(30);
+    await cache.get('new', async () => 'fresh');
+    expect({ size: cache.size, bytes: cache.heldBytes }).toEqual({ size: 1, bytes: 5 });
+  });
+
+  it('keeps at most maxEntries answers', async () => {
+    const cache = new MicroCache<string>(60_000, { maxEntries: 3 });
+    for (let index = 0; index < 10; index += 1) await cache.get(`k${index}`, async () => 'v');
+    expect(cache.size).toBe(3);
+  });
+
   it('says whether it keeps answers: a lifetime of 0 turns it off', () => {
     expect(new MicroCache<string>(0).enabled).toBe(false);
     expect(new MicroCache<string>(1_000).enabled).toBe(true);
