@@ -5,8 +5,10 @@ import {
   ADMIN_ROLES,
   effectivePermissions,
   missingPermissions,
+  PERMISSIONS_NEEDING_SECOND_FACTOR,
   refuseAdminChange,
   ROLE_PERMISSIONS,
+  secondFactorMandatory,
   type AdminAccess,
   type AdminRole,
 } from './permissions.js';
@@ -53,6 +55,37 @@ describe('administration roles', () => {
   });
 });
 
+describe('who must sign in with a second factor', () => {
+  const account = (role: AdminRole, grantedPermissions: string[] = [], totpRequired = false) => ({
+    role,
+    grantedPermissions,
+    totpRequired,
+  });
+
+  it('in production, whoever holds a permission that changes other accounts or the platform, by role or by grant', () => {
+    expect(PERMISSIONS_NEEDING_SECOND_FACTOR).toEqual([
+      'companies.manage',
+      'admins.manage',
+      'flags.manage',
+      'maintenance.manage',
+    ]);
+    const mandatory = ADMIN_ROLES.filter((role) => secondFactorMandatory(account(role), true));
+    expect(mandatory).toEqual(['SUPER_ADMIN', 'ADMIN']);
+    for (const permission of PERMISSIONS_NEEDING_SECOND_FACTOR) {
+      expect(secondFactorMandatory(account('SUPPORT', [permission]), true), permission).toBe(true);
+    }
+    expect(secondFactorMandatory(account('SUPPORT', [...ADMIN_PERMISSIONS]), true)).toBe(true);
+    const reading = ['audit.view', 'admins.view', 'analytics.view', 'waitlist.view'];
+    expect(secondFactorMandatory(account('SUPPORT', reading), true)).toBe(false);
+  });
+
+  it("elsewhere only when the account's own flag says so", () => {
+    expect(secondFactorMandatory(account('SUPER_ADMIN'), false)).toBe(false);
+    expect(secondFactorMandatory(account('ANALYST', [], true), false)).toBe(true);
+    expect(secondFactorMandatory(account('ANALYST', [], true), true)).toBe(true);
+  });
+});
+
 describe('who may create or change an administrator', () => {
   const superAdmin = { adminId: 'super', permissions: effectivePermissions('SUPER_ADMIN', []) };
   const teamLead = {
@@ -72,17 +105,28 @@ describe('who may create or change an administrator', () => {
   });
 
   it('lets a holder of every permission create any account', () => {
-    expect(refuseAdminChange({ actor: superAdmin, target: null, next: access('SUPER_ADMIN') })).toBeNull();
+    expect(
+      refuseAdminChange({ production: false, actor: superAdmin, target: null, next: access('SUPER_ADMIN') }),
+    ).toBeNull();
   });
 
   it('refuses handing out a permission the actor lacks, naming it', () => {
-    expect(refuseAdminChange({ actor: teamLead, target: null, next: access('SUPPORT') })).toBeNull();
-    expect(refuseAdminChange({ actor: teamLead, target: null, next: access('ANALYST') })).toEqual({
+    expect(
+      refuseAdminChange({ production: false, actor: teamLead, target: null, next: access('SUPPORT') }),
+    ).toBeNull();
+    expect(
+      refuseAdminChange({ production: false, actor: teamLead, target: null, next: access('ANALYST') }),
+    ).toEqual({
       errorCode: 'PERMISSION_DENIED',
       permission: 'analytics.view',
     });
     expect(
-      refuseAdminChange({ actor: teamLead, target: null, next: access('SUPPORT', ['audit.view']) }),
+      refuseAdminChange({
+        production: false,
+        actor: teamLead,
+        target: null,
+        next: access('SUPPORT', ['audit.view']),
+      }),
     ).toEqual({
       errorCode: 'PERMISSION_DENIED',
       permission: 'audit.view',
@@ -91,7 +135,9 @@ describe('who may create or change an administrator', () => {
 
   it('refuses changing an account that holds a permission the actor lacks, even to lower it', () => {
     const target = { adminId: 'other', ...access('ADMIN') };
-    expect(refuseAdminChange({ actor: teamLead, target, next: access('SUPPORT') })).toEqual({
+    expect(
+      refuseAdminChange({ production: false, actor: teamLead, target, next: access('SUPPORT') }),
+    ).toEqual({
       errorCode: 'PERMISSION_DENIED',
       permission: 'companies.manage',
     });
@@ -99,7 +145,8 @@ describe('who may create or change an administrator', () => {
 
   it("refuses locking oneself out or lifting one's own second-factor requirement", () => {
     const self = { adminId: 'super', ...access('SUPER_ADMIN', [], { totpRequired: true }) };
-    const refuse = (next: AdminAccess) => refuseAdminChange({ actor: superAdmin, target: self, next });
+    const refuse = (next: AdminAccess) =>
+      refuseAdminChange({ production: false, actor: superAdmin, target: self, next });
     expect(refuse(access('ADMIN', [], { totpRequired: true }))).toEqual({
       errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED',
       field: 'permissions',
@@ -116,6 +163,50 @@ describe('who may create or change an administrator', () => {
   });
 });
 
+describe("dropping a permission of one's own", () => {
+  const superAdmin = { adminId: 'super', permissions: effectivePermissions('SUPER_ADMIN', []) };
+  const self = {
+    adminId: 'super',
+    role: 'SUPER_ADMIN',
+    grantedPermissions: [],
+    status: 'ACTIVE',
+    totpRequired: false,
+  } as const;
+  const demoted: AdminAccess = { ...self, role: 'SUPPORT', grantedPermissions: ['admins.manage'] };
+  const change = { production: false, actor: superAdmin, target: self, next: demoted };
+
+  it('is refused unless another active account could give it back, naming the first such permission', () => {
+    const lost = { errorCode: 'LAST_PERMISSION_GRANTOR', permission: 'companies.manage' };
+    expect(refuseAdminChange({ ...change, others: [] })).toEqual(lost);
+    // Holding the permission is not enough: giving it back needs admins.manage and all that is kept.
+    expect(refuseAdminChange({ ...change, others: [ROLE_PERMISSIONS.ADMIN] })).toEqual(lost);
+    const grantor = effectivePermissions('SUPPORT', ['admins.manage', 'companies.manage']);
+    expect(refuseAdminChange({ ...change, others: [ROLE_PERMISSIONS.ADMIN, grantor] })).toEqual({
+      errorCode: 'LAST_PERMISSION_GRANTOR',
+      permission: 'admins.view',
+    });
+    expect(refuseAdminChange({ ...change, others: [ROLE_PERMISSIONS.SUPER_ADMIN] })).toBeNull();
+    // Not knowing who else holds what, nothing may be dropped.
+    expect(refuseAdminChange(change)).toEqual(lost);
+  });
+
+  it('is no concern when changing someone else, or when nothing is dropped', () => {
+    const other = { ...self, adminId: 'other' };
+    expect(refuseAdminChange({ ...change, target: other })).toBeNull();
+    const relabelled: AdminAccess = { ...self, role: 'SUPPORT', grantedPermissions: [...ADMIN_PERMISSIONS] };
+    expect(refuseAdminChange({ ...change, production: true, next: relabelled, others: [] })).toBeNull();
+  });
+
+  it('is 409 LAST_PERMISSION_GRANTOR naming the permission', () => {
+    const refusal = adminChangeRefusal(change);
+    expect([refusal?.status, refusal?.errorCode, refusal?.details]).toEqual([
+      409,
+      'LAST_PERMISSION_GRANTOR',
+      { permission: 'companies.manage' },
+    ]);
+  });
+});
+
 describe('the refusal an administrator gets for a change', () => {
   const actor = { adminId: 'lead', permissions: effectivePermissions('SUPPORT', ['admins.manage']) };
   const next = (role: AdminRole, change: Partial<AdminAccess> = {}): AdminAccess => ({
@@ -127,7 +218,7 @@ describe('the refusal an administrator gets for a change', () => {
   });
 
   it('is 403 PERMISSION_DENIED naming the permission the actor lacks', () => {
-    const refusal = adminChangeRefusal({ actor, target: null, next: next('ANALYST') });
+    const refusal = adminChangeRefusal({ production: false, actor, target: null, next: next('ANALYST') });
     expect([refusal?.status, refusal?.errorCode, refusal?.details]).toEqual([
       403,
       'PERMISSION_DENIED',
@@ -137,7 +228,7 @@ describe('the refusal an administrator gets for a change', () => {
 
   it('is 409 OWN_ACCOUNT_CHANGE_REFUSED naming the field', () => {
     const target = { adminId: 'lead', ...next('SUPPORT', { grantedPermissions: ['admins.manage'] }) };
-    const refusal = adminChangeRefusal({ actor, target, next: next('SUPPORT') });
+    const refusal = adminChangeRefusal({ production: false, actor, target, next: next('SUPPORT') });
     expect([refusal?.status, refusal?.errorCode, refusal?.details]).toEqual([
       409,
       'OWN_ACCOUNT_CHANGE_REFUSED',
@@ -146,6 +237,6 @@ describe('the refusal an administrator gets for a change', () => {
   });
 
   it('is null for an allowed change', () => {
-    expect(adminChangeRefusal({ actor, target: null, next: next('SUPPORT') })).toBeNull();
+    expect(adminChangeRefusal({ production: false, actor, target: null, next: next('SUPPORT') })).toBeNull();
   });
 });

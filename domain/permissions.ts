@@ -27,18 +27,34 @@ export const ADMIN_ROLES = ['SUPER_ADMIN', 'ADMIN', 'SUPPORT', 'ANALYST'] as con
 
 export type AdminRole = (typeof ADMIN_ROLES)[number];
 
-/** Roles that may change other accounts or the platform: in production they always need a second factor. */
-const ROLES_NEEDING_SECOND_FACTOR: readonly AdminRole[] = ['SUPER_ADMIN', 'ADMIN'];
+/**
+ * The permissions that change other accounts or the platform: administrators and their access
+ * (admins.manage), companies' standing (companies.manage), feature flags (flags.manage) and
+ * maintenance windows, which refuse writes (maintenance.manage). In production whoever holds one,
+ * by role or by grant, signs in with a second factor: the rule follows the access, not the role's
+ * name, so SUPER_ADMIN and ADMIN always need it and SUPPORT or ANALYST do once granted one of these.
+ * Reading, answering tickets and incident notices are day-to-day support work and need it only
+ * when the account's own flag says so.
+ */
+export const PERMISSIONS_NEEDING_SECOND_FACTOR: readonly AdminPermission[] = [
+  'companies.manage',
+  'admins.manage',
+  'flags.manage',
+  'maintenance.manage',
+];
 
 /**
  * Whether an administrator must sign in with a second factor: the account's own flag, and in
- * production every SUPER_ADMIN and ADMIN whatever the flag says.
+ * production any holder of a permission in PERMISSIONS_NEEDING_SECOND_FACTOR whatever the flag says.
  */
 export function secondFactorMandatory(
-  account: { role: AdminRole; totpRequired: boolean },
+  account: { role: AdminRole; grantedPermissions: readonly string[]; totpRequired: boolean },
   production: boolean,
 ): boolean {
-  return account.totpRequired || (production && ROLES_NEEDING_SECOND_FACTOR.includes(account.role));
+  if (account.totpRequired) return true;
+  if (!production) return false;
+  const held = effectivePermissions(account.role, account.grantedPermissions);
+  return PERMISSIONS_NEEDING_SECOND_FACTOR.some((permission) => held.includes(permission));
 }
 
 export const PERMISSION_DESCRIPTIONS: Record<AdminPermission, string> = {
@@ -108,22 +124,33 @@ export interface AdminAccess {
 
 export type AdminChangeRefusal =
   | { errorCode: 'PERMISSION_DENIED'; permission: AdminPermission }
-  | { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED'; field: 'permissions' | 'status' | 'totpRequired' };
+  | { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED'; field: 'permissions' | 'status' | 'totpRequired' }
+  | { errorCode: 'LAST_PERMISSION_GRANTOR'; permission: AdminPermission };
 
 /**
  * Why an administrator (holding admins.manage) may not create or change an account, or null.
  *   - Nobody hands out a permission they do not hold, and nobody changes an account that holds a
  *     permission they lack: admins.manage alone never leads to more access than one already has.
  *   - Nobody locks themselves out or lowers their own guard: no removing one's own admins.manage,
- *     no disabling oneself, no lifting one's own second-factor requirement.
+ *     no disabling oneself, no lifting one's own second-factor requirement (the flag, or in
+ *     `production` the mandate that comes with the permissions held).
+ *   - Nobody drops a permission of their own that no other ACTIVE account could give back: by the
+ *     first rule that needs one holding the permission and everything the account keeps (admins.manage
+ *     among it). Holding the permission alone is not enough: an ADMIN lacks admins.manage.
  */
 export function refuseAdminChange(change: {
   actor: { adminId: string; permissions: readonly AdminPermission[] };
   /** The account as it is; null when it is being created. */
   target: (AdminAccess & { adminId: string }) | null;
   next: AdminAccess;
+  production: boolean;
+  /**
+   * For a change of one's own account: the permissions of each other ACTIVE account. Left out, it
+   * counts as nobody: the change may then drop nothing.
+   */
+  others?: readonly (readonly AdminPermission[])[];
 }): AdminChangeRefusal | null {
-  const { actor, target, next } = change;
+  const { actor, target, next, production } = change;
   const outranked = (access: AdminAccess) =>
     missingPermissions(effectivePermissions(access.role, access.grantedPermissions), actor.permissions)[0];
   const heldByTarget = target ? outranked(target) : undefined;
@@ -131,12 +158,21 @@ export function refuseAdminChange(change: {
   const handedOut = outranked(next);
   if (handedOut) return { errorCode: 'PERMISSION_DENIED', permission: handedOut };
   if (target?.adminId === actor.adminId) {
-    if (!effectivePermissions(next.role, next.grantedPermissions).includes('admins.manage')) {
+    const kept = effectivePermissions(next.role, next.grantedPermissions);
+    if (!kept.includes('admins.manage'))
       return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'permissions' };
-    }
     if (next.status !== 'ACTIVE') return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'status' };
     if (target.totpRequired && !next.totpRequired)
       return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'totpRequired' };
+    // In production admins.manage, kept above, carries the mandate itself; this holds the rule
+    // should that list ever change.
+    if (secondFactorMandatory(target, production) && !secondFactorMandatory(next, production))
+      return { errorCode: 'OWN_ACCOUNT_CHANGE_REFUSED', field: 'permissions' };
+    const dropped = missingPermissions(effectivePermissions(target.role, target.grantedPermissions), kept);
+    const canGiveBack = (permission: AdminPermission) =>
+      (change.others ?? []).some((held) => missingPermissions([...kept, permission], held).length === 0);
+    const lost = dropped.find((permission) => !canGiveBack(permission));
+    if (lost) return { errorCode: 'LAST_PERMISSION_GRANTOR', permission: lost };
   }
   return null;
 }
@@ -159,6 +195,15 @@ export function adminChangeRefusal(change: Parameters<typeof refuseAdminChange>[
   const refusal = refuseAdminChange(change);
   if (!refusal) return null;
   if (refusal.errorCode === 'PERMISSION_DENIED') return permissionDenied(refusal.permission);
+  if (refusal.errorCode === 'LAST_PERMISSION_GRANTOR') {
+    return new Refusal(
+      409,
+      'LAST_PERMISSION_GRANTOR',
+      `No other active administrator could give ${refusal.permission} back: keep it, or first give another ` +
+        'administrator every permission you hold',
+      { permission: refusal.permission },
+    );
+  }
   return new Refusal(
     409,
     'OWN_ACCOUNT_CHANGE_REFUSED',

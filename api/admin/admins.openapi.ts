@@ -97,7 +97,11 @@ export const docs = taggedOperations(TAGS, {
     summary: "Change an administrator's name, role, permissions, status or second-factor policy",
     description:
       `${MANAGE_RULES} An administrator cannot remove their own admins.manage, disable themselves or lift their own ` +
-      'totpRequired (409 OWN_ACCOUNT_CHANGE_REFUSED with details.field). Disabling ends every session of the account at ' +
+      'second-factor requirement, the totpRequired flag or the one their permissions carry in production (409 ' +
+      'OWN_ACCOUNT_CHANGE_REFUSED with details.field), nor drop a permission of their own that no other ACTIVE ' +
+      'administrator could give back, that is one holding it and every permission they keep (409 ' +
+      'LAST_PERMISSION_GRANTOR with details.permission). ' +
+      'Disabling ends every session of the account at ' +
       'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
       'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
       'each changed field before and after).',

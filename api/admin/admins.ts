@@ -11,7 +11,8 @@ import { createAdministrator, listAdministrators, updateAdministrator } from '..
 import { CreateBody, docs, ListQuery, UpdateBody } from './admins.openapi.js';
 
 /** GET, POST /admins and PATCH /admins/{id}. */
-export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void {
+export function registerAdminsRoutes(surface: Surface, { config, db }: AppContext): void {
+  const policy = { production: config.NODE_ENV === 'production' };
   adminListRoute(surface, docs.adminListAdministrators, '/admins', 'admins.view', {
     query: ListQuery,
     read: (query, audit) => listAdministrators(db, audit, query),
@@ -24,7 +25,7 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
     path: '/admins',
     body: CreateBody,
     handler: async (ctx, { admin, audit }, { body }) => {
-      created(ctx, adminRecord(await createAdministrator(db, admin, audit, body)));
+      created(ctx, adminRecord(await createAdministrator(db, policy, admin, audit, body)));
     },
   });
 
@@ -35,7 +36,7 @@ export function registerAdminsRoutes(surface: Surface, { db }: AppContext): void
     params: IdParams,
     body: UpdateBody,
     handler: async (ctx, { admin, audit }, { params, body }) => {
-      ok(ctx, adminRecord(await updateAdministrator(db, admin, audit, params.id, body)));
+      ok(ctx, adminRecord(await updateAdministrator(db, policy, admin, audit, params.id, body)));
     },
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS_NEEDING_SECOND_FACTOR } from '../../domain/permissions.js';
 import { loginResponses, signOutResponses } from '../auth/password-login.js';
 import { Email } from '../http/schemas.js';
 import { OkResponse, SignedInAdmin } from './schemas.js';
@@ -47,7 +48,9 @@ export const docs = taggedOperations(TAGS, {
       'Path=/admin/api) plus the readable bb_admin_csrf cookie, whose value (also data.csrfToken) every write sends as ' +
       'X-CSRF-Token. A session ends 8 hours after sign-in (ADMIN_SESSION_TTL_HOURS) or after 30 minutes without a request ' +
       '(ADMIN_SESSION_IDLE_MINUTES), at logout, or when the administrator is disabled. When the account requires a second ' +
-      'factor (or has an authenticator set up) the answer says secondFactorRequired and the session is limited to ' +
+      'factor (its totpRequired, or in production any of ' +
+      `${PERMISSIONS_NEEDING_SECOND_FACTOR.join(', ')} held by role or by grant, whatever the role is called) or has an ` +
+      'authenticator set up, the answer says secondFactorRequired and the session is limited to ' +
       'POST /auth/2fa, /security/2fa and POST /auth/logout until a code is given; every other route answers 403 ' +
       'SECOND_FACTOR_REQUIRED. A wrong password, an unknown e-mail and a disabled account all get the same 401 ' +
       'INVALID_CREDENTIALS in the same time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail ' +

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS_NEEDING_SECOND_FACTOR } from '../../domain/permissions.js';
 import { ENROLMENT_TTL_MINUTES, RECOVERY_CODE_COUNT } from '../auth/admin-second-factor.js';
 import { DateTime, RecoveryCode, TotpCode } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
@@ -15,7 +16,9 @@ const StatusResponse = successWith(
   z.object({
     enabled: z.boolean().meta({ description: 'an authenticator is set up and confirmed' }),
     required: z.boolean().meta({
-      description: 'the account must use a second factor (set by an administrator with admins.manage)',
+      description:
+        'the account must use a second factor: its totpRequired (set by an administrator with admins.manage), or in ' +
+        `production any of ${PERMISSIONS_NEEDING_SECOND_FACTOR.join(', ')} held by role or by grant`,
     }),
     confirmedAt: DateTime.nullable(),
     enrolmentExpiresAt: DateTime.nullable().meta({
@@ -30,6 +33,9 @@ const StatusResponse = successWith(
 
 export const EnrolBody = z
   .object({
+    password: z.string().min(1).max(1024).optional().meta({
+      description: "when setting up the first authenticator: the account's password",
+    }),
     code: TotpCode.optional().meta({
       description: 'when replacing an authenticator: a code from the current one',
     }),
@@ -84,10 +90,13 @@ export const docs = taggedOperations(TAGS, {
     description:
       'Creates a new TOTP secret (SHA1, 6 digits, 30 s) and answers it with its otpauth:// URL. It is not used until ' +
       `PATCH /security/2fa confirms it with a code, within ${ENROLMENT_TTL_MINUTES} minutes; until then the authenticator in use ` +
-      'keeps working. With no authenticator yet the body may be empty; an account that must use a second factor and has ' +
-      'none does this right after sign-in. Replacing an authenticator needs a fully signed-in session and {code} from ' +
-      'the current one or a {recoveryCode} (400 SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when ' +
-      'wrong). Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
+      "keeps working. A session alone is not enough: setting up the first authenticator needs the account's {password} " +
+      '(400 SECOND_FACTOR_PROOF_REQUIRED without, 401 INVALID_CREDENTIALS when wrong, recorded as auth.login_failed; the ' +
+      'session stays); an account that must use a second factor and has none does this right after sign-in. Replacing ' +
+      'an authenticator needs a fully signed-in session and {code} from the current one or a {recoveryCode} (400 ' +
+      'SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when wrong). Passwords and codes count in one ' +
+      'limit of 10 attempts per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with POST ' +
+      '/auth/2fa), then 429. Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
     responses: answers(
       201,
       'New secret, waiting for its confirming code',
@@ -110,7 +119,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Remove the authenticator and the recovery codes',
     description:
       'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
-      'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (replace the authenticator instead), ' +
+      'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (GET /security/2fa says required; ' +
+      'replace the authenticator instead), ' +
       'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
     responses: answers(200, 'Second factor removed', RemovedResponse, [400, 401, 403, 409, 429]),
   },

@@ -32,12 +32,13 @@ export function registerSecondFactorRoutes(
   registerRemoveRoute(surface, context, codeAttempt);
 }
 
-function registerStatusRoute(surface: Surface, { db }: AppContext): void {
+function registerStatusRoute(surface: Surface, { config, db }: AppContext): void {
+  const production = config.NODE_ENV === 'production';
   firstFactorRoute(surface, currentAdmin, {
     ...docs.adminSecondFactorStatus,
     method: 'get',
     path: '/security/2fa',
-    handler: async (ctx, admin) => ok(ctx, await secondFactorOverview(db, admin)),
+    handler: async (ctx, admin) => ok(ctx, await secondFactorOverview(db, admin, production)),
   });
 }
 
@@ -49,8 +50,10 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
     body: EnrolBody,
     handler: async (ctx, admin, { body }) => {
       const proof = proofOf(body);
-      if (proof) await limit.consume(ctx, admin.adminId);
-      const started = await startEnrolment({ db, config }, admin, proof, requestOrigin(ctx));
+      // A code and a password are guessed alike: both count in the one attempt limit.
+      if (proof || body.password !== undefined) await limit.consume(ctx, admin.adminId);
+      const enrolment = { proof, password: body.password };
+      const started = await startEnrolment({ db, config }, admin, enrolment, requestOrigin(ctx));
       created(ctx, {
         secret: started.secret,
         otpauthUrl: started.otpauthUrl,
@@ -94,8 +97,8 @@ function registerRemoveRoute(surface: Surface, { config, db }: AppContext, codeA
 }
 
 /** The administrator's second factor as GET /security/2fa shows it, and whether this session still owes it. */
-async function secondFactorOverview(db: Database, admin: AdminPrincipal) {
-  const status = await secondFactorStatus(db, admin.adminId);
+async function secondFactorOverview(db: Database, admin: AdminPrincipal, production: boolean) {
+  const status = await secondFactorStatus(db, admin.adminId, production);
   return { ...status, sessionSecondFactorPending: admin.secondFactorPending };
 }
 

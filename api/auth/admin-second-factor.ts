@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config/index.js';
+import { adminPasswordHash } from '../../db/queries/admins.js';
 import type { Database } from '../../db/orm.js';
-import type { RequestOrigin } from '../../db/writes/audit.js';
+import { ownAccountAudit, recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
 import {
   confirmAuthenticator,
   removeAuthenticator,
@@ -13,6 +14,7 @@ import { base32Encode, otpauthUrl } from '../../domain/totp.js';
 import { Refusal } from '../http/errors.js';
 import { secondFactorRequired, type AdminPrincipal } from './admin-auth.js';
 import type { IssuedAdminSession } from './admin-session.js';
+import { passwordMatches } from './passwords.js';
 import { hashSecret, newSessionSecrets } from './secrets.js';
 
 /**
@@ -93,14 +95,26 @@ export interface StartedEnrolment {
 }
 
 /**
- * Starts setting up an authenticator, or replacing the one in use. Replacing needs a proof from
- * the current one (a signed-in session alone must not be enough to move the second factor to
- * another device). The new secret waits, apart from the one in use, until a code confirms it.
+ * What a session shows before it may start an enrolment: replacing the authenticator in use needs a
+ * proof from it, setting up the first one the account's password.
+ */
+export interface EnrolmentProof {
+  proof: SecondFactorProof | null;
+  password: string | undefined;
+}
+
+/**
+ * Starts setting up an authenticator, or replacing the one in use. A signed-in session alone is
+ * not enough for either: it could be someone else's cookie, and the authenticator confirmed ends
+ * every other session of the account and is then asked for at each sign-in. Replacing needs a
+ * proof from the current authenticator (so it cannot move to another device); setting up the
+ * first one needs the account's password. The new secret waits, apart from the one in use, until
+ * a code confirms it.
  */
 export async function startEnrolment(
   deps: Deps,
   admin: AdminPrincipal,
-  proof: SecondFactorProof | null,
+  { proof, password }: EnrolmentProof,
   origin: RequestOrigin,
 ): Promise<StartedEnrolment> {
   if (admin.totpEnabled && admin.secondFactorPending) throw secondFactorRequired(admin);
@@ -111,6 +125,7 @@ export async function startEnrolment(
       'Replacing the authenticator needs a code from the current one, or a recovery code',
     );
   }
+  if (!admin.totpEnabled) await checkPassword(deps, admin, password, origin);
   const secret = newTotpSecret();
   const started = await startAuthenticatorEnrolment(
     deps.db,
@@ -128,6 +143,34 @@ export async function startEnrolment(
     otpauthUrl: otpauthUrl({ issuer: deps.config.ADMIN_TOTP_ISSUER, accountName: admin.email, secret }),
     expiresAt: unlessRefused(started).expiresAt,
   };
+}
+
+/**
+ * The account's password, before its first authenticator is set up: 400 SECOND_FACTOR_PROOF_REQUIRED
+ * without one, and a wrong one is recorded (auth.login_failed, purpose set_up_authenticator) and
+ * answered 401 INVALID_CREDENTIALS, sign-in's answer to a wrong password.
+ */
+async function checkPassword(
+  deps: Deps,
+  admin: AdminPrincipal,
+  password: string | undefined,
+  origin: RequestOrigin,
+): Promise<void> {
+  if (password === undefined) {
+    throw new Refusal(
+      400,
+      'SECOND_FACTOR_PROOF_REQUIRED',
+      "Setting up the first authenticator needs the account's password",
+    );
+  }
+  const passwordHash = await adminPasswordHash(deps.db, admin.adminId);
+  if (passwordHash && (await passwordMatches(passwordHash, password))) return;
+  await recordAudit(deps.db.pool, {
+    ...ownAccountAudit(admin.adminId, origin),
+    action: 'auth.login_failed',
+    details: { purpose: 'set_up_authenticator' },
+  });
+  throw new Refusal(401, 'INVALID_CREDENTIALS', 'The password is not correct');
 }
 
 export interface ConfirmedEnrolment {
@@ -162,8 +205,8 @@ export async function confirmEnrolment(
 /**
  * Removes the authenticator and the recovery codes, given a current code or a recovery code.
  * Refused (409 SECOND_FACTOR_REQUIRED_BY_POLICY) while the account must use a second factor (its
- * totp_required, or in production its role: secondFactorMandatory): such an account replaces its
- * authenticator instead.
+ * totp_required, or in production the permissions it holds: secondFactorMandatory): such an
+ * account replaces its authenticator instead.
  */
 export async function removeSecondFactor(
   deps: Deps,

@@ -62,8 +62,9 @@ export async function signInAdmin(
       });
     throw invalidCredentials();
   }
+  const access = { ...account, grantedPermissions: account.permissions };
   const secondFactorRequired =
-    secondFactorMandatory(account, deps.config.NODE_ENV === 'production') || account.totpEnabled;
+    secondFactorMandatory(access, deps.config.NODE_ENV === 'production') || account.totpEnabled;
   const secrets = newSessionSecrets();
   const stored = await openAdminSession(
     deps.db,

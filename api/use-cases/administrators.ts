@@ -67,9 +67,15 @@ export interface NewAdministrator {
   totpRequired: boolean;
 }
 
+/** Where the rules of a change depend on it: the second factor is mandatory by permission in production. */
+export interface AdministrationPolicy {
+  production: boolean;
+}
+
 /** Creates an account the actor may hand out (admins.create); 409 ADMIN_EMAIL_TAKEN for a taken address. */
 export async function createAdministrator(
   db: Database,
+  policy: AdministrationPolicy,
   actor: AdminPrincipal,
   audit: AuditActor,
   input: NewAdministrator,
@@ -81,7 +87,7 @@ export async function createAdministrator(
     totpRequired: input.totpRequired,
   };
   const refuseFor = (acting: ActingAdmin) => {
-    const refusal = adminChangeRefusal({ actor: acting, target: null, next: access });
+    const refusal = adminChangeRefusal({ ...policy, actor: acting, target: null, next: access });
     if (refusal) throw refusal;
   };
   // Checked before the slow password hash, and again inside the write with the actor as now.
@@ -111,10 +117,12 @@ export type AdministratorChange = Partial<Omit<AdminChange, 'grantedPermissions'
 
 /**
  * Changes an account (admins.update, each changed field before and after); disabling it ends its
- * sessions at once. 404 ADMIN_NOT_FOUND.
+ * sessions at once. 404 ADMIN_NOT_FOUND; 409 LAST_PERMISSION_GRANTOR when one's own change drops a
+ * permission no other ACTIVE account could give back.
  */
 export async function updateAdministrator(
   db: Database,
+  policy: AdministrationPolicy,
   actor: AdminPrincipal,
   audit: AuditActor,
   adminId: string,
@@ -123,12 +131,14 @@ export async function updateAdministrator(
   const row = await changeAdmin(
     db,
     { actorId: actor.adminId, adminId },
-    (current, account) => {
+    (current, account, others) => {
       const next = changed(current, change);
       const refusal = adminChangeRefusal({
+        ...policy,
         actor: actingNow(account),
         target: { adminId: current.id, ...accessOf(current) },
         next,
+        ...(others && { others: others.map((other) => effectivePermissions(other.role, other.permissions)) }),
       });
       if (refusal) throw refusal;
       return next;

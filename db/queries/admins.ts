@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { AdminRole } from '../../domain/permissions.js';
+import { secondFactorMandatory, type AdminRole } from '../../domain/permissions.js';
 import type { Database } from '../orm.js';
 import { countedPage, tableListing } from './filtered-lists.js';
 
@@ -99,9 +99,18 @@ export async function adminCredentials(db: Database, email: string): Promise<Adm
   return row ? toCredentials(row) : null;
 }
 
+/** The password hash of an account, whatever its status; null when no account has the id. */
+export async function adminPasswordHash(db: Database, adminId: string): Promise<string | null> {
+  const [row] = await db.query<{ password_hash: string }>('select password_hash from admins where id = $1', [
+    adminId,
+  ]);
+  return row?.password_hash ?? null;
+}
+
 /** An administrator's second factor as their own status page shows it. */
 export interface SecondFactorStatus {
   enabled: boolean;
+  /** Whether the account must use one: its flag, or in production its permissions (secondFactorMandatory). */
   required: boolean;
   confirmedAt: string | null;
   enrolmentExpiresAt: string | null;
@@ -109,6 +118,8 @@ export interface SecondFactorStatus {
 }
 
 interface SecondFactorStatusRow {
+  role: AdminRole;
+  permissions: string[];
   totp_required: boolean;
   /** ISO 8601 UTC (formatted in SQL), like the other instants here. */
   confirmed_at: string | null;
@@ -116,24 +127,31 @@ interface SecondFactorStatusRow {
   recovery_codes_left: number;
 }
 
-const toSecondFactorStatus = (row: SecondFactorStatusRow): SecondFactorStatus => ({
+const toSecondFactorStatus = (row: SecondFactorStatusRow, production: boolean): SecondFactorStatus => ({
   enabled: row.confirmed_at !== null,
-  required: row.totp_required,
+  required: secondFactorMandatory(
+    { role: row.role, grantedPermissions: row.permissions, totpRequired: row.totp_required },
+    production,
+  ),
   confirmedAt: row.confirmed_at,
   enrolmentExpiresAt: row.enrolment_expires_at,
   recoveryCodesLeft: row.recovery_codes_left,
 });
 
 /** The second factor of an account; a waiting secret counts only until it expires. */
-export async function secondFactorStatus(db: Database, adminId: string): Promise<SecondFactorStatus> {
+export async function secondFactorStatus(
+  db: Database,
+  adminId: string,
+  production: boolean,
+): Promise<SecondFactorStatus> {
   const [row] = await db.query<SecondFactorStatusRow>(
-    `select totp_required, ${isoUtc('totp_confirmed_at')} as confirmed_at,
+    `select role, permissions, totp_required, ${isoUtc('totp_confirmed_at')} as confirmed_at,
             case when totp_pending_expires_at > now() then ${isoUtc('totp_pending_expires_at')} end as enrolment_expires_at,
             cardinality(recovery_code_hashes) as recovery_codes_left
      from admins where id = $1`,
     [adminId],
   );
-  return toSecondFactorStatus(row!);
+  return toSecondFactorStatus(row!, production);
 }
 
 export interface AuditFilter {

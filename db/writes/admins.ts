@@ -121,21 +121,43 @@ async function lockActorAndTarget(
 }
 
 /**
+ * The other ACTIVE accounts, for a change of one's own account that must leave someone able to give
+ * back what it drops. Changes of one's own account take OWN_CHANGE_LOCK first, so they run one at a
+ * time: the last two who could give a permission back, dropping it at once, would each still see
+ * the other. A change of another account needs no such lock: its actor holds every permission the
+ * account held, and keeps them.
+ */
+async function otherActiveAdmins(sql: Pick<PoolClient, 'query'>, adminId: string): Promise<AdminRow[]> {
+  const { rows } = await sql.query<AdminRow>(
+    `select ${ADMIN_COLUMNS} from admins where status = 'ACTIVE' and id <> $1`,
+    [adminId],
+  );
+  return rows;
+}
+
+const OWN_CHANGE_LOCK = `select pg_advisory_xact_lock(hashtext('admins.own_account_change'))`;
+
+/**
  * Changes an account under its row lock and records each changed field, before and after
  * (admins.update); disabling it ends its sessions at once. `decide` sees the account and the
- * acting administrator's (both locked, as they are now; the actor null when gone) and answers the
- * change, or throws a refusal that leaves everything as it was. Null when no account has the id.
+ * acting administrator's (both locked, as they are now; the actor null when gone) and, when the
+ * actor changes their own account, the other ACTIVE accounts (otherActiveAdmins; else null), and
+ * answers the change, or throws a refusal that leaves everything as it was. Null when no account
+ * has the id.
  */
 export async function changeAdmin(
   db: Database,
   accounts: { actorId: string; adminId: string },
-  decide: (current: AdminRow, actor: AdminRow | null) => AdminChange,
+  decide: (current: AdminRow, actor: AdminRow | null, others: AdminRow[] | null) => AdminChange,
   audit: AuditActor,
 ): Promise<AdminRow | null> {
   return db.transaction(async (client) => {
+    const own = accounts.actorId === accounts.adminId;
+    if (own) await client.query(OWN_CHANGE_LOCK);
     const { actor, target: current } = await lockActorAndTarget(client, accounts.actorId, accounts.adminId);
     if (!current) return null;
-    const row = await updateAdmin(client, current.id, decide(current, actor));
+    const others = own ? await otherActiveAdmins(client, current.id) : null;
+    const row = await updateAdmin(client, current.id, decide(current, actor, others));
     if (current.status === 'ACTIVE' && row.status === 'DISABLED')
       await revokeOtherAdminSessions(client, row.id);
     const changes = differences(current, row);

@@ -235,6 +235,7 @@ export async function confirmAuthenticator(
 
 interface FactorPolicyRow {
   role: AdminRole;
+  permissions: string[];
   totp_required: boolean;
   enabled: boolean;
 }
@@ -242,8 +243,8 @@ interface FactorPolicyRow {
 /**
  * Removes the authenticator and the recovery codes, given a proof from them
  * (security.2fa_removed). An account that must sign in with a second factor keeps them: its
- * totp_required is set, or, in `production`, its role always needs one (secondFactorMandatory).
- * Answers the proof spent.
+ * totp_required is set, or, in `production`, it holds a permission that always needs one
+ * (secondFactorMandatory). Answers the proof spent.
  */
 export async function removeAuthenticator(
   db: Database,
@@ -254,13 +255,14 @@ export async function removeAuthenticator(
 ): Promise<AcceptedProof | SecondFactorRefusal> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<FactorPolicyRow>(
-      'select role, totp_required, totp_confirmed_at is not null as enabled from admins where id = $1 for update',
+      `select role, permissions, totp_required, totp_confirmed_at is not null as enabled
+       from admins where id = $1 for update`,
       [adminId],
     );
     const row = rows[0]!;
     if (!row.enabled) return 'NOT_ENABLED';
-    if (secondFactorMandatory({ role: row.role, totpRequired: row.totp_required }, production))
-      return 'REQUIRED_BY_POLICY';
+    const access = { role: row.role, grantedPermissions: row.permissions, totpRequired: row.totp_required };
+    if (secondFactorMandatory(access, production)) return 'REQUIRED_BY_POLICY';
     const purpose = { purpose: 'remove_authenticator' };
     const accepted = await spendSecondFactor(client, adminId, proof, origin, purpose);
     if (!accepted) return 'CODE_REFUSED';

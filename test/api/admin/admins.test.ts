@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
+import { usePrivateDatabase } from '../../support/private-database.js';
 import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin } from './helpers.js';
 
 describe('administrators and permissions', () => {
@@ -412,5 +413,71 @@ describe('administrators and permissions', () => {
         'VALIDATION_FAILED',
       );
     });
+  });
+});
+
+describe('the last administrator who could give a permission back', () => {
+  // Who else holds what is platform-wide state: its own database, so the other files'
+  // administrators neither hide nor stand in for the last one.
+  const database = usePrivateDatabase('last_admin');
+  const app = useTestApp({ DATABASE_URL: database.url, ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  /** Disables every account there is: what the test creates next is the whole active team. */
+  const onlyNewAccounts = () => app.db.query(`update admins set status = 'DISABLED'`);
+  const accessOf = async (adminId: string) =>
+    (
+      await app.db.query<{ role: string; permissions: string[] }>(
+        'select role, permissions from admins where id = $1',
+        [adminId],
+      )
+    )[0];
+  const demotion = { role: 'SUPPORT', grantedPermissions: ['admins.manage'] };
+
+  it("refuses dropping a permission of one's own that no other active administrator could give back", async () => {
+    await onlyNewAccounts();
+    const { admin, browser } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    // A disabled account gives nothing, and an ADMIN holds the permissions but not admins.manage.
+    await createAdmin(app.db, { role: 'SUPER_ADMIN', status: 'DISABLED' });
+    await createAdmin(app.db, { role: 'ADMIN' });
+    const demoted = await browser.send('PATCH', `/admins/${admin.id}`, demotion);
+    expectError(demoted, 409, 'LAST_PERMISSION_GRANTOR');
+    expect(demoted.body.details).toEqual({ permission: 'companies.manage' });
+    expect(await accessOf(admin.id)).toEqual({ role: 'SUPER_ADMIN', permissions: [] });
+    expect((await auditRows(app.db, admin.id)).map((entry) => entry.action)).not.toContain('admins.update');
+
+    // With another active SUPER_ADMIN, who can give the permissions back, the change goes through.
+    const other = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    expect((await browser.send('PATCH', `/admins/${admin.id}`, demotion)).status).toBe(200);
+    expect(await accessOf(admin.id)).toEqual({ role: 'SUPPORT', permissions: ['admins.manage'] });
+    expectError(
+      await browser.send('PATCH', `/admins/${admin.id}`, { role: 'SUPER_ADMIN' }),
+      403,
+      'PERMISSION_DENIED',
+    );
+    expect((await other.browser.send('PATCH', `/admins/${admin.id}`, { role: 'SUPER_ADMIN' })).status).toBe(
+      200,
+    );
+  });
+
+  it('lets only one of the last two full administrators demoting themselves at once succeed', async () => {
+    await onlyNewAccounts();
+    const a = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    const b = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    // Both rows are busy a moment: both changes are in flight together, then go on at once.
+    const held = await holdLock(
+      app.db,
+      `select 1 from admins where id in ('${a.admin.id}', '${b.admin.id}') for update`,
+    );
+    const aDemotesA = a.browser.send('PATCH', `/admins/${a.admin.id}`, demotion);
+    const bDemotesB = b.browser.send('PATCH', `/admins/${b.admin.id}`, demotion);
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    const answers = await Promise.all([aDemotesA, bDemotesB]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const roles = await app.db.query<{ role: string }>(
+      'select role from admins where id = any($1::uuid[]) order by role',
+      [[a.admin.id, b.admin.id]],
+    );
+    expect(roles.map((row) => row.role)).toEqual(['SUPER_ADMIN', 'SUPPORT']);
   });
 });

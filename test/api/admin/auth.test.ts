@@ -285,7 +285,7 @@ describe('administration sign-in', () => {
       const before = await secretOf();
       expectError(await browser.send('POST', '/security/2fa', null), 400, 'VALIDATION_FAILED');
       expect(await secretOf()).toEqual(before);
-      const enrol = await browser.send('POST', '/security/2fa');
+      const enrol = await browser.send('POST', '/security/2fa', { password: admin.password });
       expect(enrol.status).toBe(201);
       const confirmed = await browser.send('PATCH', '/security/2fa', {
         code: totpCode(enrol.body.data.secret),
@@ -353,7 +353,7 @@ describe('administration sign-in', () => {
       });
 
       // Enrol: a secret waits until a code from it confirms it.
-      const enrol = await browser.send('POST', '/security/2fa');
+      const enrol = await browser.send('POST', '/security/2fa', { password: admin.password });
       expect(enrol.status).toBe(201);
       const first = enrol.body.data.secret as string;
       expect(enrol.body.data).toMatchObject({ algorithm: 'SHA1', digits: 6, period: 30 });
@@ -476,7 +476,7 @@ describe('administration sign-in', () => {
         409,
         'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
       );
-      const enrol = await browser.send('POST', '/security/2fa');
+      const enrol = await browser.send('POST', '/security/2fa', { password: admin.password });
       await app.db.query(
         `update admins set totp_pending_expires_at = now() - interval '1 second' where id = $1`,
         [admin.id],
@@ -487,6 +487,64 @@ describe('administration sign-in', () => {
         enabled: false,
         enrolmentExpiresAt: null,
       });
+    });
+
+    it('needs the password before a session sets up its first authenticator: a stolen session cookie is not enough', async () => {
+      const admin = await createAdmin(app.db, { role: 'SUPPORT' });
+      const owner = new AdminBrowser(app);
+      expect((await owner.signIn(admin)).status).toBe(200);
+      // Whoever holds the cookie and CSRF token of the owner's second tab, but not the password.
+      const thief = new AdminBrowser(app);
+      expect((await thief.signIn(admin)).status).toBe(200);
+      const pendingSecret = async () =>
+        (
+          await app.db.query<{ totp_pending_secret: string | null }>(
+            'select totp_pending_secret from admins where id = $1',
+            [admin.id],
+          )
+        )[0]!.totp_pending_secret;
+
+      const bare = await thief.send('POST', '/security/2fa', {});
+      expectError(bare, 400, 'SECOND_FACTOR_PROOF_REQUIRED');
+      const guessed = await thief.send('POST', '/security/2fa', { password: 'a guess at the password' });
+      expectError(guessed, 401, 'INVALID_CREDENTIALS');
+      expect(await pendingSecret()).toBeNull();
+      expectError(
+        await thief.send('PATCH', '/security/2fa', { code: '123456' }),
+        409,
+        'SECOND_FACTOR_ENROLMENT_NOT_STARTED',
+      );
+      // The owner keeps their session, and their password alone still signs them in.
+      expect((await owner.get('/permissions')).status).toBe(200);
+      expect((await new AdminBrowser(app).signIn(admin)).body.data.secondFactorRequired).toBe(false);
+      const failed = (await auditRows(app.db, admin.id)).filter((row) => row.action === 'auth.login_failed');
+      expect(failed.map((row) => row.details)).toEqual([{ purpose: 'set_up_authenticator' }]);
+
+      // With the password the first authenticator is set up as before.
+      const enrol = await owner.send('POST', '/security/2fa', { password: admin.password });
+      expect(enrol.status).toBe(201);
+      const confirmed = await owner.send('PATCH', '/security/2fa', {
+        code: totpCode(enrol.body.data.secret),
+      });
+      expect(confirmed.status).toBe(200);
+      expectError(await thief.get('/permissions'), 401, 'INVALID_CREDENTIAL');
+    });
+
+    it('counts wrong passwords for a first authenticator in the second-factor attempt limit', async () => {
+      const { admin, browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+      for (let attempt = 0; attempt < 10; attempt++) {
+        expectError(
+          await browser.send('POST', '/security/2fa', { password: `guess ${attempt} at the password` }),
+          401,
+          'INVALID_CREDENTIALS',
+        );
+      }
+      expectError(
+        await browser.send('POST', '/security/2fa', { password: admin.password }),
+        429,
+        'RATE_LIMITED',
+      );
+      expect((await browser.get('/permissions')).status).toBe(200);
     });
   });
 
@@ -630,8 +688,72 @@ describe('administration sign-in', () => {
 });
 
 describe('the second factor in production', () => {
-  // In production every SUPER_ADMIN and ADMIN needs a second factor whatever the account's own flag says.
+  // In production whoever may change other accounts or the platform (admins.manage, companies.manage,
+  // flags.manage, maintenance.manage) needs a second factor, whatever the role is called and whatever
+  // the account's own flag says.
   const app = useTestApp({ NODE_ENV: 'production', ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  it('asks for it by the permissions held, not the role name: SUPPORT with every permission granted too', async () => {
+    const everything = await createAdmin(app.db, {
+      role: 'SUPPORT',
+      grantedPermissions: [...ADMIN_PERMISSIONS],
+      totpRequired: false,
+    });
+    const browser = new AdminBrowser(app);
+    expect((await browser.signIn(everything)).body.data).toMatchObject({
+      secondFactorRequired: true,
+      enrolmentRequired: true,
+    });
+    expectError(await browser.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+
+    for (const granted of [['flags.manage'], ['maintenance.manage'], ['companies.manage']] as const) {
+      const admin = await createAdmin(app.db, { role: 'ANALYST', grantedPermissions: [...granted] });
+      expect((await new AdminBrowser(app).signIn(admin)).body.data.secondFactorRequired, granted[0]).toBe(
+        true,
+      );
+    }
+    // Reading, tickets and incident notices alone do not need it.
+    const reader = await createAdmin(app.db, {
+      role: 'SUPPORT',
+      grantedPermissions: ['audit.view', 'admins.view', 'analytics.view', 'waitlist.view'],
+    });
+    expect((await new AdminBrowser(app).signIn(reader)).body.data.secondFactorRequired).toBe(false);
+  });
+
+  it('keeps the second factor of a SUPER_ADMIN that re-labels itself SUPPORT with every permission granted', async () => {
+    const admin = await createAdmin(app.db, { role: 'SUPER_ADMIN', totp: true, totpRequired: false });
+    const browser = new AdminBrowser(app);
+    expect((await browser.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+    expect((await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) })).status).toBe(200);
+
+    // The same access under another name: allowed, and it changes nothing about the second factor.
+    const relabel = await browser.send('PATCH', `/admins/${admin.id}`, {
+      role: 'SUPPORT',
+      grantedPermissions: [...ADMIN_PERMISSIONS],
+    });
+    expect(relabel.status).toBe(200);
+    expect((await browser.get('/security/2fa')).body.data.required).toBe(true);
+    const removed = await browser.send('DELETE', '/security/2fa', { code: totpCode(admin.totpSecret!, 1) });
+    expectError(removed, 409, 'SECOND_FACTOR_REQUIRED_BY_POLICY');
+
+    const passwordOnly = new AdminBrowser(app);
+    expect((await passwordOnly.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+    const created = await passwordOnly.send('POST', '/admins', {
+      email: `escaped-${randomUUID().slice(0, 8)}@test.example`,
+      name: 'Made Without 2FA',
+      password: 'a long enough password',
+      role: 'SUPER_ADMIN',
+      totpRequired: false,
+    });
+    expectError(created, 403, 'SECOND_FACTOR_REQUIRED');
+  });
+
+  it('GET /security/2fa says required for an ADMIN whose permissions need it, though the account flag does not', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN', totp: true, totpRequired: false });
+    expect((await browser.get('/security/2fa')).body.data).toMatchObject({ enabled: true, required: true });
+    const support = await signedInAdmin(app, { role: 'SUPPORT', totpRequired: false });
+    expect((await support.browser.get('/security/2fa')).body.data.required).toBe(false);
+  });
 
   it('keeps the authenticator of an ADMIN whose role needs one, though the account flag does not', async () => {
     const admin = await createAdmin(app.db, { role: 'ADMIN', totp: true, totpRequired: false });
