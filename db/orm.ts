@@ -47,6 +47,7 @@ import { Migration20261203010000_overdue_decisions_index } from './migrations/Mi
 import { Migration20261203020000_quote_keys_per_traveller } from './migrations/Migration20261203020000_quote_keys_per_traveller.js';
 import { Migration20261204010000_outbox_event_time } from './migrations/Migration20261204010000_outbox_event_time.js';
 import { Migration20261204030000_credential_revocations_list_index } from './migrations/Migration20261204030000_credential_revocations_list_index.js';
+import { Migration20261204040000_trip_positions_report_order } from './migrations/Migration20261204040000_trip_positions_report_order.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -82,6 +83,7 @@ const MIGRATIONS = [
   Migration20261203020000_quote_keys_per_traveller,
   Migration20261204010000_outbox_event_time,
   Migration20261204030000_credential_revocations_list_index,
+  Migration20261204040000_trip_positions_report_order,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

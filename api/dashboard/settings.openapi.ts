@@ -40,7 +40,11 @@ export const SettingsPatch = z
       }),
     defaultPickupLocationId: Uuid.nullable()
       .optional()
-      .meta({ description: 'one of the company’s own enabled pickup points; null clears it' }),
+      .meta({
+        description:
+          'one of the company’s own enabled pickup points, by the id GET and POST /pickup-locations show for it ' +
+          '(defaultPickupLocation.id); null clears it',
+      }),
   })
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, 'name at least one setting to change')
@@ -72,8 +76,10 @@ const SettingsData = z.object({
       .meta({ description: 'the cut-off in force: the company’s own, else the platform default' }),
     defaultPickupLocation: z
       .object({
-        id: IdText,
-        stopId: IdText,
+        id: IdText.meta({
+          description: 'the pickup point’s id as GET and POST /pickup-locations show it; PATCH takes it back',
+        }),
+        stopId: IdText.meta({ description: 'the same id as id, kept for clients that read it' }),
         nameAr: z.string(),
         nameEn: z.string(),
         city: z.object({ id: IdText, nameAr: z.string(), nameEn: z.string() }),
@@ -108,7 +114,7 @@ export function settingsData(
       cancellationCutoffMinutes: view.cancellationCutoffMinutes,
       effectiveCancellationCutoffMinutes: view.cancellationCutoffMinutes ?? platformCutoff,
       defaultPickupLocation: pickup && {
-        id: pickup.id,
+        id: pickup.stopId,
         stopId: pickup.stopId,
         nameAr: pickup.nameAr,
         nameEn: pickup.nameEn,
@@ -140,7 +146,8 @@ export const docs = taggedOperations(TAGS, {
       'X-CSRF-Token (403 CSRF_TOKEN_INVALID); a company need not be verified yet, since it completes its profile ' +
       'before verification. The company comes from the session: a body naming companyId, actorId, updatedBy or ' +
       'userId is 400 SESSION_FIELD_REFUSED; other unknown fields and bad values are 400 VALIDATION_FAILED and change ' +
-      'nothing. The default pickup point must be an enabled pickup point of the company (422 PICKUP_LOCATION_NOT_OWNED). ' +
+      'nothing. The default pickup point is named by the id GET and POST /pickup-locations show for it and must be an ' +
+      'enabled pickup point of the company (422 PICKUP_LOCATION_NOT_OWNED). ' +
       'A new cut-off applies to cancellations from then on. Recorded in the audit log (company.settings.update) with ' +
       'the before and after of each field changed.',
     responses: answers(200, 'The settings after the change', SettingsResponse, [400, 401, 403, 422]),

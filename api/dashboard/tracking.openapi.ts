@@ -24,7 +24,9 @@ export const ActiveTripsResponse = pageWith(
       state: z.enum(TRACKING_STATES),
       source: z.enum(['DRIVER_APP', 'NONE']),
       last_update_at: DateTime.nullable().meta({
-        description: 'when the last reported position was taken',
+        description:
+          'when the last position was reported: the instant the driver app stamped on it, or when the server ' +
+          'received it if that stamp is later (a phone clock running ahead); never later than now',
       }),
       age_seconds: z.int().nullable(),
       position: z
@@ -48,8 +50,8 @@ export const docs = taggedOperations(['Dashboard: trip operations'], {
       'offset). Each carries its state, its data source (DRIVER_APP when the driver app has reported a position, else ' +
       'NONE) and its last known update, classed LIVE (a report under ' +
       `${LIVE_WITHIN_SECONDS / 60} minutes old), DELAYED (older, up to ${STALE_AFTER_SECONDS / 60} minutes) or ` +
-      'UNAVAILABLE (no report, or an older one). Positions come from POST /driver/api/trips/{id}/positions. Always ' +
-      'private, no-store.',
+      'UNAVAILABLE (no report, or an older one); its age counts from last_update_at. Positions come from ' +
+      'POST /driver/api/trips/{id}/positions. Always private, no-store.',
     responses: answers(200, 'The active trips', ActiveTripsResponse, [400, 401]),
   },
 });

@@ -7,7 +7,8 @@ import { companyPageRoute } from './staff-route.js';
 
 function activeTripView(trip: ActiveTrip, now: Date) {
   const position = trip.lastPosition;
-  const lastUpdate = position ? new Date(position.recordedAt) : null;
+  // The database's clock stamped the receipt; a hair ahead of this process's still is not the future.
+  const lastUpdate = position ? new Date(Math.min(Date.parse(position.reportedAt), now.getTime())) : null;
   return {
     trip_id: trip.id,
     status: trip.status,
@@ -21,8 +22,8 @@ function activeTripView(trip: ActiveTrip, now: Date) {
     tracking: {
       state: trackingState(lastUpdate, now),
       source: position ? ('DRIVER_APP' as const) : ('NONE' as const),
-      last_update_at: position?.recordedAt ?? null,
-      age_seconds: lastUpdate ? Math.max(0, Math.round((now.getTime() - lastUpdate.getTime()) / 1000)) : null,
+      last_update_at: lastUpdate?.toISOString() ?? null,
+      age_seconds: lastUpdate ? Math.round((now.getTime() - lastUpdate.getTime()) / 1000) : null,
       position: position && {
         latitude: position.latitude,
         longitude: position.longitude,

@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../sql-runner.js';
 import { rowsOf } from '../sql-runner.js';
 import { camelFields } from '../row-fields.js';
+import { publicStopSql } from './catalogue.js';
 
 /**
  * A company's profile and operating settings as the dashboard shows them: names, contact,
@@ -21,8 +22,8 @@ export interface CompanySettingsView {
   addressEn: string;
   /** The company's own cut-off; null: the platform's default applies. */
   cancellationCutoffMinutes: number | null;
+  /** Named by its stop id, the id GET and POST /pickup-locations show for a pickup point. */
   defaultPickupLocation: {
-    id: string;
     stopId: string;
     nameAr: string;
     nameEn: string;
@@ -48,7 +49,6 @@ interface SettingsRow {
   address_ar: string | null;
   address_en: string | null;
   cancellation_cutoff_minutes: number | null;
-  pickup_id: string | null;
   pickup_stop_id: string | null;
   pickup_name_ar: string | null;
   pickup_name_en: string | null;
@@ -66,10 +66,9 @@ function toView(row: SettingsRow): CompanySettingsView {
     addressAr: row.address_ar ?? '',
     addressEn: row.address_en ?? '',
     cancellationCutoffMinutes: row.cancellation_cutoff_minutes,
-    defaultPickupLocation: row.pickup_id
+    defaultPickupLocation: row.pickup_stop_id
       ? {
-          id: row.pickup_id,
-          stopId: row.pickup_stop_id!,
+          stopId: row.pickup_stop_id,
           nameAr: row.pickup_name_ar!,
           nameEn: row.pickup_name_en!,
           cityId: row.pickup_city_id!,
@@ -90,7 +89,7 @@ export async function readCompanySettings(
     runner,
     `select c.id, c.slug, c.name_ar, c.name_en, c.status, c.verified, c.published, c.phone, c.email,
             s.address_ar, s.address_en, s.cancellation_cutoff_minutes, s.updated_by, s.updated_at,
-            pl.id as pickup_id, st.id as pickup_stop_id, st.name_ar as pickup_name_ar, st.name_en as pickup_name_en,
+            st.id as pickup_stop_id, st.name_ar as pickup_name_ar, st.name_en as pickup_name_en,
             ci.id as pickup_city_id, ci.name_ar as pickup_city_name_ar, ci.name_en as pickup_city_name_en
        from companies c
        left join company_settings s on s.company_id = c.id
@@ -117,16 +116,20 @@ export async function companyCancellationCutoff(
   return row?.cancellation_cutoff_minutes ?? null;
 }
 
-/** Whether a pickup point is the company's own and in use (the only kind it may make its default). */
-export async function ownPickupLocationExists(
+/**
+ * The pickup_locations row behind a pickup point the dashboard names by its stop id, when the point
+ * is the company's own and in use (the only kind it may make its default); undefined otherwise.
+ */
+export async function ownPickupLocationOfStop(
   runner: SqlRunner,
   companyId: string,
-  pickupLocationId: string,
-): Promise<boolean> {
-  const rows = await rowsOf<{ id: string }>(
+  stopId: string,
+): Promise<string | undefined> {
+  const [row] = await rowsOf<{ id: string }>(
     runner,
-    `select id from pickup_locations where id = $1 and company_id = $2 and enabled`,
-    [pickupLocationId, companyId],
+    `select pl.id from pickup_locations pl join stops s on s.id = pl.stop_id
+      where pl.stop_id = $1 and pl.company_id = $2 and pl.enabled and ${publicStopSql('s')}`,
+    [stopId, companyId],
   );
-  return rows.length > 0;
+  return row?.id;
 }

@@ -27,8 +27,8 @@ export interface ActiveTrip {
     longitude: number;
     speedKmh: number | null;
     heading: number | null;
-    recordedAt: string;
-    receivedAt: string;
+    /** When the position counts as reported (see ACTIVE_TRIPS); never later than the server received it. */
+    reportedAt: string;
   } | null;
 }
 
@@ -48,8 +48,7 @@ interface ActiveTripRow {
   longitude: number | null;
   speed_kmh: number | null;
   heading: number | null;
-  recorded_at: string | null;
-  received_at: string | null;
+  reported_at: string | null;
 }
 
 function toActiveTrip(row: ActiveTripRow): ActiveTrip {
@@ -64,30 +63,40 @@ function toActiveTrip(row: ActiveTripRow): ActiveTrip {
     plateNumber: row.plate_number,
     driver: row.driver_id === null ? null : { id: row.driver_id, name: row.driver_name ?? '' },
     lastPosition:
-      row.recorded_at === null
+      row.reported_at === null
         ? null
         : {
             latitude: row.latitude!,
             longitude: row.longitude!,
             speedKmh: row.speed_kmh,
             heading: row.heading,
-            recordedAt: iso(row.recorded_at),
-            receivedAt: iso(row.received_at!),
+            reportedAt: iso(row.reported_at),
           },
   };
 }
 
-/** The listing of listActiveTrips: each active trip with its last reported position. */
+/**
+ * The listing of listActiveTrips: each active trip with its last reported position.
+ *
+ * A position counts as reported at least(recorded_at, received_at): the phone's stamp, which may run
+ * up to REPORT_MAX_AHEAD_SECONDS ahead of the server, capped by when the server received it, while a
+ * batch queued offline keeps the older stamps it was taken at. The last position is the one latest by
+ * that instant (ties, one batch of fast-stamped positions, by the stamp), so a stamp from a fast clock
+ * neither shows an update that has not happened yet nor outranks the reports that arrive after it
+ * (index trip_positions_last_report_idx).
+ */
 const ACTIVE_TRIPS: CountedListing = {
   select: `select t.id, t.status, t.departure_at, t.arrival_at, t.delay_minutes, t.actual_departure_at,
             r.name_ar as route_name_ar, r.name_en as route_name_en, b.plate_number, t.driver_id, du.name as driver_name,
-            p.latitude, p.longitude, p.speed_kmh, p.heading, p.recorded_at, p.received_at
+            p.latitude, p.longitude, p.speed_kmh, p.heading, p.reported_at
      from trips t
      join routes r on r.id = t.route_id
      join buses b on b.id = t.bus_id
      left join staff_users du on du.id = t.driver_id
-     left join lateral (select x.latitude, x.longitude, x.speed_kmh, x.heading, x.recorded_at, x.received_at
-                        from trip_positions x where x.trip_id = t.id order by x.recorded_at desc limit 1) p on true`,
+     left join lateral (select x.latitude, x.longitude, x.speed_kmh, x.heading,
+                               least(x.recorded_at, x.received_at) as reported_at
+                        from trip_positions x where x.trip_id = t.id
+                        order by least(x.recorded_at, x.received_at) desc, x.recorded_at desc limit 1) p on true`,
   from: 'trips t',
   where: `t.company_id = $1 and ${ACTIVE}`,
   orderBy: 't.departure_at, t.id',

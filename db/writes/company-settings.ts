@@ -3,7 +3,7 @@ import { Company } from '../entities/company.js';
 import { CompanySettings } from '../entities/insight.js';
 import type { Database, TransactionClient } from '../orm.js';
 import {
-  ownPickupLocationExists,
+  ownPickupLocationOfStop,
   readCompanySettings,
   type CompanySettingsView,
 } from '../queries/company-settings.js';
@@ -18,6 +18,7 @@ export interface CompanySettingsChange {
   addressAr?: string;
   addressEn?: string;
   cancellationCutoffMinutes?: number | null;
+  /** The stop id of the pickup point, as GET and POST /pickup-locations show it. */
   defaultPickupLocationId?: string | null;
 }
 
@@ -28,7 +29,7 @@ function changedFields(
 ): Record<string, { from: unknown; to: unknown }> {
   const current: Record<keyof CompanySettingsChange, unknown> = {
     ...before,
-    defaultPickupLocationId: before.defaultPickupLocation?.id ?? null,
+    defaultPickupLocationId: before.defaultPickupLocation?.stopId ?? null,
   };
   return Object.fromEntries(
     (Object.keys(change) as (keyof CompanySettingsChange)[])
@@ -37,11 +38,14 @@ function changedFields(
   );
 }
 
-/** Writes the change through the transaction's EntityManager (a dashboard CRUD write). */
+/**
+ * Writes the change through the transaction's EntityManager (a dashboard CRUD write);
+ * `pickupLocationId` is the pickup_locations row the change's default pickup point resolved to.
+ */
 async function applyChange(
   client: TransactionClient,
   companyId: string,
-  change: CompanySettingsChange,
+  change: CompanySettingsChange & { pickupLocationId?: string | null },
   staffUserId: string,
 ): Promise<void> {
   const em = client.em;
@@ -60,9 +64,7 @@ async function applyChange(
     ...(change.cancellationCutoffMinutes !== undefined && {
       cancellationCutoffMinutes: change.cancellationCutoffMinutes,
     }),
-    ...(change.defaultPickupLocationId !== undefined && {
-      defaultPickupLocationId: change.defaultPickupLocationId,
-    }),
+    ...(change.pickupLocationId !== undefined && { defaultPickupLocationId: change.pickupLocationId }),
     updatedBy: staffUserId,
   });
   await em.flush();
@@ -71,8 +73,9 @@ async function applyChange(
 /**
  * PATCH /settings: changes the company's names and contact (companies) and its operating settings
  * (company_settings) in one transaction that locks the company row, and records what changed
- * (company.settings.update, before and after of each field). A default pickup point must be one of
- * the company's own enabled points (422 PICKUP_LOCATION_NOT_OWNED).
+ * (company.settings.update, before and after of each field). A default pickup point, named by its
+ * stop id, must be one of the company's own enabled points (422 PICKUP_LOCATION_NOT_OWNED);
+ * company_settings keeps the pickup_locations row it resolves to.
  */
 export async function saveCompanySettings(
   db: Database,
@@ -80,21 +83,22 @@ export async function saveCompanySettings(
   origin: RequestOrigin,
 ): Promise<CompanySettingsView> {
   return db.transaction(async (client) => {
-    const pickupId = input.change.defaultPickupLocationId;
-    if (pickupId && !(await ownPickupLocationExists(client, input.companyId, pickupId))) {
+    const stopId = input.change.defaultPickupLocationId;
+    const pickupLocationId = stopId ? await ownPickupLocationOfStop(client, input.companyId, stopId) : stopId;
+    if (stopId && !pickupLocationId) {
       throw new Refusal(
         422,
         'PICKUP_LOCATION_NOT_OWNED',
         'The default pickup point must be an enabled pickup point of the company',
         {
-          defaultPickupLocationId: pickupId,
+          defaultPickupLocationId: stopId,
         },
       );
     }
     // Concurrent changes take turns, so each audit row's "from" is what the change replaced.
     await client.query(`select id from companies where id = $1 for update`, [input.companyId]);
     const before = await readCompanySettings(client, input.companyId);
-    await applyChange(client, input.companyId, input.change, input.staffUserId);
+    await applyChange(client, input.companyId, { ...input.change, pickupLocationId }, input.staffUserId);
     const actor = { staffUserId: input.staffUserId, ...origin };
     const target = { kind: 'company', id: input.companyId };
     const details = { changes: changedFields(before, input.change) };

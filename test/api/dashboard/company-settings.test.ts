@@ -35,14 +35,24 @@ describe('GET and PATCH /dashboard/api/settings', () => {
     return { company, settings, audit };
   }
 
-  async function ownPickupPoint(id = companyId) {
+  /** A pickup point the company creates as its dashboard does; its id is the one the dashboard shows. */
+  async function ownPickupPoint(session = owner) {
     const city = await createCity(app.db);
-    const stop = await createStop(app.db, city.id, { companyId: id });
-    const [row] = await app.db.query<{ id: string }>(
-      `insert into pickup_locations (company_id, city_id, stop_id) values ($1, $2, $3) returning id`,
-      [id, city.id, stop.id],
-    );
-    return { id: row!.id, city, stop };
+    const made = await app.request('/dashboard/api/pickup-locations', {
+      method: 'POST',
+      headers: session.writeHeaders,
+      json: {
+        city_id: city.id,
+        name: 'موقف الشركة',
+        nameEn: 'Company stop',
+        address: 'عنوان الموقف',
+        addressEn: 'Stop address',
+        latitude: 33.51,
+        longitude: 36.29,
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    return { id: made.body.data.id as string, city };
   }
 
   const patch = (headers: Record<string, string>, json: unknown) =>
@@ -87,7 +97,7 @@ describe('GET and PATCH /dashboard/api/settings', () => {
       operations: {
         cancellationCutoffMinutes: 240,
         effectiveCancellationCutoffMinutes: 240,
-        defaultPickupLocation: { id: pickup.id, stopId: pickup.stop.id, city: { id: pickup.city.id } },
+        defaultPickupLocation: { id: pickup.id, stopId: pickup.id, city: { id: pickup.city.id } },
       },
       updatedBy: owner.staffUserId,
     });
@@ -113,6 +123,28 @@ describe('GET and PATCH /dashboard/api/settings', () => {
     expect(read.body.data).toEqual(response.body.data);
   });
 
+  it('takes as default the id the pickup-point listing shows, and answers that same id', async () => {
+    const pickup = await ownPickupPoint();
+    const listed = await app.request(`/dashboard/api/pickup-locations?city_id=${pickup.city.id}`, {
+      headers: { Cookie: owner.cookie },
+    });
+    expect(listed.body.data.map((point: { id: string }) => point.id)).toContain(pickup.id);
+    const set = await patch(owner.writeHeaders, { defaultPickupLocationId: pickup.id });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.data.operations.defaultPickupLocation).toMatchObject({
+      id: pickup.id,
+      stopId: pickup.id,
+    });
+    // What GET answers is what PATCH takes: sending it back changes nothing.
+    const read = await app.request(PATH, { headers: { Cookie: owner.cookie } });
+    const again = await patch(owner.writeHeaders, {
+      defaultPickupLocationId: read.body.data.operations.defaultPickupLocation.id,
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data.operations.defaultPickupLocation.id).toBe(pickup.id);
+    expect(((await stored()).audit.at(-1) as any).details.changes).toEqual({});
+  });
+
   it('changes only the fields sent, and null clears the cut-off back to the platform default', async () => {
     const response = await patch(owner.writeHeaders, { cancellationCutoffMinutes: null, phone: null });
     expect(response.status, response.text).toBe(200);
@@ -128,7 +160,10 @@ describe('GET and PATCH /dashboard/api/settings', () => {
 
   it('refuses bad input with a clear code and changes nothing', async () => {
     const other = await createCompany(app.db);
-    const foreignPickup = await ownPickupPoint(other.id);
+    const foreignPickup = await ownPickupPoint(await staffSession(app.db, app.config, other.id, 'OWNER'));
+    const publicStation = await createStop(app.db, (await createCity(app.db)).id);
+    const disabledPickup = await ownPickupPoint();
+    await app.db.query('update pickup_locations set enabled = false where stop_id = $1', [disabledPickup.id]);
     const before = await stored();
     const cases: [unknown, number, string][] = [
       [{}, 400, 'VALIDATION_FAILED'],
@@ -142,6 +177,8 @@ describe('GET and PATCH /dashboard/api/settings', () => {
       [{ cancellationCutoffMinutes: 12.5 }, 400, 'VALIDATION_FAILED'],
       [{ defaultPickupLocationId: 'pickup-1' }, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'Sneaky', defaultPickupLocationId: foreignPickup.id }, 422, 'PICKUP_LOCATION_NOT_OWNED'],
+      [{ defaultPickupLocationId: publicStation.id }, 422, 'PICKUP_LOCATION_NOT_OWNED'],
+      [{ defaultPickupLocationId: disabledPickup.id }, 422, 'PICKUP_LOCATION_NOT_OWNED'],
     ];
     for (const [body, status, errorCode] of cases) {
       const response = await patch(owner.writeHeaders, body);

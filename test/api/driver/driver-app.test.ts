@@ -380,6 +380,54 @@ describe('the driver app (/driver/api)', () => {
       expect(await tracking(scheduled)).toBeUndefined();
     });
 
+    it('never answers a last update later than now when the phone clock runs ahead', async () => {
+      const tripId = await anotherTrip(app, world);
+      await setTripStatus(app.db, tripId, 'DEPARTED');
+      const ahead = new Date(Date.now() + 4 * 60_000).toISOString();
+      const reported = await report(tripId, [{ lat: 33.6, lon: 36.4, time: ahead }]);
+      expect(reported.status, reported.text).toBe(200);
+      const readAt = Date.now();
+      const { tracking: shown } = await tracking(tripId);
+      expect(shown.state).toBe('LIVE');
+      expect(Date.parse(shown.last_update_at)).toBeLessThanOrEqual(readAt);
+    });
+
+    it('judges freshness from when a fast-clocked report arrived, not from its stamp', async () => {
+      const tripId = await anotherTrip(app, world);
+      await setTripStatus(app.db, tripId, 'DEPARTED');
+      const ahead = new Date(Date.now() + 4.5 * 60_000).toISOString();
+      expect((await report(tripId, [{ lat: 33.6, lon: 36.4, time: ahead }])).status).toBe(200);
+      // As if it had arrived three minutes ago and the app had been silent since.
+      await app.db.query(
+        `update trip_positions set recorded_at = recorded_at - interval '3 minutes',
+                received_at = received_at - interval '3 minutes' where trip_id = $1`,
+        [tripId],
+      );
+      const { tracking: shown } = await tracking(tripId);
+      expect(shown.state).toBe('DELAYED');
+      expect(shown.age_seconds).toBeGreaterThanOrEqual(180);
+    });
+
+    it('shows the position that arrived last after a fast clock is put right', async () => {
+      const tripId = await anotherTrip(app, world);
+      await setTripStatus(app.db, tripId, 'DEPARTED');
+      const ahead = new Date(Date.now() + 4 * 60_000).toISOString();
+      expect((await report(tripId, [{ lat: 33.6, lon: 36.4, time: ahead }])).status).toBe(200);
+      // That report arrived a minute ago; the phone's clock has been put right since.
+      await app.db.query(
+        `update trip_positions set recorded_at = recorded_at - interval '1 minute',
+                received_at = received_at - interval '1 minute' where trip_id = $1`,
+        [tripId],
+      );
+      const corrected = new Date().toISOString();
+      expect((await report(tripId, [{ lat: 33.7, lon: 36.5, time: corrected }])).status).toBe(200);
+      expect((await tracking(tripId)).tracking).toMatchObject({
+        state: 'LIVE',
+        last_update_at: corrected,
+        position: { latitude: 33.7, longitude: 36.5 },
+      });
+    });
+
     it('refuses bad positions, and positions of a finished trip, storing nothing', async () => {
       const count = async () =>
         (await app.db.query('select 1 from trip_positions where trip_id = $1', [world.trip.tripId])).length;
