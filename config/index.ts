@@ -263,8 +263,13 @@ export const ConfigSchema = z
      * it lets a company's URL reach the service's own network.
      */
     WEBHOOK_ALLOW_LOCAL_TARGETS: booleanFlag.optional(),
-    /** Deadline of one webhook delivery attempt (connect, send, answer), in milliseconds. */
-    WEBHOOK_ATTEMPT_TIMEOUT_MS: wholeNumber({ min: 1000, max: 30_000, default: 10_000 }),
+    /**
+     * Deadline of one webhook delivery attempt (connect, send, answer), in milliseconds. At most
+     * 15 s: a retry's attempt is a local activity limited to 30 s (workflows/steps.ts ENFORCING_STEP)
+     * that also holds the target's lookup (5 s at most, WEBHOOK_LOOKUP_TIMEOUT_MS) and the database;
+     * an attempt that reached that limit would be run again by Temporal and POST again.
+     */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: wholeNumber({ min: 1000, max: 15_000, default: 10_000 }),
     /** How long a failing webhook delivery is retried (exponential backoff), in hours. */
     WEBHOOK_RETRY_HOURS: wholeNumber({ min: 1, max: 168, default: 72 }),
     /**

@@ -8,7 +8,10 @@ import type { ResolvedTarget } from './webhook-target.js';
  * resolveTarget checked (the lookup is pinned, so the name cannot be re-resolved elsewhere between
  * the check and the connection); TLS still verifies the certificate against the URL's host name.
  * Redirects are never followed (a 3xx is just the answer), the whole exchange has one deadline,
- * and at most `excerptBytes` of the answer are read.
+ * and at most `excerptBytes` of the answer are read. The status line is the answer: a receiver that
+ * has sent it but keeps its body open (a streaming framework, a proxy holding the connection) has
+ * answered, and at the deadline the answer is that status with the part of the body read by then.
+ * Only an exchange with no status line by the deadline is a TIMEOUT.
  */
 
 export interface WebhookPost {
@@ -33,24 +36,25 @@ function pinnedLookup(target: ResolvedTarget) {
   };
 }
 
-/** Reads at most `limit` bytes of the answer, then stops reading. */
-function readExcerpt(response: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
-    response.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= limit) {
-        response.destroy();
-        done();
-      }
-    });
-    response.on('end', done);
-    response.on('error', done);
-    response.on('close', done);
+/**
+ * Reads at most `limit` bytes of the answer, then stops reading; `done` is called once the body
+ * ends (or fails, or the limit is reached). The answer: what has been read so far, at any moment.
+ */
+function readExcerpt(response: IncomingMessage, limit: number, done: () => void): () => string {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      response.destroy();
+      done();
+    }
   });
+  response.on('end', done);
+  response.on('error', done);
+  response.on('close', done);
+  return () => Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
@@ -72,25 +76,24 @@ export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
       lookup: pinnedLookup(post.target),
       agent: false,
     });
+    /** Set once the status line has arrived: the answer as it stands (its body read so far). */
+    let answered: (() => WebhookAnswer) | undefined;
     const timer = setTimeout(() => {
-      finish({
-        kind: 'failed',
-        error: 'TIMEOUT',
-        detail: `no answer within ${post.timeoutMs} ms`,
-        durationMs: elapsed(),
-      });
+      finish(
+        answered?.() ?? {
+          kind: 'failed',
+          error: 'TIMEOUT',
+          detail: `no answer within ${post.timeoutMs} ms`,
+          durationMs: elapsed(),
+        },
+      );
       request.destroy();
     }, post.timeoutMs);
     request.on('response', (response) => {
-      void readExcerpt(response, post.excerptBytes).then((excerpt) =>
-        finish({
-          kind: 'answered',
-          status: response.statusCode ?? 0,
-          retryAfter: response.headers['retry-after'] ?? null,
-          excerpt,
-          durationMs: elapsed(),
-        }),
-      );
+      const status = response.statusCode ?? 0;
+      const retryAfter = response.headers['retry-after'] ?? null;
+      const excerpt = readExcerpt(response, post.excerptBytes, () => finish(answered!()));
+      answered = () => ({ kind: 'answered', status, retryAfter, excerpt: excerpt(), durationMs: elapsed() });
     });
     request.on('error', (error: NodeJS.ErrnoException) =>
       finish({

@@ -106,18 +106,37 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
-/**
- * Resolves the URL's host and checks every address it names; the answer pins the first one. A
- * name that does not resolve is UNRESOLVABLE (an attempt retries it later).
- */
 export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+/**
+ * How long a lookup may take before the target is UNRESOLVABLE. dns.lookup has no deadline (a slow
+ * name server holds it for the system resolver's own timeouts and retries), and it runs in a
+ * subscription request and before every attempt, where it shares the attempt activity's limit with
+ * WEBHOOK_ATTEMPT_TIMEOUT_MS (config/index.ts).
+ */
+export const WEBHOOK_LOOKUP_TIMEOUT_MS = 5_000;
 
 const systemLookup: HostLookup = (host) => lookup(host, { all: true });
 
+/** `resolve(host)`, or a rejection once `timeoutMs` has passed (the lookup itself is left to end). */
+function lookupWithin(resolve: HostLookup, host: string, timeoutMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([resolve(host), deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Resolves the URL's host and checks every address it names; the answer pins the first one. A
+ * name that does not resolve, or not within `timeoutMs`, is UNRESOLVABLE (an attempt retries it
+ * later; a subscription is saved and checked at each attempt).
+ */
 export async function resolveTarget(
   text: string,
   policy: TargetPolicy,
   resolve: HostLookup = systemLookup,
+  timeoutMs: number = WEBHOOK_LOOKUP_TIMEOUT_MS,
 ): Promise<ResolvedTarget | { problem: TargetProblem }> {
   const problem = urlProblem(text, policy);
   if (problem) return { problem };
@@ -125,7 +144,9 @@ export async function resolveTarget(
   const host = bareHost(url);
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await lookupWithin(resolve, host, timeoutMs);
   } catch {
     return { problem: 'UNRESOLVABLE' };
   }

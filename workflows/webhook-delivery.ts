@@ -9,7 +9,8 @@ import type {
 } from './webhook-delivery.contract.js';
 
 /**
- * An attempt: 10 s of HTTP at most plus the database, so 30 s to close; run as a local activity
+ * An attempt: the target's lookup (5 s at most), its HTTP exchange (WEBHOOK_ATTEMPT_TIMEOUT_MS, 15 s
+ * at most) and the database, so 30 s to close; run as a local activity
  * (inside the workflow task, without the activity task's own round trips through the server: about
  * half the server work of a delivery). An attempt that fails (the database away) is retried like
  * every enforcing step; the receiver's own answers are not failures but outcomes the loop acts on.

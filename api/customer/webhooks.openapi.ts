@@ -123,15 +123,17 @@ const URL_RULES =
   'receivers (WEBHOOK_ALLOW_LOCAL_TARGETS).';
 const DELIVERY =
   "Each event is POSTed as SPEC's body {event, timestamp, data{booking_id, booking_code, trip_id, passenger_count, " +
-  'total_amount}, signature} with headers Webhook-Id (the delivery id, the same for every attempt: deduplicate on ' +
-  'it), Webhook-Event, Webhook-Timestamp and Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of ' +
+  'total_amount}, signature}, timestamp being when the event was recorded, ISO 8601 UTC to the microsecond ' +
+  '(2026-12-04T10:15:30.123456Z; the same in every attempt of a delivery), with headers Webhook-Id (the ' +
+  'delivery id, the same for every attempt: deduplicate on it), Webhook-Event, Webhook-Timestamp and Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of ' +
   '"<t>.<raw body>">. signature is "sha256=" + hex HMAC-SHA256 of JSON.stringify({event, timestamp, data}) with ' +
   'keys in exactly that order (data: booking_id, booking_code, trip_id, passenger_count, total_amount), the ' +
   'secret as key. Attempts time out after 10 s; redirects are not followed; a 2xx delivers; 408, 429 (Retry-After ' +
   'honoured), 3xx, 5xx, timeouts and network errors are retried with exponential backoff (10 s doubling, at most ' +
   '6 h apart, ±10 % jitter) for 72 hours; any other 4xx is final; 410 also disables the subscription. No ordering ' +
-  'is guaranteed between deliveries: order by timestamp. A booking made with POST /bookings is confirmed at once ' +
-  'and sends booking.created then booking.confirmed.';
+  'is guaranteed between deliveries: order by timestamp (the events of one booking carry distinct timestamps in ' +
+  'the order they happened). A booking made with POST /bookings is confirmed at once and sends booking.created ' +
+  'then booking.confirmed.';
 const TRANSITIONS = DELIVERY_TRANSITIONS.map(
   (transition) => `${transition.from.join('|')} → ${transition.to} on ${transition.on}`,
 ).join('; ');

@@ -254,6 +254,7 @@ export interface DeliveryToSend {
   url: string;
   secret: string;
   event: WebhookEvent;
+  /** The notification's timestamp: ISO 8601 UTC to the microsecond (NOTIFICATION_TIMESTAMP). */
   occurredAt: string;
   data: WebhookEventData;
 }
@@ -266,13 +267,23 @@ export interface DeliveryToSendRow {
   url: string;
   secret: string;
   event: WebhookEvent;
+  /** Already the notification timestamp text (NOTIFICATION_TIMESTAMP), not timestamptz. */
   occurred_at: string;
   data: WebhookEventData;
 }
 
+/**
+ * An event's occurred_at as the notification's timestamp, written by PostgreSQL to the microsecond
+ * it keeps (a Date, and so `iso`, would cut it to the millisecond): the events of one booking are
+ * recorded at least 1 µs apart (db/writes/outbox.ts), and receivers are told to order by it. Fixed
+ * width, so the text sorts as the instants do; the same text for every attempt of the event.
+ */
+const NOTIFICATION_TIMESTAMP = `to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /** Over webhook_deliveries d joined to webhook_subscriptions s and outbox_events e. */
 export const DELIVERY_TO_SEND_COLUMNS =
-  'd.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, e.occurred_at, e.data';
+  'd.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, ' +
+  `${NOTIFICATION_TIMESTAMP} as occurred_at, e.data`;
 
 export async function deliveryToSend(db: Database, deliveryId: string): Promise<DeliveryToSend | undefined> {
   const [row] = await db.query<DeliveryToSendRow>(
@@ -294,7 +305,7 @@ export function toDeliveryToSend(row: DeliveryToSendRow): DeliveryToSend {
     url: row.url,
     secret: row.secret,
     event: row.event,
-    occurredAt: iso(row.occurred_at),
+    occurredAt: row.occurred_at,
     data: { ...row.data, total_amount: Number(row.data.total_amount) },
   };
 }

@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptPending } from '../../activities/webhook-attempt.js';
 import { createWebhookActivities } from '../../activities/webhooks.js';
+import { ConfigSchema } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
 import { deliveryToSend } from '../../db/queries/webhooks.js';
 import { recordAttempt } from '../../db/writes/webhook-deliveries.js';
+import { WEBHOOK_LOOKUP_TIMEOUT_MS } from '../../providers/webhook-target.js';
+import { ENFORCING_STEP } from '../../workflows/steps.js';
 import { bookableTrip, createBooking } from '../support/bookings.js';
 import { useTestApp } from '../support/harness.js';
 import { mobileTraveller } from '../support/journeys.js';
@@ -22,15 +25,28 @@ describe('a webhook delivery attempt', () => {
   let server: Server;
   let base: string;
   const hits: string[] = [];
-  let answer: { status: number; headers?: Record<string, string>; body?: string } = { status: 200 };
+  /**
+   * What the server answers. `open`: the status line, headers and body are sent but the body never
+   * ends (a streaming framework, a proxy that holds the connection); `silent`: nothing is sent.
+   */
+  let answer: {
+    status: number;
+    headers?: Record<string, string>;
+    body?: string;
+    open?: boolean;
+    silent?: boolean;
+  } = { status: 200 };
 
   beforeAll(async () => {
     server = createServer((request, response) => {
       hits.push(request.url ?? '');
       request.resume();
-      request.on('end', () =>
-        response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? 'answer body'),
-      );
+      request.on('end', () => {
+        if (answer.silent) return;
+        response.writeHead(answer.status, answer.headers ?? {});
+        if (answer.open) response.write(answer.body ?? 'answer body');
+        else response.end(answer.body ?? 'answer body');
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -61,12 +77,17 @@ describe('a webhook delivery attempt', () => {
     return delivery!.id;
   }
 
-  const deps = (allowLocal: boolean) => ({
+  const deps = (allowLocal: boolean, attemptTimeoutMs = app.config.WEBHOOK_ATTEMPT_TIMEOUT_MS) => ({
     db: app.db,
     logger: createLogger(app.config, 'test'),
-    config: { ...app.config, WEBHOOK_ALLOW_LOCAL_TARGETS: allowLocal },
+    config: {
+      ...app.config,
+      WEBHOOK_ALLOW_LOCAL_TARGETS: allowLocal,
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: attemptTimeoutMs,
+    },
   });
-  const activities = (allowLocal: boolean) => createWebhookActivities(deps(allowLocal));
+  const activities = (allowLocal: boolean, attemptTimeoutMs?: number) =>
+    createWebhookActivities(deps(allowLocal, attemptTimeoutMs));
   const attemptsOf = (deliveryId: string) =>
     app.db.query(
       `select attempt_number, status_code, outcome, error, response_excerpt from webhook_delivery_attempts
@@ -150,6 +171,61 @@ describe('a webhook delivery attempt', () => {
     expect(row).toEqual({ route: 'RETRY', retry_after_ms: null });
   });
 
+  it('a 200 whose body stays open is DELIVERED at the deadline, with what was read: not a TIMEOUT retried for 72 h', async () => {
+    const deliveryId = await pendingDelivery(`${base}/streaming`);
+    answer = { status: 200, body: 'accepted', open: true };
+    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    expect(hits).toContain('/streaming');
+    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+      result: { status: 'DELIVERED', outcome: 'DELIVERED' },
+      attempts: [
+        {
+          attempt_number: 1,
+          status_code: 200,
+          outcome: 'DELIVERED',
+          error: null,
+          response_excerpt: 'accepted',
+        },
+      ],
+    });
+  });
+
+  it('a 410 whose body stays open is final and disables the subscription', async () => {
+    const deliveryId = await pendingDelivery(`${base}/gone-streaming`);
+    answer = { status: 410, body: 'gone', open: true };
+    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+      result: { status: 'FAILED', outcome: 'GONE' },
+      attempts: [
+        {
+          attempt_number: 1,
+          status_code: 410,
+          outcome: 'GONE',
+          error: 'HTTP 410',
+          response_excerpt: 'gone',
+        },
+      ],
+    });
+    const [subscription] = await app.db.query(
+      `select s.status, s.disabled_reason from webhook_subscriptions s
+       join webhook_deliveries d on d.subscription_id = s.id where d.id = $1`,
+      [deliveryId],
+    );
+    expect(subscription).toEqual({ status: 'DISABLED', disabled_reason: 'RECEIVER_GONE_410' });
+  });
+
+  it('a receiver that sends no status line by the deadline is a TIMEOUT, retried', async () => {
+    const deliveryId = await pendingDelivery(`${base}/silent`);
+    answer = { status: 200, silent: true };
+    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+      result: { status: 'PENDING', outcome: 'RETRY' },
+      attempts: [
+        { attempt_number: 1, status_code: null, outcome: 'RETRY', error: 'TIMEOUT', response_excerpt: null },
+      ],
+    });
+  });
+
   it('a redirect is not followed, and a 400 is final', async () => {
     const deliveryId = await pendingDelivery(`${base}/moved`);
     answer = { status: 302, headers: { Location: `${base}/elsewhere` } };
@@ -182,5 +258,23 @@ describe('a webhook delivery attempt', () => {
     expect(await attemptsOf(deliveryId)).toEqual([
       expect.objectContaining({ outcome: 'FAILED', error: 'TARGET_PRIVATE_ADDRESS', status_code: null }),
     ]);
+  });
+});
+
+describe("a webhook attempt's deadlines", () => {
+  it("the lookup's and the HTTP exchange's fit well inside the attempt activity's limit, whatever is configured", () => {
+    // A retry's attempt is a local activity with ENFORCING_STEP's limit: one that reaches it is run
+    // again by Temporal and POSTs again. The database (the delivery read, the attempt's log row)
+    // keeps at least 10 s of it.
+    const seconds = /^(\d+) seconds$/.exec(String(ENFORCING_STEP.startToCloseTimeout));
+    const activityLimitMs = Number(seconds?.[1]) * 1000;
+    expect(activityLimitMs).toBeGreaterThan(0);
+    const longestHttpMs = activityLimitMs - 10_000 - WEBHOOK_LOOKUP_TIMEOUT_MS;
+    const attemptTimeout = ConfigSchema.shape.WEBHOOK_ATTEMPT_TIMEOUT_MS;
+    expect(attemptTimeout.safeParse(undefined)).toMatchObject({ success: true, data: 10_000 });
+    expect(attemptTimeout.safeParse(longestHttpMs).success).toBe(true);
+    expect(attemptTimeout.safeParse(longestHttpMs + 1).success, `${longestHttpMs + 1} ms accepted`).toBe(
+      false,
+    );
   });
 });

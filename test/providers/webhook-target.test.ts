@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress, resolveTarget, urlProblem } from '../../providers/webhook-target.js';
+import {
+  isPrivateAddress,
+  resolveTarget,
+  urlProblem,
+  WEBHOOK_LOOKUP_TIMEOUT_MS,
+} from '../../providers/webhook-target.js';
 
 const production = { allowLocal: false };
 
@@ -59,5 +64,22 @@ describe('webhook targets', () => {
     expect(await resolveTarget('https://nowhere.example/', production, failing)).toEqual({
       problem: 'UNRESOLVABLE',
     });
+  });
+
+  it("a lookup that does not answer in time is UNRESOLVABLE (a few seconds, not the system resolver's own)", async () => {
+    expect(WEBHOOK_LOOKUP_TIMEOUT_MS).toBeLessThanOrEqual(5_000);
+    let asked = 0;
+    const hanging = () => {
+      asked += 1;
+      return new Promise<never>(() => {});
+    };
+    const started = performance.now();
+    const answer = await Promise.race([
+      resolveTarget('https://slow-dns.example/in', production, hanging, 100),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000)),
+    ]);
+    expect(answer).toEqual({ problem: 'UNRESOLVABLE' });
+    expect(asked).toBe(1);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -88,7 +88,9 @@ describe('webhook delivery (full stack)', () => {
         passenger_count: 1,
         total_amount: booking.total_price,
       });
-      expect(new Date(body.timestamp as string).toISOString()).toBe(body.timestamp);
+      // ISO 8601 UTC to the microsecond: the instant the event was recorded, as the outbox keeps it.
+      expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+      expect(Date.parse(body.timestamp as string)).not.toBeNaN();
       expect(body.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
     }
     expect(allVerified(receiver)).toBe(true);
@@ -128,6 +130,24 @@ describe('webhook delivery (full stack)', () => {
     expect(detail.text).not.toContain(SECRET);
   });
 
+  it('booking.created and booking.confirmed of one POST /bookings order by their timestamp', async () => {
+    // The OpenAPI text tells receivers to order by timestamp; the outbox records the two events of
+    // one booking at least 1 µs apart, and the timestamp must keep that difference.
+    const ties: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+      const bodies = await eventually(
+        async () => processedFor(booking.id),
+        (received) => received.length === 2,
+      );
+      const created = bodies.find((body) => body.event === 'booking.created')!;
+      const confirmed = bodies.find((body) => body.event === 'booking.confirmed')!;
+      if (!(created.timestamp < confirmed.timestamp))
+        ties.push(`${created.timestamp} vs ${confirmed.timestamp}`);
+    }
+    expect(ties, 'created/confirmed timestamps that do not order the two events').toEqual([]);
+  });
+
   it('keeps trying while the receiver is down: every event arrives and each delivery id is processed once', async () => {
     receiver.mode = 'down';
     const bookings = [];
@@ -163,6 +183,11 @@ describe('webhook delivery (full stack)', () => {
     );
     expect(retried!.outcomes.at(-1)).toBe('DELIVERED');
     expect(retried!.outcomes.slice(0, -1).every((outcome) => outcome === 'RETRY')).toBe(true);
+    // Every attempt of a delivery (the relay's first, the workflow's retries) sends the same body.
+    for (const delivery of deliveries) {
+      const sent = receiver.requests.filter((request) => request.deliveryId === delivery.id);
+      expect(new Set(sent.map((request) => JSON.stringify(request.body))).size, delivery.id).toBe(1);
+    }
   });
 
   it('a 410 answer disables the subscription; nothing more is sent to it', async () => {
@@ -314,6 +339,9 @@ describe('webhook delivery (full stack)', () => {
       'MANUAL',
     ]);
     expect(receiver.processed.get(delivered!.id)).toBeDefined();
+    // The redelivery carries the same signed body, timestamp included, as the first attempt.
+    const bodies = receiver.requests.filter((request) => request.deliveryId === delivered!.id);
+    expect(bodies.at(-1)!.body).toEqual(bodies[0]!.body);
   });
 
   it('redeliveries at once: one is sent, the others 409 DELIVERY_IN_PROGRESS; another company gets 404', async () => {
