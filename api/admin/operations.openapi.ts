@@ -190,6 +190,7 @@ export const docs = operations({
     description:
       `${MANAGES('incidents.manage')} States: INVESTIGATING, IDENTIFIED, MONITORING (an open incident moves freely ` +
       'between them), RESOLVED (final, only through POST /incidents/{id}/resolve). Severities MINOR, MAJOR, CRITICAL. ' +
+      'A startedAt later than now (a minute allowed for clock difference) is 400 VALIDATION_FAILED. ' +
       'Recorded in the audit log (incidents.create).',
     tags: INCIDENT_TAGS,
     responses: answers(201, 'Opened', successWith(Incident), [400, 401, 403]),
