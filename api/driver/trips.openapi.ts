@@ -59,7 +59,9 @@ export const ScanBody = z
       .optional()
       .meta({ description: 'which scanner, shown to others' }),
     scanned_at: InstantInput.optional().meta({
-      description: 'when the app scanned (ISO 8601); a scan queued offline is checked in at that time',
+      description:
+        'when the app scanned (ISO 8601); a scan queued offline is checked in at that time, or when the ticket was ' +
+        'sold or issued if that is later (a check-in never predates its booking)',
     }),
   })
   .strict();
@@ -169,7 +171,8 @@ export const docs = taggedOperations(TAGS, {
       `(${SCAN_REFUSALS.join(', ')}). The answer is stored under (company, client_scan_id) in the check-in's ` +
       'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
       'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
-      `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE).`,
+      `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE); a scanned_at before the ticket was sold or issued checks in at ` +
+      'that moment instead (the device clock was wrong; the scan still counts).',
     responses: answers(200, 'The verdict', ScanResponse, [400, 401, 403, 404, 409]),
   },
   reportTripPositions: {

@@ -33,6 +33,14 @@ describe('the driver app (/driver/api)', () => {
       ticketId,
     ]);
 
+  /** When the booking was made, as the API writes instants (ISO 8601 UTC, milliseconds). */
+  const bookedAt = async (bookingId: string) => {
+    const [row] = await app.db.query<{ created_at: Date }>('select created_at from bookings where id = $1', [
+      bookingId,
+    ]);
+    return new Date(row!.created_at).toISOString();
+  };
+
   /** A driver's POST of a JSON body written as text, as a client sends it (JSON.stringify cannot write 1e400). */
   const postText = (path: string, body: string) =>
     app.request(path, {
@@ -159,7 +167,9 @@ describe('the driver app (/driver/api)', () => {
 
     it('checks in once however often the same scan is replayed', async () => {
       const clientScanId = randomUUID();
-      const scannedAt = new Date(Date.now() - 60_000).toISOString();
+      // Queued offline between the sale and now (a check-in is never dated before its booking).
+      const sold = Date.parse(await bookedAt(rami.bookingId));
+      const scannedAt = new Date(Math.round((sold + Date.now()) / 2)).toISOString();
       const first = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!, {
         clientScanId,
         deviceId: 'door-1',
@@ -196,6 +206,25 @@ describe('the driver app (/driver/api)', () => {
       });
       expect(reused.status).toBe(409);
       expect(reused.body.errorCode).toBe('SCAN_ID_REUSED');
+    });
+
+    it('dates a check-in queued offline with a clock set back no earlier than the booking was made', async () => {
+      const late = await bookSeats(app, world.trip, [world.trip.seatNumbers[3]!]);
+      const scannedAt = new Date(Date.now() - 47 * 3_600_000).toISOString();
+      const response = await scan(app, world.driver.token, world.trip.tripId, late.credentials[0]!, {
+        deviceId: 'door-1',
+        scannedAt,
+      });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data).toMatchObject({ outcome: 'CHECKED_IN', replayed: false });
+      const [stored] = await app.db.query<{ at: Date; after_sale: boolean }>(
+        `select k.attendance_at as at, k.attendance_at >= b.created_at and k.attendance_at >= k.issued_at as after_sale
+         from journey_tickets k join bookings b on b.journey_id = k.journey_id where k.id = $1`,
+        [late.ticketIds[0]],
+      );
+      expect(stored!.after_sale).toBe(true);
+      expect(response.body.data.checkedIn.at).toBe(new Date(stored!.at).toISOString());
+      expect(Date.parse(response.body.data.checkedIn.at)).toBeLessThanOrEqual(Date.now());
     });
 
     it('answers a second device ALREADY_CHECKED_IN with who and when', async () => {
