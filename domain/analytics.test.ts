@@ -4,6 +4,7 @@ import {
   bucketMeasures,
   comparedWindows,
   countInBuckets,
+  datesIn,
   earliestAnalyticsDay,
   FREQUENCY_BUCKETS,
   indicator,
@@ -111,5 +112,21 @@ describe('analytics windows and buckets', () => {
       ['c', 2],
       ['b', 3],
     ]);
+  });
+});
+
+describe('datesIn', () => {
+  it('lists every date of a range in order, none for a range ending before it starts', () => {
+    expect(datesIn({ from: '2024-02-28', to: '2024-03-01' })).toEqual([
+      '2024-02-28',
+      '2024-02-29',
+      '2024-03-01',
+    ]);
+    expect(datesIn({ from: TODAY, to: TODAY })).toEqual([TODAY]);
+    expect(datesIn({ from: TODAY, to: '2026-03-03' })).toEqual([]);
+  });
+
+  it('ends at 9999-12-31, the last date a report may name (the day after it sorts before it)', () => {
+    expect(datesIn({ from: '9999-12-30', to: '9999-12-31' })).toEqual(['9999-12-30', '9999-12-31']);
   });
 });

@@ -25,6 +25,7 @@ const DAY_MS = 86_400_000;
 const toUtc = (date: string) => Date.parse(`${date}T00:00:00Z`);
 const fromUtc = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** The date `days` after `date`. Past 9999-12-31 it is no date ("+010000-01"), so never walk with it: see datesIn. */
 export function addDays(date: string, days: number): string {
   return fromUtc(toUtc(date) + days * DAY_MS);
 }
@@ -32,6 +33,14 @@ export function addDays(date: string, days: number): string {
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
   return Math.round((toUtc(to) - toUtc(from)) / DAY_MS);
+}
+
+/**
+ * Every date of the range, oldest first (none when `to` is before `from`). Counted, not walked while
+ * `date <= to`: the day after 9999-12-31 sorts before it, and such a walk would never end.
+ */
+export function datesIn({ from, to }: DateRange): string[] {
+  return Array.from({ length: Math.max(0, daysBetween(from, to) + 1) }, (_, index) => addDays(from, index));
 }
 
 /** The Monday of the ISO week a date is in. */

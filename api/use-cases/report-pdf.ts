@@ -1,7 +1,7 @@
 import { companyRoutes, dailyMeasures, offeredSeats, routeMeasures } from '../../db/queries/analytics.js';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import type { Database } from '../../db/orm.js';
-import { addDays, NO_MEASURES, percent } from '../../domain/analytics.js';
+import { datesIn, NO_MEASURES, percent } from '../../domain/analytics.js';
 import {
   REPORT_CHARTS,
   REPORT_COLUMNS,
@@ -34,10 +34,10 @@ async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
   const charts: ReportCharts = {};
   if (wanted.includes('revenuePerDay')) {
     const sales = await dailyMeasures(db, facts.company.companyId, 'SALES', range);
-    charts.revenuePerDay = [];
-    for (let date = facts.from; date <= facts.to; date = addDays(date, 1)) {
-      charts.revenuePerDay.push({ date, revenue: (sales.get(date) ?? NO_MEASURES).revenue });
-    }
+    charts.revenuePerDay = datesIn(range).map((date) => ({
+      date,
+      revenue: (sales.get(date) ?? NO_MEASURES).revenue,
+    }));
   }
   if (wanted.includes('occupancyPerRoute')) {
     const companyId = facts.company.companyId;
