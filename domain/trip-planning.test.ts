@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   lastDateRefusal,
   LATEST_TRIP_ARRIVAL,
+  nameHasLetter,
   nameKey,
   pickupStopRefusal,
   replanRefusal,
@@ -17,6 +18,16 @@ describe('nameKey', () => {
     expect(nameKey('إدلب')).toBe(nameKey('ادلب'));
     expect(nameKey('دمـــشق')).toBe(nameKey('دمشق'));
     expect(nameKey('Hama')).not.toBe(nameKey('Homs'));
+  });
+});
+
+describe('nameHasLetter', () => {
+  it('wants a letter that matching keeps: tatweel, diacritics and letters made of them alone are no name', () => {
+    for (const name of ['دمشق', 'دمـــشق', 'حِمْص', 'Ḥomṣ', 'Hama 2'])
+      expect(nameHasLetter(name), name).toBe(true);
+    for (const name of ['\u0640\u0640', '\u0301\u0301', '\u0640\u064e\u0640', '\ufe70\ufe72', '12', '- -']) {
+      expect(nameHasLetter(name), name).toBe(false);
+    }
   });
 });
 

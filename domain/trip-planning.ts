@@ -193,15 +193,26 @@ export function distanceKm(a: { latitude: number; longitude: number }, b: typeof
 /** A company pickup point lies within this distance of its city's centre. */
 export const PICKUP_MAX_KM_FROM_CITY = 40;
 
+/** What name matching ignores besides case: Latin accents, Arabic vowel and Quranic marks, tatweel. */
+const IGNORED_IN_NAMES = '\\u0300-\\u036f\\u0610-\\u061a\\u064b-\\u065f\\u0670\\u06d6-\\u06ed\\u0640';
+const IGNORED_IN_NAME = new RegExp(`[${IGNORED_IN_NAMES}]`, 'g');
+
 /** Names match ignoring case, diacritics (Latin accents, Arabic vowel marks, hamza seats) and tatweel. */
 export function nameKey(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]/g, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+  return name.normalize('NFKD').replace(IGNORED_IN_NAME, '').toLowerCase().replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * A letter name matching keeps (tatweel is a letter to Unicode, and nameKey drops it). A name needs
+ * one: a name of tatweels or marks alone shows nothing and would match every other such name.
+ */
+export const NAME_LETTER = new RegExp(`(?![${IGNORED_IN_NAMES}])\\p{L}`, 'u');
+
+/**
+ * Whether a letter is left of the name once nameKey has reduced it. NAME_LETTER on the text as typed
+ * is not enough: a compatibility letter (the isolated fathatan, U+FE70) decomposes to marks nameKey drops.
+ */
+export const nameHasLetter = (name: string): boolean => NAME_LETTER.test(nameKey(name));
 
 /** Amenities a bus may list (the demo fleet uses the same words). */
 export const BUS_AMENITIES = [

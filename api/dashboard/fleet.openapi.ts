@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LAYOUT_SCHEMA_VERSION } from '../../domain/seat-layout.js';
 import { BUS_AMENITIES } from '../../domain/trip-planning.js';
-import { Email, errorResponses, Pagination } from '../http/schemas.js';
+import { Email, errorResponses, Pagination, PrintedText } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -35,12 +35,9 @@ const LayoutElement = z
       .max(40)
       .optional()
       .meta({ description: 'stable identity of a seat; never changes' }),
-    seatNumber: z
-      .string()
-      .min(1)
-      .max(12)
+    seatNumber: PrintedText(1, 12)
       .optional()
-      .meta({ description: 'the label travellers see; may change' }),
+      .meta({ description: 'the label travellers see, stored trimmed; may change' }),
     seatClass: z.enum(['STANDARD', 'VIP']).optional(),
     notes: z.string().max(500).optional().meta({ description: 'management note; never shown to travellers' }),
   })
@@ -130,7 +127,10 @@ export const BusLayouts = z.object({
 
 export const BusBody = z
   .object({
-    plate_number: Text(2, 20).regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes'),
+    plate_number: Text(2, 20)
+      .regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes')
+      // One plate is one bus whatever the case it is typed in; stored in upper case.
+      .toUpperCase(),
     model: Text(0, 80).default(''),
     amenities: z
       .array(z.enum(BUS_AMENITIES))
@@ -179,7 +179,9 @@ const LAYOUT_RULES =
   `saveMode draft or active. A document is checked whole: at most ${MAX_LAYOUT_ELEMENTS} elements (400 LAYOUT_TOO_LARGE; ` +
   'a body over 64 KB is 413 PAYLOAD_TOO_LARGE), known element kinds, and then every element: its deck exists ' +
   '(DECK_NOT_FOUND), it lies on the grid (ELEMENT_OUT_OF_GRID), it overlaps no other (ELEMENTS_OVERLAP), seats have a ' +
-  'seatId and a seatNumber used by no other seat (SEAT_ID_DUPLICATE, SEAT_NUMBER_DUPLICATE), at least one seat. Any ' +
+  'seatId and a seatNumber used by no other seat (SEAT_ID_DUPLICATE, SEAT_NUMBER_DUPLICATE), at least one seat. A ' +
+  'seatNumber is stored without surrounding spaces (the label traveller routes take) and may hold no control or ' +
+  'bidirectional-override character. Any ' +
   'problem is 400 LAYOUT_INVALID with details.issues, each naming the offending element by its path ' +
   '(body.layoutDocument.elements.<index>) and its code; nothing is saved, draft or active. A draft is stored as the next ' +
   'version and changes nothing else. An active save archives the previous active layout and, in the same transaction, ' +
@@ -208,7 +210,8 @@ export const docs = taggedOperations(TAGS, {
   createBus: {
     summary: 'Add a bus to the fleet',
     description:
-      `${WRITE_RULES} plate_number is unique in the company (409 BUS_PLATE_TAKEN); amenities come from a fixed list. ` +
+      `${WRITE_RULES} plate_number is stored in upper case and is unique in the company whatever the case it is ` +
+      'typed in (409 BUS_PLATE_TAKEN); amenities come from a fixed list. ' +
       'With template_id (400 TEMPLATE_NOT_FOUND when unknown) the template becomes its active layout at once; without ' +
       'one the bus takes no trips until a layout is saved active.',
     responses: answers(201, 'The bus', ok(BusLayouts), [400, 401, 403, 409]),

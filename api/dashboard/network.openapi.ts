@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { MAX_ROUTE_STOPS } from '../../domain/route-plan.js';
-import { PICKUP_MAX_KM_FROM_CITY, TRAVELLER_STOP_KINDS } from '../../domain/trip-planning.js';
+import {
+  NAME_LETTER,
+  nameHasLetter,
+  PICKUP_MAX_KM_FROM_CITY,
+  TRAVELLER_STOP_KINDS,
+} from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { errorResponses, Pagination, Uuid } from '../http/schemas.js';
+import { errorResponses, Pagination, PrintedText, Uuid } from '../http/schemas.js';
 import {
   DateTime,
   Latitude,
@@ -20,8 +25,19 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Dashboard: network'];
 
+const NAME_NEEDS_LETTER = 'must contain a letter besides tatweel and diacritics';
+
+/**
+ * A city's name, shown to every traveller: printable, and with a letter that city matching keeps
+ * (domain/trip-planning.ts nameKey). The pattern states the rule on the text as sent; the check
+ * after it catches the compatibility letters made of marks only (the document cannot say that).
+ */
+const CityName = PrintedText(2, 80)
+  .regex(NAME_LETTER, { message: NAME_NEEDS_LETTER, abort: true })
+  .refine(nameHasLetter, NAME_NEEDS_LETTER);
+
 export const CityBody = z
-  .object({ name_ar: Text(2, 80), name_en: Text(2, 80), latitude: Latitude, longitude: Longitude })
+  .object({ name_ar: CityName, name_en: CityName, latitude: Latitude, longitude: Longitude })
   .strict();
 
 const City = NamedRefOut.extend({ latitude: z.number(), longitude: z.number() }).meta({
@@ -77,8 +93,8 @@ const STOP_ORDER = {
 
 export const RouteBody = z
   .object({
-    name_ar: Text(2, 120).optional(),
-    name_en: Text(2, 120).optional(),
+    name_ar: PrintedText(2, 120).optional(),
+    name_en: PrintedText(2, 120).optional(),
     distance_km: z.int().min(1).max(5000).nullable().optional(),
     stops: z.array(RouteStopBody).min(2).max(MAX_ROUTE_STOPS).meta(STOP_ORDER),
   })
@@ -118,8 +134,8 @@ export const PickupBody = z
   .object({
     city_id: Uuid,
     kind: z.enum(TRAVELLER_STOP_KINDS).default('BOARDING_POINT'),
-    name: Text(2, 120).meta({ description: 'Arabic name' }),
-    nameEn: Text(2, 120).optional().meta({ description: 'English name; the Arabic one when omitted' }),
+    name: PrintedText(2, 120).meta({ description: 'Arabic name' }),
+    nameEn: PrintedText(2, 120).optional().meta({ description: 'English name; the Arabic one when omitted' }),
     address: Text(3, 200),
     addressEn: Text(3, 200).optional(),
     directions: Text(0, 500).default(''),
@@ -149,7 +165,8 @@ export const docs = taggedOperations(TAGS, {
       `${WRITE_RULES} When either name matches an existing city's Arabic or English name ignoring case, diacritics ` +
       '(Latin accents, Arabic vowel marks and hamza seats) and tatweel, that city is answered with 200 and ' +
       'created: false, and nothing is written; otherwise the new city is answered with 201 and created: true. Two ' +
-      'additions of the same name at once make one city.',
+      'additions of the same name at once make one city. Each name needs a letter that matching keeps: tatweel and ' +
+      'diacritics alone, also as compatibility characters made of them (U+FE70), are 400 VALIDATION_FAILED.',
     responses: {
       200: { description: 'The existing city', schema: ok(City).extend({ created: z.literal(false) }) },
       201: { description: 'The new city', schema: ok(City).extend({ created: z.literal(true) }) },

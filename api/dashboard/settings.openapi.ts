@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import { CANCELLATION_CUTOFF_MINUTES } from '../../domain/company-settings.js';
 import { normalisePhone } from '../../domain/phone.js';
-import { Email, PhoneInput, Uuid } from '../http/schemas.js';
+import { Email, PhoneInput, PrintedText, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 
@@ -10,7 +10,7 @@ import { IdText, successWith } from '../http/answer-schemas.js';
 
 const TAGS = ['Dashboard: settings'];
 
-const Name = z.string().trim().min(2).max(120);
+const Name = PrintedText(2, 120);
 const Address = z.string().trim().max(300);
 const Phone = PhoneInput.transform((value, context) => {
   const e164 = normalisePhone(value);

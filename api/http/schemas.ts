@@ -28,26 +28,29 @@ export const CalendarDate = z
 export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 /**
- * A person's name as tickets and lists print it: 1–120 characters, trimmed, with something
- * printable in it, and no C0/C1 control characters nor the bidirectional embeddings, overrides and
- * isolates (U+202A–U+202E, U+2066–U+2069): printed on a ticket, an override can make a name read
- * as another. A pattern rather than a check in code, so the OpenAPI document states the rule.
+ * What text printed to travellers may not hold: C0/C1 control characters and the bidirectional
+ * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). Printed on a ticket or a seat
+ * map, an override makes one text read as another ("\u202E21" shows as "12").
  */
-export const PersonName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(120)
-  .regex(
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/,
-    'must not contain control or bidirectional-override characters',
-  )
+const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+const PRINTABLE_ONLY = new RegExp(`^[^${UNPRINTABLE}]*$`);
+
+/**
+ * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters, none of them
+ * UNPRINTABLE. A pattern rather than a check in code, so the OpenAPI document states the rule.
+ */
+export const PrintedText = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .regex(PRINTABLE_ONLY, 'must not contain control or bidirectional-override characters');
+
+/** A person's name as tickets and lists print it: a PrintedText of 1–120 characters. */
+export const PersonName = PrintedText(1, 120)
   // A name of spaces only trims to nothing: the document says so (a non-space character somewhere).
-  .meta({
-    pattern:
-      '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$',
-  });
+  .meta({ pattern: `^[^${UNPRINTABLE}]*[^\\s${UNPRINTABLE}][^${UNPRINTABLE}]*$` });
 
 /**
  * A phone number as a person types it (domain/phone.ts PHONE_INPUT_PATTERN: what normalisePhone

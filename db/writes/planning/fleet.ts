@@ -32,12 +32,25 @@ export function layoutRefusal(document: LayoutDocument, field: string): Planning
   });
 }
 
+const plateTaken = () =>
+  new PlanningRefusal(409, 'BUS_PLATE_TAKEN', 'The company already has a bus with this plate number');
+
+/**
+ * A new bus; its plate comes in upper case (api/dashboard/fleet.openapi.ts BusBody), so the unique
+ * (company_id, plate_number) refuses the same plate typed in another case, also by two requests at
+ * once. Plates stored before that may be in any case: one of them is found by comparing upper case.
+ */
 export async function createBus(
   db: Database,
   act: StaffAct,
   bus: { plateNumber: string; model: string; amenities: string[]; template: BusTemplate | null },
 ): Promise<{ busId: string; layout: SavedLayout | null }> {
   return db.transaction(async (client) => {
+    const { rows: taken } = await client.query(
+      'select 1 from buses where company_id = $1 and upper(plate_number) = upper($2)',
+      [act.companyId, bus.plateNumber],
+    );
+    if (taken.length > 0) throw plateTaken();
     let busId: string;
     try {
       const { rows } = await client.query<{ id: string }>(
@@ -47,11 +60,7 @@ export async function createBus(
       busId = rows[0]!.id;
     } catch (error) {
       if (pgCode(error) !== PG_UNIQUE_VIOLATION) throw error;
-      throw new PlanningRefusal(
-        409,
-        'BUS_PLATE_TAKEN',
-        'The company already has a bus with this plate number',
-      );
+      throw plateTaken();
     }
     const layout = bus.template
       ? await saveBusLayout(client, {

@@ -168,6 +168,9 @@ describe('GET and PATCH /dashboard/api/settings', () => {
     const cases: [unknown, number, string][] = [
       [{}, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'x' }, 400, 'VALIDATION_FAILED'],
+      // Printed on tickets: an override makes the name read as another ("\u202E" reverses what follows).
+      [{ nameEn: '\u202Eseniltsub' }, 400, 'VALIDATION_FAILED'],
+      [{ nameAr: 'حافلات\u0007' }, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'Fine', colour: 'red' }, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'Fine', companyId: other.id }, 400, 'SESSION_FIELD_REFUSED'],
       [{ phone: '12345' }, 400, 'VALIDATION_FAILED'],

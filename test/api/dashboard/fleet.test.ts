@@ -109,6 +109,21 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       });
     });
 
+    it('takes a plate typed in any case as one plate, stored in upper case', async () => {
+      const plate = `dm ${Math.random().toString(36).slice(2, 8)}-x`;
+      const created = await dashboard(app, owner(), 'POST', '/buses', { plate_number: plate });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data.bus.plate_number).toBe(plate.toUpperCase());
+      const before = await planningSnapshot(app.db, world.companyId);
+      for (const again of [plate, plate.toUpperCase(), `Dm${plate.slice(2)}`]) {
+        const response = await dashboard(app, owner(), 'POST', '/buses', { plate_number: again });
+        expect([response.status, response.body.errorCode], again).toEqual([409, 'BUS_PLATE_TAKEN']);
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+      const elsewhere = await dashboard(app, other.sessions.OWNER, 'POST', '/buses', { plate_number: plate });
+      expect(elsewhere.status, elsewhere.text).toBe(201);
+    });
+
     it('refuses a plate the company already has, an unknown template or amenity, and changes nothing', async () => {
       const before = await planningSnapshot(app.db, world.companyId);
       const [bus] = await app.db.query<{ plate_number: string }>(
@@ -117,6 +132,7 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       );
       const cases: [unknown, number, string][] = [
         [{ plate_number: bus!.plate_number }, 409, 'BUS_PLATE_TAKEN'],
+        [{ plate_number: bus!.plate_number.toLowerCase() }, 409, 'BUS_PLATE_TAKEN'],
         [{ plate_number: 'NEW 1', template_id: 'bunk-bed' }, 400, 'TEMPLATE_NOT_FOUND'],
         [{ plate_number: 'NEW 1', amenities: ['JACUZZI'] }, 400, 'VALIDATION_FAILED'],
         [{ plate_number: 'NEW 1', seats: 50 }, 400, 'VALIDATION_FAILED'],
@@ -211,6 +227,24 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect([archive.status, archive.body.errorCode]).toEqual([409, 'BUS_HAS_BOOKED_TRIPS']);
       expect(archive.body.details.tripIds).toEqual([trip.id]);
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('stores seat labels without surrounding spaces: travellers lock a seat under the label the seat map shows', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId, 6);
+      const spaced = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(spaced, 'd1-r1-c1').seatNumber = ' 1A ';
+      const saved = await putLayout(busId, { layoutDocument: spaced, saveMode: 'active' });
+      expect(saved.status, saved.text).toBe(200);
+      expect(seatElement(saved.body.data.active.layoutDocument, 'd1-r1-c1').seatNumber).toBe('1A');
+      const seats = await app.request(`/api/trips/${trip.id}/seats`);
+      const seat = seats.body.data.seats.find(
+        (candidate: { seat_id: string }) => candidate.seat_id === 'd1-r1-c1',
+      );
+      expect(seat).toMatchObject({ seat_number: '1A', available: true });
+      expect(seatElement(seats.body.data.layout, 'd1-r1-c1').seatNumber).toBe('1A');
+      const locked = await requestSeatLock(app, await webTraveller(app), trip.id, ['1A']);
+      expect([locked.status, locked.body.errorCode], locked.text).toEqual([201, undefined]);
     });
 
     it('never leaves two valid tickets of one trip with the same seat label: a sold label may not move to another seat', async () => {
@@ -382,6 +416,19 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       cases.push(
         ['a repeated seatNumber', onNewRow('new', '1'), 'LAYOUT_INVALID', 'SEAT_NUMBER_DUPLICATE'],
         ['a repeated seatId elsewhere', onNewRow('d1-r1-c1', '99'), 'LAYOUT_INVALID', 'SEAT_ID_DUPLICATE'],
+        // "\u202E21" is shown as "12": two seats of one coach would print the same label on tickets.
+        [
+          'a seatNumber with a bidirectional override',
+          onNewRow('new', '\u202E21'),
+          'LAYOUT_INVALID',
+          'invalid_format',
+        ],
+        [
+          'a seatNumber with a control character',
+          onNewRow('new', '9\u0007'),
+          'LAYOUT_INVALID',
+          'invalid_format',
+        ],
       );
       const before = await planningSnapshot(app.db, world.companyId);
       for (const [name, { document, index }, errorCode, issueCode] of cases) {

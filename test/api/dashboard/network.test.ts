@@ -111,6 +111,33 @@ describe('network: cities, routes and pickup locations', () => {
       ).toBe(403);
       expect(await citiesNamed(name)).toEqual([]);
     });
+
+    it('refuses a name with no letter matching keeps, or with control or override characters; adds nothing', async () => {
+      const unique = randomUUID().slice(0, 6);
+      const good = { name_ar: `بلدة ${unique}`, name_en: `Town ${unique}`, latitude: 34.5, longitude: 38.2 };
+      const changes = [
+        { name_ar: '\u0640\u0640' }, // tatweel alone: a letter to Unicode, nothing to matching
+        { name_en: '\u0301\u0301\u0301' }, // combining accents alone
+        { name_ar: '\u0640\u064e\u0640\u0651' }, // tatweel carrying vowel marks
+        { name_en: '\ufe70\ufe72' }, // isolated fathatan and dammatan: letters that decompose to marks
+        { name_en: `\u202E${unique} nwoT` }, // a right-to-left override: shown reversed, as "Town ..."
+        { name_ar: `بلدة\u0007${unique}` },
+      ];
+      for (const change of changes) {
+        const response = await dashboard(app, owner(), 'POST', '/cities', { ...good, ...change });
+        expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([
+          400,
+          'VALIDATION_FAILED',
+        ]);
+      }
+      for (const name of [
+        good.name_ar,
+        good.name_en,
+        ...changes.flatMap((change) => Object.values(change)),
+      ]) {
+        expect(await citiesNamed(name), name).toEqual([]);
+      }
+    });
   });
 
   describe('routes', () => {
@@ -193,6 +220,8 @@ describe('network: cities, routes and pickup locations', () => {
         { stops: base.slice(0, 1) },
         { stops: base, company_id: other.companyId },
         { stops: [{ stop_id: 'x' }] },
+        { stops: base, name_en: '\u202Eetuor' },
+        { stops: base, name_ar: 'خط\u2066سريع' },
       ]) {
         expect((await dashboard(app, owner(), 'POST', '/routes', body)).status).toBe(400);
       }
@@ -337,6 +366,8 @@ describe('network: cities, routes and pickup locations', () => {
         [{ ...good, latitude: 34.9 }, 400, 'PICKUP_TOO_FAR_FROM_CITY'],
         [{ ...good, latitude: 133 }, 400, 'VALIDATION_FAILED'],
         [{ ...good, name: 'x' }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, name: '\u202Eموقف' }, 400, 'VALIDATION_FAILED'],
+        [{ ...good, nameEn: 'Stop\u0085 one' }, 400, 'VALIDATION_FAILED'],
         [{ ...good, address: '' }, 400, 'VALIDATION_FAILED'],
         [{ ...good, kind: 'DEPOT' }, 400, 'VALIDATION_FAILED'],
         [{ ...good, city_id: randomUUID() }, 404, 'CITY_NOT_FOUND'],
