@@ -2,8 +2,17 @@
  * Conflicts of planned trips with what is already there. A bus or a driver is busy from a trip's
  * departure to its arrival (half-open: a trip may leave the minute the previous one arrives); a
  * route cannot have two trips at the same departure. Busy windows come from trips and from the
- * trips that schedules still being committed have claimed but not yet created.
+ * trips that schedules still being committed have claimed but not yet created. A trip running late
+ * keeps its bus and driver until its expected arrival (db/queries/planning.ts busyWindowSql).
  */
+
+/**
+ * How far past its planned arrival a trip's busy window may reach: the longest delay MARK_DELAYED
+ * announces (1440 minutes). A departure later than that still frees the bus and driver this long
+ * after the planned arrival (the readiness of the next trip catches a bus still out).
+ */
+export const MAX_LATENESS_MINUTES = 1440;
+
 export type ConflictKind = 'BUS_BUSY' | 'DRIVER_BUSY' | 'DEPARTURE_TAKEN';
 
 export interface PlannedWindow {

@@ -159,6 +159,8 @@ describe('readiness', () => {
     busInService: true,
     cashToCollect: 0,
     requestsPending: 0,
+    busOnAnotherTrip: false,
+    driverOnAnotherTrip: false,
   };
 
   it('has no blocker for a trip with a driver, a layout, a bus in service and nothing owed', () => {

@@ -226,6 +226,10 @@ export interface ReadinessFacts {
   cashToCollect: number;
   /** Bookings still awaiting the company's decision (PENDING_CONFIRMATION). */
   requestsPending: number;
+  /** Another trip of the bus is BOARDING or DEPARTED: the bus is not back yet. */
+  busOnAnotherTrip: boolean;
+  /** Another trip of the assigned driver is BOARDING or DEPARTED. */
+  driverOnAnotherTrip: boolean;
 }
 
 export interface Blocker {
@@ -234,6 +238,8 @@ export interface Blocker {
     | 'DRIVER_INACTIVE'
     | 'LAYOUT_NOT_ACTIVE'
     | 'BUS_OUT_OF_SERVICE'
+    | 'BUS_ON_ANOTHER_TRIP'
+    | 'DRIVER_ON_ANOTHER_TRIP'
     | 'CASH_TO_COLLECT'
     | 'REQUESTS_PENDING';
   message: string;
@@ -269,6 +275,20 @@ export function readinessBlockers(facts: ReadinessFacts): Blocker[] {
   }
   if (!facts.busInService) {
     blockers.push({ code: 'BUS_OUT_OF_SERVICE', message: 'The bus is not in service', blocks: SETUP });
+  }
+  if (facts.busOnAnotherTrip) {
+    blockers.push({
+      code: 'BUS_ON_ANOTHER_TRIP',
+      message: 'The bus is still boarding or out on another trip: mark that trip arrived first',
+      blocks: SETUP,
+    });
+  }
+  if (facts.driverOnAnotherTrip) {
+    blockers.push({
+      code: 'DRIVER_ON_ANOTHER_TRIP',
+      message: 'The driver is still boarding or out on another trip: mark that trip arrived first',
+      blocks: SETUP,
+    });
   }
   if (facts.cashToCollect > 0) {
     blockers.push({

@@ -274,7 +274,9 @@ const EFFECTS =
 
 const READINESS =
   'Readiness blockers stop actions: DRIVER_NOT_ASSIGNED, DRIVER_INACTIVE (no active DRIVER membership of the company), ' +
-  'LAYOUT_NOT_ACTIVE (no active, valid seat layout) and BUS_OUT_OF_SERVICE stop START_BOARDING and DEPART; ' +
+  'LAYOUT_NOT_ACTIVE (no active, valid seat layout), BUS_OUT_OF_SERVICE, BUS_ON_ANOTHER_TRIP and ' +
+  'DRIVER_ON_ANOTHER_TRIP (another trip of the bus, or of the driver, is BOARDING or DEPARTED: mark it ARRIVED ' +
+  'first) stop START_BOARDING and DEPART; ' +
   'CASH_TO_COLLECT (checked-in travellers with unpaid bookings: record the collection first) and REQUESTS_PENDING ' +
   '(journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 TRIP_NOT_READY with ' +
   'details.blockers.';

@@ -110,7 +110,8 @@ export const docs = taggedOperations(TAGS, {
       'driver or trip is 404 ROUTE_NOT_FOUND, BUS_NOT_FOUND, DRIVER_NOT_FOUND, TRIP_NOT_FOUND. A new trip departs in ' +
       'the future (400 DEPARTURE_IN_PAST), arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE) ' +
       'and gets its stop calls (stop, times, fare shares) from the route. The bus and ' +
-      'driver must be free for the whole trip and the route must have no trip at that departure, counting trips of ' +
+      'driver must be free for the whole trip (a trip running late keeps them until its expected arrival) and the ' +
+      'route must have no trip at that departure, counting trips of ' +
       'schedules still being committed (409 TRIP_CONFLICT with details.conflicts). With trip_id the trip is re-planned: ' +
       'only while SCHEDULED (409 TRIP_NOT_EDITABLE), with the same route and times (409 TRIP_TIMETABLE_FIXED); once it ' +
       'has bookings (a held or sold seat) its bus and pickup stop stay (409 TRIP_HAS_BOOKINGS) while driver and fares ' +

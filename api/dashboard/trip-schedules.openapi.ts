@@ -61,7 +61,11 @@ const Conflict = z.object({
   }),
   schedule_id: UuidOut.nullable(),
   busy_from: DateTime,
-  busy_until: DateTime,
+  busy_until: DateTime.meta({
+    description:
+      'the end of the window: for a trip not yet arrived its expected arrival (the planned arrival, pushed back by ' +
+      'the announced delay or a late departure, at most 24 hours), for an arrived one its actual arrival',
+  }),
 });
 
 const Progress = z.object({
@@ -138,8 +142,8 @@ const RULES =
   'the rules of POST /trips, and every trip arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE); ' +
   'departures of one schedule may not overlap each other (400 SCHEDULE_OVERLAPS_ITSELF). ' +
   'Dates, times and days of the week are those of Asia/Damascus; departures already past are left out. A conflict is ' +
-  'the bus or the driver busy in an overlapping window (trips, and trips that schedules still committing have ' +
-  'claimed), or a trip of the route at that very departure.';
+  'the bus or the driver busy in an overlapping window (trips, until their expected arrival when running late, and ' +
+  'trips that schedules still committing have claimed), or a trip of the route at that very departure.';
 
 export const docs = taggedOperations(TAGS, {
   listTripSchedules: {

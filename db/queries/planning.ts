@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { RouteStopPlan } from '../../domain/route-plan.js';
 import {
   findConflicts,
+  MAX_LATENESS_MINUTES,
   type BusyWindow,
   type Conflict,
   type PlannedWindow,
@@ -112,19 +113,45 @@ interface BusyRow {
   arrival_ms: number;
 }
 
+/**
+ * SQL: the window in which trip `t` takes its bus and driver. A trip not yet arrived keeps them
+ * until its expected arrival, the latest of the planned arrival, the planned arrival plus the
+ * announced delay, and the actual departure plus the planned duration; an arrived trip until its
+ * actual arrival (not before the planned one). It takes them from its actual departure when it left
+ * early. The end lies at most MAX_LATENESS_MINUTES past the planned arrival, so a range on
+ * arrival_at widened by that much (trips_bus_busy_idx, trips_driver_busy_idx) finds every window.
+ */
+function busyWindowSql(t: string) {
+  const from = `least(${t}.departure_at, coalesce(${t}.actual_departure_at, ${t}.departure_at))`;
+  const until = `least(${t}.arrival_at + interval '${MAX_LATENESS_MINUTES} minutes',
+    case when ${t}.actual_arrival_at is not null then greatest(${t}.arrival_at, ${t}.actual_arrival_at)
+         else greatest(${t}.arrival_at, ${t}.arrival_at + ${t}.delay_minutes * interval '1 minute',
+                       ${t}.actual_departure_at + (${t}.arrival_at - ${t}.departure_at)) end)`;
+  return {
+    from,
+    until,
+    /** Whether the window overlaps [start, end) (timestamptz parameters), the index range first. */
+    overlaps: (start: string, end: string) =>
+      `${t}.arrival_at > ${start}::timestamptz - interval '${MAX_LATENESS_MINUTES} minutes'
+       and ${until} > ${start} and ${from} < ${end}`,
+  };
+}
+
+const BUSY = busyWindowSql('t');
+
 async function tripWindows(q: Queryable, scope: PlanningScope, from: number, until: number) {
   const { rows } = await q.query<BusyRow>(
-    `select kind, id as trip_id, extract(epoch from departure_at)::float8 * 1000 as departure_ms,
-            extract(epoch from arrival_at)::float8 * 1000 as arrival_ms
+    `select kind, id as trip_id, extract(epoch from busy_from)::float8 * 1000 as departure_ms,
+            extract(epoch from busy_until)::float8 * 1000 as arrival_ms
      from (
-       select 'BUS_BUSY' as kind, t.* from trips t
-       where t.bus_id = $1 and t.status <> 'CANCELLED' and t.arrival_at > $4 and t.departure_at < $5
+       select 'BUS_BUSY' as kind, t.id, t.schedule_id, ${BUSY.from} as busy_from, ${BUSY.until} as busy_until
+       from trips t where t.bus_id = $1 and t.status <> 'CANCELLED' and ${BUSY.overlaps('$4', '$5')}
        union all
-       select 'DRIVER_BUSY', t.* from trips t
-       where t.driver_id = $2 and t.status <> 'CANCELLED' and t.arrival_at > $4 and t.departure_at < $5
+       select 'DRIVER_BUSY', t.id, t.schedule_id, ${BUSY.from}, ${BUSY.until}
+       from trips t where t.driver_id = $2 and t.status <> 'CANCELLED' and ${BUSY.overlaps('$4', '$5')}
        union all
-       select 'DEPARTURE_TAKEN', t.* from trips t
-       where t.route_id = $3 and t.status <> 'CANCELLED' and t.departure_at >= $4 and t.departure_at < $5
+       select 'DEPARTURE_TAKEN', t.id, t.schedule_id, t.departure_at, t.arrival_at
+       from trips t where t.route_id = $3 and t.status <> 'CANCELLED' and t.departure_at >= $4 and t.departure_at < $5
      ) busy
      where ($6::uuid is null or id <> $6) and ($7::uuid is null or schedule_id is distinct from $7)`,
     [

@@ -189,7 +189,15 @@ interface ReadinessRow {
   bus_in_service: boolean;
   cash_to_collect: number;
   requests_pending: number;
+  bus_on_another_trip: boolean;
+  driver_on_another_trip: boolean;
 }
+
+/**
+ * The statuses of a trip that has its bus and driver: boarding or on the road (not yet ARRIVED). A
+ * DELAYED trip is not one: it has not left, and a delay announced before boarding holds nobody.
+ */
+const OUT_ON_TRIP = `'BOARDING', 'DEPARTED'`;
 
 /**
  * What readiness is judged by (domain/trip-dispatch.ts readinessBlockers). Runs on its own or
@@ -211,7 +219,11 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
                 and exists (select 1 from confirmation_requests r
                             where r.company_id = t.company_id and r.status = 'PENDING'
                               and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id)
-                                   or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id)))) as requests_pending
+                                   or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id)))) as requests_pending,
+            exists (select 1 from trips o where o.bus_id = t.bus_id and o.id <> t.id
+                      and o.status in (${OUT_ON_TRIP})) as bus_on_another_trip,
+            exists (select 1 from trips o where o.driver_id = t.driver_id and o.id <> t.id
+                      and o.status in (${OUT_ON_TRIP})) as driver_on_another_trip
      from trips t join buses b on b.id = t.bus_id where t.id = $1`,
     [tripId],
   );
@@ -223,6 +235,8 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
     busInService: row.bus_in_service,
     cashToCollect: row.cash_to_collect,
     requestsPending: row.requests_pending,
+    busOnAnotherTrip: row.bus_on_another_trip,
+    driverOnAnotherTrip: row.driver_on_another_trip,
   };
 }
 

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { createStaffSession } from '../../api/auth/staff-session.js';
 import type { Database } from '../../db/orm.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from './bookings.js';
-import { atDamascus, createTrip, futureDay } from './factories.js';
+import { atDamascus, createBus, createTrip, futureDay } from './factories.js';
 import type { TestApp, TestResponse } from './harness.js';
 import { staffSession } from './journey-rows.js';
 import { mobileTraveller, type Caller } from './journeys.js';
@@ -81,19 +81,39 @@ export async function assignDriver(db: Database, tripId: string, driverId: strin
   await db.query('update trips set driver_id = $2 where id = $1', [tripId, driverId]);
 }
 
-/** Another trip on the world's bus, with the same driver, in `days` days. */
+/**
+ * Another trip on the world's bus, with the same driver, in `days` days. While one of them is
+ * BOARDING or DEPARTED the others cannot board or depart (BUS_ON_ANOTHER_TRIP): a trip moved
+ * through the state table takes tripOfItsOwn.
+ */
 export async function anotherTrip(app: TestApp, world: OperationsWorld, days = 5): Promise<string> {
+  return (await tripOn(app, world, world.trip.busId, world.driver.staffUserId, days)).id;
+}
+
+/** A trip of the world's company on a bus of its own (with an active layout) and a driver of its own. */
+export async function tripOfItsOwn(
+  app: TestApp,
+  world: OperationsWorld,
+  days = 5,
+): Promise<{ tripId: string; busId: string; driverId: string }> {
+  const bus = await createBus(app.db, world.companyId);
+  const driver = await createStaffMember(app.db, world.companyId, 'DRIVER');
+  const trip = await tripOn(app, world, bus.id, driver.userId, days);
+  return { tripId: trip.id, busId: bus.id, driverId: driver.userId };
+}
+
+async function tripOn(app: TestApp, world: OperationsWorld, busId: string, driverId: string, days: number) {
   const trip = await createTrip(app.db, {
     companyId: world.companyId,
-    busId: world.trip.busId,
+    busId,
     departAt: atDamascus(futureDay(days), '07:00'),
     calls: [
       { stop: world.trip.from, at: 0 },
       { stop: world.trip.to, at: 180 },
     ],
   });
-  await assignDriver(app.db, trip.id, world.driver.staffUserId);
-  return trip.id;
+  await assignDriver(app.db, trip.id, driverId);
+  return trip;
 }
 
 /** Sets a trip's status directly: test set-up for the state table (the API moves it one step at a time). */

@@ -162,12 +162,12 @@ async function activeSaveRefusal(
   );
 }
 
-/** Sets the seat count of the bus's trips still to run (after a layout change). */
+/**
+ * Sets the seat count of the bus's trips still to run (after a layout change): the SELLING_TRIP
+ * set the save checked, also a trip still boarding or delayed past its planned departure.
+ */
 async function setComingSeatsTotal(client: TransactionClient, busId: string, seats: number): Promise<void> {
-  await client.query(`update trips t set seats_total = $2 where ${SELLING_TRIP} and t.departure_at > now()`, [
-    busId,
-    seats,
-  ]);
+  await client.query(`update trips t set seats_total = $2 where ${SELLING_TRIP}`, [busId, seats]);
 }
 
 /**

@@ -37,6 +37,8 @@ export async function applyTripAction(
   trip: LockedTrip,
   command: DispatchCommand & { action: TripAction },
 ): Promise<DispatchResult> {
+  if (command.action === 'START_BOARDING' || command.action === 'DEPART')
+    await lockBusAndDriver(client, trip);
   const blockers = readinessBlockers(await readinessFacts(client, trip.id));
   const step = tripStep(trip.status, command.action, blockers);
   const result: DispatchResult = {
@@ -78,6 +80,24 @@ export async function applyTripAction(
   if (command.action === 'DEPART' || command.action === 'COMPLETE')
     effects.events = await recordTripEvent(client, trip.id, command.action);
   return result;
+}
+
+/**
+ * START_BOARDING and DEPART of trips sharing a bus or a driver run one after the other: each takes
+ * a transaction lock on the trip's bus, then on its driver, before it reads the readiness, so two at
+ * once cannot both miss the other trip taking the bus or driver (BUS_ON_ANOTHER_TRIP,
+ * DRIVER_ON_ANOTHER_TRIP). Always bus before driver, so two of them never wait for each other.
+ */
+async function lockBusAndDriver(client: Queryable, trip: LockedTrip): Promise<void> {
+  await client.query(
+    `select pg_advisory_xact_lock(hashtextextended('trip-out:bus:' || bus_id, 0)) from trips where id = $1`,
+    [trip.id],
+  );
+  if (trip.driverId !== null) {
+    await client.query(`select pg_advisory_xact_lock(hashtextextended('trip-out:driver:' || $1, 0))`, [
+      trip.driverId,
+    ]);
+  }
 }
 
 /** What the action does besides the trip row. */

@@ -7,6 +7,7 @@ import {
   type TripAction,
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
+import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import {
@@ -27,6 +28,7 @@ import {
   operationsSnapshot,
   operationsWorld,
   setTripStatus,
+  tripOfItsOwn,
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
@@ -62,7 +64,7 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
       for (const action of TRIP_ACTIONS) {
         const expected = expectedOf(status, action);
         it(`${action} from ${status} → ${expected ?? '409'}`, async () => {
-          const tripId = await anotherTrip(app, world);
+          const { tripId } = await tripOfItsOwn(app, world);
           await setTripStatus(app.db, tripId, status);
           const before = await operationsSnapshot(app.db, tripId);
           const response = await dispatch(app, world.dispatcher, tripId, bodyOf(action));
@@ -136,7 +138,7 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
   describe('who may act', () => {
     it('lets OWNER, ADMIN and DISPATCHER act, and STAFF and ACCOUNTANT only read', async () => {
       for (const role of ['OWNER', 'ADMIN', 'DISPATCHER'] as const) {
-        const tripId = await anotherTrip(app, world);
+        const { tripId } = await tripOfItsOwn(app, world);
         const response = await dispatch(app, world.sessions[role], tripId, { action: 'START_BOARDING' });
         expect(response.status, `${role}: ${response.text}`).toBe(200);
       }
@@ -507,7 +509,7 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
 
   describe('readiness', () => {
     it('refuses to start boarding without a driver or an active layout', async () => {
-      const tripId = await anotherTrip(app, world);
+      const { tripId, busId, driverId } = await tripOfItsOwn(app, world);
       await assignDriver(app.db, tripId, null);
       const noDriver = await dispatch(app, world.dispatcher, tripId, { action: 'START_BOARDING' });
       expect(noDriver.status).toBe(409);
@@ -521,10 +523,10 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
         ready: false,
         blockers: [{ code: 'DRIVER_NOT_ASSIGNED' }],
       });
-      await assignDriver(app.db, tripId, world.driver.staffUserId);
+      await assignDriver(app.db, tripId, driverId);
       await app.db.query(
         `update bus_layouts set status = 'archived' where bus_id = $1 and status = 'active'`,
-        [world.trip.busId],
+        [busId],
       );
       try {
         const noLayout = await dispatch(app, world.dispatcher, tripId, { action: 'START_BOARDING' });
@@ -534,9 +536,67 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
       } finally {
         await app.db.query(
           `update bus_layouts set status = 'active' where id = (select id from bus_layouts where bus_id = $1 order by version desc limit 1)`,
-          [world.trip.busId],
+          [busId],
         );
       }
+    });
+
+    it('refuses to board or depart a trip while its bus or its driver is still out on another trip', async () => {
+      const local = await operationsWorld(app);
+      await advance(app, local.dispatcher, local.trip.tripId, 'START_BOARDING', 'DEPART');
+      const codesOf = (response: { body: { details: { blockers: { code: string }[] } } }) =>
+        response.body.details.blockers.map((blocker) => blocker.code);
+      // The next trip of the bus, with another driver; a trip of the driver on another bus.
+      const sameBus = await anotherTrip(app, local);
+      await assignDriver(app.db, sameBus, (await createDriver(app, local.companyId)).staffUserId);
+      const sameDriver = await createTrip(app.db, {
+        companyId: local.companyId,
+        busId: (await createBus(app.db, local.companyId)).id,
+        departAt: atDamascus(futureDay(5), '07:00'),
+        calls: [
+          { stop: local.trip.from, at: 0 },
+          { stop: local.trip.to, at: 180 },
+        ],
+      });
+      await assignDriver(app.db, sameDriver.id, local.driver.staffUserId);
+      for (const [tripId, code] of [
+        [sameBus, 'BUS_ON_ANOTHER_TRIP'],
+        [sameDriver.id, 'DRIVER_ON_ANOTHER_TRIP'],
+      ] as const) {
+        const before = await operationsSnapshot(app.db, tripId);
+        const boarding = await dispatch(app, local.dispatcher, tripId, { action: 'START_BOARDING' });
+        expect([boarding.status, boarding.body.errorCode], boarding.text).toEqual([409, 'TRIP_NOT_READY']);
+        expect(boarding.body.details).toMatchObject({
+          status: 'SCHEDULED',
+          blockers: [{ code, message: expect.any(String), blocks: ['START_BOARDING', 'DEPART'] }],
+          allowedActions: ['MARK_DELAYED', 'CANCEL'],
+        });
+        await setTripStatus(app.db, tripId, 'BOARDING');
+        const departing = await dispatch(app, local.dispatcher, tripId, { action: 'DEPART' });
+        expect([departing.status, codesOf(departing)]).toEqual([409, [code]]);
+        await setTripStatus(app.db, tripId, 'SCHEDULED');
+        expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
+        const view = await dispatchView(app, local.dispatcher, tripId);
+        expect(view.body.data.readiness).toMatchObject({ ready: false, blockers: [{ code }] });
+      }
+      // Back from the road, the bus and the driver are free again: one trip of the bus boards.
+      await advance(app, local.dispatcher, local.trip.tripId, 'ARRIVE');
+      const [bus, driver] = await Promise.all([
+        dispatch(app, local.dispatcher, sameBus, { action: 'START_BOARDING' }),
+        dispatch(app, local.dispatcher, sameDriver.id, { action: 'START_BOARDING' }),
+      ]);
+      expect([bus.status, driver.status]).toEqual([200, 200]);
+      // Two trips of one bus asked to board at once: one boards, the other waits for the bus.
+      const [first, second] = [await anotherTrip(app, local, 6), await anotherTrip(app, local, 7)];
+      await assignDriver(app.db, first, (await createDriver(app, local.companyId)).staffUserId);
+      await assignDriver(app.db, second, (await createDriver(app, local.companyId)).staffUserId);
+      await advance(app, local.dispatcher, sameBus, 'DEPART', 'ARRIVE');
+      const both = await Promise.all(
+        [first, second].map((tripId) =>
+          dispatch(app, local.dispatcher, tripId, { action: 'START_BOARDING' }),
+        ),
+      );
+      expect(both.map((answer) => answer.status).sort()).toEqual([200, 409]);
     });
 
     it('departs past a journey request only another company can decide, not past its own', async () => {

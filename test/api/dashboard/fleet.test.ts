@@ -187,6 +187,34 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect(facts).toEqual({ seats_total: 36, projected: 36, archived: 1 });
     });
 
+    it('sets the seat count of a trip still boarding after its planned departure too, on an active save and on archive', async () => {
+      const busId = await newBus();
+      const boarding = await createTrip(app.db, {
+        companyId: world.companyId,
+        busId,
+        routeId: world.routeId,
+        departAt: new Date(Date.now() - 10 * 60_000),
+        status: 'BOARDING',
+        calls: [
+          { stop: world.originStop, at: 0 },
+          { stop: world.destinationStop, at: 200 },
+        ],
+      });
+      const seatsTotal = async () =>
+        (
+          await app.db.query<{ seats_total: number }>('select seats_total from trips where id = $1', [
+            boarding.id,
+          ])
+        )[0]!.seats_total;
+      const saved = await putLayout(busId, { layout_document: layoutOf(8), saveMode: 'active' });
+      expect(saved.status, saved.text).toBe(200);
+      expect(saved.body.data.bus.capacity).toBe(32);
+      expect(await seatsTotal()).toBe(32);
+      const archived = await dashboard(app, owner(), 'DELETE', layoutPath(busId));
+      expect(archived.status, archived.text).toBe(200);
+      expect(await seatsTotal()).toBe(0);
+    });
+
     it('keeps held and sold seats when a seat is renamed: seatId stays, the new label is the one travellers see', async () => {
       const busId = await newBus();
       const trip = await tripOnBus(busId, 6);

@@ -6,6 +6,7 @@ import {
   operationsSnapshot,
   operationsWorld,
   setTripStatus,
+  tripOfItsOwn,
   type OperationsWorld,
 } from '../../support/operations.js';
 
@@ -183,7 +184,7 @@ describe('trip commands outside the operations room', () => {
     });
 
     it('takes exactly 50 ids, and is refused to STAFF and without CSRF', async () => {
-      const tripId = await anotherTrip(app, world);
+      const { tripId } = await tripOfItsOwn(app, world);
       const fifty = [tripId, ...Array.from({ length: 49 }, () => randomUUID())];
       const response = await bulk({ trip_ids: fifty, action: 'start_boarding' });
       expect(response.status).toBe(200);

@@ -311,6 +311,66 @@ describe('GET and POST /dashboard/api/trips', () => {
       expect(backToBack.status, backToBack.text).toBe(201);
     });
 
+    it("keeps a late trip's bus and driver busy until its expected arrival: the announced delay or a late departure", async () => {
+      const day = futureDay(21);
+      const at = (time: string, date = day) => atDamascus(date, time).toISOString();
+      const otherBus = await createBus(app.db, world.companyId);
+      const otherDriver = await createStaffMember(app.db, world.companyId, 'DRIVER');
+      const first = await plan(tripBody({ departure_at: at('08:00') }));
+      expect(first.status, first.text).toBe(201);
+      const delayed = await dashboard(app, owner(), 'POST', `/trips/${first.body.data.id}/dispatch`, {
+        action: 'MARK_DELAYED',
+        reason: 'Engine',
+        delay_minutes: 180,
+      });
+      expect(delayed.status, delayed.text).toBe(200);
+      // The route takes 210 minutes: planned 08:00-11:30, expected 11:00-14:30.
+      const before = await planningSnapshot(app.db, world.companyId);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ departure_at: at('12:00'), driver_id: otherDriver.userId }, 'BUS_BUSY'],
+        [{ departure_at: at('12:00'), bus_id: otherBus.id }, 'DRIVER_BUSY'],
+      ];
+      for (const [change, kind] of cases) {
+        const response = await plan(tripBody(change));
+        expect([response.status, response.body.errorCode], kind).toEqual([409, 'TRIP_CONFLICT']);
+        expect(response.body.details.conflicts).toEqual([
+          expect.objectContaining({
+            kind,
+            trip_id: first.body.data.id,
+            busy_from: at('08:00'),
+            busy_until: at('14:30'),
+          }),
+        ]);
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+      const afterDelay = await plan(tripBody({ departure_at: at('14:30') }));
+      expect(afterDelay.status, afterDelay.text).toBe(201);
+
+      // A trip that left two hours late (10:00) is out until 13:30, its planned duration later.
+      const nextDay = futureDay(22);
+      const late = await plan(tripBody({ departure_at: at('08:00', nextDay) }));
+      expect(late.status, late.text).toBe(201);
+      await app.db.query(
+        `update trips set status = 'DEPARTED', actual_departure_at = departure_at + interval '2 hours' where id = $1`,
+        [late.body.data.id],
+      );
+      const refused = await plan(
+        tripBody({ departure_at: at('12:00', nextDay), driver_id: otherDriver.userId }),
+      );
+      expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_CONFLICT']);
+      expect(refused.body.details.conflicts).toEqual([
+        expect.objectContaining({
+          kind: 'BUS_BUSY',
+          trip_id: late.body.data.id,
+          busy_until: at('13:30', nextDay),
+        }),
+      ]);
+      const afterArrival = await plan(
+        tripBody({ departure_at: at('13:30', nextDay), driver_id: otherDriver.userId }),
+      );
+      expect(afterArrival.status, afterArrival.text).toBe(201);
+    });
+
     it('books the bus once when many plans for overlapping times arrive at once', async () => {
       const bus = await createBus(app.db, world.companyId);
       const day = futureDay(15);
