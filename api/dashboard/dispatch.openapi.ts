@@ -268,7 +268,8 @@ const EFFECTS =
   'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats, pending confirmation requests and ' +
   'holds end, the journey is CANCELLED with failure_reason TRIP_CANCELLED (an order still awaiting confirmation ends ' +
   'whole), legacy bookings and seat locks of the trip end, pending cash payments are CANCELLED (cancelled_by the ' +
-  'acting user) and collected ones REFUND_DUE (refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
+  "acting user on the trip's company's lines, null on another company's) and collected ones REFUND_DUE " +
+  '(refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
   "refunds (the payment ledger's trip_cancelled moves), and booking.cancelled is recorded per booking. " +
   'MARK_DELAYED (reason and delay_minutes required) sets delay_minutes; a delayed trip resumes with START_BOARDING.';
 

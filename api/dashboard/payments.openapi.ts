@@ -99,7 +99,10 @@ const LedgerLine = z
     }),
     verified_at: Instant.nullable(),
     refunded_by: Id.nullable(),
-    cancelled_by: Id.nullable(),
+    cancelled_by: Id.nullable().meta({
+      description:
+        'the staff user who cancelled the line (or cancelled its trip); null when another company cancelled its trip',
+    }),
     cash_shift_id: Id.nullable(),
     allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])),
     receipt: z

@@ -35,7 +35,10 @@ export async function cancelTripBookings(
   const revokedCredentials = await cancelTickets(client, journeyIds);
   const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
   await endRequestsAndHolds(client, journeys);
-  const payments = await settlePayments(client, bookingIds, reason, staffUserId);
+  const payments = await settlePayments(client, bookingIds, reason, {
+    companyId: trip.companyId,
+    staffUserId,
+  });
   const { rowCount: events } = await client.query(
     withBookingEvents(
       `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
@@ -193,19 +196,23 @@ async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[
 }
 
 /**
- * Pending cash is no longer owed (cancelled by the staff user who cancelled the trip); collected
- * cash is owed back. These are the ledger's `trip_cancelled` moves (domain/payment-ledger.ts).
+ * Pending cash is no longer owed; collected cash is owed back. These are the ledger's
+ * `trip_cancelled` moves (domain/payment-ledger.ts). A cancelled line of the trip's company names
+ * the staff user who cancelled the trip; a line of another company (the other leg of a journey)
+ * names nobody: that company's ledger never shows a staff id of another company.
  */
 async function settlePayments(
   client: Queryable,
   bookingIds: string[],
   reason: string,
-  staffUserId: string,
+  actor: { companyId: string; staffUserId: string },
 ): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
   const cancelled = await client.query(
-    `update payment_operations set status = 'CANCELLED', cancelled_by = $2, cancelled_at = now(), updated_at = now()
+    `update payment_operations
+     set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end, cancelled_at = now(),
+         updated_at = now()
      where booking_id = any($1::uuid[]) and status = 'PENDING'`,
-    [bookingIds, staffUserId],
+    [bookingIds, actor.staffUserId, actor.companyId],
   );
   const refundDue = await client.query(
     `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()

@@ -204,3 +204,42 @@ describe('cancelling a trip that carries one leg of a two-leg journey', () => {
     });
   });
 });
+
+describe("cancelling a trip: the other company's cancelled cash", () => {
+  const app = useTestApp();
+
+  it("names nobody of the cancelling company on the other leg's cancelled cash line, in either ledger", async () => {
+    const world = await connection(app.db);
+    const traveller = await mobileTraveller(app);
+    const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }], 1);
+    const legs = await app.db.query<{ id: string; trip_id: string }>(
+      `select id, trip_id from bookings where journey_id = $1`,
+      [booked.journeyId],
+    );
+    for (const leg of legs) await announceCashPayment(app.db, leg.id, traveller.userId);
+    const dispatcherA = await staffSession(app.db, app.config, world.first.companyId, 'DISPATCHER');
+    const cancelled = await dispatch(app, dispatcherA, world.first.tripId, {
+      action: 'CANCEL',
+      reason: 'Breakdown',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.data.effects).toMatchObject({ cancelled_bookings: 2, cancelled_payments: 2 });
+
+    const ledgerOf = async (companyId: string) => {
+      const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+      const response = await app.request('/dashboard/api/payments', { headers: { Cookie: owner.cookie } });
+      expect(response.status, response.text).toBe(200);
+      return (
+        response.body.data as { booking: { id: string }; status: string; cancelled_by: string | null }[]
+      ).map(({ booking, status, cancelled_by }) => ({ booking_id: booking.id, status, cancelled_by }));
+    };
+    const legA = legs.find((leg) => leg.trip_id === world.first.tripId)!;
+    const legB = legs.find((leg) => leg.trip_id === world.second.tripId)!;
+    expect(await ledgerOf(world.first.companyId)).toEqual([
+      { booking_id: legA.id, status: 'CANCELLED', cancelled_by: dispatcherA.staffUserId },
+    ]);
+    expect(await ledgerOf(world.second.companyId)).toEqual([
+      { booking_id: legB.id, status: 'CANCELLED', cancelled_by: null },
+    ]);
+  });
+});
