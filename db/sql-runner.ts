@@ -7,6 +7,27 @@ import type { Database } from './orm.js';
  */
 export type SqlRunner = Database | PoolClient;
 
+/**
+ * Runs `work` on one connection inside a read-only REPEATABLE READ transaction, as the report
+ * cursor does: every statement of it reads the same snapshot (taken at its first statement), so
+ * figures read by several statements add up even while bookings are made. Statements sent at once
+ * queue on the connection and run one after the other.
+ */
+export async function inOneSnapshot<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 export async function rowsOf<Row extends QueryResultRow>(
   runner: SqlRunner,
   sql: string,

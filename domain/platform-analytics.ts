@@ -5,10 +5,11 @@ import { damascusDate } from './time.js';
  * What the platform's figures count (GET /admin/api/analytics and the companies list):
  * - a booking counts on the Damascus day its row was made, whatever became of it;
  * - revenue is the total price of bookings that stand (confirmed, checked in, completed, or a
- *   no-show, whose seat was sold), never of cancelled, expired or still pending ones;
+ *   no-show, whose seat was sold) and were not refunded, never of cancelled, expired or still
+ *   pending ones: what the company's own reports and analytics count (the database's
+ *   booking_stats_measures, used by db/queries/platform-analytics.ts and admin-companies.ts);
  * - an active traveller booked at least once in the period (one passenger profile, counted once).
  */
-export const REVENUE_BOOKING_STATUSES = ['CONFIRMED', 'CHECKED_IN', 'COMPLETED', 'NO_SHOW'] as const;
 
 /** The longest period one analytics read covers, in days. */
 export const ANALYTICS_MAX_DAYS = 92;

@@ -133,7 +133,8 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     SHARED_COLUMNS.route,
     column('bus', 'text', 'Bus', 'الحافلة'),
     SHARED_COLUMNS.status,
-    column('seatsTotal', 'integer', 'Seats', 'المقاعد'),
+    // Seats offered: none on a cancelled trip, so the totals' occupancy is the occupancy report's.
+    column('seatsTotal', 'integer', 'Seats offered', 'المقاعد المعروضة'),
     SHARED_COLUMNS.seatsSold,
     SHARED_COLUMNS.occupancyPercent,
     column('bookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
@@ -277,3 +278,14 @@ export const REPORT_CHARTS: Record<ReportType, readonly (keyof ReportCharts)[]> 
   trips: ['occupancyPerRoute'],
   occupancy: ['occupancyPerRoute'],
 };
+
+/** Charts of money: printed only for a role that may see revenue (the revenue report's roles). */
+const MONEY_CHARTS: readonly (keyof ReportCharts)[] = ['revenuePerDay'];
+
+/**
+ * The charts a report's PDF shows to `role`: those of its type, without the money charts for a
+ * role that may not export the revenue report (a DISPATCHER exports bookings, not revenue).
+ */
+export function reportChartsFor(type: ReportType, role: string): (keyof ReportCharts)[] {
+  return REPORT_CHARTS[type].filter((chart) => !MONEY_CHARTS.includes(chart) || mayExport(role, 'revenue'));
+}

@@ -64,7 +64,7 @@ export const docs = taggedOperations(['Administration: analytics'], {
       'Needs analytics.view (else 403 PERMISSION_DENIED). A period of Damascus days (from, to; the last 30 days by ' +
       `default, at most ${ANALYTICS_MAX_DAYS}; otherwise 400 ANALYTICS_PERIOD_INVALID), optionally one company. ` +
       'Bookings: booking rows made in the period, whatever became of them; revenue: SYP total of those that stand ' +
-      '(confirmed, checked in, completed, no-show); active travellers: distinct passengers who booked in the period. ' +
+      '(confirmed, checked in, completed, no-show) and were not refunded (as the company itself counts them); active travellers: distinct passengers who booked in the period. ' +
       'Each per company, per day (every day, zeros included) and per company and day. Funnel: journeys quoted, held ' +
       '(first hold in the period), submitted (confirm called), requested (a company had to decide), confirmed, ' +
       'cancelled, released or expired. Manual decisions: the journey requests raised in the period by outcome; a ' +

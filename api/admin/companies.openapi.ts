@@ -57,7 +57,8 @@ const AdminCompany = z
       trips: z.int(),
       bookings: z.int().meta({ description: 'booking rows of the company, whatever their status' }),
       revenue: z.number().meta({
-        description: 'SYP: total price of bookings confirmed, checked in, completed or no-show',
+        description:
+          'SYP: total price of bookings confirmed, checked in, completed or no-show and not refunded',
       }),
     }),
     warnings: z.int(),

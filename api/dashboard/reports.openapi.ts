@@ -44,7 +44,8 @@ const TYPES =
   'revenue: one row per day of the period with sales or cash movements (bookings made, sold, seats, gross sales, ' +
   'discounts and net revenue by booking day; cash collected and refunded by collection and refund day). bookings: ' +
   'one row per booking made in the period, oldest first. trips: one row per trip operating in the period, in ' +
-  'departure order, with seats sold and occupancy. occupancy: one row per route with trips in the period: trips ' +
+  'departure order, with seats offered (seatsTotal: 0 for a cancelled trip, as in occupancy), seats sold and ' +
+  'occupancy. occupancy: one row per route with trips in the period: trips ' +
   'run, cancelled, seats offered and sold, occupancy. Sold means CONFIRMED, CHECKED_IN, COMPLETED or NO_SHOW; ' +
   'amounts are integer SYP; dates and times are Damascus time.';
 const FORMATS =
@@ -53,7 +54,8 @@ const FORMATS =
   "apostrophe) and json (the envelope below; the rows' values are the CSV's) stream from a server-side cursor, so " +
   `a year of a busy company never sits in memory. pdf: landscape A4, tagged, at most ${REPORT_PDF_MAX_ROWS} rows ` +
   '(else 422 REPORT_TOO_LARGE_FOR_PDF), with the company identity on top, its charts (revenue per day for revenue ' +
-  'and bookings, occupancy per route for revenue, trips and occupancy), the table whose header row repeats on ' +
+  'and bookings, only for the roles that may export the revenue report, so never for a DISPATCHER; occupancy per ' +
+  'route for revenue, trips and occupancy), the table whose header row repeats on ' +
   'every page, the totals, and a footer with the company and page numbers; it is an immutable snapshot rendered ' +
   'by the document-render workflow, its SHA-256 recorded before any byte is sent (Content-Digest).';
 const STATES =

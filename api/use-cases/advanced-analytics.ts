@@ -1,6 +1,7 @@
 import { cancellationReasons, leadDays, retentionCounts } from '../../db/queries/analytics-advanced.js';
 import { companyRoutes, dailyMeasures, offeredSeats, routeMeasures } from '../../db/queries/analytics.js';
 import type { Database } from '../../db/orm.js';
+import { inOneSnapshot } from '../../db/sql-runner.js';
 import {
   addDays,
   comparedWindows,
@@ -78,17 +79,19 @@ export async function advancedAnalytics(
     to: today,
   };
   const [sales, reasons, retention, lead, names, nowSales, nowTravel, nowOffered, beforeSales] =
-    await Promise.all([
-      dailyMeasures(db, companyId, 'SALES', reach),
-      cancellationReasons(db, companyId, windows.current),
-      retentionCounts(db, companyId, windows),
-      leadDays(db, companyId, windows.current),
-      companyRoutes(db, companyId),
-      routeMeasures(db, companyId, 'SALES', windows.current),
-      routeMeasures(db, companyId, 'TRAVEL', windows.current),
-      offeredSeats(db, companyId, windows.current, 'route'),
-      routeMeasures(db, companyId, 'SALES', windows.previous),
-    ]);
+    await inOneSnapshot(db, (client) =>
+      Promise.all([
+        dailyMeasures(client, companyId, 'SALES', reach),
+        cancellationReasons(client, companyId, windows.current),
+        retentionCounts(client, companyId, windows),
+        leadDays(client, companyId, windows.current),
+        companyRoutes(client, companyId),
+        routeMeasures(client, companyId, 'SALES', windows.current),
+        routeMeasures(client, companyId, 'TRAVEL', windows.current),
+        offeredSeats(client, companyId, windows.current, 'route'),
+        routeMeasures(client, companyId, 'SALES', windows.previous),
+      ]),
+    );
   const previousRanks = new Map(
     routePerformance(names, beforeSales, new Map(), new Map()).map((route) => [route.routeId, route.rank]),
   );

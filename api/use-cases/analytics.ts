@@ -9,6 +9,7 @@ import {
   type RouteName,
 } from '../../db/queries/analytics.js';
 import type { Database } from '../../db/orm.js';
+import { inOneSnapshot, type SqlRunner } from '../../db/sql-runner.js';
 import {
   bucketMeasures,
   earliestAnalyticsDay,
@@ -31,8 +32,9 @@ import {
 /**
  * GET /analytics: one snapshot of a company's figures (SPEC: indicators, daily and monthly revenue,
  * booking trends, route performance, customer travel frequency; the daily, weekly and monthly
- * series together; geographic and age values empty). Five reads run side by side; everything
- * else is arithmetic in domain/analytics.ts.
+ * series together; geographic and age values empty). Its reads run on one connection in one
+ * read-only REPEATABLE READ snapshot (inOneSnapshot), so the series, the indicators and the routes
+ * add up; everything else is arithmetic in domain/analytics.ts.
  */
 
 /** What was sold: in a series point (a day, week or month) and in a route's performance. */
@@ -181,7 +183,7 @@ function frequencyFrom(
  * it has not counted yet, a count made now.
  */
 async function travelFrequency(
-  db: Database,
+  db: SqlRunner,
   companyId: string,
   period: AnalyticsPeriod,
   today: string,
@@ -201,16 +203,18 @@ export async function analyticsSnapshot(
   const reach = { from: earliestAnalyticsDay(today), to: today };
   const horizon = periodHorizon(period, today);
   const [sales, travel, offeredByDay, routesSales, routesTravel, routesOffered, names, frequency] =
-    await Promise.all([
-      dailyMeasures(db, companyId, 'SALES', reach),
-      dailyMeasures(db, companyId, 'TRAVEL', reach),
-      offeredSeats(db, companyId, reach, 'day'),
-      routeMeasures(db, companyId, 'SALES', horizon),
-      routeMeasures(db, companyId, 'TRAVEL', horizon),
-      offeredSeats(db, companyId, horizon, 'route'),
-      companyRoutes(db, companyId),
-      travelFrequency(db, companyId, period, today),
-    ]);
+    await inOneSnapshot(db, (client) =>
+      Promise.all([
+        dailyMeasures(client, companyId, 'SALES', reach),
+        dailyMeasures(client, companyId, 'TRAVEL', reach),
+        offeredSeats(client, companyId, reach, 'day'),
+        routeMeasures(client, companyId, 'SALES', horizon),
+        routeMeasures(client, companyId, 'TRAVEL', horizon),
+        offeredSeats(client, companyId, horizon, 'route'),
+        companyRoutes(client, companyId),
+        travelFrequency(client, companyId, period, today),
+      ]),
+    );
   const trends = series(sales, today);
   return {
     period,

@@ -3,8 +3,8 @@ import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import type { Database } from '../../db/orm.js';
 import { datesIn, NO_MEASURES, percent } from '../../domain/analytics.js';
 import {
-  REPORT_CHARTS,
   REPORT_COLUMNS,
+  reportChartsFor,
   ReportTotals,
   type ReportCharts,
   type ReportLocale,
@@ -15,7 +15,8 @@ import {
 
 /**
  * What a report PDF prints (its snapshot data): the company's identity, the rows and totals, and
- * the charts its type shows (REPORT_CHARTS), over the same period.
+ * the charts its type shows to the role asking (reportChartsFor: no money charts for a role that
+ * may not see revenue), over the same period.
  */
 interface PdfFacts {
   exportId: string;
@@ -26,10 +27,12 @@ interface PdfFacts {
   generatedAt: Date;
   company: CompanySettingsView;
   rows: ReportRow[];
+  /** The role of the staff member asking: decides the money charts. */
+  role: string;
 }
 
 async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
-  const wanted = REPORT_CHARTS[facts.type];
+  const wanted = reportChartsFor(facts.type, facts.role);
   const range = { from: facts.from, to: facts.to };
   const charts: ReportCharts = {};
   if (wanted.includes('revenuePerDay')) {

@@ -141,6 +141,7 @@ async function pdfReport(
   const exportId = randomUUID();
   const data = await reportSnapshotData(context.db, {
     ...ask,
+    role: ask.staff.role,
     exportId,
     company,
     rows,

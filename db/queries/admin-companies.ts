@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { CompanyAction, CompanyStanding } from '../../domain/company-moderation.js';
-import { REVENUE_BOOKING_STATUSES } from '../../domain/platform-analytics.js';
 import type { Database } from '../orm.js';
+import { bookingMeasures } from './analytics.js';
 import { isoUtc } from './admins.js';
 import { containingPattern, countedPage, countMatching, tableListing } from './filtered-lists.js';
 
@@ -54,13 +54,10 @@ const COMPANY_COLUMNS = `c.id, c.name_en, c.name_ar, c.slug, c.status, c.verifie
   (select count(*)::int from company_admin_actions a where a.company_id = c.id and a.action = 'WARN') as warnings,
   (select ${isoUtc('max(a.created_at)')} from company_admin_actions a where a.company_id = c.id) as last_action_at`;
 
-/** The statuses of bookings that count as revenue, as an SQL array literal (constants of the code). */
-export const REVENUE_STATUSES_SQL = `array[${REVENUE_BOOKING_STATUSES.map((status) => `'${status}'`).join(', ')}]`;
-
+/** Bookings of the company, whatever their status, and their revenue as the company's own figures count it. */
 const BOOKING_FIGURES = `cross join lateral (
-    select count(*)::int as bookings,
-           coalesce(sum(bk.total_price) filter (where bk.status = any(${REVENUE_STATUSES_SQL})), 0) as revenue
-    from bookings bk where bk.company_id = c.id) b`;
+    select count(*)::int as bookings, coalesce(sum(m.revenue), 0) as revenue
+    from bookings bk cross join ${bookingMeasures('bk')} m where bk.company_id = c.id) b`;
 
 /** A page of companies, by English name, with the total matching the filter. */
 export async function listCompanies(

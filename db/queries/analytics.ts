@@ -30,6 +30,14 @@ export const statsSource = (basis: string, from: string, to: string) => `(
     from booking_stats_deltas where company_id = $1 and basis = ${basis} and day between ${from} and ${to}
 ) s`;
 
+/**
+ * What one booking row (`alias`) counts for, as a row source of bookings, sold, seats_sold, revenue,
+ * discount and cancelled: the database's one definition (booking_stats_measures, see the insight
+ * migration). Revenue is the total price of a sold booking that was not refunded.
+ */
+export const bookingMeasures = (alias: string) =>
+  `booking_stats_measures(${alias}.status, ${alias}.payment_status, ${alias}.seats_count, ${alias}.total_price, ${alias}.discount)`;
+
 const STATS = statsSource('$2', '$3', '$4');
 
 const SUMS = `sum(s.bookings)::int as bookings, sum(s.sold)::int as sold, sum(s.seats_sold)::int as seats_sold,

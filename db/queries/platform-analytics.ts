@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { OPERATING_TIME_ZONE } from '../../domain/time.js';
-import { REVENUE_STATUSES_SQL } from './admin-companies.js';
+import { bookingMeasures } from './analytics.js';
 
 /**
  * The platform's figures over a period of Damascus days (domain/platform-analytics.ts says what
@@ -38,12 +38,13 @@ export interface FigureRow {
 export async function bookingFigures(sql: Sql, filter: AnalyticsFilter): Promise<FigureRow[]> {
   const { rows } = await sql.query<FigureRow>(
     `with b as (
-       select company_id, to_char((created_at at time zone ${TZ})::date, 'YYYY-MM-DD') as day, status, total_price,
-              coalesce(passenger_id, owner_user_id) as traveller
-       from bookings b where ${inPeriod('b')} and ($3::uuid is null or b.company_id = $3))
+       select b.company_id, to_char((b.created_at at time zone ${TZ})::date, 'YYYY-MM-DD') as day, m.revenue,
+              coalesce(b.passenger_id, b.owner_user_id) as traveller
+       from bookings b cross join ${bookingMeasures('b')} m
+       where ${inPeriod('b')} and ($3::uuid is null or b.company_id = $3))
      select f.*, c.name_en as company_name from (
        select company_id, day, count(*)::int as bookings,
-              coalesce(sum(total_price) filter (where status = any(${REVENUE_STATUSES_SQL})), 0)::text as revenue,
+              coalesce(sum(revenue), 0)::text as revenue,
               count(distinct traveller)::int as active_travellers, grouping(company_id, day)::int as level
        from b group by grouping sets ((), (company_id), (day), (company_id, day))) f
      left join companies c on c.id = f.company_id

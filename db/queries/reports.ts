@@ -1,7 +1,7 @@
 import { percentOf, type ReportRow, type ReportType } from '../../domain/reports.js';
 import { damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
-import { statsSource } from './analytics.js';
+import { bookingMeasures, statsSource } from './analytics.js';
 
 /**
  * The rows of each report type, read through a server-side cursor: a year of a busy company
@@ -31,17 +31,21 @@ const BOOKINGS_SQL = `
    where b.company_id = $1 and b.created_at >= $2 and b.created_at < $3
    order by b.created_at, b.id`;
 
-/** Trips operating in the period ($2 to $3 as dates), in departure order, with what was sold on each. */
+/**
+ * Trips operating in the period ($2 to $3 as dates), in departure order, with what was sold on each.
+ * Seats are the seats offered, as in the occupancy report: none on a cancelled trip.
+ */
 const TRIPS_SQL = `
   select t.operating_date::text as date, to_char(t.departure_at at time zone ${TZ}, 'HH24:MI') as "departureTime",
-         ${routeName('r')} as route, bu.plate_number as bus, t.status, t.seats_total as "seatsTotal",
+         ${routeName('r')} as route, bu.plate_number as bus, t.status,
+         case when t.status = 'CANCELLED' then 0 else t.seats_total end as "seatsTotal",
          coalesce(s.seats_sold, 0) as "seatsSold", coalesce(s.sold, 0) as bookings, coalesce(s.cancelled, 0) as cancelled,
          t.delay_minutes as "delayMinutes"
     from trips t join routes r on r.id = t.route_id join buses bu on bu.id = t.bus_id
     left join lateral (
       select sum(m.seats_sold)::int as seats_sold, sum(m.sold)::int as sold, sum(m.cancelled)::int as cancelled
         from bookings b
-       cross join booking_stats_measures(b.status, b.payment_status, b.seats_count, b.total_price, b.discount) m
+       cross join ${bookingMeasures('b')} m
        where b.trip_id = t.id) s on true
    where t.company_id = $1 and t.operating_date between $2::date and $3::date
    order by t.departure_at, t.id`;

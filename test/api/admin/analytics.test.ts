@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { damascusDate } from '../../../domain/time.js';
+import { financeWorld, openShift, paymentAction, pendingPayment } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, setConfirmation, tripOf } from '../../support/journeys.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
@@ -92,6 +93,28 @@ describe('administration: platform analytics', () => {
       [admin.id],
     );
     expect(read!.details).toMatchObject({ companyId });
+  });
+
+  it('counts a booking paid and then refunded in full as no revenue, as the company itself does', async () => {
+    const world = await financeWorld(app);
+    await openShift(app, world.staff.OWNER, 50_000);
+    const payment = await pendingPayment(app, world);
+    for (const action of ['verify', 'refund'] as const) {
+      const response = await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, action);
+      expect(response.status, response.text).toBe(200);
+    }
+    const today = damascusDate(new Date());
+    const own = await app.request('/dashboard/api/analytics?period=daily', {
+      headers: { Cookie: world.staff.OWNER.cookie },
+    });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.data.indicators.revenue.current).toBe(0);
+
+    const { browser } = await signedInAdmin(app, { role: 'ANALYST' });
+    const platform = await browser.get(`/analytics?companyId=${world.companyId}&from=${today}&to=${today}`);
+    expect(platform.status, platform.text).toBe(200);
+    expect(platform.body.data.totals).toMatchObject({ bookings: 1, revenue: 0 });
+    expect(platform.body.data.perCompany).toEqual([expect.objectContaining({ bookings: 1, revenue: 0 })]);
   });
 
   it('refuses a reversed or too long period, bad parameters and missing analytics.view', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg, { type Pool, type PoolClient } from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../../domain/analytics.js';
 import { FORECAST_HISTORY_DAYS, forecastRevenue } from '../../../domain/forecast.js';
@@ -7,12 +8,53 @@ import {
   type AnalyticsRollupInput,
 } from '../../../workflows/analytics-rollup.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
+import { bookableTrip } from '../../support/bookings.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { daysAgo, insightWorld, today, type InsightWorld } from '../../support/insight.js';
 import { staffSession } from '../../support/journey-rows.js';
 
 type Session = Awaited<ReturnType<typeof staffSession>>;
+
+type Query = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * While armed, the first statistics read (a select from booking_stats_deltas) runs, then `between`
+ * runs and commits on a connection of its own, and only then do the other statistics reads run:
+ * a change made between two reads of one answer, every time. Returns the disarm.
+ */
+function betweenStatsReads(pool: Pool, between: () => Promise<unknown>): () => void {
+  let armed = true;
+  let gate: Promise<unknown> | null = null;
+  const patched = new WeakSet<PoolClient>();
+  const onAcquire = (client: PoolClient) => {
+    if (patched.has(client)) return;
+    patched.add(client);
+    const query = client.query.bind(client) as unknown as Query;
+    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const text = args[0];
+      if (!armed || typeof text !== 'string' || !/^\s*select[\s\S]*booking_stats_deltas/.test(text)) {
+        return query(...args);
+      }
+      const callback =
+        typeof args.at(-1) === 'function' ? (args.pop() as (e: unknown, r?: unknown) => void) : null;
+      let result: Promise<unknown>;
+      if (gate) result = gate.then(() => query(...args));
+      else {
+        result = query(...args);
+        gate = result.then(between);
+      }
+      if (!callback) return result;
+      result.then((rows) => callback(null, rows), callback);
+      return undefined;
+    };
+  };
+  pool.on('acquire', onAcquire);
+  return () => {
+    armed = false;
+    pool.off('acquire', onAcquire);
+  };
+}
 
 describe('GET /dashboard/api/analytics and /analytics/advanced', () => {
   const app = useTestApp();
@@ -294,6 +336,54 @@ describe('GET /dashboard/api/analytics and /analytics/advanced', () => {
     const fresh = (await get('/analytics?period=daily')).body.data.customerFrequency;
     expect(fresh.trips).toBe(stored.trips + 1);
     expect(Date.parse(fresh.asOf)).toBeGreaterThan(Date.parse(stored.asOf));
+  });
+
+  it('answers each read from one snapshot: a sale counted between two of its statements shows in none of them', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    const session = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    // What the booking trigger records for a sale of 10,000 SYP made today on the route.
+    const sale = async () => {
+      const client = new pg.Client({ connectionString: app.config.DATABASE_URL });
+      await client.connect();
+      await client.query(
+        `insert into booking_stats_deltas (company_id, basis, day, route_id, bookings, sold, seats_sold, revenue)
+         values ($1, 'SALES', $2, $3, 1, 1, 1, 10000)`,
+        [trip.companyId, today(), trip.routeId],
+      );
+      await client.end();
+    };
+    const total = (items: { revenue: number }[]) => items.reduce((sum, item) => sum + item.revenue, 0);
+    /** The answer to `path`, read while a sale is made between two of its statements when `racing`. */
+    const read = async (path: string, racing: boolean) => {
+      const disarm = racing ? betweenStatsReads(app.db.pool, sale) : () => undefined;
+      try {
+        const response = await get(path, session);
+        expect(response.status, response.text).toBe(200);
+        return response.body.data;
+      } finally {
+        disarm();
+      }
+    };
+    const basic = async (racing: boolean) => {
+      const data = await read('/analytics?period=daily', racing);
+      return {
+        series: total(data.dailyRevenue),
+        indicator: data.indicators.revenue.current,
+        routes: total(data.routePerformance.routes),
+      };
+    };
+
+    // Every figure as it stood when the read began: the sale made meanwhile shows in none of them.
+    expect(await basic(true)).toEqual({ series: 0, indicator: 0, routes: 0 });
+    const advanced = await read('/analytics/advanced?days=7', true);
+    const count = (items: { bookings: number }[]) => items.reduce((sum, item) => sum + item.bookings, 0);
+    expect({
+      dailyBookings: count(advanced.cancellations.daily),
+      routeBookings: count(advanced.routeRanking),
+      routeRevenue: total(advanced.routeRanking),
+    }).toEqual({ dailyBookings: 1, routeBookings: 1, routeRevenue: 10_000 });
+    // Both sales show in the next read.
+    expect(await basic(false)).toEqual({ series: 20_000, indicator: 20_000, routes: 20_000 });
   });
 
   it('lets only OWNER and ADMIN in, refuses bad periods and days, and shows a new company zeros', async () => {

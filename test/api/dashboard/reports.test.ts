@@ -202,6 +202,25 @@ describe('GET /dashboard/api/reports', () => {
     expect(totals).toMatchObject({ trips: 5, seatsOffered: 160, seatsSold: 10, occupancyPercent: 6.3 });
   });
 
+  it("trips: a cancelled trip offers no seats, so the totals give the occupancy report's occupancy", async () => {
+    const json = async (type: ReportType) =>
+      JSON.parse(
+        Buffer.from((await download(`type=${type}&format=json&locale=en&${period()}`)).bytes).toString(
+          'utf8',
+        ),
+      ).data;
+    const trips = await json('trips');
+    const occupancy = await json('occupancy');
+    const cancelled = trips.rows.filter((row: { status: string }) => row.status === 'CANCELLED');
+    expect(cancelled.map((row: ReportRow) => [row.seatsTotal, row.occupancyPercent])).toEqual([[0, 0]]);
+    expect(trips.totals).toMatchObject({
+      seatsTotal: occupancy.totals.seatsOffered,
+      seatsSold: occupancy.totals.seatsSold,
+      occupancyPercent: occupancy.totals.occupancyPercent,
+    });
+    expect(trips.totals).toMatchObject({ seatsTotal: 160, seatsSold: 10, occupancyPercent: 6.3 });
+  });
+
   it('bookings (ar): Arabic names and route names survive the CSV; a formula-like name is defused', async () => {
     const csv = await download(`type=bookings&format=csv&locale=ar&${period()}`);
     const lines = parseCsv(Buffer.from(csv.bytes.slice(3)).toString('utf8'));
@@ -400,6 +419,20 @@ describe('GET /dashboard/api/reports', () => {
         });
       });
     }
+
+    it('a DISPATCHER gets the bookings PDF without the revenue chart an ACCOUNTANT sees on it', async () => {
+      const query = `type=bookings&format=pdf&locale=en&${period()}`;
+      const chartOf = async (role: 'DISPATCHER' | 'ACCOUNTANT') => {
+        const session = await staffSession(app.db, app.config, world.companyId, role);
+        const pdf = await download(query, session);
+        expect(pdf.status, JSON.stringify(pdf.body)).toBe(200);
+        return pdfText(pdf.bytes).includes('Net revenue per day');
+      };
+      expect({ DISPATCHER: await chartOf('DISPATCHER'), ACCOUNTANT: await chartOf('ACCOUNTANT') }).toEqual({
+        DISPATCHER: false,
+        ACCOUNTANT: true,
+      });
+    });
 
     it('a suspended company still reads its own reports', async () => {
       const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
