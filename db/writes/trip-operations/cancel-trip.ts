@@ -52,6 +52,7 @@ export async function cancelTripBookings(
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
+  await returnVouchers(client, bookingIds);
   return {
     cancelledJourneys: journeyIds.length,
     cancelledBookings: bookingIds.length,
@@ -220,6 +221,22 @@ async function settlePayments(
     [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
   );
   return { cancelledPayments: cancelled.rowCount ?? 0, refundDuePayments: refundDue.rowCount ?? 0 };
+}
+
+/**
+ * A voucher spent on bookings the company's cancel has now ended, all of them, is the traveller's
+ * again: ISSUED, with its own expiry, as if never used. The cancellation is the company's; a
+ * traveller's own cancel keeps the voucher spent (db/writes/booking-changes/cancel.ts). Run after
+ * the bookings are CANCELLED; a voucher still on a live booking (another trip's leg) stays USED.
+ */
+async function returnVouchers(client: Queryable, bookingIds: string[]): Promise<void> {
+  await client.query(
+    `update loyalty_redemptions r set status = 'ISSUED', used_at = null, used_booking_ids = '{}', discount = null
+     where r.status = 'USED' and r.used_booking_ids && $1::uuid[]
+       and r.company_id in (select company_id from bookings where id = any($1::uuid[]))
+       and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and b.status <> 'CANCELLED')`,
+    [bookingIds],
+  );
 }
 
 /** An order ends when none of its journeys is left. */

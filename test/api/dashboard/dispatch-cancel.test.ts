@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { bookJourney, connection, mobileTraveller, type Caller } from '../../support/journeys.js';
-import { lockSeats } from '../../support/bookings.js';
+import { bookableTrip, createBooking, lockSeats } from '../../support/bookings.js';
+import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 import {
   assignDriver,
   createDriver,
@@ -241,5 +242,68 @@ describe("cancelling a trip: the other company's cancelled cash", () => {
     expect(await ledgerOf(world.second.companyId)).toEqual([
       { booking_id: legB.id, status: 'CANCELLED', cancelled_by: null },
     ]);
+  });
+});
+
+/**
+ * A voucher the traveller spent on a booking the company then cancels (the whole trip) is theirs
+ * again: the cancellation is the company's, not the traveller's (whose own cancel keeps it spent).
+ */
+describe('cancelling a trip gives back the vouchers its bookings used', () => {
+  const app = useTestApp();
+
+  it('sets the voucher ISSUED again, usable on the next booking, and keeps a traveller-cancelled one spent', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10 });
+    const traveller = await app.signIn();
+    const { code: rewardCode } = await giveReward(app.db, trip.companyId, {
+      pointsCost: 100,
+      discountPercent: 20,
+    });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 200 });
+    const caller = {
+      userId: traveller.userId,
+      headers: traveller.writeHeaders,
+      channel: 'CUSTOMER_WEB' as const,
+    };
+    const voucher = await redeemVoucher(app, traveller.token, trip.companyId, rewardCode);
+    const kept = await redeemVoucher(app, traveller.token, trip.companyId, rewardCode);
+    const onCancelledTrip = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: [trip.seatNumbers[0]!],
+      rewardCode: voucher,
+    });
+    expect(onCancelledTrip.total_price).toBe(8_000);
+    const other = await bookableTrip(app.db, { price: 10_000, companyId: trip.companyId });
+    const travellerCancelled = await createBooking(app, caller, {
+      tripId: other.tripId,
+      seatNumbers: [other.seatNumbers[0]!],
+      rewardCode: kept,
+    });
+    const ownCancel = await app.request(`/api/bookings/${travellerCancelled.id}/cancel`, {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+      json: {},
+    });
+    expect(ownCancel.status, ownCancel.text).toBe(200);
+
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    const cancelled = await dispatch(app, owner, trip.tripId, { action: 'CANCEL', reason: 'Bus broke down' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+
+    const vouchers = await app.db.query<{ code: string; status: string; discount: string | null }>(
+      `select code, status, discount from loyalty_redemptions where code = any($1) order by code = $2 desc`,
+      [[voucher, kept], voucher],
+    );
+    expect(vouchers).toEqual([
+      { code: voucher, status: 'ISSUED', discount: null },
+      { code: kept, status: 'USED', discount: '2000' },
+    ]);
+    const again = await createBooking(app, caller, {
+      tripId: other.tripId,
+      seatNumbers: [other.seatNumbers[1]!],
+      rewardCode: voucher,
+    });
+    expect(again.total_price).toBe(8_000);
   });
 });
