@@ -48,6 +48,7 @@ import { Migration20261203020000_quote_keys_per_traveller } from './migrations/M
 import { Migration20261204010000_outbox_event_time } from './migrations/Migration20261204010000_outbox_event_time.js';
 import { Migration20261204030000_credential_revocations_list_index } from './migrations/Migration20261204030000_credential_revocations_list_index.js';
 import { Migration20261204040000_trip_positions_report_order } from './migrations/Migration20261204040000_trip_positions_report_order.js';
+import { Migration20261204060000_loyalty_refund_reversal } from './migrations/Migration20261204060000_loyalty_refund_reversal.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -84,6 +85,7 @@ const MIGRATIONS = [
   Migration20261204010000_outbox_event_time,
   Migration20261204030000_credential_revocations_list_index,
   Migration20261204040000_trip_positions_report_order,
+  Migration20261204060000_loyalty_refund_reversal,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

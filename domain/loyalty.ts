@@ -370,31 +370,5 @@ export function redeemRefusal(reward: RedeemableReward | undefined, balance: num
   return null;
 }
 
-/**
- * Kinds of points movement in a traveller's ledger. VOUCHER_REFUND returns the points of a voucher
- * cancelled because the company withdrew its reward.
- */
-export type LedgerKind = 'EARN' | 'REDEEM' | 'ADJUST' | 'REFERRAL_BONUS' | 'VOUCHER_REFUND';
-
-/** The most points an account holds, as balance or lifetime total (a 32-bit column each). */
-export const MAX_ACCOUNT_POINTS = 2_147_483_647;
-
-/** How many points an account can still take before its balance or lifetime total reaches the limit. */
-export const pointsRoom = (account: { balance: number; lifetimePoints: number }): number =>
-  MAX_ACCOUNT_POINTS - Math.max(account.balance, account.lifetimePoints);
-
-/**
- * A movement of `points` (signed) on a balance: the balance after it and the points it adds to
- * the lifetime total (points earned: a positive EARN, REFERRAL_BONUS or ADJUST; never a
- * redemption or a refunded voucher). Null when the balance would go negative.
- */
-export function ledgerChange(
-  balance: number,
-  kind: LedgerKind,
-  points: number,
-): { balanceAfter: number; earned: number } | null {
-  const balanceAfter = balance + points;
-  if (balanceAfter < 0) return null;
-  const earns = kind !== 'REDEEM' && kind !== 'VOUCHER_REFUND';
-  return { balanceAfter, earned: earns && points > 0 ? points : 0 };
-}
+// The points ledger's rules (kinds, the account limit, reversals) live in loyalty-ledger.ts.
+export * from './loyalty-ledger.js';

@@ -102,11 +102,13 @@ const Reward = z
 const Transaction = z
   .object({
     id: Uuid,
-    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND']).meta({
+    kind: z.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND', 'EARN_REVERSAL']).meta({
       description:
-        'ADJUST: a correction by the company; VOUCHER_REFUND: points of a withdrawn reward returned',
+        'ADJUST: a correction by the company; VOUCHER_REFUND: points of a withdrawn reward returned; ' +
+        'EARN_REVERSAL: the points of a booking refunded in full taken back (never below a balance of 0: ' +
+        'the note says how many were already spent; 0 points when nothing was left)',
     }),
-    points: z.int().meta({ description: 'signed: negative for a redemption' }),
+    points: z.int().meta({ description: 'signed: negative for a redemption or a reversal' }),
     balanceAfter: z.int(),
     bookingId: Uuid.nullable(),
     redemptionId: Uuid.nullable(),

@@ -267,8 +267,10 @@ export const docs = taggedOperations(TAGS, {
       'A reward never redeemed is deleted (removed: true). One with vouchers is archived: it leaves the catalogue, ' +
       'no voucher of it is issued any more, its code stays taken, and each of its unused, unexpired vouchers is ' +
       'cancelled with its points returned to the traveller (a VOUCHER_REFUND ledger entry naming the company user and ' +
-      'the reason; returned points do not count as points earned). Asking again for a withdrawn reward returns what ' +
-      `is left to return (nothing twice). 404 LOYALTY_REWARD_NOT_FOUND for another company's reward. ${WRITES} ` +
+      'the reason; returned points do not count as points earned and stop at the balance limit of 2,147,483,647, the ' +
+      "entry's reason saying how many did not fit: one full account never fails the withdrawal). Asking again for a " +
+      'withdrawn reward returns what is left to return (nothing twice). 404 LOYALTY_REWARD_NOT_FOUND for another ' +
+      `company's reward. ${WRITES} ` +
       '(loyalty.reward.withdraw or loyalty.reward.delete)',
     responses: answers(200, 'What was done', Withdrawn, [400, 401, 403, 404]),
   },

@@ -84,7 +84,7 @@ export const LoyaltyRedemption = baseEntity('LoyaltyRedemption', 'loyalty_redemp
 export const LoyaltyTransaction = baseEntity('LoyaltyTransaction', 'loyalty_transactions', {
   accountId: p.uuid(),
   companyId: p.uuid(),
-  kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND'] as const),
+  kind: p.enum(['EARN', 'REDEEM', 'ADJUST', 'REFERRAL_BONUS', 'VOUCHER_REFUND', 'EARN_REVERSAL'] as const),
   points: p.integer(),
   balanceAfter: p.integer(),
   bookingId: p.uuid().nullable(),

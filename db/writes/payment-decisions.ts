@@ -10,6 +10,7 @@ import {
 import type { Database } from '../orm.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
 import { recordStaffAudit } from './audit.js';
+import { reverseBookingPoints } from './loyalty/reversal.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
 
@@ -98,7 +99,8 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
 
 /**
  * refund: the full amount, paid back from the open shift's till (an OUT movement of kind REFUND
- * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice.
+ * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice, and
+ * the loyalty points it earned are taken back (reverseBookingPoints).
  */
 export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
@@ -116,6 +118,8 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
       operation.booking_id,
       transition.bookingFact,
     ]);
+    // A refunded booking keeps no loyalty points (the booking row is locked: awardTripPoints waits).
+    await reverseBookingPoints(client, operation.booking_id);
     // A payment of nothing (a voucher paid the whole fare) takes no cash out of the till.
     if (operation.amount > 0) {
       await client.query(

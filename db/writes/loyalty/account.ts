@@ -3,7 +3,6 @@ import type { PoolClient } from 'pg';
 import {
   ledgerChange,
   MAX_ACCOUNT_POINTS,
-  pointsRoom,
   referralCodeFrom,
   type LedgerKind,
 } from '../../../domain/loyalty.js';
@@ -94,8 +93,9 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
     });
   }
   const { balanceAfter, earned } = change;
-  const room = pointsRoom({ balance: account.balance, lifetimePoints: account.lifetime_points });
-  if (entry.points > room) {
+  // Only points earned add to the lifetime total; others (a refunded voucher) are checked against
+  // the balance alone.
+  if (balanceAfter > MAX_ACCOUNT_POINTS || account.lifetime_points + earned > MAX_ACCOUNT_POINTS) {
     throw new LoyaltyRefusal('LOYALTY_BALANCE_LIMIT', 'An account holds at most 2,147,483,647 points', {
       balance: account.balance,
       lifetimePoints: account.lifetime_points,

@@ -1,3 +1,4 @@
+import { balanceRoom } from '../../../domain/loyalty.js';
 import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
@@ -10,7 +11,8 @@ import { recordStaffAudit } from '../audit.js';
  * vouchers returned when a reward is withdrawn. Each balance change locks its account row first
  * (lockAccount) in one transaction and leaves a ledger entry (kind ADJUST) naming the company user
  * who made it and the reason (ADJUST, or VOUCHER_REFUND for returned voucher points, which do not
- * count as points earned); a balance never goes below zero.
+ * count as points earned); a balance never goes below zero, and returned points stop at the
+ * account's limit (2,147,483,647) as earned points do.
  */
 
 export interface Adjustment {
@@ -195,20 +197,46 @@ async function returnVoucherPoints(
       );
       let pointsReturned = 0;
       for (const voucher of vouchers) {
-        await post(client, accounts.get(voucher.account_id)!, {
-          accountId: voucher.account_id,
-          companyId: actor.companyId,
-          kind: 'VOUCHER_REFUND',
-          points: voucher.points_used,
-          redemptionId: voucher.id,
-          actorStaffUserId: actor.staffUserId,
-          reason: `Reward ${reward.code} withdrawn: voucher cancelled, points returned`,
+        pointsReturned += await refundVoucher(client, accounts.get(voucher.account_id)!, voucher, {
+          reward,
+          actor,
         });
-        pointsReturned += voucher.points_used;
       }
       return { vouchersCancelled: vouchers.length, pointsReturned };
     }),
   );
+}
+
+/**
+ * A cancelled voucher's points back on its LOCKED account (a VOUCHER_REFUND entry), up to the
+ * account's limit as earning stops there: one holder's full balance never fails the withdrawal for
+ * every holder. Points that do not fit are not returned, and the entry's reason says how many; an
+ * account already at the limit gets no entry (a ledger entry moves at least one point). Answers
+ * the points returned.
+ */
+async function refundVoucher(
+  client: TransactionClient,
+  account: AccountRow,
+  voucher: OpenVoucherRow,
+  withdrawal: { reward: { code: string }; actor: ProgrammeActor },
+): Promise<number> {
+  const points = Math.min(voucher.points_used, balanceRoom(account.balance));
+  if (points <= 0) return 0;
+  const lost = voucher.points_used - points;
+  const capped =
+    lost > 0
+      ? ` (${lost} of ${voucher.points_used} points not returned: an account holds at most 2,147,483,647)`
+      : '';
+  await post(client, account, {
+    accountId: voucher.account_id,
+    companyId: withdrawal.actor.companyId,
+    kind: 'VOUCHER_REFUND',
+    points,
+    redemptionId: voucher.id,
+    actorStaffUserId: withdrawal.actor.staffUserId,
+    reason: `Reward ${withdrawal.reward.code} withdrawn: voucher cancelled, points returned${capped}`,
+  });
+  return points;
 }
 
 /**

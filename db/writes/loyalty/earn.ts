@@ -79,6 +79,15 @@ async function creditBooking(
 ): Promise<{ bookings: number; points: number; referrals: number }> {
   const { program, accountId, booking } = earning;
   const credited = { bookings: 0, points: 0, referrals: 0 };
+  // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
+  // checked again under the lock: a refund that committed since the list was read earns nothing, and
+  // one in flight waits for this credit and then takes it back (reversal.ts).
+  const { rows: stillEarning } = await client.query(
+    `select 1 from bookings
+      where id = $1 and status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED' for share`,
+    [booking.id],
+  );
+  if (stillEarning.length === 0) return credited;
   const account = await lockAccount(client, accountId);
   const { rows: done } = await client.query(
     `select 1 from loyalty_transactions where account_id = $1 and kind = 'EARN' and booking_id = $2`,

@@ -50,8 +50,30 @@ async function lockReward(
 }
 
 /**
+ * The company's programme row, FOR SHARE: a change of its terms (saveProgramTerms, FOR NO KEY
+ * UPDATE) waits for redeems in flight, and a redeem that waited for one reads the terms it left.
+ * Taken before the account, as the programme's tier changes lock the programme, then the accounts.
+ * A programme switched off since the caller's check is 404 LOYALTY_PROGRAM_NOT_FOUND, as for none.
+ */
+async function shareActiveProgram(client: Queryable, companyId: string): Promise<void> {
+  const { rows } = await client.query<{ active: boolean }>(
+    `select active from loyalty_programs where company_id = $1 for share`,
+    [companyId],
+  );
+  if (!rows[0]?.active) {
+    throw new LoyaltyRefusal(
+      'LOYALTY_PROGRAM_NOT_FOUND',
+      'No loyalty program for this company',
+      undefined,
+      404,
+    );
+  }
+}
+
+/**
  * POST /loyalty/redeem: in ONE transaction locks the traveller's users row (401 AUTH_REQUIRED once
- * it is no longer ACTIVE), their account in the company, then the reward row, checks the reward
+ * it is no longer ACTIVE), shares the programme row (404 LOYALTY_PROGRAM_NOT_FOUND once it is
+ * switched off), locks their account in the company, then the reward row, checks the reward
  * (active, redeemable type, sane configuration, not sold out) and the balance, deducts the points,
  * bumps the redemption counter, records the REDEEM transaction and creates the voucher. Concurrent
  * redeems on one account run one after another, so a balance that covers one reward yields exactly
@@ -67,6 +89,7 @@ export async function redeemReward(
     // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
     // an account merged away while this waited is refused (401), so no voucher names a disabled user.
     await lockActiveTraveller(client, input.userId);
+    await shareActiveProgram(client, input.companyId);
     // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
     const accountId = await ensureAccount(client, input.companyId, input.userId);
     const account = await lockAccount(client, accountId);

@@ -8,6 +8,9 @@ import { bookableTrip, createBooking, type BookableTripFixture } from '../../sup
 import { atDamascus, createCompany, createRoute, futureDay } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { openShift, paymentAction } from '../../support/finance.js';
+import { companyWithProgramme, programmeCall, PROGRAM } from '../../support/loyalty-admin.js';
+import { collectCash } from '../../support/payments.js';
 import {
   completedBooking,
   creditPoints,
@@ -384,6 +387,39 @@ describe('redeeming points for a voucher', () => {
     });
     expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(299);
     expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+  });
+
+  it('refuses 404 LOYALTY_PROGRAM_NOT_FOUND to a redeem in flight when the company disables its programme, taking nothing', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    const owner = await companyWithProgramme(app, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const traveller = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+
+    // The redeem has passed its "active programme" check and waits for the traveller's row.
+    const userRow = await holdLock(
+      app.db,
+      `select id from users where id = '${traveller.userId}' for update`,
+    );
+    const redeem = app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: { companyId: trip.companyId, rewardCode: reward.code },
+      ...bearer(traveller),
+    });
+    await waitersOf(app.db, userRow.pid);
+    const disabled = await programmeCall(app, owner, 'PUT', '/loyalty', { ...PROGRAM, active: false });
+    expect(disabled.status, disabled.text).toBe(200);
+    await userRow.release();
+
+    const answer = await redeem;
+    expect([answer.status, answer.body.errorCode], answer.text).toEqual([404, 'LOYALTY_PROGRAM_NOT_FOUND']);
+    expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(300);
+    expect(await vouchersOf(app.db, traveller.userId)).toEqual([]);
+    const [counter] = await app.db.query<{ redemption_count: number }>(
+      `select redemption_count from loyalty_rewards where code = $1 and company_id = $2`,
+      [reward.code, trip.companyId],
+    );
+    expect(counter!.redemption_count).toBe(0);
   });
 
   it('redeems a catalogue code typed in lower case (the catalogue stores codes upper-case)', async () => {
@@ -920,6 +956,84 @@ describe('points earning and referrals', () => {
     expect(withdrawn.status, withdrawn.text).toBe(200);
     expect(referred.status, referred.text).toBe(201);
   });
+  /** A paid booking of `traveller` on the trip, the trip completed, its owner's shift open for a refund. */
+  async function paidCompletedBooking(trip: BookableTripFixture, traveller: SignedInTraveller) {
+    const booking = await createBooking(
+      app,
+      { userId: traveller.userId, headers: traveller.writeHeaders, channel: 'CUSTOMER_WEB' },
+      { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[0]!] },
+    );
+    const { paymentId } = await collectCash(app.db, booking.id);
+    await app.db.query(`update bookings set status = 'COMPLETED' where id = $1`, [booking.id]);
+    await completeTrip(app.db, trip.tripId);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    await openShift(app, owner, 50_000);
+    return { bookingId: booking.id, paymentId, owner };
+  }
+
+  it("takes back a refunded booking's earned points, never below a balance of 0, and the tier with them", async () => {
+    const trip = await programWithTrip(app.db, { price: 10_000 });
+    const traveller = await app.signIn();
+    const { bookingId, paymentId, owner } = await paidCompletedBooking(trip, traveller);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({ pointsCredited: 1000 });
+    // 1 000 lifetime points reach the 150% tier; 300 of the points are spent on a voucher.
+    const { code: rewardCode } = await giveReward(app.db, trip.companyId, { pointsCost: 300 });
+    await redeemVoucher(app, traveller.token, trip.companyId, rewardCode);
+
+    const refunded = await paymentAction(app, owner, paymentId, 'refund');
+    expect(refunded.status, refunded.text).toBe(200);
+    const account = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, bearer(traveller));
+    expect(account.body.data.account).toMatchObject({
+      balance: 0,
+      lifetimePoints: 0,
+      tier: { multiplierPercent: 100 },
+    });
+    const [reversal] = await app.db.query<{
+      kind: string;
+      points: number;
+      balance_after: number;
+      note: string;
+    }>(
+      `select t.kind, t.points, t.balance_after, t.note from loyalty_transactions t
+        where t.booking_id = $1 and t.kind <> 'EARN'`,
+      [bookingId],
+    );
+    expect(reversal).toMatchObject({ kind: 'EARN_REVERSAL', points: -700, balance_after: 0 });
+    expect(reversal!.note).toContain('300 of them already spent');
+    const history = await app.request(
+      `/api/loyalty/transactions?companyId=${trip.companyId}`,
+      bearer(traveller),
+    );
+    expect(history.status, history.text).toBe(200);
+  });
+
+  it('a refund racing the award of its trip: the points end taken back, whichever goes first', async () => {
+    const trip = await programWithTrip(app.db, { price: 10_000 });
+    const traveller = await app.signIn();
+    const { paymentId, owner } = await paidCompletedBooking(trip, traveller);
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 5 });
+    const { id: accountId } = (await accountOf(app.db, trip.companyId, traveller.userId))!;
+
+    // The award has read the trip's bookings (none refunded) and waits for the traveller's account.
+    const held = await holdLock(
+      app.db,
+      `select id from loyalty_accounts where id = '${accountId}' for update`,
+    );
+    const award = awardTripPoints(app.db, trip.tripId);
+    await waitersOf(app.db, held.pid);
+    const refund = paymentAction(app, owner, paymentId, 'refund');
+    // The refund either finishes (nothing earned yet to take back) or waits behind the award.
+    await Promise.race([refund, waitersOf(app.db, held.pid, 2).catch(() => [])]);
+    await held.release();
+    const [awarded, refunded] = await Promise.all([award, refund]);
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(awarded.pointsCredited).toBeLessThanOrEqual(1000);
+    expect(await accountOf(app.db, trip.companyId, traveller.userId)).toMatchObject({
+      balance: 5,
+      lifetime_points: 5,
+    });
+  });
+
   it("stops a trip's earned points at the account's limit instead of failing the award", async () => {
     const trip = await programWithTrip(app.db);
     const traveller = await app.signIn();

@@ -287,6 +287,49 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
     expect(edit.status).toBe(404);
   });
 
+  it("returns every holder's voucher points when one holder sits at the points limit, capping only what cannot fit", async () => {
+    const reward = await programmeCall(app, owner, 'POST', '/loyalty/rewards', discount({ pointsCost: 120 }));
+    const holders = [];
+    for (let index = 0; index < 3; index += 1)
+      holders.push(await travellerWithVoucher(reward.body.data.code));
+    const [veteran, newcomer, brimful] = holders.map((holder) => holder.traveller);
+    const limit = 2_147_483_647;
+    const accountOf = async (traveller: SignedInTraveller) =>
+      (
+        await app.db.query<{ id: string; balance: number; lifetime_points: number }>(
+          `select id, balance, lifetime_points from loyalty_accounts where company_id = $1 and user_id = $2`,
+          [trip.companyId, traveller.userId],
+        )
+      )[0]!;
+    // The veteran's lifetime total is at the limit (a voucher refund adds none); the brimful
+    // traveller's balance is 50 points short of it.
+    await app.db.query(`update loyalty_accounts set lifetime_points = $2 where id = $1`, [
+      (await accountOf(veteran!)).id,
+      limit,
+    ]);
+    await app.db.query(`update loyalty_accounts set balance = $2, lifetime_points = $3 where id = $1`, [
+      (await accountOf(brimful!)).id,
+      limit - 50,
+      limit,
+    ]);
+
+    const withdrawn = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.body.data.id}`);
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(withdrawn.body.data).toMatchObject({ removed: false, vouchersCancelled: 3, pointsReturned: 290 });
+    const after = await Promise.all([veteran!, newcomer!, brimful!].map(accountOf));
+    expect(after.map(({ balance, lifetime_points }) => ({ balance, lifetime_points }))).toEqual([
+      { balance: 300, lifetime_points: limit },
+      { balance: 300, lifetime_points: 300 },
+      { balance: limit, lifetime_points: limit },
+    ]);
+    const [capped] = await app.db.query<{ kind: string; points: number; reason: string }>(
+      `select kind, points, reason from loyalty_transactions where account_id = $1 order by created_at desc limit 1`,
+      [after[2]!.id],
+    );
+    expect(capped).toMatchObject({ kind: 'VOUCHER_REFUND', points: 50 });
+    expect(capped!.reason).toContain('70 of 120 points not returned');
+  });
+
   describe('catalogue changes meeting each other or a redeem', () => {
     it('two first PUT /loyalty at once both land, one after the other', async () => {
       const fresh = await createCompany(app.db);
