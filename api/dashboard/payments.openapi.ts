@@ -220,7 +220,8 @@ export const docs = taggedOperations(TAGS, {
       'COMPLETED or REFUND_DUE → REFUNDED, always the full amount: a body with any field (amount...) is 400 ' +
       'PARTIAL_REFUND_NOT_ALLOWED. The cash is paid back from the open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of ' +
       'kind REFUND is recorded; 409 CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking becomes REFUNDED, ' +
-      `so its receipt is now the refund notice (its own RFD number). ${DECIDERS} ${TRANSITIONS}`,
+      'so its receipt is now the refund notice (its own RFD number), and the loyalty points it earned are taken back ' +
+      `(an EARN_REVERSAL entry; never below a balance of 0). ${DECIDERS} ${TRANSITIONS}`,
     responses: lineChanged('Refunded'),
   },
   cancelPayment: {
