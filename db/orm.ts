@@ -124,6 +124,11 @@ export interface TransactionOptions {
    * round trip as its BEGIN: see db/writes/journeys/scope.ts `journeyTransaction`.
    */
   genericPlans?: boolean;
+  /**
+   * A read-only REPEATABLE READ transaction: every statement reads the snapshot its first one took,
+   * so figures read by several statements add up while writes go on (db/sql-runner.ts inOneSnapshot).
+   */
+  readOnlySnapshot?: boolean;
 }
 
 export interface Database {
@@ -155,8 +160,9 @@ export async function initDatabase(
     ) => {
       const client = await pool.connect();
       try {
+        const begin = options.readOnlySnapshot ? 'begin isolation level repeatable read read only' : 'begin';
         await client.query(
-          options.genericPlans ? 'begin; set local plan_cache_mode = force_generic_plan' : 'begin',
+          options.genericPlans ? `${begin}; set local plan_cache_mode = force_generic_plan` : begin,
         );
         const result = await work(transactionClient(orm, client));
         await client.query('commit');

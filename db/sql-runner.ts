@@ -13,19 +13,8 @@ export type SqlRunner = Database | PoolClient;
  * figures read by several statements add up even while bookings are made. Statements sent at once
  * queue on the connection and run one after the other.
  */
-export async function inOneSnapshot<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+export function inOneSnapshot<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return db.transaction(work, { readOnlySnapshot: true });
 }
 
 export async function rowsOf<Row extends QueryResultRow>(

@@ -32,7 +32,8 @@ function betweenStatsReads(pool: Pool, between: () => Promise<unknown>): () => v
     patched.add(client);
     const query = client.query.bind(client) as unknown as Query;
     (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      const text = args[0];
+      // A statement as text, or as the named prepared statement a transaction sends (db/prepared.ts).
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
       if (!armed || typeof text !== 'string' || !/^\s*select[\s\S]*booking_stats_deltas/.test(text)) {
         return query(...args);
       }
