@@ -112,3 +112,15 @@ export async function financeSnapshot(app: TestApp, companyId: string) {
     ]),
   };
 }
+
+/** A company's booking paid at the office, verified and then refunded in full by its accountant. */
+export async function bookingRefundedInFull(app: TestApp) {
+  const world = await financeWorld(app);
+  await openShift(app, world.staff.OWNER, 50_000);
+  const payment = await pendingPayment(app, world);
+  for (const action of ['verify', 'refund'] as const) {
+    const response = await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, action);
+    expect(response.status, response.text).toBe(200);
+  }
+  return { world, payment };
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { damascusDate } from '../../../domain/time.js';
-import { financeWorld, openShift, paymentAction, pendingPayment } from '../../support/finance.js';
+import { bookingRefundedInFull } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, setConfirmation, tripOf } from '../../support/journeys.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
@@ -96,13 +96,7 @@ describe('administration: platform analytics', () => {
   });
 
   it('counts a booking paid and then refunded in full as no revenue, as the company itself does', async () => {
-    const world = await financeWorld(app);
-    await openShift(app, world.staff.OWNER, 50_000);
-    const payment = await pendingPayment(app, world);
-    for (const action of ['verify', 'refund'] as const) {
-      const response = await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, action);
-      expect(response.status, response.text).toBe(200);
-    }
+    const { world } = await bookingRefundedInFull(app);
     const today = damascusDate(new Date());
     const own = await app.request('/dashboard/api/analytics?period=daily', {
       headers: { Cookie: world.staff.OWNER.cookie },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../db/orm.js';
 import { createCompany } from '../../support/factories.js';
-import { financeWorld, openShift, paymentAction, pendingPayment } from '../../support/finance.js';
+import { bookingRefundedInFull } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, tripOf } from '../../support/journeys.js';
 import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
@@ -95,13 +95,7 @@ describe('administration: companies', () => {
   });
 
   it('counts no revenue for a booking paid and then refunded in full', async () => {
-    const world = await financeWorld(app);
-    await openShift(app, world.staff.OWNER, 50_000);
-    const payment = await pendingPayment(app, world);
-    for (const action of ['verify', 'refund'] as const) {
-      const response = await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, action);
-      expect(response.status, response.text).toBe(200);
-    }
+    const { world } = await bookingRefundedInFull(app);
     const { browser } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
     const one = await browser.get(`/companies/${world.companyId}`);
     expect(one.status, one.text).toBe(200);

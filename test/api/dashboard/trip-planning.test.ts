@@ -36,6 +36,17 @@ describe('GET and POST /dashboard/api/trips', () => {
     ...change,
   });
   const plan = (body: unknown, session = owner()) => dashboard(app, session, 'POST', '/trips', body);
+  /** Each change is refused 409 TRIP_CONFLICT with exactly one conflict: of its kind, with `window`'s fields. */
+  const expectConflicts = async (
+    cases: [Record<string, unknown>, string][],
+    window: Record<string, unknown>,
+  ) => {
+    for (const [change, kind] of cases) {
+      const response = await plan(tripBody(change));
+      expect([response.status, response.body.errorCode], kind).toEqual([409, 'TRIP_CONFLICT']);
+      expect(response.body.details.conflicts).toEqual([expect.objectContaining({ kind, ...window })]);
+    }
+  };
 
   describe('GET /trips', () => {
     let date: string;
@@ -296,17 +307,10 @@ describe('GET and POST /dashboard/api/trips', () => {
           'DEPARTURE_TAKEN',
         ],
       ];
-      for (const [change, kind] of cases) {
-        const response = await plan(tripBody(change));
-        expect([response.status, response.body.errorCode], kind).toEqual([409, 'TRIP_CONFLICT']);
-        expect(response.body.details.conflicts).toEqual([
-          expect.objectContaining({
-            kind,
-            trip_id: first.body.data.id,
-            busy_from: atDamascus(day, '08:00').toISOString(),
-          }),
-        ]);
-      }
+      await expectConflicts(cases, {
+        trip_id: first.body.data.id,
+        busy_from: atDamascus(day, '08:00').toISOString(),
+      });
       const backToBack = await plan(tripBody({ departure_at: atDamascus(day, '11:30').toISOString() }));
       expect(backToBack.status, backToBack.text).toBe(201);
     });
@@ -330,18 +334,11 @@ describe('GET and POST /dashboard/api/trips', () => {
         [{ departure_at: at('12:00'), driver_id: otherDriver.userId }, 'BUS_BUSY'],
         [{ departure_at: at('12:00'), bus_id: otherBus.id }, 'DRIVER_BUSY'],
       ];
-      for (const [change, kind] of cases) {
-        const response = await plan(tripBody(change));
-        expect([response.status, response.body.errorCode], kind).toEqual([409, 'TRIP_CONFLICT']);
-        expect(response.body.details.conflicts).toEqual([
-          expect.objectContaining({
-            kind,
-            trip_id: first.body.data.id,
-            busy_from: at('08:00'),
-            busy_until: at('14:30'),
-          }),
-        ]);
-      }
+      await expectConflicts(cases, {
+        trip_id: first.body.data.id,
+        busy_from: at('08:00'),
+        busy_until: at('14:30'),
+      });
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
       const afterDelay = await plan(tripBody({ departure_at: at('14:30') }));
       expect(afterDelay.status, afterDelay.text).toBe(201);
@@ -354,17 +351,13 @@ describe('GET and POST /dashboard/api/trips', () => {
         `update trips set status = 'DEPARTED', actual_departure_at = departure_at + interval '2 hours' where id = $1`,
         [late.body.data.id],
       );
-      const refused = await plan(
-        tripBody({ departure_at: at('12:00', nextDay), driver_id: otherDriver.userId }),
-      );
-      expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_CONFLICT']);
-      expect(refused.body.details.conflicts).toEqual([
-        expect.objectContaining({
-          kind: 'BUS_BUSY',
+      await expectConflicts(
+        [[{ departure_at: at('12:00', nextDay), driver_id: otherDriver.userId }, 'BUS_BUSY']],
+        {
           trip_id: late.body.data.id,
           busy_until: at('13:30', nextDay),
-        }),
-      ]);
+        },
+      );
       const afterArrival = await plan(
         tripBody({ departure_at: at('13:30', nextDay), driver_id: otherDriver.userId }),
       );
