@@ -10,8 +10,8 @@ export type SqlRunner = Database | PoolClient;
 /**
  * Runs `work` on one connection inside a read-only REPEATABLE READ transaction, as the report
  * cursor does: every statement of it reads the same snapshot (taken at its first statement), so
- * figures read by several statements add up even while bookings are made. Statements sent at once
- * queue on the connection and run one after the other.
+ * figures read by several statements add up even while bookings are made. Send its statements one
+ * after the other (pg@9 refuses a query sent while another runs on the connection).
  */
 export function inOneSnapshot<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
   return db.transaction(work, { readOnlySnapshot: true });

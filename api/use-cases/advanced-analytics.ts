@@ -79,18 +79,21 @@ export async function advancedAnalytics(
     to: today,
   };
   const [sales, reasons, retention, lead, names, nowSales, nowTravel, nowOffered, beforeSales] =
-    await inOneSnapshot(db, (client) =>
-      Promise.all([
-        dailyMeasures(client, companyId, 'SALES', reach),
-        cancellationReasons(client, companyId, windows.current),
-        retentionCounts(client, companyId, windows),
-        leadDays(client, companyId, windows.current),
-        companyRoutes(client, companyId),
-        routeMeasures(client, companyId, 'SALES', windows.current),
-        routeMeasures(client, companyId, 'TRAVEL', windows.current),
-        offeredSeats(client, companyId, windows.current, 'route'),
-        routeMeasures(client, companyId, 'SALES', windows.previous),
-      ]),
+    // One after the other, as in analyticsSnapshot: one connection runs its statements in turn.
+    await inOneSnapshot(
+      db,
+      async (client) =>
+        [
+          await dailyMeasures(client, companyId, 'SALES', reach),
+          await cancellationReasons(client, companyId, windows.current),
+          await retentionCounts(client, companyId, windows),
+          await leadDays(client, companyId, windows.current),
+          await companyRoutes(client, companyId),
+          await routeMeasures(client, companyId, 'SALES', windows.current),
+          await routeMeasures(client, companyId, 'TRAVEL', windows.current),
+          await offeredSeats(client, companyId, windows.current, 'route'),
+          await routeMeasures(client, companyId, 'SALES', windows.previous),
+        ] as const,
     );
   const previousRanks = new Map(
     routePerformance(names, beforeSales, new Map(), new Map()).map((route) => [route.routeId, route.rank]),

@@ -203,17 +203,21 @@ export async function analyticsSnapshot(
   const reach = { from: earliestAnalyticsDay(today), to: today };
   const horizon = periodHorizon(period, today);
   const [sales, travel, offeredByDay, routesSales, routesTravel, routesOffered, names, frequency] =
-    await inOneSnapshot(db, (client) =>
-      Promise.all([
-        dailyMeasures(client, companyId, 'SALES', reach),
-        dailyMeasures(client, companyId, 'TRAVEL', reach),
-        offeredSeats(client, companyId, reach, 'day'),
-        routeMeasures(client, companyId, 'SALES', horizon),
-        routeMeasures(client, companyId, 'TRAVEL', horizon),
-        offeredSeats(client, companyId, horizon, 'route'),
-        companyRoutes(client, companyId),
-        travelFrequency(client, companyId, period, today),
-      ]),
+    // One after the other: statements of one connection run in turn anyway, and pg refuses (from
+    // pg@9) a query sent while another is running on the client.
+    await inOneSnapshot(
+      db,
+      async (client) =>
+        [
+          await dailyMeasures(client, companyId, 'SALES', reach),
+          await dailyMeasures(client, companyId, 'TRAVEL', reach),
+          await offeredSeats(client, companyId, reach, 'day'),
+          await routeMeasures(client, companyId, 'SALES', horizon),
+          await routeMeasures(client, companyId, 'TRAVEL', horizon),
+          await offeredSeats(client, companyId, horizon, 'route'),
+          await companyRoutes(client, companyId),
+          await travelFrequency(client, companyId, period, today),
+        ] as const,
     );
   const trends = series(sales, today);
   return {
