@@ -78,11 +78,18 @@ interface LedgerEntry {
   /** A company user's manual adjustment: who made it and why (both, or neither). */
   actorStaffUserId?: string | null;
   reason?: string | null;
+  /**
+   * What the entry adds to (or takes off) the lifetime total, when it is not simply the points
+   * earned (ledgerChange): an EARN_REVERSAL takes off all the points it reverses, though the balance
+   * gives back only what it still holds of them.
+   */
+  lifetimeChange?: number;
 }
 
 /**
  * Moves points on a LOCKED account and records the transaction. Earned points (positive EARN,
- * REFERRAL_BONUS, positive ADJUST) also count towards lifetime points, and the tier follows them.
+ * REFERRAL_BONUS, positive ADJUST) also count towards lifetime points (a reversal takes them off:
+ * `lifetimeChange`), and the tier follows them.
  */
 export async function post(client: Queryable, account: AccountRow, entry: LedgerEntry): Promise<number> {
   const change = ledgerChange(account.balance, entry.kind, entry.points);
@@ -95,7 +102,8 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
   const { balanceAfter, earned } = change;
   // Only points earned add to the lifetime total; others (a refunded voucher) are checked against
   // the balance alone.
-  if (balanceAfter > MAX_ACCOUNT_POINTS || account.lifetime_points + earned > MAX_ACCOUNT_POINTS) {
+  const lifetimeChange = entry.lifetimeChange ?? earned;
+  if (balanceAfter > MAX_ACCOUNT_POINTS || account.lifetime_points + lifetimeChange > MAX_ACCOUNT_POINTS) {
     throw new LoyaltyRefusal('LOYALTY_BALANCE_LIMIT', 'An account holds at most 2,147,483,647 points', {
       balance: account.balance,
       lifetimePoints: account.lifetime_points,
@@ -105,12 +113,12 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
   await client.query(
     `update loyalty_accounts
         set balance = $2, lifetime_points = lifetime_points + $3, updated_at = now(),
-            tier_id = case when $3 > 0 then (
+            tier_id = case when $3 <> 0 then (
               select t.id from loyalty_tiers t
                where t.company_id = loyalty_accounts.company_id and t.min_lifetime_points <= lifetime_points + $3
                order by t.min_lifetime_points desc limit 1) else tier_id end
       where id = $1`,
-    [account.id, balanceAfter, earned],
+    [account.id, balanceAfter, lifetimeChange],
   );
   await insertRow(client, 'loyalty_transactions', {
     account_id: account.id,
@@ -125,7 +133,7 @@ export async function post(client: Queryable, account: AccountRow, entry: Ledger
     reason: entry.reason ?? null,
   });
   account.balance = balanceAfter;
-  account.lifetime_points += earned;
+  account.lifetime_points += lifetimeChange;
   return balanceAfter;
 }
 

@@ -1,6 +1,5 @@
 import { earnReversal } from '../../../domain/loyalty.js';
-import { insertRow } from '../insert-row.js';
-import { lockAccount, type Queryable } from './account.js';
+import { lockAccount, post, type Queryable } from './account.js';
 
 /**
  * A booking refunded in full gives back the points it earned (README: points go only to bookings
@@ -48,25 +47,14 @@ export async function reverseBookingPoints(client: Queryable, bookingId: string)
       { balance: account.balance, lifetimePoints: account.lifetime_points },
       entry.points,
     );
-    const balanceAfter = account.balance - taken;
-    await client.query(
-      `update loyalty_accounts
-          set balance = $2, lifetime_points = $3, updated_at = now(),
-              tier_id = (
-                select t.id from loyalty_tiers t
-                 where t.company_id = loyalty_accounts.company_id and t.min_lifetime_points <= $3
-                 order by t.min_lifetime_points desc limit 1)
-        where id = $1`,
-      [account.id, balanceAfter, lifetimeAfter],
-    );
     const spent = shortfall > 0 ? `; ${shortfall} of them already spent, not taken back` : '';
-    await insertRow(client, 'loyalty_transactions', {
-      account_id: account.id,
-      company_id: entry.company_id,
+    await post(client, account, {
+      accountId: account.id,
+      companyId: entry.company_id,
       kind: 'EARN_REVERSAL',
       points: -taken,
-      balance_after: balanceAfter,
-      booking_id: bookingId,
+      lifetimeChange: lifetimeAfter - account.lifetime_points,
+      bookingId,
       note: `Booking ${entry.booking_code} refunded: its ${entry.points} points taken back${spent}`,
     });
     reversed.pointsTaken += taken;
