@@ -35,6 +35,9 @@ async function earningProgram(db: Database, tripId: string): Promise<EarningProg
   return rows[0];
 }
 
+/** A booking that earns points: travelled (checked in or completed) and not refunded. */
+const EARNING_BOOKING = `status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED'`;
+
 /**
  * Points earning, run when a trip is COMPLETED (for the dispatch COMPLETE action to call). Every
  * booking of the trip with status COMPLETED or CHECKED_IN (not cancelled, no-show or refunded)
@@ -51,7 +54,7 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
   const { rows: bookings } = await db.pool.query<EarningBooking>(
     `select id, owner_user_id, total_price from bookings
       where trip_id = $1 and owner_user_id is not null
-        and status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED'
+        and ${EARNING_BOOKING}
       order by id`,
     [tripId],
   );
@@ -84,7 +87,7 @@ async function creditBooking(
   // one in flight waits for this credit and then takes it back (reversal.ts).
   const { rows: stillEarning } = await client.query(
     `select 1 from bookings
-      where id = $1 and status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED' for share`,
+      where id = $1 and ${EARNING_BOOKING} for share`,
     [booking.id],
   );
   if (stillEarning.length === 0) return credited;
