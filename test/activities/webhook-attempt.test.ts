@@ -94,6 +94,13 @@ describe('a webhook delivery attempt', () => {
        where delivery_id = $1 order by attempt_number`,
       [deliveryId],
     );
+  /** One automatic attempt with a 1 s deadline at `path`, the receiver answering `reply`: its result and its log. */
+  const attemptWithinASecond = async (path: string, reply: typeof answer) => {
+    const deliveryId = await pendingDelivery(`${base}${path}`);
+    answer = reply;
+    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    return { deliveryId, outcome: { result, attempts: await attemptsOf(deliveryId) } };
+  };
 
   it('429 with Retry-After is retried after that long; the answer is logged', async () => {
     const deliveryId = await pendingDelivery(`${base}/busy`);
@@ -172,11 +179,13 @@ describe('a webhook delivery attempt', () => {
   });
 
   it('a 200 whose body stays open is DELIVERED at the deadline, with what was read: not a TIMEOUT retried for 72 h', async () => {
-    const deliveryId = await pendingDelivery(`${base}/streaming`);
-    answer = { status: 200, body: 'accepted', open: true };
-    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    const { outcome } = await attemptWithinASecond('/streaming', {
+      status: 200,
+      body: 'accepted',
+      open: true,
+    });
     expect(hits).toContain('/streaming');
-    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+    expect(outcome).toEqual({
       result: { status: 'DELIVERED', outcome: 'DELIVERED' },
       attempts: [
         {
@@ -191,10 +200,12 @@ describe('a webhook delivery attempt', () => {
   });
 
   it('a 410 whose body stays open is final and disables the subscription', async () => {
-    const deliveryId = await pendingDelivery(`${base}/gone-streaming`);
-    answer = { status: 410, body: 'gone', open: true };
-    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
-    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+    const { deliveryId, outcome } = await attemptWithinASecond('/gone-streaming', {
+      status: 410,
+      body: 'gone',
+      open: true,
+    });
+    expect(outcome).toEqual({
       result: { status: 'FAILED', outcome: 'GONE' },
       attempts: [
         {
@@ -215,10 +226,8 @@ describe('a webhook delivery attempt', () => {
   });
 
   it('a receiver that sends no status line by the deadline is a TIMEOUT, retried', async () => {
-    const deliveryId = await pendingDelivery(`${base}/silent`);
-    answer = { status: 200, silent: true };
-    const result = await activities(true, 1000).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
-    expect({ result, attempts: await attemptsOf(deliveryId) }).toEqual({
+    const { outcome } = await attemptWithinASecond('/silent', { status: 200, silent: true });
+    expect(outcome).toEqual({
       result: { status: 'PENDING', outcome: 'RETRY' },
       attempts: [
         { attempt_number: 1, status_code: null, outcome: 'RETRY', error: 'TIMEOUT', response_excerpt: null },
