@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { startWithUpdate, type ProcessStart } from './start-with-update.js';
-import { callUpdate, type UpdateFailureAnswers } from './workflow-updates.js';
+import { callUpdate, executeOnAcceptingRun, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
  * The two calls a process workflow's client makes, each failure named by the client's `answers`:
@@ -25,7 +25,7 @@ export function processCalls(temporal: Client, answers: UpdateFailureAnswers, ta
       updateId?: string,
     ): Promise<Ret> {
       return callUpdate(temporal, answers, () =>
-        temporal.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg], updateId }),
+        executeOnAcceptingRun(temporal.workflow.getHandle(workflowId), update, { args: [arg], updateId }),
       );
     },
   };

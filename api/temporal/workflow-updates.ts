@@ -2,9 +2,11 @@ import {
   ServiceError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
   type Client,
+  type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { Refusal } from '../http/errors.js';
 
 /** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
@@ -72,4 +74,23 @@ export function processEnded(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const cause = error.cause instanceof Error ? error.cause.message : '';
   return /already completed/i.test(`${error.message} ${cause}`);
+}
+
+/**
+ * Sends an Update and reads its outcome from the run that accepted it. `executeUpdate` polls the
+ * workflow's latest run for an outcome the first call did not bring back; when the accepting run
+ * has continued as new meanwhile (a cash shift hands over every CASH_SHIFT_STEPS_PER_RUN steps),
+ * that poll answers "update not found" although the step ran. Accepted first, then its result:
+ * the Update handle names the accepting run and polls it.
+ */
+export async function executeOnAcceptingRun<Ret, Arg>(
+  handle: WorkflowHandle,
+  update: UpdateDefinition<Ret, [Arg]>,
+  options: { args: [Arg]; updateId?: string },
+): Promise<Ret> {
+  const accepted = await handle.startUpdate(update, {
+    ...options,
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+  });
+  return accepted.result();
 }

@@ -14,6 +14,7 @@ import {
 import type { cashShift } from '../../../workflows/cash-shift.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
+import { executeOnAcceptingRun } from '../../../api/temporal/workflow-updates.js';
 import { eventually } from '../../support/journeys.js';
 import {
   Calls,
@@ -262,6 +263,8 @@ describe('cashShift workflow (stubbed activities)', () => {
     });
   });
 
+  // Sent as the API sends them (api/temporal/process-calls.ts): the outcome read from the run that accepted
+  // the Update, which may have continued as new by then.
   it('Updates sent while the run hands over reach the new run, each answered by its own step once', async () => {
     const { steps, calls } = shiftSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
@@ -269,7 +272,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       const amounts = Array.from({ length: 12 }, (_, index) => index + 1);
       const answers = await Promise.all(
         amounts.map((amount) =>
-          handle.executeUpdate(adjustShiftUpdate, {
+          executeOnAcceptingRun(handle, adjustShiftUpdate, {
             args: [
               { movementId: `m${amount}`, staffUserId: 'admin', direction: 'IN', amount, reason: 'float' },
             ],
@@ -282,7 +285,9 @@ describe('cashShift workflow (stubbed activities)', () => {
         amounts.map((amount) => `m${amount}`).sort(),
       );
       expect(new Set(adjusted.map((step) => step.shiftId))).toEqual(new Set([input.shiftId]));
-      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      await executeOnAcceptingRun(handle, closeShiftUpdate, {
+        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+      });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
     });
   });
@@ -298,7 +303,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       );
       const firstRun = (await handle.describe()).runId;
       for (const amount of [1, 2]) {
-        await handle.executeUpdate(adjustShiftUpdate, {
+        await executeOnAcceptingRun(handle, adjustShiftUpdate, {
           args: [
             { movementId: randomUUID(), staffUserId: 'admin', direction: 'OUT', amount, reason: 'fuel' },
           ],
@@ -309,7 +314,9 @@ describe('cashShift workflow (stubbed activities)', () => {
       expect(description.searchAttributes).toMatchObject({ ProcessStatus: ['OVERDUE'] });
       expect(await handle.query(cashShiftStateQuery)).toMatchObject({ phase: 'OVERDUE', overdue: true });
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      await executeOnAcceptingRun(handle, closeShiftUpdate, {
+        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+      });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
       expect(calls.names().filter((name) => name === 'markCashShiftOverdue')).toHaveLength(1);
     });
