@@ -136,9 +136,11 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
       movementsOut: open.movementsOut,
     });
     const difference = closingDifference(input.declaredAmount, expected);
+    // clock_timestamp(), not now(): a collection that took the till while this close waited for its
+    // lock committed after this transaction began, and belongs to the shift it closes.
     await client.query(
       `update cash_shifts set status = 'CLOSED', declared_amount = $2, expected_amount = $3, difference = $4,
-              closed_by = $5, closed_at = now(), note = coalesce($6, note)
+              closed_by = $5, closed_at = clock_timestamp(), note = coalesce($6, note)
         where id = $1`,
       [input.shiftId, input.declaredAmount, expected, difference, input.staffUserId, input.note ?? null],
     );

@@ -209,6 +209,34 @@ describe('payments and cash shifts under concurrent requests', () => {
     });
   });
 
+  /**
+   * A verify that takes the till while a CLOSE waits for it goes into the shift; the shift's closed_at
+   * is read once its lock is held, so it is never earlier than a collection it contains (it was the
+   * CLOSE transaction's start: a collection committed while the CLOSE waited showed after it).
+   */
+  it('a collection the CLOSE waited for is dated no later than the shift closed', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 0);
+    const payment = await pendingPayment(app, world);
+
+    const blocker = await holdLock(app.db, `select id from cash_shifts where id = '${shift.id}' for share`);
+    const close = shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 10_000 });
+    await waitersOf(app.db, blocker.pid, 1);
+    // Shares the till with the held lock, ahead of the waiting CLOSE.
+    const verified = await paymentAction(app, world.staff.ACCOUNTANT, payment.paymentId, 'verify');
+    expect(verified.status, verified.text).toBe(200);
+    await blocker.release();
+    const closed = await close;
+    expect(closed.status, closed.text).toBe(200);
+
+    const [row] = await app.db.query<{ expected: number; cash_shift_id: string; late: boolean }>(
+      `select s.expected_amount::int as expected, p.cash_shift_id, p.collected_at > s.closed_at as late
+         from payment_operations p join cash_shifts s on s.id = $2 where p.id = $1`,
+      [payment.paymentId, shift.id],
+    );
+    expect(row).toEqual({ expected: 10_000, cash_shift_id: shift.id, late: false });
+  });
+
   it('office payments and refunds pressed at once, twelve rounds: none answers 500', async () => {
     const world = await financeWorld(app);
     await openShift(app, world.staff.OWNER, 1_000_000);
