@@ -63,13 +63,14 @@ async function decide(
   deps: DecisionDeps,
   staff: StaffPrincipal,
   scope: ConfirmationScope,
-  decision: Decision,
+  { decision, change }: { decision: Decision; change: StatusChange },
   reason: string | undefined,
 ): Promise<void> {
   try {
     await decideRequest(deps, scope, {
       companyId: staff.companyId,
       decision,
+      change,
       actorId: staff.staffUserId,
       ...(reason ? { reason } : {}),
     });
@@ -88,11 +89,14 @@ export async function decideBooking(
 ) {
   const booking = ownedByCompany(staff, await findCompanyBooking(deps.db, bookingId));
   if (!booking.journey_id) throw conflict();
-  const read = decisionOfChange(change, booking.journey_status);
+  // What the change asks for, whatever the scope's status; whether that status still allows it
+  // (a legacy CANCELLED of a confirmed journey does not) is read under the scope's lock, so a call
+  // an approval overtook answers as one made after it (db/writes/journeys/decide.ts `change`).
+  const read = decisionOfChange(change, null);
   if (read.refusal) throw new Refusal(read.refusal.status, read.refusal.code, read.refusal.message);
   const { decision } = read;
   const scope = scopeOfJourney(booking.journey_id, booking.order_id);
-  await decide(deps, staff, scope, decision, change.reason);
+  await decide(deps, staff, scope, { decision, change }, change.reason);
   const { bookingStatus, ...state } = await readScopeStateWithBooking(deps.db, scope, bookingId);
   return {
     id: booking.id,

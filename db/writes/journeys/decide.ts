@@ -1,11 +1,13 @@
 import type { PoolClient } from 'pg';
 import {
   decisionKey,
+  decisionOfChange,
   decisionStep,
   FAILURE_REASONS,
   type ConfirmationScope,
   type Decision,
   type JourneyStatus,
+  type StatusChange,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
@@ -35,6 +37,13 @@ export interface DecisionInput {
    * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
    */
   failureReason?: typeof FAILURE_REASONS.companySuspended | undefined;
+  /**
+   * The status change of the compatibility booking row the decision was read from (PATCH
+   * /bookings/{id}/status), read again against the scope as locked (domain `decisionOfChange`):
+   * a legacy CANCELLED of a scope confirmed meanwhile is 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED,
+   * as it is once the confirmation is seen, not a request already closed.
+   */
+  change?: StatusChange | undefined;
 }
 
 export interface DecisionOutcome {
@@ -59,7 +68,8 @@ interface RequestRow {
  * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
  * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason.
  * The last approval is refused when a leg's trip can no longer be booked (409 TRIP_NOT_BOOKABLE)
- * or a held seat was lost (409 HOLD_EXPIRED).
+ * or a held seat was lost (409 HOLD_EXPIRED). A decision read from a booking row's status change
+ * (`change`) is first checked against the locked scope's status.
  */
 export async function recordDecision(
   db: Database,
@@ -78,6 +88,8 @@ async function decideLocked(
   locked: LockedScope,
   signing: SigningOptions,
 ): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
+  const refused = input.change && decisionOfChange(input.change, locked.status).refusal;
+  if (refused) throw JourneyRefusal.of(refused);
   const { rows } = await client.query<RequestRow>(
     `select id, status, decision_key, deadline > now() as open from confirmation_requests
      where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   bookJourney,
@@ -129,6 +130,35 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
     expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED']);
     expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED']);
     expect(facts.tickets.map((ticket) => ticket.status)).toEqual(['VALID']);
+  });
+
+  it('a legacy {status:"CANCELLED"} that an approval overtook is 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED, as after it', async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const staff = await staffOf(app, companyId, 'OWNER');
+    // The scope is busy: both calls read the journey as REQUESTED, then queue for its lock, the approval first.
+    const scopeLock = await holdLock(app.db, `select id from journeys where id = '${journeyId}' for update`);
+    let approving: ReturnType<typeof patchStatus>;
+    let cancelling: ReturnType<typeof patchStatus>;
+    try {
+      approving = patchStatus(app, bookingId, staff.writeHeaders, { decision: 'APPROVE' });
+      await waitersOf(app.db, scopeLock.pid, 1);
+      cancelling = patchStatus(app, bookingId, staff.writeHeaders, { status: 'CANCELLED', reason: 'full' });
+      await waitersOf(app.db, scopeLock.pid, 2);
+    } finally {
+      await scopeLock.release();
+    }
+    const [approved, cancelled] = await Promise.all([approving, cancelling]);
+    expect([approved.status, approved.body.data?.outcome], approved.text).toEqual([200, 'CONFIRMED']);
+    expect([cancelled.status, cancelled.body.errorCode], cancelled.text).toEqual([
+      409,
+      'JOURNEY_AGGREGATE_OPERATION_REQUIRED',
+    ]);
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.journey).toEqual({ status: 'CONFIRMED', failure_reason: null });
+    expect(facts.bookings.map((booking) => booking.status)).toEqual(['CONFIRMED']);
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['CONFIRMED']);
+    expect(facts.tickets.map((ticket) => ticket.status)).toEqual(['VALID']);
+    expect(await requestStatus(app, journeyId)).toBe('APPROVED');
   });
 
   it('a rejection cancels the journey (legacy {status:"CANCELLED"} on a pending request rejects too)', async () => {
