@@ -9,17 +9,12 @@ import { successWith } from '../http/answer-schemas.js';
 /** SPEC "Booking confirmation settings": the decision window is 15 to 1440 minutes. */
 const DECISION_WINDOW_MINUTES = { min: 15, max: 1440 } as const;
 
-/** Fields the server takes from the session; a body naming one is refused, not ignored. */
-const SESSION_FIELDS = new Set([
-  'companyId',
-  'company_id',
-  'actorId',
-  'actor_id',
-  'updatedBy',
-  'updated_by',
-  'userId',
-  'user_id',
-]);
+/**
+ * Fields the server takes from the session; a body naming one is refused, not ignored, in any
+ * spelling: a key is compared in lower case without `_` and `-` (companyId, COMPANY_ID, company-id).
+ */
+const SESSION_FIELDS = new Set(['companyid', 'actorid', 'updatedby', 'userid']);
+const namesSessionField = (key: string) => SESSION_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''));
 
 const Mode = z.enum(['AUTO_CONFIRM', 'MANUAL_CONFIRM']);
 const Channel = z.enum(BOOKING_CHANNELS);
@@ -67,10 +62,10 @@ export function settingsData(settings: StoredBookingSettings): z.infer<typeof Se
 
 /** A body that names the company or the actor gets its own code: the session decides both. */
 export function settingsErrorCode(issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body'): string {
-  const namesSessionField = issues.some(
-    (issue) => issue.code === 'unrecognized_keys' && issue.keys.some((key) => SESSION_FIELDS.has(key)),
+  const namesSession = issues.some(
+    (issue) => issue.code === 'unrecognized_keys' && issue.keys.some(namesSessionField),
   );
-  return part === 'body' && namesSessionField ? 'SESSION_FIELD_REFUSED' : 'VALIDATION_FAILED';
+  return part === 'body' && namesSession ? 'SESSION_FIELD_REFUSED' : 'VALIDATION_FAILED';
 }
 
 const RULES =
@@ -90,9 +85,10 @@ export const docs = taggedOperations(['Dashboard: settings'], {
     summary: "Set the company's booking confirmation settings",
     description:
       `${RULES} The company and the actor come from the session: a body naming companyId, actorId, updatedBy or userId ` +
-      '(any spelling) is refused with 400 SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 ' +
-      'VALIDATION_FAILED. Needs role OWNER or ADMIN (else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), ' +
-      'verified (403 COMPANY_NOT_VERIFIED) company, and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
+      'in any spelling (any case, with or without _ or -: CompanyID, COMPANY_ID, company-id) is refused with 400 ' +
+      'SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 VALIDATION_FAILED. Needs role OWNER or ADMIN ' +
+      '(else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), verified (403 COMPANY_NOT_VERIFIED) company, ' +
+      'and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
       'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
       'log (company.booking_settings.update).',
     responses: answers(200, 'The saved settings', SettingsResponse, [400, 401, 403]),

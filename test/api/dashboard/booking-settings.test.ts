@@ -142,6 +142,46 @@ describe('booking confirmation settings', () => {
       ]);
     });
 
+    it('refuses the company or the actor named in any spelling of the name, and writes nothing', async () => {
+      const other = await createCompany(app.db);
+      const auditBefore = (await auditEntries(companyId)).length;
+      const answers: Record<string, string> = {};
+      for (const [field, value] of [
+        ['CompanyId', other.id],
+        ['companyID', other.id],
+        ['COMPANY_ID', other.id],
+        ['company-id', other.id],
+        ['actorID', owner.staffUserId],
+        ['UpdatedBy', owner.staffUserId],
+        ['updated-by', owner.staffUserId],
+        ['USER_ID', owner.staffUserId],
+        ['UserId', owner.staffUserId],
+      ] as const) {
+        const response = await put(owner.writeHeaders, {
+          ...manual,
+          decisionWindowMinutes: 90,
+          [field]: value,
+        });
+        answers[field] = `${response.status} ${response.body?.errorCode}`;
+      }
+      expect(
+        Object.values(answers).every((answer) => answer === '400 SESSION_FIELD_REFUSED'),
+        JSON.stringify(answers),
+      ).toBe(true);
+      // Not a session field: any other unknown key stays VALIDATION_FAILED.
+      const unknown = await put(owner.writeHeaders, {
+        ...manual,
+        decisionWindowMinutes: 90,
+        companyName: 'x',
+      });
+      expect([unknown.status, unknown.body.errorCode]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(await storedSettings(other.id)).toEqual([]);
+      expect(await storedSettings(companyId)).toMatchObject([
+        { mode: 'MANUAL_CONFIRM', decision_window_minutes: 30 },
+      ]);
+      expect(await auditEntries(companyId)).toHaveLength(auditBefore);
+    });
+
     it('refuses a write without the CSRF header', async () => {
       const response = await put({ Cookie: owner.cookie }, { ...manual, decisionWindowMinutes: 90 });
       expect(response.status).toBe(403);
