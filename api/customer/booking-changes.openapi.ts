@@ -53,7 +53,8 @@ export const docs = taggedOperations(['Bookings'], {
       '(default 120) away: booking, journey and tickets CANCELLED, their signed credentials published on the revocation ' +
       'list, seats released, in one transaction. A voucher used for the booking stays spent (it is not given back). ' +
       'Cancelling a cancelled booking answers 200 with the same state. Cookie sessions send X-CSRF-Token. Refusals, nothing ' +
-      'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only), ' +
+      'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only; ' +
+      'a refund before travel cancels the booking as this cancel does), ' +
       'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
       'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
       'trip, a connection or an order of several).',

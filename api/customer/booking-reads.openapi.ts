@@ -32,7 +32,11 @@ const CustomerBooking = z
       description: 'the journey behind the booking (null for imported rows)',
     }),
     status: z.enum(BOOKING_STATUSES),
-    payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
+    payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']).meta({
+      description:
+        'REFUNDED: the company refunded it in full; a booking refunded before it travelled is CANCELLED with it ' +
+        '(seats released, tickets and credentials revoked), one refunded after travel keeps its status',
+    }),
     passenger_name: z.string(),
     passenger_phone: z.string(),
     seats_count: z.int(),

@@ -40,7 +40,11 @@ export const Booking = z.object({
   seats_count: z.int(),
   seat_numbers: z.array(z.string()),
   status: BookingStatus,
-  payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
+  payment_status: z.enum(['UNPAID', 'PAID', 'REFUNDED']).meta({
+    description:
+      'REFUNDED: refunded in full (POST /payments/{id}/refund); a booking refunded before it travelled is CANCELLED ' +
+      'with it (seats released, tickets and credentials revoked), one refunded after travel keeps its status',
+  }),
   total_price: z.number(),
   discount: z.number(),
   currency: z.string(),

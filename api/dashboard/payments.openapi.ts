@@ -64,6 +64,12 @@ export const RefundBody = z.object({}).strict().meta({
     'empty: a refund is always of the full amount; any field (amount, partial...) is 400 PARTIAL_REFUND_NOT_ALLOWED',
 });
 
+/**
+ * No query either: the route reads none, so `?amount=5000` would otherwise pass unread and the full
+ * amount be paid. Any key is the same 400 PARTIAL_REFUND_NOT_ALLOWED (refundErrorCode), nothing written.
+ */
+export const RefundQuery = z.object({}).strict();
+
 export function refundErrorCode(issues: z.core.$ZodIssue[]): string {
   return issues.some((issue) => issue.code === 'unrecognized_keys') ? PARTIAL_REFUND : 'VALIDATION_FAILED';
 }
@@ -217,11 +223,19 @@ export const docs = taggedOperations(TAGS, {
   refundPayment: {
     summary: 'Refund a collected payment, in full',
     description:
-      'COMPLETED or REFUND_DUE → REFUNDED, always the full amount: a body with any field (amount...) is 400 ' +
-      'PARTIAL_REFUND_NOT_ALLOWED. The cash is paid back from the open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of ' +
-      'kind REFUND is recorded; 409 CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking becomes REFUNDED, ' +
-      'so its receipt is now the refund notice (its own RFD number), and the loyalty points it earned are taken back ' +
-      `(an EARN_REVERSAL entry; never below a balance of 0). ${DECIDERS} ${TRANSITIONS}`,
+      'COMPLETED or REFUND_DUE → REFUNDED, always the full amount: a body with any field (amount...) or a query string ' +
+      'with any key (?amount=5000) is 400 PARTIAL_REFUND_NOT_ALLOWED, nothing written. The cash is paid back from the ' +
+      'open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of kind REFUND is recorded; 409 ' +
+      'CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking payment_status becomes REFUNDED, so its ' +
+      'receipt is now the refund notice (its own RFD number), and the loyalty points it earned are taken back (an ' +
+      'EARN_REVERSAL entry; never below a balance of 0); a voucher it used stays spent. What happens to the booking ' +
+      'itself: one that has not travelled (CONFIRMED) ends in the same transaction as a traveller cancel ends it, ' +
+      'whatever the cancellation cut-off (the company decides): status CANCELLED (booking.cancelled event), its seats ' +
+      'released for sale, its tickets CANCELLED and no longer boarding, their credentials on the driver revocation ' +
+      'list (a scan or verify refuses them, the ticket PDF is 410 DOCUMENT_GONE), its journey (and an order left with no ' +
+      'live journey) CANCELLED. One that travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its status: the refund is a ' +
+      'compensation. A cancelled booking (the REFUND_DUE of a cancelled trip) stays CANCELLED. ' +
+      `${DECIDERS} ${TRANSITIONS}`,
     responses: lineChanged('Refunded'),
   },
   cancelPayment: {

@@ -24,6 +24,7 @@ import {
   RecordPaymentBody,
   RefundBody,
   refundErrorCode,
+  RefundQuery,
 } from './payments.openapi.js';
 
 /**
@@ -150,6 +151,7 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     path: '/payments/{id}/refund',
     security: 'companyStaff',
     params: IdParams,
+    query: RefundQuery,
     body: RefundBody,
     errorCode: refundErrorCode,
     handler: async (ctx, { params }) => {

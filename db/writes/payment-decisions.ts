@@ -8,15 +8,19 @@ import {
   type PaymentStatus,
 } from '../../domain/payment-ledger.js';
 import type { Database } from '../orm.js';
+import { withDeadlockRetry } from '../pg-errors.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
 import { recordStaffAudit } from './audit.js';
+import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
+import { lockTripsOf } from './booking-changes/own-booking.js';
 import { reverseBookingPoints } from './loyalty/reversal.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
 
 /**
  * The company's money decisions on the ledger (SPEC "Payments (company)"). Each is one
- * transaction that locks the booking, then the operation (the order of db/writes/payments.ts),
+ * transaction that locks the booking, then the operation (the order of db/writes/payments.ts;
+ * a refund, which may end the booking, first locks the booking's journey order and journey),
  * checks the move against domain/payment-ledger.ts's transition table, records the deciding
  * staff user, syncs the booking payment fact and writes the audit row. Money that enters or
  * leaves the till is tied to the company's open cash shift, locked FOR SHARE after the booking
@@ -40,18 +44,35 @@ interface LockedOperation {
 
 const notFound = () => new PaymentDecisionRefusal(404, 'PAYMENT_NOT_FOUND', 'No such payment');
 
-/** Locks the booking, then the operation; another company's operation is not found. */
+/**
+ * Locks the booking, then the operation; another company's operation is not found. `withJourney`
+ * (a refund, which may end the booking) first locks the booking's journey order and journey, in the
+ * order a traveller's change takes them (db/writes/booking-changes/own-booking.ts).
+ */
 async function lockOperation(
   client: Queryable,
   decider: Decider,
   paymentId: string,
+  withJourney = false,
 ): Promise<LockedOperation> {
-  // booking_id never changes, so reading it before the locks keeps the booking-first order.
-  const { rows: found } = await client.query<{ booking_id: string }>(
-    `select booking_id from payment_operations where id = $1 and company_id = $2`,
+  // booking_id, a booking's journey_id and a journey's order_id never change, so reading them before
+  // the locks keeps the journey-then-booking-first order.
+  const { rows: found } = await client.query<{
+    booking_id: string;
+    journey_id: string | null;
+    order_id: string | null;
+  }>(
+    `select p.booking_id, b.journey_id, j.order_id
+       from payment_operations p join bookings b on b.id = p.booking_id left join journeys j on j.id = b.journey_id
+      where p.id = $1 and p.company_id = $2`,
     [paymentId, decider.companyId],
   );
   if (!found[0]) throw notFound();
+  const { order_id: orderId, journey_id: journeyId } = found[0];
+  if (withJourney && orderId)
+    await client.query(`select id from journey_orders where id = $1 for update`, [orderId]);
+  if (withJourney && journeyId)
+    await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
   await client.query(`select id from bookings where id = $1 for update`, [found[0].booking_id]);
   const { rows } = await client.query<LockedOperation>(
     `select p.id, p.booking_id, b.booking_code, p.status, p.amount::float8 as amount
@@ -75,7 +96,7 @@ function auditPayment(
 
 /** Locks and checks the operation for `action`; returns it with the step the table allows. */
 async function decide(client: Queryable, decider: Decider, paymentId: string, action: PaymentAction) {
-  const operation = await lockOperation(client, decider, paymentId);
+  const operation = await lockOperation(client, decider, paymentId, action === 'refund');
   return { operation, transition: transitionFor(operation.status, action) };
 }
 
@@ -98,13 +119,45 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
 }
 
 /**
+ * The booking of a refund, when the refund ends it: a CONFIRMED booking of a journey has not
+ * travelled, and ends as a traveller's cancel ends it (endJourneyBooking), whatever the cut-off:
+ * the company decides. Its trip is taken FOR SHARE first, as the cancel takes it, so a DEPART and
+ * the refund take turns. A booking that travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its
+ * status: its refund is a compensation. A booking is paid only once confirmed (domain/payment.ts),
+ * so no refund meets a HELD or PENDING_CONFIRMATION one; an imported booking (no journey) and a
+ * cancelled one (a REFUND_DUE of a cancelled trip) are left as they are.
+ */
+async function bookingEndedByRefund(client: PoolClient, bookingId: string): Promise<EndingBooking | null> {
+  const { rows } = await client.query<
+    Omit<EndingBooking, 'journey_id'> & { journey_id: string | null; status: string }
+  >(
+    `select b.id, b.journey_id, j.order_id, b.trip_id, b.status
+       from bookings b left join journeys j on j.id = b.journey_id where b.id = $1`,
+    [bookingId],
+  );
+  const { status, journey_id: journeyId, ...booking } = rows[0]!;
+  if (status !== 'CONFIRMED' || journeyId === null) return null;
+  await lockTripsOf(client, booking, [], 'share');
+  return { ...booking, journey_id: journeyId };
+}
+
+/**
  * refund: the full amount, paid back from the open shift's till (an OUT movement of kind REFUND
  * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice, and
- * the loyalty points it earned are taken back (reverseBookingPoints).
+ * the loyalty points it earned are taken back (reverseBookingPoints). A booking that has not
+ * travelled ends (bookingEndedByRefund): seats free, tickets cancelled, credentials revoked
+ * (BOOKING_REFUNDED), booking and journey CANCELLED. Locks: the journey order and journey, the
+ * booking, the operation, the trip (FOR SHARE), then the shift. A DEPART or a trip CANCEL takes its
+ * trip before the bookings; when one and this refund deadlock, PostgreSQL aborts one and it runs again.
  */
 export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
+  await withDeadlockRetry(() => refundOnce(db, decider, paymentId));
+}
+
+async function refundOnce(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
     const { operation, transition } = await decide(client, decider, paymentId, 'refund');
+    const ending = await bookingEndedByRefund(client, operation.booking_id);
     // FOR UPDATE, as an OUT adjustment: two refunds of different payments must not both find the cash
     // only one of them can take (test/api/dashboard/payments-concurrency.test.ts).
     const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'update');
@@ -118,29 +171,38 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
       operation.booking_id,
       transition.bookingFact,
     ]);
+    if (ending) await endJourneyBooking(client, ending, 'BOOKING_REFUNDED');
     // A refunded booking keeps no loyalty points (the booking row is locked: awardTripPoints waits).
     await reverseBookingPoints(client, operation.booking_id);
-    // A payment of nothing (a voucher paid the whole fare) takes no cash out of the till.
-    if (operation.amount > 0) {
-      await client.query(
-        `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
-         values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
-        [
-          shift.id,
-          decider.companyId,
-          operation.amount,
-          `Refund of booking ${operation.booking_code}`,
-          paymentId,
-          decider.staffUserId,
-        ],
-      );
-    }
+    await takeRefundFromTill(client, decider, operation, shift.id);
     await auditPayment(client, decider, 'payments.refund', paymentId, {
       amount: operation.amount,
       from: operation.status,
       cashShiftId: shift.id,
     });
   });
+}
+
+/** The refund's OUT movement; a payment of nothing (a voucher paid the whole fare) takes no cash out of the till. */
+async function takeRefundFromTill(
+  client: Queryable,
+  decider: Decider,
+  operation: LockedOperation,
+  shiftId: string,
+): Promise<void> {
+  if (operation.amount <= 0) return;
+  await client.query(
+    `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
+     values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
+    [
+      shiftId,
+      decider.companyId,
+      operation.amount,
+      `Refund of booking ${operation.booking_code}`,
+      operation.id,
+      decider.staffUserId,
+    ],
+  );
 }
 
 /** cancel: an incomplete (PENDING) operation will not be collected; the booking stays UNPAID. */

@@ -3,15 +3,14 @@ import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { allocationsInIdOrder } from '../allocation-locks.js';
-import { revokeCredentialsOf } from '../boarding-credentials.js';
-import { withBookingEvents } from '../outbox.js';
+import { endJourneyBooking } from './end-booking.js';
 import { factsOf, lockOwnBooking, lockTripsOf, refuseWith, type BookingCaller } from './own-booking.js';
 
 /**
  * POST /bookings/{id}/cancel: the booking, its journey (and the journey's single-journey order),
  * tickets and seats end together; signed credentials go on the revocation list. A voucher the
- * booking used stays spent. booking.cancelled is recorded in the same transaction. Cancelling a
+ * booking used stays spent. booking.cancelled is recorded in the same transaction (the steps are
+ * endJourneyBooking's, which a full refund of a booking that has not travelled takes too). Cancelling a
  * cancelled booking changes nothing. The cut-off is the company's own (dashboard settings), else
  * `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES); once the company sent DEPART the
  * departure has happened, whatever the timetable says. The booking's trip is taken FOR SHARE after
@@ -42,38 +41,7 @@ async function endBooking(
     const decision = cancellationDecision(factsOf(booking, tripStatus), options.now, cutoff);
     if (decision === 'ALREADY_CANCELLED') return;
     refuseWith(decision);
-    const journeyId = booking.journey_id!;
-    await client.query(
-      `update seat_allocations set status = 'RELEASED', released_at = now()
-       where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and status in ('HELD', 'CONFIRMED')`)}`,
-      [journeyId],
-    );
-    await client.query(
-      `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
-       where journey_id = $1 and status <> 'REISSUED'`,
-      [journeyId],
-    );
-    await revokeCredentialsOf(client, { kind: 'JOURNEY', id: journeyId }, 'BOOKING_CANCELLED');
-    // Nothing is left to collect for a cancelled booking.
-    await client.query(
-      `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
-      [booking.id],
-    );
-    await client.query(
-      withBookingEvents(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
-        'booking.cancelled',
-      ]),
-      [booking.id],
-    );
-    await client.query(
-      `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
-      [journeyId],
-    );
-    if (booking.order_id) {
-      await client.query(
-        `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now() where id = $1`,
-        [booking.order_id],
-      );
-    }
+    // An imported booking (no journey) was refused above (cancellationDecision).
+    await endJourneyBooking(client, { ...booking, journey_id: booking.journey_id! }, 'BOOKING_CANCELLED');
   });
 }

@@ -103,7 +103,7 @@ export async function lockOwnBooking(
  */
 export async function lockTripsOf(
   client: PoolClient,
-  booking: LockedBooking,
+  booking: Pick<LockedBooking, 'trip_id'>,
   tripIds: string[],
   mode: 'share' | 'no key update',
 ): Promise<TripStatus> {

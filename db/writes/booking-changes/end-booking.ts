@@ -1,0 +1,71 @@
+import type { PoolClient } from 'pg';
+import { allocationsInIdOrder } from '../allocation-locks.js';
+import { revokeCredentials } from '../boarding-credentials.js';
+import { withBookingEvents } from '../outbox.js';
+
+/** The rows of a booking that end with it (journey_id: a booking of a journey, not an imported row). */
+export interface EndingBooking {
+  id: string;
+  journey_id: string;
+  order_id: string | null;
+  trip_id: string;
+}
+
+/** A journey with one of these statuses is still live (an order ends once none of its journeys is). */
+const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
+
+/**
+ * Ends a booking that has not travelled: a traveller's cancel (cancel.ts) and a full refund of such a
+ * booking (db/writes/payment-decisions.ts refundPayment). Its seats on its trip are RELEASED, its
+ * tickets of the trip CANCELLED and no longer boarding, their signed credentials put on the
+ * revocation list with `reason`, its pending payment lines CANCELLED (nothing is left to collect)
+ * and the booking CANCELLED with its booking.cancelled event. Its journey ends once none of the
+ * journey's bookings is left, and the journey's order once none of the order's journeys is: for a
+ * booking alone in its journey and order (the only kind a traveller may cancel) both end with it. A
+ * voucher the booking used stays spent. The caller holds the locks: the order, the journey, the
+ * booking, then its trip FOR SHARE.
+ */
+export async function endJourneyBooking(
+  client: PoolClient,
+  booking: EndingBooking,
+  reason: string,
+): Promise<void> {
+  const leg = [booking.journey_id, booking.trip_id];
+  await client.query(
+    `update seat_allocations set status = 'RELEASED', released_at = now()
+     where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`)}`,
+    leg,
+  );
+  const { rows: tickets } = await client.query<{ id: string }>(
+    `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
+     where journey_id = $1 and trip_id = $2 and status <> 'REISSUED' returning id`,
+    leg,
+  );
+  await revokeCredentials(
+    client,
+    tickets.map((ticket) => ticket.id),
+    reason,
+  );
+  await client.query(
+    `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
+    [booking.id],
+  );
+  await client.query(
+    withBookingEvents(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
+      'booking.cancelled',
+    ]),
+    [booking.id],
+  );
+  await client.query(
+    `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now()
+     where id = $1 and not exists (select 1 from bookings b where b.journey_id = $1 and b.status not in ('CANCELLED', 'EXPIRED'))`,
+    [booking.journey_id],
+  );
+  if (booking.order_id) {
+    await client.query(
+      `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now()
+       where id = $1 and not exists (select 1 from journeys j where j.order_id = $1 and j.status in ${LIVE_JOURNEY})`,
+      [booking.order_id],
+    );
+  }
+}

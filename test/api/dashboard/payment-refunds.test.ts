@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { bookJourney, connection, mobileTraveller } from '../../support/journeys.js';
+import {
+  advance,
+  bookSeats,
+  dispatch,
+  operationsWorld,
+  scan,
+  type BookedTraveller,
+  type OperationsWorld,
+} from '../../support/operations.js';
+import { collectCash } from '../../support/payments.js';
+
+/**
+ * What a full refund (POST /dashboard/api/payments/{id}/refund) does to the booking: one that has not
+ * travelled ends as a traveller's cancel ends it (seats free, tickets and credentials gone); one that
+ * travelled keeps its status (the refund is a compensation).
+ */
+describe('a full refund and its booking', () => {
+  const app = useTestApp();
+
+  /** A trip with a driver, and its company's open cash shift. */
+  async function tripWithOpenShift(): Promise<OperationsWorld> {
+    const world = await operationsWorld(app, { seats: 8 });
+    const open = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: world.sessions.OWNER.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(open.status, open.text).toBe(201);
+    return world;
+  }
+
+  /** The traveller's cash collected at the office (unless it was), then refunded in full by the accountant. */
+  async function refundInFull(world: OperationsWorld, traveller: BookedTraveller, collected?: string) {
+    const paymentId =
+      collected ?? (await collectCash(app.db, traveller.bookingId, { source: 'office' })).paymentId;
+    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+      method: 'POST',
+      headers: world.sessions.ACCOUNTANT.writeHeaders,
+    });
+    expect(refund.status, refund.text).toBe(200);
+    return refund;
+  }
+
+  const bookingStatus = async (world: OperationsWorld, traveller: BookedTraveller) =>
+    (
+      await app.request(`/dashboard/api/bookings/${traveller.bookingId}`, {
+        headers: { Cookie: world.sessions.OWNER.cookie },
+      })
+    ).body.data?.status;
+
+  it('ends a CONFIRMED booking as a cancel does: seat free, ticket gone, credential revoked, scan refused', async () => {
+    const world = await tripWithOpenShift();
+    const seat = world.trip.seatNumbers[0]!;
+    const traveller = await bookSeats(app, world.trip, [seat]);
+    const credential = traveller.credentials[0]!;
+
+    const refund = await refundInFull(world, traveller);
+
+    expect(refund.body.data.booking).toMatchObject({ status: 'CANCELLED', payment_status: 'REFUNDED' });
+    expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
+    const own = await app.request(`/api/bookings/${traveller.bookingId}`, {
+      headers: traveller.caller.headers,
+    });
+    expect(own.body.data).toMatchObject({ status: 'CANCELLED', payment_status: 'REFUNDED' });
+    const ticket = await app.request(`/api/bookings/${traveller.bookingId}/document?type=ticket&locale=en`, {
+      headers: traveller.caller.headers,
+    });
+    expect([ticket.status, ticket.body.errorCode]).toEqual([410, 'DOCUMENT_GONE']);
+    const verified = await app.request('/driver/api/verify', {
+      method: 'POST',
+      token: world.driver.token,
+      json: { payload: credential.payload, signature: credential.signature, tripId: world.trip.tripId },
+    });
+    expect(verified.body.data?.valid, verified.text).toBe(false);
+    const revocations = await app.request('/driver/api/revocations');
+    expect(revocations.body.data.revocations.map((entry: { ticketId: string }) => entry.ticketId)).toContain(
+      credential.ticketId,
+    );
+
+    // Another traveller takes the seat; the bus boards and the refunded credential does not.
+    const next = await bookSeats(app, world.trip, [seat]);
+    expect(next.ticketIds).toHaveLength(1);
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, credential);
+    expect(scanned.body.data?.outcome, scanned.text).toBe('REFUSED');
+    expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
+  });
+
+  it('keeps the status of a booking that travelled: CHECKED_IN, then COMPLETED', async () => {
+    const world = await tripWithOpenShift();
+    const boarded = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
+    const completed = await bookSeats(app, world.trip, [world.trip.seatNumbers[2]!]);
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    for (const traveller of [boarded, completed]) {
+      const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
+        action: 'CHECK_IN',
+        manifest_item_id: traveller.ticketIds[0],
+        manifest_item_type: 'JOURNEY_TICKET',
+      });
+      expect(checkIn.status, checkIn.text).toBe(200);
+    }
+
+    const afterBoarding = await refundInFull(world, boarded);
+    expect(afterBoarding.body.data.booking).toMatchObject({
+      status: 'CHECKED_IN',
+      payment_status: 'REFUNDED',
+    });
+    expect(await bookingStatus(world, boarded)).toBe('CHECKED_IN');
+
+    // Paid before the bus leaves (a checked-in traveller with cash to collect holds the DEPART).
+    const { paymentId } = await collectCash(app.db, completed.bookingId, { source: 'office' });
+    await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
+    expect(await bookingStatus(world, completed)).toBe('COMPLETED');
+    const afterTravel = await refundInFull(world, completed, paymentId);
+    expect(afterTravel.body.data.booking).toMatchObject({ status: 'COMPLETED', payment_status: 'REFUNDED' });
+    expect(await bookingStatus(world, completed)).toBe('COMPLETED');
+  });
+
+  it('a DEPART meeting the refund waits for it, then leaves without the booking and sends it no trip.started', async () => {
+    const world = await tripWithOpenShift();
+    const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const { paymentId } = await collectCash(app.db, traveller.bookingId, { source: 'office' });
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    // The refund has the trip FOR SHARE when it reaches the till, which the test holds.
+    const till = await holdLock(
+      app.db,
+      `select id from cash_shifts where company_id = '${world.companyId}' and status = 'OPEN' for share`,
+    );
+    const refund = app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+      method: 'POST',
+      headers: world.sessions.ACCOUNTANT.writeHeaders,
+    });
+    const [refundPid] = await waitersOf(app.db, till.pid);
+    const depart = dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
+    await answeredOrWaiting(depart, app.db, refundPid!);
+    await till.release();
+
+    const [refunded, departed] = await Promise.all([refund, depart]);
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(departed.status, departed.text).toBe(200);
+    const events = await app.db.query<{ event: string }>(
+      `select event from outbox_events where booking_id = $1 order by event`,
+      [traveller.bookingId],
+    );
+    const sent = events.map((row) => row.event);
+    expect(sent, JSON.stringify(sent)).toContain('booking.cancelled');
+    expect(sent, JSON.stringify(sent)).not.toContain('trip.started');
+    expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
+  });
+
+  it("ends only its own leg of a connection: the other company's leg, tickets and the journey stay", async () => {
+    const world = await connection(app.db);
+    const traveller = await mobileTraveller(app);
+    const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }], 1);
+    const legs = () =>
+      app.db.query<{ trip_id: string; status: string; tickets: string; revoked: number; journey: string }>(
+        `select b.trip_id, b.status, j.status as journey,
+                (select string_agg(k.status, ',') from journey_tickets k
+                  where k.journey_id = b.journey_id and k.trip_id = b.trip_id) as tickets,
+                (select count(*)::int from credential_revocations r join journey_tickets k on k.id = r.ticket_id
+                  where k.journey_id = b.journey_id and k.trip_id = b.trip_id) as revoked
+           from bookings b join journeys j on j.id = b.journey_id where b.journey_id = $1 order by b.trip_id = $2 desc`,
+        [booked.journeyId, world.first.tripId],
+      );
+    const [first] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and trip_id = $2`,
+      [booked.journeyId, world.first.tripId],
+    );
+    const { paymentId } = await collectCash(app.db, first!.id, { source: 'office' });
+    const owner = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+    const open = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(open.status, open.text).toBe(201);
+
+    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+      method: 'POST',
+      headers: owner.writeHeaders,
+    });
+
+    expect(refund.status, refund.text).toBe(200);
+    expect(await legs()).toEqual([
+      {
+        trip_id: world.first.tripId,
+        status: 'CANCELLED',
+        journey: 'CONFIRMED',
+        tickets: 'CANCELLED',
+        revoked: 1,
+      },
+      {
+        trip_id: world.second.tripId,
+        status: 'CONFIRMED',
+        journey: 'CONFIRMED',
+        tickets: 'VALID',
+        revoked: 0,
+      },
+    ]);
+  });
+});
