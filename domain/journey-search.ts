@@ -4,7 +4,7 @@
  * SQL applies the same rules set-wise for speed; quote re-checks a connection with
  * transferBetween, and search shapes its result with composeJourneys.
  */
-import { damascusDate, damascusDayStart } from './time.js';
+import { damascusDate, damascusDayEnd, damascusDayStart } from './time.js';
 
 /** At most this many journeys are returned by one search. */
 export const MAX_JOURNEYS = 50;
@@ -137,7 +137,7 @@ export function composeJourneys<J extends RankedJourney>(
 /** Boarding times a search for `date` accepts: on that Damascus day and not already past. */
 export function searchWindow(date: string, now: Date): { from: Date; to: Date } {
   const start = damascusDayStart(date);
-  const to = new Date(start.getTime() + 24 * 60 * MINUTE_MS);
+  const to = damascusDayEnd(date);
   return { from: start.getTime() > now.getTime() ? start : now, to };
 }
 

@@ -1,5 +1,5 @@
 import { SOLD_STATUSES, type DateRange } from '../../domain/analytics.js';
-import { damascusDayStart } from '../../domain/time.js';
+import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { SqlRunner } from '../sql-runner.js';
 import { rowsOf } from '../sql-runner.js';
 import { CUSTOMER_KEY } from './analytics.js';
@@ -13,8 +13,7 @@ import { CUSTOMER_KEY } from './analytics.js';
 
 /** The first instant of a Damascus day and the first instant after the last, as SQL bounds. */
 function bounds(range: DateRange): [Date, Date] {
-  const end = damascusDayStart(range.to);
-  return [damascusDayStart(range.from), new Date(end.getTime() + 86_400_000)];
+  return [damascusDayStart(range.from), damascusDayEnd(range.to)];
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   type PaymentSource,
   type PaymentStatus,
 } from '../../domain/payment-ledger.js';
-import { damascusDayStart } from '../../domain/time.js';
+import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { likeEscaped } from './filtered-lists.js';
 import { companyRecordById } from './company-records.js';
@@ -68,8 +68,6 @@ interface Statement {
   values: unknown[];
 }
 
-const dayAfter = (day: string) => new Date(damascusDayStart(day).getTime() + 86_400_000);
-
 /** Appends `$n` placeholders to `values` as clauses are added. */
 function clauses(values: unknown[]) {
   const where: string[] = [];
@@ -98,7 +96,7 @@ export function ledgerStatements(
   const lines = clauses(values);
   lines.where.push('p.company_id = $1');
   if (filters.fromDay) lines.add((slot) => `p.created_at >= ${slot}`, damascusDayStart(filters.fromDay));
-  if (filters.toDay) lines.add((slot) => `p.created_at < ${slot}`, dayAfter(filters.toDay));
+  if (filters.toDay) lines.add((slot) => `p.created_at < ${slot}`, damascusDayEnd(filters.toDay));
   if (filters.status) lines.add((slot) => `p.status = ${slot}`, filters.status);
   if (filters.source) lines.add((slot) => `p.source = ${slot}`, filters.source);
   if (filters.provider) lines.add((slot) => `p.provider = ${slot}`, filters.provider);

@@ -1,5 +1,5 @@
 import { percentOf, type ReportRow, type ReportType } from '../../domain/reports.js';
-import { damascusDayStart } from '../../domain/time.js';
+import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { bookingMeasures, statsSource } from './analytics.js';
 
@@ -94,7 +94,7 @@ const REVENUE_SQL = `
 /** The statement and parameters of a report ($1 company, $2/$3 the period; $4 the locale, or the dates for revenue). */
 function statementOf(query: ReportQuery): { text: string; values: unknown[] } {
   const start = damascusDayStart(query.from);
-  const end = new Date(damascusDayStart(query.to).getTime() + 86_400_000);
+  const end = damascusDayEnd(query.to);
   switch (query.type) {
     case 'bookings':
       return { text: BOOKINGS_SQL, values: [query.companyId, start, end, query.locale] };

@@ -6,7 +6,7 @@ import {
   type LayoutDocument,
   type SeatClass,
 } from '../../domain/seat-layout.js';
-import { addMinutes, damascusDayStart } from '../../domain/time.js';
+import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
 import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
@@ -146,7 +146,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
     search.originCityId,
     search.destinationCityId,
     dayStart,
-    addMinutes(dayStart, 24 * 60),
+    damascusDayEnd(search.date),
     search.passengers,
   ];
   const rows = await db.query<TripSearchRow>(
