@@ -18,8 +18,9 @@ function bounds(range: DateRange): [Date, Date] {
 
 /**
  * Cancelled bookings made in the window, by reason: TRIP_CANCELLED (the company cancelled the
- * trip), the journey's failure_reason (COMPANY_REJECTED, DECISION_DEADLINE_PASSED), CANCELLED_BY_TRAVELLER
- * (a journey cancelled with no failure reason), OTHER (a booking without a journey).
+ * trip), the journey's failure_reason (COMPANY_REJECTED, DECISION_DEADLINE_PASSED), REFUNDED (the
+ * company refunded it in full before travel: a traveller cancels only unpaid bookings),
+ * CANCELLED_BY_TRAVELLER (a journey cancelled with no failure reason), OTHER (a booking without a journey).
  */
 export async function cancellationReasons(
   runner: SqlRunner,
@@ -31,6 +32,7 @@ export async function cancellationReasons(
     runner,
     `select case when t.status = 'CANCELLED' then 'TRIP_CANCELLED'
                  when j.failure_reason is not null then j.failure_reason
+                 when b.payment_status = 'REFUNDED' then 'REFUNDED'
                  when j.id is not null then 'CANCELLED_BY_TRAVELLER'
                  else 'OTHER' end as reason,
             count(*)::int as count

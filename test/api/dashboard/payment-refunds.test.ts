@@ -89,6 +89,12 @@ describe('a full refund and its booking', () => {
     const scanned = await scan(app, world.driver.token, world.trip.tripId, credential);
     expect(scanned.body.data?.outcome, scanned.text).toBe('REFUSED');
     expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
+
+    // The company's analytics count it as refunded, not as the traveller's cancel.
+    const analytics = await app.request('/dashboard/api/analytics/advanced?days=7', {
+      headers: { Cookie: world.sessions.OWNER.cookie },
+    });
+    expect(analytics.body.data.cancellations.byReason).toEqual([{ reason: 'REFUNDED', count: 1 }]);
   });
 
   it('keeps the status of a booking that travelled: CHECKED_IN, then COMPLETED', async () => {
