@@ -1,9 +1,10 @@
 import { p } from '@mikro-orm/core';
+import { TEAM_ROLES } from '../../domain/team.js';
 import { baseEntity, entity, passwordAccount, serverSessionProperties } from './base.js';
 import { Company } from './company.js';
 
 /** Company staff: accounts, their role in each company, and server-side dashboard sessions. */
-export const MembershipRole = ['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER'] as const;
+export const MembershipRole = TEAM_ROLES;
 
 export const StaffUser = baseEntity('StaffUser', 'staff_users', {
   ...passwordAccount(),

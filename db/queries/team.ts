@@ -1,4 +1,5 @@
 import type { Database } from '../orm.js';
+import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import { countCompanyRows } from './company-records.js';
 
 /**
@@ -21,7 +22,7 @@ export interface TeamMember {
 /** Owners first, then down the roles, then by name: the order a team page shows. */
 const ROLE_ORDER = ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF', 'DRIVER'];
 
-interface TeamMemberRow {
+interface MemberRow {
   membership_id: string;
   user_id: string;
   email: string;
@@ -30,11 +31,14 @@ interface TeamMemberRow {
   status: MemberStatus;
   /** ISO 8601 UTC (formatted in SQL). */
   joined_at: string;
+}
+
+interface TeamMemberRow extends MemberRow {
   /** Every member of the company (window count over the whole list). */
   total: number;
 }
 
-const toTeamMember = (row: TeamMemberRow): TeamMember => ({
+const toTeamMember = (row: MemberRow): TeamMember => ({
   membershipId: row.membership_id,
   userId: row.user_id,
   email: row.email,
@@ -44,16 +48,18 @@ const toTeamMember = (row: TeamMemberRow): TeamMember => ({
   joinedAt: row.joined_at,
 });
 
+/** A member's columns as the team page shows them (`m` the membership, `u` its user). */
+const MEMBER_COLUMNS = `m.id as membership_id, u.id as user_id, u.email, u.name, m.role,
+       case when u.status = 'DISABLED' then 'DISABLED' when not m.active then 'INACTIVE' else 'ACTIVE' end as status,
+       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as joined_at`;
+
 export async function listTeam(
   db: Database,
   companyId: string,
   page: { limit: number; offset: number },
 ): Promise<{ members: TeamMember[]; total: number }> {
   const rows = await db.query<TeamMemberRow>(
-    `select m.id as membership_id, u.id as user_id, u.email, u.name, m.role,
-            case when u.status = 'DISABLED' then 'DISABLED' when not m.active then 'INACTIVE' else 'ACTIVE' end as status,
-            to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as joined_at,
-            count(*) over ()::int as total
+    `select ${MEMBER_COLUMNS}, count(*) over ()::int as total
      from company_memberships m join staff_users u on u.id = m.staff_user_id
      where m.company_id = $1
      order by array_position($2::text[], m.role), lower(u.name), lower(u.email), m.id
@@ -63,6 +69,22 @@ export async function listTeam(
   const total =
     rows[0]?.total ?? (page.offset > 0 ? await countCompanyRows(db, 'company_memberships', companyId) : 0);
   return { members: rows.map(toTeamMember), total };
+}
+
+/** One member of the company as GET /team shows it, or null (another company's membership too). */
+export async function findTeamMember(
+  runner: SqlRunner,
+  companyId: string,
+  membershipId: string,
+): Promise<TeamMember | null> {
+  const [row] = await rowsOf<MemberRow>(
+    runner,
+    `select ${MEMBER_COLUMNS}
+     from company_memberships m join staff_users u on u.id = m.staff_user_id
+     where m.company_id = $1 and m.id = $2`,
+    [companyId, membershipId],
+  );
+  return row ? toTeamMember(row) : null;
 }
 
 export interface StaffMembership {

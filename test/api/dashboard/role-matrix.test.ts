@@ -29,6 +29,7 @@ const FINANCIAL = ['OWNER', 'ADMIN', 'ACCOUNTANT'];
 const EXPECTED: Record<string, string[]> = {
   'POST /auth/logout': ALL,
   'GET /team': ALL,
+  'PATCH /team/{membershipId}': MANAGEMENT,
   'PUT /settings/booking-confirmation': MANAGEMENT,
   'PATCH /bookings/{id}/status': OPERATING,
   'POST /trips/{id}/dispatch': OPERATING,

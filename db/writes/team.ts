@@ -1,0 +1,124 @@
+import { Refusal } from '../../domain/refusal.js';
+import {
+  applyTeamChange,
+  changesNothing,
+  ownerLeftRefusal,
+  teamChangeRefusal,
+  type MembershipState,
+  type TeamActor,
+  type TeamChange,
+  type TeamRole,
+} from '../../domain/team.js';
+import type { Database, TransactionClient } from '../orm.js';
+import { findTeamMember, type TeamMember } from '../queries/team.js';
+import { recordStaffAudit, type RequestOrigin } from './audit.js';
+
+/**
+ * A company's OWNER or ADMIN changes a member's role or deactivates or reactivates the membership
+ * (PATCH /dashboard/api/team/{membershipId}), under the rules of domain/team.ts. One transaction:
+ * the membership, the end of its sessions when it is deactivated, and the audit row.
+ */
+
+export interface TeamMemberUpdate {
+  companyId: string;
+  /** The acting member as their session presents them (the role the request was let in with). */
+  actor: TeamActor & { staffUserId: string };
+  membershipId: string;
+  change: TeamChange;
+}
+
+interface TargetRow {
+  role: TeamRole;
+  active: boolean;
+  account_active: boolean;
+}
+
+/** The membership of the company, locked for the change, or null (another company's too). */
+async function lockMembership(
+  client: TransactionClient,
+  companyId: string,
+  membershipId: string,
+): Promise<(MembershipState & { accountActive: boolean }) | null> {
+  const { rows } = await client.query<TargetRow>(
+    `select m.role, m.active, u.status = 'ACTIVE' as account_active
+     from company_memberships m join staff_users u on u.id = m.staff_user_id
+     where m.id = $1 and m.company_id = $2
+     for update of m`,
+    [membershipId, companyId],
+  );
+  const row = rows[0];
+  return row ? { membershipId, role: row.role, active: row.active, accountActive: row.account_active } : null;
+}
+
+/** The company's active OWNER memberships with active accounts, besides `membershipId`. */
+async function otherOwners(
+  client: TransactionClient,
+  companyId: string,
+  membershipId: string,
+): Promise<number> {
+  const { rows } = await client.query<{ owners: number }>(
+    `select count(*)::int as owners
+     from company_memberships m join staff_users u on u.id = m.staff_user_id
+     where m.company_id = $1 and m.id <> $2 and m.role = 'OWNER' and m.active and u.status = 'ACTIVE'`,
+    [companyId, membershipId],
+  );
+  return rows[0]!.owners;
+}
+
+/**
+ * Ends every unrevoked session of the membership at once: the dashboard's and the driver app's,
+ * which are the same staff_sessions rows. A reactivation later does not bring them back.
+ */
+async function revokeMembershipSessions(client: TransactionClient, membershipId: string): Promise<number> {
+  const { rowCount } = await client.query(
+    'update staff_sessions set revoked_at = now() where membership_id = $1 and revoked_at is null',
+    [membershipId],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Applies the change and answers the member as GET /team shows it; a change that changes nothing
+ * answers the member and writes nothing. Refusals (domain/team.ts) write nothing either.
+ */
+export async function updateTeamMember(
+  db: Database,
+  update: TeamMemberUpdate,
+  origin: RequestOrigin,
+): Promise<TeamMember> {
+  const { companyId, actor, membershipId, change } = update;
+  return db.transaction(async (client) => {
+    // Team changes of one company take turns, so two owners demoting each other at the same moment
+    // cannot both count the other as the owner who stays. NO KEY: rows that reference the company
+    // (bookings, trips...) are still inserted meanwhile.
+    await client.query('select id from companies where id = $1 for no key update', [companyId]);
+    const target = await lockMembership(client, companyId, membershipId);
+    if (!target) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    const refusal = teamChangeRefusal(actor, target, change);
+    if (refusal) throw refusal;
+    if (!changesNothing(target, change)) {
+      const ownerless = ownerLeftRefusal(target, change, await otherOwners(client, companyId, membershipId));
+      if (ownerless) throw ownerless;
+      const next = applyTeamChange(target, change);
+      await client.query('update company_memberships set role = $2, active = $3 where id = $1', [
+        membershipId,
+        next.role,
+        next.active,
+      ]);
+      const sessionsRevoked =
+        target.active && !next.active ? await revokeMembershipSessions(client, membershipId) : 0;
+      await recordStaffAudit(
+        client,
+        { staffUserId: actor.staffUserId, companyId, ...origin },
+        'team.update',
+        { kind: 'company_membership', id: membershipId },
+        {
+          from: { role: target.role, active: target.active },
+          to: { role: next.role, active: next.active },
+          sessionsRevoked,
+        },
+      );
+    }
+    return (await findTeamMember(client, companyId, membershipId))!;
+  });
+}
