@@ -118,15 +118,20 @@ export async function acceptGrant(
   });
 }
 
-/** Revokes a CREATED or ACCEPTED grant and ends its recipient session at once; a repeat answers the same. */
+/**
+ * Revokes a CREATED or ACCEPTED grant and ends its recipient session at once; a repeat answers the
+ * same. The session is locked first, so a document request in flight finishes before the revoke, and
+ * revoked_at is read then (clock_timestamp): no access is logged after the revocation's time.
+ */
 export async function revokeGrant(
   db: Database,
   input: { grantId: string; by: ShareActor },
 ): Promise<RevokeResult> {
   return db.transaction(async (client) => {
+    await lockSessions(client, input.grantId);
     const { rows } = await client.query<RevokedAtRow>(
       `update document_share_grants
-          set status = 'REVOKED', revoked_at = now(), revoked_by = $2, revoked_by_kind = $3
+          set status = 'REVOKED', revoked_at = clock_timestamp(), revoked_by = $2, revoked_by_kind = $3
         where id = $1 and status in ('CREATED', 'ACCEPTED')
        returning ${epochMs('revoked_at')} as revoked_at`,
       [input.grantId, input.by.id, input.by.kind],
@@ -158,6 +163,7 @@ interface GrantStatusRow {
 /** The link or the recipient session ran out: the grant is EXPIRED and its session ended. */
 export async function expireGrant(db: Database, input: { grantId: string }): Promise<{ status: string }> {
   return db.transaction(async (client) => {
+    await lockSessions(client, input.grantId);
     await client.query(
       `update document_share_grants set status = 'EXPIRED', expired_at = now()
         where id = $1 and status in ('CREATED', 'ACCEPTED')`,
@@ -170,6 +176,14 @@ export async function expireGrant(db: Database, input: { grantId: string }): Pro
     );
     return { status: rows[0]?.status ?? 'EXPIRED' };
   });
+}
+
+/**
+ * A revoke and an expiry lock the grant's recipient session before the grant, as a document request
+ * does (useRecipientSession), so the two orders never meet and a request in flight finishes first.
+ */
+async function lockSessions(client: Pick<PoolClient, 'query'>, grantId: string): Promise<void> {
+  await client.query(`select id from share_recipient_sessions where grant_id = $1 for update`, [grantId]);
 }
 
 async function endSession(

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -297,6 +298,29 @@ describe('document shares: one-use link, recipient session, document', () => {
     const again = await revokeShare(app, created.grantId, ownerHeaders());
     expect(again.status).toBe(200);
     expect(again.body.data.revokedAt).toBe(revoked.body.data.revokedAt);
+  });
+
+  /**
+   * A document request in flight holds the recipient session; a revoke waits for it, and its revokedAt
+   * is when it took effect, so the access log never shows a view after the revocation (it was the
+   * revoke's start, before the view it waited for).
+   */
+  it('a revoke that waited for a document in flight is dated after it', async () => {
+    const created = await share();
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    const [session] = await sessionRows(app, created.grantId);
+    const inFlight = await holdLock(
+      app.db,
+      `select id from share_recipient_sessions where id = '${session!.id}' for update`,
+    );
+    const revoke = revokeShare(app, created.grantId, ownerHeaders());
+    await waitersOf(app.db, inFlight.pid, 1);
+    const released = Date.now();
+    await inFlight.release();
+    const revoked = await revoke;
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(Date.parse(revoked.body.data.revokedAt)).toBeGreaterThanOrEqual(released);
+    expect((await sharedDocument(app, created.grantId, cookie)).status).toBe(410);
   });
 
   it('racing revokes each answer 200 REVOKED, never 410 SHARE_EXPIRED', async () => {
