@@ -26,4 +26,15 @@ describe('idempotency keys', () => {
     expect(isFinalAnswer(409)).toBe(true);
     expect(isFinalAnswer(503)).toBe(false);
   });
+
+  it('keeps refusals that end the hold, not those of the account or inventory as they stand', () => {
+    for (const code of ['HOLD_EXPIRED', 'HOLD_CLOSED', 'TRIP_NOT_BOOKABLE', 'ALREADY_CONFIRMED']) {
+      expect(isFinalAnswer(409, code)).toBe(true);
+    }
+    // Paying or cancelling a booking, or releasing seats, makes room: the same request may then succeed.
+    expect(isFinalAnswer(409, 'UNPAID_BOOKING_LIMIT_REACHED')).toBe(false);
+    expect(isFinalAnswer(409, 'SEAT_HOLD_LIMIT_REACHED')).toBe(false);
+    expect(isFinalAnswer(429, 'RATE_LIMITED')).toBe(false);
+    expect(isFinalAnswer(503, 'CONFIRMATION_UNAVAILABLE')).toBe(false);
+  });
 });

@@ -40,9 +40,23 @@ export function keyReused(what: 'confirm' | 'quote') {
 }
 
 /**
- * Whether an answer is final, so retries get it again: a refusal of the request itself is; a 5xx
- * (the service busy or unreachable) is not, so a retry with the same key acts again.
+ * Refusals that answer the state of the account or of the inventory at that moment rather than
+ * the request: the same request succeeds once that changes (a booking paid or cancelled, seats
+ * released, the hour's requests spent), so they are never a key's answer. Refusals that end the
+ * request's hold for good (HOLD_EXPIRED, HOLD_CLOSED, TRIP_NOT_BOOKABLE, ALREADY_CONFIRMED) are.
  */
-export function isFinalAnswer(status: number): boolean {
+export const STATE_DEPENDENT_REFUSALS: ReadonlySet<string> = new Set([
+  'UNPAID_BOOKING_LIMIT_REACHED',
+  'SEAT_HOLD_LIMIT_REACHED',
+  'RATE_LIMITED',
+]);
+
+/**
+ * Whether an answer is final, so retries get it again: a refusal of the request itself is; a 5xx
+ * (the service busy or unreachable) is not, nor a refusal of STATE_DEPENDENT_REFUSALS (`errorCode`),
+ * so a retry with the same key acts again.
+ */
+export function isFinalAnswer(status: number, errorCode?: string): boolean {
+  if (errorCode !== undefined && STATE_DEPENDENT_REFUSALS.has(errorCode)) return false;
   return status < 500;
 }

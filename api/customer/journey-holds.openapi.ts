@@ -210,13 +210,16 @@ const CONFIRM_RULES =
   'COMPANY_REJECTED; the deadline passes → CANCELLED with failure_reason DECISION_DEADLINE_PASSED (seats released either way). ' +
   'Never show a QR code or request a PDF by booking.status alone: use confirmation and boarding_authorized. ' +
   'idempotency_key is stored per traveller: the same key and body answer exactly as the first call did (even after later ' +
-  'changes); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. The quote may have expired meanwhile: the ' +
+  'changes), except a 409 UNPAID_BOOKING_LIMIT_REACHED, which is not stored; the same key with another body is 409 ' +
+  'IDEMPOTENCY_KEY_REUSED. The quote may have expired meanwhile: the ' +
   "active hold is what counts. Errors: 404 when the journey/order is not the caller's, the quote is not this journey's or " +
   "the hold batch is not this one's; 400 TRAVELLERS_DO_NOT_MATCH_PARTY; 409 HOLD_CLOSED (released, expired or already " +
   "used), HOLD_EXPIRED (past expiresAt), TRIP_NOT_BOOKABLE (a leg's trip has departed or been cancelled, or its company no " +
   'longer takes bookings), ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms ' +
-  'exactly one acts). An automatic confirm is one transaction; a REQUESTED one also starts the process that waits for the ' +
-  'companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry with the same key).';
+  'exactly one acts), UNPAID_BOOKING_LIMIT_REACHED (details {limit, unpaid}: the bookings this confirm writes would take ' +
+  'the account past UNPAID_BOOKINGS_MAX; nothing written, the hold stays, and once a booking is paid or cancelled the same ' +
+  'request with the same key confirms). An automatic confirm is one transaction; a REQUESTED one also starts the ' +
+  'process that waits for the companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry with the same key).';
 
 const HOLD_RULES =
   'Holds the seats of the quote for HOLD_MINUTES (10 by default; expiresAt, epoch seconds), in one transaction. At ' +

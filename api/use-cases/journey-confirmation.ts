@@ -224,7 +224,9 @@ export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<
       }),
     );
   } catch (error) {
-    if (admitted && error instanceof Refusal && isFinalAnswer(error.status)) {
+    // A refusal of the account's state as it stands (the unpaid cap) is not stored: once a booking
+    // is paid or cancelled, the client's retry with the same key confirms.
+    if (admitted && error instanceof Refusal && isFinalAnswer(error.status, error.code)) {
       const { status, code, message, details } = error;
       await storeIdempotentAnswer(deps.db, record, {
         status,

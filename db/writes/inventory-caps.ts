@@ -112,9 +112,21 @@ export async function requireConfirmWithinCap(
 }
 
 /**
+ * When booking `k` (of trip `t`) leaves: its leg's boarding call (an imported booking without a leg:
+ * the trip's first), plus the delay the company announced (trips.delay_minutes).
+ */
+const BOOKING_DEPARTURE_SQL = `(coalesce(
+  (select min(bc.departure_at) from journey_legs l join trip_stop_calls bc on bc.id = l.board_stop_call_id
+   where l.journey_id = k.journey_id and l.trip_id = k.trip_id),
+  t.departure_at) + t.delay_minutes * interval '1 minute')`;
+
+/**
  * 409 UNPAID_BOOKING_LIMIT_REACHED when `adding` bookings more would take the account past its
  * cap. Unpaid live bookings: payment UNPAID, status HELD, PENDING_CONFIRMATION or CONFIRMED, on a
- * trip that has not left (once it leaves, the cash is collected on board or the seat is a no-show).
+ * trip that has not left: still SCHEDULED, BOARDING or DELAYED and its departure from the
+ * booking's boarding stop (with the trip's delay) still ahead. Once it leaves, the cash is collected
+ * on board or the seat is a no-show; a trip that ran on its timetable without ever being dispatched
+ * stays SCHEDULED, and its bookings, which can no longer be cancelled, must not hold the cap forever.
  */
 export async function requireUnpaidWithinCap(
   q: Queryable,
@@ -126,7 +138,8 @@ export async function requireUnpaidWithinCap(
   const { rows } = await q.query<{ unpaid: number }>(
     `select count(*)::int as unpaid from bookings k join trips t on t.id = k.trip_id
      where k.owner_user_id = $1 and k.payment_status = 'UNPAID'
-       and k.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED') and ${BOOKABLE_TRIP_SQL}`,
+       and k.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED') and ${BOOKABLE_TRIP_SQL}
+       and ${BOOKING_DEPARTURE_SQL} > now()`,
     [userId],
   );
   const refusal = unpaidBookingsRefusal(caps.unpaidBookings, rows[0]!.unpaid, adding);

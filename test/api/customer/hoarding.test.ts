@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cancelBooking } from '../../support/booking-changes.js';
+import { cancelBooking, minutesFromNow } from '../../support/booking-changes.js';
 import {
   bookableTrip,
   bookingBody,
@@ -46,6 +46,19 @@ async function bookingsOf(app: TestApp, caller: Caller): Promise<number> {
     [caller.userId],
   );
   return row!.n;
+}
+
+/** Moves a trip and its stop calls in time by `shift` (an SQL interval such as '-7 days'). */
+async function shiftTrip(app: TestApp, tripId: string, shift: string) {
+  await app.db.query(
+    `update trip_stop_calls set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval
+     where trip_id = $1`,
+    [tripId, shift],
+  );
+  await app.db.query(
+    `update trips set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval where id = $1`,
+    [tripId, shift],
+  );
 }
 
 function expectRefused(response: TestResponse, status: number, errorCode: string) {
@@ -231,6 +244,88 @@ describe('inventory caps per account', () => {
       [holds.map((hold) => hold.journeyId)],
     );
     expect(statuses.map((row) => row.status)).toEqual(['CONFIRMED', 'HELD', 'HELD']);
+  });
+
+  it('a confirm refused at the unpaid cap, resent with the same key once a booking is cancelled, confirms', async () => {
+    const traveller = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db);
+    const made = [];
+    for (const seat of trip.seatNumbers.slice(0, 2)) {
+      made.push(await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] }));
+    }
+    // Held at 2 unpaid bookings (it fits), then a third booking fills the cap.
+    const hold = await holdForConfirm(app, traveller, [{ trip: await tripOf(app.db) }]);
+    await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[2]!] });
+    const refused = await confirmJourney(app, traveller, hold.journeyId, hold.confirmBody);
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(await bookingsOf(app, traveller)).toBe(3);
+    const [journey] = await app.db.query<{ status: string }>(`select status from journeys where id = $1`, [
+      hold.journeyId,
+    ]);
+    expect(journey!.status).toBe('HELD');
+
+    // The refusal answered the account's state then, not the request: once room is made, the
+    // client's retry of the same request (same key) confirms instead of replaying the 409.
+    const cancelled = await cancelBooking(app, traveller, made[0]!.id);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const retried = await confirmJourney(app, traveller, hold.journeyId, hold.confirmBody);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.data.confirmation.status).toBe('CONFIRMED');
+    // And that answer is the key's: sent again, it is replayed, nothing is booked twice.
+    const replayed = await confirmJourney(app, traveller, hold.journeyId, hold.confirmBody);
+    expect(replayed.status, replayed.text).toBe(200);
+    expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
+  it('counts only bookings whose bus has not left: a trip past its timetable but never dispatched frees its places', async () => {
+    const traveller = await mobileTraveller(app);
+    const old = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
+    for (const seat of old.seatNumbers.slice(0, 3)) {
+      await createBooking(app, traveller, { tripId: old.tripId, seatNumbers: [seat] });
+    }
+    // A week later the trip ran on its timetable, but the company never dispatched it: still SCHEDULED.
+    await shiftTrip(app, old.tripId, '-7 days');
+    const next = await bookableTrip(app.db);
+    const lockId = await lockSeats(app, traveller, next.tripId, [next.seatNumbers[0]!]);
+    const booked = await postBooking(
+      app,
+      traveller,
+      bookingBody({ tripId: next.tripId, seatNumbers: [next.seatNumbers[0]!], seatLockSessionId: lockId }),
+    );
+    expect(booked.status, booked.text).toBe(201);
+    const quoted = await quote(app, traveller, [{ trip: await tripOf(app.db) }]);
+    const held = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
+    expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
+  it("counts a delayed trip's unpaid bookings until its delayed departure, not its timetable", async () => {
+    const traveller = await webTraveller(app);
+    const late = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
+    for (const seat of late.seatNumbers.slice(0, 3)) {
+      await createBooking(app, traveller, { tripId: late.tripId, seatNumbers: [seat] });
+    }
+    // Timetabled to leave 30 minutes ago, delayed by two hours: the bus has not left.
+    await shiftTrip(app, late.tripId, '-48 hours -30 minutes');
+    await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 120 where id = $1`, [
+      late.tripId,
+    ]);
+    const next = await bookableTrip(app.db);
+    const lockId = await lockSeats(app, traveller, next.tripId, [next.seatNumbers[0]!]);
+    const body = bookingBody({
+      tripId: next.tripId,
+      seatNumbers: [next.seatNumbers[0]!],
+      seatLockSessionId: lockId,
+    });
+    const refused = await postBooking(app, traveller, body);
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
+    expect(await bookingsOf(app, traveller)).toBe(3);
+
+    // Delayed by 20 minutes only, its delayed departure is 10 minutes past: the places are free.
+    await app.db.query(`update trips set delay_minutes = 20 where id = $1`, [late.tripId]);
+    const booked = await postBooking(app, traveller, body);
+    expect(booked.status, booked.text).toBe(201);
   });
 });
 
