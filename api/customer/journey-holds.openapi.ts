@@ -231,7 +231,9 @@ const HOLD_RULES =
   "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
   'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +
-  'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold. ' +
+  'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold; ' +
+  'once that hold ended the key cannot hold again: 409 HOLD_CLOSED (released or expired) or HOLD_EXPIRED (past ' +
+  'expiresAt), nothing written; hold with another key. ' +
   'Abuse limits per account: its journey holds and live seat locks together may hold at most HELD_SEATS_MAX_PER_TRIP (10) ' +
   'seats of one trip and HELD_SEATS_MAX_TOTAL (20) in all (409 SEAT_HOLD_LIMIT_REACHED, details {scope: TRIP (and ' +
   'trip_id) or ACCOUNT, limit, held, requested}); an account with UNPAID_BOOKINGS_MAX (3) unpaid bookings cannot hold ' +
@@ -317,8 +319,10 @@ export const docs = operations({
       '{orderId} is chosen by the client (a canonical UUID) and bound to the caller on its first hold; for anyone else it does ' +
       'not exist (404 ORDER_NOT_FOUND). The journeys (2 to 10, possibly of several companies) are fixed by that first hold ' +
       '(409 ORDER_JOURNEYS_MISMATCH for another set); a journey in an order is held, confirmed and released only through it ' +
-      '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one. One hold batch covers every ' +
-      `seat of every journey: all or nothing. ${HOLD_RULES}`,
+      '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one while that hold lasts (409 ' +
+      'JOURNEY_NOT_HOLDABLE; once it ran out the journey joins, its hold written EXPIRED first). A refused first hold binds ' +
+      'nothing: the order id stays unused and its journeys free to be held alone or in another order. One hold batch covers ' +
+      `every seat of every journey: all or nothing. ${HOLD_RULES}`,
     tags: TAGS,
     responses: RESPONSES.hold,
   },

@@ -12,6 +12,7 @@ import { isBookableStatus } from '../../queries/inventory.js';
 import { findHoldBatch } from '../../queries/journeys.js';
 import { companyScopeSql } from '../../queries/scope.js';
 import type { QuoteResponse } from '../quote.js';
+import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { journeyTransaction, JourneyRefusal, serialRows, type JourneyRow, type Queryable } from './scope.js';
 
 /**
@@ -242,28 +243,44 @@ export async function draftOrder(
   return { scope, companyIds: companiesOf(quotes) };
 }
 
+/**
+ * The order row, inserted unless it exists, then locked. A refused first hold of the order in
+ * flight may delete it between the two statements (unbindUnheldOrder): it is inserted again then.
+ */
+async function insertAndLockOrder(
+  client: PoolClient,
+  caller: DraftCaller,
+  orderId: string,
+  quotes: QuoteRow[],
+): Promise<{ owner_user_id: string; status: JourneyStatus }> {
+  for (let attempt = 1; ; attempt++) {
+    await client.query(
+      `insert into journey_orders (id, owner_user_id, passenger_id, total_price, currency)
+         select $1, u.id, u.passenger_id, $3, $4 from users u where u.id = $2
+         on conflict (id) do nothing`,
+      [
+        orderId,
+        caller.userId,
+        quotes.reduce((sum, quote) => sum + Number(quote.total), 0),
+        quotes[0]!.currency,
+      ],
+    );
+    const { rows } = await client.query<{ owner_user_id: string; status: JourneyStatus }>(
+      `select owner_user_id, status from journey_orders where id = $1 for update`,
+      [orderId],
+    );
+    if (rows[0]) return rows[0];
+    if (attempt >= 3) throw new Error(`journey order ${orderId} vanished while it was drafted`);
+  }
+}
+
 async function bindOrder(
   client: PoolClient,
   caller: DraftCaller,
   input: { orderId: string; journeyIds: string[] },
   quotes: QuoteRow[],
 ): Promise<void> {
-  await client.query(
-    `insert into journey_orders (id, owner_user_id, passenger_id, total_price, currency)
-       select $1, u.id, u.passenger_id, $3, $4 from users u where u.id = $2
-       on conflict (id) do nothing`,
-    [
-      input.orderId,
-      caller.userId,
-      quotes.reduce((sum, quote) => sum + Number(quote.total), 0),
-      quotes[0]!.currency,
-    ],
-  );
-  const { rows: orders } = await client.query<{ owner_user_id: string; status: JourneyStatus }>(
-    `select owner_user_id, status from journey_orders where id = $1 for update`,
-    [input.orderId],
-  );
-  const order = orders[0]!;
+  const order = await insertAndLockOrder(client, caller, input.orderId, quotes);
   if (order.owner_user_id !== caller.userId)
     throw new JourneyRefusal(404, 'ORDER_NOT_FOUND', 'No such journey order');
   refuseUnholdable(order.status, 'order');
@@ -296,6 +313,8 @@ async function bindOrder(
         details,
       );
     }
+    // A hold of its own that ran out with nobody to expire it yet is free: this writer expires it.
+    if (!journey.order_id) journey.status = await expireOwnOverdueHold(client, journey);
     if (!journey.order_id && !isHoldable(journey.status)) {
       throw new JourneyRefusal(
         409,
@@ -309,4 +328,42 @@ async function bindOrder(
       [journey.id, input.orderId],
     );
   }
+}
+
+/**
+ * The journey's status once its own overdue hold, if any, is written EXPIRED (batch, seats,
+ * journey), as the next hold of the journey would; the journey row is locked already, so this
+ * keeps the journey's lock order (journey, batch, allocations).
+ */
+async function expireOwnOverdueHold(client: PoolClient, journey: JourneyRow): Promise<JourneyStatus> {
+  const locked = { status: journey.status, journeys: [journey], journeyIds: [journey.id] };
+  await expireOverdueInLockedScope(client, { kind: 'JOURNEY', id: journey.id }, locked);
+  return locked.status;
+}
+
+/**
+ * Undoes the binding the draft committed when the order's hold did not commit: while no hold of
+ * the order was ever placed (no hold batch of any status), its journeys leave it and the order row
+ * goes, so a refused first hold writes nothing that lasts (the journeys may be held alone or in
+ * another order). Once a hold was placed the journeys stay fixed. Locks as the draft does: the
+ * order, then its journeys in id order.
+ */
+export async function unbindUnheldOrder(db: Database, orderId: string): Promise<void> {
+  await journeyTransaction(db, async (client) => {
+    const { rows: orders } = await client.query(`select id from journey_orders where id = $1 for update`, [
+      orderId,
+    ]);
+    if (!orders[0]) return;
+    // A statement of its own, so it sees a hold committed while this one waited for the order's lock.
+    const { rows: batches } = await client.query(
+      `select 1 from hold_batches where scope_kind = 'ORDER' and scope_id = $1 limit 1`,
+      [orderId],
+    );
+    if (batches[0]) return;
+    await client.query(`select id from journeys where order_id = $1 order by id for update`, [orderId]);
+    await client.query(`update journeys set order_id = null, updated_at = now() where order_id = $1`, [
+      orderId,
+    ]);
+    await client.query(`delete from journey_orders where id = $1`, [orderId]);
+  });
 }

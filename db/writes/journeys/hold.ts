@@ -2,7 +2,9 @@ import type { PoolClient } from 'pg';
 import {
   chooseSeats,
   holdRefusal,
+  unusableHoldRefusal,
   type ConfirmationScope,
+  type HoldBatchStatus,
   type LegSeat,
   type QuotedResource,
 } from '../../../domain/journey-confirmation.js';
@@ -19,6 +21,7 @@ import {
 import { iso } from '../../row-fields.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { QuoteResponse } from '../quote.js';
+import { unbindUnheldOrder } from './draft.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { inLockedScope, JourneyRefusal, serialRows, setScopeStatus, type LockedScope } from './scope.js';
 
@@ -84,18 +87,29 @@ export async function placeHoldWithProjection(db: Database, input: PlaceHoldInpu
  * Run again on a deadlock: the hold locks its scope, the owner's row, then the trips, while a confirm
  * of the owner's other journey on one of those trips locks the trip, its scope, then the owner's row
  * (test/api/customer/hold-confirm-races.test.ts); the side PostgreSQL ends has written nothing.
+ * An order's draft binds its journeys in a transaction of its own, before this one: when this
+ * hold is refused and the order was never held, that binding is undone (a refusal writes nothing),
+ * and the refusal is the answer whatever the undo meets. Other errors keep it for a retry (an
+ * activity's retry holds the order as drafted; the route's retry drafts it again).
  */
 async function placeHoldThenRead<T>(
   db: Database,
   input: PlaceHoldInput,
   read: (client: PoolClient) => Promise<T>,
 ): Promise<{ placed: PlacedHold; read?: T }> {
-  return withDeadlockRetry(() =>
-    inLockedScope(db, input.scope, async (client, locked) => {
-      const placed = await placeLockedHold(client, locked, input);
-      return placed.retry ? { placed: placed.hold } : { placed: placed.hold, read: await read(client) };
-    }),
-  );
+  try {
+    return await withDeadlockRetry(() =>
+      inLockedScope(db, input.scope, async (client, locked) => {
+        const placed = await placeLockedHold(client, locked, input);
+        return placed.retry ? { placed: placed.hold } : { placed: placed.hold, read: await read(client) };
+      }),
+    );
+  } catch (error) {
+    if (input.scope.kind === 'ORDER' && error instanceof JourneyRefusal) {
+      await unbindUnheldOrder(db, input.scope.id).catch(() => undefined);
+    }
+    throw error;
+  }
 }
 
 async function placeLockedHold(
@@ -103,16 +117,8 @@ async function placeLockedHold(
   locked: LockedScope,
   input: PlaceHoldInput,
 ): Promise<{ hold: PlacedHold; retry: boolean }> {
-  const { rows: existing } = await client.query<{ expires_at: string }>(
-    `select expires_at from hold_batches where id = $1`,
-    [input.holdBatchId],
-  );
-  if (existing[0]) {
-    return {
-      hold: { holdBatchId: input.holdBatchId, expiresAt: iso(existing[0].expires_at) },
-      retry: true,
-    };
-  }
+  const retried = await retriedHold(client, input.holdBatchId);
+  if (retried) return { hold: retried, retry: true };
   if (input.scope.kind === 'JOURNEY' && locked.journeys[0]!.order_id) {
     throw new JourneyRefusal(
       409,
@@ -149,6 +155,35 @@ async function placeLockedHold(
   if (input.caps) await requireHoldWithinCaps(client, input.ownerUserId, input.caps, input.holdBatchId);
   await setScopeStatus(client, input.scope, { status: 'HELD', failureReason: null, deadline: null });
   return { hold: { holdBatchId: input.holdBatchId, expiresAt }, retry: false };
+}
+
+/**
+ * The hold a retry (same idempotency key, so the same batch id) is answered with: its batch while
+ * ACTIVE with time left. A key whose hold ended (released, expired) or ran out unwritten
+ * cannot hold again, nor may it answer 200 with a hold that holds nothing: 409 HOLD_CLOSED or
+ * HOLD_EXPIRED (as a confirm of that batch answers), nothing written. Undefined for a new batch id.
+ * The scope lock orders this against the batch's release, expiry and confirm.
+ */
+async function retriedHold(client: PoolClient, holdBatchId: string): Promise<PlacedHold | undefined> {
+  const { rows } = await client.query<{ expires_at: string; status: HoldBatchStatus; live: boolean }>(
+    `select expires_at, status, expires_at > now() as live from hold_batches where id = $1`,
+    [holdBatchId],
+  );
+  const batch = rows[0];
+  if (!batch) return undefined;
+  const ended = unusableHoldRefusal(batch);
+  if (ended) {
+    const state = ended.code === 'HOLD_CLOSED' ? `is already ${batch.status}` : 'has expired';
+    throw new JourneyRefusal(
+      409,
+      ended.code,
+      `The hold of this idempotency_key ${state}; hold again with another key`,
+      {
+        hold_batch_id: holdBatchId,
+      },
+    );
+  }
+  return { holdBatchId, expiresAt: iso(batch.expires_at) };
 }
 
 /**

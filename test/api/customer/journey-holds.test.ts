@@ -57,6 +57,17 @@ async function expireQuotes(app: TestApp, quoteIds: string[]) {
   );
 }
 
+/** The hold's time ran out a second ago; nothing has written it EXPIRED yet. */
+async function expireHoldNow(app: TestApp, holdBatchId: string) {
+  await app.db.query(`update hold_batches set expires_at = now() - interval '1 second' where id = $1`, [
+    holdBatchId,
+  ]);
+  await app.db.query(
+    `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
+    [holdBatchId],
+  );
+}
+
 const confirmBody = (quoted: { quote_id: string }, holdBatchId: string, partySize = 1) => ({
   quote_id: quoted.quote_id,
   hold_batch_id: holdBatchId,
@@ -134,6 +145,48 @@ describe('POST /journeys/{bookingId}/hold', () => {
     expect(other.status).toBe(409);
     expect(other.body.errorCode).toBe('QUOTE_EXPIRED');
     expect((await journeyFacts(app.db, quoted.journey_id)).allocations).toHaveLength(1);
+  });
+
+  it('refuses a retry with the key of a released hold (409 HOLD_CLOSED) or of a lapsed one (409 HOLD_EXPIRED), writing nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip }]);
+    const body = { quote_id: quoted.quote_id, idempotency_key: `hold-${randomUUID()}` };
+    const first = await holdJourney(app, caller, quoted.journey_id, body);
+    expect(first.status, first.text).toBe(200);
+    const holdBatchId = first.body.data.holdBatchId as string;
+    const released = await app.request(`/api/journeys/${quoted.journey_id}/holds/${holdBatchId}`, {
+      method: 'DELETE',
+      headers: caller.headers,
+    });
+    expect(released.status, released.text).toBe(200);
+
+    // Not a 200 naming the dead batch with a future expiresAt while nothing is held.
+    const retry = await holdJourney(app, caller, quoted.journey_id, body);
+    expect({ status: retry.status, errorCode: retry.body.errorCode }, retry.text).toEqual({
+      status: 409,
+      errorCode: 'HOLD_CLOSED',
+    });
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey!.status).toBe('RELEASED');
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED']);
+
+    // Another key holds again; once that hold lapses (not yet written EXPIRED), its key cannot revive it.
+    const again = { ...body, idempotency_key: `hold-${randomUUID()}` };
+    const reheld = await holdJourney(app, caller, quoted.journey_id, again);
+    expect(reheld.status, reheld.text).toBe(200);
+    await expireHoldNow(app, reheld.body.data.holdBatchId);
+    const lapsed = await holdJourney(app, caller, quoted.journey_id, again);
+    expect({ status: lapsed.status, errorCode: lapsed.body.errorCode }, lapsed.text).toEqual({
+      status: 409,
+      errorCode: 'HOLD_EXPIRED',
+    });
+    const [batch] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      reheld.body.data.holdBatchId,
+    ]);
+    expect(batch!.status).toBe('ACTIVE');
+    const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
   });
 
   it('lets the first signed-in traveller claim a guest quote; nobody else may hold it', async () => {
@@ -696,6 +749,103 @@ describe('journey orders', () => {
       orderId,
     ]);
     expect(batches.map((batch) => batch.id)).toEqual([first.body.data.holdBatchId]);
+  });
+  it('a refused first order hold binds nothing: its journeys may still be held alone, and the order id stays unused', async () => {
+    const trip = await tripOf(app.db);
+    const caller = await mobileTraveller(app);
+    const rival = await mobileTraveller(app);
+    const a = await quote(app, caller, [{ trip, assignments: ['1'] }]);
+    const b = await quote(app, caller, [{ trip, assignments: ['5'] }]);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['5'] }]);
+    const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(rivalHold.status, rivalHold.text).toBe(200);
+
+    const orderId = randomUUID();
+    const refused = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+      status: 409,
+      errorCode: 'SEATS_UNAVAILABLE',
+    });
+    const [left] = await app.db.query<{ orders: number; bound: number; batches: number }>(
+      `select (select count(*)::int from journey_orders where id = $1) as orders,
+              (select count(*)::int from journeys where order_id = $1) as bound,
+              (select count(*)::int from hold_batches where scope_id = $1) as batches`,
+      [orderId],
+    );
+    expect(left).toEqual({ orders: 0, bound: 0, batches: 0 });
+
+    const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
+    expect(alone.status, alone.text).toBe(200);
+    // The same order id may still be used, with other journeys.
+    const c = await quote(app, caller, [{ trip, assignments: ['9'] }]);
+    const other = await holdOrder(app, caller, orderId, [b.journey_id, c.journey_id]);
+    expect(other.status, other.text).toBe(409);
+    expect(other.body.errorCode).toBe('SEATS_UNAVAILABLE');
+    const released = await app.request(
+      `/api/journeys/${rivalQuote.journey_id}/holds/${rivalHold.body.data.holdBatchId}`,
+      { method: 'DELETE', headers: rival.headers },
+    );
+    expect(released.status, released.text).toBe(200);
+    const held = await holdOrder(app, caller, orderId, [b.journey_id, c.journey_id]);
+    expect(held.status, held.text).toBe(200);
+  });
+
+  it('a refused hold of an order held before keeps its journeys: they stay fixed by the first hold', async () => {
+    const trip = await tripOf(app.db);
+    const caller = await mobileTraveller(app);
+    const rival = await mobileTraveller(app);
+    const a = await quote(app, caller, [{ trip, assignments: ['1'] }]);
+    const b = await quote(app, caller, [{ trip, assignments: ['5'] }]);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const released = await app.request(`/api/journey-orders/${orderId}/holds/${held.body.data.holdBatchId}`, {
+      method: 'DELETE',
+      headers: caller.headers,
+    });
+    expect(released.status, released.text).toBe(200);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['5'] }]);
+    const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(rivalHold.status, rivalHold.text).toBe(200);
+
+    const refused = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errorCode).toBe('SEATS_UNAVAILABLE');
+    const [bound] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from journeys where order_id = $1`,
+      [orderId],
+    );
+    expect(bound!.n).toBe(2);
+    const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
+    expect(alone.status).toBe(409);
+    expect(alone.body.errorCode).toBe('JOURNEY_IN_ORDER');
+  });
+
+  it('a journey whose own hold lapsed (not yet written EXPIRED) may join an order; one still held may not', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const a = await quote(app, caller, [{ trip }]);
+    const b = await quote(app, caller, [{ trip }]);
+    const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
+    expect(alone.status, alone.text).toBe(200);
+
+    const stillHeld = await holdOrder(app, caller, randomUUID(), [a.journey_id, b.journey_id]);
+    expect({ status: stillHeld.status, errorCode: stillHeld.body.errorCode }).toEqual({
+      status: 409,
+      errorCode: 'JOURNEY_NOT_HOLDABLE',
+    });
+
+    await expireHoldNow(app, alone.body.data.holdBatchId);
+    const orderId = randomUUID();
+    const order = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect(order.status, order.text).toBe(200);
+    const [lapsed] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      alone.body.data.holdBatchId,
+    ]);
+    expect(lapsed!.status).toBe('EXPIRED');
+    const facts = await journeyFacts(app.db, a.journey_id);
+    expect(facts.journey!.status).toBe('HELD');
+    expect(facts.allocations.map((allocation) => allocation.status).sort()).toEqual(['EXPIRED', 'HELD']);
   });
 });
 
