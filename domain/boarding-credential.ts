@@ -287,7 +287,7 @@ export interface ReissuableTicket {
   journeyStatus: string;
   status: string;
   boardingAuthorized: boolean;
-  /** The trip still boards: not departed or later, and its boarding call is in the future. */
+  /** The bus has not left the leg's boarding call yet (by status, and its time plus the trip's delay). */
   beforeDeparture: boolean;
 }
 

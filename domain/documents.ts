@@ -205,7 +205,10 @@ export interface BoardingTicketFacts {
 export interface BoardingBookingFacts {
   status: string;
   journeyStatus: string | null;
-  /** The trip no longer boards: departed, arrived, completed or cancelled, or the alighting time passed. */
+  /**
+   * The booking's leg no longer boards: the trip arrived, completed or was cancelled, the bus left
+   * the leg's boarding call, or the alighting time (plus the trip's delay) passed.
+   */
   tripOver: boolean;
 }
 

@@ -34,19 +34,25 @@ export const docs = taggedOperations(['Tickets and documents'], {
   getBookingDocument: {
     summary: 'Ticket or booking confirmation PDF of an own booking',
     description:
-      "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the booking id, " +
-      'or the id of a journey that has one booking. Issued only while the confirmation projection authorizes ' +
-      'boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a request still awaiting the company, or ' +
-      'held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR (the trip departed, arrived, completed or was ' +
-      'cancelled, the alighting time passed, or the booking was cancelled) or a consumed one (ticket USED) gets 410 ' +
-      'DOCUMENT_GONE. The confirmation carries one QR per traveller; type=ticket prints one page per ticket with its ' +
-      'QR. A QR encodes the signed boarding credential exactly as the driver app verifies it: the canonical JSON ' +
-      '`{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify with the trip being boarded). The document is ' +
-      'an immutable snapshot: asked again with nothing changed it is byte-identical; after the tickets were re-issued ' +
-      'it is a new snapshot with the new credentials. Its SHA-256 is recorded in the render log before any byte is ' +
-      'sent (also sent as the Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults ' +
-      'to ar. 500 DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored. A HEAD sends no bytes, ' +
-      'so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
+      "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the " +
+      'booking id, or the id of a journey that has one booking. Issued only while the confirmation ' +
+      'projection authorizes boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a ' +
+      'request still awaiting the company, or held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR ' +
+      'or a consumed one (ticket USED) gets 410 DOCUMENT_GONE. A QR expires when the trip arrived, ' +
+      "completed or was cancelled, or the booking was cancelled; when the bus has left the traveller's " +
+      "boarding stop: at DEPART for a traveller boarding at the trip's first stop, while one boarding at a " +
+      "later stop keeps it until that stop's planned departure plus the trip's lateness (its announced " +
+      'delay, or how late it left its first stop if more) has passed; and, before the trip departs, once ' +
+      "the alighting stop's planned arrival plus the announced delay has passed (a DELAYED trip keeps its " +
+      'documents past its planned times). The confirmation carries one QR per traveller; type=ticket prints ' +
+      'one page per ticket with its QR. A QR encodes the signed boarding credential exactly as the driver ' +
+      'app verifies it: the canonical JSON `{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify ' +
+      'with the trip being boarded). The document is an immutable snapshot: asked again with nothing ' +
+      'changed it is byte-identical; after the tickets were re-issued it is a new snapshot with the new ' +
+      'credentials. Its SHA-256 is recorded in the render log before any byte is sent (also sent as the ' +
+      'Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults to ar. 500 ' +
+      'DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored. A HEAD sends no bytes, so it ' +
+      'is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
       ...errorResponses(400, 401, 404, 405, 409, 410, 500),

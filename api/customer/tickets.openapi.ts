@@ -105,12 +105,16 @@ export const docs = taggedOperations(TAGS, {
   reissueTicket: {
     summary: "Re-issue a ticket's boarding credential (lost phone, leaked screenshot)",
     description:
-      'Replaces an own VALID ticket of a CONFIRMED booking before its trip departs: the old ticket becomes REISSUED ' +
-      'and its credential goes on the revocation list (GET /driver/api/revocations), so its QR code no longer boards ' +
-      'anyone, online or offline; a new ticket (new id) for the same traveller, leg and seat is signed and returned ' +
-      '(201). Documents downloaded afterwards carry the new credential. Refusals, with nothing changed: 404 ' +
-      "TICKET_NOT_FOUND (not the caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used " +
-      'or already re-issued), 409 TRIP_ALREADY_DEPARTED. Cookie sessions send X-CSRF-Token.',
+      'Replaces an own VALID ticket of a CONFIRMED booking while the bus has not left its boarding stop: ' +
+      'the old ticket becomes REISSUED and its credential goes on the revocation list (GET ' +
+      '/driver/api/revocations), so its QR code no longer boards anyone, online or offline; a new ticket ' +
+      '(new id) for the same traveller, leg and seat is signed and returned (201). Documents downloaded ' +
+      'afterwards carry the new credential. Refusals, with nothing changed: 404 TICKET_NOT_FOUND (not the ' +
+      "caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used or already " +
+      're-issued), 409 TRIP_ALREADY_DEPARTED (the trip arrived, completed or was cancelled; it departed ' +
+      "from the ticket's boarding stop, the trip's first; or that stop's planned departure plus the trip's " +
+      'lateness, its announced delay or how late it left its first stop, has passed). Cookie sessions send ' +
+      'X-CSRF-Token.',
     responses: answers(201, 'The new ticket', ReissueResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -13,6 +13,7 @@ import {
 } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import { camelFields } from '../row-fields.js';
+import { legOverSql } from './leg-boarding.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 
 /**
@@ -49,8 +50,8 @@ interface BookingFactsRow extends StretchColumns {
   trip_id: string;
   journey_status: string | null;
   confirmed_at: string | null;
-  closed_at: string | null;
-  failure_reason: string | null;
+  cancelled_at: string | null;
+  cancellation_reason: string | null;
   company_name_ar: string;
   company_name_en: string;
   company_phone: string | null;
@@ -76,7 +77,7 @@ export interface BookingFacts {
   journeyStatus: string | null;
   /** The trip and its route are the booking's company's (a mismatched record is never used). */
   companyMatches: boolean;
-  /** The trip no longer boards: departed, arrived, completed or cancelled, or the alighting time passed. */
+  /** The booking's leg no longer boards (legOverSql): the bus left its boarding call, or the trip ended. */
   tripOver: boolean;
   /** The legacy row's traveller and seat labels, for a booking without journey tickets. */
   passengerName: string;
@@ -84,8 +85,9 @@ export interface BookingFacts {
   /** ISO-8601 instants. */
   createdAt: string;
   confirmedAt: string | null;
-  /** When the booking was cancelled: its journey's closing time, else its last change. */
+  /** When the booking was cancelled (its own ending, else its journey's closing), else its last change. */
   cancelledAt: string;
+  /** Why the booking was cancelled (TRIP_CANCELLED, COMPANY_REJECTED, ...); null when its traveller or a refund ended it. */
   failureReason: string | null;
   /** What every document prints of the booking: the company, the booking and the trip. */
   printed: Pick<SnapshotData, 'company' | 'booking' | 'trip'>;
@@ -109,8 +111,8 @@ function toBookingFacts(row: BookingFactsRow): BookingFacts {
     ]),
     createdAt: iso(row.created_at),
     confirmedAt: row.confirmed_at === null ? null : iso(row.confirmed_at),
-    cancelledAt: iso(row.closed_at ?? row.updated_at),
-    failureReason: row.failure_reason,
+    cancelledAt: iso(row.cancelled_at ?? row.updated_at),
+    failureReason: row.cancellation_reason,
     printed: printedFacts(row),
   };
 }
@@ -145,6 +147,21 @@ function printedFacts(row: BookingFactsRow): BookingFacts['printed'] {
 }
 
 /**
+ * How the cancelled booking `b` itself ended: the first revocation of its tickets on its trip
+ * (re-issued ones aside), written in the transaction that ended it, so at that transaction's time,
+ * the time its journey closed when the journey ended with it. A leg of a connection ends alone (a
+ * full refund, BOOKING_REFUNDED) while its journey lives on; when the journey ends later (another
+ * leg's trip cancelled) its closing time and failure reason are not this booking's. Only a trip
+ * cancel (TRIP_CANCELLED) ends a booking for a reason of its own; a traveller's cancel and a refund
+ * have none, as their journey has none. A booking whose tickets were never signed (a request
+ * rejected or timed out) has no revocation: it ended with its journey.
+ */
+const BOOKING_ENDING = `select cr.reason, cr.revoked_at
+       from journey_tickets k join credential_revocations cr on cr.ticket_id = k.id
+       where b.status = 'CANCELLED' and k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.status <> 'REISSUED'
+       order by cr.revoked_at limit 1`;
+
+/**
  * The booking named by `id`: a bookings row, or the one bookings row of a journey. Its leg gives
  * the boarding and alighting stop calls; a legacy row without a journey spans the whole trip.
  */
@@ -152,10 +169,13 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
   const [row] = await db.query<BookingFactsRow>(
     `select b.id, b.booking_code, b.status, b.payment_status, b.created_at, b.updated_at, b.seats_count, b.seat_numbers,
             b.passenger_name, b.subtotal, b.discount, b.total_price, b.currency, b.company_id, b.owner_user_id,
-            b.journey_id, b.trip_id, j.status as journey_status, j.confirmed_at, j.closed_at, j.failure_reason,
+            b.journey_id, b.trip_id, j.status as journey_status, j.confirmed_at,
+            coalesce(ended.revoked_at, j.closed_at) as cancelled_at,
+            case when ended.reason is null then j.failure_reason
+                 when ended.reason = 'TRIP_CANCELLED' then ended.reason end as cancellation_reason,
             c.name_ar as company_name_ar, c.name_en as company_name_en, c.phone as company_phone,
             (t.company_id = b.company_id and r.company_id = b.company_id) as company_matches,
-            (t.status in ('DEPARTED', 'ARRIVED', 'COMPLETED', 'CANCELLED') or ac.arrival_at < now()) as trip_over,
+            ${legOverSql({ trip: 't', board: 'bc', alight: 'ac' })} as trip_over,
             ${STRETCH_COLUMNS},
             bs.name_ar as pickup_name_ar, bs.name_en as pickup_name_en, bs.address_ar as pickup_address_ar,
             bs.address_en as pickup_address_en, bs.directions_ar as pickup_directions_ar,
@@ -174,6 +194,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
        (select s.id from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1))
      join stops bs on bs.id = bc.stop_id
      ${STRETCH_CITIES_JOIN}
+     left join lateral (${BOOKING_ENDING}) ended on true
      where b.id = $1
         or (b.journey_id = $1 and (select count(*) from bookings o where o.journey_id = $1) = 1)`,
     [id],

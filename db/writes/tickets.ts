@@ -4,6 +4,7 @@ import {
   type ReissueRefusalCode,
 } from '../../domain/boarding-credential.js';
 import { Refusal } from '../../domain/refusal.js';
+import { legStillBoardsSql } from '../queries/leg-boarding.js';
 import type { Database } from '../orm.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from './boarding-credentials.js';
 
@@ -29,7 +30,7 @@ interface LockedTicket {
   journey_status: string;
   status: string;
   boarding_authorized: boolean;
-  /** The trip still boards: not departed or later, and its boarding call is in the future. */
+  /** The bus has not left the leg's boarding call yet (legStillBoardsSql). */
   before_departure: boolean;
 }
 
@@ -61,7 +62,7 @@ export async function reissueTicket(
     );
     const { rows } = await client.query<LockedTicket>(
       `select t.id, t.journey_id, j.owner_user_id, j.status as journey_status, t.status, t.boarding_authorized,
-              (tr.status in ('SCHEDULED', 'BOARDING', 'DELAYED') and bc.departure_at > now()) as before_departure
+              ${legStillBoardsSql({ trip: 'tr', board: 'bc' })} as before_departure
        from journey_tickets t
        join journeys j on j.id = t.journey_id
        join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence

@@ -244,4 +244,101 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
       await expectGone(rows.bookingId);
     });
   });
+
+  describe('a delayed trip, and a traveller boarding after the first stop', () => {
+    /** Moves the trip's plan so its first call was due to leave `minutesAgo` minutes ago, as the clock moves on. */
+    async function firstCallDueAgo(tripId: string, minutesAgo: number) {
+      const [{ shift } = { shift: '0' }] = await app.db.query<{ shift: string }>(
+        `select (departure_at - (now() - $2::int * interval '1 minute'))::text as shift
+           from trip_stop_calls where trip_id = $1 order by sequence limit 1`,
+        [tripId, minutesAgo],
+      );
+      await app.db.query(
+        `update trip_stop_calls set arrival_at = arrival_at - $2::interval, departure_at = departure_at - $2::interval
+          where trip_id = $1`,
+        [tripId, shift],
+      );
+      await app.db.query(
+        `update trips set departure_at = departure_at - $2::interval, arrival_at = arrival_at - $2::interval
+          where id = $1`,
+        [tripId, shift],
+      );
+    }
+
+    /** Both boarding documents answer `status` (with `errorCode` when refused). */
+    async function expectDocuments(bookingId: string, expected: [number, string?]) {
+      for (const type of ['ticket', 'confirmation']) {
+        const response = await download(bookingId, type, 'en');
+        const answer = response.status === 200 ? [200] : [response.status, response.body?.errorCode];
+        expect(answer, `${type}: ${JSON.stringify(response.body)}`).toEqual(expected);
+      }
+    }
+
+    const snapshotCount = async (bookingId: string) => (await snapshotsOf(bookingId)).length;
+
+    it('a DELAYED trip keeps its documents past the planned arrival, until the arrival plus the delay has passed', async () => {
+      const ownTrip = journeyTripOf(await createCorridor(app.db));
+      const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
+      await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 1440 where id = $1`, [
+        ownTrip.id,
+      ]);
+      // Planned to leave 4 hours ago, so to arrive (220 minutes later) 20 minutes ago; announced a day late.
+      await firstCallDueAgo(ownTrip.id, 240);
+      await expectDocuments(rows.bookingId, [200]);
+
+      // A day later the planned arrival plus the delay lies 20 minutes back too.
+      await firstCallDueAgo(ownTrip.id, 240 + 1440);
+      const issued = await snapshotCount(rows.bookingId);
+      await expectDocuments(rows.bookingId, [410, 'DOCUMENT_GONE']);
+      expect(await snapshotCount(rows.bookingId)).toBe(issued);
+    });
+
+    it('after the bus leaves its first stop, a traveller boarding at a later stop keeps the documents until the bus leaves theirs', async () => {
+      const ownTrip = journeyTripOf(await createCorridor(app.db));
+      const fromFirst = await confirmedBooking(['Rami Haddad'], ownTrip);
+      // Boards at the origin's parking point, due to leave 25 minutes after the first stop.
+      const later = { ...ownTrip, stopCallIds: ownTrip.stopCallIds.slice(1) };
+      const fromSecond = await confirmedBooking(['Lina Haddad'], later);
+
+      // The bus left its first stop on time 10 minutes ago.
+      await firstCallDueAgo(ownTrip.id, 10);
+      await app.db.query(
+        `update trips set status = 'DEPARTED', actual_departure_at = now() - interval '10 minutes' where id = $1`,
+        [ownTrip.id],
+      );
+      await expectDocuments(fromFirst.bookingId, [410, 'DOCUMENT_GONE']);
+      await expectDocuments(fromSecond.bookingId, [200]);
+
+      // 20 minutes on, the bus has left the parking point too (on time).
+      await firstCallDueAgo(ownTrip.id, 30);
+      await app.db.query(
+        `update trips set actual_departure_at = now() - interval '30 minutes' where id = $1`,
+        [ownTrip.id],
+      );
+      const issued = await snapshotCount(fromSecond.bookingId);
+      await expectDocuments(fromSecond.bookingId, [410, 'DOCUMENT_GONE']);
+      expect(await snapshotCount(fromSecond.bookingId)).toBe(issued);
+    });
+
+    it('a traveller boarding at a later stop counts the trip running late: its announced delay or its late departure', async () => {
+      for (const late of [
+        { delayMinutes: 60, leftMinutesAgo: 50 },
+        { delayMinutes: 0, leftMinutesAgo: 10 },
+      ]) {
+        const ownTrip = journeyTripOf(await createCorridor(app.db));
+        const rows = await confirmedBooking(['Lina Haddad'], {
+          ...ownTrip,
+          stopCallIds: ownTrip.stopCallIds.slice(1),
+        });
+        // Planned to leave its first stop 50 minutes ago, its second 25 minutes ago.
+        await firstCallDueAgo(ownTrip.id, 50);
+        await app.db.query(
+          `update trips set status = 'DEPARTED', delay_minutes = $2, actual_departure_at = now() - $3::int * interval '1 minute'
+            where id = $1`,
+          [ownTrip.id, late.delayMinutes, late.leftMinutesAgo],
+        );
+        await expectDocuments(rows.bookingId, [200]);
+      }
+    });
+  });
 });

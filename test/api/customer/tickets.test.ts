@@ -205,4 +205,81 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
     expect([response.status, response.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
     expect(await ticketRows(rows.journeyId)).toEqual([{ id: rows.ticketIds[0], status: 'VALID' }]);
   });
+
+  describe('re-issue on a delayed trip, and for a traveller boarding after the first stop', () => {
+    /** Moves the trip's plan so its first call was due to leave `minutesAgo` minutes ago, as the clock moves on. */
+    async function firstCallDueAgo(tripId: string, minutesAgo: number) {
+      const [{ shift } = { shift: '0' }] = await app.db.query<{ shift: string }>(
+        `select (departure_at - (now() - $2::int * interval '1 minute'))::text as shift
+           from trip_stop_calls where trip_id = $1 order by sequence limit 1`,
+        [tripId, minutesAgo],
+      );
+      await app.db.query(
+        `update trip_stop_calls set arrival_at = arrival_at - $2::interval, departure_at = departure_at - $2::interval
+          where trip_id = $1`,
+        [tripId, shift],
+      );
+      await app.db.query(
+        `update trips set departure_at = departure_at - $2::interval, arrival_at = arrival_at - $2::interval
+          where id = $1`,
+        [tripId, shift],
+      );
+    }
+
+    const reissue = (ticketId: string) =>
+      app.request('/api/tickets', {
+        method: 'POST',
+        headers: bearer(traveller),
+        json: { ticket_id: ticketId, reason: 'LOST_DEVICE' },
+      });
+
+    it('a DELAYED trip past its planned departure re-issues until the departure plus the delay has passed', async () => {
+      const ownTrip = journeyTripOf(await createCorridor(app.db));
+      const book = () =>
+        confirmedJourneyRows(app.db, { ownerUserId: traveller.userId, trip: ownTrip, travellers: ['Late'] });
+      const waiting = await book();
+      const tooLate = await book();
+      // Planned to leave an hour ago; the bus has not left, announced 10 hours late.
+      await firstCallDueAgo(ownTrip.id, 60);
+      await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 600 where id = $1`, [
+        ownTrip.id,
+      ]);
+      const reissued = await reissue(waiting.ticketIds[0]!);
+      expect(reissued.status, reissued.text).toBe(201);
+
+      // Announced 30 minutes late instead: the planned departure plus the delay passed half an hour ago.
+      await app.db.query(`update trips set delay_minutes = 30 where id = $1`, [ownTrip.id]);
+      const refused = await reissue(tooLate.ticketIds[0]!);
+      expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
+      expect(await ticketRows(tooLate.journeyId)).toEqual([{ id: tooLate.ticketIds[0], status: 'VALID' }]);
+    });
+
+    it('after the bus leaves its first stop, a traveller boarding at a later stop re-issues until the bus leaves theirs', async () => {
+      const ownTrip = journeyTripOf(await createCorridor(app.db));
+      // Boards at the origin's parking point, due to leave 25 minutes after the first stop.
+      const later = { ...ownTrip, stopCallIds: ownTrip.stopCallIds.slice(1) };
+      const book = () =>
+        confirmedJourneyRows(app.db, { ownerUserId: traveller.userId, trip: later, travellers: ['Late'] });
+      const onTheWay = await book();
+      const missed = await book();
+      // The bus left its first stop on time 10 minutes ago.
+      await firstCallDueAgo(ownTrip.id, 10);
+      await app.db.query(
+        `update trips set status = 'DEPARTED', actual_departure_at = now() - interval '10 minutes' where id = $1`,
+        [ownTrip.id],
+      );
+      const reissued = await reissue(onTheWay.ticketIds[0]!);
+      expect(reissued.status, reissued.text).toBe(201);
+
+      // 20 minutes on, the bus has left the parking point too (on time).
+      await firstCallDueAgo(ownTrip.id, 30);
+      await app.db.query(
+        `update trips set actual_departure_at = now() - interval '30 minutes' where id = $1`,
+        [ownTrip.id],
+      );
+      const refused = await reissue(missed.ticketIds[0]!);
+      expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
+      expect(await ticketRows(missed.journeyId)).toEqual([{ id: missed.ticketIds[0], status: 'VALID' }]);
+    });
+  });
 });

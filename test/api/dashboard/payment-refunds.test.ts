@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { bookJourney, connection, mobileTraveller } from '../../support/journeys.js';
+import { acceptShare, createShare, sharedDocument } from '../../support/document-shares.js';
+import { bookJourney, connection, mobileTraveller, type Caller } from '../../support/journeys.js';
 import {
   advance,
   bookSeats,
@@ -209,4 +210,78 @@ describe('a full refund and its booking', () => {
       },
     ]);
   });
+
+  it("a leg refunded alone keeps its cancellation confirmation's time and reason when the other leg's trip is cancelled later", async () => {
+    const world = await connection(app.db);
+    const traveller = await mobileTraveller(app);
+    const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }], 1);
+    const [first] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and trip_id = $2`,
+      [booked.journeyId, world.first.tripId],
+    );
+    const { paymentId } = await collectCash(app.db, first!.id, { source: 'office' });
+    const owner = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+    const open = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(open.status, open.text).toBe(201);
+    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+      method: 'POST',
+      headers: owner.writeHeaders,
+    });
+    expect(refund.status, refund.text).toBe(200);
+    const [refunded] = await app.db.query<{ at: string }>(
+      `select to_char(refunded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
+         from payment_operations where id = $1`,
+      [paymentId],
+    );
+    const leg1 = { cancelled_at: refunded!.at, reason: null };
+    expect(await cancellationOf(traveller, first!.id)).toEqual(leg1);
+
+    // Later the other company cancels its trip: the journey (with leg 2) ends for reason TRIP_CANCELLED.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const dispatcher = await staffSession(app.db, app.config, world.second.companyId, 'DISPATCHER');
+    const cancelled = await dispatch(app, dispatcher, world.second.tripId, {
+      action: 'CANCEL',
+      reason: 'Breakdown',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const [journey] = await app.db.query<{ failure_reason: string }>(
+      `select failure_reason from journeys where id = $1`,
+      [booked.journeyId],
+    );
+    expect(journey!.failure_reason).toBe('TRIP_CANCELLED');
+
+    expect(
+      await cancellationOf(traveller, first!.id),
+      "leg 1 ended by its refund, not by trip 2's cancel",
+    ).toEqual(leg1);
+    const [second] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and trip_id = $2`,
+      [booked.journeyId, world.second.tripId],
+    );
+    expect(await cancellationOf(traveller, second!.id)).toMatchObject({ reason: 'TRIP_CANCELLED' });
+  });
+
+  /** The cancellation confirmation the traveller shares of a booking: the `cancellation` its snapshot prints. */
+  async function cancellationOf(traveller: Caller, bookingId: string) {
+    const created = await createShare(app, traveller.headers, {
+      bookingId,
+      documentKind: 'CANCELLATION_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(created.response.status, created.response.text).toBe(201);
+    const accepted = await acceptShare(app, created.grantId, created.secret);
+    expect(accepted.response.status, accepted.response.text).toBe(200);
+    const document = await sharedDocument(app, created.grantId, accepted.cookie);
+    expect(document.status, JSON.stringify(document.body)).toBe(200);
+    const [snapshot] = await app.db.query<{ data: { cancellation: unknown } }>(
+      `select s.data from document_access_log l join document_snapshots s on s.id = l.snapshot_id
+        where l.actor_kind = 'SHARE_RECIPIENT' and l.actor_id = $1`,
+      [created.grantId],
+    );
+    return snapshot!.data.cancellation;
+  }
 });
