@@ -157,6 +157,7 @@ export async function staffSession(
   token: string;
   csrf: string;
   staffUserId: string;
+  membershipId: string;
   cookie: string;
   writeHeaders: Record<string, string>;
 }> {
@@ -170,7 +171,34 @@ export async function staffSession(
     token: session.token,
     csrf: session.csrfToken,
     staffUserId: member.userId,
+    membershipId: member.membershipId,
     cookie,
     writeHeaders: { Cookie: cookie, 'X-CSRF-Token': session.csrfToken },
   };
+}
+
+/**
+ * Moves a trip's plan (the trip and every stop call) by `shift`, a PostgreSQL interval such as
+ * '-7 days', as if the clock had moved on: the trip keeps its status, as one never dispatched would.
+ */
+export async function shiftTripPlan(db: Database, tripId: string, shift: string): Promise<void> {
+  await db.query(
+    `update trip_stop_calls set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval
+     where trip_id = $1`,
+    [tripId, shift],
+  );
+  await db.query(
+    `update trips set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval where id = $1`,
+    [tripId, shift],
+  );
+}
+
+/** Moves the trip's plan so its first call was due to leave `minutesAgo` minutes ago. */
+export async function firstCallDueAgo(db: Database, tripId: string, minutesAgo: number): Promise<void> {
+  const [{ shift } = { shift: '0' }] = await db.query<{ shift: string }>(
+    `select ((now() - $2::int * interval '1 minute') - departure_at)::text as shift
+       from trip_stop_calls where trip_id = $1 order by sequence limit 1`,
+    [tripId, minutesAgo],
+  );
+  await shiftTripPlan(db, tripId, shift);
 }

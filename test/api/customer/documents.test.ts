@@ -7,6 +7,7 @@ import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
   createJourneyRows,
+  firstCallDueAgo,
   journeyTripOf,
   staffSession,
   type JourneyTrip,
@@ -246,25 +247,6 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
   });
 
   describe('a delayed trip, and a traveller boarding after the first stop', () => {
-    /** Moves the trip's plan so its first call was due to leave `minutesAgo` minutes ago, as the clock moves on. */
-    async function firstCallDueAgo(tripId: string, minutesAgo: number) {
-      const [{ shift } = { shift: '0' }] = await app.db.query<{ shift: string }>(
-        `select (departure_at - (now() - $2::int * interval '1 minute'))::text as shift
-           from trip_stop_calls where trip_id = $1 order by sequence limit 1`,
-        [tripId, minutesAgo],
-      );
-      await app.db.query(
-        `update trip_stop_calls set arrival_at = arrival_at - $2::interval, departure_at = departure_at - $2::interval
-          where trip_id = $1`,
-        [tripId, shift],
-      );
-      await app.db.query(
-        `update trips set departure_at = departure_at - $2::interval, arrival_at = arrival_at - $2::interval
-          where id = $1`,
-        [tripId, shift],
-      );
-    }
-
     /** Both boarding documents answer `status` (with `errorCode` when refused). */
     async function expectDocuments(bookingId: string, expected: [number, string?]) {
       for (const type of ['ticket', 'confirmation']) {
@@ -283,11 +265,11 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
         ownTrip.id,
       ]);
       // Planned to leave 4 hours ago, so to arrive (220 minutes later) 20 minutes ago; announced a day late.
-      await firstCallDueAgo(ownTrip.id, 240);
+      await firstCallDueAgo(app.db, ownTrip.id, 240);
       await expectDocuments(rows.bookingId, [200]);
 
       // A day later the planned arrival plus the delay lies 20 minutes back too.
-      await firstCallDueAgo(ownTrip.id, 240 + 1440);
+      await firstCallDueAgo(app.db, ownTrip.id, 240 + 1440);
       const issued = await snapshotCount(rows.bookingId);
       await expectDocuments(rows.bookingId, [410, 'DOCUMENT_GONE']);
       expect(await snapshotCount(rows.bookingId)).toBe(issued);
@@ -301,7 +283,7 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
       const fromSecond = await confirmedBooking(['Lina Haddad'], later);
 
       // The bus left its first stop on time 10 minutes ago.
-      await firstCallDueAgo(ownTrip.id, 10);
+      await firstCallDueAgo(app.db, ownTrip.id, 10);
       await app.db.query(
         `update trips set status = 'DEPARTED', actual_departure_at = now() - interval '10 minutes' where id = $1`,
         [ownTrip.id],
@@ -310,7 +292,7 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
       await expectDocuments(fromSecond.bookingId, [200]);
 
       // 20 minutes on, the bus has left the parking point too (on time).
-      await firstCallDueAgo(ownTrip.id, 30);
+      await firstCallDueAgo(app.db, ownTrip.id, 30);
       await app.db.query(
         `update trips set actual_departure_at = now() - interval '30 minutes' where id = $1`,
         [ownTrip.id],
@@ -331,7 +313,7 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
           stopCallIds: ownTrip.stopCallIds.slice(1),
         });
         // Planned to leave its first stop 50 minutes ago, its second 25 minutes ago.
-        await firstCallDueAgo(ownTrip.id, 50);
+        await firstCallDueAgo(app.db, ownTrip.id, 50);
         await app.db.query(
           `update trips set status = 'DEPARTED', delay_minutes = $2, actual_departure_at = now() - $3::int * interval '1 minute'
             where id = $1`,

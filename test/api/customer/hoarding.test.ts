@@ -21,6 +21,7 @@ import {
   webTraveller,
   type Caller,
 } from '../../support/journeys.js';
+import { shiftTripPlan } from '../../support/journey-rows.js';
 
 /**
  * Issue 18 "Inventory hoarding": one account may hold at most HELD_SEATS_MAX_PER_TRIP (10) seats
@@ -48,17 +49,21 @@ async function bookingsOf(app: TestApp, caller: Caller): Promise<number> {
   return row!.n;
 }
 
-/** Moves a trip and its stop calls in time by `shift` (an SQL interval such as '-7 days'). */
-async function shiftTrip(app: TestApp, tripId: string, shift: string) {
-  await app.db.query(
-    `update trip_stop_calls set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval
-     where trip_id = $1`,
-    [tripId, shift],
-  );
-  await app.db.query(
-    `update trips set departure_at = departure_at + $2::interval, arrival_at = arrival_at + $2::interval where id = $1`,
-    [tripId, shift],
-  );
+/** `traveller`'s three unpaid bookings (the cap) on a new trip leaving in two days; answers that trip. */
+async function unpaidCapFilled(app: TestApp, traveller: Caller) {
+  const trip = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
+  for (const seat of trip.seatNumbers.slice(0, 3)) {
+    await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] });
+  }
+  return trip;
+}
+
+/** A booking request of `traveller` for one seat of a new trip, the seat locked for it. */
+async function oneSeatRequest(app: TestApp, traveller: Caller) {
+  const trip = await bookableTrip(app.db);
+  const seatNumbers = [trip.seatNumbers[0]!];
+  const seatLockSessionId = await lockSeats(app, traveller, trip.tripId, seatNumbers);
+  return bookingBody({ tripId: trip.tripId, seatNumbers, seatLockSessionId });
 }
 
 function expectRefused(response: TestResponse, status: number, errorCode: string) {
@@ -279,19 +284,10 @@ describe('inventory caps per account', () => {
 
   it('counts only bookings whose bus has not left: a trip past its timetable but never dispatched frees its places', async () => {
     const traveller = await mobileTraveller(app);
-    const old = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
-    for (const seat of old.seatNumbers.slice(0, 3)) {
-      await createBooking(app, traveller, { tripId: old.tripId, seatNumbers: [seat] });
-    }
+    const old = await unpaidCapFilled(app, traveller);
     // A week later the trip ran on its timetable, but the company never dispatched it: still SCHEDULED.
-    await shiftTrip(app, old.tripId, '-7 days');
-    const next = await bookableTrip(app.db);
-    const lockId = await lockSeats(app, traveller, next.tripId, [next.seatNumbers[0]!]);
-    const booked = await postBooking(
-      app,
-      traveller,
-      bookingBody({ tripId: next.tripId, seatNumbers: [next.seatNumbers[0]!], seatLockSessionId: lockId }),
-    );
+    await shiftTripPlan(app.db, old.tripId, '-7 days');
+    const booked = await postBooking(app, traveller, await oneSeatRequest(app, traveller));
     expect(booked.status, booked.text).toBe(201);
     const quoted = await quote(app, traveller, [{ trip: await tripOf(app.db) }]);
     const held = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
@@ -301,22 +297,13 @@ describe('inventory caps per account', () => {
 
   it("counts a delayed trip's unpaid bookings until its delayed departure, not its timetable", async () => {
     const traveller = await webTraveller(app);
-    const late = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
-    for (const seat of late.seatNumbers.slice(0, 3)) {
-      await createBooking(app, traveller, { tripId: late.tripId, seatNumbers: [seat] });
-    }
+    const late = await unpaidCapFilled(app, traveller);
     // Timetabled to leave 30 minutes ago, delayed by two hours: the bus has not left.
-    await shiftTrip(app, late.tripId, '-48 hours -30 minutes');
+    await shiftTripPlan(app.db, late.tripId, '-48 hours -30 minutes');
     await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 120 where id = $1`, [
       late.tripId,
     ]);
-    const next = await bookableTrip(app.db);
-    const lockId = await lockSeats(app, traveller, next.tripId, [next.seatNumbers[0]!]);
-    const body = bookingBody({
-      tripId: next.tripId,
-      seatNumbers: [next.seatNumbers[0]!],
-      seatLockSessionId: lockId,
-    });
+    const body = await oneSeatRequest(app, traveller);
     const refused = await postBooking(app, traveller, body);
     expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
     expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });

@@ -5,6 +5,7 @@ import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
   createJourneyRows,
+  firstCallDueAgo,
   journeyTripOf,
   staffSession,
   type JourneyTrip,
@@ -207,25 +208,6 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
   });
 
   describe('re-issue on a delayed trip, and for a traveller boarding after the first stop', () => {
-    /** Moves the trip's plan so its first call was due to leave `minutesAgo` minutes ago, as the clock moves on. */
-    async function firstCallDueAgo(tripId: string, minutesAgo: number) {
-      const [{ shift } = { shift: '0' }] = await app.db.query<{ shift: string }>(
-        `select (departure_at - (now() - $2::int * interval '1 minute'))::text as shift
-           from trip_stop_calls where trip_id = $1 order by sequence limit 1`,
-        [tripId, minutesAgo],
-      );
-      await app.db.query(
-        `update trip_stop_calls set arrival_at = arrival_at - $2::interval, departure_at = departure_at - $2::interval
-          where trip_id = $1`,
-        [tripId, shift],
-      );
-      await app.db.query(
-        `update trips set departure_at = departure_at - $2::interval, arrival_at = arrival_at - $2::interval
-          where id = $1`,
-        [tripId, shift],
-      );
-    }
-
     const reissue = (ticketId: string) =>
       app.request('/api/tickets', {
         method: 'POST',
@@ -240,7 +222,7 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
       const waiting = await book();
       const tooLate = await book();
       // Planned to leave an hour ago; the bus has not left, announced 10 hours late.
-      await firstCallDueAgo(ownTrip.id, 60);
+      await firstCallDueAgo(app.db, ownTrip.id, 60);
       await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 600 where id = $1`, [
         ownTrip.id,
       ]);
@@ -263,7 +245,7 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
       const onTheWay = await book();
       const missed = await book();
       // The bus left its first stop on time 10 minutes ago.
-      await firstCallDueAgo(ownTrip.id, 10);
+      await firstCallDueAgo(app.db, ownTrip.id, 10);
       await app.db.query(
         `update trips set status = 'DEPARTED', actual_departure_at = now() - interval '10 minutes' where id = $1`,
         [ownTrip.id],
@@ -272,7 +254,7 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
       expect(reissued.status, reissued.text).toBe(201);
 
       // 20 minutes on, the bus has left the parking point too (on time).
-      await firstCallDueAgo(ownTrip.id, 30);
+      await firstCallDueAgo(app.db, ownTrip.id, 30);
       await app.db.query(
         `update trips set actual_departure_at = now() - interval '30 minutes' where id = $1`,
         [ownTrip.id],

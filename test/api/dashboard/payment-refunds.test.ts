@@ -160,6 +160,28 @@ describe('a full refund and its booking', () => {
     expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
   });
 
+  /** The connection's first leg paid at the office of its company, then refunded in full by its OWNER. */
+  async function refundFirstLeg(world: Awaited<ReturnType<typeof connection>>, journeyId: string) {
+    const [first] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and trip_id = $2`,
+      [journeyId, world.first.tripId],
+    );
+    const { paymentId } = await collectCash(app.db, first!.id, { source: 'office' });
+    const owner = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+    const open = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(open.status, open.text).toBe(201);
+    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+      method: 'POST',
+      headers: owner.writeHeaders,
+    });
+    expect(refund.status, refund.text).toBe(200);
+    return { paymentId, bookingId: first!.id };
+  }
+
   it("ends only its own leg of a connection: the other company's leg, tickets and the journey stay", async () => {
     const world = await connection(app.db);
     const traveller = await mobileTraveller(app);
@@ -174,25 +196,8 @@ describe('a full refund and its booking', () => {
            from bookings b join journeys j on j.id = b.journey_id where b.journey_id = $1 order by b.trip_id = $2 desc`,
         [booked.journeyId, world.first.tripId],
       );
-    const [first] = await app.db.query<{ id: string }>(
-      `select id from bookings where journey_id = $1 and trip_id = $2`,
-      [booked.journeyId, world.first.tripId],
-    );
-    const { paymentId } = await collectCash(app.db, first!.id, { source: 'office' });
-    const owner = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
-    const open = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: owner.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(open.status, open.text).toBe(201);
 
-    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
-      method: 'POST',
-      headers: owner.writeHeaders,
-    });
-
-    expect(refund.status, refund.text).toBe(200);
+    await refundFirstLeg(world, booked.journeyId);
     expect(await legs()).toEqual([
       {
         trip_id: world.first.tripId,
@@ -215,30 +220,14 @@ describe('a full refund and its booking', () => {
     const world = await connection(app.db);
     const traveller = await mobileTraveller(app);
     const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }], 1);
-    const [first] = await app.db.query<{ id: string }>(
-      `select id from bookings where journey_id = $1 and trip_id = $2`,
-      [booked.journeyId, world.first.tripId],
-    );
-    const { paymentId } = await collectCash(app.db, first!.id, { source: 'office' });
-    const owner = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
-    const open = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: owner.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(open.status, open.text).toBe(201);
-    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
-      method: 'POST',
-      headers: owner.writeHeaders,
-    });
-    expect(refund.status, refund.text).toBe(200);
+    const { paymentId, bookingId } = await refundFirstLeg(world, booked.journeyId);
     const [refunded] = await app.db.query<{ at: string }>(
       `select to_char(refunded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
          from payment_operations where id = $1`,
       [paymentId],
     );
     const leg1 = { cancelled_at: refunded!.at, reason: null };
-    expect(await cancellationOf(traveller, first!.id)).toEqual(leg1);
+    expect(await cancellationOf(traveller, bookingId)).toEqual(leg1);
 
     // Later the other company cancels its trip: the journey (with leg 2) ends for reason TRIP_CANCELLED.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -255,7 +244,7 @@ describe('a full refund and its booking', () => {
     expect(journey!.failure_reason).toBe('TRIP_CANCELLED');
 
     expect(
-      await cancellationOf(traveller, first!.id),
+      await cancellationOf(traveller, bookingId),
       "leg 1 ended by its refund, not by trip 2's cancel",
     ).toEqual(leg1);
     const [second] = await app.db.query<{ id: string }>(

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createStaffSession } from '../../../api/auth/staff-session.js';
 import { answeredOrWaiting, holdLock } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { dashboard, planningWorld, type PlanningWorld, type Session } from '../../support/planning.js';
-import { createStaffMember, type StaffRole } from '../../support/staff.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { type StaffRole } from '../../support/staff.js';
 
 /**
  * A company manages its team: PATCH /dashboard/api/team/{membershipId} changes a member's role or
@@ -35,22 +35,8 @@ describe('team: PATCH /team/{membershipId}', () => {
   const idOf = (session: Session) => membershipOf[session.staffUserId]!;
 
   /** A new member of `companyId` with a live session (the dashboard's, or a driver's for the driver app). */
-  const join = async (companyId: string, role: StaffRole): Promise<Member> => {
-    const member = await createStaffMember(app.db, companyId, role);
-    const session = await createStaffSession(
-      { db: app.db, config: app.config },
-      { staffUserId: member.userId, membershipId: member.membershipId },
-    );
-    const cookie = `bb_staff=${session.token}; bb_staff_csrf=${session.csrfToken}`;
-    return {
-      token: session.token,
-      csrf: session.csrfToken,
-      staffUserId: member.userId,
-      membershipId: member.membershipId,
-      cookie,
-      writeHeaders: { Cookie: cookie, 'X-CSRF-Token': session.csrfToken },
-    };
-  };
+  const join = (companyId: string, role: StaffRole): Promise<Member> =>
+    staffSession(app.db, app.config, companyId, role);
 
   const change = (actor: Session, membershipId: string, body: unknown, headers?: Record<string, string>) =>
     dashboard(app, actor, 'PATCH', `/team/${membershipId}`, body, headers);
