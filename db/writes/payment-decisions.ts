@@ -12,7 +12,7 @@ import { withDeadlockRetry } from '../pg-errors.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
 import { recordStaffAudit } from './audit.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
-import { lockTripsOf } from './booking-changes/own-booking.js';
+import { lockJourneyOf, lockTripsOf } from './booking-changes/own-booking.js';
 import { reverseBookingPoints } from './loyalty/reversal.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
@@ -68,11 +68,7 @@ async function lockOperation(
     [paymentId, decider.companyId],
   );
   if (!found[0]) throw notFound();
-  const { order_id: orderId, journey_id: journeyId } = found[0];
-  if (withJourney && orderId)
-    await client.query(`select id from journey_orders where id = $1 for update`, [orderId]);
-  if (withJourney && journeyId)
-    await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+  if (withJourney) await lockJourneyOf(client, found[0]);
   await client.query(`select id from bookings where id = $1 for update`, [found[0].booking_id]);
   const { rows } = await client.query<LockedOperation>(
     `select p.id, p.booking_id, b.booking_code, p.status, p.amount::float8 as amount

@@ -55,6 +55,22 @@ interface OwnBookingRow {
   order_id: string | null;
 }
 
+/**
+ * Locks a booking's journey order, then its journey (either may be absent): the order every change
+ * of a booking takes them in, before the booking itself (a traveller's change, a refund).
+ */
+export async function lockJourneyOf(
+  client: Pick<PoolClient, 'query'>,
+  booking: { journey_id: string | null; order_id: string | null },
+): Promise<void> {
+  if (booking.order_id) {
+    await client.query(`select id from journey_orders where id = $1 for update`, [booking.order_id]);
+  }
+  if (booking.journey_id) {
+    await client.query(`select id from journeys where id = $1 for update`, [booking.journey_id]);
+  }
+}
+
 /** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
 export async function lockOwnBooking(
   client: PoolClient,
@@ -67,9 +83,7 @@ export async function lockOwnBooking(
     [bookingId, userId],
   );
   if (!found[0]) throw bookingNotFound();
-  const { journey_id: journeyId, order_id: orderId } = found[0];
-  if (orderId) await client.query(`select id from journey_orders where id = $1 for update`, [orderId]);
-  if (journeyId) await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+  await lockJourneyOf(client, found[0]);
   const { rows } = await client.query<LockedBooking>(
     `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
             b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
@@ -92,7 +106,7 @@ export async function lockOwnBooking(
   );
   const booking = rows[0];
   // The booking was moved to another journey between the two reads: nothing a traveller can do.
-  if (!booking || booking.journey_id !== journeyId) throw bookingNotFound();
+  if (!booking || booking.journey_id !== found[0].journey_id) throw bookingNotFound();
   return booking;
 }
 
