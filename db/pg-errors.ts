@@ -9,6 +9,10 @@ export const PG_DEADLOCK = '40P01';
 /** The SQLSTATE of a failed statement (pg puts it on the error as `code`), if any. */
 export const pgCode = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
+/** The constraint (or unique index) a failed statement violated, if any. */
+export const pgConstraint = (error: unknown): string | undefined =>
+  (error as { constraint?: string } | null)?.constraint;
+
 const DEADLOCK_ATTEMPTS = 3;
 
 /**

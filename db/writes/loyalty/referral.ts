@@ -1,4 +1,5 @@
 import type { Database } from '../../orm.js';
+import { PG_UNIQUE_VIOLATION, pgCode, pgConstraint } from '../../pg-errors.js';
 import { lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
@@ -9,7 +10,8 @@ import { LoyaltyRefusal } from './refusal.js';
  * no longer ACTIVE), then their account in the company. Refused: an unknown code or one of another
  * company (404 LOYALTY_REFERRAL_NOT_FOUND), the caller's own code (LOYALTY_REFERRAL_SELF), a caller
  * already referred in this company (LOYALTY_REFERRAL_ALREADY_USED), a caller who already completed
- * a trip with the company (LOYALTY_REFERRAL_NOT_NEW).
+ * a trip with the company (LOYALTY_REFERRAL_NOT_NEW), a caller whom the code's holder entered as
+ * their own referrer (LOYALTY_REFERRAL_MUTUAL: one referral per pair, whichever way round).
  */
 export async function recordReferral(
   db: Database,
@@ -57,11 +59,23 @@ export async function recordReferral(
         'Referrals are for travellers new to this company',
       );
     }
-    const { rows } = await client.query<{ id: string }>(
-      `insert into loyalty_referrals (company_id, referrer_account_id, referee_account_id)
-       values ($1, $2, $3) returning id`,
-      [input.companyId, referrer.id, accountId],
-    );
+    const { rows } = await client
+      .query<{ id: string }>(
+        `insert into loyalty_referrals (company_id, referrer_account_id, referee_account_id)
+         values ($1, $2, $3) returning id`,
+        [input.companyId, referrer.id, accountId],
+      )
+      .catch((error: unknown) => {
+        // The caller referred the code's holder already (or does so at this moment: the pair's index
+        // makes this insert wait for that one and then fail).
+        if (pgCode(error) === PG_UNIQUE_VIOLATION && pgConstraint(error) === 'loyalty_referrals_pair_key') {
+          throw new LoyaltyRefusal(
+            'LOYALTY_REFERRAL_MUTUAL',
+            'You referred the holder of this code, so they cannot refer you',
+          );
+        }
+        throw error;
+      });
     return { referralId: rows[0]!.id, status: 'PENDING' as const };
   });
 }

@@ -14,6 +14,7 @@ export type LoyaltyErrorCode =
   | 'LOYALTY_REFERRAL_SELF'
   | 'LOYALTY_REFERRAL_ALREADY_USED'
   | 'LOYALTY_REFERRAL_NOT_NEW'
+  | 'LOYALTY_REFERRAL_MUTUAL'
   | 'LOYALTY_BALANCE_LIMIT';
 
 /** A loyalty rule refused the request: a stable errorCode and its HTTP status (409 unless it is a 404). */

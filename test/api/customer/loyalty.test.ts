@@ -104,6 +104,9 @@ async function referralCodeOf(app: TestApp, traveller: SignedInTraveller, compan
   return answer.body.data.referralCode as string;
 }
 
+const referralsOf = async (app: TestApp, companyId: string) =>
+  (await app.db.query(`select 1 from loyalty_referrals where company_id = $1`, [companyId])).length;
+
 const postReferral = (app: TestApp, traveller: SignedInTraveller, companyId: string, referralCode: string) =>
   app.request('/api/loyalty/referral', {
     method: 'POST',
@@ -909,7 +912,24 @@ describe('points earning and referrals', () => {
     );
   });
 
-  it('two new travellers entering each other’s referral code at once: no 500 (deadlock)', async () => {
+  it('a traveller cannot refer back the one who referred them: 409 LOYALTY_REFERRAL_MUTUAL, nothing written', async () => {
+    const trip = await programWithTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 100 });
+    const a = await app.signIn();
+    const b = await app.signIn();
+    const c = await app.signIn();
+    const codeA = await referralCodeOf(app, a, trip.companyId);
+    const codeB = await referralCodeOf(app, b, trip.companyId);
+
+    expect((await postReferral(app, b, trip.companyId, codeA)).status).toBe(201);
+    const back = await postReferral(app, a, trip.companyId, codeB);
+    expect([back.status, back.body.errorCode]).toEqual([409, 'LOYALTY_REFERRAL_MUTUAL']);
+    expect(await referralsOf(app, trip.companyId)).toBe(1);
+    // A chain is not a loop: C may still be referred by B.
+    expect((await postReferral(app, c, trip.companyId, codeB)).status).toBe(201);
+  });
+
+  it('two new travellers entering each other’s referral code at once: one referral, the other 409 MUTUAL, no 500', async () => {
     const trip = await programWithTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { referralPoints: 100 });
     const a = await app.signIn();
@@ -924,9 +944,12 @@ describe('points earning and referrals', () => {
     await waitersOf(app.db, referrals.pid, 2);
     await referrals.release();
 
-    for (const answer of await Promise.all([aAnswer, bAnswer])) {
-      expect([201, 409], `${answer.status} ${answer.text}`).toContain(answer.status);
-    }
+    const answers = await Promise.all([aAnswer, bAnswer]);
+    expect(answers.map((answer) => [answer.status, answer.body.errorCode]).sort()).toEqual([
+      [201, undefined],
+      [409, 'LOYALTY_REFERRAL_MUTUAL'],
+    ]);
+    expect(await referralsOf(app, trip.companyId)).toBe(1);
   });
 
   it('a referral between two holders of a reward the company withdraws at that moment: both finish, no 500', async () => {
