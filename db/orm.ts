@@ -50,6 +50,7 @@ import { Migration20261204030000_credential_revocations_list_index } from './mig
 import { Migration20261204040000_trip_positions_report_order } from './migrations/Migration20261204040000_trip_positions_report_order.js';
 import { Migration20261204060000_loyalty_refund_reversal } from './migrations/Migration20261204060000_loyalty_refund_reversal.js';
 import { Migration20261204070000_loyalty_referral_pairs } from './migrations/Migration20261204070000_loyalty_referral_pairs.js';
+import { Migration20261204080000_identity_one_subject_per_provider } from './migrations/Migration20261204080000_identity_one_subject_per_provider.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -88,6 +89,7 @@ const MIGRATIONS = [
   Migration20261204040000_trip_positions_report_order,
   Migration20261204060000_loyalty_refund_reversal,
   Migration20261204070000_loyalty_referral_pairs,
+  Migration20261204080000_identity_one_subject_per_provider,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -243,7 +243,8 @@ export const docsFor = (config: Config) =>
         'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
         'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
         "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
-        'set (verified) only when it has none. ' +
+        'set (verified) only when it has none. A session whose account is no longer active when the link runs (merged ' +
+        'into another by POST /auth/customer/complete-phone meanwhile): 401 AUTH_REQUIRED, and nothing is written. ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
       responses: answers(200, 'Linked', LinkResponse, SIGN_IN_REFUSALS),
     },

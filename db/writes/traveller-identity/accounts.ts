@@ -148,13 +148,22 @@ const toEmailHolder = (row: EmailHolderRow): EmailHolder => ({
   hasIdentity: row.has_identity,
 });
 
-/** The account that holds the address, locked. */
+/**
+ * The account that holds the address, locked; what it is is read once its row is ours, in a later
+ * statement: a subquery of the locking statement would keep that statement's snapshot from before
+ * it waited (READ COMMITTED re-checks only the locked row), and miss a subject linked meanwhile.
+ */
 export async function emailHolder(client: PoolClient, email: string): Promise<EmailHolder | null> {
+  const { rows: locked } = await client.query<{ id: string }>(
+    'select u.id from users u where lower(u.email) = lower($1) for update',
+    [email],
+  );
+  if (!locked[0]) return null;
   const { rows } = await client.query<EmailHolderRow>(
     `select u.id, u.status, u.email_verified_at is not null as email_verified,
             exists (select 1 from user_identities i where i.user_id = u.id) as has_identity
-     from users u where lower(u.email) = lower($1) for update`,
-    [email],
+     from users u where u.id = $1`,
+    [locked[0].id],
   );
-  return rows[0] ? toEmailHolder(rows[0]) : null;
+  return toEmailHolder(rows[0]!);
 }

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { Refusal } from '../../../domain/refusal.js';
 import { accountGone, linkRefusal, unlinkRefusal } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
 import { emailHolder, identityTransaction, linkedUser, PROVIDER, type VerifiedIdentity } from './accounts.js';
@@ -24,10 +25,16 @@ interface LinkedAtRow {
   linked_at: string;
 }
 
+interface StatusRow {
+  status: string;
+}
+
 /**
  * Links a verified subject to the signed-in traveller, in one transaction. Refused when the
  * address belongs to staff, when the subject is linked to another user, when another user holds
- * the address, or when this user already has a different subject. The account's e-mail is filled
+ * the address, or when this user already has a different subject; and when the account is no
+ * longer active once its row is locked (401 AUTH_REQUIRED: a phone merge retired it while this
+ * waited), so no subject lands on an account nobody can sign in to. The account's e-mail is filled
  * in (as verified) only when it has none, or marked verified when it is the same address; a
  * different address is kept.
  */
@@ -38,8 +45,15 @@ export async function linkIdentity(
   nonce: PresentedNonce,
 ): Promise<LinkedIdentity> {
   return identityTransaction(db, identity, nonce, async (client) => {
-    const { rows: users } = await client.query('select 1 from users where id = $1 for update', [userId]);
+    const { rows: users } = await client.query<StatusRow>(
+      'select status from users where id = $1 for update',
+      [userId],
+    );
     if (!users[0]) throw accountGone();
+    // No longer ACTIVE once its row is ours: merged into another while this waited (complete-phone
+    // disables it and ends its sessions, holding the row). 401 AUTH_REQUIRED, as the same request
+    // gets a moment later and as lockActiveTraveller (db/writes/inventory-caps.ts) answers.
+    if (users[0].status !== 'ACTIVE') throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to continue');
     const { rows: current } = await client.query<CurrentIdentityRow>(
       `select subject, email, ${ISO_CREATED_AT} as linked_at from user_identities where user_id = $1 and provider = $2`,
       [userId, PROVIDER],

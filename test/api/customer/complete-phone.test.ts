@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sendOtp } from '../../../api/auth/otp.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
@@ -432,6 +432,57 @@ describe('POST /auth/customer/complete-phone', () => {
     expect(await app.db.query('select id from hold_batches where owner_user_id = $1', [old.userId])).toEqual(
       [],
     );
+  }, 60_000);
+
+  it("refuses the old account's identity-provider link that waited on the merge, instead of linking the disabled account", async () => {
+    const old = await oldPhoneTraveller();
+    const oldSession = await sessionOf(old.userId!);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+    // The old session starts linking another subject, with an address nobody holds.
+    const flow = await app.request('/api/auth/customer/idp/nonce?channel=link');
+    const sub = randomUUID();
+    const email = `linked-${randomUUID().slice(0, 8)}@example.test`;
+    const idToken = await idp.mint({
+      audience: idp.mobileClientId,
+      claims: { sub, email, nonce: flow.body.data.nonce },
+    });
+
+    // The old account's row is busy: the merge waits on it first, then the old session's link
+    // (authenticated while its session was live) queues behind the merge.
+    const { answer: linking } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      () =>
+        app.request('/api/profile/security/identities/idp', {
+          method: 'POST',
+          token: oldSession.token,
+          json: { idToken, flowId: flow.body.data.flowId },
+        }),
+    );
+    expectError(linking, 401, 'AUTH_REQUIRED');
+    // Nothing written: no subject on the disabled account, its address still released, the flow unused.
+    expect({
+      oldAccount: await app.db.query('select status, email, email_verified_at from users where id = $1', [
+        old.userId,
+      ]),
+      identities: await app.db.query('select user_id from user_identities where subject = $1', [sub]),
+      flow: await app.db.query('select consumed_at from idp_nonces where flow_id = $1', [
+        flow.body.data.flowId,
+      ]),
+    }).toEqual({
+      oldAccount: [{ status: 'DISABLED', email: null, email_verified_at: null }],
+      identities: [],
+      flow: [{ consumed_at: null }],
+    });
+    // The subject is not stuck on an account nobody can use: it signs in, to an account of its own.
+    const later = await app.request('/api/auth/customer/idp/mobile', {
+      method: 'POST',
+      json: { idToken: await idp.mint({ audience: idp.mobileClientId, claims: { sub, email } }) },
+    });
+    expect([later.status, later.body.data?.isNewUser]).toEqual([200, true]);
   }, 60_000);
 
   it('opens no session on the old account once the merge has disabled it, also for a sign-in that found it before', async () => {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useFakeIdp, type FakeIdp, type MintOptions } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 
@@ -239,6 +240,49 @@ describe('identity-provider sign-in', () => {
       );
       expect(await usersWithEmail(email)).toHaveLength(1);
     });
+
+    it('refuses the address to a first sign-in that waited while its holder linked another subject', async () => {
+      const { startFlow, mobile, mobileToken, identitiesWithEmail } = helpers();
+      const traveller = await app.signIn();
+      const email = uniqueEmail('holder');
+      await app.db.query('update users set email = $2, email_verified_at = now() where id = $1', [
+        traveller.userId,
+        email,
+      ]);
+      // The traveller links subject S1 (another address) from the app, while someone signs in with
+      // subject S2 whose verified address is the traveller's: both wait on the traveller's row.
+      const flow = await startFlow('link');
+      const [s1, s2] = [randomUUID(), randomUUID()];
+      const linkToken = await mobileToken({
+        claims: { sub: s1, email: uniqueEmail('other'), nonce: flow.nonce },
+      });
+      const signInToken = await mobileToken({ claims: { sub: s2, email } });
+      const lock = await holdLock(app.db, `select id from users where id = '${traveller.userId}' for update`);
+      let answers: [TestResponse, TestResponse];
+      try {
+        const linking = app.request('/api/profile/security/identities/idp', {
+          method: 'POST',
+          token: traveller.token,
+          json: { idToken: linkToken, flowId: flow.flowId },
+        });
+        await waitersOf(app.db, lock.pid, 1);
+        const signingIn = mobile(signInToken);
+        await waitersOf(app.db, lock.pid, 2);
+        await lock.release();
+        answers = [await linking, await signingIn];
+      } finally {
+        await lock.release();
+      }
+      const [linked, signedIn] = answers;
+      expect(linked.status, linked.text).toBe(200);
+      expectError(signedIn, 409, 'IDP_ACCOUNT_CONFLICT');
+      // One subject on the traveller; S2 is linked nowhere and opened no account.
+      expect(
+        await app.db.query('select subject from user_identities where user_id = $1', [traveller.userId]),
+      ).toEqual([{ subject: s1 }]);
+      expect(await app.db.query('select 1 from user_identities where subject = $1', [s2])).toEqual([]);
+      expect(await identitiesWithEmail(email)).toEqual([]);
+    }, 60_000);
 
     it('refuses addresses of company staff and administrators', async () => {
       const { mobile, mobileToken, usersWithEmail } = helpers();
