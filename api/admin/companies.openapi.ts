@@ -118,7 +118,9 @@ const ACTION_RULES: Record<CompanyAction, string> = {
     'ACTIVE → SUSPENDED (409 COMPANY_ALREADY_SUSPENDED otherwise), at once everywhere: the company leaves every ' +
     'inventory scope (search, trips, quote, hold, seat locks, bookings; a hold placed before cannot be confirmed), ' +
     'every dashboard write of its staff answers 403 COMPANY_SUSPENDED (only the session routes under /auth/ stay), ' +
-    'and neither its staff nor its drivers may issue or revoke document shares. Its journey requests still pending ' +
+    'and neither its staff nor its drivers may issue or revoke document shares. A trip schedule still committing ' +
+    'creates no trip after the suspension: it ends FAILED with failure_reason COMPANY_SUSPENDED (a batch in flight ' +
+    'commits first; the suspension waits for it). Its journey requests still pending ' +
     'are ended explicitly: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
     '(request CANCELLED, seats released, tickets cancelled), after the suspension has committed; endedRequests lists ' +
     'them. A request whose workflow cannot be reached keeps its deadline, and the suspended company cannot approve ' +

@@ -102,7 +102,15 @@ const Schedule = z
     workflow_progress: Progress.extend({ phase: z.string() }).nullable().optional().meta({
       description: "the workflow's progress Query while it commits (null when Temporal cannot answer)",
     }),
-    failure_reason: z.string().nullable(),
+    failure_reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'why a FAILED schedule stopped (null otherwise): CONFLICT_AFTER_CLAIM, COMPANY_SUSPENDED (the company was ' +
+          'suspended while it committed), TRIP_AFTER_LAST_DATE, or the code of the route, bus, driver or pickup stop ' +
+          'refusal its batch met (as POST /trips answers it)',
+      }),
     conflicts: z.array(Conflict).meta({ description: 'conflicts met while committing: the skipped trips' }),
     created_by: UuidOut,
     created_at: DateTime,
@@ -157,7 +165,9 @@ export const docs = taggedOperations(TAGS, {
     summary: 'One trip schedule and its progress',
     description:
       "Where a 202 from POST /trip-schedules points. While COMMITTING, workflow_progress is the workflow's progress " +
-      "Query. Another company's schedule is 404 SCHEDULE_NOT_FOUND. OWNER, ADMIN and DISPATCHER only.",
+      'Query. A FAILED schedule names its reason in failure_reason and keeps the trips of its batches before it; ' +
+      'COMPANY_SUSPENDED: the company was suspended while the schedule committed, and no trip was created after the ' +
+      "suspension. Another company's schedule is 404 SCHEDULE_NOT_FOUND. OWNER, ADMIN and DISPATCHER only.",
     responses: answers(200, 'The schedule', ok(Schedule), [400, 401, 403, 404]),
   },
   postTripSchedule: {
@@ -169,7 +179,10 @@ export const docs = taggedOperations(TAGS, {
       'SCHEDULE_CONFLICTS, details.conflicts names up to 50 of them and details.total counts them); a schedule that ' +
       'would create no trip is never created (422 SCHEDULE_EMPTY). Then the workflow creates the trips in batches, ' +
       'each one transaction that re-checks its conflicts (skipping them with skip_conflicts; otherwise the schedule ' +
-      'ends FAILED with CONFLICT_AFTER_CLAIM, which the claim makes practically impossible). The answer is 201 with ' +
+      'ends FAILED with CONFLICT_AFTER_CLAIM, which the claim makes practically impossible). The claim and every batch ' +
+      'read the company first: a company suspended before the claim gets 403 COMPANY_SUSPENDED and nothing is ' +
+      'created; one suspended while the batches run gets no trip after the suspension (the schedule ends FAILED with ' +
+      'COMPANY_SUSPENDED, its earlier trips stay). The answer is 201 with ' +
       'the schedule when the workflow ends within SCHEDULE_ANSWER_WAIT_MS (5 s), else 202 with Location and ' +
       'progress_url to read the progress. Two commits for one bus at once run one after the other: no bus or driver ' +
       'is ever booked twice. Trips carry their stop calls from the route, like any trip, so travellers find and book them.',

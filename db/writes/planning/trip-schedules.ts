@@ -26,6 +26,9 @@ import { lockPlanningResources } from './locks.js';
  *   calls and advances the schedule's progress, all in one transaction. A batch already counted
  *   is not done again, and (schedule, departure) is unique, so a retried batch neither
  *   duplicates nor loses a trip.
+ *
+ * Both first read the company row FOR SHARE: a suspended company's claim is refused (403
+ * COMPANY_SUSPENDED) and a batch after its suspension ends the schedule FAILED (COMPANY_SUSPENDED).
  */
 /** Conflicts named in a refusal: enough to act on, and how many there are. */
 const REPORTED_CONFLICTS = 50;
@@ -54,12 +57,32 @@ function conflictRefusal(conflicts: Conflict[]): PlanningRefusal {
   );
 }
 
+/**
+ * Whether the company is active, its row read FOR SHARE first of the transaction's locks, as every
+ * company-scoped write takes its company row: a suspension (FOR UPDATE, company-moderation.ts)
+ * waits for a claim or batch in flight, and a claim or batch after it sees the suspended company.
+ */
+async function companyTakesTrips(client: TransactionClient, companyId: string): Promise<boolean> {
+  const { rows } = await client.query<{ status: string }>(
+    'select status from companies where id = $1 for share',
+    [companyId],
+  );
+  return rows[0]?.status === 'ACTIVE';
+}
+
+/** The claim's refusal code and a batch's failure_reason once the company is suspended. */
+const SUSPENDED = 'COMPANY_SUSPENDED';
+
+const companySuspended = () =>
+  new PlanningRefusal(403, SUSPENDED, 'The company is suspended; its data cannot be changed');
+
 /** Claims the schedule's trips (one transaction): the schedule row, or a refusal and no row. */
 export async function claimTripSchedule(db: Database, input: ScheduleClaimInput): Promise<ScheduleClaim> {
   return db.transaction(async (client) => {
     const existing = await storedClaim(client, input.scheduleId);
     if (existing) return existing;
     const { request } = input;
+    if (!(await companyTakesTrips(client, input.companyId))) throw companySuspended();
     await lockPlanningResources(client, {
       busIds: [request.busId],
       driverId: request.driverId,
@@ -183,6 +206,25 @@ async function batchRefs(client: TransactionClient, schedule: ScheduleRow) {
   });
 }
 
+/** A batch's locks, in the claim's order: the company row, the bus, driver and route, the schedule. */
+async function lockBatch(client: TransactionClient, scheduleId: string) {
+  const { rows } = await client.query<{
+    company_id: string;
+    bus_id: string;
+    driver_id: string | null;
+    route_id: string;
+  }>('select company_id, bus_id, driver_id, route_id from trip_schedules where id = $1', [scheduleId]);
+  const [resources] = rows;
+  if (!resources) throw new Error(`trip schedule ${scheduleId} does not exist`);
+  const companyActive = await companyTakesTrips(client, resources.company_id);
+  await lockPlanningResources(client, {
+    busIds: [resources.bus_id],
+    driverId: resources.driver_id,
+    routeId: resources.route_id,
+  });
+  return { schedule: await lockedSchedule(client, scheduleId), companyActive };
+}
+
 /**
  * Batch `batchIndex` of the schedule in one transaction: re-checks its trips' conflicts (against
  * trips and earlier claims) under the bus and driver locks, creates those without one (all of
@@ -193,24 +235,15 @@ export async function commitScheduleBatch(
   input: { scheduleId: string; batchIndex: number },
 ): Promise<ScheduleProgressRow> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ bus_id: string; driver_id: string | null; route_id: string }>(
-      'select bus_id, driver_id, route_id from trip_schedules where id = $1',
-      [input.scheduleId],
-    );
-    const [resources] = rows;
-    if (!resources) throw new Error(`trip schedule ${input.scheduleId} does not exist`);
-    await lockPlanningResources(client, {
-      busIds: [resources.bus_id],
-      driverId: resources.driver_id,
-      routeId: resources.route_id,
-    });
-    const schedule = await lockedSchedule(client, input.scheduleId);
+    const { schedule, companyActive } = await lockBatch(client, input.scheduleId);
     if (schedule.status !== 'COMMITTING' || schedule.batches_done > input.batchIndex) {
       return progressOf(client, schedule.id);
     }
     if (schedule.batches_done < input.batchIndex) {
       throw new Error(`batch ${input.batchIndex} of ${schedule.id} before batch ${schedule.batches_done}`);
     }
+    // Suspended since the claim: the schedule ends here, its later trips never created.
+    if (!companyActive) return failSchedule(client, schedule.id, SUSPENDED);
     let refs;
     try {
       refs = await batchRefs(client, schedule);

@@ -5,8 +5,10 @@ import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { webTraveller } from '../../support/journeys.js';
+import { eventually, webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { signedInAdmin } from '../admin/helpers.js';
 import {
   dashboard,
   expectNoDoubleBookedBus,
@@ -367,6 +369,75 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     expect((await planningSnapshot(app.db, suspended.companyId)).trips).toEqual([]);
     expect((await planningSnapshot(app.db, w.companyId)).schedules).toEqual([]);
   });
+
+  /** An administrator's suspension of the company (POST /admin/api/companies/{id}/suspend). */
+  const suspend = async (w: PlanningWorld) =>
+    (await signedInAdmin(app, { role: 'ADMIN' })).browser.send('POST', `/companies/${w.companyId}/suspend`, {
+      reason: 'Fraud investigation',
+    });
+
+  it('refuses the claim of a company suspended while its commit waited (403 COMPANY_SUSPENDED, nothing created)', async () => {
+    const w = await planningWorld(app);
+    const held = await holdLock(app.db, `select id from companies where id = '${w.companyId}' for update`);
+    let suspension, committing;
+    try {
+      suspension = suspend(w);
+      await waitersOf(app.db, held.pid, 1);
+      // The commit passed the authenticator before the suspension committed; its claim comes after it.
+      committing = post(w, scheduleBody(w));
+      await waitersOf(app.db, held.pid, 2);
+    } finally {
+      await held.release();
+    }
+    expect((await suspension).status).toBe(200);
+    const answer = await committing;
+    expect([answer.status, answer.body.errorCode], answer.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    const after = await planningSnapshot(app.db, w.companyId);
+    expect({ schedules: after.schedules, trips: after.trips }).toEqual({ schedules: [], trips: [] });
+  });
+
+  it('ends FAILED with COMPANY_SUSPENDED a schedule whose company is suspended between batches: no trip after', async () => {
+    const w = await planningWorld(app);
+    // Batch 0 waits inside its transaction (its trips' stop calls name this stop) until released.
+    const stop = await holdLock(
+      app.db,
+      `select id from stops where id = '${w.destinationStop.id}' for update`,
+    );
+    let suspension, committing;
+    try {
+      committing = post(w, scheduleBody(w, { end_date: futureDay(30) }));
+      await waitersOf(app.db, stop.pid, 1);
+      suspension = suspend(w);
+      // The suspension waits for batch 0, which holds the company row; batches 1 to 3 are still to come.
+      await waitersOf(app.db, stop.pid, 2);
+    } finally {
+      await stop.release();
+    }
+    expect((await suspension).status).toBe(200);
+    const [{ id }] = (await app.db.query<{ id: string }>(
+      'select id from trip_schedules where company_id = $1',
+      [w.companyId],
+    )) as [{ id: string }];
+    const atSuspension = (await scheduleTrips(app.db, id)).length;
+    expect([201, 202]).toContain((await committing).status);
+    await eventually(
+      () => app.db.query<{ status: string }>('select status from trip_schedules where id = $1', [id]),
+      (rows) => rows[0]!.status !== 'COMMITTING',
+      20_000,
+    );
+    const read = await dashboard(app, w.sessions.OWNER, 'GET', `/trip-schedules/${id}`);
+    expect({
+      status: read.body.data.status,
+      failureReason: read.body.data.failure_reason,
+      tripsCreated: read.body.data.progress.trips_created,
+      tripsAfterSuspension: (await scheduleTrips(app.db, id)).length - atSuspension,
+    }).toEqual({
+      status: 'FAILED',
+      failureReason: 'COMPANY_SUSPENDED',
+      tripsCreated: 7,
+      tripsAfterSuspension: 0,
+    });
+  }, 30_000);
 
   it('creates trips travellers find with POST /api/journeys/search and book', async () => {
     const w = await planningWorld(app);
