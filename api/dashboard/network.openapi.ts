@@ -15,7 +15,6 @@ import {
   NamedRefOut,
   ok,
   page,
-  Text,
   UuidOut,
   WRITE_RULES,
 } from './planning-schemas.js';
@@ -136,10 +135,11 @@ export const PickupBody = z
     kind: z.enum(TRAVELLER_STOP_KINDS).default('BOARDING_POINT'),
     name: PrintedText(2, 120).meta({ description: 'Arabic name' }),
     nameEn: PrintedText(2, 120).optional().meta({ description: 'English name; the Arabic one when omitted' }),
-    address: Text(3, 200),
-    addressEn: Text(3, 200).optional(),
-    directions: Text(0, 500).default(''),
-    directionsEn: Text(0, 500).optional(),
+    // Shown to travellers as the trip's pickupLocation: printable, like the names.
+    address: PrintedText(3, 200),
+    addressEn: PrintedText(3, 200).optional(),
+    directions: PrintedText(0, 500).default(''),
+    directionsEn: PrintedText(0, 500).optional(),
     latitude: Latitude,
     longitude: Longitude,
   })
@@ -203,7 +203,9 @@ export const docs = taggedOperations(TAGS, {
   createPickupLocation: {
     summary: 'Add a pickup point of the company',
     description:
-      `${WRITE_RULES} Names of 2 to 120 characters, an address of 3 to 200, coordinates on the globe and within ` +
+      `${WRITE_RULES} Names of 2 to 120 characters, an address of 3 to 200 and directions of up to 500 (travellers ` +
+      "see them as a trip's pickupLocation, so none may hold control or bidirectional-override characters: 400 " +
+      `VALIDATION_FAILED), coordinates on the globe and within ` +
       `${PICKUP_MAX_KM_FROM_CITY} km of the city's centre (400 PICKUP_TOO_FAR_FROM_CITY); an unknown city is 404 ` +
       'CITY_NOT_FOUND. The point becomes a stop of the company (kind BOARDING_POINT unless given) that its trips may ' +
       'pick travellers up from; travellers see it in the journey directory.',

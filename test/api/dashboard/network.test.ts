@@ -386,6 +386,40 @@ describe('network: cities, routes and pickup locations', () => {
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });
 
+    it('refuses control or override characters in the address and directions, as in names; adds nothing', async () => {
+      // Travellers see these texts as the trip's pickupLocation: "\u202E21" would show as "12".
+      const good = {
+        city_id: world.origin.id,
+        name: 'موقف',
+        address: 'شارع بغداد',
+        latitude: 33.51,
+        longitude: 36.3,
+      };
+      const before = await planningSnapshot(app.db, world.companyId);
+      for (const change of [
+        { address: '\u202E21 شارع بغداد' },
+        { addressEn: 'Baghdad \u202Eteerts' },
+        { directions: 'قرب\u0007 الجسر' },
+        { directionsEn: 'Near the\u2066 bridge' },
+        { directions: 'قرب\u0085 الجسر' },
+      ]) {
+        const response = await dashboard(app, owner(), 'POST', '/pickup-locations', { ...good, ...change });
+        expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([
+          400,
+          'VALIDATION_FAILED',
+        ]);
+      }
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+      // Directions stay optional: empty ones are still accepted.
+      const accepted = await dashboard(app, owner(), 'POST', '/pickup-locations', {
+        ...good,
+        directions: '',
+        directionsEn: '',
+      });
+      expect(accepted.status, accepted.text).toBe(201);
+      expect(accepted.body.data).toMatchObject({ directions: '', directionsEn: '' });
+    });
+
     it("refuses a suspended company's additions", async () => {
       const suspended = await createCompany(app.db, { status: 'SUSPENDED' });
       const suspendedOwner = await staffSession(app.db, app.config, suspended.id, 'OWNER');
