@@ -41,7 +41,9 @@ export const PickupLocationSchema = z
   })
   .meta({
     description:
-      'Where the traveller is picked up: the stop itself, never city coordinates or a default station',
+      "Where the traveller is picked up: the stop itself, never city coordinates or a default station. It is the trip's " +
+      'pickup stop only when the traveller boards at it, or, for a pickup point the trip does not call at, boards at ' +
+      "the trip's first call in that city; otherwise the boarding stop (a bus never picks up at a stop it has left).",
   });
 
 const BusSchema = z.object({ id: IdText, model: z.string(), amenities: z.array(z.string()) });
@@ -230,8 +232,8 @@ export const docs = taggedOperations(['Trips'], {
       'missing city gives 400 CITY_IDS_REQUIRED; unknown parameters are refused. Same inventory limits as journey ' +
       "search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
       'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
-      "in the destination city, ordered by departure. pickupLocation is the trip's pickup stop when the traveller " +
-      "boards in that stop's city, otherwise the boarding stop; the flat pickup_* fields repeat it for migrated " +
+      "in the destination city, ordered by departure. pickupLocation is where a traveller boarding at the result's " +
+      'board call is picked up (see PickupLocation); the flat pickup_* fields repeat it for migrated ' +
       'mobile clients and are deprecated.',
     responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401]),
   },
@@ -242,7 +244,8 @@ export const docs = taggedOperations(['Trips'], {
       "A trip that does not exist and a trip outside the caller's inventory scope both give the same 404 TRIP_NOT_FOUND. " +
       'available_seats counts seats free over the whole trip, and is 0 once the trip can no longer be booked (a status ' +
       'other than SCHEDULED, BOARDING or DELAYED, or a first stop call already departed), as a seat lock would refuse it ' +
-      '(409 TRIP_NOT_BOOKABLE); stop_calls lists the public stop calls in order.',
+      '(409 TRIP_NOT_BOOKABLE); stop_calls lists the public stop calls in order. pickupLocation is that of a ' +
+      'traveller of the whole trip, boarding at its first stop call.',
     responses: answers(200, 'The trip', TripDetailResponse, [400, 401, 404]),
   },
   getTripSeats: {

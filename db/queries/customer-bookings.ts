@@ -8,7 +8,13 @@ import {
   ROUTE_CITY_COLUMNS,
   type NamedRefColumns,
 } from './named-ref.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
+import {
+  PICKUP_COLUMNS,
+  pickupStopIdSql,
+  toPickupLocation,
+  type PickupLocation,
+  type PickupRow,
+} from './pickup-location.js';
 import { iso } from '../row-fields.js';
 
 /**
@@ -89,8 +95,8 @@ export interface CustomerBooking extends CustomerBookingColumns {
 export const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.passenger_id from users u where u.id = $1))`;
 
 /**
- * The pickup location is the trip's pickup stop when the traveller boards in that stop's city,
- * otherwise the boarding stop itself (the rule of trip results).
+ * The pickup location is where a traveller boarding at the leg's boarding call is picked up
+ * (pickupStopIdSql, the rule of trip results).
  */
 const BOOKING_SELECT = `
   select b.id, b.booking_code, b.journey_id, b.status, b.payment_status, b.passenger_name, b.passenger_phone, b.seats_count,
@@ -107,8 +113,7 @@ const BOOKING_SELECT = `
   left join journeys j on j.id = b.journey_id
   left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
   left join trip_stop_calls bc on bc.id = l.board_stop_call_id
-  join stops ps on ps.id = t.pickup_stop_id
-  join stops p on p.id = case when bc.id is null or ps.city_id = bc.city_id then ps.id else bc.stop_id end`;
+  join stops p on p.id = ${pickupStopIdSql('t', 'bc')}`;
 
 type BookingRow = BookingWithTripRow & {
   channel: string;

@@ -19,6 +19,27 @@ export const PICKUP_COLUMNS = `p.id as pickup_id, p.name_ar as pickup_name, p.na
   p.address_ar as pickup_address, p.address_en as pickup_address_en, p.latitude as pickup_latitude,
   p.longitude as pickup_longitude, p.directions_ar as pickup_directions, p.directions_en as pickup_directions_en`;
 
+/**
+ * The id of the stop where a traveller boarding trip `trip` at the stop call `board` is picked up
+ * (SPEC "Trip pickup location"; aliases of a trips row and a trip_stop_calls row):
+ * - the trip's pickup stop when the boarding call is at it;
+ * - a pickup stop the trip does not call at (a company's own point) when the boarding call is the
+ *   trip's first call in that stop's city: the bus picks up there before going on;
+ * - otherwise the boarding stop itself. A pickup stop the bus has already left, or one it reaches
+ *   after the traveller boarded, is never where the traveller waits.
+ * With no boarding call (`board`.id null: a booking without a journey leg), the trip's pickup stop.
+ */
+export function pickupStopIdSql(trip: string, board: string): string {
+  return `case
+    when ${board}.id is null or ${board}.stop_id = ${trip}.pickup_stop_id then ${trip}.pickup_stop_id
+    when not exists (select 1 from trip_stop_calls pc where pc.trip_id = ${trip}.id and pc.stop_id = ${trip}.pickup_stop_id)
+      and exists (select 1 from stops ps where ps.id = ${trip}.pickup_stop_id and ps.city_id = ${board}.city_id)
+      and not exists (select 1 from trip_stop_calls ec
+                      where ec.trip_id = ${trip}.id and ec.city_id = ${board}.city_id and ec.sequence < ${board}.sequence)
+      then ${trip}.pickup_stop_id
+    else ${board}.stop_id end`;
+}
+
 /** The columns PICKUP_COLUMNS selects, as pg returns them. */
 export interface PickupRow {
   pickup_id: string;

@@ -11,7 +11,13 @@ import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
 import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
 import { namedRefOf, ROUTE_CITIES_JOIN, ROUTE_CITY_COLUMNS, type NamedRefColumns } from './named-ref.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
+import {
+  PICKUP_COLUMNS,
+  pickupStopIdSql,
+  toPickupLocation,
+  type PickupLocation,
+  type PickupRow,
+} from './pickup-location.js';
 import { companyScopeSql } from './scope.js';
 import {
   stopIdentityColumns,
@@ -137,8 +143,9 @@ function toTripSearchResult(row: TripSearchRow): TripSearchResult {
  * given Damascus date (boarding at the first public call there, still in the future) and later
  * in the destination city (alighting at the first public call there with a higher fare share: a
  * segment priced at nothing is not sold), with at least `passengers` seats free on that segment.
- * The pickup location is the trip's pickup stop when the traveller boards in that stop's city,
- * otherwise the boarding stop itself.
+ * The pickup location is where a traveller boarding at that call is picked up (pickupStopIdSql):
+ * the trip's pickup stop only when the boarding call is at it (or, for a pickup point the trip
+ * does not call at, when it is the trip's first call in that city), otherwise the boarding stop.
  */
 export async function searchTrips(db: Database, search: TripSearch): Promise<TripSearchResult[]> {
   const dayStart = damascusDayStart(search.date);
@@ -180,8 +187,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
        join trip_stop_calls alc on alc.id = alighting.id
        join stops als on als.id = alc.stop_id
        join cities alci on alci.id = alc.city_id
-       join stops ps on ps.id = t.pickup_stop_id
-       join stops p on p.id = case when ps.city_id = bsc.city_id then ps.id else bsc.stop_id end
+       join stops p on p.id = ${pickupStopIdSql('t', 'bsc')}
        join buses bu on bu.id = t.bus_id
        where ${companyScopeSql(search.scope, params, 'c')} and ${BOOKABLE_TRIP_SQL}
      ) found
@@ -233,7 +239,8 @@ function toTripDetail(row: TripDetailRow, calls: StopIdentityRow<'call'>[]): Tri
 /**
  * One trip with its public stop calls, or null when it does not exist or lies outside the scope.
  * Its free seats are those over the whole trip, none once it can no longer be booked (the seat
- * lock's test: a bookable status and a first call still ahead).
+ * lock's test: a bookable status and a first call still ahead). Its pickup location is that of a
+ * traveller of the whole trip, who boards at its first call (as POST /bookings books it).
  */
 export async function findTripDetail(
   db: Database,
@@ -253,7 +260,10 @@ export async function findTripDetail(
      join companies c on c.id = t.company_id
      ${ROUTE_CITIES_JOIN}
      join buses bu on bu.id = t.bus_id
-     join stops p on p.id = t.pickup_stop_id
+     left join lateral (
+       select f.id, f.stop_id, f.city_id, f.sequence from trip_stop_calls f where f.trip_id = t.id order by f.sequence limit 1
+     ) fc on true
+     join stops p on p.id = ${pickupStopIdSql('t', 'fc')}
      where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
     params,
   );

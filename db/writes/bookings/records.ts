@@ -6,7 +6,12 @@ import {
   ROUTE_CITIES_JOIN,
   ROUTE_CITY_COLUMNS,
 } from '../../queries/named-ref.js';
-import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation } from '../../queries/pickup-location.js';
+import {
+  PICKUP_COLUMNS,
+  pickupStopIdSql,
+  toPickupLocation,
+  type PickupLocation,
+} from '../../queries/pickup-location.js';
 import type { Queryable } from '../seat-locks.js';
 import { iso } from '../../row-fields.js';
 
@@ -69,7 +74,10 @@ function toBookingRecord(row: BookingRecordRow): BookingRecord {
   };
 }
 
-/** The bookings with their trip (company, route cities, pickupLocation), in no particular order. */
+/**
+ * The bookings with their trip (company, route cities, pickupLocation), in no particular order.
+ * The pickup location follows the booking's boarding call as GET /bookings reads it (pickupStopIdSql).
+ */
 export async function bookingRecords(q: Queryable, ids: string[]): Promise<BookingRecord[]> {
   const { rows } = await q.query<BookingRecordRow>(
     `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
@@ -83,7 +91,9 @@ export async function bookingRecords(q: Queryable, ids: string[]): Promise<Booki
      join trips t on t.id = k.trip_id
      join companies c on c.id = t.company_id
      ${ROUTE_CITIES_JOIN}
-     join stops p on p.id = t.pickup_stop_id
+     left join journey_legs l on l.journey_id = k.journey_id and l.trip_id = k.trip_id
+     left join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     join stops p on p.id = ${pickupStopIdSql('t', 'bc')}
      where k.id = any($1::uuid[])`,
     [ids],
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
+import { atDamascus, createCity, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller } from '../../support/journeys.js';
@@ -63,6 +64,75 @@ describe('GET /bookings and GET /bookings/{id}', () => {
       expect(ticket.payload.ticketId).toBe(ticket.id);
       expect(typeof ticket.signature).toBe('string');
     }
+  });
+
+  it('shows the boarding stop as pickupLocation when the traveller boards after the bus left its pickup stop', async () => {
+    const caller = await mobileTraveller(app);
+    const fixture = await bookableTrip(app.db);
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const station = await createStop(app.db, a.id);
+    const parking = await createStop(app.db, a.id, { kind: 'PARKING_POINT' });
+    const end = await createStop(app.db, b.id);
+    // The station is the trip's pickup stop (its first call); this traveller boards at the parking.
+    const trip = await createTrip(app.db, {
+      companyId: fixture.companyId,
+      busId: fixture.busId,
+      departAt: atDamascus(futureDay(3), '06:00'),
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: caller.userId,
+      trip: { id: trip.id, companyId: fixture.companyId, stopCallIds: trip.stopCallIds.slice(1) },
+      travellers: ['Lina Haddad'],
+      bookingStatus: 'CONFIRMED',
+    });
+    await confirmJourneyRows(app.db, rows.journeyId);
+
+    const one = await app.request(`/api/bookings/${rows.bookingId}`, { headers: caller.headers });
+    const list = await app.request('/api/bookings', { headers: caller.headers });
+
+    expect(one.status, one.text).toBe(200);
+    expect({
+      one: one.body.data.trip.pickupLocation.id,
+      list: list.body.data.items.map((item: any) => item.trip.pickupLocation.id),
+    }).toEqual({ one: parking.id, list: [parking.id] });
+  });
+
+  it('answers the pickupLocation of a new booking as its reads do, when the pickup stop is a later call', async () => {
+    const caller = await webTraveller(app);
+    const fixture = await bookableTrip(app.db);
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const station = await createStop(app.db, a.id);
+    const parking = await createStop(app.db, a.id, { kind: 'PARKING_POINT' });
+    const end = await createStop(app.db, b.id);
+    const trip = await createTrip(app.db, {
+      companyId: fixture.companyId,
+      busId: fixture.busId,
+      departAt: atDamascus(futureDay(4), '06:00'),
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    // POST /bookings books the whole trip: boarding at the station, before the bus reaches its pickup stop.
+    await app.db.query(`update trips set pickup_stop_id = $2 where id = $1`, [trip.id, parking.id]);
+    const booking = await createBooking(app, caller, {
+      tripId: trip.id,
+      seatNumbers: [fixture.seatNumbers[0]!],
+    });
+
+    const read = await app.request(`/api/bookings/${booking.id}`, { headers: caller.headers });
+
+    expect(read.status, read.text).toBe(200);
+    expect({
+      created: (booking.trip as { pickupLocation: { id: string } }).pickupLocation.id,
+      read: read.body.data.trip.pickupLocation.id,
+    }).toEqual({ created: station.id, read: station.id });
   });
 
   it('lists only the traveller’s bookings, newest first, with limit, offset and total', async () => {

@@ -217,6 +217,74 @@ describe('GET /trips (legacy search)', () => {
     expect(boardingInB!.pickupLocation.id).toBe(stopB.id);
   });
 
+  it('does not send the traveller to a pickup stop the bus has already left when it boards later in that city', async () => {
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const station = await createStop(app.db, a.id, { name: 'Main station' });
+    const parking = await createStop(app.db, a.id, { kind: 'PARKING_POINT', name: 'Ring road parking' });
+    const end = await createStop(app.db, b.id);
+    const company = await createCompany(app.db);
+    const bus = await createBus(app.db, company.id);
+    // Left the main station (its pickup stop) 10 minutes ago; calls at the ring road in 20 minutes.
+    const departAt = new Date(Date.now() - 10 * 60_000);
+    const trip = await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt,
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    const date = damascusDate(new Date(departAt.getTime() + 30 * 60_000));
+    const res = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${date}`);
+    expect(res.status, res.text).toBe(200);
+    const found = (res.body.data as TripResult[]).find((result) => result.id === trip.id);
+    expect(found).toMatchObject({ board: { stop_id: parking.id }, pickup_location_id: parking.id });
+    expect(found!.pickupLocation.id).toBe(parking.id);
+  });
+
+  it('uses a pickup point the trip does not call at only when boarding at its first call in that city', async () => {
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const company = await createCompany(app.db);
+    const [station, parking, end] = [
+      await createStop(app.db, a.id),
+      await createStop(app.db, a.id, { kind: 'PARKING_POINT' }),
+      await createStop(app.db, b.id),
+    ];
+    const office = await createStop(app.db, a.id, { kind: 'BOARDING_POINT', companyId: company.id });
+    const bus = await createBus(app.db, company.id);
+    const calls = [
+      { stop: station, at: 0 },
+      { stop: parking, at: 30 },
+      { stop: end, at: 150 },
+    ];
+    const ahead = await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt: atDamascus(corridor.date, '07:00'),
+      calls,
+    });
+    const left = await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt: new Date(Date.now() - 10 * 60_000),
+      calls,
+    });
+    await app.db.query(`update trips set pickup_stop_id = $2 where id = any($1::uuid[])`, [
+      [ahead.id, left.id],
+      office.id,
+    ]);
+    const aheadRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&${query}`);
+    expect(aheadRes.body.data as TripResult[]).toMatchObject([
+      { id: ahead.id, board: { stop_id: station.id }, pickup_location_id: office.id },
+    ]);
+    const leftDate = damascusDate(new Date(Date.now() + 20 * 60_000));
+    const leftRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${leftDate}`);
+    const boardingLater = (leftRes.body.data as TripResult[]).find((result) => result.id === left.id);
+    expect(boardingLater).toMatchObject({ board: { stop_id: parking.id }, pickup_location_id: parking.id });
+  });
+
   it('hides a trip without enough free seats for the party on the segment', async () => {
     const [a, b] = [await createCity(app.db), await createCity(app.db)];
     const [stopA, stopB] = [await createStop(app.db, a.id), await createStop(app.db, b.id)];
@@ -462,6 +530,45 @@ describe('GET /trips/{id}', () => {
       corridor.destinationStop.id,
       corridor.destinationStop2.id,
     ]);
+  });
+
+  it('gives the pickupLocation a traveller of the whole trip gets, as the search does', async () => {
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const company = await createCompany(app.db);
+    const [station, parking, end] = [
+      await createStop(app.db, a.id),
+      await createStop(app.db, a.id, { kind: 'PARKING_POINT' }),
+      await createStop(app.db, b.id),
+    ];
+    const office = await createStop(app.db, a.id, { kind: 'BOARDING_POINT', companyId: company.id });
+    const bus = await createBus(app.db, company.id);
+    const trip = await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt: atDamascus(corridor.date, '07:00'),
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    // The pickup stop is a later call: the whole trip boards at the station, before the bus gets there.
+    // A pickup point the trip does not call at is where its first call in the city picks up.
+    for (const [pickupStop, expected] of [
+      [parking.id, station.id],
+      [office.id, office.id],
+    ]) {
+      await app.db.query(`update trips set pickup_stop_id = $2 where id = $1`, [trip.id, pickupStop]);
+      const detail = await app.request(`/api/trips/${trip.id}`);
+      const search = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${corridor.date}`);
+      expect(
+        {
+          detail: detail.body.data.pickupLocation.id,
+          search: (search.body.data as TripResult[])[0]!.pickupLocation.id,
+        },
+        pickupStop,
+      ).toEqual({ detail: expected, search: expected });
+    }
   });
 
   it('counts seats free over the whole trip', async () => {
