@@ -187,8 +187,8 @@ const LAYOUT_RULES =
   'version and changes nothing else. An active save archives the previous active layout and, in the same transaction, ' +
   "rebuilds the seat projection, sets the bus capacity and the seat count of the bus's trips still to run. seatId is the " +
   "seat's identity: renaming a seatNumber keeps held and sold seats where they are; an active layout that drops a seat " +
-  'held or sold on a coming trip is 409 LAYOUT_SEATS_IN_USE. A ticket keeps the seatNumber it was ' +
-  'sold with, so an active layout that gives a seatNumber travellers hold on a coming trip (printed on a live ticket, ' +
+  'held or sold on a coming or DEPARTED trip is 409 LAYOUT_SEATS_IN_USE. A ticket keeps the seatNumber it was ' +
+  'sold with, so an active layout that gives a seatNumber travellers hold on such a trip (printed on a live ticket, ' +
   'or the label of a held or sold seat) to another seat is 409 LAYOUT_SEAT_NUMBERS_IN_USE (details.seatNumbers); a ' +
   'held or sold seat may still take a fresh label. Only the active (hence valid) layout serves customer ' +
   "booking; travellers' seat maps never show management notes.";

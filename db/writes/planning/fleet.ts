@@ -99,14 +99,21 @@ async function lockComingTrips(client: TransactionClient, busId: string): Promis
   );
 }
 
-/** The trips of the bus still to run that sell seats: the ones a layout change reaches. */
+/** The trips of the bus still to run that sell seats: the ones whose seat count a layout change sets. */
 const SELLING_TRIP = `t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED')`;
 
-/** Seat ids held or sold on the bus's trips still to run, that `document` no longer has. */
+/**
+ * The trips of the bus whose travellers a layout change reaches: the selling ones and a DEPARTED one
+ * (its travellers are on board with their tickets and read their journey), the trips lockComingTrips
+ * locks and archiveLayout counts.
+ */
+const RIDING_TRIP = `t.bus_id = $1 and t.status in ('SCHEDULED', 'BOARDING', 'DELAYED', 'DEPARTED')`;
+
+/** Seat ids held or sold on the bus's trips still to run or on the road, that `document` no longer has. */
 async function seatsStillSold(client: TransactionClient, busId: string, document: LayoutDocument) {
   const { rows } = await client.query<{ seat_id: string }>(
     `select distinct a.seat_id from seat_allocations a join trips t on t.id = a.trip_id
-     where ${SELLING_TRIP} and ${LIVE_ALLOCATION}
+     where ${RIDING_TRIP} and ${LIVE_ALLOCATION}
        and not (a.seat_id = any($2::text[]))
      order by a.seat_id`,
     [busId, layoutSeats(document).map((seat) => seat.seatId)],
@@ -115,20 +122,20 @@ async function seatsStillSold(client: TransactionClient, busId: string, document
 }
 
 /**
- * The seat labels travellers hold on the bus's trips still to run: the one printed on each live
- * ticket, and the active layout's label of each held or sold seat.
+ * The seat labels travellers hold on the bus's trips still to run or on the road: the one printed on
+ * each live ticket, and the active layout's label of each held or sold seat.
  */
 async function seatLabelsInUse(client: TransactionClient, busId: string): Promise<SeatLabelInUse[]> {
   const { rows } = await client.query<SeatLabelInUse>(
     `select k.seat_id as "seatId", k.seat_number as "seatNumber"
      from journey_tickets k join trips t on t.id = k.trip_id
-     where ${SELLING_TRIP} and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+     where ${RIDING_TRIP} and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
      union
      select a.seat_id, ls.seat_number
      from seat_allocations a join trips t on t.id = a.trip_id
      join bus_layouts l on l.bus_id = t.bus_id and l.status = 'active'
      join layout_seats ls on ls.layout_id = l.id and ls.seat_id = a.seat_id
-     where ${SELLING_TRIP} and ${LIVE_ALLOCATION}`,
+     where ${RIDING_TRIP} and ${LIVE_ALLOCATION}`,
     [busId],
   );
   return rows;
@@ -136,7 +143,8 @@ async function seatLabelsInUse(client: TransactionClient, busId: string): Promis
 
 /**
  * Why an active save of `document` is refused, if it is: it drops a seat held or sold on a coming
- * trip, or gives a label travellers hold for one seat to another (their tickets are signed with it).
+ * or departed trip, or gives a label travellers hold for one seat to another (their tickets are
+ * signed with it).
  */
 async function activeSaveRefusal(
   client: TransactionClient,
@@ -148,7 +156,7 @@ async function activeSaveRefusal(
     return new PlanningRefusal(
       409,
       'LAYOUT_SEATS_IN_USE',
-      'The layout leaves out seats that are held or sold on coming trips',
+      'The layout leaves out seats that are held or sold on coming or departed trips',
       { seatIds: dropped },
     );
   }
@@ -157,7 +165,7 @@ async function activeSaveRefusal(
   return new PlanningRefusal(
     409,
     'LAYOUT_SEAT_NUMBERS_IN_USE',
-    'The layout gives seat numbers that travellers hold on coming trips to other seats',
+    'The layout gives seat numbers that travellers hold on coming or departed trips to other seats',
     { seatNumbers: moved },
   );
 }

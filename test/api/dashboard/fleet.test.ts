@@ -257,6 +257,44 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });
 
+    it('refuses an active layout that drops or takes the seat label of a traveller on a DEPARTED trip, changing nothing', async () => {
+      const busId = await newBus();
+      const trip = await tripOnBus(busId, 3);
+      const traveller = await webTraveller(app);
+      const lock = await lockSeats(app, traveller, trip.id, ['1']);
+      const booked = await postBooking(
+        app,
+        traveller,
+        bookingBody({ tripId: trip.id, seatNumbers: ['1'], seatLockSessionId: lock }),
+      );
+      expect(booked.status, booked.text).toBe(201);
+      // The coach has left with the traveller on board.
+      await app.db.query(
+        `update trips set status = 'DEPARTED', actual_departure_at = departure_at where id = $1`,
+        [trip.id],
+      );
+      const before = await planningSnapshot(app.db, world.companyId);
+
+      const dropped = coachLayout({ rows: 12, pattern: '2+2' });
+      dropped.elements = dropped.elements.filter((element) => element.seatId !== 'd1-r1-c1');
+      const refused = await putLayout(busId, { layoutDocument: dropped, saveMode: 'active' });
+      expect([refused.status, refused.body.errorCode], refused.text).toEqual([409, 'LAYOUT_SEATS_IN_USE']);
+      expect(refused.body.details.seatIds).toEqual(['d1-r1-c1']);
+
+      const taken = coachLayout({ rows: 12, pattern: '2+2' });
+      seatElement(taken, 'd1-r1-c1').seatNumber = '1A';
+      seatElement(taken, 'd1-r1-c2').seatNumber = '1';
+      const moved = await putLayout(busId, { layoutDocument: taken, saveMode: 'active' });
+      expect([moved.status, moved.body.errorCode], moved.text).toEqual([409, 'LAYOUT_SEAT_NUMBERS_IN_USE']);
+      expect(moved.body.details.seatNumbers).toEqual(['1']);
+      expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+
+      const journey = await app.request(`/api/journeys/${booked.body.data.booking.journey_id}`, {
+        headers: traveller.headers,
+      });
+      expect(journey.body.data.legs[0].seat_numbers).toEqual(['1']);
+    });
+
     it('stores seat labels without surrounding spaces: travellers lock a seat under the label the seat map shows', async () => {
       const busId = await newBus();
       const trip = await tripOnBus(busId, 6);
