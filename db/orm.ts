@@ -51,6 +51,7 @@ import { Migration20261204040000_trip_positions_report_order } from './migration
 import { Migration20261204060000_loyalty_refund_reversal } from './migrations/Migration20261204060000_loyalty_refund_reversal.js';
 import { Migration20261204070000_loyalty_referral_pairs } from './migrations/Migration20261204070000_loyalty_referral_pairs.js';
 import { Migration20261204080000_identity_one_subject_per_provider } from './migrations/Migration20261204080000_identity_one_subject_per_provider.js';
+import { Migration20261204090000_seat_lock_labels } from './migrations/Migration20261204090000_seat_lock_labels.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -90,6 +91,7 @@ const MIGRATIONS = [
   Migration20261204060000_loyalty_refund_reversal,
   Migration20261204070000_loyalty_referral_pairs,
   Migration20261204080000_identity_one_subject_per_provider,
+  Migration20261204090000_seat_lock_labels,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

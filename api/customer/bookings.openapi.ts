@@ -52,7 +52,9 @@ export const BookingBody = z
       .meta({ description: 'equals seat_numbers.length' }),
     seat_numbers: SeatNumbers,
     seat_lock_session_id: Uuid.meta({
-      description: 'from POST /seat-locks; names exactly these seats of this trip',
+      description:
+        'from POST /seat-locks; names exactly these seats of this trip, under the labels the lock answered or ' +
+        'their current labels when the company has renamed them since',
     }),
   })
   .strict()
@@ -162,7 +164,10 @@ const CREATE_RULES =
 export const docs = taggedOperations(['Bookings'], {
   createBooking: {
     summary: 'Book the locked seats of one trip',
-    description: `Lock the seats first (POST /seat-locks). ${CREATE_RULES} Also 400 SEATS_COUNT_MISMATCH (seats_count ≠ seat_numbers.length).`,
+    description:
+      `Lock the seats first (POST /seat-locks). ${CREATE_RULES} Also 400 SEATS_COUNT_MISMATCH (seats_count ≠ ` +
+      'seat_numbers.length). seat_numbers are the labels the seat lock answered; a seat the company renamed since may ' +
+      'also be named by its current label (GET /seat-locks/{id}). The booking and its tickets carry the current labels.',
     responses: {
       201: {
         description: 'Booked',

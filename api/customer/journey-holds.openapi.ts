@@ -182,7 +182,11 @@ const Projection = z
         unit_price: z.number(),
         quantity: z.int(),
         subtotal: z.number(),
-        seat_numbers: z.array(z.string()).meta({ description: 'seats held or confirmed on this leg' }),
+        seat_numbers: z.array(z.string()).meta({
+          description:
+            'seats held or confirmed on this leg: a ticketed seat under the label printed on its ticket, a held ' +
+            'one under the active layout’s label',
+        }),
       }),
     ),
     journeys: z.array(z.object({ bookingId: IdText, party_size: z.int(), status: JourneyState })),

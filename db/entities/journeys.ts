@@ -72,6 +72,8 @@ export const HoldBatch = baseEntity('HoldBatch', 'hold_batches', {
   status: p.enum(['ACTIVE', 'CONSUMED', 'RELEASED', 'EXPIRED'] as const).default('ACTIVE'),
   expiresAt: p.datetime(),
   closedAt: p.datetime().nullable(),
+  /** A seat lock's labels as it answered them, in seat-id order (null for journey holds). */
+  seatNumbers: p.array().nullable(),
 });
 
 export const JourneyTicket = baseEntity('JourneyTicket', 'journey_tickets', {

@@ -183,18 +183,27 @@ function toLeg(row: LegRow) {
   };
 }
 
-/** The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. */
+/**
+ * The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. A seat with a
+ * live ticket shows the label printed on it (a layout may rename a sold seat; the ticket keeps its
+ * label), a held seat the active layout's label.
+ */
 const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
             l.unit_price, l.quantity, l.subtotal,
             bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
             bc.departure_at as board_departure_at,
             ac.id as alight_stop_call_id, ac.stop_id as alight_stop_id, als.name_ar as alight_name_ar, als.name_en as alight_name_en,
             ac.arrival_at as alight_arrival_at,
-            coalesce((select array_agg(coalesce(ls.seat_number, a.seat_id) order by ls.deck, length(ls.seat_number), ls.seat_number)
+            coalesce((select array_agg(seat.label order by ls.deck, length(seat.label), seat.label)
                       from seat_allocations a
                       join trips t on t.id = a.trip_id
                       left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
                       left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = a.seat_id
+                      cross join lateral (select coalesce(
+                        (select k.seat_number from journey_tickets k
+                         where k.journey_id = l.journey_id and k.leg_sequence = l.sequence and k.seat_id = a.seat_id
+                           and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED') limit 1),
+                        ls.seat_number, a.seat_id) as label) seat
                       where a.owner_kind = 'JOURNEY' and a.owner_id = l.journey_id and a.trip_id = l.trip_id
                         and a.status in ('HELD', 'CONFIRMED')), '{}') as seat_numbers
      from journey_legs l

@@ -215,9 +215,9 @@ export async function createSeatLock(
       if (taken.length) throw occupied(taken);
       const id = randomUUID();
       const { rows } = await client.query<{ expires_at: string }>(
-        `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at)
-         values ($1, 'SEAT_LOCK', $1, $2, now() + $3 * interval '1 minute') returning expires_at`,
-        [id, caller.userId, input.lockMinutes],
+        `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at, seat_numbers)
+         values ($1, 'SEAT_LOCK', $1, $2, now() + $3 * interval '1 minute', $4) returning expires_at`,
+        [id, caller.userId, input.lockMinutes, seats.map((seat) => seat.seat_number)],
       );
       await client.query(
         `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, hold_batch_id,

@@ -44,6 +44,18 @@ export interface CreatedBooking {
   created: boolean;
 }
 
+/**
+ * Why `input` does not name the lock's trip and seats, or null when it does: its labels must be one
+ * of `labelLists` as a whole (the current labels, or those the lock answered: a seat the company
+ * renamed after the lock answered is still booked under the label its traveller was given).
+ */
+function lockMismatch(tripId: string, labelLists: (string[] | null)[], input: BookingInput): string | null {
+  const mismatches = labelLists
+    .filter((seatNumbers) => seatNumbers !== null)
+    .map((seatNumbers) => seatLockMismatch({ tripId, seatNumbers }, input));
+  return mismatches.includes(null) ? null : mismatches[0]!;
+}
+
 /** The booking a consumed lock made for this very request (not for a round trip), if any. */
 async function retriedBooking(
   client: Queryable,
@@ -53,8 +65,8 @@ async function retriedBooking(
   if (lock.status !== 'CONSUMED') return undefined;
   const booking = await bookingOfLock(client, lock.id);
   if (!booking || booking.order_id) return undefined;
-  const made = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
-  return seatLockMismatch(made, input) === null ? booking : undefined;
+  const labelLists = [booking.seat_numbers, lock.answeredLabels];
+  return lockMismatch(booking.trip_id, labelLists, input) === null ? booking : undefined;
 }
 
 export async function createBooking(
@@ -72,8 +84,8 @@ export async function createBooking(
     if (retried) return { booking: retried, created: false };
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, 1);
     requireUsable(lock);
-    const held = { tripId: lock.seats[0]!.trip_id, seatNumbers: lock.seats.map((seat) => seat.seat_number) };
-    const mismatch = seatLockMismatch(held, input);
+    const current = lock.seats.map((seat) => seat.seat_number);
+    const mismatch = lockMismatch(lock.seats[0]!.trip_id, [current, lock.answeredLabels], input);
     if (mismatch) throw lockRefusal(lock.id, { code: 'SEAT_LOCK_MISMATCH', message: mismatch });
     const line = await lineOf(client, caller, lock);
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);

@@ -16,12 +16,15 @@ export interface LockedLock {
   status: SeatLockStatus;
   live: boolean;
   seats: LockedSeat[];
+  /** The labels the lock answered, in seat-id order (null for a lock made before they were kept). */
+  answeredLabels: string[] | null;
 }
 
 interface LockBatchRow {
   owner_user_id: string | null;
   status: SeatLockStatus;
   live: boolean;
+  seat_numbers: string[] | null;
 }
 
 /** A refusal about this lock, with its id in the details. */
@@ -31,7 +34,7 @@ export const lockRefusal = (lockId: string, refusal: { code: string; message: st
 /** Locks the batch (FOR UPDATE) and reads its held seats; another traveller's lock is 404. */
 export async function lockSeatLock(client: PoolClient, userId: string, id: string): Promise<LockedLock> {
   const { rows } = await client.query<LockBatchRow>(
-    `select owner_user_id, status, expires_at > now() as live from hold_batches
+    `select owner_user_id, status, expires_at > now() as live, seat_numbers from hold_batches
        where id = $1 and scope_kind = 'SEAT_LOCK' for update`,
     [id],
   );
@@ -50,7 +53,7 @@ export async function lockSeatLock(client: PoolClient, userId: string, id: strin
      order by a.seat_id`,
     [id],
   );
-  return { id, status: batch.status, live: batch.live, seats };
+  return { id, status: batch.status, live: batch.live, seats, answeredLabels: batch.seat_numbers };
 }
 
 /** A lock that can still be booked: ACTIVE, not expired, every seat still held. */

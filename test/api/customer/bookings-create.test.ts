@@ -12,8 +12,11 @@ import {
   roundTripPair,
   type BookableTripFixture,
 } from '../../support/bookings.js';
+import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
 import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
+import { dashboard } from '../../support/planning.js';
+import type { LayoutDocument } from '../../../domain/seat-layout.js';
 
 /**
  * A voucher of `caller` in the company's program, made the way travellers get one: points
@@ -60,6 +63,25 @@ async function expectUntouched(app: TestApp, lockId: string, seats: number) {
   expect(facts.batch).toBe('ACTIVE');
   expect(facts.bookings).toEqual([]);
   expect(facts.allocations).toEqual(Array(seats).fill({ status: 'HELD', owner_kind: 'SEAT_LOCK' }));
+}
+
+/** The company's OWNER saves the bus's active layout again with seats renamed (old label → new label). */
+async function renameSeats(app: TestApp, trip: BookableTripFixture, renames: Record<string, string>) {
+  const [layout] = await app.db.query<{ document: LayoutDocument }>(
+    `select document from bus_layouts where bus_id = $1 and status = 'active'`,
+    [trip.busId],
+  );
+  const document = layout!.document;
+  for (const element of document.elements) {
+    const renamed = element.seatNumber === undefined ? undefined : renames[element.seatNumber];
+    if (renamed) element.seatNumber = renamed;
+  }
+  const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+  const saved = await dashboard(app, owner, 'PUT', `/buses/${trip.busId}/layout`, {
+    layoutDocument: document,
+    saveMode: 'active',
+  });
+  expect(saved.status, saved.text).toBe(200);
 }
 
 const roundTripBody = (outboundLock: string, returnLock: string, rewardCode?: string) => ({
@@ -209,6 +231,63 @@ describe('POST /bookings', () => {
       expect(response.body.errorCode, JSON.stringify(change)).toBe(errorCode);
     }
     await expectUntouched(app, lockId, 2);
+  });
+
+  it('books a seat lock under the labels it answered after the company renamed its seats; tickets carry the new labels', async () => {
+    const trip = await bookableTrip(app.db);
+    const caller = await webTraveller(app);
+    const other = await mobileTraveller(app);
+    const lockId = await lockSeats(app, caller, trip.tripId, ['1', '5']);
+    const otherLock = await lockSeats(app, other, trip.tripId, ['2']);
+    await renameSeats(app, trip, { '1': '1A', '2': '2B' });
+
+    // Still exactly the lock's seats, under no layout's labels: refused, nothing written.
+    const body = bookingBody({ tripId: trip.tripId, seatNumbers: ['5', '1'], seatLockSessionId: lockId });
+    const wrong = await postBooking(app, caller, { ...body, seat_numbers: ['1', '6'] });
+    expect([wrong.status, wrong.body.errorCode], wrong.text).toEqual([409, 'SEAT_LOCK_MISMATCH']);
+    await expectUntouched(app, lockId, 2);
+
+    // The labels the lock answered ("1", "5").
+    const booked = await postBooking(app, caller, body);
+    expect([booked.status, booked.body.errorCode], booked.text).toEqual([201, undefined]);
+    const { booking } = booked.body.data;
+    expect([...booking.seat_numbers].sort()).toEqual(['1A', '5']);
+    const tickets = await app.db.query<{ seat_number: string }>(
+      `select seat_number from journey_tickets where journey_id = $1 order by seat_number`,
+      [booking.journey_id],
+    );
+    expect(tickets.map((ticket) => ticket.seat_number)).toEqual(['1A', '5']);
+    const retry = await postBooking(app, caller, body);
+    expect([retry.status, retry.body.data?.booking.id], retry.text).toEqual([200, booking.id]);
+
+    // The current labels, as GET /seat-locks/{id} answers them after the rename.
+    const read = await app.request(`/api/seat-locks/${otherLock}`, { headers: other.headers });
+    expect(read.body.data.seat_numbers).toEqual(['2B']);
+    const otherBooked = await postBooking(
+      app,
+      other,
+      bookingBody({ tripId: trip.tripId, seatNumbers: ['2B'], seatLockSessionId: otherLock }),
+    );
+    expect([otherBooked.status, otherBooked.body.errorCode], otherBooked.text).toEqual([201, undefined]);
+    expect(otherBooked.body.data.booking.seat_numbers).toEqual(['2B']);
+  });
+
+  it('shows a sold seat renamed afterwards under its ticket label in the booking and its journey', async () => {
+    const trip = await bookableTrip(app.db);
+    const caller = await webTraveller(app);
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: ['1', '3'] });
+    await renameSeats(app, trip, { '1': '1A', '3': '3C' });
+
+    const projection = await app.request(`/api/journeys/${booking.journey_id}`, { headers: caller.headers });
+    expect(projection.status, projection.text).toBe(200);
+    expect(projection.body.data.legs.map((leg: { seat_numbers: string[] }) => leg.seat_numbers)).toEqual([
+      ['1', '3'],
+    ]);
+    expect(
+      projection.body.data.tickets.map((ticket: { seat_number: string }) => ticket.seat_number).sort(),
+    ).toEqual(['1', '3']);
+    const read = await app.request(`/api/bookings/${booking.id}`, { headers: caller.headers });
+    expect([...read.body.data.seat_numbers].sort()).toEqual(['1', '3']);
   });
 
   it("refuses another traveller's lock with 404", async () => {
