@@ -68,12 +68,25 @@ const Conflict = z.object({
   }),
 });
 
+/** What a schedule skipped while committing: a conflict, or a departure past when its batch ran. */
+const Skipped = Conflict.extend({
+  kind: z.enum(['BUS_BUSY', 'DRIVER_BUSY', 'DEPARTURE_TAKEN', 'DEPARTURE_IN_PAST']).meta({
+    description:
+      'DEPARTURE_IN_PAST: the departure had already left when its batch ran (a batch run late, e.g. after a ' +
+      "worker outage); trip_id and schedule_id are null and busy_from/busy_until are the planned trip's own " +
+      'departure and arrival',
+  }),
+});
+
 const Progress = z.object({
   batches_total: z.int(),
   batches_done: z.int(),
   trips_planned: z.int(),
   trips_created: z.int(),
-  trips_skipped: z.int(),
+  trips_skipped: z.int().meta({
+    description:
+      'trips not created: conflicts skipped with skip_conflicts, and departures past when their batch ran',
+  }),
 });
 
 const Schedule = z
@@ -111,7 +124,10 @@ const Schedule = z
           'suspended while it committed), TRIP_AFTER_LAST_DATE, or the code of the route, bus, driver or pickup stop ' +
           'refusal its batch met (as POST /trips answers it)',
       }),
-    conflicts: z.array(Conflict).meta({ description: 'conflicts met while committing: the skipped trips' }),
+    conflicts: z.array(Skipped).meta({
+      description:
+        'the skipped trips: conflicts met while committing, and departures past when their batch ran',
+    }),
     created_by: UuidOut,
     created_at: DateTime,
     completed_at: DateTime.nullable(),
@@ -167,7 +183,10 @@ export const docs = taggedOperations(TAGS, {
       "Where a 202 from POST /trip-schedules points. While COMMITTING, workflow_progress is the workflow's progress " +
       'Query. A FAILED schedule names its reason in failure_reason and keeps the trips of its batches before it; ' +
       'COMPANY_SUSPENDED: the company was suspended while the schedule committed, and no trip was created after the ' +
-      "suspension. Another company's schedule is 404 SCHEDULE_NOT_FOUND. OWNER, ADMIN and DISPATCHER only.",
+      'suspension. A batch that ran after some of its departures had left (the workflow resumed late) created none ' +
+      'of them: each is counted in progress.trips_skipped and listed in conflicts with kind DEPARTURE_IN_PAST, ' +
+      "the schedule's later trips created as usual. Another company's schedule is 404 SCHEDULE_NOT_FOUND. OWNER, " +
+      'ADMIN and DISPATCHER only.',
     responses: answers(200, 'The schedule', ok(Schedule), [400, 401, 403, 404]),
   },
   postTripSchedule: {
@@ -182,7 +201,9 @@ export const docs = taggedOperations(TAGS, {
       'ends FAILED with CONFLICT_AFTER_CLAIM, which the claim makes practically impossible). The claim and every batch ' +
       'read the company first: a company suspended before the claim gets 403 COMPANY_SUSPENDED and nothing is ' +
       'created; one suspended while the batches run gets no trip after the suspension (the schedule ends FAILED with ' +
-      'COMPANY_SUSPENDED, its earlier trips stay). The answer is 201 with ' +
+      'COMPANY_SUSPENDED, its earlier trips stay). A batch creates no trip whose departure is already past at its own ' +
+      'time (when the workflow resumes late, e.g. after a worker outage): it skips each, whatever skip_conflicts, ' +
+      'counting it in trips_skipped and listing it in conflicts with kind DEPARTURE_IN_PAST. The answer is 201 with ' +
       'the schedule when the workflow ends within SCHEDULE_ANSWER_WAIT_MS (5 s), else 202 with Location and ' +
       'progress_url to read the progress. Two commits for one bus at once run one after the other: no bus or driver ' +
       'is ever booked twice. Trips carry their stop calls from the route, like any trip, so travellers find and book them.',

@@ -6,6 +6,7 @@ import {
   batchCount,
   batchOf,
   expandTimetable,
+  type PlannedDeparture,
   type ScheduleClaim,
   type ScheduleClaimInput,
   type ScheduleProgressRow,
@@ -29,6 +30,8 @@ import { lockPlanningResources } from './locks.js';
  *
  * Both first read the company row FOR SHARE: a suspended company's claim is refused (403
  * COMPANY_SUSPENDED) and a batch after its suspension ends the schedule FAILED (COMPANY_SUSPENDED).
+ * A batch run late (the worker was down since the claim) skips its departures already past at its
+ * own time, reporting each as DEPARTURE_IN_PAST.
  */
 /** Conflicts named in a refusal: enough to act on, and how many there are. */
 const REPORTED_CONFLICTS = 50;
@@ -206,6 +209,38 @@ async function batchRefs(client: TransactionClient, schedule: ScheduleRow) {
   });
 }
 
+/** Why a batch skipped a departure that met no conflict: it had left when the batch ran. */
+const DEPARTED = 'DEPARTURE_IN_PAST';
+
+/**
+ * The batch's departures split at the transaction's time (now()): those still ahead, and a skipped
+ * entry for each one already past (POST /trips refuses such a trip with DEPARTURE_IN_PAST), recorded
+ * in the schedule's conflicts with its own departure and arrival as the window. The claim filtered
+ * only up to its own time, so a batch run days later meets them. Their claim needs no release: a
+ * schedule claims the departures of its batches not yet done (db/queries/planning.ts
+ * claimedWindows), and this batch counts itself done.
+ */
+async function splitDeparted(client: TransactionClient, batch: PlannedDeparture[]) {
+  const { rows } = await client.query<{ now_ms: number }>(
+    'select extract(epoch from now())::float8 * 1000 as now_ms',
+  );
+  const now = rows[0]!.now_ms;
+  const iso = (instant: number) => new Date(instant).toISOString();
+  return {
+    ahead: batch.filter((departure) => departure.departureAt > now),
+    departed: batch
+      .filter((departure) => departure.departureAt <= now)
+      .map((departure) => ({
+        kind: DEPARTED,
+        departure_at: iso(departure.departureAt),
+        trip_id: null,
+        schedule_id: null,
+        busy_from: iso(departure.departureAt),
+        busy_until: iso(departure.arrivalAt),
+      })),
+  };
+}
+
 /** A batch's locks, in the claim's order: the company row, the bus, driver and route, the schedule. */
 async function lockBatch(client: TransactionClient, scheduleId: string) {
   const { rows } = await client.query<{
@@ -226,9 +261,10 @@ async function lockBatch(client: TransactionClient, scheduleId: string) {
 }
 
 /**
- * Batch `batchIndex` of the schedule in one transaction: re-checks its trips' conflicts (against
- * trips and earlier claims) under the bus and driver locks, creates those without one (all of
- * them, or the schedule fails when skip_conflicts was false), and counts the batch done.
+ * Batch `batchIndex` of the schedule in one transaction: skips its departures already past (see
+ * splitDeparted), re-checks the others' conflicts (against trips and earlier claims) under the bus
+ * and driver locks, creates those without one (all of them, or the schedule fails when
+ * skip_conflicts was false), and counts the batch done.
  */
 export async function commitScheduleBatch(
   db: Database,
@@ -255,6 +291,7 @@ export async function commitScheduleBatch(
     // The claim refuses these trips; a schedule claimed before it did fails here rather than retry for ever.
     const late = lastDateRefusal(batch);
     if (late) return failSchedule(client, schedule.id, late.code);
+    const { ahead, departed } = await splitDeparted(client, batch);
     const conflicts = await planningConflicts(
       client,
       {
@@ -264,7 +301,7 @@ export async function commitScheduleBatch(
         excludeScheduleId: schedule.id,
         claimedBefore: Number(schedule.claim_order),
       },
-      batch,
+      ahead,
     );
     const views = conflicts.map(conflictView);
     if (conflicts.length > 0 && !schedule.skip_conflicts) {
@@ -273,7 +310,7 @@ export async function commitScheduleBatch(
     const conflicting = new Set(conflicts.map((conflict) => conflict.index));
     const created = await insertTrips(
       client,
-      batch
+      ahead
         .filter((_, index) => !conflicting.has(index))
         .map((departure) => ({
           id: randomUUID(),
@@ -296,7 +333,12 @@ export async function commitScheduleBatch(
            status = case when batches_done + 1 = batches_total then 'COMPLETED' else status end,
            completed_at = case when batches_done + 1 = batches_total then now() end
        where id = $1`,
-      [schedule.id, created.trips, conflicting.size, JSON.stringify(views)],
+      [
+        schedule.id,
+        created.trips,
+        departed.length + conflicting.size,
+        JSON.stringify([...departed, ...views]),
+      ],
     );
     return progressOf(client, schedule.id);
   });

@@ -305,17 +305,90 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     expect(response.body.errorCode).toBe('TRIP_AFTER_LAST_DATE');
   }, 30_000);
 
-  it('ends FAILED at its batch a schedule claimed for trips after 9999-12-31 before the claim refused them', async () => {
-    const w = await planningWorld(app);
+  /**
+   * A schedule's claim row as the workflow's claim writes it (no driver, one batch of 7, skip_conflicts
+   * false), claimed `claimedDaysAgo` days ago: its batch is then run directly, as the activity runs it.
+   */
+  const claimedSchedule = async (
+    w: PlanningWorld,
+    claim: {
+      startDate: string;
+      endDate: string;
+      departureTime: string;
+      tripsPlanned: number;
+      daysOfWeek?: number[];
+      claimedDaysAgo?: number;
+    },
+  ) => {
     const scheduleId = randomUUID();
     await app.db.query(
       `insert into trip_schedules (id, company_id, route_id, pickup_stop_id, bus_id, start_date, end_date,
           departure_times, days_of_week, duration_minutes, price_base, skip_conflicts, plan_from, batch_size,
           batches_total, trips_planned, created_by)
-       values ($1, $2, $3, $4, $5, '9999-12-30', '9999-12-31', '{23:30}', '{0,1,2,3,4,5,6}', 210, 25000, false, now(),
-               7, 1, 2, $6)`,
-      [scheduleId, w.companyId, w.routeId, w.originStop.id, w.bus.id, w.sessions.OWNER.staffUserId],
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 210, 25000, false, now() - $10 * interval '1 day', 7, 1, $11, $12)`,
+      [
+        scheduleId,
+        w.companyId,
+        w.routeId,
+        w.originStop.id,
+        w.bus.id,
+        claim.startDate,
+        claim.endDate,
+        [claim.departureTime],
+        claim.daysOfWeek ?? ALL_DAYS,
+        claim.claimedDaysAgo ?? 0,
+        claim.tripsPlanned,
+        w.sessions.OWNER.staffUserId,
+      ],
     );
+    return scheduleId;
+  };
+
+  it('skips the departures already past when its batch runs late (worker down since the claim): DEPARTURE_IN_PAST', async () => {
+    const w = await planningWorld(app);
+    // Claimed four days ago for the three days before today and the three after (today's weekday left
+    // out, so no departure is due while the test runs); the batch only runs now.
+    const today = new Date(`${futureDay(0)}T12:00:00Z`).getUTCDay();
+    const scheduleId = await claimedSchedule(w, {
+      startDate: futureDay(-3),
+      endDate: futureDay(3),
+      departureTime: '08:00',
+      daysOfWeek: ALL_DAYS.filter((day) => day !== today),
+      tripsPlanned: 6,
+      claimedDaysAgo: 4,
+    });
+    const progress = await commitScheduleBatch(app.db, { scheduleId, batchIndex: 0 });
+    expect(progress).toMatchObject({ status: 'COMPLETED', batchesDone: 1, tripsCreated: 3, tripsSkipped: 3 });
+    const trips = await scheduleTrips(app.db, scheduleId);
+    expect(trips.map((trip) => trip.operating_date)).toEqual([futureDay(1), futureDay(2), futureDay(3)]);
+    expect(trips.filter((trip) => new Date(trip.departure_at).getTime() <= Date.now())).toEqual([]);
+    const read = await dashboard(app, w.sessions.DISPATCHER, 'GET', `/trip-schedules/${scheduleId}`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.data).toMatchObject({
+      status: 'COMPLETED',
+      failure_reason: null,
+      progress: { batches_done: 1, trips_planned: 6, trips_created: 3, trips_skipped: 3 },
+    });
+    expect(read.body.data.conflicts).toEqual(
+      [-3, -2, -1].map((day) => ({
+        kind: 'DEPARTURE_IN_PAST',
+        departure_at: atDamascus(futureDay(day), '08:00').toISOString(),
+        trip_id: null,
+        schedule_id: null,
+        busy_from: atDamascus(futureDay(day), '08:00').toISOString(),
+        busy_until: atDamascus(futureDay(day), '11:30').toISOString(),
+      })),
+    );
+  });
+
+  it('ends FAILED at its batch a schedule claimed for trips after 9999-12-31 before the claim refused them', async () => {
+    const w = await planningWorld(app);
+    const scheduleId = await claimedSchedule(w, {
+      startDate: '9999-12-30',
+      endDate: '9999-12-31',
+      departureTime: '23:30',
+      tripsPlanned: 2,
+    });
     const progress = await commitScheduleBatch(app.db, { scheduleId, batchIndex: 0 });
     expect(progress).toMatchObject({
       status: 'FAILED',
