@@ -33,7 +33,9 @@ const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
 /**
  * Writes that stay open during maintenance, each for a reason:
  * - sign-in, sign-out and session refresh of travellers and staff: without a session nobody can
- *   read their bookings, tickets and documents, which must stay reachable;
+ *   read their bookings, tickets and documents, which must stay reachable. Only these: the rest of
+ *   /api/auth writes accounts (verifying an address, resending its link, password recovery and
+ *   reset, complete-phone's account merge) and is refused like any other write;
  * - journey search and voucher preview: POSTs that read and write nothing (quote does write one);
  * - a share link's preview and accept: opening a shared document is a read for its recipient;
  * - revoking a share, on the customer API and the dashboard: while its link can still be accepted
@@ -41,8 +43,9 @@ const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
  * - the payment provider webhook: it writes nothing and keeps its own answer.
  */
 export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
-  /^\/api\/auth(\/|$)/,
-  /^\/dashboard\/api\/auth(\/|$)/,
+  /^\/api\/auth\/customer\/(send-otp|verify-otp|refresh|logout)\/?$/,
+  /^\/api\/auth\/customer\/idp\/(web|mobile|pwa)\/?$/,
+  /^\/dashboard\/api\/auth\/(login|logout)\/?$/,
   /^\/api\/journeys\/search\/?$/,
   /^\/api\/loyalty\/preview\/?$/,
   /^\/api\/document-shares\/[^/]+\/(preview|accept|revoke)\/?$/,

@@ -76,6 +76,10 @@ const LINK_REFUSALS =
   'A link that is unknown, was sent to an address the account no longer has, or belongs to a disabled account: 400 ' +
   'EMAIL_TOKEN_INVALID. Used before: 410 EMAIL_TOKEN_USED. Past its period or replaced by a newer link: 410 EMAIL_TOKEN_EXPIRED.';
 
+/** What these account writes answer while a maintenance window is in force (domain/maintenance.ts). */
+const MAINTENANCE_REFUSAL =
+  'During a maintenance window: 503 MAINTENANCE with Retry-After, as every write but sign-in, refresh and sign-out.';
+
 /** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
 export const docsFor = (config: Config) =>
   taggedOperations(TAGS, {
@@ -87,7 +91,8 @@ export const docsFor = (config: Config) =>
         `and works once, for ${englishDuration(config.PASSWORD_RECOVERY_TTL_SECONDS)} (PASSWORD_RECOVERY_TTL_SECONDS); a newer link replaces older unused ones. ` +
         `The link opens {PUBLIC_ORIGIN}/auth/reset-password#type=recovery&token=..., a page that calls GET /auth and POST /auth. ` +
         `Rate limits: ${config.PASSWORD_RECOVERY_MAX_PER_IP} requests per client IP and ${config.PASSWORD_RECOVERY_MAX_PER_EMAIL} ` +
-        'per e-mail address per hour (429 RATE_LIMITED with Retry-After), counted alike for known and unknown addresses.',
+        'per e-mail address per hour (429 RATE_LIMITED with Retry-After), counted alike for known and unknown addresses. ' +
+        MAINTENANCE_REFUSAL,
       responses: answers(200, 'Accepted', Accepted, [400, 429]),
     },
     checkEmailLink: {
@@ -102,7 +107,7 @@ export const docsFor = (config: Config) =>
         'stored as argon2id; 400 PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG, and a refused password does not use the link). Every ' +
         "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
         'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
-        `${LINK_REFUSALS} An account merged into another while the link was used: 403 ACCOUNT_DISABLED.`,
+        `${LINK_REFUSALS} An account merged into another while the link was used: 403 ACCOUNT_DISABLED. ${MAINTENANCE_REFUSAL}`,
       responses: answers(200, 'Password changed; signed in', SignedInUser, [400, 403, 410]),
     },
     resendEmailVerification: {
@@ -113,12 +118,12 @@ export const docsFor = (config: Config) =>
         'opens {PUBLIC_ORIGIN}/auth/verify-email#token=..., a page that calls POST /auth/customer/verify-email. Needs a ' +
         'traveller session (web: X-CSRF-Token). 409 EMAIL_NOT_SET when the account has no e-mail, 409 EMAIL_ALREADY_VERIFIED, ' +
         `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message. At most ` +
-        `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED).`,
+        `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED). ${MAINTENANCE_REFUSAL}`,
       responses: answers(200, 'Link sent', VerificationSent, [401, 403, 409, 429, 503]),
     },
     verifyEmail: {
       summary: 'Confirm an e-mail address with the link from the verification message',
-      description: `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS}`,
+      description: `Public: the link itself proves the mailbox. Uses the link up and marks the address verified. ${LINK_REFUSALS} ${MAINTENANCE_REFUSAL}`,
       responses: answers(200, 'Address verified', EmailVerified, LINK_ERROR_STATUSES),
     },
   });

@@ -270,7 +270,8 @@ export const docsFor = (config: Config) =>
         'their tickets, bookings, payments, loyalty accounts and vouchers, support tickets, document shares) moves to ' +
         'this account; the old account is disabled and its sessions end; merged and needsSessionRefresh are true. Otherwise 409 ' +
         'ACCOUNT_LINK_REQUIRES_RECOVERY and nothing moves. An account that already has another number: 409 ' +
-        'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless.',
+        'PHONE_ALREADY_SET. Repeating the call for the number the account has is harmless. During a maintenance window: ' +
+        '503 MAINTENANCE with Retry-After, as every write but sign-in, refresh and sign-out.',
       responses: answers(200, 'Phone added', CompletePhoneResponse, SIGN_IN_REFUSALS),
     },
   });
