@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { AuditActor } from '../../db/writes/audit.js';
+import type { AdminActor } from '../../db/writes/acting-admin.js';
 import type { AdminPermission } from '../../domain/permissions.js';
 import { adminAuditActor, currentAdmin, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
 import { guardedRouteDeclarer, type GuardOf } from '../http/guarded-route.js';
@@ -14,10 +14,14 @@ import type { RateLimiter } from '../http/rate-limit.js';
  * administrator's own session, which need no permission, are declared alike (`firstFactorRoute`).
  */
 
-/** The administrator a route let through, and who they are in the audit rows the route writes. */
+/**
+ * The administrator a route let through, and who they are in the audit rows the route writes with
+ * the permission the route asked: its writes check that again in their transaction
+ * (db/writes/acting-admin.ts), as the account may be disabled or demoted while the request runs.
+ */
 export interface ActingAdmin {
   admin: AdminPrincipal;
-  audit: AuditActor & { actorId: string };
+  audit: AdminActor;
 }
 
 /**
@@ -29,7 +33,7 @@ export const adminRoute = guardedRouteDeclarer('administrator', actingAdmin);
 /** The current administrator when they hold `permission` (else 403 PERMISSION_DENIED). */
 function actingAdmin(ctx: Context, permission: AdminPermission): ActingAdmin {
   const admin = requirePermission(ctx, permission);
-  return { admin, audit: { ...adminAuditActor(ctx), actorId: admin.adminId } };
+  return { admin, audit: { ...adminAuditActor(ctx), actorId: admin.adminId, permission } };
 }
 
 /**

@@ -102,9 +102,11 @@ export const docs = taggedOperations(TAGS, {
       'administrator could give back, that is one holding it and every permission they keep (409 ' +
       'LAST_PERMISSION_GRANTOR with details.permission). ' +
       'Disabling ends every session of the account at ' +
-      'once; role and permission changes apply from the next request. Setting totpRequired makes the account set up or ' +
-      'give its second factor before anything else. 404 ADMIN_NOT_FOUND. Recorded in the audit log (admins.update, with ' +
-      'each changed field before and after).',
+      'once; role and permission changes apply from the next request. Disabling the account, or taking tickets.manage ' +
+      'away from it, unassigns its open support tickets in the same change (each recorded as tickets.assign). Setting ' +
+      'totpRequired makes the account set up or give its second factor before anything else. 404 ADMIN_NOT_FOUND. ' +
+      'Recorded in the audit log (admins.update, with each changed field before and after, and ticketsUnassigned); a ' +
+      'change that changes nothing answers the account as it is and records nothing.',
     responses: answers(200, 'Changed', RecordResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -134,9 +134,11 @@ const ACTION_RULES: Record<CompanyAction, string> = {
 };
 
 const MANAGE =
-  'Needs companies.manage (else 403 PERMISSION_DENIED naming it). Body {reason} (3-1000 characters; unknown fields ' +
-  'refused). 404 COMPANY_NOT_FOUND. The company row is locked; the change, its history entry and its audit row ' +
-  '(actor, reason, before and after) commit together; a refused action writes nothing.';
+  'Needs companies.manage (else 403 PERMISSION_DENIED naming it), checked again inside the change: an account ' +
+  'disabled or demoted while the request runs gets 401 INVALID_CREDENTIAL or 403 and the change writes nothing. ' +
+  'Body {reason} (3-1000 characters; unknown fields refused). 404 COMPANY_NOT_FOUND. The company row is locked; ' +
+  'the change, its history entry and its audit row (actor, reason, before and after) commit together; a refused ' +
+  'action writes nothing.';
 
 const actionDoc = (action: CompanyAction) => ({
   summary: `${action[0]}${action.slice(1).toLowerCase()} a company`,

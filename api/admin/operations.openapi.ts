@@ -151,7 +151,9 @@ const MaintenanceList = successWith(
 
 const VIEW = 'Needs platform.view (else 403 PERMISSION_DENIED naming it).';
 const MANAGES = (permission: string) =>
-  `Needs ${permission} (else 403 PERMISSION_DENIED naming it). Unknown fields are refused (400 VALIDATION_FAILED).`;
+  `Needs ${permission} (else 403 PERMISSION_DENIED naming it), checked again inside the change: an account ` +
+  'disabled or demoted while the request runs gets 401 INVALID_CREDENTIAL or 403 and the change writes nothing. ' +
+  'Unknown fields are refused (400 VALIDATION_FAILED).';
 const GATE =
   'While a window is in force, every customer (/api) and dashboard (/dashboard/api) write answers 503 MAINTENANCE ' +
   'with Retry-After (seconds until the window ends) and details {message, endsAt}; reads keep working, and so do ' +
@@ -175,7 +177,8 @@ export const docs = operations({
     description:
       `${MANAGES('flags.manage')} Body {enabled, reason}. 404 FEATURE_FLAG_NOT_FOUND for a key the platform does not ` +
       'read. Recorded in the audit log (feature_flags.update, with the value before and after and the reason) in the ' +
-      'same transaction; in force in every API process within 2 seconds.',
+      'same transaction; in force in every API process within 2 seconds. Answers the flag as this change left it ' +
+      '(not a change committed right after); setting the value the flag has writes nothing and answers it unchanged.',
     tags: FLAG_TAGS,
     responses: answers(200, 'The flag now', FlagRecord, [400, 401, 403, 404]),
   },

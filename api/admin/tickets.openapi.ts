@@ -83,7 +83,10 @@ const TicketDetail = successWith(z.object({ ticket: SupportTicket, messages: z.a
 const STATES =
   'States: OPEN (waiting for support) → ANSWERED (support replied) → OPEN again when the traveller writes; either ' +
   'may be CLOSED, which is final (every change of a closed ticket is 409 TICKET_CLOSED).';
-const MANAGE = 'Needs tickets.manage (else 403 PERMISSION_DENIED naming it). 404 TICKET_NOT_FOUND.';
+const RECHECKED =
+  'checked again inside the change: an account disabled or demoted while the request runs gets 401 ' +
+  'INVALID_CREDENTIAL or 403 and the change writes nothing';
+const MANAGE = `Needs tickets.manage (else 403 PERMISSION_DENIED naming it), ${RECHECKED}. 404 TICKET_NOT_FOUND.`;
 
 export const docs = taggedOperations(TAGS, {
   adminListTickets: {
@@ -103,7 +106,8 @@ export const docs = taggedOperations(TAGS, {
   adminCreateTicket: {
     summary: "Open a ticket on someone's behalf",
     description:
-      'Needs tickets.manage. {subject, message, priority?, bookingId?, companyId?, travellerId?}: a booking brings ' +
+      `Needs tickets.manage, ${RECHECKED}. {subject, message, priority?, bookingId?, companyId?, travellerId?}: ` +
+      'a booking brings ' +
       'its company and traveller (a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH); unknown ids ' +
       'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create).',
     responses: answers(201, 'Opened', TicketDetail, [400, 401, 403, 404]),
@@ -117,7 +121,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Assign a ticket (or unassign it with null)',
     description:
       `${MANAGE} The assignee must be an active administrator holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). ` +
-      'Recorded (tickets.assign, before and after).',
+      'Recorded (tickets.assign, before and after). Disabling an administrator or taking tickets.manage away from ' +
+      'them unassigns their open tickets (PATCH /admins/{id}, recorded the same way with a reason).',
     responses: answers(200, 'Assigned', TicketDetail, [400, 401, 403, 404, 409]),
   },
   adminCloseTicket: {

@@ -8,14 +8,13 @@ import {
   type AuditRow,
 } from '../../db/queries/admins.js';
 import { camelFields } from '../../db/row-fields.js';
+import { actingAs } from '../../db/writes/acting-admin.js';
 import { changeAdmin, createAdmin, type AdminChange } from '../../db/writes/admins.js';
 import type { AuditActor } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
-  adminSessionEnded,
   effectivePermissions,
-  permissionDenied,
   type AdminAccess,
   type AdminPermission,
   type AdminRole,
@@ -153,13 +152,11 @@ export async function updateAdministrator(
  * The acting administrator as their account is inside the change, under its row lock: the request
  * was authenticated before, and a change of that account may have committed since. A disabled
  * account gets the 401 its next request would (its sessions have ended), a lost admins.manage the
- * 403; otherwise the change is judged with the permissions held now.
+ * 403 (db/writes/acting-admin.ts, as every administration write); otherwise the change is judged
+ * with the permissions held now.
  */
 function actingNow(account: AdminRow | null): ActingAdmin {
-  if (account?.status !== 'ACTIVE') throw adminSessionEnded();
-  const permissions = effectivePermissions(account.role, account.permissions);
-  if (!permissions.includes('admins.manage')) throw permissionDenied('admins.manage');
-  return { adminId: account.id, permissions };
+  return actingAs(account, 'admins.manage');
 }
 
 function accessOf(row: AdminRow): AdminAccess {

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/orm.js';
 import { companyWithHistory, listCompanies, type CompanyFilter } from '../../db/queries/admin-companies.js';
+import type { AdminActor } from '../../db/writes/acting-admin.js';
 import type { AuditActor } from '../../db/writes/audit.js';
 import { actOnCompany, type PendingRequest } from '../../db/writes/company-moderation.js';
 import { suspensionDecisionKey, type CompanyAction } from '../../domain/company-moderation.js';
@@ -49,7 +50,7 @@ export interface EndedRequests {
 /** Applies the action; a suspension then ends the company's pending journey requests. */
 export async function actOnCompanyAsAdmin(
   deps: CompanyModerationDeps,
-  audit: AuditActor & { actorId: string },
+  audit: AdminActor,
   input: { companyId: string; action: CompanyAction; reason: string },
 ) {
   const outcome = await actOnCompany(deps.db, { ...input, adminId: audit.actorId }, audit);
@@ -64,7 +65,7 @@ export async function actOnCompanyAsAdmin(
 async function endPendingRequests(
   deps: CompanyModerationDeps,
   companyId: string,
-  audit: AuditActor & { actorId: string },
+  audit: AdminActor,
   reason: string,
   pending: PendingRequest[],
 ): Promise<EndedRequests> {

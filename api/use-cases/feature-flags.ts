@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../../db/orm.js';
 import { storedFeatureFlags, type StoredFlagRow } from '../../db/queries/platform-state.js';
+import type { AdminActor } from '../../db/writes/acting-admin.js';
 import { recordedTransaction, type AuditActor } from '../../db/writes/audit.js';
 import { setFeatureFlag } from '../../db/writes/platform-state.js';
 import {
@@ -50,19 +51,22 @@ export function readFeatureFlags(db: Database, audit: AuditActor): Promise<Featu
   }));
 }
 
-/** Sets a flag of the catalogue (404 FEATURE_FLAG_NOT_FOUND otherwise) and answers it as it now is. */
+/**
+ * Sets a flag of the catalogue (404 FEATURE_FLAG_NOT_FOUND otherwise) and answers it as this change
+ * left it; setting the value it has writes nothing and answers it unchanged.
+ */
 export async function changeFeatureFlag(
   db: Database,
-  audit: AuditActor & { actorId: string },
+  audit: AdminActor,
   key: string,
   change: { enabled: boolean; reason: string },
 ): Promise<FeatureFlagView> {
   if (!isFeatureFlagKey(key))
     throw notFound('FEATURE_FLAG_NOT_FOUND', 'The platform reads no flag of this name');
-  await setFeatureFlag(
+  const stored = await setFeatureFlag(
     db,
     { key, ...change, adminId: audit.actorId, defaultEnabled: FEATURE_FLAGS[key].defaultEnabled },
     audit,
   );
-  return (await featureFlags(db.pool)).find((flag) => flag.key === key)!;
+  return view(key, stored);
 }

@@ -8,6 +8,7 @@ import {
   type TicketMessageRow,
   type TicketRow,
 } from '../../db/queries/support-tickets.js';
+import type { AdminActor } from '../../db/writes/acting-admin.js';
 import type { AuditActor } from '../../db/writes/audit.js';
 import {
   addTicketMessage,
@@ -45,28 +46,19 @@ async function ticketAfterChange(db: Database, ticketId: string) {
   return (await ticketWithMessages(db.pool, ticketId))!;
 }
 
-export async function openTicketForSupport(
-  db: Database,
-  audit: AuditActor & { actorId: string },
-  input: NewTicket,
-) {
+export async function openTicketForSupport(db: Database, audit: AdminActor, input: NewTicket) {
   const id = await openTicket(db, { kind: 'ADMIN', adminId: audit.actorId }, input, audit);
   return ticketAfterChange(db, id);
 }
 
-export async function replyToTicket(
-  db: Database,
-  audit: AuditActor & { actorId: string },
-  ticketId: string,
-  body: string,
-) {
+export async function replyToTicket(db: Database, audit: AdminActor, ticketId: string, body: string) {
   await addTicketMessage(db, ticketId, { kind: 'ADMIN', adminId: audit.actorId }, body, audit);
   return ticketAfterChange(db, ticketId);
 }
 
 export async function assignTicketTo(
   db: Database,
-  audit: AuditActor,
+  audit: AdminActor,
   ticketId: string,
   assignee: string | null,
 ) {
@@ -74,7 +66,7 @@ export async function assignTicketTo(
   return ticketAfterChange(db, ticketId);
 }
 
-export async function closeTicketWith(db: Database, audit: AuditActor, ticketId: string, resolution: string) {
+export async function closeTicketWith(db: Database, audit: AdminActor, ticketId: string, resolution: string) {
   await closeTicket(db, ticketId, resolution, audit);
   return ticketAfterChange(db, ticketId);
 }

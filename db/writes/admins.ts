@@ -8,6 +8,7 @@ import { rowById } from '../sql-runner.js';
 import { revokeOtherAdminSessions } from './admin-sessions.js';
 import { recordAct, type AuditActor } from './audit.js';
 import { flushUnlessTaken } from './flush-unique.js';
+import { canManageTickets, unassignOpenTickets } from './support-tickets.js';
 
 /**
  * Writes of administrator accounts, through the transaction's EntityManager (CRUD of the
@@ -53,7 +54,7 @@ export interface AdminChange {
   totpRequired: boolean;
 }
 
-/** Applies the change to an account the caller has locked; updated_at moves even when nothing else does. */
+/** Applies the change to an account the caller has locked; updated_at moves. */
 export async function updateAdmin(
   sql: TransactionClient,
   adminId: string,
@@ -139,11 +140,13 @@ const OWN_CHANGE_LOCK = `select pg_advisory_xact_lock(hashtext('admins.own_accou
 
 /**
  * Changes an account under its row lock and records each changed field, before and after
- * (admins.update); disabling it ends its sessions at once. `decide` sees the account and the
- * acting administrator's (both locked, as they are now; the actor null when gone) and, when the
- * actor changes their own account, the other ACTIVE accounts (otherActiveAdmins; else null), and
- * answers the change, or throws a refusal that leaves everything as it was. Null when no account
- * has the id.
+ * (admins.update); disabling it ends its sessions at once, and an account left unable to act on
+ * tickets (disabled, or without tickets.manage) has its open tickets unassigned (unassignOpenTickets,
+ * their ids in the audit row's ticketsUnassigned). `decide` sees the account and the acting
+ * administrator's (both locked, as they are now; the actor null when gone) and, when the actor
+ * changes their own account, the other ACTIVE accounts (otherActiveAdmins; else null), and answers
+ * the change, or throws a refusal that leaves everything as it was. A change that changes nothing
+ * answers the account as it is and writes nothing. Null when no account has the id.
  */
 export async function changeAdmin(
   db: Database,
@@ -157,13 +160,38 @@ export async function changeAdmin(
     const { actor, target: current } = await lockActorAndTarget(client, accounts.actorId, accounts.adminId);
     if (!current) return null;
     const others = own ? await otherActiveAdmins(client, current.id) : null;
-    const row = await updateAdmin(client, current.id, decide(current, actor, others));
+    const change = decide(current, actor, others);
+    if (Object.keys(differences(current, rowAfter(current, change))).length === 0) return current;
+    const row = await updateAdmin(client, current.id, change);
     if (current.status === 'ACTIVE' && row.status === 'DISABLED')
       await revokeOtherAdminSessions(client, row.id);
-    const changes = differences(current, row);
-    await recordAct(client, audit, 'admins.update', { kind: 'admin', id: row.id }, { changes });
+    const unassigned = await releaseTickets(client, row, audit);
+    const details = {
+      changes: differences(current, row),
+      ...(unassigned.length && { ticketsUnassigned: unassigned }),
+    };
+    await recordAct(client, audit, 'admins.update', { kind: 'admin', id: row.id }, details);
     return row;
   });
+}
+
+/** The account as `change` would leave it, for comparing before writing. */
+function rowAfter(current: AdminRow, change: AdminChange): AdminRow {
+  return {
+    ...current,
+    name: change.name,
+    role: change.role,
+    permissions: change.grantedPermissions,
+    status: change.status,
+    totp_required: change.totpRequired,
+  };
+}
+
+/** The open tickets of an account that can no longer act on them, unassigned; their ids. */
+function releaseTickets(client: TransactionClient, row: AdminRow, audit: AuditActor): Promise<string[]> {
+  if (canManageTickets(row)) return Promise.resolve([]);
+  const reason = row.status === 'ACTIVE' ? 'ASSIGNEE_LOST_PERMISSION' : 'ASSIGNEE_DISABLED';
+  return unassignOpenTickets(client, row.id, reason, audit);
 }
 
 /** Each field that changed, before and after, for the audit row. */

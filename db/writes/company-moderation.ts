@@ -8,14 +8,17 @@ import type { ScopeKind } from '../../domain/journey-confirmation.js';
 import { CompanyAdminAction } from '../entities/admin-console.js';
 import { Company } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
-import { recordAct, type AuditActor } from './audit.js';
+import { lockActingAdmin, type AdminActor } from './acting-admin.js';
+import { recordAct } from './audit.js';
 import { bumpVersion } from './platform-state.js';
 
 /**
  * An administrator's action on a company's standing (warn, suspend, unsuspend, verify, unverify),
- * in one transaction: the company row locked, the rule of domain/company-moderation.ts applied,
- * the change saved through the transaction's EntityManager, the company's history row and the
- * audit row (actor, reason, before, after) written beside it. A refused action writes nothing.
+ * in one transaction: the acting administrator checked again (db/writes/acting-admin.ts: one
+ * disabled or demoted meanwhile is refused), the company row locked, the rule of
+ * domain/company-moderation.ts applied, the change saved through the transaction's EntityManager,
+ * the company's history row and the audit row (actor, reason, before, after) written beside it. A
+ * refused action writes nothing.
  */
 
 export interface CompanyActionInput {
@@ -52,9 +55,11 @@ async function lockStanding(sql: TransactionClient, companyId: string): Promise<
 export async function actOnCompany(
   db: Database,
   input: CompanyActionInput,
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<CompanyActionOutcome | null> {
   return db.transaction(async (sql) => {
+    // The actor's row before the company's, as every administration write takes it.
+    await lockActingAdmin(sql, audit);
     const before = await lockStanding(sql, input.companyId);
     if (!before) return null;
     const after = applyCompanyAction(before, input.action);

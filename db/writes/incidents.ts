@@ -8,12 +8,14 @@ import { Incident } from '../entities/admin-console.js';
 import type { Database } from '../orm.js';
 import { incident, type IncidentRow } from '../queries/platform-state.js';
 import { camelFields } from '../row-fields.js';
-import { recordAct, type AuditActor } from './audit.js';
+import { lockActingAdmin, type AdminActor } from './acting-admin.js';
+import { recordAct } from './audit.js';
 
 /**
  * Incidents: opened, updated as the team learns more, resolved (domain/incidents.ts holds the
  * states). Each change is one transaction through the transaction's EntityManager with its audit
- * row (incidents.create, incidents.update, incidents.resolve).
+ * row (incidents.create, incidents.update, incidents.resolve), the acting administrator checked
+ * again first (db/writes/acting-admin.ts).
  */
 
 export interface NewIncident {
@@ -28,9 +30,10 @@ export interface NewIncident {
 export async function openIncident(
   db: Database,
   input: NewIncident,
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<IncidentRow> {
   return db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
     const created = sql.em.create(Incident, {
       title: input.title,
       description: input.description,
@@ -71,9 +74,10 @@ export async function changeIncident(
   db: Database,
   id: string,
   change: IncidentChange | { resolution: string },
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<IncidentRow | null> {
   return db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
     const current = await incident(sql, id, true);
     if (!current) return null;
     const resolving = 'resolution' in change;

@@ -2,13 +2,21 @@ import { raw } from '@mikro-orm/postgresql';
 import { checkWindowTimes, requireChangeableWindow } from '../../domain/maintenance.js';
 import { FeatureFlag, MaintenanceWindowEntity } from '../entities/admin-console.js';
 import type { Database, TransactionClient } from '../orm.js';
-import { maintenanceWindow, type MaintenanceRow, type PlatformStateName } from '../queries/platform-state.js';
-import { recordAct, type AuditActor } from './audit.js';
+import {
+  maintenanceWindow,
+  storedFeatureFlags,
+  type MaintenanceRow,
+  type PlatformStateName,
+  type StoredFlagRow,
+} from '../queries/platform-state.js';
+import { lockActingAdmin, type AdminActor } from './acting-admin.js';
+import { recordAct } from './audit.js';
 
 /**
  * Changes of the platform state every API process caches (feature flags, maintenance windows):
- * each is one transaction that saves the change through the transaction's EntityManager, bumps the
- * state's change counter (the caches poll it) and writes the audit row.
+ * each is one transaction that checks the acting administrator again (db/writes/acting-admin.ts),
+ * saves the change through the transaction's EntityManager, bumps the state's change counter (the
+ * caches poll it) and writes the audit row.
  */
 
 /** Tells every process's cache that `name` changed; committed with the change or not at all. */
@@ -25,25 +33,37 @@ export interface FlagChange {
   defaultEnabled: boolean;
 }
 
-/** Sets a flag (feature_flags.update, with the value before and after and the reason). */
-export async function setFeatureFlag(db: Database, change: FlagChange, audit: AuditActor): Promise<void> {
-  await db.transaction(async (sql) => {
-    // The version row first: flag changes run one after the other, so a flag's first change (no
+/**
+ * Sets a flag (feature_flags.update, with the value before and after and the reason) and answers
+ * it as this change left it, read inside the transaction: a change committed right after is not
+ * this one's answer. Setting the value the flag has writes nothing and answers the flag as it is
+ * (undefined while no operator has set it).
+ */
+export async function setFeatureFlag(
+  db: Database,
+  change: FlagChange,
+  audit: AdminActor,
+): Promise<StoredFlagRow | undefined> {
+  return db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
+    // The version row next: flag changes run one after the other, so a flag's first change (no
     // row yet to lock) and any other each read the value the one before left.
-    await bumpVersion(sql, 'feature_flags');
-    const { rows } = await sql.query<{ enabled: boolean }>(
-      `select enabled from feature_flags where key = $1`,
-      [change.key],
-    );
-    const before = rows[0]?.enabled ?? change.defaultEnabled;
+    await sql.query(`select 1 from platform_state_versions where name = 'feature_flags' for update`);
+    const stored = async () => (await storedFeatureFlags(sql)).find((row) => row.key === change.key);
+    const current = await stored();
+    const before = current?.enabled ?? change.defaultEnabled;
+    if (before === change.enabled) return current;
     await sql.em.upsert(FeatureFlag, {
       key: change.key,
       enabled: change.enabled,
       updatedBy: change.adminId,
       updatedAt: raw<Date>('now()'),
     });
+    await bumpVersion(sql, 'feature_flags');
+    const after = await stored();
     const details = { reason: change.reason, before, after: change.enabled };
     await recordAct(sql, audit, 'feature_flags.update', { kind: 'feature_flag', id: change.key }, details);
+    return after;
   });
 }
 
@@ -64,9 +84,10 @@ const windowFacts = (row: Pick<MaintenanceRow, 'message' | 'starts_at' | 'ends_a
 export async function scheduleMaintenance(
   db: Database,
   input: NewWindow,
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<MaintenanceRow> {
   return db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
     checkWindowTimes(input.startsAt, input.endsAt, await databaseNow(sql));
     const window = sql.em.create(MaintenanceWindowEntity, {
       message: input.message,
@@ -97,9 +118,10 @@ export async function changeMaintenance(
   db: Database,
   id: string,
   change: WindowChange | 'CANCEL',
-  audit: AuditActor & { reason?: string | undefined },
+  audit: AdminActor & { reason?: string | undefined },
 ): Promise<MaintenanceRow | null> {
   return db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
     const current = await maintenanceWindow(sql, id, true);
     if (!current) return null;
     const cancel = change === 'CANCEL';

@@ -11,14 +11,16 @@ import {
 import { SupportTicket, SupportTicketMessage } from '../entities/admin-console.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { OWN_BOOKING } from '../queries/customer-bookings.js';
+import { lockActingAdmin, type AdminActor } from './acting-admin.js';
 import { recordAct, type AuditActor } from './audit.js';
 import { lockActiveTraveller } from './inventory-caps.js';
 
 /**
  * Support tickets: opened by a traveller about a booking or by support on someone's behalf,
  * answered, assigned and closed by support (domain/support-tickets.ts holds the states). Each
- * change is one transaction through the transaction's EntityManager; support's changes write
- * their audit row (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it.
+ * change is one transaction through the transaction's EntityManager; support's changes check the
+ * acting administrator again first (db/writes/acting-admin.ts) and write their audit row
+ * (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it.
  */
 
 /** Support's audit row about one ticket. */
@@ -126,9 +128,10 @@ export async function openTicket(
   db: Database,
   author: TicketAuthor,
   input: NewTicket,
-  audit: AuditActor | null,
+  audit: AdminActor | null,
 ): Promise<string> {
   return db.transaction(async (sql) => {
+    if (audit) await lockActingAdmin(sql, audit);
     // A traveller's row first: a session of an account that complete-phone merged away while this
     // waited is refused (401), so no ticket lands on a disabled user the survivor cannot see.
     if (author.kind === 'TRAVELLER') await lockActiveTraveller(sql, author.userId);
@@ -210,9 +213,10 @@ export async function addTicketMessage(
   ticketId: string,
   author: TicketAuthor,
   body: string,
-  audit: AuditActor | null,
+  audit: AdminActor | null,
 ): Promise<void> {
   await db.transaction(async (sql) => {
+    if (audit) await lockActingAdmin(sql, audit);
     const locked =
       author.kind === 'ADMIN'
         ? await lockTicket(sql, ticketId, 'ADMIN_REPLY')
@@ -242,9 +246,11 @@ export async function assignTicket(
   db: Database,
   ticketId: string,
   assigneeId: string | null,
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<void> {
   await db.transaction(async (sql) => {
+    // The assignee's account with the actor's, in id order, before the ticket (acting-admin.ts).
+    await lockActingAdmin(sql, audit, assigneeId ? [assigneeId] : []);
     const locked = await lockTicket(sql, ticketId, 'ASSIGN');
     if (assigneeId) await requireTicketManager(sql, assigneeId);
     await saveTicket(sql, ticketId, { assigneeAdminId: assigneeId, status: locked.next });
@@ -270,14 +276,49 @@ async function requireTicketManager(sql: TransactionClient, adminId: string): Pr
   }
 }
 
+/** Whether an account may hold tickets, as an assignment requires: ACTIVE, with tickets.manage. */
+export function canManageTickets(admin: { status: string; role: AdminRole; permissions: string[] }): boolean {
+  return (
+    admin.status === 'ACTIVE' &&
+    effectivePermissions(admin.role, admin.permissions).includes('tickets.manage')
+  );
+}
+
+export type UnassignReason = 'ASSIGNEE_DISABLED' | 'ASSIGNEE_LOST_PERMISSION';
+
+/**
+ * Unassigns the open (not closed) tickets of an administrator who can no longer act on them,
+ * inside the caller's transaction, which holds the account's row lock: each keeps its status and
+ * gets its tickets.assign row (before, after null, and why). Returns their ids.
+ */
+export async function unassignOpenTickets(
+  sql: TransactionClient,
+  adminId: string,
+  reason: UnassignReason,
+  audit: AuditActor,
+): Promise<string[]> {
+  const { rows } = await sql.query<{ id: string }>(
+    `select id from support_tickets where assignee_admin_id = $1 and status <> 'CLOSED' order by id for update`,
+    [adminId],
+  );
+  for (const { id } of rows) {
+    const ticket = await sql.em.findOneOrFail(SupportTicket, id);
+    sql.em.assign(ticket, { assigneeAdminId: null, updatedAt: raw<Date>('now()') });
+    await sql.em.flush();
+    await auditTicket(sql, audit, 'tickets.assign', id, { before: adminId, after: null, reason });
+  }
+  return rows.map((row) => row.id);
+}
+
 /** Closes a ticket with its resolution (tickets.close); a closed one is 409 TICKET_CLOSED. */
 export async function closeTicket(
   db: Database,
   ticketId: string,
   resolution: string,
-  audit: AuditActor,
+  audit: AdminActor,
 ): Promise<void> {
   await db.transaction(async (sql) => {
+    await lockActingAdmin(sql, audit);
     const locked = await lockTicket(sql, ticketId, 'CLOSE');
     await saveTicket(sql, ticketId, { status: locked.next, resolution, closedAt: raw<Date>('now()') });
     await auditTicket(sql, audit, 'tickets.close', ticketId, { resolution, statusBefore: locked.status });

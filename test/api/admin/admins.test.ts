@@ -320,6 +320,85 @@ describe('administrators and permissions', () => {
       expectError(await new AdminBrowser(app).signIn(target), 401, 'INVALID_CREDENTIALS');
     });
 
+    it('a change that changes nothing answers the account as it is and writes nothing', async () => {
+      const { browser } = await signedInAdmin(app);
+      const target = await createAdmin(app.db, { role: 'SUPPORT', grantedPermissions: ['analytics.view'] });
+      const stored = () =>
+        app.db.query<{ updated_at: Date | string }>('select * from admins where id = $1', [target.id]);
+      const before = await stored();
+      const same = await browser.send('PATCH', `/admins/${target.id}`, {
+        name: 'Test Admin',
+        role: 'SUPPORT',
+        grantedPermissions: ['analytics.view', 'analytics.view'],
+        status: 'ACTIVE',
+        totpRequired: false,
+      });
+      expect(same.status, same.text).toBe(200);
+      expect(same.body.data).toMatchObject({
+        id: target.id,
+        name: 'Test Admin',
+        role: 'SUPPORT',
+        grantedPermissions: ['analytics.view'],
+        status: 'ACTIVE',
+        updatedAt: new Date(before[0]!.updated_at).toISOString(),
+      });
+      expect(await stored()).toEqual(before);
+      expect(await auditRows(app.db, target.id)).toEqual([]);
+    });
+
+    it('disabling an administrator or taking tickets.manage away unassigns their open tickets, each change recorded', async () => {
+      const { admin: boss, browser } = await signedInAdmin(app);
+      const [leaving, demoted, promoted] = [
+        await createAdmin(app.db, { role: 'SUPPORT' }),
+        await createAdmin(app.db, { role: 'SUPPORT' }),
+        await createAdmin(app.db, { role: 'SUPPORT' }),
+      ];
+      const ticketFor = async (assigneeId: string) => {
+        const opened = await browser.send('POST', '/tickets', { subject: 'Refund', message: 'Hello' });
+        expect(opened.status, opened.text).toBe(201);
+        const id: string = opened.body.data.ticket.id;
+        expect((await browser.send('POST', `/tickets/${id}/assign`, { assigneeId })).status).toBe(200);
+        return id;
+      };
+      const [openOfLeaving, closedOfLeaving] = [await ticketFor(leaving.id), await ticketFor(leaving.id)];
+      const closed = await browser.send('POST', `/tickets/${closedOfLeaving}/close`, { resolution: 'Done' });
+      expect(closed.status, closed.text).toBe(200);
+      const [ofDemoted, ofPromoted] = [await ticketFor(demoted.id), await ticketFor(promoted.id)];
+      const assignee = async (ticketId: string) =>
+        (await browser.get(`/tickets/${ticketId}`)).body.data.ticket.assignee?.id ?? null;
+
+      expect((await browser.send('PATCH', `/admins/${leaving.id}`, { status: 'DISABLED' })).status).toBe(200);
+      expect((await browser.send('PATCH', `/admins/${demoted.id}`, { role: 'ANALYST' })).status).toBe(200);
+      expect((await browser.send('PATCH', `/admins/${promoted.id}`, { role: 'ADMIN' })).status).toBe(200);
+      expect({
+        openOfLeaving: await assignee(openOfLeaving),
+        closedOfLeaving: await assignee(closedOfLeaving),
+        ofDemoted: await assignee(ofDemoted),
+        ofPromoted: await assignee(ofPromoted),
+      }).toEqual({
+        openOfLeaving: null,
+        closedOfLeaving: leaving.id,
+        ofDemoted: null,
+        ofPromoted: promoted.id,
+      });
+
+      const unassigned = async (ticketId: string) =>
+        (await auditRows(app.db, ticketId)).filter((row) => row.action === 'tickets.assign').at(-1);
+      expect(await unassigned(openOfLeaving)).toMatchObject({
+        actor_id: boss.id,
+        details: { before: leaving.id, after: null, reason: 'ASSIGNEE_DISABLED' },
+      });
+      expect(await unassigned(ofDemoted)).toMatchObject({
+        actor_id: boss.id,
+        details: { before: demoted.id, after: null, reason: 'ASSIGNEE_LOST_PERMISSION' },
+      });
+      const [update] = (await auditRows(app.db, leaving.id)).filter((row) => row.action === 'admins.update');
+      expect(update!.details).toMatchObject({ ticketsUnassigned: [openOfLeaving] });
+      // Given back, the account gets no ticket back by itself.
+      expect((await browser.send('PATCH', `/admins/${demoted.id}`, { role: 'SUPPORT' })).status).toBe(200);
+      expect(await assignee(ofDemoted)).toBeNull();
+    });
+
     it('refuses changing an account that holds a permission the caller lacks', async () => {
       const { browser } = await signedInAdmin(app, {
         role: 'SUPPORT',

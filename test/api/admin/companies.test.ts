@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../db/orm.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { bookingRefundedInFull } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, tripOf } from '../../support/journeys.js';
 import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
-import { auditRows, expectError, signedInAdmin } from './helpers.js';
+import { auditRows, expectError, signedInAdmin, writeWhileAccountChanges } from './helpers.js';
 
 /** GET /admin/api/companies, a company's record and history, and warn, suspend, unsuspend, verify, unverify. */
 
@@ -295,5 +296,48 @@ describe('administration: companies', () => {
     );
     expectError(await browser.get(`/companies/${nobody}`), 404, 'COMPANY_NOT_FOUND');
     expect(await auditRows(app.db, nobody)).toEqual([]);
+  });
+
+  it('a suspension by an administrator disabled while it is in flight is refused (401) and writes nothing', async () => {
+    const { browser: boss } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const company = await createCompany(app.db);
+    const before = await companySnapshot(app.db, company.id);
+    const { change, write } = await writeWhileAccountChanges(
+      app,
+      boss,
+      admin.id,
+      { status: 'DISABLED' },
+      () => browser.send('POST', `/companies/${company.id}/suspend`, { reason: 'Rogue admin' }),
+    );
+    expect(change.status, change.text).toBe(200);
+    expectError(write, 401, 'INVALID_CREDENTIAL');
+    expect(await companySnapshot(app.db, company.id)).toEqual(before);
+  });
+
+  it('an administrator disabled while their suspension waits for the company: the disable waits for it, never the other way round', async () => {
+    const { browser: boss } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const company = await createCompany(app.db);
+    // The company row is busy (any other writer of it): the suspension waits for its lock.
+    const row = await holdLock(app.db, `select 1 from companies where id = '${company.id}' for update`);
+    const suspending = browser.send('POST', `/companies/${company.id}/suspend`, { reason: 'Rogue admin' });
+    await waitersOf(app.db, row.pid);
+    const disabling = boss.send('PATCH', `/admins/${admin.id}`, { status: 'DISABLED' });
+    await answeredOrWaiting(disabling, app.db, row.pid, 2);
+    await row.release();
+    const [suspended, disabled] = await Promise.all([suspending, disabling]);
+    expect([suspended.status, disabled.status]).toEqual([200, 200]);
+    // One after the other: the suspension, in the name of an administrator still active, then the
+    // disable. Nothing commits in the name of an account already disabled.
+    const recorded = await app.db.query<{ action: string; target_id: string }>(
+      `select action, target_id from audit_log where target_id in ($1, $2)
+         and action in ('companies.suspend', 'admins.update') order by id`,
+      [company.id, admin.id],
+    );
+    expect(recorded).toEqual([
+      { action: 'companies.suspend', target_id: company.id },
+      { action: 'admins.update', target_id: admin.id },
+    ]);
   });
 });

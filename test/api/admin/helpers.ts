@@ -5,6 +5,7 @@ import { newTotpSecret } from '../../../api/auth/admin-second-factor.js';
 import type { Database } from '../../../db/orm.js';
 import type { AdminPermission, AdminRole } from '../../../domain/permissions.js';
 import { base32Decode, hotp, totpStep } from '../../../domain/totp.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import type { TestApp, TestResponse } from '../../support/harness.js';
 
 /** Administrators and their sessions for the administration API tests. */
@@ -147,4 +148,30 @@ export async function auditRows(db: Database, targetId: string) {
     `select actor_kind, actor_id, action, target_kind, target_id, details, created_at from audit_log where target_id = $1 order by id`,
     [targetId],
   );
+}
+
+/**
+ * An administrator's `write` while `boss` changes their account (PATCH /admins/{id} with `change`):
+ * the account's row is busy a moment (any other change of it would do the same), so the change is
+ * in flight first; the write, sent then, is answered at once or queued behind it; then both go on.
+ * In a serial order the write comes after the change, and is judged by the account as changed.
+ */
+export async function writeWhileAccountChanges(
+  app: TestApp,
+  boss: AdminBrowser,
+  adminId: string,
+  change: Record<string, unknown>,
+  write: () => Promise<TestResponse>,
+): Promise<{ change: TestResponse; write: TestResponse }> {
+  const held = await holdLock(app.db, `select 1 from admins where id = '${adminId}' for update`);
+  try {
+    const changing = boss.send('PATCH', `/admins/${adminId}`, change);
+    await waitersOf(app.db, held.pid, 1);
+    const writing = write();
+    await answeredOrWaiting(writing, app.db, held.pid, 2);
+    await held.release();
+    return { change: await changing, write: await writing };
+  } finally {
+    await held.release();
+  }
 }

@@ -1,11 +1,18 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { hashSecret } from '../../../api/auth/secrets.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCity, createCompany, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { eventually } from '../../support/journeys.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
-import { auditRows, expectError, signedInAdmin } from './helpers.js';
+import {
+  auditRows,
+  expectError,
+  signedInAdmin,
+  writeWhileAccountChanges,
+  type AdminBrowser,
+} from './helpers.js';
 
 /**
  * Feature flags, maintenance windows, incidents and the waitlist. Flags and windows are global to
@@ -175,6 +182,72 @@ describe('feature flags', () => {
       flags: await app.db.query(`select * from feature_flags order by key`),
     }).toEqual(before);
   });
+
+  it('a PATCH answers the value it set, even when another change of the flag commits right after it', async () => {
+    const { admin, browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const key = 'waitlist.signup';
+    // The change waits a moment to write its audit row; meanwhile another writer asks for the flag
+    // table, gets it as soon as the change commits, and turns the flag back on.
+    const auditTable = await holdLock(app.db, 'lock table audit_log in share mode');
+    const setting = browser.send('PATCH', `/feature-flags/${key}`, {
+      enabled: false,
+      reason: 'Pause sign-ups',
+    });
+    await waitersOf(app.db, auditTable.pid);
+    const other = await app.db.pool.connect();
+    try {
+      const [{ pid }] = (await other.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [
+        { pid: number },
+      ];
+      await other.query('begin');
+      const taking = other.query('lock table feature_flags in access exclusive mode');
+      await waitersOf(app.db, auditTable.pid, 2);
+      await auditTable.release();
+      await taking;
+      await answeredOrWaiting(setting, app.db, pid);
+      await other.query(`update feature_flags set enabled = true, updated_at = now() where key = $1`, [key]);
+      await other.query(
+        `update platform_state_versions set version = version + 1 where name = 'feature_flags'`,
+      );
+      await other.query('commit');
+    } finally {
+      await auditTable.release();
+      other.release();
+    }
+    const answer = await setting;
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data).toMatchObject({
+      key,
+      enabled: false,
+      setByOperator: true,
+      updatedBy: { id: admin.id },
+    });
+    const [stored] = await app.db.query<{ enabled: boolean }>(
+      `select enabled from feature_flags where key = $1`,
+      [key],
+    );
+    expect(stored!.enabled).toBe(true);
+  });
+
+  it('a PATCH that sets the value the flag has answers the flag unchanged and writes nothing', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const key = 'waitlist.signup';
+    const current = await browser.send('PATCH', `/feature-flags/${key}`, { enabled: true, reason: 'Open' });
+    expect(current.status, current.text).toBe(200);
+    const state = async () => ({
+      version: await version('feature_flags'),
+      audits: await auditCount('feature_flags.update'),
+      flags: await app.db.query(`select * from feature_flags order by key`),
+    });
+    const before = await state();
+    const again = await browser.send('PATCH', `/feature-flags/${key}`, {
+      enabled: true,
+      reason: 'Open again',
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toEqual(current.body.data);
+    expect(await state()).toEqual(before);
+  });
 });
 
 describe('maintenance windows', () => {
@@ -279,6 +352,89 @@ describe('maintenance windows', () => {
       5_000,
     );
     expect([200, 201]).toContain(open.status);
+  });
+
+  /** A window in force now, cancelled when the test ends; resolves once `app` refuses writes. */
+  async function windowInForce(traveller: { writeHeaders: Record<string, string> }): Promise<void> {
+    const { browser } = await signedInAdmin(app);
+    const scheduled = await browser.send('POST', '/maintenance', {
+      message: 'Database upgrade',
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() + 600_000).toISOString(),
+    });
+    expect(scheduled.status, scheduled.text).toBe(201);
+    onTestFinished(async () => {
+      await app.db.query(
+        `update maintenance_windows set cancelled_at = coalesce(cancelled_at, now()) where id = $1`,
+        [scheduled.body.data.id],
+      );
+      await app.db.query(
+        `update platform_state_versions set version = version + 1 where name = 'maintenance'`,
+      );
+    });
+    const refused = await eventually(
+      () => app.request('/api/favorites', { method: 'POST', headers: traveller.writeHeaders, json: {} }),
+      (response) => response.status === 503,
+      5_000,
+    );
+    expectError(refused, 503, 'MAINTENANCE');
+  }
+
+  it('keeps only sign-in, refresh and sign-out open under /api/auth: account writes answer 503 MAINTENANCE and write nothing', async () => {
+    const traveller = await app.signIn();
+    const leaving = await app.signIn();
+    const address = email();
+    await app.db.query(`update users set email = $2, email_verified_at = null where id = $1`, [
+      traveller.userId,
+      address,
+    ]);
+    // A verification link and a recovery link, as the e-mails would carry them.
+    const link = (purpose: string) => {
+      const token = `ops${purpose.toLowerCase()}${crypto.randomUUID().replaceAll('-', '')}`;
+      return app.db
+        .query(
+          `insert into email_tokens (user_id, purpose, email, token_hash, created_at, expires_at)
+           values ($1, $2, $3, $4, clock_timestamp(), clock_timestamp() + interval '1 hour')`,
+          [traveller.userId, purpose, address, hashSecret(token)],
+        )
+        .then(() => token);
+    };
+    const [verifyToken, recoveryToken] = [await link('VERIFY_EMAIL'), await link('RESET_PASSWORD')];
+    const accountState = async () => ({
+      user: await app.db.query(
+        `select email_verified_at, password_hash, phone, status from users where id = $1`,
+        [traveller.userId],
+      ),
+      tokens: await app.db.query(`select * from email_tokens where user_id = $1 order by id`, [
+        traveller.userId,
+      ]),
+    });
+    await windowInForce(traveller);
+    const before = await accountState();
+
+    const post = (path: string, json?: unknown, headers?: Record<string, string>) =>
+      app.request(`/api${path}`, { method: 'POST', ...(headers && { headers }), ...(json ? { json } : {}) });
+    const refused = {
+      resendVerification: await post('/auth/customer/resend-verification', undefined, traveller.writeHeaders),
+      verifyEmail: await post('/auth/customer/verify-email', { token: verifyToken }),
+      forgotPassword: await post('/auth/forgot-password', { email: address }),
+      resetPassword: await post('/auth', { token: recoveryToken, password: 'a brand new password 1' }),
+      completePhone: await post(
+        '/auth/customer/complete-phone',
+        { phone: '+963900000000', code: '000000' },
+        traveller.writeHeaders,
+      ),
+    };
+    for (const response of Object.values(refused)) expectError(response, 503, 'MAINTENANCE');
+    expect(await accountState()).toEqual(before);
+
+    // Signing in stays open, so do session refresh and sign-out, and reading one's own account.
+    const refreshed = await post('/auth/customer/refresh', { refreshToken: leaving.refreshToken });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    const me = await app.request('/api/auth/customer/me', { headers: { Cookie: traveller.cookie } });
+    expect(me.status, me.text).toBe(200);
+    const signedOut = await post('/auth/customer/logout', undefined, traveller.writeHeaders);
+    expect(signedOut.status, signedOut.text).toBe(200);
   });
 
   it('schedules only sensible windows; a refused change writes nothing; a future window blocks nothing yet', async () => {
@@ -471,6 +627,78 @@ describe('incidents', () => {
     );
     expect(stored).toEqual([{ as_sent: true }]);
   });
+});
+
+describe('an administrator disabled or demoted while their change is in flight', () => {
+  const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+  const platformState = async () => ({
+    flags: await app.db.query(`select * from feature_flags order by key`),
+    windows: await app.db.query(`select id from maintenance_windows order by id`),
+    incidents: await app.db.query(`select id from incidents order by id`),
+    versions: await app.db.query(`select name, version from platform_state_versions order by name`),
+  });
+  const writes = [
+    {
+      name: 'a flag change',
+      role: 'ADMIN',
+      permission: 'flags.manage',
+      send: (browser: AdminBrowser) =>
+        browser.send('PATCH', '/feature-flags/waitlist.signup', {
+          enabled: false,
+          reason: 'Demoted meanwhile',
+        }),
+    },
+    {
+      name: 'a maintenance window',
+      role: 'ADMIN',
+      permission: 'maintenance.manage',
+      send: (browser: AdminBrowser) =>
+        browser.send('POST', '/maintenance', {
+          message: 'Demoted meanwhile',
+          startsAt: at(600),
+          endsAt: at(660),
+        }),
+    },
+    {
+      name: 'an incident',
+      role: 'SUPPORT',
+      permission: 'incidents.manage',
+      send: (browser: AdminBrowser) =>
+        browser.send('POST', '/incidents', {
+          title: 'Demoted meanwhile',
+          severity: 'MINOR',
+          description: 'x',
+        }),
+    },
+  ] as const;
+
+  for (const write of writes) {
+    it(`${write.name}: demoted, 403 PERMISSION_DENIED naming ${write.permission}; disabled, 401; nothing written`, async () => {
+      const { browser: boss } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const before = await platformState();
+      onTestFinished(async () => {
+        await app.db.query(
+          `update maintenance_windows set cancelled_at = now() where message = 'Demoted meanwhile'`,
+        );
+      });
+
+      const demoted = await signedInAdmin(app, { role: write.role });
+      const lost = await writeWhileAccountChanges(app, boss, demoted.admin.id, { role: 'ANALYST' }, () =>
+        write.send(demoted.browser),
+      );
+      expect(lost.change.status, lost.change.text).toBe(200);
+      expectError(lost.write, 403, 'PERMISSION_DENIED');
+      expect(lost.write.body.details).toEqual({ permission: write.permission });
+
+      const disabled = await signedInAdmin(app, { role: write.role });
+      const gone = await writeWhileAccountChanges(app, boss, disabled.admin.id, { status: 'DISABLED' }, () =>
+        write.send(disabled.browser),
+      );
+      expect(gone.change.status, gone.change.text).toBe(200);
+      expectError(gone.write, 401, 'INVALID_CREDENTIAL');
+      expect(await platformState()).toEqual(before);
+    });
+  }
 });
 
 describe('waitlist', () => {

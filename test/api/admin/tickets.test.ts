@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
-import { auditRows, expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
+import {
+  auditRows,
+  expectError,
+  signedInAdmin,
+  writeWhileAccountChanges,
+  type AdminBrowser,
+} from './helpers.js';
 
 /**
  * Support tickets: travellers open them about their bookings at /api/support-tickets (/api/tickets
@@ -275,6 +281,42 @@ describe('support tickets', () => {
         analyst.id,
       ]),
     ).toEqual([]);
+  });
+
+  it('support disabled or demoted while their change of a ticket is in flight is refused (401, 403) and writes nothing', async () => {
+    const { browser: boss } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+    const opened = await boss.send('POST', '/tickets', {
+      subject: 'Refund question',
+      message: 'Hello',
+      companyId,
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const ticketId = opened.body.data.ticket.id;
+    const ticketState = async () => ({
+      ticket: await app.db.query(
+        `select status, assignee_admin_id, resolution from support_tickets where id = $1`,
+        [ticketId],
+      ),
+      messages: await app.db.query(`select id from support_ticket_messages where ticket_id = $1`, [ticketId]),
+      audit: (await auditRows(app.db, ticketId)).map((row) => row.action),
+    });
+    const before = await ticketState();
+
+    const demoted = await signedInAdmin(app, { role: 'SUPPORT' });
+    const lost = await writeWhileAccountChanges(app, boss, demoted.admin.id, { role: 'ANALYST' }, () =>
+      demoted.browser.send('POST', `/tickets/${ticketId}/replies`, { message: 'On it' }),
+    );
+    expect(lost.change.status, lost.change.text).toBe(200);
+    expectError(lost.write, 403, 'PERMISSION_DENIED');
+    expect(lost.write.body.details).toEqual({ permission: 'tickets.manage' });
+
+    const disabled = await signedInAdmin(app, { role: 'SUPPORT' });
+    const gone = await writeWhileAccountChanges(app, boss, disabled.admin.id, { status: 'DISABLED' }, () =>
+      disabled.browser.send('POST', `/tickets/${ticketId}/close`, { resolution: 'Closed by someone gone' }),
+    );
+    expect(gone.change.status, gone.change.text).toBe(200);
+    expectError(gone.write, 401, 'INVALID_CREDENTIAL');
+    expect(await ticketState()).toEqual(before);
   });
 
   it('limits how many tickets and messages a traveller sends', async () => {
