@@ -10,8 +10,13 @@ import type { Database } from '../orm.js';
 /** What checking a local code concluded (the SMS provider's answers use the same words). */
 export type LocalCodeOutcome = 'approved' | 'wrong_code' | 'expired' | 'too_many_attempts';
 
-/** A new code replaces the previous one; day-old challenges are swept as new ones are written. */
+/**
+ * A new code replaces the previous one; day-old challenges are swept as new ones are written. The
+ * phone's codes are written one at a time (a transaction-scoped advisory lock on the number): two
+ * sends at once would each find nothing open and both codes would stay open.
+ */
 async function closeOpenChallenges(client: PoolClient, phone: string): Promise<void> {
+  await client.query(`select pg_advisory_xact_lock(hashtext('otp_challenges:' || $1))`, [phone]);
   await client.query(
     'update otp_challenges set consumed_at = now() where phone = $1 and consumed_at is null',
     [phone],

@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../config/index.js';
 import { DEMO_COMPANY_ID } from '../../../db/seed/demo-identities.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { startChatappFake } from '../../support/fakes/chatapp.js';
 import { startSmsVerifyFake } from '../../support/fakes/sms-verify.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
@@ -570,6 +571,21 @@ describe('pre-launch mode (development)', () => {
     while (second === first) second = (await send({ phone, method: 'sms' })).body.otpCode;
     expect((await verify({ phone, code: first, method: 'sms' })).body.errorCode).toBe('OTP_INVALID');
     expect((await verify({ phone, code: second, method: 'sms' })).status).toBe(200);
+  });
+
+  it('two codes sent at once for one number: only the one sent last stays open, the other is closed', async () => {
+    const phone = reservedPhone();
+    // Both sends queue at their first write of the challenges, then go on together.
+    const table = await holdLock(app.db, 'lock table otp_challenges in share mode');
+    const sends = [send({ phone, method: 'sms' }), send({ phone, method: 'sms' })];
+    await waitersOf(app.db, table.pid, 2);
+    await table.release();
+    const codes = (await Promise.all(sends)).map((answer) => answer.body.otpCode as string);
+    const open = await app.db.query<{ id: string }>(
+      'select id from otp_challenges where phone = $1 and consumed_at is null',
+      [phone],
+    );
+    expect(open, `codes ${codes.join(', ')}`).toHaveLength(1);
   });
 
   describe('inventory scope comes from server-side metadata only', () => {
