@@ -75,10 +75,10 @@ function send(
 }
 
 /**
- * One attempt of a PENDING delivery: its subscription must still be ACTIVE (else the delivery is
- * ABANDONED), its URL is checked and resolved again, and the signed body is POSTed to the checked
- * address. The attempt is logged with the delivery's new state. `byRelay`: the relay's first
- * attempt, which hands a retry to a workflow (recordAttempt).
+ * One attempt of a PENDING delivery: its subscription must still be ACTIVE and ask for its event
+ * (else the delivery is ABANDONED, nothing sent), its URL is checked and resolved again, and the
+ * signed body is POSTed to the checked address. The attempt is logged with the delivery's new
+ * state. `byRelay`: the relay's first attempt, which hands a retry to a workflow (recordAttempt).
  */
 export async function attemptPending(
   { db, config }: Pick<ActivityDeps, 'db' | 'config'>,
@@ -86,8 +86,12 @@ export async function attemptPending(
   trigger: DeliveryTrigger,
   byRelay = false,
 ): Promise<AttemptResult> {
-  if (delivery.subscriptionStatus !== 'ACTIVE') {
-    await finishDelivery(db, delivery.id, 'ABANDONED', `SUBSCRIPTION_${delivery.subscriptionStatus}`);
+  const unwanted =
+    delivery.subscriptionStatus !== 'ACTIVE'
+      ? `SUBSCRIPTION_${delivery.subscriptionStatus}`
+      : !delivery.eventSubscribed && 'EVENT_UNSUBSCRIBED';
+  if (unwanted) {
+    await finishDelivery(db, delivery.id, 'ABANDONED', unwanted);
     return { status: 'ABANDONED', outcome: 'SKIPPED' };
   }
   const attemptedAt = new Date();

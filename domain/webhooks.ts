@@ -46,7 +46,11 @@ export const DELIVERY_TRANSITIONS: readonly { from: DeliveryStatus[]; on: string
   { from: ['PENDING'], on: 'any other 4xx, or an address refused at delivery', to: 'FAILED' },
   { from: ['PENDING'], on: '410 Gone (the subscription becomes DISABLED)', to: 'FAILED' },
   { from: ['PENDING'], on: 'the retry window (about 3 days) ends', to: 'FAILED' },
-  { from: ['PENDING'], on: 'the subscription is disabled or deleted', to: 'ABANDONED' },
+  {
+    from: ['PENDING'],
+    on: 'the subscription is disabled or deleted, or no longer asks for the event',
+    to: 'ABANDONED',
+  },
   { from: ['DELIVERED', 'FAILED', 'ABANDONED'], on: 'a manual redelivery', to: 'PENDING' },
 ];
 

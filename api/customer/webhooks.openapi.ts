@@ -160,8 +160,11 @@ export const docs = taggedOperations(TAGS, {
   updateWebhookSubscription: {
     summary: 'Change url, events or secret, or enable or disable a subscription',
     description:
-      `${WRITE} ${URL_RULES} Only the fields sent change (at least one). enabled: true turns a subscription ` +
-      'disabled by a 410 back on; deliveries already ended are not retried by it (redeliver them).',
+      `${WRITE} ${URL_RULES} Only the fields sent change (at least one). enabled: false disables it: its ` +
+      'PENDING deliveries (those waiting to retry) are ABANDONED at once (lastError SUBSCRIPTION_DISABLED), and so ' +
+      'are those of an event dropped from events (EVENT_UNSUBSCRIBED). enabled: true turns a subscription ' +
+      'disabled by hand or by a 410 back on; deliveries already ended, abandoned ones included, are not retried ' +
+      'by it (redeliver them).',
     responses: answers(200, 'The changed subscription', One, [400, 401, 403, 404]),
   },
   deleteWebhookSubscription: {
@@ -185,7 +188,8 @@ export const docs = taggedOperations(TAGS, {
       `${WRITE} A DELIVERED, FAILED or ABANDONED delivery is attempted again at once with the same Webhook-Id (a ` +
       'receiver that processed it already can ignore it), then retried as usual; its attempts are logged with trigger ' +
       'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING; 409 SUBSCRIPTION_DISABLED when the subscription is ' +
-      `disabled. At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,
+      'disabled. A delivery of an event the subscription no longer asks for is ABANDONED again without an attempt. ' +
+      `At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,
     responses: answers(202, 'Redelivery started', Done, [400, 401, 403, 404, 409, 429]),
   },
 });

@@ -251,6 +251,8 @@ export interface DeliveryToSend {
   id: string;
   status: DeliveryStatus;
   subscriptionStatus: SubscriptionStatus;
+  /** Whether the subscription still asks for the delivery's event. */
+  eventSubscribed: boolean;
   url: string;
   secret: string;
   event: WebhookEvent;
@@ -264,6 +266,7 @@ export interface DeliveryToSendRow {
   id: string;
   status: DeliveryStatus;
   subscription_status: SubscriptionStatus;
+  event_subscribed: boolean;
   url: string;
   secret: string;
   event: WebhookEvent;
@@ -282,7 +285,8 @@ const NOTIFICATION_TIMESTAMP = `to_char(e.occurred_at at time zone 'UTC', 'YYYY-
 
 /** Over webhook_deliveries d joined to webhook_subscriptions s and outbox_events e. */
 export const DELIVERY_TO_SEND_COLUMNS =
-  'd.id, d.status, s.status as subscription_status, s.url, s.secret, e.event, ' +
+  'd.id, d.status, s.status as subscription_status, e.event = any(s.events) as event_subscribed, s.url, ' +
+  's.secret, e.event, ' +
   `${NOTIFICATION_TIMESTAMP} as occurred_at, e.data`;
 
 export async function deliveryToSend(db: Database, deliveryId: string): Promise<DeliveryToSend | undefined> {
@@ -302,6 +306,7 @@ export function toDeliveryToSend(row: DeliveryToSendRow): DeliveryToSend {
     id: row.id,
     status: row.status,
     subscriptionStatus: row.subscription_status,
+    eventSubscribed: row.event_subscribed,
     url: row.url,
     secret: row.secret,
     event: row.event,

@@ -1,5 +1,5 @@
 import type { AttemptOutcome, DeliveryStatus, DeliveryTrigger } from '../../domain/webhooks.js';
-import type { Database } from '../orm.js';
+import type { Database, TransactionClient } from '../orm.js';
 import { pgCode } from '../pg-errors.js';
 import { rowById } from '../sql-runner.js';
 
@@ -89,8 +89,9 @@ const PG_DATA_EXCEPTION_CLASS = '22';
 
 /**
  * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
- * delivery's row lock); a 410 also DISABLES the subscription. Answers the delivery's new status.
- * A relay's attempt whose delivery another relay has meanwhile moved on is only logged.
+ * delivery's row lock); a 410 also DISABLES the subscription and abandons its other PENDING
+ * deliveries. Answers the delivery's new status. An attempt whose delivery has meanwhile moved on
+ * (abandoned by a change of its subscription, or sent by another relay) is only logged.
  *
  * The POST has already been made: should PostgreSQL refuse what the receiver sent (a data
  * exception, SQLSTATE class 22: the same values would be refused on every retry, and each retry of
@@ -110,8 +111,26 @@ export async function recordAttempt(db: Database, attempt: AttemptRecordInput): 
   }
 }
 
+/**
+ * A 410 disables the subscription: its row is locked before the delivery's, the order of a PATCH or
+ * DELETE of the subscription (the subscription, then its deliveries), so neither waits on the other.
+ */
+async function lockSubscriptionOf(client: TransactionClient, deliveryId: string): Promise<void> {
+  await client.query(
+    `select id from webhook_subscriptions
+     where id = (select subscription_id from webhook_deliveries where id = $1) for no key update`,
+    [deliveryId],
+  );
+}
+
+/**
+ * An attempt whose delivery has meanwhile moved on (ended by a PATCH or DELETE of its subscription
+ * while the POST was in flight, or a relay's attempt whose delivery another relay sent) is only
+ * logged: the delivery keeps its state.
+ */
 async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
   return db.transaction(async (client) => {
+    if (attempt.outcome === 'GONE') await lockSubscriptionOf(client, attempt.deliveryId);
     const delivery = (await rowById<AttemptedDelivery>(
       client,
       'attempts, subscription_id, status, route',
@@ -119,7 +138,7 @@ async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<
       attempt.deliveryId,
       true,
     ))!;
-    const overtaken = attempt.byRelay && (delivery.status !== 'PENDING' || delivery.route !== 'RELAY');
+    const overtaken = delivery.status !== 'PENDING' || (attempt.byRelay && delivery.route !== 'RELAY');
     await client.query(
       `insert into webhook_delivery_attempts (delivery_id, attempt_number, trigger, attempted_at, duration_ms, status_code,
                                               outcome, error, response_excerpt)
@@ -168,9 +187,32 @@ async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<
          where id = $1 and status = 'ACTIVE'`,
         [delivery.subscription_id],
       );
+      await abandonUnwantedDeliveries(client, delivery.subscription_id);
     }
     return status;
   });
+}
+
+/**
+ * Ends the PENDING deliveries its subscription no longer wants, in the transaction that changed the
+ * subscription (which holds its row lock): all of them when it is not ACTIVE (last error
+ * SUBSCRIPTION_DISABLED or SUBSCRIPTION_DELETED), else those of an event it no longer asks for
+ * (EVENT_UNSUBSCRIBED). A workflow waiting to retry one finds it ABANDONED and ends; an attempt in
+ * flight is only logged (writeAttempt). Answers how many.
+ */
+export async function abandonUnwantedDeliveries(
+  client: TransactionClient,
+  subscriptionId: string,
+): Promise<number> {
+  const { rowCount } = await client.query(
+    `update webhook_deliveries d set status = 'ABANDONED', finished_at = now(),
+       last_error = case when s.status <> 'ACTIVE' then 'SUBSCRIPTION_' || s.status else 'EVENT_UNSUBSCRIBED' end
+     from webhook_subscriptions s
+     where s.id = $1 and d.subscription_id = s.id and d.status = 'PENDING'
+       and (s.status <> 'ACTIVE' or not d.event = any(s.events))`,
+    [subscriptionId],
+  );
+  return rowCount ?? 0;
 }
 
 /** Ends a PENDING delivery without another attempt: FAILED (retry window over) or ABANDONED. */

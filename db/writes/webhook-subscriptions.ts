@@ -9,6 +9,7 @@ import {
   type SubscriptionRow,
 } from '../queries/webhooks.js';
 import { recordAudit, type RequestOrigin } from './audit.js';
+import { abandonUnwantedDeliveries } from './webhook-deliveries.js';
 
 /**
  * A company's webhook subscriptions, changed with one of its API keys (POST, PATCH and DELETE
@@ -88,7 +89,11 @@ export interface SubscriptionChange {
   enabled?: boolean | undefined;
 }
 
-/** Changes the given fields; another company's or a deleted subscription is 404. */
+/**
+ * Changes the given fields; another company's or a deleted subscription is 404. Its PENDING
+ * deliveries it no longer wants (all of them once DISABLED, else those of an event dropped from
+ * `events`) are ABANDONED in the same transaction, so they are not sent should it be turned back on.
+ */
 export async function updateSubscription(
   db: Database,
   actor: KeyActor,
@@ -110,6 +115,7 @@ export async function updateSubscription(
       [id, actor.companyId, change.url ?? null, change.events ?? null, change.secret ?? null, status],
     );
     if (!rows[0]) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    await abandonUnwantedDeliveries(client, id);
     await audit(client, actor, origin, 'company.webhook.update', id, {
       fields: Object.keys(change).filter((key) => change[key as keyof SubscriptionChange] !== undefined),
     });
@@ -131,6 +137,7 @@ export async function deleteSubscription(
       [id, actor.companyId],
     );
     if (!rowCount) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    await abandonUnwantedDeliveries(client, id);
     await audit(client, actor, origin, 'company.webhook.delete', id);
   });
 }

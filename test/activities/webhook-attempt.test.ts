@@ -259,6 +259,63 @@ describe('a webhook delivery attempt', () => {
     expect(hits.length).toBe(before);
   });
 
+  it('a delivery of an event its subscription no longer asks for is ABANDONED at its attempt: nothing is sent', async () => {
+    const deliveryId = await pendingDelivery(`${base}/unsubscribed`);
+    // As the relay may leave it: made from a look at the subscription taken before its events changed.
+    await app.db.query(
+      `update webhook_subscriptions set events = '{booking.confirmed}'
+       where id = (select subscription_id from webhook_deliveries where id = $1)`,
+      [deliveryId],
+    );
+    const result = await activities(true).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+    expect(result).toEqual({ status: 'ABANDONED', outcome: 'SKIPPED' });
+    expect(hits).not.toContain('/unsubscribed');
+    const [row] = await app.db.query(`select status, last_error from webhook_deliveries where id = $1`, [
+      deliveryId,
+    ]);
+    expect(row).toEqual({ status: 'ABANDONED', last_error: 'EVENT_UNSUBSCRIBED' });
+  });
+
+  it('an attempt in flight when the subscription is disabled is logged, and the delivery stays ABANDONED', async () => {
+    const deliveryId = await pendingDelivery(`${base}/in-flight`);
+    const [owner] = await app.db.query<{ subscription_id: string; company_id: string }>(
+      `select subscription_id, company_id from webhook_deliveries where id = $1`,
+      [deliveryId],
+    );
+    const { subscription_id: subscriptionId, company_id: companyId } = owner!;
+    // The attempt has read its delivery (PENDING, subscription ACTIVE) when the PATCH commits.
+    const read = (await deliveryToSend(app.db, deliveryId))!;
+    const key = await apiKeyOf(app, companyId);
+    const disabled = await app.request(`/api/webhooks/${subscriptionId}`, {
+      method: 'PATCH',
+      token: key,
+      json: { enabled: false },
+    });
+    expect(disabled.status, disabled.text).toBe(200);
+    const logOf = async () =>
+      (await app.request(`/api/webhooks/${subscriptionId}/deliveries/${deliveryId}`, { token: key })).body
+        .data;
+    expect(await logOf()).toMatchObject({ status: 'ABANDONED', lastError: 'SUBSCRIPTION_DISABLED' });
+    answer = { status: 503 };
+    const result = await attemptPending(deps(true), read, 'AUTOMATIC');
+    expect(result).toMatchObject({ status: 'ABANDONED', outcome: 'RETRY' });
+    const log = await logOf();
+    expect(log).toMatchObject({ status: 'ABANDONED', lastError: 'SUBSCRIPTION_DISABLED', attempts: 1 });
+    expect(log.attemptLog).toEqual([
+      expect.objectContaining({ attemptNumber: 1, outcome: 'RETRY', statusCode: 503 }),
+    ]);
+    // Turned back on, nothing revives it.
+    await app.request(`/api/webhooks/${subscriptionId}`, {
+      method: 'PATCH',
+      token: key,
+      json: { enabled: true },
+    });
+    expect(await activities(true).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' })).toEqual({
+      status: 'ABANDONED',
+      outcome: 'SKIPPED',
+    });
+  });
+
   it('in production a local address is refused at delivery time too: nothing is sent, the delivery FAILS', async () => {
     const deliveryId = await pendingDelivery(`https://127.0.0.1:${new URL(base).port}/private`);
     const result = await activities(false).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });

@@ -226,6 +226,140 @@ describe('webhook delivery (full stack)', () => {
     }
   });
 
+  /**
+   * A subscription of its own to a receiver that answers 503, and a booking whose `event` delivery
+   * to it is PENDING after at least 5 failed attempts: waiting for its next retry (3.2 s or more at
+   * this TIME_SCALE), so what the test does next happens inside that wait.
+   */
+  async function deliveryWaitingToRetry(events: string[], event = events[0]!) {
+    const paused = await startReceiver(SECRET);
+    paused.mode = 'down';
+    const pausedId = await subscribe(app, key, { url: paused.url, events, secret: SECRET });
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [waiting] = await eventually(
+      () =>
+        app.db.query<{ id: string; status: string; attempts: number }>(
+          `select id, status, attempts from webhook_deliveries
+           where booking_id = $1 and subscription_id = $2 and event = $3`,
+          [booking.id, pausedId, event],
+        ),
+      (rows) => rows.length === 1 && rows[0]!.attempts >= 5 && rows[0]!.status === 'PENDING',
+    );
+    expect(waiting).toMatchObject({ status: 'PENDING' });
+    return { paused, pausedId, booking, deliveryId: waiting!.id };
+  }
+  const deliveryLog = async (id: string, deliveryId: string) =>
+    (await app.request(`/api/webhooks/${id}/deliveries/${deliveryId}`, { token: key })).body?.data as
+      { status: string; lastError: string | null; finishedAt: string | null } | undefined;
+
+  it('a delivery waiting to retry when its subscription is disabled is ABANDONED at once, and not sent after re-enabling', async () => {
+    const { paused, pausedId, deliveryId } = await deliveryWaitingToRetry(['booking.created']);
+    try {
+      const disabled = await app.request(`/api/webhooks/${pausedId}`, {
+        method: 'PATCH',
+        token: key,
+        json: { enabled: false },
+      });
+      expect(disabled.status, disabled.text).toBe(200);
+      expect(await deliveryLog(pausedId, deliveryId)).toMatchObject({
+        status: 'ABANDONED',
+        lastError: 'SUBSCRIPTION_DISABLED',
+        finishedAt: expect.any(String),
+      });
+      // Turned back on at once, its receiver fixed: the abandoned delivery stays abandoned.
+      const enabled = await app.request(`/api/webhooks/${pausedId}`, {
+        method: 'PATCH',
+        token: key,
+        json: { enabled: true },
+      });
+      expect(enabled.status, enabled.text).toBe(200);
+      paused.mode = 'up';
+      await sleep(4_000); // past the retry it was waiting for (3.2 s or more, ±10 %)
+      expect(paused.processed.has(deliveryId)).toBe(false);
+      expect(await deliveryLog(pausedId, deliveryId)).toMatchObject({ status: 'ABANDONED' });
+      // Its workflow ended with it, without another attempt.
+      const workflow = app.temporal.workflow.getHandle(workflowIds.webhookDelivery(deliveryId));
+      const described = await eventually(
+        () => workflow.describe(),
+        (answer) => answer.status.name === 'COMPLETED',
+      );
+      expect(described.status.name).toBe('COMPLETED');
+    } finally {
+      await paused.close();
+    }
+  });
+
+  it('a delivery waiting to retry is ABANDONED once its subscription no longer asks for its event; the others go on', async () => {
+    const { paused, pausedId, booking, deliveryId } = await deliveryWaitingToRetry(
+      ['booking.created', 'booking.confirmed'],
+      'booking.confirmed',
+    );
+    try {
+      const narrowed = await app.request(`/api/webhooks/${pausedId}`, {
+        method: 'PATCH',
+        token: key,
+        json: { events: ['booking.created'] },
+      });
+      expect(narrowed.status, narrowed.text).toBe(200);
+      expect(await deliveryLog(pausedId, deliveryId)).toMatchObject({
+        status: 'ABANDONED',
+        lastError: 'EVENT_UNSUBSCRIBED',
+      });
+      paused.mode = 'up';
+      const created = await eventually(
+        async () => [...paused.processed.values()].filter((body) => body.data.booking_id === booking.id),
+        (bodies) => bodies.length === 1,
+      );
+      expect(created.map((body) => body.event)).toEqual(['booking.created']);
+      await sleep(4_000);
+      expect(paused.processed.has(deliveryId)).toBe(false);
+    } finally {
+      await paused.close();
+    }
+  });
+
+  it("a deleted subscription's delivery waiting to retry is ABANDONED at once", async () => {
+    const { paused, pausedId, deliveryId } = await deliveryWaitingToRetry(['booking.created']);
+    try {
+      const deleted = await app.request(`/api/webhooks/${pausedId}`, { method: 'DELETE', token: key });
+      expect(deleted.status, deleted.text).toBe(200);
+      const [row] = await app.db.query(`select status, last_error from webhook_deliveries where id = $1`, [
+        deliveryId,
+      ]);
+      expect(row).toEqual({ status: 'ABANDONED', last_error: 'SUBSCRIPTION_DELETED' });
+    } finally {
+      await paused.close();
+    }
+  });
+
+  it('a 410 that disables the subscription abandons its other deliveries waiting to retry; re-enabled, they are not sent', async () => {
+    const { paused, pausedId, deliveryId } = await deliveryWaitingToRetry(['booking.created']);
+    try {
+      paused.mode = 'gone';
+      const later = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+      await eventually(
+        () => app.request(`/api/webhooks/${pausedId}`, { token: key }),
+        (response) => response.body?.data?.status === 'DISABLED',
+      );
+      expect(await deliveryLog(pausedId, deliveryId)).toMatchObject({
+        status: 'ABANDONED',
+        lastError: 'SUBSCRIPTION_DISABLED',
+      });
+      expect(paused.requests.filter((request) => request.body.data.booking_id === later.id)).toHaveLength(1);
+      const enabled = await app.request(`/api/webhooks/${pausedId}`, {
+        method: 'PATCH',
+        token: key,
+        json: { enabled: true },
+      });
+      expect(enabled.status, enabled.text).toBe(200);
+      paused.mode = 'up';
+      await sleep(4_000);
+      expect(paused.processed.has(deliveryId)).toBe(false);
+    } finally {
+      await paused.close();
+    }
+  });
+
   it('a booking that rolls back emits nothing: no outbox row, no request', async () => {
     // A round trip whose return seats were swept meanwhile: the outbound booking (and its events)
     // is written first, then the return leg fails and the whole transaction rolls back.
