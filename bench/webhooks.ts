@@ -1,7 +1,8 @@
 /**
  * npm run bench:webhooks — 2,000 booking events (1,000 bookings through POST /bookings, each
  * booking.created + booking.confirmed) delivered to 3 subscriptions by the real stack: API and
- * worker in their own processes (production configuration, local receivers allowed), the
+ * worker in their own processes (production configuration but NODE_ENV=development: the receivers
+ * are local, WEBHOOK_ALLOW_LOCAL_TARGETS, which production refuses to start with), the
  * webhook-outbox relay sending first attempts itself and a webhook-delivery workflow for each
  * delivery that must retry. Receivers are HTTP servers in this process; one fails 10 % of its
  * requests with 503. Prints deliveries/s, the lag from commit
@@ -231,6 +232,8 @@ async function main() {
     env: {
       LOG_LEVEL: 'warn',
       ACCESS_TOKEN_SECRET: BENCH_ACCESS_TOKEN_SECRET,
+      // Production refuses local webhook receivers at start-up; the rest of its settings stay.
+      NODE_ENV: 'development',
       WEBHOOK_ALLOW_LOCAL_TARGETS: 'true',
     },
     prepare: async (db) => {

@@ -259,8 +259,8 @@ export const ConfigSchema = z
     SCHEDULE_BATCH_TIMEOUT_SECONDS: wholeNumber({ min: 1, max: 600, default: 30 }),
     /**
      * Company webhooks may point at http URLs and at local or private addresses (loopback, 10.x,
-     * ...). Unset: on outside production, off in production. Never turn it on for real production:
-     * it lets a company's URL reach the service's own network.
+     * ...). Unset: on outside production, off in production; refused at start-up with
+     * NODE_ENV=production, where it would let a company's URL reach the service's own network.
      */
     WEBHOOK_ALLOW_LOCAL_TARGETS: booleanFlag.optional(),
     /**
@@ -340,6 +340,8 @@ function refuseUnsafeProduction(config: Config): void {
     !config.COOKIE_SECURE && 'COOKIE_SECURE: session cookies must be Secure in production',
     config.PAYMENT_WEBHOOK_MODE === 'development' &&
       'PAYMENT_WEBHOOK_MODE: the development payment webhook is refused in production',
+    config.WEBHOOK_ALLOW_LOCAL_TARGETS &&
+      "WEBHOOK_ALLOW_LOCAL_TARGETS: company webhooks may not reach the service's own network in production",
   ].filter((problem): problem is string => typeof problem === 'string');
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }

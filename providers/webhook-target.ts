@@ -7,9 +7,11 @@ import { BlockList, isIP } from 'node:net';
  * rebinding); the attempt then connects to the address that was checked, never to a second lookup.
  *
  * With `allowLocal` false (production): https only, and no address that is private, loopback,
- * link-local, shared (CGNAT), multicast, reserved or for documentation, in IPv4 or IPv6 (IPv4-mapped
- * and NAT64 forms included). Always: an absolute http(s) URL without user name or password.
- * `allowLocal` (WEBHOOK_ALLOW_LOCAL_TARGETS, on outside production) admits http and local receivers.
+ * link-local, shared (CGNAT), multicast, reserved or for documentation, in IPv4 or IPv6: an IPv6
+ * address must be global unicast outside the special-purpose blocks, and one that carries an IPv4
+ * address (IPv4-mapped, NAT64, 6to4) is judged by it. Always: an absolute http(s) URL without user
+ * name or password. `allowLocal` (WEBHOOK_ALLOW_LOCAL_TARGETS, on outside production, refused at
+ * start-up in production) admits http and local receivers.
  */
 
 export type TargetProblem =
@@ -41,29 +43,57 @@ for (const [network, prefix] of [
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv4');
 }
+
+/**
+ * The special-purpose blocks inside global unicast 2000::/3 (IANA IPv6 Special-Purpose Address
+ * Registry): 2001::/23 (Teredo 2001::/32, benchmarking, ORCHID ...), documentation 2001:db8::/32 and
+ * 3fff::/20. 6to4 (2002::/16) is judged by the IPv4 address it carries.
+ */
+const refusedGlobal = new BlockList();
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['100::', 64],
+  ['2001::', 23],
   ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
+  ['3fff::', 20],
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
+  refusedGlobal.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The eight 16-bit groups of a valid IPv6 address (a zone index is dropped). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const groupsOf = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const [head = '', tail] = text.split('::');
+  if (tail === undefined) return groupsOf(head);
+  const left = groupsOf(head);
+  const right = groupsOf(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/** The IPv4 address of two 16-bit groups. */
+const ipv4Of = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+
+/**
+ * Whether an IPv6 address is refused: IPv4-mapped (::ffff:0:0/96) and well-known NAT64
+ * (64:ff9b::/96) addresses, and 6to4 (2002::/16), are judged by the IPv4 address they carry; any
+ * other address must be global unicast (2000::/3) outside its special-purpose blocks. So
+ * IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96), local-use NAT64 (64:ff9b:1::/48),
+ * loopback, unique-local, link-local, multicast and discard addresses are all refused.
+ */
+function isRefusedIpv6(address: string): boolean {
+  const groups = ipv6Groups(address);
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const [first = 0, second = 0, third = 0, , , sixth = 0, seventh = 0, eighth = 0] = groups;
+  const lastIpv4 = ipv4Of(seventh, eighth);
+  if (zeros(0, 5) && sixth === 0xffff) return refused.check(lastIpv4, 'ipv4');
+  if (first === 0x64 && second === 0xff9b && zeros(2, 6)) return refused.check(lastIpv4, 'ipv4');
+  if (first === 0x2002) return refused.check(ipv4Of(second, third), 'ipv4');
+  if ((first & 0xe000) !== 0x2000) return true;
+  return refusedGlobal.check(groups.map((group) => group.toString(16)).join(':'), 'ipv6');
 }
 
 /** Whether an IP address is one a production webhook may not reach. */
@@ -71,9 +101,7 @@ export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return refused.check(address, 'ipv4');
   if (family !== 6) return true;
-  const inner = embeddedIpv4(address);
-  if (inner) return refused.check(inner, 'ipv4');
-  return refused.check(address, 'ipv6');
+  return isRefusedIpv6(address);
 }
 
 /** The host of a URL without IPv6 brackets. */

@@ -118,7 +118,9 @@ const WRITE = `${AUTH} Changes of a suspended company are 403 COMPANY_SUSPENDED.
 const URL_RULES =
   'The url must be an absolute http(s) URL without user name or password; in production it must be https and ' +
   'neither its literal host nor any address it resolves to may be private, loopback, link-local, shared or ' +
-  'reserved (400 WEBHOOK_URL_REFUSED with details.reason). It is resolved and checked again before every attempt, ' +
+  'reserved (400 WEBHOOK_URL_REFUSED with details.reason): an IPv6 address must be global unicast (2000::/3) ' +
+  'outside the special-purpose blocks, and one carrying an IPv4 address (IPv4-mapped, NAT64 64:ff9b::/96, 6to4) ' +
+  'is judged by that address. It is resolved and checked again before every attempt, ' +
   'and the attempt connects to the address checked (no DNS rebinding). Development and tests allow local ' +
   'receivers (WEBHOOK_ALLOW_LOCAL_TARGETS).';
 const DELIVERY =

@@ -30,6 +30,7 @@ describe('production start-up', () => {
     ['no boarding-credential signing key', { SIGNING_PRIVATE_KEY_PEM: undefined }, /SIGNING_PRIVATE_KEY_PEM/],
     ['cookies without the Secure flag', { COOKIE_SECURE: 'false' }, /COOKIE_SECURE/],
     ['the development payment webhook', { PAYMENT_WEBHOOK_MODE: 'development' }, /PAYMENT_WEBHOOK_MODE/],
+    ['webhooks to local receivers', { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' }, /WEBHOOK_ALLOW_LOCAL_TARGETS/],
   ])('refuses %s', (_what, change, problem) => {
     expect(() => loadConfig({ ...production, ...change })).toThrow(problem);
     expect(() => loadConfig({ ...production, ...change, NODE_ENV: 'development' })).not.toThrow();

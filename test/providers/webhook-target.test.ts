@@ -32,6 +32,36 @@ describe('webhook targets', () => {
     }
   });
 
+  it('IPv6: only global unicast (2000::/3) outside its special-purpose blocks; embedded IPv4 forms are judged by their IPv4', () => {
+    for (const address of [
+      '::127.0.0.1', // IPv4-compatible (::/96)
+      '::8.8.8.8',
+      '::ffff:0:7f00:1', // IPv4-translated (::ffff:0:0/96)
+      '::ffff:0:808:808',
+      '64:ff9b:1::a9fe:a9fe', // local-use NAT64 (64:ff9b:1::/48)
+      '64:ff9b::a9fe:a9fe', // well-known NAT64 of 169.254.169.254
+      '2002:a9fe:a9fe::', // 6to4 of 169.254.169.254
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo (2001::/32)
+      '2001:2::1', // benchmarking, inside 2001::/23
+      '2001:db8::1',
+      '3fff::1', // documentation (3fff::/20)
+      '5f00::1', // outside 2000::/3
+      '100::1',
+      'fe80::1%eth0',
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of [
+      '2606:4700::1111',
+      '2a00:1450:4001::200e',
+      '2002:808:808::1',
+      '64:ff9b::808:808',
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
   it('production needs https and no credentials; local targets may use http', () => {
     expect(urlProblem('http://hooks.example.com/', production)).toBe('HTTPS_REQUIRED');
     expect(urlProblem('https://a:b@hooks.example.com/', production)).toBe('CREDENTIALS_IN_URL');

@@ -260,7 +260,7 @@ describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
 describe('/api/webhooks in production mode (no local receivers)', () => {
   const app = useTestApp({ NODE_ENV: 'production', WEBHOOK_ALLOW_LOCAL_TARGETS: false });
 
-  it('refuses http, private, loopback and link-local addresses with WEBHOOK_URL_REFUSED, saving nothing', async () => {
+  it('refuses http, private, loopback, link-local and reserved addresses (IPv6 forms embedding IPv4 too) with WEBHOOK_URL_REFUSED, saving nothing', async () => {
     const companyId = (await createCompany(app.db)).id;
     const key = await apiKeyOf(app, companyId);
     const refusals: [string, string][] = [
@@ -271,6 +271,11 @@ describe('/api/webhooks in production mode (no local receivers)', () => {
       ['https://169.254.169.254/latest/meta-data', 'PRIVATE_ADDRESS'],
       ['https://[::1]/hook', 'PRIVATE_ADDRESS'],
       ['https://[::ffff:192.168.1.1]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[::127.0.0.1]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[::ffff:0:7f00:1]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[64:ff9b:1::a9fe:a9fe]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[2002:a9fe:a9fe::]/hook', 'PRIVATE_ADDRESS'],
+      ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', 'PRIVATE_ADDRESS'],
       ['https://user:secret@hooks.example.com/a', 'CREDENTIALS_IN_URL'],
     ];
     for (const [url, reason] of refusals) {
