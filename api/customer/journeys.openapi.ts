@@ -245,9 +245,11 @@ export const docs = operations({
       'Read-only: no session or CSRF header needed; a bearer or cookie identity, when sent, decides the inventory scope ' +
       '(an invalid or expired one is a 401, never public data). Exactly one of origin_city_id / origin_stop_id and of ' +
       'destination_city_id / destination_stop_id. A city covers every public stop of it; depots and disabled stops never ' +
-      'match. Legs board on departure_date (Damascus) at a call still in the future, with enough free seats on the ridden ' +
+      "match, and a stop of a company outside the caller's inventory scope is answered like an unknown one (404 " +
+      'LOCATION_NOT_FOUND). Legs board on departure_date (Damascus) at a call still in the future, with enough free seats on the ridden ' +
       'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
-      'change times; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
+      "change times counted from the first leg's expected arrival, its planned arrival plus its announced delay, which " +
+      'transfer.wait_minutes shows; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
       'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
       `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
       'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
@@ -269,7 +271,8 @@ export const docs = operations({
       "Guests may quote; a signed-in traveller owns the quote. A trip outside the caller's inventory scope is answered " +
       'exactly like a missing one (404 TRIP_NOT_FOUND). A leg between two stop calls with the same fare share is not ' +
       'sold (400 STOP_CALL_NOT_BOOKABLE). Two legs must chain: the second boards at the stop or in the city ' +
-      'where the first alights, after the minimum change time. Per leg the resource quantities add up to party_size; ' +
+      "where the first alights, within the change times counted from the first leg's expected arrival (its planned " +
+      'arrival plus its announced delay), else 400 LEGS_NOT_CONNECTED. Per leg the resource quantities add up to party_size; ' +
       'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
       'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +
       "traveller: the same key and body return that traveller's stored quote again (same quote_id); the same key with " +

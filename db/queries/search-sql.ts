@@ -13,11 +13,15 @@ export type PlaceKind = 'city' | 'stop';
 /** Public stops only: enabled and never a depot. */
 const publicStop = (alias: string) => `${alias}.enabled and ${alias}.kind <> 'DEPOT'`;
 
-/** The city a search end stands for; no row when it is unknown or not a public stop. */
+/**
+ * The city a search end stands for; no row when it is unknown, not a public stop, or a stop of a
+ * company outside the caller's scope (listed in the location directory on the same condition).
+ */
 function placeCitiesSql(place: { kind: PlaceKind }, param: string): string {
   return place.kind === 'city'
     ? `select ci.id from cities ci where ci.id = ${param}`
-    : `select s.city_id from stops s where s.id = ${param} and ${publicStop('s')}`;
+    : `select s.city_id from stops s where s.id = ${param} and ${publicStop('s')}
+         and (s.company_id is null or s.company_id in (select c.id from scope_company c))`;
 }
 
 /** The public stops a search end covers: every public stop of the city, or the stop itself. */
@@ -51,6 +55,7 @@ const LEG_COLUMNS = {
   price_vip: 'bigint',
   currency: 'text',
   company_id: 'uuid',
+  delay_minutes: 'int',
 } as const;
 const LEG_NAMES = Object.keys(LEG_COLUMNS);
 
@@ -84,6 +89,7 @@ const OUTPUT_LEG_COLUMNS = ['l1', 'l2']
       'currency',
       'company_id',
       'free_seats',
+      'delay_minutes',
     ].map((name) => `r.${prefix}_${name}`),
   )
   .join(', ');
@@ -94,7 +100,7 @@ const OUTPUT_LEG_COLUMNS = ['l1', 'l2']
  */
 const tripLateral = (tripId: string, alias = 't') =>
   `cross join lateral (
-    select t.seats_total, t.price_base, t.price_vip, t.currency, t.company_id from trips t
+    select t.seats_total, t.price_base, t.price_vip, t.currency, t.company_id, t.delay_minutes from trips t
     where t.id = ${tripId} and ${BOOKABLE_TRIP_SQL} and t.company_id = any (array(select c.id from scope_company c))
     offset 0) ${alias}`;
 
@@ -143,10 +149,13 @@ export function searchStatement(originKind: PlaceKind, destinationKind: PlaceKin
  * combination of each trip is kept. Connections are looked for only when no direct journey
  * exists: first legs run from the origin to any other city, second legs come from the
  * destination side (its calls and the earlier calls of their trips), the two meet in a change
- * city under the change-time rules of domain transferBetween, and the pairs are taken in order of
- * departure and arrival: the first MAX_JOURNEYS pairs of bookable trips in scope (read lazily),
- * each pair's best stop combination with seats for the party (domain composeJourneys orders them
- * by fare too).
+ * city under the change-time rules of domain transferBetween, measured from the first leg's
+ * expected arrival: its planned arrival plus the delay its company announced (trips.delay_minutes;
+ * stop-call times stay the plan). A bookable trip has not departed, so no actual departure makes
+ * it later (the rule of db/queries/leg-boarding.ts). The pairs are taken in order of departure and
+ * arrival: the first MAX_JOURNEYS pairs of bookable trips in scope with seats for the party (read
+ * lazily), each pair's best stop combination with seats for the party (domain composeJourneys
+ * orders them by fare too).
  * A leg is at most MAX_LEG_HOURS long, and its alighting call has a higher fare share than its
  * boarding call (calls priced alike, stored before routes refused them, sell nothing). The answer
  * always has one row at least, whose origin_city_id and destination_city_id say whether the two
@@ -207,17 +216,18 @@ direct as materialized (
 first_leg as materialized (
   select b.trip_id, b.board_seq, b.departure_at, k.*
   from board b
+  cross join lateral (select make_interval(mins => t.delay_minutes) as delay from trips t where t.id = b.trip_id offset 0) d
   cross join lateral (
-    select ${call('ac', 'alight')}, ac.arrival_at, ac.stop_id as alight_stop_id, ac.city_id as alight_city_id,
-           ac.arrival_at + make_interval(mins => $6::int) as same_stop_from, ac.arrival_at + make_interval(mins => $7::int) as same_city_from,
-           ac.arrival_at + ${maxWait} as change_until
+    select ${call('ac', 'alight')}, ac.arrival_at, ac.arrival_at + d.delay as expected_at, ac.stop_id as alight_stop_id,
+           ac.city_id as alight_city_id, ac.arrival_at + d.delay + make_interval(mins => $6::int) as same_stop_from,
+           ac.arrival_at + d.delay + make_interval(mins => $7::int) as same_city_from, ac.arrival_at + d.delay + ${maxWait} as change_until
     from trip_stop_calls ac
     where ac.trip_id = b.trip_id and ac.sequence > b.board_seq
       and ac.city_id <> all (${endCities}) and ac.stop_id <> all (${HIDDEN_STOPS})
     offset 0) k
   where not exists (select 1 from direct)
 ),
-change_window as (select min(arrival_at) as first_at, max(arrival_at) + ${maxWait} as last_at from first_leg),
+change_window as (select min(expected_at) as first_at, max(expected_at) + ${maxWait} as last_at from first_leg),
 final_call as materialized (
   select ${call('al', 'alight')}, al.trip_id, al.arrival_at
   from change_window w
@@ -249,16 +259,25 @@ connection_candidate as (
 pair as materialized (
   -- Pairs of trips, not stop combinations, fill the cap: a pair is offered once (domain
   -- composeJourneys), and one pair has a combination per stop of each city it serves. The first
-  -- MAX_JOURNEYS pairs by their earliest combination whose trips are bookable and in scope, read lazily.
+  -- MAX_JOURNEYS pairs by their earliest combination whose trips are bookable and in scope and
+  -- that have a combination with seats for the party on both legs, read lazily: a pair's seats
+  -- are counted only until one combination has them (most often its first), and only for pairs
+  -- read before the cap is reached.
   select p.l1_trip_id, p.l2_trip_id,
          t1.seats_total as l1_seats_total, t1.price_base as l1_price_base, t1.price_vip as l1_price_vip,
-         t1.currency as l1_currency, t1.company_id as l1_company_id,
+         t1.currency as l1_currency, t1.company_id as l1_company_id, t1.delay_minutes as l1_delay_minutes,
          t2.seats_total as l2_seats_total, t2.price_base as l2_price_base, t2.price_vip as l2_price_vip,
-         t2.currency as l2_currency, t2.company_id as l2_company_id
-  from (select l1_trip_id, l2_trip_id from connection_candidate group by l1_trip_id, l2_trip_id
+         t2.currency as l2_currency, t2.company_id as l2_company_id, t2.delay_minutes as l2_delay_minutes
+  from (select l1_trip_id, l2_trip_id, array_agg(l1_board_seq) as l1_boards, array_agg(l1_alight_seq) as l1_alights,
+               array_agg(l2_board_seq) as l2_boards, array_agg(l2_alight_seq) as l2_alights
+        from connection_candidate group by l1_trip_id, l2_trip_id
         order by min(l1_departure_at), min(l2_arrival_at), l1_trip_id, l2_trip_id) p
   ${tripLateral('p.l1_trip_id', 't1')}
   ${tripLateral('p.l2_trip_id', 't2')}
+  where exists (
+    select 1 from unnest(p.l1_boards, p.l1_alights, p.l2_boards, p.l2_alights) u(b1, a1, b2, a2)
+    where t1.seats_total - ${takenSeatsSql('p.l1_trip_id', 'u.b1', 'u.a1')} >= ${passengers}
+      and t2.seats_total - ${takenSeatsSql('p.l2_trip_id', 'u.b2', 'u.a2')} >= ${passengers})
   limit ${MAX_JOURNEYS}
 ),
 connection as (
@@ -266,10 +285,10 @@ connection as (
   select distinct on (cc.l1_trip_id, cc.l2_trip_id)
          cc.l1_trip_id, b1.board_call_id as l1_board_call_id, cc.l1_alight_call_id, cc.l1_board_seq, cc.l1_alight_seq,
          b1.board_bp as l1_board_bp, cc.l1_alight_bp, cc.l1_departure_at, cc.l1_arrival_at, p.l1_seats_total,
-         p.l1_price_base, p.l1_price_vip, p.l1_currency, p.l1_company_id, f1.free_seats as l1_free_seats,
+         p.l1_price_base, p.l1_price_vip, p.l1_currency, p.l1_company_id, p.l1_delay_minutes, f1.free_seats as l1_free_seats,
          cc.l2_trip_id, cc.l2_board_call_id, cc.l2_alight_call_id, cc.l2_board_seq, cc.l2_alight_seq, cc.l2_board_bp,
          cc.l2_alight_bp, cc.l2_departure_at, cc.l2_arrival_at, p.l2_seats_total, p.l2_price_base,
-         p.l2_price_vip, p.l2_currency, p.l2_company_id, f2.free_seats as l2_free_seats,
+         p.l2_price_vip, p.l2_currency, p.l2_company_id, p.l2_delay_minutes, f2.free_seats as l2_free_seats,
          cc.l1_departure_at as departure_at, cc.l2_arrival_at as arrival_at,
          ${fareSql('p.l1_price_base', 'b1.board_bp', 'cc.l1_alight_bp')} + ${fareSql('p.l2_price_base', 'cc.l2_board_bp', 'cc.l2_alight_bp')} as price
   from pair p

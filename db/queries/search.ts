@@ -96,7 +96,7 @@ export function prepareSearch(input: JourneySearchInput): { text: string; name: 
 
 type LegText = 'trip_id' | 'board_call_id' | 'alight_call_id' | 'price_base' | 'currency' | 'company_id';
 type LegNames = 'company_name_ar' | 'company_name_en';
-type LegNumber = 'board_bp' | 'alight_bp' | 'free_seats';
+type LegNumber = 'board_bp' | 'alight_bp' | 'free_seats' | 'delay_minutes';
 
 /** One leg's columns of a result row under its prefix (bigint prices as text). */
 type LegColumns<P extends 'l1' | 'l2'> = Record<`${P}_${LegText | LegNames}`, string> &
@@ -127,6 +127,7 @@ function legKeys<P extends 'l1' | 'l2'>(prefix: P): LegKeys<P> {
   const fields = [
     ...(['trip_id', 'board_call_id', 'alight_call_id', 'price_base', 'currency', 'company_id'] as const),
     ...(['company_name_ar', 'company_name_en', 'board_bp', 'alight_bp', 'free_seats', 'price_vip'] as const),
+    'delay_minutes' as const,
   ];
   return Object.fromEntries(fields.map((field) => [field, `${prefix}_${field}`])) as LegKeys<P>;
 }
@@ -162,11 +163,24 @@ function callPointsOf(rows: Record<string, StopIdentityRow<'call'>>): CallPoints
 
 const minutesFrom = (fromMs: number, toMs: number) => minutesBetween(new Date(fromMs), new Date(toMs));
 
+/**
+ * When a leg is expected to reach its alighting call: the planned arrival plus the delay its
+ * company announced (MARK_DELAYED writes trips.delay_minutes; stop-call times stay the plan). A
+ * change is measured from it, in search (./search-sql.ts does the same in SQL) and in the quote.
+ * Only a bookable trip is a leg, and a bookable trip has not departed, so no actual departure
+ * makes it later (the lateness rule of ./leg-boarding.ts).
+ */
+export function expectedArrivalAt(plannedArrivalMs: number, delayMinutes: number): Date {
+  return new Date(plannedArrivalMs + delayMinutes * 60_000);
+}
+
 /** A leg of a result row, with its board and alight calls (for the journey's times and change). */
 interface ReadLeg {
   leg: JourneyLeg;
   board: CallPoint;
   alight: CallPoint;
+  /** The trip's announced delay (trips.delay_minutes). */
+  delayMinutes: number;
 }
 
 function toLeg<P extends 'l1' | 'l2'>(
@@ -200,10 +214,10 @@ function toLeg<P extends 'l1' | 'l2'>(
     board: board.identity,
     alight: alight.identity,
   };
-  return { leg, board, alight };
+  return { leg, board, alight, delayMinutes: numbers[keys.delay_minutes] };
 }
 
-/** A journey from one result row, or null when its change fails the domain rule. */
+/** A journey from one result row, or null when its change (from the expected arrival) fails the domain rule. */
 function toJourney(
   row: SearchRow & LegColumns<'l1'>,
   pointOf: CallPoints,
@@ -217,7 +231,7 @@ function toJourney(
       {
         stopId: first.alight.identity.stop_id,
         cityId: first.alight.identity.city_id,
-        arrivalAt: new Date(first.alight.arrivalMs),
+        arrivalAt: expectedArrivalAt(first.alight.arrivalMs, first.delayMinutes),
       },
       {
         stopId: second.board.identity.stop_id,

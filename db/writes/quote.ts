@@ -16,6 +16,7 @@ import { transferBetween, type TransferSettings } from '../../domain/journey-sea
 import type { SeatClass } from '../../domain/seat-layout.js';
 import { isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
+import { expectedArrivalAt } from '../queries/search.js';
 import {
   hasStopIdentity,
   stopIdentityColumns,
@@ -216,14 +217,23 @@ interface ResolvedLeg {
   priceVip: number | null;
   boardBp: number;
   alightBp: number;
+  /** The trip's announced delay (trips.delay_minutes): the leg reaches its alighting call this late. */
+  delayMinutes: number;
   board: StopIdentity;
   alight: StopIdentity;
 }
 
 /** The trip of a leg, or nulls when it is unknown or outside the caller's scope (bigint prices as text). */
 type LegTripColumns =
-  | { trip_id: string; company_id: string; status: string; price_base: string; price_vip: string | null }
-  | { trip_id: null; company_id: null; status: null; price_base: null; price_vip: null };
+  | {
+      trip_id: string;
+      company_id: string;
+      status: string;
+      price_base: string;
+      price_vip: string | null;
+      delay_minutes: number;
+    }
+  | { trip_id: null; company_id: null; status: null; price_base: null; price_vip: null; delay_minutes: null };
 
 /** A stop call of a leg, or nulls when the id names no stop call. */
 type LegCallColumns<P extends 'board' | 'alight'> =
@@ -257,7 +267,7 @@ async function loadQuoteLegs(
     `select l.sequence::int as sequence,
             exists (select 1 from stops s where s.id = l.board_id) as board_is_stop,
             exists (select 1 from stops s where s.id = l.alight_id) as alight_is_stop,
-            t.id as trip_id, t.company_id, t.status, t.price_base, t.price_vip,
+            t.id as trip_id, t.company_id, t.status, t.price_base, t.price_vip, t.delay_minutes,
             bc.trip_id as board_trip_id, bc.fare_share_bp as board_bp, (bs.enabled and bs.kind <> 'DEPOT') as board_public,
             ac.trip_id as alight_trip_id, ac.fare_share_bp as alight_bp, (als.enabled and als.kind <> 'DEPOT') as alight_public,
             ${stopIdentityColumns('board', 'bc', 'bs', 'bci')}, ${stopIdentityColumns('alight', 'ac', 'als', 'aci')}
@@ -341,6 +351,7 @@ function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: Reso
       priceVip: row.price_vip === null ? null : Number(row.price_vip),
       boardBp: row.board_bp,
       alightBp: row.alight_bp,
+      delayMinutes: row.delay_minutes,
       board,
       alight,
     });
@@ -355,7 +366,11 @@ const notConnected = () =>
     'The second leg must board where the first alights (same stop or city) after the change time',
   );
 
-/** Two legs chain when the second boards where the first alights after the change time (or rides on). */
+/**
+ * Two legs chain when the second boards where the first alights after the change time, measured
+ * from the first leg's expected arrival (its planned arrival plus its announced delay), as search
+ * measures it.
+ */
 function connected([first, second]: ResolvedLeg[], settings: QuoteSettings): boolean {
   if (!first || !second) return true;
   if (first.tripId === second.tripId) return false;
@@ -363,7 +378,7 @@ function connected([first, second]: ResolvedLeg[], settings: QuoteSettings): boo
     {
       stopId: first.alight.stop_id,
       cityId: first.alight.city_id,
-      arrivalAt: new Date(first.alight.arrival_at),
+      arrivalAt: expectedArrivalAt(Date.parse(first.alight.arrival_at), first.delayMinutes),
     },
     {
       stopId: second.board.stop_id,

@@ -12,7 +12,7 @@ import {
   futureDay,
 } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
-import { holdJourney, mobileTraveller } from '../../support/journeys.js';
+import { holdJourney, mobileTraveller, tripOf } from '../../support/journeys.js';
 
 const quote = (
   app: TestApp,
@@ -406,6 +406,45 @@ describe('POST /journeys/quote', () => {
         409,
         'TRIP_NOT_BOOKABLE',
       );
+    });
+
+    it("two legs whose change the first leg's announced delay makes too short", async () => {
+      // The first leg reaches the shared stop at 09:00 as planned, the second leaves it at `departs`.
+      const delayedConnection = async (departs: string, delayMinutes: number) => {
+        const shared = await createStop(app.db, (await createCity(app.db)).id);
+        const day = futureDay(4);
+        const first = await tripOf(app.db, { to: shared, departAt: atDamascus(day, '06:00') });
+        const second = await tripOf(app.db, { from: shared, departAt: atDamascus(day, departs) });
+        await app.db.query(`update trips set status = 'DELAYED', delay_minutes = $2 where id = $1`, [
+          first.tripId,
+          delayMinutes,
+        ]);
+        return {
+          party_size: 1,
+          legs: [first, second].map((trip) => ({
+            trip_id: trip.tripId,
+            board_stop_call_id: trip.stopCallIds[0],
+            alight_stop_call_id: trip.stopCallIds[2],
+          })),
+          resources: [1, 2].map((leg_sequence) => ({
+            leg_sequence,
+            resource_code: 'SEAT',
+            quantity: 1,
+            assignments: [],
+          })),
+          idempotency_key: newKey(),
+        };
+      };
+      // A 60-minute change after a 50-minute delay leaves 10 minutes, under the same-stop minimum of 20.
+      await refused(await delayedConnection('10:00', 50), 400, 'LEGS_NOT_CONNECTED');
+      // After a 40-minute delay it leaves the minimum, and 390 minutes after a 60-minute delay the longest wait (360).
+      for (const [departs, delay] of [
+        ['10:00', 40],
+        ['15:30', 60],
+      ] as const) {
+        const response = await quote(app, await delayedConnection(departs, delay));
+        expect(response.status, response.text).toBe(200);
+      }
     });
 
     it('seats that are not on the bus, taken, or too few', async () => {

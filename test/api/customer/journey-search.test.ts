@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../db/orm.js';
+import { MAX_JOURNEYS } from '../../../domain/journey-search.js';
 import { legFare } from '../../../domain/pricing.js';
 import {
   atDamascus,
@@ -331,6 +332,43 @@ describe('POST /journeys/search', () => {
       expect(journeysOf(response)).toEqual([]);
     });
 
+    it("measures the change from the first leg's expected arrival: its planned arrival plus its announced delay", async () => {
+      // The first leg reaches B at 10:00 as planned; stop-call times stay planned after MARK_DELAYED.
+      const delayed = async (departs: string, delayMinutes: number) => {
+        const world = await twoCompanies({ sameStop: true, departs });
+        await app.db.query(`update trips set status = 'DELAYED', delay_minutes = $2 where id = $1`, [
+          world.leg1.id,
+          delayMinutes,
+        ]);
+        const response = await search(app, {
+          origin_city_id: world.a.id,
+          destination_city_id: world.c.id,
+          departure_date: world.date,
+          passengers: 1,
+        });
+        expect(response.status).toBe(200);
+        return { world, journeys: journeysOf(response) };
+      };
+      // 10:30 after a 20-minute delay: a 10-minute change, under the same-stop minimum of 20.
+      expect((await delayed('10:30', 20)).journeys).toEqual([]);
+      // After a 5-minute delay the change is 25 minutes, and that is the wait shown.
+      const short = await delayed('10:30', 5);
+      expect(short.journeys.map((j) => [j.legs.map((l) => l.trip_id), j.transfer])).toEqual([
+        [
+          [short.world.leg1.id, short.world.leg2.id],
+          { kind: 'SAME_STOP', city_id: short.world.b.id, wait_minutes: 25 },
+        ],
+      ]);
+      // 16:30 is more than the longest wait (360 minutes) after the planned arrival, not after the expected one.
+      const late = await delayed('16:30', 60);
+      expect(late.journeys.map((j) => [j.legs.map((l) => l.trip_id), j.transfer])).toEqual([
+        [
+          [late.world.leg1.id, late.world.leg2.id],
+          { kind: 'SAME_STOP', city_id: late.world.b.id, wait_minutes: 330 },
+        ],
+      ]);
+    });
+
     it('offers every pair of connecting trips, once each, however many stop combinations a pair has', async () => {
       // Cities of 2, 3 and 2 stops: each pair of trips has up to 24 stop combinations, and the cap
       // of 50 counts pairs (before, the first pairs' combinations filled it: 4 of 10 were offered).
@@ -448,6 +486,55 @@ describe('POST /journeys/search', () => {
         passengers: 1,
       });
       expect(journeysOf(ac).map((j) => j.free_seats)).toEqual([1]);
+    });
+
+    it(`offers a connection with seats for the party after ${MAX_JOURNEYS} earlier connections without them`, async () => {
+      // MAX_JOURNEYS + 1 first legs A → B a minute apart on four-seat buses, all but the last with
+      // one seat left, then one B → C leg with every seat free: the cap counts offered journeys only.
+      const date = futureDay(6);
+      const [a, b, c] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
+      const [aStop, bStop, cStop] = [
+        await createStop(app.db, a.id),
+        await createStop(app.db, b.id),
+        await createStop(app.db, c.id),
+      ];
+      const small = await operator(app.db, { rows: 1 });
+      const firsts: string[] = [];
+      for (let i = 0; i <= MAX_JOURNEYS; i += 1) {
+        const trip = await createTrip(app.db, {
+          companyId: small.company.id,
+          busId: small.bus.id,
+          departAt: new Date(atDamascus(date, '06:00').getTime() + i * 60_000),
+          calls: [
+            { stop: aStop, at: 0 },
+            { stop: bStop, at: 180 },
+          ],
+        });
+        firsts.push(trip.id);
+        if (i < MAX_JOURNEYS) {
+          for (const seat of ['d1-r1-c1', 'd1-r1-c2', 'd1-r1-c4']) {
+            await allocate(trip.id, seat, 'CONFIRMED', [0, 1], null);
+          }
+        }
+      }
+      const { company, bus } = await operator(app.db);
+      const second = await createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt: atDamascus(date, '10:30'),
+        calls: [
+          { stop: bStop, at: 0 },
+          { stop: cStop, at: 90 },
+        ],
+      });
+      const response = await search(app, {
+        origin_city_id: a.id,
+        destination_city_id: c.id,
+        departure_date: date,
+        passengers: 2,
+      });
+      expect(response.status).toBe(200);
+      expect(tripsOf(response)).toEqual([[firsts[MAX_JOURNEYS], second.id]]);
     });
   });
 
@@ -747,6 +834,39 @@ describe('POST /journeys/search', () => {
         expect(response.status).toBe(400);
         expect(response.body.errorCode).toBe('SAME_ORIGIN_AND_DESTINATION');
       }
+    });
+
+    it("a stop of a company outside the caller's inventory scope is 404 LOCATION_NOT_FOUND, as an unknown one", async () => {
+      const { from, to, toStop } = await cityPair(app.db);
+      const internal = await createCompany(app.db, { scope: 'INTERNAL' });
+      const internalStop = await createStop(app.db, from.id, { companyId: internal.id });
+      const { company, bus } = await operator(app.db, { scope: 'INTERNAL' });
+      const date = futureDay(3);
+      const trip = await createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt: atDamascus(date, '09:00'),
+        calls: [
+          { stop: internalStop, at: 0 },
+          { stop: toStop, at: 60 },
+        ],
+      });
+      const body = { departure_date: date, passengers: 1 };
+      for (const ends of [
+        { origin_stop_id: internalStop.id, destination_city_id: to.id },
+        { origin_city_id: to.id, destination_stop_id: internalStop.id },
+      ]) {
+        const response = await search(app, { ...ends, ...body });
+        expect([response.status, response.body.errorCode]).toEqual([404, 'LOCATION_NOT_FOUND']);
+      }
+      // The company's own scope finds it.
+      const own = await search(
+        app,
+        { origin_stop_id: internalStop.id, destination_city_id: to.id, ...body },
+        { token: await app.tokenFor({ kind: 'INTERNAL' }) },
+      );
+      expect(own.status).toBe(200);
+      expect(tripsOf(own)).toEqual([[trip.id]]);
     });
 
     it('an unknown city or stop is 404 LOCATION_NOT_FOUND', async () => {
