@@ -121,8 +121,10 @@ export const ConfigSchema = z
     ADMIN_LOGIN_MAX_PER_IP: wholeNumber({ min: 0, default: 30 }),
     /** Failed administration sign-ins allowed per e-mail address from one client IP in each window (a success forgets them); 0 disables the limit. */
     ADMIN_LOGIN_MAX_PER_EMAIL: wholeNumber({ min: 0, default: 10 }),
-    /** Second-factor codes (TOTP or recovery) an administrator may try in each window; 0 disables the limit. */
+    /** Wrong second-factor codes (TOTP or recovery; a wrong password setting up a first authenticator too) allowed per administrator from one client IP in each window (accepted codes never count); 0 disables the limit. */
     ADMIN_SECOND_FACTOR_MAX_ATTEMPTS: wholeNumber({ min: 0, default: 10 }),
+    /** Wrong second-factor codes allowed per administrator from all addresses together in each window (against guessing from many addresses); 0 disables the limit. */
+    ADMIN_SECOND_FACTOR_MAX_PER_ADMIN: wholeNumber({ min: 0, default: 50 }),
     /** Window of the administration sign-in and second-factor limits, in minutes. */
     ADMIN_LOGIN_WINDOW_MINUTES: wholeNumber({ min: 1, max: 24 * 60, default: 15 }),
     /** Issuer name authenticator apps show beside an administrator's TOTP entry. */

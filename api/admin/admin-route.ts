@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
 import type { AdminActor } from '../../db/writes/acting-admin.js';
 import type { AdminPermission } from '../../domain/permissions.js';
-import { adminAuditActor, currentAdmin, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
+import { adminAuditActor, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
 import { guardedRouteDeclarer, type GuardOf } from '../http/guarded-route.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import { Refusal } from '../http/errors.js';
+import type { FailureLimiter } from '../http/rate-limit.js';
 
 /**
  * How the administration's route modules declare a route that needs one permission. The route is
@@ -39,25 +40,32 @@ function actingAdmin(ctx: Context, permission: AdminPermission): ActingAdmin {
 /**
  * firstFactorRoute(surface, guard, spec): an `administratorFirstFactor` route, one that answers a
  * session still owing its second factor (signing in with it, setting it up, signing out), whose
- * handler gets the administrator `guard` let through: `currentAdmin`, or `attemptingCode(limit)`
- * where the route checks a code.
+ * handler gets the administrator `guard` (`currentAdmin`) let through.
  */
 export const firstFactorRoute = guardedRouteDeclarer(
   'administratorFirstFactor',
   (ctx, guard: GuardOf<AdminPrincipal>) => guard(ctx),
 );
 
-/** The guard of a route that checks a second-factor code (see attemptingCode). */
-export type CodeAttempt = GuardOf<AdminPrincipal>;
+/** What a wrong proof is refused with: a wrong, replayed or used code, or a wrong password. */
+const WRONG_PROOF = new Set(['INVALID_SECOND_FACTOR', 'INVALID_CREDENTIALS']);
 
 /**
- * The guard of a route that checks a second-factor code: the current administrator, once one more
- * attempt of theirs is counted. Every such route shares one `limit` per administrator.
+ * Judges a second-factor code (or the password that sets up a first authenticator) of `admin`:
+ * `limit` counts wrong ones per administrator and client IP, then per administrator across
+ * addresses (api/admin/index.ts); an accepted code or a refusal for another reason (409
+ * SECOND_FACTOR_NOT_PENDING...) counts nothing. Every route that checks a code shares `limit`.
  */
-export function attemptingCode(limit: RateLimiter): CodeAttempt {
-  return async (ctx) => {
-    const admin = currentAdmin(ctx);
-    await limit.consume(ctx, admin.adminId);
-    return admin;
-  };
+export function judgeCode<T>(
+  limit: FailureLimiter,
+  ctx: Context,
+  admin: AdminPrincipal,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  return limit.judge(
+    ctx,
+    [`${admin.adminId}|${ctx.ip}`, admin.adminId],
+    attempt,
+    (error) => error instanceof Refusal && WRONG_PROOF.has(error.code),
+  );
 }

@@ -53,8 +53,8 @@ export const docs = taggedOperations(TAGS, {
       'authenticator set up, the answer says secondFactorRequired and the session is limited to ' +
       'POST /auth/2fa, /security/2fa and POST /auth/logout until a code is given; every other route answers 403 ' +
       'SECOND_FACTOR_REQUIRED. A wrong password, an unknown e-mail and a disabled account all get the same 401 ' +
-      'INVALID_CREDENTIALS in the same time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail ' +
-      'address in 15 minutes (ADMIN_LOGIN_MAX_PER_IP, ADMIN_LOGIN_MAX_PER_EMAIL, ADMIN_LOGIN_WINDOW_MINUTES), then 429 ' +
+      'INVALID_CREDENTIALS in the same time. Rate limited, by default to 30 attempts per client IP and 10 failed ' +
+      'sign-ins per e-mail address from one client IP (a success never counts and forgets them) in 15 minutes (ADMIN_LOGIN_MAX_PER_IP, ADMIN_LOGIN_MAX_PER_EMAIL, ADMIN_LOGIN_WINDOW_MINUTES), then 429 ' +
       "RATE_LIMITED with Retry-After. Signing in ends the browser's previous administrator session. Recorded in the audit log " +
       '(auth.login, auth.login_failed for a known account).',
     responses: loginResponses(LoginResponse),
@@ -65,8 +65,10 @@ export const docs = taggedOperations(TAGS, {
       'Send {code} (the 6 digits the authenticator shows; 30-second steps, one step of clock drift either way accepted) ' +
       'or {recoveryCode}. Each code is good once: a code of a step already accepted is refused, and a recovery code is ' +
       'deleted when used. On success the session is complete and both the session cookie and the CSRF token are ' +
-      'replaced (use the new data.csrfToken). A wrong, replayed or used code gets 400 INVALID_SECOND_FACTOR. At most 10 ' +
-      'codes per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with /security/2fa), then 429. ' +
+      'replaced (use the new data.csrfToken). A wrong, replayed or used code gets 400 INVALID_SECOND_FACTOR. Only wrong ' +
+      'codes count (an accepted code or another refusal never does): at most 10 per administrator from one client IP ' +
+      'and 50 per administrator from all addresses in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, ' +
+      'ADMIN_SECOND_FACTOR_MAX_PER_ADMIN, shared with /security/2fa), then 429 RATE_LIMITED with Retry-After. ' +
       '409 SECOND_FACTOR_ENROLMENT_REQUIRED when the account has no authenticator yet; 409 SECOND_FACTOR_NOT_PENDING ' +
       'when the session already gave its second factor. Recorded in the audit log (auth.second_factor, auth.second_factor_failed).',
     responses: answers(

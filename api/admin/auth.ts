@@ -3,22 +3,22 @@ import { currentAdmin } from '../auth/admin-auth.js';
 import { ADMIN_COOKIE, clearAdminSessionCookies, revokeAdminSessionByToken } from '../auth/admin-session.js';
 import { completeSecondFactor, signInAdmin, signOutAdmin } from '../auth/admin-sign-in.js';
 import { registerPasswordLoginRoute } from '../auth/password-login.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import type { FailureLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, LoginBody } from './auth.openapi.js';
-import { attemptingCode, firstFactorRoute, type CodeAttempt } from './admin-route.js';
+import { firstFactorRoute, judgeCode } from './admin-route.js';
 import { openedSession, SecondFactorProofBody } from './schemas.js';
 
 /** POST /auth/login, POST /auth/2fa and POST /auth/logout of the administration surface. */
 export function registerAdminAuthRoutes(
   surface: Surface,
   context: AppContext,
-  secondFactorLimit: RateLimiter,
+  secondFactorLimit: FailureLimiter,
 ): void {
   registerAdminLoginRoute(surface, context);
-  registerSecondFactorCheckRoute(surface, context, attemptingCode(secondFactorLimit));
+  registerSecondFactorCheckRoute(surface, context, secondFactorLimit);
   registerAdminLogoutRoute(surface, context);
 }
 
@@ -45,15 +45,17 @@ function registerAdminLoginRoute(surface: Surface, { config, db }: AppContext): 
 function registerSecondFactorCheckRoute(
   surface: Surface,
   { config, db }: AppContext,
-  codeAttempt: CodeAttempt,
+  limit: FailureLimiter,
 ): void {
-  firstFactorRoute(surface, codeAttempt, {
+  firstFactorRoute(surface, currentAdmin, {
     ...docs.adminVerifySecondFactor,
     method: 'post',
     path: '/auth/2fa',
     body: SecondFactorProofBody,
     handler: async (ctx, admin, { body }) => {
-      const session = await completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
+      const session = await judgeCode(limit, ctx, admin, () =>
+        completeSecondFactor({ db, config }, admin, body, requestOrigin(ctx)),
+      );
       ok(ctx, { secondFactorRequired: false, ...openedSession(ctx, config, session) });
     },
   });

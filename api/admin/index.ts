@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { createFailureLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { registerAdminsRoutes } from './admins.js';
 import { registerAnalyticsRoutes } from './analytics.js';
@@ -15,12 +15,22 @@ import { registerWaitlistRoutes } from './waitlist.js';
 /** Administration surface (/admin/api). Each feature module adds its routes here. */
 export function registerAdminRoutes(surface: Surface, context: AppContext): void {
   const { config, db } = context;
-  // One counter per administrator for every route that checks a second-factor code.
-  const secondFactorLimit = createRateLimiter(db, {
-    name: 'admin-second-factor',
-    points: config.ADMIN_SECOND_FACTOR_MAX_ATTEMPTS,
-    durationSeconds: config.ADMIN_LOGIN_WINDOW_MINUTES * 60,
-  });
+  // Wrong second-factor codes, per administrator and client IP and per administrator, shared by
+  // every route that checks one.
+  const secondFactorLimit = createFailureLimiter(db, [
+    {
+      name: 'admin-second-factor-failures',
+      points: config.ADMIN_SECOND_FACTOR_MAX_ATTEMPTS,
+      durationSeconds: config.ADMIN_LOGIN_WINDOW_MINUTES * 60,
+      successForgets: false,
+    },
+    {
+      name: 'admin-second-factor-failures-per-admin',
+      points: config.ADMIN_SECOND_FACTOR_MAX_PER_ADMIN,
+      durationSeconds: config.ADMIN_LOGIN_WINDOW_MINUTES * 60,
+      successForgets: false,
+    },
+  ]);
   registerAdminAuthRoutes(surface, context, secondFactorLimit);
   registerSecondFactorRoutes(surface, context, secondFactorLimit);
   registerAdminsRoutes(surface, context);

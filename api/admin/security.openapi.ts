@@ -94,9 +94,10 @@ export const docs = taggedOperations(TAGS, {
       '(400 SECOND_FACTOR_PROOF_REQUIRED without, 401 INVALID_CREDENTIALS when wrong, recorded as auth.login_failed; the ' +
       'session stays); an account that must use a second factor and has none does this right after sign-in. Replacing ' +
       'an authenticator needs a fully signed-in session and {code} from the current one or a {recoveryCode} (400 ' +
-      'SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when wrong). Passwords and codes count in one ' +
-      'limit of 10 attempts per administrator in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, shared with POST ' +
-      '/auth/2fa), then 429. Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
+      'SECOND_FACTOR_PROOF_REQUIRED without, 400 INVALID_SECOND_FACTOR when wrong). Wrong passwords and wrong codes ' +
+      'count in one limit, shared with POST /auth/2fa and PATCH and DELETE /security/2fa: 10 per administrator from one ' +
+      'client IP and 50 per administrator from all addresses in 15 minutes (ADMIN_SECOND_FACTOR_MAX_ATTEMPTS, ' +
+      'ADMIN_SECOND_FACTOR_MAX_PER_ADMIN), then 429 RATE_LIMITED; what is accepted never counts. Recorded in the audit log (security.2fa_enrolment_started); the secret never is.',
     responses: answers(
       201,
       'New secret, waiting for its confirming code',
@@ -111,7 +112,9 @@ export const docs = taggedOperations(TAGS, {
       `${RECOVERY_CODE_COUNT} new one-use recovery codes replace any earlier ones; they are shown only in this answer and kept only as ` +
       'hashes. The session counts as having given its second factor: its cookie and CSRF token are replaced (use the new ' +
       'data.csrfToken), and every other session of this administrator ends. 409 SECOND_FACTOR_ENROLMENT_NOT_STARTED ' +
-      'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code. Recorded in the audit log ' +
+      'when no secret is waiting (or it expired); 400 INVALID_SECOND_FACTOR for a wrong code, which counts in the ' +
+      'second-factor limit of POST /auth/2fa (10 per administrator from one client IP, 50 from all addresses, in 15 ' +
+      'minutes; then 429). Recorded in the audit log ' +
       '(security.2fa_enabled or security.2fa_changed).',
     responses: answers(200, 'Authenticator in use', ConfirmResponse, [400, 401, 403, 409, 429]),
   },
@@ -121,7 +124,9 @@ export const docs = taggedOperations(TAGS, {
       'Needs a fully signed-in session and {code} from the authenticator or a {recoveryCode}. Refused with 409 ' +
       'SECOND_FACTOR_REQUIRED_BY_POLICY while the account must use a second factor (GET /security/2fa says required; ' +
       'replace the authenticator instead), ' +
-      'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. Recorded in the audit log (security.2fa_removed).',
+      'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. A wrong code (400 INVALID_SECOND_FACTOR) counts in the ' +
+      'second-factor limit of POST /auth/2fa (10 per administrator from one client IP, 50 from all addresses, in 15 ' +
+      'minutes; then 429). Recorded in the audit log (security.2fa_removed).',
     responses: answers(200, 'Second factor removed', RemovedResponse, [400, 401, 403, 409, 429]),
   },
 });

@@ -11,11 +11,11 @@ import {
 } from '../auth/admin-second-factor.js';
 import { badRequest } from '../http/errors.js';
 import { guardedRoute } from '../http/guarded-route.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import type { FailureLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
-import { attemptingCode, firstFactorRoute, type CodeAttempt } from './admin-route.js';
+import { firstFactorRoute, judgeCode } from './admin-route.js';
 import { openedSession, SecondFactorProofBody } from './schemas.js';
 import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 
@@ -23,13 +23,12 @@ import { ConfirmBody, docs, EnrolBody } from './security.openapi.js';
 export function registerSecondFactorRoutes(
   surface: Surface,
   context: AppContext,
-  secondFactorLimit: RateLimiter,
+  secondFactorLimit: FailureLimiter,
 ): void {
-  const codeAttempt = attemptingCode(secondFactorLimit);
   registerStatusRoute(surface, context);
   registerEnrolRoute(surface, context, secondFactorLimit);
-  registerConfirmRoute(surface, context, codeAttempt);
-  registerRemoveRoute(surface, context, codeAttempt);
+  registerConfirmRoute(surface, context, secondFactorLimit);
+  registerRemoveRoute(surface, context, secondFactorLimit);
 }
 
 function registerStatusRoute(surface: Surface, { config, db }: AppContext): void {
@@ -42,7 +41,7 @@ function registerStatusRoute(surface: Surface, { config, db }: AppContext): void
   });
 }
 
-function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit: RateLimiter): void {
+function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit: FailureLimiter): void {
   firstFactorRoute(surface, currentAdmin, {
     ...docs.adminStartSecondFactorEnrolment,
     method: 'post',
@@ -50,10 +49,11 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
     body: EnrolBody,
     handler: async (ctx, admin, { body }) => {
       const proof = proofOf(body);
-      // A code and a password are guessed alike: both count in the one attempt limit.
-      if (proof || body.password !== undefined) await limit.consume(ctx, admin.adminId);
       const enrolment = { proof, password: body.password };
-      const started = await startEnrolment({ db, config }, admin, enrolment, requestOrigin(ctx));
+      const start = () => startEnrolment({ db, config }, admin, enrolment, requestOrigin(ctx));
+      // A code and a password are guessed alike: a wrong one of either counts in the one limit.
+      const started =
+        proof || body.password !== undefined ? await judgeCode(limit, ctx, admin, start) : await start();
       created(ctx, {
         secret: started.secret,
         otpauthUrl: started.otpauthUrl,
@@ -66,14 +66,16 @@ function registerEnrolRoute(surface: Surface, { config, db }: AppContext, limit:
   });
 }
 
-function registerConfirmRoute(surface: Surface, { config, db }: AppContext, codeAttempt: CodeAttempt): void {
-  firstFactorRoute(surface, codeAttempt, {
+function registerConfirmRoute(surface: Surface, { config, db }: AppContext, limit: FailureLimiter): void {
+  firstFactorRoute(surface, currentAdmin, {
     ...docs.adminConfirmSecondFactor,
     method: 'patch',
     path: '/security/2fa',
     body: ConfirmBody,
     handler: async (ctx, admin, { body }) => {
-      const confirmed = await confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx));
+      const confirmed = await judgeCode(limit, ctx, admin, () =>
+        confirmEnrolment({ db, config }, admin, body.code, requestOrigin(ctx)),
+      );
       ok(ctx, {
         enabled: true,
         recoveryCodes: confirmed.recoveryCodes,
@@ -83,14 +85,16 @@ function registerConfirmRoute(surface: Surface, { config, db }: AppContext, code
   });
 }
 
-function registerRemoveRoute(surface: Surface, { config, db }: AppContext, codeAttempt: CodeAttempt): void {
-  guardedRoute(surface, 'administrator', codeAttempt, {
+function registerRemoveRoute(surface: Surface, { config, db }: AppContext, limit: FailureLimiter): void {
+  guardedRoute(surface, 'administrator', currentAdmin, {
     ...docs.adminRemoveSecondFactor,
     method: 'delete',
     path: '/security/2fa',
     body: SecondFactorProofBody,
     handler: async (ctx, admin, { body }) => {
-      await removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx));
+      await judgeCode(limit, ctx, admin, () =>
+        removeSecondFactor({ db, config }, admin, body, requestOrigin(ctx)),
+      );
       ok(ctx, { enabled: false });
     },
   });

@@ -77,14 +77,14 @@ export function registerPasswordLoginRoute<SignedIn>(
     body: login.body,
     handler: async (ctx, { body }) => {
       const key = `${emailKey(body.email)}|${ctx.ip}`;
-      // Counted as a failure before the password is checked, so guesses sent together cannot all
-      // pass the limit; an attempt that ends in anything but 401 or success gives its point back.
-      await failures.reserve(ctx, key);
-      const signedIn = await login.signIn(body, requestOrigin(ctx)).catch(async (error: unknown) => {
-        if (!(error instanceof Refusal && error.status === 401)) await failures.release(key);
-        throw error;
-      });
-      await failures.succeeded(key);
+      // Attempts of one e-mail from one IP take turns, so only wrong passwords count, also when
+      // sign-ins arrive together; an attempt that ends in anything but 401 or success counts nothing.
+      const signedIn = await failures.judge(
+        ctx,
+        [key],
+        () => login.signIn(body, requestOrigin(ctx)),
+        (error) => error instanceof Refusal && error.status === 401,
+      );
       if (login.cookie && login.revokeByToken)
         await endBrowserSession(ctx, login.cookie, login.revokeByToken);
       ok(ctx, login.open(ctx, signedIn));
@@ -106,11 +106,9 @@ function passwordSignInLimits(
 ): FailureLimiter {
   const durationSeconds = rule.windowMinutes * 60;
   const ipLimit = createRateLimiter(db, { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds });
-  const failures = createFailureLimiter(db, {
-    name: `${rule.name}-email-failures`,
-    points: rule.perEmail,
-    durationSeconds,
-  });
+  const failures = createFailureLimiter(db, [
+    { name: `${rule.name}-email-failures`, points: rule.perEmail, durationSeconds, successForgets: true },
+  ]);
   surface.router.post(
     path,
     ipLimit.middleware((ctx) => ctx.ip),

@@ -73,7 +73,8 @@ export const docs = taggedOperations(TAGS, {
       'A user of several companies names one with companyId; otherwise the oldest active membership is used. ' +
       'Roles OWNER, ADMIN, DISPATCHER, STAFF and ACCOUNTANT may sign in. A wrong password, an unknown e-mail, a ' +
       'disabled user and a user without an active membership all get the same 401 INVALID_CREDENTIALS, in the same ' +
-      'time. Rate limited, by default to 30 attempts per client IP and 10 per e-mail address in 15 minutes ' +
+      'time. Rate limited, by default to 30 attempts per client IP and 10 failed sign-ins per e-mail address from one ' +
+      'client IP (a success never counts and forgets them) in 15 minutes ' +
       '(STAFF_LOGIN_MAX_PER_IP, STAFF_LOGIN_MAX_PER_EMAIL, STAFF_LOGIN_WINDOW_MINUTES), then 429 RATE_LIMITED with Retry-After. Needs no CSRF ' +
       'header: there is no session yet, and the JSON-only body cannot be sent by a cross-site form.',
     responses: loginResponses(LoginResponse),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/orm.js';
@@ -45,43 +46,128 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
   };
 }
 
+/** One count of failures: at most `points` failures per `durationSeconds` for each key; 0 points turns it off. */
+export interface FailureRule extends RateLimitRule {
+  /** A success forgets the key's failures (else a success only does not count). */
+  successForgets: boolean;
+}
+
 /**
- * Counts only what fails (a wrong password), so neither success nor a stranger's guesses lock anyone
- * out. Each attempt takes its failure point before it is judged, in one atomic step with the check
- * of the limit: attempts sent together cannot all pass the check while the slow judging of each runs.
+ * Counts only what fails (a wrong password, a wrong code), so neither a success nor a refusal for
+ * another reason uses up anyone's attempts. Attempts of one key take turns: each is judged only once
+ * the one before it has been recorded, so attempts sent together cannot all pass the check while the
+ * slow judging of each runs, and nothing is counted in advance. Different keys are judged in parallel.
  */
 export interface FailureLimiter {
   /**
-   * Takes one failure point for `key` before the attempt is judged; 429 RATE_LIMITED with
-   * Retry-After once the key has spent its failures in the window.
+   * Judges one attempt, `keys` naming it for each rule of the limiter (in their order): refused with
+   * 429 RATE_LIMITED and Retry-After when a key has spent its failures in the window, else `attempt`
+   * runs. A rejection `failed` accepts counts one failure for every key; a success forgets the failures
+   * of the rules that say so; anything else counts nothing.
    */
-  reserve(ctx: Context, key: string): Promise<void>;
-  /** The reserved attempt neither failed nor succeeded (it broke off): gives its point back. */
-  release(key: string): Promise<void>;
-  /** A success forgets the key's failures, its own reservation included. */
-  succeeded(key: string): Promise<void>;
+  judge<T>(
+    ctx: Context,
+    keys: readonly string[],
+    attempt: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T>;
 }
 
-/** At most `points` failures per `durationSeconds` for each key; 0 points turns it off. */
-export function createFailureLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): FailureLimiter {
-  if (rule.points <= 0) {
-    return {
-      reserve: async () => undefined,
-      release: async () => undefined,
-      succeeded: async () => undefined,
-    };
-  }
-  // Refused from memory only once over the limit: a point given back can bring the key under it again.
-  const limiter = sharedLimiter(db, rule, rule.points + 1);
+/** How long an attempt may hold its key's turn (a crashed replica's turn ends then). */
+const TURN_SECONDS = 30;
+/** How long an attempt waits for its turn before it is refused with 429. */
+const TURN_WAIT_MS = 10_000;
+const TURN_POLL_MS = 20;
+
+interface FailureCounter {
+  rule: FailureRule;
+  failures: RateLimiterPostgres;
+  /** One point per key: held by the attempt being judged (the turn). */
+  turn: RateLimiterPostgres;
+}
+
+/** Counts failures under each of `rules` (a rule of 0 points is left out, with its key). */
+export function createFailureLimiter(
+  db: Pick<Database, 'pool'>,
+  rules: readonly FailureRule[],
+): FailureLimiter {
+  const counters: Array<FailureCounter | null> = rules.map((rule) =>
+    rule.points <= 0
+      ? null
+      : {
+          rule,
+          // No block from memory: a success forgets failures, and a turn ends when it is given back.
+          failures: sharedLimiter(db, rule, 0),
+          turn: sharedLimiter(db, { name: `${rule.name}-turn`, points: 1, durationSeconds: TURN_SECONDS }, 0),
+        },
+  );
   return {
-    reserve: (ctx, key) => consumeOrRefuse(limiter, ctx, key),
-    async release(key) {
-      await limiter.reward(key, 1);
-    },
-    async succeeded(key) {
-      await limiter.delete(key);
+    async judge(ctx, keys, attempt, failed) {
+      const counted = counters.flatMap((counter, n) => (counter ? [{ counter, key: keys[n]! }] : []));
+      // Already over the limit: refused without waiting for a turn.
+      await refuseWhenSpent(ctx, counted);
+      const turns = await takeTurns(ctx, counted);
+      try {
+        await refuseWhenSpent(ctx, counted);
+        const result = await attempt().catch(async (error: unknown) => {
+          if (failed(error))
+            await Promise.all(counted.map(({ counter, key }) => counter.failures.penalty(key, 1)));
+          throw error;
+        });
+        const forgotten = counted.filter(({ counter }) => counter.rule.successForgets);
+        await Promise.all(forgotten.map(({ counter, key }) => counter.failures.delete(key)));
+        return result;
+      } finally {
+        await Promise.all(turns.map(({ counter, key }) => counter.turn.delete(key)));
+      }
     },
   };
+}
+
+type Counted = Array<{ counter: FailureCounter; key: string }>;
+
+/** 429 RATE_LIMITED with Retry-After when a key has spent its failures in the window. */
+async function refuseWhenSpent(ctx: Context, counted: Counted): Promise<void> {
+  const spent = await Promise.all(
+    counted.map(async ({ counter, key }) => {
+      const state = await counter.failures.get(key);
+      return state && state.consumedPoints >= counter.rule.points ? state.msBeforeNext : null;
+    }),
+  );
+  const waits = spent.filter((ms): ms is number => ms !== null);
+  if (waits.length > 0) refuse(ctx, Math.max(...waits));
+}
+
+/**
+ * Takes the turn of each key, in the limiter's order (so two attempts never wait for each other's),
+ * waiting while another attempt holds it; 429 RATE_LIMITED when the wait grows too long.
+ */
+async function takeTurns(ctx: Context, counted: Counted): Promise<Counted> {
+  const deadline = Date.now() + TURN_WAIT_MS;
+  const taken: Counted = [];
+  try {
+    for (const entry of counted) {
+      while (!(await tookTurn(entry.counter.turn, entry.key))) {
+        if (Date.now() >= deadline) refuse(ctx, 1000);
+        await sleep(TURN_POLL_MS + Math.random() * TURN_POLL_MS);
+      }
+      taken.push(entry);
+    }
+  } catch (error) {
+    await Promise.all(taken.map(({ counter, key }) => counter.turn.delete(key)));
+    throw error;
+  }
+  return taken;
+}
+
+async function tookTurn(turn: RateLimiterPostgres, key: string): Promise<boolean> {
+  try {
+    await turn.consume(key);
+    return true;
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    return false;
+  }
 }
 
 /** Counts one point for `key`; over the limit it throws 429 RATE_LIMITED with Retry-After. */

@@ -136,6 +136,18 @@ describe('administration sign-in', () => {
       }).toEqual({ checked: 10, limited: 20 });
     });
 
+    it('counts only failures: 12 right passwords of one account sent together all sign in', async () => {
+      const admin = await createAdmin(app.db, { role: 'SUPPORT' });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => new AdminBrowser(app).signIn(admin)),
+      );
+      expect(answers.map((answer) => [answer.status, answer.body.errorCode ?? null])).toEqual(
+        Array.from({ length: 12 }, () => [200, null]),
+      );
+      const sessions = await app.db.query('select 1 from admin_sessions where admin_id = $1', [admin.id]);
+      expect(sessions.length).toBe(12);
+    });
+
     it('refuses bodies that are not an e-mail and a password before looking anything up', async () => {
       const response = await app.request('/admin/api/auth/login', {
         method: 'POST',
@@ -258,6 +270,60 @@ describe('administration sign-in', () => {
         'RATE_LIMITED',
       );
       expectError(await browser.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+    });
+
+    it('counts only wrong codes: 11 sign-ins in a row each pass their second factor', async () => {
+      const codes = Array.from({ length: 11 }, (_, n) => `rc${String(n).padStart(3, '0')}-abcde`);
+      const admin = await createAdmin(app.db, {
+        totp: true,
+        recoveryCodeHashes: codes.map(hashRecoveryCode),
+      });
+      const answers: Array<[number, string | null]> = [];
+      for (const recoveryCode of codes) {
+        const browser = new AdminBrowser(app);
+        expect((await browser.signIn(admin)).status).toBe(200);
+        const answer = await browser.send('POST', '/auth/2fa', { recoveryCode });
+        answers.push([answer.status, answer.body.errorCode ?? null]);
+      }
+      expect(answers).toEqual(Array.from({ length: 11 }, () => [200, null]));
+    });
+
+    it('does not count a refusal that is not a wrong code (409 SECOND_FACTOR_NOT_PENDING)', async () => {
+      const { admin, browser } = await signedInAdmin(app, {
+        totp: true,
+        recoveryCodeHashes: [hashRecoveryCode('kept1-kept1')],
+      });
+      for (let attempt = 0; attempt < 11; attempt++) {
+        expectError(
+          await browser.send('POST', '/auth/2fa', { code: '000000' }),
+          409,
+          'SECOND_FACTOR_NOT_PENDING',
+        );
+      }
+      const pending = new AdminBrowser(app);
+      await pending.signIn(admin);
+      const wrong = String((Number(totpCode(admin.totpSecret!)) + 500_000) % 1_000_000).padStart(6, '0');
+      expectError(await pending.send('POST', '/auth/2fa', { code: wrong }), 400, 'INVALID_SECOND_FACTOR');
+      expect((await pending.send('POST', '/auth/2fa', { recoveryCode: 'kept1-kept1' })).status).toBe(200);
+    });
+
+    it('answers at most 10 wrong codes for one administrator, even when they arrive together', async () => {
+      const admin = await createAdmin(app.db, { totp: true });
+      const browser = new AdminBrowser(app);
+      await browser.signIn(admin);
+      const right = Number(totpCode(admin.totpSecret!));
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, n) =>
+          browser.send('POST', '/auth/2fa', {
+            code: String((right + 1000 + n) % 1_000_000).padStart(6, '0'),
+          }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect({
+        judged: statuses.filter((status) => status === 400).length,
+        limited: statuses.filter((status) => status === 429).length,
+      }).toEqual({ judged: 10, limited: 20 });
     });
 
     it('makes an account that must use TOTP but has none set one up before anything else', async () => {
@@ -770,6 +836,73 @@ describe('the second factor in production', () => {
       enrolmentRequired: false,
     });
     expectError(await stranger.send('POST', '/security/2fa', {}), 403, 'SECOND_FACTOR_REQUIRED');
+  });
+});
+
+describe('administration second-factor limits per address and per administrator', () => {
+  // X-Forwarded-For names the client (as behind the load balancer); a ceiling of 15 across addresses.
+  const app = useTestApp({
+    ADMIN_LOGIN_MAX_PER_IP: 10_000,
+    ADMIN_SECOND_FACTOR_MAX_PER_ADMIN: 15,
+    TRUSTED_PROXY_HOPS: 1,
+  });
+
+  const wrongCode = (secret: string) =>
+    String((Number(totpCode(secret)) + 500_000) % 1_000_000).padStart(6, '0');
+
+  it('someone holding only the password cannot lock the administrator out from another address', async () => {
+    const admin = await createAdmin(app.db, { totp: true });
+    const attacker = new AdminBrowser(app, '203.0.113.66');
+    await attacker.signIn(admin);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expectError(
+        await attacker.send('POST', '/auth/2fa', { code: wrongCode(admin.totpSecret!) }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+    }
+    expectError(
+      await attacker.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) }),
+      429,
+      'RATE_LIMITED',
+    );
+    const owner = new AdminBrowser(app, '198.51.100.20');
+    await owner.signIn(admin);
+    const answer = await owner.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) });
+    expect([answer.status, answer.body.errorCode ?? null]).toEqual([200, null]);
+  });
+
+  it('stops guessing spread over addresses at the ceiling per administrator', async () => {
+    const admin = await createAdmin(app.db, { totp: true });
+    const first = new AdminBrowser(app, '203.0.113.1');
+    const second = new AdminBrowser(app, '203.0.113.2');
+    await first.signIn(admin);
+    await second.signIn(admin);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expectError(
+        await first.send('POST', '/auth/2fa', { code: wrongCode(admin.totpSecret!) }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expectError(
+        await second.send('POST', '/auth/2fa', { code: wrongCode(admin.totpSecret!) }),
+        400,
+        'INVALID_SECOND_FACTOR',
+      );
+    }
+    const third = new AdminBrowser(app, '203.0.113.3');
+    await third.signIn(admin);
+    expectError(
+      await third.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) }),
+      429,
+      'RATE_LIMITED',
+    );
+    expectError(await third.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+    expect(
+      (await auditRows(app.db, admin.id)).filter((row) => row.action === 'auth.second_factor_failed').length,
+    ).toBe(15);
   });
 });
 

@@ -64,7 +64,15 @@ export class AdminBrowser {
   token = '';
   csrf = '';
 
-  constructor(private readonly app: TestApp) {}
+  /** `ip`: the client IP the requests claim (X-Forwarded-For; the app must trust one proxy hop). */
+  constructor(
+    private readonly app: TestApp,
+    private readonly ip?: string,
+  ) {}
+
+  private get via(): Record<string, string> {
+    return this.ip ? { 'X-Forwarded-For': this.ip } : {};
+  }
 
   /** Takes the cookies a response sets (sign-in, second factor, enrolment confirmation). */
   keep(response: TestResponse): TestResponse {
@@ -82,12 +90,15 @@ export class AdminBrowser {
       await this.app.request('/admin/api/auth/login', {
         method: 'POST',
         json: { email: admin.email, password: admin.password },
+        headers: this.via,
       }),
     );
   }
 
   get(path: string): Promise<TestResponse> {
-    return this.app.request(`/admin/api${path}`, { headers: { Cookie: `bb_admin=${this.token}` } });
+    return this.app.request(`/admin/api${path}`, {
+      headers: { ...this.via, Cookie: `bb_admin=${this.token}` },
+    });
   }
 
   /** A write with the session cookie and its CSRF token (pass csrf: null to leave the header out). */
@@ -98,7 +109,7 @@ export class AdminBrowser {
     options: { csrf?: string | null } = {},
   ): Promise<TestResponse> {
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
-    const headers: Record<string, string> = { Cookie: `bb_admin=${this.token}` };
+    const headers: Record<string, string> = { ...this.via, Cookie: `bb_admin=${this.token}` };
     if (csrf !== null) headers['X-CSRF-Token'] = csrf;
     return this.keep(
       await this.app.request(`/admin/api${path}`, {

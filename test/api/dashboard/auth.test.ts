@@ -471,4 +471,22 @@ describe('company dashboard sign-in: per-e-mail limit', () => {
     );
     expect(answers.filter(({ response }) => response.status === 401).length).toBeLessThanOrEqual(10);
   });
+
+  it('counts only failures: 12 right passwords of one address sent together all sign in', async () => {
+    const member = await createStaffMember(app.db, company.id, 'OWNER');
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => staffLogin(app, { email: member.email, password: STAFF_PASSWORD })),
+    );
+    expect(answers.map(({ response }) => [response.status, response.body.errorCode ?? null])).toEqual(
+      Array.from({ length: 12 }, () => [200, null]),
+    );
+    expect((await sessionsOf(app, member.userId)).length).toBe(12);
+    // Nothing was counted against the address: 10 wrong guesses are still each judged.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect(
+        (await staffLogin(app, { email: member.email, password: `wrong-${attempt}` })).response.status,
+      ).toBe(401);
+    }
+    expect((await staffLogin(app, { email: member.email, password: 'wrong-11' })).response.status).toBe(429);
+  });
 });

@@ -507,4 +507,19 @@ describe('the driver app sign-in: per-e-mail limit', () => {
       limited: statuses.filter((status) => status === 429).length,
     }).toEqual({ checked: 10, limited: 20 });
   });
+
+  it('counts only failures: 12 right passwords of one driver sent together all sign in', async () => {
+    const driver = await createDriver(app, (await createCompany(app.db)).id);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        app.request('/driver/api/auth/login', {
+          method: 'POST',
+          json: { email: driver.email, password: driver.password },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => [answer.status, answer.body.errorCode ?? null])).toEqual(
+      Array.from({ length: 12 }, () => [200, null]),
+    );
+  });
 });
