@@ -41,7 +41,7 @@ export const bookingNotFound = () => new BookingRefusal(404, 'BOOKING_NOT_FOUND'
 export interface BookingFacts {
   status: BookingStatus;
   paymentStatus: PaymentStatus;
-  /** When the traveller's bus leaves their boarding stop. */
+  /** When the traveller's bus is expected to leave their boarding stop: the plan plus the announced delay. */
   departureAt: Date;
   /**
    * The status of the booking's trip, read under the trip's lock: once it is no longer SCHEDULED,
@@ -244,8 +244,9 @@ export function cancellationDecision(
 }
 
 /**
- * The amounts after a modification: the new seats' prices, and the voucher discount already
- * granted kept but never above the new subtotal (the voucher stays spent; nothing is refunded).
+ * The amounts after a modification of a booking whose discount no voucher stands behind: the new
+ * seats' prices, and the discount kept but never above the new subtotal. A voucher's discount is
+ * computed again from its terms instead (db/writes/booking-changes/modify-terms.ts).
  */
 export function repricedAmounts(
   newSubtotal: number,

@@ -31,17 +31,27 @@ export const docs = taggedOperations(['Bookings'], {
     summary: 'Move a booking to another trip or other seats',
     description:
       'Moves an unpaid booking to another trip (or other seats of the same trip) in one transaction: the old seats are ' +
-      'released and the new ones taken CONFIRMED, the price is recomputed from the new seats (a voucher discount already ' +
-      'granted is kept, capped at the new subtotal; the voucher stays spent), and the QR codes rotate: the old tickets ' +
-      'become REISSUED and their credentials are published on the revocation list, new tickets are signed for the new trip ' +
+      'released and the new ones taken CONFIRMED, the price is recomputed from the new seats, and the QR codes rotate: ' +
+      'the old tickets become REISSUED and their credentials are published on the revocation list, new tickets are signed for the new trip ' +
       'and seats. Cookie sessions send X-CSRF-Token. Allowed only when (SPEC "Booking modification") seat count, company ' +
       "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
-      "6 hours away (strictly) and so is the new trip's. Repeating a modification already made changes nothing. " +
+      "6 hours away (strictly) and so is the new trip's. A departure is the one the company announced: the boarding " +
+      "stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). Repeating a modification already made " +
+      'changes nothing. ' +
+      'A voucher used for the booking stays spent and its terms as issued are checked again on the new trip as POST ' +
+      '/bookings checks them (company and routes, day of departure, minimum subtotal); its discount is then computed again ' +
+      'from those terms on the new subtotal (a percent as a percent, capped by its maximum; never more than the subtotal). ' +
+      "A company that confirms bookings of the caller's channel (cookie session: CUSTOMER_WEB, bearer token: " +
+      'CUSTOMER_MOBILE) itself refuses the move as it refuses a new seat lock: moved seats would be confirmed without its ' +
+      'decision. ' +
       'Refusals, nothing changed: 400 VALIDATION_FAILED (bad body); 404 BOOKING_NOT_FOUND (not yours), TRIP_NOT_FOUND; ' +
       '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seat_numbers: labels taken), ' +
       'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet), BOOKING_NOT_MODIFIABLE (cancelled, ' +
       'checked in, completed, ...), TRIP_NOT_BOOKABLE, JOURNEY_AGGREGATE_OPERATION_REQUIRED (one booking of a round trip, a ' +
-      'connection or an order of several: change the journey as a whole); 422 (the request asks for a change the rules ' +
+      'connection or an order of several: change the journey as a whole), JOURNEY_FLOW_REQUIRED (details.companyId: the ' +
+      "company confirms the caller's channel manually; book the new trip through /journeys), LOYALTY_ROUTE_NOT_ELIGIBLE, " +
+      'LOYALTY_DAY_NOT_ELIGIBLE, LOYALTY_MINIMUM_NOT_MET (details.minSubtotal) (the voucher does not apply to the new trip ' +
+      'or subtotal); 422 (the request asks for a change the rules ' +
       'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
       'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).',
     responses: answers(200, 'The booking as modified', BookingResponse, [400, 401, 403, 404, 409, 422]),
@@ -50,7 +60,9 @@ export const docs = taggedOperations(['Bookings'], {
     summary: 'Cancel a booking',
     description:
       "Cancels the traveller's own confirmed, unpaid booking while its departure is more than BOOKING_CANCEL_CUTOFF_MINUTES " +
-      '(default 120) away: booking, journey and tickets CANCELLED, their signed credentials published on the revocation ' +
+      "(default 120; the company's cut-off when it set one) away, the departure being the one the company announced: the " +
+      "boarding stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). Booking, journey and tickets " +
+      'CANCELLED, their signed credentials published on the revocation ' +
       'list, seats released, in one transaction. A voucher used for the booking stays spent (it is not given back). ' +
       'Cancelling a cancelled booking answers 200 with the same state. Cookie sessions send X-CSRF-Token. Refusals, nothing ' +
       'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only; ' +

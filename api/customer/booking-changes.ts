@@ -5,12 +5,17 @@ import { IdParams } from '../http/schemas.js';
 import { cancelOwnBooking, modifyOwnBooking } from '../use-cases/booking-changes.js';
 import { docs, ModifyBody } from './booking-changes.openapi.js';
 import { travellerOf } from './booking-reads.js';
+import { channelOf } from './seat-locks.js';
 import { ok } from '../http/respond.js';
 
 /** PATCH /bookings/{id} (modify) and POST /bookings/{id}/cancel: a traveller's own changes. */
 
 export function registerBookingChangeRoutes(surface: Surface, { db, config }: AppContext): void {
-  const caller = (ctx: Context) => ({ userId: travellerOf(ctx).userId, scope: ctx.state.scope });
+  const caller = (ctx: Context) => ({
+    userId: travellerOf(ctx).userId,
+    scope: ctx.state.scope,
+    channel: channelOf(ctx),
+  });
 
   surface.route({
     ...docs.modifyBooking,

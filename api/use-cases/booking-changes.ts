@@ -6,6 +6,7 @@ import {
   type BookingCaller,
   type ChangeOptions,
   type ModificationInput,
+  type ModifyingCaller,
 } from '../../db/writes/booking-changes/index.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 
@@ -20,7 +21,7 @@ async function ownBooking(db: Database, caller: BookingCaller, bookingId: string
 /** PATCH /bookings/{id} action modify. */
 export async function modifyOwnBooking(
   db: Database,
-  caller: BookingCaller,
+  caller: ModifyingCaller,
   input: ModificationInput,
   options: ChangeOptions,
 ): Promise<CustomerBooking> {

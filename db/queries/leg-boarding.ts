@@ -25,6 +25,16 @@ const lateness = (t: string) =>
      ${t}.actual_departure_at - (select f.departure_at from trip_stop_calls f where f.trip_id = ${t}.id
                                   order by f.sequence limit 1))`;
 
+/**
+ * SQL timestamptz: when trip `t` is expected to leave a call planned to leave at `plannedSql`
+ * (a stop call's departure_at, or an expression of one): the plan plus how late the trip runs. Before
+ * DEPART this is the plan plus the announced delay; the traveller's cancel cut-off and modify
+ * 6-hour rule (db/writes/booking-changes) measure from it.
+ */
+export function expectedDepartureSql(t: string, plannedSql: string): string {
+  return `(${plannedSql} + ${lateness(t)})`;
+}
+
 /** SQL boolean: the leg boards at a call after the trip's first. */
 const boardsAfterFirstCall = ({ trip, board }: Omit<LegAliases, 'alight'>) =>
   `exists (select 1 from trip_stop_calls f where f.trip_id = ${trip}.id and f.sequence < ${board}.sequence)`;
@@ -38,7 +48,7 @@ export function legStillBoardsSql(legs: Omit<LegAliases, 'alight'>): string {
   const { trip, board } = legs;
   return `((${trip}.status in ('SCHEDULED', 'BOARDING', 'DELAYED')
             or (${trip}.status = 'DEPARTED' and ${boardsAfterFirstCall(legs)}))
-           and ${board}.departure_at + ${lateness(trip)} > now())`;
+           and ${expectedDepartureSql(trip, `${board}.departure_at`)} > now())`;
 }
 
 /**

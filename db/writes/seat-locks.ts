@@ -117,7 +117,10 @@ export async function bookableTrip(
  * Companies that confirm bookings manually for this channel take them through /journeys, which
  * carries the request and its decision deadline: 409 JOURNEY_FLOW_REQUIRED.
  */
-export function requireAutomaticConfirmation(trip: BookableTrip, channel: BookingChannel): void {
+export function requireAutomaticConfirmation(
+  trip: Pick<BookableTrip, 'company_id' | 'confirmation_mode' | 'confirmation_channels'>,
+  channel: BookingChannel,
+): void {
   const settings = trip.confirmation_mode
     ? [
         {

@@ -4,5 +4,5 @@
  * own-booking.ts locks it.
  */
 export { cancelBooking } from './cancel.js';
-export { modifyBooking, type ChangeOptions, type ModificationInput } from './modify.js';
+export { modifyBooking, type ChangeOptions, type ModificationInput, type ModifyingCaller } from './modify.js';
 export type { BookingCaller } from './own-booking.js';

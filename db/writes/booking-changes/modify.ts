@@ -4,21 +4,28 @@ import {
   BookingRefusal,
   modificationAlreadyMade,
   modificationRefusal,
-  repricedAmounts,
   targetRefusal,
   type BookingRoute,
   type ModificationTarget,
 } from '../../../domain/booking-rules.js';
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
+import type { BookingChannel } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, pgCode, withDeadlockRetry } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
+import { expectedDepartureSql } from '../../queries/leg-boarding.js';
 import { seatsByLabel, type LabelledSeat } from '../../queries/layout-seats.js';
 import { companyScopeSql } from '../../queries/scope.js';
 import { columnsOf } from '../../row-fields.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials, signTicketsOf, type SigningOptions } from '../boarding-credentials.js';
 import { expireLapsedHolds } from '../seat-locks.js';
+import {
+  amountsAfterMove,
+  recordVoucherDiscount,
+  requireAutomaticConfirmationOf,
+  type MovedAmounts,
+} from './modify-terms.js';
 import {
   factsOf,
   lockOwnBooking,
@@ -35,6 +42,11 @@ export interface ModificationInput {
   newTripId: string;
   /** Seat labels of the new trip's active layout; traveller i (ticket order) gets seat i. */
   newSeatNumbers: string[];
+}
+
+/** Who modifies: the booking's traveller, with the channel they call through (web or mobile). */
+export interface ModifyingCaller extends BookingCaller {
+  channel: BookingChannel;
 }
 
 export interface ChangeOptions {
@@ -55,7 +67,8 @@ interface TargetTrip {
   board_id: string | null;
   board_sequence: number | null;
   board_share: number | null;
-  board_departure_at: string | null;
+  /** When the bus is expected to leave the boarding call (else the trip's first): plan plus announced delay. */
+  expected_departure_at: string;
   alight_id: string | null;
   alight_sequence: number | null;
   alight_share: number | null;
@@ -76,7 +89,8 @@ async function readTarget(
   const params: unknown[] = [tripId, booking.board_city_id, booking.alight_city_id];
   const { rows } = await client.query<TargetTrip>(
     `select t.id, t.company_id, t.bus_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
-            b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share, b.departure_at as board_departure_at,
+            b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share,
+            ${expectedDepartureSql('t', 'coalesce(b.departure_at, t.departure_at)')} as expected_departure_at,
             a.id as alight_id, a.sequence as alight_sequence, a.fare_share_bp as alight_share
      from trips t
      join companies c on c.id = t.company_id
@@ -204,14 +218,9 @@ async function reissueTickets(
   await signTicketsOf(client, { kind: 'JOURNEY', id: booking.journey_id! }, signing);
 }
 
-/** The leg, the booking row, and the journey (and order) totals follow the new trip and price. */
-async function rewriteBooking(
-  client: PoolClient,
-  booking: LockedBooking,
-  target: TargetTrip,
-  seats: LabelledSeat[],
-): Promise<void> {
-  const price = seatsPrice(
+/** The new seats' price on the moved leg. */
+const priceOf = (target: TargetTrip, seats: LabelledSeat[]) =>
+  seatsPrice(
     {
       priceBase: Number(target.price_base),
       priceVip: target.price_vip === null ? null : Number(target.price_vip),
@@ -220,7 +229,18 @@ async function rewriteBooking(
     },
     seats.map((seat) => seat.seat_class),
   );
-  const amounts = repricedAmounts(price.subtotal, Number(booking.discount));
+
+/**
+ * The leg, the booking row, and the journey (and order) totals follow the new trip, its seat price
+ * and the amounts after the move.
+ */
+async function rewriteBooking(
+  client: PoolClient,
+  booking: LockedBooking,
+  target: TargetTrip,
+  seats: LabelledSeat[],
+  amounts: MovedAmounts & { unitPrice: number },
+): Promise<void> {
   await client.query(
     `update journey_legs set trip_id = $3, company_id = $4, board_stop_call_id = $5, alight_stop_call_id = $6,
             board_sequence = $7, alight_sequence = $8, unit_price = $9, quantity = $10, subtotal = $11
@@ -234,9 +254,9 @@ async function rewriteBooking(
       target.alight_id,
       target.board_sequence,
       target.alight_sequence,
-      price.unitPrice,
+      amounts.unitPrice,
       seats.length,
-      price.subtotal,
+      amounts.subtotal,
     ],
   );
   await client.query(
@@ -283,14 +303,16 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
   destinationCityId: target.destination_city_id,
   seatCount,
   bookable: isBookableStatus(target.status),
-  departureAt: new Date(target.board_departure_at ?? target.departure_at),
+  departureAt: new Date(target.expected_departure_at),
   callsAtBookingCities: target.board_id !== null && target.alight_id !== null,
 });
 
 /**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
  * between the same cities, with as many seats, in one transaction. A repeat of a modification
- * already made (same trip, same seats in the same order) changes nothing. The booking's trip must
+ * already made (same trip, same seats in the same order) changes nothing. As POST /bookings, it
+ * refuses a company that confirms the caller's channel itself (409 JOURNEY_FLOW_REQUIRED) and
+ * checks the booking's voucher on the new trip (modify-terms.ts). The booking's trip must
  * not have departed (DEPART seen under the trip lock). It locks the journey and booking before the
  * trips, and a dispatch CANCEL its trip before the journeys: when the two deadlock and PostgreSQL
  * aborts the modify, it runs again and finds the booking as the cancel left it
@@ -298,7 +320,7 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
  */
 export async function modifyBooking(
   db: Database,
-  caller: BookingCaller,
+  caller: ModifyingCaller,
   input: ModificationInput,
   options: ChangeOptions = {},
 ): Promise<void> {
@@ -308,7 +330,7 @@ export async function modifyBooking(
 
 async function moveBooking(
   db: Database,
-  caller: BookingCaller,
+  caller: ModifyingCaller,
   input: ModificationInput,
   options: ChangeOptions,
   now: Date,
@@ -322,9 +344,20 @@ async function moveBooking(
       return;
     const target = await readTarget(client, caller.scope, input.newTripId, booking);
     refuseWith(targetRefusal(routeOf(booking), targetOf(target, input.newSeatNumbers.length), now));
+    await requireAutomaticConfirmationOf(client, target.company_id, caller.channel);
     const seats = await chosenSeats(client, target, input.newSeatNumbers);
+    const price = priceOf(target, seats);
+    const amounts = await amountsAfterMove(client, booking, {
+      tripId: target.id,
+      companyId: target.company_id,
+      // The planned departure, the day POST /bookings checked the voucher's days against.
+      departureAt: new Date(target.departure_at),
+      subtotal: price.subtotal,
+      seatPrice: price.unitPrice,
+    });
     await moveAllocations(client, booking, target, seats);
-    await rewriteBooking(client, booking, target, seats);
+    await rewriteBooking(client, booking, target, seats, { ...amounts, unitPrice: price.unitPrice });
+    await recordVoucherDiscount(client, booking, amounts);
     await reissueTickets(client, booking, target, seats, options.signing ?? {});
   });
 }

@@ -8,6 +8,7 @@ import {
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import type { Refusal } from '../../../domain/refusal.js';
 import type { TripStatus } from '../../../domain/trip-dispatch.js';
+import { expectedDepartureSql } from '../../queries/leg-boarding.js';
 
 /**
  * The booking a traveller changes, locked. Each change is ONE transaction that locks, in this
@@ -40,8 +41,8 @@ export interface LockedBooking {
   leg_sequence: number | null;
   board_city_id: string | null;
   alight_city_id: string | null;
-  board_departure_at: string | null;
-  trip_departure_at: string;
+  /** When the bus is expected to leave the booking's boarding call: the plan plus the announced delay. */
+  departure_at: string;
   origin_city_id: string;
   destination_city_id: string;
   journey_bookings: number;
@@ -87,8 +88,9 @@ export async function lockOwnBooking(
   const { rows } = await client.query<LockedBooking>(
     `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
             b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
-            bc.city_id as board_city_id, ac.city_id as alight_city_id, bc.departure_at as board_departure_at,
-            t.departure_at as trip_departure_at, r.origin_city_id, r.destination_city_id,
+            bc.city_id as board_city_id, ac.city_id as alight_city_id,
+            ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as departure_at,
+            r.origin_city_id, r.destination_city_id,
             (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
             (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
             (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
@@ -133,7 +135,7 @@ export function factsOf(booking: LockedBooking, tripStatus: TripStatus): Booking
   return {
     status: booking.status,
     paymentStatus: booking.payment_status,
-    departureAt: new Date(booking.board_departure_at ?? booking.trip_departure_at),
+    departureAt: new Date(booking.departure_at),
     tripStatus,
     checkedIn: booking.checked_in,
     partOfAggregate: booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,

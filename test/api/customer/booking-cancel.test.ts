@@ -10,7 +10,7 @@ import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { createJourneyRows } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
-import { advance, operationsWorld } from '../../support/operations.js';
+import { advance, dispatch, operationsWorld } from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 
 describe('POST /bookings/{id}/cancel', () => {
@@ -110,6 +110,29 @@ describe('POST /bookings/{id}/cancel', () => {
     });
     const allowed = await cancelBooking(app, caller, inTime.booking.id);
     expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('measures the cut-off from the departure the company announced (planned plus the MARK_DELAYED delay)', async () => {
+    const caller = await mobileTraveller(app);
+    // Planned in 100 minutes, inside the 120-minute cut-off, but delayed by 240: it leaves in 5h40m.
+    const w = await operationsWorld(app, { seats: 12, departAt: minutesFromNow(100) });
+    const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
+    // Planned in 60 minutes and delayed by 30: it leaves in 90 minutes, still inside the cut-off.
+    const soon = await sameRouteTrip(app.db, w.trip, minutesFromNow(60));
+    const stillLate = await booked(app, caller, { trip: soon, seats: ['1'] });
+    const delay = (tripId: string, minutes: number) =>
+      dispatch(app, w.dispatcher, tripId, {
+        action: 'MARK_DELAYED',
+        reason: 'Road closed',
+        delay_minutes: minutes,
+      });
+    expect((await delay(w.trip.tripId, 240)).status).toBe(200);
+    expect((await delay(soon.tripId, 30)).status).toBe(200);
+
+    const allowed = await cancelBooking(app, caller, booking.id);
+    expect(allowed.status, allowed.text).toBe(200);
+    expect(allowed.body.data.status).toBe('CANCELLED');
+    await expectRefused(caller, stillLate.booking.id, 409, 'CANCELLATION_TOO_LATE');
   });
 
   it('refuses CANCELLATION_TOO_LATE once the company has sent DEPART, whatever the timetable says', async () => {

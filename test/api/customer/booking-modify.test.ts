@@ -9,12 +9,20 @@ import {
   moveTo,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
+import { damascusIsoWeekday } from '../../../domain/loyalty.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
-import { createCity, createStop } from '../../support/factories.js';
+import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
-import { advance, assignDriver, operationsWorld } from '../../support/operations.js';
+import {
+  creditPoints,
+  giveReward,
+  loyaltyProgram,
+  redeemVoucher,
+  type RewardOptions,
+} from '../../support/loyalty.js';
+import { advance, assignDriver, dispatch, operationsWorld } from '../../support/operations.js';
 
 describe('PATCH /bookings/{id} (modify)', () => {
   const app = useTestApp();
@@ -32,6 +40,14 @@ describe('PATCH /bookings/{id} (modify)', () => {
     expect(response.body.errorCode).toBe(errorCode);
     expect(await bookingState(app.db, bookingId)).toEqual(before);
     return response;
+  }
+
+  /** A voucher of the company with these terms, bought with points by the caller (POST /loyalty/redeem). */
+  async function voucherFor(caller: Caller, companyId: string, terms: RewardOptions): Promise<string> {
+    await loyaltyProgram(app.db, companyId);
+    const reward = await giveReward(app.db, companyId, terms);
+    await creditPoints(app.db, { companyId, userId: caller.userId, points: 100 });
+    return redeemVoucher(app, caller, companyId, reward.code);
   }
 
   it('moves the booking to a trip of the same company and cities, repriced, with new seats and new QR codes', async () => {
@@ -104,10 +120,10 @@ describe('PATCH /bookings/{id} (modify)', () => {
     expect(oldVerdict.body.data.valid).toBe(false);
   });
 
-  it('keeps a granted discount, capped at the new subtotal', async () => {
+  it('keeps a discount no voucher stands behind (set by hand), capped at the new subtotal', async () => {
     const caller = await mobileTraveller(app);
     const { trip, booking } = await booked(app, caller, { seats: ['1'] });
-    // The voucher granted 8 000 on a 10 000 seat; the new trip costs 5 000 a seat.
+    // 8 000 off a 10 000 seat with no voucher recorded; the new trip costs 5 000 a seat.
     await app.db.query(`update bookings set discount = 8000, total_price = 2000 where id = $1`, [booking.id]);
     const cheaper = await sameRouteTrip(app.db, trip, minutesFromNow(60 * 60), { price: 5_000 });
 
@@ -115,6 +131,108 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toMatchObject({ subtotal: 5_000, discount: 5_000, total_price: 0 });
+  });
+
+  it("recomputes a voucher's discount on the new subtotal by its terms, and refuses a subtotal below its minimum with 409 LOYALTY_MINIMUM_NOT_MET", async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await bookableTrip(app.db, { departAt: minutesFromNow(48 * 60) });
+    const code = await voucherFor(caller, trip.companyId, {
+      discountPercent: 50,
+      maxDiscount: 4_000,
+      minSubtotal: 6_000,
+    });
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: ['1'],
+      rewardCode: code,
+    });
+    // 50% of 10 000, capped at 4 000.
+    expect(booking.discount).toBe(4_000);
+    const spent = async () =>
+      (
+        await app.db.query<{ discount: number; status: string }>(
+          `select discount::int, status from loyalty_redemptions where code = $1`,
+          [code],
+        )
+      )[0];
+
+    const cheaper = await sameRouteTrip(app.db, trip, minutesFromNow(60 * 60), { price: 7_000 });
+    const toCheaper = await modifyBooking(app, caller, booking.id, moveTo(cheaper.tripId, ['3']));
+    expect(toCheaper.status, toCheaper.text).toBe(200);
+    expect(toCheaper.body.data).toMatchObject({ subtotal: 7_000, discount: 3_500, total_price: 3_500 });
+    expect(await spent()).toEqual({ discount: 3_500, status: 'USED' });
+
+    const dearer = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60), { price: 12_000 });
+    const toDearer = await modifyBooking(app, caller, booking.id, moveTo(dearer.tripId, ['4']));
+    expect(toDearer.status, toDearer.text).toBe(200);
+    expect(toDearer.body.data).toMatchObject({ subtotal: 12_000, discount: 4_000, total_price: 8_000 });
+    expect((await bookingState(app.db, booking.id)).journey.total_price).toBe(8_000);
+
+    const tooCheap = await sameRouteTrip(app.db, trip, minutesFromNow(80 * 60), { price: 5_000 });
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(tooCheap.tripId, ['5']),
+      409,
+      'LOYALTY_MINIMUM_NOT_MET',
+    );
+    expect(refused.body.details).toEqual({ minSubtotal: 6_000 });
+    expect(await spent()).toEqual({ discount: 4_000, status: 'USED' });
+  });
+
+  it("refuses a move onto a day the booking's voucher excludes with 409 LOYALTY_DAY_NOT_ELIGIBLE and changes nothing", async () => {
+    const caller = await webTraveller(app);
+    const departAt = atDamascus(futureDay(3), '08:00');
+    const trip = await bookableTrip(app.db, { departAt });
+    const code = await voucherFor(caller, trip.companyId, {
+      discountPercent: 50,
+      allowedDays: [damascusIsoWeekday(departAt)],
+    });
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: ['1'],
+      rewardCode: code,
+    });
+    expect(booking.discount).toBe(5_000);
+    const nextDay = await sameRouteTrip(app.db, trip, atDamascus(futureDay(4), '08:00'));
+    const sameDay = await sameRouteTrip(app.db, trip, atDamascus(futureDay(3), '18:00'));
+
+    await expectRefused(caller, booking.id, moveTo(nextDay.tripId, ['1']), 409, 'LOYALTY_DAY_NOT_ELIGIBLE');
+
+    const moved = await modifyBooking(app, caller, booking.id, moveTo(sameDay.tripId, ['2']));
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.data).toMatchObject({ subtotal: 10_000, discount: 5_000, total_price: 5_000 });
+  });
+
+  it("refuses with 409 JOURNEY_FLOW_REQUIRED when the company now confirms the caller's channel itself, and changes nothing", async () => {
+    const mobile = await mobileTraveller(app);
+    const web = await webTraveller(app);
+    const { trip, booking } = await booked(app, mobile, { seats: ['1'] });
+    const other = await booked(app, web, { seats: ['2'], trip });
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    // The company now decides every mobile booking itself (PUT /settings/booking-confirmation).
+    await app.db.query(
+      `update company_booking_settings set mode = 'MANUAL_CONFIRM', channels = '{CUSTOMER_MOBILE}'
+       where company_id = $1`,
+      [trip.companyId],
+    );
+
+    const refused = await expectRefused(
+      mobile,
+      booking.id,
+      moveTo(later.tripId, ['3']),
+      409,
+      'JOURNEY_FLOW_REQUIRED',
+    );
+    expect(refused.body.details).toEqual({ companyId: trip.companyId });
+    // Other seats of the same trip would be confirmed without the decision too.
+    await expectRefused(mobile, booking.id, moveTo(trip.tripId, ['5']), 409, 'JOURNEY_FLOW_REQUIRED');
+    expect(await liveSeatLabels(app.db, booking.id, later.tripId)).toEqual([]);
+
+    // The web channel still confirms automatically.
+    const moved = await modifyBooking(app, web, other.booking.id, moveTo(later.tripId, ['4']));
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.data).toMatchObject({ status: 'CONFIRMED', boarding_authorized: true });
   });
 
   it('may change only the seats on the same trip, and a repeat of the same change changes nothing', async () => {
@@ -151,6 +269,67 @@ describe('PATCH /bookings/{id} (modify)', () => {
     });
     const allowed = await modifyBooking(app, caller, justFarEnough.booking.id, moveTo(target.tripId, ['6']));
     expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('measures the 6 hours from the departure the company announced (planned plus the MARK_DELAYED delay)', async () => {
+    const caller = await mobileTraveller(app);
+    // Planned in 5 hours and delayed by 3: the bus leaves in 8 hours, so the booking may move.
+    const w = await operationsWorld(app, { seats: 12, departAt: minutesFromNow(5 * 60) });
+    const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
+    // Planned in 4 hours and delayed by 1: it leaves in 5 hours, still too close.
+    const soon = await sameRouteTrip(app.db, w.trip, minutesFromNow(4 * 60));
+    const stillClose = await booked(app, caller, { trip: soon, seats: ['1'] });
+    const delay = (tripId: string, minutes: number) =>
+      dispatch(app, w.dispatcher, tripId, {
+        action: 'MARK_DELAYED',
+        reason: 'Road closed',
+        delay_minutes: minutes,
+      });
+    expect((await delay(w.trip.tripId, 180)).status).toBe(200);
+    expect((await delay(soon.tripId, 60)).status).toBe(200);
+    const later = await sameRouteTrip(app.db, w.trip, minutesFromNow(72 * 60));
+
+    const allowed = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['3']));
+    expect(allowed.status, allowed.text).toBe(200);
+    expect((await bookingState(app.db, booking.id)).booking.trip_id).toBe(later.tripId);
+    const refused = await expectRefused(
+      caller,
+      stillClose.booking.id,
+      moveTo(later.tripId, ['4']),
+      409,
+      'DEPARTURE_TOO_CLOSE',
+    );
+    expect(refused.body.details).toEqual({ trip: 'CURRENT' });
+  });
+
+  it("measures the new trip's 6 hours from the departure its company announced", async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    // Planned in 5 hours and delayed by 3: the new trip leaves in 8 hours.
+    const delayed = await sameRouteTrip(app.db, trip, minutesFromNow(5 * 60));
+    // Planned in 4 hours and delayed by 1: it leaves in 5 hours, too close.
+    const soon = await sameRouteTrip(app.db, trip, minutesFromNow(4 * 60));
+    const delay = (tripId: string, minutes: number) =>
+      dispatch(app, dispatcher, tripId, {
+        action: 'MARK_DELAYED',
+        reason: 'Road closed',
+        delay_minutes: minutes,
+      });
+    expect((await delay(delayed.tripId, 180)).status).toBe(200);
+    expect((await delay(soon.tripId, 60)).status).toBe(200);
+
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(soon.tripId, ['1']),
+      409,
+      'DEPARTURE_TOO_CLOSE',
+    );
+    expect(refused.body.details).toEqual({ trip: 'NEW' });
+    const allowed = await modifyBooking(app, caller, booking.id, moveTo(delayed.tripId, ['1']));
+    expect(allowed.status, allowed.text).toBe(200);
+    expect((await bookingState(app.db, booking.id)).booking.trip_id).toBe(delayed.tripId);
   });
 
   it('refuses with 409 DEPARTURE_TOO_CLOSE once the company has sent DEPART, whatever the timetable says', async () => {
