@@ -122,7 +122,7 @@ describe('cancellationDecision', () => {
     expect(cancellationDecision(booking({ tripStatus: 'BOARDING' }), now, 0)).toBeNull();
   });
 
-  it('refuses paid, checked-in, completed, awaiting and shared bookings', () => {
+  it('refuses paid, checked-in, completed and awaiting bookings, not shared ones', () => {
     const codeOf = (facts: Partial<BookingFacts>) => {
       const decision = cancellationDecision(booking(facts), now, 120);
       return typeof decision === 'object' ? decision?.code : decision;
@@ -132,7 +132,8 @@ describe('cancellationDecision', () => {
     expect(codeOf({ status: 'COMPLETED' })).toBe('BOOKING_NOT_CANCELLABLE');
     expect(codeOf({ checkedIn: true })).toBe('BOOKING_NOT_CANCELLABLE');
     expect(codeOf({ status: 'PENDING_CONFIRMATION' })).toBe('BOOKING_AWAITING_COMPANY');
-    expect(codeOf({ partOfAggregate: true })).toBe('JOURNEY_AGGREGATE_OPERATION_REQUIRED');
+    // A booking of a round trip or a connection is judged on its own facts (its aggregate ends with it).
+    expect(codeOf({ partOfAggregate: true })).toBeUndefined();
   });
 });
 

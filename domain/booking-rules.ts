@@ -53,7 +53,8 @@ export interface BookingFacts {
   checkedIn: boolean;
   /**
    * The booking shares its journey with other bookings, or its journey shares an order with
-   * other journeys (a round trip, a connection): those change together or not at all.
+   * other journeys (a round trip, a connection): a modification of one alone is refused; a cancel
+   * ends them all together (db/writes/booking-changes/cancel.ts).
    */
   partOfAggregate: boolean;
   /** An imported row without a journey: only the company handles it. */
@@ -75,10 +76,13 @@ const aggregateRefusal = () =>
     'This booking is part of a journey or order with other bookings; they change together',
   );
 
-/** The status checks shared by modification and cancellation; null when the booking is CONFIRMED and live. */
+/**
+ * The status checks shared by modification and cancellation; null when the booking is CONFIRMED and
+ * live. A booking of an aggregate is refused only for a modification (modificationRefusal): a cancel
+ * applies these checks to every booking of the aggregate.
+ */
 function liveBookingRefusal(booking: BookingFacts, code: string, action: string): BookingRefusal | null {
   if (booking.imported) return new BookingRefusal(409, code, `This booking cannot be ${action} online`);
-  if (booking.partOfAggregate) return aggregateRefusal();
   if (booking.status === 'PENDING_CONFIRMATION') {
     return new BookingRefusal(
       409,
@@ -122,6 +126,7 @@ function changeWindowRefusal(
 
 /** Why the booking itself cannot be modified now, or null. */
 export function modificationRefusal(booking: BookingFacts, now: Date): BookingRefusal | null {
+  if (!booking.imported && booking.partOfAggregate) return aggregateRefusal();
   return changeWindowRefusal(booking, now, {
     code: 'BOOKING_NOT_MODIFIABLE',
     action: 'modified',
@@ -220,7 +225,8 @@ export function modificationAlreadyMade(current: SeatChoice, asked: SeatChoice):
 }
 
 /**
- * Cancellation by the traveller: null when allowed, 'ALREADY_CANCELLED' when there is nothing
+ * Cancellation by the traveller of one booking (a cancel of a booking of an aggregate applies it to
+ * each of the aggregate's bookings): null when allowed, 'ALREADY_CANCELLED' when there is nothing
  * left to do (a repeated cancel answers the same state), else the refusal.
  */
 export function cancellationDecision(
@@ -240,6 +246,17 @@ export function cancellationDecision(
         `A booking can be cancelled only until ${cutoffMinutes} minutes before departure`,
         { cutoff_minutes: cutoffMinutes },
       ),
+  });
+}
+
+/**
+ * `refusal` met on another booking of the aggregate than the one the request names: the same status,
+ * code and text, its details naming that booking (details.booking_id).
+ */
+export function refusalOfBooking(refusal: BookingRefusal, bookingId: string): BookingRefusal {
+  return new BookingRefusal(refusal.status, refusal.code, refusal.message, {
+    ...refusal.details,
+    booking_id: bookingId,
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Uuid } from '../http/schemas.js';
 import { BookingResponse } from './booking-reads.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { IdText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of a traveller's booking changes (booking-changes.ts): the modify body and both routes' rules. */
 
@@ -24,6 +25,19 @@ export const ModifyBody = z
   })
   .strict()
   .meta({ id: 'BookingModifyRequest' });
+
+/** The answer of a cancel: the booking of the path, and the bookings that ended with it. */
+const CancelResponse = successWith(
+  BookingResponse.shape.data
+    .extend({
+      cancelled_with_booking_ids: z.array(IdText).meta({
+        description:
+          'the other bookings of its round trip, connection or order this request cancelled with it (empty for a ' +
+          'booking alone, and when the booking was already cancelled)',
+      }),
+    })
+    .meta({ id: 'CustomerBookingCancelled' }),
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Bookings'], {
@@ -57,19 +71,25 @@ export const docs = taggedOperations(['Bookings'], {
     responses: answers(200, 'The booking as modified', BookingResponse, [400, 401, 403, 404, 409, 422]),
   },
   cancelBooking: {
-    summary: 'Cancel a booking',
+    summary: 'Cancel a booking (with the rest of its round trip, connection or order)',
     description:
       "Cancels the traveller's own confirmed, unpaid booking while its departure is more than BOOKING_CANCEL_CUTOFF_MINUTES " +
       "(default 120; the company's cut-off when it set one) away, the departure being the one the company announced: the " +
       "boarding stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). Booking, journey and tickets " +
       'CANCELLED, their signed credentials published on the revocation ' +
-      'list, seats released, in one transaction. A voucher used for the booking stays spent (it is not given back). ' +
-      'Cancelling a cancelled booking answers 200 with the same state. Cookie sessions send X-CSRF-Token. Refusals, nothing ' +
-      'changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is refunded by the company, in full only; ' +
-      'a refund before travel cancels the booking as this cancel does), ' +
+      'list, seats released, a pending cash payment cancelled, in one transaction. A booking of a round trip, a connection or ' +
+      'an order of several journeys cancels the whole of it (every booking of its order, else of its journey) in the same ' +
+      'transaction, all or nothing: each booking must pass these rules (its own company cut-off before its own departure), ' +
+      'the first refusal is answered with details.booking_id naming the other booking that breaks it, and nothing changes; ' +
+      'bookings of it already cancelled or expired are left as they are. The answer is the booking of the path, plus ' +
+      'cancelled_with_booking_ids. A voucher used for the booking stays spent (it is not given back). ' +
+      'Cancelling a cancelled booking answers 200 with the same state and changes nothing. Cookie sessions send ' +
+      'X-CSRF-Token. Refusals, nothing changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is ' +
+      'refunded by the company, in full only; a refund before travel cancels the booking as this cancel does), ' +
       'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
-      'BOOKING_AWAITING_COMPANY (the company has not decided yet), JOURNEY_AGGREGATE_OPERATION_REQUIRED (part of a round ' +
-      'trip, a connection or an order of several).',
-    responses: answers(200, 'The booking, CANCELLED', BookingResponse, [400, 401, 403, 404, 409]),
+      'BOOKING_AWAITING_COMPANY (the company has not decided yet); each with details.booking_id when another booking of ' +
+      'the round trip, connection or order breaks the rule. JOURNEY_AGGREGATE_OPERATION_REQUIRED is never answered here ' +
+      "(it is the modification's).",
+    responses: answers(200, 'The booking, CANCELLED', CancelResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -29,13 +29,16 @@ export async function modifyOwnBooking(
   return ownBooking(db, caller, input.bookingId);
 }
 
-/** POST /bookings/{id}/cancel. */
+/**
+ * POST /bookings/{id}/cancel: the booking, and the ids of the other bookings of its round trip,
+ * connection or order that ended with it.
+ */
 export async function cancelOwnBooking(
   db: Database,
   caller: BookingCaller,
   bookingId: string,
   options: { cutoffMinutes: number },
-): Promise<CustomerBooking> {
-  await cancelBooking(db, caller, bookingId, options);
-  return ownBooking(db, caller, bookingId);
+): Promise<CustomerBooking & { cancelled_with_booking_ids: string[] }> {
+  const cancelledWith = await cancelBooking(db, caller, bookingId, options);
+  return { ...(await ownBooking(db, caller, bookingId)), cancelled_with_booking_ids: cancelledWith };
 }

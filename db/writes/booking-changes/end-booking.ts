@@ -20,8 +20,8 @@ const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
  * tickets of the trip CANCELLED and no longer boarding, their signed credentials put on the
  * revocation list with `reason`, its pending payment lines CANCELLED (nothing is left to collect)
  * and the booking CANCELLED with its booking.cancelled event. Its journey ends once none of the
- * journey's bookings is left, and the journey's order once none of the order's journeys is: for a
- * booking alone in its journey and order (the only kind a traveller may cancel) both end with it. A
+ * journey's bookings is left, and the journey's order once none of the order's journeys is: a traveller's cancel ends
+ * every booking of the aggregate one after the other, and the last one ends them. A
  * voucher the booking used stays spent. The caller holds the locks: the order, the journey, the
  * booking, then its trip FOR SHARE.
  */

@@ -12,8 +12,9 @@ import { expectedDepartureSql } from '../../queries/leg-boarding.js';
 
 /**
  * The booking a traveller changes, locked. Each change is ONE transaction that locks, in this
- * order, the journey order (when there is one), the journey, the booking row and then the trips
- * involved in id order, the same order the journey transactions lock in, so concurrent changes
+ * order, the journey order (when there is one), the journey (a cancel: every journey of the order,
+ * in id order), the booking row (a cancel: every booking of those journeys, in id order) and then
+ * the trips involved in id order, the same order the journey transactions lock in, so concurrent changes
  * take turns and each sees what the previous one did. The seat_allocations exclusion constraint
  * stays the capacity truth behind the checks. A trip action (DEPART, CANCEL) locks its trip
  * before the journeys on it, so a change that deadlocks with one runs again (withDeadlockRetry).
@@ -49,6 +50,8 @@ export interface LockedBooking {
   journey_legs: number;
   order_journeys: number;
   checked_in: boolean;
+  /** The caller owns the booking or is its canonical passenger. */
+  owned: boolean;
 }
 
 interface OwnBookingRow {
@@ -72,20 +75,23 @@ export async function lockJourneyOf(
   }
 }
 
-/** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
-export async function lockOwnBooking(
-  client: PoolClient,
-  userId: string,
-  bookingId: string,
-): Promise<LockedBooking> {
+/** The caller's booking (owner or canonical passenger) as read before any lock: its journey and order. */
+async function ownBookingOf(client: PoolClient, userId: string, bookingId: string): Promise<OwnBookingRow> {
   const { rows: found } = await client.query<OwnBookingRow>(
     `select b.journey_id, j.order_id from bookings b left join journeys j on j.id = b.journey_id
      where b.id = $1 and (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2))`,
     [bookingId, userId],
   );
   if (!found[0]) throw bookingNotFound();
-  await lockJourneyOf(client, found[0]);
-  const { rows } = await client.query<LockedBooking>(
+  return found[0];
+}
+
+/**
+ * The bookings matching `where` ($2 is the caller, the other parameters the condition's), locked FOR
+ * UPDATE in id order, with what the rules need to know of each.
+ */
+function lockBookings(client: PoolClient, where: string, params: [string, string, ...unknown[]]) {
+  return client.query<LockedBooking>(
     `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
             b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
             bc.city_id as board_city_id, ac.city_id as alight_city_id,
@@ -94,7 +100,8 @@ export async function lockOwnBooking(
             (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
             (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
             (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
-            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in
+            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in,
+            (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2)) as owned
      from bookings b
      join trips t on t.id = b.trip_id
      join routes r on r.id = t.route_id
@@ -102,32 +109,84 @@ export async function lockOwnBooking(
      left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
      left join trip_stop_calls bc on bc.id = l.board_stop_call_id
      left join trip_stop_calls ac on ac.id = l.alight_stop_call_id
-     where b.id = $1
+     where ${where}
+     order by b.id
      for update of b`,
-    [bookingId],
+    params,
   );
+}
+
+/** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
+export async function lockOwnBooking(
+  client: PoolClient,
+  userId: string,
+  bookingId: string,
+): Promise<LockedBooking> {
+  const found = await ownBookingOf(client, userId, bookingId);
+  await lockJourneyOf(client, found);
+  const { rows } = await lockBookings(client, `b.id = $1`, [bookingId, userId]);
   const booking = rows[0];
   // The booking was moved to another journey between the two reads: nothing a traveller can do.
-  if (!booking || booking.journey_id !== found[0].journey_id) throw bookingNotFound();
+  if (!booking || booking.journey_id !== found.journey_id) throw bookingNotFound();
   return booking;
 }
 
 /**
- * Locks the trips in id order (FOR SHARE for a cancel, FOR NO KEY UPDATE for a modify, which
- * moves seats) and answers the status of the booking's trip as it is once locked: a DEPART or a
- * trip CANCEL either committed first, and is seen here, or waits for this transaction.
+ * The caller's booking and every booking of its aggregate, locked (POST /bookings/{id}/cancel): the
+ * journey order, then all its journeys in id order (the booking's journey alone when it has no
+ * order), then every booking of those journeys in id order; 404 when the booking is not the
+ * caller's. Answers the bookings in id order; `owned` says which of them are the caller's too.
  */
+export async function lockOwnAggregate(
+  client: PoolClient,
+  userId: string,
+  bookingId: string,
+): Promise<LockedBooking[]> {
+  const found = await ownBookingOf(client, userId, bookingId);
+  if (found.order_id) {
+    await client.query(`select id from journey_orders where id = $1 for update`, [found.order_id]);
+  }
+  const { rows: journeys } = await client.query<{ id: string }>(
+    `select id from journeys where (order_id = $1 or id = $2) order by id for update`,
+    [found.order_id, found.journey_id],
+  );
+  const journeyIds = journeys.map((journey) => journey.id);
+  const { rows } = await lockBookings(client, `(b.id = $1 or b.journey_id = any($3::uuid[]))`, [
+    bookingId,
+    userId,
+    journeyIds,
+  ]);
+  const booking = rows.find((row) => row.id === bookingId);
+  // The booking was moved to another journey between the two reads: nothing a traveller can do.
+  if (!booking || booking.journey_id !== found.journey_id) throw bookingNotFound();
+  return rows;
+}
+
+/**
+ * Locks the trips in id order (FOR SHARE for a cancel, FOR NO KEY UPDATE for a modify, which
+ * moves seats) and answers the status of each as it is once locked: a DEPART or a trip CANCEL
+ * either committed first, and is seen here, or waits for this transaction.
+ */
+export async function lockTrips(
+  client: PoolClient,
+  tripIds: string[],
+  mode: 'share' | 'no key update',
+): Promise<Map<string, TripStatus>> {
+  const { rows } = await client.query<{ id: string; status: TripStatus }>(
+    `select id, status from trips where id = any($1::uuid[]) order by id for ${mode}`,
+    [[...new Set(tripIds)].sort()],
+  );
+  return new Map(rows.map((trip) => [trip.id, trip.status]));
+}
+
+/** lockTrips, answering the status of the booking's trip. */
 export async function lockTripsOf(
   client: PoolClient,
   booking: Pick<LockedBooking, 'trip_id'>,
   tripIds: string[],
   mode: 'share' | 'no key update',
 ): Promise<TripStatus> {
-  const { rows } = await client.query<{ id: string; status: TripStatus }>(
-    `select id, status from trips where id = any($1::uuid[]) order by id for ${mode}`,
-    [[...new Set([booking.trip_id, ...tripIds])].sort()],
-  );
-  return rows.find((trip) => trip.id === booking.trip_id)!.status;
+  return (await lockTrips(client, [booking.trip_id, ...tripIds], mode)).get(booking.trip_id)!;
 }
 
 /** What the rules of domain/booking-rules.ts need to know about the booking and its locked trip. */

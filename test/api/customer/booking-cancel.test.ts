@@ -6,11 +6,18 @@ import {
   minutesFromNow,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
-import { bookableTrip, createBooking } from '../../support/bookings.js';
+import { bookableTrip, createBooking, lockSeats, roundTripPair } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
-import { createJourneyRows } from '../../support/journey-rows.js';
-import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
-import { advance, dispatch, operationsWorld } from '../../support/operations.js';
+import { createJourneyRows, staffSession } from '../../support/journey-rows.js';
+import {
+  bookJourney,
+  connection,
+  mobileTraveller,
+  webTraveller,
+  type Caller,
+} from '../../support/journeys.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { advance, assignDriver, createDriver, dispatch, operationsWorld } from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 
 describe('POST /bookings/{id}/cancel', () => {
@@ -190,21 +197,241 @@ describe('POST /bookings/{id}/cancel', () => {
     await expectRefused(caller, rows.bookingId, 409, 'BOOKING_AWAITING_COMPANY');
   });
 
-  it('refuses one booking of a journey order of several with 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
-    const caller = await mobileTraveller(app);
-    const outbound = await booked(app, caller);
-    const inbound = await booked(app, caller, {
-      trip: await sameRouteTrip(app.db, outbound.trip, minutesFromNow(96 * 60)),
+  /** A round trip booked through POST /bookings/round-trip: its two bookings and their journey order. */
+  async function roundTrip(caller: Caller) {
+    const pair = await roundTripPair(app);
+    const created = await app.request('/api/bookings/round-trip', {
+      method: 'POST',
+      headers: caller.headers,
+      json: {
+        outbound_seat_lock_session_id: await lockSeats(app, caller, pair.outbound.tripId, ['1']),
+        return_seat_lock_session_id: await lockSeats(app, caller, pair.inbound.tripId, ['1']),
+        passenger_name: 'Lina Khoury',
+        passenger_phone: '+963955111222',
+      },
     });
-    const [order] = await app.db.query<{ id: string }>(
-      `insert into journey_orders (id, owner_user_id, status) values (gen_random_uuid(), $1, 'CONFIRMED') returning id`,
-      [caller.userId],
+    expect(created.status, created.text).toBe(201);
+    const [outbound, inbound] = created.body.data.bookings as { id: string; journey_id: string }[];
+    return { pair, outbound: outbound!, inbound: inbound! };
+  }
+
+  /** Every booking's state (bookingState) and the status of their orders: equal when nothing was written. */
+  async function aggregateState(bookingIds: string[]) {
+    const states = await Promise.all(bookingIds.map((id) => bookingState(app.db, id)));
+    const orders = await app.db.query(
+      `select o.id, o.status, o.updated_at from journey_orders o join journeys j on j.order_id = o.id
+       join bookings b on b.journey_id = j.id where b.id = any($1::uuid[]) order by o.id`,
+      [bookingIds],
     );
-    await app.db.query(`update journeys set order_id = $1 where id = any($2::uuid[])`, [
-      order!.id,
-      [outbound.booking.journey_id, inbound.booking.journey_id],
+    return { states, orders };
+  }
+
+  /** The cancel of `bookingId` is refused with `errorCode` and `details`, and nothing of `all` changed. */
+  async function expectAggregateRefused(
+    caller: Caller,
+    bookingId: string,
+    all: string[],
+    refusal: { errorCode: string; details: Record<string, unknown> },
+  ) {
+    const before = await aggregateState(all);
+    const response = await cancelBooking(app, caller, bookingId);
+    expect([response.status, response.body.errorCode, response.body.details], response.text).toEqual([
+      409,
+      refusal.errorCode,
+      refusal.details,
     ]);
-    await expectRefused(caller, outbound.booking.id, 409, 'JOURNEY_AGGREGATE_OPERATION_REQUIRED');
+    expect(await aggregateState(all)).toEqual(before);
+  }
+
+  /** Bookings, journeys, allocations and tickets of `bookingIds` all ended, with one booking.cancelled each. */
+  async function expectAllEnded(bookingIds: string[]) {
+    for (const id of bookingIds) {
+      const state = await bookingState(app.db, id);
+      expect(state.booking.status).toBe('CANCELLED');
+      expect(state.journey.status).toBe('CANCELLED');
+      expect(new Set(state.allocations.map((allocation) => allocation.status))).toEqual(
+        new Set(['RELEASED']),
+      );
+      expect(new Set(state.tickets.map((ticket) => ticket.status))).toEqual(new Set(['CANCELLED']));
+      expect(state.revoked.length).toBe(state.tickets.length);
+    }
+    const events = await app.db.query<{ booking_id: string }>(
+      `select booking_id from outbox_events where event = 'booking.cancelled' and booking_id = any($1::uuid[])
+       order by booking_id`,
+      [bookingIds],
+    );
+    expect(events.map((event) => event.booking_id)).toEqual([...bookingIds].sort());
+  }
+
+  it('cancels a round trip booked through POST /bookings/round-trip: both legs and the order end together', async () => {
+    const caller = await mobileTraveller(app);
+    const { outbound, inbound } = await roundTrip(caller);
+
+    const response = await cancelBooking(app, caller, outbound.id);
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      id: outbound.id,
+      status: 'CANCELLED',
+      boarding_authorized: false,
+      cancelled_with_booking_ids: [inbound.id],
+    });
+    await expectAllEnded([outbound.id, inbound.id]);
+    const [order] = (await aggregateState([outbound.id])).orders as { status: string }[];
+    expect(order!.status).toBe('CANCELLED');
+
+    // The return leg is already cancelled: 200, nothing more to do.
+    const again = await cancelBooking(app, caller, inbound.id);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toMatchObject({ status: 'CANCELLED', cancelled_with_booking_ids: [] });
+  });
+
+  it('refuses the whole round trip when one leg is past its cut-off, naming that leg, and changes nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { pair, outbound, inbound } = await roundTrip(caller);
+    // The outbound leaves in 100 minutes, inside the 120-minute cut-off; the return is days away.
+    const departAt = minutesFromNow(100);
+    await app.db.query(
+      `update trip_stop_calls c set departure_at = c.departure_at - s.shift, arrival_at = c.arrival_at - s.shift
+       from (select departure_at - $2::timestamptz as shift from trips where id = $1) s where c.trip_id = $1`,
+      [pair.outbound.tripId, departAt],
+    );
+    await app.db.query(
+      `update trips set departure_at = $2::timestamptz, arrival_at = arrival_at - (departure_at - $2::timestamptz)
+       where id = $1`,
+      [pair.outbound.tripId, departAt],
+    );
+    await expectAggregateRefused(caller, inbound.id, [outbound.id, inbound.id], {
+      errorCode: 'CANCELLATION_TOO_LATE',
+      details: { cutoff_minutes: 120, booking_id: outbound.id },
+    });
+    await expectAggregateRefused(caller, outbound.id, [outbound.id, inbound.id], {
+      errorCode: 'CANCELLATION_TOO_LATE',
+      details: { cutoff_minutes: 120 },
+    });
+  });
+
+  it('refuses the whole round trip when one leg is paid, naming that leg, and changes nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { outbound, inbound } = await roundTrip(caller);
+    await collectCash(app.db, inbound.id);
+    await expectAggregateRefused(caller, outbound.id, [outbound.id, inbound.id], {
+      errorCode: 'BOOKING_ALREADY_PAID',
+      details: { booking_id: inbound.id },
+    });
+  });
+
+  it('cancels both legs of a connection confirmed through /journeys together', async () => {
+    const world = await connection(app.db);
+    const caller = await mobileTraveller(app);
+    const { journeyId } = await bookJourney(app, caller, [{ trip: world.first }, { trip: world.second }]);
+    const [first, second] = await app.db.query<{ id: string }>(
+      `select b.id from bookings b join trips t on t.id = b.trip_id where b.journey_id = $1 order by t.departure_at`,
+      [journeyId],
+    );
+
+    const response = await cancelBooking(app, caller, second!.id);
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      id: second!.id,
+      status: 'CANCELLED',
+      cancelled_with_booking_ids: [first!.id],
+    });
+    await expectAllEnded([first!.id, second!.id]);
+  });
+
+  /**
+   * A connection whose first trip the company is about to DEPART (boarding), and a DEPART and a
+   * traveller's cancel of leg 2 that `staged` runs against each other.
+   */
+  async function departingConnection() {
+    const world = await connection(app.db);
+    const caller = await mobileTraveller(app);
+    const { journeyId } = await bookJourney(app, caller, [{ trip: world.first }, { trip: world.second }]);
+    const [first, second] = await app.db.query<{ id: string }>(
+      `select b.id from bookings b join trips t on t.id = b.trip_id where b.journey_id = $1 order by t.departure_at`,
+      [journeyId],
+    );
+    const { paymentId } = await announceCashPayment(app.db, first!.id, caller.userId);
+    const driver = await createDriver(app, world.first.companyId);
+    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
+    const dispatcher = await staffSession(app.db, app.config, world.first.companyId, 'DISPATCHER');
+    await advance(app, dispatcher, world.first.tripId, 'START_BOARDING');
+    return {
+      first: first!.id,
+      second: second!.id,
+      paymentId,
+      depart: () => dispatch(app, dispatcher, world.first.tripId, { action: 'DEPART' }),
+      cancel: () => cancelBooking(app, caller, second!.id),
+    };
+  }
+
+  /** `first` starts and stops at the row `blockerSql` holds, `second` starts and waits behind it, then both go on. */
+  async function staged(
+    world: Awaited<ReturnType<typeof departingConnection>>,
+    blockerSql: string,
+    order: 'cancel first' | 'depart first',
+  ) {
+    const blocker = await holdLock(app.db, blockerSql);
+    const [startFirst, startSecond] =
+      order === 'cancel first' ? [world.cancel, world.depart] : [world.depart, world.cancel];
+    const first = startFirst();
+    const [firstPid] = await waitersOf(app.db, blocker.pid);
+    const second = startSecond();
+    await answeredOrWaiting(second, app.db, firstPid!);
+    await blocker.release();
+    const answers = await Promise.all([first, second]);
+    const [cancelled, departed] = order === 'cancel first' ? answers : [answers[1], answers[0]];
+    const legs = await app.db.query<{ id: string; status: string; started: boolean }>(
+      `select b.id, b.status,
+              exists (select 1 from outbox_events e where e.booking_id = b.id and e.event = 'trip.started') as started
+       from bookings b where b.id = any($1::uuid[]) order by b.id = $2 desc`,
+      [[world.first, world.second], world.first],
+    );
+    return { cancelled, departed, legs };
+  }
+
+  it('a cancel of a connection racing the DEPART of its first leg: the cancel first ends both legs, DEPART leaves without them', async () => {
+    const world = await departingConnection();
+    // The cancel stops after it holds the order, journey, bookings and both trips, at leg 1's pending cash.
+    const { cancelled, departed, legs } = await staged(
+      world,
+      `select id from payment_operations where id = '${world.paymentId}' for update`,
+      'cancel first',
+    );
+    expect([cancelled.status, cancelled.body.data?.cancelled_with_booking_ids], cancelled.text).toEqual([
+      200,
+      [world.first],
+    ]);
+    expect(departed.status, departed.text).toBe(200);
+    expect(legs.map(({ status, started }) => [status, started])).toEqual([
+      ['CANCELLED', false],
+      ['CANCELLED', false],
+    ]);
+  });
+
+  it('a cancel of a connection racing the DEPART of its first leg: DEPART first, the cancel is refused and changes nothing', async () => {
+    const world = await departingConnection();
+    const before = await aggregateState([world.first, world.second]);
+    // DEPART stops after it holds the trip, at the booking its trip.started references.
+    const { cancelled, departed, legs } = await staged(
+      world,
+      `select id from bookings where id = '${world.first}' for update`,
+      'depart first',
+    );
+    expect(departed.status, departed.text).toBe(200);
+    expect([cancelled.status, cancelled.body.errorCode, cancelled.body.details], cancelled.text).toEqual([
+      409,
+      'CANCELLATION_TOO_LATE',
+      { cutoff_minutes: 120, booking_id: world.first },
+    ]);
+    expect(legs.map(({ status, started }) => [status, started])).toEqual([
+      ['CONFIRMED', true],
+      ['CONFIRMED', false],
+    ]);
+    const after = await aggregateState([world.first, world.second]);
+    expect(after.states[1]).toEqual(before.states[1]);
   });
 
   it("answers 404 BOOKING_NOT_FOUND for another traveller's booking", async () => {
