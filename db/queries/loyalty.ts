@@ -183,6 +183,18 @@ export interface RewardTermsRow {
   allowed_days: number[];
 }
 
+/**
+ * A voucher's terms as it was issued (loyalty_redemptions.terms, frozen by the insight migration's
+ * trigger; alias `r`), as the columns of RewardTermsRow and its `type`: editing the reward later
+ * never changes a voucher already issued.
+ */
+export const FROZEN_TERMS_COLUMNS = `r.terms->>'type' as type,
+  (r.terms->>'discount_percent')::int as discount_percent, r.terms->>'discount_amount' as discount_amount,
+  r.terms->>'max_discount' as max_discount, (r.terms->>'free_seats')::int as free_seats,
+  r.terms->>'min_subtotal' as min_subtotal,
+  array(select jsonb_array_elements_text(r.terms->'route_ids')) as route_ids,
+  array(select jsonb_array_elements_text(r.terms->'allowed_days')::int) as allowed_days`;
+
 const nullableNumber = (value: string | null) => (value === null ? null : Number(value));
 
 /** The domain's view of a stored reward's terms (catalogue listing, redeeming, checking a voucher). */

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { repricedAmounts } from '../../../domain/booking-rules.js';
 import type { BookingChannel, ConfirmationMode } from '../../../domain/journey-confirmation.js';
 import { voucherConditionRefusal, voucherDiscount, type VoucherLine } from '../../../domain/loyalty.js';
-import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
+import { FROZEN_TERMS_COLUMNS, rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
 import { voucherRefusal } from '../loyalty/refusal.js';
 import { requireAutomaticConfirmation } from '../seat-locks.js';
 
@@ -63,12 +63,7 @@ export async function amountsAfterMove(
   line: Omit<VoucherLine, 'routeId'>,
 ): Promise<MovedAmounts> {
   const { rows } = await client.query<FrozenVoucherRow>(
-    `select r.id, r.company_id, t.route_id, r.terms->>'type' as type,
-            (r.terms->>'discount_percent')::int as discount_percent, r.terms->>'discount_amount' as discount_amount,
-            r.terms->>'max_discount' as max_discount, (r.terms->>'free_seats')::int as free_seats,
-            r.terms->>'min_subtotal' as min_subtotal,
-            array(select jsonb_array_elements_text(r.terms->'route_ids')) as route_ids,
-            array(select jsonb_array_elements_text(r.terms->'allowed_days')::int) as allowed_days
+    `select r.id, r.company_id, t.route_id, ${FROZEN_TERMS_COLUMNS}
        from bookings b
        join loyalty_redemptions r on r.id = b.reward_redemption_id
        join trips t on t.id = $2

@@ -6,7 +6,7 @@ import {
   type VoucherFacts,
   type VoucherLine,
 } from '../../../domain/loyalty.js';
-import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
+import { FROZEN_TERMS_COLUMNS, rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
 import type { Queryable } from './account.js';
 import { voucherRefusal } from './refusal.js';
 
@@ -62,12 +62,7 @@ async function checkVoucher(client: Queryable, input: VoucherUse, lock: boolean)
     // The terms the voucher was issued with (frozen by the insight migration's trigger): editing the
     // reward later never changes a voucher already issued; withdrawing it (archived) does.
     `select r.id, r.user_id, r.company_id, r.status, r.expires_at <= now() as expired,
-            r.terms->>'type' as type, w.archived_at is not null as archived,
-            (r.terms->>'discount_percent')::int as discount_percent, r.terms->>'discount_amount' as discount_amount,
-            r.terms->>'max_discount' as max_discount, (r.terms->>'free_seats')::int as free_seats,
-            r.terms->>'min_subtotal' as min_subtotal,
-            array(select jsonb_array_elements_text(r.terms->'route_ids')) as route_ids,
-            array(select jsonb_array_elements_text(r.terms->'allowed_days')::int) as allowed_days
+            w.archived_at is not null as archived, ${FROZEN_TERMS_COLUMNS}
        from loyalty_redemptions r
        join loyalty_rewards w on w.id = r.reward_id
       where r.code = $1
