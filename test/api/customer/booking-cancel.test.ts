@@ -16,7 +16,7 @@ import {
   webTraveller,
   type Caller,
 } from '../../support/journeys.js';
-import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { cancelAndDepartInTurn } from '../../drills/support/blocking.js';
 import { advance, assignDriver, createDriver, dispatch, operationsWorld } from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 
@@ -373,16 +373,7 @@ describe('POST /bookings/{id}/cancel', () => {
     blockerSql: string,
     order: 'cancel first' | 'depart first',
   ) {
-    const blocker = await holdLock(app.db, blockerSql);
-    const [startFirst, startSecond] =
-      order === 'cancel first' ? [world.cancel, world.depart] : [world.depart, world.cancel];
-    const first = startFirst();
-    const [firstPid] = await waitersOf(app.db, blocker.pid);
-    const second = startSecond();
-    await answeredOrWaiting(second, app.db, firstPid!);
-    await blocker.release();
-    const answers = await Promise.all([first, second]);
-    const [cancelled, departed] = order === 'cancel first' ? answers : [answers[1], answers[0]];
+    const { cancelled, departed } = await cancelAndDepartInTurn(app.db, blockerSql, order, world);
     const legs = await app.db.query<{ id: string; status: string; started: boolean }>(
       `select b.id, b.status,
               exists (select 1 from outbox_events e where e.booking_id = b.id and e.event = 'trip.started') as started

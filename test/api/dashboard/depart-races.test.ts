@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
+import {
+  answeredOrWaiting,
+  cancelAndDepartInTurn,
+  holdLock,
+  waitersOf,
+} from '../../drills/support/blocking.js';
 import { createBooking, lockSeats } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -151,16 +156,7 @@ describe('a trip CANCEL of leg 2 racing the DEPART of leg 1', () => {
     blockerSql: string,
     order: 'cancel first' | 'depart first',
   ) {
-    const blocker = await holdLock(app.db, blockerSql);
-    const [startFirst, startSecond] =
-      order === 'cancel first' ? [leg.cancel, leg.depart] : [leg.depart, leg.cancel];
-    const first = startFirst();
-    const [firstPid] = await waitersOf(app.db, blocker.pid);
-    const second = startSecond();
-    await answeredOrWaiting(second, app.db, firstPid!);
-    await blocker.release();
-    const answers = await Promise.all([first, second]);
-    const [cancelled, departed] = order === 'cancel first' ? answers : [answers[1], answers[0]];
+    const { cancelled, departed } = await cancelAndDepartInTurn(app.db, blockerSql, order, leg);
     const after = await legOne(leg);
     const summary = {
       cancel: `${cancelled.status} ${cancelled.body?.data?.status ?? cancelled.body?.errorCode}`,

@@ -101,6 +101,31 @@ export async function answeredOrWaiting(
   await Promise.race([request, waiting]);
 }
 
+/**
+ * A cancel and a DEPART of one trip in a chosen order: the one started first runs until it stops
+ * at the row `blockerSql` holds, the other starts and waits behind it (or answers), then the row is
+ * let go. Answers the cancel's and the DEPART's answers.
+ */
+export async function cancelAndDepartInTurn<T>(
+  db: Database,
+  blockerSql: string,
+  order: 'cancel first' | 'depart first',
+  calls: { cancel: () => Promise<T>; depart: () => Promise<T> },
+): Promise<{ cancelled: T; departed: T }> {
+  const blocker = await holdLock(db, blockerSql);
+  const [startFirst, startSecond] =
+    order === 'cancel first' ? [calls.cancel, calls.depart] : [calls.depart, calls.cancel];
+  const first = startFirst();
+  const [firstPid] = await waitersOf(db, blocker.pid);
+  const second = startSecond();
+  await answeredOrWaiting(second, db, firstPid!);
+  await blocker.release();
+  const [firstAnswer, secondAnswer] = await Promise.all([first, second]);
+  return order === 'cancel first'
+    ? { cancelled: firstAnswer, departed: secondAnswer }
+    : { cancelled: secondAnswer, departed: firstAnswer };
+}
+
 /** A PDF stores its rendered bytes with this statement (db/writes/documents.ts storeRender). */
 export const RENDER_STORE = 'insert into document_renders%';
 /** Blocks the store of every render (reads of stored renders go on). */
