@@ -117,6 +117,8 @@ export interface RoutePerformance extends SalesFigures {
   rank: number;
 }
 
+const nothingMeasured = (measures: DayMeasures) => Object.values(measures).every((value) => value === 0);
+
 /** Routes that sold or ran anything in the period, with sales (by booking day) and occupancy (by travel day). */
 export function routePerformance(
   names: Map<string, RouteName>,
@@ -131,6 +133,8 @@ export function routePerformance(
     const sold = sales.get(routeId) ?? NO_MEASURES;
     const onTrips = travel.get(routeId) ?? NO_MEASURES;
     const run = offered.get(routeId) ?? { trips: 0, cancelledTrips: 0, seatsOffered: 0 };
+    // A route whose figures net to nothing (a booking moved off it: +1 then -1) sold and ran nothing.
+    if (run.trips === 0 && nothingMeasured(sold) && nothingMeasured(onTrips)) return [];
     return [
       {
         routeId,

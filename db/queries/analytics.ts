@@ -139,8 +139,14 @@ export async function companyRoutes(runner: SqlRunner, companyId: string): Promi
   return new Map(rows.map((row) => [row.id, { id: row.id, nameAr: row.name_ar, nameEn: row.name_en }]));
 }
 
-/** A traveller is their canonical passenger profile, else the account that booked. */
-export const CUSTOMER_KEY = 'coalesce(b.passenger_id, b.owner_user_id)';
+/**
+ * A traveller (of a bookings row `b`) is their canonical passenger profile, else the account that
+ * booked. A booking made before its account had a profile (an identity-provider account adds its
+ * phone later) carries no passenger_id: the account's profile, read now, names the same traveller
+ * as the bookings made after it.
+ */
+export const CUSTOMER_KEY = `coalesce(b.passenger_id,
+  (select u.passenger_id from users u where u.id = b.owner_user_id), b.owner_user_id)`;
 
 /**
  * How many travellers took how many trips (sold bookings whose trip operates in the period):

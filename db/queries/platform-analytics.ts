@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { OPERATING_TIME_ZONE } from '../../domain/time.js';
-import { bookingMeasures } from './analytics.js';
+import { bookingMeasures, CUSTOMER_KEY } from './analytics.js';
 
 /**
  * The platform's figures over a period of Damascus days (domain/platform-analytics.ts says what
@@ -39,7 +39,7 @@ export async function bookingFigures(sql: Sql, filter: AnalyticsFilter): Promise
   const { rows } = await sql.query<FigureRow>(
     `with b as (
        select b.company_id, to_char((b.created_at at time zone ${TZ})::date, 'YYYY-MM-DD') as day, m.revenue,
-              coalesce(b.passenger_id, b.owner_user_id) as traveller
+              ${CUSTOMER_KEY} as traveller
        from bookings b cross join ${bookingMeasures('b')} m
        where ${inPeriod('b')} and ($3::uuid is null or b.company_id = $3))
      select f.*, c.name_en as company_name from (
