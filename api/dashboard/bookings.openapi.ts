@@ -3,6 +3,7 @@ import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
 import { CalendarDate, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText, pageWith, successWith } from '../http/answer-schemas.js';
+import { PickupLocationSchema } from '../customer/trips.openapi.js';
 
 /** OpenAPI of the dashboard's booking reads (bookings.ts): schemas and the rules they document. */
 
@@ -32,7 +33,11 @@ export const Booking = z.object({
   booking_code: z.string(),
   journey_id: z.string().nullable().meta({ format: 'uuid' }),
   trip_id: IdText,
-  trip: z.object({ departure_at: DateTime, operating_date: z.string().meta({ format: 'date' }) }),
+  trip: z.object({
+    departure_at: DateTime,
+    operating_date: z.string().meta({ format: 'date' }),
+    pickupLocation: PickupLocationSchema,
+  }),
   boarding: StopVisit.meta({ description: 'where and when the traveller boards (departure from that stop)' }),
   alighting: StopVisit.meta({ description: 'where and when the traveller alights (arrival at that stop)' }),
   passenger_name: z.string(),
@@ -77,7 +82,8 @@ export const docs = taggedOperations(TAGS, {
     summary: "Bookings of the signed-in user's company",
     description:
       "The compatibility booking rows of the session's company only (one per journey and trip of the company), newest " +
-      "first, each with the company's confirmation request (status and deadline) when the journey needed a decision. " +
+      "first, each with the company's confirmation request (status and deadline) when the journey needed a decision " +
+      "and trip.pickupLocation (where this booking's traveller is picked up, as in the customer's booking). " +
       "Filters: status (booking status), trip_id, date (the trip's operating date, Damascus time), confirmation_status " +
       '(PENDING lists the requests awaiting a decision). limit (default 20, at most 100) and offset; pagination.total ' +
       'counts every matching booking. Any dashboard role may read them.',
@@ -86,8 +92,10 @@ export const docs = taggedOperations(TAGS, {
   getCompanyBooking: {
     summary: 'One booking of the company',
     description:
-      "A booking of the session's company with its confirmation request. Another company's booking answers 404 " +
-      'BOOKING_NOT_FOUND, the same as an id that does not exist. Any dashboard role may read it.',
+      "A booking of the session's company with its confirmation request and trip.pickupLocation: where this traveller " +
+      'is picked up by the rule of PickupLocation (a traveller boarding mid-route has their boarding stop; a booking ' +
+      "without a journey leg has the trip's pickup stop). Another company's booking answers 404 BOOKING_NOT_FOUND, " +
+      'the same as an id that does not exist. Any dashboard role may read it.',
     responses: answers(200, 'The booking', DetailResponse, [400, 401, 404]),
   },
 });

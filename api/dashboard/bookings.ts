@@ -4,6 +4,7 @@ import {
   listCompanyBookings,
   type DashboardBookingRow,
 } from '../../db/queries/dashboard-bookings.js';
+import { toPickupLocation } from '../../db/queries/pickup-location.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
 import { page } from '../http/respond.js';
@@ -25,7 +26,11 @@ function booking(row: DashboardBookingRow): z.infer<typeof Booking> {
     booking_code: row.booking_code,
     journey_id: row.journey_id,
     trip_id: row.trip_id,
-    trip: { departure_at: iso(row.trip_departure_at), operating_date: row.trip_operating_date },
+    trip: {
+      departure_at: iso(row.trip_departure_at),
+      operating_date: row.trip_operating_date,
+      pickupLocation: toPickupLocation(row),
+    },
     boarding: visit(row.board_stop_name_en, row.board_stop_name_ar, row.board_departure_at),
     alighting: visit(row.alight_stop_name_en, row.alight_stop_name_ar, row.alight_arrival_at),
     passenger_name: row.passenger_name,

@@ -1,17 +1,19 @@
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
+import { PICKUP_COLUMNS, pickupStopIdSql, type PickupRow } from './pickup-location.js';
 import type { BookingStatus } from '../../domain/booking-rules.js';
 
 /**
  * The company dashboard's view of bookings: the compatibility rows (one per journey, company and
  * trip) of the session's company, each with the company's confirmation request for that journey
  * (or for the order it was confirmed in), when there is one, and where the traveller boards and
- * alights. Never another company's rows. Instants arrive as PostgreSQL timestamptz text.
+ * alights, and the trip's pickup location for that traveller (PickupRow). Never another company's
+ * rows. Instants arrive as PostgreSQL timestamptz text.
  */
 export type { BookingStatus };
 export type ConfirmationRequestStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
 
-export interface DashboardBookingRow {
+export interface DashboardBookingRow extends PickupRow {
   id: string;
   company_id: string;
   booking_code: string;
@@ -60,6 +62,7 @@ const COLUMNS = `
   t.departure_at as trip_departure_at, to_char(t.operating_date, 'YYYY-MM-DD') as trip_operating_date,
   leg.board_stop_name_en, leg.board_stop_name_ar, leg.board_departure_at,
   leg.alight_stop_name_en, leg.alight_stop_name_ar, leg.alight_arrival_at,
+  ${PICKUP_COLUMNS},
   cr.id as request_id, cr.status as request_status, cr.deadline as request_deadline,
   cr.decided_at as request_decided_at, cr.reason as request_reason,
   j.failure_reason as journey_failure_reason`;
@@ -74,9 +77,15 @@ const FROM = `
    and cr.scope_kind = case when j.order_id is null then 'JOURNEY' else 'ORDER' end
    and cr.scope_id = coalesce(j.order_id, j.id)`;
 
+/**
+ * The booking's leg on its trip, and where the traveller boarding at the leg's boarding call is
+ * picked up (pickupStopIdSql, the rule of trip results and the customer's bookings); a booking
+ * without a leg has the trip's pickup stop. Never drops a row: the stop is always there.
+ */
 const LEG = `
   left join lateral (
-    select bs.name_en as board_stop_name_en, bs.name_ar as board_stop_name_ar, bc.departure_at as board_departure_at,
+    select l.board_stop_call_id,
+           bs.name_en as board_stop_name_en, bs.name_ar as board_stop_name_ar, bc.departure_at as board_departure_at,
            als.name_en as alight_stop_name_en, als.name_ar as alight_stop_name_ar, ac.arrival_at as alight_arrival_at
     from journey_legs l
     join trip_stop_calls bc on bc.id = l.board_stop_call_id
@@ -86,7 +95,9 @@ const LEG = `
     where l.journey_id = b.journey_id and l.trip_id = b.trip_id
     order by l.sequence
     limit 1
-  ) leg on true`;
+  ) leg on true
+  left join trip_stop_calls board on board.id = leg.board_stop_call_id
+  join stops p on p.id = ${pickupStopIdSql('t', 'board')}`;
 
 const FILTERS = `
   where b.company_id = $1

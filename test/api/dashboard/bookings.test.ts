@@ -156,6 +156,73 @@ describe("the company's bookings in the dashboard", () => {
     ).toBe(400);
   });
 
+  describe('pickupLocation (SPEC "Trip pickup location": in booking lists and booking details)', () => {
+    let corridor: Awaited<ReturnType<typeof createCorridor>>;
+    let pickupCookie: string;
+    let atPickup: JourneyRows;
+    let midRoute: JourneyRows;
+
+    const pickupOf = (stop: { id: string; nameEn: string }) => ({
+      id: stop.id,
+      name: `موقف ${stop.nameEn}`,
+      nameEn: stop.nameEn,
+      address: 'عنوان',
+      addressEn: 'Address',
+      latitude: 33.51,
+      longitude: 36.29,
+      directions: 'اتجاهات',
+      directionsEn: 'Directions',
+    });
+
+    beforeAll(async () => {
+      corridor = await createCorridor(app.db);
+      const pickupTrip = journeyTripOf(corridor);
+      const ownerUserId = (await app.signIn()).userId;
+      pickupCookie = (await staffSession(app.db, app.config, corridor.company.id, 'STAFF')).cookie;
+      atPickup = await confirmedJourneyRows(app.db, {
+        ownerUserId,
+        trip: pickupTrip,
+        travellers: ['Omar Saleh'],
+      });
+      midRoute = await confirmedJourneyRows(app.db, {
+        ownerUserId,
+        trip: pickupTrip,
+        travellers: ['Lina Haddad'],
+      });
+      // Lina boards at the trip's second call (another stop of the origin city), after the bus left its pickup stop.
+      await app.db.query(
+        'update journey_legs set board_stop_call_id = $2, board_sequence = 1 where journey_id = $1',
+        [midRoute.journeyId, pickupTrip.stopCallIds[1]],
+      );
+    });
+
+    it("lists each booking with where its traveller is picked up: the trip's pickup stop or their boarding stop", async () => {
+      const response = await app.request('/dashboard/api/bookings', { headers: { Cookie: pickupCookie } });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.pagination).toEqual({ limit: 20, offset: 0, total: 2 });
+      const byId = new Map(response.body.data.map((booking: { id: string }) => [booking.id, booking]));
+      expect(byId.get(atPickup.bookingId)).toMatchObject({
+        trip: { pickupLocation: pickupOf(corridor.originStop) },
+        boarding: { stop_name_en: corridor.originStop.nameEn },
+      });
+      expect(byId.get(midRoute.bookingId)).toMatchObject({
+        trip: { pickupLocation: pickupOf(corridor.originStop2) },
+        boarding: { stop_name_en: corridor.originStop2.nameEn },
+      });
+    });
+
+    it('shows one booking with where its traveller is picked up', async () => {
+      const read = (id: string) =>
+        app.request(`/dashboard/api/bookings/${id}`, { headers: { Cookie: pickupCookie } });
+      const atStop = await read(atPickup.bookingId);
+      expect(atStop.status, atStop.text).toBe(200);
+      expect(atStop.body.data.trip.pickupLocation).toEqual(pickupOf(corridor.originStop));
+      const later = await read(midRoute.bookingId);
+      expect(later.status, later.text).toBe(200);
+      expect(later.body.data.trip.pickupLocation).toEqual(pickupOf(corridor.originStop2));
+    });
+  });
+
   it('needs a dashboard session', async () => {
     expect((await app.request('/dashboard/api/bookings')).status).toBe(401);
     expect((await app.request(`/dashboard/api/bookings/${requested.bookingId}`)).status).toBe(401);
