@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
-import { Instant } from '../http/schemas.js';
+import { Instant, PrintedText } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 
@@ -10,7 +10,9 @@ const TAGS = ['Dashboard: API keys'];
 
 export const ApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(100).meta({ description: 'what the key is for, shown in the list' }),
+    name: PrintedText(1, 100).meta({
+      description: 'what the key is for, shown in the list; no control or bidirectional-override characters',
+    }),
   })
   .strict();
 

@@ -11,7 +11,8 @@ import { IdText, successWith } from '../http/answer-schemas.js';
 const TAGS = ['Dashboard: settings'];
 
 const Name = PrintedText(2, 120);
-const Address = z.string().trim().max(300);
+/** Printed on the company's reports: no control or bidirectional-override characters (400 VALIDATION_FAILED). */
+const Address = PrintedText(0, 300);
 const Phone = PhoneInput.transform((value, context) => {
   const e164 = normalisePhone(value);
   if (!e164) context.addIssue({ code: 'custom', message: 'must be a phone number in international format' });

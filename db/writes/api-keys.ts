@@ -1,8 +1,9 @@
 import { WEBHOOK_LIMITS } from '../../domain/webhooks.js';
 import { Refusal } from '../../domain/refusal.js';
 import { CompanyApiKey } from '../entities/webhooks.js';
-import type { Database, TransactionClient } from '../orm.js';
+import type { Database } from '../orm.js';
 import type { ApiKeyRecord } from '../queries/webhooks.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
@@ -19,18 +20,14 @@ export interface NewApiKey {
   keyPrefix: string;
 }
 
-/** Locks the company row: two creations at once cannot both pass the limit. */
-async function lockCompany(client: TransactionClient, companyId: string): Promise<void> {
-  await client.query(`select id from companies where id = $1 for update`, [companyId]);
-}
-
 export async function createApiKey(
   db: Database,
   key: NewApiKey,
   origin: RequestOrigin,
 ): Promise<ApiKeyRecord> {
   return db.transaction(async (client) => {
-    await lockCompany(client, key.companyId);
+    // Two creations at once take turns, so they cannot both pass the limit; none after a suspension.
+    await lockActiveCompany(client, key.companyId, 'update');
     const live = await client.em.count(CompanyApiKey, { companyId: key.companyId, revokedAt: null });
     if (live >= WEBHOOK_LIMITS.apiKeysPerCompany) {
       throw new Refusal(

@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/postgresql';
 import { Refusal } from '../../domain/refusal.js';
 import { Company } from '../entities/company.js';
 import { CompanySettings } from '../entities/insight.js';
@@ -7,6 +8,7 @@ import {
   readCompanySettings,
   type CompanySettingsView,
 } from '../queries/company-settings.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /** The fields PATCH /settings may change; a field left out keeps its value. */
@@ -66,6 +68,8 @@ async function applyChange(
     }),
     ...(change.pickupLocationId !== undefined && { defaultPickupLocationId: change.pickupLocationId }),
     updatedBy: staffUserId,
+    // Stamped on every change: one of the names or the contact alone changes no column here.
+    updatedAt: raw<Date>('now()'),
   });
   await em.flush();
 }
@@ -95,8 +99,9 @@ export async function saveCompanySettings(
         },
       );
     }
-    // Concurrent changes take turns, so each audit row's "from" is what the change replaced.
-    await client.query(`select id from companies where id = $1 for update`, [input.companyId]);
+    // Concurrent changes take turns, so each audit row's "from" is what the change replaced; a
+    // suspension committed meanwhile refuses the change.
+    await lockActiveCompany(client, input.companyId, 'update');
     const before = await readCompanySettings(client, input.companyId);
     await applyChange(client, input.companyId, { ...input.change, pickupLocationId }, input.staffUserId);
     const actor = { staffUserId: input.staffUserId, ...origin };

@@ -1,6 +1,7 @@
 import { isTravellerAction, type TripAction } from '../../../domain/trip-dispatch.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
+import { lockActiveCompany } from '../active-company.js';
 import { awardTripPoints } from '../loyalty/index.js';
 import { applyTravellerAction } from './attendance.js';
 import { applyTripAction } from './trip-actions.js';
@@ -35,6 +36,9 @@ export async function applyDispatch(
     const trip = shared ?? (await lockTrip(client, command, 'share'));
     return applyTravellerAction(client, trip, { ...command, action, item: command.item });
   }
+  // The company first, as every company-scoped write takes it (db/writes/active-company.ts): a
+  // suspension committed while the request waited refuses the action.
+  await lockActiveCompany(client, command.companyId, 'share');
   const trip = await lockTrip(client, command, 'update');
   return applyTripAction(client, trip, { ...command, action: action satisfies TripAction });
 }

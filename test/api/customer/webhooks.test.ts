@@ -3,6 +3,7 @@ import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 import { apiKeyOf } from '../../support/webhooks.js';
 
 const SECRET = 'a-signing-secret-of-enough-length';
@@ -122,6 +123,11 @@ describe('company API keys (dashboard)', () => {
     expect((await post({ Cookie: owner.cookie })).body.errorCode).toBe('CSRF_TOKEN_INVALID');
     expect((await post(owner.writeHeaders, { name: 'x', companyId })).status).toBe(400);
     expect((await post(owner.writeHeaders, { name: '' })).status).toBe(400);
+    // Shown in the key list: no control or bidirectional-override characters.
+    expect((await post(owner.writeHeaders, { name: 'web\u202Ehook' })).body.errorCode).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect((await post(owner.writeHeaders, { name: 'bell\u0007' })).body.errorCode).toBe('VALIDATION_FAILED');
     expect(await app.db.query(`select 1 from company_api_keys where company_id = $1`, [companyId])).toEqual(
       [],
     );
@@ -139,6 +145,25 @@ describe('company API keys (dashboard)', () => {
 
     await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
     expect((await post(owner.writeHeaders)).body.errorCode).toBe('COMPANY_SUSPENDED');
+  });
+
+  it('makes no key for a company whose suspension committed while the request waited for it (403 COMPANY_SUSPENDED)', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const refused = await suspendedWhileWriting(app.db, companyId, () =>
+      app.request('/dashboard/api/api-keys', {
+        method: 'POST',
+        headers: owner.writeHeaders,
+        json: { name: 'made during the suspension' },
+      }),
+    );
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await app.db.query(`select 1 from company_api_keys where company_id = $1`, [companyId])).toEqual(
+      [],
+    );
+    expect(await app.db.query(`select 1 from audit_log where actor_id = $1`, [owner.staffUserId])).toEqual(
+      [],
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import { createCity, createCompany, createStop } from '../../support/factories.j
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller } from '../../support/journeys.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 const PATH = '/dashboard/api/settings';
 
@@ -171,6 +172,9 @@ describe('GET and PATCH /dashboard/api/settings', () => {
       // Printed on tickets: an override makes the name read as another ("\u202E" reverses what follows).
       [{ nameEn: '\u202Eseniltsub' }, 400, 'VALIDATION_FAILED'],
       [{ nameAr: 'حافلات\u0007' }, 400, 'VALIDATION_FAILED'],
+      // The address is printed on the company's reports, as the names are on tickets.
+      [{ addressEn: '12 \u202EBaghdad St' }, 400, 'VALIDATION_FAILED'],
+      [{ addressAr: 'شارع\u0001بغداد' }, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'Fine', colour: 'red' }, 400, 'VALIDATION_FAILED'],
       [{ nameEn: 'Fine', companyId: other.id }, 400, 'SESSION_FIELD_REFUSED'],
       [{ phone: '12345' }, 400, 'VALIDATION_FAILED'],
@@ -215,6 +219,41 @@ describe('GET and PATCH /dashboard/api/settings', () => {
     expect(noCsrf.body.errorCode).toBe('CSRF_TOKEN_INVALID');
     expect((await app.request(PATH)).status).toBe(401);
     expect(await stored()).toEqual(before);
+  });
+
+  it('moves updatedAt to the time of every change, also of one of the names or the contact alone', async () => {
+    const company = await createCompany(app.db);
+    const session = await staffSession(app.db, app.config, company.id, 'OWNER');
+    expect((await patch(session.writeHeaders, { addressEn: 'First address' })).status).toBe(200);
+    for (const change of [
+      { nameEn: 'Renamed Lines' },
+      { nameAr: 'خطوط جديدة' },
+      { phone: '0944 555 666' },
+      { email: 'desk@renamed.example' },
+    ]) {
+      // The change before is an hour old: the answer must not still show its time.
+      await app.db.query(
+        `update company_settings set updated_at = now() - interval '1 hour' where company_id = $1`,
+        [company.id],
+      );
+      const response = await patch(session.writeHeaders, change);
+      expect(response.status, response.text).toBe(200);
+      const age = Date.now() - Date.parse(response.body.data.updatedAt);
+      expect(age, JSON.stringify(change)).toBeLessThan(10 * 60_000);
+      const read = await app.request(PATH, { headers: { Cookie: session.cookie } });
+      expect(read.body.data.updatedAt).toBe(response.body.data.updatedAt);
+    }
+  });
+
+  it('refuses a change that reaches the company after its suspension committed meanwhile, changing nothing', async () => {
+    const company = await createCompany(app.db);
+    const session = await staffSession(app.db, app.config, company.id, 'OWNER');
+    const before = await stored(company.id);
+    const refused = await suspendedWhileWriting(app.db, company.id, () =>
+      patch(session.writeHeaders, { nameEn: 'Renamed while suspended', addressEn: 'Anywhere' }),
+    );
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await stored(company.id)).toEqual(before);
   });
 
   it('refuses a suspended company, and lets a company not yet verified complete its profile', async () => {

@@ -24,7 +24,9 @@ import { announceCashPayment } from '../../support/payments.js';
  * (db/writes/journeys/outcome.ts inTripLockedScope), so DEPART, which locks the trip, waits for it and
  * then sees what it wrote: a request still awaiting the company (REQUESTS_PENDING) or a confirmed
  * booking that gets its trip.started event. The test stops the confirm after it has the trip, at the
- * company row it share-locks later (confirm.ts bookableCompanies), and sends DEPART meanwhile.
+ * company row it share-locks later (confirm.ts bookableCompanies), and sends DEPART meanwhile, which
+ * waits at the same company row (it share-locks it before the trip, db/writes/active-company.ts);
+ * once the row is free, DEPART still waits for the confirm's trip lock.
  */
 describe('a journey confirm racing DEPART', () => {
   const app = useTestApp();
@@ -42,9 +44,9 @@ describe('a journey confirm racing DEPART', () => {
       `select id from companies where id = '${world.companyId}' for no key update`,
     );
     const confirm = confirmJourney(app, traveller, journeyId, confirmBody);
-    const [confirmPid] = await waitersOf(app.db, blocker.pid);
+    await waitersOf(app.db, blocker.pid);
     const depart = dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
-    await answeredOrWaiting(depart, app.db, confirmPid!);
+    await answeredOrWaiting(depart, app.db, blocker.pid, 2);
     await blocker.release();
     const [confirmed, departed] = await Promise.all([confirm, depart]);
     const [tripRow] = await app.db.query<{ status: string }>('select status from trips where id = $1', [

@@ -33,6 +33,7 @@ import {
   type OperationsWorld,
 } from '../../support/operations.js';
 import { collectCash } from '../../support/payments.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 /** What a trip action answers from a status, as the domain table says: the next status, a replay, or 409. */
 function expectedOf(status: TripStatus, action: TripAction): TripStatus | 'REPLAY' | undefined {
@@ -192,6 +193,35 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
         suspended.trip.tripId,
       ]);
       expect(trip!.status).toBe('SCHEDULED');
+    });
+
+    it('refuses an action, by either door, that reaches the company after its suspension committed meanwhile', async () => {
+      type Door = (session: OperationsWorld['dispatcher'], tripId: string) => ReturnType<typeof dispatch>;
+      const doors: [string, Door][] = [
+        ['POST /dispatch', (session, tripId) => dispatch(app, session, tripId, { action: 'START_BOARDING' })],
+        [
+          'the legacy PATCH /trips/{id}',
+          (session, tripId) =>
+            app.request(`/dashboard/api/trips/${tripId}`, {
+              method: 'PATCH',
+              headers: session.writeHeaders,
+              json: { status: 'BOARDING' },
+            }),
+        ],
+      ];
+      for (const [door, act] of doors) {
+        const local = await operationsWorld(app, { seats: 4 });
+        const { tripId } = await tripOfItsOwn(app, local);
+        const before = await operationsSnapshot(app.db, tripId);
+        const refused = await suspendedWhileWriting(app.db, local.companyId, () =>
+          act(local.dispatcher, tripId),
+        );
+        expect([refused.status, refused.body.errorCode], `${door}: ${refused.text}`).toEqual([
+          403,
+          'COMPANY_SUSPENDED',
+        ]);
+        expect(await operationsSnapshot(app.db, tripId), door).toEqual(before);
+      }
     });
   });
 

@@ -6,6 +6,7 @@ import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../
 import { useTestApp } from '../../support/harness.js';
 import { webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 import {
   dashboard,
   expectNoDoubleBookedBus,
@@ -484,6 +485,25 @@ describe('GET and POST /dashboard/api/trips', () => {
         [world.routeId, departure],
       );
       expect(planned).toHaveLength(1);
+    });
+
+    it('refuses a plan that reaches the company after its suspension committed meanwhile, changing nothing', async () => {
+      const suspended = await planningWorld(app);
+      const before = await planningSnapshot(app.db, suspended.companyId);
+      const refused = await suspendedWhileWriting(app.db, suspended.companyId, () =>
+        plan(
+          tripBody({
+            route_id: suspended.routeId,
+            bus_id: suspended.bus.id,
+            driver_id: suspended.driverId,
+            pickup_stop_id: suspended.originStop.id,
+            departure_at: atDamascus(futureDay(21), '08:00').toISOString(),
+          }),
+          suspended.sessions.DISPATCHER,
+        ),
+      );
+      expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(await planningSnapshot(app.db, suspended.companyId)).toEqual(before);
     });
 
     it('refuses STAFF, ACCOUNTANT, a missing CSRF header and a suspended company, changing nothing', async () => {

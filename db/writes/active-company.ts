@@ -1,0 +1,25 @@
+import { Refusal } from '../../domain/refusal.js';
+import type { TransactionClient } from '../orm.js';
+
+/**
+ * The company of a dashboard write, locked until the write's transaction ends and still ACTIVE.
+ * The dashboard refuses a suspended company's writes when the request arrives
+ * (api/auth/staff-auth.ts); a suspension commits under the company row's update lock
+ * (db/writes/company-moderation.ts), so a write that takes this lock first either commits before
+ * the suspension or waits for it and is refused (403 COMPANY_SUSPENDED), its transaction writing
+ * nothing. `update` for a write that serializes the company's own changes on the row, else
+ * `share`.
+ */
+export async function lockActiveCompany(
+  client: Pick<TransactionClient, 'query'>,
+  companyId: string,
+  mode: 'update' | 'share',
+): Promise<void> {
+  const { rows } = await client.query<{ status: string }>(
+    `select status from companies where id = $1 for ${mode === 'update' ? 'update' : 'share'}`,
+    [companyId],
+  );
+  if (rows[0]?.status !== 'ACTIVE') {
+    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+  }
+}

@@ -1,0 +1,27 @@
+import type { Database } from '../../db/orm.js';
+import { answeredOrWaiting } from '../drills/support/blocking.js';
+
+/**
+ * A dashboard write meeting an administrator's suspension in flight. The suspension, as
+ * db/writes/company-moderation.ts makes it, holds the company row FOR UPDATE when `write` starts,
+ * so the write passes the session's check of the company (api/auth/staff-auth.ts); once the write
+ * waits on the row (or has answered), the suspension sets SUSPENDED and commits. Answers the
+ * write's answer: a write that takes the company row first (db/writes/active-company.ts) sees the
+ * committed suspension and is refused 403 COMPANY_SUSPENDED, writing nothing.
+ */
+export async function suspendedWhileWriting<T>(
+  db: Database,
+  companyId: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  const { answer } = await db.transaction(async (client) => {
+    await client.query('select status from companies where id = $1 for update', [companyId]);
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const answer = write();
+    await answeredOrWaiting(answer, db, rows[0]!.pid);
+    await client.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
+    // Wrapped: a promise returned as is would be awaited before the suspension commits.
+    return { answer };
+  });
+  return answer;
+}
