@@ -197,9 +197,36 @@ export const PICKUP_MAX_KM_FROM_CITY = 40;
 const IGNORED_IN_NAMES = '\\u0300-\\u036f\\u0610-\\u061a\\u064b-\\u065f\\u0670\\u06d6-\\u06ed\\u0640';
 const IGNORED_IN_NAME = new RegExp(`[${IGNORED_IN_NAMES}]`, 'g');
 
-/** Names match ignoring case, diacritics (Latin accents, Arabic vowel marks, hamza seats) and tatweel. */
+/** Invisible format characters (zero-width space, direction marks, soft hyphen...): they print nothing. */
+const FORMAT_CHARACTER = /\p{Cf}/gu;
+
+/**
+ * Letters names write one for the other, matched as one: the Persian yeh and keheh (printed as the
+ * Arabic yeh and kaf), the alef maksura for a final yeh, the heh for a teh marbuta (حماة, حماه)
+ * and the alef wasla.
+ */
+const FOLDED_LETTERS: Readonly<Record<string, string>> = {
+  '\u06cc': '\u064a',
+  '\u06a9': '\u0643',
+  '\u0649': '\u064a',
+  '\u0629': '\u0647',
+  '\u0671': '\u0627',
+};
+const FOLDED_LETTER = new RegExp(`[${Object.keys(FOLDED_LETTERS).join('')}]`, 'g');
+
+/**
+ * Names match ignoring case, diacritics (Latin accents, Arabic vowel marks, hamza seats), tatweel,
+ * invisible format characters and the letter variants of FOLDED_LETTERS.
+ */
 export function nameKey(name: string): string {
-  return name.normalize('NFKD').replace(IGNORED_IN_NAME, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return name
+    .normalize('NFKD')
+    .replace(FORMAT_CHARACTER, '')
+    .replace(IGNORED_IN_NAME, '')
+    .replace(FOLDED_LETTER, (letter) => FOLDED_LETTERS[letter]!)
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**

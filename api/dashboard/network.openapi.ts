@@ -163,7 +163,9 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Add a city (or find the one that exists)',
     description:
       `${WRITE_RULES} When either name matches an existing city's Arabic or English name ignoring case, diacritics ` +
-      '(Latin accents, Arabic vowel marks and hamza seats) and tatweel, that city is answered with 200 and ' +
+      '(Latin accents, Arabic vowel marks and hamza seats), tatweel, invisible format characters (zero-width ' +
+      'space, direction marks, soft hyphen) and the letters names write one for the other (Persian yeh and keheh, ' +
+      'alef maksura for yeh, heh for teh marbuta, alef wasla), that city is answered with 200 and ' +
       'created: false, and nothing is written; otherwise the new city is answered with 201 and created: true. Two ' +
       'additions of the same name at once make one city. Each name needs a letter that matching keeps: tatweel and ' +
       'diacritics alone, also as compatibility characters made of them (U+FE70), are 400 VALIDATION_FAILED.',
@@ -197,7 +199,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       "The enabled public stops (scope PUBLIC) and the company's own enabled points (scope COMPANY) of the city; " +
       "never depots, never another company's points. A trip's pickup_stop_id is one of these in the route's origin " +
-      'city. Any role may read them.',
+      "city. The company's default pickup point (PATCH /settings) comes first, then public stops and the company's " +
+      'own points by English name. Any role may read them.',
     responses: answers(200, 'The points', ok(z.array(PickupPoint)), [400, 401]),
   },
   createPickupLocation: {

@@ -100,7 +100,11 @@ export interface PickupPointRecord extends PickupLocation {
   scope: 'PUBLIC' | 'COMPANY';
 }
 
-/** SPEC GET /pickup-locations?city_id=: the public and the company's own enabled points of a city. */
+/**
+ * SPEC GET /pickup-locations?city_id=: the public and the company's own enabled points of a city;
+ * the company's default pickup point (PATCH /settings) first, as trip planning offers it, then the
+ * public stations and the company's own points by English name.
+ */
 export async function listPickupPoints(
   db: Database,
   companyId: string,
@@ -110,7 +114,10 @@ export async function listPickupPoints(
     `select ${PICKUP_COLUMNS}, p.city_id, p.kind, p.company_id
      from stops p
      where p.city_id = $1 and ${publicStopSql('p')} and (p.company_id is null or p.company_id = $2)
-     order by p.company_id nulls first, p.name_en, p.id`,
+     order by p.id = (select pl.stop_id from company_settings cs
+                      join pickup_locations pl on pl.id = cs.default_pickup_location_id and pl.enabled
+                      where cs.company_id = $2) is true desc,
+              p.company_id nulls first, p.name_en, p.id`,
     [cityId, companyId],
   );
   return rows.map((row) => ({

@@ -78,6 +78,50 @@ describe('network: cities, routes and pickup locations', () => {
       expect([second.status, second.body.data?.id], second.text).toEqual([200, first.body.data.id]);
     });
 
+    it('answers the existing city for a name that differs only by invisible characters or an Arabic letter variant; adds nothing', async () => {
+      const unique = randomUUID().slice(0, 6);
+      const add = (name_ar: string, name_en: string) =>
+        dashboard(app, owner(), 'POST', '/cities', { name_ar, name_en, latitude: 33.5, longitude: 36.3 });
+      const cases: [string, [string, string], [string, string][]][] = [
+        [
+          'invisible format characters',
+          [`دمشق ${unique}`, `Damascus ${unique}`],
+          [
+            [`دمشق\u200B ${unique}`, `Dama\u200Bscus ${unique}`], // zero-width space
+            [`\u200Fدمشق ${unique}`, `Damascus\u200E ${unique}`], // right-to-left and left-to-right marks
+            [`دمشق ${unique}\u00AD`, `Dam\u00ADascus ${unique}`], // soft hyphen
+            [`دم\u061Cشق ${unique}`, `Damas\u2060cus ${unique}`], // Arabic letter mark, word joiner
+          ],
+        ],
+        // The Persian yeh (U+06CC) prints as the Arabic yeh of "As-Suwayda".
+        [
+          'the Persian yeh',
+          [`السويداء ${unique}`, `As-Suwayda ${unique}`],
+          [[`السویداء ${unique}`, `Sweida ${unique}`]],
+        ],
+        // Hama is written with a teh marbuta or a heh.
+        [
+          'heh for teh marbuta',
+          [`حماة ${unique}`, `Hama ${unique}`],
+          [[`حماه ${unique}`, `Hamah ${unique}`]],
+        ],
+      ];
+      for (const [label, [nameAr, nameEn], variants] of cases) {
+        const first = await add(nameAr, nameEn);
+        expect(first.status, first.text).toBe(201);
+        for (const [variantAr, variantEn] of variants) {
+          const again = await add(variantAr, variantEn);
+          expect([again.status, again.body.created, again.body.data?.id], label).toEqual([
+            200,
+            false,
+            first.body.data.id,
+          ]);
+          expect(await citiesNamed(variantAr), label).toEqual([]);
+          expect(await citiesNamed(variantEn), label).toEqual([]);
+        }
+      }
+    });
+
     it('makes one city of two additions of the same name at once', async () => {
       const name = `Twin ${randomUUID().slice(0, 6)}`;
       const answers = await Promise.all(
@@ -313,6 +357,32 @@ describe('network: cities, routes and pickup locations', () => {
         expect(points.map((point) => point.id)).not.toContain(hidden.id);
       expect((await dashboard(app, owner(), 'GET', '/pickup-locations')).status).toBe(400);
       expect((await dashboard(app, owner(), 'GET', '/pickup-locations?city_id=damascus')).status).toBe(400);
+    });
+
+    it("lists the company's default pickup point first, as trip planning offers it, then public stations, then its own points", async () => {
+      const company = await createCompany(app.db);
+      const session = await staffSession(app.db, app.config, company.id, 'OWNER');
+      const city = await createCity(app.db);
+      const station = await createStop(app.db, city.id, { name: 'Aaa public station' });
+      const point = async (nameEn: string) => {
+        const made = await dashboard(app, session, 'POST', '/pickup-locations', {
+          city_id: city.id,
+          name: 'موقف الشركة',
+          nameEn,
+          address: 'عنوان الموقف',
+          latitude: 33.51,
+          longitude: 36.29,
+        });
+        expect(made.status, made.text).toBe(201);
+        return made.body.data.id as string;
+      };
+      const other = await point('Bbb company point');
+      const preferred = await point('Zzz company point');
+      const set = await dashboard(app, session, 'PATCH', '/settings', { defaultPickupLocationId: preferred });
+      expect(set.status, set.text).toBe(200);
+      const listed = await dashboard(app, session, 'GET', `/pickup-locations?city_id=${city.id}`);
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.data.map((row: { id: string }) => row.id)).toEqual([preferred, station.id, other]);
     });
 
     it('adds a company point near the city that trips may then pick up from', async () => {
