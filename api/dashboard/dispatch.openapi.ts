@@ -19,7 +19,19 @@ import { DateTimeText as DateTime, IdText as Id, successWith } from '../http/ans
 
 const TAGS = ['Dashboard: trip operations'];
 
-const Reason = z.string().trim().min(1).max(500);
+/**
+ * zod's message for a required field that is absent (not sent, or null): only then is its errorCode
+ * the field's "…_REQUIRED"; a value that is there but wrong (too long, not a whole number) is
+ * VALIDATION_FAILED. zod 4 reports both as invalid_type, so the absent case gets its own message.
+ */
+const ABSENT = 'Required';
+const whenAbsent = { error: (issue: { input?: unknown }) => (issue.input == null ? ABSENT : undefined) };
+
+/** A trip action's reason: trimmed, 1 to 500 characters (blank is no reason). */
+export const Reason = z.string(whenAbsent).trim().min(1).max(500);
+/** A delay: a whole number of minutes, 1 to 1440. */
+export const DelayMinutes = z.int(whenAbsent).min(1).max(1440);
+
 const ItemFields = {
   manifest_item_id: Uuid.meta({ description: 'the item id from the manifest' }),
   manifest_item_type: z.enum(MANIFEST_ITEM_TYPES).meta({
@@ -29,6 +41,10 @@ const ItemFields = {
 };
 const plain = <A extends string>(action: A) => z.object({ action: z.literal(action) }).strict();
 
+/**
+ * One action (SPEC "Trip dispatch actions") with the fields it takes and no other; the legacy PATCH
+ * /trips/{id} checks its body with it too, under the action its status names.
+ */
 export const DispatchBody = z
   .discriminatedUnion('action', [
     plain('START_BOARDING'),
@@ -36,11 +52,7 @@ export const DispatchBody = z
       .object({
         action: z.literal('MARK_DELAYED'),
         reason: Reason,
-        delay_minutes: z
-          .int()
-          .min(1)
-          .max(1440)
-          .meta({ description: 'the announced delay, 1 to 1440 minutes' }),
+        delay_minutes: DelayMinutes.meta({ description: 'the announced delay, 1 to 1440 minutes' }),
       })
       .strict(),
     plain('DEPART'),
@@ -61,16 +73,17 @@ export const DispatchBody = z
 
 export type DispatchBodyInput = z.output<typeof DispatchBody>;
 
-/** The stable codes of a refused dispatch body: the first field at fault names it. */
+/**
+ * The stable codes of a refused action body (POST /trips/{id}/dispatch's, and through it the legacy
+ * PATCH /trips/{id}'s and POST /trips/bulk's): the first field at fault names it. A field is
+ * "required" only when absent (a reason also when blank); a wrong value is VALIDATION_FAILED.
+ */
 export function dispatchErrorCode(issues: z.core.$ZodIssue[]): string {
   const field = (name: string) => issues.find((issue) => issue.path[0] === name);
-  const missing = (name: string) => {
-    const issue = field(name);
-    return issue !== undefined && (issue.code === 'invalid_type' || issue.code === 'too_small');
-  };
+  const absent = (name: string) => field(name)?.message === ABSENT;
   if (field('action')) return 'UNKNOWN_ACTION';
-  if (missing('reason')) return 'REASON_REQUIRED';
-  if (field('delay_minutes')?.code === 'invalid_type') return 'DELAY_MINUTES_REQUIRED';
+  if (absent('reason') || field('reason')?.code === 'too_small') return 'REASON_REQUIRED';
+  if (absent('delay_minutes')) return 'DELAY_MINUTES_REQUIRED';
   if (
     field('manifest_item_id')?.code === 'invalid_type' ||
     field('manifest_item_type')?.code === 'invalid_type'
@@ -310,8 +323,10 @@ export const docs = taggedOperations(TAGS, {
       'writes the operations log (actor, action, before/after, reason, time); the same transition serves PATCH ' +
       '/trips/{id}, POST /trips/bulk and the driver app. An action not allowed now is 409 TRIP_ACTION_NOT_ALLOWED with ' +
       'details.status and details.allowedActions. A refused body changes nothing: 400 UNKNOWN_ACTION, REASON_REQUIRED ' +
-      '(MARK_DELAYED, CANCEL), DELAY_MINUTES_REQUIRED, MANIFEST_ITEM_REQUIRED, VALIDATION_FAILED (a field the action ' +
-      'does not take, a malformed id); a manifest item that is not a traveller of this trip is 404 ' +
+      '(MARK_DELAYED, CANCEL without a reason or with a blank one), DELAY_MINUTES_REQUIRED (MARK_DELAYED without ' +
+      'delay_minutes), MANIFEST_ITEM_REQUIRED, VALIDATION_FAILED (a field the action does not take, a reason over 500 ' +
+      'characters, delay_minutes that is not a whole number from 1 to 1440, a malformed id); PATCH /trips/{id} checks ' +
+      'its body the same way. A manifest item that is not a traveller of this trip is 404 ' +
       'MANIFEST_ITEM_NOT_FOUND. The answer carries the new state and the actions allowed now.\n\n' +
       `${STATE_MACHINE}\n\n${EFFECTS}\n\n${READINESS}`,
     responses: answers(

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { BULK_ACTIONS, LEGACY_STATUS_ACTIONS, TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { Uuid } from '../http/schemas.js';
-import { DispatchOutcome, STATE_MACHINE } from './dispatch.openapi.js';
+import {
+  DelayMinutes,
+  dispatchErrorCode,
+  DispatchBody,
+  DispatchResponse,
+  Reason,
+  STATE_MACHINE,
+} from './dispatch.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 
@@ -11,15 +18,13 @@ import { IdText, successWith } from '../http/answer-schemas.js';
  */
 
 const TAGS = ['Dashboard: trip operations'];
-const Reason = z.string().trim().min(1).max(500);
-const DelayMinutes = z.int().min(1).max(1440);
 
 /** At most this many trip ids in one bulk command (SPEC "Limits"). */
 export const BULK_LIMIT = 50;
 
 const LegacyStatus = z.enum(Object.keys(LEGACY_STATUS_ACTIONS) as [keyof typeof LEGACY_STATUS_ACTIONS]);
 
-/** A rule of one action's fields, as a custom issue whose params name the errorCode. */
+/** A rule of one bulk action's fields, as a custom issue whose params name the errorCode. */
 function requireFields(
   action: 'delay' | 'cancel' | 'other',
   body: { reason?: string | undefined; delay_minutes?: number | undefined },
@@ -46,11 +51,16 @@ const kindOf = (action: string) =>
       : 'other';
 
 /**
- * requireFields as JSON Schema, so the document states it: one branch per kind of action (named by
- * `field`), a delay with reason and delay_minutes, a cancellation with a reason, and delay_minutes
- * with nothing but a delay.
+ * The fields of each kind of action as JSON Schema, so the document states them: one branch per kind
+ * (named by `field`), a delay with reason and delay_minutes, a cancellation with a reason, and
+ * delay_minutes with nothing but a delay; `reasonWithOthers: false` also keeps the reason to a delay
+ * or a cancellation.
  */
-function fieldRules(field: 'action' | 'status', actions: readonly string[]) {
+function fieldRules(
+  field: 'action' | 'status',
+  actions: readonly string[],
+  { reasonWithOthers }: { reasonWithOthers: boolean },
+) {
   const named = (kind: ReturnType<typeof kindOf>) => ({
     [field]: { enum: actions.filter((action) => kindOf(action) === kind) },
   });
@@ -59,24 +69,55 @@ function fieldRules(field: 'action' | 'status', actions: readonly string[]) {
     oneOf: [
       { properties: named('delay'), required: ['reason', 'delay_minutes'] },
       { properties: named('cancel'), required: ['reason'], ...noDelayMinutes },
-      { properties: named('other'), ...noDelayMinutes },
+      {
+        properties: { ...named('other'), ...(reasonWithOthers ? {} : { reason: false }) },
+        ...noDelayMinutes,
+      },
     ],
   };
 }
 
-export const LegacyTripBody = z
-  .object({
-    status: LegacyStatus.meta({
-      description: 'the status to move the trip to; each maps to one dispatch action',
+/**
+ * The legacy body is checked as POST /trips/{id}/dispatch checks the body of the action its status
+ * names (DispatchBody): the same fields refused under the same errorCode (dispatchErrorCode), named by
+ * each issue. An unknown status, or no object at all, is left to the legacy schema.
+ */
+function checkedAsDispatched(input: unknown, context: z.core.$RefinementCtx): unknown {
+  if (typeof input !== 'object' || input === null || !('status' in input)) return input;
+  const { status, ...fields } = input;
+  if (typeof status !== 'string' || !Object.hasOwn(LEGACY_STATUS_ACTIONS, status)) return input;
+  const action = LEGACY_STATUS_ACTIONS[status as keyof typeof LEGACY_STATUS_ACTIONS];
+  const asDispatched = DispatchBody.safeParse({ action, ...fields });
+  if (asDispatched.success) return input;
+  const errorCode = dispatchErrorCode(asDispatched.error.issues);
+  for (const { path, message } of asDispatched.error.issues) {
+    context.addIssue({ code: 'custom', path, message, params: { errorCode } });
+  }
+  return input;
+}
+
+/** The legacy body: the target status and the fields of the action it names, no other. */
+export const LegacyTripBody = z.preprocess(
+  checkedAsDispatched,
+  z
+    .object({
+      status: LegacyStatus.meta({
+        description: 'the status to move the trip to; each maps to one dispatch action',
+      }),
+      reason: Reason.optional().meta({
+        description:
+          'required for DELAYED and CANCELLED, refused with the others; kept in the operations log',
+      }),
+      delay_minutes: DelayMinutes.optional().meta({
+        description: 'required for DELAYED, refused with the others',
+      }),
+    })
+    .strict()
+    .meta({
+      id: 'LegacyTripChange',
+      ...fieldRules('status', LegacyStatus.options, { reasonWithOthers: false }),
     }),
-    reason: Reason.optional().meta({
-      description: 'required for DELAYED and CANCELLED; kept in the operations log',
-    }),
-    delay_minutes: DelayMinutes.optional().meta({ description: 'required for DELAYED' }),
-  })
-  .strict()
-  .superRefine((body, context) => requireFields(kindOf(body.status), body, context))
-  .meta({ id: 'LegacyTripChange', ...fieldRules('status', LegacyStatus.options) });
+);
 
 export const BulkBody = z
   .object({
@@ -91,9 +132,13 @@ export const BulkBody = z
   })
   .strict()
   .superRefine((body, context) => requireFields(kindOf(body.action), body, context))
-  .meta({ id: 'BulkTripCommand', ...fieldRules('action', BULK_ACTIONS) });
+  .meta({ id: 'BulkTripCommand', ...fieldRules('action', BULK_ACTIONS, { reasonWithOthers: true }) });
 
-/** The stable codes of a refused body: a custom rule names its own; an unknown action and an over-long list theirs. */
+/**
+ * The stable codes of a refused body: a custom rule names its own (the legacy body's the one POST
+ * /trips/{id}/dispatch gives its action); an unknown action and an over-long list theirs; a reason or
+ * delay at fault is named as in a dispatch action (dispatchErrorCode).
+ */
 export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
   const named = issues.find((issue) => issue.code === 'custom' && issue.params?.errorCode);
   if (named?.code === 'custom') return String(named.params!.errorCode);
@@ -101,13 +146,12 @@ export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
     return 'UNKNOWN_ACTION';
   if (issues.some((issue) => issue.path[0] === 'trip_ids' && issue.code === 'too_big'))
     return 'TOO_MANY_TRIPS';
-  if (issues.some((issue) => issue.path[0] === 'reason')) return 'REASON_REQUIRED';
-  return 'VALIDATION_FAILED';
+  return dispatchErrorCode(issues);
 }
 
 const TripStatus = z.enum(TRIP_STATUSES);
 
-export const LegacyTripResponse = successWith(DispatchOutcome);
+export const LegacyTripResponse = DispatchResponse;
 
 export const BulkResponse = successWith(
   z.object({
@@ -148,10 +192,15 @@ export const docs = taggedOperations(TAGS, {
       `Legacy clients name the target status; each maps to its dispatch action (BOARDING = START_BOARDING, DELAYED = ` +
       'MARK_DELAYED, DEPARTED = DEPART, ARRIVED = ARRIVE, COMPLETED = COMPLETE, CANCELLED = CANCEL) and runs the same ' +
       'transition as POST /trips/{id}/dispatch, with its checks, effects and log (channel LEGACY_PATCH): this route never ' +
-      `writes the trip itself. ${ACCESS} A delay needs reason and delay_minutes (400 REASON_REQUIRED, ` +
-      'DELAY_MINUTES_REQUIRED), a cancellation a reason (400 REASON_REQUIRED); an unknown status is 400 UNKNOWN_ACTION; ' +
-      "another company's trip is 404 TRIP_NOT_FOUND; an action not allowed now 409 TRIP_ACTION_NOT_ALLOWED, a blocked " +
-      `one 409 TRIP_NOT_READY. Traveller attendance is not changed here (use the dispatch actions).\n\n${STATE_MACHINE}`,
+      `writes the trip itself. ${ACCESS} The body is checked as POST /trips/{id}/dispatch checks the action's body, ` +
+      'under the same errorCodes: a delay needs reason and delay_minutes (400 REASON_REQUIRED when the reason is ' +
+      'missing or blank, DELAY_MINUTES_REQUIRED when delay_minutes is missing), a cancellation a reason (400 ' +
+      'REASON_REQUIRED); the other statuses take no reason or delay_minutes, and a reason over 500 characters, ' +
+      'delay_minutes that is not a whole number from 1 to 1440 or any other field is 400 VALIDATION_FAILED; an unknown ' +
+      "status is 400 UNKNOWN_ACTION. A refused body changes nothing. Another company's trip is 404 TRIP_NOT_FOUND; an " +
+      'action not allowed now 409 TRIP_ACTION_NOT_ALLOWED, a blocked one 409 TRIP_NOT_READY. The answer is the one of ' +
+      'POST /trips/{id}/dispatch, with allowed_actions. Traveller attendance is not changed here (use the dispatch ' +
+      `actions).\n\n${STATE_MACHINE}`,
     responses: answers(200, 'The action was taken', LegacyTripResponse, [400, 401, 403, 404, 409]),
   },
   bulkTripCommand: {
@@ -163,8 +212,10 @@ export const docs = taggedOperations(TAGS, {
       "status, or the errorCode that trip got: TRIP_NOT_FOUND for another company's trip, TRIP_ACTION_NOT_ALLOWED, " +
       'TRIP_NOT_READY, ...) and a summary of succeeded and failed; a refused trip never stops the others. The bulk ' +
       `command never writes the trips table itself. ${ACCESS} mark_delayed needs reason and delay_minutes, cancel a ` +
-      'reason (400 REASON_REQUIRED, DELAY_MINUTES_REQUIRED); an unknown action is 400 UNKNOWN_ACTION. A refused body ' +
-      'changes no trip. The answer is 200 whatever the per-trip results.',
+      'reason (400 REASON_REQUIRED when missing or blank, DELAY_MINUTES_REQUIRED when missing); delay_minutes goes ' +
+      'with mark_delayed only, and a reason over 500 characters or delay_minutes that is not a whole number from 1 to ' +
+      '1440 is 400 VALIDATION_FAILED; an unknown action is 400 UNKNOWN_ACTION. A refused body changes no trip. The ' +
+      'answer is 200 whatever the per-trip results.',
     responses: answers(200, 'One result per distinct trip id', BulkResponse, [400, 401, 403]),
   },
 });

@@ -3,7 +3,7 @@ import type { Database } from '../../db/orm.js';
 import { dispatchTrip } from '../../db/writes/trip-operations/index.js';
 import { Refusal } from '../../domain/refusal.js';
 import { bulkAction, LEGACY_STATUS_ACTIONS, type TripAction } from '../../domain/trip-dispatch.js';
-import { commandOf, outcomeView } from './trip-dispatch.js';
+import { commandOf, takeDispatchAction } from './trip-dispatch.js';
 
 /**
  * The trip commands outside the operations room, each a thin mapping onto the dispatch transition:
@@ -11,6 +11,10 @@ import { commandOf, outcomeView } from './trip-dispatch.js';
  */
 type Actor = { companyId: string; staffUserId: string; role: string };
 
+/**
+ * PATCH /trips/{id}: the status names its dispatch action, and the answer is POST
+ * /trips/{id}/dispatch's (the outcome and the actions allowed now).
+ */
 export async function changeTripLegacy(
   db: Database,
   actor: Actor,
@@ -23,7 +27,7 @@ export async function changeTripLegacy(
 ) {
   const action: TripAction = LEGACY_STATUS_ACTIONS[body.status];
   const request = { action, reason: body.reason, delay_minutes: body.delay_minutes };
-  return outcomeView(await dispatchTrip(db, commandOf(actor, tripId, request, 'LEGACY_PATCH')));
+  return takeDispatchAction(db, commandOf(actor, tripId, request, 'LEGACY_PATCH'));
 }
 
 export interface BulkCommand {

@@ -65,6 +65,82 @@ describe('trip commands outside the operations room', () => {
       expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
     });
 
+    it('refuses a wrong reason or delay under the errorCode POST /dispatch gives it; nothing changes', async () => {
+      const tripId = await anotherTrip(app, world);
+      const before = await operationsSnapshot(app.db, tripId);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ status: 'CANCELLED', reason: 'x'.repeat(501) }, 'VALIDATION_FAILED'],
+        [{ status: 'CANCELLED', reason: 42 }, 'VALIDATION_FAILED'],
+        [{ status: 'CANCELLED', reason: '   ' }, 'REASON_REQUIRED'],
+        [{ status: 'DELAYED', reason: 'Fog', delay_minutes: 30.5 }, 'VALIDATION_FAILED'],
+        [{ status: 'DELAYED', reason: 'Fog', delay_minutes: '30' }, 'VALIDATION_FAILED'],
+        [{ status: 'DELAYED', reason: 'Fog', delay_minutes: 1441 }, 'VALIDATION_FAILED'],
+        [{ status: 'DELAYED', reason: 'Fog', delay_minutes: null }, 'DELAY_MINUTES_REQUIRED'],
+        [{ status: 'DELAYED', reason: 'x'.repeat(501), delay_minutes: 10 }, 'VALIDATION_FAILED'],
+      ];
+      for (const [{ status, ...fields }, errorCode] of cases) {
+        const label = JSON.stringify({ status, ...fields }).slice(0, 80);
+        const legacy = await patch(tripId, { status, ...fields });
+        const action = status === 'CANCELLED' ? 'CANCEL' : 'MARK_DELAYED';
+        const dispatch = await app.request(`/dashboard/api/trips/${tripId}/dispatch`, {
+          method: 'POST',
+          headers: world.dispatcher.writeHeaders,
+          json: { action, ...fields },
+        });
+        expect([legacy.status, legacy.body.errorCode], label).toEqual([400, errorCode]);
+        expect([dispatch.status, dispatch.body.errorCode], label).toEqual([400, errorCode]);
+      }
+      expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
+    });
+
+    it('takes only the fields of the action its status names, as POST /dispatch does', async () => {
+      const { tripId } = await tripOfItsOwn(app, world);
+      const before = await operationsSnapshot(app.db, tripId);
+      const cases: Record<string, unknown>[] = [
+        { status: 'BOARDING', reason: 'Early start' },
+        { status: 'BOARDING', reason: '' },
+        { status: 'DEPARTED', reason: null },
+        { status: 'ARRIVED', delay_minutes: null },
+        { status: 'COMPLETED', reason: 'Done' },
+        { status: 'CANCELLED', reason: 'Storm', delay_minutes: 10 },
+      ];
+      const ACTION: Record<string, string> = {
+        BOARDING: 'START_BOARDING',
+        DEPARTED: 'DEPART',
+        ARRIVED: 'ARRIVE',
+        COMPLETED: 'COMPLETE',
+        CANCELLED: 'CANCEL',
+      };
+      for (const { status, ...fields } of cases) {
+        const label = JSON.stringify({ status, ...fields });
+        const legacy = await patch(tripId, { status, ...fields });
+        const dispatch = await app.request(`/dashboard/api/trips/${tripId}/dispatch`, {
+          method: 'POST',
+          headers: world.dispatcher.writeHeaders,
+          json: { action: ACTION[status as string], ...fields },
+        });
+        expect([legacy.status, legacy.body.errorCode], label).toEqual([400, 'VALIDATION_FAILED']);
+        expect([dispatch.status, dispatch.body.errorCode], label).toEqual([400, 'VALIDATION_FAILED']);
+      }
+      expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
+    });
+
+    it('answers as POST /dispatch does, with the actions allowed now', async () => {
+      const { tripId } = await tripOfItsOwn(app, world);
+      const response = await patch(tripId, { status: 'BOARDING' });
+      expect(response.status, response.text).toBe(200);
+      const view = await app.request(`/dashboard/api/trips/${tripId}/dispatch`, {
+        headers: world.dispatcher.writeHeaders,
+      });
+      expect(response.body.data).toMatchObject({
+        action: 'START_BOARDING',
+        previous_status: 'SCHEDULED',
+        status: 'BOARDING',
+        allowed_actions: view.body.data.allowed_actions,
+      });
+      expect(response.body.data.allowed_actions).toContain('CANCEL');
+    });
+
     it('answers a step out of sequence with 409 and the allowed actions', async () => {
       const tripId = await anotherTrip(app, world);
       const response = await patch(tripId, { status: 'ARRIVED' });
@@ -179,6 +255,28 @@ describe('trip commands outside the operations room', () => {
         const response = await bulk(body);
         expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
         expect(response.body.errorCode).toBe(errorCode);
+      }
+      expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
+    });
+
+    it('names a wrong reason or delay as POST /dispatch does; nothing changes', async () => {
+      const tripId = await anotherTrip(app, world);
+      const before = await operationsSnapshot(app.db, tripId);
+      const cases: [unknown, string][] = [
+        [{ trip_ids: [tripId], action: 'cancel', reason: 'x'.repeat(501) }, 'VALIDATION_FAILED'],
+        [{ trip_ids: [tripId], action: 'cancel', reason: 42 }, 'VALIDATION_FAILED'],
+        [{ trip_ids: [tripId], action: 'cancel', reason: '  ' }, 'REASON_REQUIRED'],
+        [
+          { trip_ids: [tripId], action: 'mark_delayed', reason: 'Fog', delay_minutes: 30.5 },
+          'VALIDATION_FAILED',
+        ],
+      ];
+      for (const [body, errorCode] of cases) {
+        const response = await bulk(body);
+        expect([response.status, response.body.errorCode], JSON.stringify(body).slice(0, 80)).toEqual([
+          400,
+          errorCode,
+        ]);
       }
       expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
     });
