@@ -155,6 +155,14 @@ describe('the verdict at the door', () => {
     );
     expect(credentialRefusal({ ...facts, ticket: undefined })).toBe('TICKET_NOT_VALID');
   });
+
+  it('refuses a valid ticket whose QR has expired, after every other check', () => {
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, expired: true } })).toBe('EXPIRED');
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, status: 'USED', expired: true } })).toBe(
+      'TICKET_NOT_VALID',
+    );
+    expect(credentialRefusal({ ...facts, ticket: { ...valid, expired: false } })).toBeNull();
+  });
 });
 
 describe('authorizesBoarding', () => {

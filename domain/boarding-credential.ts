@@ -130,7 +130,7 @@ export function publicJwk(
 
 /** Why a presented credential does not let its holder board (POST /driver/api/verify). */
 export type CredentialRefusal =
-  'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID';
+  'UNKNOWN_KEY' | 'SIGNATURE_INVALID' | 'WRONG_TRIP' | 'REVOKED' | 'TICKET_NOT_VALID' | 'EXPIRED';
 
 /** A credential held up at the door (verified by the driver app or scanned), with its ticket as it is now. */
 export interface PresentedCredential<Status extends string = string> {
@@ -162,13 +162,18 @@ export function authenticityRefusal(
 export interface CredentialFacts extends PresentedCredential {
   /** The trip being boarded. */
   boardingTripId: string;
+  /**
+   * The ticket as it is now; `expired`: its QR has expired (the bus left the leg's boarding stop,
+   * or the trip is over: the rule of its ticket document). Absent counts as not expired.
+   */
+  ticket?: (TicketBoardingState & { expired?: boolean }) | undefined;
 }
 
 /**
  * The verdict on a presented credential, checks in this order: its authenticity for the trip
- * being boarded (authenticityRefusal), the revocation list, and the ticket's current state: VALID,
+ * being boarded (authenticityRefusal), the revocation list, the ticket's current state: VALID,
  * authorised to board, and still carrying this very signature (a ticket re-signed since makes
- * older copies worthless).
+ * older copies worthless), and last its QR not expired (EXPIRED).
  */
 export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | null {
   const unauthentic = authenticityRefusal(facts, facts.boardingTripId);
@@ -183,6 +188,7 @@ export function credentialRefusal(facts: CredentialFacts): CredentialRefusal | n
   ) {
     return 'TICKET_NOT_VALID';
   }
+  if (ticket.expired) return 'EXPIRED';
   return null;
 }
 

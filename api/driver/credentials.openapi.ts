@@ -90,7 +90,7 @@ const VerifyResponse = successWith(
   z.object({
     valid: z.boolean(),
     reason: z
-      .enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY'])
+      .enum(['SIGNATURE_INVALID', 'WRONG_TRIP', 'TICKET_NOT_VALID', 'REVOKED', 'UNKNOWN_KEY', 'EXPIRED'])
       .optional(),
     ticket: z
       .object({
@@ -148,7 +148,10 @@ export const docs = taggedOperations(TAGS, {
       'the key named by payload.keyId was published (else UNKNOWN_KEY); the signature verifies over the canonical JSON of ' +
       'payload (else SIGNATURE_INVALID); payload.tripId is the trip being boarded (else WRONG_TRIP); the ticket is not on ' +
       'the revocation list (else REVOKED); the ticket is now VALID with boarding_authorized true and carries this ' +
-      'signature (else TICKET_NOT_VALID). A refused credential is a 200 answer with valid false and the reason; ticket ' +
+      'signature (else TICKET_NOT_VALID); its QR has not expired (else EXPIRED: as for the ticket document, the QR ' +
+      "expires once the trip arrived, completed or was cancelled, or the bus left the traveller's boarding stop, at " +
+      "DEPART for the first stop; before departure once the alighting stop's planned arrival plus the delay has " +
+      'passed). A refused credential is a 200 answer with valid false and the reason; ticket ' +
       "details are returned only once the signature is authentic, and only for a ticket of the trip's company. Reads " +
       'only: nothing is marked as used.',
     responses: answers(200, 'The verdict', VerifyResponse, [400, 401, 403, 404]),

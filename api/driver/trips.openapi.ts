@@ -30,8 +30,13 @@ const DriverTrip = z.object({
   delay_minutes: z.int(),
   route: z.object({ name_ar: z.string(), name_en: z.string() }),
   plate_number: z.string(),
-  travellers: z.int(),
-  checked_in: z.int(),
+  travellers: z.int().meta({
+    description: "the manifest's travellers: its tickets and its legacy bookings (its counters' total)",
+  }),
+  checked_in: z.int().meta({
+    description:
+      "of them, those checked in (a legacy booking CHECKED_IN or COMPLETED): the manifest's counter",
+  }),
 });
 
 export const DriverTripsResponse = pageWith(DriverTrip);
@@ -61,7 +66,8 @@ export const ScanBody = z
     scanned_at: InstantInput.optional().meta({
       description:
         'when the app scanned (ISO 8601); a scan queued offline is checked in at that time, or when the ticket was ' +
-        'sold or issued if that is later (a check-in never predates its booking)',
+        'sold or issued if that is later (a check-in never predates its booking), or now if that is earlier (never ' +
+        'in the future)',
     }),
   })
   .strict();
@@ -172,7 +178,9 @@ export const docs = taggedOperations(TAGS, {
       'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
       'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
       `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE); a scanned_at before the ticket was sold or issued checks in at ` +
-      'that moment instead (the device clock was wrong; the scan still counts).',
+      'that moment instead (the device clock was wrong; the scan still counts), and one ahead of the server at the ' +
+      "server's now. A second device that loses the race to check in one ticket gets ALREADY_CHECKED_IN with the " +
+      'ticket USED.',
     responses: answers(200, 'The verdict', ScanResponse, [400, 401, 403, 404, 409]),
   },
   reportTripPositions: {

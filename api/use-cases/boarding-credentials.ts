@@ -76,6 +76,7 @@ export async function verifyAtBoarding(
       boardingAuthorized: ticket.boarding_authorized,
       revoked: ticket.revoked,
       signature: ticket.signature,
+      expired: ticket.expired,
     },
     presentedSignature: credential.signature,
   });

@@ -1,6 +1,7 @@
 import type { RevocationCursor } from '../../domain/boarding-credential.js';
 import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
+import { legOverSql } from './leg-boarding.js';
 
 /**
  * Reads behind the driver app's credential endpoints: published keys, revocations, tickets.
@@ -98,11 +99,14 @@ export interface TicketAtBoarding {
   signature: string | null;
   boarding_authorized: boolean;
   revoked: boolean;
+  /** Its QR has expired: the bus left the leg's boarding stop, or the trip is over (legOverSql). */
+  expired: boolean;
 }
 
 /**
- * A ticket of the company as the driver sees it at the door: its current status and whether it
- * was revoked. Another company's ticket is none.
+ * A ticket of the company as the driver sees it at the door: its current status, whether it was
+ * revoked, and whether its QR has expired by the rule its ticket document follows (legOverSql).
+ * Another company's ticket is none.
  */
 export async function findTicketAtBoarding(
   db: Database,
@@ -111,8 +115,14 @@ export async function findTicketAtBoarding(
 ): Promise<TicketAtBoarding | undefined> {
   const [row] = await db.query<TicketAtBoarding>(
     `select t.id, t.trip_id, t.traveller_name, t.seat_number, t.leg_sequence, t.status, t.signature,
-            t.boarding_authorized, r.ticket_id is not null as revoked
-     from journey_tickets t left join credential_revocations r on r.ticket_id = t.id
+            t.boarding_authorized, r.ticket_id is not null as revoked,
+            ${legOverSql({ trip: 'tr', board: 'bc', alight: 'ac' })} as expired
+     from journey_tickets t
+     join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
+     join trips tr on tr.id = t.trip_id
+     join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+     left join credential_revocations r on r.ticket_id = t.id
      where t.id = $1 and t.company_id = $2`,
     [ticketId, companyId],
   );

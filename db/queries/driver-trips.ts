@@ -4,6 +4,7 @@ import type { TripTimesRow } from './trip-times.js';
 import { iso } from '../row-fields.js';
 import { countedPage } from './filtered-lists.js';
 import { companyRecordById } from './company-records.js';
+import { legacyAttendanceSql, legacyTravellerSql, ticketTravellerSql } from './trip-manifest.js';
 
 /**
  * The driver app's trip reads: the trips a driver works and one trip's header for its manifest.
@@ -46,11 +47,16 @@ const toDriverTrip = (row: DriverTripRow): DriverTrip => ({
   checkedIn: row.checked_in,
 });
 
+/** SQL integer: how many of trip `t`'s manifest travellers (tickets, then legacy bookings) meet `ticket` and `legacy`. */
+const travellersWhere = (ticket: string, legacy: string) =>
+  `((select count(*)::int from journey_tickets k where k.trip_id = t.id and ${ticketTravellerSql('k')} and ${ticket})
+    + (select count(*)::int from bookings lb where lb.trip_id = t.id and ${legacyTravellerSql('lb')} and ${legacy}))`;
+
+/** The manifest's travellers and its checked-in counter (api/use-cases/trip-dispatch.ts countersView). */
 const COLUMNS = `t.id, t.status, t.operating_date::text, t.departure_at, t.arrival_at, t.delay_minutes,
   r.name_ar as route_name_ar, r.name_en as route_name_en, b.plate_number, t.driver_id,
-  (select count(*)::int from journey_tickets k where k.trip_id = t.id and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED'))
-    as travellers,
-  (select count(*)::int from journey_tickets k where k.trip_id = t.id and k.attendance = 'CHECKED_IN') as checked_in`;
+  ${travellersWhere('true', 'true')} as travellers,
+  ${travellersWhere("k.attendance = 'CHECKED_IN'", `${legacyAttendanceSql('lb')} = 'CHECKED_IN'`)} as checked_in`;
 
 const DRIVER_TRIP_SELECT = `select ${COLUMNS} from trips t join routes r on r.id = t.route_id join buses b on b.id = t.bus_id`;
 

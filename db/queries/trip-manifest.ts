@@ -121,6 +121,24 @@ const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs
   bs.name_en as board_name_en, bc.departure_at as board_at, ac.id as alight_call_id, ac.sequence as alight_sequence,
   xs.id as alight_stop_id, xs.name_ar as alight_name_ar, xs.name_en as alight_name_en, ac.arrival_at as alight_at`;
 
+/**
+ * Who the manifest lists, as SQL over a row alias, so every count of a trip's travellers (the driver
+ * app's trip list and manifest header, db/queries/driver-trips.ts) counts what the manifest lists.
+ */
+
+/** SQL boolean: journey ticket `k` is a traveller of its trip (pending confirmation, valid or used). */
+export const ticketTravellerSql = (k: string) => `${k}.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')`;
+
+/** SQL boolean: bookings row `b` is a legacy traveller of its trip: live, and without a ticket on that trip. */
+export const legacyTravellerSql = (b: string) =>
+  `(${b}.status in ('PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED')
+    and not exists (select 1 from journey_tickets lk where lk.journey_id = ${b}.journey_id and lk.trip_id = ${b}.trip_id))`;
+
+/** SQL text: a legacy booking's attendance, from its status (COMPLETED travelled: checked in). */
+export const legacyAttendanceSql = (b: string) =>
+  `(case ${b}.status when 'CHECKED_IN' then 'CHECKED_IN' when 'COMPLETED' then 'CHECKED_IN'
+                     when 'NO_SHOW' then 'NO_SHOW' else 'PENDING' end)`;
+
 const TICKET_ITEMS = `
   select k.id as item_id, b.id as booking_id, b.booking_code, k.journey_id, k.traveller_name,
          coalesce(k.traveller_phone, b.passenger_phone) as phone, k.seat_number, k.status as ticket_status,
@@ -132,7 +150,7 @@ const TICKET_ITEMS = `
   join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops xs on xs.id = ac.stop_id
   left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
   left join staff_users su on su.id = k.attendance_by
-  where k.trip_id = $1 and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+  where k.trip_id = $1 and ${ticketTravellerSql('k')}
   order by bc.sequence, k.seat_number, k.id`;
 
 /** Legacy rows ride the whole trip: from its first call to its last. */
@@ -140,8 +158,7 @@ const LEGACY_ITEMS = `
   select b.id as item_id, b.id as booking_id, b.booking_code, b.journey_id, b.passenger_name as traveller_name,
          b.passenger_phone as phone, array_to_string(b.seat_numbers, ', ') as seat_number, null as ticket_status,
          b.status as booking_status,
-         case b.status when 'CHECKED_IN' then 'CHECKED_IN' when 'COMPLETED' then 'CHECKED_IN'
-                       when 'NO_SHOW' then 'NO_SHOW' else 'PENDING' end as attendance,
+         ${legacyAttendanceSql('b')} as attendance,
          null as attendance_at, null as attendance_by, null as attendance_by_name, null as attendance_source,
          ${PAYMENT_COLUMNS}, ${VISIT_COLUMNS}
   from bookings b
@@ -149,8 +166,7 @@ const LEGACY_ITEMS = `
   join stops bs on bs.id = bc.stop_id
   join lateral (select * from trip_stop_calls c where c.trip_id = b.trip_id order by c.sequence desc limit 1) ac on true
   join stops xs on xs.id = ac.stop_id
-  where b.trip_id = $1 and b.status in ('PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED')
-    and not exists (select 1 from journey_tickets k where k.journey_id = b.journey_id and k.trip_id = b.trip_id)
+  where b.trip_id = $1 and ${legacyTravellerSql('b')}
   order by b.created_at, b.id`;
 
 /** Every traveller of the trip: ticket items by boarding stop and seat, then legacy bookings. */

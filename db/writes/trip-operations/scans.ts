@@ -254,6 +254,8 @@ async function checkIn(
       return {
         ...base,
         outcome: 'ALREADY_CHECKED_IN',
+        // The ticket was read before the check-in that won locked it: it is USED now.
+        ...(base.ticket && { ticket: { ...base.ticket, status: 'USED' } }),
         checkedIn: error.details?.checkedIn as ScanAnswer['checkedIn'],
       };
     }

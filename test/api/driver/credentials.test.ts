@@ -34,6 +34,7 @@ describe('boarding credentials for the driver app', () => {
   let foreignTrip: JourneyTrip;
   let ownerUserId: string;
   let driverToken: string;
+  let corridor: Awaited<ReturnType<typeof createCorridor>>;
 
   /** A confirmed journey on `onTrip` and the credentials its tickets carry. */
   async function confirmedJourney(onTrip: JourneyTrip, travellers = ['Rami Haddad']): Promise<Credential[]> {
@@ -54,7 +55,7 @@ describe('boarding credentials for the driver app', () => {
   }
 
   beforeAll(async () => {
-    const corridor = await createCorridor(app.db);
+    corridor = await createCorridor(app.db);
     trip = journeyTripOf(corridor);
     const second = await createTrip(app.db, {
       companyId: corridor.company.id,
@@ -146,6 +147,72 @@ describe('boarding credentials for the driver app', () => {
     });
     const elsewhere = await verify({ payload: ticket.payload, signature: ticket.signature }, otherTrip.id);
     expect(elsewhere.body.data).toMatchObject({ valid: false, reason: 'WRONG_TRIP' });
+  });
+
+  describe('a QR that has expired', () => {
+    /** A trip of its own, assigned to the driver, with one confirmed traveller boarding at its first stop. */
+    async function boardedTrip(): Promise<{ tripId: string; credential: Credential }> {
+      const own = await createTrip(app.db, {
+        companyId: corridor.company.id,
+        busId: corridor.bus.id,
+        departAt: new Date(Date.now() + 30 * 60_000),
+        calls: [
+          { stop: corridor.originStop, at: 0 },
+          { stop: corridor.destinationStop, at: 180 },
+        ],
+      });
+      const [driver] = await app.db.query<{ driver_id: string }>(
+        'select driver_id from trips where id = $1',
+        [trip.id],
+      );
+      await assignDriver(app.db, own.id, driver!.driver_id);
+      const [credential] = await confirmedJourney({
+        id: own.id,
+        companyId: corridor.company.id,
+        stopCallIds: own.stopCallIds,
+      });
+      return { tripId: own.id, credential: credential! };
+    }
+
+    /** What a verify may not change: the ticket, its revocation and the operations log. */
+    const ticketState = (ticketId: string) =>
+      app.db.query(
+        `select k.status, k.attendance, k.boarding_authorized, k.signature,
+                (select count(*)::int from credential_revocations r where r.ticket_id = k.id) as revocations,
+                (select count(*)::int from trip_operation_events e where e.manifest_item_id = k.id) as events
+         from journey_tickets k where k.id = $1`,
+        [ticketId],
+      );
+
+    it('refuses a credential EXPIRED once its trip arrived, and changes nothing', async () => {
+      const { tripId, credential } = await boardedTrip();
+      expect((await verify(credential, tripId)).body.data).toMatchObject({ valid: true });
+      await app.db.query(
+        "update trips set status = 'ARRIVED', actual_departure_at = now(), actual_arrival_at = now() where id = $1",
+        [tripId],
+      );
+      const before = await ticketState(credential.ticketId);
+      const response = await verify(credential, tripId);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data).toMatchObject({
+        valid: false,
+        reason: 'EXPIRED',
+        ticket: { ticketId: credential.ticketId, status: 'VALID' },
+      });
+      expect(await ticketState(credential.ticketId)).toEqual(before);
+    });
+
+    it('refuses a first-stop credential EXPIRED once the bus has left that stop', async () => {
+      const { tripId, credential } = await boardedTrip();
+      await app.db.query("update trips set status = 'DEPARTED', actual_departure_at = now() where id = $1", [
+        tripId,
+      ]);
+      const before = await ticketState(credential.ticketId);
+      const response = await verify(credential, tripId);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data).toMatchObject({ valid: false, reason: 'EXPIRED' });
+      expect(await ticketState(credential.ticketId)).toEqual(before);
+    });
   });
 
   it('publishes the signing key so a scanner can verify a ticket offline', async () => {

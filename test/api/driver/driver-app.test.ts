@@ -133,6 +133,44 @@ describe('the driver app (/driver/api)', () => {
       ).toEqual([rami.ticketIds[0], lina.ticketIds[0]]);
     });
 
+    it('counts legacy bookings in the trip list and the manifest header as the manifest counters do', async () => {
+      const fresh = await operationsWorld(app, { seats: 8 });
+      const modern = await bookSeats(app, fresh.trip, [fresh.trip.seatNumbers[0]!]);
+      const [source] = await app.db.query<{ passenger_id: string | null }>(
+        'select passenger_id from bookings where id = $1',
+        [modern.bookingId],
+      );
+      // Imported legacy rows (bookings without journey tickets): two travelled, one no-show, one cancelled.
+      const statuses = ['CHECKED_IN', 'COMPLETED', 'NO_SHOW', 'CANCELLED'];
+      for (const [index, status] of statuses.entries()) {
+        await app.db.query(
+          `insert into bookings (booking_code, company_id, trip_id, passenger_id, passenger_name, passenger_phone,
+                                 seats_count, seat_numbers, status, payment_status, total_price, discount)
+           values ('BK-LEGACY-' || substr(md5(random()::text), 1, 6), $1, $2, $3, 'Legacy Traveller',
+                   '+963944000001', 1, array[$4], $5, 'PAID', 10000, 0)`,
+          [
+            fresh.companyId,
+            fresh.trip.tripId,
+            source!.passenger_id,
+            fresh.trip.seatNumbers[index + 1]!,
+            status,
+          ],
+        );
+      }
+      const manifest = await app.request(`/driver/api/trips/${fresh.trip.tripId}/manifest`, {
+        token: fresh.driver.token,
+      });
+      expect(manifest.status, manifest.text).toBe(200);
+      expect(manifest.body.data.counters).toMatchObject({ total: 4, checked_in: 2, no_show: 1, pending: 1 });
+      expect(manifest.body.data.trip).toMatchObject({ travellers: 4, checked_in: 2 });
+      const list = await app.request('/driver/api/trips?limit=100', { token: fresh.driver.token });
+      expect(list.status, list.text).toBe(200);
+      expect(list.body.data.find((trip: { id: string }) => trip.id === fresh.trip.tripId)).toMatchObject({
+        travellers: 4,
+        checked_in: 2,
+      });
+    });
+
     it("keeps a driver out of other drivers' trips and other companies' trips", async () => {
       const other = await createDriver(app, world.companyId);
       const notMine = await app.request(`/driver/api/trips/${world.trip.tripId}/manifest`, {
