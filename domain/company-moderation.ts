@@ -11,6 +11,10 @@ export type CompanyAction = (typeof COMPANY_ACTIONS)[number];
 
 export type CompanyStatus = 'ACTIVE' | 'SUSPENDED';
 
+/** What a write of a suspended company is refused with, on every surface (SPEC: writes check the company is active). */
+export const companySuspended = () =>
+  new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+
 /** The part of a company an action looks at and changes. */
 export interface CompanyStanding {
   status: CompanyStatus;

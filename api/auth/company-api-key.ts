@@ -1,3 +1,4 @@
+import { companySuspended } from '../../domain/company-moderation.js';
 import type { Context } from 'koa';
 import type { Database } from '../../db/orm.js';
 import { liveApiKey } from '../../db/queries/webhooks.js';
@@ -32,7 +33,7 @@ export function currentApiKey(ctx: Context): { keyId: string; companyId: string;
 export function requireActiveKeyCompany(ctx: Context): { keyId: string; companyId: string } {
   const key = currentApiKey(ctx);
   if (key.companyStatus !== 'ACTIVE') {
-    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+    throw companySuspended();
   }
   return key;
 }

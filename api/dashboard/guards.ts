@@ -1,3 +1,4 @@
+import { companySuspended } from '../../domain/company-moderation.js';
 import type { Context } from 'koa';
 import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
 import { Refusal } from '../http/errors.js';
@@ -56,7 +57,7 @@ export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
 /** Also checks a driver's membership (share issuing): only the company's status is read. */
 export const requireActiveCompany = (staff: Pick<StaffPrincipal, 'company'>): void => {
   if (staff.company.status !== 'ACTIVE') {
-    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+    throw companySuspended();
   }
 };
 

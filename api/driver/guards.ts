@@ -1,3 +1,4 @@
+import { companySuspended } from '../../domain/company-moderation.js';
 import type { Context } from 'koa';
 import type { DriverPrincipal } from '../auth/driver-auth.js';
 import { Refusal } from '../http/errors.js';
@@ -14,7 +15,7 @@ export function currentDriver(ctx: Pick<Context, 'state'>): DriverPrincipal {
 export function activeDriver(ctx: Pick<Context, 'state'>): DriverPrincipal {
   const driver = currentDriver(ctx);
   if (driver.companyStatus !== 'ACTIVE') {
-    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+    throw companySuspended();
   }
   return driver;
 }

@@ -1,4 +1,4 @@
-import { Refusal } from '../../domain/refusal.js';
+import { companySuspended } from '../../domain/company-moderation.js';
 import type { TransactionClient } from '../orm.js';
 
 /**
@@ -20,6 +20,6 @@ export async function lockActiveCompany(
     [companyId],
   );
   if (rows[0]?.status !== 'ACTIVE') {
-    throw new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
+    throw companySuspended();
   }
 }
