@@ -8,7 +8,7 @@ import {
 import type { SeatLockStatus } from '../../domain/booking.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
-import { PG_EXCLUSION_VIOLATION, pgCode } from '../pg-errors.js';
+import { PG_EXCLUSION_VIOLATION, pgCode, withDeadlockRetry } from '../pg-errors.js';
 import { isBookableStatus, LIVE_ALLOCATION } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
 import { allocationsInIdOrder } from './allocation-locks.js';
@@ -177,6 +177,22 @@ export async function expireLapsedHolds(q: Queryable, tripId: string, seatIds: s
   );
 }
 
+/**
+ * Queues the seat locks that name the same seats of the trip: a transaction-scoped advisory lock per
+ * seat, taken in the order of `seatIds` (sorted, so two locks of overlapping seats queue rather than
+ * deadlock). The next in line then sees the seat taken by the one before. Without it, inserts of one
+ * seat could each find the other's uncommitted row on the exclusion constraint and wait for each
+ * other: PostgreSQL aborted all but one as deadlocks, a second each, and a race of six travellers
+ * for one seat was answered with 500s.
+ */
+async function queueForSeats(q: Queryable, tripId: string, seatIds: string[]): Promise<void> {
+  await q.query(
+    `select pg_advisory_xact_lock(hashtextextended('seat-lock:' || $1::text || ':' || seat_id, 0))
+     from unnest($2::text[]) with ordinality as seat(seat_id, position) order by position`,
+    [tripId, seatIds],
+  );
+}
+
 const occupied = (labels: string[]) =>
   new JourneyRefusal(409, 'SEAT_OCCUPIED', 'Some of these seats are taken', { seat_numbers: labels });
 
@@ -188,8 +204,9 @@ const occupied = (labels: string[]) =>
  * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
  * bookings take it: a cancel or a re-plan holding it waits for the seats placed, or is waited for
  * and its outcome read. Share locks do not exclude each other: two locks of the same seat meet on
- * the exclusion constraint (the second waits for the first and fails once it commits), so locks of
- * different seats of one busy trip run side by side.
+ * the exclusion constraint), so locks of different seats of one busy trip run side by side, while
+ * locks naming the same seat queue (queueForSeats) and the next in line finds the seat taken. A
+ * deadlock with another writer runs the lock again (withDeadlockRetry).
  */
 export async function createSeatLock(
   db: Database,
@@ -199,45 +216,48 @@ export async function createSeatLock(
   let trip: BookableTrip | undefined;
   let seats: LabelledSeat[] = [];
   try {
-    return await db.transaction(async (client) => {
-      if (caller.caps) await lockActiveTraveller(client, caller.userId);
-      trip = await bookableTrip(client, caller.scope, input.tripId, { share: true });
-      requireAutomaticConfirmation(trip, caller.channel);
-      seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>
-        a.seat_id.localeCompare(b.seat_id),
-      );
-      const seatIds = seats.map((seat) => seat.seat_id);
-      if (caller.caps) {
-        await requireSeatsWithinCaps(client, caller.userId, caller.caps, {
-          tripId: trip.id,
-          seats: seats.length,
-        });
-      }
-      await expireLapsedHolds(client, trip.id, seatIds);
-      const taken = await occupiedLabels(client, trip, seats);
-      if (taken.length) throw occupied(taken);
-      const id = randomUUID();
-      const { rows } = await client.query<{ expires_at: string }>(
-        `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at, seat_numbers)
+    return await withDeadlockRetry(() =>
+      db.transaction(async (client) => {
+        if (caller.caps) await lockActiveTraveller(client, caller.userId);
+        trip = await bookableTrip(client, caller.scope, input.tripId, { share: true });
+        requireAutomaticConfirmation(trip, caller.channel);
+        seats = (await layoutSeats(client, trip.bus_id, input.seatNumbers)).sort((a, b) =>
+          a.seat_id.localeCompare(b.seat_id),
+        );
+        const seatIds = seats.map((seat) => seat.seat_id);
+        if (caller.caps) {
+          await requireSeatsWithinCaps(client, caller.userId, caller.caps, {
+            tripId: trip.id,
+            seats: seats.length,
+          });
+        }
+        await queueForSeats(client, trip.id, seatIds);
+        await expireLapsedHolds(client, trip.id, seatIds);
+        const taken = await occupiedLabels(client, trip, seats);
+        if (taken.length) throw occupied(taken);
+        const id = randomUUID();
+        const { rows } = await client.query<{ expires_at: string }>(
+          `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at, seat_numbers)
          values ($1, 'SEAT_LOCK', $1, $2, now() + $3 * interval '1 minute', $4) returning expires_at`,
-        [id, caller.userId, input.lockMinutes, seats.map((seat) => seat.seat_number)],
-      );
-      await client.query(
-        `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, hold_batch_id,
+          [id, caller.userId, input.lockMinutes, seats.map((seat) => seat.seat_number)],
+        );
+        await client.query(
+          `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, hold_batch_id,
                                        owner_kind, owner_id)
          select $1, seat_id, $2, $3, 'HELD', $4, $5, 'SEAT_LOCK', $5
          from unnest($6::text[]) as seat_id order by seat_id`,
-        [trip.id, trip.first_sequence, trip.last_sequence, rows[0]!.expires_at, id, seatIds],
-      );
-      return {
-        seatLockSessionId: id,
-        tripId: trip.id,
-        seatNumbers: input.seatNumbers,
-        expiresAt: new Date(rows[0]!.expires_at).toISOString(),
-        status: 'ACTIVE' as const,
-        bookingId: null,
-      };
-    });
+          [trip.id, trip.first_sequence, trip.last_sequence, rows[0]!.expires_at, id, seatIds],
+        );
+        return {
+          seatLockSessionId: id,
+          tripId: trip.id,
+          seatNumbers: input.seatNumbers,
+          expiresAt: new Date(rows[0]!.expires_at).toISOString(),
+          status: 'ACTIVE' as const,
+          bookingId: null,
+        };
+      }),
+    );
   } catch (error) {
     // A concurrent lock of the same seat committed first.
     if (pgCode(error) === PG_EXCLUSION_VIOLATION && trip) {

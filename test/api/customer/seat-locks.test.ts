@@ -210,6 +210,23 @@ describe('seat locks', () => {
     expect(await liveSeats(app, trip.tripId)).toEqual(['7']);
   });
 
+  it('answers every traveller of a six-way race for one seat: one lock, the others SEAT_OCCUPIED', async () => {
+    // Two inserts of one seat can each find the other's uncommitted row on the exclusion constraint
+    // and wait for each other; PostgreSQL then aborts one (a deadlock), which was answered 500.
+    const trip = await bookableTrip(app.db, { seats: 40 });
+    for (const seat of trip.seatNumbers.slice(0, 40)) {
+      const callers = await Promise.all([0, 1, 2, 3, 4, 5].map(() => mobileTraveller(app)));
+      const answers = await Promise.all(
+        callers.map((caller) => requestSeatLock(app, caller, trip.tripId, [seat])),
+      );
+      const outcome = answers
+        .map((answer) => `${answer.status} ${answer.body?.errorCode ?? ''}`.trim())
+        .sort();
+      expect(outcome, `seat ${seat}`).toEqual(['201', ...Array(5).fill('409 SEAT_OCCUPIED')]);
+    }
+    expect(await liveSeats(app, trip.tripId)).toHaveLength(40);
+  });
+
   it('never allocates a seat twice when 30 travellers lock the last seats at once', async () => {
     const trip = await bookableTrip(app.db, { seats: 12 });
     const first = await mobileTraveller(app);
