@@ -134,8 +134,24 @@ export function validate<S extends z.ZodType>(
   );
 }
 
-/** The query string as a plain object: a repeated key keeps its last value. */
+/**
+ * The query string as a plain object. A key given twice with one value is read once; with different
+ * values the request is refused (400 VALIDATION_FAILED): reading the first or the last would let a
+ * proxy or a cache in front and this API act on two different requests.
+ */
 function flatQuery(ctx: Context): Record<string, string> {
+  const conflicting = Object.entries(ctx.query).filter(
+    ([, value]) => Array.isArray(value) && new Set(value).size > 1,
+  );
+  if (conflicting.length) {
+    throw new Refusal(400, 'VALIDATION_FAILED', 'The request query is not valid', {
+      issues: conflicting.map(([key]) => ({
+        path: `query.${key}`,
+        code: 'conflicting_values',
+        message: 'Given more than once with different values',
+      })),
+    });
+  }
   return Object.fromEntries(
     Object.entries(ctx.query).map(([key, value]) => [
       key,

@@ -123,6 +123,21 @@ describe('paths, characters and names', () => {
     expect(written).toEqual([]);
   });
 
+  it('refuses a query parameter given twice with different values: a proxy reading the first and the API the last would see two requests', async () => {
+    const trip = await bookableTrip(app.db);
+    const search = `to=${trip.to.cityId}&date=${trip.departAt.toISOString().slice(0, 10)}`;
+    const twice = await app.request(`/api/trips?from=${randomUUID()}&from=${trip.from.cityId}&${search}`);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({
+      errorCode: 'VALIDATION_FAILED',
+      details: { issues: [{ path: 'query.from', code: 'conflicting_values' }] },
+    });
+    const same = await app.request(`/api/trips?from=${trip.from.cityId}&from=${trip.from.cityId}&${search}`);
+    const once = await app.request(`/api/trips?from=${trip.from.cityId}&${search}`);
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual(once.body);
+  });
+
   it('refuses half of a surrogate pair (a name cut in an emoji) with 400 INVALID_UNICODE and books nothing', async () => {
     const trip = await bookableTrip(app.db);
     const traveller = await mobileTraveller(app);
