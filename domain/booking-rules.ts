@@ -62,7 +62,7 @@ export interface BookingFacts {
 }
 
 /** Trip statuses in which the bus has not left yet (the trip's departure is still ahead). */
-const BEFORE_DEPARTURE: readonly TripStatus[] = ['SCHEDULED', 'BOARDING', 'DELAYED'];
+export const BEFORE_DEPARTURE: readonly TripStatus[] = ['SCHEDULED', 'BOARDING', 'DELAYED'];
 
 /** True when `departureAt` is more than `minutes` after `now` (exactly `minutes` is not enough). */
 export function departsMoreThan(departureAt: Date, now: Date, minutes: number): boolean {

@@ -229,12 +229,15 @@ export const docs = taggedOperations(TAGS, {
       'CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking payment_status becomes REFUNDED, so its ' +
       'receipt is now the refund notice (its own RFD number), and the loyalty points it earned are taken back (an ' +
       'EARN_REVERSAL entry; never below a balance of 0); a voucher it used stays spent. What happens to the booking ' +
-      'itself: one that has not travelled (CONFIRMED) ends in the same transaction as a traveller cancel ends it, ' +
+      'itself: one that has not travelled (CONFIRMED, its bus not left: trip SCHEDULED, BOARDING or DELAYED) ends in ' +
+      'the same transaction as a traveller cancel ends it, ' +
       'whatever the cancellation cut-off (the company decides): status CANCELLED (booking.cancelled event), its seats ' +
       'released for sale, its tickets CANCELLED and no longer boarding, their credentials on the driver revocation ' +
       'list (a scan or verify refuses them, the ticket PDF is 410 DOCUMENT_GONE), its journey (and an order left with no ' +
-      'live journey) CANCELLED. One that travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its status: the refund is a ' +
-      'compensation. A cancelled booking (the REFUND_DUE of a cancelled trip) stays CANCELLED. ' +
+      'live journey) CANCELLED. One whose bus has left is never cancelled: a CONFIRMED one there (never scanned) keeps ' +
+      'its status, seats and tickets and becomes NO_SHOW at COMPLETE as any booking never scanned, and one that ' +
+      'travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its status: the refund is a compensation. A cancelled booking ' +
+      '(the REFUND_DUE of a cancelled trip) stays CANCELLED. ' +
       `${DECIDERS} ${TRANSITIONS}`,
     responses: lineChanged('Refunded'),
   },

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { BEFORE_DEPARTURE } from '../../domain/booking-rules.js';
 import { refuseOverdraw } from '../../domain/cash-shift.js';
 import {
   PaymentDecisionRefusal,
@@ -115,13 +116,17 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
 }
 
 /**
- * The booking of a refund, when the refund ends it: a CONFIRMED booking of a journey has not
- * travelled, and ends as a traveller's cancel ends it (endJourneyBooking), whatever the cut-off:
- * the company decides. Its trip is taken FOR SHARE first, as the cancel takes it, so a DEPART and
- * the refund take turns. A booking that travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its
- * status: its refund is a compensation. A booking is paid only once confirmed (domain/payment.ts),
- * so no refund meets a HELD or PENDING_CONFIRMATION one; an imported booking (no journey) and a
- * cancelled one (a REFUND_DUE of a cancelled trip) are left as they are.
+ * The booking of a refund, when the refund ends it: a CONFIRMED booking of a journey whose bus has
+ * not left (its trip SCHEDULED, BOARDING or DELAYED) has not travelled, and ends as a traveller's
+ * cancel ends it (endJourneyBooking), whatever the cut-off: the company decides. Its trip is taken
+ * FOR SHARE first, as the cancel takes it, so a DEPART and the refund take turns and the trip's
+ * status read here stays true until the commit. A booking on a bus that has left is never cancelled
+ * (the trip cancel's rule, db/writes/trip-operations/cancel-trip.ts): a CONFIRMED one there (DEPART
+ * leaves unscanned bookings as they are; COMPLETE makes them NO_SHOW), like one that travelled
+ * (CHECKED_IN, NO_SHOW, COMPLETED), keeps its status, seats and tickets: its refund is a
+ * compensation. A booking is paid only once confirmed (domain/payment.ts), so no refund meets a
+ * HELD or PENDING_CONFIRMATION one; an imported booking (no journey) and a cancelled one (a
+ * REFUND_DUE of a cancelled trip) are left as they are.
  */
 async function bookingEndedByRefund(client: PoolClient, bookingId: string): Promise<EndingBooking | null> {
   const { rows } = await client.query<
@@ -133,7 +138,8 @@ async function bookingEndedByRefund(client: PoolClient, bookingId: string): Prom
   );
   const { status, journey_id: journeyId, ...booking } = rows[0]!;
   if (status !== 'CONFIRMED' || journeyId === null) return null;
-  await lockTripsOf(client, booking, [], 'share');
+  const tripStatus = await lockTripsOf(client, booking, [], 'share');
+  if (!BEFORE_DEPARTURE.includes(tripStatus)) return null;
   return { ...booking, journey_id: journeyId };
 }
 

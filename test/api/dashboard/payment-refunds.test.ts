@@ -160,6 +160,49 @@ describe('a full refund and its booking', () => {
     expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
   });
 
+  it('keeps a CONFIRMED booking whose bus has left: seat and ticket stay, NO_SHOW at COMPLETE, never cancelled', async () => {
+    const world = await tripWithOpenShift();
+    const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const { paymentId } = await collectCash(app.db, traveller.bookingId, { source: 'office' });
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING', 'DEPART');
+    const leg = () =>
+      app.db.query<{ seats: string; tickets: string; revoked: number }>(
+        `select (select string_agg(a.status, ',') from seat_allocations a
+                  where a.owner_kind = 'JOURNEY' and a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats,
+                (select string_agg(k.status, ',') from journey_tickets k
+                  where k.journey_id = b.journey_id and k.trip_id = b.trip_id) as tickets,
+                (select count(*)::int from credential_revocations r join journey_tickets k on k.id = r.ticket_id
+                  where k.journey_id = b.journey_id and k.trip_id = b.trip_id) as revoked
+           from bookings b where b.id = $1`,
+        [traveller.bookingId],
+      );
+    const before = await leg();
+
+    const refund = await refundInFull(world, traveller, paymentId);
+    expect(refund.body.data.booking).toMatchObject({ status: 'CONFIRMED', payment_status: 'REFUNDED' });
+    expect(await bookingStatus(world, traveller)).toBe('CONFIRMED');
+    expect(await leg()).toEqual(before);
+    expect(before).toEqual([{ seats: 'CONFIRMED', tickets: 'VALID', revoked: 0 }]);
+
+    // At COMPLETE it is a no-show like any booking never scanned, as a refund after COMPLETE finds it.
+    await advance(app, world.dispatcher, world.trip.tripId, 'ARRIVE', 'COMPLETE');
+    expect(await bookingStatus(world, traveller)).toBe('NO_SHOW');
+    const events = await app.db.query<{ event: string }>(
+      `select event from outbox_events where booking_id = $1 order by event`,
+      [traveller.bookingId],
+    );
+    expect(events.map((row) => row.event)).toEqual([
+      'booking.confirmed',
+      'booking.created',
+      'trip.completed',
+      'trip.started',
+    ]);
+    const analytics = await app.request('/dashboard/api/analytics/advanced?days=7', {
+      headers: { Cookie: world.sessions.OWNER.cookie },
+    });
+    expect(analytics.body.data.cancellations.byReason).toEqual([]);
+  });
+
   /** The connection's first leg paid at the office of its company, then refunded in full by its OWNER. */
   async function refundFirstLeg(world: Awaited<ReturnType<typeof connection>>, journeyId: string) {
     const [first] = await app.db.query<{ id: string }>(
