@@ -11,7 +11,7 @@ import { registerEmailAuthRoutes } from './email-auth.js';
 import { registerFavoriteRoutes } from './favorites.js';
 import { registerIdpRoutes } from './idp.js';
 import { registerJourneyHoldRoutes } from './journey-holds.js';
-import { registerJourneyRoutes } from './journeys.js';
+import { journeySearchLimit, registerJourneyRoutes } from './journeys.js';
 import { registerLoyaltyRoutes } from './loyalty.js';
 import { registerPaymentWebhookRoutes } from './payment-webhook.js';
 import { registerPaymentRoutes } from './payments.js';
@@ -26,9 +26,11 @@ import { registerWebhookRoutes } from './webhooks.js';
 export function registerCustomerRoutes(surface: Surface, context: AppContext): void {
   registerCustomerAuthRoutes(surface, context);
   registerCatalogueRoutes(surface, context);
-  registerJourneyRoutes(surface, context);
+  // One per-IP budget for the journey search and its legacy form, GET /trips.
+  const searchLimit = journeySearchLimit(context);
+  registerJourneyRoutes(surface, context, searchLimit);
   registerJourneyHoldRoutes(surface, context);
-  registerTripRoutes(surface, context);
+  registerTripRoutes(surface, context, searchLimit);
   registerEmailAuthRoutes(surface, context);
   registerFavoriteRoutes(surface, context);
   registerIdpRoutes(surface, context);

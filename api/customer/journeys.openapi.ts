@@ -251,7 +251,8 @@ export const docs = operations({
       "change times counted from the first leg's expected arrival, its planned arrival plus its announced delay, which " +
       'transfer.wait_minutes shows; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
       'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP. ` +
+      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP, ` +
+      'one budget with GET /trips (its legacy form): requests to either path count against it. ' +
       'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
       'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
       'authority on seats.',
@@ -272,7 +273,9 @@ export const docs = operations({
       'exactly like a missing one (404 TRIP_NOT_FOUND). A leg between two stop calls with the same fare share is not ' +
       'sold (400 STOP_CALL_NOT_BOOKABLE). Two legs must chain: the second boards at the stop or in the city ' +
       "where the first alights, within the change times counted from the first leg's expected arrival (its planned " +
-      'arrival plus its announced delay), else 400 LEGS_NOT_CONNECTED. Per leg the resource quantities add up to party_size; ' +
+      'arrival plus its announced delay), else 400 LEGS_NOT_CONNECTED. A journey whose first boarding call and last ' +
+      'alighting call are in the same city is not sold, as search offers no such route (400 SAME_ORIGIN_AND_DESTINATION). ' +
+      'Per leg the resource quantities add up to party_size; ' +
       'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
       'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +
       "traveller: the same key and body return that traveller's stored quote again (same quote_id); the same key with " +

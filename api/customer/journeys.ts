@@ -1,21 +1,33 @@
 import { quoteJourney } from '../../db/writes/quote.js';
 import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
-import { minuteLimiter } from '../http/rate-limit.js';
+import { minuteLimiter, type RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
 import { docs, errorCodeOf, QuoteBody, SearchBody } from './journeys.openapi.js';
 import { ok } from '../http/respond.js';
 
-export function registerJourneyRoutes(surface: Surface, context: AppContext): void {
-  registerSearchRoute(surface, context);
+/**
+ * The journey search's limit per client IP (SEARCH_RATE_LIMIT_PER_MINUTE). Built once per surface and
+ * passed to both forms of the search (POST /journeys/search and the legacy GET /trips), so they spend
+ * one budget: a client over it gets no more results by switching paths.
+ */
+export function journeySearchLimit({ config, db }: AppContext): RateLimiter {
+  return minuteLimiter(db, 'journey-search', config.SEARCH_RATE_LIMIT_PER_MINUTE);
+}
+
+export function registerJourneyRoutes(surface: Surface, context: AppContext, searchLimit: RateLimiter): void {
+  registerSearchRoute(surface, context, searchLimit);
   registerQuoteRoute(surface, context);
 }
 
-function registerSearchRoute(surface: Surface, { config, db, platform }: AppContext): void {
+function registerSearchRoute(
+  surface: Surface,
+  { config, db, platform }: AppContext,
+  searchLimit: RateLimiter,
+): void {
   const search = journeySearch(db, config, platform.companyStanding);
   // Counted per client IP before anything else runs, invalid requests included.
-  const searchLimit = minuteLimiter(db, 'journey-search', config.SEARCH_RATE_LIMIT_PER_MINUTE);
   surface.router.post(
     '/journeys/search',
     searchLimit.middleware((ctx) => ctx.ip),

@@ -193,6 +193,12 @@ export const TripSearchQuery = z
     const originCityId = resolve(ORIGIN_ALIASES, 'origin');
     const destinationCityId = resolve(DESTINATION_ALIASES, 'destination');
     if (!originCityId || !destinationCityId) return z.NEVER;
+    // Refused as journey search refuses it: a trip calling twice in one city is no journey between cities.
+    if (originCityId === destinationCityId) {
+      const named = DESTINATION_ALIASES.filter((name) => query[name] !== undefined);
+      ctx.addIssue(ruleIssue('ROUTE_CITIES_MUST_DIFFER', 'origin and destination are the same city', named));
+      return z.NEVER;
+    }
     return { originCityId, destinationCityId, date: query.date, passengers: query.passengers };
   });
 
@@ -229,13 +235,16 @@ export const docs = taggedOperations(['Trips'], {
     description:
       'Old and new parameter names are all accepted: from | origin | origin_city_id, and to | dest | dest_city_id | ' +
       'destination_city_id. Two names of one parameter with different values give 400 CONFLICTING_PARAMETERS; a ' +
-      'missing city gives 400 CITY_IDS_REQUIRED; unknown parameters are refused. Same inventory limits as journey ' +
-      "search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
+      'missing city gives 400 CITY_IDS_REQUIRED; the same city as origin and destination gives 400 ' +
+      'ROUTE_CITIES_MUST_DIFFER (the code SPEC gives for equal cities; journey search answers SAME_ORIGIN_AND_DESTINATION); unknown parameters are refused. Same inventory ' +
+      "limits as journey search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
       'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
       "in the destination city, ordered by departure. pickupLocation is where a traveller boarding at the result's " +
       'board call is picked up (see PickupLocation); the flat pickup_* fields repeat it for migrated ' +
-      'mobile clients and are deprecated.',
-    responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401]),
+      'mobile clients and are deprecated. Rate limited per client IP with the same budget as POST /journeys/search: ' +
+      'requests to either path, invalid ones included, count against one limit, and over it both answer 429 ' +
+      'RATE_LIMITED with Retry-After.',
+    responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401, 429]),
   },
   getTrip: {
     summary:

@@ -2,6 +2,7 @@ import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
 import { badRequest, conflict, Refusal } from '../http/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import {
   docs,
@@ -19,12 +20,19 @@ export { PickupLocationSchema, StopIdentitySchema } from './trips.openapi.js';
 /** Out of scope and missing answer identically, so a guessed id reveals nothing. */
 const tripNotFound = () => new Refusal(404, 'TRIP_NOT_FOUND', 'No such trip');
 
-export function registerTripRoutes(surface: Surface, context: AppContext): void {
-  registerTripSearchRoute(surface, context);
+/** `searchLimit`: the journey search's per-IP limit (journeySearchLimit), which GET /trips shares. */
+export function registerTripRoutes(surface: Surface, context: AppContext, searchLimit: RateLimiter): void {
+  registerTripSearchRoute(surface, context, searchLimit);
   registerTripReadRoutes(surface, context);
 }
 
-function registerTripSearchRoute(surface: Surface, { db }: AppContext): void {
+function registerTripSearchRoute(surface: Surface, { db }: AppContext, searchLimit: RateLimiter): void {
+  // The legacy form of the journey search spends its budget: counted per client IP before anything
+  // else runs, invalid requests included, as POST /journeys/search is.
+  surface.router.get(
+    '/trips',
+    searchLimit.middleware((ctx) => ctx.ip),
+  );
   surface.route({
     ...docs.searchTrips,
     method: 'get',

@@ -288,7 +288,7 @@ async function loadQuoteLegs(
 /**
  * The legs once each passed its checks, or the first reason one cannot be quoted: leg by leg
  * (stop ids, trip, calls on the trip, direction, public stops, a fare between them, bookable
- * trip), then their chaining.
+ * trip), then their chaining, then a journey that ends in the city it starts from.
  */
 function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: ResolvedLeg[] } | QuoteOutcome {
   const legs: ResolvedLeg[] = [];
@@ -356,7 +356,10 @@ function resolveLegs(rows: QuoteLegRow[], settings: QuoteSettings): { legs: Reso
       alight,
     });
   }
-  return connected(legs, settings) ? { legs } : notConnected();
+  if (!connected(legs, settings)) return notConnected();
+  // Journey search never offers a route from a city to itself (nor does GET /trips), so none is sold.
+  if (legs[0]!.board.city_id === legs.at(-1)!.alight.city_id) return sameCity();
+  return { legs };
 }
 
 const notConnected = () =>
@@ -365,6 +368,9 @@ const notConnected = () =>
     'LEGS_NOT_CONNECTED',
     'The second leg must board where the first alights (same stop or city) after the change time',
   );
+
+const sameCity = () =>
+  refused(400, 'SAME_ORIGIN_AND_DESTINATION', 'The journey ends in the city where it starts');
 
 /**
  * Two legs chain when the second boards where the first alights after the change time, measured

@@ -447,6 +447,41 @@ describe('POST /journeys/quote', () => {
       }
     });
 
+    it('a journey that ends in the city where it starts (journey search refuses that route)', async () => {
+      // The corridor's trip calls twice in its origin city: a station, then a parking point.
+      const { world, body } = await corridorQuote(app);
+      await refused(
+        withLeg(body, { alight_stop_call_id: world.trip.stopCallIds[1]! }),
+        400,
+        'SAME_ORIGIN_AND_DESTINATION',
+      );
+      // Two legs that chain at a stop and come back to the city of the first boarding.
+      const home = await createStop(app.db, (await createCity(app.db)).id);
+      const shared = await createStop(app.db, (await createCity(app.db)).id);
+      const day = futureDay(4);
+      const out = await tripOf(app.db, { from: home, to: shared, departAt: atDamascus(day, '06:00') });
+      const back = await tripOf(app.db, { from: shared, to: home, departAt: atDamascus(day, '10:00') });
+      await refused(
+        {
+          party_size: 1,
+          legs: [out, back].map((trip) => ({
+            trip_id: trip.tripId,
+            board_stop_call_id: trip.stopCallIds[0],
+            alight_stop_call_id: trip.stopCallIds[2],
+          })),
+          resources: [1, 2].map((leg_sequence) => ({
+            leg_sequence,
+            resource_code: 'SEAT',
+            quantity: 1,
+            assignments: [],
+          })),
+          idempotency_key: newKey(),
+        },
+        400,
+        'SAME_ORIGIN_AND_DESTINATION',
+      );
+    });
+
     it('seats that are not on the bus, taken, or too few', async () => {
       const { world, body } = await corridorQuote(app);
       const seat = (assignments: string[], quantity = 2) => ({
@@ -515,7 +550,7 @@ describe('POST /journeys/quote', () => {
             {
               trip_id: world.trip.id,
               board_stop_call_id: world.trip.stopCallIds[0],
-              alight_stop_call_id: world.trip.stopCallIds[1],
+              alight_stop_call_id: world.trip.stopCallIds[2],
             },
           ],
           resources: [{ leg_sequence: 1, resource_code: 'VIP_SEAT', quantity: 1, assignments: [] }],

@@ -414,6 +414,62 @@ describe('GET /trips (legacy search)', () => {
       expect(res.body, search).toMatchObject({ success: false, errorCode });
     }
   });
+
+  it('refuses the same city as origin and destination with 400 ROUTE_CITIES_MUST_DIFFER (journey search refuses it too)', async () => {
+    // The corridor's trip calls twice in its origin city: a search there to there would offer that hop.
+    const { origin } = corridor;
+    for (const search of [
+      `from=${origin.id}&to=${origin.id}`,
+      `origin_city_id=${origin.id}&destination_city_id=${origin.id.toUpperCase()}`,
+    ]) {
+      const res = await app.request(`/api/trips?${search}&${query}`);
+      expect({ status: res.status, errorCode: res.body.errorCode, data: res.body.data }, search).toEqual({
+        status: 400,
+        errorCode: 'ROUTE_CITIES_MUST_DIFFER',
+        data: undefined,
+      });
+    }
+  });
+});
+
+describe('GET /trips rate limit', () => {
+  // A limit no other test file uses: the files of a run share one database, and so the counters of a limit.
+  const app = useTestApp({ SEARCH_RATE_LIMIT_PER_MINUTE: 5 });
+
+  it("counts against the journey search's per-IP limit: one budget for both paths, then 429 RATE_LIMITED with Retry-After", async () => {
+    const corridor = await createCorridor(app.db);
+    const { origin, destination, date } = corridor;
+    const legacy = (search = `from=${origin.id}&to=${destination.id}&date=${date}`) =>
+      app.request(`/api/trips?${search}`);
+    const journeySearch = () =>
+      app.request('/api/journeys/search', {
+        method: 'POST',
+        json: {
+          origin_city_id: origin.id,
+          destination_city_id: destination.id,
+          departure_date: date,
+          passengers: 1,
+        },
+      });
+    const statuses: number[] = [];
+    for (const request of [legacy, journeySearch, legacy, journeySearch])
+      statuses.push((await request()).status);
+    // Invalid requests count too, as on the journey search.
+    statuses.push((await legacy(`from=${origin.id}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 400]);
+
+    const limited = await legacy();
+    expect({ status: limited.status, body: limited.body }).toMatchObject({
+      status: 429,
+      body: { success: false, errorCode: 'RATE_LIMITED' },
+    });
+    expect(limited.body.data).toBeUndefined();
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await journeySearch()).status).toBe(429);
+    expect((await legacy(`from=${origin.id}`)).status).toBe(429);
+  });
 });
 
 describe('GET /trips inventory scope', () => {
