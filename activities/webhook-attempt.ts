@@ -11,7 +11,7 @@ import {
   type DeliveryTrigger,
 } from '../domain/webhooks.js';
 import { postWebhook, type WebhookAnswer } from '../providers/webhook-sender.js';
-import { resolveTarget } from '../providers/webhook-target.js';
+import { resolveTarget, WEBHOOK_LOOKUP_TIMEOUT_MS } from '../providers/webhook-target.js';
 import type { ActivityDeps } from './index.js';
 
 /**
@@ -75,16 +75,26 @@ function send(
 }
 
 /**
+ * The relay's first attempt: it hands a retry to a workflow (recordAttempt), and the whole attempt
+ * (lookup and HTTP exchange) ends within `deadlineMs`, shorter than a retry's, so that a receiver
+ * that hangs holds a relay slot that long at most; one that has not answered by then is a TIMEOUT,
+ * retried by the webhook-delivery workflow with the full deadlines.
+ */
+export interface RelayAttempt {
+  deadlineMs: number;
+}
+
+/**
  * One attempt of a PENDING delivery: its subscription must still be ACTIVE and ask for its event
  * (else the delivery is ABANDONED, nothing sent), its URL is checked and resolved again, and the
  * signed body is POSTed to the checked address. The attempt is logged with the delivery's new
- * state. `byRelay`: the relay's first attempt, which hands a retry to a workflow (recordAttempt).
+ * state. `relay`: the relay's first attempt (RelayAttempt).
  */
 export async function attemptPending(
   { db, config }: Pick<ActivityDeps, 'db' | 'config'>,
   delivery: DeliveryToSend,
   trigger: DeliveryTrigger,
-  byRelay = false,
+  relay?: RelayAttempt,
 ): Promise<AttemptResult> {
   const unwanted =
     delivery.subscriptionStatus !== 'ACTIVE'
@@ -95,7 +105,13 @@ export async function attemptPending(
     return { status: 'ABANDONED', outcome: 'SKIPPED' };
   }
   const attemptedAt = new Date();
-  const target = await resolveTarget(delivery.url, { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS });
+  const until = attemptedAt.getTime() + (relay?.deadlineMs ?? Infinity);
+  const target = await resolveTarget(
+    delivery.url,
+    { allowLocal: config.WEBHOOK_ALLOW_LOCAL_TARGETS },
+    undefined,
+    Math.min(WEBHOOK_LOOKUP_TIMEOUT_MS, until - Date.now()),
+  );
   const logged = { deliveryId: delivery.id, trigger, attemptedAt };
   if ('problem' in target) {
     const outcome = target.problem === 'UNRESOLVABLE' ? 'RETRY' : 'FAILED';
@@ -106,11 +122,12 @@ export async function attemptPending(
       outcome,
       error: `TARGET_${target.problem}`,
       responseExcerpt: null,
-      ...(byRelay ? { byRelay: { retryAfterMs: undefined } } : {}),
+      ...(relay ? { byRelay: { retryAfterMs: undefined } } : {}),
     });
     return { status, outcome };
   }
-  const answer = await send(delivery, target, attemptedAt, config.WEBHOOK_ATTEMPT_TIMEOUT_MS);
+  const timeoutMs = Math.max(0, Math.min(config.WEBHOOK_ATTEMPT_TIMEOUT_MS, until - Date.now()));
+  const answer = await send(delivery, target, attemptedAt, timeoutMs);
   const attempt = attemptOf(answer, Date.now());
   const status = await recordAttempt(db, {
     ...logged,
@@ -119,7 +136,7 @@ export async function attemptPending(
     outcome: attempt.outcome,
     error: attempt.error,
     responseExcerpt: attempt.excerpt,
-    ...(byRelay ? { byRelay: { retryAfterMs: attempt.retryAfterMs } } : {}),
+    ...(relay ? { byRelay: { retryAfterMs: attempt.retryAfterMs } } : {}),
   });
   return {
     status,

@@ -1,13 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { SearchAttributePair } from '@temporalio/common';
 import pg from 'pg';
-import {
-  hasWebhookWork,
-  unstartedDeliveries,
-  type DeliveryToStart,
-  type DeliveryToSend,
-} from '../db/queries/webhooks.js';
-import { claimFirstAttempts } from '../db/writes/webhook-first-attempts.js';
+import { hasWebhookWork, unstartedDeliveries, type DeliveryToStart } from '../db/queries/webhooks.js';
+import { claimFirstAttempts, type FirstAttempt } from '../db/writes/webhook-first-attempts.js';
 import { dispatchOutboxEvents, markDeliveriesStarted } from '../db/writes/webhook-deliveries.js';
 import { attemptPending } from './webhook-attempt.js';
 import type { ActivityDeps } from './index.js';
@@ -26,11 +21,24 @@ export interface RelayStepInput {
   limit: number;
   /** First attempts in flight at once. */
   concurrency: number;
-  /** The claim on a first attempt: longer than an attempt (10 s) and its log row can take. */
+  /** The claim on a first attempt: longer than an attempt (2 s) and its log row can take. */
   leaseMs: number;
   /** The step stops claiming after this long (then finishes what it sent and returns). */
   budgetMs: number;
+  /** A first attempt's deadline (default RELAY_FIRST_ATTEMPTS.deadlineMs). */
+  attemptMs?: number;
+  /** First attempts of one company in flight at once (default RELAY_FIRST_ATTEMPTS.perCompany). */
+  perCompany?: number;
 }
+
+/**
+ * The relay's first attempts. Each ends within 2 s (lookup and HTTP exchange): a receiver that has
+ * not answered by then is a TIMEOUT, handed to its webhook-delivery workflow, which retries with
+ * the full WEBHOOK_ATTEMPT_TIMEOUT_MS. So a step ends at most 2 s after its budget, and a receiver
+ * that hangs holds a slot 2 s at most. One company has at most 16 of the 48 slots: its receivers
+ * hanging cannot keep another company's deliveries waiting for one.
+ */
+export const RELAY_FIRST_ATTEMPTS = { deadlineMs: 2_000, perCompany: 16 } as const;
 
 export interface RelayStepResult {
   /** First attempts this step sent. */
@@ -54,30 +62,44 @@ export interface WorkflowStarts {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A pool of at most `concurrency` first attempts: free slots are filled by claims (after turning
- * new outbox events into deliveries) until the budget is spent or there is nothing more to claim;
- * then the attempts in flight finish. Answers how many were sent. A retry's workflow is started
- * after the step (the budget bounds how late: well under the first backoff of 10 s). An attempt
+ * A pool of at most `concurrency` first attempts, `perCompany` of one company: free slots are
+ * filled by claims (after turning new outbox events into deliveries) until the budget is spent or
+ * there is nothing more to claim; then the attempts in flight finish, each within its deadline
+ * (RELAY_FIRST_ATTEMPTS). Answers how many were sent. A retry's workflow is started after the step
+ * (the budget and the deadline bound how late: well under the first backoff of 10 s). An attempt
  * that throws (the database away) stays claimed: it is sent again after its lease.
  */
 async function sendFirstAttempts(deps: ActivityDeps, input: RelayStepInput): Promise<number> {
   const until = Date.now() + input.budgetMs;
+  const relay = { deadlineMs: input.attemptMs ?? RELAY_FIRST_ATTEMPTS.deadlineMs };
+  const perCompany = input.perCompany ?? RELAY_FIRST_ATTEMPTS.perCompany;
   const running = new Set<Promise<void>>();
+  const inFlight = new Map<string, number>();
+  const count = (companyId: string, change: number) => {
+    const now = (inFlight.get(companyId) ?? 0) + change;
+    if (now > 0) inFlight.set(companyId, now);
+    else inFlight.delete(companyId);
+  };
   let sent = 0;
-  const attempt = (delivery: DeliveryToSend) => {
-    const flight: Promise<void> = attemptPending(deps, delivery, 'AUTOMATIC', true)
+  const attempt = (delivery: FirstAttempt) => {
+    count(delivery.companyId, 1);
+    const flight: Promise<void> = attemptPending(deps, delivery, 'AUTOMATIC', relay)
       .then(() => undefined)
       .catch((error: unknown) =>
         deps.logger.warn({ err: error, deliveryId: delivery.id }, 'webhook first attempt failed'),
       )
-      .finally(() => running.delete(flight));
+      .finally(() => {
+        running.delete(flight);
+        count(delivery.companyId, -1);
+      });
     running.add(flight);
   };
   for (;;) {
     const free = input.concurrency - running.size;
     if (Date.now() < until && free > 0) {
       const { events } = await dispatchOutboxEvents(deps.db, input.limit);
-      const batch = await claimFirstAttempts(deps.db, { limit: free, leaseMs: input.leaseMs });
+      const claim = { limit: free, leaseMs: input.leaseMs, perCompany, inFlight };
+      const batch = await claimFirstAttempts(deps.db, claim);
       batch.forEach(attempt);
       sent += batch.length;
       if (!batch.length && !events && !running.size) return sent;
@@ -85,7 +107,7 @@ async function sendFirstAttempts(deps: ActivityDeps, input: RelayStepInput): Pro
     } else if (!running.size) {
       return sent;
     }
-    // Slots are full or there was nothing to claim: wait for an attempt to end (or look again soon).
+    // Slots are full, or nothing could be claimed: wait for an attempt to end (or look again soon).
     await Promise.race([...running, pause(50)]);
   }
 }
@@ -130,10 +152,10 @@ export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>>
  * only waits, as it did then: it returns once an announced commit (or the first look) finds work.
  */
 async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promise<void> {
-  const { limit, concurrency, leaseMs, budgetMs } = input;
+  const { limit, concurrency, leaseMs, budgetMs, attemptMs, perCompany } = input;
   const settings =
     limit !== undefined && concurrency !== undefined && leaseMs !== undefined && budgetMs !== undefined
-      ? { started: [], limit, concurrency, leaseMs, budgetMs }
+      ? { started: [], limit, concurrency, leaseMs, budgetMs, attemptMs, perCompany }
       : undefined;
   const listener = new pg.Client({
     connectionString: deps.config.DATABASE_URL,
@@ -188,9 +210,9 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
 export function createWebhookRelayActivities(deps: ActivityDeps) {
   return {
     /**
-     * The relay's step (a heartbeating activity: a step sends for up to budgetMs plus one attempt's
-     * timeout). A worker that dies mid-step is noticed within the heartbeat timeout; the deliveries
-     * it had claimed are sent again after their lease.
+     * The relay's step (a heartbeating activity: a step sends for up to budgetMs plus a first
+     * attempt's deadline). A worker that dies mid-step is noticed within the heartbeat timeout; the
+     * deliveries it had claimed are sent again after their lease.
      */
     async relayWebhookDeliveries(input: RelayStepInput): Promise<RelayStepResult> {
       const context = Context.current();

@@ -39,9 +39,11 @@ export interface WebhookOutboxInput {
 
 /**
  * 48 attempts in flight (each is one socket and, at its end, one short transaction: the worker's
- * pool queues them); a 60 s lease covers a 10 s attempt with room; a step claims for 2 s at most,
- * so a retry's workflow starts at most about 2 s (plus the attempts in flight) after its attempt;
- * the idle loop hands back every 2 s (one step and one wait a run of 2 s when nothing happens).
+ * pool queues them; at most 16 of one company's, and each ends within 2 s: the activity's
+ * RELAY_FIRST_ATTEMPTS); a 60 s lease covers an attempt with room; a step claims for 2 s at most,
+ * so a retry's workflow starts at most about 4 s (2 s plus the attempts in flight) after its
+ * attempt; the idle loop hands back every 2 s (one step and one wait a run of 2 s when nothing
+ * happens).
  */
 export const WEBHOOK_RELAY_DEFAULTS = {
   waitMs: 2_000,

@@ -142,7 +142,7 @@ describe('a webhook delivery attempt', () => {
     await app.db.query(`update webhook_deliveries set route = 'RELAY' where id = $1`, [deliveryId]);
     answer = { status: 503, headers: { 'Retry-After': '3000000' }, body: 'busy' };
     const delivery = (await deliveryToSend(app.db, deliveryId))!;
-    const result = await attemptPending(deps(true), delivery, 'AUTOMATIC', true);
+    const result = await attemptPending(deps(true), delivery, 'AUTOMATIC', { deadlineMs: 10_000 });
     expect(result).toMatchObject({ status: 'PENDING', outcome: 'RETRY' });
     expect(await attemptsOf(deliveryId)).toEqual([
       expect.objectContaining({ attempt_number: 1, status_code: 503, outcome: 'RETRY' }),

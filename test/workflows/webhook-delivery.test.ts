@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayStep, type RelayStepInput } from '../../activities/webhook-relay.js';
@@ -35,6 +37,31 @@ import {
  */
 const SECRET = 'receiver-a-signing-secret-0123';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A receiver that takes every request and answers none (or each after `answerAfterMs`, 200 ok). */
+interface HeldReceiver {
+  url: string;
+  /** Arrival times of its requests. */
+  hits: number[];
+  close(): Promise<void>;
+}
+
+async function startHeldReceiver(answerAfterMs?: number): Promise<HeldReceiver> {
+  const held = { hits: [] as number[] } as HeldReceiver;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    held.hits.push(Date.now());
+    if (answerAfterMs !== undefined) setTimeout(() => response.writeHead(200).end('ok'), answerAfterMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  held.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  held.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return held;
+}
 
 describe('webhook delivery (full stack)', () => {
   // One traveller books many times here: the unpaid-booking cap (issue 18) is not what these tests are about.
@@ -706,6 +733,103 @@ describe('webhook first attempts from the relay (full stack)', () => {
       ['RETRY', 500],
       ['DELIVERED', 200],
     ]);
+  });
+
+  /** A company of its own whose receivers (`subscriptions` of them) take requests and answer late or never. */
+  async function heldCompany(subscriptions: number, answerAfterMs?: number) {
+    const trip = await bookableTrip(app.db, { seats: 20 });
+    const key = await apiKeyOf(app, trip.companyId);
+    const receiver = await startHeldReceiver(answerAfterMs);
+    const ids: string[] = [];
+    for (let index = 0; index < subscriptions; index += 1) {
+      ids.push(
+        await subscribe(app, key, {
+          url: `${receiver.url}?n=${index}`,
+          events: ['booking.created', 'booking.confirmed'],
+          secret: SECRET,
+        }),
+      );
+    }
+    let seat = 0;
+    const book = () =>
+      createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[seat++]!] });
+    return { receiver, subscriptionIds: ids, book };
+  }
+  /** Milliseconds from now until the receiver has processed the booking's event. */
+  async function lagUntilReceived(receiver: Receiver, bookingId: string): Promise<number> {
+    const committed = Date.now();
+    await eventually(
+      async () => [...receiver.processed.values()].some((body) => body.data.booking_id === bookingId),
+      (seen) => seen,
+      30_000,
+    );
+    return Date.now() - committed;
+  }
+
+  it("a receiver that hangs does not hold up another company's delivery; its first attempt ends at 2 s and is retried", async () => {
+    const hanging = await heldCompany(1);
+    const healthy = await subscribedReceiver();
+    try {
+      await hanging.book();
+      await eventually(
+        async () => hanging.receiver.hits.length,
+        (hits) => hits > 0,
+      );
+      // Past the relay step's 2 s claiming budget, the other company books.
+      await sleep(2_500);
+      const booking = await healthy.book();
+      const lag = await lagUntilReceived(healthy.receiver, booking.id);
+      expect(lag, `the other company's event arrived ${lag} ms after its commit`).toBeLessThan(3_000);
+      // The hanging receiver's first attempt ended at the relay's deadline: a TIMEOUT handed to a retry.
+      const [row] = await deliveriesOf(hanging.subscriptionIds[0]!);
+      expect(row).toMatchObject({ status: 'PENDING', route: 'RETRY' });
+      expect(row!.workflow_started_at).not.toBeNull();
+      const [first] = await app.db.query<{ outcome: string; error: string; duration_ms: number }>(
+        `select outcome, error, duration_ms from webhook_delivery_attempts where delivery_id = $1 and attempt_number = 1`,
+        [row!.id],
+      );
+      expect(first).toMatchObject({ outcome: 'RETRY', error: 'TIMEOUT' });
+      expect(first!.duration_ms).toBeGreaterThanOrEqual(1_900);
+      expect(first!.duration_ms).toBeLessThan(3_000);
+    } finally {
+      await hanging.receiver.close();
+    }
+  });
+
+  it("one company's 20 hanging receivers (80 first attempts) do not fill the relay: another company's event arrives at once", async () => {
+    const hanging = await heldCompany(20);
+    const healthy = await subscribedReceiver();
+    try {
+      await hanging.book();
+      await hanging.book();
+      await eventually(
+        async () => hanging.receiver.hits.length,
+        (hits) => hits >= 48,
+      );
+      const booking = await healthy.book();
+      const lag = await lagUntilReceived(healthy.receiver, booking.id);
+      expect(lag, `the other company's event arrived ${lag} ms after its commit`).toBeLessThan(3_000);
+    } finally {
+      await hanging.receiver.close();
+    }
+  });
+
+  it('a slow receiver that answers within the deadline (1 s) gets each delivery once, with no workflow', async () => {
+    const slow = await heldCompany(1, 1_000);
+    try {
+      await slow.book();
+      const rows = await eventually(
+        () => deliveriesOf(slow.subscriptionIds[0]!),
+        (found) => found.length === 2 && found.every((row) => row.status === 'DELIVERED'),
+      );
+      expect(rows.map((row) => [row.status, row.attempts, row.route, row.workflow_started_at])).toEqual(
+        Array(2).fill(['DELIVERED', 1, 'RELAY', null]),
+      );
+      await sleep(500);
+      expect(slow.receiver.hits).toHaveLength(2);
+    } finally {
+      await slow.receiver.close();
+    }
   });
 
   describe('with the relay workflow stopped', () => {
