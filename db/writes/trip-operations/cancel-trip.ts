@@ -10,8 +10,9 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * booking row): its legs on trips that have not departed lose their bookings, tickets and seats
  * (a leg already travelled keeps its record), its signed credentials go on the revocation list,
  * pending confirmation requests and holds end, and the journey is CANCELLED with failure_reason
- * TRIP_CANCELLED. An order still being confirmed ends with all its journeys (it is confirmed all or
- * nothing); a confirmed order ends once none of its journeys is left. Legacy bookings of the trip
+ * TRIP_CANCELLED, unless a leg already travelled keeps its booking: then the journey stands. An
+ * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
+ * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
  * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
  * REFUND_DUE with refund_due_reason for finance. Each cancelled booking gets a booking.cancelled
  * event in the outbox.
@@ -46,15 +47,19 @@ export async function cancelTripBookings(
     ),
     [bookingIds],
   );
-  await client.query(
-    `update journeys set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
-       updated_at = now() where id = any($1::uuid[])`,
+  // A journey whose leg was already travelled keeps that leg's booking, so it stands (CONFIRMED),
+  // as a refund leaves a journey with a booking still standing.
+  const { rowCount: cancelledJourneys } = await client.query(
+    `update journeys j set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
+       updated_at = now()
+     where j.id = any($1::uuid[])
+       and not exists (select 1 from bookings b where b.journey_id = j.id and b.status not in ('CANCELLED', 'EXPIRED'))`,
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
   await returnVouchers(client, bookingIds);
   return {
-    cancelledJourneys: journeyIds.length,
+    cancelledJourneys: cancelledJourneys ?? 0,
     cancelledBookings: bookingIds.length,
     releasedSeats,
     revokedCredentials,

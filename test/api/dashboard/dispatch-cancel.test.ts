@@ -206,6 +206,61 @@ describe('cancelling a trip that carries one leg of a two-leg journey', () => {
   });
 });
 
+describe('cancelling the second trip of a connection whose first leg has travelled', () => {
+  const app = useTestApp();
+
+  it('ends the second leg and keeps the journey: the travelled leg stands, COMPLETED with its seat', async () => {
+    const world = await connection(app.db);
+    const traveller = await mobileTraveller(app);
+    const { journeyId } = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }]);
+    const [legA] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and trip_id = $2`,
+      [journeyId, world.first.tripId],
+    );
+    await collectCash(app.db, legA!.id);
+    const ownerA = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+    const ownerB = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
+    const driver = await createDriver(app, world.first.companyId);
+    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
+    const [ticket] = await app.db.query<{ id: string }>(
+      `select id from journey_tickets where journey_id = $1 and trip_id = $2`,
+      [journeyId, world.first.tripId],
+    );
+    for (const body of [
+      { action: 'START_BOARDING' },
+      { action: 'CHECK_IN', manifest_item_id: ticket!.id, manifest_item_type: 'JOURNEY_TICKET' },
+      { action: 'DEPART' },
+      { action: 'ARRIVE' },
+      { action: 'COMPLETE' },
+    ]) {
+      const answer = await dispatch(app, ownerA, world.first.tripId, body);
+      expect(answer.status, `${body.action} ${answer.text}`).toBe(200);
+    }
+
+    const cancelled = await dispatch(app, ownerB, world.second.tripId, {
+      action: 'CANCEL',
+      reason: 'Breakdown',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const facts = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
+      `select b.trip_id, b.status,
+              (select string_agg(a.status, ',') from seat_allocations a
+                where a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats
+         from bookings b where b.journey_id = $1`,
+      [journeyId],
+    );
+    expect(Object.fromEntries(facts.map((row) => [row.trip_id, `${row.status} ${row.seats}`]))).toEqual({
+      [world.first.tripId]: 'COMPLETED CONFIRMED',
+      [world.second.tripId]: 'CANCELLED RELEASED',
+    });
+    // Before: CANCELLED, an ended journey over a booking that travelled and kept its seat.
+    const [journey] = await app.db.query<{ status: string }>(`select status from journeys where id = $1`, [
+      journeyId,
+    ]);
+    expect(journey!.status).toBe('CONFIRMED');
+  });
+});
+
 describe("cancelling a trip: the other company's cancelled cash", () => {
   const app = useTestApp();
 
