@@ -5,7 +5,7 @@ import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
-import { CredentialSignatureText } from '../http/credential-schemas.js';
+import { CredentialSignatureText, SHOWN_CREDENTIAL_RULE } from '../http/credential-schemas.js';
 
 /** OpenAPI of a traveller's booking reads (booking-reads.ts), whose booking the change routes answer too. */
 
@@ -15,13 +15,14 @@ const BookingTicket = z.object({
   seat_number: z.string(),
   status: z.enum(['PENDING_CONFIRMATION', 'VALID', 'CANCELLED', 'USED']),
   payload: z.unknown().nullable().meta({
-    description: 'the boarding credential (its canonical JSON is what was signed); null until CONFIRMED',
+    description:
+      'the boarding credential (its canonical JSON is what was signed); null unless boarding_authorized',
   }),
   signature: CredentialSignatureText.meta({
-    description: 'Ed25519 signature, base64url; null until CONFIRMED',
+    description: 'Ed25519 signature, base64url; null unless boarding_authorized',
   }),
-  key_id: z.string().nullable(),
-  boarding_authorized: z.boolean(),
+  key_id: z.string().nullable().meta({ description: 'null unless boarding_authorized' }),
+  boarding_authorized: z.boolean().meta({ description: SHOWN_CREDENTIAL_RULE }),
 });
 
 const CustomerBooking = z
@@ -69,6 +70,7 @@ const CustomerBooking = z
     }),
     boarding_authorized: z.boolean().meta({
       description:
+        'true when the booking has tickets and every one of them authorizes boarding (its boarding_authorized); ' +
         'the only flag a client may show a QR code or request a ticket PDF by (never booking.status alone)',
     }),
     tickets: z.array(BookingTicket).meta({

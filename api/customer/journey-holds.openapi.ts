@@ -7,6 +7,7 @@ import {
   CredentialPayload,
   CredentialSignatureText,
   JourneyTicketStatus,
+  SHOWN_CREDENTIAL_RULE,
 } from '../http/credential-schemas.js';
 
 /**
@@ -160,15 +161,16 @@ const Projection = z
         status: JourneyTicketStatus,
         payload: CredentialPayload.nullable().meta({
           description:
-            'the boarding credential (canonical JSON of this object is what was signed); null until CONFIRMED',
+            'the boarding credential (canonical JSON of this object is what was signed); null unless ' +
+            'boarding_authorized (so also until CONFIRMED)',
         }),
         signature: CredentialSignatureText.meta({
-          description: 'Ed25519 signature, base64url; null until CONFIRMED',
+          description: 'Ed25519 signature, base64url; null unless boarding_authorized',
         }),
-        key_id: z.string().nullable().meta({ description: 'the published key that verifies the signature' }),
-        boarding_authorized: z
-          .boolean()
-          .meta({ description: 'the only flag a client may show a QR code or boarding pass by' }),
+        key_id: z.string().nullable().meta({
+          description: 'the published key that verifies the signature; null unless boarding_authorized',
+        }),
+        boarding_authorized: z.boolean().meta({ description: SHOWN_CREDENTIAL_RULE }),
       }),
     ),
     legs: z.array(

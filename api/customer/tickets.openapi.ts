@@ -7,6 +7,7 @@ import {
   CredentialPayload,
   CredentialSignatureText,
   JourneyTicketStatus,
+  SHOWN_CREDENTIAL_RULE,
 } from '../http/credential-schemas.js';
 
 /** OpenAPI of the customer ticket routes (tickets.ts): schemas and the rules they document. */
@@ -27,14 +28,14 @@ const TicketSchema = z
     traveller_name: z.string(),
     seat_number: z.string().meta({ description: 'the seat label of the layout' }),
     status: JourneyTicketStatus,
-    boarding_authorized: z.boolean().meta({ description: 'the only flag a client may show a QR code by' }),
+    boarding_authorized: z.boolean().meta({ description: SHOWN_CREDENTIAL_RULE }),
     payload: CredentialPayload.nullable().meta({
       description: 'the signed boarding credential payload; null unless boarding_authorized',
     }),
     signature: CredentialSignatureText.meta({
       description: 'Ed25519 signature, base64url; null unless boarding_authorized',
     }),
-    key_id: z.string().nullable(),
+    key_id: z.string().nullable().meta({ description: 'the published key; null unless boarding_authorized' }),
     qr_text: z
       .string()
       .nullable()
@@ -44,15 +45,21 @@ const TicketSchema = z
           'it to POST /driver/api/verify; null unless boarding_authorized',
       }),
     issued_at: Instant.nullable(),
-    trip: z.object({
-      id: IdText,
-      status: z.string(),
-      company: NamedRef,
-      origin: Name,
-      destination: Name,
-      departure_at: Instant.meta({ description: 'when the bus leaves the boarding stop' }),
-      arrival_at: Instant.meta({ description: 'when it reaches the alighting stop' }),
-    }),
+    trip: z
+      .object({
+        id: IdText,
+        status: z.string(),
+        company: NamedRef,
+        origin: Name,
+        destination: Name,
+        departure_at: Instant.meta({ description: 'when the bus leaves the boarding stop' }),
+        arrival_at: Instant.meta({ description: 'when it reaches the alighting stop' }),
+      })
+      .meta({
+        description:
+          'the trip and stretch the ticket was issued for: a ticket re-issued by a modification keeps the old trip ' +
+          'and its stops, with the booking it belongs to',
+      }),
   })
   .meta({ id: 'JourneyTicket' });
 
@@ -91,14 +98,17 @@ export const docs = taggedOperations(TAGS, {
     summary: "The caller's journey tickets",
     description:
       "One entry per traveller and leg of the caller's journeys (re-issued tickets are replaced by their new ticket), " +
-      'latest departure first; limit (1 to 100, default 20) and offset. payload, signature and qr_text are present only ' +
-      'while the ticket is VALID with boarding_authorized true; clients show a QR code by boarding_authorized only.',
+      'latest departure first; limit (1 to 100, default 20) and offset. payload, signature, key_id and qr_text are ' +
+      'present only while boarding_authorized is true: the ticket is VALID, authorised, signed and not revoked, and ' +
+      'the bus has not left its boarding stop nor the trip ended (the rule of the documents, re-issue and verify, ' +
+      'and of the booking and journey reads); clients show a QR code by boarding_authorized only.',
     responses: answers(200, 'The tickets', TicketsResponse, [400, 401]),
   },
   getTicket: {
     summary: 'One own ticket',
     description:
-      "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential); " +
+      "A ticket of the caller's journeys in any state (a re-issued one answers status REISSUED without credential, " +
+      'with the trip, stops and booking it was issued for); ' +
       "another traveller's ticket, or none: 404 TICKET_NOT_FOUND.",
     responses: answers(200, 'The ticket', TicketResponse, [400, 401, 404]),
   },

@@ -16,6 +16,12 @@ import {
   type PickupRow,
 } from './pickup-location.js';
 import { iso } from '../row-fields.js';
+import {
+  credentialStateJoins,
+  credentialStateSql,
+  shownCredential,
+  type CredentialState,
+} from './shown-credential.js';
 
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
@@ -23,7 +29,8 @@ import { iso } from '../row-fields.js';
  * trip (with pickupLocation, as trip results show it) and the pieces of the journey confirmation
  * projection a client needs to show a ticket: confirmation status and deadline,
  * boarding_authorized and the current tickets (re-issued ones are left out; their QR codes no
- * longer board).
+ * longer board). Each ticket shows its credential as GET /tickets does (shownCredential); the
+ * booking authorizes boarding when it has tickets and every one of them does.
  */
 
 export interface BookingTicket {
@@ -164,19 +171,29 @@ function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
 }
 
 /** jsonb arrives parsed. */
-interface BookingTicketRow extends BookingTicket {
+interface BookingTicketRow extends CredentialState {
   booking_id: string;
+  id: string;
+  traveller_name: string;
+  seat_number: string;
 }
 
-const toBookingTicket = ({ booking_id: _bookingId, ...ticket }: BookingTicketRow): BookingTicket => ticket;
+const toBookingTicket = (row: BookingTicketRow): BookingTicket => ({
+  id: row.id,
+  traveller_name: row.traveller_name,
+  seat_number: row.seat_number,
+  status: row.status,
+  ...shownCredential(row),
+});
 
 /** The current tickets of each booking (its journey's tickets on its trip), keyed by booking id. */
 async function ticketsOf(db: Database, bookingIds: string[]): Promise<Map<string, BookingTicket[]>> {
   const rows = await db.query<BookingTicketRow>(
     `select b.id as booking_id, t.id, t.traveller_name, t.seat_number, t.status, t.payload, t.signature, t.key_id,
-            t.boarding_authorized
+            t.boarding_authorized, ${credentialStateSql.revoked} as revoked, ${credentialStateSql.legBoards} as leg_boards
      from bookings b
      join journey_tickets t on t.journey_id = b.journey_id and t.trip_id = b.trip_id and t.company_id = b.company_id
+     ${credentialStateJoins('t')}
      where b.id = any($1::uuid[]) and t.status <> 'REISSUED'
      order by t.leg_sequence, t.traveller_index`,
     [bookingIds],

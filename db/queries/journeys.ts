@@ -8,6 +8,12 @@ import {
 import type { Database } from '../orm.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 import { iso, isoOrNull } from '../row-fields.js';
+import {
+  credentialStateJoins,
+  credentialStateSql,
+  shownCredential,
+  type CredentialState,
+} from './shown-credential.js';
 
 /**
  * Reads of journeys and journey orders: who owns a scope and what it holds (the API's checks
@@ -114,8 +120,8 @@ interface LatestHoldRow {
   expires_at: string;
 }
 
-/** A ticket as the projection shows it: its columns as stored (payload is jsonb). */
-interface TicketRow {
+/** A ticket as the projection reads it: its columns as stored (payload is jsonb) and credentialStateSql's. */
+interface TicketRow extends CredentialState {
   id: string;
   journey_id: string;
   leg_sequence: number;
@@ -123,12 +129,20 @@ interface TicketRow {
   seat_number: string;
   trip_id: string;
   company_id: string;
-  status: string;
-  payload: Record<string, unknown> | null;
-  signature: string | null;
-  key_id: string | null;
-  boarding_authorized: boolean;
 }
+
+/** A ticket as the projection shows it: its credential as every traveller read shows it (shownCredential). */
+const toTicket = (row: TicketRow) => ({
+  id: row.id,
+  journey_id: row.journey_id,
+  leg_sequence: row.leg_sequence,
+  traveller_name: row.traveller_name,
+  seat_number: row.seat_number,
+  trip_id: row.trip_id,
+  company_id: row.company_id,
+  status: row.status,
+  ...shownCredential(row),
+});
 
 /** The head of a scope: the journey's row, or the order's. */
 const scopeTable = (scope: ConfirmationScope) => (scope.kind === 'ORDER' ? 'journey_orders' : 'journeys');
@@ -244,9 +258,12 @@ const projectionSql = (scope: ConfirmationScope) => `with s as (${projectionHead
                                                 'traveller_name', t.traveller_name, 'seat_number', t.seat_number,
                                                 'trip_id', t.trip_id, 'company_id', t.company_id, 'status', t.status,
                                                 'payload', t.payload, 'signature', t.signature, 'key_id', t.key_id,
-                                                'boarding_authorized', t.boarding_authorized)
+                                                'boarding_authorized', t.boarding_authorized,
+                                                'revoked', ${credentialStateSql.revoked},
+                                                'leg_boards', ${credentialStateSql.legBoards})
                               order by t.journey_id, t.leg_sequence, t.traveller_index)
-              from journey_tickets t where t.journey_id = any(s.ids)), '[]') as tickets,
+              from journey_tickets t ${credentialStateJoins('t')}
+              where t.journey_id = any(s.ids)), '[]') as tickets,
     coalesce((select json_agg(row_to_json(l) order by l.journey_id, l.sequence) from (${LEGS_SQL}) l), '[]') as legs
   from s`;
 
@@ -281,7 +298,7 @@ export async function readConfirmationProjection(
     hold: row.hold
       ? { holdBatchId: row.hold.id, status: row.hold.status, expiresAt: epochSeconds(row.hold.expires_at) }
       : null,
-    tickets: row.tickets,
+    tickets: row.tickets.map(toTicket),
     legs: row.legs.map(toLeg),
     journeys: row.journeys.map((journey) => ({
       bookingId: journey.id,

@@ -1,18 +1,27 @@
-import { authorizesBoarding, type BoardingCredentialPayload } from '../../domain/boarding-credential.js';
+import type { BoardingCredentialPayload } from '../../domain/boarding-credential.js';
 import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
+import {
+  credentialStateJoins,
+  credentialStateSql,
+  shownCredential,
+  type CredentialState,
+} from './shown-credential.js';
 import { iso } from '../row-fields.js';
 
 /**
  * A traveller's journey tickets (GET /tickets, GET /tickets/{id}): each with its booking, a trip
  * summary, the seat and the boarding state. The signed credential (payload, signature, qr_text) is
- * shown only while the ticket authorizes boarding, the same rule as the confirmation projection.
+ * shown only while the ticket authorizes boarding and its leg still boards (shownCredential), the
+ * rule of the booking reads and the confirmation projection too. A ticket describes its own trip:
+ * the stop calls its credential was signed for (a REISSUED ticket's old trip after a modification,
+ * whose leg now points at the new trip), and the booking of its journey's leg.
  */
 
 /** jsonb arrives parsed; timestamptz as PostgreSQL text. */
-interface TicketRow extends StretchColumns {
+interface TicketRow extends StretchColumns, CredentialState {
   id: string;
   journey_id: string;
   booking_id: string | null;
@@ -21,11 +30,6 @@ interface TicketRow extends StretchColumns {
   traveller_name: string;
   seat_number: string;
   status: TicketStatus;
-  payload: BoardingCredentialPayload | null;
-  signature: string | null;
-  key_id: string | null;
-  boarding_authorized: boolean;
-  revoked: boolean;
   issued_at: string | null;
   trip_id: string;
   trip_status: string;
@@ -34,8 +38,8 @@ interface TicketRow extends StretchColumns {
   company_name_en: string;
 }
 
-/** The credential a ticket shows: all of it while it authorizes boarding, nothing otherwise. */
-export type ShownCredential =
+/** The credential a ticket shows (shownCredential) with its QR text. */
+export type ShownTicketCredential =
   | { boarding_authorized: false; payload: null; signature: null; key_id: null; qr_text: null }
   | {
       boarding_authorized: true;
@@ -63,11 +67,16 @@ export type OwnTicket = {
     departure_at: string;
     arrival_at: string;
   };
-} & ShownCredential;
+} & ShownTicketCredential;
 
+/**
+ * The ticket's stop calls are the ones in its signed payload (the leg's while it has none): the leg
+ * row follows a modification to the new trip, the superseded ticket stays on its own.
+ */
 const TICKET_SELECT = `
   select t.id, t.journey_id, b.id as booking_id, b.booking_code, t.leg_sequence, t.traveller_name, t.seat_number,
-         t.status, t.payload, t.signature, t.key_id, t.boarding_authorized, r.ticket_id is not null as revoked, t.issued_at,
+         t.status, t.payload, t.signature, t.key_id, t.boarding_authorized, t.issued_at,
+         ${credentialStateSql.revoked} as revoked, ${credentialStateSql.legBoards} as leg_boards,
          t.trip_id, tr.status as trip_status, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
          ${STRETCH_COLUMNS}
   from journey_tickets t
@@ -75,29 +84,17 @@ const TICKET_SELECT = `
   join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
   join trips tr on tr.id = t.trip_id
   join companies c on c.id = t.company_id
-  join trip_stop_calls bc on bc.id = l.board_stop_call_id
-  join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+  join trip_stop_calls bc on bc.id = coalesce((t.payload->>'boardStopCallId')::uuid, l.board_stop_call_id)
+  join trip_stop_calls ac on ac.id = coalesce((t.payload->>'alightStopCallId')::uuid, l.alight_stop_call_id)
   ${STRETCH_CITIES_JOIN}
-  left join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id and b.company_id = t.company_id
-  left join credential_revocations r on r.ticket_id = t.id`;
+  left join bookings b on b.journey_id = t.journey_id and b.trip_id = l.trip_id and b.company_id = l.company_id
+  ${credentialStateJoins('t')}`;
 
-function shownCredential(row: TicketRow): ShownCredential {
-  const state = {
-    status: row.status,
-    boardingAuthorized: row.boarding_authorized,
-    revoked: row.revoked,
-    signature: row.signature,
-  };
-  if (!authorizesBoarding(state) || row.payload === null || row.signature === null) {
-    return { boarding_authorized: false, payload: null, signature: null, key_id: null, qr_text: null };
-  }
-  return {
-    boarding_authorized: true,
-    payload: row.payload,
-    signature: row.signature,
-    key_id: row.key_id,
-    qr_text: credentialText(row.payload, row.signature),
-  };
+function shownTicketCredential(row: TicketRow): ShownTicketCredential {
+  const shown = shownCredential(row);
+  return shown.boarding_authorized
+    ? { ...shown, qr_text: credentialText(shown.payload, shown.signature) }
+    : { ...shown, qr_text: null };
 }
 
 function toOwnTicket(row: TicketRow): OwnTicket {
@@ -109,7 +106,7 @@ function toOwnTicket(row: TicketRow): OwnTicket {
     traveller_name: row.traveller_name,
     seat_number: row.seat_number,
     status: row.status,
-    ...shownCredential(row),
+    ...shownTicketCredential(row),
     issued_at: row.issued_at === null ? null : iso(row.issued_at),
     trip: {
       id: row.trip_id,

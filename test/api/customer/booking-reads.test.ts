@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { booked, cancelBooking } from '../../support/booking-changes.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { atDamascus, createCity, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
-import { mobileTraveller, webTraveller } from '../../support/journeys.js';
+import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import { advance, bookSeats, operationsWorld, scan } from '../../support/operations.js';
+import { collectCash } from '../../support/payments.js';
 
 describe('GET /bookings and GET /bookings/{id}', () => {
   const app = useTestApp();
@@ -218,6 +221,71 @@ describe('GET /bookings and GET /bookings/{id}', () => {
     expect(unknown.body.errorCode).toBe('BOOKING_NOT_FOUND');
     const list = await app.request('/api/bookings', { headers: stranger.headers });
     expect(list.body.data).toMatchObject({ total: 0, items: [] });
+  });
+
+  /** What the traveller's three reads of one booking show of its tickets' boarding credentials. */
+  async function shownCredentials(caller: Caller, bookingId: string) {
+    const detail = (await app.request(`/api/bookings/${bookingId}`, { headers: caller.headers })).body.data;
+    const listed = (await app.request('/api/bookings', { headers: caller.headers })).body.data.items.find(
+      (item: any) => item.id === bookingId,
+    );
+    const journey = (await app.request(`/api/journeys/${detail.journey_id}`, { headers: caller.headers }))
+      .body.data;
+    const credentialOf = (ticket: any) => ({
+      status: ticket.status,
+      boarding_authorized: ticket.boarding_authorized,
+      payload: ticket.payload,
+      signature: ticket.signature,
+      key_id: ticket.key_id,
+    });
+    return {
+      detail: { boarding_authorized: detail.boarding_authorized, tickets: detail.tickets.map(credentialOf) },
+      list: { boarding_authorized: listed.boarding_authorized, tickets: listed.tickets.map(credentialOf) },
+      journey: journey.tickets.map(credentialOf),
+    };
+  }
+
+  const noCredential = (status: string) => ({
+    status,
+    boarding_authorized: false,
+    payload: null,
+    signature: null,
+    key_id: null,
+  });
+
+  it('hides the signed credential of a cancelled booking in the list, the detail and the journey, as GET /tickets does', async () => {
+    const caller = await webTraveller(app);
+    const { booking } = await booked(app, caller, { seats: ['1'] });
+    const cancelled = await cancelBooking(app, caller, booking.id);
+    expect(cancelled.status, cancelled.text).toBe(200);
+
+    const tickets = await app.request('/api/tickets', { headers: caller.headers });
+    expect(tickets.body.data.tickets).toMatchObject([noCredential('CANCELLED')]);
+    const hidden = [noCredential('CANCELLED')];
+    expect(await shownCredentials(caller, booking.id)).toEqual({
+      detail: { boarding_authorized: false, tickets: hidden },
+      list: { boarding_authorized: false, tickets: hidden },
+      journey: hidden,
+    });
+  });
+
+  it('no longer authorizes boarding once the checked-in traveller’s trip is completed, as GET /tickets says', async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    await collectCash(app.db, traveller.bookingId, { source: 'office' });
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, traveller.credentials[0]!);
+    expect(scanned.status, scanned.text).toBe(200);
+    await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
+
+    const tickets = await app.request('/api/tickets', { headers: traveller.caller.headers });
+    expect(tickets.body.data.tickets).toMatchObject([noCredential('USED')]);
+    const used = [noCredential('USED')];
+    expect(await shownCredentials(traveller.caller, traveller.bookingId)).toEqual({
+      detail: { boarding_authorized: false, tickets: used },
+      list: { boarding_authorized: false, tickets: used },
+      journey: used,
+    });
   });
 
   it('needs a signed-in traveller and valid paging', async () => {

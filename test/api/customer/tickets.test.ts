@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  booked,
+  minutesFromNow,
+  modifyBooking,
+  moveTo,
+  sameRouteTrip,
+} from '../../support/booking-changes.js';
 import { createCorridor } from '../../support/factories.js';
+import { webTraveller } from '../../support/journeys.js';
 import { assignDriver } from '../../support/operations.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
@@ -262,6 +270,88 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
       const refused = await reissue(missed.ticketIds[0]!);
       expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
       expect(await ticketRows(missed.journeyId)).toEqual([{ id: missed.ticketIds[0], status: 'VALID' }]);
+    });
+  });
+
+  describe('what the reads show once the bus has left, and of a superseded ticket', () => {
+    /** The ticket as GET /tickets/{id}, its booking as GET /bookings/{id} and its journey as GET /journeys/{id} show it. */
+    async function shown(rows: { journeyId: string; bookingId: string; ticketIds: string[] }) {
+      const headers = bearer(traveller);
+      const ticket = (await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers })).body.data.ticket;
+      const booking = (await app.request(`/api/bookings/${rows.bookingId}`, { headers })).body.data;
+      const journey = (await app.request(`/api/journeys/${rows.journeyId}`, { headers })).body.data;
+      const credentialOf = (shownTicket: any) => ({
+        boarding_authorized: shownTicket.boarding_authorized,
+        signed: shownTicket.payload !== null && shownTicket.signature !== null,
+      });
+      return {
+        ticket: { ...credentialOf(ticket), qr: ticket.qr_text !== null },
+        booking: {
+          boarding_authorized: booking.boarding_authorized,
+          ticket: credentialOf(booking.tickets[0]),
+        },
+        journey: credentialOf(journey.tickets[0]),
+      };
+    }
+
+    it('after the bus left its first stop, no read shows the QR of a traveller boarding there; one boarding further on keeps it', async () => {
+      const ownTrip = journeyTripOf(await createCorridor(app.db));
+      const book = (stopCallIds: string[]) =>
+        confirmedJourneyRows(app.db, {
+          ownerUserId: traveller.userId,
+          trip: { ...ownTrip, stopCallIds },
+          travellers: ['Rami Haddad'],
+        });
+      const atFirstStop = await book(ownTrip.stopCallIds);
+      // Boards at the origin's parking point, due to leave 25 minutes after the first stop.
+      const further = await book(ownTrip.stopCallIds.slice(1));
+      await firstCallDueAgo(app.db, ownTrip.id, 10);
+      await app.db.query(
+        `update trips set status = 'DEPARTED', actual_departure_at = now() - interval '10 minutes' where id = $1`,
+        [ownTrip.id],
+      );
+
+      const none = { boarding_authorized: false, signed: false };
+      expect(await shown(atFirstStop)).toEqual({
+        ticket: { ...none, qr: false },
+        booking: { boarding_authorized: false, ticket: none },
+        journey: none,
+      });
+      const boards = { boarding_authorized: true, signed: true };
+      expect(await shown(further)).toEqual({
+        ticket: { ...boards, qr: true },
+        booking: { boarding_authorized: true, ticket: boards },
+        journey: boards,
+      });
+      // What is stored stays: the dashboard may still check a late traveller in from the manifest.
+      const stored = await app.db.query(
+        `select status, boarding_authorized from journey_tickets where id = $1`,
+        [atFirstStop.ticketIds[0]],
+      );
+      expect(stored).toEqual([{ status: 'VALID', boarding_authorized: true }]);
+    });
+
+    it('a ticket superseded by a modification describes its own trip and its booking, without its credential', async () => {
+      const caller = await webTraveller(app);
+      const { trip: oldTrip, booking } = await booked(app, caller, { seats: ['1'] });
+      const later = await sameRouteTrip(app.db, oldTrip, minutesFromNow(72 * 60), { price: 12_000 });
+      const [oldTicket] = (await app.request('/api/tickets', { headers: caller.headers })).body.data.tickets;
+      const moved = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']));
+      expect(moved.status, moved.text).toBe(200);
+
+      const response = await app.request(`/api/tickets/${oldTicket.id}`, { headers: caller.headers });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.ticket).toEqual({
+        ...oldTicket,
+        status: 'REISSUED',
+        boarding_authorized: false,
+        payload: null,
+        signature: null,
+        key_id: null,
+        qr_text: null,
+      });
+      expect(oldTicket.trip.id).toBe(oldTrip.tripId);
+      expect(oldTicket.booking).toEqual({ id: booking.id, code: booking.booking_code });
     });
   });
 });
