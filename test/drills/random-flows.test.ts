@@ -13,18 +13,27 @@ import {
 import { announceCash, cancel, journey, lockAndBook, modify, redeem } from './invariants/customer-flows.js';
 import { seededDice } from './invariants/dice.js';
 import { checkInvariants } from './invariants/invariants.js';
+import {
+  cancelLinked,
+  connectionJourney,
+  raceOnLinked,
+  refundLeg,
+  roundTrip,
+} from './invariants/linked-flows.js';
 import { raceOnBooking, raceOnShared } from './invariants/races.js';
 import { buildWorld, replenish, type World } from './invariants/world.js';
 
 /**
  * Whole-system invariants under a seeded random mix of real flows through the API: seat locks and
- * bookings (with vouchers), AUTO and MANUAL journeys with company decisions and deadlines, cancels
- * and modifications, cash announced, verified, collected at the office and refunded, trips run from
+ * bookings (with vouchers), AUTO and MANUAL journeys of one leg or a connection of two with company
+ * decisions and deadlines, round trips of two seat locks, cancels (of a whole connection or round trip)
+ * and modifications, cash announced, verified, collected at the office and refunded (one leg too), trips run from
  * boarding to completion, tills moved, closed and reopened, loyalty redemptions, and about one step
  * in eight a burst of 2-4 of these at once, plus races aimed at one booking, seat, voucher or till.
  *
  * Every ten steps, with nothing else running, ./invariants/invariants.ts checks seats, tickets and
- * credentials, journeys, payment lines against the ledger and its statistics, cash shifts, loyalty
+ * credentials, journeys (a connection's legs and a round trip's bookings end together unless refunded or
+ * their trip was cancelled), payment lines against the ledger and its statistics, cash shifts, loyalty
  * balances and vouchers, and analytics against a recount. Replay a run with INVARIANT_SEED and
  * INVARIANT_STEPS (a seed fixes the choices; the interleaving of concurrent steps may still differ).
  */
@@ -52,6 +61,11 @@ const FLOWS: Record<string, (world: World) => Promise<void>> = {
   runTrip,
   raceOnShared,
   moveCash,
+  connectionJourney,
+  roundTrip,
+  cancelLinked,
+  refundLeg,
+  raceOnLinked,
 };
 const WEIGHTS: [keyof typeof FLOWS, number][] = [
   ['lockAndBook', 14],
@@ -70,6 +84,11 @@ const WEIGHTS: [keyof typeof FLOWS, number][] = [
   ['runTrip', 3],
   ['raceOnShared', 6],
   ['moveCash', 3],
+  ['connectionJourney', 10],
+  ['roundTrip', 7],
+  ['cancelLinked', 3],
+  ['refundLeg', 3],
+  ['raceOnLinked', 4],
 ];
 /** Answers the run must have seen at least once, or it exercised too little to prove anything. */
 const MUST_HAPPEN = [
@@ -81,6 +100,10 @@ const MUST_HAPPEN = [
   'refund 200',
   'run-COMPLETE 200',
   'shift-CLOSE 200',
+  'confirm-connection-auto 200',
+  'confirm-connection-manual 200',
+  'round-trip 201',
+  'cancel-linked 200',
 ];
 
 describe('whole-system invariants under a random mix of flows', () => {

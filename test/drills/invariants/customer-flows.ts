@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { callerOf, companyIds, pickRow, pickTrip, randomSeats, travellerWrite, type World } from './world.js';
+import type { BookableTripFixture } from '../../support/bookings.js';
+import {
+  allTrips,
+  callerOf,
+  companyIds,
+  pickRow,
+  pickTrip,
+  randomSeats,
+  travellerWrite,
+  type World,
+} from './world.js';
 
 /**
  * What travellers do, each step one flow through the public API: lock seats and book (with a loyalty
@@ -132,7 +142,10 @@ export async function modify(world: World): Promise<void> {
     [world.auto.id],
   );
   if (!booking) return;
-  const { trip: target } = await pickTrip(world, world.auto, booking.trip_id);
+  const from = allTrips(world).find(({ trip }) => trip.tripId === booking.trip_id)?.trip;
+  const sameRoute = (trip: BookableTripFixture) =>
+    trip.from.id === from?.from.id && trip.to.id === from?.to.id;
+  const { trip: target } = await pickTrip(world, world.auto, booking.trip_id, sameRoute);
   world.answers.record(
     'modify',
     await modifyBooking(world, booking, target.tripId, randomSeats(world, booking.seats_count)),

@@ -54,7 +54,10 @@ export async function pointsEarnedOnce(world: World, bookings: BookingFacts[], f
   }
 }
 
-/** The reward is never redeemed past its cap, and a voucher rides on at most one live booking. */
+/**
+ * The reward is never redeemed past its cap, and a voucher rides on at most one live booking, or on
+ * the two bookings of one round trip (its discount split across both).
+ */
 export async function vouchersUsedOnce(world: World, fail: Fail): Promise<void> {
   const { db } = world.app;
   const [reward] = await db.query<{ max_redemptions: number; issued: number }>(
@@ -66,13 +69,15 @@ export async function vouchersUsedOnce(world: World, fail: Fail): Promise<void> 
     fail(`reward redeemed ${reward!.issued} times, cap ${reward!.max_redemptions}`);
   const vouchers = await db.query<{ code: string; status: string; live: number; ever: number }>(
     `select x.code, x.status,
-            (select count(*)::int from bookings b where b.reward_redemption_id = x.id and b.status <> 'CANCELLED') as live,
+            (select count(distinct coalesce(j.order_id, j.id))::int from bookings b join journeys j on j.id = b.journey_id
+              where b.reward_redemption_id = x.id and b.status <> 'CANCELLED') as live,
             (select count(*)::int from bookings b where b.reward_redemption_id = x.id) as ever
        from loyalty_redemptions x where x.reward_id = $1`,
     [world.reward.id],
   );
   for (const voucher of vouchers) {
-    if (voucher.live > 1) fail(`voucher ${voucher.code} carried by ${voucher.live} live bookings`);
+    if (voucher.live > 1)
+      fail(`voucher ${voucher.code} carried by ${voucher.live} live bookings or round trips`);
     if (voucher.status === 'ISSUED' && voucher.live > 0)
       fail(`voucher ${voucher.code} ISSUED while a live booking uses it`);
     if (voucher.status === 'USED' && voucher.ever === 0) fail(`voucher ${voucher.code} USED by no booking`);

@@ -4,6 +4,7 @@ import {
   pointsEarnedOnce,
   vouchersUsedOnce,
 } from './invariants-loyalty.js';
+import { confirmedLegsStand, ordersAgree, partnersEndTogether, roundTripsWhole } from './invariants-links.js';
 import {
   bookingsPaid,
   closedShiftsStand,
@@ -37,6 +38,10 @@ export async function checkInvariants(
   const bookings = await bookingFacts(world);
   bookingsBacked(bookings, fail);
   await journeysAgree(world, fail, options.deadlineSlackSeconds);
+  await partnersEndTogether(world, fail);
+  await confirmedLegsStand(world, fail);
+  await roundTripsWhole(world, fail);
+  await ordersAgree(world, fail);
 
   const payments = await paymentLines(world);
   bookingsPaid(bookings, payments, fail);

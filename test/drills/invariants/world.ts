@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { bookableTrip, type BookableTripFixture } from '../../support/bookings.js';
 import { atDamascus, createCity, createCompany, createStop, futureDay } from '../../support/factories.js';
-import type { TestApp, TestResponse } from '../../support/harness.js';
+import type { TestApp } from '../../support/harness.js';
 import { mobileTraveller, setConfirmation, type Caller } from '../../support/journeys.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
 import { assignDriver, createDriver } from '../../support/operations.js';
+import { Answers } from './answers.js';
 import type { Dice } from './dice.js';
+import { replenishLinks } from './linked-trips.js';
 
 /**
  * The drill's world: two companies on one route (one confirms AUTO, one decides MANUAL within a
@@ -35,8 +37,18 @@ export interface World {
   pointsPer100: number;
   from: { id: string; cityId: string };
   to: { id: string; cityId: string };
+  /** The middle stop where connections change bus (from → via → to). */
+  via: { id: string; cityId: string };
+  /** Trip pairs that chain at `via`, and AUTO trips back from `to` to `from` (./linked-trips.ts). */
+  connections: ConnectionPair[];
+  returns: BookableTripFixture[];
   /** Trips created so far, to spread new departures over days and hours. */
   tripsMade: number;
+}
+
+export interface ConnectionPair {
+  first: { company: DrillCompany; trip: BookableTripFixture };
+  second: { company: DrillCompany; trip: BookableTripFixture };
 }
 
 export const SEATS_PER_TRIP = 12;
@@ -45,6 +57,7 @@ const BOOKABLE = ['SCHEDULED', 'BOARDING', 'DELAYED'];
 export async function buildWorld(app: TestApp, dice: Dice): Promise<World> {
   const from = await createStop(app.db, (await createCity(app.db)).id);
   const to = await createStop(app.db, (await createCity(app.db)).id);
+  const via = await createStop(app.db, (await createCity(app.db)).id);
   const company = async (manual: boolean): Promise<DrillCompany> => {
     const row = await createCompany(app.db, {
       name: `Drill ${manual ? 'manual' : 'auto'} ${randomUUID().slice(0, 6)}`,
@@ -79,10 +92,14 @@ export async function buildWorld(app: TestApp, dice: Dice): Promise<World> {
     pointsPer100,
     from,
     to,
+    via,
+    connections: [],
+    returns: [],
     tripsMade: 0,
   };
   for (let n = 0; n < 5; n++) await addTrip(world, auto);
   for (let n = 0; n < 3; n++) await addTrip(world, manual);
+  await replenishLinks(world);
   await setConfirmation(app.db, manual.id, { mode: 'MANUAL_CONFIRM', window: 15 });
   for (const each of world.companies) {
     const opened = await staffWrite(world, each, '/dashboard/api/payments/cash-shifts', {
@@ -94,55 +111,80 @@ export async function buildWorld(app: TestApp, dice: Dice): Promise<World> {
   return world;
 }
 
-/** A new bookable trip of the company, with its own bus and driver. */
-async function addTrip(world: World, company: DrillCompany): Promise<void> {
+/**
+ * A new bookable trip of the company, with its own bus and driver: from → to by default, spread over
+ * days 2-4 between 07:00 and 20:59, or over the route and departure given.
+ */
+export async function addTrip(
+  world: World,
+  company: DrillCompany,
+  leg?: { from: World['from']; to: World['to']; departAt: Date },
+): Promise<BookableTripFixture> {
   const n = world.tripsMade++;
   const trip = await bookableTrip(world.app.db, {
     companyId: company.id,
     seats: SEATS_PER_TRIP,
-    from: world.from,
-    to: world.to,
-    departAt: atDamascus(
-      futureDay(2 + (n % 3)),
-      `${String(7 + (n % 14)).padStart(2, '0')}:${String((n * 7) % 60).padStart(2, '0')}`,
-    ),
+    from: leg?.from ?? world.from,
+    to: leg?.to ?? world.to,
+    departAt:
+      leg?.departAt ??
+      atDamascus(
+        futureDay(2 + (n % 3)),
+        `${String(7 + (n % 14)).padStart(2, '0')}:${String((n * 7) % 60).padStart(2, '0')}`,
+      ),
     mode: company.manual ? 'MANUAL_CONFIRM' : 'AUTO_CONFIRM',
     price: 8_000 + 500 * (n % 9),
   });
   const driver = await createDriver(world.app, company.id);
   await assignDriver(world.app.db, trip.tripId, driver.staffUserId);
   company.trips.push(trip);
+  return trip;
 }
 
-/** Keeps a few bookable trips per company: a trip that left or was cancelled is replaced by a new one. */
-export async function replenish(world: World): Promise<void> {
-  for (const company of world.companies) {
-    const [row] = await world.app.db.query<{ bookable: number }>(
-      `select count(*)::int as bookable from trips where id = any($1) and status = any($2)`,
-      [company.trips.map((trip) => trip.tripId), BOOKABLE],
-    );
-    for (let n = row!.bookable; n < (company.manual ? 2 : 3); n++) await addTrip(world, company);
-  }
+/** Whether a drill trip runs the direct route from → to (not a connection leg or a return). */
+export const isDirect = (world: World, trip: BookableTripFixture) =>
+  trip.from.id === world.from.id && trip.to.id === world.to.id;
+
+/** Ids of the trips among `tripIds` still bookable. */
+export async function bookableOf(world: World, ids: string[]): Promise<Set<string>> {
+  const rows = await world.app.db.query<{ id: string }>(
+    `select id from trips where id = any($1) and status = any($2)`,
+    [ids, BOOKABLE],
+  );
+  return new Set(rows.map((row) => row.id));
 }
 
 /**
- * A trip to act on: most times one still bookable (of the company when given; not `except`),
- * otherwise any, so that refusals on departed and cancelled trips are tried too.
+ * Keeps a few bookable direct trips per company (a trip that left or was cancelled is replaced by a
+ * new one), and a few connections and return trips.
+ */
+export async function replenish(world: World): Promise<void> {
+  for (const company of world.companies) {
+    const direct = company.trips.filter((trip) => isDirect(world, trip)).map((trip) => trip.tripId);
+    const bookable = (await bookableOf(world, direct)).size;
+    for (let n = bookable; n < (company.manual ? 2 : 3); n++) await addTrip(world, company);
+  }
+  await replenishLinks(world);
+}
+
+/**
+ * A trip to act on (of the company when given, not `except`, one `only` accepts): most times one
+ * still bookable, otherwise any, so that refusals on departed and cancelled trips are tried too.
  */
 export async function pickTrip(
   world: World,
   company?: DrillCompany,
   except?: string,
+  only: (trip: BookableTripFixture) => boolean = () => true,
 ): Promise<{ company: DrillCompany; trip: BookableTripFixture }> {
   const candidates = allTrips(world).filter(
-    (each) => (!company || each.company === company) && each.trip.tripId !== except,
+    (each) => (!company || each.company === company) && each.trip.tripId !== except && only(each.trip),
   );
   if (world.dice.chance(0.15)) return world.dice.pick(candidates)!;
-  const rows = await world.app.db.query<{ id: string }>(
-    `select id from trips where id = any($1) and status = any($2)`,
-    [candidates.map(({ trip }) => trip.tripId), BOOKABLE],
+  const bookable = await bookableOf(
+    world,
+    candidates.map(({ trip }) => trip.tripId),
   );
-  const bookable = new Set(rows.map((row) => row.id));
   return (
     world.dice.pick(candidates.filter(({ trip }) => bookable.has(trip.tripId))) ??
     world.dice.pick(candidates)!
@@ -191,29 +233,3 @@ export const travellerWrite = (
   json?: Record<string, unknown>,
   method = 'POST',
 ) => world.app.request(path, { method, headers: caller.headers, ...(json ? { json } : {}) });
-
-/**
- * Every answer the drill received, counted by operation, status and errorCode (printed at the end,
- * so a run shows which flows actually succeeded), and every server error or thrown step.
- */
-export class Answers {
-  private readonly tally = new Map<string, number>();
-  readonly serverErrors: string[] = [];
-
-  record(operation: string, response: TestResponse): TestResponse {
-    const code = response.body?.errorCode ? ` ${response.body.errorCode}` : '';
-    const key = `${operation} ${response.status}${code}`;
-    this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
-    if (response.status >= 500)
-      this.serverErrors.push(`${operation}: ${response.status} ${response.text.slice(0, 400)}`);
-    return response;
-  }
-
-  threw(operation: string, error: unknown): void {
-    this.serverErrors.push(`${operation} threw ${error instanceof Error ? error.stack : String(error)}`);
-  }
-
-  summary(): Record<string, number> {
-    return Object.fromEntries([...this.tally].sort(([a], [b]) => a.localeCompare(b)));
-  }
-}
