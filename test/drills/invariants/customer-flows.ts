@@ -26,16 +26,75 @@ export async function issuedVoucher(world: World, userId: string): Promise<strin
   return voucher?.code;
 }
 
+type Caller = World['travellers'][number];
+
+/** POST /api/seat-locks: these seats of the trip, for the caller. */
+export const lockSeats = (world: World, caller: Caller, tripId: string, seats: string[]) =>
+  travellerWrite(world, caller, '/api/seat-locks', { trip_id: tripId, seat_numbers: seats });
+
+/**
+ * POST /api/journeys/quote then /hold of a journey over these trips (each from its first to its
+ * second stop call), a seat each for `party` travellers, recorded as `${labels[0]}` and
+ * `${labels[1]}`. The held journey, or undefined when either was refused.
+ */
+export async function quoteAndHold(
+  world: World,
+  caller: Caller,
+  trips: BookableTripFixture[],
+  party: number,
+  labels: [quote: string, hold: string],
+): Promise<HeldJourney | undefined> {
+  const quoted = world.answers.record(
+    labels[0],
+    await travellerWrite(world, caller, '/api/journeys/quote', {
+      party_size: party,
+      legs: trips.map((trip) => ({
+        trip_id: trip.tripId,
+        board_stop_call_id: trip.stopCallIds[0],
+        alight_stop_call_id: trip.stopCallIds[1],
+      })),
+      resources: trips.map((_, index) => ({
+        leg_sequence: index + 1,
+        resource_code: 'SEAT',
+        quantity: party,
+        assignments: [],
+      })),
+      idempotency_key: `quote-${randomUUID()}`,
+    }),
+  );
+  if (quoted.status !== 200) return undefined;
+  const { quote_id: quoteId, journey_id: journeyId } = quoted.body.data;
+  const held = world.answers.record(
+    labels[1],
+    await travellerWrite(world, caller, `/api/journeys/${journeyId}/hold`, { quote_id: quoteId }),
+  );
+  if (held.status !== 200) return undefined;
+  return { journeyId, quoteId, holdBatchId: held.body.data.holdBatchId, party };
+}
+
+interface HeldJourney {
+  journeyId: string;
+  quoteId: string;
+  holdBatchId: string;
+  party: number;
+}
+
+/** POST /api/journeys/{id}/confirm of a held journey, its travellers named Traveller 1, 2, ... */
+export const confirmJourney = (world: World, caller: Caller, held: HeldJourney) =>
+  travellerWrite(world, caller, `/api/journeys/${held.journeyId}/confirm`, {
+    quote_id: held.quoteId,
+    hold_batch_id: held.holdBatchId,
+    travellers: Array.from({ length: held.party }, (_, index) => ({ name: `Traveller ${index + 1}` })),
+    idempotency_key: `confirm-${randomUUID()}`,
+  });
+
 /** POST /api/seat-locks then POST /api/bookings, with the caller's voucher 85 % of the times there is one. */
 export async function lockAndBook(world: World): Promise<void> {
   const { dice, answers } = world;
   const { trip } = await pickTrip(world, world.auto);
   const caller = dice.pick(world.travellers)!;
   const seats = randomSeats(world, dice.int(1, 2));
-  const lock = answers.record(
-    'seat-lock',
-    await travellerWrite(world, caller, '/api/seat-locks', { trip_id: trip.tripId, seat_numbers: seats }),
-  );
+  const lock = answers.record('seat-lock', await lockSeats(world, caller, trip.tripId, seats));
   if (lock.status !== 201) return;
   const voucher = dice.chance(0.85) ? await issuedVoucher(world, caller.userId) : undefined;
   answers.record(
@@ -57,51 +116,16 @@ export async function journey(world: World): Promise<void> {
   const { dice, answers } = world;
   const { company, trip } = await pickTrip(world);
   const caller = dice.pick(world.travellers)!;
-  const party = dice.int(1, 2);
-  const quoted = answers.record(
-    'quote',
-    await travellerWrite(world, caller, '/api/journeys/quote', {
-      party_size: party,
-      legs: [
-        {
-          trip_id: trip.tripId,
-          board_stop_call_id: trip.stopCallIds[0],
-          alight_stop_call_id: trip.stopCallIds[1],
-        },
-      ],
-      resources: [{ leg_sequence: 1, resource_code: 'SEAT', quantity: party, assignments: [] }],
-      idempotency_key: `quote-${randomUUID()}`,
-    }),
-  );
-  if (quoted.status !== 200) return;
-  const { quote_id, journey_id } = quoted.body.data;
-  const held = answers.record(
-    'hold',
-    await travellerWrite(world, caller, `/api/journeys/${journey_id}/hold`, { quote_id }),
-  );
-  if (held.status !== 200) return;
-  const holdBatchId = held.body.data.holdBatchId;
+  const held = await quoteAndHold(world, caller, [trip], dice.int(1, 2), ['quote', 'hold']);
+  if (!held) return;
   if (dice.chance(0.1)) {
-    answers.record(
-      'release',
-      await travellerWrite(
-        world,
-        caller,
-        `/api/journeys/${journey_id}/holds/${holdBatchId}`,
-        undefined,
-        'DELETE',
-      ),
-    );
+    const release = `/api/journeys/${held.journeyId}/holds/${held.holdBatchId}`;
+    answers.record('release', await travellerWrite(world, caller, release, undefined, 'DELETE'));
     return;
   }
   answers.record(
     company.manual ? 'confirm-manual' : 'confirm-auto',
-    await travellerWrite(world, caller, `/api/journeys/${journey_id}/confirm`, {
-      quote_id,
-      hold_batch_id: holdBatchId,
-      travellers: Array.from({ length: party }, (_, index) => ({ name: `Traveller ${index + 1}` })),
-      idempotency_key: `confirm-${randomUUID()}`,
-    }),
+    await confirmJourney(world, caller, held),
   );
 }
 

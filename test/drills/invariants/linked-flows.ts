@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type { BookableTripFixture } from '../../support/bookings.js';
 import { dispatchTrip, paymentAction } from './company-flows.js';
-import { issuedVoucher } from './customer-flows.js';
+import { confirmJourney, issuedVoucher, lockSeats, quoteAndHold } from './customer-flows.js';
 import { bookableConnections, bookableReturns } from './linked-trips.js';
 import {
   callerOf,
@@ -33,49 +31,15 @@ export async function connectionJourney(world: World): Promise<void> {
   const caller = dice.pick(world.travellers)!;
   const party = dice.int(1, 2);
   const legs = [pair.first.trip, pair.second.trip];
-  const quoted = answers.record(
-    'quote-connection',
-    await travellerWrite(world, caller, '/api/journeys/quote', {
-      party_size: party,
-      legs: legs.map((trip) => ({
-        trip_id: trip.tripId,
-        board_stop_call_id: trip.stopCallIds[0],
-        alight_stop_call_id: trip.stopCallIds[1],
-      })),
-      resources: legs.map((_, index) => ({
-        leg_sequence: index + 1,
-        resource_code: 'SEAT',
-        quantity: party,
-        assignments: [],
-      })),
-      idempotency_key: `quote-${randomUUID()}`,
-    }),
-  );
-  if (quoted.status !== 200) return;
-  const { quote_id, journey_id } = quoted.body.data;
-  const held = answers.record(
-    'hold-connection',
-    await travellerWrite(world, caller, `/api/journeys/${journey_id}/hold`, { quote_id }),
-  );
-  if (held.status !== 200) return;
+  const labels: [string, string] = ['quote-connection', 'hold-connection'];
+  const held = await quoteAndHold(world, caller, legs, party, labels);
+  if (!held) return;
   const manual = pair.first.company.manual || pair.second.company.manual;
   answers.record(
     manual ? 'confirm-connection-manual' : 'confirm-connection-auto',
-    await travellerWrite(world, caller, `/api/journeys/${journey_id}/confirm`, {
-      quote_id,
-      hold_batch_id: held.body.data.holdBatchId,
-      travellers: Array.from({ length: party }, (_, index) => ({ name: `Traveller ${index + 1}` })),
-      idempotency_key: `confirm-${randomUUID()}`,
-    }),
+    await confirmJourney(world, caller, held),
   );
 }
-
-const lockSeats = (
-  world: World,
-  caller: World['travellers'][number],
-  trip: BookableTripFixture,
-  seats: string[],
-) => travellerWrite(world, caller, '/api/seat-locks', { trip_id: trip.tripId, seat_numbers: seats });
 
 /** Two seat locks (out on a direct AUTO trip, back on a return trip) and POST /api/bookings/round-trip. */
 export async function roundTrip(world: World): Promise<void> {
@@ -87,12 +51,12 @@ export async function roundTrip(world: World): Promise<void> {
   const count = dice.int(1, 2);
   const outLock = answers.record(
     'seat-lock-out',
-    await lockSeats(world, caller, out, randomSeats(world, count)),
+    await lockSeats(world, caller, out.tripId, randomSeats(world, count)),
   );
   if (outLock.status !== 201) return;
   const backLock = answers.record(
     'seat-lock-back',
-    await lockSeats(world, caller, back, randomSeats(world, count)),
+    await lockSeats(world, caller, back.tripId, randomSeats(world, count)),
   );
   if (backLock.status !== 201) return;
   const voucher = dice.chance(0.5) ? await issuedVoucher(world, caller.userId) : undefined;

@@ -1,5 +1,5 @@
 import type { TestResponse } from '../../support/harness.js';
-import { issuedVoucher, modifyBooking, redeemReward } from './customer-flows.js';
+import { issuedVoucher, lockSeats, modifyBooking, redeemReward } from './customer-flows.js';
 import {
   collectAtOffice,
   currentShift,
@@ -60,11 +60,7 @@ const bookingRaces: Record<string, (world: World, booking: RacedBooking) => Race
     if (!world.dice.chance(0.15)) return [];
     const caller = callerOf(world, booking.owner_user_id);
     const seats = randomSeats(world, 1);
-    return [
-      tripCancel(world, booking),
-      () =>
-        travellerWrite(world, caller, '/api/seat-locks', { trip_id: booking.trip_id, seat_numbers: seats }),
-    ];
+    return [tripCancel(world, booking), () => lockSeats(world, caller, booking.trip_id, seats)];
   },
   'refund+trip-cancel': (world, booking) =>
     booking.payment_status === 'COMPLETED' && world.dice.chance(0.3)
@@ -128,7 +124,7 @@ const sharedRaces: Record<string, (world: World) => Promise<{ races: Race[]; aft
     for (const seats of [randomSeats(world, 1), randomSeats(world, 1)]) {
       const lock = world.answers.record(
         'race voucher-twice lock',
-        await travellerWrite(world, caller, '/api/seat-locks', { trip_id: trip.tripId, seat_numbers: seats }),
+        await lockSeats(world, caller, trip.tripId, seats),
       );
       if (lock.status === 201) locks.push({ seats, id: lock.body.data.seat_lock_session_id });
     }
@@ -205,10 +201,7 @@ const sharedRaces: Record<string, (world: World) => Promise<{ races: Race[]; aft
     const seats = randomSeats(world, 1);
     const races = world.travellers
       .slice(0, 3)
-      .map(
-        (caller) => () =>
-          travellerWrite(world, caller, '/api/seat-locks', { trip_id: trip.tripId, seat_numbers: seats }),
-      );
+      .map((caller) => () => lockSeats(world, caller, trip.tripId, seats));
     return { races };
   },
   async 'modify-same-seat'(world) {
