@@ -23,6 +23,23 @@ const quote = (
 const newKey = () => `quote-${randomUUID()}`;
 
 /** Quotes stored under an idempotency key (tests share one database, so never count them all). */
+/** A quote body of one traveller on two legs, each from its trip's first stop call to its third. */
+const twoLegBody = (...trips: { tripId: string; stopCallIds: string[] }[]) => ({
+  party_size: 1,
+  legs: trips.map((trip) => ({
+    trip_id: trip.tripId,
+    board_stop_call_id: trip.stopCallIds[0],
+    alight_stop_call_id: trip.stopCallIds[2],
+  })),
+  resources: trips.map((_, index) => ({
+    leg_sequence: index + 1,
+    resource_code: 'SEAT',
+    quantity: 1,
+    assignments: [],
+  })),
+  idempotency_key: newKey(),
+});
+
 async function storedQuotes(app: TestApp, key: string) {
   return app.db.query<{
     id: string;
@@ -419,21 +436,7 @@ describe('POST /journeys/quote', () => {
           first.tripId,
           delayMinutes,
         ]);
-        return {
-          party_size: 1,
-          legs: [first, second].map((trip) => ({
-            trip_id: trip.tripId,
-            board_stop_call_id: trip.stopCallIds[0],
-            alight_stop_call_id: trip.stopCallIds[2],
-          })),
-          resources: [1, 2].map((leg_sequence) => ({
-            leg_sequence,
-            resource_code: 'SEAT',
-            quantity: 1,
-            assignments: [],
-          })),
-          idempotency_key: newKey(),
-        };
+        return twoLegBody(first, second);
       };
       // A 60-minute change after a 50-minute delay leaves 10 minutes, under the same-stop minimum of 20.
       await refused(await delayedConnection('10:00', 50), 400, 'LEGS_NOT_CONNECTED');
@@ -461,25 +464,7 @@ describe('POST /journeys/quote', () => {
       const day = futureDay(4);
       const out = await tripOf(app.db, { from: home, to: shared, departAt: atDamascus(day, '06:00') });
       const back = await tripOf(app.db, { from: shared, to: home, departAt: atDamascus(day, '10:00') });
-      await refused(
-        {
-          party_size: 1,
-          legs: [out, back].map((trip) => ({
-            trip_id: trip.tripId,
-            board_stop_call_id: trip.stopCallIds[0],
-            alight_stop_call_id: trip.stopCallIds[2],
-          })),
-          resources: [1, 2].map((leg_sequence) => ({
-            leg_sequence,
-            resource_code: 'SEAT',
-            quantity: 1,
-            assignments: [],
-          })),
-          idempotency_key: newKey(),
-        },
-        400,
-        'SAME_ORIGIN_AND_DESTINATION',
-      );
+      await refused(twoLegBody(out, back), 400, 'SAME_ORIGIN_AND_DESTINATION');
     });
 
     it('seats that are not on the bus, taken, or too few', async () => {
