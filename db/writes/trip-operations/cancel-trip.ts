@@ -1,3 +1,4 @@
+import { BEFORE_DEPARTURE } from '../../../domain/booking-rules.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
@@ -19,8 +20,8 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  */
 export const TRIP_CANCELLED = 'TRIP_CANCELLED';
 
-/** Trips whose legs are cancelled with the journey: those that have not left yet. */
-const NOT_DEPARTED = `('SCHEDULED', 'BOARDING', 'DELAYED')`;
+/** Trips whose legs are cancelled with the journey: those that have not left yet (BEFORE_DEPARTURE). */
+const NOT_DEPARTED = `(${BEFORE_DEPARTURE.map((status) => `'${status}'`).join(', ')})`;
 
 export async function cancelTripBookings(
   client: Queryable,
