@@ -10,8 +10,9 @@ import type { FailureLimiter } from '../http/rate-limit.js';
  * How the administration's route modules declare a route that needs one permission. The route is
  * `administrator` and its handler starts by checking that the signed-in administrator holds the
  * permission (else 403 PERMISSION_DENIED naming it); `adminRoute` does both, so a declaration names
- * its permission once and its handler receives the administrator it let through. Input is
- * validated before the check runs, as for any route (api/http/route.ts). The routes of the
+ * its permission once and its handler receives the administrator it let through. The check runs
+ * before the input is read, so a caller without the permission gets 403 whatever it sends
+ * (api/http/guarded-route.ts). The routes of the
  * administrator's own session, which need no permission, are declared alike (`firstFactorRoute`).
  */
 

@@ -66,9 +66,9 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
   const grantRoute: GrantRoute = (spec) =>
     surface.route({
       ...spec,
-      handler: async (ctx, input) => {
+      handler: async (ctx, input, admitted) => {
         await perGrant.consume(ctx, `${ctx.ip}|${input.params.grantId}`);
-        await spec.handler(ctx, input);
+        await spec.handler(ctx, input, admitted);
       },
     });
   const routes: RecipientRoutes = { context, sharing, grantRoute };

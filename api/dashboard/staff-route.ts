@@ -11,8 +11,8 @@ import { authorize } from './guards.js';
  * How the dashboard's route modules declare a route. Every dashboard route is `companyStaff` and
  * starts by letting a guard check the signed-in company user (`authorize` for any role, `planner`,
  * a role list...); `staffRoute` does both, so a declaration names its guard once and its handler
- * receives the company user the guard let through. Input is validated before the guard runs, as
- * for any route (api/http/route.ts).
+ * receives the company user the guard let through. The guard runs before the input is read, so a
+ * role that may not use the route gets 403 whatever it sends (api/http/guarded-route.ts).
  */
 
 /** Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts). */

@@ -6,8 +6,9 @@ import type { Infer, RouteSpec, Security, Surface } from './route.js';
  * A route whose handler starts by letting a guard check the caller and then works with what the
  * guard let through (a company user, a company API key...). `guardedRoute` declares the route's
  * security and runs the guard, so a declaration names its guard once and its handler receives the
- * principal. Input is validated before the guard runs, as for any route (route.ts). A guard may be
- * async, for one that also counts the call against a rate limit.
+ * principal. The guard runs before the input is read (the route's `admit`, route.ts): a caller it
+ * refuses gets that answer (403 for a role or permission, 429 for a limit) whatever the input. A
+ * guard may be async, for one that also counts the call against a rate limit.
  */
 export type GuardOf<Principal> = (ctx: Context) => Principal | Promise<Principal>;
 
@@ -38,7 +39,9 @@ export function guardedRoute<
   surface.route<P, Q, B>({
     ...route,
     security,
-    handler: async (ctx, input) => handler(ctx, await guard(ctx), input),
+    admit: guard,
+    // What `admit` returned: the principal this guard let through.
+    handler: async (ctx, input, admitted) => handler(ctx, admitted as Principal, input),
   });
 }
 

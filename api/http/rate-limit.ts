@@ -231,9 +231,9 @@ export function ipLimitedRoute<
   surface.route<P, Q, B>({
     ...spec,
     security: 'public',
-    handler: async (ctx, input) => {
+    handler: async (ctx, input, admitted) => {
       await perIp.consume(ctx, ctx.ip);
-      await spec.handler(ctx, input);
+      await spec.handler(ctx, input, admitted);
     },
   });
 }

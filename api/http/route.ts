@@ -94,7 +94,17 @@ export interface RouteSpec<
   unreadBody?: true;
   /** Maps validation issues to a route-specific errorCode (SPEC names some); default VALIDATION_FAILED. */
   errorCode?: (issues: z.core.$ZodIssue[], part: 'params' | 'query' | 'body') => string;
-  handler: (ctx: Context, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<void>;
+  /**
+   * Lets the authenticated caller in before any input is read: a role or permission check, a
+   * per-caller limit (guarded-route.ts). A caller it refuses gets that answer (403, 429) whatever
+   * the input, and learns nothing of the input's rules. What it returns reaches the handler.
+   */
+  admit?: (ctx: Context) => unknown;
+  handler: (
+    ctx: Context,
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
+    admitted: unknown,
+  ) => Promise<void>;
 }
 
 /** The docs of a feature's routes keyed by operationId (each record gets its key as operationId). */
@@ -205,6 +215,7 @@ export class Surface {
     this.router[spec.method](koaPath, async (ctx) => {
       this.refuseOtherMethodOfFixedPath(ctx);
       await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf, path: spec.path });
+      const admitted = await spec.admit?.(ctx);
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
       let body: unknown;
@@ -219,7 +230,7 @@ export class Surface {
       } else if (carriesFields(ctx.request.body) && ['post', 'put', 'patch'].includes(spec.method)) {
         throw new Refusal(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }
-      await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1]);
+      await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1], admitted);
     });
     // The router adds HEAD to every GET it registers; this route's layer (the one just added) keeps GET only.
     if (spec.head === false) {

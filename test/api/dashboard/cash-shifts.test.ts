@@ -130,6 +130,9 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       const read = await app.request(SHIFTS, { headers: { Cookie: session.cookie } });
       const write = await shiftCommand(app, session, { action: 'OPEN', opening_balance: 0 });
       expect([read.status, write.status, write.body.errorCode]).toEqual([403, 403, 'ROLE_NOT_ALLOWED']);
+      // The role is checked before the input is read: a malformed command gets the same 403, not a 400.
+      const malformed = await shiftCommand(app, session, { action: 'OPEN', opening_balance: -5, till: 'x' });
+      expect([malformed.status, malformed.body.errorCode]).toEqual([403, 'ROLE_NOT_ALLOWED']);
     }
     for (const role of DASHBOARD_ROLES) {
       const noCsrf = await app.request(SHIFTS, {

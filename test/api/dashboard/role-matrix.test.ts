@@ -104,7 +104,7 @@ function principal(role: string, verified = true) {
   };
 }
 
-/** The route's handler run for a company user: the Refusal it throws, or null when it got past the guard. */
+/** The route run for a company user: the Refusal its guard or handler throws, or null when it got past the guard. */
 async function refusalOf(spec: RouteSpec, staff: ReturnType<typeof principal>): Promise<Refusal | null> {
   const ctx = {
     state: { staff, requestId: 'role-matrix' },
@@ -119,7 +119,8 @@ async function refusalOf(spec: RouteSpec, staff: ReturnType<typeof principal>): 
     query: { limit: 20, offset: 0, period: 'monthly', days: 7, locale: 'en' },
     body: {},
   } as Parameters<RouteSpec['handler']>[1];
-  const settled = spec.handler(ctx, input).then(
+  // The guard (the route's admit) before the input, then the handler with what it let through.
+  const settled = (async () => spec.handler(ctx, input, await spec.admit?.(ctx)))().then(
     () => null,
     (error: unknown) => (error instanceof Refusal ? error : null),
   );
