@@ -89,6 +89,16 @@ class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
     }
   }
 
+  /**
+   * The Update validator of ADJUST and CLOSE: the shift is open, or its OPEN is still being
+   * written, when the step queues behind it and is checked again (requireOpen) once the OPEN has
+   * run. Two managers' steps that each resume a shift with no running process
+   * (api/use-cases/cash-shifts.ts) reach the run while the first one's OPEN writes.
+   */
+  admitStep(): void {
+    if (!this.opening) this.requireOpen();
+  }
+
   adjust(request: AdjustRequest): Promise<CashShiftSummary> {
     this.steps += 1;
     return this.exclusive(async () => {
@@ -139,10 +149,10 @@ export async function cashShift(input: CashShiftInput): Promise<CashShiftState> 
   setHandler(cashShiftStateQuery, () => shift.snapshot());
   setHandler(openShiftUpdate, () => shift.open());
   setHandler(adjustShiftUpdate, (request) => shift.adjust(request), {
-    validator: (_request: AdjustRequest) => shift.requireOpen(),
+    validator: (_request: AdjustRequest) => shift.admitStep(),
   });
   setHandler(closeShiftUpdate, (request) => shift.close(request), {
-    validator: (_request: CloseRequest) => shift.requireOpen(),
+    validator: (_request: CloseRequest) => shift.admitStep(),
   });
 
   // An OPEN that was refused (the database already holds an open shift) ends the process.

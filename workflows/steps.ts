@@ -164,6 +164,11 @@ export class OpenedProcess<Phase extends string, Code extends string> extends Ph
     this.openAttempted = true;
   }
 
+  /** An open is being written: tried, the phase still NEW, and a step running or queued. */
+  protected get opening(): boolean {
+    return this.phase === 'NEW' && this.openAttempted && !this.idle;
+  }
+
   /** Until the open has settled: succeeded (the phase left NEW), or tried and refused with no step running. */
   openSettled(): Promise<void> {
     return condition(() => this.phase !== 'NEW' || (this.openAttempted && this.idle));

@@ -171,6 +171,26 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     expect(closed.body.data).toMatchObject({ id: row!.id, status: 'CLOSED', difference: 200 });
   });
 
+  it('takes over a shift with no running process for steps sent at once: every one is recorded', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      const world = await financeWorld(app);
+      const shift = await openShift(app, world.staff.OWNER, 5_000);
+      await app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId)).terminate('operator');
+      const adjust = (who: 'OWNER' | 'ADMIN', amount: number) =>
+        shiftCommand(app, world.staff[who], { action: 'ADJUST', direction: 'IN', amount, reason: 'float' });
+      const answers = await Promise.all([adjust('OWNER', 100), adjust('ADMIN', 200), adjust('OWNER', 300)]);
+      expect(answers.map((answer) => [answer.status, answer.body.errorCode])).toEqual([
+        [200, undefined],
+        [200, undefined],
+        [200, undefined],
+      ]);
+      const detail = await app.request(`${SHIFTS}/${shift.id}`, {
+        headers: { Cookie: world.staff.OWNER.cookie },
+      });
+      expect(detail.body.data.shift).toMatchObject({ movements_in: 600, expected_amount: 5_600 });
+    }
+  });
+
   it('takes over a shift whose process an operator terminated (a stuck run)', async () => {
     const world = await financeWorld(app);
     const shift = await openShift(app, world.staff.OWNER, 5_000);

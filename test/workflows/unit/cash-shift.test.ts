@@ -51,11 +51,12 @@ const summary = (input: { shiftId: string; companyId: string }, changes: Partial
     ...changes,
   }) satisfies CashShiftSummary;
 
-function shiftSteps(options: { refuseOpen?: boolean } = {}) {
+function shiftSteps(options: { refuseOpen?: boolean; openWaitsFor?: Promise<void> } = {}) {
   const calls = new Calls();
   const steps: ShiftSteps = {
     async openCashShift(input) {
       calls.record('openCashShift', input);
+      await options.openWaitsFor;
       if (options.refuseOpen) {
         return { refused: { status: 409, code: 'CASH_SHIFT_ALREADY_OPEN', message: 'already open' } };
       }
@@ -210,6 +211,51 @@ describe('cashShift workflow (stubbed activities)', () => {
       const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
       expect(await handle.result()).toMatchObject({ phase: 'NEW' });
     });
+  });
+
+  it('an ADJUST sent while the OPEN is still writing waits for it and runs after it; after a refused OPEN it is refused', async () => {
+    for (const refuseOpen of [false, true]) {
+      let release!: () => void;
+      const openWaitsFor = new Promise<void>((resolve) => (release = resolve));
+      const { steps, calls } = shiftSteps({ refuseOpen, openWaitsFor });
+      await temporal.withWorker(steps, async (taskQueue) => {
+        // Accepted, or refused by the database (refuseOpen): either way it settles once released.
+        const opening = open(temporal.client, taskQueue).catch(() => null);
+        expect(
+          await eventually(
+            async () => calls.names(),
+            (names) => names.length > 0,
+          ),
+        ).toEqual(['openCashShift']);
+        const [input] = calls.inputsOf('openCashShift') as CashShiftInput[];
+        const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
+        const adjusting = handle
+          .executeUpdate(adjustShiftUpdate, {
+            args: [
+              {
+                movementId: randomUUID(),
+                staffUserId: 'admin',
+                direction: 'IN' as const,
+                amount: 5,
+                reason: 'float',
+              },
+            ],
+          })
+          .then(
+            (answer) => `ADJUSTED ${answer.movementsIn}`,
+            async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
+          );
+        release();
+        await opening;
+        if (refuseOpen) {
+          expect(await adjusting).toBe('CASH_SHIFT_NOT_OPEN');
+          expect(calls.names()).toEqual(['openCashShift']);
+        } else {
+          expect(await adjusting).toBe('ADJUSTED 5');
+          expect(calls.names()).toEqual(['openCashShift', 'adjustCashShift']);
+        }
+      });
+    }
   });
 
   it('two racing CLOSEs: one closes, the other is refused CASH_SHIFT_NOT_OPEN', async () => {
