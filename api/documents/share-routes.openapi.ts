@@ -13,7 +13,10 @@ export const GrantParams = z.object({ grantId: Uuid }).strict();
 
 export const CreateShareBody = z
   .object({
-    bookingId: Uuid,
+    bookingId: Uuid.meta({
+      description:
+        'the booking id, or the id of a journey that has one booking, as the document routes take it',
+    }),
     documentKind: z.enum(SHARE_DOCUMENT_KINDS),
     presentation: z.enum(SHARE_PRESENTATIONS).meta({
       description: 'DOWNLOAD: the recipient may view and download; VIEW: the recipient may only view',

@@ -7,6 +7,7 @@ import type {
 } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { camelFields } from '../row-fields.js';
+import { bookingNamedBy } from './documents.js';
 
 /**
  * What the share routes read: a booking's sharing facts, a grant, a recipient session's times.
@@ -32,11 +33,12 @@ interface ShareableBookingRow {
 const toShareableBooking = (row: ShareableBookingRow): ShareableBooking =>
   camelFields(row, ['id', 'company_id', 'owner_user_id', 'driver_id']);
 
+/** The booking `bookingId` names (its row's id, or its journey's: bookingNamedBy), as the document routes read it. */
 export async function shareableBooking(db: Database, bookingId: string): Promise<ShareableBooking | null> {
   const [row] = await db.query<ShareableBookingRow>(
     `select b.id, b.company_id, b.owner_user_id, t.driver_id
        from bookings b join trips t on t.id = b.trip_id
-      where b.id = $1`,
+      where ${bookingNamedBy('$1')}`,
     [bookingId],
   );
   return row ? toShareableBooking(row) : null;

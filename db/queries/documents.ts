@@ -162,6 +162,13 @@ const BOOKING_ENDING = `select cr.reason, cr.revoked_at
        order by cr.revoked_at limit 1`;
 
 /**
+ * The bookings row `b` that `param` names: its own id, or the id of a journey with exactly one
+ * booking (SPEC's `/journeys/{bookingId}`): how the document routes and sharing read a bookingId.
+ */
+export const bookingNamedBy = (param: string) =>
+  `(b.id = ${param} or (b.journey_id = ${param} and (select count(*) from bookings o where o.journey_id = ${param}) = 1))`;
+
+/**
  * The booking named by `id`: a bookings row, or the one bookings row of a journey. Its leg gives
  * the boarding and alighting stop calls; a legacy row without a journey spans the whole trip.
  */
@@ -195,8 +202,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
      join stops bs on bs.id = bc.stop_id
      ${STRETCH_CITIES_JOIN}
      left join lateral (${BOOKING_ENDING}) ended on true
-     where b.id = $1
-        or (b.journey_id = $1 and (select count(*) from bookings o where o.journey_id = $1) = 1)`,
+     where ${bookingNamedBy('$1')}`,
     [id],
   );
   return row ? toBookingFacts(row) : undefined;

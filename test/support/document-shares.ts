@@ -110,9 +110,11 @@ export async function grantRow(app: TestApp, grantId: string) {
     secret_hash: string;
     issuer_kind: string;
     issuer_role: string;
-  }>(`select status, secret_hash, issuer_kind, issuer_role from document_share_grants where id = $1`, [
-    grantId,
-  ]);
+    booking_id: string;
+  }>(
+    `select status, secret_hash, issuer_kind, issuer_role, booking_id from document_share_grants where id = $1`,
+    [grantId],
+  );
   return row;
 }
 

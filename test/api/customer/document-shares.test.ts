@@ -107,6 +107,29 @@ describe('document shares: one-use link, recipient session, document', () => {
     expect(created.response.body.errorCode).toBe('BOOKING_NOT_FOUND');
   });
 
+  it('takes the journey id as the document routes do; the grant names the booking row', async () => {
+    const [row] = await app.db.query<{ journey_id: string }>(
+      'select journey_id from bookings where id = $1',
+      [bookingId],
+    );
+    const journeyId = row!.journey_id;
+    const created = await createShare(app, ownerHeaders(), {
+      bookingId: journeyId,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(created.response.status, created.response.text).toBe(201);
+    expect((await grantRow(app, created.grantId))!.booking_id).toBe(bookingId);
+    // Another traveller naming the same journey is as refused as by the booking id.
+    const stranger = await app.signIn();
+    const refused = await createShare(
+      app,
+      { Authorization: `Bearer ${stranger.token}` },
+      { bookingId: journeyId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
+    );
+    expect([refused.response.status, refused.response.body.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+  });
+
   it('preview shows only the document kind and the operating company', async () => {
     const created = await share();
     const preview = await previewShare(app, created.grantId, created.secret);
