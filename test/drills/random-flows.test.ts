@@ -90,20 +90,23 @@ const WEIGHTS: [keyof typeof FLOWS, number][] = [
   ['refundLeg', 3],
   ['raceOnLinked', 4],
 ];
-/** Answers the run must have seen at least once, or it exercised too little to prove anything. */
-const MUST_HAPPEN = [
-  'book 201',
-  'confirm-auto 200',
-  'confirm-manual 200',
-  'decide-APPROVE 200',
-  'office 201',
-  'refund 200',
-  'run-COMPLETE 200',
-  'shift-CLOSE 200',
-  'confirm-connection-auto 200',
-  'confirm-connection-manual 200',
-  'round-trip 201',
-  'cancel-linked 200',
+/**
+ * Answers the run must have seen at least once (one of each group), or it exercised too little to
+ * prove anything. A till is closed by the cash flow or by the first request of the close race.
+ */
+const MUST_HAPPEN: readonly (readonly string[])[] = [
+  ['book 201'],
+  ['confirm-auto 200'],
+  ['confirm-manual 200'],
+  ['decide-APPROVE 200'],
+  ['office 201'],
+  ['refund 200'],
+  ['run-COMPLETE 200'],
+  ['shift-CLOSE 200', 'race close+collect#0 200'],
+  ['confirm-connection-auto 200'],
+  ['confirm-connection-manual 200'],
+  ['round-trip 201'],
+  ['cancel-linked 200'],
 ];
 
 describe('whole-system invariants under a random mix of flows', () => {
@@ -148,6 +151,6 @@ describe('whole-system invariants under a random mix of flows', () => {
       serverErrors: [],
       violations: [],
     });
-    expect(MUST_HAPPEN.filter((answer) => !seen[answer])).toEqual([]);
+    expect(MUST_HAPPEN.filter((group) => !group.some((answer) => seen[answer]))).toEqual([]);
   });
 });
