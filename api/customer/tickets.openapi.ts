@@ -123,8 +123,9 @@ export const docs = taggedOperations(TAGS, {
       "caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used or already " +
       're-issued), 409 TRIP_ALREADY_DEPARTED (the trip arrived, completed or was cancelled; it departed ' +
       "from the ticket's boarding stop, the trip's first; or that stop's planned departure plus the trip's " +
-      'lateness, its announced delay or how late it left its first stop, has passed). Cookie sessions send ' +
-      'X-CSRF-Token.',
-    responses: answers(201, 'The new ticket', ReissueResponse, [400, 401, 403, 404, 409]),
+      'lateness, its announced delay or how late it left its first stop, has passed). With reason ' +
+      "CREDENTIAL_LEAKED the live shares of the booking's confirmation (POST /document-shares) are revoked " +
+      'first, even when the re-issue is then refused. Cookie sessions send X-CSRF-Token.',
+    responses: answers(201, 'The new ticket', ReissueResponse, [400, 401, 403, 404, 409, 503]),
   },
 });

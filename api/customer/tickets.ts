@@ -3,6 +3,7 @@ import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
+import { documentSharing } from '../use-cases/document-sharing.js';
 import { reissueOwnTicket } from '../use-cases/tickets.js';
 import { docs, ReissueBody, TicketsQuery } from './tickets.openapi.js';
 import { created, ok } from '../http/respond.js';
@@ -14,7 +15,9 @@ import { created, ok } from '../http/respond.js';
 
 const ticketNotFound = () => new Refusal(404, 'TICKET_NOT_FOUND', 'No such ticket');
 
-export function registerTicketRoutes(surface: Surface, { db, config }: AppContext): void {
+export function registerTicketRoutes(surface: Surface, context: AppContext): void {
+  const { db, config } = context;
+  const sharing = documentSharing(context);
   surface.route({
     ...docs.listTickets,
     method: 'get',
@@ -47,7 +50,7 @@ export function registerTicketRoutes(surface: Surface, { db, config }: AppContex
     security: 'traveller',
     body: ReissueBody,
     handler: async (ctx, { body }) => {
-      const { ticket, replacedTicketId } = await reissueOwnTicket(db, {
+      const { ticket, replacedTicketId } = await reissueOwnTicket(sharing, {
         ticketId: body.ticket_id,
         userId: ctx.state.traveller!.userId,
         reason: body.reason,

@@ -1,17 +1,39 @@
-import type { Database } from '../../db/orm.js';
+import { liveConfirmationShares } from '../../db/queries/document-shares.js';
 import { findOwnTicket, type OwnTicket } from '../../db/queries/tickets.js';
 import { reissueTicket, type ReissueReason } from '../../db/writes/tickets.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
+import { Refusal } from '../http/errors.js';
+import { revokeShare, type DocumentSharing } from './document-sharing.js';
 
 /**
  * POST /tickets: re-issues an own ticket's boarding credential and answers the new ticket as the
- * ticket reads show it, with the id of the one it replaced.
+ * ticket reads show it, with the id of the one it replaced. A credential reported leaked
+ * (CREDENTIAL_LEAKED) first ends the live shares of the confirmation that shows it: the leak may
+ * have come through one, whose recipient would otherwise be shown the new credential too. They
+ * end even when the re-issue is then refused (the ticket used, the trip gone): the traveller
+ * said the credential leaked, and may share again.
  */
 export async function reissueOwnTicket(
-  db: Database,
+  sharing: DocumentSharing,
   input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
 ): Promise<{ ticket: OwnTicket; replacedTicketId: string }> {
+  const { db } = sharing.context;
+  if (input.reason === 'CREDENTIAL_LEAKED')
+    await endConfirmationShares(sharing, input.userId, input.ticketId);
   const reissued = await reissueTicket(db, input);
   const ticket = await findOwnTicket(db, input.userId, reissued.ticketId);
   return { ticket: ticket!, replacedTicketId: reissued.replacedTicketId };
+}
+
+/** Revokes, as the ticket's owner, each live share of its confirmation; one that expired meanwhile is left. */
+async function endConfirmationShares(
+  sharing: DocumentSharing,
+  userId: string,
+  ticketId: string,
+): Promise<void> {
+  for (const grantId of await liveConfirmationShares(sharing.context.db, userId, ticketId)) {
+    await revokeShare(sharing, { kind: 'TRAVELLER', userId }, grantId).catch((error: unknown) => {
+      if (!(error instanceof Refusal) || error.code !== 'SHARE_EXPIRED') throw error;
+    });
+  }
 }

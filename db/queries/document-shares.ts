@@ -136,3 +136,24 @@ export async function recipientSessionSummary(
   if (!row) throw new Error(`recipient session ${sessionId} vanished`);
   return { expiresAt: new Date(row.expires_at), lastSeenAt: new Date(row.last_seen_at) };
 }
+
+/**
+ * The shares still live (CREATED or ACCEPTED) of the confirmation that shows `ticketId`'s
+ * credential, when the ticket is `userId`'s own: the booking of its journey and trip.
+ */
+export async function liveConfirmationShares(
+  db: Database,
+  userId: string,
+  ticketId: string,
+): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `select g.id from journey_tickets k
+       join journeys j on j.id = k.journey_id and j.owner_user_id = $2
+       join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id
+       join document_share_grants g on g.booking_id = b.id
+      where k.id = $1 and g.document_kind = 'BOOKING_CONFIRMATION' and g.status in ('CREATED', 'ACCEPTED')
+      order by g.id`,
+    [ticketId, userId],
+  );
+  return rows.map((row) => row.id);
+}

@@ -323,6 +323,49 @@ describe('document shares: one-use link, recipient session, document', () => {
     expect(again.body.data.revokedAt).toBe(revoked.body.data.revokedAt);
   });
 
+  it('a ticket re-issued as CREDENTIAL_LEAKED ends the live shares of its confirmation; LOST_DEVICE keeps them', async () => {
+    const booking = await shareableBooking(app, fixture);
+    const shareIt = () =>
+      createShare(app, ownerHeaders(), {
+        bookingId: booking,
+        documentKind: 'BOOKING_CONFIRMATION',
+        presentation: 'VIEW',
+      });
+    const validTicket = async () => {
+      const [ticket] = await app.db.query<{ id: string }>(
+        `select t.id from journey_tickets t join bookings b on b.journey_id = t.journey_id and b.trip_id = t.trip_id
+          where b.id = $1 and t.status = 'VALID'`,
+        [booking],
+      );
+      return ticket!.id;
+    };
+    const reissue = async (headers: Record<string, string>, reason: string) =>
+      app.request('/api/tickets', {
+        method: 'POST',
+        headers,
+        json: { ticket_id: await validTicket(), reason },
+      });
+
+    const accepted = await shareIt();
+    const { cookie } = await acceptShare(app, accepted.grantId, accepted.secret);
+    expect((await reissue(ownerHeaders(), 'LOST_DEVICE')).status).toBe(201);
+    expect((await recipientSession(app, accepted.grantId, cookie)).status).toBe(200);
+
+    const unaccepted = await shareIt();
+    const stranger = await app.signIn();
+    const refused = await reissue({ Authorization: `Bearer ${stranger.token}` }, 'CREDENTIAL_LEAKED');
+    expect([refused.status, refused.body.errorCode]).toEqual([404, 'TICKET_NOT_FOUND']);
+    expect((await grantRow(app, unaccepted.grantId))!.status).toBe('CREATED');
+
+    const leaked = await reissue(ownerHeaders(), 'CREDENTIAL_LEAKED');
+    expect(leaked.status, leaked.text).toBe(201);
+    const session = await recipientSession(app, accepted.grantId, cookie);
+    expect([session.status, session.body.errorCode]).toEqual([410, 'SHARE_REVOKED']);
+    expect((await grantRow(app, unaccepted.grantId))!.status).toBe('REVOKED');
+    // The traveller may share again.
+    expect((await shareIt()).response.status).toBe(201);
+  });
+
   /**
    * A document request in flight holds the recipient session; a revoke waits for it, and its revokedAt
    * is when it took effect, so the access log never shows a view after the revocation (it was the
