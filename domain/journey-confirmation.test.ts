@@ -62,17 +62,28 @@ describe('companiesNeedingDecision', () => {
 describe('decision deadlines', () => {
   const now = new Date('2026-11-21T10:00:00Z');
 
+  const departs = new Date('2026-11-23T08:00:00Z');
+
   it('are now + the decision window, times the time scale', () => {
-    expect(decisionDeadline(now, 15, 1).toISOString()).toBe('2026-11-21T10:15:00.000Z');
-    expect(decisionDeadline(now, 1440, 1).toISOString()).toBe('2026-11-22T10:00:00.000Z');
-    expect(decisionDeadline(now, 15, 0.004).toISOString()).toBe('2026-11-21T10:00:03.600Z');
+    expect(decisionDeadline(now, 15, 1, departs).toISOString()).toBe('2026-11-21T10:15:00.000Z');
+    expect(decisionDeadline(now, 1440, 1, departs).toISOString()).toBe('2026-11-22T10:00:00.000Z');
+    expect(decisionDeadline(now, 15, 0.004, departs).toISOString()).toBe('2026-11-21T10:00:03.600Z');
     expect(scaledMilliseconds(10, 1)).toBe(600_000);
   });
 
+  it('are no later than the journey’s first departure', () => {
+    const soon = new Date('2026-11-21T10:10:00Z');
+    expect(decisionDeadline(now, 15, 1, soon).toISOString()).toBe('2026-11-21T10:10:00.000Z');
+    expect(decisionDeadline(now, 1440, 1, departs).toISOString()).toBe('2026-11-22T10:00:00.000Z');
+  });
+
   it('the scope waits for the earliest pending deadline', () => {
-    expect(scopeDeadline([decisionDeadline(now, 60, 1), decisionDeadline(now, 15, 1)])?.toISOString()).toBe(
-      '2026-11-21T10:15:00.000Z',
-    );
+    expect(
+      scopeDeadline([
+        decisionDeadline(now, 60, 1, departs),
+        decisionDeadline(now, 15, 1, departs),
+      ])?.toISOString(),
+    ).toBe('2026-11-21T10:15:00.000Z');
     expect(scopeDeadline([])).toBeNull();
   });
 });

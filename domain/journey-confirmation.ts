@@ -71,9 +71,19 @@ export function scaledMilliseconds(minutes: number, timeScale: number): number {
   return Math.max(1, Math.round(minutes * 60_000 * timeScale));
 }
 
-/** When a company's decision is due: now + decision window × time scale. */
-export function decisionDeadline(now: Date, decisionWindowMinutes: number, timeScale: number): Date {
-  return new Date(now.getTime() + scaledMilliseconds(decisionWindowMinutes, timeScale));
+/**
+ * When a company's decision is due: now + decision window × time scale, and no later than the
+ * journey's first departure (`firstDeparture`): an approval after the bus has left is refused
+ * (TRIP_NOT_BOOKABLE), so the window would only keep the seats and the traveller waiting.
+ */
+export function decisionDeadline(
+  now: Date,
+  decisionWindowMinutes: number,
+  timeScale: number,
+  firstDeparture: Date,
+): Date {
+  const windowEnd = now.getTime() + scaledMilliseconds(decisionWindowMinutes, timeScale);
+  return new Date(Math.min(windowEnd, firstDeparture.getTime()));
 }
 
 /**

@@ -70,7 +70,8 @@ export function settingsErrorCode(issues: z.core.$ZodIssue[], part: 'params' | '
 
 const RULES =
   'mode AUTO_CONFIRM confirms a journey at once; MANUAL_CONFIRM sends the company a request it must decide within ' +
-  'decisionWindowMinutes (15 to 1440), else the journey is cancelled. The mode applies to bookings from the listed ' +
+  'decisionWindowMinutes (15 to 1440), and no later than the journey’s first departure, else the journey is ' +
+  'cancelled. The mode applies to bookings from the listed ' +
   'channels (CUSTOMER_WEB, CUSTOMER_MOBILE, RESELLER; a non-empty set without repeats); bookings from other channels are ' +
   'confirmed at once. A company that never saved settings confirms automatically on every channel with a 15-minute window.';
 

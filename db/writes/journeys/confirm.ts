@@ -118,8 +118,9 @@ export async function confirmLocked(
   }
   await insertBookings(client, locked.journeyIds, seats, input, 'PENDING_CONFIRMATION');
   const now = await transactionTime(client);
+  const firstDeparture = new Date(Math.min(...legs.map((leg) => leg.departure_ms)));
   const deadlines = decisions.map((decision) =>
-    decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale),
+    decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale, firstDeparture),
   );
   await client.query(
     `insert into confirmation_requests (scope_kind, scope_id, company_id, deadline)

@@ -461,6 +461,21 @@ describe('POST /journeys/{bookingId}/confirm', () => {
     );
   });
 
+  it('a decision deadline is no later than the journey’s first departure', async () => {
+    const caller = await mobileTraveller(app);
+    const departAt = new Date(Math.ceil((Date.now() + 10 * 60_000) / 1000) * 1000);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller, 1, { departAt });
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 30 });
+    const confirmed = await confirmJourney(app, caller, quoted.journey_id, confirmBody(quoted, holdBatchId));
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const { confirmation } = confirmed.body.data;
+    expect(confirmation.status).toBe('REQUESTED');
+    expect(Date.parse(confirmation.deadline)).toBe(departAt.getTime());
+    expect(confirmation.requests).toEqual([
+      { company_id: trip.companyId, status: 'PENDING', deadline: confirmation.deadline },
+    ]);
+  });
+
   it('a channel the manual company did not list confirms automatically', async () => {
     const caller = await webTraveller(app);
     const { quoted, holdBatchId, trip } = await heldJourney(app, caller);
