@@ -52,6 +52,7 @@ import { Migration20261204060000_loyalty_refund_reversal } from './migrations/Mi
 import { Migration20261204070000_loyalty_referral_pairs } from './migrations/Migration20261204070000_loyalty_referral_pairs.js';
 import { Migration20261204080000_identity_one_subject_per_provider } from './migrations/Migration20261204080000_identity_one_subject_per_provider.js';
 import { Migration20261204090000_seat_lock_labels } from './migrations/Migration20261204090000_seat_lock_labels.js';
+import { Migration20261205010000_schedule_skipped_departures } from './migrations/Migration20261205010000_schedule_skipped_departures.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -92,6 +93,7 @@ const MIGRATIONS = [
   Migration20261204070000_loyalty_referral_pairs,
   Migration20261204080000_identity_one_subject_per_provider,
   Migration20261204090000_seat_lock_labels,
+  Migration20261205010000_schedule_skipped_departures,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -22,6 +22,12 @@ export interface TripScheduleInput {
   claim: ScheduleClaimInput;
   /** Longest one batch may run before another attempt (config SCHEDULE_BATCH_TIMEOUT_SECONDS). */
   batchTimeoutSeconds: number;
+  /**
+   * Epoch ms: the claim commits before this instant (the database's clock) or refuses, writing
+   * nothing, so a POST that stopped waiting (503) never leaves a schedule behind. Set by the API
+   * before its own wait for the claim ends; absent in runs started before it existed (no limit).
+   */
+  claimBy?: number;
 }
 
 export const claimUpdate = defineUpdate<ScheduleClaim, []>('claim');

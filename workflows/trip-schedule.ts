@@ -12,6 +12,7 @@ import {
   claimUpdate,
   progressQuery,
   type ScheduleClaim,
+  type ScheduleClaimInput,
   type ScheduleProgress,
   type ScheduleProgressRow,
   type TripScheduleInput,
@@ -40,11 +41,18 @@ class TripScheduleProcess {
       throw refusal('SCHEDULE_ALREADY_CLAIMED', 'This schedule was already committed', 409);
   }
 
-  /** The claim transaction; its refusal ends the workflow with nothing created. */
+  /**
+   * The claim transaction; its refusal ends the workflow with nothing created. It carries the
+   * API's deadline (claimBy): a claim that would commit after it refuses (SCHEDULE_CLAIM_LATE).
+   */
   async claim(): Promise<ScheduleClaim> {
     this.claimStarted = true;
+    const input: ScheduleClaimInput & { claimBy?: number } =
+      this.input.claimBy === undefined
+        ? this.input.claim
+        : { ...this.input.claim, claimBy: this.input.claimBy };
     try {
-      const claim = accepted(await answeringLocally.claimTripSchedule(this.input.claim));
+      const claim = accepted(await answeringLocally.claimTripSchedule(input));
       this.show(claim);
       return claim;
     } catch (error) {
@@ -94,8 +102,9 @@ class TripScheduleProcess {
 /**
  * `trip-schedule/{scheduleId}`: started by POST /dashboard/api/trip-schedules with the claim
  * Update (update-with-start). A refused claim ends it at once (nothing created); otherwise it
- * creates the trips in batches, each one transaction that re-checks conflicts, and ends
- * COMPLETED (or FAILED when a conflict appeared after the claim without skip_conflicts). A worker
+ * creates the trips in batches, each one transaction that re-checks conflicts (skipping a departure
+ * in conflict), and ends COMPLETED (or FAILED when a batch met a refusal: the company suspended, the
+ * route, bus, driver or stop no longer fit). A worker
  * lost mid-batch costs only a retry: the batch's transaction never committed, or it did and
  * counted itself done, and the retry sees which.
  */

@@ -85,7 +85,8 @@ const Progress = z.object({
   trips_created: z.int(),
   trips_skipped: z.int().meta({
     description:
-      'trips not created: conflicts skipped with skip_conflicts, and departures past when their batch ran',
+      'trips not created: conflicts skipped at the claim (skip_conflicts) or met by a batch, and departures past ' +
+      'when their batch ran',
   }),
 });
 
@@ -120,13 +121,15 @@ const Schedule = z
       .nullable()
       .meta({
         description:
-          'why a FAILED schedule stopped (null otherwise): CONFLICT_AFTER_CLAIM, COMPANY_SUSPENDED (the company was ' +
-          'suspended while it committed), TRIP_AFTER_LAST_DATE, or the code of the route, bus, driver or pickup stop ' +
-          'refusal its batch met (as POST /trips answers it)',
+          'why a FAILED schedule stopped (null otherwise): COMPANY_SUSPENDED (the company was suspended while it ' +
+          'committed), TRIP_AFTER_LAST_DATE, or the code of the route, bus, driver or pickup stop refusal its batch ' +
+          'met (as POST /trips answers it); CONFLICT_AFTER_CLAIM only on schedules committed before 2026-12-05 (a ' +
+          'conflict a batch meets now skips its departure alone)',
       }),
     conflicts: z.array(Skipped).meta({
       description:
-        'the skipped trips: conflicts met while committing, and departures past when their batch ran',
+        'the skipped trips: conflicts found by the claim (skip_conflicts) or met by a batch, and departures past ' +
+        'when their batch ran',
     }),
     created_by: UuidOut,
     created_at: DateTime,
@@ -196,9 +199,17 @@ export const docs = taggedOperations(TAGS, {
       'written nowhere (200, preview: true). commit true starts the workflow trip-schedule/{id}: its claim re-checks ' +
       'everything under the bus and driver locks; with conflicts and skip_conflicts false nothing is created (409 ' +
       'SCHEDULE_CONFLICTS, details.conflicts names up to 50 of them and details.total counts them); a schedule that ' +
-      'would create no trip is never created (422 SCHEDULE_EMPTY). Then the workflow creates the trips in batches, ' +
-      'each one transaction that re-checks its conflicts (skipping them with skip_conflicts; otherwise the schedule ' +
-      'ends FAILED with CONFLICT_AFTER_CLAIM, which the claim makes practically impossible). The claim and every batch ' +
+      'would create no trip is never created (422 SCHEDULE_EMPTY). With skip_conflicts true the departures in conflict ' +
+      'are skipped at the claim for good: counted in trips_skipped and listed in conflicts from the start, created by ' +
+      'no batch, and holding nothing meanwhile (another trip may take their bus, driver or departure). Then the ' +
+      'workflow creates the trips in batches, each one transaction that re-checks its conflicts. The claim reserved ' +
+      'every departure, so a conflict a batch meets comes from a change the claim cannot hold off (a delay announced ' +
+      'on another trip of the bus or driver, a late departure): the batch skips that departure alone, whatever ' +
+      'skip_conflicts, counting it in trips_skipped and listing it in conflicts, and the schedule goes on. The claim ' +
+      'commits within 20 s of the request or writes nothing, and the POST waits 25 s for it: 503 ' +
+      'SCHEDULE_UNAVAILABLE (the claim held up, e.g. by a lock, or Temporal not answering) leaves no schedule behind, ' +
+      'and the same request may be sent again. The ' +
+      'claim and every batch ' +
       'read the company first: a company suspended before the claim gets 403 COMPANY_SUSPENDED and nothing is ' +
       'created; one suspended while the batches run gets no trip after the suspension (the schedule ends FAILED with ' +
       'COMPANY_SUSPENDED, its earlier trips stay). A batch creates no trip whose departure is already past at its own ' +

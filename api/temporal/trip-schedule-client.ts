@@ -11,13 +11,25 @@ import {
   type ScheduleProgress,
   type TripScheduleInput,
 } from '../../workflows/trip-schedule.contract.js';
+import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { unavailableAnswers } from './workflow-updates.js';
+import { unavailableAnswers, UPDATE_DEADLINE_MS } from './workflow-updates.js';
 
 const SCHEDULE_ANSWERS = unavailableAnswers(
   'SCHEDULE_UNAVAILABLE',
   'Trip schedules cannot be committed right now; try again',
 );
+
+/**
+ * The claim must commit this long before the API stops waiting for it (UPDATE_DEADLINE_MS), a
+ * margin for its commit, the answer's way back through Temporal and the clocks of the API and the
+ * database. A claim that would commit later refuses (SCHEDULE_CLAIM_LATE, nothing written), so the
+ * 503 that then ends the wait leaves no schedule behind and the retry it asks for is free.
+ */
+const CLAIM_MARGIN_MS = 5_000;
+
+/** The claim's refusal when it would have committed after its deadline (db/writes/planning/trip-schedules.ts). */
+const CLAIM_LATE = 'SCHEDULE_CLAIM_LATE';
 
 export interface CommittedSchedule {
   claim: ScheduleClaim;
@@ -55,20 +67,30 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
 
   return {
     async commit(claim: ScheduleClaimInput): Promise<CommittedSchedule> {
-      const input: TripScheduleInput = { claim, batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS };
-      const claimed = await schedules.start(claimUpdate, `claim:${claim.scheduleId}`, {
-        workflowType: TRIP_SCHEDULE_WORKFLOW,
-        workflowId: workflowIds.tripSchedule(claim.scheduleId),
-        input,
-        conflictPolicy: 'USE_EXISTING',
-        process: { companyIds: [claim.companyId] },
-        memo: {
-          routeId: claim.request.routeId,
-          busId: claim.request.busId,
-          startDate: claim.request.startDate,
-          endDate: claim.request.endDate,
-        },
-      });
+      const input: TripScheduleInput = {
+        claim,
+        batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS,
+        claimBy: Date.now() + UPDATE_DEADLINE_MS - CLAIM_MARGIN_MS,
+      };
+      const claimed = await schedules
+        .start(claimUpdate, `claim:${claim.scheduleId}`, {
+          workflowType: TRIP_SCHEDULE_WORKFLOW,
+          workflowId: workflowIds.tripSchedule(claim.scheduleId),
+          input,
+          conflictPolicy: 'USE_EXISTING',
+          process: { companyIds: [claim.companyId] },
+          memo: {
+            routeId: claim.request.routeId,
+            busId: claim.request.busId,
+            startDate: claim.request.startDate,
+            endDate: claim.request.endDate,
+          },
+        })
+        .catch((error: unknown) => {
+          throw error instanceof Refusal && error.code === CLAIM_LATE
+            ? SCHEDULE_ANSWERS.unavailable()
+            : error;
+        });
       return { claim: claimed, outcome: await outcomeWithin(claim.scheduleId) };
     },
 

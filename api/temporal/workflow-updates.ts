@@ -10,7 +10,7 @@ import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from
 import { Refusal } from '../http/errors.js';
 
 /** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
-const UPDATE_DEADLINE_MS = 25_000;
+export const UPDATE_DEADLINE_MS = 25_000;
 
 /** How a workflow client names its own answers when the process is gone or Temporal cannot answer. */
 export interface UpdateFailureAnswers {

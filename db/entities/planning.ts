@@ -37,6 +37,8 @@ export const TripSchedule = baseEntity('TripSchedule', 'trip_schedules', {
   tripsCreated: p.integer().default(0),
   tripsSkipped: p.integer().default(0),
   conflicts: p.json<ConflictView[]>().defaultRaw(`'[]'`),
+  /** Departures the claim found in conflict and skipped for good (skip_conflicts). */
+  skippedDepartures: p.array().columnType('timestamptz[]').default([]),
   failureReason: p.text().nullable(),
   createdBy: p.uuid(),
   completedAt: p.datetime().nullable(),

@@ -186,14 +186,20 @@ interface ClaimRow {
   plan_from_ms: number;
   batch_size: number;
   batches_done: number;
+  /** Departures the claim skipped (epoch ms): never created, so they hold nothing. */
+  skipped_ms: number[];
 }
 
-/** The trips schedules still committing have claimed and not yet created, as busy windows. */
+/**
+ * The trips schedules still committing have claimed and not yet created, as busy windows: the
+ * departures of their batches not yet done, less those their claim skipped for good.
+ */
 async function claimedWindows(q: Queryable, scope: PlanningScope, from: number, until: number) {
   const { rows } = await q.query<ClaimRow>(
     `select id, bus_id, driver_id, route_id, to_char(start_date, 'YYYY-MM-DD') as start_date,
             to_char(end_date, 'YYYY-MM-DD') as end_date, departure_times, days_of_week, duration_minutes,
-            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done
+            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done,
+            array(select round(extract(epoch from d) * 1000)::float8 from unnest(skipped_departures) d) as skipped_ms
      from trip_schedules
      where status = 'COMMITTING' and (bus_id = $1 or driver_id = $2 or route_id = $3)
        and id is distinct from $4 and ($5::bigint is null or claim_order < $5)
@@ -223,7 +229,11 @@ async function claimedWindows(q: Queryable, scope: PlanningScope, from: number, 
       ...(scope.driverId !== null && claim.driver_id === scope.driverId ? (['DRIVER_BUSY'] as const) : []),
       ...(claim.route_id === scope.routeId ? (['DEPARTURE_TAKEN'] as const) : []),
     ];
-    return pendingDepartures(departures, claim.batches_done, claim.batch_size).flatMap((departure) =>
+    const skipped = new Set(claim.skipped_ms);
+    const pending = pendingDepartures(departures, claim.batches_done, claim.batch_size).filter(
+      (departure) => !skipped.has(departure.departureAt),
+    );
+    return pending.flatMap((departure) =>
       kinds.map((kind): BusyWindow => ({
         kind,
         departureAt: departure.departureAt,

@@ -21,12 +21,13 @@ import { lockPlanningResources } from './locks.js';
 /**
  * The transactions of the trip-schedule workflow (trip-schedule/{scheduleId}):
  *
- * - the claim checks the whole plan under the bus and driver locks and records the schedule, or
- *   refuses (conflicts without skip_conflicts, nothing to create) and records nothing;
- * - each batch re-checks its trips' conflicts under the same locks, creates them with their stop
- *   calls and advances the schedule's progress, all in one transaction. A batch already counted
- *   is not done again, and (schedule, departure) is unique, so a retried batch neither
- *   duplicates nor loses a trip.
+ * - the claim checks the whole plan under the bus and driver locks and records the schedule, with
+ *   the departures in conflict skipped for good (skip_conflicts), or refuses (conflicts without
+ *   skip_conflicts, nothing to create, past the API's deadline) and records nothing;
+ * - each batch re-checks its trips' conflicts under the same locks, creates those without one with
+ *   their stop calls, skips the others, and advances the schedule's progress, all in one
+ *   transaction. A batch already counted is not done again, and (schedule, departure) is unique,
+ *   so a retried batch neither duplicates nor loses a trip.
  *
  * Both first read the company row FOR SHARE: a suspended company's claim is refused (403
  * COMPANY_SUSPENDED) and a batch after its suspension ends the schedule FAILED (COMPANY_SUSPENDED).
@@ -79,8 +80,34 @@ const SUSPENDED = 'COMPANY_SUSPENDED';
 const companySuspended = () =>
   new PlanningRefusal(403, SUSPENDED, 'The company is suspended; its data cannot be changed');
 
-/** Claims the schedule's trips (one transaction): the schedule row, or a refusal and no row. */
-export async function claimTripSchedule(db: Database, input: ScheduleClaimInput): Promise<ScheduleClaim> {
+/**
+ * Refuses (the transaction then writes nothing) when the database's clock is already past
+ * `claimBy`, the deadline the API gave the claim so that it commits while the POST still waits
+ * for it. Run last, after the locks and the writes, so that a claim held up by a lock is judged
+ * by when it would commit.
+ */
+async function refuseWhenLate(client: TransactionClient, claimBy: number | undefined): Promise<void> {
+  if (claimBy === undefined) return;
+  const { rows } = await client.query<{ late: boolean }>('select clock_timestamp() > $1 as late', [
+    new Date(claimBy),
+  ]);
+  if (rows[0]!.late) {
+    throw new PlanningRefusal(
+      409,
+      'SCHEDULE_CLAIM_LATE',
+      'The claim came after the commit stopped waiting for it; nothing was created',
+    );
+  }
+}
+
+/**
+ * Claims the schedule's trips (one transaction): the schedule row, or a refusal and no row. The
+ * workflow adds the API's deadline `claimBy` (epoch ms, see refuseWhenLate) to the claim input.
+ */
+export async function claimTripSchedule(
+  db: Database,
+  input: ScheduleClaimInput & { claimBy?: number },
+): Promise<ScheduleClaim> {
   return db.transaction(async (client) => {
     const existing = await storedClaim(client, input.scheduleId);
     if (existing) return existing;
@@ -105,11 +132,13 @@ export async function claimTripSchedule(db: Database, input: ScheduleClaimInput)
         },
       );
     }
+    // The departures in conflict are skipped here for good: counted and listed now, claimed by no one.
     await client.query(
       `insert into trip_schedules (id, company_id, route_id, pickup_stop_id, bus_id, driver_id, start_date, end_date,
           departure_times, days_of_week, duration_minutes, price_base, price_vip, notes, skip_conflicts, plan_from,
-          batch_size, batches_total, trips_planned, created_by)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+          batch_size, batches_total, trips_planned, created_by, skipped_departures, trips_skipped, conflicts)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+               $23::jsonb)`,
       [
         input.scheduleId,
         input.companyId,
@@ -131,9 +160,15 @@ export async function claimTripSchedule(db: Database, input: ScheduleClaimInput)
         batchCount(plan.departures.length, input.batchSize),
         plan.departures.length,
         input.staffUserId,
+        plan.departures
+          .filter((_, index) => conflicting.has(index))
+          .map((departure) => new Date(departure.departureAt)),
+        conflicting.size,
+        JSON.stringify(plan.conflicts.map(conflictView)),
       ],
     );
     const claimed = (await storedClaim(client, input.scheduleId))!;
+    await refuseWhenLate(client, input.claimBy);
     return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
   });
 }
@@ -153,20 +188,22 @@ interface ScheduleRow {
   duration_minutes: number;
   price_base: string;
   price_vip: string | null;
-  skip_conflicts: boolean;
   plan_from_ms: number;
   batch_size: number;
   batches_done: number;
   batches_total: number;
   status: ScheduleStatus;
+  /** The departures the claim skipped for good (epoch ms). */
+  skipped_ms: number[];
 }
 
 async function lockedSchedule(client: TransactionClient, scheduleId: string): Promise<ScheduleRow> {
   const { rows } = await client.query<ScheduleRow>(
     `select id, claim_order, company_id, route_id, pickup_stop_id, bus_id, driver_id,
             to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
-            departure_times, days_of_week, duration_minutes, price_base, price_vip, skip_conflicts,
-            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done, batches_total, status
+            departure_times, days_of_week, duration_minutes, price_base, price_vip,
+            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done, batches_total, status,
+            array(select round(extract(epoch from d) * 1000)::float8 from unnest(skipped_departures) d) as skipped_ms
      from trip_schedules where id = $1 for update`,
     [scheduleId],
   );
@@ -260,11 +297,34 @@ async function lockBatch(client: TransactionClient, scheduleId: string) {
   return { schedule: await lockedSchedule(client, scheduleId), companyActive };
 }
 
+/** The batch's trips, each with its stop calls from the route (resolved again at the batch). */
+function scheduledTrips(
+  schedule: ScheduleRow,
+  refs: Awaited<ReturnType<typeof batchRefs>>,
+  departures: PlannedDeparture[],
+) {
+  return departures.map((departure) => ({
+    id: randomUUID(),
+    companyId: schedule.company_id,
+    routeId: schedule.route_id,
+    busId: schedule.bus_id,
+    driverId: schedule.driver_id,
+    scheduleId: schedule.id,
+    pickupStopId: schedule.pickup_stop_id,
+    priceBase: Number(schedule.price_base),
+    priceVip: schedule.price_vip === null ? null : Number(schedule.price_vip),
+    seatsTotal: refs.seatsTotal,
+    calls: tripStopCalls(refs.route.stops, departure.departureAt, schedule.duration_minutes),
+  }));
+}
+
 /**
- * Batch `batchIndex` of the schedule in one transaction: skips its departures already past (see
- * splitDeparted), re-checks the others' conflicts (against trips and earlier claims) under the bus
- * and driver locks, creates those without one (all of them, or the schedule fails when
- * skip_conflicts was false), and counts the batch done.
+ * Batch `batchIndex` of the schedule in one transaction: leaves out the departures the claim
+ * skipped, skips those already past (see splitDeparted), re-checks the others' conflicts (against
+ * trips and earlier claims) under the bus and driver locks, creates those without one and counts
+ * the batch done. A conflict met here skips only its departure, whatever skip_conflicts: the claim
+ * reserved every departure, so it comes from a change the claim cannot hold off (a delay announced
+ * on another trip of the bus or driver), and the schedule's other trips are still created.
  */
 export async function commitScheduleBatch(
   db: Database,
@@ -287,7 +347,10 @@ export async function commitScheduleBatch(
       if (error instanceof PlanningRefusal) return failSchedule(client, schedule.id, error.code);
       throw error;
     }
-    const batch = batchOf(timetableDepartures(schedule), input.batchIndex, schedule.batch_size);
+    const skippedAtClaim = new Set(schedule.skipped_ms);
+    const batch = batchOf(timetableDepartures(schedule), input.batchIndex, schedule.batch_size).filter(
+      (departure) => !skippedAtClaim.has(departure.departureAt),
+    );
     // The claim refuses these trips; a schedule claimed before it did fails here rather than retry for ever.
     const late = lastDateRefusal(batch);
     if (late) return failSchedule(client, schedule.id, late.code);
@@ -303,28 +366,14 @@ export async function commitScheduleBatch(
       },
       ahead,
     );
-    const views = conflicts.map(conflictView);
-    if (conflicts.length > 0 && !schedule.skip_conflicts) {
-      return failSchedule(client, schedule.id, 'CONFLICT_AFTER_CLAIM', views);
-    }
     const conflicting = new Set(conflicts.map((conflict) => conflict.index));
     const created = await insertTrips(
       client,
-      ahead
-        .filter((_, index) => !conflicting.has(index))
-        .map((departure) => ({
-          id: randomUUID(),
-          companyId: schedule.company_id,
-          routeId: schedule.route_id,
-          busId: schedule.bus_id,
-          driverId: schedule.driver_id,
-          scheduleId: schedule.id,
-          pickupStopId: schedule.pickup_stop_id,
-          priceBase: Number(schedule.price_base),
-          priceVip: schedule.price_vip === null ? null : Number(schedule.price_vip),
-          seatsTotal: refs.seatsTotal,
-          calls: tripStopCalls(refs.route.stops, departure.departureAt, schedule.duration_minutes),
-        })),
+      scheduledTrips(
+        schedule,
+        refs,
+        ahead.filter((_, index) => !conflicting.has(index)),
+      ),
     );
     await client.query(
       `update trip_schedules
@@ -337,7 +386,7 @@ export async function commitScheduleBatch(
         schedule.id,
         created.trips,
         departed.length + conflicting.size,
-        JSON.stringify([...departed, ...views]),
+        JSON.stringify([...departed, ...conflicts.map(conflictView)]),
       ],
     );
     return progressOf(client, schedule.id);

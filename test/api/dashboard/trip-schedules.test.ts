@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commitScheduleBatch } from '../../../db/writes/planning/trip-schedules.js';
+import { claimTripSchedule, commitScheduleBatch } from '../../../db/writes/planning/trip-schedules.js';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
@@ -381,6 +381,113 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     );
   });
 
+  /**
+   * The workflow's claim of a daily 08:00 schedule (start_date to end_date, batches of 7, no driver), run
+   * directly as its activity runs it; its batches are then run one by one with runBatches.
+   */
+  const claimDirectly = (
+    w: PlanningWorld,
+    claim: { endDate: string; departureTime?: string; skipConflicts: boolean },
+  ) =>
+    claimTripSchedule(app.db, {
+      scheduleId: randomUUID(),
+      companyId: w.companyId,
+      staffUserId: w.sessions.OWNER.staffUserId,
+      request: {
+        routeId: w.routeId,
+        pickupStopId: w.originStop.id,
+        busId: w.bus.id,
+        driverId: null,
+        startDate: futureDay(3),
+        endDate: claim.endDate,
+        departureTimes: [claim.departureTime ?? '08:00'],
+        daysOfWeek: ALL_DAYS,
+        priceBase: 25_000,
+        priceVip: null,
+        notes: '',
+      },
+      skipConflicts: claim.skipConflicts,
+      batchSize: 7,
+      notBefore: Date.now(),
+    });
+  const runBatches = async (scheduleId: string, batches: number) => {
+    for (let batchIndex = 0; batchIndex < batches; batchIndex++)
+      await commitScheduleBatch(app.db, { scheduleId, batchIndex });
+  };
+
+  it('frees at once what a departure skipped at the claim would have taken: another trip may take the bus meanwhile', async () => {
+    const w = await planningWorld(app);
+    const day = futureDay(12);
+    // The bus is out 07:30-08:30 that day: the schedule's 08:00 departure (until 11:30) is skipped.
+    const blocking = await blockingTrip(w, { busId: w.bus.id, day, time: '07:30' });
+    const claim = await claimDirectly(w, { endDate: futureDay(16), skipConflicts: true });
+    // While the schedule commits, the bus is free that day from 08:30: a dispatcher plans a 10:00 trip.
+    const manual = await dashboard(app, w.sessions.DISPATCHER, 'POST', '/trips', {
+      route_id: w.routeId,
+      bus_id: w.bus.id,
+      driver_id: null,
+      pickup_stop_id: w.originStop.id,
+      departure_at: atDamascus(day, '10:00').toISOString(),
+      price_base: 30_000,
+      price_vip: null,
+    });
+    expect([manual.status, manual.body.errorCode], manual.text).toEqual([201, undefined]);
+    // The claim counted and listed the skipped departure; its batches leave it out for good.
+    expect(claim).toMatchObject({ status: 'COMMITTING', tripsPlanned: 14, tripsSkipped: 1 });
+    expect(claim.conflicts).toEqual([expect.objectContaining({ kind: 'BUS_BUSY', trip_id: blocking.id })]);
+    await runBatches(claim.scheduleId, 2);
+    const read = await dashboard(app, w.sessions.OWNER, 'GET', `/trip-schedules/${claim.scheduleId}`);
+    expect(read.body.data).toMatchObject({
+      status: 'COMPLETED',
+      failure_reason: null,
+      progress: { trips_planned: 14, trips_created: 13, trips_skipped: 1 },
+    });
+    expect(read.body.data.conflicts).toEqual([
+      expect.objectContaining({ kind: 'BUS_BUSY', trip_id: blocking.id }),
+    ]);
+    const trips = await scheduleTrips(app.db, claim.scheduleId);
+    expect(trips.map((trip) => trip.operating_date)).not.toContain(day);
+    await expectNoDoubleBookedBus(app.db, w.bus.id);
+  });
+
+  it('skips only the departure a delay announced after the claim runs into, and creates the rest of the schedule', async () => {
+    const w = await planningWorld(app);
+    const day = futureDay(12);
+    // 08:00-09:00 on `day` (batch 1): no conflict with the 09:30 departures when claimed.
+    const earlier = await blockingTrip(w, { busId: w.bus.id, day, time: '08:00' });
+    const claim = await claimDirectly(w, {
+      endDate: futureDay(30),
+      departureTime: '09:30',
+      skipConflicts: false,
+    });
+    expect(claim).toMatchObject({ status: 'COMMITTING', tripsPlanned: 28, tripsSkipped: 0, conflicts: [] });
+    await runBatches(claim.scheduleId, 1);
+    const delayed = await dashboard(app, w.sessions.DISPATCHER, 'POST', `/trips/${earlier.id}/dispatch`, {
+      action: 'MARK_DELAYED',
+      reason: 'Road works',
+      delay_minutes: 60,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    await runBatches(claim.scheduleId, 4);
+    const read = await dashboard(app, w.sessions.OWNER, 'GET', `/trip-schedules/${claim.scheduleId}`);
+    expect(read.body.data).toMatchObject({
+      status: 'COMPLETED',
+      failure_reason: null,
+      progress: { batches_done: 4, trips_planned: 28, trips_created: 27, trips_skipped: 1 },
+    });
+    expect(read.body.data.conflicts).toEqual([
+      expect.objectContaining({
+        kind: 'BUS_BUSY',
+        trip_id: earlier.id,
+        departure_at: atDamascus(day, '09:30').toISOString(),
+      }),
+    ]);
+    const trips = await scheduleTrips(app.db, claim.scheduleId);
+    expect(trips).toHaveLength(27);
+    expect(trips.map((trip) => trip.operating_date)).not.toContain(day);
+    await expectNoDoubleBookedBus(app.db, w.bus.id);
+  });
+
   it('ends FAILED at its batch a schedule claimed for trips after 9999-12-31 before the claim refused them', async () => {
     const w = await planningWorld(app);
     const scheduleId = await claimedSchedule(w, {
@@ -468,6 +575,41 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const after = await planningSnapshot(app.db, w.companyId);
     expect({ schedules: after.schedules, trips: after.trips }).toEqual({ schedules: [], trips: [] });
   });
+
+  it('answers 503 SCHEDULE_UNAVAILABLE to a commit whose claim outlasts the wait and writes nothing: the retry commits', async () => {
+    const w = await planningWorld(app);
+    // Something else holds the bus (a layout save, another batch) for longer than the API waits for the claim.
+    const held = await holdLock(app.db, `select id from buses where id = '${w.bus.id}' for update`);
+    let answer;
+    try {
+      const committing = post(w, scheduleBody(w));
+      await waitersOf(app.db, held.pid, 1);
+      answer = await committing;
+    } finally {
+      await held.release();
+    }
+    expect([answer.status, answer.body.errorCode], answer.text).toEqual([503, 'SCHEDULE_UNAVAILABLE']);
+    // The workflow that POST started claims once the bus is free, past its deadline: refused, nothing written.
+    const started = await eventually(
+      async () => {
+        const ids: string[] = [];
+        for await (const run of app.temporal.workflow.list({
+          query: `WorkflowType = 'tripSchedule' AND CompanyId = '${w.companyId}'`,
+        }))
+          ids.push(run.workflowId);
+        return ids;
+      },
+      (ids) => ids.length > 0,
+    );
+    expect(started).toHaveLength(1);
+    const outcome = await app.temporal.workflow.getHandle(started[0]!).result();
+    expect(outcome.phase).toBe('REFUSED');
+    const after = await planningSnapshot(app.db, w.companyId);
+    expect({ schedules: after.schedules, trips: after.trips }).toEqual({ schedules: [], trips: [] });
+    const retry = await post(w, scheduleBody(w));
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body.data.progress).toMatchObject({ trips_created: 7, trips_skipped: 0 });
+  }, 60_000);
 
   it('ends FAILED with COMPANY_SUSPENDED a schedule whose company is suspended between batches: no trip after', async () => {
     const w = await planningWorld(app);

@@ -12,7 +12,13 @@ import {
   type TripScheduleInput,
 } from '../../../workflows/trip-schedule.contract.js';
 import type { tripSchedule } from '../../../workflows/trip-schedule.js';
-import { Calls, pause, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
+import {
+  Calls,
+  pause,
+  refusalOf,
+  replayRecordedHistory,
+  useWorkflowEnvironment,
+} from '../../support/workflow-env.js';
 
 /** The trip-schedule workflow with stubbed claim and batch activities (no PostgreSQL). */
 type ScheduleSteps = Pick<Activities, 'claimTripSchedule' | 'commitTripScheduleBatch'>;
@@ -54,8 +60,8 @@ describe('tripSchedule workflow (stubbed activities)', () => {
   const temporal = useWorkflowEnvironment();
 
   /** Starts trip-schedule/{id} with its claim, as the API does. */
-  const commit = (taskQueue: string, claim: ScheduleClaimInput) => {
-    const input: TripScheduleInput = { claim, batchTimeoutSeconds: 5 };
+  const commit = (taskQueue: string, claim: ScheduleClaimInput, claimBy?: number) => {
+    const input: TripScheduleInput = { claim, batchTimeoutSeconds: 5, ...(claimBy ? { claimBy } : {}) };
     return temporal.client.workflow.executeUpdateWithStart(claimUpdate, {
       args: [],
       updateId: `claim:${claim.scheduleId}`,
@@ -181,7 +187,7 @@ describe('tripSchedule workflow (stubbed activities)', () => {
     });
   });
 
-  it('stops after a batch that failed the schedule (a conflict after the claim) and ends FAILED', async () => {
+  it('stops after a batch that failed the schedule (the company suspended) and ends FAILED', async () => {
     const calls = new Calls();
     const steps: ScheduleSteps = {
       async claimTripSchedule(input) {
@@ -191,7 +197,7 @@ describe('tripSchedule workflow (stubbed activities)', () => {
         calls.record('batch', input.batchIndex);
         return input.batchIndex === 0
           ? row(1)
-          : row(1, { status: 'FAILED', failureReason: 'CONFLICT_AFTER_CLAIM' });
+          : row(1, { status: 'FAILED', failureReason: 'COMPANY_SUSPENDED' });
       },
     };
     await temporal.withWorker(steps, async (taskQueue) => {
@@ -200,5 +206,37 @@ describe('tripSchedule workflow (stubbed activities)', () => {
       expect((await handle(claim).result()).phase).toBe('FAILED');
       expect(calls.inputsOf('batch')).toEqual([0, 1]);
     });
+  });
+  it("hands the claim the API's deadline, and ends REFUSED with nothing created when the claim came too late", async () => {
+    const calls = new Calls();
+    const steps: ScheduleSteps = {
+      async claimTripSchedule(input) {
+        calls.record('claim', input);
+        return {
+          refused: { status: 409, code: 'SCHEDULE_CLAIM_LATE', message: 'the commit stopped waiting' },
+        };
+      },
+      async commitTripScheduleBatch(input) {
+        calls.record('batch', input);
+        return row(1);
+      },
+    };
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const claim = claimInput();
+      const claimBy = Date.now() + 20_000;
+      expect(await refusalOf(commit(taskQueue, claim, claimBy))).toMatchObject({
+        code: 'SCHEDULE_CLAIM_LATE',
+      });
+      expect((await handle(claim).result()).phase).toBe('REFUSED');
+      expect(calls.inputsOf('claim')).toEqual([{ ...claim, claimBy }]);
+      expect(calls.names()).toEqual(['claim']);
+    });
+  });
+
+  it('a run started before the claim deadline replays as it was recorded', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before claimBy: a claim, two batches.
+    await expect(
+      replayRecordedHistory(new URL('./histories/trip-schedule-before-claim-deadline.pb', import.meta.url)),
+    ).resolves.toBeUndefined();
   });
 });
