@@ -53,6 +53,7 @@ import { Migration20261204070000_loyalty_referral_pairs } from './migrations/Mig
 import { Migration20261204080000_identity_one_subject_per_provider } from './migrations/Migration20261204080000_identity_one_subject_per_provider.js';
 import { Migration20261204090000_seat_lock_labels } from './migrations/Migration20261204090000_seat_lock_labels.js';
 import { Migration20261205010000_schedule_skipped_departures } from './migrations/Migration20261205010000_schedule_skipped_departures.js';
+import { Migration20261205030000_history_write_time } from './migrations/Migration20261205030000_history_write_time.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -94,6 +95,7 @@ const MIGRATIONS = [
   Migration20261204080000_identity_one_subject_per_provider,
   Migration20261204090000_seat_lock_labels,
   Migration20261205010000_schedule_skipped_departures,
+  Migration20261205030000_history_write_time,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -141,7 +141,10 @@ const MaintenanceWindow = z
 
 const MaintenanceList = successWith(
   z.object({
-    active: MaintenanceWindow.nullable().meta({ description: 'the window in force now, if any' }),
+    active: MaintenanceWindow.nullable().meta({
+      description:
+        'the window in force now, if any: the one the gate enforces (of overlapping ones, the one ending last)',
+    }),
     items: z.array(MaintenanceWindow),
     total: z.int(),
     limit: z.int(),
@@ -217,8 +220,9 @@ export const docs = operations({
   adminListMaintenance: {
     summary: 'Maintenance windows',
     description:
-      `${VIEW} The window in force now (active) and every window by state (SCHEDULED, ACTIVE, ENDED, CANCELLED), ` +
-      `newest start first. ${GATE}`,
+      `${VIEW} The window in force now (active: the one the gate enforces; when windows overlap, the one ending ` +
+      'last, whose message and end the refused writes carry) and every window by state (SCHEDULED, ACTIVE, ENDED, ' +
+      `CANCELLED), newest start first. ${GATE}`,
     tags: MAINTENANCE_TAGS,
     responses: answers(200, 'The windows', MaintenanceList, [400, 401, 403]),
   },

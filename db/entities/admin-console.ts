@@ -2,7 +2,16 @@ import { p } from '@mikro-orm/core';
 import { COMPANY_ACTIONS, type CompanyStanding } from '../../domain/company-moderation.js';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { baseEntity, companyEntity, entity, lastSaved, stampedNow, updatedAt } from './base.js';
+import {
+  baseEntity,
+  companyEntity,
+  entity,
+  lastSaved,
+  stampedAtWrite,
+  stampedNow,
+  updatedAt,
+  updatedAtWrite,
+} from './base.js';
 
 /**
  * The administration console's tables (Migration20261124050000_admin_console): company history,
@@ -10,8 +19,12 @@ import { baseEntity, companyEntity, entity, lastSaved, stampedNow, updatedAt } f
  * the pre-launch waitlist and support tickets.
  */
 
-/** One warning, suspension, unsuspension or verification change of a company, as it happened. */
+/**
+ * One warning, suspension, unsuspension or verification change of a company, as it happened;
+ * created_at is when the row was written, after the company's lock (Migration20261205030000).
+ */
 export const CompanyAdminAction = companyEntity('CompanyAdminAction', 'company_admin_actions', {
+  createdAt: stampedAtWrite(),
   action: p.enum(COMPANY_ACTIONS),
   reason: p.text(),
   adminId: p.uuid().nullable(),
@@ -70,10 +83,13 @@ export const SupportTicket = baseEntity('SupportTicket', 'support_tickets', {
   assigneeAdminId: p.uuid().nullable(),
   resolution: p.text().nullable(),
   closedAt: p.datetime().nullable(),
-  updatedAt: updatedAt(),
+  /** When the ticket last changed, as written (after its lock): orders support's list. */
+  updatedAt: updatedAtWrite(),
 });
 
+/** A ticket's message; created_at is when it was written, after the ticket's lock: messages keep their order. */
 export const SupportTicketMessage = baseEntity('SupportTicketMessage', 'support_ticket_messages', {
+  createdAt: stampedAtWrite(),
   ticketId: p.uuid(),
   authorKind: p.enum(['TRAVELLER', 'ADMIN'] as const),
   authorId: p.uuid(),

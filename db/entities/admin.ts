@@ -5,7 +5,7 @@ import {
   entity,
   passwordAccount,
   serverSessionProperties,
-  stampedNow,
+  stampedAtWrite,
   updatedAt,
 } from './base.js';
 
@@ -47,5 +47,6 @@ export const AuditLogEntry = entity('AuditLogEntry', 'audit_log', {
   details: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
   ip: p.text().nullable(),
   requestId: p.text().nullable(),
-  createdAt: stampedNow(),
+  /** When the row was written (clock_timestamp()), not its transaction's start: orders the log. */
+  createdAt: stampedAtWrite(),
 });

@@ -10,6 +10,14 @@ import { defineEntity, p, raw } from '@mikro-orm/core';
 export const stampedNow = () => p.datetime().defaultRaw('now()');
 
 /**
+ * A timestamp the database sets to clock_timestamp() (the moment the row is written, not the
+ * transaction's start) when the insert leaves it out: rows that record the order things happened
+ * in (a company's history, the audit log, a ticket's messages), written after the row locks that
+ * order them.
+ */
+export const stampedAtWrite = () => p.datetime().defaultRaw('clock_timestamp()');
+
+/**
  * Shared columns: a uuid primary key made in the application (the entity has its identity before
  * the insert), and the creation time the database sets, as the hand-written inserts get it.
  */
@@ -28,6 +36,9 @@ export const accountStatus = () => p.enum(AccountStatus).default('ACTIVE');
 
 /** updated_at: now() on insert and on every update an entity makes, as the hand-written writes set it. */
 export const updatedAt = () => stampedNow().onUpdate(() => raw<Date>('now()'));
+
+/** updated_at as stampedAtWrite: the moment of the insert and of every update an entity makes. */
+export const updatedAtWrite = () => stampedAtWrite().onUpdate(() => raw<Date>('clock_timestamp()'));
 
 /** A name travellers read in Arabic and in English (cities, stops, routes, companies, loyalty programs). */
 export const bilingualName = () => ({

@@ -90,6 +90,19 @@ export async function listMaintenanceWindows(
   return countedPage<MaintenanceRow>(sql, listing, [filter.state ?? null], filter);
 }
 
+/**
+ * The windows in force (ACTIVE) at the transaction's time, and that time: the candidates of the
+ * window the gate enforces (domain/maintenance.ts activeWindow picks it).
+ */
+export async function maintenanceInForce(sql: Sql): Promise<{ at: Date; windows: MaintenanceRow[] }> {
+  const { rows } = await sql.query<MaintenanceRow>(
+    `select ${MAINTENANCE_COLUMNS} from maintenance_windows
+     where cancelled_at is null and starts_at <= now() and ends_at > now() order by starts_at, id`,
+  );
+  const { rows: time } = await sql.query<{ at: string }>(`select ${isoUtc('now()')} as at`);
+  return { at: new Date(time[0]!.at), windows: rows };
+}
+
 /** One window, locked for a change when read inside a transaction. */
 export function maintenanceWindow(sql: Sql, id: string, lock = false): Promise<MaintenanceRow | null> {
   return rowById(sql, MAINTENANCE_COLUMNS, 'maintenance_windows', id, lock);

@@ -197,10 +197,17 @@ interface TicketChange {
   closedAt?: Date;
 }
 
+/**
+ * The time of a change as it is written (clock_timestamp(), after the ticket's lock), not the
+ * transaction's start: a change that waited for another's lock is stamped after it, as its
+ * messages are (the tables' defaults, Migration20261205030000).
+ */
+const writtenNow = () => raw<Date>('clock_timestamp()');
+
 /** Saves a change of the locked ticket; updated_at moves. */
 async function saveTicket(sql: TransactionClient, ticketId: string, change: TicketChange): Promise<void> {
   const ticket = await sql.em.findOneOrFail(SupportTicket, ticketId);
-  sql.em.assign(ticket, { ...change, updatedAt: raw<Date>('now()') });
+  sql.em.assign(ticket, { ...change, updatedAt: writtenNow() });
   await sql.em.flush();
 }
 
@@ -303,7 +310,7 @@ export async function unassignOpenTickets(
   );
   for (const { id } of rows) {
     const ticket = await sql.em.findOneOrFail(SupportTicket, id);
-    sql.em.assign(ticket, { assigneeAdminId: null, updatedAt: raw<Date>('now()') });
+    sql.em.assign(ticket, { assigneeAdminId: null, updatedAt: writtenNow() });
     await sql.em.flush();
     await auditTicket(sql, audit, 'tickets.assign', id, { before: adminId, after: null, reason });
   }
@@ -320,7 +327,7 @@ export async function closeTicket(
   await db.transaction(async (sql) => {
     await lockActingAdmin(sql, audit);
     const locked = await lockTicket(sql, ticketId, 'CLOSE');
-    await saveTicket(sql, ticketId, { status: locked.next, resolution, closedAt: raw<Date>('now()') });
+    await saveTicket(sql, ticketId, { status: locked.next, resolution, closedAt: writtenNow() });
     await auditTicket(sql, audit, 'tickets.close', ticketId, { resolution, statusBefore: locked.status });
   });
 }

@@ -6,7 +6,14 @@ import { bookingRefundedInFull } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, tripOf } from '../../support/journeys.js';
 import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
-import { auditRows, expectError, signedInAdmin, writeWhileAccountChanges } from './helpers.js';
+import {
+  auditRows,
+  expectError,
+  signedInAdmin,
+  writeWaitingForAccount,
+  writeWhileAccountChanges,
+  type AdminBrowser,
+} from './helpers.js';
 
 /** GET /admin/api/companies, a company's record and history, and warn, suspend, unsuspend, verify, unverify. */
 
@@ -217,6 +224,74 @@ describe('administration: companies', () => {
       headers: { Cookie: owner.cookie },
     });
     expect(notices.body.data).toMatchObject({ status: 'ACTIVE', suspension: null, total: 2 });
+  });
+
+  /**
+   * `first` suspends the company and lifts the suspension while `second`'s suspension, sent before
+   * both, waits for its account's row; then it suspends the company again.
+   */
+  async function suspendedAgainAfterUnsuspension(
+    first: AdminBrowser,
+    second: { admin: { id: string }; browser: AdminBrowser },
+  ) {
+    const company = await createCompany(app.db);
+    const late = await writeWaitingForAccount(
+      app,
+      second.admin.id,
+      () => second.browser.send('POST', `/companies/${company.id}/suspend`, { reason: 'Second suspension' }),
+      async () => {
+        for (const [action, reason] of [
+          ['suspend', 'First suspension'],
+          ['unsuspend', 'Lifted'],
+        ]) {
+          const done = await first.send('POST', `/companies/${company.id}/${action}`, { reason });
+          expect(done.status, done.text).toBe(200);
+        }
+      },
+    );
+    expect(late.status, late.text).toBe(200);
+    expect(late.body.data).toMatchObject({ before: { status: 'ACTIVE' }, after: { status: 'SUSPENDED' } });
+    return company;
+  }
+
+  it('a suspension whose transaction began before an unsuspension but waited for it is in force and listed after it, in the history, the notices and the audit log', async () => {
+    const first = await signedInAdmin(app);
+    const second = await signedInAdmin(app);
+    const company = await suspendedAgainAfterUnsuspension(first.browser, second);
+
+    const owner = await staffOf(app, company.id, 'OWNER');
+    const notices = await app.request('/dashboard/api/company/warnings', {
+      headers: { Cookie: owner.cookie },
+    });
+    expect(notices.status, notices.text).toBe(200);
+    const read = await first.browser.get(`/companies/${company.id}`);
+    expect(read.status, read.text).toBe(200);
+    const newestFirst = ['Second suspension', 'Lifted', 'First suspension'];
+    expect({
+      status: notices.body.data.status,
+      inForce: notices.body.data.suspension?.reason,
+      notices: notices.body.data.items.map((item: { reason: string }) => item.reason),
+      history: read.body.data.history.map((entry: { reason: string }) => entry.reason),
+    }).toEqual({
+      status: 'SUSPENDED',
+      inForce: 'Second suspension',
+      notices: newestFirst,
+      history: newestFirst,
+    });
+
+    const log = await first.browser.get(`/audit-log?target=${company.id}&targetKind=company`);
+    expect(log.status, log.text).toBe(200);
+    expect(
+      log.body.data.items
+        .filter((item: { action: string }) => item.action !== 'companies.read')
+        .map(
+          (item: { action: string; details: { reason: string } }) => `${item.action}: ${item.details.reason}`,
+        ),
+    ).toEqual([
+      'companies.suspend: Second suspension',
+      'companies.unsuspend: Lifted',
+      'companies.suspend: First suspension',
+    ]);
   });
 
   it('verification is an audited action and gates the dashboard writes that need a verified company', async () => {

@@ -186,3 +186,28 @@ export async function writeWhileAccountChanges(
     await held.release();
   }
 }
+
+/**
+ * `delayed` (an administrator's write) is sent first and waits, its transaction begun, for the
+ * account's row (busy a moment, as any change of the account holds it); `meanwhile` runs to its end;
+ * then `delayed` goes on and commits last. Answers `delayed`'s answer.
+ */
+export async function writeWaitingForAccount(
+  app: TestApp,
+  adminId: string,
+  delayed: () => Promise<TestResponse>,
+  meanwhile: () => Promise<void>,
+): Promise<TestResponse> {
+  const held = await holdLock(app.db, `select 1 from admins where id = '${adminId}' for update`);
+  let answer: Promise<TestResponse> | undefined;
+  try {
+    answer = delayed();
+    await waitersOf(app.db, held.pid, 1);
+    // The clock moves on between the delayed transaction's start and the writes meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await meanwhile();
+  } finally {
+    await held.release();
+  }
+  return answer;
+}

@@ -354,6 +354,47 @@ describe('maintenance windows', () => {
     expect([200, 201]).toContain(open.status);
   });
 
+  it('with overlapping windows in force, the active one listed is the one the gate enforces: the one ending last', async () => {
+    const { browser } = await signedInAdmin(app);
+    const schedule = async (message: string, startsIn: number, endsIn: number) => {
+      const answer = await browser.send('POST', '/maintenance', {
+        message,
+        startsAt: new Date(Date.now() + startsIn).toISOString(),
+        endsAt: new Date(Date.now() + endsIn).toISOString(),
+      });
+      expect(answer.status, answer.text).toBe(201);
+      const id = answer.body.data.id as string;
+      onTestFinished(async () => {
+        await app.db.query(
+          `update maintenance_windows set cancelled_at = coalesce(cancelled_at, now()) where id = $1`,
+          [id],
+        );
+        await app.db.query(
+          `update platform_state_versions set version = version + 1 where name = 'maintenance'`,
+        );
+      });
+      return answer.body.data as { id: string; endsAt: string };
+    };
+    const long = await schedule('Long window', -2_000, 3 * 3_600_000);
+    // Started later and ends sooner: the newest start, not the window in force.
+    await schedule('Short window', -1_000, 30 * 60_000);
+
+    const refused = await eventually(
+      () => joinWaitlist(other),
+      (response) => response.status === 503,
+      5_000,
+    );
+    expectError(refused, 503, 'MAINTENANCE');
+    const listed = await browser.get('/maintenance');
+    expect(listed.status, listed.text).toBe(200);
+    expect(refused.body.details).toMatchObject({ message: 'Long window', endsAt: long.endsAt });
+    expect(listed.body.data.active).toMatchObject({
+      id: long.id,
+      message: 'Long window',
+      endsAt: long.endsAt,
+    });
+  });
+
   /** A window in force now, cancelled when the test ends; resolves once `app` refuses writes. */
   async function windowInForce(traveller: { writeHeaders: Record<string, string> }): Promise<void> {
     const { browser } = await signedInAdmin(app);

@@ -6,6 +6,7 @@ import {
   auditRows,
   expectError,
   signedInAdmin,
+  writeWaitingForAccount,
   writeWhileAccountChanges,
   type AdminBrowser,
 } from './helpers.js';
@@ -317,6 +318,42 @@ describe('support tickets', () => {
     expect(gone.change.status, gone.change.text).toBe(200);
     expectError(gone.write, 401, 'INVALID_CREDENTIAL');
     expect(await ticketState()).toEqual(before);
+  });
+
+  it("support's reply that waited while the traveller wrote comes after it, in the messages and in support's list", async () => {
+    const writer = await app.signIn();
+    const own = await bookingOf(writer);
+    const openOne = async (subject: string) => {
+      const opened = await open(app, writer, { bookingId: own.bookingId, subject, message: 'First message' });
+      expect(opened.status, opened.text).toBe(201);
+      return opened.body.data.id as string;
+    };
+    const [answered, other] = [await openOne('Seat question'), await openOne('Other question')];
+    const reply = await writeWaitingForAccount(
+      app,
+      support.admin.id,
+      () => support.browser.send('POST', `/tickets/${answered}/replies`, { message: 'Support reply' }),
+      async () => {
+        for (const ticketId of [answered, other]) {
+          const written = await write(writer, ticketId, 'Traveller follow-up');
+          expect(written.status, written.text).toBe(200);
+        }
+      },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.data.ticket.status).toBe('ANSWERED');
+
+    const inOrder = ['First message', 'Traveller follow-up', 'Support reply'];
+    const seen = await app.request(`/api/support-tickets/${answered}`, {
+      headers: { Cookie: writer.cookie },
+    });
+    const detail = await support.browser.get(`/tickets/${answered}`);
+    const listed = await support.browser.get(`/tickets?travellerId=${writer.userId}`);
+    expect({
+      traveller: seen.body.data.messages.map((message: { body: string }) => message.body),
+      support: detail.body.data.messages.map((message: { body: string }) => message.body),
+      mostRecentlyChangedFirst: listed.body.data.items.map((item: { id: string }) => item.id),
+    }).toEqual({ traveller: inOrder, support: inOrder, mostRecentlyChangedFirst: [answered, other] });
   });
 
   it('limits how many tickets and messages a traveller sends', async () => {
