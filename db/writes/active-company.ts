@@ -7,16 +7,18 @@ import type { TransactionClient } from '../orm.js';
  * (api/auth/staff-auth.ts); a suspension commits under the company row's update lock
  * (db/writes/company-moderation.ts), so a write that takes this lock first either commits before
  * the suspension or waits for it and is refused (403 COMPANY_SUSPENDED), its transaction writing
- * nothing. `update` for a write that serializes the company's own changes on the row, else
- * `share`.
+ * nothing. `update` for a write that serializes the company's own changes on the row,
+ * `no key update` for one that serializes a company's changes to its other rows while rows that
+ * reference the company (bookings, trips...) are still inserted meanwhile, else `share`.
  */
 export async function lockActiveCompany(
   client: Pick<TransactionClient, 'query'>,
   companyId: string,
-  mode: 'update' | 'share',
+  mode: 'update' | 'no key update' | 'share',
 ): Promise<void> {
+  // `mode` is one of the three lock strengths its type names, spelled as SQL spells them.
   const { rows } = await client.query<{ status: string }>(
-    `select status from companies where id = $1 for ${mode === 'update' ? 'update' : 'share'}`,
+    `select status from companies where id = $1 for ${mode}`,
     [companyId],
   );
   if (rows[0]?.status !== 'ACTIVE') {

@@ -3,6 +3,7 @@ import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { CompanyBookingSettings } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
 import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
@@ -40,6 +41,8 @@ export async function saveBookingSettings(
   origin: RequestOrigin,
 ): Promise<StoredBookingSettings> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, change.companyId, 'share');
     const settings = await upsertBookingSettings(
       client,
       change.companyId,

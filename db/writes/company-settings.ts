@@ -87,6 +87,9 @@ export async function saveCompanySettings(
   origin: RequestOrigin,
 ): Promise<CompanySettingsView> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): concurrent changes take turns, so each audit
+    // row's "from" is what the change replaced; a suspension committed meanwhile refuses the change.
+    await lockActiveCompany(client, input.companyId, 'update');
     const stopId = input.change.defaultPickupLocationId;
     const pickupLocationId = stopId ? await ownPickupLocationOfStop(client, input.companyId, stopId) : stopId;
     if (stopId && !pickupLocationId) {
@@ -99,9 +102,6 @@ export async function saveCompanySettings(
         },
       );
     }
-    // Concurrent changes take turns, so each audit row's "from" is what the change replaced; a
-    // suspension committed meanwhile refuses the change.
-    await lockActiveCompany(client, input.companyId, 'update');
     const before = await readCompanySettings(client, input.companyId);
     await applyChange(client, input.companyId, { ...input.change, pickupLocationId }, input.staffUserId);
     const actor = { staffUserId: input.staffUserId, ...origin };

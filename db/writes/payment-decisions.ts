@@ -11,6 +11,7 @@ import {
 import type { Database } from '../orm.js';
 import { withDeadlockRetry } from '../pg-errors.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordStaffAudit } from './audit.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
 import { lockJourneyOf, lockTripsOf } from './booking-changes/own-booking.js';
@@ -20,7 +21,8 @@ import { recordCashCollection } from './payments.js';
 
 /**
  * The company's money decisions on the ledger (SPEC "Payments (company)"). Each is one
- * transaction that locks the booking, then the operation (the order of db/writes/payments.ts;
+ * transaction that locks the company (FOR SHARE, still ACTIVE: db/writes/active-company.ts), the
+ * booking, then the operation (the order of db/writes/payments.ts;
  * a refund, which may end the booking, first locks the booking's journey order and journey),
  * checks the move against domain/payment-ledger.ts's transition table, records the deciding
  * staff user, syncs the booking payment fact and writes the audit row. Money that enters or
@@ -104,6 +106,8 @@ async function decide(client: Queryable, decider: Decider, paymentId: string, ac
  */
 export async function verifyPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, decider.companyId, 'share');
     await decide(client, decider, paymentId, 'verify');
     const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
     await recordCashCollection(client, { paymentId, staffUserId: decider.staffUserId });
@@ -158,6 +162,8 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
 
 async function refundOnce(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, decider.companyId, 'share');
     const { operation, transition } = await decide(client, decider, paymentId, 'refund');
     const ending = await bookingEndedByRefund(client, operation.booking_id);
     // FOR UPDATE, as an OUT adjustment: two refunds of different payments must not both find the cash
@@ -210,6 +216,8 @@ async function takeRefundFromTill(
 /** cancel: an incomplete (PENDING) operation will not be collected; the booking stays UNPAID. */
 export async function cancelPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, decider.companyId, 'share');
     const { transition } = await decide(client, decider, paymentId, 'cancel');
     await client.query(
       `update payment_operations set status = $2, cancelled_at = now(), cancelled_by = $3, updated_at = now()
@@ -228,6 +236,8 @@ export async function changePaymentNote(
   note: string | null,
 ): Promise<void> {
   await db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, decider.companyId, 'share');
     const { rows } = await client.query<{ status: PaymentStatus }>(
       `select status from payment_operations where id = $1 and company_id = $2 for update`,
       [paymentId, decider.companyId],
@@ -253,6 +263,8 @@ export async function recordOfficePayment(
   input: { bookingId: string; note?: string | null },
 ): Promise<{ paymentId: string }> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, decider.companyId, 'share');
     // The booking, then the shift, before the collection writes its operation (and the ledger's daily
     // statistics row, through its trigger): the order verify and refund keep. Taking the shift after
     // the collection deadlocked against a refund, which holds the shift when it updates the statistics.

@@ -11,6 +11,7 @@ import {
 } from '../../domain/team.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { findTeamMember, type TeamMember } from '../queries/team.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordStaffAudit, type RequestOrigin } from './audit.js';
 
 /**
@@ -89,9 +90,10 @@ export async function updateTeamMember(
   const { companyId, actor, membershipId, change } = update;
   return db.transaction(async (client) => {
     // Team changes of one company take turns, so two owners demoting each other at the same moment
-    // cannot both count the other as the owner who stays. NO KEY: rows that reference the company
-    // (bookings, trips...) are still inserted meanwhile.
-    await client.query('select id from companies where id = $1 for no key update', [companyId]);
+    // cannot both count the other as the owner who stays; a suspension committed meanwhile refuses
+    // the change (db/writes/active-company.ts). NO KEY: rows that reference the company (bookings,
+    // trips...) are still inserted meanwhile.
+    await lockActiveCompany(client, companyId, 'no key update');
     const target = await lockMembership(client, companyId, membershipId);
     if (!target) throw new Refusal(404, 'NOT_FOUND', 'Not found');
     const refusal = teamChangeRefusal(actor, target, change);

@@ -8,6 +8,7 @@ import {
   type SubscriptionRecord,
   type SubscriptionRow,
 } from '../queries/webhooks.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordAudit, type RequestOrigin } from './audit.js';
 import { abandonUnwantedDeliveries } from './webhook-deliveries.js';
 
@@ -54,8 +55,9 @@ export async function createSubscription(
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
   return db.transaction(async (client) => {
-    // Locks the company row: two creations at once cannot both pass the limit.
-    await client.query(`select id from companies where id = $1 for update`, [actor.companyId]);
+    // Locks the company row: two creations at once cannot both pass the limit, and a suspension
+    // committed meanwhile refuses the creation (db/writes/active-company.ts).
+    await lockActiveCompany(client, actor.companyId, 'update');
     const { rows: counted } = await client.query<{ n: number }>(
       `select count(*)::int as n from webhook_subscriptions where company_id = $1 and status <> 'DELETED'`,
       [actor.companyId],
@@ -102,6 +104,8 @@ export async function updateSubscription(
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, actor.companyId, 'share');
     const status = change.enabled === undefined ? null : change.enabled ? 'ACTIVE' : 'DISABLED';
     const { rows } = await client.query<SubscriptionRow>(
       `update webhook_subscriptions set
@@ -131,6 +135,8 @@ export async function deleteSubscription(
   origin: RequestOrigin,
 ): Promise<void> {
   await db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, actor.companyId, 'share');
     const { rowCount } = await client.query(
       `update webhook_subscriptions set status = 'DELETED', deleted_at = now(), updated_at = now()
        where id = $1 and company_id = $2 and status <> 'DELETED'`,

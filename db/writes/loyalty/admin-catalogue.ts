@@ -18,6 +18,7 @@ import {
   type ProgramTerms,
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
+import { lockActiveCompany } from '../active-company.js';
 import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 import { flushUnlessTaken } from '../flush-unique.js';
 
@@ -54,6 +55,8 @@ export async function saveProgramTerms(
   actor: ProgrammeActor,
 ): Promise<ProgramTerms> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, actor.companyId, 'share');
     const em = client.em;
     // The first change creates the programme (a second one at once waits for it and changes
     // nothing here); then the row is locked, so two changes of the terms take turns.
@@ -135,6 +138,8 @@ export async function saveTier(
 ): Promise<TierView> {
   return withDeadlockRetry(() =>
     db.transaction(async (client) => {
+      // The company first (db/writes/active-company.ts): none after its suspension.
+      await lockActiveCompany(client, actor.companyId, 'share');
       await lockProgram(client, actor.companyId);
       const em = client.em;
       let tier;
@@ -193,6 +198,8 @@ export async function saveReward(
   actor: ProgrammeActor,
 ): Promise<AdminReward> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, actor.companyId, 'share');
     await lockProgram(client, actor.companyId);
     await checkDefinition(client, actor.companyId, input.reward);
     const em = client.em;

@@ -9,6 +9,7 @@ import {
   type PlanningStop,
 } from '../../../domain/trip-planning.js';
 import type { Database, TransactionClient } from '../../orm.js';
+import { lockActiveCompany } from '../active-company.js';
 import { auditAct, type StaffAct } from './act.js';
 
 /** The company's network writes: cities (shared by everyone), routes with their stops, pickup points. */
@@ -42,6 +43,8 @@ export async function saveCity(
   city: CityInput,
 ): Promise<{ city: CityRecord; created: boolean }> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, act.companyId, 'share');
     await client.query('select pg_advisory_xact_lock($1)', [CITY_LOCK_KEY]);
     const { rows } = await client.query<CityRecord>(
       'select id, name_ar, name_en, latitude, longitude from cities',
@@ -127,6 +130,8 @@ export async function createRoute(
     throw new PlanningRefusal(400, issues[0]!.code, 'The route stops are not valid', { issues });
   }
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, act.companyId, 'share');
     const stops = await routeStops(client, act.companyId, route.stops);
     const origin = stops[0]!;
     const destination = stops[stops.length - 1]!;
@@ -197,6 +202,8 @@ export async function createPickupLocation(
   point: PickupInput,
 ): Promise<{ stopId: string }> {
   return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension.
+    await lockActiveCompany(client, act.companyId, 'share');
     const { rows: cities } = await client.query<{ latitude: number; longitude: number }>(
       'select latitude, longitude from cities where id = $1',
       [point.cityId],

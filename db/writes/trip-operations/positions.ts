@@ -5,7 +5,8 @@ import {
   tripNotFound,
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
-import type { Database } from '../../orm.js';
+import type { Database, TransactionClient } from '../../orm.js';
+import { lockActiveCompany } from '../active-company.js';
 import { columnsOf } from '../../row-fields.js';
 
 /**
@@ -22,19 +23,35 @@ export interface PositionReport {
   recordedAt: Date;
 }
 
+interface PositionsInput {
+  companyId: string;
+  tripId: string;
+  actor: { staffUserId: string; role: string };
+  positions: PositionReport[];
+}
+
 export async function recordPositions(
   db: Database,
-  input: {
-    companyId: string;
-    tripId: string;
-    actor: { staffUserId: string; role: string };
-    positions: PositionReport[];
-  },
+  input: PositionsInput,
 ): Promise<{ accepted: number; duplicates: number }> {
-  const [trip] = await db.query<{ company_id: string; driver_id: string | null; status: TripStatus }>(
-    'select company_id, driver_id, status from trips where id = $1',
-    [input.tripId],
-  );
+  return db.transaction(async (client) => {
+    // The company first (db/writes/active-company.ts): none after its suspension (README: a suspended
+    // company's positions are 403 COMPANY_SUSPENDED).
+    await lockActiveCompany(client, input.companyId, 'share');
+    return insertPositions(client, input);
+  });
+}
+
+async function insertPositions(
+  client: Pick<TransactionClient, 'query'>,
+  input: PositionsInput,
+): Promise<{ accepted: number; duplicates: number }> {
+  const { rows: found } = await client.query<{
+    company_id: string;
+    driver_id: string | null;
+    status: TripStatus;
+  }>('select company_id, driver_id, status from trips where id = $1', [input.tripId]);
+  const trip = found[0];
   if (trip?.company_id !== input.companyId) throw tripNotFound();
   refuseUnassigned(input.actor, trip.driver_id);
   if (!TRACKED_STATUSES.includes(trip.status)) {
@@ -48,7 +65,7 @@ export async function recordPositions(
     );
   }
   const positions = input.positions;
-  const rows = await db.query<{ id: string }>(
+  const { rows } = await client.query<{ id: string }>(
     `insert into trip_positions (trip_id, company_id, staff_user_id, recorded_at, latitude, longitude, speed_kmh, heading,
                                  accuracy_m)
      select $1, $2, $3, p.recorded_at, p.latitude, p.longitude, p.speed_kmh, p.heading, p.accuracy_m

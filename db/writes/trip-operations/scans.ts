@@ -11,6 +11,7 @@ import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispa
 import { findSigningKey } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
+import { lockActiveCompany } from '../active-company.js';
 import { applyDispatch } from './transition.js';
 import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 
@@ -72,6 +73,8 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
   const requestHash = scanRequestHash(input);
   return withDeadlockRetry(() =>
     db.transaction(async (client) => {
+      // The company first (db/writes/active-company.ts): none after its suspension.
+      await lockActiveCompany(client, input.companyId, 'share');
       // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
       const trip = await lockTrip(
         client,

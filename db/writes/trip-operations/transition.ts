@@ -17,10 +17,10 @@ import {
  * The trip operations room's ONE transition (SPEC "Trip dispatch actions"): every dispatch action,
  * whichever door it comes through (POST /dashboard/api/trips/{id}/dispatch, the legacy PATCH
  * /trips/{id}, POST /trips/bulk, the driver app's scan), is `applyDispatch`. One company-scoped
- * transaction locks the trip (only the session company's trips are found), then the traveller,
- * checks the sequence (domain/trip-dispatch.ts) and the readiness, syncs the seat assignment and
- * the booking rows, records outbox events, and writes the operations log. A refusal is thrown
- * before anything is written.
+ * transaction locks the company (FOR SHARE, still ACTIVE), the trip (only the session company's
+ * trips are found), then the traveller, checks the sequence (domain/trip-dispatch.ts) and the
+ * readiness, syncs the seat assignment and the booking rows, records outbox events, and writes the
+ * operations log. A refusal is thrown before anything is written.
  */
 
 /** The transition inside the caller's transaction (the driver app's scan runs it beside its scan record). */
@@ -31,14 +31,15 @@ export async function applyDispatch(
   shared?: LockedTrip,
 ): Promise<DispatchResult> {
   const action = command.action;
+  // The company first, as every company-scoped write takes it (db/writes/active-company.ts): a
+  // suspension committed while the request waited refuses the action. A caller holding the trip
+  // (the driver app's scan) took the company before it.
+  if (!shared) await lockActiveCompany(client, command.companyId, 'share');
   if (isTravellerAction(action)) {
     if (!command.item) throw new Error(`${action} needs a manifest item`);
     const trip = shared ?? (await lockTrip(client, command, 'share'));
     return applyTravellerAction(client, trip, { ...command, action, item: command.item });
   }
-  // The company first, as every company-scoped write takes it (db/writes/active-company.ts): a
-  // suspension committed while the request waited refuses the action.
-  await lockActiveCompany(client, command.companyId, 'share');
   const trip = await lockTrip(client, command, 'update');
   return applyTripAction(client, trip, { ...command, action: action satisfies TripAction });
 }

@@ -264,6 +264,43 @@ describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
     expect(await subscriptionRows(app, companyId)).toEqual([]);
   });
 
+  it('a change whose company is suspended while it waits for the company is refused 403 COMPANY_SUSPENDED, changing nothing', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const key = await apiKeyOf(app, companyId);
+    const made = await app.request('/api/webhooks', {
+      method: 'POST',
+      token: key,
+      json: body('http://127.0.0.1:9/'),
+    });
+    expect(made.status, made.text).toBe(201);
+    const path = `/api/webhooks/${made.body.data.id}`;
+    const writes: [string, () => ReturnType<TestApp['request']>][] = [
+      [
+        'create',
+        () =>
+          app.request('/api/webhooks', { method: 'POST', token: key, json: body('http://127.0.0.1:9/b') }),
+      ],
+      ['update', () => app.request(path, { method: 'PATCH', token: key, json: { enabled: false } })],
+      ['delete', () => app.request(path, { method: 'DELETE', token: key })],
+    ];
+    const before = await subscriptionRows(app, companyId);
+    for (const [name, write] of writes) {
+      const refused = await suspendedWhileWriting(app.db, companyId, write);
+      expect([name, refused.status, refused.body?.errorCode], refused.text).toEqual([
+        name,
+        403,
+        'COMPANY_SUSPENDED',
+      ]);
+      expect(await subscriptionRows(app, companyId), name).toEqual(before);
+      await app.db.query(`update companies set status = 'ACTIVE' where id = $1`, [companyId]);
+    }
+    const audit = await app.db.query<{ action: string }>(
+      `select action from audit_log where action like 'company.webhook.%' and details->>'companyId' = $1`,
+      [companyId],
+    );
+    expect(audit.map((row) => row.action)).toEqual(['company.webhook.create']);
+  });
+
   it('25 subscriptions at once: exactly 20 are made, the rest 409 WEBHOOK_LIMIT_REACHED', async () => {
     const companyId = (await createCompany(app.db)).id;
     const key = await apiKeyOf(app, companyId);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 const PATH = '/dashboard/api/settings/booking-confirmation';
 const manual = {
@@ -229,6 +230,15 @@ describe('booking confirmation settings', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.errorCode).toBe('COMPANY_SUSPENDED');
     expect([...(await storedSettings(unverified)), ...(await storedSettings(suspended))]).toEqual([]);
+  });
+
+  it('refuses a change whose company is suspended while it waits for the company (403 COMPANY_SUSPENDED), saving nothing', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const refused = await suspendedWhileWriting(app.db, companyId, () => put(owner.writeHeaders, manual));
+    expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await storedSettings(companyId)).toEqual([]);
+    expect(await auditEntries(companyId)).toEqual([]);
   });
 
   it('needs a dashboard session', async () => {

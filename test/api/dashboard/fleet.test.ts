@@ -10,6 +10,7 @@ import { staffSession } from '../../support/journey-rows.js';
 import { webTraveller } from '../../support/journeys.js';
 import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
 import { createStaffMember } from '../../support/staff.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 const layoutOf = (rows = 10) => coachLayout({ rows, pattern: '2+2' });
 const seatElement = (document: LayoutDocument, seatId: string) =>
@@ -706,6 +707,17 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
         buses: [],
         members: [expect.anything()],
       });
+    });
+
+    it('refuses a change that reaches the company after its suspension committed meanwhile (403 COMPANY_SUSPENDED), changing nothing', async () => {
+      const company = await createCompany(app.db);
+      const companyOwner = await staffSession(app.db, app.config, company.id, 'OWNER');
+      const before = await planningSnapshot(app.db, company.id);
+      const refused = await suspendedWhileWriting(app.db, company.id, () =>
+        dashboard(app, companyOwner, 'POST', '/buses', { plate_number: 'X 3' }),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(await planningSnapshot(app.db, company.id)).toEqual(before);
     });
   });
 });

@@ -5,6 +5,7 @@ import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany, createRoute } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 import { creditPoints, redeemVoucher } from '../../support/loyalty.js';
 import {
   companyWithProgramme,
@@ -450,6 +451,27 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
       [404, 'LOYALTY_TIER_NOT_FOUND'],
     ]);
     expect(await programmeRows(app.db, other.companyId)).toEqual(before);
+  });
+
+  it('refuses a change that reaches the company after its suspension committed meanwhile (403 COMPANY_SUSPENDED), changing nothing', async () => {
+    const own = await bookableTrip(app.db);
+    const ownOwner = await companyWithProgramme(app, own.companyId);
+    const before = await programmeRows(app.db, own.companyId);
+    const writes: [string, () => ReturnType<typeof programmeCall>][] = [
+      ['terms', () => programmeCall(app, ownOwner, 'PUT', '/loyalty', { ...PROGRAM, pointsPer100: 7 })],
+      ['tier', () => programmeCall(app, ownOwner, 'POST', '/loyalty/tiers', BASE_TIER)],
+      ['reward', () => programmeCall(app, ownOwner, 'POST', '/loyalty/rewards', discount())],
+    ];
+    for (const [name, write] of writes) {
+      const refused = await suspendedWhileWriting(app.db, own.companyId, write);
+      expect([name, refused.status, refused.body?.errorCode], refused.text).toEqual([
+        name,
+        403,
+        'COMPANY_SUSPENDED',
+      ]);
+      expect(await programmeRows(app.db, own.companyId), name).toEqual(before);
+      await app.db.query(`update companies set status = 'ACTIVE' where id = $1`, [own.companyId]);
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
 import { announceCashPayment } from '../../support/payments.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 const LEDGER = '/dashboard/api/payments';
 
@@ -460,6 +461,18 @@ describe('the company payment ledger', () => {
     expect((await paymentRow(payment.paymentId)).status).toBe('PENDING');
     const read = await app.request(LEDGER, { headers: { Cookie: own.staff.OWNER.cookie } });
     expect(read.status).toBe(200);
+  });
+
+  it('refuses a money decision that reaches the company after its suspension committed meanwhile, changing nothing', async () => {
+    const own = await financeWorld(app);
+    const payment = await pendingPayment(app, own);
+    const before = await financeSnapshot(app, own.companyId);
+    const refused = await suspendedWhileWriting(app.db, own.companyId, () =>
+      paymentAction(app, own.staff.OWNER, payment.paymentId, 'cancel'),
+    );
+    expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect((await paymentRow(payment.paymentId)).status).toBe('PENDING');
+    expect(await financeSnapshot(app, own.companyId)).toEqual(before);
   });
 
   it('tells how the company is paid: cash at the office or to the driver, online methods unavailable', async () => {

@@ -5,6 +5,7 @@ import { useTestApp } from '../../support/harness.js';
 import { dashboard, planningWorld, type PlanningWorld, type Session } from '../../support/planning.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { type StaffRole } from '../../support/staff.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 /**
  * A company manages its team: PATCH /dashboard/api/team/{membershipId} changes a member's role or
@@ -300,5 +301,17 @@ describe('team: PATCH /team/{membershipId}', () => {
       expect(owners!.n, `round ${round}`).toBe(1);
       expect(await auditOf(company.id), `round ${round}`).toHaveLength(1);
     }
+  });
+
+  it('a change whose company is suspended while it waits for the company is refused 403 COMPANY_SUSPENDED, changing nothing', async () => {
+    const company = await createCompany(app.db);
+    const companyOwner = await join(company.id, 'OWNER');
+    const staff = await join(company.id, 'STAFF');
+    const before = await snapshot(company.id, companyOwner);
+    const refused = await suspendedWhileWriting(app.db, company.id, () =>
+      change(companyOwner, staff.membershipId, { active: false }),
+    );
+    expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await snapshot(company.id, companyOwner)).toEqual(before);
   });
 });

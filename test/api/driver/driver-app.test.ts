@@ -14,6 +14,7 @@ import {
 } from '../../support/operations.js';
 import { createCompany } from '../../support/factories.js';
 import { addMembership, createStaffMember } from '../../support/staff.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 /** The driver app: sign-in, assigned trips, manifest, the scan at the door, and position reports feeding tracking. */
 describe('the driver app (/driver/api)', () => {
@@ -427,6 +428,18 @@ describe('the driver app (/driver/api)', () => {
           position: { latitude: 33.52, longitude: 36.3, speed_kmh: 42.5, heading: 10 },
         },
       });
+    });
+
+    it('refuses a batch that reaches the company after its suspension committed meanwhile (403 COMPANY_SUSPENDED), storing nothing', async () => {
+      const local = await operationsWorld(app, { seats: 4 });
+      const batch = [{ lat: 33.51, lon: 36.29, time: new Date(Date.now() - 30_000).toISOString() }];
+      const refused = await suspendedWhileWriting(app.db, local.companyId, () =>
+        report(local.trip.tripId, batch, local.driver.token),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(
+        await app.db.query('select 1 from trip_positions where trip_id = $1', [local.trip.tripId]),
+      ).toEqual([]);
     });
 
     it('classes an old report delayed and a trip without reports unavailable', async () => {
