@@ -1,5 +1,8 @@
 import { companySuspended } from '../../domain/company-moderation.js';
-import type { TransactionClient } from '../orm.js';
+import type { Database, TransactionClient } from '../orm.js';
+
+/** How strongly a write holds its company row (see lockActiveCompany). */
+export type CompanyLock = 'update' | 'no key update' | 'share';
 
 /**
  * The company of a dashboard write, locked until the write's transaction ends and still ACTIVE.
@@ -14,7 +17,7 @@ import type { TransactionClient } from '../orm.js';
 export async function lockActiveCompany(
   client: Pick<TransactionClient, 'query'>,
   companyId: string,
-  mode: 'update' | 'no key update' | 'share',
+  mode: CompanyLock,
 ): Promise<void> {
   // `mode` is one of the three lock strengths its type names, spelled as SQL spells them.
   const { rows } = await client.query<{ status: string }>(
@@ -24,4 +27,22 @@ export async function lockActiveCompany(
   if (rows[0]?.status !== 'ACTIVE') {
     throw companySuspended();
   }
+}
+
+/**
+ * `work` as one transaction of the company's data that takes the company row first
+ * (lockActiveCompany): a suspension committed meanwhile refuses it (403 COMPANY_SUSPENDED) before
+ * it writes anything, and its other locks always come after the company's, the order the
+ * suspension takes them in.
+ */
+export function companyTransaction<T>(
+  db: Database,
+  companyId: string,
+  mode: CompanyLock,
+  work: (client: TransactionClient) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (client) => {
+    await lockActiveCompany(client, companyId, mode);
+    return work(client);
+  });
 }

@@ -3,7 +3,7 @@ import { Refusal } from '../../domain/refusal.js';
 import { CompanyApiKey } from '../entities/webhooks.js';
 import type { Database } from '../orm.js';
 import type { ApiKeyRecord } from '../queries/webhooks.js';
-import { lockActiveCompany } from './active-company.js';
+import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
@@ -25,9 +25,8 @@ export async function createApiKey(
   key: NewApiKey,
   origin: RequestOrigin,
 ): Promise<ApiKeyRecord> {
-  return db.transaction(async (client) => {
-    // Two creations at once take turns, so they cannot both pass the limit; none after a suspension.
-    await lockActiveCompany(client, key.companyId, 'update');
+  // Two creations at once take turns, so they cannot both pass the limit; none after a suspension.
+  return companyTransaction(db, key.companyId, 'update', async (client) => {
     const live = await client.em.count(CompanyApiKey, { companyId: key.companyId, revokedAt: null });
     if (live >= WEBHOOK_LIMITS.apiKeysPerCompany) {
       throw new Refusal(

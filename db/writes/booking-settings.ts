@@ -3,7 +3,7 @@ import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { CompanyBookingSettings } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
 import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
-import { lockActiveCompany } from './active-company.js';
+import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /**
@@ -40,9 +40,7 @@ export async function saveBookingSettings(
   change: { companyId: string; settings: BookingSettings; staffUserId: string },
   origin: RequestOrigin,
 ): Promise<StoredBookingSettings> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, change.companyId, 'share');
+  return companyTransaction(db, change.companyId, 'share', async (client) => {
     const settings = await upsertBookingSettings(
       client,
       change.companyId,

@@ -8,7 +8,7 @@ import {
   readCompanySettings,
   type CompanySettingsView,
 } from '../queries/company-settings.js';
-import { lockActiveCompany } from './active-company.js';
+import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
 /** The fields PATCH /settings may change; a field left out keeps its value. */
@@ -86,10 +86,9 @@ export async function saveCompanySettings(
   input: { companyId: string; change: CompanySettingsChange; staffUserId: string },
   origin: RequestOrigin,
 ): Promise<CompanySettingsView> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): concurrent changes take turns, so each audit
-    // row's "from" is what the change replaced; a suspension committed meanwhile refuses the change.
-    await lockActiveCompany(client, input.companyId, 'update');
+  // The company first (db/writes/active-company.ts): concurrent changes take turns, so each audit
+  // row's "from" is what the change replaced; a suspension committed meanwhile refuses the change.
+  return companyTransaction(db, input.companyId, 'update', async (client) => {
     const stopId = input.change.defaultPickupLocationId;
     const pickupLocationId = stopId ? await ownPickupLocationOfStop(client, input.companyId, stopId) : stopId;
     if (stopId && !pickupLocationId) {

@@ -11,7 +11,7 @@ import {
 } from '../../domain/team.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { findTeamMember, type TeamMember } from '../queries/team.js';
-import { lockActiveCompany } from './active-company.js';
+import { companyTransaction } from './active-company.js';
 import { recordStaffAudit, type RequestOrigin } from './audit.js';
 
 /**
@@ -88,12 +88,11 @@ export async function updateTeamMember(
   origin: RequestOrigin,
 ): Promise<TeamMember> {
   const { companyId, actor, membershipId, change } = update;
-  return db.transaction(async (client) => {
-    // Team changes of one company take turns, so two owners demoting each other at the same moment
-    // cannot both count the other as the owner who stays; a suspension committed meanwhile refuses
-    // the change (db/writes/active-company.ts). NO KEY: rows that reference the company (bookings,
-    // trips...) are still inserted meanwhile.
-    await lockActiveCompany(client, companyId, 'no key update');
+  // Team changes of one company take turns, so two owners demoting each other at the same moment
+  // cannot both count the other as the owner who stays; a suspension committed meanwhile refuses
+  // the change (db/writes/active-company.ts). NO KEY: rows that reference the company (bookings,
+  // trips...) are still inserted meanwhile.
+  return companyTransaction(db, companyId, 'no key update', async (client) => {
     const target = await lockMembership(client, companyId, membershipId);
     if (!target) throw new Refusal(404, 'NOT_FOUND', 'Not found');
     const refusal = teamChangeRefusal(actor, target, change);

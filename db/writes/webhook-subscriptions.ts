@@ -8,7 +8,7 @@ import {
   type SubscriptionRecord,
   type SubscriptionRow,
 } from '../queries/webhooks.js';
-import { lockActiveCompany } from './active-company.js';
+import { companyTransaction } from './active-company.js';
 import { recordAudit, type RequestOrigin } from './audit.js';
 import { abandonUnwantedDeliveries } from './webhook-deliveries.js';
 
@@ -54,10 +54,9 @@ export async function createSubscription(
   fields: SubscriptionFields,
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
-  return db.transaction(async (client) => {
-    // Locks the company row: two creations at once cannot both pass the limit, and a suspension
-    // committed meanwhile refuses the creation (db/writes/active-company.ts).
-    await lockActiveCompany(client, actor.companyId, 'update');
+  // Locks the company row: two creations at once cannot both pass the limit, and a suspension
+  // committed meanwhile refuses the creation (db/writes/active-company.ts).
+  return companyTransaction(db, actor.companyId, 'update', async (client) => {
     const { rows: counted } = await client.query<{ n: number }>(
       `select count(*)::int as n from webhook_subscriptions where company_id = $1 and status <> 'DELETED'`,
       [actor.companyId],
@@ -103,9 +102,7 @@ export async function updateSubscription(
   change: SubscriptionChange,
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, actor.companyId, 'share');
+  return companyTransaction(db, actor.companyId, 'share', async (client) => {
     const status = change.enabled === undefined ? null : change.enabled ? 'ACTIVE' : 'DISABLED';
     const { rows } = await client.query<SubscriptionRow>(
       `update webhook_subscriptions set
@@ -134,9 +131,7 @@ export async function deleteSubscription(
   id: string,
   origin: RequestOrigin,
 ): Promise<void> {
-  await db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, actor.companyId, 'share');
+  await companyTransaction(db, actor.companyId, 'share', async (client) => {
     const { rowCount } = await client.query(
       `update webhook_subscriptions set status = 'DELETED', deleted_at = now(), updated_at = now()
        where id = $1 and company_id = $2 and status <> 'DELETED'`,

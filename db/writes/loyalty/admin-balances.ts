@@ -4,7 +4,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { lockAccount, post, type AccountRow } from './account.js';
 import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit } from '../audit.js';
 
 /**
@@ -68,9 +68,7 @@ export async function adjustAccount(
   actor: ProgrammeActor,
 ): Promise<Adjustment> {
   return withDeadlockRetry(() =>
-    db.transaction(async (client) => {
-      // The company first (db/writes/active-company.ts): none after its suspension.
-      await lockActiveCompany(client, actor.companyId, 'share');
+    companyTransaction(db, actor.companyId, 'share', async (client) => {
       const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
       await post(client, account, {
         accountId: account.id,
@@ -131,10 +129,9 @@ async function retireReward(
   rewardId: string,
   actor: ProgrammeActor,
 ): Promise<RewardLockRow & { removed: boolean }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension. Step 2 finishes a
-    // withdrawal step 1 committed, so it does not ask again.
-    await lockActiveCompany(client, actor.companyId, 'share');
+  // The company first (db/writes/active-company.ts): none after its suspension. Step 2 finishes a
+  // withdrawal step 1 committed, so it does not ask again.
+  return companyTransaction(db, actor.companyId, 'share', async (client) => {
     const { rows } = await client.query<Omit<RewardLockRow, 'redeemed'>>(
       `select id, code, archived_at is not null as archived
          from loyalty_rewards where id = $1 and company_id = $2 for update`,

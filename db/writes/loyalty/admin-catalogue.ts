@@ -18,7 +18,7 @@ import {
   type ProgramTerms,
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 import { flushUnlessTaken } from '../flush-unique.js';
 
@@ -54,9 +54,7 @@ export async function saveProgramTerms(
   terms: ProgramTermsInput,
   actor: ProgrammeActor,
 ): Promise<ProgramTerms> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, actor.companyId, 'share');
+  return companyTransaction(db, actor.companyId, 'share', async (client) => {
     const em = client.em;
     // The first change creates the programme (a second one at once waits for it and changes
     // nothing here); then the row is locked, so two changes of the terms take turns.
@@ -137,9 +135,7 @@ export async function saveTier(
   actor: ProgrammeActor,
 ): Promise<TierView> {
   return withDeadlockRetry(() =>
-    db.transaction(async (client) => {
-      // The company first (db/writes/active-company.ts): none after its suspension.
-      await lockActiveCompany(client, actor.companyId, 'share');
+    companyTransaction(db, actor.companyId, 'share', async (client) => {
       await lockProgram(client, actor.companyId);
       const em = client.em;
       let tier;
@@ -197,9 +193,7 @@ export async function saveReward(
   input: { rewardId?: string; reward: RewardDefinition },
   actor: ProgrammeActor,
 ): Promise<AdminReward> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, actor.companyId, 'share');
+  return companyTransaction(db, actor.companyId, 'share', async (client) => {
     await lockProgram(client, actor.companyId);
     await checkDefinition(client, actor.companyId, input.reward);
     const em = client.em;

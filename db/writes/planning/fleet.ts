@@ -12,7 +12,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { LIVE_ALLOCATION } from '../../queries/inventory.js';
 import { tripHasBookingsSql } from '../../queries/planning.js';
 import { saveBusLayout, type SavedLayout } from '../catalogue.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { auditAct, type StaffAct } from './act.js';
 
 /**
@@ -46,9 +46,7 @@ export async function createBus(
   act: StaffAct,
   bus: { plateNumber: string; model: string; amenities: string[]; template: BusTemplate | null },
 ): Promise<{ busId: string; layout: SavedLayout | null }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     const { rows: taken } = await client.query(
       'select 1 from buses where company_id = $1 and upper(plate_number) = upper($2)',
       [act.companyId, bus.plateNumber],
@@ -201,9 +199,7 @@ export async function saveLayout(
 ): Promise<SavedLayout> {
   const invalid = layoutRefusal(change.document, change.field);
   if (invalid) throw invalid;
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     await lockCompanyBus(client, act, change.busId);
     if (change.saveMode === 'active') {
       await lockComingTrips(client, change.busId);
@@ -235,9 +231,7 @@ export async function archiveLayout(
   act: StaffAct,
   busId: string,
 ): Promise<{ archivedVersions: number[] }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     await lockCompanyBus(client, act, busId);
     await lockComingTrips(client, busId);
     const { rows: booked } = await client.query<{ id: string }>(
@@ -277,9 +271,7 @@ export async function createDriver(
   act: StaffAct,
   driver: { email: string; name: string; passwordHash: string },
 ): Promise<{ id: string; membershipId: string }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into staff_users (email, name, password_hash) values ($1, $2, $3)
        on conflict ((lower(email))) do nothing returning id`,

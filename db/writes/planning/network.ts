@@ -9,7 +9,7 @@ import {
   type PlanningStop,
 } from '../../../domain/trip-planning.js';
 import type { Database, TransactionClient } from '../../orm.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { auditAct, type StaffAct } from './act.js';
 
 /** The company's network writes: cities (shared by everyone), routes with their stops, pickup points. */
@@ -42,9 +42,7 @@ export async function saveCity(
   act: StaffAct,
   city: CityInput,
 ): Promise<{ city: CityRecord; created: boolean }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     await client.query('select pg_advisory_xact_lock($1)', [CITY_LOCK_KEY]);
     const { rows } = await client.query<CityRecord>(
       'select id, name_ar, name_en, latitude, longitude from cities',
@@ -129,9 +127,7 @@ export async function createRoute(
   if (issues.length > 0) {
     throw new PlanningRefusal(400, issues[0]!.code, 'The route stops are not valid', { issues });
   }
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     const stops = await routeStops(client, act.companyId, route.stops);
     const origin = stops[0]!;
     const destination = stops[stops.length - 1]!;
@@ -201,9 +197,7 @@ export async function createPickupLocation(
   act: StaffAct,
   point: PickupInput,
 ): Promise<{ stopId: string }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension.
-    await lockActiveCompany(client, act.companyId, 'share');
+  return companyTransaction(db, act.companyId, 'share', async (client) => {
     const { rows: cities } = await client.query<{ latitude: number; longitude: number }>(
       'select latitude, longitude from cities where id = $1',
       [point.cityId],

@@ -6,7 +6,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import type { Database, TransactionClient } from '../../orm.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { columnsOf } from '../../row-fields.js';
 
 /**
@@ -34,10 +34,9 @@ export async function recordPositions(
   db: Database,
   input: PositionsInput,
 ): Promise<{ accepted: number; duplicates: number }> {
-  return db.transaction(async (client) => {
-    // The company first (db/writes/active-company.ts): none after its suspension (README: a suspended
-    // company's positions are 403 COMPANY_SUSPENDED).
-    await lockActiveCompany(client, input.companyId, 'share');
+  // The company first (db/writes/active-company.ts): none after its suspension (README: a suspended
+  // company's positions are 403 COMPANY_SUSPENDED).
+  return companyTransaction(db, input.companyId, 'share', async (client) => {
     return insertPositions(client, input);
   });
 }

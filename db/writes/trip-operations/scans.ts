@@ -11,7 +11,7 @@ import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispa
 import { findSigningKey } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { lockActiveCompany } from '../active-company.js';
+import { companyTransaction } from '../active-company.js';
 import { applyDispatch } from './transition.js';
 import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 
@@ -72,9 +72,7 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
   const signatureValid = key !== undefined && verifyCredential(input.payload, input.signature, key);
   const requestHash = scanRequestHash(input);
   return withDeadlockRetry(() =>
-    db.transaction(async (client) => {
-      // The company first (db/writes/active-company.ts): none after its suspension.
-      await lockActiveCompany(client, input.companyId, 'share');
+    companyTransaction(db, input.companyId, 'share', async (client) => {
       // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
       const trip = await lockTrip(
         client,
