@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import {
@@ -229,22 +229,23 @@ describe('cashShift workflow (stubbed activities)', () => {
         ).toEqual(['openCashShift']);
         const [input] = calls.inputsOf('openCashShift') as CashShiftInput[];
         const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
-        const adjusting = handle
-          .executeUpdate(adjustShiftUpdate, {
-            args: [
-              {
-                movementId: randomUUID(),
-                staffUserId: 'admin',
-                direction: 'IN' as const,
-                amount: 5,
-                reason: 'float',
-              },
-            ],
-          })
-          .then(
-            (answer) => `ADJUSTED ${answer.movementsIn}`,
-            async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
-          );
+        // Admitted by its validator while the OPEN writes, before the OPEN may end the process.
+        const admitted = await handle.startUpdate(adjustShiftUpdate, {
+          args: [
+            {
+              movementId: randomUUID(),
+              staffUserId: 'admin',
+              direction: 'IN' as const,
+              amount: 5,
+              reason: 'float',
+            },
+          ],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
+        const adjusting = admitted.result().then(
+          (answer) => `ADJUSTED ${answer.movementsIn}`,
+          async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
+        );
         release();
         await opening;
         if (refuseOpen) {
