@@ -179,6 +179,11 @@ export interface ScheduleClaimInput {
   batchSize: number;
   /** Epoch ms: the moment the plan is made; departures up to it are not planned. */
   notBefore: number;
+  /**
+   * The request that committed it, for the claim's audit row (absent in runs started before the
+   * claim wrote one).
+   */
+  origin?: { ip: string; requestId: string };
 }
 
 /** A schedule's stored progress, as each batch leaves it. */

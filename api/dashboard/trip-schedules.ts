@@ -1,5 +1,6 @@
 import { listTripSchedules } from '../../db/queries/trip-schedules.js';
 import type { AppContext } from '../app.js';
+import { requestOrigin } from '../http/request-origin.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { tripScheduleClient } from '../temporal/trip-schedule-client.js';
@@ -61,6 +62,7 @@ export function registerTripScheduleRoutes(
         staff,
         request,
         body.skip_conflicts,
+        requestOrigin(ctx),
       );
       if (answer.status === 201) {
         created(ctx, answer.schedule);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import { findTripSchedule, type ScheduleRecord } from '../../db/queries/trip-schedules.js';
+import type { RequestOrigin } from '../../db/writes/audit.js';
 import { planSchedule } from '../../db/queries/trip-plan.js';
 import { conflictView } from '../../domain/trip-conflicts.js';
 import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
@@ -76,6 +77,7 @@ export async function commitSchedule(
   staff: StaffPrincipal,
   request: ScheduleCommitRequest,
   skipConflicts: boolean,
+  origin: RequestOrigin,
 ): Promise<CommitAnswer> {
   const scheduleId = randomUUID();
   const { claim, outcome } = await deps.schedules.commit({
@@ -86,6 +88,7 @@ export async function commitSchedule(
     skipConflicts,
     batchSize: deps.batchSize,
     notBefore: Date.now(),
+    origin,
   });
   if (outcome)
     return { status: 201, schedule: (await findTripSchedule(deps.db, staff.companyId, scheduleId))! };

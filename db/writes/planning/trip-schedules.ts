@@ -16,6 +16,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { planningConflicts } from '../../queries/planning.js';
 import { resolveTripRefs, planSchedule } from '../../queries/trip-plan.js';
 import { insertTrips } from '../catalogue.js';
+import { auditAct } from './act.js';
 import { lockPlanningResources } from './locks.js';
 
 /**
@@ -168,6 +169,18 @@ export async function claimTripSchedule(
       ],
     );
     const claimed = (await storedClaim(client, input.scheduleId))!;
+    // Who committed it, as POST /trips records a trip (runs started before this have no origin).
+    if (input.origin) {
+      const act = { companyId: input.companyId, staffUserId: input.staffUserId, origin: input.origin };
+      await auditAct(client, act, 'company.trip-schedule.commit', ['trip_schedule', input.scheduleId], {
+        companyId: input.companyId,
+        routeId: input.request.routeId,
+        busId: input.request.busId,
+        driverId: input.request.driverId,
+        tripsPlanned: plan.departures.length,
+        tripsSkippedAtClaim: conflicting.size,
+      });
+    }
     await refuseWhenLate(client, input.claimBy);
     return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
   });

@@ -152,6 +152,28 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const trips = await scheduleTrips(app.db, schedule.id);
     expect(trips).toHaveLength(28);
     expect(trips.every((trip) => trip.calls === 3 && trip.driver_id === world.driverId)).toBe(true);
+    // Who committed it, as a trip's creation is recorded: one audit row, with the claim.
+    const audited = await app.db.query<{
+      actor_kind: string;
+      actor_id: string;
+      action: string;
+      details: object;
+    }>(
+      `select actor_kind, actor_id, action, details from audit_log where target_kind = 'trip_schedule' and target_id = $1`,
+      [schedule.id],
+    );
+    expect(audited).toEqual([
+      {
+        actor_kind: 'STAFF',
+        actor_id: world.sessions.OWNER.staffUserId,
+        action: 'company.trip-schedule.commit',
+        details: expect.objectContaining({
+          companyId: world.companyId,
+          tripsPlanned: 28,
+          tripsSkippedAtClaim: 0,
+        }),
+      },
+    ]);
     expect(new Set(trips.map((trip) => trip.departure_at)).size).toBe(28);
     expect(trips[0]!.operating_date).toBe(futureDay(3));
 
