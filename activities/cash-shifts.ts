@@ -6,9 +6,18 @@ import {
   type AdjustShiftInput,
   type CloseShiftInput,
 } from '../db/writes/cash-shifts.js';
-import { CashShiftRefusal, type ShiftOpening } from '../domain/cash-shift.js';
+import type { ShiftOpening } from '../domain/cash-shift.js';
+import { Refusal } from '../domain/refusal.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
+
+/**
+ * A step's transaction, its business refusal returned as data (CASH_SHIFT_REFUSAL_STATUS,
+ * workflows/cash-shift.contract.ts): the shift's own (CashShiftRefusal) or the company's standing,
+ * checked again as the transaction takes the company row (403 COMPANY_SUSPENDED). Thrown, either
+ * would be an activity failure that retries.
+ */
+const shiftStep = <T>(work: () => Promise<T>) => refusable(Refusal, work);
 
 /**
  * The cash-shift workflow's effects: each activity is one transaction of
@@ -17,7 +26,7 @@ import { refusable } from './refusable.js';
 export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
   return {
     openCashShift: (input: ShiftOpening) =>
-      refusable(CashShiftRefusal, () =>
+      shiftStep(() =>
         openShift(db, {
           shiftId: input.shiftId,
           companyId: input.companyId,
@@ -26,8 +35,8 @@ export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
           note: input.note ?? null,
         }),
       ),
-    adjustCashShift: (input: AdjustShiftInput) => refusable(CashShiftRefusal, () => adjustShift(db, input)),
-    closeCashShift: (input: CloseShiftInput) => refusable(CashShiftRefusal, () => closeShift(db, input)),
+    adjustCashShift: (input: AdjustShiftInput) => shiftStep(() => adjustShift(db, input)),
+    closeCashShift: (input: CloseShiftInput) => shiftStep(() => closeShift(db, input)),
     markCashShiftOverdue: (input: { shiftId: string }) => markShiftOverdue(db, input),
   };
 }

@@ -1,19 +1,23 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type {
-  CashShiftPhase,
-  CashShiftSummary,
-  ShiftClosing,
-  ShiftMovement,
-  ShiftOpening,
+import {
+  CASH_SHIFT_REFUSAL_STATUS as SHIFT_RULE_REFUSALS,
+  type CashShiftPhase,
+  type CashShiftSummary,
+  type ShiftClosing,
+  type ShiftMovement,
+  type ShiftOpening,
 } from '../domain/cash-shift.js';
 
-export {
-  CASH_SHIFT_REFUSAL_STATUS,
-  type CashShiftPhase,
-  type CashShiftRefusalCode,
-  type MovementDirection,
-} from '../domain/cash-shift.js';
+export type { CashShiftPhase, MovementDirection } from '../domain/cash-shift.js';
 export type { CashShiftSummary };
+
+/**
+ * Every refusal a cash-shift step answers with, with its HTTP status: the shift's own rules
+ * (domain/cash-shift.ts), and the company suspended while the step waited for its transaction
+ * (db/writes/active-company.ts).
+ */
+export const CASH_SHIFT_REFUSAL_STATUS = { ...SHIFT_RULE_REFUSALS, COMPANY_SUSPENDED: 403 } as const;
+export type CashShiftRefusalCode = keyof typeof CASH_SHIFT_REFUSAL_STATUS;
 
 /**
  * The contract of the `cashShift` workflow (id cash-shift/{companyId}): one open till of a

@@ -112,7 +112,9 @@ export const docs = taggedOperations(TAGS, {
       'CASH_SHIFT_INSUFFICIENT_CASH. CLOSE {declared_amount, note?} records declared, expected (opening balance + linked ' +
       'collections + movements in − out) and the difference (declared − expected). ADJUST and CLOSE without an open shift are ' +
       '409 CASH_SHIFT_NOT_OPEN. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
-      `in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED) and CSRF header. ${WHO}`,
+      'in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED), checked when the request ' +
+      'arrives and again in the step’s transaction: a suspension committed while the step waited refuses it and nothing is ' +
+      `written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). CSRF header. ${WHO}`,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },
       201: { description: 'Opened', schema: ShiftResponse },

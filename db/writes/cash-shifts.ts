@@ -7,16 +7,21 @@ import {
   shiftNotOpen,
   type MovementDirection,
 } from '../../domain/cash-shift.js';
-import type { Database } from '../orm.js';
+import type { Database, TransactionClient } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
+import { companyTransaction } from './active-company.js';
 import { recordStaffAct } from './audit.js';
 import { insertRow } from './insert-row.js';
 
 /**
  * The cash-shift workflow's transitions, one transaction each, idempotent under an activity retry
  * (the ids come from the caller: the shift id from OPEN, the movement id from ADJUST). Every
- * transition locks the shift row first; a verify or refund that links money to the shift takes
- * the same row FOR SHARE, so a CLOSE computes its expected amount over a settled set.
+ * transition runs in companyTransaction: the company row FOR SHARE first (a suspension committed
+ * while the step waited refuses it, 403 COMPANY_SUSPENDED, writing nothing), then the shift row; a
+ * verify or refund that links money to the shift takes the same rows in the same order (the shift
+ * FOR SHARE), so a CLOSE computes its expected amount over a settled set. A retry that finds its
+ * step already done answers it before the company is checked: that step committed while the
+ * company was active.
  */
 type Queryable = Pick<PoolClient, 'query'>;
 
@@ -34,7 +39,9 @@ export interface OpenShiftInput {
  * is OPEN; once closed it is CASH_SHIFT_NOT_OPEN, so a late takeover never holds a closed shift.
  */
 export async function openShift(db: Database, input: OpenShiftInput): Promise<CashShiftSummary> {
-  return db.transaction(async (client) => {
+  const existing = await readShiftSummary(db, input.shiftId);
+  if (existing) return answerOpenAgain(existing);
+  return companyTransaction(db, input.companyId, 'share', async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into cash_shifts (id, company_id, opening_balance, opened_by, note) values ($1, $2, $3, $4, $5)
        on conflict do nothing returning id`,
@@ -50,9 +57,30 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
     const shift = await readShiftSummary(client, input.shiftId);
     // No row of this id: the insert met the company's other open shift.
     if (!shift) throw shiftAlreadyOpen();
-    if (shift.status !== 'OPEN') throw shiftNotOpen();
-    return shift;
+    return answerOpenAgain(shift);
   });
+}
+
+/** An OPEN of a shift id the database holds: its row while it is OPEN, else CASH_SHIFT_NOT_OPEN. */
+function answerOpenAgain(shift: CashShiftSummary): CashShiftSummary {
+  if (shift.status !== 'OPEN') throw shiftNotOpen();
+  return shift;
+}
+
+/**
+ * `work` as the company transaction of the shift's company (read first: a shift's company never
+ * changes); a shift id the database does not hold is CASH_SHIFT_NOT_OPEN.
+ */
+async function shiftTransaction<T>(
+  db: Database,
+  shiftId: string,
+  work: (client: TransactionClient) => Promise<T>,
+): Promise<T> {
+  const [shift] = await db.query<{ company_id: string }>(`select company_id from cash_shifts where id = $1`, [
+    shiftId,
+  ]);
+  if (!shift) throw shiftNotOpen();
+  return companyTransaction(db, shift.company_id, 'share', work);
 }
 
 /** The open shift locked for taking cash out or closing it (FOR UPDATE), or for linking money in (FOR SHARE). */
@@ -82,7 +110,9 @@ export interface AdjustShiftInput {
 
 /** ADJUST: one documented movement; taking out more than the till should hold is refused. */
 export async function adjustShift(db: Database, input: AdjustShiftInput): Promise<CashShiftSummary> {
-  return db.transaction(async (client) => {
+  const recorded = await db.query(`select 1 from cash_shift_movements where id = $1`, [input.movementId]);
+  if (recorded[0]) return (await readShiftSummary(db, input.shiftId))!;
+  return shiftTransaction(db, input.shiftId, async (client) => {
     const { rows: done } = await client.query(`select 1 from cash_shift_movements where id = $1`, [
       input.movementId,
     ]);
@@ -118,7 +148,9 @@ export interface CloseShiftInput {
 
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
 export async function closeShift(db: Database, input: CloseShiftInput): Promise<CashShiftSummary> {
-  return db.transaction(async (client) => {
+  const done = await readShiftSummary(db, input.shiftId);
+  if (done?.status === 'CLOSED' && done.closedBy === input.staffUserId) return done;
+  return shiftTransaction(db, input.shiftId, async (client) => {
     const { rows } = await client.query<{ status: string; closed_by: string | null }>(
       `select status, closed_by from cash_shifts where id = $1 for update`,
       [input.shiftId],

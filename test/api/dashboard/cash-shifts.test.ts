@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { cashShiftClient } from '../../../api/temporal/cash-shift-client.js';
-import { adjustShiftUpdate } from '../../../workflows/cash-shift.contract.js';
+import { adjustShiftUpdate, cashShiftStateQuery } from '../../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import {
   DASHBOARD_ROLES,
@@ -14,6 +14,7 @@ import {
   shiftCommand,
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
+import { suspendedWhileWriting } from '../../support/suspension.js';
 
 const SHIFTS = '/dashboard/api/payments/cash-shifts';
 
@@ -239,6 +240,69 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     await expect(late).rejects.toMatchObject({ status: 409, code: 'CASH_SHIFT_NOT_OPEN' });
     const next = await openShift(app, owner, 0);
     expect(next.id).not.toBe(shift.id);
+  });
+
+  describe('a step whose company is suspended while it waits for the company row', () => {
+    const auditActs = async (companyId: string) =>
+      app.db.query(
+        `select a.action, a.target_id from audit_log a join cash_shifts s on s.id::text = a.target_id
+          where s.company_id = $1 and a.action like 'cash_shifts.%' order by a.id`,
+        [companyId],
+      );
+
+    it('OPEN is refused 403 COMPANY_SUSPENDED: no shift, and no process left holding the company', async () => {
+      const world = await financeWorld(app);
+      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
+        shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 1_000 }),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(await financeSnapshot(app, world.companyId)).toMatchObject({ shifts: [], movements: [] });
+      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+      expect(await handle.result()).toMatchObject({ phase: 'NEW' });
+    });
+
+    it('ADJUST is refused 403 COMPANY_SUSPENDED: no movement, the shift stays open in its process', async () => {
+      const world = await financeWorld(app);
+      const shift = await openShift(app, world.staff.OWNER, 1_000);
+      const before = await financeSnapshot(app, world.companyId);
+      const acts = await auditActs(world.companyId);
+      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
+        shiftCommand(app, world.staff.OWNER, {
+          action: 'ADJUST',
+          direction: 'IN',
+          amount: 500,
+          reason: 'float',
+        }),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+      expect(await auditActs(world.companyId)).toEqual(acts);
+      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+      expect(await handle.query(cashShiftStateQuery)).toEqual({
+        phase: 'OPEN',
+        shiftId: shift.id,
+        overdue: false,
+      });
+    });
+
+    it('CLOSE is refused 403 COMPANY_SUSPENDED: the shift stays open, in the database and its process', async () => {
+      const world = await financeWorld(app);
+      const shift = await openShift(app, world.staff.OWNER, 1_000);
+      const before = await financeSnapshot(app, world.companyId);
+      const acts = await auditActs(world.companyId);
+      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
+        shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 1_000 }),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+      expect(await auditActs(world.companyId)).toEqual(acts);
+      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+      expect(await handle.query(cashShiftStateQuery)).toEqual({
+        phase: 'OPEN',
+        shiftId: shift.id,
+        overdue: false,
+      });
+    });
   });
 
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
