@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -10,29 +10,27 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const ActorKind = z.enum(['ADMIN', 'STAFF', 'TRAVELLER', 'SYSTEM', 'DRIVER']);
 
-export const AuditQuery = z
-  .object({
-    actor: Uuid.optional().meta({
-      description: 'id of the administrator, staff user, traveller or driver who acted',
-    }),
-    actorKind: ActorKind.optional(),
-    action: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'exact action name, such as admins.update' }),
-    targetKind: z.string().min(1).max(50).optional(),
-    target: z.string().min(1).max(200).optional().meta({ description: 'id of the record acted on' }),
-    from: InstantInput.optional().meta({ description: 'rows at or after this time' }),
-    to: InstantInput.optional().meta({ description: 'rows before this time' }),
-    ...Pagination,
-  })
-  .strict()
-  .refine((query) => !query.from || !query.to || Date.parse(query.from) <= Date.parse(query.to), {
-    message: 'from must not be after to',
-    path: ['from'],
-  });
+export const AuditQuery = withPeriodInOrder(
+  z
+    .object({
+      actor: Uuid.optional().meta({
+        description: 'id of the administrator, staff user, traveller or driver who acted',
+      }),
+      actorKind: ActorKind.optional(),
+      action: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .meta({ description: 'exact action name, such as admins.update' }),
+      targetKind: z.string().min(1).max(50).optional(),
+      target: z.string().min(1).max(200).optional().meta({ description: 'id of the record acted on' }),
+      from: InstantInput.optional().meta({ description: 'rows at or after this time' }),
+      to: InstantInput.optional().meta({ description: 'rows before this time' }),
+      ...Pagination,
+    })
+    .strict(),
+);
 
 const AuditEntry = z
   .object({
@@ -59,8 +57,8 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'Needs audit.view (else 403 PERMISSION_DENIED). Every administrative change and every read of sensitive data is ' +
       'one row: who acted (actorKind, actorId), what they did (action), to which record (targetKind, targetId), when ' +
       '(createdAt), from where (ip, requestId) and the facts of it (details: changed fields before and after, filters ' +
-      'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive; limit (default 20, at ' +
-      'most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
+      'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive (from later than to ' +
+      'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
       'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
       'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +
       'admins.create, admins.update, audit_log.read; companies.list, companies.read, companies.warn, companies.suspend, ' +

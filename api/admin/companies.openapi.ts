@@ -124,7 +124,8 @@ const ACTION_RULES: Record<CompanyAction, string> = {
     'are ended explicitly: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
     '(request CANCELLED, seats released, tickets cancelled), after the suspension has committed; endedRequests lists ' +
     'them. A request whose workflow cannot be reached keeps its deadline, and the suspended company cannot approve ' +
-    'it. The OWNER sees the suspension and its reason.',
+    'it; once an unsuspension has committed meanwhile, the requests not yet ended stay pending (leftToDeadline). ' +
+    'The OWNER sees the suspension and its reason.',
   UNSUSPEND:
     'SUSPENDED → ACTIVE (409 COMPANY_NOT_SUSPENDED otherwise): the company is back in the inventory scopes and its ' +
     'staff may write again. Requests ended by the suspension stay cancelled.',

@@ -241,7 +241,8 @@ export const docs = operations({
     description:
       `${MANAGES('maintenance.manage')} The same time rules as scheduling. An ended or cancelled window is 409 ` +
       'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
-      'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after).',
+      'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after); a change ' +
+      'that changes nothing answers the window as it is and writes nothing.',
     tags: MAINTENANCE_TAGS,
     responses: answers(200, 'Changed', successWith(MaintenanceWindow), [400, 401, 403, 404, 409]),
   },

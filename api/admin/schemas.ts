@@ -36,6 +36,20 @@ export const SignedInAdmin = z
   })
   .meta({ id: 'SignedInAdministrator' });
 
+/**
+ * `query` with the rule of every administration list with a period (from, to): from later than to
+ * is 400 VALIDATION_FAILED on from, before the list is read (so no read is recorded either).
+ */
+export const withPeriodInOrder = <
+  Q extends z.ZodType<{ from?: string | undefined; to?: string | undefined }>,
+>(
+  query: Q,
+) =>
+  query.refine((period) => !period.from || !period.to || Date.parse(period.from) <= Date.parse(period.to), {
+    message: 'from must not be after to',
+    path: ['from'],
+  });
+
 /** The answer to an administration list: a page of `item`, the list's total and the query's limit and offset. */
 export const pageAnswer = <T extends z.ZodType>(item: T) =>
   successWith(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));

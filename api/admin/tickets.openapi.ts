@@ -1,30 +1,32 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of the administration's support ticket routes (api/admin/tickets.ts). */
 const TAGS = ['Administration: support tickets'];
 
-export const TicketQuery = z
-  .object({
-    status: z.enum(TICKET_STATUSES).optional(),
-    priority: z.enum(TICKET_PRIORITIES).optional(),
-    assignee: z
-      .union([Uuid, z.literal('none')])
-      .optional()
-      .meta({ description: "an administrator's id, or none for unassigned tickets" }),
-    companyId: Uuid.optional(),
-    bookingId: Uuid.optional(),
-    travellerId: Uuid.optional(),
-    search: z.string().trim().min(1).max(200).optional().meta({ description: 'part of the subject' }),
-    from: InstantInput.optional().meta({ description: 'opened at or after' }),
-    to: InstantInput.optional().meta({ description: 'opened before' }),
-    ...Pagination,
-  })
-  .strict();
+export const TicketQuery = withPeriodInOrder(
+  z
+    .object({
+      status: z.enum(TICKET_STATUSES).optional(),
+      priority: z.enum(TICKET_PRIORITIES).optional(),
+      assignee: z
+        .union([Uuid, z.literal('none')])
+        .optional()
+        .meta({ description: "an administrator's id, or none for unassigned tickets" }),
+      companyId: Uuid.optional(),
+      bookingId: Uuid.optional(),
+      travellerId: Uuid.optional(),
+      search: z.string().trim().min(1).max(200).optional().meta({ description: 'part of the subject' }),
+      from: InstantInput.optional().meta({ description: 'opened at or after' }),
+      to: InstantInput.optional().meta({ description: 'opened before' }),
+      ...Pagination,
+    })
+    .strict(),
+);
 
 const Message = z.string().trim().min(1).max(5000);
 
@@ -93,7 +95,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Support tickets',
     description:
       'Needs tickets.view. Filters status, priority, assignee (id or none), companyId, bookingId, travellerId, search ' +
-      '(subject), from/to (opened); most recently changed first; limit (default 20, at most 100) and offset. Tickets ' +
+      '(subject), from/to (opened; from later than to is 400 VALIDATION_FAILED); most recently changed first; ' +
+      'limit (default 20, at most 100) and offset. Tickets ' +
       "show travellers' names and phone numbers: every read is recorded in the audit log (tickets.list). " +
       STATES,
     responses: answers(200, 'A page of tickets', TicketPage, [400, 401, 403]),
@@ -121,7 +124,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Assign a ticket (or unassign it with null)',
     description:
       `${MANAGE} The assignee must be an active administrator holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). ` +
-      'Recorded (tickets.assign, before and after). Disabling an administrator or taking tickets.manage away from ' +
+      'Recorded (tickets.assign, before and after); assigning it to whom it is assigned to already answers the ' +
+      'ticket as it is and writes nothing. Disabling an administrator or taking tickets.manage away from ' +
       'them unassigns their open tickets (PATCH /admins/{id}, recorded the same way with a reason).',
     responses: answers(200, 'Assigned', TicketDetail, [400, 401, 403, 404, 409]),
   },

@@ -20,7 +20,9 @@ import { filterShown, readOneRecorded, readPageRecorded } from './recorded-reads
  * the traveller's seats are released at once instead of being held until the deadline. It runs
  * after the suspension has committed: the suspension is in force whatever happens next; a request
  * that cannot be ended now (its database write failed) keeps its deadline, and the suspended
- * company cannot approve it meanwhile (db/writes/journeys/decide.ts).
+ * company cannot approve it meanwhile (db/writes/journeys/decide.ts). Each cancellation checks in
+ * its transaction that the company is still suspended: once an unsuspension has committed, the
+ * requests not yet ended stay pending (leftToDeadline).
  */
 export type CompanyModerationDeps = DecisionDeps;
 
@@ -43,7 +45,7 @@ export interface EndedRequests {
   cancelled: string[];
   /** Decided or expired meanwhile: nothing left to end. */
   alreadyClosed: string[];
-  /** Their workflow could not be reached; they end at their deadline. */
+  /** Not ended (their write failed, or the company was unsuspended meanwhile); they end at their deadline. */
   leftToDeadline: string[];
 }
 
@@ -70,7 +72,7 @@ async function endPendingRequests(
   pending: PendingRequest[],
 ): Promise<EndedRequests> {
   const ended: EndedRequests = { cancelled: [], alreadyClosed: [], leftToDeadline: [] };
-  for (const request of pending) {
+  for (const [index, request] of pending.entries()) {
     try {
       await decideRequest(
         deps,
@@ -86,6 +88,11 @@ async function endPendingRequests(
       );
       ended.cancelled.push(request.id);
     } catch (error) {
+      if (error instanceof Refusal && error.code === 'COMPANY_NOT_SUSPENDED') {
+        // Unsuspended since: this request and the rest stay pending, to the company's decision or their deadline.
+        ended.leftToDeadline.push(...pending.slice(index).map((left) => left.id));
+        break;
+      }
       if (error instanceof Refusal && error.code === 'JOURNEY_CONFIRMATION_STATE_CONFLICT') {
         ended.alreadyClosed.push(request.id);
       } else {

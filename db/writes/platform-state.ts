@@ -112,7 +112,8 @@ export interface WindowChange {
 
 /**
  * Changes a window's message or times (maintenance.update, before and after), or cancels it
- * (maintenance.cancel; an active window ends at once). null when there is no such window.
+ * (maintenance.cancel; an active window ends at once). null when there is no such window. A change
+ * that leaves the window as it is writes nothing and answers the window as it is.
  */
 export async function changeMaintenance(
   db: Database,
@@ -134,9 +135,12 @@ export async function changeMaintenance(
       const next = {
         startsAt: startsAt ?? new Date(current.starts_at),
         endsAt: change.endsAt ?? new Date(current.ends_at),
+        message: change.message ?? current.message,
       };
       checkWindowTimes(next.startsAt, next.endsAt, await databaseNow(sql));
-      sql.em.assign(window, { ...next, message: change.message ?? current.message });
+      // A change that changes nothing writes nothing (no maintenance.update, no cache bump), as flags do.
+      if (sameWindow(current, next)) return current;
+      sql.em.assign(window, next);
     }
     await sql.em.flush();
     await bumpVersion(sql, 'maintenance');
@@ -150,6 +154,12 @@ export async function changeMaintenance(
     return after;
   });
 }
+
+/** Whether `next` is the window as it is stored: the same message, start and end. */
+const sameWindow = (current: MaintenanceRow, next: { message: string; startsAt: Date; endsAt: Date }) =>
+  current.message === next.message &&
+  new Date(current.starts_at).getTime() === next.startsAt.getTime() &&
+  new Date(current.ends_at).getTime() === next.endsAt.getTime();
 
 async function databaseNow(sql: TransactionClient): Promise<Date> {
   const { rows } = await sql.query<{ now: string }>(`select now() as now`);

@@ -247,7 +247,8 @@ export async function addTicketMessage(
 
 /**
  * Assigns a ticket to an active administrator who holds tickets.manage, or to nobody (null);
- * else 400 TICKET_ASSIGNEE_INVALID (tickets.assign, before and after).
+ * else 400 TICKET_ASSIGNEE_INVALID (tickets.assign, before and after). Assigning it to whom it is
+ * assigned to already writes nothing.
  */
 export async function assignTicket(
   db: Database,
@@ -260,6 +261,8 @@ export async function assignTicket(
     await lockActingAdmin(sql, audit, assigneeId ? [assigneeId] : []);
     const locked = await lockTicket(sql, ticketId, 'ASSIGN');
     if (assigneeId) await requireTicketManager(sql, assigneeId);
+    // An assignment that changes nothing writes nothing (no tickets.assign, updatedAt kept), as admins and flags do.
+    if (locked.assignee_admin_id === assigneeId) return;
     await saveTicket(sql, ticketId, { assigneeAdminId: assigneeId, status: locked.next });
     await auditTicket(sql, audit, 'tickets.assign', ticketId, {
       before: locked.assignee_admin_id,

@@ -66,7 +66,8 @@ interface RequestRow {
  * its deadline not passed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT; the same decision key
  * again (a retry) answers the scope's current outcome. The last approval confirms the whole
  * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
- * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason.
+ * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason,
+ * only while the company is still suspended (409 COMPANY_NOT_SUSPENDED otherwise).
  * The last approval is refused when a leg's trip can no longer be booked (409 TRIP_NOT_BOOKABLE)
  * or a held seat was lost (409 HOLD_EXPIRED). A decision read from a booking row's status change
  * (`change`) is first checked against the locked scope's status.
@@ -108,6 +109,7 @@ async function decideLocked(
     );
   }
   if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
+  if (input.failureReason) await requireStillSuspended(client, input.companyId);
   await client.query(
     `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
     [request.id, requestStatusAfter(input), input.actorId, key, input.reason ?? null],
@@ -157,6 +159,21 @@ async function refuseSuspendedApproval(client: PoolClient, companyId: string): P
       'COMPANY_SUSPENDED',
       'The company is suspended; it cannot approve requests',
     );
+  }
+}
+
+/**
+ * The platform ends a request for a suspension only while the company is still suspended: an
+ * unsuspension committed since leaves it pending (409 COMPANY_NOT_SUSPENDED, nothing written). The
+ * company row FOR SHARE, as for an approval: an unsuspension in flight is waited for.
+ */
+async function requireStillSuspended(client: PoolClient, companyId: string): Promise<void> {
+  const { rows } = await client.query<{ status: string }>(
+    `select status from companies where id = $1 for share`,
+    [companyId],
+  );
+  if (rows[0]?.status !== 'SUSPENDED') {
+    throw new JourneyRefusal(409, 'COMPANY_NOT_SUSPENDED', 'The company is no longer suspended');
   }
 }
 

@@ -110,6 +110,22 @@ describe('GET /audit-log', () => {
     }
   });
 
+  it('refuses from later than to on every administration list with a period, as the audit log does, recording no read', async () => {
+    const { admin, browser } = await signedInAdmin(app);
+    const reads = () => app.db.query(`select id from audit_log where actor_id = $1 order by id`, [admin.id]);
+    const before = await reads();
+    for (const path of ['/audit-log', '/tickets', '/waitlist']) {
+      const response = await browser.get(`${path}?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
+      expectError(response, 400, 'VALIDATION_FAILED');
+      expect(response.body.details.issues, path).toContainEqual(
+        expect.objectContaining({ path: 'query.from', message: 'from must not be after to' }),
+      );
+      const same = await browser.get(`${path}?from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
+      expect(same.status, path).toBe(200);
+    }
+    expect((await reads()).length).toBe(before.length + 3);
+  });
+
   it('needs audit.view: SUPPORT and ANALYST are refused, a granted audit.view is enough', async () => {
     for (const role of ['SUPPORT', 'ANALYST'] as const) {
       const { browser } = await signedInAdmin(app, { role });

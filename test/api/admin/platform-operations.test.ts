@@ -571,6 +571,32 @@ describe('maintenance windows', () => {
       'MAINTENANCE_WINDOW_NOT_FOUND',
     );
   });
+
+  it('a PATCH that changes nothing answers the window as it is and writes nothing', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const scheduled = await browser.send('POST', '/maintenance', {
+      message: 'Unchanged',
+      startsAt: at(48 * 60),
+      endsAt: at(49 * 60),
+    });
+    expect(scheduled.status, scheduled.text).toBe(201);
+    const windowId = scheduled.body.data.id;
+    const stored = async () => ({
+      row: await app.db.query(`select * from maintenance_windows where id = $1`, [windowId]),
+      version: await version('maintenance'),
+      audits: await auditCount('maintenance.update'),
+    });
+    const before = await stored();
+
+    const { message, startsAt, endsAt } = scheduled.body.data;
+    for (const body of [{ message }, { startsAt, endsAt }, { message, startsAt, endsAt }]) {
+      const same = await browser.send('PATCH', `/maintenance/${windowId}`, body);
+      expect(same.status, same.text).toBe(200);
+      expect(same.body.data).toEqual(scheduled.body.data);
+    }
+    expect(await stored()).toEqual(before);
+  });
 });
 
 describe('incidents', () => {

@@ -315,6 +315,50 @@ describe('company suspension', () => {
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('CANCELLED');
   });
 
+  /**
+   * The suspension's follow-up runs after the suspension has committed; an unsuspension may commit
+   * before it ends a request. The test holds the company's requests: the first cancellation waits
+   * for them, the unsuspension commits, then the cancellation finds the company active again.
+   */
+  it('an unsuspension committed before the suspension ends its requests leaves them pending, to their deadline', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const journeys = [
+      await bookJourney(app, await mobileTraveller(app), [{ trip }]),
+      await bookJourney(app, await mobileTraveller(app), [{ trip }]),
+    ];
+    const requests = async () =>
+      app.db.query<{ id: string; status: string }>(
+        `select id, status from confirmation_requests where company_id = $1 order by created_at, id`,
+        [trip.companyId],
+      );
+    const before = await requests();
+    expect(before.map((request) => request.status)).toEqual(['PENDING', 'PENDING']);
+    const held = await holdLock(
+      app.db,
+      `select 1 from confirmation_requests where company_id = '${trip.companyId}' for update`,
+    );
+    const suspended = suspend(trip.companyId);
+    await waitersOf(app.db, held.pid, 1);
+    const unsuspended = await unsuspend(trip.companyId);
+    expect(unsuspended.status, unsuspended.text).toBe(200);
+    await held.release();
+    const answer = await suspended;
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data.endedRequests).toEqual({
+      cancelled: [],
+      alreadyClosed: [],
+      leftToDeadline: before.map((request) => request.id),
+    });
+    expect(await requests()).toEqual(before);
+    for (const { journeyId } of journeys) {
+      expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+        status: 'REQUESTED',
+        failure_reason: null,
+      });
+    }
+  });
+
   /** A MANUAL company's journey request awaiting its decision, and the company's approval of it (the decision's transaction). */
   async function requestAwaitingApproval() {
     const trip = await tripOf(app.db);

@@ -194,6 +194,44 @@ describe('support tickets', () => {
     expect(row).toEqual({ assignee_admin_id: null });
   });
 
+  it('assigning a ticket to the administrator it is assigned to already answers it as it is and writes nothing', async () => {
+    const opened = await support.browser.send('POST', '/tickets', {
+      subject: 'Assigned twice',
+      message: 'Hello',
+      companyId,
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const ticketId = opened.body.data.ticket.id;
+    const assign = (assigneeId: string | null) =>
+      support.browser.send('POST', `/tickets/${ticketId}/assign`, { assigneeId });
+    expect((await assign(support.admin.id)).status).toBe(200);
+    const stored = async () => ({
+      ticket: await app.db.query(
+        `select status, assignee_admin_id, updated_at from support_tickets where id = $1`,
+        [ticketId],
+      ),
+      audit: await auditRows(app.db, ticketId),
+    });
+    const before = await stored();
+
+    const again = await assign(support.admin.id);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data.ticket).toMatchObject({ id: ticketId, assignee: { id: support.admin.id } });
+    expect(await stored()).toEqual(before);
+
+    expect((await assign(null)).status).toBe(200);
+    const unassigned = await stored();
+    const none = await assign(null);
+    expect(none.status, none.text).toBe(200);
+    expect(none.body.data.ticket.assignee).toBeNull();
+    expect(await stored()).toEqual(unassigned);
+    expect(unassigned.audit.map((row) => row.action)).toEqual([
+      'tickets.create',
+      'tickets.assign',
+      'tickets.assign',
+    ]);
+  });
+
   it('support opens tickets on behalf of a company or a booking, filters them, and needs tickets.manage to', async () => {
     const created = await support.browser.send('POST', '/tickets', {
       subject: 'Company asked for help',
