@@ -9,7 +9,8 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * CANCEL of a trip, inside the transition transaction (the trip locked). Every journey with a leg
  * on the trip ends as a whole (SPEC: cancellation goes through the operations room, never one
  * booking row): its legs on trips that have not departed lose their bookings, tickets and seats
- * (a leg already travelled keeps its record), its signed credentials go on the revocation list,
+ * (a leg of a CONFIRMED journey already travelled keeps its record; a journey not yet confirmed
+ * loses every leg), its signed credentials go on the revocation list,
  * pending confirmation requests and holds end, and the journey is CANCELLED with failure_reason
  * TRIP_CANCELLED, unless a leg already travelled keeps its booking: then the journey stands. An
  * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
@@ -32,10 +33,16 @@ export async function cancelTripBookings(
   await lockAffectedOrders(client, trip.id);
   const journeys = await lockAffectedJourneys(client, trip.id);
   const journeyIds = journeys.map((journey) => journey.id);
+  // A journey not yet confirmed (HELD, REQUESTED) has travelled nothing: every leg of it ends, even
+  // one whose bus has already left (no ticket of it could board). A CONFIRMED one keeps its legs
+  // on trips that have left.
+  const unconfirmed = journeys
+    .filter((journey) => journey.status !== 'CONFIRMED')
+    .map((journey) => journey.id);
   await lockLegTrips(client, trip.id, journeyIds);
-  const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds);
-  const revokedCredentials = await cancelTickets(client, journeyIds);
-  const releasedSeats = await releaseSeats(client, trip.id, journeyIds, bookingIds);
+  const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds, unconfirmed);
+  const revokedCredentials = await cancelTickets(client, journeyIds, unconfirmed);
+  const releasedSeats = await releaseSeats(client, trip.id, { journeyIds, unconfirmed, bookingIds });
   await endRequestsAndHolds(client, journeys);
   const payments = await settlePayments(client, bookingIds, reason, {
     companyId: trip.companyId,
@@ -124,33 +131,44 @@ async function lockLegTrips(client: Queryable, tripId: string, journeyIds: strin
   );
 }
 
-/** Their live bookings on trips that have not departed, and the legacy bookings of this trip; locked in id order. */
+/**
+ * Their live bookings on trips that have not departed (every one of a journey not yet confirmed),
+ * and the legacy bookings of this trip; locked in id order.
+ */
 async function lockAffectedBookings(
   client: Queryable,
   tripId: string,
   journeyIds: string[],
+  unconfirmed: string[],
 ): Promise<string[]> {
   const { rows } = await client.query<{ id: string }>(
     `select b.id from bookings b join trips t on t.id = b.trip_id
-     where ((b.journey_id = any($2::uuid[]) and t.status in ${NOT_DEPARTED})
+     where ((b.journey_id = any($2::uuid[]) and (t.status in ${NOT_DEPARTED} or b.journey_id = any($3::uuid[])))
             or (b.trip_id = $1 and b.journey_id is null))
        and b.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
      order by b.id for update of b`,
-    [tripId, journeyIds],
+    [tripId, journeyIds, unconfirmed],
   );
   return rows.map((row) => row.id);
 }
 
-/** Tickets of the journeys' legs that have not departed are CANCELLED (a check-in undone) and revoked. */
-async function cancelTickets(client: Queryable, journeyIds: string[]): Promise<number> {
+/**
+ * Tickets of the journeys' legs that have not departed (all of a journey not yet confirmed) are
+ * CANCELLED (a check-in undone) and revoked.
+ */
+async function cancelTickets(
+  client: Queryable,
+  journeyIds: string[],
+  unconfirmed: string[],
+): Promise<number> {
   const { rows } = await client.query<{ id: string }>(
     `update journey_tickets k set status = 'CANCELLED', boarding_authorized = false,
        attendance = case when k.attendance = 'CHECKED_IN' then 'PENDING' else k.attendance end
      from trips t
-     where t.id = k.trip_id and t.status in ${NOT_DEPARTED}
+     where t.id = k.trip_id and (t.status in ${NOT_DEPARTED} or k.journey_id = any($2::uuid[]))
        and k.journey_id = any($1::uuid[]) and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
      returning k.id`,
-    [journeyIds],
+    [journeyIds, unconfirmed],
   );
   return revokeCredentials(
     client,
@@ -159,12 +177,11 @@ async function cancelTickets(client: Queryable, journeyIds: string[]): Promise<n
   );
 }
 
-/** Seats of those legs, of the legacy bookings and of seat locks on the trip are RELEASED. */
+/** Seats of those legs (all of a journey not yet confirmed), of the legacy bookings and of seat locks on the trip are RELEASED. */
 async function releaseSeats(
   client: Queryable,
   tripId: string,
-  journeyIds: string[],
-  bookingIds: string[],
+  owners: { journeyIds: string[]; unconfirmed: string[]; bookingIds: string[] },
 ): Promise<number> {
   const { rows: locks } = await client.query<{ id: string }>(
     `select distinct b.id from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
@@ -175,10 +192,11 @@ async function releaseSeats(
   for (const lock of locks) await closeHoldBatch(client, lock.id, 'RELEASED');
   const released = await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
-     where ${allocationsInIdOrder(`trip_id in (select t.id from trips t where t.status in ${NOT_DEPARTED})
+     where ${allocationsInIdOrder(`(trip_id in (select t.id from trips t where t.status in ${NOT_DEPARTED})
+              or (owner_kind = 'JOURNEY' and owner_id = any($3::uuid[])))
        and status in ('HELD', 'CONFIRMED')
        and ((owner_kind = 'JOURNEY' and owner_id = any($1::uuid[])) or (owner_kind = 'BOOKING' and owner_id = any($2::uuid[])))`)}`,
-    [journeyIds, bookingIds],
+    [owners.journeyIds, owners.bookingIds, owners.unconfirmed],
   );
   return released.rowCount ?? 0;
 }

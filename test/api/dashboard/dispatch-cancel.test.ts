@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { bookJourney, connection, mobileTraveller, type Caller } from '../../support/journeys.js';
+import {
+  bookJourney,
+  connection,
+  mobileTraveller,
+  setConfirmation,
+  type Caller,
+} from '../../support/journeys.js';
 import { bookableTrip, createBooking, lockSeats } from '../../support/bookings.js';
 import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 import {
@@ -258,6 +264,57 @@ describe('cancelling the second trip of a connection whose first leg has travell
       journeyId,
     ]);
     expect(journey!.status).toBe('CONFIRMED');
+  });
+});
+
+describe('cancelling the second trip of a connection still awaiting a company, whose first bus has left', () => {
+  const app = useTestApp();
+
+  it('ends the whole journey: both legs, their seats and the request (nothing travelled)', async () => {
+    const world = await connection(app.db);
+    await setConfirmation(app.db, world.second.companyId, { mode: 'MANUAL_CONFIRM' });
+    const traveller = await mobileTraveller(app);
+    const { journeyId, confirmed } = await bookJourney(app, traveller, [
+      { trip: world.first },
+      { trip: world.second },
+    ]);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const ownerA = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+    const ownerB = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
+    const driver = await createDriver(app, world.first.companyId);
+    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
+    for (const body of [{ action: 'START_BOARDING' }, { action: 'DEPART' }]) {
+      const answer = await dispatch(app, ownerA, world.first.tripId, body);
+      expect(answer.status, `${body.action} ${answer.text}`).toBe(200);
+    }
+
+    const cancelled = await dispatch(app, ownerB, world.second.tripId, {
+      action: 'CANCEL',
+      reason: 'Breakdown',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const facts = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
+      `select b.trip_id, b.status,
+              (select string_agg(a.status, ',') from seat_allocations a
+                where a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats
+         from bookings b where b.journey_id = $1`,
+      [journeyId],
+    );
+    // Before: the first leg stayed PENDING_CONFIRMATION with its seat HELD, so the journey stayed REQUESTED.
+    expect(Object.fromEntries(facts.map((row) => [row.trip_id, `${row.status} ${row.seats}`]))).toEqual({
+      [world.first.tripId]: 'CANCELLED RELEASED',
+      [world.second.tripId]: 'CANCELLED RELEASED',
+    });
+    const [journey] = await app.db.query<{ status: string; failure_reason: string | null }>(
+      `select status, failure_reason from journeys where id = $1`,
+      [journeyId],
+    );
+    expect(journey).toEqual({ status: 'CANCELLED', failure_reason: 'TRIP_CANCELLED' });
+    const requests = await app.db.query<{ status: string }>(
+      `select status from confirmation_requests where scope_kind = 'JOURNEY' and scope_id = $1`,
+      [journeyId],
+    );
+    expect(requests.map((request) => request.status)).toEqual(['CANCELLED']);
   });
 });
 
