@@ -261,18 +261,14 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       expect(await handle.result()).toMatchObject({ phase: 'NEW' });
     });
 
-    it('ADJUST is refused 403 COMPANY_SUSPENDED: no movement, the shift stays open in its process', async () => {
+    /** A step on an open shift, refused: nothing written, the shift still OPEN in its process. */
+    const refusedOnOpenShift = async (command: Record<string, unknown>) => {
       const world = await financeWorld(app);
       const shift = await openShift(app, world.staff.OWNER, 1_000);
       const before = await financeSnapshot(app, world.companyId);
       const acts = await auditActs(world.companyId);
       const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
-        shiftCommand(app, world.staff.OWNER, {
-          action: 'ADJUST',
-          direction: 'IN',
-          amount: 500,
-          reason: 'float',
-        }),
+        shiftCommand(app, world.staff.OWNER, command),
       );
       expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
       expect(await financeSnapshot(app, world.companyId)).toEqual(before);
@@ -283,26 +279,13 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
         shiftId: shift.id,
         overdue: false,
       });
-    });
+    };
 
-    it('CLOSE is refused 403 COMPANY_SUSPENDED: the shift stays open, in the database and its process', async () => {
-      const world = await financeWorld(app);
-      const shift = await openShift(app, world.staff.OWNER, 1_000);
-      const before = await financeSnapshot(app, world.companyId);
-      const acts = await auditActs(world.companyId);
-      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
-        shiftCommand(app, world.staff.OWNER, { action: 'CLOSE', declared_amount: 1_000 }),
-      );
-      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
-      expect(await financeSnapshot(app, world.companyId)).toEqual(before);
-      expect(await auditActs(world.companyId)).toEqual(acts);
-      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
-      expect(await handle.query(cashShiftStateQuery)).toEqual({
-        phase: 'OPEN',
-        shiftId: shift.id,
-        overdue: false,
-      });
-    });
+    it('ADJUST is refused 403 COMPANY_SUSPENDED: no movement, the shift stays open in its process', () =>
+      refusedOnOpenShift({ action: 'ADJUST', direction: 'IN', amount: 500, reason: 'float' }));
+
+    it('CLOSE is refused 403 COMPANY_SUSPENDED: the shift stays open, in the database and its process', () =>
+      refusedOnOpenShift({ action: 'CLOSE', declared_amount: 1_000 }));
   });
 
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../../support/harness.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import {
   bookJourney,
@@ -212,6 +212,18 @@ describe('cancelling a trip that carries one leg of a two-leg journey', () => {
   });
 });
 
+/** Each leg of the journey by its trip: the booking's status and its seats' statuses. */
+async function legsOf(app: TestApp, journeyId: string): Promise<Record<string, string>> {
+  const rows = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
+    `select b.trip_id, b.status,
+            (select string_agg(a.status, ',') from seat_allocations a
+              where a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats
+       from bookings b where b.journey_id = $1`,
+    [journeyId],
+  );
+  return Object.fromEntries(rows.map((row) => [row.trip_id, `${row.status} ${row.seats}`]));
+}
+
 describe('cancelling the second trip of a connection whose first leg has travelled', () => {
   const app = useTestApp();
 
@@ -248,14 +260,7 @@ describe('cancelling the second trip of a connection whose first leg has travell
       reason: 'Breakdown',
     });
     expect(cancelled.status, cancelled.text).toBe(200);
-    const facts = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
-      `select b.trip_id, b.status,
-              (select string_agg(a.status, ',') from seat_allocations a
-                where a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats
-         from bookings b where b.journey_id = $1`,
-      [journeyId],
-    );
-    expect(Object.fromEntries(facts.map((row) => [row.trip_id, `${row.status} ${row.seats}`]))).toEqual({
+    expect(await legsOf(app, journeyId)).toEqual({
       [world.first.tripId]: 'COMPLETED CONFIRMED',
       [world.second.tripId]: 'CANCELLED RELEASED',
     });
@@ -293,15 +298,8 @@ describe('cancelling the second trip of a connection still awaiting a company, w
       reason: 'Breakdown',
     });
     expect(cancelled.status, cancelled.text).toBe(200);
-    const facts = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
-      `select b.trip_id, b.status,
-              (select string_agg(a.status, ',') from seat_allocations a
-                where a.owner_id = b.journey_id and a.trip_id = b.trip_id) as seats
-         from bookings b where b.journey_id = $1`,
-      [journeyId],
-    );
     // Before: the first leg stayed PENDING_CONFIRMATION with its seat HELD, so the journey stayed REQUESTED.
-    expect(Object.fromEntries(facts.map((row) => [row.trip_id, `${row.status} ${row.seats}`]))).toEqual({
+    expect(await legsOf(app, journeyId)).toEqual({
       [world.first.tripId]: 'CANCELLED RELEASED',
       [world.second.tripId]: 'CANCELLED RELEASED',
     });
