@@ -149,11 +149,7 @@ function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CA
  * finds the request decided, or commits first and the approval is refused.
  */
 async function refuseSuspendedApproval(client: PoolClient, companyId: string): Promise<void> {
-  const { rows } = await client.query<{ status: string }>(
-    `select status from companies where id = $1 for share`,
-    [companyId],
-  );
-  if (rows[0]?.status !== 'ACTIVE') {
+  if ((await lockedCompanyStatus(client, companyId)) !== 'ACTIVE') {
     throw new JourneyRefusal(
       403,
       'COMPANY_SUSPENDED',
@@ -168,13 +164,18 @@ async function refuseSuspendedApproval(client: PoolClient, companyId: string): P
  * company row FOR SHARE, as for an approval: an unsuspension in flight is waited for.
  */
 async function requireStillSuspended(client: PoolClient, companyId: string): Promise<void> {
+  if ((await lockedCompanyStatus(client, companyId)) !== 'SUSPENDED') {
+    throw new JourneyRefusal(409, 'COMPANY_NOT_SUSPENDED', 'The company is no longer suspended');
+  }
+}
+
+/** The company's status, its row held FOR SHARE: a suspension or unsuspension in flight is waited for. */
+async function lockedCompanyStatus(client: PoolClient, companyId: string): Promise<string | undefined> {
   const { rows } = await client.query<{ status: string }>(
     `select status from companies where id = $1 for share`,
     [companyId],
   );
-  if (rows[0]?.status !== 'SUSPENDED') {
-    throw new JourneyRefusal(409, 'COMPANY_NOT_SUSPENDED', 'The company is no longer suspended');
-  }
+  return rows[0]?.status;
 }
 
 async function outcomeOf(
