@@ -59,7 +59,11 @@ export interface BookingFacts {
   tickets_live: number;
   credentials_unrevoked: number;
   allocations_live: number;
+  /** HELD allocations, whether or not their hold has run out. */
+  allocations_held: number;
   allocations_confirmed: number;
+  /** A REQUESTED journey whose decision deadline has passed, its process not yet woken. */
+  request_overdue: boolean;
 }
 
 /** Every booking of the drill's companies with what backs it: its journey, tickets and seat allocations. */
@@ -67,6 +71,7 @@ export function bookingFacts(world: World): Promise<BookingFacts[]> {
   return world.app.db.query<BookingFacts>(
     `select b.id, b.trip_id, b.status, b.payment_status, b.seats_count, b.total_price::float8 as total_price,
             b.company_id, j.status as journey_status, t.status as trip_status,
+            (j.status = 'REQUESTED' and j.confirmation_deadline <= now()) as request_overdue,
             (select count(*)::int from journey_tickets k where k.journey_id = b.journey_id and k.trip_id = b.trip_id
                and k.status in ('VALID', 'PENDING_CONFIRMATION', 'USED')) as tickets_live,
             (select count(*)::int from journey_tickets k where k.journey_id = b.journey_id and k.trip_id = b.trip_id
@@ -75,6 +80,8 @@ export function bookingFacts(world: World): Promise<BookingFacts[]> {
             (select count(*)::int from seat_allocations a where a.owner_id = b.journey_id and a.trip_id = b.trip_id
                and ${LIVE}) as allocations_live,
             (select count(*)::int from seat_allocations a where a.owner_id = b.journey_id and a.trip_id = b.trip_id
+               and a.status = 'HELD') as allocations_held,
+            (select count(*)::int from seat_allocations a where a.owner_id = b.journey_id and a.trip_id = b.trip_id
                and a.status = 'CONFIRMED') as allocations_confirmed
        from bookings b join journeys j on j.id = b.journey_id join trips t on t.id = b.trip_id
       where b.company_id = any($1)`,
@@ -82,15 +89,22 @@ export function bookingFacts(world: World): Promise<BookingFacts[]> {
   );
 }
 
-/** A live booking has a live ticket and seat per traveller; an ended one has neither, nor a valid credential. */
+/**
+ * A live booking has a live ticket and seat per traveller; an ended one has neither, nor a valid
+ * credential. A request past its decision deadline holds its seats until its process wakes and
+ * releases them (they are free to others from the deadline on, as the approval is refused from then):
+ * its seats are HELD, no longer live, and journeysAgree bounds how long that may last.
+ */
 export function bookingsBacked(bookings: BookingFacts[], fail: Fail): void {
   for (const b of bookings) {
     const tag = `booking ${b.id} ${b.status}/${b.payment_status} journey ${b.journey_status} trip ${b.trip_status}`;
     if (['CONFIRMED', 'PENDING_CONFIRMATION'].includes(b.status)) {
       if (b.tickets_live !== b.seats_count)
         fail(`${tag}: ${b.tickets_live} live tickets for ${b.seats_count} seats`);
-      if (b.allocations_live !== b.seats_count)
-        fail(`${tag}: ${b.allocations_live} live seats for ${b.seats_count}`);
+      const overdue = b.status === 'PENDING_CONFIRMATION' && b.request_overdue;
+      const backing = overdue ? b.allocations_held : b.allocations_live;
+      if (backing !== b.seats_count)
+        fail(`${tag}: ${backing} ${overdue ? 'held' : 'live'} seats for ${b.seats_count}`);
     }
     if (b.status === 'CONFIRMED' && b.allocations_confirmed !== b.seats_count) {
       fail(`${tag}: ${b.allocations_confirmed} CONFIRMED seats for ${b.seats_count}`);
