@@ -1,11 +1,13 @@
-import { claimTripSchedule, commitScheduleBatch } from '../db/writes/planning/trip-schedules.js';
+import { commitScheduleBatch } from '../db/writes/planning/schedule-batches.js';
+import { claimTripSchedule } from '../db/writes/planning/trip-schedules.js';
 import { PlanningRefusal } from '../domain/trip-planning.js';
 import type { ScheduleClaimInput } from '../domain/trip-schedules.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 
 /**
- * The trip-schedule workflow's effects, one transaction each (db/writes/planning/trip-schedules.ts):
+ * The trip-schedule workflow's effects, one transaction each (db/writes/planning/trip-schedules.ts and
+ * schedule-batches.ts):
  * the claim (a refusal comes back as data for the POST that started the workflow) and each batch,
  * idempotent under retry.
  */

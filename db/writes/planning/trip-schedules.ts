@@ -1,26 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { tripStopCalls } from '../../../domain/route-plan.js';
 import { conflictView, type Conflict, type ConflictView } from '../../../domain/trip-conflicts.js';
-import { lastDateRefusal, PlanningRefusal } from '../../../domain/trip-planning.js';
+import { PlanningRefusal } from '../../../domain/trip-planning.js';
 import {
   batchCount,
-  batchOf,
-  expandTimetable,
-  type PlannedDeparture,
   type ScheduleClaim,
   type ScheduleClaimInput,
   type ScheduleProgressRow,
-  type ScheduleStatus,
 } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
-import { planningConflicts } from '../../queries/planning.js';
-import { resolveTripRefs, planSchedule } from '../../queries/trip-plan.js';
-import { insertTrips } from '../catalogue.js';
+import { planSchedule } from '../../queries/trip-plan.js';
 import { auditAct } from './act.js';
 import { lockPlanningResources } from './locks.js';
 
 /**
- * The transactions of the trip-schedule workflow (trip-schedule/{scheduleId}):
+ * The transactions of the trip-schedule workflow (trip-schedule/{scheduleId}); the batches are in
+ * schedule-batches.ts:
  *
  * - the claim checks the whole plan under the bus and driver locks and records the schedule, with
  *   the departures in conflict skipped for good (skip_conflicts), or refuses (conflicts without
@@ -38,7 +31,7 @@ import { lockPlanningResources } from './locks.js';
 /** Conflicts named in a refusal: enough to act on, and how many there are. */
 const REPORTED_CONFLICTS = 50;
 
-const PROGRESS_COLUMNS = `status, batches_total as "batchesTotal", batches_done as "batchesDone",
+export const PROGRESS_COLUMNS = `status, batches_total as "batchesTotal", batches_done as "batchesDone",
   trips_planned as "tripsPlanned", trips_created as "tripsCreated", trips_skipped as "tripsSkipped",
   failure_reason as "failureReason"`;
 
@@ -67,7 +60,7 @@ function conflictRefusal(conflicts: Conflict[]): PlanningRefusal {
  * company-scoped write takes its company row: a suspension (FOR UPDATE, company-moderation.ts)
  * waits for a claim or batch in flight, and a claim or batch after it sees the suspended company.
  */
-async function companyTakesTrips(client: TransactionClient, companyId: string): Promise<boolean> {
+export async function companyTakesTrips(client: TransactionClient, companyId: string): Promise<boolean> {
   const { rows } = await client.query<{ status: string }>(
     'select status from companies where id = $1 for share',
     [companyId],
@@ -76,7 +69,7 @@ async function companyTakesTrips(client: TransactionClient, companyId: string): 
 }
 
 /** The claim's refusal code and a batch's failure_reason once the company is suspended. */
-const SUSPENDED = 'COMPANY_SUSPENDED';
+export const SUSPENDED = 'COMPANY_SUSPENDED';
 
 const companySuspended = () =>
   new PlanningRefusal(403, SUSPENDED, 'The company is suspended; its data cannot be changed');
@@ -183,236 +176,5 @@ export async function claimTripSchedule(
     }
     await refuseWhenLate(client, input.claimBy);
     return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
-  });
-}
-
-interface ScheduleRow {
-  id: string;
-  claim_order: string;
-  company_id: string;
-  route_id: string;
-  pickup_stop_id: string;
-  bus_id: string;
-  driver_id: string | null;
-  start_date: string;
-  end_date: string;
-  departure_times: string[];
-  days_of_week: number[];
-  duration_minutes: number;
-  price_base: string;
-  price_vip: string | null;
-  plan_from_ms: number;
-  batch_size: number;
-  batches_done: number;
-  batches_total: number;
-  status: ScheduleStatus;
-  /** The departures the claim skipped for good (epoch ms). */
-  skipped_ms: number[];
-}
-
-async function lockedSchedule(client: TransactionClient, scheduleId: string): Promise<ScheduleRow> {
-  const { rows } = await client.query<ScheduleRow>(
-    `select id, claim_order, company_id, route_id, pickup_stop_id, bus_id, driver_id,
-            to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
-            departure_times, days_of_week, duration_minutes, price_base, price_vip,
-            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done, batches_total, status,
-            array(select round(extract(epoch from d) * 1000)::float8 from unnest(skipped_departures) d) as skipped_ms
-     from trip_schedules where id = $1 for update`,
-    [scheduleId],
-  );
-  if (!rows[0]) throw new Error(`trip schedule ${scheduleId} does not exist`);
-  return rows[0];
-}
-
-async function progressOf(client: TransactionClient, scheduleId: string): Promise<ScheduleProgressRow> {
-  const { rows } = await client.query<ScheduleProgressRow>(
-    `select ${PROGRESS_COLUMNS} from trip_schedules where id = $1`,
-    [scheduleId],
-  );
-  return rows[0]!;
-}
-
-/** Ends the schedule as FAILED: a rule refused its next batch, which created nothing. */
-async function failSchedule(
-  client: TransactionClient,
-  scheduleId: string,
-  reason: string,
-  conflicts: ConflictView[] = [],
-): Promise<ScheduleProgressRow> {
-  await client.query(
-    `update trip_schedules set status = 'FAILED', failure_reason = $2, conflicts = conflicts || $3::jsonb,
-            completed_at = now()
-     where id = $1`,
-    [scheduleId, reason, JSON.stringify(conflicts)],
-  );
-  return progressOf(client, scheduleId);
-}
-
-/** The driver, bus and pickup stop resolved again, in case they changed since the claim. */
-async function batchRefs(client: TransactionClient, schedule: ScheduleRow) {
-  return resolveTripRefs(client, schedule.company_id, {
-    routeId: schedule.route_id,
-    busId: schedule.bus_id,
-    driverId: schedule.driver_id,
-    pickupStopId: schedule.pickup_stop_id,
-    durationMinutes: schedule.duration_minutes,
-  });
-}
-
-/** Why a batch skipped a departure that met no conflict: it had left when the batch ran. */
-const DEPARTED = 'DEPARTURE_IN_PAST';
-
-/**
- * The batch's departures split at the transaction's time (now()): those still ahead, and a skipped
- * entry for each one already past (POST /trips refuses such a trip with DEPARTURE_IN_PAST), recorded
- * in the schedule's conflicts with its own departure and arrival as the window. The claim filtered
- * only up to its own time, so a batch run days later meets them. Their claim needs no release: a
- * schedule claims the departures of its batches not yet done (db/queries/planning.ts
- * claimedWindows), and this batch counts itself done.
- */
-async function splitDeparted(client: TransactionClient, batch: PlannedDeparture[]) {
-  const { rows } = await client.query<{ now_ms: number }>(
-    'select extract(epoch from now())::float8 * 1000 as now_ms',
-  );
-  const now = rows[0]!.now_ms;
-  const iso = (instant: number) => new Date(instant).toISOString();
-  return {
-    ahead: batch.filter((departure) => departure.departureAt > now),
-    departed: batch
-      .filter((departure) => departure.departureAt <= now)
-      .map((departure) => ({
-        kind: DEPARTED,
-        departure_at: iso(departure.departureAt),
-        trip_id: null,
-        schedule_id: null,
-        busy_from: iso(departure.departureAt),
-        busy_until: iso(departure.arrivalAt),
-      })),
-  };
-}
-
-/** A batch's locks, in the claim's order: the company row, the bus, driver and route, the schedule. */
-async function lockBatch(client: TransactionClient, scheduleId: string) {
-  const { rows } = await client.query<{
-    company_id: string;
-    bus_id: string;
-    driver_id: string | null;
-    route_id: string;
-  }>('select company_id, bus_id, driver_id, route_id from trip_schedules where id = $1', [scheduleId]);
-  const [resources] = rows;
-  if (!resources) throw new Error(`trip schedule ${scheduleId} does not exist`);
-  const companyActive = await companyTakesTrips(client, resources.company_id);
-  await lockPlanningResources(client, {
-    busIds: [resources.bus_id],
-    driverId: resources.driver_id,
-    routeId: resources.route_id,
-  });
-  return { schedule: await lockedSchedule(client, scheduleId), companyActive };
-}
-
-/** The batch's trips, each with its stop calls from the route (resolved again at the batch). */
-function scheduledTrips(
-  schedule: ScheduleRow,
-  refs: Awaited<ReturnType<typeof batchRefs>>,
-  departures: PlannedDeparture[],
-) {
-  return departures.map((departure) => ({
-    id: randomUUID(),
-    companyId: schedule.company_id,
-    routeId: schedule.route_id,
-    busId: schedule.bus_id,
-    driverId: schedule.driver_id,
-    scheduleId: schedule.id,
-    pickupStopId: schedule.pickup_stop_id,
-    priceBase: Number(schedule.price_base),
-    priceVip: schedule.price_vip === null ? null : Number(schedule.price_vip),
-    seatsTotal: refs.seatsTotal,
-    calls: tripStopCalls(refs.route.stops, departure.departureAt, schedule.duration_minutes),
-  }));
-}
-
-/**
- * Batch `batchIndex` of the schedule in one transaction: leaves out the departures the claim
- * skipped, skips those already past (see splitDeparted), re-checks the others' conflicts (against
- * trips and earlier claims) under the bus and driver locks, creates those without one and counts
- * the batch done. A conflict met here skips only its departure, whatever skip_conflicts: the claim
- * reserved every departure, so it comes from a change the claim cannot hold off (a delay announced
- * on another trip of the bus or driver), and the schedule's other trips are still created.
- */
-export async function commitScheduleBatch(
-  db: Database,
-  input: { scheduleId: string; batchIndex: number },
-): Promise<ScheduleProgressRow> {
-  return db.transaction(async (client) => {
-    const { schedule, companyActive } = await lockBatch(client, input.scheduleId);
-    if (schedule.status !== 'COMMITTING' || schedule.batches_done > input.batchIndex) {
-      return progressOf(client, schedule.id);
-    }
-    if (schedule.batches_done < input.batchIndex) {
-      throw new Error(`batch ${input.batchIndex} of ${schedule.id} before batch ${schedule.batches_done}`);
-    }
-    // Suspended since the claim: the schedule ends here, its later trips never created.
-    if (!companyActive) return failSchedule(client, schedule.id, SUSPENDED);
-    let refs;
-    try {
-      refs = await batchRefs(client, schedule);
-    } catch (error) {
-      if (error instanceof PlanningRefusal) return failSchedule(client, schedule.id, error.code);
-      throw error;
-    }
-    const skippedAtClaim = new Set(schedule.skipped_ms);
-    const batch = batchOf(timetableDepartures(schedule), input.batchIndex, schedule.batch_size).filter(
-      (departure) => !skippedAtClaim.has(departure.departureAt),
-    );
-    // The claim refuses these trips; a schedule claimed before it did fails here rather than retry for ever.
-    const late = lastDateRefusal(batch);
-    if (late) return failSchedule(client, schedule.id, late.code);
-    const { ahead, departed } = await splitDeparted(client, batch);
-    const conflicts = await planningConflicts(
-      client,
-      {
-        busId: schedule.bus_id,
-        driverId: schedule.driver_id,
-        routeId: schedule.route_id,
-        excludeScheduleId: schedule.id,
-        claimedBefore: Number(schedule.claim_order),
-      },
-      ahead,
-    );
-    const conflicting = new Set(conflicts.map((conflict) => conflict.index));
-    const created = await insertTrips(
-      client,
-      scheduledTrips(
-        schedule,
-        refs,
-        ahead.filter((_, index) => !conflicting.has(index)),
-      ),
-    );
-    await client.query(
-      `update trip_schedules
-       set batches_done = batches_done + 1, trips_created = trips_created + $2, trips_skipped = trips_skipped + $3,
-           conflicts = conflicts || $4::jsonb,
-           status = case when batches_done + 1 = batches_total then 'COMPLETED' else status end,
-           completed_at = case when batches_done + 1 = batches_total then now() end
-       where id = $1`,
-      [
-        schedule.id,
-        created.trips,
-        departed.length + conflicting.size,
-        JSON.stringify([...departed, ...conflicts.map(conflictView)]),
-      ],
-    );
-    return progressOf(client, schedule.id);
-  });
-}
-
-function timetableDepartures(schedule: ScheduleRow) {
-  return expandTimetable({
-    startDate: schedule.start_date,
-    endDate: schedule.end_date,
-    departureTimes: schedule.departure_times,
-    daysOfWeek: schedule.days_of_week,
-    durationMinutes: schedule.duration_minutes,
-    notBefore: schedule.plan_from_ms,
   });
 }

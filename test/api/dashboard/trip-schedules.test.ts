@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claimTripSchedule, commitScheduleBatch } from '../../../db/writes/planning/trip-schedules.js';
+import { commitScheduleBatch } from '../../../db/writes/planning/schedule-batches.js';
+import { claimTripSchedule } from '../../../db/writes/planning/trip-schedules.js';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
