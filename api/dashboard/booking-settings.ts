@@ -5,6 +5,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, SettingsBody, settingsData, settingsErrorCode } from './booking-settings.openapi.js';
 import {
+  allow,
   authorize,
   MANAGEMENT_ROLES,
   requireActiveCompany,
@@ -13,6 +14,12 @@ import {
 } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { requestOrigin } from '../http/request-origin.js';
+
+/**
+ * Who may change the settings: OWNER or ADMIN of an active, verified company. The guard runs before
+ * the body is read (staffRoute): another role or an unverified company gets its 403 whatever it sends.
+ */
+const settingsManager = allow(requireRole(...MANAGEMENT_ROLES), requireActiveCompany, requireVerifiedCompany);
 
 /** GET and PUT /settings/booking-confirmation. */
 export function registerBookingSettingsRoutes(surface: Surface, { db }: AppContext): void {
@@ -25,20 +32,13 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
     },
   });
 
-  surface.route({
+  staffRoute(surface, settingsManager, {
     ...docs.putBookingConfirmationSettings,
     method: 'put',
     path: '/settings/booking-confirmation',
-    security: 'companyStaff',
     body: SettingsBody,
     errorCode: settingsErrorCode,
-    handler: async (ctx, { body }) => {
-      const staff = authorize(
-        ctx,
-        requireRole(...MANAGEMENT_ROLES),
-        requireActiveCompany,
-        requireVerifiedCompany,
-      );
+    handler: async (ctx, staff, { body }) => {
       const saved = await saveBookingSettings(
         db,
         { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },

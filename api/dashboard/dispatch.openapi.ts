@@ -284,7 +284,8 @@ const EFFECTS =
   "acting user on the trip's company's lines, null on another company's) and collected ones REFUND_DUE " +
   '(refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
   "refunds (the payment ledger's trip_cancelled moves), a voucher spent on bookings that all ended is ISSUED again " +
-  "(a traveller's own cancel keeps it spent), and booking.cancelled is recorded per booking. " +
+  '(one whose reward was withdrawn meanwhile is CANCELLED and its points returned, a VOUCHER_REFUND ledger entry; ' +
+  "a traveller's own cancel keeps it spent), and booking.cancelled is recorded per booking. " +
   'MARK_DELAYED (reason and delay_minutes required) sets delay_minutes; a delayed trip resumes with START_BOARDING.';
 
 const READINESS =

@@ -10,13 +10,13 @@ import {
   type ProgrammeActor,
 } from '../../db/writes/loyalty/admin-catalogue.js';
 import type { AppContext } from '../app.js';
+import type { StaffPrincipal } from '../auth/staff-session.js';
 import { created, ok } from '../http/respond.js';
 import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
 import {
   allow,
-  authorize,
   MANAGEMENT_ROLES,
   requireActiveCompany,
   requireRole,
@@ -27,22 +27,18 @@ import { staffRoute } from './staff-route.js';
 import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
 import { requestOrigin } from '../http/request-origin.js';
 
-/** The signed-in manager, as the actor of a programme write. */
-function managerOf(ctx: Context): ProgrammeActor {
-  const staff = authorize(
-    ctx,
-    requireRole(...MANAGEMENT_ROLES),
-    requireActiveCompany,
-    requireVerifiedCompany,
-  );
-  return {
-    companyId: staff.companyId,
-    staffUserId: staff.staffUserId,
-    ...requestOrigin(ctx),
-  };
-}
+/**
+ * A programme write's guard: OWNER or ADMIN of an active, verified company. It runs before the input
+ * is read (staffRoute), so another role or an unverified company gets its 403 whatever it sends.
+ */
+const manager = allow(requireRole(...MANAGEMENT_ROLES), requireActiveCompany, requireVerifiedCompany);
 
-const WRITE = { security: 'companyStaff', errorCode: sessionFieldCode } as const;
+/** The manager the guard let through, as the actor of a programme write. */
+const actorOf = (ctx: Context, staff: StaffPrincipal): ProgrammeActor => ({
+  companyId: staff.companyId,
+  staffUserId: staff.staffUserId,
+  ...requestOrigin(ctx),
+});
 
 /**
  * The company's loyalty programme (SPEC "Company dashboard API", loyalty rows and "Loyalty program
@@ -76,14 +72,14 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     },
   });
 
-  surface.route({
+  staffRoute(surface, manager, {
     ...docs.putLoyaltyProgramme,
-    ...WRITE,
+    errorCode: sessionFieldCode,
     method: 'put',
     path: '/loyalty',
     body: ProgramBody,
-    handler: async (ctx, { body }) => {
-      ok(ctx, await saveProgramTerms(db, body, managerOf(ctx)));
+    handler: async (ctx, staff, { body }) => {
+      ok(ctx, await saveProgramTerms(db, body, actorOf(ctx, staff)));
     },
   });
 
@@ -94,15 +90,15 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     save: (tier, tierId, actor) => saveTier(db, { tierId, tier }, actor),
   });
 
-  surface.route({
+  staffRoute(surface, manager, {
     ...docs.adjustLoyaltyAccount,
-    ...WRITE,
+    errorCode: sessionFieldCode,
     method: 'post',
     path: '/loyalty/accounts/{id}/adjust',
     params: IdParams,
     body: AdjustBody,
-    handler: async (ctx, { params, body }) => {
-      ok(ctx, await adjustAccount(db, { accountId: params.id, ...body }, managerOf(ctx)));
+    handler: async (ctx, staff, { params, body }) => {
+      ok(ctx, await adjustAccount(db, { accountId: params.id, ...body }, actorOf(ctx, staff)));
     },
   });
 }
@@ -123,36 +119,36 @@ function registerCatalogueWrites<B extends z.ZodType>(
   },
 ): void {
   const { path, body: Body, save, withdraw } = catalogue;
-  surface.route({
+  staffRoute(surface, manager, {
     ...catalogue.docs.create,
-    ...WRITE,
+    errorCode: sessionFieldCode,
     method: 'post',
     path,
     body: Body,
-    handler: async (ctx, { body }) => {
-      created(ctx, await save(body, undefined, managerOf(ctx)));
+    handler: async (ctx, staff, { body }) => {
+      created(ctx, await save(body, undefined, actorOf(ctx, staff)));
     },
   });
-  surface.route({
+  staffRoute(surface, manager, {
     ...catalogue.docs.update,
-    ...WRITE,
+    errorCode: sessionFieldCode,
     method: 'put',
     path: `${path}/{id}`,
     params: IdParams,
     body: Body,
-    handler: async (ctx, { params, body }) => {
-      ok(ctx, await save(body, params.id, managerOf(ctx)));
+    handler: async (ctx, staff, { params, body }) => {
+      ok(ctx, await save(body, params.id, actorOf(ctx, staff)));
     },
   });
   if (!withdraw) return;
-  surface.route({
+  staffRoute(surface, manager, {
     ...withdraw.doc,
-    ...WRITE,
+    errorCode: sessionFieldCode,
     method: 'delete',
     path: `${path}/{id}`,
     params: IdParams,
-    handler: async (ctx, { params }) => {
-      ok(ctx, await withdraw.write(params.id, managerOf(ctx)));
+    handler: async (ctx, staff, { params }) => {
+      ok(ctx, await withdraw.write(params.id, actorOf(ctx, staff)));
     },
   });
 }

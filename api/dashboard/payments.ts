@@ -13,7 +13,7 @@ import {
   ledgerPage,
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
-import { allow, authorize, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { allow, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
 import { companyRecordRoute, referenceReadRoute, staffRoute } from './staff-route.js';
 import {
   docs,
@@ -35,10 +35,18 @@ import {
  */
 const READING_ROLES = ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const;
 
-const deciding = (ctx: Context) => {
-  const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES), requireActiveCompany);
-  return { companyId: staff.companyId, staffUserId: staff.staffUserId, requestId: ctx.state.requestId };
-};
+/**
+ * A money decision's guard: OWNER, ADMIN or ACCOUNTANT of an active company. It runs before the
+ * input is read (staffRoute), so another role gets its 403 whatever it sends.
+ */
+const decider = allow(requireRole(...SENSITIVE_ROLES), requireActiveCompany);
+
+/** The company user the guard let through, as the one deciding. */
+const deciding = (ctx: Context, staff: StaffPrincipal) => ({
+  companyId: staff.companyId,
+  staffUserId: staff.staffUserId,
+  requestId: ctx.state.requestId,
+});
 
 /** Reading the ledger and one line of it: READING_ROLES. */
 const ledgerReader = allow(requireRole(...READING_ROLES));
@@ -100,14 +108,13 @@ function registerLedgerReads(surface: Surface, context: AppContext): void {
 
 /** The money decisions: office payment, note, verify, cancel, refund. */
 function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
-  surface.route({
+  staffRoute(surface, decider, {
     ...docs.recordOfficePayment,
     method: 'post',
     path: '/payments',
-    security: 'companyStaff',
     body: RecordPaymentBody,
-    handler: async (ctx, { body }) => {
-      const line = await recordCompanyPayment(db, deciding(ctx), {
+    handler: async (ctx, staff, { body }) => {
+      const line = await recordCompanyPayment(db, deciding(ctx, staff), {
         bookingId: body.booking_id,
         note: body.note,
       });
@@ -120,42 +127,39 @@ function registerLedgerDecisions(surface: Surface, { db }: AppContext): void {
     companyPayment(db, companyId, paymentId),
   );
 
-  surface.route({
+  staffRoute(surface, decider, {
     ...docs.changePaymentNote,
     method: 'patch',
     path: '/payments/{id}',
-    security: 'companyStaff',
     params: IdParams,
     body: NoteBody,
-    handler: async (ctx, { params, body }) => {
-      ok(ctx, await changeCompanyPaymentNote(db, deciding(ctx), params.id, body.note));
+    handler: async (ctx, staff, { params, body }) => {
+      ok(ctx, await changeCompanyPaymentNote(db, deciding(ctx, staff), params.id, body.note));
     },
   });
 
   for (const action of ['verify', 'cancel'] as const) {
-    surface.route({
+    staffRoute(surface, decider, {
       ...(action === 'verify' ? docs.verifyPayment : docs.cancelPayment),
       method: 'post',
       path: `/payments/{id}/${action}`,
-      security: 'companyStaff',
       params: IdParams,
-      handler: async (ctx, { params }) => {
-        ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, action));
+      handler: async (ctx, staff, { params }) => {
+        ok(ctx, await decideCompanyPayment(db, deciding(ctx, staff), params.id, action));
       },
     });
   }
 
-  surface.route({
+  staffRoute(surface, decider, {
     ...docs.refundPayment,
     method: 'post',
     path: '/payments/{id}/refund',
-    security: 'companyStaff',
     params: IdParams,
     query: RefundQuery,
     body: RefundBody,
     errorCode: refundErrorCode,
-    handler: async (ctx, { params }) => {
-      ok(ctx, await decideCompanyPayment(db, deciding(ctx), params.id, 'refund'));
+    handler: async (ctx, staff, { params }) => {
+      ok(ctx, await decideCompanyPayment(db, deciding(ctx, staff), params.id, 'refund'));
     },
   });
 }

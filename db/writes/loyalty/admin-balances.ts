@@ -1,9 +1,9 @@
-import { balanceRoom } from '../../../domain/loyalty.js';
 import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { lockAccount, post, type AccountRow } from './account.js';
 import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
+import { refundVoucher, type CancelledVoucher } from './voucher-return.js';
 import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit } from '../audit.js';
 
@@ -166,16 +166,13 @@ async function retireReward(
   });
 }
 
-interface OpenVoucherRow {
-  id: string;
-  account_id: string;
-  points_used: number;
-}
-
 /**
  * Step 2: every unused, unexpired voucher of the archived reward is cancelled and its points are
  * returned. Accounts are locked in id order; no new voucher can appear (the reward is archived),
- * and a voucher used meanwhile is no longer ISSUED, so nothing is returned twice.
+ * and a voucher used meanwhile is no longer ISSUED, so nothing is returned twice. No voucher turns
+ * ISSUED behind this step's read either: a trip cancel giving one back reads the reward under a
+ * share lock, which waited for step 1, so it cancels and refunds the voucher itself
+ * (giveBackVouchers, voucher-return.ts).
  */
 async function returnVoucherPoints(
   db: Database,
@@ -192,7 +189,7 @@ async function returnVoucherPoints(
       );
       const accounts = new Map<string, AccountRow>();
       for (const { account_id } of holders) accounts.set(account_id, await lockAccount(client, account_id));
-      const { rows: vouchers } = await client.query<OpenVoucherRow>(
+      const { rows: vouchers } = await client.query<CancelledVoucher>(
         `update loyalty_redemptions set status = 'CANCELLED'
         where reward_id = $1 and status = 'ISSUED' and expires_at > now() and account_id = any($2::uuid[])
         returning id, account_id, points_used`,
@@ -201,45 +198,13 @@ async function returnVoucherPoints(
       let pointsReturned = 0;
       for (const voucher of vouchers) {
         pointsReturned += await refundVoucher(client, accounts.get(voucher.account_id)!, voucher, {
-          reward,
-          actor,
+          rewardCode: reward.code,
+          actorStaffUserId: actor.staffUserId,
         });
       }
       return { vouchersCancelled: vouchers.length, pointsReturned };
     }),
   );
-}
-
-/**
- * A cancelled voucher's points back on its LOCKED account (a VOUCHER_REFUND entry), up to the
- * account's limit as earning stops there: one holder's full balance never fails the withdrawal for
- * every holder. Points that do not fit are not returned, and the entry's reason says how many; an
- * account already at the limit gets no entry (a ledger entry moves at least one point). Answers
- * the points returned.
- */
-async function refundVoucher(
-  client: TransactionClient,
-  account: AccountRow,
-  voucher: OpenVoucherRow,
-  withdrawal: { reward: { code: string }; actor: ProgrammeActor },
-): Promise<number> {
-  const points = Math.min(voucher.points_used, balanceRoom(account.balance));
-  if (points <= 0) return 0;
-  const lost = voucher.points_used - points;
-  const capped =
-    lost > 0
-      ? ` (${lost} of ${voucher.points_used} points not returned: an account holds at most 2,147,483,647)`
-      : '';
-  await post(client, account, {
-    accountId: voucher.account_id,
-    companyId: withdrawal.actor.companyId,
-    kind: 'VOUCHER_REFUND',
-    points,
-    redemptionId: voucher.id,
-    actorStaffUserId: withdrawal.actor.staffUserId,
-    reason: `Reward ${withdrawal.reward.code} withdrawn: voucher cancelled, points returned${capped}`,
-  });
-  return points;
 }
 
 /**

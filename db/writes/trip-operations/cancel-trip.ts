@@ -2,6 +2,7 @@ import { BEFORE_DEPARTURE } from '../../../domain/booking-rules.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
+import { giveBackVouchers } from '../loyalty/voucher-return.js';
 import { withBookingEvents } from '../outbox.js';
 import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
 
@@ -16,8 +17,9 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
  * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
  * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
- * REFUND_DUE with refund_due_reason for finance. Each cancelled booking gets a booking.cancelled
- * event in the outbox.
+ * REFUND_DUE with refund_due_reason for finance. A voucher spent on bookings that all ended is
+ * given back (ISSUED again; cancelled with its points returned when its reward has been withdrawn:
+ * giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the outbox.
  */
 export const TRIP_CANCELLED = 'TRIP_CANCELLED';
 
@@ -65,7 +67,9 @@ export async function cancelTripBookings(
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
-  await returnVouchers(client, bookingIds);
+  // The cancellation is the company's: a voucher spent on the bookings comes back (a traveller's own
+  // cancel keeps it spent, db/writes/booking-changes/cancel.ts).
+  await giveBackVouchers(client, bookingIds, { companyId: trip.companyId, staffUserId });
   return {
     cancelledJourneys: cancelledJourneys ?? 0,
     cancelledBookings: bookingIds.length,
@@ -245,22 +249,6 @@ async function settlePayments(
     [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
   );
   return { cancelledPayments: cancelled.rowCount ?? 0, refundDuePayments: refundDue.rowCount ?? 0 };
-}
-
-/**
- * A voucher spent on bookings the company's cancel has now ended, all of them, is the traveller's
- * again: ISSUED, with its own expiry, as if never used. The cancellation is the company's; a
- * traveller's own cancel keeps the voucher spent (db/writes/booking-changes/cancel.ts). Run after
- * the bookings are CANCELLED; a voucher still on a live booking (another trip's leg) stays USED.
- */
-async function returnVouchers(client: Queryable, bookingIds: string[]): Promise<void> {
-  await client.query(
-    `update loyalty_redemptions r set status = 'ISSUED', used_at = null, used_booking_ids = '{}', discount = null
-     where r.status = 'USED' and r.used_booking_ids && $1::uuid[]
-       and r.company_id in (select company_id from bookings where id = any($1::uuid[]))
-       and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and b.status <> 'CANCELLED')`,
-    [bookingIds],
-  );
 }
 
 /** An order ends when none of its journeys is left. */

@@ -232,6 +232,22 @@ describe('booking confirmation settings', () => {
     expect([...(await storedSettings(unverified)), ...(await storedSettings(suspended))]).toEqual([]);
   });
 
+  it('refuses other roles and an unverified company before reading the body: 403 whatever is sent', async () => {
+    const invalid = { mode: 'SOMETIMES', decisionWindowMinutes: 5, channels: [], companyId: 'x' };
+    const companyId = (await createCompany(app.db)).id;
+    for (const role of ['STAFF', 'DISPATCHER', 'ACCOUNTANT'] as const) {
+      const member = await staffSession(app.db, app.config, companyId, role);
+      const response = await put(member.writeHeaders, invalid);
+      expect([response.status, response.body.errorCode], role).toEqual([403, 'ROLE_NOT_ALLOWED']);
+    }
+    const unverified = (await createCompany(app.db, { verified: false })).id;
+    const owner = await staffSession(app.db, app.config, unverified, 'OWNER');
+    const refused = await put(owner.writeHeaders, invalid);
+    expect([refused.status, refused.body.errorCode]).toEqual([403, 'COMPANY_NOT_VERIFIED']);
+    expect([...(await storedSettings(companyId)), ...(await storedSettings(unverified))]).toEqual([]);
+    expect([...(await auditEntries(companyId)), ...(await auditEntries(unverified))]).toEqual([]);
+  });
+
   it('refuses a change whose company is suspended while it waits for the company (403 COMPANY_SUSPENDED), saving nothing', async () => {
     const companyId = (await createCompany(app.db)).id;
     const owner = await staffSession(app.db, app.config, companyId, 'OWNER');

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp, type TestApp } from '../../support/harness.js';
+import { waitersOf } from '../../drills/support/blocking.js';
+import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import {
   bookJourney,
@@ -8,8 +9,9 @@ import {
   setConfirmation,
   type Caller,
 } from '../../support/journeys.js';
-import { bookableTrip, createBooking, lockSeats } from '../../support/bookings.js';
+import { bookableTrip, createBooking, lockSeats, type BookableTripFixture } from '../../support/bookings.js';
 import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
+import { programmeCall } from '../../support/loyalty-admin.js';
 import {
   assignDriver,
   createDriver,
@@ -415,5 +417,107 @@ describe('cancelling a trip gives back the vouchers its bookings used', () => {
       rewardCode: voucher,
     });
     expect(again.total_price).toBe(8_000);
+  });
+
+  /** A traveller holding 150 points who spent a 100-point voucher of `reward` on a booking of the trip. */
+  async function voucherOnTrip(trip: BookableTripFixture, reward: { code: string }) {
+    const traveller = await app.signIn();
+    const caller = {
+      userId: traveller.userId,
+      headers: traveller.writeHeaders,
+      channel: 'CUSTOMER_WEB' as const,
+    };
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 150 });
+    const voucher = await redeemVoucher(app, traveller.token, trip.companyId, reward.code);
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: [trip.seatNumbers[0]!],
+      rewardCode: voucher,
+    });
+    expect(booking.total_price).toBe(9_000);
+    return { traveller, voucher };
+  }
+
+  /** The voucher, its holder's balance and the VOUCHER_REFUND entries of the holder's account. */
+  async function afterCancel(companyId: string, userId: string, code: string) {
+    const [voucher] = await app.db.query<{ id: string; status: string }>(
+      `select id, status from loyalty_redemptions where code = $1`,
+      [code],
+    );
+    const [account] = await app.db.query<{ id: string; balance: number }>(
+      `select id, balance from loyalty_accounts where company_id = $1 and user_id = $2`,
+      [companyId, userId],
+    );
+    const refunds = await app.db.query(
+      `select points, balance_after, redemption_id, actor_staff_user_id, reason from loyalty_transactions
+        where account_id = $1 and kind = 'VOUCHER_REFUND'`,
+      [account!.id],
+    );
+    return { voucher: voucher!, balance: account!.balance, refunds };
+  }
+
+  it('cancels a voucher whose reward was withdrawn meanwhile and returns its points: one VOUCHER_REFUND', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100, discountPercent: 10 });
+    const { traveller, voucher } = await voucherOnTrip(trip, reward);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    // The voucher is USED: the withdrawal has nothing to cancel or return yet.
+    const withdrawn = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.id}`);
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(withdrawn.body.data).toMatchObject({ removed: false, vouchersCancelled: 0, pointsReturned: 0 });
+
+    const cancelled = await dispatch(app, owner, trip.tripId, { action: 'CANCEL', reason: 'Road closed' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const after = await afterCancel(trip.companyId, traveller.userId, voucher);
+    expect(after.voucher.status).toBe('CANCELLED');
+    expect(after.balance).toBe(150);
+    expect(after.refunds).toEqual([
+      {
+        points: 100,
+        balance_after: 150,
+        redemption_id: after.voucher.id,
+        actor_staff_user_id: owner.staffUserId,
+        reason: expect.stringContaining(reward.code),
+      },
+    ]);
+    // Asking for the withdrawal again returns nothing twice.
+    const again = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.id}`);
+    expect(again.body.data).toMatchObject({ vouchersCancelled: 0, pointsReturned: 0 });
+    expect((await afterCancel(trip.companyId, traveller.userId, voucher)).balance).toBe(150);
+  });
+
+  it('a cancel meeting a withdrawal that is archiving the reward waits for it, then cancels and refunds the voucher', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100, discountPercent: 10 });
+    const { traveller, voucher } = await voucherOnTrip(trip, reward);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    // The withdrawal's first step in flight: the reward archived, not yet committed.
+    const stepOne = await app.db.pool.connect();
+    let cancel: Promise<TestResponse>;
+    try {
+      await stepOne.query('begin');
+      await stepOne.query(`update loyalty_rewards set archived_at = now(), active = false where id = $1`, [
+        reward.id,
+      ]);
+      const { rows } = await stepOne.query<{ pid: number }>('select pg_backend_pid() as pid');
+      cancel = dispatch(app, owner, trip.tripId, { action: 'CANCEL', reason: 'Road closed' });
+      await waitersOf(app.db, rows[0]!.pid);
+      await stepOne.query('commit');
+    } catch (error) {
+      await stepOne.query('rollback');
+      throw error;
+    } finally {
+      stepOne.release();
+    }
+    const cancelled = await cancel;
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const after = await afterCancel(trip.companyId, traveller.userId, voucher);
+    expect([after.voucher.status, after.balance, after.refunds.length]).toEqual(['CANCELLED', 150, 1]);
+    // The withdrawal's second step then finds nothing left to return.
+    const finished = await programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.id}`);
+    expect(finished.body.data).toMatchObject({ removed: false, vouchersCancelled: 0, pointsReturned: 0 });
+    expect((await afterCancel(trip.companyId, traveller.userId, voucher)).balance).toBe(150);
   });
 });

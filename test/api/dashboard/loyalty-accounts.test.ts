@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany } from '../../support/factories.js';
@@ -258,5 +259,38 @@ describe("the company's loyalty accounts: balances, manual adjustments and who m
       expect((await programmeRows(app.db, company.id)).program).toEqual([]);
       expect((await programmeCall(app, companyOwner, 'GET', '/loyalty')).status).toBe(200);
     }
+  });
+
+  it('refuses another role or an unverified company before reading the input: 403 whatever is sent, nothing written', async () => {
+    const { accountId } = await accountWith(100);
+    const invalidWrites = (staff: Pick<StaffSessionFixture, 'writeHeaders'>) =>
+      Promise.all([
+        programmeCall(app, staff, 'PUT', '/loyalty', {}),
+        programmeCall(app, staff, 'POST', '/loyalty/tiers', { minLifetimePoints: -1 }),
+        programmeCall(app, staff, 'PUT', '/loyalty/tiers/not-a-uuid', {}),
+        programmeCall(app, staff, 'POST', '/loyalty/rewards', { code: 'x' }),
+        programmeCall(app, staff, 'PUT', `/loyalty/rewards/${randomUUID()}`, { type: 'mug' }),
+        programmeCall(app, staff, 'DELETE', '/loyalty/rewards/not-a-uuid'),
+        adjust(staff, accountId, { points: 0 }),
+        adjust(staff, 'not-a-uuid', {}),
+      ]).then((answers) => answers.map((answer) => `${answer.status} ${answer.body?.errorCode}`));
+    const before = await programmeRows(app.db, companyId);
+    for (const role of ['ACCOUNTANT', 'DISPATCHER', 'STAFF'] as const) {
+      const member = await staffSession(app.db, app.config, companyId, role);
+      expect(await invalidWrites(member), role).toEqual(Array(8).fill('403 ROLE_NOT_ALLOWED'));
+    }
+    expect(await programmeRows(app.db, companyId)).toEqual(before);
+
+    const unverified = await createCompany(app.db, { verified: false });
+    const unverifiedOwner = await staffSession(app.db, app.config, unverified.id, 'OWNER');
+    expect(await invalidWrites(unverifiedOwner)).toEqual(Array(8).fill('403 COMPANY_NOT_VERIFIED'));
+    expect(await programmeRows(app.db, unverified.id)).toEqual({
+      program: [],
+      tiers: [],
+      rewards: [],
+      accounts: [],
+      ledger: [],
+      vouchers: [],
+    });
   });
 });

@@ -452,6 +452,34 @@ describe('the company payment ledger', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('refuses DISPATCHER and STAFF before reading the input: 403 ROLE_NOT_ALLOWED whatever is sent, nothing changed', async () => {
+    const payment = await pendingPayment(app, world);
+    const before = await financeSnapshot(app, world.companyId);
+    for (const role of ['DISPATCHER', 'STAFF'] as const) {
+      const headers = world.staff[role].writeHeaders;
+      const writes = await Promise.all([
+        app.request(`${LEDGER}/not-a-uuid/verify`, { method: 'POST', headers }),
+        app.request(`${LEDGER}/${payment.paymentId}/cancel`, {
+          method: 'POST',
+          headers,
+          json: { reason: 'x' },
+        }),
+        app.request(`${LEDGER}/${payment.paymentId}/refund?amount=5000`, {
+          method: 'POST',
+          headers,
+          json: { amount: 5_000 },
+        }),
+        app.request(`${LEDGER}/${payment.paymentId}`, { method: 'PATCH', headers, json: { note: 5 } }),
+        app.request(LEDGER, { method: 'POST', headers, json: { booking_id: 'nope' } }),
+      ]);
+      expect(
+        writes.map((w) => [w.status, w.body.errorCode]),
+        role,
+      ).toEqual(Array(5).fill([403, 'ROLE_NOT_ALLOWED']));
+    }
+    expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+  });
+
   it('refuses the money decisions of a suspended company', async () => {
     const own = await financeWorld(app);
     const payment = await pendingPayment(app, own);
