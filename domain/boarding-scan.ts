@@ -1,4 +1,8 @@
-import { authenticityRefusal, type PresentedCredential } from './boarding-credential.js';
+import {
+  authenticityRefusal,
+  type PresentedCredential,
+  type TicketBoardingState,
+} from './boarding-credential.js';
 import type { TicketStatus } from './documents.js';
 
 /**
@@ -19,6 +23,7 @@ export const SCAN_REFUSALS = [
   'TICKET_CANCELLED',
   'REVOKED',
   'TICKET_NOT_CONFIRMED',
+  'EXPIRED',
   'TICKET_NOT_VALID',
   'MARKED_NO_SHOW',
   'TRIP_NOT_BOARDING',
@@ -27,14 +32,23 @@ export type ScanRefusal = (typeof SCAN_REFUSALS)[number];
 
 export interface ScanFacts extends PresentedCredential<TicketStatus> {
   scanningTripId: string;
+  /**
+   * The ticket as it is now; `expired`: its QR had expired at the scan's moment (now for a live scan,
+   * the time it was scanned for one queued offline), read by the same SQL as POST /driver/api/verify
+   * reads it (db/queries/boarding-credentials.ts ticketQrExpiredSql).
+   */
+  ticket?: (TicketBoardingState & { status: TicketStatus; expired: boolean }) | undefined;
 }
 
 /**
  * Why the credential does not let its holder board, checks in this order: its authenticity for
  * this trip (authenticityRefusal), the ticket existing, not re-issued (the ticket or the
  * credential: a re-signed ticket makes older copies worthless), not cancelled, not on the
- * revocation list, confirmed for boarding. A USED ticket passes: the check-in answers
- * ALREADY_CHECKED_IN with who and when.
+ * revocation list, confirmed for boarding, and, while VALID, its QR not expired at the scan's moment
+ * (EXPIRED: the bus had left the leg's boarding stop or the trip was over, exactly when POST
+ * /driver/api/verify answered, or would have answered, EXPIRED then; every channel follows one rule
+ * and none boards a traveller on its own, while a scan queued offline during boarding still counts).
+ * A USED ticket passes: the check-in answers ALREADY_CHECKED_IN with who and when.
  */
 export function scanRefusal(facts: ScanFacts): ScanRefusal | null {
   const unauthentic = authenticityRefusal(facts, facts.scanningTripId);
@@ -45,6 +59,7 @@ export function scanRefusal(facts: ScanFacts): ScanRefusal | null {
   if (ticket.status === 'CANCELLED') return 'TICKET_CANCELLED';
   if (ticket.revoked) return 'REVOKED';
   if (ticket.status === 'PENDING_CONFIRMATION' || !ticket.boardingAuthorized) return 'TICKET_NOT_CONFIRMED';
+  if (ticket.status === 'VALID' && ticket.expired) return 'EXPIRED';
   return null;
 }
 

@@ -230,7 +230,14 @@ describe('a scan at the door', () => {
     payloadTripId: 'trip',
     scanningTripId: 'trip',
     presentedSignature: 'sig',
-    ticket: { status: 'VALID', boardingAuthorized: true, revoked: false, signature: 'sig', ...ticket },
+    ticket: {
+      status: 'VALID',
+      boardingAuthorized: true,
+      revoked: false,
+      signature: 'sig',
+      expired: false,
+      ...ticket,
+    },
     ...more,
   });
 
@@ -251,5 +258,11 @@ describe('a scan at the door', () => {
     expect(scanRefusal(facts({ status: 'PENDING_CONFIRMATION', boardingAuthorized: false }))).toBe(
       'TICKET_NOT_CONFIRMED',
     );
+    expect(scanRefusal(facts({ expired: true }))).toBe('EXPIRED');
+    expect(scanRefusal(facts({ expired: true, revoked: true }))).toBe('REVOKED');
+  });
+
+  it('lets a used ticket of a leg that is over through, to be answered ALREADY_CHECKED_IN', () => {
+    expect(scanRefusal(facts({ status: 'USED', expired: true }))).toBeNull();
   });
 });

@@ -174,7 +174,14 @@ export const docs = taggedOperations(TAGS, {
       "traveller in through the operations room's CHECK_IN (ticket USED: its PDF answers 410 and POST /verify refuses " +
       'it). Every verdict is a 200 with an outcome: CHECKED_IN; ALREADY_CHECKED_IN with checkedIn {at, byStaffUserId, ' +
       'byName, source, deviceId} (the same ticket scanned by another device, or again); REFUSED with reason ' +
-      `(${SCAN_REFUSALS.join(', ')}). The answer is stored under (company, client_scan_id) in the check-in's ` +
+      `(${SCAN_REFUSALS.join(', ')}); EXPIRED exactly when POST /driver/api/verify answered EXPIRED at the ` +
+      "scan's moment: the time it is checked in at (its scanned_at, as recorded by the rules below; now without " +
+      "one), on the trip's status then. The QR expired once the trip arrived, completed or was cancelled, or the " +
+      "bus left the traveller's boarding stop (at DEPART for the first stop), so a scan queued offline while the " +
+      'trip was boarding and sent after it left still checks in, at its scanned_at, and one scanned after the bus ' +
+      "left is EXPIRED; the trip's announced delay and actual departure count as known now. On EXPIRED the ticket " +
+      'is left as it was, and a traveller who boarded unscanned is checked in from the operations room ' +
+      "(CHECK_IN). The answer is stored under (company, client_scan_id) in the check-in's " +
       'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
       'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
       `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE); a scanned_at before the ticket was sold or issued checks in at ` +

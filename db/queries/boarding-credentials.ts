@@ -1,7 +1,7 @@
 import type { RevocationCursor } from '../../domain/boarding-credential.js';
 import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
-import { legOverSql } from './leg-boarding.js';
+import { legOverSql, tripStatusAtSql } from './leg-boarding.js';
 
 /**
  * Reads behind the driver app's credential endpoints: published keys, revocations, tickets.
@@ -99,14 +99,37 @@ export interface TicketAtBoarding {
   signature: string | null;
   boarding_authorized: boolean;
   revoked: boolean;
-  /** Its QR has expired: the bus left the leg's boarding stop, or the trip is over (legOverSql). */
+  /** Its QR has expired: the bus left the leg's boarding stop, or the trip is over (ticketQrExpiredSql). */
   expired: boolean;
 }
 
 /**
+ * SQL boolean: ticket `t`'s QR has expired, by the rule its ticket document follows (legOverSql over
+ * the trip and the stop calls of the leg it is for); true when no leg is found (it boards nowhere).
+ * The one expression behind the driver app's verify (EXPIRED) and its scan at the door, which must
+ * refuse exactly the credentials verify calls EXPIRED at the scan's moment. Judged now, on the
+ * trip's current status, unless `at` (an SQL timestamptz no later than now) gives the moment: a scan
+ * queued offline is judged as verify would have answered then, on the trip's status at that moment
+ * (tripStatusAtSql); at now, that is the current status, the same answer verify gives.
+ */
+export function ticketQrExpiredSql(t: string, at?: string): string {
+  const legs = { trip: 'qtr', board: 'qbc', alight: 'qac' };
+  const over = at === undefined ? legOverSql(legs) : legOverSql(legs, { at, status: 'qst.status' });
+  const statusThen =
+    at === undefined ? '' : `cross join lateral (select ${tripStatusAtSql('qtr', at)} as status) qst`;
+  return `coalesce((
+    select ${over}
+    from journey_legs ql
+    join trips qtr on qtr.id = ${t}.trip_id
+    join trip_stop_calls qbc on qbc.id = ql.board_stop_call_id
+    join trip_stop_calls qac on qac.id = ql.alight_stop_call_id
+    ${statusThen}
+    where ql.journey_id = ${t}.journey_id and ql.sequence = ${t}.leg_sequence), true)`;
+}
+
+/**
  * A ticket of the company as the driver sees it at the door: its current status, whether it was
- * revoked, and whether its QR has expired by the rule its ticket document follows (legOverSql).
- * Another company's ticket is none.
+ * revoked, and whether its QR has expired (ticketQrExpiredSql). Another company's ticket is none.
  */
 export async function findTicketAtBoarding(
   db: Database,
@@ -116,12 +139,8 @@ export async function findTicketAtBoarding(
   const [row] = await db.query<TicketAtBoarding>(
     `select t.id, t.trip_id, t.traveller_name, t.seat_number, t.leg_sequence, t.status, t.signature,
             t.boarding_authorized, r.ticket_id is not null as revoked,
-            ${legOverSql({ trip: 'tr', board: 'bc', alight: 'ac' })} as expired
+            ${ticketQrExpiredSql('t')} as expired
      from journey_tickets t
-     join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
-     join trips tr on tr.id = t.trip_id
-     join trip_stop_calls bc on bc.id = l.board_stop_call_id
-     join trip_stop_calls ac on ac.id = l.alight_stop_call_id
      left join credential_revocations r on r.ticket_id = t.id
      where t.id = $1 and t.company_id = $2`,
     [ticketId, companyId],

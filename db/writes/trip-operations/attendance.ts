@@ -84,6 +84,22 @@ interface TicketRow {
   attendance_device: string | null;
 }
 
+/**
+ * SQL timestamptz: when a traveller action on ticket `ticket` (an alias) is dated, from the time the
+ * app scanned, `scannedAt` (an SQL timestamptz, null for now), and `bookingCreatedAt` (its booking's
+ * created_at, null without one). A scan replayed from the app's offline queue is dated when the app
+ * scanned, but never before the ticket, its credential or its booking existed: a phone clock set days
+ * back would otherwise date the check-in before the sale. The scan itself happened (the credential
+ * verified), so its time is moved to the earliest one possible rather than the check-in refused and
+ * lost from the queue. A phone clock running fast (the scan accepts up to 5 minutes ahead) is read as
+ * now: a check-in is never dated after the server recorded it, as a reported position is not
+ * (tracking). The driver app's scan judges the credential's expiry at this moment too (scans.ts).
+ */
+export function attendanceAtSql(scannedAt: string, ticket: string, bookingCreatedAt: string): string {
+  return `greatest(least(coalesce(${scannedAt}::timestamptz, now()), now()), ${ticket}.created_at, ${ticket}.issued_at,
+                   ${bookingCreatedAt})`;
+}
+
 async function changeTicket(
   client: Queryable,
   trip: LockedTrip,
@@ -108,18 +124,11 @@ async function changeTicket(
     status: ticket.status,
     checkedIn: ticket.attendance === 'CHECKED_IN' ? checkedInOf(ticket) : null,
   });
-  // A scan replayed from the app's offline queue is dated when the app scanned, but never before the
-  // ticket, its credential or its booking existed: a phone clock set days back would otherwise date
-  // the check-in before the sale. The scan itself happened (the credential verified), so its time is
-  // moved to the earliest one possible rather than the check-in refused and lost from the queue. A
-  // phone clock running fast (the scan accepts up to 5 minutes ahead) is read as now: a check-in is
-  // never dated after the server recorded it, as a reported position is not (tracking).
   const { rows: updated } = await client.query<{ status: string; attendance_at: string }>(
     `update journey_tickets
      set status = case when $2 = 'CHECKED_IN' then 'USED' when status = 'USED' then 'VALID' else status end,
          attendance = $2,
-         attendance_at = greatest(least(coalesce($3::timestamptz, now()), now()), created_at, issued_at,
-                                  (select b.created_at from bookings b where b.id = $7)),
+         attendance_at = ${attendanceAtSql('$3', 'journey_tickets', '(select b.created_at from bookings b where b.id = $7)')},
          attendance_by = $4, attendance_source = $5, attendance_device = $6
      where id = $1 returning status, attendance_at`,
     [

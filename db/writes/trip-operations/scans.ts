@@ -8,10 +8,11 @@ import {
 } from '../../../domain/boarding-scan.js';
 import type { TicketStatus } from '../../../domain/documents.js';
 import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
-import { findSigningKey } from '../../queries/boarding-credentials.js';
+import { findSigningKey, ticketQrExpiredSql } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { companyTransaction } from '../active-company.js';
+import { attendanceAtSql } from './attendance.js';
 import { applyDispatch } from './transition.js';
 import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 
@@ -161,6 +162,12 @@ interface TicketRow {
   boarding_authorized: boolean;
   signature: string | null;
   revoked: boolean;
+  /**
+   * Its QR had expired at the scan's moment (the time its check-in is dated at, attendanceAtSql), as
+   * POST /driver/api/verify reads it then (ticketQrExpiredSql): for a live scan, now, exactly as verify
+   * answers; for one queued offline, as verify would have answered when the app scanned.
+   */
+  expired: boolean;
   traveller_name: string;
   seat_number: string;
   leg_sequence: number;
@@ -179,7 +186,7 @@ async function verdict(
   const ticketId = input.payload.ticketId;
   const ticket =
     credential.signatureValid && typeof ticketId === 'string' && UUID.test(ticketId)
-      ? await ticketOf(client, ticketId, input.companyId)
+      ? await ticketOf(client, ticketId, input.companyId, input.scannedAt)
       : undefined;
   const base: ScanAnswer = { clientScanId: input.clientScanId, outcome: 'REFUSED', replayed: false };
   if (ticket) {
@@ -208,6 +215,7 @@ async function verdict(
       boardingAuthorized: ticket.boarding_authorized,
       revoked: ticket.revoked,
       signature: ticket.signature,
+      expired: ticket.expired,
     },
     presentedSignature: input.signature,
   });
@@ -268,15 +276,18 @@ async function ticketOf(
   client: Queryable,
   ticketId: string,
   companyId: string,
+  scannedAt: Date | null,
 ): Promise<TicketRow | undefined> {
   const { rows } = await client.query<TicketRow>(
-    `select k.id, k.status, k.boarding_authorized, k.signature, r.ticket_id is not null as revoked, k.traveller_name,
+    `select k.id, k.status, k.boarding_authorized, k.signature, r.ticket_id is not null as revoked,
+            ${ticketQrExpiredSql('k', 'scan.at')} as expired, k.traveller_name,
             k.seat_number, k.leg_sequence, b.booking_code, b.payment_status, b.total_price, b.currency
      from journey_tickets k
      left join credential_revocations r on r.ticket_id = k.id
      left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
+     cross join lateral (select ${attendanceAtSql('$3', 'k', 'b.created_at')} as at) scan
      where k.id = $1 and k.company_id = $2`,
-    [ticketId, companyId],
+    [ticketId, companyId, scannedAt],
   );
   return rows[0];
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import {
+  advance,
   anotherTrip,
   bookSeats,
   createDriver,
@@ -308,6 +309,131 @@ describe('the driver app (/driver/api)', () => {
       );
       const boarded = await scan(app, world.driver.token, world.trip.tripId, fresh!);
       expect(boarded.body.data).toMatchObject({ outcome: 'CHECKED_IN', ticket: { ticketId: fresh!.id } });
+    });
+
+    it('refuses EXPIRED, checking nobody in, a credential /verify calls EXPIRED: first stop once DEPARTED, any once ARRIVED', async () => {
+      const local = await operationsWorld(app, { seats: 4 });
+      const [first, second] = [
+        await bookSeats(app, local.trip, [local.trip.seatNumbers[0]!]),
+        await bookSeats(app, local.trip, [local.trip.seatNumbers[1]!]),
+      ];
+      const state = async (ticketId: string) =>
+        app.db.query(
+          `select k.status, k.attendance, k.attendance_at, k.boarding_authorized,
+                  (select count(*)::int from trip_operation_events e where e.manifest_item_id = k.id) as events
+           from journey_tickets k where k.id = $1`,
+          [ticketId],
+        );
+      const atTheDoor = async (traveller: BookedTraveller) => {
+        const credential = traveller.credentials[0]!;
+        const verdict = await app.request('/driver/api/verify', {
+          method: 'POST',
+          token: local.driver.token,
+          json: { payload: credential.payload, signature: credential.signature, tripId: local.trip.tripId },
+        });
+        expect(verdict.body.data, verdict.text).toMatchObject({ valid: false, reason: 'EXPIRED' });
+        const before = await state(traveller.ticketIds[0]!);
+        const clientScanId = randomUUID();
+        const scanned = await scan(app, local.driver.token, local.trip.tripId, credential, { clientScanId });
+        expect(scanned.status, scanned.text).toBe(200);
+        expect(scanned.body.data).toMatchObject({
+          outcome: 'REFUSED',
+          reason: 'EXPIRED',
+          replayed: false,
+          ticket: { ticketId: traveller.ticketIds[0], status: 'VALID' },
+          booking: { bookingCode: traveller.bookingCode, paymentStatus: 'UNPAID' },
+        });
+        expect(scanned.body.data.checkedIn).toBeUndefined();
+        expect(await state(traveller.ticketIds[0]!)).toEqual(before);
+        const [stored] = await app.db.query(
+          'select outcome, reason from boarding_scans where company_id = $1 and client_scan_id = $2',
+          [local.companyId, clientScanId],
+        );
+        expect(stored).toEqual({ outcome: 'REFUSED', reason: 'EXPIRED' });
+      };
+      await advance(app, local.dispatcher, local.trip.tripId, 'START_BOARDING', 'DEPART');
+      // DEPARTED: the bus left the first stop, where this leg boards.
+      await atTheDoor(first);
+      await advance(app, local.dispatcher, local.trip.tripId, 'ARRIVE');
+      await atTheDoor(second);
+      expect(await checkIns(first.ticketIds[0]!)).toHaveLength(0);
+      expect(await checkIns(second.ticketIds[0]!)).toHaveLength(0);
+    });
+
+    it('judges a scan queued offline at its scanned_at: scanned while boarding it checks in after DEPART, scanned after DEPART it is EXPIRED', async () => {
+      const local = await operationsWorld(app, { seats: 4 });
+      const [atTheDoor, afterDeparture] = [
+        await bookSeats(app, local.trip, [local.trip.seatNumbers[0]!]),
+        await bookSeats(app, local.trip, [local.trip.seatNumbers[1]!]),
+      ];
+      const tripId = local.trip.tripId;
+      /** Just after `at` (the database's clock by default), as the API writes instants (ISO 8601 UTC, milliseconds). */
+      const justAfter = async (at = 'clock_timestamp()') => {
+        const [row] = await app.db.query<{ at: Date }>(`select ${at} + interval '1 millisecond' as at`);
+        return new Date(row!.at).toISOString();
+      };
+      const verify = (traveller: BookedTraveller) =>
+        app.request('/driver/api/verify', {
+          method: 'POST',
+          token: local.driver.token,
+          json: {
+            payload: traveller.credentials[0]!.payload,
+            signature: traveller.credentials[0]!.signature,
+            tripId,
+          },
+        });
+      await advance(app, local.dispatcher, tripId, 'START_BOARDING');
+      const whileBoarding = await justAfter();
+      await advance(app, local.dispatcher, tripId, 'DEPART');
+      const [departed] = await app.db.query<{ at: string }>(
+        `select created_at::text as at from trip_operation_events where trip_id = $1 and action = 'DEPART'`,
+        [tripId],
+      );
+      const afterDepart = await justAfter(`'${departed!.at}'::timestamptz`);
+      // Both credentials are EXPIRED now: the bus left the first stop, where both legs board.
+      for (const traveller of [atTheDoor, afterDeparture]) {
+        expect((await verify(traveller)).body.data).toMatchObject({ valid: false, reason: 'EXPIRED' });
+      }
+
+      // Scanned at the door while boarding, the bus without signal; the queue syncs after DEPART.
+      const synced = await scan(app, local.driver.token, tripId, atTheDoor.credentials[0]!, {
+        deviceId: 'door-1',
+        scannedAt: whileBoarding,
+      });
+      expect(synced.status, synced.text).toBe(200);
+      expect(synced.body.data).toMatchObject({
+        outcome: 'CHECKED_IN',
+        replayed: false,
+        ticket: { ticketId: atTheDoor.ticketIds[0], status: 'USED' },
+        checkedIn: { at: whileBoarding, byStaffUserId: local.driver.staffUserId, source: 'DRIVER_APP' },
+      });
+      expect(await checkIns(atTheDoor.ticketIds[0]!)).toHaveLength(1);
+
+      // Scanned after the bus left the stop: as /verify answered then.
+      const ticketState = () =>
+        app.db.query('select status, attendance, attendance_at from journey_tickets where id = $1', [
+          afterDeparture.ticketIds[0],
+        ]);
+      const before = await ticketState();
+      const clientScanId = randomUUID();
+      const tooLate = await scan(app, local.driver.token, tripId, afterDeparture.credentials[0]!, {
+        clientScanId,
+        scannedAt: afterDepart,
+      });
+      expect(tooLate.status, tooLate.text).toBe(200);
+      expect(tooLate.body.data).toMatchObject({
+        outcome: 'REFUSED',
+        reason: 'EXPIRED',
+        ticket: { ticketId: afterDeparture.ticketIds[0], status: 'VALID' },
+      });
+      expect(tooLate.body.data.checkedIn).toBeUndefined();
+      expect(await ticketState()).toEqual(before);
+      expect(await checkIns(afterDeparture.ticketIds[0]!)).toHaveLength(0);
+      const [stored] = await app.db.query(
+        'select outcome, reason from boarding_scans where company_id = $1 and client_scan_id = $2',
+        [local.companyId, clientScanId],
+      );
+      expect(stored).toEqual({ outcome: 'REFUSED', reason: 'EXPIRED' });
     });
 
     it("refuses a suspended company's scans", async () => {
