@@ -69,7 +69,7 @@ function send(
       'Webhook-Id': delivery.id,
       'Webhook-Event': delivery.event,
       'Webhook-Timestamp': String(seconds),
-      'Webhook-Signature': headerSignature(delivery.secret, seconds, body),
+      'Webhook-Signature': headerSignature(delivery.secret, delivery.id, seconds, body),
     },
   });
 }
@@ -112,7 +112,12 @@ export async function attemptPending(
     undefined,
     Math.min(WEBHOOK_LOOKUP_TIMEOUT_MS, until - Date.now()),
   );
-  const logged = { deliveryId: delivery.id, trigger, attemptedAt };
+  const logged = {
+    deliveryId: delivery.id,
+    trigger,
+    attemptedAt,
+    sentTo: { url: delivery.url, secretVersion: delivery.secretVersion },
+  };
   if ('problem' in target) {
     const outcome = target.problem === 'UNRESOLVABLE' ? 'RETRY' : 'FAILED';
     const status = await recordAttempt(db, {

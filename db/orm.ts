@@ -54,6 +54,7 @@ import { Migration20261204080000_identity_one_subject_per_provider } from './mig
 import { Migration20261204090000_seat_lock_labels } from './migrations/Migration20261204090000_seat_lock_labels.js';
 import { Migration20261205010000_schedule_skipped_departures } from './migrations/Migration20261205010000_schedule_skipped_departures.js';
 import { Migration20261205030000_history_write_time } from './migrations/Migration20261205030000_history_write_time.js';
+import { Migration20261205100000_webhook_subscription_history } from './migrations/Migration20261205100000_webhook_subscription_history.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -96,6 +97,7 @@ const MIGRATIONS = [
   Migration20261204090000_seat_lock_labels,
   Migration20261205010000_schedule_skipped_departures,
   Migration20261205030000_history_write_time,
+  Migration20261205100000_webhook_subscription_history,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

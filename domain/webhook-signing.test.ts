@@ -14,6 +14,9 @@ const notification = {
   },
 };
 
+/** The Webhook-Id header of the request: the delivery's id. */
+const WEBHOOK_ID = '3c9e7d1a-2b4f-4e6a-9c8d-1f2e3a4b5c6d';
+
 describe('webhook signing', () => {
   it('signs the fixed-order JSON of {event, timestamp, data}, and sends it with signature last', () => {
     const payload =
@@ -28,12 +31,35 @@ describe('webhook signing', () => {
 
   it('a receiver accepts the right secret and time, and refuses a wrong secret, a changed body or an old timestamp', () => {
     const body = notificationBody('secret-0123456789', notification);
-    const header = headerSignature('secret-0123456789', 1_800_000_000, body);
+    const header = headerSignature('secret-0123456789', WEBHOOK_ID, 1_800_000_000, body);
     const check = (secret: string, raw: string, nowSeconds = 1_800_000_010) =>
-      verifyNotification(secret, raw, header, { nowSeconds, toleranceSeconds: 300 });
+      verifyNotification(
+        secret,
+        raw,
+        { 'webhook-id': WEBHOOK_ID, 'webhook-signature': header },
+        { nowSeconds, toleranceSeconds: 300 },
+      );
     expect(check('secret-0123456789', body)).toBe(true);
     expect(check('another-secret-000', body)).toBe(false);
     expect(check('secret-0123456789', body.replace('50000', '1'))).toBe(false);
     expect(check('secret-0123456789', body, 1_800_001_000)).toBe(false);
+  });
+
+  it('v1 signs "<Webhook-Id>.<t>.<raw body>": a notification replayed in time under another Webhook-Id is refused', () => {
+    const body = notificationBody('secret-0123456789', notification);
+    const header = headerSignature('secret-0123456789', WEBHOOK_ID, 1_800_000_000, body);
+    const v1 = createHmac('sha256', 'secret-0123456789')
+      .update(`${WEBHOOK_ID}.1800000000.${body}`)
+      .digest('hex');
+    expect(header).toBe(`t=1800000000,v1=${v1}`);
+    const check = (webhookId: string) =>
+      verifyNotification(
+        'secret-0123456789',
+        body,
+        { 'webhook-id': webhookId, 'webhook-signature': header },
+        { nowSeconds: 1_800_000_010, toleranceSeconds: 300 },
+      );
+    expect(check(WEBHOOK_ID)).toBe(true);
+    expect(check('7a0c1e52-93d4-4b8f-a1c6-2e5f8d9b0c13')).toBe(false);
   });
 });

@@ -14,9 +14,11 @@ import type { WebhookEvent, WebhookEventData } from './webhook-events.js';
  * bytes back by parsing the body, removing `signature` and serializing again (JSON.parse keeps the
  * key order), or by cutting `,"signature":"…"` off the raw body.
  *
- * Header `Webhook-Signature: t=<unix seconds>,v1=<hex>`: HMAC-SHA256 of `<t>.<raw body>` with the
- * same secret, made anew for each attempt, so a receiver can refuse old replays (t too far from its
- * clock) while the body's own signature stays the same across attempts.
+ * Header `Webhook-Signature: t=<unix seconds>,v1=<hex>`: HMAC-SHA256 of `<Webhook-Id>.<t>.<raw
+ * body>` with the same secret (the Standard Webhooks scheme), made anew for each attempt, so a
+ * receiver can refuse old replays (t too far from its clock), and one replayed within the tolerance
+ * under another Webhook-Id (to pass the receiver's deduplication) fails the check, while the body's
+ * own signature stays the same across attempts.
  */
 
 export interface WebhookNotification {
@@ -56,9 +58,21 @@ export function notificationBody(secret: string, notification: WebhookNotificati
   return `${payload.slice(0, -1)},"signature":${JSON.stringify(bodySignature(secret, notification))}}`;
 }
 
-/** `t=<seconds>,v1=<hex HMAC-SHA256 of "<seconds>.<raw body>">`, the Webhook-Signature header. */
-export function headerSignature(secret: string, unixSeconds: number, rawBody: string): string {
-  return `t=${unixSeconds},v1=${hmacHex(secret, `${unixSeconds}.${rawBody}`)}`;
+/** The text v1 signs: `<Webhook-Id>.<seconds>.<raw body>`. */
+const headerSigned = (webhookId: string, unixSeconds: number, rawBody: string) =>
+  `${webhookId}.${unixSeconds}.${rawBody}`;
+
+/**
+ * `t=<seconds>,v1=<hex HMAC-SHA256 of "<webhookId>.<seconds>.<raw body>">`, the Webhook-Signature
+ * header of a request whose Webhook-Id header is `webhookId`.
+ */
+export function headerSignature(
+  secret: string,
+  webhookId: string,
+  unixSeconds: number,
+  rawBody: string,
+): string {
+  return `t=${unixSeconds},v1=${hmacHex(secret, headerSigned(webhookId, unixSeconds, rawBody))}`;
 }
 
 function sameHex(a: string, b: string): boolean {
@@ -67,21 +81,30 @@ function sameHex(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** The request headers a receiver checks, named as Node's http module gives them (lower case). */
+export interface NotificationHeaders {
+  'webhook-id': string;
+  'webhook-signature': string;
+}
+
 /**
  * A receiver's check of both signatures (used by the tests and shown in the README): the header's
- * timestamp within `toleranceSeconds` of `nowSeconds`, its v1 over `<t>.<raw body>`, and the body's
- * `signature` over the body without it.
+ * timestamp within `toleranceSeconds` of `nowSeconds`, its v1 over `<Webhook-Id>.<t>.<raw body>`,
+ * and the body's `signature` over the body without it.
  */
 export function verifyNotification(
   secret: string,
   rawBody: string,
-  header: string,
+  headers: NotificationHeaders,
   options: { nowSeconds: number; toleranceSeconds: number },
 ): boolean {
-  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=', 2) as [string, string]));
+  const parts = Object.fromEntries(
+    headers['webhook-signature'].split(',').map((part) => part.split('=', 2) as [string, string]),
+  );
   const t = Number(parts.t);
   if (!Number.isInteger(t) || Math.abs(options.nowSeconds - t) > options.toleranceSeconds) return false;
-  if (!parts.v1 || !sameHex(parts.v1, hmacHex(secret, `${t}.${rawBody}`))) return false;
+  const expected = hmacHex(secret, headerSigned(headers['webhook-id'], t, rawBody));
+  if (!parts.v1 || !sameHex(parts.v1, expected)) return false;
   const { signature, ...signed } = JSON.parse(rawBody) as { signature?: unknown };
   return (
     typeof signature === 'string' && sameHex(signature, `sha256=${hmacHex(secret, JSON.stringify(signed))}`)

@@ -32,6 +32,7 @@ export type AttemptOutcome = (typeof DELIVERY_ATTEMPT_OUTCOMES)[number];
  *   PENDING   --408/429/5xx/3xx/network/timeout--> PENDING (retry after backoff or Retry-After)
  *   PENDING   --other 4xx, refused address-->   FAILED
  *   PENDING   --410-->                          FAILED (and the subscription DISABLED)
+ *   PENDING   --non-2xx from a URL or secret the subscription has since changed--> PENDING (retried)
  *   PENDING   --retry window (~3 days) over-->  FAILED
  *   PENDING   --subscription disabled/deleted-> ABANDONED
  *   DELIVERED | FAILED | ABANDONED --manual redelivery--> PENDING (same delivery id)
@@ -45,6 +46,11 @@ export const DELIVERY_TRANSITIONS: readonly { from: DeliveryStatus[]; on: string
   },
   { from: ['PENDING'], on: 'any other 4xx, or an address refused at delivery', to: 'FAILED' },
   { from: ['PENDING'], on: '410 Gone (the subscription becomes DISABLED)', to: 'FAILED' },
+  {
+    from: ['PENDING'],
+    on: 'any answer but a 2xx from a URL or under a secret the subscription has changed since the request was sent (retried to the current URL with the current secret; a 410 then disables nothing)',
+    to: 'PENDING',
+  },
   { from: ['PENDING'], on: 'the retry window (about 3 days) ends', to: 'FAILED' },
   {
     from: ['PENDING'],

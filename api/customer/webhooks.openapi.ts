@@ -128,11 +128,18 @@ const DELIVERY =
   'total_amount}, signature}, timestamp being when the event was recorded, ISO 8601 UTC to the microsecond ' +
   '(2026-12-04T10:15:30.123456Z; the same in every attempt of a delivery), with headers Webhook-Id (the ' +
   'delivery id, the same for every attempt: deduplicate on it), Webhook-Event, Webhook-Timestamp and Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of ' +
-  '"<t>.<raw body>">. signature is "sha256=" + hex HMAC-SHA256 of JSON.stringify({event, timestamp, data}) with ' +
+  '"<Webhook-Id>.<t>.<raw body>"> (the Standard Webhooks scheme: refuse an old t, and a notification replayed ' +
+  'under another Webhook-Id fails the check). signature is "sha256=" + hex HMAC-SHA256 of JSON.stringify({event, timestamp, data}) with ' +
   'keys in exactly that order (data: booking_id, booking_code, trip_id, passenger_count, total_amount), the ' +
   'secret as key. Attempts time out after 10 s; redirects are not followed; a 2xx delivers; 408, 429 (Retry-After ' +
   'honoured), 3xx, 5xx, timeouts and network errors are retried with exponential backoff (10 s doubling, at most ' +
-  '6 h apart, ±10 % jitter) for 72 hours; any other 4xx is final; 410 also disables the subscription. No ordering ' +
+  '6 h apart, ±10 % jitter) for 72 hours; any other 4xx is final; 410 also disables the subscription. An answer ' +
+  'other than a 2xx from a URL or under a secret the subscription has changed since the request was sent is not ' +
+  'final: the delivery is retried to the current URL with the current secret (a 410 from the former URL disables ' +
+  'nothing). An event reaches the subscriptions that were ACTIVE and asked for it when it happened, however late ' +
+  'it is handed on; one whose subscription has since been disabled, deleted or stopped asking for it is in the ' +
+  'delivery log ABANDONED (SUBSCRIPTION_DISABLED, SUBSCRIPTION_DELETED, EVENT_UNSUBSCRIBED), as if it had been ' +
+  'waiting then, and can be redelivered. No ordering ' +
   'is guaranteed between deliveries: order by timestamp (the events of one booking carry distinct timestamps in ' +
   'the order they happened). A booking made with POST /bookings is confirmed at once and sends booking.created ' +
   'then booking.confirmed.';
@@ -166,7 +173,8 @@ export const docs = taggedOperations(TAGS, {
       'PENDING deliveries (those waiting to retry) are ABANDONED at once (lastError SUBSCRIPTION_DISABLED), and so ' +
       'are those of an event dropped from events (EVENT_UNSUBSCRIBED). enabled: true turns a subscription ' +
       'disabled by hand or by a 410 back on; deliveries already ended, abandoned ones included, are not retried ' +
-      'by it (redeliver them).',
+      'by it (redeliver them), and events that happened while it was disabled, or before an event was added to ' +
+      'events, are not sent.',
     responses: answers(200, 'The changed subscription', One, [400, 401, 403, 404]),
   },
   deleteWebhookSubscription: {
@@ -191,6 +199,7 @@ export const docs = taggedOperations(TAGS, {
       'receiver that processed it already can ignore it), then retried as usual; its attempts are logged with trigger ' +
       'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING; 409 SUBSCRIPTION_DISABLED when the subscription is ' +
       'disabled. A delivery of an event the subscription no longer asks for is ABANDONED again without an attempt. ' +
+      'A company suspended while the request waited is refused 403 COMPANY_SUSPENDED, nothing redelivered. ' +
       `At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,
     responses: answers(202, 'Redelivery started', Done, [400, 401, 403, 404, 409, 429]),
   },

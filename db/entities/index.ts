@@ -87,7 +87,13 @@ import { CompanyMembership, StaffSession, StaffUser } from './staff.js';
 import { Stop } from './stop.js';
 import { Trip, TripStopCall } from './trip.js';
 import { BoardingScan, TripOperationEvent, TripPosition } from './trip-operations.js';
-import { CompanyApiKey, WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from './webhooks.js';
+import {
+  CompanyApiKey,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookSubscription,
+  WebhookSubscriptionHistory,
+} from './webhooks.js';
 
 export * from './admin.js';
 export * from './admin-console.js';
@@ -199,6 +205,7 @@ export const allEntities = [
   TripPosition,
   CompanyApiKey,
   WebhookSubscription,
+  WebhookSubscriptionHistory,
   WebhookDelivery,
   WebhookDeliveryAttempt,
   // insight: settings, reports, analytics

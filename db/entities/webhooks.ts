@@ -30,6 +30,8 @@ export const WebhookSubscription = companyEntity('WebhookSubscription', 'webhook
   events: p.enum(WEBHOOK_EVENTS).array(),
   /** The signing secret as given: HMAC needs it. Never returned by any route. */
   secret: p.text(),
+  /** Counts changes of the secret: tells an answer given under an earlier secret (recordAttempt). */
+  secretVersion: p.integer().default(1),
   status: p.enum(SUBSCRIPTION_STATUSES).default('ACTIVE'),
   disabledReason: p.text().nullable(),
   createdByKeyId: p.uuid(),
@@ -37,6 +39,22 @@ export const WebhookSubscription = companyEntity('WebhookSubscription', 'webhook
   disabledAt: p.datetime().nullable(),
   deletedAt: p.datetime().nullable(),
 });
+
+/**
+ * A subscription's status and events from `validFrom` on, written by a trigger on every change of
+ * either (migration 20261205100000): the relay matches an event against how its subscriptions
+ * stood when it happened.
+ */
+export const WebhookSubscriptionHistory = idEntity(
+  'WebhookSubscriptionHistory',
+  'webhook_subscription_history',
+  {
+    subscriptionId: p.uuid(),
+    validFrom: p.datetime().defaultRaw('clock_timestamp()'),
+    status: p.enum(SUBSCRIPTION_STATUSES),
+    events: p.enum(WEBHOOK_EVENTS).array(),
+  },
+);
 
 /** One event for one subscription; its id is the Webhook-Id header. */
 export const WebhookDelivery = baseEntity('WebhookDelivery', 'webhook_deliveries', {

@@ -255,6 +255,8 @@ export interface DeliveryToSend {
   eventSubscribed: boolean;
   url: string;
   secret: string;
+  /** Counts the subscription's changes of secret: which secret an attempt signs with, not the secret. */
+  secretVersion: number;
   event: WebhookEvent;
   /** The notification's timestamp: ISO 8601 UTC to the microsecond (NOTIFICATION_TIMESTAMP). */
   occurredAt: string;
@@ -269,6 +271,7 @@ export interface DeliveryToSendRow {
   event_subscribed: boolean;
   url: string;
   secret: string;
+  secret_version: number;
   event: WebhookEvent;
   /** Already the notification timestamp text (NOTIFICATION_TIMESTAMP), not timestamptz. */
   occurred_at: string;
@@ -286,7 +289,7 @@ const NOTIFICATION_TIMESTAMP = `to_char(e.occurred_at at time zone 'UTC', 'YYYY-
 /** Over webhook_deliveries d joined to webhook_subscriptions s and outbox_events e. */
 export const DELIVERY_TO_SEND_COLUMNS =
   'd.id, d.status, s.status as subscription_status, e.event = any(s.events) as event_subscribed, s.url, ' +
-  's.secret, e.event, ' +
+  's.secret, s.secret_version, e.event, ' +
   `${NOTIFICATION_TIMESTAMP} as occurred_at, e.data`;
 
 export async function deliveryToSend(db: Database, deliveryId: string): Promise<DeliveryToSend | undefined> {
@@ -309,6 +312,7 @@ export function toDeliveryToSend(row: DeliveryToSendRow): DeliveryToSend {
     eventSubscribed: row.event_subscribed,
     url: row.url,
     secret: row.secret,
+    secretVersion: row.secret_version,
     event: row.event,
     occurredAt: row.occurred_at,
     data: { ...row.data, total_amount: Number(row.data.total_amount) },

@@ -2,6 +2,7 @@ import type { AttemptOutcome, DeliveryStatus, DeliveryTrigger } from '../../doma
 import type { Database, TransactionClient } from '../orm.js';
 import { pgCode } from '../pg-errors.js';
 import { rowById } from '../sql-runner.js';
+import { companyTransaction } from './active-company.js';
 
 /**
  * The delivery side of webhooks: the relay turns committed outbox events into deliveries, and each
@@ -11,31 +12,75 @@ import { rowById } from '../sql-runner.js';
 
 /**
  * Claims up to `limit` events no relay has handled (SKIP LOCKED: two relays never take the same
- * one), makes one delivery per ACTIVE subscription of the event's company that asked for the event
- * and existed when it happened, and marks the events dispatched. Answers how many of each.
+ * one), makes their deliveries and marks the events dispatched. Answers how many of each.
+ *
+ * Whether an event reaches a subscription is decided by how the subscription stood when the event
+ * happened, not when the relay gets to it (a relay behind by a worker outage or a backlog decides
+ * as one on time would have):
+ * - a delivery is made for each subscription of the event's company that, at the event's
+ *   `occurred_at`, was ACTIVE and asked for the event (webhook_subscription_history: its status and
+ *   events from each change on, stamped by the same clock as occurred_at, Migration20261205100000);
+ *   one created after the event, or then DISABLED or not asking for it, gets none;
+ * - such a delivery is made already ABANDONED when the subscription has since stopped wanting it
+ *   (disabled, deleted, or the event dropped from `events`; re-enabled later or not), with the
+ *   reason of the first such change: the state a relay on time would have left it in, its PENDING
+ *   delivery abandoned by that change (abandonUnwantedDeliveries). It is in the delivery log and
+ *   can be redelivered;
+ * - the subscriptions are read after their changes in flight have committed: they are taken FOR
+ *   SHARE (a PATCH, a DELETE or a 410 holds the row's update lock), so a change stamped before an
+ *   event but committed after it is not missed, and a change that waits for this lock is stamped
+ *   after every event claimed here, which had all committed. A creation needs no lock here: it holds
+ *   its company's row FOR UPDATE, and an event's insert its company's FOR KEY SHARE (the foreign
+ *   key), so an event that overlaps a creation commits after it.
  */
 export async function dispatchOutboxEvents(
   db: Database,
   limit: number,
 ): Promise<{ events: number; deliveries: number }> {
   return db.transaction(async (client) => {
-    const { rows } = await client.query<{ events: number; deliveries: number }>(
-      `with claimed as (
-         select id, company_id, event, booking_id, occurred_at from outbox_events
-         where dispatched_at is null order by occurred_at limit $1 for update skip locked),
-       made as (
-         insert into webhook_deliveries (subscription_id, company_id, outbox_event_id, event, booking_id)
-         select s.id, c.company_id, c.id, c.event, c.booking_id
-         from claimed c
-         join webhook_subscriptions s on s.company_id = c.company_id and s.status = 'ACTIVE'
-                                     and c.event = any(s.events) and s.created_at <= c.occurred_at
-         on conflict (subscription_id, outbox_event_id) do nothing
-         returning id),
-       marked as (update outbox_events set dispatched_at = now() where id in (select id from claimed) returning id)
-       select (select count(*) from marked)::int as events, (select count(*) from made)::int as deliveries`,
+    const { rows: claimed } = await client.query<{ id: string; company_id: string }>(
+      `select id, company_id from outbox_events
+       where dispatched_at is null order by occurred_at limit $1 for update skip locked`,
       [limit],
     );
-    return rows[0]!;
+    if (!claimed.length) return { events: 0, deliveries: 0 };
+    const companyIds = [...new Set(claimed.map((event) => event.company_id))];
+    await client.query(
+      `select id from webhook_subscriptions where company_id = any($1::uuid[]) and status <> 'DELETED'
+       order by id for share`,
+      [companyIds],
+    );
+    const { rows } = await client.query<{ deliveries: number }>(
+      `with claimed as (
+         select id, company_id, event, booking_id, occurred_at from outbox_events where id = any($1::uuid[])),
+       wanted as (
+         select s.id as subscription_id, c.company_id, c.id as event_id, c.event, c.booking_id,
+                (select case when h.status <> 'ACTIVE' then 'SUBSCRIPTION_' || h.status else 'EVENT_UNSUBSCRIBED' end
+                 from webhook_subscription_history h
+                 where h.subscription_id = s.id and h.valid_from > c.occurred_at
+                   and (h.status <> 'ACTIVE' or not c.event = any(h.events))
+                 order by h.valid_from limit 1) as abandoned_by
+         from claimed c
+         join webhook_subscriptions s on s.company_id = c.company_id
+         join lateral (
+           select h.status, h.events from webhook_subscription_history h
+           where h.subscription_id = s.id and h.valid_from <= c.occurred_at
+           order by h.valid_from desc limit 1) at_event on true
+         where at_event.status = 'ACTIVE' and c.event = any(at_event.events)),
+       made as (
+         insert into webhook_deliveries (subscription_id, company_id, outbox_event_id, event, booking_id,
+                                         status, last_error, finished_at)
+         select subscription_id, company_id, event_id, event, booking_id,
+                case when abandoned_by is null then 'PENDING' else 'ABANDONED' end, abandoned_by,
+                case when abandoned_by is null then null else now() end
+         from wanted
+         on conflict (subscription_id, outbox_event_id) do nothing
+         returning id),
+       marked as (update outbox_events set dispatched_at = now() where id = any($1::uuid[]) returning id)
+       select (select count(*) from made)::int as deliveries`,
+      [claimed.map((event) => event.id)],
+    );
+    return { events: claimed.length, deliveries: rows[0]!.deliveries };
   });
 }
 
@@ -60,12 +105,24 @@ export interface AttemptRecordInput {
   error: string | null;
   responseExcerpt: string | null;
   /**
+   * Where the request went and under which secret (its version, never the secret): an answer from a
+   * URL or under a secret the subscription has since changed (a PATCH while the POST was in flight)
+   * says nothing of its current receiver (writeAttempt).
+   */
+  sentTo: SentTo;
+  /**
    * The relay's first attempt of a delivery it claimed: a retry hands the delivery to a
    * webhook-delivery workflow (route RETRY, with the receiver's Retry-After), and an attempt that
    * finds the delivery already moved on (its lease passed and another relay sent it) is logged
    * without changing the delivery.
    */
   byRelay?: { retryAfterMs: number | undefined };
+}
+
+/** The subscription's URL and secret version an attempt was made with (DeliveryToSend). */
+export interface SentTo {
+  url: string;
+  secretVersion: number;
 }
 
 /** The delivery's state after an attempt with this outcome. */
@@ -91,7 +148,9 @@ const PG_DATA_EXCEPTION_CLASS = '22';
  * Logs one attempt and moves the delivery on (attempt numbers follow each other under the
  * delivery's row lock); a 410 also DISABLES the subscription and abandons its other PENDING
  * deliveries. Answers the delivery's new status. An attempt whose delivery has meanwhile moved on
- * (abandoned by a change of its subscription, or sent by another relay) is only logged.
+ * (abandoned by a change of its subscription, or sent by another relay) is only logged. An answer
+ * from a URL or under a secret the subscription has since left is not final: the delivery stays
+ * PENDING and is retried to the current URL with the current secret (writeAttempt).
  *
  * The POST has already been made: should PostgreSQL refuse what the receiver sent (a data
  * exception, SQLSTATE class 22: the same values would be refused on every retry, and each retry of
@@ -112,25 +171,46 @@ export async function recordAttempt(db: Database, attempt: AttemptRecordInput): 
 }
 
 /**
- * A 410 disables the subscription: its row is locked before the delivery's, the order of a PATCH or
- * DELETE of the subscription (the subscription, then its deliveries), so neither waits on the other.
+ * The URL and secret version the delivery's subscription has now. A 410, which may disable it,
+ * locks its row (FOR NO KEY UPDATE) before the delivery's, the order of a PATCH or DELETE of the
+ * subscription (the subscription, then its deliveries), so neither waits on the other. Any other
+ * answer only reads it: a PATCH that commits meanwhile is ordered after the attempt's record.
  */
-async function lockSubscriptionOf(client: TransactionClient, deliveryId: string): Promise<void> {
-  await client.query(
-    `select id from webhook_subscriptions
-     where id = (select subscription_id from webhook_deliveries where id = $1) for no key update`,
+async function subscriptionOf(
+  client: TransactionClient,
+  deliveryId: string,
+  forGone: boolean,
+): Promise<{ url: string; secret_version: number }> {
+  const { rows } = await client.query<{ url: string; secret_version: number }>(
+    `select url, secret_version from webhook_subscriptions
+     where id = (select subscription_id from webhook_deliveries where id = $1)
+     ${forGone ? 'for no key update' : ''}`,
     [deliveryId],
   );
+  return rows[0]!;
+}
+
+/**
+ * The delivery's state after the attempt. An answer other than a delivery from a URL or under a
+ * secret the subscription has since changed is not its current receiver's: the delivery is retried
+ * (PENDING), to the current URL with the current secret, rather than FAILED for good. A delivery the
+ * former receiver accepted is DELIVERED: it was the subscription's receiver when it was sent.
+ */
+function statusOf(attempt: AttemptRecordInput, endpointChanged: boolean): DeliveryStatus {
+  return endpointChanged && attempt.outcome !== 'DELIVERED' ? 'PENDING' : statusAfter[attempt.outcome];
 }
 
 /**
  * An attempt whose delivery has meanwhile moved on (ended by a PATCH or DELETE of its subscription
  * while the POST was in flight, or a relay's attempt whose delivery another relay sent) is only
- * logged: the delivery keeps its state.
+ * logged: the delivery keeps its state. A 410 disables the subscription only while it still has the
+ * URL and secret the attempt was made with (statusOf).
  */
 async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<DeliveryStatus> {
   return db.transaction(async (client) => {
-    if (attempt.outcome === 'GONE') await lockSubscriptionOf(client, attempt.deliveryId);
+    const endpoint = await subscriptionOf(client, attempt.deliveryId, attempt.outcome === 'GONE');
+    const endpointChanged =
+      endpoint.url !== attempt.sentTo.url || endpoint.secret_version !== attempt.sentTo.secretVersion;
     const delivery = (await rowById<AttemptedDelivery>(
       client,
       'attempts, subscription_id, status, route',
@@ -161,7 +241,7 @@ async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<
       ]);
       return delivery.status;
     }
-    const status = statusAfter[attempt.outcome];
+    const status = statusOf(attempt, endpointChanged);
     const handOff = attempt.byRelay && status === 'PENDING';
     await client.query(
       `update webhook_deliveries set attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
@@ -180,7 +260,7 @@ async function writeAttempt(db: Database, attempt: AttemptRecordInput): Promise<
         attempt.byRelay?.retryAfterMs ?? null,
       ],
     );
-    if (attempt.outcome === 'GONE') {
+    if (attempt.outcome === 'GONE' && !endpointChanged) {
       await client.query(
         `update webhook_subscriptions set status = 'DISABLED', disabled_reason = 'RECEIVER_GONE_410', disabled_at = now(),
            updated_at = now()
@@ -233,7 +313,9 @@ export async function finishDelivery(
 /**
  * A manual redelivery: the delivery (of the company's ACTIVE subscription) becomes PENDING again,
  * same id, with no workflow started: the caller starts it at once, and should that fail the relay
- * starts it like any other unstarted delivery. Answers what the workflow needs, or why not.
+ * starts it like any other unstarted delivery. Answers what the workflow needs, or why not. A
+ * company write (companyTransaction): a suspension committed after the request's key check refuses
+ * it, 403 COMPANY_SUSPENDED, nothing reopened.
  */
 export async function reopenDelivery(
   db: Database,
@@ -242,7 +324,7 @@ export async function reopenDelivery(
   | { reopened: { bookingId: string; event: string } }
   | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' | 'DELIVERY_IN_PROGRESS' }
 > {
-  return db.transaction(async (client) => {
+  return companyTransaction(db, scope.companyId, 'share', async (client) => {
     const { rows } = await client.query<{
       status: DeliveryStatus;
       subscription_status: string;

@@ -15,7 +15,10 @@ import { abandonUnwantedDeliveries } from './webhook-deliveries.js';
 /**
  * A company's webhook subscriptions, changed with one of its API keys (POST, PATCH and DELETE
  * /api/webhooks). Each change is one transaction with its audit row (actor SYSTEM: an API key, its
- * id as the actor). The company comes from the key, never from the body.
+ * id as the actor). The company comes from the key, never from the body. Every change of a
+ * subscription's status or events is kept in webhook_subscription_history by a trigger (the relay
+ * matches an event against it, db/writes/webhook-deliveries.ts), and a change of its secret counts
+ * up secret_version (an answer given under the former secret is not final: recordAttempt).
  */
 
 export interface KeyActor {
@@ -107,6 +110,7 @@ export async function updateSubscription(
     const { rows } = await client.query<SubscriptionRow>(
       `update webhook_subscriptions set
          url = coalesce($3, url), events = coalesce($4, events), secret = coalesce($5, secret),
+         secret_version = secret_version + case when $5 is distinct from secret and $5 is not null then 1 else 0 end,
          status = coalesce($6, status),
          disabled_reason = case when $6 = 'ACTIVE' then null when $6 = 'DISABLED' and status <> 'DISABLED' then 'BY_COMPANY' else disabled_reason end,
          disabled_at = case when $6 = 'ACTIVE' then null when $6 = 'DISABLED' and status <> 'DISABLED' then now() else disabled_at end,

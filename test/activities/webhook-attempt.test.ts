@@ -7,6 +7,7 @@ import { ConfigSchema } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
 import { deliveryToSend } from '../../db/queries/webhooks.js';
 import { recordAttempt } from '../../db/writes/webhook-deliveries.js';
+import { verifyNotification } from '../../domain/webhook-signing.js';
 import { WEBHOOK_LOOKUP_TIMEOUT_MS } from '../../providers/webhook-target.js';
 import { ENFORCING_STEP } from '../../workflows/steps.js';
 import { bookableTrip, createBooking } from '../support/bookings.js';
@@ -25,6 +26,8 @@ describe('a webhook delivery attempt', () => {
   let server: Server;
   let base: string;
   const hits: string[] = [];
+  /** Each request's path and Webhook-Signature header, in arrival order. */
+  const signed: { path: string; webhookId: string; signature: string; body: string }[] = [];
   /**
    * What the server answers. `open`: the status line, headers and body are sent but the body never
    * ends (a streaming framework, a proxy that holds the connection); `silent`: nothing is sent.
@@ -40,8 +43,15 @@ describe('a webhook delivery attempt', () => {
   beforeAll(async () => {
     server = createServer((request, response) => {
       hits.push(request.url ?? '');
-      request.resume();
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        signed.push({
+          path: request.url ?? '',
+          webhookId: String(request.headers['webhook-id']),
+          signature: String(request.headers['webhook-signature']),
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         if (answer.silent) return;
         response.writeHead(answer.status, answer.headers ?? {});
         if (answer.open) response.write(answer.body ?? 'answer body');
@@ -166,6 +176,7 @@ describe('a webhook delivery attempt', () => {
       outcome: 'RETRY',
       error: 'HTTP 503',
       responseExcerpt: 'busy\u0000',
+      sentTo: { url: `${base}/unstorable`, secretVersion: 1 },
       byRelay: { retryAfterMs: 3_000_000_000 },
     });
     expect(status).toBe('PENDING');
@@ -314,6 +325,92 @@ describe('a webhook delivery attempt', () => {
       status: 'ABANDONED',
       outcome: 'SKIPPED',
     });
+  });
+
+  /**
+   * The attempt has read its delivery (url and secret) when a PATCH of the subscription commits, and
+   * its answer arrives after: what the company sees of the subscription and the delivery.
+   */
+  async function answeredAfterPatch(path: string, change: Record<string, unknown>, reply: typeof answer) {
+    const deliveryId = await pendingDelivery(`${base}${path}`);
+    const [owner] = await app.db.query<{ subscription_id: string; company_id: string }>(
+      `select subscription_id, company_id from webhook_deliveries where id = $1`,
+      [deliveryId],
+    );
+    const { subscription_id: subscriptionId, company_id: companyId } = owner!;
+    await app.db.query(`update webhook_deliveries set route = 'RELAY' where id = $1`, [deliveryId]);
+    const read = (await deliveryToSend(app.db, deliveryId))!;
+    const key = await apiKeyOf(app, companyId);
+    const patched = await app.request(`/api/webhooks/${subscriptionId}`, {
+      method: 'PATCH',
+      token: key,
+      json: change,
+    });
+    expect(patched.status, patched.text).toBe(200);
+    answer = reply;
+    const result = await attemptPending(deps(true), read, 'AUTOMATIC', { deadlineMs: 10_000 });
+    const subscription = (await app.request(`/api/webhooks/${subscriptionId}`, { token: key })).body.data;
+    const delivery = (
+      await app.request(`/api/webhooks/${subscriptionId}/deliveries/${deliveryId}`, { token: key })
+    ).body.data;
+    const [row] = await app.db.query<{ route: string }>(
+      `select route from webhook_deliveries where id = $1`,
+      [deliveryId],
+    );
+    return { deliveryId, result, subscription, delivery, route: row!.route };
+  }
+
+  it('a 410 from the URL the subscription has just left disables nothing: the delivery is retried to the new URL', async () => {
+    const seen = await answeredAfterPatch('/left-gone', { url: `${base}/moved-here` }, { status: 410 });
+    expect(seen.result).toMatchObject({ status: 'PENDING', outcome: 'GONE' });
+    expect(seen.subscription).toMatchObject({
+      url: `${base}/moved-here`,
+      status: 'ACTIVE',
+      disabledReason: null,
+    });
+    expect(seen.delivery).toMatchObject({ status: 'PENDING', attempts: 1, lastStatusCode: 410 });
+    expect(seen.delivery.attemptLog).toEqual([
+      expect.objectContaining({ attemptNumber: 1, outcome: 'GONE', statusCode: 410 }),
+    ]);
+    // The relay's attempt hands the delivery to a retry, which goes to the current URL.
+    expect(seen.route).toBe('RETRY');
+    answer = { status: 200 };
+    const retried = await activities(true).attemptWebhookDelivery({
+      deliveryId: seen.deliveryId,
+      trigger: 'AUTOMATIC',
+    });
+    expect(retried).toEqual({ status: 'DELIVERED', outcome: 'DELIVERED' });
+    expect(hits.filter((path) => path === '/moved-here')).toHaveLength(1);
+  });
+
+  it('a 401 under the secret the subscription has just replaced is not final: the retry is signed with the new secret', async () => {
+    const secret = 'the-new-signing-secret-0123456';
+    const seen = await answeredAfterPatch('/rotated', { secret }, { status: 401 });
+    expect(seen.result).toMatchObject({ status: 'PENDING', outcome: 'FAILED' });
+    expect(seen.delivery).toMatchObject({ status: 'PENDING', attempts: 1, lastStatusCode: 401 });
+    expect(seen.subscription).toMatchObject({ status: 'ACTIVE' });
+    answer = { status: 200 };
+    expect(
+      await activities(true).attemptWebhookDelivery({ deliveryId: seen.deliveryId, trigger: 'AUTOMATIC' }),
+    ).toEqual({ status: 'DELIVERED', outcome: 'DELIVERED' });
+    const [first, second] = signed.filter((request) => request.path === '/rotated');
+    const check = (key: string, request: (typeof signed)[number]) =>
+      verifyNotification(
+        key,
+        request.body,
+        { 'webhook-id': request.webhookId, 'webhook-signature': request.signature },
+        { nowSeconds: Math.floor(Date.now() / 1000), toleranceSeconds: 300 },
+      );
+    expect([check(SECRET, first!), check(secret, second!)]).toEqual([true, true]);
+  });
+
+  it('a 410 and a 400 from the URL and secret the subscription still has stay final', async () => {
+    const gone = await answeredAfterPatch('/still-gone', { events: ['booking.created'] }, { status: 410 });
+    expect(gone.result).toMatchObject({ status: 'FAILED', outcome: 'GONE' });
+    expect(gone.subscription).toMatchObject({ status: 'DISABLED', disabledReason: 'RECEIVER_GONE_410' });
+    const refused = await answeredAfterPatch('/still-refusing', { enabled: true }, { status: 400 });
+    expect(refused.result).toMatchObject({ status: 'FAILED', outcome: 'FAILED' });
+    expect(refused.delivery).toMatchObject({ status: 'FAILED', lastStatusCode: 400 });
   });
 
   it('in production a local address is refused at delivery time too: nothing is sent, the delivery FAILS', async () => {

@@ -54,7 +54,11 @@ export async function startReceiver(secret: string): Promise<Receiver> {
     request.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const deliveryId = String(request.headers['webhook-id']);
-      const verified = verifyNotification(secret, raw, String(request.headers['webhook-signature']), {
+      const headers = {
+        'webhook-id': deliveryId,
+        'webhook-signature': String(request.headers['webhook-signature']),
+      };
+      const verified = verifyNotification(secret, raw, headers, {
         nowSeconds: Math.floor(Date.now() / 1000),
         toleranceSeconds: 300,
       });

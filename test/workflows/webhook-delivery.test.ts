@@ -18,7 +18,9 @@ import {
   type BookableTripFixture,
 } from '../support/bookings.js';
 import { useTestApp } from '../support/harness.js';
+import { answeredOrWaiting } from '../drills/support/blocking.js';
 import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
+import { suspendedWhileWriting } from '../support/suspension.js';
 import {
   allVerified,
   apiKeyOf,
@@ -548,6 +550,28 @@ describe('webhook delivery (full stack)', () => {
     expect(attempts!.manual).toBe(1);
   });
 
+  it('a redelivery whose company is suspended while it waits is refused 403 COMPANY_SUSPENDED, nothing reopened or sent', async () => {
+    const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
+    const [delivered] = await eventually(
+      () => deliveriesOf([booking.id]),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+    );
+    const sent = receiver.requests.length;
+    const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}`;
+    const before = (await app.request(path, { token: key })).body.data;
+    try {
+      const refused = await suspendedWhileWriting(app.db, trip.companyId, () =>
+        app.request(`${path}/redeliver`, { method: 'POST', token: key }),
+      );
+      expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    } finally {
+      await app.db.query(`update companies set status = 'ACTIVE' where id = $1`, [trip.companyId]);
+    }
+    await sleep(300);
+    expect((await app.request(path, { token: key })).body.data).toEqual(before);
+    expect(receiver.requests.length).toBe(sent);
+  });
+
   it('a manual redelivery replaces a run of the delivery still closing, instead of being lost behind it', async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
     const [delivered] = await eventually(
@@ -637,7 +661,7 @@ describe('webhook first attempts from the relay (full stack)', () => {
     let seat = 0;
     const book = () =>
       createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[seat++]!] });
-    return { receiver, subscriptionId, book, companyId: trip.companyId };
+    return { receiver, subscriptionId, book, companyId: trip.companyId, key };
   }
   const deliveriesOf = (subscriptionId: string) =>
     app.db.query<{
@@ -888,6 +912,119 @@ describe('webhook first attempts from the relay (full stack)', () => {
         rows.map((row) => row.id).sort(),
       );
       await stopRelay(app);
+    });
+
+    /** A relay behind (stopped here): the changes below all happen before it reaches the events. */
+    const changer = (key: string, subscriptionId: string) => async (json: Record<string, unknown>) => {
+      const response = await app.request(`/api/webhooks/${subscriptionId}`, {
+        method: 'PATCH',
+        token: key,
+        json,
+      });
+      expect(response.status, response.text).toBe(200);
+    };
+    /** The subscription's delivery log as the company reads it: [booking, event, status, lastError]. */
+    const logOf = async (key: string, subscriptionId: string) => {
+      const response = await app.request(`/api/webhooks/${subscriptionId}/deliveries?limit=100`, {
+        token: key,
+      });
+      expect(response.status, response.text).toBe(200);
+      return (
+        response.body.data as {
+          id: string;
+          bookingId: string;
+          event: string;
+          status: string;
+          lastError: string;
+        }[]
+      ).map((row) => ({ ...row, line: [row.bookingId, row.event, row.status, row.lastError] }));
+    };
+    const step: RelayStepInput = {
+      started: [],
+      limit: 100,
+      concurrency: 4,
+      leaseMs: 60_000,
+      budgetMs: 5_000,
+    };
+
+    it('a late relay judges an event by its subscription when it happened: disabled since, it is logged ABANDONED (redeliverable); recorded while disabled, it is never sent', async () => {
+      const { receiver, subscriptionId, book, key } = await subscribedReceiver();
+      const patch = changer(key, subscriptionId);
+      const whileActive = await book();
+      await patch({ enabled: false });
+      const whileDisabled = await book();
+      await patch({ enabled: true });
+      const afterwards = await book();
+      await relayStep(deps(), step);
+      const log = await logOf(key, subscriptionId);
+      expect(log.map((row) => row.line).sort()).toEqual(
+        [
+          [whileActive.id, 'booking.created', 'ABANDONED', 'SUBSCRIPTION_DISABLED'],
+          [afterwards.id, 'booking.created', 'DELIVERED', null],
+        ].sort(),
+      );
+      expect(receiver.requests.map((request) => request.body.data.booking_id)).toEqual([afterwards.id]);
+      // The abandoned one is in the log, and can be redelivered.
+      const abandoned = log.find((row) => row.bookingId === whileActive.id)!;
+      const redelivered = await app.request(
+        `/api/webhooks/${subscriptionId}/deliveries/${abandoned.id}/redeliver`,
+        { method: 'POST', token: key },
+      );
+      expect(redelivered.status, redelivered.text).toBe(202);
+      await eventually(
+        async () => receiver.processed.has(abandoned.id),
+        (done) => done,
+      );
+      expect(
+        receiver.requests.some((request) => request.body.data.booking_id === whileDisabled.id),
+        'an event recorded while the subscription was disabled was sent',
+      ).toBe(false);
+    });
+
+    it('a late relay and a PATCH of events: a dropped event is logged ABANDONED (EVENT_UNSUBSCRIBED), an added one or a subscription made later gets no older event', async () => {
+      const { receiver, subscriptionId, book, key } = await subscribedReceiver();
+      // booking.created and booking.confirmed are recorded while the subscription asks for the first only.
+      const booking = await book();
+      await changer(key, subscriptionId)({ events: ['booking.confirmed'] });
+      const later = await startReceiver(SECRET);
+      receivers.push(later);
+      const laterId = await subscribe(app, key, {
+        url: later.url,
+        events: ['booking.created', 'booking.confirmed'],
+        secret: SECRET,
+      });
+      await relayStep(deps(), step);
+      expect((await logOf(key, subscriptionId)).map((row) => row.line)).toEqual([
+        [booking.id, 'booking.created', 'ABANDONED', 'EVENT_UNSUBSCRIBED'],
+      ]);
+      expect(await logOf(key, laterId)).toEqual([]);
+      expect([receiver.requests, later.requests]).toEqual([[], []]);
+    });
+
+    it('the relay reads a subscription after its change in flight has committed: an event after a re-enabling is sent', async () => {
+      const { receiver, subscriptionId, book, key } = await subscribedReceiver();
+      await changer(key, subscriptionId)({ enabled: false });
+      let booking: { id: string } | undefined;
+      let dispatched: ReturnType<typeof dispatchOutboxEvents> | undefined;
+      // Stands for a PATCH enabled: true whose transaction has turned the subscription back on (its
+      // history stamped then) but not yet committed when the booking commits and the relay runs.
+      await app.db.transaction(async (client) => {
+        await client.query(
+          `update webhook_subscriptions set status = 'ACTIVE', disabled_reason = null, disabled_at = null,
+             updated_at = now() where id = $1`,
+          [subscriptionId],
+        );
+        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+        booking = await book();
+        dispatched = dispatchOutboxEvents(app.db, 100);
+        await answeredOrWaiting(dispatched, app.db, rows[0]!.pid);
+      });
+      await dispatched;
+      await relayStep(deps(), step);
+      expect((await logOf(key, subscriptionId)).map((row) => row.line)).toEqual([
+        [booking!.id, 'booking.created', 'DELIVERED', null],
+      ]);
+      expect(receiver.processed.size).toBe(1);
     });
   });
 });
