@@ -105,7 +105,11 @@ const ActionResult = successWith(
       })
       .nullable()
       .meta({
-        description: "suspend only: the company's pending journey requests (confirmation request ids)",
+        description:
+          'suspend only: one confirmation request id per journey (or order) still waiting with a leg on the ' +
+          "company's trips: the company's own pending request, else (its leg automatic or approved) another " +
+          "company's pending request of that journey (the journey is ended through it, or through another request " +
+          'still open should that company approve meanwhile)',
       }),
   }),
 );
@@ -120,11 +124,14 @@ const ACTION_RULES: Record<CompanyAction, string> = {
     'every dashboard write of its staff answers 403 COMPANY_SUSPENDED (only the session routes under /auth/ stay), ' +
     'and neither its staff nor its drivers may issue or revoke document shares. A trip schedule still committing ' +
     'creates no trip after the suspension: it ends FAILED with failure_reason COMPANY_SUSPENDED (a batch in flight ' +
-    'commits first; the suspension waits for it). Its journey requests still pending ' +
-    'are ended explicitly: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
-    '(request CANCELLED, seats released, tickets cancelled), after the suspension has committed; endedRequests lists ' +
-    'them. A request whose workflow cannot be reached keeps its deadline, and the suspended company cannot approve ' +
-    'it; once an unsuspension has committed meanwhile, the requests not yet ended stay pending (leftToDeadline). ' +
+    'commits first; the suspension waits for it). Every journey (or order) still waiting for decisions with a leg on ' +
+    "its trips is ended explicitly, whether the company's own request is pending or its leg confirmed automatically " +
+    'or it approved: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
+    '(pending requests CANCELLED, seats released, tickets cancelled), after the suspension has committed; ' +
+    'endedRequests lists one request per journey. A journey that cannot be ended then keeps ' +
+    'its deadline, and neither the suspended company nor the last other company can approve it (403 ' +
+    'COMPANY_SUSPENDED, 409 TRIP_NOT_BOOKABLE); once an unsuspension has committed meanwhile, the requests not yet ' +
+    'ended stay pending (leftToDeadline). ' +
     'The OWNER sees the suspension and its reason.',
   UNSUSPEND:
     'SUSPENDED → ACTIVE (409 COMPANY_NOT_SUSPENDED otherwise): the company is back in the inventory scopes and its ' +

@@ -51,8 +51,10 @@ export const docs = taggedOperations(['Dashboard: bookings'], {
       'request of the journey the booking belongs to; roles OWNER, ADMIN or DISPATCHER of an active company; CSRF header. ' +
       "The decision reaches the journey's confirmation process and the answer is its outcome: the last approval confirms the " +
       'whole journey (tickets signed, boarding authorized); a rejection cancels all of it (seats released, failure_reason ' +
-      'COMPANY_REJECTED). The last approval of a journey whose trip has left meanwhile (or can no longer be booked) is ' +
-      '409 TRIP_NOT_BOOKABLE and changes nothing (the request stays open: reject it, else its deadline releases the journey). ' +
+      'COMPANY_REJECTED). The last approval of a journey whose trip has left meanwhile (or can no longer be booked), or one ' +
+      'of whose legs belongs to a company suspended meanwhile (even one that confirmed automatically or approved), is ' +
+      '409 TRIP_NOT_BOOKABLE and changes nothing (the request stays open: reject it, else its deadline or the ' +
+      "suspension's follow-up releases the journey). " +
       'Idempotent by the fixed key `{confirmationRequestId}:{companyId}:{decision}`: the same decision again ' +
       'answers 200 with the current state. No open request for this company (none, already decided otherwise, expired or ' +
       'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +

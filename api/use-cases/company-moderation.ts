@@ -14,10 +14,14 @@ import { filterShown, readOneRecorded, readPageRecorded } from './recorded-reads
  * (companies.list, companies.read); each action is one transaction with its history and audit
  * rows (db/writes/company-moderation.ts).
  *
- * A suspension also ends the company's journey requests still pending, explicitly: each is
- * cancelled as a decision (./company-decision.ts `decideRequest`: a platform REJECT with
- * failure_reason COMPANY_SUSPENDED, request CANCELLED, the journey-confirmation workflow told), so
- * the traveller's seats are released at once instead of being held until the deadline. It runs
+ * A suspension also ends, explicitly, every journey (or order) still waiting for decisions with a
+ * leg on the company's trips: through the company's own request still pending, else (its leg
+ * confirmed automatically, or it approved) through one of the other companies' pending requests
+ * (db/writes/company-moderation.ts). Each is cancelled as a decision (./company-decision.ts
+ * `decideRequest`: a platform REJECT with failure_reason COMPANY_SUSPENDED, request CANCELLED, the
+ * whole scope cancelled, the journey-confirmation workflow told), so the other companies stop
+ * waiting and the traveller's seats are released at once instead of being held until the deadline
+ * (the last approval of such a scope is refused meanwhile, 409 TRIP_NOT_BOOKABLE). It runs
  * after the suspension has committed: the suspension is in force whatever happens next; a request
  * that cannot be ended now (its database write failed) keeps its deadline, and the suspended
  * company cannot approve it meanwhile (db/writes/journeys/decide.ts). Each cancellation checks in
@@ -49,7 +53,7 @@ export interface EndedRequests {
   leftToDeadline: string[];
 }
 
-/** Applies the action; a suspension then ends the company's pending journey requests. */
+/** Applies the action; a suspension then ends the journey requests waiting with a leg on the company. */
 export async function actOnCompanyAsAdmin(
   deps: CompanyModerationDeps,
   audit: AdminActor,
@@ -78,7 +82,8 @@ async function endPendingRequests(
         deps,
         { kind: request.scope_kind, id: request.scope_id },
         {
-          companyId,
+          companyId: request.company_id,
+          ...(request.company_id === companyId ? {} : { suspendedCompanyId: companyId }),
           decision: 'REJECT',
           actorId: audit.actorId,
           reason,

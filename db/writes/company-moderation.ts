@@ -28,18 +28,25 @@ export interface CompanyActionInput {
   adminId: string;
 }
 
-/** A company's journey request still waiting for its decision. */
+/**
+ * A journey request a suspension ends, one per scope (a journey or an order) still waiting for
+ * decisions with a leg on the company's trips: the company's own request still pending, else (its
+ * leg confirmed automatically, or it approved) one of the other companies' pending requests, ended
+ * for the suspension and the whole scope with it.
+ */
 export interface PendingRequest {
   id: string;
   scope_kind: ScopeKind;
   scope_id: string;
+  /** The request's company: the suspended company, or another company of the scope. */
+  company_id: string;
 }
 
 export interface CompanyActionOutcome {
   actionId: string;
   before: CompanyStanding;
   after: CompanyStanding;
-  /** SUSPEND: the company's requests still pending when the suspension committed. */
+  /** SUSPEND: the requests ending the scopes still waiting with a leg on the company when the suspension committed. */
   pendingRequests: PendingRequest[];
 }
 
@@ -88,10 +95,26 @@ export async function actOnCompany(
   });
 }
 
+/**
+ * The requests the suspension ends (PendingRequest): every pending request of the company, and one
+ * pending request of each other scope waiting with a leg on the company, the first by company id.
+ * Read under the company's update lock: a confirm or a decision in flight holds the company row
+ * FOR SHARE, so it has committed and its requests or its outcome are seen here. Only the pending
+ * requests are read (the live ones), each matched to the company's legs.
+ */
 async function pendingRequestsOf(sql: TransactionClient, companyId: string): Promise<PendingRequest[]> {
   const { rows } = await sql.query<PendingRequest>(
-    `select id, scope_kind, scope_id from confirmation_requests
-     where company_id = $1 and status = 'PENDING' order by created_at, id`,
+    `select id, scope_kind, scope_id, company_id from (
+       select distinct on (r.scope_kind, r.scope_id) r.id, r.scope_kind, r.scope_id, r.company_id, r.created_at
+       from confirmation_requests r
+       where r.status = 'PENDING'
+         and (r.company_id = $1
+              or exists (select 1 from journeys j join journey_legs l on l.journey_id = j.id
+                         where l.company_id = $1
+                           and ((r.scope_kind = 'JOURNEY' and j.id = r.scope_id)
+                                or (r.scope_kind = 'ORDER' and j.order_id = r.scope_id))))
+       order by r.scope_kind, r.scope_id, r.company_id <> $1, r.company_id, r.id
+     ) ended order by created_at, id`,
     [companyId],
   );
   return rows;

@@ -145,11 +145,12 @@ export async function confirmLocked(
 /**
  * The companies' confirmation settings, once each is known to take bookings. A suspended company
  * takes none: a hold placed before its suspension cannot be confirmed (409 TRIP_NOT_BOOKABLE; the
- * hold expires). The company rows are share-locked, so a suspension waits for a confirm in flight
- * and sees the confirmation requests it raised. A company without saved settings confirms
- * automatically (mode null) with the default window.
+ * hold expires), nor can a request be confirmed by the last approval (decide.ts). The company rows
+ * are share-locked in id order, so a suspension waits for a confirm or a last approval in flight
+ * and sees the confirmation requests it raised or the scope it confirmed. A company without saved
+ * settings confirms automatically (mode null) with the default window.
  */
-async function bookableCompanies(
+export async function bookableCompanies(
   client: PoolClient,
   companyIds: string[],
 ): Promise<CompanyConfirmationSettings[]> {

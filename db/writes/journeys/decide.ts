@@ -14,6 +14,7 @@ import { allocationsInIdOrder } from '../allocation-locks.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
+import { bookableCompanies } from './confirm.js';
 import {
   awaitedDecisions,
   bookableLegs,
@@ -37,6 +38,14 @@ export interface DecisionInput {
    * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
    */
   failureReason?: typeof FAILURE_REASONS.companySuspended | undefined;
+  /**
+   * With failureReason: the suspended company, when it is not the request's (`companyId`): a
+   * company with a leg in the scope that has no request of its own still pending (its leg
+   * confirmed automatically, or it approved), whose suspension ends another company's request and
+   * with it the scope (`companyId`'s request, or another open one of the scope if that one was
+   * decided meanwhile). The request is ended only while this company is still suspended.
+   */
+  suspendedCompanyId?: string | undefined;
   /**
    * The status change of the compatibility booking row the decision was read from (PATCH
    * /bookings/{id}/status), read again against the scope as locked (domain `decisionOfChange`):
@@ -67,10 +76,11 @@ interface RequestRow {
  * again (a retry) answers the scope's current outcome. The last approval confirms the whole
  * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
  * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason,
- * only while the company is still suspended (409 COMPANY_NOT_SUSPENDED otherwise).
- * The last approval is refused when a leg's trip can no longer be booked (409 TRIP_NOT_BOOKABLE)
- * or a held seat was lost (409 HOLD_EXPIRED). A decision read from a booking row's status change
- * (`change`) is first checked against the locked scope's status.
+ * and those of the scopes still waiting with a leg on it (suspendedCompanyId), only while the
+ * company is still suspended (409 COMPANY_NOT_SUSPENDED otherwise). The last approval is refused
+ * when a leg's trip can no longer be booked or a leg's company is suspended (409
+ * TRIP_NOT_BOOKABLE), or a held seat was lost (409 HOLD_EXPIRED). A decision read from a booking
+ * row's status change (`change`) is first checked against the locked scope's status.
  */
 export async function recordDecision(
   db: Database,
@@ -91,12 +101,7 @@ async function decideLocked(
 ): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
   const refused = input.change && decisionOfChange(input.change, locked.status).refusal;
   if (refused) throw JourneyRefusal.of(refused);
-  const { rows } = await client.query<RequestRow>(
-    `select id, status, decision_key, deadline > now() as open from confirmation_requests
-     where scope_kind = $1 and scope_id = $2 and company_id = $3 for update`,
-    [input.scope.kind, input.scope.id, input.companyId],
-  );
-  const request = rows[0];
+  const request = await lockRequest(client, input);
   const key = input.decisionKey ?? (request && decisionKey(request.id, input.companyId, input.decision));
   const open = !!request && request.status === 'PENDING' && request.open && locked.status === 'REQUESTED';
   const step = decisionStep(request && { decisionKey: request.decision_key, open }, key ?? '');
@@ -109,7 +114,7 @@ async function decideLocked(
     );
   }
   if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
-  if (input.failureReason) await requireStillSuspended(client, input.companyId);
+  if (input.failureReason) await requireStillSuspended(client, input.suspendedCompanyId ?? input.companyId);
   await client.query(
     `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
     [request.id, requestStatusAfter(input), input.actorId, key, input.reason ?? null],
@@ -131,11 +136,61 @@ async function decideLocked(
       pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
     };
   }
-  // The last approval confirms: not for a trip that has left meanwhile (409 TRIP_NOT_BOOKABLE,
-  // nothing written; the company may still reject, else the deadline releases the journey).
-  await bookableLegs(client, locked.journeyIds);
-  await finalizeConfirmed(client, input.scope, locked.journeyIds, signing);
+  await confirmLastApproval(client, input.scope, locked, signing);
   return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
+}
+
+/**
+ * The last approval confirms the scope as a confirm would, after the confirm's checks: not for a
+ * trip that has left meanwhile (bookableLegs), nor when a leg's company, whichever decided or
+ * confirmed automatically, was suspended meanwhile (bookableCompanies): 409 TRIP_NOT_BOOKABLE,
+ * nothing written (the company may still reject; a suspension's follow-up ends the scope, else
+ * the deadline releases it).
+ *
+ * Lock order: the trips, the scope, the deciding company's request, the deciding company's row
+ * (refuseSuspendedApproval), then every leg company's row in id order (bookableCompanies; the
+ * deciding company's again, which it already holds). All company rows here are FOR SHARE, which
+ * never wait for one another; the writers that take a company row exclusively (a suspension or
+ * unsuspension FOR UPDATE, the company's own key, settings, team and webhook writes) take that one
+ * row and then nothing a decision holds, so an approval waiting on one of them waits for a
+ * transaction that does not wait on it: no cycle, whatever the deciding company's place in the
+ * id order. A suspension that commits first is seen here (refused); one that comes later waits
+ * for this transaction and finds the scope CONFIRMED, no longer waiting.
+ */
+async function confirmLastApproval(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  locked: LockedScope,
+  signing: SigningOptions,
+): Promise<void> {
+  const legs = await bookableLegs(client, locked.journeyIds);
+  await bookableCompanies(client, [...new Set(legs.map((leg) => leg.company_id))].sort());
+  await finalizeConfirmed(client, scope, locked.journeyIds, signing);
+}
+
+/**
+ * The request the decision is about, locked: the company's own. For a suspension ending a scope
+ * through another company's request (suspendedCompanyId), any request of the scope will do: the
+ * one already carrying the decision key (a retry), else an open one, `companyId`'s first, so a
+ * company that approved since the suspension listed its request does not leave the scope waiting.
+ * Under the scope lock no other transition of the scope runs meanwhile.
+ */
+async function lockRequest(client: PoolClient, input: DecisionInput): Promise<RequestRow | undefined> {
+  const { rows } = await client.query<RequestRow>(
+    `select id, status, decision_key, deadline > now() as open from confirmation_requests
+     where scope_kind = $1 and scope_id = $2 and (company_id = $3 or $4::boolean)
+     order by decision_key is not distinct from $5 desc, (status = 'PENDING' and deadline > now()) desc,
+              company_id = $3 desc, company_id
+     limit 1 for update`,
+    [
+      input.scope.kind,
+      input.scope.id,
+      input.companyId,
+      !!input.suspendedCompanyId,
+      input.decisionKey ?? null,
+    ],
+  );
+  return rows[0];
 }
 
 function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {

@@ -73,6 +73,8 @@ export interface ScopeLeg {
   journey_id: string;
   sequence: number;
   trip_id: string;
+  /** The company running the leg's trip. */
+  company_id: string;
   /** The planned departure from the leg's boarding stop, in epoch milliseconds. */
   departure_ms: number;
 }
@@ -86,7 +88,7 @@ export interface ScopeLeg {
  */
 export async function bookableLegs(client: Queryable, journeyIds: string[]): Promise<ScopeLeg[]> {
   const { rows } = await client.query<ScopeLeg & { trip_status: string; upcoming: boolean }>(
-    `select l.journey_id, l.sequence, l.trip_id, (extract(epoch from bc.departure_at) * 1000)::float8 as departure_ms,
+    `select l.journey_id, l.sequence, l.trip_id, l.company_id, (extract(epoch from bc.departure_at) * 1000)::float8 as departure_ms,
             t.status as trip_status,
             bc.departure_at > now() as upcoming
      from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
@@ -100,10 +102,11 @@ export async function bookableLegs(client: Queryable, journeyIds: string[]): Pro
       leg_sequence: unbookable.sequence,
     });
   }
-  return rows.map(({ journey_id, sequence, trip_id, departure_ms }) => ({
+  return rows.map(({ journey_id, sequence, trip_id, company_id, departure_ms }) => ({
     journey_id,
     sequence,
     trip_id,
+    company_id,
     departure_ms,
   }));
 }

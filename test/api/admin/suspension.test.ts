@@ -5,6 +5,7 @@ import { registerDashboardRoutes } from '../../../api/dashboard/index.js';
 import { Surface } from '../../../api/http/route.js';
 import { createLogger } from '../../../config/logger.js';
 import { recordDecision } from '../../../db/writes/journeys/decide.js';
+import { suspensionDecisionKey } from '../../../domain/company-moderation.js';
 import { stateQuery } from '../../../workflows/journey-confirmation.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import { createCompany, futureDay } from '../../support/factories.js';
@@ -20,8 +21,11 @@ import {
 import {
   bookJourney,
   confirmJourney,
+  confirmOrder,
+  connection,
   eventually,
   holdJourney,
+  holdOrder,
   journeyFacts,
   mobileTraveller,
   quote,
@@ -313,6 +317,197 @@ describe('company suspension', () => {
     expect((await journeyFacts(app.db, untouched.journeyId)).journey!.status).toBe('REQUESTED');
     expect((await unsuspend(trip.companyId)).status).toBe(200);
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('CANCELLED');
+  });
+
+  /**
+   * A connection waiting only for the other company's decision: the suspended company's leg
+   * confirmed automatically (no request) or it had approved. The suspension ends the journey all
+   * the same, through the other company's pending request, so that company stops waiting and the
+   * traveller sees the journey end; a journey with no leg on the company is left alone.
+   */
+  it('ends the journeys waiting with a leg on the company even when its own request is not pending (automatic, or approved)', async () => {
+    for (const suspendedMode of ['AUTO_CONFIRM', 'MANUAL_CONFIRM'] as const) {
+      const world = await connection(app.db);
+      await setConfirmation(app.db, world.first.companyId, { mode: suspendedMode });
+      await setConfirmation(app.db, world.second.companyId, { mode: 'MANUAL_CONFIRM' });
+      const traveller = await mobileTraveller(app);
+      const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }]);
+      const untouched = await bookJourney(app, traveller, [{ trip: world.second }]);
+      expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      const bookingOf = async (companyId: string) => {
+        const [row] = await app.db.query<{ id: string }>(
+          `select id from bookings where journey_id = $1 and company_id = $2`,
+          [booked.journeyId, companyId],
+        );
+        return row!.id;
+      };
+      if (suspendedMode === 'MANUAL_CONFIRM') {
+        const first = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+        const approved = await app.request(
+          `/dashboard/api/bookings/${await bookingOf(world.first.companyId)}/status`,
+          {
+            method: 'PATCH',
+            headers: first.writeHeaders,
+            json: { decision: 'APPROVE' },
+          },
+        );
+        expect([approved.status, approved.body.data?.outcome], approved.text).toEqual([200, 'REQUESTED']);
+      }
+      const [otherRequest] = await app.db.query<{ id: string }>(
+        `select id from confirmation_requests where scope_id = $1 and company_id = $2`,
+        [booked.journeyId, world.second.companyId],
+      );
+
+      const suspended = await suspend(world.first.companyId, 'Licence expired');
+      expect(suspended.status, suspended.text).toBe(200);
+      expect(suspended.body.data.endedRequests, suspendedMode).toEqual({
+        cancelled: [otherRequest!.id],
+        alreadyClosed: [],
+        leftToDeadline: [],
+      });
+      const facts = await journeyFacts(app.db, booked.journeyId);
+      expect(facts.journey, suspendedMode).toEqual({
+        status: 'CANCELLED',
+        failure_reason: 'COMPANY_SUSPENDED',
+      });
+      expect(facts.allocations.every((allocation) => allocation.status === 'RELEASED')).toBe(true);
+      expect(
+        facts.tickets.every((ticket) => ticket.status === 'CANCELLED' && !ticket.boarding_authorized),
+      ).toBe(true);
+      expect(facts.bookings.map((booking) => booking.status)).toEqual(['CANCELLED', 'CANCELLED']);
+      const [ended] = await app.db.query(
+        `select status, decided_by, reason from confirmation_requests where id = $1`,
+        [otherRequest!.id],
+      );
+      expect(ended).toEqual({ status: 'CANCELLED', decided_by: admin.id, reason: 'Licence expired' });
+      const process = app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(booked.journeyId));
+      expect((await process.query(stateQuery)).phase).toBe('CANCELLED');
+      const seen = await app.request(`/api/journeys/${booked.journeyId}`, { headers: traveller.headers });
+      expect(seen.body.data).toMatchObject({
+        confirmation: { status: 'CANCELLED' },
+        failure_reason: 'COMPANY_SUSPENDED',
+      });
+      // The other company's decision comes too late: its request is closed.
+      const second = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
+      const late = await app.request(
+        `/dashboard/api/bookings/${await bookingOf(world.second.companyId)}/status`,
+        {
+          method: 'PATCH',
+          headers: second.writeHeaders,
+          json: { decision: 'APPROVE' },
+        },
+      );
+      expect([late.status, late.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+      expect((await journeyFacts(app.db, untouched.journeyId)).journey!.status).toBe('REQUESTED');
+    }
+  });
+
+  /**
+   * The suspension lists one other company's request per waiting journey; that company may approve
+   * before the follow-up ends it (its approval is not the last: a third company still decides). The
+   * follow-up's decision (run here as the follow-up runs it) then ends the journey through the
+   * request still open, not leaving it waiting.
+   */
+  it('a listed request approved before the follow-up ends it: the order is ended through the request still open', async () => {
+    // An order: a connection (the suspended company's automatic leg, then a deciding company's) and
+    // a journey of a third deciding company.
+    const world = await connection(app.db);
+    const third = await tripOf(app.db);
+    await setConfirmation(app.db, world.second.companyId, { mode: 'MANUAL_CONFIRM' });
+    await setConfirmation(app.db, third.companyId, { mode: 'MANUAL_CONFIRM' });
+    const caller = await mobileTraveller(app);
+    const a = await quote(app, caller, [{ trip: world.first }, { trip: world.second }], 1);
+    const b = await quote(app, caller, [{ trip: third }], 1);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmOrder(app, caller, orderId, held.body.data.holdBatchId, [
+      { journeyId: a.journey_id, partySize: 1 },
+      { journeyId: b.journey_id, partySize: 1 },
+    ]);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const requests = () =>
+      app.db.query<{ id: string; company_id: string; status: string; decided_by: string | null }>(
+        `select id, company_id, status, decided_by from confirmation_requests where scope_id = $1 order by company_id`,
+        [orderId],
+      );
+    const [listed, other] = await requests();
+    // The suspension committed (its follow-up not yet run), then the listed request's company approved.
+    await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [world.first.companyId]);
+    const scope = { kind: 'ORDER' as const, id: orderId };
+    const approved = await recordDecision(app.db, {
+      scope,
+      companyId: listed!.company_id,
+      decision: 'APPROVE',
+      actorId: randomUUID(),
+    });
+    expect(approved.outcome).toBe('REQUESTED');
+
+    const followUp = {
+      scope,
+      companyId: listed!.company_id,
+      suspendedCompanyId: world.first.companyId,
+      decision: 'REJECT' as const,
+      actorId: admin.id,
+      reason: 'Licence expired',
+      decisionKey: suspensionDecisionKey(listed!.id, world.first.companyId),
+      failureReason: 'COMPANY_SUSPENDED' as const,
+    };
+    expect((await recordDecision(app.db, followUp)).outcome).toBe('CANCELLED');
+    // A retry of the follow-up finds its decision and answers the same.
+    expect((await recordDecision(app.db, followUp)).outcome).toBe('CANCELLED');
+    for (const journeyId of [a.journey_id, b.journey_id]) {
+      expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+        status: 'CANCELLED',
+        failure_reason: 'COMPANY_SUSPENDED',
+      });
+    }
+    expect(await requests()).toEqual([
+      { ...listed!, status: 'APPROVED', decided_by: expect.any(String) },
+      { ...other!, status: 'CANCELLED', decided_by: admin.id },
+    ]);
+  });
+
+  /**
+   * The other company's last approval in flight takes every leg company's row FOR SHARE: a
+   * suspension of the automatic company waits for it and then finds the journey CONFIRMED, never
+   * ending it. The test holds the approval's last writes (its booking rows), after its company checks.
+   */
+  it("a suspension meeting the other company's last approval in flight waits for it and finds the journey confirmed", async () => {
+    const world = await connection(app.db);
+    await setConfirmation(app.db, world.second.companyId, { mode: 'MANUAL_CONFIRM' });
+    const booked = await bookJourney(app, await mobileTraveller(app), [
+      { trip: world.first },
+      { trip: world.second },
+    ]);
+    const [booking] = await app.db.query<{ id: string }>(
+      `select id from bookings where journey_id = $1 and company_id = $2`,
+      [booked.journeyId, world.second.companyId],
+    );
+    const second = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
+    const held = await holdLock(
+      app.db,
+      `select 1 from bookings where journey_id = '${booked.journeyId}' for update`,
+    );
+    const approve = app.request(`/dashboard/api/bookings/${booking!.id}/status`, {
+      method: 'PATCH',
+      headers: second.writeHeaders,
+      json: { decision: 'APPROVE' },
+    });
+    await waitersOf(app.db, held.pid, 1);
+    const suspended = suspend(world.first.companyId);
+    // The suspension waits for the approval's share lock on its company row.
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    const [approved, answer] = await Promise.all([approve, suspended]);
+    expect([approved.status, approved.body.data?.outcome], approved.text).toEqual([200, 'CONFIRMED']);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data.endedRequests).toEqual({ cancelled: [], alreadyClosed: [], leftToDeadline: [] });
+    expect((await journeyFacts(app.db, booked.journeyId)).journey).toEqual({
+      status: 'CONFIRMED',
+      failure_reason: null,
+    });
   });
 
   /**

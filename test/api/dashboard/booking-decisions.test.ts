@@ -4,6 +4,7 @@ import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   bookJourney,
+  connection,
   journeyFacts,
   mobileTraveller,
   setConfirmation,
@@ -113,6 +114,63 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
     const rejected = await patchStatus(app, bookingId, staff.writeHeaders, { decision: 'REJECT' });
     expect(rejected.status, rejected.text).toBe(200);
     expect(rejected.body.data).toMatchObject({ outcome: 'CANCELLED', failure_reason: 'COMPANY_REJECTED' });
+  });
+
+  /**
+   * A connection whose other leg's company is suspended after the confirm, before the suspension's
+   * follow-up has ended the journey (the test writes the status as the suspension's transaction
+   * does, without its follow-up): the last approval is refused as a confirm of the hold would be,
+   * whether that company confirmed automatically or had approved.
+   */
+  it("the last approval is 409 TRIP_NOT_BOOKABLE when another leg's company was suspended meanwhile, automatic or approved, and changes nothing", async () => {
+    for (const otherMode of ['AUTO_CONFIRM', 'MANUAL_CONFIRM'] as const) {
+      const world = await connection(app.db);
+      await setConfirmation(app.db, world.first.companyId, { mode: otherMode });
+      await setConfirmation(app.db, world.second.companyId, { mode: 'MANUAL_CONFIRM' });
+      const booked = await bookJourney(app, await mobileTraveller(app), [
+        { trip: world.first },
+        { trip: world.second },
+      ]);
+      expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      const bookingOf = async (companyId: string) => {
+        const [row] = await app.db.query<{ id: string }>(
+          `select id from bookings where journey_id = $1 and company_id = $2`,
+          [booked.journeyId, companyId],
+        );
+        return row!.id;
+      };
+      if (otherMode === 'MANUAL_CONFIRM') {
+        const first = await staffOf(app, world.first.companyId, 'OWNER');
+        const approved = await patchStatus(app, await bookingOf(world.first.companyId), first.writeHeaders, {
+          decision: 'APPROVE',
+        });
+        expect([approved.status, approved.body.data?.outcome], approved.text).toEqual([200, 'REQUESTED']);
+      }
+      await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [world.first.companyId]);
+      const requests = () =>
+        app.db.query<{ company_id: string; status: string }>(
+          `select company_id, status from confirmation_requests where scope_id = $1 order by company_id`,
+          [booked.journeyId],
+        );
+      const before = { facts: await journeyFacts(app.db, booked.journeyId), requests: await requests() };
+
+      const second = await staffOf(app, world.second.companyId, 'OWNER');
+      const refused = await patchStatus(app, await bookingOf(world.second.companyId), second.writeHeaders, {
+        decision: 'APPROVE',
+      });
+      expect([refused.status, refused.body.errorCode], `${otherMode}: ${refused.text}`).toEqual([
+        409,
+        'TRIP_NOT_BOOKABLE',
+      ]);
+      expect({ facts: await journeyFacts(app.db, booked.journeyId), requests: await requests() }).toEqual(
+        before,
+      );
+      expect(before.facts.journey!.status).toBe('REQUESTED');
+      expect(before.facts.tickets.some((ticket) => ticket.boarding_authorized)).toBe(false);
+      expect(before.requests.find((row) => row.company_id === world.second.companyId)!.status).toBe(
+        'PENDING',
+      );
+    }
   });
 
   it('cancelling only the booking row of a confirmed journey is 409 JOURNEY_AGGREGATE_OPERATION_REQUIRED', async () => {
