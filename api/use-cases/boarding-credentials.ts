@@ -1,5 +1,6 @@
 import type { Database } from '../../db/orm.js';
 import {
+  boardingStateOf,
   findSigningKey,
   findTicketAtBoarding,
   tripCrew,
@@ -71,13 +72,7 @@ export async function verifyAtBoarding(
     signatureValid,
     payloadTripId: credential.payload.tripId,
     boardingTripId: credential.tripId,
-    ticket: ticket && {
-      status: ticket.status,
-      boardingAuthorized: ticket.boarding_authorized,
-      revoked: ticket.revoked,
-      signature: ticket.signature,
-      expired: ticket.expired,
-    },
+    ticket: ticket && boardingStateOf(ticket),
     presentedSignature: credential.signature,
   });
   return {

@@ -1,4 +1,4 @@
-import type { RevocationCursor } from '../../domain/boarding-credential.js';
+import type { RevocationCursor, TicketBoardingState } from '../../domain/boarding-credential.js';
 import type { TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import { legOverSql, tripStatusAtSql } from './leg-boarding.js';
@@ -101,6 +101,23 @@ export interface TicketAtBoarding {
   revoked: boolean;
   /** Its QR has expired: the bus left the leg's boarding stop, or the trip is over (ticketQrExpiredSql). */
   expired: boolean;
+}
+
+/** A ticket row's state as the credential checks read it (verify's credentialRefusal, the scan's scanRefusal). */
+export function boardingStateOf<Status extends string>(ticket: {
+  status: Status;
+  boarding_authorized: boolean;
+  revoked: boolean;
+  signature: string | null;
+  expired: boolean;
+}): TicketBoardingState & { status: Status; expired: boolean } {
+  return {
+    status: ticket.status,
+    boardingAuthorized: ticket.boarding_authorized,
+    revoked: ticket.revoked,
+    signature: ticket.signature,
+    expired: ticket.expired,
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '../../../domain/boarding-scan.js';
 import type { TicketStatus } from '../../../domain/documents.js';
 import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
-import { findSigningKey, ticketQrExpiredSql } from '../../queries/boarding-credentials.js';
+import { boardingStateOf, findSigningKey, ticketQrExpiredSql } from '../../queries/boarding-credentials.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { companyTransaction } from '../active-company.js';
@@ -210,13 +210,7 @@ async function verdict(
     ...credential,
     payloadTripId: input.payload.tripId,
     scanningTripId: input.tripId,
-    ticket: ticket && {
-      status: ticket.status,
-      boardingAuthorized: ticket.boarding_authorized,
-      revoked: ticket.revoked,
-      signature: ticket.signature,
-      expired: ticket.expired,
-    },
+    ticket: ticket && boardingStateOf(ticket),
     presentedSignature: input.signature,
   });
   if (refused || !ticket) return { ...base, reason: refused ?? 'TICKET_NOT_FOUND' };
