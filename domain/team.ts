@@ -14,6 +14,13 @@ import { Refusal } from './refusal.js';
 export const TEAM_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER', 'STAFF', 'ACCOUNTANT', 'DRIVER'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 
+/**
+ * Where a company user's session was opened (staff_sessions.surface): the dashboard's sign-in or the
+ * driver app's. The dashboard takes only its own sessions; the driver app takes both.
+ */
+export const STAFF_SESSION_SURFACES = ['DASHBOARD', 'DRIVER_APP'] as const;
+export type StaffSessionSurface = (typeof STAFF_SESSION_SURFACES)[number];
+
 /** What a PATCH asks for: a new role, a new active flag, or both. */
 export interface TeamChange {
   role?: TeamRole;

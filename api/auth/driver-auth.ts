@@ -8,7 +8,8 @@ import { findMembershipSession, recordStaffActivity } from './staff-session.js';
  * The driver app surface's authenticator (/driver/api). SPEC leaves the driver app's sign-in open
  * beyond "tied to the driver account"; until it has its own, the driver app presents a company
  * user session (staff_sessions, the same rows, lifetimes and idle limit as the dashboard's) as
- * `Authorization: Bearer <session token>`. A bearer token is never sent by a browser on its own,
+ * `Authorization: Bearer <session token>`: its own (DRIVER_APP, from its sign-in) or a dashboard
+ * session's (the reverse is refused: the dashboard takes only DASHBOARD sessions). A bearer token is never sent by a browser on its own,
  * so these routes need no CSRF header.
  *
  * The membership behind the session must be active and have a role that works a bus: DRIVER, or

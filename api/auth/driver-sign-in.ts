@@ -13,7 +13,8 @@ import {
 
 /**
  * Driver app sign-in (POST /driver/api/auth/login): the same company user accounts, passwords and
- * server-side sessions as the dashboard (staff_sessions, with their lifetimes and idle limit), for
+ * server-side sessions as the dashboard (staff_sessions, with their lifetimes and idle limit; marked
+ * DRIVER_APP, so its token never opens the dashboard), for
  * a membership that works a bus: DRIVER first (a user who drives for the company and also
  * dispatches opens the driver's), else OWNER, ADMIN or DISPATCHER. The session token is handed to
  * the app, which sends it as Authorization: Bearer; no cookie is set. Every refusal is the
@@ -21,6 +22,7 @@ import {
  */
 const DRIVER_APP: SignInSurface<DriverAppRole> = {
   actorKind: 'DRIVER',
+  session: 'DRIVER_APP',
   membership: async (db, staffUserId, companyId) =>
     (await signInMembership(db, staffUserId, ['DRIVER'] as const, companyId)) ??
     (await signInMembership(db, staffUserId, DRIVER_APP_ROLES, companyId)),

@@ -25,9 +25,11 @@ declare module 'koa' {
 /**
  * The dashboard surface's authenticator. Every route except the public ones (sign-in) needs a
  * live dashboard session from the bb_staff cookie; a traveller's bearer token or cookie is not
- * one. State-changing routes also need X-CSRF-Token equal to the session's CSRF secret.
+ * one, nor is a session signed in on the driver app (its token in the cookie). State-changing
+ * routes also need X-CSRF-Token equal to the session's CSRF secret.
  *   no session cookie                       401 AUTH_REQUIRED
- *   unknown, revoked, expired or idle       401 INVALID_CREDENTIAL (the dead cookies are cleared)
+ *   unknown, revoked, expired or idle,
+ *   or a driver app session                 401 INVALID_CREDENTIAL (the dead cookies are cleared)
  *   write without the matching CSRF header  403 CSRF_TOKEN_INVALID
  *   write of a suspended company            403 COMPANY_SUSPENDED
  * The suspension check is here, before any input is read, so that every state-changing route

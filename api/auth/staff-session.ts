@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { cookieJar } from '../http/cookies.js';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { STAFF_SESSION_SURFACES, type StaffSessionSurface } from '../../domain/team.js';
 import {
   findLiveStaffSession,
   type LiveSession,
@@ -21,6 +22,10 @@ export { recordStaffActivity, revokeStaffSession } from '../../db/writes/staff-s
  * Company dashboard sessions: a random session token in an HttpOnly cookie, looked up by its hash
  * in staff_sessions, and a CSRF secret the dashboard echoes in X-CSRF-Token on writes (only its
  * hash is stored; a readable cookie lets the page find it again after a reload).
+ *
+ * A session records where it was signed in (staff_sessions.surface): the dashboard takes only its
+ * own (DASHBOARD) sessions, so the bearer token the driver app is given (DRIVER_APP) never opens
+ * the dashboard, not even sent as the bb_staff cookie; the driver app takes both (README).
  *
  * Lifetimes (SPEC leaves them open): a session ends STAFF_SESSION_TTL_HOURS (12 h) after sign-in
  * whatever happens, or after STAFF_SESSION_IDLE_MINUTES (60 min) without a request; activity is
@@ -51,13 +56,16 @@ export interface IssuedStaffSession {
 
 type SessionConfig = Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'>;
 
+/** Opens a session of `member` for `surface` (the dashboard's when not named). */
 export async function createStaffSession(
   deps: { db: Database; config: SessionConfig },
-  member: { staffUserId: string; membershipId: string },
+  member: { staffUserId: string; membershipId: string; surface?: StaffSessionSurface },
 ): Promise<IssuedStaffSession> {
   const secrets = newSessionSecrets();
   const stored = await insertStaffSession(deps.db, {
-    ...member,
+    staffUserId: member.staffUserId,
+    membershipId: member.membershipId,
+    surface: member.surface ?? 'DASHBOARD',
     ...secrets.hashes,
     ttlHours: deps.config.STAFF_SESSION_TTL_HOURS,
   });
@@ -100,46 +108,57 @@ export type LiveStaffSession = LiveSession<CompanyRole>;
 export const MEMBERSHIP_ROLES = [...DASHBOARD_ROLES, 'DRIVER'] as const;
 
 /**
- * The live session behind a presented token whose membership role is one of `roles`, with its
- * user, membership and company, or null when the token is unknown, revoked, past its absolute or
- * idle limit, its user or membership is no longer active, or the role is not in `roles`.
+ * The live session behind a presented token whose membership role is one of `roles` and which was
+ * signed in on one of `surfaces`, with its user, membership and company, or null when the token is
+ * unknown, revoked, past its absolute or idle limit, its user or membership is no longer active, or
+ * the role or surface is not accepted.
  */
 export function findLiveSession<Role extends (typeof MEMBERSHIP_ROLES)[number]>(
   db: Database,
   token: string,
   idleMinutes: number,
-  roles: readonly Role[],
+  accepted: { roles: readonly Role[]; surfaces: readonly StaffSessionSurface[] },
 ): Promise<LiveSession<Role> | null> {
   const session = {
     tokenHash: hashSecret(token),
     idleMinutes,
     activityResolutionSeconds: ACTIVITY_RESOLUTION_SECONDS,
   };
-  return findLiveStaffSession(db, session, roles);
+  return findLiveStaffSession(db, session, accepted);
 }
 
-/** The live dashboard session behind a presented token (roles of the dashboard only). */
+/**
+ * The live dashboard session behind a presented token: signed in on the dashboard (a driver app
+ * session is none), of a dashboard role.
+ */
 export function findStaffSession(
   db: Database,
   token: string,
   idleMinutes: number,
 ): Promise<LiveStaffSession | null> {
-  return findLiveSession(db, token, idleMinutes, DASHBOARD_ROLES);
+  return findLiveSession(db, token, idleMinutes, { roles: DASHBOARD_ROLES, surfaces: ['DASHBOARD'] });
 }
 
 /**
- * The live session behind a presented token, of any membership role (DRIVER included): the driver
- * app and the share issuer read it so that a role they refuse gets 403, not 401.
+ * The live session behind a presented token, of any membership role (DRIVER included) and signed
+ * in on either surface: the driver app and the share issuer's bearer tokens read it so that a role
+ * they refuse gets 403, not 401.
  */
 export function findMembershipSession(
   db: Database,
   token: string,
   idleMinutes: number,
 ): Promise<LiveSession<(typeof MEMBERSHIP_ROLES)[number]> | null> {
-  return findLiveSession(db, token, idleMinutes, MEMBERSHIP_ROLES);
+  return findLiveSession(db, token, idleMinutes, {
+    roles: MEMBERSHIP_ROLES,
+    surfaces: STAFF_SESSION_SURFACES,
+  });
 }
 
-/** Ends the session a token names, if any (a new sign-in replaces the browser's old session). */
+/**
+ * Ends the dashboard session a token names, if any (a new dashboard sign-in replaces the browser's
+ * old session); a driver app session's token in the cookie is not the browser's and stays.
+ */
 export function revokeStaffSessionByToken(db: Database, token: string): Promise<void> {
-  return revokeByTokenHash(db, hashSecret(token));
+  return revokeByTokenHash(db, hashSecret(token), 'DASHBOARD');
 }

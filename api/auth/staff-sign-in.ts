@@ -1,6 +1,7 @@
 import { needsRehash } from 'argon2';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import type { StaffSessionSurface } from '../../domain/team.js';
 import {
   signInMembership,
   staffCredentials,
@@ -50,9 +51,14 @@ type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'CO
 export const invalidCredentials = () =>
   new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
-/** Who signs in where: the dashboard (STAFF) or the driver app (DRIVER), and the membership it opens. */
+/**
+ * Who signs in where: the dashboard (STAFF, DASHBOARD sessions) or the driver app (DRIVER,
+ * DRIVER_APP sessions), and the membership it opens.
+ */
 export interface SignInSurface<Role extends string> {
   actorKind: 'STAFF' | 'DRIVER';
+  /** Recorded on the session: only a DASHBOARD session opens the dashboard. */
+  session: StaffSessionSurface;
   membership: (
     db: Database,
     staffUserId: string,
@@ -62,6 +68,7 @@ export interface SignInSurface<Role extends string> {
 
 const DASHBOARD: SignInSurface<CompanyRole> = {
   actorKind: 'STAFF',
+  session: 'DASHBOARD',
   membership: (db, staffUserId, companyId) => signInMembership(db, staffUserId, DASHBOARD_ROLES, companyId),
 };
 
@@ -102,7 +109,11 @@ export async function signInMember<Role extends string>(
   // with an explicit COMPANY_SUSPENDED.
   const membership = await surface.membership(deps.db, user.id, input.companyId);
   if (!membership) throw invalidCredentials();
-  const session = await createStaffSession(deps, { staffUserId: user.id, membershipId: membership.id });
+  const session = await createStaffSession(deps, {
+    staffUserId: user.id,
+    membershipId: membership.id,
+    surface: surface.session,
+  });
   await recordStaffEvent(
     deps.db,
     surface.actorKind,

@@ -68,7 +68,10 @@ export const docs = taggedOperations(TAGS, {
     description:
       'Checks the password (argon2id) and opens a server-side dashboard session: cookie bb_staff (HttpOnly, Secure, ' +
       'SameSite=Strict, Path=/dashboard) plus the readable bb_staff_csrf cookie, whose value (also data.csrfToken) every ' +
-      'write sends as X-CSRF-Token. By default a session ends 12 hours after sign-in (STAFF_SESSION_TTL_HOURS) or after 60 minutes ' +
+      'write sends as X-CSRF-Token. Only a session opened here is a dashboard session: the token of a driver app sign-in ' +
+      '(POST /driver/api/auth/login) sent as bb_staff is 401 INVALID_CREDENTIAL, and a sign-in sent with one leaves it alone, ' +
+      "while the browser's previous dashboard session ends. " +
+      'By default a session ends 12 hours after sign-in (STAFF_SESSION_TTL_HOURS) or after 60 minutes ' +
       'without a request (STAFF_SESSION_IDLE_MINUTES), at logout, or when the user or membership is deactivated. ' +
       'A user of several companies names one with companyId; otherwise the oldest active membership is used. ' +
       'Roles OWNER, ADMIN, DISPATCHER, STAFF and ACCOUNTANT may sign in. A wrong password, an unknown e-mail, a ' +
@@ -87,6 +90,9 @@ export const docs = taggedOperations(TAGS, {
   },
   staffMe: {
     summary: 'The signed-in company user, membership and company',
+    description:
+      'Needs a dashboard session (bb_staff from POST /auth/login): a driver app token sent as bb_staff is 401 ' +
+      'INVALID_CREDENTIAL, as is an unknown, revoked, expired or idle session.',
     responses: answers(200, 'The current session', MeResponse, [401]),
   },
 });

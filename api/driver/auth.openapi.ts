@@ -45,7 +45,9 @@ export const docs = taggedOperations(TAGS, {
       "A company user's account (the dashboard's accounts and passwords) with an active membership that works a bus: " +
       'DRIVER (preferred when the user has several), or OWNER, ADMIN or DISPATCHER. Opens a server-side session (the ' +
       "dashboard's sessions: 12 hours at most, 60 idle minutes) and returns its token for Authorization: Bearer; no " +
-      'cookie is set, so driver app calls need no CSRF header. A wrong password, an unknown e-mail, a disabled user and ' +
+      'cookie is set, so driver app calls need no CSRF header. It is a driver app session: it never opens the dashboard ' +
+      "(sent as the bb_staff cookie it is 401 INVALID_CREDENTIAL), while a dashboard session's token also works here as " +
+      'the bearer token. A wrong password, an unknown e-mail, a disabled user and ' +
       'a user without such a membership all get the same 401 INVALID_CREDENTIALS. Rate limited like the dashboard ' +
       'sign-in (per IP and per e-mail address; 429 RATE_LIMITED with Retry-After).',
     responses: answers(200, 'Signed in', DriverLoginResponse, [400, 401, 429]),

@@ -1,5 +1,5 @@
 import { p } from '@mikro-orm/core';
-import { TEAM_ROLES } from '../../domain/team.js';
+import { STAFF_SESSION_SURFACES, TEAM_ROLES } from '../../domain/team.js';
 import { baseEntity, entity, passwordAccount, serverSessionProperties } from './base.js';
 import { Company } from './company.js';
 
@@ -22,4 +22,6 @@ export const StaffSession = entity('StaffSession', 'staff_sessions', {
   staffUser: () => p.manyToOne(StaffUser).ref(),
   /** The membership (company and role) the session acts with. */
   membership: () => p.manyToOne(CompanyMembership).ref(),
+  /** Where it was signed in: the dashboard takes only DASHBOARD sessions, the driver app both. */
+  surface: p.enum(STAFF_SESSION_SURFACES).default('DASHBOARD'),
 });

@@ -1,10 +1,12 @@
+import type { StaffSessionSurface } from '../../domain/team.js';
 import type { Database } from '../orm.js';
 import { prepared } from '../prepared.js';
 
 /**
  * Reads behind company user sign-in and sessions (staff_sessions, staff_users, company_memberships
  * and the company). Sessions are found by the hash of their token; roles are the membership roles
- * the caller accepts, so one read serves the dashboard and the driver app.
+ * and surfaces where the session was signed in that the caller accepts, so one read serves the
+ * dashboard (its own sessions) and the driver app (both kinds).
  */
 
 /** The company of a session or membership, as the dashboard shows it. */
@@ -84,15 +86,16 @@ const toLiveSession = <Role extends string>(row: SessionRow<Role>): LiveSession<
 });
 
 /**
- * The live session behind a token hash whose membership role is one of `roles`, with its user,
- * membership and company, or null when the token is unknown, revoked, past its absolute or idle
- * limit, its user or membership is no longer active, or the role is not in `roles`. It is stale
- * when its activity was last recorded more than `activityResolutionSeconds` ago.
+ * The live session behind a token hash whose membership role is one of `roles` and which was
+ * signed in on one of `surfaces`, with its user, membership and company, or null when the token is
+ * unknown, revoked, past its absolute or idle limit, its user or membership is no longer active, or
+ * the role or surface is not accepted. It is stale when its activity was last recorded more than
+ * `activityResolutionSeconds` ago.
  */
 export async function findLiveStaffSession<Role extends string>(
   db: Database,
   session: { tokenHash: string; idleMinutes: number; activityResolutionSeconds: number },
-  roles: readonly Role[],
+  accepted: { roles: readonly Role[]; surfaces: readonly StaffSessionSurface[] },
 ): Promise<LiveSession<Role> | null> {
   // Every authenticated dashboard and driver app request runs it: prepared once per connection.
   const { rows } = await db.pool.query<SessionRow<Role>>(
@@ -107,8 +110,14 @@ export async function findLiveStaffSession<Role extends string>(
        and m.role = any($3::text[])
      join companies c on c.id = m.company_id
      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
-       and s.last_seen_at > now() - make_interval(mins => $2)`,
-      [session.tokenHash, session.idleMinutes, roles, session.activityResolutionSeconds],
+       and s.last_seen_at > now() - make_interval(mins => $2) and s.surface = any($5::text[])`,
+      [
+        session.tokenHash,
+        session.idleMinutes,
+        accepted.roles,
+        session.activityResolutionSeconds,
+        accepted.surfaces,
+      ],
     ),
   );
   const row = rows[0];

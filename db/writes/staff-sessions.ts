@@ -1,3 +1,4 @@
+import type { StaffSessionSurface } from '../../domain/team.js';
 import type { Database } from '../orm.js';
 
 /**
@@ -11,6 +12,8 @@ export interface NewStaffSession {
   tokenHash: string;
   csrfTokenHash: string;
   ttlHours: number;
+  /** Where it is signed in: only a DASHBOARD session opens the dashboard. */
+  surface: StaffSessionSurface;
 }
 
 interface IssuedRow {
@@ -24,10 +27,17 @@ export async function insertStaffSession(
   session: NewStaffSession,
 ): Promise<{ sessionId: string; expiresAt: Date }> {
   const [row] = await db.query<IssuedRow>(
-    `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at)
-     values ($1, $2, $3, $4, now() + make_interval(hours => $5))
+    `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at, surface)
+     values ($1, $2, $3, $4, now() + make_interval(hours => $5), $6)
      returning id, expires_at`,
-    [session.staffUserId, session.membershipId, session.tokenHash, session.csrfTokenHash, session.ttlHours],
+    [
+      session.staffUserId,
+      session.membershipId,
+      session.tokenHash,
+      session.csrfTokenHash,
+      session.ttlHours,
+      session.surface,
+    ],
   );
   return { sessionId: row!.id, expiresAt: new Date(row!.expires_at) };
 }
@@ -44,11 +54,15 @@ export async function revokeStaffSession(db: Database, sessionId: string): Promi
   ]);
 }
 
-/** Ends the session a token hash names, if any. */
-export async function revokeStaffSessionByToken(db: Database, tokenHash: string): Promise<void> {
+/** Ends the session of `surface` a token hash names, if any. */
+export async function revokeStaffSessionByToken(
+  db: Database,
+  tokenHash: string,
+  surface: StaffSessionSurface,
+): Promise<void> {
   await db.query(
-    'update staff_sessions set revoked_at = now() where token_hash = $1 and revoked_at is null',
-    [tokenHash],
+    'update staff_sessions set revoked_at = now() where token_hash = $1 and surface = $2 and revoked_at is null',
+    [tokenHash, surface],
   );
 }
 

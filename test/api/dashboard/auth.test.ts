@@ -214,6 +214,37 @@ describe('company dashboard sign-in and session', () => {
       }
     });
 
+    it("does not take a driver app session as a dashboard session, and leaves the driver app's session alive", async () => {
+      // An OWNER may sign in to the driver app; its bearer token is not a session of the dashboard.
+      const signedIn = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: owner.email, password: STAFF_PASSWORD },
+      });
+      expect(signedIn.status).toBe(200);
+      const token = signedIn.body.data.token as string;
+      const cookie = `bb_staff=${token}`;
+      for (const path of ['/dashboard/api/auth/me', '/dashboard/api/payments', '/dashboard/api/team']) {
+        const response = await app.request(path, { headers: { Cookie: cookie } });
+        expect({ path, status: response.status, errorCode: response.body.errorCode }).toEqual({
+          path,
+          status: 401,
+          errorCode: 'INVALID_CREDENTIAL',
+        });
+      }
+      // Nor does a dashboard sign-in sent with it end it: it is not this browser's dashboard session.
+      const dashboard = await app.request('/dashboard/api/auth/login', {
+        method: 'POST',
+        headers: { Cookie: cookie },
+        json: { email: owner.email, password: STAFF_PASSWORD },
+      });
+      expect(dashboard.status).toBe(200);
+      const [session] = (await sessionsOf(app, owner.userId)).filter(
+        (row) => row.token_hash === sha256(token),
+      );
+      expect(session!.revoked_at).toBeNull();
+      expect((await app.request('/driver/api/auth/me', { token })).status).toBe(200);
+    });
+
     it('refuses an unknown session cookie with 401 and clears it', async () => {
       const response = await app.request('/dashboard/api/auth/me', {
         headers: { Cookie: 'bb_staff=forged-session-token' },

@@ -14,7 +14,7 @@ import {
   type OperationsWorld,
 } from '../../support/operations.js';
 import { createCompany } from '../../support/factories.js';
-import { addMembership, createStaffMember } from '../../support/staff.js';
+import { addMembership, createStaffMember, staffLogin } from '../../support/staff.js';
 import { suspendedWhileWriting } from '../../support/suspension.js';
 
 /** The driver app: sign-in, assigned trips, manifest, the scan at the door, and position reports feeding tracking. */
@@ -96,6 +96,37 @@ describe('the driver app (/driver/api)', () => {
         json: { email: driver.email, password: driver.password },
       });
       expect(dashboard.status).toBe(401);
+    });
+
+    it("takes a dashboard session's token as the bearer token (README), while its own token opens no dashboard", async () => {
+      const owner = await createStaffMember(app.db, world.companyId, 'OWNER');
+      const browser = await staffLogin(app, { email: owner.email, password: owner.password });
+      const dashboardToken = /bb_staff=([^;]+)/.exec(browser.cookie)![1]!;
+      expect((await app.request('/driver/api/auth/me', { token: dashboardToken })).status).toBe(200);
+      const login = await app.request('/driver/api/auth/login', {
+        method: 'POST',
+        json: { email: owner.email, password: owner.password },
+      });
+      const token = login.body.data.token as string;
+      const dashboard = await app.request('/dashboard/api/auth/me', {
+        headers: { Cookie: `bb_staff=${token}` },
+      });
+      expect({ status: dashboard.status, errorCode: dashboard.body.errorCode }).toEqual({
+        status: 401,
+        errorCode: 'INVALID_CREDENTIAL',
+      });
+      // Each surface's logout ends the session it was given, and only that one.
+      expect((await app.request('/driver/api/auth/logout', { method: 'POST', token })).status).toBe(200);
+      expect((await app.request('/driver/api/auth/me', { token })).status).toBe(401);
+      expect(
+        (await app.request('/dashboard/api/auth/me', { headers: { Cookie: browser.cookie } })).status,
+      ).toBe(200);
+      const out = await app.request('/dashboard/api/auth/logout', {
+        method: 'POST',
+        headers: browser.writeHeaders,
+      });
+      expect(out.status).toBe(200);
+      expect((await app.request('/driver/api/auth/me', { token: dashboardToken })).status).toBe(401);
     });
 
     it('sets no cookie, opens the DRIVER membership first and audits the sign-in and sign-out as DRIVER', async () => {
