@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { AdminActor } from '../../db/writes/acting-admin.js';
 import type { AdminPermission } from '../../domain/permissions.js';
 import { adminAuditActor, requirePermission, type AdminPrincipal } from '../auth/admin-auth.js';
+import { clientKey } from '../http/client-address.js';
 import { guardedRouteDeclarer, type GuardOf } from '../http/guarded-route.js';
 import { Refusal } from '../http/errors.js';
 import type { FailureLimiter } from '../http/rate-limit.js';
@@ -65,7 +66,7 @@ export function judgeCode<T>(
 ): Promise<T> {
   return limit.judge(
     ctx,
-    [`${admin.adminId}|${ctx.ip}`, admin.adminId],
+    [`${admin.adminId}|${clientKey(ctx)}`, admin.adminId],
     attempt,
     (error) => error instanceof Refusal && WRONG_PROOF.has(error.code),
   );

@@ -13,6 +13,7 @@ import { InvalidCredential, presentedCredential, type TravellerTokens } from './
  *   optionalTraveller  a credential, when present, must be valid and its session live (else 401
  *                      INVALID_CREDENTIAL, never a fallback to public data); otherwise a guest
  *   traveller          a valid credential is required (401 AUTH_REQUIRED)
+ *   travellerSignOut   credentials are not read here: the logout route resolves the session to end
  * A cookie-authenticated state-changing call must echo the CSRF cookie in X-CSRF-Token; a bearer
  * (mobile) call needs none.
  */
@@ -20,7 +21,8 @@ export function customerAuthenticator(deps: { db: Database; tokens: TravellerTok
   return async (ctx, route) => {
     ctx.state.traveller = null;
     ctx.state.scope = PUBLIC_SCOPE;
-    if (route.security === 'public') return;
+    // Logout reads the credential itself: an expired or ended session may still sign out.
+    if (route.security === 'public' || route.security === 'travellerSignOut') return;
     const required = route.security === 'traveller';
     const refuse = () =>
       required

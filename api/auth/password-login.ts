@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import type { RequestOrigin } from '../../db/writes/audit.js';
+import { clientKey } from '../http/client-address.js';
 import { Refusal } from '../http/errors.js';
 import { createFailureLimiter, createRateLimiter, type FailureLimiter } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -76,7 +77,7 @@ export function registerPasswordLoginRoute<SignedIn>(
     csrf: false,
     body: login.body,
     handler: async (ctx, { body }) => {
-      const key = `${emailKey(body.email)}|${ctx.ip}`;
+      const key = `${emailKey(body.email)}|${clientKey(ctx)}`;
       // Attempts of one e-mail from one IP take turns, so only wrong passwords count, also when
       // sign-ins arrive together; an attempt that ends in anything but 401 or success counts nothing.
       const signedIn = await failures.judge(
@@ -109,10 +110,7 @@ function passwordSignInLimits(
   const failures = createFailureLimiter(db, [
     { name: `${rule.name}-email-failures`, points: rule.perEmail, durationSeconds, successForgets: true },
   ]);
-  surface.router.post(
-    path,
-    ipLimit.middleware((ctx) => ctx.ip),
-  );
+  surface.router.post(path, ipLimit.middleware(clientKey));
   return failures;
 }
 

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import {
@@ -19,6 +19,12 @@ export interface TravellerIdentity {
 export interface TravellerTokens {
   sign(identity: TravellerIdentity, ttlSeconds: number): Promise<{ token: string; expiresAt: number }>;
   verify(token: string): Promise<TravellerIdentity>;
+  /**
+   * The session a token names when everything `verify` checks holds except its expiry (signature,
+   * algorithm, issuer, audience), or null. Only for ending that session (logout): an expired token
+   * may still sign out, never sign in.
+   */
+  signedSession(token: string): Promise<string | null>;
 }
 
 export class InvalidCredential extends Error {}
@@ -49,6 +55,12 @@ export function createTravellerTokens(
     verified.set(token, { identity: kept, expiresAt });
     return kept;
   };
+  const rules = {
+    algorithms: ['HS256'],
+    issuer: config.ACCESS_TOKEN_ISSUER,
+    audience: config.ACCESS_TOKEN_AUDIENCE,
+    requiredClaims: ['sub', 'exp'],
+  };
   return {
     async sign(identity, ttlSeconds) {
       const now = Math.floor(Date.now() / 1000);
@@ -72,12 +84,7 @@ export function createTravellerTokens(
       if (known && known.expiresAt > Math.floor(Date.now() / 1000)) return known.identity;
       if (known) verified.delete(token);
       try {
-        const { payload } = await jwtVerify(token, key, {
-          algorithms: ['HS256'],
-          issuer: config.ACCESS_TOKEN_ISSUER,
-          audience: config.ACCESS_TOKEN_AUDIENCE,
-          requiredClaims: ['sub', 'exp'],
-        });
+        const { payload } = await jwtVerify(token, key, rules);
         const scope = scopeFromAppMetadata(payload.app_metadata);
         if (!scope) throw new InvalidCredential('unreadable inventory scope');
         const identity = {
@@ -89,6 +96,22 @@ export function createTravellerTokens(
       } catch (error) {
         if (error instanceof InvalidCredential || error instanceof joseErrors.JOSEError)
           throw new InvalidCredential('invalid token');
+        throw error;
+      }
+    },
+    async signedSession(token) {
+      try {
+        const { exp } = decodeJwt(token);
+        // A date JavaScript can hold (a forged exp of 1e20 is no date at all).
+        if (typeof exp !== 'number' || !(Math.abs(exp) < 8.64e12)) return null;
+        // Judged as of the second before its expiry: all of it is checked but the clock.
+        const { payload } = await jwtVerify(token, key, {
+          ...rules,
+          currentDate: new Date((exp - 1) * 1000),
+        });
+        return typeof payload.sid === 'string' ? payload.sid : null;
+      } catch (error) {
+        if (error instanceof joseErrors.JOSEError) return null;
         throw error;
       }
     },

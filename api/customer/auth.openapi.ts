@@ -201,10 +201,13 @@ export const docsFor = (config: Config) =>
     logout: {
       summary: 'End the session and clear the cookies',
       description:
-        'Ends the session server-side: its access token and refresh token are refused from then on. Web (cookies): needs ' +
-        'X-CSRF-Token equal to the bb_csrf cookie (403 CSRF_TOKEN_INVALID otherwise, and the session stays). When the ' +
-        'access cookie has already expired, the bb_refresh cookie names the session to end. Mobile (Authorization: Bearer): ' +
-        'no CSRF header. With no session at all it still answers 200 and clears the cookies.',
-      responses: answers(200, 'Signed out', SignedOut, [401, 403]),
+        'Ends the session server-side: its access token and refresh token are refused from then on. The session to end ' +
+        'is the one the access token names (bearer first, then the bb_access cookie) whenever the server signed that ' +
+        'token, even after it expired or once its session already ended elsewhere; else the one of the bb_refresh ' +
+        'cookie. An unsigned or forged token names nothing. Web (cookies): needs X-CSRF-Token equal to the bb_csrf ' +
+        'cookie (403 CSRF_TOKEN_INVALID otherwise: nothing ends and no cookie is cleared). Mobile (Authorization: ' +
+        'Bearer): no CSRF header; a mobile client whose access token expired signs out with that expired token. No ' +
+        'body. Whatever the state of the session, and with no session at all, it answers 200 and clears the cookies.',
+      responses: answers(200, 'Signed out', SignedOut, [403]),
     },
   });

@@ -1,8 +1,6 @@
 import type { Context } from 'koa';
-import type { Database } from '../../db/orm.js';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
-import { checkCsrf } from '../auth/customer-auth.js';
 import { otpChecksPerIp } from '../auth/limits.js';
 import { hourlyLimiter, ipLimitedRoute } from '../http/rate-limit.js';
 import { requirePhone, sendOtp } from '../auth/otp.js';
@@ -11,9 +9,7 @@ import {
   clearSessionCookies,
   type IssuedSession,
   REFRESH_COOKIE,
-  revokeTravellerSession,
   rotateRefreshToken,
-  sessionOfRefreshToken,
   setSessionCookies,
 } from '../auth/traveller-session.js';
 import { Refusal } from '../http/errors.js';
@@ -22,6 +18,7 @@ import { signInWithOtp } from '../use-cases/traveller-sign-in.js';
 import { docsFor, otpErrorCode, RefreshBody, SendOtpBody, VerifyOtpBody } from './auth.openapi.js';
 import { ok } from '../http/respond.js';
 import { registerFeature } from './feature-routes.js';
+import { registerLogoutRoute } from './logout.js';
 
 type AuthRoutes = FeatureRoutes<ReturnType<typeof docsFor>>;
 
@@ -150,31 +147,4 @@ function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
       ok(ctx, user);
     },
   });
-}
-
-function registerLogoutRoute({ surface, context, docs }: AuthRoutes): void {
-  const { config, db } = context;
-  surface.route({
-    ...docs.logout,
-    method: 'post',
-    path: '/auth/customer/logout',
-    security: 'optionalTraveller',
-    handler: async (ctx) => {
-      const sessionId = ctx.state.traveller?.sessionId ?? (await sessionOfRefreshCookie(ctx, db));
-      if (sessionId) await revokeTravellerSession(db, sessionId);
-      clearSessionCookies(ctx, config);
-      ctx.body = { success: true, message: 'Signed out' };
-    },
-  });
-}
-
-/**
- * The session a lone refresh cookie belongs to (the access cookie expired first). A cookie is
- * ambient authority, so this write needs the CSRF proof like any other cookie write.
- */
-async function sessionOfRefreshCookie(ctx: Context, db: Database): Promise<string | null> {
-  const refreshToken = ctx.cookies.get(REFRESH_COOKIE);
-  if (!refreshToken) return null;
-  checkCsrf(ctx);
-  return sessionOfRefreshToken(db, refreshToken);
 }

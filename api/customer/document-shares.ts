@@ -3,6 +3,7 @@ import { currentShareIssuer } from '../auth/share-issuer.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
 import { guardSharePaths, registerShareIssuerRoutes } from '../documents/share-routes.js';
 import { GrantParams } from '../documents/share-routes.openapi.js';
+import { clientKey } from '../http/client-address.js';
 import { cookieJar } from '../http/cookies.js';
 import { minuteLimiter } from '../http/rate-limit.js';
 import type { Part } from '../http/guarded-route.js';
@@ -67,7 +68,7 @@ export function registerDocumentShareRoutes(surface: Surface, context: AppContex
     surface.route({
       ...spec,
       handler: async (ctx, input, admitted) => {
-        await perGrant.consume(ctx, `${ctx.ip}|${input.params.grantId}`);
+        await perGrant.consume(ctx, `${clientKey(ctx)}|${input.params.grantId}`);
         await spec.handler(ctx, input, admitted);
       },
     });

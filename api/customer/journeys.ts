@@ -1,5 +1,6 @@
 import { quoteJourney } from '../../db/writes/quote.js';
 import type { AppContext } from '../app.js';
+import { clientKey } from '../http/client-address.js';
 import { Refusal } from '../http/errors.js';
 import { minuteLimiter, type RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
@@ -28,10 +29,7 @@ function registerSearchRoute(
 ): void {
   const search = journeySearch(db, config, platform.companyStanding);
   // Counted per client IP before anything else runs, invalid requests included.
-  surface.router.post(
-    '/journeys/search',
-    searchLimit.middleware((ctx) => ctx.ip),
-  );
+  surface.router.post('/journeys/search', searchLimit.middleware(clientKey));
 
   surface.route({
     ...docs.searchJourneys,

@@ -1,6 +1,7 @@
 import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
+import { clientKey } from '../http/client-address.js';
 import { badRequest, conflict, Refusal } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
@@ -29,10 +30,7 @@ export function registerTripRoutes(surface: Surface, context: AppContext, search
 function registerTripSearchRoute(surface: Surface, { db }: AppContext, searchLimit: RateLimiter): void {
   // The legacy form of the journey search spends its budget: counted per client IP before anything
   // else runs, invalid requests included, as POST /journeys/search is.
-  surface.router.get(
-    '/trips',
-    searchLimit.middleware((ctx) => ctx.ip),
-  );
+  surface.router.get('/trips', searchLimit.middleware(clientKey));
   surface.route({
     ...docs.searchTrips,
     method: 'get',

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { ShareIssuer } from '../../domain/document-sharing.js';
 import type { AppContext } from '../app.js';
+import { clientKey } from '../http/client-address.js';
 import { minuteLimiter } from '../http/rate-limit.js';
 import { guardedRoute, type GuardedRouteSpec, type Part } from '../http/guarded-route.js';
 import type { OperationDoc, Surface } from '../http/route.js';
@@ -59,7 +60,7 @@ export function guardSharePaths(surface: Surface, context: AppContext): void {
   );
   const sharePrefix = `${surface.base}${SHARE_PATH}`;
   surface.router.use(async (ctx: Context, next: Next): Promise<void> => {
-    if (underPrefix(ctx.path, sharePrefix)) await perIp.consume(ctx, ctx.ip);
+    if (underPrefix(ctx.path, sharePrefix)) await perIp.consume(ctx, clientKey(ctx));
     await next();
   });
 }

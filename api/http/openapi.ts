@@ -47,6 +47,7 @@ const SECURITY_OF: Record<Security, Record<string, string[]>[]> = {
   public: [],
   optionalTraveller: [{}, { travellerBearer: [] }, { travellerCookie: [] }],
   traveller: [{ travellerBearer: [] }, { travellerCookie: [] }],
+  travellerSignOut: [{}, { travellerBearer: [] }, { travellerCookie: [] }],
   companyStaff: [{ companySession: [] }],
   administrator: [{ adminSession: [] }],
   administratorFirstFactor: [{ adminSession: [] }],

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/orm.js';
+import { clientKey } from './client-address.js';
 import { tooManyRequests } from './errors.js';
 import type { Part } from './guarded-route.js';
 import type { RouteSpec, Surface } from './route.js';
@@ -232,7 +233,7 @@ export function ipLimitedRoute<
     ...spec,
     security: 'public',
     handler: async (ctx, input, admitted) => {
-      await perIp.consume(ctx, ctx.ip);
+      await perIp.consume(ctx, clientKey(ctx));
       await spec.handler(ctx, input, admitted);
     },
   });

@@ -13,6 +13,11 @@ export type Security =
   | 'public'
   | 'optionalTraveller'
   | 'traveller'
+  /**
+   * Ending a traveller session (logout): the route reads the credential itself, so a session that
+   * has expired or already ended elsewhere can still sign out (api/customer/logout.ts).
+   */
+  | 'travellerSignOut'
   | 'companyStaff'
   | 'administrator'
   /** An administrator session that may still owe its second factor: completing or setting it up, signing out. */

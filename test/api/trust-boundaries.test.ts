@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTravellerTokens } from '../../api/auth/traveller-token.js';
+import { rateLimitAddress } from '../../api/http/client-address.js';
 import { createCompany } from '../support/factories.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
@@ -55,6 +56,59 @@ describe('client IP behind one proxy: TRUSTED_PROXY_HOPS=1 takes the entry the p
     expect(statuses).toEqual([400, 400, 429]);
     // Another client behind the same proxy has its own counter.
     expect((await verifyOtp(app, { 'X-Forwarded-For': `${client}, 192.0.2.77` })).status).toBe(400);
+  });
+});
+
+describe('client IP behind one proxy: a per-IP limit counts an IPv6 client by its /64', () => {
+  const app = useTestApp({
+    ...prelaunch,
+    TRUSTED_PROXY_HOPS: 1,
+    OTP_SEND_PER_IP_PER_HOUR: 2,
+    OTP_SEND_PER_PHONE_PER_HOUR: 0,
+  });
+  const hex = () => Math.floor(Math.random() * 0xffff).toString(16);
+  /** A /64 of its own for each run (counters live for an hour in the shared database). */
+  const prefix = () => `2001:db8:${hex()}:${hex()}`;
+  const sendFrom = async (ip: string) =>
+    (
+      await app.request('/api/auth/customer/send-otp', {
+        method: 'POST',
+        headers: { 'X-Forwarded-For': ip },
+        json: { phone: reservedPhone(), method: 'sms' },
+      })
+    ).status;
+
+  it('refuses the third send-otp from one /64 however its addresses rotate', async () => {
+    const net = prefix();
+    const statuses = [];
+    for (const host of ['::1', '::2', ':1:2:3:4', ':ffff:ffff:ffff:ffff'])
+      statuses.push(await sendFrom(`${net}${host}`));
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('counts two /64s apart', async () => {
+    const [one, two] = [prefix(), prefix()];
+    expect([await sendFrom(`${one}::1`), await sendFrom(`${one}::2`)]).toEqual([200, 200]);
+    expect([await sendFrom(`${two}::1`), await sendFrom(`${two}::2`)]).toEqual([200, 200]);
+    expect([await sendFrom(`${one}::3`), await sendFrom(`${two}::3`)]).toEqual([429, 429]);
+  });
+
+  it('counts an IPv4-mapped address with its IPv4 form', async () => {
+    const ipv4 = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const statuses = [await sendFrom(ipv4), await sendFrom(`::ffff:${ipv4}`), await sendFrom(ipv4)];
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(await sendFrom(`::FFFF:${ipv4}`)).toBe(429);
+  });
+
+  it('keys an address as a rate limit counts it', () => {
+    expect(rateLimitAddress('2001:0db8:0051:0007:ffff::4')).toBe('2001:db8:51:7::/64');
+    expect(rateLimitAddress('2001:db8:51:7::1')).toBe('2001:db8:51:7::/64');
+    expect(rateLimitAddress('2001:db8:51:8::1')).toBe('2001:db8:51:8::/64');
+    expect(rateLimitAddress('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(rateLimitAddress('::ffff:c000:201')).toBe('192.0.2.1');
+    expect(rateLimitAddress('192.0.2.1')).toBe('192.0.2.1');
+    expect(rateLimitAddress('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(rateLimitAddress('not-an-address')).toBe('not-an-address');
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type IdpClaims,
 } from '../../auth/idp-verify.js';
 import { sameSecret } from '../../auth/secrets.js';
+import { clientKey } from '../../http/client-address.js';
 import { cookieJar } from '../../http/cookies.js';
 import { forbidden } from '../../http/errors.js';
 import { createRateLimiter, type RateLimiter } from '../../http/rate-limit.js';
@@ -85,7 +86,7 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
       audiences: IdpAudience[],
       limiter: RateLimiter = perSubject,
     ): Promise<IdpClaims> {
-      await perIp.consume(ctx, ctx.ip);
+      await perIp.consume(ctx, clientKey(ctx));
       const claims = await verifier.verify(idToken, audiences);
       await limiter.consume(ctx, subjectFingerprint(claims));
       return claims;

@@ -1,6 +1,7 @@
 import { completePhone } from '../../../db/writes/traveller-identity/index.js';
 import { otpChecksPerIp } from '../../auth/limits.js';
 import { checkOtp } from '../../auth/otp.js';
+import { clientKey } from '../../http/client-address.js';
 import type { Surface } from '../../http/route.js';
 import { CompletePhoneBody } from '../idp.openapi.js';
 import { publicTraveller, type IdpRoutes } from './answers.js';
@@ -15,7 +16,7 @@ export function registerCompletePhoneRoute(surface: Surface, { context, docs }: 
     security: 'traveller',
     body: CompletePhoneBody,
     handler: async (ctx, { body }) => {
-      await checksPerIp.consume(ctx, ctx.ip);
+      await checksPerIp.consume(ctx, clientKey(ctx));
       const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
       const completion = await completePhone(context.db, ctx.state.traveller!.userId, phone);
       ctx.body = {

@@ -1,6 +1,7 @@
 import { issueIdpNonce } from '../../../db/writes/traveller-identity/index.js';
 import { nonceFingerprint } from '../../auth/idp-verify.js';
 import { newSecret } from '../../auth/secrets.js';
+import { clientKey } from '../../http/client-address.js';
 import type { Surface } from '../../http/route.js';
 import { NonceQuery } from '../idp.openapi.js';
 import type { IdpRoutes } from './answers.js';
@@ -22,7 +23,7 @@ export function registerIdpNonceRoute(surface: Surface, { context, caller, docs 
       if (query.channel === 'pwa') {
         allowPwaOrigin(ctx, caller.pwaOrigin(ctx, 'PWA flows start from the installable app'));
       }
-      await caller.noncesPerIp.consume(ctx, ctx.ip);
+      await caller.noncesPerIp.consume(ctx, clientKey(ctx));
       const nonce = newSecret(32);
       const flow = await issueIdpNonce(db, {
         channel: query.channel,

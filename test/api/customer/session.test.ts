@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
 import type { Config } from '../../../config/index.js';
 import { startSmsVerifyFake } from '../../support/fakes/sms-verify.js';
 import { useTestApp } from '../../support/harness.js';
@@ -420,10 +421,66 @@ describe('customer session', () => {
       expect(Object.keys(cookiesOf(response.headers)).sort()).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
     });
 
-    it('refuses a forged bearer token on logout with 401', async () => {
-      const response = await post('logout', { headers: { Authorization: 'Bearer forged' } });
-      expect(response.status).toBe(401);
-      expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
+    it('ends nothing for a forged or unsigned token naming a live session, and still answers 200 clearing the cookies', async () => {
+      const { token, refreshToken } = (await signInWithCode({ mobile: true })).response.body.data;
+      const claims = decodeJwt(token);
+      const forged = await createTravellerTokens({ ...app.config, ACCESS_TOKEN_SECRET: 'x'.repeat(48) }).sign(
+        { userId: claims.sub!, sessionId: claims.sid as string, scope: { kind: 'PRODUCTION' } },
+        900,
+      );
+      const [, payload] = token.split('.');
+      const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;
+      for (const presented of ['forged', forged.token, unsigned]) {
+        const response = await post('logout', { headers: { Authorization: `Bearer ${presented}` } });
+        expect(response.status).toBe(200);
+        expect(Object.keys(cookiesOf(response.headers)).sort()).toEqual([
+          'bb_access',
+          'bb_csrf',
+          'bb_refresh',
+        ]);
+      }
+      expect(await revokedReason(token)).toBeNull();
+      expect((await me({ Authorization: `Bearer ${token}` })).status).toBe(200);
+      expect(
+        (await post('refresh', { json: { refreshToken }, headers: { 'X-Client': 'mobile' } })).status,
+      ).toBe(200);
+    });
+
+    it('ends the session of an expired bearer token: a mobile client signing out after 15 minutes kills its refresh token', async () => {
+      const { token, refreshToken } = (await signInWithCode({ mobile: true })).response.body.data;
+      const claims = decodeJwt(token);
+      const expired = await createTravellerTokens(app.config).sign(
+        { userId: claims.sub!, sessionId: claims.sid as string, scope: { kind: 'PRODUCTION' } },
+        -60,
+      );
+      const response = await post('logout', { headers: { Authorization: `Bearer ${expired.token}` } });
+      expect(response.status).toBe(200);
+      expect(await revokedReason(token)).toBe('LOGOUT');
+      const refresh = await post('refresh', { json: { refreshToken }, headers: { 'X-Client': 'mobile' } });
+      expect(refresh.status).toBe(401);
+      expect(refresh.body.errorCode).toBe('INVALID_REFRESH_TOKEN');
+    });
+
+    it('answers 200 and clears the cookies for the access cookie of a session already ended elsewhere', async () => {
+      const session = await webSession();
+      await app.db.query(
+        `update traveller_sessions set revoked_at = now(), revoked_reason = 'PASSWORD_RESET' where id = $1`,
+        [decodeJwt(session.access).sid],
+      );
+      const refused = await post('logout', { headers: { Cookie: session.authCookie } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.errorCode).toBe('CSRF_TOKEN_INVALID');
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      const response = await post('logout', {
+        headers: { Cookie: session.authCookie, 'X-CSRF-Token': session.csrf },
+      });
+      expect(response.status).toBe(200);
+      const cleared = cookiesOf(response.headers);
+      expect(Object.keys(cleared).sort()).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
+      for (const cookie of Object.values(cleared)) expect(cookie.value).toBe('');
+      // Ending an ended session changes nothing: it keeps the reason it ended for.
+      expect(await revokedReason(session.access)).toBe('PASSWORD_RESET');
+      expect((await post('refresh', { json: { refreshToken: session.refresh } })).status).toBe(401);
     });
 
     it('refuses a logout body with 400 and keeps the session', async () => {
