@@ -1,4 +1,5 @@
 import { companySuspended } from '../../domain/company-moderation.js';
+import { apiKeyInvalid } from '../../domain/company-actor.js';
 import type { Context } from 'koa';
 import type { Database } from '../../db/orm.js';
 import { liveApiKey } from '../../db/queries/webhooks.js';
@@ -50,7 +51,7 @@ export function withCompanyApiKey(inner: Authenticator, deps: { db: Database }):
     }
     const key = /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1];
     const holder = key ? await liveApiKey(deps.db, hashSecret(key)) : undefined;
-    if (!holder) throw new Refusal(401, 'INVALID_CREDENTIAL', 'The API key is invalid or revoked');
+    if (!holder) throw apiKeyInvalid();
     ctx.state.apiKey = holder;
     await touchApiKey(deps.db, holder.keyId);
   };

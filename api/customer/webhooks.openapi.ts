@@ -114,7 +114,9 @@ const AUTH =
   'Authorization: Bearer <company API key> (made by an OWNER or ADMIN in the dashboard); no key is 401 AUTH_REQUIRED, ' +
   "an unknown or revoked one 401 INVALID_CREDENTIAL. The company is always the key's; another company's " +
   'subscription or delivery is 404. No cookie is read, so no CSRF header is needed.';
-const WRITE = `${AUTH} Changes of a suspended company are 403 COMPANY_SUSPENDED.`;
+const WRITE =
+  `${AUTH} Changes of a suspended company are 403 COMPANY_SUSPENDED. A key revoked while the change waited is ` +
+  '401 INVALID_CREDENTIAL, nothing changed; a revocation that comes later waits for the change.';
 const URL_RULES =
   'The url must be an absolute http(s) URL without user name or password; in production it must be https and ' +
   'neither its literal host nor any address it resolves to may be private, loopback, link-local, shared or ' +

@@ -38,7 +38,9 @@ const Revoked = z.object({ success: z.literal(true), data: z.object({ revokedAt:
 
 const WHO =
   "OWNER or ADMIN of the session's company only (403 ROLE_NOT_ALLOWED); changes need an active company (403 " +
-  'COMPANY_SUSPENDED) and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID); recorded in the audit log.';
+  'COMPANY_SUSPENDED) and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID); recorded in the audit log. A change ' +
+  'checks the member again as it is made: one deactivated or signed out while the request waited is 401 ' +
+  'INVALID_CREDENTIAL, one no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED, nothing changed.';
 
 export const docs = taggedOperations(TAGS, {
   listCompanyApiKeys: {

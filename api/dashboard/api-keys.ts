@@ -6,7 +6,7 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { issueApiKey } from '../use-cases/webhooks.js';
 import { ApiKeyBody, docs } from './api-keys.openapi.js';
-import { managerRead, managerWrite } from './guards.js';
+import { actingMember, MANAGEMENT_ROLES, managerRead, managerWrite } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { requestOrigin } from '../http/request-origin.js';
 
@@ -28,7 +28,8 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
     path: '/api-keys',
     body: ApiKeyBody,
     handler: async (ctx, staff, { body }) => {
-      const key = await issueApiKey(db, staff, body.name, requestOrigin(ctx));
+      const actor = actingMember(staff, MANAGEMENT_ROLES);
+      const key = await issueApiKey(db, { companyId: staff.companyId, actor }, body.name, requestOrigin(ctx));
       ctx.set('Cache-Control', 'private, no-store');
       created(ctx, key);
     },
@@ -42,7 +43,7 @@ export function registerApiKeyRoutes(surface: Surface, { db }: AppContext): void
     handler: async (ctx, staff, { params }) => {
       const revoked = await revokeApiKey(
         db,
-        { companyId: staff.companyId, staffUserId: staff.staffUserId, keyId: params.id },
+        { companyId: staff.companyId, actor: actingMember(staff, MANAGEMENT_ROLES), keyId: params.id },
         requestOrigin(ctx),
       );
       ok(ctx, revoked);

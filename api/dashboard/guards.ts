@@ -1,4 +1,6 @@
 import { companySuspended } from '../../domain/company-moderation.js';
+import { roleNotAllowed } from '../../domain/company-actor.js';
+import type { ActingMember } from '../../db/writes/acting-member.js';
 import type { Context } from 'koa';
 import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
 import { Refusal } from '../http/errors.js';
@@ -45,14 +47,21 @@ export const allow =
 
 export function requireRole(...roles: readonly CompanyRole[]): StaffGuard {
   return (staff) => {
-    if (!roles.includes(staff.role)) {
-      throw new Refusal(403, 'ROLE_NOT_ALLOWED', `This action needs one of the roles ${roles.join(', ')}`, {
-        role: staff.role,
-        allowedRoles: [...roles],
-      });
-    }
+    if (!roles.includes(staff.role)) throw roleNotAllowed(staff.role, roles);
   };
 }
+
+/**
+ * The signed-in user as a company write checks them again in its transaction (companyTransaction's
+ * actor, db/writes/acting-member.ts): their session and membership, still allowed `roles` (the
+ * roles the route's guard let in).
+ */
+export const actingMember = (staff: StaffPrincipal, roles: readonly CompanyRole[]): ActingMember => ({
+  sessionId: staff.sessionId,
+  membershipId: staff.membershipId,
+  staffUserId: staff.staffUserId,
+  allowedRoles: roles,
+});
 
 /** Also checks a driver's membership (share issuing): only the company's status is read. */
 export const requireActiveCompany = (staff: Pick<StaffPrincipal, 'company'>): void => {

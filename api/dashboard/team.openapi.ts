@@ -48,7 +48,10 @@ const CHANGE_RULES =
   'DISPATCHER, STAFF and ACCOUNTANT, while a DRIVER membership is only deactivated or reactivated and nobody is made a ' +
   'DRIVER here, since drivers sign in through the driver app and are added with POST /drivers (422 ' +
   'TEAM_ROLE_CHANGE_NOT_ALLOWED); the company keeps at least one active OWNER membership whose account is active ' +
-  '(409 LAST_OWNER), also when two owners change each other at the same moment (the changes take turns).';
+  '(409 LAST_OWNER), also when two owners change each other at the same moment (the changes take turns). The ' +
+  'acting member is judged as they stand when the change is made, after any change committed while the request ' +
+  'waited: deactivated or signed out 401 INVALID_CREDENTIAL, no longer OWNER or ADMIN, or no longer OWNER to ' +
+  "change an OWNER's membership, 403 ROLE_NOT_ALLOWED.";
 
 const CHANGE_EFFECTS =
   "A new role applies from the member's next request. Deactivation ends every session of the membership at once " +

@@ -5,7 +5,7 @@ import { ok } from '../http/respond.js';
 import { requestOrigin } from '../http/request-origin.js';
 import type { Surface } from '../http/route.js';
 import { settingsErrorCode } from './booking-settings.openapi.js';
-import { allow, MANAGEMENT_ROLES, requireActiveCompany, requireRole } from './guards.js';
+import { actingMember, allow, MANAGEMENT_ROLES, requireActiveCompany, requireRole } from './guards.js';
 import { companyPageRoute, staffRoute } from './staff-route.js';
 import { docs, TeamMemberParams, TeamMemberPatch, TeamQuery } from './team.openapi.js';
 
@@ -29,7 +29,7 @@ export function registerTeamRoutes(surface: Surface, { db }: AppContext): void {
         db,
         {
           companyId: staff.companyId,
-          actor: { membershipId: staff.membershipId, role: staff.role, staffUserId: staff.staffUserId },
+          actor: actingMember(staff, MANAGEMENT_ROLES),
           membershipId: params.membershipId,
           change: body,
         },

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import type { ApiKeyRecord } from '../../db/queries/webhooks.js';
+import type { ActingMember } from '../../db/writes/acting-member.js';
 import { createApiKey } from '../../db/writes/api-keys.js';
 import { markDeliveriesStarted, reopenDelivery } from '../../db/writes/webhook-deliveries.js';
 import {
@@ -22,18 +23,24 @@ import type { WebhookClient } from '../temporal/webhook-client.js';
  * is checked before it is saved, and manual redelivery.
  */
 
-/** A new key: shown once in the answer; only its SHA-256 and first characters are stored. */
+/**
+ * A new key: shown once in the answer; only its SHA-256 and first characters are stored. The member
+ * making it is checked again in its transaction (createApiKey).
+ */
 export async function issueApiKey(
   db: Database,
-  staff: { companyId: string; staffUserId: string },
+  staff: { companyId: string; actor: ActingMember },
   name: string,
   origin: RequestOrigin,
 ): Promise<ApiKeyRecord & { key: string }> {
   const key = `${API_KEY_PREFIX}${newSecret(32)}`;
+  const { companyId, actor } = staff;
+  const keyPrefix = key.slice(0, API_KEY_SHOWN_CHARACTERS);
   const record = await createApiKey(
     db,
-    { ...staff, name, keyHash: hashSecret(key), keyPrefix: key.slice(0, API_KEY_SHOWN_CHARACTERS) },
+    { companyId, staffUserId: actor.staffUserId, name, keyHash: hashSecret(key), keyPrefix },
     origin,
+    actor,
   );
   return { ...record, key };
 }
@@ -106,7 +113,7 @@ export async function redeliver(
   subscriptionId: string,
   deliveryId: string,
 ): Promise<void> {
-  const reopened = await reopenDelivery(deps.db, { companyId: actor.companyId, subscriptionId, deliveryId });
+  const reopened = await reopenDelivery(deps.db, { ...actor, subscriptionId, deliveryId });
   if ('refused' in reopened) throw REDELIVERY_REFUSALS[reopened.refused]();
   await deps.webhooks.redeliver({
     deliveryId,

@@ -1,5 +1,6 @@
 import { companySuspended } from '../../domain/company-moderation.js';
 import type { Database, TransactionClient } from '../orm.js';
+import { lockActor, type CompanyActor } from './acting-member.js';
 
 /** How strongly a write holds its company row (see lockActiveCompany). */
 export type CompanyLock = 'update' | 'no key update' | 'share';
@@ -30,19 +31,30 @@ export async function lockActiveCompany(
 }
 
 /**
+ * The company of a write: its id, or its id and who acts in it (a dashboard member, an API key),
+ * read again right after the company row (db/writes/acting-member.ts).
+ */
+export type WriteCompany = string | { companyId: string; actor?: CompanyActor | undefined };
+
+/**
  * `work` as one transaction of the company's data that takes the company row first
  * (lockActiveCompany): a suspension committed meanwhile refuses it (403 COMPANY_SUSPENDED) before
  * it writes anything, and its other locks always come after the company's, the order the
- * suspension takes them in.
+ * suspension takes them in. With an actor, the member or API key acting is read again right after
+ * the company row and held until the write ends (lockActor): one whose session, membership, role or
+ * key changed while the write waited is refused as their next request would be.
  */
 export function companyTransaction<T>(
   db: Database,
-  companyId: string,
+  company: WriteCompany,
   mode: CompanyLock,
   work: (client: TransactionClient) => Promise<T>,
 ): Promise<T> {
+  const { companyId, actor } =
+    typeof company === 'string' ? { companyId: company, actor: undefined } : company;
   return db.transaction(async (client) => {
     await lockActiveCompany(client, companyId, mode);
+    if (actor) await lockActor(client, companyId, actor);
     return work(client);
   });
 }

@@ -3,6 +3,7 @@ import { Refusal } from '../../domain/refusal.js';
 import { CompanyApiKey } from '../entities/webhooks.js';
 import type { Database } from '../orm.js';
 import type { ApiKeyRecord } from '../queries/webhooks.js';
+import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
@@ -20,13 +21,19 @@ export interface NewApiKey {
   keyPrefix: string;
 }
 
+/**
+ * Makes the key. `actor`, the dashboard member making it (a script's key has none), is checked again
+ * under the company lock: one deactivated, signed out or demoted while the request waited makes no
+ * key (401 INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED).
+ */
 export async function createApiKey(
   db: Database,
   key: NewApiKey,
   origin: RequestOrigin,
+  actor?: ActingMember,
 ): Promise<ApiKeyRecord> {
   // Two creations at once take turns, so they cannot both pass the limit; none after a suspension.
-  return companyTransaction(db, key.companyId, 'update', async (client) => {
+  return companyTransaction(db, { companyId: key.companyId, actor }, 'update', async (client) => {
     const live = await client.em.count(CompanyApiKey, { companyId: key.companyId, revokedAt: null });
     if (live >= WEBHOOK_LIMITS.apiKeysPerCompany) {
       throw new Refusal(
@@ -70,14 +77,18 @@ export async function createApiKey(
 
 /**
  * Revokes one of the company's keys at once (the next request with it is 401). Revoking a revoked
- * key changes nothing; another company's key is 404.
+ * key changes nothing; another company's key is 404. A company write like the key's own
+ * (companyTransaction, the acting member checked again): the company row first, then the key's
+ * row, which a webhook write made with the key holds for share until it commits
+ * (db/writes/acting-member.ts lockActingKey): that write either ends first or sees the key revoked.
  */
 export async function revokeApiKey(
   db: Database,
-  change: { companyId: string; staffUserId: string; keyId: string },
+  change: { companyId: string; actor: ActingMember; keyId: string },
   origin: RequestOrigin,
 ): Promise<{ revokedAt: string }> {
-  return db.transaction(async (client) => {
+  const staffUserId = change.actor.staffUserId;
+  return companyTransaction(db, change, 'share', async (client) => {
     const key = await client.em.findOne(CompanyApiKey, { id: change.keyId, companyId: change.companyId });
     if (!key) throw new Refusal(404, 'NOT_FOUND', 'Not found');
     if (key.revokedAt) return { revokedAt: key.revokedAt.toISOString() };
@@ -85,7 +96,7 @@ export async function revokeApiKey(
     const { rows } = await client.query<{ revoked_at: string }>(
       `update company_api_keys set revoked_at = now(), revoked_by = $2 where id = $1 and revoked_at is null
        returning revoked_at`,
-      [key.id, change.staffUserId],
+      [key.id, staffUserId],
     );
     const [revoked] = rows;
     if (!revoked) {
@@ -95,9 +106,9 @@ export async function revokeApiKey(
       );
       return { revokedAt: new Date(first[0]!.revoked_at).toISOString() };
     }
-    const actor = { staffUserId: change.staffUserId, ...origin };
     const target = { kind: 'company_api_key', id: key.id };
-    await recordStaffAct(client, actor, 'company.api_key.revoke', target, { prefix: key.keyPrefix });
+    const details = { prefix: key.keyPrefix };
+    await recordStaffAct(client, { staffUserId, ...origin }, 'company.api_key.revoke', target, details);
     return { revokedAt: new Date(revoked.revoked_at).toISOString() };
   });
 }

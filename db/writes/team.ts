@@ -5,12 +5,12 @@ import {
   ownerLeftRefusal,
   teamChangeRefusal,
   type MembershipState,
-  type TeamActor,
   type TeamChange,
   type TeamRole,
 } from '../../domain/team.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { findTeamMember, type TeamMember } from '../queries/team.js';
+import { lockActingMember, type ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAudit, type RequestOrigin } from './audit.js';
 
@@ -22,8 +22,12 @@ import { recordStaffAudit, type RequestOrigin } from './audit.js';
 
 export interface TeamMemberUpdate {
   companyId: string;
-  /** The acting member as their session presents them (the role the request was let in with). */
-  actor: TeamActor & { staffUserId: string };
+  /**
+   * The acting member's session and the roles the route lets in: their role is read again under the
+   * company lock (lockActingMember), as a change committed while the request waited may have
+   * demoted or deactivated them.
+   */
+  actor: ActingMember;
   membershipId: string;
   change: TeamChange;
 }
@@ -93,9 +97,10 @@ export async function updateTeamMember(
   // the change (db/writes/active-company.ts). NO KEY: rows that reference the company (bookings,
   // trips...) are still inserted meanwhile.
   return companyTransaction(db, companyId, 'no key update', async (client) => {
+    const role = await lockActingMember(client, companyId, actor);
     const target = await lockMembership(client, companyId, membershipId);
     if (!target) throw new Refusal(404, 'NOT_FOUND', 'Not found');
-    const refusal = teamChangeRefusal(actor, target, change);
+    const refusal = teamChangeRefusal({ membershipId: actor.membershipId, role }, target, change);
     if (refusal) throw refusal;
     if (!changesNothing(target, change)) {
       const ownerless = ownerLeftRefusal(target, change, await otherOwners(client, companyId, membershipId));

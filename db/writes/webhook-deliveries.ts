@@ -315,16 +315,17 @@ export async function finishDelivery(
  * same id, with no workflow started: the caller starts it at once, and should that fail the relay
  * starts it like any other unstarted delivery. Answers what the workflow needs, or why not. A
  * company write (companyTransaction): a suspension committed after the request's key check refuses
- * it, 403 COMPANY_SUSPENDED, nothing reopened.
+ * it, 403 COMPANY_SUSPENDED, and the key's revocation 401 INVALID_CREDENTIAL, nothing reopened.
  */
 export async function reopenDelivery(
   db: Database,
-  scope: { companyId: string; subscriptionId: string; deliveryId: string },
+  scope: { companyId: string; keyId: string; subscriptionId: string; deliveryId: string },
 ): Promise<
   | { reopened: { bookingId: string; event: string } }
   | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' | 'DELIVERY_IN_PROGRESS' }
 > {
-  return companyTransaction(db, scope.companyId, 'share', async (client) => {
+  const company = { companyId: scope.companyId, actor: { keyId: scope.keyId } };
+  return companyTransaction(db, company, 'share', async (client) => {
     const { rows } = await client.query<{
       status: DeliveryStatus;
       subscription_status: string;

@@ -15,7 +15,10 @@ import { abandonUnwantedDeliveries } from './webhook-deliveries.js';
 /**
  * A company's webhook subscriptions, changed with one of its API keys (POST, PATCH and DELETE
  * /api/webhooks). Each change is one transaction with its audit row (actor SYSTEM: an API key, its
- * id as the actor). The company comes from the key, never from the body. Every change of a
+ * id as the actor). The company comes from the key, never from the body. Each takes the company row,
+ * then checks its key again, still unrevoked, holding it for share until it commits
+ * (companyTransaction's actor): a revocation committed while the request waited refuses it (401
+ * INVALID_CREDENTIAL, nothing written), and one that comes later waits for it. Every change of a
  * subscription's status or events is kept in webhook_subscription_history by a trigger (the relay
  * matches an event against it, db/writes/webhook-deliveries.ts), and a change of its secret counts
  * up secret_version (an answer given under the former secret is not final: recordAttempt).
@@ -58,8 +61,9 @@ export async function createSubscription(
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
   // Locks the company row: two creations at once cannot both pass the limit, and a suspension
-  // committed meanwhile refuses the creation (db/writes/active-company.ts).
-  return companyTransaction(db, actor.companyId, 'update', async (client) => {
+  // committed meanwhile refuses the creation (db/writes/active-company.ts); so does the key's
+  // revocation (401 INVALID_CREDENTIAL), the key being the write's actor.
+  return companyTransaction(db, { companyId: actor.companyId, actor }, 'update', async (client) => {
     const { rows: counted } = await client.query<{ n: number }>(
       `select count(*)::int as n from webhook_subscriptions where company_id = $1 and status <> 'DELETED'`,
       [actor.companyId],
@@ -105,7 +109,7 @@ export async function updateSubscription(
   change: SubscriptionChange,
   origin: RequestOrigin,
 ): Promise<SubscriptionRecord> {
-  return companyTransaction(db, actor.companyId, 'share', async (client) => {
+  return companyTransaction(db, { companyId: actor.companyId, actor }, 'share', async (client) => {
     const status = change.enabled === undefined ? null : change.enabled ? 'ACTIVE' : 'DISABLED';
     const { rows } = await client.query<SubscriptionRow>(
       `update webhook_subscriptions set
@@ -135,7 +139,7 @@ export async function deleteSubscription(
   id: string,
   origin: RequestOrigin,
 ): Promise<void> {
-  await companyTransaction(db, actor.companyId, 'share', async (client) => {
+  await companyTransaction(db, { companyId: actor.companyId, actor }, 'share', async (client) => {
     const { rowCount } = await client.query(
       `update webhook_subscriptions set status = 'DELETED', deleted_at = now(), updated_at = now()
        where id = $1 and company_id = $2 and status <> 'DELETED'`,

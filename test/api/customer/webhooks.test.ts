@@ -1,13 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
-import { useTestApp, type TestApp } from '../../support/harness.js';
+import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { suspendedWhileWriting } from '../../support/suspension.js';
 import { apiKeyOf } from '../../support/webhooks.js';
 
 const SECRET = 'a-signing-secret-of-enough-length';
 const body = (url: string, events = ['booking.created']) => ({ url, events, secret: SECRET });
+
+/**
+ * `first` runs until it waits for the company row (held here for update, or for share when `second`
+ * does not take it for update), then `second` runs and answers (its own request waits for nothing)
+ * or waits behind `first`; then the row is let go. Answers both answers.
+ */
+async function inTurn(
+  app: TestApp,
+  companyId: string,
+  second: 'answers' | 'waits',
+  calls: { first: () => Promise<TestResponse>; second: () => Promise<TestResponse> },
+  mode: 'update' | 'share' = 'update',
+): Promise<readonly [TestResponse, TestResponse]> {
+  const held = await holdLock(app.db, `select id from companies where id = '${companyId}' for ${mode}`);
+  try {
+    const one = calls.first();
+    await answeredOrWaiting(one, app.db, held.pid, 1);
+    const two = calls.second();
+    if (second === 'answers') await two;
+    else await answeredOrWaiting(two, app.db, held.pid, 2);
+    await held.release();
+    return [await one, await two] as const;
+  } finally {
+    await held.release();
+  }
+}
 
 const subscriptionRows = (app: TestApp, companyId: string) =>
   app.db.query(
@@ -165,6 +191,82 @@ describe('company API keys (dashboard)', () => {
       [],
     );
   });
+  describe('a manager changed while their request waits for the company is checked again: nothing is made', () => {
+    const post = (session: { writeHeaders: Record<string, string> }, name: string) =>
+      app.request('/dashboard/api/api-keys', {
+        method: 'POST',
+        headers: session.writeHeaders,
+        json: { name },
+      });
+    const patchMember = (session: { writeHeaders: Record<string, string> }, id: string, json: unknown) =>
+      app.request(`/dashboard/api/team/${id}`, { method: 'PATCH', headers: session.writeHeaders, json });
+    const keysOf = (companyId: string) =>
+      app.db.query(`select id, revoked_at from company_api_keys where company_id = $1 order by id`, [
+        companyId,
+      ]);
+    const managers = async () => {
+      const companyId = (await createCompany(app.db)).id;
+      const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+      const member = await staffSession(app.db, app.config, companyId, 'OWNER');
+      return { companyId, owner, member };
+    };
+
+    it('deactivated (401 INVALID_CREDENTIAL) or demoted to STAFF (403 ROLE_NOT_ALLOWED): no key, no audit row', async () => {
+      for (const [change, expected] of [
+        [{ active: false }, [401, 'INVALID_CREDENTIAL', undefined]],
+        [{ role: 'STAFF' }, [403, 'ROLE_NOT_ALLOWED', { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN'] }]],
+      ] as const) {
+        const { companyId, owner, member } = await managers();
+        const [changed, minted] = await inTurn(app, companyId, 'waits', {
+          first: () => patchMember(owner, member.membershipId, change),
+          second: () => post(member, 'after the change'),
+        });
+        expect(changed.status, changed.text).toBe(200);
+        expect([minted.status, minted.body.errorCode, minted.body.details], minted.text).toEqual(expected);
+        expect(await keysOf(companyId)).toEqual([]);
+        const made = await app.db.query(`select 1 from audit_log where actor_id = $1`, [member.staffUserId]);
+        expect(made).toEqual([]);
+      }
+    });
+
+    it('signed out meanwhile: 401 INVALID_CREDENTIAL, no key; one made ADMIN still makes it (201)', async () => {
+      const { companyId, owner, member } = await managers();
+      const [minted, signedOut] = await inTurn(app, companyId, 'answers', {
+        first: () => post(member, 'after my sign-out'),
+        second: () =>
+          app.request('/dashboard/api/auth/logout', { method: 'POST', headers: member.writeHeaders }),
+      });
+      expect(signedOut.status, signedOut.text).toBeLessThan(300);
+      expect([minted.status, minted.body.errorCode], minted.text).toEqual([401, 'INVALID_CREDENTIAL']);
+      expect(await keysOf(companyId)).toEqual([]);
+
+      const admin = await staffSession(app.db, app.config, companyId, 'OWNER');
+      const [demoted, made] = await inTurn(app, companyId, 'waits', {
+        first: () => patchMember(owner, admin.membershipId, { role: 'ADMIN' }),
+        second: () => post(admin, 'as an ADMIN'),
+      });
+      expect([demoted.status, made.status], made.text).toEqual([200, 201]);
+      expect(await keysOf(companyId)).toHaveLength(1);
+    });
+
+    it('a manager deactivated while their DELETE /api-keys/{id} waits revokes nothing (401 INVALID_CREDENTIAL)', async () => {
+      const { companyId, owner, member } = await managers();
+      const made = await post(owner, 'kept');
+      expect(made.status, made.text).toBe(201);
+      const [deactivated, revoked] = await inTurn(app, companyId, 'waits', {
+        first: () => patchMember(owner, member.membershipId, { active: false }),
+        second: () =>
+          app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
+            method: 'DELETE',
+            headers: member.writeHeaders,
+          }),
+      });
+      expect(deactivated.status, deactivated.text).toBe(200);
+      expect([revoked.status, revoked.body.errorCode], revoked.text).toEqual([401, 'INVALID_CREDENTIAL']);
+      expect(await keysOf(companyId)).toEqual([{ id: made.body.data.id, revoked_at: null }]);
+      expect((await app.request('/api/webhooks', { token: made.body.data.key })).status).toBe(200);
+    });
+  });
 });
 
 describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
@@ -299,6 +401,106 @@ describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
       [companyId],
     );
     expect(audit.map((row) => row.action)).toEqual(['company.webhook.create']);
+  });
+
+  it('a key revoked while its POST waits for the company makes no subscription (401 INVALID_CREDENTIAL)', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const made = await app.request('/dashboard/api/api-keys', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { name: 'revoked meanwhile' },
+    });
+    expect(made.status, made.text).toBe(201);
+    // The company row held for share: the POST (which takes it for update) waits, the revocation does not.
+    const [subscribed, revoked] = await inTurn(
+      app,
+      companyId,
+      'answers',
+      {
+        first: () =>
+          app.request('/api/webhooks', {
+            method: 'POST',
+            token: made.body.data.key,
+            json: body('http://127.0.0.1:9/'),
+          }),
+        second: () =>
+          app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
+            method: 'DELETE',
+            headers: owner.writeHeaders,
+          }),
+      },
+      'share',
+    );
+    expect(revoked.status, revoked.text).toBe(200);
+    expect([subscribed.status, subscribed.body.errorCode], subscribed.text).toEqual([
+      401,
+      'INVALID_CREDENTIAL',
+    ]);
+    expect(await subscriptionRows(app, companyId)).toEqual([]);
+  });
+
+  it('a change or a deletion whose key is revoked while it waits for the company is refused 401, changing nothing', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const writes: [string, (key: string, path: string) => ReturnType<TestApp['request']>][] = [
+      ['update', (key, path) => app.request(path, { method: 'PATCH', token: key, json: { enabled: false } })],
+      ['delete', (key, path) => app.request(path, { method: 'DELETE', token: key })],
+    ];
+    for (const [name, write] of writes) {
+      const key = await apiKeyOf(app, companyId);
+      const made = await app.request('/api/webhooks', {
+        method: 'POST',
+        token: key,
+        json: body(`http://127.0.0.1:9/${name}`),
+      });
+      expect(made.status, made.text).toBe(201);
+      const before = await subscriptionRows(app, companyId);
+      const held = await holdLock(app.db, `select id from companies where id = '${companyId}' for update`);
+      try {
+        const answer = write(key, `/api/webhooks/${made.body.data.id}`);
+        await answeredOrWaiting(answer, app.db, held.pid, 1);
+        // What DELETE /api-keys/{id} commits (it waits for the company row held here).
+        await app.db.query(`update company_api_keys set revoked_at = now() where key_prefix = $1`, [
+          key.slice(0, 12),
+        ]);
+        await held.release();
+        const refused = await answer;
+        expect([name, refused.status, refused.body?.errorCode], refused.text).toEqual([
+          name,
+          401,
+          'INVALID_CREDENTIAL',
+        ]);
+      } finally {
+        await held.release();
+      }
+      expect(await subscriptionRows(app, companyId), name).toEqual(before);
+    }
+  });
+
+  it('a revocation waits for a write the key is making: the write is made, then the key is revoked', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
+    const made = await app.request('/dashboard/api/api-keys', {
+      method: 'POST',
+      headers: owner.writeHeaders,
+      json: { name: 'revoked after' },
+    });
+    const [subscribed, revoked] = await inTurn(app, companyId, 'waits', {
+      first: () =>
+        app.request('/api/webhooks', {
+          method: 'POST',
+          token: made.body.data.key,
+          json: body('http://127.0.0.1:9/'),
+        }),
+      second: () =>
+        app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
+          method: 'DELETE',
+          headers: owner.writeHeaders,
+        }),
+    });
+    expect([subscribed.status, revoked.status], subscribed.text).toEqual([201, 200]);
+    expect(await subscriptionRows(app, companyId)).toHaveLength(1);
+    expect((await app.request('/api/webhooks', { token: made.body.data.key })).status).toBe(401);
   });
 
   it('25 subscriptions at once: exactly 20 are made, the rest 409 WEBHOOK_LIMIT_REACHED', async () => {

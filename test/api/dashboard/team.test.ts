@@ -268,12 +268,14 @@ describe('team: PATCH /team/{membershipId}', () => {
     });
   });
 
-  it('two OWNERs demoting or deactivating each other at the same moment: one succeeds, the other is 409 LAST_OWNER', async () => {
-    for (const [round, body] of [
-      { role: 'ADMIN' },
-      { active: false },
-      { role: 'STAFF' },
-      { active: false },
+  it('two OWNERs demoting or deactivating each other at the same moment: one succeeds, the other is refused as it now stands', async () => {
+    // The second change is judged on its actor as the first left them: an ADMIN no longer changes an
+    // OWNER, a STAFF member manages no team, a deactivated member's session has ended.
+    for (const [round, [body, refusal]] of [
+      [{ role: 'ADMIN' }, '403 ROLE_NOT_ALLOWED'],
+      [{ active: false }, '401 INVALID_CREDENTIAL'],
+      [{ role: 'STAFF' }, '403 ROLE_NOT_ALLOWED'],
+      [{ active: false }, '401 INVALID_CREDENTIAL'],
     ].entries()) {
       const company = await createCompany(app.db);
       const first = await join(company.id, 'OWNER');
@@ -292,7 +294,7 @@ describe('team: PATCH /team/{membershipId}', () => {
       const outcomes = (await answers).map((answer) =>
         `${answer.status} ${answer.body?.errorCode ?? ''}`.trim(),
       );
-      expect(outcomes.sort(), `round ${round}`).toEqual(['200', '409 LAST_OWNER']);
+      expect(outcomes.sort(), `round ${round}`).toEqual(['200', refusal]);
       const [owners] = await app.db.query<{ n: number }>(
         `select count(*)::int as n from company_memberships m join staff_users u on u.id = m.staff_user_id
          where m.company_id = $1 and m.role = 'OWNER' and m.active and u.status = 'ACTIVE'`,
@@ -300,6 +302,46 @@ describe('team: PATCH /team/{membershipId}', () => {
       );
       expect(owners!.n, `round ${round}`).toBe(1);
       expect(await auditOf(company.id), `round ${round}`).toHaveLength(1);
+    }
+  });
+
+  it('an OWNER demoted while their change waits for the company is judged on the new role, changing nothing', async () => {
+    const notAllowed = (role: string, allowedRoles: string[]) => [
+      403,
+      'ROLE_NOT_ALLOWED',
+      { role, allowedRoles },
+    ];
+    for (const [demotion, target, expected] of [
+      ['STAFF', 'OWNER', notAllowed('STAFF', ['OWNER', 'ADMIN'])],
+      ['ADMIN', 'OWNER', notAllowed('ADMIN', ['OWNER'])],
+      ['ADMIN', 'STAFF', [200, undefined, undefined]],
+    ] as const) {
+      const company = await createCompany(app.db);
+      const a = await join(company.id, 'OWNER');
+      const b = await join(company.id, 'OWNER');
+      const c = await join(company.id, target);
+      // A's demotion of B waits for the company first, then B's change of C behind it.
+      const held = await holdLock(app.db, `select id from companies where id = '${company.id}' for update`);
+      let answers: Promise<Awaited<ReturnType<typeof change>>[]>;
+      try {
+        const demoted = change(a, b.membershipId, { role: demotion });
+        await answeredOrWaiting(demoted, app.db, held.pid, 1);
+        const byB = change(b, c.membershipId, { role: 'DISPATCHER' });
+        await answeredOrWaiting(byB, app.db, held.pid, 2);
+        answers = Promise.all([demoted, byB]);
+      } finally {
+        await held.release();
+      }
+      const [demoted, byB] = await answers;
+      const round = `${demotion} changing ${target}`;
+      expect(demoted!.status, demoted!.text).toBe(200);
+      expect([byB!.status, byB!.body?.errorCode, byB!.body?.details], round).toEqual(expected);
+      const [cRow] = await app.db.query<{ role: string }>(
+        'select role from company_memberships where id = $1',
+        [c.membershipId],
+      );
+      expect(cRow!.role, round).toBe(expected[0] === 200 ? 'DISPATCHER' : target);
+      expect(await auditOf(company.id), round).toHaveLength(expected[0] === 200 ? 2 : 1);
     }
   });
 
