@@ -89,7 +89,8 @@ export const docs = taggedOperations(['Dashboard: settings'], {
       'in any spelling (any case, with or without _ or -: CompanyID, COMPANY_ID, company-id) is refused with 400 ' +
       'SESSION_FIELD_REFUSED; any other unknown field or bad value is 400 VALIDATION_FAILED. Needs role OWNER or ADMIN ' +
       '(else 403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), verified (403 COMPANY_NOT_VERIFIED) company, ' +
-      'and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). The change ' +
+      'and the X-CSRF-Token header (403 CSRF_TOKEN_INVALID), the member judged as they stand when the change is made ' +
+      '(signed out or deactivated meanwhile 401 INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED). The change ' +
       'applies to journeys confirmed from now on; requests already waiting keep their deadline. Recorded in the audit ' +
       'log (company.booking_settings.update).',
     responses: answers(200, 'The saved settings', SettingsResponse, [400, 401, 403]),

@@ -5,6 +5,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { docs, SettingsBody, settingsData, settingsErrorCode } from './booking-settings.openapi.js';
 import {
+  actingMember,
   allow,
   authorize,
   MANAGEMENT_ROLES,
@@ -41,7 +42,12 @@ export function registerBookingSettingsRoutes(surface: Surface, { db }: AppConte
     handler: async (ctx, staff, { body }) => {
       const saved = await saveBookingSettings(
         db,
-        { companyId: staff.companyId, settings: body, staffUserId: staff.staffUserId },
+        {
+          companyId: staff.companyId,
+          settings: body,
+          staffUserId: staff.staffUserId,
+          actor: actingMember(staff, MANAGEMENT_ROLES),
+        },
         requestOrigin(ctx),
       );
       ok(ctx, settingsData(saved));

@@ -319,7 +319,9 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Take one dispatch action on a trip or one of its travellers',
     description:
       `Exactly one action per request (SPEC "Trip dispatch actions"); OWNER, ADMIN or DISPATCHER of an active company ` +
-      `(403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token. ${ACCESS} Each action is one company-scoped transaction ` +
+      `(403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token. The member is judged as they stand when the action is ` +
+      'made, after any change committed while the request waited: signed out or deactivated 401 INVALID_CREDENTIAL, ' +
+      `no longer of those roles 403 ROLE_NOT_ALLOWED, nothing changed. ${ACCESS} Each action is one company-scoped transaction ` +
       'that locks the trip, then the traveller, checks the sequence and readiness, syncs the seats and booking rows and ' +
       'writes the operations log (actor, action, before/after, reason, time); the same transition serves PATCH ' +
       '/trips/{id}, POST /trips/bulk and the driver app. An action not allowed now is 409 TRIP_ACTION_NOT_ALLOWED with ' +

@@ -4,7 +4,8 @@ import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
 import { DispatchBody, dispatchErrorCode, docs } from './dispatch.openapi.js';
-import { allow, authorize, requireActiveCompany, requireRole } from './guards.js';
+import type { StaffPrincipal } from '../auth/staff-session.js';
+import { actingMember, allow, authorize, requireActiveCompany, requireRole } from './guards.js';
 import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /** OWNER, ADMIN and DISPATCHER act in the operations room; every dashboard role reads it. */
@@ -12,6 +13,12 @@ export const DISPATCH_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
 
 /** Acting in the operations room: DISPATCH_ROLES of an active company. */
 export const dispatcher = allow(requireRole(...DISPATCH_ROLES), requireActiveCompany);
+
+/** A dispatcher and who acts, checked again under the company lock (db/writes/acting-member.ts). */
+export const dispatchingMember = (staff: StaffPrincipal) => ({
+  ...staff,
+  member: actingMember(staff, DISPATCH_ROLES),
+});
 
 /** GET and POST /trips/{id}/dispatch: the trip operations room. */
 export function registerDispatchRoutes(surface: Surface, { db }: AppContext): void {
@@ -28,7 +35,10 @@ export function registerDispatchRoutes(surface: Surface, { db }: AppContext): vo
     body: DispatchBody,
     errorCode: (issues, part) => (part === 'body' ? dispatchErrorCode(issues) : 'VALIDATION_FAILED'),
     handler: async (ctx, staff, { params, body }) => {
-      const data = await takeDispatchAction(db, commandOf(staff, params.id, body, 'DASHBOARD'));
+      const data = await takeDispatchAction(
+        db,
+        commandOf(dispatchingMember(staff), params.id, body, 'DASHBOARD'),
+      );
       ok(ctx, data);
     },
   });

@@ -250,7 +250,9 @@ export const docs = taggedOperations(TAGS, {
   createDriver: {
     summary: 'Create a driver account',
     description:
-      'OWNER or ADMIN of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED), with X-CSRF-Token. Creates a ' +
+      'OWNER or ADMIN of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED), with X-CSRF-Token, judged as ' +
+      'they stand when the account is made (signed out or deactivated meanwhile 401 INVALID_CREDENTIAL, no longer ' +
+      'OWNER or ADMIN 403 ROLE_NOT_ALLOWED). Creates a ' +
       'company user with the e-mail, name and initial password (stored as an argon2id hash, as every staff password) ' +
       'and an active DRIVER membership, so the driver signs in to the driver app at once. An e-mail that any company ' +
       'account already uses is 409 EMAIL_TAKEN.',

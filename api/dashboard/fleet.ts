@@ -2,7 +2,7 @@ import { findBus, findDriver, listBuses, listDrivers, readBusLayouts } from '../
 import { archiveLayout, createBus, createDriver, saveLayout } from '../../db/writes/planning/fleet.js';
 import { BUS_TEMPLATES, busTemplate, coachLayout } from '../../domain/layout-templates.js';
 import { layoutSeats, type LayoutDocument } from '../../domain/seat-layout.js';
-import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
+import { DRIVER_ADMIN_ROLES, notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import type { Database } from '../../db/orm.js';
 import type { AppContext } from '../app.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -100,7 +100,13 @@ function registerDriverRoutes(surface: Surface, { db }: AppContext): void {
   const driversPage = { ...docs.listDrivers, path: '/drivers', query: BusesQuery };
   companyPageRoute(surface, driversPage, 'drivers', (companyId, query) => listDrivers(db, companyId, query));
 
-  const driverCreation = { ...docs.createDriver, path: '/drivers', body: DriverBody, guard: driverManager };
+  const driverCreation = {
+    ...docs.createDriver,
+    path: '/drivers',
+    body: DriverBody,
+    guard: driverManager,
+    roles: DRIVER_ADMIN_ROLES,
+  };
   planningCreateRoute(surface, driverCreation, async (act, body) => {
     const driver = await createDriver(db, act, {
       email: body.email.toLowerCase(),

@@ -220,7 +220,9 @@ const WRITES =
   'Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of an active (403 COMPANY_SUSPENDED), verified (403 ' +
   'COMPANY_NOT_VERIFIED) company and X-CSRF-Token (403 CSRF_TOKEN_INVALID). The programme is always the one of the ' +
   "session's company: a body naming companyId, actorId, updatedBy or userId is 400 SESSION_FIELD_REFUSED; any other " +
-  'unknown field or bad value is 400 VALIDATION_FAILED; either way nothing changes. Audited.';
+  'unknown field or bad value is 400 VALIDATION_FAILED; either way nothing changes. Audited. ' +
+  'The member is judged as they stand when the write is made, after any change committed while the request waited: ' +
+  'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing changed.';
 const NEEDS_PROGRAM = '409 LOYALTY_PROGRAM_NOT_FOUND until PUT /loyalty has set the programme up.';
 const REWARD_RULES =
   'Types: discount (exactly one of discountPercent and discountAmount, maxDiscount optional), free_trip (freeSeats), ' +

@@ -16,6 +16,7 @@ import type { Infer, OperationDoc, Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { settingsErrorCode as sessionFieldCode } from './booking-settings.openapi.js';
 import {
+  actingMember,
   allow,
   MANAGEMENT_ROLES,
   requireActiveCompany,
@@ -38,6 +39,7 @@ const actorOf = (ctx: Context, staff: StaffPrincipal): ProgrammeActor => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
   ...requestOrigin(ctx),
+  actor: actingMember(staff, MANAGEMENT_ROLES),
 });
 
 /**

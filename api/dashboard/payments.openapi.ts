@@ -178,7 +178,9 @@ const DECIDERS =
   'Money decisions: OWNER, ADMIN or ACCOUNTANT (else 403 ROLE_NOT_ALLOWED) of an active company (403 COMPANY_SUSPENDED), ' +
   "with the CSRF header; another company's payment is 404 PAYMENT_NOT_FOUND. One transaction locks the booking, then the " +
   'operation, records the deciding user (and an audit row) and syncs the booking payment fact. The answer is the line ' +
-  'after the change.';
+  'after the change. ' +
+  'The member is judged as they stand when the write is made, after any change committed while the request waited: ' +
+  'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing changed.';
 const TRANSITIONS = `Statuses and the only moves (domain/payment-ledger.ts): ${transitionTableText()}. Final: REFUNDED, CANCELLED, FAILED (FAILED is kept for online providers, which do not exist yet). Any other move is 409 PAYMENT_TRANSITION_NOT_ALLOWED (details.allowedFrom).`;
 
 export const docs = taggedOperations(TAGS, {

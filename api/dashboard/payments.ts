@@ -13,7 +13,7 @@ import {
   ledgerPage,
   recordCompanyPayment,
 } from '../use-cases/company-payments.js';
-import { allow, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
+import { actingMember, allow, requireActiveCompany, requireRole, SENSITIVE_ROLES } from './guards.js';
 import { companyRecordRoute, referenceReadRoute, staffRoute } from './staff-route.js';
 import {
   docs,
@@ -46,6 +46,7 @@ const deciding = (ctx: Context, staff: StaffPrincipal) => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
   requestId: ctx.state.requestId,
+  actor: actingMember(staff, SENSITIVE_ROLES),
 });
 
 /** Reading the ledger and one line of it: READING_ROLES. */

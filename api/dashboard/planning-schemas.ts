@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { DRIVER_ADMIN_ROLES, PLANNING_ROLES } from '../../domain/trip-planning.js';
 import type { Context } from 'koa';
 import type { StaffAct } from '../../db/writes/planning/act.js';
-import type { StaffPrincipal } from '../auth/staff-session.js';
+import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { created } from '../http/respond.js';
 import type { Infer, OperationDoc, Surface } from '../http/route.js';
-import { authorize, requireActiveCompany, requireRole } from './guards.js';
+import { actingMember, authorize, requireActiveCompany, requireRole } from './guards.js';
 import { staffRoute, type StaffGuardOf } from './staff-route.js';
 import {
   DateTimeText as DateTime,
@@ -32,18 +32,30 @@ export const planner = (ctx: Context): StaffPrincipal =>
 export const driverManager = (ctx: Context): StaffPrincipal =>
   authorize(ctx, requireRole(...DRIVER_ADMIN_ROLES), requireActiveCompany);
 
-/** The acting company user and the request, as the planning writes record them. */
-export const staffAct = (ctx: Context, staff: StaffPrincipal): StaffAct => ({
+/**
+ * The acting company user and the request, as the planning writes record them; `roles`, those the
+ * route's guard lets in (a `planner` by default), checked again under the company lock.
+ */
+export const staffAct = (
+  ctx: Context,
+  staff: StaffPrincipal,
+  roles: readonly CompanyRole[] = PLANNING_ROLES,
+): StaffAct => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
   origin: requestOrigin(ctx),
+  actor: actingMember(staff, roles),
 });
 
 /** Planning reads that only planners see (the schedules). */
 export const planningReader = (ctx: Context): StaffPrincipal =>
   authorize(ctx, requireRole(...PLANNING_ROLES));
 
-type PlanningRoute<B extends z.ZodType> = OperationDoc & { path: string; body: B; guard?: StaffGuardOf };
+/** Another guard than `planner`, with the roles it lets in (checked again by the write). */
+type PlanningGuard =
+  { guard?: undefined; roles?: undefined } | { guard: StaffGuardOf; roles: readonly CompanyRole[] };
+
+type PlanningRoute<B extends z.ZodType> = OperationDoc & { path: string; body: B } & PlanningGuard;
 
 /**
  * POST `path`: a planning write, which `write` makes for the acting company user and answers.
@@ -54,12 +66,12 @@ export function planningWriteRoute<B extends z.ZodType>(
   route: PlanningRoute<B>,
   write: (ctx: Context, act: StaffAct, body: Infer<B>) => Promise<void>,
 ): void {
-  const { guard = planner, ...declared } = route;
+  const { guard = planner, roles = PLANNING_ROLES, ...declared } = route;
   staffRoute(surface, guard, {
     ...declared,
     method: 'post',
     errorCode: planningErrorCode,
-    handler: async (ctx, staff, { body }) => write(ctx, staffAct(ctx, staff), body),
+    handler: async (ctx, staff, { body }) => write(ctx, staffAct(ctx, staff, roles), body),
   });
 }
 
@@ -122,4 +134,6 @@ export { successWith as ok, pageWith as page, PaginationText as PaginationOut };
 export const WRITE_RULES =
   'Needs the X-CSRF-Token header (403 CSRF_TOKEN_INVALID), a role of OWNER, ADMIN or DISPATCHER (403 ROLE_NOT_ALLOWED) ' +
   "and an active company (403 COMPANY_SUSPENDED). The company is always the session's; a body naming company_id is " +
-  '400 SESSION_FIELD_REFUSED. Unknown fields are 400 VALIDATION_FAILED, and a refused request changes nothing.';
+  '400 SESSION_FIELD_REFUSED. Unknown fields are 400 VALIDATION_FAILED, and a refused request changes nothing. ' +
+  'The member is judged as they stand when the write is made, after any change committed while the request waited: ' +
+  'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing changed.';

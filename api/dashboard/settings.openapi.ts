@@ -144,7 +144,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       `${WHAT} Only the fields sent change (at least one; null clears phone, e-mail, the cut-off and the default ` +
       'pickup point). Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of an active company (403 COMPANY_SUSPENDED) and ' +
-      'X-CSRF-Token (403 CSRF_TOKEN_INVALID); a company need not be verified yet, since it completes its profile ' +
+      'X-CSRF-Token (403 CSRF_TOKEN_INVALID), the member judged as they stand when the change is made (signed out or ' +
+      'deactivated meanwhile 401 INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED); a company need not be verified yet, since it completes its profile ' +
       'before verification. The company comes from the session: a body naming companyId, actorId, updatedBy or ' +
       'userId is 400 SESSION_FIELD_REFUSED; other unknown fields and bad values are 400 VALIDATION_FAILED and change ' +
       'nothing. The default pickup point is named by the id GET and POST /pickup-locations show for it and must be an ' +

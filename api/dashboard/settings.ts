@@ -4,7 +4,7 @@ import type { AppContext } from '../app.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { settingsErrorCode } from './booking-settings.openapi.js';
-import { authorize, managerWrite } from './guards.js';
+import { actingMember, authorize, MANAGEMENT_ROLES, managerWrite } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { docs, settingsData, SettingsPatch } from './settings.openapi.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -31,7 +31,12 @@ export function registerCompanySettingsRoutes(surface: Surface, { db, config }: 
     handler: async (ctx, staff, { body }) => {
       const saved = await saveCompanySettings(
         db,
-        { companyId: staff.companyId, change: body, staffUserId: staff.staffUserId },
+        {
+          companyId: staff.companyId,
+          change: body,
+          staffUserId: staff.staffUserId,
+          actor: actingMember(staff, MANAGEMENT_ROLES),
+        },
         requestOrigin(ctx),
       );
       ok(ctx, settingsData(saved, platformCutoff));

@@ -183,7 +183,9 @@ export const BulkResponse = successWith(
 );
 
 const ACCESS =
-  'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token.';
+  'OWNER, ADMIN or DISPATCHER of an active company (403 ROLE_NOT_ALLOWED, COMPANY_SUSPENDED); X-CSRF-Token. ' +
+  'The member is judged as they stand when the write is made, after any change committed while the request waited: ' +
+  'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing changed.';
 
 export const docs = taggedOperations(TAGS, {
   updateTripLegacy: {

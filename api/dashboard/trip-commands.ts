@@ -3,7 +3,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeTripLegacy, runBulkCommand } from '../use-cases/trip-commands.js';
-import { dispatcher } from './dispatch.js';
+import { dispatcher, dispatchingMember } from './dispatch.js';
 import { staffRoute } from './staff-route.js';
 import { BulkBody, docs, LegacyTripBody, tripCommandErrorCode } from './trip-commands.openapi.js';
 
@@ -19,7 +19,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     body: BulkBody,
     errorCode: bodyCode,
     handler: async (ctx, staff, { body }) => {
-      ok(ctx, await runBulkCommand(db, logger, staff, body, ctx.state.requestId));
+      ok(ctx, await runBulkCommand(db, logger, dispatchingMember(staff), body, ctx.state.requestId));
     },
   });
 
@@ -31,7 +31,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     body: LegacyTripBody,
     errorCode: bodyCode,
     handler: async (ctx, staff, { params, body }) => {
-      ok(ctx, await changeTripLegacy(db, staff, params.id, body));
+      ok(ctx, await changeTripLegacy(db, dispatchingMember(staff), params.id, body));
     },
   });
 }

@@ -4,12 +4,13 @@ import { dispatchTrip } from '../../db/writes/trip-operations/index.js';
 import { Refusal } from '../../domain/refusal.js';
 import { bulkAction, LEGACY_STATUS_ACTIONS, type TripAction } from '../../domain/trip-dispatch.js';
 import { commandOf, takeDispatchAction } from './trip-dispatch.js';
+import type { ActingMember } from '../../db/writes/acting-member.js';
 
 /**
  * The trip commands outside the operations room, each a thin mapping onto the dispatch transition:
  * the legacy PATCH /trips/{id} (a target status) and POST /trips/bulk (one trip action on many trips).
  */
-type Actor = { companyId: string; staffUserId: string; role: string };
+type Actor = { companyId: string; staffUserId: string; role: string; member?: ActingMember | undefined };
 
 /**
  * PATCH /trips/{id}: the status names its dispatch action, and the answer is POST

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/orm.js';
+import type { ActingMember } from '../../db/writes/acting-member.js';
 import {
   readinessFacts,
   readOperationEvents,
@@ -185,7 +186,7 @@ export interface DispatchRequest {
 
 /** The command of a request by a signed-in company user. */
 export function commandOf(
-  actor: { companyId: string; staffUserId: string; role: string },
+  actor: { companyId: string; staffUserId: string; role: string; member?: ActingMember | undefined },
   tripId: string,
   request: DispatchRequest,
   channel: DispatchChannel,
@@ -194,6 +195,7 @@ export function commandOf(
     companyId: actor.companyId,
     tripId,
     actor: { staffUserId: actor.staffUserId, role: actor.role, channel },
+    member: actor.member,
     action: request.action,
     reason: request.reason,
     delayMinutes: request.delay_minutes,

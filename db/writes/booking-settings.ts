@@ -3,6 +3,7 @@ import { BOOKING_CHANNELS } from '../../domain/journey-confirmation.js';
 import { CompanyBookingSettings } from '../entities/company.js';
 import type { Database, TransactionClient } from '../orm.js';
 import type { BookingSettings, StoredBookingSettings } from '../queries/booking-settings.js';
+import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
@@ -37,10 +38,10 @@ async function upsertBookingSettings(
 /** Saves a company user's change of the settings and records it (company.booking_settings.update). */
 export async function saveBookingSettings(
   db: Database,
-  change: { companyId: string; settings: BookingSettings; staffUserId: string },
+  change: { companyId: string; settings: BookingSettings; staffUserId: string; actor?: ActingMember },
   origin: RequestOrigin,
 ): Promise<StoredBookingSettings> {
-  return companyTransaction(db, change.companyId, 'share', async (client) => {
+  return companyTransaction(db, change, 'share', async (client) => {
     const settings = await upsertBookingSettings(
       client,
       change.companyId,

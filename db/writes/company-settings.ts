@@ -8,6 +8,7 @@ import {
   readCompanySettings,
   type CompanySettingsView,
 } from '../queries/company-settings.js';
+import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAct, type RequestOrigin } from './audit.js';
 
@@ -83,12 +84,12 @@ async function applyChange(
  */
 export async function saveCompanySettings(
   db: Database,
-  input: { companyId: string; change: CompanySettingsChange; staffUserId: string },
+  input: { companyId: string; change: CompanySettingsChange; staffUserId: string; actor?: ActingMember },
   origin: RequestOrigin,
 ): Promise<CompanySettingsView> {
   // The company first (db/writes/active-company.ts): concurrent changes take turns, so each audit
   // row's "from" is what the change replaced; a suspension committed meanwhile refuses the change.
-  return companyTransaction(db, input.companyId, 'update', async (client) => {
+  return companyTransaction(db, input, 'update', async (client) => {
     const stopId = input.change.defaultPickupLocationId;
     const pickupLocationId = stopId ? await ownPickupLocationOfStop(client, input.companyId, stopId) : stopId;
     if (stopId && !pickupLocationId) {

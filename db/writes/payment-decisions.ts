@@ -11,6 +11,7 @@ import {
 import type { Database } from '../orm.js';
 import { withDeadlockRetry } from '../pg-errors.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
+import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAudit } from './audit.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
@@ -35,6 +36,12 @@ export interface Decider {
   companyId: string;
   staffUserId: string;
   requestId?: string;
+  /**
+   * The dashboard member deciding, with the roles the route lets in: checked again right after the
+   * company row (db/writes/acting-member.ts); one signed out, deactivated or demoted while the
+   * decision waited is refused (401 INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED), changing nothing.
+   */
+  actor?: ActingMember | undefined;
 }
 
 interface LockedOperation {
@@ -105,7 +112,7 @@ async function decide(client: Queryable, decider: Decider, paymentId: string, ac
  * already paid or no longer payable).
  */
 export async function verifyPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
-  await companyTransaction(db, decider.companyId, 'share', async (client) => {
+  await companyTransaction(db, decider, 'share', async (client) => {
     await decide(client, decider, paymentId, 'verify');
     const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
     await recordCashCollection(client, { paymentId, staffUserId: decider.staffUserId });
@@ -159,7 +166,7 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
 }
 
 async function refundOnce(db: Database, decider: Decider, paymentId: string): Promise<void> {
-  await companyTransaction(db, decider.companyId, 'share', async (client) => {
+  await companyTransaction(db, decider, 'share', async (client) => {
     const { operation, transition } = await decide(client, decider, paymentId, 'refund');
     const ending = await bookingEndedByRefund(client, operation.booking_id);
     // FOR UPDATE, as an OUT adjustment: two refunds of different payments must not both find the cash
@@ -211,7 +218,7 @@ async function takeRefundFromTill(
 
 /** cancel: an incomplete (PENDING) operation will not be collected; the booking stays UNPAID. */
 export async function cancelPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
-  await companyTransaction(db, decider.companyId, 'share', async (client) => {
+  await companyTransaction(db, decider, 'share', async (client) => {
     const { transition } = await decide(client, decider, paymentId, 'cancel');
     await client.query(
       `update payment_operations set status = $2, cancelled_at = now(), cancelled_by = $3, updated_at = now()
@@ -229,7 +236,7 @@ export async function changePaymentNote(
   paymentId: string,
   note: string | null,
 ): Promise<void> {
-  await companyTransaction(db, decider.companyId, 'share', async (client) => {
+  await companyTransaction(db, decider, 'share', async (client) => {
     const { rows } = await client.query<{ status: PaymentStatus }>(
       `select status from payment_operations where id = $1 and company_id = $2 for update`,
       [paymentId, decider.companyId],
@@ -254,7 +261,7 @@ export async function recordOfficePayment(
   decider: Decider,
   input: { bookingId: string; note?: string | null },
 ): Promise<{ paymentId: string }> {
-  return companyTransaction(db, decider.companyId, 'share', async (client) => {
+  return companyTransaction(db, decider, 'share', async (client) => {
     // The booking, then the shift, before the collection writes its operation (and the ledger's daily
     // statistics row, through its trigger): the order verify and refund keep. Taking the shift after
     // the collection deadlocked against a refund, which holds the shift when it updates the statistics.

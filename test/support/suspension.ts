@@ -25,3 +25,28 @@ export async function suspendedWhileWriting<T>(
   });
   return answer;
 }
+
+/**
+ * A dashboard write meeting its own member's demotion in flight, as db/writes/team.ts makes it: the
+ * company row held FOR UPDATE when `write` starts, so the write passes the session guard with the
+ * old role; once the write waits on the row (or has answered), the membership becomes `role` and
+ * the demotion commits. A write that checks its actor again (db/writes/acting-member.ts) is then
+ * judged on `role`.
+ */
+export async function demotedWhileWriting<T>(
+  db: Database,
+  companyId: string,
+  membershipId: string,
+  role: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  const { answer } = await db.transaction(async (client) => {
+    await client.query('select status from companies where id = $1 for update', [companyId]);
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const answer = write();
+    await answeredOrWaiting(answer, db, rows[0]!.pid);
+    await client.query('update company_memberships set role = $2 where id = $1', [membershipId, role]);
+    return { answer };
+  });
+  return answer;
+}

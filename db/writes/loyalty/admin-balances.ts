@@ -68,7 +68,7 @@ export async function adjustAccount(
   actor: ProgrammeActor,
 ): Promise<Adjustment> {
   return withDeadlockRetry(() =>
-    companyTransaction(db, actor.companyId, 'share', async (client) => {
+    companyTransaction(db, actor, 'share', async (client) => {
       const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
       await post(client, account, {
         accountId: account.id,
@@ -131,7 +131,7 @@ async function retireReward(
 ): Promise<RewardLockRow & { removed: boolean }> {
   // The company first (db/writes/active-company.ts): none after its suspension. Step 2 finishes a
   // withdrawal step 1 committed, so it does not ask again.
-  return companyTransaction(db, actor.companyId, 'share', async (client) => {
+  return companyTransaction(db, actor, 'share', async (client) => {
     const { rows } = await client.query<Omit<RewardLockRow, 'redeemed'>>(
       `select id, code, archived_at is not null as archived
          from loyalty_rewards where id = $1 and company_id = $2 for update`,

@@ -18,6 +18,7 @@ import {
   type ProgramTerms,
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
+import type { ActingMember } from '../acting-member.js';
 import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 import { flushUnlessTaken } from '../flush-unique.js';
@@ -33,6 +34,8 @@ import { flushUnlessTaken } from '../flush-unique.js';
 export interface ProgrammeActor extends RequestOrigin {
   companyId: string;
   staffUserId: string;
+  /** The dashboard member, checked again under the company lock (db/writes/acting-member.ts). */
+  actor?: ActingMember | undefined;
 }
 
 /** Flushes the EntityManager in a savepoint; a unique key taken becomes `refusal`, the transaction still usable. */
@@ -54,7 +57,7 @@ export async function saveProgramTerms(
   terms: ProgramTermsInput,
   actor: ProgrammeActor,
 ): Promise<ProgramTerms> {
-  return companyTransaction(db, actor.companyId, 'share', async (client) => {
+  return companyTransaction(db, actor, 'share', async (client) => {
     const em = client.em;
     // The first change creates the programme (a second one at once waits for it and changes
     // nothing here); then the row is locked, so two changes of the terms take turns.
@@ -135,7 +138,7 @@ export async function saveTier(
   actor: ProgrammeActor,
 ): Promise<TierView> {
   return withDeadlockRetry(() =>
-    companyTransaction(db, actor.companyId, 'share', async (client) => {
+    companyTransaction(db, actor, 'share', async (client) => {
       await lockProgram(client, actor.companyId);
       const em = client.em;
       let tier;
@@ -193,7 +196,7 @@ export async function saveReward(
   input: { rewardId?: string; reward: RewardDefinition },
   actor: ProgrammeActor,
 ): Promise<AdminReward> {
-  return companyTransaction(db, actor.companyId, 'share', async (client) => {
+  return companyTransaction(db, actor, 'share', async (client) => {
     await lockProgram(client, actor.companyId);
     await checkDefinition(client, actor.companyId, input.reward);
     const em = client.em;

@@ -46,7 +46,7 @@ export async function createBus(
   act: StaffAct,
   bus: { plateNumber: string; model: string; amenities: string[]; template: BusTemplate | null },
 ): Promise<{ busId: string; layout: SavedLayout | null }> {
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     const { rows: taken } = await client.query(
       'select 1 from buses where company_id = $1 and upper(plate_number) = upper($2)',
       [act.companyId, bus.plateNumber],
@@ -199,7 +199,7 @@ export async function saveLayout(
 ): Promise<SavedLayout> {
   const invalid = layoutRefusal(change.document, change.field);
   if (invalid) throw invalid;
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     await lockCompanyBus(client, act, change.busId);
     if (change.saveMode === 'active') {
       await lockComingTrips(client, change.busId);
@@ -231,7 +231,7 @@ export async function archiveLayout(
   act: StaffAct,
   busId: string,
 ): Promise<{ archivedVersions: number[] }> {
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     await lockCompanyBus(client, act, busId);
     await lockComingTrips(client, busId);
     const { rows: booked } = await client.query<{ id: string }>(
@@ -271,7 +271,7 @@ export async function createDriver(
   act: StaffAct,
   driver: { email: string; name: string; passwordHash: string },
 ): Promise<{ id: string; membershipId: string }> {
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into staff_users (email, name, password_hash) values ($1, $2, $3)
        on conflict ((lower(email))) do nothing returning id`,

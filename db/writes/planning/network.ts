@@ -42,7 +42,7 @@ export async function saveCity(
   act: StaffAct,
   city: CityInput,
 ): Promise<{ city: CityRecord; created: boolean }> {
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     await client.query('select pg_advisory_xact_lock($1)', [CITY_LOCK_KEY]);
     const { rows } = await client.query<CityRecord>(
       'select id, name_ar, name_en, latitude, longitude from cities',
@@ -127,7 +127,7 @@ export async function createRoute(
   if (issues.length > 0) {
     throw new PlanningRefusal(400, issues[0]!.code, 'The route stops are not valid', { issues });
   }
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     const stops = await routeStops(client, act.companyId, route.stops);
     const origin = stops[0]!;
     const destination = stops[stops.length - 1]!;
@@ -197,7 +197,7 @@ export async function createPickupLocation(
   act: StaffAct,
   point: PickupInput,
 ): Promise<{ stopId: string }> {
-  return companyTransaction(db, act.companyId, 'share', async (client) => {
+  return companyTransaction(db, act, 'share', async (client) => {
     const { rows: cities } = await client.query<{ latitude: number; longitude: number }>(
       'select latitude, longitude from cities where id = $1',
       [point.cityId],

@@ -13,6 +13,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { planningConflicts, tripHasBookingsSql } from '../../queries/planning.js';
 import { resolveTripRefs, type TripRefs } from '../../queries/trip-plan.js';
+import { lockActingMember } from '../acting-member.js';
 import { lockActiveCompany } from '../active-company.js';
 import { insertTrips } from '../catalogue.js';
 import { auditAct, type StaffAct } from './act.js';
@@ -104,6 +105,7 @@ export async function saveTrip(
 async function planTrip(client: TransactionClient, act: StaffAct, input: TripSaveInput) {
   // The company first of the locks (db/writes/active-company.ts): none after its suspension.
   await lockActiveCompany(client, act.companyId, 'share');
+  if (act.actor) await lockActingMember(client, act.companyId, act.actor);
   const unlocked = input.tripId ? await storedTrip(client, act.companyId, input.tripId) : null;
   const busIds = [input.busId, ...(unlocked ? [unlocked.bus_id] : [])];
   await lockPlanningResources(client, { busIds, driverId: input.driverId, routeId: input.routeId });

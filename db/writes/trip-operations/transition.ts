@@ -1,6 +1,7 @@
 import { isTravellerAction, type TripAction } from '../../../domain/trip-dispatch.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
+import { lockActingMember } from '../acting-member.js';
 import { lockActiveCompany } from '../active-company.js';
 import { awardTripPoints } from '../loyalty/index.js';
 import { applyTravellerAction } from './attendance.js';
@@ -35,6 +36,7 @@ export async function applyDispatch(
   // suspension committed while the request waited refuses the action. A caller holding the trip
   // (the driver app's scan) took the company before it.
   if (!shared) await lockActiveCompany(client, command.companyId, 'share');
+  if (!shared && command.member) await lockActingMember(client, command.companyId, command.member);
   if (isTravellerAction(action)) {
     if (!command.item) throw new Error(`${action} needs a manifest item`);
     const trip = shared ?? (await lockTrip(client, command, 'share'));

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { ActingMember } from '../acting-member.js';
 import {
   refuseUnassigned,
   tripNotFound,
@@ -35,6 +36,12 @@ export interface DispatchCommand {
   item?: { type: ManifestItemType; id: string } | undefined;
   /** A driver app scan: the device and when it scanned (the check-in time when the app replays it later). */
   scan?: { deviceId: string | null; at: Date | null } | undefined;
+  /**
+   * The dashboard member acting, with the roles the route lets in: checked again right after the
+   * company row (db/writes/acting-member.ts), one signed out, deactivated or demoted while the
+   * action waited is refused (401 INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED), changing nothing.
+   */
+  member?: ActingMember | undefined;
 }
 
 export interface TripState {

@@ -4,7 +4,7 @@ import { createCity, createCompany, createStop } from '../../support/factories.j
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller } from '../../support/journeys.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 
 const PATH = '/dashboard/api/settings';
 
@@ -253,6 +253,21 @@ describe('GET and PATCH /dashboard/api/settings', () => {
       patch(session.writeHeaders, { nameEn: 'Renamed while suspended', addressEn: 'Anywhere' }),
     );
     expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await stored(company.id)).toEqual(before);
+  });
+
+  it('refuses an ADMIN demoted to STAFF while the change waits for the company 403 ROLE_NOT_ALLOWED, changing nothing', async () => {
+    const company = await createCompany(app.db);
+    const admin = await staffSession(app.db, app.config, company.id, 'ADMIN');
+    const before = await stored(company.id);
+    const refused = await demotedWhileWriting(app.db, company.id, admin.membershipId, 'STAFF', () =>
+      patch(admin.writeHeaders, { nameEn: 'Renamed by a demoted admin', addressEn: 'Anywhere' }),
+    );
+    expect([refused.status, refused.body.errorCode, refused.body.details], refused.text).toEqual([
+      403,
+      'ROLE_NOT_ALLOWED',
+      { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN'] },
+    ]);
     expect(await stored(company.id)).toEqual(before);
   });
 

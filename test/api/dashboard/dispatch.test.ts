@@ -33,7 +33,7 @@ import {
   type OperationsWorld,
 } from '../../support/operations.js';
 import { collectCash } from '../../support/payments.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 
 /** What a trip action answers from a status, as the domain table says: the next status, a replay, or 409. */
 function expectedOf(status: TripStatus, action: TripAction): TripStatus | 'REPLAY' | undefined {
@@ -222,6 +222,26 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
         ]);
         expect(await operationsSnapshot(app.db, tripId), door).toEqual(before);
       }
+    });
+
+    it('refuses a DISPATCHER demoted to STAFF while the action waits for the company 403 ROLE_NOT_ALLOWED', async () => {
+      const local = await operationsWorld(app, { seats: 4 });
+      const { tripId } = await tripOfItsOwn(app, local);
+      const dispatcher = await staffSession(app.db, app.config, local.companyId, 'DISPATCHER');
+      const before = await operationsSnapshot(app.db, tripId);
+      const refused = await demotedWhileWriting(
+        app.db,
+        local.companyId,
+        dispatcher.membershipId,
+        'STAFF',
+        () => dispatch(app, dispatcher, tripId, { action: 'START_BOARDING' }),
+      );
+      expect([refused.status, refused.body.errorCode, refused.body.details], refused.text).toEqual([
+        403,
+        'ROLE_NOT_ALLOWED',
+        { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN', 'DISPATCHER'] },
+      ]);
+      expect(await operationsSnapshot(app.db, tripId)).toEqual(before);
     });
   });
 

@@ -10,7 +10,7 @@ import { staffSession } from '../../support/journey-rows.js';
 import { webTraveller } from '../../support/journeys.js';
 import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
 import { createStaffMember } from '../../support/staff.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 
 const layoutOf = (rows = 10) => coachLayout({ rows, pattern: '2+2' });
 const seatElement = (document: LayoutDocument, seatId: string) =>
@@ -718,6 +718,29 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       );
       expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
       expect(await planningSnapshot(app.db, company.id)).toEqual(before);
+    });
+
+    it('refuses an ADMIN demoted to DISPATCHER while their driver account waits for the company 403 ROLE_NOT_ALLOWED, making none', async () => {
+      const company = await createCompany(app.db);
+      const admin = await staffSession(app.db, app.config, company.id, 'ADMIN');
+      const before = await planningSnapshot(app.db, company.id);
+      const refused = await demotedWhileWriting(app.db, company.id, admin.membershipId, 'DISPATCHER', () =>
+        dashboard(app, admin, 'POST', '/drivers', {
+          email: `demoted-${Date.now()}@company.test`,
+          name: 'Late Driver',
+          password: 'long enough secret',
+        }),
+      );
+      expect([refused.status, refused.body?.errorCode, refused.body?.details], refused.text).toEqual([
+        403,
+        'ROLE_NOT_ALLOWED',
+        { role: 'DISPATCHER', allowedRoles: ['OWNER', 'ADMIN'] },
+      ]);
+      const [member] = before.members as { role: string }[];
+      expect(await planningSnapshot(app.db, company.id)).toEqual({
+        ...before,
+        members: [{ ...member, role: 'DISPATCHER' }],
+      });
     });
   });
 });

@@ -5,7 +5,7 @@ import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany, createRoute } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 import { creditPoints, redeemVoucher } from '../../support/loyalty.js';
 import {
   companyWithProgramme,
@@ -451,6 +451,22 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
       [404, 'LOYALTY_TIER_NOT_FOUND'],
     ]);
     expect(await programmeRows(app.db, other.companyId)).toEqual(before);
+  });
+
+  it('refuses an ADMIN demoted to STAFF while the change waits for the company 403 ROLE_NOT_ALLOWED, changing nothing', async () => {
+    const own = await bookableTrip(app.db);
+    await companyWithProgramme(app, own.companyId);
+    const admin = await staffSession(app.db, app.config, own.companyId, 'ADMIN');
+    const before = await programmeRows(app.db, own.companyId);
+    const refused = await demotedWhileWriting(app.db, own.companyId, admin.membershipId, 'STAFF', () =>
+      programmeCall(app, admin, 'PUT', '/loyalty', { ...PROGRAM, pointsPer100: 9 }),
+    );
+    expect([refused.status, refused.body?.errorCode, refused.body?.details], refused.text).toEqual([
+      403,
+      'ROLE_NOT_ALLOWED',
+      { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN'] },
+    ]);
+    expect(await programmeRows(app.db, own.companyId)).toEqual(before);
   });
 
   it('refuses a change that reaches the company after its suspension committed meanwhile (403 COMPANY_SUSPENDED), changing nothing', async () => {

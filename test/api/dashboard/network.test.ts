@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCity, createCompany, createStop } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { demotedWhileWriting } from '../../support/suspension.js';
 import {
   createPlannedRoute,
   dashboard,
@@ -303,6 +304,25 @@ describe('network: cities, routes and pickup locations', () => {
         expect.objectContaining({ path: 'stops.3.fare_share_bp', code: 'FARE_SHARE_INVALID' }),
       );
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
+    });
+
+    it('refuses a DISPATCHER demoted to STAFF while the route waits for the company 403 ROLE_NOT_ALLOWED, making none', async () => {
+      const w = await planningWorld(app);
+      const dispatcher = await staffSession(app.db, app.config, w.companyId, 'DISPATCHER');
+      const before = await planningSnapshot(app.db, w.companyId);
+      const refused = await demotedWhileWriting(app.db, w.companyId, dispatcher.membershipId, 'STAFF', () =>
+        dashboard(app, dispatcher, 'POST', '/routes', { stops: stopsBody(w), distance_km: 240 }),
+      );
+      expect([refused.status, refused.body?.errorCode, refused.body?.details], refused.text).toEqual([
+        403,
+        'ROLE_NOT_ALLOWED',
+        { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN', 'DISPATCHER'] },
+      ]);
+      const after = await planningSnapshot(app.db, w.companyId);
+      expect({ ...after, members: undefined }).toEqual({ ...before, members: undefined });
+      expect(after.members).toContainEqual(
+        expect.objectContaining({ id: dispatcher.membershipId, role: 'STAFF' }),
+      );
     });
 
     it("keeps the total of the company's routes on a page past the end", async () => {

@@ -13,7 +13,8 @@ import {
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
 import { announceCashPayment } from '../../support/payments.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
+import { staffSession } from '../../support/journey-rows.js';
 
 const LEDGER = '/dashboard/api/payments';
 
@@ -499,6 +500,23 @@ describe('the company payment ledger', () => {
       paymentAction(app, own.staff.OWNER, payment.paymentId, 'cancel'),
     );
     expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect((await paymentRow(payment.paymentId)).status).toBe('PENDING');
+    expect(await financeSnapshot(app, own.companyId)).toEqual(before);
+  });
+
+  it('refuses an ACCOUNTANT demoted to STAFF while the decision waits for the company 403 ROLE_NOT_ALLOWED, changing nothing', async () => {
+    const own = await financeWorld(app);
+    const payment = await pendingPayment(app, own);
+    const accountant = await staffSession(app.db, app.config, own.companyId, 'ACCOUNTANT');
+    const before = await financeSnapshot(app, own.companyId);
+    const refused = await demotedWhileWriting(app.db, own.companyId, accountant.membershipId, 'STAFF', () =>
+      paymentAction(app, accountant, payment.paymentId, 'cancel'),
+    );
+    expect([refused.status, refused.body?.errorCode, refused.body?.details], refused.text).toEqual([
+      403,
+      'ROLE_NOT_ALLOWED',
+      { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN', 'ACCOUNTANT'] },
+    ]);
     expect((await paymentRow(payment.paymentId)).status).toBe('PENDING');
     expect(await financeSnapshot(app, own.companyId)).toEqual(before);
   });

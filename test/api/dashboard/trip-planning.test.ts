@@ -6,7 +6,7 @@ import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../
 import { useTestApp } from '../../support/harness.js';
 import { webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 import {
   dashboard,
   expectNoDoubleBookedBus,
@@ -504,6 +504,43 @@ describe('GET and POST /dashboard/api/trips', () => {
       );
       expect([refused.status, refused.body.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
       expect(await planningSnapshot(app.db, suspended.companyId)).toEqual(before);
+    });
+
+    it('refuses a DISPATCHER demoted to STAFF while the plan waits for the company 403 ROLE_NOT_ALLOWED, changing nothing', async () => {
+      const demoted = await planningWorld(app);
+      const before = await planningSnapshot(app.db, demoted.companyId);
+      const dispatcher = demoted.sessions.DISPATCHER;
+      // Only the demotion itself changed.
+      const demotedRole = (members: unknown[]) =>
+        members.map((m) =>
+          (m as { id: string }).id === dispatcher.membershipId ? { ...(m as object), role: 'STAFF' } : m,
+        );
+      const refused = await demotedWhileWriting(
+        app.db,
+        demoted.companyId,
+        dispatcher.membershipId,
+        'STAFF',
+        () =>
+          plan(
+            tripBody({
+              route_id: demoted.routeId,
+              bus_id: demoted.bus.id,
+              driver_id: demoted.driverId,
+              pickup_stop_id: demoted.originStop.id,
+              departure_at: atDamascus(futureDay(22), '08:00').toISOString(),
+            }),
+            dispatcher,
+          ),
+      );
+      expect([refused.status, refused.body.errorCode, refused.body.details], refused.text).toEqual([
+        403,
+        'ROLE_NOT_ALLOWED',
+        { role: 'STAFF', allowedRoles: ['OWNER', 'ADMIN', 'DISPATCHER'] },
+      ]);
+      expect(await planningSnapshot(app.db, demoted.companyId)).toEqual({
+        ...before,
+        members: demotedRole(before.members),
+      });
     });
 
     it('refuses STAFF, ACCOUNTANT, a missing CSRF header and a suspended company, changing nothing', async () => {
