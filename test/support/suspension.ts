@@ -1,4 +1,4 @@
-import type { Database } from '../../db/orm.js';
+import type { Database, TransactionClient } from '../../db/orm.js';
 import { answeredOrWaiting } from '../drills/support/blocking.js';
 
 /**
@@ -9,21 +9,14 @@ import { answeredOrWaiting } from '../drills/support/blocking.js';
  * write's answer: a write that takes the company row first (db/writes/active-company.ts) sees the
  * committed suspension and is refused 403 COMPANY_SUSPENDED, writing nothing.
  */
-export async function suspendedWhileWriting<T>(
+export function suspendedWhileWriting<T>(
   db: Database,
   companyId: string,
   write: () => Promise<T>,
 ): Promise<T> {
-  const { answer } = await db.transaction(async (client) => {
-    await client.query('select status from companies where id = $1 for update', [companyId]);
-    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const answer = write();
-    await answeredOrWaiting(answer, db, rows[0]!.pid);
+  return whileWriting(db, companyId, write, async (client) => {
     await client.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
-    // Wrapped: a promise returned as is would be awaited before the suspension commits.
-    return { answer };
   });
-  return answer;
 }
 
 /**
@@ -33,19 +26,35 @@ export async function suspendedWhileWriting<T>(
  * the demotion commits. A write that checks its actor again (db/writes/acting-member.ts) is then
  * judged on `role`.
  */
-export async function demotedWhileWriting<T>(
+export function demotedWhileWriting<T>(
   db: Database,
   companyId: string,
   membershipId: string,
   role: string,
   write: () => Promise<T>,
 ): Promise<T> {
+  return whileWriting(db, companyId, write, async (client) => {
+    await client.query('update company_memberships set role = $2 where id = $1', [membershipId, role]);
+  });
+}
+
+/**
+ * `write` started while the company row is held FOR UPDATE; once it waits on the row (or has
+ * answered), `change` runs in the holding transaction, which then commits. Answers the write's answer.
+ */
+async function whileWriting<T>(
+  db: Database,
+  companyId: string,
+  write: () => Promise<T>,
+  change: (client: TransactionClient) => Promise<void>,
+): Promise<T> {
   const { answer } = await db.transaction(async (client) => {
     await client.query('select status from companies where id = $1 for update', [companyId]);
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
     const answer = write();
     await answeredOrWaiting(answer, db, rows[0]!.pid);
-    await client.query('update company_memberships set role = $2 where id = $1', [membershipId, role]);
+    await change(client);
+    // Wrapped: a promise returned as is would be awaited before the change commits.
     return { answer };
   });
   return answer;

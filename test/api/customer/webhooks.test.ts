@@ -403,35 +403,33 @@ describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
     expect(audit.map((row) => row.action)).toEqual(['company.webhook.create']);
   });
 
-  it('a key revoked while its POST waits for the company makes no subscription (401 INVALID_CREDENTIAL)', async () => {
-    const companyId = (await createCompany(app.db)).id;
+  /** An OWNER's new key, and the two requests its races run: a subscription with it, and its revocation. */
+  async function subscribeAndRevoke(companyId: string, name: string) {
     const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
     const made = await app.request('/dashboard/api/api-keys', {
       method: 'POST',
       headers: owner.writeHeaders,
-      json: { name: 'revoked meanwhile' },
+      json: { name },
     });
     expect(made.status, made.text).toBe(201);
+    const key: string = made.body.data.key;
+    return {
+      key,
+      first: () =>
+        app.request('/api/webhooks', { method: 'POST', token: key, json: body('http://127.0.0.1:9/') }),
+      second: () =>
+        app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
+          method: 'DELETE',
+          headers: owner.writeHeaders,
+        }),
+    };
+  }
+
+  it('a key revoked while its POST waits for the company makes no subscription (401 INVALID_CREDENTIAL)', async () => {
+    const companyId = (await createCompany(app.db)).id;
+    const { first, second } = await subscribeAndRevoke(companyId, 'revoked meanwhile');
     // The company row held for share: the POST (which takes it for update) waits, the revocation does not.
-    const [subscribed, revoked] = await inTurn(
-      app,
-      companyId,
-      'answers',
-      {
-        first: () =>
-          app.request('/api/webhooks', {
-            method: 'POST',
-            token: made.body.data.key,
-            json: body('http://127.0.0.1:9/'),
-          }),
-        second: () =>
-          app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
-            method: 'DELETE',
-            headers: owner.writeHeaders,
-          }),
-      },
-      'share',
-    );
+    const [subscribed, revoked] = await inTurn(app, companyId, 'answers', { first, second }, 'share');
     expect(revoked.status, revoked.text).toBe(200);
     expect([subscribed.status, subscribed.body.errorCode], subscribed.text).toEqual([
       401,
@@ -479,28 +477,11 @@ describe('POST, GET, PATCH, DELETE /api/webhooks (company API key)', () => {
 
   it('a revocation waits for a write the key is making: the write is made, then the key is revoked', async () => {
     const companyId = (await createCompany(app.db)).id;
-    const owner = await staffSession(app.db, app.config, companyId, 'OWNER');
-    const made = await app.request('/dashboard/api/api-keys', {
-      method: 'POST',
-      headers: owner.writeHeaders,
-      json: { name: 'revoked after' },
-    });
-    const [subscribed, revoked] = await inTurn(app, companyId, 'waits', {
-      first: () =>
-        app.request('/api/webhooks', {
-          method: 'POST',
-          token: made.body.data.key,
-          json: body('http://127.0.0.1:9/'),
-        }),
-      second: () =>
-        app.request(`/dashboard/api/api-keys/${made.body.data.id}`, {
-          method: 'DELETE',
-          headers: owner.writeHeaders,
-        }),
-    });
+    const { key, first, second } = await subscribeAndRevoke(companyId, 'revoked after');
+    const [subscribed, revoked] = await inTurn(app, companyId, 'waits', { first, second });
     expect([subscribed.status, revoked.status], subscribed.text).toEqual([201, 200]);
     expect(await subscriptionRows(app, companyId)).toHaveLength(1);
-    expect((await app.request('/api/webhooks', { token: made.body.data.key })).status).toBe(401);
+    expect((await app.request('/api/webhooks', { token: key })).status).toBe(401);
   });
 
   it('25 subscriptions at once: exactly 20 are made, the rest 409 WEBHOOK_LIMIT_REACHED', async () => {

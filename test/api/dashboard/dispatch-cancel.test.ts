@@ -214,6 +214,30 @@ describe('cancelling a trip that carries one leg of a two-leg journey', () => {
   });
 });
 
+/**
+ * The connection's first trip, with a driver, run through `actions` by its OWNER, then its second
+ * trip cancelled by the second company's OWNER (200).
+ */
+async function runFirstThenCancelSecond(
+  app: TestApp,
+  world: Awaited<ReturnType<typeof connection>>,
+  actions: Record<string, unknown>[],
+): Promise<void> {
+  const ownerA = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
+  const ownerB = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
+  const driver = await createDriver(app, world.first.companyId);
+  await assignDriver(app.db, world.first.tripId, driver.staffUserId);
+  for (const body of actions) {
+    const answer = await dispatch(app, ownerA, world.first.tripId, body);
+    expect(answer.status, `${String(body.action)} ${answer.text}`).toBe(200);
+  }
+  const cancelled = await dispatch(app, ownerB, world.second.tripId, {
+    action: 'CANCEL',
+    reason: 'Breakdown',
+  });
+  expect(cancelled.status, cancelled.text).toBe(200);
+}
+
 /** Each leg of the journey by its trip: the booking's status and its seats' statuses. */
 async function legsOf(app: TestApp, journeyId: string): Promise<Record<string, string>> {
   const rows = await app.db.query<{ trip_id: string; status: string; seats: string | null }>(
@@ -238,30 +262,17 @@ describe('cancelling the second trip of a connection whose first leg has travell
       [journeyId, world.first.tripId],
     );
     await collectCash(app.db, legA!.id);
-    const ownerA = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
-    const ownerB = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
-    const driver = await createDriver(app, world.first.companyId);
-    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
     const [ticket] = await app.db.query<{ id: string }>(
       `select id from journey_tickets where journey_id = $1 and trip_id = $2`,
       [journeyId, world.first.tripId],
     );
-    for (const body of [
+    await runFirstThenCancelSecond(app, world, [
       { action: 'START_BOARDING' },
       { action: 'CHECK_IN', manifest_item_id: ticket!.id, manifest_item_type: 'JOURNEY_TICKET' },
       { action: 'DEPART' },
       { action: 'ARRIVE' },
       { action: 'COMPLETE' },
-    ]) {
-      const answer = await dispatch(app, ownerA, world.first.tripId, body);
-      expect(answer.status, `${body.action} ${answer.text}`).toBe(200);
-    }
-
-    const cancelled = await dispatch(app, ownerB, world.second.tripId, {
-      action: 'CANCEL',
-      reason: 'Breakdown',
-    });
-    expect(cancelled.status, cancelled.text).toBe(200);
+    ]);
     expect(await legsOf(app, journeyId)).toEqual({
       [world.first.tripId]: 'COMPLETED CONFIRMED',
       [world.second.tripId]: 'CANCELLED RELEASED',
@@ -286,20 +297,7 @@ describe('cancelling the second trip of a connection still awaiting a company, w
       { trip: world.second },
     ]);
     expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
-    const ownerA = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
-    const ownerB = await staffSession(app.db, app.config, world.second.companyId, 'OWNER');
-    const driver = await createDriver(app, world.first.companyId);
-    await assignDriver(app.db, world.first.tripId, driver.staffUserId);
-    for (const body of [{ action: 'START_BOARDING' }, { action: 'DEPART' }]) {
-      const answer = await dispatch(app, ownerA, world.first.tripId, body);
-      expect(answer.status, `${body.action} ${answer.text}`).toBe(200);
-    }
-
-    const cancelled = await dispatch(app, ownerB, world.second.tripId, {
-      action: 'CANCEL',
-      reason: 'Breakdown',
-    });
-    expect(cancelled.status, cancelled.text).toBe(200);
+    await runFirstThenCancelSecond(app, world, [{ action: 'START_BOARDING' }, { action: 'DEPART' }]);
     // Before: the first leg stayed PENDING_CONFIRMATION with its seat HELD, so the journey stayed REQUESTED.
     expect(await legsOf(app, journeyId)).toEqual({
       [world.first.tripId]: 'CANCELLED RELEASED',
