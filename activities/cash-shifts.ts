@@ -13,9 +13,10 @@ import { refusable } from './refusable.js';
 
 /**
  * A step's transaction, its business refusal returned as data (CASH_SHIFT_REFUSAL_STATUS,
- * workflows/cash-shift.contract.ts): the shift's own (CashShiftRefusal) or the company's standing,
- * checked again as the transaction takes the company row (403 COMPANY_SUSPENDED). Thrown, either
- * would be an activity failure that retries.
+ * workflows/cash-shift.contract.ts): the shift's own (CashShiftRefusal), the company's standing or
+ * the acting member's, checked again as the transaction takes the company row (403
+ * COMPANY_SUSPENDED, 403 ROLE_NOT_ALLOWED, 401 INVALID_CREDENTIAL). Thrown, any would be an
+ * activity failure that retries.
  */
 const shiftStep = <T>(work: () => Promise<T>) => refusable(Refusal, work);
 
@@ -31,6 +32,7 @@ export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
           shiftId: input.shiftId,
           companyId: input.companyId,
           staffUserId: input.openedBy,
+          actor: input.actor,
           openingBalance: input.openingBalance,
           note: input.note ?? null,
         }),

@@ -1,3 +1,4 @@
+import type { ActingMember } from './company-actor.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -18,13 +19,19 @@ export interface ShiftOpening {
   openedBy: string;
   openingBalance: number;
   note?: string | null;
+  /**
+   * Who sends the OPEN (openedBy, unless it takes over a shift the database holds), checked again
+   * in the step's transaction: one demoted, deactivated or signed out meanwhile is refused.
+   */
+  actor: ActingMember;
 }
 
 /** ADJUST: one documented movement of cash into or out of the open shift's till. */
 export interface ShiftMovement {
   /** Made by the API: the movement's id and the Update's id, so a retry records it once. */
   movementId: string;
-  staffUserId: string;
+  /** Who records it (recorded_by), checked again in the step's transaction. */
+  actor: ActingMember;
   direction: MovementDirection;
   amount: number;
   reason: string;
@@ -32,7 +39,8 @@ export interface ShiftMovement {
 
 /** CLOSE: the cash counted in the till at the end of the shift. */
 export interface ShiftClosing {
-  staffUserId: string;
+  /** Who counts the till (closed_by), checked again in the step's transaction. */
+  actor: ActingMember;
   declaredAmount: number;
   note?: string | null;
 }

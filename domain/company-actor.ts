@@ -1,5 +1,25 @@
 import { Refusal } from './refusal.js';
 
+/** A company user acting through their dashboard session, with the roles the route lets in. */
+export interface ActingMember {
+  sessionId: string;
+  membershipId: string;
+  staffUserId: string;
+  allowedRoles: readonly string[];
+}
+
+/** A company API key acting on the company's webhook set-up. */
+export interface ActingKey {
+  keyId: string;
+}
+
+/**
+ * Who acts in a company write, checked again in the write's transaction
+ * (db/writes/acting-member.ts). Plain ids and role names: a workflow step carries it in its input
+ * (a session's id, never its token).
+ */
+export type CompanyActor = ActingMember | ActingKey;
+
 /**
  * The refusals of a company's actor: a company user whose session or membership no longer holds,
  * or whose role the operation does not allow, and a company API key that is unknown or revoked.

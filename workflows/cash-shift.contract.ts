@@ -13,10 +13,16 @@ export type { CashShiftSummary };
 
 /**
  * Every refusal a cash-shift step answers with, with its HTTP status: the shift's own rules
- * (domain/cash-shift.ts), and the company suspended while the step waited for its transaction
- * (db/writes/active-company.ts).
+ * (domain/cash-shift.ts), the company suspended while the step waited for its transaction
+ * (db/writes/active-company.ts), and the acting member signed out, deactivated or demoted
+ * meanwhile (db/writes/acting-member.ts).
  */
-export const CASH_SHIFT_REFUSAL_STATUS = { ...SHIFT_RULE_REFUSALS, COMPANY_SUSPENDED: 403 } as const;
+export const CASH_SHIFT_REFUSAL_STATUS = {
+  ...SHIFT_RULE_REFUSALS,
+  COMPANY_SUSPENDED: 403,
+  ROLE_NOT_ALLOWED: 403,
+  INVALID_CREDENTIAL: 401,
+} as const;
 export type CashShiftRefusalCode = keyof typeof CASH_SHIFT_REFUSAL_STATUS;
 
 /**

@@ -114,7 +114,9 @@ export const docs = taggedOperations(TAGS, {
       '409 CASH_SHIFT_NOT_OPEN. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
       'in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED), checked when the request ' +
       'arrives and again in the step’s transaction: a suspension committed while the step waited refuses it and nothing is ' +
-      `written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). CSRF header. ${WHO}`,
+      'written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). The member is judged as they ' +
+      'stand when the step is written, after any change committed while the request waited: signed out or deactivated 401 ' +
+      `INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED, nothing written. CSRF header. ${WHO}`,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },
       201: { description: 'Opened', schema: ShiftResponse },

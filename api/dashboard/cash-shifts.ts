@@ -5,7 +5,7 @@ import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
 import { commandShift, shiftCsv, shiftDetail, shiftOverview } from '../use-cases/cash-shifts.js';
 import { docs, ShiftCommand, ShiftsQuery } from './cash-shifts.openapi.js';
-import { managerRead, managerWrite } from './guards.js';
+import { actingMember, managerRead, managerWrite, MANAGEMENT_ROLES } from './guards.js';
 import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /**
@@ -41,7 +41,8 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     path: '/payments/cash-shifts',
     body: ShiftCommand,
     handler: async (ctx, staff, { body }) => {
-      const shift = await commandShift(deps, staff, body);
+      const actor = actingMember(staff, MANAGEMENT_ROLES);
+      const shift = await commandShift(deps, { companyId: staff.companyId, actor }, body);
       createdOrOk(ctx, body.action === 'OPEN', shift);
     },
   });

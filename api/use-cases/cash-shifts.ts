@@ -10,6 +10,7 @@ import {
 } from '../../db/queries/cash-shifts.js';
 import type { Database } from '../../db/orm.js';
 import { isOverdue, type CashShiftSummary, type MovementDirection } from '../../domain/cash-shift.js';
+import type { ActingMember } from '../../domain/company-actor.js';
 import { Refusal } from '../http/errors.js';
 import type { CashShiftClient } from '../temporal/cash-shift-client.js';
 import { iso } from '../../db/row-fields.js';
@@ -88,18 +89,23 @@ export type ShiftCommand =
   | { action: 'ADJUST'; direction: MovementDirection; amount: number; reason: string }
   | { action: 'CLOSE'; declared_amount: number; note?: string };
 
-/** One step of the company's shift workflow; the answer is the shift after it. */
+/**
+ * One step of the company's shift workflow by `staff.actor` (checked again in the step's
+ * transaction); the answer is the shift after it.
+ */
 export async function commandShift(
   deps: CashShiftDeps,
-  staff: { companyId: string; staffUserId: string },
+  staff: { companyId: string; actor: ActingMember },
   command: ShiftCommand,
 ) {
+  const { actor } = staff;
   let shift: CashShiftSummary;
   if (command.action === 'OPEN') {
     shift = await deps.workflow.open({
       shiftId: randomUUID(),
       companyId: staff.companyId,
-      openedBy: staff.staffUserId,
+      openedBy: actor.staffUserId,
+      actor,
       openingBalance: command.opening_balance,
       note: command.note ?? null,
       maxOpenMilliseconds: Math.round(deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000),
@@ -108,19 +114,19 @@ export async function commandShift(
   } else if (command.action === 'ADJUST') {
     const request = {
       movementId: randomUUID(),
-      staffUserId: staff.staffUserId,
+      actor,
       direction: command.direction,
       amount: command.amount,
       reason: command.reason,
     };
-    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.adjust(staff.companyId, request));
+    shift = await resumingOnce(deps, staff, () => deps.workflow.adjust(staff.companyId, request));
   } else {
     const request = {
-      staffUserId: staff.staffUserId,
+      actor,
       declaredAmount: command.declared_amount,
       note: command.note ?? null,
     };
-    shift = await resumingOnce(deps, staff.companyId, () => deps.workflow.close(staff.companyId, request));
+    shift = await resumingOnce(deps, staff, () => deps.workflow.close(staff.companyId, request));
   }
   return shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
 }
@@ -134,7 +140,7 @@ export async function commandShift(
  */
 async function resumingOnce(
   deps: CashShiftDeps,
-  companyId: string,
+  { companyId, actor }: { companyId: string; actor: ActingMember },
   step: () => Promise<CashShiftSummary>,
 ): Promise<CashShiftSummary> {
   try {
@@ -149,6 +155,7 @@ async function resumingOnce(
         shiftId: open.id,
         companyId,
         openedBy: open.openedBy,
+        actor,
         openingBalance: open.openingBalance,
         note: open.note,
         maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),

@@ -1,4 +1,11 @@
-import { apiKeyInvalid, roleNotAllowed, staffSessionEnded } from '../../domain/company-actor.js';
+import {
+  apiKeyInvalid,
+  roleNotAllowed,
+  staffSessionEnded,
+  type ActingKey,
+  type ActingMember,
+  type CompanyActor,
+} from '../../domain/company-actor.js';
 import type { TransactionClient } from '../orm.js';
 
 /**
@@ -12,21 +19,7 @@ import type { TransactionClient } from '../orm.js';
  * Always read right after the company row (lockActiveCompany), before any other row is locked.
  */
 
-/** A company user acting through their dashboard session, with the roles the route lets in. */
-export interface ActingMember {
-  sessionId: string;
-  membershipId: string;
-  staffUserId: string;
-  allowedRoles: readonly string[];
-}
-
-/** A company API key acting on the company's webhook set-up. */
-export interface ActingKey {
-  keyId: string;
-}
-
-/** The actor a company write checks again under its company lock. */
-export type CompanyActor = ActingMember | ActingKey;
+export type { ActingKey, ActingMember, CompanyActor };
 
 interface MemberRow {
   role: string;

@@ -7,6 +7,7 @@ import {
   shiftNotOpen,
   type MovementDirection,
 } from '../../domain/cash-shift.js';
+import type { ActingMember } from '../../domain/company-actor.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
 import { companyTransaction } from './active-company.js';
@@ -17,7 +18,9 @@ import { insertRow } from './insert-row.js';
  * The cash-shift workflow's transitions, one transaction each, idempotent under an activity retry
  * (the ids come from the caller: the shift id from OPEN, the movement id from ADJUST). Every
  * transition runs in companyTransaction: the company row FOR SHARE first (a suspension committed
- * while the step waited refuses it, 403 COMPANY_SUSPENDED, writing nothing), then the shift row; a
+ * while the step waited refuses it, 403 COMPANY_SUSPENDED, writing nothing), then the acting member
+ * (a demotion, deactivation or sign-out committed meanwhile refuses it, 403 ROLE_NOT_ALLOWED or 401
+ * INVALID_CREDENTIAL, db/writes/acting-member.ts), then the shift row; a
  * verify or refund that links money to the shift takes the same rows in the same order (the shift
  * FOR SHARE), so a CLOSE computes its expected amount over a settled set. A retry that finds its
  * step already done answers it before the company is checked: that step committed while the
@@ -28,7 +31,9 @@ type Queryable = Pick<PoolClient, 'query'>;
 export interface OpenShiftInput {
   shiftId: string;
   companyId: string;
+  /** Who opens it; checked again (`actor`) when the shift is written. */
   staffUserId: string;
+  actor: ActingMember;
   openingBalance: number;
   note?: string | null;
 }
@@ -41,7 +46,8 @@ export interface OpenShiftInput {
 export async function openShift(db: Database, input: OpenShiftInput): Promise<CashShiftSummary> {
   const existing = await readShiftSummary(db, input.shiftId);
   if (existing) return answerOpenAgain(existing);
-  return companyTransaction(db, input.companyId, 'share', async (client) => {
+  const company = { companyId: input.companyId, actor: input.actor };
+  return companyTransaction(db, company, 'share', async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into cash_shifts (id, company_id, opening_balance, opened_by, note) values ($1, $2, $3, $4, $5)
        on conflict do nothing returning id`,
@@ -69,18 +75,18 @@ function answerOpenAgain(shift: CashShiftSummary): CashShiftSummary {
 
 /**
  * `work` as the company transaction of the shift's company (read first: a shift's company never
- * changes); a shift id the database does not hold is CASH_SHIFT_NOT_OPEN.
+ * changes) with `actor` checked again; a shift id the database does not hold is CASH_SHIFT_NOT_OPEN.
  */
 async function shiftTransaction<T>(
   db: Database,
-  shiftId: string,
+  step: { shiftId: string; actor: ActingMember },
   work: (client: TransactionClient) => Promise<T>,
 ): Promise<T> {
   const [shift] = await db.query<{ company_id: string }>(`select company_id from cash_shifts where id = $1`, [
-    shiftId,
+    step.shiftId,
   ]);
   if (!shift) throw shiftNotOpen();
-  return companyTransaction(db, shift.company_id, 'share', work);
+  return companyTransaction(db, { companyId: shift.company_id, actor: step.actor }, 'share', work);
 }
 
 /** The open shift locked for taking cash out or closing it (FOR UPDATE), or for linking money in (FOR SHARE). */
@@ -102,7 +108,7 @@ export async function lockOpenShift(
 export interface AdjustShiftInput {
   shiftId: string;
   movementId: string;
-  staffUserId: string;
+  actor: ActingMember;
   direction: MovementDirection;
   amount: number;
   reason: string;
@@ -112,7 +118,7 @@ export interface AdjustShiftInput {
 export async function adjustShift(db: Database, input: AdjustShiftInput): Promise<CashShiftSummary> {
   const recorded = await db.query(`select 1 from cash_shift_movements where id = $1`, [input.movementId]);
   if (recorded[0]) return (await readShiftSummary(db, input.shiftId))!;
-  return shiftTransaction(db, input.shiftId, async (client) => {
+  return shiftTransaction(db, input, async (client) => {
     const { rows: done } = await client.query(`select 1 from cash_shift_movements where id = $1`, [
       input.movementId,
     ]);
@@ -127,10 +133,10 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
       direction: input.direction,
       amount: input.amount,
       reason: input.reason,
-      recorded_by: input.staffUserId,
+      recorded_by: input.actor.staffUserId,
     });
     const shift = { kind: 'cash_shift', id: input.shiftId };
-    await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.adjust', shift, {
+    await recordStaffAct(client, { staffUserId: input.actor.staffUserId }, 'cash_shifts.adjust', shift, {
       movementId: input.movementId,
       direction: input.direction,
       amount: input.amount,
@@ -141,22 +147,23 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
 
 export interface CloseShiftInput {
   shiftId: string;
-  staffUserId: string;
+  actor: ActingMember;
   declaredAmount: number;
   note?: string | null;
 }
 
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
 export async function closeShift(db: Database, input: CloseShiftInput): Promise<CashShiftSummary> {
+  const { staffUserId } = input.actor;
   const done = await readShiftSummary(db, input.shiftId);
-  if (done?.status === 'CLOSED' && done.closedBy === input.staffUserId) return done;
-  return shiftTransaction(db, input.shiftId, async (client) => {
+  if (done?.status === 'CLOSED' && done.closedBy === staffUserId) return done;
+  return shiftTransaction(db, input, async (client) => {
     const { rows } = await client.query<{ status: string; closed_by: string | null }>(
       `select status, closed_by from cash_shifts where id = $1 for update`,
       [input.shiftId],
     );
     // A retried activity finds its own close done.
-    if (rows[0]?.status === 'CLOSED' && rows[0].closed_by === input.staffUserId) {
+    if (rows[0]?.status === 'CLOSED' && rows[0].closed_by === staffUserId) {
       return (await readShiftSummary(client, input.shiftId))!;
     }
     if (rows[0]?.status !== 'OPEN') throw shiftNotOpen();
@@ -174,10 +181,10 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
       `update cash_shifts set status = 'CLOSED', declared_amount = $2, expected_amount = $3, difference = $4,
               closed_by = $5, closed_at = clock_timestamp(), note = coalesce($6, note)
         where id = $1`,
-      [input.shiftId, input.declaredAmount, expected, difference, input.staffUserId, input.note ?? null],
+      [input.shiftId, input.declaredAmount, expected, difference, staffUserId, input.note ?? null],
     );
     const shift = { kind: 'cash_shift', id: input.shiftId };
-    await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.close', shift, {
+    await recordStaffAct(client, { staffUserId }, 'cash_shifts.close', shift, {
       declared: input.declaredAmount,
       expected,
       difference,

@@ -73,6 +73,14 @@ export function shiftCommand(app: TestApp, session: Session, json: unknown): Pro
   });
 }
 
+/** `session`'s member as the cash-shift routes send them with a step (OWNER or ADMIN let in). */
+export const shiftActor = (session: Session) => ({
+  sessionId: session.sessionId,
+  membershipId: session.membershipId,
+  staffUserId: session.staffUserId,
+  allowedRoles: ['OWNER', 'ADMIN'],
+});
+
 /** Opens the company's shift through the API (fails the test otherwise). */
 export async function openShift(app: TestApp, session: Session, openingBalance = 50_000) {
   const response = await shiftCommand(app, session, { action: 'OPEN', opening_balance: openingBalance });

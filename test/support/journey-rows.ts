@@ -156,6 +156,7 @@ export async function staffSession(
 ): Promise<{
   token: string;
   csrf: string;
+  sessionId: string;
   staffUserId: string;
   membershipId: string;
   cookie: string;
@@ -170,6 +171,7 @@ export async function staffSession(
   return {
     token: session.token,
     csrf: session.csrfToken,
+    sessionId: session.sessionId,
     staffUserId: member.userId,
     membershipId: member.membershipId,
     cookie,

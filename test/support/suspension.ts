@@ -39,6 +39,21 @@ export function demotedWhileWriting<T>(
 }
 
 /**
+ * A dashboard write meeting its own member's sign-out in flight (the session revoked, as
+ * POST /dashboard/api/auth/logout does), made the way demotedWhileWriting makes a demotion.
+ */
+export function signedOutWhileWriting<T>(
+  db: Database,
+  companyId: string,
+  sessionId: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  return whileWriting(db, companyId, write, async (client) => {
+    await client.query('update staff_sessions set revoked_at = now() where id = $1', [sessionId]);
+  });
+}
+
+/**
  * `write` started while the company row is held FOR UPDATE; once it waits on the row (or has
  * answered), `change` runs in the holding transaction, which then commits. Answers the write's answer.
  */

@@ -7,14 +7,20 @@ import { workflowIds } from '../../../workflows/shared.js';
 import {
   DASHBOARD_ROLES,
   financeSnapshot,
+  type FinanceWorld,
   financeWorld,
   openShift,
   paymentAction,
   pendingPayment,
+  shiftActor,
   shiftCommand,
 } from '../../support/finance.js';
-import { useTestApp } from '../../support/harness.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import { useTestApp, type TestResponse } from '../../support/harness.js';
+import {
+  demotedWhileWriting,
+  signedOutWhileWriting,
+  suspendedWhileWriting,
+} from '../../support/suspension.js';
 
 const SHIFTS = '/dashboard/api/payments/cash-shifts';
 
@@ -234,6 +240,7 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       shiftId: shift.id,
       companyId: world.companyId,
       openedBy: owner.staffUserId,
+      actor: shiftActor(owner),
       openingBalance: 2_000,
       maxOpenMilliseconds: 60_000,
     });
@@ -242,7 +249,7 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     expect(next.id).not.toBe(shift.id);
   });
 
-  describe('a step whose company is suspended while it waits for the company row', () => {
+  describe('a step whose company or member changes while it waits for the company row', () => {
     const auditActs = async (companyId: string) =>
       app.db.query(
         `select a.action, a.target_id from audit_log a join cash_shifts s on s.id::text = a.target_id
@@ -250,42 +257,64 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
         [companyId],
       );
 
-    it('OPEN is refused 403 COMPANY_SUSPENDED: no shift, and no process left holding the company', async () => {
-      const world = await financeWorld(app);
-      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
-        shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 1_000 }),
-      );
-      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
-      expect(await financeSnapshot(app, world.companyId)).toMatchObject({ shifts: [], movements: [] });
-      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
-      expect(await handle.result()).toMatchObject({ phase: 'NEW' });
-    });
-
-    /** A step on an open shift, refused: nothing written, the shift still OPEN in its process. */
-    const refusedOnOpenShift = async (command: Record<string, unknown>) => {
-      const world = await financeWorld(app);
-      const shift = await openShift(app, world.staff.OWNER, 1_000);
-      const before = await financeSnapshot(app, world.companyId);
-      const acts = await auditActs(world.companyId);
-      const refused = await suspendedWhileWriting(app.db, world.companyId, () =>
-        shiftCommand(app, world.staff.OWNER, command),
-      );
-      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
-      expect(await financeSnapshot(app, world.companyId)).toEqual(before);
-      expect(await auditActs(world.companyId)).toEqual(acts);
-      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
-      expect(await handle.query(cashShiftStateQuery)).toEqual({
-        phase: 'OPEN',
-        shiftId: shift.id,
-        overdue: false,
-      });
+    /** What meets the step in flight, as an administrator or the team page commits it. */
+    const meetings = {
+      suspended: {
+        answer: [403, 'COMPANY_SUSPENDED'],
+        meet: (world: FinanceWorld, step: () => Promise<TestResponse>) =>
+          suspendedWhileWriting(app.db, world.companyId, step),
+      },
+      'demoted to DISPATCHER': {
+        answer: [403, 'ROLE_NOT_ALLOWED'],
+        meet: (world: FinanceWorld, step: () => Promise<TestResponse>) =>
+          demotedWhileWriting(app.db, world.companyId, world.staff.ADMIN.membershipId, 'DISPATCHER', step),
+      },
+      'signed out': {
+        answer: [401, 'INVALID_CREDENTIAL'],
+        meet: (world: FinanceWorld, step: () => Promise<TestResponse>) =>
+          signedOutWhileWriting(app.db, world.companyId, world.staff.ADMIN.sessionId, step),
+      },
     };
 
-    it('ADJUST is refused 403 COMPANY_SUSPENDED: no movement, the shift stays open in its process', () =>
-      refusedOnOpenShift({ action: 'ADJUST', direction: 'IN', amount: 500, reason: 'float' }));
+    describe.each(Object.entries(meetings))(
+      'the company or the ADMIN sending it %s',
+      (_, { answer, meet }) => {
+        it('OPEN is refused: no shift, and no process left holding the company', async () => {
+          const world = await financeWorld(app);
+          const refused = await meet(world, () =>
+            shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 1_000 }),
+          );
+          expect([refused.status, refused.body?.errorCode], refused.text).toEqual(answer);
+          expect(await financeSnapshot(app, world.companyId)).toMatchObject({ shifts: [], movements: [] });
+          const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+          expect(await handle.result()).toMatchObject({ phase: 'NEW' });
+        });
 
-    it('CLOSE is refused 403 COMPANY_SUSPENDED: the shift stays open, in the database and its process', () =>
-      refusedOnOpenShift({ action: 'CLOSE', declared_amount: 1_000 }));
+        /** A step on an open shift, refused: nothing written, the shift still OPEN in its process. */
+        const refusedOnOpenShift = async (command: Record<string, unknown>) => {
+          const world = await financeWorld(app);
+          const shift = await openShift(app, world.staff.OWNER, 1_000);
+          const before = await financeSnapshot(app, world.companyId);
+          const acts = await auditActs(world.companyId);
+          const refused = await meet(world, () => shiftCommand(app, world.staff.ADMIN, command));
+          expect([refused.status, refused.body?.errorCode], refused.text).toEqual(answer);
+          expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+          expect(await auditActs(world.companyId)).toEqual(acts);
+          const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+          expect(await handle.query(cashShiftStateQuery)).toEqual({
+            phase: 'OPEN',
+            shiftId: shift.id,
+            overdue: false,
+          });
+        };
+
+        it('ADJUST is refused: no movement, the shift stays open in its process', () =>
+          refusedOnOpenShift({ action: 'ADJUST', direction: 'IN', amount: 500, reason: 'float' }));
+
+        it('CLOSE is refused: the shift stays open, in the database and its process', () =>
+          refusedOnOpenShift({ action: 'CLOSE', declared_amount: 1_000 }));
+      },
+    );
   });
 
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
@@ -382,7 +411,7 @@ describe('a shift past CASH_SHIFT_STEPS_PER_RUN steps', () => {
               args: [
                 {
                   movementId: randomUUID(),
-                  staffUserId: owner.staffUserId,
+                  actor: shiftActor(owner),
                   direction: 'IN',
                   amount: 1,
                   reason: 'coins from the safe',

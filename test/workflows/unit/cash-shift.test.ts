@@ -98,6 +98,14 @@ function startOperation(taskQueue: string, input: CashShiftInput) {
   });
 }
 
+/** The acting member of a step (the stubbed activities never read it). */
+const member = (staffUserId: string) => ({
+  sessionId: `session-${staffUserId}`,
+  membershipId: `membership-${staffUserId}`,
+  staffUserId,
+  allowedRoles: ['OWNER', 'ADMIN'],
+});
+
 async function open(
   client: Client,
   taskQueue: string,
@@ -108,6 +116,7 @@ async function open(
     shiftId: randomUUID(),
     companyId: randomUUID(),
     openedBy: 'owner',
+    actor: member('owner'),
     openingBalance: 100,
     maxOpenMilliseconds,
     ...more,
@@ -136,7 +145,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       });
       const adjust = {
         movementId: randomUUID(),
-        staffUserId: 'admin',
+        actor: member('admin'),
         direction: 'IN' as const,
         amount: 50,
         reason: 'float',
@@ -145,7 +154,7 @@ describe('cashShift workflow (stubbed activities)', () => {
         movementsIn: 50,
       });
       const closed = await handle.executeUpdate(closeShiftUpdate, {
-        args: [{ staffUserId: 'owner', declaredAmount: 90 }],
+        args: [{ actor: member('owner'), declaredAmount: 90 }],
       });
       expect(closed).toMatchObject({ status: 'CLOSED', expectedAmount: 100, difference: -10 });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
@@ -167,7 +176,9 @@ describe('cashShift workflow (stubbed activities)', () => {
         }),
       ).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
       expect(calls.names()).toEqual(['openCashShift']);
-      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      await handle.executeUpdate(closeShiftUpdate, {
+        args: [{ actor: member('owner'), declaredAmount: 100 }],
+      });
       await handle.result();
     });
   });
@@ -190,13 +201,15 @@ describe('cashShift workflow (stubbed activities)', () => {
       expect((await handle.describe()).status.name).toBe('RUNNING');
       const adjust = {
         movementId: randomUUID(),
-        staffUserId: 'admin',
+        actor: member('admin'),
         direction: 'OUT' as const,
         amount: 5,
         reason: 'fuel',
       };
       await handle.executeUpdate(adjustShiftUpdate, { args: [adjust] });
-      await handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId: 'owner', declaredAmount: 100 }] });
+      await handle.executeUpdate(closeShiftUpdate, {
+        args: [{ actor: member('owner'), declaredAmount: 100 }],
+      });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
       expect(calls.names().filter((name) => name === 'markCashShiftOverdue')).toHaveLength(1);
     });
@@ -234,7 +247,7 @@ describe('cashShift workflow (stubbed activities)', () => {
           args: [
             {
               movementId: randomUUID(),
-              staffUserId: 'admin',
+              actor: member('admin'),
               direction: 'IN' as const,
               amount: 5,
               reason: 'float',
@@ -264,10 +277,12 @@ describe('cashShift workflow (stubbed activities)', () => {
     await temporal.withWorker(steps, async (taskQueue) => {
       const { handle } = await open(temporal.client, taskQueue);
       const attempt = (staffUserId: string) =>
-        handle.executeUpdate(closeShiftUpdate, { args: [{ staffUserId, declaredAmount: 100 }] }).then(
-          () => 'CLOSED',
-          async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
-        );
+        handle
+          .executeUpdate(closeShiftUpdate, { args: [{ actor: member(staffUserId), declaredAmount: 100 }] })
+          .then(
+            () => 'CLOSED',
+            async (error: unknown) => (await refusalOf(Promise.reject(error as Error))).code,
+          );
       const outcomes = await Promise.all([attempt('owner'), attempt('admin')]);
       expect(outcomes.sort()).toEqual(['CASH_SHIFT_NOT_OPEN', 'CLOSED']);
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
@@ -283,7 +298,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       for (const amount of [1, 2, 3, 4]) {
         const answer = await handle.executeUpdate(adjustShiftUpdate, {
           args: [
-            { movementId: randomUUID(), staffUserId: 'admin', direction: 'IN', amount, reason: 'float' },
+            { movementId: randomUUID(), actor: member('admin'), direction: 'IN', amount, reason: 'float' },
           ],
         });
         expect(answer).toMatchObject({ movementsIn: amount });
@@ -297,7 +312,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       // An OPEN reaching the new run answers the shift's opening, with no second step.
       expect(await handle.executeUpdate(openShiftUpdate, { args: [] })).toEqual(opened);
       const closed = await handle.executeUpdate(closeShiftUpdate, {
-        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+        args: [{ actor: member('owner'), declaredAmount: 100 }],
       });
       expect(closed).toMatchObject({ status: 'CLOSED' });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
@@ -321,7 +336,7 @@ describe('cashShift workflow (stubbed activities)', () => {
         amounts.map((amount) =>
           executeOnAcceptingRun(handle, adjustShiftUpdate, {
             args: [
-              { movementId: `m${amount}`, staffUserId: 'admin', direction: 'IN', amount, reason: 'float' },
+              { movementId: `m${amount}`, actor: member('admin'), direction: 'IN', amount, reason: 'float' },
             ],
           }),
         ),
@@ -333,7 +348,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       );
       expect(new Set(adjusted.map((step) => step.shiftId))).toEqual(new Set([input.shiftId]));
       await executeOnAcceptingRun(handle, closeShiftUpdate, {
-        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+        args: [{ actor: member('owner'), declaredAmount: 100 }],
       });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
     });
@@ -352,7 +367,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       for (const amount of [1, 2]) {
         await executeOnAcceptingRun(handle, adjustShiftUpdate, {
           args: [
-            { movementId: randomUUID(), staffUserId: 'admin', direction: 'OUT', amount, reason: 'fuel' },
+            { movementId: randomUUID(), actor: member('admin'), direction: 'OUT', amount, reason: 'fuel' },
           ],
         });
       }
@@ -362,7 +377,7 @@ describe('cashShift workflow (stubbed activities)', () => {
       expect(await handle.query(cashShiftStateQuery)).toMatchObject({ phase: 'OVERDUE', overdue: true });
       await new Promise((resolve) => setTimeout(resolve, 500));
       await executeOnAcceptingRun(handle, closeShiftUpdate, {
-        args: [{ staffUserId: 'owner', declaredAmount: 100 }],
+        args: [{ actor: member('owner'), declaredAmount: 100 }],
       });
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
       expect(calls.names().filter((name) => name === 'markCashShiftOverdue')).toHaveLength(1);
