@@ -1,3 +1,4 @@
+import type { ActingMember } from './company-actor.js';
 import { addMinutes, damascusDayStart } from './time.js';
 import type { ConflictView } from './trip-conflicts.js';
 
@@ -174,6 +175,12 @@ export interface ScheduleClaimInput {
   scheduleId: string;
   companyId: string;
   staffUserId: string;
+  /**
+   * The member committing it (staffUserId), checked again by the claim under the company lock: one
+   * signed out, deactivated or demoted meanwhile is refused and nothing is created. The batches
+   * after a claim finish what it committed and do not check them again.
+   */
+  actor: ActingMember;
   request: ScheduleCommitRequest;
   skipConflicts: boolean;
   batchSize: number;

@@ -40,7 +40,7 @@ export const staffAct = (
   ctx: Context,
   staff: StaffPrincipal,
   roles: readonly CompanyRole[] = PLANNING_ROLES,
-): StaffAct => ({
+): Required<StaffAct> => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
   origin: requestOrigin(ctx),

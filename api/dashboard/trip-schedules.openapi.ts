@@ -212,7 +212,9 @@ export const docs = taggedOperations(TAGS, {
       'claim and every batch ' +
       'read the company first: a company suspended before the claim gets 403 COMPANY_SUSPENDED and nothing is ' +
       'created; one suspended while the batches run gets no trip after the suspension (the schedule ends FAILED with ' +
-      'COMPANY_SUSPENDED, its earlier trips stay). A batch creates no trip whose departure is already past at its own ' +
+      'COMPANY_SUSPENDED, its earlier trips stay). The claim also reads the committing member as they stand then, after ' +
+      'any change committed while the request waited: signed out or deactivated 401 INVALID_CREDENTIAL, no longer ' +
+      'OWNER, ADMIN or DISPATCHER 403 ROLE_NOT_ALLOWED, nothing created; the batches after a claim finish it. A batch creates no trip whose departure is already past at its own ' +
       'time (when the workflow resumes late, e.g. after a worker outage): it skips each, whatever skip_conflicts, ' +
       'counting it in trips_skipped and listing it in conflicts with kind DEPARTURE_IN_PAST. The answer is 201 with ' +
       'the schedule when the workflow ends within SCHEDULE_ANSWER_WAIT_MS (5 s), else 202 with Location and ' +

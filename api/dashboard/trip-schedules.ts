@@ -1,6 +1,5 @@
 import { listTripSchedules } from '../../db/queries/trip-schedules.js';
 import type { AppContext } from '../app.js';
-import { requestOrigin } from '../http/request-origin.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { tripScheduleClient } from '../temporal/trip-schedule-client.js';
@@ -10,7 +9,7 @@ import {
   scheduleRequest,
   scheduleWithProgress,
 } from '../use-cases/trip-schedules.js';
-import { planner, planningErrorCode, planningReader } from './planning-schemas.js';
+import { planner, planningErrorCode, planningReader, staffAct } from './planning-schemas.js';
 import { companyPageRoute, staffRoute } from './staff-route.js';
 import { docs, ScheduleBody, ScheduleParams, SchedulesQuery } from './trip-schedules.openapi.js';
 
@@ -59,10 +58,9 @@ export function registerTripScheduleRoutes(
       }
       const answer = await commitSchedule(
         { db, schedules, batchSize: config.SCHEDULE_BATCH_SIZE },
-        staff,
+        staffAct(ctx, staff),
         request,
         body.skip_conflicts,
-        requestOrigin(ctx),
       );
       if (answer.status === 201) {
         created(ctx, answer.schedule);

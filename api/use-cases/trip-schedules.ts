@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Database } from '../../db/orm.js';
 import { findTripSchedule, type ScheduleRecord } from '../../db/queries/trip-schedules.js';
-import type { RequestOrigin } from '../../db/writes/audit.js';
+import type { StaffAct } from '../../db/writes/planning/act.js';
 import { planSchedule } from '../../db/queries/trip-plan.js';
 import { conflictView } from '../../domain/trip-conflicts.js';
 import { notFound, PlanningRefusal } from '../../domain/trip-planning.js';
 import { timetableIssues, type ScheduleCommitRequest } from '../../domain/trip-schedules.js';
 import { damascusDate } from '../../domain/time.js';
-import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { TripScheduleClient } from '../temporal/trip-schedule-client.js';
 import type { ScheduleBody } from '../dashboard/trip-schedules.openapi.js';
 
@@ -71,27 +70,30 @@ export type CommitAnswer =
   | { status: 201; schedule: ScheduleRecord }
   | { status: 202; scheduleId: string; progress: ScheduleRecord['progress'] };
 
-/** commit true: the workflow's claim answers (or refuses); the trips follow in its batches. */
+/**
+ * commit true: the workflow's claim answers (or refuses); the trips follow in its batches. The
+ * claim checks `act.actor` again under the company lock.
+ */
 export async function commitSchedule(
   deps: { db: Database; schedules: TripScheduleClient; batchSize: number },
-  staff: StaffPrincipal,
+  act: Required<StaffAct>,
   request: ScheduleCommitRequest,
   skipConflicts: boolean,
-  origin: RequestOrigin,
 ): Promise<CommitAnswer> {
   const scheduleId = randomUUID();
   const { claim, outcome } = await deps.schedules.commit({
     scheduleId,
-    companyId: staff.companyId,
-    staffUserId: staff.staffUserId,
+    companyId: act.companyId,
+    staffUserId: act.staffUserId,
+    actor: act.actor,
     request,
     skipConflicts,
     batchSize: deps.batchSize,
     notBefore: Date.now(),
-    origin,
+    origin: act.origin,
   });
   if (outcome)
-    return { status: 201, schedule: (await findTripSchedule(deps.db, staff.companyId, scheduleId))! };
+    return { status: 201, schedule: (await findTripSchedule(deps.db, act.companyId, scheduleId))! };
   return {
     status: 202,
     scheduleId,

@@ -8,6 +8,7 @@ import {
 } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { planSchedule } from '../../queries/trip-plan.js';
+import { lockActingMember } from '../acting-member.js';
 import { auditAct } from './act.js';
 import { lockPlanningResources } from './locks.js';
 
@@ -107,6 +108,7 @@ export async function claimTripSchedule(
     if (existing) return existing;
     const { request } = input;
     if (!(await companyTakesTrips(client, input.companyId))) throw companySuspended();
+    await lockActingMember(client, input.companyId, input.actor);
     await lockPlanningResources(client, {
       busIds: [request.busId],
       driverId: request.driverId,

@@ -8,6 +8,7 @@ import { atDamascus, createBus, createTrip, futureDay } from '../../support/fact
 import { useTestApp } from '../../support/harness.js';
 import { eventually, webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
+import { demotedWhileWriting, signedOutWhileWriting } from '../../support/suspension.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { signedInAdmin } from '../admin/helpers.js';
 import {
@@ -416,6 +417,12 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
       scheduleId: randomUUID(),
       companyId: w.companyId,
       staffUserId: w.sessions.OWNER.staffUserId,
+      actor: {
+        sessionId: w.sessions.OWNER.sessionId,
+        membershipId: w.sessions.OWNER.membershipId,
+        staffUserId: w.sessions.OWNER.staffUserId,
+        allowedRoles: ['OWNER', 'ADMIN', 'DISPATCHER'],
+      },
       request: {
         routeId: w.routeId,
         pickupStopId: w.originStop.id,
@@ -598,6 +605,25 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const after = await planningSnapshot(app.db, w.companyId);
     expect({ schedules: after.schedules, trips: after.trips }).toEqual({ schedules: [], trips: [] });
   });
+
+  it.each([
+    ['demoted to STAFF', [403, 'ROLE_NOT_ALLOWED']],
+    ['signed out', [401, 'INVALID_CREDENTIAL']],
+  ] as const)(
+    'refuses the claim of a DISPATCHER %s while the commit waited (%j, nothing created)',
+    async (change, answer) => {
+      const w = await planningWorld(app);
+      const dispatcher = w.sessions.DISPATCHER;
+      const commit = () => post(w, scheduleBody(w), dispatcher);
+      const refused =
+        change === 'signed out'
+          ? await signedOutWhileWriting(app.db, w.companyId, dispatcher.sessionId, commit)
+          : await demotedWhileWriting(app.db, w.companyId, dispatcher.membershipId, 'STAFF', commit);
+      expect([refused.status, refused.body.errorCode], refused.text).toEqual(answer);
+      const after = await planningSnapshot(app.db, w.companyId);
+      expect({ schedules: after.schedules, trips: after.trips }).toEqual({ schedules: [], trips: [] });
+    },
+  );
 
   it('answers 503 SCHEDULE_UNAVAILABLE to a commit whose claim outlasts the wait and writes nothing: the retry commits', async () => {
     const w = await planningWorld(app);

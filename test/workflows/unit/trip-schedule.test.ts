@@ -23,10 +23,12 @@ import {
 /** The trip-schedule workflow with stubbed claim and batch activities (no PostgreSQL). */
 type ScheduleSteps = Pick<Activities, 'claimTripSchedule' | 'commitTripScheduleBatch'>;
 
-const claimInput = (): ScheduleClaimInput => ({
+const claimInput = (staffUserId = randomUUID()): ScheduleClaimInput => ({
   scheduleId: randomUUID(),
   companyId: randomUUID(),
-  staffUserId: randomUUID(),
+  staffUserId,
+  // The stubbed claim never reads it.
+  actor: { sessionId: randomUUID(), membershipId: randomUUID(), staffUserId, allowedRoles: ['OWNER'] },
   request: {
     routeId: randomUUID(),
     busId: randomUUID(),
