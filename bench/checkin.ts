@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { createStaffSession } from '../api/auth/staff-session.js';
+import { DRIVER_APP_ROLES } from '../api/auth/driver-auth.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/orm.js';
 import { createBooking } from '../db/writes/bookings/index.js';
@@ -47,7 +48,7 @@ interface Credential {
 /** One scanner's trip: its driver, and one credential per seat. */
 interface ScannerTrip {
   tripId: string;
-  driver: { staffUserId: string; token: string; name: string };
+  driver: { staffUserId: string; membershipId: string; sessionId: string; token: string; name: string };
   credentials: Credential[];
 }
 
@@ -77,7 +78,13 @@ async function createDriver(db: Database, config: Config, companyId: string) {
     { db, config },
     { staffUserId: user!.id, membershipId: membership!.id },
   );
-  return { staffUserId: user!.id, token: session.token, name };
+  return {
+    staffUserId: user!.id,
+    membershipId: membership!.id,
+    sessionId: session.sessionId,
+    token: session.token,
+    name,
+  };
 }
 
 /** Books every seat of the trip (one booking per seat, 8 at a time), then starts boarding with the driver. */
@@ -171,7 +178,13 @@ function bare(db: Database, companyId: string): ScanWay {
     scanAtDoor(db, {
       companyId,
       tripId: scan.trip.tripId,
-      actor: { staffUserId: scan.trip.driver.staffUserId, role: 'DRIVER', name: scan.trip.driver.name },
+      actor: {
+        sessionId: scan.trip.driver.sessionId,
+        membershipId: scan.trip.driver.membershipId,
+        staffUserId: scan.trip.driver.staffUserId,
+        allowedRoles: DRIVER_APP_ROLES,
+        name: scan.trip.driver.name,
+      },
       clientScanId: scan.clientScanId,
       deviceId: 'bench',
       scannedAt: null,

@@ -28,9 +28,12 @@ export type CompanyActor = ActingMember | ActingKey;
  * (db/writes/acting-member.ts), in the same words.
  */
 
-/** The dashboard session is revoked, expired or idle, or its membership or account no longer active. */
+/**
+ * The session (the dashboard's or the driver app's) is revoked, expired or idle, or its membership
+ * or account no longer active.
+ */
 export const staffSessionEnded = (): Refusal =>
-  new Refusal(401, 'INVALID_CREDENTIAL', 'The dashboard session is invalid or has expired; sign in again');
+  new Refusal(401, 'INVALID_CREDENTIAL', 'The session is invalid or has expired; sign in again');
 
 /** The member's role is not one of `allowedRoles`. */
 export const roleNotAllowed = (role: string, allowedRoles: readonly string[]): Refusal =>

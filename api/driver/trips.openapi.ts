@@ -147,7 +147,11 @@ const ACCESS =
   'Authorization: Bearer <driver app token>. A DRIVER works only the trips assigned to them (403 ' +
   "TRIP_NOT_ASSIGNED); OWNER, ADMIN and DISPATCHER every trip of the company. Another company's trip is 404 " +
   'TRIP_NOT_FOUND.';
-const WRITES = "A suspended company's writes are 403 COMPANY_SUSPENDED.";
+const WRITES =
+  "A suspended company's writes are 403 COMPANY_SUSPENDED. The user is judged as they stand when the write is made, " +
+  'after any change committed while the request waited: signed out or deactivated 401 INVALID_CREDENTIAL, no longer ' +
+  'of a driver-app role 403 ROLE_NOT_ALLOWED, and the role they hold then decides which trips they may scan on; ' +
+  'nothing is stored.';
 const CLOCK = `Client instants may be at most ${REPORT_MAX_AHEAD_SECONDS / 60} minutes ahead and ${REPORT_MAX_AGE_SECONDS / 3600} hours behind the server's clock`;
 
 export const docs = taggedOperations(TAGS, {

@@ -4,7 +4,7 @@ import { readManifest } from '../../db/queries/trip-manifest.js';
 import { recordPositions, scanAtDoor } from '../../db/writes/trip-operations/index.js';
 import { refuseUnassigned, tripNotFound } from '../../domain/trip-dispatch.js';
 import { plausibleClientInstant } from '../../domain/trip-tracking.js';
-import type { DriverPrincipal } from '../auth/driver-auth.js';
+import { DRIVER_APP_ROLES, type DriverPrincipal } from '../auth/driver-auth.js';
 import { badRequest } from '../http/errors.js';
 import { countersView, manifestItemView } from './trip-dispatch.js';
 
@@ -55,6 +55,14 @@ function clientInstant(value: string, errorCode: string): Date {
   return instant;
 }
 
+/** The driver app's user as its writes read them again (db/writes/acting-member.ts). */
+const drivingMember = (driver: DriverPrincipal) => ({
+  sessionId: driver.sessionId,
+  membershipId: driver.membershipId,
+  staffUserId: driver.staffUserId,
+  allowedRoles: DRIVER_APP_ROLES,
+});
+
 export function scanCredential(
   db: Database,
   driver: DriverPrincipal,
@@ -70,7 +78,7 @@ export function scanCredential(
   return scanAtDoor(db, {
     companyId: driver.companyId,
     tripId,
-    actor: { staffUserId: driver.staffUserId, role: driver.role, name: driver.name },
+    actor: { ...drivingMember(driver), name: driver.name },
     clientScanId: body.client_scan_id,
     deviceId: body.device_id ?? null,
     scannedAt: body.scanned_at ? clientInstant(body.scanned_at, 'SCANNED_AT_OUT_OF_RANGE') : null,
@@ -95,7 +103,7 @@ export function reportPositions(
   return recordPositions(db, {
     companyId: driver.companyId,
     tripId,
-    actor: { staffUserId: driver.staffUserId, role: driver.role },
+    actor: drivingMember(driver),
     positions: positions.map((position) => ({
       latitude: position.lat,
       longitude: position.lon,

@@ -24,7 +24,7 @@ export interface Session {
 export interface OperationsWorld {
   trip: BookableTripFixture;
   companyId: string;
-  driver: Session & { email: string; password: string };
+  driver: Session & { email: string; password: string; sessionId: string; membershipId: string };
   dispatcher: Session;
   sessions: Record<Exclude<StaffRole, 'DRIVER'>, Session>;
 }
@@ -39,12 +39,14 @@ export async function createDriver(app: TestApp, companyId: string) {
   const member = await createStaffMember(app.db, companyId, 'DRIVER', {
     name: `Driver ${randomUUID().slice(0, 6)}`,
   });
-  const { token } = await createStaffSession(
+  const { token, sessionId } = await createStaffSession(
     { db: app.db, config: app.config },
     { staffUserId: member.userId, membershipId: member.membershipId },
   );
   return {
     token,
+    sessionId,
+    membershipId: member.membershipId,
     staffUserId: member.userId,
     email: member.email,
     password: member.password,

@@ -7,6 +7,7 @@ import {
 } from '../../../domain/trip-dispatch.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { companyTransaction } from '../active-company.js';
+import { lockActingMember, type ActingMember } from '../acting-member.js';
 import { columnsOf } from '../../row-fields.js';
 
 /**
@@ -26,7 +27,8 @@ export interface PositionReport {
 interface PositionsInput {
   companyId: string;
   tripId: string;
-  actor: { staffUserId: string; role: string };
+  /** The driver app's signed-in user, read again under the company lock as a scan reads them. */
+  actor: ActingMember;
   positions: PositionReport[];
 }
 
@@ -37,13 +39,14 @@ export async function recordPositions(
   // The company first (db/writes/active-company.ts): none after its suspension (README: a suspended
   // company's positions are 403 COMPANY_SUSPENDED).
   return companyTransaction(db, input.companyId, 'share', async (client) => {
-    return insertPositions(client, input);
+    const role = await lockActingMember(client, input.companyId, input.actor);
+    return insertPositions(client, { ...input, actor: { staffUserId: input.actor.staffUserId, role } });
   });
 }
 
 async function insertPositions(
   client: Pick<TransactionClient, 'query'>,
-  input: PositionsInput,
+  input: Omit<PositionsInput, 'actor'> & { actor: { staffUserId: string; role: string } },
 ): Promise<{ accepted: number; duplicates: number }> {
   const { rows: found } = await client.query<{
     company_id: string;

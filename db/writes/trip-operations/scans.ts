@@ -12,6 +12,7 @@ import { boardingStateOf, findSigningKey, ticketQrExpiredSql } from '../../queri
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { companyTransaction } from '../active-company.js';
+import { lockActingMember, type ActingMember } from '../acting-member.js';
 import { attendanceAtSql } from './attendance.js';
 import { applyDispatch } from './transition.js';
 import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
@@ -27,7 +28,12 @@ import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
 export interface ScanInput {
   companyId: string;
   tripId: string;
-  actor: { staffUserId: string; role: string; name: string };
+  /**
+   * The driver app's signed-in user, read again under the company lock (db/writes/acting-member.ts):
+   * one signed out, deactivated or no longer of `allowedRoles` while the scan waited is refused,
+   * and the role they hold then decides (a DRIVER scans on their own trips only).
+   */
+  actor: ActingMember & { name: string };
   clientScanId: string;
   deviceId: string | null;
   /** When the app scanned (a replayed offline scan is checked in at that time); now when absent. */
@@ -68,20 +74,25 @@ async function publishedKey(db: Database, keyId: unknown): Promise<KeyObject | u
   return key;
 }
 
+/** A scan whose actor has been read again: the role they hold now. */
+type CheckedScan = Omit<ScanInput, 'actor'> & { actor: { staffUserId: string; role: string; name: string } };
+
 export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAnswer> {
   const key = await publishedKey(db, input.payload.keyId);
   const signatureValid = key !== undefined && verifyCredential(input.payload, input.signature, key);
   const requestHash = scanRequestHash(input);
   return withDeadlockRetry(() =>
     companyTransaction(db, input.companyId, 'share', async (client) => {
+      const role = await lockActingMember(client, input.companyId, input.actor);
+      const scan: CheckedScan = { ...input, actor: { ...input.actor, role } };
       // The company's trip (404) and, for a DRIVER, assigned to them (403), held FOR SHARE to the end.
       const trip = await lockTrip(
         client,
-        { ...input, actor: { ...input.actor, channel: 'DRIVER_APP' } },
+        { ...scan, actor: { ...scan.actor, channel: 'DRIVER_APP' } },
         'share',
       );
       if (!(await claimScan(client, input, requestHash))) return storedAnswer(client, input, requestHash);
-      const answer = await verdict(client, input, trip, { keyKnown: key !== undefined, signatureValid });
+      const answer = await verdict(client, scan, trip, { keyKnown: key !== undefined, signatureValid });
       await client.query(
         `update boarding_scans set ticket_id = $3, outcome = $4, reason = $5, response = $6
          where company_id = $1 and client_scan_id = $2`,
@@ -179,7 +190,7 @@ interface TicketRow {
 
 async function verdict(
   client: Queryable,
-  input: ScanInput,
+  input: CheckedScan,
   trip: LockedTrip,
   credential: { keyKnown: boolean; signatureValid: boolean },
 ): Promise<ScanAnswer> {
@@ -220,7 +231,7 @@ async function verdict(
 /** The dispatch CHECK_IN of the ticket; a refusal it answers (before writing anything) becomes the scan's outcome. */
 async function checkIn(
   client: Queryable,
-  input: ScanInput,
+  input: CheckedScan,
   trip: LockedTrip,
   base: ScanAnswer,
   ticketId: string,

@@ -15,7 +15,11 @@ import {
 } from '../../support/operations.js';
 import { createCompany } from '../../support/factories.js';
 import { addMembership, createStaffMember, staffLogin } from '../../support/staff.js';
-import { suspendedWhileWriting } from '../../support/suspension.js';
+import {
+  demotedWhileWriting,
+  signedOutWhileWriting,
+  suspendedWhileWriting,
+} from '../../support/suspension.js';
 
 /** The driver app: sign-in, assigned trips, manifest, the scan at the door, and position reports feeding tracking. */
 describe('the driver app (/driver/api)', () => {
@@ -475,6 +479,45 @@ describe('the driver app (/driver/api)', () => {
       expect(response.body.errorCode).toBe('COMPANY_SUSPENDED');
     });
 
+    describe('a scan whose driver changes while it waits for the company row', () => {
+      /** A boarding trip of its own with one traveller, and the ticket's check-ins and stored scans. */
+      const boardingWorld = async () => {
+        const local = await operationsWorld(app, { seats: 4 });
+        const traveller = await bookSeats(app, local.trip, [local.trip.seatNumbers[0]!]);
+        const started = await dispatch(app, local.dispatcher, local.trip.tripId, {
+          action: 'START_BOARDING',
+        });
+        expect(started.status, started.text).toBe(200);
+        const written = async () => ({
+          checkIns: await checkIns(traveller.ticketIds[0]!),
+          scans: await app.db.query('select 1 from boarding_scans where trip_id = $1', [local.trip.tripId]),
+        });
+        return { local, traveller, written };
+      };
+
+      it('refuses a driver signed out meanwhile 401 INVALID_CREDENTIAL, checking nobody in and storing no answer', async () => {
+        const { local, traveller, written } = await boardingWorld();
+        const refused = await signedOutWhileWriting(app.db, local.companyId, local.driver.sessionId, () =>
+          scan(app, local.driver.token, local.trip.tripId, traveller.credentials[0]!),
+        );
+        expect([refused.status, refused.body?.errorCode], refused.text).toEqual([401, 'INVALID_CREDENTIAL']);
+        expect(await written()).toEqual({ checkIns: [], scans: [] });
+      });
+
+      it('refuses a driver whose membership became STAFF meanwhile 403 ROLE_NOT_ALLOWED, checking nobody in', async () => {
+        const { local, traveller, written } = await boardingWorld();
+        const refused = await demotedWhileWriting(
+          app.db,
+          local.companyId,
+          local.driver.membershipId,
+          'STAFF',
+          () => scan(app, local.driver.token, local.trip.tripId, traveller.credentials[0]!),
+        );
+        expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'ROLE_NOT_ALLOWED']);
+        expect(await written()).toEqual({ checkIns: [], scans: [] });
+      });
+    });
+
     it('refuses a malformed scan before doing anything', async () => {
       for (const body of [
         { payload: rami.credentials[0]!.payload, signature: 'x' },
@@ -594,6 +637,18 @@ describe('the driver app (/driver/api)', () => {
         report(local.trip.tripId, batch, local.driver.token),
       );
       expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+      expect(
+        await app.db.query('select 1 from trip_positions where trip_id = $1', [local.trip.tripId]),
+      ).toEqual([]);
+    });
+
+    it('refuses a batch whose driver signed out while it waited (401 INVALID_CREDENTIAL), storing nothing', async () => {
+      const local = await operationsWorld(app, { seats: 4 });
+      const batch = [{ lat: 33.51, lon: 36.29, time: new Date(Date.now() - 30_000).toISOString() }];
+      const refused = await signedOutWhileWriting(app.db, local.companyId, local.driver.sessionId, () =>
+        report(local.trip.tripId, batch, local.driver.token),
+      );
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([401, 'INVALID_CREDENTIAL']);
       expect(
         await app.db.query('select 1 from trip_positions where trip_id = $1', [local.trip.tripId]),
       ).toEqual([]);
