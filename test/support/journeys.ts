@@ -260,6 +260,15 @@ export async function eventually<T>(
 }
 
 /** The journey row and what it holds, straight from the database. */
+/** The id of the journey's booking with `companyId` (one booking per company and journey). */
+export async function bookingOfCompany(db: Database, journeyId: string, companyId: string): Promise<string> {
+  const [row] = await db.query<{ id: string }>(
+    `select id from bookings where journey_id = $1 and company_id = $2`,
+    [journeyId, companyId],
+  );
+  return row!.id;
+}
+
 export async function journeyFacts(db: Database, journeyId: string) {
   const [journey] = await db.query<{ status: string; failure_reason: string | null }>(
     `select status, failure_reason from journeys where id = $1`,

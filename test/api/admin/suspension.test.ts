@@ -20,6 +20,7 @@ import {
 } from '../../support/document-shares.js';
 import {
   bookJourney,
+  bookingOfCompany,
   confirmJourney,
   confirmOrder,
   connection,
@@ -334,13 +335,7 @@ describe('company suspension', () => {
       const booked = await bookJourney(app, traveller, [{ trip: world.first }, { trip: world.second }]);
       const untouched = await bookJourney(app, traveller, [{ trip: world.second }]);
       expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
-      const bookingOf = async (companyId: string) => {
-        const [row] = await app.db.query<{ id: string }>(
-          `select id from bookings where journey_id = $1 and company_id = $2`,
-          [booked.journeyId, companyId],
-        );
-        return row!.id;
-      };
+      const bookingOf = (companyId: string) => bookingOfCompany(app.db, booked.journeyId, companyId);
       if (suspendedMode === 'MANUAL_CONFIRM') {
         const first = await staffSession(app.db, app.config, world.first.companyId, 'OWNER');
         const approved = await app.request(

@@ -4,6 +4,7 @@ import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
   bookJourney,
+  bookingOfCompany,
   connection,
   journeyFacts,
   mobileTraveller,
@@ -132,13 +133,7 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
         { trip: world.second },
       ]);
       expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
-      const bookingOf = async (companyId: string) => {
-        const [row] = await app.db.query<{ id: string }>(
-          `select id from bookings where journey_id = $1 and company_id = $2`,
-          [booked.journeyId, companyId],
-        );
-        return row!.id;
-      };
+      const bookingOf = (companyId: string) => bookingOfCompany(app.db, booked.journeyId, companyId);
       if (otherMode === 'MANUAL_CONFIRM') {
         const first = await staffOf(app, world.first.companyId, 'OWNER');
         const approved = await patchStatus(app, await bookingOf(world.first.companyId), first.writeHeaders, {
