@@ -68,6 +68,11 @@ export function mayExport(role: string, type: ReportType): boolean {
   return REPORT_ROLES[type].includes(role);
 }
 
+/** Whether `role` may export any report at all (STAFF may not). */
+export function mayExportAny(role: string): boolean {
+  return REPORT_TYPES.some((type) => mayExport(role, type));
+}
+
 /** How a column's values are written: the CSV and JSON carry the plain value, the PDF formats it. */
 export type ColumnKind = 'text' | 'date' | 'datetime' | 'time' | 'integer' | 'money' | 'percent' | 'code';
 

@@ -67,7 +67,10 @@ const STATES =
   'sends no file, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no export made, nothing recorded.';
 const ACCESS =
   'Reports of the session company only. revenue: OWNER, ADMIN, ACCOUNTANT; bookings, trips, occupancy: also ' +
-  'DISPATCHER; STAFF none. Also for a suspended company (reading its own data). The period runs forwards (400 ' +
+  'DISPATCHER; STAFF none. Also for a suspended company (reading its own data). The role comes first: STAFF is ' +
+  '403 REPORT_UNAUTHORIZED before its query is read, whatever it sends, and a role asking for a type it may not ' +
+  'export is 403 whatever its period; such a refusal is recorded unauthorized (body reportId) when the query is ' +
+  'valid and its period runs forwards. For a role that may export the type, the period runs forwards (400 ' +
   `REPORT_PERIOD_INVALID) over at most ${REPORT_MAX_DAYS} days (400 REPORT_PERIOD_TOO_LONG); a bad type, date, ` +
   'format, locale or an unknown parameter is 400 VALIDATION_FAILED; none of these is recorded. Rate limited per ' +
   'company user (REPORT_RATE_LIMIT_PER_MINUTE, 429 RATE_LIMITED). Always Cache-Control: private, no-store.';

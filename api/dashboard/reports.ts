@@ -1,17 +1,47 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { mayExportAny } from '../../domain/reports.js';
 import type { AppContext } from '../app.js';
+import type { StaffPrincipal } from '../auth/staff-session.js';
 import { sendPdf } from '../documents/send.js';
 import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { exportReport } from '../use-cases/reports.js';
+import { exportReport, refuseReport, type ReportAsk } from '../use-cases/reports.js';
 import { authorize } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { docs, ReportQuery } from './reports.openapi.js';
+
+/** The report a company user asks for with a valid query. */
+const askOf = (ctx: Context, staff: StaffPrincipal, query: z.output<typeof ReportQuery>): ReportAsk => ({
+  companyId: staff.companyId,
+  staff: { staffUserId: staff.staffUserId, role: staff.role },
+  type: query.type,
+  format: query.format,
+  locale: query.locale,
+  from: query.fromDate,
+  to: query.toDate,
+  requestId: ctx.state.requestId,
+});
 
 /** GET /reports: a company report as CSV, JSON or PDF (the roles per type are domain/reports.ts REPORT_ROLES). */
 export function registerReportRoutes(surface: Surface, context: AppContext): void {
   const limiter = minuteLimiter(context.db, 'dashboard-reports', context.config.REPORT_RATE_LIMIT_PER_MINUTE);
 
-  staffRoute(surface, authorize, {
+  /**
+   * The route's guard: a role that may export no report at all (STAFF) gets its 403 before the query
+   * is read, whatever it sends. Its request counts against the limit and is recorded `unauthorized`
+   * as any refused role's is (refuseReport), when its query is one the route would read.
+   */
+  const exporter = async (ctx: Context): Promise<StaffPrincipal> => {
+    const staff = authorize(ctx);
+    if (mayExportAny(staff.role)) return staff;
+    await limiter.consume(ctx, staff.staffUserId);
+    const query = ReportQuery.safeParse(ctx.query);
+    const ask = query.success ? askOf(ctx, staff, query.data) : null;
+    return refuseReport(context, staff.role, ask && { ...ask, requestedBy: staff.staffUserId });
+  };
+
+  staffRoute(surface, exporter, {
     ...docs.exportReport,
     method: 'get',
     head: false,
@@ -19,16 +49,7 @@ export function registerReportRoutes(surface: Surface, context: AppContext): voi
     query: ReportQuery,
     handler: async (ctx, staff, { query }) => {
       await limiter.consume(ctx, staff.staffUserId);
-      const answer = await exportReport(context, {
-        companyId: staff.companyId,
-        staff: { staffUserId: staff.staffUserId, role: staff.role },
-        type: query.type,
-        format: query.format,
-        locale: query.locale,
-        from: query.fromDate,
-        to: query.toDate,
-        requestId: ctx.state.requestId,
-      });
+      const answer = await exportReport(context, askOf(ctx, staff, query));
       ctx.set('X-Report-Id', answer.exportId);
       ctx.set('X-Report-State', answer.state);
       if (answer.kind === 'pdf') {

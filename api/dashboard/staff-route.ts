@@ -15,8 +15,11 @@ import { authorize } from './guards.js';
  * role that may not use the route gets 403 whatever it sends (api/http/guarded-route.ts).
  */
 
-/** Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts). */
-export type StaffGuardOf = (ctx: Context) => StaffPrincipal;
+/**
+ * Checks the signed-in company user for a route and returns it (see guards.ts and planning-schemas.ts);
+ * async for a guard that also counts or records the call (reports.ts).
+ */
+export type StaffGuardOf = (ctx: Context) => StaffPrincipal | Promise<StaffPrincipal>;
 
 /** staffRoute(surface, guard, spec): a `companyStaff` route whose handler gets the company user `guard` let through. */
 export const staffRoute = guardedRouteDeclarer('companyStaff', (ctx, guard: StaffGuardOf) => guard(ctx));

@@ -17,6 +17,7 @@ import {
   REPORT_COLUMNS,
   REPORT_PDF_MAX_ROWS,
   REPORT_ROLES,
+  REPORT_TYPES,
   type ReportRow,
   type ReportState,
 } from '../../domain/reports.js';
@@ -30,7 +31,7 @@ import { reportSnapshotData } from './report-pdf.js';
 import { csvStream, jsonStream, type StreamedReport } from './report-streams.js';
 
 /**
- * GET /reports: checks the period and the role, records the request in report_exports, and makes
+ * GET /reports: checks the role, then the period, records the request in report_exports, and makes
  * the file: CSV and JSON stream from the report's cursor; a PDF is an immutable snapshot rendered
  * by the document-render workflow (its checksum stored before any byte is sent).
  */
@@ -60,22 +61,42 @@ const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json;
 
 const filenameOf = (ask: ReportAsk) => `report-${ask.type}-${ask.from}-${ask.to}-${ask.locale}.${ask.format}`;
 
-async function refusedRole(context: RenderContext, request: ExportRequest, role: string): Promise<never> {
-  const reportId = await recordRefusedExport(context.db, request, 'refused', 'REPORT_UNAUTHORIZED');
+/** Every role that may export some report, for the refusal of a request that names none. */
+const EXPORTING_ROLES = [...new Set(REPORT_TYPES.flatMap((type) => REPORT_ROLES[type]))];
+
+/**
+ * 403 REPORT_UNAUTHORIZED for a role that may not export the report asked for. The request is
+ * recorded `unauthorized` whenever it names a report a report_exports row holds: a type, format and
+ * locale over a forwards period (however long; the role is checked before the period). One that
+ * names none is refused alike with nothing recorded: a backwards period, or (`request` null) a query
+ * that is not valid from a role that may export no report, refused before its query is read.
+ */
+export async function refuseReport(
+  context: RenderContext,
+  role: string,
+  request: ExportRequest | null,
+): Promise<never> {
+  const reportId =
+    request && request.from <= request.to
+      ? await recordRefusedExport(context.db, request, 'refused', 'REPORT_UNAUTHORIZED')
+      : undefined;
+  const allowedRoles = request ? REPORT_ROLES[request.type] : EXPORTING_ROLES;
   throw new Refusal(
     403,
     'REPORT_UNAUTHORIZED',
-    `The ${request.type} report is for the roles ${REPORT_ROLES[request.type].join(', ')}`,
-    { role, allowedRoles: [...REPORT_ROLES[request.type]] },
-    { state: 'unauthorized', reportId },
+    request
+      ? `The ${request.type} report is for the roles ${allowedRoles.join(', ')}`
+      : `Reports are for the roles ${allowedRoles.join(', ')}`,
+    { role, allowedRoles: [...allowedRoles] },
+    { state: 'unauthorized', ...(reportId ? { reportId } : {}) },
   );
 }
 
 export async function exportReport(context: RenderContext, ask: ReportAsk): Promise<ReportAnswer> {
+  const request: ExportRequest = { ...ask, requestedBy: ask.staff.staffUserId };
+  if (!mayExport(ask.staff.role, ask.type)) return refuseReport(context, ask.staff.role, request);
   const period = periodRefusal(ask.from, ask.to);
   if (period) throw period;
-  const request: ExportRequest = { ...ask, requestedBy: ask.staff.staffUserId };
-  if (!mayExport(ask.staff.role, ask.type)) return refusedRole(context, request, ask.staff.role);
   const company = await readCompanySettings(context.db, ask.companyId);
   const keys = REPORT_COLUMNS[ask.type].map((column) => column.key);
   const query = { companyId: ask.companyId, type: ask.type, from: ask.from, to: ask.to, locale: ask.locale };

@@ -18,8 +18,9 @@ const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
  * Ends a booking that has not travelled: a traveller's cancel (cancel.ts) and a full refund of such a
  * booking (db/writes/payment-decisions.ts refundPayment). Its seats on its trip are RELEASED, its
  * tickets of the trip CANCELLED and no longer boarding, their signed credentials put on the
- * revocation list with `reason`, its pending payment lines CANCELLED (nothing is left to collect)
- * and the booking CANCELLED with its booking.cancelled event. Its journey ends once none of the
+ * revocation list with `reason`, its pending payment lines CANCELLED (nothing is left to collect;
+ * they say when, as every CANCELLED line, and name no staff member, as none decided on them) and
+ * the booking CANCELLED with its booking.cancelled event. Its journey ends once none of the
  * journey's bookings is left, and the journey's order once none of the order's journeys is: a traveller's cancel ends
  * every booking of the aggregate one after the other, and the last one ends them. A
  * voucher the booking used stays spent. The caller holds the locks: the order, the journey, the
@@ -47,7 +48,8 @@ export async function endJourneyBooking(
     reason,
   );
   await client.query(
-    `update payment_operations set status = 'CANCELLED', updated_at = now() where booking_id = $1 and status = 'PENDING'`,
+    `update payment_operations set status = 'CANCELLED', cancelled_at = now(), updated_at = now()
+     where booking_id = $1 and status = 'PENDING'`,
     [booking.id],
   );
   await client.query(

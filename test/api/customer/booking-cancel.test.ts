@@ -68,6 +68,25 @@ describe('POST /bookings/{id}/cancel', () => {
     await createBooking(app, await mobileTraveller(app), { tripId: trip.tripId, seatNumbers: ['1', '2'] });
   });
 
+  it("leaves the announced cash payment's ledger line CANCELLED with when, naming no staff member", async () => {
+    const caller = await webTraveller(app);
+    const { trip, booking } = await booked(app, caller);
+    const { paymentId } = await announceCashPayment(app.db, booking.id, caller.userId);
+    const accountant = await staffSession(app.db, app.config, trip.companyId, 'ACCOUNTANT');
+
+    const before = Date.now();
+    const response = await cancelBooking(app, caller, booking.id);
+    expect(response.status, response.text).toBe(200);
+
+    const line = await app.request(`/dashboard/api/payments/${paymentId}`, {
+      headers: { Cookie: accountant.cookie },
+    });
+    expect(line.status, line.text).toBe(200);
+    const { status, cancelled_at: cancelledAt, cancelled_by: cancelledBy } = line.body.data;
+    expect({ status, cancelledBy }).toEqual({ status: 'CANCELLED', cancelledBy: null });
+    expect(Date.parse(cancelledAt)).toBeGreaterThanOrEqual(before - 5_000);
+  });
+
   it('takes an empty JSON object as no body, and refuses a body with fields without changing anything', async () => {
     const caller = await mobileTraveller(app);
     const { booking } = await booked(app, caller);

@@ -420,6 +420,46 @@ describe('GET /dashboard/api/reports', () => {
       });
     }
 
+    describe('the role before the input: 403 REPORT_UNAUTHORIZED whatever the query says', () => {
+      const refused: [role: 'DISPATCHER' | 'STAFF', query: string, recorded: boolean][] = [
+        ['DISPATCHER', 'type=revenue&format=csv&fromDate=2024-01-01&toDate=2026-01-31', true],
+        ['DISPATCHER', 'type=revenue&format=csv&fromDate=2026-02-01&toDate=2026-01-31', false],
+        ['STAFF', 'type=bookings&format=json&fromDate=2024-01-01&toDate=2026-01-31', true],
+        ['STAFF', 'type=bookings&format=json&fromDate=2026-02-01&toDate=2026-01-31', false],
+        ['STAFF', 'format=csv&fromDate=2026-01-01&toDate=2026-01-31', false],
+        ['STAFF', 'type=trips&format=xlsx&fromDate=2026-01-01&toDate=2026-01-31', false],
+        ['STAFF', 'type=trips&format=csv&fromDate=2026-01-01&toDate=2026-01-31&companyId=x', false],
+      ];
+      for (const [role, query, recorded] of refused) {
+        it(`${role} ${query} → 403${recorded ? ', recorded unauthorized' : ', nothing recorded (no report named)'}`, async () => {
+          const session = await staffSession(app.db, app.config, world.companyId, role);
+          const before = await exportsOf(world.companyId);
+          const response = await download(query, session);
+          const body = response.body as unknown as { errorCode: string; state: string; reportId?: string };
+          expect([response.status, body.errorCode, body.state]).toEqual([
+            403,
+            'REPORT_UNAUTHORIZED',
+            'unauthorized',
+          ]);
+          const after = await exportsOf(world.companyId);
+          if (!recorded) {
+            expect(after).toEqual(before);
+            return;
+          }
+          const reportId = body.reportId;
+          expect(after.filter((row) => !before.some((old) => old.id === row.id))).toEqual([
+            expect.objectContaining({ id: reportId, state: 'unauthorized' }),
+          ]);
+          expect(
+            await app.db.query(
+              `select from_date::text, to_date::text, error_code from report_exports where id = $1`,
+              [reportId],
+            ),
+          ).toEqual([{ from_date: '2024-01-01', to_date: '2026-01-31', error_code: 'REPORT_UNAUTHORIZED' }]);
+        });
+      }
+    });
+
     it('a DISPATCHER gets the bookings PDF without the revenue chart an ACCOUNTANT sees on it', async () => {
       const query = `type=bookings&format=pdf&locale=en&${period()}`;
       const chartOf = async (role: 'DISPATCHER' | 'ACCOUNTANT') => {
