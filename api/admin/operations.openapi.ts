@@ -205,7 +205,8 @@ export const docs = operations({
     summary: 'Update an open incident',
     description:
       `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
-      'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after).',
+      'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after); a change that ' +
+      'changes nothing answers the incident as it is and writes nothing.',
     tags: INCIDENT_TAGS,
     responses: answers(200, 'Updated', successWith(Incident), [400, 401, 403, 404, 409]),
   },
@@ -240,8 +241,8 @@ export const docs = operations({
     summary: "Change a maintenance window's message or times",
     description:
       `${MANAGES('maintenance.manage')} The same time rules as scheduling. An ended or cancelled window is 409 ` +
-      'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (409 MAINTENANCE_WINDOW_ACTIVE) but may change its ' +
-      'message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after); a change ' +
+      'MAINTENANCE_WINDOW_CLOSED; an active one keeps its start (moving it is 409 MAINTENANCE_WINDOW_ACTIVE; the ' +
+      'start it has, sent again, is no move) but may change its message and end. 404 MAINTENANCE_WINDOW_NOT_FOUND. Recorded (maintenance.update, before and after); a change ' +
       'that changes nothing answers the window as it is and writes nothing.',
     tags: MAINTENANCE_TAGS,
     responses: answers(200, 'Changed', successWith(MaintenanceWindow), [400, 401, 403, 404, 409]),

@@ -55,11 +55,7 @@ export async function signInAdmin(
     input.password,
   );
   if (!account || !matches || account.status !== 'ACTIVE') {
-    if (account)
-      await recordAudit(deps.db.pool, {
-        ...ownAccountAudit(account.id, origin),
-        action: 'auth.login_failed',
-      });
+    if (account) await recordFailedSignIn(deps.db, account.id, origin);
     throw invalidCredentials();
   }
   const access = { ...account, grantedPermissions: account.permissions };
@@ -72,6 +68,11 @@ export async function signInAdmin(
     origin,
     secondFactorRequired,
   );
+  // Disabled while the password was checked: refused as a disabled account's sign-in is.
+  if (!stored) {
+    await recordFailedSignIn(deps.db, account.id, origin);
+    throw invalidCredentials();
+  }
   return {
     session: secrets.issued(stored.sessionId, stored.expiresAt),
     admin: {
@@ -84,6 +85,11 @@ export async function signInAdmin(
     secondFactorRequired,
     enrolmentRequired: secondFactorRequired && !account.totpEnabled,
   };
+}
+
+/** A refused sign-in of an existing account, in the audit log (auth.login_failed). */
+async function recordFailedSignIn(db: Database, adminId: string, origin: RequestOrigin): Promise<void> {
+  await recordAudit(db.pool, { ...ownAccountAudit(adminId, origin), action: 'auth.login_failed' });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   insertStaffSession,
   revokeStaffSessionByToken as revokeByTokenHash,
 } from '../../db/writes/staff-sessions.js';
+import { Refusal } from '../http/errors.js';
 import { hashSecret, newSessionSecrets } from './secrets.js';
 
 export type { StaffCompany };
@@ -56,7 +57,14 @@ export interface IssuedStaffSession {
 
 type SessionConfig = Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'>;
 
-/** Opens a session of `member` for `surface` (the dashboard's when not named). */
+/** Every refusal of a company user's sign-in: one answer, whatever the reason. */
+export const invalidCredentials = () =>
+  new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
+
+/**
+ * Opens a session of `member` for `surface` (the dashboard's when not named); a membership or user
+ * no longer active (deactivated while the password was checked) is refused as at sign-in (401).
+ */
 export async function createStaffSession(
   deps: { db: Database; config: SessionConfig },
   member: { staffUserId: string; membershipId: string; surface?: StaffSessionSurface },
@@ -69,6 +77,7 @@ export async function createStaffSession(
     ...secrets.hashes,
     ttlHours: deps.config.STAFF_SESSION_TTL_HOURS,
   });
+  if (!stored) throw invalidCredentials();
   return secrets.issued(stored.sessionId, stored.expiresAt);
 }
 

@@ -10,12 +10,12 @@ import {
 } from '../../db/queries/staff-sessions.js';
 import { recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
 import { replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
-import { Refusal } from '../http/errors.js';
 import type { PasswordLogin } from './password-login.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
   createStaffSession,
   DASHBOARD_ROLES,
+  invalidCredentials,
   revokeStaffSession,
   type CompanyRole,
   type IssuedStaffSession,
@@ -48,8 +48,7 @@ export type SignedInStaff = SignedInMember<CompanyRole>;
 
 type Deps = { db: Database; config: Pick<Config, 'STAFF_SESSION_TTL_HOURS' | 'COOKIE_SECURE'> };
 
-export const invalidCredentials = () =>
-  new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
+export { invalidCredentials };
 
 /**
  * Who signs in where: the dashboard (STAFF, DASHBOARD sessions) or the driver app (DRIVER,

@@ -71,15 +71,24 @@ export const Email = z.email({
     /^(?=[^@]{1,64}@)(?!\.)(?!.*\.\.)([A-Za-z0-9_'+.-]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/,
 });
 
+/** 0001-01-01T00:00:00Z, the first instant PostgreSQL takes (it has no year 0, JavaScript has). */
+const FIRST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
+
 /**
  * An instant with Z or an offset (ISO 8601). The offset is held to PostgreSQL's range (±15:59) and
- * the year starts at 1 (PostgreSQL has no year 0, JavaScript has): either would pass the ISO
- * reading and then fail in the database.
+ * the year starts at 1 (PostgreSQL has no year 0, JavaScript has), both as written and in UTC:
+ * 0001-01-01T00:00:00+15:00 is still year 0 in UTC. Any of these would pass the ISO reading and
+ * then fail in the database. The latest instant the format can write (9999-12-31T23:59:59-15:59,
+ * early in year 10000 UTC) is far inside PostgreSQL's range.
  */
 export const InstantInput = z.iso
   .datetime({ offset: true })
   .regex(/(?:Z|[+-](?:0[0-9]|1[0-5]):[0-5][0-9])$/, 'the offset must be between -15:59 and +15:59')
   .refine((value) => !value.startsWith('0000'), 'the year must be 1 or later')
+  .refine(
+    (value) => Date.parse(value) >= FIRST_INSTANT_MS,
+    'the instant must be 0001-01-01T00:00:00Z or later',
+  )
   .meta({ description: 'ISO 8601 date-time with Z or an offset' });
 
 export const Locale = z.enum(['ar', 'en']);

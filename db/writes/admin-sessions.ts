@@ -51,14 +51,24 @@ export async function insertAdminSession(sql: Sql, session: NewAdminSession): Pr
   return { sessionId: row.id, expiresAt: row.expires_at };
 }
 
-/** A session for a signed-in administrator and its audit row (auth.login), in one transaction. */
+/**
+ * A session for a signed-in administrator and its audit row (auth.login), in one transaction; null,
+ * writing nothing, when the account is no longer ACTIVE. Sign-in read the account without a lock:
+ * FOR SHARE waits behind a disable (changeAdmin holds the row FOR UPDATE while it ends every
+ * session) and reads the status it committed, so no session opens after that end.
+ */
 export async function openAdminSession(
   db: Database,
   session: NewAdminSession,
   origin: RequestOrigin,
   secondFactorRequired: boolean,
-): Promise<StoredAdminSession> {
+): Promise<StoredAdminSession | null> {
   return db.transaction(async (client) => {
+    const { rows } = await client.query<{ active: boolean }>(
+      `select status = 'ACTIVE' as active from admins where id = $1 for share`,
+      [session.adminId],
+    );
+    if (!rows[0]?.active) return null;
     const stored = await insertAdminSession(client, session);
     await recordAudit(client, {
       ...ownAccountAudit(session.adminId, origin),

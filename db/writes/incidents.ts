@@ -66,9 +66,17 @@ const facts = (row: Facts): Facts => ({
   resolution: row.resolution,
 });
 
+/** Whether `next` is the incident as it is stored: the same title, description, severity and status. */
+const sameIncident = (current: IncidentRow, next: Omit<Facts, 'resolution'>) =>
+  current.title === next.title &&
+  current.description === next.description &&
+  current.severity === next.severity &&
+  current.status === next.status;
+
 /**
  * Changes an open incident, or resolves it (`resolution` given: status RESOLVED, resolved now). A
- * resolved incident refuses both (409 INCIDENT_RESOLVED). null when there is no such incident.
+ * resolved incident refuses both (409 INCIDENT_RESOLVED). null when there is no such incident. A
+ * change that leaves the incident as it is writes nothing and answers the incident as it is.
  */
 export async function changeIncident(
   db: Database,
@@ -91,12 +99,15 @@ export async function changeIncident(
         resolvedAt: raw<Date>('now()'),
       });
     } else {
-      sql.em.assign(entity, {
+      const next = {
         title: change.title ?? current.title,
         description: change.description ?? current.description,
         severity: change.severity ?? current.severity,
         status: nextStatus,
-      });
+      };
+      // A change that changes nothing writes nothing (no incidents.update), as flags and windows do.
+      if (sameIncident(current, next)) return current;
+      sql.em.assign(entity, next);
     }
     await sql.em.flush();
     const after = (await incident(sql, id))!;

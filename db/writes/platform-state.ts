@@ -127,7 +127,9 @@ export async function changeMaintenance(
     if (!current) return null;
     const cancel = change === 'CANCEL';
     const startsAt = cancel ? undefined : change.startsAt;
-    requireChangeableWindow(current.state, startsAt !== undefined);
+    // Sending the stored start back (a form that resends the whole window) does not move it.
+    const movesStart = startsAt !== undefined && startsAt.getTime() !== new Date(current.starts_at).getTime();
+    requireChangeableWindow(current.state, movesStart);
     const window = await sql.em.findOneOrFail(MaintenanceWindowEntity, id);
     if (cancel) {
       sql.em.assign(window, { cancelledAt: raw<Date>('now()') });

@@ -22,24 +22,39 @@ interface IssuedRow {
   expires_at: string;
 }
 
+/**
+ * Opens a session, or answers null and writes nothing when the membership or its user is no
+ * longer active. Sign-in read the membership without a lock: FOR SHARE waits behind a deactivation
+ * (db/writes/team.ts holds the membership FOR UPDATE while it ends its sessions) and reads what it
+ * committed, so no session opens after that end.
+ */
 export async function insertStaffSession(
   db: Database,
   session: NewStaffSession,
-): Promise<{ sessionId: string; expiresAt: Date }> {
-  const [row] = await db.query<IssuedRow>(
-    `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at, surface)
-     values ($1, $2, $3, $4, now() + make_interval(hours => $5), $6)
-     returning id, expires_at`,
-    [
-      session.staffUserId,
-      session.membershipId,
-      session.tokenHash,
-      session.csrfTokenHash,
-      session.ttlHours,
-      session.surface,
-    ],
-  );
-  return { sessionId: row!.id, expiresAt: new Date(row!.expires_at) };
+): Promise<{ sessionId: string; expiresAt: Date } | null> {
+  return db.transaction(async (client) => {
+    const live = await client.query(
+      `select 1 from company_memberships m join staff_users u on u.id = m.staff_user_id
+       where m.id = $1 and m.staff_user_id = $2 and m.active and u.status = 'ACTIVE'
+       for share of m, u`,
+      [session.membershipId, session.staffUserId],
+    );
+    if (live.rows.length === 0) return null;
+    const { rows } = await client.query<IssuedRow>(
+      `insert into staff_sessions (staff_user_id, membership_id, token_hash, csrf_token_hash, expires_at, surface)
+       values ($1, $2, $3, $4, now() + make_interval(hours => $5), $6)
+       returning id, expires_at`,
+      [
+        session.staffUserId,
+        session.membershipId,
+        session.tokenHash,
+        session.csrfTokenHash,
+        session.ttlHours,
+        session.surface,
+      ],
+    );
+    return { sessionId: rows[0]!.id, expiresAt: new Date(rows[0]!.expires_at) };
+  });
 }
 
 export async function recordStaffActivity(db: Database, sessionId: string): Promise<void> {

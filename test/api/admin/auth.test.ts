@@ -102,6 +102,33 @@ describe('administration sign-in', () => {
       expect((await auditRows(app.db, admin.id)).map((row) => row.action)).toEqual(['auth.login_failed']);
     });
 
+    it('refuses a sign-in whose session would open after a disable of the account: no session, and re-enabling revives none', async () => {
+      const boss = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const admin = await createAdmin(app.db, { role: 'SUPPORT' });
+      const late = new AdminBrowser(app);
+      // The account's row is busy a moment: the disable waits for it, then the sign-in, which read
+      // the account ACTIVE and checked the password, waits to open its session behind the disable.
+      const held = await holdLock(app.db, `select 1 from admins where id = '${admin.id}' for update`);
+      const disable = boss.browser.send('PATCH', `/admins/${admin.id}`, { status: 'DISABLED' });
+      await waitersOf(app.db, held.pid, 1);
+      const signIn = late.signIn(admin);
+      await waitersOf(app.db, held.pid, 2);
+      await held.release();
+      expect((await disable).status).toBe(200);
+      const refused = await signIn;
+      expectError(refused, 401, 'INVALID_CREDENTIALS');
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      const sessions = await app.db.query('select 1 from admin_sessions where admin_id = $1', [admin.id]);
+      expect(sessions).toEqual([]);
+      const signIns = (await auditRows(app.db, admin.id)).filter((row) => row.action.startsWith('auth.'));
+      expect(signIns.map((row) => row.action)).toEqual(['auth.login_failed']);
+
+      expect((await boss.browser.send('PATCH', `/admins/${admin.id}`, { status: 'ACTIVE' })).status).toBe(
+        200,
+      );
+      expect((await late.get('/permissions')).status).toBe(401);
+    });
+
     it('limits attempts per e-mail address: the 11th within 15 minutes gets 429 with Retry-After', async () => {
       const email = `target-${randomUUID()}@test.example`;
       for (let attempt = 0; attempt < 10; attempt++) {

@@ -597,6 +597,41 @@ describe('maintenance windows', () => {
     }
     expect(await stored()).toEqual(before);
   });
+  it('an active window sent its own start back with a new message and end is changed, not refused as a move', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const opened = await browser.send('POST', '/maintenance', {
+      message: 'Database upgrade',
+      startsAt: at(-1),
+      endsAt: at(30),
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const windowId = opened.body.data.id;
+    onTestFinished(async () => {
+      await browser.send('POST', `/maintenance/${windowId}/cancel`, { reason: 'test over' });
+    });
+    expect(opened.body.data.state).toBe('ACTIVE');
+    const { startsAt } = opened.body.data;
+
+    const endsAt = at(20);
+    const changed = await browser.send('PATCH', `/maintenance/${windowId}`, {
+      message: 'Database upgrade, nearly done',
+      startsAt,
+      endsAt,
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data).toMatchObject({
+      state: 'ACTIVE',
+      startsAt,
+      endsAt,
+      message: 'Database upgrade, nearly done',
+    });
+    // Moving the start of an active window is still refused, and writes nothing.
+    const audits = await auditCount('maintenance.update');
+    const moved = await browser.send('PATCH', `/maintenance/${windowId}`, { startsAt: at(-2) });
+    expectError(moved, 409, 'MAINTENANCE_WINDOW_ACTIVE');
+    expect(await auditCount('maintenance.update')).toBe(audits);
+  });
 });
 
 describe('incidents', () => {
@@ -677,11 +712,35 @@ describe('incidents', () => {
       'PERMISSION_DENIED',
     );
   });
-  it('refuses an incident that starts in year 0 or later than now, and records nothing', async () => {
+  it('a PATCH that changes nothing answers the incident as it is and writes nothing', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'SUPPORT' });
+    const opened = await browser.send('POST', '/incidents', {
+      title: 'Search slow',
+      severity: 'MINOR',
+      description: 'Looking',
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const id = opened.body.data.id;
+    const stored = async () => ({
+      row: await app.db.query('select * from incidents where id = $1', [id]),
+      audits: (await auditRows(app.db, id)).map((row) => row.action),
+    });
+    const before = await stored();
+    const { title, severity, description, status } = opened.body.data;
+    for (const body of [{ title }, { severity, status }, { title, severity, description, status }]) {
+      const same = await browser.send('PATCH', `/incidents/${id}`, body);
+      expect(same.status, same.text).toBe(200);
+      expect(same.body.data).toEqual(opened.body.data);
+    }
+    expect(await stored()).toEqual({ ...before, audits: ['incidents.create'] });
+  });
+
+  it('refuses an incident that starts in year 0 (in UTC too) or later than now, and records nothing', async () => {
     const { browser } = await signedInAdmin(app, { role: 'SUPPORT' });
     const title = `Clock ${crypto.randomUUID()}`;
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
-    for (const startedAt of ['0000-06-01T00:00:00Z', inAnHour]) {
+    // 0001-01-01T00:00:00+15:00 is 0000-12-31T09:00:00Z, before PostgreSQL's first year.
+    for (const startedAt of ['0000-06-01T00:00:00Z', '0001-01-01T00:00:00+15:00', inAnHour]) {
       const opened = await browser.send('POST', '/incidents', { title, severity: 'MINOR', startedAt });
       expectError(opened, 400, 'VALIDATION_FAILED');
     }

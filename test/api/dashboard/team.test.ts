@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answeredOrWaiting, holdLock } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { dashboard, planningWorld, type PlanningWorld, type Session } from '../../support/planning.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { type StaffRole } from '../../support/staff.js';
+import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
 import { suspendedWhileWriting } from '../../support/suspension.js';
 
 /**
@@ -98,6 +98,35 @@ describe('team: PATCH /team/{membershipId}', () => {
     expect(reactivated.status, reactivated.text).toBe(200);
     expect(reactivated.body.data.status).toBe('ACTIVE');
     expect((await dashboard(app, dispatcher, 'GET', '/team')).status).toBe(401);
+  });
+
+  it('a sign-in whose session would open after the membership is deactivated is refused: no session, and reactivation revives none', async () => {
+    const dispatcher = await createStaffMember(app.db, world.companyId, 'DISPATCHER');
+    // The membership is busy a moment: the deactivation waits for it, then the sign-in, which read
+    // the membership active and checked the password, waits to open its session behind it.
+    const held = await holdLock(
+      app.db,
+      `select 1 from company_memberships where id = '${dispatcher.membershipId}' for update`,
+    );
+    const deactivating = change(owner(), dispatcher.membershipId, { active: false });
+    await waitersOf(app.db, held.pid, 1);
+    const signingIn = staffLogin(app, { email: dispatcher.email, password: dispatcher.password });
+    await waitersOf(app.db, held.pid, 2);
+    await held.release();
+    expect((await deactivating).status).toBe(200);
+    const late = await signingIn;
+    expect({ status: late.response.status, errorCode: late.response.body?.errorCode }).toEqual({
+      status: 401,
+      errorCode: 'INVALID_CREDENTIALS',
+    });
+    expect(late.response.headers.getSetCookie()).toEqual([]);
+    const sessions = await app.db.query('select 1 from staff_sessions where membership_id = $1', [
+      dispatcher.membershipId,
+    ]);
+    expect(sessions).toEqual([]);
+
+    expect((await change(owner(), dispatcher.membershipId, { active: true })).status).toBe(200);
+    expect((await app.request('/dashboard/api/team', { headers: { Cookie: late.cookie } })).status).toBe(401);
   });
 
   it("a DISPATCHER made ACCOUNTANT reads revenue reports on the member's next request", async () => {
