@@ -6,6 +6,7 @@ import {
   type AdjustShiftInput,
   type CloseShiftInput,
 } from '../db/writes/cash-shifts.js';
+import { readShiftSummary } from '../db/queries/cash-shifts.js';
 import type { ShiftOpening } from '../domain/cash-shift.js';
 import { Refusal } from '../domain/refusal.js';
 import type { ActivityDeps } from './index.js';
@@ -22,7 +23,8 @@ const shiftStep = <T>(work: () => Promise<T>) => refusable(Refusal, work);
 
 /**
  * The cash-shift workflow's effects: each activity is one transaction of
- * db/writes/cash-shifts.ts, idempotent under retry; a business refusal comes back as data.
+ * db/writes/cash-shifts.ts, idempotent under retry; a business refusal comes back as data. One
+ * reads only: the shift row's status, for RECONCILE.
  */
 export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
   return {
@@ -40,5 +42,8 @@ export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
     adjustCashShift: (input: AdjustShiftInput) => shiftStep(() => adjustShift(db, input)),
     closeCashShift: (input: CloseShiftInput) => shiftStep(() => closeShift(db, input)),
     markCashShiftOverdue: (input: { shiftId: string }) => markShiftOverdue(db, input),
+    /** The shift row's status, null when the database holds no such shift (RECONCILE). */
+    readCashShiftStatus: async (input: { shiftId: string }) =>
+      (await readShiftSummary(db, input.shiftId))?.status ?? null,
   };
 }

@@ -70,4 +70,11 @@ export interface CashShiftState {
 export const openShiftUpdate = defineUpdate<CashShiftSummary, []>('open');
 export const adjustShiftUpdate = defineUpdate<CashShiftSummary, [AdjustRequest]>('adjust');
 export const closeShiftUpdate = defineUpdate<CashShiftSummary, [CloseRequest]>('close');
+/**
+ * Sent by an OPEN refused for the running process while the database holds no open shift of the
+ * company: after the steps before it, the run reads its shift's row, and one no longer OPEN (closed
+ * by a CLOSE whose activity reported failure after its commit, or gone with a restored database)
+ * ends the run CLOSED. The answer is the run's state after it.
+ */
+export const reconcileShiftUpdate = defineUpdate<CashShiftState, []>('reconcile');
 export const cashShiftStateQuery = defineQuery<CashShiftState>('state');

@@ -13,6 +13,7 @@ import {
   cashShiftStateQuery,
   closeShiftUpdate,
   openShiftUpdate,
+  reconcileShiftUpdate,
   type AdjustRequest,
   type CashShiftHandover,
   type CashShiftInput,
@@ -22,20 +23,27 @@ import {
   type CashShiftSummary,
   type CloseRequest,
 } from './cash-shift.contract.js';
+import type { Refusable } from '../domain/refusal.js';
 import { accepted, answering, enforcing, millisecondsUntil, OpenedProcess } from './steps.js';
 
 /** Runs started before it never continue as new (their histories replay as they were recorded). */
 const CONTINUES_AS_NEW = 'cash-shift-continues-as-new';
+/**
+ * Before it a run went on holding its shift after an ADJUST or CLOSE found the row no longer OPEN;
+ * a history recorded so replays as it was.
+ */
+const ENDS_WITH_ITS_ROW = 'cash-shift-ends-with-its-row';
 
 /**
- * The shift's state and its handlers. OPEN, ADJUST, CLOSE and the overdue mark run one at a
- * time in arrival order, each one activity (one transaction of db/writes/cash-shifts.ts). A run
- * handed over by continue-as-new starts in the phase its predecessor left.
+ * The shift's state and its handlers. OPEN, ADJUST, CLOSE, RECONCILE and the overdue mark run one
+ * at a time in arrival order, each one activity (one transaction of db/writes/cash-shifts.ts, or
+ * RECONCILE's read of the row). A run handed over by continue-as-new starts in the phase its
+ * predecessor left.
  */
 class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
   private opened: CashShiftSummary | null = null;
   private overdueAt = 0;
-  /** Updates this run has taken (OPEN, ADJUST, CLOSE), accepted or refused by their step. */
+  /** Updates this run has taken (OPEN, ADJUST, CLOSE, RECONCILE), accepted or refused by their step. */
   private steps = 0;
 
   constructor(
@@ -103,7 +111,7 @@ class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
     this.steps += 1;
     return this.exclusive(async () => {
       this.requireOpen();
-      return accepted(await answering.adjustCashShift({ shiftId: this.input.shiftId, ...request }));
+      return this.held(await answering.adjustCashShift({ shiftId: this.input.shiftId, ...request }));
     });
   }
 
@@ -111,9 +119,32 @@ class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
     this.steps += 1;
     return this.exclusive(async () => {
       this.requireOpen();
-      const closed = accepted(await answering.closeCashShift({ shiftId: this.input.shiftId, ...request }));
+      const closed = this.held(await answering.closeCashShift({ shiftId: this.input.shiftId, ...request }));
       this.enter('CLOSED');
       return closed;
+    });
+  }
+
+  /**
+   * The answer of an ADJUST or CLOSE on the held shift. Their CASH_SHIFT_NOT_OPEN means the shift's
+   * row is no longer OPEN (closed by a CLOSE whose activity reported failure after its commit, or
+   * gone with a restored database): the run holds no shift any more, so it enters CLOSED and ends
+   * once the refusal is answered, leaving the company free to open its next shift.
+   */
+  private held<T>(result: Refusable<T>): T {
+    if (result.refused?.code === 'CASH_SHIFT_NOT_OPEN' && patched(ENDS_WITH_ITS_ROW)) this.enter('CLOSED');
+    return accepted(result);
+  }
+
+  /** RECONCILE (reconcileShiftUpdate): a held shift whose row is no longer OPEN ends the run CLOSED. */
+  reconcile(): Promise<CashShiftState> {
+    this.steps += 1;
+    return this.exclusive(async () => {
+      if (this.phase === 'OPEN' || this.phase === 'OVERDUE') {
+        const status = await answering.readCashShiftStatus({ shiftId: this.input.shiftId });
+        if (status !== 'OPEN') this.enter('CLOSED');
+      }
+      return this.snapshot();
     });
   }
 
@@ -141,7 +172,9 @@ class CashShift extends OpenedProcess<CashShiftPhase, CashShiftRefusalCode> {
  * CLOSE a person makes. Never closed by a timer: after CASH_SHIFT_MAX_HOURS it is marked OVERDUE
  * (ProcessStatus in the Temporal UI, overdue_since in the database) and goes on waiting. After
  * `stepsPerRun` steps (or when Temporal suggests it) the run finishes the steps it took and
- * continues as new with the shift handed over; an Update sent meanwhile reaches the new run.
+ * continues as new with the shift handed over; an Update sent meanwhile reaches the new run. A step
+ * that finds the shift's row no longer OPEN in the database (RECONCILE, or an ADJUST or CLOSE
+ * refused CASH_SHIFT_NOT_OPEN) ends the run CLOSED.
  */
 export async function cashShift(input: CashShiftInput): Promise<CashShiftState> {
   const shift = new CashShift(input, patched(CONTINUES_AS_NEW));
@@ -154,6 +187,7 @@ export async function cashShift(input: CashShiftInput): Promise<CashShiftState> 
   setHandler(closeShiftUpdate, (request) => shift.close(request), {
     validator: (_request: CloseRequest) => shift.admitStep(),
   });
+  setHandler(reconcileShiftUpdate, () => shift.reconcile());
 
   // An OPEN that was refused (the database already holds an open shift) ends the process.
   await shift.openSettled();

@@ -107,7 +107,9 @@ export const docs = taggedOperations(TAGS, {
     description:
       'Each action is a step of the workflow cash-shift/{companyId} (one database transaction in an activity), and the ' +
       'answer is the shift after it. OPEN {opening_balance, note?} starts the workflow: its id is the company, so while a ' +
-      'shift is open a second OPEN is 409 CASH_SHIFT_ALREADY_OPEN (two at once: one shift). ADJUST {direction IN|OUT, ' +
+      'shift is open a second OPEN is 409 CASH_SHIFT_ALREADY_OPEN (two at once: one shift). A process left holding a shift ' +
+      'the database shows closed (a CLOSE that committed while its step reported failure) does not block the company: ' +
+      'the next OPEN ends it and opens, an ADJUST or CLOSE is 409 CASH_SHIFT_NOT_OPEN and ends it. ADJUST {direction IN|OUT, ' +
       'amount > 0, reason} records a documented movement; taking out more than the expected amount is 409 ' +
       'CASH_SHIFT_INSUFFICIENT_CASH. CLOSE {declared_amount, note?} records declared, expected (opening balance + linked ' +
       'collections + movements in − out) and the difference (declared − expected). ADJUST and CLOSE without an open shift are ' +

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import {
@@ -7,15 +7,17 @@ import {
   CASH_SHIFT_WORKFLOW,
   closeShiftUpdate,
   openShiftUpdate,
+  reconcileShiftUpdate,
   type AdjustRequest,
   type CashShiftInput,
+  type CashShiftState,
   type CashShiftSummary,
   type CloseRequest,
 } from '../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
+import { callUpdate, processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
 
 const alreadyOpen = () =>
   new Refusal(409, 'CASH_SHIFT_ALREADY_OPEN', 'The company already has an open cash shift; close it first');
@@ -72,6 +74,21 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
 
     close(companyId: string, request: CloseRequest): Promise<CashShiftSummary> {
       return shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, request);
+    },
+
+    /**
+     * Asks the company's running process to check its shift's row: one no longer OPEN ends the run
+     * (phase CLOSED in the answer). The outcome is read from the run that accepted the Update.
+     */
+    reconcile(companyId: string): Promise<CashShiftState> {
+      const handle = temporal.workflow.getHandle(workflowIds.cashShift(companyId));
+      return callUpdate(temporal, SHIFT_ANSWERS, async () => {
+        const accepted = await handle.startUpdate(reconcileShiftUpdate, {
+          args: [],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
+        return accepted.result();
+      });
     },
   };
 }

@@ -101,7 +101,7 @@ export async function commandShift(
   const { actor } = staff;
   let shift: CashShiftSummary;
   if (command.action === 'OPEN') {
-    shift = await deps.workflow.open({
+    shift = await openingOnce(deps, {
       shiftId: randomUUID(),
       companyId: staff.companyId,
       openedBy: actor.staffUserId,
@@ -166,6 +166,32 @@ async function resumingOnce(
         if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_ALREADY_OPEN') throw refusal;
       });
     return step();
+  }
+}
+
+/**
+ * An OPEN refused CASH_SHIFT_ALREADY_OPEN for the company's running process while the database
+ * holds no open shift of the company: the process may hold a shift whose row is closed (a CLOSE
+ * whose transaction committed while its activity reported failure, a database restored under a
+ * running Temporal). The process checks its row (RECONCILE, after the steps before it, so an OPEN
+ * another request is writing stands); when that ends it, the OPEN is sent once more.
+ */
+async function openingOnce(
+  deps: CashShiftDeps,
+  input: Parameters<CashShiftClient['open']>[0],
+): Promise<CashShiftSummary> {
+  try {
+    return await deps.workflow.open(input);
+  } catch (error) {
+    if (!(error instanceof Refusal) || error.code !== 'CASH_SHIFT_ALREADY_OPEN') throw error;
+    if (await readOpenShift(deps.db, input.companyId)) throw error;
+    const held = await deps.workflow.reconcile(input.companyId).catch((refusal: unknown) => {
+      // The process ended meanwhile.
+      if (refusal instanceof Refusal && refusal.code === 'CASH_SHIFT_NOT_OPEN') return undefined;
+      throw refusal;
+    });
+    if (held?.phase === 'OPEN' || held?.phase === 'OVERDUE') throw error;
+    return deps.workflow.open(input);
   }
 }
 

@@ -16,6 +16,7 @@ import {
   shiftCommand,
 } from '../../support/finance.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
+import { eventually } from '../../support/journeys.js';
 import {
   demotedWhileWriting,
   signedOutWhileWriting,
@@ -247,6 +248,72 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
     await expect(late).rejects.toMatchObject({ status: 409, code: 'CASH_SHIFT_NOT_OPEN' });
     const next = await openShift(app, owner, 0);
     expect(next.id).not.toBe(shift.id);
+  });
+
+  describe('a shift closed in the database while its process still runs', () => {
+    /**
+     * The shift's row closed as a CLOSE whose transaction committed while every attempt of its
+     * activity reported failure (a failover right after the commit) leaves it, or a database
+     * restored under a running Temporal: the process still holds the company in phase OPEN.
+     */
+    const closedUnderItsProcess = async () => {
+      const world = await financeWorld(app);
+      const shift = await openShift(app, world.staff.OWNER, 1_000);
+      await app.db.query(
+        `update cash_shifts set status = 'CLOSED', declared_amount = 1000, expected_amount = 1000, difference = 0,
+                closed_by = opened_by, closed_at = now() where id = $1`,
+        [shift.id],
+      );
+      const before = await financeSnapshot(app, world.companyId);
+      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+      expect((await handle.query(cashShiftStateQuery)).phase).toBe('OPEN');
+      return { world, shift, before, handle };
+    };
+
+    it('the next OPEN ends that process and opens the new shift; the closed shift stays as it was', async () => {
+      const { world, shift, before } = await closedUnderItsProcess();
+      const opened = await shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 500 });
+      const again = await shiftCommand(app, world.staff.OWNER, { action: 'OPEN', opening_balance: 0 });
+      const read = await app.request(SHIFTS, { headers: { Cookie: world.staff.OWNER.cookie } });
+      const after = await financeSnapshot(app, world.companyId);
+      expect({
+        open: [opened.status, opened.body?.errorCode],
+        again: [again.status, again.body?.errorCode],
+        current: read.body.data.current && [
+          read.body.data.current.id,
+          read.body.data.current.opening_balance,
+        ],
+        closedShift: after.shifts.filter((row) => row.id === shift.id),
+        movements: after.movements,
+      }).toEqual({
+        open: [201, undefined],
+        again: [409, 'CASH_SHIFT_ALREADY_OPEN'],
+        current: [opened.body?.data?.id, 500],
+        closedShift: before.shifts,
+        movements: before.movements,
+      });
+      expect(opened.body.data.id).not.toBe(shift.id);
+    });
+
+    it.each([
+      ['ADJUST', { action: 'ADJUST', direction: 'IN', amount: 5, reason: 'coins from the safe' }],
+      ['CLOSE', { action: 'CLOSE', declared_amount: 1_000 }],
+    ])('%s is refused CASH_SHIFT_NOT_OPEN, writes nothing and ends that process', async (_, command) => {
+      const { world, shift, before, handle } = await closedUnderItsProcess();
+      const refused = await shiftCommand(app, world.staff.ADMIN, command);
+      const ended = await eventually(
+        () => handle.describe(),
+        (description) => description.status.name !== 'RUNNING',
+        5_000,
+      );
+      expect({
+        answer: [refused.status, refused.body?.errorCode],
+        process: ended.status.name,
+        snapshot: await financeSnapshot(app, world.companyId),
+      }).toEqual({ answer: [409, 'CASH_SHIFT_NOT_OPEN'], process: 'COMPLETED', snapshot: before });
+      expect(await handle.result()).toEqual({ phase: 'CLOSED', shiftId: shift.id, overdue: false });
+      expect((await openShift(app, world.staff.OWNER, 0)).id).not.toBe(shift.id);
+    });
   });
 
   describe('a step whose company or member changes while it waits for the company row', () => {

@@ -8,6 +8,7 @@ import {
   cashShiftStateQuery,
   closeShiftUpdate,
   openShiftUpdate,
+  reconcileShiftUpdate,
   type CashShiftInput,
   type CashShiftSummary,
 } from '../../../workflows/cash-shift.contract.js';
@@ -26,8 +27,11 @@ import {
 /** The cash-shift workflow's transitions and its overdue timer with stubbed activities (no PostgreSQL). */
 type ShiftSteps = Pick<
   Activities,
-  'openCashShift' | 'adjustCashShift' | 'closeCashShift' | 'markCashShiftOverdue'
+  'openCashShift' | 'adjustCashShift' | 'closeCashShift' | 'markCashShiftOverdue' | 'readCashShiftStatus'
 >;
+
+/** The shift's row as the stubbed steps see it: ADJUST and CLOSE are refused once it is not OPEN. */
+type RowStatus = { status: 'OPEN' | 'CLOSED' | null };
 
 const summary = (input: { shiftId: string; companyId: string }, changes: Partial<CashShiftSummary> = {}) =>
   ({
@@ -51,8 +55,10 @@ const summary = (input: { shiftId: string; companyId: string }, changes: Partial
     ...changes,
   }) satisfies CashShiftSummary;
 
-function shiftSteps(options: { refuseOpen?: boolean; openWaitsFor?: Promise<void> } = {}) {
+function shiftSteps(options: { refuseOpen?: boolean; openWaitsFor?: Promise<void>; row?: RowStatus } = {}) {
   const calls = new Calls();
+  const row = options.row ?? { status: 'OPEN' };
+  const notOpen = { refused: { status: 409, code: 'CASH_SHIFT_NOT_OPEN', message: 'not open' } };
   const steps: ShiftSteps = {
     async openCashShift(input) {
       calls.record('openCashShift', input);
@@ -66,10 +72,12 @@ function shiftSteps(options: { refuseOpen?: boolean; openWaitsFor?: Promise<void
     },
     async adjustCashShift(input) {
       calls.record('adjustCashShift', input);
+      if (row.status !== 'OPEN') return notOpen;
       return { done: summary({ shiftId: input.shiftId, companyId: 'c' }, { movementsIn: input.amount }) };
     },
     async closeCashShift(input) {
       calls.record('closeCashShift', input);
+      if (row.status !== 'OPEN') return notOpen;
       return {
         done: summary(
           { shiftId: input.shiftId, companyId: 'c' },
@@ -84,6 +92,10 @@ function shiftSteps(options: { refuseOpen?: boolean; openWaitsFor?: Promise<void
     },
     async markCashShiftOverdue(input) {
       calls.record('markCashShiftOverdue', input);
+    },
+    async readCashShiftStatus(input) {
+      calls.record('readCashShiftStatus', input);
+      return row.status;
     },
   };
   return { steps, calls };
@@ -287,6 +299,79 @@ describe('cashShift workflow (stubbed activities)', () => {
       expect(outcomes.sort()).toEqual(['CASH_SHIFT_NOT_OPEN', 'CLOSED']);
       expect(await handle.result()).toMatchObject({ phase: 'CLOSED' });
       expect(calls.names()).toEqual(['openCashShift', 'closeCashShift']);
+    });
+  });
+
+  it('an ADJUST or CLOSE refused CASH_SHIFT_NOT_OPEN (its row closed under the run) ends the run CLOSED', async () => {
+    for (const step of ['ADJUST', 'CLOSE'] as const) {
+      const row: RowStatus = { status: 'OPEN' };
+      const { steps, calls } = shiftSteps({ row });
+      await temporal.withWorker(steps, async (taskQueue) => {
+        const { input, handle } = await open(temporal.client, taskQueue);
+        // A CLOSE that committed while its activity reported failure, or a restored database.
+        row.status = step === 'ADJUST' ? 'CLOSED' : null;
+        const sent =
+          step === 'ADJUST'
+            ? handle.executeUpdate(adjustShiftUpdate, {
+                args: [
+                  {
+                    movementId: randomUUID(),
+                    actor: member('admin'),
+                    direction: 'IN',
+                    amount: 5,
+                    reason: 'float',
+                  },
+                ],
+              })
+            : handle.executeUpdate(closeShiftUpdate, {
+                args: [{ actor: member('admin'), declaredAmount: 100 }],
+              });
+        expect(await refusalOf(sent)).toMatchObject({ code: 'CASH_SHIFT_NOT_OPEN', status: 409 });
+        expect(await handle.result()).toEqual({ phase: 'CLOSED', shiftId: input.shiftId, overdue: false });
+        expect((await handle.describe()).searchAttributes).toMatchObject({ ProcessStatus: ['CLOSED'] });
+        expect(calls.names()).toEqual([
+          'openCashShift',
+          step === 'ADJUST' ? 'adjustCashShift' : 'closeCashShift',
+        ]);
+      });
+    }
+  });
+
+  it('RECONCILE after the OPEN it waited for: the row OPEN, the run goes on; the row closed, the run ends CLOSED', async () => {
+    let release!: () => void;
+    const openWaitsFor = new Promise<void>((resolve) => (release = resolve));
+    const row: RowStatus = { status: 'OPEN' };
+    const { steps, calls } = shiftSteps({ openWaitsFor, row });
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const opening = open(temporal.client, taskQueue);
+      await eventually(
+        async () => calls.names(),
+        (names) => names.length > 0,
+      );
+      const [input] = calls.inputsOf('openCashShift') as CashShiftInput[];
+      const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
+      // Sent while another request's OPEN writes: it checks the row that OPEN wrote.
+      const admitted = await handle.startUpdate(reconcileShiftUpdate, {
+        args: [],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      release();
+      await opening;
+      const state = { phase: 'OPEN', shiftId: input!.shiftId, overdue: false };
+      expect(await admitted.result()).toEqual(state);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      row.status = 'CLOSED';
+      expect(await handle.executeUpdate(reconcileShiftUpdate, { args: [] })).toEqual({
+        ...state,
+        phase: 'CLOSED',
+      });
+      expect(await handle.result()).toEqual({ ...state, phase: 'CLOSED' });
+      expect((await handle.describe()).searchAttributes).toMatchObject({ ProcessStatus: ['CLOSED'] });
+      expect(calls.names()).toEqual(['openCashShift', 'readCashShiftStatus', 'readCashShiftStatus']);
+      expect(calls.inputsOf('readCashShiftStatus')).toEqual([
+        { shiftId: input!.shiftId },
+        { shiftId: input!.shiftId },
+      ]);
     });
   });
 
