@@ -70,7 +70,25 @@ export const UpdateBody = z
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change')
   .meta({ minProperties: 1 });
 
-const RecordResponse = successWith(AdminRecord);
+/** What a change answers to one without admins.view: the account's id and status and the fields the caller set. */
+const AdminReceipt = z
+  .object({
+    id: IdText,
+    status: Status,
+    email: z.string().optional(),
+    name: z.string().optional(),
+    role: Role.optional(),
+    grantedPermissions: z.array(Permission).optional(),
+    totpRequired: z.boolean().optional(),
+  })
+  .meta({ id: 'AdministratorReceipt' });
+
+const RecordResponse = successWith(z.union([AdminRecord, AdminReceipt]));
+
+const ANSWER =
+  'Answers the account as GET /admins lists it only to an administrator who also holds admins.view (as their ' +
+  'account is after the change), and records that read in the same transaction (admins.read, on the account; ' +
+  'also when the change changes nothing); without admins.view it answers {id, status} and';
 
 const MANAGE_RULES =
   'Needs admins.manage (else 403 PERMISSION_DENIED with details.permission). Nobody hands out a permission they do not ' +
@@ -90,7 +108,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       `${MANAGE_RULES} The creator sets the initial password (argon2id) and hands it over; by default the new account ` +
       'must set up TOTP at its first sign-in (totpRequired). 409 ADMIN_EMAIL_TAKEN when the e-mail address has an account. ' +
-      'Recorded in the audit log (admins.create).',
+      `Recorded in the audit log (admins.create). ${ANSWER} the fields the caller set (email, name, role, ` +
+      'grantedPermissions, totpRequired), and records no read.',
     responses: answers(201, 'Created', RecordResponse, [400, 401, 403, 409]),
   },
   adminUpdateAdministrator: {
@@ -106,7 +125,8 @@ export const docs = taggedOperations(TAGS, {
       'away from it, unassigns its open support tickets in the same change (each recorded as tickets.assign). Setting ' +
       'totpRequired makes the account set up or give its second factor before anything else. 404 ADMIN_NOT_FOUND. ' +
       'Recorded in the audit log (admins.update, with each changed field before and after, and ticketsUnassigned); a ' +
-      'change that changes nothing answers the account as it is and records nothing.',
+      `change that changes nothing records no admins.update. ${ANSWER} the fields the body sent, as the ` +
+      'change left them, and records no read.',
     responses: answers(200, 'Changed', RecordResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -7,7 +7,12 @@ import type { Surface } from '../http/route.js';
 import { adminRoute } from './admin-route.js';
 import { adminListRoute } from './list-route.js';
 import { IdParams } from '../http/schemas.js';
-import { createAdministrator, listAdministrators, updateAdministrator } from '../use-cases/administrators.js';
+import {
+  createAdministrator,
+  listAdministrators,
+  updateAdministrator,
+  type AdministratorAnswer,
+} from '../use-cases/administrators.js';
 import { CreateBody, docs, ListQuery, UpdateBody } from './admins.openapi.js';
 
 /** GET, POST /admins and PATCH /admins/{id}. */
@@ -25,7 +30,7 @@ export function registerAdminsRoutes(surface: Surface, { config, db }: AppContex
     path: '/admins',
     body: CreateBody,
     handler: async (ctx, { admin, audit }, { body }) => {
-      created(ctx, adminRecord(await createAdministrator(db, policy, admin, audit, body)));
+      created(ctx, changed(await createAdministrator(db, policy, admin, audit, body)));
     },
   });
 
@@ -36,9 +41,14 @@ export function registerAdminsRoutes(surface: Surface, { config, db }: AppContex
     params: IdParams,
     body: UpdateBody,
     handler: async (ctx, { admin, audit }, { params, body }) => {
-      ok(ctx, adminRecord(await updateAdministrator(db, policy, admin, audit, params.id, body)));
+      ok(ctx, changed(await updateAdministrator(db, policy, admin, audit, params.id, body)));
     },
   });
+}
+
+/** What a change answers: the account, or (to one without admins.view) its receipt. */
+function changed(answer: AdministratorAnswer) {
+  return 'receipt' in answer ? answer.receipt : adminRecord(answer.record);
 }
 
 /** An administrator as the API answers them: the columns camelCased, the grants and what they add up to. */

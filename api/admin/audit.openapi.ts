@@ -61,6 +61,7 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
       'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
       'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +
+      'admins.read, ' +
       'admins.create, admins.update, audit_log.read; companies.list, companies.read, companies.warn, companies.suspend, ' +
       'companies.unsuspend, companies.verify, companies.unverify (target the company); feature_flags.update; ' +
       'incidents.create, incidents.update, incidents.resolve; maintenance.create, maintenance.update, maintenance.cancel; ' +

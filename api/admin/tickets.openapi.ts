@@ -79,8 +79,27 @@ const TicketMessage = z
   })
   .meta({ id: 'SupportTicketMessage' });
 
+/** What a change answers to one without tickets.view: the ticket's id and status and what the change set. */
+const TicketReceipt = z
+  .object({
+    id: IdText,
+    status: z.enum(TICKET_STATUSES),
+    subject: z.string().optional().meta({ description: 'opening a ticket' }),
+    priority: z.enum(TICKET_PRIORITIES).optional().meta({ description: 'opening a ticket' }),
+    assignee: z
+      .object({ id: IdText })
+      .nullable()
+      .optional()
+      .meta({ description: 'assigning it: the assignee, or null' }),
+    resolution: z.string().nullable().optional().meta({ description: 'closing it' }),
+    closedAt: DateTime.nullable().optional().meta({ description: 'closing it' }),
+  })
+  .meta({ id: 'SupportTicketReceipt' });
+
 const TicketPage = pageAnswer(SupportTicket);
-const TicketDetail = successWith(z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) }));
+const TicketWithMessages = z.object({ ticket: SupportTicket, messages: z.array(TicketMessage) });
+const TicketDetail = successWith(TicketWithMessages);
+const TicketChanged = successWith(z.union([TicketWithMessages, z.object({ ticket: TicketReceipt })]));
 
 const STATES =
   'States: OPEN (waiting for support) → ANSWERED (support replied) → OPEN again when the traveller writes; either ' +
@@ -88,7 +107,14 @@ const STATES =
 const RECHECKED =
   'checked again inside the change: an account disabled or demoted while the request runs gets 401 ' +
   'INVALID_CREDENTIAL or 403 and the change writes nothing';
-const MANAGE = `Needs tickets.manage (else 403 PERMISSION_DENIED naming it), ${RECHECKED}. 404 TICKET_NOT_FOUND.`;
+const ANSWER =
+  "Answers {ticket, messages}, the ticket as GET /tickets/{id} shows it (the traveller's name and phone, every " +
+  'message), only to an administrator who also holds tickets.view, and records that read as GET /tickets/{id} does ' +
+  '(tickets.read, in the same transaction, even when the change changes nothing); without tickets.view it answers ' +
+  '{ticket: {id, status, …what the change set}} and records no read.';
+const MANAGE =
+  `Needs tickets.manage (else 403 PERMISSION_DENIED naming it), ${RECHECKED}. 404 TICKET_NOT_FOUND. ` +
+  ANSWER;
 
 export const docs = taggedOperations(TAGS, {
   adminListTickets: {
@@ -112,26 +138,28 @@ export const docs = taggedOperations(TAGS, {
       `Needs tickets.manage, ${RECHECKED}. {subject, message, priority?, bookingId?, companyId?, travellerId?}: ` +
       'a booking brings ' +
       'its company and traveller (a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH); unknown ids ' +
-      'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create).',
-    responses: answers(201, 'Opened', TicketDetail, [400, 401, 403, 404]),
+      'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create). ' +
+      `${ANSWER} (The receipt: id, status, subject, priority.)`,
+    responses: answers(201, 'Opened', TicketChanged, [400, 401, 403, 404]),
   },
   adminReplyToTicket: {
     summary: 'Reply to a ticket',
-    description: `${MANAGE} The ticket becomes ANSWERED. Recorded (tickets.reply). ${STATES}`,
-    responses: answers(200, 'Replied', TicketDetail, [400, 401, 403, 404, 409]),
+    description: `${MANAGE} (The receipt: id, status.) The ticket becomes ANSWERED. Recorded (tickets.reply). ${STATES}`,
+    responses: answers(200, 'Replied', TicketChanged, [400, 401, 403, 404, 409]),
   },
   adminAssignTicket: {
     summary: 'Assign a ticket (or unassign it with null)',
     description:
-      `${MANAGE} The assignee must be an active administrator holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). ` +
-      'Recorded (tickets.assign, before and after); assigning it to whom it is assigned to already answers the ' +
-      'ticket as it is and writes nothing. Disabling an administrator or taking tickets.manage away from ' +
+      `${MANAGE} (The receipt: id, status, assignee {id} or null.) The assignee must be an active administrator ` +
+      'holding tickets.manage (400 TICKET_ASSIGNEE_INVALID). Recorded (tickets.assign, before and after); ' +
+      'assigning it to whom it is assigned to already changes nothing and records no tickets.assign (the answer ' +
+      'and its read, as above). Disabling an administrator or taking tickets.manage away from ' +
       'them unassigns their open tickets (PATCH /admins/{id}, recorded the same way with a reason).',
-    responses: answers(200, 'Assigned', TicketDetail, [400, 401, 403, 404, 409]),
+    responses: answers(200, 'Assigned', TicketChanged, [400, 401, 403, 404, 409]),
   },
   adminCloseTicket: {
     summary: 'Close a ticket with its resolution',
-    description: `${MANAGE} Closing is final. Recorded (tickets.close).`,
-    responses: answers(200, 'Closed', TicketDetail, [400, 401, 403, 404, 409]),
+    description: `${MANAGE} (The receipt: id, status, resolution, closedAt.) Closing is final. Recorded (tickets.close).`,
+    responses: answers(200, 'Closed', TicketChanged, [400, 401, 403, 404, 409]),
   },
 });

@@ -15,6 +15,7 @@ import {
   replyToTicket,
   supportMessageView,
   supportTicketView,
+  type TicketAnswer,
 } from '../use-cases/support-tickets.js';
 import { AssignBody, CloseBody, docs, NewTicketBody, ReplyBody, TicketQuery } from './tickets.openapi.js';
 
@@ -25,6 +26,9 @@ const detail = (found: TicketDetail) => ({
   ticket: supportTicketView(found.ticket),
   messages: found.messages.map(supportMessageView),
 });
+
+/** What a change answers: the ticket and its messages, or (to one without tickets.view) its receipt. */
+const changed = (answer: TicketAnswer) => ('receipt' in answer ? { ticket: answer.receipt } : detail(answer));
 
 /** GET, POST /tickets, GET /tickets/{id} and its reply, assign and close. */
 export function registerTicketRoutes(surface: Surface, { db }: AppContext): void {
@@ -55,7 +59,7 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
     path: '/tickets',
     body: NewTicketBody,
     handler: async (ctx, { audit }, { body }) => {
-      created(ctx, detail(await openTicketForSupport(db, audit, body)));
+      created(ctx, changed(await openTicketForSupport(db, audit, body)));
     },
   });
 
@@ -67,18 +71,21 @@ function registerTicketChangeRoutes(surface: Surface, db: AppContext['db']): voi
   ticketStepRoute(surface, closing, (audit, id, body) => closeTicketWith(db, audit, id, body.resolution));
 }
 
-/** POST `path` (/tickets/{id}/…): one step on a ticket (tickets.manage), answered with the ticket after it. */
+/**
+ * POST `path` (/tickets/{id}/…): one step on a ticket (tickets.manage), answered with the ticket
+ * after it (or, to one without tickets.view, its receipt).
+ */
 function ticketStepRoute<B extends z.ZodType>(
   surface: Surface,
   route: OperationDoc & { path: string; body: B },
-  step: (audit: ActingAdmin['audit'], ticketId: string, body: Infer<B>) => Promise<TicketDetail>,
+  step: (audit: ActingAdmin['audit'], ticketId: string, body: Infer<B>) => Promise<TicketAnswer>,
 ): void {
   adminRoute(surface, 'tickets.manage', {
     ...route,
     method: 'post',
     params: IdParams,
     handler: async (ctx, { audit }, { params, body }) => {
-      ok(ctx, detail(await step(audit, params.id, body)));
+      ok(ctx, changed(await step(audit, params.id, body)));
     },
   });
 }

@@ -9,8 +9,8 @@ import {
 } from '../../db/queries/admins.js';
 import { camelFields } from '../../db/row-fields.js';
 import { actingAs } from '../../db/writes/acting-admin.js';
-import { changeAdmin, createAdmin, type AdminChange } from '../../db/writes/admins.js';
-import type { AuditActor } from '../../db/writes/audit.js';
+import { changeAdmin, createAdmin, type AdminAnswer, type AdminChange } from '../../db/writes/admins.js';
+import { recordAudit, type AuditActor } from '../../db/writes/audit.js';
 import {
   ADMIN_PERMISSIONS,
   adminChangeRefusal,
@@ -32,7 +32,8 @@ type ActingAdmin = Pick<AdminPrincipal, 'adminId' | 'permissions'>;
 /**
  * The administrator team and the audit log, as an administrator with the permission sees and
  * shapes them. Each read and each change is one transaction with its audit row, so what commits
- * is always recorded.
+ * is always recorded; a change answers the account only to a holder of admins.view, recording
+ * that read in its transaction.
  */
 
 /** A page of administrators; the read is recorded (admins.list). */
@@ -57,6 +58,57 @@ export async function readAuditLog(
   return readPageRecorded(db, entry, shownFilter, filter, (client) => listAuditLog(client, filter));
 }
 
+/**
+ * What a change answers to one who may not read administrators (no admins.view): the account's id
+ * and status and the fields the caller set, as the change left them; nothing else of the account.
+ */
+export interface AdministratorReceipt {
+  id: string;
+  status: 'ACTIVE' | 'DISABLED';
+  email?: string;
+  name?: string;
+  role?: AdminRole;
+  grantedPermissions?: string[];
+  totpRequired?: boolean;
+}
+
+/** The account (to a holder of admins.view), or the receipt of the change. */
+export type AdministratorAnswer = { record: AdminRow } | { receipt: AdministratorReceipt };
+
+type SetField = 'email' | 'name' | 'role' | 'grantedPermissions' | 'totpRequired' | 'status';
+
+/**
+ * The answer of a change of an account, made in its transaction: to an actor holding admins.view
+ * (as their account is now, after a change of their own), the account, that read recorded as
+ * reads of administrators are (admins.read, on the account; also when the change changed nothing);
+ * to anyone else the receipt with the `set` fields, and no read recorded.
+ */
+function answerOfChange(audit: AuditActor, set: readonly SetField[]): AdminAnswer<AdministratorAnswer> {
+  return async (sql, account, actor) => {
+    if (!effectivePermissions(actor.role, actor.permissions).includes('admins.view')) {
+      return { receipt: receiptOf(account, set) };
+    }
+    await recordAudit(sql, { ...audit, action: 'admins.read', targetKind: 'admin', targetId: account.id });
+    return { record: account };
+  };
+}
+
+function receiptOf(account: AdminRow, set: readonly SetField[]): AdministratorReceipt {
+  const fields: Omit<Required<AdministratorReceipt>, 'id'> = {
+    email: account.email,
+    name: account.name,
+    role: account.role,
+    grantedPermissions: account.permissions,
+    totpRequired: account.totp_required,
+    status: account.status,
+  };
+  return {
+    id: account.id,
+    status: account.status,
+    ...Object.fromEntries(set.map((field) => [field, fields[field]])),
+  };
+}
+
 export interface NewAdministrator {
   email: string;
   name: string;
@@ -71,14 +123,17 @@ export interface AdministrationPolicy {
   production: boolean;
 }
 
-/** Creates an account the actor may hand out (admins.create); 409 ADMIN_EMAIL_TAKEN for a taken address. */
+/**
+ * Creates an account the actor may hand out (admins.create); 409 ADMIN_EMAIL_TAKEN for a taken
+ * address. Answers as answerOfChange does, the receipt with every field the caller set.
+ */
 export async function createAdministrator(
   db: Database,
   policy: AdministrationPolicy,
   actor: AdminPrincipal,
   audit: AuditActor,
   input: NewAdministrator,
-): Promise<AdminRow> {
+): Promise<AdministratorAnswer> {
   const access: AdminAccess = {
     role: input.role,
     grantedPermissions: catalogueOrder(input.grantedPermissions),
@@ -104,6 +159,7 @@ export async function createAdministrator(
     },
     (account) => refuseFor(actingNow(account)),
     audit,
+    answerOfChange(audit, ['email', 'name', 'role', 'grantedPermissions', 'totpRequired']),
   );
   if (!row) throw conflict('ADMIN_EMAIL_TAKEN', 'An administrator with this e-mail address exists');
   return row;
@@ -117,7 +173,8 @@ export type AdministratorChange = Partial<Omit<AdminChange, 'grantedPermissions'
 /**
  * Changes an account (admins.update, each changed field before and after); disabling it ends its
  * sessions at once. 404 ADMIN_NOT_FOUND; 409 LAST_PERMISSION_GRANTOR when one's own change drops a
- * permission no other ACTIVE account could give back.
+ * permission no other ACTIVE account could give back. Answers as answerOfChange does, the receipt
+ * with the fields the change sent (changed or not).
  */
 export async function updateAdministrator(
   db: Database,
@@ -126,7 +183,10 @@ export async function updateAdministrator(
   audit: AuditActor,
   adminId: string,
   change: AdministratorChange,
-): Promise<AdminRow> {
+): Promise<AdministratorAnswer> {
+  const sent = (Object.keys(change) as (keyof AdministratorChange)[]).filter(
+    (field) => change[field] !== undefined,
+  );
   const row = await changeAdmin(
     db,
     { actorId: actor.adminId, adminId },
@@ -143,6 +203,7 @@ export async function updateAdministrator(
       return next;
     },
     audit,
+    answerOfChange(audit, sent),
   );
   if (!row) throw notFound('ADMIN_NOT_FOUND', 'No administrator has this id');
   return row;

@@ -9,22 +9,27 @@ import {
   type TicketRow,
 } from '../../db/queries/support-tickets.js';
 import type { AdminActor } from '../../db/writes/acting-admin.js';
-import type { AuditActor } from '../../db/writes/audit.js';
+import { recordAudit, type AuditActor } from '../../db/writes/audit.js';
 import {
+  addSupportReply,
   addTicketMessage,
   assignTicket,
   closeTicket,
+  openSupportTicket,
   openTicket,
   type NewTicket,
+  type SupportAnswer,
 } from '../../db/writes/support-tickets.js';
+import type { TicketPriority, TicketStatus } from '../../domain/support-tickets.js';
 import { notFound } from '../http/errors.js';
 import { requireFeature, type PlatformState } from '../platform/state.js';
 import { readOneRecorded, readPageRecorded } from './recorded-reads.js';
 
 /**
  * Support tickets for support (tickets.view reads, recorded in the audit log as they show
- * travellers' contact data; tickets.manage changes, each with its audit row) and for travellers
- * (their own tickets about their own bookings, behind the flag support.traveller_tickets).
+ * travellers' contact data; tickets.manage changes, each with its audit row, answering the ticket
+ * only to a holder of tickets.view and recording that read) and for travellers (their own tickets
+ * about their own bookings, behind the flag support.traveller_tickets).
  */
 
 const ticketNotFound = () => notFound('TICKET_NOT_FOUND', 'No such ticket');
@@ -35,40 +40,76 @@ export function listTicketsRecorded(db: Database, audit: AuditActor, filter: Tic
   return readPageRecorded(db, entry, shown, { limit, offset }, (sql) => listTickets(sql, filter));
 }
 
+/** The audit row of a read of one ticket by support (tickets.read). */
+const ticketRead = (audit: AuditActor, ticketId: string) => ({
+  ...audit,
+  action: 'tickets.read',
+  targetKind: 'support_ticket',
+  targetId: ticketId,
+});
+
 /** One ticket and its messages (tickets.read); 404 TICKET_NOT_FOUND writes no audit row. */
 export function readTicketRecorded(db: Database, audit: AuditActor, ticketId: string) {
-  const entry = { ...audit, action: 'tickets.read', targetKind: 'support_ticket', targetId: ticketId };
+  const entry = ticketRead(audit, ticketId);
   return readOneRecorded(db, entry, (sql) => ticketWithMessages(sql, ticketId), ticketNotFound);
 }
 
-/** The ticket as support sees it after a change (the change's own audit row covers this read). */
-async function ticketAfterChange(db: Database, ticketId: string) {
-  return (await ticketWithMessages(db.pool, ticketId))!;
+/**
+ * What support's change of a ticket answers to one who may not read tickets (no tickets.view): the
+ * ticket's id and status and what the caller set, nothing about its traveller or its messages.
+ */
+export interface TicketReceipt {
+  id: string;
+  status: TicketStatus;
+  subject?: string;
+  priority?: TicketPriority;
+  assignee?: { id: string } | null;
+  resolution?: string | null;
+  closedAt?: string | null;
 }
 
-export async function openTicketForSupport(db: Database, audit: AdminActor, input: NewTicket) {
-  const id = await openTicket(db, { kind: 'ADMIN', adminId: audit.actorId }, input, audit);
-  return ticketAfterChange(db, id);
+/** The ticket and its messages (to a holder of tickets.view), or the receipt of the change. */
+export type TicketAnswer = { ticket: TicketRow; messages: TicketMessageRow[] } | { receipt: TicketReceipt };
+
+/**
+ * The answer of support's change, read in the change's transaction: to an administrator holding
+ * tickets.view now, the ticket and its messages, that read recorded as GET /tickets/{id} records it
+ * (tickets.read, also when the change itself changed and recorded nothing); to anyone else the
+ * receipt, `set` picking what the change set, and no read recorded (nothing of the ticket is shown).
+ */
+function answerOfChange(
+  audit: AuditActor,
+  set: (ticket: TicketRow) => Omit<TicketReceipt, 'id' | 'status'> = () => ({}),
+): SupportAnswer<TicketAnswer> {
+  return async (sql, ticketId, permissions) => {
+    const found = (await ticketWithMessages(sql, ticketId))!;
+    if (!permissions.includes('tickets.view')) {
+      return { receipt: { id: found.ticket.id, status: found.ticket.status, ...set(found.ticket) } };
+    }
+    await recordAudit(sql, ticketRead(audit, ticketId));
+    return found;
+  };
 }
 
-export async function replyToTicket(db: Database, audit: AdminActor, ticketId: string, body: string) {
-  await addTicketMessage(db, ticketId, { kind: 'ADMIN', adminId: audit.actorId }, body, audit);
-  return ticketAfterChange(db, ticketId);
+export function openTicketForSupport(db: Database, audit: AdminActor, input: NewTicket) {
+  const set = (ticket: TicketRow) => ({ subject: ticket.subject, priority: ticket.priority });
+  return openSupportTicket(db, input, audit, answerOfChange(audit, set));
 }
 
-export async function assignTicketTo(
-  db: Database,
-  audit: AdminActor,
-  ticketId: string,
-  assignee: string | null,
-) {
-  await assignTicket(db, ticketId, assignee, audit);
-  return ticketAfterChange(db, ticketId);
+export function replyToTicket(db: Database, audit: AdminActor, ticketId: string, body: string) {
+  return addSupportReply(db, ticketId, body, audit, answerOfChange(audit));
 }
 
-export async function closeTicketWith(db: Database, audit: AdminActor, ticketId: string, resolution: string) {
-  await closeTicket(db, ticketId, resolution, audit);
-  return ticketAfterChange(db, ticketId);
+export function assignTicketTo(db: Database, audit: AdminActor, ticketId: string, assignee: string | null) {
+  const set = (ticket: TicketRow) => ({
+    assignee: ticket.assignee_admin_id ? { id: ticket.assignee_admin_id } : null,
+  });
+  return assignTicket(db, ticketId, assignee, audit, answerOfChange(audit, set));
+}
+
+export function closeTicketWith(db: Database, audit: AdminActor, ticketId: string, resolution: string) {
+  const set = (ticket: TicketRow) => ({ resolution: ticket.resolution, closedAt: ticket.closed_at });
+  return closeTicket(db, ticketId, resolution, audit, answerOfChange(audit, set));
 }
 
 /** A traveller opens a ticket about one of their bookings. */
@@ -79,7 +120,7 @@ export async function openTravellerTicket(
   input: { bookingId: string; subject: string; message: string },
 ) {
   await requireFeature(platform, 'support.traveller_tickets');
-  const id = await openTicket(db, { kind: 'TRAVELLER', userId }, { ...input, priority: 'NORMAL' }, null);
+  const id = await openTicket(db, userId, { ...input, priority: 'NORMAL' });
   return (await travellerTicket(db, userId, id))!;
 }
 
@@ -92,7 +133,7 @@ export async function addTravellerMessage(
   body: string,
 ) {
   await requireFeature(platform, 'support.traveller_tickets');
-  await addTicketMessage(db, ticketId, { kind: 'TRAVELLER', userId }, body, null);
+  await addTicketMessage(db, ticketId, userId, body);
   return (await travellerTicket(db, userId, ticketId))!;
 }
 

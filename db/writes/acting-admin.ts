@@ -46,7 +46,7 @@ export function actingAs(
 /**
  * The first statement of an administration write: the acting account, read under a share lock
  * until the transaction ends, still allowed `actor.permission` (else the refusal of `actingAs`,
- * and the caller's transaction writes nothing). `others`, administrator accounts the write will
+ * and the caller's transaction writes nothing); the permissions it holds now. `others`, administrator accounts the write will
  * lock for share too (an assignee), are locked with it in id order, as a change of two accounts
  * locks them (db/writes/admins.ts): two administrators' writes never wait for each other in a ring.
  */
@@ -54,10 +54,10 @@ export async function lockActingAdmin(
   sql: Pick<PoolClient, 'query'>,
   actor: Pick<AdminActor, 'actorId' | 'permission'>,
   others: readonly string[] = [],
-): Promise<void> {
+): Promise<AdminPermission[]> {
   const { rows } = await sql.query<ActorAccount>(
     `select id, status, role, permissions from admins where id = any($1::uuid[]) order by id for share`,
     [[actor.actorId, ...others]],
   );
-  actingAs(rows.find((row) => row.id === actor.actorId) ?? null, actor.permission);
+  return actingAs(rows.find((row) => row.id === actor.actorId) ?? null, actor.permission).permissions;
 }

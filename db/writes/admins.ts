@@ -13,8 +13,16 @@ import { canManageTickets, unassignOpenTickets } from './support-tickets.js';
 /**
  * Writes of administrator accounts, through the transaction's EntityManager (CRUD of the
  * administration, db/entities/index.ts). `createAdmin` and `changeAdmin` are one transaction each
- * with their audit row; callers get the account back as the administration reads it (ADMIN_COLUMNS).
+ * with their audit row; callers get what their AdminAnswer makes, in the same transaction, of the
+ * account as the administration reads it (ADMIN_COLUMNS).
  */
+
+/**
+ * What a write of an account answers, made in its transaction after the write: given the account
+ * as it is now and the acting administrator's (as they are now, under their row lock), it may write
+ * an audit row of its own (a read) beside the write's.
+ */
+export type AdminAnswer<T> = (sql: TransactionClient, account: AdminRow, actor: AdminRow) => Promise<T>;
 
 /** The account, locked until the transaction ends (it is about to change). */
 export function lockAdmin(sql: Pick<PoolClient, 'query'>, adminId: string): Promise<AdminRow | null> {
@@ -76,19 +84,21 @@ export async function updateAdmin(
 }
 
 /**
- * Creates an account and records it (admins.create); null when the e-mail address is taken.
- * `vouch` sees the acting administrator's account as it is now, under its row lock (null when it
- * is gone), and throws a refusal when they may no longer create it.
+ * Creates an account and records it (admins.create), answering what `answer` makes of it; null
+ * when the e-mail address is taken. `vouch` sees the acting administrator's account as it is now,
+ * under its row lock (null when it is gone), and throws a refusal when they may no longer create it.
  */
-export async function createAdmin(
+export async function createAdmin<T>(
   db: Database,
   actorId: string,
   admin: NewAdmin,
   vouch: (actor: AdminRow | null) => void,
   audit: AuditActor,
-): Promise<AdminRow | null> {
+  answer: AdminAnswer<T>,
+): Promise<T | null> {
   return db.transaction(async (client) => {
-    vouch(await lockAdmin(client, actorId));
+    const actor = await lockAdmin(client, actorId);
+    vouch(actor);
     const row = await insertAdmin(client, admin);
     if (!row) return null;
     const target = { kind: 'admin', id: row.id };
@@ -98,8 +108,14 @@ export async function createAdmin(
       grantedPermissions: row.permissions,
       totpRequired: row.totp_required,
     });
-    return row;
+    return answer(client, row, vouched(actor));
   });
+}
+
+/** The acting administrator's account, which `vouch` or `decide` let act: there is one. */
+function vouched(actor: AdminRow | null): AdminRow {
+  if (!actor) throw new Error('an administrator account acted without being there');
+  return actor;
 }
 
 /**
@@ -145,15 +161,18 @@ const OWN_CHANGE_LOCK = `select pg_advisory_xact_lock(hashtext('admins.own_accou
  * their ids in the audit row's ticketsUnassigned). `decide` sees the account and the acting
  * administrator's (both locked, as they are now; the actor null when gone) and, when the actor
  * changes their own account, the other ACTIVE accounts (otherActiveAdmins; else null), and answers
- * the change, or throws a refusal that leaves everything as it was. A change that changes nothing
- * answers the account as it is and writes nothing. Null when no account has the id.
+ * the change, or throws a refusal that leaves everything as it was (so the actor's account is there
+ * and may act). A change that changes nothing writes nothing. Either way the answer is what
+ * `answer` makes of the account as it is after, and of the actor's (the same one when it is their
+ * own). Null when no account has the id.
  */
-export async function changeAdmin(
+export async function changeAdmin<T>(
   db: Database,
   accounts: { actorId: string; adminId: string },
   decide: (current: AdminRow, actor: AdminRow | null, others: AdminRow[] | null) => AdminChange,
   audit: AuditActor,
-): Promise<AdminRow | null> {
+  answer: AdminAnswer<T>,
+): Promise<T | null> {
   return db.transaction(async (client) => {
     const own = accounts.actorId === accounts.adminId;
     if (own) await client.query(OWN_CHANGE_LOCK);
@@ -161,18 +180,33 @@ export async function changeAdmin(
     if (!current) return null;
     const others = own ? await otherActiveAdmins(client, current.id) : null;
     const change = decide(current, actor, others);
-    if (Object.keys(differences(current, rowAfter(current, change))).length === 0) return current;
-    const row = await updateAdmin(client, current.id, change);
-    if (current.status === 'ACTIVE' && row.status === 'DISABLED')
-      await revokeOtherAdminSessions(client, row.id);
-    const unassigned = await releaseTickets(client, row, audit);
-    const details = {
-      changes: differences(current, row),
-      ...(unassigned.length && { ticketsUnassigned: unassigned }),
-    };
-    await recordAct(client, audit, 'admins.update', { kind: 'admin', id: row.id }, details);
-    return row;
+    const row = await applyChange(client, current, change, audit);
+    return answer(client, row, own ? row : vouched(actor));
   });
+}
+
+/**
+ * Writes `change` of the locked account with its admins.update row (ending its sessions when it is
+ * disabled, unassigning its tickets when it can no longer hold them); the account after. A change
+ * that changes nothing writes nothing and gives the account as it is.
+ */
+async function applyChange(
+  client: TransactionClient,
+  current: AdminRow,
+  change: AdminChange,
+  audit: AuditActor,
+): Promise<AdminRow> {
+  if (Object.keys(differences(current, rowAfter(current, change))).length === 0) return current;
+  const row = await updateAdmin(client, current.id, change);
+  if (current.status === 'ACTIVE' && row.status === 'DISABLED')
+    await revokeOtherAdminSessions(client, row.id);
+  const unassigned = await releaseTickets(client, row, audit);
+  const details = {
+    changes: differences(current, row),
+    ...(unassigned.length && { ticketsUnassigned: unassigned }),
+  };
+  await recordAct(client, audit, 'admins.update', { kind: 'admin', id: row.id }, details);
+  return row;
 }
 
 /** The account as `change` would leave it, for comparing before writing. */

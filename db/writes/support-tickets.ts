@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { raw } from '@mikro-orm/postgresql';
-import { effectivePermissions, type AdminRole } from '../../domain/permissions.js';
+import { effectivePermissions, type AdminPermission, type AdminRole } from '../../domain/permissions.js';
 import { Refusal } from '../../domain/refusal.js';
 import {
   ticketStatusAfter,
@@ -19,9 +19,39 @@ import { lockActiveTraveller } from './inventory-caps.js';
  * Support tickets: opened by a traveller about a booking or by support on someone's behalf,
  * answered, assigned and closed by support (domain/support-tickets.ts holds the states). Each
  * change is one transaction through the transaction's EntityManager; support's changes check the
- * acting administrator again first (db/writes/acting-admin.ts) and write their audit row
- * (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it.
+ * acting administrator again first (db/writes/acting-admin.ts), write their audit row
+ * (tickets.create, tickets.reply, tickets.assign, tickets.close) beside it, and read what they
+ * answer in the same transaction (SupportAnswer).
  */
+
+/**
+ * What support's change answers, read in its transaction after it, given the ticket's id and the
+ * acting administrator's permissions as they are now; it may record a read beside the change.
+ */
+export type SupportAnswer<T> = (
+  sql: TransactionClient,
+  ticketId: string,
+  permissions: readonly AdminPermission[],
+) => Promise<T>;
+
+/**
+ * One change of support, one transaction: the acting administrator checked again first, with
+ * `others` (an assignee) locked in id order beside them, then `change` (which writes the change's
+ * audit row, or nothing) on the ticket whose id it gives, then `answer`.
+ */
+async function supportChange<T>(
+  db: Database,
+  audit: AdminActor,
+  change: (sql: TransactionClient) => Promise<string>,
+  answer: SupportAnswer<T>,
+  others: readonly string[] = [],
+): Promise<T> {
+  return db.transaction(async (sql) => {
+    const permissions = await lockActingAdmin(sql, audit, others);
+    const ticketId = await change(sql);
+    return answer(sql, ticketId, permissions);
+  });
+}
 
 /** Support's audit row about one ticket. */
 function auditTicket(
@@ -123,45 +153,60 @@ async function requireRow(
 
 const authorId = (author: TicketAuthor) => (author.kind === 'TRAVELLER' ? author.userId : author.adminId);
 
-/** Opens a ticket with its first message; returns its id. `audit` for support's tickets. */
-export async function openTicket(
+/** A traveller opens a ticket about one of their bookings, with its first message; returns its id. */
+export function openTicket(db: Database, userId: string, input: NewTicket): Promise<string> {
+  return db.transaction(async (sql) => {
+    // A traveller's row first: a session of an account that complete-phone merged away while this
+    // waited is refused (401), so no ticket lands on a disabled user the survivor cannot see.
+    await lockActiveTraveller(sql, userId);
+    return insertTicket(sql, { kind: 'TRAVELLER', userId }, input, null);
+  });
+}
+
+/** Support opens a ticket on someone's behalf (tickets.create); answers what `answer` reads. */
+export function openSupportTicket<T>(
   db: Database,
+  input: NewTicket,
+  audit: AdminActor,
+  answer: SupportAnswer<T>,
+): Promise<T> {
+  const author: TicketAuthor = { kind: 'ADMIN', adminId: audit.actorId };
+  return supportChange(db, audit, (sql) => insertTicket(sql, author, input, audit), answer);
+}
+
+/** Inserts a ticket with its first message (and support's audit row); returns its id. */
+async function insertTicket(
+  sql: TransactionClient,
   author: TicketAuthor,
   input: NewTicket,
   audit: AdminActor | null,
 ): Promise<string> {
-  return db.transaction(async (sql) => {
-    if (audit) await lockActingAdmin(sql, audit);
-    // A traveller's row first: a session of an account that complete-phone merged away while this
-    // waited is refused (401), so no ticket lands on a disabled user the survivor cannot see.
-    if (author.kind === 'TRAVELLER') await lockActiveTraveller(sql, author.userId);
-    const subject = await subjectOf(sql, author, input);
-    const ticket = sql.em.create(SupportTicket, {
-      id: randomUUID(),
+  const subject = await subjectOf(sql, author, input);
+  const ticket = sql.em.create(SupportTicket, {
+    id: randomUUID(),
+    subject: input.subject,
+    priority: input.priority,
+    openedByKind: author.kind,
+    openedBy: authorId(author),
+    ...subject,
+  });
+  // The message's ticket_id is a plain column to the ORM: the ticket is inserted first.
+  await sql.em.flush();
+  sql.em.create(SupportTicketMessage, {
+    ticketId: ticket.id,
+    authorKind: author.kind,
+    authorId: authorId(author),
+    body: input.message,
+  });
+  await sql.em.flush();
+  if (audit) {
+    await auditTicket(sql, audit, 'tickets.create', ticket.id, {
       subject: input.subject,
       priority: input.priority,
-      openedByKind: author.kind,
-      openedBy: authorId(author),
       ...subject,
     });
-    // The message's ticket_id is a plain column to the ORM: the ticket is inserted first.
-    await sql.em.flush();
-    sql.em.create(SupportTicketMessage, {
-      ticketId: ticket.id,
-      authorKind: author.kind,
-      authorId: authorId(author),
-      body: input.message,
-    });
-    await sql.em.flush();
-    if (audit) {
-      await auditTicket(sql, audit, 'tickets.create', ticket.id, {
-        subject: input.subject,
-        priority: input.priority,
-        ...subject,
-      });
-    }
-    return ticket.id;
-  });
+  }
+  return ticket.id;
 }
 
 interface LockedTicket {
@@ -211,64 +256,83 @@ async function saveTicket(sql: TransactionClient, ticketId: string, change: Tick
   await sql.em.flush();
 }
 
-/**
- * A message on a ticket: support's reply (ANSWERED, tickets.reply) or the traveller's own
- * message (OPEN again). A closed ticket takes none (409 TICKET_CLOSED).
- */
+/** A traveller's message on their own ticket: OPEN again. A closed ticket takes none (409 TICKET_CLOSED). */
 export async function addTicketMessage(
   db: Database,
+  ticketId: string,
+  userId: string,
+  body: string,
+): Promise<void> {
+  await db.transaction((sql) => insertMessage(sql, ticketId, { kind: 'TRAVELLER', userId }, body, null));
+}
+
+/** Support's reply (ANSWERED, tickets.reply); a closed ticket takes none (409 TICKET_CLOSED). */
+export function addSupportReply<T>(
+  db: Database,
+  ticketId: string,
+  body: string,
+  audit: AdminActor,
+  answer: SupportAnswer<T>,
+): Promise<T> {
+  const author: TicketAuthor = { kind: 'ADMIN', adminId: audit.actorId };
+  return supportChange(db, audit, (sql) => insertMessage(sql, ticketId, author, body, audit), answer);
+}
+
+/** A message on a ticket, moved to the status it brings (support's with its audit row); the ticket's id. */
+async function insertMessage(
+  sql: TransactionClient,
   ticketId: string,
   author: TicketAuthor,
   body: string,
   audit: AdminActor | null,
-): Promise<void> {
-  await db.transaction(async (sql) => {
-    if (audit) await lockActingAdmin(sql, audit);
-    const locked =
-      author.kind === 'ADMIN'
-        ? await lockTicket(sql, ticketId, 'ADMIN_REPLY')
-        : await lockTicket(sql, ticketId, 'TRAVELLER_MESSAGE', author.userId);
-    const message = sql.em.create(SupportTicketMessage, {
-      ticketId,
-      authorKind: author.kind,
-      authorId: authorId(author),
-      body,
-    });
-    await saveTicket(sql, ticketId, { status: locked.next });
-    if (audit) {
-      await auditTicket(sql, audit, 'tickets.reply', ticketId, {
-        messageId: message.id,
-        statusBefore: locked.status,
-        statusAfter: locked.next,
-      });
-    }
+): Promise<string> {
+  const locked =
+    author.kind === 'ADMIN'
+      ? await lockTicket(sql, ticketId, 'ADMIN_REPLY')
+      : await lockTicket(sql, ticketId, 'TRAVELLER_MESSAGE', author.userId);
+  const message = sql.em.create(SupportTicketMessage, {
+    ticketId,
+    authorKind: author.kind,
+    authorId: authorId(author),
+    body,
   });
+  await saveTicket(sql, ticketId, { status: locked.next });
+  if (audit) {
+    await auditTicket(sql, audit, 'tickets.reply', ticketId, {
+      messageId: message.id,
+      statusBefore: locked.status,
+      statusAfter: locked.next,
+    });
+  }
+  return ticketId;
 }
 
 /**
  * Assigns a ticket to an active administrator who holds tickets.manage, or to nobody (null);
  * else 400 TICKET_ASSIGNEE_INVALID (tickets.assign, before and after). Assigning it to whom it is
- * assigned to already writes nothing.
+ * assigned to already changes nothing and records no tickets.assign (`answer` still runs).
  */
-export async function assignTicket(
+export function assignTicket<T>(
   db: Database,
   ticketId: string,
   assigneeId: string | null,
   audit: AdminActor,
-): Promise<void> {
-  await db.transaction(async (sql) => {
-    // The assignee's account with the actor's, in id order, before the ticket (acting-admin.ts).
-    await lockActingAdmin(sql, audit, assigneeId ? [assigneeId] : []);
+  answer: SupportAnswer<T>,
+): Promise<T> {
+  const assign = async (sql: TransactionClient) => {
     const locked = await lockTicket(sql, ticketId, 'ASSIGN');
     if (assigneeId) await requireTicketManager(sql, assigneeId);
     // An assignment that changes nothing writes nothing (no tickets.assign, updatedAt kept), as admins and flags do.
-    if (locked.assignee_admin_id === assigneeId) return;
+    if (locked.assignee_admin_id === assigneeId) return ticketId;
     await saveTicket(sql, ticketId, { assigneeAdminId: assigneeId, status: locked.next });
     await auditTicket(sql, audit, 'tickets.assign', ticketId, {
       before: locked.assignee_admin_id,
       after: assigneeId,
     });
-  });
+    return ticketId;
+  };
+  // The assignee's account with the actor's, in id order, before the ticket (acting-admin.ts).
+  return supportChange(db, audit, assign, answer, assigneeId ? [assigneeId] : []);
 }
 
 async function requireTicketManager(sql: TransactionClient, adminId: string): Promise<void> {
@@ -321,16 +385,18 @@ export async function unassignOpenTickets(
 }
 
 /** Closes a ticket with its resolution (tickets.close); a closed one is 409 TICKET_CLOSED. */
-export async function closeTicket(
+export function closeTicket<T>(
   db: Database,
   ticketId: string,
   resolution: string,
   audit: AdminActor,
-): Promise<void> {
-  await db.transaction(async (sql) => {
-    await lockActingAdmin(sql, audit);
+  answer: SupportAnswer<T>,
+): Promise<T> {
+  const close = async (sql: TransactionClient) => {
     const locked = await lockTicket(sql, ticketId, 'CLOSE');
     await saveTicket(sql, ticketId, { status: locked.next, resolution, closedAt: writtenNow() });
     await auditTicket(sql, audit, 'tickets.close', ticketId, { resolution, statusBefore: locked.status });
-  });
+    return ticketId;
+  };
+  return supportChange(db, audit, close, answer);
 }

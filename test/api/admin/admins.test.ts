@@ -323,8 +323,8 @@ describe('administrators and permissions', () => {
       expectError(await new AdminBrowser(app).signIn(target), 401, 'INVALID_CREDENTIALS');
     });
 
-    it('a change that changes nothing answers the account as it is and writes nothing', async () => {
-      const { browser } = await signedInAdmin(app);
+    it('a change that changes nothing writes nothing but the read of the account it answers', async () => {
+      const { admin, browser } = await signedInAdmin(app);
       const target = await createAdmin(app.db, { role: 'SUPPORT', grantedPermissions: ['analytics.view'] });
       const stored = () =>
         app.db.query<{ updated_at: Date | string }>('select * from admins where id = $1', [target.id]);
@@ -346,7 +346,55 @@ describe('administrators and permissions', () => {
         updatedAt: new Date(before[0]!.updated_at).toISOString(),
       });
       expect(await stored()).toEqual(before);
+      // The answer showed the account to a holder of admins.view: recorded as a read, no admins.update.
+      expect(await auditRows(app.db, target.id)).toEqual([
+        expect.objectContaining({
+          actor_id: admin.id,
+          action: 'admins.read',
+          target_kind: 'admin',
+          details: {},
+        }),
+      ]);
+    });
+
+    it('admins.manage without admins.view: a change answers the id, the status and the fields sent, and records no read', async () => {
+      const { admin, browser } = await signedInAdmin(app, {
+        role: 'SUPPORT',
+        grantedPermissions: ['admins.manage'],
+      });
+      const target = await createAdmin(app.db, { role: 'SUPPORT' });
+      expectError(await browser.get('/admins'), 403, 'PERMISSION_DENIED');
+
+      const noOp = await browser.send('PATCH', `/admins/${target.id}`, { status: 'ACTIVE' });
+      expect(noOp.status, noOp.text).toBe(200);
+      expect(noOp.body.data).toEqual({ id: target.id, status: 'ACTIVE' });
       expect(await auditRows(app.db, target.id)).toEqual([]);
+
+      const renamed = await browser.send('PATCH', `/admins/${target.id}`, { name: 'Renamed Support' });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body.data).toEqual({ id: target.id, status: 'ACTIVE', name: 'Renamed Support' });
+      expect((await auditRows(app.db, target.id)).map((row) => row.action)).toEqual(['admins.update']);
+
+      const body = newAdminBody({ role: 'SUPPORT' });
+      const created = await browser.send('POST', '/admins', body);
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data).toEqual({
+        id: expect.any(String),
+        status: 'ACTIVE',
+        email: body.email,
+        name: 'New Admin',
+        role: 'SUPPORT',
+        grantedPermissions: [],
+        totpRequired: true,
+      });
+      expect((await auditRows(app.db, created.body.data.id)).map((row) => row.action)).toEqual([
+        'admins.create',
+      ]);
+      expect(
+        await app.db.query(`select 1 from audit_log where actor_id = $1 and action = 'admins.read'`, [
+          admin.id,
+        ]),
+      ).toEqual([]);
     });
 
     it('disabling an administrator or taking tickets.manage away unassigns their open tickets, each change recorded', async () => {

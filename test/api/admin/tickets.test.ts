@@ -104,10 +104,14 @@ describe('support tickets', () => {
       resolution: 'Refunded at the office',
       closedAt: expect.any(String),
     });
+    // Each change answered the ticket to support (who holds tickets.view): that read is recorded beside it.
     expect((await auditRows(app.db, ticketId)).map((row) => row.action)).toEqual([
       'tickets.reply',
+      'tickets.read',
       'tickets.assign',
+      'tickets.read',
       'tickets.close',
+      'tickets.read',
     ]);
     const before = await auditRows(app.db, ticketId);
     expectError(
@@ -126,7 +130,14 @@ describe('support tickets', () => {
       `select action from audit_log where actor_id = $1 and action in ('tickets.list', 'tickets.read') order by id`,
       [support.admin.id],
     );
-    expect(reads.map((row) => row.action)).toEqual(['tickets.list', 'tickets.read']);
+    // The list, the answers of the reply, the assignment and the closing, and the GET.
+    expect(reads.map((row) => row.action)).toEqual([
+      'tickets.list',
+      'tickets.read',
+      'tickets.read',
+      'tickets.read',
+      'tickets.read',
+    ]);
   });
 
   it("refuses another traveller's booking or ticket, bad input, and invalid assignees, storing nothing", async () => {
@@ -194,7 +205,7 @@ describe('support tickets', () => {
     expect(row).toEqual({ assignee_admin_id: null });
   });
 
-  it('assigning a ticket to the administrator it is assigned to already answers it as it is and writes nothing', async () => {
+  it('assigning a ticket to the administrator it is assigned to already changes nothing, and records the read of the ticket it answers', async () => {
     const opened = await support.browser.send('POST', '/tickets', {
       subject: 'Assigned twice',
       message: 'Hello',
@@ -214,21 +225,90 @@ describe('support tickets', () => {
     });
     const before = await stored();
 
+    const readOf = { actor_id: support.admin.id, action: 'tickets.read', details: {} };
+
     const again = await assign(support.admin.id);
     expect(again.status, again.text).toBe(200);
     expect(again.body.data.ticket).toMatchObject({ id: ticketId, assignee: { id: support.admin.id } });
-    expect(await stored()).toEqual(before);
+    expect(again.body.data.messages).toHaveLength(1);
+    // The ticket is as it was; the only row written is the read of the ticket the answer shows.
+    const afterAgain = await stored();
+    expect(afterAgain.ticket).toEqual(before.ticket);
+    expect(afterAgain.audit.slice(0, -1)).toEqual(before.audit);
+    expect(afterAgain.audit.at(-1)).toMatchObject(readOf);
 
     expect((await assign(null)).status).toBe(200);
     const unassigned = await stored();
     const none = await assign(null);
     expect(none.status, none.text).toBe(200);
     expect(none.body.data.ticket.assignee).toBeNull();
-    expect(await stored()).toEqual(unassigned);
-    expect(unassigned.audit.map((row) => row.action)).toEqual([
+    const afterNone = await stored();
+    expect(afterNone.ticket).toEqual(unassigned.ticket);
+    expect(afterNone.audit.slice(0, -1)).toEqual(unassigned.audit);
+    expect(afterNone.audit.at(-1)).toMatchObject(readOf);
+    expect(afterNone.audit.map((row) => row.action)).toEqual([
       'tickets.create',
+      'tickets.read',
       'tickets.assign',
+      'tickets.read',
+      'tickets.read',
       'tickets.assign',
+      'tickets.read',
+      'tickets.read',
+    ]);
+  });
+
+  it('tickets.manage without tickets.view: every change answers a receipt, never the traveller or the messages, and records no read', async () => {
+    const { admin, browser } = await signedInAdmin(app, {
+      role: 'ANALYST',
+      grantedPermissions: ['tickets.manage'],
+    });
+    const opened = await browser.send('POST', '/tickets', {
+      subject: 'Called in',
+      message: 'The traveller phoned about a lost bag',
+      priority: 'HIGH',
+      bookingId,
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const ticketId = opened.body.data.ticket.id;
+    expect(opened.body.data).toEqual({
+      ticket: { id: ticketId, status: 'OPEN', subject: 'Called in', priority: 'HIGH' },
+    });
+    expectError(await browser.get(`/tickets/${ticketId}`), 403, 'PERMISSION_DENIED');
+
+    const step = async (path: string, body: Record<string, unknown>) => {
+      const answer = await browser.send('POST', `/tickets/${ticketId}/${path}`, body);
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body.data;
+    };
+    expect(await step('replies', { message: 'We are looking for it' })).toEqual({
+      ticket: { id: ticketId, status: 'ANSWERED' },
+    });
+    // Assigning it to whom it is assigned to already (nobody, then this administrator): a receipt, and
+    // nothing written, no read either.
+    const unassigned = await auditRows(app.db, ticketId);
+    expect(await step('assign', { assigneeId: null })).toEqual({
+      ticket: { id: ticketId, status: 'ANSWERED', assignee: null },
+    });
+    expect(await auditRows(app.db, ticketId)).toEqual(unassigned);
+    const assigned = { ticket: { id: ticketId, status: 'ANSWERED', assignee: { id: admin.id } } };
+    expect(await step('assign', { assigneeId: admin.id })).toEqual(assigned);
+    const before = await auditRows(app.db, ticketId);
+    expect(await step('assign', { assigneeId: admin.id })).toEqual(assigned);
+    expect(await auditRows(app.db, ticketId)).toEqual(before);
+    expect(await step('close', { resolution: 'Found at the office' })).toEqual({
+      ticket: {
+        id: ticketId,
+        status: 'CLOSED',
+        resolution: 'Found at the office',
+        closedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      },
+    });
+    expect((await auditRows(app.db, ticketId)).map((row) => row.action)).toEqual([
+      'tickets.create',
+      'tickets.reply',
+      'tickets.assign',
+      'tickets.close',
     ]);
   });
 
@@ -248,6 +328,7 @@ describe('support tickets', () => {
     });
     expect((await auditRows(app.db, created.body.data.ticket.id)).map((row) => row.action)).toEqual([
       'tickets.create',
+      'tickets.read',
     ]);
     const viaBooking = await support.browser.send('POST', '/tickets', {
       subject: 'Called in',
