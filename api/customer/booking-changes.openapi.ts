@@ -50,8 +50,12 @@ export const docs = taggedOperations(['Bookings'], {
       'and seats. Cookie sessions send X-CSRF-Token. Allowed only when (SPEC "Booking modification") seat count, company ' +
       "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
       "6 hours away (strictly) and so is the new trip's. A departure is the one the company announced: the boarding " +
-      "stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). Repeating a modification already made " +
-      'changes nothing. ' +
+      "stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). " +
+      'Once the move is made, the live shares (CREATED or ACCEPTED) of the booking confirmation made before it are ' +
+      'revoked, as a CREDENTIAL_LEAKED re-issue revokes them: their recipients would otherwise see the new trip, seats ' +
+      'and credentials (410 SHARE_REVOKED); the traveller may share again. When document sharing cannot be reached ' +
+      'the answer is 503 SHARE_UNAVAILABLE with the move already made; repeating the request ends them. Repeating a ' +
+      'modification already made changes nothing else (shares made after it stay). ' +
       'A voucher used for the booking stays spent and its terms as issued are checked again on the new trip as POST ' +
       '/bookings checks them (company and routes, day of departure, minimum subtotal); its discount is then computed again ' +
       'from those terms on the new subtotal (a percent as a percent, capped by its maximum; never more than the subtotal). ' +
@@ -68,7 +72,7 @@ export const docs = taggedOperations(['Bookings'], {
       'or subtotal); 422 (the request asks for a change the rules ' +
       'never allow) MODIFICATION_CHANGES_SEAT_COUNT, MODIFICATION_CHANGES_COMPANY, MODIFICATION_CHANGES_ROUTE, ' +
       'SEAT_NOT_FOUND (details.seat_numbers: labels the new bus does not have).',
-    responses: answers(200, 'The booking as modified', BookingResponse, [400, 401, 403, 404, 409, 422]),
+    responses: answers(200, 'The booking as modified', BookingResponse, [400, 401, 403, 404, 409, 422, 503]),
   },
   cancelBooking: {
     summary: 'Cancel a booking (with the rest of its round trip, connection or order)',

@@ -3,6 +3,7 @@ import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cancelOwnBooking, modifyOwnBooking } from '../use-cases/booking-changes.js';
+import { documentSharing } from '../use-cases/document-sharing.js';
 import { docs, ModifyBody } from './booking-changes.openapi.js';
 import { travellerOf } from './booking-reads.js';
 import { channelOf } from './seat-locks.js';
@@ -10,7 +11,9 @@ import { ok } from '../http/respond.js';
 
 /** PATCH /bookings/{id} (modify) and POST /bookings/{id}/cancel: a traveller's own changes. */
 
-export function registerBookingChangeRoutes(surface: Surface, { db, config }: AppContext): void {
+export function registerBookingChangeRoutes(surface: Surface, context: AppContext): void {
+  const { db, config } = context;
+  const sharing = documentSharing(context);
   const caller = (ctx: Context) => ({
     userId: travellerOf(ctx).userId,
     scope: ctx.state.scope,
@@ -26,7 +29,7 @@ export function registerBookingChangeRoutes(surface: Surface, { db, config }: Ap
     body: ModifyBody,
     handler: async (ctx, { params, body }) => {
       const booking = await modifyOwnBooking(
-        db,
+        sharing,
         caller(ctx),
         { bookingId: params.id, newTripId: body.newTripId, newSeatNumbers: body.newSeatNumbers },
         { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM } },

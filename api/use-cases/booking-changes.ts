@@ -1,5 +1,6 @@
 import type { Database } from '../../db/orm.js';
 import { findOwnBooking, type CustomerBooking } from '../../db/queries/customer-bookings.js';
+import { confirmationSharesBeforeTickets } from '../../db/queries/document-shares.js';
 import {
   cancelBooking,
   modifyBooking,
@@ -9,6 +10,8 @@ import {
   type ModifyingCaller,
 } from '../../db/writes/booking-changes/index.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
+import type { DocumentSharing } from './document-sharing.js';
+import { endConfirmationShares } from './tickets.js';
 
 /** A traveller's own changes to a booking, each answered with the booking as GET /bookings/{id} shows it. */
 
@@ -18,14 +21,22 @@ async function ownBooking(db: Database, caller: BookingCaller, bookingId: string
   return booking;
 }
 
-/** PATCH /bookings/{id} action modify. */
+/**
+ * PATCH /bookings/{id} action modify. Once the move is made, the live shares of the confirmation
+ * it replaced end as a leaked credential's do (their recipients would otherwise see the new trip,
+ * seats and credentials). A repeat of the move ends those still live, so one that Temporal did not
+ * answer (503 SHARE_UNAVAILABLE, the move already made) is finished by repeating the request.
+ */
 export async function modifyOwnBooking(
-  db: Database,
+  sharing: DocumentSharing,
   caller: ModifyingCaller,
   input: ModificationInput,
   options: ChangeOptions,
 ): Promise<CustomerBooking> {
+  const { db } = sharing.context;
   await modifyBooking(db, caller, input, options);
+  const replacedShares = await confirmationSharesBeforeTickets(db, caller.userId, input.bookingId);
+  await endConfirmationShares(sharing, caller.userId, replacedShares);
   return ownBooking(db, caller, input.bookingId);
 }
 

@@ -18,20 +18,26 @@ export async function reissueOwnTicket(
   input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
 ): Promise<{ ticket: OwnTicket; replacedTicketId: string }> {
   const { db } = sharing.context;
-  if (input.reason === 'CREDENTIAL_LEAKED')
-    await endConfirmationShares(sharing, input.userId, input.ticketId);
+  if (input.reason === 'CREDENTIAL_LEAKED') {
+    const grantIds = await liveConfirmationShares(db, input.userId, input.ticketId);
+    await endConfirmationShares(sharing, input.userId, grantIds);
+  }
   const reissued = await reissueTicket(db, input);
   const ticket = await findOwnTicket(db, input.userId, reissued.ticketId);
   return { ticket: ticket!, replacedTicketId: reissued.replacedTicketId };
 }
 
-/** Revokes, as the ticket's owner, each live share of its confirmation; one that expired meanwhile is left. */
-async function endConfirmationShares(
+/**
+ * Revokes, as the booking's owner, each of these live shares of its confirmation (a credential
+ * re-issued as leaked, a modification); one that expired meanwhile is left. Temporal not answering
+ * is 503 SHARE_UNAVAILABLE, the shares not yet revoked left live.
+ */
+export async function endConfirmationShares(
   sharing: DocumentSharing,
   userId: string,
-  ticketId: string,
+  grantIds: string[],
 ): Promise<void> {
-  for (const grantId of await liveConfirmationShares(sharing.context.db, userId, ticketId)) {
+  for (const grantId of grantIds) {
     await revokeShare(sharing, { kind: 'TRAVELLER', userId }, grantId).catch((error: unknown) => {
       if (!(error instanceof Refusal) || error.code !== 'SHARE_EXPIRED') throw error;
     });

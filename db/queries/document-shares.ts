@@ -137,9 +137,13 @@ export async function recipientSessionSummary(
   return { expiresAt: new Date(row.expires_at), lastSeenAt: new Date(row.last_seen_at) };
 }
 
+/** A live (CREATED or ACCEPTED) share of a booking confirmation, as SQL over grants `g`. */
+const LIVE_CONFIRMATION_GRANTS = `g.document_kind = 'BOOKING_CONFIRMATION' and g.status in ('CREATED', 'ACCEPTED')`;
+
 /**
- * The shares still live (CREATED or ACCEPTED) of the confirmation that shows `ticketId`'s
- * credential, when the ticket is `userId`'s own: the booking of its journey and trip.
+ * The shares still live of the confirmation that shows `ticketId`'s credential, when the ticket is
+ * `userId`'s own: the booking of its journey leg. The leg, not the ticket, names the booking's
+ * trip: a modification moves the leg (and booking), and the tickets it replaced keep the old trip.
  */
 export async function liveConfirmationShares(
   db: Database,
@@ -149,11 +153,35 @@ export async function liveConfirmationShares(
   const rows = await db.query<{ id: string }>(
     `select g.id from journey_tickets k
        join journeys j on j.id = k.journey_id and j.owner_user_id = $2
-       join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id
+       join journey_legs l on l.journey_id = k.journey_id and l.sequence = k.leg_sequence
+       join bookings b on b.journey_id = l.journey_id and b.trip_id = l.trip_id
        join document_share_grants g on g.booking_id = b.id
-      where k.id = $1 and g.document_kind = 'BOOKING_CONFIRMATION' and g.status in ('CREATED', 'ACCEPTED')
+      where k.id = $1 and ${LIVE_CONFIRMATION_GRANTS}
       order by g.id`,
     [ticketId, userId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The shares still live of `userId`'s own booking's confirmation that were made before its current
+ * tickets were issued (the earliest of the leg's tickets not REISSUED): after a modification, the
+ * shares made for the confirmation it replaced.
+ */
+export async function confirmationSharesBeforeTickets(
+  db: Database,
+  userId: string,
+  bookingId: string,
+): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `select g.id from bookings b
+       join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
+       join document_share_grants g on g.booking_id = b.id
+      where b.id = $1 and b.owner_user_id = $2 and ${LIVE_CONFIRMATION_GRANTS}
+        and g.created_at < (select min(k.created_at) from journey_tickets k
+                             where k.journey_id = l.journey_id and k.leg_sequence = l.sequence and k.status <> 'REISSUED')
+      order by g.id`,
+    [bookingId, userId],
   );
   return rows.map((row) => row.id);
 }

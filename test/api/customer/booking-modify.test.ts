@@ -1,4 +1,10 @@
+import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { appContext } from '../../../api/app.js';
+import { shareGrantClient } from '../../../api/temporal/share-grant-client.js';
+import { modifyOwnBooking } from '../../../api/use-cases/booking-changes.js';
+import { documentSharing } from '../../../api/use-cases/document-sharing.js';
+import { createLogger } from '../../../config/logger.js';
 import { collectCash } from '../../support/payments.js';
 import {
   booked,
@@ -23,9 +29,19 @@ import {
   type RewardOptions,
 } from '../../support/loyalty.js';
 import { advance, assignDriver, dispatch, operationsWorld } from '../../support/operations.js';
+import {
+  acceptShare,
+  createShare,
+  grantRow,
+  NO_SHARE_IP_LIMIT,
+  recipientSession,
+  sharedDocument,
+} from '../../support/document-shares.js';
+import { fetchDocument } from '../../support/documents.js';
+import { decodeQrCodes } from '../../support/pdf.js';
 
 describe('PATCH /bookings/{id} (modify)', () => {
-  const app = useTestApp();
+  const app = useTestApp(NO_SHARE_IP_LIMIT);
 
   async function expectRefused(
     caller: Caller,
@@ -547,4 +563,122 @@ describe('PATCH /bookings/{id} (modify)', () => {
     ];
     for (const body of bad) await expectRefused(caller, booking.id, body, 400, 'VALIDATION_FAILED');
   });
+
+  /** A confirmation share of the booking the recipient accepted (and viewed), and one left unaccepted. */
+  async function sharedConfirmation(caller: Caller, bookingId: string) {
+    const share = () =>
+      createShare(app, caller.headers, {
+        bookingId,
+        documentKind: 'BOOKING_CONFIRMATION',
+        presentation: 'DOWNLOAD',
+      });
+    const created = await share();
+    expect(created.response.status, created.response.text).toBe(201);
+    const { cookie } = await acceptShare(app, created.grantId, created.secret);
+    expect((await sharedDocument(app, created.grantId, cookie)).status).toBe(200);
+    const unaccepted = await share();
+    return { accepted: created.grantId, cookie, unaccepted: unaccepted.grantId };
+  }
+
+  it("ends the live shares of the confirmation it replaced: the recipient gets 410, never the new trip's seats or QR codes", async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const shares = await sharedConfirmation(caller, booking.id);
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+
+    const moved = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']));
+
+    expect(moved.status, moved.text).toBe(200);
+    const document = await sharedDocument(app, shares.accepted, shares.cookie);
+    expect([document.status, document.body?.errorCode]).toEqual([410, 'SHARE_REVOKED']);
+    const session = await recipientSession(app, shares.accepted, shares.cookie);
+    expect([session.status, session.body.errorCode]).toEqual([410, 'SHARE_REVOKED']);
+    expect((await grantRow(app, shares.unaccepted))!.status).toBe('REVOKED');
+    // The owner's own confirmation shows the new trip, seat and QR code.
+    const own = await fetchDocument(
+      app,
+      `/api/bookings/${booking.id}/document?type=confirmation&locale=en`,
+      caller.headers,
+    );
+    expect(own.status).toBe(200);
+    const payloads = decodeQrCodes(own.bytes).map((code) => JSON.parse(code).payload);
+    expect(payloads).toEqual([expect.objectContaining({ tripId: later.tripId, seatNumber: '7' })]);
+
+    // A share made after the move is the new confirmation's: a repeat of the move leaves it.
+    const fresh = await createShare(app, caller.headers, {
+      bookingId: booking.id,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(fresh.response.status).toBe(201);
+    expect((await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']))).status).toBe(200);
+    expect((await grantRow(app, fresh.grantId))!.status).toBe('CREATED');
+  });
+
+  it("a credential reported leaked from a ticket the move replaced still ends the moved booking's shares", async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    const [old] = (await bookingState(app.db, booking.id)).tickets;
+    expect((await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']))).status).toBe(200);
+    const shares = await sharedConfirmation(caller, booking.id);
+
+    const leaked = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: caller.headers,
+      json: { ticket_id: old!.id, reason: 'CREDENTIAL_LEAKED' },
+    });
+
+    // The old ticket cannot be re-issued again, but the shares end even so (as for any leak).
+    expect([leaked.status, leaked.body.errorCode]).toEqual([409, 'TICKET_NOT_VALID']);
+    const document = await sharedDocument(app, shares.accepted, shares.cookie);
+    expect([document.status, document.body?.errorCode]).toEqual([410, 'SHARE_REVOKED']);
+    expect((await grantRow(app, shares.unaccepted))!.status).toBe('REVOKED');
+  });
+
+  it('keeps the shares when the move is refused', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const shares = await sharedConfirmation(caller, booking.id);
+    const soon = await sameRouteTrip(app.db, trip, minutesFromNow(5 * 60));
+
+    await expectRefused(caller, booking.id, moveTo(soon.tripId, ['7']), 409, 'DEPARTURE_TOO_CLOSE');
+
+    expect((await sharedDocument(app, shares.accepted, shares.cookie)).status).toBe(200);
+    expect((await grantRow(app, shares.unaccepted))!.status).toBe('CREATED');
+  });
+
+  it('answers 503 SHARE_UNAVAILABLE, the move made, when sharing cannot end the shares; a repeat ends them', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const shares = await sharedConfirmation(caller, booking.id);
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    // A real Temporal client whose server is gone (nothing listens on that port).
+    const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) });
+    const context = appContext({
+      config: app.config,
+      db: app.db,
+      temporal: app.temporal,
+      logger: createLogger(app.config, 'test'),
+    });
+    const sharing = { ...documentSharing(context), workflow: shareGrantClient(unreachable, app.config) };
+
+    const failed = await modifyOwnBooking(
+      sharing,
+      { userId: caller.userId, scope: { kind: 'PRODUCTION' }, channel: caller.channel },
+      { bookingId: booking.id, newTripId: later.tripId, newSeatNumbers: ['7'] },
+      { signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM } },
+    ).catch((error: unknown) => error);
+
+    expect(failed).toMatchObject({ status: 503, code: 'SHARE_UNAVAILABLE' });
+    expect((await bookingState(app.db, booking.id)).legs).toEqual([
+      expect.objectContaining({ trip_id: later.tripId }),
+    ]);
+    expect((await grantRow(app, shares.accepted))!.status).toBe('ACCEPTED');
+    const repeated = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']));
+    expect(repeated.status, repeated.text).toBe(200);
+    const document = await sharedDocument(app, shares.accepted, shares.cookie);
+    expect([document.status, document.body?.errorCode]).toEqual([410, 'SHARE_REVOKED']);
+    expect((await grantRow(app, shares.unaccepted))!.status).toBe('REVOKED');
+  }, 60_000);
 });
