@@ -37,6 +37,7 @@ export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
           actor: input.actor,
           openingBalance: input.openingBalance,
           note: input.note ?? null,
+          stepBy: input.stepBy,
         }),
       ),
     adjustCashShift: (input: AdjustShiftInput) => shiftStep(() => adjustShift(db, input)),

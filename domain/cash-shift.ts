@@ -24,6 +24,8 @@ export interface ShiftOpening {
    * in the step's transaction: one demoted, deactivated or signed out meanwhile is refused.
    */
   actor: ActingMember;
+  /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
+  stepBy?: number;
 }
 
 /** ADJUST: one documented movement of cash into or out of the open shift's till. */
@@ -35,6 +37,8 @@ export interface ShiftMovement {
   direction: MovementDirection;
   amount: number;
   reason: string;
+  /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
+  stepBy?: number;
 }
 
 /** CLOSE: the cash counted in the till at the end of the shift. */
@@ -43,6 +47,8 @@ export interface ShiftClosing {
   actor: ActingMember;
   declaredAmount: number;
   note?: string | null;
+  /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
+  stepBy?: number;
 }
 
 /** The workflow's phases, shown as ProcessStatus in the Temporal UI. */
@@ -53,6 +59,8 @@ export const CASH_SHIFT_REFUSAL_STATUS = {
   CASH_SHIFT_ALREADY_OPEN: 409,
   CASH_SHIFT_NOT_OPEN: 409,
   CASH_SHIFT_INSUFFICIENT_CASH: 409,
+  /** Past its deadline (shiftStepLate): the API answers it as 503 CASH_SHIFT_UNAVAILABLE. */
+  CASH_SHIFT_STEP_LATE: 503,
 } as const;
 export type CashShiftRefusalCode = keyof typeof CASH_SHIFT_REFUSAL_STATUS;
 
@@ -69,6 +77,18 @@ export const shiftAlreadyOpen = (shiftId?: string) =>
     'CASH_SHIFT_ALREADY_OPEN',
     'The company already has an open cash shift; close it first',
     shiftId ? { shiftId } : undefined,
+  );
+
+/**
+ * A step's deadline (`stepBy`) is the instant the API gives it to commit by, so that it commits
+ * while the request still waits for it. A step that would commit later is refused with this and
+ * writes nothing: the 503 the API answers once it stops waiting stays true, and the retry it asks
+ * for counts no cash twice.
+ */
+export const shiftStepLate = () =>
+  new CashShiftRefusal(
+    'CASH_SHIFT_STEP_LATE',
+    'The step came after the request stopped waiting for it; nothing was written',
   );
 
 /** Money taken out of the till (an OUT movement or a cash refund) cannot exceed what it should hold. */

@@ -118,7 +118,11 @@ export const docs = taggedOperations(TAGS, {
       'arrives and again in the step’s transaction: a suspension committed while the step waited refuses it and nothing is ' +
       'written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). The member is judged as they ' +
       'stand when the step is written, after any change committed while the request waited: signed out or deactivated 401 ' +
-      `INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED, nothing written. CSRF header. ${WHO}`,
+      'INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED, nothing written. Each step commits within ' +
+      '20 s of the request or writes nothing, and the request waits 25 s for it: 503 CASH_SHIFT_UNAVAILABLE (the step ' +
+      'held up, e.g. by a lock, or Temporal not answering) means nothing was written (no shift opened, no movement ' +
+      'recorded, the shift not closed; an open shift stays open), and the same command may be sent again. ' +
+      `CSRF header. ${WHO}`,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },
       201: { description: 'Opened', schema: ShiftResponse },

@@ -17,7 +17,12 @@ import {
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { callUpdate, processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
+import {
+  callUpdate,
+  processEnded,
+  UPDATE_DEADLINE_MS,
+  type UpdateFailureAnswers,
+} from './workflow-updates.js';
 
 const alreadyOpen = () =>
   new Refusal(409, 'CASH_SHIFT_ALREADY_OPEN', 'The company already has an open cash shift; close it first');
@@ -35,23 +40,47 @@ const SHIFT_ANSWERS: UpdateFailureAnswers = {
 };
 
 /**
+ * A step must commit this long before the API stops waiting for it (UPDATE_DEADLINE_MS): a margin
+ * for its commit, the answer's way back through Temporal and the clocks of the API and the
+ * database (as a trip schedule's claim, trip-schedule-client.ts). A step that would commit later
+ * refuses (CASH_SHIFT_STEP_LATE, nothing written), so the 503 that then ends the wait leaves no
+ * movement, shift or close behind and the retry it asks for is free.
+ */
+const STEP_MARGIN_MS = 5_000;
+
+/** The deadline (epoch ms) of a step sent now: its `stepBy`. */
+const stepDeadline = () => Date.now() + UPDATE_DEADLINE_MS - STEP_MARGIN_MS;
+
+/** A step refused past its deadline wrote nothing: to the caller, the 503 that asks for a retry. */
+function answeredInTime<T>(step: Promise<T>): Promise<T> {
+  return step.catch((error: unknown) => {
+    throw error instanceof Refusal && error.code === 'CASH_SHIFT_STEP_LATE'
+      ? SHIFT_ANSWERS.unavailable()
+      : error;
+  });
+}
+
+/**
  * The API's side of the cash-shift workflow (id cash-shift/{companyId}). OPEN starts it with
  * update-with-start and the conflict policy FAIL: while the company's shift process runs, a second
  * OPEN cannot start one (409 CASH_SHIFT_ALREADY_OPEN). ADJUST and CLOSE are Updates whose answer
- * is the shift after the step.
+ * is the shift after the step. Each step carries its deadline (`stepBy`, STEP_MARGIN_MS): one that
+ * would commit after the wait has ended writes nothing, and is answered 503 CASH_SHIFT_UNAVAILABLE.
  */
 export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
   const shifts = processCalls(temporal, SHIFT_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
   const start = (input: CashShiftInput, updateId: string) =>
-    shifts.start(openShiftUpdate, updateId, {
-      workflowType: CASH_SHIFT_WORKFLOW,
-      workflowId: workflowIds.cashShift(input.companyId),
-      input,
-      conflictPolicy: 'FAIL',
-      process: { companyIds: [input.companyId] },
-      memo: { shiftId: input.shiftId, openedBy: input.openedBy },
-    });
+    answeredInTime(
+      shifts.start(openShiftUpdate, updateId, {
+        workflowType: CASH_SHIFT_WORKFLOW,
+        workflowId: workflowIds.cashShift(input.companyId),
+        input: { ...input, stepBy: stepDeadline() },
+        conflictPolicy: 'FAIL',
+        process: { companyIds: [input.companyId] },
+        memo: { shiftId: input.shiftId, openedBy: input.openedBy },
+      }),
+    );
 
   return {
     open(input: CashShiftInput): Promise<CashShiftSummary> {
@@ -69,11 +98,15 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
 
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {
       const updateId = `adjust:${request.movementId}`;
-      return shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, request, updateId);
+      const step = { ...request, stepBy: stepDeadline() };
+      return answeredInTime(
+        shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, step, updateId),
+      );
     },
 
     close(companyId: string, request: CloseRequest): Promise<CashShiftSummary> {
-      return shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, request);
+      const step = { ...request, stepBy: stepDeadline() };
+      return answeredInTime(shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, step));
     },
 
     /**

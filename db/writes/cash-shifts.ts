@@ -5,6 +5,7 @@ import {
   refuseOverdraw,
   shiftAlreadyOpen,
   shiftNotOpen,
+  shiftStepLate,
   type MovementDirection,
 } from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
@@ -24,9 +25,25 @@ import { insertRow } from './insert-row.js';
  * verify or refund that links money to the shift takes the same rows in the same order (the shift
  * FOR SHARE), so a CLOSE computes its expected amount over a settled set. A retry that finds its
  * step already done answers it before the company is checked: that step committed while the
- * company was active.
+ * company was active. A step given a deadline (`stepBy`) that would commit after it writes nothing
+ * (refuseWhenLate).
  */
 type Queryable = Pick<PoolClient, 'query'>;
+
+/**
+ * Refuses (CASH_SHIFT_STEP_LATE: the transaction then writes nothing) when the database's clock is
+ * already past `stepBy`, the deadline the API gave the step so that it commits while the request
+ * still waits for it. Run last, after the locks and the writes, so that a step held up by a lock is
+ * judged by when it would commit; only by a step that wrote (one that finds its work done by an
+ * earlier attempt answers it whenever it comes).
+ */
+async function refuseWhenLate(client: Queryable, stepBy: number | undefined): Promise<void> {
+  if (stepBy === undefined) return;
+  const { rows } = await client.query<{ late: boolean }>('select clock_timestamp() > $1 as late', [
+    new Date(stepBy),
+  ]);
+  if (rows[0]!.late) throw shiftStepLate();
+}
 
 export interface OpenShiftInput {
   shiftId: string;
@@ -36,6 +53,8 @@ export interface OpenShiftInput {
   actor: ActingMember;
   openingBalance: number;
   note?: string | null;
+  /** The API's deadline (refuseWhenLate). */
+  stepBy?: number;
 }
 
 /**
@@ -63,7 +82,9 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
     const shift = await readShiftSummary(client, input.shiftId);
     // No row of this id: the insert met the company's other open shift.
     if (!shift) throw shiftAlreadyOpen();
-    return answerOpenAgain(shift);
+    const answer = answerOpenAgain(shift);
+    if (rows[0]) await refuseWhenLate(client, input.stepBy);
+    return answer;
   });
 }
 
@@ -112,6 +133,8 @@ export interface AdjustShiftInput {
   direction: MovementDirection;
   amount: number;
   reason: string;
+  /** The API's deadline (refuseWhenLate). */
+  stepBy?: number;
 }
 
 /** ADJUST: one documented movement; taking out more than the till should hold is refused. */
@@ -141,7 +164,9 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
       direction: input.direction,
       amount: input.amount,
     });
-    return (await readShiftSummary(client, input.shiftId))!;
+    const after = (await readShiftSummary(client, input.shiftId))!;
+    await refuseWhenLate(client, input.stepBy);
+    return after;
   });
 }
 
@@ -150,6 +175,8 @@ export interface CloseShiftInput {
   actor: ActingMember;
   declaredAmount: number;
   note?: string | null;
+  /** The API's deadline (refuseWhenLate). */
+  stepBy?: number;
 }
 
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
@@ -189,7 +216,9 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
       expected,
       difference,
     });
-    return (await readShiftSummary(client, input.shiftId))!;
+    const closed = (await readShiftSummary(client, input.shiftId))!;
+    await refuseWhenLate(client, input.stepBy);
+    return closed;
   });
 }
 

@@ -22,11 +22,19 @@ import {
   signedOutWhileWriting,
   suspendedWhileWriting,
 } from '../../support/suspension.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 
 const SHIFTS = '/dashboard/api/payments/cash-shifts';
 
 describe('cash shifts: the cash-shift/{companyId} workflow', () => {
   const app = useTestApp();
+
+  const auditActs = async (companyId: string) =>
+    app.db.query(
+      `select a.action, a.target_id from audit_log a join cash_shifts s on s.id::text = a.target_id
+        where s.company_id = $1 and a.action like 'cash_shifts.%' order by a.id`,
+      [companyId],
+    );
 
   it('opens, adjusts and closes with a difference; history keeps movements and collections', async () => {
     const world = await financeWorld(app);
@@ -317,13 +325,6 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
   });
 
   describe('a step whose company or member changes while it waits for the company row', () => {
-    const auditActs = async (companyId: string) =>
-      app.db.query(
-        `select a.action, a.target_id from audit_log a join cash_shifts s on s.id::text = a.target_id
-          where s.company_id = $1 and a.action like 'cash_shifts.%' order by a.id`,
-        [companyId],
-      );
-
     /** What meets the step in flight, as an administrator or the team page commits it. */
     const meetings = {
       suspended: {
@@ -382,6 +383,94 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
           refusedOnOpenShift({ action: 'CLOSE', declared_amount: 1_000 }));
       },
     );
+  });
+
+  describe('a step held up longer than the request waits for it (UPDATE_DEADLINE_MS)', () => {
+    /** `step` sent while `lockSql` holds a row it needs; the lock is released once the request has its answer. */
+    const heldUp = async (lockSql: string, step: () => Promise<TestResponse>) => {
+      const held = await holdLock(app.db, lockSql);
+      try {
+        const stepping = step();
+        await waitersOf(app.db, held.pid, 1);
+        return await stepping;
+      } finally {
+        await held.release();
+      }
+    };
+
+    it.each([
+      ['ADJUST', { action: 'ADJUST', direction: 'IN', amount: 700, reason: 'float from the safe' }],
+      ['CLOSE', { action: 'CLOSE', declared_amount: 1_000 }],
+    ])(
+      '%s is 503 CASH_SHIFT_UNAVAILABLE and writes nothing, the shift still OPEN: the retry is recorded once',
+      async (action, command) => {
+        const world = await financeWorld(app);
+        const shift = await openShift(app, world.staff.OWNER, 1_000);
+        const before = await financeSnapshot(app, world.companyId);
+        const acts = await auditActs(world.companyId);
+        // Something else holds the shift's row (a verify linking its collection, a slow disk) past the wait.
+        const late = await heldUp(`select id from cash_shifts where id = '${shift.id}' for update`, () =>
+          shiftCommand(app, world.staff.ADMIN, command),
+        );
+        expect([late.status, late.body?.errorCode], late.text).toEqual([503, 'CASH_SHIFT_UNAVAILABLE']);
+        // RECONCILE runs after the steps before it: once it answers, the late step has run to its end.
+        const state = await cashShiftClient(app.temporal, app.config).reconcile(world.companyId);
+        expect({
+          state,
+          snapshot: await financeSnapshot(app, world.companyId),
+          acts: await auditActs(world.companyId),
+        }).toEqual({ state: { phase: 'OPEN', shiftId: shift.id, overdue: false }, snapshot: before, acts });
+
+        const retry = await shiftCommand(app, world.staff.ADMIN, command);
+        expect(retry.status, retry.text).toBe(200);
+        const after = await financeSnapshot(app, world.companyId);
+        const [row] = after.shifts;
+        if (action === 'ADJUST') {
+          expect(retry.body.data).toMatchObject({
+            status: 'OPEN',
+            movements_in: 700,
+            expected_amount: 1_700,
+          });
+          expect(after.movements.map((m: any) => [m.direction, Number(m.amount), m.recorded_by])).toEqual([
+            ['IN', 700, world.staff.ADMIN.staffUserId],
+          ]);
+        } else {
+          expect(retry.body.data).toMatchObject({ status: 'CLOSED', expected_amount: 1_000, difference: 0 });
+          expect(row).toMatchObject({ status: 'CLOSED', closed_by: world.staff.ADMIN.staffUserId });
+        }
+        expect((await auditActs(world.companyId)).slice(acts.length)).toEqual([
+          { action: `cash_shifts.${action.toLowerCase()}`, target_id: shift.id },
+        ]);
+      },
+      60_000,
+    );
+
+    it('OPEN is 503 CASH_SHIFT_UNAVAILABLE and opens nothing, its process ended: the retry opens one shift', async () => {
+      const world = await financeWorld(app);
+      // Something else holds the company row (a settings save) past the wait.
+      const late = await heldUp(`select id from companies where id = '${world.companyId}' for update`, () =>
+        shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 1_000 }),
+      );
+      expect([late.status, late.body?.errorCode], late.text).toEqual([503, 'CASH_SHIFT_UNAVAILABLE']);
+      const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
+      // A refused OPEN ends its process: once the lock is gone, the late OPEN has run to its end.
+      const ended = await eventually(
+        () => handle.describe(),
+        (description) => description.status.name !== 'RUNNING',
+        10_000,
+      );
+      expect({
+        process: ended.status.name,
+        snapshot: await financeSnapshot(app, world.companyId),
+      }).toMatchObject({ process: 'COMPLETED', snapshot: { shifts: [], movements: [] } });
+      expect(await handle.result()).toMatchObject({ phase: 'NEW' });
+      const retry = await shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 1_000 });
+      expect(retry.status, retry.text).toBe(201);
+      const after = await financeSnapshot(app, world.companyId);
+      expect(after.shifts.map((row: any) => [row.id, row.status, Number(row.opening_balance)])).toEqual([
+        [retry.body.data.id, 'OPEN', 1_000],
+      ]);
+    }, 60_000);
   });
 
   it('refuses bad commands with a 400 that changes nothing, and hides other companies’ shifts', async () => {
