@@ -119,9 +119,10 @@ export const docs = taggedOperations(TAGS, {
       'written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). The member is judged as they ' +
       'stand when the step is written, after any change committed while the request waited: signed out or deactivated 401 ' +
       'INVALID_CREDENTIAL, no longer OWNER or ADMIN 403 ROLE_NOT_ALLOWED, nothing written. Each step commits within ' +
-      '20 s of the request or writes nothing, and the request waits 25 s for it: 503 CASH_SHIFT_UNAVAILABLE (the step ' +
-      'held up, e.g. by a lock, or Temporal not answering) means nothing was written (no shift opened, no movement ' +
-      'recorded, the shift not closed; an open shift stays open), and the same command may be sent again. ' +
+      '20 s of the request or writes nothing, and the request waits 25 s for it: a step held up past that (e.g. by a ' +
+      'lock) is 503 CASH_SHIFT_UNAVAILABLE and writes nothing (no shift opened, no movement recorded, the shift not ' +
+      'closed). A 503 can also mean Temporal did not answer, after a step that may have been made: read the shift ' +
+      '(GET) before sending the same command again. ' +
       `CSRF header. ${WHO}`,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },

@@ -107,8 +107,8 @@ const LedgerLine = z
     refunded_by: Id.nullable(),
     cancelled_by: Id.nullable().meta({
       description:
-        'the staff user who cancelled the line (or cancelled its trip); null when another company cancelled its trip ' +
-        'or the traveller cancelled the booking',
+        'the staff user who cancelled the line (or cancelled its trip); null when another company cancelled its trip, ' +
+        'or the booking ended by the traveller’s cancel or by a refund of the whole booking (its other pending lines)',
     }),
     cash_shift_id: Id.nullable(),
     allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])),

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/orm.js';
 import { findOwnBooking, type CustomerBooking } from '../../db/queries/customer-bookings.js';
-import { confirmationSharesBeforeTickets } from '../../db/queries/document-shares.js';
+import { confirmationSharesBeforeMove } from '../../db/queries/document-shares.js';
 import {
   cancelBooking,
   modifyBooking,
@@ -35,7 +35,7 @@ export async function modifyOwnBooking(
 ): Promise<CustomerBooking> {
   const { db } = sharing.context;
   await modifyBooking(db, caller, input, options);
-  const replacedShares = await confirmationSharesBeforeTickets(db, caller.userId, input.bookingId);
+  const replacedShares = await confirmationSharesBeforeMove(db, caller.userId, input.bookingId);
   await endConfirmationShares(sharing, caller.userId, replacedShares);
   return ownBooking(db, caller, input.bookingId);
 }

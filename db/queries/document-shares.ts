@@ -164,11 +164,13 @@ export async function liveConfirmationShares(
 }
 
 /**
- * The shares still live of `userId`'s own booking's confirmation that were made before its current
- * tickets were issued (the earliest of the leg's tickets not REISSUED): after a modification, the
- * shares made for the confirmation it replaced.
+ * The shares still live of `userId`'s own booking's confirmation that were made before the booking
+ * was last moved: the shares of the confirmation a modification replaced. A move revokes the leg's
+ * credentials with the reason `REISSUED` (db/writes/booking-changes/modify.ts reissueTickets), a
+ * traveller's re-issue with `REISSUED:<reason>`, which leaves shares as they are (except
+ * CREDENTIAL_LEAKED, api/use-cases/tickets.ts); a booking never moved has no such shares.
  */
-export async function confirmationSharesBeforeTickets(
+export async function confirmationSharesBeforeMove(
   db: Database,
   userId: string,
   bookingId: string,
@@ -178,8 +180,9 @@ export async function confirmationSharesBeforeTickets(
        join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
        join document_share_grants g on g.booking_id = b.id
       where b.id = $1 and b.owner_user_id = $2 and ${LIVE_CONFIRMATION_GRANTS}
-        and g.created_at < (select min(k.created_at) from journey_tickets k
-                             where k.journey_id = l.journey_id and k.leg_sequence = l.sequence and k.status <> 'REISSUED')
+        and g.created_at < (select max(r.revoked_at) from journey_tickets k
+                              join credential_revocations r on r.ticket_id = k.id and r.reason = 'REISSUED'
+                             where k.journey_id = l.journey_id and k.leg_sequence = l.sequence)
       order by g.id`,
     [bookingId, userId],
   );

@@ -648,6 +648,52 @@ describe('PATCH /bookings/{id} (modify)', () => {
     expect((await grantRow(app, shares.unaccepted))!.status).toBe('CREATED');
   });
 
+  /** A share of the booking's confirmation, and the traveller's re-issue of its current ticket for a lost device. */
+  const shareConfirmation = async (caller: Caller, bookingId: string) => {
+    const share = await createShare(app, caller.headers, {
+      bookingId,
+      documentKind: 'BOOKING_CONFIRMATION',
+      presentation: 'VIEW',
+    });
+    expect(share.response.status, share.response.text).toBe(201);
+    return share.grantId;
+  };
+  const reissueForLostDevice = async (caller: Caller, bookingId: string) => {
+    const [current] = (await bookingState(app.db, bookingId)).tickets.filter((t) => t.status !== 'REISSUED');
+    const reissued = await app.request('/api/tickets', {
+      method: 'POST',
+      headers: caller.headers,
+      json: { ticket_id: current!.id, reason: 'LOST_DEVICE' },
+    });
+    expect(reissued.status, reissued.text).toBeLessThan(300);
+  };
+
+  it('keeps a share made after the move when the move is repeated after a LOST_DEVICE re-issue', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    expect((await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']))).status).toBe(200);
+    const fresh = await shareConfirmation(caller, booking.id);
+    await reissueForLostDevice(caller, booking.id);
+
+    const repeated = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']));
+
+    expect(repeated.status, repeated.text).toBe(200);
+    expect((await grantRow(app, fresh))!.status).toBe('CREATED');
+  });
+
+  it('ends no share of a booking never moved: a PATCH naming its own trip and seats after a LOST_DEVICE re-issue', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const share = await shareConfirmation(caller, booking.id);
+    await reissueForLostDevice(caller, booking.id);
+
+    const same = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['1']));
+
+    expect(same.status, same.text).toBe(200);
+    expect((await grantRow(app, share))!.status).toBe('CREATED');
+  });
+
   it('answers 503 SHARE_UNAVAILABLE, the move made, when sharing cannot end the shares; a repeat ends them', async () => {
     const caller = await mobileTraveller(app);
     const { trip, booking } = await booked(app, caller, { seats: ['1'] });
