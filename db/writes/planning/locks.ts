@@ -6,7 +6,10 @@ import type { PoolClient } from 'pg';
  * by id), so two plans for the same bus, driver or route run one after the other and each re-reads
  * what the other committed: a bus or driver is never double-booked, a departure of a route never
  * planned twice. FOR NO KEY UPDATE leaves inserts that only reference these rows (a trip, a
- * session) unblocked.
+ * session row's foreign key) unblocked; a read of the driver as the one acting (FOR SHARE: their
+ * sign-in opening a session, their scan or position report, db/writes/acting-member.ts) waits for
+ * the plan's transaction to end, and a plan for that driver waits for it. Both take the driver's row
+ * before any trip row, so neither waits in a ring.
  */
 export async function lockPlanningResources(
   client: Pick<PoolClient, 'query'>,
