@@ -6,7 +6,8 @@ import {
   shiftAlreadyOpen,
   shiftNotOpen,
   shiftStepLate,
-  type MovementDirection,
+  type ShiftClosing,
+  type ShiftMovement,
 } from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
 import type { Database, TransactionClient } from '../orm.js';
@@ -126,15 +127,9 @@ export async function lockOpenShift(
   return rows[0];
 }
 
-export interface AdjustShiftInput {
+/** ADJUST of the shift `shiftId`: the step's movement, its member and its deadline (refuseWhenLate). */
+export interface AdjustShiftInput extends ShiftMovement {
   shiftId: string;
-  movementId: string;
-  actor: ActingMember;
-  direction: MovementDirection;
-  amount: number;
-  reason: string;
-  /** The API's deadline (refuseWhenLate). */
-  stepBy?: number;
 }
 
 /** ADJUST: one documented movement; taking out more than the till should hold is refused. */
@@ -170,13 +165,9 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
   });
 }
 
-export interface CloseShiftInput {
+/** CLOSE of the shift `shiftId`: the count, the step's member and its deadline (refuseWhenLate). */
+export interface CloseShiftInput extends ShiftClosing {
   shiftId: string;
-  actor: ActingMember;
-  declaredAmount: number;
-  note?: string | null;
-  /** The API's deadline (refuseWhenLate). */
-  stepBy?: number;
 }
 
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
