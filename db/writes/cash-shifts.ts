@@ -13,6 +13,7 @@ import type { ActingMember } from '../../domain/company-actor.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
 import { companyTransaction } from './active-company.js';
+import { refuseWhenLate } from './deadline.js';
 import { recordStaffAct } from './audit.js';
 import { insertRow } from './insert-row.js';
 
@@ -27,24 +28,10 @@ import { insertRow } from './insert-row.js';
  * FOR SHARE), so a CLOSE computes its expected amount over a settled set. A retry that finds its
  * step already done answers it before the company is checked: that step committed while the
  * company was active. A step given a deadline (`stepBy`) that would commit after it writes nothing
- * (refuseWhenLate).
+ * (refuseWhenLate, db/writes/deadline.ts), checked only by an attempt that wrote: one that finds its
+ * work done by an earlier attempt answers it whenever it comes.
  */
 type Queryable = Pick<PoolClient, 'query'>;
-
-/**
- * Refuses (CASH_SHIFT_STEP_LATE: the transaction then writes nothing) when the database's clock is
- * already past `stepBy`, the deadline the API gave the step so that it commits while the request
- * still waits for it. Run last, after the locks and the writes, so that a step held up by a lock is
- * judged by when it would commit; only by a step that wrote (one that finds its work done by an
- * earlier attempt answers it whenever it comes).
- */
-async function refuseWhenLate(client: Queryable, stepBy: number | undefined): Promise<void> {
-  if (stepBy === undefined) return;
-  const { rows } = await client.query<{ late: boolean }>('select clock_timestamp() > $1 as late', [
-    new Date(stepBy),
-  ]);
-  if (rows[0]!.late) throw shiftStepLate();
-}
 
 export interface OpenShiftInput {
   shiftId: string;
@@ -84,7 +71,7 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
     // No row of this id: the insert met the company's other open shift.
     if (!shift) throw shiftAlreadyOpen();
     const answer = answerOpenAgain(shift);
-    if (rows[0]) await refuseWhenLate(client, input.stepBy);
+    if (rows[0]) await refuseWhenLate(client, input.stepBy, shiftStepLate);
     return answer;
   });
 }
@@ -160,7 +147,7 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
       amount: input.amount,
     });
     const after = (await readShiftSummary(client, input.shiftId))!;
-    await refuseWhenLate(client, input.stepBy);
+    await refuseWhenLate(client, input.stepBy, shiftStepLate);
     return after;
   });
 }
@@ -208,7 +195,7 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
       difference,
     });
     const closed = (await readShiftSummary(client, input.shiftId))!;
-    await refuseWhenLate(client, input.stepBy);
+    await refuseWhenLate(client, input.stepBy, shiftStepLate);
     return closed;
   });
 }

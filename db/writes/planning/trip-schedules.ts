@@ -9,6 +9,7 @@ import {
 import type { Database, TransactionClient } from '../../orm.js';
 import { planSchedule } from '../../queries/trip-plan.js';
 import { lockActingMember } from '../acting-member.js';
+import { refuseWhenLate } from '../deadline.js';
 import { auditAct } from './act.js';
 import { lockPlanningResources } from './locks.js';
 
@@ -75,25 +76,13 @@ export const SUSPENDED = 'COMPANY_SUSPENDED';
 const companySuspended = () =>
   new PlanningRefusal(403, SUSPENDED, 'The company is suspended; its data cannot be changed');
 
-/**
- * Refuses (the transaction then writes nothing) when the database's clock is already past
- * `claimBy`, the deadline the API gave the claim so that it commits while the POST still waits
- * for it. Run last, after the locks and the writes, so that a claim held up by a lock is judged
- * by when it would commit.
- */
-async function refuseWhenLate(client: TransactionClient, claimBy: number | undefined): Promise<void> {
-  if (claimBy === undefined) return;
-  const { rows } = await client.query<{ late: boolean }>('select clock_timestamp() > $1 as late', [
-    new Date(claimBy),
-  ]);
-  if (rows[0]!.late) {
-    throw new PlanningRefusal(
-      409,
-      'SCHEDULE_CLAIM_LATE',
-      'The claim came after the commit stopped waiting for it; nothing was created',
-    );
-  }
-}
+/** The claim's refusal past `claimBy` (refuseWhenLate): the commit stopped waiting for it. */
+const claimLate = () =>
+  new PlanningRefusal(
+    409,
+    'SCHEDULE_CLAIM_LATE',
+    'The claim came after the commit stopped waiting for it; nothing was created',
+  );
 
 /**
  * Claims the schedule's trips (one transaction): the schedule row, or a refusal and no row. The
@@ -176,7 +165,7 @@ export async function claimTripSchedule(
         tripsSkippedAtClaim: conflicting.size,
       });
     }
-    await refuseWhenLate(client, input.claimBy);
+    await refuseWhenLate(client, input.claimBy, claimLate);
     return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
   });
 }
