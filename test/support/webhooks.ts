@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import { RELAY_LISTENER_NAME } from '../../activities/webhook-relay.js';
+import { RELAY_FIRST_ATTEMPTS, RELAY_LISTENER_NAME } from '../../activities/webhook-relay.js';
 import { retryPlanOf, webhookClient } from '../../api/temporal/webhook-client.js';
 import { verifyNotification } from '../../domain/webhook-signing.js';
 import { workflowIds } from '../../workflows/shared.js';
+import { WEBHOOK_RELAY_DEFAULTS } from '../../workflows/webhook-outbox.contract.js';
 import type { TestApp } from './harness.js';
 import { eventually } from './journeys.js';
 import { staffSession } from './journey-rows.js';
@@ -129,10 +131,20 @@ const terminateRelay = (app: TestApp, reason: string) =>
     .catch(() => undefined);
 
 /**
- * The relay terminated and its idle loop over: that loop runs until its wait ends, so the relay has
- * stopped once no session of RELAY_LISTENER_NAME is left.
+ * A step the relay had running when it was terminated goes on unaware (it learns nothing until it
+ * ends): it claims first attempts for up to its budget, and the attempts then in flight end within
+ * their deadline. A test that books right after stopRelay would otherwise see that step send its
+ * deliveries.
+ */
+const LAST_STEP_MS = WEBHOOK_RELAY_DEFAULTS.budgetMs + RELAY_FIRST_ATTEMPTS.deadlineMs + 500;
+
+/**
+ * The relay terminated, its idle loop over and any step it was running over: that loop runs until
+ * its wait ends, so it has stopped once no session of RELAY_LISTENER_NAME is left; a step is over
+ * LAST_STEP_MS after the termination.
  */
 export async function stopRelay(app: TestApp): Promise<void> {
+  const lastStepOver = Date.now() + LAST_STEP_MS;
   await terminateRelay(app, 'stopped by a test');
   const [left] = await eventually(
     () =>
@@ -145,6 +157,7 @@ export async function stopRelay(app: TestApp): Promise<void> {
     30_000,
   );
   expect(left!.listening, 'a relay loop still listening').toBe(0);
+  await sleep(Math.max(0, lastStepOver - Date.now()));
 }
 
 /** The receiver's signatures all checked out. */
