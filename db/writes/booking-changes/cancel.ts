@@ -1,13 +1,17 @@
 import type { PoolClient } from 'pg';
-import { bookingNotFound, cancellationDecision, refusalOfBooking } from '../../../domain/booking-rules.js';
+import {
+  bookingNotFound,
+  cancellationDecision,
+  refusalOfBooking,
+  type BookingFacts,
+} from '../../../domain/booking-rules.js';
 import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
-import type { TripStatus } from '../../../domain/trip-dispatch.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { endJourneyBooking } from './end-booking.js';
 import {
-  factsOf,
+  lockedFactsOf,
   lockOwnAggregate,
   lockTrips,
   refuseWith,
@@ -64,7 +68,8 @@ async function endAggregate(
       bookings.map((booking) => booking.trip_id),
       'share',
     );
-    const ending = await bookingsToEnd(client, bookings, bookingId, trips, options);
+    const facts = await lockedFactsOf(client, bookings, trips);
+    const ending = await bookingsToEnd(client, bookings, bookingId, facts, options);
     for (const booking of ending) {
       // An imported booking (no journey) was refused (cancellationDecision).
       await endJourneyBooking(client, { ...booking, journey_id: booking.journey_id! }, 'BOOKING_CANCELLED');
@@ -81,7 +86,7 @@ async function bookingsToEnd(
   client: PoolClient,
   bookings: LockedBooking[],
   bookingId: string,
-  trips: Map<string, TripStatus>,
+  facts: Map<string, BookingFacts>,
   options: CancelOptions,
 ): Promise<LockedBooking[]> {
   const cutoffs = new Map<string, number>();
@@ -90,8 +95,7 @@ async function bookingsToEnd(
       const companyCutoff = await companyCancellationCutoff(client, booking.company_id);
       cutoffs.set(booking.company_id, cancellationCutoffMinutes(companyCutoff, options.cutoffMinutes));
     }
-    const facts = factsOf(booking, trips.get(booking.trip_id)!);
-    return cancellationDecision(facts, options.now, cutoffs.get(booking.company_id)!);
+    return cancellationDecision(facts.get(booking.id)!, options.now, cutoffs.get(booking.company_id)!);
   };
   const asked = bookings.find((booking) => booking.id === bookingId)!;
   const decision = await decide(asked);

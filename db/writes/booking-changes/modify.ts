@@ -27,9 +27,9 @@ import {
   type MovedAmounts,
 } from './modify-terms.js';
 import {
-  factsOf,
+  lockedFactsOf,
   lockOwnBooking,
-  lockTripsOf,
+  lockTrips,
   refuseWith,
   type BookingCaller,
   type LockedBooking,
@@ -337,8 +337,9 @@ async function moveBooking(
 ): Promise<void> {
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
-    const tripStatus = await lockTripsOf(client, booking, [input.newTripId], 'no key update');
-    refuseWith(modificationRefusal(factsOf(booking, tripStatus), now));
+    const trips = await lockTrips(client, [booking.trip_id, input.newTripId], 'no key update');
+    const facts = await lockedFactsOf(client, [booking], trips);
+    refuseWith(modificationRefusal(facts.get(booking.id)!, now));
     const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
     if (modificationAlreadyMade(current, { tripId: input.newTripId, seatNumbers: input.newSeatNumbers }))
       return;

@@ -42,14 +42,11 @@ export interface LockedBooking {
   leg_sequence: number | null;
   board_city_id: string | null;
   alight_city_id: string | null;
-  /** When the bus is expected to leave the booking's boarding call: the plan plus the announced delay. */
-  departure_at: string;
   origin_city_id: string;
   destination_city_id: string;
   journey_bookings: number;
   journey_legs: number;
   order_journeys: number;
-  checked_in: boolean;
   /** The caller owns the booking or is its canonical passenger. */
   owned: boolean;
 }
@@ -88,19 +85,20 @@ async function ownBookingOf(client: PoolClient, userId: string, bookingId: strin
 
 /**
  * The bookings matching `where` ($2 is the caller, the other parameters the condition's), locked FOR
- * UPDATE in id order, with what the rules need to know of each.
+ * UPDATE in id order, with what the rules need to know of each. The trip's announced delay and the
+ * tickets' check-ins are not read here: a statement that waited for a booking row sees the rows it
+ * joins as they were when it began (only the locked row is read again), so those are read once the
+ * trips are locked too (lockedFactsOf).
  */
 function lockBookings(client: PoolClient, where: string, params: [string, string, ...unknown[]]) {
   return client.query<LockedBooking>(
     `select b.id, b.journey_id, j.order_id, b.company_id, b.trip_id, b.status, b.payment_status, b.seats_count, b.seat_numbers,
             b.subtotal, b.discount, b.total_price, l.sequence as leg_sequence,
             bc.city_id as board_city_id, ac.city_id as alight_city_id,
-            ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as departure_at,
             r.origin_city_id, r.destination_city_id,
             (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
             (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
             (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
-            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in,
             (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2)) as owned
      from bookings b
      join trips t on t.id = b.trip_id
@@ -189,17 +187,45 @@ export async function lockTripsOf(
   return (await lockTrips(client, [booking.trip_id, ...tripIds], mode)).get(booking.trip_id)!;
 }
 
-/** What the rules of domain/booking-rules.ts need to know about the booking and its locked trip. */
-export function factsOf(booking: LockedBooking, tripStatus: TripStatus): BookingFacts {
-  return {
-    status: booking.status,
-    paymentStatus: booking.payment_status,
-    departureAt: new Date(booking.departure_at),
-    tripStatus,
-    checkedIn: booking.checked_in,
-    partOfAggregate: booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,
-    imported: booking.journey_id === null || booking.leg_sequence === null,
-  };
+/**
+ * What the rules of domain/booking-rules.ts need to know about each booking, read in a statement of
+ * its own once the bookings and their trips are locked (lockBookings, lockTrips), so that a delay
+ * announced or a check-in undone while the change waited for a lock counts: the bus's expected
+ * departure from the booking's boarding call (the plan plus the announced delay) and whether a
+ * ticket of its journey is checked in. Keyed by booking id.
+ */
+export async function lockedFactsOf(
+  client: PoolClient,
+  bookings: LockedBooking[],
+  trips: Map<string, TripStatus>,
+): Promise<Map<string, BookingFacts>> {
+  const { rows } = await client.query<{ id: string; departure_at: string; checked_in: boolean }>(
+    `select b.id, ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as departure_at,
+            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in
+     from bookings b
+     join trips t on t.id = b.trip_id
+     left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
+     left join trip_stop_calls bc on bc.id = l.board_stop_call_id
+     where b.id = any($1::uuid[])`,
+    [bookings.map((booking) => booking.id)],
+  );
+  const read = new Map(rows.map((row) => [row.id, row]));
+  return new Map(
+    bookings.map((booking) => {
+      const { departure_at, checked_in } = read.get(booking.id)!;
+      const facts: BookingFacts = {
+        status: booking.status,
+        paymentStatus: booking.payment_status,
+        departureAt: new Date(departure_at),
+        tripStatus: trips.get(booking.trip_id)!,
+        checkedIn: checked_in,
+        partOfAggregate:
+          booking.journey_bookings > 1 || booking.journey_legs > 1 || booking.order_journeys > 1,
+        imported: booking.journey_id === null || booking.leg_sequence === null,
+      };
+      return [booking.id, facts];
+    }),
+  );
 }
 
 export function refuseWith(refusal: Refusal | null): void {

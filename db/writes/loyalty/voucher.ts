@@ -52,12 +52,15 @@ const toVoucherFacts = (row: VoucherRow): VoucherFacts => ({
 
 /**
  * Checks a voucher against a purchase in SPEC's order and computes its discount; throws the first
- * refusal. `lock` takes the voucher row FOR UPDATE so the caller's transaction owns it until commit.
+ * refusal. `lock` takes the voucher row FOR UPDATE first, so the caller's transaction owns it until
+ * commit, and then reads it with its reward in a statement of its own: a statement that waited for
+ * the row would see the reward as it was when it began, missing a withdrawal that committed meanwhile.
  */
 async function checkVoucher(client: Queryable, input: VoucherUse, lock: boolean): Promise<AppliedVoucher> {
   const code = input.code.trim().toUpperCase();
   // A catalogue reward code never has the voucher form, so it is simply not a voucher.
   if (!VOUCHER_CODE_PATTERN.test(code)) throw voucherRefusal('LOYALTY_REDEMPTION_NOT_FOUND');
+  if (lock) await client.query(`select 1 from loyalty_redemptions where code = $1 for update`, [code]);
   const { rows } = await client.query<VoucherRow>(
     // The terms the voucher was issued with (frozen by the insight migration's trigger): editing the
     // reward later never changes a voucher already issued; withdrawing it (archived) does.
@@ -65,8 +68,7 @@ async function checkVoucher(client: Queryable, input: VoucherUse, lock: boolean)
             w.archived_at is not null as archived, ${FROZEN_TERMS_COLUMNS}
        from loyalty_redemptions r
        join loyalty_rewards w on w.id = r.reward_id
-      where r.code = $1
-      ${lock ? 'for update of r' : ''}`,
+      where r.code = $1`,
     [code],
   );
   const row = rows[0];

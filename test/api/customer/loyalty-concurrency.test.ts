@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { awardTripPoints } from '../../../db/writes/loyalty/index.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip, bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { programmeCall } from '../../support/loyalty-admin.js';
 import {
   completedBooking,
   creditPoints,
@@ -125,6 +128,56 @@ describe('loyalty under concurrency', () => {
       [voucher],
     );
     expect(used!.used_booking_ids).toEqual([booked.body.data.booking.id]);
+  });
+
+  it('a booking that takes its voucher after the reward was withdrawn is refused, and the withdrawal gives the points back', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100, discountPercent: 10 });
+    const traveller = await app.signIn();
+    const caller = {
+      userId: traveller.userId,
+      headers: traveller.writeHeaders,
+      channel: 'CUSTOMER_WEB' as const,
+    };
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 150 });
+    const voucher = await redeemVoucher(app, traveller, trip.companyId, reward.code);
+    const owner = await staffSession(app.db, app.config, trip.companyId, 'OWNER');
+    const seats = [trip.seatNumbers[0]!];
+    const lock = await lockSeats(app, caller, trip.tripId, seats);
+
+    // Another transaction holds the voucher row (as another booking trying it would): the booking waits.
+    const blocker = await holdLock(
+      app.db,
+      `select 1 from loyalty_redemptions where code = '${voucher}' for update`,
+    );
+    const booking = postBooking(
+      app,
+      caller,
+      bookingBody({ tripId: trip.tripId, seatNumbers: seats, seatLockSessionId: lock, rewardCode: voucher }),
+    );
+    await waitersOf(app.db, blocker.pid);
+    // The company withdraws the reward: its first step (archive) commits, its second queues behind.
+    const withdrawal = programmeCall(app, owner, 'DELETE', `/loyalty/rewards/${reward.id}`);
+    await waitersOf(app.db, blocker.pid, 2);
+    const [archived] = await app.db.query<{ archived: boolean }>(
+      `select archived_at is not null as archived from loyalty_rewards where id = $1`,
+      [reward.id],
+    );
+    expect(archived!.archived).toBe(true);
+    await blocker.release();
+    const [booked, withdrawn] = await Promise.all([booking, withdrawal]);
+
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect([booked.status, booked.body.errorCode]).toEqual([409, 'LOYALTY_REWARD_UNSUPPORTED']);
+    const [state] = await app.db.query<{ status: string; balance: number; bookings: number }>(
+      `select r.status, a.balance,
+              (select count(*)::int from bookings b where b.trip_id = $2 and b.owner_user_id = a.user_id) as bookings
+         from loyalty_redemptions r join loyalty_accounts a on a.id = r.account_id
+        where r.code = $1`,
+      [voucher, trip.tripId],
+    );
+    expect(state).toEqual({ status: 'CANCELLED', balance: 150, bookings: 0 });
   });
 
   it('earning is idempotent when completion is replayed concurrently', async () => {
