@@ -131,7 +131,8 @@ export const BusBody = z
       .regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes')
       // One plate is one bus whatever the case it is typed in; stored in upper case.
       .toUpperCase(),
-    model: Text(0, 80).default(''),
+    // Travellers read it (a trip's bus.model): no control or bidirectional-override characters.
+    model: PrintedText(0, 80).default(''),
     amenities: z
       .array(z.enum(BUS_AMENITIES))
       .max(BUS_AMENITIES.length)

@@ -5,14 +5,15 @@ import {
   REWARD_TYPES,
   type RewardType,
 } from '../../domain/loyalty-admin.js';
-import { Pagination, Uuid } from '../http/schemas.js';
+import { Pagination, PrintedText, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
 
 const TAGS = ['Dashboard: loyalty programme'];
-const Name = z.string().trim().min(1).max(120);
+/** Travellers read these names (rewards, tiers, the programme): no control or bidirectional-override characters. */
+const Name = PrintedText(1, 120);
 const Money = z.int().min(1).max(1_000_000_000);
 /** A programme's, tier's or reward's name in Arabic and English: as a body sets it, as answers show it. */
 const BilingualName = { nameAr: Name, nameEn: Name };

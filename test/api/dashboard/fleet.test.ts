@@ -139,6 +139,9 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
         [{ plate_number: 'NEW 1', seats: 50 }, 400, 'VALIDATION_FAILED'],
         [{ plate_number: 'NEW 1', company_id: other.companyId }, 400, 'SESSION_FIELD_REFUSED'],
         [{ plate_number: '' }, 400, 'VALIDATION_FAILED'],
+        // Travellers read the model (a trip's bus.model): no bidirectional override or control character.
+        [{ plate_number: 'NEW 1', model: 'Volvo \u202E9700' }, 400, 'VALIDATION_FAILED'],
+        [{ plate_number: 'NEW 1', model: 'Volvo\u0007' }, 400, 'VALIDATION_FAILED'],
       ];
       for (const [body, status, code] of cases) {
         const response = await dashboard(app, owner(), 'POST', '/buses', body);

@@ -105,6 +105,25 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
     });
     expect(taken.status).toBe(409);
     expect(taken.body.errorCode).toBe('LOYALTY_TIER_THRESHOLD_TAKEN');
+    // Travellers read tier and programme names: no control or bidirectional-override characters.
+    const unprintable = [
+      await programmeCall(app, owner, 'POST', '/loyalty/tiers', {
+        nameAr: 'ذهبي',
+        nameEn: 'Gold\u0007',
+        minLifetimePoints: 5000,
+        multiplierPercent: 150,
+      }),
+      await programmeCall(app, owner, 'PUT', `/loyalty/tiers/${silverId}`, {
+        nameAr: 'فضي',
+        nameEn: 'Silver \u202E2',
+        minLifetimePoints: 1000,
+        multiplierPercent: 130,
+      }),
+      await programmeCall(app, owner, 'PUT', '/loyalty', { ...PROGRAM, nameEn: 'Stars \u2066' }),
+    ];
+    expect(unprintable.map((answer) => [answer.status, answer.body.errorCode])).toEqual(
+      Array(3).fill([400, 'VALIDATION_FAILED']),
+    );
     expect(await programmeRows(app.db, trip.companyId)).toEqual(before);
   });
 
@@ -144,6 +163,9 @@ describe('the company loyalty programme: terms, tiers and rewards', () => {
       [discount({ pointsCost: 0 }), 400, 'VALIDATION_FAILED'],
       [discount({ allowedDays: [8] }), 400, 'VALIDATION_FAILED'],
       [discount({ routeIds: ['route-1'] }), 400, 'VALIDATION_FAILED'],
+      // Travellers read the name: a bidirectional override ("Save \u202E%05" shows as "Save 50%") or a control character.
+      [discount({ nameEn: 'Save \u202E%05' }), 400, 'VALIDATION_FAILED'],
+      [discount({ nameAr: 'خصم\u0007\u001b[2J' }), 400, 'VALIDATION_FAILED'],
       [discount({ companyId: other.companyId }), 400, 'SESSION_FIELD_REFUSED'],
     ];
     for (const [body, status, errorCode] of refused) {
