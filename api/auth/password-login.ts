@@ -30,9 +30,11 @@ export interface PasswordLogin<SignedIn> {
   body: z.ZodType<LoginInput>;
   /**
    * Attempts per client IP, and failed attempts per e-mail address from one client IP, over one
-   * window; the counters are named after `name`.
+   * window. `name` counts the attempts per IP; the failures per e-mail and IP count under `accountName`
+   * (default `name`), which surfaces signing in the same accounts share so that each does not add
+   * its own guesses at one password.
    */
-  limits: { name: string; perIp: number; perEmail: number; windowMinutes: number };
+  limits: { name: string; accountName?: string; perIp: number; perEmail: number; windowMinutes: number };
   /**
    * The session cookie: the session it still names in this browser ends when another signs in.
    * Absent where the session travels as a bearer token (the driver app), which sets no cookie.
@@ -108,7 +110,12 @@ function passwordSignInLimits(
   const durationSeconds = rule.windowMinutes * 60;
   const ipLimit = createRateLimiter(db, { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds });
   const failures = createFailureLimiter(db, [
-    { name: `${rule.name}-email-failures`, points: rule.perEmail, durationSeconds, successForgets: true },
+    {
+      name: `${rule.accountName ?? rule.name}-email-failures`,
+      points: rule.perEmail,
+      durationSeconds,
+      successForgets: true,
+    },
   ]);
   surface.router.post(path, ipLimit.middleware(clientKey));
   return failures;

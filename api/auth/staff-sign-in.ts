@@ -73,7 +73,9 @@ const DASHBOARD: SignInSurface<CompanyRole> = {
 
 /**
  * The attempt limits of a company user's password sign-in (STAFF_LOGIN_*): the dashboard's, which
- * the driver app keeps for the same accounts, each surface counting under its own `name`.
+ * the driver app keeps for the same accounts. Each surface counts its attempts per IP under its own
+ * `name`; the failures per e-mail and IP are counted once for both (`staff-login`), so the driver app
+ * gives no second set of guesses at a password the dashboard has locked.
  */
 export function staffLoginLimits(
   config: Pick<Config, 'STAFF_LOGIN_MAX_PER_IP' | 'STAFF_LOGIN_MAX_PER_EMAIL' | 'STAFF_LOGIN_WINDOW_MINUTES'>,
@@ -81,6 +83,7 @@ export function staffLoginLimits(
 ): PasswordLogin<unknown>['limits'] {
   return {
     name,
+    accountName: 'staff-login',
     perIp: config.STAFF_LOGIN_MAX_PER_IP,
     perEmail: config.STAFF_LOGIN_MAX_PER_EMAIL,
     windowMinutes: config.STAFF_LOGIN_WINDOW_MINUTES,

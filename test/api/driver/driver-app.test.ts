@@ -14,7 +14,7 @@ import {
   type OperationsWorld,
 } from '../../support/operations.js';
 import { createCompany } from '../../support/factories.js';
-import { addMembership, createStaffMember, staffLogin } from '../../support/staff.js';
+import { addMembership, createStaffMember, staffLogin, STAFF_PASSWORD } from '../../support/staff.js';
 import {
   demotedWhileWriting,
   signedOutWhileWriting,
@@ -769,6 +769,33 @@ describe('the driver app sign-in: per-e-mail limit', () => {
       checked: statuses.filter((status) => status === 401).length,
       limited: statuses.filter((status) => status === 429).length,
     }).toEqual({ checked: 10, limited: 20 });
+  });
+
+  it("shares one account's failures with the dashboard: 10 wrong guesses on either leave none on the other", async () => {
+    const company = await createCompany(app.db);
+    const guess = (path: string, email: string, password: string) =>
+      app.request(path, { method: 'POST', json: { email, password } });
+    const statusesOf = async (path: string, email: string) => {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        statuses.push((await guess(path, email, `wrong ${attempt} ${randomUUID()}`)).status);
+      }
+      return statuses;
+    };
+    const surfaces = ['/dashboard/api/auth/login', '/driver/api/auth/login'] as const;
+    for (const [first, second] of [surfaces, [...surfaces].reverse()]) {
+      // An OWNER may sign in on both.
+      const owner = await createStaffMember(app.db, company.id, 'OWNER');
+      expect(await statusesOf(first, owner.email)).toEqual(Array(10).fill(401));
+      // The other surface signs in the same account with the same password: no new guesses there.
+      const after = [
+        await guess(second, owner.email, 'one more wrong'),
+        await guess(second, owner.email, STAFF_PASSWORD),
+      ];
+      expect(after.map((answer) => [answer.status, answer.body.errorCode])).toEqual(
+        Array(2).fill([429, 'RATE_LIMITED']),
+      );
+    }
   });
 
   it('counts only failures: 12 right passwords of one driver sent together all sign in', async () => {
