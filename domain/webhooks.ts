@@ -58,6 +58,11 @@ export const DELIVERY_TRANSITIONS: readonly { from: DeliveryStatus[]; on: string
     to: 'ABANDONED',
   },
   { from: ['DELIVERED', 'FAILED', 'ABANDONED'], on: 'a manual redelivery', to: 'PENDING' },
+  {
+    from: ['PENDING'],
+    on: 'a manual redelivery once nothing attempts it any more (its retry workflow ended by an operator)',
+    to: 'PENDING',
+  },
 ];
 
 /** The outcome of an HTTP status. */

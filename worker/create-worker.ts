@@ -12,6 +12,7 @@ import type { Database } from '../db/orm.js';
 import { createActivities } from '../activities/index.js';
 import { BrowserPool } from '../activities/documents/browser-pool.js';
 import { startHoldSweeper } from './hold-sweeper.js';
+import { startScheduleResumer } from './schedule-resumer.js';
 
 const require = createRequire(import.meta.url);
 export const workflowsPath = require.resolve('../workflows/index.ts');
@@ -68,5 +69,8 @@ export async function createWorker(
     shutdownForceTime: deps.config.SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_AFTER_GRACE_MS,
   });
   startHoldSweeper(deps);
+  // Trip schedules left COMMITTING by a closed run (terminated in the Temporal UI) get a new run.
+  const live = new Set(['INITIALIZED', 'RUNNING']);
+  startScheduleResumer({ ...deps, connection, running: () => live.has(worker.getState()) });
   return { worker, connection, browserPool };
 }

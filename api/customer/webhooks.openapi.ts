@@ -199,7 +199,9 @@ export const docs = taggedOperations(TAGS, {
     description:
       `${WRITE} A DELIVERED, FAILED or ABANDONED delivery is attempted again at once with the same Webhook-Id (a ` +
       'receiver that processed it already can ignore it), then retried as usual; its attempts are logged with trigger ' +
-      'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING; 409 SUBSCRIPTION_DISABLED when the subscription is ' +
+      'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING and being attempted (a PENDING delivery whose retry ' +
+      'workflow was ended by an operator, so that nothing attempts it any more, is redelivered); ' +
+      '409 SUBSCRIPTION_DISABLED when the subscription is ' +
       'disabled. A delivery of an event the subscription no longer asks for is ABANDONED again without an attempt. ' +
       'A company suspended while the request waited is refused 403 COMPANY_SUSPENDED, nothing redelivered. ' +
       `At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,

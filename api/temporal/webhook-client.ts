@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import { workflowIds } from '../../workflows/shared.js';
 import {
@@ -28,7 +28,8 @@ export function retryPlanOf(config: WebhookConfig): RetryPlan {
 /**
  * The API's side of webhook delivery. `ensureRelay` starts the one webhook-outbox relay of the
  * namespace (at API start; a relay already running is kept). `redeliver` starts
- * webhook-delivery/{deliveryId} again for a manual redelivery (same id, a new run).
+ * webhook-delivery/{deliveryId} again for a manual redelivery (same id, a new run);
+ * `deliveryRunOpen` tells whether that id has a run still open.
  */
 export function webhookClient(temporal: Client, config: WebhookConfig) {
   return {
@@ -44,10 +45,25 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
     },
 
     /**
+     * Whether webhook-delivery/{deliveryId} has a run still open. A PENDING delivery whose run has
+     * closed (terminated or cancelled by an operator) will never be attempted again: it may be
+     * redelivered. A run Temporal no longer knows of (past the namespace's retention) is closed.
+     */
+    async deliveryRunOpen(deliveryId: string): Promise<boolean> {
+      try {
+        const run = await temporal.workflow.getHandle(workflowIds.webhookDelivery(deliveryId)).describe();
+        return run.status.name === 'RUNNING';
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
+    },
+
+    /**
      * Starts the delivery's new run, replacing a run still open under its id. The delivery was
-     * reopened because it was no longer PENDING, so such a run has recorded its outcome and only its
-     * closing workflow task is left: attached to, it would close without an attempt, and the
-     * delivery stay PENDING for good. Should the relay have started the reopened delivery a moment
+     * reopened because it was no longer PENDING (or its run had closed, deliveryRunOpen), so such a
+     * run has recorded its outcome and only its closing workflow task is left: attached to, it
+     * would close without an attempt, and the delivery stay PENDING for good. Should the relay have started the reopened delivery a moment
      * before, its run is replaced too (the receiver may then get it twice, with one Webhook-Id).
      */
     async redeliver(delivery: Omit<WebhookDeliveryInput, 'trigger' | 'retry'>): Promise<void> {

@@ -106,14 +106,22 @@ const REDELIVERY_REFUSALS = {
     new Refusal(409, 'DELIVERY_IN_PROGRESS', 'This delivery is still being attempted; wait for its outcome'),
 };
 
-/** Sends a delivery again (same delivery id, so a receiver that has it already can ignore it). */
+/**
+ * Sends a delivery again (same delivery id, so a receiver that has it already can ignore it). A
+ * PENDING delivery is refused while its workflow runs (or is yet to start); one whose run has closed
+ * without an outcome (terminated or cancelled in the Temporal UI) is redelivered like a finished one.
+ */
 export async function redeliver(
   deps: WebhookDeps & { webhooks: WebhookClient },
   actor: KeyActor,
   subscriptionId: string,
   deliveryId: string,
 ): Promise<void> {
-  const reopened = await reopenDelivery(deps.db, { ...actor, subscriptionId, deliveryId });
+  const scope = { ...actor, subscriptionId, deliveryId };
+  let reopened = await reopenDelivery(deps.db, scope);
+  if ('startedAt' in reopened && reopened.startedAt && !(await deps.webhooks.deliveryRunOpen(deliveryId))) {
+    reopened = await reopenDelivery(deps.db, { ...scope, closedRun: reopened.startedAt });
+  }
   if ('refused' in reopened) throw REDELIVERY_REFUSALS[reopened.refused]();
   await deps.webhooks.redeliver({
     deliveryId,

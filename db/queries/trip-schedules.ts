@@ -1,5 +1,6 @@
 import type { ConflictView } from '../../domain/trip-conflicts.js';
-import type { ScheduleStatus } from '../../domain/trip-schedules.js';
+import type { ScheduleCommitRequest, ScheduleStatus } from '../../domain/trip-schedules.js';
+import type { Database } from '../orm.js';
 import { companyListing, companyRecordById } from './company-records.js';
 import { iso, isoOrNull, pickColumns } from '../row-fields.js';
 import type { NamedRef } from './catalogue.js';
@@ -113,3 +114,81 @@ export const listTripSchedules = companyListing('schedules', {
 
 /** One schedule of the company, or undefined (another company's is the same as none). */
 export const findTripSchedule = companyRecordById(SCHEDULE_SELECT, 's', toRecord);
+
+/**
+ * A schedule still COMMITTING as its record holds it: what restarting its workflow needs
+ * (worker/schedule-resumer.ts), the claim's input rebuilt from the row the claim wrote.
+ */
+export interface CommittingSchedule {
+  scheduleId: string;
+  /** The claim's place in claim order: the next page starts after it. */
+  claimOrder: number;
+  companyId: string;
+  staffUserId: string;
+  request: ScheduleCommitRequest;
+  skipConflicts: boolean;
+  batchSize: number;
+  /** plan_from, epoch ms: the claim's notBefore. */
+  notBefore: number;
+}
+
+/**
+ * A page of the schedules still COMMITTING, in claim order after `after` (the partial indexes on
+ * status = 'COMMITTING' keep this to the few schedules being committed, however many the table holds).
+ */
+export async function committingSchedules(
+  db: Database,
+  page: { after: number; limit: number },
+): Promise<CommittingSchedule[]> {
+  const rows = await db.query<{
+    id: string;
+    claim_order: string;
+    company_id: string;
+    created_by: string;
+    route_id: string;
+    pickup_stop_id: string;
+    bus_id: string;
+    driver_id: string | null;
+    start_date: string;
+    end_date: string;
+    departure_times: string[];
+    days_of_week: number[];
+    duration_minutes: number;
+    price_base: string;
+    price_vip: string | null;
+    notes: string;
+    skip_conflicts: boolean;
+    batch_size: number;
+    plan_from_ms: number;
+  }>(
+    `select id, claim_order, company_id, created_by, route_id, pickup_stop_id, bus_id, driver_id,
+            to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
+            departure_times, days_of_week, duration_minutes, price_base, price_vip, notes, skip_conflicts, batch_size,
+            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms
+     from trip_schedules where status = 'COMMITTING' and claim_order > $1 order by claim_order limit $2`,
+    [page.after, page.limit],
+  );
+  return rows.map((row) => ({
+    scheduleId: row.id,
+    claimOrder: Number(row.claim_order),
+    companyId: row.company_id,
+    staffUserId: row.created_by,
+    request: {
+      routeId: row.route_id,
+      pickupStopId: row.pickup_stop_id,
+      busId: row.bus_id,
+      driverId: row.driver_id,
+      startDate: row.start_date,
+      endDate: row.end_date,
+      departureTimes: row.departure_times,
+      daysOfWeek: row.days_of_week,
+      durationMinutes: row.duration_minutes,
+      priceBase: Number(row.price_base),
+      priceVip: row.price_vip === null ? null : Number(row.price_vip),
+      notes: row.notes,
+    },
+    skipConflicts: row.skip_conflicts,
+    batchSize: row.batch_size,
+    notBefore: row.plan_from_ms,
+  }));
+}

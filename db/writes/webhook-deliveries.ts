@@ -316,13 +316,27 @@ export async function finishDelivery(
  * starts it like any other unstarted delivery. Answers what the workflow needs, or why not. A
  * company write (companyTransaction): a suspension committed after the request's key check refuses
  * it, 403 COMPANY_SUSPENDED, and the key's revocation 401 INVALID_CREDENTIAL, nothing reopened.
+ *
+ * A PENDING delivery is refused DELIVERY_IN_PROGRESS, with `startedAt` when its workflow was
+ * started: the caller asks Temporal whether that run is still open, and when it has closed without
+ * an outcome (terminated or cancelled in the Temporal UI: nothing would ever attempt the delivery
+ * again) calls again with `closedRun` set to that `startedAt`. The delivery is then reopened only
+ * if it is still PENDING with that very start, so a redelivery started meanwhile is not replaced.
  */
 export async function reopenDelivery(
   db: Database,
-  scope: { companyId: string; keyId: string; subscriptionId: string; deliveryId: string },
+  scope: {
+    companyId: string;
+    keyId: string;
+    subscriptionId: string;
+    deliveryId: string;
+    /** The workflow_started_at (as text) of a PENDING delivery whose run Temporal shows closed. */
+    closedRun?: string;
+  },
 ): Promise<
   | { reopened: { bookingId: string; event: string } }
-  | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' | 'DELIVERY_IN_PROGRESS' }
+  | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' }
+  | { refused: 'DELIVERY_IN_PROGRESS'; startedAt: string | null }
 > {
   const company = { companyId: scope.companyId, actor: { keyId: scope.keyId } };
   return companyTransaction(db, company, 'share', async (client) => {
@@ -331,8 +345,9 @@ export async function reopenDelivery(
       subscription_status: string;
       booking_id: string;
       event: string;
+      started_at: string | null;
     }>(
-      `select d.status, s.status as subscription_status, d.booking_id, d.event
+      `select d.status, s.status as subscription_status, d.booking_id, d.event, d.workflow_started_at::text as started_at
        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
        where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'
        for update of d`,
@@ -341,7 +356,10 @@ export async function reopenDelivery(
     const row = rows[0];
     if (!row) return { refused: 'NOT_FOUND' as const };
     if (row.subscription_status !== 'ACTIVE') return { refused: 'SUBSCRIPTION_DISABLED' as const };
-    if (row.status === 'PENDING') return { refused: 'DELIVERY_IN_PROGRESS' as const };
+    const runClosed = row.started_at !== null && row.started_at === scope.closedRun;
+    if (row.status === 'PENDING' && !runClosed) {
+      return { refused: 'DELIVERY_IN_PROGRESS' as const, startedAt: row.started_at };
+    }
     await client.query(
       `update webhook_deliveries set status = 'PENDING', finished_at = null, workflow_started_at = null, route = 'MANUAL'
        where id = $1`,
