@@ -52,12 +52,13 @@ export function createJourneyActivities({ db, config, logger }: ActivityDeps) {
 }
 
 /**
- * The worker's sweep of overdue decision deadlines (db/writes/journeys/decide.ts
- * `releaseOverdueDecisions`), one at a time per worker: each deadline's release kicks it, and it
- * releases batch after batch until none is left overdue, then once more if kicked meanwhile. It
- * is not the activity's result: its work is idempotent, and what it misses (a scope held by
- * another transaction, a worker stopping) each scope's own process still releases. kick()
- * answers when the sweep it joined has ended.
+ * A sweep of overdue decision deadlines (db/writes/journeys/decide.ts `releaseOverdueDecisions`),
+ * one at a time per instance: each deadline's release kicks the activities' one, the worker's
+ * periodic sweeper (worker/hold-sweeper.ts) its own, and it releases batch after batch until none
+ * is left overdue, then once more if kicked meanwhile. It is not the activity's result: its work is
+ * idempotent, and what it misses (a scope held by another transaction, a worker stopping) each
+ * scope's own process or the next periodic sweep releases. kick() answers when the sweep it joined
+ * has ended.
  */
 export function overdueDecisionSweep(db: Database, logger: Logger): { kick(): Promise<void> } {
   let running: Promise<void> | null = null;

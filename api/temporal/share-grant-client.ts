@@ -17,17 +17,28 @@ import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
 
-/** A grant whose workflow has ended has expired; Temporal not answering is 503. */
+/**
+ * The grant's workflow has ended, so no Update can reach it. Its own ends come after it wrote the
+ * grant REVOKED or EXPIRED, but an operator may terminate or cancel it with the row still CREATED or
+ * ACCEPTED: the caller then lets the row decide (api/use-cases/document-sharing.ts). Left unhandled,
+ * it answers as an expired share.
+ */
+export class ShareProcessEnded extends Refusal {
+  constructor() {
+    super(410, 'SHARE_EXPIRED', 'This share has ended');
+  }
+}
+
+/** Temporal not answering is 503; an ended workflow is ShareProcessEnded. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
-  ended: (error) =>
-    processEnded(error) ? new Refusal(410, 'SHARE_EXPIRED', 'This share has ended') : undefined,
+  ended: (error) => (processEnded(error) ? new ShareProcessEnded() : undefined),
   unavailable: () => new Refusal(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
 };
 
 /**
  * The API's side of the share-grant workflow. Every state change is an Update, so the HTTP
  * answer reflects what the workflow's transaction did; a refusal keeps its errorCode. A workflow
- * that has already ended (the grant expired) answers 410 SHARE_EXPIRED.
+ * that has already ended answers ShareProcessEnded (410 SHARE_EXPIRED unless the caller handles it).
  */
 export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) {
   const grants = processCalls(temporal, SHARE_ANSWERS, config.TEMPORAL_TASK_QUEUE);

@@ -6,7 +6,12 @@ import {
   type RecipientSessionSummary,
   type ShareGrant,
 } from '../../db/queries/document-shares.js';
-import { recordRecipientAccess, touchRecipientSession } from '../../db/writes/document-shares.js';
+import {
+  acceptGrant,
+  recordRecipientAccess,
+  revokeUnattendedGrant,
+  touchRecipientSession,
+} from '../../db/writes/document-shares.js';
 import { buildBookingDocument } from '../../db/writes/documents.js';
 import {
   actorOf,
@@ -26,14 +31,19 @@ import { scaledMilliseconds } from '../../domain/journey-confirmation.js';
 import type { AppContext } from '../app.js';
 import { hashSecret, newSecret, sameSecret } from '../auth/secrets.js';
 import { Refusal } from '../http/errors.js';
-import { shareGrantClient, type ShareGrantClient } from '../temporal/share-grant-client.js';
+import {
+  shareGrantClient,
+  ShareProcessEnded,
+  type ShareGrantClient,
+} from '../temporal/share-grant-client.js';
 import { renderBookingDocument, type RenderedBookingDocument } from './booking-documents.js';
 
 /**
  * Document sharing (SPEC "Document sharing"), the same on every surface: an issuer shares one
  * document of a booking through a one-use link; its recipient accepts it once and then views (or
  * downloads) the document within a short session. The rules are in domain/document-sharing.ts;
- * every state change of a grant goes through its share-grant workflow (api/temporal/share-grant-client.ts).
+ * every state change of a grant goes through its share-grant workflow (api/temporal/share-grant-client.ts),
+ * unless that has ended with the grant still live (orFromRow).
  */
 
 const notFound = () => new Refusal(404, 'SHARE_NOT_FOUND', 'No such share');
@@ -111,6 +121,23 @@ export async function issueShare(
   return { grantId, url: `/share/${grantId}#token=${secret}`, expiresAt: opened.linkExpiresAt };
 }
 
+/**
+ * A grant's Update, or, when its workflow has ended (ShareProcessEnded), the same transaction the
+ * workflow's activity runs. The workflow ends by itself only once the row is REVOKED or EXPIRED;
+ * an operator's terminate or cancel ends it with the row CREATED or ACCEPTED, and the database is
+ * the judge of a grant: its row and clocks, which preview, the recipient's session and the
+ * document already read, then decide accept and revoke too (a live grant is accepted or revoked,
+ * one past its link or session is expired), so the answers agree.
+ */
+async function orFromRow<T>(update: Promise<T>, fromRow: () => Promise<T>): Promise<T> {
+  try {
+    return await update;
+  } catch (error) {
+    if (error instanceof ShareProcessEnded) return fromRow();
+    throw error;
+  }
+}
+
 /** Revokes a share (mayRevoke; anyone else gets 404 SHARE_NOT_FOUND); revoking again answers the same. */
 export async function revokeShare(
   sharing: DocumentSharing,
@@ -120,10 +147,13 @@ export async function revokeShare(
   const grant = await findShareGrant(sharing.context.db, grantId);
   if (!grant || !mayRevoke(issuer, grant)) throw notFound();
   if (grant.status === 'EXPIRED') throw new Refusal(410, 'SHARE_EXPIRED', 'This share has already expired');
+  const by = actorOf(issuer);
   const revoked =
     grant.status === 'REVOKED' && grant.revokedAt
       ? { revokedAt: grant.revokedAt.toISOString() }
-      : await sharing.workflow.revoke(grant.id, actorOf(issuer));
+      : await orFromRow(sharing.workflow.revoke(grant.id, by), () =>
+          revokeUnattendedGrant(sharing.context.db, { grantId: grant.id, by }),
+        );
   return { grantId: grant.id, status: 'REVOKED', revokedAt: revoked.revokedAt };
 }
 
@@ -167,7 +197,17 @@ export async function acceptShare(
 ): Promise<{ grantId: string; sessionToken: string; session: RecipientSessionView }> {
   const grant = await acceptableGrant(sharing, grantId, secret);
   const sessionToken = newSecret();
-  const accepted = await sharing.workflow.accept(grant.id, hashSecret(secret), hashSecret(sessionToken));
+  const sessionTokenHash = hashSecret(sessionToken);
+  const accepted = await orFromRow(
+    sharing.workflow.accept(grant.id, hashSecret(secret), sessionTokenHash),
+    // The secret was checked against the row (acceptableGrant), as the workflow checks it.
+    () =>
+      acceptGrant(sharing.context.db, {
+        grantId: grant.id,
+        sessionTokenHash,
+        sessionMilliseconds: sharing.sessionMilliseconds,
+      }),
+  );
   const summary = await recipientSessionSummary(sharing.context.db, accepted.sessionId);
   return { grantId: grant.id, sessionToken, session: sessionView(sharing, grant, summary) };
 }

@@ -29,7 +29,8 @@ export async function reissueOwnTicket(
 
 /**
  * Revokes, as the booking's owner, each of these live shares of its confirmation (a credential
- * re-issued as leaked, a modification); one that expired meanwhile is left. Temporal not answering
+ * re-issued as leaked, a modification); one that expired meanwhile is left. A share whose workflow
+ * an operator ended is revoked all the same, in the database (revokeShare). Temporal not answering
  * is 503 SHARE_UNAVAILABLE, the shares not yet revoked left live.
  */
 export async function endConfirmationShares(

@@ -17,8 +17,9 @@ import { recordAccess, type DocumentAction } from './documents.js';
 
 /**
  * The transitions of a document share grant. The share-grant workflow runs each one as an activity
- * (one transaction, idempotent under retry); the API only ends an idle recipient session and logs
- * what the recipient received. Instants are selected as epoch milliseconds (epochMs).
+ * (one transaction, idempotent under retry); the API ends an idle recipient session, logs what the
+ * recipient received, and runs accept and revoke itself only for a grant whose workflow an operator
+ * ended (revokeUnattendedGrant). Instants are selected as epoch milliseconds (epochMs).
  */
 
 const seconds = (milliseconds: number) => milliseconds / 1000;
@@ -129,18 +130,69 @@ export async function revokeGrant(
 ): Promise<RevokeResult> {
   return db.transaction(async (client) => {
     await lockSessions(client, input.grantId);
-    const { rows } = await client.query<RevokedAtRow>(
-      `update document_share_grants
-          set status = 'REVOKED', revoked_at = clock_timestamp(), revoked_by = $2, revoked_by_kind = $3
-        where id = $1 and status in ('CREATED', 'ACCEPTED')
-       returning ${epochMs('revoked_at')} as revoked_at`,
-      [input.grantId, input.by.id, input.by.kind],
-    );
-    await endSession(client, input.grantId, 'REVOKED');
-    const revokedAt = rows[0]?.revoked_at ?? (await revokedBefore(client, input.grantId));
-    if (!revokedAt) throw new ShareRefusal('SHARE_EXPIRED', 'This share has already expired');
-    return { status: 'REVOKED', revokedAt: iso(revokedAt) };
+    return revokeLocked(client, input);
   });
+}
+
+/** revokeGrant's writes, the grant's sessions locked by the caller's transaction. */
+async function revokeLocked(
+  client: PoolClient,
+  input: { grantId: string; by: ShareActor },
+): Promise<RevokeResult> {
+  const { rows } = await client.query<RevokedAtRow>(
+    `update document_share_grants
+        set status = 'REVOKED', revoked_at = clock_timestamp(), revoked_by = $2, revoked_by_kind = $3
+      where id = $1 and status in ('CREATED', 'ACCEPTED')
+     returning ${epochMs('revoked_at')} as revoked_at`,
+    [input.grantId, input.by.id, input.by.kind],
+  );
+  await endSession(client, input.grantId, 'REVOKED');
+  const revokedAt = rows[0]?.revoked_at ?? (await revokedBefore(client, input.grantId));
+  if (!revokedAt) throw new ShareRefusal('SHARE_EXPIRED', 'This share has already expired');
+  return { status: 'REVOKED', revokedAt: iso(revokedAt) };
+}
+
+interface GrantClockRow {
+  status: GrantStatus;
+  /** CREATED with its link open, or ACCEPTED with its recipient session neither ended nor past its end. */
+  live: boolean;
+}
+
+/**
+ * A revoke of a grant whose share-grant process has ended while its row may still be CREATED or
+ * ACCEPTED: an operator terminated or cancelled the process (its own ends write the row first).
+ * The row and the database's clock then judge, as the process would have: a grant still live is
+ * revoked by revokeGrant's writes, and a repeat answers the same; one whose link or session has run
+ * out is written EXPIRED (the process's expiry, late) and refused SHARE_EXPIRED.
+ */
+export async function revokeUnattendedGrant(
+  db: Database,
+  input: { grantId: string; by: ShareActor },
+): Promise<RevokeResult> {
+  const revoked = await db.transaction(async (client) => {
+    await lockSessions(client, input.grantId);
+    await client.query(`select 1 from document_share_grants where id = $1 for update`, [input.grantId]);
+    // Read after the lock, in a statement of its own: an accept that committed while this waited
+    // shows its session here too.
+    const { rows } = await client.query<GrantClockRow>(
+      `select g.status,
+              (g.status = 'CREATED' and g.link_expires_at > now())
+              or (g.status = 'ACCEPTED' and exists (
+                    select 1 from share_recipient_sessions s
+                     where s.grant_id = g.id and s.ended_at is null and s.expires_at > now())) as live
+         from document_share_grants g where g.id = $1`,
+      [input.grantId],
+    );
+    const grant = rows[0];
+    if (grant && (grant.status === 'CREATED' || grant.status === 'ACCEPTED') && !grant.live) {
+      // Committed: the refusal below answers a grant that is now EXPIRED in the row too.
+      await expireLocked(client, input.grantId);
+      return null;
+    }
+    return revokeLocked(client, input);
+  });
+  if (!revoked) throw new ShareRefusal('SHARE_EXPIRED', 'This share has already expired');
+  return revoked;
 }
 
 interface RevokedAtRow {
@@ -164,18 +216,23 @@ interface GrantStatusRow {
 export async function expireGrant(db: Database, input: { grantId: string }): Promise<{ status: string }> {
   return db.transaction(async (client) => {
     await lockSessions(client, input.grantId);
-    await client.query(
-      `update document_share_grants set status = 'EXPIRED', expired_at = now()
-        where id = $1 and status in ('CREATED', 'ACCEPTED')`,
-      [input.grantId],
-    );
-    await endSession(client, input.grantId, 'EXPIRED');
+    await expireLocked(client, input.grantId);
     const { rows } = await client.query<GrantStatusRow>(
       `select status from document_share_grants where id = $1`,
       [input.grantId],
     );
     return { status: rows[0]?.status ?? 'EXPIRED' };
   });
+}
+
+/** expireGrant's writes, the grant's sessions locked by the caller's transaction. */
+async function expireLocked(client: PoolClient, grantId: string): Promise<void> {
+  await client.query(
+    `update document_share_grants set status = 'EXPIRED', expired_at = now()
+      where id = $1 and status in ('CREATED', 'ACCEPTED')`,
+    [grantId],
+  );
+  await endSession(client, grantId, 'EXPIRED');
 }
 
 /**

@@ -90,7 +90,8 @@ describe('overdue decision deadlines, released by a sweep', () => {
     await makeOverdue(app.db, second);
     const untouched = await stateOf(app.db, notDue);
 
-    expect(await releaseOverdueDecisions(app.db)).toBeGreaterThanOrEqual(2);
+    // The tests' shared worker sweeps overdue scopes too (worker/hold-sweeper.ts): it may release them first.
+    await releaseOverdueDecisions(app.db);
 
     expect(await stateOf(app.db, first)).toEqual(RELEASED_AT_DEADLINE);
     expect(await stateOf(app.db, second)).toEqual(RELEASED_AT_DEADLINE);
@@ -208,4 +209,50 @@ describe('overdue decision deadlines, swept by a deadline release', () => {
     expect(result).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
     expect(await stateOf(app.db, overdue)).toEqual(RELEASED_AT_DEADLINE);
   });
+
+  it('a process settling its deadline and sweeps racing it release the scope once: one outcome, one booking.cancelled', async () => {
+    const activities = createActivities({
+      config: app.config,
+      db: app.db,
+      logger: createLogger(app.config, 'test'),
+    });
+    const journeyId = await requestedJourney(app);
+    await makeOverdue(app.db, journeyId);
+
+    const [settled] = await Promise.all([
+      activities.settleDecisionDeadline({ scope: { kind: 'JOURNEY', id: journeyId } }),
+      releaseOverdueDecisions(app.db),
+      releaseOverdueDecisions(app.db),
+    ]);
+
+    expect(settled.status).toBe('CANCELLED');
+    expect(await stateOf(app.db, journeyId)).toEqual(RELEASED_AT_DEADLINE);
+    const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId)).result();
+    expect(result).toMatchObject({ phase: 'CANCELLED', pendingCompanies: [] });
+    expect(await stateOf(app.db, journeyId)).toEqual(RELEASED_AT_DEADLINE);
+  });
+});
+
+describe('overdue decision deadlines of a scope whose process an operator ended', () => {
+  // 15 minutes × 0.004 = 3.6 s. The release comes from the tests' shared worker, whose periodic
+  // sweep (worker/hold-sweeper.ts, every HOLD_SWEEP_SECONDS: 5) no deadline release has to kick.
+  const app = useTestApp({ TIME_SCALE: 0.004, HOLD_MINUTES: 120 });
+
+  for (const action of ['terminate', 'cancel'] as const) {
+    it(`after an operator's ${action} of its process, the scope is still released at its deadline by the worker's sweep`, async () => {
+      const journeyId = await requestedJourney(app);
+      const handle = app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId));
+      if (action === 'terminate') await handle.terminate('operator');
+      else await handle.cancel();
+      expect((await stateOf(app.db, journeyId)).journey!.status).toBe('REQUESTED');
+
+      const state = await eventually(
+        () => stateOf(app.db, journeyId),
+        (value) => value.journey!.status !== 'REQUESTED',
+        20_000,
+      );
+      expect(state).toEqual(RELEASED_AT_DEADLINE);
+      expect((await handle.describe()).status.name).toBe(action === 'terminate' ? 'TERMINATED' : 'CANCELLED');
+    }, 30_000);
+  }
 });
