@@ -85,6 +85,41 @@ export async function bookableTrip(
   /** Takes the trip FOR SHARE, so a dispatch action or a re-plan waits for the seats placed after. */
   lock: { share: boolean } = { share: false },
 ): Promise<BookableTrip> {
+  const trip = lock.share ? await shareLockedTrip(q, scope, tripId) : await readTrip(q, scope, tripId, '');
+  const details = { trip_id: tripId };
+  if (!trip || trip.first_sequence === trip.last_sequence)
+    throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
+  if (!isBookableStatus(trip.status) || !trip.upcoming) {
+    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
+  }
+  return trip;
+}
+
+/**
+ * The trip read with its FOR SHARE lock. A statement that waits for its row sees the rows it joins
+ * (the company, its settings) as they were when it began, so a suspension committed while it waited
+ * would go unseen. Taken SKIP LOCKED, the read never waits: the trip comes back with its lock (share
+ * locks of other seat locks and bookings do not stand in the way), or, while a writer holds it (a
+ * hold placing its seats, a dispatch action, a re-plan), not at all; then the lock is waited for in
+ * a statement of its own and the trip read again in the next. One statement when nothing holds it.
+ */
+async function shareLockedTrip(
+  q: Queryable,
+  scope: InventoryScope,
+  tripId: string,
+): Promise<BookableTrip | undefined> {
+  const trip = await readTrip(q, scope, tripId, 'for share of t skip locked');
+  if (trip) return trip;
+  await q.query(`select 1 from trips where id = $1 for share`, [tripId]);
+  return readTrip(q, scope, tripId, '');
+}
+
+async function readTrip(
+  q: Queryable,
+  scope: InventoryScope,
+  tripId: string,
+  lockClause: string,
+): Promise<BookableTrip | undefined> {
   const params: unknown[] = [tripId];
   const inScope = companyScopeSql(scope, params, 'c');
   const { rows } = await q.query<BookableTrip>(
@@ -100,17 +135,10 @@ export async function bookableTrip(
      left join company_booking_settings cs on cs.company_id = t.company_id
      cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence limit 1) f
      cross join lateral (select * from trip_stop_calls s where s.trip_id = t.id order by s.sequence desc limit 1) l
-     where t.id = $1 ${lock.share ? 'for share of t' : ''}`,
+     where t.id = $1 ${lockClause}`,
     params,
   );
-  const trip = rows[0];
-  const details = { trip_id: tripId };
-  if (!trip || trip.first_sequence === trip.last_sequence)
-    throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
-  if (!isBookableStatus(trip.status) || !trip.upcoming) {
-    throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', details);
-  }
-  return trip;
+  return rows[0];
 }
 
 /**

@@ -124,12 +124,23 @@ interface LinkedUserRow {
   status: string;
 }
 
-/** The account the subject is linked to, locked. */
+/**
+ * The account the subject is linked to, locked. The link is read again once the account's row is
+ * ours, in a statement of its own: the locking statement, had it waited for the row, would keep the
+ * link it saw when it began, and an unlink holds the account while it deletes the link (link.ts).
+ * Links of the subject are only added under its key lock, which the caller holds.
+ */
 export async function linkedUser(client: PoolClient, subject: string): Promise<LinkedUserRow | null> {
-  const { rows } = await client.query<LinkedUserRow>(
-    `select u.id, u.status from user_identities i join users u on u.id = i.user_id
+  const { rows: locked } = await client.query<{ id: string }>(
+    `select u.id from user_identities i join users u on u.id = i.user_id
      where i.provider = $1 and i.subject = $2 for update of u`,
     [PROVIDER, subject],
+  );
+  if (!locked[0]) return null;
+  const { rows } = await client.query<LinkedUserRow>(
+    `select u.id, u.status from user_identities i join users u on u.id = i.user_id
+     where i.provider = $1 and i.subject = $2 and u.id = $3`,
+    [PROVIDER, subject, locked[0].id],
   );
   return rows[0] ?? null;
 }

@@ -40,6 +40,9 @@ const itemNotFound = () =>
 
 const LIVE_BOOKINGS = ['CONFIRMED', 'CHECKED_IN', 'NO_SHOW'];
 
+/** SQL condition: ticket `k` is ticket $1 of trip $2 of company $3, and not re-issued (then only history). */
+const TICKET_OF_TRIP = `k.id = $1 and k.trip_id = $2 and k.company_id = $3 and k.status <> 'REISSUED'`;
+
 export async function applyTravellerAction(
   client: Queryable,
   trip: LockedTrip,
@@ -107,14 +110,18 @@ async function changeTicket(
 ): Promise<TravellerChange> {
   const booking = await lockTicketBooking(client, trip, command.item.id);
   const bookingId = booking?.id ?? null;
+  // The ticket is judged again with its lock: lockTicketBooking read it unlocked, as it was when its
+  // statement began, before it waited for the booking, and a re-issue meanwhile (which holds the
+  // journey and the ticket, not the booking) leaves it REISSUED: no longer this trip's ticket.
   const { rows } = await client.query<TicketRow>(
     `select k.id, k.status, k.boarding_authorized, k.attendance, k.attendance_at, k.attendance_by,
             u.name as attendance_by_name, k.attendance_source, k.attendance_device
      from journey_tickets k left join staff_users u on u.id = k.attendance_by
-     where k.id = $1 for update of k`,
-    [command.item.id],
+     where ${TICKET_OF_TRIP} for update of k`,
+    [command.item.id, trip.id, trip.companyId],
   );
-  const ticket = rows[0]!;
+  const ticket = rows[0];
+  if (!ticket) throw itemNotFound();
   const boardable =
     ((ticket.status === 'VALID' && ticket.boarding_authorized) || ticket.status === 'USED') &&
     (booking === undefined || LIVE_BOOKINGS.includes(booking.status));
@@ -177,24 +184,24 @@ interface BookingRow {
 }
 
 /**
- * Locks the booking row of the trip's ticket `ticketId` (the ticket is still unlocked); undefined
- * for a ticket without a booking row, 404 when the trip has no such ticket.
+ * Locks the booking row of the trip's ticket `ticketId` (the ticket is still unlocked, and read as it
+ * was before the statement waited for the booking: changeTicket judges it again); undefined for a
+ * ticket without a booking row, 404 when the trip has no such ticket.
  */
 async function lockTicketBooking(
   client: Queryable,
   trip: LockedTrip,
   ticketId: string,
 ): Promise<BookingRow | undefined> {
-  const ticketOfTrip = `k.id = $1 and k.trip_id = $2 and k.company_id = $3 and k.status <> 'REISSUED'`;
   const { rows } = await client.query<BookingRow>(
     `select b.id, b.status, b.journey_id, true as has_tickets
      from journey_tickets k
      join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
-     where ${ticketOfTrip} for update of b`,
+     where ${TICKET_OF_TRIP} for update of b`,
     [ticketId, trip.id, trip.companyId],
   );
   if (rows[0]) return rows[0];
-  const { rows: ticket } = await client.query(`select 1 from journey_tickets k where ${ticketOfTrip}`, [
+  const { rows: ticket } = await client.query(`select 1 from journey_tickets k where ${TICKET_OF_TRIP}`, [
     ticketId,
     trip.id,
     trip.companyId,

@@ -8,8 +8,9 @@ import { recordDecision } from '../../../db/writes/journeys/decide.js';
 import { suspensionDecisionKey } from '../../../domain/company-moderation.js';
 import { stateQuery } from '../../../workflows/journey-confirmation.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
+import { bookableTrip } from '../../support/bookings.js';
 import { createCompany, futureDay } from '../../support/factories.js';
-import { useTestApp, type TestApp } from '../../support/harness.js';
+import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import {
   createShare,
   NO_SHARE_IP_LIMIT,
@@ -145,6 +146,36 @@ describe('company suspension', () => {
     expect((await holdJourney(app, traveller, again.journey_id, { quote_id: again.quote_id })).status).toBe(
       200,
     );
+  });
+
+  it('a seat lock that waited for its trip while the suspension committed is refused, and locks nothing', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await mobileTraveller(app);
+    // The trip row as a hold placing its seats holds it (FOR NO KEY UPDATE): a seat lock sent meanwhile waits.
+    const held = await holdLock(app.db, `select 1 from trips where id = '${trip.tripId}' for no key update`);
+    let answer: TestResponse;
+    try {
+      const lock = app.request('/api/seat-locks', {
+        method: 'POST',
+        headers: traveller.headers,
+        json: { trip_id: trip.tripId, seat_numbers: [trip.seatNumbers[0]] },
+      });
+      await waitersOf(app.db, held.pid);
+      // The suspension takes the company row, not the trip: it commits while the seat lock waits.
+      expect((await suspend(trip.companyId)).status).toBe(200);
+      await held.release();
+      answer = await lock;
+    } finally {
+      await held.release();
+    }
+
+    expectError(answer, 404, 'TRIP_NOT_FOUND');
+    const locks = await app.db.query(
+      `select 1 from hold_batches where owner_user_id = $1 and scope_kind = 'SEAT_LOCK'`,
+      [traveller.userId],
+    );
+    expect(locks).toEqual([]);
+    expect((await unsuspend(trip.companyId)).status).toBe(200);
   });
 
   /** Every state-changing route the dashboard surface declares, as registered right now. */

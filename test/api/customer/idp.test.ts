@@ -838,6 +838,42 @@ describe('identity-provider sign-in', () => {
       expectError(await unlink(traveller.writeHeaders), 404, 'IDP_IDENTITY_NOT_FOUND');
     });
 
+    it('a sign-in that waited while the traveller unlinked the subject does not enter their account', async () => {
+      const { mobile, mobileToken } = helpers();
+      const sub = randomUUID();
+      const { traveller, flow, idToken, headers } = await prepare({ sub, email: uniqueEmail() });
+      expect((await link({ idToken, flowId: flow.flowId }, headers)).status).toBe(200);
+      // The subject signs in again, its provider address changed since.
+      const signInToken = await mobileToken({ claims: { sub, email: uniqueEmail('moved') } });
+      // The unlink holds the account's row while it deletes the link; the delete is held here a moment.
+      const held = await holdLock(
+        app.db,
+        `select 1 from user_identities where user_id = '${traveller.userId}' for update`,
+      );
+      let answers: [TestResponse, TestResponse];
+      try {
+        const unlinking = unlink(traveller.writeHeaders);
+        await waitersOf(app.db, held.pid, 1);
+        // The sign-in waits for the account the unlink holds.
+        const signingIn = mobile(signInToken);
+        await waitersOf(app.db, held.pid, 2);
+        await held.release();
+        answers = [await unlinking, await signingIn];
+      } finally {
+        await held.release();
+      }
+      const [unlinked, signedIn] = answers;
+
+      expect(unlinked.status, unlinked.text).toBe(200);
+      // The subject is no longer the traveller's: it opens an account of its own, as any new subject.
+      expect(signedIn.status, signedIn.text).toBe(200);
+      expect(signedIn.body.data.isNewUser).toBe(true);
+      expect(signedIn.body.data.user.id).not.toBe(traveller.userId);
+      expect(await app.db.query('select user_id from user_identities where subject = $1', [sub])).toEqual([
+        { user_id: signedIn.body.data.user.id },
+      ]);
+    }, 60_000);
+
     it('refuses to remove the last way to sign in, and allows it once a password and verified e-mail exist', async () => {
       const { mobile, mobileToken } = helpers();
       const signIn = await mobile(await mobileToken());

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { useTestApp, type TestResponse } from '../../support/harness.js';
+import { bookSeats, dispatch, operationsWorld } from '../../support/operations.js';
+
+/**
+ * A traveller action of the operations room that waits for the traveller's booking row (another
+ * write of the booking holds it: an office payment, a refund, a traveller's change) is judged on
+ * the ticket as it stands once the booking is ours, not as it was when the action began to wait.
+ */
+describe('a traveller action that waited for its booking', () => {
+  const app = useTestApp();
+
+  it('a RESTORE of a ticket re-issued while it waited is MANIFEST_ITEM_NOT_FOUND, and the traveller stays a no-show', async () => {
+    const w = await operationsWorld(app, { seats: 8 });
+    const traveller = await bookSeats(app, w.trip, [w.trip.seatNumbers[0]!]);
+    const [oldTicket] = traveller.ticketIds as [string];
+    const item = { manifest_item_id: oldTicket, manifest_item_type: 'JOURNEY_TICKET' };
+    expect((await dispatch(app, w.dispatcher, w.trip.tripId, { action: 'START_BOARDING' })).status).toBe(200);
+    const noShow = await dispatch(app, w.dispatcher, w.trip.tripId, {
+      action: 'MARK_NO_SHOW',
+      reason: 'Did not show up',
+      ...item,
+    });
+    expect(noShow.status, noShow.text).toBe(200);
+
+    // Another write holds the booking: the dispatcher's RESTORE of the ticket on the manifest waits.
+    const held = await holdLock(
+      app.db,
+      `select 1 from bookings where id = '${traveller.bookingId}' for update`,
+    );
+    let reissued: TestResponse, restored: TestResponse;
+    try {
+      const restore = dispatch(app, w.dispatcher, w.trip.tripId, { action: 'RESTORE', ...item });
+      await waitersOf(app.db, held.pid);
+      // The traveller re-issues the ticket meanwhile (the journey and the ticket, not the booking).
+      reissued = await app.request('/api/tickets', {
+        method: 'POST',
+        headers: traveller.caller.headers,
+        json: { ticket_id: oldTicket, reason: 'LOST_DEVICE' },
+      });
+      await held.release();
+      restored = await restore;
+    } finally {
+      await held.release();
+    }
+
+    expect(reissued.status, reissued.text).toBe(201);
+    // The old ticket is history now: the RESTORE names no traveller of the trip, as it would have after.
+    expect([restored.status, restored.body.errorCode], restored.text).toEqual([
+      404,
+      'MANIFEST_ITEM_NOT_FOUND',
+    ]);
+    const tickets = await app.db.query<{ id: string; status: string; attendance: string }>(
+      `select id, status, attendance from journey_tickets where journey_id =
+         (select journey_id from journey_tickets where id = $1) order by created_at`,
+      [oldTicket],
+    );
+    expect(tickets).toEqual([
+      { id: oldTicket, status: 'REISSUED', attendance: 'NO_SHOW' },
+      { id: reissued.body.data.ticket.id, status: 'VALID', attendance: 'NO_SHOW' },
+    ]);
+    const [booking] = await app.db.query(`select status from bookings where id = $1`, [traveller.bookingId]);
+    expect(booking).toEqual({ status: 'NO_SHOW' });
+  });
+});
