@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SHARE_DOCUMENT_KINDS, SHARE_PRESENTATIONS } from '../../domain/document-sharing.js';
 import { DateTime } from '../documents/share-routes.openapi.js';
-import { errorResponses, Locale } from '../http/schemas.js';
+import { errorResponses, FileBytes, Locale } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -39,7 +39,7 @@ const RecipientSession = successWith(
 const PdfResponse = {
   description: 'The PDF (private, no-store, noindex); inline for view, attachment for download',
   contentType: 'application/pdf',
-  schema: z.string().meta({ format: 'binary' }),
+  schema: FileBytes,
 };
 
 /** The docs of each route, in the order they are registered. */

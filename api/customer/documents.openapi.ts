@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DocumentKind } from '../../domain/documents.js';
-import { errorResponses, Locale } from '../http/schemas.js';
+import { errorResponses, FileBytes, Locale } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
 
 /** Schemas and prose of GET /bookings/{id}/document and GET /bookings/{id}/receipt. */
@@ -26,7 +26,7 @@ const PdfResponse = {
   description:
     'The PDF (Cache-Control: private, no-store; X-Robots-Tag: noindex; Digest: sha-256 of the bytes)',
   contentType: 'application/pdf',
-  schema: z.string().meta({ format: 'binary' }),
+  schema: FileBytes,
 };
 
 /** The docs of each route, in the order they are registered. */

@@ -141,7 +141,7 @@ export const docs = taggedOperations(TAGS, {
       'UTF-8 with a byte-order mark: the shift totals, then every movement and collection. An open shift is 409 ' +
       `CASH_SHIFT_NOT_CLOSED. ${WHO}`,
     responses: {
-      200: { description: 'text/csv', contentType: 'text/csv' },
+      200: { description: 'text/csv', contentType: 'text/csv', schema: z.string() },
       ...errorResponses(400, 401, 403, 404, 409),
     },
   },

@@ -5,7 +5,7 @@ import {
   PAYMENT_STATUSES,
   transitionTableText,
 } from '../../domain/payment-ledger.js';
-import { CalendarDate, errorResponses, Locale, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, errorResponses, FileBytes, Locale, Pagination, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import {
   DateTimeText as Instant,
@@ -25,6 +25,10 @@ export const LedgerQuery = z
     status: z.enum(PAYMENT_STATUSES).optional(),
     provider: z.enum(PAYMENT_PROVIDERS).optional(),
     source: z.enum(PAYMENT_SOURCES).optional(),
+    date: CalendarDate.optional().meta({
+      description:
+        "one Damascus day (SPEC's date filter): the same as from and to that day; not with from or to",
+    }),
     from: CalendarDate.optional().meta({ description: 'first Damascus day of the period (inclusive)' }),
     to: CalendarDate.optional().meta({ description: 'last Damascus day of the period (inclusive)' }),
     search: z
@@ -40,6 +44,10 @@ export const LedgerQuery = z
   .refine((query) => !query.from || !query.to || query.from <= query.to, {
     message: 'from must not be after to',
     path: ['to'],
+  })
+  .refine((query) => !query.date || (!query.from && !query.to), {
+    message: 'date is one day: send it without from and to',
+    path: ['date'],
   });
 
 export const RecordPaymentBody = z
@@ -164,6 +172,7 @@ const SettingsResponse = successWith(
 export const PdfResponse = {
   description: 'The PDF (private, no-store; Content-Digest carries the recorded SHA-256)',
   contentType: 'application/pdf',
+  schema: FileBytes,
 };
 
 /** What a change of one line answers: the line after it, or why not. */

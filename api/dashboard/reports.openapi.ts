@@ -6,7 +6,7 @@ import {
   REPORT_STATES,
   REPORT_TYPES,
 } from '../../domain/reports.js';
-import { CalendarDate, errorResponses, Locale } from '../http/schemas.js';
+import { CalendarDate, errorResponses, FileBytes, Locale } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 
@@ -88,7 +88,7 @@ export const docs = taggedOperations(['Dashboard: reports'], {
           'text/csv': z
             .string()
             .meta({ description: 'UTF-8 with a byte-order mark, CRLF lines, a header row' }),
-          'application/pdf': z.string().meta({ format: 'binary' }),
+          'application/pdf': FileBytes,
         },
       },
       ...errorResponses(400, 401, 403, 405, 422, 429),

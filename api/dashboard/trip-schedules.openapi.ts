@@ -19,7 +19,8 @@ export const ScheduleBody = z
     driver_id: Uuid.nullable().default(null),
     start_date: CalendarDate.meta({ description: 'first operating date (Damascus)' }),
     end_date: CalendarDate.meta({
-      description: 'last operating date (Damascus), at most 180 days from the first',
+      description:
+        'last operating date (Damascus), at most 179 days after start_date: 180 operating dates, both included',
     }),
     departure_time: z.union([Time, z.array(Time).min(1).max(MAX_DEPARTURES_PER_DAY)]).meta({
       description: `Damascus local time HH:MM, or a list of up to ${MAX_DEPARTURES_PER_DAY} for several departures a day`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BODY_METHODS } from './middleware.js';
 import { portableRequestSchema } from './openapi-portable.js';
 import type { RegisteredRoute, ResponseSpec, Security } from './route.js';
 import { errorResponses } from './schemas.js';
@@ -212,10 +213,12 @@ export function buildOpenApi(
  * (or a fuzzer) finds it where it occurs: every operation 400 for U+0000 in its path or query string
  * (NUL_CHARACTER) and 503 (SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does
  * not answer, api/http/unavailable.ts; MAINTENANCE on a write that a maintenance window refuses);
- * one that reads a JSON body also 400 for a body that is not JSON, 413 over 64 KiB and 415 for
- * another content type.
+ * every POST, PUT, PATCH and DELETE also 400 for a body that is not JSON, 413 over 64 KiB and 415
+ * for another content type, since the JSON body reader reads the body of each of them (one that
+ * takes no fields included) before its route runs, unless the route leaves it unread.
  */
 function withGlobalErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
-  const statuses = [400, ...(spec.body ? [413, 415] : []), 503];
+  const readsBody = BODY_METHODS.includes(spec.method.toUpperCase()) && !spec.unreadBody;
+  const statuses = [400, ...(readsBody ? [413, 415] : []), 503];
   return { ...errorResponses(...statuses), ...spec.responses };
 }

@@ -24,6 +24,9 @@ export const CalendarDate = z
   )
   .meta({ format: 'date' });
 
+/** The bytes of a file answered as it is (a PDF): OpenAPI's binary string. */
+export const FileBytes = z.string().meta({ format: 'binary' });
+
 /** A moment as the API writes it: ISO 8601 in UTC. */
 export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 

@@ -83,6 +83,8 @@ export interface LedgerQueryInput {
   status?: LedgerFilters['status'];
   provider?: LedgerFilters['provider'];
   source?: LedgerFilters['source'];
+  /** One Damascus day: from and to that day (the schema refuses it beside them). */
+  date?: string;
   from?: string;
   to?: string;
   search?: string;
@@ -96,8 +98,9 @@ export function ledgerFilters(query: LedgerQueryInput): LedgerFilters {
     status: query.status,
     provider: query.provider,
     source: query.source,
-    fromDay: query.from,
-    toDay: query.to,
+    // SPEC's `date` is a period of one day.
+    fromDay: query.date ?? query.from,
+    toDay: query.date ?? query.to,
     search: query.search,
   };
 }

@@ -82,6 +82,20 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
     expect(ok.content['application/pdf'].schema.format).toBe('binary');
   });
 
+  it('describes the body of every file answered: receipts, documents and CSV exports', () => {
+    const contentOf = (path: string) => document.paths[path].get.responses['200'].content;
+    expect(contentOf('/dashboard/api/payments/receipts/{source}/{id}')).toEqual({
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+    });
+    expect(contentOf('/dashboard/api/payments/cash-shifts/{id}/csv')).toEqual({
+      'text/csv': { schema: { type: 'string' } },
+    });
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      const ok = item.get?.responses['200'];
+      if (ok) expect(ok.content, `GET ${path}: a 200 with a body`).toBeDefined();
+    }
+  });
+
   it("states the dashboard bodies' rules between fields", () => {
     // A manual adjustment moves points: never 0.
     const adjust = bodyOf('/dashboard/api/loyalty/accounts/{id}/adjust', 'post');
@@ -179,6 +193,22 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
         expect(Object.keys(operation.responses), `${method} ${path}`).toContain('503');
       }
     }
+  });
+
+  it('lists 413 and 415 on every write, since every write body is read, one taking no fields too', async () => {
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      for (const method of ['post', 'put', 'patch', 'delete'].filter((name) => item[name])) {
+        // The payment provider's webhook reads its own body (any payload gets the route's answer).
+        if (path === '/api/payments/webhook/{provider}') continue;
+        expect(Object.keys(item[method].responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['413', '415']),
+        );
+      }
+    }
+    // A write that takes no fields, sent a body all the same, before any credential is looked at.
+    const sent = { method: 'DELETE', headers: { 'Content-Type': 'text/plain' }, body: 'x' };
+    const plain = await app.request('/dashboard/api/api-keys/00000000-0000-4000-8000-000000000000', sent);
+    expect([plain.status, plain.body.errorCode]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
   it('answers OPTIONS on a fixed path with its own methods only', async () => {

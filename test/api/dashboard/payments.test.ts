@@ -131,6 +131,11 @@ describe('the company payment ledger', () => {
     };
     expect(await day('2021-01-15')).toEqual({ rows: [line!.id], total: 1, counted: 1 });
     expect(await day('2021-01-16')).toEqual({ rows: [], total: 0, counted: 0 });
+    // SPEC's `date` filter is the same one day.
+    const dated = await app.request(`${LEDGER}?date=2021-01-15`, {
+      headers: { Cookie: own.staff.OWNER.cookie },
+    });
+    expect([dated.status, dated.body.data?.map((row: any) => row.id)]).toEqual([200, [line!.id]]);
   });
 
   it('lets DISPATCHER and STAFF read lines without statistics; any other company sees none of them', async () => {
@@ -395,6 +400,8 @@ describe('the company payment ledger', () => {
       app.request(`${LEDGER}?status=PAID`, { headers }),
       app.request(`${LEDGER}?from=2026-02-30`, { headers }),
       app.request(`${LEDGER}?from=2026-03-02&to=2026-03-01`, { headers }),
+      app.request(`${LEDGER}?date=2026-03-01&from=2026-03-01`, { headers }),
+      app.request(`${LEDGER}?date=2026-02-30`, { headers }),
       app.request(`${LEDGER}?limit=1000`, { headers }),
       app.request(`${LEDGER}?company_id=${randomUUID()}`, { headers }),
     ]);
