@@ -340,6 +340,13 @@ export async function reopenDelivery(
 > {
   const company = { companyId: scope.companyId, actor: { keyId: scope.keyId } };
   return companyTransaction(db, company, 'share', async (client) => {
+    // The delivery first, then what it is read with, in a statement of its own: an attempt answered
+    // 410 holds the delivery while it disables the subscription, and a statement that waited for the
+    // delivery would still see the subscription ACTIVE.
+    await client.query(`select 1 from webhook_deliveries where id = $1 and subscription_id = $2 for update`, [
+      scope.deliveryId,
+      scope.subscriptionId,
+    ]);
     const { rows } = await client.query<{
       status: DeliveryStatus;
       subscription_status: string;
@@ -349,8 +356,7 @@ export async function reopenDelivery(
     }>(
       `select d.status, s.status as subscription_status, d.booking_id, d.event, d.workflow_started_at::text as started_at
        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
-       where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'
-       for update of d`,
+       where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'`,
       [scope.deliveryId, scope.subscriptionId, scope.companyId],
     );
     const row = rows[0];
