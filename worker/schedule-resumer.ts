@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { committingSchedules, type CommittingSchedule } from '../db/queries/trip-schedules.js';
+import { endCancelledSchedule } from '../db/writes/planning/schedule-batches.js';
 import type { ActingMember } from '../domain/company-actor.js';
 import { processSearchAttributes, workflowIds } from '../workflows/shared.js';
 import {
@@ -18,7 +19,7 @@ import {
 
 /**
  * Resumes trip schedules whose workflow has closed while they were still COMMITTING: a
- * `trip-schedule/{id}` run terminated or cancelled in the Temporal UI leaves its schedule claimed,
+ * `trip-schedule/{id}` run terminated in the Temporal UI (a kill: the run looked stuck) leaves its schedule claimed,
  * and the departures it had yet to create keep blocking the bus, the driver and the route
  * (db/queries/planning.ts claimedWindows), with no API to finish it. The database is the source of
  * truth: a COMMITTING row is a claim the company made, so every RESUME_CHECK_MS each worker reads
@@ -58,13 +59,18 @@ export interface ResumerDeps {
 }
 
 /**
- * Whether trip-schedule/{id} has a run still open, has one closed, or is unknown to Temporal: a row
- * with no workflow at all (written by hand, or past the namespace's retention) is not ours to run.
+ * Whether trip-schedule/{id} has a run still open, was cancelled (an operator's stop), has closed
+ * otherwise (terminated, timed out: killed, not stopped), or is unknown to Temporal: a row with no
+ * workflow at all (written by hand, or past the namespace's retention) is not ours to run.
  */
-async function runOf(client: Client, scheduleId: string): Promise<'OPEN' | 'CLOSED' | 'UNKNOWN'> {
+async function runOf(
+  client: Client,
+  scheduleId: string,
+): Promise<'OPEN' | 'CANCELLED' | 'CLOSED' | 'UNKNOWN'> {
   try {
     const run = await client.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe();
-    return run.status.name === 'RUNNING' ? 'OPEN' : 'CLOSED';
+    if (run.status.name === 'RUNNING') return 'OPEN';
+    return run.status.name === 'CANCELLED' ? 'CANCELLED' : 'CLOSED';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'UNKNOWN';
     throw error;
@@ -107,7 +113,11 @@ async function resume(client: Client, deps: ResumerDeps, schedule: CommittingSch
   });
 }
 
-/** Resumes the schedule when its run has closed; answers whether it did. */
+/**
+ * Resumes the schedule when its run has closed; answers whether it did. A run an operator
+ * cancelled is their stop: the schedule ends FAILED (OPERATOR_CANCELLED) instead, its claim on the
+ * departures left released.
+ */
 async function resumeIfClosed(
   client: Client,
   deps: ResumerDeps,
@@ -117,6 +127,12 @@ async function resumeIfClosed(
   if (unknown.has(schedule.scheduleId)) return false;
   const run = await runOf(client, schedule.scheduleId);
   if (run === 'UNKNOWN') unknown.add(schedule.scheduleId);
+  if (run === 'CANCELLED' && (await endCancelledSchedule(deps.db, schedule.scheduleId))) {
+    deps.logger.info(
+      { scheduleId: schedule.scheduleId },
+      'trip schedule stopped: its workflow was cancelled',
+    );
+  }
   if (run !== 'CLOSED') return false;
   await resume(client, deps, schedule);
   deps.logger.info({ scheduleId: schedule.scheduleId }, 'trip schedule resumed: its workflow had closed');

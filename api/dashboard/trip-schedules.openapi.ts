@@ -123,7 +123,8 @@ const Schedule = z
       .meta({
         description:
           'why a FAILED schedule stopped (null otherwise): COMPANY_SUSPENDED (the company was suspended while it ' +
-          'committed), TRIP_AFTER_LAST_DATE, or the code of the route, bus, driver or pickup stop refusal its batch ' +
+          'committed), OPERATOR_CANCELLED (an operator cancelled its workflow to stop it), TRIP_AFTER_LAST_DATE, or ' +
+          'the code of the route, bus, driver or pickup stop refusal its batch ' +
           'met (as POST /trips answers it); CONFLICT_AFTER_CLAIM only on schedules committed before 2026-12-05 (a ' +
           'conflict a batch meets now skips its departure alone)',
       }),

@@ -85,6 +85,27 @@ async function failSchedule(
   return progressOf(client, scheduleId);
 }
 
+/** failure_reason of a schedule whose workflow an operator cancelled while it committed. */
+export const OPERATOR_CANCELLED = 'OPERATOR_CANCELLED';
+
+/**
+ * Ends a schedule still COMMITTING as FAILED, OPERATOR_CANCELLED: an operator cancelled its
+ * workflow in the Temporal UI to stop it (worker/schedule-resumer.ts). The trips of its batches
+ * before stay, its claim on the departures left ends, and a batch of the cancelled run still in
+ * flight finds it no longer COMMITTING and creates nothing. Answers whether it ended it.
+ */
+export async function endCancelledSchedule(db: Database, scheduleId: string): Promise<boolean> {
+  return db.transaction(async (client) => {
+    const { rows } = await client.query<{ status: ScheduleStatus }>(
+      `select status from trip_schedules where id = $1 for update`,
+      [scheduleId],
+    );
+    if (rows[0]?.status !== 'COMMITTING') return false;
+    await failSchedule(client, scheduleId, OPERATOR_CANCELLED);
+    return true;
+  });
+}
+
 /** The driver, bus and pickup stop resolved again, in case they changed since the claim. */
 async function batchRefs(client: TransactionClient, schedule: ScheduleRow) {
   return resolveTripRefs(client, schedule.company_id, {

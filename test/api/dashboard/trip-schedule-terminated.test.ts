@@ -8,7 +8,8 @@ import { dashboard, planningWorld, scheduleTrips, type PlanningWorld } from '../
 
 /**
  * A trip schedule whose `trip-schedule/{id}` run closes while it is still COMMITTING (an operator
- * terminates it in the Temporal UI) is resumed by the worker's periodic check
+ * terminates it in the Temporal UI) is resumed by the worker's periodic check; one whose run an
+ * operator cancels is stopped (FAILED, OPERATOR_CANCELLED)
  * (worker/schedule-resumer.ts): a new run claims the stored row and creates the trips left, each
  * once. A live run is left alone. The test worker of the run does the checks.
  */
@@ -93,6 +94,47 @@ describe('a trip-schedule workflow that an operator ends mid-commit', () => {
     expect([again.status, again.body.errorCode]).toEqual([422, 'SCHEDULE_EMPTY']);
     const after = await commit(world, [17, 20]);
     expect([201, 202], after.text).toContain(after.status);
+  }, 90_000);
+
+  it("a cancelled run is the operator's stop: the schedule ends FAILED, and its claim on the days left ends", async () => {
+    const world = await planningWorld(app);
+    const scheduleId = await commitHeld(world, async (id) => {
+      const handle = app.temporal.workflow.getHandle(workflowIds.tripSchedule(id));
+      await handle.cancel();
+      await eventually(
+        async () => (await handle.describe()).status.name,
+        (status) => status !== 'RUNNING',
+      );
+    });
+
+    const row = await eventually(
+      () => stored(scheduleId),
+      (current) => current.status !== 'COMMITTING',
+      30_000,
+    );
+    // The batch already running when the run was cancelled may finish (it was held, not stopped);
+    // no batch runs after it.
+    expect(row.status).toBe('FAILED');
+    expect(row.batches_done).toBeLessThanOrEqual(1);
+    const read = await dashboard(app, world.sessions.OWNER, 'GET', `/trip-schedules/${scheduleId}`);
+    expect(read.body.data).toMatchObject({ status: 'FAILED', failure_reason: 'OPERATOR_CANCELLED' });
+    const made = await scheduleTrips(app.db, scheduleId);
+    expect(made).toHaveLength(row.trips_created);
+    expect(made.length).toBeLessThan(14);
+    // Not resumed: the latest run is still the cancelled one, and nothing more is made.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const latest = await app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe();
+    expect(latest.status.name).toBe('CANCELLED');
+    expect(await scheduleTrips(app.db, scheduleId)).toHaveLength(made.length);
+    // Its departures left are free again: the fortnight commits, skipping the days it made.
+    const again = await commit(world, [3, 16], true);
+    expect([201, 202], again.text).toContain(again.status);
+    const rest = await eventually(
+      () => stored(again.body.data.id as string),
+      (current) => current.status !== 'COMMITTING',
+      30_000,
+    );
+    expect(rest).toMatchObject({ status: 'COMPLETED', trips_created: 14 - made.length });
   }, 90_000);
 
   it('a live run held up by its batches is left alone: the same run finishes it', async () => {
