@@ -116,6 +116,35 @@ export const listTripSchedules = companyListing('schedules', {
 export const findTripSchedule = companyRecordById(SCHEDULE_SELECT, 's', toRecord);
 
 /**
+ * A schedule's plan as its row stores it, the claim's input: what the batches run
+ * (db/writes/planning/schedule-batches.ts) and a resumed run's claim (committingSchedules) read.
+ */
+export interface StoredPlanRow {
+  id: string;
+  claim_order: string;
+  company_id: string;
+  route_id: string;
+  pickup_stop_id: string;
+  bus_id: string;
+  driver_id: string | null;
+  start_date: string;
+  end_date: string;
+  departure_times: string[];
+  days_of_week: number[];
+  duration_minutes: number;
+  price_base: string;
+  price_vip: string | null;
+  plan_from_ms: number;
+  batch_size: number;
+}
+
+/** The columns of StoredPlanRow, from trip_schedules. */
+export const STORED_PLAN_COLUMNS = `id, claim_order, company_id, route_id, pickup_stop_id, bus_id, driver_id,
+  to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
+  departure_times, days_of_week, duration_minutes, price_base, price_vip,
+  extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size`;
+
+/**
  * A schedule still COMMITTING as its record holds it: what restarting its workflow needs
  * (worker/schedule-resumer.ts), the claim's input rebuilt from the row the claim wrote.
  */
@@ -140,31 +169,8 @@ export async function committingSchedules(
   db: Database,
   page: { after: number; limit: number },
 ): Promise<CommittingSchedule[]> {
-  const rows = await db.query<{
-    id: string;
-    claim_order: string;
-    company_id: string;
-    created_by: string;
-    route_id: string;
-    pickup_stop_id: string;
-    bus_id: string;
-    driver_id: string | null;
-    start_date: string;
-    end_date: string;
-    departure_times: string[];
-    days_of_week: number[];
-    duration_minutes: number;
-    price_base: string;
-    price_vip: string | null;
-    notes: string;
-    skip_conflicts: boolean;
-    batch_size: number;
-    plan_from_ms: number;
-  }>(
-    `select id, claim_order, company_id, created_by, route_id, pickup_stop_id, bus_id, driver_id,
-            to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
-            departure_times, days_of_week, duration_minutes, price_base, price_vip, notes, skip_conflicts, batch_size,
-            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms
+  const rows = await db.query<StoredPlanRow & { created_by: string; notes: string; skip_conflicts: boolean }>(
+    `select ${STORED_PLAN_COLUMNS}, created_by, notes, skip_conflicts
      from trip_schedules where status = 'COMMITTING' and claim_order > $1 order by claim_order limit $2`,
     [page.after, page.limit],
   );

@@ -11,6 +11,7 @@ import {
 } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { planningConflicts } from '../../queries/planning.js';
+import { STORED_PLAN_COLUMNS, type StoredPlanRow } from '../../queries/trip-schedules.js';
 import { resolveTripRefs } from '../../queries/trip-plan.js';
 import { insertTrips } from '../catalogue.js';
 import { lockPlanningResources } from './locks.js';
@@ -23,23 +24,7 @@ import { companyTakesTrips, PROGRESS_COLUMNS, SUSPENDED } from './trip-schedules
  * is not done again, and (schedule, departure) is unique, so a retried batch neither duplicates nor
  * loses a trip.
  */
-interface ScheduleRow {
-  id: string;
-  claim_order: string;
-  company_id: string;
-  route_id: string;
-  pickup_stop_id: string;
-  bus_id: string;
-  driver_id: string | null;
-  start_date: string;
-  end_date: string;
-  departure_times: string[];
-  days_of_week: number[];
-  duration_minutes: number;
-  price_base: string;
-  price_vip: string | null;
-  plan_from_ms: number;
-  batch_size: number;
+interface ScheduleRow extends StoredPlanRow {
   batches_done: number;
   batches_total: number;
   status: ScheduleStatus;
@@ -49,10 +34,7 @@ interface ScheduleRow {
 
 async function lockedSchedule(client: TransactionClient, scheduleId: string): Promise<ScheduleRow> {
   const { rows } = await client.query<ScheduleRow>(
-    `select id, claim_order, company_id, route_id, pickup_stop_id, bus_id, driver_id,
-            to_char(start_date, 'YYYY-MM-DD') as start_date, to_char(end_date, 'YYYY-MM-DD') as end_date,
-            departure_times, days_of_week, duration_minutes, price_base, price_vip,
-            extract(epoch from plan_from)::float8 * 1000 as plan_from_ms, batch_size, batches_done, batches_total, status,
+    `select ${STORED_PLAN_COLUMNS}, batches_done, batches_total, status,
             array(select round(extract(epoch from d) * 1000)::float8 from unnest(skipped_departures) d) as skipped_ms
      from trip_schedules where id = $1 for update`,
     [scheduleId],
