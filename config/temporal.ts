@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from './index.js';
 
 type TemporalConfig = Pick<
@@ -41,4 +41,17 @@ export async function connectTemporalClient(
 ): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect(connectionOptions(config));
   return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
+}
+
+/**
+ * The status of the latest run under `workflowId` (RUNNING, COMPLETED, TERMINATED, CANCELLED, ...),
+ * or null when Temporal knows no run of it (never started, or past the namespace's retention).
+ */
+export async function latestRunStatus(client: Client, workflowId: string): Promise<string | null> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
 }

@@ -1,10 +1,6 @@
-import {
-  Client,
-  WithStartWorkflowOperation,
-  WorkflowNotFoundError,
-  type ConnectionLike,
-} from '@temporalio/client';
+import { Client, WithStartWorkflowOperation, type ConnectionLike } from '@temporalio/client';
 import type { Config } from '../config/index.js';
+import { latestRunStatus } from '../config/temporal.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { committingSchedules, type CommittingSchedule } from '../db/queries/trip-schedules.js';
@@ -67,14 +63,10 @@ async function runOf(
   client: Client,
   scheduleId: string,
 ): Promise<'OPEN' | 'CANCELLED' | 'CLOSED' | 'UNKNOWN'> {
-  try {
-    const run = await client.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe();
-    if (run.status.name === 'RUNNING') return 'OPEN';
-    return run.status.name === 'CANCELLED' ? 'CANCELLED' : 'CLOSED';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return 'UNKNOWN';
-    throw error;
-  }
+  const status = await latestRunStatus(client, workflowIds.tripSchedule(scheduleId));
+  if (status === null) return 'UNKNOWN';
+  if (status === 'RUNNING') return 'OPEN';
+  return status === 'CANCELLED' ? 'CANCELLED' : 'CLOSED';
 }
 
 /** A new run of the schedule's workflow with its claim (update-with-start, as the API starts it). */

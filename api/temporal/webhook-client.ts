@@ -1,5 +1,6 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
+import { latestRunStatus } from '../../config/temporal.js';
 import { workflowIds } from '../../workflows/shared.js';
 import {
   DEFAULT_RETRY_PLAN,
@@ -50,13 +51,7 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
      * redelivered. A run Temporal no longer knows of (past the namespace's retention) is closed.
      */
     async deliveryRunOpen(deliveryId: string): Promise<boolean> {
-      try {
-        const run = await temporal.workflow.getHandle(workflowIds.webhookDelivery(deliveryId)).describe();
-        return run.status.name === 'RUNNING';
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return false;
-        throw error;
-      }
+      return (await latestRunStatus(temporal, workflowIds.webhookDelivery(deliveryId))) === 'RUNNING';
     },
 
     /**
