@@ -21,7 +21,7 @@ import {
   roundTrip,
 } from './invariants/linked-flows.js';
 import { raceOnBooking, raceOnShared } from './invariants/races.js';
-import { buildWorld, replenish, type World } from './invariants/world.js';
+import { buildWorld, companyIds, replenish, type World } from './invariants/world.js';
 
 /**
  * Whole-system invariants under a seeded random mix of real flows through the API: seat locks and
@@ -110,6 +110,21 @@ const MUST_HAPPEN: readonly (readonly string[])[] = [
   ['cancel-linked 200', 'race-linked cancel+cancel#0 200', 'race-linked cancel+cancel#1 200'],
 ];
 
+/**
+ * Waits until the last decision deadline still pending has passed by DEADLINE_SLACK_SECONDS (the
+ * window is 18 s, so a request of the last steps may have most of it left).
+ */
+async function untilDeadlinesPassed(world: World): Promise<void> {
+  const [row] = await world.app.db.query<{ wait_ms: number }>(
+    `select coalesce(extract(epoch from max(deadline) - now()) * 1000, 0)::float8 as wait_ms
+       from confirmation_requests where status = 'PENDING' and company_id = any($1)`,
+    [companyIds(world)],
+  );
+  const waitMs = Math.max(0, row!.wait_ms) + DEADLINE_SLACK_SECONDS * 1000;
+  console.log(`[invariants] the last pending decision deadline passes in ${Math.round(row!.wait_ms)} ms`);
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+}
+
 describe('whole-system invariants under a random mix of flows', () => {
   const app = useTestApp({
     TIME_SCALE: 0.02,
@@ -143,7 +158,7 @@ describe('whole-system invariants under a random mix of flows', () => {
       if (step % 5 === 0) await replenish(world);
     }
     // Requests still waiting for a company reach their decision deadline; then a last look.
-    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    await untilDeadlinesPassed(world);
     await check('at the end');
 
     const seen = world.answers.summary();
