@@ -881,7 +881,11 @@ describe('webhook first attempts from the relay (full stack)', () => {
       expect(second.attempted).toBeGreaterThan(0);
       const sent = receiver.requests.map((request) => request.deliveryId);
       expect(sent.sort()).toEqual(rows.map((row) => row.id).sort());
-      expect([first.toStart, second.toStart]).toEqual([[], []]);
+      // None of these needs a workflow. (A step may also hand back other tests' deliveries: those the
+      // stopped relay had answered for a workflow it did not live to start.)
+      const ours = (toStart: typeof first.toStart) =>
+        toStart.filter((delivery) => delivery.subscriptionId === subscriptionId);
+      expect([ours(first.toStart), ours(second.toStart)]).toEqual([[], []]);
     });
 
     it('a delivery claimed by a relay that died is sent again once its lease has passed', async () => {
