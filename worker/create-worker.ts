@@ -12,6 +12,7 @@ import type { Database } from '../db/orm.js';
 import { createActivities } from '../activities/index.js';
 import { BrowserPool } from '../activities/documents/browser-pool.js';
 import { startHoldSweeper } from './hold-sweeper.js';
+import { startRelayKeeper } from './relay-keeper.js';
 import { startScheduleResumer } from './schedule-resumer.js';
 
 const require = createRequire(import.meta.url);
@@ -71,6 +72,9 @@ export async function createWorker(
   startHoldSweeper(deps);
   // Trip schedules left COMMITTING by a closed run (terminated in the Temporal UI) get a new run.
   const live = new Set(['INITIALIZED', 'RUNNING']);
-  startScheduleResumer({ ...deps, connection, running: () => live.has(worker.getState()) });
+  const running = () => live.has(worker.getState());
+  startScheduleResumer({ ...deps, connection, running });
+  // The webhook relay started again when its run closed (terminated in the Temporal UI).
+  startRelayKeeper({ ...deps, connection, running });
   return { worker, connection, browserPool };
 }

@@ -12,6 +12,7 @@ import {
   TRIP_SCHEDULE_WORKFLOW,
   type TripScheduleInput,
 } from '../workflows/trip-schedule.contract.js';
+import { startPeriodicCheck } from './periodic.js';
 
 /**
  * Resumes trip schedules whose workflow has closed while they were still COMMITTING: a
@@ -163,20 +164,11 @@ export async function resumeClosedSchedules(
 export function startScheduleResumer(deps: ResumerDeps): () => void {
   const client = new Client({ connection: deps.connection, namespace: deps.config.TEMPORAL_NAMESPACE });
   const unknown = new Set<string>();
-  let checking = false;
-  const timer = setInterval(() => {
-    if (!deps.running()) {
-      clearInterval(timer);
-      return;
-    }
-    if (checking) return;
-    checking = true;
-    resumeClosedSchedules(client, deps, unknown)
-      .catch((error: unknown) => deps.logger.debug({ err: error }, 'trip schedule resume check skipped'))
-      .finally(() => {
-        checking = false;
-      });
-  }, RESUME_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return startPeriodicCheck({
+    everyMs: RESUME_CHECK_MS,
+    running: deps.running,
+    check: () => resumeClosedSchedules(client, deps, unknown),
+    logger: deps.logger,
+    skipped: 'trip schedule resume check skipped',
+  });
 }

@@ -1,5 +1,11 @@
 import type { SearchAttributePair } from '@temporalio/common';
-import type { DeliveryStatus, DeliveryTrigger, RetryPlan } from '../domain/webhooks.js';
+import {
+  DEFAULT_RETRY_PLAN,
+  scaledRetryPlan,
+  type DeliveryStatus,
+  type DeliveryTrigger,
+  type RetryPlan,
+} from '../domain/webhooks.js';
 import { processSearchAttributes } from './shared.js';
 
 export {
@@ -23,6 +29,14 @@ export {
  * DELIVERED, FAILED, ABANDONED); memo: event and subscriptionId.
  */
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
+
+/** The retry plan from configuration: WEBHOOK_RETRY_HOURS long, every duration after TIME_SCALE. */
+export function retryPlanOf(config: { WEBHOOK_RETRY_HOURS: number; TIME_SCALE: number }): RetryPlan {
+  return scaledRetryPlan(
+    { ...DEFAULT_RETRY_PLAN, windowMs: config.WEBHOOK_RETRY_HOURS * 3_600_000 },
+    config.TIME_SCALE,
+  );
+}
 
 export interface WebhookDeliveryInput {
   deliveryId: string;

@@ -1,4 +1,6 @@
 import type { RetryPlan } from '../domain/webhooks.js';
+import { workflowIds } from './shared.js';
+import { retryPlanOf } from './webhook-delivery.contract.js';
 
 /**
  * The contract of the `webhookOutbox` workflow (id webhook-outbox, one per namespace): the relay.
@@ -9,7 +11,8 @@ import type { RetryPlan } from '../domain/webhooks.js';
  * wait and retry (network error, timeout, 3xx, 5xx, 408, 429) is handed to a
  * webhook-delivery/{deliveryId} workflow, which the relay starts and which waits the backoff before
  * its first retry; those are the ones in the Temporal UI (CompanyId, BookingId, ProcessStatus).
- * The API starts the relay at boot (a second start joins the running one).
+ * The API starts the relay at boot (a second start joins the running one), and every worker starts
+ * it again when its run has closed other than by an operator's cancel (worker/relay-keeper.ts).
  */
 export const WEBHOOK_OUTBOX_WORKFLOW = 'webhookOutbox';
 
@@ -52,3 +55,22 @@ export const WEBHOOK_RELAY_DEFAULTS = {
   leaseMs: 60_000,
   budgetMs: 2_000,
 } as const;
+
+/**
+ * How the relay is started (by the API at boot, by the worker's keeper): one id per namespace, a
+ * start while a run is open joins it, and a closed run (whatever its end) may be followed by a new one.
+ */
+export function relayStart(config: {
+  TEMPORAL_TASK_QUEUE: string;
+  WEBHOOK_RETRY_HOURS: number;
+  TIME_SCALE: number;
+}) {
+  const input: WebhookOutboxInput = { retry: retryPlanOf(config), ...WEBHOOK_RELAY_DEFAULTS };
+  return {
+    workflowId: workflowIds.webhookOutbox(),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [input] as [WebhookOutboxInput],
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
+  };
+}

@@ -3,46 +3,25 @@ import type { Config } from '../../config/index.js';
 import { latestRunStatus } from '../../config/temporal.js';
 import { workflowIds } from '../../workflows/shared.js';
 import {
-  DEFAULT_RETRY_PLAN,
   deliverySearchAttributes,
-  scaledRetryPlan,
+  retryPlanOf,
   WEBHOOK_DELIVERY_WORKFLOW,
-  type RetryPlan,
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery.contract.js';
-import {
-  WEBHOOK_OUTBOX_WORKFLOW,
-  WEBHOOK_RELAY_DEFAULTS,
-  type WebhookOutboxInput,
-} from '../../workflows/webhook-outbox.contract.js';
+import { relayStart, WEBHOOK_OUTBOX_WORKFLOW } from '../../workflows/webhook-outbox.contract.js';
 
 type WebhookConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'WEBHOOK_RETRY_HOURS'>;
 
-/** The retry plan from configuration: WEBHOOK_RETRY_HOURS long, every duration after TIME_SCALE. */
-export function retryPlanOf(config: WebhookConfig): RetryPlan {
-  return scaledRetryPlan(
-    { ...DEFAULT_RETRY_PLAN, windowMs: config.WEBHOOK_RETRY_HOURS * 3_600_000 },
-    config.TIME_SCALE,
-  );
-}
-
 /**
  * The API's side of webhook delivery. `ensureRelay` starts the one webhook-outbox relay of the
- * namespace (at API start; a relay already running is kept). `redeliver` starts
+ * namespace (at API start; a relay already running is kept, a closed one is started again). `redeliver` starts
  * webhook-delivery/{deliveryId} again for a manual redelivery (same id, a new run);
  * `deliveryRunOpen` tells whether that id has a run still open.
  */
 export function webhookClient(temporal: Client, config: WebhookConfig) {
   return {
     async ensureRelay(): Promise<void> {
-      const input: WebhookOutboxInput = { retry: retryPlanOf(config), ...WEBHOOK_RELAY_DEFAULTS };
-      await temporal.workflow.start(WEBHOOK_OUTBOX_WORKFLOW, {
-        workflowId: workflowIds.webhookOutbox(),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      });
+      await temporal.workflow.start(WEBHOOK_OUTBOX_WORKFLOW, relayStart(config));
     },
 
     /**

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { RELAY_FIRST_ATTEMPTS, RELAY_LISTENER_NAME } from '../../activities/webhook-relay.js';
-import { retryPlanOf, webhookClient } from '../../api/temporal/webhook-client.js';
+import { webhookClient } from '../../api/temporal/webhook-client.js';
+import { latestRunStatus } from '../../config/temporal.js';
 import { verifyNotification } from '../../domain/webhook-signing.js';
 import { workflowIds } from '../../workflows/shared.js';
+import { retryPlanOf } from '../../workflows/webhook-delivery.contract.js';
 import { WEBHOOK_RELAY_DEFAULTS } from '../../workflows/webhook-outbox.contract.js';
 import type { TestApp } from './harness.js';
 import { eventually } from './journeys.js';
@@ -116,22 +118,30 @@ export async function subscribe(
 
 /**
  * The relay of this test run restarted with this app's configuration (its TIME_SCALE shortens the
- * retry plan handed to every delivery it starts).
+ * retry plan handed to every delivery it starts). The old run is cancelled, the operator's stop,
+ * so the worker's relay keeper (worker/relay-keeper.ts) does not start it again in between with
+ * the worker's own configuration.
  */
 export async function restartRelay(app: TestApp): Promise<void> {
-  await terminateRelay(app, 'restarted by a test');
+  await cancelRelay(app, 'restarted by a test');
   await webhookClient(app.temporal, app.config).ensureRelay();
   expect(retryPlanOf(app.config).initialMs).toBeLessThan(10_000);
 }
 
-const terminateRelay = (app: TestApp, reason: string) =>
-  app.temporal.workflow
-    .getHandle(workflowIds.webhookOutbox())
-    .terminate(reason)
-    .catch(() => undefined);
+/** The relay cancelled (the operator's stop, which the keeper leaves alone) and its run closed. */
+async function cancelRelay(app: TestApp, reason: string): Promise<void> {
+  const handle = app.temporal.workflow.getHandle(workflowIds.webhookOutbox());
+  await handle.cancel().catch(() => undefined);
+  const status = await eventually(
+    () => latestRunStatus(app.temporal, workflowIds.webhookOutbox()),
+    (found) => found !== 'RUNNING',
+    30_000,
+  );
+  expect(status, `relay ${reason}: its run still open`).not.toBe('RUNNING');
+}
 
 /**
- * A step the relay had running when it was terminated goes on unaware (it learns nothing until it
+ * A step the relay had running when it was cancelled goes on unaware (it learns nothing until it
  * ends): it claims first attempts for up to its budget, and the attempts then in flight end within
  * their deadline. A test that books right after stopRelay would otherwise see that step send its
  * deliveries.
@@ -139,13 +149,13 @@ const terminateRelay = (app: TestApp, reason: string) =>
 const LAST_STEP_MS = WEBHOOK_RELAY_DEFAULTS.budgetMs + RELAY_FIRST_ATTEMPTS.deadlineMs + 500;
 
 /**
- * The relay terminated, its idle loop over and any step it was running over: that loop runs until
+ * The relay cancelled, its idle loop over and any step it was running over: that loop runs until
  * its wait ends, so it has stopped once no session of RELAY_LISTENER_NAME is left; a step is over
- * LAST_STEP_MS after the termination.
+ * LAST_STEP_MS after the cancel.
  */
 export async function stopRelay(app: TestApp): Promise<void> {
   const lastStepOver = Date.now() + LAST_STEP_MS;
-  await terminateRelay(app, 'stopped by a test');
+  await cancelRelay(app, 'stopped by a test');
   const [left] = await eventually(
     () =>
       app.db.query<{ listening: number }>(

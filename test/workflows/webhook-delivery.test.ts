@@ -1177,3 +1177,69 @@ describe('webhook delivery whose retry workflow an operator ends', () => {
     expect(await manualAttempts(delivered.id)).toBe(0);
   });
 });
+
+const KEEPER_SECRET = 'receiver-relay-keeper-secret-012';
+
+describe('the webhook relay an operator ends (the worker keeps it running)', () => {
+  const app = useTestApp({ TIME_SCALE: 0.02, UNPAID_BOOKINGS_MAX: 0 });
+  let trip: BookableTripFixture;
+  let receiver: Receiver;
+  let caller: Caller;
+  let seat = 0;
+  const relay = () => app.temporal.workflow.getHandle(workflowIds.webhookOutbox());
+  const book = () =>
+    createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[seat++]!] });
+  const sentFor = (bookingId: string) =>
+    receiver.requests.filter((request) => request.body.data.booking_id === bookingId);
+
+  beforeAll(async () => {
+    trip = await bookableTrip(app.db, { seats: 10 });
+    const key = await apiKeyOf(app, trip.companyId);
+    receiver = await startReceiver(KEEPER_SECRET);
+    await subscribe(app, key, { url: receiver.url, events: ['booking.created'], secret: KEEPER_SECRET });
+    caller = await mobileTraveller(app);
+    await restartRelay(app);
+  });
+  afterAll(async () => {
+    await restartRelay(app);
+    await receiver?.close();
+  });
+
+  it('a relay terminated in the Temporal UI is started again by the worker, and the events booked meanwhile arrive', async () => {
+    const before = await relay().describe();
+    await relay().terminate('looked stuck');
+    const booking = await book();
+    // The worker's keeper checks every 5 s: a new run of the same id, running.
+    const after = await eventually(
+      () => relay().describe(),
+      (described) => described.status.name === 'RUNNING' && described.runId !== before.runId,
+      30_000,
+    );
+    expect([after.status.name, after.runId === before.runId]).toEqual(['RUNNING', false]);
+    await eventually(
+      async () => sentFor(booking.id).length,
+      (count) => count > 0,
+      30_000,
+    );
+    expect(sentFor(booking.id).map((request) => [request.event, request.verified])).toEqual([
+      ['booking.created', true],
+    ]);
+  }, 70_000);
+
+  it('a relay an operator cancelled stays stopped (their stop): nothing is sent until it is started again', async () => {
+    await stopRelay(app);
+    const booking = await book();
+    // Longer than two of the keeper's checks: still the cancelled run, and nothing sent.
+    await sleep(12_000);
+    expect((await relay().describe()).status.name).toBe('CANCELLED');
+    expect(sentFor(booking.id)).toEqual([]);
+    // An API process that starts (ensureRelay) starts it again, and the event goes out.
+    await restartRelay(app);
+    await eventually(
+      async () => sentFor(booking.id).length,
+      (count) => count > 0,
+      30_000,
+    );
+    expect(sentFor(booking.id).map((request) => request.event)).toEqual(['booking.created']);
+  }, 70_000);
+});
