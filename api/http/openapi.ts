@@ -22,13 +22,15 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'cookie',
     name: 'bb_staff',
-    description: 'Company dashboard session cookie',
+    description:
+      'Company dashboard session cookie; writes also need X-CSRF-Token, the csrfToken of the sign-in answer (also in the bb_staff_csrf cookie)',
   },
   adminSession: {
     type: 'apiKey',
     in: 'cookie',
     name: 'bb_admin',
-    description: 'Administrator session cookie',
+    description:
+      'Administrator session cookie; writes also need X-CSRF-Token, the csrfToken of the sign-in answer (also in the bb_admin_csrf cookie)',
   },
   driverBearer: { type: 'http', scheme: 'bearer', description: 'Driver app token' },
   shareRecipient: {

@@ -211,6 +211,14 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
     expect([plain.status, plain.body.errorCode]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
+  it('tells cookie callers of every write that needs X-CSRF-Token to send it, admin and dashboard included', () => {
+    const schemes = document.components.securitySchemes;
+    for (const name of ['travellerCookie', 'companySession', 'adminSession']) {
+      expect(schemes[name].description, name).toContain('X-CSRF-Token');
+    }
+    // The rule itself: test/api/admin/admins.test.ts and test/api/dashboard/auth.test.ts refuse a write without it.
+  });
+
   it('answers OPTIONS on a fixed path with its own methods only', async () => {
     const response = await app.request('/dashboard/api/trips/bulk', { method: 'OPTIONS' });
     expect(response.headers.get('allow')).toBe('POST');
