@@ -47,6 +47,28 @@ async function makeOverdue(db: Database, journeyId: string): Promise<void> {
   ]);
 }
 
+/**
+ * Sweeps until no decision of these scopes is still PENDING (or 5 s pass). The tests' shared worker
+ * sweeps too (worker/hold-sweeper.ts, every HOLD_SWEEP_SECONDS): while its release holds a scope's
+ * lock, a sweep passes over that scope (nowait) and returns before the release has committed; the
+ * next sweep finds it settled.
+ */
+async function sweepUntilSettled(db: Database, scopeIds: string[]): Promise<void> {
+  await eventually(
+    async () => {
+      await releaseOverdueDecisions(db);
+      const [row] = await db.query<{ pending: number }>(
+        `select count(*)::int as pending from confirmation_requests
+         where scope_id = any($1::uuid[]) and status = 'PENDING'`,
+        [scopeIds],
+      );
+      return row!.pending;
+    },
+    (pending) => pending === 0,
+    5_000,
+  );
+}
+
 async function stateOf(db: Database, journeyId: string) {
   const facts = await journeyFacts(db, journeyId);
   const requests = await db.query<{ status: string }>(
@@ -91,7 +113,7 @@ describe('overdue decision deadlines, released by a sweep', () => {
     const untouched = await stateOf(app.db, notDue);
 
     // The tests' shared worker sweeps overdue scopes too (worker/hold-sweeper.ts): it may release them first.
-    await releaseOverdueDecisions(app.db);
+    await sweepUntilSettled(app.db, [first, second]);
 
     expect(await stateOf(app.db, first)).toEqual(RELEASED_AT_DEADLINE);
     expect(await stateOf(app.db, second)).toEqual(RELEASED_AT_DEADLINE);
@@ -126,7 +148,7 @@ describe('overdue decision deadlines, released by a sweep', () => {
     unlock();
     await other;
 
-    await releaseOverdueDecisions(app.db);
+    await sweepUntilSettled(app.db, [journeyId]);
     expect(await stateOf(app.db, journeyId)).toEqual(RELEASED_AT_DEADLINE);
   });
 
@@ -150,7 +172,7 @@ describe('overdue decision deadlines, released by a sweep', () => {
       [orderId],
     );
 
-    await releaseOverdueDecisions(app.db);
+    await sweepUntilSettled(app.db, [orderId]);
 
     const [order] = await app.db.query<{ status: string; failure_reason: string | null }>(
       `select status, failure_reason from journey_orders where id = $1`,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { cashShiftClient } from '../../../api/temporal/cash-shift-client.js';
 import { adjustShiftUpdate, cashShiftStateQuery } from '../../../workflows/cash-shift.contract.js';
@@ -522,19 +521,22 @@ describe('a shift open past CASH_SHIFT_MAX_HOURS', () => {
     const world = await financeWorld(app);
     const shift = await openShift(app, world.staff.OWNER, 7_000);
     const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
-    let overdueSince: string | null = null;
-    for (let attempt = 0; attempt < 40 && !overdueSince; attempt += 1) {
-      await sleep(250);
-      const [row] = await app.db.query<{ overdue_since: string | null }>(
-        `select overdue_since from cash_shifts where id = $1`,
-        [shift.id],
-      );
-      overdueSince = row!.overdue_since;
-    }
-    expect(overdueSince).not.toBeNull();
+    const [marked] = await eventually(
+      () =>
+        app.db.query<{ overdue_since: string | null }>(
+          `select overdue_since from cash_shifts where id = $1`,
+          [shift.id],
+        ),
+      ([row]) => row!.overdue_since !== null,
+    );
+    expect(marked!.overdue_since).not.toBeNull();
     const read = await app.request(SHIFTS, { headers: { Cookie: world.staff.OWNER.cookie } });
     expect(read.body.data.current).toMatchObject({ id: shift.id, status: 'OPEN', overdue: true });
-    const description = await handle.describe();
+    // The mark's activity commits the row before its workflow task sets ProcessStatus: wait for that task.
+    const description = await eventually(
+      () => handle.describe(),
+      (described) => described.searchAttributes.ProcessStatus?.[0] !== 'OPEN',
+    );
     expect(description.status.name).toBe('RUNNING');
     expect(description.searchAttributes.ProcessStatus).toEqual(['OVERDUE']);
 
