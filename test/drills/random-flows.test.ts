@@ -31,11 +31,14 @@ import { buildWorld, companyIds, replenish, type World } from './invariants/worl
  * boarding to completion, tills moved, closed and reopened, loyalty redemptions, and about one step
  * in eight a burst of 2-4 of these at once, plus races aimed at one booking, seat, voucher or till.
  *
- * Every ten steps, with nothing else running, ./invariants/invariants.ts checks seats, tickets and
- * credentials, journeys (a connection's legs and a round trip's bookings end together unless refunded or
- * their trip was cancelled), payment lines against the ledger and its statistics, cash shifts, loyalty
- * balances and vouchers, and analytics against a recount. Replay a run with INVARIANT_SEED and
- * INVARIANT_STEPS (a seed fixes the choices; the interleaving of concurrent steps may still differ).
+ * Every ten steps, with no flow running, ./invariants/invariants.ts checks seats, tickets and
+ * credentials, journeys (a connection's legs and a round trip's bookings end together unless refunded
+ * or their trip was cancelled), payment lines against the ledger and its statistics, cash shifts,
+ * loyalty balances and vouchers, and analytics against a recount. Background work goes on meanwhile
+ * (decision deadlines, hold and seat lock expiries), so the database is read in one snapshot and each
+ * answer of the API between two equal recounts (./invariants/snapshot.ts). Replay a run with
+ * INVARIANT_SEED and INVARIANT_STEPS (a seed fixes the choices; the interleaving of concurrent steps
+ * may still differ).
  */
 const SEED = Number(process.env.INVARIANT_SEED ?? 20261205);
 const STEPS = Number(process.env.INVARIANT_STEPS ?? 360);

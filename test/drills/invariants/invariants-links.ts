@@ -1,4 +1,5 @@
 import type { Fail } from './invariants-seats.js';
+import type { Reader } from './snapshot.js';
 import { companyIds, type World } from './world.js';
 
 /**
@@ -14,8 +15,8 @@ const STANDING = `('CONFIRMED', 'PENDING_CONFIRMATION', 'CHECKED_IN', 'COMPLETED
 const ENDED_SCOPE = `('CANCELLED', 'RELEASED', 'EXPIRED')`;
 
 /** A booking ended beside a partner still standing must have ended by a refund or its trip's cancel. */
-export async function partnersEndTogether(world: World, fail: Fail): Promise<void> {
-  const alone = await world.app.db.query<{ link: string }>(
+export async function partnersEndTogether(read: Reader, world: World, fail: Fail): Promise<void> {
+  const alone = await read.query<{ link: string }>(
     `select b.id, b.status, b.payment_status, t.status as trip_status, o.id as partner_id, o.status as partner_status,
             case when o.journey_id = b.journey_id then 'connection' else 'round trip' end as link
        from bookings b join trips t on t.id = b.trip_id join journeys j on j.id = b.journey_id
@@ -29,8 +30,8 @@ export async function partnersEndTogether(world: World, fail: Fail): Promise<voi
 }
 
 /** Every order of the drill's bookings (round trips) holds two journeys, each with a booking. */
-export async function roundTripsWhole(world: World, fail: Fail): Promise<void> {
-  const broken = await world.app.db.query(
+export async function roundTripsWhole(read: Reader, world: World, fail: Fail): Promise<void> {
+  const broken = await read.query(
     `select r.id, r.status, count(distinct j.id)::int as journeys, count(b.id)::int as bookings,
             array_agg(j.status) as journey_statuses
        from journey_orders r join journeys j on j.order_id = r.id left join bookings b on b.journey_id = j.id
@@ -44,8 +45,8 @@ export async function roundTripsWhole(world: World, fail: Fail): Promise<void> {
 }
 
 /** An order ends once none of its journeys is left, and not before. */
-export async function ordersAgree(world: World, fail: Fail): Promise<void> {
-  const rows = await world.app.db.query<{ id: string; status: string; standing: number; journeys: string[] }>(
+export async function ordersAgree(read: Reader, world: World, fail: Fail): Promise<void> {
+  const rows = await read.query<{ id: string; status: string; standing: number; journeys: string[] }>(
     `select r.id, r.status, count(*) filter (where j.status not in ${ENDED_SCOPE})::int as standing,
             array_agg(j.status) as journeys
        from journey_orders r join journeys j on j.order_id = r.id
@@ -63,8 +64,8 @@ export async function ordersAgree(world: World, fail: Fail): Promise<void> {
 }
 
 /** A CONFIRMED connection has every leg's booking CONFIRMED or later, or ended on its own as above. */
-export async function confirmedLegsStand(world: World, fail: Fail): Promise<void> {
-  const rows = await world.app.db.query(
+export async function confirmedLegsStand(read: Reader, world: World, fail: Fail): Promise<void> {
+  const rows = await read.query(
     `select j.id, array_agg(b.status order by b.id) as bookings from journeys j join bookings b on b.journey_id = j.id
       where j.status = 'CONFIRMED' and b.company_id = any($1)
       group by j.id having count(*) > 1 and bool_or(b.status in ('PENDING_CONFIRMATION', 'EXPIRED'))`,

@@ -1,4 +1,5 @@
 import type { BookingFacts, Fail } from './invariants-seats.js';
+import { answerBetweenRecounts, type Reader } from './snapshot.js';
 import { companyIds, staffRead, type DrillCompany, type World } from './world.js';
 
 /**
@@ -7,8 +8,8 @@ import { companyIds, staffRead, type DrillCompany, type World } from './world.js
  */
 
 /** Every account's balance is the sum of its ledger and never negative. */
-export async function balancesAreTheirLedger(world: World, fail: Fail): Promise<void> {
-  const accounts = await world.app.db.query<{ id: string; balance: number; ledger: number }>(
+export async function balancesAreTheirLedger(read: Reader, world: World, fail: Fail): Promise<void> {
+  const accounts = await read.query<{ id: string; balance: number; ledger: number }>(
     `select a.id, a.balance,
             coalesce((select sum(t.points) from loyalty_transactions t where t.account_id = a.id), 0)::int as ledger
        from loyalty_accounts a where a.company_id = any($1)`,
@@ -24,8 +25,13 @@ export async function balancesAreTheirLedger(world: World, fail: Fail): Promise<
  * Points are earned once, only by a booking that travelled, in full on a completed trip (price / 100
  * × the programme's rate), and taken back once when that booking is refunded.
  */
-export async function pointsEarnedOnce(world: World, bookings: BookingFacts[], fail: Fail): Promise<void> {
-  const entries = await world.app.db.query<{
+export async function pointsEarnedOnce(
+  read: Reader,
+  world: World,
+  bookings: BookingFacts[],
+  fail: Fail,
+): Promise<void> {
+  const entries = await read.query<{
     booking_id: string;
     earned: number;
     earns: number;
@@ -58,16 +64,15 @@ export async function pointsEarnedOnce(world: World, bookings: BookingFacts[], f
  * The reward is never redeemed past its cap, and a voucher rides on at most one live booking, or on
  * the two bookings of one round trip (its discount split across both).
  */
-export async function vouchersUsedOnce(world: World, fail: Fail): Promise<void> {
-  const { db } = world.app;
-  const [reward] = await db.query<{ max_redemptions: number; issued: number }>(
+export async function vouchersUsedOnce(read: Reader, world: World, fail: Fail): Promise<void> {
+  const [reward] = await read.query<{ max_redemptions: number; issued: number }>(
     `select r.max_redemptions, (select count(*)::int from loyalty_redemptions x where x.reward_id = r.id) as issued
        from loyalty_rewards r where r.id = $1`,
     [world.reward.id],
   );
   if (reward!.issued > reward!.max_redemptions)
     fail(`reward redeemed ${reward!.issued} times, cap ${reward!.max_redemptions}`);
-  const vouchers = await db.query<{ code: string; status: string; live: number; ever: number }>(
+  const vouchers = await read.query<{ code: string; status: string; live: number; ever: number }>(
     `select x.code, x.status,
             (select count(distinct coalesce(j.order_id, j.id))::int from bookings b join journeys j on j.id = b.journey_id
               where b.reward_redemption_id = x.id and b.status <> 'CANCELLED') as live,
@@ -89,20 +94,19 @@ export async function vouchersUsedOnce(world: World, fail: Fail): Promise<void> 
  * made today (Damascus day): all of them, the sold ones, their seats, their unrefunded revenue and
  * the cancelled ones. Decision deadlines keep firing in the background while the drill checks (a
  * request's booking rows become CANCELLED), so the answer is compared with a recount taken both
- * before and after it; when the two recounts differ, something changed in between and the company
- * is looked at again.
+ * before and after it (answerBetweenRecounts).
  */
 export async function analyticsRecount(world: World, fail: Fail): Promise<void> {
   for (const company of world.companies) {
-    for (let look = 1; ; look++) {
-      const before = await recountToday(world, company.id);
-      const shown = await analyticsShown(world, company);
-      const after = await recountToday(world, company.id);
-      if (JSON.stringify(before) !== JSON.stringify(after) && look < 5) continue;
-      if (JSON.stringify(shown) !== JSON.stringify(after)) {
-        fail(`${company.name}: analytics ${JSON.stringify(shown)}, recount ${JSON.stringify(after)}`);
-      }
-      break;
+    const { shown, recount, settled } = await answerBetweenRecounts(
+      `${company.name} analytics`,
+      () => recountToday(world, company.id),
+      () => analyticsShown(world, company),
+    );
+    if (JSON.stringify(shown) !== JSON.stringify(recount)) {
+      fail(
+        `${company.name}: analytics ${JSON.stringify(shown)}, recount ${JSON.stringify(recount)}${settled ? '' : ' (its bookings kept changing)'}`,
+      );
     }
   }
 }

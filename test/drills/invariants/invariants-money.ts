@@ -1,5 +1,6 @@
 import { currentShift } from './company-flows.js';
 import type { BookingFacts, Fail } from './invariants-seats.js';
+import { answerBetweenRecounts, type Reader } from './snapshot.js';
 import { companyIds, staffRead, type DrillCompany, type World } from './world.js';
 
 /**
@@ -20,10 +21,11 @@ interface PaymentLine {
 const COLLECTED = ['COMPLETED', 'REFUND_DUE', 'REFUNDED'];
 const sum = (lines: PaymentLine[]) => lines.reduce((total, line) => total + line.amount, 0);
 
-export function paymentLines(world: World): Promise<PaymentLine[]> {
-  return world.app.db.query<PaymentLine>(
-    `select id, booking_id, status, amount::float8 as amount, cash_shift_id, company_id, source from payment_operations
-      where company_id = any($1)`,
+const LINE_COLUMNS = `id, booking_id, status, amount::float8 as amount, cash_shift_id, company_id, source`;
+
+export function paymentLines(read: Reader, world: World): Promise<PaymentLine[]> {
+  return read.query<PaymentLine>(
+    `select ${LINE_COLUMNS} from payment_operations where company_id = any($1)`,
     [companyIds(world)],
   );
 }
@@ -53,8 +55,13 @@ export function bookingsPaid(bookings: BookingFacts[], payments: PaymentLine[], 
 }
 
 /** Every REFUNDED line left the till exactly once, never for more than was paid. */
-export async function refundsLeftTheTill(world: World, payments: PaymentLine[], fail: Fail): Promise<void> {
-  const movements = await world.app.db.query<{
+export async function refundsLeftTheTill(
+  read: Reader,
+  world: World,
+  payments: PaymentLine[],
+  fail: Fail,
+): Promise<void> {
+  const movements = await read.query<{
     payment_id: string;
     amount: number;
     paid: number;
@@ -74,30 +81,26 @@ export async function refundsLeftTheTill(world: World, payments: PaymentLine[], 
   }
 }
 
-/** GET /dashboard/api/payments lists every line of the company as stored, and its statistics add up. */
-export async function ledgerShown(
-  world: World,
-  company: DrillCompany,
-  payments: PaymentLine[],
-  fail: Fail,
-): Promise<void> {
-  const shown: { id: string; status: string; amount: number }[] = [];
-  let statistics: Record<string, number> | undefined;
-  for (let offset = 0; ; offset += 100) {
-    const page = world.answers.record(
-      'ledger',
-      await staffRead(world, company, `/dashboard/api/payments?limit=100&offset=${offset}`),
-    );
-    if (page.status !== 200) return fail(`${company.name}: ledger ${page.status} ${page.text.slice(0, 200)}`);
-    statistics = page.body.statistics;
-    shown.push(...page.body.data);
-    if (page.body.data.length < 100) break;
-  }
-  const mine = payments.filter((line) => line.company_id === company.id);
-  if (shown.length !== mine.length)
-    fail(`${company.name}: ledger lists ${shown.length} lines, the table has ${mine.length}`);
+/**
+ * GET /dashboard/api/payments lists every line of the company as stored, and its statistics add up.
+ * The lines are read just before and just after the pages (answerBetweenRecounts).
+ */
+export async function ledgerShown(world: World, company: DrillCompany, fail: Fail): Promise<void> {
+  const { shown, recount: mine } = await answerBetweenRecounts(
+    `${company.name} ledger`,
+    () =>
+      world.app.db.query<PaymentLine>(
+        `select ${LINE_COLUMNS} from payment_operations where company_id = $1 order by id`,
+        [company.id],
+      ),
+    () => ledgerPages(world, company),
+  );
+  if ('failed' in shown) return fail(`${company.name}: ledger ${shown.failed}`);
+  const { lines, statistics } = shown;
+  if (lines.length !== mine.length)
+    fail(`${company.name}: ledger lists ${lines.length} lines, the table has ${mine.length}`);
   for (const line of mine) {
-    const listed = shown.find((each) => each.id === line.id);
+    const listed = lines.find((each) => each.id === line.id);
     if (listed?.status !== line.status || listed.amount !== line.amount) {
       fail(
         `${company.name}: ledger line ${line.id} ${JSON.stringify(listed)} is ${line.status} ${line.amount} in the table`,
@@ -118,45 +121,90 @@ export async function ledgerShown(
   }
 }
 
-/**
- * The company has an open shift; what the dashboard says it should hold is its opening balance plus
- * the collections linked to it plus its movements in, less its movements out, never below zero; and
- * every collected line belongs to a shift.
- */
-export async function openShiftAddsUp(
+type ShownLine = { id: string; status: string; amount: number };
+
+/** Every page of the company's ledger and the statistics of the last, or why a page failed. */
+async function ledgerPages(
   world: World,
   company: DrillCompany,
-  payments: PaymentLine[],
-  fail: Fail,
-): Promise<void> {
-  const mine = payments.filter((line) => line.company_id === company.id);
-  for (const line of mine.filter((each) => COLLECTED.includes(each.status) && !each.cash_shift_id)) {
-    fail(`${company.name}: collected payment ${line.id} (${line.source}) linked to no shift`);
+): Promise<{ lines: ShownLine[]; statistics?: Record<string, number> } | { failed: string }> {
+  const lines: ShownLine[] = [];
+  let statistics: Record<string, number> | undefined;
+  for (let offset = 0; ; offset += 100) {
+    const page = world.answers.record(
+      'ledger',
+      await staffRead(world, company, `/dashboard/api/payments?limit=100&offset=${offset}`),
+    );
+    if (page.status !== 200) return { failed: `${page.status} ${page.text.slice(0, 200)}` };
+    statistics = page.body.statistics;
+    lines.push(...page.body.data);
+    if (page.body.data.length < 100) return { lines, statistics };
   }
-  const current = await currentShift(world, company);
-  if (!current) return fail(`${company.name}: no open shift`);
-  const linked = mine.filter((line) => line.cash_shift_id === current.id && COLLECTED.includes(line.status));
-  const [moves] = await world.app.db.query<{ ins: number; outs: number }>(
-    `select coalesce(sum(amount) filter (where direction = 'IN'), 0)::float8 as ins,
-            coalesce(sum(amount) filter (where direction = 'OUT'), 0)::float8 as outs
-       from cash_shift_movements where shift_id = $1`,
-    [current.id],
+}
+
+/** Every collected line belongs to a shift. */
+export function collectionsInAShift(world: World, payments: PaymentLine[], fail: Fail): void {
+  for (const line of payments.filter((each) => COLLECTED.includes(each.status) && !each.cash_shift_id)) {
+    const company = world.companies.find((each) => each.id === line.company_id);
+    fail(`${company?.name}: collected payment ${line.id} (${line.source}) linked to no shift`);
+  }
+}
+
+interface OpenShiftRecount {
+  id: string;
+  opening_balance: number;
+  count: number;
+  amount: number;
+  ins: number;
+  outs: number;
+}
+
+/**
+ * The company has an open shift; what the dashboard says it should hold is its opening balance plus
+ * the collections linked to it plus its movements in, less its movements out, never below zero. The
+ * shift's figures are recounted just before and just after the dashboard's answer.
+ */
+export async function openShiftAddsUp(world: World, company: DrillCompany, fail: Fail): Promise<void> {
+  const { shown: current, recount } = await answerBetweenRecounts(
+    `${company.name} open shift`,
+    () => openShiftRecount(world, company.id),
+    () => currentShift(world, company),
   );
-  if (current.collections.amount !== sum(linked) || current.collections.count !== linked.length) {
+  if (!current || !recount) {
+    return fail(`${company.name}: no open shift (dashboard ${current?.id}, table ${recount?.id})`);
+  }
+  if (current.id !== recount.id)
+    fail(`${company.name}: the dashboard's open shift is ${current.id}, the table's ${recount.id}`);
+  if (current.collections.amount !== recount.amount || current.collections.count !== recount.count) {
     fail(
-      `${company.name}: shift collections ${JSON.stringify(current.collections)}, its lines ${linked.length}/${sum(linked)}`,
+      `${company.name}: shift collections ${JSON.stringify(current.collections)}, its lines ${recount.count}/${recount.amount}`,
     );
   }
-  const expected = current.opening_balance + sum(linked) + moves!.ins - moves!.outs;
+  const expected = recount.opening_balance + recount.amount + recount.ins - recount.outs;
   if (current.expected_amount !== expected)
     fail(`${company.name}: shift expects ${current.expected_amount}, its lines add to ${expected}`);
   if (current.expected_amount < 0) fail(`${company.name}: negative till ${current.expected_amount}`);
 }
 
+/** The company's OPEN shift with its collected lines and movements, in one statement. */
+async function openShiftRecount(world: World, companyId: string): Promise<OpenShiftRecount | undefined> {
+  const [row] = await world.app.db.query<OpenShiftRecount>(
+    `select s.id, s.opening_balance::float8 as opening_balance,
+            (select count(*)::int from payment_operations p where p.cash_shift_id = s.id
+               and p.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')) as count,
+            coalesce((select sum(p.amount) from payment_operations p where p.cash_shift_id = s.id
+               and p.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')), 0)::float8 as amount,
+            coalesce((select sum(m.amount) from cash_shift_movements m where m.shift_id = s.id and m.direction = 'IN'), 0)::float8 as ins,
+            coalesce((select sum(m.amount) from cash_shift_movements m where m.shift_id = s.id and m.direction = 'OUT'), 0)::float8 as outs
+       from cash_shifts s where s.company_id = $1 and s.status = 'OPEN'`,
+    [companyId],
+  );
+  return row;
+}
+
 /** A closed shift's stored figure still equals its lines, and nothing was linked to it after it closed. */
-export async function closedShiftsStand(world: World, fail: Fail): Promise<void> {
-  const { db } = world.app;
-  const closed = await db.query<{ id: string; expected: number; recount: number }>(
+export async function closedShiftsStand(read: Reader, world: World, fail: Fail): Promise<void> {
+  const closed = await read.query<{ id: string; expected: number; recount: number }>(
     `select s.id, s.expected_amount::float8 as expected,
             (s.opening_balance
              + coalesce((select sum(p.amount) from payment_operations p where p.cash_shift_id = s.id
@@ -171,7 +219,7 @@ export async function closedShiftsStand(world: World, fail: Fail): Promise<void>
     if (shift.expected !== shift.recount)
       fail(`closed shift ${shift.id} stored ${shift.expected}, its lines now add to ${shift.recount}`);
   }
-  const late = await db.query(
+  const late = await read.query(
     `select p.id, p.status, p.decided_at, s.closed_at from payment_operations p join cash_shifts s on s.id = p.cash_shift_id
       where s.company_id = any($1) and s.status = 'CLOSED' and p.decided_at > s.closed_at`,
     [companyIds(world)],

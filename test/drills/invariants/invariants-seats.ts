@@ -1,3 +1,4 @@
+import { answerBetweenRecounts, type Reader } from './snapshot.js';
 import { allTrips, companyIds, tripIds, type World } from './world.js';
 
 /**
@@ -11,8 +12,8 @@ const live = (alias: string) =>
 const LIVE = live('a');
 
 /** No seat is live twice over overlapping parts of a trip. */
-export async function noSeatTwice(world: World, fail: Fail): Promise<void> {
-  const doubles = await world.app.db.query(
+export async function noSeatTwice(read: Reader, world: World, fail: Fail): Promise<void> {
+  const doubles = await read.query(
     `select a.trip_id, a.seat_id, a.id as a_id, b.id as b_id, a.status as a_status, b.status as b_status
        from seat_allocations a join seat_allocations b
          on a.trip_id = b.trip_id and a.seat_id = b.seat_id and a.id < b.id
@@ -23,27 +24,42 @@ export async function noSeatTwice(world: World, fail: Fail): Promise<void> {
   for (const row of doubles) fail(`seat sold twice: ${JSON.stringify(row)}`);
 }
 
-/** A traveller reading a trip sees its seats less the live allocations (none on a trip no longer bookable). */
+/**
+ * A traveller reading a trip sees its seats less the live allocations (none on a trip no longer
+ * bookable). A hold runs out at its instant with no writer, so the count is taken just before and
+ * just after the read (answerBetweenRecounts).
+ */
 export async function freeSeatsShown(world: World, fail: Fail): Promise<void> {
   for (const { trip } of allTrips(world)) {
-    const [facts] = await world.app.db.query<{ seats_total: number; status: string; taken: number }>(
-      `select t.seats_total, t.status,
-              (select count(distinct a.seat_id)::int from seat_allocations a where a.trip_id = t.id and ${LIVE}) as taken
-         from trips t where t.id = $1`,
-      [trip.tripId],
+    const { shown, recount, settled } = await answerBetweenRecounts(
+      `free seats of trip ${trip.tripId}`,
+      () => freeSeatsOf(world, trip.tripId),
+      async () =>
+        world.answers.record(
+          'trip-detail',
+          await world.app.request(`/api/trips/${trip.tripId}`, { headers: world.travellers[0]!.headers }),
+        ),
     );
-    const detail = world.answers.record(
-      'trip-detail',
-      await world.app.request(`/api/trips/${trip.tripId}`, { headers: world.travellers[0]!.headers }),
-    );
-    const bookable = ['SCHEDULED', 'BOARDING', 'DELAYED'].includes(facts!.status);
-    const expected = bookable ? facts!.seats_total - facts!.taken : 0;
-    if (detail.status !== 200 || detail.body.data.available_seats !== expected) {
+    if (shown.status !== 200 || shown.body.data.available_seats !== recount.free) {
       fail(
-        `trip ${trip.tripId} (${facts!.status}) shows ${detail.body?.data?.available_seats} free seats, not ${expected}`,
+        `trip ${trip.tripId} (${recount.status}) shows ${shown.body?.data?.available_seats} free seats, not ${recount.free}${settled ? '' : ' (its seats kept changing)'}`,
       );
     }
   }
+}
+
+/** The trip's status and its free seats as a traveller should see them, in one statement. */
+async function freeSeatsOf(world: World, tripId: string): Promise<{ status: string; free: number }> {
+  const [facts] = await world.app.db.query<{ status: string; free: number }>(
+    `select t.status,
+            case when t.status in ('SCHEDULED', 'BOARDING', 'DELAYED')
+                 then t.seats_total - (select count(distinct a.seat_id)::int from seat_allocations a
+                                        where a.trip_id = t.id and ${LIVE})
+                 else 0 end as free
+       from trips t where t.id = $1`,
+    [tripId],
+  );
+  return facts!;
 }
 
 export interface BookingFacts {
@@ -67,8 +83,8 @@ export interface BookingFacts {
 }
 
 /** Every booking of the drill's companies with what backs it: its journey, tickets and seat allocations. */
-export function bookingFacts(world: World): Promise<BookingFacts[]> {
-  return world.app.db.query<BookingFacts>(
+export function bookingFacts(read: Reader, world: World): Promise<BookingFacts[]> {
+  return read.query<BookingFacts>(
     `select b.id, b.trip_id, b.status, b.payment_status, b.seats_count, b.total_price::float8 as total_price,
             b.company_id, j.status as journey_status, t.status as trip_status,
             (j.status = 'REQUESTED' and j.confirmation_deadline <= now()) as request_overdue,
@@ -132,31 +148,35 @@ export function bookingsBacked(bookings: BookingFacts[], fail: Fail): void {
  * revoked, a CONFIRMED journey has a booking still standing, and no request outlives its decision
  * deadline by more than `deadlineSlackSeconds` (the deadline workflow's lag under the drill's load).
  */
-export async function journeysAgree(world: World, fail: Fail, deadlineSlackSeconds: number): Promise<void> {
-  const { db } = world.app;
+export async function journeysAgree(
+  read: Reader,
+  world: World,
+  fail: Fail,
+  deadlineSlackSeconds: number,
+): Promise<void> {
   const trips = tripIds(world);
-  const endedHolding = await db.query(
+  const endedHolding = await read.query(
     `select j.id, j.status, a.trip_id, a.status as allocation_status from journeys j
        join seat_allocations a on a.owner_id = j.id
       where j.status in ('CANCELLED', 'RELEASED', 'EXPIRED') and a.trip_id = any($1) and ${LIVE}`,
     [trips],
   );
   for (const row of endedHolding) fail(`ended journey still holds a seat: ${JSON.stringify(row)}`);
-  const unrevoked = await db.query(
+  const unrevoked = await read.query(
     `select k.id, k.status, k.journey_id, k.trip_id from journey_tickets k
       where k.trip_id = any($1) and k.status in ('CANCELLED', 'REISSUED') and k.signature is not null
         and not exists (select 1 from credential_revocations r where r.ticket_id = k.id)`,
     [trips],
   );
   for (const row of unrevoked) fail(`ended ticket's credential not revoked: ${JSON.stringify(row)}`);
-  const hollow = await db.query(
+  const hollow = await read.query(
     `select j.id, j.status, array_agg(b.status) as bookings from journeys j join bookings b on b.journey_id = j.id
       where b.company_id = any($1) and j.status = 'CONFIRMED'
       group by j.id, j.status having bool_and(b.status = 'CANCELLED')`,
     [companyIds(world)],
   );
   for (const row of hollow) fail(`CONFIRMED journey whose bookings all ended: ${JSON.stringify(row)}`);
-  const late = await db.query(
+  const late = await read.query(
     `select j.id, j.confirmation_deadline, now() - j.confirmation_deadline as late from journeys j
       where j.status = 'REQUESTED' and j.confirmation_deadline < now() - make_interval(secs => $2)
         and exists (select 1 from journey_legs l where l.journey_id = j.id and l.trip_id = any($1))`,
