@@ -245,6 +245,26 @@ export async function bookJourney(app: TestApp, caller: Caller, legs: LegChoice[
   return { quoted, held, confirmed, journeyId };
 }
 
+/**
+ * Reads until `done`, and gives up with the last value only once a read that started more than
+ * `withinMs` after `since` still did not show it. Each read is judged by when it started, not when
+ * it answered: the API consults its platform state while it serves the read, so a read slowed by a
+ * loaded machine does not count against the change.
+ */
+export async function startedWithin<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  since: number,
+  withinMs: number,
+): Promise<T> {
+  for (;;) {
+    const startedAt = Date.now();
+    const value = await read();
+    if (done(value) || startedAt - since > withinMs) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Polls `read` until `done` holds (the workflow acts on its own clock) or the time runs out. */
 export async function eventually<T>(
   read: () => Promise<T>,

@@ -47,8 +47,19 @@ describe('support tickets', () => {
       headers: who.writeHeaders,
       json: { message },
     });
-  const ticketCount = async () =>
-    (await app.db.query<{ n: number }>(`select count(*)::int as n from support_tickets`))[0]!.n;
+  /**
+   * Tickets these ids opened or name (as traveller, company or booking): other test files open
+   * tickets in the same database at the same time, so a count of the whole table would move.
+   */
+  const ticketCount = async (...ids: string[]) =>
+    (
+      await app.db.query<{ n: number }>(
+        `select count(*)::int as n from support_tickets
+          where opened_by = any($1::uuid[]) or traveller_user_id = any($1::uuid[])
+             or company_id = any($1::uuid[]) or booking_id = any($1::uuid[])`,
+        [ids],
+      )
+    )[0]!.n;
 
   it('a traveller opens a ticket about their booking; support answers, assigns and closes it, each change recorded', async () => {
     const opened = await open(app, traveller, {
@@ -142,7 +153,8 @@ describe('support tickets', () => {
 
   it("refuses another traveller's booking or ticket, bad input, and invalid assignees, storing nothing", async () => {
     const stranger = await app.signIn();
-    const before = await ticketCount();
+    const ours = [stranger.userId, traveller.userId, bookingId, companyId];
+    const before = await ticketCount(...ours);
     expectError(
       await open(app, stranger, { bookingId, subject: 'Not mine', message: 'Hello' }),
       404,
@@ -168,7 +180,7 @@ describe('support tickets', () => {
       403,
       'CSRF_TOKEN_INVALID',
     );
-    expect(await ticketCount()).toBe(before);
+    expect(await ticketCount(...ours)).toBe(before);
 
     const mine = await open(app, traveller, { bookingId, subject: 'Mine', message: 'Hello' });
     const ticketId = mine.body.data.id;
@@ -339,8 +351,19 @@ describe('support tickets', () => {
       traveller: { id: traveller.userId },
       company: { id: companyId },
     });
-    const before = await ticketCount();
     const other = await createCorridor(app.db);
+    const mergedAway = await app.signIn();
+    const [nobodyCompany, nobodyTraveller] = [crypto.randomUUID(), crypto.randomUUID()];
+    const ours = [
+      support.admin.id,
+      bookingId,
+      companyId,
+      other.company.id,
+      mergedAway.userId,
+      nobodyCompany,
+      nobodyTraveller,
+    ];
+    const before = await ticketCount(...ours);
     expectError(
       await support.browser.send('POST', '/tickets', {
         subject: 'Mismatch',
@@ -355,7 +378,7 @@ describe('support tickets', () => {
       await support.browser.send('POST', '/tickets', {
         subject: 'Nobody',
         message: 'x',
-        companyId: crypto.randomUUID(),
+        companyId: nobodyCompany,
       }),
       404,
       'COMPANY_NOT_FOUND',
@@ -364,13 +387,12 @@ describe('support tickets', () => {
       await support.browser.send('POST', '/tickets', {
         subject: 'Nobody',
         message: 'x',
-        travellerId: crypto.randomUUID(),
+        travellerId: nobodyTraveller,
       }),
       404,
       'TRAVELLER_NOT_FOUND',
     );
     // An account a phone merge disabled: no one signs in to it, so no one would see the ticket.
-    const mergedAway = await app.signIn();
     await app.db.query(`update users set status = 'DISABLED' where id = $1`, [mergedAway.userId]);
     expectError(
       await support.browser.send('POST', '/tickets', {
@@ -381,7 +403,7 @@ describe('support tickets', () => {
       404,
       'TRAVELLER_NOT_FOUND',
     );
-    expect(await ticketCount()).toBe(before);
+    expect(await ticketCount(...ours)).toBe(before);
 
     const high = await support.browser.get(`/tickets?companyId=${companyId}&priority=HIGH&assignee=none`);
     expect(high.body.data.items.map((item: { id: string }) => item.id)).toEqual([

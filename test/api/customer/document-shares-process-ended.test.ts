@@ -172,12 +172,15 @@ describe('document shares whose workflow an operator ended', () => {
 });
 
 describe('document shares whose workflow an operator ended, past their clocks', () => {
-  /** At 0.004 the 5-minute link lasts 1.2 s and the 30-minute session 7.2 s. */
-  const TIME_SCALE = 0.004;
+  /**
+   * At 0.02 the 5-minute link lasts 6 s, several times what sharing and accepting take on a loaded
+   * machine; the session's hard end is set to 6 minutes (7.2 s), before its idle end (18 s).
+   */
+  const TIME_SCALE = 0.02;
   const LINK_MS = 5 * 60_000 * TIME_SCALE;
-  const SESSION_MS = 30 * 60_000 * TIME_SCALE;
+  const SESSION_MS = 6 * 60_000 * TIME_SCALE;
   const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-  const app = useTestApp({ ...NO_SHARE_IP_LIMIT, TIME_SCALE });
+  const app = useTestApp({ ...NO_SHARE_IP_LIMIT, TIME_SCALE, SHARE_SESSION_MAX_MINUTES: 6 });
   let fixture: ShareFixture;
   let bookingId: string;
   const ownerHeaders = () => ({ Authorization: `Bearer ${fixture.owner.token}` });

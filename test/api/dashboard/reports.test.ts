@@ -5,12 +5,13 @@ import { csvStream } from '../../../api/use-cases/report-streams.js';
 import { createLogger } from '../../../config/logger.js';
 import { readCompanySettings } from '../../../db/queries/company-settings.js';
 import { startExport } from '../../../db/writes/reports.js';
+import { addDays } from '../../../domain/analytics.js';
 import { REPORT_COLUMNS, REPORT_TYPES, type ReportRow, type ReportType } from '../../../domain/reports.js';
 import { createCompany } from '../../support/factories.js';
 import { fetchDocument } from '../../support/documents.js';
 import { parseCsv } from '../../support/csv.js';
 import { useTestApp } from '../../support/harness.js';
-import { BOOKINGS, daysAgo, insightWorld, today, type InsightWorld } from '../../support/insight.js';
+import { BOOKINGS, insightWorld, today as todayNow, type InsightWorld } from '../../support/insight.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { pdfIsTagged, pdfLanguage, pdfPageCount, pdfPageSizesMm, pdfText } from '../../support/pdf.js';
 
@@ -21,14 +22,32 @@ const ARABIC_NAME = 'ليلى الخطيب، "الكبرى", Jr';
 const FORMULA_NAME = '=HYPERLINK("http://evil.example")';
 const companyName = `Reports ${Date.now()}`;
 
+/**
+ * The day (Damascus) a describe's fixture was built on, which its tests read instead of the clock:
+ * the fixture's bookings are dated relative to it, so a file running across midnight (21:00 UTC)
+ * still asks for the days they were written on. `pin` runs just before the fixture is built.
+ */
+function fixtureDays() {
+  let day = '';
+  return {
+    pin: () => {
+      day = todayNow();
+    },
+    today: () => day,
+    daysAgo: (days: number) => addDays(day, -days),
+  };
+}
+
 describe('GET /dashboard/api/reports', () => {
   // Many downloads by one session in a minute: the per-user limit is not what this file tests.
   const app = useTestApp({ REPORT_RATE_LIMIT_PER_MINUTE: 10_000 });
   let world: InsightWorld;
   let owner: Session;
+  const { pin, today, daysAgo } = fixtureDays();
   const period = () => `fromDate=${daysAgo(40)}&toDate=${today()}`;
 
   beforeAll(async () => {
+    pin();
     world = await insightWorld(app.db, {
       companyName,
       bookings: BOOKINGS.map((spec) =>
@@ -550,9 +569,11 @@ describe('GET /dashboard/api/reports: a stream nobody reads', () => {
   let world: InsightWorld;
   let owner: Session;
   let inspector: pg.Client;
+  const { pin, today, daysAgo } = fixtureDays();
   const period = () => `fromDate=${daysAgo(40)}&toDate=${today()}`;
 
   beforeAll(async () => {
+    pin();
     world = await insightWorld(app.db);
     owner = await staffSession(app.db, app.config, world.companyId, 'OWNER');
     inspector = new pg.Client({ connectionString: app.config.DATABASE_URL });

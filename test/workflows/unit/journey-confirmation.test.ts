@@ -213,7 +213,8 @@ describe('journeyConfirmation workflow (stubbed activities)', () => {
 
   it('the earliest pending deadline decides: an approval in time leaves the later deadline to run', async () => {
     const { steps, calls } = journeySteps({
-      confirm: requested([COMPANY_A, 400], [COMPANY_B, 1_600]),
+      // A's window (2 s) leaves a loaded machine time to approve; B's (4 s) outlasts A's by as much.
+      confirm: requested([COMPANY_A, 2_000], [COMPANY_B, 4_000]),
       decisions: [{ outcome: 'REQUESTED', pendingCompanyIds: [COMPANY_B] }],
     });
     await temporal.withWorker(steps, async (taskQueue) => {
@@ -221,13 +222,15 @@ describe('journeyConfirmation workflow (stubbed activities)', () => {
       await handle.executeUpdate(confirmUpdate, { args: [confirmRequest(held.holdBatchId)] });
       const approvedAt = Date.now();
       await handle.executeUpdate(decideUpdate, { args: [decision(COMPANY_A, 'APPROVE')] });
-      await pause(600);
+      // Past A's deadline (at most 2 s after approvedAt), well before B's.
+      await pause(2_200);
       expect(await handle.query(stateQuery)).toMatchObject({
         phase: 'REQUESTED',
         pendingCompanies: [COMPANY_B],
       });
       expect(await handle.result()).toMatchObject({ phase: 'CANCELLED' });
-      expect(Date.now() - approvedAt).toBeGreaterThanOrEqual(1_000);
+      // B's deadline ended it: later than A's could have (2 s after approvedAt at most).
+      expect(Date.now() - approvedAt).toBeGreaterThanOrEqual(3_000);
       expect(calls.names().filter((name) => name === 'expireCompanyDecisions')).toHaveLength(1);
     });
   });
