@@ -49,7 +49,8 @@ describe('Temporal in another namespace over mutual TLS', () => {
 
   beforeAll(async () => {
     const certificates = throwawayCertificates(SERVER_NAME);
-    temporalPort = await freePort(7600, 200);
+    // Off the test stack's (7243-7292) and the drills' (7600 + pool × 50, 40 each) Temporal ports.
+    temporalPort = await freePort(9400, 200);
     temporal = startPrefixed(
       'tls-temporal',
       temporalBinary(),
