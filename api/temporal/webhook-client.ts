@@ -14,7 +14,8 @@ type WebhookConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'WEBHOO
 
 /**
  * The API's side of webhook delivery. `ensureRelay` starts the one webhook-outbox relay of the
- * namespace (at API start; a relay already running is kept, a closed one is started again). `redeliver` starts
+ * namespace (at API start; a relay already running is kept, a closed one is started again; the
+ * workers restart one that closes later, worker/relay-keeper.ts). `redeliver` starts
  * webhook-delivery/{deliveryId} again for a manual redelivery (same id, a new run);
  * `deliveryRunOpen` tells whether that id has a run still open.
  */
