@@ -106,7 +106,7 @@ describe('feature flags', () => {
     const back = await eventually(
       () => joinWaitlist(other),
       (response) => response.status === 202,
-      5_000,
+      15_000,
     );
     expect(back.status).toBe(202);
   });
@@ -294,7 +294,7 @@ describe('maintenance windows', () => {
     const refused = await eventually(
       () => saveFavorite(other),
       (response) => response.status === 503,
-      5_000,
+      15_000,
     );
     expectError(refused, 503, 'MAINTENANCE');
     const retryAfter = Number(refused.headers.get('Retry-After'));
@@ -352,7 +352,7 @@ describe('maintenance windows', () => {
     const open = await eventually(
       () => saveFavorite(other),
       (response) => response.status !== 503,
-      5_000,
+      15_000,
     );
     expect([200, 201]).toContain(open.status);
   });
@@ -385,7 +385,7 @@ describe('maintenance windows', () => {
     const refused = await eventually(
       () => joinWaitlist(other),
       (response) => response.status === 503,
-      5_000,
+      15_000,
     );
     expectError(refused, 503, 'MAINTENANCE');
     const listed = await browser.get('/maintenance');
@@ -419,7 +419,7 @@ describe('maintenance windows', () => {
     const refused = await eventually(
       () => app.request('/api/favorites', { method: 'POST', headers: traveller.writeHeaders, json: {} }),
       (response) => response.status === 503,
-      5_000,
+      15_000,
     );
     expectError(refused, 503, 'MAINTENANCE');
   }
