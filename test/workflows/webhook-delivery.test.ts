@@ -17,7 +17,7 @@ import {
   roundTripPair,
   type BookableTripFixture,
 } from '../support/bookings.js';
-import { useTestApp } from '../support/harness.js';
+import { useTestApp, type TestApp } from '../support/harness.js';
 import { answeredOrWaiting, waitersOf } from '../drills/support/blocking.js';
 import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
 import { suspendedWhileWriting } from '../support/suspension.js';
@@ -65,6 +65,24 @@ async function startHeldReceiver(answerAfterMs?: number): Promise<HeldReceiver> 
   return held;
 }
 
+/**
+ * A company subscribed to `events` of its bookings: a trip with `seats`, an API key, a receiver that
+ * checks `secret`, a traveller, and the relay restarted with this app's configuration.
+ */
+async function subscribedCompany(app: TestApp, options: { seats: number; secret: string; events: string[] }) {
+  const trip = await bookableTrip(app.db, { seats: options.seats });
+  const key = await apiKeyOf(app, trip.companyId);
+  const receiver = await startReceiver(options.secret);
+  const subscriptionId = await subscribe(app, key, {
+    url: receiver.url,
+    events: options.events,
+    secret: options.secret,
+  });
+  const caller = await mobileTraveller(app);
+  await restartRelay(app);
+  return { trip, key, receiver, subscriptionId, caller };
+}
+
 describe('webhook delivery (full stack)', () => {
   // One traveller books many times here: the unpaid-booking cap (issue 18) is not what these tests are about.
   const app = useTestApp({ TIME_SCALE: 0.02, UNPAID_BOOKINGS_MAX: 0 });
@@ -77,16 +95,11 @@ describe('webhook delivery (full stack)', () => {
   const nextSeat = () => trip.seatNumbers[seat++]!;
 
   beforeAll(async () => {
-    trip = await bookableTrip(app.db, { seats: 40 });
-    key = await apiKeyOf(app, trip.companyId);
-    receiver = await startReceiver(SECRET);
-    subscriptionId = await subscribe(app, key, {
-      url: receiver.url,
-      events: ['booking.created', 'booking.confirmed', 'booking.cancelled'],
+    ({ trip, key, receiver, subscriptionId, caller } = await subscribedCompany(app, {
+      seats: 40,
       secret: SECRET,
-    });
-    caller = await mobileTraveller(app);
-    await restartRelay(app);
+      events: ['booking.created', 'booking.confirmed', 'booking.cancelled'],
+    }));
   });
   afterAll(async () => {
     await receiver?.close();
@@ -1059,16 +1072,11 @@ describe('webhook delivery whose retry workflow an operator ends', () => {
   let seat = 0;
 
   beforeAll(async () => {
-    trip = await bookableTrip(app.db, { seats: 10 });
-    key = await apiKeyOf(app, trip.companyId);
-    receiver = await startReceiver(ENDED_RUN_SECRET);
-    subscriptionId = await subscribe(app, key, {
-      url: receiver.url,
-      events: ['booking.created'],
+    ({ trip, key, receiver, subscriptionId, caller } = await subscribedCompany(app, {
+      seats: 10,
       secret: ENDED_RUN_SECRET,
-    });
-    caller = await mobileTraveller(app);
-    await restartRelay(app);
+      events: ['booking.created'],
+    }));
   });
   afterAll(async () => {
     await receiver?.close();
@@ -1193,12 +1201,11 @@ describe('the webhook relay an operator ends (the worker keeps it running)', () 
     receiver.requests.filter((request) => request.body.data.booking_id === bookingId);
 
   beforeAll(async () => {
-    trip = await bookableTrip(app.db, { seats: 10 });
-    const key = await apiKeyOf(app, trip.companyId);
-    receiver = await startReceiver(KEEPER_SECRET);
-    await subscribe(app, key, { url: receiver.url, events: ['booking.created'], secret: KEEPER_SECRET });
-    caller = await mobileTraveller(app);
-    await restartRelay(app);
+    ({ trip, receiver, caller } = await subscribedCompany(app, {
+      seats: 10,
+      secret: KEEPER_SECRET,
+      events: ['booking.created'],
+    }));
   });
   afterAll(async () => {
     await restartRelay(app);
