@@ -69,10 +69,10 @@ export async function createWorker(
     shutdownGraceTime: deps.config.SHUTDOWN_GRACE_MS,
     shutdownForceTime: deps.config.SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_AFTER_GRACE_MS,
   });
-  startHoldSweeper(deps);
-  // Trip schedules left COMMITTING by a closed run (terminated in the Temporal UI) get a new run.
   const live = new Set(['INITIALIZED', 'RUNNING']);
   const running = () => live.has(worker.getState());
+  startHoldSweeper({ ...deps, running });
+  // Trip schedules left COMMITTING by a closed run (terminated in the Temporal UI) get a new run.
   startScheduleResumer({ ...deps, connection, running });
   // The webhook relay started again when its run closed (terminated in the Temporal UI).
   startRelayKeeper({ ...deps, connection, running });

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import { sweepOverdueHolds } from '../db/writes/journeys/index.js';
+import { startPeriodicCheck } from './periodic.js';
 
 /**
  * The background sweep of journey and order holds and of overdue decision deadlines, every
@@ -23,25 +24,28 @@ import { sweepOverdueHolds } from '../db/writes/journeys/index.js';
  * sweep or a decision leave one outcome and one set of events.
  *
  * Both are idempotent, so several workers may sweep. The timer does not keep the process alive; it
- * stops when the worker's pool is closed.
+ * stops once the worker stops running (worker/periodic.ts).
  */
-export function startHoldSweeper(deps: { config: Config; db: Database; logger: Logger }): () => void {
+export function startHoldSweeper(deps: {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** False once the worker is shutting down: the sweeps stop. */
+  running: () => boolean;
+}): () => void {
   const decisions = overdueDecisionSweep(deps.db, deps.logger);
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void sweepOverdueHolds(deps.db)
-      .then((expired) => {
-        if (expired) deps.logger.debug({ expired }, 'overdue journey holds expired');
-      })
-      .catch((error: unknown) => deps.logger.debug({ err: error }, 'hold sweep skipped'))
-      // kick() never rejects: a failed sweep is logged, and the next tick sweeps again.
-      .then(() => decisions.kick())
-      .finally(() => {
-        running = false;
-      });
-  }, deps.config.HOLD_SWEEP_SECONDS * 1000);
-  timer.unref();
-  return () => clearInterval(timer);
+  return startPeriodicCheck({
+    everyMs: deps.config.HOLD_SWEEP_SECONDS * 1000,
+    running: deps.running,
+    check: () =>
+      sweepOverdueHolds(deps.db)
+        .then((expired) => {
+          if (expired) deps.logger.debug({ expired }, 'overdue journey holds expired');
+        })
+        .catch((error: unknown) => deps.logger.debug({ err: error }, 'hold sweep skipped'))
+        // kick() never rejects: a failed sweep is logged, and the next turn sweeps again.
+        .then(() => decisions.kick()),
+    logger: deps.logger,
+    skipped: 'hold sweep skipped',
+  });
 }
