@@ -120,6 +120,7 @@ async function customer(db: Database, index: number): Promise<string> {
 
 async function routeWithTrips(
   db: Database,
+  day: string,
   companyId: string,
   seats: { rows: number },
   trips: [key: string, daysAgo: number, status: string][],
@@ -140,7 +141,7 @@ async function routeWithTrips(
       companyId,
       busId: bus.id,
       routeId: route.id,
-      departAt: atDamascus(addDays(today(), -daysAgo), '20:00'),
+      departAt: atDamascus(addDays(day, -daysAgo), '20:00'),
       calls: [
         { stop: from, at: 0 },
         { stop: to, at: 180 },
@@ -154,16 +155,18 @@ async function routeWithTrips(
 
 export async function insightWorld(
   db: Database,
-  options: { bookings?: BookingSpec[]; companyName?: string } = {},
+  options: { bookings?: BookingSpec[]; companyName?: string; day?: string } = {},
 ): Promise<InsightWorld> {
+  // The day every row is dated from, read once: a fixture built across midnight is not split over two days.
+  const day = options.day ?? today();
   const companyId = (await createCompany(db, { name: options.companyName })).id;
-  const a = await routeWithTrips(db, companyId, { rows: 10 }, [
+  const a = await routeWithTrips(db, day, companyId, { rows: 10 }, [
     ['A0', 0, 'SCHEDULED'],
     ['A1', 1, 'COMPLETED'],
     ['A1x', 1, 'CANCELLED'],
     ['A3', 3, 'COMPLETED'],
   ]);
-  const b = await routeWithTrips(db, companyId, { rows: 5 }, [
+  const b = await routeWithTrips(db, day, companyId, { rows: 5 }, [
     ['B10', 10, 'COMPLETED'],
     ['B40', 40, 'COMPLETED'],
   ]);
@@ -187,7 +190,7 @@ export async function insightWorld(
         spec.payment ?? 'UNPAID',
         spec.total,
         spec.discount ?? 0,
-        atDamascus(addDays(today(), -spec.createdDaysAgo), spec.at ?? '10:00'),
+        atDamascus(addDays(day, -spec.createdDaysAgo), spec.at ?? '10:00'),
       ],
     );
     bookings[spec.key] = row!.id;

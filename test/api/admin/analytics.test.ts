@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { damascusDate } from '../../../domain/time.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { bookingRefundedInFull } from '../../support/finance.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { bookJourney, mobileTraveller, setConfirmation, tripOf } from '../../support/journeys.js';
@@ -28,6 +28,11 @@ describe('administration: platform analytics', () => {
     STAFF_LOGIN_MAX_PER_IP: 10_000,
     STAFF_LOGIN_MAX_PER_EMAIL: 10_000,
   });
+  // Bookings made now, read back as today's (Damascus): the file runs inside the one day.
+  let today: string;
+  beforeAll(async () => {
+    today = await dayWithRoom();
+  }, dayWithRoomTimeout());
 
   it('counts bookings, revenue and travellers per company and day, the confirmation funnel and decisions made in time', async () => {
     const trip = await tripOf(app.db);
@@ -44,7 +49,6 @@ describe('administration: platform analytics', () => {
       );
     }
     const { admin, browser } = await signedInAdmin(app, { role: 'ANALYST' });
-    const today = damascusDate(new Date());
 
     const response = await browser.get(`/analytics?companyId=${companyId}`);
     expect(response.status, response.text).toBe(200);
@@ -97,7 +101,6 @@ describe('administration: platform analytics', () => {
 
   it('counts a booking paid and then refunded in full as no revenue, as the company itself does', async () => {
     const { world } = await bookingRefundedInFull(app);
-    const today = damascusDate(new Date());
     const own = await app.request('/dashboard/api/analytics?period=daily', {
       headers: { Cookie: world.staff.OWNER.cookie },
     });

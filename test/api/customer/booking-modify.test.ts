@@ -15,6 +15,7 @@ import {
   moveTo,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
+import { addDays } from '../../../domain/analytics.js';
 import { damascusIsoWeekday } from '../../../domain/loyalty.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
@@ -198,7 +199,9 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
   it("refuses a move onto a day the booking's voucher excludes with 409 LOYALTY_DAY_NOT_ELIGIBLE and changes nothing", async () => {
     const caller = await webTraveller(app);
-    const departAt = atDamascus(futureDay(3), '08:00');
+    // One day read once: a second read after midnight would make "the same day" the next one.
+    const day = futureDay(3);
+    const departAt = atDamascus(day, '08:00');
     const trip = await bookableTrip(app.db, { departAt });
     const code = await voucherFor(caller, trip.companyId, {
       discountPercent: 50,
@@ -210,8 +213,8 @@ describe('PATCH /bookings/{id} (modify)', () => {
       rewardCode: code,
     });
     expect(booking.discount).toBe(5_000);
-    const nextDay = await sameRouteTrip(app.db, trip, atDamascus(futureDay(4), '08:00'));
-    const sameDay = await sameRouteTrip(app.db, trip, atDamascus(futureDay(3), '18:00'));
+    const nextDay = await sameRouteTrip(app.db, trip, atDamascus(addDays(day, 1), '08:00'));
+    const sameDay = await sameRouteTrip(app.db, trip, atDamascus(day, '18:00'));
 
     await expectRefused(caller, booking.id, moveTo(nextDay.tripId, ['1']), 409, 'LOYALTY_DAY_NOT_ELIGIBLE');
 

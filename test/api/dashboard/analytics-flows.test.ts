@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sendOtp } from '../../../api/auth/otp.js';
 import { createLogger } from '../../../config/logger.js';
 import { signedInAdmin } from '../admin/helpers.js';
@@ -11,9 +11,9 @@ import {
   sameRouteTrip,
 } from '../../support/booking-changes.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
+import { dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp } from '../../support/harness.js';
-import { today } from '../../support/insight.js';
 import { mobileTraveller, type Caller } from '../../support/journeys.js';
 import { staffSession } from '../../support/journey-rows.js';
 
@@ -26,6 +26,11 @@ describe('analytics after booking changes and account changes', () => {
     ANALYTICS_RATE_LIMIT_PER_MINUTE: 0,
   });
   const app = useTestApp(config);
+  // Bookings made now, read back as today's (Damascus): the file runs inside the one day.
+  let today: string;
+  beforeAll(async () => {
+    today = await dayWithRoom();
+  }, dayWithRoomTimeout());
   const get = (cookie: string, path: string) =>
     app.request(`/dashboard/api${path}`, { headers: { Cookie: cookie } });
 
@@ -87,9 +92,7 @@ describe('analytics after booking changes and account changes', () => {
     const advanced = await get(owner.cookie, '/analytics/advanced?days=7');
     expect(advanced.status, advanced.text).toBe(200);
     const { browser } = await signedInAdmin(app, { role: 'ANALYST' });
-    const platform = await browser.get(
-      `/analytics?companyId=${trip.companyId}&from=${today()}&to=${today()}`,
-    );
+    const platform = await browser.get(`/analytics?companyId=${trip.companyId}&from=${today}&to=${today}`);
     expect(platform.status, platform.text).toBe(200);
     // Before: 2 current customers, 0 repeat customers, 2 active travellers.
     expect({

@@ -9,6 +9,7 @@ import {
 } from '../../../workflows/analytics-rollup.contract.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import { bookableTrip } from '../../support/bookings.js';
+import { dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { daysAgo, insightWorld, today, type InsightWorld } from '../../support/insight.js';
@@ -62,10 +63,12 @@ describe('GET /dashboard/api/analytics and /analytics/advanced', () => {
   let world: InsightWorld;
   let owner: Session;
 
+  // The fixture is dated from today and the answers read the server's today: one day for the file.
   beforeAll(async () => {
+    await dayWithRoom();
     world = await insightWorld(app.db);
     owner = await staffSession(app.db, app.config, world.companyId, 'OWNER');
-  });
+  }, dayWithRoomTimeout());
 
   const get = (path: string, session: Session = owner) =>
     app.request(`/dashboard/api${path}`, { headers: { Cookie: session.cookie } });

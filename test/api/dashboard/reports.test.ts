@@ -7,11 +7,12 @@ import { readCompanySettings } from '../../../db/queries/company-settings.js';
 import { startExport } from '../../../db/writes/reports.js';
 import { addDays } from '../../../domain/analytics.js';
 import { REPORT_COLUMNS, REPORT_TYPES, type ReportRow, type ReportType } from '../../../domain/reports.js';
+import { dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { createCompany } from '../../support/factories.js';
 import { fetchDocument } from '../../support/documents.js';
 import { parseCsv } from '../../support/csv.js';
 import { useTestApp } from '../../support/harness.js';
-import { BOOKINGS, insightWorld, today as todayNow, type InsightWorld } from '../../support/insight.js';
+import { BOOKINGS, insightWorld, type InsightWorld } from '../../support/insight.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { pdfIsTagged, pdfLanguage, pdfPageCount, pdfPageSizesMm, pdfText } from '../../support/pdf.js';
 
@@ -24,14 +25,15 @@ const companyName = `Reports ${Date.now()}`;
 
 /**
  * The day (Damascus) a describe's fixture was built on, which its tests read instead of the clock:
- * the fixture's bookings are dated relative to it, so a file running across midnight (21:00 UTC)
- * still asks for the days they were written on. `pin` runs just before the fixture is built.
+ * the fixture's bookings are dated relative to it. `pin` runs first in the describe's beforeAll
+ * (with `dayWithRoomTimeout()`): it waits, near midnight (21:00 UTC), for the next day, so the
+ * bookings a test makes now and the server's today fall on the pinned day too.
  */
 function fixtureDays() {
   let day = '';
   return {
-    pin: () => {
-      day = todayNow();
+    pin: async () => {
+      day = await dayWithRoom();
     },
     today: () => day,
     daysAgo: (days: number) => addDays(day, -days),
@@ -47,8 +49,9 @@ describe('GET /dashboard/api/reports', () => {
   const period = () => `fromDate=${daysAgo(40)}&toDate=${today()}`;
 
   beforeAll(async () => {
-    pin();
+    await pin();
     world = await insightWorld(app.db, {
+      day: today(),
       companyName,
       bookings: BOOKINGS.map((spec) =>
         spec.key === 'b1'
@@ -63,7 +66,7 @@ describe('GET /dashboard/api/reports', () => {
       [world.companyId],
     );
     owner = await staffSession(app.db, app.config, world.companyId, 'OWNER');
-  });
+  }, dayWithRoomTimeout());
 
   const download = (query: string, session: Session = owner) =>
     fetchDocument(app, `/dashboard/api/reports?${query}`, { Cookie: session.cookie });
@@ -284,7 +287,7 @@ describe('GET /dashboard/api/reports', () => {
     let accountant: Session;
 
     beforeAll(async () => {
-      busy = await insightWorld(app.db, { companyName: `Busy ${Date.now()}`, bookings: [] });
+      busy = await insightWorld(app.db, { day: today(), companyName: `Busy ${Date.now()}`, bookings: [] });
       // 120 bookings over the last 30 days: enough rows for several landscape pages.
       await app.db.query(
         `insert into bookings (booking_code, company_id, trip_id, passenger_id, passenger_name, passenger_phone,
@@ -377,7 +380,7 @@ describe('GET /dashboard/api/reports', () => {
   });
 
   it('a PDF whose render cannot be recorded is 500 REPORT_EXPORT_FAILED, recorded export_failed, no bytes sent', async () => {
-    const failing = await insightWorld(app.db, { companyName: `Failing ${Date.now()}` });
+    const failing = await insightWorld(app.db, { day: today(), companyName: `Failing ${Date.now()}` });
     const session = await staffSession(app.db, app.config, failing.companyId, 'OWNER');
     // The render log refuses this company's report renders (and only these: tests share the database).
     const name = `refuse_report_${randomUUID().replace(/-/g, '')}`;
@@ -573,12 +576,12 @@ describe('GET /dashboard/api/reports: a stream nobody reads', () => {
   const period = () => `fromDate=${daysAgo(40)}&toDate=${today()}`;
 
   beforeAll(async () => {
-    pin();
-    world = await insightWorld(app.db);
+    await pin();
+    world = await insightWorld(app.db, { day: today() });
     owner = await staffSession(app.db, app.config, world.companyId, 'OWNER');
     inspector = new pg.Client({ connectionString: app.config.DATABASE_URL });
     await inspector.connect();
-  });
+  }, dayWithRoomTimeout());
 
   afterAll(async () => {
     await inspector.end();
@@ -636,7 +639,7 @@ describe('GET /dashboard/api/reports: a stream nobody reads', () => {
   });
 
   it('a CSV download whose client left before the first byte is recorded export_failed and gives its connection back', async () => {
-    const aborting = await insightWorld(app.db, { companyName: `Aborting ${Date.now()}` });
+    const aborting = await insightWorld(app.db, { day: today(), companyName: `Aborting ${Date.now()}` });
     const session = await staffSession(app.db, app.config, aborting.companyId, 'OWNER');
     // The lock holds the report's first rows back until the client has given up.
     await inspector.query('begin');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../../domain/analytics.js';
 import { commitScheduleBatch } from '../../../db/writes/planning/schedule-batches.js';
 import { claimTripSchedule } from '../../../db/writes/planning/trip-schedules.js';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
@@ -41,13 +42,17 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     other = await planningWorld(app);
   });
 
-  const scheduleBody = (w: PlanningWorld, change: Record<string, unknown> = {}) => ({
+  /**
+   * A daily week from `start`. A test that checks dates or counts reads the day once and passes it
+   * here and to its expectations: read again, after midnight (21:00 UTC), it is the next day.
+   */
+  const scheduleBody = (w: PlanningWorld, change: Record<string, unknown> = {}, start = futureDay(3)) => ({
     route_id: w.routeId,
     pickup_stop_id: w.originStop.id,
     bus_id: w.bus.id,
     driver_id: w.driverId,
-    start_date: futureDay(3),
-    end_date: futureDay(9),
+    start_date: start,
+    end_date: addDays(start, 6),
     departure_time: '08:00',
     days_of_week: ALL_DAYS,
     price_base: 25_000,
@@ -80,30 +85,31 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
 
   it('previews every trip and every conflict (bus, driver, departure) and writes nothing', async () => {
     const w = await planningWorld(app);
+    const start = futureDay(3);
     const otherBus = await createBus(app.db, w.companyId);
-    const bus = await blockingTrip(w, { busId: w.bus.id, day: futureDay(4), time: '09:00' });
+    const bus = await blockingTrip(w, { busId: w.bus.id, day: addDays(start, 1), time: '09:00' });
     const driver = await blockingTrip(w, {
       busId: otherBus.id,
-      day: futureDay(5),
+      day: addDays(start, 2),
       time: '10:00',
       driverId: w.driverId,
     });
     const departure = await blockingTrip(w, {
       busId: (await createBus(app.db, w.companyId)).id,
-      day: futureDay(6),
+      day: addDays(start, 3),
       time: '08:00',
     });
     const before = await planningSnapshot(app.db, w.companyId);
-    const { commit: _commit, ...previewBody } = scheduleBody(w);
+    const { commit: _commit, ...previewBody } = scheduleBody(w, {}, start);
     const response = await post(w, previewBody, w.sessions.DISPATCHER);
     expect(response.status, response.text).toBe(200);
     expect(response.body.preview).toBe(true);
     const { trips, conflicts, summary } = response.body.data;
     expect(trips).toHaveLength(7);
     expect(trips[0]).toEqual({
-      operating_date: futureDay(3),
-      departure_at: atDamascus(futureDay(3), '08:00').toISOString(),
-      arrival_at: atDamascus(futureDay(3), '11:30').toISOString(),
+      operating_date: start,
+      departure_at: atDamascus(start, '08:00').toISOString(),
+      arrival_at: atDamascus(start, '11:30').toISOString(),
       conflicts: [],
     });
     expect(
@@ -129,7 +135,12 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
   });
 
   it('commits in batches through the workflow: 201 with the schedule, trips with their stop calls, progress recorded', async () => {
-    const body = scheduleBody(world, { departure_time: ['16:00', '08:00'], end_date: futureDay(16) });
+    const start = futureDay(3);
+    const body = scheduleBody(
+      world,
+      { departure_time: ['16:00', '08:00'], end_date: addDays(start, 13) },
+      start,
+    );
     const response = await post(world, body);
     expect(response.status, response.text).toBe(201);
     const schedule = response.body.data;
@@ -139,8 +150,8 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
       bus_id: world.bus.id,
       driver_id: world.driverId,
       pickup_stop_id: world.originStop.id,
-      start_date: futureDay(3),
-      end_date: futureDay(16),
+      start_date: start,
+      end_date: addDays(start, 13),
       departure_time: '08:00',
       departure_times: ['08:00', '16:00'],
       days_of_week: ALL_DAYS,
@@ -177,7 +188,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
       },
     ]);
     expect(new Set(trips.map((trip) => trip.departure_at)).size).toBe(28);
-    expect(trips[0]!.operating_date).toBe(futureDay(3));
+    expect(trips[0]!.operating_date).toBe(start);
 
     const listed = await dashboard(app, world.sessions.DISPATCHER, 'GET', '/trip-schedules');
     expect(listed.status).toBe(200);
@@ -222,9 +233,11 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
 
   it('refuses conflicts without skip_conflicts (409 naming them, nothing created) and skips them when told', async () => {
     const w = await planningWorld(app);
-    const blocking = await blockingTrip(w, { busId: w.bus.id, day: futureDay(5), time: '07:30' });
+    const start = futureDay(3);
+    const blocked = addDays(start, 2);
+    const blocking = await blockingTrip(w, { busId: w.bus.id, day: blocked, time: '07:30' });
     const before = await planningSnapshot(app.db, w.companyId);
-    const refused = await post(w, scheduleBody(w));
+    const refused = await post(w, scheduleBody(w, {}, start));
     expect([refused.status, refused.body.errorCode]).toEqual([409, 'SCHEDULE_CONFLICTS']);
     expect(refused.body.details).toEqual({
       total: 1,
@@ -232,13 +245,13 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
         expect.objectContaining({
           kind: 'BUS_BUSY',
           trip_id: blocking.id,
-          departure_at: atDamascus(futureDay(5), '08:00').toISOString(),
+          departure_at: atDamascus(blocked, '08:00').toISOString(),
         }),
       ],
     });
     expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
 
-    const skipped = await post(w, scheduleBody(w, { skip_conflicts: true }));
+    const skipped = await post(w, scheduleBody(w, { skip_conflicts: true }, start));
     expect(skipped.status, skipped.text).toBe(201);
     expect(skipped.body.data.progress).toMatchObject({
       trips_planned: 7,
@@ -249,7 +262,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
       expect.objectContaining({ kind: 'BUS_BUSY', trip_id: blocking.id }),
     ]);
     const trips = await scheduleTrips(app.db, skipped.body.data.id);
-    expect(trips.map((trip) => trip.operating_date)).not.toContain(futureDay(5));
+    expect(trips.map((trip) => trip.operating_date)).not.toContain(blocked);
     await expectNoDoubleBookedBus(app.db, w.bus.id);
   });
 
@@ -273,11 +286,11 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
   it('refuses bad input with a clear 400 and changes nothing', async () => {
     const w = await planningWorld(app);
     const start = futureDay(3);
-    const day = (offset: number) => futureDay(3 + offset);
+    const day = (offset: number) => addDays(start, offset);
     const cases: [Record<string, unknown>, string][] = [
       [{ end_date: day(180) }, 'SCHEDULE_RANGE_TOO_LONG'],
-      [{ end_date: futureDay(2) }, 'END_BEFORE_START'],
-      [{ start_date: futureDay(-1), end_date: day(1) }, 'START_DATE_IN_PAST'],
+      [{ end_date: day(-1) }, 'END_BEFORE_START'],
+      [{ start_date: day(-4), end_date: day(1) }, 'START_DATE_IN_PAST'],
       [{ days_of_week: [] }, 'VALIDATION_FAILED'],
       [{ days_of_week: [1, 1] }, 'VALIDATION_FAILED'],
       [{ days_of_week: [7] }, 'VALIDATION_FAILED'],
@@ -295,7 +308,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     ];
     const before = await planningSnapshot(app.db, w.companyId);
     for (const [change, code] of cases) {
-      const response = await post(w, scheduleBody(w, change));
+      const response = await post(w, scheduleBody(w, change, start));
       expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([400, code]);
     }
     expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
@@ -372,10 +385,12 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const w = await planningWorld(app);
     // Claimed four days ago for the three days before today and the three after (today's weekday left
     // out, so no departure is due while the test runs); the batch only runs now.
-    const today = new Date(`${futureDay(0)}T12:00:00Z`).getUTCDay();
+    const base = futureDay(0);
+    const on = (offset: number) => addDays(base, offset);
+    const today = new Date(`${base}T12:00:00Z`).getUTCDay();
     const scheduleId = await claimedSchedule(w, {
-      startDate: futureDay(-3),
-      endDate: futureDay(3),
+      startDate: on(-3),
+      endDate: on(3),
       departureTime: '08:00',
       daysOfWeek: ALL_DAYS.filter((day) => day !== today),
       tripsPlanned: 6,
@@ -384,7 +399,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const progress = await commitScheduleBatch(app.db, { scheduleId, batchIndex: 0 });
     expect(progress).toMatchObject({ status: 'COMPLETED', batchesDone: 1, tripsCreated: 3, tripsSkipped: 3 });
     const trips = await scheduleTrips(app.db, scheduleId);
-    expect(trips.map((trip) => trip.operating_date)).toEqual([futureDay(1), futureDay(2), futureDay(3)]);
+    expect(trips.map((trip) => trip.operating_date)).toEqual([on(1), on(2), on(3)]);
     expect(trips.filter((trip) => new Date(trip.departure_at).getTime() <= Date.now())).toEqual([]);
     const read = await dashboard(app, w.sessions.DISPATCHER, 'GET', `/trip-schedules/${scheduleId}`);
     expect(read.status, read.text).toBe(200);
@@ -396,11 +411,11 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     expect(read.body.data.conflicts).toEqual(
       [-3, -2, -1].map((day) => ({
         kind: 'DEPARTURE_IN_PAST',
-        departure_at: atDamascus(futureDay(day), '08:00').toISOString(),
+        departure_at: atDamascus(on(day), '08:00').toISOString(),
         trip_id: null,
         schedule_id: null,
-        busy_from: atDamascus(futureDay(day), '08:00').toISOString(),
-        busy_until: atDamascus(futureDay(day), '11:30').toISOString(),
+        busy_from: atDamascus(on(day), '08:00').toISOString(),
+        busy_until: atDamascus(on(day), '11:30').toISOString(),
       })),
     );
   });
@@ -411,7 +426,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
    */
   const claimDirectly = (
     w: PlanningWorld,
-    claim: { endDate: string; departureTime?: string; skipConflicts: boolean },
+    claim: { startDate: string; endDate: string; departureTime?: string; skipConflicts: boolean },
   ) =>
     claimTripSchedule(app.db, {
       scheduleId: randomUUID(),
@@ -428,7 +443,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
         pickupStopId: w.originStop.id,
         busId: w.bus.id,
         driverId: null,
-        startDate: futureDay(3),
+        startDate: claim.startDate,
         endDate: claim.endDate,
         departureTimes: [claim.departureTime ?? '08:00'],
         daysOfWeek: ALL_DAYS,
@@ -447,10 +462,15 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
 
   it('frees at once what a departure skipped at the claim would have taken: another trip may take the bus meanwhile', async () => {
     const w = await planningWorld(app);
-    const day = futureDay(12);
+    const start = futureDay(3);
+    const day = addDays(start, 9);
     // The bus is out 07:30-08:30 that day: the schedule's 08:00 departure (until 11:30) is skipped.
     const blocking = await blockingTrip(w, { busId: w.bus.id, day, time: '07:30' });
-    const claim = await claimDirectly(w, { endDate: futureDay(16), skipConflicts: true });
+    const claim = await claimDirectly(w, {
+      startDate: start,
+      endDate: addDays(start, 13),
+      skipConflicts: true,
+    });
     // While the schedule commits, the bus is free that day from 08:30: a dispatcher plans a 10:00 trip.
     const manual = await dashboard(app, w.sessions.DISPATCHER, 'POST', '/trips', {
       route_id: w.routeId,
@@ -482,11 +502,13 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
 
   it('skips only the departure a delay announced after the claim runs into, and creates the rest of the schedule', async () => {
     const w = await planningWorld(app);
-    const day = futureDay(12);
+    const start = futureDay(3);
+    const day = addDays(start, 9);
     // 08:00-09:00 on `day` (batch 1): no conflict with the 09:30 departures when claimed.
     const earlier = await blockingTrip(w, { busId: w.bus.id, day, time: '08:00' });
     const claim = await claimDirectly(w, {
-      endDate: futureDay(30),
+      startDate: start,
+      endDate: addDays(start, 27),
       departureTime: '09:30',
       skipConflicts: false,
     });
@@ -669,7 +691,8 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     );
     let suspension, committing;
     try {
-      committing = post(w, scheduleBody(w, { end_date: futureDay(30) }));
+      const start = futureDay(3);
+      committing = post(w, scheduleBody(w, { end_date: addDays(start, 27) }, start));
       await waitersOf(app.db, stop.pid, 1);
       suspension = suspend(w);
       // The suspension waits for batch 0, which holds the company row; batches 1 to 3 are still to come.
@@ -708,7 +731,7 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const day = futureDay(6);
     const committed = await post(
       w,
-      scheduleBody(w, { start_date: day, end_date: futureDay(8), departure_time: '10:15' }),
+      scheduleBody(w, { end_date: addDays(day, 2), departure_time: '10:15' }, day),
     );
     expect(committed.status, committed.text).toBe(201);
     const search = await app.request('/api/journeys/search', {
@@ -740,15 +763,16 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
   it('two commits of overlapping schedules for one bus at once: one wins, the other is refused, no double booking', async () => {
     const w = await planningWorld(app);
     const drivers = await Promise.all([0, 1].map(() => createStaffMember(app.db, w.companyId, 'DRIVER')));
+    const start = futureDay(3);
     const answers = await Promise.all(
       ['08:00', '09:30'].map((time, index) =>
         post(
           w,
-          scheduleBody(w, {
-            departure_time: time,
-            driver_id: drivers[index]!.userId,
-            end_date: futureDay(20),
-          }),
+          scheduleBody(
+            w,
+            { departure_time: time, driver_id: drivers[index]!.userId, end_date: addDays(start, 17) },
+            start,
+          ),
         ),
       ),
     );
@@ -764,16 +788,16 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
 
   it('many commits with skip_conflicts for one bus at once: every trip created once, none double-booked', async () => {
     const w = await planningWorld(app);
+    const start = futureDay(3);
     const answers = await Promise.all(
       [['06:00', '13:00'], ['07:00', '17:30'], ['08:00', '21:30'], ['09:00']].map((times) =>
         post(
           w,
-          scheduleBody(w, {
-            departure_time: times,
-            driver_id: null,
-            skip_conflicts: true,
-            end_date: futureDay(16),
-          }),
+          scheduleBody(
+            w,
+            { departure_time: times, driver_id: null, skip_conflicts: true, end_date: addDays(start, 13) },
+            start,
+          ),
         ),
       ),
     );
