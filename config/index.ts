@@ -166,6 +166,13 @@ export const ConfigSchema = z
     ANALYTICS_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 60 }),
     /** GET /dashboard/api/reports exports per company user per minute; 0 disables the limit. */
     REPORT_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 20 }),
+    /**
+     * GET /driver/api/revocations requests per client IP per minute; 0 disables the limit. Generous:
+     * the scanners of a whole depot may poll from behind one NAT address.
+     */
+    DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
+    /** GET /admin/api/analytics and /admin/api/audit-log requests per administrator per minute, each route; 0 disables. */
+    ADMIN_READ_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
     /**

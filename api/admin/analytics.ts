@@ -1,19 +1,23 @@
 import { analyticsPeriod } from '../../domain/platform-analytics.js';
 import type { AppContext } from '../app.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { platformAnalytics } from '../use-cases/platform-analytics.js';
 import { adminRoute } from './admin-route.js';
 import { AnalyticsQuery, docs } from './analytics.openapi.js';
 
-/** GET /analytics: the platform's figures. */
-export function registerAnalyticsRoutes(surface: Surface, { db }: AppContext): void {
+/** GET /analytics: the platform's figures, each administrator's requests limited per minute. */
+export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppContext): void {
+  // Up to 92 days of every company's bookings a request: a heavy read, counted per administrator.
+  const perAdmin = minuteLimiter(db, 'admin-analytics', config.ADMIN_READ_RATE_LIMIT_PER_MINUTE);
   adminRoute(surface, 'analytics.view', {
     ...docs.adminPlatformAnalytics,
     method: 'get',
     path: '/analytics',
     query: AnalyticsQuery,
-    handler: async (ctx, { audit }, { query }) => {
+    handler: async (ctx, { admin, audit }, { query }) => {
+      await perAdmin.consume(ctx, admin.adminId);
       const period = analyticsPeriod(query, new Date());
       const data = await platformAnalytics(db, audit, {
         ...period,

@@ -58,7 +58,9 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'one row: who acted (actorKind, actorId), what they did (action), to which record (targetKind, targetId), when ' +
       '(createdAt), from where (ip, requestId) and the facts of it (details: changed fields before and after, filters ' +
       'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive (from later than to ' +
-      'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). Actions written so far: ' +
+      'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). ' +
+      'Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, 120 a minute): 429 RATE_LIMITED with ' +
+      'Retry-After, and nothing is read or recorded. Actions written so far: ' +
       'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
       'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +
       'admins.read, ' +
@@ -67,6 +69,6 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'incidents.create, incidents.update, incidents.resolve; maintenance.create, maintenance.update, maintenance.cancel; ' +
       'waitlist.list; analytics.read; tickets.list, tickets.read, tickets.create, tickets.reply, tickets.assign, ' +
       'tickets.close.',
-    responses: answers(200, 'A page of audit rows', AuditResponse, [400, 401, 403]),
+    responses: answers(200, 'A page of audit rows', AuditResponse, [400, 401, 403, 429]),
   },
 });

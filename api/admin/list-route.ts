@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AuditActor } from '../../db/writes/audit.js';
 import type { AdminPermission } from '../../domain/permissions.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { itemsPage } from '../http/respond.js';
 import { adminRoute } from './admin-route.js';
@@ -12,6 +13,8 @@ export interface AdminList<Q extends z.ZodType<{ limit: number; offset: number }
   read: (query: z.output<Q>, audit: AuditActor) => Promise<{ items: Row[]; total: number }>;
   /** One row as the API answers it. */
   view: (row: Row) => unknown;
+  /** A heavy list's limit per administrator, counted before anything is read or recorded. */
+  perAdmin?: RateLimiter;
 }
 
 /**
@@ -30,7 +33,8 @@ export function adminListRoute<Q extends z.ZodType<{ limit: number; offset: numb
     method: 'get',
     path,
     query: list.query,
-    handler: async (ctx, { audit }, input) => {
+    handler: async (ctx, { admin, audit }, input) => {
+      await list.perAdmin?.consume(ctx, admin.adminId);
       // Infer<Q> stays unresolved for a generic Q; the route validated the query with `list.query`.
       const query = input.query as z.output<Q>;
       const page = await list.read(query, audit);

@@ -136,8 +136,9 @@ export const docs = taggedOperations(TAGS, {
       'since, but one cancellation revokes many tickets at one instant, and more of them than `limit` would make it ' +
       'return the same page again. A cursor the list did not hand out, or since and cursor together, is 400 ' +
       'VALIDATION_FAILED. Only ticket ids, key ids and instants are published. Public; cacheable for ' +
-      `${REVOCATIONS_CACHE_SECONDS} s.`,
-    responses: answers(200, 'Revoked credentials', RevocationsResponse, [400]),
+      `${REVOCATIONS_CACHE_SECONDS} s. Rate limited per client IP (DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE, 120 a ` +
+      'minute, enough for the scanners of a depot behind one address): 429 RATE_LIMITED with Retry-After.',
+    responses: answers(200, 'Revoked credentials', RevocationsResponse, [400, 429]),
   },
   verifyBoardingCredential: {
     summary: 'Check a scanned boarding credential at the door of a trip',

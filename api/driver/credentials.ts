@@ -6,6 +6,7 @@ import {
 import { publicJwk, publicKeyFromPem, revocationPage } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
+import { ipLimitedRoute, minuteLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
@@ -34,7 +35,7 @@ function publishedKey(row: PublishedKeyRow) {
 
 /** The driver app's boarding credentials: the published keys, the revocation list, and the check at the door. */
 
-export function registerCredentialRoutes(surface: Surface, { db }: AppContext): void {
+export function registerCredentialRoutes(surface: Surface, { db, config }: AppContext): void {
   surface.route({
     ...docs.listBoardingCredentialKeys,
     method: 'get',
@@ -47,11 +48,17 @@ export function registerCredentialRoutes(surface: Surface, { db }: AppContext): 
     },
   });
 
-  surface.route({
+  // Public and up to 5,000 rows a request: counted per client IP, generously, as a depot's
+  // scanners may all poll from behind one NAT address.
+  const revocationsPerIp = minuteLimiter(
+    db,
+    'driver-revocations-ip',
+    config.DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE,
+  );
+  ipLimitedRoute(surface, revocationsPerIp, {
     ...docs.listRevokedCredentials,
     method: 'get',
     path: '/revocations',
-    security: 'public',
     query: RevocationsQuery,
     handler: async (ctx, { query }) => {
       const asOf = new Date();
