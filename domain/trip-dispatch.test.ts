@@ -89,6 +89,7 @@ describe('traveller attendance', () => {
     attendance: 'PENDING',
     boardable: true,
     status: 'VALID',
+    refunded: false,
     ...state,
   });
 
@@ -137,6 +138,20 @@ describe('traveller attendance', () => {
         ),
       ),
     ).toBe('TICKET_NOT_BOARDABLE');
+  });
+
+  it('readmits no refunded traveller: CHECK_IN and RESTORE are 409 TRAVELLER_REFUNDED, MARK_NO_SHOW is taken', () => {
+    const refunded = (state: Partial<TravellerState> = {}) => traveller({ refunded: true, ...state });
+    for (const attendance of ['NO_SHOW', 'CHECKED_IN'] as const) {
+      expect(codeOf(() => attendanceStep('BOARDING', 'RESTORE', refunded({ attendance })))).toBe(
+        'TRAVELLER_REFUNDED',
+      );
+    }
+    expect(codeOf(() => attendanceStep('BOARDING', 'CHECK_IN', refunded({ attendance: 'NO_SHOW' })))).toBe(
+      'TRAVELLER_REFUNDED',
+    );
+    expect(codeOf(() => attendanceStep('DEPARTED', 'CHECK_IN', refunded()))).toBe('TRAVELLER_REFUNDED');
+    expect(attendanceStep('DEPARTED', 'MARK_NO_SHOW', refunded())).toBe('NO_SHOW');
   });
 
   it('counts the manifest', () => {

@@ -159,6 +159,12 @@ export interface TravellerState {
   boardable: boolean;
   /** Why not boardable, for the refusal: the ticket or booking status. */
   status: string;
+  /**
+   * The booking's payment was refunded and the booking kept its status and seat (a compensation: the
+   * bus had left, or the traveller was checked in or a no-show): the money went back, so no CHECK_IN or
+   * RESTORE readmits the traveller.
+   */
+  refunded: boolean;
   checkedIn?: {
     at: string;
     byStaffUserId: string | null;
@@ -172,8 +178,10 @@ export interface TravellerState {
  * A traveller action's result from the traveller's state, or its refusal: the trip must be in
  * ATTENDANCE_STATUSES (409 TRIP_ACTION_NOT_ALLOWED), the ticket boardable (409
  * TICKET_NOT_BOARDABLE), and the attendance must allow it: a second CHECK_IN is 409
- * ALREADY_CHECKED_IN with who and when, a no-show must be restored before a check-in (409
- * TRAVELLER_MARKED_NO_SHOW), anything else 409 ATTENDANCE_CONFLICT.
+ * ALREADY_CHECKED_IN with who and when, a refunded traveller is neither checked in nor restored (409
+ * TRAVELLER_REFUNDED: a RESTORE would make the booking CONFIRMED again on money already given back), a
+ * no-show must be restored before a check-in (409 TRAVELLER_MARKED_NO_SHOW), anything else 409
+ * ATTENDANCE_CONFLICT.
  */
 export function attendanceStep(
   tripStatus: TripStatus,
@@ -191,6 +199,14 @@ export function attendanceStep(
     throw new DispatchRefusal(409, 'TICKET_NOT_BOARDABLE', `The ticket is ${traveller.status}`, {
       ticketStatus: traveller.status,
     });
+  }
+  if (traveller.refunded && action !== 'MARK_NO_SHOW') {
+    throw new DispatchRefusal(
+      409,
+      'TRAVELLER_REFUNDED',
+      "The traveller's payment was refunded; sell a new booking",
+      { paymentStatus: 'REFUNDED', attendance: traveller.attendance },
+    );
   }
   if (next) return next;
   if (action === 'CHECK_IN') {

@@ -269,7 +269,9 @@ export const STATE_MACHINE =
   'MARK_NO_SHOW (PENDING → NO_SHOW, optional reason), RESTORE (CHECKED_IN or NO_SHOW → PENDING, the same traveller ' +
   'only; a restored check-in makes the ticket VALID again). A second CHECK_IN is 409 ALREADY_CHECKED_IN with ' +
   'details.checkedIn {at, byStaffUserId, byName, source, deviceId}; a no-show must be restored before a check-in (409 ' +
-  'TRAVELLER_MARKED_NO_SHOW); other attendance conflicts are 409 ATTENDANCE_CONFLICT; a ticket that is not boardable ' +
+  "TRAVELLER_MARKED_NO_SHOW); a traveller whose booking's payment was refunded (a refund that kept the booking, " +
+  'as a compensation) is neither checked in nor restored (409 TRAVELLER_REFUNDED: sell a new booking; nothing ' +
+  'changes); other attendance conflicts are 409 ATTENDANCE_CONFLICT; a ticket that is not boardable ' +
   '(pending confirmation, cancelled) is 409 TICKET_NOT_BOARDABLE.';
 
 const EFFECTS =

@@ -26,7 +26,8 @@ import {
  * so its PDF answers 410 and the driver app's verification refuses it), RESTORE gives it back
  * (VALID) for the same traveller only. The booking row follows its tickets on the trip: CHECKED_IN
  * when one of them is, NO_SHOW when all are, else CONFIRMED. A BOOKING item is a legacy row without
- * tickets, whose status is its attendance.
+ * tickets, whose status is its attendance. The booking's payment status is read under its lock: a
+ * refund committed while the action waited for the booking is seen (a REFUNDED one is not readmitted).
  */
 type TravellerCommand = DispatchCommand & {
   action: TravellerAction;
@@ -129,6 +130,7 @@ async function changeTicket(
     attendance: ticket.attendance,
     boardable,
     status: ticket.status,
+    refunded: booking?.payment_status === 'REFUNDED',
     checkedIn: ticket.attendance === 'CHECKED_IN' ? checkedInOf(ticket) : null,
   });
   const { rows: updated } = await client.query<{ status: string; attendance_at: string }>(
@@ -179,6 +181,7 @@ function checkedInOf(ticket: TicketRow): TravellerState['checkedIn'] {
 interface BookingRow {
   id: string;
   status: string;
+  payment_status: string;
   journey_id: string | null;
   has_tickets: boolean;
 }
@@ -194,7 +197,7 @@ async function lockTicketBooking(
   ticketId: string,
 ): Promise<BookingRow | undefined> {
   const { rows } = await client.query<BookingRow>(
-    `select b.id, b.status, b.journey_id, true as has_tickets
+    `select b.id, b.status, b.payment_status, b.journey_id, true as has_tickets
      from journey_tickets k
      join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
      where ${TICKET_OF_TRIP} for update of b`,
@@ -212,7 +215,7 @@ async function lockTicketBooking(
 
 async function lockBooking(client: Queryable, bookingId: string): Promise<BookingRow> {
   const { rows } = await client.query<BookingRow>(
-    `select b.id, b.status, b.journey_id,
+    `select b.id, b.status, b.payment_status, b.journey_id,
             exists (select 1 from journey_tickets k where k.journey_id = b.journey_id and k.trip_id = b.trip_id) as has_tickets
      from bookings b where b.id = $1 for update`,
     [bookingId],
@@ -260,6 +263,7 @@ async function changeLegacyBooking(
     attendance,
     boardable: LIVE_BOOKINGS.includes(booking.status),
     status: booking.status,
+    refunded: booking.payment_status === 'REFUNDED',
     checkedIn: attendance === 'CHECKED_IN' ? await legacyCheckIn(client, booking.id) : null,
   });
   const { rows } = await client.query<{ updated_at: string }>(

@@ -6,7 +6,8 @@ import { bookSeats, dispatch, operationsWorld } from '../../support/operations.j
 /**
  * A traveller action of the operations room that waits for the traveller's booking row (another
  * write of the booking holds it: an office payment, a refund, a traveller's change) is judged on
- * the ticket as it stands once the booking is ours, not as it was when the action began to wait.
+ * the ticket and the booking as they stand once the booking is ours, not as they were when the
+ * action began to wait.
  */
 describe('a traveller action that waited for its booking', () => {
   const app = useTestApp();
@@ -62,5 +63,60 @@ describe('a traveller action that waited for its booking', () => {
     ]);
     const [booking] = await app.db.query(`select status from bookings where id = $1`, [traveller.bookingId]);
     expect(booking).toEqual({ status: 'NO_SHOW' });
+  });
+
+  it('a RESTORE of a no-show whose refund committed while it waited is TRAVELLER_REFUNDED, and the traveller stays a no-show', async () => {
+    const w = await operationsWorld(app, { seats: 8 });
+    const opened = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: w.sessions.OWNER.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const traveller = await bookSeats(app, w.trip, [w.trip.seatNumbers[0]!]);
+    const paid = await app.request('/dashboard/api/payments', {
+      method: 'POST',
+      headers: w.sessions.ACCOUNTANT.writeHeaders,
+      json: { booking_id: traveller.bookingId },
+    });
+    expect(paid.status, paid.text).toBe(201);
+    const item = { manifest_item_id: traveller.ticketIds[0], manifest_item_type: 'JOURNEY_TICKET' };
+    expect((await dispatch(app, w.dispatcher, w.trip.tripId, { action: 'START_BOARDING' })).status).toBe(200);
+    const noShow = await dispatch(app, w.dispatcher, w.trip.tripId, { action: 'MARK_NO_SHOW', ...item });
+    expect(noShow.status, noShow.text).toBe(200);
+
+    // The refund holds the booking while the test holds the till; the dispatcher's RESTORE waits for it.
+    const till = await holdLock(
+      app.db,
+      `select id from cash_shifts where company_id = '${w.companyId}' and status = 'OPEN' for share`,
+    );
+    let refunded: TestResponse, restored: TestResponse;
+    try {
+      const refund = app.request(`/dashboard/api/payments/${paid.body.data.id}/refund`, {
+        method: 'POST',
+        headers: w.sessions.ACCOUNTANT.writeHeaders,
+      });
+      const [refundPid] = await waitersOf(app.db, till.pid);
+      const restore = dispatch(app, w.dispatcher, w.trip.tripId, { action: 'RESTORE', ...item });
+      await waitersOf(app.db, refundPid!);
+      await till.release();
+      [refunded, restored] = await Promise.all([refund, restore]);
+    } finally {
+      await till.release();
+    }
+
+    expect(refunded.status, refunded.text).toBe(200);
+    expect([restored.status, restored.body.errorCode], restored.text).toEqual([409, 'TRAVELLER_REFUNDED']);
+    const [booking] = await app.db.query(
+      `select b.status, b.payment_status, k.status as ticket, k.attendance
+         from bookings b join journey_tickets k on k.journey_id = b.journey_id where b.id = $1`,
+      [traveller.bookingId],
+    );
+    expect(booking).toEqual({
+      status: 'NO_SHOW',
+      payment_status: 'REFUNDED',
+      ticket: 'VALID',
+      attendance: 'NO_SHOW',
+    });
   });
 });

@@ -8,6 +8,8 @@ import {
   advance,
   bookSeats,
   dispatch,
+  dispatchView,
+  operationsSnapshot,
   operationsWorld,
   scan,
   type BookedTraveller,
@@ -46,6 +48,33 @@ describe('a full refund and its booking', () => {
     expect(refund.status, refund.text).toBe(200);
     return refund;
   }
+
+  /** POST /payments: the office takes the traveller's cash into the open shift; the operation's id. */
+  async function payAtOffice(world: OperationsWorld, traveller: BookedTraveller): Promise<string> {
+    const paid = await app.request('/dashboard/api/payments', {
+      method: 'POST',
+      headers: world.sessions.ACCOUNTANT.writeHeaders,
+      json: { booking_id: traveller.bookingId },
+    });
+    expect(paid.status, paid.text).toBe(201);
+    return paid.body.data.id as string;
+  }
+
+  const ticketItem = (traveller: BookedTraveller) => ({
+    manifest_item_id: traveller.ticketIds[0],
+    manifest_item_type: 'JOURNEY_TICKET',
+  });
+
+  /** What the operations room and the database show of the trip, to prove a refused action changed nothing. */
+  const tripState = async (world: OperationsWorld) => ({
+    manifest: (await dispatchView(app, world.dispatcher, world.trip.tripId)).body.data.manifest,
+    rows: await operationsSnapshot(app.db, world.trip.tripId),
+    revoked: await app.db.query(
+      `select r.* from credential_revocations r join journey_tickets k on k.id = r.ticket_id
+        where k.trip_id = $1 order by r.ticket_id`,
+      [world.trip.tripId],
+    ),
+  });
 
   const bookingStatus = async (world: OperationsWorld, traveller: BookedTraveller) =>
     (
@@ -184,6 +213,15 @@ describe('a full refund and its booking', () => {
     expect(await leg()).toEqual(before);
     expect(before).toEqual([{ seats: 'CONFIRMED', tickets: 'VALID', revoked: 0 }]);
 
+    // The money went back: a late check-in is refused.
+    const unchecked = await tripState(world);
+    const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'CHECK_IN',
+      ...ticketItem(traveller),
+    });
+    expect([checkIn.status, checkIn.body.errorCode], checkIn.text).toEqual([409, 'TRAVELLER_REFUNDED']);
+    expect(await tripState(world)).toEqual(unchecked);
+
     // At COMPLETE it is a no-show like any booking never scanned, as a refund after COMPLETE finds it.
     await advance(app, world.dispatcher, world.trip.tripId, 'ARRIVE', 'COMPLETE');
     expect(await bookingStatus(world, traveller)).toBe('NO_SHOW');
@@ -201,6 +239,80 @@ describe('a full refund and its booking', () => {
       headers: { Cookie: world.sessions.OWNER.cookie },
     });
     expect(analytics.body.data.cancellations.byReason).toEqual([]);
+  });
+
+  it('a no-show refunded as a compensation is not restored or checked in (409 TRAVELLER_REFUNDED); an unrefunded one is restored', async () => {
+    const world = await tripWithOpenShift();
+    const refunded = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const kept = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
+    const paymentId = await payAtOffice(world, refunded);
+    await payAtOffice(world, kept);
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    for (const traveller of [refunded, kept]) {
+      const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
+        action: 'MARK_NO_SHOW',
+        ...ticketItem(traveller),
+      });
+      expect(noShow.status, noShow.text).toBe(200);
+    }
+    const refund = await refundInFull(world, refunded, paymentId);
+    expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
+
+    const before = await tripState(world);
+    for (const action of ['RESTORE', 'CHECK_IN']) {
+      const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
+        action,
+        ...ticketItem(refunded),
+      });
+      expect([refused.status, refused.body.errorCode], `${action}: ${refused.text}`).toEqual([
+        409,
+        'TRAVELLER_REFUNDED',
+      ]);
+    }
+    // The driver's scan of the refunded credential is refused too (it names no dispatch code).
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, refunded.credentials[0]!);
+    expect(scanned.body.data, scanned.text).toMatchObject({ outcome: 'REFUSED', reason: 'TICKET_NOT_VALID' });
+    expect(await tripState(world)).toEqual(before);
+    expect(
+      before.manifest.find((item: { booking_id: string }) => item.booking_id === refunded.bookingId),
+    ).toMatchObject({
+      ticket_status: 'VALID',
+      booking_status: 'NO_SHOW',
+      payment: { status: 'REFUNDED' },
+      attendance: { status: 'NO_SHOW' },
+    });
+
+    const restored = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'RESTORE',
+      ...ticketItem(kept),
+    });
+    expect(restored.status, restored.text).toBe(200);
+    expect(restored.body.data.traveller).toMatchObject({
+      attendance: 'PENDING',
+      previous_attendance: 'NO_SHOW',
+      ticket_status: 'VALID',
+      booking_status: 'CONFIRMED',
+    });
+  });
+
+  it('an imported (legacy) no-show whose payment was refunded is not restored', async () => {
+    const world = await tripWithOpenShift();
+    const [legacy] = await app.db.query<{ id: string }>(
+      `insert into bookings (booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count,
+                             seat_numbers, status, payment_status, total_price, discount)
+       values ('BK-LEGACY-' || substr(md5(random()::text), 1, 6), $1, $2, 'Legacy Traveller', '+963944000001', 1,
+               array[$3], 'NO_SHOW', 'REFUNDED', 10000, 0) returning id`,
+      [world.companyId, world.trip.tripId, world.trip.seatNumbers[0]!],
+    );
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const before = await tripState(world);
+    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'RESTORE',
+      manifest_item_id: legacy!.id,
+      manifest_item_type: 'BOOKING',
+    });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([409, 'TRAVELLER_REFUNDED']);
+    expect(await tripState(world)).toEqual(before);
   });
 
   /** The connection's first leg paid at the office of its company, then refunded in full by its OWNER. */
