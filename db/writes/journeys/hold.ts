@@ -49,8 +49,6 @@ interface HoldLeg {
   board_sequence: number;
   alight_sequence: number;
   upcoming: boolean;
-  /** A suspended company's trips leave every inventory scope: nothing of theirs is held. */
-  company_active: boolean;
 }
 
 /**
@@ -132,10 +130,8 @@ async function placeLockedHold(
   if (refusal) throw new JourneyRefusal(409, refusal.code, refusal.message);
 
   const { rows: legs } = await client.query<HoldLeg>(
-    `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, bc.departure_at > now() as upcoming,
-            c.status = 'ACTIVE' as company_active
-     from journey_legs l join trips t on t.id = l.trip_id join trip_stop_calls bc on bc.id = l.board_stop_call_id
-     join companies c on c.id = t.company_id
+    `select l.journey_id, l.sequence, l.trip_id, l.board_sequence, l.alight_sequence, bc.departure_at > now() as upcoming
+     from journey_legs l join trip_stop_calls bc on bc.id = l.board_stop_call_id
      where l.journey_id = any($1::uuid[]) order by l.journey_id, l.sequence`,
     [locked.journeyIds],
   );
@@ -188,9 +184,14 @@ async function retriedHold(client: PoolClient, holdBatchId: string): Promise<Pla
 
 /**
  * Locks the legs' trips in id order (concurrent holds on a trip take turns), refuses a trip that
- * can no longer be booked (its company suspended included), and marks expired holds on them EXPIRED: the exclusion constraint
+ * can no longer be booked, and marks expired holds on them EXPIRED: the exclusion constraint
  * still counts those. The trips' status is the one read with the lock: a CANCEL that held the trip
  * while the legs were read has committed by then (test/api/dashboard/cancel-races.test.ts).
+ * The companies' standing is read by the next statement, whose snapshot follows the lock: the
+ * locking statement sees the rows it joins as they were when it began, so a suspension committed
+ * while the hold waited for a trip would go unseen (test/api/admin/suspension.test.ts). A
+ * suspended company's trips leave every inventory scope: 404 TRIP_NOT_FOUND, as the draft answers
+ * a hold sent after the suspension (draft.ts).
  */
 async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<void> {
   const tripIds = [...new Set(legs.map((leg) => leg.trip_id))].sort();
@@ -198,19 +199,42 @@ async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<voi
     `select id, status from trips where id = any($1::uuid[]) order by id for no key update`,
     [tripIds],
   );
+  const suspended = await expireLapsedHoldsReadingSuspended(client, tripIds);
+  const outOfScope = legs.find((leg) => suspended.has(leg.trip_id));
+  if (outOfScope) {
+    throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', {
+      journey_id: outOfScope.journey_id,
+      leg_sequence: outOfScope.sequence,
+    });
+  }
   const bookable = new Set(locked.filter((trip) => isBookableStatus(trip.status)).map((trip) => trip.id));
-  const unbookable = legs.find((leg) => !bookable.has(leg.trip_id) || !leg.upcoming || !leg.company_active);
+  const unbookable = legs.find((leg) => !bookable.has(leg.trip_id) || !leg.upcoming);
   if (unbookable) {
     throw new JourneyRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked', {
       journey_id: unbookable.journey_id,
       leg_sequence: unbookable.sequence,
     });
   }
-  await client.query(
-    `update seat_allocations set status = 'EXPIRED', released_at = now()
-       where ${allocationsInIdOrder(`trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`)}`,
+}
+
+/**
+ * Marks the expired holds on the locked trips EXPIRED and answers those of the trips whose company
+ * is not ACTIVE, in one statement: the company check costs the hold no round trip of its own.
+ */
+async function expireLapsedHoldsReadingSuspended(
+  client: PoolClient,
+  tripIds: string[],
+): Promise<Set<string>> {
+  const { rows } = await client.query<{ id: string }>(
+    `with expired as (
+       update seat_allocations set status = 'EXPIRED', released_at = now()
+       where ${allocationsInIdOrder(`trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`)}
+     )
+     select t.id from trips t join companies c on c.id = t.company_id
+     where t.id = any($1::uuid[]) and c.status <> 'ACTIVE'`,
     [tripIds],
   );
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The scope's new ACTIVE hold batch; a second one (a concurrent hold) is the domain's HOLD_ALREADY_ACTIVE. */

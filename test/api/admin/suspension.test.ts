@@ -183,6 +183,35 @@ describe('company suspension', () => {
     expect((await unsuspend(trip.companyId)).status).toBe(200);
   });
 
+  it('a journey hold that waited for its trip while the suspension committed is refused as any hold of the company, and holds nothing', async () => {
+    const trip = await tripOf(app.db);
+    const traveller = await mobileTraveller(app);
+    const quoted = await quote(app, traveller, [{ trip }]);
+    // The trip row as another hold placing its seats holds it (FOR NO KEY UPDATE): the hold drafts
+    // its journey (the legs' keys share the row), then waits for the trip.
+    const held = await holdLock(app.db, `select 1 from trips where id = '${trip.tripId}' for no key update`);
+    let answer: TestResponse;
+    try {
+      const hold = holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+      await waitersOf(app.db, held.pid);
+      // The suspension takes the company row, not the trip: it commits while the hold waits.
+      expect((await suspend(trip.companyId)).status).toBe(200);
+      await held.release();
+      answer = await hold;
+    } finally {
+      await held.release();
+    }
+
+    // The answer of a hold sent after the suspension (the first test of this file).
+    expectError(answer, 404, 'TRIP_NOT_FOUND');
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey?.status).not.toBe('HELD');
+    expect(facts.allocations).toEqual([]);
+    const batches = await app.db.query(`select 1 from hold_batches where scope_id = $1`, [quoted.journey_id]);
+    expect(batches).toEqual([]);
+    expect((await unsuspend(trip.companyId)).status).toBe(200);
+  });
+
   /** Every state-changing route the dashboard surface declares, as registered right now. */
   function dashboardWriteRoutes(on: TestApp) {
     const context = appContext({
