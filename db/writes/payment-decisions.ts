@@ -8,6 +8,7 @@ import {
   type PaymentAction,
   type PaymentStatus,
 } from '../../domain/payment-ledger.js';
+import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { withDeadlockRetry } from '../pg-errors.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
@@ -15,7 +16,7 @@ import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAudit } from './audit.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
-import { lockJourneyOf, lockTripsOf } from './booking-changes/own-booking.js';
+import { lockJourneyOf, lockTrips, lockTripsOf } from './booking-changes/own-booking.js';
 import { reverseBookingPoints } from './loyalty/reversal.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
@@ -24,7 +25,7 @@ import { recordCashCollection } from './payments.js';
  * The company's money decisions on the ledger (SPEC "Payments (company)"). Each is one
  * transaction that locks the company (FOR SHARE, still ACTIVE: db/writes/active-company.ts), the
  * booking, then the operation (the order of db/writes/payments.ts;
- * a refund, which may end the booking, first locks the booking's journey order and journey),
+ * a refund, which may end the booking, first locks the booking's trip, journey order and journey),
  * checks the move against domain/payment-ledger.ts's transition table, records the deciding
  * staff user, syncs the booking payment fact and writes the audit row. Money that enters or
  * leaves the till is tied to the company's open cash shift, locked FOR SHARE after the booking
@@ -56,28 +57,34 @@ const notFound = () => new PaymentDecisionRefusal(404, 'PAYMENT_NOT_FOUND', 'No 
 
 /**
  * Locks the booking, then the operation; another company's operation is not found. `withJourney`
- * (a refund, which may end the booking) first locks the booking's journey order and journey, in the
- * order a traveller's change takes them (db/writes/booking-changes/own-booking.ts).
+ * (a refund, which may end the booking) first locks the booking's trip FOR SHARE, then its journey
+ * order and journey, in the order a traveller's cancel takes them
+ * (db/writes/booking-changes/own-booking.ts), and answers the trip's status too.
  */
 async function lockOperation(
-  client: Queryable,
+  client: PoolClient,
   decider: Decider,
   paymentId: string,
   withJourney = false,
-): Promise<LockedOperation> {
+): Promise<LockedOperation & { trips: Map<string, TripStatus> }> {
   // booking_id, a booking's journey_id and a journey's order_id never change, so reading them before
-  // the locks keeps the journey-then-booking-first order.
+  // the locks keeps the trip-then-journey-then-booking order. A booking's trip_id may (a modify
+  // moves it): bookingEndedByRefund reads it again under the booking's lock.
   const { rows: found } = await client.query<{
     booking_id: string;
     journey_id: string | null;
     order_id: string | null;
+    trip_id: string;
   }>(
-    `select p.booking_id, b.journey_id, j.order_id
+    `select p.booking_id, b.journey_id, j.order_id, b.trip_id
        from payment_operations p join bookings b on b.id = p.booking_id left join journeys j on j.id = b.journey_id
       where p.id = $1 and p.company_id = $2`,
     [paymentId, decider.companyId],
   );
   if (!found[0]) throw notFound();
+  const trips = withJourney
+    ? await lockTrips(client, [found[0].trip_id], 'share')
+    : new Map<string, TripStatus>();
   if (withJourney) await lockJourneyOf(client, found[0]);
   await client.query(`select id from bookings where id = $1 for update`, [found[0].booking_id]);
   const { rows } = await client.query<LockedOperation>(
@@ -86,7 +93,7 @@ async function lockOperation(
       where p.id = $1 for update of p`,
     [paymentId],
   );
-  return rows[0]!;
+  return { ...rows[0]!, trips };
 }
 
 /** The audit row of a decision on the payment operation `paymentId`. */
@@ -101,9 +108,9 @@ function auditPayment(
 }
 
 /** Locks and checks the operation for `action`; returns it with the step the table allows. */
-async function decide(client: Queryable, decider: Decider, paymentId: string, action: PaymentAction) {
-  const operation = await lockOperation(client, decider, paymentId, action === 'refund');
-  return { operation, transition: transitionFor(operation.status, action) };
+async function decide(client: PoolClient, decider: Decider, paymentId: string, action: PaymentAction) {
+  const { trips, ...operation } = await lockOperation(client, decider, paymentId, action === 'refund');
+  return { operation, trips, transition: transitionFor(operation.status, action) };
 }
 
 /**
@@ -127,9 +134,10 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
 /**
  * The booking of a refund, when the refund ends it: a CONFIRMED booking of a journey whose bus has
  * not left (its trip SCHEDULED, BOARDING or DELAYED) has not travelled, and ends as a traveller's
- * cancel ends it (endJourneyBooking), whatever the cut-off: the company decides. Its trip is taken
- * FOR SHARE first, as the cancel takes it, so a DEPART and the refund take turns and the trip's
- * status read here stays true until the commit. A booking on a bus that has left is never cancelled
+ * cancel ends it (endJourneyBooking), whatever the cut-off: the company decides. Its trip was taken
+ * FOR SHARE first (lockOperation), as the cancel takes it, so a DEPART and the refund take turns and
+ * the trip's status read there stays true until the commit; a booking a modify moved to another trip
+ * meanwhile has that trip locked here. A booking on a bus that has left is never cancelled
  * (the trip cancel's rule, db/writes/trip-operations/cancel-trip.ts): a CONFIRMED one there (DEPART
  * leaves unscanned bookings as they are; COMPLETE makes them NO_SHOW), like one that travelled
  * (CHECKED_IN, NO_SHOW, COMPLETED), keeps its status, seats and tickets: its refund is a
@@ -137,7 +145,11 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
  * HELD or PENDING_CONFIRMATION one; an imported booking (no journey) and a cancelled one (a
  * REFUND_DUE of a cancelled trip) are left as they are.
  */
-async function bookingEndedByRefund(client: PoolClient, bookingId: string): Promise<EndingBooking | null> {
+async function bookingEndedByRefund(
+  client: PoolClient,
+  bookingId: string,
+  trips: Map<string, TripStatus>,
+): Promise<EndingBooking | null> {
   const { rows } = await client.query<
     Omit<EndingBooking, 'journey_id'> & { journey_id: string | null; status: string }
   >(
@@ -147,7 +159,7 @@ async function bookingEndedByRefund(client: PoolClient, bookingId: string): Prom
   );
   const { status, journey_id: journeyId, ...booking } = rows[0]!;
   if (status !== 'CONFIRMED' || journeyId === null) return null;
-  const tripStatus = await lockTripsOf(client, booking, [], 'share');
+  const tripStatus = trips.get(booking.trip_id) ?? (await lockTripsOf(client, booking, [], 'share'));
   if (!BEFORE_DEPARTURE.includes(tripStatus)) return null;
   return { ...booking, journey_id: journeyId };
 }
@@ -157,9 +169,11 @@ async function bookingEndedByRefund(client: PoolClient, bookingId: string): Prom
  * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice, and
  * the loyalty points it earned are taken back (reverseBookingPoints). A booking that has not
  * travelled ends (bookingEndedByRefund): seats free, tickets cancelled, credentials revoked
- * (BOOKING_REFUNDED), booking and journey CANCELLED. Locks: the journey order and journey, the
- * booking, the operation, the trip (FOR SHARE), then the shift. A DEPART or a trip CANCEL takes its
- * trip before the bookings; when one and this refund deadlock, PostgreSQL aborts one and it runs again.
+ * (BOOKING_REFUNDED), booking and journey CANCELLED. Locks: the booking's trip (FOR SHARE), the
+ * journey order and journey, the booking, the operation, then the shift: a DEPART or a trip CANCEL
+ * takes its trip before the journeys and bookings on it, so it and the refund take turns on the trip
+ * (test/api/dashboard/cancel-lock-order.test.ts). Taken after the booking, the trip deadlocked with a
+ * trip CANCEL; a deadlock left (a modify moving the booking meanwhile) runs the refund again.
  */
 export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await withDeadlockRetry(() => refundOnce(db, decider, paymentId));
@@ -167,8 +181,8 @@ export async function refundPayment(db: Database, decider: Decider, paymentId: s
 
 async function refundOnce(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await companyTransaction(db, decider, 'share', async (client) => {
-    const { operation, transition } = await decide(client, decider, paymentId, 'refund');
-    const ending = await bookingEndedByRefund(client, operation.booking_id);
+    const { operation, trips, transition } = await decide(client, decider, paymentId, 'refund');
+    const ending = await bookingEndedByRefund(client, operation.booking_id, trips);
     // FOR UPDATE, as an OUT adjustment: two refunds of different payments must not both find the cash
     // only one of them can take (test/api/dashboard/payments-concurrency.test.ts).
     const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'update');

@@ -11,12 +11,13 @@ import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { endJourneyBooking } from './end-booking.js';
 import {
+  inTurnWithTrips,
   lockedFactsOf,
   lockOwnAggregate,
-  lockTrips,
   refuseWith,
   type BookingCaller,
   type LockedBooking,
+  type LockOrder,
 } from './own-booking.js';
 
 interface CancelOptions {
@@ -41,8 +42,9 @@ const ENDED: readonly string[] = ['CANCELLED', 'EXPIRED'];
  * settings), else `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES); once the company sent
  * DEPART the departure has happened, whatever the timetable says. Locks (lockOwnAggregate): the
  * order, its journeys in id order, their bookings in id order, then every booking's trip FOR SHARE
- * in id order, so a DEPART and this cancel take turns; a DEPART or a trip CANCEL locks its trip
- * before the bookings, and when the two deadlock PostgreSQL aborts one and it runs again.
+ * NOWAIT in id order. A DEPART or a trip CANCEL locks its trip before the journeys and bookings on
+ * it; when one holds a trip the cancel runs again taking the trips first (inTurnWithTrips), so the
+ * two take turns on the trip instead of deadlocking (test/api/dashboard/cancel-lock-order.test.ts).
  * Answers the ids of the other bookings this request cancelled.
  */
 export async function cancelBooking(
@@ -52,7 +54,9 @@ export async function cancelBooking(
   options: { cutoffMinutes: number; now?: Date },
 ): Promise<string[]> {
   const now = options.now ?? new Date();
-  return withDeadlockRetry(() => endAggregate(db, caller, bookingId, { ...options, now }));
+  return withDeadlockRetry(() =>
+    inTurnWithTrips((order) => endAggregate(db, caller, bookingId, { ...options, now }, order)),
+  );
 }
 
 async function endAggregate(
@@ -60,14 +64,10 @@ async function endAggregate(
   caller: BookingCaller,
   bookingId: string,
   options: CancelOptions,
+  order: LockOrder,
 ): Promise<string[]> {
   return db.transaction(async (client) => {
-    const bookings = await lockOwnAggregate(client, caller.userId, bookingId);
-    const trips = await lockTrips(
-      client,
-      bookings.map((booking) => booking.trip_id),
-      'share',
-    );
+    const { bookings, trips } = await lockOwnAggregate(client, caller.userId, bookingId, order);
     const facts = await lockedFactsOf(client, bookings, trips);
     const ending = await bookingsToEnd(client, bookings, bookingId, facts, options);
     for (const booking of ending) {

@@ -28,8 +28,8 @@ import {
 } from './modify-terms.js';
 import {
   lockedFactsOf,
+  lockModifiedTrips,
   lockOwnBooking,
-  lockTrips,
   refuseWith,
   type BookingCaller,
   type LockedBooking,
@@ -314,9 +314,11 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
  * refuses a company that confirms the caller's channel itself (409 JOURNEY_FLOW_REQUIRED) and
  * checks the booking's voucher on the new trip (modify-terms.ts). The booking's trip must
  * not have departed (DEPART seen under the trip lock). It locks the journey and booking before the
- * trips, and a dispatch CANCEL its trip before the journeys: when the two deadlock and PostgreSQL
- * aborts the modify, it runs again and finds the booking as the cancel left it
- * (test/api/dashboard/cancel-races.test.ts).
+ * trips (lockModifiedTrips), and a dispatch CANCEL its trip before the journeys: when the two
+ * deadlock and PostgreSQL aborts the modify, it runs again and finds the booking as the cancel left
+ * it (test/api/dashboard/cancel-races.test.ts). A refund of the booking, or a traveller's cancel
+ * that found the trip busy, takes the trip FOR SHARE before the journey: the modify takes its own
+ * trip FOR SHARE too, so it goes on and the other waits for its journey.
  */
 export async function modifyBooking(
   db: Database,
@@ -337,7 +339,7 @@ async function moveBooking(
 ): Promise<void> {
   await db.transaction(async (client) => {
     const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
-    const trips = await lockTrips(client, [booking.trip_id, input.newTripId], 'no key update');
+    const trips = await lockModifiedTrips(client, booking.trip_id, input.newTripId);
     const facts = await lockedFactsOf(client, [booking], trips);
     refuseWith(modificationRefusal(facts.get(booking.id)!, now));
     const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };

@@ -8,16 +8,22 @@ import {
 import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import type { Refusal } from '../../../domain/refusal.js';
 import type { TripStatus } from '../../../domain/trip-dispatch.js';
+import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import { expectedDepartureSql } from '../../queries/leg-boarding.js';
 
 /**
  * The booking a traveller changes, locked. Each change is ONE transaction that locks, in this
  * order, the journey order (when there is one), the journey (a cancel: every journey of the order,
  * in id order), the booking row (a cancel: every booking of those journeys, in id order) and then
- * the trips involved in id order, the same order the journey transactions lock in, so concurrent changes
- * take turns and each sees what the previous one did. The seat_allocations exclusion constraint
- * stays the capacity truth behind the checks. A trip action (DEPART, CANCEL) locks its trip
- * before the journeys on it, so a change that deadlocks with one runs again (withDeadlockRetry).
+ * the trips involved in id order, so concurrent changes take turns and each sees what the previous
+ * one did. A trip action (DEPART, CANCEL, a delay) and a refund lock the trip before the journeys
+ * and bookings on it: a cancel takes the trips FOR SHARE NOWAIT, and when one is held runs again
+ * taking them first (lockOwnAggregate, inTurnWithTrips), so it never waits for a trip while holding
+ * a journey. A modify takes its own trip FOR SHARE and the new one FOR NO KEY UPDATE
+ * (lockModifiedTrips): a dispatch CANCEL meeting it may deadlock with it, and PostgreSQL aborts
+ * one, which runs again (withDeadlockRetry; cancel-races.test.ts holds the modify's journey while
+ * the cancel holds the trip). The seat_allocations exclusion constraint stays the capacity truth
+ * behind the checks.
  */
 
 export interface BookingCaller {
@@ -54,6 +60,7 @@ export interface LockedBooking {
 interface OwnBookingRow {
   journey_id: string | null;
   order_id: string | null;
+  trip_ids: string[];
 }
 
 /**
@@ -72,10 +79,24 @@ export async function lockJourneyOf(
   }
 }
 
-/** The caller's booking (owner or canonical passenger) as read before any lock: its journey and order. */
-async function ownBookingOf(client: PoolClient, userId: string, bookingId: string): Promise<OwnBookingRow> {
+/** The trips of the bookings of b's order (else of its journey j), in ownBookingOf. */
+const AGGREGATE_TRIPS = `array(select distinct a.trip_id from bookings a
+  where a.id = b.id or a.journey_id in (select k.id from journeys k where k.id = b.journey_id or k.order_id = j.order_id))`;
+
+/**
+ * The caller's booking (owner or canonical passenger) as read before any lock: its journey and
+ * order, and with `aggregate` the trips of every booking of its order (else of its journey).
+ */
+async function ownBookingOf(
+  client: PoolClient,
+  userId: string,
+  bookingId: string,
+  aggregate = false,
+): Promise<OwnBookingRow> {
   const { rows: found } = await client.query<OwnBookingRow>(
-    `select b.journey_id, j.order_id from bookings b left join journeys j on j.id = b.journey_id
+    `select b.journey_id, j.order_id,
+            ${aggregate ? AGGREGATE_TRIPS : `array[b.trip_id]`} as trip_ids
+     from bookings b left join journeys j on j.id = b.journey_id
      where b.id = $1 and (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2))`,
     [bookingId, userId],
   );
@@ -129,18 +150,42 @@ export async function lockOwnBooking(
   return booking;
 }
 
+/** The bookings of an aggregate, locked, and their trips, locked FOR SHARE, with their status. */
+export interface LockedAggregate {
+  bookings: LockedBooking[];
+  trips: Map<string, TripStatus>;
+}
+
+/**
+ * Which a traveller's cancel locks first: the journeys (then the trips, without waiting), or, when
+ * a trip was busy, the trips (inTurnWithTrips).
+ */
+export type LockOrder = 'journeys first' | 'trips first';
+
 /**
  * The caller's booking and every booking of its aggregate, locked (POST /bookings/{id}/cancel): the
  * journey order, then all its journeys in id order (the booking's journey alone when it has no
- * order), then every booking of those journeys in id order; 404 when the booking is not the
- * caller's. Answers the bookings in id order; `owned` says which of them are the caller's too.
+ * order), then every booking of those journeys in id order, then their trips FOR SHARE in id order;
+ * 404 when the booking is not the caller's. A trip's CANCEL, DEPART or delay takes its trip (FOR NO
+ * KEY UPDATE) before the journeys and bookings on it, so `journeys first` takes the trips NOWAIT:
+ * one held that way fails the statement (lock_not_available) instead of waiting, holding the
+ * journey the trip action may be waiting for (a deadlock PostgreSQL broke after deadlock_timeout,
+ * test/api/dashboard/cancel-lock-order.test.ts), and inTurnWithTrips runs the cancel again
+ * `trips first`: the trips of the aggregate (a plain read) FOR SHARE, waiting for the trip action,
+ * then the rest as above. Answers the bookings in id order (`owned` says which of them are the
+ * caller's too) and the trips' status as it is once locked.
  */
 export async function lockOwnAggregate(
   client: PoolClient,
   userId: string,
   bookingId: string,
-): Promise<LockedBooking[]> {
-  const found = await ownBookingOf(client, userId, bookingId);
+  order: LockOrder,
+): Promise<LockedAggregate> {
+  const found = await ownBookingOf(client, userId, bookingId, order === 'trips first');
+  const trips =
+    order === 'trips first'
+      ? await lockTrips(client, found.trip_ids, 'share')
+      : new Map<string, TripStatus>();
   if (found.order_id) {
     await client.query(`select id from journey_orders where id = $1 for update`, [found.order_id]);
   }
@@ -157,24 +202,72 @@ export async function lockOwnAggregate(
   const booking = rows.find((row) => row.id === bookingId);
   // The booking was moved to another journey between the two reads: nothing a traveller can do.
   if (!booking || booking.journey_id !== found.journey_id) throw bookingNotFound();
-  return rows;
+  // Trips first: a booking a modify moved to another trip meanwhile has that trip locked now (rare;
+  // the deadlock retry covers it).
+  const rest = rows.map((row) => row.trip_id).filter((tripId) => !trips.has(tripId));
+  if (rest.length) {
+    const locked = await lockTrips(client, rest, 'share', { nowait: order === 'journeys first' });
+    for (const [id, status] of locked) trips.set(id, status);
+  }
+  return { bookings: rows, trips };
 }
 
 /**
- * Locks the trips in id order (FOR SHARE for a cancel, FOR NO KEY UPDATE for a modify, which
- * moves seats) and answers the status of each as it is once locked: a DEPART or a trip CANCEL
- * either committed first, and is seen here, or waits for this transaction.
+ * Runs a traveller's cancel `journeys first`, and again `trips first` when a trip it needed was
+ * held by a trip action (lockOwnAggregate): the first attempt wrote nothing, and the second waits
+ * for the trip before it takes a journey.
+ */
+export async function inTurnWithTrips<T>(change: (order: LockOrder) => Promise<T>): Promise<T> {
+  try {
+    return await change('journeys first');
+  } catch (error) {
+    if (pgCode(error) !== PG_LOCK_NOT_AVAILABLE) throw error;
+    return change('trips first');
+  }
+}
+
+/**
+ * Locks the trips in id order (FOR SHARE for a cancel and a refund, FOR NO KEY UPDATE for the trip
+ * a modify takes seats on) and answers the status of each as it is once locked: a DEPART or a trip CANCEL
+ * either committed first, and is seen here, or waits for this transaction (with `nowait`, a trip
+ * so held fails the statement with lock_not_available instead).
  */
 export async function lockTrips(
   client: PoolClient,
   tripIds: string[],
   mode: 'share' | 'no key update',
+  options: { nowait?: boolean } = {},
 ): Promise<Map<string, TripStatus>> {
   const { rows } = await client.query<{ id: string; status: TripStatus }>(
-    `select id, status from trips where id = any($1::uuid[]) order by id for ${mode}`,
+    `select id, status from trips where id = any($1::uuid[]) order by id for ${mode}${options.nowait ? ' nowait' : ''}`,
     [[...new Set(tripIds)].sort()],
   );
   return new Map(rows.map((trip) => [trip.id, trip.status]));
+}
+
+/**
+ * A modify's trips, in id order: the booking's own trip FOR SHARE, the new one FOR NO KEY UPDATE
+ * (its seats are taken, as a hold takes them, and holds on a trip take turns). FOR SHARE is enough
+ * where seats are only released, and still makes a DEPART or a trip CANCEL of that trip (FOR NO KEY
+ * UPDATE) take turns with the modify; it lets a traveller's cancel of the same booking, which holds
+ * the trip FOR SHARE before the journey the modify holds, wait for the modify instead of
+ * deadlocking with it (test/api/dashboard/cancel-lock-order.test.ts). Answers the status of each.
+ */
+export async function lockModifiedTrips(
+  client: PoolClient,
+  fromTripId: string,
+  toTripId: string,
+): Promise<Map<string, TripStatus>> {
+  if (fromTripId === toTripId) return lockTrips(client, [toTripId], 'no key update');
+  const locks = [
+    { id: fromTripId, mode: 'share' as const },
+    { id: toTripId, mode: 'no key update' as const },
+  ].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const trips = new Map<string, TripStatus>();
+  for (const lock of locks) {
+    for (const [id, status] of await lockTrips(client, [lock.id], lock.mode)) trips.set(id, status);
+  }
+  return trips;
 }
 
 /** lockTrips, answering the status of the booking's trip. */

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
+import { lockSeats, roundTripPair } from '../../support/bookings.js';
+import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import { mobileTraveller, type Caller } from '../../support/journeys.js';
+import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../../support/operations.js';
+
+/**
+ * The order in which a trip CANCEL and a traveller's cancel or a company's refund of a booking on
+ * the trip take their locks. The CANCEL takes its trip, then the orders, journeys and bookings on it
+ * (test/api/dashboard/cancel-races.test.ts pins that). The refund takes the booking's trip FOR SHARE
+ * before its order, journey and booking; the traveller's cancel takes its trips last but without
+ * waiting, and finding one held runs again taking the trips first. So the two queue on the trip
+ * instead of each holding what the other waits for (a deadlock PostgreSQL ended after
+ * deadlock_timeout, aborting one, which withDeadlockRetry ran again).
+ *
+ * Each case makes the traveller's request (or the refund) go first and stop on a row the test
+ * holds (its journey, order or trip); the other starts while it waits, then the test lets go and watches
+ * the two backends: they never wait on each other (pg_stat_database's deadlock count would say the
+ * same, but it counts every test file of the run, two at a time).
+ */
+describe("a trip cancel and a traveller's cancel or a refund of a booking on the trip", () => {
+  const app = useTestApp();
+
+  /**
+   * Whether the two backends wait on each other at once: the cycle PostgreSQL breaks, deadlock_timeout
+   * later, by aborting one.
+   */
+  const waitOnEachOther = async ([a, b]: number[]) =>
+    (
+      await app.db.query<{ cycle: boolean }>(
+        `select $1::int = any(pg_blocking_pids($2)) and $2::int = any(pg_blocking_pids($1)) as cycle`,
+        [a, b],
+      )
+    )[0]!.cycle;
+
+  const cancelOwn = (caller: Caller, bookingId: string) =>
+    app.request(`/api/bookings/${bookingId}/cancel`, { method: 'POST', headers: caller.headers });
+
+  const cancelTrip = (world: Pick<OperationsWorld, 'dispatcher'>, tripId: string) =>
+    dispatch(app, world.dispatcher, tripId, { action: 'CANCEL', reason: 'Road closed' });
+
+  /**
+   * Runs `first` until it waits on the row `blockerSql` locks, then `second` (the trip's CANCEL, or a
+   * traveller's cancel) until it waits too (on that row, or behind `first`), then lets go. Answers
+   * both answers, and whether the two backends were ever seen waiting on each other until both
+   * answered (watched every 20 ms: a deadlock stays in place for deadlock_timeout, 1 s, before
+   * PostgreSQL aborts one of them).
+   */
+  async function inTurn<T>(blockerSql: string, first: () => Promise<T>, second: () => Promise<T>) {
+    const blocker = await holdLock(app.db, blockerSql);
+    const firstAnswer = first();
+    const [firstPid] = await waitersOf(app.db, blocker.pid);
+    const secondAnswer = second();
+    const pids = await waitersOf(app.db, blocker.pid, 2);
+    const secondPid = pids.find((pid) => pid !== firstPid)!;
+    await blocker.release();
+    let answered = false;
+    const answers = Promise.all([firstAnswer, secondAnswer]).finally(() => (answered = true));
+    let deadlocked = false;
+    while (!answered && !deadlocked) {
+      deadlocked = await waitOnEachOther([firstPid!, secondPid]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { answers: await answers, deadlocked };
+  }
+
+  /** Nothing of the booking is left on the trip: booking and journey CANCELLED, no seat held, no valid ticket. */
+  async function bookingEnded(bookingId: string) {
+    const [row] = await app.db.query<{ booking: string; journey: string; seats: number; tickets: number }>(
+      `select b.status as booking, j.status as journey,
+              (select count(*)::int from seat_allocations a
+                where a.owner_kind = 'JOURNEY' and a.owner_id = j.id and a.status in ('HELD', 'CONFIRMED')) as seats,
+              (select count(*)::int from journey_tickets k
+                where k.journey_id = j.id and k.status in ('VALID', 'PENDING_CONFIRMATION')) as tickets
+         from bookings b join journeys j on j.id = b.journey_id where b.id = $1`,
+      [bookingId],
+    );
+    expect(row).toEqual({ booking: 'CANCELLED', journey: 'CANCELLED', seats: 0, tickets: 0 });
+  }
+
+  it("a traveller's cancel that holds its journey when the trip's cancel holds the trip gives way and runs again, without a deadlock", async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+
+    const {
+      answers: [own, trip],
+      deadlocked,
+    } = await inTurn(
+      `select id from journeys where id = (select journey_id from bookings where id = '${booked.bookingId}') for update`,
+      () => cancelOwn(booked.caller, booked.bookingId),
+      () => cancelTrip(world, world.trip.tripId),
+    );
+
+    expect(deadlocked).toBe(false);
+    expect(own.status, own.text).toBe(200);
+    expect(trip.status, trip.text).toBe(200);
+    await bookingEnded(booked.bookingId);
+  });
+
+  it("a traveller's cancel of a round trip that holds the order when the outbound trip's cancel holds the trip gives way, without a deadlock", async () => {
+    const pair = await roundTripPair(app);
+    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
+    const traveller = await mobileTraveller(app);
+    const made = await app.request('/api/bookings/round-trip', {
+      method: 'POST',
+      headers: traveller.headers,
+      json: {
+        outbound_seat_lock_session_id: await lockSeats(app, traveller, pair.outbound.tripId, ['1']),
+        return_seat_lock_session_id: await lockSeats(app, traveller, pair.inbound.tripId, ['1']),
+        passenger_name: 'Lina Khoury',
+        passenger_phone: '+963955111222',
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const [outbound, inbound] = made.body.data.bookings as { id: string; journey_id: string }[];
+
+    const {
+      answers: [own, trip],
+      deadlocked,
+    } = await inTurn(
+      `select o.id from journey_orders o join journeys j on j.order_id = o.id where j.id = '${outbound!.journey_id}' for update of o`,
+      () => cancelOwn(traveller, outbound!.id),
+      () => cancelTrip({ dispatcher }, pair.outbound.tripId),
+    );
+
+    expect(deadlocked).toBe(false);
+    expect(own.status, own.text).toBe(200);
+    expect(trip.status, trip.text).toBe(200);
+    // The trip's cancel went first: it ended the outbound journey; the traveller's cancel, run again,
+    // found its booking cancelled and changed nothing. The return journey and the order stand.
+    await bookingEnded(outbound!.id);
+    const [rest] = await app.db.query<{ booking: string; order: string }>(
+      `select b.status as booking, o.status as order from bookings b join journeys j on j.id = b.journey_id
+         join journey_orders o on o.id = j.order_id where b.id = $1`,
+      [inbound!.id],
+    );
+    expect(rest).toEqual({ booking: 'CONFIRMED', order: 'CONFIRMED' });
+  });
+
+  it("a company's refund holding the trip waits for the journey; the trip's cancel waits for it, without a deadlock", async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const open = await app.request('/dashboard/api/payments/cash-shifts', {
+      method: 'POST',
+      headers: world.sessions.OWNER.writeHeaders,
+      json: { action: 'OPEN', opening_balance: 500_000 },
+    });
+    expect(open.status, open.text).toBe(201);
+    const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const paid = await app.request('/dashboard/api/payments', {
+      method: 'POST',
+      headers: world.sessions.ACCOUNTANT.writeHeaders,
+      json: { booking_id: booked.bookingId },
+    });
+    expect(paid.status, paid.text).toBe(201);
+    const paymentId = paid.body.data.id as string;
+
+    const {
+      answers: [refund, trip],
+      deadlocked,
+    } = await inTurn(
+      `select id from journeys where id = (select journey_id from bookings where id = '${booked.bookingId}') for update`,
+      () =>
+        app.request(`/dashboard/api/payments/${paymentId}/refund`, {
+          method: 'POST',
+          headers: world.sessions.ACCOUNTANT.writeHeaders,
+        }),
+      () => cancelTrip(world, world.trip.tripId),
+    );
+
+    expect(deadlocked).toBe(false);
+    expect(refund.status, refund.text).toBe(200);
+    expect(trip.status, trip.text).toBe(200);
+    await bookingEnded(booked.bookingId);
+    // The refund came first: the cash went back from the till, nothing is left owed (REFUND_DUE).
+    const [line] = await app.db.query<{ status: string }>(
+      `select status from payment_operations where id = $1`,
+      [paymentId],
+    );
+    expect(line).toEqual({ status: 'REFUNDED' });
+  });
+
+  it("a traveller's cancel that found its trip busy and a modify of the same booking take turns, the cancel finding the booking on its new trip", async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const other = await sameRouteTrip(
+      app.db,
+      world.trip,
+      new Date(world.trip.departAt.getTime() + 86_400_000),
+    );
+    const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+
+    // The test holds the trip as a trip action would. The cancel finds it held, gives way and waits
+    // for it first; the modify takes the journey and the booking and waits for the trip after it.
+    // Once let go, the cancel has the trip FOR SHARE and waits for the journey; the modify, which
+    // takes its own trip FOR SHARE too, goes on and commits.
+    const {
+      answers: [own, modified],
+      deadlocked,
+    } = await inTurn(
+      `select id from trips where id = '${world.trip.tripId}' for no key update`,
+      () => cancelOwn(booked.caller, booked.bookingId),
+      () =>
+        modifyBooking(app, booked.caller, booked.bookingId, moveTo(other.tripId, [other.seatNumbers[0]!])),
+    );
+
+    expect(deadlocked).toBe(false);
+    expect(modified.status, modified.text).toBe(200);
+    expect(own.status, own.text).toBe(200);
+    const [row] = await app.db.query<{ status: string; trip_id: string }>(
+      `select status, trip_id from bookings where id = $1`,
+      [booked.bookingId],
+    );
+    expect(row).toEqual({ status: 'CANCELLED', trip_id: other.tripId });
+    await bookingEnded(booked.bookingId);
+  });
+});
