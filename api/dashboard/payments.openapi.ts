@@ -248,7 +248,10 @@ export const docs = taggedOperations(TAGS, {
       'list (a scan or verify refuses them, the ticket PDF is 410 DOCUMENT_GONE), its journey (and an order left with no ' +
       'live journey) CANCELLED. One whose bus has left is never cancelled: a CONFIRMED one there (never scanned) keeps ' +
       'its status, seats and tickets and becomes NO_SHOW at COMPLETE as any booking never scanned, and one that ' +
-      'travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its status: the refund is a compensation. A cancelled booking ' +
+      'travelled (CHECKED_IN, NO_SHOW, COMPLETED) keeps its status: the refund is a compensation, its tickets still ' +
+      'VALID keep their status but their credentials go on the driver revocation list (a scan or verify answers ' +
+      'REVOKED, no QR code is shown), and the operations room neither checks that traveller in nor restores them ' +
+      '(409 TRAVELLER_REFUNDED). A cancelled booking ' +
       '(the REFUND_DUE of a cancelled trip) stays CANCELLED. ' +
       `${DECIDERS} ${TRANSITIONS}`,
     responses: lineChanged('Refunded'),

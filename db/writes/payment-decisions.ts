@@ -15,6 +15,7 @@ import { readShiftSummary } from '../queries/cash-shifts.js';
 import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAudit } from './audit.js';
+import { revokeCredentials } from './boarding-credentials.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
 import { lockJourneyOf, lockTrips, lockTripsOf } from './booking-changes/own-booking.js';
 import { reverseBookingPoints } from './loyalty/reversal.js';
@@ -169,7 +170,8 @@ async function bookingEndedByRefund(
  * naming the payment); the booking becomes REFUNDED, so its receipt becomes a refund notice, and
  * the loyalty points it earned are taken back (reverseBookingPoints). A booking that has not
  * travelled ends (bookingEndedByRefund): seats free, tickets cancelled, credentials revoked
- * (BOOKING_REFUNDED), booking and journey CANCELLED. Locks: the booking's trip (FOR SHARE), the
+ * (BOOKING_REFUNDED), booking and journey CANCELLED; one kept (a compensation) has its VALID
+ * tickets' credentials revoked (revokeKeptCredentials). Locks: the booking's trip (FOR SHARE), the
  * journey order and journey, the booking, the operation, then the shift: a DEPART or a trip CANCEL
  * takes its trip before the journeys and bookings on it, so it and the refund take turns on the trip
  * (test/api/dashboard/cancel-lock-order.test.ts). Taken after the booking, the trip deadlocked with a
@@ -197,6 +199,7 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
       transition.bookingFact,
     ]);
     if (ending) await endJourneyBooking(client, ending, 'BOOKING_REFUNDED');
+    else await revokeKeptCredentials(client, operation.booking_id);
     // A refunded booking keeps no loyalty points (the booking row is locked: awardTripPoints waits).
     await reverseBookingPoints(client, operation.booking_id);
     await takeRefundFromTill(client, decider, operation, shift.id);
@@ -206,6 +209,28 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
       cashShiftId: shift.id,
     });
   });
+}
+
+/**
+ * A compensation (the booking is kept) still gives the money back, so the booking's tickets no longer
+ * board: the credentials of its tickets of its trip still VALID go on the revocation list
+ * (BOOKING_REFUNDED), and /verify, the driver app's list and the traveller's QR code follow it. The
+ * tickets keep their status (a USED one stays USED; a cancelled or re-issued one was revoked then);
+ * an imported booking (no journey) has none. The locks are the refund's: the trip FOR SHARE, the
+ * journey (a re-issue takes it before the ticket) and the booking (a check-in takes it before the
+ * ticket), so the revocation's key-share lock on each ticket waits for no one holding it.
+ */
+async function revokeKeptCredentials(client: PoolClient, bookingId: string): Promise<void> {
+  const { rows: tickets } = await client.query<{ id: string }>(
+    `select k.id from bookings b join journey_tickets k on k.journey_id = b.journey_id and k.trip_id = b.trip_id
+      where b.id = $1 and k.status = 'VALID'`,
+    [bookingId],
+  );
+  await revokeCredentials(
+    client,
+    tickets.map((ticket) => ticket.id),
+    'BOOKING_REFUNDED',
+  );
 }
 
 /** The refund's OUT movement; a payment of nothing (a voucher paid the whole fare) takes no cash out of the till. */

@@ -210,8 +210,9 @@ describe('a full refund and its booking', () => {
     const refund = await refundInFull(world, traveller, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'CONFIRMED', payment_status: 'REFUNDED' });
     expect(await bookingStatus(world, traveller)).toBe('CONFIRMED');
-    expect(await leg()).toEqual(before);
     expect(before).toEqual([{ seats: 'CONFIRMED', tickets: 'VALID', revoked: 0 }]);
+    // Seat and ticket stay; only the credential is revoked (test/api/dashboard/refund-credentials.test.ts).
+    expect(await leg()).toEqual([{ seats: 'CONFIRMED', tickets: 'VALID', revoked: 1 }]);
 
     // The money went back: a late check-in is refused.
     const unchecked = await tripState(world);
@@ -269,9 +270,9 @@ describe('a full refund and its booking', () => {
         'TRAVELLER_REFUNDED',
       ]);
     }
-    // The driver's scan of the refunded credential is refused too (it names no dispatch code).
+    // The driver's scan of the refunded credential is refused too: the refund revoked it.
     const scanned = await scan(app, world.driver.token, world.trip.tripId, refunded.credentials[0]!);
-    expect(scanned.body.data, scanned.text).toMatchObject({ outcome: 'REFUSED', reason: 'TICKET_NOT_VALID' });
+    expect(scanned.body.data, scanned.text).toMatchObject({ outcome: 'REFUSED', reason: 'REVOKED' });
     expect(await tripState(world)).toEqual(before);
     expect(
       before.manifest.find((item: { booking_id: string }) => item.booking_id === refunded.bookingId),
