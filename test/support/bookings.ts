@@ -195,3 +195,24 @@ export async function roundTripPair(app: TestApp, companyId?: string) {
   });
   return { outbound, inbound };
 }
+
+/**
+ * A round trip booked by `caller` through POST /bookings/round-trip (seat 1 of each of roundTripPair's
+ * trips; fails the test otherwise): the trips, and the two bookings with their journeys.
+ */
+export async function bookRoundTrip(app: TestApp, caller: Caller, companyId?: string) {
+  const pair = await roundTripPair(app, companyId);
+  const created = await app.request('/api/bookings/round-trip', {
+    method: 'POST',
+    headers: caller.headers,
+    json: {
+      outbound_seat_lock_session_id: await lockSeats(app, caller, pair.outbound.tripId, ['1']),
+      return_seat_lock_session_id: await lockSeats(app, caller, pair.inbound.tripId, ['1']),
+      passenger_name: 'Lina Khoury',
+      passenger_phone: '+963955111222',
+    },
+  });
+  expect(created.status, created.text).toBe(201);
+  const [outbound, inbound] = created.body.data.bookings as { id: string; journey_id: string }[];
+  return { pair, outbound: outbound!, inbound: inbound! };
+}

@@ -11,6 +11,9 @@ import type { StaffRole } from './staff.js';
  */
 export type Session = Awaited<ReturnType<typeof staffSession>>;
 
+/** What a request on a member's behalf needs of their session (an operations world's sessions have no more). */
+type Writer = Pick<Session, 'writeHeaders'>;
+
 export interface FinanceWorld {
   companyId: string;
   trip: JourneyTrip;
@@ -65,7 +68,7 @@ export async function collectedPayment(
   return { ...booking, paymentId: collection.paymentId };
 }
 
-export function shiftCommand(app: TestApp, session: Session, json: unknown): Promise<TestResponse> {
+export function shiftCommand(app: TestApp, session: Writer, json: unknown): Promise<TestResponse> {
   return app.request('/dashboard/api/payments/cash-shifts', {
     method: 'POST',
     headers: session.writeHeaders,
@@ -82,7 +85,7 @@ export const shiftActor = (session: Session) => ({
 });
 
 /** Opens the company's shift through the API (fails the test otherwise). */
-export async function openShift(app: TestApp, session: Session, openingBalance = 50_000) {
+export async function openShift(app: TestApp, session: Writer, openingBalance = 50_000) {
   const response = await shiftCommand(app, session, { action: 'OPEN', opening_balance: openingBalance });
   expect(response.status, response.text).toBe(201);
   return response.body.data as { id: string; expected_amount: number };
@@ -90,7 +93,7 @@ export async function openShift(app: TestApp, session: Session, openingBalance =
 
 export function paymentAction(
   app: TestApp,
-  session: Session,
+  session: Writer,
   paymentId: string,
   action: 'verify' | 'refund' | 'cancel',
   json?: unknown,
@@ -100,6 +103,24 @@ export function paymentAction(
     headers: session.writeHeaders,
     ...(json === undefined ? {} : { json }),
   });
+}
+
+/** POST /payments: the office takes the booking's cash into the open shift (fails the test otherwise); the operation's id. */
+export async function payAtOffice(app: TestApp, session: Writer, bookingId: string): Promise<string> {
+  const paid = await app.request('/dashboard/api/payments', {
+    method: 'POST',
+    headers: session.writeHeaders,
+    json: { booking_id: bookingId },
+  });
+  expect(paid.status, paid.text).toBe(201);
+  return paid.body.data.id as string;
+}
+
+/** A full refund of the payment by `session` (fails the test unless it answers 200). */
+export async function refundInFull(app: TestApp, session: Writer, paymentId: string): Promise<TestResponse> {
+  const refund = await paymentAction(app, session, paymentId, 'refund');
+  expect(refund.status, refund.text).toBe(200);
+  return refund;
 }
 
 /** The rows a refused request must leave exactly as they were. */

@@ -4,6 +4,7 @@ import { createStaffSession } from '../../api/auth/staff-session.js';
 import type { Database } from '../../db/orm.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from './bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from './factories.js';
+import { openShift } from './finance.js';
 import type { TestApp, TestResponse } from './harness.js';
 import { staffSession } from './journey-rows.js';
 import { mobileTraveller, type Caller } from './journeys.js';
@@ -77,6 +78,13 @@ export async function operationsWorld(
     ACCOUNTANT: await session('ACCOUNTANT'),
   };
   return { trip, companyId: trip.companyId, driver, dispatcher: sessions.DISPATCHER, sessions };
+}
+
+/** An operations world of 8 seats whose company has its cash shift open (500,000 SYP), for payments and refunds. */
+export async function operationsWorldWithShift(app: TestApp): Promise<OperationsWorld> {
+  const world = await operationsWorld(app, { seats: 8 });
+  await openShift(app, world.sessions.OWNER, 500_000);
+  return world;
 }
 
 export async function assignDriver(db: Database, tripId: string, driverId: string | null): Promise<void> {

@@ -6,7 +6,7 @@ import {
   minutesFromNow,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
-import { bookableTrip, createBooking, lockSeats, roundTripPair } from '../../support/bookings.js';
+import { bookRoundTrip, bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { createJourneyRows, staffSession } from '../../support/journey-rows.js';
 import {
@@ -216,24 +216,6 @@ describe('POST /bookings/{id}/cancel', () => {
     await expectRefused(caller, rows.bookingId, 409, 'BOOKING_AWAITING_COMPANY');
   });
 
-  /** A round trip booked through POST /bookings/round-trip: its two bookings and their journey order. */
-  async function roundTrip(caller: Caller) {
-    const pair = await roundTripPair(app);
-    const created = await app.request('/api/bookings/round-trip', {
-      method: 'POST',
-      headers: caller.headers,
-      json: {
-        outbound_seat_lock_session_id: await lockSeats(app, caller, pair.outbound.tripId, ['1']),
-        return_seat_lock_session_id: await lockSeats(app, caller, pair.inbound.tripId, ['1']),
-        passenger_name: 'Lina Khoury',
-        passenger_phone: '+963955111222',
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    const [outbound, inbound] = created.body.data.bookings as { id: string; journey_id: string }[];
-    return { pair, outbound: outbound!, inbound: inbound! };
-  }
-
   /** Every booking's state (bookingState) and the status of their orders: equal when nothing was written. */
   async function aggregateState(bookingIds: string[]) {
     const states = await Promise.all(bookingIds.map((id) => bookingState(app.db, id)));
@@ -284,7 +266,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('cancels a round trip booked through POST /bookings/round-trip: both legs and the order end together', async () => {
     const caller = await mobileTraveller(app);
-    const { outbound, inbound } = await roundTrip(caller);
+    const { outbound, inbound } = await bookRoundTrip(app, caller);
 
     const response = await cancelBooking(app, caller, outbound.id);
 
@@ -307,7 +289,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('refuses the whole round trip when one leg is past its cut-off, naming that leg, and changes nothing', async () => {
     const caller = await mobileTraveller(app);
-    const { pair, outbound, inbound } = await roundTrip(caller);
+    const { pair, outbound, inbound } = await bookRoundTrip(app, caller);
     // The outbound leaves in 100 minutes, inside the 120-minute cut-off; the return is days away.
     const departAt = minutesFromNow(100);
     await app.db.query(
@@ -332,7 +314,7 @@ describe('POST /bookings/{id}/cancel', () => {
 
   it('refuses the whole round trip when one leg is paid, naming that leg, and changes nothing', async () => {
     const caller = await mobileTraveller(app);
-    const { outbound, inbound } = await roundTrip(caller);
+    const { outbound, inbound } = await bookRoundTrip(app, caller);
     await collectCash(app.db, inbound.id);
     await expectAggregateRefused(caller, outbound.id, [outbound.id, inbound.id], {
       errorCode: 'BOOKING_ALREADY_PAID',

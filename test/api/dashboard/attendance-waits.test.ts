@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
-import { bookSeats, dispatch, operationsWorld } from '../../support/operations.js';
+import { payAtOffice, paymentAction } from '../../support/finance.js';
+import { bookSeats, dispatch, operationsWorld, operationsWorldWithShift } from '../../support/operations.js';
 
 /**
  * A traveller action of the operations room that waits for the traveller's booking row (another
@@ -66,20 +67,9 @@ describe('a traveller action that waited for its booking', () => {
   });
 
   it('a RESTORE of a no-show whose refund committed while it waited is TRAVELLER_REFUNDED, and the traveller stays a no-show', async () => {
-    const w = await operationsWorld(app, { seats: 8 });
-    const opened = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: w.sessions.OWNER.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(opened.status, opened.text).toBe(201);
+    const w = await operationsWorldWithShift(app);
     const traveller = await bookSeats(app, w.trip, [w.trip.seatNumbers[0]!]);
-    const paid = await app.request('/dashboard/api/payments', {
-      method: 'POST',
-      headers: w.sessions.ACCOUNTANT.writeHeaders,
-      json: { booking_id: traveller.bookingId },
-    });
-    expect(paid.status, paid.text).toBe(201);
+    const paymentId = await payAtOffice(app, w.sessions.ACCOUNTANT, traveller.bookingId);
     const item = { manifest_item_id: traveller.ticketIds[0], manifest_item_type: 'JOURNEY_TICKET' };
     expect((await dispatch(app, w.dispatcher, w.trip.tripId, { action: 'START_BOARDING' })).status).toBe(200);
     const noShow = await dispatch(app, w.dispatcher, w.trip.tripId, { action: 'MARK_NO_SHOW', ...item });
@@ -92,10 +82,7 @@ describe('a traveller action that waited for its booking', () => {
     );
     let refunded: TestResponse, restored: TestResponse;
     try {
-      const refund = app.request(`/dashboard/api/payments/${paid.body.data.id}/refund`, {
-        method: 'POST',
-        headers: w.sessions.ACCOUNTANT.writeHeaders,
-      });
+      const refund = paymentAction(app, w.sessions.ACCOUNTANT, paymentId, 'refund');
       const [refundPid] = await waitersOf(app.db, till.pid);
       const restore = dispatch(app, w.dispatcher, w.trip.tripId, { action: 'RESTORE', ...item });
       await waitersOf(app.db, refundPid!);

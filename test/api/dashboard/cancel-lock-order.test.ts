@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
-import { lockSeats, roundTripPair } from '../../support/bookings.js';
+import { bookRoundTrip } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller, type Caller } from '../../support/journeys.js';
-import { bookSeats, dispatch, operationsWorld, type OperationsWorld } from '../../support/operations.js';
+import { payAtOffice, paymentAction } from '../../support/finance.js';
+import {
+  bookSeats,
+  dispatch,
+  operationsWorld,
+  operationsWorldWithShift,
+  type OperationsWorld,
+} from '../../support/operations.js';
 
 /**
  * The order in which a trip CANCEL and a traveller's cancel or a company's refund of a booking on
@@ -101,28 +108,16 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
   });
 
   it("a traveller's cancel of a round trip that holds the order when the outbound trip's cancel holds the trip gives way, without a deadlock", async () => {
-    const pair = await roundTripPair(app);
-    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
     const traveller = await mobileTraveller(app);
-    const made = await app.request('/api/bookings/round-trip', {
-      method: 'POST',
-      headers: traveller.headers,
-      json: {
-        outbound_seat_lock_session_id: await lockSeats(app, traveller, pair.outbound.tripId, ['1']),
-        return_seat_lock_session_id: await lockSeats(app, traveller, pair.inbound.tripId, ['1']),
-        passenger_name: 'Lina Khoury',
-        passenger_phone: '+963955111222',
-      },
-    });
-    expect(made.status, made.text).toBe(201);
-    const [outbound, inbound] = made.body.data.bookings as { id: string; journey_id: string }[];
+    const { pair, outbound, inbound } = await bookRoundTrip(app, traveller);
+    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
 
     const {
       answers: [own, trip],
       deadlocked,
     } = await inTurn(
-      `select o.id from journey_orders o join journeys j on j.order_id = o.id where j.id = '${outbound!.journey_id}' for update of o`,
-      () => cancelOwn(traveller, outbound!.id),
+      `select o.id from journey_orders o join journeys j on j.order_id = o.id where j.id = '${outbound.journey_id}' for update of o`,
+      () => cancelOwn(traveller, outbound.id),
       () => cancelTrip({ dispatcher }, pair.outbound.tripId),
     );
 
@@ -131,42 +126,26 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
     expect(trip.status, trip.text).toBe(200);
     // The trip's cancel went first: it ended the outbound journey; the traveller's cancel, run again,
     // found its booking cancelled and changed nothing. The return journey and the order stand.
-    await bookingEnded(outbound!.id);
+    await bookingEnded(outbound.id);
     const [rest] = await app.db.query<{ booking: string; order: string }>(
       `select b.status as booking, o.status as order from bookings b join journeys j on j.id = b.journey_id
          join journey_orders o on o.id = j.order_id where b.id = $1`,
-      [inbound!.id],
+      [inbound.id],
     );
     expect(rest).toEqual({ booking: 'CONFIRMED', order: 'CONFIRMED' });
   });
 
   it("a company's refund holding the trip waits for the journey; the trip's cancel waits for it, without a deadlock", async () => {
-    const world = await operationsWorld(app, { seats: 8 });
-    const open = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: world.sessions.OWNER.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(open.status, open.text).toBe(201);
+    const world = await operationsWorldWithShift(app);
     const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
-    const paid = await app.request('/dashboard/api/payments', {
-      method: 'POST',
-      headers: world.sessions.ACCOUNTANT.writeHeaders,
-      json: { booking_id: booked.bookingId },
-    });
-    expect(paid.status, paid.text).toBe(201);
-    const paymentId = paid.body.data.id as string;
+    const paymentId = await payAtOffice(app, world.sessions.ACCOUNTANT, booked.bookingId);
 
     const {
       answers: [refund, trip],
       deadlocked,
     } = await inTurn(
       `select id from journeys where id = (select journey_id from bookings where id = '${booked.bookingId}') for update`,
-      () =>
-        app.request(`/dashboard/api/payments/${paymentId}/refund`, {
-          method: 'POST',
-          headers: world.sessions.ACCOUNTANT.writeHeaders,
-        }),
+      () => paymentAction(app, world.sessions.ACCOUNTANT, paymentId, 'refund'),
       () => cancelTrip(world, world.trip.tripId),
     );
 

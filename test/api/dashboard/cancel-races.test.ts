@@ -4,11 +4,11 @@ import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-chan
 import {
   bookableTrip,
   bookingBody,
+  bookRoundTrip,
   createBooking,
   lockSeats,
   postBooking,
   requestSeatLock,
-  roundTripPair,
 } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -247,21 +247,9 @@ describe("a trip cancel racing a hold, a booking, a re-issue, a modify or a trav
     ).toEqual([]);
   });
   it('a traveller cancelling a journey of an order the cancel ends waits for it, instead of deadlocking with it', async () => {
-    const pair = await roundTripPair(app);
-    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
     const traveller = await mobileTraveller(app);
-    const made = await app.request('/api/bookings/round-trip', {
-      method: 'POST',
-      headers: traveller.headers,
-      json: {
-        outbound_seat_lock_session_id: await lockSeats(app, traveller, pair.outbound.tripId, ['1']),
-        return_seat_lock_session_id: await lockSeats(app, traveller, pair.inbound.tripId, ['1']),
-        passenger_name: 'Lina Khoury',
-        passenger_phone: '+963955111222',
-      },
-    });
-    expect(made.status, made.text).toBe(201);
-    const outbound = made.body.data.bookings[0];
+    const { pair, outbound } = await bookRoundTrip(app, traveller);
+    const dispatcher = await staffSession(app.db, app.config, pair.outbound.companyId, 'DISPATCHER');
     // The return trip is cancelled first: the order stays CONFIRMED with one live journey, which the
     // outbound trip's cancel ends with the order.
     const first = await dispatch(app, dispatcher, pair.inbound.tripId, {

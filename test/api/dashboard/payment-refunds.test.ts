@@ -10,11 +10,12 @@ import {
   dispatch,
   dispatchView,
   operationsSnapshot,
-  operationsWorld,
+  operationsWorldWithShift,
   scan,
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
+import { payAtOffice, refundInFull } from '../../support/finance.js';
 import { collectCash } from '../../support/payments.js';
 
 /**
@@ -25,40 +26,17 @@ import { collectCash } from '../../support/payments.js';
 describe('a full refund and its booking', () => {
   const app = useTestApp();
 
-  /** A trip with a driver, and its company's open cash shift. */
-  async function tripWithOpenShift(): Promise<OperationsWorld> {
-    const world = await operationsWorld(app, { seats: 8 });
-    const open = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: world.sessions.OWNER.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(open.status, open.text).toBe(201);
-    return world;
-  }
-
   /** The traveller's cash collected at the office (unless it was), then refunded in full by the accountant. */
-  async function refundInFull(world: OperationsWorld, traveller: BookedTraveller, collected?: string) {
-    const paymentId =
-      collected ?? (await collectCash(app.db, traveller.bookingId, { source: 'office' })).paymentId;
-    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
-      method: 'POST',
-      headers: world.sessions.ACCOUNTANT.writeHeaders,
-    });
-    expect(refund.status, refund.text).toBe(200);
-    return refund;
-  }
+  const refundedInFull = async (world: OperationsWorld, traveller: BookedTraveller, collected?: string) =>
+    refundInFull(
+      app,
+      world.sessions.ACCOUNTANT,
+      collected ?? (await collectCash(app.db, traveller.bookingId, { source: 'office' })).paymentId,
+    );
 
   /** POST /payments: the office takes the traveller's cash into the open shift; the operation's id. */
-  async function payAtOffice(world: OperationsWorld, traveller: BookedTraveller): Promise<string> {
-    const paid = await app.request('/dashboard/api/payments', {
-      method: 'POST',
-      headers: world.sessions.ACCOUNTANT.writeHeaders,
-      json: { booking_id: traveller.bookingId },
-    });
-    expect(paid.status, paid.text).toBe(201);
-    return paid.body.data.id as string;
-  }
+  const paidAtOffice = (world: OperationsWorld, traveller: BookedTraveller) =>
+    payAtOffice(app, world.sessions.ACCOUNTANT, traveller.bookingId);
 
   const ticketItem = (traveller: BookedTraveller) => ({
     manifest_item_id: traveller.ticketIds[0],
@@ -84,12 +62,12 @@ describe('a full refund and its booking', () => {
     ).body.data?.status;
 
   it('ends a CONFIRMED booking as a cancel does: seat free, ticket gone, credential revoked, scan refused', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const seat = world.trip.seatNumbers[0]!;
     const traveller = await bookSeats(app, world.trip, [seat]);
     const credential = traveller.credentials[0]!;
 
-    const refund = await refundInFull(world, traveller);
+    const refund = await refundedInFull(world, traveller);
 
     expect(refund.body.data.booking).toMatchObject({ status: 'CANCELLED', payment_status: 'REFUNDED' });
     expect(await bookingStatus(world, traveller)).toBe('CANCELLED');
@@ -128,7 +106,7 @@ describe('a full refund and its booking', () => {
   });
 
   it('keeps the status of a booking that travelled: CHECKED_IN, then COMPLETED', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const boarded = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
     const completed = await bookSeats(app, world.trip, [world.trip.seatNumbers[2]!]);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
@@ -141,7 +119,7 @@ describe('a full refund and its booking', () => {
       expect(checkIn.status, checkIn.text).toBe(200);
     }
 
-    const afterBoarding = await refundInFull(world, boarded);
+    const afterBoarding = await refundedInFull(world, boarded);
     expect(afterBoarding.body.data.booking).toMatchObject({
       status: 'CHECKED_IN',
       payment_status: 'REFUNDED',
@@ -152,13 +130,13 @@ describe('a full refund and its booking', () => {
     const { paymentId } = await collectCash(app.db, completed.bookingId, { source: 'office' });
     await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
     expect(await bookingStatus(world, completed)).toBe('COMPLETED');
-    const afterTravel = await refundInFull(world, completed, paymentId);
+    const afterTravel = await refundedInFull(world, completed, paymentId);
     expect(afterTravel.body.data.booking).toMatchObject({ status: 'COMPLETED', payment_status: 'REFUNDED' });
     expect(await bookingStatus(world, completed)).toBe('COMPLETED');
   });
 
   it('a DEPART meeting the refund waits for it, then leaves without the booking and sends it no trip.started', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const { paymentId } = await collectCash(app.db, traveller.bookingId, { source: 'office' });
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
@@ -190,7 +168,7 @@ describe('a full refund and its booking', () => {
   });
 
   it('keeps a CONFIRMED booking whose bus has left: seat and ticket stay, NO_SHOW at COMPLETE, never cancelled', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const { paymentId } = await collectCash(app.db, traveller.bookingId, { source: 'office' });
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING', 'DEPART');
@@ -207,7 +185,7 @@ describe('a full refund and its booking', () => {
       );
     const before = await leg();
 
-    const refund = await refundInFull(world, traveller, paymentId);
+    const refund = await refundedInFull(world, traveller, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'CONFIRMED', payment_status: 'REFUNDED' });
     expect(await bookingStatus(world, traveller)).toBe('CONFIRMED');
     expect(before).toEqual([{ seats: 'CONFIRMED', tickets: 'VALID', revoked: 0 }]);
@@ -243,11 +221,11 @@ describe('a full refund and its booking', () => {
   });
 
   it('a no-show refunded as a compensation is not restored or checked in (409 TRAVELLER_REFUNDED); an unrefunded one is restored', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const refunded = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const kept = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
-    const paymentId = await payAtOffice(world, refunded);
-    await payAtOffice(world, kept);
+    const paymentId = await paidAtOffice(world, refunded);
+    await paidAtOffice(world, kept);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
     for (const traveller of [refunded, kept]) {
       const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
@@ -256,7 +234,7 @@ describe('a full refund and its booking', () => {
       });
       expect(noShow.status, noShow.text).toBe(200);
     }
-    const refund = await refundInFull(world, refunded, paymentId);
+    const refund = await refundedInFull(world, refunded, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
 
     const before = await tripState(world);
@@ -297,7 +275,7 @@ describe('a full refund and its booking', () => {
   });
 
   it('an imported (legacy) no-show whose payment was refunded is not restored', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const [legacy] = await app.db.query<{ id: string }>(
       `insert into bookings (booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count,
                              seat_numbers, status, payment_status, total_price, discount)

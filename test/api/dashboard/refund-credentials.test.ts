@@ -4,10 +4,11 @@ import {
   advance,
   bookSeats,
   dispatch,
-  operationsWorld,
+  operationsWorldWithShift,
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
+import { refundInFull } from '../../support/finance.js';
 import { collectCash } from '../../support/payments.js';
 
 /**
@@ -18,28 +19,6 @@ import { collectCash } from '../../support/payments.js';
  */
 describe('a compensation refund and its boarding credential', () => {
   const app = useTestApp();
-
-  /** A trip with a driver, and its company's open cash shift. */
-  async function tripWithOpenShift(): Promise<OperationsWorld> {
-    const world = await operationsWorld(app, { seats: 8 });
-    const open = await app.request('/dashboard/api/payments/cash-shifts', {
-      method: 'POST',
-      headers: world.sessions.OWNER.writeHeaders,
-      json: { action: 'OPEN', opening_balance: 500_000 },
-    });
-    expect(open.status, open.text).toBe(201);
-    return world;
-  }
-
-  /** The traveller's cash, collected at the office before, refunded in full by the accountant. */
-  async function refundInFull(world: OperationsWorld, paymentId: string) {
-    const refund = await app.request(`/dashboard/api/payments/${paymentId}/refund`, {
-      method: 'POST',
-      headers: world.sessions.ACCOUNTANT.writeHeaders,
-    });
-    expect(refund.status, refund.text).toBe(200);
-    return refund;
-  }
 
   const collected = async (traveller: BookedTraveller) =>
     (await collectCash(app.db, traveller.bookingId, { source: 'office' })).paymentId;
@@ -93,7 +72,7 @@ describe('a compensation refund and its boarding credential', () => {
     );
 
   it('revokes a refunded no-show’s credential while the bus boards: verify REVOKED, listed, no QR; the ticket stays VALID', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const refunded = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const kept = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
     const paymentId = await collected(refunded);
@@ -114,7 +93,7 @@ describe('a compensation refund and its boarding credential', () => {
     expect(await shownTicket(refunded)).toEqual(shownQr);
     const since = new Date().toISOString();
 
-    const refund = await refundInFull(world, paymentId);
+    const refund = await refundInFull(app, world.sessions.ACCOUNTANT, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
 
     expect(await verify(world, refunded)).toMatchObject({ valid: false, reason: 'REVOKED' });
@@ -130,13 +109,13 @@ describe('a compensation refund and its boarding credential', () => {
   });
 
   it('revokes the credential of a CONFIRMED booking refunded after its bus left; the ticket stays VALID', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const paymentId = await collected(traveller);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING', 'DEPART');
     const since = new Date().toISOString();
 
-    const refund = await refundInFull(world, paymentId);
+    const refund = await refundInFull(app, world.sessions.ACCOUNTANT, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'CONFIRMED', payment_status: 'REFUNDED' });
 
     expect(await verify(world, traveller)).toMatchObject({ valid: false, reason: 'REVOKED' });
@@ -149,7 +128,7 @@ describe('a compensation refund and its boarding credential', () => {
   });
 
   it('a CHECKED_IN traveller refunded keeps the ticket USED, with nothing to revoke', async () => {
-    const world = await tripWithOpenShift();
+    const world = await operationsWorldWithShift(app);
     const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const paymentId = await collected(traveller);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
@@ -161,7 +140,7 @@ describe('a compensation refund and its boarding credential', () => {
     expect(checkIn.status, checkIn.text).toBe(200);
     const since = new Date().toISOString();
 
-    const refund = await refundInFull(world, paymentId);
+    const refund = await refundInFull(app, world.sessions.ACCOUNTANT, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'CHECKED_IN', payment_status: 'REFUNDED' });
 
     expect(await storedTicket(traveller)).toEqual([{ status: 'USED', reason: null }]);
