@@ -52,7 +52,24 @@ describe('dayWithRoom: a test file runs inside one Damascus day (UTC+3, the day 
     },
   );
 
+  it.each([
+    ['2026-12-06T21:00:30.000Z', '2026-12-06T21:06:00.000Z'],
+    ['2026-12-06T20:58:00.000Z', '2026-12-06T21:06:00.000Z'],
+  ])('asked for 6 minutes of the day gone, at %s: waits until just after %s', async (start, until) => {
+    const clock = fakeClock(start);
+    expect(await dayWithRoom(3, clock, 6)).toBe('2026-12-07');
+    expect(clock.at() > until).toBe(true);
+    expect(clock.at() < until.replace(':00.000Z', ':05.000Z')).toBe(true);
+  });
+
+  it('with 6 minutes of the day gone already: no wait', async () => {
+    const clock = fakeClock('2026-12-06T21:06:00.000Z');
+    expect(await dayWithRoom(3, clock, 6)).toBe('2026-12-07');
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it('gives a hook that waits a timeout above the longest wait', () => {
     expect(dayWithRoomTimeout(3)).toBeGreaterThan(3 * 60_000 + 1_000);
+    expect(dayWithRoomTimeout(3, 6)).toBeGreaterThan(9 * 60_000 + 2_000);
   });
 });

@@ -14,6 +14,7 @@ import {
   futureDay,
   type CompanyScopeKind,
 } from '../../support/factories.js';
+import { DAY_ROOM_MINUTES, dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { useTestApp } from '../../support/harness.js';
 
 interface TripResult {
@@ -96,6 +97,18 @@ async function tripWithEqualShares(db: Database, date: string) {
   ]);
   return { trip, cities };
 }
+
+/**
+ * Some searches ask for the Damascus day of a trip that left 5 minutes ago, as today's: in the first
+ * minutes of a day that instant is still yesterday, a past day the search refuses.
+ */
+const MINUTES_AGO_ON_TODAY = 6;
+beforeAll(
+  async () => {
+    await dayWithRoom(DAY_ROOM_MINUTES, {}, MINUTES_AGO_ON_TODAY);
+  },
+  dayWithRoomTimeout(DAY_ROOM_MINUTES, MINUTES_AGO_ON_TODAY),
+);
 
 describe('GET /trips (legacy search)', () => {
   const app = useTestApp();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../../domain/analytics.js';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { lockSeats } from '../../support/bookings.js';
 import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../support/factories.js';
@@ -72,7 +73,7 @@ describe('GET and POST /dashboard/api/trips', () => {
         morning: (await trip('08:00')).id,
         night: (await trip('20:00')).id,
         earlyMorning: (await trip('01:00')).id,
-        nextDay: (await trip('08:00', futureDay(13))).id,
+        nextDay: (await trip('08:00', addDays(date, 1))).id,
       };
       await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 25 where id = $1`, [ids.noon]);
       await app.db.query(
@@ -351,7 +352,7 @@ describe('GET and POST /dashboard/api/trips', () => {
       expect(afterDelay.status, afterDelay.text).toBe(201);
 
       // A trip that left two hours late (10:00) is out until 13:30, its planned duration later.
-      const nextDay = futureDay(22);
+      const nextDay = addDays(day, 1);
       const late = await plan(tripBody({ departure_at: at('08:00', nextDay) }));
       expect(late.status, late.text).toBe(201);
       await app.db.query(
