@@ -171,7 +171,7 @@ export const ConfigSchema = z
      * the scanners of a whole depot may poll from behind one NAT address.
      */
     DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
-    /** GET /admin/api/analytics and /admin/api/audit-log requests per administrator per minute, each route; 0 disables. */
+    /** GET /admin/api/analytics and /admin/api/audit-log requests per administrator per minute, both routes together; 0 disables. */
     ADMIN_READ_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** Public origin of the site, used in links the API hands out. */
     PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),

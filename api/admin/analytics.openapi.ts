@@ -71,7 +71,7 @@ export const docs = taggedOperations(['Administration: analytics'], {
       'decision in time is an approval or a rejection (a late one is refused), a missed one an expired request; ' +
       'requests cancelled by another company or by a suspension, and pending ones, count in neither. The read is ' +
       'recorded in the audit log (analytics.read). Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, ' +
-      '120 a minute): 429 RATE_LIMITED with Retry-After, and nothing is read or recorded.',
+      '120 a minute, one budget with GET /audit-log): 429 RATE_LIMITED with Retry-After, and nothing is read or recorded.',
     responses: answers(200, 'The figures', Analytics, [400, 401, 403, 429]),
   },
 });

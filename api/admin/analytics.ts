@@ -1,16 +1,17 @@
 import { analyticsPeriod } from '../../domain/platform-analytics.js';
 import type { AppContext } from '../app.js';
-import { minuteLimiter } from '../http/rate-limit.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { platformAnalytics } from '../use-cases/platform-analytics.js';
 import { adminRoute } from './admin-route.js';
 import { AnalyticsQuery, docs } from './analytics.openapi.js';
 
-/** GET /analytics: the platform's figures, each administrator's requests limited per minute. */
-export function registerAnalyticsRoutes(surface: Surface, { db, config }: AppContext): void {
-  // Up to 92 days of every company's bookings a request: a heavy read, counted per administrator.
-  const perAdmin = minuteLimiter(db, 'admin-analytics', config.ADMIN_READ_RATE_LIMIT_PER_MINUTE);
+/**
+ * GET /analytics: the platform's figures. Up to 92 days of every company's bookings a request: a
+ * heavy read, counted against the administrator's budget of heavy reads (`perAdmin`, shared).
+ */
+export function registerAnalyticsRoutes(surface: Surface, { db }: AppContext, perAdmin: RateLimiter): void {
   adminRoute(surface, 'analytics.view', {
     ...docs.adminPlatformAnalytics,
     method: 'get',

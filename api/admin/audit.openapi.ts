@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
+import { InstantInput, Pagination, UUID_PATTERN, Uuid } from '../http/schemas.js';
 import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -9,6 +9,19 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
  */
 
 const ActorKind = z.enum(['ADMIN', 'STAFF', 'TRAVELLER', 'SYSTEM', 'DRIVER']);
+
+/**
+ * A target's id as the log stores it. Records are named by uuids, which the log holds in their
+ * canonical lower case: one given in any case is lowered, so it names the same record and the
+ * filter stays an equality on audit_log_target_idx. Other ids (feature-flag keys) are case-sensitive
+ * wherever the API names them and are matched as written.
+ */
+const TargetId = z
+  .string()
+  .min(1)
+  .max(200)
+  .overwrite((id) => (UUID_PATTERN.test(id) ? id.toLowerCase() : id))
+  .meta({ description: 'id of the record acted on (a uuid in any case)' });
 
 export const AuditQuery = withPeriodInOrder(
   z
@@ -24,7 +37,7 @@ export const AuditQuery = withPeriodInOrder(
         .optional()
         .meta({ description: 'exact action name, such as admins.update' }),
       targetKind: z.string().min(1).max(50).optional(),
-      target: z.string().min(1).max(200).optional().meta({ description: 'id of the record acted on' }),
+      target: TargetId.optional(),
       from: InstantInput.optional().meta({ description: 'rows at or after this time' }),
       to: InstantInput.optional().meta({ description: 'rows before this time' }),
       ...Pagination,
@@ -59,7 +72,8 @@ export const docs = taggedOperations(['Administration: audit log'], {
       '(createdAt), from where (ip, requestId) and the facts of it (details: changed fields before and after, filters ' +
       'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive (from later than to ' +
       'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). ' +
-      'Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, 120 a minute): 429 RATE_LIMITED with ' +
+      'Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, 120 a minute, one budget with GET ' +
+      '/analytics): 429 RATE_LIMITED with ' +
       'Retry-After, and nothing is read or recorded. Actions written so far: ' +
       'auth.login, auth.login_failed, auth.second_factor, auth.second_factor_failed, auth.logout, ' +
       'security.2fa_enrolment_started, security.2fa_enabled, security.2fa_changed, security.2fa_removed, admins.list, ' +

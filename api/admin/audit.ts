@@ -1,14 +1,14 @@
 import type { AuditRow } from '../../db/queries/admins.js';
 import { camelFields } from '../../db/row-fields.js';
 import type { AppContext } from '../app.js';
-import { minuteLimiter } from '../http/rate-limit.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { adminListRoute } from './list-route.js';
 import { readAuditLog } from '../use-cases/administrators.js';
 import { AuditQuery, docs } from './audit.openapi.js';
 
-/** GET /audit-log, each administrator's requests limited per minute. */
-export function registerAuditRoutes(surface: Surface, { db, config }: AppContext): void {
+/** GET /audit-log, counted against the administrator's budget of heavy reads (`perAdmin`, shared). */
+export function registerAuditRoutes(surface: Surface, { db }: AppContext, perAdmin: RateLimiter): void {
   adminListRoute(surface, docs.adminAuditLog, '/audit-log', 'audit.view', {
     query: AuditQuery,
     // The filter as the query names it is what the audit row shows.
@@ -21,7 +21,7 @@ export function registerAuditRoutes(surface: Surface, { db, config }: AppContext
       ),
     view: auditEntry,
     // The log gains rows with every administrative request and its filters combine freely: a heavy read.
-    perAdmin: minuteLimiter(db, 'admin-audit-log', config.ADMIN_READ_RATE_LIMIT_PER_MINUTE),
+    perAdmin,
   });
 }
 

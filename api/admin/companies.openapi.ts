@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
-import { Pagination } from '../http/schemas.js';
+import { Pagination, PrintedProse } from '../http/schemas.js';
 import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -33,9 +33,17 @@ export const CompanyListQuery = z
   })
   .strict();
 
-/** Why an administrator acts: shown in the company's history and, for warnings and suspensions, to its OWNER. */
+/**
+ * Why an administrator acts: shown in the company's history and, for warnings and suspensions, to its
+ * OWNER, so no control or bidirectional-override character (line breaks and tabs are kept).
+ */
 export const ReasonBody = z
-  .object({ reason: z.string().trim().min(3).max(1000).meta({ description: '3 to 1000 characters' }) })
+  .object({
+    reason: PrintedProse(3, 1000).meta({
+      description:
+        '3 to 1000 characters; line breaks and tabs but no other control or bidirectional-override character',
+    }),
+  })
   .strict();
 
 const Standing = z.object({ status: Status, verified: z.boolean() });
@@ -144,7 +152,8 @@ const ACTION_RULES: Record<CompanyAction, string> = {
 const MANAGE =
   'Needs companies.manage (else 403 PERMISSION_DENIED naming it), checked again inside the change: an account ' +
   'disabled or demoted while the request runs gets 401 INVALID_CREDENTIAL or 403 and the change writes nothing. ' +
-  'Body {reason} (3-1000 characters; unknown fields refused). 404 COMPANY_NOT_FOUND. The company row is locked; ' +
+  'Body {reason} (3-1000 characters; line breaks and tabs but no other control or bidirectional-override ' +
+  'character: 400 VALIDATION_FAILED; unknown fields refused). 404 COMPANY_NOT_FOUND. The company row is locked; ' +
   'the change, its history entry and its audit row (actor, reason, before and after) commit together; a refused ' +
   'action writes nothing.';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../app.js';
-import { createFailureLimiter } from '../http/rate-limit.js';
+import { createFailureLimiter, minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
 import { registerAdminsRoutes } from './admins.js';
 import { registerAnalyticsRoutes } from './analytics.js';
@@ -31,14 +31,17 @@ export function registerAdminRoutes(surface: Surface, context: AppContext): void
       successForgets: false,
     },
   ]);
+  // The heavy reads (platform analytics, the audit log) draw on one budget per administrator, so
+  // ADMIN_READ_RATE_LIMIT_PER_MINUTE bounds an administrator's heavy reads together, not each route's.
+  const heavyReads = minuteLimiter(db, 'admin-heavy-reads', config.ADMIN_READ_RATE_LIMIT_PER_MINUTE);
   registerAdminAuthRoutes(surface, context, secondFactorLimit);
   registerSecondFactorRoutes(surface, context, secondFactorLimit);
   registerAdminsRoutes(surface, context);
   registerPermissionRoutes(surface, context);
-  registerAuditRoutes(surface, context);
+  registerAuditRoutes(surface, context, heavyReads);
   registerCompanyRoutes(surface, context);
   registerOperationsRoutes(surface, context);
   registerWaitlistRoutes(surface, context);
-  registerAnalyticsRoutes(surface, context);
+  registerAnalyticsRoutes(surface, context, heavyReads);
   registerTicketRoutes(surface, context);
 }

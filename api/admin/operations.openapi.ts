@@ -214,7 +214,8 @@ export const docs = operations({
     summary: 'Resolve an incident',
     description:
       `${MANAGES('incidents.manage')} Body {resolution}. RESOLVED is final (a second resolve is 409 INCIDENT_RESOLVED). ` +
-      'Recorded (incidents.resolve).',
+      'resolvedAt is now, or startedAt when that is later (an incident opened up to a minute ahead of now), never ' +
+      'before it. Recorded (incidents.resolve).',
     tags: INCIDENT_TAGS,
     responses: answers(200, 'Resolved', successWith(Incident), [400, 401, 403, 404, 409]),
   },

@@ -50,6 +50,24 @@ export const PrintedText = (min: number, max: number) =>
     .max(max)
     .regex(PRINTABLE_ONLY, 'must not contain control or bidirectional-override characters');
 
+/** Lines of text: none of UNPRINTABLE but tabs and line breaks (LF, or CRLF; a lone CR is none). */
+const PRINTABLE_LINES = new RegExp(`^(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)*$`);
+
+/**
+ * Prose people read (an administrator's reason shown in a company's history): a PrintedText that
+ * may also break lines and hold tabs, which show as white space and cannot disguise the text.
+ */
+export const PrintedProse = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .regex(
+      PRINTABLE_LINES,
+      'must not contain control or bidirectional-override characters other than tabs and line breaks',
+    );
+
 /** A person's name as tickets and lists print it: a PrintedText of 1–120 characters. */
 export const PersonName = PrintedText(1, 120)
   // A name of spaces only trims to nothing: the document says so (a non-space character somewhere).

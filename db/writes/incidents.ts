@@ -74,9 +74,10 @@ const sameIncident = (current: IncidentRow, next: Omit<Facts, 'resolution'>) =>
   current.status === next.status;
 
 /**
- * Changes an open incident, or resolves it (`resolution` given: status RESOLVED, resolved now). A
- * resolved incident refuses both (409 INCIDENT_RESOLVED). null when there is no such incident. A
- * change that leaves the incident as it is writes nothing and answers the incident as it is.
+ * Changes an open incident, or resolves it (`resolution` given: status RESOLVED, resolved now, or at
+ * its start if that is later). A resolved incident refuses both (409 INCIDENT_RESOLVED). null when
+ * there is no such incident. A change that leaves the incident as it is writes nothing and answers
+ * the incident as it is.
  */
 export async function changeIncident(
   db: Database,
@@ -96,7 +97,9 @@ export async function changeIncident(
       sql.em.assign(entity, {
         status: 'RESOLVED',
         resolution: change.resolution,
-        resolvedAt: raw<Date>('now()'),
+        // startedAt may be up to a minute after our now (the opener's clock ahead of ours): an incident
+        // resolved within that minute is resolved when it started, never before it.
+        resolvedAt: raw<Date>('greatest(now(), started_at)'),
       });
     } else {
       const next = {

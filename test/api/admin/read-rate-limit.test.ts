@@ -4,7 +4,8 @@ import { expectError, signedInAdmin } from './helpers.js';
 
 /**
  * The administration's heavy reads (platform analytics, the audit log) are limited per
- * administrator: ADMIN_READ_RATE_LIMIT_PER_MINUTE requests a minute of each route.
+ * administrator: ADMIN_READ_RATE_LIMIT_PER_MINUTE requests a minute of the two routes together
+ * (shared-read-budget.test.ts spends the budget on one route and reads the other).
  */
 describe('administration reads: per-administrator rate limit', () => {
   const app = useTestApp({ ADMIN_READ_RATE_LIMIT_PER_MINUTE: 2, ADMIN_LOGIN_MAX_PER_IP: 10_000 });

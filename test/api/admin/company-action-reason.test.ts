@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../db/orm.js';
+import { createCompany } from '../../support/factories.js';
+import { useTestApp } from '../../support/harness.js';
+import { expectError, signedInAdmin } from './helpers.js';
+
+/**
+ * The reason of a company action (warn, suspend, unsuspend, verify, unverify) is prose the company's
+ * OWNER and other administrators read: it may break lines and hold tabs, but no other control
+ * character and no bidirectional override, which would make the text read as another.
+ */
+
+/** Everything an action on the company could change. */
+async function companySnapshot(db: Database, companyId: string) {
+  return {
+    company: await db.query(`select status, verified from companies where id = $1`, [companyId]),
+    history: await db.query(`select id from company_admin_actions where company_id = $1`, [companyId]),
+    audit: await db.query(`select id from audit_log where target_id = $1 and action like 'companies.%'`, [
+      companyId,
+    ]),
+  };
+}
+
+// NUL is left out: the JSON body reader refuses it in any field first (400 NUL_CHARACTER).
+const UNPRINTABLE_REASONS = {
+  'a bell': 'Late departures\u0007 reported',
+  'an escape': 'Late \u001b[31mdepartures reported',
+  'a DEL': 'Late departures\u007f reported',
+  'a C1 control (NEL)': 'Late departures\u0085 reported',
+  'a carriage return without a line feed': 'Late departures\rreported',
+  'a right-to-left override': 'Late departures \u202Edetroper',
+  'a left-to-right embedding': 'Late \u202Adepartures\u202C reported',
+  'a first-strong isolate': 'Late \u2068departures\u2069 reported',
+};
+
+/** Each action with a company it may be taken on. */
+const ACTIONS = [
+  ['warn', {}],
+  ['suspend', {}],
+  ['unsuspend', { status: 'SUSPENDED' }],
+  ['verify', { verified: false }],
+  ['unverify', {}],
+] as const;
+
+describe('administration: the reason of a company action', () => {
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 10_000 });
+
+  for (const [action, standing] of ACTIONS) {
+    it(`${action}: a reason with a control or bidirectional-override character is 400 VALIDATION_FAILED and changes nothing`, async () => {
+      const company = await createCompany(app.db, standing);
+      const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+      const before = await companySnapshot(app.db, company.id);
+      for (const [what, reason] of Object.entries(UNPRINTABLE_REASONS)) {
+        const refused = await browser.send('POST', `/companies/${company.id}/${action}`, { reason });
+        expectError(refused, 400, 'VALIDATION_FAILED');
+        expect(JSON.stringify(refused.body.details), what).toContain('reason');
+      }
+      expect(await companySnapshot(app.db, company.id)).toEqual(before);
+    });
+  }
+
+  it('keeps line breaks (LF and CRLF) and tabs in a reason, as written', async () => {
+    const reason = 'Late departures:\n\t- Damascus 08:00\r\n\t- Aleppo 14:30';
+    const company = await createCompany(app.db);
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const warned = await browser.send('POST', `/companies/${company.id}/warn`, { reason });
+    expect(warned.status, warned.text).toBe(200);
+    const history = await app.db.query(`select reason from company_admin_actions where company_id = $1`, [
+      company.id,
+    ]);
+    expect(history).toEqual([{ reason }]);
+  });
+});
