@@ -133,7 +133,10 @@ export async function companyNotices(
 ): Promise<{ items: CompanyNoticeRow[]; total: number; suspension: CompanyNoticeRow | null }> {
   const where = `company_id = $1 and action in ('WARN', 'SUSPEND', 'UNSUSPEND')`;
   const columns = `id, action, reason, ${isoUtc('created_at')} as created_at`;
-  const listing = tableListing(columns, 'company_admin_actions', { where, orderBy: 'created_at desc, id' });
+  const listing = tableListing(columns, 'company_admin_actions', {
+    where,
+    orderBy: 'company_admin_actions.created_at desc, company_admin_actions.id',
+  });
   const { items, total } = await countedPage<CompanyNoticeRow>(db.pool, listing, [companyId], page);
   const [suspension] = await db.query<CompanyNoticeRow>(
     `select ${columns} from company_admin_actions a

@@ -200,6 +200,9 @@ export async function listAuditLog(
     filter.from ?? null,
     filter.to ?? null,
   ];
-  const listing = tableListing(AUDIT_COLUMNS, 'audit_log', { where, orderBy: 'created_at desc, id desc' });
+  const listing = tableListing(AUDIT_COLUMNS, 'audit_log', {
+    where,
+    orderBy: 'audit_log.created_at desc, audit_log.id desc',
+  });
   return countedPage<AuditRow>(sql, listing, params, filter);
 }

@@ -34,6 +34,11 @@ export interface CountedListing {
   from: string;
   /** The filter, binding `params` as $1…$n; the page and the count share it. */
   where: string;
+  /**
+   * The order, on the table's own columns: name them with the table (`audit_log.created_at`) when
+   * the select list prints one under its own name (a time as ISO text, an id as text), since a bare
+   * name in ORDER BY means the printed one, which sorts as text and uses no index.
+   */
   orderBy: string;
 }
 

@@ -143,7 +143,10 @@ export async function listIncidents(
   const where = `($1::text is null or status = $1) and ($2::boolean is null or (status <> 'RESOLVED') = $2)
     and ($3::text is null or severity = $3)`;
   const params = [filter.status ?? null, filter.open ?? null, filter.severity ?? null];
-  const listing = tableListing(INCIDENT_COLUMNS, 'incidents', { where, orderBy: 'started_at desc, id' });
+  const listing = tableListing(INCIDENT_COLUMNS, 'incidents', {
+    where,
+    orderBy: 'incidents.started_at desc, incidents.id',
+  });
   return countedPage<IncidentRow>(sql, listing, params, filter);
 }
 

@@ -32,6 +32,9 @@ export async function listWaitlist(
   const pattern = filter.search ? containingPattern(filter.search.toLowerCase()) : null;
   const params = [pattern, filter.from ?? null, filter.to ?? null];
   const columns = `id, email, ${isoUtc('created_at')} as created_at`;
-  const listing = tableListing(columns, 'waitlist_entries', { where, orderBy: 'created_at desc, id' });
+  const listing = tableListing(columns, 'waitlist_entries', {
+    where,
+    orderBy: 'waitlist_entries.created_at desc, waitlist_entries.id',
+  });
   return countedPage<WaitlistRow>(sql, listing, params, filter);
 }
