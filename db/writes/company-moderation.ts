@@ -50,6 +50,11 @@ export interface CompanyActionOutcome {
   pendingRequests: PendingRequest[];
 }
 
+/**
+ * The company row FOR UPDATE: confirms, decisions and journey holds in flight share it, so the
+ * action waits for them. A hold takes it after its trips, scope and traveller
+ * (db/writes/journeys/hold.ts): this transaction locks none of those after the company row.
+ */
 async function lockStanding(sql: TransactionClient, companyId: string): Promise<CompanyStanding | null> {
   const { rows } = await sql.query<CompanyStanding>(
     `select status, verified from companies where id = $1 for update`,

@@ -189,9 +189,12 @@ async function retriedHold(client: PoolClient, holdBatchId: string): Promise<Pla
  * while the legs were read has committed by then (test/api/dashboard/cancel-races.test.ts).
  * The companies' standing is read by the next statement, whose snapshot follows the lock: the
  * locking statement sees the rows it joins as they were when it began, so a suspension committed
- * while the hold waited for a trip would go unseen (test/api/admin/suspension.test.ts). A
- * suspended company's trips leave every inventory scope: 404 TRIP_NOT_FOUND, as the draft answers
- * a hold sent after the suspension (draft.ts).
+ * while the hold waited for a trip would go unseen (test/api/admin/suspension.test.ts). That
+ * statement holds the company rows FOR SHARE to the end: a suspension (their update lock) waits for
+ * a hold in flight, which is then one placed before it, and a hold reading while a suspension is in
+ * flight waits for it (test/api/admin/suspension-hold-order.test.ts). A suspended company's trips
+ * leave every inventory scope: 404 TRIP_NOT_FOUND, as the draft answers a hold sent after the
+ * suspension (draft.ts).
  */
 async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<void> {
   const tripIds = [...new Set(legs.map((leg) => leg.trip_id))].sort();
@@ -219,22 +222,25 @@ async function prepareLegTrips(client: PoolClient, legs: HoldLeg[]): Promise<voi
 
 /**
  * Marks the expired holds on the locked trips EXPIRED and answers those of the trips whose company
- * is not ACTIVE, in one statement: the company check costs the hold no round trip of its own.
+ * is not ACTIVE, in one statement: the company check costs the hold no round trip of its own. Every
+ * trip's company row is taken FOR SHARE, in id order, after the trips (the hold's last lock): other
+ * holds, confirms and decisions share it; only a company's own change holds it exclusively (its
+ * standing, settings, team, keys), and none of those waits for a trip, scope or traveller.
  */
 async function expireLapsedHoldsReadingSuspended(
   client: PoolClient,
   tripIds: string[],
 ): Promise<Set<string>> {
-  const { rows } = await client.query<{ id: string }>(
+  const { rows } = await client.query<{ id: string; active: boolean }>(
     `with expired as (
        update seat_allocations set status = 'EXPIRED', released_at = now()
        where ${allocationsInIdOrder(`trip_id = any($1::uuid[]) and status = 'HELD' and expires_at <= now()`)}
      )
-     select t.id from trips t join companies c on c.id = t.company_id
-     where t.id = any($1::uuid[]) and c.status <> 'ACTIVE'`,
+     select t.id, c.status = 'ACTIVE' as active from trips t join companies c on c.id = t.company_id
+     where t.id = any($1::uuid[]) order by c.id, t.id for share of c`,
     [tripIds],
   );
-  return new Set(rows.map((row) => row.id));
+  return new Set(rows.filter((row) => !row.active).map((row) => row.id));
 }
 
 /** The scope's new ACTIVE hold batch; a second one (a concurrent hold) is the domain's HOLD_ALREADY_ACTIVE. */
