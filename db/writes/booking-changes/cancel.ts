@@ -17,7 +17,7 @@ import {
   refuseWith,
   type BookingCaller,
   type LockedBooking,
-  type LockOrder,
+  type LockTurn,
 } from './own-booking.js';
 
 interface CancelOptions {
@@ -55,7 +55,7 @@ export async function cancelBooking(
 ): Promise<string[]> {
   const now = options.now ?? new Date();
   return withDeadlockRetry(() =>
-    inTurnWithTrips((order) => endAggregate(db, caller, bookingId, { ...options, now }, order)),
+    inTurnWithTrips((turn) => endAggregate(db, caller, bookingId, { ...options, now }, turn)),
   );
 }
 
@@ -64,10 +64,10 @@ async function endAggregate(
   caller: BookingCaller,
   bookingId: string,
   options: CancelOptions,
-  order: LockOrder,
+  turn: LockTurn,
 ): Promise<string[]> {
   return db.transaction(async (client) => {
-    const { bookings, trips } = await lockOwnAggregate(client, caller.userId, bookingId, order);
+    const { bookings, trips } = await lockOwnAggregate(client, caller.userId, bookingId, turn);
     const facts = await lockedFactsOf(client, bookings, trips);
     const ending = await bookingsToEnd(client, bookings, bookingId, facts, options);
     for (const booking of ending) {

@@ -27,12 +27,13 @@ import {
   type MovedAmounts,
 } from './modify-terms.js';
 import {
+  inTurnWithTrips,
   lockedFactsOf,
-  lockModifiedTrips,
-  lockOwnBooking,
+  lockOwnBookingToMove,
   refuseWith,
   type BookingCaller,
   type LockedBooking,
+  type LockTurn,
 } from './own-booking.js';
 
 /** PATCH /bookings/{id} action modify: the booking moves to another trip (or other seats). */
@@ -313,12 +314,11 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
  * already made (same trip, same seats in the same order) changes nothing. As POST /bookings, it
  * refuses a company that confirms the caller's channel itself (409 JOURNEY_FLOW_REQUIRED) and
  * checks the booking's voucher on the new trip (modify-terms.ts). The booking's trip must
- * not have departed (DEPART seen under the trip lock). It locks the journey and booking before the
- * trips (lockModifiedTrips), and a dispatch CANCEL its trip before the journeys: when the two
- * deadlock and PostgreSQL aborts the modify, it runs again and finds the booking as the cancel left
- * it (test/api/dashboard/cancel-races.test.ts). A refund of the booking, or a traveller's cancel
- * that found the trip busy, takes the trip FOR SHARE before the journey: the modify takes its own
- * trip FOR SHARE too, so it goes on and the other waits for its journey.
+ * not have departed (DEPART seen under the trip lock). It locks the trips (its own FOR SHARE, the
+ * new one FOR NO KEY UPDATE, in id order) before the journey and booking (lockOwnBookingToMove), as
+ * a dispatch CANCEL, a refund and a traveller's cancel that found a trip busy do, so each waits for
+ * the other on a trip instead of deadlocking: a modify after a CANCEL of its trip finds the booking
+ * as the cancel left it (test/api/dashboard/cancel-races.test.ts, modify-lock-order.test.ts).
  */
 export async function modifyBooking(
   db: Database,
@@ -327,19 +327,26 @@ export async function modifyBooking(
   options: ChangeOptions = {},
 ): Promise<void> {
   const now = options.now ?? new Date();
-  await withDeadlockRetry(() => moveBooking(db, caller, input, options, now));
+  await withDeadlockRetry(() =>
+    inTurnWithTrips((turn) => moveBooking(db, caller, input, { ...options, turn }, now), 'trips first'),
+  );
 }
 
 async function moveBooking(
   db: Database,
   caller: ModifyingCaller,
   input: ModificationInput,
-  options: ChangeOptions,
+  options: ChangeOptions & { turn: LockTurn },
   now: Date,
 ): Promise<void> {
   await db.transaction(async (client) => {
-    const booking = await lockOwnBooking(client, caller.userId, input.bookingId);
-    const trips = await lockModifiedTrips(client, booking.trip_id, input.newTripId);
+    const { booking, trips } = await lockOwnBookingToMove(
+      client,
+      caller.userId,
+      input.bookingId,
+      input.newTripId,
+      options.turn,
+    );
     const facts = await lockedFactsOf(client, [booking], trips);
     refuseWith(modificationRefusal(facts.get(booking.id)!, now));
     const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };

@@ -19,11 +19,11 @@ import { expectedDepartureSql } from '../../queries/leg-boarding.js';
  * one did. A trip action (DEPART, CANCEL, a delay) and a refund lock the trip before the journeys
  * and bookings on it: a cancel takes the trips FOR SHARE NOWAIT, and when one is held runs again
  * taking them first (lockOwnAggregate, inTurnWithTrips), so it never waits for a trip while holding
- * a journey. A modify takes its own trip FOR SHARE and the new one FOR NO KEY UPDATE
- * (lockModifiedTrips): a dispatch CANCEL meeting it may deadlock with it, and PostgreSQL aborts
- * one, which runs again (withDeadlockRetry; cancel-races.test.ts holds the modify's journey while
- * the cancel holds the trip). The seat_allocations exclusion constraint stays the capacity truth
- * behind the checks.
+ * a journey. A modify takes its trips first too (lockOwnBookingToMove): its own FOR SHARE and the
+ * new one FOR NO KEY UPDATE, in id order (lockModifiedTrips), then the journey and the booking. A
+ * trip found only once the journey is held (a modify moved the booking meanwhile) is taken NOWAIT
+ * and, held, the change runs again trips first (lockLateTrips). The seat_allocations exclusion
+ * constraint stays the capacity truth behind the checks.
  */
 
 export interface BookingCaller {
@@ -135,19 +135,37 @@ function lockBookings(client: PoolClient, where: string, params: [string, string
   );
 }
 
-/** The caller's booking (owner or canonical passenger), locked with its journey; 404 for anyone else's. */
-export async function lockOwnBooking(
+/** The booking to modify, locked, and its trips, locked, with their status. */
+export interface LockedMove {
+  booking: LockedBooking;
+  trips: Map<string, TripStatus>;
+}
+
+/**
+ * The caller's booking to move to `newTripId` (PATCH /bookings/{id} action modify), trips first, as
+ * a trip's CANCEL, DEPART or delay takes its trip before the journeys on it: the booking's trip (a
+ * plain read) and the new one (lockModifiedTrips), then its journey order and journey, then the
+ * booking; 404 for anyone else's. Taken after the journey, the trips deadlocked with a trip CANCEL
+ * holding one of them and waiting for the journey (test/api/dashboard/modify-lock-order.test.ts).
+ * A booking another modify moved meanwhile is on a trip not locked yet: taken as late trips are
+ * (lockLateTrips).
+ */
+export async function lockOwnBookingToMove(
   client: PoolClient,
   userId: string,
   bookingId: string,
-): Promise<LockedBooking> {
+  newTripId: string,
+  turn: LockTurn,
+): Promise<LockedMove> {
   const found = await ownBookingOf(client, userId, bookingId);
+  const trips = await lockModifiedTrips(client, found.trip_ids[0]!, newTripId);
   await lockJourneyOf(client, found);
   const { rows } = await lockBookings(client, `b.id = $1`, [bookingId, userId]);
   const booking = rows[0];
   // The booking was moved to another journey between the two reads: nothing a traveller can do.
   if (!booking || booking.journey_id !== found.journey_id) throw bookingNotFound();
-  return booking;
+  await lockLateTrips(client, [booking.trip_id], trips, turn);
+  return { booking, trips };
 }
 
 /** The bookings of an aggregate, locked, and their trips, locked FOR SHARE, with their status. */
@@ -158,9 +176,34 @@ export interface LockedAggregate {
 
 /**
  * Which a traveller's cancel locks first: the journeys (then the trips, without waiting), or, when
- * a trip was busy, the trips (inTurnWithTrips).
+ * a trip was busy, the trips (inTurnWithTrips). A modify and a refund take the trips first always.
  */
 export type LockOrder = 'journeys first' | 'trips first';
+
+/** One attempt of a change (inTurnWithTrips): its lock order, and whether it is the last attempt. */
+export interface LockTurn {
+  order: LockOrder;
+  last: boolean;
+}
+
+/**
+ * The trips of `tripIds` not in `trips` yet, FOR SHARE, added to `trips`: trips found once the
+ * journeys are locked (a modify moved a booking while the change waited for its journey). A trip
+ * action may hold such a trip and wait for that journey, so they are taken NOWAIT (one held fails
+ * the statement with lock_not_available and inTurnWithTrips runs the change again, trips first),
+ * except on the last attempt, which waits (a deadlock then is withDeadlockRetry's).
+ */
+async function lockLateTrips(
+  client: PoolClient,
+  tripIds: string[],
+  trips: Map<string, TripStatus>,
+  turn: LockTurn,
+): Promise<void> {
+  const late = tripIds.filter((tripId) => !trips.has(tripId));
+  if (!late.length) return;
+  const locked = await lockTrips(client, late, 'share', { nowait: !turn.last });
+  for (const [id, status] of locked) trips.set(id, status);
+}
 
 /**
  * The caller's booking and every booking of its aggregate, locked (POST /bookings/{id}/cancel): the
@@ -172,18 +215,18 @@ export type LockOrder = 'journeys first' | 'trips first';
  * journey the trip action may be waiting for (a deadlock PostgreSQL broke after deadlock_timeout,
  * test/api/dashboard/cancel-lock-order.test.ts), and inTurnWithTrips runs the cancel again
  * `trips first`: the trips of the aggregate (a plain read) FOR SHARE, waiting for the trip action,
- * then the rest as above. Answers the bookings in id order (`owned` says which of them are the
- * caller's too) and the trips' status as it is once locked.
+ * then the rest as above (a trip found late, lockLateTrips). Answers the bookings in id order
+ * (`owned` says which of them are the caller's too) and the trips' status as it is once locked.
  */
 export async function lockOwnAggregate(
   client: PoolClient,
   userId: string,
   bookingId: string,
-  order: LockOrder,
+  turn: LockTurn,
 ): Promise<LockedAggregate> {
-  const found = await ownBookingOf(client, userId, bookingId, order === 'trips first');
+  const found = await ownBookingOf(client, userId, bookingId, turn.order === 'trips first');
   const trips =
-    order === 'trips first'
+    turn.order === 'trips first'
       ? await lockTrips(client, found.trip_ids, 'share')
       : new Map<string, TripStatus>();
   if (found.order_id) {
@@ -202,27 +245,36 @@ export async function lockOwnAggregate(
   const booking = rows.find((row) => row.id === bookingId);
   // The booking was moved to another journey between the two reads: nothing a traveller can do.
   if (!booking || booking.journey_id !== found.journey_id) throw bookingNotFound();
-  // Trips first: a booking a modify moved to another trip meanwhile has that trip locked now (rare;
-  // the deadlock retry covers it).
-  const rest = rows.map((row) => row.trip_id).filter((tripId) => !trips.has(tripId));
-  if (rest.length) {
-    const locked = await lockTrips(client, rest, 'share', { nowait: order === 'journeys first' });
-    for (const [id, status] of locked) trips.set(id, status);
-  }
+  // Journeys first: every trip. Trips first: a booking a modify moved to another trip meanwhile.
+  await lockLateTrips(
+    client,
+    rows.map((row) => row.trip_id),
+    trips,
+    turn,
+  );
   return { bookings: rows, trips };
 }
 
+/** Attempts of a change whose trips were held (lockLateTrips) before the last one waits for them. */
+const TRIP_TURNS = 3;
+
 /**
- * Runs a traveller's cancel `journeys first`, and again `trips first` when a trip it needed was
- * held by a trip action (lockOwnAggregate): the first attempt wrote nothing, and the second waits
- * for the trip before it takes a journey.
+ * Runs a change `first` (a traveller's cancel `journeys first`, a modify `trips first`), and again
+ * `trips first` when a trip it found only once it held a journey was held by a trip action
+ * (lockLateTrips): the attempt wrote nothing, and the next waits for the trip before it takes a
+ * journey. The last of TRIP_TURNS attempts waits for late trips too.
  */
-export async function inTurnWithTrips<T>(change: (order: LockOrder) => Promise<T>): Promise<T> {
-  try {
-    return await change('journeys first');
-  } catch (error) {
-    if (pgCode(error) !== PG_LOCK_NOT_AVAILABLE) throw error;
-    return change('trips first');
+export async function inTurnWithTrips<T>(
+  change: (turn: LockTurn) => Promise<T>,
+  first: LockOrder = 'journeys first',
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const last = attempt === TRIP_TURNS;
+      return await change({ order: attempt === 1 ? first : 'trips first', last });
+    } catch (error) {
+      if (pgCode(error) !== PG_LOCK_NOT_AVAILABLE || attempt === TRIP_TURNS) throw error;
+    }
   }
 }
 
@@ -249,9 +301,9 @@ export async function lockTrips(
  * A modify's trips, in id order: the booking's own trip FOR SHARE, the new one FOR NO KEY UPDATE
  * (its seats are taken, as a hold takes them, and holds on a trip take turns). FOR SHARE is enough
  * where seats are only released, and still makes a DEPART or a trip CANCEL of that trip (FOR NO KEY
- * UPDATE) take turns with the modify; it lets a traveller's cancel of the same booking, which holds
- * the trip FOR SHARE before the journey the modify holds, wait for the modify instead of
- * deadlocking with it (test/api/dashboard/cancel-lock-order.test.ts). Answers the status of each.
+ * UPDATE) take turns with the modify; a traveller's cancel of the same booking that took the trip
+ * FOR SHARE first holds it alongside, and the two take turns on the journey, in the order they came
+ * (test/api/dashboard/modify-lock-order.test.ts). Answers the status of each.
  */
 export async function lockModifiedTrips(
   client: PoolClient,

@@ -15,8 +15,9 @@ import { bookSeats, dispatch, operationsWorld, setTripStatus } from '../../suppo
 
 /**
  * A traveller's cancel or modify that waits for its booking row (another write of the booking holds
- * it: an office payment, a check-in, a refund) is judged by what has committed by the time it holds
- * its booking and trip: the departure the company announces then and the check-ins as they stand.
+ * it: an office payment, a check-in, a refund), or a modify that waits for its new trip, is judged by
+ * what has committed by the time it holds its booking and trip: the departure the company announces
+ * then and the check-ins as they stand.
  */
 describe('a traveller change that waited for its booking', () => {
   const app = useTestApp();
@@ -56,10 +57,15 @@ describe('a traveller change that waited for its booking', () => {
     // Planned in 5 hours, announced 2 hours late: 7 hours to go, modifiable.
     const w = await operationsWorld(app, { seats: 12, departAt: minutesFromNow(300) });
     const { booking } = await booked(app, caller, { trip: w.trip, seats: ['1'] });
-    const target = await sameRouteTrip(app.db, w.trip, minutesFromNow(48 * 60));
+    // The modify takes its trips in id order before the booking: one sorting before the booked trip
+    // makes it wait there (held here, as another hold would) without holding the booked trip, which
+    // the delay takes.
+    let target = await sameRouteTrip(app.db, w.trip, minutesFromNow(48 * 60));
+    while (target.tripId > w.trip.tripId)
+      target = await sameRouteTrip(app.db, w.trip, minutesFromNow(48 * 60));
     expect((await delayBy(w, 120)).status).toBe(200);
 
-    const blocker = await holdBooking(booking.id);
+    const blocker = await holdLock(app.db, `select 1 from trips where id = '${target.tripId}' for share`);
     const modify = modifyBooking(app, caller, booking.id, moveTo(target.tripId, ['3']));
     await waitersOf(app.db, blocker.pid);
     expect((await delayBy(w, 1)).status).toBe(200);

@@ -161,7 +161,7 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
     expect(line).toEqual({ status: 'REFUNDED' });
   });
 
-  it("a traveller's cancel that found its trip busy and a modify of the same booking take turns, the cancel finding the booking on its new trip", async () => {
+  it("a traveller's cancel and a modify of the same booking take turns, the cancel finding the booking on its new trip", async () => {
     const world = await operationsWorld(app, { seats: 8 });
     const other = await sameRouteTrip(
       app.db,
@@ -170,18 +170,19 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
     );
     const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
 
-    // The test holds the trip as a trip action would. The cancel finds it held, gives way and waits
-    // for it first; the modify takes the journey and the booking and waits for the trip after it.
-    // Once let go, the cancel has the trip FOR SHARE and waits for the journey; the modify, which
-    // takes its own trip FOR SHARE too, goes on and commits.
+    // The modify takes both trips and the journey, then waits for the booking (held by the test); the
+    // cancel waits for the journey. Once let go, the modify commits and the cancel finds the booking
+    // on the other trip, which it takes without waiting (a trip action holding it would make the
+    // cancel run again trips first). A cancel that found its trip busy first and waits for it comes
+    // before a modify arriving after it (modify-lock-order.test.ts).
     const {
-      answers: [own, modified],
+      answers: [modified, own],
       deadlocked,
     } = await inTurn(
-      `select id from trips where id = '${world.trip.tripId}' for no key update`,
-      () => cancelOwn(booked.caller, booked.bookingId),
+      `select id from bookings where id = '${booked.bookingId}' for update`,
       () =>
         modifyBooking(app, booked.caller, booked.bookingId, moveTo(other.tripId, [other.seatNumbers[0]!])),
+      () => cancelOwn(booked.caller, booked.bookingId),
     );
 
     expect(deadlocked).toBe(false);

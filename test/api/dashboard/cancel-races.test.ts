@@ -194,7 +194,7 @@ describe("a trip cancel racing a hold, a booking, a re-issue, a modify or a trav
     await nothingLiveOn(world);
   });
 
-  it('a modify that deadlocks with the cancel runs again and finds its booking cancelled', async () => {
+  it('a modify waiting for the trip it moves to lets the cancel go on, and finds its booking cancelled', async () => {
     const world = await cancellableTrip();
     const other = await sameRouteTrip(
       app.db,
@@ -213,17 +213,18 @@ describe("a trip cancel racing a hold, a booking, a re-issue, a modify or a trav
       `select setting::int as ms from pg_settings where name = 'deadlock_timeout'`,
     )) as [{ ms: number }];
 
-    // 1. The modify locks its journey and booking, then waits for the target trip (held by the test).
+    // 1. The modify waits for the target trip (held by the test), the first of its trips in id order,
+    //    before it locks its journey and booking (it locked them first once, and the steps below
+    //    closed a cycle PostgreSQL broke by aborting the modify, which ran again).
     const target = await holdLock(app.db, `select id from trips where id = '${to!.tripId}' for share`);
     const modify = modifyBooking(app, traveller, booking.id, moveTo(to!.tripId, [to!.seatNumbers[0]!]));
     const [modifyPid] = await waitersOf(app.db, target.pid);
-    // 2. The cancel locks the booked trip, then waits for the modify's journey; PostgreSQL checks it
-    //    for a deadlock once, deadlock_timeout later, and finds none yet.
+    // 2. The cancel locks the booked trip and the journey the modify has not taken, and commits
+    //    (a cancel waiting on the modify would wait here, deadlock_timeout and more).
     const cancel = dispatch(app, world.dispatcher, from!.tripId, { action: 'CANCEL', reason: 'Road closed' });
-    await waitersOf(app.db, modifyPid!);
+    await answeredOrWaiting(cancel, app.db, modifyPid!);
     await new Promise((resolve) => setTimeout(resolve, ms * 1.5));
-    // 3. The modify gets the target and waits for the booked trip: the cycle closes on the modify's
-    //    wait, so the modify is the one PostgreSQL aborts.
+    // 3. The modify gets both trips, then its journey, and finds the booking cancelled.
     await target.release();
 
     const cancelled = await cancel;
