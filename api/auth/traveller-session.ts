@@ -63,8 +63,32 @@ function cookieOptions(config: SessionConfig) {
   };
 }
 
-/** Sets the access, refresh and CSRF cookies of a web session. */
-export function setSessionCookies(ctx: Context, config: SessionConfig, session: IssuedSession): void {
+/** The shape of a CSRF value this server makes: newSecret(24), 24 bytes in base64url. */
+const CSRF_SHAPE = /^[A-Za-z0-9_-]{32}$/;
+const newCsrfValue = () => newSecret(24);
+
+/**
+ * The CSRF value to set. A sign-in ('new') always makes a new one, so a value planted in the browser
+ * before it never survives into the session. A refresh ('keep') keeps the browser's value while it
+ * has our shape: the value lives as long as the session, so a page or another tab that read it
+ * before another tab refreshed still passes the double-submit check; a missing or malformed one is
+ * replaced.
+ */
+function csrfValue(ctx: Context, csrf: 'new' | 'keep'): string {
+  const current = csrf === 'keep' ? ctx.cookies.get(CSRF_COOKIE) : undefined;
+  return current && CSRF_SHAPE.test(current) ? current : newCsrfValue();
+}
+
+/**
+ * Sets the access, refresh and CSRF cookies of a web session: `csrf` is 'new' at sign-in (a new
+ * session) and 'keep' at refresh (see csrfValue).
+ */
+export function setSessionCookies(
+  ctx: Context,
+  config: SessionConfig,
+  session: IssuedSession,
+  csrf: 'new' | 'keep' = 'new',
+): void {
   const jar = cookieJar(ctx, config.COOKIE_SECURE);
   const base = cookieOptions(config);
   const sessionMaxAge = config.TRAVELLER_SESSION_TTL_DAYS * 86_400_000;
@@ -79,7 +103,7 @@ export function setSessionCookies(ctx: Context, config: SessionConfig, session: 
     maxAge: sessionMaxAge,
   });
   // Readable by the page's script, which echoes it in X-CSRF-Token (double-submit).
-  jar.set(CSRF_COOKIE, newSecret(24), { ...base, httpOnly: false, maxAge: sessionMaxAge });
+  jar.set(CSRF_COOKIE, csrfValue(ctx, csrf), { ...base, httpOnly: false, maxAge: sessionMaxAge });
 }
 
 export function clearSessionCookies(ctx: Context, config: SessionConfig): void {

@@ -114,7 +114,8 @@ function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
       try {
         if (!presented) throw new Refusal(401, 'AUTH_REQUIRED', 'No refresh token: sign in again');
         const session = await rotateRefreshToken(context, presented);
-        if (!mobile) setSessionCookies(ctx, config, session);
+        // Same session, same CSRF value: pages holding it keep writing after another tab refreshed.
+        if (!mobile) setSessionCookies(ctx, config, session, 'keep');
         ok(ctx, sessionTokens(session));
       } catch (error) {
         if (!mobile && error instanceof Refusal && error.status === 401) clearSessionCookies(ctx, config);
