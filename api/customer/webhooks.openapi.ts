@@ -202,7 +202,9 @@ export const docs = taggedOperations(TAGS, {
       'MANUAL. 409 DELIVERY_IN_PROGRESS while it is still PENDING and being attempted (a PENDING delivery whose retry ' +
       'workflow was ended by an operator, so that nothing attempts it any more, is redelivered); ' +
       '409 SUBSCRIPTION_DISABLED when the subscription is ' +
-      'disabled. A delivery of an event the subscription no longer asks for is ABANDONED again without an attempt. ' +
+      'disabled; 409 EVENT_UNSUBSCRIBED (details.event) when the subscription no longer asks for the ' +
+      "delivery's event (add it to events first); nothing is redelivered. Should events drop it after the 202, the " +
+      'delivery is ABANDONED again without an attempt. ' +
       'A company suspended while the request waited is refused 403 COMPANY_SUSPENDED, nothing redelivered. ' +
       `At most ${WEBHOOK_LIMITS.redeliveriesPerMinute} redeliveries per key per minute (429 RATE_LIMITED).`,
     responses: answers(202, 'Redelivery started', Done, [400, 401, 403, 404, 409, 429]),

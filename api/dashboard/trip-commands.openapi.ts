@@ -19,8 +19,29 @@ import { IdText, successWith } from '../http/answer-schemas.js';
 
 const TAGS = ['Dashboard: trip operations'];
 
-/** At most this many trip ids in one bulk command (SPEC "Limits"). */
+/**
+ * At most this many distinct trip ids in one bulk command (SPEC "Limits"). SPEC removes duplicates
+ * and the answer counts them (summary.duplicates_removed), so the limit is on the trips acted on:
+ * a repeated id is removed, not counted. The list itself is bounded by the 64 KiB body.
+ */
 export const BULK_LIMIT = 50;
+
+/** Trip ids, compared after lower-casing (Uuid): more than BULK_LIMIT distinct ones is TOO_MANY_TRIPS. */
+const BulkTripIds = z
+  .array(Uuid)
+  .min(1)
+  .superRefine((ids, context) => {
+    const distinct = new Set(ids).size;
+    if (distinct <= BULK_LIMIT) return;
+    context.addIssue({
+      code: 'custom',
+      message: `names ${distinct} distinct trips; at most ${BULK_LIMIT}`,
+      params: { errorCode: 'TOO_MANY_TRIPS' },
+    });
+  })
+  .meta({
+    description: `1 to ${BULK_LIMIT} distinct trip ids; a repeated id (any case) is removed and not counted`,
+  });
 
 const LegacyStatus = z.enum(Object.keys(LEGACY_STATUS_ACTIONS) as [keyof typeof LEGACY_STATUS_ACTIONS]);
 
@@ -121,11 +142,7 @@ export const LegacyTripBody = z.preprocess(
 
 export const BulkBody = z
   .object({
-    trip_ids: z
-      .array(Uuid)
-      .min(1)
-      .max(BULK_LIMIT)
-      .meta({ description: `1 to ${BULK_LIMIT} trip ids; duplicates are removed` }),
+    trip_ids: BulkTripIds,
     action: z.enum(BULK_ACTIONS).meta({ description: 'a trip action under its lower-case name' }),
     reason: Reason.optional().meta({ description: 'required for mark_delayed and cancel' }),
     delay_minutes: DelayMinutes.optional().meta({ description: 'required for mark_delayed' }),
@@ -136,16 +153,14 @@ export const BulkBody = z
 
 /**
  * The stable codes of a refused body: a custom rule names its own (the legacy body's the one POST
- * /trips/{id}/dispatch gives its action); an unknown action and an over-long list theirs; a reason or
- * delay at fault is named as in a dispatch action (dispatchErrorCode).
+ * /trips/{id}/dispatch gives its action, too many distinct trips TOO_MANY_TRIPS); an unknown action
+ * UNKNOWN_ACTION; a reason or delay at fault is named as in a dispatch action (dispatchErrorCode).
  */
 export function tripCommandErrorCode(issues: z.core.$ZodIssue[]): string {
   const named = issues.find((issue) => issue.code === 'custom' && issue.params?.errorCode);
   if (named?.code === 'custom') return String(named.params!.errorCode);
   if (issues.some((issue) => issue.path[0] === 'action' || issue.path[0] === 'status'))
     return 'UNKNOWN_ACTION';
-  if (issues.some((issue) => issue.path[0] === 'trip_ids' && issue.code === 'too_big'))
-    return 'TOO_MANY_TRIPS';
   return dispatchErrorCode(issues);
 }
 
@@ -208,8 +223,9 @@ export const docs = taggedOperations(TAGS, {
   bulkTripCommand: {
     summary: 'Take one trip action on up to 50 trips',
     description:
-      `The trip actions under lower-case names (${BULK_ACTIONS.join(', ')}) on a list of at most ${BULK_LIMIT} trip ids ` +
-      '(51 or more: 400 TOO_MANY_TRIPS; duplicates removed, case-insensitively). Each trip goes through the dispatch ' +
+      `The trip actions under lower-case names (${BULK_ACTIONS.join(', ')}) on a list of at most ${BULK_LIMIT} distinct ` +
+      `trip ids (duplicates removed, case-insensitively, and not counted; ${BULK_LIMIT + 1} or more distinct: 400 ` +
+      'TOO_MANY_TRIPS). Each trip goes through the dispatch ' +
       'transition on its own (channel BULK), in the order given: one independent result per trip (success with its new ' +
       "status, or the errorCode that trip got: TRIP_NOT_FOUND for another company's trip, TRIP_ACTION_NOT_ALLOWED, " +
       'TRIP_NOT_READY, ...) and a summary of succeeded and failed; a refused trip never stops the others. The bulk ' +

@@ -94,13 +94,22 @@ export async function changeSubscription(
   return updateSubscription(deps.db, actor, id, change, origin);
 }
 
-const REDELIVERY_REFUSALS = {
+type RedeliveryRefused = Extract<Awaited<ReturnType<typeof reopenDelivery>>, { refused: string }>['refused'];
+/** Each refusal of a redelivery as the client sees it; `event` is the delivery's, for EVENT_UNSUBSCRIBED. */
+const REDELIVERY_REFUSALS: Record<RedeliveryRefused, (event?: string) => Refusal> = {
   NOT_FOUND: () => new Refusal(404, 'NOT_FOUND', 'Not found'),
   SUBSCRIPTION_DISABLED: () =>
     new Refusal(
       409,
       'SUBSCRIPTION_DISABLED',
       'The subscription is disabled; enable it first (PATCH enabled: true)',
+    ),
+  EVENT_UNSUBSCRIBED: (event) =>
+    new Refusal(
+      409,
+      'EVENT_UNSUBSCRIBED',
+      `The subscription no longer asks for ${event}; add it to events first (PATCH events)`,
+      { event },
     ),
   DELIVERY_IN_PROGRESS: () =>
     new Refusal(409, 'DELIVERY_IN_PROGRESS', 'This delivery is still being attempted; wait for its outcome'),
@@ -110,6 +119,7 @@ const REDELIVERY_REFUSALS = {
  * Sends a delivery again (same delivery id, so a receiver that has it already can ignore it). A
  * PENDING delivery is refused while its workflow runs (or is yet to start); one whose run has closed
  * without an outcome (terminated or cancelled in the Temporal UI) is redelivered like a finished one.
+ * One of an event the subscription no longer asks for is refused, nothing started (reopenDelivery).
  */
 export async function redeliver(
   deps: WebhookDeps & { webhooks: WebhookClient },
@@ -122,7 +132,9 @@ export async function redeliver(
   if ('startedAt' in reopened && reopened.startedAt && !(await deps.webhooks.deliveryRunOpen(deliveryId))) {
     reopened = await reopenDelivery(deps.db, { ...scope, closedRun: reopened.startedAt });
   }
-  if ('refused' in reopened) throw REDELIVERY_REFUSALS[reopened.refused]();
+  if ('refused' in reopened) {
+    throw REDELIVERY_REFUSALS[reopened.refused]('event' in reopened ? reopened.event : undefined);
+  }
   await deps.webhooks.redeliver({
     deliveryId,
     companyId: actor.companyId,

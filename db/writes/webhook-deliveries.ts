@@ -311,17 +311,23 @@ export async function finishDelivery(
 }
 
 /**
- * A manual redelivery: the delivery (of the company's ACTIVE subscription) becomes PENDING again,
- * same id, with no workflow started: the caller starts it at once, and should that fail the relay
- * starts it like any other unstarted delivery. Answers what the workflow needs, or why not. A
- * company write (companyTransaction): a suspension committed after the request's key check refuses
- * it, 403 COMPANY_SUSPENDED, and the key's revocation 401 INVALID_CREDENTIAL, nothing reopened.
+ * A manual redelivery: the delivery (of the company's ACTIVE subscription, which still asks for its
+ * event) becomes PENDING again, same id, with no workflow started: the caller starts it at once, and
+ * should that fail the relay starts it like any other unstarted delivery. Answers what the workflow
+ * needs, or why not. A company write (companyTransaction): a suspension committed after the
+ * request's key check refuses it, 403 COMPANY_SUSPENDED, and the key's revocation 401
+ * INVALID_CREDENTIAL, nothing reopened.
  *
  * A PENDING delivery is refused DELIVERY_IN_PROGRESS, with `startedAt` when its workflow was
  * started: the caller asks Temporal whether that run is still open, and when it has closed without
  * an outcome (terminated or cancelled in the Temporal UI: nothing would ever attempt the delivery
  * again) calls again with `closedRun` set to that `startedAt`. The delivery is then reopened only
  * if it is still PENDING with that very start, so a redelivery started meanwhile is not replaced.
+ *
+ * An event the subscription no longer asks for (dropped from `events` since the delivery was made)
+ * is refused EVENT_UNSUBSCRIBED: its attempt would only abandon it again (attemptPending), so the
+ * client is told now rather than answered 202 for nothing. The attempt keeps its own check, for a
+ * PATCH of `events` committed after this answer.
  */
 export async function reopenDelivery(
   db: Database,
@@ -336,6 +342,7 @@ export async function reopenDelivery(
 ): Promise<
   | { reopened: { bookingId: string; event: string } }
   | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' }
+  | { refused: 'EVENT_UNSUBSCRIBED'; event: string }
   | { refused: 'DELIVERY_IN_PROGRESS'; startedAt: string | null }
 > {
   const company = { companyId: scope.companyId, actor: { keyId: scope.keyId } };
@@ -352,9 +359,11 @@ export async function reopenDelivery(
       subscription_status: string;
       booking_id: string;
       event: string;
+      event_subscribed: boolean;
       started_at: string | null;
     }>(
-      `select d.status, s.status as subscription_status, d.booking_id, d.event, d.workflow_started_at::text as started_at
+      `select d.status, s.status as subscription_status, d.booking_id, d.event, d.event = any(s.events) as event_subscribed,
+              d.workflow_started_at::text as started_at
        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
        where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'`,
       [scope.deliveryId, scope.subscriptionId, scope.companyId],
@@ -362,6 +371,7 @@ export async function reopenDelivery(
     const row = rows[0];
     if (!row) return { refused: 'NOT_FOUND' as const };
     if (row.subscription_status !== 'ACTIVE') return { refused: 'SUBSCRIPTION_DISABLED' as const };
+    if (!row.event_subscribed) return { refused: 'EVENT_UNSUBSCRIBED' as const, event: row.event };
     const runClosed = row.started_at !== null && row.started_at === scope.closedRun;
     if (row.status === 'PENDING' && !runClosed) {
       return { refused: 'DELIVERY_IN_PROGRESS' as const, startedAt: row.started_at };
