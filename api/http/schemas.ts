@@ -38,6 +38,33 @@ export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 
 const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
 const PRINTABLE_ONLY = new RegExp(`^[^${UNPRINTABLE}]*$`);
 
+/** Lines of text: none of UNPRINTABLE but tabs and line breaks (LF, or CRLF; a lone CR is none). */
+const PRINTABLE_LINES = new RegExp(`^(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)*$`);
+
+/**
+ * What String.prototype.trim removes (JavaScript's \s), named one by one since other engines' \s
+ * differ (Python's lacks U+FEFF). The check trims before it looks at a character, so a text may
+ * begin and end with any of them.
+ */
+const TRIMMED =
+  '[\\t\\n\\u000b\\u000c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
+/** A character that is neither trimmed nor UNPRINTABLE. */
+const MARK = `[^${TRIMMED.slice(1, -1)}${UNPRINTABLE}]`;
+
+/**
+ * The document's pattern of a text of `unit`s that is at least `min` characters once trimmed: what
+ * the check (trim, then min and the characters) takes, so a client or the contract fuzzer that
+ * follows the document is not refused (a text of line breaks and one letter is). Exact when a unit
+ * is one character; prose's CRLF unit counts one, so above min 3 it is a little stricter.
+ */
+function trimmedPattern(unit: string, min: number): string {
+  const text =
+    min <= 1
+      ? `(?:${MARK}(?:${unit}*${MARK})?)${min === 1 ? '' : '?'}`
+      : `${MARK}${unit}{${min - 2},}${MARK}`;
+  return `^${TRIMMED}*${text}${TRIMMED}*$`;
+}
+
 /**
  * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters, none of them
  * UNPRINTABLE. A pattern rather than a check in code, so the OpenAPI document states the rule.
@@ -48,10 +75,8 @@ export const PrintedText = (min: number, max: number) =>
     .trim()
     .min(min)
     .max(max)
-    .regex(PRINTABLE_ONLY, 'must not contain control or bidirectional-override characters');
-
-/** Lines of text: none of UNPRINTABLE but tabs and line breaks (LF, or CRLF; a lone CR is none). */
-const PRINTABLE_LINES = new RegExp(`^(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)*$`);
+    .regex(PRINTABLE_ONLY, 'must not contain control or bidirectional-override characters')
+    .meta({ pattern: trimmedPattern(`[^${UNPRINTABLE}]`, min) });
 
 /**
  * Prose people read (an administrator's reason shown in a company's history): a PrintedText that
@@ -66,12 +91,11 @@ export const PrintedProse = (min: number, max: number) =>
     .regex(
       PRINTABLE_LINES,
       'must not contain control or bidirectional-override characters other than tabs and line breaks',
-    );
+    )
+    .meta({ pattern: trimmedPattern(`(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)`, min) });
 
 /** A person's name as tickets and lists print it: a PrintedText of 1–120 characters. */
-export const PersonName = PrintedText(1, 120)
-  // A name of spaces only trims to nothing: the document says so (a non-space character somewhere).
-  .meta({ pattern: `^[^${UNPRINTABLE}]*[^\\s${UNPRINTABLE}][^${UNPRINTABLE}]*$` });
+export const PersonName = PrintedText(1, 120);
 
 /**
  * A phone number as a person types it (domain/phone.ts PHONE_INPUT_PATTERN: what normalisePhone

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Pagination, queryInteger } from '../../../api/http/schemas.js';
+import { Pagination, PrintedProse, PrintedText, queryInteger } from '../../../api/http/schemas.js';
 
 /** Query integers (SPEC "days=<integer 7 to 30>", limit and offset): decimal digits only, then their bounds. */
 describe('queryInteger', () => {
@@ -41,4 +41,52 @@ describe('queryInteger', () => {
       required: ['days'],
     });
   });
+});
+
+/**
+ * Prose (an administrator's reason): the document's pattern says what the check takes, so a client
+ * (or the contract fuzzer) that follows the document is not refused, and the other way round.
+ */
+describe('PrintedText and PrintedProse', () => {
+  const samples = [
+    'abc',
+    'a b',
+    'ab',
+    'a',
+    '',
+    '   ',
+    '\r\n\r\n0',
+    '\r\n\r\n012\r\n',
+    ' x\ty ',
+    'line one\nline two',
+    'line one\r\nline two',
+    'a\rb',
+    'ab\u202Ec',
+    'abc\u0007',
+    '\u00a0\u00a0abc\u3000',
+    '\u2028ab\u2029',
+    'a\u0085bc',
+    '\ufeffab',
+    '\ufeffabc\ufeff',
+    '\u2003a\u2003',
+    '\rabc\r',
+    '\u000b abc \u000c',
+    '\tab\tc',
+    'ab\r\ncd',
+  ];
+
+  for (const [name, Text] of [
+    ['PrintedText', PrintedText],
+    ['PrintedProse', PrintedProse],
+  ] as const) {
+    for (const min of [0, 1, 2, 3, 5]) {
+      it(`${name}: its pattern takes exactly what it takes, at min ${min}`, () => {
+        const schema = Text(min, 1000);
+        const pattern = new RegExp((z.toJSONSchema(schema) as { pattern: string }).pattern);
+        for (const text of samples) {
+          expect(pattern.test(text), JSON.stringify(text)).toBe(schema.safeParse(text).success);
+        }
+      });
+    }
+  }
 });
