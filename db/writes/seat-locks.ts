@@ -76,7 +76,12 @@ export interface BookableTrip {
 
 /**
  * The trip if it exists in the caller's inventory scope (else 404 TRIP_NOT_FOUND, the same answer
- * as for a trip that does not exist) and can still be booked (else 409 TRIP_NOT_BOOKABLE).
+ * as for a trip that does not exist) and can still be booked (else 409 TRIP_NOT_BOOKABLE). The
+ * statement that reads it holds the trip's company row FOR SHARE to the transaction's end
+ * (COMPANY_SHARE): a suspension, which takes that row FOR UPDATE (db/writes/company-moderation.ts),
+ * waits for a seat lock or booking that read the company ACTIVE, which is then one placed before
+ * it; a read meeting a suspension in flight waits for it, reads the row again and finds the trip
+ * out of scope, as one sent after it (test/api/admin/suspension-seat-lock-order.test.ts).
  */
 export async function bookableTrip(
   q: Queryable,
@@ -85,7 +90,9 @@ export async function bookableTrip(
   /** Takes the trip FOR SHARE, so a dispatch action or a re-plan waits for the seats placed after. */
   lock: { share: boolean } = { share: false },
 ): Promise<BookableTrip> {
-  const trip = lock.share ? await shareLockedTrip(q, scope, tripId) : await readTrip(q, scope, tripId, '');
+  const trip = lock.share
+    ? await shareLockedTrip(q, scope, tripId)
+    : await readTrip(q, scope, tripId, COMPANY_SHARE);
   const details = { trip_id: tripId };
   if (!trip || trip.first_sequence === trip.last_sequence)
     throw new JourneyRefusal(404, 'TRIP_NOT_FOUND', 'No such trip', details);
@@ -96,22 +103,32 @@ export async function bookableTrip(
 }
 
 /**
+ * The company row of the trip a read returns, held FOR SHARE: seat locks, bookings, journey holds
+ * and confirms share it; only the company's own changes (standing, settings, team, keys, webhook
+ * subscriptions) take it exclusively, and none of those then waits for a row a seat lock or booking
+ * holds before it (traveller, trip, seat lock), so taking it last closes no cycle. Only the company
+ * is waited for here: SKIP LOCKED names the trip alone.
+ */
+const COMPANY_SHARE = 'for share of c';
+
+/**
  * The trip read with its FOR SHARE lock. A statement that waits for its row sees the rows it joins
  * (the company, its settings) as they were when it began, so a suspension committed while it waited
- * would go unseen. Taken SKIP LOCKED, the read never waits: the trip comes back with its lock (share
- * locks of other seat locks and bookings do not stand in the way), or, while a writer holds it (a
- * hold placing its seats, a dispatch action, a re-plan), not at all; then the lock is waited for in
- * a statement of its own and the trip read again in the next. One statement when nothing holds it.
+ * would go unseen. Taken SKIP LOCKED, the read never waits for the trip: it comes back with its lock
+ * (share locks of other seat locks and bookings do not stand in the way), or, while a writer holds
+ * it (a hold placing its seats, a dispatch action, a re-plan), not at all; then the lock is waited
+ * for in a statement of its own and the trip read again in the next. One statement when nothing
+ * holds it. Both reads wait for the company row (COMPANY_SHARE) and then see it as committed.
  */
 async function shareLockedTrip(
   q: Queryable,
   scope: InventoryScope,
   tripId: string,
 ): Promise<BookableTrip | undefined> {
-  const trip = await readTrip(q, scope, tripId, 'for share of t skip locked');
+  const trip = await readTrip(q, scope, tripId, `for share of t skip locked ${COMPANY_SHARE}`);
   if (trip) return trip;
   await q.query(`select 1 from trips where id = $1 for share`, [tripId]);
-  return readTrip(q, scope, tripId, '');
+  return readTrip(q, scope, tripId, COMPANY_SHARE);
 }
 
 async function readTrip(
@@ -231,10 +248,11 @@ const occupied = (labels: string[]) =>
  * HELD allocations. With caller.caps, the account's row is locked first and the seats it already
  * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
  * bookings take it: a cancel or a re-plan holding it waits for the seats placed, or is waited for
- * and its outcome read. Share locks do not exclude each other: two locks of the same seat meet on
- * the exclusion constraint), so locks of different seats of one busy trip run side by side, while
- * locks naming the same seat queue (queueForSeats) and the next in line finds the seat taken. A
- * deadlock with another writer runs the lock again (withDeadlockRetry).
+ * and its outcome read; its company row is held FOR SHARE from the same read (bookableTrip), so a
+ * suspension waits for the lock in flight. Share locks do not exclude each other: two locks of the
+ * same seat meet on the exclusion constraint), so locks of different seats of one busy trip run side
+ * by side, while locks naming the same seat queue (queueForSeats) and the next in line finds the
+ * seat taken. A deadlock with another writer runs the lock again (withDeadlockRetry).
  */
 export async function createSeatLock(
   db: Database,

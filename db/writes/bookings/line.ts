@@ -67,7 +67,11 @@ export async function tripsOfSeatLocks(client: PoolClient, seatLockIds: string[]
   return rows.map((row) => row.trip_id);
 }
 
-/** Checks the lock's trip (scope, bookable, automatic confirmation) and prices its seats. */
+/**
+ * Checks the lock's trip (scope, bookable, automatic confirmation) and prices its seats. The read
+ * holds the trip's company row FOR SHARE to the booking's commit (bookableTrip): a suspension waits
+ * for a booking past this check, and a booking meeting a suspension in flight waits and is refused.
+ */
 export async function lineOf(client: PoolClient, caller: BookingCaller, lock: LockedLock): Promise<Line> {
   requireUsable(lock);
   const trip = await bookableTrip(client, caller.scope, lock.seats[0]!.trip_id);
