@@ -156,6 +156,19 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
   ],
 };
 
+/**
+ * The columns of a report as `role` gets it, the same in every format (CSV, JSON, PDF): without the
+ * money columns (a booking's subtotal, discount and total) for a role that may not export the revenue
+ * report, or a DISPATCHER's bookings report would give row by row what the revenue report keeps
+ * from it. Left out rather than blanked: a blank money column would print as unknown amounts and
+ * total to 0, and each format already lists exactly its columns (CSV header, JSON `columns`, PDF table).
+ * Trips and occupancy carry no money, so every role that may export them gets all their columns.
+ */
+export function reportColumnsFor(type: ReportType, role: string): readonly ReportColumn[] {
+  if (mayExport(role, 'revenue')) return REPORT_COLUMNS[type];
+  return REPORT_COLUMNS[type].filter((column) => column.kind !== 'money');
+}
+
 export type ReportValue = string | number | null;
 export type ReportRow = Record<string, ReportValue>;
 
@@ -175,11 +188,15 @@ export class ReportTotals {
   private readonly sums = new Map<string, number>();
   rowCount = 0;
 
-  constructor(readonly type: ReportType) {}
+  /** `columns`: those the report is made of for its reader (reportColumnsFor), all its type's by default. */
+  constructor(
+    readonly type: ReportType,
+    private readonly columns: readonly ReportColumn[] = REPORT_COLUMNS[type],
+  ) {}
 
   add(row: ReportRow): void {
     this.rowCount += 1;
-    for (const { key, summed } of REPORT_COLUMNS[this.type]) {
+    for (const { key, summed } of this.columns) {
       if (summed) this.sums.set(key, (this.sums.get(key) ?? 0) + Number(row[key] ?? 0));
     }
   }
@@ -188,7 +205,7 @@ export class ReportTotals {
   row(): ReportRow {
     const parts = PERCENT_PARTS[this.type];
     return Object.fromEntries(
-      REPORT_COLUMNS[this.type].map(({ key, kind, summed }) => {
+      this.columns.map(({ key, kind, summed }) => {
         if (summed) return [key, this.sums.get(key) ?? 0];
         if (kind === 'percent' && parts)
           return [key, percentOf(this.sums.get(parts.part) ?? 0, this.sums.get(parts.whole) ?? 0)];

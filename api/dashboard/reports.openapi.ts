@@ -67,7 +67,8 @@ const STATES =
   'sends no file, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no export made, nothing recorded.';
 const ACCESS =
   'Reports of the session company only. revenue: OWNER, ADMIN, ACCOUNTANT; bookings, trips, occupancy: also ' +
-  'DISPATCHER; STAFF none. Also for a suspended company (reading its own data). The role comes first: STAFF is ' +
+  "DISPATCHER, whose bookings report has no money columns (subtotal, discount, total: not in the CSV, the JSON's " +
+  'columns, rows and totals, nor the PDF); STAFF none. Also for a suspended company (reading its own data). The role comes first: STAFF is ' +
   '403 REPORT_UNAUTHORIZED before its query is read, whatever it sends, and a role asking for a type it may not ' +
   'export is 403 whatever its period; such a refusal is recorded unauthorized (body reportId) when the query is ' +
   'valid and its period runs forwards. For a role that may export the type, the period runs forwards (400 ' +

@@ -3,10 +3,10 @@ import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import type { Database } from '../../db/orm.js';
 import { datesIn, NO_MEASURES, percent } from '../../domain/analytics.js';
 import {
-  REPORT_COLUMNS,
   reportChartsFor,
   ReportTotals,
   type ReportCharts,
+  type ReportColumn,
   type ReportLocale,
   type ReportRow,
   type ReportSnapshotData,
@@ -16,7 +16,7 @@ import {
 /**
  * What a report PDF prints (its snapshot data): the company's identity, the rows and totals, and
  * the charts its type shows to the role asking (reportChartsFor: no money charts for a role that
- * may not see revenue), over the same period.
+ * may not see revenue, as its columns have no money), over the same period.
  */
 interface PdfFacts {
   exportId: string;
@@ -27,6 +27,8 @@ interface PdfFacts {
   generatedAt: Date;
   company: CompanySettingsView;
   rows: ReportRow[];
+  /** The columns the role gets (reportColumnsFor): the table and totals print these only. */
+  columns: readonly ReportColumn[];
   /** The role of the staff member asking: decides the money charts. */
   role: string;
 }
@@ -67,7 +69,7 @@ async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
 }
 
 export async function reportSnapshotData(db: Database, facts: PdfFacts): Promise<ReportSnapshotData> {
-  const totals = new ReportTotals(facts.type);
+  const totals = new ReportTotals(facts.type, facts.columns);
   for (const row of facts.rows) totals.add(row);
   const { company } = facts;
   return {
@@ -89,7 +91,7 @@ export async function reportSnapshotData(db: Database, facts: PdfFacts): Promise
       row_count: facts.rows.length,
       currency: 'SYP',
     },
-    columns: REPORT_COLUMNS[facts.type].map((column) => ({
+    columns: facts.columns.map((column) => ({
       key: column.key,
       kind: column.kind,
       label: column.label[facts.locale],

@@ -9,6 +9,7 @@ import {
   csvLine,
   REPORT_COLUMNS,
   ReportTotals,
+  type ReportColumn,
   type ReportLocale,
   type ReportRow,
   type ReportType,
@@ -29,6 +30,11 @@ export interface StreamedReport {
   from: string;
   to: string;
   company: CompanySettingsView;
+  /**
+   * The columns the asking role gets (reportColumnsFor: no money for a DISPATCHER), which the rows
+   * carry; all the type's columns when not given (a stream made outside a request, as in tests).
+   */
+  columns?: readonly ReportColumn[];
   /** The cursor's batches, the first one already read (it decided ready or no_data). */
   first: IteratorResult<ReportRow[]>;
   rows: AsyncGenerator<ReportRow[]>;
@@ -83,7 +89,7 @@ async function* recorded(
   ending: Ending,
 ): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
-  const totals = new ReportTotals(report.type);
+  const totals = new ReportTotals(report.type, columnsOf(report));
   let size = 0;
   const emit = (text: string) => {
     const chunk = Buffer.from(text, 'utf8');
@@ -110,9 +116,11 @@ async function* recorded(
   }
 }
 
+const columnsOf = (report: StreamedReport) => report.columns ?? REPORT_COLUMNS[report.type];
+
 /** UTF-8 with a byte-order mark (spreadsheets then read Arabic right), CRLF lines, a header row of column names. */
 export function csvStream(writer: Writer, report: StreamedReport): Readable {
-  const columns = REPORT_COLUMNS[report.type];
+  const columns = columnsOf(report);
   return recordedStream(writer, report, {
     head: CSV_BOM + csvLine(columns.map((column) => column.label[report.locale])),
     row: (row) => csvLine(columns.map((column) => row[column.key] ?? null)),
@@ -122,7 +130,7 @@ export function csvStream(writer: Writer, report: StreamedReport): Readable {
 
 /** The JSON envelope, rows streamed inside it; rowCount and totals come last. */
 export function jsonStream(writer: Writer, report: StreamedReport): Readable {
-  const columns = REPORT_COLUMNS[report.type];
+  const columns = columnsOf(report);
   const head = {
     reportId: report.exportId,
     type: report.type,

@@ -14,10 +14,11 @@ import {
 import {
   mayExport,
   periodRefusal,
-  REPORT_COLUMNS,
   REPORT_PDF_MAX_ROWS,
   REPORT_ROLES,
   REPORT_TYPES,
+  reportColumnsFor,
+  type ReportColumn,
   type ReportRow,
   type ReportState,
 } from '../../domain/reports.js';
@@ -98,10 +99,12 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
   const period = periodRefusal(ask.from, ask.to);
   if (period) throw period;
   const company = await readCompanySettings(context.db, ask.companyId);
-  const keys = REPORT_COLUMNS[ask.type].map((column) => column.key);
+  // The role's columns decide every format's header, rows and totals: no money for a DISPATCHER.
+  const columns = reportColumnsFor(ask.type, ask.staff.role);
+  const keys = columns.map((column) => column.key);
   const query = { companyId: ask.companyId, type: ask.type, from: ask.from, to: ask.to, locale: ask.locale };
   if (ask.format === 'pdf')
-    return pdfReport(context, { ask, request, company }, reportRowBatches(context.db, query, keys));
+    return pdfReport(context, { ask, request, company, columns }, reportRowBatches(context.db, query, keys));
 
   const exportId = await startExport(context.db, request);
   const rows = reportRowBatches(context.db, query, keys);
@@ -116,6 +119,7 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
     from: ask.from,
     to: ask.to,
     company,
+    columns,
     first,
     rows,
   };
@@ -143,9 +147,17 @@ async function collectForPdf(batches: AsyncGenerator<ReportRow[]>): Promise<Repo
   return rows;
 }
 
+/** What a PDF export is made of: the request, the company, and the columns the asking role gets. */
+interface PdfAsk {
+  ask: ReportAsk;
+  request: ExportRequest;
+  company: CompanySettingsView;
+  columns: readonly ReportColumn[];
+}
+
 async function pdfReport(
   context: RenderContext,
-  { ask, request, company }: { ask: ReportAsk; request: ExportRequest; company: CompanySettingsView },
+  { ask, request, company, columns }: PdfAsk,
   batches: AsyncGenerator<ReportRow[]>,
 ): Promise<ReportAnswer> {
   const rows = await collectForPdf(batches);
@@ -165,6 +177,7 @@ async function pdfReport(
     role: ask.staff.role,
     exportId,
     company,
+    columns,
     rows,
     generatedAt: new Date(),
   });

@@ -7,7 +7,8 @@ import { bookingMeasures, statsSource } from './analytics.js';
  * The rows of each report type, read through a server-side cursor: a year of a busy company
  * (tens of thousands of bookings) streams batch by batch and never sits in memory at once. The
  * cursor runs in one read-only REPEATABLE READ transaction, so every row comes from one snapshot.
- * Each row has exactly the keys of REPORT_COLUMNS[type]; dates and times are Damascus time.
+ * Each row has exactly the `keys` asked for (the reader's columns, domain/reports.ts reportColumnsFor:
+ * a DISPATCHER's bookings rows leave the money out); dates and times are Damascus time.
  */
 export interface ReportQuery {
   companyId: string;
