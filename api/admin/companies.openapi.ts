@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
 import { Pagination, PrintedProse } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer } from './schemas.js';
+import { DateTime, IdText, OptionalSearch, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -17,13 +17,9 @@ const BooleanText = z.enum(['true', 'false']).transform((value) => value === 'tr
 
 export const CompanyListQuery = z
   .object({
-    search: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'part of the English or Arabic name or of the slug, any case' }),
+    search: OptionalSearch(100).meta({
+      description: 'part of the English or Arabic name or of the slug, any case; empty: no filter',
+    }),
     status: Status.optional(),
     verified: BooleanText.optional().meta({ description: 'true or false' }),
     scope: Scope.optional().meta({

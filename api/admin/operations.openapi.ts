@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, OPEN_INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
-import { InstantInput, Pagination } from '../http/schemas.js';
+import { InstantInput, Pagination, PrintedProse, PrintedText } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
 import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers } from '../http/operation-docs.js';
@@ -50,8 +50,18 @@ export const IncidentQuery = z
   })
   .strict();
 
-const Title = z.string().trim().min(3).max(200);
-const Description = z.string().trim().max(5000);
+/**
+ * An incident's title is one line and its description and resolution prose, read by administrators:
+ * no control or bidirectional-override character, which could make one text read as another (the
+ * prose keeps its line breaks and tabs).
+ */
+const Title = PrintedText(3, 200).meta({
+  description: '3 to 200 characters, one line: no control or bidirectional-override character',
+});
+const Description = PrintedProse(0, 5000).meta({
+  description:
+    'at most 5000 characters; line breaks and tabs but no other control or bidirectional-override character',
+});
 
 export const NewIncidentBody = z
   .object({
@@ -80,7 +90,14 @@ export const IncidentChangeBody = z
   .refine(atLeastOne, 'send at least one field to change')
   .meta({ minProperties: 1 });
 
-export const ResolveBody = z.object({ resolution: z.string().trim().min(3).max(2000) }).strict();
+export const ResolveBody = z
+  .object({
+    resolution: PrintedProse(3, 2000).meta({
+      description:
+        '3 to 2000 characters; line breaks and tabs but no other control or bidirectional-override character',
+    }),
+  })
+  .strict();
 
 const Incident = z
   .object({
@@ -104,12 +121,13 @@ export const MaintenanceQuery = z.object({ state: MaintenanceState.optional(), .
 
 export const NewWindowBody = z
   .object({
-    message: z
-      .string()
-      .trim()
-      .min(3)
-      .max(500)
-      .meta({ description: 'shown to callers refused during the window' }),
+    // Travellers' and companies' apps show it as the notice of a refused write (503 MAINTENANCE's
+    // details.message): one line, and nothing that could make it read as another text.
+    message: PrintedText(3, 500).meta({
+      description:
+        'shown to callers refused during the window (503 MAINTENANCE details.message); 3 to 500 characters, one ' +
+        'line: no control or bidirectional-override character',
+    }),
     startsAt: InstantInput,
     endsAt: InstantInput,
   })

@@ -50,6 +50,19 @@ export const withPeriodInOrder = <
     path: ['from'],
   });
 
+/**
+ * A list's `search=` filter, at most `max` characters once trimmed. Empty or blank is no filter, as
+ * on the dashboard's lists (GET /dashboard/api/loyalty, the payments ledger): it reads and is recorded
+ * in the audit log as no search at all.
+ */
+export const OptionalSearch = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((text) => text || undefined)
+    .optional();
+
 /** The answer to an administration list: a page of `item`, the list's total and the query's limit and offset. */
 export const pageAnswer = <T extends z.ZodType>(item: T) =>
   successWith(z.object({ items: z.array(item), total: z.int(), limit: z.int(), offset: z.int() }));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { InstantInput, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
+import { InstantInput, Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
+import { DateTime, IdText, OptionalSearch, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -20,7 +20,7 @@ export const TicketQuery = withPeriodInOrder(
       companyId: Uuid.optional(),
       bookingId: Uuid.optional(),
       travellerId: Uuid.optional(),
-      search: z.string().trim().min(1).max(200).optional().meta({ description: 'part of the subject' }),
+      search: OptionalSearch(200).meta({ description: 'part of the subject; empty: no filter' }),
       from: InstantInput.optional().meta({ description: 'opened at or after' }),
       to: InstantInput.optional().meta({ description: 'opened before' }),
       ...Pagination,
@@ -28,11 +28,19 @@ export const TicketQuery = withPeriodInOrder(
     .strict(),
 );
 
-const Message = z.string().trim().min(1).max(5000);
+/**
+ * What support writes on a ticket the traveller reads (the subject, messages, the resolution): no
+ * control or bidirectional-override character, which could make one text read as another; the
+ * subject is one line, the rest prose that keeps its line breaks and tabs.
+ */
+const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
+const Message = PrintedProse(1, 5000).meta({ description: `1 to 5000 characters; ${PROSE_RULE}` });
 
 export const NewTicketBody = z
   .object({
-    subject: z.string().trim().min(3).max(200),
+    subject: PrintedText(3, 200).meta({
+      description: '3 to 200 characters, one line: no control or bidirectional-override character',
+    }),
     message: Message,
     priority: z.enum(TICKET_PRIORITIES).default('NORMAL'),
     bookingId: Uuid.optional().meta({ description: 'its company and traveller follow' }),
@@ -47,7 +55,9 @@ export const AssignBody = z
     assigneeId: Uuid.nullable().meta({ description: 'an administrator holding tickets.manage, or null' }),
   })
   .strict();
-export const CloseBody = z.object({ resolution: z.string().trim().min(3).max(2000) }).strict();
+export const CloseBody = z
+  .object({ resolution: PrintedProse(3, 2000).meta({ description: `3 to 2000 characters; ${PROSE_RULE}` }) })
+  .strict();
 
 const Ref = z.object({ id: IdText, name: z.string() });
 const SupportTicket = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InstantInput, Pagination } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
+import { DateTime, IdText, OptionalSearch, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** The OpenAPI side of GET /admin/api/waitlist (api/admin/waitlist.ts). */
@@ -8,13 +8,7 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 export const WaitlistQuery = withPeriodInOrder(
   z
     .object({
-      search: z
-        .string()
-        .trim()
-        .min(1)
-        .max(254)
-        .optional()
-        .meta({ description: 'part of the e-mail address' }),
+      search: OptionalSearch(254).meta({ description: 'part of the e-mail address; empty: no filter' }),
       from: InstantInput.optional().meta({ description: 'sign-ups at or after this time' }),
       to: InstantInput.optional().meta({ description: 'sign-ups before this time' }),
       ...Pagination,

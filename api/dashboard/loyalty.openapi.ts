@@ -5,7 +5,7 @@ import {
   REWARD_TYPES,
   type RewardType,
 } from '../../domain/loyalty-admin.js';
-import { Pagination, PrintedText, Uuid } from '../http/schemas.js';
+import { Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
@@ -129,12 +129,13 @@ export const AdjustBody = z
       .max(MAX_ADJUSTMENT_POINTS)
       .refine((points) => points !== 0, 'must not be 0')
       .meta({ description: 'added to the balance; negative takes points away; never 0', not: { const: 0 } }),
-    reason: z
-      .string()
-      .trim()
-      .min(3)
-      .max(500)
-      .meta({ description: 'why, kept in the ledger and the audit log' }),
+    // Staff read it in the ledger and the audit log, and it explains a change of a traveller's points:
+    // prose as an administrator's reasons are, so no character that could make it read as another text.
+    reason: PrintedProse(3, 500).meta({
+      description:
+        'why, kept in the ledger and the audit log; 3 to 500 characters, line breaks and tabs but no other ' +
+        'control or bidirectional-override character',
+    }),
   })
   .strict();
 
