@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { Email, PhoneInput } from '../http/schemas.js';
+import { Email, PhoneInput, PrintedText } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -39,13 +39,15 @@ export const VerifyOtpBody = z
       .regex(/^\d{4,8}$/, 'must be the 4 to 8 digits received')
       .meta({ examples: ['123456'] }),
     method: Method,
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
+    // The account's name, which support and companies read (and the traveller's passenger record
+    // takes): one line, nothing that could make it read as another text.
+    name: PrintedText(1, 100)
       .optional()
-      .meta({ description: 'used only when the account is created' }),
+      .meta({
+        description:
+          'used only when the account is created; 1 to 100 characters, one line: no control or ' +
+          'bidirectional-override character',
+      }),
     email: Email.max(254)
       .optional()
       .meta({ description: 'used only when the account is created; verified by e-mail later' }),

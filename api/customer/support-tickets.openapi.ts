@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { Instant, Pagination, Uuid } from '../http/schemas.js';
+import { Instant, Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText as Id, successWith } from '../http/answer-schemas.js';
 
@@ -12,15 +12,27 @@ const TAGS = ['Support tickets'];
 
 export const TicketPageQuery = z.object({ ...Pagination }).strict();
 
+/**
+ * What the traveller writes, support reads (and answers in the same ticket): no control or
+ * bidirectional-override character, which could make one text read as another; the subject is one
+ * line, a message prose that keeps its line breaks and tabs (as support's own, api/admin/tickets).
+ */
+const Message = PrintedProse(1, 5000).meta({
+  description:
+    '1 to 5000 characters; line breaks and tabs but no other control or bidirectional-override character',
+});
+
 export const NewTicketBody = z
   .object({
     bookingId: Uuid.meta({ description: 'one of your bookings' }),
-    subject: z.string().trim().min(3).max(200),
-    message: z.string().trim().min(1).max(5000),
+    subject: PrintedText(3, 200).meta({
+      description: '3 to 200 characters, one line: no control or bidirectional-override character',
+    }),
+    message: Message,
   })
   .strict();
 
-export const MessageBody = z.object({ message: z.string().trim().min(1).max(5000) }).strict();
+export const MessageBody = z.object({ message: Message }).strict();
 
 const TravellerTicket = z
   .object({

@@ -1,15 +1,23 @@
 import { z } from 'zod';
+import { PrintedProse } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as Instant, IdText, successWith } from '../http/answer-schemas.js';
 
 /** Schemas and prose of the company decision route (SPEC "Company decision on a journey request"). */
 
-const Reason = z.string().trim().min(1).max(500);
+/**
+ * Kept with the decision, which the company's staff read (GET /bookings): prose, so line breaks and
+ * tabs but no other control or bidirectional-override character, which could make it read as another.
+ */
+const Reason = PrintedProse(1, 500);
+const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
 
 const DecisionBody = z
   .object({
     decision: z.enum(['APPROVE', 'REJECT']),
-    reason: Reason.optional().meta({ description: 'kept with the decision; shown to operators' }),
+    reason: Reason.optional().meta({
+      description: `kept with the decision; shown to operators; 1 to 500 characters, ${PROSE_RULE}`,
+    }),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponses, Pagination } from '../http/schemas.js';
+import { errorResponses, Pagination, PrintedProse } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import {
   DateTimeText as Instant,
@@ -11,7 +11,13 @@ import {
 /** The OpenAPI side of the cash-shift routes (api/dashboard/cash-shifts.ts). */
 const TAGS = ['Dashboard: cash shifts'];
 const Money = z.int().min(0).max(1_000_000_000_000);
-const Note = z.string().trim().min(1).max(1000);
+/**
+ * A shift's notes and a movement's reason are read by the company's other managers (and in the
+ * shift's CSV): prose, so line breaks and tabs but no other control or bidirectional-override
+ * character, which could make one text read as another.
+ */
+const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
+const Note = PrintedProse(1, 1000).meta({ description: `1 to 1000 characters; ${PROSE_RULE}` });
 
 export const ShiftsQuery = z
   .object({ status: z.enum(['OPEN', 'CLOSED']).optional(), ...Pagination })
@@ -25,7 +31,7 @@ export const ShiftCommand = z
         action: z.literal('ADJUST'),
         direction: z.enum(['IN', 'OUT']),
         amount: Money.min(1),
-        reason: z.string().trim().min(3).max(500),
+        reason: PrintedProse(3, 500).meta({ description: `3 to 500 characters; ${PROSE_RULE}` }),
       })
       .strict(),
     z.object({ action: z.literal('CLOSE'), declared_amount: Money, note: Note.optional() }).strict(),

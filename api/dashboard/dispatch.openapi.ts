@@ -7,7 +7,7 @@ import {
   TRIP_STATUSES,
 } from '../../domain/trip-dispatch.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { Uuid } from '../http/schemas.js';
+import { PrintedProse, Uuid } from '../http/schemas.js';
 import { TripTimesOut } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, successWith } from '../http/answer-schemas.js';
@@ -27,8 +27,12 @@ const TAGS = ['Dashboard: trip operations'];
 const ABSENT = 'Required';
 const whenAbsent = { error: (issue: { input?: unknown }) => (issue.input == null ? ABSENT : undefined) };
 
-/** A trip action's reason: trimmed, 1 to 500 characters (blank is no reason). */
-export const Reason = z.string(whenAbsent).trim().min(1).max(500);
+/**
+ * A trip action's reason: trimmed, 1 to 500 characters (blank is no reason). Staff read it in the
+ * operations log and finance in a refund due ("TRIP_CANCELLED: <reason>"): prose, so line breaks and
+ * tabs but no other control or bidirectional-override character, which could make it read as another.
+ */
+export const Reason = PrintedProse(1, 500, whenAbsent);
 /** A delay: a whole number of minutes, 1 to 1440. */
 export const DelayMinutes = z.int(whenAbsent).min(1).max(1440);
 
@@ -330,7 +334,8 @@ export const docs = taggedOperations(TAGS, {
       'details.status and details.allowedActions. A refused body changes nothing: 400 UNKNOWN_ACTION, REASON_REQUIRED ' +
       '(MARK_DELAYED, CANCEL without a reason or with a blank one), DELAY_MINUTES_REQUIRED (MARK_DELAYED without ' +
       'delay_minutes), MANIFEST_ITEM_REQUIRED, VALIDATION_FAILED (a field the action does not take, a reason over 500 ' +
-      'characters, delay_minutes that is not a whole number from 1 to 1440, a malformed id); PATCH /trips/{id} checks ' +
+      'characters or with a control or bidirectional-override character other than line breaks and tabs, ' +
+      'delay_minutes that is not a whole number from 1 to 1440, a malformed id); PATCH /trips/{id} checks ' +
       'its body the same way. A manifest item that is not a traveller of this trip is 404 ' +
       'MANIFEST_ITEM_NOT_FOUND. The answer carries the new state and the actions allowed now.\n\n' +
       `${STATE_MACHINE}\n\n${EFFECTS}\n\n${READINESS}`,

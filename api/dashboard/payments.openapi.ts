@@ -5,7 +5,15 @@ import {
   PAYMENT_STATUSES,
   transitionTableText,
 } from '../../domain/payment-ledger.js';
-import { CalendarDate, errorResponses, FileBytes, Locale, Pagination, Uuid } from '../http/schemas.js';
+import {
+  CalendarDate,
+  errorResponses,
+  FileBytes,
+  Locale,
+  Pagination,
+  PrintedProse,
+  Uuid,
+} from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import {
   DateTimeText as Instant,
@@ -48,16 +56,28 @@ export const LedgerQuery = z
     path: ['date'],
   });
 
+/**
+ * A payment's note is read by the company's other staff in the ledger: prose, so line breaks and
+ * tabs but no other control or bidirectional-override character, which could make it read as another.
+ */
+const NOTE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
+
 export const RecordPaymentBody = z
   .object({
     booking_id: Uuid,
-    note: z.string().trim().min(1).max(1000).optional(),
+    note: PrintedProse(1, 1000)
+      .optional()
+      .meta({ description: `1 to 1000 characters; ${NOTE_RULE}` }),
   })
   .strict()
   .meta({ id: 'OfficePaymentRequest' });
 
 export const NoteBody = z
-  .object({ note: z.string().trim().max(1000).nullable() })
+  .object({
+    note: PrintedProse(0, 1000)
+      .nullable()
+      .meta({ description: `at most 1000 characters; ${NOTE_RULE}` }),
+  })
   .strict()
   .meta({ id: 'PaymentNoteChange', description: 'the only field that can change; null or "" clears it' });
 

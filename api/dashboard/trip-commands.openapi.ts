@@ -212,8 +212,9 @@ export const docs = taggedOperations(TAGS, {
       `writes the trip itself. ${ACCESS} The body is checked as POST /trips/{id}/dispatch checks the action's body, ` +
       'under the same errorCodes: a delay needs reason and delay_minutes (400 REASON_REQUIRED when the reason is ' +
       'missing or blank, DELAY_MINUTES_REQUIRED when delay_minutes is missing), a cancellation a reason (400 ' +
-      'REASON_REQUIRED); the other statuses take no reason or delay_minutes, and a reason over 500 characters, ' +
-      'delay_minutes that is not a whole number from 1 to 1440 or any other field is 400 VALIDATION_FAILED; an unknown ' +
+      'REASON_REQUIRED); the other statuses take no reason or delay_minutes, and a reason over 500 characters ' +
+      'or with a control or bidirectional-override character other than line breaks and tabs, delay_minutes ' +
+      'that is not a whole number from 1 to 1440 or any other field is 400 VALIDATION_FAILED; an unknown ' +
       "status is 400 UNKNOWN_ACTION. A refused body changes nothing. Another company's trip is 404 TRIP_NOT_FOUND; an " +
       'action not allowed now 409 TRIP_ACTION_NOT_ALLOWED, a blocked one 409 TRIP_NOT_READY. The answer is the one of ' +
       'POST /trips/{id}/dispatch, with allowed_actions. Traveller attendance is not changed here (use the dispatch ' +
@@ -231,8 +232,9 @@ export const docs = taggedOperations(TAGS, {
       'TRIP_NOT_READY, ...) and a summary of succeeded and failed; a refused trip never stops the others. The bulk ' +
       `command never writes the trips table itself. ${ACCESS} mark_delayed needs reason and delay_minutes, cancel a ` +
       'reason (400 REASON_REQUIRED when missing or blank, DELAY_MINUTES_REQUIRED when missing); delay_minutes goes ' +
-      'with mark_delayed only, and a reason over 500 characters or delay_minutes that is not a whole number from 1 to ' +
-      '1440 is 400 VALIDATION_FAILED; an unknown action is 400 UNKNOWN_ACTION. A refused body changes no trip. The ' +
+      'with mark_delayed only, and a reason over 500 characters or with a control or bidirectional-override ' +
+      'character other than line breaks and tabs, or delay_minutes that is not a whole number from 1 to 1440, is 400 ' +
+      'VALIDATION_FAILED; an unknown action is 400 UNKNOWN_ACTION. A refused body changes no trip. The ' +
       'answer is 200 whatever the per-trip results.',
     responses: answers(200, 'One result per distinct trip id', BulkResponse, [400, 401, 403]),
   },

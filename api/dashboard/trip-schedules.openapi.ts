@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MAX_DEPARTURES_PER_DAY, MAX_SCHEDULE_DAYS } from '../../domain/trip-schedules.js';
 import { MAX_TRIP_MINUTES } from '../../domain/trip-planning.js';
-import { CalendarDate, errorResponses, Pagination, Uuid } from '../http/schemas.js';
-import { DateTime, Money, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
+import { CalendarDate, errorResponses, Pagination, PrintedProse, Uuid } from '../http/schemas.js';
+import { DateTime, Money, ok, page, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /** OpenAPI of the trip schedule routes (trip-schedules.ts). */
@@ -39,7 +39,12 @@ export const ScheduleBody = z
     }),
     price_base: Money,
     price_vip: Money.nullable().default(null),
-    notes: Text(0, 1000).default(''),
+    // The company's other planners read them (GET /trip-schedules): prose, nothing that could make
+    // them read as another text.
+    notes: PrintedProse(0, 1000).default('').meta({
+      description:
+        'at most 1000 characters; line breaks and tabs but no other control or bidirectional-override character',
+    }),
     commit: z
       .boolean()
       .default(false)

@@ -72,6 +72,8 @@ function trimmedPattern(unit: string, min: number): string {
 export const PrintedText = (min: number, max: number) =>
   z
     .string()
+    // The document's maxLength bounds the text as sent, the spaces trimmed off its ends included.
+    .max(max)
     .trim()
     .min(min)
     .max(max)
@@ -81,10 +83,12 @@ export const PrintedText = (min: number, max: number) =>
 /**
  * Prose people read (an administrator's reason shown in a company's history): a PrintedText that
  * may also break lines and hold tabs, which show as white space and cannot disguise the text.
+ * `params` are z.string's (a route that names an absent field by its own errorCode passes its message).
  */
-export const PrintedProse = (min: number, max: number) =>
+export const PrintedProse = (min: number, max: number, params?: Parameters<typeof z.string>[0]) =>
   z
-    .string()
+    .string(params)
+    .max(max)
     .trim()
     .min(min)
     .max(max)

@@ -73,6 +73,10 @@ describe('PrintedText and PrintedProse', () => {
     '\u000b abc \u000c',
     '\tab\tc',
     'ab\r\ncd',
+    'abcdefghijkl',
+    'abcdefghijklm',
+    ' abcdefghijk ',
+    '\u00a00\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0',
   ];
 
   for (const [name, Text] of [
@@ -81,10 +85,13 @@ describe('PrintedText and PrintedProse', () => {
   ] as const) {
     for (const min of [0, 1, 2, 3, 5]) {
       it(`${name}: its pattern takes exactly what it takes, at min ${min}`, () => {
-        const schema = Text(min, 1000);
-        const pattern = new RegExp((z.toJSONSchema(schema) as { pattern: string }).pattern);
+        const schema = Text(min, 12);
+        const document = z.toJSONSchema(schema) as { pattern: string; minLength?: number; maxLength: number };
+        const pattern = new RegExp(document.pattern);
+        const valid = (text: string) =>
+          pattern.test(text) && text.length >= (document.minLength ?? 0) && text.length <= document.maxLength;
         for (const text of samples) {
-          expect(pattern.test(text), JSON.stringify(text)).toBe(schema.safeParse(text).success);
+          expect(valid(text), JSON.stringify(text)).toBe(schema.safeParse(text).success);
         }
       });
     }

@@ -1,0 +1,52 @@
+import { randomInt } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/harness.js';
+import { NOT_ONE_LINE_TEXTS, UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
+
+/**
+ * The name a traveller gives when verify-otp creates their account is read by others (support's
+ * tickets, a company's loyalty accounts) and becomes their passenger record's: one line with no
+ * control or bidirectional-override character, which would make one name read as another. A refused
+ * name is 400 VALIDATION_FAILED naming it, before the code is checked: no account, the code unspent.
+ */
+
+/** A number in the reserved demo range (+963900...), which pre-launch mode signs in; no account has it yet. */
+const reservedPhone = () => `+963900${String(randomInt(100_000, 999_999))}`;
+
+describe('verify-otp: the name of a new account', () => {
+  // Pre-launch codes, shown in development: no provider is contacted.
+  const app = useTestApp({
+    OTP_PRELAUNCH: true,
+    SITE_MODE: 'coming_soon',
+    NODE_ENV: 'development',
+    OTP_SEND_PER_IP_PER_HOUR: 0,
+    OTP_SEND_PER_PHONE_PER_HOUR: 0,
+    OTP_VERIFY_PER_IP_PER_HOUR: 0,
+  });
+  const verify = (json: Record<string, unknown>) =>
+    app.request('/api/auth/customer/verify-otp', { method: 'POST', json });
+
+  it('with a control or bidirectional-override character, a line break or a tab is refused and creates nothing', async () => {
+    const phone = reservedPhone();
+    const sent = await app.request('/api/auth/customer/send-otp', { method: 'POST', json: { phone } });
+    expect(sent.status, sent.text).toBe(200);
+    const code: string = sent.body.otpCode;
+    const rows = async () => ({
+      users: await app.db.query('select id from users where phone = $1', [phone]),
+      challenges: await app.db.query('select * from otp_challenges where phone = $1 order by id', [phone]),
+    });
+    const before = await rows();
+    for (const [what, name] of Object.entries({ ...UNPRINTABLE_TEXTS, ...NOT_ONE_LINE_TEXTS })) {
+      const refused = await verify({ phone, code, name });
+      expect([refused.status, refused.body.errorCode], what).toEqual([400, 'VALIDATION_FAILED']);
+      expect(refused.body.details.issues, what).toContainEqual(
+        expect.objectContaining({ path: 'body.name' }),
+      );
+    }
+    expect(await rows()).toEqual(before);
+
+    const verified = await verify({ phone, code, name: '  Lina Haddad ' });
+    expect(verified.status, verified.text).toBe(200);
+    expect(verified.body.data).toMatchObject({ isNewUser: true, user: { phone, name: 'Lina Haddad' } });
+  });
+});
