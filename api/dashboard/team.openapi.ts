@@ -41,6 +41,26 @@ const TeamMember = z.object({
 
 const TeamResponse = pageWith(TeamMember);
 
+const AssignedTrip = z.object({
+  id: IdText,
+  status: z.enum(['SCHEDULED', 'DELAYED', 'BOARDING']),
+  departureAt: DateTimeText,
+});
+
+/** The change's answer: the member, and for a DRIVER the trips still to run that name them. */
+const ChangedTeamMember = TeamMember.extend({
+  assignedTrips: z
+    .object({ total: z.number().int(), trips: z.array(AssignedTrip) })
+    .optional()
+    .meta({
+      description:
+        "A DRIVER only: the company's trips not yet departed (SCHEDULED, DELAYED, BOARDING) that still name this " +
+        'driver, soonest first (at most 100; total counts them all). A deactivation does not unassign them: while ' +
+        'the driver is not active each shows the readiness blocker DRIVER_INACTIVE, which refuses START_BOARDING and ' +
+        'DEPART (409 TRIP_NOT_READY), until a dispatcher re-plans it with another driver (POST /trips with trip_id).',
+    }),
+});
+
 const CHANGE_RULES =
   "Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of an active company (403 COMPANY_SUSPENDED) and X-CSRF-Token (403 CSRF_TOKEN_INVALID). The company is the session's: another company's membership id is 404 NOT_FOUND, and a body naming companyId, actorId, updatedBy or userId is 400 SESSION_FIELD_REFUSED. " +
   'Rules, each refusal changing nothing: nobody changes their own membership (403 TEAM_SELF_CHANGE); only an OWNER ' +
@@ -56,8 +76,9 @@ const CHANGE_RULES =
 const CHANGE_EFFECTS =
   "A new role applies from the member's next request. Deactivation ends every session of the membership at once " +
   '(dashboard and driver app: their next request is 401); reactivation lets the member sign in again but brings no ' +
-  'old session back. Recorded in the audit log (team.update, with the role and active flag before and after). A body ' +
-  'that changes nothing answers the member as it is and records nothing.';
+  'old session back. A DRIVER keeps the trips assigned to them; the answer lists those still to run ' +
+  '(assignedTrips). Recorded in the audit log (team.update, with the role and active flag before and after). A ' +
+  'body that changes nothing answers the member as it is and records nothing.';
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Dashboard: team'], {
@@ -74,8 +95,8 @@ export const docs = taggedOperations(['Dashboard: team'], {
     description: `${CHANGE_RULES} ${CHANGE_EFFECTS}`,
     responses: answers(
       200,
-      'The member as GET /team shows it',
-      successWith(TeamMember),
+      'The member as GET /team shows it; a DRIVER with assignedTrips',
+      successWith(ChangedTeamMember),
       [400, 401, 403, 404, 409, 422],
     ),
   },

@@ -1,6 +1,7 @@
 import type { Database } from '../orm.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import { countCompanyRows } from './company-records.js';
+import { iso } from '../row-fields.js';
 
 /**
  * Reads of a company's team (company_memberships with their staff users). The company is always
@@ -85,6 +86,46 @@ export async function findTeamMember(
     [companyId, membershipId],
   );
   return row ? toTeamMember(row) : null;
+}
+
+/** A trip still to run (not yet departed) that names a member as its driver. */
+export interface AssignedTrip {
+  id: string;
+  status: 'SCHEDULED' | 'DELAYED' | 'BOARDING';
+  departureAt: string;
+}
+
+/** The most trips still to run a deactivation answer lists (a schedule may give a driver months of them). */
+export const ASSIGNED_TRIPS_SHOWN = 100;
+
+/**
+ * The company's trips not yet departed whose driver is `userId`, soonest first, and how many. A
+ * deactivation leaves them assigned (the dispatch view flags each DRIVER_INACTIVE), so the answer
+ * tells the manager which trips need another driver.
+ */
+export async function tripsStillAssigned(
+  runner: SqlRunner,
+  companyId: string,
+  userId: string,
+): Promise<{ total: number; trips: AssignedTrip[] }> {
+  const rows = await rowsOf<{
+    id: string;
+    status: AssignedTrip['status'];
+    departure_at: string;
+    total: number;
+  }>(
+    runner,
+    `select t.id, t.status, t.departure_at, count(*) over ()::int as total
+     from trips t
+     where t.company_id = $1 and t.driver_id = $2 and t.status in ('SCHEDULED', 'DELAYED', 'BOARDING')
+     order by t.departure_at, t.id
+     limit $3`,
+    [companyId, userId, ASSIGNED_TRIPS_SHOWN],
+  );
+  return {
+    total: rows[0]?.total ?? 0,
+    trips: rows.map((row) => ({ id: row.id, status: row.status, departureAt: iso(row.departure_at) })),
+  };
 }
 
 export interface StaffMembership {

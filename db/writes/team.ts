@@ -9,7 +9,7 @@ import {
   type TeamRole,
 } from '../../domain/team.js';
 import type { Database, TransactionClient } from '../orm.js';
-import { findTeamMember, type TeamMember } from '../queries/team.js';
+import { findTeamMember, tripsStillAssigned, type AssignedTrip, type TeamMember } from '../queries/team.js';
 import { lockActingMember, type ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordStaffAudit, type RequestOrigin } from './audit.js';
@@ -82,15 +82,35 @@ async function revokeMembershipSessions(client: TransactionClient, membershipId:
   return rowCount ?? 0;
 }
 
+/** The member as GET /team shows it; a DRIVER also with the trips still to run that name them. */
+export type ChangedTeamMember = TeamMember & {
+  assignedTrips?: { total: number; trips: AssignedTrip[] };
+};
+
 /**
- * Applies the change and answers the member as GET /team shows it; a change that changes nothing
- * answers the member and writes nothing. Refusals (domain/team.ts) write nothing either.
+ * The member after the change, read in its transaction. A driver's trips are never unassigned
+ * here: a dispatcher gives each another driver (its readiness shows DRIVER_INACTIVE meanwhile).
+ */
+async function changedMember(
+  client: TransactionClient,
+  companyId: string,
+  membershipId: string,
+): Promise<ChangedTeamMember> {
+  const member = (await findTeamMember(client, companyId, membershipId))!;
+  if (member.role !== 'DRIVER') return member;
+  return { ...member, assignedTrips: await tripsStillAssigned(client, companyId, member.userId) };
+}
+
+/**
+ * Applies the change and answers the member as GET /team shows it (a DRIVER with their trips still
+ * to run); a change that changes nothing answers the member and writes nothing. Refusals
+ * (domain/team.ts) write nothing either.
  */
 export async function updateTeamMember(
   db: Database,
   update: TeamMemberUpdate,
   origin: RequestOrigin,
-): Promise<TeamMember> {
+): Promise<ChangedTeamMember> {
   const { companyId, actor, membershipId, change } = update;
   // Team changes of one company take turns, so two owners demoting each other at the same moment
   // cannot both count the other as the owner who stays; a suspension committed meanwhile refuses
@@ -125,6 +145,6 @@ export async function updateTeamMember(
         },
       );
     }
-    return (await findTeamMember(client, companyId, membershipId))!;
+    return changedMember(client, companyId, membershipId);
   });
 }
