@@ -35,10 +35,7 @@ export const CompanyListQuery = z
  */
 export const ReasonBody = z
   .object({
-    reason: PrintedProse(3, 1000).meta({
-      description:
-        '3 to 1000 characters; line breaks and tabs but no other control or bidirectional-override character',
-    }),
+    reason: PrintedProse(3, 1000),
   })
   .strict();
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INCIDENT_SEVERITIES, INCIDENT_STATUSES, OPEN_INCIDENT_STATUSES } from '../../domain/incidents.js';
 import { MAINTENANCE_MAX_HOURS } from '../../domain/maintenance.js';
 import { operations } from '../http/route.js';
-import { InstantInput, Pagination, PrintedProse, PrintedText } from '../http/schemas.js';
+import { InstantInput, Pagination, PrintedProse, PrintedText, textRule } from '../http/schemas.js';
 import { ReasonBody } from './companies.openapi.js';
 import { DateTime, IdText, pageAnswer } from './schemas.js';
 import { answers } from '../http/operation-docs.js';
@@ -55,13 +55,8 @@ export const IncidentQuery = z
  * no control or bidirectional-override character, which could make one text read as another (the
  * prose keeps its line breaks and tabs).
  */
-const Title = PrintedText(3, 200).meta({
-  description: '3 to 200 characters, one line: no control or bidirectional-override character',
-});
-const Description = PrintedProse(0, 5000).meta({
-  description:
-    'at most 5000 characters; line breaks and tabs but no other control or bidirectional-override character',
-});
+const Title = PrintedText(3, 200).meta({ description: textRule(3, 200, 'line') });
+const Description = PrintedProse(0, 5000);
 
 export const NewIncidentBody = z
   .object({
@@ -92,10 +87,7 @@ export const IncidentChangeBody = z
 
 export const ResolveBody = z
   .object({
-    resolution: PrintedProse(3, 2000).meta({
-      description:
-        '3 to 2000 characters; line breaks and tabs but no other control or bidirectional-override character',
-    }),
+    resolution: PrintedProse(3, 2000),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { InstantInput, Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
+import { InstantInput, Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
 import { DateTime, IdText, OptionalSearch, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -33,14 +33,11 @@ export const TicketQuery = withPeriodInOrder(
  * control or bidirectional-override character, which could make one text read as another; the
  * subject is one line, the rest prose that keeps its line breaks and tabs.
  */
-const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
-const Message = PrintedProse(1, 5000).meta({ description: `1 to 5000 characters; ${PROSE_RULE}` });
+const Message = PrintedProse(1, 5000);
 
 export const NewTicketBody = z
   .object({
-    subject: PrintedText(3, 200).meta({
-      description: '3 to 200 characters, one line: no control or bidirectional-override character',
-    }),
+    subject: PrintedText(3, 200).meta({ description: textRule(3, 200, 'line') }),
     message: Message,
     priority: z.enum(TICKET_PRIORITIES).default('NORMAL'),
     bookingId: Uuid.optional().meta({ description: 'its company and traveller follow' }),
@@ -55,9 +52,7 @@ export const AssignBody = z
     assigneeId: Uuid.nullable().meta({ description: 'an administrator holding tickets.manage, or null' }),
   })
   .strict();
-export const CloseBody = z
-  .object({ resolution: PrintedProse(3, 2000).meta({ description: `3 to 2000 characters; ${PROSE_RULE}` }) })
-  .strict();
+export const CloseBody = z.object({ resolution: PrintedProse(3, 2000) }).strict();
 
 const Ref = z.object({ id: IdText, name: z.string() });
 const SupportTicket = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
-import { Email, PhoneInput, PrintedText } from '../http/schemas.js';
+import { Email, PhoneInput, PrintedText, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -44,9 +44,7 @@ export const VerifyOtpBody = z
     name: PrintedText(1, 100)
       .optional()
       .meta({
-        description:
-          'used only when the account is created; 1 to 100 characters, one line: no control or ' +
-          'bidirectional-override character',
+        description: `used only when the account is created; ${textRule(1, 100, 'line')}`,
       }),
     email: Email.max(254)
       .optional()

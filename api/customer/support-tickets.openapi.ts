@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { Instant, Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
+import { Instant, Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText as Id, successWith } from '../http/answer-schemas.js';
 
@@ -17,17 +17,12 @@ export const TicketPageQuery = z.object({ ...Pagination }).strict();
  * bidirectional-override character, which could make one text read as another; the subject is one
  * line, a message prose that keeps its line breaks and tabs (as support's own, api/admin/tickets).
  */
-const Message = PrintedProse(1, 5000).meta({
-  description:
-    '1 to 5000 characters; line breaks and tabs but no other control or bidirectional-override character',
-});
+const Message = PrintedProse(1, 5000);
 
 export const NewTicketBody = z
   .object({
     bookingId: Uuid.meta({ description: 'one of your bookings' }),
-    subject: PrintedText(3, 200).meta({
-      description: '3 to 200 characters, one line: no control or bidirectional-override character',
-    }),
+    subject: PrintedText(3, 200).meta({ description: textRule(3, 200, 'line') }),
     message: Message,
   })
   .strict();

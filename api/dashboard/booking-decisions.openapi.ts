@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PrintedProse } from '../http/schemas.js';
+import { PrintedProse, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as Instant, IdText, successWith } from '../http/answer-schemas.js';
 
@@ -10,13 +10,12 @@ import { DateTimeText as Instant, IdText, successWith } from '../http/answer-sch
  * tabs but no other control or bidirectional-override character, which could make it read as another.
  */
 const Reason = PrintedProse(1, 500);
-const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
 
 const DecisionBody = z
   .object({
     decision: z.enum(['APPROVE', 'REJECT']),
     reason: Reason.optional().meta({
-      description: `kept with the decision; shown to operators; 1 to 500 characters, ${PROSE_RULE}`,
+      description: `kept with the decision; shown to operators; ${textRule(1, 500, 'prose')}`,
     }),
   })
   .strict();

@@ -16,8 +16,7 @@ const Money = z.int().min(0).max(1_000_000_000_000);
  * shift's CSV): prose, so line breaks and tabs but no other control or bidirectional-override
  * character, which could make one text read as another.
  */
-const PROSE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
-const Note = PrintedProse(1, 1000).meta({ description: `1 to 1000 characters; ${PROSE_RULE}` });
+const Note = PrintedProse(1, 1000);
 
 export const ShiftsQuery = z
   .object({ status: z.enum(['OPEN', 'CLOSED']).optional(), ...Pagination })
@@ -31,7 +30,7 @@ export const ShiftCommand = z
         action: z.literal('ADJUST'),
         direction: z.enum(['IN', 'OUT']),
         amount: Money.min(1),
-        reason: PrintedProse(3, 500).meta({ description: `3 to 500 characters; ${PROSE_RULE}` }),
+        reason: PrintedProse(3, 500),
       })
       .strict(),
     z.object({ action: z.literal('CLOSE'), declared_amount: Money, note: Note.optional() }).strict(),

@@ -5,7 +5,7 @@ import {
   REWARD_TYPES,
   type RewardType,
 } from '../../domain/loyalty-admin.js';
-import { Pagination, PrintedProse, PrintedText, Uuid } from '../http/schemas.js';
+import { Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
@@ -132,9 +132,7 @@ export const AdjustBody = z
     // Staff read it in the ledger and the audit log, and it explains a change of a traveller's points:
     // prose as an administrator's reasons are, so no character that could make it read as another text.
     reason: PrintedProse(3, 500).meta({
-      description:
-        'why, kept in the ledger and the audit log; 3 to 500 characters, line breaks and tabs but no other ' +
-        'control or bidirectional-override character',
+      description: `why, kept in the ledger and the audit log; ${textRule(3, 500, 'prose')}`,
     }),
   })
   .strict();

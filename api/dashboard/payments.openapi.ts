@@ -12,6 +12,7 @@ import {
   Locale,
   Pagination,
   PrintedProse,
+  textRule,
   Uuid,
 } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
@@ -60,23 +61,20 @@ export const LedgerQuery = z
  * A payment's note is read by the company's other staff in the ledger: prose, so line breaks and
  * tabs but no other control or bidirectional-override character, which could make it read as another.
  */
-const NOTE_RULE = 'line breaks and tabs but no other control or bidirectional-override character';
-
 export const RecordPaymentBody = z
   .object({
     booking_id: Uuid,
-    note: PrintedProse(1, 1000)
-      .optional()
-      .meta({ description: `1 to 1000 characters; ${NOTE_RULE}` }),
+    note: PrintedProse(1, 1000).optional(),
   })
   .strict()
   .meta({ id: 'OfficePaymentRequest' });
 
 export const NoteBody = z
   .object({
+    // The rule at the field, where a reader of `null or text` looks for it.
     note: PrintedProse(0, 1000)
       .nullable()
-      .meta({ description: `at most 1000 characters; ${NOTE_RULE}` }),
+      .meta({ description: textRule(0, 1000, 'prose') }),
   })
   .strict()
   .meta({ id: 'PaymentNoteChange', description: 'the only field that can change; null or "" clears it' });

@@ -41,10 +41,7 @@ export const ScheduleBody = z
     price_vip: Money.nullable().default(null),
     // The company's other planners read them (GET /trip-schedules): prose, nothing that could make
     // them read as another text.
-    notes: PrintedProse(0, 1000).default('').meta({
-      description:
-        'at most 1000 characters; line breaks and tabs but no other control or bidirectional-override character',
-    }),
+    notes: PrintedProse(0, 1000).default(''),
     commit: z
       .boolean()
       .default(false)

@@ -66,6 +66,17 @@ function trimmedPattern(unit: string, min: number): string {
 }
 
 /**
+ * How the document words a PrintedText's (`line`) or PrintedProse's (`prose`) length and
+ * characters; PrintedProse carries it as its description, a PrintedText's field adds it to its own.
+ */
+export function textRule(min: number, max: number, kind: 'line' | 'prose'): string {
+  const length = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
+  return kind === 'line'
+    ? `${length}, one line: no control or bidirectional-override character`
+    : `${length}; line breaks and tabs but no other control or bidirectional-override character`;
+}
+
+/**
  * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters, none of them
  * UNPRINTABLE. A pattern rather than a check in code, so the OpenAPI document states the rule.
  */
@@ -96,7 +107,10 @@ export const PrintedProse = (min: number, max: number, params?: Parameters<typeo
       PRINTABLE_LINES,
       'must not contain control or bidirectional-override characters other than tabs and line breaks',
     )
-    .meta({ pattern: trimmedPattern(`(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)`, min) });
+    .meta({
+      pattern: trimmedPattern(`(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)`, min),
+      description: textRule(min, max, 'prose'),
+    });
 
 /** A person's name as tickets and lists print it: a PrintedText of 1–120 characters. */
 export const PersonName = PrintedText(1, 120);
