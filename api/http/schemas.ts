@@ -36,7 +36,9 @@ export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 
  * map, an override makes one text read as another ("\u202E21" shows as "12").
  */
 const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
-const PRINTABLE_ONLY = new RegExp(`^[^${UNPRINTABLE}]*$`);
+/** One line's characters: none UNPRINTABLE, and not the Unicode line and paragraph separators. */
+const ONE_LINE = `[^${UNPRINTABLE}\\u2028\\u2029]`;
+const PRINTABLE_ONLY = new RegExp(`^${ONE_LINE}*$`);
 
 /** Lines of text: none of UNPRINTABLE but tabs and line breaks (LF, or CRLF; a lone CR is none). */
 const PRINTABLE_LINES = new RegExp(`^(?:[^${UNPRINTABLE}]|[\\t\\n]|\\r\\n)*$`);
@@ -77,8 +79,8 @@ export function textRule(min: number, max: number, kind: 'line' | 'prose'): stri
 }
 
 /**
- * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters, none of them
- * UNPRINTABLE. A pattern rather than a check in code, so the OpenAPI document states the rule.
+ * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters on one line,
+ * none of them UNPRINTABLE (nor U+2028 or U+2029, which break a line). A pattern rather than a check in code, so the OpenAPI document states the rule.
  */
 export const PrintedText = (min: number, max: number) =>
   z
@@ -89,7 +91,7 @@ export const PrintedText = (min: number, max: number) =>
     .min(min)
     .max(max)
     .regex(PRINTABLE_ONLY, 'must not contain control or bidirectional-override characters')
-    .meta({ pattern: trimmedPattern(`[^${UNPRINTABLE}]`, min) });
+    .meta({ pattern: trimmedPattern(ONE_LINE, min) });
 
 /**
  * Prose people read (an administrator's reason shown in a company's history): a PrintedText that

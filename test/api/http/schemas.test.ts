@@ -73,6 +73,8 @@ describe('PrintedText and PrintedProse', () => {
     '\u000b abc \u000c',
     '\tab\tc',
     'ab\r\ncd',
+    'a\u2028b',
+    'a\u2029bc',
     'abcdefghijkl',
     'abcdefghijklm',
     ' abcdefghijk ',
