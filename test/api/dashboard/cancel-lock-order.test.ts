@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
-import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
+import { inTurnWatchingForCycle } from '../../drills/support/blocking.js';
+import { cancelBooking, modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
 import { bookRoundTrip } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { mobileTraveller, type Caller } from '../../support/journeys.js';
+import { mobileTraveller } from '../../support/journeys.js';
 import { payAtOffice, paymentAction } from '../../support/finance.js';
 import {
   bookSeats,
@@ -31,48 +31,12 @@ import {
 describe("a trip cancel and a traveller's cancel or a refund of a booking on the trip", () => {
   const app = useTestApp();
 
-  /**
-   * Whether the two backends wait on each other at once: the cycle PostgreSQL breaks, deadlock_timeout
-   * later, by aborting one.
-   */
-  const waitOnEachOther = async ([a, b]: number[]) =>
-    (
-      await app.db.query<{ cycle: boolean }>(
-        `select $1::int = any(pg_blocking_pids($2)) and $2::int = any(pg_blocking_pids($1)) as cycle`,
-        [a, b],
-      )
-    )[0]!.cycle;
-
-  const cancelOwn = (caller: Caller, bookingId: string) =>
-    app.request(`/api/bookings/${bookingId}/cancel`, { method: 'POST', headers: caller.headers });
-
   const cancelTrip = (world: Pick<OperationsWorld, 'dispatcher'>, tripId: string) =>
     dispatch(app, world.dispatcher, tripId, { action: 'CANCEL', reason: 'Road closed' });
 
-  /**
-   * Runs `first` until it waits on the row `blockerSql` locks, then `second` (the trip's CANCEL, or a
-   * traveller's cancel) until it waits too (on that row, or behind `first`), then lets go. Answers
-   * both answers, and whether the two backends were ever seen waiting on each other until both
-   * answered (watched every 20 ms: a deadlock stays in place for deadlock_timeout, 1 s, before
-   * PostgreSQL aborts one of them).
-   */
-  async function inTurn<T>(blockerSql: string, first: () => Promise<T>, second: () => Promise<T>) {
-    const blocker = await holdLock(app.db, blockerSql);
-    const firstAnswer = first();
-    const [firstPid] = await waitersOf(app.db, blocker.pid);
-    const secondAnswer = second();
-    const pids = await waitersOf(app.db, blocker.pid, 2);
-    const secondPid = pids.find((pid) => pid !== firstPid)!;
-    await blocker.release();
-    let answered = false;
-    const answers = Promise.all([firstAnswer, secondAnswer]).finally(() => (answered = true));
-    let deadlocked = false;
-    while (!answered && !deadlocked) {
-      deadlocked = await waitOnEachOther([firstPid!, secondPid]);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return { answers: await answers, deadlocked };
-  }
+  /** `first` stopped on the row `blockerSql` locks, `second` waiting too, then watched for a cycle. */
+  const inTurn = <T>(blockerSql: string, first: () => Promise<T>, second: () => Promise<T>) =>
+    inTurnWatchingForCycle(app.db, blockerSql, first, second);
 
   /** Nothing of the booking is left on the trip: booking and journey CANCELLED, no seat held, no valid ticket. */
   async function bookingEnded(bookingId: string) {
@@ -97,7 +61,7 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
       deadlocked,
     } = await inTurn(
       `select id from journeys where id = (select journey_id from bookings where id = '${booked.bookingId}') for update`,
-      () => cancelOwn(booked.caller, booked.bookingId),
+      () => cancelBooking(app, booked.caller, booked.bookingId),
       () => cancelTrip(world, world.trip.tripId),
     );
 
@@ -117,7 +81,7 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
       deadlocked,
     } = await inTurn(
       `select o.id from journey_orders o join journeys j on j.order_id = o.id where j.id = '${outbound.journey_id}' for update of o`,
-      () => cancelOwn(traveller, outbound.id),
+      () => cancelBooking(app, traveller, outbound.id),
       () => cancelTrip({ dispatcher }, pair.outbound.tripId),
     );
 
@@ -182,7 +146,7 @@ describe("a trip cancel and a traveller's cancel or a refund of a booking on the
       `select id from bookings where id = '${booked.bookingId}' for update`,
       () =>
         modifyBooking(app, booked.caller, booked.bookingId, moveTo(other.tripId, [other.seatNumbers[0]!])),
-      () => cancelOwn(booked.caller, booked.bookingId),
+      () => cancelBooking(app, booked.caller, booked.bookingId),
     );
 
     expect(deadlocked).toBe(false);

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
-import { modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
+import { holdLock, inTurnWatchingForCycle, waitersOf, watchForCycle } from '../../drills/support/blocking.js';
+import { cancelBooking, modifyBooking, moveTo, sameRouteTrip } from '../../support/booking-changes.js';
 import { payAtOffice, paymentAction } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
-import type { Caller } from '../../support/journeys.js';
 import {
   bookSeats,
   dispatch,
@@ -30,51 +29,15 @@ import {
 describe('a modify and a trip cancel or a refund of the booking', () => {
   const app = useTestApp();
 
-  /** Whether the two backends wait on each other at once: the cycle PostgreSQL breaks by aborting one. */
-  const waitOnEachOther = async ([a, b]: number[]) =>
-    (
-      await app.db.query<{ cycle: boolean }>(
-        `select $1::int = any(pg_blocking_pids($2)) and $2::int = any(pg_blocking_pids($1)) as cycle`,
-        [a, b],
-      )
-    )[0]!.cycle;
-
   const cancelTrip = (world: OperationsWorld, tripId: string) =>
     dispatch(app, world.dispatcher, tripId, { action: 'CANCEL', reason: 'Road closed' });
 
-  /** Watches two backends every 20 ms until `answers` settle: whether they waited on each other. */
-  async function watchForCycle<T>(pids: number[], answers: Promise<T>) {
-    let answered = false;
-    const settled = answers.finally(() => (answered = true));
-    let deadlocked = false;
-    while (!answered && !deadlocked) {
-      deadlocked = await waitOnEachOther(pids);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return { answers: await settled, deadlocked };
-  }
-
   /**
-   * Runs `first` until it waits on the row `blockerSql` locks, then `second` until it waits too (on
-   * that row or behind `first`) or answers, then lets go. Answers both answers, and whether the two
-   * backends were ever seen waiting on each other until both answered.
+   * `first` stopped on the row `blockerSql` locks, `second` waiting too or answered, then watched
+   * for a cycle (inTurnWatchingForCycle).
    */
-  async function inTurn<T>(blockerSql: string, first: () => Promise<T>, second: () => Promise<T>) {
-    const blocker = await holdLock(app.db, blockerSql);
-    const firstAnswer = first();
-    const [firstPid] = await waitersOf(app.db, blocker.pid);
-    let secondAnswered = false;
-    const secondAnswer = second().finally(() => (secondAnswered = true));
-    await answeredOrWaiting(secondAnswer, app.db, blocker.pid, 2);
-    const secondPid = secondAnswered
-      ? undefined
-      : (await waitersOf(app.db, blocker.pid, 2)).find((pid) => pid !== firstPid);
-    await blocker.release();
-    const answers = Promise.all([firstAnswer, secondAnswer]);
-    // An answered request waits on nothing.
-    if (secondPid === undefined) return { answers: await answers, deadlocked: false };
-    return watchForCycle([firstPid!, secondPid], answers);
-  }
+  const inTurn = <T>(blockerSql: string, first: () => Promise<T>, second: () => Promise<T>) =>
+    inTurnWatchingForCycle(app.db, blockerSql, first, second, { secondMayAnswer: true });
 
   const journeyOf = (bookingId: string) =>
     `select id from journeys where id = (select journey_id from bookings where id = '${bookingId}') for update`;
@@ -90,9 +53,6 @@ describe('a modify and a trip cancel or a refund of the booking', () => {
     const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     return { world, other, booked };
   }
-
-  const cancelOwn = (caller: Caller, bookingId: string) =>
-    app.request(`/api/bookings/${bookingId}/cancel`, { method: 'POST', headers: caller.headers });
 
   const bookingRow = async (bookingId: string) =>
     (
@@ -220,7 +180,7 @@ describe('a modify and a trip cancel or a refund of the booking', () => {
       deadlocked,
     } = await inTurn(
       `select id from trips where id = '${world.trip.tripId}' for no key update`,
-      () => cancelOwn(booked.caller, booked.bookingId),
+      () => cancelBooking(app, booked.caller, booked.bookingId),
       () =>
         modifyBooking(
           app,
@@ -253,7 +213,7 @@ describe('a modify and a trip cancel or a refund of the booking', () => {
       app.db,
       `select id from trips where id = '${world.trip.tripId}' for no key update`,
     );
-    const own = cancelOwn(booked.caller, booked.bookingId);
+    const own = cancelBooking(app, booked.caller, booked.bookingId);
     await waitersOf(app.db, trip.pid);
     const target = await holdLock(app.db, `select id from trips where id = '${other.tripId}' for share`);
     const modified = modifyBooking(
@@ -274,7 +234,7 @@ describe('a modify and a trip cancel or a refund of the booking', () => {
     const {
       answers: [cancelled, modify],
       deadlocked,
-    } = await watchForCycle(pids, Promise.all([own, modified]));
+    } = await watchForCycle(app.db, pids, Promise.all([own, modified]));
 
     expect(deadlocked).toBe(false);
     expect(cancelled.status, cancelled.text).toBe(200);
@@ -327,7 +287,7 @@ describe('a modify and a trip cancel or a refund of the booking', () => {
     const {
       answers: [moved, again, cancelled],
       deadlocked,
-    } = await watchForCycle(pids, Promise.all([first, second, cancel]));
+    } = await watchForCycle(app.db, pids, Promise.all([first, second, cancel]));
 
     expect(deadlocked).toBe(false);
     expect(moved.status, moved.text).toBe(200);

@@ -102,6 +102,68 @@ export async function answeredOrWaiting(
 }
 
 /**
+ * Whether backends `a` and `b` wait on each other at once: the cycle PostgreSQL breaks,
+ * deadlock_timeout (1 s) later, by aborting one of them.
+ */
+export async function waitOnEachOther(db: Database, [a, b]: number[]): Promise<boolean> {
+  const [row] = await db.query<{ cycle: boolean }>(
+    `select $1::int = any(pg_blocking_pids($2)) and $2::int = any(pg_blocking_pids($1)) as cycle`,
+    [a, b],
+  );
+  return row!.cycle;
+}
+
+/**
+ * Watches backends `pids` every 20 ms until `answers` settle (a deadlock stays in place for
+ * deadlock_timeout before PostgreSQL ends it, so a 20 ms watch sees it): the answers, and whether
+ * the backends were ever seen waiting on each other.
+ */
+export async function watchForCycle<T>(
+  db: Database,
+  pids: number[],
+  answers: Promise<T>,
+): Promise<{ answers: T; deadlocked: boolean }> {
+  let answered = false;
+  const settled = answers.finally(() => (answered = true));
+  let deadlocked = false;
+  while (!answered && !deadlocked) {
+    deadlocked = await waitOnEachOther(db, pids);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { answers: await settled, deadlocked };
+}
+
+/**
+ * Two writers in a chosen order, watched for a lock cycle: `first` runs until it waits on the row
+ * `blockerSql` locks, then `second` until it waits too (on that row, or behind `first`), then the
+ * row is let go and both backends are watched (watchForCycle) until both answered. With
+ * `secondMayAnswer`, a `second` that waits on nothing may answer before the row is let go (then
+ * nothing could wait on each other). Answers both answers and whether a cycle was seen.
+ */
+export async function inTurnWatchingForCycle<T>(
+  db: Database,
+  blockerSql: string,
+  first: () => Promise<T>,
+  second: () => Promise<T>,
+  options: { secondMayAnswer?: boolean } = {},
+): Promise<{ answers: [T, T]; deadlocked: boolean }> {
+  const blocker = await holdLock(db, blockerSql);
+  const firstAnswer = first();
+  const [firstPid] = await waitersOf(db, blocker.pid);
+  let secondAnswered = false;
+  const secondAnswer = second().finally(() => (secondAnswered = true));
+  if (options.secondMayAnswer) await answeredOrWaiting(secondAnswer, db, blocker.pid, 2);
+  const secondPid =
+    options.secondMayAnswer && secondAnswered
+      ? undefined
+      : (await waitersOf(db, blocker.pid, 2)).find((pid) => pid !== firstPid);
+  await blocker.release();
+  const answers = Promise.all([firstAnswer, secondAnswer]);
+  if (secondPid === undefined) return { answers: await answers, deadlocked: false };
+  return watchForCycle(db, [firstPid!, secondPid], answers);
+}
+
+/**
  * A cancel and a DEPART of one trip in a chosen order: the one started first runs until it stops
  * at the row `blockerSql` holds, the other starts and waits behind it (or answers), then the row is
  * let go. Answers the cancel's and the DEPART's answers.
