@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../db/orm.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
+import { UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
 import { expectError, signedInAdmin } from './helpers.js';
 
 /**
@@ -21,18 +22,6 @@ async function companySnapshot(db: Database, companyId: string) {
   };
 }
 
-// NUL is left out: the JSON body reader refuses it in any field first (400 NUL_CHARACTER).
-const UNPRINTABLE_REASONS = {
-  'a bell': 'Late departures\u0007 reported',
-  'an escape': 'Late \u001b[31mdepartures reported',
-  'a DEL': 'Late departures\u007f reported',
-  'a C1 control (NEL)': 'Late departures\u0085 reported',
-  'a carriage return without a line feed': 'Late departures\rreported',
-  'a right-to-left override': 'Late departures \u202Edetroper',
-  'a left-to-right embedding': 'Late \u202Adepartures\u202C reported',
-  'a first-strong isolate': 'Late \u2068departures\u2069 reported',
-};
-
 /** Each action with a company it may be taken on. */
 const ACTIONS = [
   ['warn', {}],
@@ -50,7 +39,7 @@ describe('administration: the reason of a company action', () => {
       const company = await createCompany(app.db, standing);
       const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
       const before = await companySnapshot(app.db, company.id);
-      for (const [what, reason] of Object.entries(UNPRINTABLE_REASONS)) {
+      for (const [what, reason] of Object.entries(UNPRINTABLE_TEXTS)) {
         const refused = await browser.send('POST', `/companies/${company.id}/${action}`, { reason });
         expectError(refused, 400, 'VALIDATION_FAILED');
         expect(JSON.stringify(refused.body.details), what).toContain('reason');

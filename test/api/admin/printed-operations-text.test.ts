@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Database } from '../../../db/orm.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
+import { NOT_ONE_LINE_TEXTS, PROSE, UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
 import { expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
 
 /**
@@ -11,21 +12,6 @@ import { expectError, signedInAdmin, type AdminBrowser } from './helpers.js';
  * would make one text read as another; one-line fields refuse line breaks too, prose keeps line
  * breaks and tabs. A refusal is 400 VALIDATION_FAILED naming the field, and changes nothing.
  */
-
-// NUL is left out: the JSON body reader refuses it in any field first (400 NUL_CHARACTER).
-const UNPRINTABLE = {
-  'a bell': 'Card payments\u0007 failing',
-  'an escape': 'Card \u001b[31mpayments failing',
-  'a DEL': 'Card payments\u007f failing',
-  'a C1 control (NEL)': 'Card payments\u0085 failing',
-  'a carriage return without a line feed': 'Card payments\rfailing',
-  'a right-to-left override': 'Card payments \u202Egniliaf',
-  'a left-to-right embedding': 'Card \u202Apayments\u202C failing',
-  'a first-strong isolate': 'Card \u2068payments\u2069 failing',
-};
-/** What a one-line field refuses besides: a line break, a tab. */
-const NOT_ONE_LINE = { 'a line feed': 'Card payments\nfailing', 'a tab': 'Card payments\tfailing' };
-const PROSE = 'Card payments failing:\n\t- Syriatel Cash\r\n\t- MTN Cash';
 
 /**
  * Sends `write(text)` with each text, expects each refused as a bad `field`, and expects `rows`
@@ -75,12 +61,12 @@ describe('administration: text people read refuses control and bidirectional-ove
     expect(opened.status, opened.text).toBe(201);
     const id: string = opened.body.data.id;
 
-    const oneLine = { ...UNPRINTABLE, ...NOT_ONE_LINE };
+    const oneLine = { ...UNPRINTABLE_TEXTS, ...NOT_ONE_LINE_TEXTS };
     await expectEachRefused(app.db, admin.id, oneLine, 'title', (title) => open({ title }), rows);
     await expectEachRefused(
       app.db,
       admin.id,
-      UNPRINTABLE,
+      UNPRINTABLE_TEXTS,
       'description',
       (description) => open({ description }),
       rows,
@@ -90,13 +76,13 @@ describe('administration: text people read refuses control and bidirectional-ove
     await expectEachRefused(
       app.db,
       admin.id,
-      UNPRINTABLE,
+      UNPRINTABLE_TEXTS,
       'description',
       (description) => change({ description }),
       rows,
     );
     const resolve = (resolution: string) => browser.send('POST', `/incidents/${id}/resolve`, { resolution });
-    await expectEachRefused(app.db, admin.id, UNPRINTABLE, 'resolution', resolve, rows);
+    await expectEachRefused(app.db, admin.id, UNPRINTABLE_TEXTS, 'resolution', resolve, rows);
 
     // Prose keeps its line breaks and tabs, as written.
     expect((await change({ description: PROSE })).body.data.description).toBe(PROSE);
@@ -121,7 +107,7 @@ describe('administration: text people read refuses control and bidirectional-ove
       await browser.send('POST', `/maintenance/${id}/cancel`, { reason: 'Test over' });
     });
 
-    const texts = { ...UNPRINTABLE, ...NOT_ONE_LINE };
+    const texts = { ...UNPRINTABLE_TEXTS, ...NOT_ONE_LINE_TEXTS };
     const schedule = (message: string) => browser.send('POST', '/maintenance', { message, ...times });
     await expectEachRefused(app.db, admin.id, texts, 'message', schedule, rows);
     const change = (message: string) => browser.send('PATCH', `/maintenance/${id}`, { message });
@@ -144,7 +130,7 @@ describe('administration: text people read refuses control and bidirectional-ove
     it('subject (one line) and first message (prose), on opening', async () => {
       const { admin, browser } = await signedInAdmin(app);
       const rows = () => ticketRows(app.db, admin.id);
-      const subjects = { ...UNPRINTABLE, ...NOT_ONE_LINE };
+      const subjects = { ...UNPRINTABLE_TEXTS, ...NOT_ONE_LINE_TEXTS };
       await expectEachRefused(
         app.db,
         admin.id,
@@ -156,7 +142,7 @@ describe('administration: text people read refuses control and bidirectional-ove
       await expectEachRefused(
         app.db,
         admin.id,
-        UNPRINTABLE,
+        UNPRINTABLE_TEXTS,
         'message',
         (message) => openTicket(browser, { message }),
         rows,
@@ -172,9 +158,9 @@ describe('administration: text people read refuses control and bidirectional-ove
       const id: string = opened.body.data.ticket.id;
 
       const reply = (message: string) => browser.send('POST', `/tickets/${id}/replies`, { message });
-      await expectEachRefused(app.db, admin.id, UNPRINTABLE, 'message', reply, rows);
+      await expectEachRefused(app.db, admin.id, UNPRINTABLE_TEXTS, 'message', reply, rows);
       const close = (resolution: string) => browser.send('POST', `/tickets/${id}/close`, { resolution });
-      await expectEachRefused(app.db, admin.id, UNPRINTABLE, 'resolution', close, rows);
+      await expectEachRefused(app.db, admin.id, UNPRINTABLE_TEXTS, 'resolution', close, rows);
 
       expect((await reply(PROSE)).status).toBe(200);
       expect((await close(PROSE)).status).toBe(200);

@@ -3,6 +3,7 @@ import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { creditPoints } from '../../support/loyalty.js';
+import { UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
 import {
   companyWithProgramme,
   programmeCall,
@@ -15,18 +16,6 @@ import {
  * audit log: it may break lines and hold tabs, but no other control character and no bidirectional
  * override, which would make the text read as another (as an administrator's reasons).
  */
-
-// NUL is left out: the JSON body reader refuses it in any field first (400 NUL_CHARACTER).
-const UNPRINTABLE_REASONS = {
-  'a bell': 'Bus broke\u0007 down',
-  'an escape': 'Bus \u001b[31mbroke down',
-  'a DEL': 'Bus broke\u007f down',
-  'a C1 control (NEL)': 'Bus broke\u0085 down',
-  'a carriage return without a line feed': 'Bus broke\rdown',
-  'a right-to-left override': 'Bus broke \u202Enwod',
-  'a left-to-right embedding': 'Bus \u202Abroke\u202C down',
-  'a first-strong isolate': 'Bus \u2068broke\u2069 down',
-};
 
 describe('POST /dashboard/api/loyalty/accounts/{id}/adjust: the reason', () => {
   const app = useTestApp();
@@ -51,7 +40,7 @@ describe('POST /dashboard/api/loyalty/accounts/{id}/adjust: the reason', () => {
 
   it('with a control or bidirectional-override character is 400 VALIDATION_FAILED and changes nothing', async () => {
     const before = { rows: await programmeRows(app.db, companyId), audit: await adjustmentsAudited() };
-    for (const [what, reason] of Object.entries(UNPRINTABLE_REASONS)) {
+    for (const [what, reason] of Object.entries(UNPRINTABLE_TEXTS)) {
       const refused = await adjust(reason);
       expect([refused.status, refused.body.errorCode], what).toEqual([400, 'VALIDATION_FAILED']);
       expect(JSON.stringify(refused.body.details), what).toContain('reason');
