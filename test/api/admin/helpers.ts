@@ -101,6 +101,16 @@ export class AdminBrowser {
     });
   }
 
+  /** Suspends a company (POST /companies/{id}/suspend) with a reason. */
+  suspend(companyId: string, reason = 'Licence expired'): Promise<TestResponse> {
+    return this.send('POST', `/companies/${companyId}/suspend`, { reason });
+  }
+
+  /** Lifts a company's suspension (POST /companies/{id}/unsuspend). */
+  unsuspend(companyId: string): Promise<TestResponse> {
+    return this.send('POST', `/companies/${companyId}/unsuspend`, { reason: 'Licence renewed' });
+  }
+
   /** A write with the session cookie and its CSRF token (pass csrf: null to leave the header out). */
   async send(
     method: string,

@@ -28,11 +28,6 @@ describe('journey hold and company suspension in flight', () => {
     ({ browser } = await signedInAdmin(app, { role: 'ADMIN' }));
   });
 
-  const suspend = (companyId: string) =>
-    browser.send('POST', `/companies/${companyId}/suspend`, { reason: 'Licence expired' });
-  const unsuspend = (companyId: string) =>
-    browser.send('POST', `/companies/${companyId}/unsuspend`, { reason: 'Licence renewed' });
-
   it('a suspension sent while a hold is past its standing read waits for the hold, which stays as one placed before it', async () => {
     const trip = await tripOf(app.db);
     const traveller = await mobileTraveller(app);
@@ -50,7 +45,7 @@ describe('journey hold and company suspension in flight', () => {
     try {
       const hold = holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
       const [holdPid] = await waitersOf(app.db, held.pid);
-      suspension = suspend(trip.companyId);
+      suspension = browser.suspend(trip.companyId);
       void suspension.then((response) => (answeredWhileHolding = response.status));
       await answeredOrWaiting(suspension, app.db, holdPid!);
       // The hold has read ACTIVE and not committed: the suspension may not be answered before it.
@@ -74,7 +69,7 @@ describe('journey hold and company suspension in flight', () => {
     const facts = await journeyFacts(app.db, quoted.journey_id);
     expect(facts.journey?.status).toBe('HELD');
     expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['HELD']);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a hold reaching its standing read while a suspension holds the company waits for it and is refused as any hold after it, holding nothing', async () => {
@@ -98,7 +93,7 @@ describe('journey hold and company suspension in flight', () => {
     try {
       const hold = holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
       await waitersOf(app.db, tripHeld.pid);
-      suspension = suspend(trip.companyId);
+      suspension = browser.suspend(trip.companyId);
       const [suspensionPid] = await waitersOf(app.db, counterHeld.pid);
       // The hold takes its trip and reads the company while the suspension has not committed.
       await tripHeld.release();
@@ -118,6 +113,6 @@ describe('journey hold and company suspension in flight', () => {
     expect(facts.allocations).toEqual([]);
     const batches = await app.db.query(`select 1 from hold_batches where scope_id = $1`, [quoted.journey_id]);
     expect(batches).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 });

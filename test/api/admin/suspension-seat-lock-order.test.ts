@@ -28,11 +28,6 @@ describe('seat lock, booking and company suspension in flight', () => {
     ({ browser } = await signedInAdmin(app, { role: 'ADMIN' }));
   });
 
-  const suspend = (companyId: string) =>
-    browser.send('POST', `/companies/${companyId}/suspend`, { reason: 'Licence expired' });
-  const unsuspend = (companyId: string) =>
-    browser.send('POST', `/companies/${companyId}/unsuspend`, { reason: 'Licence renewed' });
-
   /** The suspension sets SUSPENDED under the company's update lock, then waits here until released. */
   const holdStandingCounter = () =>
     holdLock(app.db, `select 1 from platform_state_versions where name = 'company_standing' for update`);
@@ -56,7 +51,7 @@ describe('seat lock, booking and company suspension in flight', () => {
   ): Promise<{ answer: TestResponse; suspension: TestResponse }> {
     const counterHeld = await holdStandingCounter();
     try {
-      const suspension = suspend(companyId);
+      const suspension = browser.suspend(companyId);
       const [suspensionPid] = await waitersOf(app.db, counterHeld.pid);
       const sent = request();
       for (const lock of held) await lock.release();
@@ -82,7 +77,7 @@ describe('seat lock, booking and company suspension in flight', () => {
     try {
       const sent = request();
       const [requestPid] = await waitersOf(app.db, held.pid);
-      const suspension = suspend(companyId);
+      const suspension = browser.suspend(companyId);
       void suspension.then((response) => (answeredWhileHolding = response.status));
       await answeredOrWaiting(suspension, app.db, requestPid!);
       const suspendedFirst = answeredWhileHolding !== undefined;
@@ -135,7 +130,7 @@ describe('seat lock, booking and company suspension in flight', () => {
     expectError(booking, 404, 'TRIP_NOT_FOUND');
     expect(await locksOf(traveller)).toEqual([{ status: 'ACTIVE' }]);
     expect(await bookingsOf(traveller)).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a seat lock reaching its trip read while a suspension holds the company waits for it and is refused as any lock after it, locking nothing', async () => {
@@ -150,7 +145,7 @@ describe('seat lock, booking and company suspension in flight', () => {
     // The answer of a seat lock sent after the suspension (test/api/admin/suspension.test.ts).
     expectError(answer, 404, 'TRIP_NOT_FOUND');
     expect(await locksOf(traveller)).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a seat lock that waited for its trip and reads it while a suspension holds the company waits for it and is refused, locking nothing', async () => {
@@ -170,7 +165,7 @@ describe('seat lock, booking and company suspension in flight', () => {
     expect(suspension.status).toBe(200);
     expectError(answer, 404, 'TRIP_NOT_FOUND');
     expect(await locksOf(traveller)).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a suspension sent while a booking is past its trip read waits for the booking, which stays confirmed', async () => {
@@ -195,7 +190,7 @@ describe('seat lock, booking and company suspension in flight', () => {
     expect(suspension.status).toBe(200);
     expect(await bookingsOf(traveller)).toEqual([{ status: 'CONFIRMED' }]);
     expect(await locksOf(traveller)).toEqual([{ status: 'CONSUMED' }]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a booking reaching its trip read while a suspension holds the company waits for it and is refused, its seat lock left as it was', async () => {
@@ -217,6 +212,6 @@ describe('seat lock, booking and company suspension in flight', () => {
       seatLockSessionId,
     ]);
     expect(seats).toEqual([{ status: 'HELD' }]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 });

@@ -64,11 +64,6 @@ describe('company suspension', () => {
     ({ admin, browser } = await signedInAdmin(app, { role: 'ADMIN' }));
   });
 
-  const suspend = (companyId: string, reason = 'Licence expired') =>
-    browser.send('POST', `/companies/${companyId}/suspend`, { reason });
-  const unsuspend = (companyId: string) =>
-    browser.send('POST', `/companies/${companyId}/unsuspend`, { reason: 'Licence renewed' });
-
   it('the company leaves search, trips, quote, hold, seat locks and confirm at once; unsuspending restores them', async () => {
     const trip = await tripOf(app.db);
     const traveller = await mobileTraveller(app);
@@ -93,7 +88,7 @@ describe('company suspension', () => {
     const held = await holdJourney(app, traveller, heldQuote.journey_id, { quote_id: heldQuote.quote_id });
     expect(held.status, held.text).toBe(200);
 
-    expect((await suspend(trip.companyId)).status).toBe(200);
+    expect((await browser.suspend(trip.companyId)).status).toBe(200);
     // From the answer (the suspension committed before it): gone from search within the poll
     // interval, with room for a loaded machine (three intervals), not never.
     const suspendedAt = Date.now();
@@ -145,7 +140,7 @@ describe('company suspension', () => {
     });
     expectError(lock, 404, 'TRIP_NOT_FOUND');
 
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
     expect(await eventually(found, (shown) => shown, 5_000)).toBe(true);
     const again = await quote(app, traveller, [{ trip }]);
     expect((await holdJourney(app, traveller, again.journey_id, { quote_id: again.quote_id })).status).toBe(
@@ -167,7 +162,7 @@ describe('company suspension', () => {
       });
       await waitersOf(app.db, held.pid);
       // The suspension takes the company row, not the trip: it commits while the seat lock waits.
-      expect((await suspend(trip.companyId)).status).toBe(200);
+      expect((await browser.suspend(trip.companyId)).status).toBe(200);
       await held.release();
       answer = await lock;
     } finally {
@@ -180,7 +175,7 @@ describe('company suspension', () => {
       [traveller.userId],
     );
     expect(locks).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   it('a journey hold that waited for its trip while the suspension committed is refused as any hold of the company, and holds nothing', async () => {
@@ -195,7 +190,7 @@ describe('company suspension', () => {
       const hold = holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
       await waitersOf(app.db, held.pid);
       // The suspension takes the company row, not the trip: it commits while the hold waits.
-      expect((await suspend(trip.companyId)).status).toBe(200);
+      expect((await browser.suspend(trip.companyId)).status).toBe(200);
       await held.release();
       answer = await hold;
     } finally {
@@ -209,7 +204,7 @@ describe('company suspension', () => {
     expect(facts.allocations).toEqual([]);
     const batches = await app.db.query(`select 1 from hold_batches where scope_id = $1`, [quoted.journey_id]);
     expect(batches).toEqual([]);
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
   });
 
   /** Every state-changing route the dashboard surface declares, as registered right now. */
@@ -252,7 +247,7 @@ describe('company suspension', () => {
     const active = await createCompany(app.db);
     const staff = await login(suspended.id);
     const control = await login(active.id);
-    expect((await suspend(suspended.id)).status).toBe(200);
+    expect((await browser.suspend(suspended.id)).status).toBe(200);
 
     for (const route of routes) {
       for (const json of [{}, { unexpected: 'field' }]) {
@@ -303,7 +298,7 @@ describe('company suspension', () => {
     const issued = await createShare(app, ownerBearer, share);
     expect(issued.response.status, issued.response.text).toBe(201);
 
-    expect((await suspend(fixture.companyId)).status).toBe(200);
+    expect((await browser.suspend(fixture.companyId)).status).toBe(200);
     expectError((await createShare(app, ownerBearer, share)).response, 403, 'COMPANY_SUSPENDED');
     expectError(
       (await createShare(app, { Authorization: `Bearer ${driver.token}` }, share)).response,
@@ -327,7 +322,7 @@ describe('company suspension', () => {
     );
     expect((await grantRow(app, issued.grantId))!.status).not.toBe('REVOKED');
 
-    expect((await unsuspend(fixture.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(fixture.companyId)).status).toBe(200);
     expect((await createShare(app, ownerBearer, share)).response.status).toBe(201);
     expect((await revokeShare(app, issued.grantId, ownerBearer)).status).toBe(200);
   });
@@ -346,7 +341,7 @@ describe('company suspension', () => {
       [pending.journeyId],
     );
 
-    const suspended = await suspend(trip.companyId, 'Repeated safety violations');
+    const suspended = await browser.suspend(trip.companyId, 'Repeated safety violations');
     expect(suspended.status, suspended.text).toBe(200);
     expect(suspended.body.data.endedRequests).toEqual({
       cancelled: [request!.id],
@@ -381,7 +376,7 @@ describe('company suspension', () => {
     });
 
     expect((await journeyFacts(app.db, untouched.journeyId)).journey!.status).toBe('REQUESTED');
-    expect((await unsuspend(trip.companyId)).status).toBe(200);
+    expect((await browser.unsuspend(trip.companyId)).status).toBe(200);
     expect((await journeyFacts(app.db, pending.journeyId)).journey!.status).toBe('CANCELLED');
   });
 
@@ -418,7 +413,7 @@ describe('company suspension', () => {
         [booked.journeyId, world.second.companyId],
       );
 
-      const suspended = await suspend(world.first.companyId, 'Licence expired');
+      const suspended = await browser.suspend(world.first.companyId, 'Licence expired');
       expect(suspended.status, suspended.text).toBe(200);
       expect(suspended.body.data.endedRequests, suspendedMode).toEqual({
         cancelled: [otherRequest!.id],
@@ -556,7 +551,7 @@ describe('company suspension', () => {
       json: { decision: 'APPROVE' },
     });
     await waitersOf(app.db, held.pid, 1);
-    const suspended = suspend(world.first.companyId);
+    const suspended = browser.suspend(world.first.companyId);
     // The suspension waits for the approval's share lock on its company row.
     await waitersOf(app.db, held.pid, 2);
     await held.release();
@@ -593,9 +588,9 @@ describe('company suspension', () => {
       app.db,
       `select 1 from confirmation_requests where company_id = '${trip.companyId}' for update`,
     );
-    const suspended = suspend(trip.companyId);
+    const suspended = browser.suspend(trip.companyId);
     await waitersOf(app.db, held.pid, 1);
-    const unsuspended = await unsuspend(trip.companyId);
+    const unsuspended = await browser.unsuspend(trip.companyId);
     expect(unsuspended.status, unsuspended.text).toBe(200);
     await held.release();
     const answer = await suspended;
@@ -668,7 +663,7 @@ describe('company suspension', () => {
       }),
     );
     await waitersOf(app.db, held.pid, 1);
-    const suspended = suspend(trip.companyId);
+    const suspended = browser.suspend(trip.companyId);
     // The suspension waits for the approval's company lock, itself waiting for the bookings.
     await waitersOf(app.db, held.pid, 2);
     await held.release();
