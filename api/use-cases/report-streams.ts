@@ -7,7 +7,6 @@ import { failExport, finishExport } from '../../db/writes/reports.js';
 import {
   CSV_BOM,
   csvLine,
-  REPORT_COLUMNS,
   ReportTotals,
   type ReportColumn,
   type ReportLocale,
@@ -30,11 +29,8 @@ export interface StreamedReport {
   from: string;
   to: string;
   company: CompanySettingsView;
-  /**
-   * The columns the asking role gets (reportColumnsFor: no money for a DISPATCHER), which the rows
-   * carry; all the type's columns when not given (a stream made outside a request, as in tests).
-   */
-  columns?: readonly ReportColumn[];
+  /** The columns the asking role gets (reportColumnsFor: no money for a DISPATCHER), which the rows carry. */
+  columns: readonly ReportColumn[];
   /** The cursor's batches, the first one already read (it decided ready or no_data). */
   first: IteratorResult<ReportRow[]>;
   rows: AsyncGenerator<ReportRow[]>;
@@ -89,7 +85,7 @@ async function* recorded(
   ending: Ending,
 ): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
-  const totals = new ReportTotals(report.type, columnsOf(report));
+  const totals = new ReportTotals(report.type, report.columns);
   let size = 0;
   const emit = (text: string) => {
     const chunk = Buffer.from(text, 'utf8');
@@ -116,11 +112,9 @@ async function* recorded(
   }
 }
 
-const columnsOf = (report: StreamedReport) => report.columns ?? REPORT_COLUMNS[report.type];
-
 /** UTF-8 with a byte-order mark (spreadsheets then read Arabic right), CRLF lines, a header row of column names. */
 export function csvStream(writer: Writer, report: StreamedReport): Readable {
-  const columns = columnsOf(report);
+  const { columns } = report;
   return recordedStream(writer, report, {
     head: CSV_BOM + csvLine(columns.map((column) => column.label[report.locale])),
     row: (row) => csvLine(columns.map((column) => row[column.key] ?? null)),
@@ -130,7 +124,7 @@ export function csvStream(writer: Writer, report: StreamedReport): Readable {
 
 /** The JSON envelope, rows streamed inside it; rowCount and totals come last. */
 export function jsonStream(writer: Writer, report: StreamedReport): Readable {
-  const columns = columnsOf(report);
+  const { columns } = report;
   const head = {
     reportId: report.exportId,
     type: report.type,

@@ -368,7 +368,14 @@ describe('GET /dashboard/api/reports', () => {
     const company = await readCompanySettings(app.db, world.companyId);
     const stream = csvStream(
       { db: app.db, logger: createLogger(app.config, 'test') },
-      { ...request, exportId, company, first: await rows.next(), rows },
+      {
+        ...request,
+        exportId,
+        company,
+        columns: REPORT_COLUMNS[request.type],
+        first: await rows.next(),
+        rows,
+      },
     );
     await expect(stream.toArray()).rejects.toThrow('connection lost');
     expect((await exportRow(exportId))[0]).toMatchObject({
