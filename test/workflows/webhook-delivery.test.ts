@@ -1146,7 +1146,12 @@ describe('webhook delivery whose retry workflow an operator ends', () => {
       expect(delivered).toMatchObject({ status: 'DELIVERED', route: 'MANUAL' });
       expect(await manualAttempts(retrying.id)).toBe(1);
       expect(receiver.processed.has(retrying.id)).toBe(true);
-      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      // The run records DELIVERED in an activity and closes just after: wait for the close.
+      const closed = await eventually(
+        () => handle.describe(),
+        (run) => run.status.name !== 'RUNNING',
+      );
+      expect(closed.status.name).toBe('COMPLETED');
     }, 60_000);
   }
 

@@ -86,7 +86,11 @@ describe('a trip-schedule workflow that an operator ends mid-commit', () => {
       progress: { batches_done: 4, trips_created: 14, trips_skipped: 0 },
     });
     // A new run of the same id finished it; the operator's run stays terminated in the history.
-    const latest = await app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe();
+    // The run writes COMPLETED in its last activity and closes just after, so wait for the close.
+    const latest = await eventually(
+      () => app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe(),
+      (run) => run.status.name !== 'RUNNING',
+    );
     expect(latest.runId).not.toBe(terminatedRun);
     expect(latest.status.name).toBe('COMPLETED');
     const first = app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId), terminatedRun);

@@ -204,7 +204,11 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     const one = await dashboard(app, world.sessions.ADMIN, 'GET', `/trip-schedules/${schedule.id}`);
     expect(one.body.data).toMatchObject({ id: schedule.id, workflow_progress: null });
 
-    const described = await app.temporal.workflow.getHandle(workflowIds.tripSchedule(schedule.id)).describe();
+    // The run writes COMPLETED in its last activity and closes just after: wait for the close.
+    const described = await eventually(
+      () => app.temporal.workflow.getHandle(workflowIds.tripSchedule(schedule.id)).describe(),
+      (run) => run.status.name !== 'RUNNING',
+    );
     expect(described.status.name).toBe('COMPLETED');
     expect(described.typedSearchAttributes.get(searchAttributeKeys.processStatus)).toBe('COMPLETED');
     expect(described.typedSearchAttributes.get(searchAttributeKeys.companyIds)).toEqual([world.companyId]);
