@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LAYOUT_SCHEMA_VERSION } from '../../domain/seat-layout.js';
 import { BUS_AMENITIES } from '../../domain/trip-planning.js';
-import { Email, errorResponses, Pagination, PrintedText } from '../http/schemas.js';
+import { Email, errorResponses, Pagination, PrintedProse, PrintedText, textRule } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -39,7 +39,10 @@ const LayoutElement = z
       .optional()
       .meta({ description: 'the label travellers see, stored trimmed; may change' }),
     seatClass: z.enum(['STANDARD', 'VIP']).optional(),
-    notes: z.string().max(500).optional().meta({ description: 'management note; never shown to travellers' }),
+    // Staff read it in the dashboard: prose (line breaks and tabs), nothing that makes it read as another text.
+    notes: PrintedProse(0, 500)
+      .optional()
+      .meta({ description: `management note, never shown to travellers; ${textRule(0, 500, 'prose')}` }),
   })
   .strict()
   // domain/seat-layout.ts: a seat needs a seatId and a seatNumber with something besides spaces in them.
@@ -129,7 +132,8 @@ export const BusBody = z
   .object({
     plate_number: Text(2, 20)
       .regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes')
-      // One plate is one bus whatever the case it is typed in; stored in upper case.
+      // Letters, digits, spaces and dashes only, so no control or bidirectional-override character
+      // reaches a ticket. One plate is one bus whatever the case it is typed in; stored in upper case.
       .toUpperCase(),
     // Travellers read it (a trip's bus.model): no control or bidirectional-override characters.
     model: PrintedText(0, 80).default(''),
@@ -149,7 +153,8 @@ export const BusBody = z
 export const DriverBody = z
   .object({
     email: Email.max(200),
-    name: Text(2, 100),
+    // Printed on manifests and dispatch views: one line, nothing that makes it read as another name.
+    name: PrintedText(2, 100).meta({ description: textRule(2, 100, 'line') }),
     password: z.string().min(10).max(128).meta({ description: 'initial password, 10 to 128 characters' }),
   })
   .strict();
@@ -182,7 +187,8 @@ const LAYOUT_RULES =
   '(DECK_NOT_FOUND), it lies on the grid (ELEMENT_OUT_OF_GRID), it overlaps no other (ELEMENTS_OVERLAP), seats have a ' +
   'seatId and a seatNumber used by no other seat (SEAT_ID_DUPLICATE, SEAT_NUMBER_DUPLICATE), at least one seat. A ' +
   'seatNumber is stored without surrounding spaces (the label traveller routes take) and may hold no control or ' +
-  'bidirectional-override character. Any ' +
+  "bidirectional-override character; an element's notes are stored trimmed and may hold line breaks and tabs but " +
+  'no other control or bidirectional-override character. Any ' +
   'problem is 400 LAYOUT_INVALID with details.issues, each naming the offending element by its path ' +
   '(body.layoutDocument.elements.<index>) and its code; nothing is saved, draft or active. A draft is stored as the next ' +
   'version and changes nothing else. An active save archives the previous active layout and, in the same transaction, ' +

@@ -3,7 +3,7 @@ import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
-import { CalendarDate, InstantInput, Pagination, Uuid } from '../http/schemas.js';
+import { CalendarDate, InstantInput, Pagination, PrintedText, textRule, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, pageWith, successWith } from '../http/answer-schemas.js';
 import { CredentialPayload, ScannedSignature } from '../http/credential-schemas.js';
@@ -56,13 +56,10 @@ export const ScanBody = z
     }),
     payload: CredentialPayload.meta({ description: 'the credential payload as the QR code carries it' }),
     signature: ScannedSignature.meta({ description: 'the Ed25519 signature (base64url) beside it' }),
-    device_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
+    // Shown to others (a second scanner's ALREADY_CHECKED_IN): nothing that makes it read as another device.
+    device_id: PrintedText(1, 100)
       .optional()
-      .meta({ description: 'which scanner, shown to others' }),
+      .meta({ description: `which scanner, shown to others; ${textRule(1, 100, 'line')}` }),
     scanned_at: InstantInput.optional().meta({
       description:
         'when the app scanned (ISO 8601); a scan queued offline is checked in at that time, or when the ticket was ' +
