@@ -69,7 +69,19 @@ const Trip = z
       destination_city: NamedRefOut,
     }),
     bus: z.object({ id: UuidOut, plate_number: z.string(), model: z.string() }),
-    driver: z.object({ id: UuidOut, name: z.string(), email: z.string() }).nullable(),
+    driver: z
+      .object({
+        id: UuidOut,
+        name: z.string(),
+        email: z.string(),
+        active: z.boolean().meta({
+          description:
+            'false while the driver has no active DRIVER membership of the company or their account is disabled: ' +
+            'the trip keeps them, but its readiness shows DRIVER_INACTIVE (GET /trips/{id}/dispatch) until it is ' +
+            're-planned with another driver',
+        }),
+      })
+      .nullable(),
     pickupLocation: PickupLocationSchema,
     seats_total: z.int(),
     seats_taken: z.int().meta({ description: 'seats held or sold somewhere on the trip' }),
@@ -96,7 +108,8 @@ export const docs = taggedOperations(TAGS, {
       'With date (a Damascus operating date) the trips of that day in departure order; without it the whole history, ' +
       'latest departure first. route_id, bus_id and status narrow it; counters count every status over the whole ' +
       'selection (before the status filter), pagination.total the trips matching every filter. Each trip carries ' +
-      'its driver, delay and actual departure and arrival. Any role may read them.',
+      'its driver (with whether the driver is still active), delay and actual departure and arrival. Any role may ' +
+      'read them.',
     responses: answers(200, 'A page of trips', TripList, [400, 401]),
   },
   planTrip: {

@@ -5,6 +5,7 @@ import type { NamedRef } from './catalogue.js';
 import { LIVE_ALLOCATION } from './inventory.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import type { TripActualTimesRow } from './trip-times.js';
+import { DRIVER_ACTIVE } from './trip-dispatch.js';
 import { iso, isoOrNull } from '../row-fields.js';
 
 /**
@@ -23,7 +24,8 @@ export interface TripFilter {
 export interface PlanningTrip extends TripActualTimesRow {
   route: { id: string; name_ar: string; name_en: string; origin_city: NamedRef; destination_city: NamedRef };
   bus: { id: string; plate_number: string; model: string };
-  driver: { id: string; name: string; email: string } | null;
+  /** `active`: false while the driver's membership or account is not active (DRIVER_INACTIVE). */
+  driver: { id: string; name: string; email: string; active: boolean } | null;
   pickupLocation: PickupLocation;
   seats_total: number;
   seats_taken: number;
@@ -46,6 +48,7 @@ type TripRow = PickupRow &
     driver_id: string | null;
     driver_name: string | null;
     driver_email: string | null;
+    driver_active: boolean;
     seats_total: number;
     seats_taken: number;
     price_base: string;
@@ -75,7 +78,12 @@ function toTrip(row: TripRow): PlanningTrip {
     driver:
       row.driver_id === null
         ? null
-        : { id: row.driver_id, name: row.driver_name ?? '', email: row.driver_email ?? '' },
+        : {
+            id: row.driver_id,
+            name: row.driver_name ?? '',
+            email: row.driver_email ?? '',
+            active: row.driver_active,
+          },
     pickupLocation: toPickupLocation(row),
     seats_total: row.seats_total,
     seats_taken: row.seats_taken,
@@ -92,6 +100,7 @@ const TRIP_SELECT = `
             r.name_en as route_name_en, json_build_object('id', o.id, 'name_ar', o.name_ar, 'name_en', o.name_en) as origin,
             json_build_object('id', d.id, 'name_ar', d.name_ar, 'name_en', d.name_en) as destination,
             t.bus_id, b.plate_number, b.model, t.driver_id, u.name as driver_name, u.email as driver_email,
+            ${DRIVER_ACTIVE} as driver_active,
             t.seats_total, (select count(distinct a.seat_id)::int from seat_allocations a
                             where a.trip_id = t.id and ${LIVE_ALLOCATION}) as seats_taken,
             t.price_base, t.price_vip, t.currency, t.schedule_id, ${PICKUP_COLUMNS}

@@ -120,8 +120,11 @@ function toTripSetup(row: TripSetupRow): TripSetup {
   };
 }
 
-/** The assigned driver counts when an active user holds an active DRIVER membership of the trip's company. */
-const DRIVER_ACTIVE = `exists (select 1 from staff_users du join company_memberships dm on dm.staff_user_id = du.id
+/**
+ * The assigned driver counts when an active user holds an active DRIVER membership of the trip's
+ * company (trips `t`). The trip list (planning-trips.ts) shows the same flag as the blocker here.
+ */
+export const DRIVER_ACTIVE = `exists (select 1 from staff_users du join company_memberships dm on dm.staff_user_id = du.id
   where du.id = t.driver_id and du.status = 'ACTIVE' and dm.company_id = t.company_id and dm.role = 'DRIVER' and dm.active)`;
 
 const TRIP_SETUP_SELECT = `select t.id, t.company_id, t.status, t.operating_date::text, t.departure_at, t.arrival_at, t.delay_minutes,
