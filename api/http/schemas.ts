@@ -80,7 +80,10 @@ export function textRule(min: number, max: number, kind: 'line' | 'prose'): stri
 
 /**
  * A label travellers see (a name, a seat number): trimmed, `min` to `max` characters on one line,
- * none of them UNPRINTABLE (nor U+2028 or U+2029, which break a line). A pattern rather than a check in code, so the OpenAPI document states the rule.
+ * none of them UNPRINTABLE (nor U+2028 or U+2029, which break a line). A pattern rather than a check
+ * in code, so the OpenAPI document states the rule. The zod this project requires (^4.6.7) counts a
+ * string's `.min`/`.max` in code points, as the document's minLength/maxLength and PostgreSQL's
+ * char_length do: an emoji is one character, not two UTF-16 units (test/api/text-length-code-points.test.ts).
  */
 export const PrintedText = (min: number, max: number) =>
   z
