@@ -161,8 +161,8 @@ export const docs = taggedOperations(TAGS, {
   adminListCompanies: {
     summary: 'List companies with their standing and figures',
     description:
-      'Needs companies.view (else 403 PERMISSION_DENIED). Filters: search (name or slug), status, verified, scope; ' +
-      'sorted by English name; limit (default 20, at most 100) and offset, with the total. Each company comes with ' +
+      'Needs companies.view (else 403 PERMISSION_DENIED). Filters: search (name or slug; empty: no filter), status, ' +
+      'verified, scope; sorted by English name; limit (default 20, at most 100) and offset, with the total. Each company comes with ' +
       'its counts of trips, bookings and revenue (all time) and its number of warnings. The read is recorded in the ' +
       'audit log (companies.list).',
     responses: answers(200, 'A page of companies', CompanyList, [400, 401, 403]),

@@ -126,8 +126,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Support tickets',
     description:
       'Needs tickets.view. Filters status, priority, assignee (id or none), companyId, bookingId, travellerId, search ' +
-      '(subject), from/to (opened; from later than to is 400 VALIDATION_FAILED); most recently changed first; ' +
-      'limit (default 20, at most 100) and offset. Tickets ' +
+      '(subject; empty: no filter), from/to (opened; from later than to is 400 VALIDATION_FAILED); most recently ' +
+      'changed first; limit (default 20, at most 100) and offset. Tickets ' +
       "show travellers' names and phone numbers: every read is recorded in the audit log (tickets.list). " +
       STATES,
     responses: answers(200, 'A page of tickets', TicketPage, [400, 401, 403]),

@@ -28,8 +28,8 @@ export const docs = taggedOperations(['Administration: waitlist'], {
     description:
       'Needs waitlist.view (else 403 PERMISSION_DENIED). The addresses that signed up through POST /api/waitlist while ' +
       'the site is in coming-soon mode: the e-mail address (lower case) and when, nothing more is stored. Newest ' +
-      'first; filters search, from, to (from later than to is 400 VALIDATION_FAILED); limit (default 20, at most ' +
-      '100) and offset, with the total. E-mail addresses ' +
+      'first; filters search (part of the address; empty: no filter), from, to (from later than to is 400 ' +
+      'VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. E-mail addresses ' +
       'are personal data: every read is recorded in the audit log (waitlist.list) with its filter.',
     responses: answers(200, 'A page of sign-ups', WaitlistPage, [400, 401, 403]),
   },
