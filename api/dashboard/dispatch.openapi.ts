@@ -289,9 +289,10 @@ const EFFECTS =
   'whole), legacy bookings and seat locks of the trip end, pending cash payments are CANCELLED (cancelled_by the ' +
   "acting user on the trip's company's lines, null on another company's) and collected ones REFUND_DUE " +
   '(refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
-  "refunds (the payment ledger's trip_cancelled moves), a voucher spent on bookings that all ended is ISSUED again " +
-  '(one whose reward was withdrawn meanwhile is CANCELLED and its points returned, a VOUCHER_REFUND ledger entry; ' +
-  "a traveller's own cancel keeps it spent), and booking.cancelled is recorded per booking. " +
+  "refunds (the payment ledger's trip_cancelled moves), a voucher spent on bookings that trip CANCELs all ended " +
+  '(this one or earlier ones) is ISSUED again (one whose reward was withdrawn meanwhile is CANCELLED and its points ' +
+  'returned, a VOUCHER_REFUND ledger entry; one also spent on a booking its traveller cancelled or the company ' +
+  'refunded stays spent, whichever ended first), and booking.cancelled is recorded per booking. ' +
   'MARK_DELAYED (reason and delay_minutes required) sets delay_minutes; a delayed trip resumes with START_BOARDING.';
 
 const READINESS =

@@ -53,9 +53,27 @@ interface ReturningVoucher extends CancelledVoucher {
 }
 
 /**
- * A voucher spent on bookings a company's cancel has now ended, all of them (`bookingIds`, already
- * CANCELLED), is the traveller's again: ISSUED, with its own expiry, as if never used. A voucher
- * still on a live booking (another trip's leg) stays USED. One whose reward has been withdrawn
+ * Whether the CANCELLED booking `b` was ended by its company's trip cancel: the first revocation of
+ * its tickets on its trip says how it ended (written in the transaction that ended it, never
+ * replaced: db/queries/documents.ts reads it so too), TRIP_CANCELLED for a trip cancel
+ * (db/writes/trip-operations/cancel-trip.ts), BOOKING_CANCELLED for its traveller's cancel,
+ * BOOKING_REFUNDED for a refund. A later refund of a trip-cancelled booking (its REFUND_DUE)
+ * revokes nothing more. A voucher pays only for bookings confirmed at once with signed tickets
+ * (POST /bookings, /bookings/round-trip); a booking without any (an imported row, a request never
+ * confirmed) never counts as ended by a trip cancel.
+ */
+const ENDED_BY_TRIP_CANCEL = `b.status = 'CANCELLED' and coalesce((
+       select cr.reason from journey_tickets k join credential_revocations cr on cr.ticket_id = k.id
+        where k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.status <> 'REISSUED'
+        order by cr.revoked_at limit 1), '') = 'TRIP_CANCELLED'`;
+
+/**
+ * A voucher whose bookings were all ended by their company's trip cancel (`bookingIds`, already
+ * CANCELLED, by this cancel; the others by this one or an earlier one) is the traveller's again:
+ * ISSUED, with its own expiry, as if never used. A voucher still on a live booking (another trip's
+ * leg) stays USED, and the cancel that ends that booking later gives it back. A voucher on a booking
+ * its traveller cancelled or the company refunded stays spent, whichever ended first: the outcome
+ * never depends on the order its bookings end in. One whose reward has been withdrawn
  * meanwhile could never be used again, so it becomes what the withdrawal made of the unused ones:
  * CANCELLED, its points returned (refundVoucher, naming the cancelling user on their own company's
  * accounts, nobody on another company's); an expired one is ISSUED, as any voucher given back late.
@@ -75,7 +93,7 @@ export async function giveBackVouchers(
     `select r.id, r.account_id from loyalty_redemptions r
      where r.status = 'USED' and r.used_booking_ids && $1::uuid[]
        and r.company_id in (select company_id from bookings where id = any($1::uuid[]))
-       and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and b.status <> 'CANCELLED')
+       and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and not (${ENDED_BY_TRIP_CANCEL}))
      order by r.account_id`,
     [bookingIds],
   );

@@ -17,9 +17,10 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
  * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
  * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
- * REFUND_DUE with refund_due_reason for finance. A voucher spent on bookings that all ended is
- * given back (ISSUED again; cancelled with its points returned when its reward has been withdrawn:
- * giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the outbox.
+ * REFUND_DUE with refund_due_reason for finance. A voucher spent on bookings that trip cancels all
+ * ended (this one or earlier ones) is given back (ISSUED again; cancelled with its points returned
+ * when its reward has been withdrawn: giveBackVouchers). Each cancelled booking gets a
+ * booking.cancelled event in the outbox.
  */
 export const TRIP_CANCELLED = 'TRIP_CANCELLED';
 
@@ -67,8 +68,9 @@ export async function cancelTripBookings(
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
-  // The cancellation is the company's: a voucher spent on the bookings comes back (a traveller's own
-  // cancel keeps it spent, db/writes/booking-changes/cancel.ts).
+  // The cancellation is the company's: a voucher spent on the bookings comes back once trip cancels
+  // ended all of them (one also spent on a booking its traveller cancelled or the company refunded
+  // stays spent, whichever ended first). After cancelTickets: its revocations say how they ended.
   await giveBackVouchers(client, bookingIds, { companyId: trip.companyId, staffUserId });
   return {
     cancelledJourneys: cancelledJourneys ?? 0,
