@@ -56,6 +56,7 @@ import { Migration20261205010000_schedule_skipped_departures } from './migration
 import { Migration20261205030000_history_write_time } from './migrations/Migration20261205030000_history_write_time.js';
 import { Migration20261205100000_webhook_subscription_history } from './migrations/Migration20261205100000_webhook_subscription_history.js';
 import { Migration20261205110000_staff_session_surface } from './migrations/Migration20261205110000_staff_session_surface.js';
+import { Migration20261206030000_trips_company_departure_index } from './migrations/Migration20261206030000_trips_company_departure_index.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -100,6 +101,7 @@ const MIGRATIONS = [
   Migration20261205030000_history_write_time,
   Migration20261205100000_webhook_subscription_history,
   Migration20261205110000_staff_session_surface,
+  Migration20261206030000_trips_company_departure_index,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

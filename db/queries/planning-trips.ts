@@ -94,8 +94,8 @@ function toTrip(row: TripRow): PlanningTrip {
   };
 }
 
-const TRIP_SELECT = `
-  select t.id, t.status, to_char(t.operating_date, 'YYYY-MM-DD') as operating_date, t.departure_at, t.arrival_at,
+/** The board's columns of trips `t`; the two subqueries cost a lookup each, so a list computes them for its page only. */
+const TRIP_COLUMNS = `t.id, t.status, to_char(t.operating_date, 'YYYY-MM-DD') as operating_date, t.departure_at, t.arrival_at,
             t.delay_minutes, t.actual_departure_at, t.actual_arrival_at, t.route_id, r.name_ar as route_name_ar,
             r.name_en as route_name_en, json_build_object('id', o.id, 'name_ar', o.name_ar, 'name_en', o.name_en) as origin,
             json_build_object('id', d.id, 'name_ar', d.name_ar, 'name_en', d.name_en) as destination,
@@ -103,14 +103,16 @@ const TRIP_SELECT = `
             ${DRIVER_ACTIVE} as driver_active,
             t.seats_total, (select count(distinct a.seat_id)::int from seat_allocations a
                             where a.trip_id = t.id and ${LIVE_ALLOCATION}) as seats_taken,
-            t.price_base, t.price_vip, t.currency, t.schedule_id, ${PICKUP_COLUMNS}
-     from trips t
-     join routes r on r.id = t.route_id
+            t.price_base, t.price_vip, t.currency, t.schedule_id, ${PICKUP_COLUMNS}`;
+
+const TRIP_JOINS = `join routes r on r.id = t.route_id
      join cities o on o.id = r.origin_city_id
      join cities d on d.id = r.destination_city_id
      join buses b on b.id = t.bus_id
      join stops p on p.id = t.pickup_stop_id
      left join staff_users u on u.id = t.driver_id`;
+
+const TRIP_SELECT = `select ${TRIP_COLUMNS} from trips t ${TRIP_JOINS}`;
 
 /** The filter as SQL over trips `t` ($1 is the company); the status filter applies to the page only. */
 function filterSql(filter: TripFilter, params: unknown[]): string {
@@ -125,29 +127,59 @@ function filterSql(filter: TripFilter, params: unknown[]): string {
   return clauses.join(' and ');
 }
 
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * The two statements behind GET /trips: the status counters of the whole selection and the page.
+ * The page picks its ids first (for the history an index-only scan of trips_company_departure_idx
+ * in list order) and reads the columns, with their subqueries, for those rows only: a page costs
+ * the same after a year of trips as after a week. The benchmark (bench/ledger.ts) runs exactly these
+ * as its bare-SQL baseline.
+ */
+export function tripListStatements(
+  companyId: string,
+  filter: TripFilter,
+  page: { limit: number; offset: number },
+): { counters: Statement; page: Statement } {
+  const values: unknown[] = [companyId];
+  const where = filterSql(filter, values);
+  const n = values.length;
+  const order = `t.departure_at ${filter.date ? 'asc' : 'desc'}, t.id`;
+  return {
+    counters: {
+      text: `select t.status, count(*)::int as count from trips t where ${where} group by t.status`,
+      values,
+    },
+    page: {
+      text: `select ${TRIP_COLUMNS}
+               from (select t.id from trips t
+                      where ${where} and ($${n + 1}::text is null or t.status = $${n + 1})
+                      order by ${order} limit $${n + 2} offset $${n + 3}) page
+               join trips t on t.id = page.id
+               ${TRIP_JOINS}
+              order by ${order}`,
+      values: [...values, filter.status ?? null, page.limit, page.offset],
+    },
+  };
+}
+
 export async function listPlanningTrips(
   db: Database,
   companyId: string,
   filter: TripFilter,
   page: { limit: number; offset: number },
 ): Promise<{ trips: PlanningTrip[]; counters: Record<TripStatus, number>; total: number }> {
-  const params: unknown[] = [companyId];
-  const where = filterSql(filter, params);
+  const statements = tripListStatements(companyId, filter, page);
   const counted = await db.query<{ status: TripStatus; count: number }>(
-    `select t.status, count(*)::int as count from trips t where ${where} group by t.status`,
-    params,
+    statements.counters.text,
+    statements.counters.values,
   );
   const counters = Object.fromEntries(TripStatus.map((status) => [status, 0])) as Record<TripStatus, number>;
   for (const row of counted) counters[row.status] = row.count;
-  const pageParams = [...params, filter.status ?? null, page.limit, page.offset];
-  const n = params.length;
-  const rows = await db.query<TripRow>(
-    `${TRIP_SELECT}
-     where ${where} and ($${n + 1}::text is null or t.status = $${n + 1})
-     order by t.departure_at ${filter.date ? 'asc' : 'desc'}, t.id
-     limit $${n + 2} offset $${n + 3}`,
-    pageParams,
-  );
+  const rows = await db.query<TripRow>(statements.page.text, statements.page.values);
   const total = filter.status ? counters[filter.status] : Object.values(counters).reduce((a, b) => a + b, 0);
   return { trips: rows.map(toTrip), counters, total };
 }
