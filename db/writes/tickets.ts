@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import {
   reissueRefusal,
   type ReissuableTicket,
@@ -26,6 +27,7 @@ export class TicketRefusal extends Refusal {
 interface LockedTicket {
   id: string;
   journey_id: string;
+  trip_id: string;
   owner_user_id: string;
   journey_status: string;
   status: string;
@@ -47,22 +49,27 @@ const toReissuableTicket = (row: LockedTicket): ReissuableTicket => ({
  * TicketRefusal (nothing written): 404 TICKET_NOT_FOUND (not the caller's), 409
  * BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (cancelled, used, already re-issued), 409
  * TRIP_ALREADY_DEPARTED. Returns the new ticket's id.
+ *
+ * Lock order, as every change of a booking and a trip action keep it: the ticket's trip (FOR
+ * SHARE), then its journey, then the ticket (lockTicketTrip).
  */
 export async function reissueTicket(
   db: Database,
   input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
 ): Promise<{ ticketId: string; replacedTicketId: string }> {
   return db.transaction(async (client) => {
-    // The journey first, as a trip cancel and a modify lock it before its tickets: either of them
-    // that runs meanwhile then sees the new ticket (and cancels or moves it), or this sees its end.
+    const tripId = await lockTicketTrip(client, input.ticketId);
+    // The journey next, as a trip cancel (of any of its legs' trips) and a modify lock it before its
+    // tickets: either of them that runs meanwhile then sees the new ticket (and cancels or moves it),
+    // or this sees its end.
     await client.query(
       `select j.id from journeys j join journey_tickets t on t.journey_id = j.id where t.id = $1
        for no key update of j`,
       [input.ticketId],
     );
     const { rows } = await client.query<LockedTicket>(
-      `select t.id, t.journey_id, j.owner_user_id, j.status as journey_status, t.status, t.boarding_authorized,
-              ${legStillBoardsSql({ trip: 'tr', board: 'bc' })} as before_departure
+      `select t.id, t.journey_id, t.trip_id, j.owner_user_id, j.status as journey_status, t.status,
+              t.boarding_authorized, ${legStillBoardsSql({ trip: 'tr', board: 'bc' })} as before_departure
        from journey_tickets t
        join journeys j on j.id = t.journey_id
        join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
@@ -72,7 +79,10 @@ export async function reissueTicket(
        for update of t`,
       [input.ticketId],
     );
-    const found = rows[0];
+    // A ticket's trip never changes (a modify leaves the leg's tickets REISSUED and signs new ones
+    // on the new trip: TICKET_NOT_VALID here). One on another trip than the one locked would be
+    // judged by a status nobody holds: refused as a booking moved meanwhile is (not found).
+    const found = rows[0]?.trip_id === tripId ? rows[0] : undefined;
     const refusal = reissueRefusal(found && toReissuableTicket(found), input.userId);
     if (refusal) throw new TicketRefusal(refusal.status, refusal.code, refusal.message);
     // reissueRefusal refuses a ticket that does not exist, so there is one here.
@@ -97,4 +107,21 @@ export async function reissueTicket(
     await signTicketsOf(client, { kind: 'JOURNEY', id: ticket.journey_id }, input.signing);
     return { ticketId: created[0]!.id, replacedTicketId: ticket.id };
   });
+}
+
+/**
+ * The ticket's trip (read without a lock), FOR SHARE, before the journey: a trip action (DEPART,
+ * ARRIVE, CANCEL, COMPLETE) takes its trip FOR NO KEY UPDATE before the journeys and tickets on it,
+ * and a modify its trips before the journey. Either the action committed first and the re-issue
+ * judges the status it left (TRIP_ALREADY_DEPARTED), or the action waits until the new ticket is
+ * committed and finds it. Read unlocked, a DEPART committing between the read and the commit left
+ * a fresh credential signed for a bus that had gone (test/api/customer/ticket-reissue-depart-order.test.ts).
+ * Undefined when there is no such ticket.
+ */
+async function lockTicketTrip(client: PoolClient, ticketId: string): Promise<string | undefined> {
+  const { rows } = await client.query<{ id: string }>(
+    `select tr.id from journey_tickets t join trips tr on tr.id = t.trip_id where t.id = $1 for share of tr`,
+    [ticketId],
+  );
+  return rows[0]?.id;
 }
