@@ -77,8 +77,8 @@ const Trip = z
         active: z.boolean().meta({
           description:
             'false while the driver has no active DRIVER membership of the company or their account is disabled: ' +
-            'the trip keeps them, but its readiness shows DRIVER_INACTIVE (GET /trips/{id}/dispatch) until it is ' +
-            're-planned with another driver',
+            'the trip keeps them; one still to run shows DRIVER_INACTIVE in its readiness (GET /trips/{id}/dispatch) ' +
+            'until it is re-planned with another driver',
         }),
       })
       .nullable(),

@@ -94,7 +94,7 @@ function toTrip(row: TripRow): PlanningTrip {
   };
 }
 
-/** The board's columns of trips `t`; the two subqueries cost a lookup each, so a list computes them for its page only. */
+/** The board's columns of trips `t`; its subqueries cost a lookup each, so a list computes them for its page only. */
 const TRIP_COLUMNS = `t.id, t.status, to_char(t.operating_date, 'YYYY-MM-DD') as operating_date, t.departure_at, t.arrival_at,
             t.delay_minutes, t.actual_departure_at, t.actual_arrival_at, t.route_id, r.name_ar as route_name_ar,
             r.name_en as route_name_en, json_build_object('id', o.id, 'name_ar', o.name_ar, 'name_en', o.name_en) as origin,
