@@ -57,6 +57,7 @@ import { Migration20261205030000_history_write_time } from './migrations/Migrati
 import { Migration20261205100000_webhook_subscription_history } from './migrations/Migration20261205100000_webhook_subscription_history.js';
 import { Migration20261205110000_staff_session_surface } from './migrations/Migration20261205110000_staff_session_surface.js';
 import { Migration20261206030000_trips_company_departure_index } from './migrations/Migration20261206030000_trips_company_departure_index.js';
+import { Migration20261206050000_voucher_forfeited_at } from './migrations/Migration20261206050000_voucher_forfeited_at.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -102,6 +103,7 @@ const MIGRATIONS = [
   Migration20261205100000_webhook_subscription_history,
   Migration20261205110000_staff_session_surface,
   Migration20261206030000_trips_company_departure_index,
+  Migration20261206050000_voucher_forfeited_at,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -291,8 +291,9 @@ const EFFECTS =
   '(refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
   "refunds (the payment ledger's trip_cancelled moves), a voucher spent on bookings that trip CANCELs all ended " +
   '(this one or earlier ones) is ISSUED again (one whose reward was withdrawn meanwhile is CANCELLED and its points ' +
-  'returned, a VOUCHER_REFUND ledger entry; one also spent on a booking its traveller cancelled or the company ' +
-  'refunded stays spent, whichever ended first), and booking.cancelled is recorded per booking. ' +
+  'returned, a VOUCHER_REFUND ledger entry; one also spent on a booking the company refunded, ended or kept, or its ' +
+  'traveller cancelled while it was live stays spent, whichever ended first), and booking.cancelled is recorded per ' +
+  'booking. ' +
   'MARK_DELAYED (reason and delay_minutes required) sets delay_minutes; a delayed trip resumes with START_BOARDING.';
 
 const READINESS =

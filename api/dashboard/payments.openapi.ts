@@ -256,7 +256,9 @@ export const docs = taggedOperations(TAGS, {
       'open shift (409 CASH_SHIFT_NOT_OPEN; an OUT movement of kind REFUND is recorded; 409 ' +
       'CASH_SHIFT_INSUFFICIENT_CASH if the till cannot hold it). The booking payment_status becomes REFUNDED, so its ' +
       'receipt is now the refund notice (its own RFD number), and the loyalty points it earned are taken back (an ' +
-      'EARN_REVERSAL entry; never below a balance of 0); a voucher it used stays spent. What happens to the booking ' +
+      'EARN_REVERSAL entry; never below a balance of 0); a voucher it used stays spent for good, even when a trip ' +
+      "CANCEL ends the booking or the voucher's other bookings (a REFUND_DUE of a booking a trip CANCEL ended leaves " +
+      'the voucher to the trip CANCELs). What happens to the booking ' +
       'itself: one that has not travelled (CONFIRMED, its bus not left: trip SCHEDULED, BOARDING or DELAYED) ends in ' +
       'the same transaction as a traveller cancel ends it, ' +
       'whatever the cancellation cut-off (the company decides): status CANCELLED (booking.cancelled event), its seats ' +

@@ -76,6 +76,11 @@ export const LoyaltyRedemption = baseEntity('LoyaltyRedemption', 'loyalty_redemp
   ...usableOnceUntil(),
   usedBookingIds: p.array().columnType('uuid[]').default([]),
   discount: p.bigint('number').nullable(),
+  /**
+   * When a refund or its traveller's cancel touched a live booking the voucher paid for: it stays
+   * spent for good, and a later trip CANCEL never gives it back (only while USED).
+   */
+  forfeitedAt: p.datetime().nullable(),
   /** The reward's terms when the voucher was issued (a trigger copies them); later edits never change them. */
   terms: p.json<Record<string, unknown>>(),
 });

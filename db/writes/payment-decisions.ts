@@ -19,6 +19,7 @@ import { revokeCredentials } from './boarding-credentials.js';
 import { endJourneyBooking, type EndingBooking } from './booking-changes/end-booking.js';
 import { lockJourneyOf, lockTrips, lockTripsOf } from './booking-changes/own-booking.js';
 import { reverseBookingPoints } from './loyalty/reversal.js';
+import { forfeitVouchers } from './loyalty/voucher-return.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
 
@@ -52,6 +53,8 @@ interface LockedOperation {
   booking_code: string;
   status: PaymentStatus;
   amount: number;
+  /** Its booking, read under the booking's lock, has not ended (not CANCELLED or EXPIRED). */
+  booking_live: boolean;
 }
 
 const notFound = () => new PaymentDecisionRefusal(404, 'PAYMENT_NOT_FOUND', 'No such payment');
@@ -89,7 +92,8 @@ async function lockOperation(
   if (withJourney) await lockJourneyOf(client, found[0]);
   await client.query(`select id from bookings where id = $1 for update`, [found[0].booking_id]);
   const { rows } = await client.query<LockedOperation>(
-    `select p.id, p.booking_id, b.booking_code, p.status, p.amount::float8 as amount
+    `select p.id, p.booking_id, b.booking_code, p.status, p.amount::float8 as amount,
+            b.status not in ('CANCELLED', 'EXPIRED') as booking_live
        from payment_operations p join bookings b on b.id = p.booking_id
       where p.id = $1 for update of p`,
     [paymentId],
@@ -171,11 +175,13 @@ async function bookingEndedByRefund(
  * the loyalty points it earned are taken back (reverseBookingPoints). A booking that has not
  * travelled ends (bookingEndedByRefund): seats free, tickets cancelled, credentials revoked
  * (BOOKING_REFUNDED), booking and journey CANCELLED; one kept (a compensation) has its VALID
- * tickets' credentials revoked (revokeKeptCredentials). Locks: the booking's trip (FOR SHARE), the
- * journey order and journey, the booking, the operation, then the shift: a DEPART or a trip CANCEL
- * takes its trip before the journeys and bookings on it, so it and the refund take turns on the trip
- * (test/api/dashboard/cancel-lock-order.test.ts). Taken after the booking, the trip deadlocked with a
- * trip CANCEL; a deadlock left (a modify moving the booking meanwhile) runs the refund again.
+ * tickets' credentials revoked (revokeKeptCredentials). Ended or kept, a live booking's voucher is
+ * forfeited (forfeitVouchers): a trip CANCEL never gives it back. Locks: the booking's trip (FOR
+ * SHARE), the journey order and journey, the booking, the operation, then the shift: a DEPART or a
+ * trip CANCEL takes its trip before the journeys and bookings on it, so it and the refund take
+ * turns on the trip (test/api/dashboard/cancel-lock-order.test.ts). Taken after the booking, the
+ * trip deadlocked with a trip CANCEL; a deadlock left (a modify moving the booking meanwhile) runs
+ * the refund again.
  */
 export async function refundPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
   await withDeadlockRetry(() => refundOnce(db, decider, paymentId));
@@ -202,6 +208,11 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
     else await revokeKeptCredentials(client, operation.booking_id);
     // A refunded booking keeps no loyalty points (the booking row is locked: awardTripPoints waits).
     await reverseBookingPoints(client, operation.booking_id);
+    // The traveller has their money back: a voucher the live booking used stays spent for good, even
+    // when a trip CANCEL ends its other bookings (a round trip's). One a trip CANCEL already ended
+    // (this is its REFUND_DUE) is not: that cancel was the company's. After the accounts, as
+    // giveBackVouchers takes them before the vouchers.
+    if (operation.booking_live) await forfeitVouchers(client, [operation.booking_id]);
     await takeRefundFromTill(client, decider, operation, shift.id);
     await auditPayment(client, decider, 'payments.refund', paymentId, {
       amount: operation.amount,

@@ -9,6 +9,7 @@ import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
 import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
+import { forfeitVouchers } from '../loyalty/voucher-return.js';
 import { endJourneyBooking } from './end-booking.js';
 import {
   inTurnWithTrips,
@@ -37,7 +38,8 @@ const ENDED: readonly string[] = ['CANCELLED', 'EXPIRED'];
  * order) is answered, its details naming the other booking (details.booking_id), and nothing is
  * written. Bookings of the aggregate already CANCELLED or EXPIRED are left as they are. Then each
  * ends as endJourneyBooking ends it (seats, tickets and credentials, pending cash, booking.cancelled),
- * and the journeys and the order once nothing of them is left. A voucher used stays spent.
+ * and the journeys and the order once nothing of them is left. A voucher used stays spent for good
+ * (forfeitVouchers: a trip CANCEL of a booking it also paid for never gives it back).
  * Cancelling a cancelled booking changes nothing. The cut-off is the company's own (dashboard
  * settings), else `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES); once the company sent
  * DEPART the departure has happened, whatever the timetable says. Locks (lockOwnAggregate): the
@@ -74,6 +76,9 @@ async function endAggregate(
       // An imported booking (no journey) was refused (cancellationDecision).
       await endJourneyBooking(client, { ...booking, journey_id: booking.journey_id! }, 'BOOKING_CANCELLED');
     }
+    // Every booking ended here was live. The vouchers last: no lock is taken after theirs.
+    const ended = ending.map((booking) => booking.id);
+    await forfeitVouchers(client, ended);
     return ending.filter((booking) => booking.id !== bookingId).map((booking) => booking.id);
   });
 }

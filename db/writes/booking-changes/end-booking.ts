@@ -23,9 +23,9 @@ const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
  * the booking CANCELLED with its booking.cancelled event. Its journey ends once none of the
  * journey's bookings is left, and the journey's order once none of the order's journeys is: a traveller's cancel ends
  * every booking of the aggregate one after the other, and the last one ends them. A
- * voucher the booking used stays spent. The caller holds the locks: the order, the journey, the
- * booking and its trip FOR SHARE (a refund takes the trip first; a traveller's cancel last, without
- * waiting for it: see cancel.ts).
+ * voucher the booking used stays spent: the caller forfeits it (forfeitVouchers). The caller holds
+ * the locks: the order, the journey, the booking and its trip FOR SHARE (a refund takes the trip
+ * first; a traveller's cancel last, without waiting for it: see cancel.ts).
  */
 export async function endJourneyBooking(
   client: PoolClient,

@@ -5,7 +5,8 @@ import { lockAccount, post, type AccountRow, type Queryable } from './account.js
  * Vouchers coming back to their traveller: those of a withdrawn reward are cancelled with their
  * points returned (a VOUCHER_REFUND entry), whether the withdrawal finds them unused
  * (db/writes/loyalty/admin-balances.ts) or a company's trip cancel gives one back afterwards
- * (giveBackVouchers); any other voucher given back is ISSUED again.
+ * (giveBackVouchers); any other voucher given back is ISSUED again. A voucher a refund or its
+ * traveller's cancel touched is forfeited first (forfeitVouchers) and never comes back.
  */
 
 export interface CancelledVoucher {
@@ -53,27 +54,35 @@ interface ReturningVoucher extends CancelledVoucher {
 }
 
 /**
- * Whether the CANCELLED booking `b` was ended by its company's trip cancel: the first revocation of
- * its tickets on its trip says how it ended (written in the transaction that ended it, never
- * replaced: db/queries/documents.ts reads it so too), TRIP_CANCELLED for a trip cancel
- * (db/writes/trip-operations/cancel-trip.ts), BOOKING_CANCELLED for its traveller's cancel,
- * BOOKING_REFUNDED for a refund. A later refund of a trip-cancelled booking (its REFUND_DUE)
- * revokes nothing more. A voucher pays only for bookings confirmed at once with signed tickets
- * (POST /bookings, /bookings/round-trip); a booking without any (an imported row, a request never
- * confirmed) never counts as ended by a trip cancel.
+ * A refund (ending the booking or compensating it) or its traveller's cancel of a live booking a
+ * voucher paid for: the voucher is forfeited, spent for good (forfeited_at), in the transaction that
+ * refunds or cancels, so a trip CANCEL of its other bookings never gives it back whatever the order
+ * they end in (a round trip's voucher: giveBackVouchers). `bookingIds` are bookings the caller holds
+ * FOR UPDATE and found live (not CANCELLED or EXPIRED) under that lock: a refund of a booking a trip
+ * CANCEL already ended (its REFUND_DUE) forfeits nothing, that booking ended by the company's cancel.
+ *
+ * Locks: the vouchers' rows only, last in the caller's transaction (after a refund's loyalty
+ * accounts), as giveBackVouchers takes accounts, rewards, then vouchers. Every other writer of a
+ * USED voucher holds one of its bookings first (a modify's discount, a trip CANCEL ending them) and
+ * so waits for the caller; a booking trying to spend it again locks it and is refused at once; a
+ * withdrawal updates only ISSUED ones. So none waits for this holding what it needs.
  */
-const ENDED_BY_TRIP_CANCEL = `b.status = 'CANCELLED' and coalesce((
-       select cr.reason from journey_tickets k join credential_revocations cr on cr.ticket_id = k.id
-        where k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.status <> 'REISSUED'
-        order by cr.revoked_at limit 1), '') = 'TRIP_CANCELLED'`;
+export async function forfeitVouchers(client: Queryable, bookingIds: string[]): Promise<void> {
+  await client.query(
+    `update loyalty_redemptions set forfeited_at = now()
+      where id in (select reward_redemption_id from bookings where id = any($1::uuid[]))
+        and status = 'USED' and forfeited_at is null`,
+    [bookingIds],
+  );
+}
 
 /**
- * A voucher whose bookings were all ended by their company's trip cancel (`bookingIds`, already
- * CANCELLED, by this cancel; the others by this one or an earlier one) is the traveller's again:
- * ISSUED, with its own expiry, as if never used. A voucher still on a live booking (another trip's
- * leg) stays USED, and the cancel that ends that booking later gives it back. A voucher on a booking
- * its traveller cancelled or the company refunded stays spent, whichever ended first: the outcome
- * never depends on the order its bookings end in. One whose reward has been withdrawn
+ * A voucher none of whose bookings was refunded or cancelled by its traveller while live (not
+ * forfeited) and whose bookings have now all ended, the last ones by this trip cancel
+ * (`bookingIds`, already CANCELLED), is the traveller's again: ISSUED, with its own expiry, as if
+ * never used. It is found through the cancelled bookings' reward_redemption_id (primary-key lookups,
+ * never a scan of the vouchers). A voucher still on a live booking (another trip's leg) stays USED,
+ * and the cancel that ends that booking later gives it back. One whose reward has been withdrawn
  * meanwhile could never be used again, so it becomes what the withdrawal made of the unused ones:
  * CANCELLED, its points returned (refundVoucher, naming the cancelling user on their own company's
  * accounts, nobody on another company's); an expired one is ISSUED, as any voucher given back late.
@@ -82,7 +91,8 @@ const ENDED_BY_TRIP_CANCEL = `b.status = 'CANCELLED' and coalesce((
  * SHARE in id order (after the account, as a redeem), then the vouchers. A withdrawal archiving one
  * of the rewards (FOR UPDATE) either committed first, and this reads it archived, or waits for this
  * transaction, and its second step then finds the voucher ISSUED and cancels it: a voucher of a
- * withdrawn reward is never left ISSUED, unusable and unrefunded.
+ * withdrawn reward is never left ISSUED, unusable and unrefunded. A refund or cancel forfeiting it
+ * holds one of its bookings, live, so this never picks that voucher (forfeitVouchers).
  */
 export async function giveBackVouchers(
   client: Queryable,
@@ -90,11 +100,11 @@ export async function giveBackVouchers(
   actor: { companyId: string; staffUserId: string },
 ): Promise<void> {
   const { rows: spent } = await client.query<{ id: string; account_id: string }>(
-    `select r.id, r.account_id from loyalty_redemptions r
-     where r.status = 'USED' and r.used_booking_ids && $1::uuid[]
-       and r.company_id in (select company_id from bookings where id = any($1::uuid[]))
-       and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and not (${ENDED_BY_TRIP_CANCEL}))
-     order by r.account_id`,
+    `select distinct r.id, r.account_id
+       from bookings c join loyalty_redemptions r on r.id = c.reward_redemption_id and r.company_id = c.company_id
+      where c.id = any($1::uuid[]) and r.status = 'USED' and r.forfeited_at is null
+        and not exists (select 1 from bookings b where b.id = any(r.used_booking_ids) and b.status <> 'CANCELLED')
+      order by r.account_id`,
     [bookingIds],
   );
   if (spent.length === 0) return;
@@ -115,7 +125,7 @@ export async function giveBackVouchers(
     `update loyalty_redemptions
         set status = case when id = any($2::uuid[]) then 'CANCELLED' else 'ISSUED' end,
             used_at = null, used_booking_ids = '{}', discount = null
-      where id = any($1::uuid[]) and status = 'USED'
+      where id = any($1::uuid[]) and status = 'USED' and forfeited_at is null
       returning id, status`,
     [
       vouchers.map((voucher) => voucher.id),

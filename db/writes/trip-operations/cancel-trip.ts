@@ -18,9 +18,10 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
  * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
  * REFUND_DUE with refund_due_reason for finance. A voucher spent on bookings that trip cancels all
- * ended (this one or earlier ones) is given back (ISSUED again; cancelled with its points returned
- * when its reward has been withdrawn: giveBackVouchers). Each cancelled booking gets a
- * booking.cancelled event in the outbox.
+ * ended (this one or earlier ones), none refunded or cancelled by its traveller while live
+ * (forfeited), is given back (ISSUED again; cancelled with its points returned when its reward has
+ * been withdrawn: giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the
+ * outbox.
  */
 export const TRIP_CANCELLED = 'TRIP_CANCELLED';
 
@@ -69,8 +70,8 @@ export async function cancelTripBookings(
   );
   await endOrders(client, journeys);
   // The cancellation is the company's: a voucher spent on the bookings comes back once trip cancels
-  // ended all of them (one also spent on a booking its traveller cancelled or the company refunded
-  // stays spent, whichever ended first). After cancelTickets: its revocations say how they ended.
+  // ended all of them (one a refund or its traveller's cancel forfeited stays spent, whichever ended
+  // first). After the bookings' update: it reads them CANCELLED.
   await giveBackVouchers(client, bookingIds, { companyId: trip.companyId, staffUserId });
   return {
     cancelledJourneys: cancelledJourneys ?? 0,
