@@ -31,11 +31,13 @@ interface ShiftRow {
   movements_out: number;
 }
 
-const SHIFT_SELECT = `select s.id, s.company_id, s.status, s.currency, s.opening_balance::float8 as opening_balance,
+const SHIFT_COLUMNS = `s.id, s.company_id, s.status, s.currency, s.opening_balance::float8 as opening_balance,
     s.opened_by, s.opened_at, s.overdue_since, s.note, s.declared_amount::float8 as declared_amount,
     s.expected_amount::float8 as expected_amount, s.difference::float8 as difference, s.closed_by, s.closed_at,
-    c.count as collections_count, c.amount as collections_amount, m.movements_in, m.movements_out
-  from cash_shifts s
+    c.count as collections_count, c.amount as collections_amount, m.movements_in, m.movements_out`;
+
+/** The shift's collections and movements, summed: a lookup each, so a list sums them for its page only. */
+const SHIFT_FIGURES = `
   cross join lateral (
     select count(*)::int as count, coalesce(sum(p.amount), 0)::float8 as amount from payment_operations p
      where p.cash_shift_id = s.id and p.status in ('COMPLETED', 'REFUND_DUE', 'REFUNDED')) c
@@ -43,6 +45,8 @@ const SHIFT_SELECT = `select s.id, s.company_id, s.status, s.currency, s.opening
     select coalesce(sum(amount) filter (where direction = 'IN'), 0)::float8 as movements_in,
            coalesce(sum(amount) filter (where direction = 'OUT'), 0)::float8 as movements_out
       from cash_shift_movements where shift_id = s.id) m`;
+
+const SHIFT_SELECT = `select ${SHIFT_COLUMNS} from cash_shifts s ${SHIFT_FIGURES}`;
 
 /** A closed shift shows what was recorded at closing; an open one its running figure. */
 function shownExpectedAmount(row: ShiftRow): number {
@@ -89,7 +93,10 @@ export async function readOpenShift(db: Database, companyId: string): Promise<Ca
   return row ? toSummary(row) : undefined;
 }
 
-/** The company's shifts, newest first, with the total count. */
+/**
+ * The company's shifts, newest first, with the total count. The page picks its ids first
+ * (cash_shifts_company_idx in list order) and sums collections and movements for those shifts only.
+ */
 export async function listShifts(
   db: Database,
   companyId: string,
@@ -98,8 +105,11 @@ export async function listShifts(
   const status = page.status ?? null;
   const [rows, counted] = await Promise.all([
     db.query<ShiftRow>(
-      `${SHIFT_SELECT} where s.company_id = $1 and ($4::text is null or s.status = $4)
-        order by s.opened_at desc, s.id desc limit $2 offset $3`,
+      `select ${SHIFT_COLUMNS}
+         from (select s.id from cash_shifts s where s.company_id = $1 and ($4::text is null or s.status = $4)
+                order by s.opened_at desc, s.id desc limit $2 offset $3) page
+         join cash_shifts s on s.id = page.id ${SHIFT_FIGURES}
+        order by s.opened_at desc, s.id desc`,
       [companyId, page.limit, page.offset, status],
     ),
     db.query<{ total: number }>(

@@ -135,7 +135,6 @@ type AccountRow = LoyaltyAccountRow & {
   name: string | null;
   phone: string | null;
   updated_at: string;
-  total: number;
 };
 
 function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
@@ -150,8 +149,10 @@ function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
 }
 
 /**
- * One page of the programme's accounts, highest balance first, with the total; `search` matches
- * the traveller's name, phone or the account's referral code (case-insensitive, as typed).
+ * One page of the programme's accounts, highest balance first (ties by id), with the total;
+ * `search` matches the traveller's name, phone or the account's referral code (case-insensitive,
+ * as typed). The page picks its ids first from the accounts alone (the traveller's name and phone
+ * joined only for a search) and reads the travellers of those rows only.
  */
 export async function listAdminAccounts(
   db: Database,
@@ -159,30 +160,42 @@ export async function listAdminAccounts(
   query: { search?: string; limit: number; offset: number },
 ): Promise<{ accounts: AdminAccount[]; total: number }> {
   const search = query.search ? containingPattern(query.search) : null;
-  const [rows, tiers] = await Promise.all([
-    db.query<AccountRow>(
-      `select a.id, a.user_id, u.name, u.phone, a.balance, a.lifetime_points, a.referral_code, a.created_at, a.updated_at,
-              count(*) over ()::int as total
-         from loyalty_accounts a join users u on u.id = a.user_id
-        where a.company_id = $1
-          and ($2::text is null or u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)
-        order by a.balance desc, a.id
-        limit $3 offset $4`,
-      [companyId, search, query.limit, query.offset],
-    ),
+  const statements = accountListStatements(companyId, search, query);
+  const [rows, [count], tiers] = await Promise.all([
+    db.query<AccountRow>(statements.page.text, statements.page.values),
+    db.query<{ total: number }>(statements.count.text, statements.count.values),
     listTiers(db, companyId),
   ]);
-  const total = rows[0]?.total ?? (query.offset > 0 ? await countAccounts(db, companyId, search) : 0);
-  return { accounts: rows.map((row) => toAdminAccount(row, tiers)), total };
+  return { accounts: rows.map((row) => toAdminAccount(row, tiers)), total: count!.total };
 }
 
-async function countAccounts(db: Database, companyId: string, search: string | null): Promise<number> {
-  const [row] = await db.query<{ total: number }>(
-    `select count(*)::int as total from loyalty_accounts a join users u on u.id = a.user_id
-      where a.company_id = $1 and ($2::text is null or u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)`,
-    [companyId, search],
-  );
-  return row!.total;
+/** The accounts of the company ($1) a search ($2, a pattern or null) matches, as `from ... where ...`. */
+const accountSelection = (search: string | null) =>
+  search === null
+    ? 'from loyalty_accounts a where a.company_id = $1'
+    : `from loyalty_accounts a join users u on u.id = a.user_id
+        where a.company_id = $1 and (u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)`;
+
+/** The two statements behind the accounts of GET /dashboard/api/loyalty: the page and the count of its selection. */
+function accountListStatements(
+  companyId: string,
+  search: string | null,
+  page: { limit: number; offset: number },
+): { page: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+  const selection = accountSelection(search);
+  const values = search === null ? [companyId] : [companyId, search];
+  const n = values.length;
+  return {
+    page: {
+      text: `select a.id, a.user_id, u.name, u.phone, a.balance, a.lifetime_points, a.referral_code, a.created_at,
+                    a.updated_at
+               from (select a.id ${selection} order by a.balance desc, a.id limit $${n + 1} offset $${n + 2}) page
+               join loyalty_accounts a on a.id = page.id join users u on u.id = a.user_id
+              order by a.balance desc, a.id`,
+      values: [...values, page.limit, page.offset],
+    },
+    count: { text: `select count(*)::int as total ${selection}`, values },
+  };
 }
 
 /** The route ids among `routeIds` the company does not run (not its own, unknown, or inactive). */

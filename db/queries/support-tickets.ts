@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TicketPriority, TicketStatus } from '../../domain/support-tickets.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
-import { containingPattern, countedPage, type CountedListing } from './filtered-lists.js';
+import { containingPattern, countedPage, countMatching, type CountedListing } from './filtered-lists.js';
 
 /**
  * Support tickets as support reads them (with the traveller, company, booking and assignee they
@@ -35,19 +35,22 @@ export interface TicketRow {
   last_message_at: string | null;
 }
 
-const TICKET_SELECT = `
-  select t.id, t.subject, t.status, t.priority, t.opened_by_kind, t.opened_by, t.traveller_user_id,
+const TICKET_COLUMNS = `t.id, t.subject, t.status, t.priority, t.opened_by_kind, t.opened_by, t.traveller_user_id,
          u.name as traveller_name, u.phone as traveller_phone, t.company_id, c.name_en as company_name,
          t.booking_id, b.booking_code, t.assignee_admin_id, a.name as assignee_name, t.resolution,
          ${isoUtc('t.closed_at')} as closed_at, ${isoUtc('t.created_at')} as created_at,
-         ${isoUtc('t.updated_at')} as updated_at, m.messages, ${isoUtc('m.last_at')} as last_message_at
-  from support_tickets t
+         ${isoUtc('t.updated_at')} as updated_at, m.messages, ${isoUtc('m.last_at')} as last_message_at`;
+
+/** What a ticket's columns join; the messages are a lookup each, so a list counts them for its page only. */
+const TICKET_JOINS = `
   left join users u on u.id = t.traveller_user_id
   left join companies c on c.id = t.company_id
   left join bookings b on b.id = t.booking_id
   left join admins a on a.id = t.assignee_admin_id
   cross join lateral (select count(*)::int as messages, max(created_at) as last_at
                       from support_ticket_messages where ticket_id = t.id) m`;
+
+const TICKET_SELECT = `select ${TICKET_COLUMNS} from support_tickets t ${TICKET_JOINS}`;
 
 export interface TicketFilter {
   status?: TicketStatus | undefined;
@@ -67,7 +70,11 @@ export interface TicketFilter {
   offset: number;
 }
 
-/** Tickets, most recently changed first, with the total matching the filter. */
+/**
+ * Tickets, most recently changed first (ties by id), with the total matching the filter. The page
+ * picks its ids first and reads the traveller, company, booking, assignee and messages of those
+ * tickets only.
+ */
 export async function listTickets(
   sql: Sql,
   filter: TicketFilter,
@@ -88,13 +95,14 @@ export async function listTickets(
     filter.from ?? null,
     filter.to ?? null,
   ];
-  const listing = {
-    select: TICKET_SELECT,
-    from: 'support_tickets t',
-    where,
-    orderBy: 't.updated_at desc, t.id',
-  };
-  return countedPage<TicketRow>(sql, listing, params, filter);
+  const { rows } = await sql.query<TicketRow>(
+    `select ${TICKET_COLUMNS}
+       from (select t.id from support_tickets t where ${where} order by t.updated_at desc, t.id limit $10 offset $11) page
+       join support_tickets t on t.id = page.id ${TICKET_JOINS}
+      order by t.updated_at desc, t.id`,
+    [...params, filter.limit, filter.offset],
+  );
+  return { items: rows, total: await countMatching(sql, 'support_tickets t', where, params) };
 }
 
 export interface TicketMessageRow {

@@ -170,27 +170,45 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
 const DELIVERY_COLUMNS =
   'id, event, booking_id, status, attempts, last_status_code, last_error, created_at, delivered_at, finished_at';
 
-/** A page of the subscription's deliveries, newest first, optionally of one status. */
+/**
+ * A page of the subscription's deliveries, newest first (ties by id), optionally of one status,
+ * with the total. The page takes its ids in list order from webhook_deliveries_subscription_idx
+ * and reads the rows for those ids only; the total is counted beside it. A page costs the same
+ * after a year of deliveries as after a day (the count alone grows with them).
+ */
 export async function listDeliveries(
   db: Database,
   subscriptionId: string,
   page: { limit: number; offset: number; status?: DeliveryStatus | undefined },
 ): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
-  const rows = await db.query<DeliveryRow & { total: string }>(
-    `select ${DELIVERY_COLUMNS}, count(*) over () as total from webhook_deliveries
-     where subscription_id = $1 and ($2::text is null or status = $2)
-     order by created_at desc, id limit $3 offset $4`,
-    [subscriptionId, page.status ?? null, page.limit, page.offset],
-  );
-  let total = rows[0] ? Number(rows[0].total) : 0;
-  if (!rows.length && page.offset > 0) {
-    const [count] = await db.query<{ total: string }>(
-      `select count(*) as total from webhook_deliveries where subscription_id = $1 and ($2::text is null or status = $2)`,
-      [subscriptionId, page.status ?? null],
-    );
-    total = Number(count!.total);
-  }
-  return { deliveries: rows.map(toDelivery), total };
+  const statements = deliveryListStatements(subscriptionId, page);
+  const [rows, [count]] = await Promise.all([
+    db.query<DeliveryRow>(statements.page.text, statements.page.values),
+    db.query<{ total: number }>(statements.count.text, statements.count.values),
+  ]);
+  return { deliveries: rows.map(toDelivery), total: count!.total };
+}
+
+/** The two statements behind GET /api/webhooks/{id}/deliveries: the page and the count of its selection. */
+function deliveryListStatements(
+  subscriptionId: string,
+  page: { limit: number; offset: number; status?: DeliveryStatus | undefined },
+): { page: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+  const where = 'subscription_id = $1 and ($2::text is null or status = $2)';
+  const selection = [subscriptionId, page.status ?? null];
+  return {
+    page: {
+      text: `select ${DELIVERY_COLUMNS} from webhook_deliveries
+              where id in (select id from webhook_deliveries where ${where}
+                            order by created_at desc, id limit $3 offset $4)
+              order by created_at desc, id`,
+      values: [...selection, page.limit, page.offset],
+    },
+    count: {
+      text: `select count(*)::int as total from webhook_deliveries where ${where}`,
+      values: selection,
+    },
+  };
 }
 
 export interface AttemptRecord {
