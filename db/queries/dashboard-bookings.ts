@@ -138,8 +138,10 @@ const ALL_BOOKINGS_COUNT = `select coalesce(sum(s.bookings), 0)::int as total fr
 /**
  * The two statements behind GET /dashboard/api/bookings: the count of the whole selection (of
  * every booking from the statistics) and the page, newest first. The page picks its ids first
- * (bookings_company_idx in list order, ties by id) and reads the columns, with the leg and the
- * request, for those rows only: a page costs the same after a year of bookings as after a week.
+ * (bookings_company_idx holds (company_id, created_at desc); equal times are sorted by id, a few
+ * rows) and reads the columns, with the leg and the request, for those rows only: a page costs the
+ * same after a year of bookings as after a week. The page and the total are two statements, so a
+ * booking made between them can make them differ by one, as in the other lists.
  */
 function bookingListStatements(
   companyId: string,
