@@ -217,34 +217,53 @@ function statementsOf(companyId: string, query: string) {
   });
 }
 
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * GET `paths` of the API as `cookie`, then, in turn, each path's statements (`statements[i]`, the
+ * ones its endpoint sends) through pg at the same concurrency (bare SQL); printed as two rows.
+ */
+async function apiAgainstBare(
+  stack: Awaited<ReturnType<typeof startBenchStack>>,
+  label: string,
+  cookie: string,
+  paths: string[],
+  statements: Statement[][],
+) {
+  const api = await runWrk(label, {
+    url: stack.apiUrl,
+    concurrency: CONCURRENCY,
+    seconds: SECONDS,
+    requests: paths.map((path) => ({ method: 'GET' as const, path, headers: { Cookie: cookie } })),
+  });
+  const bare = await runLoops(
+    'the same two statements through pg (bare SQL)',
+    { concurrency: CONCURRENCY, seconds: SECONDS },
+    (i) =>
+      Promise.all(statements[i % statements.length]!.map(({ text, values }) => stack.db.query(text, values))),
+  );
+  printTable([api, bare]);
+  return { api, bare };
+}
+
 /** GET /dashboard/api/trips over the history's pages, then its two statements through pg, in turn. */
 async function historyPhase(stack: Awaited<ReturnType<typeof startBenchStack>>) {
   const { companyId, busId } = await historyCompany(stack.db);
   const cookie = `bb_staff=${(await benchOwnerSession(stack.db, companyId)).token}`;
   const queries = historyQueries(busId);
-  const api = await runWrk('GET /dashboard/api/trips (history page + status counters)', {
-    url: stack.apiUrl,
-    concurrency: CONCURRENCY,
-    seconds: SECONDS,
-    requests: queries.map((query) => ({
-      method: 'GET' as const,
-      path: `/dashboard/api/trips?${query}`,
-      headers: { Cookie: cookie },
-    })),
-  });
-  const prepared = queries.map((query) => tripStatementsOf(companyId, query));
-  const bare = await runLoops(
-    'the same two statements through pg (bare SQL)',
-    { concurrency: CONCURRENCY, seconds: SECONDS },
-    (i) => {
-      const { page, counters } = prepared[i % prepared.length]!;
-      return Promise.all([
-        stack.db.query(page.text, page.values),
-        stack.db.query(counters.text, counters.values),
-      ]);
-    },
+  const { api, bare } = await apiAgainstBare(
+    stack,
+    'GET /dashboard/api/trips (history page + status counters)',
+    cookie,
+    queries.map((query) => `/dashboard/api/trips?${query}`),
+    queries.map((query) => {
+      const { page, counters } = tripStatementsOf(companyId, query);
+      return [page, counters];
+    }),
   );
-  printTable([api, bare]);
   console.log(
     `\nTrips: ${TRIPS.toLocaleString('en')} in the history, ${queries.length} queries in the cycle. API p99 ` +
       `${api.p99.toFixed(1)} ms; bare p99 ${bare.p99.toFixed(1)} ms; API / bare p99 ${(api.p99 / bare.p99).toFixed(2)}, ` +
@@ -268,29 +287,14 @@ async function main(): Promise<void> {
       `a month holds ${body.pagination!.total.toLocaleString('en')} lines; concurrency ${CONCURRENCY}, ${SECONDS} s each`,
     );
 
-    const api = await runWrk('GET /dashboard/api/payments (month page + statistics)', {
-      url: stack.apiUrl,
-      concurrency: CONCURRENCY,
-      seconds: SECONDS,
-      requests: queries.map((query) => ({
-        method: 'GET' as const,
-        path: `/dashboard/api/payments?${query}`,
-        headers: { Cookie: cookie },
-      })),
-    });
     const prepared = queries.map((query) => statementsOf(companyId, query));
-    const bare = await runLoops(
-      'the same two statements through pg (bare SQL)',
-      { concurrency: CONCURRENCY, seconds: SECONDS },
-      (i) => {
-        const { page, totals } = prepared[i % prepared.length]!;
-        return Promise.all([
-          stack.db.query(page.text, page.values),
-          stack.db.query(totals.text, totals.values),
-        ]);
-      },
+    const { api, bare } = await apiAgainstBare(
+      stack,
+      'GET /dashboard/api/payments (month page + statistics)',
+      cookie,
+      queries.map((query) => `/dashboard/api/payments?${query}`),
+      prepared.map(({ page, totals }) => [page, totals]),
     );
-    printTable([api, bare]);
     const example = prepared[1]!;
     console.log('\nBare SQL (the page, then the statistics), for the second query of the cycle:');
     console.log(`${example.page.text}\n  -- ${JSON.stringify(example.page.values)}`);
