@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { signedInAdmin, type AdminBrowser } from './helpers.js';
+import { everyPage } from '../../support/pages.js';
 
 /**
  * Support's tickets (GET /tickets) a page at a time: most recently changed first, tickets changed
@@ -38,14 +39,13 @@ describe('GET /admin/api/tickets: the history a page at a time', () => {
     return response.body.data as { items: Listed[]; total: number; limit: number; offset: number };
   };
 
-  const allPages = async (query: string, limit: number) => {
-    const pages = [];
-    for (let offset = 0; ; offset += limit) {
-      const page = await list(`${query}limit=${limit}&offset=${offset}`);
-      pages.push(page);
-      if (page.items.length < limit) return pages;
-    }
-  };
+  /** Every page of `query` with `limit`, offset by offset until one comes back short. */
+  const allPages = (query: string, limit: number) =>
+    everyPage(
+      (paging) => list(`${query}${paging}`),
+      (page) => page.items,
+      limit,
+    );
 
   beforeAll(async () => {
     companyId = (await createCompany(app.db)).id;

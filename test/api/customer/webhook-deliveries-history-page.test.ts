@@ -3,6 +3,7 @@ import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { mobileTraveller } from '../../support/journeys.js';
 import { apiKeyOf, subscribe } from '../../support/webhooks.js';
+import { everyPage } from '../../support/pages.js';
 
 /**
  * A subscription's deliveries (GET /api/webhooks/{id}/deliveries) a page at a time: newest first,
@@ -35,14 +36,13 @@ describe('GET /api/webhooks/{id}/deliveries: the log a page at a time', () => {
     return response.body as { data: Listed[]; total: number; limit: number; offset: number };
   };
 
-  const allPages = async (query: string, limit: number) => {
-    const pages = [];
-    for (let offset = 0; ; offset += limit) {
-      const page = await list(`${query}limit=${limit}&offset=${offset}`);
-      pages.push(page);
-      if (page.data.length < limit) return pages;
-    }
-  };
+  /** Every page of `query` with `limit`, offset by offset until one comes back short. */
+  const allPages = (query: string, limit: number) =>
+    everyPage(
+      (paging) => list(`${query}${paging}`),
+      (page) => page.data,
+      limit,
+    );
 
   beforeAll(async () => {
     const trip = await bookableTrip(app.db);

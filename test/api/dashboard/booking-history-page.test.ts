@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { foldBookingStats } from '../../../db/writes/analytics-rollup.js';
 import { atDamascus, createCorridor, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
+import { everyPage } from '../../support/pages.js';
 import {
   createJourneyRows,
   journeyTripOf,
@@ -54,14 +55,12 @@ describe('GET /dashboard/api/bookings: the history a page at a time', () => {
   };
 
   /** Every page of `query` with `limit`, offset by offset until one comes back short. */
-  const allPages = async (query: string, limit: number) => {
-    const pages = [];
-    for (let offset = 0; ; offset += limit) {
-      const page = await list(`${query}${query ? '&' : ''}limit=${limit}&offset=${offset}`);
-      pages.push(page);
-      if (page.data.length < limit) return pages;
-    }
-  };
+  const allPages = (query: string, limit: number) =>
+    everyPage(
+      (paging) => list(`${query}${query ? '&' : ''}${paging}`),
+      (page) => page.data,
+      limit,
+    );
 
   beforeAll(async () => {
     const corridor = await createCorridor(app.db);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
+import { everyPage } from '../../support/pages.js';
 import {
   companyWithProgramme,
   programmeCall,
@@ -41,14 +42,13 @@ describe('GET /dashboard/api/loyalty: the accounts a page at a time', () => {
     };
   };
 
-  const allPages = async (query: string, limit: number) => {
-    const pages = [];
-    for (let offset = 0; ; offset += limit) {
-      const page = await list(`${query}limit=${limit}&offset=${offset}`);
-      pages.push(page);
-      if (page.data.accounts.length < limit) return pages;
-    }
-  };
+  /** Every page of `query` with `limit`, offset by offset until one comes back short. */
+  const allPages = (query: string, limit: number) =>
+    everyPage(
+      (paging) => list(`${query}${paging}`),
+      (page) => page.data.accounts,
+      limit,
+    );
 
   beforeAll(async () => {
     const companyId = (await createCompany(app.db)).id;

@@ -4,6 +4,7 @@ import { atDamascus, createBus, createRoute, createTrip, futureDay } from '../..
 import { useTestApp } from '../../support/harness.js';
 import { webTraveller } from '../../support/journeys.js';
 import { dashboard, planningWorld, type PlanningWorld } from '../../support/planning.js';
+import { everyPage } from '../../support/pages.js';
 
 /**
  * The dashboard's trip history (GET /trips without a date) a page at a time: latest departure
@@ -68,14 +69,12 @@ describe('GET /dashboard/api/trips: the history a page at a time', () => {
   };
 
   /** Every page of `query` with `limit`, offset by offset until one comes back short. */
-  const allPages = async (query: string, limit: number) => {
-    const pages = [];
-    for (let offset = 0; ; offset += limit) {
-      const page = await list(`${query}${query ? '&' : ''}limit=${limit}&offset=${offset}`);
-      pages.push(page);
-      if (page.data.length < limit) return pages;
-    }
-  };
+  const allPages = (query: string, limit: number) =>
+    everyPage(
+      (paging) => list(`${query}${query ? '&' : ''}${paging}`),
+      (page) => page.data,
+      limit,
+    );
 
   beforeAll(async () => {
     world = await planningWorld(app);
