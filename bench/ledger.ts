@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/orm.js';
 import { ledgerStatements } from '../db/queries/payment-ledger.js';
 import { tripListStatements } from '../db/queries/planning-trips.js';
+import type { Statement } from '../db/queries/statements.js';
 import { ledgerFilters } from '../api/use-cases/company-payments.js';
 import { damascusDate } from '../domain/time.js';
 import { printTable, runLoops, runWrk } from './lib/load.js';
@@ -215,11 +216,6 @@ function statementsOf(companyId: string, query: string) {
     limit: 20,
     offset: 0,
   });
-}
-
-interface Statement {
-  text: string;
-  values: unknown[];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { CompanyAction, CompanyStanding } from '../../domain/company-moderation.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
+import { allSalesStats } from './analytics.js';
 import { containingPattern, countedPage, countMatching, tableListing } from './filtered-lists.js';
 
 /**
@@ -55,16 +56,11 @@ const COMPANY_COLUMNS = `c.id, c.name_en, c.name_ar, c.slug, c.status, c.verifie
 
 /**
  * Bookings of the company, whatever their status, and their revenue as the company's own figures
- * count it: from the booking statistics (basis SALES counts each booking once, on the day it was
- * made), the folded days plus the deltas not folded yet, which always equal a recount of the
- * bookings with bookingMeasures (see the insight migration) at a few rows a day instead of one a
- * booking.
+ * count it, from the booking statistics (always equal to a recount).
  */
 const BOOKING_FIGURES = `cross join lateral (
     select coalesce(sum(s.bookings), 0)::int as bookings, coalesce(sum(s.revenue), 0) as revenue
-    from (select d.bookings, d.revenue from booking_stats_daily d where d.company_id = c.id and d.basis = 'SALES'
-          union all
-          select e.bookings, e.revenue from booking_stats_deltas e where e.company_id = c.id and e.basis = 'SALES') s) b`;
+      from ${allSalesStats('c.id')}) b`;
 
 /** A page of companies, by English name, with the total matching the filter. */
 export async function listCompanies(

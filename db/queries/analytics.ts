@@ -18,17 +18,29 @@ import { rowsOf } from '../sql-runner.js';
 
 export type StatBasis = 'SALES' | 'TRAVEL';
 
+/** The statistics rows matching `where`: the folded days and the deltas not folded yet, as one row source `s`. */
+const statsRows = (where: string) => `(
+  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
+    from booking_stats_daily where ${where}
+  union all
+  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
+    from booking_stats_deltas where ${where}
+) s`;
+
 /**
  * The statistics rows of a company ($1), a basis and a range of days, given as SQL expressions
  * (parameters or literals): the folded days and the deltas not folded yet, as one row source `s`.
  */
-export const statsSource = (basis: string, from: string, to: string) => `(
-  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
-    from booking_stats_daily where company_id = $1 and basis = ${basis} and day between ${from} and ${to}
-  union all
-  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
-    from booking_stats_deltas where company_id = $1 and basis = ${basis} and day between ${from} and ${to}
-) s`;
+export const statsSource = (basis: string, from: string, to: string) =>
+  statsRows(`company_id = $1 and basis = ${basis} and day between ${from} and ${to}`);
+
+/**
+ * Every day's statistics of `company` (an SQL expression) on the SALES basis, where each booking
+ * counts once, whatever its status, on the day it was made: its `bookings` sum to the company's
+ * bookings and its `revenue` to their revenue as bookingMeasures counts it, at a few rows a day
+ * instead of one a booking.
+ */
+export const allSalesStats = (company: string) => statsRows(`company_id = ${company} and basis = 'SALES'`);
 
 /**
  * What one booking row (`alias`) counts for, as a row source of bookings, sold, seats_sold, revenue,

@@ -1,6 +1,8 @@
 import type { Database } from '../orm.js';
+import { allSalesStats } from './analytics.js';
 import { companyRecordById } from './company-records.js';
 import { PICKUP_COLUMNS, pickupStopIdSql, type PickupRow } from './pickup-location.js';
+import { clauses, type Statement } from './statements.js';
 import type { BookingStatus } from '../../domain/booking-rules.js';
 
 /**
@@ -101,39 +103,25 @@ const LEG = `
   left join trip_stop_calls board on board.id = leg.board_stop_call_id
   join stops p on p.id = ${pickupStopIdSql('t', 'board')}`;
 
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
 /**
  * The filter as SQL over bookings `b` ($1 is the company), with the joins it needs and nothing
  * more: the trip for a date, the journey and its request for a confirmation status.
  */
 function selectionSql(companyId: string, filters: BookingFilters): { from: string; values: unknown[] } {
   const values: unknown[] = [companyId];
-  const where = ['b.company_id = $1'];
-  const add = (clause: (slot: string) => string, value: unknown) => {
-    values.push(value);
-    where.push(clause(`$${values.length}`));
-  };
-  if (filters.status) add((slot) => `b.status = ${slot}::text`, filters.status);
-  if (filters.tripId) add((slot) => `b.trip_id = ${slot}::uuid`, filters.tripId);
-  if (filters.date) add((slot) => `t.operating_date = ${slot}::date`, filters.date);
-  if (filters.confirmationStatus) add((slot) => `cr.status = ${slot}::text`, filters.confirmationStatus);
+  const selected = clauses(values);
+  selected.where.push('b.company_id = $1');
+  if (filters.status) selected.add((slot) => `b.status = ${slot}::text`, filters.status);
+  if (filters.tripId) selected.add((slot) => `b.trip_id = ${slot}::uuid`, filters.tripId);
+  if (filters.date) selected.add((slot) => `t.operating_date = ${slot}::date`, filters.date);
+  if (filters.confirmationStatus)
+    selected.add((slot) => `cr.status = ${slot}::text`, filters.confirmationStatus);
   const joins = `${filters.date ? 'join trips t on t.id = b.trip_id' : ''} ${filters.confirmationStatus ? REQUEST_JOINS : ''}`;
-  return { from: `from bookings b ${joins} where ${where.join(' and ')}`, values };
+  return { from: `from bookings b ${joins} where ${selected.where.join(' and ')}`, values };
 }
 
-/**
- * How many bookings the company ($1) has, from the booking statistics: basis SALES counts each
- * booking once, and the folded days plus the deltas not folded yet always equal a recount (see the
- * insight migration), at a few rows a day instead of one a booking.
- */
-const ALL_BOOKINGS_COUNT = `select coalesce(sum(s.bookings), 0)::int as total from (
-    select d.bookings from booking_stats_daily d where d.company_id = $1 and d.basis = 'SALES'
-    union all
-    select e.bookings from booking_stats_deltas e where e.company_id = $1 and e.basis = 'SALES') s`;
+/** How many bookings the company ($1) has, from the booking statistics (always equal to a recount). */
+const ALL_BOOKINGS_COUNT = `select coalesce(sum(s.bookings), 0)::int as total from ${allSalesStats('$1')}`;
 
 /**
  * The two statements behind GET /dashboard/api/bookings: the count of the whole selection (of

@@ -3,6 +3,7 @@ import type { Database } from '../orm.js';
 import { camelFields, iso } from '../row-fields.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import { containingPattern } from './filtered-lists.js';
+import type { Statement } from './statements.js';
 import {
   listTiers,
   rewardTermsOf,
@@ -181,7 +182,7 @@ function accountListStatements(
   companyId: string,
   search: string | null,
   page: { limit: number; offset: number },
-): { page: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+): { page: Statement; count: Statement } {
   const selection = accountSelection(search);
   const values = search === null ? [companyId] : [companyId, search];
   const n = values.length;

@@ -8,6 +8,7 @@ import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { likeEscaped } from './filtered-lists.js';
 import { companyRecordById } from './company-records.js';
+import { clauses, type Statement } from './statements.js';
 
 /**
  * The company's payment ledger: one line per payment_operations row of the company (operation
@@ -62,23 +63,6 @@ const LINE_COLUMNS = `p.id, p.company_id, p.source, p.status, p.method, p.provid
 
 /** A ledger line: the payment operation and the booking it belongs to. */
 const LINE_SELECT = `select ${LINE_COLUMNS} from payment_operations p join bookings b on b.id = p.booking_id`;
-
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
-/** Appends `$n` placeholders to `values` as clauses are added. */
-function clauses(values: unknown[]) {
-  const where: string[] = [];
-  return {
-    where,
-    add(clause: (slot: string) => string, value: unknown) {
-      values.push(value);
-      where.push(clause(`$${values.length}`));
-    },
-  };
-}
 
 /**
  * The two statements behind GET /dashboard/api/payments: the page (newest first) and the grouped

@@ -6,6 +6,7 @@ import { LIVE_ALLOCATION } from './inventory.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import type { TripActualTimesRow } from './trip-times.js';
 import { DRIVER_ACTIVE } from './trip-dispatch.js';
+import { clauses, type Statement } from './statements.js';
 import { iso, isoOrNull } from '../row-fields.js';
 
 /**
@@ -116,20 +117,12 @@ const TRIP_SELECT = `select ${TRIP_COLUMNS} from trips t ${TRIP_JOINS}`;
 
 /** The filter as SQL over trips `t` ($1 is the company); the status filter applies to the page only. */
 function filterSql(filter: TripFilter, params: unknown[]): string {
-  const clauses = ['t.company_id = $1'];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    clauses.push(sql.replace('?', `$${params.length}`));
-  };
-  if (filter.date) add('t.operating_date = ?::date', filter.date);
-  if (filter.routeId) add('t.route_id = ?', filter.routeId);
-  if (filter.busId) add('t.bus_id = ?', filter.busId);
-  return clauses.join(' and ');
-}
-
-interface Statement {
-  text: string;
-  values: unknown[];
+  const filters = clauses(params);
+  filters.where.push('t.company_id = $1');
+  if (filter.date) filters.add((slot) => `t.operating_date = ${slot}::date`, filter.date);
+  if (filter.routeId) filters.add((slot) => `t.route_id = ${slot}`, filter.routeId);
+  if (filter.busId) filters.add((slot) => `t.bus_id = ${slot}`, filter.busId);
+  return filters.where.join(' and ');
 }
 
 /**

@@ -8,6 +8,7 @@ import type {
 } from '../../domain/webhooks.js';
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
+import type { Statement } from './statements.js';
 import { iso, isoOrNull } from '../row-fields.js';
 
 /**
@@ -193,7 +194,7 @@ export async function listDeliveries(
 function deliveryListStatements(
   subscriptionId: string,
   page: { limit: number; offset: number; status?: DeliveryStatus | undefined },
-): { page: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+): { page: Statement; count: Statement } {
   const where = 'subscription_id = $1 and ($2::text is null or status = $2)';
   const selection = [subscriptionId, page.status ?? null];
   return {

@@ -1,0 +1,17 @@
+/** One SQL statement and its parameters, as pg takes them; list reads build theirs for the benchmarks to send bare. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** Appends `$n` placeholders to `values` as clauses are added. */
+export function clauses(values: unknown[]) {
+  const where: string[] = [];
+  return {
+    where,
+    add(clause: (slot: string) => string, value: unknown) {
+      values.push(value);
+      where.push(clause(`$${values.length}`));
+    },
+  };
+}
