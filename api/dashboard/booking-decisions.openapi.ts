@@ -67,7 +67,9 @@ export const docs = taggedOperations(['Dashboard: bookings'], {
       'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +
       'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
       'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
-      'CHECKED_IN, NO_SHOW and COMPLETED.',
+      'CHECKED_IN, NO_SHOW and COMPLETED. ' +
+      'The member is judged as they stand when the decision is written, after any change committed while the request waited: ' +
+      'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing decided.',
     responses: answers(200, 'The decision and its outcome', DecisionResponse, [400, 401, 403, 404, 409, 503]),
   },
 });

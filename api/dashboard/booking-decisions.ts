@@ -3,12 +3,10 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
-import { decideBooking } from '../use-cases/company-decision.js';
+import { decideBooking, DECIDING_ROLES } from '../use-cases/company-decision.js';
 import { docs, StatusBody } from './booking-decisions.openapi.js';
 import { allow, requireActiveCompany, requireRole } from './guards.js';
 import { staffRoute } from './staff-route.js';
-
-const DECIDING_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
 
 export function registerBookingDecisionRoutes(surface: Surface, context: AppContext): void {
   const deps = {

@@ -8,8 +8,8 @@ import {
 import type { Logger } from '../../config/logger.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
 import { recordDecision, type DecisionInput, type DecisionOutcome } from '../../db/writes/journeys/index.js';
-import type { StaffPrincipal } from '../auth/staff-session.js';
-import { ownedByCompany } from '../dashboard/guards.js';
+import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
+import { actingMember, ownedByCompany } from '../dashboard/guards.js';
 import { Refusal } from '../http/errors.js';
 import type { JourneyConfirmationDeps } from './journey-confirmation.js';
 
@@ -48,6 +48,9 @@ export async function decideRequest(
   return decided;
 }
 
+/** SPEC: a company's decision is for OWNER, ADMIN or DISPATCHER (the route's guard and the transaction's check). */
+export const DECIDING_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const satisfies readonly CompanyRole[];
+
 const conflict = () =>
   new Refusal(
     409,
@@ -57,7 +60,10 @@ const conflict = () =>
 
 /**
  * The session company's decision on its request in the scope, keyed by that request (a retry of the
- * same decision answers the scope as it stands; any other on a closed request conflicts).
+ * same decision answers the scope as it stands; any other on a closed request conflicts). The
+ * member is read again in the decision's transaction: one demoted, deactivated or signed out while
+ * the decision waited (for its trips, its journey, its company's row) is refused as their next
+ * request would be, and nothing is decided.
  */
 async function decide(
   deps: DecisionDeps,
@@ -72,6 +78,7 @@ async function decide(
       decision,
       change,
       actorId: staff.staffUserId,
+      member: actingMember(staff, DECIDING_ROLES),
       ...(reason ? { reason } : {}),
     });
   } catch (error) {

@@ -10,11 +10,13 @@ import {
   type StatusChange,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
+import type { ActingMember } from '../acting-member.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
 import { bookableCompanies } from './confirm.js';
+import { lockDecidingMember, refuseSuspendedApproval, requireStillSuspended } from './deciding-company.js';
 import {
   awaitedDecisions,
   bookableLegs,
@@ -30,6 +32,13 @@ export interface DecisionInput {
   companyId: string;
   decision: Decision;
   actorId: string;
+  /**
+   * The company member deciding (PATCH /dashboard/api/bookings/{id}/status; `actorId` is theirs),
+   * read again under the scope lock (./deciding-company.ts `lockDecidingMember`). Absent for the
+   * platform's decisions (a suspension's), which no member makes, and in the inputs runs started
+   * before decisions became the API's transactions recorded for their decide Update's activity.
+   */
+  member?: ActingMember | undefined;
   reason?: string | undefined;
   /** The decision's idempotency key; absent: the company's own, from its request (domain `decisionKey`). */
   decisionKey?: string | undefined;
@@ -79,8 +88,10 @@ interface RequestRow {
  * and those of the scopes still waiting with a leg on it (suspendedCompanyId), only while the
  * company is still suspended (409 COMPANY_NOT_SUSPENDED otherwise). The last approval is refused
  * when a leg's trip can no longer be booked or a leg's company is suspended (409
- * TRIP_NOT_BOOKABLE), or a held seat was lost (409 HOLD_EXPIRED). A decision read from a booking
- * row's status change (`change`) is first checked against the locked scope's status.
+ * TRIP_NOT_BOOKABLE), or a held seat was lost (409 HOLD_EXPIRED). A company member's decision is
+ * refused first when the member no longer holds (`member`: 401 INVALID_CREDENTIAL or 403
+ * ROLE_NOT_ALLOWED, nothing written), as their next request would be. A decision read from a
+ * booking row's status change (`change`) is then checked against the locked scope's status.
  */
 export async function recordDecision(
   db: Database,
@@ -99,6 +110,7 @@ async function decideLocked(
   locked: LockedScope,
   signing: SigningOptions,
 ): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
+  if (input.member) await lockDecidingMember(client, input.companyId, input.member);
   const refused = input.change && decisionOfChange(input.change, locked.status).refusal;
   if (refused) throw JourneyRefusal.of(refused);
   const request = await lockRequest(client, input);
@@ -147,15 +159,18 @@ async function decideLocked(
  * nothing written (the company may still reject; a suspension's follow-up ends the scope, else
  * the deadline releases it).
  *
- * Lock order: the trips, the scope, the deciding company's request, the deciding company's row
- * (refuseSuspendedApproval), then every leg company's row in id order (bookableCompanies; the
- * deciding company's again, which it already holds). All company rows here are FOR SHARE, which
- * never wait for one another; the writers that take a company row exclusively (a suspension or
- * unsuspension FOR UPDATE, the company's own key, settings, team and webhook writes) take that one
- * row and then nothing a decision holds, so an approval waiting on one of them waits for a
- * transaction that does not wait on it: no cycle, whatever the deciding company's place in the
- * id order. A suspension that commits first is seen here (refused); one that comes later waits
- * for this transaction and finds the scope CONFIRMED, no longer waiting.
+ * Lock order: the trips, the scope, for a member's decision the deciding company's row and then
+ * the member (lockDecidingMember), the deciding company's request, the deciding company's row
+ * (refuseSuspendedApproval; a member's decision holds it already), then every leg company's row
+ * in id order (bookableCompanies; the deciding company's again, which it already holds). All
+ * company rows here are FOR SHARE, which never wait for one another; the writers that take a
+ * company row exclusively (a suspension or unsuspension FOR UPDATE, the company's own key,
+ * settings, team and webhook writes) take that one row and then nothing a decision holds (a team
+ * change's membership is held only by a decision that already holds its company's row), so an
+ * approval waiting on one of them waits for a transaction that does not wait on it: no cycle,
+ * whatever the deciding company's place in the id order. A suspension that commits first is seen
+ * here (refused); one that comes later waits for this transaction and finds the scope CONFIRMED,
+ * no longer waiting.
  */
 async function confirmLastApproval(
   client: PoolClient,
@@ -196,41 +211,6 @@ async function lockRequest(client: PoolClient, input: DecisionInput): Promise<Re
 function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {
   if (input.decision === 'APPROVE') return 'APPROVED';
   return input.failureReason ? 'CANCELLED' : 'REJECTED';
-}
-
-/**
- * A suspended company decides nothing; only the platform ends its requests. The company row is
- * taken FOR SHARE, as the confirm takes it: a suspension waits for an approval in flight and then
- * finds the request decided, or commits first and the approval is refused.
- */
-async function refuseSuspendedApproval(client: PoolClient, companyId: string): Promise<void> {
-  if ((await lockedCompanyStatus(client, companyId)) !== 'ACTIVE') {
-    throw new JourneyRefusal(
-      403,
-      'COMPANY_SUSPENDED',
-      'The company is suspended; it cannot approve requests',
-    );
-  }
-}
-
-/**
- * The platform ends a request for a suspension only while the company is still suspended: an
- * unsuspension committed since leaves it pending (409 COMPANY_NOT_SUSPENDED, nothing written). The
- * company row FOR SHARE, as for an approval: an unsuspension in flight is waited for.
- */
-async function requireStillSuspended(client: PoolClient, companyId: string): Promise<void> {
-  if ((await lockedCompanyStatus(client, companyId)) !== 'SUSPENDED') {
-    throw new JourneyRefusal(409, 'COMPANY_NOT_SUSPENDED', 'The company is no longer suspended');
-  }
-}
-
-/** The company's status, its row held FOR SHARE: a suspension or unsuspension in flight is waited for. */
-async function lockedCompanyStatus(client: PoolClient, companyId: string): Promise<string | undefined> {
-  const { rows } = await client.query<{ status: string }>(
-    `select status from companies where id = $1 for share`,
-    [companyId],
-  );
-  return rows[0]?.status;
 }
 
 async function outcomeOf(
