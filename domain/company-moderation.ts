@@ -15,6 +15,14 @@ export type CompanyStatus = 'ACTIVE' | 'SUSPENDED';
 export const companySuspended = () =>
   new Refusal(403, 'COMPANY_SUSPENDED', 'The company is suspended; its data cannot be changed');
 
+/**
+ * What a write that needs a verified company is refused with (SPEC "some writes need a verified
+ * company"): by the dashboard's guard when the request arrives, and by the write's transaction
+ * when an unverification committed while it waited (db/writes/active-company.ts).
+ */
+export const companyNotVerified = () =>
+  new Refusal(403, 'COMPANY_NOT_VERIFIED', 'This action is available once the company is verified');
+
 /** The part of a company an action looks at and changes. */
 export interface CompanyStanding {
   status: CompanyStatus;

@@ -1,4 +1,4 @@
-import { companySuspended } from '../../domain/company-moderation.js';
+import { companyNotVerified, companySuspended } from '../../domain/company-moderation.js';
 import { roleNotAllowed } from '../../domain/company-actor.js';
 import type { ActingMember } from '../../db/writes/acting-member.js';
 import type { Context } from 'koa';
@@ -79,7 +79,7 @@ export const managerWrite = (ctx: Context): StaffPrincipal =>
 
 export const requireVerifiedCompany: StaffGuard = (staff) => {
   if (!staff.company.verified) {
-    throw new Refusal(403, 'COMPANY_NOT_VERIFIED', 'This action is available once the company is verified');
+    throw companyNotVerified();
   }
 };
 

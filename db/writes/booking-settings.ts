@@ -35,13 +35,18 @@ async function upsertBookingSettings(
   };
 }
 
-/** Saves a company user's change of the settings and records it (company.booking_settings.update). */
+/**
+ * Saves a company user's change of the settings and records it (company.booking_settings.update).
+ * Only a verified company changes them (SPEC): `verified` is read again with the company row, so an
+ * unverification committed while the change waited refuses it (403 COMPANY_NOT_VERIFIED).
+ */
 export async function saveBookingSettings(
   db: Database,
   change: { companyId: string; settings: BookingSettings; staffUserId: string; actor?: ActingMember },
   origin: RequestOrigin,
 ): Promise<StoredBookingSettings> {
-  return companyTransaction(db, change, 'share', async (client) => {
+  const company = { companyId: change.companyId, actor: change.actor, requireVerified: true };
+  return companyTransaction(db, company, 'share', async (client) => {
     const settings = await upsertBookingSettings(
       client,
       change.companyId,

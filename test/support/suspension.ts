@@ -20,6 +20,21 @@ export function suspendedWhileWriting<T>(
 }
 
 /**
+ * A dashboard write meeting an administrator's unverification in flight (UNVERIFY, made as
+ * suspendedWhileWriting makes a suspension): the write passes the session's check of `verified`,
+ * then the company stops being verified while it waits on the company row.
+ */
+export function unverifiedWhileWriting<T>(
+  db: Database,
+  companyId: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  return whileWriting(db, companyId, write, async (client) => {
+    await client.query('update companies set verified = false where id = $1', [companyId]);
+  });
+}
+
+/**
  * A dashboard write meeting its own member's demotion in flight, as db/writes/team.ts makes it: the
  * company row held FOR UPDATE when `write` starts, so the write passes the session guard with the
  * old role; once the write waits on the row (or has answered), the membership becomes `role` and

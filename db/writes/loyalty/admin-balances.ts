@@ -2,7 +2,7 @@ import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { lockAccount, post, type AccountRow } from './account.js';
-import { rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
+import { programmeCompany, rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
 import { refundVoucher, type CancelledVoucher } from './voucher-return.js';
 import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit } from '../audit.js';
@@ -68,7 +68,7 @@ export async function adjustAccount(
   actor: ProgrammeActor,
 ): Promise<Adjustment> {
   return withDeadlockRetry(() =>
-    companyTransaction(db, actor, 'share', async (client) => {
+    companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
       const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
       await post(client, account, {
         accountId: account.id,
@@ -129,9 +129,9 @@ async function retireReward(
   rewardId: string,
   actor: ProgrammeActor,
 ): Promise<RewardLockRow & { removed: boolean }> {
-  // The company first (db/writes/active-company.ts): none after its suspension. Step 2 finishes a
-  // withdrawal step 1 committed, so it does not ask again.
-  return companyTransaction(db, actor, 'share', async (client) => {
+  // The company first (db/writes/active-company.ts): none after its suspension or unverification.
+  // Step 2 finishes a withdrawal step 1 committed, so it does not ask again.
+  return companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
     const { rows } = await client.query<Omit<RewardLockRow, 'redeemed'>>(
       `select id, code, archived_at is not null as archived
          from loyalty_rewards where id = $1 and company_id = $2 for update`,

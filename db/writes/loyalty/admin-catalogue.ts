@@ -19,7 +19,7 @@ import {
 } from '../../queries/loyalty-admin.js';
 import type { TierView } from '../../queries/loyalty.js';
 import type { ActingMember } from '../acting-member.js';
-import { companyTransaction } from '../active-company.js';
+import { companyTransaction, type WriteCompany } from '../active-company.js';
 import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 import { flushUnlessTaken } from '../flush-unique.js';
 
@@ -37,6 +37,17 @@ export interface ProgrammeActor extends RequestOrigin {
   /** The dashboard member, checked again under the company lock (db/writes/acting-member.ts). */
   actor?: ActingMember | undefined;
 }
+
+/**
+ * The company a programme write takes first (companyTransaction): active and still verified, as the
+ * route's guard let it in (SPEC: loyalty programme writes are for a verified company), with the
+ * member checked again; a suspension or unverification committed while the write waited refuses it.
+ */
+export const programmeCompany = (actor: ProgrammeActor): WriteCompany => ({
+  companyId: actor.companyId,
+  actor: actor.actor,
+  requireVerified: true,
+});
 
 /** Flushes the EntityManager in a savepoint; a unique key taken becomes `refusal`, the transaction still usable. */
 async function flushUnique(client: TransactionClient, refusal: Refusal): Promise<void> {
@@ -57,7 +68,7 @@ export async function saveProgramTerms(
   terms: ProgramTermsInput,
   actor: ProgrammeActor,
 ): Promise<ProgramTerms> {
-  return companyTransaction(db, actor, 'share', async (client) => {
+  return companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
     const em = client.em;
     // The first change creates the programme (a second one at once waits for it and changes
     // nothing here); then the row is locked, so two changes of the terms take turns.
@@ -138,7 +149,7 @@ export async function saveTier(
   actor: ProgrammeActor,
 ): Promise<TierView> {
   return withDeadlockRetry(() =>
-    companyTransaction(db, actor, 'share', async (client) => {
+    companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
       await lockProgram(client, actor.companyId);
       const em = client.em;
       let tier;
@@ -196,7 +207,7 @@ export async function saveReward(
   input: { rewardId?: string; reward: RewardDefinition },
   actor: ProgrammeActor,
 ): Promise<AdminReward> {
-  return companyTransaction(db, actor, 'share', async (client) => {
+  return companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
     await lockProgram(client, actor.companyId);
     await checkDefinition(client, actor.companyId, input.reward);
     const em = client.em;
