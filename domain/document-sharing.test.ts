@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   actorOf,
   idleExpiresAt,
+  issuerMember,
   mayRevoke,
   reaches,
   sessionEnd,
@@ -20,8 +21,17 @@ const staff = (role: string, companyId = COMPANY): ShareIssuer => ({
   staffUserId: `staff-${role}`,
   companyId,
   role,
+  sessionId: `session-${role}`,
+  membershipId: `membership-${role}`,
 });
-const driver: ShareIssuer = { kind: 'DRIVER', staffUserId: 'driver-1', companyId: COMPANY, role: 'DRIVER' };
+const driver: ShareIssuer = {
+  kind: 'DRIVER',
+  staffUserId: 'driver-1',
+  companyId: COMPANY,
+  role: 'DRIVER',
+  sessionId: 'session-driver',
+  membershipId: 'membership-driver',
+};
 const booking = { companyId: COMPANY, ownerUserId: 'user-1', driverId: 'driver-1' };
 
 describe('who reaches a booking to share its documents', () => {
@@ -109,6 +119,28 @@ describe('the actor a grant records', () => {
     expect(actorOf(traveller)).toEqual({ kind: 'TRAVELLER', id: 'user-1', role: 'TRAVELLER' });
     expect(actorOf(staff('ADMIN'))).toEqual({ kind: 'STAFF', id: 'staff-ADMIN', role: 'ADMIN' });
     expect(actorOf(driver)).toEqual({ kind: 'DRIVER', id: 'driver-1', role: 'DRIVER' });
+  });
+});
+
+describe('the issuer that the grant write checks again', () => {
+  it('a company user by session and membership, with the roles that may share the kind', () => {
+    expect(issuerMember(staff('DISPATCHER'), 'INVOICE')).toEqual({
+      sessionId: 'session-DISPATCHER',
+      membershipId: 'membership-DISPATCHER',
+      staffUserId: 'staff-DISPATCHER',
+      allowedRoles: ['OWNER', 'ADMIN'],
+    });
+    expect(issuerMember(staff('STAFF'), 'BOOKING_CONFIRMATION')?.allowedRoles).toEqual([
+      'OWNER',
+      'ADMIN',
+      'DISPATCHER',
+      'STAFF',
+    ]);
+    expect(issuerMember(driver, 'PAYMENT_RECEIPT')?.allowedRoles).toEqual(['DRIVER']);
+  });
+
+  it('no one for a traveller, whose share is no write of the company', () => {
+    expect(issuerMember(traveller, 'INVOICE')).toBeNull();
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ActingMember } from './company-actor.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -42,6 +43,11 @@ export interface ShareGrantInput {
   linkMilliseconds: number;
   /** Hard end of the recipient session after accepting (SHARE_SESSION_MAX_MINUTES after TIME_SCALE). */
   sessionMilliseconds: number;
+  /**
+   * A company user issuer's session and membership, checked again where the grant is written
+   * (issuerMember); absent for a traveller, and in the inputs of grants opened before it was carried.
+   */
+  member?: ActingMember;
 }
 
 export interface OpenResult {
@@ -106,7 +112,15 @@ export function unacceptable(grant: { status: GrantStatus; linkOpen: boolean } |
  */
 export type ShareIssuer =
   | { kind: 'TRAVELLER'; userId: string }
-  | { kind: 'STAFF' | 'DRIVER'; staffUserId: string; companyId: string; role: string };
+  | {
+      kind: 'STAFF' | 'DRIVER';
+      staffUserId: string;
+      companyId: string;
+      role: string;
+      /** The session the request came with and its membership, read again when the grant is written. */
+      sessionId: string;
+      membershipId: string;
+    };
 
 /** The facts of a booking that decide who may share its documents. */
 export interface SharedBookingFacts {
@@ -141,6 +155,23 @@ export function shareableKinds(issuer: ShareIssuer): readonly ShareDocumentKind[
   if (issuer.kind === 'TRAVELLER') return SHARE_DOCUMENT_KINDS;
   if (issuer.kind === 'DRIVER') return DRIVER_KINDS;
   return COMPANY_ROLE_KINDS[issuer.role] ?? [];
+}
+
+/**
+ * A company user issuer as the grant's write checks them again (db/writes/acting-member.ts): the
+ * same session and membership, still live, with a role that may share `kind`. Null for a traveller,
+ * whose share of their own booking is no write of the company.
+ */
+export function issuerMember(issuer: ShareIssuer, kind: ShareDocumentKind): ActingMember | null {
+  if (issuer.kind === 'TRAVELLER') return null;
+  const roles =
+    issuer.kind === 'DRIVER'
+      ? ['DRIVER']
+      : Object.entries(COMPANY_ROLE_KINDS)
+          .filter(([, kinds]) => kinds.includes(kind))
+          .map(([role]) => role);
+  const { sessionId, membershipId, staffUserId } = issuer;
+  return { sessionId, membershipId, staffUserId, allowedRoles: roles };
 }
 
 /** The grant's facts that decide who may revoke it. */

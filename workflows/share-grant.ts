@@ -16,7 +16,18 @@ import {
   type ShareGrantInput,
   type ShareRefusalCode,
 } from './share-grant.contract.js';
+import type { Refusable } from '../domain/refusal.js';
 import { accepted, answering, enforcing, millisecondsUntil, OpenedProcess } from './steps.js';
+
+/**
+ * The open step's grant, or its refusal thrown on to the caller (a staff or driver issuer's company
+ * suspended, or their session ended, while the share was made): the process stays NEW and ends.
+ * Histories recorded before the step could refuse completed it with the bare OpenResult; it replays
+ * as it was (same commands, same result).
+ */
+function openAnswer(result: Refusable<OpenResult> | OpenResult): OpenResult {
+  return 'grantId' in result ? result : accepted(result);
+}
 
 /**
  * The grant's state and the bodies of its handlers. Updates and the deadlines' follow-ups each
@@ -45,7 +56,7 @@ class ShareGrant extends OpenedProcess<GrantPhase, ShareRefusalCode> {
     this.noteOpenAttempt();
     return this.exclusive(async () => {
       if (this.phase !== 'NEW') return { grantId: this.grantId, linkExpiresAt: this.linkExpiresAt! };
-      const opened = await answering.openShareGrant(this.input);
+      const opened = openAnswer(await answering.openShareGrant(this.input));
       this.linkExpiresAt = opened.linkExpiresAt;
       this.enter('CREATED');
       return opened;

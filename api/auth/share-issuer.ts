@@ -115,6 +115,13 @@ async function staffIssuer(deps: IssuerDeps, token: string, csrfOf: Context | nu
   // A suspended company's staff and drivers neither issue nor revoke shares (as every dashboard write).
   requireActiveCompany(live.staff);
   if (live.stale) await recordStaffActivity(deps.db, live.staff.sessionId);
-  const { staffUserId, companyId, role } = live.staff;
-  return { kind: role === 'DRIVER' ? 'DRIVER' : 'STAFF', staffUserId, companyId, role };
+  const { staffUserId, companyId, role, sessionId, membershipId } = live.staff;
+  return {
+    kind: role === 'DRIVER' ? 'DRIVER' : 'STAFF',
+    staffUserId,
+    companyId,
+    role,
+    sessionId,
+    membershipId,
+  };
 }

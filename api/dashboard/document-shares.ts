@@ -17,7 +17,8 @@ export function registerDashboardDocumentShareRoutes(surface: Surface, context: 
     issuerOf: (ctx) => {
       const staff = ctx.state.staff;
       if (!staff) throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to the company dashboard');
-      return { kind: 'STAFF', staffUserId: staff.staffUserId, companyId: staff.companyId, role: staff.role };
+      const { staffUserId, companyId, role, sessionId, membershipId } = staff;
+      return { kind: 'STAFF', staffUserId, companyId, role, sessionId, membershipId };
     },
   });
 }

@@ -16,6 +16,7 @@ import { buildBookingDocument } from '../../db/writes/documents.js';
 import {
   actorOf,
   idleExpiresAt,
+  issuerMember,
   mayRevoke,
   reaches,
   sessionEndedRefusal,
@@ -82,7 +83,9 @@ export function documentSharing(context: AppContext): DocumentSharing {
 /**
  * Issues a share: the booking must be one the issuer reaches (else 404 BOOKING_NOT_FOUND) and the
  * kind one its role may share (else 403 SHARE_KIND_NOT_ALLOWED); a document that cannot be issued
- * now is refused up front with its own errorCode; then the grant's workflow starts and writes the grant.
+ * now is refused up front with its own errorCode; then the grant's workflow starts and writes the grant,
+ * reading a company user's company and session again (db/writes/document-shares.ts openGrant): a
+ * suspension or deactivation committed meanwhile is refused as the request would have been.
  */
 export async function issueShare(
   sharing: DocumentSharing,
@@ -107,6 +110,8 @@ export async function issueShare(
   });
   const secret = newSecret();
   const grantId = randomUUID();
+  // A company user is checked again as the grant is written (the document was rendered since).
+  const member = issuerMember(issuer, request.documentKind);
   const opened = await sharing.workflow.open({
     grantId,
     bookingId: booking.id,
@@ -117,6 +122,7 @@ export async function issueShare(
     secretHash: hashSecret(secret),
     linkMilliseconds: sharing.linkMilliseconds,
     sessionMilliseconds: sharing.sessionMilliseconds,
+    ...(member ? { member } : {}),
   });
   return { grantId, url: `/share/${grantId}#token=${secret}`, expiresAt: opened.linkExpiresAt };
 }

@@ -13,6 +13,8 @@ import {
 } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { epochMs } from '../queries/document-shares.js';
+import { lockActingMember } from './acting-member.js';
+import { lockActiveCompany } from './active-company.js';
 import { recordAccess, type DocumentAction } from './documents.js';
 
 /**
@@ -25,13 +27,58 @@ import { recordAccess, type DocumentAction } from './documents.js';
 const seconds = (milliseconds: number) => milliseconds / 1000;
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
-/** Writes the grant as CREATED; a retry finds the row already there and answers the same. */
 interface LinkExpiryRow {
   link_expires_at: number;
 }
 
+/**
+ * Writes the grant as CREATED; a retry finds the row already there and answers the same. A staff
+ * or driver issuer's grant is a write of the company: the issuer was let through when the request
+ * arrived (api/auth/share-issuer.ts, api/auth/staff-auth.ts), and the document was rendered since,
+ * so the company and the issuer are read again here (lockIssuer) and a suspension, a deactivation
+ * or a sign-out committed meanwhile refuses the grant (403 COMPANY_SUSPENDED, 401
+ * INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED), nothing written. A traveller's share of their own
+ * booking is not the company's, and is written as it comes.
+ */
 export async function openGrant(db: Database, input: ShareGrantInput): Promise<OpenResult> {
-  const [row] = await db.query<LinkExpiryRow>(
+  return db.transaction(async (client) => {
+    const written = await linkExpiry(client, input.grantId);
+    if (written !== null) return opened(input, written);
+    if (input.issuer.kind !== 'TRAVELLER') await lockIssuer(client, input);
+    return opened(input, await insertGrant(client, input));
+  });
+}
+
+const opened = (input: ShareGrantInput, linkExpiresAt: number): OpenResult => ({
+  grantId: input.grantId,
+  linkExpiresAt: iso(linkExpiresAt),
+});
+
+async function linkExpiry(client: PoolClient, grantId: string): Promise<number | null> {
+  const { rows } = await client.query<LinkExpiryRow>(
+    `select ${epochMs('link_expires_at')} as link_expires_at from document_share_grants where id = $1`,
+    [grantId],
+  );
+  return rows[0]?.link_expires_at ?? null;
+}
+
+/**
+ * The issuer's company, ACTIVE (lockActiveCompany), and their session and membership (lockActingMember;
+ * absent in the inputs of grants opened before it was carried), held FOR SHARE until the grant is
+ * written, so a suspension or deactivation either committed before and is seen, or waits for the
+ * grant. The booking row is taken first, as the grant's insert would take it (key share): a write of
+ * the booking in flight is waited for before the company row is held, so a suspension never waits
+ * behind it. No deadlock with that order: a suspension locks no booking after the company row, and
+ * the writes that lock a booking after it hold the company FOR SHARE too, which this does not wait for.
+ */
+async function lockIssuer(client: PoolClient, input: ShareGrantInput): Promise<void> {
+  await client.query(`select 1 from bookings where id = $1 for key share`, [input.bookingId]);
+  await lockActiveCompany(client, input.companyId, 'share');
+  if (input.member) await lockActingMember(client, input.companyId, input.member);
+}
+
+async function insertGrant(client: PoolClient, input: ShareGrantInput): Promise<number> {
+  const { rows } = await client.query<LinkExpiryRow>(
     `with inserted as (
        insert into document_share_grants (id, booking_id, company_id, document_kind, presentation, issuer_kind,
                                           issuer_id, issuer_role, secret_hash, link_expires_at)
@@ -54,8 +101,8 @@ export async function openGrant(db: Database, input: ShareGrantInput): Promise<O
       seconds(input.linkMilliseconds),
     ],
   );
-  if (!row) throw new Error(`share grant ${input.grantId} vanished after its insert`);
-  return { grantId: input.grantId, linkExpiresAt: iso(row.link_expires_at) };
+  if (!rows[0]) throw new Error(`share grant ${input.grantId} vanished after its insert`);
+  return rows[0].link_expires_at;
 }
 
 interface GrantLinkRow {

@@ -30,7 +30,7 @@ function shareSteps() {
   const steps: ShareSteps = {
     async openShareGrant(input) {
       calls.record('openShareGrant', input);
-      return { grantId: input.grantId, linkExpiresAt: inFuture(input.linkMilliseconds) };
+      return { done: { grantId: input.grantId, linkExpiresAt: inFuture(input.linkMilliseconds) } };
     },
     async acceptShareGrant(input) {
       calls.record('acceptShareGrant', input);
@@ -51,9 +51,8 @@ function shareSteps() {
 const OWNER: ShareActor = { kind: 'TRAVELLER', id: randomUUID(), role: 'TRAVELLER' };
 const SECRET_HASH = 'a'.repeat(64);
 
-/** Opens a new grant the way the API does: update-with-start. */
-async function openGrant(
-  client: Client,
+/** A new grant's input and the start its opening Update comes with (update-with-start). */
+function grantOpening(
   taskQueue: string,
   durations: { linkMilliseconds: number; sessionMilliseconds: number },
 ) {
@@ -73,6 +72,16 @@ async function openGrant(
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
+  return { input, startWorkflowOperation };
+}
+
+/** Opens a new grant the way the API does: update-with-start. */
+async function openGrant(
+  client: Client,
+  taskQueue: string,
+  durations: { linkMilliseconds: number; sessionMilliseconds: number },
+) {
+  const { input, startWorkflowOperation } = grantOpening(taskQueue, durations);
   const opened = await client.workflow.executeUpdateWithStart(openUpdate, {
     args: [],
     updateId: `open:${input.grantId}`,
@@ -146,6 +155,47 @@ describe('shareGrant workflow (stubbed activities)', () => {
       expect(await handle.result()).toMatchObject({ phase: 'REVOKED' });
       expect(calls.inputsOf('revokeShareGrant')).toEqual([{ grantId: input.grantId, by: OWNER }]);
       expect(calls.names()).not.toContain('expireShareGrant');
+    });
+  });
+
+  it('an open its step refuses (the staff issuer company suspended meanwhile) answers the refusal; the process ends NEW', async () => {
+    const { steps, calls } = shareSteps();
+    steps.openShareGrant = async (input) => {
+      calls.record('openShareGrant', input);
+      return { refused: { status: 403, code: 'COMPANY_SUSPENDED', message: 'The company is suspended' } };
+    };
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, startWorkflowOperation } = grantOpening(taskQueue, LONG_LIVED);
+      const opening = temporal.client.workflow.executeUpdateWithStart(openUpdate, {
+        args: [],
+        updateId: `open:${input.grantId}`,
+        startWorkflowOperation,
+      });
+      expect(await refusalOf(opening)).toEqual({
+        code: 'COMPANY_SUSPENDED',
+        status: 403,
+        message: 'The company is suspended',
+      });
+      const handle = await startWorkflowOperation.workflowHandle();
+      expect(await handle.result()).toMatchObject({ phase: 'NEW', linkExpiresAt: null });
+      expect(calls.names()).toEqual(['openShareGrant']);
+    });
+  });
+
+  it('an open step recorded before it could refuse (the bare grant, no `done`) still opens the grant', async () => {
+    const { steps, calls } = shareSteps();
+    steps.openShareGrant = async (input) => {
+      calls.record('openShareGrant', input);
+      const bare = { grantId: input.grantId, linkExpiresAt: inFuture(input.linkMilliseconds) };
+      // The result older histories hold; the step's type has carried refusals since.
+      return bare as unknown as Awaited<ReturnType<ShareSteps['openShareGrant']>>;
+    };
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, opened, handle } = await openGrant(temporal.client, taskQueue, LONG_LIVED);
+      expect(opened).toMatchObject({ grantId: input.grantId });
+      expect(await handle.query(grantStateQuery)).toMatchObject({ phase: 'CREATED' });
+      await handle.executeUpdate(revokeUpdate, { args: [{ by: OWNER }] });
+      expect(await handle.result()).toMatchObject({ phase: 'REVOKED' });
     });
   });
 
