@@ -117,14 +117,16 @@ interface BusyRow {
  * SQL: the window in which trip `t` takes its bus and driver. A trip not yet arrived keeps them
  * until its expected arrival, the latest of the planned arrival, the planned arrival plus the
  * announced delay, and the actual departure plus the planned duration; an arrived trip until its
- * actual arrival (not before the planned one). It takes them from its actual departure when it left
- * early. The end lies at most MAX_LATENESS_MINUTES past the planned arrival, so a range on
- * arrival_at widened by that much (trips_bus_busy_idx, trips_driver_busy_idx) finds every window.
+ * actual arrival, early or late: a bus back early is free then (as dispatch readiness, which only
+ * counts trips BOARDING or DEPARTED, already lets it board). It takes them from its actual
+ * departure when it left early. The end lies at most MAX_LATENESS_MINUTES past the planned arrival,
+ * so a range on arrival_at widened by that much (trips_bus_busy_idx, trips_driver_busy_idx) finds
+ * every window; an early arrival only ends one sooner.
  */
 function busyWindowSql(t: string) {
   const from = `least(${t}.departure_at, coalesce(${t}.actual_departure_at, ${t}.departure_at))`;
   const until = `least(${t}.arrival_at + interval '${MAX_LATENESS_MINUTES} minutes',
-    case when ${t}.actual_arrival_at is not null then greatest(${t}.arrival_at, ${t}.actual_arrival_at)
+    case when ${t}.actual_arrival_at is not null then ${t}.actual_arrival_at
          else greatest(${t}.arrival_at, ${t}.arrival_at + ${t}.delay_minutes * interval '1 minute',
                        ${t}.actual_departure_at + (${t}.arrival_at - ${t}.departure_at)) end)`;
   return {
