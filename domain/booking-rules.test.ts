@@ -27,6 +27,7 @@ const route = { companyId: 'c1', originCityId: 'damascus', destinationCityId: 'a
 const target = (overrides: Partial<Parameters<typeof targetRefusal>[1]> = {}) => ({
   ...route,
   departureAt: minutesFromNow(48 * 60),
+  plannedDepartureAt: minutesFromNow(48 * 60),
   bookable: true,
   ...overrides,
 });
@@ -88,6 +89,14 @@ describe('targetRefusal', () => {
       code: 'MODIFICATION_CHANGES_ROUTE',
     });
     expect(codeOf({ bookable: false })).toMatchObject({ status: 409, code: 'TRIP_NOT_BOOKABLE' });
+    // Delayed 10 hours, planned a minute ago: it sells no more, whatever the announced departure.
+    const delayedPastPlan = { plannedDepartureAt: minutesFromNow(-1), departureAt: minutesFromNow(599) };
+    expect(codeOf(delayedPastPlan)).toMatchObject({ status: 409, code: 'TRIP_NOT_BOOKABLE' });
+    expect(codeOf({ plannedDepartureAt: now })?.code).toBe('TRIP_NOT_BOOKABLE');
+    // On time and already gone: the 6-hour rule's answer, as before the planned departure was read.
+    const goneOnTime = { plannedDepartureAt: minutesFromNow(-1), departureAt: minutesFromNow(-1) };
+    expect(codeOf(goneOnTime)).toMatchObject({ code: 'DEPARTURE_TOO_CLOSE', details: { trip: 'NEW' } });
+    expect(codeOf({ plannedDepartureAt: minutesFromNow(1), departureAt: minutesFromNow(601) })).toBeNull();
     expect(codeOf({ departureAt: minutesFromNow(359) })).toMatchObject({
       status: 409,
       code: 'DEPARTURE_TOO_CLOSE',

@@ -153,6 +153,11 @@ export interface ModificationTarget extends BookingRoute {
   /** The trip still takes bookings (scheduled, boarding or delayed). */
   bookable: boolean;
   /**
+   * The planned departure from the booking's boarding stop (no delay added): every selling path stops
+   * taking new travellers onto the trip then, delayed or not, and so does a move onto it.
+   */
+  plannedDepartureAt: Date;
+  /**
    * false when the trip has no stop call in the booking's boarding city followed by one in its
    * alighting city, so the moved leg would have nowhere to board or alight.
    */
@@ -202,6 +207,10 @@ export function targetRefusal(
       { trip: 'NEW' },
     );
   }
+  // After the 6-hour rule, so a trip on time keeps that answer: only a delay announced past the
+  // planned departure reaches here with the plan already behind.
+  if (!departsMoreThan(target.plannedDepartureAt, now, 0))
+    return new BookingRefusal(409, 'TRIP_NOT_BOOKABLE', 'This trip can no longer be booked');
   if (target.callsAtBookingCities === false) {
     return new BookingRefusal(
       422,

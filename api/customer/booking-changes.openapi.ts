@@ -51,6 +51,8 @@ export const docs = taggedOperations(['Bookings'], {
       "and both route cities stay the same, the booking is unpaid and not checked in, the booking's departure is more than " +
       "6 hours away (strictly) and so is the new trip's. A departure is the one the company announced: the boarding " +
       "stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). " +
+      "The new trip must also still be on sale: its boarding stop's planned departure still ahead, delayed or not " +
+      '(else 409 TRIP_NOT_BOOKABLE, as a seat lock is refused). ' +
       'Once the move is made, the live shares (CREATED or ACCEPTED) of the booking confirmation made before it are ' +
       'revoked, as a CREDENTIAL_LEAKED re-issue revokes them: their recipients would otherwise see the new trip, seats ' +
       'and credentials (410 SHARE_REVOKED); the traveller may share again. When document sharing cannot be reached ' +

@@ -70,6 +70,8 @@ interface TargetTrip {
   board_share: number | null;
   /** When the bus is expected to leave the boarding call (else the trip's first): plan plus announced delay. */
   expected_departure_at: string;
+  /** The boarding call's (else the trip's first) planned departure: the trip takes no new traveller after it. */
+  planned_departure_at: string;
   alight_id: string | null;
   alight_sequence: number | null;
   alight_share: number | null;
@@ -92,6 +94,7 @@ async function readTarget(
     `select t.id, t.company_id, t.bus_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
             b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share,
             ${expectedDepartureSql('t', 'coalesce(b.departure_at, t.departure_at)')} as expected_departure_at,
+            coalesce(b.departure_at, t.departure_at) as planned_departure_at,
             a.id as alight_id, a.sequence as alight_sequence, a.fare_share_bp as alight_share
      from trips t
      join companies c on c.id = t.company_id
@@ -305,6 +308,7 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
   seatCount,
   bookable: isBookableStatus(target.status),
   departureAt: new Date(target.expected_departure_at),
+  plannedDepartureAt: new Date(target.planned_departure_at),
   callsAtBookingCities: target.board_id !== null && target.alight_id !== null,
 });
 
