@@ -301,9 +301,9 @@ const READINESS =
   'LAYOUT_NOT_ACTIVE (no active, valid seat layout), BUS_OUT_OF_SERVICE, BUS_ON_ANOTHER_TRIP and ' +
   'DRIVER_ON_ANOTHER_TRIP (another trip of the bus, or of the driver, is BOARDING or DEPARTED: mark it ARRIVED ' +
   'first) stop START_BOARDING and DEPART; ' +
-  'CASH_TO_COLLECT (checked-in travellers with unpaid bookings: record the collection first) and REQUESTS_PENDING ' +
-  '(journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 TRIP_NOT_READY with ' +
-  'details.blockers.';
+  'CASH_TO_COLLECT (checked-in travellers with unpaid bookings costing more than 0: record the collection first) and ' +
+  'REQUESTS_PENDING (journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 ' +
+  'TRIP_NOT_READY with details.blockers.';
 
 const ACCESS =
   "The session's company only: another company's trip is 404 TRIP_NOT_FOUND, the same as an id that does not exist.";

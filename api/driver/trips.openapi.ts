@@ -107,7 +107,7 @@ export const ScanResponse = successWith(
       })
       .nullable()
       .optional()
-      .meta({ description: 'the booking: an UNPAID one has cash to collect' }),
+      .meta({ description: 'the booking: an UNPAID one with a totalPrice above 0 has cash to collect' }),
   }),
 );
 
