@@ -11,8 +11,8 @@ export { PAYMENT_STATUSES, type PaymentSource, type PaymentStatus };
 export const PAYMENT_SOURCES = ['transaction', 'driver', 'office', 'booking'] as const;
 export const PAYMENT_PROVIDERS = ['cash'] as const;
 
-/** What moves a payment: the dashboard's actions, and the operations room's trip cancellation. */
-export type PaymentAction = 'verify' | 'refund' | 'cancel' | 'trip_cancelled';
+/** What moves a payment: the dashboard's actions, and the operations room's trip cancellation and completion. */
+export type PaymentAction = 'verify' | 'refund' | 'cancel' | 'trip_cancelled' | 'trip_completed';
 
 /** The booking payment fact (bookings.payment_status) after a move; null = left as it is. */
 export type BookingPaymentFact = 'UNPAID' | 'PAID' | 'REFUNDED';
@@ -77,6 +77,14 @@ export const PAYMENT_TRANSITIONS: readonly PaymentTransition[] = [
     bookingFact: null,
     by: 'operations room',
     meaning: 'the company cancelled the trip before the cash was taken',
+  },
+  {
+    from: 'PENDING',
+    action: 'trip_completed',
+    to: 'CANCELLED',
+    bookingFact: null,
+    by: 'operations room',
+    meaning: 'the trip was completed without the traveller (booking NO_SHOW); the cash will not be taken',
   },
 ];
 

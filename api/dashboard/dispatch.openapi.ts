@@ -281,7 +281,8 @@ export const STATE_MACHINE =
 const EFFECTS =
   'Effects, in the same transaction: DEPART stamps actual_departure_at and records trip.started for every booking on ' +
   'the trip; ARRIVE stamps actual_arrival_at; COMPLETE marks travellers never checked in NO_SHOW, bookings with a ' +
-  'checked-in traveller COMPLETED and the others NO_SHOW, records trip.completed, and after its commit credits loyalty ' +
+  'checked-in traveller COMPLETED and the others NO_SHOW (their pending cash payments CANCELLED, cancelled_by the ' +
+  "acting user: the payment ledger's trip_completed move), records trip.completed, and after its commit credits loyalty " +
   'points and referral rewards once per booking (a second COMPLETE is a replay that credits nothing new); CANCEL ' +
   '(reason required) ends every journey with a leg on the trip as a whole: its legs on trips that have not departed ' +
   'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats, pending confirmation requests and ' +

@@ -131,11 +131,16 @@ const LedgerLine = z
     refunded_by: Id.nullable(),
     cancelled_by: Id.nullable().meta({
       description:
-        'the staff user who cancelled the line (or cancelled its trip); null when another company cancelled its trip, ' +
-        'or the booking ended by the traveller’s cancel or by a refund of the whole booking (its other pending lines)',
+        'the staff user who cancelled the line (or cancelled or completed its trip); null when another company cancelled ' +
+        'its trip, or the booking ended by the traveller’s cancel or by a refund of the whole booking (its other ' +
+        'pending lines)',
     }),
     cash_shift_id: Id.nullable(),
-    allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])),
+    allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])).meta({
+      description:
+        'the moves the status allows; verify only while the booking can be collected (CONFIRMED, CHECKED_IN or ' +
+        'COMPLETED, unpaid), so not for a traveller marked no-show',
+    }),
     receipt: z
       .object({ source: z.enum(PAYMENT_SOURCES), id: Id })
       .nullable()

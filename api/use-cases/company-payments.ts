@@ -21,6 +21,7 @@ import {
   PaymentDecisionRefusal,
   type LedgerStatistics,
 } from '../../domain/payment-ledger.js';
+import { unpayableRefusal } from '../../domain/payment.js';
 import {
   renderedDocument,
   type RenderContext,
@@ -36,11 +37,19 @@ import { iso, isoOrNull } from '../../db/row-fields.js';
 
 type FinanceAction = 'verify' | 'refund' | 'cancel';
 
-/** The finance actions the transition table allows from a status. */
-function allowedActions(status: LedgerRow['status']): FinanceAction[] {
-  return PAYMENT_TRANSITIONS.filter((row) => row.from === status && row.by === 'finance').map(
-    (row) => row.action as FinanceAction,
-  );
+/**
+ * The finance actions the transition table allows from the line's status; `verify` only while its
+ * booking can be collected, by the rule the verify write applies (domain/payment.ts): a NO_SHOW
+ * booking's line (marked during boarding, until restored) or a dead or already paid one's is not
+ * offered what the server would refuse.
+ */
+function allowedActions(row: LedgerRow): FinanceAction[] {
+  const collectable =
+    unpayableRefusal({ status: row.booking_status, paymentStatus: row.booking_payment_status }, 'collect') ===
+    null;
+  return PAYMENT_TRANSITIONS.filter(
+    (move) => move.from === row.status && move.by === 'finance' && (move.action !== 'verify' || collectable),
+  ).map((move) => move.action as FinanceAction);
 }
 
 export function ledgerLine(row: LedgerRow) {
@@ -72,7 +81,7 @@ export function ledgerLine(row: LedgerRow) {
     refunded_by: row.refunded_by,
     cancelled_by: row.cancelled_by,
     cash_shift_id: row.cash_shift_id,
-    allowed_actions: allowedActions(row.status),
+    allowed_actions: allowedActions(row),
     receipt: collected
       ? { source: row.source, id: row.source === 'booking' ? row.booking_id : row.id }
       : null,

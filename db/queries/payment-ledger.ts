@@ -1,5 +1,6 @@
 import {
   ledgerStatistics,
+  type BookingPaymentFact,
   type LedgerStatistics,
   type PaymentSource,
   type PaymentStatus,
@@ -51,7 +52,8 @@ export interface LedgerRow {
   booking_id: string;
   booking_code: string;
   booking_status: string;
-  booking_payment_status: string;
+  /** The booking's payment fact (bookings.payment_status). */
+  booking_payment_status: BookingPaymentFact;
   passenger_name: string;
   passenger_phone: string;
 }

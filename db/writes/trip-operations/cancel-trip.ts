@@ -239,6 +239,26 @@ async function settlePayments(
   reason: string,
   actor: { companyId: string; staffUserId: string },
 ): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
+  const cancelledPayments = await cancelPendingPayments(client, bookingIds, actor);
+  const refundDue = await client.query(
+    `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()
+     where booking_id = any($1::uuid[]) and status = 'COMPLETED'`,
+    [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
+  );
+  return { cancelledPayments, refundDuePayments: refundDue.rowCount ?? 0 };
+}
+
+/**
+ * The bookings' PENDING lines end CANCELLED: their cash will never be collected (a trip CANCEL
+ * ended the bookings, or a COMPLETE made them NO_SHOW, which verify refuses). Both run in the
+ * transition transaction with the bookings already locked (booking, then operation, as verify
+ * takes them); the ledger's daily rollup follows by its trigger. How many lines ended.
+ */
+export async function cancelPendingPayments(
+  client: Queryable,
+  bookingIds: string[],
+  actor: { companyId: string; staffUserId: string },
+): Promise<number> {
   const cancelled = await client.query(
     `update payment_operations
      set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end, cancelled_at = now(),
@@ -246,12 +266,7 @@ async function settlePayments(
      where booking_id = any($1::uuid[]) and status = 'PENDING'`,
     [bookingIds, actor.staffUserId, actor.companyId],
   );
-  const refundDue = await client.query(
-    `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()
-     where booking_id = any($1::uuid[]) and status = 'COMPLETED'`,
-    [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
-  );
-  return { cancelledPayments: cancelled.rowCount ?? 0, refundDuePayments: refundDue.rowCount ?? 0 };
+  return cancelled.rowCount ?? 0;
 }
 
 /** An order ends when none of its journeys is left. */

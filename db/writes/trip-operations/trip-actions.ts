@@ -7,7 +7,7 @@ import {
 } from '../../../domain/trip-dispatch.js';
 import { readinessFacts } from '../../queries/trip-dispatch.js';
 import { recordTripEvent } from '../outbox.js';
-import { cancelTripBookings } from './cancel-trip.js';
+import { cancelPendingPayments, cancelTripBookings } from './cancel-trip.js';
 import {
   iso,
   recordOperation,
@@ -117,6 +117,7 @@ async function actionEffects(
  * completing user); bookings with a checked-in traveller become COMPLETED (they earn points), the
  * others NO_SHOW. Legacy bookings follow their own status the same way. Tickets never used keep
  * their status but are no longer authorized for boarding, so every channel's projection says so.
+ * The NO_SHOW bookings' pending cash is CANCELLED (cancelPendingPayments); collected cash is kept.
  */
 async function closeAttendance(
   client: Queryable,
@@ -133,13 +134,21 @@ async function closeAttendance(
      where trip_id = $1 and status = 'VALID' and boarding_authorized`,
     [trip.id],
   );
-  const { rows } = await client.query<{ completed: number }>(
+  const { rows } = await client.query<{ completed: number; no_shows: string[] }>(
     `with changed as (
        update bookings set status = case when status = 'CHECKED_IN' then 'COMPLETED' else 'NO_SHOW' end, updated_at = now()
        where trip_id = $1 and status in ('CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
-       returning status)
-     select count(*) filter (where status = 'COMPLETED')::int as completed from changed`,
+       returning id, status)
+     select count(*) filter (where status = 'COMPLETED')::int as completed,
+            coalesce(array_agg(id::text) filter (where status = 'NO_SHOW'), '{}') as no_shows
+       from changed`,
     [trip.id],
   );
-  return { completedBookings: rows[0]!.completed, noShows: noShows.rowCount ?? 0 };
+  // A NO_SHOW booking's announced cash will never be collected (verify refuses it: domain/payment.ts):
+  // its PENDING lines end as a trip CANCEL ends them (the ledger's trip_completed move).
+  const cancelledPayments = await cancelPendingPayments(client, rows[0]!.no_shows, {
+    companyId: trip.companyId,
+    staffUserId: command.actor.staffUserId,
+  });
+  return { completedBookings: rows[0]!.completed, noShows: noShows.rowCount ?? 0, cancelledPayments };
 }
