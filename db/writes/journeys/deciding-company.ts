@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { companySuspended } from '../../../domain/company-moderation.js';
 import { lockActingMember, type ActingMember } from '../acting-member.js';
 import { JourneyRefusal } from './scope.js';
 
@@ -23,7 +24,9 @@ export async function lockDecidingMember(
   companyId: string,
   member: ActingMember,
 ): Promise<void> {
-  await lockedCompanyStatus(client, companyId);
+  // A suspended company decides nothing, REJECT included: a suspension committed while the decision
+  // waited refuses it (403 COMPANY_SUSPENDED), and the platform ends the request as COMPANY_SUSPENDED.
+  if ((await lockedCompanyStatus(client, companyId)) !== 'ACTIVE') throw companySuspended();
   await lockActingMember(client, companyId, member);
 }
 

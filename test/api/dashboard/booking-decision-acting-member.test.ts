@@ -9,7 +9,7 @@ import {
   tripOf,
 } from '../../support/journeys.js';
 import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
-import { demotedWhileWriting } from '../../support/suspension.js';
+import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 
 /**
  * PATCH /dashboard/api/bookings/{id}/status judges the deciding member as they stand when the
@@ -113,5 +113,22 @@ describe('PATCH /dashboard/api/bookings/{id}/status: the deciding member is chec
     });
     expect(await journeyFacts(app.db, journeyId)).toEqual(before);
     expect(before.journey!.status).toBe('REQUESTED');
+  });
+
+  it("an OWNER's REJECT whose company was suspended while it waited is 403 COMPANY_SUSPENDED; the request is left to the platform", async () => {
+    const { companyId, journeyId, bookingId } = await requestedBooking(app);
+    const owner = await memberOf(app, companyId, 'OWNER');
+    const before = await journeyFacts(app.db, journeyId);
+
+    const refused = await suspendedWhileWriting(app.db, companyId, () =>
+      patchStatus(app, bookingId, owner.writeHeaders, { decision: 'REJECT', reason: 'full' }),
+    );
+    expect([refused.status, refused.body?.errorCode], refused.text).toEqual([403, 'COMPANY_SUSPENDED']);
+    expect(await requestOf(app, journeyId)).toEqual({
+      status: 'PENDING',
+      decided_by: null,
+      decision_key: null,
+    });
+    expect(await journeyFacts(app.db, journeyId)).toEqual(before);
   });
 });
