@@ -59,6 +59,7 @@ import { Migration20261205110000_staff_session_surface } from './migrations/Migr
 import { Migration20261206030000_trips_company_departure_index } from './migrations/Migration20261206030000_trips_company_departure_index.js';
 import { Migration20261206050000_voucher_forfeited_at } from './migrations/Migration20261206050000_voucher_forfeited_at.js';
 import { Migration20261206060000_list_page_indexes } from './migrations/Migration20261206060000_list_page_indexes.js';
+import { Migration20261206070000_no_show_pending_lines } from './migrations/Migration20261206070000_no_show_pending_lines.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -106,6 +107,7 @@ const MIGRATIONS = [
   Migration20261206030000_trips_company_departure_index,
   Migration20261206050000_voucher_forfeited_at,
   Migration20261206060000_list_page_indexes,
+  Migration20261206070000_no_show_pending_lines,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CANCEL_NO_SHOW_PENDING_LINES } from '../../../db/migrations/Migration20261206070000_no_show_pending_lines.js';
 import { financeSnapshot, openShift, paymentAction } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
 import { advance, bookSeats, dispatch, operationsWorld, type Session } from '../../support/operations.js';
@@ -123,5 +124,40 @@ describe('the announced cash of a traveller who does not board', () => {
     const verified = await paymentAction(app, world.sessions.ACCOUNTANT, paymentId, 'verify');
     expect(verified.status, verified.text).toBe(200);
     expect(verified.body.data).toMatchObject({ status: 'COMPLETED', allowed_actions: ['refund'] });
+  });
+
+  it('left PENDING by a COMPLETE before this release, is cancelled by the migration; a no-show of a trip still boarding is not', async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const missed = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const { paymentId } = await announceCashPayment(app.db, missed.bookingId, missed.caller.userId);
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const marked = await travellerAction(
+      world.dispatcher,
+      world.trip.tripId,
+      'MARK_NO_SHOW',
+      missed.ticketIds[0]!,
+    );
+    expect(marked.status, marked.text).toBe(200);
+
+    // Boarding: a RESTORE may still bring the traveller back, so the line stays as it is.
+    await app.db.query(CANCEL_NO_SHOW_PENDING_LINES);
+    expect(await lineOf(world.sessions.ACCOUNTANT, paymentId)).toMatchObject({ status: 'PENDING' });
+
+    await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
+    // As a COMPLETE before this release left it.
+    await app.db.query(
+      `update payment_operations set status = 'PENDING', cancelled_by = null, cancelled_at = null where id = $1`,
+      [paymentId],
+    );
+    expect((await ledger(world.sessions.ACCOUNTANT)).statistics.outstanding).toBeGreaterThan(0);
+
+    await app.db.query(CANCEL_NO_SHOW_PENDING_LINES);
+    const after = await ledger(world.sessions.ACCOUNTANT);
+    expect(after.data.find((row) => row.id === paymentId)).toMatchObject({
+      status: 'CANCELLED',
+      cancelled_by: null,
+      allowed_actions: [],
+    });
+    expect(after.statistics.outstanding).toBe(0);
   });
 });
