@@ -53,6 +53,8 @@ export const docs = taggedOperations(['Bookings'], {
       "stop's planned departure plus the trip's delay (dispatch MARK_DELAYED). " +
       "The new trip must also still be on sale: its boarding stop's planned departure still ahead, delayed or not " +
       '(else 409 TRIP_NOT_BOOKABLE, as a seat lock is refused). ' +
+      "The booking keeps its boarding and alighting stops where the new trip calls at them (else the new trip's first " +
+      "stop in that city, or its last when the booking rode to its trip's end and the new trip ends in that city). " +
       'Once the move is made, the live shares (CREATED or ACCEPTED) of the booking confirmation made before it are ' +
       'revoked, as a CREDENTIAL_LEAKED re-issue revokes them: their recipients would otherwise see the new trip, seats ' +
       'and credentials (410 SHARE_REVOKED); the traveller may share again. When document sharing cannot be reached ' +

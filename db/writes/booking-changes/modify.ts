@@ -77,11 +77,23 @@ interface TargetTrip {
   alight_share: number | null;
 }
 
+/** The stops the booking's leg ($4, $5) boards and alights at, and whether it rides to its trip's last call. */
+const CURRENT_LEG_STOPS = `
+  select bc.stop_id as board_stop_id, ac.stop_id as alight_stop_id,
+         not exists (select 1 from trip_stop_calls n where n.trip_id = ac.trip_id and n.sequence > ac.sequence) as rides_to_end
+  from journey_legs l
+  join trip_stop_calls bc on bc.id = l.board_stop_call_id
+  join trip_stop_calls ac on ac.id = l.alight_stop_call_id
+  where l.journey_id = $4 and l.sequence = $5`;
+
 /**
  * The new trip in the caller's inventory scope (else 404 TRIP_NOT_FOUND), with the stop calls the
- * moved leg uses: the first call in the booking's boarding city and the next call after it in
- * its alighting city with a higher fare share, so the leg has a fare (for a POST /bookings
- * booking, the trip's first and last calls).
+ * moved leg uses: the same ride where the new trip allows it, so a seat change or a move to a trip
+ * through the same stops keeps the booking's stretch and fare. Boarding: the new trip's call at the
+ * stop the booking boards at, else its first call in the boarding city. Alighting, after that call
+ * and with a higher fare share (so the leg has a fare): the call at the stop the booking alights
+ * at, else, for a booking that rides to its trip's end (a POST /bookings booking: first call to
+ * last), the new trip's last call when it is in the alighting city, else the first call there.
  */
 async function readTarget(
   client: PoolClient,
@@ -89,7 +101,13 @@ async function readTarget(
   tripId: string,
   booking: LockedBooking,
 ): Promise<TargetTrip> {
-  const params: unknown[] = [tripId, booking.board_city_id, booking.alight_city_id];
+  const params: unknown[] = [
+    tripId,
+    booking.board_city_id,
+    booking.alight_city_id,
+    booking.journey_id,
+    booking.leg_sequence,
+  ];
   const { rows } = await client.query<TargetTrip>(
     `select t.id, t.company_id, t.bus_id, t.status, t.departure_at, t.price_base, t.price_vip, r.origin_city_id, r.destination_city_id,
             b.id as board_id, b.sequence as board_sequence, b.fare_share_bp as board_share,
@@ -99,11 +117,16 @@ async function readTarget(
      from trips t
      join companies c on c.id = t.company_id
      join routes r on r.id = t.route_id
+     left join lateral (${CURRENT_LEG_STOPS}) cur on true
      left join lateral (select id, sequence, fare_share_bp, departure_at from trip_stop_calls
-                        where trip_id = t.id and city_id = $2 order by sequence limit 1) b on true
-     left join lateral (select id, sequence, fare_share_bp from trip_stop_calls
+                        where trip_id = t.id and city_id = $2
+                        order by (stop_id = cur.board_stop_id) is true desc, sequence limit 1) b on true
+     left join lateral (select id, sequence, fare_share_bp from trip_stop_calls s
                         where trip_id = t.id and city_id = $3 and sequence > b.sequence and fare_share_bp > b.fare_share_bp
-                        order by sequence limit 1) a on true
+                        order by (stop_id = cur.alight_stop_id) is true desc,
+                                 (cur.rides_to_end and not exists (select 1 from trip_stop_calls n
+                                                                   where n.trip_id = t.id and n.sequence > s.sequence)) is true desc,
+                                 sequence limit 1) a on true
      where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,
     params,
   );
