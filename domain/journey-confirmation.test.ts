@@ -144,6 +144,16 @@ describe('chooseSeats', () => {
     expect(standard.seats?.map((picked) => picked.seatNumber)).toEqual(['2', '3', '10', 'U1', 'V1']);
   });
 
+  it('never gives a VIP_SEAT a standard seat, even on a layout without VIP seats', () => {
+    const standardOnly = layout.filter((seat) => seat.seatClass === 'STANDARD');
+    expect(chooseSeats(standardOnly, [{ resourceCode: 'VIP_SEAT', quantity: 1, assignments: [] }])).toEqual({
+      unavailable: [],
+    });
+    expect(chooseSeats(layout, [{ resourceCode: 'VIP_SEAT', quantity: 1, assignments: ['2'] }])).toEqual({
+      unavailable: ['2'],
+    });
+  });
+
   it('refuses with the taken labels, or an empty list when too few seats are free', () => {
     expect(chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 1, assignments: ['1'] }])).toEqual({
       unavailable: ['1'],

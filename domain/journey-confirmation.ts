@@ -385,18 +385,23 @@ export type SeatChoice = { seats: LegSeat[]; unavailable?: never } | { unavailab
 
 /**
  * The seats a hold takes on one leg: the labels chosen in the quote, then for the rest the lowest
- * free seats (seat order). A VIP_SEAT takes a VIP-class seat when the layout has any; a SEAT takes
- * a standard seat first and a VIP-class one only when no standard seat is left. Refuses with the
- * chosen labels that are taken (or an empty list when there are simply too few free seats).
+ * free seats (seat order). A VIP_SEAT takes only a VIP-class seat, even if the layout was replaced
+ * since the quote (never a standard seat at the VIP fare); a SEAT takes a standard seat first, a VIP
+ * one only when none is left. Refuses with the chosen labels taken or no longer VIP for a VIP_SEAT
+ * (or an empty list when there are simply too few free seats).
  */
 export function chooseSeats(layout: readonly LegSeat[], resources: readonly QuotedResource[]): SeatChoice {
   const byLabel = new Map(layout.map((seat) => [seat.seatNumber, seat]));
   const taken = new Set<string>();
   const chosen: LegSeat[] = [];
   const unavailable: string[] = [];
-  for (const label of resources.flatMap((resource) => resource.assignments)) {
+  const assigned = resources.flatMap((resource) =>
+    resource.assignments.map((label) => ({ label, vip: resource.resourceCode === 'VIP_SEAT' })),
+  );
+  for (const { label, vip } of assigned) {
     const seat = byLabel.get(label);
-    if (!seat || !seat.free || taken.has(seat.seatId)) unavailable.push(label);
+    if (!seat || !seat.free || taken.has(seat.seatId) || (vip && seat.seatClass !== 'VIP'))
+      unavailable.push(label);
     else {
       taken.add(seat.seatId);
       chosen.push(seat);
@@ -404,7 +409,6 @@ export function chooseSeats(layout: readonly LegSeat[], resources: readonly Quot
   }
   if (unavailable.length) return { unavailable };
 
-  const layoutHasVip = layout.some((seat) => seat.seatClass === 'VIP');
   const open = layout.filter((seat) => seat.free).sort(compareSeats);
   const take = (count: number, ...preference: ((seat: LegSeat) => boolean)[]): boolean => {
     for (const fits of preference) {
@@ -424,9 +428,7 @@ export function chooseSeats(layout: readonly LegSeat[], resources: readonly Quot
       .filter((resource) => resource.resourceCode === code)
       .reduce((sum, resource) => sum + resource.quantity - resource.assignments.length, 0);
   const isVip = (seat: LegSeat) => seat.seatClass === 'VIP';
-  const anySeat = () => true;
   const enough =
-    take(unassigned('VIP_SEAT'), layoutHasVip ? isVip : anySeat) &&
-    take(unassigned('SEAT'), (seat) => !isVip(seat), isVip);
+    take(unassigned('VIP_SEAT'), isVip) && take(unassigned('SEAT'), (seat) => !isVip(seat), isVip);
   return enough ? { seats: chosen } : { unavailable: [] };
 }

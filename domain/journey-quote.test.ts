@@ -61,6 +61,17 @@ describe('refuseLegResources', () => {
     expect(refusal).toMatchObject({ status: 400, errorCode: 'RESOURCE_NOT_OFFERED' });
   });
 
+  it('refuses VIP_SEAT on a bus whose layout has no VIP seat, but not one whose VIP seats are all taken', () => {
+    const vipSeat = [{ resource_code: 'VIP_SEAT' as const, quantity: 1, assignments: [] }];
+    expect(
+      refuseLegResources(1, fares, vipSeat, { ...availability, vipSeats: 0, freeVipSeats: 0 }),
+    ).toMatchObject({ status: 400, errorCode: 'RESOURCE_NOT_OFFERED' });
+    expect(refuseLegResources(1, fares, vipSeat, { ...availability, freeVipSeats: 0 })).toMatchObject({
+      status: 409,
+      errorCode: 'INSUFFICIENT_SEATS',
+    });
+  });
+
   it('refuses a label that is not on the bus, then a taken seat', () => {
     expect(
       refuseLegResources(

@@ -27,8 +27,9 @@ export interface LegFares {
 /** What the leg's bus offers on the leg's [board, alight) interval. */
 export interface LegAvailability {
   freeSeats: number;
-  /** VIP-class seats in the active layout (0 when the layout has none). */
+  /** VIP-class seats in the active layout, free or not (0 when the layout has none). */
   vipSeats: number;
+  /** VIP-class seats of the layout still free on the leg's interval. */
   freeVipSeats: number;
   /** The assigned labels found in the active layout, with their class and whether they are taken. */
   seats: ReadonlyMap<string, { seatClass: SeatClass; taken: boolean }>;
@@ -64,22 +65,22 @@ export function refuseLegResources(
   availability: LegAvailability,
 ): Refusal | null {
   const vip = resources.filter((resource) => resource.resource_code === 'VIP_SEAT');
-  if (vip.length && fares.priceVip === null) {
+  // A VIP fare on a bus whose layout has no VIP-class seat sells nothing: the hold could only give
+  // a standard seat, which the seat map and POST /bookings price at the standard fare.
+  if (vip.length && (fares.priceVip === null || availability.vipSeats === 0)) {
     return refuse(400, 'RESOURCE_NOT_OFFERED', 'This trip sells no VIP seats');
   }
   const labels = resources.flatMap((resource) => resource.assignments);
   const unknown = labels.filter((label) => !availability.seats.has(label));
   if (unknown.length)
     return refuse(400, 'SEAT_NOT_FOUND', 'A chosen seat is not on this bus', { seats: unknown });
-  if (availability.vipSeats > 0) {
-    const standard = vip
-      .flatMap((resource) => resource.assignments)
-      .filter((label) => availability.seats.get(label)!.seatClass !== 'VIP');
-    if (standard.length) {
-      return refuse(400, 'SEAT_CLASS_MISMATCH', 'A VIP seat was asked for with a standard seat chosen', {
-        seats: standard,
-      });
-    }
+  const standard = vip
+    .flatMap((resource) => resource.assignments)
+    .filter((label) => availability.seats.get(label)!.seatClass !== 'VIP');
+  if (standard.length) {
+    return refuse(400, 'SEAT_CLASS_MISMATCH', 'A VIP seat was asked for with a standard seat chosen', {
+      seats: standard,
+    });
   }
   const taken = labels.filter((label) => availability.seats.get(label)!.taken);
   if (taken.length)
@@ -98,7 +99,7 @@ export function refuseLegResources(
     0,
   );
   const chosenVip = labels.filter((label) => availability.seats.get(label)!.seatClass === 'VIP').length;
-  if (availability.vipSeats > 0 && unassignedVip + chosenVip > availability.freeVipSeats) {
+  if (unassignedVip + chosenVip > availability.freeVipSeats) {
     return refuse(409, 'INSUFFICIENT_SEATS', 'Not enough free VIP seats on this part of the trip', {
       free_vip_seats: availability.freeVipSeats,
     });

@@ -232,7 +232,7 @@ const HOLD_RULES =
   'expiresAt the hold ends by itself: its seats are free for everyone at once and any later read or write of the journey ' +
   'shows it EXPIRED (hold.status EXPIRED). Needs a signed-in traveller (a guest quote is claimed by the first traveller who holds ' +
   'it; the journey then belongs to that traveller). Seats: those assigned in the quote, else the lowest free seats (lower deck, ' +
-  "then label order) on each leg's stretch; a VIP_SEAT gets a VIP-class seat, a SEAT a standard one first. All seats of all " +
+  "then label order) on each leg's stretch; a VIP_SEAT gets only a VIP-class seat, a SEAT a standard one first. All seats of all " +
   'legs are held in one transaction or none: a seat taken meanwhile, or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
   "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +

@@ -276,7 +276,8 @@ export const docs = operations({
       'arrival plus its announced delay), else 400 LEGS_NOT_CONNECTED. A journey whose first boarding call and last ' +
       'alighting call are in the same city is not sold, as search offers no such route (400 SAME_ORIGIN_AND_DESTINATION). ' +
       'Per leg the resource quantities add up to party_size; ' +
-      'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare. No inventory is written; the quote is stored ' +
+      'VIP_SEAT, and a SEAT assigned a VIP-class seat, cost the VIP fare; a VIP_SEAT on a trip without a VIP fare, or on ' +
+      'a bus whose layout has no VIP-class seat, is 400 RESOURCE_NOT_OFFERED. No inventory is written; the quote is stored ' +
       'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +
       "traveller: the same key and body return that traveller's stored quote again (same quote_id); the same key with " +
       "another body is 409 IDEMPOTENCY_KEY_REUSED. A guest's request always quotes anew (new quote_id and journey_id), " +
