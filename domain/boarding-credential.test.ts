@@ -255,6 +255,7 @@ describe('reissueRefusal', () => {
     journeyStatus: 'CONFIRMED',
     status: 'VALID',
     boardingAuthorized: true,
+    revoked: false,
     beforeDeparture: true,
   };
   const codeOf = (overrides: Partial<typeof ticket> | undefined, userId = 'u1') =>
@@ -272,6 +273,8 @@ describe('reissueRefusal', () => {
     );
     expect(codeOf({ status: 'USED', beforeDeparture: false })).toBe('TICKET_NOT_VALID');
     expect(codeOf({ boardingAuthorized: false })).toBe('TICKET_NOT_VALID');
+    // A refund that kept the booking revoked it: its traveller no longer boards.
+    expect(codeOf({ revoked: true })).toBe('TICKET_NOT_VALID');
     expect(codeOf({ beforeDeparture: false })).toBe('TRIP_ALREADY_DEPARTED');
   });
 });

@@ -293,6 +293,12 @@ export interface ReissuableTicket {
   journeyStatus: string;
   status: string;
   boardingAuthorized: boolean;
+  /**
+   * Its credential is on the revocation list. A ticket still VALID is listed only by a refund that kept
+   * its booking (BOOKING_REFUNDED): every other revocation (a cancel, a re-issue, a modify) also ends the
+   * ticket's status. Its traveller no longer boards, so no fresh credential either.
+   */
+  revoked: boolean;
   /** The bus has not left the leg's boarding call yet (by status, and its time plus the trip's delay). */
   beforeDeparture: boolean;
 }
@@ -302,7 +308,7 @@ export type ReissueRefusalCode =
 
 /**
  * Why the caller may not re-issue this ticket's credential (undefined: no such ticket), or null:
- * it is the caller's, of a CONFIRMED journey, VALID and authorised to board, before departure.
+ * it is the caller's, of a CONFIRMED journey, VALID, authorised to board and not revoked, before departure.
  */
 export function reissueRefusal(
   ticket: ReissuableTicket | undefined,
@@ -318,7 +324,7 @@ export function reissueRefusal(
       message: 'The booking of this ticket is not confirmed',
     };
   }
-  if (ticket.status !== 'VALID' || !ticket.boardingAuthorized) {
+  if (ticket.status !== 'VALID' || !ticket.boardingAuthorized || ticket.revoked) {
     return { status: 409, code: 'TICKET_NOT_VALID', message: 'Only a valid ticket can be re-issued' };
   }
   if (!ticket.beforeDeparture) {

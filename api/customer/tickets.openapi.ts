@@ -120,8 +120,8 @@ export const docs = taggedOperations(TAGS, {
       '/driver/api/revocations), so its QR code no longer boards anyone, online or offline; a new ticket ' +
       '(new id) for the same traveller, leg and seat is signed and returned (201). Documents downloaded ' +
       'afterwards carry the new credential. Refusals, with nothing changed: 404 TICKET_NOT_FOUND (not the ' +
-      "caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used or already " +
-      're-issued), 409 TRIP_ALREADY_DEPARTED (the trip arrived, completed or was cancelled; it departed ' +
+      "caller's), 409 BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (pending, cancelled, used, already " +
+      're-issued, or revoked by a refund that kept the booking), 409 TRIP_ALREADY_DEPARTED (the trip arrived, completed or was cancelled; it departed ' +
       "from the ticket's boarding stop, the trip's first; or that stop's planned departure plus the trip's " +
       'lateness, its announced delay or how late it left its first stop, has passed). With reason ' +
       "CREDENTIAL_LEAKED the live shares of the booking's confirmation (POST /document-shares) are revoked " +

@@ -32,6 +32,8 @@ interface LockedTicket {
   journey_status: string;
   status: string;
   boarding_authorized: boolean;
+  /** Its credential is on the revocation list (a refund that kept the booking: BOOKING_REFUNDED). */
+  revoked: boolean;
   /** The bus has not left the leg's boarding call yet (legStillBoardsSql). */
   before_departure: boolean;
 }
@@ -41,14 +43,15 @@ const toReissuableTicket = (row: LockedTicket): ReissuableTicket => ({
   journeyStatus: row.journey_status,
   status: row.status,
   boardingAuthorized: row.boarding_authorized,
+  revoked: row.revoked,
   beforeDeparture: row.before_departure,
 });
 
 /**
  * Re-issues an own VALID ticket of a CONFIRMED journey before departure. Refuses with
  * TicketRefusal (nothing written): 404 TICKET_NOT_FOUND (not the caller's), 409
- * BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (cancelled, used, already re-issued), 409
- * TRIP_ALREADY_DEPARTED. Returns the new ticket's id.
+ * BOOKING_NOT_CONFIRMED, 409 TICKET_NOT_VALID (cancelled, used, already re-issued, or revoked by a
+ * refund that kept the booking), 409 TRIP_ALREADY_DEPARTED. Returns the new ticket's id.
  *
  * Lock order, as every change of a booking and a trip action keep it: the ticket's trip (FOR
  * SHARE), then its journey, then the ticket (lockTicketTrip).
@@ -67,9 +70,13 @@ export async function reissueTicket(
        for no key update of j`,
       [input.ticketId],
     );
+    // The revocation is read under the journey lock a refund takes too: a refund committed first is
+    // seen here (TICKET_NOT_VALID); one waiting revokes the new ticket, as it is VALID then.
     const { rows } = await client.query<LockedTicket>(
       `select t.id, t.journey_id, t.trip_id, j.owner_user_id, j.status as journey_status, t.status,
-              t.boarding_authorized, ${legStillBoardsSql({ trip: 'tr', board: 'bc' })} as before_departure
+              t.boarding_authorized,
+              exists (select 1 from credential_revocations r where r.ticket_id = t.id) as revoked,
+              ${legStillBoardsSql({ trip: 'tr', board: 'bc' })} as before_departure
        from journey_tickets t
        join journeys j on j.id = t.journey_id
        join journey_legs l on l.journey_id = t.journey_id and l.sequence = t.leg_sequence
