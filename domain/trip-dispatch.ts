@@ -176,7 +176,7 @@ export interface TravellerState {
 
 /**
  * A traveller action's result from the traveller's state, or its refusal: the trip must be in
- * ATTENDANCE_STATUSES (409 TRIP_ACTION_NOT_ALLOWED), the ticket boardable (409
+ * ATTENDANCE_STATUSES (409 TRIP_ACTION_NOT_ALLOWED), the ticket boardable for every action (409
  * TICKET_NOT_BOARDABLE), and the attendance must allow it: a second CHECK_IN is 409
  * ALREADY_CHECKED_IN with who and when, a refunded traveller is neither checked in nor restored (409
  * TRAVELLER_REFUNDED: a RESTORE would make the booking CONFIRMED again on money already given back), a
@@ -195,7 +195,9 @@ export function attendanceStep(
       checkedIn: traveller.checkedIn ?? null,
     });
   }
-  if (!traveller.boardable && action !== 'RESTORE') {
+  // RESTORE included: a cancelled ticket is no traveller of the trip (not on the manifest), and
+  // restoring it would give an attendance back to someone who left the trip.
+  if (!traveller.boardable) {
     throw new DispatchRefusal(409, 'TICKET_NOT_BOARDABLE', `The ticket is ${traveller.status}`, {
       ticketStatus: traveller.status,
     });

@@ -188,12 +188,38 @@ interface TicketRow {
   currency: string | null;
 }
 
+type CredentialCheck = { keyKnown: boolean; signatureValid: boolean };
+
 async function verdict(
   client: Queryable,
   input: CheckedScan,
   trip: LockedTrip,
-  credential: { keyKnown: boolean; signatureValid: boolean },
+  credential: CredentialCheck,
 ): Promise<ScanAnswer> {
+  const judged = await judge(client, input, credential);
+  if (!judged.ticketId) return judged.answer;
+  try {
+    return await checkIn(client, input, trip, judged.answer, judged.ticketId);
+  } catch (error) {
+    if (!(error instanceof DispatchRefusal) || error.code !== 'MANIFEST_ITEM_NOT_FOUND') throw error;
+    // The ticket left the trip while the check-in waited for its booking (a re-issue committed: the
+    // ticket is REISSUED, only history), after nothing was written: the credential is judged again,
+    // so the scan answers (and stores) the verdict a scan of it gets now, not a 404; one it still lets
+    // board is no ticket of this trip any more (TICKET_NOT_FOUND).
+    const again = await judge(client, input, credential);
+    return again.ticketId ? { ...again.answer, reason: 'TICKET_NOT_FOUND' } : again.answer;
+  }
+}
+
+/**
+ * The credential judged on its ticket as it is now: the refused answer, or the answer to build on and
+ * the ticket to check in when it lets its holder board.
+ */
+async function judge(
+  client: Queryable,
+  input: CheckedScan,
+  credential: CredentialCheck,
+): Promise<{ answer: ScanAnswer; ticketId?: string }> {
   const ticketId = input.payload.ticketId;
   const ticket =
     credential.signatureValid && typeof ticketId === 'string' && UUID.test(ticketId)
@@ -224,8 +250,8 @@ async function verdict(
     ticket: ticket && boardingStateOf(ticket),
     presentedSignature: input.signature,
   });
-  if (refused || !ticket) return { ...base, reason: refused ?? 'TICKET_NOT_FOUND' };
-  return checkIn(client, input, trip, base, ticket.id);
+  if (refused || !ticket) return { answer: { ...base, reason: refused ?? 'TICKET_NOT_FOUND' } };
+  return { answer: base, ticketId: ticket.id };
 }
 
 /** The dispatch CHECK_IN of the ticket; a refusal it answers (before writing anything) becomes the scan's outcome. */
