@@ -57,10 +57,12 @@ const TripSearchItem = z.object({
   status: z.string(),
   departure_time: DateTime.meta({ description: 'departure of the boarding call' }),
   arrival_time: DateTime.meta({ description: 'arrival at the alighting call' }),
-  price: z.number().meta({ description: 'fare of the board-to-alight segment' }),
+  price: z
+    .number()
+    .meta({ description: 'fare from board_stop_call_id to alight_stop_call_id: the whole trip' }),
   price_vip: z.number().nullable(),
   currency: z.string(),
-  available_seats: z.int().meta({ description: 'free seats on the board-to-alight segment' }),
+  available_seats: z.int().meta({ description: 'free seats from board_stop_call_id to alight_stop_call_id' }),
   total_seats: z.int(),
   board_stop_call_id: IdText,
   alight_stop_call_id: IdText,
@@ -238,8 +240,12 @@ export const docs = taggedOperations(['Trips'], {
       'missing city gives 400 CITY_IDS_REQUIRED; the same city as origin and destination gives 400 ' +
       'ROUTE_CITIES_MUST_DIFFER (the code SPEC gives for equal cities; journey search answers SAME_ORIGIN_AND_DESTINATION); unknown parameters are refused. Same inventory ' +
       "limits as journey search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
-      'free seats on the segment. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
-      "in the destination city, ordered by departure. pickupLocation is where a traveller boarding at the result's " +
+      'free seats on the stretch sold. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
+      'in the destination city, ordered by departure. POST /seat-locks and POST /bookings sell the whole trip, so ' +
+      'price, price_vip and available_seats cover its first stop call to its last, which board_stop_call_id and ' +
+      'alight_stop_call_id name (GET /trips/{id}/seats with them shows the same prices), while board, alight, the ' +
+      "times and pickupLocation stay those of the traveller's cities; a trip whose first stop call has departed or " +
+      "whose first or last stop call is not public is not listed. pickupLocation is where a traveller boarding at the result's " +
       'board call is picked up (see PickupLocation); the flat pickup_* fields repeat it for migrated ' +
       'mobile clients and are deprecated. Rate limited per client IP with the same budget as POST /journeys/search: ' +
       'requests to either path, invalid ones included, count against one limit, and over it both answer 429 ' +

@@ -1,5 +1,6 @@
 import { flatPickupFields } from '../../db/queries/pickup-location.js';
-import { findTripDetail, searchTrips, tripSeatMap } from '../../db/queries/trips.js';
+import { searchTrips } from '../../db/queries/trip-search.js';
+import { findTripDetail, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
 import { clientKey } from '../http/client-address.js';
 import { badRequest, conflict, Refusal } from '../http/errors.js';

@@ -6,7 +6,6 @@ import {
   type LayoutDocument,
   type SeatClass,
 } from '../../domain/seat-layout.js';
-import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
 import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
@@ -38,17 +37,8 @@ export interface TripBus {
   amenities: string[];
 }
 
-export interface TripSearch {
-  scope: InventoryScope;
-  originCityId: string;
-  destinationCityId: string;
-  /** Damascus calendar date of the boarding call's departure. */
-  date: string;
-  passengers: number;
-}
-
-/** What a trip search result and a trip's detail both say about the trip. */
-interface TripFields {
+/** What a trip search result (trip-search.ts) and a trip's detail both say about the trip. */
+export interface TripFields {
   id: string;
   company_id: string;
   company: CompanyRef;
@@ -65,23 +55,15 @@ interface TripFields {
   pickupLocation: PickupLocation;
 }
 
-export interface TripSearchResult extends TripFields {
-  trip_id: string;
-  board_stop_call_id: string;
-  alight_stop_call_id: string;
-  board: StopIdentity;
-  alight: StopIdentity;
-}
-
 /** bigint amounts arrive as PostgreSQL text from the pool; answers carry numbers. */
-const money = (amount: string | null) => (amount === null ? null : Number(amount));
+export const money = (amount: string | null) => (amount === null ? null : Number(amount));
 
-const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,
+export const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,
   t.price_base::text as price_base, t.price_vip::text as price_vip, t.currency, t.seats_total,
   bu.id as bus_id, bu.model as bus_model, bu.amenities as bus_amenities`;
 
 /** The columns of tripColumns, as pg returns them (prices as text: bigint). */
-type TripColumnsRow = NamedRefColumns<'company'> & {
+export type TripColumnsRow = NamedRefColumns<'company'> & {
   id: string;
   route_id: string;
   status: string;
@@ -94,109 +76,11 @@ type TripColumnsRow = NamedRefColumns<'company'> & {
   bus_amenities: string[];
 };
 
-const busOf = (row: TripColumnsRow): TripBus => ({
+export const busOf = (row: TripColumnsRow): TripBus => ({
   id: row.bus_id,
   model: row.bus_model,
   amenities: row.bus_amenities,
 });
-
-type TripSearchRow = TripColumnsRow &
-  StopIdentityRow<'board'> &
-  StopIdentityRow<'alight'> &
-  PickupRow & {
-    available_seats: number;
-    board_fare_share_bp: number;
-    alight_fare_share_bp: number;
-  };
-
-function toTripSearchResult(row: TripSearchRow): TripSearchResult {
-  const board = toStopIdentity(row, 'board');
-  const alight = toStopIdentity(row, 'alight');
-  const boardShare = row.board_fare_share_bp;
-  const alightShare = row.alight_fare_share_bp;
-  const priceVip = money(row.price_vip);
-  return {
-    id: row.id,
-    trip_id: row.id,
-    company_id: row.company_id,
-    company: namedRefOf(row, 'company'),
-    route_id: row.route_id,
-    status: row.status,
-    departure_time: board.departure_at,
-    arrival_time: alight.arrival_at,
-    price: legFare(Number(row.price_base), boardShare, alightShare),
-    price_vip: priceVip === null ? null : legFare(priceVip, boardShare, alightShare),
-    currency: row.currency,
-    available_seats: row.available_seats,
-    total_seats: row.seats_total,
-    board_stop_call_id: board.stop_call_id,
-    alight_stop_call_id: alight.stop_call_id,
-    board,
-    alight,
-    bus: busOf(row),
-    pickupLocation: toPickupLocation(row),
-  };
-}
-
-/**
- * Legacy trip search: direct trips of companies in scope that call in the origin city on the
- * given Damascus date (boarding at the first public call there, still in the future) and later
- * in the destination city (alighting at the first public call there with a higher fare share: a
- * segment priced at nothing is not sold), with at least `passengers` seats free on that segment.
- * The pickup location is where a traveller boarding at that call is picked up (pickupStopIdSql):
- * the trip's pickup stop only when the boarding call is at it (or, for a pickup point the trip
- * does not call at, when it is the trip's first call in that city), otherwise the boarding stop.
- */
-export async function searchTrips(db: Database, search: TripSearch): Promise<TripSearchResult[]> {
-  const dayStart = damascusDayStart(search.date);
-  const params: unknown[] = [
-    search.originCityId,
-    search.destinationCityId,
-    dayStart,
-    damascusDayEnd(search.date),
-    search.passengers,
-  ];
-  const rows = await db.query<TripSearchRow>(
-    `with boarding as (
-       select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence, sc.fare_share_bp
-       from trip_stop_calls sc
-       join stops s on s.id = sc.stop_id
-       where sc.city_id = $1 and sc.departure_at >= $3 and sc.departure_at < $4 and sc.departure_at > now()
-         and ${publicStopSql('s')}
-       order by sc.trip_id, sc.sequence
-     )
-     select * from (
-       select ${tripColumns},
-              t.seats_total - ${takenSeatsSql('t.id', 'bsc.sequence', 'alc.sequence')} as available_seats,
-              bsc.fare_share_bp as board_fare_share_bp, alc.fare_share_bp as alight_fare_share_bp,
-              ${stopIdentityColumns('board', 'bsc', 'bs', 'bci')},
-              ${stopIdentityColumns('alight', 'alc', 'als', 'alci')},
-              ${PICKUP_COLUMNS}
-       from boarding b
-       join trips t on t.id = b.trip_id
-       join companies c on c.id = t.company_id
-       join lateral (
-         select sc.id from trip_stop_calls sc join stops s on s.id = sc.stop_id
-         where sc.trip_id = b.trip_id and sc.city_id = $2 and sc.sequence > b.sequence
-           and sc.fare_share_bp > b.fare_share_bp and ${publicStopSql('s')}
-         order by sc.sequence limit 1
-       ) alighting on true
-       join trip_stop_calls bsc on bsc.id = b.id
-       join stops bs on bs.id = bsc.stop_id
-       join cities bci on bci.id = bsc.city_id
-       join trip_stop_calls alc on alc.id = alighting.id
-       join stops als on als.id = alc.stop_id
-       join cities alci on alci.id = alc.city_id
-       join stops p on p.id = ${pickupStopIdSql('t', 'bsc')}
-       join buses bu on bu.id = t.bus_id
-       where ${companyScopeSql(search.scope, params, 'c')} and ${BOOKABLE_TRIP_SQL}
-     ) found
-     where found.available_seats >= $5
-     order by found.board_departure_at, found.id`,
-    params,
-  );
-  return rows.map(toTripSearchResult);
-}
 
 export interface TripDetail extends TripFields {
   route: { id: string; origin_city: CityRef; destination_city: CityRef };

@@ -137,13 +137,13 @@ describe('GET /trips (legacy search)', () => {
     for (const answer of answers.slice(1)) expect(answer.body).toEqual(answers[0]!.body);
   });
 
-  it('returns the trip from the first call in the origin city to the first call in the destination city', async () => {
+  it('returns the trip boarding at the first call in the origin city, priced and handed out over the whole trip POST /bookings sells', async () => {
     const res = await app.request(
       `/api/trips?from=${corridor.origin.id}&to=${corridor.destination.id}&${query}`,
     );
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     const [trip] = res.body.data as TripResult[];
-    const [boardCall, , alightCall] = corridor.trip.stopCallIds;
+    const [boardCall, , alightCall, lastCall] = corridor.trip.stopCallIds;
     expect(trip).toMatchObject({
       id: corridor.trip.id,
       trip_id: corridor.trip.id,
@@ -153,14 +153,14 @@ describe('GET /trips (legacy search)', () => {
       status: 'SCHEDULED',
       departure_time: atDamascus(corridor.date, '08:00').toISOString(),
       arrival_time: atDamascus(corridor.date, '11:00').toISOString(),
-      // The fare grows evenly over four calls: board at call 0, alight at call 2 is two thirds.
-      price: 6_667,
-      price_vip: 10_001,
+      // A seat lock covers the whole trip (call 0 to call 3): the full fare, not the two thirds to call 2.
+      price: 10_000,
+      price_vip: 15_000,
       currency: 'SYP',
       available_seats: 40,
       total_seats: 40,
       board_stop_call_id: boardCall,
-      alight_stop_call_id: alightCall,
+      alight_stop_call_id: lastCall,
       board: { stop_call_id: boardCall, id: boardCall, stop_id: corridor.originStop.id },
       alight: { stop_call_id: alightCall, stop_id: corridor.destinationStop.id },
       bus: { id: corridor.bus.id, model: 'Test coach', amenities: [] },
@@ -224,7 +224,9 @@ describe('GET /trips (legacy search)', () => {
     const [boardingInB] = fromB.body.data as TripResult[];
     expect(boardingInB).toMatchObject({
       id: trip.id,
-      board_stop_call_id: trip.stopCallIds[1],
+      board: { stop_call_id: trip.stopCallIds[1] },
+      // The stretch POST /bookings sells, from the trip's first call.
+      board_stop_call_id: trip.stopCallIds[0],
       pickup_location_id: stopB.id,
     });
     expect(boardingInB!.pickupLocation.id).toBe(stopB.id);
@@ -237,8 +239,9 @@ describe('GET /trips (legacy search)', () => {
     const end = await createStop(app.db, b.id);
     const company = await createCompany(app.db);
     const bus = await createBus(app.db, company.id);
-    // Left the main station (its pickup stop) 10 minutes ago; calls at the ring road in 20 minutes.
-    const departAt = new Date(Date.now() - 10 * 60_000);
+    // Leaves the main station (its pickup stop) at 23:40 and calls at the ring road after midnight:
+    // the next day's search boards at the ring road.
+    const departAt = atDamascus(corridor.date, '23:40');
     const trip = await createTrip(app.db, {
       companyId: company.id,
       busId: bus.id,
@@ -278,24 +281,52 @@ describe('GET /trips (legacy search)', () => {
       departAt: atDamascus(corridor.date, '07:00'),
       calls,
     });
-    const left = await createTrip(app.db, {
+    // Calls at the parking after midnight: the next day's search boards there, not at its first call in a.
+    const lateDepartAt = atDamascus(corridor.date, '23:40');
+    const late = await createTrip(app.db, {
       companyId: company.id,
       busId: bus.id,
-      departAt: new Date(Date.now() - 10 * 60_000),
+      departAt: lateDepartAt,
       calls,
     });
     await app.db.query(`update trips set pickup_stop_id = $2 where id = any($1::uuid[])`, [
-      [ahead.id, left.id],
+      [ahead.id, late.id],
       office.id,
     ]);
     const aheadRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&${query}`);
     expect(aheadRes.body.data as TripResult[]).toMatchObject([
       { id: ahead.id, board: { stop_id: station.id }, pickup_location_id: office.id },
+      { id: late.id, board: { stop_id: station.id }, pickup_location_id: office.id },
     ]);
-    const leftDate = damascusDate(new Date(Date.now() + 20 * 60_000));
-    const leftRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${leftDate}`);
-    const boardingLater = (leftRes.body.data as TripResult[]).find((result) => result.id === left.id);
+    const nextDate = damascusDate(new Date(lateDepartAt.getTime() + 30 * 60_000));
+    const nextRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${nextDate}`);
+    const boardingLater = (nextRes.body.data as TripResult[]).find((result) => result.id === late.id);
     expect(boardingLater).toMatchObject({ board: { stop_id: parking.id }, pickup_location_id: parking.id });
+  });
+
+  it('leaves out a trip that has left its first call, though it calls later in the origin city: the seat lock refuses it', async () => {
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const [station, parking, end] = [
+      await createStop(app.db, a.id),
+      await createStop(app.db, a.id, { kind: 'PARKING_POINT' }),
+      await createStop(app.db, b.id),
+    ];
+    const company = await createCompany(app.db);
+    const bus = await createBus(app.db, company.id);
+    const left = await createTrip(app.db, {
+      companyId: company.id,
+      busId: bus.id,
+      departAt: new Date(Date.now() - 10 * 60_000),
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    const date = damascusDate(new Date(Date.now() + 20 * 60_000));
+    const res = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${date}`);
+    expect(res.status, res.text).toBe(200);
+    expect(tripIds(res.body)).not.toContain(left.id);
   });
 
   it('hides a trip without enough free seats for the party on the segment', async () => {
@@ -379,7 +410,7 @@ describe('GET /trips (legacy search)', () => {
     }
   });
 
-  it('does not offer a segment whose two calls have the same fare share, and prices the others from the stored shares', async () => {
+  it('does not offer a segment whose two calls have the same fare share, and prices the others over the whole trip', async () => {
     const { trip, cities } = await tripWithEqualShares(app.db, corridor.date);
     const [a, b, c, d] = cities.map((city) => city.id);
     const between = (from: string, to: string) => app.request(`/api/trips?from=${from}&to=${to}&${query}`);
@@ -394,10 +425,13 @@ describe('GET /trips (legacy search)', () => {
       expect(others).toEqual([]);
       expect(found).toMatchObject({
         id: trip.id,
-        board_stop_call_id: trip.stopCallIds[board],
-        alight_stop_call_id: trip.stopCallIds[alight],
-        price: 5_000,
-        price_vip: 7_500,
+        // Whichever cities, POST /bookings sells the whole trip: call 0 to call 3.
+        board: { stop_call_id: trip.stopCallIds[board] },
+        alight: { stop_call_id: trip.stopCallIds[alight] },
+        board_stop_call_id: trip.stopCallIds[0],
+        alight_stop_call_id: trip.stopCallIds[3],
+        price: 10_000,
+        price_vip: 15_000,
       });
     }
   });
