@@ -125,7 +125,8 @@ async function decideLocked(
       'There is no open confirmation request for this company',
     );
   }
-  if (input.decision === 'APPROVE') await refuseSuspendedApproval(client, input.companyId);
+  // A member's decision has held and checked the company row since lockDecidingMember.
+  if (input.decision === 'APPROVE' && !input.member) await refuseSuspendedApproval(client, input.companyId);
   if (input.failureReason) await requireStillSuspended(client, input.suspendedCompanyId ?? input.companyId);
   await client.query(
     `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import { companySuspended } from '../../../domain/company-moderation.js';
 import { lockActingMember, type ActingMember } from '../acting-member.js';
+import { lockActiveCompany } from '../active-company.js';
 import { JourneyRefusal } from './scope.js';
 
 /**
@@ -25,8 +25,9 @@ export async function lockDecidingMember(
   member: ActingMember,
 ): Promise<void> {
   // A suspended company decides nothing, REJECT included: a suspension committed while the decision
-  // waited refuses it (403 COMPANY_SUSPENDED), and the platform ends the request as COMPANY_SUSPENDED.
-  if ((await lockedCompanyStatus(client, companyId)) !== 'ACTIVE') throw companySuspended();
+  // waited refuses it (403 COMPANY_SUSPENDED, as every company write), and the platform ends the
+  // request as COMPANY_SUSPENDED.
+  await lockActiveCompany(client, companyId, 'share');
   await lockActingMember(client, companyId, member);
 }
 
