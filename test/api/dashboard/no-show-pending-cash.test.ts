@@ -30,6 +30,23 @@ describe('the announced cash of a traveller who does not board', () => {
       manifest_item_type: 'JOURNEY_TICKET',
     });
 
+  /** A boarding trip whose one traveller announced cash and is marked NO_SHOW. */
+  const noShowWithAnnouncedCash = async ({ shiftOpen }: { shiftOpen: boolean }) => {
+    const world = await operationsWorld(app, { seats: 8 });
+    if (shiftOpen) await openShift(app, world.sessions.OWNER, 50_000);
+    const missed = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const { paymentId } = await announceCashPayment(app.db, missed.bookingId, missed.caller.userId);
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    const marked = await travellerAction(
+      world.dispatcher,
+      world.trip.tripId,
+      'MARK_NO_SHOW',
+      missed.ticketIds[0]!,
+    );
+    expect(marked.status, marked.text).toBe(200);
+    return { world, missed, paymentId };
+  };
+
   it('is cancelled by COMPLETE and no longer offered or counted as outstanding', async () => {
     const world = await operationsWorld(app, { seats: 8 });
     await openShift(app, world.sessions.OWNER, 50_000);
@@ -86,18 +103,7 @@ describe('the announced cash of a traveller who does not board', () => {
   });
 
   it('is not offered for verify while its traveller is marked no-show, and is again once restored', async () => {
-    const world = await operationsWorld(app, { seats: 8 });
-    await openShift(app, world.sessions.OWNER, 50_000);
-    const missed = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
-    const { paymentId } = await announceCashPayment(app.db, missed.bookingId, missed.caller.userId);
-    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const marked = await travellerAction(
-      world.dispatcher,
-      world.trip.tripId,
-      'MARK_NO_SHOW',
-      missed.ticketIds[0]!,
-    );
-    expect(marked.status, marked.text).toBe(200);
+    const { world, missed, paymentId } = await noShowWithAnnouncedCash({ shiftOpen: true });
 
     const line = await lineOf(world.sessions.ACCOUNTANT, paymentId);
     expect(line).toMatchObject({
@@ -127,17 +133,7 @@ describe('the announced cash of a traveller who does not board', () => {
   });
 
   it('left PENDING by a COMPLETE before this release, is cancelled by the migration; a no-show of a trip still boarding is not', async () => {
-    const world = await operationsWorld(app, { seats: 8 });
-    const missed = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
-    const { paymentId } = await announceCashPayment(app.db, missed.bookingId, missed.caller.userId);
-    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const marked = await travellerAction(
-      world.dispatcher,
-      world.trip.tripId,
-      'MARK_NO_SHOW',
-      missed.ticketIds[0]!,
-    );
-    expect(marked.status, marked.text).toBe(200);
+    const { world, paymentId } = await noShowWithAnnouncedCash({ shiftOpen: false });
 
     // Boarding: a RESTORE may still bring the traveller back, so the line stays as it is.
     await app.db.query(CANCEL_NO_SHOW_PENDING_LINES);
