@@ -70,7 +70,9 @@ const JourneyLegSchema = z.object({
   arrival_at: Instant,
   duration_minutes: z.int(),
   price: z.number(),
-  price_vip: z.number().nullable().meta({ description: 'null when the trip sells no VIP seats' }),
+  price_vip: z.number().nullable().meta({
+    description: 'null when the trip sells no VIP seats (no VIP fare, or no VIP-class seat on its bus)',
+  }),
   currency: z.string(),
   free_seats: z.int(),
   board: StopIdentitySchema,

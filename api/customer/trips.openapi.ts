@@ -60,7 +60,10 @@ const TripSearchItem = z.object({
   price: z
     .number()
     .meta({ description: 'fare from board_stop_call_id to alight_stop_call_id: the whole trip' }),
-  price_vip: z.number().nullable(),
+  price_vip: z.number().nullable().meta({
+    description:
+      'full-trip VIP fare; null when the trip sells no VIP seats (no VIP fare, or no VIP-class seat on its bus)',
+  }),
   currency: z.string(),
   available_seats: z.int().meta({ description: 'free seats from board_stop_call_id to alight_stop_call_id' }),
   total_seats: z.int(),
@@ -93,7 +96,10 @@ const TripDetailFields = z.object({
   departure_time: DateTime,
   arrival_time: DateTime,
   price: z.number().meta({ description: 'full-trip fare' }),
-  price_vip: z.number().nullable(),
+  price_vip: z.number().nullable().meta({
+    description:
+      'VIP fare over the same stretch as price; null when the trip sells no VIP seats (no VIP fare, or no VIP-class seat on its bus)',
+  }),
   currency: z.string(),
   total_seats: z.int(),
   available_seats: z.int().meta({

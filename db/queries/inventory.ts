@@ -10,6 +10,18 @@ export const BOOKABLE_TRIP_STATUSES = ['SCHEDULED', 'BOARDING', 'DELAYED'] as co
 export const BOOKABLE_TRIP_SQL = `(t.status in ('SCHEDULED', 'BOARDING', 'DELAYED'))`;
 const BOOKABLE = new Set<string>(BOOKABLE_TRIP_STATUSES);
 
+/**
+ * The VIP fare `priceVip` of trip `tripId` as travellers are offered it: none when the trip's bus has
+ * no VIP-class seat on its active layout, where a quote refuses a VIP_SEAT as not sold (domain
+ * refuseLegResources) and every seat is sold at the standard fare.
+ */
+export const offeredVipFareSql = (tripId: string, priceVip: string) =>
+  `case when ${priceVip} is null then null
+        when exists (select 1 from trips vt
+                     join bus_layouts vl on vl.bus_id = vt.bus_id and vl.status = 'active'
+                     join layout_seats vs on vs.layout_id = vl.id and vs.seat_class = 'VIP'
+                     where vt.id = ${tripId}) then ${priceVip} end`;
+
 /** Whether a trip in `status` may still be booked (the same rule as BOOKABLE_TRIP_SQL). */
 export function isBookableStatus(status: string): boolean {
   return BOOKABLE.has(status);

@@ -1,5 +1,5 @@
 import { MAX_JOURNEYS, MAX_LEG_HOURS } from '../../domain/journey-search.js';
-import { BOOKABLE_TRIP_SQL, takenSeatsSql } from './inventory.js';
+import { BOOKABLE_TRIP_SQL, offeredVipFareSql, takenSeatsSql } from './inventory.js';
 import { stopIdentityColumns } from './stop-identity.js';
 
 /**
@@ -85,12 +85,13 @@ const OUTPUT_LEG_COLUMNS = ['l1', 'l2']
       'board_bp',
       'alight_bp',
       'price_base',
-      'price_vip',
       'currency',
       'company_id',
       'free_seats',
       'delay_minutes',
-    ].map((name) => `r.${prefix}_${name}`),
+    ]
+      .map((name) => `r.${prefix}_${name}`)
+      .concat(`${offeredVipFareSql(`r.${prefix}_trip_id`, `r.${prefix}_price_vip`)} as ${prefix}_price_vip`),
   )
   .join(', ');
 

@@ -8,7 +8,13 @@ import {
 } from '../../domain/seat-layout.js';
 import type { Database } from '../orm.js';
 import { publicStopSql, type CityRef, type CompanyRef } from './catalogue.js';
-import { BOOKABLE_TRIP_SQL, isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from './inventory.js';
+import {
+  BOOKABLE_TRIP_SQL,
+  isBookableStatus,
+  LIVE_ALLOCATION,
+  offeredVipFareSql,
+  takenSeatsSql,
+} from './inventory.js';
 import { namedRefOf, ROUTE_CITIES_JOIN, ROUTE_CITY_COLUMNS, type NamedRefColumns } from './named-ref.js';
 import {
   PICKUP_COLUMNS,
@@ -59,7 +65,7 @@ export interface TripFields {
 export const money = (amount: string | null) => (amount === null ? null : Number(amount));
 
 export const tripColumns = `t.id, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en, t.route_id, t.status,
-  t.price_base::text as price_base, t.price_vip::text as price_vip, t.currency, t.seats_total,
+  t.price_base::text as price_base, (${offeredVipFareSql('t.id', 't.price_vip')})::text as price_vip, t.currency, t.seats_total,
   bu.id as bus_id, bu.model as bus_model, bu.amenities as bus_amenities`;
 
 /** The columns of tripColumns, as pg returns them (prices as text: bigint). */

@@ -80,6 +80,9 @@ export async function createCompany(
   return { id: row!.id, nameEn };
 }
 
+/** The default coach (ten rows of 2+2) with its last row VIP class: a trip on it sells its VIP fare. */
+export const VIP_ROW_COACH: TemplateOptions = { rows: 10, pattern: '2+2', vipRows: [9] };
+
 export async function createBus(
   db: Database,
   companyId: string,
@@ -180,7 +183,7 @@ export function atDamascus(date: string, time: string): Date {
  */
 export async function createCorridor(
   db: Database,
-  options: { date?: string; scope?: CompanyScopeKind } = {},
+  options: { date?: string; scope?: CompanyScopeKind; bus?: TemplateOptions } = {},
 ) {
   const date = options.date ?? futureDay(3);
   const origin = await createCity(db);
@@ -190,7 +193,7 @@ export async function createCorridor(
   const destinationStop = await createStop(db, destination.id);
   const destinationStop2 = await createStop(db, destination.id, { kind: 'AIRPORT' });
   const company = await createCompany(db, { scope: options.scope ?? 'PRODUCTION' });
-  const bus = await createBus(db, company.id);
+  const bus = await createBus(db, company.id, options.bus);
   const trip = await createTrip(db, {
     companyId: company.id,
     busId: bus.id,

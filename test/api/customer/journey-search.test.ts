@@ -8,6 +8,7 @@ import {
   createCity,
   createCompany,
   createCorridor,
+  VIP_ROW_COACH,
   createStop,
   createTrip,
   futureDay,
@@ -65,7 +66,7 @@ const journeysOf = (response: { body: { data: { journeys: JourneyBody[] } } }) =
 const tripsOf = (response: { body: { data: { journeys: JourneyBody[] } } }) =>
   journeysOf(response).map((j) => j.legs.map((l) => l.trip_id));
 
-/** A company of the given kind with a bus of `rows` rows of four seats. */
+/** A company of the given kind with a bus of `rows` rows of four seats, the last VIP class. */
 async function operator(
   db: Database,
   options: {
@@ -76,7 +77,8 @@ async function operator(
   } = {},
 ) {
   const company = await createCompany(db, options);
-  const bus = await createBus(db, company.id, { rows: options.rows ?? 10, pattern: '2+2' });
+  const rows = options.rows ?? 10;
+  const bus = await createBus(db, company.id, { rows, pattern: '2+2', vipRows: [rows - 1] });
   return { company, bus };
 }
 
@@ -92,7 +94,7 @@ describe('POST /journeys/search', () => {
   const app = useTestApp({ SEARCH_RATE_LIMIT_PER_MINUTE: 0 });
 
   it('finds a direct trip between two stops with the stop-call identity of boarding and alighting', async () => {
-    const world = await createCorridor(app.db, { date: futureDay(3) });
+    const world = await createCorridor(app.db, { date: futureDay(3), bus: VIP_ROW_COACH });
     const response = await search(app, {
       origin_stop_id: world.originStop.id,
       destination_stop_id: world.destinationStop.id,

@@ -7,6 +7,7 @@ import {
   createCity,
   createCompany,
   createCorridor,
+  VIP_ROW_COACH,
   createStop,
   createTrip,
   futureDay,
@@ -64,7 +65,7 @@ describe('GET /trips shows what POST /bookings charges', () => {
     );
 
   it('lists a trip with two stops per end city at the whole-trip price the seat map and the booking answer', async () => {
-    const corridor = await createCorridor(app.db);
+    const corridor = await createCorridor(app.db, { bus: VIP_ROW_COACH });
     const caller = await webTraveller(app);
     const [shown, ...others] = await listed(
       caller,

@@ -9,6 +9,7 @@ import {
   createCity,
   createCompany,
   createCorridor,
+  VIP_ROW_COACH,
   createStop,
   createTrip,
   futureDay,
@@ -80,7 +81,7 @@ async function tripWithEqualShares(db: Database, date: string) {
   const cities = await Promise.all(Array.from({ length: 4 }, () => createCity(db)));
   const stops = await Promise.all(cities.map((city) => createStop(db, city.id)));
   const company = await createCompany(db);
-  const bus = await createBus(db, company.id);
+  const bus = await createBus(db, company.id, VIP_ROW_COACH);
   const trip = await createTrip(db, {
     companyId: company.id,
     busId: bus.id,
@@ -116,7 +117,7 @@ describe('GET /trips (legacy search)', () => {
   let query: string;
 
   beforeAll(async () => {
-    corridor = await createCorridor(app.db);
+    corridor = await createCorridor(app.db, { bus: VIP_ROW_COACH });
     query = `date=${corridor.date}`;
   });
 
@@ -589,7 +590,7 @@ describe('GET /trips/{id}', () => {
   let demoTrip: string;
 
   beforeAll(async () => {
-    corridor = await createCorridor(app.db);
+    corridor = await createCorridor(app.db, { bus: VIP_ROW_COACH });
     internalTrip = (await createCorridor(app.db, { scope: 'INTERNAL' })).trip.id;
     demoTrip = (await createCorridor(app.db, { scope: 'DEMO' })).trip.id;
   });

@@ -128,4 +128,49 @@ describe('a VIP_SEAT on a bus whose layout has no VIP seat', () => {
     });
     expect(await app.db.query('select 1 from seat_allocations where trip_id = $1', [trip.id])).toEqual([]);
   });
+
+  it('is offered by no search or trip read: price_vip is null there, and shown again once the bus has VIP seats', async () => {
+    // The corridor's bus is a plain 2+2 coach; its trip still has a VIP fare (15 000).
+    const corridor = await createCorridor(app.db);
+    const caller = await webTraveller(app);
+    const vipFares = async () => {
+      const journeys = await app.request('/api/journeys/search', {
+        method: 'POST',
+        headers: caller.headers,
+        json: {
+          origin_stop_id: corridor.originStop.id,
+          destination_stop_id: corridor.destinationStop.id,
+          departure_date: corridor.date,
+          passengers: 1,
+        },
+      });
+      const listed = await app.request(
+        `/api/trips?from=${corridor.origin.id}&to=${corridor.destination.id}&date=${corridor.date}`,
+        { headers: caller.headers },
+      );
+      const detail = await app.request(`/api/trips/${corridor.trip.id}`, { headers: caller.headers });
+      expect([journeys.status, listed.status, detail.status]).toEqual([200, 200, 200]);
+      const leg = (journeys.body.data.journeys as { legs: { trip_id: string; price_vip: number | null }[] }[])
+        .flatMap((journey) => journey.legs)
+        .find((entry) => entry.trip_id === corridor.trip.id);
+      const trip = (listed.body.data as { id: string; price_vip: number | null }[]).find(
+        (entry) => entry.id === corridor.trip.id,
+      );
+      return { search: leg?.price_vip, listing: trip?.price_vip, detail: detail.body.data.price_vip };
+    };
+    expect(await vipFares()).toEqual({ search: null, listing: null, detail: null });
+
+    // The company gives the bus a VIP row: the trip's VIP fare is sold, so it is shown again.
+    await app.db.transaction((client) =>
+      saveBusLayout(client, {
+        busId: corridor.bus.id,
+        document: coachLayout({ rows: 10, pattern: '2+2', vipRows: [0] }),
+        saveMode: 'active',
+      }),
+    );
+    const shown = await vipFares();
+    expect(shown.detail).toBe(15_000);
+    expect(shown.listing).toBe(15_000);
+    expect(shown.search).toBeGreaterThan(0);
+  });
 });
