@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { damascusDate, damascusDayEnd, damascusDayStart } from './time.js';
+import { damascusDate, damascusDayEnd, damascusDayStart, damascusWallTime } from './time.js';
 
 const iso = (date: Date) => date.toISOString();
 
@@ -42,5 +42,14 @@ describe('Damascus calendar days', () => {
       expect(damascusDate(new Date(start - 1))).not.toBe(date);
       expect(damascusDate(new Date(end))).not.toBe(date);
     }
+  });
+
+  it('a wall-clock time is read on the wall clock of that day, not counted from its start', () => {
+    expect(iso(damascusWallTime('2026-12-04', 8 * 60))).toBe('2026-12-04T05:00:00.000Z');
+    // 2021-03-26 started at 01:00 (the clocks skipped midnight): 08:00 is seven hours after the start.
+    expect(iso(damascusWallTime('2021-03-26', 8 * 60))).toBe('2021-03-26T05:00:00.000Z');
+    // A time the clocks skipped lands as far after the change (00:30 is 01:30); a repeated one is its first pass.
+    expect(iso(damascusWallTime('2021-03-26', 30))).toBe(iso(damascusWallTime('2021-03-26', 90)));
+    expect(iso(damascusWallTime('2021-10-28', 23 * 60 + 30))).toBe('2021-10-28T20:30:00.000Z');
   });
 });

@@ -35,21 +35,26 @@ function damascusOffsetMs(instant: number): number {
 }
 
 const HOUR_MS = 3_600_000;
-const dayStarts = new Map<number, number>();
+const wallInstants = new Map<number, number>();
 
-/** The first instant whose Damascus wall clock reads `midnight` (a UTC-encoded local midnight) or later. */
-function dayStartMs(midnight: number): number {
-  if (Number.isNaN(midnight)) return midnight;
-  let start = dayStarts.get(midnight);
-  if (start === undefined) {
-    // The offset in force just before local midnight (after a change at midnight, the new one)...
-    start = midnight - damascusOffsetMs(midnight - 3 * HOUR_MS);
-    // ...unless its guess lands before midnight on the wall clock: then the offset at that instant.
-    if (start + damascusOffsetMs(start) < midnight) start = midnight - damascusOffsetMs(start);
-    if (dayStarts.size >= 4_096) dayStarts.clear();
-    dayStarts.set(midnight, start);
+/**
+ * The instant Damascus wall clocks read `wall` (a UTC-encoded local time). A time the clocks skipped
+ * is read with the offset before the change, so it lands as far after the change (00:30 on a day
+ * whose midnight was skipped is 01:30, and that midnight the change itself); a time they repeated
+ * is its first pass.
+ */
+function wallInstantMs(wall: number): number {
+  if (Number.isNaN(wall)) return wall;
+  let instant = wallInstants.get(wall);
+  if (instant === undefined) {
+    // The offset in force three hours before (before any change at `wall`)...
+    instant = wall - damascusOffsetMs(wall - 3 * HOUR_MS);
+    // ...unless its guess lands before `wall` on the wall clock: then the offset at that instant.
+    if (instant + damascusOffsetMs(instant) < wall) instant = wall - damascusOffsetMs(instant);
+    if (wallInstants.size >= 4_096) wallInstants.clear();
+    wallInstants.set(wall, instant);
   }
-  return start;
+  return instant;
 }
 
 /**
@@ -58,12 +63,21 @@ function dayStartMs(midnight: number): number {
  * before, and on a day whose midnight the clocks skipped, the instant of the change.
  */
 export function damascusDayStart(date: string): Date {
-  return new Date(dayStartMs(Date.parse(`${date}T00:00:00Z`)));
+  return new Date(wallInstantMs(Date.parse(`${date}T00:00:00Z`)));
 }
 
 /** The first instant after a Damascus calendar day (23 or 25 hours after its start where clocks changed). */
 export function damascusDayEnd(date: string): Date {
-  return new Date(dayStartMs(Date.parse(`${date}T00:00:00Z`) + 24 * HOUR_MS));
+  return new Date(wallInstantMs(Date.parse(`${date}T00:00:00Z`) + 24 * HOUR_MS));
+}
+
+/**
+ * The instant Damascus clocks read `minutes` past midnight on `date` (a timetable's HH:MM), read
+ * from the wall clock, not added to the day's start: on a day the clocks changed before that time
+ * the two differ by the change.
+ */
+export function damascusWallTime(date: string, minutes: number): Date {
+  return new Date(wallInstantMs(Date.parse(`${date}T00:00:00Z`) + minutes * 60_000));
 }
 
 export function addMinutes(instant: Date, minutes: number): Date {

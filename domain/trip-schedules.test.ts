@@ -55,6 +55,17 @@ describe('expandTimetable', () => {
     expect(departures[0]!.arrivalAt - departures[0]!.departureAt).toBe(120 * 60_000);
   });
 
+  it('reads each departure on the Damascus wall clock of its day, also on a day the clocks skipped midnight', () => {
+    // 2021-03-26 started at 01:00 (UTC+3 from then): 08:00 there is 05:00Z, as on any UTC+3 day.
+    const departures = expandTimetable(
+      timetable({ startDate: '2021-03-25', endDate: '2021-03-26', departureTimes: ['08:00'] }),
+    );
+    expect(departures.map((d) => new Date(d.departureAt).toISOString())).toEqual([
+      '2021-03-25T06:00:00.000Z',
+      '2021-03-26T05:00:00.000Z',
+    ]);
+  });
+
   it('takes dates and weekdays in Damascus: 01:00 on Monday leaves on Sunday in UTC and is a Monday trip', () => {
     const departures = expandTimetable(timetable({ departureTimes: ['01:00'], daysOfWeek: [1] }));
     expect(departures).toHaveLength(1);

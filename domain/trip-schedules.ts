@@ -1,5 +1,5 @@
 import type { ActingMember } from './company-actor.js';
-import { addMinutes, damascusDayStart } from './time.js';
+import { damascusWallTime } from './time.js';
 import type { ConflictView } from './trip-conflicts.js';
 
 /**
@@ -93,9 +93,8 @@ export function expandTimetable(timetable: ScheduleTimetable): PlannedDeparture[
   for (let day = first; day <= dayNumber(timetable.endDate); day++) {
     const operatingDate = new Date(day * DAY_MS).toISOString().slice(0, 10);
     if (!days.has(weekday(operatingDate))) continue;
-    const dayStart = damascusDayStart(operatingDate);
     for (const minutes of times) {
-      const departureAt = addMinutes(dayStart, minutes).getTime();
+      const departureAt = damascusWallTime(operatingDate, minutes).getTime();
       if (departureAt <= timetable.notBefore) continue;
       departures.push({
         operatingDate,

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 import { insertTrips, saveBusLayout, type StopCallInput, type TripInput } from '../writes/catalogue.js';
 import { BUS_TEMPLATES, coachLayout, type TemplateOptions } from '../../domain/layout-templates.js';
-import { addMinutes, damascusDate, damascusDayStart } from '../../domain/time.js';
+import { addMinutes, damascusDate, damascusWallTime } from '../../domain/time.js';
 import { DEMO_COMPANIES, demoCompany, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
 import { seedDemoAdminConsole } from './demo-admin-console.js';
 import { seedDemoAdmins } from './demo-admins.js';
@@ -558,7 +558,7 @@ function companyTrips(plan: CompanyPlan, context: TripContext): (TripInput & { i
         const bus = fleet[slot++ % fleet.length]!;
         const calls = directedCalls(path, direction);
         for (const date of context.dates) {
-          const departAt = addMinutes(damascusDayStart(date), minutesOfDay(time));
+          const departAt = damascusWallTime(date, minutesOfDay(time));
           trips.push({
             id: demoUuid('trip', company.id, service.corridor, direction, date, time),
             companyId: company.id,
