@@ -7,12 +7,13 @@ import { withBookingEvents } from '../outbox.js';
 import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
 
 /**
- * CANCEL of a trip, inside the transition transaction (the trip locked). Every journey with a leg
- * on the trip ends as a whole (SPEC: cancellation goes through the operations room, never one
- * booking row): its legs on trips that have not departed lose their bookings, tickets and seats
- * (a leg of a CONFIRMED journey already travelled keeps its record; a journey not yet confirmed
- * loses every leg), its signed credentials go on the revocation list,
- * pending confirmation requests and holds end, and the journey is CANCELLED with failure_reason
+ * CANCEL of a trip, inside the transition transaction (the trip locked). Every journey on the trip
+ * (its booking there live, or not yet confirmed: ON_TRIP) ends as a whole (SPEC: cancellation goes
+ * through the operations room, never one booking row); one whose leg there a refund already ended
+ * alone keeps its other legs. Its legs on trips that have not departed lose their bookings,
+ * tickets and seats (a leg of a CONFIRMED journey already travelled keeps its record; a journey not
+ * yet confirmed loses every leg), its signed credentials go on the revocation list, pending
+ * confirmation requests and holds end, and the journey is CANCELLED with failure_reason
  * TRIP_CANCELLED, unless a leg already travelled keeps its booking: then the journey stands. An
  * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
  * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
@@ -90,24 +91,36 @@ interface AffectedJourney {
 }
 
 /**
- * The live orders of the journeys with a leg on the trip, locked in id order before their journeys:
+ * The journeys on the trip ($1): those whose booking there is still live, and those not yet
+ * confirmed (HELD has no booking yet, REQUESTED a pending one), which end whole. A leg there the
+ * company refunded (or its traveller cancelled) ended alone, its journey's other legs kept: the
+ * journey is no longer on the trip, and the CANCEL leaves them be.
+ */
+const ON_TRIP = `select l.journey_id from journey_legs l join journeys j on j.id = l.journey_id
+  where l.trip_id = $1
+    and (j.status in ('HELD', 'REQUESTED')
+         or exists (select 1 from bookings b where b.journey_id = l.journey_id and b.trip_id = $1
+                      and b.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW')))`;
+
+/**
+ * The live orders of the journeys on the trip (ON_TRIP), locked in id order before their journeys:
  * the order a traveller's cancel (lockOwnBooking) and an order's confirm (lockScope) keep. Taken
  * last, when endOrders ends them, it deadlocked with a traveller cancelling a journey of the order.
  */
 async function lockAffectedOrders(client: Queryable, tripId: string): Promise<void> {
   await client.query(
     `select o.id from journey_orders o
-     where o.id in (select j.order_id from journeys j join journey_legs l on l.journey_id = j.id where l.trip_id = $1)
+     where o.id in (select j.order_id from journeys j where j.id in (${ON_TRIP}))
        and o.status in ('HELD', 'REQUESTED', 'CONFIRMED')
      order by o.id for update`,
     [tripId],
   );
 }
 
-/** The live journeys with a leg on the trip, and every journey of an order of theirs not yet confirmed; locked in id order. */
+/** The live journeys on the trip (ON_TRIP), and every journey of an order of theirs not yet confirmed; locked in id order. */
 async function lockAffectedJourneys(client: Queryable, tripId: string): Promise<AffectedJourney[]> {
   const { rows } = await client.query<AffectedJourney>(
-    `with direct as (select distinct journey_id from journey_legs where trip_id = $1),
+    `with direct as (${ON_TRIP}),
           open_orders as (select distinct j.order_id from journeys j join direct d on d.journey_id = j.id
                           where j.order_id is not null and j.status in ('HELD', 'REQUESTED'))
      select j.id, j.order_id, j.status from journeys j
