@@ -5,6 +5,7 @@ import type { Config } from '../../config/index.js';
 import {
   adjustShiftUpdate,
   CASH_SHIFT_WORKFLOW,
+  cashShiftStateQuery,
   closeShiftUpdate,
   openShiftUpdate,
   reconcileShiftUpdate,
@@ -50,6 +51,12 @@ const STEP_MARGIN_MS = 5_000;
 
 /** The deadline (epoch ms) of a step sent now: its `stepBy`. */
 const stepDeadline = () => Date.now() + UPDATE_DEADLINE_MS - STEP_MARGIN_MS;
+
+/**
+ * How long a takeover waits for the company's run that holds no shift to end: a run whose OPEN the
+ * database refused ends as soon as the steps queued behind that OPEN are answered.
+ */
+const RUN_END_WAIT_MS = 5_000;
 
 /** A step refused past its deadline wrote nothing: to the caller, the 503 that asks for a retry. */
 function answeredInTime<T>(step: Promise<T>): Promise<T> {
@@ -107,6 +114,33 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
     close(companyId: string, request: CloseRequest): Promise<CashShiftSummary> {
       const step = { ...request, stepBy: stepDeadline() };
       return answeredInTime(shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, step));
+    },
+
+    /**
+     * Whether the company's running process takes steps for shift `shiftId`: its run is that
+     * shift's (a step queues behind an OPEN still being written), or holds an open shift (phase
+     * OPEN or OVERDUE). Any other run holds no shift and is ending (NEW: an OPEN of another shift
+     * the database refuses; CLOSED: its shift just closed): it is waited for, up to
+     * RUN_END_WAIT_MS, and the answer is false, as with no running process.
+     */
+    async runsShift(companyId: string, shiftId: string): Promise<boolean> {
+      const workflowId = workflowIds.cashShift(companyId);
+      try {
+        return await temporal.withDeadline(Date.now() + RUN_END_WAIT_MS, async () => {
+          const { runId, status } = await temporal.workflow.getHandle(workflowId).describe();
+          if (status.name !== 'RUNNING') return false;
+          // That run, not a later one a concurrent takeover may start meanwhile.
+          const run = temporal.workflow.getHandle(workflowId, runId);
+          const state = await run.query(cashShiftStateQuery);
+          if (state.shiftId === shiftId || state.phase === 'OPEN' || state.phase === 'OVERDUE') return true;
+          await run.result();
+          return false;
+        });
+      } catch {
+        // Gone, still running at the limit, or Temporal not answering: the resume and the step
+        // sent next answer for the process as they find it.
+        return false;
+      }
     },
 
     /**

@@ -150,23 +150,41 @@ async function resumingOnce(
     const open = await readOpenShift(deps.db, companyId);
     if (!open) throw error;
     const limit = Date.parse(open.openedAt) + deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000;
-    await deps.workflow
-      .resume({
-        shiftId: open.id,
-        companyId,
-        openedBy: open.openedBy,
-        actor,
-        openingBalance: open.openingBalance,
-        note: open.note,
-        maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),
-        stepsPerRun: deps.config.CASH_SHIFT_STEPS_PER_RUN,
-      })
-      .catch((refusal: unknown) => {
-        // Another request resumed it first.
-        if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_ALREADY_OPEN') throw refusal;
-      });
+    await takingOver(deps, {
+      shiftId: open.id,
+      companyId,
+      openedBy: open.openedBy,
+      actor,
+      openingBalance: open.openingBalance,
+      note: open.note,
+      maxOpenMilliseconds: Math.max(1, Math.round(limit - Date.now())),
+      stepsPerRun: deps.config.CASH_SHIFT_STEPS_PER_RUN,
+    });
     return step();
   }
+}
+
+/**
+ * Starts the process again for the open shift `resume` names. CASH_SHIFT_ALREADY_OPEN means the
+ * company's process runs: another request resumed the shift first (the step is sent to it), or an
+ * OPEN sent at the same moment started a run for a shift of its own, which the database refuses
+ * (the step refused above was queued behind it): that run is waited for until it ends, and the
+ * shift is resumed after it.
+ */
+async function takingOver(
+  deps: CashShiftDeps,
+  resume: Parameters<CashShiftClient['resume']>[0],
+): Promise<void> {
+  const started = () =>
+    deps.workflow.resume(resume).then(
+      () => true,
+      (refusal: unknown) => {
+        if (refusal instanceof Refusal && refusal.code === 'CASH_SHIFT_ALREADY_OPEN') return false;
+        throw refusal;
+      },
+    );
+  if (await started()) return;
+  if (!(await deps.workflow.runsShift(resume.companyId, resume.shiftId))) await started();
 }
 
 /**
