@@ -8,10 +8,11 @@ import { LoyaltyRefusal } from './refusal.js';
  * POST /loyalty/referral: records that the caller was referred by the holder of `referralCode` in
  * the same company. In one transaction locks the caller's users row (401 AUTH_REQUIRED once it is
  * no longer ACTIVE), then their account in the company. Refused: an unknown code or one of another
- * company (404 LOYALTY_REFERRAL_NOT_FOUND), the caller's own code (LOYALTY_REFERRAL_SELF), a caller
- * already referred in this company (LOYALTY_REFERRAL_ALREADY_USED), a caller who already completed
- * a trip with the company (LOYALTY_REFERRAL_NOT_NEW), a caller whom the code's holder entered as
- * their own referrer (LOYALTY_REFERRAL_MUTUAL: one referral per pair, whichever way round).
+ * company, or one whose holder's user is disabled (404 LOYALTY_REFERRAL_NOT_FOUND), the
+ * caller's own code (LOYALTY_REFERRAL_SELF), a caller already referred in this company
+ * (LOYALTY_REFERRAL_ALREADY_USED), a caller who already travelled with the company (boarded one of
+ * its trips: LOYALTY_REFERRAL_NOT_NEW), a caller whom the code's holder entered as their own
+ * referrer (LOYALTY_REFERRAL_MUTUAL: one referral per pair, whichever way round).
  */
 export async function recordReferral(
   db: Database,
@@ -27,8 +28,11 @@ export async function recordReferral(
     // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
     const accountId = await ensureAccount(client, input.companyId, input.userId);
     await lockAccount(client, accountId);
+    // A code of a disabled user is no code: their bonus would go to an account nobody can use. (A
+    // merge that retires a user moves their accounts, codes included, to the surviving one first.)
     const { rows: referrers } = await client.query<{ id: string; user_id: string }>(
-      `select id, user_id from loyalty_accounts where referral_code = $1 and company_id = $2`,
+      `select a.id, a.user_id from loyalty_accounts a join users u on u.id = a.user_id and u.status = 'ACTIVE'
+        where a.referral_code = $1 and a.company_id = $2`,
       [input.referralCode.trim().toUpperCase(), input.companyId],
     );
     const referrer = referrers[0];
@@ -80,7 +84,15 @@ export async function recordReferral(
   });
 }
 
-/** A completed trip with the company: a completed booking, a check-in on a completed trip, or points earned. */
+/**
+ * Has travelled with the company: boarded one of its trips, or earned points there. A check-in is
+ * the boarding, whatever the trip's status since: the booking is CHECKED_IN from the check-in until
+ * COMPLETE makes it COMPLETED (it follows its tickets: CHECKED_IN when one of them is USED), so a
+ * traveller aboard a bus that has not arrived, or whose company has not pressed COMPLETE yet, is not
+ * new: a referral now would be rewarded at COMPLETE for a trip taken before it. Not travelled: a
+ * NO_SHOW, a check-in undone by RESTORE (CONFIRMED again) and a booking a trip cancel ended (the
+ * bus had not left: CANCELLED, its check-in undone). A refund does not undo a boarding.
+ */
 async function hasTravelled(
   client: Queryable,
   companyId: string,
@@ -88,9 +100,8 @@ async function hasTravelled(
   accountId: string,
 ): Promise<boolean> {
   const { rows } = await client.query(
-    `select 1 from bookings b join trips t on t.id = b.trip_id
-      where b.company_id = $1 and b.owner_user_id = $2
-        and (b.status = 'COMPLETED' or (b.status = 'CHECKED_IN' and t.status = 'COMPLETED'))
+    `select 1 from bookings b
+      where b.company_id = $1 and b.owner_user_id = $2 and b.status in ('CHECKED_IN', 'COMPLETED')
      union all
      select 1 from loyalty_transactions where account_id = $3 and kind = 'EARN'
      limit 1`,
