@@ -5,6 +5,7 @@ import {
   modificationAlreadyMade,
   modificationRefusal,
   repricedAmounts,
+  settledByTravel,
   targetRefusal,
   type BookingFacts,
 } from './booking-rules.js';
@@ -141,8 +142,38 @@ describe('cancellationDecision', () => {
     expect(codeOf({ status: 'COMPLETED' })).toBe('BOOKING_NOT_CANCELLABLE');
     expect(codeOf({ checkedIn: true })).toBe('BOOKING_NOT_CANCELLABLE');
     expect(codeOf({ status: 'PENDING_CONFIRMATION' })).toBe('BOOKING_AWAITING_COMPANY');
+    // The text and the details name the same status (a completed booking's ticket was used too).
+    for (const [facts, status] of [
+      [{ status: 'COMPLETED', checkedIn: true }, 'COMPLETED'],
+      [{ checkedIn: true }, 'CHECKED_IN'],
+    ] as const) {
+      expect(cancellationDecision(booking(facts), now, 120)).toMatchObject({
+        message: `A ${status} booking cannot be cancelled`,
+        details: { status },
+      });
+    }
     // A booking of a round trip or a connection is judged on its own facts (its aggregate ends with it).
     expect(codeOf({ partOfAggregate: true })).toBeUndefined();
+  });
+});
+
+describe('settledByTravel', () => {
+  it('settles a travelled booking or one whose bus has left, not one still ahead', () => {
+    for (const status of ['CHECKED_IN', 'NO_SHOW', 'COMPLETED'] as const) {
+      expect(settledByTravel(booking({ status }), now)).toBe(true);
+    }
+    for (const tripStatus of ['DEPARTED', 'ARRIVED', 'COMPLETED'] as const) {
+      expect(settledByTravel(booking({ tripStatus }), now)).toBe(true);
+    }
+    // The announced departure passed without a DEPART, as the unpaid-bookings cap reads it.
+    expect(settledByTravel(booking({ departureAt: now }), now)).toBe(true);
+    // Past its cut-off but not gone: all or nothing still holds for it.
+    expect(settledByTravel(booking({ departureAt: minutesFromNow(1), tripStatus: 'BOARDING' }), now)).toBe(
+      false,
+    );
+    // A ticket of its journey used on another leg of a connection: this leg has not travelled.
+    expect(settledByTravel(booking({ checkedIn: true }), now)).toBe(false);
+    expect(settledByTravel(booking({ paymentStatus: 'PAID' }), now)).toBe(false);
   });
 });
 

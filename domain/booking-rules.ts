@@ -69,6 +69,21 @@ export function departsMoreThan(departureAt: Date, now: Date, minutes: number): 
   return departureAt.getTime() - now.getTime() > minutes * 60_000;
 }
 
+/** Booking statuses of a traveller who boarded or missed the bus: the booking has travelled. */
+const TRAVELLED: readonly BookingStatus[] = ['CHECKED_IN', 'NO_SHOW', 'COMPLETED'];
+
+/**
+ * A booking of a round trip, connection or order that travel has settled: its traveller boarded or
+ * missed the bus (CHECKED_IN, NO_SHOW, COMPLETED), or the bus has left (its trip is no longer
+ * SCHEDULED, BOARDING or DELAYED, or its announced departure is behind `now`, as the unpaid-bookings
+ * cap reads "left"). Nobody cancels it any more, so a cancel of another booking of the aggregate
+ * leaves it as it is, as a cancelled one: all or nothing holds for the legs still ahead.
+ */
+export function settledByTravel(booking: BookingFacts, now: Date): boolean {
+  if (TRAVELLED.includes(booking.status)) return true;
+  return !BEFORE_DEPARTURE.includes(booking.tripStatus) || !departsMoreThan(booking.departureAt, now, 0);
+}
+
 const aggregateRefusal = () =>
   new BookingRefusal(
     409,
@@ -91,9 +106,10 @@ function liveBookingRefusal(booking: BookingFacts, code: string, action: string)
     );
   }
   if (booking.status !== 'CONFIRMED' || booking.checkedIn) {
-    return new BookingRefusal(409, code, `A ${booking.status} booking cannot be ${action}`, {
-      status: booking.checkedIn ? 'CHECKED_IN' : booking.status,
-    });
+    // A CONFIRMED booking with a ticket used is checked in; any other status is named as it is
+    // (a COMPLETED one's ticket was used too), in the text and the details alike.
+    const status = booking.status === 'CONFIRMED' ? 'CHECKED_IN' : booking.status;
+    return new BookingRefusal(409, code, `A ${status} booking cannot be ${action}`, { status });
   }
   if (booking.paymentStatus !== 'UNPAID') {
     return new BookingRefusal(

@@ -89,7 +89,8 @@ export const docs = taggedOperations(['Bookings'], {
       'an order of several journeys cancels the whole of it (every booking of its order, else of its journey) in the same ' +
       'transaction, all or nothing: each booking must pass these rules (its own company cut-off before its own departure), ' +
       'the first refusal is answered with details.booking_id naming the other booking that breaks it, and nothing changes; ' +
-      'bookings of it already cancelled or expired are left as they are. The answer is the booking of the path, plus ' +
+      'bookings of it already cancelled or expired, or settled by travel (checked in, completed, no-show, or on a bus ' +
+      'that has left) are left as they are. The answer is the booking of the path, plus ' +
       'cancelled_with_booking_ids. A voucher used for the booking stays spent (it is not given back). ' +
       'Cancelling a cancelled booking answers 200 with the same state and changes nothing. Cookie sessions send ' +
       'X-CSRF-Token. Refusals, nothing changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is ' +

@@ -32,8 +32,8 @@ import { buildWorld, companyIds, replenish, type World } from './invariants/worl
  * in eight a burst of 2-4 of these at once, plus races aimed at one booking, seat, voucher or till.
  *
  * Every ten steps, with no flow running, ./invariants/invariants.ts checks seats, tickets and
- * credentials, journeys (a connection's legs and a round trip's bookings end together unless refunded
- * or their trip was cancelled), payment lines against the ledger and its statistics, cash shifts,
+ * credentials, journeys (a connection's legs and a round trip's bookings end together unless refunded,
+ * their trip was cancelled or the traveller cancelled once the other had travelled), payment lines against the ledger and its statistics, cash shifts,
  * loyalty balances and vouchers, and analytics against a recount. Background work goes on meanwhile
  * (decision deadlines, hold and seat lock expiries), so the database is read in one snapshot and each
  * answer of the API between two equal recounts (./invariants/snapshot.ts). Replay a run with

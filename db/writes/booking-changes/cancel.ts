@@ -3,6 +3,7 @@ import {
   bookingNotFound,
   cancellationDecision,
   refusalOfBooking,
+  settledByTravel,
   type BookingFacts,
 } from '../../../domain/booking-rules.js';
 import { cancellationCutoffMinutes } from '../../../domain/company-settings.js';
@@ -30,16 +31,27 @@ interface CancelOptions {
 const ENDED: readonly string[] = ['CANCELLED', 'EXPIRED'];
 
 /**
+ * A booking of the aggregate the cancel leaves as it is: ended, or settled by travel (boarded,
+ * missed, its bus gone: settledByTravel), so the return of a round trip whose outbound ran is
+ * cancelled alone. Its journey and order stay while it does (endJourneyBooking).
+ */
+function leftAsItIs(booking: LockedBooking, facts: BookingFacts, now: Date): boolean {
+  return ENDED.includes(booking.status) || settledByTravel(facts, now);
+}
+
+/**
  * POST /bookings/{id}/cancel: the booking and every other booking of its aggregate (its journey
  * order's, else its journey's: a round trip, a connection, an order of several journeys) end
  * together in ONE transaction, all or nothing. Each booking must pass the rules a single cancel
  * applies (the caller's, CONFIRMED, unpaid, not checked in, its company's cut-off before its own
  * announced departure): the first refusal met (the booking asked for first, then the others in id
  * order) is answered, its details naming the other booking (details.booking_id), and nothing is
- * written. Bookings of the aggregate already CANCELLED or EXPIRED are left as they are. Then each
- * ends as endJourneyBooking ends it (seats, tickets and credentials, pending cash, booking.cancelled),
- * and the journeys and the order once nothing of them is left. A voucher used stays spent for good
- * (forfeitVouchers: a trip CANCEL of a booking it also paid for never gives it back).
+ * written. Bookings of the aggregate already CANCELLED or EXPIRED, or settled by travel (CHECKED_IN,
+ * NO_SHOW, COMPLETED, or on a bus that has left), are left as they are: all or nothing holds for
+ * the legs still ahead. Then each ends as endJourneyBooking ends it (seats, tickets and
+ * credentials, pending cash, booking.cancelled), and the journeys and the order once nothing of
+ * them is left (a settled booking keeps its journey and order standing). A voucher used stays
+ * spent for good (forfeitVouchers: a trip CANCEL of a booking it also paid for never gives it back).
  * Cancelling a cancelled booking changes nothing. The cut-off is the company's own (dashboard
  * settings), else `options.cutoffMinutes` (BOOKING_CANCEL_CUTOFF_MINUTES); once the company sent
  * DEPART the departure has happened, whatever the timetable says. Locks (lockOwnAggregate): the
@@ -85,7 +97,8 @@ async function endAggregate(
 
 /**
  * The bookings of the aggregate to end, in id order: none when the booking asked for is already
- * cancelled; else every live one, once each passed the rules (the first refusal is thrown).
+ * cancelled; else it and every other one not left as it is (leftAsItIs), once each passed the rules
+ * (the first refusal is thrown).
  */
 async function bookingsToEnd(
   client: PoolClient,
@@ -106,7 +119,9 @@ async function bookingsToEnd(
   const decision = await decide(asked);
   if (decision === 'ALREADY_CANCELLED') return [];
   refuseWith(decision);
-  const others = bookings.filter((booking) => booking.id !== bookingId && !ENDED.includes(booking.status));
+  const others = bookings.filter(
+    (booking) => booking.id !== bookingId && !leftAsItIs(booking, facts.get(booking.id)!, options.now),
+  );
   for (const other of others) {
     const refusal = other.owned ? await decide(other) : bookingNotFound();
     if (refusal && refusal !== 'ALREADY_CANCELLED') throw refusalOfBooking(refusal, other.id);

@@ -6,15 +6,21 @@ import { companyIds, type World } from './world.js';
  * Invariants of journeys of more than one booking (connections) and orders of more than one journey
  * (round trips), as the README promises them (SPEC "Journey confirmation", README "Bookings"):
  * - one booking of either is ended on its own only by its company: a refund (payment REFUNDED) or a
- *   cancelled trip; a traveller's cancel ends every booking of it or none, a rejected or expired
- *   request ends the whole journey, so no other booking stays standing beside such an ending;
+ *   cancelled trip; a traveller's cancel ends every booking of it not settled by travel or none (a
+ *   partner that travelled or whose bus has left stays), a rejected or expired request ends the
+ *   whole journey, so no other booking stays standing beside such an ending;
  * - a round trip is all or nothing: its order holds two journeys, each with its booking;
  * - an order is CANCELLED once none of its journeys is left, and never while one stands.
  */
 const STANDING = `('CONFIRMED', 'PENDING_CONFIRMATION', 'CHECKED_IN', 'COMPLETED', 'NO_SHOW')`;
 const ENDED_SCOPE = `('CANCELLED', 'RELEASED', 'EXPIRED')`;
+const TRAVELLED = `('CHECKED_IN', 'COMPLETED', 'NO_SHOW')`;
+const AHEAD = `('SCHEDULED', 'BOARDING', 'DELAYED')`;
 
-/** A booking ended beside a partner still standing must have ended by a refund or its trip's cancel. */
+/**
+ * A booking ended beside a partner still standing must have ended by a refund or its trip's cancel,
+ * or by a traveller's cancel once the partner had travelled or its bus had left (both only move on).
+ */
 export async function partnersEndTogether(read: Reader, world: World, fail: Fail): Promise<void> {
   const alone = await read.query<{ link: string }>(
     `select b.id, b.status, b.payment_status, t.status as trip_status, o.id as partner_id, o.status as partner_status,
@@ -22,8 +28,11 @@ export async function partnersEndTogether(read: Reader, world: World, fail: Fail
        from bookings b join trips t on t.id = b.trip_id join journeys j on j.id = b.journey_id
        join bookings o on o.id <> b.id and (o.journey_id = b.journey_id
          or o.journey_id in (select k.id from journeys k where k.order_id = j.order_id))
+       join trips ot on ot.id = o.trip_id
       where b.company_id = any($1) and b.status in ('CANCELLED', 'EXPIRED') and o.status in ${STANDING}
-        and not (b.status = 'CANCELLED' and (b.payment_status = 'REFUNDED' or t.status = 'CANCELLED'))`,
+        and not (b.status = 'CANCELLED' and (b.payment_status = 'REFUNDED' or t.status = 'CANCELLED'))
+        and not (b.status = 'CANCELLED' and (o.status in ${TRAVELLED} or ot.status not in ${AHEAD}
+          or ot.departure_at + make_interval(mins => ot.delay_minutes) <= now()))`,
     [companyIds(world)],
   );
   for (const row of alone) fail(`one booking of a ${row.link} ended alone: ${JSON.stringify(row)}`);
