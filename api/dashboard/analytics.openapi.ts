@@ -170,7 +170,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Advanced company analytics, loaded on demand',
     description:
       'Over the last `days` days (7 to 30, today included; else 400 VALIDATION_FAILED) compared with the `days` ' +
-      'before: cancellations (count, rate, per day, and by reason: TRIP_CANCELLED, COMPANY_REJECTED, ' +
+      'before: cancellations (count, rate, per day, and by reason: what ended each booking, as its cancellation ' +
+      'confirmation says, so a trip cancelled later changes none: TRIP_CANCELLED, COMPANY_REJECTED, ' +
       'DECISION_DEADLINE_PASSED, REFUNDED (refunded in full before travel), CANCELLED_BY_TRAVELLER, OTHER); retention (travellers with a sold booking in the ' +
       'previous window who booked again in this one, and travellers with two or more); a revenue forecast for the ' +
       'next `days` days from today (method ols-linear-trend-with-weekday-effects: a linear trend plus one level per ' +

@@ -2,6 +2,7 @@ import { SOLD_STATUSES, type DateRange } from '../../domain/analytics.js';
 import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { SqlRunner } from '../sql-runner.js';
 import { rowsOf } from '../sql-runner.js';
+import { BOOKING_ENDING, BOOKING_ENDING_REASON } from './booking-ending.js';
 import { CUSTOMER_KEY } from './analytics.js';
 
 /**
@@ -17,10 +18,15 @@ function bounds(range: DateRange): [Date, Date] {
 }
 
 /**
- * Cancelled bookings made in the window, by reason: TRIP_CANCELLED (the company cancelled the
- * trip), the journey's failure_reason (COMPANY_REJECTED, DECISION_DEADLINE_PASSED), REFUNDED (the
- * company refunded it in full before travel: a traveller cancels only unpaid bookings),
- * CANCELLED_BY_TRAVELLER (a journey cancelled with no failure reason), OTHER (a booking without a journey).
+ * Cancelled bookings made in the window, by what ended each one (BOOKING_ENDING_REASON, the rule
+ * its cancellation confirmation prints): TRIP_CANCELLED (a trip cancel of the company ended it),
+ * the journey's failure_reason (COMPANY_REJECTED, DECISION_DEADLINE_PASSED), REFUNDED (the company
+ * refunded it in full before travel: a traveller cancels only unpaid bookings),
+ * CANCELLED_BY_TRAVELLER (a journey's booking its traveller cancelled), OTHER (a booking without a
+ * journey). A trip cancelled after a booking ended does not change that booking's reason. A booking
+ * without a journey keeps no record of its ending; only a trip cancel cancels one through the API,
+ * so one on a cancelled trip counts as TRIP_CANCELLED. One indexed lookup of tickets per cancelled
+ * booking (journey_tickets (journey_id), credential_revocations' key).
  */
 export async function cancellationReasons(
   runner: SqlRunner,
@@ -30,15 +36,16 @@ export async function cancellationReasons(
   const [from, until] = bounds(window);
   return rowsOf<{ reason: string; count: number }>(
     runner,
-    `select case when t.status = 'CANCELLED' then 'TRIP_CANCELLED'
-                 when j.failure_reason is not null then j.failure_reason
-                 when b.payment_status = 'REFUNDED' then 'REFUNDED'
-                 when j.id is not null then 'CANCELLED_BY_TRAVELLER'
-                 else 'OTHER' end as reason,
+    `select coalesce(${BOOKING_ENDING_REASON},
+              case when j.id is null and t.status = 'CANCELLED' then 'TRIP_CANCELLED'
+                   when b.payment_status = 'REFUNDED' then 'REFUNDED'
+                   when j.id is not null then 'CANCELLED_BY_TRAVELLER'
+                   else 'OTHER' end) as reason,
             count(*)::int as count
        from bookings b
        join trips t on t.id = b.trip_id
        left join journeys j on j.id = b.journey_id
+       left join lateral (${BOOKING_ENDING}) ended on true
       where b.company_id = $1 and b.created_at >= $2 and b.created_at < $3 and b.status = 'CANCELLED'
       group by 1 order by 2 desc, 1`,
     [companyId, from, until],

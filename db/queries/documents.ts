@@ -13,6 +13,7 @@ import {
 } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import { camelFields } from '../row-fields.js';
+import { BOOKING_ENDING, BOOKING_ENDING_REASON } from './booking-ending.js';
 import { legOverSql } from './leg-boarding.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 
@@ -147,21 +148,6 @@ function printedFacts(row: BookingFactsRow): BookingFacts['printed'] {
 }
 
 /**
- * How the cancelled booking `b` itself ended: the first revocation of its tickets on its trip
- * (re-issued ones aside), written in the transaction that ended it, so at that transaction's time,
- * the time its journey closed when the journey ended with it. A leg of a connection ends alone (a
- * full refund, BOOKING_REFUNDED) while its journey lives on; when the journey ends later (another
- * leg's trip cancelled) its closing time and failure reason are not this booking's. Only a trip
- * cancel (TRIP_CANCELLED) ends a booking for a reason of its own; a traveller's cancel and a refund
- * have none, as their journey has none. A booking whose tickets were never signed (a request
- * rejected or timed out) has no revocation: it ended with its journey.
- */
-const BOOKING_ENDING = `select cr.reason, cr.revoked_at
-       from journey_tickets k join credential_revocations cr on cr.ticket_id = k.id
-       where b.status = 'CANCELLED' and k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.status <> 'REISSUED'
-       order by cr.revoked_at limit 1`;
-
-/**
  * The bookings row `b` that `param` names: its own id, or the id of a journey with exactly one
  * booking (SPEC's `/journeys/{bookingId}`): how the document routes and sharing read a bookingId.
  */
@@ -178,8 +164,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
             b.passenger_name, b.subtotal, b.discount, b.total_price, b.currency, b.company_id, b.owner_user_id,
             b.journey_id, b.trip_id, j.status as journey_status, j.confirmed_at,
             coalesce(ended.revoked_at, j.closed_at) as cancelled_at,
-            case when ended.reason is null then j.failure_reason
-                 when ended.reason = 'TRIP_CANCELLED' then ended.reason end as cancellation_reason,
+            ${BOOKING_ENDING_REASON} as cancellation_reason,
             c.name_ar as company_name_ar, c.name_en as company_name_en, c.phone as company_phone,
             (t.company_id = b.company_id and r.company_id = b.company_id) as company_matches,
             ${legOverSql({ trip: 't', board: 'bc', alight: 'ac' })} as trip_over,

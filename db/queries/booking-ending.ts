@@ -1,0 +1,30 @@
+/**
+ * How a cancelled booking itself ended, as SQL over a bookings row `b` and its journey `j`: the one
+ * rule behind a leg's cancellation confirmation (documents.ts) and the cancellations by reason of
+ * GET /analytics/advanced (analytics-advanced.ts), so the two never tell a booking's end apart.
+ */
+
+/**
+ * A lateral read of the first revocation of `b`'s tickets on its trip (re-issued ones aside),
+ * written in the transaction that ended it, so at that transaction's time, the time its journey
+ * closed when the journey ended with it. A leg of a connection ends alone (a full refund,
+ * BOOKING_REFUNDED) while its journey lives on; when the journey ends later (another leg's trip
+ * cancelled) its closing time and failure reason are not this booking's. A booking whose tickets
+ * were never signed (a request rejected or timed out) has no revocation: it ended with its journey.
+ * Join it as `left join lateral (${BOOKING_ENDING}) ended on true`.
+ */
+export const BOOKING_ENDING = `select cr.reason, cr.revoked_at
+       from journey_tickets k join credential_revocations cr on cr.ticket_id = k.id
+       where b.status = 'CANCELLED' and k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.status <> 'REISSUED'
+       order by cr.revoked_at limit 1`;
+
+/**
+ * Why the booking ended, over `ended` (BOOKING_ENDING) and `j`: only a trip cancel (TRIP_CANCELLED)
+ * ends a booking for a reason of its own; a booking ended with its journey has the journey's
+ * failure_reason (COMPANY_REJECTED, DECISION_DEADLINE_PASSED, TRIP_CANCELLED, ...). Null when its
+ * traveller's cancel or a refund ended it (their journey has no reason either), and for a booking
+ * without a journey. Never the trip's status now: a trip cancelled later did not end a booking
+ * already cancelled.
+ */
+export const BOOKING_ENDING_REASON = `case when ended.reason is null then j.failure_reason
+                 when ended.reason = 'TRIP_CANCELLED' then ended.reason end`;
