@@ -20,11 +20,20 @@ const ends = (origin: string, destination: string, departs: string, arrives: str
 
 describe('booking rules', () => {
   it('prices each seat at its class fare over the whole trip', () => {
-    expect(seatsPrice(trip, ['STANDARD', 'VIP'])).toEqual({ subtotal: 25_000, unitPrice: 12_500 });
-    expect(seatsPrice({ ...trip, priceVip: null }, ['VIP'])).toEqual({ subtotal: 10_000, unitPrice: 10_000 });
+    expect(seatsPrice(trip, ['STANDARD', 'VIP'])).toEqual({
+      subtotal: 25_000,
+      unitPrice: 12_500,
+      seatPrices: [10_000, 15_000],
+    });
+    expect(seatsPrice({ ...trip, priceVip: null }, ['VIP'])).toEqual({
+      subtotal: 10_000,
+      unitPrice: 10_000,
+      seatPrices: [10_000],
+    });
     expect(seatsPrice({ ...trip, boardShareBp: 2_500 }, ['STANDARD'])).toEqual({
       subtotal: 7_500,
       unitPrice: 7_500,
+      seatPrices: [7_500],
     });
   });
 

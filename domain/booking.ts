@@ -35,17 +35,23 @@ export interface PricedTrip {
 
 /**
  * The price of the locked seats: each seat pays its class's fare (VIP seats the VIP fare when the
- * trip has one) over the whole trip. unitPrice is the average, for the journey leg's record.
+ * trip has one) over the whole trip. seatPrices are those fares in seat order (what a free-trip
+ * voucher makes free); unitPrice is their average, for the journey leg's record only, as it may be
+ * the price of no seat.
  */
 export function seatsPrice(
   trip: PricedTrip,
   seatClasses: readonly ('STANDARD' | 'VIP')[],
-): { subtotal: number; unitPrice: number } {
-  const subtotal = seatClasses.reduce(
-    (sum, seatClass) => sum + legFare(seatFare(trip, seatClass), trip.boardShareBp, trip.alightShareBp),
-    0,
+): { subtotal: number; unitPrice: number; seatPrices: number[] } {
+  const seatPrices = seatClasses.map((seatClass) =>
+    legFare(seatFare(trip, seatClass), trip.boardShareBp, trip.alightShareBp),
   );
-  return { subtotal, unitPrice: seatClasses.length ? Math.round(subtotal / seatClasses.length) : 0 };
+  const subtotal = seatPrices.reduce((sum, price) => sum + price, 0);
+  return {
+    subtotal,
+    unitPrice: seatClasses.length ? Math.round(subtotal / seatClasses.length) : 0,
+    seatPrices,
+  };
 }
 
 export interface TripEnds {

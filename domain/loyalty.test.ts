@@ -124,10 +124,27 @@ describe('voucher discount', () => {
   it('makes the seats of a free trip free on the cheapest trip', () => {
     const terms = percent({ type: 'free_trip', discountPercent: null, freeSeats: 1 });
     expect(
-      voucherDiscount(terms, [line(30_000, { seatPrice: 10_000 }), line(16_000, { seatPrice: 8_000 })])
-        .discount,
+      voucherDiscount(terms, [
+        line(30_000, { seatPrices: [10_000, 10_000, 10_000] }),
+        line(16_000, { seatPrices: [8_000, 8_000] }),
+      ]).discount,
     ).toBe(8_000);
     expect(voucherDiscount(terms, [line(9_000), line(12_000)]).discount).toBe(9_000);
+  });
+
+  it("frees a free trip's cheapest seats at their own fares, never an average seat", () => {
+    const free = (freeSeats: number) => percent({ type: 'free_trip', discountPercent: null, freeSeats });
+    const mixed = line(25_000, { seatPrices: [15_000, 10_000] });
+    expect(voucherDiscount(free(1), [mixed]).discount).toBe(10_000);
+    expect(voucherDiscount(free(2), [mixed]).discount).toBe(25_000);
+    expect(voucherDiscount(free(3), [mixed]).discount).toBe(25_000);
+    // A round trip: the cheaper trip's cheapest seat, 10 000 against 12 000.
+    expect(voucherDiscount(free(1), [mixed, line(32_000, { seatPrices: [12_000, 20_000] })]).discount).toBe(
+      10_000,
+    );
+    // A preview knows no seats: freeSeats at the base fare, never more than the line.
+    expect(voucherDiscount(free(2), [line(25_000, { baseSeatPrice: 10_000 })]).discount).toBe(20_000);
+    expect(voucherDiscount(free(3), [line(25_000, { baseSeatPrice: 10_000 })]).discount).toBe(25_000);
   });
 
   it('splits the discount over the trips in proportion, the parts summing exactly', () => {

@@ -75,8 +75,13 @@ export interface VoucherLine {
   departureAt: Date;
   /** What this trip costs the traveller before the discount (all seats). */
   subtotal: number;
-  /** Price of one seat on this trip, when known; a free trip then covers freeSeats seats, not the whole line. */
-  seatPrice?: number;
+  /** Each booked seat's own fare on this trip: a free trip covers the cheapest freeSeats of them. */
+  seatPrices?: readonly number[];
+  /**
+   * A preview's line, which knows no seats: every seat at the trip's base (standard) fare, the
+   * cheapest a seat usually costs. Without either, a free trip covers the whole line.
+   */
+  baseSeatPrice?: number;
 }
 
 /**
@@ -148,8 +153,8 @@ export interface VoucherDiscount {
 
 /**
  * What a valid voucher takes off: a percent of the total (rounded down, capped by maxDiscount), a
- * fixed amount, or for a free trip the price of freeSeats seats on the cheapest line (the whole
- * line when its seat price is unknown). Never more than the total.
+ * fixed amount, or for a free trip the price of freeSeats seats on the cheapest line (freeTripValue).
+ * Never more than the total.
  */
 export function voucherDiscount(reward: RewardTerms, lines: readonly VoucherLine[]): VoucherDiscount {
   const total = totalOf(lines);
@@ -172,9 +177,22 @@ export function voucherDiscount(reward: RewardTerms, lines: readonly VoucherLine
   };
 }
 
+/**
+ * What freeSeats free seats are worth on one line: its cheapest freeSeats seats at their own fares
+ * (the usual reading of a free seat: a standard seat, not the VIP one beside it, and never an
+ * average that is the price of no seat), freeSeats at the base fare in a preview, or the whole line
+ * when no seat price is known. Never more than the line.
+ */
 function freeTripValue(line: VoucherLine, freeSeats: number): number {
-  if (line.seatPrice === undefined) return line.subtotal;
-  return Math.min(line.subtotal, line.seatPrice * freeSeats);
+  if (line.seatPrices) {
+    const cheapest = [...line.seatPrices].sort((a, b) => a - b).slice(0, freeSeats);
+    return Math.min(
+      line.subtotal,
+      cheapest.reduce((sum, price) => sum + price, 0),
+    );
+  }
+  if (line.baseSeatPrice !== undefined) return Math.min(line.subtotal, line.baseSeatPrice * freeSeats);
+  return line.subtotal;
 }
 
 /**

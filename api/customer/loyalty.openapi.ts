@@ -188,8 +188,8 @@ const VOUCHER_RULES =
   'of the voucher’s company and, for a route-restricted reward, on one of its routes (LOYALTY_ROUTE_NOT_ELIGIBLE), every ' +
   'trip departs on an allowed weekday in Damascus (LOYALTY_DAY_NOT_ELIGIBLE), the subtotal reaches the minimum ' +
   '(LOYALTY_MINIMUM_NOT_MET, details.minSubtotal). Discount: a percent of the subtotal rounded down and capped by ' +
-  'maxDiscount, a fixed amount, or for free_trip the price of freeSeats seats on the cheapest trip; never more than the ' +
-  'subtotal.';
+  'maxDiscount, a fixed amount, or for free_trip the fares of the freeSeats cheapest seats booked on the cheapest trip ' +
+  '(each seat at its own fare: a standard seat before a VIP one); never more than the subtotal.';
 
 const RewardsResponse = successWith(z.object({ companyId: Uuid, rewards: z.array(Reward) }));
 

@@ -374,7 +374,8 @@ interface PreviewTripRow {
 /**
  * The trips a voucher preview is for, in the caller's inventory scope and in the order given, as
  * voucher lines: the client's subtotal is split over them in proportion to their base seat
- * price, and the base price is the seat price a free trip covers. Null when a trip is missing.
+ * price, and a free trip covers seats at the base price (a booking's free seats are its cheapest,
+ * its standard seats at that fare). Null when a trip is missing.
  */
 export async function previewLines(
   db: Database,
@@ -400,6 +401,6 @@ export async function previewLines(
     routeId: trip.route_id,
     departureAt: new Date(trip.departure_at),
     subtotal: shares[index]!,
-    seatPrice: prices[index]!,
+    baseSeatPrice: prices[index]!,
   }));
 }

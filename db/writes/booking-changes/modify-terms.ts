@@ -51,7 +51,7 @@ interface FrozenVoucherRow extends RewardTermsRow {
 
 /**
  * The booking's amounts on the new trip (`line`: its trip, company, departure, new subtotal and
- * seat price). A voucher's terms, as frozen when it was issued, must still hold for the new trip
+ * each new seat's fare). A voucher's terms, as frozen when it was issued, must still hold for the new trip
  * and subtotal (company and routes, day of departure, minimum), else the refusal booking creation
  * gives (409 LOYALTY_*); its discount is then computed again from those terms on the new subtotal
  * (a percent as a percent, capped as at creation). A discount with no voucher behind it is kept,

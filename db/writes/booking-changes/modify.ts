@@ -390,7 +390,7 @@ async function moveBooking(
       // The planned departure, the day POST /bookings checked the voucher's days against.
       departureAt: new Date(target.departure_at),
       subtotal: price.subtotal,
-      seatPrice: price.unitPrice,
+      seatPrices: price.seatPrices,
     });
     await moveAllocations(client, booking, target, seats);
     await rewriteBooking(client, booking, target, seats, { ...amounts, unitPrice: price.unitPrice });

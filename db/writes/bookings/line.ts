@@ -37,7 +37,10 @@ export interface Line {
   lock: LockedLock;
   trip: BookableTrip;
   subtotal: number;
+  /** The average seat price, for the journey leg's record only. */
   unitPrice: number;
+  /** Each seat's own fare, in lock order: what a free-trip voucher makes free. */
+  seatPrices: number[];
   discount: number;
   journeyId: string;
   bookingId: string;
@@ -90,6 +93,7 @@ export async function lineOf(client: PoolClient, caller: BookingCaller, lock: Lo
     trip,
     subtotal: price.subtotal,
     unitPrice: price.unitPrice,
+    seatPrices: price.seatPrices,
     discount: 0,
     journeyId: randomUUID(),
     bookingId: randomUUID(),
@@ -114,7 +118,7 @@ export async function applyVoucher(
       routeId: line.trip.route_id,
       departureAt: new Date(line.trip.departure_at),
       subtotal: line.subtotal,
-      seatPrice: line.unitPrice,
+      seatPrices: line.seatPrices,
     })),
   });
   lines.forEach((line, index) => {
