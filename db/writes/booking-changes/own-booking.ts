@@ -337,7 +337,8 @@ export async function lockTripsOf(
  * its own once the bookings and their trips are locked (lockBookings, lockTrips), so that a delay
  * announced or a check-in undone while the change waited for a lock counts: the bus's expected
  * departure from the booking's boarding call (the plan plus the announced delay) and whether a
- * ticket of its journey is checked in. Keyed by booking id.
+ * ticket of its journey on its own trip is checked in (a connection's first leg boarded is not its
+ * second leg's check-in). Keyed by booking id.
  */
 export async function lockedFactsOf(
   client: PoolClient,
@@ -346,7 +347,8 @@ export async function lockedFactsOf(
 ): Promise<Map<string, BookingFacts>> {
   const { rows } = await client.query<{ id: string; departure_at: string; checked_in: boolean }>(
     `select b.id, ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as departure_at,
-            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.status = 'USED') as checked_in
+            exists (select 1 from journey_tickets x where x.journey_id = b.journey_id and x.trip_id = b.trip_id
+                      and x.status = 'USED') as checked_in
      from bookings b
      join trips t on t.id = b.trip_id
      left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id

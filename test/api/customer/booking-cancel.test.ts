@@ -362,6 +362,8 @@ describe('POST /bookings/{id}/cancel', () => {
     return {
       first: first!.id,
       second: second!.id,
+      firstTripId: world.first.tripId,
+      tripCompanyId: world.first.companyId,
       paymentId,
       depart: () => dispatch(app, dispatcher, world.first.tripId, { action: 'DEPART' }),
       cancel: () => cancelBooking(app, caller, second!.id),
@@ -429,6 +431,35 @@ describe('POST /bookings/{id}/cancel', () => {
       [world.paymentId],
     );
     expect(payment!.status).toBe('PENDING');
+  });
+
+  it("a connection whose first leg was checked in: leg 2 is cancelled alone, its check-in not read as leg 2's", async () => {
+    const world = await departingConnection();
+    await collectCash(app.db, world.first);
+    const [ticket] = await app.db.query<{ id: string }>(
+      `select k.id from journey_tickets k join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id
+       where b.id = $1 and k.status = 'VALID'`,
+      [world.first],
+    );
+    const dispatcher = await staffSession(app.db, app.config, world.tripCompanyId, 'DISPATCHER');
+    const checkedIn = await dispatch(app, dispatcher, world.firstTripId, {
+      action: 'CHECK_IN',
+      manifest_item_id: ticket!.id,
+      manifest_item_type: 'JOURNEY_TICKET',
+    });
+    expect(checkedIn.status, checkedIn.text).toBe(200);
+
+    const cancelled = await world.cancel();
+
+    expect([cancelled.status, cancelled.body.data?.cancelled_with_booking_ids], cancelled.text).toEqual([
+      200,
+      [],
+    ]);
+    const legs = await app.db.query<{ id: string; status: string }>(
+      `select id, status from bookings where id = any($1::uuid[]) order by id = $2 desc`,
+      [[world.first, world.second], world.first],
+    );
+    expect(legs.map((leg) => leg.status)).toEqual(['CHECKED_IN', 'CANCELLED']);
   });
 
   it("answers 404 BOOKING_NOT_FOUND for another traveller's booking", async () => {
