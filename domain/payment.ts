@@ -1,3 +1,5 @@
+import { ATTENDANCE_STATUSES, type TripStatus } from './trip-dispatch.js';
+
 /**
  * Payment rules without I/O: the methods taken, and when a booking's cash may be announced by its
  * traveller or recorded by staff.
@@ -38,6 +40,34 @@ export function unpayableRefusal(
   }
   if (booking.paymentStatus === 'REFUNDED' || !PAYABLE_BOOKING_STATUSES[by].has(booking.status)) {
     return { code: 'BOOKING_NOT_PAYABLE', message: 'This booking cannot be paid in its current state' };
+  }
+  return null;
+}
+
+/**
+ * Trip statuses in which the trip's driver takes a traveller's cash at the door: while the trip
+ * boards (or is delayed) and under way, as long as its travellers are checked in
+ * (ATTENDANCE_STATUSES). Before boarding the cash goes to the office; after COMPLETE the trip is
+ * closed and late cash is the office's (POST /dashboard/api/payments).
+ */
+export const DRIVER_COLLECTION_TRIP_STATUSES: readonly TripStatus[] = ATTENDANCE_STATUSES;
+
+/** Why the trip's driver cannot record taking this booking's cash now, or null. */
+export function driverCollectionRefusal(
+  booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED'; amountDue: number },
+  tripStatus: TripStatus,
+): { code: string; message: string; details?: Record<string, unknown> } | null {
+  const unpayable = unpayableRefusal(booking, 'open');
+  if (unpayable) return unpayable;
+  if (!DRIVER_COLLECTION_TRIP_STATUSES.includes(tripStatus)) {
+    return {
+      code: 'TRIP_NOT_COLLECTING',
+      message: `The trip is ${tripStatus}; its driver takes cash while it boards or is under way`,
+      details: { status: tripStatus },
+    };
+  }
+  if (booking.amountDue <= 0) {
+    return { code: 'NOTHING_TO_COLLECT', message: 'This booking has nothing to pay' };
   }
   return null;
 }

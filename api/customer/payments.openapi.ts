@@ -95,7 +95,8 @@ export const docs = taggedOperations(TAGS, {
       'Body {booking_id, method}. Only method CASH is taken: it opens a PENDING cash payment of the booking total, paid ' +
       'at the company office or to the driver before boarding; staff mark it COMPLETED when they receive the cash, and ' +
       'the booking becomes PAID. A booking has at most one pending cash payment: asking again (even concurrently) returns ' +
-      'the same one with 200 instead of 201. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
+      "the same one with 200 instead of 201, as does asking after the trip's driver recorded taking the cash (that " +
+      'line, source driver); an announced payment the driver then records becomes that line. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
       'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
       "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
       "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +

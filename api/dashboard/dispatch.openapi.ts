@@ -129,9 +129,16 @@ export const ManifestItem = z
         status: z.enum(['UNPAID', 'PAID', 'REFUNDED']),
         total_price: z.number(),
         currency: z.string(),
-        pending_cash: z
-          .boolean()
-          .meta({ description: 'the traveller announced a cash payment not yet collected' }),
+        pending_cash: z.boolean().meta({
+          description:
+            'a cash payment is announced by the traveller or recorded by the driver, and not yet verified by the office',
+        }),
+        cash_to_collect: z.boolean().meta({
+          description:
+            "the driver app's cash to collect: the booking travels (CONFIRMED or CHECKED_IN), is UNPAID, its total_price " +
+            'is above 0, and its driver has not recorded taking the cash (POST /driver/api/trips/{id}/bookings/' +
+            '{bookingId}/cash-collection)',
+        }),
       })
       .nullable(),
     attendance: z.object({

@@ -135,6 +135,11 @@ const LedgerLine = z
         'its trip, or the booking ended by the traveller’s cancel or by a refund of the whole booking (its other ' +
         'pending lines)',
     }),
+    collected_by: Id.nullable().meta({
+      description:
+        'the driver who recorded taking the cash (source driver: POST /driver/api/trips/{id}/bookings/{bookingId}/' +
+        'cash-collection); null for other lines',
+    }),
     cash_shift_id: Id.nullable(),
     allowed_actions: z.array(z.enum(['verify', 'refund', 'cancel'])).meta({
       description:
@@ -231,8 +236,9 @@ export const docs = taggedOperations(TAGS, {
     summary: 'The office records the cash payment of a booking',
     description:
       "{booking_id} of the session's company (else 404 BOOKING_NOT_FOUND). The cash goes into the open cash shift: none is " +
-      "409 CASH_SHIFT_NOT_OPEN. The booking's announced cash payment (PENDING, source transaction) is completed when it " +
-      'has one, else a COMPLETED office line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
+      "409 CASH_SHIFT_NOT_OPEN. The booking's pending cash line (the traveller's announced payment, source transaction, " +
+      "or the one its trip's driver recorded, source driver) is completed when it has one, else a COMPLETED office " +
+      'line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
       `BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE. 201 with the line. ${DECIDERS}`,
     responses: lineChanged('Recorded', 201),
   },

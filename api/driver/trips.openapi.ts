@@ -1,9 +1,18 @@
 import { z } from 'zod';
 import { SCAN_OUTCOMES, SCAN_REFUSALS } from '../../domain/boarding-scan.js';
 import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
+import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
-import { CalendarDate, InstantInput, Pagination, PrintedText, textRule, Uuid } from '../http/schemas.js';
+import {
+  CalendarDate,
+  errorResponses,
+  InstantInput,
+  Pagination,
+  PrintedText,
+  textRule,
+  Uuid,
+} from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, pageWith, successWith } from '../http/answer-schemas.js';
 import { CredentialPayload, ScannedSignature } from '../http/credential-schemas.js';
@@ -104,10 +113,21 @@ export const ScanResponse = successWith(
         paymentStatus: z.string(),
         totalPrice: z.number(),
         currency: z.string(),
+        cashToCollect: z
+          .boolean()
+          .optional()
+          .meta({
+            description:
+              'the driver has its cash to take at the door: the booking travels, is UNPAID, its totalPrice is above 0, ' +
+              'and its driver has not recorded taking the cash yet (POST .../bookings/{bookingId}/cash-collection); ' +
+              'absent from a replayed answer stored before it existed',
+          }),
       })
       .nullable()
       .optional()
-      .meta({ description: 'the booking: an UNPAID one with a totalPrice above 0 has cash to collect' }),
+      .meta({
+        description: 'the booking the ticket belongs to, and whether the driver has its cash to collect',
+      }),
   }),
 );
 
@@ -138,6 +158,31 @@ export const PositionsResponse = successWith(
       .int()
       .meta({ description: 'positions already reported for the same instant (a replayed batch)' }),
   }),
+);
+
+export const CashCollectionParams = z
+  .object({
+    id: Uuid.meta({ description: 'the trip' }),
+    bookingId: Uuid.meta({ description: 'its booking' }),
+  })
+  .strict();
+
+export const CashCollectionResponse = successWith(
+  z
+    .object({
+      id: Id.meta({ description: 'the ledger line (GET /dashboard/api/payments/{id})' }),
+      booking_id: Id,
+      booking_code: z.string(),
+      source: z.literal('driver'),
+      status: z.enum(PAYMENT_STATUSES).meta({
+        description: 'PENDING until the office verifies it (COMPLETED: the booking is PAID)',
+      }),
+      amount: z.number().meta({ description: "the booking's total, taken in cash" }),
+      currency: z.string(),
+      collected_by: Id.nullable().meta({ description: 'the driver who recorded taking the cash' }),
+      created_at: DateTime,
+    })
+    .meta({ id: 'DriverCashCollection' }),
 );
 
 const ACCESS =
@@ -190,6 +235,29 @@ export const docs = taggedOperations(TAGS, {
       "server's now. A second device that loses the race to check in one ticket gets ALREADY_CHECKED_IN with the " +
       'ticket USED.',
     responses: answers(200, 'The verdict', ScanResponse, [400, 401, 403, 404, 409]),
+  },
+  recordCashCollection: {
+    summary: 'Record the cash the driver took for a booking',
+    description:
+      "The trip's driver records that they took a traveller's cash at the door: a PENDING ledger line of source " +
+      "driver for the booking's total, collected_by the driver. The office then verifies it when the driver hands the " +
+      'cash in (POST /dashboard/api/payments/{id}/verify, into the open cash shift; the booking becomes PAID), or ' +
+      "cancels it. The booking's pending cash is collected once: a traveller's announced cash payment (POST " +
+      '/api/payments/create) becomes this driver line (the same id), and one announced afterwards is answered with it. ' +
+      'From this answer on the booking has no cash to collect (cashToCollect false in the scan answer, cash_to_collect ' +
+      'in the manifest). Idempotent: while the booking has a PENDING or COMPLETED driver line, asking again (a retry, an ' +
+      'offline queue, two devices at once) answers that line with 200 and writes nothing; 201 when recorded now. ' +
+      "Refusals, nothing written: another company's trip 404 TRIP_NOT_FOUND; a caller who is not the trip's driver " +
+      '(trips.driver_id), whatever their role, 403 TRIP_NOT_ASSIGNED; a booking not on this trip 404 ' +
+      'BOOKING_NOT_FOUND; a booking already paid 409 BOOKING_ALREADY_PAID; one not travelling (cancelled, expired, ' +
+      "awaiting the company's decision, no-show, completed, refunded) 409 BOOKING_NOT_PAYABLE; a trip not boarding or " +
+      'under way (SCHEDULED, COMPLETED, CANCELLED) 409 TRIP_NOT_COLLECTING with details.status; a booking whose total ' +
+      `is 0 (a voucher paid it) 409 NOTHING_TO_COLLECT. ${WRITES} No body.`,
+    responses: {
+      201: { description: 'Recorded', schema: CashCollectionResponse },
+      200: { description: "The booking's driver line, recorded before", schema: CashCollectionResponse },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
   },
   reportTripPositions: {
     summary: 'Report positions of the bus (batched)',

@@ -1,12 +1,21 @@
 import type { AppContext } from '../app.js';
-import { ok, page } from '../http/respond.js';
+import { createdOrOk, ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
-import { driverManifest, driverTrips, reportPositions, scanCredential } from '../use-cases/driver-app.js';
+import {
+  driverManifest,
+  driverTrips,
+  recordCollectedCash,
+  reportPositions,
+  scanCredential,
+} from '../use-cases/driver-app.js';
 import { activeDriver, currentDriver } from './guards.js';
-import { docs, DriverTripsQuery, PositionsBody, ScanBody } from './trips.openapi.js';
+import { CashCollectionParams, docs, DriverTripsQuery, PositionsBody, ScanBody } from './trips.openapi.js';
 
-/** The driver app's trips: list, manifest, the scan at the door, position reports. Bearer sessions, so no CSRF. */
+/**
+ * The driver app's trips: list, manifest, the scan and the cash taken at the door, position reports.
+ * Bearer sessions, so no CSRF.
+ */
 export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): void {
   surface.route({
     ...docs.listDriverTrips,
@@ -43,6 +52,24 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
     body: ScanBody,
     handler: async (ctx, { params, body }) => {
       ok(ctx, await scanCredential(db, activeDriver(ctx), params.id, body));
+    },
+  });
+
+  // The driver took a traveller's cash at the door: a PENDING driver line the office verifies.
+  surface.route({
+    ...docs.recordCashCollection,
+    method: 'post',
+    path: '/trips/{id}/bookings/{bookingId}/cash-collection',
+    security: 'driver',
+    csrf: false,
+    params: CashCollectionParams,
+    handler: async (ctx, { params }) => {
+      const { line, created } = await recordCollectedCash(db, activeDriver(ctx), {
+        tripId: params.id,
+        bookingId: params.bookingId,
+        requestId: ctx.state.requestId,
+      });
+      createdOrOk(ctx, created, line);
     },
   });
 

@@ -80,6 +80,7 @@ export function ledgerLine(row: LedgerRow) {
     verified_at: collected ? isoOrNull(row.decided_at) : null,
     refunded_by: row.refunded_by,
     cancelled_by: row.cancelled_by,
+    collected_by: row.collected_by,
     cash_shift_id: row.cash_shift_id,
     allowed_actions: allowedActions(row),
     receipt: collected

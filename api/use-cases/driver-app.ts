@@ -1,6 +1,8 @@
 import type { Database } from '../../db/orm.js';
 import { findDriverTrip, listDriverTrips, type DriverTrip } from '../../db/queries/driver-trips.js';
 import { readManifest } from '../../db/queries/trip-manifest.js';
+import { iso } from '../../db/row-fields.js';
+import { recordDriverCollection } from '../../db/writes/driver-collections.js';
 import { recordPositions, scanAtDoor } from '../../db/writes/trip-operations/index.js';
 import { refuseUnassigned, tripNotFound } from '../../domain/trip-dispatch.js';
 import { plausibleClientInstant } from '../../domain/trip-tracking.js';
@@ -8,7 +10,7 @@ import { DRIVER_APP_ROLES, type DriverPrincipal } from '../auth/driver-auth.js';
 import { badRequest } from '../http/errors.js';
 import { countersView, manifestItemView } from './trip-dispatch.js';
 
-/** The driver app's trip work: its trips, a manifest, a scan at the door and position reports. */
+/** The driver app's trip work: its trips, a manifest, a scan and the cash taken at the door, position reports. */
 
 const tripView = (trip: DriverTrip) => ({
   id: trip.id,
@@ -113,4 +115,18 @@ export function reportPositions(
       recordedAt: clientInstant(position.time, 'POSITION_TIME_OUT_OF_RANGE'),
     })),
   });
+}
+
+/** The trip's driver records the cash they took for a booking (db/writes/driver-collections.ts). */
+export async function recordCollectedCash(
+  db: Database,
+  driver: DriverPrincipal,
+  input: { tripId: string; bookingId: string; requestId?: string | undefined },
+) {
+  const { line, created } = await recordDriverCollection(db, {
+    ...input,
+    companyId: driver.companyId,
+    actor: drivingMember(driver),
+  });
+  return { created, line: { ...line, created_at: iso(line.created_at) } };
 }

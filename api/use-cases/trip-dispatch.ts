@@ -62,6 +62,7 @@ export function manifestItemView(item: ManifestItem) {
       total_price: item.payment.totalPrice,
       currency: item.payment.currency,
       pending_cash: item.payment.pendingCash,
+      cash_to_collect: item.payment.cashToCollect,
     },
     attendance: {
       status: item.attendance,

@@ -26,6 +26,8 @@ export const PaymentOperation = companyEntity('PaymentOperation', 'payment_opera
   refundedBy: p.uuid().nullable(),
   cancelledBy: p.uuid().nullable(),
   cancelledAt: p.datetime().nullable(),
+  /** Who holds the cash: the trip's driver of a `driver` line they recorded; null otherwise. */
+  collectedBy: p.uuid().nullable(),
   updatedAt: updatedAt(),
 });
 

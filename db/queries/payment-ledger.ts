@@ -48,6 +48,8 @@ export interface LedgerRow {
   decided_at: string | null;
   refunded_by: string | null;
   cancelled_by: string | null;
+  /** The driver holding the cash of a driver line they recorded; null otherwise. */
+  collected_by: string | null;
   cash_shift_id: string | null;
   booking_id: string;
   booking_code: string;
@@ -60,7 +62,7 @@ export interface LedgerRow {
 
 const LINE_COLUMNS = `p.id, p.company_id, p.source, p.status, p.method, p.provider, p.amount::float8 as amount, p.currency,
   p.note, p.refund_due_reason, p.created_at, p.collected_at, p.refunded_at, p.cancelled_at, p.decided_by, p.decided_at,
-  p.refunded_by, p.cancelled_by, p.cash_shift_id, p.booking_id, b.booking_code, b.status as booking_status,
+  p.refunded_by, p.cancelled_by, p.collected_by, p.cash_shift_id, p.booking_id, b.booking_code, b.status as booking_status,
   b.payment_status as booking_payment_status, b.passenger_name, b.passenger_phone`;
 
 /** A ledger line: the payment operation and the booking it belongs to. */

@@ -25,7 +25,13 @@ export interface ManifestItem {
   attendanceSource: string | null;
   boarding: StopVisit;
   alighting: StopVisit;
-  payment: { status: string; totalPrice: number; currency: string; pendingCash: boolean } | null;
+  payment: {
+    status: string;
+    totalPrice: number;
+    currency: string;
+    pendingCash: boolean;
+    cashToCollect: boolean;
+  } | null;
   /** The traveller's booking still awaits the company's decision. */
   awaitingConfirmation: boolean;
 }
@@ -58,6 +64,7 @@ interface ManifestRow {
   total_price: string | null;
   currency: string | null;
   pending_cash: boolean;
+  cash_to_collect: boolean;
   board_call_id: string;
   board_sequence: number;
   board_stop_id: string;
@@ -108,14 +115,26 @@ function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
             totalPrice: Number(row.total_price),
             currency: row.currency ?? 'SYP',
             pendingCash: row.pending_cash,
+            cashToCollect: row.cash_to_collect,
           },
     awaitingConfirmation:
       row.ticket_status === 'PENDING_CONFIRMATION' || row.booking_status === 'PENDING_CONFIRMATION',
   };
 }
 
+/**
+ * SQL boolean: booking `b` has cash for its driver to take at the door (the driver app's "cash to
+ * collect"): travelling (CONFIRMED or CHECKED_IN), unpaid, of an amount above 0, and no PENDING
+ * driver line records that its driver took it already (db/writes/driver-collections.ts).
+ */
+export const cashToCollectSql = (b: string) =>
+  `(${b}.status in ('CONFIRMED', 'CHECKED_IN') and ${b}.payment_status = 'UNPAID' and ${b}.total_price > 0
+    and not exists (select 1 from payment_operations dl
+                     where dl.booking_id = ${b}.id and dl.source = 'driver' and dl.status = 'PENDING'))`;
+
 const PAYMENT_COLUMNS = `b.payment_status, b.total_price, b.currency,
-  exists (select 1 from payment_operations po where po.booking_id = b.id and po.status = 'PENDING') as pending_cash`;
+  exists (select 1 from payment_operations po where po.booking_id = b.id and po.status = 'PENDING') as pending_cash,
+  ${cashToCollectSql('b')} as cash_to_collect`;
 
 const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs.id as board_stop_id, bs.name_ar as board_name_ar,
   bs.name_en as board_name_en, bc.departure_at as board_at, ac.id as alight_call_id, ac.sequence as alight_sequence,

@@ -76,8 +76,10 @@ export interface OpenedCashPayment {
 /**
  * A traveller announces they will pay a booking of theirs in cash (at the company office or to
  * the driver before boarding): one PENDING 'transaction' operation for the booking's amount.
- * Asking again returns the same pending operation; the booking lock makes concurrent asks queue,
- * and the partial unique index payment_operations_one_open_transaction is the backstop.
+ * Asking again returns the same pending operation, as does asking after the trip's driver recorded
+ * taking the cash (its PENDING `driver` line, db/writes/driver-collections.ts); the booking lock
+ * makes concurrent asks queue, and the partial unique index payment_operations_one_open_transaction
+ * is the backstop.
  */
 export async function openCashPayment(
   db: Database,
@@ -89,7 +91,8 @@ export async function openCashPayment(
       throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
     }
     refuseUnpayable(booking, 'open');
-    const pending = await pendingOperationOf(client, booking.id, ['transaction']);
+    // The driver's recorded collection is the booking's pending cash too: its cash is taken once.
+    const pending = await pendingOperationOf(client, booking.id, ['transaction', 'driver']);
     if (pending) return { payment: pending, created: false };
     return { payment: await insertPendingOperation(client, booking, 'transaction'), created: true };
   });

@@ -9,6 +9,7 @@ import {
 import type { TicketStatus } from '../../../domain/documents.js';
 import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
 import { boardingStateOf, findSigningKey, ticketQrExpiredSql } from '../../queries/boarding-credentials.js';
+import { cashToCollectSql } from '../../queries/trip-manifest.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { companyTransaction } from '../active-company.js';
@@ -55,7 +56,14 @@ export interface ScanAnswer {
     status: string;
   };
   checkedIn?: TravellerState['checkedIn'];
-  booking?: { bookingCode: string; paymentStatus: string; totalPrice: number; currency: string } | null;
+  booking?: {
+    bookingCode: string;
+    paymentStatus: string;
+    totalPrice: number;
+    currency: string;
+    /** The driver has this booking's cash to take (cashToCollectSql); absent from scans stored before it. */
+    cashToCollect?: boolean;
+  } | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -186,6 +194,7 @@ interface TicketRow {
   payment_status: string | null;
   total_price: string | null;
   currency: string | null;
+  cash_to_collect: boolean | null;
 }
 
 type CredentialCheck = { keyKnown: boolean; signatureValid: boolean };
@@ -240,6 +249,7 @@ async function judge(
           paymentStatus: ticket.payment_status!,
           totalPrice: Number(ticket.total_price),
           currency: ticket.currency!,
+          cashToCollect: ticket.cash_to_collect === true,
         }
       : null;
   }
@@ -312,7 +322,8 @@ async function ticketOf(
   const { rows } = await client.query<TicketRow>(
     `select k.id, k.status, k.boarding_authorized, k.signature, r.ticket_id is not null as revoked,
             ${ticketQrExpiredSql('k', 'scan.at')} as expired, k.traveller_name,
-            k.seat_number, k.leg_sequence, b.booking_code, b.payment_status, b.total_price, b.currency
+            k.seat_number, k.leg_sequence, b.booking_code, b.payment_status, b.total_price, b.currency,
+            ${cashToCollectSql('b')} as cash_to_collect
      from journey_tickets k
      left join credential_revocations r on r.ticket_id = k.id
      left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id

@@ -1,0 +1,23 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The driver records the cash they took at the door (POST /driver/api/trips/{id}/bookings/{bookingId}/
+ * cash-collection, db/writes/driver-collections.ts): a PENDING `driver` line the office verifies into
+ * its cash shift. `collected_by` names the staff user holding the cash (the trip's driver); null for
+ * every line before this release and for lines nobody took by hand (announcements, office records,
+ * imports). A booking has at most one live (PENDING or COMPLETED) driver line: a repeated or
+ * concurrent recording finds it.
+ */
+export class Migration20261206145900_driver_cash_collection extends Migration {
+  override up(): void {
+    this.addSql(`alter table payment_operations add column collected_by uuid references staff_users(id)`);
+    this.addSql(`
+      create unique index payment_operations_one_live_driver on payment_operations (booking_id)
+        where source = 'driver' and status in ('PENDING', 'COMPLETED')`);
+  }
+
+  override down(): void {
+    this.addSql(`drop index if exists payment_operations_one_live_driver`);
+    this.addSql(`alter table payment_operations drop column if exists collected_by`);
+  }
+}
