@@ -309,7 +309,8 @@ const READINESS =
   'LAYOUT_NOT_ACTIVE (no active, valid seat layout), BUS_OUT_OF_SERVICE, BUS_ON_ANOTHER_TRIP and ' +
   'DRIVER_ON_ANOTHER_TRIP (another trip of the bus, or of the driver, is BOARDING or DEPARTED: mark it ARRIVED ' +
   'first) stop START_BOARDING and DEPART; ' +
-  'CASH_TO_COLLECT (checked-in travellers with unpaid bookings costing more than 0: record the collection first) and ' +
+  'CASH_TO_COLLECT (checked-in travellers with unpaid bookings costing more than 0: record the collection first, ' +
+  'at the office or by the driver) and ' +
   'REQUESTS_PENDING (journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 ' +
   'TRIP_NOT_READY with details.blockers.';
 

@@ -1,6 +1,7 @@
 import type { ReadinessFacts, TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
+import { cashToCollectSql } from './trip-manifest.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
 import type { TripActualTimesRow } from './trip-times.js';
@@ -203,13 +204,6 @@ interface ReadinessRow {
 const OUT_ON_TRIP = `'BOARDING', 'DEPARTED'`;
 
 /**
- * SQL boolean: booking `k` has cash to collect. Unpaid is not enough: a booking that costs nothing
- * (a free-trip voucher, a discount as large as the fare, a free fare) stays UNPAID, as nothing is
- * ever collected for it, and no collection of 0 SYP should be needed before the bus may leave.
- */
-const owesCashSql = (k: string) => `${k}.payment_status = 'UNPAID' and ${k}.total_price > 0`;
-
-/**
  * What readiness is judged by (domain/trip-dispatch.ts readinessBlockers). Runs on its own or
  * inside the transition transaction, after the trip is locked. Pending requests are the trip's
  * booking rows awaiting a decision of the trip's own company: a row of a journey that waits only
@@ -223,7 +217,7 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
                      and l.validation_status = 'valid') as layout_active,
             b.status = 'ACTIVE' as bus_in_service,
             (select count(*)::int from bookings k where k.trip_id = t.id and k.status = 'CHECKED_IN'
-              and ${owesCashSql('k')}) as cash_to_collect,
+              and ${cashToCollectSql('k')}) as cash_to_collect,
             (select count(*)::int from bookings k join journeys j on j.id = k.journey_id
               where k.trip_id = t.id and k.status = 'PENDING_CONFIRMATION'
                 and exists (select 1 from confirmation_requests r

@@ -124,8 +124,10 @@ function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
 
 /**
  * SQL boolean: booking `b` has cash for its driver to take at the door (the driver app's "cash to
- * collect"): travelling (CONFIRMED or CHECKED_IN), unpaid, of an amount above 0, and no PENDING
- * driver line records that its driver took it already (db/writes/driver-collections.ts).
+ * collect", and for a checked-in traveller the CASH_TO_COLLECT that holds DEPART): travelling
+ * (CONFIRMED or CHECKED_IN), unpaid, of an amount above 0 (a booking that costs nothing, such as
+ * one on a free-trip voucher, stays UNPAID with nothing to collect), and no PENDING driver line
+ * records that its driver took it already (db/writes/driver-collections.ts).
  */
 export const cashToCollectSql = (b: string) =>
   `(${b}.status in ('CONFIRMED', 'CHECKED_IN') and ${b}.payment_status = 'UNPAID' and ${b}.total_price > 0

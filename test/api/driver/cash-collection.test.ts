@@ -7,6 +7,7 @@ import {
   anotherTrip,
   bookSeats,
   createDriver,
+  dispatch,
   operationsSnapshot,
   operationsWorld,
   scan,
@@ -132,6 +133,23 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
     expect(again.status, again.text).toBe(200);
     expect(again.body.data).toMatchObject({ id: line.id, status: 'COMPLETED' });
     expect(await linesOf(rami.bookingId)).toEqual([{ id: line.id, source: 'driver', status: 'COMPLETED' }]);
+  });
+
+  it('lets the bus leave once the driver recorded the cash of a checked-in traveller: CASH_TO_COLLECT no longer holds it', async () => {
+    const { world, rami } = await boardingTrip();
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
+    expect(scanned.body.data).toMatchObject({ outcome: 'CHECKED_IN', booking: { cashToCollect: true } });
+    const held = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
+    expect([held.status, held.body.errorCode, held.body.details?.blockers]).toEqual([
+      409,
+      'TRIP_NOT_READY',
+      [expect.objectContaining({ code: 'CASH_TO_COLLECT', count: 1 })],
+    ]);
+
+    const recorded = await collect(world.driver.token, world.trip.tripId, rami.bookingId);
+    expect(recorded.status, recorded.text).toBe(201);
+    const departed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
+    expect(departed.status, departed.text).toBe(200);
   });
 
   it('records one line when the driver app sends the recording several times at once', async () => {
