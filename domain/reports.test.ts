@@ -46,6 +46,9 @@ describe('report rules', () => {
     expect(csvLine(['=HYPERLINK("x")', '+1', '-2', '@me', -5])).toBe(
       '"\'=HYPERLINK(""x"")",\'+1,\'-2,\'@me,-5\r\n',
     );
+    // A spreadsheet whose list separator is ';' splits unquoted text there, and the part after it
+    // would start a cell of its own: a name holding ';' is quoted, one cell whatever the separator.
+    expect(csvLine(['Ali;=HYPERLINK("x")', 'a;b'])).toBe('"Ali;=HYPERLINK(""x"")","a;b"\r\n');
   });
 
   it('totals the summed columns and recomputes occupancy from its parts', () => {

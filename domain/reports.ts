@@ -241,12 +241,14 @@ export function periodRefusal(from: string, to: string): Refusal | null {
 /**
  * CSV (RFC 4180): a field with a comma, quote or line break is quoted, quotes doubled; null is
  * empty. Text a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage
- * return: a passenger may name themselves so) gets a leading apostrophe, as OWASP advises.
+ * return: a passenger may name themselves so) gets a leading apostrophe, as OWASP advises. A
+ * semicolon is quoted too: spreadsheets of locales whose list separator it is split unquoted text
+ * there, and the part after it would be a cell of its own, its formula not defused.
  */
 export function csvField(value: ReportValue): string {
   if (value === null) return '';
   const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 export function csvLine(values: readonly ReportValue[]): string {
