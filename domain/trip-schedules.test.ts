@@ -66,6 +66,21 @@ describe('expandTimetable', () => {
     ]);
   });
 
+  it('plans an instant once and in time order when two times of a skipped hour name it', () => {
+    // 2021-03-26 skipped 00:00-01:00: 00:30 reads as 01:30, so 00:30 and 01:30 are one departure.
+    const departures = expandTimetable(
+      timetable({
+        startDate: '2021-03-26',
+        endDate: '2021-03-26',
+        departureTimes: ['00:30', '01:15', '01:30'],
+      }),
+    );
+    expect(departures.map((d) => new Date(d.departureAt).toISOString())).toEqual([
+      '2021-03-25T22:15:00.000Z',
+      '2021-03-25T22:30:00.000Z',
+    ]);
+  });
+
   it('takes dates and weekdays in Damascus: 01:00 on Monday leaves on Sunday in UTC and is a Monday trip', () => {
     const departures = expandTimetable(timetable({ departureTimes: ['01:00'], daysOfWeek: [1] }));
     expect(departures).toHaveLength(1);

@@ -84,7 +84,10 @@ export function timetableIssues(
   return issues;
 }
 
-/** The timetable's departures in time order; departures not after `notBefore` are left out. */
+/**
+ * The timetable's departures in time order, each instant once; departures not after `notBefore`
+ * are left out. (On a day the clocks skipped an hour, two times in it can name one instant.)
+ */
 export function expandTimetable(timetable: ScheduleTimetable): PlannedDeparture[] {
   const days = new Set(timetable.daysOfWeek);
   const times = [...new Set(timetable.departureTimes)].map(minutesOf).sort((a, b) => a - b);
@@ -103,7 +106,10 @@ export function expandTimetable(timetable: ScheduleTimetable): PlannedDeparture[
       });
     }
   }
-  return departures;
+  departures.sort((a, b) => a.departureAt - b.departureAt);
+  return departures.filter(
+    (departure, index) => departure.departureAt !== departures[index - 1]?.departureAt,
+  );
 }
 
 export function batchCount(trips: number, batchSize: number): number {
