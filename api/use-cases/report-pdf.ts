@@ -1,10 +1,14 @@
+import type { PoolClient } from 'pg';
 import { companyRoutes, dailyMeasures, offeredSeats, routeMeasures } from '../../db/queries/analytics.js';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
+import { reportRowsIn, type ReportQuery } from '../../db/queries/reports.js';
 import type { Database } from '../../db/orm.js';
+import { inOneSnapshot } from '../../db/sql-runner.js';
 import { datesIn, NO_MEASURES, percent } from '../../domain/analytics.js';
 import {
   reportChartsFor,
   ReportTotals,
+  REPORT_PDF_MAX_ROWS,
   type ReportCharts,
   type ReportColumn,
   type ReportLocale,
@@ -13,10 +17,19 @@ import {
   type ReportType,
 } from '../../domain/reports.js';
 
+/** What a report's charts are drawn for: the report, the role asking, the company and locale. */
+interface ChartAsk {
+  type: ReportType;
+  role: string;
+  companyId: string;
+  locale: ReportLocale;
+  from: string;
+  to: string;
+}
+
 /**
  * What a report PDF prints (its snapshot data): the company's identity, the rows and totals, and
- * the charts its type shows to the role asking (reportChartsFor: no money charts for a role that
- * may not see revenue, as its columns have no money), over the same period.
+ * the charts its type shows to the role asking, read with the rows (readPdfReport).
  */
 interface PdfFacts {
   exportId: string;
@@ -29,35 +42,36 @@ interface PdfFacts {
   rows: ReportRow[];
   /** The columns the role gets (reportColumnsFor): the table and totals print these only. */
   columns: readonly ReportColumn[];
-  /** The role of the staff member asking: decides the money charts. */
-  role: string;
+  charts: ReportCharts;
 }
 
-async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
-  const wanted = reportChartsFor(facts.type, facts.role);
-  const range = { from: facts.from, to: facts.to };
+/**
+ * The charts its type shows to the role asking (reportChartsFor: no money charts for a role that
+ * may not see revenue, as its columns have no money), over the report's period. Read on the rows'
+ * connection, one statement after the other (pg refuses a query sent while another runs).
+ */
+async function chartsOf(client: PoolClient, ask: ChartAsk): Promise<ReportCharts> {
+  const wanted = reportChartsFor(ask.type, ask.role);
+  const range = { from: ask.from, to: ask.to };
   const charts: ReportCharts = {};
   if (wanted.includes('revenuePerDay')) {
-    const sales = await dailyMeasures(db, facts.company.companyId, 'SALES', range);
+    const sales = await dailyMeasures(client, ask.companyId, 'SALES', range);
     charts.revenuePerDay = datesIn(range).map((date) => ({
       date,
       revenue: (sales.get(date) ?? NO_MEASURES).revenue,
     }));
   }
   if (wanted.includes('occupancyPerRoute')) {
-    const companyId = facts.company.companyId;
-    const [names, travel, offered] = await Promise.all([
-      companyRoutes(db, companyId),
-      routeMeasures(db, companyId, 'TRAVEL', range),
-      offeredSeats(db, companyId, range, 'route'),
-    ]);
+    const names = await companyRoutes(client, ask.companyId);
+    const travel = await routeMeasures(client, ask.companyId, 'TRAVEL', range);
+    const offered = await offeredSeats(client, ask.companyId, range, 'route');
     charts.occupancyPerRoute = [...offered].flatMap(([routeId, run]) => {
       const name = names.get(routeId);
       if (!name || run.seatsOffered === 0) return [];
       const seatsSold = (travel.get(routeId) ?? NO_MEASURES).seatsSold;
       return [
         {
-          route: facts.locale === 'ar' ? name.nameAr : name.nameEn,
+          route: ask.locale === 'ar' ? name.nameAr : name.nameEn,
           seatsSold,
           seatsOffered: run.seatsOffered,
           percent: percent(seatsSold, run.seatsOffered),
@@ -68,7 +82,39 @@ async function chartsOf(db: Database, facts: PdfFacts): Promise<ReportCharts> {
   return charts;
 }
 
-export async function reportSnapshotData(db: Database, facts: PdfFacts): Promise<ReportSnapshotData> {
+/** Reads at most one row more than a PDF prints, so a report too long for paper is known before anything is made. */
+async function collectForPdf(batches: AsyncGenerator<ReportRow[]>): Promise<ReportRow[] | null> {
+  const rows: ReportRow[] = [];
+  for await (const batch of batches) {
+    rows.push(...batch);
+    if (rows.length > REPORT_PDF_MAX_ROWS) {
+      await batches.return(undefined);
+      return null;
+    }
+  }
+  return rows;
+}
+
+/**
+ * A PDF report's rows and charts, read in ONE snapshot (the rows' cursor and the charts on one
+ * connection, in one read-only REPEATABLE READ transaction): a sale committed while it is read is
+ * in neither its table nor its charts, so the two agree. Null when there are more rows than a PDF
+ * prints; no charts when there are no rows.
+ */
+export function readPdfReport(
+  db: Database,
+  query: ReportQuery,
+  keys: readonly string[],
+  ask: ChartAsk,
+): Promise<{ rows: ReportRow[]; charts: ReportCharts } | null> {
+  return inOneSnapshot(db, async (client) => {
+    const rows = await collectForPdf(reportRowsIn(client, query, keys));
+    if (!rows) return null;
+    return { rows, charts: rows.length ? await chartsOf(client, ask) : {} };
+  });
+}
+
+export function reportSnapshotData(facts: PdfFacts): ReportSnapshotData {
   const totals = new ReportTotals(facts.type, facts.columns);
   for (const row of facts.rows) totals.add(row);
   const { company } = facts;
@@ -98,6 +144,6 @@ export async function reportSnapshotData(db: Database, facts: PdfFacts): Promise
     })),
     rows: facts.rows,
     totals: facts.rows.length ? totals.row() : null,
-    charts: facts.rows.length ? await chartsOf(db, facts) : {},
+    charts: facts.charts,
   };
 }

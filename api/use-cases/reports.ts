@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { readCompanySettings, type CompanySettingsView } from '../../db/queries/company-settings.js';
-import { reportRowBatches } from '../../db/queries/reports.js';
+import { reportRowBatches, type ReportQuery } from '../../db/queries/reports.js';
 import { recordAccess } from '../../db/writes/documents.js';
 import {
   failExport,
@@ -19,7 +19,6 @@ import {
   REPORT_TYPES,
   reportColumnsFor,
   type ReportColumn,
-  type ReportRow,
   type ReportState,
 } from '../../domain/reports.js';
 import { Refusal } from '../http/errors.js';
@@ -28,7 +27,7 @@ import {
   type RenderContext,
   type RenderedDocument,
 } from '../temporal/document-render-client.js';
-import { reportSnapshotData } from './report-pdf.js';
+import { readPdfReport, reportSnapshotData } from './report-pdf.js';
 import { csvStream, jsonStream, type StreamedReport } from './report-streams.js';
 
 /**
@@ -103,8 +102,7 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
   const columns = reportColumnsFor(ask.type, ask.staff.role);
   const keys = columns.map((column) => column.key);
   const query = { companyId: ask.companyId, type: ask.type, from: ask.from, to: ask.to, locale: ask.locale };
-  if (ask.format === 'pdf')
-    return pdfReport(context, { ask, request, company, columns }, reportRowBatches(context.db, query, keys));
+  if (ask.format === 'pdf') return pdfReport(context, { ask, request, company, columns, query });
 
   const exportId = await startExport(context.db, request);
   const rows = reportRowBatches(context.db, query, keys);
@@ -134,34 +132,22 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
   };
 }
 
-/** Reads at most one row more than a PDF prints, so a report too long for paper is known before anything is made. */
-async function collectForPdf(batches: AsyncGenerator<ReportRow[]>): Promise<ReportRow[] | null> {
-  const rows: ReportRow[] = [];
-  for await (const batch of batches) {
-    rows.push(...batch);
-    if (rows.length > REPORT_PDF_MAX_ROWS) {
-      await batches.return(undefined);
-      return null;
-    }
-  }
-  return rows;
-}
-
-/** What a PDF export is made of: the request, the company, and the columns the asking role gets. */
+/** What a PDF export is made of: the request, the company, the columns the asking role gets, the rows' query. */
 interface PdfAsk {
   ask: ReportAsk;
   request: ExportRequest;
   company: CompanySettingsView;
   columns: readonly ReportColumn[];
+  query: ReportQuery;
 }
 
 async function pdfReport(
   context: RenderContext,
-  { ask, request, company, columns }: PdfAsk,
-  batches: AsyncGenerator<ReportRow[]>,
+  { ask, request, company, columns, query }: PdfAsk,
 ): Promise<ReportAnswer> {
-  const rows = await collectForPdf(batches);
-  if (!rows) {
+  const keys = columns.map((column) => column.key);
+  const read = await readPdfReport(context.db, query, keys, { ...query, role: ask.staff.role });
+  if (!read) {
     const reportId = await recordRefusedExport(context.db, request, 'tooLarge', 'REPORT_TOO_LARGE_FOR_PDF');
     throw new Refusal(
       422,
@@ -171,14 +157,15 @@ async function pdfReport(
       { state: 'export_failed', reportId },
     );
   }
+  const { rows, charts } = read;
   const exportId = randomUUID();
-  const data = await reportSnapshotData(context.db, {
+  const data = reportSnapshotData({
     ...ask,
-    role: ask.staff.role,
     exportId,
     company,
     columns,
     rows,
+    charts,
     generatedAt: new Date(),
   });
   const { snapshotId } = await startPdfExport(context.db, { ...request, id: exportId }, data);

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import { percentOf, type ReportRow, type ReportType } from '../../domain/reports.js';
 import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
@@ -123,8 +124,30 @@ function ordered(keys: readonly string[], row: ReportRow): ReportRow {
 }
 
 /**
- * The report's rows in batches of `batchSize`, from a server-side cursor. Stopping early (the
- * client went away, or enough rows for a PDF) closes the cursor and gives the connection back.
+ * The report's rows in batches of `batchSize`, from a server-side cursor on `client`, inside the
+ * caller's open read-only REPEATABLE READ transaction: what else the caller reads there comes from
+ * the rows' snapshot (a PDF's charts, api/use-cases/report-pdf.ts). The transaction's end closes
+ * the cursor, whether every row was read or not.
+ */
+export async function* reportRowsIn(
+  client: Pick<PoolClient, 'query'>,
+  query: ReportQuery,
+  keys: readonly string[],
+  batchSize = 1000,
+): AsyncGenerator<ReportRow[]> {
+  const { text, values } = statementOf(query);
+  await client.query(`declare report_rows no scroll cursor for ${text}`, values);
+  for (;;) {
+    const { rows } = await client.query<ReportRow>(`fetch forward ${batchSize} from report_rows`);
+    if (rows.length === 0) return;
+    yield rows.map((row) => ordered(keys, finished(query.type, row)));
+  }
+}
+
+/**
+ * The report's rows in batches of `batchSize`, from a server-side cursor in a transaction of their
+ * own (a CSV or JSON stream). Stopping early (the client went away) closes the cursor and gives
+ * the connection back.
  */
 export async function* reportRowBatches(
   db: Database,
@@ -137,13 +160,7 @@ export async function* reportRowBatches(
   try {
     await client.query('begin isolation level repeatable read read only');
     open = true;
-    const { text, values } = statementOf(query);
-    await client.query(`declare report_rows no scroll cursor for ${text}`, values);
-    for (;;) {
-      const { rows } = await client.query<ReportRow>(`fetch forward ${batchSize} from report_rows`);
-      if (rows.length === 0) break;
-      yield rows.map((row) => ordered(keys, finished(query.type, row)));
-    }
+    yield* reportRowsIn(client, query, keys, batchSize);
     await client.query('commit');
     open = false;
   } finally {
