@@ -51,3 +51,14 @@ export function nameIn(locale: DocumentLocale, name: BilingualName): string {
 export function wordFor(labels: Labels, code: string): string {
   return labels.statuses[code] ?? code;
 }
+
+/** A code as the API writes it (TRIP_CANCELLED), not words someone wrote. */
+const REASON_CODE = /^[A-Z][A-Z0-9_:]*$/;
+
+/**
+ * Why a booking ended, in words. A code without words yet prints as "Other" in the document's
+ * language, never as the code; a reason already in words (free text) prints as it is.
+ */
+export function reasonFor(labels: Labels, reason: string): string {
+  return labels.reasons[reason] ?? (REASON_CODE.test(reason) ? labels.reasons.OTHER : reason);
+}

@@ -33,6 +33,12 @@ export interface Labels {
   phone: string;
   notValidForTravel: string;
   statuses: Record<string, string>;
+  /**
+   * Why a booking ended, by the code its cancellation carries (db/queries/booking-ending.ts): the
+   * journey's failure reason or the trip cancel's, and a traveller's cancel or a full refund in case
+   * a revocation's reason is given. OTHER words a code this table does not know yet.
+   */
+  reasons: Record<string, string> & { OTHER: string };
   currency: Record<string, string>;
 }
 
@@ -89,10 +95,21 @@ const en: Labels = {
     CASH: 'Cash',
     SHAMCASH: 'ShamCash',
     CARD: 'Card',
-    transaction: 'Online transaction',
+    // The traveller's announced cash (POST /payments/create): only the office completes such a line
+    // (the driver's takeover makes it a `driver` line), so the office took this money.
+    transaction: 'Office (announced by the traveller)',
     driver: 'Driver',
     office: 'Office',
     booking: 'Booking',
+  },
+  reasons: {
+    TRIP_CANCELLED: 'The company cancelled the trip',
+    COMPANY_REJECTED: 'The company declined the booking',
+    DECISION_DEADLINE_PASSED: 'The company did not confirm the booking in time',
+    COMPANY_SUSPENDED: 'The company was suspended',
+    BOOKING_CANCELLED: 'Cancelled by the traveller',
+    BOOKING_REFUNDED: 'Cancelled with a full refund',
+    OTHER: 'Other',
   },
   currency: { SYP: 'SYP' },
 };
@@ -150,10 +167,19 @@ const ar: Labels = {
     CASH: 'نقداً',
     SHAMCASH: 'شام كاش',
     CARD: 'بطاقة',
-    transaction: 'معاملة إلكترونية',
+    transaction: 'المكتب بعد إعلان المسافر',
     driver: 'السائق',
     office: 'المكتب',
     booking: 'الحجز',
+  },
+  reasons: {
+    TRIP_CANCELLED: 'ألغت الشركة الرحلة',
+    COMPANY_REJECTED: 'رفضت الشركة الحجز',
+    DECISION_DEADLINE_PASSED: 'لم تؤكد الشركة الحجز في الوقت المحدد',
+    COMPANY_SUSPENDED: 'تم تعليق حساب الشركة',
+    BOOKING_CANCELLED: 'ألغاه المسافر',
+    BOOKING_REFUNDED: 'ألغي الحجز مع استرداد كامل المبلغ',
+    OTHER: 'سبب آخر',
   },
   currency: { SYP: 'ل.س' },
 };

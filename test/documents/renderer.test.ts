@@ -79,6 +79,10 @@ describe('PDF documents', () => {
         if (kind === 'PAYMENT_RECEIPT' || kind === 'REFUND_NOTICE')
           expect(text).toContain(data.payment!.number);
         if (kind === 'INVOICE') expect(text).toContain('45,000');
+        if (kind === 'CANCELLATION_CONFIRMATION') {
+          expect(text).toContain(locale === 'ar' ? 'ألغت الشركة الرحلة' : 'The company cancelled the trip');
+          expect(text).not.toContain(data.cancellation!.reason!);
+        }
 
         const codes = decodeQrCodes(bytes);
         if (BOARDING_KINDS.includes(kind)) expect(codes.sort()).toEqual([...credentials].sort());
@@ -86,6 +90,60 @@ describe('PDF documents', () => {
       });
     }
   }
+
+  /** Every reason a cancelled booking can carry (db/queries/booking-ending.ts), in each language's words. */
+  const REASON_WORDS: Record<string, Record<'ar' | 'en', string>> = {
+    TRIP_CANCELLED: { en: 'The company cancelled the trip', ar: 'ألغت الشركة الرحلة' },
+    COMPANY_REJECTED: { en: 'The company declined the booking', ar: 'رفضت الشركة الحجز' },
+    DECISION_DEADLINE_PASSED: {
+      en: 'The company did not confirm the booking in time',
+      ar: 'لم تؤكد الشركة الحجز في الوقت المحدد',
+    },
+    COMPANY_SUSPENDED: { en: 'The company was suspended', ar: 'تم تعليق حساب الشركة' },
+    BOOKING_CANCELLED: { en: 'Cancelled by the traveller', ar: 'ألغاه المسافر' },
+    BOOKING_REFUNDED: { en: 'Cancelled with a full refund', ar: 'ألغي الحجز مع استرداد كامل المبلغ' },
+  };
+
+  for (const [code, words] of Object.entries(REASON_WORDS)) {
+    it(`a cancellation confirmation gives the reason ${code} in words in both languages`, async () => {
+      for (const locale of DOCUMENT_LOCALES) {
+        const cancelled = sampleSnapshotData({
+          cancellation: { cancelled_at: '2026-11-22T08:00:00.000Z', reason: code },
+        });
+        const text = pdfText(
+          await pool.renderPdf(documentHtml('CANCELLATION_CONFIRMATION', locale, cancelled)),
+        );
+        expect(text).toContain(locale === 'ar' ? 'السبب' : 'Reason');
+        expect(text).toContain(words[locale]);
+        expect(text).not.toContain(code);
+      }
+    });
+  }
+
+  it('a reason code without words prints as another reason, never as the code; written words print as they are', async () => {
+    const withReason = (reason: string) =>
+      sampleSnapshotData({ cancellation: { cancelled_at: '2026-11-22T08:00:00.000Z', reason } });
+    const render = async (locale: 'ar' | 'en', reason: string) =>
+      pdfText(await pool.renderPdf(documentHtml('CANCELLATION_CONFIRMATION', locale, withReason(reason))));
+
+    const english = await render('en', 'SOME_FUTURE_REASON');
+    const arabic = await render('ar', 'SOME_FUTURE_REASON');
+    expect(english).toMatch(/Reason\s+Other\b/);
+    expect(arabic).toContain('سبب آخر');
+    expect(`${english}\n${arabic}`).not.toContain('SOME_FUTURE_REASON');
+    expect(await render('en', 'Bus broke down')).toMatch(/Reason\s+Bus broke down/);
+  });
+
+  it('a receipt of cash the traveller announced and the office took names the office, in both languages', async () => {
+    const announced = sampleSnapshotData({ payment: { ...data.payment!, source: 'transaction' } });
+    const english = pdfText(await pool.renderPdf(documentHtml('PAYMENT_RECEIPT', 'en', announced)));
+    const arabic = pdfText(await pool.renderPdf(documentHtml('PAYMENT_RECEIPT', 'ar', announced)));
+    expect(english).toMatch(/Method\s+Cash/);
+    expect(english).toMatch(/Recorded by\s+Office \(announced by the traveller\)/);
+    expect(english).not.toContain('Online');
+    expect(arabic).toContain('المكتب بعد إعلان المسافر');
+    expect(arabic).not.toContain('إلكترونية');
+  });
 
   it('prints every interpolated value as text: a traveller named <script> cannot inject markup', async () => {
     const hostile = '<script>document.body.innerHTML="pwned"</script>';

@@ -50,7 +50,7 @@ export function sampleSnapshotData(overrides: Partial<SnapshotData> = {}): Snaps
       collected_at: '2026-11-21T12:00:00.000Z',
       source: 'office',
     },
-    cancellation: { cancelled_at: '2026-11-22T08:00:00.000Z', reason: 'Plans changed' },
+    cancellation: { cancelled_at: '2026-11-22T08:00:00.000Z', reason: 'TRIP_CANCELLED' },
     issued_at: '2026-11-21T12:00:00.000Z',
     ...overrides,
   };

@@ -1,4 +1,4 @@
-import { dateTime } from '../format.js';
+import { dateTime, reasonFor } from '../format.js';
 import { html } from '../html.js';
 import { bookingReference, facts, page, travellersTable, tripSection, type DocumentView } from './common.js';
 
@@ -9,7 +9,7 @@ export function cancellationConfirmationHtml(view: DocumentView): string {
   const rows: [string, string][] = cancellation
     ? [[t.cancelledAt, dateTime(locale, cancellation.cancelled_at)]]
     : [];
-  if (cancellation?.reason) rows.push([t.reason, cancellation.reason]);
+  if (cancellation?.reason) rows.push([t.reason, reasonFor(t, cancellation.reason)]);
   return page(view, bookingReference(view), [
     html`<section>
       <p class="notice">${t.notValidForTravel}</p>
