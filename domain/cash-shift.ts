@@ -37,6 +37,8 @@ export interface ShiftMovement {
   direction: MovementDirection;
   amount: number;
   reason: string;
+  /** The shift the client counted for (shift_id, see shiftChanged); absent when it names none. */
+  namedShiftId?: string;
   /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
   stepBy?: number;
 }
@@ -47,6 +49,8 @@ export interface ShiftClosing {
   actor: ActingMember;
   declaredAmount: number;
   note?: string | null;
+  /** The shift the client counted for (shift_id, see shiftChanged); absent when it names none. */
+  namedShiftId?: string;
   /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
   stepBy?: number;
 }
@@ -59,6 +63,7 @@ export const CASH_SHIFT_REFUSAL_STATUS = {
   CASH_SHIFT_ALREADY_OPEN: 409,
   CASH_SHIFT_NOT_OPEN: 409,
   CASH_SHIFT_INSUFFICIENT_CASH: 409,
+  CASH_SHIFT_CHANGED: 409,
   /** Past its deadline (shiftStepLate): the API answers it as 503 CASH_SHIFT_UNAVAILABLE. */
   CASH_SHIFT_STEP_LATE: 503,
 } as const;
@@ -77,6 +82,17 @@ export const shiftAlreadyOpen = (shiftId?: string) =>
     'CASH_SHIFT_ALREADY_OPEN',
     'The company already has an open cash shift; close it first',
     shiftId ? { shiftId } : undefined,
+  );
+
+/**
+ * An ADJUST or CLOSE counted for shift `named` while the company's open shift is `current` (the
+ * named one closed and the next opened meanwhile): recorded, it would count into the wrong till.
+ */
+export const shiftChanged = (named: string, current: string) =>
+  new CashShiftRefusal(
+    'CASH_SHIFT_CHANGED',
+    'The cash shift this step names is no longer the open one; nothing was written',
+    { shift_id: named, current_shift_id: current },
   );
 
 /**

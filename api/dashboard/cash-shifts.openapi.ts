@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponses, Pagination, PrintedProse } from '../http/schemas.js';
+import { errorResponses, Pagination, PrintedProse, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import {
   DateTimeText as Instant,
@@ -17,6 +17,11 @@ const Money = z.int().min(0).max(1_000_000_000_000);
  * character, which could make one text read as another.
  */
 const Note = PrintedProse(1, 1000);
+/** The shift an ADJUST or CLOSE was counted for: one that is no longer the open shift is refused. */
+const NamedShift = Uuid.meta({
+  description:
+    'id of the shift the step is for (data.current.id of GET); another open shift is 409 CASH_SHIFT_CHANGED',
+});
 
 export const ShiftsQuery = z
   .object({ status: z.enum(['OPEN', 'CLOSED']).optional(), ...Pagination })
@@ -31,9 +36,17 @@ export const ShiftCommand = z
         direction: z.enum(['IN', 'OUT']),
         amount: Money.min(1),
         reason: PrintedProse(3, 500),
+        shift_id: NamedShift.optional(),
       })
       .strict(),
-    z.object({ action: z.literal('CLOSE'), declared_amount: Money, note: Note.optional() }).strict(),
+    z
+      .object({
+        action: z.literal('CLOSE'),
+        declared_amount: Money,
+        note: Note.optional(),
+        shift_id: NamedShift.optional(),
+      })
+      .strict(),
   ])
   .meta({ id: 'CashShiftCommand' });
 
@@ -118,7 +131,11 @@ export const docs = taggedOperations(TAGS, {
       'amount > 0, reason} records a documented movement; taking out more than the expected amount is 409 ' +
       'CASH_SHIFT_INSUFFICIENT_CASH. CLOSE {declared_amount, note?} records declared, expected (opening balance + linked ' +
       'collections + movements in − out) and the difference (declared − expected). ADJUST and CLOSE without an open shift are ' +
-      '409 CASH_SHIFT_NOT_OPEN. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
+      '409 CASH_SHIFT_NOT_OPEN. Clients should send shift_id (data.current.id of GET) with ADJUST and CLOSE: when another ' +
+      'shift is open by the time the step is written (the named one closed and the next opened meanwhile) it is 409 ' +
+      'CASH_SHIFT_CHANGED with details.current_shift_id, nothing written; without shift_id the step goes to whichever ' +
+      'shift is open. A CLOSE of a shift already closed is answered 200 with that close only when it repeats it (same ' +
+      'member, declared_amount and note); any other is 409 CASH_SHIFT_NOT_OPEN and the recorded close stands. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
       'in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED), checked when the request ' +
       'arrives and again in the step’s transaction: a suspension committed while the step waited refuses it and nothing is ' +
       'written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). The member is judged as they ' +

@@ -86,8 +86,8 @@ export async function shiftDetail(
 
 export type ShiftCommand =
   | { action: 'OPEN'; opening_balance: number; note?: string }
-  | { action: 'ADJUST'; direction: MovementDirection; amount: number; reason: string }
-  | { action: 'CLOSE'; declared_amount: number; note?: string };
+  | { action: 'ADJUST'; direction: MovementDirection; amount: number; reason: string; shift_id?: string }
+  | { action: 'CLOSE'; declared_amount: number; note?: string; shift_id?: string };
 
 /**
  * One step of the company's shift workflow by `staff.actor` (checked again in the step's
@@ -118,6 +118,7 @@ export async function commandShift(
       direction: command.direction,
       amount: command.amount,
       reason: command.reason,
+      ...named(command.shift_id),
     };
     shift = await resumingOnce(deps, staff, () => deps.workflow.adjust(staff.companyId, request));
   } else {
@@ -125,11 +126,15 @@ export async function commandShift(
       actor,
       declaredAmount: command.declared_amount,
       note: command.note ?? null,
+      ...named(command.shift_id),
     };
     shift = await resumingOnce(deps, staff, () => deps.workflow.close(staff.companyId, request));
   }
   return shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
 }
+
+/** The shift a step names (checked in its transaction, db/writes/cash-shifts.ts); absent, none. */
+const named = (shiftId: string | undefined) => (shiftId ? { namedShiftId: shiftId } : {});
 
 /**
  * A step refused for want of a running shift process while the database holds an open shift (a

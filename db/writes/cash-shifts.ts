@@ -4,6 +4,7 @@ import {
   expectedAmount,
   refuseOverdraw,
   shiftAlreadyOpen,
+  shiftChanged,
   shiftNotOpen,
   shiftStepLate,
   type ShiftClosing,
@@ -114,6 +115,16 @@ export async function lockOpenShift(
   return rows[0];
 }
 
+/**
+ * A step that names the shift it was counted for (`namedShiftId`) reaches the shift `shiftId`, the
+ * company's open shift (its row locked OPEN by the caller, in the transaction that writes): another
+ * is CASH_SHIFT_CHANGED, nothing written. One that names none goes to the open shift.
+ */
+function refuseOtherShift(step: { shiftId: string; namedShiftId?: string }): void {
+  const named = step.namedShiftId;
+  if (named && named !== step.shiftId) throw shiftChanged(named, step.shiftId);
+}
+
 /** ADJUST of the shift `shiftId`: the step's movement, its member and its deadline (refuseWhenLate). */
 export interface AdjustShiftInput extends ShiftMovement {
   shiftId: string;
@@ -129,6 +140,7 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
     ]);
     if (done[0]) return (await readShiftSummary(client, input.shiftId))!;
     await lockOpenShift(client, { shiftId: input.shiftId }, 'update');
+    refuseOtherShift(input);
     const before = (await readShiftSummary(client, input.shiftId))!;
     if (input.direction === 'OUT') refuseOverdraw(before.expectedAmount, input.amount);
     await insertRow(client, 'cash_shift_movements', {
@@ -157,22 +169,32 @@ export interface CloseShiftInput extends ShiftClosing {
   shiftId: string;
 }
 
+/**
+ * Whether the closed `shift` is this CLOSE's own, made by an earlier attempt (a retried activity,
+ * or a CLOSE repeated after its answer was lost): the same member, count and note (a CLOSE without
+ * a note keeps the shift's) of the shift it names. Any other CLOSE of a closed shift is refused.
+ */
+function repeatsClose(shift: CashShiftSummary | undefined, input: CloseShiftInput): boolean {
+  return (
+    shift?.status === 'CLOSED' &&
+    shift.closedBy === input.actor.staffUserId &&
+    shift.declaredAmount === input.declaredAmount &&
+    (input.note == null || input.note === shift.note) &&
+    (!input.namedShiftId || input.namedShiftId === input.shiftId)
+  );
+}
+
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
 export async function closeShift(db: Database, input: CloseShiftInput): Promise<CashShiftSummary> {
   const { staffUserId } = input.actor;
   const done = await readShiftSummary(db, input.shiftId);
-  if (done?.status === 'CLOSED' && done.closedBy === staffUserId) return done;
+  if (repeatsClose(done, input)) return done!;
   return shiftTransaction(db, input, async (client) => {
-    const { rows } = await client.query<{ status: string; closed_by: string | null }>(
-      `select status, closed_by from cash_shifts where id = $1 for update`,
-      [input.shiftId],
-    );
-    // A retried activity finds its own close done.
-    if (rows[0]?.status === 'CLOSED' && rows[0].closed_by === staffUserId) {
-      return (await readShiftSummary(client, input.shiftId))!;
-    }
-    if (rows[0]?.status !== 'OPEN') throw shiftNotOpen();
-    const open = (await readShiftSummary(client, input.shiftId))!;
+    await client.query(`select 1 from cash_shifts where id = $1 for update`, [input.shiftId]);
+    const open = await readShiftSummary(client, input.shiftId);
+    if (repeatsClose(open, input)) return open!;
+    if (open?.status !== 'OPEN') throw shiftNotOpen();
+    refuseOtherShift(input);
     const expected = expectedAmount({
       openingBalance: open.openingBalance,
       collections: open.collections.amount,
