@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InstantInput, Pagination, UUID_PATTERN, Uuid } from '../http/schemas.js';
-import { DateTime, IdText, pageAnswer, withPeriodInOrder } from './schemas.js';
+import { DateTime, IdText, withPeriodInOrder } from './schemas.js';
+import { successWith } from '../http/answer-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -23,6 +24,13 @@ const TargetId = z
   .overwrite((id) => (UUID_PATTERN.test(id) ? id.toLowerCase() : id))
   .meta({ description: 'id of the record acted on (a uuid in any case)' });
 
+/** A row of the log by its id, as the answer prints it: a positive bigint (at most 2^63 - 1). */
+const AuditRowId = z
+  .string()
+  .regex(/^[1-9]\d{0,18}$/, 'must be the id of a row of the audit log')
+  // Compared as text (19-digit strings order as their numbers), so text the regex refused is never parsed.
+  .refine((id) => id.length < 19 || id <= '9223372036854775807', 'must be the id of a row of the audit log');
+
 export const AuditQuery = withPeriodInOrder(
   z
     .object({
@@ -40,6 +48,9 @@ export const AuditQuery = withPeriodInOrder(
       target: TargetId.optional(),
       from: InstantInput.optional().meta({ description: 'rows at or after this time' }),
       to: InstantInput.optional().meta({ description: 'rows before this time' }),
+      before: AuditRowId.optional().meta({
+        description: "a row's id (the previous page's nextBefore): only the rows listed after that row",
+      }),
       ...Pagination,
     })
     .strict(),
@@ -53,14 +64,26 @@ const AuditEntry = z
     action: z.string(),
     targetKind: z.string().nullable(),
     targetId: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()),
+    details: z.record(z.string(), z.unknown()).nullable().meta({
+      description: "null unless the reader holds the view permission of the row's subject (see the route)",
+    }),
     ip: z.string().nullable(),
     requestId: z.string().nullable(),
     createdAt: DateTime,
   })
   .meta({ id: 'AuditEntry' });
 
-const AuditResponse = pageAnswer(AuditEntry);
+const AuditResponse = successWith(
+  z.object({
+    items: z.array(AuditEntry),
+    total: z.int(),
+    limit: z.int(),
+    offset: z.int(),
+    nextBefore: z.string().nullable().meta({
+      description: "the last item's id while rows are left after it (send it as before), else null",
+    }),
+  }),
+);
 
 /** The docs of each route, in the order they are registered. */
 export const docs = taggedOperations(['Administration: audit log'], {
@@ -72,6 +95,14 @@ export const docs = taggedOperations(['Administration: audit log'], {
       '(createdAt), from where (ip, requestId) and the facts of it (details: changed fields before and after, filters ' +
       'used; never secrets). Newest first; filters combine; from is inclusive and to exclusive (from later than to ' +
       'is 400 VALIDATION_FAILED); limit (default 20, at most 100) and offset, with the total. Reading the log is itself recorded (audit_log.read). ' +
+      "As reads add rows at the top, page by before, not offset: send the previous answer's nextBefore as before " +
+      '(offset 0) and the page starts right after that row, none twice and none missed; total then counts the rows ' +
+      'after it, and nextBefore is null on the last page. A before that names no row is 400 VALIDATION_FAILED. ' +
+      'details show only to a holder of the view permission of what the row is about, else null: admins.*, auth.*, ' +
+      "security.* need admins.view; tickets.* tickets.view; companies.* and company staff's rows (company.*, " +
+      'catalogue.*, team.*, payments.*, cash_shifts.*, loyalty.*, STAFF_/DRIVER_SIGNED_IN/OUT) companies.view; ' +
+      'feature_flags.*, incidents.*, maintenance.* platform.view; waitlist.* waitlist.view; analytics.* ' +
+      'analytics.view; audit_log.* audit.view; any other action every one of these. ' +
       'Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, 120 a minute, one budget with GET ' +
       '/analytics): 429 RATE_LIMITED with ' +
       'Retry-After, and nothing is read or recorded. Actions written so far: ' +

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/orm.js';
 import {
+  auditRowExists,
   listAdmins,
   listAuditLog,
   type AdminFilter,
@@ -21,7 +22,7 @@ import {
 } from '../../domain/permissions.js';
 import type { AdminPrincipal } from '../auth/admin-auth.js';
 import { hashPassword } from '../auth/passwords.js';
-import { conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
 import { filterShown, readPageRecorded } from './recorded-reads.js';
 
 export type { AuditActor };
@@ -47,15 +48,29 @@ export async function listAdministrators(
   return readPageRecorded(db, entry, shown, filter, (client) => listAdmins(client, filter));
 }
 
-/** A page of the audit log; reading it is itself recorded (audit_log.read) with the filter used. */
+/**
+ * A page of the audit log and the cursor of the next one: the id of its last row while rows are
+ * left after it (with `before` set to it, the next page starts right after this one, however many
+ * rows were written since), else null. Reading it is itself recorded (audit_log.read) with the
+ * filter used; a cursor that names no row of the log is 400 VALIDATION_FAILED, recording nothing.
+ */
 export async function readAuditLog(
   db: Database,
   audit: AuditActor,
   filter: AuditFilter,
   shownFilter: Record<string, unknown>,
-): Promise<{ items: AuditRow[]; total: number }> {
+): Promise<{ items: AuditRow[]; total: number; nextBefore: string | null }> {
   const entry = { ...audit, action: 'audit_log.read', targetKind: 'audit_log' };
-  return readPageRecorded(db, entry, shownFilter, filter, (client) => listAuditLog(client, filter));
+  return readPageRecorded(db, entry, shownFilter, filter, async (client) => {
+    if (filter.before && !(await auditRowExists(client, filter.before))) {
+      throw badRequest('VALIDATION_FAILED', 'before names no row of the audit log', {
+        before: filter.before,
+      });
+    }
+    const page = await listAuditLog(client, filter);
+    const more = filter.offset + page.items.length < page.total;
+    return { ...page, nextBefore: more ? (page.items.at(-1)?.id ?? null) : null };
+  });
 }
 
 /**

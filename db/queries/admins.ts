@@ -162,6 +162,8 @@ export interface AuditFilter {
   targetId?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** A row's id: only the rows listed after it (older, newest first), whatever was written since. */
+  before?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -182,7 +184,19 @@ export interface AuditRow {
 const AUDIT_COLUMNS = `id::text as id, actor_kind, actor_id, action, target_kind, target_id, details, ip, request_id,
   ${isoUtc('created_at')} as created_at`;
 
-/** Audit rows, newest first; `from` is inclusive and `to` exclusive. */
+/**
+ * The rows after row $8 in the log's order (created_at desc, id desc): compared with that row's
+ * own time in SQL, which keeps its microseconds. The bound on created_at alone lets an index on
+ * (…, created_at desc) start there; the row comparison settles rows of the same instant.
+ */
+const AFTER_CURSOR = `($8::bigint is null or (
+      audit_log.created_at <= (select c.created_at from audit_log c where c.id = $8)
+      and (audit_log.created_at, audit_log.id) < (select c.created_at, c.id from audit_log c where c.id = $8)))`;
+
+/**
+ * Audit rows, newest first; `from` is inclusive and `to` exclusive; with `before`, the rows after
+ * that one, and the total of those.
+ */
 export async function listAuditLog(
   sql: Sql,
   filter: AuditFilter,
@@ -190,7 +204,7 @@ export async function listAuditLog(
   const where = `($1::uuid is null or actor_id = $1) and ($2::text is null or actor_kind = $2)
     and ($3::text is null or action = $3) and ($4::text is null or target_kind = $4)
     and ($5::text is null or target_id = $5) and ($6::timestamptz is null or created_at >= $6)
-    and ($7::timestamptz is null or created_at < $7)`;
+    and ($7::timestamptz is null or created_at < $7) and ${AFTER_CURSOR}`;
   const params = [
     filter.actorId ?? null,
     filter.actorKind ?? null,
@@ -199,10 +213,17 @@ export async function listAuditLog(
     filter.targetId ?? null,
     filter.from ?? null,
     filter.to ?? null,
+    filter.before ?? null,
   ];
   const listing = tableListing(AUDIT_COLUMNS, 'audit_log', {
     where,
     orderBy: 'audit_log.created_at desc, audit_log.id desc',
   });
   return countedPage<AuditRow>(sql, listing, params, filter);
+}
+
+/** Whether the audit log has a row `id` (a paging cursor names one). */
+export async function auditRowExists(sql: Sql, id: string): Promise<boolean> {
+  const { rows } = await sql.query(`select 1 from audit_log where id = $1::bigint`, [id]);
+  return rows.length > 0;
 }

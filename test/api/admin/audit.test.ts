@@ -50,6 +50,7 @@ describe('GET /audit-log', () => {
       total: 2,
       limit: 20,
       offset: 0,
+      nextBefore: null,
     });
     const createdAt = Date.parse(response.body.data.items[1].createdAt);
     expect(Math.abs(createdAt - Date.now())).toBeLessThan(60_000);
