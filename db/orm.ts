@@ -60,6 +60,7 @@ import { Migration20261206030000_trips_company_departure_index } from './migrati
 import { Migration20261206050000_voucher_forfeited_at } from './migrations/Migration20261206050000_voucher_forfeited_at.js';
 import { Migration20261206060000_list_page_indexes } from './migrations/Migration20261206060000_list_page_indexes.js';
 import { Migration20261206070000_no_show_pending_lines } from './migrations/Migration20261206070000_no_show_pending_lines.js';
+import { Migration20261206142100_compensation_revocation_reason } from './migrations/Migration20261206142100_compensation_revocation_reason.js';
 import { Migration20261206145900_driver_cash_collection } from './migrations/Migration20261206145900_driver_cash_collection.js';
 
 /** Migrations in the order they apply; each new file is added here. */
@@ -109,6 +110,7 @@ const MIGRATIONS = [
   Migration20261206050000_voucher_forfeited_at,
   Migration20261206060000_list_page_indexes,
   Migration20261206070000_no_show_pending_lines,
+  Migration20261206142100_compensation_revocation_reason,
   Migration20261206145900_driver_cash_collection,
 ];
 

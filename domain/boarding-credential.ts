@@ -295,7 +295,7 @@ export interface ReissuableTicket {
   boardingAuthorized: boolean;
   /**
    * Its credential is on the revocation list. A ticket still VALID is listed only by a refund that kept
-   * its booking (BOOKING_REFUNDED): every other revocation (a cancel, a re-issue, a modify) also ends the
+   * its booking (BOOKING_COMPENSATED): every other revocation (a cancel, a re-issue, a modify) also ends the
    * ticket's status. Its traveller no longer boards, so no fresh credential either.
    */
   revoked: boolean;

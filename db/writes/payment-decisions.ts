@@ -11,6 +11,7 @@ import {
 import type { TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { withDeadlockRetry } from '../pg-errors.js';
+import { COMPENSATION_REVOCATION } from '../queries/booking-ending.js';
 import { readShiftSummary } from '../queries/cash-shifts.js';
 import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
@@ -175,7 +176,7 @@ async function bookingEndedByRefund(
  * the loyalty points it earned are taken back (reverseBookingPoints). A booking that has not
  * travelled ends (bookingEndedByRefund): seats free, tickets cancelled, credentials revoked
  * (BOOKING_REFUNDED), booking and journey CANCELLED; one kept (a compensation) has its VALID
- * tickets' credentials revoked (revokeKeptCredentials). Ended or kept, a live booking's voucher is
+ * tickets' credentials revoked (revokeKeptCredentials, BOOKING_COMPENSATED). Ended or kept, a live booking's voucher is
  * forfeited (forfeitVouchers): a trip CANCEL never gives it back. Locks: the booking's trip (FOR
  * SHARE), the journey order and journey, the booking, the operation, then the shift: a DEPART or a
  * trip CANCEL takes its trip before the journeys and bookings on it, so it and the refund take
@@ -225,7 +226,10 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
 /**
  * A compensation (the booking is kept) still gives the money back, so the booking's tickets no longer
  * board: the credentials of its tickets of its trip still VALID go on the revocation list
- * (BOOKING_REFUNDED), and /verify, the driver app's list and the traveller's QR code follow it. The
+ * (BOOKING_COMPENSATED), and /verify, the driver app's list and the traveller's QR code follow it.
+ * Its own reason, not the ending refund's BOOKING_REFUNDED: the booking lives on, and a trip CANCEL
+ * that ends it later finds the ticket listed already (one entry per ticket), so how the booking
+ * ended (db/queries/booking-ending.ts) must not read this entry as its end. The
  * tickets keep their status (a USED one stays USED; a cancelled or re-issued one was revoked then);
  * an imported booking (no journey) has none. The locks are the refund's: the trip FOR SHARE, the
  * journey (a re-issue takes it before the ticket) and the booking (a check-in takes it before the
@@ -240,7 +244,7 @@ async function revokeKeptCredentials(client: PoolClient, bookingId: string): Pro
   await revokeCredentials(
     client,
     tickets.map((ticket) => ticket.id),
-    'BOOKING_REFUNDED',
+    COMPENSATION_REVOCATION,
   );
 }
 

@@ -32,7 +32,7 @@ interface LockedTicket {
   journey_status: string;
   status: string;
   boarding_authorized: boolean;
-  /** Its credential is on the revocation list (a refund that kept the booking: BOOKING_REFUNDED). */
+  /** Its credential is on the revocation list (a refund that kept the booking: BOOKING_COMPENSATED). */
   revoked: boolean;
   /** The bus has not left the leg's boarding call yet (legStillBoardsSql). */
   before_departure: boolean;

@@ -12,7 +12,7 @@ import {
 
 /**
  * README (Tickets, re-issue; Payments, refund): a refund that keeps its booking (a compensation of a
- * no-show) revokes its tickets' credentials (BOOKING_REFUNDED), so that traveller no longer boards. A
+ * no-show) revokes its tickets' credentials (BOOKING_COMPENSATED), so that traveller no longer boards. A
  * re-issue (POST /tickets) of such a ticket is refused with 409 TICKET_NOT_VALID and writes nothing:
  * no new ticket or credential, and the traveller's reads still show no QR code. A live ticket on the
  * same boarding trip still re-issues.
@@ -53,7 +53,7 @@ describe('re-issue of a ticket a compensation refund revoked', () => {
     const refund = await refundInFull(app, world.sessions.ACCOUNTANT, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
     const before = await journeyState(refunded.ticketIds[0]!);
-    expect(before).toEqual([{ id: refunded.ticketIds[0], status: 'VALID', reason: 'BOOKING_REFUNDED' }]);
+    expect(before).toEqual([{ id: refunded.ticketIds[0], status: 'VALID', reason: 'BOOKING_COMPENSATED' }]);
 
     const refused = await reissue(refunded);
     expect([refused.status, refused.body.errorCode], refused.text).toEqual([409, 'TICKET_NOT_VALID']);

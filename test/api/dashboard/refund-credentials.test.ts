@@ -102,7 +102,7 @@ describe('a compensation refund and its boarding credential', () => {
       boarding_authorized: false,
       ticket: { status: 'VALID', boarding_authorized: false, signed: false },
     });
-    expect(await storedTicket(refunded)).toEqual([{ status: 'VALID', reason: 'BOOKING_REFUNDED' }]);
+    expect(await storedTicket(refunded)).toEqual([{ status: 'VALID', reason: 'BOOKING_COMPENSATED' }]);
     // The other no-show, not refunded, keeps its credential and its QR code.
     expect(await verify(world, kept)).toMatchObject({ valid: true });
     expect(await shownTicket(kept)).toEqual(shownQr);
@@ -124,7 +124,7 @@ describe('a compensation refund and its boarding credential', () => {
       boarding_authorized: false,
       ticket: { status: 'VALID', boarding_authorized: false, signed: false },
     });
-    expect(await storedTicket(traveller)).toEqual([{ status: 'VALID', reason: 'BOOKING_REFUNDED' }]);
+    expect(await storedTicket(traveller)).toEqual([{ status: 'VALID', reason: 'BOOKING_COMPENSATED' }]);
   });
 
   it('a CHECKED_IN traveller refunded keeps the ticket USED, with nothing to revoke', async () => {
