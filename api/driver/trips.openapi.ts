@@ -4,15 +4,7 @@ import { TRIP_STATUSES } from '../../domain/trip-dispatch.js';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { REPORT_MAX_AGE_SECONDS, REPORT_MAX_AHEAD_SECONDS } from '../../domain/trip-tracking.js';
 import { AttendanceCounters, ManifestItem } from '../dashboard/dispatch.openapi.js';
-import {
-  CalendarDate,
-  errorResponses,
-  InstantInput,
-  Pagination,
-  PrintedText,
-  textRule,
-  Uuid,
-} from '../http/schemas.js';
+import { CalendarDate, InstantInput, Pagination, PrintedText, textRule, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, pageWith, successWith } from '../http/answer-schemas.js';
 import { CredentialPayload, ScannedSignature } from '../http/credential-schemas.js';
@@ -254,9 +246,8 @@ export const docs = taggedOperations(TAGS, {
       'under way (SCHEDULED, COMPLETED, CANCELLED) 409 TRIP_NOT_COLLECTING with details.status; a booking whose total ' +
       `is 0 (a voucher paid it) 409 NOTHING_TO_COLLECT. ${WRITES} No body.`,
     responses: {
-      201: { description: 'Recorded', schema: CashCollectionResponse },
+      ...answers(201, 'Recorded', CashCollectionResponse, [400, 401, 403, 404, 409]),
       200: { description: "The booking's driver line, recorded before", schema: CashCollectionResponse },
-      ...errorResponses(400, 401, 403, 404, 409),
     },
   },
   reportTripPositions: {

@@ -241,11 +241,8 @@ async function revokeKeptCredentials(client: PoolClient, bookingId: string): Pro
       where b.id = $1 and k.status = 'VALID'`,
     [bookingId],
   );
-  await revokeCredentials(
-    client,
-    tickets.map((ticket) => ticket.id),
-    COMPENSATION_REVOCATION,
-  );
+  const ticketIds = tickets.map((ticket) => ticket.id);
+  await revokeCredentials(client, ticketIds, COMPENSATION_REVOCATION);
 }
 
 /** The refund's OUT movement; a payment of nothing (a voucher paid the whole fare) takes no cash out of the till. */
