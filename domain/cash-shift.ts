@@ -55,6 +55,25 @@ export interface ShiftClosing {
   stepBy?: number;
 }
 
+/**
+ * Whether the closed `shift` (`shiftId`) is this CLOSE's own, made by an earlier attempt (a retried
+ * activity, or a CLOSE repeated after its answer was lost): the same member, count and note (a CLOSE
+ * without a note keeps the shift's) of the shift it names. Any other CLOSE of a closed shift is refused.
+ */
+export function repeatsClose(
+  shift: CashShiftSummary | undefined,
+  close: ShiftClosing,
+  shiftId: string,
+): boolean {
+  return (
+    shift?.status === 'CLOSED' &&
+    shift.closedBy === close.actor.staffUserId &&
+    shift.declaredAmount === close.declaredAmount &&
+    (close.note == null || close.note === shift.note) &&
+    (!close.namedShiftId || close.namedShiftId === shiftId)
+  );
+}
+
 /** The workflow's phases, shown as ProcessStatus in the Temporal UI. */
 export type CashShiftPhase = 'NEW' | 'OPEN' | 'OVERDUE' | 'CLOSED';
 

@@ -9,7 +9,13 @@ import {
   type ShiftMovementRow,
 } from '../../db/queries/cash-shifts.js';
 import type { Database } from '../../db/orm.js';
-import { isOverdue, type CashShiftSummary, type MovementDirection } from '../../domain/cash-shift.js';
+import {
+  isOverdue,
+  repeatsClose,
+  type CashShiftSummary,
+  type MovementDirection,
+  type ShiftClosing,
+} from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
 import { Refusal } from '../http/errors.js';
 import type { CashShiftClient } from '../temporal/cash-shift-client.js';
@@ -128,13 +134,34 @@ export async function commandShift(
       note: command.note ?? null,
       ...named(command.shift_id),
     };
-    shift = await resumingOnce(deps, staff, () => deps.workflow.close(staff.companyId, request));
+    shift = await resumingOnce(deps, staff, () => deps.workflow.close(staff.companyId, request)).catch(
+      (error: unknown) => closedBefore(deps, staff.companyId, request, error),
+    );
   }
   return shiftView(shift, deps.config.CASH_SHIFT_MAX_HOURS);
 }
 
 /** The shift a step names (checked in its transaction, db/writes/cash-shifts.ts); absent, none. */
 const named = (shiftId: string | undefined) => (shiftId ? { namedShiftId: shiftId } : {});
+
+/**
+ * A CLOSE refused CASH_SHIFT_NOT_OPEN (its shift's process ended with the close) that names the
+ * shift it counted and repeats that shift's close (a CLOSE sent again after its answer was lost):
+ * answered with that close, as the process would have answered it. Anything else keeps its refusal.
+ */
+async function closedBefore(
+  deps: CashShiftDeps,
+  companyId: string,
+  close: ShiftClosing,
+  refusal: unknown,
+): Promise<CashShiftSummary> {
+  if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_NOT_OPEN' || !close.namedShiftId) {
+    throw refusal;
+  }
+  const shift = await findCompanyShift(deps.db, companyId, close.namedShiftId);
+  if (!repeatsClose(shift, close, close.namedShiftId)) throw refusal;
+  return shift!;
+}
 
 /**
  * A step refused for want of a running shift process while the database holds an open shift (a

@@ -3,6 +3,7 @@ import {
   closingDifference,
   expectedAmount,
   refuseOverdraw,
+  repeatsClose,
   shiftAlreadyOpen,
   shiftChanged,
   shiftNotOpen,
@@ -169,30 +170,15 @@ export interface CloseShiftInput extends ShiftClosing {
   shiftId: string;
 }
 
-/**
- * Whether the closed `shift` is this CLOSE's own, made by an earlier attempt (a retried activity,
- * or a CLOSE repeated after its answer was lost): the same member, count and note (a CLOSE without
- * a note keeps the shift's) of the shift it names. Any other CLOSE of a closed shift is refused.
- */
-function repeatsClose(shift: CashShiftSummary | undefined, input: CloseShiftInput): boolean {
-  return (
-    shift?.status === 'CLOSED' &&
-    shift.closedBy === input.actor.staffUserId &&
-    shift.declaredAmount === input.declaredAmount &&
-    (input.note == null || input.note === shift.note) &&
-    (!input.namedShiftId || input.namedShiftId === input.shiftId)
-  );
-}
-
 /** CLOSE: records declared, expected (computed under the lock) and their difference together. */
 export async function closeShift(db: Database, input: CloseShiftInput): Promise<CashShiftSummary> {
   const { staffUserId } = input.actor;
   const done = await readShiftSummary(db, input.shiftId);
-  if (repeatsClose(done, input)) return done!;
+  if (repeatsClose(done, input, input.shiftId)) return done!;
   return shiftTransaction(db, input, async (client) => {
     await client.query(`select 1 from cash_shifts where id = $1 for update`, [input.shiftId]);
     const open = await readShiftSummary(client, input.shiftId);
-    if (repeatsClose(open, input)) return open!;
+    if (repeatsClose(open, input, input.shiftId)) return open!;
     if (open?.status !== 'OPEN') throw shiftNotOpen();
     refuseOtherShift(input);
     const expected = expectedAmount({

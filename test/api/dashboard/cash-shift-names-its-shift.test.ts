@@ -114,6 +114,29 @@ describe('cash shifts: a step names its shift', () => {
     expect(await financeSnapshot(app, world.companyId)).toEqual(before);
   });
 
+  it('a CLOSE sent again after its answer was lost, its process ended, is answered with that close; another count is refused', async () => {
+    const world = await financeWorld(app);
+    const shift = await openShift(app, world.staff.OWNER, 1_000);
+    const close = { action: 'CLOSE', declared_amount: 1_000, note: 'end of day', shift_id: shift.id };
+    const first = await shiftCommand(app, world.staff.OWNER, close);
+    expect(first.status, first.text).toBe(200);
+    const before = await financeSnapshot(app, world.companyId);
+
+    const repeat = await shiftCommand(app, world.staff.OWNER, close);
+    expect(
+      [repeat.status, repeat.body.data?.id, repeat.body.data?.status, repeat.body.data?.declared_amount],
+      repeat.text,
+    ).toEqual([200, shift.id, 'CLOSED', 1_000]);
+    const recount = await shiftCommand(app, world.staff.OWNER, { ...close, declared_amount: 900 });
+    expect([recount.status, recount.body.errorCode], recount.text).toEqual([409, 'CASH_SHIFT_NOT_OPEN']);
+    const byAnother = await shiftCommand(app, world.staff.ADMIN, close);
+    expect([byAnother.status, byAnother.body.errorCode], byAnother.text).toEqual([
+      409,
+      'CASH_SHIFT_NOT_OPEN',
+    ]);
+    expect(await financeSnapshot(app, world.companyId)).toEqual(before);
+  });
+
   describe('a CLOSE of a shift its process still holds, closed in the database by that member', () => {
     /** The row closed by a CLOSE whose transaction committed while its activity reported failure. */
     const closedUnderItsProcess = async () => {
