@@ -52,7 +52,10 @@ export function unpayableRefusal(
  */
 export const DRIVER_COLLECTION_TRIP_STATUSES: readonly TripStatus[] = ATTENDANCE_STATUSES;
 
-/** Why the trip's driver cannot record taking this booking's cash now, or null. */
+/**
+ * Why the trip's driver cannot record taking this booking's cash now, or null: the rules of a
+ * traveller's announcement, a trip boarding or under way, something to pay, and a traveller checked in.
+ */
 export function driverCollectionRefusal(
   booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED'; amountDue: number },
   tripStatus: TripStatus,
@@ -68,6 +71,14 @@ export function driverCollectionRefusal(
   }
   if (booking.amountDue <= 0) {
     return { code: 'NOTHING_TO_COLLECT', message: 'This booking has nothing to pay' };
+  }
+  // Cash taken at the door is a boarded traveller's: a booking not checked in could still be
+  // cancelled, moved or marked a no-show, each of which ends a pending line the driver's cash is in.
+  if (booking.status !== 'CHECKED_IN') {
+    return {
+      code: 'TRAVELLER_NOT_CHECKED_IN',
+      message: 'Check the traveller in first: the driver records the cash of a traveller who boarded',
+    };
   }
   return null;
 }

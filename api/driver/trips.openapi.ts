@@ -244,7 +244,8 @@ export const docs = taggedOperations(TAGS, {
       'BOOKING_NOT_FOUND; a booking already paid 409 BOOKING_ALREADY_PAID; one not travelling (cancelled, expired, ' +
       "awaiting the company's decision, no-show, completed, refunded) 409 BOOKING_NOT_PAYABLE; a trip not boarding or " +
       'under way (SCHEDULED, COMPLETED, CANCELLED) 409 TRIP_NOT_COLLECTING with details.status; a booking whose total ' +
-      `is 0 (a voucher paid it) 409 NOTHING_TO_COLLECT. ${WRITES} No body.`,
+      'is 0 (a voucher paid it) 409 NOTHING_TO_COLLECT; a traveller not checked in (scan them first) 409 ' +
+      `TRAVELLER_NOT_CHECKED_IN. ${WRITES} No body.`,
     responses: {
       ...answers(201, 'Recorded', CashCollectionResponse, [400, 401, 403, 404, 409]),
       200: { description: "The booking's driver line, recorded before", schema: CashCollectionResponse },

@@ -35,6 +35,9 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
     const world = await operationsWorld(app, { seats: 8 });
     const rami = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    // The driver takes cash at the door from a traveller they checked in.
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
+    expect(scanned.body.data).toMatchObject({ outcome: 'CHECKED_IN', booking: { cashToCollect: true } });
     const [booking] = await app.db.query<{ total: number }>(
       'select total_price::float8 as total from bookings where id = $1',
       [rami.bookingId],
@@ -83,16 +86,11 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
       collected_by: world.driver.staffUserId,
     });
 
-    // The driver sees nothing left to collect, in the manifest and at the scan.
+    // The driver sees nothing left to collect in the manifest.
     expect(await manifestPayment(world, rami.bookingId)).toMatchObject({
       status: 'UNPAID',
       pending_cash: true,
       cash_to_collect: false,
-    });
-    const scanned = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
-    expect(scanned.body.data).toMatchObject({
-      outcome: 'CHECKED_IN',
-      booking: { paymentStatus: 'UNPAID', cashToCollect: false },
     });
 
     const shift = await openShift(app, world.sessions.OWNER, 20_000);
@@ -137,8 +135,6 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
 
   it('lets the bus leave once the driver recorded the cash of a checked-in traveller: CASH_TO_COLLECT no longer holds it', async () => {
     const { world, rami } = await boardingTrip();
-    const scanned = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
-    expect(scanned.body.data).toMatchObject({ outcome: 'CHECKED_IN', booking: { cashToCollect: true } });
     const held = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
     expect([held.status, held.body.errorCode, held.body.details?.blockers]).toEqual([
       409,
@@ -250,8 +246,8 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
     it('refuses a trip not boarding or under way, a paid or cancelled booking and one with nothing to pay', async () => {
       const { world, rami } = await boardingTrip();
       const tripId = world.trip.tripId;
-      const [lina, omar, sara] = await Promise.all(
-        [1, 2, 3].map((seat) => bookSeats(app, world.trip, [world.trip.seatNumbers[seat]!])),
+      const [lina, omar, sara, nour] = await Promise.all(
+        [1, 2, 3, 4].map((seat) => bookSeats(app, world.trip, [world.trip.seatNumbers[seat]!])),
       );
       for (const status of ['SCHEDULED', 'COMPLETED', 'CANCELLED']) {
         await setTripStatus(app.db, tripId, status);
@@ -276,6 +272,10 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
       await refused(world, () => collect(world.driver.token, tripId, sara!.bookingId), [
         409,
         'NOTHING_TO_COLLECT',
+      ]);
+      await refused(world, () => collect(world.driver.token, tripId, nour!.bookingId), [
+        409,
+        'TRAVELLER_NOT_CHECKED_IN',
       ]);
       // Under way, the driver still records the cash of a traveller on board.
       const recorded = await collect(world.driver.token, tripId, rami.bookingId);
