@@ -283,7 +283,9 @@ export const STATE_MACHINE =
   "TRAVELLER_MARKED_NO_SHOW); a traveller whose booking's payment was refunded (a refund that kept the booking, " +
   'as a compensation) is neither checked in nor restored (409 TRAVELLER_REFUNDED: sell a new booking; nothing ' +
   'changes); other attendance conflicts are 409 ATTENDANCE_CONFLICT; a ticket that is not boardable ' +
-  '(pending confirmation, cancelled) is 409 TICKET_NOT_BOARDABLE.';
+  '(pending confirmation, cancelled) is 409 TICKET_NOT_BOARDABLE; a RESTORE of a check-in whose cash the driver ' +
+  'recorded taking (a PENDING driver payment line) is 409 DRIVER_CASH_RECORDED with details.payment_id until the ' +
+  'office cancels that line.';
 
 const EFFECTS =
   'Effects, in the same transaction: DEPART stamps actual_departure_at and records trip.started for every booking on ' +

@@ -133,6 +133,7 @@ async function changeTicket(
     refunded: booking?.payment_status === 'REFUNDED',
     checkedIn: ticket.attendance === 'CHECKED_IN' ? checkedInOf(ticket) : null,
   });
+  if (booking) await refuseUndoingPaidBoarding(client, booking.id, ticket.attendance, next);
   const { rows: updated } = await client.query<{ status: string; attendance_at: string }>(
     `update journey_tickets
      set status = case when $2 = 'CHECKED_IN' then 'USED' when status = 'USED' then 'VALID' else status end,
@@ -166,6 +167,33 @@ async function changeTicket(
       at: iso(updated[0]!.attendance_at)!,
     },
   };
+}
+
+/**
+ * A check-in undone (RESTORE, or a NO_SHOW after it) while the booking (locked) has the PENDING
+ * line of the cash its driver took at the door is refused, 409 DRIVER_CASH_RECORDED: a booking no
+ * longer checked in could be cancelled, moved or closed as a no-show, each of which ends that line
+ * and the record of the cash in the driver's hands. The office cancels the line first.
+ */
+async function refuseUndoingPaidBoarding(
+  client: Queryable,
+  bookingId: string,
+  from: Attendance,
+  to: Attendance,
+): Promise<void> {
+  if (from !== 'CHECKED_IN' || to === 'CHECKED_IN') return;
+  const { rows } = await client.query<{ id: string }>(
+    `select id from payment_operations where booking_id = $1 and source = 'driver' and status = 'PENDING'`,
+    [bookingId],
+  );
+  if (rows[0]) {
+    throw new DispatchRefusal(
+      409,
+      'DRIVER_CASH_RECORDED',
+      'The driver recorded taking this traveller’s cash: the office cancels that payment line before the check-in is undone',
+      { payment_id: rows[0].id },
+    );
+  }
 }
 
 function checkedInOf(ticket: TicketRow): TravellerState['checkedIn'] {
@@ -266,6 +294,7 @@ async function changeLegacyBooking(
     refunded: booking.payment_status === 'REFUNDED',
     checkedIn: attendance === 'CHECKED_IN' ? await legacyCheckIn(client, booking.id) : null,
   });
+  await refuseUndoingPaidBoarding(client, booking.id, attendance, next);
   const { rows } = await client.query<{ updated_at: string }>(
     `update bookings set status = $2, updated_at = now() where id = $1 returning updated_at`,
     [booking.id, LEGACY_STATUS[next]],

@@ -148,6 +148,36 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
     expect(departed.status, departed.text).toBe(200);
   });
 
+  it('refuses to undo the check-in of a traveller whose cash the driver recorded, until the office cancels that line', async () => {
+    const { world, rami } = await boardingTrip();
+    const recorded = await collect(world.driver.token, world.trip.tripId, rami.bookingId);
+    expect(recorded.status, recorded.text).toBe(201);
+    const [ticket] = await app.db.query<{ id: string }>(
+      `select k.id from journey_tickets k join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id
+       where b.id = $1`,
+      [rami.bookingId],
+    );
+    const restore = () =>
+      dispatch(app, world.dispatcher, world.trip.tripId, {
+        action: 'RESTORE',
+        manifest_item_id: ticket!.id,
+        manifest_item_type: 'JOURNEY_TICKET',
+      });
+    const before = await operationsSnapshot(app.db, world.trip.tripId);
+    const refused = await restore();
+    expect([refused.status, refused.body.errorCode, refused.body.details?.payment_id]).toEqual([
+      409,
+      'DRIVER_CASH_RECORDED',
+      recorded.body.data.id,
+    ]);
+    expect(await operationsSnapshot(app.db, world.trip.tripId)).toEqual(before);
+
+    const cancelled = await paymentAction(app, world.sessions.ACCOUNTANT, recorded.body.data.id, 'cancel');
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const restored = await restore();
+    expect(restored.status, restored.text).toBe(200);
+  });
+
   it('records one line when the driver app sends the recording several times at once', async () => {
     const { world, rami } = await boardingTrip();
     const answers = await Promise.all(
