@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createCorridor } from './factories.js';
 import type { SignedInTraveller, TestApp, TestResponse } from './harness.js';
 import { fetchDocument } from './documents.js';
@@ -98,6 +99,33 @@ export function sharedDocument(
   return fetchDocument(app, `/api/document-shares/${grantId}/document?action=${action}&locale=${locale}`, {
     Cookie: cookie,
   });
+}
+
+/**
+ * The cancellation confirmation a traveller shares of their booking, opened by its recipient: the
+ * `cancellation` its snapshot prints ({cancelled_at, reason}).
+ */
+export async function sharedCancellation(
+  app: TestApp,
+  traveller: { headers: Record<string, string> },
+  bookingId: string,
+): Promise<unknown> {
+  const created = await createShare(app, traveller.headers, {
+    bookingId,
+    documentKind: 'CANCELLATION_CONFIRMATION',
+    presentation: 'VIEW',
+  });
+  expect(created.response.status, created.response.text).toBe(201);
+  const accepted = await acceptShare(app, created.grantId, created.secret);
+  expect(accepted.response.status, accepted.response.text).toBe(200);
+  const document = await sharedDocument(app, created.grantId, accepted.cookie);
+  expect(document.status, JSON.stringify(document.body)).toBe(200);
+  const [snapshot] = await app.db.query<{ data: { cancellation: unknown } }>(
+    `select s.data from document_access_log l join document_snapshots s on s.id = l.snapshot_id
+      where l.actor_kind = 'SHARE_RECIPIENT' and l.actor_id = $1`,
+    [created.grantId],
+  );
+  return snapshot!.data.cancellation;
 }
 
 export function revokeShare(app: TestApp, grantId: string, headers: Record<string, string>) {

@@ -175,6 +175,21 @@ export function dispatch(
   });
 }
 
+/** A traveller action (CHECK_IN, MARK_NO_SHOW, RESTORE) on ticket `ticketId` of the trip, as the operations room sends it. */
+export function travellerAction(
+  app: TestApp,
+  session: Pick<Session, 'writeHeaders'>,
+  tripId: string,
+  action: 'CHECK_IN' | 'MARK_NO_SHOW' | 'RESTORE',
+  ticketId: string,
+): Promise<TestResponse> {
+  return dispatch(app, session, tripId, {
+    action,
+    manifest_item_id: ticketId,
+    manifest_item_type: 'JOURNEY_TICKET',
+  });
+}
+
 export function dispatchView(
   app: TestApp,
   session: Pick<Session, 'cookie'>,

@@ -17,7 +17,14 @@ import {
   type Caller,
 } from '../../support/journeys.js';
 import { cancelAndDepartInTurn } from '../../drills/support/blocking.js';
-import { advance, assignDriver, createDriver, dispatch, operationsWorld } from '../../support/operations.js';
+import {
+  advance,
+  assignDriver,
+  createDriver,
+  dispatch,
+  operationsWorld,
+  travellerAction,
+} from '../../support/operations.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 
 describe('POST /bookings/{id}/cancel', () => {
@@ -442,11 +449,7 @@ describe('POST /bookings/{id}/cancel', () => {
       [world.first],
     );
     const dispatcher = await staffSession(app.db, app.config, world.tripCompanyId, 'DISPATCHER');
-    const checkedIn = await dispatch(app, dispatcher, world.firstTripId, {
-      action: 'CHECK_IN',
-      manifest_item_id: ticket!.id,
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const checkedIn = await travellerAction(app, dispatcher, world.firstTripId, 'CHECK_IN', ticket!.id);
     expect(checkedIn.status, checkedIn.text).toBe(200);
 
     const cancelled = await world.cancel();

@@ -5,9 +5,9 @@ import { collectCash } from '../../support/payments.js';
 import {
   advance,
   bookSeats,
-  dispatch,
   operationsWorldWithShift,
   type BookedTraveller,
+  travellerAction,
 } from '../../support/operations.js';
 
 /**
@@ -44,11 +44,13 @@ describe('re-issue of a ticket a compensation refund revoked', () => {
     const live = await bookSeats(app, world.trip, [liveSeat!]);
     const { paymentId } = await collectCash(app.db, refunded.bookingId, { source: 'office' });
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_NO_SHOW',
-      manifest_item_id: refunded.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const noShow = await travellerAction(
+      app,
+      world.dispatcher,
+      world.trip.tripId,
+      'MARK_NO_SHOW',
+      refunded.ticketIds[0]!,
+    );
     expect(noShow.status, noShow.text).toBe(200);
     const refund = await refundInFull(app, world.sessions.ACCOUNTANT, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });

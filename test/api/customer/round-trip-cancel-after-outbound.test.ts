@@ -4,7 +4,7 @@ import { bookRoundTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { mobileTraveller } from '../../support/journeys.js';
-import { advance, assignDriver, createDriver, dispatch } from '../../support/operations.js';
+import { advance, assignDriver, createDriver, travellerAction } from '../../support/operations.js';
 import { collectCash } from '../../support/payments.js';
 
 /**
@@ -37,11 +37,13 @@ describe('POST /bookings/{id}/cancel: the return of a round trip whose outbound 
     if (outcome !== 'no-show') {
       await collectCash(app.db, outbound.id, { source: 'driver', staffUserId: driver.staffUserId });
     }
-    const attendance = await dispatch(app, dispatcher, tripId, {
-      action: outcome === 'no-show' ? 'MARK_NO_SHOW' : 'CHECK_IN',
-      manifest_item_id: ticket!.id,
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const attendance = await travellerAction(
+      app,
+      dispatcher,
+      tripId,
+      outcome === 'no-show' ? 'MARK_NO_SHOW' : 'CHECK_IN',
+      ticket!.id,
+    );
     expect(attendance.status, attendance.text).toBe(200);
     await advance(
       app,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RELABEL_COMPENSATIONS } from '../../../db/migrations/Migration20261206142100_compensation_revocation_reason.js';
 import { dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
-import { acceptShare, createShare, sharedDocument } from '../../support/document-shares.js';
+import { sharedCancellation } from '../../support/document-shares.js';
 import { openShift, payAtOffice, refundInFull } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -15,6 +15,7 @@ import {
   operationsWorldWithShift,
   type BookedTraveller,
   type OperationsWorld,
+  travellerAction,
 } from '../../support/operations.js';
 
 /**
@@ -40,25 +41,8 @@ describe('a compensation refund, then the trip cancel that ends the booking', ()
     return response.body.data.cancellations.byReason;
   };
 
-  /** The cancellation confirmation the traveller shares of a booking: the `cancellation` its snapshot prints. */
-  async function cancellationOf(traveller: Caller, bookingId: string) {
-    const created = await createShare(app, traveller.headers, {
-      bookingId,
-      documentKind: 'CANCELLATION_CONFIRMATION',
-      presentation: 'VIEW',
-    });
-    expect(created.response.status, created.response.text).toBe(201);
-    const accepted = await acceptShare(app, created.grantId, created.secret);
-    expect(accepted.response.status, accepted.response.text).toBe(200);
-    const document = await sharedDocument(app, created.grantId, accepted.cookie);
-    expect(document.status, JSON.stringify(document.body)).toBe(200);
-    const [snapshot] = await app.db.query<{ data: { cancellation: unknown } }>(
-      `select s.data from document_access_log l join document_snapshots s on s.id = l.snapshot_id
-        where l.actor_kind = 'SHARE_RECIPIENT' and l.actor_id = $1`,
-      [created.grantId],
-    );
-    return snapshot!.data.cancellation;
-  }
+  const cancellationOf = (traveller: Caller, bookingId: string) =>
+    sharedCancellation(app, traveller, bookingId);
 
   /** An instant as the documents print it (ISO 8601 UTC, milliseconds). */
   const printed = (column: string, table: string) =>
@@ -100,11 +84,13 @@ describe('a compensation refund, then the trip cancel that ends the booking', ()
     const traveller = await bookSeats(app, world.trip, ['1']);
     const paymentId = await payAtOffice(app, world.sessions.OWNER, traveller.bookingId);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_NO_SHOW',
-      manifest_item_id: traveller.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const noShow = await travellerAction(
+      app,
+      world.dispatcher,
+      world.trip.tripId,
+      'MARK_NO_SHOW',
+      traveller.ticketIds[0]!,
+    );
     expect(noShow.status, noShow.text).toBe(200);
     await compensate(world, traveller, paymentId, 'NO_SHOW');
 
@@ -123,11 +109,13 @@ describe('a compensation refund, then the trip cancel that ends the booking', ()
     expect(party.ticketIds).toHaveLength(2);
     const paymentId = await payAtOffice(app, world.sessions.OWNER, party.bookingId);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'CHECK_IN',
-      manifest_item_id: party.ticketIds[1],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const checkIn = await travellerAction(
+      app,
+      world.dispatcher,
+      world.trip.tripId,
+      'CHECK_IN',
+      party.ticketIds[1]!,
+    );
     expect(checkIn.status, checkIn.text).toBe(200);
     await compensate(world, party, paymentId, 'CHECKED_IN');
 
@@ -161,11 +149,13 @@ describe('a compensation refund, then the trip cancel that ends the booking', ()
     await openShift(app, ownerB, 500_000);
     const paymentId = await payAtOffice(app, ownerB, legTwo!.id);
     await advance(app, dispatcherB, world.second.tripId, 'START_BOARDING');
-    const noShow = await dispatch(app, dispatcherB, world.second.tripId, {
-      action: 'MARK_NO_SHOW',
-      manifest_item_id: legTwo!.ticket_id,
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const noShow = await travellerAction(
+      app,
+      dispatcherB,
+      world.second.tripId,
+      'MARK_NO_SHOW',
+      legTwo!.ticket_id,
+    );
     expect(noShow.status, noShow.text).toBe(200);
     const refund = await refundInFull(app, ownerB, paymentId);
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
@@ -205,11 +195,13 @@ describe('a compensation refund, then the trip cancel that ends the booking', ()
     const endedPayment = await payAtOffice(app, world.sessions.OWNER, ended.bookingId);
     await refundInFull(app, world.sessions.OWNER, endedPayment);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_NO_SHOW',
-      manifest_item_id: kept.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const noShow = await travellerAction(
+      app,
+      world.dispatcher,
+      world.trip.tripId,
+      'MARK_NO_SHOW',
+      kept.ticketIds[0]!,
+    );
     expect(noShow.status, noShow.text).toBe(200);
     await refundInFull(app, world.sessions.OWNER, keptPayment);
     // As a compensation before this release left it.

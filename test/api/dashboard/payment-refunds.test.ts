@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { acceptShare, createShare, sharedDocument } from '../../support/document-shares.js';
+import { sharedCancellation } from '../../support/document-shares.js';
 import { bookJourney, connection, mobileTraveller, type Caller } from '../../support/journeys.js';
 import {
   advance,
@@ -388,23 +388,6 @@ describe('a full refund and its booking', () => {
     expect(await cancellationOf(traveller, second!.id)).toMatchObject({ reason: 'TRIP_CANCELLED' });
   });
 
-  /** The cancellation confirmation the traveller shares of a booking: the `cancellation` its snapshot prints. */
-  async function cancellationOf(traveller: Caller, bookingId: string) {
-    const created = await createShare(app, traveller.headers, {
-      bookingId,
-      documentKind: 'CANCELLATION_CONFIRMATION',
-      presentation: 'VIEW',
-    });
-    expect(created.response.status, created.response.text).toBe(201);
-    const accepted = await acceptShare(app, created.grantId, created.secret);
-    expect(accepted.response.status, accepted.response.text).toBe(200);
-    const document = await sharedDocument(app, created.grantId, accepted.cookie);
-    expect(document.status, JSON.stringify(document.body)).toBe(200);
-    const [snapshot] = await app.db.query<{ data: { cancellation: unknown } }>(
-      `select s.data from document_access_log l join document_snapshots s on s.id = l.snapshot_id
-        where l.actor_kind = 'SHARE_RECIPIENT' and l.actor_id = $1`,
-      [created.grantId],
-    );
-    return snapshot!.data.cancellation;
-  }
+  const cancellationOf = (traveller: Caller, bookingId: string) =>
+    sharedCancellation(app, traveller, bookingId);
 });

@@ -3,10 +3,10 @@ import { useTestApp } from '../../support/harness.js';
 import {
   advance,
   bookSeats,
-  dispatch,
   operationsWorldWithShift,
   type BookedTraveller,
   type OperationsWorld,
+  travellerAction,
 } from '../../support/operations.js';
 import { refundInFull } from '../../support/finance.js';
 import { collectCash } from '../../support/payments.js';
@@ -79,11 +79,13 @@ describe('a compensation refund and its boarding credential', () => {
     await collected(kept);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
     for (const traveller of [refunded, kept]) {
-      const noShow = await dispatch(app, world.dispatcher, world.trip.tripId, {
-        action: 'MARK_NO_SHOW',
-        manifest_item_id: traveller.ticketIds[0],
-        manifest_item_type: 'JOURNEY_TICKET',
-      });
+      const noShow = await travellerAction(
+        app,
+        world.dispatcher,
+        world.trip.tripId,
+        'MARK_NO_SHOW',
+        traveller.ticketIds[0]!,
+      );
       expect(noShow.status, noShow.text).toBe(200);
     }
     const shownQr = {
@@ -132,11 +134,13 @@ describe('a compensation refund and its boarding credential', () => {
     const traveller = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const paymentId = await collected(traveller);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'CHECK_IN',
-      manifest_item_id: traveller.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
+    const checkIn = await travellerAction(
+      app,
+      world.dispatcher,
+      world.trip.tripId,
+      'CHECK_IN',
+      traveller.ticketIds[0]!,
+    );
     expect(checkIn.status, checkIn.text).toBe(200);
     const since = new Date().toISOString();
 

@@ -14,6 +14,7 @@ import {
   setTripStatus,
   type BookedTraveller,
   type OperationsWorld,
+  travellerAction,
 } from '../../support/operations.js';
 
 /**
@@ -157,12 +158,7 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
        where b.id = $1`,
       [rami.bookingId],
     );
-    const restore = () =>
-      dispatch(app, world.dispatcher, world.trip.tripId, {
-        action: 'RESTORE',
-        manifest_item_id: ticket!.id,
-        manifest_item_type: 'JOURNEY_TICKET',
-      });
+    const restore = () => travellerAction(app, world.dispatcher, world.trip.tripId, 'RESTORE', ticket!.id);
     const before = await operationsSnapshot(app.db, world.trip.tripId);
     const refused = await restore();
     expect([refused.status, refused.body.errorCode, refused.body.details?.payment_id]).toEqual([
