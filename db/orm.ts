@@ -62,6 +62,7 @@ import { Migration20261206060000_list_page_indexes } from './migrations/Migratio
 import { Migration20261206070000_no_show_pending_lines } from './migrations/Migration20261206070000_no_show_pending_lines.js';
 import { Migration20261206142100_compensation_revocation_reason } from './migrations/Migration20261206142100_compensation_revocation_reason.js';
 import { Migration20261206145900_driver_cash_collection } from './migrations/Migration20261206145900_driver_cash_collection.js';
+import { Migration20261206184500_unlinked_identities } from './migrations/Migration20261206184500_unlinked_identities.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -112,6 +113,7 @@ const MIGRATIONS = [
   Migration20261206070000_no_show_pending_lines,
   Migration20261206142100_compensation_revocation_reason,
   Migration20261206145900_driver_cash_collection,
+  Migration20261206184500_unlinked_identities,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

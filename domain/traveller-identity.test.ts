@@ -23,6 +23,7 @@ const account = (fields: Partial<PhoneAccount> = {}): PhoneAccount => ({
   status: 'ACTIVE',
   hasPassword: false,
   hasIdentity: true,
+  emailVerified: false,
   hasOperationalData: false,
   ...fields,
 });
@@ -148,6 +149,7 @@ describe('completing the phone', () => {
     expect(safeToAbsorb(old, me)).toBe(true);
     expect(safeToAbsorb({ ...old, hasPassword: true }, me)).toBe(false);
     expect(safeToAbsorb({ ...old, hasIdentity: true }, me)).toBe(false);
+    expect(safeToAbsorb({ ...old, emailVerified: true }, me)).toBe(false);
     expect(safeToAbsorb({ ...old, status: 'DISABLED' }, me)).toBe(false);
     expect(safeToAbsorb({ ...old, appMetadata: { inventory_scope: 'INTERNAL' } }, me)).toBe(false);
   });

@@ -49,9 +49,17 @@ export interface EmailHolder {
 /**
  * Sign-in with a subject nobody has linked yet: the account that holds its e-mail address gets the
  * subject only when that address is its own and verified, and the account is active with no
- * subject of its own; any other holder is a conflict, and nothing is written.
+ * subject of its own; any other holder is a conflict, and nothing is written. So is a subject the
+ * holder unlinked (`unlinkedByHolder`): unlinking took that way in away, and only the traveller,
+ * signed in, links it again.
  */
-export function emailHolderRefusal(holder: EmailHolder): IdentityRefusal | null {
+export function emailHolderRefusal(holder: EmailHolder, unlinkedByHolder = false): IdentityRefusal | null {
+  if (unlinkedByHolder) {
+    return new IdentityRefusal(
+      'IDP_ACCOUNT_CONFLICT',
+      'This identity-provider account was unlinked from the account of this e-mail address; sign in another way and link it again',
+    );
+  }
   if (holder.hasIdentity || holder.status !== 'ACTIVE' || !holder.emailVerified) {
     return new IdentityRefusal(
       'IDP_ACCOUNT_CONFLICT',
@@ -133,6 +141,8 @@ export interface PhoneAccount {
   status: string;
   hasPassword: boolean;
   hasIdentity: boolean;
+  /** Its e-mail is verified: the identity provider and password recovery reach the account by it. */
+  emailVerified: boolean;
   /**
    * The account has operational data of its own: what the traveller did under it (journeys and
    * orders, holds, bookings, payments, loyalty activity, support tickets).
@@ -179,12 +189,17 @@ function sameScope(left: unknown, right: unknown): boolean {
   );
 }
 
-/** The old account may be folded in only if the phone was its one way in and it saw the same inventory. */
+/**
+ * The old account may be folded in only if the phone was its one way in and it saw the same
+ * inventory: a verified e-mail is another way in (the identity provider signs in to it by that
+ * address, and password recovery reaches it), so its owner may still use it.
+ */
 export function safeToAbsorb(oldUser: PhoneAccount, me: PhoneAccount): boolean {
   return (
     oldUser.status === 'ACTIVE' &&
     !oldUser.hasIdentity &&
     !oldUser.hasPassword &&
+    !oldUser.emailVerified &&
     sameScope(oldUser.appMetadata, me.appMetadata)
   );
 }

@@ -169,7 +169,8 @@ const ACCOUNT_RULES =
   'whose own verified e-mail is this address and who has no linked subject yet (a phone traveller, or an e-mail and ' +
   'password account) gets the subject added to the same account; its password and phone are unchanged. An address ' +
   'of company staff or an administrator: 409 IDP_STAFF_ACCOUNT_CONFLICT. An address held by an account in any other ' +
-  'way (unverified there, linked to another subject, disabled): 409 IDP_ACCOUNT_CONFLICT and nothing is written. ' +
+  'way (unverified there, linked to another subject, disabled, or it unlinked this subject and has not linked it ' +
+  'again): 409 IDP_ACCOUNT_CONFLICT and nothing is written. ' +
   'Else a new account with the verified e-mail and no phone (needsPhone true).';
 
 const NONCE_RULES =
@@ -242,7 +243,8 @@ export const docsFor = (config: Config) =>
         'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
         'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
         'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
-        "IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). The account's e-mail is " +
+        'IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). A subject this account ' +
+        "unlinked may be linked again; it then signs in here again. The account's e-mail is " +
         'set (verified) only when it has none. A session whose account is no longer active when the link runs (merged ' +
         'into another by POST /auth/customer/complete-phone meanwhile): 401 AUTH_REQUIRED, and nothing is written. ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${rateLimits(config)}`,
@@ -253,7 +255,8 @@ export const docsFor = (config: Config) =>
       description:
         'Takes no body (an account has at most one linked subject). Allowed only while another way to sign in remains: a ' +
         'phone number, or a password with a verified e-mail address; otherwise 409 LAST_SIGN_IN_METHOD. Nothing linked: ' +
-        '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required.',
+        '404 IDP_IDENTITY_NOT_FOUND. On the web the X-CSRF-Token header is required. The account keeps its e-mail ' +
+        'address, but the unlinked subject no longer signs in to it (409 IDP_ACCOUNT_CONFLICT) until it is linked again here.',
       responses: answers(200, 'Unlinked', UnlinkResponse, [401, 403, 404, 409]),
     },
     completePhone: {
@@ -263,7 +266,7 @@ export const docsFor = (config: Config) =>
         'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
         'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
         'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
-        'identity-provider account, no password), was active and saw the same inventory scope, and at most one of the two ' +
+        'identity-provider account, no password, no verified e-mail), was active and saw the same inventory scope, and at most one of the two ' +
         'travellers (an account with its profile) has operational data (favorites, journeys, holds and seat locks, ' +
         'bookings, payments, loyalty activity, support tickets). The older profile becomes the canonical passengerId, ' +
         'what hangs on the other one moves to it and it is marked merged; everything the old account did (journeys and ' +

@@ -42,6 +42,17 @@ export const UserIdentity = baseEntity('UserIdentity', 'user_identities', {
   email: p.text().nullable(),
 });
 
+/**
+ * A subject the account unlinked: sign-in no longer adds it to the account by its address; the
+ * traveller linking it again, signed in, removes the row.
+ */
+export const UnlinkedIdentity = entity('UnlinkedIdentity', 'unlinked_identities', {
+  userId: p.uuid().primary(),
+  provider: p.enum(['idp'] as const).primary(),
+  subject: p.text().primary(),
+  unlinkedAt: stampedNow(),
+});
+
 export const TravellerSession = baseEntity('TravellerSession', 'traveller_sessions', {
   userId: p.uuid(),
   channel: p.enum(['web', 'mobile', 'pwa'] as const).default('web'),

@@ -47,6 +47,7 @@ import {
   Passenger,
   RefreshToken,
   TravellerSession,
+  UnlinkedIdentity,
   User,
   UserIdentity,
 } from './identity.js';
@@ -144,6 +145,7 @@ export const allEntities = [
   Passenger,
   User,
   UserIdentity,
+  UnlinkedIdentity,
   TravellerSession,
   RefreshToken,
   OtpChallenge,

@@ -78,6 +78,7 @@ interface PhoneAccountRow {
   status: string;
   has_password: boolean;
   has_identity: boolean;
+  email_verified: boolean;
   has_operational_data: boolean;
 }
 
@@ -93,6 +94,7 @@ const toPhoneAccount = (row: PhoneAccountRow): PhoneAccount => ({
   status: row.status,
   hasPassword: row.has_password,
   hasIdentity: row.has_identity,
+  emailVerified: row.email_verified,
   hasOperationalData: row.has_operational_data,
 });
 
@@ -108,6 +110,7 @@ async function lockUsers(client: PoolClient, userId: string, phone: string): Pro
   );
   const { rows } = await client.query<PhoneAccountRow>(
     `select u.id, u.phone, u.passenger_id, u.app_metadata, u.status, u.password_hash is not null as has_password,
+            u.email_verified_at is not null as email_verified,
             exists (select 1 from user_identities i where i.user_id = u.id) as has_identity,
             ${ACCOUNT_HAS_OPERATIONAL_DATA} as has_operational_data
      from users u where u.id = any($1::uuid[]) order by u.id`,
@@ -207,9 +210,9 @@ async function mergePassengers(
 }
 
 /**
- * The old user's contact e-mail (it had no password, so it was no way in) is kept on the canonical
- * profile and released from the disabled row, so a later identity-provider sign-in with that
- * address is not caught by an account nobody can use.
+ * The old user's contact e-mail (never verified, so it was no way in: a verified one refuses the
+ * merge) is kept on the canonical profile and released from the disabled row, so a later
+ * identity-provider sign-in with that address is not caught by an account nobody can use.
  */
 async function retireOldUser(client: PoolClient, oldUserId: string, passengerId: string): Promise<void> {
   await client.query(

@@ -36,7 +36,8 @@ interface StatusRow {
  * longer active once its row is locked (401 AUTH_REQUIRED: a phone merge retired it while this
  * waited), so no subject lands on an account nobody can sign in to. The account's e-mail is filled
  * in (as verified) only when it has none, or marked verified when it is the same address; a
- * different address is kept.
+ * different address is kept. Linking a subject the account once unlinked is the traveller's own
+ * choice: the record that kept it from signing in (unlinkIdentity) is removed.
  */
 export async function linkIdentity(
   db: Database,
@@ -88,6 +89,10 @@ async function insertLinkedIdentity(
     [userId, PROVIDER, identity.subject, identity.email],
   );
   await client.query(
+    'delete from unlinked_identities where user_id = $1 and provider = $2 and subject = $3',
+    [userId, PROVIDER, identity.subject],
+  );
+  await client.query(
     `update users set email = coalesce(email, $2),
             email_verified_at = case when email is null or lower(email) = lower($2) then coalesce(email_verified_at, now())
                                      else email_verified_at end,
@@ -106,7 +111,9 @@ interface SignInMethodsRow {
 
 /**
  * Removes the identity-provider subject while another way to sign in remains; otherwise the
- * account would be locked out: LAST_SIGN_IN_METHOD.
+ * account would be locked out: LAST_SIGN_IN_METHOD. The subject is remembered as unlinked: the
+ * account keeps the address the link verified, and sign-in would otherwise add the subject back to
+ * the account by that address (sign-in.ts, step 2).
  */
 export async function unlinkIdentity(db: Database, userId: string): Promise<void> {
   await db.transaction(async (client) => {
@@ -130,9 +137,19 @@ export async function unlinkIdentity(db: Database, userId: string): Promise<void
       : null;
     const refusal = unlinkRefusal(account, rowCount !== 0);
     if (refusal) throw refusal;
-    await client.query('delete from user_identities where user_id = $1 and provider = $2', [
-      userId,
-      PROVIDER,
-    ]);
+    await forgetLink(client, userId);
   });
+}
+
+/** Deletes the account's link and records its subject as unlinked (unlinking it again moves the time). */
+async function forgetLink(client: PoolClient, userId: string): Promise<void> {
+  await client.query(
+    `with unlinked as (
+       delete from user_identities where user_id = $1 and provider = $2 returning user_id, provider, subject
+     )
+     insert into unlinked_identities (user_id, provider, subject)
+     select user_id, provider, subject from unlinked
+     on conflict (user_id, provider, subject) do update set unlinked_at = now()`,
+    [userId, PROVIDER],
+  );
 }

@@ -24,7 +24,7 @@ export interface IdpSignIn {
  *      subject yet (a phone traveller, or an e-mail and password account) → the subject is added
  *      to that same user; its password and phone are not touched;
  *   3. else an account holds the address in any other way (unverified, linked to another subject,
- *      disabled) → IDP_ACCOUNT_CONFLICT;
+ *      disabled, or it unlinked this very subject) → IDP_ACCOUNT_CONFLICT;
  *   4. else a new user with the verified e-mail, no phone and no passenger profile yet.
  * Addresses of company staff or administrators are refused first (IDP_STAFF_ACCOUNT_CONFLICT).
  * Any conflict refuses the whole operation: nothing is written and no parallel account appears.
@@ -48,7 +48,7 @@ export async function signInWithIdentity(
     }
     const holder = await emailHolder(client, identity.email);
     if (holder) {
-      const refusal = emailHolderRefusal(holder);
+      const refusal = emailHolderRefusal(holder, await unlinkedBy(client, holder.id, identity.subject));
       if (refusal) throw refusal;
       await insertIdentity(client, holder.id, identity);
       await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
@@ -65,6 +65,18 @@ export async function signInWithIdentity(
 
 interface IdRow {
   id: string;
+}
+
+/**
+ * Whether the account unlinked this subject (and has not linked it again since): read once the
+ * account's row is ours, as the unlink writes the record holding that row (link.ts).
+ */
+async function unlinkedBy(client: PoolClient, userId: string, subject: string): Promise<boolean> {
+  const { rowCount } = await client.query(
+    'select 1 from unlinked_identities where user_id = $1 and provider = $2 and subject = $3',
+    [userId, PROVIDER, subject],
+  );
+  return rowCount !== 0;
 }
 
 async function insertUser(client: PoolClient, identity: VerifiedIdentity): Promise<string> {

@@ -15,8 +15,9 @@ import type { PoolClient } from 'pg';
  *   document_share_grants issued or revoked by the traveller, the traveller's support messages,
  *   loyalty_accounts without activity.
  * Identity and session plumbing (never moved; the merge itself rewrites it): users.passenger_id,
- *   passengers.merged_into_id, user_identities, traveller_sessions and refresh_tokens (the old
- *   account's are revoked), email_tokens (they stop matching once the address is released).
+ *   passengers.merged_into_id, user_identities, unlinked_identities (what the old account unlinked
+ *   stays its own), traveller_sessions and refresh_tokens (the old account's are revoked),
+ *   email_tokens (they stop matching once the address is released).
  * History that keeps who acted: audit_log, document_access_log.
  */
 
