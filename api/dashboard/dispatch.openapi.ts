@@ -294,7 +294,9 @@ const EFFECTS =
   "acting user: the payment ledger's trip_completed move), records trip.completed, and after its commit credits loyalty " +
   'points and referral rewards once per booking (a second COMPLETE is a replay that credits nothing new); CANCEL ' +
   '(reason required) ends every journey with a leg on the trip as a whole: its legs on trips that have not departed ' +
-  'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats, pending confirmation requests and ' +
+  'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats (a leg on another trip whose ' +
+  'traveller is checked in is kept with its booking, tickets, seats and payments, and its journey stands), pending ' +
+  'confirmation requests and ' +
   'holds end, the journey is CANCELLED with failure_reason TRIP_CANCELLED (an order still awaiting confirmation ends ' +
   'whole), legacy bookings and seat locks of the trip end, pending cash payments are CANCELLED (cancelled_by the ' +
   "acting user on the trip's company's lines, null on another company's) and collected ones REFUND_DUE " +

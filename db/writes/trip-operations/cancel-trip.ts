@@ -11,18 +11,25 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * (its booking there live, or not yet confirmed: ON_TRIP) ends as a whole (SPEC: cancellation goes
  * through the operations room, never one booking row); one whose leg there a refund already ended
  * alone keeps its other legs. Its legs on trips that have not departed lose their bookings,
- * tickets and seats (a leg of a CONFIRMED journey already travelled keeps its record; a journey not
- * yet confirmed loses every leg), its signed credentials go on the revocation list, pending
- * confirmation requests and holds end, and the journey is CANCELLED with failure_reason
- * TRIP_CANCELLED, unless a leg already travelled keeps its booking: then the journey stands. An
- * order still being confirmed ends with all its journeys (it is confirmed all or nothing); a
- * confirmed order ends once none of its journeys is left. Legacy bookings of the trip
- * and seat locks on it end too. Money: pending cash payments are CANCELLED, collected ones become
- * REFUND_DUE with refund_due_reason for finance. A voucher spent on bookings that trip cancels all
- * ended (this one or earlier ones), none refunded or cancelled by its traveller while live
- * (forfeited), is given back (ISSUED again; cancelled with its points returned when its reward has
- * been withdrawn: giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the
- * outbox.
+ * tickets and seats (a leg of a CONFIRMED journey already travelled keeps its record, and so does
+ * one on another trip whose traveller is checked in: that bus still leaves with them aboard, and
+ * the cash its driver took stays owed to the office; a journey not yet confirmed loses every leg),
+ * its signed credentials go on the revocation list, pending confirmation requests and holds end,
+ * and the journey is CANCELLED with failure_reason TRIP_CANCELLED, unless a leg kept keeps its
+ * booking: then the journey stands. An order still being confirmed ends with all its journeys (it
+ * is confirmed all or nothing); a confirmed order ends once none of its journeys is left. Legacy
+ * bookings of the trip and seat locks on it end too. Money: the ended bookings' pending cash
+ * payments are CANCELLED, collected ones become REFUND_DUE with refund_due_reason for finance (a
+ * kept leg's lines stay). A voucher spent on bookings that trip cancels all ended (this one or
+ * earlier ones), none refunded or cancelled by its traveller while live (forfeited), is given back
+ * (ISSUED again; cancelled with its points returned when its reward has been withdrawn:
+ * giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the outbox.
+ *
+ * Lock order, after the trip itself (the transition's): the journeys' live orders, the journeys,
+ * their legs' other trips FOR SHARE, then their bookings (those that end and those kept) FOR UPDATE,
+ * each in id order; tickets, seats and payment lines after. A traveller action on another leg's
+ * trip (attendance.ts) takes that trip FOR SHARE, then the booking, then the ticket: the two meet
+ * on the booking row and take turns.
  */
 export const TRIP_CANCELLED = 'TRIP_CANCELLED';
 
@@ -45,9 +52,9 @@ export async function cancelTripBookings(
     .filter((journey) => journey.status !== 'CONFIRMED')
     .map((journey) => journey.id);
   await lockLegTrips(client, trip.id, journeyIds);
-  const bookingIds = await lockAffectedBookings(client, trip.id, journeyIds, unconfirmed);
-  const revokedCredentials = await cancelTickets(client, journeyIds, unconfirmed);
-  const releasedSeats = await releaseSeats(client, trip.id, { journeyIds, unconfirmed, bookingIds });
+  const { bookingIds, keptIds } = await lockAffectedBookings(client, trip.id, journeyIds, unconfirmed);
+  const revokedCredentials = await cancelTickets(client, { journeyIds, unconfirmed, keptIds });
+  const releasedSeats = await releaseSeats(client, trip.id, { journeyIds, unconfirmed, bookingIds, keptIds });
   await endRequestsAndHolds(client, journeys);
   const payments = await settlePayments(client, bookingIds, reason, {
     companyId: trip.companyId,
@@ -60,8 +67,8 @@ export async function cancelTripBookings(
     ),
     [bookingIds],
   );
-  // A journey whose leg was already travelled keeps that leg's booking, so it stands (CONFIRMED),
-  // as a refund leaves a journey with a booking still standing.
+  // A journey whose leg was already travelled, or is boarded on another bus (kept), keeps that
+  // leg's booking, so it stands (CONFIRMED), as a refund leaves a journey with a booking still standing.
   const { rowCount: cancelledJourneys } = await client.query(
     `update journeys j set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
        updated_at = now()
@@ -152,34 +159,57 @@ async function lockLegTrips(client: Queryable, tripId: string, journeyIds: strin
 }
 
 /**
+ * SQL condition: booking `b`, a leg of a confirmed journey (not in $3) on another trip than the one
+ * cancelled ($1), has its traveller checked in: that bus still leaves with them aboard, so the leg
+ * is kept, as a travelled one is (its booking, tickets, seats and payment lines stay). Judged on
+ * the row lockAffectedBookings locked, so a RESTORE or no-show cannot change it before the writes.
+ */
+const BOARDED_ELSEWHERE = `(b.status = 'CHECKED_IN' and b.trip_id <> $1 and not b.journey_id = any($3::uuid[]))`;
+
+/**
+ * SQL condition: the leg (`journey`, `trip`) is not one of the kept bookings (`keptParam`), so its
+ * tickets and seats end with the others; cancelTickets and releaseSeats follow the decision
+ * lockAffectedBookings took under its locks instead of judging again.
+ */
+function outsideKeptLegs(journey: string, trip: string, keptParam: string): string {
+  return `not exists (select 1 from bookings kept where kept.id = any(${keptParam}::uuid[])
+                        and kept.journey_id = ${journey} and kept.trip_id = ${trip})`;
+}
+
+/**
  * Their live bookings on trips that have not departed (every one of a journey not yet confirmed),
- * and the legacy bookings of this trip; locked in id order.
+ * and the legacy bookings of this trip, locked in id order, split into those that end and those
+ * kept (BOARDED_ELSEWHERE). The kept are locked in the same statement: a traveller action on their
+ * trip (attendance.ts: booking, then ticket) waits for this cancel, and one that committed first
+ * is read as it left the booking (a RESTORE that left it CONFIRMED: the leg ends).
  */
 async function lockAffectedBookings(
   client: Queryable,
   tripId: string,
   journeyIds: string[],
   unconfirmed: string[],
-): Promise<string[]> {
-  const { rows } = await client.query<{ id: string }>(
-    `select b.id from bookings b join trips t on t.id = b.trip_id
+): Promise<{ bookingIds: string[]; keptIds: string[] }> {
+  const { rows } = await client.query<{ id: string; kept: boolean | null }>(
+    `select b.id, ${BOARDED_ELSEWHERE} as kept from bookings b join trips t on t.id = b.trip_id
      where ((b.journey_id = any($2::uuid[]) and (t.status in ${NOT_DEPARTED} or b.journey_id = any($3::uuid[])))
             or (b.trip_id = $1 and b.journey_id is null))
        and b.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
      order by b.id for update of b`,
     [tripId, journeyIds, unconfirmed],
   );
-  return rows.map((row) => row.id);
+  return {
+    bookingIds: rows.filter((row) => row.kept !== true).map((row) => row.id),
+    keptIds: rows.filter((row) => row.kept === true).map((row) => row.id),
+  };
 }
 
 /**
- * Tickets of the journeys' legs that have not departed (all of a journey not yet confirmed) are
- * CANCELLED (a check-in undone) and revoked.
+ * Tickets of the journeys' legs that have not departed (all of a journey not yet confirmed), but
+ * those of a kept leg, are CANCELLED (a check-in undone) and revoked.
  */
 async function cancelTickets(
   client: Queryable,
-  journeyIds: string[],
-  unconfirmed: string[],
+  legs: { journeyIds: string[]; unconfirmed: string[]; keptIds: string[] },
 ): Promise<number> {
   const { rows } = await client.query<{ id: string }>(
     `update journey_tickets k set status = 'CANCELLED', boarding_authorized = false,
@@ -187,8 +217,9 @@ async function cancelTickets(
      from trips t
      where t.id = k.trip_id and (t.status in ${NOT_DEPARTED} or k.journey_id = any($2::uuid[]))
        and k.journey_id = any($1::uuid[]) and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+       and ${outsideKeptLegs('k.journey_id', 'k.trip_id', '$3')}
      returning k.id`,
-    [journeyIds, unconfirmed],
+    [legs.journeyIds, legs.unconfirmed, legs.keptIds],
   );
   return revokeCredentials(
     client,
@@ -197,11 +228,14 @@ async function cancelTickets(
   );
 }
 
-/** Seats of those legs (all of a journey not yet confirmed), of the legacy bookings and of seat locks on the trip are RELEASED. */
+/**
+ * Seats of those legs (all of a journey not yet confirmed) but the kept ones, of the legacy
+ * bookings and of seat locks on the trip are RELEASED.
+ */
 async function releaseSeats(
   client: Queryable,
   tripId: string,
-  owners: { journeyIds: string[]; unconfirmed: string[]; bookingIds: string[] },
+  owners: { journeyIds: string[]; unconfirmed: string[]; bookingIds: string[]; keptIds: string[] },
 ): Promise<number> {
   const { rows: locks } = await client.query<{ id: string }>(
     `select distinct b.id from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
@@ -215,8 +249,10 @@ async function releaseSeats(
      where ${allocationsInIdOrder(`(trip_id in (select t.id from trips t where t.status in ${NOT_DEPARTED})
               or (owner_kind = 'JOURNEY' and owner_id = any($3::uuid[])))
        and status in ('HELD', 'CONFIRMED')
-       and ((owner_kind = 'JOURNEY' and owner_id = any($1::uuid[])) or (owner_kind = 'BOOKING' and owner_id = any($2::uuid[])))`)}`,
-    [owners.journeyIds, owners.bookingIds, owners.unconfirmed],
+       and ((owner_kind = 'JOURNEY' and owner_id = any($1::uuid[])
+             and ${outsideKeptLegs('seat_allocations.owner_id', 'seat_allocations.trip_id', '$4')})
+            or (owner_kind = 'BOOKING' and owner_id = any($2::uuid[])))`)}`,
+    [owners.journeyIds, owners.bookingIds, owners.unconfirmed, owners.keptIds],
   );
   return released.rowCount ?? 0;
 }
