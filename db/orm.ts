@@ -63,6 +63,7 @@ import { Migration20261206070000_no_show_pending_lines } from './migrations/Migr
 import { Migration20261206142100_compensation_revocation_reason } from './migrations/Migration20261206142100_compensation_revocation_reason.js';
 import { Migration20261206145900_driver_cash_collection } from './migrations/Migration20261206145900_driver_cash_collection.js';
 import { Migration20261206184500_unlinked_identities } from './migrations/Migration20261206184500_unlinked_identities.js';
+import { Migration20261206185000_legacy_bus_layouts } from './migrations/Migration20261206185000_legacy_bus_layouts.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -114,6 +115,7 @@ const MIGRATIONS = [
   Migration20261206142100_compensation_revocation_reason,
   Migration20261206145900_driver_cash_collection,
   Migration20261206184500_unlinked_identities,
+  Migration20261206185000_legacy_bus_layouts,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -103,3 +103,49 @@ export const BUS_TEMPLATES = {
 export function busTemplate(id: string): BusTemplate | undefined {
   return Object.values(BUS_TEMPLATES).find((template) => template.id === id);
 }
+
+/**
+ * The most seats a generated legacy layout holds: one deck of 2+2 rows under the driver's row, in
+ * the 40 grid rows a layout document may have (api/dashboard/fleet.openapi.ts LayoutDocumentSchema).
+ */
+export const LEGACY_LAYOUT_MAX_SEATS = 39 * 4;
+
+/** Seat columns of a generated legacy row: two, the aisle (column 2), two. */
+const LEGACY_SEAT_COLUMNS = [0, 1, 3, 4] as const;
+
+/**
+ * The canonical layout a bus imported before canonical layouts gets when it is first planned
+ * (README "Company planning", Layouts): exactly `capacity` STANDARD seats labelled "1".."N", in
+ * rows of 2+2 with an aisle under a row holding the driver and the door; the last row takes the
+ * seats left over from the left. Seat ids follow coachLayout's (`d1-r<row>-c<column>`), so a
+ * company redrawing the bus from a template keeps the seats travellers hold where they line up.
+ * The migration Migration20261206185000_legacy_bus_layouts builds the same document in SQL.
+ */
+export function legacyLayout(capacity: number): LayoutDocument {
+  if (!Number.isInteger(capacity) || capacity < 1 || capacity > LEGACY_LAYOUT_MAX_SEATS) {
+    throw new RangeError(`a legacy layout holds 1 to ${LEGACY_LAYOUT_MAX_SEATS} seats, not ${capacity}`);
+  }
+  const cell = { width: 1, height: 1, rotation: 0, deck: 1 } as const;
+  const elements: LayoutElement[] = [
+    { type: 'driver', x: 0, y: 0, ...cell },
+    { type: 'door', x: 4, y: 0, ...cell },
+  ];
+  const rows = Math.ceil(capacity / LEGACY_SEAT_COLUMNS.length);
+  for (let y = 1; y <= rows; y++) {
+    LEGACY_SEAT_COLUMNS.forEach((x, indexInRow) => {
+      const seat = (y - 1) * LEGACY_SEAT_COLUMNS.length + indexInRow + 1;
+      if (seat > capacity) return;
+      elements.push({
+        type: 'seat',
+        x,
+        y,
+        ...cell,
+        seatId: `d1-r${y}-c${x + 1}`,
+        seatNumber: String(seat),
+        seatClass: 'STANDARD',
+      });
+    });
+    elements.push({ type: 'aisle', x: 2, y, ...cell });
+  }
+  return { schemaVersion: LAYOUT_SCHEMA_VERSION, grid: { columns: 5, rows: rows + 1, decks: 1 }, elements };
+}

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { LEGACY_LAYOUT_MAX_SEATS } from './layout-templates.js';
 import {
   lastDateRefusal,
   LATEST_TRIP_ARRIVAL,
+  legacyLayoutDue,
   nameHasLetter,
   nameKey,
   pickupStopRefusal,
@@ -75,6 +77,21 @@ describe('tripSeats', () => {
     expect(() => tripSeats({ ...bus, status: 'MAINTENANCE' })).toThrow(
       expect.objectContaining({ code: 'BUS_NOT_IN_SERVICE' }),
     );
+  });
+
+  it('gives a legacy bus a generated layout only while it has none and its capacity fits one', () => {
+    const legacy = { ...bus, legacy_seat_map: true, capacity: 33, active_seat_count: null };
+    expect(legacyLayoutDue(legacy)).toBe(true);
+    expect(legacyLayoutDue({ ...legacy, active_seat_count: 48 })).toBe(false);
+    expect(legacyLayoutDue({ ...legacy, legacy_seat_map: false })).toBe(false);
+    // Its own layout archived (capacity 0), or more seats than a generated layout holds: it needs one drawn.
+    for (const capacity of [0, LEGACY_LAYOUT_MAX_SEATS + 1]) {
+      expect(legacyLayoutDue({ ...legacy, capacity })).toBe(false);
+      expect(() => tripSeats({ ...legacy, capacity })).toThrow(
+        expect.objectContaining({ code: 'BUS_LAYOUT_REQUIRED' }),
+      );
+    }
+    expect(tripSeats({ ...legacy, capacity: LEGACY_LAYOUT_MAX_SEATS })).toBe(LEGACY_LAYOUT_MAX_SEATS);
   });
 });
 

@@ -1,3 +1,4 @@
+import { LEGACY_LAYOUT_MAX_SEATS } from './layout-templates.js';
 import { Refusal } from './refusal.js';
 import { damascusDayStart } from './time.js';
 
@@ -106,9 +107,24 @@ export interface PlanningBus {
 }
 
 /**
+ * Whether planning a trip on this bus first gives it legacyLayout(capacity) as its active layout:
+ * it was imported before canonical layouts, has no active layout yet, and its recorded capacity
+ * fits a generated one. (After a layout of its own is archived its capacity is 0: it needs a new one.)
+ */
+export function legacyLayoutDue(bus: PlanningBus): boolean {
+  return (
+    bus.legacy_seat_map &&
+    bus.active_seat_count === null &&
+    bus.capacity >= 1 &&
+    bus.capacity <= LEGACY_LAYOUT_MAX_SEATS
+  );
+}
+
+/**
  * The seats a new trip on this bus sells. SPEC: a bus needs a valid active layout; the legacy
  * fallback (the bus's recorded capacity) is only for buses imported before canonical layouts
- * that have none yet. A bus out of service takes no new trips.
+ * that have none yet, and the planning write gives such a bus that many seats as its layout
+ * (legacyLayoutDue) before the trip is written. A bus out of service takes no new trips.
  */
 export function tripSeats(bus: PlanningBus): number {
   if (bus.status !== 'ACTIVE') {
@@ -117,7 +133,7 @@ export function tripSeats(bus: PlanningBus): number {
     });
   }
   if (bus.active_seat_count !== null) return bus.active_seat_count;
-  if (bus.legacy_seat_map && bus.capacity > 0) return bus.capacity;
+  if (legacyLayoutDue(bus)) return bus.capacity;
   throw new PlanningRefusal(
     409,
     'BUS_LAYOUT_REQUIRED',

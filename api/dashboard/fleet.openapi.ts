@@ -114,9 +114,10 @@ const Bus = z
     amenities: z.array(z.string()),
     capacity: z.int().meta({ description: 'seats of the active layout (0 without one)' }),
     status: z.enum(['ACTIVE', 'MAINTENANCE', 'RETIRED']),
-    legacy_seat_map: z
-      .boolean()
-      .meta({ description: 'imported before canonical layouts (seats are a count)' }),
+    legacy_seat_map: z.boolean().meta({
+      description:
+        'imported before canonical layouts; the first trip planned on it gives it a generated layout of its capacity',
+    }),
     layout: z.object({ id: UuidOut, version: z.int(), seat_count: z.int() }).nullable(),
     created_at: DateTime,
   })
@@ -238,8 +239,9 @@ export const docs = taggedOperations(TAGS, {
   deleteBusLayout: {
     summary: "Archive a bus's layout",
     description:
-      `${WRITE_RULES} Archives the active layout and its drafts; the bus sells no seat and takes no trip until a new ` +
-      'layout is saved active (capacity 0). Refused with 409 BUS_HAS_BOOKED_TRIPS (details.tripIds) while the bus ' +
+      `${WRITE_RULES} Archives the active layout and its drafts; with the active one archived the bus sells no seat ` +
+      'and takes no trip until a new layout is saved active (capacity 0); drafts alone leave both as they were. ' +
+      'Refused with 409 BUS_HAS_BOOKED_TRIPS (details.tripIds) while the bus ' +
       'serves trips still to run that have bookings (a held or sold seat, or a booking that still travels); 404 ' +
       'LAYOUT_NOT_FOUND when there is nothing to archive.',
     responses: {

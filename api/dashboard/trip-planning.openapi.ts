@@ -116,7 +116,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Plan a trip (or re-plan one)',
     description:
       `${WRITE_RULES} The bus needs an active validated layout (409 BUS_LAYOUT_REQUIRED; a bus imported before ` +
-      'canonical layouts without one sells its recorded capacity instead) and must be in service (409 ' +
+      'canonical layouts without one sells its recorded capacity: the plan gives it a generated layout of that many ' +
+      'seats) and must be in service (409 ' +
       'BUS_NOT_IN_SERVICE); the route must have stops (409 ROUTE_HAS_NO_STOPS); a driver must be an active DRIVER of ' +
       "the company; the pickup stop must be an enabled public stop or one of the company's own points (400 " +
       "PICKUP_STOP_NOT_ALLOWED) in the route's origin city (400 PICKUP_STOP_WRONG_CITY). Another company's route, bus, " +

@@ -175,7 +175,11 @@ async function activeSaveRefusal(
  * Sets the seat count of the bus's trips still to run (after a layout change): the SELLING_TRIP
  * set the save checked, also a trip still boarding or delayed past its planned departure.
  */
-async function setComingSeatsTotal(client: TransactionClient, busId: string, seats: number): Promise<void> {
+export async function setComingSeatsTotal(
+  client: TransactionClient,
+  busId: string,
+  seats: number,
+): Promise<void> {
   await client.query(`update trips t set seats_total = $2 where ${SELLING_TRIP}`, [busId, seats]);
 }
 
@@ -222,9 +226,11 @@ export async function saveLayout(
 }
 
 /**
- * Archives the bus's active layout and its drafts (DELETE /buses/{id}/layout): the bus sells no
- * seat until a new active layout is saved, so its capacity and the seat count of its trips still to
- * run become 0. Refused while the bus serves trips still to run that have bookings.
+ * Archives the bus's active layout and its drafts (DELETE /buses/{id}/layout). When it archived an
+ * active one the bus sells no seat until a new active layout is saved, so its capacity and the seat
+ * count of its trips still to run become 0; archiving drafts alone changes neither (a bus imported
+ * before canonical layouts keeps selling its recorded capacity). Refused while the bus serves trips
+ * still to run that have bookings.
  */
 export async function archiveLayout(
   db: Database,
@@ -248,14 +254,19 @@ export async function archiveLayout(
         { tripIds: booked.map((row) => row.id) },
       );
     }
-    const { rows } = await client.query<{ version: number }>(
-      `update bus_layouts set status = 'archived' where bus_id = $1 and status in ('active', 'draft') returning version`,
+    const { rows } = await client.query<{ version: number; was: 'active' | 'draft' }>(
+      `update bus_layouts l set status = 'archived' from bus_layouts prior
+       where l.id = prior.id and l.bus_id = $1 and l.status in ('active', 'draft')
+       returning l.version, prior.status as was`,
       [busId],
     );
     if (rows.length === 0)
       throw new PlanningRefusal(404, 'LAYOUT_NOT_FOUND', 'The bus has no layout to archive');
-    await client.query('update buses set capacity = 0 where id = $1', [busId]);
-    await setComingSeatsTotal(client, busId, 0);
+    // Only the active layout sold seats: discarding drafts leaves a legacy bus its recorded capacity.
+    if (rows.some((row) => row.was === 'active')) {
+      await client.query('update buses set capacity = 0 where id = $1', [busId]);
+      await setComingSeatsTotal(client, busId, 0);
+    }
     const archivedVersions = rows.map((row) => row.version).sort((a, b) => a - b);
     await auditAct(client, act, 'company.bus.layout.archive', ['bus', busId], { versions: archivedVersions });
     return { archivedVersions };

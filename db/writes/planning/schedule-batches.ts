@@ -14,6 +14,7 @@ import { planningConflicts } from '../../queries/planning.js';
 import { STORED_PLAN_COLUMNS, type StoredPlanRow } from '../../queries/trip-schedules.js';
 import { resolveTripRefs } from '../../queries/trip-plan.js';
 import { insertTrips } from '../catalogue.js';
+import { giveLegacyBusLayout } from './legacy-layout.js';
 import { lockPlanningResources } from './locks.js';
 import { companyTakesTrips, PROGRESS_COLUMNS, SUSPENDED } from './trip-schedules.js';
 
@@ -220,14 +221,14 @@ export async function commitScheduleBatch(
       ahead,
     );
     const conflicting = new Set(conflicts.map((conflict) => conflict.index));
-    const created = await insertTrips(
-      client,
-      scheduledTrips(
-        schedule,
-        refs,
-        ahead.filter((_, index) => !conflicting.has(index)),
-      ),
+    const trips = scheduledTrips(
+      schedule,
+      refs,
+      ahead.filter((_, index) => !conflicting.has(index)),
     );
+    // A legacy bus gets its generated layout with its first trips, as POST /trips gives it (legacy-layout.ts).
+    if (trips.length > 0) await giveLegacyBusLayout(client, schedule.bus_id);
+    const created = await insertTrips(client, trips);
     await client.query(
       `update trip_schedules
        set batches_done = batches_done + 1, trips_created = trips_created + $2, trips_skipped = trips_skipped + $3,

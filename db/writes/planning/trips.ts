@@ -17,13 +17,14 @@ import { lockActingMember } from '../acting-member.js';
 import { lockActiveCompany } from '../active-company.js';
 import { insertTrips } from '../catalogue.js';
 import { auditAct, type StaffAct } from './act.js';
+import { giveLegacyBusLayout } from './legacy-layout.js';
 import { lockPlanningResources } from './locks.js';
 
 /**
  * POST /dashboard/api/trips: plans a new trip, or re-plans one (trip_id) within what
  * domain/trip-planning.ts `replanRefusal` allows. One transaction: the bus(es) and the driver are
- * locked, every rule checked, conflicts looked for, then the trip (with its stop calls from the
- * route's stops) written.
+ * locked, every rule checked, conflicts looked for, a legacy bus given its generated layout
+ * (legacy-layout.ts), then the trip (with its stop calls from the route's stops) written.
  */
 export interface TripSaveInput extends TripRefsRequest {
   tripId?: string;
@@ -143,6 +144,13 @@ async function planTrip(client: TransactionClient, act: StaffAct, input: TripSav
         conflicts: conflicts.map(conflictView),
       },
     );
+  }
+  const generated = await giveLegacyBusLayout(client, input.busId);
+  if (generated) {
+    await auditAct(client, act, 'company.bus.layout.generate', ['bus', input.busId], {
+      version: generated.version,
+      seatCount: generated.seatCount,
+    });
   }
   const tripId = await writeTrip(client, act, input, existing, refs);
   await auditAct(client, act, existing ? 'company.trip.replan' : 'company.trip.create', ['trip', tripId], {
