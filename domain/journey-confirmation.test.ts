@@ -168,6 +168,19 @@ describe('chooseSeats', () => {
       unavailable: [],
     });
   });
+
+  it('refuses an assigned seat whose class is no longer the one the quote priced it at, either way', () => {
+    const quoted = (label: string, seatClass: 'STANDARD' | 'VIP') =>
+      chooseSeats(layout, [
+        { resourceCode: 'SEAT', quantity: 1, assignments: [label], assignedClasses: [seatClass] },
+      ]);
+    expect(quoted('V1', 'STANDARD')).toEqual({ unavailable: ['V1'] });
+    expect(quoted('2', 'VIP')).toEqual({ unavailable: ['2'] });
+    expect(quoted('V1', 'VIP').seats?.map((picked) => picked.seatNumber)).toEqual(['V1']);
+    // A quote stored before the classes were recorded is held as it was priced.
+    const unrecorded = chooseSeats(layout, [{ resourceCode: 'SEAT', quantity: 1, assignments: ['V1'] }]);
+    expect(unrecorded.seats?.map((picked) => picked.seatNumber)).toEqual(['V1']);
+  });
 });
 
 describe('seatTravellers', () => {

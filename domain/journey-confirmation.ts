@@ -6,6 +6,8 @@
  * company's decision does with its request, and how a journey's state reads in the projection
  * every channel shares.
  */
+import { seatClassChangedSinceQuote } from './journey-quote.js';
+import type { SeatClass } from './seat-layout.js';
 
 export const BOOKING_CHANNELS = ['CUSTOMER_WEB', 'CUSTOMER_MOBILE', 'RESELLER'] as const;
 export type BookingChannel = (typeof BOOKING_CHANNELS)[number];
@@ -379,6 +381,8 @@ export interface QuotedResource {
   resourceCode: 'SEAT' | 'VIP_SEAT';
   quantity: number;
   assignments: readonly string[];
+  /** The class the quote priced each assignment at; absent in a quote stored before it was recorded. */
+  assignedClasses?: readonly SeatClass[] | undefined;
 }
 
 export type SeatChoice = { seats: LegSeat[]; unavailable?: never } | { unavailable: string[]; seats?: never };
@@ -387,8 +391,9 @@ export type SeatChoice = { seats: LegSeat[]; unavailable?: never } | { unavailab
  * The seats a hold takes on one leg: the labels chosen in the quote, then for the rest the lowest
  * free seats (seat order). A VIP_SEAT takes only a VIP-class seat, even if the layout was replaced
  * since the quote (never a standard seat at the VIP fare); a SEAT takes a standard seat first, a VIP
- * one only when none is left. Refuses with the chosen labels taken or no longer VIP for a VIP_SEAT
- * (or an empty list when there are simply too few free seats).
+ * one only when none is left. Refuses with the chosen labels taken, no longer VIP for a VIP_SEAT, or
+ * of another class than the quote priced them at (or an empty list when there are simply too few
+ * free seats).
  */
 export function chooseSeats(layout: readonly LegSeat[], resources: readonly QuotedResource[]): SeatChoice {
   const byLabel = new Map(layout.map((seat) => [seat.seatNumber, seat]));
@@ -396,11 +401,21 @@ export function chooseSeats(layout: readonly LegSeat[], resources: readonly Quot
   const chosen: LegSeat[] = [];
   const unavailable: string[] = [];
   const assigned = resources.flatMap((resource) =>
-    resource.assignments.map((label) => ({ label, vip: resource.resourceCode === 'VIP_SEAT' })),
+    resource.assignments.map((label, index) => ({
+      label,
+      vip: resource.resourceCode === 'VIP_SEAT',
+      quoted: resource.assignedClasses?.[index],
+    })),
   );
-  for (const { label, vip } of assigned) {
+  for (const { label, vip, quoted } of assigned) {
     const seat = byLabel.get(label);
-    if (!seat || !seat.free || taken.has(seat.seatId) || (vip && seat.seatClass !== 'VIP'))
+    if (
+      !seat ||
+      !seat.free ||
+      taken.has(seat.seatId) ||
+      (vip && seat.seatClass !== 'VIP') ||
+      seatClassChangedSinceQuote(quoted, seat.seatClass)
+    )
       unavailable.push(label);
     else {
       taken.add(seat.seatId);

@@ -28,14 +28,15 @@ describe('priceLeg', () => {
     expect(priced).toMatchObject({ quantity: 3, subtotal: 21_000, assignments: [] });
   });
 
-  it('charges the VIP fare for a SEAT whose assigned seat is VIP class', () => {
+  it('charges the VIP fare for a SEAT whose assigned seat is VIP class, and records the class it priced', () => {
     const priced = priceLeg(
       fares,
-      [{ resource_code: 'SEAT', quantity: 2, assignments: ['1'] }],
+      [{ resource_code: 'SEAT', quantity: 3, assignments: ['1', '2'] }],
       (label) => seats.get(label)!.seatClass,
     );
-    expect(priced.subtotal).toBe(9_000 + 6_000);
-    expect(priced.assignments).toEqual(['1']);
+    expect(priced.subtotal).toBe(9_000 + 6_000 + 6_000);
+    expect(priced.assignments).toEqual(['1', '2']);
+    expect(priced.resources[0]!.assignment_classes).toEqual(['VIP', 'STANDARD']);
   });
 });
 

@@ -114,6 +114,11 @@ export interface PricedResource {
   unit_price: number;
   subtotal: number;
   assignments: string[];
+  /**
+   * The class of each assigned seat (assignments' order) as the quote priced it: the hold refuses a
+   * seat whose class changed since (seatClassChangedSinceQuote).
+   */
+  assignment_classes: SeatClass[];
 }
 
 export interface PricedLeg {
@@ -154,6 +159,7 @@ export function priceLeg(
       unit_price: unitPrice,
       subtotal: assigned + unassigned,
       assignments: [...resource.assignments],
+      assignment_classes: resource.assignments.map(seatClassOf),
     };
   });
   return {
@@ -163,4 +169,14 @@ export function priceLeg(
     resources: priced,
     assignments: priced.flatMap((resource) => resource.assignments),
   };
+}
+
+/**
+ * Whether a seat assigned in the quote is no longer of the class the quote priced it at (a layout
+ * saved or a bus swapped by a re-plan since): holding it would charge one class's fare for the
+ * other's seat, so the traveller quotes again. `quoted` is undefined for a quote stored before
+ * the classes were recorded, which is held as it was priced.
+ */
+export function seatClassChangedSinceQuote(quoted: SeatClass | undefined, current: SeatClass): boolean {
+  return quoted !== undefined && quoted !== current;
 }

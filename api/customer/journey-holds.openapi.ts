@@ -233,7 +233,8 @@ const HOLD_RULES =
   'shows it EXPIRED (hold.status EXPIRED). Needs a signed-in traveller (a guest quote is claimed by the first traveller who holds ' +
   'it; the journey then belongs to that traveller). Seats: those assigned in the quote, else the lowest free seats (lower deck, ' +
   "then label order) on each leg's stretch; a VIP_SEAT gets only a VIP-class seat, a SEAT a standard one first. All seats of all " +
-  'legs are held in one transaction or none: a seat taken meanwhile, or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
+  'legs are held in one transaction or none: a seat taken meanwhile, an assigned seat no longer of the class the quote ' +
+  'priced it at (assignment_classes), or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
   "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
   'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +

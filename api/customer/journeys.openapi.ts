@@ -220,6 +220,10 @@ const QuotedLegSchema = z.object({
       unit_price: z.number(),
       subtotal: z.number(),
       assignments: z.array(z.string()),
+      assignment_classes: z.array(z.enum(['STANDARD', 'VIP'])).meta({
+        description:
+          'the seat class each assignment was priced at, in order; a hold finding another class is 409 SEATS_UNAVAILABLE',
+      }),
     }),
   ),
   assignments: z.array(z.string()),

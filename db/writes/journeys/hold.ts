@@ -57,7 +57,9 @@ interface HoldLeg {
  * so concurrent holds on a trip take turns and each sees the seats the previous one took; expired
  * holds on those trips are marked EXPIRED then, since the exclusion constraint still counts them.
  * Seats are the ones assigned in the quote, else the lowest free ones for the leg's stretch. A
- * seat taken meanwhile (or too few free seats) refuses the whole hold with 409 SEATS_UNAVAILABLE.
+ * seat taken meanwhile, an assigned seat whose class is no longer the one the quote priced (a layout
+ * saved or the bus swapped since), or too few free seats refuse the whole hold with 409
+ * SEATS_UNAVAILABLE.
  * With input.caps the owner's row is locked (after the scope, before the trips) and the hold is
  * refused, rolled back whole, when the owner already has UNPAID_BOOKINGS_MAX unpaid bookings or its
  * seats would take the owner past a held-seat cap (409 UNPAID_BOOKING_LIMIT_REACHED,
@@ -278,6 +280,7 @@ async function quotedResources(
           resourceCode: resource.resource_code,
           quantity: resource.quantity,
           assignments: resource.assignments,
+          assignedClasses: resource.assignment_classes,
         })),
       );
     }
@@ -325,7 +328,7 @@ async function holdLegSeats(
       409,
       'SEATS_UNAVAILABLE',
       choice.unavailable.length
-        ? 'A chosen seat was taken meanwhile on this part of the trip; quote again and choose other seats'
+        ? 'A chosen seat was taken, or its class changed, since the quote on this part of the trip; quote again'
         : 'Not enough free seats are left on this part of the trip',
       { ...details, seats: choice.unavailable },
     );
