@@ -99,6 +99,13 @@ export function dispatchErrorCode(issues: z.core.$ZodIssue[]): string {
 
 const TripStatus = z.enum(TRIP_STATUSES);
 const Action = z.enum(DISPATCH_ACTIONS);
+
+/** allowed_actions of the view and of an action's answer. */
+const AllowedActions = z.array(Action).meta({
+  description:
+    'What this session may do now: none for a role that only reads (STAFF, ACCOUNTANT) or a suspended company. ' +
+    'A replay (COMPLETE of a COMPLETED trip, answered 200 with replayed: true) is not an offered action.',
+});
 const Attendance = z.enum(ATTENDANCES);
 
 const StopVisit = z.object({
@@ -204,7 +211,7 @@ export const DispatchView = successWith(
     manifest: z.array(ManifestItem),
     counters: AttendanceCounters,
     readiness: z.object({ ready: z.boolean(), blockers: z.array(Blocker) }),
-    allowed_actions: z.array(Action),
+    allowed_actions: AllowedActions,
     events: z.array(
       z.object({
         id: z.string(),
@@ -270,7 +277,7 @@ export const DispatchOutcome = z
   })
   .meta({ id: 'DispatchOutcome' });
 
-export const DispatchResponse = successWith(DispatchOutcome.extend({ allowed_actions: z.array(Action) }));
+export const DispatchResponse = successWith(DispatchOutcome.extend({ allowed_actions: AllowedActions }));
 
 export const STATE_MACHINE =
   `Trip statuses and the status each action leads to (domain/trip-dispatch.ts; "replay" answers 200 with replayed: ` +
@@ -300,7 +307,8 @@ const EFFECTS =
   'holds end, the journey is CANCELLED with failure_reason TRIP_CANCELLED (an order still awaiting confirmation ends ' +
   'whole), legacy bookings and seat locks of the trip end, pending cash payments are CANCELLED (cancelled_by the ' +
   "acting user on the trip's company's lines, null on another company's) and collected ones REFUND_DUE " +
-  '(refund_due_reason "TRIP_CANCELLED: <reason>"), which finance then ' +
+  '(refund_due_reason "TRIP_CANCELLED: <reason>" on the trip\'s company\'s lines, "TRIP_CANCELLED" on another ' +
+  "company's), which finance then " +
   "refunds (the payment ledger's trip_cancelled moves), a voucher spent on bookings that trip CANCELs all ended " +
   '(this one or earlier ones) is ISSUED again (one whose reward was withdrawn meanwhile is CANCELLED and its points ' +
   'returned, a VOUCHER_REFUND ledger entry; one also spent on a booking the company refunded, ended or kept, or its ' +

@@ -5,14 +5,37 @@ import { IdParams } from '../http/schemas.js';
 import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
 import { DispatchBody, dispatchErrorCode, docs } from './dispatch.openapi.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
-import { actingMember, allow, authorize, requireActiveCompany, requireRole } from './guards.js';
+import { Refusal } from '../http/errors.js';
+import {
+  actingMember,
+  allow,
+  authorize,
+  requireActiveCompany,
+  requireRole,
+  type StaffGuard,
+} from './guards.js';
 import { companyRecordRoute, staffRoute } from './staff-route.js';
 
 /** OWNER, ADMIN and DISPATCHER act in the operations room; every dashboard role reads it. */
 export const DISPATCH_ROLES = ['OWNER', 'ADMIN', 'DISPATCHER'] as const;
 
 /** Acting in the operations room: DISPATCH_ROLES of an active company. */
-export const dispatcher = allow(requireRole(...DISPATCH_ROLES), requireActiveCompany);
+const DISPATCH_GUARDS: StaffGuard[] = [requireRole(...DISPATCH_ROLES), requireActiveCompany];
+export const dispatcher = allow(...DISPATCH_GUARDS);
+
+/**
+ * Whether `dispatcher` would let this session act now: the actions the view and the answers
+ * offer (allowed_actions) are none for a session whose POST /dispatch would be refused.
+ */
+export function mayDispatch(staff: StaffPrincipal): boolean {
+  try {
+    for (const guard of DISPATCH_GUARDS) guard(staff);
+    return true;
+  } catch (error) {
+    if (error instanceof Refusal) return false;
+    throw error;
+  }
+}
 
 /** A dispatcher and who acts, checked again under the company lock (db/writes/acting-member.ts). */
 export const dispatchingMember = (staff: StaffPrincipal) => ({
@@ -23,8 +46,8 @@ export const dispatchingMember = (staff: StaffPrincipal) => ({
 /** GET and POST /trips/{id}/dispatch: the trip operations room. */
 export function registerDispatchRoutes(surface: Surface, { db }: AppContext): void {
   const dispatchRoom = { ...docs.getTripDispatch, path: '/trips/{id}/dispatch' };
-  companyRecordRoute(surface, authorize, dispatchRoom, (companyId, tripId) =>
-    tripDispatchView(db, companyId, tripId),
+  companyRecordRoute(surface, authorize, dispatchRoom, (companyId, tripId, staff) =>
+    tripDispatchView(db, companyId, tripId, mayDispatch(staff)),
   );
 
   staffRoute(surface, dispatcher, {
@@ -38,6 +61,7 @@ export function registerDispatchRoutes(surface: Surface, { db }: AppContext): vo
       const data = await takeDispatchAction(
         db,
         commandOf(dispatchingMember(staff), params.id, body, 'DASHBOARD'),
+        mayDispatch(staff),
       );
       ok(ctx, data);
     },

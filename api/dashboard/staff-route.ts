@@ -84,13 +84,14 @@ export function referenceReadRoute(
 
 /**
  * GET `path` (which names `{id}`): one record of the session company, for the company users
- * `guard` lets through. `read` finds the record among the company's, or throws its 404.
+ * `guard` lets through. `read` finds the record among the company's, or throws its 404; it also
+ * gets the company user, for what the answer offers them.
  */
 export function companyRecordRoute(
   surface: Surface,
   guard: StaffGuardOf,
   route: OperationDoc & { path: string },
-  read: (companyId: string, id: string) => Promise<unknown>,
+  read: (companyId: string, id: string, staff: StaffPrincipal) => Promise<unknown>,
 ): void {
   staffRoute(surface, guard, {
     ...route,
@@ -98,7 +99,7 @@ export function companyRecordRoute(
     params: IdParams,
     handler: async (ctx, staff, { params }) => {
       ctx.set('Cache-Control', PRIVATE);
-      ok(ctx, await read(staff.companyId, params.id));
+      ok(ctx, await read(staff.companyId, params.id, staff));
     },
   });
 }

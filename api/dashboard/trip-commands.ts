@@ -3,7 +3,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeTripLegacy, runBulkCommand } from '../use-cases/trip-commands.js';
-import { dispatcher, dispatchingMember } from './dispatch.js';
+import { dispatcher, dispatchingMember, mayDispatch } from './dispatch.js';
 import { staffRoute } from './staff-route.js';
 import { BulkBody, docs, LegacyTripBody, tripCommandErrorCode } from './trip-commands.openapi.js';
 
@@ -31,7 +31,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     body: LegacyTripBody,
     errorCode: bodyCode,
     handler: async (ctx, staff, { params, body }) => {
-      ok(ctx, await changeTripLegacy(db, dispatchingMember(staff), params.id, body));
+      ok(ctx, await changeTripLegacy(db, dispatchingMember(staff), params.id, body, mayDispatch(staff)));
     },
   });
 }

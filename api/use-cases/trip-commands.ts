@@ -14,7 +14,7 @@ type Actor = { companyId: string; staffUserId: string; role: string; member?: Ac
 
 /**
  * PATCH /trips/{id}: the status names its dispatch action, and the answer is POST
- * /trips/{id}/dispatch's (the outcome and the actions allowed now).
+ * /trips/{id}/dispatch's (the outcome and the actions the session may take now, none unless `mayAct`).
  */
 export async function changeTripLegacy(
   db: Database,
@@ -25,10 +25,11 @@ export async function changeTripLegacy(
     reason?: string | undefined;
     delay_minutes?: number | undefined;
   },
+  mayAct: boolean,
 ) {
   const action: TripAction = LEGACY_STATUS_ACTIONS[body.status];
   const request = { action, reason: body.reason, delay_minutes: body.delay_minutes };
-  return takeDispatchAction(db, commandOf(actor, tripId, request, 'LEGACY_PATCH'));
+  return takeDispatchAction(db, commandOf(actor, tripId, request, 'LEGACY_PATCH'), mayAct);
 }
 
 export interface BulkCommand {

@@ -20,9 +20,11 @@ import {
   attendanceCounters,
   readinessBlockers,
   tripNotFound,
+  type Blocker,
   type DispatchAction,
   type DispatchChannel,
   type ManifestItemType,
+  type TripStatus,
 } from '../../domain/trip-dispatch.js';
 
 /**
@@ -134,8 +136,18 @@ const eventView = (event: OperationEvent) => ({
   at: event.at,
 });
 
-/** GET /trips/{id}/dispatch: everything the operations room shows, for the session's company. */
-export async function tripDispatchView(db: Database, companyId: string, tripId: string) {
+/**
+ * The actions this session may take now: none when it may not act at all (a role that only reads,
+ * a suspended company: api/dashboard/dispatch.ts mayDispatch), else what the trip allows.
+ */
+const offered = (mayAct: boolean, status: TripStatus, blockers: readonly Blocker[]) =>
+  mayAct ? allowedActions(status, blockers) : [];
+
+/**
+ * GET /trips/{id}/dispatch: everything the operations room shows, for the session's company;
+ * `mayAct` whether the session may act in it.
+ */
+export async function tripDispatchView(db: Database, companyId: string, tripId: string, mayAct: boolean) {
   const setup = await readTripSetup(db, companyId, tripId);
   if (!setup) throw tripNotFound();
   const [stopCalls, manifest, facts, events] = await Promise.all([
@@ -164,7 +176,7 @@ export async function tripDispatchView(db: Database, companyId: string, tripId: 
     manifest: manifest.map(manifestItemView),
     counters: countersView(manifest),
     readiness: { ready: blockers.length === 0, blockers },
-    allowed_actions: allowedActions(setup.status, blockers),
+    allowed_actions: offered(mayAct, setup.status, blockers),
     events: events.map(eventView),
     pickup: {
       snapshot: pickup.snapshot,
@@ -251,9 +263,9 @@ export function outcomeView(result: DispatchResult) {
   };
 }
 
-/** One action through the transition; the answer with the actions allowed after it. */
-export async function takeDispatchAction(db: Database, command: DispatchCommand) {
+/** One action through the transition; the answer with the actions the session may take after it. */
+export async function takeDispatchAction(db: Database, command: DispatchCommand, mayAct: boolean) {
   const result = await dispatchTrip(db, command);
   const blockers = readinessBlockers(await readinessFacts(db, command.tripId));
-  return { ...outcomeView(result), allowed_actions: allowedActions(result.trip.status, blockers) };
+  return { ...outcomeView(result), allowed_actions: offered(mayAct, result.trip.status, blockers) };
 }

@@ -1,4 +1,5 @@
 import type { ReadinessFacts, TripStatus } from '../../domain/trip-dispatch.js';
+import { usableStop } from '../../domain/trip-planning.js';
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
 import { cashToCollectSql } from './trip-manifest.js';
@@ -38,8 +39,9 @@ interface TripSetupRow extends PickupRow, TripActualTimesRow {
   driver_email: string | null;
   driver_active: boolean;
   pickup_enabled: boolean;
-  pickup_in_origin_city: boolean;
-  pickup_registered: boolean;
+  pickup_city_id: string;
+  pickup_company_id: string | null;
+  pickup_kind: string;
 }
 
 /** How the pickup point stands: CONFIRMED, or UNCONFIRMED with what is wrong. */
@@ -75,11 +77,29 @@ export interface TripSetup {
   pickup: { snapshot: PickupLocation; issues: PickupIssue[] };
 }
 
-function toTripSetup(row: TripSetupRow): TripSetup {
+/**
+ * What is wrong with the trip's pickup stop, judged by planning's rule (domain/trip-planning.ts
+ * usableStop, which POST /trips and GET /pickup-locations follow): a public stop or one of the
+ * company's own, of a kind travellers use, enabled, in the route's origin city.
+ */
+function pickupIssues(row: TripSetupRow): PickupIssue[] {
+  const stop = {
+    id: row.pickup_id,
+    city_id: row.pickup_city_id,
+    company_id: row.pickup_company_id,
+    kind: row.pickup_kind,
+    enabled: row.pickup_enabled,
+  };
   const issues: PickupIssue[] = [];
-  if (!row.pickup_enabled) issues.push('STOP_DISABLED');
-  if (!row.pickup_in_origin_city) issues.push('OUTSIDE_ORIGIN_CITY');
-  if (!row.pickup_registered) issues.push('NOT_A_PICKUP_POINT');
+  if (!stop.enabled) issues.push('STOP_DISABLED');
+  if (stop.city_id !== row.origin_city_id) issues.push('OUTSIDE_ORIGIN_CITY');
+  // A disabled stop is said above: judged as if enabled, what is left is whether it is a pickup point.
+  if (!usableStop({ ...stop, enabled: true }, row.company_id)) issues.push('NOT_A_PICKUP_POINT');
+  return issues;
+}
+
+function toTripSetup(row: TripSetupRow): TripSetup {
+  const issues = pickupIssues(row);
   return {
     id: row.id,
     companyId: row.company_id,
@@ -136,9 +156,8 @@ const TRIP_SETUP_SELECT = `select t.id, t.company_id, t.status, t.operating_date
        b.id as bus_id, b.plate_number, b.model as bus_model, b.status as bus_status, b.capacity as bus_capacity,
        l.id as layout_id, l.version as layout_version, l.seat_count as layout_seat_count,
        t.driver_id, du.name as driver_name, du.email as driver_email, ${DRIVER_ACTIVE} as driver_active,
-       ${PICKUP_COLUMNS}, p.enabled as pickup_enabled, p.city_id = r.origin_city_id as pickup_in_origin_city,
-       exists (select 1 from pickup_locations pl where pl.stop_id = p.id and pl.enabled
-                and (pl.company_id = t.company_id or (pl.company_id is null and pl.is_public))) as pickup_registered
+       ${PICKUP_COLUMNS}, p.enabled as pickup_enabled, p.city_id as pickup_city_id,
+       p.company_id as pickup_company_id, p.kind as pickup_kind
   from trips t
   join routes r on r.id = t.route_id
   join cities oc on oc.id = r.origin_city_id
