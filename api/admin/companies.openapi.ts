@@ -128,7 +128,8 @@ const ACTION_RULES: Record<CompanyAction, string> = {
     'commits first; the suspension waits for it). Every journey (or order) still waiting for decisions with a leg on ' +
     "its trips is ended explicitly, whether the company's own request is pending or its leg confirmed automatically " +
     'or it approved: each is cancelled through its confirmation workflow with failure_reason COMPANY_SUSPENDED ' +
-    '(pending requests CANCELLED, seats released, tickets cancelled), after the suspension has committed; ' +
+    '(pending requests CANCELLED with reason COMPANY_SUSPENDED, never this reason; seats released, tickets ' +
+    'cancelled), after the suspension has committed; ' +
     'endedRequests lists one request per journey. A journey that cannot be ended then keeps ' +
     'its deadline, and neither the suspended company nor the last other company can approve it (403 ' +
     'COMPANY_SUSPENDED, 409 TRIP_NOT_BOOKABLE); once an unsuspension has committed meanwhile, the requests not yet ' +

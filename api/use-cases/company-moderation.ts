@@ -18,10 +18,11 @@ import { filterShown, readOneRecorded, readPageRecorded } from './recorded-reads
  * leg on the company's trips: through the company's own request still pending, else (its leg
  * confirmed automatically, or it approved) through one of the other companies' pending requests
  * (db/writes/company-moderation.ts). Each is cancelled as a decision (./company-decision.ts
- * `decideRequest`: a platform REJECT with failure_reason COMPANY_SUSPENDED, request CANCELLED, the
- * whole scope cancelled, the journey-confirmation workflow told), so the other companies stop
- * waiting and the traveller's seats are released at once instead of being held until the deadline
- * (the last approval of such a scope is refused meanwhile, 409 TRIP_NOT_BOOKABLE). It runs
+ * `decideRequest`: a platform REJECT with failure_reason COMPANY_SUSPENDED, request CANCELLED with
+ * reason COMPANY_SUSPENDED and no decided_by (the administrator's words are for the suspended
+ * company's OWNER, not for every role of every company on the journey), the whole scope cancelled,
+ * the journey-confirmation workflow told), so the other companies stop waiting and the
+ * traveller's seats are released at once instead of being held until the deadline (the last approval of such a scope is refused meanwhile, 409 TRIP_NOT_BOOKABLE). It runs
  * after the suspension has committed: the suspension is in force whatever happens next; a request
  * that cannot be ended now (its database write failed) keeps its deadline, and the suspended
  * company cannot approve it meanwhile (db/writes/journeys/decide.ts). Each cancellation checks in
@@ -63,7 +64,7 @@ export async function actOnCompanyAsAdmin(
   if (!outcome) throw companyNotFound();
   const endedRequests =
     input.action === 'SUSPEND'
-      ? await endPendingRequests(deps, input.companyId, audit, input.reason, outcome.pendingRequests)
+      ? await endPendingRequests(deps, input.companyId, audit, outcome.pendingRequests)
       : null;
   return { ...outcome, endedRequests };
 }
@@ -72,7 +73,6 @@ async function endPendingRequests(
   deps: CompanyModerationDeps,
   companyId: string,
   audit: AdminActor,
-  reason: string,
   pending: PendingRequest[],
 ): Promise<EndedRequests> {
   const ended: EndedRequests = { cancelled: [], alreadyClosed: [], leftToDeadline: [] };
@@ -86,7 +86,6 @@ async function endPendingRequests(
           ...(request.company_id === companyId ? {} : { suspendedCompanyId: companyId }),
           decision: 'REJECT',
           actorId: audit.actorId,
-          reason,
           decisionKey: suspensionDecisionKey(request.id, companyId),
           failureReason: FAILURE_REASONS.companySuspended,
         },

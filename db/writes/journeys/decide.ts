@@ -31,6 +31,7 @@ export interface DecisionInput {
   scope: ConfirmationScope;
   companyId: string;
   decision: Decision;
+  /** The staff user deciding (decided_by); a platform decision's administrator is not written (decisionRecord). */
   actorId: string;
   /**
    * The company member deciding (PATCH /dashboard/api/bookings/{id}/status; `actorId` is theirs),
@@ -44,7 +45,8 @@ export interface DecisionInput {
   decisionKey?: string | undefined;
   /**
    * Set when the platform ends the request instead of the company (a suspension): the decision
-   * must be REJECT, the request is CANCELLED (not REJECTED) and the scope carries this reason.
+   * must be REJECT, the request is CANCELLED (not REJECTED) and it and the scope carry this reason
+   * (`reason` is not written: decisionRecord).
    */
   failureReason?: typeof FAILURE_REASONS.companySuspended | undefined;
   /**
@@ -128,9 +130,10 @@ async function decideLocked(
   // A member's decision has held and checked the company row since lockDecidingMember.
   if (input.decision === 'APPROVE' && !input.member) await refuseSuspendedApproval(client, input.companyId);
   if (input.failureReason) await requireStillSuspended(client, input.suspendedCompanyId ?? input.companyId);
+  const recorded = decisionRecord(input);
   await client.query(
     `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
-    [request.id, requestStatusAfter(input), input.actorId, key, input.reason ?? null],
+    [request.id, requestStatusAfter(input), recorded.decidedBy, key, recorded.reason],
   );
   if (input.decision === 'REJECT') {
     const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
@@ -207,6 +210,19 @@ async function lockRequest(client: PoolClient, input: DecisionInput): Promise<Re
     ],
   );
   return rows[0];
+}
+
+/**
+ * Who decided and why, as the request row keeps them; every role of the request's company reads
+ * the reason (confirmation.reason of its bookings). The platform's decision (failureReason: a
+ * suspension's) is no company member's: decided_by (a staff user of the request's company) stays
+ * null and the reason is the fixed code, on the suspended company's request and on another
+ * company's alike. The administrator's words stay in the company's history (company_admin_actions,
+ * read by its OWNER at /dashboard/api/company/warnings) and the audit log.
+ */
+function decisionRecord(input: DecisionInput): { decidedBy: string | null; reason: string | null } {
+  if (input.failureReason) return { decidedBy: null, reason: input.failureReason };
+  return { decidedBy: input.actorId, reason: input.reason ?? null };
 }
 
 function requestStatusAfter(input: DecisionInput): 'APPROVED' | 'REJECTED' | 'CANCELLED' {

@@ -280,7 +280,9 @@ async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[
  * Pending cash is no longer owed; collected cash is owed back. These are the ledger's
  * `trip_cancelled` moves (domain/payment-ledger.ts). A cancelled line of the trip's company names
  * the staff user who cancelled the trip; a line of another company (the other leg of a journey)
- * names nobody: that company's ledger never shows a staff id of another company.
+ * names nobody: that company's ledger never shows a staff id of another company. Likewise a line
+ * owed back carries the dispatcher's reason only for the trip's company; another company's says
+ * TRIP_CANCELLED alone (the reason is the cancelling company's own free text).
  */
 async function settlePayments(
   client: Queryable,
@@ -290,9 +292,10 @@ async function settlePayments(
 ): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
   const cancelledPayments = await cancelPendingPayments(client, bookingIds, actor);
   const refundDue = await client.query(
-    `update payment_operations set status = 'REFUND_DUE', refund_due_reason = $2, updated_at = now()
+    `update payment_operations set status = 'REFUND_DUE', updated_at = now(),
+       refund_due_reason = case when company_id = $3 then $2 else $4 end
      where booking_id = any($1::uuid[]) and status = 'COMPLETED'`,
-    [bookingIds, `${TRIP_CANCELLED}: ${reason}`],
+    [bookingIds, `${TRIP_CANCELLED}: ${reason}`, actor.companyId, TRIP_CANCELLED],
   );
   return { cancelledPayments, refundDuePayments: refundDue.rowCount ?? 0 };
 }

@@ -362,11 +362,8 @@ describe('company suspension', () => {
       `select status, decided_by, reason from confirmation_requests where id = $1`,
       [request!.id],
     );
-    expect(closed).toEqual({
-      status: 'CANCELLED',
-      decided_by: admin.id,
-      reason: 'Repeated safety violations',
-    });
+    // The platform's decision: no member decided, and the administrator's words are not the request's.
+    expect(closed).toEqual({ status: 'CANCELLED', decided_by: null, reason: 'COMPANY_SUSPENDED' });
     const process = app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(pending.journeyId));
     expect((await process.query(stateQuery)).phase).toBe('CANCELLED');
     const seen = await app.request(`/api/journeys/${pending.journeyId}`, { headers: traveller.headers });
@@ -434,7 +431,7 @@ describe('company suspension', () => {
         `select status, decided_by, reason from confirmation_requests where id = $1`,
         [otherRequest!.id],
       );
-      expect(ended).toEqual({ status: 'CANCELLED', decided_by: admin.id, reason: 'Licence expired' });
+      expect(ended).toEqual({ status: 'CANCELLED', decided_by: null, reason: 'COMPANY_SUSPENDED' });
       const process = app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(booked.journeyId));
       expect((await process.query(stateQuery)).phase).toBe('CANCELLED');
       const seen = await app.request(`/api/journeys/${booked.journeyId}`, { headers: traveller.headers });
@@ -520,7 +517,7 @@ describe('company suspension', () => {
     }
     expect(await requests()).toEqual([
       { ...listed!, status: 'APPROVED', decided_by: expect.any(String) },
-      { ...other!, status: 'CANCELLED', decided_by: admin.id },
+      { ...other!, status: 'CANCELLED', decided_by: null },
     ]);
   });
 
