@@ -256,13 +256,17 @@ export function bookingStatusOf(status: JourneyStatus): BookingStatus {
   return status === 'REQUESTED' ? 'PENDING_CONFIRMATION' : status;
 }
 
-/** Failure reasons a cancelled scope carries. */
+/** Failure reasons a cancelled scope (journey, order) carries: every value the projection may answer. */
 export const FAILURE_REASONS = {
   companyRejected: 'COMPANY_REJECTED',
   deadlinePassed: 'DECISION_DEADLINE_PASSED',
   /** A platform administrator suspended a company that still had to decide (its request is CANCELLED). */
   companySuspended: 'COMPANY_SUSPENDED',
+  /** A company cancelled a trip of the journey (db/writes/trip-operations/cancel-trip.ts). */
+  tripCancelled: 'TRIP_CANCELLED',
 } as const;
+
+export type FailureReason = (typeof FAILURE_REASONS)[keyof typeof FAILURE_REASONS];
 
 export type Decision = 'APPROVE' | 'REJECT';
 

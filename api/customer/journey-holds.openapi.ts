@@ -3,6 +3,7 @@ import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
+import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import {
   CredentialPayload,
   CredentialSignatureText,
@@ -129,7 +130,14 @@ const Projection = z
         )
         .meta({ description: 'one per company that confirms manually for this channel' }),
     }),
-    failure_reason: z.enum(['COMPANY_REJECTED', 'DECISION_DEADLINE_PASSED']).nullable(),
+    failure_reason: z
+      .enum(FAILURE_REASONS)
+      .nullable()
+      .meta({
+        description:
+          'why a CANCELLED journey or order ended: a company rejected it, its decision deadline passed, a company ' +
+          'of it was suspended while it waited, or a company cancelled one of its trips',
+      }),
     booking: z.object({
       status: z.enum([
         'DRAFT',
@@ -214,6 +222,8 @@ const CONFIRM_RULES =
   "company's decision window), the seats stay held until then, every ticket PENDING_CONFIRMATION with payload and signature " +
   'null and boarding_authorized false. All manual companies approve → CONFIRMED; one rejects → CANCELLED with failure_reason ' +
   'COMPANY_REJECTED; the deadline passes → CANCELLED with failure_reason DECISION_DEADLINE_PASSED (seats released either way). ' +
+  'A company suspended while the journey waits ends it with COMPANY_SUSPENDED, and a trip cancelled by its company ' +
+  'with TRIP_CANCELLED. ' +
   'Never show a QR code or request a PDF by booking.status alone: use confirmation and boarding_authorized. ' +
   'idempotency_key is stored per traveller: the same key and body answer exactly as the first call did (even after later ' +
   'changes), except a 409 UNPAID_BOOKING_LIMIT_REACHED, which is not stored; the same key with another body is 409 ' +

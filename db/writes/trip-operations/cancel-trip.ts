@@ -1,4 +1,5 @@
 import { BEFORE_DEPARTURE } from '../../../domain/booking-rules.js';
+import { FAILURE_REASONS } from '../../../domain/journey-confirmation.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
@@ -31,7 +32,7 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * trip (attendance.ts) takes that trip FOR SHARE, then the booking, then the ticket: the two meet
  * on the booking row and take turns.
  */
-export const TRIP_CANCELLED = 'TRIP_CANCELLED';
+export const TRIP_CANCELLED = FAILURE_REASONS.tripCancelled;
 
 /** Trips whose legs are cancelled with the journey: those that have not left yet (BEFORE_DEPARTURE). */
 const NOT_DEPARTED = `(${BEFORE_DEPARTURE.map((status) => `'${status}'`).join(', ')})`;
