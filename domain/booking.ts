@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { legFare, seatFare } from './pricing.js';
+import { legFare, MAX_FARE, seatFare } from './pricing.js';
 
 /**
  * Rules of bookings made with a seat lock (POST /bookings, POST /bookings/round-trip): the
@@ -8,6 +8,13 @@ import { legFare, seatFare } from './pricing.js';
 
 /** Seats one lock (and so one booking) may take. */
 export const MAX_SEATS_PER_BOOKING = 10;
+
+/**
+ * The highest subtotal a booking request can reach: a round trip (two bookings) of the most seats,
+ * each at the highest fare. A bound on a subtotal a client states (POST /loyalty/preview) is this,
+ * so nothing the booking routes accept is refused there.
+ */
+export const MAX_ROUND_TRIP_SUBTOTAL = 2 * MAX_SEATS_PER_BOOKING * MAX_FARE;
 
 /** International phone number: + then 8 to 15 digits, first digit not 0 (E.164). */
 export const PASSENGER_PHONE = /^\+[1-9]\d{7,14}$/;

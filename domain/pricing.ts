@@ -1,4 +1,10 @@
 /**
+ * The highest fare a trip may have, base or VIP, in Syrian pounds (the dashboard's Money bound):
+ * what a booking's subtotal is bounded by (MAX_ROUND_TRIP_SUBTOTAL).
+ */
+export const MAX_FARE = 100_000_000;
+
+/**
  * Fares. A trip has a full fare (base, and VIP when the company sells VIP seats); a leg from one
  * stop call to a later one costs the share of the full fare accumulated between them
  * (fare_share_bp, basis points), rounded to the currency's unit.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ROUND_TRIP_SUBTOTAL } from '../../domain/booking.js';
 import { Pagination, Uuid } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, successWith } from '../http/answer-schemas.js';
@@ -161,7 +162,8 @@ const Redeemed = z.object({
 export const PreviewBody = z
   .object({
     redemptionCode: z.string().trim().min(1).max(64),
-    subtotal: z.int().min(0).max(1_000_000_000),
+    // Up to what a round trip can cost: a subtotal the booking routes accept is never refused here.
+    subtotal: z.int().min(0).max(MAX_ROUND_TRIP_SUBTOTAL),
     tripIds: z
       .array(Uuid)
       .min(1)

@@ -129,13 +129,26 @@ export const BusLayouts = z.object({
   draft: LayoutRecord.nullable().meta({ description: 'the newest draft saved after the active layout' }),
 });
 
+/** A plate number as typed and as stored: a letter or digit, then letters, digits, spaces and dashes. */
+const PLATE = /^[\p{L}\p{N}][\p{L}\p{N} -]*$/u;
+const PLATE_RULE = 'letters, digits, spaces and dashes';
+
 export const BusBody = z
   .object({
     plate_number: Text(2, 20)
-      .regex(/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'letters, digits, spaces and dashes')
       // Letters, digits, spaces and dashes only, so no control or bidirectional-override character
       // reaches a ticket. One plate is one bus whatever the case it is typed in; stored in upper case.
-      .toUpperCase(),
+      .regex(PLATE, PLATE_RULE)
+      .toUpperCase()
+      // Checked again as stored: a capital can be longer (ß → SS) or carry a combining mark (ǰ → J̌),
+      // which would store a plate breaking the rule it was checked against as typed.
+      .max(20, 'at most 20 characters once in upper case')
+      .regex(PLATE, `${PLATE_RULE} once in upper case`)
+      .meta({
+        description:
+          '2 to 20 letters, digits, spaces and dashes, stored in upper case, which must keep to the same rule ' +
+          '(ß becomes SS and counts twice; a letter whose capital takes a combining mark is refused)',
+      }),
     // Travellers read it (a trip's bus.model): no control or bidirectional-override characters.
     model: PrintedText(0, 80).default(''),
     amenities: z

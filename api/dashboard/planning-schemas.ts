@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FARE } from '../../domain/pricing.js';
 import { DRIVER_ADMIN_ROLES, PLANNING_ROLES } from '../../domain/trip-planning.js';
 import type { Context } from 'koa';
 import type { StaffAct } from '../../db/writes/planning/act.js';
@@ -116,7 +117,8 @@ export function planningErrorCode(issues: z.core.$ZodIssue[], part: 'params' | '
 export const Text = (min: number, max: number) => z.string().trim().min(min).max(max);
 export const Latitude = z.number().min(-90).max(90);
 export const Longitude = z.number().min(-180).max(180);
-export const Money = z.int().min(0).max(100_000_000);
+/** A trip's fare in Syrian pounds, at most MAX_FARE (which bounds a booking's subtotal). */
+export const Money = z.int().min(0).max(MAX_FARE);
 export const NamedRefOut = z.object({ id: UuidOut, name_ar: z.string(), name_en: z.string() });
 /** A trip's operating date and times, as the planning board and the operations room answer them. */
 export const TripTimesOut = {

@@ -94,7 +94,8 @@ export interface RouteSpec<
   body?: B;
   /**
    * The request body is never read: the JSON body reader skips this route and leaves the stream
-   * untouched, so any payload (large, malformed, of any type) gets the route's own answer.
+   * untouched, so any payload (large, malformed, of any type) gets the route's own answer. Nor is
+   * its query string: whatever a sender appends (a provider's notification) gets that answer too.
    */
   unreadBody?: true;
   /** Maps validation issues to a route-specific errorCode (SPEC names some); default VALIDATION_FAILED. */
@@ -150,6 +151,12 @@ export function validate<S extends z.ZodType>(
 }
 
 /**
+ * The query of a route that declares none: strict like every declared one, so `?foo=1` is refused
+ * (400, an `unrecognized_keys` issue at `query`) before the handler runs, not silently ignored.
+ */
+const NO_QUERY = z.strictObject({});
+
+/**
  * The query string as a plain object. A key given twice with one value is read once; with different
  * values the request is refused (400 VALIDATION_FAILED): reading the first or the last would let a
  * proxy or a cache in front and this API act on two different requests.
@@ -173,6 +180,16 @@ function flatQuery(ctx: Context): Record<string, string> {
       Array.isArray(value) ? value[value.length - 1]! : (value ?? ''),
     ]),
   );
+}
+
+/**
+ * The route's query as its schema reads it; a route that declares none takes none (NO_QUERY) and
+ * its handler gets undefined. A route that leaves its body unread leaves its query unread too.
+ */
+function readQuery(ctx: Context, spec: RegisteredRoute['spec']): unknown {
+  if (spec.unreadBody) return undefined;
+  const query = validate(spec.query ?? NO_QUERY, flatQuery(ctx), 'query', spec.errorCode);
+  return spec.query ? query : undefined;
 }
 
 /** A group of routes under one base path (a surface such as /api), with its OpenAPI records. */
@@ -222,7 +239,7 @@ export class Surface {
       await this.authenticate?.(ctx, { security: spec.security, method: spec.method, csrf, path: spec.path });
       const admitted = await spec.admit?.(ctx);
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
-      const query = spec.query ? validate(spec.query, flatQuery(ctx), 'query', spec.errorCode) : undefined;
+      const query = readQuery(ctx, spec);
       let body: unknown;
       if (spec.body) {
         // No body at all reads as {}; a JSON null is a body, and the schema refuses it.
@@ -232,7 +249,9 @@ export class Surface {
           'body',
           spec.errorCode,
         );
-      } else if (carriesFields(ctx.request.body) && ['post', 'put', 'patch'].includes(spec.method)) {
+      } else if (carriesFields(ctx.request.body)) {
+        // Only the methods jsonBody reads (POST, PUT, PATCH, DELETE) can carry one: a DELETE that
+        // takes no body must not act on one it was sent (seat numbers it would not honour).
         throw new Refusal(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }
       await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1], admitted);
