@@ -15,7 +15,7 @@ import {
   type TripAction,
   type TripStatus,
 } from './trip-dispatch.js';
-import { plausibleClientInstant, trackingState } from './trip-tracking.js';
+import { plausibleClientInstant, reportAgeSeconds, trackingState } from './trip-tracking.js';
 
 const codeOf = (work: () => unknown): string | null => {
   try {
@@ -225,6 +225,16 @@ describe('tracking and client clocks', () => {
     expect(trackingState(ago(1800), now)).toBe('DELAYED');
     expect(trackingState(ago(1801), now)).toBe('UNAVAILABLE');
     expect(trackingState(null, now)).toBe('UNAVAILABLE');
+  });
+
+  it('judges the state on the whole seconds the answer shows as age_seconds', () => {
+    for (const seconds of [119.6, 120.4, 1800.4, 1800.9, 1801.2]) {
+      const age = reportAgeSeconds(ago(seconds), now);
+      const state = trackingState(ago(seconds), now);
+      expect([seconds, age, state]).toEqual([seconds, age, trackingState(ago(age), now)]);
+    }
+    expect([reportAgeSeconds(ago(119.6), now), trackingState(ago(119.6), now)]).toEqual([119, 'LIVE']);
+    expect([reportAgeSeconds(ago(1800.4), now), trackingState(ago(1800.4), now)]).toEqual([1800, 'DELAYED']);
   });
 
   it('believes a client instant a little ahead or up to two days behind', () => {

@@ -13,13 +13,19 @@ export const STALE_AFTER_SECONDS = 30 * 60;
 /** Where the position comes from: the driver app, or nothing. */
 export type TrackingSource = 'DRIVER_APP' | 'NONE';
 
+/** The last report's age in whole seconds, as the tracking answer shows it (age_seconds). */
+export function reportAgeSeconds(lastReportAt: Date, now: Date): number {
+  return Math.floor((now.getTime() - lastReportAt.getTime()) / 1000);
+}
+
 /**
  * LIVE: the last report is under 2 minutes old; DELAYED: older, up to 30 minutes; UNAVAILABLE: no
- * report, or an older one.
+ * report, or an older one. Judged on the whole seconds the answer shows, so the state and age_seconds
+ * never disagree (119.6 s old is 119 and LIVE; 1800.4 s is 1800 and DELAYED).
  */
 export function trackingState(lastReportAt: Date | null, now: Date): TrackingState {
   if (!lastReportAt) return 'UNAVAILABLE';
-  const ageSeconds = (now.getTime() - lastReportAt.getTime()) / 1000;
+  const ageSeconds = reportAgeSeconds(lastReportAt, now);
   if (ageSeconds < LIVE_WITHIN_SECONDS) return 'LIVE';
   return ageSeconds <= STALE_AFTER_SECONDS ? 'DELAYED' : 'UNAVAILABLE';
 }

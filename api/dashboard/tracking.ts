@@ -1,5 +1,5 @@
 import { listActiveTrips, type ActiveTrip } from '../../db/queries/tracking.js';
-import { trackingState } from '../../domain/trip-tracking.js';
+import { reportAgeSeconds, trackingState } from '../../domain/trip-tracking.js';
 import type { AppContext } from '../app.js';
 import type { Surface } from '../http/route.js';
 import { ActiveTripsQuery, docs } from './tracking.openapi.js';
@@ -23,7 +23,7 @@ function activeTripView(trip: ActiveTrip, now: Date) {
       state: trackingState(lastUpdate, now),
       source: position ? ('DRIVER_APP' as const) : ('NONE' as const),
       last_update_at: lastUpdate?.toISOString() ?? null,
-      age_seconds: lastUpdate ? Math.round((now.getTime() - lastUpdate.getTime()) / 1000) : null,
+      age_seconds: lastUpdate ? reportAgeSeconds(lastUpdate, now) : null,
       position: position && {
         latitude: position.latitude,
         longitude: position.longitude,
