@@ -3,6 +3,8 @@ import {
   activeWindow,
   blockedDuringMaintenance,
   checkWindowTimes,
+  maintenanceRefusal,
+  refusedUntil,
   requireChangeableWindow,
   retryAfterSeconds,
   type MaintenanceWindow,
@@ -31,11 +33,45 @@ describe('maintenance windows', () => {
     expect(retryAfterSeconds(w, at(10))).toBe(1);
   });
 
+  it('reopens writes at the end of the refused period: through windows starting at or before the end, not across a gap', () => {
+    const phases = [window('a', 0, 10), window('b', 10, 20), window('c', 15, 40), window('d', 41, 50)];
+    expect(refusedUntil(phases, phases[0]!)).toEqual(at(40));
+    expect(refusedUntil(phases, phases[3]!)).toEqual(at(50));
+    // A window inside the one in force does not shorten it; order of the list does not matter.
+    expect(refusedUntil([window('b', 5, 8), window('a', 0, 30)], window('a', 0, 30))).toEqual(at(30));
+    expect(
+      refusedUntil([window('c', 20, 60), window('b', 10, 25), window('a', 0, 10)], window('a', 0, 10)),
+    ).toEqual(at(60));
+  });
+
+  it('refuses with the message of the window in force and Retry-After to when writes reopen, refused no more then', () => {
+    const now = new Date(at(5).getTime() + 30_000);
+    const windows = [window('phase 1', 0, 10), window('phase 2', 10, 30)];
+    const refusal = maintenanceRefusal(windows, now)!;
+    expect(refusal).toEqual({ id: 'phase 1', message: 'phase 1', endsAt: at(30) });
+    expect(retryAfterSeconds(refusal, now)).toBe(24 * 60 + 30);
+    const retryAt = new Date(now.getTime() + retryAfterSeconds(refusal, now) * 1000);
+    expect(maintenanceRefusal(windows, retryAt)).toBeNull();
+    expect(maintenanceRefusal(windows, at(-1))).toBeNull();
+    expect(maintenanceRefusal([window('alone', 0, 10), window('later', 11, 20)], at(5))?.endsAt).toEqual(
+      at(10),
+    );
+  });
+
   it.each([
     ['POST', '/api/favorites', true],
     ['DELETE', '/api/favorites', true],
     ['PUT', '/dashboard/api/settings/booking-confirmation', true],
-    ['PATCH', '/dashboard/api/bookings/x/status', true],
+    ['PATCH', '/dashboard/api/bookings/x/status', false],
+    ['PATCH', '/Dashboard/API/Bookings/X/Status/', false],
+    ['patch', '/dashboard/api/bookings/x/status', false],
+    ['PUT', '/dashboard/api/bookings/x/status', true],
+    ['POST', '/dashboard/api/bookings/x/status', true],
+    ['DELETE', '/dashboard/api/bookings/x/status', true],
+    ['PATCH', '/dashboard/api/bookings/x', true],
+    ['PATCH', '/dashboard/api/bookings/x/status/extra', true],
+    ['PATCH', '/dashboard/api/bookings/x/y/status', true],
+    ['PATCH', '/api/bookings/x/status', true],
     ['POST', '/api/waitlist', true],
     ['POST', '/api/webhooks', true],
     ['GET', '/api/cities', false],

@@ -2,8 +2,8 @@ import { Refusal } from './refusal.js';
 
 /**
  * Maintenance windows: while one is active, customer and dashboard writes answer 503 MAINTENANCE
- * with Retry-After; reads, sign-in and the routes listed below keep working, and the
- * administration and the driver app are never blocked.
+ * with Retry-After (until writes reopen); reads, sign-in and the routes listed below keep working,
+ * and the administration and the driver app are never blocked.
  */
 export interface MaintenanceWindow {
   id: string;
@@ -22,9 +22,43 @@ export function activeWindow(windows: readonly MaintenanceWindow[], now: Date): 
   return active;
 }
 
-/** Whole seconds until the window ends, at least 1: the Retry-After of a refused write. */
-export function retryAfterSeconds(window: MaintenanceWindow, now: Date): number {
-  return Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000));
+/**
+ * When writes reopen after `window`: its end, carried on through every window that starts at or
+ * before the end reached so far (back-to-back phases of one upgrade, or overlaps). A client told
+ * the end of the first window only would come back to be refused again.
+ */
+export function refusedUntil(windows: readonly MaintenanceWindow[], window: MaintenanceWindow): Date {
+  let end = window.endsAt;
+  const byStart = [...windows].sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
+  for (const next of byStart) {
+    if (next.startsAt > end) break;
+    if (next.endsAt > end) end = next.endsAt;
+  }
+  return end;
+}
+
+/** What a refused write is told: the message of the window in force and when writes reopen. */
+export interface MaintenanceRefusal {
+  /** The window in force (activeWindow). */
+  id: string;
+  message: string;
+  /** The end of the continuous refused period (refusedUntil), not necessarily this window's end. */
+  endsAt: Date;
+}
+
+/** The refusal in force at `now`, or null when writes are open. */
+export function maintenanceRefusal(
+  windows: readonly MaintenanceWindow[],
+  now: Date,
+): MaintenanceRefusal | null {
+  const window = activeWindow(windows, now);
+  if (!window) return null;
+  return { id: window.id, message: window.message, endsAt: refusedUntil(windows, window) };
+}
+
+/** Whole seconds until writes reopen, at least 1: the Retry-After of a refused write. */
+export function retryAfterSeconds(refusal: Pick<MaintenanceRefusal, 'endsAt'>, now: Date): number {
+  return Math.max(1, Math.ceil((refusal.endsAt.getTime() - now.getTime()) / 1000));
 }
 
 /** The surfaces maintenance applies to (ARCHITECTURE "Surfaces and addresses"). */
@@ -53,11 +87,23 @@ export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
   /^\/api\/payments\/webhook(\/|$)/,
 ];
 
+/**
+ * Writes that stay open during maintenance for one method of their path only:
+ * - a company's decision on a journey request (PATCH /dashboard/api/bookings/{id}/status): the
+ *   request's decision deadline keeps running during a window and, once passed, cancels the
+ *   journey and counts a missed deadline against the company; this is its only way to decide.
+ */
+export const MAINTENANCE_OPEN_ROUTES: readonly { method: string; path: RegExp }[] = [
+  { method: 'PATCH', path: /^\/dashboard\/api\/bookings\/[^/]+\/status\/?$/ },
+];
+
 /** Whether a request is a write that a maintenance window refuses. */
 export function blockedDuringMaintenance(method: string, path: string): boolean {
-  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase())) return false;
+  const upper = method.toUpperCase();
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(upper)) return false;
   const lower = path.toLowerCase();
   if (!BLOCKED_SURFACES.some((surface) => surface.test(lower))) return false;
+  if (MAINTENANCE_OPEN_ROUTES.some((open) => open.method === upper && open.path.test(lower))) return false;
   return !MAINTENANCE_OPEN_WRITES.some((open) => open.test(lower));
 }
 

@@ -169,10 +169,12 @@ const MANAGES = (permission: string) =>
   'Unknown fields are refused (400 VALIDATION_FAILED).';
 const GATE =
   'While a window is in force, every customer (/api) and dashboard (/dashboard/api) write answers 503 MAINTENANCE ' +
-  'with Retry-After (seconds until the window ends) and details {message, endsAt}; reads keep working, and so do ' +
+  "with Retry-After (seconds until writes reopen) and details {message, endsAt}: endsAt is the window's end, carried " +
+  'on through every window that starts at or before it (back-to-back or overlapping). Reads keep working, and so do ' +
   'sign-in, sign-out and session refresh (travellers and staff must reach their bookings and tickets), journey ' +
-  'search, voucher preview and opening a shared document. The administration and the driver app (boarding) are ' +
-  'never blocked. Every API process sees a change within PLATFORM_STATE_POLL_SECONDS (2 s).';
+  "search, voucher preview, opening a shared document, revoking a share and a company's decision on a journey " +
+  'request (PATCH /dashboard/api/bookings/{id}/status: its deadline keeps running). The administration and the ' +
+  'driver app (boarding) are never blocked. Every API process sees a change within PLATFORM_STATE_POLL_SECONDS (2 s).';
 
 /** The docs of each route, in the order they are registered. */
 export const docs = operations({
@@ -233,8 +235,8 @@ export const docs = operations({
     summary: 'Maintenance windows',
     description:
       `${VIEW} The window in force now (active: the one the gate enforces; when windows overlap, the one ending ` +
-      'last, whose message and end the refused writes carry) and every window by state (SCHEDULED, ACTIVE, ENDED, ' +
-      `CANCELLED), newest start first. ${GATE}`,
+      'last, whose message the refused writes carry; their endsAt is its end, or later when another window starts at ' +
+      `or before it) and every window by state (SCHEDULED, ACTIVE, ENDED, CANCELLED), newest start first. ${GATE}`,
     tags: MAINTENANCE_TAGS,
     responses: answers(200, 'The windows', MaintenanceList, [400, 401, 403]),
   },

@@ -69,7 +69,9 @@ export const docs = taggedOperations(['Dashboard: bookings'], {
       'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
       'CHECKED_IN, NO_SHOW and COMPLETED. ' +
       'The member is judged as they stand when the decision is written, after any change committed while the request waited: ' +
-      'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing decided.',
+      'signed out or deactivated 401 INVALID_CREDENTIAL, no longer of those roles 403 ROLE_NOT_ALLOWED, nothing decided. ' +
+      "Open during a maintenance window (no 503 MAINTENANCE): the request's deadline keeps running and this is the " +
+      "company's only way to meet it.",
     responses: answers(200, 'The decision and its outcome', DecisionResponse, [400, 401, 403, 404, 409, 503]),
   },
 });

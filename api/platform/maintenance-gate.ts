@@ -6,21 +6,22 @@ import type { PlatformState } from './state.js';
 /**
  * App-level middleware, before any route and before the body is read: while a maintenance window
  * is in force, a customer or dashboard write (domain/maintenance.ts `blockedDuringMaintenance`:
- * POST, PUT, PATCH and DELETE under /api and /dashboard/api, but for sign-in and the reads sent
- * as POST) answers 503 MAINTENANCE with Retry-After (seconds until the window ends) and the
- * window's message and end in details. Reads, the administration and the driver app pass.
+ * POST, PUT, PATCH and DELETE under /api and /dashboard/api, but for sign-in, the reads sent as
+ * POST and the few writes listed there) answers 503 MAINTENANCE with Retry-After (seconds until
+ * writes reopen: the window's end, carried through the windows that follow it without a gap) and
+ * the window's message and that end in details. Reads, the administration and the driver app pass.
  */
 export function maintenanceGate(state: PlatformState) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (blockedDuringMaintenance(ctx.method, ctx.path)) {
       const now = new Date();
-      const window = await state.maintenance(now);
-      if (window) {
-        const seconds = retryAfterSeconds(window, now);
+      const refusal = await state.maintenance(now);
+      if (refusal) {
+        const seconds = retryAfterSeconds(refusal, now);
         ctx.set('Retry-After', String(seconds));
         throw new Refusal(503, 'MAINTENANCE', 'The service is under maintenance; try again later', {
-          message: window.message,
-          endsAt: window.endsAt.toISOString(),
+          message: refusal.message,
+          endsAt: refusal.endsAt.toISOString(),
           retryAfterSeconds: seconds,
         });
       }

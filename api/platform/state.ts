@@ -6,7 +6,11 @@ import {
   storedFeatureFlags,
 } from '../../db/queries/platform-state.js';
 import { flagValue, type FeatureFlagKey } from '../../domain/feature-flags.js';
-import { activeWindow, type MaintenanceWindow } from '../../domain/maintenance.js';
+import {
+  maintenanceRefusal,
+  type MaintenanceRefusal,
+  type MaintenanceWindow,
+} from '../../domain/maintenance.js';
 import { Refusal } from '../http/errors.js';
 
 /**
@@ -24,8 +28,8 @@ import { Refusal } from '../http/errors.js';
 export interface PlatformState {
   /** The flag's value (the operator's, else the catalogue default). */
   flag: (key: FeatureFlagKey) => Promise<boolean>;
-  /** The maintenance window in force now, or null. */
-  maintenance: (now?: Date) => Promise<MaintenanceWindow | null>;
+  /** The maintenance window in force now and when writes reopen, or null. */
+  maintenance: (now?: Date) => Promise<MaintenanceRefusal | null>;
   /** Changes with every suspension and unsuspension: caches of inventory answers key by it. */
   companyStanding: () => Promise<number>;
 }
@@ -71,7 +75,7 @@ export function platformState(
 
   return {
     flag: async (key) => flagValue(key, (await current()).flags),
-    maintenance: async (now = new Date(clock())) => activeWindow((await current()).windows, now),
+    maintenance: async (now = new Date(clock())) => maintenanceRefusal((await current()).windows, now),
     companyStanding: async () => (await current()).versions!.company_standing,
   };
 }
