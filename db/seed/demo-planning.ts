@@ -7,6 +7,7 @@ import type { Database } from '../orm.js';
 import { planningConflicts } from '../queries/planning.js';
 import { insertTrips } from '../writes/catalogue.js';
 import { DEMO_COMPANIES, demoUuid, type DemoCompanyIdentity } from './demo-identities.js';
+import { DEMO_DRIVERS } from './demo-operations.js';
 import { DEMO_STAFF_PASSWORD } from './demo-staff.js';
 
 /**
@@ -209,7 +210,11 @@ export interface DemoDriverAccount {
   companyId: string;
 }
 
-/** The demo drivers that really exist (active user and membership), for `demo:accounts`. */
+/**
+ * The demo drivers that really exist (active user and membership), for `demo:accounts`: the planning
+ * drivers (driver1@, driver2@) and the driver-app account of each full-team company (driver@,
+ * demo-operations.ts DEMO_DRIVERS, which README names for the driver app).
+ */
 export async function demoDriverAccounts(db: Pick<Database, 'query'>): Promise<DemoDriverAccount[]> {
   return db.query<DemoDriverAccount>(
     `select lower(u.email) as email, $2::text as password, 'DRIVER' as role, m.company_id as "companyId"
@@ -217,9 +222,12 @@ export async function demoDriverAccounts(db: Pick<Database, 'query'>): Promise<D
      where lower(u.email) = any($1::text[]) and u.status = 'ACTIVE' and m.active
      order by m.company_id, lower(u.email)`,
     [
-      DEMO_COMPANIES.flatMap((company) =>
-        Array.from({ length: DEMO_DRIVER_COUNT }, (_, index) => driverEmail(company, index)),
-      ),
+      [
+        ...DEMO_COMPANIES.flatMap((company) =>
+          Array.from({ length: DEMO_DRIVER_COUNT }, (_, index) => driverEmail(company, index)),
+        ),
+        ...DEMO_DRIVERS.map((driver) => driver.email),
+      ],
       DEMO_STAFF_PASSWORD,
     ],
   );

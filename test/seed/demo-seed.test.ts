@@ -313,7 +313,8 @@ describe('demo seed', () => {
     expect(manual).toEqual([
       expect.objectContaining({ scope: 'PRODUCTION', status: 'ACTIVE', published: true }),
     ]);
-    // Every company has an OWNER and two drivers; every active, published production company has the whole team.
+    // Every company has an OWNER and two planning drivers; every active, published production company has the
+    // whole team and the driver-app account README names (driver@<slug>.demo).
     expect(
       new Set(accounts.staff.filter((member) => member.role === 'OWNER').map((member) => member.companyId)),
     ).toEqual(new Set(companyIds));
@@ -324,9 +325,11 @@ describe('demo seed', () => {
       const fullTeam = company.scope === 'PRODUCTION' && company.status === 'ACTIVE' && company.published;
       expect(roles.sort()).toEqual(
         fullTeam
-          ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'DRIVER', 'DRIVER', 'OWNER', 'STAFF']
+          ? ['ACCOUNTANT', 'ADMIN', 'DISPATCHER', 'DRIVER', 'DRIVER', 'DRIVER', 'OWNER', 'STAFF']
           : ['DRIVER', 'DRIVER', 'OWNER'],
       );
+      const driverApp = accounts.staff.some((member) => member.email === `driver@${company.slug}.demo`);
+      expect([company.slug, driverApp]).toEqual([company.slug, fullTeam]);
     }
     const [owner] = accounts.staff;
     const [stored] = await db.query<{ password_hash: string }>(
