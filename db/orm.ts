@@ -64,6 +64,7 @@ import { Migration20261206142100_compensation_revocation_reason } from './migrat
 import { Migration20261206145900_driver_cash_collection } from './migrations/Migration20261206145900_driver_cash_collection.js';
 import { Migration20261206184500_unlinked_identities } from './migrations/Migration20261206184500_unlinked_identities.js';
 import { Migration20261206185000_legacy_bus_layouts } from './migrations/Migration20261206185000_legacy_bus_layouts.js';
+import { Migration20261206185700_credential_revocations_company } from './migrations/Migration20261206185700_credential_revocations_company.js';
 import { Migration20261206190000_suspension_request_reason } from './migrations/Migration20261206190000_suspension_request_reason.js';
 
 /** Migrations in the order they apply; each new file is added here. */
@@ -117,6 +118,7 @@ const MIGRATIONS = [
   Migration20261206145900_driver_cash_collection,
   Migration20261206184500_unlinked_identities,
   Migration20261206185000_legacy_bus_layouts,
+  Migration20261206185700_credential_revocations_company,
   Migration20261206190000_suspension_request_reason,
 ];
 

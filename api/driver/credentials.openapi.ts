@@ -135,10 +135,13 @@ export const docs = taggedOperations(TAGS, {
       'entries may repeat, a scanner keeps them by ticketId. nextSince (the last entry when hasMore) still works as ' +
       'since, but one cancellation revokes many tickets at one instant, and more of them than `limit` would make it ' +
       'return the same page again. A cursor the list did not hand out, or since and cursor together, is 400 ' +
-      'VALIDATION_FAILED. Only ticket ids, key ids and instants are published. Public; cacheable for ' +
+      'VALIDATION_FAILED. Only ticket ids, key ids and instants are published, and only for tickets of the ' +
+      "session's company (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or " +
+      'DISPATCHER; else 401 or 403): keyId is the key that signed that ticket, never a key withdrawn on its own; key ' +
+      'rotations are platform-wide and published to everyone by the keys route. Private; cacheable for ' +
       `${REVOCATIONS_CACHE_SECONDS} s. Rate limited per client IP (DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE, 120 a ` +
       'minute, enough for the scanners of a depot behind one address): 429 RATE_LIMITED with Retry-After.',
-    responses: answers(200, 'Revoked credentials', RevocationsResponse, [400, 429]),
+    responses: answers(200, 'Revoked credentials', RevocationsResponse, [400, 401, 403, 429]),
   },
   verifyBoardingCredential: {
     summary: 'Check a scanned boarding credential at the door of a trip',

@@ -6,7 +6,8 @@ import {
 import { publicJwk, publicKeyFromPem, revocationPage } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
-import { ipLimitedRoute, minuteLimiter } from '../http/rate-limit.js';
+import { clientKey } from '../http/client-address.js';
+import { minuteLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
@@ -48,24 +49,29 @@ export function registerCredentialRoutes(surface: Surface, { db, config }: AppCo
     },
   });
 
-  // Public and up to 5,000 rows a request: counted per client IP, generously, as a depot's
-  // scanners may all poll from behind one NAT address.
+  // Up to 5,000 rows a request: counted per client IP, generously, as a depot's scanners may all
+  // poll from behind one NAT address.
   const revocationsPerIp = minuteLimiter(
     db,
     'driver-revocations-ip',
     config.DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE,
   );
-  ipLimitedRoute(surface, revocationsPerIp, {
+  surface.route({
     ...docs.listRevokedCredentials,
     method: 'get',
     path: '/revocations',
+    // A session's own company's tickets only: the list tells when and how much a company cancels.
+    security: 'driver',
     query: RevocationsQuery,
     handler: async (ctx, { query }) => {
+      const { companyId } = currentDriver(ctx);
+      await revocationsPerIp.consume(ctx, clientKey(ctx));
       const asOf = new Date();
       const from = query.cursor ?? (query.since ? { at: query.since, afterTicketId: null } : null);
-      const rows = await listRevocations(db, from, query.limit + 1);
+      const rows = await listRevocations(db, companyId, from, query.limit + 1);
       const { page, hasMore, nextSince, nextCursor } = revocationPage(rows, query.limit, asOf);
-      publicCache(ctx, REVOCATIONS_CACHE_SECONDS);
+      // Per company: a shared cache must never hand one company's list to another's scanner.
+      ctx.set('Cache-Control', `private, max-age=${REVOCATIONS_CACHE_SECONDS}`);
       const revocations = page.map(({ ticketId, keyId, revokedAt }) => ({
         ticketId,
         keyId,

@@ -48,4 +48,6 @@ export const CredentialRevocation = entity('CredentialRevocation', 'credential_r
   keyId: p.text().nullable(),
   reason: p.text(),
   revokedAt: stampedNow(),
+  /** Its ticket's company: the driver app reads only its own company's list. */
+  companyId: p.uuid(),
 });

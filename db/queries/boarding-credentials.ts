@@ -57,35 +57,50 @@ const toRevocation = (row: RevocationRow): Revocation => ({
   revokedAtExact: row.revoked_at_exact,
 });
 
-/** Strictly after an entry in list order (a keyset on the unique (revoked_at, ticket_id)), or at or after an instant. */
-const AFTER_ENTRY = '(revoked_at, ticket_id) > ($1::timestamptz, $3::uuid)';
-const FROM_INSTANT = '$1::timestamptz is null or revoked_at >= $1';
+/** Where a page starts: strictly after an entry in list order (a keyset on the unique (revoked_at, ticket_id)), or at or after an instant. */
+function pageStart(from: RevocationCursor | null): { where: string; parameters: unknown[] } {
+  if (!from) return { where: '', parameters: [] };
+  if (from.afterTicketId) {
+    return {
+      where: 'and (revoked_at, ticket_id) > ($3::timestamptz, $4::uuid)',
+      parameters: [from.at, from.afterTicketId],
+    };
+  }
+  return { where: 'and revoked_at >= $3::timestamptz', parameters: [from.at] };
+}
 
 /**
- * The statement of one page of revocations and its parameters: from `from` (all when null), oldest
- * first (ticket id among equal instants), at most `limit`. The index on (revoked_at, ticket_id)
- * serves it in that order, so a page reads its rows and never sorts the whole list.
+ * The statement of one page of a company's revocations and its parameters: its tickets' entries
+ * only (another company's would tell it that company's cancellations), from `from` (all when null),
+ * oldest first (ticket id among equal instants), at most `limit`. The index on (company_id,
+ * revoked_at, ticket_id) serves it in that order, so a page reads its own rows and never sorts
+ * the company's whole list nor passes over other companies' entries.
  */
-export function revocationPage(from: RevocationCursor | null, limit: number): [string, unknown[]] {
-  const afterTicketId = from?.afterTicketId ?? null;
+export function revocationPage(
+  companyId: string,
+  from: RevocationCursor | null,
+  limit: number,
+): [string, unknown[]] {
+  const start = pageStart(from);
   return [
     `select ticket_id, key_id, revoked_at,
             to_char(revoked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as revoked_at_exact
      from credential_revocations
-     where ${afterTicketId ? AFTER_ENTRY : FROM_INSTANT}
+     where company_id = $1 ${start.where}
      order by revoked_at, ticket_id
      limit $2`,
-    [from?.at ?? null, limit, ...(afterTicketId ? [afterTicketId] : [])],
+    [companyId, limit, ...start.parameters],
   ];
 }
 
-/** Revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
+/** The company's revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
 export async function listRevocations(
   db: Database,
+  companyId: string,
   from: RevocationCursor | null,
   limit: number,
 ): Promise<Revocation[]> {
-  const rows = await db.query<RevocationRow>(...revocationPage(from, limit));
+  const rows = await db.query<RevocationRow>(...revocationPage(companyId, from, limit));
   return rows.map(toRevocation);
 }
 

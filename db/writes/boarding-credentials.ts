@@ -283,7 +283,8 @@ export async function signTicketsOf(
 /**
  * Puts the credentials of these tickets on the revocation list (a confirmed journey cancelled,
  * a ticket re-issued). Only tickets that were signed have a credential to revoke; a ticket
- * already listed keeps its first entry. Returns how many entries were added.
+ * already listed keeps its first entry. Each entry carries its ticket's company: the driver app
+ * reads only its own company's list. Returns how many entries were added.
  */
 export async function revokeCredentials(
   client: PoolClient,
@@ -292,8 +293,8 @@ export async function revokeCredentials(
 ): Promise<number> {
   if (ticketIds.length === 0) return 0;
   const result = await client.query(
-    `insert into credential_revocations (ticket_id, key_id, reason)
-     select id, key_id, $2 from journey_tickets where id = any($1::uuid[]) and signature is not null
+    `insert into credential_revocations (ticket_id, key_id, reason, company_id)
+     select id, key_id, $2, company_id from journey_tickets where id = any($1::uuid[]) and signature is not null
      on conflict (ticket_id) do nothing`,
     [ticketIds, reason],
   );
@@ -307,8 +308,8 @@ export async function revokeCredentialsOf(
   reason: string,
 ): Promise<number> {
   const result = await client.query(
-    `insert into credential_revocations (ticket_id, key_id, reason)
-     select t.id, t.key_id, $2 from journey_tickets t join journeys j on j.id = t.journey_id
+    `insert into credential_revocations (ticket_id, key_id, reason, company_id)
+     select t.id, t.key_id, $2, t.company_id from journey_tickets t join journeys j on j.id = t.journey_id
      where ${scopeCondition(scope)} and t.signature is not null
      on conflict (ticket_id) do nothing`,
     [scope.id, reason],

@@ -61,7 +61,8 @@ describe('POST /bookings/{id}/cancel', () => {
     expect(state.journey.status).toBe('CANCELLED');
     expect(state.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED', 'RELEASED']);
     expect(state.revoked.map((entry) => entry.reason)).toEqual(['BOOKING_CANCELLED', 'BOOKING_CANCELLED']);
-    const revocations = await app.request('/driver/api/revocations');
+    const driver = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    const revocations = await app.request('/driver/api/revocations', { token: driver.token });
     expect(revocations.body.data.revocations.map((entry: any) => entry.ticketId)).toEqual(
       expect.arrayContaining(state.tickets.map((ticket) => ticket.id)),
     );

@@ -118,12 +118,13 @@ describe('PATCH /bookings/{id} (modify)', () => {
       fresh.every((ticket) => !oldIds.includes(ticket.id) && ticket.payload.tripId === later.tripId),
     ).toBe(true);
 
-    const revocations = await app.request('/driver/api/revocations');
+    // The driver of both trips: their company's revocation list names the old tickets.
+    const driver = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    const revocations = await app.request('/driver/api/revocations', { token: driver.token });
     const revokedIds = revocations.body.data.revocations.map((entry: any) => entry.ticketId);
     expect(revokedIds).toEqual(expect.arrayContaining(oldIds));
 
-    // The driver of both trips, at either door.
-    const driver = await staffSession(app.db, app.config, trip.companyId, 'DRIVER');
+    // At either door.
     for (const tripId of [trip.tripId, later.tripId]) await assignDriver(app.db, tripId, driver.staffUserId);
     const verify = (credential: { payload: unknown; signature: string | null }, tripId: string) =>
       app.request('/driver/api/verify', {

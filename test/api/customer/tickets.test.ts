@@ -135,7 +135,7 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
 
     expect((await verifyAtDoor(oldQr)).body.data).toMatchObject({ valid: false, reason: 'REVOKED' });
     expect((await verifyAtDoor(fresh.qr_text)).body.data.valid).toBe(true);
-    const revocations = await app.request('/driver/api/revocations');
+    const revocations = await app.request('/driver/api/revocations', { token: driverToken });
     expect(revocations.body.data.revocations.map((r: any) => r.ticketId)).toContain(rows.ticketIds[0]);
 
     const old = await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers: bearer(traveller) });

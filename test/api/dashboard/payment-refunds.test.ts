@@ -85,7 +85,7 @@ describe('a full refund and its booking', () => {
       json: { payload: credential.payload, signature: credential.signature, tripId: world.trip.tripId },
     });
     expect(verified.body.data?.valid, verified.text).toBe(false);
-    const revocations = await app.request('/driver/api/revocations');
+    const revocations = await app.request('/driver/api/revocations', { token: world.driver.token });
     expect(revocations.body.data.revocations.map((entry: { ticketId: string }) => entry.ticketId)).toContain(
       credential.ticketId,
     );

@@ -36,11 +36,13 @@ describe('a compensation refund and its boarding credential', () => {
   };
 
   /**
-   * Which of these travellers' tickets the driver app's revocation list names since `since` (other
-   * test files may revoke credentials of their own meanwhile).
+   * Which of these travellers' tickets the revocation list of the world's driver names since `since`
+   * (other test files may revoke credentials of their own meanwhile).
    */
-  const listedOf = async (since: string, travellers: BookedTraveller[]) => {
-    const list = await app.request(`/driver/api/revocations?since=${encodeURIComponent(since)}`);
+  const listedOf = async (world: OperationsWorld, since: string, travellers: BookedTraveller[]) => {
+    const list = await app.request(`/driver/api/revocations?since=${encodeURIComponent(since)}`, {
+      token: world.driver.token,
+    });
     expect(list.status, list.text).toBe(200);
     const listed = new Set(list.body.data.revocations.map((entry: { ticketId: string }) => entry.ticketId));
     return travellers.flatMap((traveller) => traveller.ticketIds.filter((id) => listed.has(id)));
@@ -99,7 +101,7 @@ describe('a compensation refund and its boarding credential', () => {
     expect(refund.body.data.booking).toMatchObject({ status: 'NO_SHOW', payment_status: 'REFUNDED' });
 
     expect(await verify(world, refunded)).toMatchObject({ valid: false, reason: 'REVOKED' });
-    expect(await listedOf(since, [refunded, kept])).toEqual(refunded.ticketIds);
+    expect(await listedOf(world, since, [refunded, kept])).toEqual(refunded.ticketIds);
     expect(await shownTicket(refunded)).toEqual({
       boarding_authorized: false,
       ticket: { status: 'VALID', boarding_authorized: false, signed: false },
@@ -121,7 +123,7 @@ describe('a compensation refund and its boarding credential', () => {
     expect(refund.body.data.booking).toMatchObject({ status: 'CONFIRMED', payment_status: 'REFUNDED' });
 
     expect(await verify(world, traveller)).toMatchObject({ valid: false, reason: 'REVOKED' });
-    expect(await listedOf(since, [traveller])).toEqual(traveller.ticketIds);
+    expect(await listedOf(world, since, [traveller])).toEqual(traveller.ticketIds);
     expect(await shownTicket(traveller)).toEqual({
       boarding_authorized: false,
       ticket: { status: 'VALID', boarding_authorized: false, signed: false },
@@ -148,7 +150,7 @@ describe('a compensation refund and its boarding credential', () => {
     expect(refund.body.data.booking).toMatchObject({ status: 'CHECKED_IN', payment_status: 'REFUNDED' });
 
     expect(await storedTicket(traveller)).toEqual([{ status: 'USED', reason: null }]);
-    expect(await listedOf(since, [traveller])).toEqual([]);
+    expect(await listedOf(world, since, [traveller])).toEqual([]);
     expect(await verify(world, traveller)).toMatchObject({ valid: false, reason: 'TICKET_NOT_VALID' });
   });
 });

@@ -1,16 +1,27 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
 
 /**
- * GET /driver/api/revocations is public and answers up to 5,000 rows a request: each client IP may
+ * GET /driver/api/revocations answers up to 5,000 rows a request: each client IP may
  * ask DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE times a minute. X-Forwarded-For names the client
  * (the app trusts one proxy hop), so each test counts on addresses of its own.
  */
 describe('GET /driver/api/revocations rate limit', () => {
   const app = useTestApp({ DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE: 3, TRUSTED_PROXY_HOPS: 1 });
+  let driverToken: string;
+
+  beforeAll(async () => {
+    const company = await createCompany(app.db);
+    driverToken = (await staffSession(app.db, app.config, company.id, 'DRIVER')).token;
+  });
 
   const revocations = (ip: string) =>
-    app.request('/driver/api/revocations?limit=5000', { headers: { 'X-Forwarded-For': ip } });
+    app.request('/driver/api/revocations?limit=5000', {
+      headers: { 'X-Forwarded-For': ip },
+      token: driverToken,
+    });
 
   it('answers 429 RATE_LIMITED with Retry-After once a client IP is over its limit, never cached', async () => {
     const statuses: number[] = [];
@@ -35,6 +46,6 @@ describe('GET /driver/api/revocations rate limit', () => {
     const other = await revocations('198.51.100.72');
     expect(other.status).toBe(200);
     expect(other.body.data).toMatchObject({ revocations: expect.any(Array), hasMore: expect.any(Boolean) });
-    expect(other.headers.get('cache-control')).toMatch(/^public, max-age=/);
+    expect(other.headers.get('cache-control')).toMatch(/^private, max-age=/);
   });
 });
