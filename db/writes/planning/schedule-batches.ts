@@ -13,6 +13,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { planningConflicts } from '../../queries/planning.js';
 import { STORED_PLAN_COLUMNS, type StoredPlanRow } from '../../queries/trip-schedules.js';
 import { resolveTripRefs } from '../../queries/trip-plan.js';
+import { recordStaffAct } from '../audit.js';
 import { insertTrips } from '../catalogue.js';
 import { giveLegacyBusLayout } from './legacy-layout.js';
 import { lockPlanningResources } from './locks.js';
@@ -31,11 +32,13 @@ interface ScheduleRow extends StoredPlanRow {
   status: ScheduleStatus;
   /** The departures the claim skipped for good (epoch ms). */
   skipped_ms: number[];
+  /** The staff member who committed the schedule: the batch's changes are theirs in the audit log. */
+  created_by: string;
 }
 
 async function lockedSchedule(client: TransactionClient, scheduleId: string): Promise<ScheduleRow> {
   const { rows } = await client.query<ScheduleRow>(
-    `select ${STORED_PLAN_COLUMNS}, batches_done, batches_total, status,
+    `select ${STORED_PLAN_COLUMNS}, batches_done, batches_total, status, created_by,
             array(select round(extract(epoch from d) * 1000)::float8 from unnest(skipped_departures) d) as skipped_ms
      from trip_schedules where id = $1 for update`,
     [scheduleId],
@@ -226,8 +229,18 @@ export async function commitScheduleBatch(
       refs,
       ahead.filter((_, index) => !conflicting.has(index)),
     );
-    // A legacy bus gets its generated layout with its first trips, as POST /trips gives it (legacy-layout.ts).
-    if (trips.length > 0) await giveLegacyBusLayout(client, schedule.bus_id);
+    // A legacy bus gets its generated layout with its first trips, as POST /trips gives it (legacy-layout.ts),
+    // recorded as the act of the staff member who committed the schedule.
+    const generated = trips.length > 0 ? await giveLegacyBusLayout(client, schedule.bus_id) : null;
+    if (generated) {
+      await recordStaffAct(
+        client,
+        { staffUserId: schedule.created_by },
+        'company.bus.layout.generate',
+        { kind: 'bus', id: schedule.bus_id },
+        { version: generated.version, seatCount: generated.seatCount, scheduleId: schedule.id },
+      );
+    }
     const created = await insertTrips(client, trips);
     await client.query(
       `update trip_schedules

@@ -148,6 +148,17 @@ describe('a bus imported before canonical layouts', () => {
     const trips = await scheduleTrips(app.db, committed.body.data.id);
     expect(trips).toHaveLength(7);
     expect(await layoutVersions(busId)).toEqual([{ version: 1, status: 'active', seat_count: 30 }]);
+    // Recorded as POST /trips records it, the act of the member who committed the schedule.
+    const audited = await app.db.query<{ actor_id: string; details: object }>(
+      `select actor_id, details from audit_log where action = 'company.bus.layout.generate' and target_id = $1`,
+      [busId],
+    );
+    expect(audited).toEqual([
+      {
+        actor_id: world.sessions.OWNER.staffUserId,
+        details: { version: 1, seatCount: 30, scheduleId: committed.body.data.id },
+      },
+    ]);
     const held = await holdForConfirm(app, await webTraveller(app), [
       { trip: await fixture(trips[6]!.id, 30) },
     ]);
