@@ -310,6 +310,7 @@ describe('boarding credentials for the driver app', () => {
     });
     expect(list.status).toBe(200);
     expect(list.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+    expect(list.headers.get('vary')).toMatch(/Authorization/i);
     expect(list.body.data.revocations).toContainEqual({
       ticketId: credential!.ticketId,
       keyId: credential!.keyId,
