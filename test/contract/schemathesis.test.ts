@@ -1,16 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../config/index.js';
-import { createLogger } from '../../config/logger.js';
-import { initDatabase, type Database } from '../../db/orm.js';
-import { createWorker } from '../../worker/create-worker.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AdminBrowser, createAdmin } from '../api/admin/helpers.js';
 import { createCompany } from '../support/factories.js';
 import { useTestApp } from '../support/harness.js';
 import { usePrivateDatabase } from '../support/private-database.js';
+import { usePrivateWorker } from '../support/private-worker.js';
 import { createStaffMember, staffLogin } from '../support/staff.js';
 
 /**
@@ -61,27 +57,9 @@ const app = useTestApp({ DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: TASK_Q
 const identities: Identity[] = [{ name: 'anonymous', auth: {}, headers: {}, filters: [] }];
 const surface = (base: string) => ['--include-path-regex', `^${base}/`, ...SIGNED_IN_EXCLUSIONS];
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let workerDb: Database | undefined;
+usePrivateWorker(database.url, TASK_QUEUE, 'contract-worker');
 
 beforeAll(async () => {
-  const config = { ...loadConfig(), DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
-  workerDb = await initDatabase(config);
-  const created = await createWorker({
-    config,
-    db: workerDb,
-    logger: createLogger(config, 'contract-worker'),
-    // The run's bundle, as global-setup wrote it (no source map: stack traces point into the bundle).
-    workflowBundle: {
-      code: readFileSync(inject('workflowBundlePath'), 'utf8'),
-    } as WorkflowBundleWithSourceMap,
-  });
-  worker = created.worker;
-  running = worker
-    .run()
-    .finally(() => Promise.all([created.browserPool.close(), created.connection.close()]));
-
   const traveller = await app.signIn();
   identities.push({
     name: 'traveller',
@@ -112,12 +90,6 @@ beforeAll(async () => {
     filters: surface('/admin/api'),
   });
 }, 120_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await workerDb?.close();
-});
 
 /** `<METHOD path> <code>` of every failure and error in a schemathesis log. */
 function failuresIn(output: string): string[] {

@@ -8,8 +8,8 @@ import { createDatabaseIfMissing, databaseUrl, dropDatabase } from '../../script
  * global to the platform (maintenance windows, feature flags): an active maintenance window in
  * the shared database would refuse the writes of every other test file running meanwhile. Call it
  * before useTestApp({ DATABASE_URL: url }), so the database exists before the app starts and is
- * dropped after it stops. Workflows still run against the shared database's worker, so a file
- * using this should not need them.
+ * dropped after it stops. Workflows still run against the shared database's worker, unless the
+ * file starts one of its own on its own task queue (private-worker.ts usePrivateWorker).
  */
 export function usePrivateDatabase(label: string): { url: string } {
   const config = loadConfig();

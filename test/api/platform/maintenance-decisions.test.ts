@@ -1,10 +1,4 @@
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { loadConfig } from '../../../config/index.js';
-import { createLogger } from '../../../config/logger.js';
-import { initDatabase, type Database } from '../../../db/orm.js';
-import { createWorker } from '../../../worker/create-worker.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import {
@@ -17,6 +11,7 @@ import {
   tripOf,
 } from '../../support/journeys.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
+import { usePrivateWorker } from '../../support/private-worker.js';
 import { createStaffMember, staffLogin, type StaffBrowser } from '../../support/staff.js';
 import { expectError, signedInAdmin, type AdminBrowser } from '../admin/helpers.js';
 
@@ -34,32 +29,7 @@ const app = useTestApp({
   PLATFORM_STATE_POLL_SECONDS: 1,
 });
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let workerDb: Database | undefined;
-
-beforeAll(async () => {
-  const config = { ...loadConfig(), DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: TASK_QUEUE };
-  workerDb = await initDatabase(config);
-  const created = await createWorker({
-    config,
-    db: workerDb,
-    logger: createLogger(config, 'maintenance-worker'),
-    workflowBundle: {
-      code: readFileSync(inject('workflowBundlePath'), 'utf8'),
-    } as WorkflowBundleWithSourceMap,
-  });
-  worker = created.worker;
-  running = worker
-    .run()
-    .finally(() => Promise.all([created.browserPool.close(), created.connection.close()]));
-}, 120_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await workerDb?.close();
-});
+usePrivateWorker(database.url, TASK_QUEUE, 'maintenance-worker');
 
 /** Schedules a window `startsIn`..`endsIn` ms from now, cancelled when the test ends. */
 async function schedule(browser: AdminBrowser, message: string, startsIn: number, endsIn: number) {
