@@ -6,7 +6,6 @@ import {
   decisionDeadline,
   partyRefusal,
   scopeDeadline,
-  seatTravellers,
   unusableHoldRefusal,
   type BookingChannel,
   type CompanyConfirmationSettings,
@@ -14,6 +13,7 @@ import {
   type ConfirmationScope,
   type JourneyTravellers,
 } from '../../../domain/journey-confirmation.js';
+import { seatTravellers } from '../../../domain/journey-seats.js';
 import type { AccountCaps } from '../../../domain/inventory-caps.js';
 import type { Database } from '../../orm.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';

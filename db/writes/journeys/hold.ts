@@ -1,13 +1,11 @@
 import type { PoolClient } from 'pg';
 import {
-  chooseSeats,
   holdRefusal,
   unusableHoldRefusal,
   type ConfirmationScope,
   type HoldBatchStatus,
-  type LegSeat,
-  type QuotedResource,
 } from '../../../domain/journey-confirmation.js';
+import { chooseSeats, type LegSeat, type QuotedResource } from '../../../domain/journey-seats.js';
 import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode, withDeadlockRetry } from '../../pg-errors.js';
 import { isBookableStatus } from '../../queries/inventory.js';
