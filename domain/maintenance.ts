@@ -64,6 +64,12 @@ export function retryAfterSeconds(refusal: Pick<MaintenanceRefusal, 'endsAt'>, n
 /** The surfaces maintenance applies to (ARCHITECTURE "Surfaces and addresses"). */
 const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
 
+/** A write left open during maintenance: its path, and its one method when the others stay refused. */
+export interface OpenWrite {
+  path: RegExp;
+  method?: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+}
+
 /**
  * Writes that stay open during maintenance, each for a reason:
  * - sign-in, sign-out and session refresh of travellers and staff: without a session nobody can
@@ -74,26 +80,20 @@ const BLOCKED_SURFACES = [/^\/api\//, /^\/dashboard\/api\//];
  * - a share link's preview and accept: opening a shared document is a read for its recipient;
  * - revoking a share, on the customer API and the dashboard: while its link can still be accepted
  *   and its document opened (above), revoking is the only way to cut off a leaked link;
- * - the payment provider webhook: it writes nothing and keeps its own answer.
+ * - the payment provider webhook: it writes nothing and keeps its own answer;
+ * - a company's decision on a journey request (PATCH /dashboard/api/bookings/{id}/status, that
+ *   method only): the request's decision deadline keeps running during a window and, once passed,
+ *   cancels the journey and counts a missed deadline against the company; this is its only way to decide.
  */
-export const MAINTENANCE_OPEN_WRITES: readonly RegExp[] = [
-  /^\/api\/auth\/customer\/(send-otp|verify-otp|refresh|logout)\/?$/,
-  /^\/api\/auth\/customer\/idp\/(web|mobile|pwa)\/?$/,
-  /^\/dashboard\/api\/auth\/(login|logout)\/?$/,
-  /^\/api\/journeys\/search\/?$/,
-  /^\/api\/loyalty\/preview\/?$/,
-  /^\/api\/document-shares\/[^/]+\/(preview|accept|revoke)\/?$/,
-  /^\/dashboard\/api\/document-shares\/[^/]+\/revoke\/?$/,
-  /^\/api\/payments\/webhook(\/|$)/,
-];
-
-/**
- * Writes that stay open during maintenance for one method of their path only:
- * - a company's decision on a journey request (PATCH /dashboard/api/bookings/{id}/status): the
- *   request's decision deadline keeps running during a window and, once passed, cancels the
- *   journey and counts a missed deadline against the company; this is its only way to decide.
- */
-export const MAINTENANCE_OPEN_ROUTES: readonly { method: string; path: RegExp }[] = [
+export const MAINTENANCE_OPEN_WRITES: readonly OpenWrite[] = [
+  { path: /^\/api\/auth\/customer\/(send-otp|verify-otp|refresh|logout)\/?$/ },
+  { path: /^\/api\/auth\/customer\/idp\/(web|mobile|pwa)\/?$/ },
+  { path: /^\/dashboard\/api\/auth\/(login|logout)\/?$/ },
+  { path: /^\/api\/journeys\/search\/?$/ },
+  { path: /^\/api\/loyalty\/preview\/?$/ },
+  { path: /^\/api\/document-shares\/[^/]+\/(preview|accept|revoke)\/?$/ },
+  { path: /^\/dashboard\/api\/document-shares\/[^/]+\/revoke\/?$/ },
+  { path: /^\/api\/payments\/webhook(\/|$)/ },
   { method: 'PATCH', path: /^\/dashboard\/api\/bookings\/[^/]+\/status\/?$/ },
 ];
 
@@ -103,8 +103,9 @@ export function blockedDuringMaintenance(method: string, path: string): boolean 
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(upper)) return false;
   const lower = path.toLowerCase();
   if (!BLOCKED_SURFACES.some((surface) => surface.test(lower))) return false;
-  if (MAINTENANCE_OPEN_ROUTES.some((open) => open.method === upper && open.path.test(lower))) return false;
-  return !MAINTENANCE_OPEN_WRITES.some((open) => open.test(lower));
+  return !MAINTENANCE_OPEN_WRITES.some(
+    (open) => (open.method === undefined || open.method === upper) && open.path.test(lower),
+  );
 }
 
 /** The longest window one can schedule: a typo must not close the platform for a month. */
