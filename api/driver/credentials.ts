@@ -6,8 +6,7 @@ import {
 import { publicJwk, publicKeyFromPem, revocationPage } from '../../domain/boarding-credential.js';
 import type { AppContext } from '../app.js';
 import { publicCache } from '../http/middleware.js';
-import { clientKey } from '../http/client-address.js';
-import { minuteLimiter } from '../http/rate-limit.js';
+import { ipLimitedRoute, minuteLimiter } from '../http/rate-limit.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { verifyAtBoarding } from '../use-cases/boarding-credentials.js';
@@ -56,7 +55,7 @@ export function registerCredentialRoutes(surface: Surface, { db, config }: AppCo
     'driver-revocations-ip',
     config.DRIVER_REVOCATIONS_RATE_LIMIT_PER_MINUTE,
   );
-  surface.route({
+  ipLimitedRoute(surface, revocationsPerIp, {
     ...docs.listRevokedCredentials,
     method: 'get',
     path: '/revocations',
@@ -65,7 +64,6 @@ export function registerCredentialRoutes(surface: Surface, { db, config }: AppCo
     query: RevocationsQuery,
     handler: async (ctx, { query }) => {
       const { companyId } = currentDriver(ctx);
-      await revocationsPerIp.consume(ctx, clientKey(ctx));
       const asOf = new Date();
       const from = query.cursor ?? (query.since ? { at: query.since, afterTicketId: null } : null);
       const rows = await listRevocations(db, companyId, from, query.limit + 1);

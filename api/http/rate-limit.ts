@@ -221,17 +221,22 @@ export function minuteLimiter(db: Pick<Database, 'pool'>, name: string, points: 
 }
 
 /**
- * A public route each request of which counts against `perIp` for the client's IP before its
- * handler runs (after its input is validated, as for any route).
+ * A route (public unless `spec.security` says otherwise) each request of which counts against
+ * `perIp` for the client's IP before its handler runs: after its caller is authenticated and its
+ * input validated, as for any route, so a request refused for those counts nothing.
  */
 export function ipLimitedRoute<
   P extends Part = undefined,
   Q extends Part = undefined,
   B extends Part = undefined,
->(surface: Surface, perIp: RateLimiter, spec: Omit<RouteSpec<P, Q, B>, 'security'>): void {
+>(
+  surface: Surface,
+  perIp: RateLimiter,
+  spec: Omit<RouteSpec<P, Q, B>, 'security'> & Partial<Pick<RouteSpec<P, Q, B>, 'security'>>,
+): void {
   surface.route<P, Q, B>({
     ...spec,
-    security: 'public',
+    security: spec.security ?? 'public',
     handler: async (ctx, input, admitted) => {
       await perIp.consume(ctx, clientKey(ctx));
       await spec.handler(ctx, input, admitted);
