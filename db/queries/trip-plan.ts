@@ -7,6 +7,7 @@ import {
   pickupStopRefusal,
   PlanningRefusal,
   tripSeats,
+  type PlanningBus,
 } from '../../domain/trip-planning.js';
 import {
   expandTimetable,
@@ -34,6 +35,8 @@ type Queryable = Pick<PoolClient, 'query'>;
 
 export interface TripRefs {
   route: PlanningRoute;
+  /** The bus as tripSeats judged it (a write that gives a legacy bus its layout reads this row). */
+  bus: PlanningBus;
   seatsTotal: number;
   durationMinutes: number;
 }
@@ -83,7 +86,7 @@ export async function resolveTripRefs(
     originCityId: route.origin_city_id,
   });
   if (refused) throw refused;
-  return { route, seatsTotal, durationMinutes: durationOf(route, request.durationMinutes) };
+  return { route, bus, seatsTotal, durationMinutes: durationOf(route, request.durationMinutes) };
 }
 
 export interface SchedulePlan extends TripRefs {

@@ -1,7 +1,6 @@
 import { legacyLayout } from '../../../domain/layout-templates.js';
-import { legacyLayoutDue } from '../../../domain/trip-planning.js';
+import { legacyLayoutDue, type PlanningBus } from '../../../domain/trip-planning.js';
 import type { TransactionClient } from '../../orm.js';
-import { busForPlanning } from '../../queries/planning.js';
 import { saveBusLayout, type SavedLayout } from '../catalogue.js';
 import { setComingSeatsTotal } from './fleet.js';
 
@@ -16,14 +15,15 @@ import { setComingSeatsTotal } from './fleet.js';
  * seat count stands. legacy_seat_map stays true, as history: once the bus has a layout the flag
  * decides nothing (its capacity is the layout's, and 0 after the layout is archived).
  *
+ * `bus` is the row resolveTripRefs read under that lock (TripRefs.bus), the one tripSeats judged.
  * Answers the layout saved, or null when the bus needed none.
  */
 export async function giveLegacyBusLayout(
   client: TransactionClient,
   busId: string,
+  bus: PlanningBus,
 ): Promise<SavedLayout | null> {
-  const bus = await busForPlanning(client, busId);
-  if (!bus || !legacyLayoutDue(bus)) return null;
+  if (!legacyLayoutDue(bus)) return null;
   const saved = await saveBusLayout(client, {
     busId,
     document: legacyLayout(bus.capacity),

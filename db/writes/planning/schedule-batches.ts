@@ -231,7 +231,7 @@ export async function commitScheduleBatch(
     );
     // A legacy bus gets its generated layout with its first trips, as POST /trips gives it (legacy-layout.ts),
     // recorded as the act of the staff member who committed the schedule.
-    const generated = trips.length > 0 ? await giveLegacyBusLayout(client, schedule.bus_id) : null;
+    const generated = trips.length > 0 ? await giveLegacyBusLayout(client, schedule.bus_id, refs.bus) : null;
     if (generated) {
       await recordStaffAct(
         client,

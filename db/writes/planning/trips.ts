@@ -145,7 +145,7 @@ async function planTrip(client: TransactionClient, act: StaffAct, input: TripSav
       },
     );
   }
-  const generated = await giveLegacyBusLayout(client, input.busId);
+  const generated = await giveLegacyBusLayout(client, input.busId, refs.bus);
   if (generated) {
     await auditAct(client, act, 'company.bus.layout.generate', ['bus', input.busId], {
       version: generated.version,
