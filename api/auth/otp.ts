@@ -17,6 +17,7 @@ import {
   openProviderChallenge,
 } from '../../db/writes/otp-challenges.js';
 import type { Database } from '../../db/orm.js';
+import { arabicDuration, englishDuration } from '../../domain/account-email.js';
 import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
 import { Refusal } from '../http/errors.js';
 import { hashSecret, sameSecret } from './secrets.js';
@@ -217,11 +218,11 @@ function requireSmsProvider(deps: OtpDeps): HttpSmsVerification {
   });
 }
 
+/** The chat message: the code and its real lifetime (never a longer one), worded as the e-mails word theirs. */
 function codeMessage(code: string, ttlSeconds: number): string {
-  const minutes = Math.ceil(ttlSeconds / 60);
   return (
-    `رمز الدخول: ${code}\nصالح لمدة ${minutes} دقائق. لا تشاركه مع أحد.\n\n` +
-    `Your sign-in code: ${code}\nValid for ${minutes} minutes. Never share it.`
+    `رمز الدخول: ${code}\nصالح لمدة ${arabicDuration(ttlSeconds)}. لا تشاركه مع أحد.\n\n` +
+    `Your sign-in code: ${code}\nValid for ${englishDuration(ttlSeconds)}. Never share it.`
   );
 }
 
