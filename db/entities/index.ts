@@ -55,6 +55,7 @@ import {
   BookingStatsDaily,
   BookingStatsDelta,
   CompanySettings,
+  CustomerFrequencyRecountDue,
   CustomerFrequencySnapshot,
   ReportExport,
 } from './insight.js';
@@ -216,6 +217,7 @@ export const allEntities = [
   BookingStatsDaily,
   BookingStatsDelta,
   CustomerFrequencySnapshot,
+  CustomerFrequencyRecountDue,
   // the service's own tables
   RateLimit,
   IdempotencyRecord,

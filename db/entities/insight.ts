@@ -81,3 +81,17 @@ export const CustomerFrequencySnapshot = entity('CustomerFrequencySnapshot', 'cu
   buckets: p.json<{ label: string; count: number }[]>(),
   computedAt: stampedNow(),
 });
+
+/**
+ * A company whose travel frequency must be counted again: marked by the analytics-rollup fold in the
+ * transaction that folds the company's deltas, cleared by the recount that stores its counts.
+ */
+export const CustomerFrequencyRecountDue = entity(
+  'CustomerFrequencyRecountDue',
+  'customer_frequency_recounts_due',
+  {
+    companyId: p.uuid().primary(),
+    /** The fold of the first change not yet recounted. */
+    markedAt: stampedNow(),
+  },
+);
