@@ -217,8 +217,10 @@ export const docs = operations({
     summary: 'Update an open incident',
     description:
       `${MANAGES('incidents.manage')} Title, description, severity or an open status. A resolved incident is 409 ` +
-      'INCIDENT_RESOLVED; 404 INCIDENT_NOT_FOUND. Recorded (incidents.update, before and after); a change that ' +
-      'changes nothing answers the incident as it is and writes nothing.',
+      'INCIDENT_RESOLVED; a status move the state table (domain/incidents.ts) does not allow is 409 ' +
+      'INCIDENT_TRANSITION_REFUSED (none today: open states move freely among themselves); 404 INCIDENT_NOT_FOUND. ' +
+      'Recorded (incidents.update, before and after); a change that changes nothing answers the incident as it is ' +
+      'and writes nothing.',
     tags: INCIDENT_TAGS,
     responses: answers(200, 'Updated', successWith(Incident), [400, 401, 403, 404, 409]),
   },

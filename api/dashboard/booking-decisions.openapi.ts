@@ -56,6 +56,7 @@ export const docs = taggedOperations(['Dashboard: bookings'], {
     description:
       '{id} is the compatibility booking row (GET /bookings). The company (from the session) decides its own confirmation ' +
       'request of the journey the booking belongs to; roles OWNER, ADMIN or DISPATCHER of an active company; CSRF header. ' +
+      "Another company's booking is 404 BOOKING_NOT_FOUND, as for one that does not exist (as GET /bookings/{id}). " +
       "The decision reaches the journey's confirmation process and the answer is its outcome: the last approval confirms the " +
       'whole journey (tickets signed, boarding authorized); a rejection cancels all of it (seats released, failure_reason ' +
       'COMPANY_REJECTED). The last approval of a journey whose trip has left meanwhile (or can no longer be booked), or one ' +

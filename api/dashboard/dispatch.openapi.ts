@@ -7,7 +7,7 @@ import {
   TRIP_STATUSES,
 } from '../../domain/trip-dispatch.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { PrintedProse, Uuid } from '../http/schemas.js';
+import { PrintedProse, textRule, UuidWith } from '../http/schemas.js';
 import { TripTimesOut } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText as DateTime, IdText as Id, successWith } from '../http/answer-schemas.js';
@@ -21,8 +21,9 @@ const TAGS = ['Dashboard: trip operations'];
 
 /**
  * zod's message for a required field that is absent (not sent, or null): only then is its errorCode
- * the field's "…_REQUIRED"; a value that is there but wrong (too long, not a whole number) is
- * VALIDATION_FAILED. zod 4 reports both as invalid_type, so the absent case gets its own message.
+ * the field's "…_REQUIRED"; a value that is there but wrong (too long, not a whole number, a number
+ * for an id) is VALIDATION_FAILED. zod 4 reports both alike (invalid_type for a string or a number,
+ * invalid_value for an enum), so the absent case gets its own message.
  */
 const ABSENT = 'Required';
 const whenAbsent = { error: (issue: { input?: unknown }) => (issue.input == null ? ABSENT : undefined) };
@@ -33,12 +34,19 @@ const whenAbsent = { error: (issue: { input?: unknown }) => (issue.input == null
  * tabs but no other control or bidirectional-override character, which could make it read as another.
  */
 export const Reason = PrintedProse(1, 500, whenAbsent);
+/**
+ * A reason an action may go without (MARK_NO_SHOW's, SPEC "optional operational reason"): a blank
+ * one (empty, or white space only) is no reason, as if absent; the log records none.
+ */
+const OptionalReason = PrintedProse(0, 500)
+  .transform((text) => text || undefined)
+  .optional();
 /** A delay: a whole number of minutes, 1 to 1440. */
 export const DelayMinutes = z.int(whenAbsent).min(1).max(1440);
 
 const ItemFields = {
-  manifest_item_id: Uuid.meta({ description: 'the item id from the manifest' }),
-  manifest_item_type: z.enum(MANIFEST_ITEM_TYPES).meta({
+  manifest_item_id: UuidWith(whenAbsent).meta({ description: 'the item id from the manifest' }),
+  manifest_item_type: z.enum(MANIFEST_ITEM_TYPES, whenAbsent).meta({
     description:
       'JOURNEY_TICKET for every modern traveller; BOOKING only for legacy bookings without tickets',
   }),
@@ -68,7 +76,9 @@ export const DispatchBody = z
       .object({
         action: z.literal('MARK_NO_SHOW'),
         ...ItemFields,
-        reason: Reason.optional().meta({ description: 'optional operational reason' }),
+        reason: OptionalReason.meta({
+          description: `optional operational reason; a blank one is none; ${textRule(0, 500, 'prose')}`,
+        }),
       })
       .strict(),
     z.object({ action: z.literal('RESTORE'), ...ItemFields }).strict(),
@@ -80,7 +90,8 @@ export type DispatchBodyInput = z.output<typeof DispatchBody>;
 /**
  * The stable codes of a refused action body (POST /trips/{id}/dispatch's, and through it the legacy
  * PATCH /trips/{id}'s and POST /trips/bulk's): the first field at fault names it. A field is
- * "required" only when absent (a reason also when blank); a wrong value is VALIDATION_FAILED.
+ * "required" only when absent (a required reason also when blank: MARK_NO_SHOW's is optional, and
+ * blank is none); a wrong value is VALIDATION_FAILED.
  */
 export function dispatchErrorCode(issues: z.core.$ZodIssue[]): string {
   const field = (name: string) => issues.find((issue) => issue.path[0] === name);
@@ -88,12 +99,7 @@ export function dispatchErrorCode(issues: z.core.$ZodIssue[]): string {
   if (field('action')) return 'UNKNOWN_ACTION';
   if (absent('reason') || field('reason')?.code === 'too_small') return 'REASON_REQUIRED';
   if (absent('delay_minutes')) return 'DELAY_MINUTES_REQUIRED';
-  if (
-    field('manifest_item_id')?.code === 'invalid_type' ||
-    field('manifest_item_type')?.code === 'invalid_type'
-  ) {
-    return 'MANIFEST_ITEM_REQUIRED';
-  }
+  if (absent('manifest_item_id') || absent('manifest_item_type')) return 'MANIFEST_ITEM_REQUIRED';
   return 'VALIDATION_FAILED';
 }
 
@@ -355,10 +361,13 @@ export const docs = taggedOperations(TAGS, {
       'writes the operations log (actor, action, before/after, reason, time); the same transition serves PATCH ' +
       '/trips/{id}, POST /trips/bulk and the driver app. An action not allowed now is 409 TRIP_ACTION_NOT_ALLOWED with ' +
       'details.status and details.allowedActions. A refused body changes nothing: 400 UNKNOWN_ACTION, REASON_REQUIRED ' +
-      '(MARK_DELAYED, CANCEL without a reason or with a blank one), DELAY_MINUTES_REQUIRED (MARK_DELAYED without ' +
-      'delay_minutes), MANIFEST_ITEM_REQUIRED, VALIDATION_FAILED (a field the action does not take, a reason over 500 ' +
+      '(MARK_DELAYED, CANCEL without a reason or with a blank one; MARK_NO_SHOW takes an optional reason, and a blank ' +
+      'one is recorded as none), DELAY_MINUTES_REQUIRED (MARK_DELAYED without delay_minutes), MANIFEST_ITEM_REQUIRED ' +
+      '(CHECK_IN, MARK_NO_SHOW or RESTORE without manifest_item_id or manifest_item_type, or with null), ' +
+      'VALIDATION_FAILED (a field the action does not take, a reason over 500 ' +
       'characters or with a control or bidirectional-override character other than line breaks and tabs, ' +
-      'delay_minutes that is not a whole number from 1 to 1440, a malformed id); PATCH /trips/{id} checks ' +
+      'delay_minutes that is not a whole number from 1 to 1440, a malformed id or one that is not text, an unknown ' +
+      'manifest_item_type); PATCH /trips/{id} checks ' +
       'its body the same way. A manifest item that is not a traveller of this trip is 404 ' +
       'MANIFEST_ITEM_NOT_FOUND. The answer carries the new state and the actions allowed now.\n\n' +
       `${STATE_MACHINE}\n\n${EFFECTS}\n\n${READINESS}`,

@@ -85,12 +85,14 @@ export const requireVerifiedCompany: StaffGuard = (staff) => {
 
 /**
  * A resource as the session's company may see it: the row when its company_id is the session's
- * company, else 404, the same answer as for an id that does not exist.
+ * company, else `notFound()`, the resource's own 404 (BOOKING_NOT_FOUND, BUS_NOT_FOUND, ...), the
+ * same answer as for an id that does not exist and as the resource's other routes give.
  */
 export function ownedByCompany<Row extends { company_id: string | null }>(
   staff: StaffPrincipal,
   row: Row | undefined | null,
+  notFound: () => Refusal,
 ): Row {
-  if (!row || row.company_id !== staff.companyId) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+  if (!row || row.company_id !== staff.companyId) throw notFound();
   return row;
 }

@@ -118,7 +118,9 @@ export const docs = taggedOperations(TAGS, {
       `${WRITE_RULES} The bus needs an active validated layout (409 BUS_LAYOUT_REQUIRED; a bus imported before ` +
       'canonical layouts without one sells its recorded capacity: the plan gives it a generated layout of that many ' +
       'seats) and must be in service (409 ' +
-      'BUS_NOT_IN_SERVICE); the route must have stops (409 ROUTE_HAS_NO_STOPS); a driver must be an active DRIVER of ' +
+      'BUS_NOT_IN_SERVICE); the route must still be run (409 ROUTE_INACTIVE for one GET /routes shows active: false) ' +
+      'and have stops (409 ROUTE_HAS_NO_STOPS); duration_minutes, when sent, must leave a minute for each leg besides ' +
+      "the route's dwell times (400 DURATION_TOO_SHORT, details.minimum the shortest it takes); a driver must be an active DRIVER of " +
       "the company; the pickup stop must be an enabled public stop or one of the company's own points (400 " +
       "PICKUP_STOP_NOT_ALLOWED) in the route's origin city (400 PICKUP_STOP_WRONG_CITY). Another company's route, bus, " +
       'driver or trip is 404 ROUTE_NOT_FOUND, BUS_NOT_FOUND, DRIVER_NOT_FOUND, TRIP_NOT_FOUND. A new trip departs in ' +

@@ -169,8 +169,10 @@ const Accepted = z.object({
 const RULES =
   `start_date to end_date covers at most ${MAX_SCHEDULE_DAYS} operating dates, both included (400 ` +
   'SCHEDULE_RANGE_TOO_LONG), the end not before the start (400 END_BEFORE_START), the start not before today in ' +
-  'Damascus (400 START_DATE_IN_PAST); days_of_week is a non-empty set. The route, bus, driver and pickup stop follow ' +
-  'the rules of POST /trips, and every trip arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE); ' +
+  'Damascus (400 START_DATE_IN_PAST); days_of_week is a non-empty set. The route, bus, driver, pickup stop and ' +
+  'duration_minutes follow the rules of POST /trips (among them 409 ROUTE_INACTIVE for a route no longer run, 400 ' +
+  "DURATION_TOO_SHORT, details.minimum, for a duration that leaves no minute per leg besides the route's dwell " +
+  'times), and every trip arrives by the end of 9999-12-31 in Damascus (400 TRIP_AFTER_LAST_DATE); ' +
   'departures of one schedule may not overlap each other (400 SCHEDULE_OVERLAPS_ITSELF). ' +
   'Dates, times and days of the week are those of Asia/Damascus; departures already past are left out. A conflict is ' +
   'the bus or the driver busy in an overlapping window (trips, until their expected arrival when running late, and ' +

@@ -4,12 +4,19 @@ import { DEMO_PHONE_EXAMPLE, PHONE_INPUT_PATTERN } from '../../domain/phone.js';
 /** Canonical UUID text of any version (8-4-4-4-12 hex digits); normalised to lower case. */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-export const Uuid = z
-  .string()
-  .regex(UUID_PATTERN, 'must be a canonical UUID')
-  // toLowerCase (not transform) keeps the output a string, so response schemas still say type/pattern.
-  .toLowerCase()
-  .meta({ format: 'uuid', examples: ['0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] });
+/**
+ * A UUID field; `params` are z.string's (a route that names an absent field by its own errorCode
+ * passes its message, as for PrintedProse).
+ */
+export const UuidWith = (params?: Parameters<typeof z.string>[0]) =>
+  z
+    .string(params)
+    .regex(UUID_PATTERN, 'must be a canonical UUID')
+    // toLowerCase (not transform) keeps the output a string, so response schemas still say type/pattern.
+    .toLowerCase()
+    .meta({ format: 'uuid', examples: ['0b6f3c2e-6d1a-4a57-9a3e-7f1c2d3b4a5c'] });
+
+export const Uuid = UuidWith();
 
 /** A calendar date, YYYY-MM-DD, that exists (from year 1: PostgreSQL has no year 0, JavaScript has). */
 export const CalendarDate = z

@@ -5,6 +5,7 @@ import {
   type Decision,
   type StatusChange,
 } from '../../domain/journey-confirmation.js';
+import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { Logger } from '../../config/logger.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
 import { recordDecision, type DecisionInput, type DecisionOutcome } from '../../db/writes/journeys/index.js';
@@ -94,7 +95,7 @@ export async function decideBooking(
   bookingId: string,
   change: StatusChange & { reason?: string | undefined },
 ) {
-  const booking = ownedByCompany(staff, await findCompanyBooking(deps.db, bookingId));
+  const booking = ownedByCompany(staff, await findCompanyBooking(deps.db, bookingId), bookingNotFound);
   if (!booking.journey_id) throw conflict();
   // What the change asks for, whatever the scope's status; whether that status still allows it
   // (a legacy CANCELLED of a confirmed journey does not) is read under the scope's lock, so a call

@@ -255,7 +255,13 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
         status: 403,
         errorCode: 'ROLE_NOT_ALLOWED',
       },
-      { headers: stranger.writeHeaders, json: { decision: 'APPROVE' }, status: 404, errorCode: 'NOT_FOUND' },
+      // Another company's booking is answered as GET /bookings/{id} answers it: as one that does not exist.
+      {
+        headers: stranger.writeHeaders,
+        json: { decision: 'APPROVE' },
+        status: 404,
+        errorCode: 'BOOKING_NOT_FOUND',
+      },
       {
         headers: { Cookie: dispatcher.cookie },
         json: { decision: 'APPROVE' },
@@ -294,7 +300,7 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
         json: { decision: 'APPROVE' },
         path: `/dashboard/api/bookings/${randomUUID()}/status`,
         status: 404,
-        errorCode: 'NOT_FOUND',
+        errorCode: 'BOOKING_NOT_FOUND',
       },
     ];
     for (const attempt of attempts) {
@@ -313,6 +319,10 @@ describe('PATCH /dashboard/api/bookings/{id}/status', () => {
     }
     expect(await requestStatus(app, journeyId)).toBe('PENDING');
     expect((await journeyFacts(app.db, journeyId)).journey!.status).toBe('REQUESTED');
+    const strangersRead = await app.request(`/dashboard/api/bookings/${bookingId}`, {
+      headers: { Cookie: stranger.cookie },
+    });
+    expect([strangersRead.status, strangersRead.body.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
 
     await app.db.query(`update companies set status = 'SUSPENDED' where id = $1`, [companyId]);
     const suspended = await patchStatus(app, bookingId, dispatcher.writeHeaders, { decision: 'APPROVE' });

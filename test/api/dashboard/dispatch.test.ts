@@ -287,6 +287,41 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
       ],
       ['a check-in without traveller', () => ({ action: 'CHECK_IN' }), 400, 'MANIFEST_ITEM_REQUIRED'],
       [
+        'a check-in without manifest_item_type',
+        () => ({ action: 'CHECK_IN', manifest_item_id: booked.ticketIds[0] }),
+        400,
+        'MANIFEST_ITEM_REQUIRED',
+      ],
+      [
+        'a check-in with a null manifest_item_id',
+        () => ({ action: 'CHECK_IN', manifest_item_id: null, manifest_item_type: 'JOURNEY_TICKET' }),
+        400,
+        'MANIFEST_ITEM_REQUIRED',
+      ],
+      [
+        'a manifest item id that is a number',
+        () => ({ action: 'CHECK_IN', manifest_item_id: 12345, manifest_item_type: 'JOURNEY_TICKET' }),
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'a manifest item type that is a number',
+        () => ({ action: 'CHECK_IN', manifest_item_id: booked.ticketIds[0], manifest_item_type: 7 }),
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'a no-show reason over 500 characters',
+        () => ({
+          action: 'MARK_NO_SHOW',
+          manifest_item_id: booked.ticketIds[0],
+          manifest_item_type: 'JOURNEY_TICKET',
+          reason: 'x'.repeat(501),
+        }),
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
         'a field the action does not take',
         () => ({ action: 'DEPART', reason: 'now' }),
         400,
@@ -468,6 +503,32 @@ describe('the trip operations room: POST /dashboard/api/trips/{id}/dispatch', ()
         before: { attendance: 'PENDING', ticketStatus: 'VALID' },
         after: { attendance: 'NO_SHOW', ticketStatus: 'VALID' },
       });
+    });
+
+    it('takes a blank no-show reason as none (SPEC: the reason is optional): NO_SHOW, logged without a reason', async () => {
+      const world = await operationsWorld(app, { seats: 8 });
+      const party = await bookSeats(app, world.trip, [
+        world.trip.seatNumbers[0]!,
+        world.trip.seatNumbers[1]!,
+      ]);
+      await setTripStatus(app.db, world.trip.tripId, 'BOARDING');
+      for (const [ticketId, reason] of [
+        [party.ticketIds[0]!, ''],
+        [party.ticketIds[1]!, ' \n\t '],
+      ] as const) {
+        const response = await dispatch(app, world.dispatcher, world.trip.tripId, {
+          action: 'MARK_NO_SHOW',
+          reason,
+          ...item(ticketId),
+        });
+        expect([response.status, response.body.errorCode], response.text).toEqual([200, undefined]);
+        expect(response.body.data.traveller.attendance).toBe('NO_SHOW');
+      }
+      const events = await app.db.query<{ reason: string | null }>(
+        `select reason from trip_operation_events where trip_id = $1 and action = 'MARK_NO_SHOW'`,
+        [world.trip.tripId],
+      );
+      expect(events).toEqual([{ reason: null }, { reason: null }]);
     });
 
     it('shows the manifest, counters, allowed actions and the latest events', async () => {

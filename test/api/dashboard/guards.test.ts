@@ -19,6 +19,7 @@ import { jsonBody, requestLifecycle, responseHeaders } from '../../../api/http/m
 import { Surface } from '../../../api/http/route.js';
 import { IdParams } from '../../../api/http/schemas.js';
 import { createLogger } from '../../../config/logger.js';
+import { notFound } from '../../../domain/trip-planning.js';
 import { createBus, createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { createStaffMember, type StaffRole } from '../../support/staff.js';
@@ -47,6 +48,7 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
     responses: { 200: { description: 'ok' } },
   };
   const Body = z.object({ model: z.string().min(1) }).strict();
+  const busNotFound = () => notFound('BUS');
 
   surface.route({
     ...common,
@@ -56,7 +58,7 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
     summary: 'read a bus (member of the owning company)',
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx);
-      const bus = ownedByCompany(staff, await loadBus(params.id));
+      const bus = ownedByCompany(staff, await loadBus(params.id), busNotFound);
       ctx.body = { success: true, data: { id: bus.id, model: bus.model } };
     },
   });
@@ -69,7 +71,7 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
     body: Body,
     handler: async (ctx, { params, body }) => {
       const staff = authorize(ctx, requireActiveCompany);
-      const bus = ownedByCompany(staff, await loadBus(params.id));
+      const bus = ownedByCompany(staff, await loadBus(params.id), busNotFound);
       await rename(bus.id, body.model);
       ctx.body = { success: true };
     },
@@ -88,7 +90,7 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
         requireVerifiedCompany,
         requireRole(...MANAGEMENT_ROLES),
       );
-      const bus = ownedByCompany(staff, await loadBus(params.id));
+      const bus = ownedByCompany(staff, await loadBus(params.id), busNotFound);
       await rename(bus.id, body.model);
       ctx.body = { success: true };
     },
@@ -101,7 +103,7 @@ function busSurface(deps: Parameters<typeof staffAuthenticator>[0]): Surface {
     summary: 'a sensitive read for OWNER, ADMIN or ACCOUNTANT',
     handler: async (ctx, { params }) => {
       const staff = authorize(ctx, requireRole(...SENSITIVE_ROLES));
-      ownedByCompany(staff, await loadBus(params.id));
+      ownedByCompany(staff, await loadBus(params.id), busNotFound);
       ctx.body = { success: true };
     },
   });
@@ -172,7 +174,8 @@ describe('company dashboard guards', () => {
       const foreign = await dispatcher.read(`/buses/${theirBus.id}`);
       const missing = await dispatcher.read(`/buses/${crypto.randomUUID()}`);
       expect(foreign.status).toBe(404);
-      expect(foreign.body.errorCode).toBe('NOT_FOUND');
+      // The resource's own code, the one its routes document.
+      expect(foreign.body.errorCode).toBe('BUS_NOT_FOUND');
       expect({ ...foreign.body, requestId: null }).toEqual({ ...missing.body, requestId: null });
     });
 

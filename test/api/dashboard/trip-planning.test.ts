@@ -243,11 +243,20 @@ describe('GET and POST /dashboard/api/trips', () => {
           [world.companyId, world.origin.id, world.destination.id],
         )
       )[0]!.id;
+      const inactiveRoute = (
+        await app.db.query<{ id: string }>(
+          `insert into routes (company_id, origin_city_id, destination_city_id, name_ar, name_en, active)
+         values ($1, $2, $3, 'خط قديم', 'No longer run', false) returning id`,
+          [world.companyId, world.origin.id, world.destination.id],
+        )
+      )[0]!.id;
       const cases: [Record<string, unknown>, number, string][] = [
         [{ bus_id: noLayout }, 409, 'BUS_LAYOUT_REQUIRED'],
         [{ bus_id: other.bus.id }, 404, 'BUS_NOT_FOUND'],
         [{ route_id: other.routeId }, 404, 'ROUTE_NOT_FOUND'],
         [{ route_id: emptyRoute }, 409, 'ROUTE_HAS_NO_STOPS'],
+        [{ route_id: inactiveRoute }, 409, 'ROUTE_INACTIVE'],
+        [{ duration_minutes: 1 }, 400, 'DURATION_TOO_SHORT'],
         [{ driver_id: other.driverId }, 404, 'DRIVER_NOT_FOUND'],
         [{ driver_id: inactiveDriver.userId }, 404, 'DRIVER_NOT_FOUND'],
         [{ driver_id: dispatcherAsDriver.userId }, 404, 'DRIVER_NOT_FOUND'],
@@ -262,12 +271,16 @@ describe('GET and POST /dashboard/api/trips', () => {
         [{ company_id: other.companyId }, 400, 'SESSION_FIELD_REFUSED'],
         [{ price_base: -1 }, 400, 'VALIDATION_FAILED'],
       ];
+      // The operation's prose in the OpenAPI document names each code: a client reads there what it means.
+      const contract = (await app.request('/api/openapi.json')).body.paths['/dashboard/api/trips'].post
+        .description as string;
       const before = await planningSnapshot(app.db, world.companyId);
       for (const [change, status, code] of cases) {
         const response = await plan(
           tripBody({ departure_at: atDamascus(futureDay(30), '06:00').toISOString(), ...change }),
         );
         expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([status, code]);
+        expect(contract, `${code} is named in the OpenAPI operation`).toContain(code);
       }
       expect(await planningSnapshot(app.db, world.companyId)).toEqual(before);
     });

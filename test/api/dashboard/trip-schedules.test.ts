@@ -310,10 +310,14 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
       [{ company_id: other.companyId }, 'SESSION_FIELD_REFUSED'],
       [{ commit: 'yes' }, 'VALIDATION_FAILED'],
     ];
+    // The operation's prose in the OpenAPI document names each code: a client reads there what it means.
+    const contract = (await app.request('/api/openapi.json')).body.paths['/dashboard/api/trip-schedules'].post
+      .description as string;
     const before = await planningSnapshot(app.db, w.companyId);
     for (const [change, code] of cases) {
       const response = await post(w, scheduleBody(w, change, start));
       expect([response.status, response.body.errorCode], JSON.stringify(change)).toEqual([400, code]);
+      expect(contract, `${code} is named in the OpenAPI operation`).toContain(code);
     }
     expect(await planningSnapshot(app.db, w.companyId)).toEqual(before);
     const longest = await post(w, scheduleBody(w, { start_date: start, end_date: day(179), commit: false }));
