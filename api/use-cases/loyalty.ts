@@ -9,12 +9,7 @@ import {
   readReferral,
   type LoyaltyProgram,
 } from '../../db/queries/loyalty.js';
-import {
-  ensureAccount,
-  previewVoucher,
-  recordReferral,
-  redeemReward,
-} from '../../db/writes/loyalty/index.js';
+import { openAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty/index.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import { Refusal } from '../../domain/refusal.js';
 
@@ -41,7 +36,7 @@ async function programFor(db: Database, caller: LoyaltyCaller, companyId: string
 /** The program and the caller's account in it, opened on first use. */
 async function accountFor(db: Database, caller: LoyaltyCaller, companyId: string) {
   const program = await programFor(db, caller, companyId);
-  return { program, accountId: await ensureAccount(db.pool, program.companyId, caller.userId) };
+  return { program, accountId: await openAccount(db, program.companyId, caller.userId) };
 }
 
 /** Who a member's write acts for: the program's company and the caller. */

@@ -15,6 +15,12 @@ import { LoyaltyRefusal } from './refusal.js';
  * transaction that first locks the traveller's account row (lockAccount), so a balance can never
  * be spent twice or go negative (the CHECK on balance backs this up), and every change leaves a
  * loyalty_transactions row with the balance after it.
+ *
+ * The tier follows the lifetime points (README Loyalty), so every write of an account's lifetime
+ * points or tier (post, ensureAccount's new account) first shares the company's programme row
+ * (shareProgramme), which a tier change locks before it re-sorts the accounts (admin-catalogue.ts
+ * saveTier): the two take turns, and each reads the other's work. Always the programme before the
+ * account, as a tier change takes them, so they never wait on each other the other way round.
  */
 
 export type Queryable = Pick<PoolClient, 'query'>;
@@ -27,16 +33,39 @@ export interface AccountRow {
 }
 
 /**
+ * The company's programme row, FOR SHARE: a tier change (FOR NO KEY UPDATE, admin-catalogue.ts
+ * lockProgram) waits for the points writes in flight, and one that waited reads the tiers it left.
+ * A statement of its own, before the statement that reads the tiers: a statement that waited for the
+ * lock would still read the tiers as they were when it began.
+ */
+export async function shareProgramme(client: Queryable, companyId: string): Promise<void> {
+  await client.query(`select 1 from loyalty_programs where company_id = $1 for share`, [companyId]);
+}
+
+async function findAccount(
+  client: Queryable,
+  companyId: string,
+  userId: string,
+): Promise<string | undefined> {
+  const { rows } = await client.query<{ id: string }>(
+    `select id from loyalty_accounts where company_id = $1 and user_id = $2`,
+    [companyId, userId],
+  );
+  return rows[0]?.id;
+}
+
+/**
  * The traveller's account in a company's program, created on first use with a fresh referral
- * code. Does not lock; callers that change the balance lock it with lockAccount.
+ * code in the tier of 0 points, in the caller's transaction, which shares the programme row first
+ * (shareProgramme) so a tier added or moved at the same moment either waits for the new account and
+ * moves it, or is read by it. Does not lock the account; callers that change the balance lock it
+ * with lockAccount. On the pool the share would end at once: outside a transaction, openAccount.
  */
 export async function ensureAccount(client: Queryable, companyId: string, userId: string): Promise<string> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const existing = await client.query<{ id: string }>(
-      `select id from loyalty_accounts where company_id = $1 and user_id = $2`,
-      [companyId, userId],
-    );
-    if (existing.rows[0]) return existing.rows[0].id;
+    const existing = await findAccount(client, companyId, userId);
+    if (existing) return existing;
+    await shareProgramme(client, companyId);
     // "do nothing" covers both a concurrent first call (same user) and a referral code collision.
     const inserted = await client.query<{ id: string }>(
       `insert into loyalty_accounts (company_id, user_id, passenger_id, referral_code, tier_id)
@@ -52,14 +81,29 @@ export async function ensureAccount(client: Queryable, companyId: string, userId
   throw new Error('could not create a loyalty account');
 }
 
+/** ensureAccount on its own: an account found is answered at once, a new one opened in a transaction. */
+export async function openAccount(db: Database, companyId: string, userId: string): Promise<string> {
+  return (
+    (await findAccount(db.pool, companyId, userId)) ??
+    db.transaction((client) => ensureAccount(client, companyId, userId))
+  );
+}
+
 /**
  * The account row, locked FOR NO KEY UPDATE: balance writers take turns, while inserts whose
  * foreign key points at the account (a referral naming it, a voucher, a ledger entry) do not wait
  * for them, so a referral holding the referee's account never waits on the referrer's balance
  * writer (a deadlock). A merge moving the account to another user changes a key column (FOR
- * UPDATE) and still takes turns with every balance writer.
+ * UPDATE) and still takes turns with every balance writer. Its company's programme row is shared
+ * first (shareProgramme; again for a second account of the company, which costs no wait), so the
+ * tier `post` gives the account and a tier change take turns.
  */
 export async function lockAccount(client: Queryable, accountId: string): Promise<AccountRow> {
+  await client.query(
+    `select 1 from loyalty_programs
+      where company_id = (select company_id from loyalty_accounts where id = $1) for share`,
+    [accountId],
+  );
   const { rows } = await client.query<AccountRow>(
     `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 for no key update`,
     [accountId],
@@ -87,9 +131,10 @@ interface LedgerEntry {
 }
 
 /**
- * Moves points on a LOCKED account and records the transaction. Earned points (positive EARN,
- * REFERRAL_BONUS, positive ADJUST) also count towards lifetime points (a reversal takes them off:
- * `lifetimeChange`), and the tier follows them.
+ * Moves points on a LOCKED account (lockAccount: its programme row shared, so the tiers read here
+ * stay as they are until the transaction ends) and records the transaction. Earned points (positive
+ * EARN, REFERRAL_BONUS, positive ADJUST) also count towards lifetime points (a reversal takes them
+ * off: `lifetimeChange`), and the tier follows them.
  */
 export async function post(client: Queryable, account: AccountRow, entry: LedgerEntry): Promise<number> {
   const change = ledgerChange(account.balance, entry.kind, entry.points);

@@ -1,7 +1,7 @@
 import { LoyaltyAdminRefusal } from '../../../domain/loyalty-admin.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { lockAccount, post, type AccountRow } from './account.js';
+import { lockAccount, post, shareProgramme, type AccountRow } from './account.js';
 import { programmeCompany, rewardNotFound, type ProgrammeActor } from './admin-catalogue.js';
 import { refundVoucher, type CancelledVoucher } from './voucher-return.js';
 import { companyTransaction } from '../active-company.js';
@@ -37,14 +37,15 @@ interface LedgerRow {
 }
 
 /**
- * The account of the actor's company, locked as lockAccount locks it (FOR NO KEY UPDATE); another
- * company's account is the same 404 as none.
+ * The account of the actor's company, locked as lockAccount locks it (the programme row shared
+ * first, then the account FOR NO KEY UPDATE); another company's account is the same 404 as none.
  */
 async function lockCompanyAccount(
   client: TransactionClient,
   companyId: string,
   accountId: string,
 ): Promise<AccountRow> {
+  await shareProgramme(client, companyId);
   const { rows } = await client.query<AccountRow>(
     `select id, company_id, balance, lifetime_points from loyalty_accounts where id = $1 and company_id = $2 for no key update`,
     [accountId, companyId],
@@ -58,9 +59,9 @@ async function lockCompanyAccount(
  * POST /loyalty/accounts/{id}/adjust: adds (or takes, when negative) points with a reason. Two
  * adjustments of one account take turns on its row lock, so two that would each leave a balance
  * of zero or more but together a negative one end with one refused (409 LOYALTY_INSUFFICIENT_POINTS).
- * A positive adjustment also counts towards lifetime points (and the tier). Audited as
- * loyalty.account.adjust. Runs again on a deadlock: a tier change (saveTier) holds the tier row the
- * account's new tier_id checks while it waits to move this account.
+ * A positive adjustment also counts towards lifetime points (and the tier: a tier change at the same
+ * moment takes turns with it on the programme row, so the account ends in the tier its lifetime
+ * points reach whichever goes first). Audited as loyalty.account.adjust. Runs again on a deadlock.
  */
 export async function adjustAccount(
   db: Database,

@@ -98,6 +98,8 @@ const programMissing = () =>
  * The programme row, locked: changes of the terms, tiers and rewards of one company take turns.
  * FOR NO KEY UPDATE: the company's loyalty rows refer to it, and their inserts (a voucher, a ledger
  * entry of a redeem holding its reward) must not wait for a catalogue change that waits for them.
+ * Every write of an account's points or tier shares this row before it takes the account
+ * (account.ts shareProgramme), so it and a tier change take turns.
  */
 async function lockProgram(client: TransactionClient, companyId: string): Promise<void> {
   const { rows } = await client.query(
@@ -124,7 +126,11 @@ const thresholdTaken = (minLifetimePoints: number) =>
     },
   );
 
-/** Every account's tier follows its lifetime points again after a tier changed. */
+/**
+ * Every account's tier follows its lifetime points again after a tier changed. Runs under the
+ * programme lock, which every points write and new account shares first (account.ts): none is in
+ * flight here, each committed before (and is re-sorted) or waits and then reads the new tiers.
+ */
 async function reassignTiers(client: TransactionClient, companyId: string): Promise<void> {
   await client.query(
     `update loyalty_accounts a set tier_id = t.tier_id, updated_at = now()
@@ -140,8 +146,8 @@ async function reassignTiers(client: TransactionClient, companyId: string): Prom
 
 /**
  * POST and PUT /loyalty/tiers: a tier of the programme (loyalty.tier.create / loyalty.tier.update).
- * Runs again on a deadlock: it writes the tier row, then moves accounts that an adjustment or a
- * points award may hold while their tier check waits for that row.
+ * It waits for the points writes in flight (they share the programme row) and they wait for it, so
+ * no account is left in a tier its lifetime points do not reach. Runs again on a deadlock.
  */
 export async function saveTier(
   db: Database,

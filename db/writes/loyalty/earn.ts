@@ -2,7 +2,7 @@ import { pointsRoom, tierFor, tripPoints } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { listTiers, type TierView } from '../../queries/loyalty.js';
-import { ensureAccount, lockAccount, post, type AccountRow, type Queryable } from './account.js';
+import { lockAccount, openAccount, post, type AccountRow, type Queryable } from './account.js';
 
 export interface TripPointsResult {
   /** Bookings credited by this call (0 on a replay). */
@@ -59,7 +59,7 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     [tripId],
   );
   for (const booking of bookings) {
-    const accountId = await ensureAccount(db.pool, program.company_id, booking.owner_user_id);
+    const accountId = await openAccount(db, program.company_id, booking.owner_user_id);
     // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
     // returning voucher points (accounts in id order) may hold the other way round.
     const credited = await withDeadlockRetry(() =>
@@ -84,7 +84,8 @@ async function creditBooking(
   const credited = { bookings: 0, points: 0, referrals: 0 };
   // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
   // checked again under the lock: a refund that committed since the list was read earns nothing, and
-  // one in flight waits for this credit and then takes it back (reversal.ts).
+  // one in flight waits for this credit and then takes it back (reversal.ts). Then the programme row
+  // and the account (lockAccount), so a tier change and this credit take turns.
   const { rows: stillEarning } = await client.query(
     `select 1 from bookings
       where id = $1 and ${EARNING_BOOKING} for share`,

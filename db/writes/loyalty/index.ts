@@ -4,7 +4,7 @@
  * (referral.ts), points earned when a trip completes (earn.ts) and taken back when its booking is
  * refunded (reversal.ts).
  */
-export { adjustPoints, adjustPointsWithin, ensureAccount } from './account.js';
+export { adjustPoints, adjustPointsWithin, ensureAccount, openAccount } from './account.js';
 export { awardTripPoints, type TripPointsResult } from './earn.js';
 export { redeemReward, type Redemption } from './redeem.js';
 export { recordReferral } from './referral.js';

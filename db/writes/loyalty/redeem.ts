@@ -3,7 +3,7 @@ import { redeemRefusal, voucherCodeFrom, type RedeemableReward } from '../../../
 import type { Database } from '../../orm.js';
 import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
 import { lockActiveTraveller } from '../inventory-caps.js';
-import { ensureAccount, lockAccount, post, type Queryable } from './account.js';
+import { ensureAccount, lockAccount, openAccount, post, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 
 export interface Redemption {
@@ -84,7 +84,7 @@ export async function redeemReward(
   input: { companyId: string; userId: string; rewardCode: string },
 ): Promise<Redemption> {
   // Opened first on its own: a redeem refused below still leaves the traveller's account open.
-  await ensureAccount(db.pool, input.companyId, input.userId);
+  await openAccount(db, input.companyId, input.userId);
   return db.transaction(async (client) => {
     // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
     // an account merged away while this waited is refused (401), so no voucher names a disabled user.

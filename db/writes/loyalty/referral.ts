@@ -1,7 +1,7 @@
 import type { Database } from '../../orm.js';
 import { PG_UNIQUE_VIOLATION, pgCode, pgConstraint } from '../../pg-errors.js';
 import { lockActiveTraveller } from '../inventory-caps.js';
-import { ensureAccount, lockAccount, type Queryable } from './account.js';
+import { ensureAccount, lockAccount, openAccount, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
 
 /**
@@ -19,7 +19,7 @@ export async function recordReferral(
   input: { companyId: string; userId: string; referralCode: string },
 ): Promise<{ referralId: string; status: 'PENDING' }> {
   // Opened first on its own: a referral refused below still leaves the traveller's account open.
-  await ensureAccount(db.pool, input.companyId, input.userId);
+  await openAccount(db, input.companyId, input.userId);
   return db.transaction(async (client) => {
     // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
     // an account merged away while this waited is refused (401), so no referral lands on a disabled

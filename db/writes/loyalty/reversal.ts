@@ -5,8 +5,9 @@ import { lockAccount, post, type Queryable } from './account.js';
  * A booking refunded in full gives back the points it earned (README: points go only to bookings
  * not refunded). Runs in the refund's transaction, which already holds the booking row (FOR
  * UPDATE): awardTripPoints takes that row (FOR SHARE) before the account too, so the two meet in
- * one order (booking, then account) and never deadlock; an award waiting behind the refund then
- * finds the booking refunded and credits nothing.
+ * one order (booking, then the programme row and the account: lockAccount) and never deadlock; an
+ * award waiting behind the refund then finds the booking refunded and credits nothing. A tier change
+ * takes the programme row and then accounts, never a booking, so it meets both in that order too.
  */
 
 interface EarnEntry {
