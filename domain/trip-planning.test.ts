@@ -120,10 +120,34 @@ describe('replanRefusal', () => {
     expect(replanRefusal({ ...trip, hasBookings: false }, { ...plan, pickupStopId: 'q' })).toBeNull();
   });
 
-  it('refuses new times or route, and any change once the trip left SCHEDULED', () => {
+  it('refuses new times or route, and any change once the trip left', () => {
     expect(replanRefusal(trip, { ...plan, departureAt: 1500, arrivalAt: 2500 })?.code).toBe(
       'TRIP_TIMETABLE_FIXED',
     );
-    expect(replanRefusal({ ...trip, status: 'BOARDING' }, plan)?.code).toBe('TRIP_NOT_EDITABLE');
+    for (const status of ['DEPARTED', 'ARRIVED', 'COMPLETED', 'CANCELLED']) {
+      expect(replanRefusal({ ...trip, status }, plan)).toMatchObject({
+        code: 'TRIP_NOT_EDITABLE',
+        details: { status },
+      });
+    }
+  });
+
+  it('lets a boarding or delayed trip change its driver and nothing else, naming what else changed', () => {
+    for (const status of ['BOARDING', 'DELAYED']) {
+      const running = { ...trip, status };
+      expect(replanRefusal(running, { ...plan, driverId: 'd' })).toBeNull();
+      expect(replanRefusal({ ...running, driverId: 'd' }, plan)).toBeNull();
+      expect(replanRefusal(running, { ...plan, driverId: 'd', priceBase: 200 })).toMatchObject({
+        code: 'TRIP_NOT_EDITABLE',
+        details: { status, fields: ['price_base'] },
+      });
+      // A later departure of the same length moves its arrival too: only departure_at changed.
+      expect(
+        replanRefusal(running, { ...plan, departureAt: 1500, arrivalAt: 2500, busId: 'c', priceVip: 5 }),
+      ).toMatchObject({ details: { fields: ['departure_at', 'bus_id', 'price_vip'] } });
+      expect(replanRefusal(running, { ...plan, arrivalAt: 2500, pickupStopId: 'q' })).toMatchObject({
+        details: { fields: ['duration_minutes', 'pickup_stop_id'] },
+      });
+    }
   });
 });

@@ -160,19 +160,57 @@ export interface TripPlanFields {
 }
 
 /**
- * Re-planning an existing trip (POST /trips with trip_id): only a SCHEDULED trip changes; its
- * route and times are fixed (a different timetable is a different trip: cancel it and plan
- * another); once travellers hold or booked seats its bus and its pickup stop are fixed too
- * (SPEC), while driver and fares may still change (a fare change applies to later bookings).
+ * Statuses in which a re-plan changes the trip's driver and nothing else: the trip is boarding or
+ * held back by a delay, so its route, times, bus, pickup stop and fares stay, but a driver who was
+ * deactivated (DRIVER_INACTIVE), never assigned (DRIVER_NOT_ASSIGNED) or is out on another trip
+ * (DRIVER_ON_ANOTHER_TRIP) can be replaced, else the trip could never leave.
+ */
+export const DRIVER_ONLY_REPLAN_STATUSES = ['BOARDING', 'DELAYED'] as const;
+
+/** Whether a trip in `status` is re-planned for its driver alone (DRIVER_ONLY_REPLAN_STATUSES). */
+export const driverOnlyReplan = (status: string): boolean =>
+  (DRIVER_ONLY_REPLAN_STATUSES as readonly string[]).includes(status);
+
+/** The body fields a BOARDING or DELAYED trip keeps, each with whether a re-plan changes it. */
+const fixedOnceBoarding = (trip: TripPlanFields, next: TripPlanFields): [string, boolean][] => [
+  ['route_id', trip.routeId !== next.routeId],
+  ['departure_at', trip.departureAt !== next.departureAt],
+  ['duration_minutes', trip.arrivalAt - trip.departureAt !== next.arrivalAt - next.departureAt],
+  ['bus_id', trip.busId !== next.busId],
+  ['pickup_stop_id', trip.pickupStopId !== next.pickupStopId],
+  ['price_base', trip.priceBase !== next.priceBase],
+  ['price_vip', trip.priceVip !== next.priceVip],
+];
+
+/**
+ * Re-planning an existing trip (POST /trips with trip_id). A SCHEDULED trip: its route and times
+ * are fixed (a different timetable is a different trip: cancel it and plan another); once
+ * travellers hold or booked seats its bus and its pickup stop are fixed too (SPEC), while driver
+ * and fares may still change (a fare change applies to later bookings). A BOARDING or DELAYED
+ * trip changes only its driver (DRIVER_ONLY_REPLAN_STATUSES): any other field that differs is
+ * 409 TRIP_NOT_EDITABLE naming the fields. A trip that has left or is over changes nothing.
  */
 export function replanRefusal(
   trip: TripPlanFields & { status: string; hasBookings: boolean },
   next: TripPlanFields,
 ): PlanningRefusal | null {
+  if (driverOnlyReplan(trip.status)) {
+    const fields = fixedOnceBoarding(trip, next).flatMap(([name, changed]) => (changed ? [name] : []));
+    if (fields.length === 0) return null;
+    return new PlanningRefusal(
+      409,
+      'TRIP_NOT_EDITABLE',
+      'Once a trip is boarding or delayed only its driver can change',
+      { status: trip.status, fields },
+    );
+  }
   if (trip.status !== 'SCHEDULED') {
-    return new PlanningRefusal(409, 'TRIP_NOT_EDITABLE', 'Only a scheduled trip can be re-planned', {
-      status: trip.status,
-    });
+    return new PlanningRefusal(
+      409,
+      'TRIP_NOT_EDITABLE',
+      'Only a scheduled trip can be re-planned (a boarding or delayed one only gets another driver)',
+      { status: trip.status },
+    );
   }
   const changed = <Field extends keyof TripPlanFields>(fields: readonly Field[]) =>
     fields.filter((field) => trip[field] !== next[field]);

@@ -129,9 +129,17 @@ export const docs = taggedOperations(TAGS, {
       'driver must be free for the whole trip (a trip running late keeps them until its expected arrival) and the ' +
       'route must have no trip at that departure, counting trips of ' +
       'schedules still being committed (409 TRIP_CONFLICT with details.conflicts). With trip_id the trip is re-planned: ' +
-      'only while SCHEDULED (409 TRIP_NOT_EDITABLE), with the same route and times (409 TRIP_TIMETABLE_FIXED); once it ' +
+      'a SCHEDULED trip keeps its route and times (409 TRIP_TIMETABLE_FIXED); once it ' +
       'has bookings (a held or sold seat) its bus and pickup stop stay (409 TRIP_HAS_BOOKINGS) while driver and fares ' +
-      'may change. Answers 201 for a new trip, 200 for a re-planned one.',
+      'may change. A BOARDING or DELAYED trip changes only its driver (so one whose driver was deactivated, or that ' +
+      'has none, can still board and depart): the body repeats its route, departure_at, duration, bus, pickup stop ' +
+      'and fares as they stand, else 409 TRIP_NOT_EDITABLE with details.status and details.fields (the body fields ' +
+      'that differ); the new driver must be an active DRIVER of the company (404 DRIVER_NOT_FOUND) free for the ' +
+      "trip's whole expected window, its delay included (409 TRIP_CONFLICT, kind DRIVER_BUSY); route, bus and stop " +
+      'are not judged again and only the driver is written. From then on the driver app gives the trip to the new ' +
+      'driver only (the previous one gets 403 TRIP_NOT_ASSIGNED on it; what they recorded, such as cash lines, stays ' +
+      'theirs). A trip that has departed or is over is 409 TRIP_NOT_EDITABLE. Answers 201 for a new trip, 200 for a ' +
+      're-planned one.',
     responses: {
       200: { description: 'Re-planned', schema: ok(Trip) },
       201: { description: 'Planned', schema: ok(Trip) },

@@ -141,6 +141,19 @@ function busyWindowSql(t: string) {
 
 const BUSY = busyWindowSql('t');
 
+/** The window trip `tripId` holds its bus and driver (busyWindowSql), in epoch milliseconds. */
+export async function tripBusyWindow(q: Queryable, tripId: string): Promise<PlannedWindow> {
+  const { rows } = await q.query<{ from_ms: number; until_ms: number }>(
+    `select extract(epoch from ${BUSY.from})::float8 * 1000 as from_ms,
+            extract(epoch from ${BUSY.until})::float8 * 1000 as until_ms
+     from trips t where t.id = $1`,
+    [tripId],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`trip ${tripId} vanished while locked`);
+  return { departureAt: row.from_ms, arrivalAt: row.until_ms };
+}
+
 async function tripWindows(q: Queryable, scope: PlanningScope, from: number, until: number) {
   const { rows } = await q.query<BusyRow>(
     `select kind, id as trip_id, extract(epoch from busy_from)::float8 * 1000 as departure_ms,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tripStopCalls } from '../../../domain/route-plan.js';
 import { conflictView } from '../../../domain/trip-conflicts.js';
 import {
+  driverOnlyReplan,
   lastDateRefusal,
   notFound,
   PlanningRefusal,
@@ -11,7 +12,12 @@ import {
 import type { TripRefsRequest } from '../../../domain/trip-schedules.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { planningConflicts, tripHasBookingsSql } from '../../queries/planning.js';
+import {
+  activeDriver,
+  planningConflicts,
+  tripBusyWindow,
+  tripHasBookingsSql,
+} from '../../queries/planning.js';
 import { resolveTripRefs, type TripRefs } from '../../queries/trip-plan.js';
 import { lockActingMember } from '../acting-member.js';
 import { lockActiveCompany } from '../active-company.js';
@@ -24,7 +30,8 @@ import { lockPlanningResources } from './locks.js';
  * POST /dashboard/api/trips: plans a new trip, or re-plans one (trip_id) within what
  * domain/trip-planning.ts `replanRefusal` allows. One transaction: the bus(es) and the driver are
  * locked, every rule checked, conflicts looked for, a legacy bus given its generated layout
- * (legacy-layout.ts), then the trip (with its stop calls from the route's stops) written.
+ * (legacy-layout.ts), then the trip (with its stop calls from the route's stops) written. A
+ * BOARDING or DELAYED trip only gets another driver (replaceDriver).
  */
 export interface TripSaveInput extends TripRefsRequest {
   tripId?: string;
@@ -111,6 +118,7 @@ async function planTrip(client: TransactionClient, act: StaffAct, input: TripSav
   const busIds = [input.busId, ...(unlocked ? [unlocked.bus_id] : [])];
   await lockPlanningResources(client, { busIds, driverId: input.driverId, routeId: input.routeId });
   const existing = unlocked && (await lockedTrip(client, act.companyId, unlocked.id, busIds));
+  if (existing && driverOnlyReplan(existing.status)) return replaceDriver(client, act, input, existing);
   const durationMinutes =
     input.durationMinutes ??
     (existing ? Math.round((existing.arrival_ms - existing.departure_ms) / 60_000) : undefined);
@@ -159,6 +167,61 @@ async function planTrip(client: TransactionClient, act: StaffAct, input: TripSav
     pickupStopId: input.pickupStopId,
   });
   return { tripId, created: !existing };
+}
+
+/**
+ * The re-plan of a BOARDING or DELAYED trip (domain/trip-planning.ts DRIVER_ONLY_REPLAN_STATUSES),
+ * under the locks planTrip took (company, acting member, bus, new driver, route, then the trip):
+ * the body must repeat the trip's route, times, bus, pickup stop and fares (else 409
+ * TRIP_NOT_EDITABLE naming the fields) and may name another driver, who must be an active DRIVER of
+ * the company and free for the trip's whole expected window, its announced delay included (409
+ * TRIP_CONFLICT, DRIVER_BUSY). The route, bus and stop are not judged again: the trip already runs on
+ * them, and neither its seats nor its stop calls change. Only driver_id is written; everything that
+ * follows reads it afresh: the driver app lists and opens the trip for the new driver only (the
+ * previous one's manifest, scans, cash recording and position reports answer 403 TRIP_NOT_ASSIGNED),
+ * readiness judges the new driver, and what the previous driver already recorded (check-ins, cash
+ * lines collected_by them, positions) stays theirs. The same (active) driver again changes nothing.
+ */
+async function replaceDriver(
+  client: TransactionClient,
+  act: StaffAct,
+  input: TripSaveInput,
+  trip: StoredTrip,
+): Promise<{ tripId: string; created: false }> {
+  const stored = planOf(trip);
+  const durationMinutes = input.durationMinutes ?? Math.round((trip.arrival_ms - trip.departure_ms) / 60_000);
+  const next: TripPlanFields = { ...input, arrivalAt: input.departureAt + durationMinutes * 60_000 };
+  const refused = replanRefusal({ ...stored, status: trip.status, hasBookings: trip.has_bookings }, next);
+  if (refused) throw refused;
+  if (input.driverId !== null && !(await activeDriver(client, act.companyId, input.driverId))) {
+    throw notFound('DRIVER');
+  }
+  if (input.driverId === trip.driver_id) return { tripId: trip.id, created: false };
+  if (input.driverId !== null) {
+    const scope = {
+      busId: trip.bus_id,
+      driverId: input.driverId,
+      routeId: trip.route_id,
+      excludeTripId: trip.id,
+    };
+    const conflicts = (
+      await planningConflicts(client, scope, [await tripBusyWindow(client, trip.id)])
+    ).filter((conflict) => conflict.kind === 'DRIVER_BUSY');
+    if (conflicts.length > 0) {
+      throw new PlanningRefusal(409, 'TRIP_CONFLICT', 'The driver is taken while this trip runs', {
+        conflicts: conflicts.map(conflictView),
+      });
+    }
+  }
+  await client.query('update trips set driver_id = $2 where id = $1', [trip.id, input.driverId]);
+  await auditAct(client, act, 'company.trip.replan', ['trip', trip.id], {
+    busId: trip.bus_id,
+    driverId: input.driverId,
+    pickupStopId: trip.pickup_stop_id,
+    previousDriverId: trip.driver_id,
+    status: trip.status,
+  });
+  return { tripId: trip.id, created: false };
 }
 
 /** Updates the re-planned trip's bus, driver, stop and fares, or inserts the new trip with its stop calls. */
