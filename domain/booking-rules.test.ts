@@ -4,6 +4,7 @@ import {
   departsMoreThan,
   modificationAlreadyMade,
   modificationRefusal,
+  repeatOfMadeModification,
   repricedAmounts,
   settledByTravel,
   targetRefusal,
@@ -194,6 +195,19 @@ describe('a modification already made', () => {
     expect(modificationAlreadyMade(current, { tripId: 't1', seatNumbers: ['2', '1'] })).toBe(false);
     expect(modificationAlreadyMade(current, { tripId: 't2', seatNumbers: ['1', '2'] })).toBe(false);
     expect(modificationAlreadyMade(current, { tripId: 't1', seatNumbers: ['1'] })).toBe(false);
+  });
+
+  it('is repeated, whatever the booking’s state now, only for a booking moved there whose move still stands', () => {
+    const moved = { tripId: 't1', seatNumbers: ['1', '2'], status: 'CONFIRMED' as const, moved: true };
+    const asked = { tripId: 't1', seatNumbers: ['1', '2'] };
+    expect(repeatOfMadeModification(moved, asked)).toBe(true);
+    for (const status of ['CHECKED_IN', 'NO_SHOW', 'COMPLETED'] as const)
+      expect(repeatOfMadeModification({ ...moved, status }, asked)).toBe(true);
+    for (const status of ['CANCELLED', 'EXPIRED', 'HELD', 'PENDING_CONFIRMATION'] as const)
+      expect(repeatOfMadeModification({ ...moved, status }, asked)).toBe(false);
+    expect(repeatOfMadeModification({ ...moved, moved: false }, asked)).toBe(false);
+    expect(repeatOfMadeModification(moved, { tripId: 't1', seatNumbers: ['2', '1'] })).toBe(false);
+    expect(repeatOfMadeModification(moved, { tripId: 't2', seatNumbers: ['1', '2'] })).toBe(false);
   });
 });
 

@@ -249,6 +249,28 @@ export function modificationAlreadyMade(current: SeatChoice, asked: SeatChoice):
   );
 }
 
+/** Booking statuses in which a move that was made still stands (the booking keeps its seats or travelled on them). */
+const MOVE_STANDS: readonly BookingStatus[] = ['CONFIRMED', 'CHECKED_IN', 'NO_SHOW', 'COMPLETED'];
+
+/** The booking as a repeat of its last move sees it. */
+export interface MovedBooking extends SeatChoice {
+  status: BookingStatus;
+  /** A modification moved the booking's leg (to another trip or other seats) at least once. */
+  moved: boolean;
+}
+
+/**
+ * The repeat of a modification that was made (its answer lost, the request sent again): the booking
+ * was moved, is now on the asked trip and seats in the asked order, and the move still stands. It is
+ * answered as made before the booking's state is judged, since that state is what the move (and
+ * time, or a payment since) made it: the new trip within 6 hours, the booking paid or checked in.
+ * A request naming the seats of a booking never moved is not a repeat of anything and is judged as
+ * any request; nor is one of a booking since cancelled or expired, whose move no longer stands.
+ */
+export function repeatOfMadeModification(booking: MovedBooking, asked: SeatChoice): boolean {
+  return booking.moved && MOVE_STANDS.includes(booking.status) && modificationAlreadyMade(booking, asked);
+}
+
 /**
  * Cancellation by the traveller of one booking (a cancel of a booking of an aggregate applies it to
  * each of the aggregate's bookings): null when allowed, 'ALREADY_CANCELLED' when there is nothing

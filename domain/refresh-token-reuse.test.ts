@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDuplicateRefresh } from './refresh-token-reuse.js';
+import { isDuplicateRefresh, isOrphanedReplacement } from './refresh-token-reuse.js';
 
 describe('isDuplicateRefresh', () => {
   it('takes a used token presented again within the grace, no replacement used, for a duplicate', () => {
@@ -23,5 +23,12 @@ describe('isDuplicateRefresh', () => {
   it('has no grace at all when it is 0', () => {
     expect(isDuplicateRefresh({ secondsSinceUse: -0.05, replacementUsed: false }, 0)).toBe(false);
     expect(isDuplicateRefresh({ secondsSinceUse: 0, replacementUsed: false }, 0)).toBe(false);
+  });
+});
+
+describe('isOrphanedReplacement', () => {
+  it('takes the first use of a replacement whose sibling was used for reuse, and of any other for a refresh', () => {
+    expect(isOrphanedReplacement({ siblingUsed: true })).toBe(true);
+    expect(isOrphanedReplacement({ siblingUsed: false })).toBe(false);
   });
 });

@@ -24,3 +24,23 @@ export interface UsedRefreshToken {
 export function isDuplicateRefresh(token: UsedRefreshToken, graceSeconds: number): boolean {
   return graceSeconds > 0 && token.secondsSinceUse < graceSeconds && !token.replacementUsed;
 }
+
+/** What is known of an unused refresh token when it is presented for the first time. */
+export interface UnusedRefreshToken {
+  /**
+   * Another replacement of the token it replaced (a sibling: the same refresh arriving twice got
+   * one each) has been presented since.
+   */
+  siblingUsed: boolean;
+}
+
+/**
+ * A duplicate refresh leaves siblings: one replacement per copy of the request. The client goes on
+ * with one of them (an app whose first answer was lost never saw the other; tabs share one cookie
+ * jar), so once one is used the others have no owner, as a used token does once its replacement is
+ * used: presenting one then is reuse too, and ends the session. Otherwise two holders would each
+ * keep a chain of the session that never meets the other's, and reuse detection would never see it.
+ */
+export function isOrphanedReplacement(token: UnusedRefreshToken): boolean {
+  return token.siblingUsed;
+}

@@ -149,7 +149,8 @@ export async function issueTravellerSession(
  * Rotates a refresh token. A token already used is the same refresh arriving twice (two tabs, a
  * retry) only within TRAVELLER_REFRESH_REUSE_GRACE_SECONDS of its first use and while none of its
  * replacements is used, and then gets new tokens too; otherwise it leaked or was replayed: the whole
- * session is revoked and the caller gets 401 REFRESH_TOKEN_REUSED.
+ * session is revoked and the caller gets 401 REFRESH_TOKEN_REUSED. So does one of those replacements
+ * presented after another of them was used (a lost answer: the client went on with the other).
  */
 export async function rotateRefreshToken(deps: SessionDeps, presented: string): Promise<IssuedSession> {
   const next = newSecret();

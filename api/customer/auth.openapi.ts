@@ -186,7 +186,8 @@ export const docsFor = (config: Config) =>
         '(401 REFRESH_TOKEN_REUSED) and every token of it. Only the same refresh sent twice (two tabs, a retried request) ' +
         `within ${config.TRAVELLER_REFRESH_REUSE_GRACE_SECONDS} seconds of the token's first use ` +
         '(TRAVELLER_REFRESH_REUSE_GRACE_SECONDS; 0 turns this off), while none of its replacements has been used, gets ' +
-        'another set of new tokens of the same session instead. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
+        'another set of new tokens of the same session instead; once one of those replacements is used, presenting ' +
+        'another of them (a lost answer) is reuse too and ends the session. 401 INVALID_REFRESH_TOKEN for an unknown, expired or ended ' +
         'session, 401 AUTH_REQUIRED with no refresh token at all; web cookies are cleared on any refusal. The web gets new ' +
         'cookies too (not with X-Client: mobile), except that bb_csrf keeps its value: it lasts the session (a sign-in ' +
         `makes a new one; a missing or malformed one is replaced). ${sessionRules(config)}`,

@@ -59,7 +59,11 @@ export const docs = taggedOperations(['Bookings'], {
       'revoked, as a CREDENTIAL_LEAKED re-issue revokes them: their recipients would otherwise see the new trip, seats ' +
       'and credentials (410 SHARE_REVOKED); the traveller may share again. When document sharing cannot be reached ' +
       'the answer is 503 SHARE_UNAVAILABLE with the move already made; repeating the request ends them. Repeating a ' +
-      'modification already made changes nothing else (shares made after it stay). ' +
+      'modification already made changes nothing else (shares made after it stay) and answers 200 with the booking even ' +
+      'when its state would now refuse a move (the new departure within 6 hours, the booking paid or checked in since): ' +
+      'a retry whose answer was lost learns the move was made. A repeat is the same trip and seats in the same order as ' +
+      'the booking now has, after a move to them, the booking not cancelled or expired since; naming the trip and seats ' +
+      'of a booking never moved is judged as any request. ' +
       'A voucher used for the booking stays spent and its terms as issued are checked again on the new trip as POST ' +
       '/bookings checks them (company and routes, day of departure, minimum subtotal); its discount is then computed again ' +
       'from those terms on the new subtotal (a percent as a percent, capped by its maximum; never more than the subtotal). ' +

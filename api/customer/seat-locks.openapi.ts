@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { Uuid } from '../http/schemas.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
 
@@ -85,15 +85,29 @@ export const docs = taggedOperations(['Bookings'], {
       'sessions). An expired lock is free for everyone at once (no sweeper needed) and can no longer book. Errors: 400 ' +
       'SEAT_NOT_FOUND (a label the active layout does not have; details.seat_numbers), DUPLICATE_SEAT, INVALID_TRIP_ID, ' +
       "INVALID_SEAT_NUMBERS; 404 TRIP_NOT_FOUND (no such trip, or outside the caller's inventory scope); 409 SEAT_OCCUPIED " +
-      '(details.seat_numbers: the seats held or booked by someone else), TRIP_NOT_BOOKABLE (departed, cancelled or under ' +
+      '(details.seat_numbers: the seats held or booked by someone else, or by another lock of the caller that is not of ' +
+      'exactly these seats), TRIP_NOT_BOOKABLE (departed, cancelled or under ' +
       'way), JOURNEY_FLOW_REQUIRED (the company confirms bookings itself for this channel: use /journeys; details.companyId). ' +
       `At most ${MAX_SEATS_PER_BOOKING} seats per lock. Two travellers locking the same seat at once: exactly one succeeds. ` +
+      'The same request again (same traveller, trip and exactly the same seats, in any order) while the lock it made is ' +
+      'ACTIVE answers 200 with that lock as it is (same seat_lock_session_id, expires_at not extended): a retry after a ' +
+      'lost answer, or two identical requests at once, end with one lock that both answers name. It writes nothing and ' +
+      'does not count against the held-seat caps (it still counts one request against the hourly limit). A request ' +
+      'naming only some of the seats of the caller’s own live lock, or more, is refused 409 SEAT_OCCUPIED as for ' +
+      'anyone: release that lock first (DELETE) or repeat its exact seats to learn it. ' +
       'Abuse limits per account: its live seat locks and journey holds together may hold at most HELD_SEATS_MAX_PER_TRIP ' +
       '(10) seats of one trip and HELD_SEATS_MAX_TOTAL (20) in all, else 409 SEAT_HOLD_LIMIT_REACHED with details ' +
       '{scope: TRIP (and trip_id) or ACCOUNT, limit, held, requested} and nothing locked (concurrent requests of one account ' +
       'take turns, so the cap holds); SEAT_LOCK_RATE_LIMIT_PER_HOUR (30) requests per account per hour, else 429 ' +
       'RATE_LIMITED with Retry-After. 0 turns a limit off.',
-    responses: answers(201, 'Seats locked', SeatLockResponse, [400, 401, 403, 404, 409, 429]),
+    responses: {
+      201: { description: 'Seats locked', schema: SeatLockResponse },
+      200: {
+        description: 'The same request again while its lock is ACTIVE: that lock, unchanged',
+        schema: SeatLockResponse,
+      },
+      ...errorResponses(400, 401, 403, 404, 409, 429),
+    },
   },
   getSeatLock: {
     summary: 'A seat lock of the caller',

@@ -7,7 +7,7 @@ import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { docs, fieldErrorCode, SEAT_LOCK_FIELD_CODES, SeatLockBody } from './seat-locks.openapi.js';
-import { created, ok } from '../http/respond.js';
+import { createdOrOk, ok } from '../http/respond.js';
 
 /** Web sessions (cookies) book through CUSTOMER_WEB, the mobile app's bearer tokens through CUSTOMER_MOBILE. */
 export function channelOf(ctx: Context): BookingChannel {
@@ -50,7 +50,7 @@ export function registerSeatLockRoutes(surface: Surface, context: AppContext): v
         seatNumbers: body.seat_numbers,
         lockMinutes: config.SEAT_LOCK_MINUTES,
       });
-      created(ctx, toBody(lock));
+      createdOrOk(ctx, lock.created, toBody(lock));
     },
   });
 

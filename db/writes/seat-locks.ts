@@ -238,15 +238,48 @@ async function queueForSeats(q: Queryable, tripId: string, seatIds: string[]): P
   );
 }
 
+/**
+ * The caller's own live seat lock of exactly these seats of the trip (no more, no fewer), taken FOR
+ * SHARE: the lock a request whose answer was lost made, found by its retry (or by the second of a
+ * double tap, queued behind the first on the seats: queueForSeats). A DELETE or a booking of that
+ * lock in flight is waited for and its outcome read: the lock then no longer qualifies and the
+ * request goes on as a new one.
+ */
+async function ownLiveLockOf(
+  q: Queryable,
+  userId: string,
+  tripId: string,
+  seatIds: string[],
+): Promise<{ id: string; expires_at: string } | undefined> {
+  const { rows } = await q.query<{ id: string; expires_at: string }>(
+    `select b.id, b.expires_at from hold_batches b
+     where b.owner_user_id = $1 and b.status = 'ACTIVE' and b.expires_at > now() and b.scope_kind = 'SEAT_LOCK'
+       and (select count(*) = cardinality($3::text[])
+                   and bool_and(a.trip_id = $2 and a.status = 'HELD' and a.seat_id = any($3::text[]))
+            from seat_allocations a where a.hold_batch_id = b.id)
+     for share of b`,
+    [userId, tripId, seatIds],
+  );
+  return rows[0];
+}
+
 const occupied = (labels: string[]) =>
   new JourneyRefusal(409, 'SEAT_OCCUPIED', 'Some of these seats are taken', { seat_numbers: labels });
 
+/** A seat lock, and whether this request made it (false: the caller's own live lock of the same seats). */
+export type PlacedSeatLock = SeatLock & { created: boolean };
+
 /**
  * POST /seat-locks: in one transaction, checks the trip (scope, bookable, automatic confirmation
- * for the channel), maps labels to seats, marks expired holds of those seats EXPIRED, refuses
- * seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the batch and its
- * HELD allocations. With caller.caps, the account's row is locked first and the seats it already
- * holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
+ * for the channel), maps labels to seats and queues behind other locks of those seats. The same
+ * request again (its answer lost, or a double tap) finds the caller's own ACTIVE lock of exactly
+ * those seats and answers it as it is (created false, expires_at unchanged), writing nothing and
+ * counting nothing against the caps; a request that names only some of that lock's seats, or
+ * more, is a new lock and meets them taken. Otherwise it marks expired holds of those seats
+ * EXPIRED, refuses seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the
+ * batch and its HELD allocations. With caller.caps, the account's row is locked first (so a double
+ * tap's second request waits for the first and finds its lock) and the seats it already holds are
+ * counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
  * bookings take it: a cancel or a re-plan holding it waits for the seats placed, or is waited for
  * and its outcome read; its company row is held FOR SHARE from the same read (bookableTrip), so a
  * suspension waits for the lock in flight. Share locks do not exclude each other: two locks of the
@@ -258,7 +291,7 @@ export async function createSeatLock(
   db: Database,
   caller: SeatLockCaller,
   input: { tripId: string; seatNumbers: string[]; lockMinutes: number },
-): Promise<SeatLock> {
+): Promise<PlacedSeatLock> {
   let trip: BookableTrip | undefined;
   let seats: LabelledSeat[] = [];
   try {
@@ -271,13 +304,25 @@ export async function createSeatLock(
           a.seat_id.localeCompare(b.seat_id),
         );
         const seatIds = seats.map((seat) => seat.seat_id);
+        await queueForSeats(client, trip.id, seatIds);
+        const own = await ownLiveLockOf(client, caller.userId, trip.id, seatIds);
+        if (own) {
+          return {
+            seatLockSessionId: own.id,
+            tripId: trip.id,
+            seatNumbers: input.seatNumbers,
+            expiresAt: new Date(own.expires_at).toISOString(),
+            status: 'ACTIVE' as const,
+            bookingId: null,
+            created: false,
+          };
+        }
         if (caller.caps) {
           await requireSeatsWithinCaps(client, caller.userId, caller.caps, {
             tripId: trip.id,
             seats: seats.length,
           });
         }
-        await queueForSeats(client, trip.id, seatIds);
         await expireLapsedHolds(client, trip.id, seatIds);
         const taken = await occupiedLabels(client, trip, seats);
         if (taken.length) throw occupied(taken);
@@ -301,6 +346,7 @@ export async function createSeatLock(
           expiresAt: new Date(rows[0]!.expires_at).toISOString(),
           status: 'ACTIVE' as const,
           bookingId: null,
+          created: true,
         };
       }),
     );

@@ -1,4 +1,4 @@
-import { isDuplicateRefresh } from '../../domain/refresh-token-reuse.js';
+import { isDuplicateRefresh, isOrphanedReplacement } from '../../domain/refresh-token-reuse.js';
 import type { Database, TransactionClient } from '../orm.js';
 
 /**
@@ -51,6 +51,8 @@ export async function openTravellerSession(
 interface PresentedTokenRow {
   id: string;
   session_id: string;
+  /** The token it replaced (null for a session's first token). */
+  parent_id: string | null;
   user_id: string;
   /** Seconds from its first use to the start of this transaction (database clock); null while unused. */
   seconds_since_use: number | null;
@@ -69,7 +71,9 @@ export type RefreshRotation =
  * up and `nextHash` takes its place until the session ends. A token already used is either the same
  * refresh arriving twice (domain `isDuplicateRefresh`: within `reuseGraceSeconds` of its first use,
  * no replacement used yet), which gets one more replacement beside the first, or a leaked or replayed
- * token: the session is revoked (REFRESH_TOKEN_REUSED).
+ * token: the session is revoked (REFRESH_TOKEN_REUSED). So is an unused replacement presented after
+ * one of its siblings (another replacement of the same token) was used: the client went on with that
+ * one, and this one has no owner (domain `isOrphanedReplacement`).
  */
 export async function rotateRefreshToken(
   db: Database,
@@ -79,7 +83,7 @@ export async function rotateRefreshToken(
 ): Promise<RefreshRotation> {
   return db.transaction(async (client) => {
     const { rows } = await client.query<PresentedTokenRow>(
-      `select r.id, r.session_id, s.user_id, extract(epoch from now() - r.used_at)::float8 as seconds_since_use,
+      `select r.id, r.session_id, r.parent_id, s.user_id, extract(epoch from now() - r.used_at)::float8 as seconds_since_use,
               (r.expires_at <= now() or s.expires_at <= now()) as expired, s.revoked_at is not null as revoked,
               u.status <> 'ACTIVE' as disabled
        from refresh_tokens r join traveller_sessions s on s.id = r.session_id join users u on u.id = s.user_id
@@ -89,14 +93,19 @@ export async function rotateRefreshToken(
     );
     const row = rows[0];
     if (!row || row.revoked || row.expired || row.disabled) return { kind: 'invalid' };
-    if (row.seconds_since_use === null) {
-      await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
-    } else if (!(await duplicateInFlight(client, row, row.seconds_since_use, reuseGraceSeconds))) {
+    const reused =
+      row.seconds_since_use === null
+        ? await orphanedReplacement(client, row)
+        : !(await duplicateInFlight(client, row, row.seconds_since_use, reuseGraceSeconds));
+    if (reused) {
       await client.query(
         `update traveller_sessions set revoked_at = now(), revoked_reason = 'REFRESH_TOKEN_REUSED' where id = $1`,
         [row.session_id],
       );
       return { kind: 'reused' };
+    }
+    if (row.seconds_since_use === null) {
+      await client.query('update refresh_tokens set used_at = now() where id = $1', [row.id]);
     }
     // A duplicate keeps its first used_at: the grace counts from the first use and never stretches.
     await client.query(
@@ -127,6 +136,24 @@ async function duplicateInFlight(
     [token.session_id, token.id],
   );
   return isDuplicateRefresh({ secondsSinceUse, replacementUsed: rows[0]!.used }, graceSeconds);
+}
+
+/**
+ * Whether an unused token presented is a replacement whose sibling was already used. Read after the
+ * locks, in a statement of its own, as duplicateInFlight reads: the session lock makes two siblings
+ * presented at once take turns, and the second sees the first's use.
+ */
+async function orphanedReplacement(
+  client: TransactionClient,
+  token: Pick<PresentedTokenRow, 'id' | 'session_id' | 'parent_id'>,
+): Promise<boolean> {
+  if (token.parent_id === null) return false;
+  const { rows } = await client.query<{ used: boolean }>(
+    `select exists (select 1 from refresh_tokens
+                    where session_id = $1 and parent_id = $2 and id <> $3 and used_at is not null) as used`,
+    [token.session_id, token.parent_id, token.id],
+  );
+  return isOrphanedReplacement({ siblingUsed: rows[0]!.used });
 }
 
 export async function revokeTravellerSession(db: Database, sessionId: string, reason: string): Promise<void> {

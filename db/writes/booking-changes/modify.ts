@@ -4,6 +4,7 @@ import {
   BookingRefusal,
   modificationAlreadyMade,
   modificationRefusal,
+  repeatOfMadeModification,
   targetRefusal,
   type BookingRoute,
   type ModificationTarget,
@@ -336,9 +337,31 @@ const targetOf = (target: TargetTrip, seatCount: number): ModificationTarget => 
 });
 
 /**
+ * Whether a modification ever moved the booking's leg: a ticket of it left REISSUED on another trip or
+ * seat than its traveller's current ticket (reissueTickets). A traveller's re-issue of a ticket
+ * (db/writes/tickets.ts) keeps its trip and seat, and is no move.
+ */
+async function legMoved(client: PoolClient, booking: LockedBooking): Promise<boolean> {
+  if (booking.journey_id === null || booking.leg_sequence === null) return false;
+  const { rows } = await client.query<{ moved: boolean }>(
+    `select exists (
+       select 1 from journey_tickets old
+       join journey_tickets cur on cur.journey_id = old.journey_id and cur.leg_sequence = old.leg_sequence
+                               and cur.traveller_index = old.traveller_index and cur.status <> 'REISSUED'
+       where old.journey_id = $1 and old.leg_sequence = $2 and old.status = 'REISSUED'
+         and (old.trip_id <> cur.trip_id or old.seat_id <> cur.seat_id)) as moved`,
+    [booking.journey_id, booking.leg_sequence],
+  );
+  return rows[0]!.moved;
+}
+
+/**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
  * between the same cities, with as many seats, in one transaction. A repeat of a modification
- * already made (same trip, same seats in the same order) changes nothing. As POST /bookings, it
+ * already made (same trip, same seats in the same order, the booking moved there and not cancelled
+ * or expired since) changes nothing and is answered as made before the booking's state is judged:
+ * the new trip now within 6 hours, or the booking paid or checked in since, refuse other changes,
+ * not the repeat (repeatOfMadeModification; ownership is settled by then). As POST /bookings, it
  * refuses a company that confirms the caller's channel itself (409 JOURNEY_FLOW_REQUIRED) and
  * checks the booking's voucher on the new trip (modify-terms.ts). The booking's trip must
  * not have departed (DEPART seen under the trip lock). It locks the trips (its own FOR SHARE, the
@@ -374,11 +397,18 @@ async function moveBooking(
       input.newTripId,
       options.turn,
     );
+    const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
+    const asked = { tripId: input.newTripId, seatNumbers: input.newSeatNumbers };
+    const sameSeats = modificationAlreadyMade(current, asked);
+    // A repeat of the move made is answered before the booking's state, which that move made.
+    if (sameSeats) {
+      const moved = await legMoved(client, booking);
+      if (repeatOfMadeModification({ ...current, status: booking.status, moved }, asked)) return;
+    }
     const facts = await lockedFactsOf(client, [booking], trips);
     refuseWith(modificationRefusal(facts.get(booking.id)!, now));
-    const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
-    if (modificationAlreadyMade(current, { tripId: input.newTripId, seatNumbers: input.newSeatNumbers }))
-      return;
+    // Naming the seats the booking already has (never moved): nothing to do.
+    if (sameSeats) return;
     const target = await readTarget(client, caller.scope, input.newTripId, booking);
     refuseWith(targetRefusal(routeOf(booking), targetOf(target, input.newSeatNumbers.length), now));
     await requireAutomaticConfirmationOf(client, target.company_id, caller.channel);

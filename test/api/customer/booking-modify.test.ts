@@ -9,6 +9,7 @@ import { collectCash } from '../../support/payments.js';
 import {
   booked,
   bookingState,
+  cancelBooking,
   liveSeatLabels,
   minutesFromNow,
   modifyBooking,
@@ -267,6 +268,81 @@ describe('PATCH /bookings/{id} (modify)', () => {
     const repeated = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['2', '3']));
     expect(repeated.status, repeated.text).toBe(200);
     expect(await bookingState(app.db, booking.id)).toEqual(before);
+  });
+
+  /** Moves a trip's times `minutes` earlier, as if that much time had passed. */
+  async function bringForward(tripId: string, minutes: number) {
+    await app.db.query(
+      `update trip_stop_calls set departure_at = departure_at - $2 * interval '1 minute',
+              arrival_at = arrival_at - $2 * interval '1 minute'
+       where trip_id = $1`,
+      [tripId, minutes],
+    );
+    await app.db.query(
+      `update trips set departure_at = departure_at - $2 * interval '1 minute',
+              arrival_at = arrival_at - $2 * interval '1 minute'
+       where id = $1`,
+      [tripId, minutes],
+    );
+  }
+
+  it('answers the repeat of a move already made (its answer lost) with 200 once the new trip is within 6 hours or the booking is paid, changing nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller);
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(6 * 60 + 20));
+    const made = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7', '8']));
+    expect(made.status, made.text).toBe(200);
+    // The connection comes back 30 minutes later: the new trip now leaves within 6 hours.
+    await bringForward(later.tripId, 30);
+
+    const before = await bookingState(app.db, booking.id);
+    const repeated = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7', '8']));
+    expect(repeated.status, repeated.text).toBe(200);
+    expect(repeated.body.data).toMatchObject({
+      id: booking.id,
+      trip: expect.objectContaining({ id: later.tripId }),
+    });
+    expect(await bookingState(app.db, booking.id)).toEqual(before);
+
+    // Any other change of the booking is judged as always: too close now.
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(later.tripId, ['8', '7']),
+      409,
+      'DEPARTURE_TOO_CLOSE',
+    );
+    expect(refused.body.details).toEqual({ trip: 'CURRENT' });
+
+    // Paid since: the repeat is still the move that was made.
+    await collectCash(app.db, booking.id);
+    const paid = await bookingState(app.db, booking.id);
+    const again = await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7', '8']));
+    expect(again.status, again.text).toBe(200);
+    expect(await bookingState(app.db, booking.id)).toEqual(paid);
+  });
+
+  it('judges a request naming the booking’s own trip and seats as a move already made only when one was made and still stands', async () => {
+    const caller = await mobileTraveller(app);
+    // Never moved, within 6 hours (a LOST_DEVICE re-issue is no move): nothing was modified, so it is refused.
+    const soon = await booked(app, caller, { departAt: minutesFromNow(5 * 60), seats: ['1'] });
+    await reissueForLostDevice(caller, soon.booking.id);
+    await expectRefused(caller, soon.booking.id, moveTo(soon.trip.tripId, ['1']), 409, 'DEPARTURE_TOO_CLOSE');
+
+    // Moved, then cancelled: the move no longer stands.
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    const later = await sameRouteTrip(app.db, trip, minutesFromNow(72 * 60));
+    expect((await modifyBooking(app, caller, booking.id, moveTo(later.tripId, ['7']))).status).toBe(200);
+    const cancelled = await cancelBooking(app, caller, booking.id);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const refused = await expectRefused(
+      caller,
+      booking.id,
+      moveTo(later.tripId, ['7']),
+      409,
+      'BOOKING_NOT_MODIFIABLE',
+    );
+    expect(refused.body.details).toEqual({ status: 'CANCELLED' });
   });
 
   it('refuses at 5h59m before the current departure and allows at 6h01m', async () => {

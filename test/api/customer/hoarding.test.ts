@@ -107,6 +107,24 @@ describe('inventory caps per account', () => {
     expect(await heldBy(app, hoarder)).toEqual({ seats: 10, batches: 1, trips: 1 });
   });
 
+  it('answers the retry of a lock at the cap with that lock, counting its seats once', async () => {
+    const trip = await bookableTrip(app.db, { seats: 42 });
+    const traveller = await mobileTraveller(app);
+    const seats = trip.seatNumbers.slice(0, 10);
+    const lockId = await lockSeats(app, traveller, trip.tripId, seats);
+
+    const retried = await requestSeatLock(app, traveller, trip.tripId, seats);
+
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.data.seat_lock_session_id).toBe(lockId);
+    expect(await heldBy(app, traveller)).toEqual({ seats: 10, batches: 1, trips: 1 });
+    expectRefused(
+      await requestSeatLock(app, traveller, trip.tripId, [trip.seatNumbers[10]!]),
+      409,
+      'SEAT_HOLD_LIMIT_REACHED',
+    );
+  });
+
   it('caps seats held across trips at 20, seat locks and journey holds together', async () => {
     const hoarder = await mobileTraveller(app);
     const trips = [await bookableTrip(app.db), await bookableTrip(app.db), await bookableTrip(app.db)];

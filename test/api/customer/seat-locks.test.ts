@@ -199,6 +199,99 @@ describe('seat locks', () => {
     expect(await locksOf(app, second)).toEqual([]);
   });
 
+  it('answers the same request again, its answer lost, with the lock it made: 200, nothing new written, and it books', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await mobileTraveller(app);
+    const lost = await requestSeatLock(app, traveller, trip.tripId, ['3', '4']);
+    expect(lost.status, lost.text).toBe(201);
+    const allocationsBefore = await app.db.query(
+      `select id, status, expires_at from seat_allocations where trip_id = $1 order by id`,
+      [trip.tripId],
+    );
+
+    // The retry names the same seats (in another order): the lock it made, as it is.
+    const retried = await requestSeatLock(app, traveller, trip.tripId, ['4', '3']);
+
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.data).toMatchObject({
+      seat_lock_session_id: lost.body.data.seat_lock_session_id,
+      trip_id: trip.tripId,
+      expires_at: lost.body.data.expires_at,
+      status: 'ACTIVE',
+      booking_id: null,
+    });
+    expect([...retried.body.data.seat_numbers].sort()).toEqual(['3', '4']);
+    expect(await locksOf(app, traveller)).toEqual([
+      { id: lost.body.data.seat_lock_session_id, status: 'ACTIVE' },
+    ]);
+    expect(
+      await app.db.query(
+        `select id, status, expires_at from seat_allocations where trip_id = $1 order by id`,
+        [trip.tripId],
+      ),
+    ).toEqual(allocationsBefore);
+
+    const booked = await postBooking(
+      app,
+      traveller,
+      bookingBody({
+        tripId: trip.tripId,
+        seatNumbers: ['3', '4'],
+        seatLockSessionId: retried.body.data.seat_lock_session_id,
+      }),
+    );
+    expect(booked.status, booked.text).toBe(201);
+  });
+
+  it('ends a double tap with one lock that both answers name', async () => {
+    const trip = await bookableTrip(app.db);
+    const taps: [Caller, string[]][] = [
+      [await mobileTraveller(app), ['1', '2']],
+      [await webTraveller(app), ['5']],
+    ];
+    for (const [traveller, seats] of taps) {
+      const answers = await Promise.all(
+        [0, 1].map(() => requestSeatLock(app, traveller, trip.tripId, seats)),
+      );
+      expect(answers.map((answer) => answer.status).sort(), answers.map((a) => a.text).join()).toEqual([
+        200, 201,
+      ]);
+      const [lock] = await locksOf(app, traveller);
+      expect(await locksOf(app, traveller)).toEqual([{ id: lock!.id, status: 'ACTIVE' }]);
+      expect(answers.map((answer) => answer.body.data.seat_lock_session_id)).toEqual([lock!.id, lock!.id]);
+    }
+    expect(await liveSeats(app, trip.tripId)).toEqual(['1', '2', '5']);
+  });
+
+  it('refuses a lock naming only some of the caller’s own live lock’s seats, or more, and one after it ended', async () => {
+    const trip = await bookableTrip(app.db);
+    const traveller = await mobileTraveller(app);
+    const lockId = await lockSeats(app, traveller, trip.tripId, ['3', '4']);
+
+    for (const seats of [['3'], ['3', '4', '5']]) {
+      const overlapping = await requestSeatLock(app, traveller, trip.tripId, seats);
+      expect(overlapping.status, overlapping.text).toBe(409);
+      expect(overlapping.body).toMatchObject({
+        errorCode: 'SEAT_OCCUPIED',
+        details: { seat_numbers: ['3', '4'].filter((seat) => seats.includes(seat)) },
+      });
+    }
+    expect(await locksOf(app, traveller)).toEqual([{ id: lockId, status: 'ACTIVE' }]);
+    expect(await liveSeats(app, trip.tripId)).toEqual(['3', '4']);
+
+    // Another traveller naming exactly those seats is no retry of anything.
+    const other = await mobileTraveller(app);
+    const taken = await requestSeatLock(app, other, trip.tripId, ['3', '4']);
+    expect(taken.body).toMatchObject({ errorCode: 'SEAT_OCCUPIED', details: { seat_numbers: ['3', '4'] } });
+    expect(await locksOf(app, other)).toEqual([]);
+
+    // An expired lock is not answered again: the same request makes a new one.
+    await expireLock(app, lockId);
+    const fresh = await requestSeatLock(app, traveller, trip.tripId, ['3', '4']);
+    expect(fresh.status, fresh.text).toBe(201);
+    expect(fresh.body.data.seat_lock_session_id).not.toBe(lockId);
+  });
+
   it('gives a seat to exactly one of two travellers locking it at once', async () => {
     const trip = await bookableTrip(app.db);
     const callers = [await webTraveller(app), await mobileTraveller(app)];

@@ -283,6 +283,45 @@ describe('customer session', () => {
       expect(await revokedReason(session.access)).toBe('REFRESH_TOKEN_REUSED');
     });
 
+    it('treats the lost replacement of a retried refresh, presented once the client moved on with the other, as reuse: session ended', async () => {
+      const { response } = await signInWithCode({ mobile: true });
+      const mobile = { 'X-Client': 'mobile' };
+      const refresh = (refreshToken: string) => post('refresh', { json: { refreshToken }, headers: mobile });
+      const r1 = response.body.data.refreshToken as string;
+      const lost = await refresh(r1); // its answer never reaches the app
+      const retried = await refresh(r1); // the retry within the grace
+      expect([lost.status, retried.status]).toEqual([200, 200]);
+      const next = await refresh(retried.body.data.refreshToken);
+      expect(next.status, next.text).toBe(200);
+
+      const orphan = await refresh(lost.body.data.refreshToken);
+
+      expect(orphan.status, orphan.text).toBe(401);
+      expect(orphan.body.errorCode).toBe('REFRESH_TOKEN_REUSED');
+      expect(await revokedReason(response.body.data.token)).toBe('REFRESH_TOKEN_REUSED');
+      expect((await me({ Authorization: `Bearer ${next.body.data.token}` })).status).toBe(401);
+      expect((await refresh(next.body.data.refreshToken)).body.errorCode).toBe('INVALID_REFRESH_TOKEN');
+    });
+
+    it('ends the session when the lost replacement is used first and the kept one after it', async () => {
+      const { response } = await signInWithCode({ mobile: true });
+      const mobile = { 'X-Client': 'mobile' };
+      const refresh = (refreshToken: string) => post('refresh', { json: { refreshToken }, headers: mobile });
+      const r1 = response.body.data.refreshToken as string;
+      const lost = await refresh(r1);
+      const kept = await refresh(r1);
+      // Whoever holds the lost answer uses it first.
+      const stolen = await refresh(lost.body.data.refreshToken);
+      expect(stolen.status, stolen.text).toBe(200);
+
+      const owner = await refresh(kept.body.data.refreshToken);
+
+      expect(owner.status, owner.text).toBe(401);
+      expect(owner.body.errorCode).toBe('REFRESH_TOKEN_REUSED');
+      expect((await me({ Authorization: `Bearer ${stolen.body.data.token}` })).status).toBe(401);
+      expect(await revokedReason(response.body.data.token)).toBe('REFRESH_TOKEN_REUSED');
+    });
+
     it('answers 401 AUTH_REQUIRED with no refresh token and 401 INVALID_REFRESH_TOKEN for an unknown one', async () => {
       const none = await post('refresh');
       expect(none.status).toBe(401);
@@ -315,7 +354,7 @@ describe('customer session', () => {
       }
     });
 
-    it('keeps two tabs refreshing at once signed in: both get new tokens, and each works', async () => {
+    it('keeps two tabs refreshing at once signed in: both get new tokens and each works; the browser goes on with the cookie it kept', async () => {
       const session = await webSession();
       const [a, b] = await Promise.all([refreshWith(session.refresh), refreshWith(session.refresh)]);
       expect([a.status, b.status]).toEqual([200, 200]);
@@ -324,12 +363,16 @@ describe('customer session', () => {
         expect((await me({ Authorization: `Bearer ${answer.body.data.token}` })).status).toBe(200);
       }
       expect(await revokedReason(session.access)).toBeNull();
-      for (const answer of [a, b]) {
-        const next = await refreshWith(answer.body.data.refreshToken);
-        expect(next.status).toBe(200);
-        expect((await me({ Authorization: `Bearer ${next.body.data.token}` })).status).toBe(200);
-      }
+      // Both tabs share one cookie jar: it keeps the refresh cookie of the answer it read last.
+      const next = await refreshWith(b.body.data.refreshToken);
+      expect(next.status).toBe(200);
+      expect((await me({ Authorization: `Bearer ${next.body.data.token}` })).status).toBe(200);
+      expect((await refreshWith(next.body.data.refreshToken)).status).toBe(200);
       expect(await revokedReason(session.access)).toBeNull();
+      // The replacement nobody kept has no owner once the other was used: presented, it is reuse.
+      const orphan = await refreshWith(a.body.data.refreshToken);
+      expect([orphan.status, orphan.body.errorCode]).toEqual([401, 'REFRESH_TOKEN_REUSED']);
+      expect(await revokedReason(session.access)).toBe('REFRESH_TOKEN_REUSED');
     });
 
     it('answers a refresh racing logout without a 5xx, and nothing issued survives the logout', async () => {
