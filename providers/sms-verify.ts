@@ -14,7 +14,8 @@
  *     429 {code: 'MAX_ATTEMPTS_REACHED'} too many wrong codes; the verification is closed
  *
  * Anything else (5xx, a timeout, an unreadable answer, a refused key) is SmsVerifyUnavailable. The
- * provider's own text and our key stay in this module and the server log, never in an answer.
+ * provider's own text and our key stay in this module and the server log, never in an answer; of
+ * its headers only Retry-After (delay-seconds or an HTTP date) is passed on, as whole seconds.
  */
 
 export type SmsCheckResult = 'approved' | 'wrong_code' | 'expired' | 'too_many_attempts';
@@ -25,17 +26,29 @@ export interface SmsVerification {
   check(phone: string, code: string): Promise<SmsCheckResult>;
 }
 
-/** The provider could not be used (down, slow, misconfigured); `detail` is for the log only. */
+/**
+ * The provider could not be used (down, slow, misconfigured); `detail` is for the log only,
+ * `retryAfterSeconds` the wait its answer asked for (Retry-After), if it asked for one.
+ */
 export class SmsVerifyUnavailable extends Error {
-  constructor(readonly detail: string) {
+  constructor(
+    readonly detail: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super('SMS verification provider unavailable');
     this.name = 'SmsVerifyUnavailable';
   }
 }
 
-/** The provider refused to send: the number is unreachable, or it is sending too often to it. */
+/**
+ * The provider refused to send: the number is unreachable, or it is sending too often to it (then
+ * `retryAfterSeconds` is the wait its answer asked for, if it asked for one).
+ */
 export class SmsVerifyRefused extends Error {
-  constructor(readonly reason: 'invalid_phone' | 'too_many_requests') {
+  constructor(
+    readonly reason: 'invalid_phone' | 'too_many_requests',
+    readonly retryAfterSeconds?: number,
+  ) {
     super(`SMS verification refused: ${reason}`);
     this.name = 'SmsVerifyRefused';
   }
@@ -51,29 +64,35 @@ export class HttpSmsVerification implements SmsVerification {
   constructor(private readonly options: SmsVerifyOptions) {}
 
   async start(phone: string): Promise<{ reference: string }> {
-    const { status, body } = await this.post('/v1/verifications', { to: phone, channel: 'sms' });
+    const { status, body, retryAfterSeconds } = await this.post('/v1/verifications', {
+      to: phone,
+      channel: 'sms',
+    });
     if (status === 201 || status === 200) {
       if (typeof body.id !== 'string') throw new SmsVerifyUnavailable('start answered without an id');
       return { reference: body.id };
     }
     if (status === 400 && body.code === 'INVALID_PHONE') throw new SmsVerifyRefused('invalid_phone');
-    if (status === 429) throw new SmsVerifyRefused('too_many_requests');
-    throw new SmsVerifyUnavailable(`start answered ${status}`);
+    if (status === 429) throw new SmsVerifyRefused('too_many_requests', retryAfterSeconds);
+    throw new SmsVerifyUnavailable(`start answered ${status}`, retryAfterSeconds);
   }
 
   async check(phone: string, code: string): Promise<SmsCheckResult> {
-    const { status, body } = await this.post('/v1/verifications/check', { to: phone, code });
+    const { status, body, retryAfterSeconds } = await this.post('/v1/verifications/check', {
+      to: phone,
+      code,
+    });
     if (status === 200 && body.status === 'approved') return 'approved';
     if (status === 200 && body.status === 'pending') return 'wrong_code';
     if (status === 404) return 'expired';
     if (status === 429) return 'too_many_attempts';
-    throw new SmsVerifyUnavailable(`check answered ${status}`);
+    throw new SmsVerifyUnavailable(`check answered ${status}`, retryAfterSeconds);
   }
 
   private async post(
     path: string,
     payload: unknown,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
+  ): Promise<{ status: number; body: Record<string, unknown>; retryAfterSeconds?: number }> {
     let response: Response;
     try {
       response = await fetch(new URL(path.slice(1), withSlash(this.options.baseUrl)), {
@@ -96,11 +115,23 @@ export class HttpSmsVerification implements SmsVerification {
     } catch {
       body = null;
     }
+    const retryAfterSeconds = retryAfterOf(response.headers.get('Retry-After'), Date.now());
     if (typeof body !== 'object' || body === null) {
-      throw new SmsVerifyUnavailable(`unreadable answer with status ${response.status}`);
+      throw new SmsVerifyUnavailable(`unreadable answer with status ${response.status}`, retryAfterSeconds);
     }
-    return { status: response.status, body: body as Record<string, unknown> };
+    return { status: response.status, body: body as Record<string, unknown>, retryAfterSeconds };
   }
+}
+
+/**
+ * A Retry-After header (delay-seconds or an HTTP date) as whole seconds from `now`, at least 0;
+ * undefined when absent or unreadable. How long a wait to pass on is the caller's choice.
+ */
+export function retryAfterOf(header: string | null, now: number): number | undefined {
+  const text = header?.trim();
+  if (!text) return undefined;
+  const seconds = /^\d+$/.test(text) ? Number(text) : Math.ceil((Date.parse(text) - now) / 1000);
+  return Number.isFinite(seconds) ? Math.max(0, seconds) : undefined;
 }
 
 function withSlash(url: string): string {

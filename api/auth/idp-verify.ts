@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, unavailableFor } from '../http/errors.js';
 import { hashSecret } from './secrets.js';
 
 /**
@@ -102,8 +102,7 @@ function claimsOf(payload: JWTPayload): IdpClaims {
  * outage (503), never blamed on the traveller and never quoted back.
  */
 function verificationFailure(error: unknown): Refusal {
-  const unavailable = new Refusal(
-    503,
+  const unavailable = unavailableFor(
     'IDP_UNAVAILABLE',
     'The identity provider cannot be reached; try again shortly',
   );

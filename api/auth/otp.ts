@@ -19,7 +19,7 @@ import {
 import type { Database } from '../../db/orm.js';
 import { arabicDuration, englishDuration } from '../../domain/account-email.js';
 import { isReservedDemoPhone, normalisePhone } from '../../domain/phone.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, tooManyRequests, unavailableFor } from '../http/errors.js';
 import { hashSecret, sameSecret } from './secrets.js';
 
 /**
@@ -79,11 +79,22 @@ const otpExpired = () =>
   new Refusal(400, 'OTP_EXPIRED', 'The code has expired or was already used; request a new one');
 const tooManyAttempts = () =>
   new Refusal(429, 'OTP_TOO_MANY_ATTEMPTS', 'Too many wrong codes; request a new one');
-const unavailable = () =>
-  new Refusal(
-    503,
+
+/**
+ * The Retry-After of a provider's refusal (429) or failure (503): the wait the provider asked for,
+ * kept within 1 s .. 1 h (a provider asking for a day is asked again in an hour), else a minute.
+ */
+export const OTP_RETRY_AFTER_SECONDS = { fallback: 60, min: 1, max: 3600 } as const;
+const providerRetryAfter = (asked: number | undefined) =>
+  asked === undefined
+    ? OTP_RETRY_AFTER_SECONDS.fallback
+    : Math.min(OTP_RETRY_AFTER_SECONDS.max, Math.max(OTP_RETRY_AFTER_SECONDS.min, asked));
+
+const unavailable = (askedSeconds?: number) =>
+  unavailableFor(
     'OTP_UNAVAILABLE',
     'Codes cannot be sent or checked right now; try again in a few minutes',
+    providerRetryAfter(askedSeconds),
   );
 const prelaunchRefusal = () =>
   new Refusal(
@@ -193,11 +204,14 @@ async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
   } catch (error) {
     if (error instanceof SmsVerifyRefused) {
       if (error.reason === 'invalid_phone') throw invalidPhone();
-      throw new Refusal(429, 'RATE_LIMITED', 'Too many codes were sent to this number; try again later');
+      throw tooManyRequests(
+        providerRetryAfter(error.retryAfterSeconds),
+        'Too many codes were sent to this number; try again later',
+      );
     }
     if (error instanceof SmsVerifyUnavailable) {
       deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
-      throw unavailable();
+      throw unavailable(error.retryAfterSeconds);
     }
     throw error;
   }
@@ -266,7 +280,7 @@ async function checkProviderCode(
   } catch (error) {
     if (!(error instanceof SmsVerifyUnavailable)) throw error;
     deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
-    throw unavailable();
+    throw unavailable(error.retryAfterSeconds);
   }
   if (result !== 'wrong_code') await closeProviderChallenge(deps.db, challengeId);
   return result;

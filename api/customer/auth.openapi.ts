@@ -161,7 +161,9 @@ export const docsFor = (config: Config) =>
         'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
         'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
         `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
-        'per hour (429 RATE_LIMITED with Retry-After).',
+        'per hour (429 RATE_LIMITED with Retry-After). The SMS provider refusing to send to the number again is 429 ' +
+        'RATE_LIMITED too, and both its refusal and its 503 OTP_UNAVAILABLE carry Retry-After (and details.retryAfterSeconds): ' +
+        'the wait the provider asked for, kept within 1 s to 1 h, else 60 s.',
       responses: answers(200, 'Code dispatched', OtpSent, [400, 429, 503]),
     },
     verifyOtp: {
@@ -169,7 +171,8 @@ export const docsFor = (config: Config) =>
       description:
         'The code is checked against the last one sent to the number, whatever channel carried it, and used up on success. ' +
         '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
-        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE, 503 PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
+        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (with Retry-After, as on send-otp), 503 ' +
+        'PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
         'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
         'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +
         'while the account has an unverified e-mail; a new account gets the verification link at once (POST ' +

@@ -235,7 +235,8 @@ const CONFIRM_RULES =
   'exactly one acts), UNPAID_BOOKING_LIMIT_REACHED (details {limit, unpaid}: the bookings this confirm writes would take ' +
   'the account past UNPAID_BOOKINGS_MAX; nothing written, the hold stays, and once a booking is paid or cancelled the same ' +
   'request with the same key confirms). An automatic confirm is one transaction; a REQUESTED one also starts the ' +
-  'process that waits for the companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry with the same key).';
+  'process that waits for the companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry ' +
+  'with the same key after its Retry-After, 5 s, during which such confirms are refused at once).';
 
 const HOLD_RULES =
   'Holds the seats of the quote for HOLD_MINUTES (10 by default; expiresAt, epoch seconds), in one transaction. At ' +

@@ -149,6 +149,21 @@ export const RedeemBody = z
   .object({ companyId: Uuid, rewardCode: z.string().trim().toUpperCase().min(1).max(64) })
   .strict()
   .meta({ id: 'LoyaltyRedeemRequest' });
+/**
+ * POST /loyalty/redeem's optional Idempotency-Key header: SPEC fixes the body, so a client that
+ * retries a redeem whose answer it lost names the attempt here (the journey routes' key form).
+ */
+export const RedeemHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8 to 128 characters of A-Z a-z 0-9 _ -')
+    .optional()
+    .meta({
+      description:
+        'client-chosen key, stored per traveller: a retry with the same key and body answers the voucher the first ' +
+        'call made (201) instead of spending the points again',
+    }),
+});
 const Redeemed = z.object({
   success: z.literal(true),
   redemption: z.object({
@@ -269,7 +284,12 @@ export const docs = taggedOperations(TAGS, {
       'inactive reward of this company (404 LOYALTY_REWARD_NOT_FOUND), a reward type that is not discount or free_trip ' +
       '(409 LOYALTY_REWARD_UNSUPPORTED), a reward set up inconsistently (409 LOYALTY_REWARD_CONFIGURATION_INVALID), ' +
       'a reward redeemed as often as the company allows (409 LOYALTY_REWARD_EXHAUSTED), too few points (409 ' +
-      'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward.',
+      'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward. ' +
+      'Idempotency-Key (optional header, 8 to 128 characters of A-Z a-z 0-9 _ -, else 400 VALIDATION_FAILED): a retry ' +
+      'with the same key and body, even while the first call is still running, answers 201 with the voucher that call ' +
+      'made and spends nothing more; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. Keys are kept per ' +
+      'traveller; a refused redeem keeps nothing under its key, so its retry is judged afresh. Without the header every ' +
+      'call redeems anew.',
     responses: answers(201, 'Voucher created', Redeemed, WRITE_REFUSALS),
   },
   previewLoyaltyVoucher: {

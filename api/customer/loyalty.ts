@@ -19,6 +19,7 @@ import {
   docs,
   PreviewBody,
   RedeemBody,
+  RedeemHeaders,
   ReferralBody,
   TransactionsQuery,
 } from './loyalty.openapi.js';
@@ -113,8 +114,13 @@ function registerVoucherRoutes(surface: Surface, { db, callerOf }: Loyalty): voi
     path: '/loyalty/redeem',
     security: 'traveller',
     body: RedeemBody,
-    handler: async (ctx, { body }) => {
-      const { id, code, pointsUsed, expiresAt } = await redeemInProgram(db, callerOf(ctx), body);
+    headers: RedeemHeaders,
+    handler: async (ctx, { body, headers }) => {
+      const idempotencyKey = headers['Idempotency-Key'];
+      const { id, code, pointsUsed, expiresAt } = await redeemInProgram(db, callerOf(ctx), {
+        ...body,
+        idempotencyKey,
+      });
       ctx.status = 201;
       ctx.body = { success: true, redemption: { id, code, pointsUsed, expiresAt: expiresAt.toISOString() } };
     },

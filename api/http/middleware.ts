@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../config/logger.js';
-import { Refusal, badRequest } from './errors.js';
+import { Refusal, badRequest, retryAfterOf } from './errors.js';
 import { unavailableReporter } from './unavailable.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -54,7 +54,6 @@ function writeError(
   } else if (dependencyDown) {
     // PostgreSQL or Temporal does not answer: the client may retry; one concise log line per kind.
     refusal = dependencyDown;
-    ctx.set('Retry-After', String(dependencyDown.details!.retryAfterSeconds));
   } else if (isHttpError(error) && error.status >= 400 && error.status < 500) {
     // Koa's ctx.throw and body readers: keep the status, never their message (it may quote input).
     refusal = statusError(error.status);
@@ -65,6 +64,9 @@ function writeError(
   ctx.state.errorCode = refusal.code;
   ctx.status = refusal.status;
   ctx.set('Cache-Control', 'private, no-store');
+  // A refusal that knows when to come back (429 limits, 503 a dependency or maintenance) says so.
+  const retryAfter = retryAfterOf(refusal);
+  if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
   ctx.body = {
     success: false,
     errorCode: refusal.code,

@@ -133,7 +133,7 @@ function retarget(value: unknown, renamed: Map<string, string>): unknown {
 function parameters(
   schemaOf: (schema: z.ZodType, io: 'input') => JsonObject,
   schema: z.ZodType | undefined,
-  where: 'path' | 'query',
+  where: 'path' | 'query' | 'header',
 ) {
   if (!schema) return [];
   const object = schemaOf(schema, 'input') as {
@@ -182,6 +182,7 @@ export function buildOpenApi(
       parameters: [
         ...parameters(schemaOf, spec.params, 'path'),
         ...parameters(schemaOf, spec.query, 'query'),
+        ...parameters(schemaOf, spec.headers, 'header'),
       ],
       ...(spec.body
         ? {

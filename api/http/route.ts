@@ -70,6 +70,7 @@ export interface RouteSpec<
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,
+  H extends z.ZodObject | undefined = undefined,
 > extends OperationDoc {
   method: Method;
   /** Path relative to the surface base, in OpenAPI form: /trips/{id}. */
@@ -93,6 +94,12 @@ export interface RouteSpec<
   query?: Q;
   body?: B;
   /**
+   * Request headers the route reads, by name as documented (Idempotency-Key): each is read from the
+   * request case-insensitively and validated like the other inputs (400 VALIDATION_FAILED, issues at
+   * `headers.<name>`); the OpenAPI document lists them as header parameters. Others are not read.
+   */
+  headers?: H;
+  /**
    * The request body is never read: the JSON body reader skips this route and leaves the stream
    * untouched, so any payload (large, malformed, of any type) gets the route's own answer. Nor is
    * its query string: whatever a sender appends (a provider's notification) gets that answer too.
@@ -108,7 +115,7 @@ export interface RouteSpec<
   admit?: (ctx: Context) => unknown;
   handler: (
     ctx: Context,
-    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; headers: Infer<H> },
     admitted: unknown,
   ) => Promise<void>;
 }
@@ -124,13 +131,19 @@ export function operations<const Docs extends Record<string, Omit<OperationDoc, 
 
 export interface RegisteredRoute {
   base: string;
-  spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+  spec: RouteSpec<
+    z.ZodType | undefined,
+    z.ZodType | undefined,
+    z.ZodType | undefined,
+    z.ZodObject | undefined
+  >;
 }
 
+/** Validates one part of the request; a route's own errorCode names refusals of params, query and body. */
 export function validate<S extends z.ZodType>(
   schema: S,
   value: unknown,
-  part: 'params' | 'query' | 'body',
+  part: 'params' | 'query' | 'body' | 'headers',
   errorCode?: RouteSpec<undefined, undefined, undefined>['errorCode'],
 ): z.output<S> {
   const result = schema.safeParse(value);
@@ -138,7 +151,7 @@ export function validate<S extends z.ZodType>(
   const issues = result.error.issues;
   throw new Refusal(
     400,
-    errorCode?.(issues, part) ?? 'VALIDATION_FAILED',
+    (part === 'headers' ? undefined : errorCode?.(issues, part)) ?? 'VALIDATION_FAILED',
     `The request ${part} is not valid`,
     {
       issues: issues.map((issue) => ({
@@ -192,6 +205,14 @@ function readQuery(ctx: Context, spec: RegisteredRoute['spec']): unknown {
   return spec.query ? query : undefined;
 }
 
+/** The headers a route declares, as sent (absent ones undefined), validated by its schema. */
+function readHeaders(ctx: Context, schema: z.ZodObject): unknown {
+  const sent = Object.fromEntries(
+    Object.keys(schema.shape).map((name) => [name, ctx.req.headers[name.toLowerCase()]]),
+  );
+  return validate(schema, sent, 'headers');
+}
+
 /** A group of routes under one base path (a surface such as /api), with its OpenAPI records. */
 export class Surface {
   readonly router: Router;
@@ -215,7 +236,8 @@ export class Surface {
     P extends z.ZodType | undefined = undefined,
     Q extends z.ZodType | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
-  >(spec: RouteSpec<P, Q, B>): this {
+    H extends z.ZodObject | undefined = undefined,
+  >(spec: RouteSpec<P, Q, B, H>): this {
     this.routes.push({ base: this.base, spec });
     if (spec.unreadBody) {
       // Matched as the router matches: a parameter is one segment, case-sensitive, optional trailing slash.
@@ -240,6 +262,7 @@ export class Surface {
       const admitted = await spec.admit?.(ctx);
       const params = spec.params ? validate(spec.params, ctx.params, 'params', spec.errorCode) : undefined;
       const query = readQuery(ctx, spec);
+      const headers = spec.headers ? readHeaders(ctx, spec.headers) : undefined;
       let body: unknown;
       if (spec.body) {
         // No body at all reads as {}; a JSON null is a body, and the schema refuses it.
@@ -254,7 +277,11 @@ export class Surface {
         // takes no body must not act on one it was sent (seat numbers it would not honour).
         throw new Refusal(400, 'VALIDATION_FAILED', 'This route takes no request body');
       }
-      await spec.handler(ctx, { params, query, body } as Parameters<typeof spec.handler>[1], admitted);
+      await spec.handler(
+        ctx,
+        { params, query, body, headers } as Parameters<typeof spec.handler>[1],
+        admitted,
+      );
     });
     // The router adds HEAD to every GET it registers; this route's layer (the one just added) keeps GET only.
     if (spec.head === false) {

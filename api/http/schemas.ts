@@ -224,5 +224,5 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'The body is not application/json (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Well-formed, but asks for something the rules never allow (errorCode names the rule)',
   429: 'Rate limited',
-  503: 'Unavailable: switched off, under maintenance, or a dependency (PostgreSQL, Temporal) not answering (SERVICE_UNAVAILABLE, with Retry-After)',
+  503: "Unavailable: switched off, under maintenance, or a dependency (PostgreSQL, Temporal) not answering (SERVICE_UNAVAILABLE or the feature's own *_UNAVAILABLE code, with Retry-After and details.retryAfterSeconds)",
 };

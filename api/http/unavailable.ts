@@ -1,8 +1,5 @@
 import type { Logger } from '../../config/logger.js';
-import { Refusal } from './errors.js';
-
-/** Seconds a client is asked to wait (Retry-After) when a dependency does not answer. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+import { unavailableFor, type Refusal } from './errors.js';
 
 /** At most one log line per failure kind in this many milliseconds (with how many were folded in). */
 const REPORT_INTERVAL_MS = 10_000;
@@ -77,8 +74,6 @@ export function unavailableReporter(logger: Logger, clock: () => number = Date.n
     } else {
       last.folded += 1;
     }
-    return new Refusal(503, 'SERVICE_UNAVAILABLE', 'The service is briefly unavailable; try again shortly', {
-      retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
-    });
+    return unavailableFor('SERVICE_UNAVAILABLE', 'The service is briefly unavailable; try again shortly');
   };
 }

@@ -16,7 +16,7 @@ import {
   type CloseRequest,
 } from '../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import {
   callUpdate,
@@ -37,7 +37,8 @@ const SHIFT_ANSWERS: UpdateFailureAnswers = {
     if (processEnded(error)) return notOpen();
     return undefined;
   },
-  unavailable: () => new Refusal(503, 'CASH_SHIFT_UNAVAILABLE', 'Cash shifts are busy; try again'),
+  unavailable: (retryAfterSeconds) =>
+    unavailableFor('CASH_SHIFT_UNAVAILABLE', 'Cash shifts are busy; try again', retryAfterSeconds),
 };
 
 /**

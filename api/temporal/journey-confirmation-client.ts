@@ -10,7 +10,7 @@ import {
   type JourneyConfirmationInput,
 } from '../../workflows/journey-confirmation.contract.js';
 import { confirmationWorkflowId, processSearchAttributes } from '../../workflows/shared.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/errors.js';
 import { callUpdate, unavailableAnswers } from './workflow-updates.js';
 
 /**
@@ -39,6 +39,13 @@ export const START_IN_TRANSACTION_DEADLINE_MS = 3_000;
  * start after the pause asks Temporal again.
  */
 export const START_PAUSE_AFTER_FAILURE_MS = 5_000;
+
+/**
+ * The Retry-After of a refused start: what is left of the pause (a retry sooner is refused at once
+ * again), and never less than a dependency's usual UNAVAILABLE_RETRY_AFTER_SECONDS.
+ */
+export const startRetryAfterSeconds = (unreachableUntil: number, now: number): number =>
+  Math.max(UNAVAILABLE_RETRY_AFTER_SECONDS, Math.ceil((unreachableUntil - now) / 1000));
 
 export interface StartContext {
   scope: ConfirmationScope;
@@ -85,7 +92,9 @@ export function journeyConfirmationClient(
      * rolls back after all, the process finds the scope not REQUESTED at the deadline and ends.
      */
     async awaitDecisions(start: StartContext): Promise<void> {
-      if (Date.now() < unreachableUntil) throw START_FAILURE_ANSWERS.unavailable();
+      if (Date.now() < unreachableUntil) {
+        throw START_FAILURE_ANSWERS.unavailable(startRetryAfterSeconds(unreachableUntil, Date.now()));
+      }
       const input: JourneyConfirmationInput = {
         scope: start.scope,
         ownerUserId: start.ownerUserId,
@@ -109,7 +118,9 @@ export function journeyConfirmationClient(
         );
       } catch (error) {
         if (error instanceof Refusal && error.status === 503) {
-          unreachableUntil = Date.now() + START_PAUSE_AFTER_FAILURE_MS;
+          const now = Date.now();
+          unreachableUntil = now + START_PAUSE_AFTER_FAILURE_MS;
+          throw START_FAILURE_ANSWERS.unavailable(startRetryAfterSeconds(unreachableUntil, now));
         }
         throw error;
       }

@@ -13,7 +13,7 @@ import {
   type ShareGrantInput,
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
 
@@ -32,7 +32,8 @@ export class ShareProcessEnded extends Refusal {
 /** Temporal not answering is 503; an ended workflow is ShareProcessEnded. */
 const SHARE_ANSWERS: UpdateFailureAnswers = {
   ended: (error) => (processEnded(error) ? new ShareProcessEnded() : undefined),
-  unavailable: () => new Refusal(503, 'SHARE_UNAVAILABLE', 'Document sharing is busy; try again'),
+  unavailable: (retryAfterSeconds) =>
+    unavailableFor('SHARE_UNAVAILABLE', 'Document sharing is busy; try again', retryAfterSeconds),
 };
 
 /**

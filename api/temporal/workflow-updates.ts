@@ -7,7 +7,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
-import { Refusal } from '../http/errors.js';
+import { Refusal, unavailableFor } from '../http/errors.js';
 
 /** An Update that takes longer than this is abandoned by the caller: 503, and the client may retry. */
 export const UPDATE_DEADLINE_MS = 25_000;
@@ -16,14 +16,17 @@ export const UPDATE_DEADLINE_MS = 25_000;
 export interface UpdateFailureAnswers {
   /** The process has ended (or never ran): the API error for that. */
   ended: (error: unknown) => Refusal | undefined;
-  /** The Update ran but failed for want of its database, or Temporal did not answer in time. */
-  unavailable: () => Refusal;
+  /**
+   * The Update ran but failed for want of its database, or Temporal did not answer in time: a 503
+   * with Retry-After (api/http/errors.ts unavailableFor), `retryAfterSeconds` unless the default.
+   */
+  unavailable: (retryAfterSeconds?: number) => Refusal;
 }
 
 /** Answers for a process whose end means nothing to the caller: only Temporal's silence is 503 `errorCode`. */
 export const unavailableAnswers = (errorCode: string, message: string): UpdateFailureAnswers => ({
   ended: () => undefined,
-  unavailable: () => new Refusal(503, errorCode, message),
+  unavailable: (retryAfterSeconds) => unavailableFor(errorCode, message, retryAfterSeconds),
 });
 
 /**

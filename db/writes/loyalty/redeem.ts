@@ -4,6 +4,7 @@ import type { Database } from '../../orm.js';
 import { rewardTermsOf, type RewardTermsRow } from '../../queries/loyalty.js';
 import { lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, openAccount, post, type Queryable } from './account.js';
+import { claimRedeemKey, storeRedeemAnswer } from './redeem-key.js';
 import { LoyaltyRefusal } from './refusal.js';
 
 export interface Redemption {
@@ -72,16 +73,18 @@ async function shareActiveProgram(client: Queryable, companyId: string): Promise
 
 /**
  * POST /loyalty/redeem: in ONE transaction locks the traveller's users row (401 AUTH_REQUIRED once
- * it is no longer ACTIVE), shares the programme row (404 LOYALTY_PROGRAM_NOT_FOUND once it is
+ * it is no longer ACTIVE), claims the request's Idempotency-Key when it has one (redeem-key.ts: a
+ * retry answers the voucher already made; the same key with another body is 409
+ * IDEMPOTENCY_KEY_REUSED), shares the programme row (404 LOYALTY_PROGRAM_NOT_FOUND once it is
  * switched off), locks their account in the company, then the reward row, checks the reward
  * (active, redeemable type, sane configuration, not sold out) and the balance, deducts the points,
- * bumps the redemption counter, records the REDEEM transaction and creates the voucher. Concurrent
- * redeems on one account run one after another, so a balance that covers one reward yields exactly
- * one voucher.
+ * bumps the redemption counter, records the REDEEM transaction, creates the voucher and stores it
+ * as the key's answer. Concurrent redeems on one account run one after another, so a balance that
+ * covers one reward yields exactly one voucher. Without a key every call redeems anew.
  */
 export async function redeemReward(
   db: Database,
-  input: { companyId: string; userId: string; rewardCode: string },
+  input: { companyId: string; userId: string; rewardCode: string; idempotencyKey?: string | undefined },
 ): Promise<Redemption> {
   // Opened first on its own: a redeem refused below still leaves the traveller's account open.
   await openAccount(db, input.companyId, input.userId);
@@ -89,6 +92,8 @@ export async function redeemReward(
     // The traveller first, as complete-phone locks them before their loyalty accounts: a session of
     // an account merged away while this waited is refused (401), so no voucher names a disabled user.
     await lockActiveTraveller(client, input.userId);
+    const claim = input.idempotencyKey ? await claimRedeemKey(client, input, input.idempotencyKey) : null;
+    if (claim && 'replay' in claim) return claim.replay;
     await shareActiveProgram(client, input.companyId);
     // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
     const accountId = await ensureAccount(client, input.companyId, input.userId);
@@ -117,6 +122,7 @@ export async function redeemReward(
       points: -reward.points_cost,
       redemptionId: voucher.id,
     });
+    if (claim) await storeRedeemAnswer(client, claim.record, voucher);
     return voucher;
   });
 }

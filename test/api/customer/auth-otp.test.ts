@@ -237,7 +237,7 @@ describe('send-otp and verify-otp with the SMS verification provider', () => {
     ['no answer before the timeout', 'hang'],
     ['an answer that is not JSON', 'garbage'],
   ] as const)(
-    'turns a provider failure (%s) on sending into a clean 503 OTP_UNAVAILABLE',
+    'turns a provider failure (%s) on sending into a clean 503 OTP_UNAVAILABLE with Retry-After',
     async (_case, failure) => {
       const phone = newPhone();
       sms.failNext(failure);
@@ -248,8 +248,11 @@ describe('send-otp and verify-otp with the SMS verification provider', () => {
         success: false,
         errorCode: 'OTP_UNAVAILABLE',
         message: expect.any(String),
+        details: { retryAfterSeconds: 60 },
         requestId: expect.any(String),
       });
+      // The provider asked for no wait: a minute.
+      expect(response.headers.get('Retry-After')).toBe('60');
       expectNoProviderDetails(response.text);
       expect(Date.now() - started).toBeLessThan(5000);
       expect(await challenges(phone)).toEqual([]);
@@ -264,9 +267,43 @@ describe('send-otp and verify-otp with the SMS verification provider', () => {
     const failed = await verify({ phone, code, method: 'sms' });
     expect(failed.status).toBe(503);
     expect(failed.body.errorCode).toBe('OTP_UNAVAILABLE');
+    expect(failed.headers.get('Retry-After')).toBe('60');
     expectNoProviderDetails(failed.text);
     expect(await userByPhone(phone)).toBeUndefined();
     expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+  });
+
+  it("answers 429 RATE_LIMITED with the provider's Retry-After (1 s to 1 h, else 60 s) when it will not send again, storing nothing", async () => {
+    const cases: [retryAfter: string | undefined, expected: string][] = [
+      ['120', '120'],
+      [undefined, '60'],
+      ['86400', '3600'],
+      ['0', '1'],
+      ['soon', '60'],
+      [new Date(Date.now() + 600_000).toUTCString(), '600'],
+    ];
+    for (const [retryAfter, expected] of cases) {
+      const phone = newPhone();
+      sms.failNext('too_many', 1, retryAfter);
+      const refused = await send({ phone, method: 'sms' });
+      expect([refused.status, refused.body.errorCode], refused.text).toEqual([429, 'RATE_LIMITED']);
+      // An HTTP date is counted from when the provider answered: a second either way.
+      const seconds = Number(refused.headers.get('Retry-After'));
+      expect(Math.abs(seconds - Number(expected)), `Retry-After for ${retryAfter}`).toBeLessThanOrEqual(1);
+      expect(refused.body.details).toEqual({ retryAfterSeconds: seconds });
+      expectNoProviderDetails(refused.text);
+      expect(await challenges(phone)).toEqual([]);
+    }
+  });
+
+  it("answers 503 OTP_UNAVAILABLE with the provider's Retry-After when it is down, storing nothing", async () => {
+    const phone = newPhone();
+    sms.failNext('down', 1, '30');
+    const refused = await send({ phone, method: 'sms' });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([503, 'OTP_UNAVAILABLE']);
+    expect(refused.headers.get('Retry-After')).toBe('30');
+    expectNoProviderDetails(refused.text);
+    expect(await challenges(phone)).toEqual([]);
   });
 
   it('sends the legacy whatsapp method by SMS without contacting the chat bot', async () => {

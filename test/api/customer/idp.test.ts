@@ -924,10 +924,12 @@ describe('identity-provider sign-in per client IP, and a provider outage', () =>
   });
   const app = useTestApp(config);
 
-  it('answers 503 while the key set cannot be fetched, and counts every attempt per IP', async () => {
+  it('answers 503 (Retry-After: 5) while the key set cannot be fetched, and counts every attempt per IP', async () => {
     const { mobile, mobileToken } = idpHelpers(app, idp);
     idp.unavailable = true;
-    expectError(await mobile(await mobileToken()), 503, 'IDP_UNAVAILABLE');
+    const outage = await mobile(await mobileToken());
+    expectError(outage, 503, 'IDP_UNAVAILABLE');
+    expect(outage.headers.get('Retry-After')).toBe('5');
     idp.unavailable = false;
     expectError(await mobile('not-a-token'), 401, 'IDP_TOKEN_INVALID');
     expect((await mobile(await mobileToken())).status).toBe(200);

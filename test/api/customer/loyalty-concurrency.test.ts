@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { awardTripPoints } from '../../../db/writes/loyalty/index.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
@@ -15,6 +16,39 @@ import {
 
 describe('loyalty under concurrency', () => {
   const app = useTestApp();
+
+  it('10 identical redeems sent at once with one Idempotency-Key: one voucher, one spend, every answer that voucher', async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 1_000 });
+
+    const key = `redeem-${randomUUID()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        app.request('/api/loyalty/redeem', {
+          method: 'POST',
+          json: { companyId: trip.companyId, rewardCode: reward.code },
+          headers: { 'Idempotency-Key': key },
+          token: traveller.token,
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+
+    const [account] = await app.db.query<{ id: string; balance: number }>(
+      `select id, balance from loyalty_accounts where company_id = $1 and user_id = $2`,
+      [trip.companyId, traveller.userId],
+    );
+    expect(account!.balance).toBe(900);
+    const vouchers = await app.db.query<{ code: string }>(
+      `select code from loyalty_redemptions where account_id = $1`,
+      [account!.id],
+    );
+    expect(vouchers).toEqual([{ code: answers[0]!.body.redemption.code }]);
+  });
 
   it('50 concurrent redeems against a balance that covers one: exactly one voucher, balance never negative', async () => {
     const trip = await bookableTrip(app.db);

@@ -534,6 +534,122 @@ describe('redeeming points for a voucher', () => {
   });
 });
 
+describe('redeeming with an Idempotency-Key (a retry after a lost answer)', () => {
+  const app = useTestApp();
+
+  const redeemWith = (traveller: SignedInTraveller, body: Record<string, unknown>, key?: string) =>
+    app.request('/api/loyalty/redeem', {
+      method: 'POST',
+      json: body,
+      ...bearer(traveller),
+      headers: key === undefined ? {} : { 'Idempotency-Key': key },
+    });
+
+  async function facts(companyId: string, userId: string, rewardId: string) {
+    const [counter] = await app.db.query<{ redemption_count: number }>(
+      `select redemption_count from loyalty_rewards where id = $1`,
+      [rewardId],
+    );
+    return {
+      balance: (await accountOf(app.db, companyId, userId))!.balance,
+      vouchers: (await vouchersOf(app.db, userId)).map((voucher) => voucher.code).sort(),
+      redeems: (await ledger(app.db, companyId, userId)).filter((row) => row.kind === 'REDEEM').length,
+      redemptionCount: counter!.redemption_count,
+    };
+  }
+
+  it('a retry with the same key answers the same voucher and spends the points once; a new key or none redeems again', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 450 });
+    const body = { companyId: trip.companyId, rewardCode: reward.code };
+    const key = `redeem-${randomUUID()}`;
+
+    const first = await redeemWith(traveller, body, key);
+    expect(first.status, first.text).toBe(201);
+    const retry = await redeemWith(traveller, { ...body, rewardCode: reward.code.toLowerCase() }, key);
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(await facts(trip.companyId, traveller.userId, reward.id)).toEqual({
+      balance: 350,
+      vouchers: [first.body.redemption.code],
+      redeems: 1,
+      redemptionCount: 1,
+    });
+
+    // Another key is another redeem, and so is every call without one (as before keys existed).
+    const other = await redeemWith(traveller, body, `redeem-${randomUUID()}`);
+    const plain = [await redeemWith(traveller, body), await redeemWith(traveller, body)];
+    for (const answer of [other, ...plain]) expect(answer.status, answer.text).toBe(201);
+    expect(new Set([first, other, ...plain].map((answer) => answer.body.redemption.code)).size).toBe(4);
+    expect(await facts(trip.companyId, traveller.userId, reward.id)).toMatchObject({
+      balance: 50,
+      redeems: 4,
+      redemptionCount: 4,
+    });
+
+    // Keys are kept per traveller: another traveller's call with the same key is their own redeem.
+    const neighbour = await app.signIn();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: neighbour.userId, points: 100 });
+    const theirs = await redeemWith(neighbour, body, key);
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.body.redemption.code).not.toBe(first.body.redemption.code);
+    expect((await accountOf(app.db, trip.companyId, neighbour.userId))!.balance).toBe(0);
+  });
+
+  it('the same key with another reward is 409 IDEMPOTENCY_KEY_REUSED and spends nothing', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const another = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const key = `redeem-${randomUUID()}`;
+    const first = await redeemWith(traveller, { companyId: trip.companyId, rewardCode: reward.code }, key);
+    expect(first.status, first.text).toBe(201);
+    const before = await facts(trip.companyId, traveller.userId, another.id);
+
+    const reused = await redeemWith(traveller, { companyId: trip.companyId, rewardCode: another.code }, key);
+    expect([reused.status, reused.body.errorCode], reused.text).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
+    expect(await facts(trip.companyId, traveller.userId, another.id)).toEqual(before);
+  });
+
+  it('a refused redeem keeps nothing under its key: its retry once the points are there redeems', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 60 });
+    const body = { companyId: trip.companyId, rewardCode: reward.code };
+    const key = `redeem-${randomUUID()}`;
+
+    const refused = await redeemWith(traveller, body, key);
+    expect([refused.status, refused.body.errorCode]).toEqual([409, 'LOYALTY_INSUFFICIENT_POINTS']);
+    expect(await app.db.query(`select 1 from idempotency_records where key = $1`, [key])).toEqual([]);
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 40 });
+    const redeemed = await redeemWith(traveller, body, key);
+    expect(redeemed.status, redeemed.text).toBe(201);
+    expect(await facts(trip.companyId, traveller.userId, reward.id)).toMatchObject({
+      balance: 0,
+      redeems: 1,
+    });
+  });
+
+  it('refuses a malformed Idempotency-Key with 400 VALIDATION_FAILED, writing nothing', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 100 });
+    const before = await facts(trip.companyId, traveller.userId, reward.id);
+
+    for (const key of ['short', 'with spaces in it', 'clé-idempotence', 'k'.repeat(129), '']) {
+      const answer = await redeemWith(traveller, { companyId: trip.companyId, rewardCode: reward.code }, key);
+      expect([answer.status, answer.body.errorCode], JSON.stringify(key)).toEqual([400, 'VALIDATION_FAILED']);
+      expect(answer.body.details.issues[0].path).toBe('headers.Idempotency-Key');
+    }
+    expect(await facts(trip.companyId, traveller.userId, reward.id)).toEqual(before);
+  });
+});
+
 describe('voucher preview: every LOYALTY_ refusal, nothing consumed', () => {
   const app = useTestApp();
 

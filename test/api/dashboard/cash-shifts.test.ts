@@ -401,7 +401,7 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       ['ADJUST', { action: 'ADJUST', direction: 'IN', amount: 700, reason: 'float from the safe' }],
       ['CLOSE', { action: 'CLOSE', declared_amount: 1_000 }],
     ])(
-      '%s is 503 CASH_SHIFT_UNAVAILABLE and writes nothing, the shift still OPEN: the retry is recorded once',
+      '%s is 503 CASH_SHIFT_UNAVAILABLE (Retry-After: 5) and writes nothing, the shift still OPEN: the retry is recorded once',
       async (action, command) => {
         const world = await financeWorld(app);
         const shift = await openShift(app, world.staff.OWNER, 1_000);
@@ -412,6 +412,7 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
           shiftCommand(app, world.staff.ADMIN, command),
         );
         expect([late.status, late.body?.errorCode], late.text).toEqual([503, 'CASH_SHIFT_UNAVAILABLE']);
+        expect(late.headers.get('Retry-After')).toBe('5');
         // RECONCILE runs after the steps before it: once it answers, the late step has run to its end.
         const state = await cashShiftClient(app.temporal, app.config).reconcile(world.companyId);
         expect({
@@ -444,13 +445,14 @@ describe('cash shifts: the cash-shift/{companyId} workflow', () => {
       60_000,
     );
 
-    it('OPEN is 503 CASH_SHIFT_UNAVAILABLE and opens nothing, its process ended: the retry opens one shift', async () => {
+    it('OPEN is 503 CASH_SHIFT_UNAVAILABLE (Retry-After: 5) and opens nothing, its process ended: the retry opens one shift', async () => {
       const world = await financeWorld(app);
       // Something else holds the company row (a settings save) past the wait.
       const late = await heldUp(`select id from companies where id = '${world.companyId}' for update`, () =>
         shiftCommand(app, world.staff.ADMIN, { action: 'OPEN', opening_balance: 1_000 }),
       );
       expect([late.status, late.body?.errorCode], late.text).toEqual([503, 'CASH_SHIFT_UNAVAILABLE']);
+      expect(late.headers.get('Retry-After')).toBe('5');
       const handle = app.temporal.workflow.getHandle(workflowIds.cashShift(world.companyId));
       // A refused OPEN ends its process: once the lock is gone, the late OPEN has run to its end.
       const ended = await eventually(

@@ -1,6 +1,11 @@
+import { ServiceError, type Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../../config/logger.js';
 import { unavailableKind, unavailableReporter } from '../../../api/http/unavailable.js';
+import { cashShiftClient } from '../../../api/temporal/cash-shift-client.js';
+import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
+import { shareGrantClient } from '../../../api/temporal/share-grant-client.js';
+import { tripScheduleClient } from '../../../api/temporal/trip-schedule-client.js';
 import { useTestApp } from '../../support/harness.js';
 
 const withCode = (message: string, code: unknown) => Object.assign(new Error(message), { code });
@@ -64,6 +69,67 @@ describe('dependency failures are told apart from bugs', () => {
     expect(JSON.stringify(lines)).not.toContain('stack');
     expect(report(new Error('a bug'))).toBeNull();
     expect(lines).toHaveLength(3);
+  });
+});
+
+/** A Temporal client whose server does not answer: every call fails at once as the real one does at its end. */
+function silentTemporal(): Client {
+  const down = () => Promise.reject(new ServiceError('14 UNAVAILABLE: No connection established'));
+  const handle = { startUpdate: down, executeUpdate: down, signal: down, describe: down, query: down };
+  return {
+    withDeadline: (_deadline: number, work: () => Promise<unknown>) => work(),
+    withAbortSignal: (_signal: AbortSignal, work: () => Promise<unknown>) => work(),
+    workflow: { start: down, executeUpdateWithStart: down, getHandle: () => handle, signalWithStart: down },
+  } as unknown as Client;
+}
+
+describe("a Temporal client's own 503 says when to retry (Retry-After, details.retryAfterSeconds)", () => {
+  const config = { TEMPORAL_TASK_QUEUE: 'nobody', TIME_SCALE: 1 };
+  const refusalOf = (call: Promise<unknown>) =>
+    call.then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+
+  it('CONFIRMATION_UNAVAILABLE: 5 s, also for the confirms its pause refuses at once', async () => {
+    const client = journeyConfirmationClient(silentTemporal(), config);
+    const start = {
+      scope: { kind: 'JOURNEY', id: 'journey-1' },
+      ownerUserId: 'user-1',
+      companyIds: ['company-1'],
+      awaiting: [{ companyId: 'company-1', remainingMilliseconds: 3_600_000 }],
+    } as const;
+    const expected = { status: 503, code: 'CONFIRMATION_UNAVAILABLE', details: { retryAfterSeconds: 5 } };
+    expect(await refusalOf(client.awaitDecisions(structuredClone(start) as never))).toMatchObject(expected);
+    // Within START_PAUSE_AFTER_FAILURE_MS: refused without asking Temporal, with what is left of the pause.
+    expect(await refusalOf(client.awaitDecisions(structuredClone(start) as never))).toMatchObject(expected);
+  });
+
+  it('SHARE_UNAVAILABLE, CASH_SHIFT_UNAVAILABLE and SCHEDULE_UNAVAILABLE: 5 s', async () => {
+    const temporal = silentTemporal();
+    const logger = { warn: () => undefined } as unknown as Logger;
+    const schedules = tripScheduleClient(
+      temporal,
+      { ...config, SCHEDULE_ANSWER_WAIT_MS: 10, SCHEDULE_BATCH_TIMEOUT_SECONDS: 60 },
+      logger,
+    );
+    const claim = {
+      scheduleId: 'schedule-1',
+      companyId: 'company-1',
+      request: { routeId: 'r', busId: 'b', startDate: '2030-01-01', endDate: '2030-01-02' },
+    };
+    const refusals = await Promise.all([
+      refusalOf(shareGrantClient(temporal, config).revoke('grant-1', { kind: 'OWNER' } as never)),
+      refusalOf(cashShiftClient(temporal, config).adjust('company-1', { movementId: 'm-1' } as never)),
+      refusalOf(schedules.commit(claim as never)),
+    ]);
+    expect(refusals).toMatchObject(
+      ['SHARE_UNAVAILABLE', 'CASH_SHIFT_UNAVAILABLE', 'SCHEDULE_UNAVAILABLE'].map((code) => ({
+        status: 503,
+        code,
+        details: { retryAfterSeconds: 5 },
+      })),
+    );
   });
 });
 

@@ -13,7 +13,11 @@ export type SmsFailure =
   /** Accepts the connection and never answers (the client's timeout must end it). */
   | 'hang'
   /** 200 with a body that is not JSON. */
-  | 'garbage';
+  | 'garbage'
+  /** 429 TOO_MANY_REQUESTS: the provider's own sending limit for the number (Retry-After as given). */
+  | 'too_many'
+  /** 503, the provider down for a while (Retry-After as given). */
+  | 'down';
 
 export interface SmsVerifyFake {
   url: string;
@@ -25,8 +29,8 @@ export interface SmsVerifyFake {
   requests: ReceivedRequest[];
   /** The code last delivered to `phone`. */
   lastCode(phone: string): string | undefined;
-  /** The next `times` requests fail in the given way. */
-  failNext(failure: SmsFailure, times?: number): void;
+  /** The next `times` requests fail in the given way, with this Retry-After header if given. */
+  failNext(failure: SmsFailure, times?: number, retryAfter?: string): void;
   /** Lets the open verification of `phone` run out, as the provider's validity period would. */
   expire(phone: string): void;
   close(): Promise<void>;
@@ -44,11 +48,25 @@ export async function startSmsVerifyFake(options: { maxAttempts?: number } = {})
   const maxAttempts = options.maxAttempts ?? 5;
   const open = new Map<string, Verification>();
   const messages: { to: string; code: string }[] = [];
-  const failures: SmsFailure[] = [];
+  const failures: { failure: SmsFailure; retryAfter: string | undefined }[] = [];
 
   const server = await startFakeServer((request, response) => {
-    const failure = failures.shift();
+    const { failure, retryAfter } = failures.shift() ?? {};
     if (failure === 'hang') return;
+    if (failure === 'too_many' || failure === 'down') {
+      const status = failure === 'too_many' ? 429 : 503;
+      response.writeHead(status, {
+        'Content-Type': 'application/json',
+        ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }),
+      });
+      response.end(
+        JSON.stringify({
+          code: failure === 'too_many' ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE',
+          error: leakMarker,
+        }),
+      );
+      return;
+    }
     if (failure === 'garbage') {
       response.writeHead(200, { 'Content-Type': 'text/html' });
       response.end('<html>Bad gateway</html>');
@@ -104,8 +122,8 @@ export async function startSmsVerifyFake(options: { maxAttempts?: number } = {})
     messages,
     requests: server.requests,
     lastCode: (phone) => messages.filter((message) => message.to === phone).at(-1)?.code,
-    failNext(failure, times = 1) {
-      for (let i = 0; i < times; i++) failures.push(failure);
+    failNext(failure, times = 1, retryAfter) {
+      for (let i = 0; i < times; i++) failures.push({ failure, retryAfter });
     },
     expire(phone) {
       open.delete(phone);
