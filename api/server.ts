@@ -1,22 +1,23 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/index.js';
 import { createLogger } from '../config/logger.js';
-import { connectTemporalClient } from '../config/temporal.js';
+import { lazyTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
 import { drainable } from './shutdown.js';
-import { webhookClient } from './temporal/webhook-client.js';
+import { startRelayOnceReachable, webhookClient } from './temporal/webhook-client.js';
 
 /** Starts the API; tests call this with port 0 and stop it with the returned function. */
 export async function startWebServer(config: Config = loadConfig()) {
   const logger = createLogger(config, 'api');
   const db = await initDatabase(config);
-  const { client, connection } = await connectTemporalClient(config);
+  // Connected by the first request that needs Temporal: the process starts and serves what needs no
+  // Temporal while it does not answer, and what needs it answers 503 meanwhile.
+  const { client, connection } = lazyTemporalClient(config);
   const app = createApp({ config, db, logger, temporal: client });
-  // The webhook relay (workflow webhook-outbox): started once per namespace, kept when running.
-  await webhookClient(client, config)
-    .ensureRelay()
-    .catch((error: unknown) => logger.error({ err: error }, 'webhook relay not started'));
+  // The webhook relay (workflow webhook-outbox): started once per namespace, kept when running;
+  // in the background, tried again while Temporal does not answer.
+  const stopRelayStart = startRelayOnceReachable(webhookClient(client, config), logger);
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
   });
@@ -28,6 +29,7 @@ export async function startWebServer(config: Config = loadConfig()) {
     port,
     /** Refuses new connections, lets in-flight requests finish within SHUTDOWN_GRACE_MS, then closes. */
     async stop(): Promise<{ cutOff: number }> {
+      stopRelayStart();
       const { cutOff } = await draining.stop(config.SHUTDOWN_GRACE_MS);
       if (cutOff > 0) logger.warn({ cutOff }, 'shutdown grace over; requests cut off');
       await connection.close();

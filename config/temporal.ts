@@ -35,11 +35,24 @@ export function connectionOptions(config: TemporalConfig) {
   };
 }
 
-/** One client per process, created at start-up and closed on shutdown. */
+/**
+ * One client per process, created at start-up and closed on shutdown. Connects first: the start
+ * fails while Temporal does not answer (the worker, which cannot work without it; tests).
+ */
 export async function connectTemporalClient(
   config: TemporalConfig,
 ): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect(connectionOptions(config));
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
+}
+
+/**
+ * The API's client: the connection is made by the first call that needs it and remade after an
+ * outage, so a process starts and serves what needs no Temporal while Temporal does not answer;
+ * each call that needs it fails with gRPC UNAVAILABLE meanwhile (503, api/http/unavailable.ts).
+ */
+export function lazyTemporalClient(config: TemporalConfig): { client: Client; connection: Connection } {
+  const connection = Connection.lazy(connectionOptions(config));
   return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), connection };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, WithStartWorkflowOperation, type ConnectionLike } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import { latestRunStatus } from '../config/temporal.js';
@@ -70,7 +71,13 @@ async function runOf(
   return status === 'CANCELLED' ? 'CANCELLED' : 'CLOSED';
 }
 
-/** A new run of the schedule's workflow with its claim (update-with-start, as the API starts it). */
+/**
+ * A new run of the schedule's workflow with its claim (update-with-start, as the API starts it).
+ * The Update id is new on every attempt: Temporal answers an Update whose id a closed run already
+ * completed from that run and starts nothing, so a fixed id would resume a schedule once only (a
+ * resumed run terminated in turn would stay closed). The claim needs no other guard: it answers
+ * the stored row (claimTripSchedule), and a second open run is refused by the conflict policy.
+ */
 async function resume(client: Client, deps: ResumerDeps, schedule: CommittingSchedule): Promise<void> {
   const input: TripScheduleInput = {
     claim: {
@@ -101,7 +108,7 @@ async function resume(client: Client, deps: ResumerDeps, schedule: CommittingSch
   });
   await client.workflow.executeUpdateWithStart(claimUpdate, {
     args: [],
-    updateId: `resume:${schedule.scheduleId}`,
+    updateId: `resume:${schedule.scheduleId}:${randomUUID()}`,
     startWorkflowOperation,
   });
 }

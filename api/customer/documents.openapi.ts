@@ -51,7 +51,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'changed it is byte-identical; after the tickets were re-issued it is a new snapshot with the new ' +
       'credentials. Its SHA-256 is recorded in the render log before any byte is sent (also sent as the ' +
       'Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults to ar. 500 ' +
-      'DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored. A HEAD sends no bytes, so it ' +
+      'DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored; 503 SERVICE_UNAVAILABLE (Retry-After) ' +
+      'when it still has to be rendered and Temporal does not answer. A HEAD sends no bytes, so it ' +
       'is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
@@ -69,7 +70,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
       'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
       'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
-      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be. File name booking-<code>-receipt|refund-<locale>.pdf. ' +
+      'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be (503 SERVICE_UNAVAILABLE with Retry-After while ' +
+      'Temporal does not answer). File name booking-<code>-receipt|refund-<locale>.pdf. ' +
       'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,

@@ -62,7 +62,8 @@ const STATES =
   `Report states (SPEC "Errors"), recorded per request in report_exports with the row count and the SHA-256 and ` +
   'size of the file: ready (rows), no_data (a valid file without rows: the CSV header, JSON rows [], a PDF ' +
   'saying so), unauthorized (403 REPORT_UNAUTHORIZED, body state "unauthorized") and export_failed (500 ' +
-  'REPORT_EXPORT_FAILED when the PDF cannot be produced, 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
+  'REPORT_EXPORT_FAILED when the PDF cannot be produced, 503 SERVICE_UNAVAILABLE with Retry-After when it cannot ' +
+  'be now because Temporal does not answer, 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
   'short is recorded so too). Headers X-Report-Id and X-Report-State (ready or no_data) come with every file. A HEAD ' +
   'sends no file, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no export made, nothing recorded.';
 const ACCESS =

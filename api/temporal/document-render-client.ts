@@ -10,6 +10,7 @@ import {
 } from '../../workflows/document-render.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
+import { unavailableKind } from '../http/unavailable.js';
 
 export interface RenderContext {
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
@@ -27,7 +28,9 @@ const RENDER_DEADLINE_MS = 60_000;
  * The stored bytes of a snapshot, rendering it first when it has none. Rendering runs as the
  * workflow `document-render/{snapshotId}` (a second caller joins the running one), whose activity
  * stores bytes and checksum in one transaction; the answer is always read back from the store, so
- * no byte leaves without its recorded checksum. Any failure is 500 DOCUMENT_RENDER_FAILED.
+ * no byte leaves without its recorded checksum. A dependency that does not answer (Temporal or
+ * PostgreSQL: unavailableKind, or a 503 refusal) is thrown on, for the error writer's 503
+ * SERVICE_UNAVAILABLE with Retry-After; any other failure is 500 DOCUMENT_RENDER_FAILED.
  */
 export async function renderedDocument(
   context: RenderContext,
@@ -41,9 +44,18 @@ export async function renderedDocument(
     if (rendered) return rendered;
     throw new Error(`render of snapshot ${snapshotId} finished but nothing is stored`);
   } catch (error) {
+    if (renderUnavailable(error)) throw error;
     context.logger.error({ err: error, snapshotId }, 'document render failed');
     throw new Refusal(500, 'DOCUMENT_RENDER_FAILED', 'The document could not be produced; try again later');
   }
+}
+
+/**
+ * Whether a failure of renderedDocument is a dependency that does not answer now (thrown on for the
+ * error writer's 503), not a render that failed.
+ */
+export function renderUnavailable(error: unknown): boolean {
+  return (error instanceof Refusal && error.status === 503) || unavailableKind(error) !== null;
 }
 
 function runRenderWorkflow(context: RenderContext, snapshotId: string): Promise<DocumentRenderResult> {

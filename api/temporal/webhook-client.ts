@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
+import type { Logger } from '../../config/logger.js';
 import { latestRunStatus } from '../../config/temporal.js';
 import { workflowIds } from '../../workflows/shared.js';
 import {
@@ -9,6 +10,7 @@ import {
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery.contract.js';
 import { relayStart, WEBHOOK_OUTBOX_WORKFLOW } from '../../workflows/webhook-outbox.contract.js';
+import { unavailableKind } from '../http/unavailable.js';
 
 type WebhookConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'WEBHOOK_RETRY_HOURS'>;
 
@@ -57,3 +59,47 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
 }
 
 export type WebhookClient = ReturnType<typeof webhookClient>;
+
+/** Milliseconds between an API process's attempts to start the relay while Temporal does not answer. */
+const RELAY_RETRY_MS = 5_000;
+
+/**
+ * The API's start of the webhook relay (ensureRelay), in the background: the process listens at
+ * once, whether Temporal answers or not. While Temporal is unreachable the start is tried again
+ * every RELAY_RETRY_MS until it is made (the workers' relay keeper restarts a closed relay too,
+ * but not one an operator cancelled: an API process that starts does); another failure is logged
+ * once and left to the relay keeper. Answers the stop, called when the process stops.
+ */
+export function startRelayOnceReachable(
+  webhooks: Pick<WebhookClient, 'ensureRelay'>,
+  logger: Logger,
+  retryMs = RELAY_RETRY_MS,
+): () => void {
+  let stopped = false;
+  let retried = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = () => {
+    webhooks.ensureRelay().then(
+      () => {
+        if (retried) logger.info('webhook relay started: Temporal answers again');
+      },
+      (error: unknown) => {
+        if (stopped) return;
+        const kind = unavailableKind(error);
+        if (!kind) {
+          logger.error({ err: error }, 'webhook relay not started');
+          return;
+        }
+        logger.warn({ kind }, 'webhook relay not started yet: Temporal does not answer; trying again');
+        retried = true;
+        timer = setTimeout(attempt, retryMs);
+        timer.unref();
+      },
+    );
+  };
+  attempt();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

@@ -24,6 +24,7 @@ import {
 import { Refusal } from '../http/errors.js';
 import {
   renderedDocument,
+  renderUnavailable,
   type RenderContext,
   type RenderedDocument,
 } from '../temporal/document-render-client.js';
@@ -172,8 +173,16 @@ async function pdfReport(
   let rendered: RenderedDocument;
   try {
     rendered = await renderedDocument(context, snapshotId);
-  } catch {
-    await failExport(context.db, exportId, 'REPORT_RENDER_FAILED');
+  } catch (error) {
+    // Temporal or PostgreSQL does not answer: recorded so, and thrown on for the error writer's 503
+    // SERVICE_UNAVAILABLE with Retry-After (the client may ask again); a failed render is 500.
+    const unavailable = renderUnavailable(error);
+    await failExport(
+      context.db,
+      exportId,
+      unavailable ? 'REPORT_RENDER_UNAVAILABLE' : 'REPORT_RENDER_FAILED',
+    );
+    if (unavailable) throw error;
     throw new Refusal(
       500,
       'REPORT_EXPORT_FAILED',

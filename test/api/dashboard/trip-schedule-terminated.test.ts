@@ -103,6 +103,51 @@ describe('a trip-schedule workflow that an operator ends mid-commit', () => {
     expect([201, 202], after.text).toContain(after.status);
   }, 90_000);
 
+  it('a resumed run terminated as well is resumed again: a third run finishes the schedule, every trip once', async () => {
+    const world = await planningWorld(app);
+    const runs: string[] = [];
+    const scheduleId = await commitHeld(world, async (id) => {
+      const handle = () => app.temporal.workflow.getHandle(workflowIds.tripSchedule(id));
+      // The operator terminates the run that looks stuck; the worker resumes it.
+      runs.push((await handle().describe()).runId);
+      await handle().terminate('operator');
+      const resumed = await eventually(
+        () => handle().describe(),
+        (run) => run.runId !== runs[0] && run.status.name === 'RUNNING',
+        20_000,
+      );
+      runs.push(resumed.runId);
+      // Still held up: the operator terminates the resumed run too, and the worker resumes it again.
+      await handle().terminate('operator again');
+      const third = await eventually(
+        () => handle().describe(),
+        (run) => !runs.includes(run.runId),
+        20_000,
+      );
+      expect(runs, 'a new run after the resumed run was terminated').not.toContain(third.runId);
+      runs.push(third.runId);
+    });
+
+    const row = await eventually(
+      () => stored(scheduleId),
+      (current) => current.status !== 'COMMITTING',
+      30_000,
+    );
+    expect(row).toEqual({ status: 'COMPLETED', batches_done: 4, trips_created: 14 });
+    const trips = await scheduleTrips(app.db, scheduleId);
+    expect(trips).toHaveLength(14);
+    expect(new Set(trips.map((trip) => trip.operating_date)).size).toBe(14);
+    const latest = await eventually(
+      () => app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId)).describe(),
+      (run) => run.status.name !== 'RUNNING',
+    );
+    expect([latest.runId, latest.status.name]).toEqual([runs[2], 'COMPLETED']);
+    for (const run of runs.slice(0, 2)) {
+      const closed = app.temporal.workflow.getHandle(workflowIds.tripSchedule(scheduleId), run);
+      expect((await closed.describe()).status.name).toBe('TERMINATED');
+    }
+  }, 120_000);
+
   it("a cancelled run is the operator's stop: the schedule ends FAILED, and its claim on the days left ends", async () => {
     const world = await planningWorld(app);
     const scheduleId = await commitHeld(world, async (id) => {
