@@ -246,13 +246,16 @@ export const docs = taggedOperations(['Trips'], {
       'missing city gives 400 CITY_IDS_REQUIRED; the same city as origin and destination gives 400 ' +
       'ROUTE_CITIES_MUST_DIFFER (the code SPEC gives for equal cities; journey search answers SAME_ORIGIN_AND_DESTINATION); unknown parameters are refused. Same inventory ' +
       "limits as journey search: the caller's inventory scope, bookable trips, future departures, public stops, at least `passengers` " +
-      'free seats on the stretch sold. Results are direct trips that call in the origin city on `date` (Damascus) and later ' +
-      'in the destination city, ordered by departure. POST /seat-locks and POST /bookings sell the whole trip, so ' +
-      'price, price_vip and available_seats cover its first stop call to its last, which board_stop_call_id and ' +
-      'alight_stop_call_id name (GET /trips/{id}/seats with them shows the same prices), while board, alight, the ' +
-      "times and pickupLocation stay those of the traveller's cities; a trip whose first stop call has departed or " +
-      "whose first or last stop call is not public is not listed. pickupLocation is where a traveller boarding at the result's " +
-      'board call is picked up (see PickupLocation); the flat pickup_* fields repeat it for migrated ' +
+      'free seats on the stretch sold. POST /seat-locks and POST /bookings sell the whole trip and board the traveller ' +
+      'at its first stop call, so results are direct trips that start in the origin city (their first stop call is ' +
+      'there, public, on `date` (Damascus) and not yet departed) and call later in the destination city, ordered by ' +
+      'departure; a trip that only passes through the origin city is not listed (POST /journeys/search offers ' +
+      'boarding further along). price, price_vip and available_seats cover its first stop call to its last, which ' +
+      'board_stop_call_id and alight_stop_call_id name (GET /trips/{id}/seats with them shows the same prices); ' +
+      "board, departure_time and pickupLocation are the first stop call's, while alight and arrival_time stay the " +
+      "destination city's first stop call; a trip whose last stop call is not public is not listed. pickupLocation is " +
+      "where a traveller boarding at the result's board call is picked up (see PickupLocation), as GET /trips/{id} " +
+      'and the booking give it; the flat pickup_* fields repeat it for migrated ' +
       'mobile clients and are deprecated. Rate limited per client IP with the same budget as POST /journeys/search: ' +
       'requests to either path, invalid ones included, count against one limit, and over it both answer 429 ' +
       'RATE_LIMITED with Retry-After.',

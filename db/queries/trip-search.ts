@@ -21,7 +21,7 @@ export interface TripSearch {
   scope: InventoryScope;
   originCityId: string;
   destinationCityId: string;
-  /** Damascus calendar date of the boarding call's departure. */
+  /** Damascus calendar date of the boarding call's (the trip's first call's) departure. */
   date: string;
   passengers: number;
 }
@@ -31,7 +31,10 @@ export interface TripSearchResult extends TripFields {
   /** The stretch POST /seat-locks and POST /bookings sell: the trip's first call to its last. */
   board_stop_call_id: string;
   alight_stop_call_id: string;
-  /** Where the traveller gets on and off: the first calls in the origin and destination cities. */
+  /**
+   * Where the traveller gets on and off: the trip's first call (in the origin city) and its first
+   * call in the destination city.
+   */
   board: StopIdentity;
   alight: StopIdentity;
 }
@@ -76,24 +79,24 @@ function toTripSearchResult(row: TripSearchRow): TripSearchResult {
   };
 }
 
-/** The trip's first (`order` asc) or last (desc) call, and whether a traveller may see its stop. */
-const endCallSql = (order: 'asc' | 'desc') =>
-  `select e.id, e.sequence, e.fare_share_bp, e.departure_at, ${publicStopSql('es')} as public
+/** The trip's last call, and whether a traveller may see its stop. */
+const LAST_CALL_SQL = `select e.id, e.sequence, e.fare_share_bp, ${publicStopSql('es')} as public
    from trip_stop_calls e join stops es on es.id = e.stop_id
-   where e.trip_id = t.id order by e.sequence ${order} limit 1`;
+   where e.trip_id = t.id order by e.sequence desc limit 1`;
 
 /**
- * Legacy trip search: direct trips of companies in scope that call in the origin city on the
- * given Damascus date (boarding at the first public call there, still in the future) and later
- * in the destination city (alighting at the first public call there with a higher fare share: a
- * segment priced at nothing is not sold). POST /bookings sells a seat lock's whole trip, so a
- * result is priced, counted (at least `passengers` seats free) and handed out as board/alight
- * stop call ids over that stretch, which the seat map then prices alike; a trip whose first call
- * has left (the seat lock refuses it) or whose first or last call a traveller may not see (the
- * seat map refuses those ids) is left out.
- * The pickup location is where a traveller boarding at that call is picked up (pickupStopIdSql):
- * the trip's pickup stop only when the boarding call is at it (or, for a pickup point the trip
- * does not call at, when it is the trip's first call in that city), otherwise the boarding stop.
+ * Legacy trip search: direct trips of companies in scope that start in the origin city on the
+ * given Damascus date (boarding at their first call, public and still in the future) and call
+ * later in the destination city (alighting at the first public call there with a higher fare
+ * share: a segment priced at nothing is not sold). POST /bookings sells a seat lock's whole trip
+ * and boards the traveller at its first call (pickup, ticket, cut-offs), so a trip is listed only
+ * when that is where the traveller boards: one passing through the origin city is left out
+ * (journey search sells the stretch from there). A result is priced, counted (at least
+ * `passengers` seats free) and handed out as board/alight stop call ids over the whole trip, which
+ * the seat map then prices alike; a trip whose last call a traveller may not see (the seat map
+ * refuses that id) is left out.
+ * The pickup location is where a traveller boarding at the first call is picked up
+ * (pickupStopIdSql), as GET /trips/{id} and the booking answer it.
  */
 export async function searchTrips(db: Database, search: TripSearch): Promise<TripSearchResult[]> {
   const dayStart = damascusDayStart(search.date);
@@ -106,17 +109,17 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
   ];
   const rows = await db.query<TripSearchRow>(
     `with boarding as (
-       select distinct on (sc.trip_id) sc.trip_id, sc.id, sc.sequence, sc.fare_share_bp
+       select sc.trip_id, sc.id, sc.sequence, sc.fare_share_bp
        from trip_stop_calls sc
        join stops s on s.id = sc.stop_id
        where sc.city_id = $1 and sc.departure_at >= $3 and sc.departure_at < $4 and sc.departure_at > now()
          and ${publicStopSql('s')}
-       order by sc.trip_id, sc.sequence
+         and not exists (select 1 from trip_stop_calls e where e.trip_id = sc.trip_id and e.sequence < sc.sequence)
      )
      select * from (
        select ${tripColumns},
-              t.seats_total - ${takenSeatsSql('t.id', 'fc.sequence', 'lc.sequence')} as available_seats,
-              fc.id as first_call_id, fc.fare_share_bp as first_fare_share_bp,
+              t.seats_total - ${takenSeatsSql('t.id', 'b.sequence', 'lc.sequence')} as available_seats,
+              b.id as first_call_id, b.fare_share_bp as first_fare_share_bp,
               lc.id as last_call_id, lc.fare_share_bp as last_fare_share_bp,
               ${stopIdentityColumns('board', 'bsc', 'bs', 'bci')},
               ${stopIdentityColumns('alight', 'alc', 'als', 'alci')},
@@ -130,8 +133,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
            and sc.fare_share_bp > b.fare_share_bp and ${publicStopSql('s')}
          order by sc.sequence limit 1
        ) alighting on true
-       join lateral (${endCallSql('asc')}) fc on true
-       join lateral (${endCallSql('desc')}) lc on true
+       join lateral (${LAST_CALL_SQL}) lc on true
        join trip_stop_calls bsc on bsc.id = b.id
        join stops bs on bs.id = bsc.stop_id
        join cities bci on bci.id = bsc.city_id
@@ -141,7 +143,7 @@ export async function searchTrips(db: Database, search: TripSearch): Promise<Tri
        join stops p on p.id = ${pickupStopIdSql('t', 'bsc')}
        join buses bu on bu.id = t.bus_id
        where ${companyScopeSql(search.scope, params, 'c')} and ${BOOKABLE_TRIP_SQL}
-         and fc.departure_at > now() and fc.public and lc.public and lc.fare_share_bp > fc.fare_share_bp
+         and lc.public and lc.fare_share_bp > b.fare_share_bp
      ) found
      where found.available_seats >= $5
      order by found.board_departure_at, found.id`,

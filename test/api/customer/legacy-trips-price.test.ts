@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { damascusDate } from '../../../domain/time.js';
-import { createBooking, requestSeatLock } from '../../support/bookings.js';
+import { createBooking } from '../../support/bookings.js';
 import {
   atDamascus,
   createBus,
@@ -31,7 +30,8 @@ interface Listed {
 /**
  * The legacy path (GET /trips, GET /trips/{id}/seats, POST /seat-locks, POST /bookings) sells the
  * whole trip, first call to last: the listing shows that price and hands out that stretch, so the
- * seat map read with the listed stop calls and the booking's total say the same amount.
+ * seat map read with the listed stop calls and the booking's total say the same amount. It lists a
+ * trip only from the city of its first call, where the booking boards the traveller.
  */
 describe('GET /trips shows what POST /bookings charges', () => {
   const app = useTestApp();
@@ -54,15 +54,6 @@ describe('GET /trips shows what POST /bookings charges', () => {
     const seats = res.body.data.seats as { seat_number: string; price: number }[];
     return seats.find((seat) => seat.seat_number === seatNumber)!.price;
   }
-
-  const heldSeats = async (tripId: string) =>
-    Number(
-      (
-        await app.db.query<{ n: string }>(`select count(*) as n from seat_allocations where trip_id = $1`, [
-          tripId,
-        ])
-      )[0]!.n,
-    );
 
   it('lists a trip with two stops per end city at the whole-trip price the seat map and the booking answer', async () => {
     const corridor = await createCorridor(app.db, { bus: VIP_ROW_COACH });
@@ -97,7 +88,7 @@ describe('GET /trips shows what POST /bookings charges', () => {
     });
   });
 
-  it('prices a trip boarded in an intermediate city over the whole trip, and leaves it out once its first call has left', async () => {
+  it('lists a trip only from the city of its first call, where the booking boards: A → B → C for A → B and A → C, not for B → C', async () => {
     const [a, b, c] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
     const [stopA, stopB, stopC] = [
       await createStop(app.db, a.id),
@@ -106,51 +97,62 @@ describe('GET /trips shows what POST /bookings charges', () => {
     ];
     const company = await createCompany(app.db);
     const bus = await createBus(app.db, company.id);
-    const calls = [
-      { stop: stopA, at: 0 },
-      { stop: stopB, at: 40, dwell: 10 },
-      { stop: stopC, at: 160 },
-    ];
-    const caller = await webTraveller(app);
-
-    // Ahead: listed from B to C at the price of A to C, which the seat map and the booking repeat.
     const date = futureDay(3);
-    const ahead = await createTrip(app.db, {
+    const trip = await createTrip(app.db, {
       companyId: company.id,
       busId: bus.id,
       departAt: atDamascus(date, '08:00'),
-      calls,
+      calls: [
+        { stop: stopA, at: 0 },
+        { stop: stopB, at: 40, dwell: 10 },
+        { stop: stopC, at: 160 },
+      ],
     });
-    const [shown] = await listed(caller, b.id, c.id, date);
-    expect(shown).toMatchObject({
-      id: ahead.id,
-      board: { stop_id: stopB.id },
-      pickupLocation: { id: stopB.id },
-      board_stop_call_id: ahead.stopCallIds[0],
-      alight_stop_call_id: ahead.stopCallIds[2],
-    });
-    const seatMap = await seatMapPrice(caller, shown!, '1');
-    const booking = await createBooking(app, caller, { tripId: ahead.id, seatNumbers: ['1'] });
-    expect({ listed: shown!.price, seatMap, charged: booking.total_price }).toEqual({
-      listed: 10_000,
-      seatMap: 10_000,
-      charged: 10_000,
-    });
+    const caller = await webTraveller(app);
+    const [first, , last] = trip.stopCallIds;
 
-    // Left A ten minutes ago, calls at B in thirty: the seat lock refuses it, so the listing leaves it out.
-    const left = await createTrip(app.db, {
-      companyId: company.id,
-      busId: bus.id,
-      departAt: new Date(Date.now() - 10 * 60_000),
-      calls,
+    // POST /bookings would board at A (pickup at A, ticket and cut-offs from A's departure): a
+    // traveller searching from B is not offered it here; journey search sells the stretch from B.
+    const fromB = await listed(caller, b.id, c.id, date);
+    expect(fromB.map((shown) => shown.id)).not.toContain(trip.id);
+    const journeys = await app.request('/api/journeys/search', {
+      method: 'POST',
+      json: { origin_city_id: b.id, destination_city_id: c.id, departure_date: date, passengers: 1 },
     });
-    const refused = await requestSeatLock(app, caller, left.id, ['1']);
-    expect(refused.status, refused.text).toBe(409);
-    expect(refused.body.errorCode).toBe('TRIP_NOT_BOOKABLE');
-    expect(await heldSeats(left.id)).toBe(0);
-    const boardingDate = damascusDate(new Date(Date.now() + 30 * 60_000));
-    const found = await listed(caller, b.id, c.id, boardingDate);
-    expect(found.map((trip) => trip.id)).not.toContain(left.id);
+    expect(journeys.status, journeys.text).toBe(200);
+    expect(
+      (journeys.body.data.journeys as { legs: { trip_id: string }[] }[]).map((j) => j.legs[0]!.trip_id),
+    ).toContain(trip.id);
+
+    for (const to of [b, c]) {
+      const shown = (await listed(caller, a.id, to.id, date)).find((result) => result.id === trip.id);
+      expect(shown, `A → ${to === b ? 'B' : 'C'}`).toMatchObject({
+        departure_time: atDamascus(date, '08:00').toISOString(),
+        board: { stop_call_id: first, stop_id: stopA.id },
+        pickupLocation: { id: stopA.id },
+        board_stop_call_id: first,
+        alight_stop_call_id: last,
+        price: 10_000,
+      });
+    }
+
+    // The booking made from the A → B listing boards where and when the listing said.
+    const [shown] = await listed(caller, a.id, b.id, date);
+    const seatMap = await seatMapPrice(caller, shown!, '1');
+    const booking = await createBooking(app, caller, { tripId: trip.id, seatNumbers: ['1'] });
+    const read = await app.request(`/api/bookings/${booking.id}`, { headers: caller.headers });
+    expect(read.status, read.text).toBe(200);
+    expect({
+      pickup: read.body.data.trip.pickupLocation.id,
+      departure: read.body.data.trip.departure_at,
+      charged: booking.total_price,
+      seatMap,
+    }).toEqual({
+      pickup: shown!.pickupLocation.id,
+      departure: shown!.departure_time,
+      charged: shown!.price,
+      seatMap: shown!.price,
+    });
   });
 
   it('leaves out a trip that starts at a depot: the seat map refuses that stop call, the booking would sell from it', async () => {

@@ -200,7 +200,7 @@ describe('GET /trips (legacy search)', () => {
     });
   });
 
-  it("uses the boarding stop as pickup location when the traveller boards outside the pickup stop's city", async () => {
+  it('lists a trip only from the city of its first call, where POST /bookings boards: A → B → C for A → B and A → C, not B → C', async () => {
     const [a, b, c] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
     const [stopA, stopB, stopC] = [
       await createStop(app.db, a.id),
@@ -219,21 +219,26 @@ describe('GET /trips (legacy search)', () => {
         { stop: stopC, at: 120 },
       ],
     });
-    const fromA = await app.request(`/api/trips?from=${a.id}&to=${c.id}&${query}`);
+    for (const to of [b, c]) {
+      const fromA = await app.request(`/api/trips?from=${a.id}&to=${to.id}&${query}`);
+      expect(fromA.body.data as TripResult[]).toMatchObject([
+        {
+          id: trip.id,
+          board: { stop_call_id: trip.stopCallIds[0], stop_id: stopA.id },
+          board_stop_call_id: trip.stopCallIds[0],
+          alight_stop_call_id: trip.stopCallIds[2],
+          pickup_location_id: stopA.id,
+          pickupLocation: { id: stopA.id },
+        },
+      ]);
+    }
+    // The booking would board at A (its pickup, ticket and cut-offs): journey search sells the stretch from B.
     const fromB = await app.request(`/api/trips?from=${b.id}&to=${c.id}&${query}`);
-    expect((fromA.body.data as TripResult[])[0]!.pickupLocation.id).toBe(stopA.id);
-    const [boardingInB] = fromB.body.data as TripResult[];
-    expect(boardingInB).toMatchObject({
-      id: trip.id,
-      board: { stop_call_id: trip.stopCallIds[1] },
-      // The stretch POST /bookings sells, from the trip's first call.
-      board_stop_call_id: trip.stopCallIds[0],
-      pickup_location_id: stopB.id,
-    });
-    expect(boardingInB!.pickupLocation.id).toBe(stopB.id);
+    expect(fromB.status, fromB.text).toBe(200);
+    expect(fromB.body.data).toEqual([]);
   });
 
-  it('does not send the traveller to a pickup stop the bus has already left when it boards later in that city', async () => {
+  it('lists a trip on the date it leaves its first call, not on the next when it calls again in the origin city after midnight', async () => {
     const [a, b] = [await createCity(app.db), await createCity(app.db)];
     const station = await createStop(app.db, a.id, { name: 'Main station' });
     const parking = await createStop(app.db, a.id, { kind: 'PARKING_POINT', name: 'Ring road parking' });
@@ -256,12 +261,14 @@ describe('GET /trips (legacy search)', () => {
     const date = damascusDate(new Date(departAt.getTime() + 30 * 60_000));
     const res = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${date}`);
     expect(res.status, res.text).toBe(200);
-    const found = (res.body.data as TripResult[]).find((result) => result.id === trip.id);
-    expect(found).toMatchObject({ board: { stop_id: parking.id }, pickup_location_id: parking.id });
-    expect(found!.pickupLocation.id).toBe(parking.id);
+    expect(tripIds(res.body)).not.toContain(trip.id);
+    const sameDay = await app.request(`/api/trips?from=${a.id}&to=${b.id}&${query}`);
+    const found = (sameDay.body.data as TripResult[]).find((result) => result.id === trip.id);
+    expect(found).toMatchObject({ board: { stop_id: station.id }, pickup_location_id: station.id });
+    expect(found!.pickupLocation.id).toBe(station.id);
   });
 
-  it('uses a pickup point the trip does not call at only when boarding at its first call in that city', async () => {
+  it('uses a pickup point the trip does not call at in the city of its first call, where the bus picks up before leaving', async () => {
     const [a, b] = [await createCity(app.db), await createCity(app.db)];
     const company = await createCompany(app.db);
     const [station, parking, end] = [
@@ -299,10 +306,6 @@ describe('GET /trips (legacy search)', () => {
       { id: ahead.id, board: { stop_id: station.id }, pickup_location_id: office.id },
       { id: late.id, board: { stop_id: station.id }, pickup_location_id: office.id },
     ]);
-    const nextDate = damascusDate(new Date(lateDepartAt.getTime() + 30 * 60_000));
-    const nextRes = await app.request(`/api/trips?from=${a.id}&to=${b.id}&date=${nextDate}`);
-    const boardingLater = (nextRes.body.data as TripResult[]).find((result) => result.id === late.id);
-    expect(boardingLater).toMatchObject({ board: { stop_id: parking.id }, pickup_location_id: parking.id });
   });
 
   it('leaves out a trip that has left its first call, though it calls later in the origin city: the seat lock refuses it', async () => {
@@ -415,12 +418,19 @@ describe('GET /trips (legacy search)', () => {
     const { trip, cities } = await tripWithEqualShares(app.db, corridor.date);
     const [a, b, c, d] = cities.map((city) => city.id);
     const between = (from: string, to: string) => app.request(`/api/trips?from=${from}&to=${to}&${query}`);
-    const unsold = await between(b!, c!);
-    expect(unsold.status, unsold.text).toBe(200);
-    expect(unsold.body.data).toEqual([]);
+    // b to c costs nothing; neither is from the trip's first call (journey search sells those).
+    for (const [from, to] of [
+      [b!, c!],
+      [b!, d!],
+    ]) {
+      const unsold = await between(from!, to!);
+      expect(unsold.status, unsold.text).toBe(200);
+      expect(unsold.body.data).toEqual([]);
+    }
     for (const [from, to, board, alight] of [
+      [a!, b!, 0, 1],
       [a!, c!, 0, 2],
-      [b!, d!, 1, 3],
+      [a!, d!, 0, 3],
     ] as const) {
       const [found, ...others] = (await between(from, to)).body.data as TripResult[];
       expect(others).toEqual([]);
@@ -435,6 +445,12 @@ describe('GET /trips (legacy search)', () => {
         price_vip: 15_000,
       });
     }
+    // From the first call too: once it shares the fare share of the next two, a to b and a to c cost nothing.
+    await app.db.query(`update trip_stop_calls set fare_share_bp = 5000 where id = $1`, [
+      trip.stopCallIds[0],
+    ]);
+    for (const to of [b!, c!]) expect((await between(a!, to)).body.data).toEqual([]);
+    expect(tripIds((await between(a!, d!)).body)).toEqual([trip.id]);
   });
 
   it('refuses unknown parameters, conflicting aliases, missing and malformed values with 400', async () => {
