@@ -50,7 +50,10 @@ const PopularRoutesResponse = successWith(
     z.object({
       origin_city: NamedRef,
       destination_city: NamedRef,
-      departures: z.int().meta({ description: 'bookable departures in the next 30 days' }),
+      departures: z.int().meta({
+        description:
+          'bookable departures in the next 30 days with a seat free from their first stop call to their last',
+      }),
       companies: z.int().meta({ description: 'companies running them' }),
       min_price: z.number(),
       currency: z.string(),
@@ -106,7 +109,9 @@ export const docs = taggedOperations(['Catalogue'], {
     summary: "Top 10 city pairs by bookable departures in the next 30 days, in the caller's inventory scope",
     description:
       "Companies are filtered by the caller's inventory scope before anything is counted, so departures, company counts, " +
-      "prices and order reveal no trip outside it. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
+      'prices and order reveal no trip outside it. A departure counts only while a seat is free from its first stop call ' +
+      'to its last (confirmed seats and live holds are taken, as search counts them): a sold-out departure neither ' +
+      "lists its pair nor sets min_price. A guest's answer may be publicly cached for 5 minutes; a signed-in " +
       "caller's answer is private.",
     responses: answers(200, 'Popular routes', PopularRoutesResponse, [401]),
   },
@@ -114,7 +119,10 @@ export const docs = taggedOperations(['Catalogue'], {
     summary: 'Marketing routes of production companies (shared-cache data)',
     description:
       'Always production companies only (never internal, demo, suspended, inactive or unpublished companies), whatever ' +
-      'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12.',
+      'credential the request carries. City pairs with bookable departures in the next 30 days, at most 12. A departure ' +
+      'counts only while a seat is free from its first stop call to its last (as search and GET /trips count seats: ' +
+      'confirmed seats and live holds are taken), so a sold-out departure neither lists its pair nor sets min_price; ' +
+      'an answer may be kept by caches for 10 minutes.',
     responses: {
       200: {
         description: 'Landing routes',

@@ -7,8 +7,12 @@ import {
   listCities,
   listJourneyLocations,
   popularRoutes,
+  type LandingRoute,
+  type PopularRoute,
 } from '../../db/queries/catalogue.js';
+import { PUBLIC_SCOPE, type InventoryScope } from '../../domain/inventory-scope.js';
 import type { AppContext } from '../app.js';
+import { MicroCache } from '../http/micro-cache.js';
 import { publicCache } from '../http/middleware.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { docs } from './catalogue.openapi.js';
@@ -96,7 +100,7 @@ function sendEncodedJson(ctx: Context, encoded: EncodedJson) {
   }
 }
 
-export function registerCatalogueRoutes(surface: Surface, { db, config }: AppContext): void {
+export function registerCatalogueRoutes(surface: Surface, { db, config, platform }: AppContext): void {
   const locationDirectory = cachedJson(
     async () => ({ success: true, data: await listJourneyLocations(db) }),
     config.LOCATIONS_CACHE_SECONDS,
@@ -118,20 +122,30 @@ export function registerCatalogueRoutes(surface: Surface, { db, config }: AppCon
 
   publicRead(surface, { ...docs.listCities, path: '/cities' }, ONE_HOUR, () => listCities(db));
 
+  // The route statistics count the free seats of every departure of the next 30 days (about 50 ms
+  // on the demo network): an answer is shared by the callers of one inventory scope for
+  // SEARCH_CACHE_SECONDS, as search shares its free-seat counts, and made anew once a company is
+  // suspended or unsuspended.
+  const popular = new MicroCache<PopularRoute[]>(config.SEARCH_CACHE_SECONDS * 1000, { maxEntries: 1000 });
+  const landing = new MicroCache<LandingRoute[]>(config.SEARCH_CACHE_SECONDS * 1000, { maxEntries: 1 });
+  const keyOf = async (cache: { enabled: boolean }, scope: InventoryScope) =>
+    cache.enabled ? JSON.stringify([await platform.companyStanding(), scope]) : '';
+
   surface.route({
     ...docs.listPopularRoutes,
     method: 'get',
     path: '/routes/popular',
     security: 'optionalTraveller',
     handler: async (ctx) => {
-      const routes = await popularRoutes(db, ctx.state.scope);
+      const { scope } = ctx.state;
+      const routes = await popular.get(await keyOf(popular, scope), () => popularRoutes(db, scope));
       if (!ctx.state.traveller) publicCache(ctx, POPULAR_PUBLIC_MAX_AGE);
       ok(ctx, routes);
     },
   });
 
-  publicRead(surface, { ...docs.listLandingRoutes, path: '/landing/routes' }, LANDING_MAX_AGE, () =>
-    landingRoutes(db),
+  publicRead(surface, { ...docs.listLandingRoutes, path: '/landing/routes' }, LANDING_MAX_AGE, async () =>
+    landing.get(await keyOf(landing, PUBLIC_SCOPE), () => landingRoutes(db)),
   );
 }
 

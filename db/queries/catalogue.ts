@@ -1,6 +1,6 @@
 import { PUBLIC_SCOPE, type InventoryScope } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
-import { BOOKABLE_TRIP_SQL } from './inventory.js';
+import { BOOKABLE_TRIP_SQL, takenSeatsSql } from './inventory.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 import { companyScopeSql } from './scope.js';
 
@@ -132,17 +132,26 @@ export interface LandingRoute {
   companies: CompanyRef[];
 }
 
-/** Upcoming bookable departures of the companies in scope, with their route's city pair. */
+/**
+ * Upcoming bookable departures of the companies in scope, with their route's city pair: a bookable
+ * trip leaving within the horizon with a seat still free from its first call to its last (the
+ * stretch of the route's city pair), counted by the free-seat rule search and GET /trips use
+ * (takenSeatsSql: confirmed seats and live holds; an expired hold is free). A sold-out departure
+ * neither lists its pair nor sets its lowest fare.
+ */
 function scopedDeparturesCte(scope: InventoryScope, params: unknown[], horizonDays: number): string {
   return `scoped_departures as (
     select t.id, t.company_id, t.price_base, t.currency, t.departure_at, r.origin_city_id, r.destination_city_id
     from trips t
     join companies c on c.id = t.company_id
     join routes r on r.id = t.route_id
+    cross join lateral (select min(e.sequence) as first_sequence, max(e.sequence) as last_sequence
+                        from trip_stop_calls e where e.trip_id = t.id) ends
     where ${companyScopeSql(scope, params, 'c')}
       and ${BOOKABLE_TRIP_SQL}
       and t.departure_at > now()
       and t.departure_at <= now() + interval '${horizonDays} days'
+      and t.seats_total > ${takenSeatsSql('t.id', 'ends.first_sequence', 'ends.last_sequence')}
   )`;
 }
 

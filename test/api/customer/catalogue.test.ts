@@ -418,3 +418,145 @@ describe('GET /routes/popular and GET /landing/routes', () => {
     }
   });
 });
+
+/**
+ * Every seat of the trip's bus taken from its first call up to call `untilCall` (its last by
+ * default): confirmed, or held until `heldForMinutes` from now (a past time: an expired hold).
+ */
+async function takeEverySeat(
+  db: Database,
+  tripId: string,
+  options: { untilCall?: number; heldForMinutes?: number } = {},
+) {
+  await db.query(
+    `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, expires_at, owner_kind)
+     select t.id, ls.seat_id, ends.first_sequence, coalesce($2::int, ends.last_sequence),
+            case when $3::int is null then 'CONFIRMED' else 'HELD' end,
+            case when $3::int is null then null else now() + make_interval(mins => $3::int) end, 'BOOKING'
+     from trips t
+     join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+     join layout_seats ls on ls.layout_id = bl.id
+     cross join lateral (select min(sequence) as first_sequence, max(sequence) as last_sequence
+                         from trip_stop_calls where trip_id = t.id) ends
+     where t.id = $1`,
+    [tripId, options.untilCall ?? null, options.heldForMinutes ?? null],
+  );
+}
+
+describe('GET /routes/popular and GET /landing/routes count only departures with a free seat', () => {
+  const app = useTestApp();
+
+  it('lists neither a pair nor a fare that only sold-out departures offer', async () => {
+    const company = await createCompany(app.db);
+    const [a, b, c, middle, d] = [
+      await createCity(app.db),
+      await createCity(app.db),
+      await createCity(app.db),
+      await createCity(app.db),
+      await createCity(app.db),
+    ];
+    const [stopA, stopB, stopC, stopMiddle, stopD] = [
+      await createStop(app.db, a.id),
+      await createStop(app.db, b.id),
+      await createStop(app.db, c.id),
+      await createStop(app.db, middle.id),
+      await createStop(app.db, d.id),
+    ];
+    const routeAB = await createRoute(app.db, company.id, a.id, b.id);
+    const routeCD = await createRoute(app.db, company.id, c.id, d.id);
+    // One bus per series, each departure on a day of its own.
+    const [busAB, busCheap, busDear] = [
+      await createBus(app.db, company.id),
+      await createBus(app.db, company.id),
+      await createBus(app.db, company.id),
+    ];
+    const departure = (
+      busId: string,
+      routeId: string,
+      day: number,
+      priceBase: number,
+      calls: Parameters<typeof createTrip>[1]['calls'],
+    ) =>
+      createTrip(app.db, {
+        companyId: company.id,
+        busId,
+        routeId,
+        departAt: atDamascus(futureDay(day), '08:00'),
+        priceBase,
+        calls,
+      });
+    // A to B: 16 departures, every seat confirmed or held (the holds still live).
+    for (let day = 1; day <= 16; day++) {
+      const trip = await departure(busAB.id, routeAB.id, day, 10_000, [
+        { stop: stopA, at: 0 },
+        { stop: stopB, at: 120 },
+      ]);
+      await takeEverySeat(app.db, trip.id, day % 2 ? {} : { heldForMinutes: 10 });
+    }
+    // C to D through a middle city: 16 cheap departures whose every seat is sold from C to the middle
+    // city (free on from there, which is not the pair), and 16 dearer ones whose holds have all expired.
+    const cd = [
+      { stop: stopC, at: 0 },
+      { stop: stopMiddle, at: 60 },
+      { stop: stopD, at: 120 },
+    ];
+    for (let day = 1; day <= 16; day++) {
+      const cheap = await departure(busCheap.id, routeCD.id, day, 1_000, cd);
+      const [middleCall] = await app.db.query<{ sequence: number }>(
+        `select sequence from trip_stop_calls where id = $1`,
+        [cheap.stopCallIds[1]],
+      );
+      await takeEverySeat(app.db, cheap.id, { untilCall: middleCall!.sequence });
+      const dear = await departure(busDear.id, routeCD.id, day, 10_000, cd);
+      await takeEverySeat(app.db, dear.id, { heldForMinutes: -1 });
+    }
+
+    // Search agrees: nothing is on sale from A to B.
+    const searched = await app.request('/api/journeys/search', {
+      method: 'POST',
+      json: { origin_city_id: a.id, destination_city_id: b.id, departure_date: futureDay(3), passengers: 1 },
+    });
+    expect(searched.body.data.journeys).toEqual([]);
+
+    const popular = (await app.request('/api/routes/popular')).body.data as RouteStat[];
+    const landing = (await app.request('/api/landing/routes')).body.data as LandingRoute[];
+    expect({
+      popularSoldOut: popular.some(pairOf(a, b)),
+      popularOnSale: popular.find(pairOf(c, d)) && {
+        departures: popular.find(pairOf(c, d))!.departures,
+        min_price: popular.find(pairOf(c, d))!.min_price,
+      },
+      landingSoldOut: landing.some(pairOf(a, b)),
+      landingMinPrice: landing.find(pairOf(c, d))?.min_price,
+    }).toEqual({
+      popularSoldOut: false,
+      popularOnSale: { departures: 16, min_price: 10_000 },
+      landingSoldOut: false,
+      landingMinPrice: 10_000,
+    });
+  });
+});
+
+describe('GET /routes/popular within SEARCH_CACHE_SECONDS', () => {
+  const app = useTestApp({ SEARCH_CACHE_SECONDS: 1 });
+
+  it("answers a scope from the process's last count for a moment, then counts a departure sold out since", async () => {
+    const demo = await createCompany(app.db, { scope: 'DEMO' });
+    const [from, to] = [await createCity(app.db), await createCity(app.db)];
+    await departures(app.db, { companyId: demo.id, from, to, count: 1 });
+    const token = await app.tokenFor({ kind: 'DEMO', companyId: demo.id });
+    const departuresListed = async () =>
+      ((await app.request('/api/routes/popular', { token })).body.data as RouteStat[]).find(pairOf(from, to))
+        ?.departures;
+    expect(await departuresListed()).toBe(1);
+
+    const [trip] = await app.db.query<{ id: string }>(`select id from trips where company_id = $1`, [
+      demo.id,
+    ]);
+    await takeEverySeat(app.db, trip!.id);
+    expect(await departuresListed()).toBe(1);
+    // Past twice SEARCH_CACHE_SECONDS (fresh, then served stale while one read refreshes it).
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect(await departuresListed()).toBeUndefined();
+  });
+});
