@@ -16,6 +16,7 @@ import {
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/orm.js';
 import type { ConfirmationScope } from '../domain/journey-confirmation.js';
+import { transferSettings } from '../domain/journey-search.js';
 import type { ActivityDeps } from './index.js';
 import { refusable } from './refusable.js';
 
@@ -26,14 +27,17 @@ import { refusable } from './refusable.js';
  */
 export function createJourneyActivities({ db, config, logger }: ActivityDeps) {
   const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
+  // The workflow's inputs carry no configuration: the change-time rules come from the worker's.
+  const transfer = transferSettings(config);
   const overdue = overdueDecisionSweep(db, logger);
   return {
-    placeJourneyHold: (input: PlaceHoldInput) => refusable(JourneyRefusal, () => placeHold(db, input)),
+    placeJourneyHold: (input: Omit<PlaceHoldInput, 'transfer'>) =>
+      refusable(JourneyRefusal, () => placeHold(db, { ...input, transfer })),
     releaseJourneyHold: (input: { scope: ConfirmationScope; holdBatchId: string }) =>
       refusable(JourneyRefusal, () => releaseHold(db, input)),
     expireJourneyHold: (input: { scope: ConfirmationScope; holdBatchId: string }) => expireHold(db, input),
-    confirmJourneyScope: (input: ConfirmInput) =>
-      refusable(JourneyRefusal, () => confirmScope(db, input, signing)),
+    confirmJourneyScope: (input: Omit<ConfirmInput, 'transfer'>) =>
+      refusable(JourneyRefusal, () => confirmScope(db, { ...input, transfer }, signing)),
     /** The decide Update's step (runs started before decisions became the API's transactions). */
     recordCompanyDecision: (input: DecisionInput) =>
       refusable(JourneyRefusal, async () => {

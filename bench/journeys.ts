@@ -370,9 +370,10 @@ async function journeyBare(
   approve: boolean,
 ) {
   const caller = { scope: PUBLIC_SCOPE, ownerUserId: traveller.userId };
+  const transfer = { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 };
   const quoted = await times.time('quote', () =>
     quoteJourney(db, caller, quoteBody(trip), {
-      transfer: { minSameStopMinutes: 20, minSameCityMinutes: 60, maxWaitMinutes: 360 },
+      transfer,
       ttlMinutes: 15,
       now: new Date(),
     }),
@@ -393,6 +394,7 @@ async function journeyBare(
       holdMilliseconds: 10 * 60_000,
       ownerUserId: traveller.userId,
       caps,
+      transfer,
     });
   });
   const confirmed = await times.time('confirm', () =>
@@ -405,6 +407,7 @@ async function journeyBare(
         channel: 'CUSTOMER_MOBILE',
         timeScale: 1,
         caps,
+        transfer,
       },
       BENCH_SIGNING,
     ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heldSeatsRefusal, unpaidBookingsRefusal } from './inventory-caps.js';
+import { heldSeatsRefusal, partySizeRefusal, unpaidBookingsRefusal } from './inventory-caps.js';
 
 const caps = { heldSeatsPerTrip: 10, heldSeatsTotal: 20 };
 
@@ -45,6 +45,34 @@ describe('held seats cap', () => {
     expect(heldSeatsRefusal(totalOnly, [{ tripId: 't1', held: 15, adding: 10 }])?.details).toMatchObject({
       scope: 'ACCOUNT',
     });
+  });
+});
+
+describe('a party no account can hold', () => {
+  it('is one larger than the per-trip cap, named as the hold names it', () => {
+    expect(partySizeRefusal(caps, 10)).toBeNull();
+    expect(partySizeRefusal(caps, 11)).toEqual({
+      status: 409,
+      code: 'SEAT_HOLD_LIMIT_REACHED',
+      message: expect.stringContaining('10 seats on one trip'),
+      details: { scope: 'TRIP', limit: 10, requested: 11 },
+    });
+  });
+
+  it('counts its seats on every trip of a connection against the total cap', () => {
+    const tight = { heldSeatsPerTrip: 10, heldSeatsTotal: 12 };
+    expect(partySizeRefusal(tight, 6, 2)).toBeNull();
+    expect(partySizeRefusal(tight, 7, 2)?.details).toEqual({ scope: 'ACCOUNT', limit: 12, requested: 14 });
+    expect(partySizeRefusal({ heldSeatsPerTrip: 10, heldSeatsTotal: 5 }, 6)?.details).toEqual({
+      scope: 'ACCOUNT',
+      limit: 5,
+      requested: 6,
+    });
+  });
+
+  it('is never refused by a cap turned off (0)', () => {
+    expect(partySizeRefusal({ heldSeatsPerTrip: 0, heldSeatsTotal: 0 }, 50, 2)).toBeNull();
+    expect(partySizeRefusal({ heldSeatsPerTrip: 0, heldSeatsTotal: 20 }, 20)).toBeNull();
   });
 });
 

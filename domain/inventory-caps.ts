@@ -50,6 +50,37 @@ export function heldSeatsRefusal(
   return null;
 }
 
+/**
+ * 409 SEAT_HOLD_LIMIT_REACHED for a party no account can ever hold, whatever it holds already: more
+ * travellers than the per-trip cap (the party takes that many seats of every trip it rides), or more
+ * seats over its `trips` trips than the total cap. Journey search, GET /trips and the quote refuse it
+ * up front, so the traveller learns it before choosing, instead of from a hold that must refuse it;
+ * details {scope: TRIP or ACCOUNT, limit, requested}. A cap of 0 is off and refuses nothing.
+ */
+export function partySizeRefusal(
+  caps: Pick<AccountCaps, 'heldSeatsPerTrip' | 'heldSeatsTotal'>,
+  partySize: number,
+  trips = 1,
+): HoldLimitRefusal | null {
+  if (caps.heldSeatsPerTrip > 0 && partySize > caps.heldSeatsPerTrip) {
+    return partyLimit('TRIP', caps.heldSeatsPerTrip, partySize);
+  }
+  if (caps.heldSeatsTotal > 0 && partySize * trips > caps.heldSeatsTotal) {
+    return partyLimit('ACCOUNT', caps.heldSeatsTotal, partySize * trips);
+  }
+  return null;
+}
+
+function partyLimit(scope: 'TRIP' | 'ACCOUNT', limit: number, requested: number): HoldLimitRefusal {
+  const where = scope === 'TRIP' ? 'on one trip' : 'across all trips';
+  return {
+    status: 409,
+    code: 'SEAT_HOLD_LIMIT_REACHED',
+    message: `One account may hold at most ${limit} seats ${where}, fewer than this party needs`,
+    details: { scope, limit, requested },
+  };
+}
+
 function holdLimit(
   scope: 'TRIP' | 'ACCOUNT',
   limit: number,

@@ -1,8 +1,8 @@
 /**
  * Composition rules of journey search (SPEC "Search and catalogue", POST /journeys/search): when
  * two legs make a valid connection, how journeys are keyed, de-duplicated and ordered. The search
- * SQL applies the same rules set-wise for speed; quote re-checks a connection with
- * transferBetween, and search shapes its result with composeJourneys.
+ * SQL applies the same rules set-wise for speed; search, quote, hold and confirm judge a connection
+ * with connectionChange, and search shapes its result with composeJourneys.
  */
 import { damascusDate, damascusDayEnd, damascusDayStart } from './time.js';
 
@@ -69,6 +69,73 @@ export function transferBetween(
   const minimum = kind === 'SAME_STOP' ? settings.minSameStopMinutes : settings.minSameCityMinutes;
   if (waitMs < minimum * MINUTE_MS || waitMs > settings.maxWaitMinutes * MINUTE_MS) return null;
   return { kind, city_id: second.cityId, wait_minutes: minutesBetween(first.arrivalAt, second.departureAt) };
+}
+
+/** The configuration of the change-time rules (TRANSFER_*), as config/ reads it. */
+export interface TransferConfig {
+  TRANSFER_MIN_SAME_STOP_MINUTES: number;
+  TRANSFER_MIN_SAME_CITY_MINUTES: number;
+  TRANSFER_MAX_WAIT_MINUTES: number;
+}
+
+/** The change-time rules of connections, as configured (search, quote, hold and confirm use the same). */
+export function transferSettings(config: TransferConfig): TransferSettings {
+  return {
+    minSameStopMinutes: config.TRANSFER_MIN_SAME_STOP_MINUTES,
+    minSameCityMinutes: config.TRANSFER_MIN_SAME_CITY_MINUTES,
+    maxWaitMinutes: config.TRANSFER_MAX_WAIT_MINUTES,
+  };
+}
+
+/**
+ * When a leg is expected to reach its alighting call: the planned arrival plus the delay its
+ * company announced (MARK_DELAYED writes trips.delay_minutes; stop-call times stay the plan). Only
+ * a bookable trip is a leg, and a bookable trip has not departed, so no actual departure makes it
+ * later (the lateness rule of db/queries/leg-boarding.ts).
+ */
+export function expectedArrivalAt(plannedArrivalMs: number, delayMinutes: number): Date {
+  return new Date(plannedArrivalMs + delayMinutes * MINUTE_MS);
+}
+
+/** Where the first leg of a connection ends as planned, on which trip, and that trip's announced delay. */
+export interface PlannedLegEnd {
+  tripId: string;
+  stopId: string;
+  cityId: string;
+  /** The planned arrival at the alighting call, in epoch milliseconds. */
+  plannedArrivalMs: number;
+  /** trips.delay_minutes of the leg's trip. */
+  delayMinutes: number;
+}
+
+/** Where and when the second leg of a connection boards, and on which trip. */
+export interface PlannedLegStart extends LegStart {
+  tripId: string;
+}
+
+/**
+ * The change of a connection, or null when its two legs do not chain: two different trips, the
+ * second boarding where the first alights (transferBetween) after the change time measured from the
+ * first leg's expected arrival (its planned arrival plus its announced delay). One rule for every
+ * step that offers or sells a connection: search offers it, the quote prices it, and the hold and
+ * the confirm take it only while it holds, so a delay announced after the quote stops the sale
+ * there as it stops a new search.
+ */
+export function connectionChange(
+  first: PlannedLegEnd,
+  second: PlannedLegStart,
+  settings: TransferSettings,
+): Transfer | null {
+  if (first.tripId === second.tripId) return null;
+  return transferBetween(
+    {
+      stopId: first.stopId,
+      cityId: first.cityId,
+      arrivalAt: expectedArrivalAt(first.plannedArrivalMs, first.delayMinutes),
+    },
+    second,
+    settings,
+  );
 }
 
 /** The identity of one leg: a trip ridden from one stop call to a later one. */

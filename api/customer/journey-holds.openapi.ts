@@ -231,8 +231,11 @@ const CONFIRM_RULES =
   "active hold is what counts. Errors: 404 when the journey/order is not the caller's, the quote is not this journey's or " +
   "the hold batch is not this one's; 400 TRAVELLERS_DO_NOT_MATCH_PARTY; 409 HOLD_CLOSED (released, expired or already " +
   "used), HOLD_EXPIRED (past expiresAt), TRIP_NOT_BOOKABLE (a leg's trip has departed or been cancelled, or its company no " +
-  'longer takes bookings), ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms ' +
-  'exactly one acts), UNPAID_BOOKING_LIMIT_REACHED (details {limit, unpaid}: the bookings this confirm writes would take ' +
+  'longer takes bookings), 409 LEGS_NO_LONGER_CONNECTED (a connection whose first leg is now expected, its planned ' +
+  'arrival plus the delay announced since, too late for the change; details {journey_id, leg_sequence, ' +
+  'expected_arrival_at}; nothing written, the hold stays until released or expired), ' +
+  'ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms exactly one acts), ' +
+  'UNPAID_BOOKING_LIMIT_REACHED (details {limit, unpaid}: the bookings this confirm writes would take ' +
   'the account past UNPAID_BOOKINGS_MAX; nothing written, the hold stays, and once a booking is paid or cancelled the same ' +
   'request with the same key confirms). An automatic confirm is one transaction; a REQUESTED one also starts the ' +
   'process that waits for the companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry ' +
@@ -248,6 +251,9 @@ const HOLD_RULES =
   'priced it at (assignment_classes), or too few free seats, is 409 SEATS_UNAVAILABLE. ' +
   "A trip outside the caller's inventory scope is 404 TRIP_NOT_FOUND (nothing held). Other refusals: " +
   '404 QUOTE_NOT_FOUND, 409 QUOTE_EXPIRED, TRIP_NOT_BOOKABLE, HOLD_ALREADY_ACTIVE (one hold at a time; release it first), ' +
+  '409 LEGS_NO_LONGER_CONNECTED (a connection whose change search and the quote no longer allow: its first leg is now ' +
+  'expected, planned arrival plus announced delay, too late for the change times; details {journey_id, leg_sequence, ' +
+  'expected_arrival_at}; nothing held), ' +
   'JOURNEY_NOT_HOLDABLE (requested, confirmed or cancelled). After a release or expiry the journey may be held again while ' +
   'its quote is valid. idempotency_key (optional): a retry with the same key while the hold lasts answers the same hold; ' +
   'once that hold ended the key cannot hold again: 409 HOLD_CLOSED (released or expired) or HOLD_EXPIRED (past ' +
@@ -355,7 +361,10 @@ export const docs = operations({
     summary: 'Confirm a held order with the travellers of each journey',
     description:
       'Every journey of the order is confirmed together: one company rejecting, or one deadline passing, cancels all of them. ' +
-      `journeys lists each journey of the order once with its travellers. ${CONFIRM_RULES}`,
+      'journeys lists each journey of the order once with its travellers: another set (a journey of the order left ' +
+      'out, or one not of the order) is 409 ORDER_JOURNEYS_MISMATCH, as for the order hold, and nothing is written; ' +
+      'a journey listed twice is 400 DUPLICATE_JOURNEY. ' +
+      CONFIRM_RULES,
     tags: TAGS,
     responses: RESPONSES.confirm,
   },

@@ -6,6 +6,7 @@ import type {
   ConfirmationScope,
   JourneyTravellers,
 } from '../../domain/journey-confirmation.js';
+import { transferSettings } from '../../domain/journey-search.js';
 import type { AppContext } from '../app.js';
 import { accountCaps, perAccountHourlyLimit } from '../http/abuse-limits.js';
 import { Refusal } from '../http/errors.js';
@@ -93,6 +94,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
       holdMinutes: config.HOLD_MINUTES,
       timeScale: config.TIME_SCALE,
       caps: accountCaps(config),
+      transfer: transferSettings(config),
       signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
     },
   };
@@ -193,8 +195,10 @@ function registerOrderRoutes(surface: Surface, deps: DirectDeps, handlers: Scope
     handler: (ctx, { params, body }) =>
       handlers.confirm(ctx, { kind: 'ORDER', id: params.orderId }, body, (owned) => {
         const sent = body.journeys.map((journey) => journey.journey_id);
+        // The same code and status as the order's hold with another set (db/writes/journeys/draft.ts):
+        // the body names journeys the order does not hold as they are.
         if (sortedIds(sent) !== sortedIds(owned.journeys.map((journey) => journey.id))) {
-          throw new Refusal(400, 'ORDER_JOURNEYS_MISMATCH', 'Send every journey of the order exactly once');
+          throw new Refusal(409, 'ORDER_JOURNEYS_MISMATCH', 'Send every journey of the order exactly once');
         }
         return body.journeys.map((journey) => ({
           journeyId: journey.journey_id,

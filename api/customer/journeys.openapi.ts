@@ -261,14 +261,20 @@ export const docs = operations({
       'one budget with GET /trips (its legacy form): requests to either path count against it. ' +
       'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
       'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +
-      'authority on seats.',
+      'authority on seats. Refusals: 400 EXACTLY_ONE_ORIGIN, EXACTLY_ONE_DESTINATION (not exactly one of each pair sent), ' +
+      'DEPARTURE_DATE_IN_PAST (departure_date before today in Damascus; today is searched, for the calls still to ' +
+      'come), SAME_ORIGIN_AND_DESTINATION (both ends the same place, or in the same city), ' +
+      'VALIDATION_FAILED (any other field missing, malformed or unknown); 409 SEAT_HOLD_LIMIT_REACHED (more passengers ' +
+      'than one account may hold on a trip, HELD_SEATS_MAX_PER_TRIP (10) or HELD_SEATS_MAX_TOTAL if lower, so no hold ' +
+      'could place the party; details {scope: TRIP or ACCOUNT, limit, requested}; 0 turns a cap off); 404 ' +
+      'LOCATION_NOT_FOUND; 429 RATE_LIMITED.',
     tags: ['Journeys'],
     responses: {
       200: {
         description: 'Journeys, possibly none',
         schema: SearchResponse,
       },
-      ...errorResponses(400, 401, 404, 429),
+      ...errorResponses(400, 401, 404, 409, 429),
     },
   },
   quoteJourney: {
@@ -287,7 +293,26 @@ export const docs = operations({
       'and expires after the configured time (expiresAt, epoch seconds). idempotency_key is replayed per signed-in ' +
       "traveller: the same key and body return that traveller's stored quote again (same quote_id); the same key with " +
       "another body is 409 IDEMPOTENCY_KEY_REUSED. A guest's request always quotes anew (new quote_id and journey_id), " +
-      'whatever its key: a guest has no identity to scope a key by.',
+      'whatever its key: a guest has no identity to scope a key by.\n\n' +
+      'Refusals (nothing is stored; a refusal found on one leg carries details.leg_sequence). The body first: 400 ' +
+      "RESOURCES_DO_NOT_MATCH_PARTY (a leg's resource quantities do not add up to party_size), " +
+      'ASSIGNMENTS_EXCEED_QUANTITY (a resource assigns more seats than its quantity), DUPLICATE_SEAT_ASSIGNMENT (one ' +
+      'seat assigned twice on a leg); when the body also breaks a rule of shape (a missing or malformed field, an ' +
+      'unknown one, a leg_sequence naming no leg of the request) it is 400 VALIDATION_FAILED instead, its issues in ' +
+      'details.issues. Then the party: 409 SEAT_HOLD_LIMIT_REACHED when no hold could place it (party_size above ' +
+      'HELD_SEATS_MAX_PER_TRIP, 10, or party_size times the legs above HELD_SEATS_MAX_TOTAL, 20; details {scope: TRIP ' +
+      'or ACCOUNT, limit, requested}; 0 turns a cap off), as search refuses it. ' +
+      'Then each leg, in order: 400 STOP_ID_NOT_ACCEPTED; 404 TRIP_NOT_FOUND; 400 STOP_CALL_NOT_ON_TRIP ' +
+      "(a stop call id that is not one of this trip's calls); 400 INVALID_LEG_DIRECTION (the alighting call is not " +
+      'after the boarding call); 400 STOP_CALL_NOT_BOOKABLE (a call travellers cannot board or alight at, or two calls ' +
+      'of the same fare share); 409 TRIP_NOT_BOOKABLE (the trip is not on sale: cancelled, departed, or its boarding ' +
+      'call has left). Then the legs together: 400 LEGS_NOT_CONNECTED, SAME_ORIGIN_AND_DESTINATION. Then the seats of ' +
+      'each leg: 400 RESOURCE_NOT_OFFERED; 400 SEAT_NOT_FOUND (an assigned label the bus layout does not have; ' +
+      'details.seats); 400 SEAT_CLASS_MISMATCH (a VIP_SEAT assigned a standard-class seat; details.seats); 409 ' +
+      'SEAT_OCCUPIED (an assigned seat already taken on the ridden stretch; details.seats); 409 ' +
+      'INSUFFICIENT_SEATS (fewer free seats on the ridden stretch than party_size, details.free_seats; or fewer free ' +
+      'VIP-class seats than the unassigned VIP_SEATs plus the VIP-class seats assigned, details.free_vip_seats). A ' +
+      'quote is no reservation: seats free now may be taken before the hold, which is the authority.',
     tags: ['Journeys'],
     responses: {
       200: {

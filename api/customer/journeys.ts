@@ -1,10 +1,12 @@
 import { quoteJourney } from '../../db/writes/quote.js';
 import type { AppContext } from '../app.js';
+import { accountCaps, requireHoldableParty } from '../http/abuse-limits.js';
 import { clientKey } from '../http/client-address.js';
 import { Refusal } from '../http/errors.js';
 import { minuteLimiter, type RateLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { journeySearch, transferSettings } from '../use-cases/journey-search.js';
+import { transferSettings } from '../../domain/journey-search.js';
+import { journeySearch } from '../use-cases/journey-search.js';
 import { docs, errorCodeOf, QuoteBody, SearchBody } from './journeys.openapi.js';
 import { ok } from '../http/respond.js';
 
@@ -49,6 +51,7 @@ function registerSearchRoute(
 
 function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void {
   const transfer = transferSettings(config);
+  const caps = accountCaps(config);
   surface.route({
     ...docs.quoteJourney,
     method: 'post',
@@ -57,6 +60,8 @@ function registerQuoteRoute(surface: Surface, { config, db }: AppContext): void 
     body: QuoteBody,
     errorCode: errorCodeOf,
     handler: async (ctx, { body }) => {
+      // After the body's rules, before its legs: no hold could place a party past the held-seat caps.
+      requireHoldableParty(caps, body.party_size, body.legs.length);
       const outcome = await quoteJourney(
         db,
         { scope: ctx.state.scope, ownerUserId: ctx.state.traveller?.userId ?? null },

@@ -258,8 +258,10 @@ export const docs = taggedOperations(['Trips'], {
       'and the booking give it; the flat pickup_* fields repeat it for migrated ' +
       'mobile clients and are deprecated. Rate limited per client IP with the same budget as POST /journeys/search: ' +
       'requests to either path, invalid ones included, count against one limit, and over it both answer 429 ' +
-      'RATE_LIMITED with Retry-After.',
-    responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401, 429]),
+      'RATE_LIMITED with Retry-After. A party no account may hold on one trip (passengers above HELD_SEATS_MAX_PER_TRIP, ' +
+      '10, or HELD_SEATS_MAX_TOTAL when lower: no seat lock could take it) is 409 SEAT_HOLD_LIMIT_REACHED, details ' +
+      '{scope: TRIP or ACCOUNT, limit, requested}, as journey search answers it; 0 turns a cap off.',
+    responses: answers(200, 'Matching trips', TripSearchResponse, [400, 401, 409, 429]),
   },
   getTrip: {
     summary:

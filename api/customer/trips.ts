@@ -2,6 +2,7 @@ import { flatPickupFields } from '../../db/queries/pickup-location.js';
 import { searchTrips } from '../../db/queries/trip-search.js';
 import { findTripDetail, tripSeatMap } from '../../db/queries/trips.js';
 import type { AppContext } from '../app.js';
+import { accountCaps, requireHoldableParty } from '../http/abuse-limits.js';
 import { clientKey } from '../http/client-address.js';
 import { badRequest, conflict, Refusal } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -28,7 +29,12 @@ export function registerTripRoutes(surface: Surface, context: AppContext, search
   registerTripReadRoutes(surface, context);
 }
 
-function registerTripSearchRoute(surface: Surface, { db }: AppContext, searchLimit: RateLimiter): void {
+function registerTripSearchRoute(
+  surface: Surface,
+  { config, db }: AppContext,
+  searchLimit: RateLimiter,
+): void {
+  const caps = accountCaps(config);
   // The legacy form of the journey search spends its budget: counted per client IP before anything
   // else runs, invalid requests included, as POST /journeys/search is.
   surface.router.get('/trips', searchLimit.middleware(clientKey));
@@ -40,6 +46,8 @@ function registerTripSearchRoute(surface: Surface, { db }: AppContext, searchLim
     query: TripSearchQuery,
     errorCode: tripSearchErrorCode,
     handler: async (ctx, { query }) => {
+      // No trip is listed for a party that no seat lock or hold could place.
+      requireHoldableParty(caps, query.passengers);
       const trips = await searchTrips(db, { scope: ctx.state.scope, ...query });
       ok(
         ctx,

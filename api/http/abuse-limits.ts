@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import type { AccountCaps } from '../../domain/inventory-caps.js';
+import { partySizeRefusal, type AccountCaps } from '../../domain/inventory-caps.js';
+import { Refusal } from '../../domain/refusal.js';
 import { hourlyLimiter } from './rate-limit.js';
 
 /**
@@ -19,6 +20,17 @@ export const accountCaps = (config: CapSettings): AccountCaps => ({
   heldSeatsTotal: config.HELD_SEATS_MAX_TOTAL,
   unpaidBookings: config.UNPAID_BOOKINGS_MAX,
 });
+
+/**
+ * 409 SEAT_HOLD_LIMIT_REACHED for a party larger than one account may ever hold on a trip (domain
+ * partySizeRefusal): journey search, GET /trips and the quote refuse it before reading anything, so
+ * the traveller learns it before choosing instead of at a hold that must refuse it. `trips`: the
+ * trips the party rides (a quote's legs). Nothing is refused while the held-seat caps are off (0).
+ */
+export function requireHoldableParty(caps: AccountCaps, partySize: number, trips = 1): void {
+  const refusal = partySizeRefusal(caps, partySize, trips);
+  if (refusal) throw new Refusal(refusal.status, refusal.code, refusal.message, refusal.details);
+}
 
 /**
  * Counts one request of the signed-in traveller against `perHour` requests per hour (the counter

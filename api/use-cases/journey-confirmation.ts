@@ -114,6 +114,7 @@ async function holdDraft(deps: DirectDeps, draft: DraftResult, call: HoldCall, h
     holdMilliseconds: scaledMilliseconds(deps.settings.holdMinutes, deps.settings.timeScale),
     ownerUserId: userId,
     caps: deps.settings.caps,
+    transfer: deps.settings.transfer,
   });
   return {
     ...(projection ?? (await scopeProjection(deps.db, draft.scope, userId))),

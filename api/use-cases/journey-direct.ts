@@ -4,6 +4,7 @@ import type { IdempotentAnswer } from '../../db/writes/idempotency.js';
 import { confirmDirect, type DirectConfirmInput } from '../../db/writes/journeys/index.js';
 import type { AccountCaps } from '../../domain/inventory-caps.js';
 import type { ConfirmationScope } from '../../domain/journey-confirmation.js';
+import type { TransferSettings } from '../../domain/journey-search.js';
 import { Refusal } from '../http/errors.js';
 import type { JourneyConfirmationClient } from '../temporal/journey-confirmation-client.js';
 
@@ -19,6 +20,8 @@ export interface DirectSettings {
   holdMinutes: number;
   timeScale: number;
   caps: AccountCaps;
+  /** The change-time rules of connections (TRANSFER_*): a connection is held and confirmed only while it chains. */
+  transfer: TransferSettings;
   signing: { privateKeyPem?: string | undefined };
 }
 
@@ -45,9 +48,10 @@ export function replayed(answer: IdempotentAnswer): IdempotentAnswer {
 /** The confirm's transaction; a REQUESTED outcome starts the decision workflow before it commits. */
 export function confirmWithoutWorkflow(
   deps: { db: Database; workflow: JourneyConfirmationClient; settings: DirectSettings },
-  request: Omit<DirectConfirmInput, 'timeScale'>,
+  request: Omit<DirectConfirmInput, 'timeScale' | 'transfer'>,
 ): Promise<IdempotentAnswer> {
-  const input = { ...request, timeScale: deps.settings.timeScale, caps: deps.settings.caps };
+  const { timeScale, caps, transfer } = deps.settings;
+  const input = { ...request, timeScale, caps, transfer };
   return confirmDirect(deps.db, input, deps.settings.signing, async (outcome, companyIds) => {
     await deps.workflow.awaitDecisions({
       scope: request.scope,

@@ -2,7 +2,8 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import { searchJourneys, type SearchPlace } from '../../db/queries/search.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
-import { isPastOperatingDate, type TransferSettings } from '../../domain/journey-search.js';
+import { isPastOperatingDate, transferSettings, type TransferConfig } from '../../domain/journey-search.js';
+import { accountCaps, requireHoldableParty, type CapSettings } from '../http/abuse-limits.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { MicroCache } from '../http/micro-cache.js';
 
@@ -18,20 +19,6 @@ export interface JourneySearchRequest {
   currency: string;
 }
 
-type TransferConfig = Pick<
-  Config,
-  'TRANSFER_MIN_SAME_STOP_MINUTES' | 'TRANSFER_MIN_SAME_CITY_MINUTES' | 'TRANSFER_MAX_WAIT_MINUTES'
->;
-
-/** The change-time rules of connections, as configured (search and quote use the same). */
-export function transferSettings(config: TransferConfig): TransferSettings {
-  return {
-    minSameStopMinutes: config.TRANSFER_MIN_SAME_STOP_MINUTES,
-    minSameCityMinutes: config.TRANSFER_MIN_SAME_CITY_MINUTES,
-    maxWaitMinutes: config.TRANSFER_MAX_WAIT_MINUTES,
-  };
-}
-
 function placeOf(cityId: string | undefined, stopId: string | undefined): SearchPlace {
   return cityId !== undefined ? { kind: 'city', id: cityId } : { kind: 'stop', id: stopId! };
 }
@@ -45,11 +32,12 @@ function placeOf(cityId: string | undefined, stopId: string | undefined): Search
  */
 export function journeySearch(
   db: Database,
-  config: TransferConfig & Pick<Config, 'SEARCH_CACHE_SECONDS' | 'SEARCH_CACHE_MAX_MB'>,
+  config: TransferConfig & CapSettings & Pick<Config, 'SEARCH_CACHE_SECONDS' | 'SEARCH_CACHE_MAX_MB'>,
   /** Moves when a company is suspended or unsuspended: answers made before are not used again. */
   companyStanding: () => Promise<number> = async () => 0,
 ) {
   const transfer = transferSettings(config);
+  const caps = accountCaps(config);
   const cache = new MicroCache<Buffer>(config.SEARCH_CACHE_SECONDS * 1000, {
     maxBytes: config.SEARCH_CACHE_MAX_MB * 1024 * 1024,
     sizeOf: (answer) => answer.length,
@@ -65,6 +53,8 @@ export function journeySearch(
     if (origin.kind === destination.kind && origin.id === destination.id) {
       throw badRequest('SAME_ORIGIN_AND_DESTINATION', 'Origin and destination are the same');
     }
+    // No journey is offered to a party that no hold could place.
+    requireHoldableParty(caps, body.passengers);
     // Without a cache (SEARCH_CACHE_SECONDS=0) no key is made.
     const key = cache.enabled ? JSON.stringify([await companyStanding(), scope, body]) : '';
     return cache.get(key, async () => {

@@ -150,7 +150,7 @@ export function searchStatement(originKind: PlaceKind, destinationKind: PlaceKin
  * combination of each trip is kept. Connections are looked for only when no direct journey
  * exists: first legs run from the origin to any other city, second legs come from the
  * destination side (its calls and the earlier calls of their trips), the two meet in a change
- * city under the change-time rules of domain transferBetween, measured from the first leg's
+ * city under the change-time rules of domain connectionChange, measured from the first leg's
  * expected arrival: its planned arrival plus the delay its company announced (trips.delay_minutes;
  * stop-call times stay the plan). A bookable trip has not departed, so no actual departure makes
  * it later (the rule of db/queries/leg-boarding.ts). The pairs are taken in order of departure and

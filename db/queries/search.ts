@@ -2,10 +2,10 @@ import type { Database } from '../orm.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import {
   composeJourneys,
+  connectionChange,
   journeyKey,
   minutesBetween,
   searchWindow,
-  transferBetween,
   type Transfer,
   type TransferSettings,
 } from '../../domain/journey-search.js';
@@ -163,17 +163,6 @@ function callPointsOf(rows: Record<string, StopIdentityRow<'call'>>): CallPoints
 
 const minutesFrom = (fromMs: number, toMs: number) => minutesBetween(new Date(fromMs), new Date(toMs));
 
-/**
- * When a leg is expected to reach its alighting call: the planned arrival plus the delay its
- * company announced (MARK_DELAYED writes trips.delay_minutes; stop-call times stay the plan). A
- * change is measured from it, in search (./search-sql.ts does the same in SQL) and in the quote.
- * Only a bookable trip is a leg, and a bookable trip has not departed, so no actual departure
- * makes it later (the lateness rule of ./leg-boarding.ts).
- */
-export function expectedArrivalAt(plannedArrivalMs: number, delayMinutes: number): Date {
-  return new Date(plannedArrivalMs + delayMinutes * 60_000);
-}
-
 /** A leg of a result row, with its board and alight calls (for the journey's times and change). */
 interface ReadLeg {
   leg: JourneyLeg;
@@ -227,13 +216,16 @@ function toJourney(
   const second = hasLeg(row, 'l2') ? toLeg(row, pointOf, 'l2', 2) : null;
   let transfer: Transfer | null = null;
   if (second) {
-    transfer = transferBetween(
+    transfer = connectionChange(
       {
+        tripId: first.leg.trip_id,
         stopId: first.alight.identity.stop_id,
         cityId: first.alight.identity.city_id,
-        arrivalAt: expectedArrivalAt(first.alight.arrivalMs, first.delayMinutes),
+        plannedArrivalMs: first.alight.arrivalMs,
+        delayMinutes: first.delayMinutes,
       },
       {
+        tripId: second.leg.trip_id,
         stopId: second.board.identity.stop_id,
         cityId: second.board.identity.city_id,
         departureAt: new Date(second.board.departureMs),

@@ -5,11 +5,10 @@
  */
 import type { PoolClient } from 'pg';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
-import { transferBetween } from '../../domain/journey-search.js';
+import { connectionChange } from '../../domain/journey-search.js';
 import type { SeatClass } from '../../domain/seat-layout.js';
 import { isBookableStatus, LIVE_ALLOCATION, takenSeatsSql } from '../queries/inventory.js';
 import { companyScopeSql } from '../queries/scope.js';
-import { expectedArrivalAt } from '../queries/search.js';
 import {
   hasStopIdentity,
   stopIdentityColumns,
@@ -198,19 +197,21 @@ const sameCity = () =>
 
 /**
  * Two legs chain when the second boards where the first alights after the change time, measured
- * from the first leg's expected arrival (its planned arrival plus its announced delay), as search
- * measures it.
+ * from the first leg's expected arrival (its planned arrival plus its announced delay): domain
+ * connectionChange, as search measures it and the hold and the confirm measure it again.
  */
 function connected([first, second]: ResolvedLeg[], settings: QuoteSettings): boolean {
   if (!first || !second) return true;
-  if (first.tripId === second.tripId) return false;
-  return !!transferBetween(
+  return !!connectionChange(
     {
+      tripId: first.tripId,
       stopId: first.alight.stop_id,
       cityId: first.alight.city_id,
-      arrivalAt: expectedArrivalAt(Date.parse(first.alight.arrival_at), first.delayMinutes),
+      plannedArrivalMs: Date.parse(first.alight.arrival_at),
+      delayMinutes: first.delayMinutes,
     },
     {
+      tripId: second.tripId,
       stopId: second.board.stop_id,
       cityId: second.board.city_id,
       departureAt: new Date(second.board.departure_at),

@@ -13,6 +13,7 @@ import {
   type ConfirmationScope,
   type JourneyTravellers,
 } from '../../../domain/journey-confirmation.js';
+import type { TransferSettings } from '../../../domain/journey-search.js';
 import { seatTravellers } from '../../../domain/journey-seats.js';
 import type { AccountCaps } from '../../../domain/inventory-caps.js';
 import type { Database } from '../../orm.js';
@@ -20,6 +21,7 @@ import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { requireConfirmWithinCap } from '../inventory-caps.js';
 import { withBookingEvents } from '../outbox.js';
+import { requireConnectedLegs } from './connections.js';
 import {
   bookableLegs,
   currentOutcome,
@@ -39,6 +41,8 @@ export interface ConfirmInput {
   timeScale: number;
   /** The owner's abuse caps: the bookings the confirm writes count against UNPAID_BOOKINGS_MAX. */
   caps?: AccountCaps | undefined;
+  /** The change-time rules (config TRANSFER_*) a connection must still meet. */
+  transfer: TransferSettings;
 }
 
 interface HeldSeat {
@@ -61,8 +65,9 @@ interface HeldSeat {
  * per manual company due after its decision window, tickets PENDING_CONFIRMATION unsigned, booking
  * rows PENDING_CONFIRMATION). The batch is CONSUMED either way. A retry after commit answers the
  * same outcome with the time left. A leg whose trip can no longer be booked (departed, cancelled,
- * its company suspended) is 409 TRIP_NOT_BOOKABLE; a leg without its party's seats still held, 409
- * HOLD_EXPIRED.
+ * its company suspended) is 409 TRIP_NOT_BOOKABLE; a connection whose change can no longer be made
+ * (a delay announced on its first leg since the quote or the hold), 409 LEGS_NO_LONGER_CONNECTED with
+ * the hold left as it is; a leg without its party's seats still held, 409 HOLD_EXPIRED.
  */
 export async function confirmScope(
   db: Database,
@@ -104,6 +109,7 @@ export async function confirmLocked(
   }
 
   const legs = await bookableLegs(client, locked.journeyIds);
+  await requireConnectedLegs(client, legs, input.transfer);
   const seats = await lockHeldSeats(client, input.holdBatchId);
   const tickets = ticketsFor(locked.journeys, legs, seats, input.journeys);
   const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();

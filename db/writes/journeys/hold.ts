@@ -5,6 +5,7 @@ import {
   type ConfirmationScope,
   type HoldBatchStatus,
 } from '../../../domain/journey-confirmation.js';
+import type { TransferSettings } from '../../../domain/journey-search.js';
 import { chooseSeats, type LegSeat, type QuotedResource } from '../../../domain/journey-seats.js';
 import type { Database } from '../../orm.js';
 import { PG_EXCLUSION_VIOLATION, PG_UNIQUE_VIOLATION, pgCode, withDeadlockRetry } from '../../pg-errors.js';
@@ -19,6 +20,7 @@ import {
 import { iso } from '../../row-fields.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { QuoteResponse } from '../quote.js';
+import { requireConnectedLegs } from './connections.js';
 import { unbindUnheldOrder } from './draft.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { inLockedScope, JourneyRefusal, serialRows, setScopeStatus, type LockedScope } from './scope.js';
@@ -32,6 +34,8 @@ export interface PlaceHoldInput {
   ownerUserId: string;
   /** The account's abuse caps (config, through the hold Update); absent, none is enforced. */
   caps?: AccountCaps | undefined;
+  /** The change-time rules (config TRANSFER_*) a connection must still meet. */
+  transfer: TransferSettings;
 }
 
 export interface PlacedHold {
@@ -57,7 +61,8 @@ interface HoldLeg {
  * Seats are the ones assigned in the quote, else the lowest free ones for the leg's stretch. A
  * seat taken meanwhile, an assigned seat whose class is no longer the one the quote priced (a layout
  * saved or the bus swapped since), or too few free seats refuse the whole hold with 409
- * SEATS_UNAVAILABLE.
+ * SEATS_UNAVAILABLE. A connection whose change can no longer be made (a delay announced on its
+ * first leg since the quote) is 409 LEGS_NO_LONGER_CONNECTED, judged once its trips are locked.
  * With input.caps the owner's row is locked (after the scope, before the trips) and the hold is
  * refused, rolled back whole, when the owner already has UNPAID_BOOKINGS_MAX unpaid bookings or its
  * seats would take the owner past a held-seat cap (409 UNPAID_BOOKING_LIMIT_REACHED,
@@ -140,6 +145,7 @@ async function placeLockedHold(
     await requireUnpaidWithinCap(client, input.ownerUserId, input.caps, 1);
   }
   await prepareLegTrips(client, legs);
+  await requireConnectedLegs(client, legs, input.transfer);
   const expiresAt = await insertBatch(client, input);
   const resources = await quotedResources(client, locked.journeyIds);
   for (const leg of legs) {

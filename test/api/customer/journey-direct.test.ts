@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { accountCaps } from '../../../api/http/abuse-limits.js';
 import { journeyConfirmationClient } from '../../../api/temporal/journey-confirmation-client.js';
 import { confirmOnce } from '../../../api/use-cases/journey-confirmation.js';
+import { transferSettings } from '../../../domain/journey-search.js';
 import { holdLock, lockWaiters, waitersOf } from '../../drills/support/blocking.js';
 import { lockSeats } from '../../support/bookings.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
@@ -139,6 +140,7 @@ describe('a duplicate confirm sent while the first one is inside its transaction
         holdMinutes: app.config.HOLD_MINUTES,
         timeScale: app.config.TIME_SCALE,
         caps: accountCaps(app.config),
+        transfer: transferSettings(app.config),
         signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM },
       },
     };
@@ -284,6 +286,7 @@ describe('a confirm that needs a company decision while Temporal cannot be reach
         holdMinutes: app.config.HOLD_MINUTES,
         timeScale: app.config.TIME_SCALE,
         caps: accountCaps(app.config),
+        transfer: transferSettings(app.config),
         signing: { privateKeyPem: app.config.SIGNING_PRIVATE_KEY_PEM },
       },
     };

@@ -738,6 +738,47 @@ describe('journey orders', () => {
     expect(taken.body.errorCode).toBe('ORDER_NOT_FOUND');
   });
 
+  it('answers another set of journeys with 409 ORDER_JOURNEYS_MISMATCH on the hold and on the confirm alike, changing nothing', async () => {
+    const caller = await mobileTraveller(app);
+    const trip = await tripOf(app.db);
+    const [a, b, c, d] = [
+      await quote(app, caller, [{ trip }]),
+      await quote(app, caller, [{ trip }]),
+      await quote(app, caller, [{ trip }]),
+      await quote(app, caller, [{ trip }]),
+    ];
+    const orderId = randomUUID();
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id, c.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const holdBatchId = held.body.data.holdBatchId as string;
+    const orderFacts = async () =>
+      Promise.all([a, b, c, d].map((quoted) => journeyFacts(app.db, quoted.journey_id)));
+    const before = await orderFacts();
+
+    const one = (quoted: { journey_id: string }) => ({ journeyId: quoted.journey_id, partySize: 1 });
+    const rehold = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id, d.journey_id]);
+    const confirms = [
+      // A journey not of the order in the place of one of its own.
+      await confirmOrder(app, caller, orderId, holdBatchId, [one(a), one(b), one(d)]),
+      // One of the order's journeys left out.
+      await confirmOrder(app, caller, orderId, holdBatchId, [one(a), one(b)]),
+    ];
+    expect([rehold, ...confirms].map((response) => [response.status, response.body.errorCode])).toEqual([
+      [409, 'ORDER_JOURNEYS_MISMATCH'],
+      [409, 'ORDER_JOURNEYS_MISMATCH'],
+      [409, 'ORDER_JOURNEYS_MISMATCH'],
+    ]);
+    expect(await orderFacts()).toEqual(before);
+    const contract = (await app.request('/api/openapi.json')).body.paths[
+      '/api/journey-orders/{orderId}/confirm'
+    ].post.description as string;
+    expect(contract).toContain('409 ORDER_JOURNEYS_MISMATCH');
+
+    // The order's own set still confirms with the same hold.
+    const confirmed = await confirmOrder(app, caller, orderId, holdBatchId, [one(a), one(b), one(c)]);
+    expect(confirmed.status, confirmed.text).toBe(200);
+  });
+
   it('answers a retry with the same key with the same hold while it lasts, even after its quotes expired', async () => {
     const caller = await mobileTraveller(app);
     const trip = await tripOf(app.db);

@@ -342,10 +342,17 @@ describe('POST /journeys/quote', () => {
   });
 
   describe('refuses what it cannot offer, writing nothing', () => {
+    /** The operation's prose in the OpenAPI document: a client reads there what each errorCode means. */
+    let contract: Promise<string> | undefined;
+    const quoteContract = () =>
+      (contract ??= app
+        .request('/api/openapi.json')
+        .then((document) => document.body.paths['/api/journeys/quote'].post.description as string));
     const refused = async (body: Record<string, unknown>, status: number, errorCode: string) => {
       const response = await quote(app, body);
       expect({ status: response.status, errorCode: response.body.errorCode }).toEqual({ status, errorCode });
       expect(await storedQuotes(app, body.idempotency_key as string)).toEqual([]);
+      expect(await quoteContract(), `${errorCode} is named in the OpenAPI operation`).toContain(errorCode);
     };
     type Leg = { trip_id: string; board_stop_call_id: string; alight_stop_call_id: string };
     const withLeg = (body: { legs: Leg[] }, change: Partial<Leg>) => ({
@@ -523,6 +530,7 @@ describe('POST /journeys/quote', () => {
         quote: [quoted.status, quoted.body.errorCode],
         hold: held && [held.status, held.body.errorCode],
       }).toEqual({ quote: [409, 'INSUFFICIENT_SEATS'], hold: undefined });
+      expect(quoted.body.details).toMatchObject({ leg_sequence: 1, free_vip_seats: 4 });
     });
 
     it('VIP seats on a trip without a VIP fare', async () => {
@@ -543,6 +551,27 @@ describe('POST /journeys/quote', () => {
         },
         400,
         'RESOURCE_NOT_OFFERED',
+      );
+    });
+
+    it('a VIP seat asked for with a standard-class seat chosen', async () => {
+      const trip = await vipRowTrip(app);
+      await refused(
+        {
+          party_size: 1,
+          legs: [
+            {
+              trip_id: trip.id,
+              board_stop_call_id: trip.stopCallIds[0],
+              alight_stop_call_id: trip.stopCallIds[1],
+            },
+          ],
+          // Seats 1-4 are VIP class; seat 5 is standard.
+          resources: [{ leg_sequence: 1, resource_code: 'VIP_SEAT', quantity: 1, assignments: ['5'] }],
+          idempotency_key: newKey(),
+        },
+        400,
+        'SEAT_CLASS_MISMATCH',
       );
     });
 
@@ -594,6 +623,7 @@ describe('POST /journeys/quote', () => {
         errorCode,
       });
       expect(await storedQuotes(app, request.idempotency_key)).toEqual([]);
+      expect(await quoteContract(), `${errorCode} is named in the OpenAPI operation`).toContain(errorCode);
     });
   });
 });

@@ -791,6 +791,12 @@ describe('POST /journeys/search', () => {
   });
 
   describe('refuses bad input with a stable errorCode', () => {
+    /** The operation's prose in the OpenAPI document: a client reads there what each errorCode means. */
+    let contract: Promise<string> | undefined;
+    const searchContract = () =>
+      (contract ??= app
+        .request('/api/openapi.json')
+        .then((document) => document.body.paths['/api/journeys/search'].post.description as string));
     const valid = () => ({
       origin_city_id: crypto.randomUUID(),
       destination_city_id: crypto.randomUUID(),
@@ -821,6 +827,7 @@ describe('POST /journeys/search', () => {
       const response = await search(app, { ...valid(), ...change });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ success: false, errorCode });
+      expect(await searchContract(), `${errorCode} is named in the OpenAPI operation`).toContain(errorCode);
     });
 
     it('the same origin and destination, by id or by city', async () => {
@@ -836,6 +843,7 @@ describe('POST /journeys/search', () => {
         expect(response.status).toBe(400);
         expect(response.body.errorCode).toBe('SAME_ORIGIN_AND_DESTINATION');
       }
+      expect(await searchContract()).toContain('SAME_ORIGIN_AND_DESTINATION');
     });
 
     it("a stop of a company outside the caller's inventory scope is 404 LOCATION_NOT_FOUND, as an unknown one", async () => {
@@ -882,6 +890,7 @@ describe('POST /journeys/search', () => {
         expect(response.status).toBe(404);
         expect(response.body.errorCode).toBe('LOCATION_NOT_FOUND');
       }
+      expect(await searchContract()).toContain('LOCATION_NOT_FOUND');
     });
   });
 });
