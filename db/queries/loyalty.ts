@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import {
   nextTierAfter,
@@ -149,13 +150,16 @@ const toTierView = (row: TierRow): TierView => ({
   multiplierPercent: row.multiplier_percent,
 });
 
+const TIERS_SQL = `select id, name_ar, name_en, min_lifetime_points, multiplier_percent
+                     from loyalty_tiers where company_id = $1 order by min_lifetime_points`;
+
 export async function listTiers(db: Database, companyId: string): Promise<TierView[]> {
-  const rows = await db.query<TierRow>(
-    `select id, name_ar, name_en, min_lifetime_points, multiplier_percent
-       from loyalty_tiers where company_id = $1 order by min_lifetime_points`,
-    [companyId],
-  );
-  return rows.map(toTierView);
+  return (await db.query<TierRow>(TIERS_SQL, [companyId])).map(toTierView);
+}
+
+/** The tiers as a transaction sees them: a points write reads them once it shares the programme row. */
+export async function listTiersIn(client: Pick<PoolClient, 'query'>, companyId: string): Promise<TierView[]> {
+  return (await client.query<TierRow>(TIERS_SQL, [companyId])).rows.map(toTierView);
 }
 
 /** A reward of the catalogue as both the customer's and the dashboard's reads show it. */

@@ -1,7 +1,7 @@
 import { pointsRoom, tierFor, tripPoints } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { listTiers, type TierView } from '../../queries/loyalty.js';
+import { listTiersIn } from '../../queries/loyalty.js';
 import { lockAccount, openAccount, post, type AccountRow, type Queryable } from './account.js';
 
 export interface TripPointsResult {
@@ -35,6 +35,19 @@ async function earningProgram(db: Database, tripId: string): Promise<EarningProg
   return rows[0];
 }
 
+/**
+ * The programme's terms as they stand once this transaction shares the programme row (lockAccount):
+ * a change of terms or tiers that this credit waited for is the one it applies. None once the
+ * programme was switched off meanwhile.
+ */
+async function termsNow(client: Queryable, companyId: string): Promise<EarningProgram | undefined> {
+  const { rows } = await client.query<EarningProgram>(
+    `select company_id, points_per_100, referral_points from loyalty_programs where company_id = $1 and active`,
+    [companyId],
+  );
+  return rows[0];
+}
+
 /** A booking that earns points: travelled (checked in or completed) and not refunded. */
 const EARNING_BOOKING = `status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED'`;
 
@@ -50,7 +63,6 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
   const result: TripPointsResult = { bookingsCredited: 0, pointsCredited: 0, referralsRewarded: 0 };
   const program = await earningProgram(db, tripId);
   if (!program) return result;
-  const tiers = await listTiers(db, program.company_id);
   const { rows: bookings } = await db.pool.query<EarningBooking>(
     `select id, owner_user_id, total_price from bookings
       where trip_id = $1 and owner_user_id is not null
@@ -63,7 +75,9 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
     // returning voucher points (accounts in id order) may hold the other way round.
     const credited = await withDeadlockRetry(() =>
-      db.transaction((client) => creditBooking(client, { program, tiers, accountId, booking })),
+      db.transaction((client) =>
+        creditBooking(client, { companyId: program.company_id, accountId, booking }),
+      ),
     );
     result.bookingsCredited += credited.bookings;
     result.pointsCredited += credited.points;
@@ -78,9 +92,9 @@ const roomOf = (account: AccountRow) =>
 /** One booking's points (once: a replay finds its EARN row) and its owner's pending referral. */
 async function creditBooking(
   client: Queryable,
-  earning: { program: EarningProgram; tiers: TierView[]; accountId: string; booking: EarningBooking },
+  earning: { companyId: string; accountId: string; booking: EarningBooking },
 ): Promise<{ bookings: number; points: number; referrals: number }> {
-  const { program, accountId, booking } = earning;
+  const { companyId, accountId, booking } = earning;
   const credited = { bookings: 0, points: 0, referrals: 0 };
   // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
   // checked again under the lock: a refund that committed since the list was read earns nothing, and
@@ -98,7 +112,12 @@ async function creditBooking(
     [accountId, booking.id],
   );
   if (done.length > 0) return credited;
-  const multiplier = tierFor(account.lifetime_points, earning.tiers)?.multiplierPercent ?? 100;
+  // Terms and tiers read under the shared programme row, not before the loop: a tier or terms change
+  // this credit waited for has committed, and the account's tier (post) follows the same tiers.
+  const program = await termsNow(client, companyId);
+  if (!program) return credited;
+  const multiplier =
+    tierFor(account.lifetime_points, await listTiersIn(client, companyId))?.multiplierPercent ?? 100;
   // Earned points stop at the account's limit: a trip's completion never fails on them.
   const points = Math.min(
     tripPoints(Number(booking.total_price), program.points_per_100, multiplier),
