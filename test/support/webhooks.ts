@@ -40,6 +40,8 @@ export interface Receiver {
   mode: ReceiverMode;
   /** The body of a 200 answer: 'ok' unless a test sets another. */
   okBody?: string;
+  /** Milliseconds each answer takes (0 unless a test sets another): a receiver that keeps a sender busy. */
+  answerDelayMs?: number;
   close(): Promise<void>;
 }
 
@@ -78,9 +80,12 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       });
       if (status === 200 && verified && !receiver.processed.has(deliveryId))
         receiver.processed.set(deliveryId, body);
-      response
-        .writeHead(status, { 'Content-Type': 'text/plain' })
-        .end(status === 200 ? (receiver.okBody ?? 'ok') : `no (${status})`);
+      const answer = () =>
+        response
+          .writeHead(status, { 'Content-Type': 'text/plain' })
+          .end(status === 200 ? (receiver.okBody ?? 'ok') : `no (${status})`);
+      if (receiver.answerDelayMs) setTimeout(answer, receiver.answerDelayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

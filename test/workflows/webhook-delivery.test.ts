@@ -877,6 +877,9 @@ describe('webhook first attempts from the relay (full stack)', () => {
     it('two relay runs over the same deliveries at once send each delivery once', async () => {
       const { receiver, subscriptionId, book } = await subscribedReceiver();
       for (let index = 0; index < 12; index += 1) await book();
+      // Each answer takes 150 ms, so a step's three slots stay busy while the other step claims: both
+      // take part however the two are scheduled (12 deliveries, 3 slots each: ~300 ms of work apiece).
+      receiver.answerDelayMs = 150;
       const step: RelayStepInput = {
         started: [],
         limit: 5,
