@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../config/index.js';
 import { DEMO_COMPANY_ID } from '../../../db/seed/demo-identities.js';
+import { arabicDuration, englishDuration } from '../../../domain/account-email.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { startChatappFake } from '../../support/fakes/chatapp.js';
 import { startSmsVerifyFake } from '../../support/fakes/sms-verify.js';
@@ -529,6 +530,30 @@ describe('chatapp without a bot token on the server', () => {
     expect(bot.requests.length).toBe(botCalls);
   });
 });
+
+/**
+ * The chat bot message carrying a sign-in code states how long the code is valid. README: "Local
+ * codes (chat bot, pre-launch) ... live 5 minutes" by default (OTP_LOCAL_CODE_TTL_SECONDS, 30-3600 s).
+ * The message states the real validity (never a longer one) in correct English and Arabic, as the
+ * e-mails do (domain/account-email.ts englishDuration / arabicDuration).
+ */
+for (const ttl of [90, 900]) {
+  describe(`chat bot code message with OTP_LOCAL_CODE_TTL_SECONDS=${ttl}`, () => {
+    const app = useTestApp({ ...providerMode, OTP_LOCAL_CODE_TTL_SECONDS: ttl });
+    const { send } = otpRoutes(app);
+
+    it('states the real validity of the code, in English and in Arabic', async () => {
+      const phone = newPhone();
+      const chatId = String(760_000_000 + counter);
+      await app.db.query('insert into chatapp_links (phone, chat_id) values ($1, $2)', [phone, chatId]);
+      const response = await send({ phone, method: 'chatapp' });
+      expect(response.body.actualChannel).toBe('chatapp');
+      const text = bot.messages.filter((message) => message.chatId === chatId).at(-1)!.text;
+      expect(text).toContain(`Valid for ${englishDuration(ttl)}`);
+      expect(text).toContain(`صالح لمدة ${arabicDuration(ttl)}`);
+    });
+  });
+}
 
 describe('pre-launch mode (development)', () => {
   const app = useTestApp({ ...prelaunchMode, NODE_ENV: 'development' });

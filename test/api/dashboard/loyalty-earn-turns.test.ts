@@ -26,7 +26,12 @@ describe('a trip points award that waited for a tier or terms change', () => {
     return { client, pid: rows[0]!.pid };
   }
 
-  it('credits with the multiplier of the tier the account is in once the tier change it waited for committed', async () => {
+  /**
+   * A completed trip's booking of 20,000 (10 points per 100, one base tier at 100%), its award
+   * started while a change holds the programme row: `changeSql` ($1 the company) runs in that
+   * transaction, which then commits; answers the award's result once it is done.
+   */
+  async function awardThatWaitedFor(changeSql: string) {
     const trip = await bookableTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, tiers: [[0, 100]] });
     const traveller = await app.signIn();
@@ -34,45 +39,35 @@ describe('a trip points award that waited for a tier or terms change', () => {
     await completedBooking(app.db, trip, traveller.userId, { totalPrice: 20_000 });
     await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
 
-    // A tier change is in flight: the base tier's multiplier goes from 100% to 200%.
     const change = await tierChangeInFlight(app, trip.companyId);
     const award = awardTripPoints(app.db, trip.tripId);
     await waitersOf(app.db, change.pid, 1);
-    await change.client.query(
-      `update loyalty_tiers set multiplier_percent = 200 where company_id = $1 and min_lifetime_points = 0`,
-      [trip.companyId],
-    );
+    await change.client.query(changeSql, [trip.companyId]);
     await change.client.query('commit');
     change.client.release();
-    const result = await award;
+    return { result: await award, companyId: trip.companyId, userId: traveller.userId };
+  }
+
+  it('credits with the multiplier of the tier the account is in once the tier change it waited for committed', async () => {
+    // A tier change is in flight: the base tier's multiplier goes from 100% to 200%.
+    const { result, companyId, userId } = await awardThatWaitedFor(
+      `update loyalty_tiers set multiplier_percent = 200 where company_id = $1 and min_lifetime_points = 0`,
+    );
 
     // The credit was made after the change committed (it waited for it): 20,000 / 100 × 10 × 200%.
     expect(result.pointsCredited).toBe(4_000);
     const [account] = await app.db.query<{ balance: number }>(
       `select balance from loyalty_accounts where company_id = $1 and user_id = $2`,
-      [trip.companyId, traveller.userId],
+      [companyId, userId],
     );
     expect(account!.balance).toBe(4_000);
   });
 
   it('credits with the points per 100 a terms change it waited for left', async () => {
-    const trip = await bookableTrip(app.db);
-    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, tiers: [[0, 100]] });
-    const traveller = await app.signIn();
-    await ensureAccount(app.db.pool, trip.companyId, traveller.userId);
-    await completedBooking(app.db, trip, traveller.userId, { totalPrice: 20_000 });
-    await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
-
     // PUT /loyalty raising points_per_100 from 10 to 20 is in flight (saveProgramTerms: lockProgram, then the update).
-    const change = await tierChangeInFlight(app, trip.companyId);
-    const award = awardTripPoints(app.db, trip.tripId);
-    await waitersOf(app.db, change.pid, 1);
-    await change.client.query(`update loyalty_programs set points_per_100 = 20 where company_id = $1`, [
-      trip.companyId,
-    ]);
-    await change.client.query('commit');
-    change.client.release();
-    const result = await award;
+    const { result } = await awardThatWaitedFor(
+      `update loyalty_programs set points_per_100 = 20 where company_id = $1`,
+    );
 
     // The credit was made after the new terms committed: 20,000 / 100 × 20 × 100%.
     expect(result.pointsCredited).toBe(4_000);
