@@ -136,7 +136,7 @@ async function refuseWhenSpent(ctx: Context, counted: Counted): Promise<void> {
     }),
   );
   const waits = spent.filter((ms): ms is number => ms !== null);
-  if (waits.length > 0) refuse(ctx, Math.max(...waits));
+  if (waits.length > 0) refuse(Math.max(...waits));
 }
 
 /**
@@ -149,7 +149,7 @@ async function takeTurns(ctx: Context, counted: Counted): Promise<Counted> {
   try {
     for (const entry of counted) {
       while (!(await tookTurn(entry.counter.turn, entry.key))) {
-        if (Date.now() >= deadline) refuse(ctx, 1000);
+        if (Date.now() >= deadline) refuse(1000);
         await sleep(TURN_POLL_MS + Math.random() * TURN_POLL_MS);
       }
       taken.push(entry);
@@ -177,14 +177,13 @@ async function consumeOrRefuse(limiter: RateLimiterPostgres, ctx: Context, key: 
     await limiter.consume(key);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    refuse(ctx, rejection.msBeforeNext);
+    refuse(rejection.msBeforeNext);
   }
 }
 
-function refuse(ctx: Context, msBeforeNext: number): never {
-  const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  ctx.set('Retry-After', String(retryAfterSeconds));
-  throw tooManyRequests(retryAfterSeconds);
+/** 429 RATE_LIMITED; the error writer sets Retry-After from the refusal's retryAfterSeconds. */
+function refuse(msBeforeNext: number): never {
+  throw tooManyRequests(Math.max(1, Math.ceil(msBeforeNext / 1000)));
 }
 
 function sharedLimiter(

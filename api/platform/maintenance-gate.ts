@@ -17,8 +17,8 @@ export function maintenanceGate(state: PlatformState) {
       const now = new Date();
       const refusal = await state.maintenance(now);
       if (refusal) {
+        // The error writer sets Retry-After from details.retryAfterSeconds.
         const seconds = retryAfterSeconds(refusal, now);
-        ctx.set('Retry-After', String(seconds));
         throw new Refusal(503, 'MAINTENANCE', 'The service is under maintenance; try again later', {
           message: refusal.message,
           endsAt: refusal.endsAt.toISOString(),
