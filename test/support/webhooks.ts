@@ -1,13 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { RELAY_FIRST_ATTEMPTS, RELAY_LISTENER_NAME } from '../../activities/webhook-relay.js';
 import { webhookClient } from '../../api/temporal/webhook-client.js';
 import { latestRunStatus } from '../../config/temporal.js';
 import { verifyNotification } from '../../domain/webhook-signing.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { retryPlanOf } from '../../workflows/webhook-delivery.contract.js';
+import { loadConfig } from '../../config/index.js';
 import { WEBHOOK_RELAY_DEFAULTS } from '../../workflows/webhook-outbox.contract.js';
 import type { TestApp } from './harness.js';
 import { eventually } from './journeys.js';
@@ -119,6 +121,27 @@ export async function subscribe(
   const response = await app.request('/api/webhooks', { method: 'POST', token: key, json: body });
   expect(response.status, response.text).toBe(201);
   return response.body.data.id as string;
+}
+
+/** How long a test file waits for another to give the relay back (the longest file takes minutes). */
+const RELAY_WAIT_MS = 15 * 60_000;
+
+/**
+ * The namespace has one relay, and a test file that restarts or stops it (restartRelay, stopRelay)
+ * would cancel the relay another file running meanwhile has just started for itself. Such a file
+ * calls useRelay first, before the hooks that touch the relay: it holds the relay for its whole
+ * run, by a PostgreSQL advisory lock on a connection of its own to the run's test database
+ * (released when the file ends, or when its process dies), and a second such file waits for it.
+ */
+export function useRelay(): void {
+  const client = new pg.Client({ connectionString: loadConfig().DATABASE_URL });
+  beforeAll(async () => {
+    await client.connect();
+    await client.query(`select pg_advisory_lock(hashtext('test: the webhook relay'))`);
+  }, RELAY_WAIT_MS);
+  afterAll(async () => {
+    await client.end();
+  });
 }
 
 /**

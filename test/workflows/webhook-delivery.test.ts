@@ -28,6 +28,7 @@ import {
   startReceiver,
   stopRelay,
   subscribe,
+  useRelay,
   type Receiver,
 } from '../support/webhooks.js';
 
@@ -82,6 +83,9 @@ async function subscribedCompany(app: TestApp, options: { seats: number; secret:
   await restartRelay(app);
   return { trip, key, receiver, subscriptionId, caller };
 }
+
+// This file restarts and stops the namespace's one relay: it holds it while it runs.
+useRelay();
 
 describe('webhook delivery (full stack)', () => {
   // One traveller books many times here: the unpaid-booking cap (issue 18) is not what these tests are about.

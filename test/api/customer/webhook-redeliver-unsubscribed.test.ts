@@ -4,7 +4,14 @@ import { workflowIds } from '../../../workflows/shared.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { eventually, mobileTraveller, type Caller } from '../../support/journeys.js';
-import { apiKeyOf, restartRelay, startReceiver, subscribe, type Receiver } from '../../support/webhooks.js';
+import {
+  apiKeyOf,
+  restartRelay,
+  startReceiver,
+  subscribe,
+  useRelay,
+  type Receiver,
+} from '../../support/webhooks.js';
 
 /**
  * POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver of an event the subscription no longer
@@ -12,6 +19,9 @@ import { apiKeyOf, restartRelay, startReceiver, subscribe, type Receiver } from 
  * the delivery again. Real API, PostgreSQL, relay and worker, and a real receiver.
  */
 const SECRET = 'receiver-unsubscribed-secret-01';
+
+// This file restarts and stops the namespace's one relay: it holds it while it runs.
+useRelay();
 
 describe('redelivering an event the subscription no longer asks for', () => {
   const app = useTestApp({ TIME_SCALE: 0.02 });
