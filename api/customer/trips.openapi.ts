@@ -162,7 +162,11 @@ type CityParameter = (typeof ORIGIN_ALIASES)[number] | (typeof DESTINATION_ALIAS
 const CITY_PARAMETERS: readonly string[] = [...ORIGIN_ALIASES, ...DESTINATION_ALIASES];
 const MAX_PASSENGERS = 50;
 
-const cityParameter = (description: string) => Uuid.optional().meta({ description });
+/** A city parameter; an empty value (a form that left the city unchosen) counts as not sent. */
+const cityParameter = (description: string) =>
+  Uuid.or(z.literal(''))
+    .optional()
+    .meta({ description: `${description}; empty: not sent` });
 
 /**
  * GET /trips query: every old and new parameter name is accepted; two names of one parameter
@@ -182,8 +186,9 @@ export const TripSearchQuery = z
   })
   .strict()
   .transform((query, ctx) => {
+    const sent = (name: CityParameter) => query[name] !== undefined && query[name] !== '';
     const resolve = (names: readonly CityParameter[], role: string) => {
-      const given = names.filter((name) => query[name] !== undefined);
+      const given = names.filter(sent);
       const values = new Set(given.map((name) => query[name]));
       if (values.size > 1) {
         ctx.addIssue(
@@ -203,7 +208,7 @@ export const TripSearchQuery = z
     if (!originCityId || !destinationCityId) return z.NEVER;
     // Refused as journey search refuses it: a trip calling twice in one city is no journey between cities.
     if (originCityId === destinationCityId) {
-      const named = DESTINATION_ALIASES.filter((name) => query[name] !== undefined);
+      const named = DESTINATION_ALIASES.filter(sent);
       ctx.addIssue(ruleIssue('ROUTE_CITIES_MUST_DIFFER', 'origin and destination are the same city', named));
       return z.NEVER;
     }

@@ -464,6 +464,9 @@ describe('GET /trips (legacy search)', () => {
       [`from=${origin.id}&to=${destination.id}&dest=${origin.id}&${query}`, 'CONFLICTING_PARAMETERS'],
       [`from=${origin.id}&${query}`, 'CITY_IDS_REQUIRED'],
       [`to=${destination.id}&${query}`, 'CITY_IDS_REQUIRED'],
+      // An empty value is what a form sends for a city left unchosen: a missing city, as on /favorites.
+      [`from=&to=${destination.id}&${query}`, 'CITY_IDS_REQUIRED'],
+      [`origin_city_id=${origin.id}&destination_city_id=&${query}`, 'CITY_IDS_REQUIRED'],
       [`from=${origin.id}&to=${destination.id}`, 'VALIDATION_FAILED'],
       [`from=${origin.id}&to=${destination.id}&date=2026-02-30`, 'VALIDATION_FAILED'],
       [`from=damascus&to=${destination.id}&${query}`, 'INVALID_CITY_ID'],
@@ -477,6 +480,20 @@ describe('GET /trips (legacy search)', () => {
       expect(res.status, search).toBe(400);
       expect(res.body, search).toMatchObject({ success: false, errorCode });
     }
+  });
+
+  it('reads an empty alias beside a filled one as not sent: the search answers as without it', async () => {
+    const { origin, destination } = corridor;
+    const plain = await app.request(`/api/trips?from=${origin.id}&to=${destination.id}&${query}`);
+    const withEmpty = await app.request(
+      `/api/trips?from=${origin.id}&origin=&to=${destination.id}&dest_city_id=&${query}`,
+    );
+    expect(plain.status, plain.text).toBe(200);
+    expect(tripIds(plain.body)).not.toEqual([]);
+    expect({ status: withEmpty.status, trips: tripIds(withEmpty.body) }).toEqual({
+      status: 200,
+      trips: tripIds(plain.body),
+    });
   });
 
   it('refuses the same city as origin and destination with 400 ROUTE_CITIES_MUST_DIFFER (journey search refuses it too)', async () => {
