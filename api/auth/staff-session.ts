@@ -17,7 +17,7 @@ import { Refusal } from '../http/errors.js';
 import { hashSecret, newSessionSecrets } from './secrets.js';
 
 export type { StaffCompany };
-export { recordStaffActivity, revokeStaffSession } from '../../db/writes/staff-sessions.js';
+export { recordStaffActivity } from '../../db/writes/staff-sessions.js';
 
 /**
  * Company dashboard sessions: a random session token in an HttpOnly cookie, looked up by its hash

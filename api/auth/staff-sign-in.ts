@@ -8,15 +8,14 @@ import {
   type SignInMembership,
   type StaffCredentials,
 } from '../../db/queries/staff-sessions.js';
-import { recordAudit, type RequestOrigin } from '../../db/writes/audit.js';
-import { replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
+import { recordAudit, type AuditEntry, type RequestOrigin } from '../../db/writes/audit.js';
+import { closeStaffSession, replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
 import type { PasswordLogin } from './password-login.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
 import {
   createStaffSession,
   DASHBOARD_ROLES,
   invalidCredentials,
-  revokeStaffSession,
   type CompanyRole,
   type IssuedStaffSession,
   type StaffCompany,
@@ -116,12 +115,14 @@ export async function signInMember<Role extends string>(
     membershipId: membership.id,
     surface: surface.session,
   });
-  await recordStaffEvent(
-    deps.db,
-    surface.actorKind,
-    'SIGNED_IN',
-    { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId },
-    origin,
+  await recordAudit(
+    deps.db.pool,
+    staffEvent(
+      surface.actorKind,
+      'SIGNED_IN',
+      { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId },
+      origin,
+    ),
   );
   return {
     session,
@@ -131,14 +132,17 @@ export async function signInMember<Role extends string>(
   };
 }
 
+/**
+ * Ends the session and records the sign-out, in one transaction; a duplicate of a sign-out that
+ * already ended the session (a retry, a double click) answers the same and records nothing.
+ */
 export async function signOutStaff(
   db: Database,
   staff: { sessionId: string; staffUserId: string; companyId: string },
   origin: RequestOrigin,
   actorKind: SignInSurface<string>['actorKind'] = 'STAFF',
 ): Promise<void> {
-  await revokeStaffSession(db, staff.sessionId);
-  await recordStaffEvent(db, actorKind, 'SIGNED_OUT', staff, origin);
+  await closeStaffSession(db, staff.sessionId, staffEvent(actorKind, 'SIGNED_OUT', staff, origin));
 }
 
 /** The active user whose password matches, else null after the same work as for a real account. */
@@ -166,14 +170,13 @@ export function prepareStaffSignIn(): void {
 }
 
 /** STAFF_SIGNED_IN, DRIVER_SIGNED_OUT, ...: the audit row of a sign-in or sign-out. */
-async function recordStaffEvent(
-  db: Database,
+function staffEvent(
   actorKind: SignInSurface<string>['actorKind'],
   what: 'SIGNED_IN' | 'SIGNED_OUT',
   event: { staffUserId: string; companyId: string; sessionId: string },
   origin: RequestOrigin,
-): Promise<void> {
-  await recordAudit(db.pool, {
+): AuditEntry {
+  return {
     actorKind,
     actorId: event.staffUserId,
     action: `${actorKind}_${what}`,
@@ -182,5 +185,5 @@ async function recordStaffEvent(
     details: { sessionId: event.sessionId },
     ip: origin.ip,
     requestId: origin.requestId,
-  });
+  };
 }

@@ -169,10 +169,13 @@ export async function revokeAdminSessionByToken(db: Database, tokenHash: string)
   );
 }
 
-export async function revokeAdminSession(sql: Sql, sessionId: string): Promise<void> {
-  await sql.query('update admin_sessions set revoked_at = coalesce(revoked_at, now()) where id = $1', [
-    sessionId,
-  ]);
+/** Ends a live session; false when it had already ended (nothing changed). */
+export async function revokeAdminSession(sql: Sql, sessionId: string): Promise<boolean> {
+  const { rows } = await sql.query(
+    'update admin_sessions set revoked_at = now() where id = $1 and revoked_at is null returning id',
+    [sessionId],
+  );
+  return rows.length > 0;
 }
 
 /** Ends every session of an administrator except `keepSessionId` (disabling, changing the authenticator). */
@@ -188,14 +191,18 @@ export async function revokeOtherAdminSessions(
   );
 }
 
-/** Signs a session out and records it (auth.logout), in one transaction. */
+/**
+ * Signs a session out and records it (auth.logout), in one transaction. Only the request that ends
+ * the session records it: a duplicate sign-out (a retried request, a double click) that passed
+ * authentication before the first one committed finds the session ended and writes nothing.
+ */
 export async function closeAdminSession(
   db: Database,
   session: { sessionId: string; adminId: string },
   origin: RequestOrigin,
 ): Promise<void> {
   await db.transaction(async (client) => {
-    await revokeAdminSession(client, session.sessionId);
+    if (!(await revokeAdminSession(client, session.sessionId))) return;
     await recordAudit(client, {
       ...ownAccountAudit(session.adminId, origin),
       action: 'auth.logout',

@@ -1,5 +1,6 @@
 import type { StaffSessionSurface } from '../../domain/team.js';
 import type { Database } from '../orm.js';
+import { recordAudit, type AuditEntry } from './audit.js';
 
 /**
  * Writes of company user sessions (staff_sessions) and of their users' password hashes. Only
@@ -63,10 +64,20 @@ export async function recordStaffActivity(db: Database, sessionId: string): Prom
   ]);
 }
 
-export async function revokeStaffSession(db: Database, sessionId: string): Promise<void> {
-  await db.query('update staff_sessions set revoked_at = coalesce(revoked_at, now()) where id = $1', [
-    sessionId,
-  ]);
+/**
+ * Ends a live session and records its sign-out (`signOut`: STAFF_SIGNED_OUT, DRIVER_SIGNED_OUT), in
+ * one transaction. Only the request that ends the session records it: a duplicate sign-out (a
+ * retried request, a double click) that passed authentication before the first one committed finds
+ * the session ended and writes nothing.
+ */
+export async function closeStaffSession(db: Database, sessionId: string, signOut: AuditEntry): Promise<void> {
+  await db.transaction(async (client) => {
+    const { rows } = await client.query(
+      'update staff_sessions set revoked_at = now() where id = $1 and revoked_at is null returning id',
+      [sessionId],
+    );
+    if (rows.length > 0) await recordAudit(client, signOut);
+  });
 }
 
 /** Ends the session of `surface` a token hash names, if any. */

@@ -663,6 +663,37 @@ describe('administration sign-in', () => {
       ]);
     });
 
+    it('records a sign-out sent several times at once (a retry, a double click) once: one auth.logout per session', async () => {
+      // The duplicates that pass authentication before the first sign-out commits still answer
+      // 200 (the session is ended), the later ones 401; only the one that ended it is recorded.
+      // The race is run on several sessions: each must end with one row.
+      const admin = await createAdmin(app.db);
+      for (let round = 0; round < 5; round++) {
+        const browser = new AdminBrowser(app);
+        expect((await browser.signIn(admin)).status).toBe(200);
+        const headers = { Cookie: `bb_admin=${browser.token}`, 'X-CSRF-Token': browser.csrf };
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => app.request('/admin/api/auth/logout', { method: 'POST', headers })),
+        );
+        expect(answers.map((answer) => answer.status)).toContain(200);
+        for (const answer of answers) expect([200, 401]).toContain(answer.status);
+      }
+      const sessions = await app.db.query<{ id: string; revoked_at: Date | null }>(
+        'select id, revoked_at from admin_sessions where admin_id = $1',
+        [admin.id],
+      );
+      expect(sessions).toHaveLength(5);
+      expect(sessions.filter((session) => session.revoked_at === null)).toEqual([]);
+      const logouts = await app.db.query<{ session_id: string; n: number }>(
+        `select details->>'sessionId' as session_id, count(*)::int as n from audit_log
+          where actor_id = $1 and action = 'auth.logout' group by 1`,
+        [admin.id],
+      );
+      expect(Object.fromEntries(logouts.map((row) => [row.session_id, row.n]))).toEqual(
+        Object.fromEntries(sessions.map((session) => [session.id, 1])),
+      );
+    });
+
     it('refuses a write without the CSRF token, or with a wrong one, and changes nothing', async () => {
       const { admin, browser } = await signedInAdmin(app);
       expectError(

@@ -338,6 +338,35 @@ describe('company dashboard sign-in and session', () => {
       expect(again.status).toBe(401);
     });
 
+    it('records a sign-out sent several times at once (a retry, a double click) once: one STAFF_SIGNED_OUT per session', async () => {
+      // The duplicates that pass authentication before the first sign-out commits still answer
+      // 200 (the session is ended), the later ones 401; only the one that ended it is recorded.
+      // The race is run on several sessions: each must end with one row.
+      const member = await createStaffMember(app.db, company.id, 'ADMIN');
+      for (let round = 0; round < 5; round++) {
+        const browser = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
+        expect(browser.response.status, browser.response.text).toBe(200);
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            app.request('/dashboard/api/auth/logout', { method: 'POST', headers: browser.writeHeaders }),
+          ),
+        );
+        expect(answers.map((answer) => answer.status)).toContain(200);
+        for (const answer of answers) expect([200, 401]).toContain(answer.status);
+      }
+      const sessions = await sessionsOf(app, member.userId);
+      expect(sessions).toHaveLength(5);
+      expect(sessions.filter((session) => session.revoked_at === null)).toEqual([]);
+      const signOuts = await app.db.query<{ session_id: string; n: number }>(
+        `select details->>'sessionId' as session_id, count(*)::int as n from audit_log
+          where actor_id = $1 and action = 'STAFF_SIGNED_OUT' group by 1`,
+        [member.userId],
+      );
+      expect(Object.fromEntries(signOuts.map((row) => [row.session_id, row.n]))).toEqual(
+        Object.fromEntries(sessions.map((session) => [session.id, 1])),
+      );
+    });
+
     it('is a write: without the CSRF header, or with a wrong one, it is refused with 403 and the session lives on', async () => {
       const member = await createStaffMember(app.db, company.id, 'ADMIN');
       const browser = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });

@@ -102,6 +102,37 @@ describe('the driver app (/driver/api)', () => {
       expect(dashboard.status).toBe(401);
     });
 
+    it('records a sign-out sent several times at once (an app retrying) once: one DRIVER_SIGNED_OUT per session', async () => {
+      // The duplicates that pass authentication before the first sign-out commits still answer
+      // 200 (the session is ended), the later ones 401; only the one that ended it is recorded.
+      // The race is run on several sessions: each must end with one row.
+      const sessionIds: string[] = [];
+      for (let round = 0; round < 5; round++) {
+        const driver = await createDriver(app, world.companyId);
+        sessionIds.push(driver.sessionId);
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            app.request('/driver/api/auth/logout', { method: 'POST', token: driver.token }),
+          ),
+        );
+        expect(answers.map((answer) => answer.status)).toContain(200);
+        for (const answer of answers) expect([200, 401]).toContain(answer.status);
+      }
+      const open = await app.db.query(
+        'select id from staff_sessions where id = any($1::uuid[]) and revoked_at is null',
+        [sessionIds],
+      );
+      expect(open).toEqual([]);
+      const signOuts = await app.db.query<{ session_id: string; n: number }>(
+        `select details->>'sessionId' as session_id, count(*)::int as n from audit_log
+          where action = 'DRIVER_SIGNED_OUT' and details->>'sessionId' = any($1::text[]) group by 1`,
+        [sessionIds],
+      );
+      expect(Object.fromEntries(signOuts.map((row) => [row.session_id, row.n]))).toEqual(
+        Object.fromEntries(sessionIds.map((id) => [id, 1])),
+      );
+    });
+
     it("takes a dashboard session's token as the bearer token (README), while its own token opens no dashboard", async () => {
       const owner = await createStaffMember(app.db, world.companyId, 'OWNER');
       const browser = await staffLogin(app, { email: owner.email, password: owner.password });
