@@ -38,6 +38,7 @@ export function createCashShiftActivities({ db }: Pick<ActivityDeps, 'db'>) {
           openingBalance: input.openingBalance,
           note: input.note ?? null,
           stepBy: input.stepBy,
+          origin: input.origin,
         }),
       ),
     adjustCashShift: (input: AdjustShiftInput) => shiftStep(() => adjustShift(db, input)),

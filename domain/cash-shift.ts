@@ -11,6 +11,16 @@ export const CASH_SHIFT_ACTIONS = ['OPEN', 'ADJUST', 'CLOSE'] as const;
 export type CashShiftAction = (typeof CASH_SHIFT_ACTIONS)[number];
 export type MovementDirection = 'IN' | 'OUT';
 
+/**
+ * The request that sent a step (the API's requestOrigin: client IP and request id), for the step's
+ * audit row. Optional in every step: steps recorded before it carry none (a run in flight replays
+ * its input and Updates as they were sent), and their rows keep no origin.
+ */
+export interface ShiftStepOrigin {
+  ip: string;
+  requestId: string;
+}
+
 /** OPEN: the new shift (its id made by the API), its company, and the cash counted into the till. */
 export interface ShiftOpening {
   shiftId: string;
@@ -26,6 +36,8 @@ export interface ShiftOpening {
   actor: ActingMember;
   /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
   stepBy?: number;
+  /** The request that sent it, for its audit row. */
+  origin?: ShiftStepOrigin;
 }
 
 /** ADJUST: one documented movement of cash into or out of the open shift's till. */
@@ -41,6 +53,8 @@ export interface ShiftMovement {
   namedShiftId?: string;
   /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
   stepBy?: number;
+  /** The request that sent it, for its audit row. */
+  origin?: ShiftStepOrigin;
 }
 
 /** CLOSE: the cash counted in the till at the end of the shift. */
@@ -53,6 +67,8 @@ export interface ShiftClosing {
   namedShiftId?: string;
   /** When the step must commit by (epoch ms, see shiftStepLate); absent in steps recorded before it. */
   stepBy?: number;
+  /** The request that sent it, for its audit row. */
+  origin?: ShiftStepOrigin;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { requestOrigin } from '../http/request-origin.js';
 import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
@@ -42,7 +43,11 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     body: ShiftCommand,
     handler: async (ctx, staff, { body }) => {
       const actor = actingMember(staff, MANAGEMENT_ROLES);
-      const shift = await commandShift(deps, { companyId: staff.companyId, actor }, body);
+      const shift = await commandShift(
+        deps,
+        { companyId: staff.companyId, actor, origin: requestOrigin(ctx) },
+        body,
+      );
       createdOrOk(ctx, body.action === 'OPEN', shift);
     },
   });

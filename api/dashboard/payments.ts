@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import type { AppContext } from '../app.js';
 import { FILE_TYPE, sendPdf } from '../documents/send.js';
+import { requestOrigin } from '../http/request-origin.js';
 import { created, ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
@@ -41,11 +42,11 @@ const READING_ROLES = ['OWNER', 'ADMIN', 'ACCOUNTANT', 'DISPATCHER', 'STAFF'] as
  */
 const decider = allow(requireRole(...SENSITIVE_ROLES), requireActiveCompany);
 
-/** The company user the guard let through, as the one deciding. */
+/** The company user the guard let through, as the one deciding, and the request they decide from. */
 const deciding = (ctx: Context, staff: StaffPrincipal) => ({
   companyId: staff.companyId,
   staffUserId: staff.staffUserId,
-  requestId: ctx.state.requestId,
+  ...requestOrigin(ctx),
   actor: actingMember(staff, SENSITIVE_ROLES),
 });
 

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app.js';
+import { requestOrigin } from '../http/request-origin.js';
 import { createdOrOk, ok, page } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
@@ -67,7 +68,7 @@ export function registerDriverTripRoutes(surface: Surface, { db }: AppContext): 
       const { line, created } = await recordCollectedCash(db, activeDriver(ctx), {
         tripId: params.id,
         bookingId: params.bookingId,
-        requestId: ctx.state.requestId,
+        origin: requestOrigin(ctx),
       });
       createdOrOk(ctx, created, line);
     },

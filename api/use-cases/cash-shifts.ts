@@ -15,6 +15,7 @@ import {
   type CashShiftSummary,
   type MovementDirection,
   type ShiftClosing,
+  type ShiftStepOrigin,
 } from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
 import { Refusal } from '../http/errors.js';
@@ -97,14 +98,15 @@ export type ShiftCommand =
 
 /**
  * One step of the company's shift workflow by `staff.actor` (checked again in the step's
- * transaction); the answer is the shift after it.
+ * transaction), sent from `staff.origin` (its audit row's IP and request id); the answer is the
+ * shift after it.
  */
 export async function commandShift(
   deps: CashShiftDeps,
-  staff: { companyId: string; actor: ActingMember },
+  staff: { companyId: string; actor: ActingMember; origin: ShiftStepOrigin },
   command: ShiftCommand,
 ) {
-  const { actor } = staff;
+  const { actor, origin } = staff;
   let shift: CashShiftSummary;
   if (command.action === 'OPEN') {
     shift = await openingOnce(deps, {
@@ -116,6 +118,7 @@ export async function commandShift(
       note: command.note ?? null,
       maxOpenMilliseconds: Math.round(deps.config.CASH_SHIFT_MAX_HOURS * 3_600_000),
       stepsPerRun: deps.config.CASH_SHIFT_STEPS_PER_RUN,
+      origin,
     });
   } else if (command.action === 'ADJUST') {
     const request = {
@@ -125,6 +128,7 @@ export async function commandShift(
       amount: command.amount,
       reason: command.reason,
       ...named(command.shift_id),
+      origin,
     };
     shift = await resumingOnce(deps, staff, () => deps.workflow.adjust(staff.companyId, request));
   } else {
@@ -133,6 +137,7 @@ export async function commandShift(
       declaredAmount: command.declared_amount,
       note: command.note ?? null,
       ...named(command.shift_id),
+      origin,
     };
     shift = await resumingOnce(deps, staff, () => deps.workflow.close(staff.companyId, request)).catch(
       (error: unknown) => closedBefore(deps, staff.companyId, request, error),

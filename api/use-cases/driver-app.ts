@@ -2,6 +2,7 @@ import type { Database } from '../../db/orm.js';
 import { findDriverTrip, listDriverTrips, type DriverTrip } from '../../db/queries/driver-trips.js';
 import { readManifest } from '../../db/queries/trip-manifest.js';
 import { iso } from '../../db/row-fields.js';
+import type { RequestOrigin } from '../../db/writes/audit.js';
 import { recordDriverCollection } from '../../db/writes/driver-collections.js';
 import { recordPositions, scanAtDoor } from '../../db/writes/trip-operations/index.js';
 import { refuseUnassigned, tripNotFound } from '../../domain/trip-dispatch.js';
@@ -121,7 +122,7 @@ export function reportPositions(
 export async function recordCollectedCash(
   db: Database,
   driver: DriverPrincipal,
-  input: { tripId: string; bookingId: string; requestId?: string | undefined },
+  input: { tripId: string; bookingId: string; origin: RequestOrigin },
 ) {
   const { line, created } = await recordDriverCollection(db, {
     ...input,

@@ -10,13 +10,14 @@ import {
   shiftStepLate,
   type ShiftClosing,
   type ShiftMovement,
+  type ShiftStepOrigin,
 } from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
 import type { Database, TransactionClient } from '../orm.js';
 import { readShiftSummary, type CashShiftSummary } from '../queries/cash-shifts.js';
 import { companyTransaction } from './active-company.js';
 import { refuseWhenLate } from './deadline.js';
-import { recordStaffAct } from './audit.js';
+import { recordStaffAudit } from './audit.js';
 import { insertRow } from './insert-row.js';
 
 /**
@@ -31,7 +32,8 @@ import { insertRow } from './insert-row.js';
  * step already done answers it before the company is checked: that step committed while the
  * company was active. A step given a deadline (`stepBy`) that would commit after it writes nothing
  * (refuseWhenLate, db/writes/deadline.ts), checked only by an attempt that wrote: one that finds its
- * work done by an earlier attempt answers it whenever it comes.
+ * work done by an earlier attempt answers it whenever it comes. Each step's audit row names the
+ * member, the company and the request that sent the step (`origin`; none in steps sent before it).
  */
 type Queryable = Pick<PoolClient, 'query'>;
 
@@ -45,6 +47,8 @@ export interface OpenShiftInput {
   note?: string | null;
   /** The API's deadline (refuseWhenLate). */
   stepBy?: number;
+  /** The request that sent the OPEN, for its audit row (absent in runs started before it). */
+  origin?: ShiftStepOrigin | undefined;
 }
 
 /**
@@ -64,8 +68,8 @@ export async function openShift(db: Database, input: OpenShiftInput): Promise<Ca
     );
     if (rows[0]) {
       const shift = { kind: 'cash_shift', id: input.shiftId };
-      await recordStaffAct(client, { staffUserId: input.staffUserId }, 'cash_shifts.open', shift, {
-        companyId: input.companyId,
+      const opener = { companyId: input.companyId, staffUserId: input.staffUserId, ...input.origin };
+      await recordStaffAudit(client, opener, 'cash_shifts.open', shift, {
         openingBalance: input.openingBalance,
       });
     }
@@ -154,7 +158,8 @@ export async function adjustShift(db: Database, input: AdjustShiftInput): Promis
       recorded_by: input.actor.staffUserId,
     });
     const shift = { kind: 'cash_shift', id: input.shiftId };
-    await recordStaffAct(client, { staffUserId: input.actor.staffUserId }, 'cash_shifts.adjust', shift, {
+    const recorder = { companyId: before.companyId, staffUserId: input.actor.staffUserId, ...input.origin };
+    await recordStaffAudit(client, recorder, 'cash_shifts.adjust', shift, {
       movementId: input.movementId,
       direction: input.direction,
       amount: input.amount,
@@ -197,7 +202,8 @@ export async function closeShift(db: Database, input: CloseShiftInput): Promise<
       [input.shiftId, input.declaredAmount, expected, difference, staffUserId, input.note ?? null],
     );
     const shift = { kind: 'cash_shift', id: input.shiftId };
-    await recordStaffAct(client, { staffUserId }, 'cash_shifts.close', shift, {
+    const closer = { companyId: open.companyId, staffUserId, ...input.origin };
+    await recordStaffAudit(client, closer, 'cash_shifts.close', shift, {
       declared: input.declaredAmount,
       expected,
       difference,

@@ -6,7 +6,7 @@ import { DispatchRefusal, tripNotFound, type TripStatus } from '../../domain/tri
 import type { Database } from '../orm.js';
 import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
-import { recordStaffAudit } from './audit.js';
+import { recordStaffAudit, type RequestOrigin } from './audit.js';
 
 /**
  * POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection: the trip's driver records the
@@ -31,7 +31,8 @@ export interface DriverCollectionInput {
   bookingId: string;
   /** The driver app's signed-in user, read again under the company lock (db/writes/acting-member.ts). */
   actor: ActingMember;
-  requestId?: string | undefined;
+  /** The request that records it (requestOrigin), for the audit row. */
+  origin: RequestOrigin;
 }
 
 /** The driver's line as the app shows it; instants are timestamptz text. */
@@ -77,11 +78,7 @@ export async function recordDriverCollection(
     const paymentId = announced ?? (await insertDriverLine(client, input, booking));
     await recordStaffAudit(
       client,
-      {
-        companyId: input.companyId,
-        staffUserId: input.actor.staffUserId,
-        requestId: input.requestId ?? null,
-      },
+      { companyId: input.companyId, staffUserId: input.actor.staffUserId, ...input.origin },
       'payments.driver_collection',
       { kind: 'payment', id: paymentId },
       {

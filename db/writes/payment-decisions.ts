@@ -39,6 +39,8 @@ type Queryable = Pick<PoolClient, 'query'>;
 export interface Decider {
   companyId: string;
   staffUserId: string;
+  /** The request the decision came from (requestOrigin), for its audit row. */
+  ip?: string;
   requestId?: string;
   /**
    * The dashboard member deciding, with the roles the route lets in: checked again right after the
