@@ -313,7 +313,7 @@ export const docs = operations({
     description:
       'Frees the held seats at once (allocations and batch RELEASED, journey RELEASED). 404 HOLD_NOT_FOUND for a batch that ' +
       "is not this journey's (or another traveller's journey); 409 HOLD_CLOSED when the batch was already released, expired " +
-      'or confirmed.',
+      'or confirmed, or its time has run out (it is then written EXPIRED, not RELEASED).',
     tags: TAGS,
     responses: RESPONSES.release,
   },

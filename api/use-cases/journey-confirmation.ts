@@ -24,6 +24,7 @@ import {
 import { isFinalAnswer, keyReused, keyVerdict, requestHash } from '../../domain/idempotency.js';
 import {
   confirmCheck,
+  holdClosed,
   scaledMilliseconds,
   partyRefusal,
   releaseRefusal,
@@ -159,7 +160,10 @@ export async function holdOrder(
   );
 }
 
-/** DELETE .../holds/{holdBatchId}: the caller's ACTIVE hold ends at once. */
+/**
+ * DELETE .../holds/{holdBatchId}: the caller's ACTIVE hold ends at once. A hold whose time ran out
+ * is written EXPIRED (should no read have done it yet) and the release refused 409 HOLD_CLOSED.
+ */
 export async function releaseHold(
   deps: JourneyConfirmationDeps,
   userId: string,
@@ -169,7 +173,9 @@ export async function releaseHold(
   await ownedScope(deps.db, scope, userId);
   const refusal = releaseRefusal(await findHoldBatch(deps.db, holdBatchId), scope);
   if (refusal) throw refused(refusal);
-  return releaseHoldBatch(deps.db, { scope, holdBatchId });
+  const released = await releaseHoldBatch(deps.db, { scope, holdBatchId });
+  if (released.status === 'EXPIRED') throw refused(holdClosed(released.status));
+  return { ...released, status: released.status };
 }
 
 export interface ConfirmCall {

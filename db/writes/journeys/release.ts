@@ -17,16 +17,21 @@ async function closeBatch(
 /**
  * DELETE .../holds/{holdBatchId}: frees the seats of an ACTIVE batch (allocations and batch
  * RELEASED, scope RELEASED). A batch already released answers the same (a retry); a consumed or
- * expired one is 409 HOLD_CLOSED.
+ * expired one is 409 HOLD_CLOSED. An ACTIVE batch past its time that nothing has written EXPIRED
+ * yet ends as what it is: EXPIRED, answered so (the caller refuses the release), not RELEASED.
  */
 export async function releaseHold(
   db: Database,
   input: { scope: ConfirmationScope; holdBatchId: string },
-): Promise<{ holdBatchId: string; status: 'RELEASED' }> {
+): Promise<{ holdBatchId: string; status: 'RELEASED' | 'EXPIRED' }> {
   return inLockedScope(db, input.scope, async (client) => {
     const batch = await lockBatch(client, input.scope, input.holdBatchId);
-    if (batch.status === 'ACTIVE') await closeBatch(client, input.scope, batch.id, 'RELEASED');
-    else if (batch.status !== 'RELEASED') throw JourneyRefusal.of(holdClosed(batch.status));
+    if (batch.status === 'ACTIVE') {
+      const status = batch.live ? 'RELEASED' : 'EXPIRED';
+      await closeBatch(client, input.scope, batch.id, status);
+      return { holdBatchId: batch.id, status };
+    }
+    if (batch.status !== 'RELEASED') throw JourneyRefusal.of(holdClosed(batch.status));
     return { holdBatchId: batch.id, status: 'RELEASED' as const };
   });
 }

@@ -330,6 +330,32 @@ describe('DELETE /journeys/{bookingId}/holds/{holdBatchId}', () => {
     expect(reheld.body.data.holdBatchId).not.toBe(holdBatchId);
   });
 
+  it('refuses a hold whose time ran out 409 HOLD_CLOSED and writes it EXPIRED, not RELEASED', async () => {
+    const caller = await webTraveller(app);
+    const { quoted, holdBatchId } = await heldJourney(app, caller, 2);
+    // The hold's ten minutes pass, and no read or sweep has written it EXPIRED yet.
+    await app.db.query(`update hold_batches set expires_at = now() - interval '1 second' where id = $1`, [
+      holdBatchId,
+    ]);
+    await app.db.query(
+      `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
+      [holdBatchId],
+    );
+    const path = `/api/journeys/${quoted.journey_id}/holds/${holdBatchId}`;
+    const released = await app.request(path, { method: 'DELETE', headers: caller.headers });
+    expect({ status: released.status, errorCode: released.body.errorCode }, released.text).toEqual({
+      status: 409,
+      errorCode: 'HOLD_CLOSED',
+    });
+    const facts = await journeyFacts(app.db, quoted.journey_id);
+    expect(facts.journey!.status).toBe('EXPIRED');
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['EXPIRED', 'EXPIRED']);
+    const [batch] = await app.db.query<{ status: string }>(`select status from hold_batches where id = $1`, [
+      holdBatchId,
+    ]);
+    expect(batch!.status).toBe('EXPIRED');
+  });
+
   it('answers 404 for a batch of another journey, a stranger, or an unknown batch; 400 for a malformed id', async () => {
     const caller = await mobileTraveller(app);
     const mine = await heldJourney(app, caller);
