@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES } from '../../domain/booking-rules.js';
+import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import { Instant, Pagination } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
@@ -51,9 +52,20 @@ const CustomerBooking = z
     updated_at: Instant,
     trip: z.object({
       id: IdText,
-      status: z.string(),
-      departure_at: Instant,
+      status: z
+        .string()
+        .meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
+      departure_at: Instant.meta({ description: "the trip's planned departure from its first stop" }),
       arrival_at: Instant,
+      delay_minutes: z.int().meta({
+        description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
+      }),
+      expected_departure_at: Instant.meta({
+        description:
+          "the departure the company announced from the booking's boarding stop: that stop's planned departure plus " +
+          'delay_minutes (or how late the bus actually left its first stop, when more); the planned time when on time. ' +
+          'The cancel cut-off and the 6-hour modification rule count from it',
+      }),
       origin_city: NamedRef,
       destination_city: NamedRef,
       company: NamedRef,
@@ -68,6 +80,15 @@ const CustomerBooking = z
         description: 'while REQUESTED: when the company must have decided',
       }),
     }),
+    failure_reason: z
+      .enum(FAILURE_REASONS)
+      .nullable()
+      .meta({
+        description:
+          'why a CANCELLED booking ended, as the projection of its journey (journey_id) names it: the company ' +
+          'rejected the request, its decision deadline passed, a company was suspended while it waited, or the company ' +
+          "cancelled the trip; null while the booking lives and when the traveller's own cancel or a refund ended it",
+      }),
     boarding_authorized: z.boolean().meta({
       description:
         'true when the booking has tickets and every one of them authorizes boarding (its boarding_authorized); ' +
@@ -105,7 +126,7 @@ export const docs = taggedOperations(['Bookings'], {
   },
   getBooking: {
     summary: 'One of the traveller’s bookings',
-    description: `The booking with its trip (trip.pickupLocation), amounts, confirmation and tickets. ${OWN_RULE}`,
+    description: `The booking with its trip (trip.pickupLocation, trip.delay_minutes and trip.expected_departure_at), amounts, confirmation, failure_reason and tickets. ${OWN_RULE}`,
     responses: answers(200, 'The booking', BookingResponse, [400, 401, 404]),
   },
 });

@@ -92,9 +92,17 @@ const TripDetailFields = z.object({
   company: NamedRef,
   route_id: IdText,
   route: z.object({ id: IdText, origin_city: NamedRef, destination_city: NamedRef }),
-  status: z.string(),
-  departure_time: DateTime,
+  status: z.string().meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
+  departure_time: DateTime.meta({ description: 'planned departure from the first stop' }),
   arrival_time: DateTime,
+  delay_minutes: z.int().meta({
+    description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
+  }),
+  expected_departure_at: DateTime.meta({
+    description:
+      'the departure the company announced from the first stop: its planned departure plus delay_minutes (or how ' +
+      'late the bus actually left, when more); departure_time when on time',
+  }),
   price: z.number().meta({ description: 'full-trip fare' }),
   price_vip: z.number().nullable().meta({
     description:
@@ -276,7 +284,9 @@ export const docs = taggedOperations(['Trips'], {
       'available_seats counts seats free over the whole trip, and is 0 once the trip can no longer be booked (a status ' +
       'other than SCHEDULED, BOARDING or DELAYED, or a first stop call already departed), as a seat lock would refuse it ' +
       '(409 TRIP_NOT_BOOKABLE); stop_calls lists the public stop calls in order. pickupLocation is that of a ' +
-      'traveller of the whole trip, boarding at its first stop call.',
+      'traveller of the whole trip, boarding at its first stop call, and so is expected_departure_at: the departure ' +
+      'the company announced from it (the planned time plus delay_minutes, the MARK_DELAYED delay), which a booking of ' +
+      "the whole trip's cancel and modification cut-offs count from.",
     responses: answers(200, 'The trip', TripDetailResponse, [400, 401, 404]),
   },
   getTripSeats: {

@@ -1,7 +1,8 @@
 /**
  * How a cancelled booking itself ended, as SQL over a bookings row `b` and its journey `j`: the one
- * rule behind a leg's cancellation confirmation (documents.ts) and the cancellations by reason of
- * GET /analytics/advanced (analytics-advanced.ts), so the two never tell a booking's end apart.
+ * rule behind a leg's cancellation confirmation (documents.ts), the failure_reason of the traveller's
+ * booking reads (customer-bookings.ts) and the cancellations by reason of GET /analytics/advanced
+ * (analytics-advanced.ts), so the three never tell a booking's end apart.
  */
 
 /**

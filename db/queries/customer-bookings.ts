@@ -1,6 +1,8 @@
-import type { JourneyStatus } from '../../domain/journey-confirmation.js';
+import type { FailureReason, JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
+import { BOOKING_ENDING, BOOKING_ENDING_REASON } from './booking-ending.js';
 import type { NamedRef } from './catalogue.js';
+import { expectedDepartureSql } from './leg-boarding.js';
 import {
   COMPANY_COLUMNS,
   namedRefOf,
@@ -26,11 +28,14 @@ import {
 /**
  * A traveller's own bookings (GET /bookings, GET /bookings/{id}): the rows whose owner is the
  * signed-in user or whose passenger is the user's canonical passenger profile. Each carries its
- * trip (with pickupLocation, as trip results show it) and the pieces of the journey confirmation
- * projection a client needs to show a ticket: confirmation status and deadline,
- * boarding_authorized and the current tickets (re-issued ones are left out; their QR codes no
- * longer board). Each ticket shows its credential as GET /tickets does (shownCredential); the
- * booking authorizes boarding when it has tickets and every one of them does.
+ * trip (with pickupLocation, as trip results show it, and the delay the company announced with the
+ * departure it announced from the booking's boarding stop, the time the traveller's cancel and
+ * modify cut-offs count from) and the pieces of the journey confirmation projection a client needs
+ * to show a ticket: confirmation status and deadline, failure_reason (why the booking ended, by the
+ * rule of its cancellation confirmation: BOOKING_ENDING_REASON), boarding_authorized and the
+ * current tickets (re-issued ones are left out; their QR codes no longer board). Each ticket shows
+ * its credential as GET /tickets does (shownCredential); the booking authorizes boarding when it
+ * has tickets and every one of them does.
  */
 
 export interface BookingTicket {
@@ -88,12 +93,18 @@ export interface CustomerBooking extends CustomerBookingColumns {
     status: string;
     departure_at: string;
     arrival_at: string;
+    /** The delay the company announced (MARK_DELAYED), 0 when none. */
+    delay_minutes: number;
+    /** The departure from the booking's boarding stop: its plan plus how late the trip runs (expectedDepartureSql). */
+    expected_departure_at: string;
     origin_city: NamedRef;
     destination_city: NamedRef;
     company: NamedRef;
     pickupLocation: PickupLocation;
   };
   confirmation: { status: JourneyStatus | null; deadline: string | null };
+  /** Why a CANCELLED booking ended, when its company or the platform ended it; null otherwise. */
+  failure_reason: FailureReason | null;
   boarding_authorized: boolean;
   tickets: BookingTicket[];
 }
@@ -103,13 +114,18 @@ export const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.
 
 /**
  * The pickup location is where a traveller boarding at the leg's boarding call is picked up
- * (pickupStopIdSql, the rule of trip results).
+ * (pickupStopIdSql, the rule of trip results); the expected departure is the bus's from that call
+ * (a booking without a leg boards at the trip's start), the one the cancel and modify cut-offs read
+ * (db/writes/booking-changes). Only a CANCELLED booking has a failure_reason: a leg that travelled
+ * keeps its record when another leg's trip is cancelled, and is not ended by it.
  */
 const BOOKING_SELECT = `
   select b.id, b.booking_code, b.journey_id, b.status, b.payment_status, b.passenger_name, b.passenger_phone, b.seats_count,
          b.seat_numbers, b.subtotal, b.discount, b.total_price, b.currency, b.channel, b.created_at, b.updated_at,
          j.status as journey_status, j.confirmation_deadline,
-         t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at,
+         case when b.status = 'CANCELLED' then ${BOOKING_ENDING_REASON} end as failure_reason,
+         t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at, t.delay_minutes,
+         ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as expected_departure_at,
          ${ROUTE_CITY_COLUMNS},
          ${COMPANY_COLUMNS},
          ${PICKUP_COLUMNS}
@@ -120,13 +136,17 @@ const BOOKING_SELECT = `
   left join journeys j on j.id = b.journey_id
   left join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
   left join trip_stop_calls bc on bc.id = l.board_stop_call_id
-  join stops p on p.id = ${pickupStopIdSql('t', 'bc')}`;
+  join stops p on p.id = ${pickupStopIdSql('t', 'bc')}
+  left join lateral (${BOOKING_ENDING}) ended on true`;
 
 type BookingRow = BookingWithTripRow & {
   channel: string;
   updated_at: string;
   journey_status: JourneyStatus | null;
   confirmation_deadline: string | null;
+  failure_reason: FailureReason | null;
+  delay_minutes: number;
+  expected_departure_at: string;
 };
 
 function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
@@ -153,6 +173,8 @@ function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
       status: row.trip_status,
       departure_at: iso(row.departure_at),
       arrival_at: iso(row.arrival_at),
+      delay_minutes: row.delay_minutes,
+      expected_departure_at: iso(row.expected_departure_at),
       origin_city: namedRefOf(row, 'origin'),
       destination_city: namedRefOf(row, 'destination'),
       company: namedRefOf(row, 'company'),
@@ -165,6 +187,7 @@ function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {
           ? iso(row.confirmation_deadline)
           : null,
     },
+    failure_reason: row.failure_reason,
     boarding_authorized: tickets.length > 0 && tickets.every((ticket) => ticket.boarding_authorized),
     tickets,
   };

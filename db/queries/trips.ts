@@ -23,6 +23,7 @@ import {
   type PickupLocation,
   type PickupRow,
 } from './pickup-location.js';
+import { expectedDepartureSql } from './leg-boarding.js';
 import { companyScopeSql } from './scope.js';
 import {
   stopIdentityColumns,
@@ -89,6 +90,10 @@ export const busOf = (row: TripColumnsRow): TripBus => ({
 });
 
 export interface TripDetail extends TripFields {
+  /** The delay the company announced (MARK_DELAYED), 0 when none. */
+  delay_minutes: number;
+  /** The departure from the trip's first call: its plan plus how late the trip runs (expectedDepartureSql). */
+  expected_departure_at: string;
   route: { id: string; origin_city: CityRef; destination_city: CityRef };
   stop_calls: StopIdentity[];
 }
@@ -98,6 +103,8 @@ type TripDetailRow = TripColumnsRow &
   PickupRow & {
     departure_at: string;
     arrival_at: string;
+    delay_minutes: number;
+    expected_departure_at: string;
     available_seats: number;
   };
 
@@ -115,6 +122,8 @@ function toTripDetail(row: TripDetailRow, calls: StopIdentityRow<'call'>[]): Tri
     status: row.status,
     departure_time: iso(row.departure_at),
     arrival_time: iso(row.arrival_at),
+    delay_minutes: row.delay_minutes,
+    expected_departure_at: iso(row.expected_departure_at),
     price: Number(row.price_base),
     price_vip: money(row.price_vip),
     currency: row.currency,
@@ -130,7 +139,9 @@ function toTripDetail(row: TripDetailRow, calls: StopIdentityRow<'call'>[]): Tri
  * One trip with its public stop calls, or null when it does not exist or lies outside the scope.
  * Its free seats are those over the whole trip, none once it can no longer be booked (the seat
  * lock's test: a bookable status and a first call still ahead). Its pickup location is that of a
- * traveller of the whole trip, who boards at its first call (as POST /bookings books it).
+ * traveller of the whole trip, who boards at its first call (as POST /bookings books it), and so is
+ * its expected departure: the first call's plan plus the delay the company announced (or how late
+ * the bus actually left, when more), the time a booking of the whole trip's cut-offs count from.
  */
 export async function findTripDetail(
   db: Database,
@@ -139,7 +150,8 @@ export async function findTripDetail(
 ): Promise<TripDetail | null> {
   const params: unknown[] = [tripId];
   const [row] = await db.query<TripDetailRow>(
-    `select ${tripColumns}, t.departure_at, t.arrival_at,
+    `select ${tripColumns}, t.departure_at, t.arrival_at, t.delay_minutes,
+            ${expectedDepartureSql('t', 'coalesce(fc.departure_at, t.departure_at)')} as expected_departure_at,
             case when ${BOOKABLE_TRIP_SQL}
                   and (select f.departure_at from trip_stop_calls f where f.trip_id = t.id order by f.sequence limit 1) > now()
                  then t.seats_total - ${takenSeatsSql('t.id', '0', '(select max(x.sequence) from trip_stop_calls x where x.trip_id = t.id)')}
@@ -151,7 +163,7 @@ export async function findTripDetail(
      ${ROUTE_CITIES_JOIN}
      join buses bu on bu.id = t.bus_id
      left join lateral (
-       select f.id, f.stop_id, f.city_id, f.sequence from trip_stop_calls f where f.trip_id = t.id order by f.sequence limit 1
+       select f.id, f.stop_id, f.city_id, f.sequence, f.departure_at from trip_stop_calls f where f.trip_id = t.id order by f.sequence limit 1
      ) fc on true
      join stops p on p.id = ${pickupStopIdSql('t', 'fc')}
      where t.id = $1 and ${companyScopeSql(scope, params, 'c')}`,

@@ -3,9 +3,16 @@ import { booked, cancelBooking } from '../../support/booking-changes.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { atDamascus, createCity, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { confirmJourneyRows, createJourneyRows } from '../../support/journey-rows.js';
-import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
-import { advance, bookSeats, operationsWorld, scan } from '../../support/operations.js';
+import { confirmJourneyRows, createJourneyRows, staffSession } from '../../support/journey-rows.js';
+import {
+  bookJourney,
+  mobileTraveller,
+  setConfirmation,
+  tripOf,
+  webTraveller,
+  type Caller,
+} from '../../support/journeys.js';
+import { advance, bookSeats, dispatch, operationsWorld, scan } from '../../support/operations.js';
 import { collectCash } from '../../support/payments.js';
 
 describe('GET /bookings and GET /bookings/{id}', () => {
@@ -285,6 +292,178 @@ describe('GET /bookings and GET /bookings/{id}', () => {
       detail: { boarding_authorized: false, tickets: used },
       list: { boarding_authorized: false, tickets: used },
       journey: used,
+    });
+  });
+
+  /** What the traveller's detail, list and journey reads say of how the booking ended. */
+  async function endingShown(caller: Caller, bookingId: string) {
+    const detail = (await app.request(`/api/bookings/${bookingId}`, { headers: caller.headers })).body.data;
+    const listed = (await app.request('/api/bookings', { headers: caller.headers })).body.data.items.find(
+      (item: any) => item.id === bookingId,
+    );
+    const journey = (await app.request(`/api/journeys/${detail.journey_id}`, { headers: caller.headers }))
+      .body.data;
+    return {
+      detail: { status: detail.status, failure_reason: detail.failure_reason },
+      list: { status: listed.status, failure_reason: listed.failure_reason },
+      journey: journey.failure_reason,
+    };
+  }
+
+  it('tells the traveller why the company ended the booking (TRIP_CANCELLED), as the journey projection does; null while it lives and after their own cancel', async () => {
+    const world = await operationsWorld(app);
+    const kept = await bookSeats(app, world.trip, ['1']);
+    const own = await bookSeats(app, world.trip, ['2']);
+    const cancelledByTraveller = await cancelBooking(app, own.caller, own.bookingId);
+    expect(cancelledByTraveller.status, cancelledByTraveller.text).toBe(200);
+    const live = { status: 'CONFIRMED', failure_reason: null };
+    expect(await endingShown(kept.caller, kept.bookingId)).toEqual({
+      detail: live,
+      list: live,
+      journey: null,
+    });
+
+    // A cancel the operations room refuses (no reason) ends nothing and names no reason.
+    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'CANCEL' });
+    expect(refused.status, refused.text).toBe(400);
+    expect(await endingShown(kept.caller, kept.bookingId)).toEqual({
+      detail: live,
+      list: live,
+      journey: null,
+    });
+
+    const cancelled = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'CANCEL',
+      reason: 'Bus broke down',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const ended = { status: 'CANCELLED', failure_reason: 'TRIP_CANCELLED' };
+    expect(await endingShown(kept.caller, kept.bookingId)).toEqual({
+      detail: ended,
+      list: ended,
+      journey: 'TRIP_CANCELLED',
+    });
+    // The traveller ended the other booking before the trip was cancelled: no company reason.
+    const ownEnd = { status: 'CANCELLED', failure_reason: null };
+    expect(await endingShown(own.caller, own.bookingId)).toEqual({
+      detail: ownEnd,
+      list: ownEnd,
+      journey: null,
+    });
+  });
+
+  it('tells the traveller the company rejected their request (COMPANY_REJECTED)', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM' });
+    const caller = await mobileTraveller(app);
+    const { journeyId } = await bookJourney(app, caller, [{ trip }]);
+    const [{ id: bookingId }] = (await app.db.query<{ id: string }>(
+      'select id from bookings where journey_id = $1',
+      [journeyId],
+    )) as [{ id: string }];
+    const waiting = { status: 'PENDING_CONFIRMATION', failure_reason: null };
+    expect(await endingShown(caller, bookingId)).toEqual({ detail: waiting, list: waiting, journey: null });
+
+    const staff = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    const rejected = await app.request(`/dashboard/api/bookings/${bookingId}/status`, {
+      method: 'PATCH',
+      headers: staff.writeHeaders,
+      json: { decision: 'REJECT' },
+    });
+    expect(rejected.status, rejected.text).toBe(200);
+
+    const ended = { status: 'CANCELLED', failure_reason: 'COMPANY_REJECTED' };
+    expect(await endingShown(caller, bookingId)).toEqual({
+      detail: ended,
+      list: ended,
+      journey: 'COMPANY_REJECTED',
+    });
+  });
+
+  it('shows the delay the company announced on the booked trip and the departure it announced from the boarding stop', async () => {
+    const world = await operationsWorld(app);
+    const traveller = await bookSeats(app, world.trip, ['1']);
+    const tripShown = async () => {
+      const detail = (
+        await app.request(`/api/bookings/${traveller.bookingId}`, { headers: traveller.caller.headers })
+      ).body.data;
+      const listed = (
+        await app.request('/api/bookings', { headers: traveller.caller.headers })
+      ).body.data.items.find((item: any) => item.id === traveller.bookingId);
+      const pick = (trip: any) => ({
+        status: trip.status,
+        departure_at: trip.departure_at,
+        delay_minutes: trip.delay_minutes,
+        expected_departure_at: trip.expected_departure_at,
+      });
+      return { detail: pick(detail.trip), list: pick(listed.trip) };
+    };
+    const planned = world.trip.departAt.toISOString();
+    const onTime = {
+      status: 'SCHEDULED',
+      departure_at: planned,
+      delay_minutes: 0,
+      expected_departure_at: planned,
+    };
+    expect(await tripShown()).toEqual({ detail: onTime, list: onTime });
+
+    // A delay the operations room refuses (no delay_minutes) announces nothing.
+    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(await tripShown()).toEqual({ detail: onTime, list: onTime });
+
+    const delayed = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+      delay_minutes: 90,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    const late = {
+      status: 'DELAYED',
+      departure_at: planned,
+      delay_minutes: 90,
+      expected_departure_at: new Date(world.trip.departAt.getTime() + 90 * 60_000).toISOString(),
+    };
+    expect(await tripShown()).toEqual({ detail: late, list: late });
+  });
+
+  it("counts the announced departure from the stop the traveller boards at, after the trip's first", async () => {
+    const caller = await mobileTraveller(app);
+    const fixture = await bookableTrip(app.db);
+    const [a, b] = [await createCity(app.db), await createCity(app.db)];
+    const station = await createStop(app.db, a.id);
+    const parking = await createStop(app.db, a.id, { kind: 'PARKING_POINT' });
+    const end = await createStop(app.db, b.id);
+    const departAt = atDamascus(futureDay(3), '06:00');
+    const trip = await createTrip(app.db, {
+      companyId: fixture.companyId,
+      busId: fixture.busId,
+      departAt,
+      calls: [
+        { stop: station, at: 0 },
+        { stop: parking, at: 30 },
+        { stop: end, at: 150 },
+      ],
+    });
+    const rows = await createJourneyRows(app.db, {
+      ownerUserId: caller.userId,
+      trip: { id: trip.id, companyId: fixture.companyId, stopCallIds: trip.stopCallIds.slice(1) },
+      travellers: ['Lina Haddad'],
+      bookingStatus: 'CONFIRMED',
+    });
+    await confirmJourneyRows(app.db, rows.journeyId);
+    await app.db.query(`update trips set status = 'DELAYED', delay_minutes = 45 where id = $1`, [trip.id]);
+
+    const one = await app.request(`/api/bookings/${rows.bookingId}`, { headers: caller.headers });
+
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data.trip).toMatchObject({
+      departure_at: departAt.toISOString(),
+      delay_minutes: 45,
+      expected_departure_at: new Date(departAt.getTime() + (30 + 45) * 60_000).toISOString(),
     });
   });
 

@@ -17,6 +17,7 @@ import {
 } from '../../support/factories.js';
 import { DAY_ROOM_MINUTES, dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { useTestApp } from '../../support/harness.js';
+import { dispatch, operationsWorld } from '../../support/operations.js';
 
 interface TripResult {
   id: string;
@@ -740,6 +741,51 @@ describe('GET /trips/{id}', () => {
       expect(res.body.data).toMatchObject({ total_seats: 40, available_seats: 0 });
       expect(res.body.data.trip.available_seats).toBe(0);
     }
+  });
+
+  it('shows the delay the company announced and the departure it announced, top level and under trip', async () => {
+    const world = await operationsWorld(app);
+    const shown = async () => {
+      const res = await app.request(`/api/trips/${world.trip.tripId}`);
+      expect(res.status, res.text).toBe(200);
+      const pick = (trip: any) => ({
+        status: trip.status,
+        departure_time: trip.departure_time,
+        delay_minutes: trip.delay_minutes,
+        expected_departure_at: trip.expected_departure_at,
+      });
+      return { top: pick(res.body.data), trip: pick(res.body.data.trip) };
+    };
+    const planned = world.trip.departAt.toISOString();
+    const onTime = {
+      status: 'SCHEDULED',
+      departure_time: planned,
+      delay_minutes: 0,
+      expected_departure_at: planned,
+    };
+    expect(await shown()).toEqual({ top: onTime, trip: onTime });
+
+    // A delay the operations room refuses (no delay_minutes) announces nothing.
+    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(await shown()).toEqual({ top: onTime, trip: onTime });
+
+    const delayed = await dispatch(app, world.dispatcher, world.trip.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+      delay_minutes: 90,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    const late = {
+      status: 'DELAYED',
+      departure_time: planned,
+      delay_minutes: 90,
+      expected_departure_at: new Date(world.trip.departAt.getTime() + 90 * 60_000).toISOString(),
+    };
+    expect(await shown()).toEqual({ top: late, trip: late });
   });
 
   it('answers a trip of another inventory scope exactly like one that does not exist', async () => {
