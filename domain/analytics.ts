@@ -7,6 +7,11 @@
  * (occupancy) and for travel frequency. Sold means one of SOLD_STATUSES; a refunded booking
  * brings no revenue (the database's booking_stats_measures says the same, see the insight
  * migration).
+ *
+ * Seats sold are counted two ways. `seatsSold` is the number of seats sold (tickets), whatever
+ * stretch of the trip each is for. Occupancy counts the share of the trip each seat is sold for
+ * (`seatsSoldBp`, see the stretch_occupancy migration): a seat sold A → B and again B → C on a trip
+ * A → B → C is one whole-trip seat, so seats sold by stretches never fill a bus more than once.
  */
 export const SOLD_STATUSES = ['CONFIRMED', 'CHECKED_IN', 'COMPLETED', 'NO_SHOW'] as const;
 
@@ -119,7 +124,10 @@ export function earliestAnalyticsDay(today: string): string {
 export interface DayMeasures {
   bookings: number;
   sold: number;
+  /** Seats sold (tickets), whatever stretch of the trip each is for. */
   seatsSold: number;
+  /** Seats sold times the share of the trip each is sold for, in basis points of a whole-trip seat. */
+  seatsSoldBp: number;
   revenue: number;
   discount: number;
   cancelled: number;
@@ -129,6 +137,7 @@ export const NO_MEASURES: DayMeasures = {
   bookings: 0,
   sold: 0,
   seatsSold: 0,
+  seatsSoldBp: 0,
   revenue: 0,
   discount: 0,
   cancelled: 0,
@@ -139,6 +148,7 @@ export function addMeasures(a: DayMeasures, b: DayMeasures): DayMeasures {
     bookings: a.bookings + b.bookings,
     sold: a.sold + b.sold,
     seatsSold: a.seatsSold + b.seatsSold,
+    seatsSoldBp: a.seatsSoldBp + b.seatsSoldBp,
     revenue: a.revenue + b.revenue,
     discount: a.discount + b.discount,
     cancelled: a.cancelled + b.cancelled,
@@ -180,6 +190,15 @@ export function indicator(current: number, previous: number): Indicator {
   const changePercent = previous === 0 ? null : Math.round(((current - previous) / previous) * 1000) / 10;
   return { current, previous, changePercent };
 }
+
+/** Basis points of a whole-trip seat: the share of its trip a seat sold for the whole of it rides. */
+export const WHOLE_TRIP_BP = 10_000;
+
+/**
+ * Whole-trip seats sold (seat-equivalents) of a sum of seat shares (`seatsSoldBp`): what occupancy
+ * counts against the seats offered. Exact to 1/10000 of a seat.
+ */
+export const wholeTripSeats = (seatsSoldBp: number): number => seatsSoldBp / WHOLE_TRIP_BP;
 
 /** A ratio in percent with one decimal; 0 without a whole. */
 export function percent(part: number, whole: number): number {

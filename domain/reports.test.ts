@@ -80,4 +80,22 @@ describe('report rules', () => {
     });
     expect(REPORT_COLUMNS.trips.find((column) => column.key === 'delayMinutes')?.summed).toBe(false);
   });
+
+  it('totals whole-trip seats sold by stretches exactly, as their rows print them, and never fills a bus twice', () => {
+    const totals = new ReportTotals('trips');
+    const trip = { date: '2026-12-01', route: 'A', bus: 'B-1', status: 'SCHEDULED', seatsTotal: 8 };
+    // Three trips, seats sold by stretches: fractions of a whole-trip seat.
+    totals.add({ ...trip, seatsSold: 0.1, occupancyPercent: 1.3 });
+    totals.add({ ...trip, seatsSold: 0.2, occupancyPercent: 2.5 });
+    totals.add({ ...trip, seatsSold: 7.7, occupancyPercent: 96.3 });
+    expect(totals.row()).toMatchObject({ seatsTotal: 24, seatsSold: 8, occupancyPercent: 33.3 });
+    const two = new ReportTotals('occupancy');
+    two.add({ route: 'A', seatsOffered: 8, seatsSold: 0.1 });
+    two.add({ route: 'B', seatsOffered: 8, seatsSold: 0.2 });
+    // 0.1 + 0.2 is 0.30000000000000004 in floating point: the total is rounded to 1/10000 of a seat.
+    expect(two.row()).toMatchObject({ seatsSold: 0.3 });
+    expect(REPORT_COLUMNS.trips.find((column) => column.key === 'seatsSold')?.kind).toBe('seats');
+    expect(REPORT_COLUMNS.occupancy.find((column) => column.key === 'seatsSold')?.kind).toBe('seats');
+    expect(REPORT_COLUMNS.revenue.find((column) => column.key === 'seatsSold')?.kind).toBe('integer');
+  });
 });

@@ -73,8 +73,13 @@ export function mayExportAny(role: string): boolean {
   return REPORT_TYPES.some((type) => mayExport(role, type));
 }
 
-/** How a column's values are written: the CSV and JSON carry the plain value, the PDF formats it. */
-export type ColumnKind = 'text' | 'date' | 'datetime' | 'time' | 'integer' | 'money' | 'percent' | 'code';
+/**
+ * How a column's values are written: the CSV and JSON carry the plain value, the PDF formats it.
+ * `seats`: whole-trip seats (seat-equivalents), exact to 1/10000 of a seat: a seat sold for a stretch
+ * of its trip counts for the share of the trip it is sold for (domain/analytics.ts wholeTripSeats).
+ */
+export type ColumnKind =
+  'text' | 'date' | 'datetime' | 'time' | 'integer' | 'seats' | 'money' | 'percent' | 'code';
 
 export interface ReportColumn {
   key: string;
@@ -89,7 +94,7 @@ const column = (
   kind: ColumnKind,
   en: string,
   ar: string,
-  summed = kind === 'integer' || kind === 'money',
+  summed = kind === 'integer' || kind === 'seats' || kind === 'money',
 ): ReportColumn => ({ key, kind, label: { en, ar }, summed });
 
 /** Columns several reports print alike, each with its words written once. */
@@ -98,7 +103,13 @@ const SHARED_COLUMNS = {
   departureTime: column('departureTime', 'time', 'Departure', 'المغادرة'),
   route: column('route', 'text', 'Route', 'الخط'),
   status: column('status', 'code', 'Status', 'الحالة'),
+  /** The revenue report's: seats sold (tickets) by booking day, whatever stretch of the trip each is for. */
   seatsSold: column('seatsSold', 'integer', 'Seats sold', 'المقاعد المباعة'),
+  /**
+   * The trips and occupancy reports': whole-trip seats sold (by travel day), the part of occupancy:
+   * seats sold by stretches add up to one seat of the trip at most, so never more than the seats offered.
+   */
+  seatsSoldOnTrips: column('seatsSold', 'seats', 'Seats sold', 'المقاعد المباعة'),
   occupancyPercent: column('occupancyPercent', 'percent', 'Occupancy %', 'نسبة الإشغال %'),
 };
 
@@ -140,7 +151,7 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     SHARED_COLUMNS.status,
     // Seats offered: none on a cancelled trip, so the totals' occupancy is the occupancy report's.
     column('seatsTotal', 'integer', 'Seats offered', 'المقاعد المعروضة'),
-    SHARED_COLUMNS.seatsSold,
+    SHARED_COLUMNS.seatsSoldOnTrips,
     SHARED_COLUMNS.occupancyPercent,
     column('bookings', 'integer', 'Sold bookings', 'الحجوزات المباعة'),
     column('cancelled', 'integer', 'Cancelled bookings', 'الحجوزات الملغاة'),
@@ -151,7 +162,7 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     column('trips', 'integer', 'Trips', 'الرحلات'),
     column('cancelledTrips', 'integer', 'Cancelled trips', 'الرحلات الملغاة'),
     column('seatsOffered', 'integer', 'Seats offered', 'المقاعد المعروضة'),
-    SHARED_COLUMNS.seatsSold,
+    SHARED_COLUMNS.seatsSoldOnTrips,
     SHARED_COLUMNS.occupancyPercent,
   ],
 };
@@ -177,7 +188,7 @@ export function percentOf(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
 }
 
-/** The percent columns' parts: occupancy is seats sold of the seats offered on the same rows. */
+/** The percent columns' parts: occupancy is (whole-trip) seats sold of the seats offered on the same rows. */
 const PERCENT_PARTS: Partial<Record<ReportType, { part: string; whole: string }>> = {
   trips: { part: 'seatsSold', whole: 'seatsTotal' },
   occupancy: { part: 'seatsSold', whole: 'seatsOffered' },
@@ -201,12 +212,14 @@ export class ReportTotals {
     }
   }
 
-  /** The totals row: sums, a recomputed percent, empty text. */
+  /** The totals row: sums (seats exact to 1/10000, as their rows), a recomputed percent, empty text. */
   row(): ReportRow {
     const parts = PERCENT_PARTS[this.type];
+    const sum = (key: string) => this.sums.get(key) ?? 0;
+    const seats = (key: string) => Math.round(sum(key) * 10_000) / 10_000;
     return Object.fromEntries(
       this.columns.map(({ key, kind, summed }) => {
-        if (summed) return [key, this.sums.get(key) ?? 0];
+        if (summed) return [key, kind === 'seats' ? seats(key) : sum(key)];
         if (kind === 'percent' && parts)
           return [key, percentOf(this.sums.get(parts.part) ?? 0, this.sums.get(parts.whole) ?? 0)];
         return [key, null];

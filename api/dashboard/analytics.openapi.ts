@@ -42,7 +42,10 @@ const Indicator = z.object({
 const SalesFigures = {
   bookings: z.int(),
   soldBookings: z.int(),
-  seatsSold: z.int(),
+  seatsSold: z.int().meta({
+    description:
+      'seats sold (tickets) by booking day, whatever stretch of its trip each is for; not the basis of occupancy',
+  }),
   revenue: z.number(),
   cancellations: z.int(),
 };
@@ -53,8 +56,14 @@ const RouteRow = {
   ...SalesFigures,
   trips: z.int().meta({ description: 'trips that ran or will run (not cancelled) in the horizon' }),
   seatsOffered: z.int(),
-  seatsSoldOnTrips: z.int().meta({ description: 'seats sold on those trips (by travel day)' }),
-  occupancyRate: z.number().meta({ description: 'seatsSoldOnTrips of seatsOffered, %' }),
+  seatsSoldOnTrips: z.int().meta({
+    description:
+      'whole-trip seats sold on those trips (by travel day): a seat sold for a stretch counts for the share of the ' +
+      'trip it is sold for, so seats sold on consecutive stretches add up to one seat at most; rounded to a whole seat',
+  }),
+  occupancyRate: z.number().meta({
+    description: 'seatsSoldOnTrips (unrounded) of seatsOffered, %; never above 100',
+  }),
   rank: z.int().meta({ description: '1 = the highest revenue' }),
 };
 const Bucket = z.object({ label: z.string(), customers: z.int() });
@@ -142,8 +151,10 @@ const Advanced = successWith(
 const COUNTING =
   'Dates are Damascus calendar dates; money is integer SYP. A booking counts on the day it was made for bookings, ' +
   'sales and cancellations; sold means CONFIRMED, CHECKED_IN, COMPLETED or NO_SHOW, revenue is what sold bookings cost ' +
-  'after their discount (a refunded booking counts none). Seats sold against seats offered (occupancy) count by the ' +
-  "trip's operating date; cancelled trips offer no seats. These figures come from booking statistics kept in the " +
+  'after their discount (a refunded booking counts none); seatsSold counts seats sold (tickets). Occupancy counts ' +
+  "whole-trip seats sold against seats offered by the trip's operating date: a seat sold for a stretch of its trip " +
+  "counts for the stretch's share of the trip (alight minus board fare share, as its fare is measured), so a bus " +
+  'sold out by stretches is 100 %, never more; cancelled trips offer no seats. These figures come from booking statistics kept in the ' +
   'same transaction as every booking change: they are never stale.';
 const ACCESS =
   "Needs role OWNER or ADMIN (403 ROLE_NOT_ALLOWED) of the session's company (a suspended company may read). Rate " +

@@ -33,7 +33,16 @@ const JsonReport = successWith(
     currency: z.literal('SYP'),
     timeZone: z.literal('Asia/Damascus'),
     state: z.enum(['ready', 'no_data']),
-    columns: z.array(z.object({ key: z.string(), label: z.string(), kind: z.string() })),
+    columns: z.array(
+      z.object({
+        key: z.string(),
+        label: z.string(),
+        kind: z.string().meta({
+          description:
+            'text, date, datetime, time, integer, seats (whole-trip seats: may have up to 4 decimals), money, percent or code',
+        }),
+      }),
+    ),
     rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
     rowCount: z.int(),
     totals: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).nullable(),
@@ -46,7 +55,12 @@ const TYPES =
   'one row per booking made in the period, oldest first. trips: one row per trip operating in the period, in ' +
   'departure order, with seats offered (seatsTotal: 0 for a cancelled trip, as in occupancy), seats sold and ' +
   'occupancy. occupancy: one row per route with trips in the period: trips ' +
-  'run, cancelled, seats offered and sold, occupancy. Sold means CONFIRMED, CHECKED_IN, COMPLETED or NO_SHOW; ' +
+  'run, cancelled, seats offered and sold, occupancy. In trips and occupancy, seatsSold is whole-trip seats (column ' +
+  'kind seats, exact to 1/10000 of a seat): a seat sold for a stretch of its trip counts for the share of the trip ' +
+  'it is sold for (alight minus board fare share), so seats sold on consecutive stretches add up to one seat at most, ' +
+  'seatsSold never exceeds the seats offered and occupancyPercent (seatsSold of the seats offered) never exceeds 100; ' +
+  "the revenue report's seatsSold counts seats sold (tickets) by booking day. Sold means CONFIRMED, CHECKED_IN, " +
+  'COMPLETED or NO_SHOW; ' +
   'amounts are integer SYP; dates and times are Damascus time.';
 const FORMATS =
   'csv (text/csv, UTF-8 with a byte-order mark so spreadsheets open Arabic correctly, CRLF lines, a header row in ' +

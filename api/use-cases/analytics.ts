@@ -23,6 +23,7 @@ import {
   rankRoutes,
   seriesBuckets,
   weekStart,
+  wholeTripSeats,
   type AnalyticsPeriod,
   type DateRange,
   type DayMeasures,
@@ -70,8 +71,12 @@ function indicators(inputs: Inputs, period: AnalyticsPeriod, today: string): Rec
   const { current, previous } = indicatorWindows(period, today);
   const now = measuresIn(inputs.sales, current);
   const before = measuresIn(inputs.sales, previous);
+  // Whole-trip seats sold of the seats offered: a seat sold by stretches counts once at most.
   const occupancy = (range: DateRange) =>
-    percent(measuresIn(inputs.travel, range).seatsSold, offeredIn(inputs.offeredByDay, range));
+    percent(
+      wholeTripSeats(measuresIn(inputs.travel, range).seatsSoldBp),
+      offeredIn(inputs.offeredByDay, range),
+    );
   const average = (measures: DayMeasures) =>
     measures.sold ? Math.round(measures.revenue / measures.sold) : 0;
   return {
@@ -112,6 +117,7 @@ export interface RoutePerformance extends SalesFigures {
   nameEn: string;
   trips: number;
   seatsOffered: number;
+  /** Whole-trip seats sold on those trips (seats sold by stretches add up to one seat at most), rounded. */
   seatsSoldOnTrips: number;
   occupancyRate: number;
   rank: number;
@@ -133,6 +139,7 @@ export function routePerformance(
     const sold = sales.get(routeId) ?? NO_MEASURES;
     const onTrips = travel.get(routeId) ?? NO_MEASURES;
     const run = offered.get(routeId) ?? { trips: 0, cancelledTrips: 0, seatsOffered: 0 };
+    const seatsOnTrips = wholeTripSeats(onTrips.seatsSoldBp);
     // A route whose figures net to nothing (a booking moved off it: +1 then -1) sold and ran nothing.
     if (run.trips === 0 && nothingMeasured(sold) && nothingMeasured(onTrips)) return [];
     return [
@@ -143,8 +150,8 @@ export function routePerformance(
         ...salesFigures(sold),
         trips: run.trips - run.cancelledTrips,
         seatsOffered: run.seatsOffered,
-        seatsSoldOnTrips: onTrips.seatsSold,
-        occupancyRate: percent(onTrips.seatsSold, run.seatsOffered),
+        seatsSoldOnTrips: Math.round(seatsOnTrips),
+        occupancyRate: percent(seatsOnTrips, run.seatsOffered),
       },
     ];
   });

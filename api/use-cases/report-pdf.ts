@@ -4,7 +4,7 @@ import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import { reportRowsIn, type ReportQuery } from '../../db/queries/reports.js';
 import type { Database } from '../../db/orm.js';
 import { inOneSnapshot } from '../../db/sql-runner.js';
-import { datesIn, NO_MEASURES, percent } from '../../domain/analytics.js';
+import { datesIn, NO_MEASURES, percent, wholeTripSeats } from '../../domain/analytics.js';
 import {
   reportChartsFor,
   ReportTotals,
@@ -68,7 +68,8 @@ async function chartsOf(client: PoolClient, ask: ChartAsk): Promise<ReportCharts
     charts.occupancyPerRoute = [...offered].flatMap(([routeId, run]) => {
       const name = names.get(routeId);
       if (!name || run.seatsOffered === 0) return [];
-      const seatsSold = (travel.get(routeId) ?? NO_MEASURES).seatsSold;
+      // Whole-trip seats, as the trips and occupancy reports' seatsSold (exact: the table adds up to it).
+      const seatsSold = wholeTripSeats((travel.get(routeId) ?? NO_MEASURES).seatsSoldBp);
       return [
         {
           route: ask.locale === 'ar' ? name.nameAr : name.nameEn,

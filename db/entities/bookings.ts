@@ -17,6 +17,11 @@ export const Booking = baseEntity('Booking', 'bookings', {
   passengerPhone: p.text(),
   seatsCount: p.integer(),
   seatNumbers: p.array(),
+  /**
+   * The share of its trip the seats are sold for, in basis points (10000: the whole trip): its
+   * journey's leg on the trip, alight minus board fare share; kept by a trigger (stretch_occupancy migration).
+   */
+  tripShareBp: p.integer().default(10_000),
   status: p.enum(BOOKING_STATUSES).default('PENDING_CONFIRMATION'),
   paymentStatus: p.enum(['UNPAID', 'PAID', 'REFUNDED'] as const).default('UNPAID'),
   ...pricedInSyp(),

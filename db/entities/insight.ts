@@ -43,6 +43,8 @@ const measures = () => ({
   bookings: p.integer().default(0),
   sold: p.integer().default(0),
   seatsSold: p.integer().default(0),
+  /** Sold seats times the share of the trip each is sold for, in basis points of a whole-trip seat. */
+  seatsSoldBp: p.bigint('number').default(0),
   revenue: p.bigint('number').default(0),
   discount: p.bigint('number').default(0),
   cancelled: p.integer().default(0),

@@ -20,10 +20,10 @@ export type StatBasis = 'SALES' | 'TRAVEL';
 
 /** The statistics rows matching `where`: the folded days and the deltas not folded yet, as one row source `s`. */
 const statsRows = (where: string) => `(
-  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
+  select route_id, day, bookings, sold, seats_sold, seats_sold_bp, revenue, discount, cancelled
     from booking_stats_daily where ${where}
   union all
-  select route_id, day, bookings, sold, seats_sold, revenue, discount, cancelled
+  select route_id, day, bookings, sold, seats_sold, seats_sold_bp, revenue, discount, cancelled
     from booking_stats_deltas where ${where}
 ) s`;
 
@@ -43,22 +43,26 @@ export const statsSource = (basis: string, from: string, to: string) =>
 export const allSalesStats = (company: string) => statsRows(`company_id = ${company} and basis = 'SALES'`);
 
 /**
- * What one booking row (`alias`) counts for, as a row source of bookings, sold, seats_sold, revenue,
- * discount and cancelled: the database's one definition (booking_stats_measures, see the insight
- * migration). Revenue is the total price of a sold booking that was not refunded.
+ * What one booking row (`alias`) counts for, as a row source of bookings, sold, seats_sold,
+ * seats_sold_bp, revenue, discount and cancelled: the database's one definition
+ * (booking_stats_measures, see the insight and stretch_occupancy migrations). Revenue is the total
+ * price of a sold booking that was not refunded; seats_sold_bp its sold seats times the share of the
+ * trip they are sold for (bookings.trip_share_bp).
  */
 export const bookingMeasures = (alias: string) =>
-  `booking_stats_measures(${alias}.status, ${alias}.payment_status, ${alias}.seats_count, ${alias}.total_price, ${alias}.discount)`;
+  `booking_stats_measures(${alias}.status, ${alias}.payment_status, ${alias}.seats_count, ${alias}.trip_share_bp, ${alias}.total_price, ${alias}.discount)`;
 
 const STATS = statsSource('$2', '$3', '$4');
 
 const SUMS = `sum(s.bookings)::int as bookings, sum(s.sold)::int as sold, sum(s.seats_sold)::int as seats_sold,
-  sum(s.revenue)::float8 as revenue, sum(s.discount)::float8 as discount, sum(s.cancelled)::int as cancelled`;
+  sum(s.seats_sold_bp)::float8 as seats_sold_bp, sum(s.revenue)::float8 as revenue, sum(s.discount)::float8 as discount,
+  sum(s.cancelled)::int as cancelled`;
 
 interface MeasureRow {
   bookings: number;
   sold: number;
   seats_sold: number;
+  seats_sold_bp: number;
   revenue: number;
   discount: number;
   cancelled: number;
@@ -68,6 +72,7 @@ const toMeasures = (row: MeasureRow): DayMeasures => ({
   bookings: row.bookings,
   sold: row.sold,
   seatsSold: row.seats_sold,
+  seatsSoldBp: row.seats_sold_bp,
   revenue: row.revenue,
   discount: row.discount,
   cancelled: row.cancelled,

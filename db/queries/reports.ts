@@ -20,6 +20,11 @@ export interface ReportQuery {
 }
 
 const TZ = `'Asia/Damascus'`;
+/**
+ * Whole-trip seats of a sum of seat shares (seats_sold_bp): seats sold by stretches count for the
+ * share of the trip each is sold for, exact to 1/10000 of a seat (domain/analytics.ts wholeTripSeats).
+ */
+const wholeTripSeats = (seatsSoldBp: string) => `(coalesce(${seatsSoldBp}, 0) / 10000.0)::float8`;
 const routeName = (alias: string) => `case when $4 = 'ar' then ${alias}.name_ar else ${alias}.name_en end`;
 
 /** Bookings made in the period ($2 to $3 as instants), oldest first. */
@@ -35,35 +40,39 @@ const BOOKINGS_SQL = `
 
 /**
  * Trips operating in the period ($2 to $3 as dates), in departure order, with what was sold on each.
- * Seats are the seats offered, as in the occupancy report: none on a cancelled trip.
+ * Seats are the seats offered, as in the occupancy report: none on a cancelled trip. Seats sold are
+ * whole-trip seats, as occupancy counts them: a bus sold out by stretches is sold once.
  */
 const TRIPS_SQL = `
   select t.operating_date::text as date, to_char(t.departure_at at time zone ${TZ}, 'HH24:MI') as "departureTime",
          ${routeName('r')} as route, bu.plate_number as bus, t.status,
          case when t.status = 'CANCELLED' then 0 else t.seats_total end as "seatsTotal",
-         coalesce(s.seats_sold, 0) as "seatsSold", coalesce(s.sold, 0) as bookings, coalesce(s.cancelled, 0) as cancelled,
+         ${wholeTripSeats('s.seats_sold_bp')} as "seatsSold", coalesce(s.sold, 0) as bookings, coalesce(s.cancelled, 0) as cancelled,
          t.delay_minutes as "delayMinutes"
     from trips t join routes r on r.id = t.route_id join buses bu on bu.id = t.bus_id
     left join lateral (
-      select sum(m.seats_sold)::int as seats_sold, sum(m.sold)::int as sold, sum(m.cancelled)::int as cancelled
+      select sum(m.seats_sold_bp) as seats_sold_bp, sum(m.sold)::int as sold, sum(m.cancelled)::int as cancelled
         from bookings b
        cross join ${bookingMeasures('b')} m
        where b.trip_id = t.id) s on true
    where t.company_id = $1 and t.operating_date between $2::date and $3::date
    order by t.departure_at, t.id`;
 
-/** Routes with trips in the period, by name: trips run, cancelled, seats offered and sold (by travel day). */
+/**
+ * Routes with trips in the period, by name: trips run, cancelled, seats offered and whole-trip seats
+ * sold (by travel day).
+ */
 const OCCUPANCY_SQL = `
   with offered as (
          select route_id, count(*)::int as trips, count(*) filter (where status = 'CANCELLED')::int as cancelled_trips,
                 coalesce(sum(seats_total) filter (where status <> 'CANCELLED'), 0)::int as seats_offered
            from trips where company_id = $1 and operating_date between $2::date and $3::date group by route_id),
        sold as (
-         select s.route_id, sum(s.seats_sold)::int as seats_sold
+         select s.route_id, sum(s.seats_sold_bp) as seats_sold_bp
            from ${statsSource(`'TRAVEL'`, '$2::date', '$3::date')}
           group by s.route_id)
   select ${routeName('r')} as route, o.trips - o.cancelled_trips as trips, o.cancelled_trips as "cancelledTrips",
-         o.seats_offered as "seatsOffered", coalesce(sold.seats_sold, 0) as "seatsSold"
+         o.seats_offered as "seatsOffered", ${wholeTripSeats('sold.seats_sold_bp')} as "seatsSold"
     from offered o join routes r on r.id = o.route_id left join sold on sold.route_id = o.route_id
    order by 1, o.route_id`;
 

@@ -31,11 +31,12 @@ export async function foldBookingStats(db: Database, companyIds?: string[]): Pro
     const { rows } = await client.query<{ deltas: number; companies: string[] | null }>(
       `with moved as (
          delete from booking_stats_deltas where $1::uuid[] is null or company_id = any($1::uuid[])
-         returning company_id, basis, day, route_id, bookings, sold, seats_sold, revenue, discount, cancelled),
+         returning company_id, basis, day, route_id, bookings, sold, seats_sold, seats_sold_bp, revenue, discount,
+                   cancelled),
        folded as (
          select company_id, basis, day, route_id, sum(bookings)::int as bookings, sum(sold)::int as sold,
-                sum(seats_sold)::int as seats_sold, sum(revenue)::bigint as revenue, sum(discount)::bigint as discount,
-                sum(cancelled)::int as cancelled
+                sum(seats_sold)::int as seats_sold, sum(seats_sold_bp)::bigint as seats_sold_bp,
+                sum(revenue)::bigint as revenue, sum(discount)::bigint as discount, sum(cancelled)::int as cancelled
            from moved group by company_id, basis, day, route_id),
        marked as (
          insert into customer_frequency_recounts_due (company_id)
@@ -43,12 +44,14 @@ export async function foldBookingStats(db: Database, companyIds?: string[]): Pro
          on conflict (company_id) do nothing
          returning 1),
        upserted as (
-         insert into booking_stats_daily (company_id, basis, day, route_id, bookings, sold, seats_sold, revenue, discount, cancelled)
+         insert into booking_stats_daily (company_id, basis, day, route_id, bookings, sold, seats_sold, seats_sold_bp, revenue,
+                                          discount, cancelled)
          select * from folded
          on conflict (company_id, basis, day, route_id) do update set
            bookings = booking_stats_daily.bookings + excluded.bookings,
            sold = booking_stats_daily.sold + excluded.sold,
            seats_sold = booking_stats_daily.seats_sold + excluded.seats_sold,
+           seats_sold_bp = booking_stats_daily.seats_sold_bp + excluded.seats_sold_bp,
            revenue = booking_stats_daily.revenue + excluded.revenue,
            discount = booking_stats_daily.discount + excluded.discount,
            cancelled = booking_stats_daily.cancelled + excluded.cancelled

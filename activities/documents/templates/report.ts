@@ -14,6 +14,8 @@ import { drawnChart } from './report-charts.js';
  * snapshot holds everything printed; dates and numbers are formatted here in the snapshot's language.
  */
 const decimals = numberFormatsOf({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/** Whole-trip seats: a whole number, or up to two decimals when seats were sold by stretches. */
+const seatFigures = numberFormatsOf({ maximumFractionDigits: 2 });
 const longDates = dateTimeFormatsOf({ timeZone: 'UTC', dateStyle: 'long' });
 const instants = dateTimeFormatsOf({ timeZone: OPERATING_TIME_ZONE, dateStyle: 'long', timeStyle: 'short' });
 
@@ -25,6 +27,7 @@ function cell(value: ReportValue, kind: string, locale: DocumentLocale, t: Repor
   if (kind === 'integer' || kind === 'money')
     return html`<td class="number">${wholeNumber(locale, Number(value))}</td>`;
   if (kind === 'percent') return html`<td class="number">${decimals[locale].format(Number(value))}</td>`;
+  if (kind === 'seats') return html`<td class="number">${seatFigures[locale].format(Number(value))}</td>`;
   if (kind === 'code') return html`<td>${t.words[String(value)] ?? String(value)}</td>`;
   if (kind === 'text') return html`<td class="text"><bdi>${String(value)}</bdi></td>`;
   return html`<td><bdi>${String(value)}</bdi></td>`;
@@ -69,7 +72,7 @@ function charts(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabel
 }
 
 function table(data: ReportSnapshotData, locale: DocumentLocale, t: ReportLabels): SafeHtml {
-  const numeric = (kind: string) => ['integer', 'money', 'percent'].includes(kind);
+  const numeric = (kind: string) => ['integer', 'seats', 'money', 'percent'].includes(kind);
   const rows = data.rows.map(
     (row) =>
       html`<tr>

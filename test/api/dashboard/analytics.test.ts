@@ -304,7 +304,7 @@ describe('GET /dashboard/api/analytics and /analytics/advanced', () => {
     // The statistics equal a recount of the bookings.
     const [recount] = await app.db.query(
       `select sum(m.revenue)::int as revenue, sum(m.cancelled)::int as cancelled
-         from bookings b, booking_stats_measures(b.status, b.payment_status, b.seats_count, b.total_price, b.discount) m
+         from bookings b, booking_stats_measures(b.status, b.payment_status, b.seats_count, b.trip_share_bp, b.total_price, b.discount) m
         where b.company_id = $1`,
       [world.companyId],
     );
