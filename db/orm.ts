@@ -67,6 +67,7 @@ import { Migration20261206185000_legacy_bus_layouts } from './migrations/Migrati
 import { Migration20261206185700_credential_revocations_company } from './migrations/Migration20261206185700_credential_revocations_company.js';
 import { Migration20261206190000_suspension_request_reason } from './migrations/Migration20261206190000_suspension_request_reason.js';
 import { Migration20261206200000_frequency_recounts_due } from './migrations/Migration20261206200000_frequency_recounts_due.js';
+import { Migration20261207000000_trip_earning_terms } from './migrations/Migration20261207000000_trip_earning_terms.js';
 import { Migration20261207001000_stretch_occupancy } from './migrations/Migration20261207001000_stretch_occupancy.js';
 
 /** Migrations in the order they apply; each new file is added here. */
@@ -123,6 +124,7 @@ const MIGRATIONS = [
   Migration20261206185700_credential_revocations_company,
   Migration20261206190000_suspension_request_reason,
   Migration20261206200000_frequency_recounts_due,
+  Migration20261207000000_trip_earning_terms,
   Migration20261207001000_stretch_occupancy,
 ];
 

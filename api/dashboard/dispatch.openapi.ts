@@ -305,7 +305,8 @@ const EFFECTS =
   'the trip; ARRIVE stamps actual_arrival_at; COMPLETE marks travellers never checked in NO_SHOW, bookings with a ' +
   'checked-in traveller COMPLETED and the others NO_SHOW (their pending cash payments CANCELLED, cancelled_by the ' +
   "acting user: the payment ledger's trip_completed move), records trip.completed, and after its commit credits loyalty " +
-  'points and referral rewards once per booking (a second COMPLETE is a replay that credits nothing new); CANCEL ' +
+  'points and referral rewards once per booking, under the loyalty terms COMPLETE found (none when the programme was ' +
+  'switched off; a second COMPLETE is a replay that only finishes what that completion owed); CANCEL ' +
   '(reason required) ends every journey with a leg on the trip as a whole: its legs on trips that have not departed ' +
   'lose bookings, tickets (CANCELLED, credentials on the revocation list) and seats (a leg on another trip whose ' +
   'traveller is checked in is kept with its booking, tickets, seats and payments, and its journey stands), pending ' +

@@ -39,7 +39,7 @@ export const ProgramBody = z
       .int()
       .min(0)
       .max(10_000)
-      .meta({ description: 'points per 100 SYP paid for a completed trip' }),
+      .meta({ description: 'points per 100 SYP paid for a trip completed while it applies' }),
     referralPoints: z.int().min(0).max(1_000_000),
   })
   .strict();

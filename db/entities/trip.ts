@@ -49,6 +49,13 @@ export const Trip = companyEntity('Trip', 'trips', {
   delayMinutes: p.integer().default(0),
   actualDepartureAt: p.datetime().nullable(),
   actualArrivalAt: p.datetime().nullable(),
+  /**
+   * The loyalty terms the trip's COMPLETE settled (db/writes/loyalty/earn.ts settleTripEarning): what
+   * its bookings earn, however often COMPLETE is replayed. Null: not completed, or completed while
+   * the programme was off, earning nothing.
+   */
+  earningPointsPer100: p.integer().fieldName('earning_points_per_100').nullable(),
+  earningReferralPoints: p.integer().nullable(),
 });
 
 /** The visit of one trip at one stop; its id is the stop_call_id travellers quote and book with. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/orm.js';
-import { adjustPoints, ensureAccount } from '../../db/writes/loyalty/index.js';
+import { adjustPoints, ensureAccount, settleTripEarning } from '../../db/writes/loyalty/index.js';
 import type { SignedInTraveller, TestApp } from './harness.js';
 
 /**
@@ -98,6 +98,16 @@ export async function creditPoints(
 ): Promise<number> {
   const accountId = await ensureAccount(db.pool, input.companyId, input.userId);
   return (await adjustPoints(db, { accountId, points: input.points, note: 'test credit' })).balance;
+}
+
+/**
+ * The trip COMPLETED as the dispatch COMPLETE leaves it for earning: the status, and the terms of the
+ * company's programme as it stands now settled on the trip (settleTripEarning), which is what its
+ * bookings earn. Then awardTripPoints credits them, as after COMPLETE's commit.
+ */
+export async function completeTripForEarning(db: Database, tripId: string): Promise<void> {
+  await db.query(`update trips set status = 'COMPLETED' where id = $1`, [tripId]);
+  await settleTripEarning(db.pool, tripId);
 }
 
 /** A completed booking of the traveller on the trip, written as the dispatch issue will leave it. */

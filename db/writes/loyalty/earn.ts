@@ -11,8 +11,11 @@ export interface TripPointsResult {
   referralsRewarded: number;
 }
 
-/** The trip company's active program, when the trip is COMPLETED. */
-interface EarningProgram {
+/**
+ * What a COMPLETED trip's bookings earn: the terms its COMPLETE settled (settleTripEarning), not the
+ * programme's terms of the day the award runs.
+ */
+interface EarningTerms {
   company_id: string;
   points_per_100: number;
   referral_points: number;
@@ -25,44 +28,63 @@ interface EarningBooking {
   total_price: string;
 }
 
-async function earningProgram(db: Database, tripId: string): Promise<EarningProgram | undefined> {
-  const { rows } = await db.pool.query<EarningProgram>(
-    `select t.company_id, p.points_per_100, p.referral_points
+/**
+ * Settles, in the COMPLETE transaction that completes the trip, what its bookings earn: the terms of
+ * the company's programme as COMPLETE finds it (points per 100 and referral points, kept on the trip
+ * row), or nothing when the programme is switched off or missing then (the columns stay null). The
+ * award after the commit, and every replayed COMPLETE, credits under these terms only: a replay
+ * finishes what this completion owed and never earns under a programme switched on or terms raised
+ * later. A plain read: a terms change committing meanwhile is after this completion.
+ */
+export async function settleTripEarning(client: Queryable, tripId: string): Promise<void> {
+  await client.query(
+    `update trips t set earning_points_per_100 = p.points_per_100, earning_referral_points = p.referral_points
+       from loyalty_programs p
+      where t.id = $1 and p.company_id = t.company_id and p.active`,
+    [tripId],
+  );
+}
+
+/** The terms a COMPLETED trip's completion settled, while its company's programme is active. */
+async function earningTerms(db: Database, tripId: string): Promise<EarningTerms | undefined> {
+  const { rows } = await db.pool.query<EarningTerms>(
+    `select t.company_id, t.earning_points_per_100 as points_per_100, t.earning_referral_points as referral_points
        from trips t join loyalty_programs p on p.company_id = t.company_id and p.active
-      where t.id = $1 and t.status = 'COMPLETED'`,
+      where t.id = $1 and t.status = 'COMPLETED' and t.earning_points_per_100 is not null`,
     [tripId],
   );
   return rows[0];
 }
 
 /**
- * The programme's terms as they stand once this transaction shares the programme row (lockAccount):
- * a change of terms or tiers that this credit waited for is the one it applies. None once the
- * programme was switched off meanwhile.
+ * Whether the programme is still active once this transaction shares the programme row
+ * (lockAccount): one switched off meanwhile credits nothing now (a replay while it is active again
+ * finishes the earning, under the terms the completion settled).
  */
-async function termsNow(client: Queryable, companyId: string): Promise<EarningProgram | undefined> {
-  const { rows } = await client.query<EarningProgram>(
-    `select company_id, points_per_100, referral_points from loyalty_programs where company_id = $1 and active`,
-    [companyId],
-  );
-  return rows[0];
+async function programmeActive(client: Queryable, companyId: string): Promise<boolean> {
+  const { rows } = await client.query(`select 1 from loyalty_programs where company_id = $1 and active`, [
+    companyId,
+  ]);
+  return rows.length > 0;
 }
 
 /** A booking that earns points: travelled (checked in or completed) and not refunded. */
 const EARNING_BOOKING = `status in ('COMPLETED', 'CHECKED_IN') and payment_status <> 'REFUNDED'`;
 
 /**
- * Points earning, run when a trip is COMPLETED (for the dispatch COMPLETE action to call). Every
- * booking of the trip with status COMPLETED or CHECKED_IN (not cancelled, no-show or refunded)
- * earns floor(total_price / 100 × points_per_100 × tier multiplier / 100) points for its owner in
- * the trip company's active program, once per booking however often this runs; the tier follows
- * the lifetime points; a pending referral of that traveller is rewarded (referral_points to both).
- * Each booking is one transaction, so a failure leaves the others credited and a rerun finishes.
+ * Points earning, run after the COMPLETE that completed the trip commits, and again on each replayed
+ * COMPLETE. Every booking of the trip with status COMPLETED or CHECKED_IN (not cancelled, no-show or
+ * refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier / 100) points for its
+ * owner, points_per_100 being the one the completion settled (settleTripEarning; a trip completed
+ * while the programme was off earns nothing, ever), once per booking however often this runs; the
+ * tier follows the lifetime points; a pending referral of that traveller is rewarded (the settled
+ * referral_points to both). Nothing is credited while the programme is switched off. Each booking is
+ * one transaction, so a failure leaves the others credited and a rerun finishes.
  */
 export async function awardTripPoints(db: Database, tripId: string): Promise<TripPointsResult> {
   const result: TripPointsResult = { bookingsCredited: 0, pointsCredited: 0, referralsRewarded: 0 };
-  const program = await earningProgram(db, tripId);
-  if (!program) return result;
+  const terms = await earningTerms(db, tripId);
+  if (!terms) return result;
   const { rows: bookings } = await db.pool.query<EarningBooking>(
     `select id, owner_user_id, total_price from bookings
       where trip_id = $1 and owner_user_id is not null
@@ -71,13 +93,11 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     [tripId],
   );
   for (const booking of bookings) {
-    const accountId = await openAccount(db, program.company_id, booking.owner_user_id);
+    const accountId = await openAccount(db, terms.company_id, booking.owner_user_id);
     // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
     // returning voucher points (accounts in id order) may hold the other way round.
     const credited = await withDeadlockRetry(() =>
-      db.transaction((client) =>
-        creditBooking(client, { companyId: program.company_id, accountId, booking }),
-      ),
+      db.transaction((client) => creditBooking(client, { terms, accountId, booking })),
     );
     result.bookingsCredited += credited.bookings;
     result.pointsCredited += credited.points;
@@ -92,9 +112,10 @@ const roomOf = (account: AccountRow) =>
 /** One booking's points (once: a replay finds its EARN row) and its owner's pending referral. */
 async function creditBooking(
   client: Queryable,
-  earning: { companyId: string; accountId: string; booking: EarningBooking },
+  earning: { terms: EarningTerms; accountId: string; booking: EarningBooking },
 ): Promise<{ bookings: number; points: number; referrals: number }> {
-  const { companyId, accountId, booking } = earning;
+  const { terms, accountId, booking } = earning;
+  const companyId = terms.company_id;
   const credited = { bookings: 0, points: 0, referrals: 0 };
   // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
   // checked again under the lock: a refund that committed since the list was read earns nothing, and
@@ -112,21 +133,21 @@ async function creditBooking(
     [accountId, booking.id],
   );
   if (done.length > 0) return credited;
-  // Terms and tiers read under the shared programme row, not before the loop: a tier or terms change
-  // this credit waited for has committed, and the account's tier (post) follows the same tiers.
-  const program = await termsNow(client, companyId);
-  if (!program) return credited;
+  // The programme's state and tiers read under the shared programme row, not before the loop: a
+  // switch-off or tier change this credit waited for has committed, and the account's tier (post)
+  // follows the same tiers. The rates are the completion's (terms), whatever the programme says now.
+  if (!(await programmeActive(client, companyId))) return credited;
   const multiplier =
     tierFor(account.lifetime_points, await listTiersIn(client, companyId))?.multiplierPercent ?? 100;
   // Earned points stop at the account's limit: a trip's completion never fails on them.
   const points = Math.min(
-    tripPoints(Number(booking.total_price), program.points_per_100, multiplier),
+    tripPoints(Number(booking.total_price), terms.points_per_100, multiplier),
     roomOf(account),
   );
   if (points > 0) {
     await post(client, account, {
       accountId,
-      companyId: program.company_id,
+      companyId,
       kind: 'EARN',
       points,
       bookingId: booking.id,
@@ -134,14 +155,14 @@ async function creditBooking(
     credited.points = points;
   }
   credited.bookings = 1;
-  if (await rewardReferral(client, program, account, booking.id)) credited.referrals = 1;
+  if (await rewardReferral(client, terms, account, booking.id)) credited.referrals = 1;
   return credited;
 }
 
 /** Rewards the pending referral of a traveller (a LOCKED account) whose first trip just completed. */
 async function rewardReferral(
   client: Queryable,
-  program: EarningProgram,
+  terms: EarningTerms,
   referee: AccountRow,
   bookingId: string,
 ): Promise<boolean> {
@@ -149,15 +170,15 @@ async function rewardReferral(
     `update loyalty_referrals set status = 'REWARDED', rewarded_at = now()
       where company_id = $1 and referee_account_id = $2 and status = 'PENDING'
       returning id, referrer_account_id`,
-    [program.company_id, referee.id],
+    [terms.company_id, referee.id],
   );
   const referral = rows[0];
   if (!referral) return false;
-  if (program.referral_points > 0) {
+  if (terms.referral_points > 0) {
     const bonus = {
-      companyId: program.company_id,
+      companyId: terms.company_id,
       kind: 'REFERRAL_BONUS' as const,
-      points: program.referral_points,
+      points: terms.referral_points,
       bookingId,
     };
     await postBonus(client, referee, bonus, 'referred traveller');

@@ -5,7 +5,7 @@
  * refunded (reversal.ts).
  */
 export { adjustPoints, adjustPointsWithin, ensureAccount, openAccount } from './account.js';
-export { awardTripPoints, type TripPointsResult } from './earn.js';
+export { awardTripPoints, settleTripEarning, type TripPointsResult } from './earn.js';
 export { redeemReward, type Redemption } from './redeem.js';
 export { recordReferral } from './referral.js';
 export { reverseBookingPoints, type ReversedPoints } from './reversal.js';

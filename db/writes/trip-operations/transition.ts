@@ -48,8 +48,10 @@ export async function applyDispatch(
 
 /**
  * The transition in a transaction of its own. After a COMPLETE commits, the trip's bookings earn
- * their loyalty points and referral rewards (awardTripPoints credits each booking once, so a
- * replayed COMPLETE finishes an earning a crash interrupted and credits nothing twice).
+ * their loyalty points and referral rewards under the terms that COMPLETE settled on the trip
+ * (awardTripPoints credits each booking once, so a replayed COMPLETE finishes an earning a crash
+ * interrupted, under those terms, and credits nothing twice; a trip completed while the programme
+ * was off has none and never earns).
  */
 export async function dispatchTrip(db: Database, command: DispatchCommand): Promise<DispatchResult> {
   const result = await withDeadlockRetry(() => db.transaction((client) => applyDispatch(client, command)));

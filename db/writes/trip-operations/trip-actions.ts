@@ -6,6 +6,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import { readinessFacts } from '../../queries/trip-dispatch.js';
+import { settleTripEarning } from '../loyalty/index.js';
 import { recordTripEvent } from '../outbox.js';
 import { cancelPendingPayments, cancelTripBookings } from './cancel-trip.js';
 import {
@@ -108,7 +109,11 @@ async function actionEffects(
 ): Promise<DispatchEffects> {
   if (command.action === 'CANCEL')
     return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
-  if (command.action === 'COMPLETE') return closeAttendance(client, trip, command);
+  if (command.action === 'COMPLETE') {
+    // What the bookings earn is settled with the completion, so a replayed COMPLETE only finishes it.
+    await settleTripEarning(client, trip.id);
+    return closeAttendance(client, trip, command);
+  }
   return {};
 }
 

@@ -8,6 +8,7 @@ import { staffSession } from '../../support/journey-rows.js';
 import { programmeCall } from '../../support/loyalty-admin.js';
 import {
   completedBooking,
+  completeTripForEarning,
   creditPoints,
   giveReward,
   loyaltyProgram,
@@ -221,7 +222,7 @@ describe('loyalty under concurrency', () => {
     for (const traveller of travellers) {
       await completedBooking(app.db, trip, traveller.userId, { totalPrice: 20_000 });
     }
-    await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
+    await completeTripForEarning(app.db, trip.tripId);
 
     const runs = await Promise.all(Array.from({ length: 5 }, () => awardTripPoints(app.db, trip.tripId)));
     // Runs serialize on each account's lock: together they credit every booking exactly once.

@@ -13,6 +13,7 @@ import { companyWithProgramme, programmeCall, PROGRAM } from '../../support/loya
 import { collectCash } from '../../support/payments.js';
 import {
   completedBooking,
+  completeTripForEarning,
   creditPoints,
   giveReward,
   loyaltyProgram,
@@ -86,8 +87,7 @@ function preview(app: TestApp, traveller: SignedInTraveller, body: Record<string
   return app.request('/api/loyalty/preview', { method: 'POST', json: body, ...bearer(traveller) });
 }
 
-const completeTrip = (db: Database, tripId: string) =>
-  db.query(`update trips set status = 'COMPLETED' where id = $1`, [tripId]);
+const completeTrip = completeTripForEarning;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount, recordReferral } from '../../../db/writes/loyalty/index.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { mobileTraveller } from '../../support/journeys.js';
 import { loyaltyProgram } from '../../support/loyalty.js';
+import { companyWithProgramme, programmeCall, PROGRAM } from '../../support/loyalty-admin.js';
 import {
   advance,
   bookSeats,
@@ -168,5 +170,116 @@ describe('completing a trip', () => {
       [world.companyId, rider.userId],
     );
     expect(account!.balance).toBe(1050);
+  });
+
+  /**
+   * README Dispatch: a trip's bookings earn under the programme as COMPLETE found it; a second
+   * COMPLETE (the operations room, or POST /trips/bulk) only finishes what that completion owed.
+   * The programme is set through the dashboard (PUT /loyalty: 2 points per 100 SYP, 100 per
+   * referral); one traveller with a 10,000 SYP booking checks in and pays, the bus arrives.
+   */
+  describe('earning is settled by the first COMPLETE', () => {
+    async function arrivedTrip() {
+      const world = await operationsWorld(app, { seats: 8 });
+      const owner = await companyWithProgramme(app, world.companyId);
+      const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+      await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+      const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
+        action: 'CHECK_IN',
+        manifest_item_id: booked.ticketIds[0],
+        manifest_item_type: 'JOURNEY_TICKET',
+      });
+      expect(checkIn.status, checkIn.text).toBe(200);
+      await collectCash(app.db, booked.bookingId, { source: 'driver' });
+      await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
+      const setProgramme = async (terms: Partial<typeof PROGRAM>) => {
+        const saved = await programmeCall(app, owner, 'PUT', '/loyalty', { ...PROGRAM, ...terms });
+        expect(saved.status, saved.text).toBe(200);
+      };
+      return { world, booked, setProgramme };
+    }
+
+    const bulkComplete = (world: OperationsWorld) =>
+      app.request('/dashboard/api/trips/bulk', {
+        method: 'POST',
+        headers: world.dispatcher.writeHeaders,
+        json: { trip_ids: [world.trip.tripId], action: 'complete' },
+      });
+
+    it('a trip completed while the programme was switched off earns nothing when COMPLETE is sent again after it is switched back on', async () => {
+      const { world, booked, setProgramme } = await arrivedTrip();
+      await setProgramme({ active: false });
+      const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(completed.status, completed.text).toBe(200);
+      expect(completed.body.data.loyalty).toEqual({
+        bookings_credited: 0,
+        points_credited: 0,
+        referrals_rewarded: 0,
+      });
+
+      await setProgramme({ active: true });
+      const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.data).toMatchObject({
+        replayed: true,
+        loyalty: { bookings_credited: 0, points_credited: 0, referrals_rewarded: 0 },
+      });
+      const bulk = await bulkComplete(world);
+      expect(bulk.status, bulk.text).toBe(200);
+      expect(bulk.body.data.results).toEqual([expect.objectContaining({ success: true, replayed: true })]);
+      expect(await ledger(world.companyId, booked.caller.userId)).toEqual([]);
+    });
+
+    it('a trip completed at 0 points per 100 earns nothing when COMPLETE is sent again after the rate is raised', async () => {
+      const { world, booked, setProgramme } = await arrivedTrip();
+      await setProgramme({ pointsPer100: 0 });
+      const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(completed.status, completed.text).toBe(200);
+      expect(completed.body.data.loyalty).toMatchObject({ points_credited: 0 });
+
+      await setProgramme({ pointsPer100: 50 });
+      const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.data).toMatchObject({
+        replayed: true,
+        loyalty: { points_credited: 0, referrals_rewarded: 0 },
+      });
+      const bulk = await bulkComplete(world);
+      expect(bulk.status, bulk.text).toBe(200);
+      expect(await ledger(world.companyId, booked.caller.userId)).toEqual([]);
+    });
+
+    it('a second COMPLETE finishes an earning a crash interrupted, under the terms the trip completed under', async () => {
+      const { world, booked, setProgramme } = await arrivedTrip();
+      // The traveller's account is held, so the award after COMPLETE's commit waits for it; its
+      // connection is then cut, as a crash between the commit and the earning would leave it.
+      const accountId = await ensureAccount(app.db.pool, world.companyId, booked.caller.userId);
+      const accounts = await holdLock(
+        app.db,
+        `select 1 from loyalty_accounts where id = '${accountId}' for update`,
+      );
+      const completing = dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      const [award] = await waitersOf(app.db, accounts.pid);
+      await app.db.query('select pg_terminate_backend($1)', [award]);
+      const interrupted = await completing.finally(() => accounts.release());
+      expect(interrupted.status, interrupted.text).toBeGreaterThanOrEqual(500);
+      const [trip] = await app.db.query<{ status: string }>('select status from trips where id = $1', [
+        world.trip.tripId,
+      ]);
+      expect(trip!.status).toBe('COMPLETED');
+      expect(await ledger(world.companyId, booked.caller.userId)).toEqual([]);
+
+      // The company raises its rate afterwards; the replay pays what the completion owed: 10,000 / 100 × 2.
+      await setProgramme({ pointsPer100: 50 });
+      const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.data).toMatchObject({
+        replayed: true,
+        loyalty: { bookings_credited: 1, points_credited: 200 },
+      });
+      expect(await ledger(world.companyId, booked.caller.userId)).toEqual([
+        { kind: 'EARN', points: 200, booking_id: booked.bookingId },
+      ]);
+    });
   });
 });

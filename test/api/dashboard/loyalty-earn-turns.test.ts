@@ -4,13 +4,14 @@ import { awardTripPoints, ensureAccount } from '../../../db/writes/loyalty/index
 import { waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip } from '../../support/bookings.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
-import { completedBooking, loyaltyProgram } from '../../support/loyalty.js';
+import { completedBooking, completeTripForEarning, loyaltyProgram } from '../../support/loyalty.js';
 
 /**
  * README Loyalty: a trip's points are floor(total_price / 100 × points_per_100 × tier multiplier),
  * and every points change takes turns with a tier or terms change on the programme row. A trip's
- * award that waited for such a change credits with what the change left (the tiers and terms read
- * once the programme row is shared), not with what it read before it waited.
+ * award that waited for a tier change credits with the tiers the change left (read once the
+ * programme row is shared), not with what it read before it waited; its points per 100 are the
+ * ones its completion settled (README Dispatch), whatever a terms change made of them since.
  */
 describe('a trip points award that waited for a tier or terms change', () => {
   const app = useTestApp();
@@ -37,7 +38,7 @@ describe('a trip points award that waited for a tier or terms change', () => {
     const traveller = await app.signIn();
     await ensureAccount(app.db.pool, trip.companyId, traveller.userId);
     await completedBooking(app.db, trip, traveller.userId, { totalPrice: 20_000 });
-    await app.db.query(`update trips set status = 'COMPLETED' where id = $1`, [trip.tripId]);
+    await completeTripForEarning(app.db, trip.tripId);
 
     const change = await tierChangeInFlight(app, trip.companyId);
     const award = awardTripPoints(app.db, trip.tripId);
@@ -63,13 +64,27 @@ describe('a trip points award that waited for a tier or terms change', () => {
     expect(account!.balance).toBe(4_000);
   });
 
-  it('credits with the points per 100 a terms change it waited for left', async () => {
+  it('credits with the points per 100 the trip completed under, not those of a terms change it waited for', async () => {
     // PUT /loyalty raising points_per_100 from 10 to 20 is in flight (saveProgramTerms: lockProgram, then the update).
     const { result } = await awardThatWaitedFor(
       `update loyalty_programs set points_per_100 = 20 where company_id = $1`,
     );
 
-    // The credit was made after the new terms committed: 20,000 / 100 × 20 × 100%.
-    expect(result.pointsCredited).toBe(4_000);
+    // The trip completed at 10 points per 100: 20,000 / 100 × 10 × 100%.
+    expect(result.pointsCredited).toBe(2_000);
+  });
+
+  it('credits nothing when the programme is switched off by a change it waited for', async () => {
+    // PUT /loyalty switching the programme off is in flight.
+    const { result, companyId, userId } = await awardThatWaitedFor(
+      `update loyalty_programs set active = false where company_id = $1`,
+    );
+
+    expect(result).toMatchObject({ bookingsCredited: 0, pointsCredited: 0 });
+    const [account] = await app.db.query<{ balance: number }>(
+      `select balance from loyalty_accounts where company_id = $1 and user_id = $2`,
+      [companyId, userId],
+    );
+    expect(account!.balance).toBe(0);
   });
 });
