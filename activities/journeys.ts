@@ -26,7 +26,7 @@ import { refusable } from './refusable.js';
  * comes back as `refused` with the API errorCode (./refusable.ts).
  */
 export function createJourneyActivities({ db, config, logger }: ActivityDeps) {
-  const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
+  const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM, logger };
   // The workflow's inputs carry no configuration: the change-time rules come from the worker's.
   const transfer = transferSettings(config);
   const overdue = overdueDecisionSweep(db, logger);

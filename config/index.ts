@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { deploymentSettings, refuseHalfMutualTls } from './deployment.js';
 
@@ -14,6 +15,37 @@ function wholeNumber(range: { min: number; max?: number; default: number }) {
   const atLeast = z.coerce.number().int().min(range.min);
   return (range.max === undefined ? atLeast : atLeast.max(range.max)).default(range.default);
 }
+
+/**
+ * An origin browsers send and links start with: http or https, a host, and nothing after them but an
+ * optional "/". `z.string().url()` alone takes "bus.example:443" (a URL whose scheme is the host, origin
+ * the opaque "null"), "javascript:..." or a path that links built from the origin would silently drop.
+ */
+const httpOrigin = z.string().refine((value) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.href === `${url.origin}/`
+  );
+}, 'must be an http or https origin: scheme and host (and port), no path, query, fragment or user, e.g. https://bus.example');
+
+/** Whether a PEM block is an Ed25519 private key (signing a boarding credential needs exactly that). */
+function isEd25519PrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
+
+/** The longest change time a connection may be configured with: two days, in minutes. */
+const MAX_TRANSFER_MINUTES = 2 * 24 * 60;
 
 export const ConfigSchema = z
   .object({
@@ -52,12 +84,15 @@ export const ConfigSchema = z
     SEARCH_CACHE_SECONDS: wholeNumber({ min: 0, max: 60, default: 5 }),
     /** Memory each API process gives the search micro-cache (answers are 5-40 KB; the oldest go first). */
     SEARCH_CACHE_MAX_MB: wholeNumber({ min: 1, max: 4096, default: 64 }),
-    /** Minimum change time between two legs at the same stop, in minutes. */
-    TRANSFER_MIN_SAME_STOP_MINUTES: wholeNumber({ min: 0, default: 20 }),
-    /** Minimum change time between two stops of the same city, in minutes. */
-    TRANSFER_MIN_SAME_CITY_MINUTES: wholeNumber({ min: 0, default: 60 }),
-    /** Longest wait offered between two legs, in minutes. */
-    TRANSFER_MAX_WAIT_MINUTES: wholeNumber({ min: 1, default: 360 }),
+    /**
+     * Minimum change time between two legs at the same stop, in minutes (at most two days, and at
+     * most TRANSFER_MAX_WAIT_MINUTES: a longer minimum would never offer a connection).
+     */
+    TRANSFER_MIN_SAME_STOP_MINUTES: wholeNumber({ min: 0, max: MAX_TRANSFER_MINUTES, default: 20 }),
+    /** Minimum change time between two stops of the same city, in minutes (the same bounds). */
+    TRANSFER_MIN_SAME_CITY_MINUTES: wholeNumber({ min: 0, max: MAX_TRANSFER_MINUTES, default: 60 }),
+    /** Longest wait offered between two legs, in minutes (at most two days). */
+    TRANSFER_MAX_WAIT_MINUTES: wholeNumber({ min: 1, max: MAX_TRANSFER_MINUTES, default: 360 }),
     /** How long a journey quote stays valid, in minutes. */
     QUOTE_TTL_MINUTES: wholeNumber({ min: 1, max: 1440, default: 15 }),
     /** How long a journey hold keeps its seats unless the journey is confirmed, in minutes. */
@@ -174,7 +209,7 @@ export const ConfigSchema = z
     /** GET /admin/api/analytics and /admin/api/audit-log requests per administrator per minute, both routes together; 0 disables. */
     ADMIN_READ_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** Public origin of the site, used in links the API hands out. */
-    PUBLIC_ORIGIN: z.string().url().default('http://localhost:3000'),
+    PUBLIC_ORIGIN: httpOrigin.default('http://localhost:3000'),
     /**
      * Outgoing e-mail server, e.g. smtp://user:pass@mail.example:587 or smtps://...:465. Unset: outside
      * production the messages are written to the log instead of being sent.
@@ -209,11 +244,11 @@ export const ConfigSchema = z
     /** Window of the identity-provider sign-in limits, in seconds (15 minutes). */
     IDP_RATE_LIMIT_WINDOW_SECONDS: wholeNumber({ min: 1, max: 86_400, default: 900 }),
     /** Origin of the installable web app (PWA), the only origin POST /auth/customer/idp/pwa answers. */
-    PWA_ORIGIN: z.string().url().default('http://localhost:4173'),
+    PWA_ORIGIN: httpOrigin.default('http://localhost:4173'),
     /** The PWA's local development origin, accepted as well outside production. */
-    DEV_PWA_ORIGIN: z.string().url().default('http://localhost:5173'),
+    DEV_PWA_ORIGIN: httpOrigin.default('http://localhost:5173'),
     /** Canonical site origin the web sign-in sends travellers back to (data.next); PUBLIC_ORIGIN when unset. */
-    SITE_ORIGIN: z.string().url().optional(),
+    SITE_ORIGIN: httpOrigin.optional(),
     /** Whether the public site is open (live) or still shows its coming-soon page. */
     SITE_MODE: z.enum(['coming_soon', 'live']).default('coming_soon'),
     /**
@@ -243,13 +278,17 @@ export const ConfigSchema = z
     /**
      * Ed25519 private key (PKCS#8 PEM; literal \n accepted for newlines) that signs boarding
      * credentials. Set (production: from the secret store): the database keeps only its public half
-     * and the key becomes the active signing key on first use. Unset: a key pair is generated on first
-     * use and its private half stored in signing_keys (development and tests).
+     * and the key becomes the active signing key on first use, taking over from the active key (a
+     * generated one has its private half erased; replaced keys stay published). Unset: a key pair is
+     * generated on first use and its private half stored in signing_keys (development and tests).
      */
     SIGNING_PRIVATE_KEY_PEM: z
       .string()
       .transform((value) => value.replaceAll('\\n', '\n'))
-      .refine((value) => value.includes('-----BEGIN PRIVATE KEY-----'), 'must be a PKCS#8 PEM private key')
+      .refine(
+        (value) => value.includes('-----BEGIN PRIVATE KEY-----') && isEd25519PrivateKey(value),
+        'must be an Ed25519 PKCS#8 PEM private key',
+      )
       .optional(),
     /**
      * Payment provider webhook route (POST /api/payments/webhook/{provider}): disabled answers 404;
@@ -311,8 +350,12 @@ export type Config = Omit<
 const knownKeys = new Set(Object.keys(ConfigSchema.shape));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty or only blanks ("SETTING= " in an env file) is unset: its default, never Number(' ') = 0,
+  // which would turn a limit off. Any other value is read exactly as written (secrets, PEM blocks).
   const relevant = Object.fromEntries(
-    Object.entries(env).filter(([key, value]) => knownKeys.has(key) && value !== undefined && value !== ''),
+    Object.entries(env).filter(
+      ([key, value]) => knownKeys.has(key) && value !== undefined && value.trim() !== '',
+    ),
   );
   const parsed = ConfigSchema.safeParse(relevant);
   if (!parsed.success) {
@@ -335,6 +378,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   refuseOtpMisconfiguration(config);
   refuseHalfMutualTls(config);
+  refuseContradictoryTransfers(config);
   return config;
 }
 
@@ -352,6 +396,17 @@ function refuseUnsafeProduction(config: Config): void {
     config.WEBHOOK_ALLOW_LOCAL_TARGETS &&
       "WEBHOOK_ALLOW_LOCAL_TARGETS: company webhooks may not reach the service's own network in production",
   ].filter((problem): problem is string => typeof problem === 'string');
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
+/** A minimum change time longer than the longest wait offered would never let a connection be offered. */
+function refuseContradictoryTransfers(config: Config): void {
+  const problems = (['TRANSFER_MIN_SAME_STOP_MINUTES', 'TRANSFER_MIN_SAME_CITY_MINUTES'] as const)
+    .filter((setting) => config[setting] > config.TRANSFER_MAX_WAIT_MINUTES)
+    .map(
+      (setting) =>
+        `${setting}: ${config[setting]} is more than TRANSFER_MAX_WAIT_MINUTES (${config.TRANSFER_MAX_WAIT_MINUTES}); no such connection would ever be offered`,
+    );
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }
 

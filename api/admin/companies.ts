@@ -30,7 +30,7 @@ export function registerCompanyRoutes(surface: Surface, context: AppContext): vo
     db,
     logger: context.logger,
     workflow: journeyConfirmationClient(context.temporal, context.config),
-    signing: { privateKeyPem: context.config.SIGNING_PRIVATE_KEY_PEM },
+    signing: { privateKeyPem: context.config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger },
   };
 
   adminListRoute(surface, docs.adminListCompanies, '/companies', 'companies.view', {

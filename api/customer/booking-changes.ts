@@ -32,7 +32,7 @@ export function registerBookingChangeRoutes(surface: Surface, context: AppContex
         sharing,
         caller(ctx),
         { bookingId: params.id, newTripId: body.newTripId, newSeatNumbers: body.newSeatNumbers },
-        { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM } },
+        { signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger } },
       );
       ok(ctx, booking);
     },

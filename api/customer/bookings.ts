@@ -51,7 +51,7 @@ const passengerOf = (body: {
 
 export function registerBookingCreateRoutes(surface: Surface, context: AppContext): void {
   const { db, config } = context;
-  const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM };
+  const signing = { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger };
   const createRoute = bookingCreateRoute(surface, context);
 
   createRoute({ ...docs.createBooking, path: '/bookings', body: BookingBody }, async (caller, body) => {

@@ -95,7 +95,7 @@ export function registerJourneyHoldRoutes(surface: Surface, context: AppContext)
       timeScale: config.TIME_SCALE,
       caps: accountCaps(config),
       transfer: transferSettings(config),
-      signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
+      signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger },
     },
   };
   // One counter for journey and order holds.

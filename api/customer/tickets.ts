@@ -54,7 +54,7 @@ export function registerTicketRoutes(surface: Surface, context: AppContext): voi
         ticketId: body.ticket_id,
         userId: ctx.state.traveller!.userId,
         reason: body.reason,
-        signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM },
+        signing: { privateKeyPem: config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger },
       });
       created(ctx, { ticket, replaced_ticket_id: replacedTicketId });
     },

@@ -12,7 +12,7 @@ export function registerBookingDecisionRoutes(surface: Surface, context: AppCont
   const deps = {
     db: context.db,
     workflow: journeyConfirmationClient(context.temporal, context.config),
-    signing: { privateKeyPem: context.config.SIGNING_PRIVATE_KEY_PEM },
+    signing: { privateKeyPem: context.config.SIGNING_PRIVATE_KEY_PEM, logger: context.logger },
     logger: context.logger,
   };
 

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../../db/orm.js';
+import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
 import type { IdempotentAnswer } from '../../db/writes/idempotency.js';
 import { confirmDirect, type DirectConfirmInput } from '../../db/writes/journeys/index.js';
 import type { AccountCaps } from '../../domain/inventory-caps.js';
@@ -22,7 +23,7 @@ export interface DirectSettings {
   caps: AccountCaps;
   /** The change-time rules of connections (TRANSFER_*): a connection is held and confirmed only while it chains. */
   transfer: TransferSettings;
-  signing: { privateKeyPem?: string | undefined };
+  signing: SigningOptions;
 }
 
 /**

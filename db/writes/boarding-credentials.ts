@@ -6,6 +6,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import type { PoolClient } from 'pg';
+import type { Logger } from '../../config/logger.js';
 import {
   canonicalJson,
   CREDENTIAL_ALGORITHM,
@@ -26,17 +27,25 @@ import { prepared } from '../prepared.js';
  * still verify. A key's id is derived from its public key (RFC 7638 thumbprint, first 16
  * characters), so the same key always has the same id. Where the private key lives:
  *   - SIGNING_PRIVATE_KEY_PEM set (production, from the secret store): the row stores only the
- *     public key and the marker EXTERNAL_PRIVATE_KEY; signing uses the configured key.
+ *     public key and the marker EXTERNAL_PRIVATE_KEY; signing uses the configured key. On first use
+ *     it takes over when another key is active (a database that ran without the setting, or a new
+ *     key in the secret store): that key is retired, and the private halves of generated keys are
+ *     erased (ERASED_PRIVATE_KEY). A key once retired never takes back over by itself.
  *   - unset (development, tests): a key pair is generated on first use and the PKCS#8 PEM of the
  *     private key is stored in the row.
  */
 export const EXTERNAL_PRIVATE_KEY = 'external:SIGNING_PRIVATE_KEY_PEM';
+
+/** In place of a retired generated key's private half once a configured key took over: it signs no more. */
+export const ERASED_PRIVATE_KEY = 'erased:replaced-by-SIGNING_PRIVATE_KEY_PEM';
 
 export type CredentialScope = { kind: 'JOURNEY' | 'ORDER'; id: string };
 
 export interface SigningOptions {
   /** config.SIGNING_PRIVATE_KEY_PEM: the configured signing key, when there is one. */
   privateKeyPem?: string | undefined;
+  /** Told when the configured key takes over as the active signing key (the process's logger). */
+  logger?: Pick<Logger, 'info' | 'warn'> | undefined;
 }
 
 export interface SigningKey {
@@ -103,23 +112,25 @@ interface SigningKeyRow {
   private_key: string;
 }
 
-function privateKeyOf(row: SigningKeyRow, options: SigningOptions): KeyObject {
-  if (row.private_key !== EXTERNAL_PRIVATE_KEY) return parsedPrivateKey(row.private_key).privateKey;
-  if (!options.privateKeyPem) {
+/**
+ * The key the ACTIVE row signs with: with a key configured, that key when the row is its public
+ * half, else null (the configured key must take over first); without one, the row's stored key.
+ */
+function signingKeyOf(row: SigningKeyRow, options: SigningOptions): SigningKey | null {
+  if (options.privateKeyPem) {
+    const configured = parsedPrivateKey(options.privateKeyPem);
+    return configured.keyId === row.key_id && row.private_key === EXTERNAL_PRIVATE_KEY ? configured : null;
+  }
+  if (row.private_key === EXTERNAL_PRIVATE_KEY) {
     throw new Error(`Signing key ${row.key_id} is held outside the database; set SIGNING_PRIVATE_KEY_PEM`);
   }
-  const configured = parsedPrivateKey(options.privateKeyPem);
-  if (configured.keyId !== row.key_id) {
-    throw new Error(
-      `SIGNING_PRIVATE_KEY_PEM is not the private half of the active signing key ${row.key_id}; rotate the key`,
-    );
-  }
-  return configured.privateKey;
+  return parsedPrivateKey(row.private_key);
 }
 
 /**
  * The ACTIVE signing key, created on first use. Two transactions creating it at once meet on
  * the one-ACTIVE-key index: the second waits, inserts nothing and reads the first one's key.
+ * With a key configured, that key is the one returned: it takes over when another is active.
  */
 export async function activeSigningKey(
   client: PoolClient,
@@ -142,22 +153,71 @@ export async function activeSigningKey(
         `No active signing key: key ${created.keyId} exists but is retired; rotate the signing key`,
       );
   }
-  return signingKeyOf(row, options);
+  return signingKeyOf(row, options) ?? takeOverWithConfiguredKey(client, options);
 }
 
-/** The key a signing_keys row names, with its private half (parsed once, or the configured one). */
-function signingKeyOf(row: SigningKeyRow, options: SigningOptions): SigningKey {
-  return { keyId: row.key_id, privateKey: privateKeyOf(row, options) };
+/**
+ * Makes the configured key the ACTIVE one: on a database that ran without SIGNING_PRIVATE_KEY_PEM
+ * (development, or staging promoted to production) a generated key, private half in its row, would
+ * otherwise go on signing; after a new key is put in the secret store, the previous one. Under the
+ * rotation lock, so transactions taking over at once rotate once: the later ones find the
+ * configured key active. A configured key that was already retired while another configured key
+ * signs is refused (a process left with the previous key would otherwise take turns with the
+ * processes holding the new one).
+ */
+async function takeOverWithConfiguredKey(client: PoolClient, options: SigningOptions): Promise<SigningKey> {
+  const configured = parsedPrivateKey(options.privateKeyPem!);
+  await lockRotation(client);
+  const { rows } = await client.query<SigningKeyRow & { status: 'ACTIVE' | 'RETIRED' }>(
+    `select key_id, public_key, private_key, status from signing_keys where status = 'ACTIVE' or key_id = $1`,
+    [configured.keyId],
+  );
+  const active = rows.find((row) => row.status === 'ACTIVE');
+  if (active && signingKeyOf(active, options)) return configured;
+  const replacedExternal = active?.private_key === EXTERNAL_PRIVATE_KEY;
+  const replacedStored = active !== undefined && !replacedExternal;
+  if (replacedExternal && rows.some((row) => row.key_id === configured.keyId && row.status === 'RETIRED')) {
+    throw new Error(
+      `SIGNING_PRIVATE_KEY_PEM is the retired signing key ${configured.keyId}: key ${active.key_id} took over from it`,
+    );
+  }
+  const { erased } = await rotateLocked(client, options);
+  const details = {
+    keyId: configured.keyId,
+    replacedKeyId: active?.key_id ?? null,
+    erasedPrivateKeys: erased,
+  };
+  if (replacedStored) {
+    options.logger?.warn(
+      details,
+      'SIGNING_PRIVATE_KEY_PEM took over as the active signing key from a key held in the database; its private half is erased',
+    );
+  } else {
+    options.logger?.info(details, 'SIGNING_PRIVATE_KEY_PEM took over as the active signing key');
+  }
+  return configured;
+}
+
+/** Two rotations at once would each retire the key the other just made active. */
+async function lockRotation(client: PoolClient): Promise<void> {
+  await client.query(`select pg_advisory_xact_lock(hashtext('signing_keys.rotate'))`);
 }
 
 /**
  * Retires the ACTIVE key and makes a new one active (generated, or the configured key when it
  * is not the active one already). Old keys stay published: tickets they signed keep verifying.
- * Returns the new key id.
+ * When the configured key becomes active, retired generated keys lose their private half: the
+ * database keeps only public halves. Returns the new key id.
  */
 export async function rotateSigningKey(client: PoolClient, options: SigningOptions = {}): Promise<string> {
-  // Two rotations at once would each retire the key the other just made active.
-  await client.query(`select pg_advisory_xact_lock(hashtext('signing_keys.rotate'))`);
+  await lockRotation(client);
+  return (await rotateLocked(client, options)).keyId;
+}
+
+async function rotateLocked(
+  client: PoolClient,
+  options: SigningOptions,
+): Promise<{ keyId: string; erased: number }> {
   const created = newKeyRow(options);
   await client.query(
     `update signing_keys set status = 'RETIRED', retired_at = now() where status = 'ACTIVE'`,
@@ -165,10 +225,15 @@ export async function rotateSigningKey(client: PoolClient, options: SigningOptio
   await client.query(
     `insert into signing_keys (key_id, algorithm, public_key, private_key, status)
      values ($1, $2, $3, $4, 'ACTIVE')
-     on conflict (key_id) do update set status = 'ACTIVE', retired_at = null`,
+     on conflict (key_id) do update set status = 'ACTIVE', retired_at = null, private_key = excluded.private_key`,
     [created.keyId, CREDENTIAL_ALGORITHM, created.publicPem, created.privateColumn],
   );
-  return created.keyId;
+  if (created.privateColumn !== EXTERNAL_PRIVATE_KEY) return { keyId: created.keyId, erased: 0 };
+  const erased = await client.query(
+    `update signing_keys set private_key = $1 where status = 'RETIRED' and private_key not in ($1, $2)`,
+    [ERASED_PRIVATE_KEY, EXTERNAL_PRIVATE_KEY],
+  );
+  return { keyId: created.keyId, erased: erased.rowCount ?? 0 };
 }
 
 /** What a ticket's credential says: the ticket and the stop calls of its leg. */
@@ -258,9 +323,9 @@ export async function signTicketsOf(
 
   const { key_id, public_key, private_key } = first;
   const key =
-    key_id !== null && public_key !== null && private_key !== null
+    (key_id !== null && public_key !== null && private_key !== null
       ? signingKeyOf({ key_id, public_key, private_key }, options)
-      : await activeSigningKey(client, options);
+      : null) ?? (await activeSigningKey(client, options));
   const issuedAt = new Date();
   const signed = signTickets(tickets, key, issuedAt);
   await client.query(

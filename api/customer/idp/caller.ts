@@ -35,6 +35,16 @@ export const header = (ctx: Context, name: string): string | undefined => {
   return Array.isArray(value) ? value.join(',') : value;
 };
 
+/**
+ * The caller's Origin to compare with an allowed origin. The opaque origin "null" (sandboxed frames,
+ * data: and file: pages, some redirects) is nobody's: it is never returned, so it matches no allowed
+ * origin, even one whose configured URL has no real origin either.
+ */
+export const sentOrigin = (ctx: Context): string | undefined => {
+  const origin = header(ctx, 'origin');
+  return origin === 'null' ? undefined : origin;
+};
+
 /** Mobile apps send neither header; a browser always sends at least one of them. */
 export function refuseBrowserRequest(ctx: Context): void {
   if (header(ctx, 'origin') !== undefined || header(ctx, 'sec-fetch-site') !== undefined) {
@@ -69,7 +79,7 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
 
   /** The caller's Origin when it is the PWA's, else 403 IDP_ORIGIN_REFUSED with `message`. */
   const pwaOrigin = (ctx: Context, message: string): string => {
-    const origin = header(ctx, 'origin');
+    const origin = sentOrigin(ctx);
     if (!origin || !pwa.has(origin)) throw originRefused(message);
     return origin;
   };

@@ -3,7 +3,7 @@ import type { Surface } from '../../http/route.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { returnToErrorCode, WebBody } from '../idp.openapi.js';
 import { signInFacts, type IdpRoutes } from './answers.js';
-import { header, originRefused } from './caller.js';
+import { header, originRefused, sentOrigin } from './caller.js';
 import { ok } from '../../http/respond.js';
 
 /** POST /auth/customer/idp/web: the web site's sign-in, answered with session cookies. */
@@ -19,7 +19,7 @@ export function registerIdpWebRoute(surface: Surface, { context, caller, docs }:
     errorCode: returnToErrorCode,
     handler: async (ctx, { body }) => {
       const fetchSite = header(ctx, 'sec-fetch-site');
-      if (header(ctx, 'origin') !== site || (fetchSite !== 'same-origin' && fetchSite !== 'same-site')) {
+      if (sentOrigin(ctx) !== site || (fetchSite !== 'same-origin' && fetchSite !== 'same-site')) {
         throw originRefused('Sign in from the site itself');
       }
       const claims = await caller.verified(ctx, body.idToken, ['web']);

@@ -896,6 +896,59 @@ describe('identity-provider sign-in', () => {
   });
 });
 
+describe('identity-provider sign-in and the opaque origin "null"', () => {
+  // Origins without their scheme: start-up refuses them (test/config/setting-values.test.ts); their
+  // URL origin is the opaque "null", which sandboxed frames, data: and file: pages send as Origin.
+  const { idp, config } = useFakeIdp({
+    COOKIE_SECURE: false,
+    SITE_ORIGIN: 'www.bus.test:443',
+    PWA_ORIGIN: 'app.bus.test:443',
+    DEV_PWA_ORIGIN: 'localhost:5173',
+    IDP_RATE_LIMIT_PER_IP: 100_000,
+  });
+  const app = useTestApp(config);
+  const OPAQUE = { Origin: 'null' };
+  const noncesCount = async () =>
+    Number((await app.db.query<{ n: string }>('select count(*) as n from idp_nonces'))[0]!.n);
+
+  it('never starts a PWA flow for Origin: null nor opens CORS to it, writing nothing', async () => {
+    const before = await noncesCount();
+    const response = await app.request('/api/auth/customer/idp/nonce?channel=pwa', { headers: OPAQUE });
+    expectError(response, 403, 'IDP_ORIGIN_REFUSED');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await noncesCount()).toBe(before);
+  });
+
+  it('refuses the preflight and the PWA and web sign-ins from Origin: null, creating no account', async () => {
+    const { usersWithEmail } = idpHelpers(app, idp);
+    const preflight = await app.request('/api/auth/customer/idp/pwa', {
+      method: 'OPTIONS',
+      headers: {
+        ...OPAQUE,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
+    });
+    expectError(preflight, 403, 'IDP_ORIGIN_REFUSED');
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const email = uniqueEmail();
+    const idToken = await idp.mint({ claims: { nonce: 'any', email } });
+    for (const [path, json] of [
+      ['/api/auth/customer/idp/pwa', { idToken, flowId: randomUUID() }],
+      ['/api/auth/customer/idp/web', { idToken, flowId: randomUUID(), returnTo: '/' }],
+    ] as const) {
+      const response = await app.request(path, {
+        method: 'POST',
+        json,
+        headers: { ...OPAQUE, 'Sec-Fetch-Site': 'same-origin' },
+      });
+      expectError(response, 403, 'IDP_ORIGIN_REFUSED');
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    expect(await usersWithEmail(email)).toEqual([]);
+  });
+});
+
 describe('identity-provider sign-in limits', () => {
   const { idp, config } = useFakeIdp({
     COOKIE_SECURE: false,
