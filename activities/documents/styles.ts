@@ -35,6 +35,7 @@ tr.total td { font-weight: 700; border-top: 2px solid #1f5f8b; }
 .route { font-size: 13pt; font-weight: 700; }
 .notice { border: 1px solid #b3261e; color: #b3261e; padding: 3mm; font-weight: 700; }
 .passes { display: flex; flex-wrap: wrap; gap: 6mm; }
+article.sheet + article.sheet { break-before: page; }
 .pass { width: 84mm; border: 1px solid #8a96a3; padding: 4mm; break-inside: avoid; text-align: center; }
 .pass .who { font-weight: 700; font-size: 11pt; }
 .pass .qr-code { display: block; width: 62mm; height: 62mm; margin: 2mm auto; }

@@ -69,7 +69,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
       "record ('transaction'), then 'driver', 'office', and the 'booking' payment fact, newest first within a source. " +
       'Its number is assigned once and never changes: RCP-<year>-<6 digits> for a receipt, RFD-<year>-<6 digits> for a ' +
       'refund notice, numbered per company and year (Damascus time). The first snapshot of a number is kept: later ' +
-      'downloads reuse it and re-render from it when its bytes are missing. The checksum is recorded before any byte ' +
+      'downloads reuse it and re-render from it when its bytes are missing; in the other locale they print its facts ' +
+      "(the company's name and phone as they were at issue) in that language. The checksum is recorded before any byte " +
       'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be (503 SERVICE_UNAVAILABLE with Retry-After while ' +
       'Temporal does not answer). File name booking-<code>-receipt|refund-<locale>.pdf. ' +
       'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',

@@ -5,7 +5,6 @@ import {
   refuseCancellation,
   refuseInvoice,
   type BoardingTicketFacts,
-  type DocumentLocale,
   type SnapshotData,
   type SnapshotPayment,
   type SnapshotTraveller,
@@ -353,20 +352,22 @@ interface IssuedReceiptRow {
 }
 
 /**
- * PAYMENT_RECEIPT or REFUND_NOTICE under its fixed number: the data of the number's first snapshot
- * in this locale (an issued receipt never changes), else the collection record's facts, issued
- * when the number was assigned.
+ * PAYMENT_RECEIPT or REFUND_NOTICE under its fixed number: the data of the number's first snapshot,
+ * in whichever language it was first issued (an issued receipt never changes), else the collection
+ * record's facts, issued when the number was assigned. The data is the same for both languages
+ * (every name in it is bilingual, codes are put into words when printed), so the other language
+ * prints the facts of the issue too; each language is still its own snapshot and render.
  */
 export async function receiptDocumentData(
   db: Database,
   booking: BookingFacts,
-  document: { kind: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE'; locale: DocumentLocale; record: CollectionRecord },
+  document: { kind: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE'; record: CollectionRecord },
   receipt: { number: string; issuedAt: string },
 ): Promise<SnapshotData> {
   const [issued] = await db.query<IssuedReceiptRow>(
-    `select data from document_snapshots where company_id = $1 and kind = $2 and number = $3 and locale = $4
+    `select data from document_snapshots where company_id = $1 and kind = $2 and number = $3
      order by created_at, id limit 1`,
-    [booking.companyId, document.kind, receipt.number, document.locale],
+    [booking.companyId, document.kind, receipt.number],
   );
   if (issued) return issued.data;
   const { record } = document;

@@ -97,7 +97,7 @@ async function documentData(
       return { kind: input.kind, number: null, data: await boardingDocumentData(db, booking) };
     case 'PAYMENT_RECEIPT':
     case 'REFUND_NOTICE':
-      return receiptDocument(db, booking, input.kind, input.locale);
+      return receiptDocument(db, booking, input.kind);
     case 'INVOICE':
       return { kind: input.kind, number: null, data: await invoiceDocumentData(db, booking) };
     case 'CANCELLATION_CONFIRMATION':
@@ -107,13 +107,13 @@ async function documentData(
 
 /**
  * A receipt of the booking's collection record (pickCollectionRecord) under its fixed number,
- * assigned here on first use (db/writes/receipts.ts).
+ * assigned here on first use (db/writes/receipts.ts). Every language prints the data the number
+ * was first issued with (receiptDocumentData).
  */
 async function receiptDocument(
   db: Database,
   booking: BookingFacts,
   asked: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE',
-  locale: DocumentLocale,
 ): Promise<{ kind: DocumentKind; number: string; data: SnapshotData }> {
   const { kind, record } = receiptOf(asked, await pickCollectionRecord(db, booking));
   const receipt = await issueReceiptNumber(db, {
@@ -122,7 +122,7 @@ async function receiptDocument(
     companyId: booking.companyId,
     bookingId: booking.id,
   });
-  const data = await receiptDocumentData(db, booking, { kind, locale, record }, receipt);
+  const data = await receiptDocumentData(db, booking, { kind, record }, receipt);
   return { kind, number: receipt.number, data };
 }
 

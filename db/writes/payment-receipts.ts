@@ -61,7 +61,7 @@ export async function buildPaymentReceipt(
     companyId: booking.companyId,
     bookingId: booking.id,
   });
-  const data = await receiptDocumentData(db, booking, { kind, locale: input.locale, record }, receipt);
+  const data = await receiptDocumentData(db, booking, { kind, record }, receipt);
   return documentOf(booking, input.locale, { kind, number: receipt.number, data });
 }
 

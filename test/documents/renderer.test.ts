@@ -7,10 +7,12 @@ import { DOCUMENT_KINDS, DOCUMENT_LOCALES, type DocumentKind } from '../../domai
 import { sampleSnapshotData } from '../support/document-data.js';
 import {
   decodeQrCodes,
+  decodeQrCodesByPage,
   pdfIsTagged,
   pdfLanguage,
   pdfPageCount,
   pdfPageSizesMm,
+  pdfPageTexts,
   pdfText,
 } from '../support/pdf.js';
 
@@ -143,6 +145,29 @@ describe('PDF documents', () => {
     expect(english).not.toContain('Online');
     expect(arabic).toContain('المكتب بعد إعلان المسافر');
     expect(arabic).not.toContain('إلكترونية');
+  });
+
+  it('a ticket prints one page per ticket (traveller × leg), each with its own QR and no blank page, in both languages', async () => {
+    const legs = [1, 2].flatMap((leg) =>
+      data.travellers.map((traveller, index) => ({
+        ...traveller,
+        seat_number: `${leg}${'AB'[index]}`,
+        leg,
+        credential: `${traveller.credential!}#leg${leg}`,
+      })),
+    );
+    const ticket = sampleSnapshotData({ travellers: legs });
+    for (const locale of DOCUMENT_LOCALES) {
+      const bytes = await pool.renderPdf(documentHtml('TICKET', locale, ticket));
+      expect(pdfPageCount(bytes)).toBe(legs.length);
+      expect(decodeQrCodesByPage(bytes)).toEqual(legs.map((traveller) => [traveller.credential]));
+      pdfPageTexts(bytes).forEach((text, index) => {
+        expect(text).toContain(TITLES[locale].TICKET);
+        expect(text).toContain(ticket.booking.code);
+        expect(text).toContain(legs[index]!.seat_number);
+        for (const word of wordsOf(legs[index]!.name)) expect(text).toContain(word);
+      });
+    }
   });
 
   it('prints every interpolated value as text: a traveller named <script> cannot inject markup', async () => {

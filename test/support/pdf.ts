@@ -21,12 +21,17 @@ export function pdfPageCount(bytes: Uint8Array): number {
 
 /** The text of all pages, in reading order, pages separated by a form feed. */
 export function pdfText(bytes: Uint8Array): string {
+  return pdfPageTexts(bytes).join('\f');
+}
+
+/** The text of each page, in reading order. */
+export function pdfPageTexts(bytes: Uint8Array): string[] {
   const document = openPdf(bytes);
   const pages: string[] = [];
   for (let index = 0; index < document.countPages(); index += 1) {
     pages.push(document.loadPage(index).toStructuredText('preserve-whitespace').asText());
   }
-  return pages.join('\f');
+  return pages;
 }
 
 /** Page sizes in millimetres (A4 is 210 × 297). */
@@ -64,9 +69,16 @@ const MIN_QR_POINTS = 40;
  * confuse each other and plain text is never mistaken for one.
  */
 export function decodeQrCodes(bytes: Uint8Array): string[] {
+  return decodeQrCodesByPage(bytes).flat();
+}
+
+/** The QR codes of each page (decodeQrCodes), one list per page in page order. */
+export function decodeQrCodesByPage(bytes: Uint8Array): string[][] {
   const document = openPdf(bytes);
-  const found: string[] = [];
+  const pages: string[][] = [];
   for (let index = 0; index < document.countPages(); index += 1) {
+    const found: string[] = [];
+    pages.push(found);
     const page = document.loadPage(index);
     const rasters = new Map<number, Raster>();
     const rasterAt = (dpi: number) => rasters.get(dpi) ?? rasters.set(dpi, rasterOf(page, dpi)).get(dpi)!;
@@ -80,7 +92,7 @@ export function decodeQrCodes(bytes: Uint8Array): string[] {
       }
     }
   }
-  return found;
+  return pages;
 }
 
 type Rect = [number, number, number, number];

@@ -23,25 +23,57 @@ export function viewOf(kind: DocumentKind, locale: DocumentLocale, data: Snapsho
   return { kind, locale, data, t: LABELS[locale] };
 }
 
+/** The document's title, the company and the reference on top. */
+function documentHead({ locale, data, t, kind }: DocumentView, reference: SafeHtml): SafeHtml {
+  const company = locale === 'ar' ? data.company.name_ar : data.company.name_en;
+  return html`<header class="document-head">
+    <div>
+      <h1>${t.titles[kind]}</h1>
+      <div class="company">${company}</div>
+      ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
+    </div>
+    <div class="reference">${reference}</div>
+  </header>`;
+}
+
+const documentFoot = ({ locale, data, t }: DocumentView): SafeHtml =>
+  html`<footer>${t.issuedAt}: ${dateTime(locale, data.issued_at)}</footer>`;
+
+/** The HTML document around `content`: language and direction on <html>, the title and the stylesheet. */
+const printed = (view: DocumentView, content: SafeHtml): string =>
+  printedPage(
+    view.locale,
+    `${view.t.titles[view.kind]} ${view.data.booking.code}`,
+    documentCss(view.locale),
+    content,
+  );
+
 /** The whole page: language and direction on <html>, the company and reference on top. */
 export function page(view: DocumentView, reference: SafeHtml, body: SafeHtml[]): string {
-  const { locale, data, t } = view;
-  const company = locale === 'ar' ? data.company.name_ar : data.company.name_en;
-  const title = t.titles[view.kind];
-  return printedPage(
-    locale,
-    `${title} ${data.booking.code}`,
-    documentCss(locale),
-    html`<header class="document-head">
-        <div>
-          <h1>${title}</h1>
-          <div class="company">${company}</div>
-          ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
-        </div>
-        <div class="reference">${reference}</div>
-      </header>
+  return printed(
+    view,
+    html`${documentHead(view, reference)}
       <main>${body}</main>
-      <footer>${t.issuedAt}: ${dateTime(locale, data.issued_at)}</footer>`,
+      ${documentFoot(view)}`,
+  );
+}
+
+/**
+ * A document printed as separate pages, one per entry of `sheets`: each page a whole one, with the
+ * company and reference on top and the issue at the foot, and each after the first on a new page
+ * (a break before, never after, so no blank page ends the document).
+ */
+export function pagedDocument(view: DocumentView, reference: SafeHtml, sheets: SafeHtml[][]): string {
+  return printed(
+    view,
+    html`<main>
+      ${sheets.map(
+        (body) =>
+          html`<article class="sheet">
+            ${documentHead(view, reference)} ${body} ${documentFoot(view)}
+          </article>`,
+      )}
+    </main>`,
   );
 }
 
@@ -107,7 +139,8 @@ export function bookingSection({ locale, data, t }: DocumentView): SafeHtml {
 /** Whether the booking spans more than one leg: then each traveller's seat names its leg. */
 const spansLegs = (data: SnapshotData) => data.travellers.some((traveller) => traveller.leg !== 1);
 
-export function travellersTable({ data, t }: DocumentView): SafeHtml {
+/** Who sits where: `travellers` (else all the booking's), with the leg when the booking spans legs. */
+export function travellersTable({ data, t }: DocumentView, travellers = data.travellers): SafeHtml {
   const multiLeg = spansLegs(data);
   return html`<section>
     <h2>${t.travellers}</h2>
@@ -120,7 +153,7 @@ export function travellersTable({ data, t }: DocumentView): SafeHtml {
         </tr>
       </thead>
       <tbody>
-        ${data.travellers.map(
+        ${travellers.map(
           (traveller) =>
             html`<tr>
               <td dir="auto">${traveller.name}</td>
@@ -133,25 +166,27 @@ export function travellersTable({ data, t }: DocumentView): SafeHtml {
   </section>`;
 }
 
-/** One boarding pass per traveller seat that carries a signed credential, each with its own QR code. */
-export function boardingPasses({ data, t }: DocumentView): SafeHtml {
-  const holders = data.travellers.filter((traveller) => traveller.credential);
+/** The traveller seats that carry a signed credential: one ticket each (traveller × leg). */
+export const credentialHolders = (data: SnapshotData): SnapshotTraveller[] =>
+  data.travellers.filter((traveller) => traveller.credential);
+
+/** One traveller seat's boarding pass: who, the seat (and its leg when the booking spans legs), the QR. */
+function pass({ data, t }: DocumentView, traveller: SnapshotTraveller): SafeHtml {
+  const leg = spansLegs(data) ? html` · ${t.leg} ${String(traveller.leg)}` : '';
+  return html`<div class="pass">
+    <div class="who" dir="auto">${traveller.name}</div>
+    <div>${t.seat}: <bdi>${traveller.seat_number}</bdi>${leg}</div>
+    ${qrSvg(traveller.credential!)}
+  </div>`;
+}
+
+/** The boarding passes of `holders` (credentialHolders), each with its own QR code. */
+export function boardingPasses(view: DocumentView, holders = credentialHolders(view.data)): SafeHtml {
   if (holders.length === 0) return html``;
-  const legOf = spansLegs(data)
-    ? (traveller: SnapshotTraveller) => html` · ${t.leg} ${String(traveller.leg)}`
-    : () => '';
-  const passes = holders.map(
-    (traveller) =>
-      html`<div class="pass">
-        <div class="who" dir="auto">${traveller.name}</div>
-        <div>${t.seat}: <bdi>${traveller.seat_number}</bdi>${legOf(traveller)}</div>
-        ${qrSvg(traveller.credential!)}
-      </div>`,
-  );
   return html`<section>
-    <h2>${t.boardingPass}</h2>
-    <p class="note">${t.scanNote}</p>
-    <div class="passes">${passes}</div>
+    <h2>${view.t.boardingPass}</h2>
+    <p class="note">${view.t.scanNote}</p>
+    <div class="passes">${holders.map((traveller) => pass(view, traveller))}</div>
   </section>`;
 }
 

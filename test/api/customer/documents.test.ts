@@ -12,7 +12,13 @@ import {
   staffSession,
   type JourneyTrip,
 } from '../../support/journey-rows.js';
-import { decodeQrCodes, pdfPageCount, pdfText } from '../../support/pdf.js';
+import {
+  decodeQrCodes,
+  decodeQrCodesByPage,
+  pdfPageCount,
+  pdfPageTexts,
+  pdfText,
+} from '../../support/pdf.js';
 
 describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', () => {
   const app = useTestApp();
@@ -105,6 +111,26 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
       for (const code of codes) expect((await scanAtDoor(code)).valid).toBe(true);
       const [snapshot] = await snapshotsOf(rows.bookingId);
       expect(snapshot).toMatchObject({ kind: 'TICKET', locale });
+    });
+
+    it(`prints the ticket (${locale}) one page per ticket: each page its traveller, seat and QR, no blank page`, async () => {
+      const names = ['Omar Saleh', 'Huda Saleh', 'Sami Saleh'];
+      const rows = await confirmedBooking(names);
+      const response = await download(rows.bookingId, 'ticket', locale);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(pdfPageCount(response.bytes)).toBe(3);
+      const pages = pdfPageTexts(response.bytes);
+      const codes = decodeQrCodesByPage(response.bytes);
+      const travellerOf = (code: string) => JSON.parse(code).payload as { ticketId: string };
+      expect(codes.map((page) => page.length)).toEqual([1, 1, 1]);
+      expect(codes.map(([code]) => travellerOf(code!).ticketId).sort()).toEqual([...rows.ticketIds].sort());
+      pages.forEach((text, index) => {
+        // Each page is a whole ticket: the booking, the trip, and only its own traveller and seat.
+        expect(text).toContain(names[index]);
+        expect(text).toContain(`${index + 1}A`);
+        for (const other of names.filter((_, at) => at !== index)) expect(text).not.toContain(other);
+        expect(text).toContain(locale === 'ar' ? 'تذكرة سفر' : 'Ticket');
+      });
     });
   }
 

@@ -7,7 +7,7 @@ import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from '../../support/journey-rows.js';
 import type { Caller } from '../../support/journeys.js';
 import { collectCash } from '../../support/payments.js';
-import { pdfText } from '../../support/pdf.js';
+import { pdfLanguage, pdfText } from '../../support/pdf.js';
 
 const RECEIPT_NUMBER = /RCP-\d{4}-\d{6}/;
 const REFUND_NUMBER = /RFD-\d{4}-\d{6}/;
@@ -221,6 +221,87 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
     await app.db.query(`update companies set name_en = replace(name_en, ' Renamed', '') where id = $1`, [
       trip.companyId,
     ]);
+  });
+
+  describe('one issued receipt whatever the language it is read in', () => {
+    /** A company of its own, so changing its name and phone touches no other test. */
+    let ownTrip: JourneyTrip;
+    const company = (fields: { name_ar?: string; name_en?: string; phone: string }) =>
+      app.db.query(
+        `update companies set name_ar = coalesce($2, name_ar), name_en = coalesce($3, name_en), phone = $4
+         where id = $1`,
+        [ownTrip.companyId, fields.name_ar ?? null, fields.name_en ?? null, fields.phone],
+      );
+    const snapshotDataOf = (bookingId: string, kind: string) =>
+      app.db.query<{ locale: string; number: string; data: unknown }>(
+        `select locale, number, data from document_snapshots where booking_id = $1 and kind = $2 order by created_at`,
+        [bookingId, kind],
+      );
+
+    beforeAll(async () => {
+      ownTrip = journeyTripOf(await createCorridor(app.db));
+    });
+
+    it('the English copy of a receipt first issued in Arabic prints the company as it was at issue, in English', async () => {
+      await company({ name_en: 'Qadmous Lines', phone: '+963114440001' });
+      const rows = await confirmedBooking(['Rami Haddad'], ownTrip);
+      await collectCash(app.db, rows.bookingId);
+      const arabic = await download(rows.bookingId, 'ar');
+      expect(arabic.status, JSON.stringify(arabic.body)).toBe(200);
+      const number = RECEIPT_NUMBER.exec(pdfText(arabic.bytes))?.[0];
+      expect(number).toBeDefined();
+
+      // The company is renamed and changes its phone after the receipt was issued.
+      await company({ name_en: 'Qadmous Express', phone: '+963114449999' });
+      const english = await download(rows.bookingId, 'en');
+      expect(english.status, JSON.stringify(english.body)).toBe(200);
+      const text = pdfText(english.bytes);
+      expect(RECEIPT_NUMBER.exec(text)?.[0]).toBe(number);
+      expect(text).toContain('Qadmous Lines');
+      expect(text).toContain('+963114440001');
+      expect(text).not.toContain('Qadmous Express');
+      expect(text).not.toContain('+963114449999');
+      // Each language is its own render of the one issued receipt, never the other's bytes.
+      expect(pdfLanguage(english.bytes)).toBe('en');
+      expect(pdfLanguage((await download(rows.bookingId, 'ar')).bytes)).toBe('ar');
+      expect(pdfText((await download(rows.bookingId, 'en')).bytes)).toBe(text);
+      const [first, second] = await snapshotDataOf(rows.bookingId, 'PAYMENT_RECEIPT');
+      expect([first?.locale, second?.locale]).toEqual(['ar', 'en']);
+      expect(second?.number).toBe(number);
+      expect(second?.data).toEqual(first?.data);
+      expect(await receiptsOf(rows.bookingId)).toHaveLength(1);
+    });
+
+    it('the Arabic copy of a refund notice first issued in English prints the company as it was at issue, in Arabic', async () => {
+      await company({ name_ar: 'شركة الساحل للنقل', phone: '+963114440002' });
+      const rows = await confirmedBooking(['Lina Haddad'], ownTrip);
+      const collection = await collectCash(app.db, rows.bookingId);
+      expect((await download(rows.bookingId, 'en')).status).toBe(200);
+      await app.db.query(
+        `update payment_operations set status = 'REFUNDED', refunded_at = now() where id = $1`,
+        [collection.paymentId],
+      );
+      await app.db.query(`update bookings set payment_status = 'REFUNDED' where id = $1`, [rows.bookingId]);
+      const english = await download(rows.bookingId, 'en');
+      expect(english.status, JSON.stringify(english.body)).toBe(200);
+      const number = REFUND_NUMBER.exec(pdfText(english.bytes))?.[0];
+      expect(number).toBeDefined();
+
+      await company({ name_ar: 'شركة الجبل للنقل', phone: '+963114449998' });
+      const arabic = await download(rows.bookingId, 'ar');
+      expect(arabic.status, JSON.stringify(arabic.body)).toBe(200);
+      expect(arabic.headers.get('content-disposition')).toContain('-refund-ar.pdf');
+      const text = pdfText(arabic.bytes);
+      expect(REFUND_NUMBER.exec(text)?.[0]).toBe(number);
+      expect(text).toContain('+963114440002');
+      expect(text).toContain('الساحل');
+      expect(text).not.toContain('الجبل');
+      expect(text).not.toContain('+963114449998');
+      expect(pdfLanguage(arabic.bytes)).toBe('ar');
+      const [first, second] = await snapshotDataOf(rows.bookingId, 'REFUND_NOTICE');
+      expect([first?.locale, second?.locale]).toEqual(['en', 'ar']);
+      expect(second?.data).toEqual(first?.data);
+    });
   });
 
   it('fails with 500 DOCUMENT_RENDER_FAILED, sending nothing, when the checksum cannot be recorded', async () => {

@@ -117,6 +117,31 @@ describe('GET /dashboard/api/payments/receipts/{source}/{id}', () => {
     ]);
   });
 
+  it('a receipt read in the other language is the one issued: same number, the company as it was at issue', async () => {
+    const own = await financeWorld(app);
+    await app.db.query(`update companies set phone = '+963114440003' where id = $1`, [own.companyId]);
+    const collected = await collectedPayment(app, own, 'office');
+    const arabic = await receipt(own.staff.ACCOUNTANT, 'office', collected.paymentId, 'ar');
+    expect(arabic.status, JSON.stringify(arabic.body)).toBe(200);
+    const number = RECEIPT_NUMBER.exec(pdfText(arabic.bytes))?.[0];
+    expect(number).toBeDefined();
+
+    await app.db.query(
+      `update companies set name_en = name_en || ' Renamed', phone = '+963114449997' where id = $1`,
+      [own.companyId],
+    );
+    const english = await receipt(own.staff.OWNER, 'office', collected.paymentId, 'en');
+    expect(english.status, JSON.stringify(english.body)).toBe(200);
+    const text = pdfText(english.bytes);
+    expect(RECEIPT_NUMBER.exec(text)?.[0]).toBe(number);
+    expect(text).toContain('+963114440003');
+    expect(text).not.toContain('+963114449997');
+    expect(text).not.toContain('Renamed');
+    expect(await numbersOf(collected.bookingId)).toEqual([
+      { kind: 'PAYMENT_RECEIPT', number, payment_id: collected.paymentId },
+    ]);
+  });
+
   it('has no receipt for an incomplete record, and none for another company or another source', async () => {
     const pending = await pendingPayment(app, world);
     const incomplete = await receipt(world.staff.OWNER, 'transaction', pending.paymentId);
