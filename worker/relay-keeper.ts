@@ -14,7 +14,8 @@ import { startPeriodicCheck } from './periodic.js';
  * starts it again when its latest run has closed, or when Temporal knows none (a worker that came
  * up before any API). A run an operator cancelled is their stop, as for trip schedules: it is left
  * closed (an API process that starts still starts it again). Several workers may check at once:
- * the start joins a run already open, so there is one relay.
+ * the start joins a run already open, so there is one relay. A relay it starts hands out the
+ * worker's WEBHOOK_RETRY_HOURS until an API process starts and signals its own (ensureRelay).
  */
 const KEEP_CHECK_MS = 5_000;
 

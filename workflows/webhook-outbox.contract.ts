@@ -1,3 +1,4 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { RetryPlan } from '../domain/webhooks.js';
 import { workflowIds } from './shared.js';
 import { retryPlanOf } from './webhook-delivery.contract.js';
@@ -11,13 +12,23 @@ import { retryPlanOf } from './webhook-delivery.contract.js';
  * wait and retry (network error, timeout, 3xx, 5xx, 408, 429) is handed to a
  * webhook-delivery/{deliveryId} workflow, which the relay starts and which waits the backoff before
  * its first retry; those are the ones in the Temporal UI (CompanyId, BookingId, ProcessStatus).
- * The API starts the relay at boot (a second start joins the running one), and every worker starts
- * it again when its run has closed other than by an operator's cancel (worker/relay-keeper.ts).
+ * The API starts the relay at boot with retryPlanSignal (signal-with-start: a relay already running
+ * is kept and takes that process's retry plan), and every worker starts it again when its run has
+ * closed other than by an operator's cancel (worker/relay-keeper.ts), with the worker's plan.
  */
 export const WEBHOOK_OUTBOX_WORKFLOW = 'webhookOutbox';
 
+/**
+ * The retry plan of an API process's configuration (retryPlanOf: WEBHOOK_RETRY_HOURS), sent with
+ * every start of the relay an API process makes: a running relay hands it to the delivery
+ * workflows it starts from then on, and on to its next run at continue-as-new.
+ */
+export const retryPlanSignal = defineSignal<[RetryPlan]>('retryPlan');
+/** The retry plan the relay hands to the delivery workflows it starts now. */
+export const currentRetryPlanQuery = defineQuery<RetryPlan>('currentRetryPlan');
+
 export interface WebhookOutboxInput {
-  /** Handed to every delivery workflow it starts. */
+  /** Handed to every delivery workflow it starts, until a retryPlanSignal brings another. */
   retry: RetryPlan;
   /**
    * How long the idle loop runs before it hands back to the workflow: the bound on the lag should a
@@ -36,6 +47,8 @@ export interface WebhookOutboxInput {
   leaseMs?: number;
   /** How long one step keeps claiming first attempts (default WEBHOOK_RELAY_DEFAULTS). */
   budgetMs?: number;
+  /** Steps a run takes before it continues as new (500 when absent; tests take fewer). */
+  stepsPerRun?: number;
   /** Deliveries the previous run started, still to be marked. */
   started?: string[];
 }
@@ -57,8 +70,9 @@ export const WEBHOOK_RELAY_DEFAULTS = {
 } as const;
 
 /**
- * How the relay is started (by the API at boot, by the worker's keeper): one id per namespace, a
- * start while a run is open joins it, and a closed run (whatever its end) may be followed by a new one.
+ * How the relay is started (by the API at boot, with retryPlanSignal; by the worker's keeper): one
+ * id per namespace, a start while a run is open joins it, and a closed run (whatever its end) may
+ * be followed by a new one.
  */
 export function relayStart(config: {
   TEMPORAL_TASK_QUEUE: string;

@@ -1,12 +1,24 @@
-import { proxyActivities, proxyLocalActivities, workflowInfo, continueAsNew } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { workflowIds } from './shared.js';
 import type { Activities } from './steps.js';
 import {
   deliverySearchAttributes,
   WEBHOOK_DELIVERY_WORKFLOW,
+  type RetryPlan,
   type WebhookDeliveryInput,
 } from './webhook-delivery.contract.js';
-import { WEBHOOK_RELAY_DEFAULTS, type WebhookOutboxInput } from './webhook-outbox.contract.js';
+import {
+  currentRetryPlanQuery,
+  retryPlanSignal,
+  WEBHOOK_RELAY_DEFAULTS,
+  type WebhookOutboxInput,
+} from './webhook-outbox.contract.js';
 
 /** Starting workflows is short: a local activity, inside the workflow task. */
 const stepping = proxyLocalActivities<Activities>({
@@ -25,15 +37,18 @@ const relaying = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-/** A run continues as new after this many steps (or sooner when Temporal suggests it). */
+/**
+ * A run continues as new after this many steps, unless its input says otherwise (or sooner when
+ * Temporal suggests it).
+ */
 const STEPS_PER_RUN = 500;
 
 type DeliveryToStart = Awaited<ReturnType<Activities['relayWebhookDeliveries']>>['toStart'][number];
 
 /** webhook-delivery/{deliveryId} for each delivery: its input, search attributes and memo. */
-function startsOf(deliveries: DeliveryToStart[], input: WebhookOutboxInput) {
+function startsOf(deliveries: DeliveryToStart[], retry: RetryPlan) {
   return deliveries.map((delivery) => {
-    const args: [WebhookDeliveryInput] = [{ ...delivery, trigger: 'AUTOMATIC', retry: input.retry }];
+    const args: [WebhookDeliveryInput] = [{ ...delivery, trigger: 'AUTOMATIC', retry }];
     return {
       workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
       args,
@@ -49,8 +64,10 @@ function startsOf(deliveries: DeliveryToStart[], input: WebhookOutboxInput) {
  * each and the next step marks them started, so a crash in between only starts them again (a
  * running one is kept). A step that did nothing is followed by the idle loop (awaitWebhookOutbox),
  * which steps itself on each committed event and hands back only when workflows are to be started
- * or waitMs has passed, so a busy outbox adds no events to this history. After STEPS_PER_RUN steps
- * it continues as new, handing over the ids still to mark.
+ * or waitMs has passed, so a busy outbox adds no events to this history. After STEPS_PER_RUN
+ * steps it continues as new, handing over the ids still to mark. The retry plan it hands to the
+ * delivery workflows is its input's until an API process signals its own (retryPlanSignal, at the
+ * process's start): that one from then on, and on to the next run.
  */
 export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
   const settings = {
@@ -59,19 +76,25 @@ export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
     leaseMs: input.leaseMs ?? WEBHOOK_RELAY_DEFAULTS.leaseMs,
     budgetMs: input.budgetMs ?? WEBHOOK_RELAY_DEFAULTS.budgetMs,
   };
+  let retry = input.retry;
+  setHandler(retryPlanSignal, (plan) => {
+    retry = plan;
+  });
+  setHandler(currentRetryPlanQuery, () => retry);
   let started = input.started ?? [];
-  for (let step = 0; step < STEPS_PER_RUN && !workflowInfo().continueAsNewSuggested; step++) {
+  const stepsPerRun = input.stepsPerRun ?? STEPS_PER_RUN;
+  for (let step = 0; step < stepsPerRun && !workflowInfo().continueAsNewSuggested; step++) {
     const { attempted, toStart } = await relaying.relayWebhookDeliveries({ started, ...settings });
     if (toStart.length) {
       await stepping.startWebhookDeliveries({
         workflowType: WEBHOOK_DELIVERY_WORKFLOW,
         taskQueue: workflowInfo().taskQueue,
-        starts: startsOf(toStart, input),
+        starts: startsOf(toStart, retry),
       });
     } else if (!attempted) {
       await relaying.awaitWebhookOutbox({ waitMs: input.waitMs, ...settings });
     }
     started = toStart.map((delivery) => delivery.deliveryId);
   }
-  await continueAsNew<typeof webhookOutbox>({ ...input, started });
+  await continueAsNew<typeof webhookOutbox>({ ...input, retry, started });
 }

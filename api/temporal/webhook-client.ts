@@ -9,7 +9,11 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW,
   type WebhookDeliveryInput,
 } from '../../workflows/webhook-delivery.contract.js';
-import { relayStart, WEBHOOK_OUTBOX_WORKFLOW } from '../../workflows/webhook-outbox.contract.js';
+import {
+  relayStart,
+  retryPlanSignal,
+  WEBHOOK_OUTBOX_WORKFLOW,
+} from '../../workflows/webhook-outbox.contract.js';
 import { unavailableKind } from '../http/unavailable.js';
 
 type WebhookConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'WEBHOOK_RETRY_HOURS'>;
@@ -17,14 +21,20 @@ type WebhookConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE' | 'WEBHOO
 /**
  * The API's side of webhook delivery. `ensureRelay` starts the one webhook-outbox relay of the
  * namespace (at API start; a relay already running is kept, a closed one is started again; the
- * workers restart one that closes later, worker/relay-keeper.ts). `redeliver` starts
+ * workers restart one that closes later, worker/relay-keeper.ts) and hands it this process's retry
+ * plan (signal-with-start: a running relay hands WEBHOOK_RETRY_HOURS as this process has it to the
+ * delivery workflows it starts from then on). `redeliver` starts
  * webhook-delivery/{deliveryId} again for a manual redelivery (same id, a new run);
  * `deliveryRunOpen` tells whether that id has a run still open.
  */
 export function webhookClient(temporal: Client, config: WebhookConfig) {
   return {
     async ensureRelay(): Promise<void> {
-      await temporal.workflow.start(WEBHOOK_OUTBOX_WORKFLOW, relayStart(config));
+      await temporal.workflow.signalWithStart(WEBHOOK_OUTBOX_WORKFLOW, {
+        ...relayStart(config),
+        signal: retryPlanSignal,
+        signalArgs: [retryPlanOf(config)],
+      });
     },
 
     /**

@@ -1,14 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayStep, type RelayStepInput } from '../../activities/webhook-relay.js';
+import { webhookClient } from '../../api/temporal/webhook-client.js';
 import { createLogger } from '../../config/logger.js';
 import { recordTripEvent } from '../../db/writes/outbox.js';
 import { claimFirstAttempts } from '../../db/writes/webhook-first-attempts.js';
 import { dispatchOutboxEvents } from '../../db/writes/webhook-deliveries.js';
 import { searchAttributeKeys, workflowIds } from '../../workflows/shared.js';
-import { WEBHOOK_DELIVERY_WORKFLOW } from '../../workflows/webhook-delivery.contract.js';
+import {
+  retryPlanOf,
+  WEBHOOK_DELIVERY_WORKFLOW,
+  type WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery.contract.js';
+import { currentRetryPlanQuery } from '../../workflows/webhook-outbox.contract.js';
 import { cancelBooking } from '../support/booking-changes.js';
 import {
   bookableTrip,
@@ -1261,4 +1268,77 @@ describe('the webhook relay an operator ends (the worker keeps it running)', () 
     );
     expect(sentFor(booking.id).map((request) => request.event)).toEqual(['booking.created']);
   }, 70_000);
+});
+
+const RETRY_HOURS_SECRET = 'receiver-retry-hours-secret-0123';
+
+/**
+ * README (Webhooks): failing deliveries retry for WEBHOOK_RETRY_HOURS, then FAILED. The relay is
+ * started once and runs on across deploys: an API process that starts with another value must
+ * reach the deliveries the running relay starts from then on. TIME_SCALE 0.001: 72 hours are
+ * 259 s here, 1 hour 3.6 s (the first retry waits 10 ms).
+ */
+describe('an API process that starts with a new WEBHOOK_RETRY_HOURS', () => {
+  const app = useTestApp({ TIME_SCALE: 0.001, WEBHOOK_RETRY_HOURS: 72, UNPAID_BOOKINGS_MAX: 0 });
+  const newProcess = () => ({ ...app.config, WEBHOOK_RETRY_HOURS: 1 });
+  const relay = () => app.temporal.workflow.getHandle(workflowIds.webhookOutbox());
+  let trip: BookableTripFixture;
+  let key: string;
+  let receiver: Receiver;
+  let subscriptionId: string;
+  let caller: Caller;
+
+  beforeAll(async () => {
+    // The relay running with 72 hours, as the earlier deployment left it.
+    ({ trip, key, receiver, subscriptionId, caller } = await subscribedCompany(app, {
+      seats: 5,
+      secret: RETRY_HOURS_SECRET,
+      events: ['booking.created'],
+    }));
+  });
+  afterAll(async () => {
+    await restartRelay(app);
+    await receiver?.close();
+  });
+
+  it('the running relay is kept, and a delivery it starts afterwards is FAILED after the new window', async () => {
+    const before = await relay().describe();
+    // api/server.ts: the new process ensures the relay when it starts.
+    await webhookClient(app.temporal, newProcess()).ensureRelay();
+    // What an operator asks the relay (Temporal UI, Queries): the plan it hands out now.
+    expect(await relay().query(currentRetryPlanQuery)).toEqual(retryPlanOf(newProcess()));
+
+    receiver.mode = 'down';
+    const booking = await createBooking(app, caller, {
+      tripId: trip.tripId,
+      seatNumbers: [trip.seatNumbers[0]!],
+    });
+    const row = await eventually(
+      async () =>
+        (
+          await app.db.query<{ id: string; status: string; attempts: number }>(
+            `select id, status, attempts from webhook_deliveries where booking_id = $1 and subscription_id = $2`,
+            [booking.id, subscriptionId],
+          )
+        )[0],
+      (found) => found?.status === 'FAILED',
+      30_000,
+    );
+    // 3.6 s of retries, not 259 s: FAILED, as the delivery log shows it.
+    expect(row?.status).toBe('FAILED');
+    expect(row!.attempts).toBeGreaterThan(1);
+    const detail = await app.request(`/api/webhooks/${subscriptionId}/deliveries/${row!.id}`, { token: key });
+    expect([detail.status, detail.body.data.status]).toEqual([200, 'FAILED']);
+    // Its retry workflow was handed the new process's plan.
+    const history = await app.temporal.workflow
+      .getHandle(workflowIds.webhookDelivery(row!.id))
+      .fetchHistory();
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    const input = defaultPayloadConverter.fromPayload<WebhookDeliveryInput>(started.input!.payloads![0]!);
+    expect(input.retry).toEqual(retryPlanOf(newProcess()));
+
+    // The relay that ran on is the one that started it: not ended, not replaced.
+    const after = await relay().describe();
+    expect([after.status.name, after.runId]).toEqual(['RUNNING', before.runId]);
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
@@ -7,8 +8,14 @@ import {
   type WebhookDeliveryInput,
 } from '../../../workflows/webhook-delivery.contract.js';
 import type { webhookDelivery } from '../../../workflows/webhook-delivery.js';
-import { WEBHOOK_OUTBOX_WORKFLOW } from '../../../workflows/webhook-outbox.contract.js';
-import { useWorkflowEnvironment } from '../../support/workflow-env.js';
+import {
+  currentRetryPlanQuery,
+  retryPlanSignal,
+  WEBHOOK_OUTBOX_WORKFLOW,
+  type WebhookOutboxInput,
+} from '../../../workflows/webhook-outbox.contract.js';
+import type { RetryPlan } from '../../../domain/webhooks.js';
+import { replayRecordedHistory, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /** webhookDelivery and the webhookOutbox relay with stubbed activities (no PostgreSQL, no HTTP). */
 type DeliverySteps = Pick<Activities, 'attemptWebhookDelivery' | 'giveUpWebhookDelivery'>;
@@ -202,5 +209,94 @@ describe('webhookOutbox relay (stubbed activities)', () => {
     });
     expect(marked[0]).toEqual([]);
     expect(marked[1]).toEqual([delivery.deliveryId]);
+  });
+
+  it('a retry plan signalled to the running relay goes to the deliveries it starts from then on, and on past continue-as-new', async () => {
+    const signalled: RetryPlan = { initialMs: 20, maxMs: 100, windowMs: 3_000 };
+    const handedOut: { deliveryId: string; retry: RetryPlan }[] = [];
+    let toStart: Awaited<ReturnType<Activities['relayWebhookDeliveries']>>['toStart'] = [];
+    let busy = false;
+    const nextDelivery = () => {
+      const deliveryId = randomUUID();
+      toStart = [
+        {
+          deliveryId,
+          companyId: randomUUID(),
+          bookingId: randomUUID(),
+          subscriptionId: randomUUID(),
+          event: 'booking.created',
+        },
+      ];
+      return deliveryId;
+    };
+    const retryOf = async (deliveryId: string) => {
+      for (let wait = 0; wait < 100 && !handedOut.some((start) => start.deliveryId === deliveryId); wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return handedOut.find((start) => start.deliveryId === deliveryId)?.retry;
+    };
+    const relay: Pick<
+      Activities,
+      'relayWebhookDeliveries' | 'startWebhookDeliveries' | 'awaitWebhookOutbox'
+    > = {
+      async relayWebhookDeliveries() {
+        const starting = toStart;
+        toStart = [];
+        // busy: a first attempt sent at every step, so the run takes its steps without waiting.
+        return { attempted: busy ? 1 : 0, toStart: starting };
+      },
+      async startWebhookDeliveries(input) {
+        for (const start of input.starts) {
+          const [delivery] = start.args as [WebhookDeliveryInput];
+          handedOut.push({ deliveryId: delivery.deliveryId, retry: delivery.retry });
+        }
+        return input.starts.map((start) => start.workflowId);
+      },
+      async awaitWebhookOutbox() {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      },
+    };
+    await temporal.withWorker(relay, async (taskQueue) => {
+      const handle = await temporal.client.workflow.start(WEBHOOK_OUTBOX_WORKFLOW, {
+        workflowId: `test-webhook-outbox/${randomUUID()}`,
+        taskQueue,
+        args: [{ retry: PLAN, waitMs: 50, limit: 10, stepsPerRun: 20 }],
+      });
+      try {
+        expect(await retryOf(nextDelivery())).toEqual(PLAN);
+
+        await handle.signal(retryPlanSignal, signalled);
+        expect(await retryOf(nextDelivery())).toEqual(signalled);
+        expect(await handle.query(currentRetryPlanQuery)).toEqual(signalled);
+
+        // The run continues as new (after its 20 steps here): the next run has the signalled plan.
+        const first = (await handle.describe()).runId;
+        busy = true;
+        let next = first;
+        for (let wait = 0; wait < 200 && next === first; wait++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          next = (await handle.describe()).runId;
+        }
+        busy = false;
+        expect(next).not.toBe(first);
+        const history = await temporal.client.workflow.getHandle(handle.workflowId, next).fetchHistory();
+        const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+        const input = defaultPayloadConverter.fromPayload<WebhookOutboxInput>(started.input!.payloads![0]!);
+        expect(input.retry).toEqual(signalled);
+        expect(await retryOf(nextDelivery())).toEqual(signalled);
+      } finally {
+        await handle.terminate();
+      }
+    });
+  }, 60_000);
+
+  it('a relay recorded before the retry-plan signal replays as it was recorded', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before retryPlanSignal:
+    // a step that started a delivery, steps with and without first attempts, idle waits.
+    await expect(
+      replayRecordedHistory(
+        new URL('./histories/webhook-outbox-before-retry-plan-signal.pb', import.meta.url),
+      ),
+    ).resolves.toBeUndefined();
   });
 });
