@@ -11,9 +11,10 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Trips completed before this release: one whose bookings have earned (an EARN entry) completed under
  * an active programme, and gets the programme's terms of today, so a replay still finishes an earning
- * a crash interrupted (the best record there is of terms nobody kept). Every other completed trip
- * (none of its bookings earned: the programme was off or earned 0 points then) stays null and earns
- * nothing more.
+ * a crash interrupted (the best record there is of terms nobody kept), even when the programme is
+ * switched off while this runs (the award credits nothing until it is on again). Every other
+ * completed trip (none of its bookings earned: the programme was off or earned 0 points then) stays
+ * null and earns nothing more.
  */
 export class Migration20261207000000_trip_earning_terms extends Migration {
   override up(): void {
@@ -26,7 +27,7 @@ export class Migration20261207000000_trip_earning_terms extends Migration {
     this.addSql(`
       update trips t set earning_points_per_100 = p.points_per_100, earning_referral_points = p.referral_points
         from loyalty_programs p
-       where t.status = 'COMPLETED' and p.company_id = t.company_id and p.active
+       where t.status = 'COMPLETED' and p.company_id = t.company_id
          and exists (select 1 from bookings b
                        join loyalty_transactions e on e.booking_id = b.id and e.kind = 'EARN'
                       where b.trip_id = t.id)`);
