@@ -4,6 +4,7 @@ import {
   allowedActions,
   attendanceCounters,
   attendanceStep,
+  compareManifestPlaces,
   dispatchTableMarkdown,
   readinessBlockers,
   refuseUnready,
@@ -289,5 +290,41 @@ describe('a scan at the door', () => {
 
   it('lets a used ticket of a leg that is over through, to be answered ALREADY_CHECKED_IN', () => {
     expect(scanRefusal(facts({ status: 'USED', expired: true }))).toBeNull();
+  });
+});
+
+describe('the manifest order', () => {
+  const place = (
+    seatNumber: string,
+    more: { deck?: number; boardingSequence?: number; itemId?: string } = {},
+  ) => ({
+    boardingSequence: more.boardingSequence ?? 0,
+    deck: more.deck ?? 1,
+    seatNumber,
+    itemId: more.itemId ?? seatNumber,
+  });
+  const order = (places: ReturnType<typeof place>[]) =>
+    [...places]
+      .sort(compareManifestPlaces)
+      .map((p) => `${p.boardingSequence}/${p.deck}/${p.seatNumber}/${p.itemId}`);
+
+  it("lists seats by the label's number, not as text: 1, 1A, 2, 10, 12B, then lettered labels", () => {
+    expect(
+      order(['10', 'VIP1', '2', 'A10', '12B', '1A', 'A2', '1', 'VIP10', 'VIP2'].map((s) => place(s))),
+    ).toEqual(
+      ['1', '1A', '2', '10', '12B', 'A2', 'A10', 'VIP1', 'VIP2', 'VIP10'].map((s) => `0/1/${s}/${s}`),
+    );
+  });
+
+  it('keeps boarding stops first, then the lower deck, then the ticket id for equal labels', () => {
+    expect(
+      order([
+        place('3', { boardingSequence: 1 }),
+        place('1', { deck: 2 }),
+        place('7', { itemId: 'b' }),
+        place('7', { itemId: 'a' }),
+        place('2'),
+      ]),
+    ).toEqual(['0/1/2/2', '0/1/7/a', '0/1/7/b', '0/2/1/1', '1/1/3/3']);
   });
 });

@@ -1,3 +1,4 @@
+import { compareSeats } from './journey-seats.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -336,6 +337,28 @@ export function refuseUnready(status: TripStatus, action: TripAction, blockers: 
     blockers: stopping,
     allowedActions: allowedActions(status, blockers),
   });
+}
+
+/** Where a traveller's ticket sits in the manifest: boarding stop, seat (its deck on the bus, its label), ticket. */
+export interface ManifestPlace {
+  boardingSequence: number;
+  deck: number;
+  seatNumber: string;
+  itemId: string;
+}
+
+/**
+ * The manifest's order (the driver app's and the operations room's): by boarding stop, then in the
+ * bus's seat order, the one a hold picks seats in (journey-seats.ts compareSeats: lower deck first,
+ * then the label in natural order, so 2 before 10, 1A before 2 and 12B, numbered labels before
+ * lettered ones such as A2, A10, VIP1), then by ticket id, so equal labels keep one order.
+ */
+export function compareManifestPlaces(a: ManifestPlace, b: ManifestPlace): number {
+  return (
+    a.boardingSequence - b.boardingSequence ||
+    compareSeats(a, b) ||
+    (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0)
+  );
 }
 
 export interface AttendanceCounters {

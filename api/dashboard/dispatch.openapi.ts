@@ -344,7 +344,9 @@ export const docs = taggedOperations(TAGS, {
       'the driver; the manifest: one JOURNEY_TICKET item per modern traveller (ticket pending confirmation, valid or ' +
       'used; cancelled and re-issued tickets are not travellers) and a BOOKING item only per legacy booking without ' +
       'tickets, each with boarding and alighting stop, seat, payment state and attendance (who recorded it, when, from ' +
-      'where); attendance counters; readiness blockers; the actions allowed now; the last 25 operations log entries ' +
+      "where), ordered by boarding stop, then by seat in the bus's seat order (lower deck first, then the label's " +
+      'natural order: 2 before 10, 1A before 12B, numbered labels before lettered ones), legacy bookings last; ' +
+      'attendance counters; readiness blockers; the actions allowed now; the last 25 operations log entries ' +
       "(actor, action, state before and after, reason, time), newest first; and the pickup snapshot (the trip's " +
       'pickupLocation) with its confirmation status: CONFIRMED when the stop is enabled, in the route origin city and a ' +
       'pickup point of the company (or a public one), else UNCONFIRMED with the issues.\n\n' +

@@ -200,8 +200,9 @@ export const docs = taggedOperations(TAGS, {
   getDriverManifest: {
     summary: "A trip's manifest for the driver",
     description:
-      `${ACCESS} The travellers as the operations room lists them (JOURNEY_TICKET items, BOOKING only for legacy ` +
-      'bookings), with boarding stop, seat, payment state and attendance, and the attendance counters.',
+      `${ACCESS} The travellers as the operations room lists them and in its order (JOURNEY_TICKET items by boarding ` +
+      "stop, then by seat in the bus's seat order: 2 before 10, 1A before 12B; BOOKING items, only for legacy " +
+      'bookings, last), with boarding stop, seat, payment state and attendance, and the attendance counters.',
     responses: answers(200, 'The manifest', ManifestResponse, [400, 401, 403, 404]),
   },
   scanBoardingCredential: {

@@ -1,4 +1,4 @@
-import type { Attendance, ManifestItemType } from '../../domain/trip-dispatch.js';
+import { compareManifestPlaces, type Attendance, type ManifestItemType } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { iso, isoOrNull } from '../row-fields.js';
 
@@ -53,6 +53,8 @@ interface ManifestRow {
   traveller_name: string;
   phone: string | null;
   seat_number: string;
+  /** The seat's deck on the bus's active layout (1 when the layout no longer has the seat). */
+  seat_deck: number;
   ticket_status: string | null;
   booking_status: string | null;
   attendance: Attendance;
@@ -162,7 +164,8 @@ export const legacyAttendanceSql = (b: string) =>
 
 const TICKET_ITEMS = `
   select k.id as item_id, b.id as booking_id, b.booking_code, k.journey_id, k.traveller_name,
-         coalesce(k.traveller_phone, b.passenger_phone) as phone, k.seat_number, k.status as ticket_status,
+         coalesce(k.traveller_phone, b.passenger_phone) as phone, k.seat_number, coalesce(ls.deck, 1) as seat_deck,
+         k.status as ticket_status,
          b.status as booking_status, k.attendance, k.attendance_at, k.attendance_by, su.name as attendance_by_name,
          k.attendance_source, ${PAYMENT_COLUMNS}, ${VISIT_COLUMNS}
   from journey_tickets k
@@ -171,13 +174,16 @@ const TICKET_ITEMS = `
   join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops xs on xs.id = ac.stop_id
   left join bookings b on b.journey_id = k.journey_id and b.trip_id = k.trip_id and b.company_id = k.company_id
   left join staff_users su on su.id = k.attendance_by
-  where k.trip_id = $1 and ${ticketTravellerSql('k')}
-  order by bc.sequence, k.seat_number, k.id`;
+  join trips t on t.id = k.trip_id
+  left join bus_layouts bl on bl.bus_id = t.bus_id and bl.status = 'active'
+  left join layout_seats ls on ls.layout_id = bl.id and ls.seat_id = k.seat_id
+  where k.trip_id = $1 and ${ticketTravellerSql('k')}`;
 
 /** Legacy rows ride the whole trip: from its first call to its last. */
 const LEGACY_ITEMS = `
   select b.id as item_id, b.id as booking_id, b.booking_code, b.journey_id, b.passenger_name as traveller_name,
-         b.passenger_phone as phone, array_to_string(b.seat_numbers, ', ') as seat_number, null as ticket_status,
+         b.passenger_phone as phone, array_to_string(b.seat_numbers, ', ') as seat_number, 1 as seat_deck,
+         null as ticket_status,
          b.status as booking_status,
          ${legacyAttendanceSql('b')} as attendance,
          null as attendance_at, null as attendance_by, null as attendance_by_name, null as attendance_source,
@@ -190,14 +196,28 @@ const LEGACY_ITEMS = `
   where b.trip_id = $1 and ${legacyTravellerSql('b')}
   order by b.created_at, b.id`;
 
-/** Every traveller of the trip: ticket items by boarding stop and seat, then legacy bookings. */
+/** Where a ticket row sits in the manifest's order. */
+const placeOf = (row: ManifestRow) => ({
+  boardingSequence: row.board_sequence,
+  deck: row.seat_deck,
+  seatNumber: row.seat_number,
+  itemId: row.item_id,
+});
+
+/**
+ * Every traveller of the trip: ticket items by boarding stop, then in the bus's seat order (seat
+ * 2 before seat 10: domain/trip-dispatch.ts compareManifestPlaces, a natural order SQL's text
+ * order is not), then legacy bookings in the order they were made.
+ */
 export async function readManifest(db: Database, tripId: string): Promise<ManifestItem[]> {
   const [tickets, legacy] = await Promise.all([
     db.query<ManifestRow>(TICKET_ITEMS, [tripId]),
     db.query<ManifestRow>(LEGACY_ITEMS, [tripId]),
   ]);
   return [
-    ...tickets.map((row) => toItem('JOURNEY_TICKET', row)),
+    ...tickets
+      .sort((a, b) => compareManifestPlaces(placeOf(a), placeOf(b)))
+      .map((row) => toItem('JOURNEY_TICKET', row)),
     ...legacy.map((row) => toItem('BOOKING', row)),
   ];
 }
