@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
+import { printableName } from '../../domain/printed-text.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { hashSecret } from './secrets.js';
 
@@ -23,7 +24,12 @@ export interface IdpClaims {
   subject: string;
   /** The verified e-mail address, as the provider spells it. */
   email: string;
-  /** Display name when the token carries one; '' otherwise. */
+  /**
+   * Display name, held to a typed account name's rule (domain/printed-text.ts printableName): no
+   * control or bidirectional-override character, one space between words, at most 100 characters
+   * cut between whole characters. '' when the token carries none or nothing printable is left: a
+   * provider's odd name is cleaned, never a reason to refuse the sign-in.
+   */
   name: string;
   /** The raw nonce the token carries (web, PWA and linking flows), if any. */
   nonce: string | null;
@@ -92,7 +98,7 @@ function claimsOf(payload: JWTPayload): IdpClaims {
     issuer: iss!,
     subject: sub,
     email: email.trim(),
-    name: typeof name === 'string' ? name.trim().slice(0, 200) : '',
+    name: typeof name === 'string' ? printableName(name) : '',
     nonce: typeof nonce === 'string' ? nonce : null,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
+import { ACCOUNT_NAME_MAX } from '../../domain/printed-text.js';
 import { Email, PhoneInput, PrintedText, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -40,11 +41,12 @@ export const VerifyOtpBody = z
       .meta({ examples: ['123456'] }),
     method: Method,
     // The account's name, which support and companies read (and the traveller's passenger record
-    // takes): one line, nothing that could make it read as another text.
-    name: PrintedText(1, 100)
+    // takes): one line, nothing that could make it read as another text. An identity provider's
+    // name is held to the same length and characters (domain/printed-text.ts printableName).
+    name: PrintedText(1, ACCOUNT_NAME_MAX)
       .optional()
       .meta({
-        description: `used only when the account is created; ${textRule(1, 100, 'line')}`,
+        description: `used only when the account is created; ${textRule(1, ACCOUNT_NAME_MAX, 'line')}`,
       }),
     email: Email.max(254)
       .optional()

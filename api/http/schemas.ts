@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEMO_PHONE_EXAMPLE, PHONE_INPUT_PATTERN } from '../../domain/phone.js';
+import { UNPRINTABLE } from '../../domain/printed-text.js';
 
 /** Canonical UUID text of any version (8-4-4-4-12 hex digits); normalised to lower case. */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -38,12 +39,9 @@ export const FileBytes = z.string().meta({ format: 'binary' });
 export const Instant = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC' });
 
 /**
- * What text printed to travellers may not hold: C0/C1 control characters and the bidirectional
- * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). Printed on a ticket or a seat
- * map, an override makes one text read as another ("\u202E21" shows as "12").
+ * One line's characters: none UNPRINTABLE (domain/printed-text.ts, shared with the cleaning of an
+ * identity provider's name), and not the Unicode line and paragraph separators.
  */
-const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
-/** One line's characters: none UNPRINTABLE, and not the Unicode line and paragraph separators. */
 const ONE_LINE = `[^${UNPRINTABLE}\\u2028\\u2029]`;
 const PRINTABLE_ONLY = new RegExp(`^${ONE_LINE}*$`);
 

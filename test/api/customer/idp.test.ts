@@ -127,6 +127,35 @@ describe('identity-provider sign-in', () => {
       expect(identities).toEqual([{ user_id: data.user.id, provider: 'idp', subject: sub }]);
     });
 
+    it("keeps the token's name as a typed name would be: no control or bidirectional-override character, cut whole at 100 characters", async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const signIn = async (name: string) => {
+        const email = uniqueEmail();
+        const response = await mobile(await mobileToken({ claims: { email, name } }));
+        expect(response.status, response.text).toBe(200);
+        const me = await app.request('/api/auth/customer/me', { token: response.body.data.accessToken });
+        expect(me.status, me.text).toBe(200);
+        const [user] = await usersWithEmail(email);
+        return { signedIn: response.body.data.user.name, me: me.body.data.name, stored: user!.name };
+      };
+      const shown = (name: string) => ({ signedIn: name, me: name, stored: name });
+
+      // A right-to-left override would make "Rana" read as "anaR"; a bell and a line break are no
+      // part of a name; the family emoji (5 code points, 8 UTF-16 units) would cross the 100th
+      // character, so the cut falls before it rather than through it.
+      const padding = 'a'.repeat(87);
+      const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+      expect(await signIn(` \u202ERana\u202C\u0007 \n Khoury ${padding}${family} tail`)).toEqual(
+        shown(`Rana Khoury ${padding}`),
+      );
+      // An emoji that ends exactly at the 100th character stays whole; half of one is never kept.
+      const grin = '\u{1F600}';
+      expect(await signIn(`${'b'.repeat(99)}${grin}and more`)).toEqual(shown(`${'b'.repeat(99)}${grin}`));
+      expect(await signIn(`${'c'.repeat(199)}${grin}`)).toEqual(shown('c'.repeat(100)));
+      // Nothing printable left: the account has no name, as when the token carries none.
+      expect(await signIn('\u202E\u2066\u0007 \t\u2069')).toEqual(shown(''));
+    });
+
     it('creates one account when the first sign-ins of a subject race', async () => {
       const { mobile, mobileToken, usersWithEmail } = helpers();
       const sub = randomUUID();
