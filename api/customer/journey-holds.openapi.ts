@@ -187,7 +187,18 @@ const Projection = z
         sequence: z.int(),
         trip_id: IdText,
         company: z.object({ id: IdText, name_ar: z.string(), name_en: z.string() }),
-        board: StopPoint.extend({ departure_at: Instant }),
+        delay_minutes: z.int().meta({
+          description: "the delay the leg's trip company announced (MARK_DELAYED), in minutes; 0 when none",
+        }),
+        board: StopPoint.extend({
+          departure_at: Instant.meta({ description: 'the planned departure from the boarding stop' }),
+          expected_departure_at: Instant.meta({
+            description:
+              'the departure the company announced from the boarding stop: departure_at plus delay_minutes (or how ' +
+              "late the bus actually left its trip's first stop, when more); departure_at when on time. The same as " +
+              "trip.expected_departure_at of the leg's booking (GET /bookings/{id})",
+          }),
+        }),
         alight: StopPoint.extend({ arrival_at: Instant }),
         unit_price: z.number(),
         quantity: z.int(),
@@ -327,7 +338,9 @@ export const docs = operations({
     summary: 'The confirmation projection of a journey',
     description:
       'Owner only (another traveller gets 404 JOURNEY_NOT_FOUND); always Cache-Control private, no-store. The same projection ' +
-      'for every channel: show a boarding pass only for tickets with boarding_authorized true.',
+      'for every channel: show a boarding pass only for tickets with boarding_authorized true. Each leg carries the ' +
+      "delay its trip's company announced (delay_minutes) and the departure announced from the leg's boarding stop " +
+      '(board.expected_departure_at, beside its planned board.departure_at), as GET /bookings/{id} shows them on its trip.',
     tags: TAGS,
     responses: {
       200: {

@@ -48,12 +48,23 @@ const TicketSchema = z
     trip: z
       .object({
         id: IdText,
-        status: z.string(),
+        status: z
+          .string()
+          .meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
         company: NamedRef,
         origin: Name,
         destination: Name,
-        departure_at: Instant.meta({ description: 'when the bus leaves the boarding stop' }),
-        arrival_at: Instant.meta({ description: 'when it reaches the alighting stop' }),
+        departure_at: Instant.meta({ description: 'when the bus is planned to leave the boarding stop' }),
+        arrival_at: Instant.meta({ description: 'when it is planned to reach the alighting stop' }),
+        delay_minutes: z.int().meta({
+          description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
+        }),
+        expected_departure_at: Instant.meta({
+          description:
+            "the departure the company announced from the ticket's boarding stop: departure_at plus delay_minutes (or " +
+            'how late the bus actually left its first stop, when more); departure_at when on time. The same as ' +
+            "trip.expected_departure_at of the ticket's booking (GET /bookings/{id}) while the ticket is current",
+        }),
       })
       .meta({
         description:
@@ -101,7 +112,9 @@ export const docs = taggedOperations(TAGS, {
       'latest departure first; limit (1 to 100, default 20) and offset. payload, signature, key_id and qr_text are ' +
       'present only while boarding_authorized is true: the ticket is VALID, authorised, signed and not revoked, and ' +
       'the bus has not left its boarding stop nor the trip ended (the rule of the documents, re-issue and verify, ' +
-      'and of the booking and journey reads); clients show a QR code by boarding_authorized only.',
+      'and of the booking and journey reads); clients show a QR code by boarding_authorized only. trip carries the ' +
+      "delay the company announced (delay_minutes) and the departure announced from the ticket's boarding stop " +
+      '(expected_departure_at), beside the planned departure_at.',
     responses: answers(200, 'The tickets', TicketsResponse, [400, 401]),
   },
   getTicket: {

@@ -6,6 +6,7 @@ import {
   type JourneyStatus,
 } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
+import { expectedDepartureSql } from './leg-boarding.js';
 import { namedRefOf, type NamedRefColumns } from './named-ref.js';
 import { iso, isoOrNull } from '../row-fields.js';
 import {
@@ -163,7 +164,9 @@ type LegRow = NamedRefColumns<'company'> &
     unit_price: number;
     quantity: number;
     subtotal: number;
+    delay_minutes: number;
     board_departure_at: string;
+    board_expected_departure_at: string;
     alight_arrival_at: string;
     seat_numbers: string[];
   };
@@ -188,7 +191,12 @@ function toLeg(row: LegRow) {
     sequence: row.sequence,
     trip_id: row.trip_id,
     company: namedRefOf(row, 'company'),
-    board: { ...legStopOf(row, 'board'), departure_at: iso(row.board_departure_at) },
+    delay_minutes: row.delay_minutes,
+    board: {
+      ...legStopOf(row, 'board'),
+      departure_at: iso(row.board_departure_at),
+      expected_departure_at: iso(row.board_expected_departure_at),
+    },
     alight: { ...legStopOf(row, 'alight'), arrival_at: iso(row.alight_arrival_at) },
     unit_price: row.unit_price,
     quantity: row.quantity,
@@ -200,12 +208,15 @@ function toLeg(row: LegRow) {
 /**
  * The legs of the head `s`'s journeys (`s.ids`), with their stops, company and seats. A seat with a
  * live ticket shows the label printed on it (a layout may rename a sold seat; the ticket keeps its
- * label), a held seat the active layout's label.
+ * label), a held seat the active layout's label. Each leg shows the delay its trip's company
+ * announced and, beside its boarding stop's planned departure, the departure announced from that
+ * stop (expectedDepartureSql), as the booking and ticket reads do.
  */
 const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
             l.unit_price, l.quantity, l.subtotal,
             bc.id as board_stop_call_id, bc.stop_id as board_stop_id, bs.name_ar as board_name_ar, bs.name_en as board_name_en,
-            bc.departure_at as board_departure_at,
+            bc.departure_at as board_departure_at, lt.delay_minutes,
+            ${expectedDepartureSql('lt', 'bc.departure_at')} as board_expected_departure_at,
             ac.id as alight_stop_call_id, ac.stop_id as alight_stop_id, als.name_ar as alight_name_ar, als.name_en as alight_name_en,
             ac.arrival_at as alight_arrival_at,
             coalesce((select array_agg(seat.label order by ls.deck, length(seat.label), seat.label)
@@ -222,6 +233,7 @@ const LEGS_SQL = `select l.journey_id, l.sequence, l.trip_id, l.company_id, c.na
                         and a.status in ('HELD', 'CONFIRMED')), '{}') as seat_numbers
      from journey_legs l
      join companies c on c.id = l.company_id
+     join trips lt on lt.id = l.trip_id
      join trip_stop_calls bc on bc.id = l.board_stop_call_id join stops bs on bs.id = bc.stop_id
      join trip_stop_calls ac on ac.id = l.alight_stop_call_id join stops als on als.id = ac.stop_id
      where l.journey_id = any(s.ids)`;

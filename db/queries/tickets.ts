@@ -2,6 +2,7 @@ import type { BoardingCredentialPayload } from '../../domain/boarding-credential
 import { credentialText, type TicketStatus } from '../../domain/documents.js';
 import type { Database } from '../orm.js';
 import type { NamedRef } from './catalogue.js';
+import { expectedDepartureSql } from './leg-boarding.js';
 import { STRETCH_CITIES_JOIN, STRETCH_COLUMNS, type StretchColumns } from './named-ref.js';
 import {
   credentialStateJoins,
@@ -17,7 +18,9 @@ import { iso } from '../row-fields.js';
  * shown only while the ticket authorizes boarding and its leg still boards (shownCredential), the
  * rule of the booking reads and the confirmation projection too. A ticket describes its own trip:
  * the stop calls its credential was signed for (a REISSUED ticket's old trip after a modification,
- * whose leg now points at the new trip), and the booking of its journey's leg.
+ * whose leg now points at the new trip), and the booking of its journey's leg. Beside the planned
+ * departure from the ticket's boarding stop it shows the delay the company announced and the
+ * departure it announced from that stop (expectedDepartureSql), as the booking reads do.
  */
 
 /** jsonb arrives parsed; timestamptz as PostgreSQL text. */
@@ -33,6 +36,8 @@ interface TicketRow extends StretchColumns, CredentialState {
   issued_at: string | null;
   trip_id: string;
   trip_status: string;
+  delay_minutes: number;
+  expected_departure_at: string;
   company_id: string;
   company_name_ar: string;
   company_name_en: string;
@@ -66,6 +71,10 @@ export type OwnTicket = {
     destination: { ar: string; en: string };
     departure_at: string;
     arrival_at: string;
+    /** The delay the company announced (MARK_DELAYED), 0 when none. */
+    delay_minutes: number;
+    /** The departure from the ticket's boarding stop: its plan plus how late the trip runs (expectedDepartureSql). */
+    expected_departure_at: string;
   };
 } & ShownTicketCredential;
 
@@ -77,7 +86,8 @@ const TICKET_SELECT = `
   select t.id, t.journey_id, b.id as booking_id, b.booking_code, t.leg_sequence, t.traveller_name, t.seat_number,
          t.status, t.payload, t.signature, t.key_id, t.boarding_authorized, t.issued_at,
          ${credentialStateSql.revoked} as revoked, ${credentialStateSql.legBoards} as leg_boards,
-         t.trip_id, tr.status as trip_status, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
+         t.trip_id, tr.status as trip_status, tr.delay_minutes,
+         ${expectedDepartureSql('tr', 'bc.departure_at')} as expected_departure_at, t.company_id, c.name_ar as company_name_ar, c.name_en as company_name_en,
          ${STRETCH_COLUMNS}
   from journey_tickets t
   join journeys j on j.id = t.journey_id
@@ -116,6 +126,8 @@ function toOwnTicket(row: TicketRow): OwnTicket {
       destination: { ar: row.destination_ar, en: row.destination_en },
       departure_at: iso(row.departure_at),
       arrival_at: iso(row.arrival_at),
+      delay_minutes: row.delay_minutes,
+      expected_departure_at: iso(row.expected_departure_at),
     },
   };
 }

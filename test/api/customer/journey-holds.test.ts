@@ -7,7 +7,9 @@ import { createLogger } from '../../../config/logger.js';
 import { connectTemporalClient } from '../../../config/temporal.js';
 import { initDatabase } from '../../../db/orm.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
 import {
+  bookJourney,
   confirmJourney,
   confirmOrder,
   connection,
@@ -23,6 +25,7 @@ import {
   workflowExists,
   type Caller,
 } from '../../support/journeys.js';
+import { dispatch } from '../../support/operations.js';
 
 /** What a refused request must leave behind for a journey: nothing at all. */
 async function expectNothingWritten(app: TestApp, journeyId: string) {
@@ -66,6 +69,32 @@ async function expireHoldNow(app: TestApp, holdBatchId: string) {
     `update seat_allocations set expires_at = now() - interval '1 second' where hold_batch_id = $1`,
     [holdBatchId],
   );
+}
+
+/** Each leg's trip and times as a confirmation projection (journey or order) shows them. */
+const legTimes = (projection: any) =>
+  projection.legs.map((leg: any) => ({
+    trip_id: leg.trip_id,
+    departure_at: leg.board.departure_at,
+    delay_minutes: leg.delay_minutes,
+    expected_departure_at: leg.board.expected_departure_at,
+  }));
+
+/** A leg of trip `tripId` boarding at `departureAt` (ISO, the plan), `delay` minutes late as the company announced. */
+const legAt = (tripId: string, departureAt: string, delay: number) => ({
+  trip_id: tripId,
+  departure_at: departureAt,
+  delay_minutes: delay,
+  expected_departure_at: new Date(new Date(departureAt).getTime() + delay * 60_000).toISOString(),
+});
+
+/** The planned departures (ISO) of the stop calls, in the order given. */
+async function plannedDepartures(app: TestApp, callIds: string[]): Promise<string[]> {
+  const rows = await app.db.query<{ id: string; departure_at: string }>(
+    `select id, departure_at from trip_stop_calls where id = any($1::uuid[])`,
+    [callIds],
+  );
+  return callIds.map((id) => new Date(rows.find((row) => row.id === id)!.departure_at).toISOString());
 }
 
 const confirmBody = (quoted: { quote_id: string }, holdBatchId: string, partySize = 1) => ({
@@ -660,6 +689,49 @@ describe('GET /journeys/{bookingId}', () => {
     const malformed = await app.request(`/api/journeys/123`, { headers: caller.headers });
     expect(malformed.status).toBe(400);
   });
+
+  it("shows on each leg the delay its company announced and the departure announced from the leg's boarding stop", async () => {
+    const caller = await mobileTraveller(app);
+    const { first, second } = await connection(app.db);
+    // The first leg boards at its trip's middle stop, the second at its trip's first.
+    const { journeyId, confirmed } = await bookJourney(app, caller, [
+      { trip: first, board: 1 },
+      { trip: second },
+    ]);
+    const [firstBoard, secondBoard] = await plannedDepartures(app, [
+      first.stopCallIds[1]!,
+      second.stopCallIds[0]!,
+    ]);
+    const shown = async () => {
+      const read = await app.request(`/api/journeys/${journeyId}`, { headers: caller.headers });
+      expect(read.status, read.text).toBe(200);
+      return legTimes(read.body.data);
+    };
+    const onTime = [legAt(first.tripId, firstBoard!, 0), legAt(second.tripId, secondBoard!, 0)];
+    expect(legTimes(confirmed.body.data)).toEqual(onTime);
+    expect(await shown()).toEqual(onTime);
+
+    const dispatcher = await staffSession(app.db, app.config, first.companyId, 'DISPATCHER');
+    // A delay the operations room refuses (no delay_minutes) announces nothing.
+    const refused = await dispatch(app, dispatcher, first.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(await shown()).toEqual(onTime);
+
+    const delayed = await dispatch(app, dispatcher, first.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+      delay_minutes: 90,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    // Only the delayed trip's leg runs late; its planned departure_at stays the plan.
+    expect(await shown()).toEqual([
+      legAt(first.tripId, firstBoard!, 90),
+      legAt(second.tripId, secondBoard!, 0),
+    ]);
+  });
 });
 
 describe('journey orders', () => {
@@ -714,6 +786,59 @@ describe('journey orders', () => {
     expect(
       read.body.data.tickets.every((ticket: { boarding_authorized: boolean }) => ticket.boarding_authorized),
     ).toBe(true);
+  });
+
+  it('shows on each leg of the order the delay its company announced and the departure announced from its boarding stop', async () => {
+    const caller = await mobileTraveller(app);
+    const { first, second } = await connection(app.db);
+    const a = await quote(app, caller, [{ trip: first, board: 1 }], 1);
+    const b = await quote(app, caller, [{ trip: second }], 1);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmOrder(app, caller, orderId, held.body.data.holdBatchId, [
+      { journeyId: a.journey_id, partySize: 1 },
+      { journeyId: b.journey_id, partySize: 1 },
+    ]);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const [firstBoard, secondBoard] = await plannedDepartures(app, [
+      first.stopCallIds[1]!,
+      second.stopCallIds[0]!,
+    ]);
+    const legOf = (tripId: string, delay: number) =>
+      legAt(tripId, tripId === first.tripId ? firstBoard! : secondBoard!, delay);
+    // The order's legs come by journey id: a's leg runs on the first trip, b's on the second.
+    const expected = (firstDelay: number) =>
+      [
+        { journeyId: a.journey_id, leg: legOf(first.tripId, firstDelay) },
+        { journeyId: b.journey_id, leg: legOf(second.tripId, 0) },
+      ]
+        .sort((x, y) => (x.journeyId < y.journeyId ? -1 : 1))
+        .map(({ leg }) => leg);
+    const shown = async () => {
+      const order = await app.request(`/api/journey-orders/${orderId}`, { headers: caller.headers });
+      expect(order.status, order.text).toBe(200);
+      const journey = await app.request(`/api/journeys/${a.journey_id}`, { headers: caller.headers });
+      return { order: legTimes(order.body.data), journey: legTimes(journey.body.data) };
+    };
+    expect(legTimes(confirmed.body.data)).toEqual(expected(0));
+    expect(await shown()).toEqual({ order: expected(0), journey: [legOf(first.tripId, 0)] });
+
+    const dispatcher = await staffSession(app.db, app.config, first.companyId, 'DISPATCHER');
+    const refused = await dispatch(app, dispatcher, first.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(await shown()).toEqual({ order: expected(0), journey: [legOf(first.tripId, 0)] });
+
+    const delayed = await dispatch(app, dispatcher, first.tripId, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+      delay_minutes: 90,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    expect(await shown()).toEqual({ order: expected(90), journey: [legOf(first.tripId, 90)] });
   });
 
   it('binds the order id to its first traveller and refuses bad order input without writing', async () => {

@@ -6,9 +6,9 @@ import {
   moveTo,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
-import { createCorridor } from '../../support/factories.js';
+import { atDamascus, createCorridor } from '../../support/factories.js';
 import { webTraveller } from '../../support/journeys.js';
-import { assignDriver } from '../../support/operations.js';
+import { assignDriver, dispatch } from '../../support/operations.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
@@ -213,6 +213,89 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
     });
     expect([response.status, response.body.errorCode]).toEqual([409, 'TRIP_ALREADY_DEPARTED']);
     expect(await ticketRows(rows.journeyId)).toEqual([{ id: rows.ticketIds[0], status: 'VALID' }]);
+  });
+
+  it("shows the delay the company announced on the ticket's trip and the departure it announced from the ticket's boarding stop, as the booking does", async () => {
+    const corridor = await createCorridor(app.db);
+    const ownTrip = journeyTripOf(corridor);
+    const dispatcher = await staffSession(app.db, app.config, ownTrip.companyId, 'DISPATCHER');
+    const book = (stopCallIds: string[]) =>
+      confirmedJourneyRows(app.db, {
+        ownerUserId: traveller.userId,
+        trip: { ...ownTrip, stopCallIds },
+        travellers: ['Rami Haddad'],
+      });
+    const atFirstStop = await book(ownTrip.stopCallIds);
+    // Boards at the origin's parking point, due to leave 25 minutes after the first stop.
+    const further = await book(ownTrip.stopCallIds.slice(1));
+    const firstStopPlanned = atDamascus(corridor.date, '08:00');
+    const furtherPlanned = new Date(firstStopPlanned.getTime() + 25 * 60_000);
+
+    /** The ticket's trip as GET /tickets/{id} and GET /tickets show it, beside its booking's (GET /bookings/{id}). */
+    async function tripShown(rows: { ticketIds: string[]; bookingId: string }) {
+      const headers = bearer(traveller);
+      const one = await app.request(`/api/tickets/${rows.ticketIds[0]}`, { headers });
+      expect(one.status, one.text).toBe(200);
+      const listed = (await app.request('/api/tickets?limit=100', { headers })).body.data.tickets.find(
+        (ticket: any) => ticket.id === rows.ticketIds[0],
+      );
+      const booking = (await app.request(`/api/bookings/${rows.bookingId}`, { headers })).body.data;
+      const pick = (trip: any) => ({
+        status: trip.status,
+        departure_at: trip.departure_at,
+        delay_minutes: trip.delay_minutes,
+        expected_departure_at: trip.expected_departure_at,
+      });
+      return {
+        ticket: pick(one.body.data.ticket.trip),
+        listed: pick(listed.trip),
+        booking: {
+          delay_minutes: booking.trip.delay_minutes,
+          expected_departure_at: booking.trip.expected_departure_at,
+        },
+      };
+    }
+    const expectShown = async (
+      rows: { ticketIds: string[]; bookingId: string },
+      planned: Date,
+      status: string,
+      delay: number,
+    ) => {
+      const trip = {
+        status,
+        departure_at: planned.toISOString(),
+        delay_minutes: delay,
+        expected_departure_at: new Date(planned.getTime() + delay * 60_000).toISOString(),
+      };
+      expect(await tripShown(rows)).toEqual({
+        ticket: trip,
+        listed: trip,
+        booking: { delay_minutes: delay, expected_departure_at: trip.expected_departure_at },
+      });
+    };
+
+    // On time: no delay, the announced departure is the planned one.
+    await expectShown(atFirstStop, firstStopPlanned, 'SCHEDULED', 0);
+    await expectShown(further, furtherPlanned, 'SCHEDULED', 0);
+
+    // A delay the operations room refuses (no delay_minutes) announces nothing.
+    const refused = await dispatch(app, dispatcher, ownTrip.id, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+    });
+    expect(refused.status, refused.text).toBe(400);
+    await expectShown(atFirstStop, firstStopPlanned, 'SCHEDULED', 0);
+    await expectShown(further, furtherPlanned, 'SCHEDULED', 0);
+
+    const delayed = await dispatch(app, dispatcher, ownTrip.id, {
+      action: 'MARK_DELAYED',
+      reason: 'Road closed',
+      delay_minutes: 90,
+    });
+    expect(delayed.status, delayed.text).toBe(200);
+    // Each ticket counts from its own boarding stop; the planned departure_at stays the plan.
+    await expectShown(atFirstStop, firstStopPlanned, 'DELAYED', 90);
+    await expectShown(further, furtherPlanned, 'DELAYED', 90);
   });
 
   describe('re-issue on a delayed trip, and for a traveller boarding after the first stop', () => {
