@@ -5,7 +5,7 @@ import { Instant, Pagination } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { PickupLocationSchema } from './trips.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { successWith, DelayMinutesText } from '../http/answer-schemas.js';
 import { CredentialSignatureText, SHOWN_CREDENTIAL_RULE } from '../http/credential-schemas.js';
 
 /** OpenAPI of a traveller's booking reads (booking-reads.ts), whose booking the change routes answer too. */
@@ -57,9 +57,7 @@ const CustomerBooking = z
         .meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
       departure_at: Instant.meta({ description: "the trip's planned departure from its first stop" }),
       arrival_at: Instant,
-      delay_minutes: z.int().meta({
-        description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
-      }),
+      delay_minutes: DelayMinutesText,
       expected_departure_at: Instant.meta({
         description:
           "the departure the company announced from the booking's boarding stop: that stop's planned departure plus " +

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Instant, Pagination, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { PaginationText, successWith } from '../http/answer-schemas.js';
+import { PaginationText, successWith, DelayMinutesText } from '../http/answer-schemas.js';
 import {
   CredentialPayload,
   CredentialSignatureText,
@@ -56,9 +56,7 @@ const TicketSchema = z
         destination: Name,
         departure_at: Instant.meta({ description: 'when the bus is planned to leave the boarding stop' }),
         arrival_at: Instant.meta({ description: 'when it is planned to reach the alighting stop' }),
-        delay_minutes: z.int().meta({
-          description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
-        }),
+        delay_minutes: DelayMinutesText,
         expected_departure_at: Instant.meta({
           description:
             "the departure the company announced from the ticket's boarding stop: departure_at plus delay_minutes (or " +

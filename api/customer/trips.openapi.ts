@@ -3,7 +3,7 @@ import { namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { CalendarDate, queryInteger, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
-import { DateTimeText as DateTime, successWith } from '../http/answer-schemas.js';
+import { DateTimeText as DateTime, successWith, DelayMinutesText } from '../http/answer-schemas.js';
 
 /** Schemas and prose of trip reads (SPEC GET /trips, GET /trips/{id}, GET /trips/{id}/seats). */
 
@@ -95,9 +95,7 @@ const TripDetailFields = z.object({
   status: z.string().meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
   departure_time: DateTime.meta({ description: 'planned departure from the first stop' }),
   arrival_time: DateTime,
-  delay_minutes: z.int().meta({
-    description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
-  }),
+  delay_minutes: DelayMinutesText,
   expected_departure_at: DateTime.meta({
     description:
       'the departure the company announced from the first stop: its planned departure plus delay_minutes (or how ' +

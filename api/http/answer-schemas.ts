@@ -15,6 +15,11 @@ export const IdText = z.string().meta({ format: 'uuid' });
 /** An instant as an answer shows it: ISO 8601 text. */
 export const DateTimeText = z.string().meta({ format: 'date-time' });
 
+/** The delay a trip's company announced (MARK_DELAYED), as the traveller's reads of the trip show it. */
+export const DelayMinutesText = z.int().meta({
+  description: 'the delay the company announced (MARK_DELAYED), in minutes; 0 when none',
+});
+
 /** The `pagination` of a list answer: the query's limit and offset and the list's total. */
 export const PaginationText = z.object({ limit: z.int(), offset: z.int(), total: z.int() });
 

@@ -6,6 +6,7 @@ import {
   refuseDocument,
   snapshotFingerprint,
   type DocumentKind,
+  type ReceiptKind,
   type DocumentLocale,
   type DocumentViewer,
   type SnapshotData,
@@ -19,6 +20,7 @@ import {
   readBookingFacts,
   receiptDocumentData,
   type BookingFacts,
+  type CollectionRecord,
 } from '../queries/documents.js';
 import { readRender, type StoredRender } from '../queries/document-snapshots.js';
 import type { ReportSnapshotData } from '../../domain/reports.js';
@@ -115,15 +117,27 @@ async function receiptDocument(
   booking: BookingFacts,
   asked: 'PAYMENT_RECEIPT' | 'REFUND_NOTICE',
 ): Promise<{ kind: DocumentKind; number: string; data: SnapshotData }> {
-  const { kind, record } = receiptOf(asked, await pickCollectionRecord(db, booking));
-  const receipt = await issueReceiptNumber(db, {
-    paymentId: record.id,
-    kind,
+  return issuedReceipt(db, booking, receiptOf(asked, await pickCollectionRecord(db, booking)));
+}
+
+/**
+ * The receipt or refund notice of `receipt.record` under its fixed number (issued on first use) and
+ * the data that number was first issued with: the traveller's receipt above and the company's
+ * (db/writes/payment-receipts.ts) alike.
+ */
+export async function issuedReceipt(
+  db: Database,
+  booking: BookingFacts,
+  receipt: { kind: ReceiptKind; record: CollectionRecord },
+): Promise<{ kind: DocumentKind; number: string; data: SnapshotData }> {
+  const issued = await issueReceiptNumber(db, {
+    paymentId: receipt.record.id,
+    kind: receipt.kind,
     companyId: booking.companyId,
     bookingId: booking.id,
   });
-  const data = await receiptDocumentData(db, booking, { kind, record }, receipt);
-  return { kind, number: receipt.number, data };
+  const data = await receiptDocumentData(db, booking, receipt, issued);
+  return { kind: receipt.kind, number: issued.number, data };
 }
 
 interface SnapshotIdRow {

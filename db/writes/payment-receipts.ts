@@ -1,9 +1,8 @@
 import { receiptOf, refuseDocument, type DocumentLocale } from '../../domain/documents.js';
 import type { PaymentSource } from '../../domain/payment-ledger.js';
 import type { Database } from '../orm.js';
-import { readBookingFacts, receiptDocumentData, type CollectionRecord } from '../queries/documents.js';
-import { buildBookingDocument, documentOf, type BookingDocument } from './documents.js';
-import { issueReceiptNumber } from './receipts.js';
+import { readBookingFacts, type CollectionRecord } from '../queries/documents.js';
+import { buildBookingDocument, documentOf, issuedReceipt, type BookingDocument } from './documents.js';
 
 /**
  * The dashboard's receipt of one collection record (GET /payments/receipts/{source}/{id}), built
@@ -54,15 +53,8 @@ export async function buildPaymentReceipt(
   if (!operation) throw notFound();
   const booking = await readBookingFacts(db, operation.booking_id);
   if (!booking || booking.companyId !== input.companyId) throw notFound();
-  const { kind, record } = receiptOf('PAYMENT_RECEIPT', collectionRecordOf(operation));
-  const receipt = await issueReceiptNumber(db, {
-    paymentId: record.id,
-    kind,
-    companyId: booking.companyId,
-    bookingId: booking.id,
-  });
-  const data = await receiptDocumentData(db, booking, { kind, record }, receipt);
-  return documentOf(booking, input.locale, { kind, number: receipt.number, data });
+  const receipt = receiptOf('PAYMENT_RECEIPT', collectionRecordOf(operation));
+  return documentOf(booking, input.locale, await issuedReceipt(db, booking, receipt));
 }
 
 /** The operation as a collection record; an incomplete one (PENDING, CANCELLED, FAILED) has none. */
