@@ -175,6 +175,29 @@ export function dispatch(
   });
 }
 
+/**
+ * The operations room announces a delay of `minutes` on the trip, as a traveller's reads must show
+ * it: first a MARK_DELAYED it refuses (no delay_minutes: 400), after which `unchanged` checks that
+ * nothing was announced, then the delay itself (200).
+ */
+export async function announceDelay(
+  app: TestApp,
+  session: Pick<Session, 'writeHeaders'>,
+  tripId: string,
+  minutes: number,
+  unchanged: () => Promise<void>,
+): Promise<void> {
+  const refused = await dispatch(app, session, tripId, { action: 'MARK_DELAYED', reason: 'Road closed' });
+  expect(refused.status, refused.text).toBe(400);
+  await unchanged();
+  const delayed = await dispatch(app, session, tripId, {
+    action: 'MARK_DELAYED',
+    reason: 'Road closed',
+    delay_minutes: minutes,
+  });
+  expect(delayed.status, delayed.text).toBe(200);
+}
+
 /** A traveller action (CHECK_IN, MARK_NO_SHOW, RESTORE) on ticket `ticketId` of the trip, as the operations room sends it. */
 export function travellerAction(
   app: TestApp,

@@ -12,7 +12,14 @@ import {
   webTraveller,
   type Caller,
 } from '../../support/journeys.js';
-import { advance, bookSeats, dispatch, operationsWorld, scan } from '../../support/operations.js';
+import {
+  advance,
+  announceDelay,
+  bookSeats,
+  dispatch,
+  operationsWorld,
+  scan,
+} from '../../support/operations.js';
 import { collectCash } from '../../support/payments.js';
 
 describe('GET /bookings and GET /bookings/{id}', () => {
@@ -407,20 +414,10 @@ describe('GET /bookings and GET /bookings/{id}', () => {
     };
     expect(await tripShown()).toEqual({ detail: onTime, list: onTime });
 
-    // A delay the operations room refuses (no delay_minutes) announces nothing.
-    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
+    // A delay the operations room refuses (no delay_minutes) announces nothing; then 90 minutes.
+    await announceDelay(app, world.dispatcher, world.trip.tripId, 90, async () => {
+      expect(await tripShown()).toEqual({ detail: onTime, list: onTime });
     });
-    expect(refused.status, refused.text).toBe(400);
-    expect(await tripShown()).toEqual({ detail: onTime, list: onTime });
-
-    const delayed = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
-      delay_minutes: 90,
-    });
-    expect(delayed.status, delayed.text).toBe(200);
     const late = {
       status: 'DELAYED',
       departure_at: planned,

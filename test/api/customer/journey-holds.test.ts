@@ -25,7 +25,7 @@ import {
   workflowExists,
   type Caller,
 } from '../../support/journeys.js';
-import { dispatch } from '../../support/operations.js';
+import { announceDelay } from '../../support/operations.js';
 
 /** What a refused request must leave behind for a journey: nothing at all. */
 async function expectNothingWritten(app: TestApp, journeyId: string) {
@@ -712,20 +712,10 @@ describe('GET /journeys/{bookingId}', () => {
     expect(await shown()).toEqual(onTime);
 
     const dispatcher = await staffSession(app.db, app.config, first.companyId, 'DISPATCHER');
-    // A delay the operations room refuses (no delay_minutes) announces nothing.
-    const refused = await dispatch(app, dispatcher, first.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
+    // A delay the operations room refuses (no delay_minutes) announces nothing; then 90 minutes.
+    await announceDelay(app, dispatcher, first.tripId, 90, async () => {
+      expect(await shown()).toEqual(onTime);
     });
-    expect(refused.status, refused.text).toBe(400);
-    expect(await shown()).toEqual(onTime);
-
-    const delayed = await dispatch(app, dispatcher, first.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
-      delay_minutes: 90,
-    });
-    expect(delayed.status, delayed.text).toBe(200);
     // Only the delayed trip's leg runs late; its planned departure_at stays the plan.
     expect(await shown()).toEqual([
       legAt(first.tripId, firstBoard!, 90),
@@ -825,19 +815,9 @@ describe('journey orders', () => {
     expect(await shown()).toEqual({ order: expected(0), journey: [legOf(first.tripId, 0)] });
 
     const dispatcher = await staffSession(app.db, app.config, first.companyId, 'DISPATCHER');
-    const refused = await dispatch(app, dispatcher, first.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
+    await announceDelay(app, dispatcher, first.tripId, 90, async () => {
+      expect(await shown()).toEqual({ order: expected(0), journey: [legOf(first.tripId, 0)] });
     });
-    expect(refused.status, refused.text).toBe(400);
-    expect(await shown()).toEqual({ order: expected(0), journey: [legOf(first.tripId, 0)] });
-
-    const delayed = await dispatch(app, dispatcher, first.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
-      delay_minutes: 90,
-    });
-    expect(delayed.status, delayed.text).toBe(200);
     expect(await shown()).toEqual({ order: expected(90), journey: [legOf(first.tripId, 90)] });
   });
 

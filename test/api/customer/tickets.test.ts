@@ -8,7 +8,7 @@ import {
 } from '../../support/booking-changes.js';
 import { atDamascus, createCorridor } from '../../support/factories.js';
 import { webTraveller } from '../../support/journeys.js';
-import { assignDriver, dispatch } from '../../support/operations.js';
+import { announceDelay, assignDriver } from '../../support/operations.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import {
   confirmedJourneyRows,
@@ -278,21 +278,11 @@ describe('tickets: GET /tickets, GET /tickets/{id}, POST /tickets (re-issue)', (
     await expectShown(atFirstStop, firstStopPlanned, 'SCHEDULED', 0);
     await expectShown(further, furtherPlanned, 'SCHEDULED', 0);
 
-    // A delay the operations room refuses (no delay_minutes) announces nothing.
-    const refused = await dispatch(app, dispatcher, ownTrip.id, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
+    // A delay the operations room refuses (no delay_minutes) announces nothing; then 90 minutes.
+    await announceDelay(app, dispatcher, ownTrip.id, 90, async () => {
+      await expectShown(atFirstStop, firstStopPlanned, 'SCHEDULED', 0);
+      await expectShown(further, furtherPlanned, 'SCHEDULED', 0);
     });
-    expect(refused.status, refused.text).toBe(400);
-    await expectShown(atFirstStop, firstStopPlanned, 'SCHEDULED', 0);
-    await expectShown(further, furtherPlanned, 'SCHEDULED', 0);
-
-    const delayed = await dispatch(app, dispatcher, ownTrip.id, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
-      delay_minutes: 90,
-    });
-    expect(delayed.status, delayed.text).toBe(200);
     // Each ticket counts from its own boarding stop; the planned departure_at stays the plan.
     await expectShown(atFirstStop, firstStopPlanned, 'DELAYED', 90);
     await expectShown(further, furtherPlanned, 'DELAYED', 90);

@@ -17,7 +17,7 @@ import {
 } from '../../support/factories.js';
 import { DAY_ROOM_MINUTES, dayWithRoom, dayWithRoomTimeout } from '../../support/damascus-day.js';
 import { useTestApp } from '../../support/harness.js';
-import { dispatch, operationsWorld } from '../../support/operations.js';
+import { announceDelay, operationsWorld } from '../../support/operations.js';
 
 interface TripResult {
   id: string;
@@ -765,20 +765,10 @@ describe('GET /trips/{id}', () => {
     };
     expect(await shown()).toEqual({ top: onTime, trip: onTime });
 
-    // A delay the operations room refuses (no delay_minutes) announces nothing.
-    const refused = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
+    // A delay the operations room refuses (no delay_minutes) announces nothing; then 90 minutes.
+    await announceDelay(app, world.dispatcher, world.trip.tripId, 90, async () => {
+      expect(await shown()).toEqual({ top: onTime, trip: onTime });
     });
-    expect(refused.status, refused.text).toBe(400);
-    expect(await shown()).toEqual({ top: onTime, trip: onTime });
-
-    const delayed = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'MARK_DELAYED',
-      reason: 'Road closed',
-      delay_minutes: 90,
-    });
-    expect(delayed.status, delayed.text).toBe(200);
     const late = {
       status: 'DELAYED',
       departure_time: planned,
