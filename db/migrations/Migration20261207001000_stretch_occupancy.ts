@@ -44,9 +44,16 @@ export const BOOKING_TRIP_SHARES = `
     from (select x.id, (${LEG_SHARE('x.journey_id', 'x.trip_id')}) as share from bookings x) s
    where s.id = b.id and s.share is not null and s.share <> b.trip_share_bp`;
 
-/** The measures of one booking row `b` (booking_stats_measures with its share). */
-const MEASURES_OF = (b: string) =>
-  `booking_stats_measures(${b}.status, ${b}.payment_status, ${b}.seats_count, ${b}.trip_share_bp, ${b}.total_price, ${b}.discount)`;
+/** `text` when the statistics count each booking's share of its trip, nothing otherwise. */
+const shared = (withShare: boolean, text: string) => (withShare ? text : '');
+
+/**
+ * The measures of one booking row `b`: booking_stats_measures with its share, or as before this
+ * release (Migration20261124040000_insight, in plpgsql by Migration20261127010000_booking_stats_plpgsql)
+ * without it, for down().
+ */
+const MEASURES_OF = (b: string, withShare = true) =>
+  `booking_stats_measures(${b}.status, ${b}.payment_status, ${b}.seats_count, ${shared(withShare, `${b}.trip_share_bp, `)}${b}.total_price, ${b}.discount)`;
 
 const DAYS_OF = (b: string) =>
   `lateral (values ('SALES', (${b}.created_at at time zone 'Asia/Damascus')::date), ('TRAVEL', t.operating_date)) x(basis, day)`;
@@ -70,66 +77,39 @@ export const RECOUNT_BOOKING_STATS = [
     group by b.company_id, x.basis, x.day, t.route_id`,
 ];
 
-const MEASURES_FUNCTION = `
+const MEASURES_FUNCTION = (withShare: boolean) => `
   create function booking_stats_measures(
-    booking_status text, booking_payment text, booking_seats integer, booking_share_bp integer, booking_total bigint,
+    booking_status text, booking_payment text, booking_seats integer, ${shared(withShare, 'booking_share_bp integer, ')}booking_total bigint,
     booking_discount bigint)
-  returns table (bookings integer, sold integer, seats_sold integer, seats_sold_bp bigint, revenue bigint, discount bigint,
+  returns table (bookings integer, sold integer, seats_sold integer, ${shared(withShare, 'seats_sold_bp bigint, ')}revenue bigint, discount bigint,
                  cancelled integer)
   language sql immutable as $$
     select 1,
            is_sold::int,
            case when is_sold then booking_seats else 0 end,
-           case when is_sold then booking_seats::bigint * booking_share_bp else 0 end,
+           ${shared(withShare, 'case when is_sold then booking_seats::bigint * booking_share_bp else 0 end,')}
            case when is_sold and booking_payment <> 'REFUNDED' then booking_total else 0 end,
            case when is_sold and booking_payment <> 'REFUNDED' then booking_discount else 0 end,
            (booking_status = 'CANCELLED')::int
       from (select booking_status in ('CONFIRMED', 'CHECKED_IN', 'COMPLETED', 'NO_SHOW') as is_sold) verdict
   $$`;
 
-const RECORD_FUNCTION = `
+const RECORD_FUNCTION = (withShare: boolean) => `
   create or replace function booking_stats_record(b bookings, sign integer) returns void language plpgsql as $$
   begin
-    insert into booking_stats_deltas (company_id, basis, day, route_id, bookings, sold, seats_sold, seats_sold_bp, revenue,
+    insert into booking_stats_deltas (company_id, basis, day, route_id, bookings, sold, seats_sold, ${shared(withShare, 'seats_sold_bp, ')}revenue,
                                       discount, cancelled)
     select b.company_id, x.basis, x.day, t.route_id, sign * m.bookings, sign * m.sold, sign * m.seats_sold,
-           sign * m.seats_sold_bp, sign * m.revenue, sign * m.discount, sign * m.cancelled
+           ${shared(withShare, 'sign * m.seats_sold_bp, ')}sign * m.revenue, sign * m.discount, sign * m.cancelled
       from trips t
-      cross join ${MEASURES_OF('b')} m
-      cross join ${DAYS_OF('b')}
-     where t.id = b.trip_id;
-  end $$`;
-
-/** Before this release (Migration20261124040000_insight, in plpgsql by Migration20261127010000_booking_stats_plpgsql). */
-const OLD_MEASURES_FUNCTION = `
-  create function booking_stats_measures(
-    booking_status text, booking_payment text, booking_seats integer, booking_total bigint, booking_discount bigint)
-  returns table (bookings integer, sold integer, seats_sold integer, revenue bigint, discount bigint, cancelled integer)
-  language sql immutable as $$
-    select 1,
-           is_sold::int,
-           case when is_sold then booking_seats else 0 end,
-           case when is_sold and booking_payment <> 'REFUNDED' then booking_total else 0 end,
-           case when is_sold and booking_payment <> 'REFUNDED' then booking_discount else 0 end,
-           (booking_status = 'CANCELLED')::int
-      from (select booking_status in ('CONFIRMED', 'CHECKED_IN', 'COMPLETED', 'NO_SHOW') as is_sold) verdict
-  $$`;
-
-const OLD_RECORD_FUNCTION = `
-  create or replace function booking_stats_record(b bookings, sign integer) returns void language plpgsql as $$
-  begin
-    insert into booking_stats_deltas (company_id, basis, day, route_id, bookings, sold, seats_sold, revenue, discount, cancelled)
-    select b.company_id, x.basis, x.day, t.route_id, sign * m.bookings, sign * m.sold, sign * m.seats_sold,
-           sign * m.revenue, sign * m.discount, sign * m.cancelled
-      from trips t
-      cross join booking_stats_measures(b.status, b.payment_status, b.seats_count, b.total_price, b.discount) m
+      cross join ${MEASURES_OF('b', withShare)} m
       cross join ${DAYS_OF('b')}
      where t.id = b.trip_id;
   end $$`;
 
 /** The columns whose change changes a booking's contribution (the statistics' update trigger). */
 const TRACKED = (row: string, withShare: boolean) =>
-  `(${row}.status, ${row}.payment_status, ${row}.seats_count, ${withShare ? `${row}.trip_share_bp, ` : ''}${row}.total_price,
+  `(${row}.status, ${row}.payment_status, ${row}.seats_count, ${shared(withShare, `${row}.trip_share_bp, `)}${row}.total_price,
     ${row}.discount, ${row}.trip_id, ${row}.company_id, ${row}.created_at)`;
 
 const UPDATE_TRIGGER = (withShare: boolean) => `
@@ -161,8 +141,8 @@ export class Migration20261207001000_stretch_occupancy extends Migration {
       this.addSql(`alter table ${table} add column seats_sold_bp bigint not null default 0`);
     }
     this.addSql(`drop function booking_stats_measures(text, text, integer, bigint, bigint)`);
-    this.addSql(MEASURES_FUNCTION);
-    this.addSql(RECORD_FUNCTION);
+    this.addSql(MEASURES_FUNCTION(true));
+    this.addSql(RECORD_FUNCTION(true));
     this.addSql(`drop trigger booking_stats_update on bookings`);
     this.addSql(UPDATE_TRIGGER(true));
     for (const statement of RECOUNT_BOOKING_STATS) this.addSql(statement);
@@ -175,8 +155,8 @@ export class Migration20261207001000_stretch_occupancy extends Migration {
     this.addSql(
       `drop function if exists booking_stats_measures(text, text, integer, integer, bigint, bigint)`,
     );
-    this.addSql(OLD_MEASURES_FUNCTION);
-    this.addSql(OLD_RECORD_FUNCTION);
+    this.addSql(MEASURES_FUNCTION(false));
+    this.addSql(RECORD_FUNCTION(false));
     for (const table of ['booking_stats_daily', 'booking_stats_deltas']) {
       this.addSql(`alter table ${table} drop column if exists seats_sold_bp`);
     }
