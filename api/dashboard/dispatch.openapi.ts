@@ -279,7 +279,13 @@ export const DispatchOutcome = z
     loyalty: z
       .object({ bookings_credited: z.int(), points_credited: z.int(), referrals_rewarded: z.int() })
       .optional()
-      .meta({ description: 'COMPLETE: points credited by this call (0 when already credited)' }),
+      .meta({
+        description:
+          'COMPLETE: what this call credited (0 when already credited): bookings_credited counts the bookings it ' +
+          'posted points for (a booking earning 0 points, a free seat, never counts, first COMPLETE or replay), ' +
+          'points_credited their points (each at the tier the traveller had when the trip was completed, ' +
+          "before that trip's points), referrals_rewarded the referrals it rewarded",
+      }),
   })
   .meta({ id: 'DispatchOutcome' });
 

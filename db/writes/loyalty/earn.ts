@@ -5,7 +5,10 @@ import { listTiersIn } from '../../queries/loyalty.js';
 import { lockAccount, openAccount, post, type AccountRow, type Queryable } from './account.js';
 
 export interface TripPointsResult {
-  /** Bookings credited by this call (0 on a replay). */
+  /**
+   * Bookings whose points this call posted (0 on a replay): a booking earning 0 points (a free seat)
+   * posts nothing and is not counted, on the first call or any other.
+   */
   bookingsCredited: number;
   pointsCredited: number;
   referralsRewarded: number;
@@ -77,9 +80,11 @@ const EARNING_BOOKING = `status in ('COMPLETED', 'CHECKED_IN') and payment_statu
  * refunded) earns floor(total_price / 100 × points_per_100 × tier multiplier / 100) points for its
  * owner, points_per_100 being the one the completion settled (settleTripEarning; a trip completed
  * while the programme was off earns nothing, ever), once per booking however often this runs; the
- * tier follows the lifetime points; a pending referral of that traveller is rewarded (the settled
- * referral_points to both). Nothing is credited while the programme is switched off. Each booking is
- * one transaction, so a failure leaves the others credited and a rerun finishes.
+ * tier is the one the owner's lifetime points reach before this trip's own points
+ * (lifetimeBeforeTrip), the same for every booking of the trip and on a rerun; a pending referral of
+ * that traveller is rewarded (the settled referral_points to both). Nothing is credited while the
+ * programme is switched off. Each booking is one transaction, so a failure leaves the others
+ * credited and a rerun finishes.
  */
 export async function awardTripPoints(db: Database, tripId: string): Promise<TripPointsResult> {
   const result: TripPointsResult = { bookingsCredited: 0, pointsCredited: 0, referralsRewarded: 0 };
@@ -97,7 +102,7 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
     // returning voucher points (accounts in id order) may hold the other way round.
     const credited = await withDeadlockRetry(() =>
-      db.transaction((client) => creditBooking(client, { terms, accountId, booking })),
+      db.transaction((client) => creditBooking(client, { terms, tripId, accountId, booking })),
     );
     result.bookingsCredited += credited.bookings;
     result.pointsCredited += credited.points;
@@ -109,12 +114,35 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
 const roomOf = (account: AccountRow) =>
   pointsRoom({ balance: account.balance, lifetimePoints: account.lifetime_points });
 
-/** One booking's points (once: a replay finds its EARN row) and its owner's pending referral. */
+/**
+ * The lifetime points of a LOCKED account before the trip's award: less what that award has already
+ * added to them (the EARN of an earlier booking of the trip not taken back by a refund, and the
+ * referral bonuses its bookings brought). A trip's bookings earn at the tier the traveller had when
+ * it was completed: the first credit reaching a tier does not raise the second, and a rerun after an
+ * interruption finds the same tier.
+ */
+async function lifetimeBeforeTrip(client: Queryable, account: AccountRow, tripId: string): Promise<number> {
+  const { rows } = await client.query<{ points: string }>(
+    `select coalesce(sum(t.points), 0) as points
+       from loyalty_transactions t join bookings b on b.id = t.booking_id
+      where t.account_id = $1 and b.trip_id = $2
+        and (t.kind = 'REFERRAL_BONUS' or (t.kind = 'EARN' and not exists (
+              select 1 from loyalty_transactions r
+               where r.account_id = t.account_id and r.booking_id = t.booking_id and r.kind = 'EARN_REVERSAL')))`,
+    [account.id, tripId],
+  );
+  return Math.max(0, account.lifetime_points - Number(rows[0]?.points ?? 0));
+}
+
+/**
+ * One booking's points (once: a replay finds its EARN row) and its owner's pending referral. The
+ * booking counts as credited only when points are posted for it.
+ */
 async function creditBooking(
   client: Queryable,
-  earning: { terms: EarningTerms; accountId: string; booking: EarningBooking },
+  earning: { terms: EarningTerms; tripId: string; accountId: string; booking: EarningBooking },
 ): Promise<{ bookings: number; points: number; referrals: number }> {
-  const { terms, accountId, booking } = earning;
+  const { terms, tripId, accountId, booking } = earning;
   const companyId = terms.company_id;
   const credited = { bookings: 0, points: 0, referrals: 0 };
   // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
@@ -135,10 +163,12 @@ async function creditBooking(
   if (done.length > 0) return credited;
   // The programme's state and tiers read under the shared programme row, not before the loop: a
   // switch-off or tier change this credit waited for has committed, and the account's tier (post)
-  // follows the same tiers. The rates are the completion's (terms), whatever the programme says now.
+  // follows the same tiers. The rates are the completion's (terms), whatever the programme says now;
+  // the tier is the one the traveller had before this trip's points (lifetimeBeforeTrip).
   if (!(await programmeActive(client, companyId))) return credited;
   const multiplier =
-    tierFor(account.lifetime_points, await listTiersIn(client, companyId))?.multiplierPercent ?? 100;
+    tierFor(await lifetimeBeforeTrip(client, account, tripId), await listTiersIn(client, companyId))
+      ?.multiplierPercent ?? 100;
   // Earned points stop at the account's limit: a trip's completion never fails on them.
   const points = Math.min(
     tripPoints(Number(booking.total_price), terms.points_per_100, multiplier),
@@ -153,8 +183,8 @@ async function creditBooking(
       bookingId: booking.id,
     });
     credited.points = points;
+    credited.bookings = 1;
   }
-  credited.bookings = 1;
   if (await rewardReferral(client, terms, account, booking.id)) credited.referrals = 1;
   return credited;
 }

@@ -900,6 +900,43 @@ describe('points earning and referrals', () => {
     expect((await accountOf(app.db, trip.companyId, traveller.userId))!.balance).toBe(1234 + 1500);
   });
 
+  it('a rerun of an award cut off between two bookings of one traveller credits the second at the tier of before the trip', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    // Two identical bookings, credited in id order: 10,000 / 100 × 10 × 100% each.
+    const bookings = [
+      await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 }),
+      await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 }),
+    ].sort();
+    await completeTrip(app.db, trip.tripId);
+    // The second booking is held, so the award credits the first and then waits; its connection is
+    // cut, as a crash between the two credits would leave it.
+    const held = await holdLock(app.db, `select 1 from bookings where id = '${bookings[1]}' for update`);
+    const award = awardTripPoints(app.db, trip.tripId);
+    award.catch(() => undefined);
+    const [waiter] = await waitersOf(app.db, held.pid);
+    await app.db.query('select pg_terminate_backend($1)', [waiter]);
+    await expect(award).rejects.toThrow();
+    await held.release();
+    expect(await ledger(app.db, trip.companyId, traveller.userId)).toEqual([
+      { kind: 'EARN', points: 1000, balance_after: 1000, booking_id: bookings[0] },
+    ]);
+
+    // The 1,000 lifetime points reaching the 150% tier are this trip's own: the rerun still credits 100%.
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 1,
+      pointsCredited: 1000,
+    });
+    expect(await ledger(app.db, trip.companyId, traveller.userId)).toEqual([
+      { kind: 'EARN', points: 1000, balance_after: 1000, booking_id: bookings[0] },
+      { kind: 'EARN', points: 1000, balance_after: 2000, booking_id: bookings[1] },
+    ]);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 0,
+      pointsCredited: 0,
+    });
+  });
+
   it('rewards referrer and referee when the referee completes a first trip; refuses self, repeat, foreign and not-new', async () => {
     const trip = await programWithTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, referralPoints: 250 });

@@ -1,15 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount, recordReferral } from '../../../db/writes/loyalty/index.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
-import { mobileTraveller } from '../../support/journeys.js';
-import { loyaltyProgram } from '../../support/loyalty.js';
+import { mobileTraveller, type Caller } from '../../support/journeys.js';
+import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 import { companyWithProgramme, programmeCall, PROGRAM } from '../../support/loyalty-admin.js';
 import {
   advance,
   bookSeats,
   dispatch,
   operationsWorld,
+  travellerAction,
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
@@ -235,7 +237,7 @@ describe('completing a trip', () => {
       await setProgramme({ pointsPer100: 0 });
       const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
       expect(completed.status, completed.text).toBe(200);
-      expect(completed.body.data.loyalty).toMatchObject({ points_credited: 0 });
+      expect(completed.body.data.loyalty).toMatchObject({ bookings_credited: 0, points_credited: 0 });
 
       await setProgramme({ pointsPer100: 50 });
       const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
@@ -280,6 +282,121 @@ describe('completing a trip', () => {
       expect(await ledger(world.companyId, booked.caller.userId)).toEqual([
         { kind: 'EARN', points: 200, booking_id: booked.bookingId },
       ]);
+    });
+  });
+  /**
+   * README Loyalty / Dispatch: `bookings_credited` counts the bookings whose points this COMPLETE
+   * posted, and a trip's bookings earn at the tier their traveller had when the trip was completed,
+   * before that trip's own points (10 points per 100 SYP; 1,000 lifetime points reach 150%).
+   */
+  describe('what a COMPLETE credits', () => {
+    const account = async (companyId: string, userId: string) =>
+      (
+        await app.db.query<{ balance: number; lifetime_points: number }>(
+          'select balance, lifetime_points from loyalty_accounts where company_id = $1 and user_id = $2',
+          [companyId, userId],
+        )
+      )[0];
+
+    /** A traveller's booking of one seat made free by a free-trip voucher (100 points spent on it). */
+    async function freeBooking(
+      world: OperationsWorld,
+      seat: string,
+    ): Promise<{ caller: Caller; ticketId: string }> {
+      const caller = await mobileTraveller(app);
+      const reward = await giveReward(app.db, world.companyId, {
+        type: 'free_trip',
+        freeSeats: 1,
+        pointsCost: 100,
+      });
+      await creditPoints(app.db, { companyId: world.companyId, userId: caller.userId, points: 100 });
+      const voucher = await redeemVoucher(app, caller, world.companyId, reward.code);
+      const booking = await createBooking(app, caller, {
+        tripId: world.trip.tripId,
+        seatNumbers: [seat],
+        rewardCode: voucher,
+      });
+      expect(Number(booking.total_price)).toBe(0);
+      const [ticket] = await app.db.query<{ id: string }>(
+        `select id from journey_tickets where journey_id = $1 and status = 'VALID'`,
+        [booking.journey_id],
+      );
+      return { caller, ticketId: ticket!.id };
+    }
+
+    it('reports no booking credited, first or on a replay, for a travelled booking that earns 0 points', async () => {
+      const world = await operationsWorld(app, { seats: 8 });
+      await loyaltyProgram(app.db, world.companyId, { pointsPer100: 10 });
+      const { caller, ticketId } = await freeBooking(world, world.trip.seatNumbers[0]!);
+      await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+      const checkIn = await travellerAction(app, world.dispatcher, world.trip.tripId, 'CHECK_IN', ticketId);
+      expect(checkIn.status, checkIn.text).toBe(200);
+      await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
+
+      const nothing = { bookings_credited: 0, points_credited: 0, referrals_rewarded: 0 };
+      const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(completed.status, completed.text).toBe(200);
+      expect(completed.body.data).toMatchObject({ replayed: false, effects: { completed_bookings: 1 } });
+      expect(completed.body.data.loyalty).toEqual(nothing);
+      const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.data).toMatchObject({ replayed: true, loyalty: nothing });
+      // Nothing earned: the account holds what the voucher left of the 100 points credited.
+      expect((await ledger(world.companyId, caller.userId)).filter((row) => row.kind === 'EARN')).toEqual([]);
+      expect(await account(world.companyId, caller.userId)).toEqual({ balance: 0, lifetime_points: 100 });
+    });
+
+    it('two identical bookings of one traveller earn the same points, at the tier of before the trip', async () => {
+      const world = await operationsWorld(app, { seats: 8 });
+      await loyaltyProgram(app.db, world.companyId, {
+        pointsPer100: 10,
+        tiers: [
+          [0, 100],
+          [1000, 150],
+        ],
+      });
+      const rider = await mobileTraveller(app);
+      const bookings = [
+        await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!], rider),
+        await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!], rider),
+      ];
+      await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+      for (const booked of bookings) {
+        const checkIn = await travellerAction(
+          app,
+          world.dispatcher,
+          world.trip.tripId,
+          'CHECK_IN',
+          booked.ticketIds[0]!,
+        );
+        expect(checkIn.status, checkIn.text).toBe(200);
+        await collectCash(app.db, booked.bookingId, { source: 'driver' });
+      }
+      await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
+
+      const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(completed.status, completed.text).toBe(200);
+      // 10,000 SYP / 100 × 10 × 100% each: the first credit reaching 1,000 does not raise the second.
+      expect(completed.body.data.loyalty).toEqual({
+        bookings_credited: 2,
+        points_credited: 2000,
+        referrals_rewarded: 0,
+      });
+      const earned = (await ledger(world.companyId, rider.userId)).map(({ points, booking_id }) => ({
+        points,
+        booking_id,
+      }));
+      expect(earned.sort((a, b) => a.booking_id.localeCompare(b.booking_id))).toEqual(
+        bookings
+          .map((booked) => ({ points: 1000, booking_id: booked.bookingId }))
+          .sort((a, b) => a.booking_id.localeCompare(b.booking_id)),
+      );
+      const again = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });
+      expect(again.body.data).toMatchObject({
+        replayed: true,
+        loyalty: { bookings_credited: 0, points_credited: 0, referrals_rewarded: 0 },
+      });
+      expect(await account(world.companyId, rider.userId)).toEqual({ balance: 2000, lifetime_points: 2000 });
     });
   });
 });
