@@ -5,7 +5,7 @@ import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
 import { taggedOperations } from '../http/operation-docs.js';
-import { successWith } from '../http/answer-schemas.js';
+import { DelayMinutesText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the booking creation routes (bookings.ts): schemas and the rules they document. */
 
@@ -110,9 +110,18 @@ const Booking = z
     created_at: Instant,
     trip: z.object({
       id: IdText,
-      departure_at: Instant,
+      departure_at: Instant.meta({ description: "the trip's planned departure from its first stop" }),
       arrival_at: Instant,
-      status: z.string(),
+      status: z
+        .string()
+        .meta({ description: 'DELAYED once the company announced a delay (see delay_minutes)' }),
+      delay_minutes: DelayMinutesText,
+      expected_departure_at: Instant.meta({
+        description:
+          "the departure the company announced from the booking's boarding stop, as GET /bookings/{id} shows it: that " +
+          "stop's planned departure plus delay_minutes (or how late the bus actually left its first stop, when more); " +
+          'the planned time when on time',
+      }),
       company: NamedRef,
       origin_city: NamedRef,
       destination_city: NamedRef,

@@ -2,7 +2,13 @@ import type { AppContext } from '../app.js';
 import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
-import { commandOf, takeDispatchAction, tripDispatchView } from '../use-cases/trip-dispatch.js';
+import { journeyConfirmationClient } from '../temporal/journey-confirmation-client.js';
+import {
+  commandOf,
+  takeDispatchAction,
+  tripDispatchView,
+  type DispatchDeps,
+} from '../use-cases/trip-dispatch.js';
 import { DispatchBody, dispatchErrorCode, docs } from './dispatch.openapi.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { Refusal } from '../http/errors.js';
@@ -43,8 +49,17 @@ export const dispatchingMember = (staff: StaffPrincipal) => ({
   member: actingMember(staff, DISPATCH_ROLES),
 });
 
+/** What a dispatch action needs: a CANCEL tells the confirmation workflows it ended (trip-dispatch.ts). */
+export const dispatchDeps = (context: AppContext): DispatchDeps => ({
+  db: context.db,
+  workflow: journeyConfirmationClient(context.temporal, context.config),
+  logger: context.logger,
+});
+
 /** GET and POST /trips/{id}/dispatch: the trip operations room. */
-export function registerDispatchRoutes(surface: Surface, { db }: AppContext): void {
+export function registerDispatchRoutes(surface: Surface, context: AppContext): void {
+  const { db } = context;
+  const deps = dispatchDeps(context);
   const dispatchRoom = { ...docs.getTripDispatch, path: '/trips/{id}/dispatch' };
   companyRecordRoute(surface, authorize, dispatchRoom, (companyId, tripId, staff) =>
     tripDispatchView(db, companyId, tripId, mayDispatch(staff)),
@@ -59,7 +74,7 @@ export function registerDispatchRoutes(surface: Surface, { db }: AppContext): vo
     errorCode: (issues, part) => (part === 'body' ? dispatchErrorCode(issues) : 'VALIDATION_FAILED'),
     handler: async (ctx, staff, { params, body }) => {
       const data = await takeDispatchAction(
-        db,
+        deps,
         commandOf(dispatchingMember(staff), params.id, body, 'DASHBOARD'),
         mayDispatch(staff),
       );

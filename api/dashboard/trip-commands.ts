@@ -3,7 +3,7 @@ import { ok } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { changeTripLegacy, runBulkCommand } from '../use-cases/trip-commands.js';
-import { dispatcher, dispatchingMember, mayDispatch } from './dispatch.js';
+import { dispatchDeps, dispatcher, dispatchingMember, mayDispatch } from './dispatch.js';
 import { staffRoute } from './staff-route.js';
 import { BulkBody, docs, LegacyTripBody, tripCommandErrorCode } from './trip-commands.openapi.js';
 
@@ -11,7 +11,8 @@ const bodyCode = (issues: Parameters<typeof tripCommandErrorCode>[0], part: stri
   part === 'body' ? tripCommandErrorCode(issues) : 'VALIDATION_FAILED';
 
 /** PATCH /trips/{id} (legacy) and POST /trips/bulk: trip actions through the dispatch transition. */
-export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppContext): void {
+export function registerTripCommandRoutes(surface: Surface, context: AppContext): void {
+  const deps = dispatchDeps(context);
   staffRoute(surface, dispatcher, {
     ...docs.bulkTripCommand,
     method: 'post',
@@ -19,7 +20,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     body: BulkBody,
     errorCode: bodyCode,
     handler: async (ctx, staff, { body }) => {
-      ok(ctx, await runBulkCommand(db, logger, dispatchingMember(staff), body, ctx.state.requestId));
+      ok(ctx, await runBulkCommand(deps, dispatchingMember(staff), body, ctx.state.requestId));
     },
   });
 
@@ -31,7 +32,7 @@ export function registerTripCommandRoutes(surface: Surface, { db, logger }: AppC
     body: LegacyTripBody,
     errorCode: bodyCode,
     handler: async (ctx, staff, { params, body }) => {
-      ok(ctx, await changeTripLegacy(db, dispatchingMember(staff), params.id, body, mayDispatch(staff)));
+      ok(ctx, await changeTripLegacy(deps, dispatchingMember(staff), params.id, body, mayDispatch(staff)));
     },
   });
 }

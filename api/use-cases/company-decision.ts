@@ -10,6 +10,7 @@ import type { Logger } from '../../config/logger.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
 import { recordDecision, type DecisionInput, type DecisionOutcome } from '../../db/writes/journeys/index.js';
 import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
+import type { DecidedContext } from '../temporal/journey-confirmation-client.js';
 import { actingMember, ownedByCompany } from '../dashboard/guards.js';
 import { Refusal } from '../http/errors.js';
 import type { JourneyConfirmationDeps } from './journey-confirmation.js';
@@ -38,15 +39,35 @@ export async function decideRequest(
   decision: Omit<DecisionInput, 'scope'>,
 ): Promise<DecisionOutcome> {
   const decided = await recordDecision(deps.db, { scope, ...decision }, deps.signing);
-  try {
-    await deps.workflow.noteDecision(
-      { scope, ownerUserId: decided.ownerUserId, companyId: decision.companyId },
-      { outcome: decided.outcome, pendingCompanyIds: decided.pendingCompanyIds },
-    );
-  } catch (error) {
-    deps.logger.warn({ err: error, scope }, 'decision committed but not signalled: its deadline settles it');
-  }
+  await tellDecided(
+    deps,
+    { scope, ownerUserId: decided.ownerUserId, companyId: decision.companyId },
+    { outcome: decided.outcome, pendingCompanyIds: decided.pendingCompanyIds },
+  );
   return decided;
+}
+
+/** What a committed decision left the scope: its outcome and the companies still deciding. */
+export type DecidedOutcome = Parameters<DecisionDeps['workflow']['noteDecision']>[1];
+
+/**
+ * Tells the scope's workflow, after the commit, what a decision left (a company's, the platform's,
+ * or a trip CANCEL that ended the scope: api/use-cases/trip-dispatch.ts). A lost signal is logged
+ * and fails nothing: the workflow settles the scope from the database at its deadline.
+ */
+export async function tellDecided(
+  deps: Pick<DecisionDeps, 'workflow' | 'logger'>,
+  decided: DecidedContext,
+  outcome: DecidedOutcome,
+): Promise<void> {
+  try {
+    await deps.workflow.noteDecision(decided, outcome);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, scope: decided.scope },
+      'decision committed but not signalled: its deadline settles it',
+    );
+  }
 }
 
 /** SPEC: a company's decision is for OWNER, ADMIN or DISPATCHER (the route's guard and the transaction's check). */

@@ -1,9 +1,7 @@
 import type { Logger } from '../../config/logger.js';
-import type { Database } from '../../db/orm.js';
-import { dispatchTrip } from '../../db/writes/trip-operations/index.js';
 import { Refusal } from '../../domain/refusal.js';
 import { bulkAction, LEGACY_STATUS_ACTIONS, type TripAction } from '../../domain/trip-dispatch.js';
-import { commandOf, takeDispatchAction } from './trip-dispatch.js';
+import { commandOf, dispatchAndTell, takeDispatchAction, type DispatchDeps } from './trip-dispatch.js';
 import type { ActingMember } from '../../db/writes/acting-member.js';
 
 /**
@@ -17,7 +15,7 @@ type Actor = { companyId: string; staffUserId: string; role: string; member?: Ac
  * /trips/{id}/dispatch's (the outcome and the actions the session may take now, none unless `mayAct`).
  */
 export async function changeTripLegacy(
-  db: Database,
+  deps: DispatchDeps,
   actor: Actor,
   tripId: string,
   body: {
@@ -29,7 +27,7 @@ export async function changeTripLegacy(
 ) {
   const action: TripAction = LEGACY_STATUS_ACTIONS[body.status];
   const request = { action, reason: body.reason, delay_minutes: body.delay_minutes };
-  return takeDispatchAction(db, commandOf(actor, tripId, request, 'LEGACY_PATCH'), mayAct);
+  return takeDispatchAction(deps, commandOf(actor, tripId, request, 'LEGACY_PATCH'), mayAct);
 }
 
 export interface BulkCommand {
@@ -50,12 +48,12 @@ type BulkResult =
     };
 
 /**
- * Each distinct trip through the transition in its own transaction, in the order given; a refusal
+ * Each distinct trip through the transition in its own transaction, in the order given (a cancel
+ * then tells the confirmation workflows it ended: ./trip-dispatch.ts dispatchAndTell); a refusal
  * is that trip's result. An unexpected failure is logged and reported for that trip alone.
  */
 export async function runBulkCommand(
-  db: Database,
-  logger: Logger,
+  deps: DispatchDeps,
   actor: Actor,
   command: BulkCommand,
   requestId?: string,
@@ -66,7 +64,7 @@ export async function runBulkCommand(
   for (const tripId of tripIds) {
     const request = { action, reason: command.reason, delay_minutes: command.delay_minutes };
     try {
-      const result = await dispatchTrip(db, commandOf(actor, tripId, request, 'BULK'));
+      const result = await dispatchAndTell(deps, commandOf(actor, tripId, request, 'BULK'));
       results.push({
         trip_id: tripId,
         success: true,
@@ -75,7 +73,7 @@ export async function runBulkCommand(
         replayed: result.replayed,
       });
     } catch (error) {
-      results.push(failure(tripId, error, logger, requestId));
+      results.push(failure(tripId, error, deps.logger, requestId));
     }
   }
   const succeeded = results.filter((result) => result.success).length;

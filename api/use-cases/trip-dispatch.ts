@@ -15,6 +15,7 @@ import {
   type DispatchCommand,
   type DispatchResult,
 } from '../../db/writes/trip-operations/index.js';
+import { tellDecided, type DecisionDeps } from './company-decision.js';
 import {
   allowedActions,
   attendanceCounters,
@@ -263,9 +264,33 @@ export function outcomeView(result: DispatchResult) {
   };
 }
 
+/** The database, and the journey-confirmation workflows a CANCEL tells (with the logger for a lost signal). */
+export type DispatchDeps = Pick<DecisionDeps, 'db' | 'workflow' | 'logger'>;
+
+/**
+ * One action through the transition, in a transaction of its own. A CANCEL that ended journeys (or
+ * orders) still waiting for company decisions then tells each one's journey-confirmation workflow,
+ * as a suspension does (./company-decision.ts tellDecided: the scope CANCELLED, no company left
+ * deciding), so it ends now instead of at the decision deadline. The cancel has committed: a
+ * signal lost is logged, and that workflow finds the scope CANCELLED at its deadline.
+ */
+export async function dispatchAndTell(deps: DispatchDeps, command: DispatchCommand): Promise<DispatchResult> {
+  const result = await dispatchTrip(deps.db, command);
+  await Promise.all(
+    (result.endedConfirmations ?? []).map(({ scope, ownerUserId }) =>
+      tellDecided(
+        deps,
+        { scope, ownerUserId, companyId: command.companyId },
+        { outcome: 'CANCELLED', pendingCompanyIds: [] },
+      ),
+    ),
+  );
+  return result;
+}
+
 /** One action through the transition; the answer with the actions the session may take after it. */
-export async function takeDispatchAction(db: Database, command: DispatchCommand, mayAct: boolean) {
-  const result = await dispatchTrip(db, command);
-  const blockers = readinessBlockers(await readinessFacts(db, command.tripId));
+export async function takeDispatchAction(deps: DispatchDeps, command: DispatchCommand, mayAct: boolean) {
+  const result = await dispatchAndTell(deps, command);
+  const blockers = readinessBlockers(await readinessFacts(deps.db, command.tripId));
   return { ...outcomeView(result), allowed_actions: offered(mayAct, result.trip.status, blockers) };
 }

@@ -78,7 +78,18 @@ export type BookingWithTripRow = BookingColumns &
     trip_status: string;
     departure_at: string;
     arrival_at: string;
+    delay_minutes: number;
+    expected_departure_at: string;
   };
+
+/**
+ * The delay columns of the booking answers (every traveller read of the trip's times carries them):
+ * trip `t`'s announced delay, and its expected departure from the booking's boarding call `bc` (a
+ * booking without a leg boards at the trip's start), the one the cancel and modify cut-offs read
+ * (db/writes/booking-changes).
+ */
+export const TRIP_DELAY_COLUMNS = `t.delay_minutes,
+  ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as expected_departure_at`;
 
 type CustomerBookingColumns = BookingColumns & { channel: string };
 
@@ -124,8 +135,7 @@ const BOOKING_SELECT = `
          b.seat_numbers, b.subtotal, b.discount, b.total_price, b.currency, b.channel, b.created_at, b.updated_at,
          j.status as journey_status, j.confirmation_deadline,
          case when b.status = 'CANCELLED' then ${BOOKING_ENDING_REASON} end as failure_reason,
-         t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at, t.delay_minutes,
-         ${expectedDepartureSql('t', 'coalesce(bc.departure_at, t.departure_at)')} as expected_departure_at,
+         t.id as trip_id, t.status as trip_status, t.departure_at, t.arrival_at, ${TRIP_DELAY_COLUMNS},
          ${ROUTE_CITY_COLUMNS},
          ${COMPANY_COLUMNS},
          ${PICKUP_COLUMNS}
@@ -145,8 +155,6 @@ type BookingRow = BookingWithTripRow & {
   journey_status: JourneyStatus | null;
   confirmation_deadline: string | null;
   failure_reason: FailureReason | null;
-  delay_minutes: number;
-  expected_departure_at: string;
 };
 
 function toBooking(row: BookingRow, tickets: BookingTicket[]): CustomerBooking {

@@ -1,5 +1,9 @@
 import type { NamedRef } from '../../queries/catalogue.js';
-import type { BookingColumns, BookingWithTripRow } from '../../queries/customer-bookings.js';
+import {
+  TRIP_DELAY_COLUMNS,
+  type BookingColumns,
+  type BookingWithTripRow,
+} from '../../queries/customer-bookings.js';
 import {
   COMPANY_COLUMNS,
   namedRefOf,
@@ -33,6 +37,9 @@ export interface BookingRecord extends RecordColumns {
     departure_at: string;
     arrival_at: string;
     status: string;
+    /** As GET /bookings/{id} shows them: the announced delay, and the departure from the boarding stop. */
+    delay_minutes: number;
+    expected_departure_at: string;
     company: NamedRef;
     origin_city: NamedRef;
     destination_city: NamedRef;
@@ -66,6 +73,8 @@ function toBookingRecord(row: BookingRecordRow): BookingRecord {
       departure_at: iso(row.departure_at),
       arrival_at: iso(row.arrival_at),
       status: row.trip_status,
+      delay_minutes: row.delay_minutes,
+      expected_departure_at: iso(row.expected_departure_at),
       company: namedRefOf(row, 'company'),
       origin_city: namedRefOf(row, 'origin'),
       destination_city: namedRefOf(row, 'destination'),
@@ -75,14 +84,16 @@ function toBookingRecord(row: BookingRecordRow): BookingRecord {
 }
 
 /**
- * The bookings with their trip (company, route cities, pickupLocation), in no particular order.
- * The pickup location follows the booking's boarding call as GET /bookings reads it (pickupStopIdSql).
+ * The bookings with their trip (company, route cities, pickupLocation, delay), in no particular
+ * order. The pickup location and the expected departure follow the booking's boarding call as GET
+ * /bookings reads them (pickupStopIdSql, TRIP_DELAY_COLUMNS).
  */
 export async function bookingRecords(q: Queryable, ids: string[]): Promise<BookingRecord[]> {
   const { rows } = await q.query<BookingRecordRow>(
     `select k.id, k.booking_code, k.status, k.trip_id, k.seat_numbers, k.seats_count, k.passenger_name, k.passenger_phone,
             k.subtotal, k.discount, k.total_price, k.currency, k.payment_status, k.seat_lock_session_id, k.journey_id,
             j.order_id, k.created_at, t.departure_at, t.arrival_at, t.status as trip_status,
+            ${TRIP_DELAY_COLUMNS},
             ${COMPANY_COLUMNS},
             ${ROUTE_CITY_COLUMNS},
             ${PICKUP_COLUMNS}

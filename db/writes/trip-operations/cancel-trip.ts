@@ -1,11 +1,12 @@
 import { BEFORE_DEPARTURE } from '../../../domain/booking-rules.js';
 import { FAILURE_REASONS } from '../../../domain/journey-confirmation.js';
+import { scopeOfJourney } from '../../queries/journeys.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
 import { giveBackVouchers } from '../loyalty/voucher-return.js';
 import { withBookingEvents } from '../outbox.js';
-import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
+import type { DispatchEffects, EndedConfirmation, LockedTrip, Queryable } from './trip.js';
 
 /**
  * CANCEL of a trip, inside the transition transaction (the trip locked). Every journey on the trip
@@ -25,6 +26,9 @@ import type { DispatchEffects, LockedTrip, Queryable } from './trip.js';
  * earlier ones), none refunded or cancelled by its traveller while live (forfeited), is given back
  * (ISSUED again; cancelled with its points returned when its reward has been withdrawn:
  * giveBackVouchers). Each cancelled booking gets a booking.cancelled event in the outbox.
+ * The journeys (or orders) it ended while companies were deciding are returned: their
+ * journey-confirmation workflow is told once this commits (api/use-cases/trip-dispatch.ts). A HELD
+ * one has no workflow (holds are plain transactions): its batch RELEASED ends it.
  *
  * Lock order, after the trip itself (the transition's): the journeys' live orders, the journeys,
  * their legs' other trips FOR SHARE, then their bookings (those that end and those kept) FOR UPDATE,
@@ -42,7 +46,7 @@ export async function cancelTripBookings(
   trip: LockedTrip,
   reason: string,
   staffUserId: string,
-): Promise<DispatchEffects> {
+): Promise<{ effects: DispatchEffects; endedConfirmations: EndedConfirmation[] }> {
   await lockAffectedOrders(client, trip.id);
   const journeys = await lockAffectedJourneys(client, trip.id);
   const journeyIds = journeys.map((journey) => journey.id);
@@ -70,11 +74,12 @@ export async function cancelTripBookings(
   );
   // A journey whose leg was already travelled, or is boarded on another bus (kept), keeps that
   // leg's booking, so it stands (CONFIRMED), as a refund leaves a journey with a booking still standing.
-  const { rowCount: cancelledJourneys } = await client.query(
+  const { rows: cancelled } = await client.query<{ id: string }>(
     `update journeys j set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
        updated_at = now()
      where j.id = any($1::uuid[])
-       and not exists (select 1 from bookings b where b.journey_id = j.id and b.status not in ('CANCELLED', 'EXPIRED'))`,
+       and not exists (select 1 from bookings b where b.journey_id = j.id and b.status not in ('CANCELLED', 'EXPIRED'))
+     returning j.id`,
     [journeyIds, TRIP_CANCELLED],
   );
   await endOrders(client, journeys);
@@ -83,19 +88,37 @@ export async function cancelTripBookings(
   // first). After the bookings' update: it reads them CANCELLED.
   await giveBackVouchers(client, bookingIds, { companyId: trip.companyId, staffUserId });
   return {
-    cancelledJourneys: cancelledJourneys ?? 0,
-    cancelledBookings: bookingIds.length,
-    releasedSeats,
-    revokedCredentials,
-    ...payments,
-    events: events ?? 0,
+    effects: {
+      cancelledJourneys: cancelled.length,
+      cancelledBookings: bookingIds.length,
+      releasedSeats,
+      revokedCredentials,
+      ...payments,
+      events: events ?? 0,
+    },
+    endedConfirmations: endedWhileDeciding(journeys, new Set(cancelled.map((journey) => journey.id))),
   };
 }
 
 interface AffectedJourney {
   id: string;
   order_id: string | null;
+  owner_user_id: string;
   status: string;
+}
+
+/**
+ * The scopes (a journey, or the order it belongs to) of the journeys that were REQUESTED, locked
+ * so, and are now CANCELLED: those whose workflow waits for company decisions. Once each.
+ */
+function endedWhileDeciding(journeys: AffectedJourney[], cancelled: Set<string>): EndedConfirmation[] {
+  const ended = new Map<string, EndedConfirmation>();
+  for (const journey of journeys) {
+    if (journey.status !== 'REQUESTED' || !cancelled.has(journey.id)) continue;
+    const scope = scopeOfJourney(journey.id, journey.order_id);
+    ended.set(`${scope.kind}:${scope.id}`, { scope, ownerUserId: journey.owner_user_id });
+  }
+  return [...ended.values()];
 }
 
 /**
@@ -131,7 +154,7 @@ async function lockAffectedJourneys(client: Queryable, tripId: string): Promise<
     `with direct as (${ON_TRIP}),
           open_orders as (select distinct j.order_id from journeys j join direct d on d.journey_id = j.id
                           where j.order_id is not null and j.status in ('HELD', 'REQUESTED'))
-     select j.id, j.order_id, j.status from journeys j
+     select j.id, j.order_id, j.owner_user_id, j.status from journeys j
      where (j.id in (select journey_id from direct) or j.order_id in (select order_id from open_orders))
        and j.status in ('HELD', 'REQUESTED', 'CONFIRMED')
      order by j.id for update`,

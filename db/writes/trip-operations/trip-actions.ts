@@ -16,6 +16,7 @@ import {
   type DispatchCommand,
   type DispatchEffects,
   type DispatchResult,
+  type EndedConfirmation,
   type LockedTrip,
   type Queryable,
 } from './trip.js';
@@ -52,7 +53,7 @@ export async function applyTripAction(
   if (step.kind === 'REPLAY') return result;
   refuseUnready(trip.status, command.action, blockers);
 
-  const effects = await actionEffects(client, trip, command);
+  const { effects, endedConfirmations } = await actionEffects(client, trip, command);
   const { rows } = await client.query<TripRowAfter>(
     `update trips set status = $2,
        delay_minutes = coalesce($3, delay_minutes),
@@ -71,6 +72,7 @@ export async function applyTripAction(
     actualArrivalAt: iso(after.actual_arrival_at),
   };
   if (Object.keys(effects).length > 0) result.effects = effects;
+  if (endedConfirmations?.length) result.endedConfirmations = endedConfirmations;
   await recordOperation(client, {
     command,
     before: { ...tripState(trip) },
@@ -101,20 +103,20 @@ async function lockBusAndDriver(client: Queryable, trip: LockedTrip): Promise<vo
   }
 }
 
-/** What the action does besides the trip row. */
+/** What the action does besides the trip row (and, for a CANCEL, the confirmations it ended). */
 async function actionEffects(
   client: Queryable,
   trip: LockedTrip,
   command: DispatchCommand,
-): Promise<DispatchEffects> {
+): Promise<{ effects: DispatchEffects; endedConfirmations?: EndedConfirmation[] }> {
   if (command.action === 'CANCEL')
     return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
   if (command.action === 'COMPLETE') {
     // What the bookings earn is settled with the completion, so a replayed COMPLETE only finishes it.
     await settleTripEarning(client, trip.id);
-    return closeAttendance(client, trip, command);
+    return { effects: await closeAttendance(client, trip, command) };
   }
-  return {};
+  return { effects: {} };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { ActingMember } from '../acting-member.js';
+import type { ConfirmationScope } from '../../../domain/journey-confirmation.js';
 import {
   refuseUnassigned,
   tripNotFound,
@@ -75,6 +76,16 @@ export interface DispatchEffects {
   events?: number;
 }
 
+/**
+ * A confirmation scope (journey, or order) a CANCEL ended while companies were deciding
+ * (REQUESTED to CANCELLED, its requests CANCELLED), with its owner: its journey-confirmation
+ * workflow, waiting for the decisions, is told after the commit (api/use-cases/trip-dispatch.ts).
+ */
+export interface EndedConfirmation {
+  scope: ConfirmationScope;
+  ownerUserId: string;
+}
+
 export interface DispatchResult {
   tripId: string;
   action: DispatchAction;
@@ -84,6 +95,8 @@ export interface DispatchResult {
   trip: TripState;
   traveller?: TravellerResult;
   effects?: DispatchEffects;
+  /** The scopes a CANCEL ended while companies were deciding; not part of the answer. */
+  endedConfirmations?: EndedConfirmation[];
   /** Points credited after a COMPLETE (awardTripPoints). */
   loyalty?: { bookingsCredited: number; pointsCredited: number; referralsRewarded: number };
 }

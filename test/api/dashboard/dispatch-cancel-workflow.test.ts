@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { ConfirmationScope } from '../../../domain/journey-confirmation.js';
+import { confirmationWorkflowId, searchAttributeKeys } from '../../../workflows/shared.js';
+import { useTestApp, type TestApp } from '../../support/harness.js';
+import { staffSession } from '../../support/journey-rows.js';
+import {
+  bookJourney,
+  confirmOrder,
+  eventually,
+  holdOrder,
+  journeyFacts,
+  mobileTraveller,
+  quote,
+  setConfirmation,
+  tripOf,
+} from '../../support/journeys.js';
+import { dispatch } from '../../support/operations.js';
+
+/**
+ * A trip CANCEL ends the journeys (and orders) still waiting for company decisions on it
+ * (TRIP_CANCELLED); their journey-confirmation workflow, which waits only while companies decide,
+ * is told at once and ends, instead of running on with ProcessStatus REQUESTED until the deadline.
+ */
+describe('a trip CANCEL ends the confirmation workflow of the journeys waiting for decisions', () => {
+  const app = useTestApp();
+
+  const process = (app: TestApp, scope: ConfirmationScope) =>
+    app.temporal.workflow.getHandle(confirmationWorkflowId(scope));
+
+  /** The workflow's run status and ProcessStatus, once it has left RUNNING (or the time is up). */
+  async function settledProcess(scope: ConfirmationScope) {
+    const described = await eventually(
+      () => process(app, scope).describe(),
+      (description) => description.status.name !== 'RUNNING',
+      15_000,
+    );
+    return {
+      status: described.status.name,
+      processStatus: described.typedSearchAttributes.get(searchAttributeKeys.processStatus),
+    };
+  }
+
+  async function runningProcess(scope: ConfirmationScope) {
+    const described = await process(app, scope).describe();
+    return {
+      status: described.status.name,
+      processStatus: described.typedSearchAttributes.get(searchAttributeKeys.processStatus),
+    };
+  }
+
+  it('POST /dispatch CANCEL: the REQUESTED journey is cancelled and its workflow completes CANCELLED; a refused cancel leaves it waiting', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    const traveller = await mobileTraveller(app);
+    const { journeyId, confirmed } = await bookJourney(app, traveller, [{ trip }]);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const scope: ConfirmationScope = { kind: 'JOURNEY', id: journeyId };
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+
+    // A cancel without a reason is refused: the journey and its workflow still wait.
+    const refused = await dispatch(app, dispatcher, trip.tripId, { action: 'CANCEL' });
+    expect([refused.status, refused.body.errorCode]).toEqual([400, 'REASON_REQUIRED']);
+    expect((await journeyFacts(app.db, journeyId)).journey!.status).toBe('REQUESTED');
+    expect(await runningProcess(scope)).toEqual({ status: 'RUNNING', processStatus: 'REQUESTED' });
+
+    const cancelled = await dispatch(app, dispatcher, trip.tripId, {
+      action: 'CANCEL',
+      reason: 'Bus broke down',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+      status: 'CANCELLED',
+      failure_reason: 'TRIP_CANCELLED',
+    });
+    expect(await settledProcess(scope)).toEqual({ status: 'COMPLETED', processStatus: 'CANCELLED' });
+    const seen = await app.request(`/api/journeys/${journeyId}`, { headers: traveller.headers });
+    expect(seen.body.data).toMatchObject({
+      confirmation: { status: 'CANCELLED' },
+      failure_reason: 'TRIP_CANCELLED',
+    });
+  });
+
+  it("POST /trips/bulk cancel: a REQUESTED order with a journey on the trip ends whole, and the order's workflow completes CANCELLED", async () => {
+    const trip = await tripOf(app.db);
+    const other = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    await setConfirmation(app.db, other.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    const traveller = await mobileTraveller(app);
+    const onTrip = await quote(app, traveller, [{ trip }], 1);
+    const elsewhere = await quote(app, traveller, [{ trip: other }], 1);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, traveller, orderId, [onTrip.journey_id, elsewhere.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmOrder(app, traveller, orderId, held.body.data.holdBatchId, [
+      { journeyId: onTrip.journey_id, partySize: 1 },
+      { journeyId: elsewhere.journey_id, partySize: 1 },
+    ]);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const scope: ConfirmationScope = { kind: 'ORDER', id: orderId };
+    expect(await runningProcess(scope)).toEqual({ status: 'RUNNING', processStatus: 'REQUESTED' });
+
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    const bulk = await app.request('/dashboard/api/trips/bulk', {
+      method: 'POST',
+      headers: dispatcher.writeHeaders,
+      json: { trip_ids: [trip.tripId], action: 'cancel', reason: 'Storm warning' },
+    });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.body.data.summary).toMatchObject({ succeeded: 1, failed: 0 });
+    for (const journeyId of [onTrip.journey_id, elsewhere.journey_id]) {
+      expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+        status: 'CANCELLED',
+        failure_reason: 'TRIP_CANCELLED',
+      });
+    }
+    expect(await settledProcess(scope)).toEqual({ status: 'COMPLETED', processStatus: 'CANCELLED' });
+  });
+});
