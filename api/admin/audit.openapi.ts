@@ -103,6 +103,9 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'catalogue.*, team.*, payments.*, cash_shifts.*, loyalty.*, STAFF_/DRIVER_SIGNED_IN/OUT) companies.view; ' +
       'feature_flags.*, incidents.*, maintenance.* platform.view; waitlist.* waitlist.view; analytics.* ' +
       'analytics.view; audit_log.* audit.view; any other action every one of these. ' +
+      'Every row about a company has targetKind company (its staff and drivers signing in and out too); what a ' +
+      'company user does in the driver app (DRIVER_SIGNED_IN/OUT, payments.driver_collection) has actorKind DRIVER, ' +
+      'in the dashboard STAFF. ' +
       'Rate limited per administrator (ADMIN_READ_RATE_LIMIT_PER_MINUTE, 120 a minute, one budget with GET ' +
       '/analytics): 429 RATE_LIMITED with ' +
       'Retry-After, and nothing is read or recorded. Actions written so far: ' +

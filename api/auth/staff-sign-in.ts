@@ -180,7 +180,8 @@ function staffEvent(
     actorKind,
     actorId: event.staffUserId,
     action: `${actorKind}_${what}`,
-    targetKind: 'COMPANY',
+    // The company, named as every other row about it (company.*, companies.*) names it.
+    targetKind: 'company',
     targetId: event.companyId,
     details: { sessionId: event.sessionId },
     ip: origin.ip,

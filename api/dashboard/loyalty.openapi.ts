@@ -26,7 +26,11 @@ export const AccountsQuery = z
       .trim()
       .max(100)
       .optional()
-      .meta({ description: "part of the traveller's name or phone, or of the account's referral code" }),
+      .meta({
+        description:
+          "part of the traveller's name or phone, or of the account's referral code; or a phone number in any " +
+          'form sign-in reads (0944 123 456, 00963…), matched as its E.164 form',
+      }),
     ...Pagination,
   })
   .strict();
@@ -239,7 +243,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       "The session company's programme terms (null until set up), its tiers, its reward catalogue (withdrawn rewards " +
       "left out) and one page of its travellers' accounts with their balances, highest balance first. search matches " +
-      'part of the name, phone or referral code; limit (default 20, at most 100) and offset page the accounts and ' +
+      'part of the name, phone or referral code, or a phone number as sign-in reads it (0944 123 456 finds ' +
+      '+963944123456); limit (default 20, at most 100) and offset page the accounts and ' +
       'pagination.total counts them. Needs role OWNER, ADMIN or ACCOUNTANT (403 ROLE_NOT_ALLOWED): balances are ' +
       'money-like and phone numbers personal.',
     responses: answers(200, 'The programme', Overview, [400, 401, 403]),

@@ -41,10 +41,16 @@ export const LedgerQuery = z
     from: CalendarDate.optional().meta({ description: 'first Damascus day of the period (inclusive)' }),
     to: CalendarDate.optional().meta({ description: 'last Damascus day of the period (inclusive)' }),
     // Empty (or blank) is no filter, as on the other dashboard lists (GET /loyalty's search).
-    search: z.string().trim().max(100).optional().meta({
-      description:
-        'booking code (prefix), passenger name or phone (part), case-insensitive; empty: no filter',
-    }),
+    search: z
+      .string()
+      .trim()
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          'booking code (prefix), passenger name or phone (part), case-insensitive, or a phone number in any form ' +
+          'sign-in reads (0944 123 456, 00963…), matched as its E.164 form; empty: no filter',
+      }),
     ...Pagination,
   })
   .strict()
@@ -226,8 +232,9 @@ export const docs = taggedOperations(TAGS, {
       "One line per payment record of the session's company: operation records (source transaction), driver and office " +
       'collections, and a booking payment fact no other record proves (source booking). A collection that set its ' +
       "booking's payment fact is one line, so nothing is counted twice. Filters: status, provider (cash), source, from/to " +
-      "(Damascus days, on the line's creation time), search (booking code prefix, passenger name or phone part; empty: no filter). Newest " +
-      'first; limit (default 20, max 100) and offset; pagination.total counts the filtered set. statistics cover the whole ' +
+      "(Damascus days, on the line's creation time), search (booking code prefix, passenger name or phone part, or a " +
+      'phone number as sign-in reads it: 0944 123 456 finds +963944123456; empty: no filter). Newest first; ' +
+      'limit (default 20, max 100) and offset; pagination.total counts the filtered set. statistics cover the whole ' +
       'filtered set: count and amount per status and per source, collected (COMPLETED + REFUND_DUE + REFUNDED), refunded, ' +
       `net, outstanding (PENDING) and refundDue. ${READERS}`,
     responses: answers(200, 'A page of the ledger', LedgerResponse, [400, 401, 403]),

@@ -1,4 +1,5 @@
 import { tierFor } from '../../domain/loyalty.js';
+import { normalisePhone } from '../../domain/phone.js';
 import type { Database } from '../orm.js';
 import { camelFields, iso } from '../row-fields.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
@@ -152,7 +153,8 @@ function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
 /**
  * One page of the programme's accounts, highest balance first (ties by id), with the total;
  * `search` matches the traveller's name, phone or the account's referral code (case-insensitive,
- * as typed). The page picks its ids first from the accounts alone (the traveller's name and phone
+ * as typed), or, typed as a phone number in any form the platform reads (domain/phone.ts), the
+ * traveller's phone. The page picks its ids first from the accounts alone (the traveller's name and phone
  * joined only for a search) and reads the travellers of those rows only.
  */
 export async function listAdminAccounts(
@@ -160,7 +162,9 @@ export async function listAdminAccounts(
   companyId: string,
   query: { search?: string; limit: number; offset: number },
 ): Promise<{ accounts: AdminAccount[]; total: number }> {
-  const search = query.search ? containingPattern(query.search) : null;
+  const search = query.search
+    ? { pattern: containingPattern(query.search), phone: normalisePhone(query.search) }
+    : null;
   const statements = accountListStatements(companyId, search, query);
   const [rows, [count], tiers] = await Promise.all([
     db.query<AccountRow>(statements.page.text, statements.page.values),
@@ -170,21 +174,35 @@ export async function listAdminAccounts(
   return { accounts: rows.map((row) => toAdminAccount(row, tiers)), total: count!.total };
 }
 
-/** The accounts of the company ($1) a search ($2, a pattern or null) matches, as `from ... where ...`. */
-const accountSelection = (search: string | null) =>
+/**
+ * What a search on the accounts looks for: `pattern` anywhere in the name, phone or referral code,
+ * and, when the text is a phone number as the platform reads one (0944 123 456, 00963…), `phone`,
+ * its E.164 form, as users.phone stores it.
+ */
+interface AccountSearch {
+  pattern: string;
+  phone: string | null;
+}
+
+/**
+ * The accounts of the company ($1) a search (pattern $2, phone $3, or none) matches, as
+ * `from ... where ...`.
+ */
+const accountSelection = (search: AccountSearch | null) =>
   search === null
     ? 'from loyalty_accounts a where a.company_id = $1'
     : `from loyalty_accounts a join users u on u.id = a.user_id
-        where a.company_id = $1 and (u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2)`;
+        where a.company_id = $1
+          and (u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2 or u.phone = $3::text)`;
 
 /** The two statements behind the accounts of GET /dashboard/api/loyalty: the page and the count of its selection. */
 function accountListStatements(
   companyId: string,
-  search: string | null,
+  search: AccountSearch | null,
   page: { limit: number; offset: number },
 ): { page: Statement; count: Statement } {
   const selection = accountSelection(search);
-  const values = search === null ? [companyId] : [companyId, search];
+  const values = search === null ? [companyId] : [companyId, search.pattern, search.phone];
   const n = values.length;
   return {
     page: {

@@ -5,6 +5,7 @@ import {
   type PaymentSource,
   type PaymentStatus,
 } from '../../domain/payment-ledger.js';
+import { normalisePhone } from '../../domain/phone.js';
 import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
 import { likeEscaped } from './filtered-lists.js';
@@ -89,11 +90,14 @@ export function ledgerStatements(
   if (filters.source) lines.add((slot) => `p.source = ${slot}`, filters.source);
   if (filters.provider) lines.add((slot) => `p.provider = ${slot}`, filters.provider);
   if (search) {
+    // A phone number typed as the platform reads one (0944 123 456, 00963…) finds the stored E.164
+    // form too; a search that is no number binds null there and matches as before.
     lines.add(
-      (slot) =>
+      (slot, phone) =>
         `(b.booking_code ilike ${slot} || '%' or b.passenger_name ilike '%' || ${slot} || '%'` +
-        ` or b.passenger_phone like '%' || ${slot} || '%')`,
+        ` or b.passenger_phone like '%' || ${slot} || '%' or b.passenger_phone = ${phone}::text)`,
       likeEscaped(search),
+      normalisePhone(search),
     );
   }
   const lineWhere = lines.where.join(' and ');

@@ -4,14 +4,14 @@ export interface Statement {
   values: unknown[];
 }
 
-/** Appends `$n` placeholders to `values` as clauses are added. */
+/** Appends `$n` placeholders to `values` as clauses are added (one per value a clause binds). */
 export function clauses(values: unknown[]) {
   const where: string[] = [];
   return {
     where,
-    add(clause: (slot: string) => string, value: unknown) {
-      values.push(value);
-      where.push(clause(`$${values.length}`));
+    add(clause: (...slots: string[]) => string, ...bound: [unknown, ...unknown[]]) {
+      const slots = bound.map((value) => `$${values.push(value)}`);
+      where.push(clause(...slots));
     },
   };
 }

@@ -109,15 +109,17 @@ export type ActRecorder<Actor> = (
 export const recordAct: ActRecorder<AuditActor> = (q, actor, action, target, details) =>
   recordAudit(q, { ...actor, action, targetKind: target.kind, targetId: target.id, details });
 
+/** A company user as the actor of an audit row: STAFF in the dashboard, DRIVER in the driver app. */
+const memberActor = (actorKind: 'STAFF' | 'DRIVER', actor: StaffActor): AuditActor => ({
+  actorKind,
+  actorId: actor.staffUserId,
+  ip: actor.ip,
+  requestId: actor.requestId,
+});
+
 /** The audit row of a staff member's act on one record. */
 export const recordStaffAct: ActRecorder<StaffActor> = (q, actor, action, target, details) =>
-  recordAct(
-    q,
-    { actorKind: 'STAFF', actorId: actor.staffUserId, ip: actor.ip, requestId: actor.requestId },
-    action,
-    target,
-    details,
-  );
+  recordAct(q, memberActor('STAFF', actor), action, target, details);
 
 /**
  * The audit row of a staff member's change to a record of their company: the company is the
@@ -125,3 +127,11 @@ export const recordStaffAct: ActRecorder<StaffActor> = (q, actor, action, target
  */
 export const recordStaffAudit: ActRecorder<CompanyStaffActor> = (q, actor, action, target, details) =>
   recordStaffAct(q, actor, action, target, { companyId: actor.companyId, ...details });
+
+/**
+ * The audit row of a driver's act in the driver app (a cash collection): filed under actorKind
+ * DRIVER, as the driver's sign-in and sign-out are (DRIVER_SIGNED_IN/OUT), so the log's filter
+ * actor + actorKind=DRIVER finds all they did; the company first in the details, as for staff.
+ */
+export const recordDriverAudit: ActRecorder<CompanyStaffActor> = (q, actor, action, target, details) =>
+  recordAct(q, memberActor('DRIVER', actor), action, target, { companyId: actor.companyId, ...details });

@@ -6,7 +6,7 @@ import { DispatchRefusal, tripNotFound, type TripStatus } from '../../domain/tri
 import type { Database } from '../orm.js';
 import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
-import { recordStaffAudit, type RequestOrigin } from './audit.js';
+import { recordDriverAudit, type RequestOrigin } from './audit.js';
 
 /**
  * POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection: the trip's driver records the
@@ -76,7 +76,7 @@ export async function recordDriverCollection(
     if (refusal) throw new Refusal(409, refusal.code, refusal.message, refusal.details);
     const announced = await takeOverAnnouncement(client, booking, input.actor.staffUserId);
     const paymentId = announced ?? (await insertDriverLine(client, input, booking));
-    await recordStaffAudit(
+    await recordDriverAudit(
       client,
       { companyId: input.companyId, staffUserId: input.actor.staffUserId, ...input.origin },
       'payments.driver_collection',

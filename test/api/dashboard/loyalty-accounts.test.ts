@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { createCompany } from '../../support/factories.js';
@@ -207,6 +207,30 @@ describe("the company's loyalty accounts: balances, manual adjustments and who m
       const bad = await programmeCall(app, owner, 'GET', `/loyalty?${query}`);
       expect(bad.status, query).toBe(400);
     }
+  });
+
+  it("finds a traveller's account by their phone typed in the local form, spaced or with 00963, as the platform reads it", async () => {
+    const national = `93${String(randomInt(0, 10_000_000)).padStart(7, '0')}`; // a Syrian mobile, 9 digits
+    const phone = `+963${national}`;
+    const mine = await accountWith(300, phone);
+    const spaced = `0${national.slice(0, 3)} ${national.slice(3, 6)} ${national.slice(6)}`;
+    for (const typed of [phone, `0${national}`, spaced, `00963 ${national}`, `+963 0${national}`]) {
+      const found = await programmeCall(app, owner, 'GET', `/loyalty?search=${encodeURIComponent(typed)}`);
+      expect(found.status, found.text).toBe(200);
+      expect(found.body.data.accounts, typed).toEqual([
+        expect.objectContaining({ id: mine.accountId, phone, balance: 300 }),
+      ]);
+      expect(found.body.pagination.total, typed).toBe(1);
+    }
+    // A number no account has, in the same form, finds nothing; another company's owner finds nothing.
+    const last = Number(national.slice(-1));
+    const otherNumber = `0${national.slice(0, -1)}${(last + 1) % 10}`;
+    const nobody = await programmeCall(app, owner, 'GET', `/loyalty?search=${otherNumber}`);
+    expect(nobody.body.pagination.total).toBe(0);
+    const elsewhere = await companyWithProgramme(app, (await createCompany(app.db)).id);
+    const foreign = await programmeCall(app, elsewhere, 'GET', `/loyalty?search=0${national}`);
+    expect(foreign.status, foreign.text).toBe(200);
+    expect(foreign.body.data.accounts).toEqual([]);
   });
 
   it('lets OWNER, ADMIN and ACCOUNTANT read; only OWNER and ADMIN write, with CSRF, for an active verified company', async () => {
