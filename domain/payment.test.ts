@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { unpayableRefusal } from './payment.js';
 
 describe('paying a booking', () => {
-  const codeOf = (status: string, paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED', by: 'open' | 'collect') =>
-    unpayableRefusal({ status, paymentStatus }, by)?.code ?? null;
+  const codeOf = (
+    status: string,
+    paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED',
+    by: 'open' | 'collect',
+    amountDue = 10_000,
+  ) => unpayableRefusal({ status, paymentStatus, amountDue }, by)?.code ?? null;
 
   it('lets a traveller announce cash for a confirmed or checked-in, unpaid booking', () => {
     expect(codeOf('CONFIRMED', 'UNPAID', 'open')).toBeNull();
@@ -19,5 +23,11 @@ describe('paying a booking', () => {
   it('refuses a paid booking first, and a refunded one', () => {
     expect(codeOf('CANCELLED', 'PAID', 'open')).toBe('BOOKING_ALREADY_PAID');
     expect(codeOf('CONFIRMED', 'REFUNDED', 'collect')).toBe('BOOKING_NOT_PAYABLE');
+  });
+
+  it('has nothing to collect of a booking that costs nothing (a free-trip voucher), whoever asks', () => {
+    expect(codeOf('CONFIRMED', 'UNPAID', 'open', 0)).toBe('NOTHING_TO_COLLECT');
+    expect(codeOf('COMPLETED', 'UNPAID', 'collect', 0)).toBe('NOTHING_TO_COLLECT');
+    expect(codeOf('CONFIRMED', 'PAID', 'collect', 0)).toBe('BOOKING_ALREADY_PAID');
   });
 });

@@ -30,16 +30,23 @@ const PAYABLE_BOOKING_STATUSES: Record<'open' | 'collect', ReadonlySet<string>> 
   collect: new Set(['CONFIRMED', 'CHECKED_IN', 'COMPLETED']),
 };
 
-/** Why this booking cannot be paid now, or null: it must be unpaid, not refunded, and in a payable status. */
+/**
+ * Why this booking cannot be paid now, or null: it must be unpaid, not refunded, in a payable status,
+ * and cost something. A booking of total 0 (a free-trip voucher took its fare) stays UNPAID with no
+ * cash line: nobody announces, collects or verifies 0 SYP (NOTHING_TO_COLLECT), on any path.
+ */
 export function unpayableRefusal(
-  booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED' },
+  booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED'; amountDue: number },
   by: 'open' | 'collect',
-): { code: 'BOOKING_ALREADY_PAID' | 'BOOKING_NOT_PAYABLE'; message: string } | null {
+): { code: 'BOOKING_ALREADY_PAID' | 'BOOKING_NOT_PAYABLE' | 'NOTHING_TO_COLLECT'; message: string } | null {
   if (booking.paymentStatus === 'PAID') {
     return { code: 'BOOKING_ALREADY_PAID', message: 'This booking is already paid' };
   }
   if (booking.paymentStatus === 'REFUNDED' || !PAYABLE_BOOKING_STATUSES[by].has(booking.status)) {
     return { code: 'BOOKING_NOT_PAYABLE', message: 'This booking cannot be paid in its current state' };
+  }
+  if (booking.amountDue <= 0) {
+    return { code: 'NOTHING_TO_COLLECT', message: 'This booking has nothing to pay' };
   }
   return null;
 }
@@ -54,7 +61,8 @@ export const DRIVER_COLLECTION_TRIP_STATUSES: readonly TripStatus[] = ATTENDANCE
 
 /**
  * Why the trip's driver cannot record taking this booking's cash now, or null: the rules of a
- * traveller's announcement, a trip boarding or under way, something to pay, and a traveller checked in.
+ * traveller's announcement (something to pay among them), a trip boarding or under way, and a
+ * traveller checked in.
  */
 export function driverCollectionRefusal(
   booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED'; amountDue: number },
@@ -68,9 +76,6 @@ export function driverCollectionRefusal(
       message: `The trip is ${tripStatus}; its driver takes cash while it boards or is under way`,
       details: { status: tripStatus },
     };
-  }
-  if (booking.amountDue <= 0) {
-    return { code: 'NOTHING_TO_COLLECT', message: 'This booking has nothing to pay' };
   }
   // Cash taken at the door is a boarded traveller's: a booking not checked in could still be
   // cancelled, moved or marked a no-show, each of which ends a pending line the driver's cash is in.

@@ -67,6 +67,8 @@ export const docs = taggedOperations(['Bookings'], {
       'A voucher used for the booking stays spent and its terms as issued are checked again on the new trip as POST ' +
       '/bookings checks them (company and routes, day of departure, minimum subtotal); its discount is then computed again ' +
       'from those terms on the new subtotal (a percent as a percent, capped by its maximum; never more than the subtotal). ' +
+      'A pending cash payment the traveller announced becomes the new total; when the move makes the booking cost ' +
+      'nothing it is cancelled (a booking of total 0 has no cash to collect). ' +
       "A company that confirms bookings of the caller's channel (cookie session: CUSTOMER_WEB, bearer token: " +
       'CUSTOMER_MOBILE) itself refuses the move as it refuses a new seat lock: moved seats would be confirmed without its ' +
       'decision. ' +

@@ -76,7 +76,12 @@ export const ListPaymentsQuery = z.object(Pagination).strict();
 const PaymentRefused = z
   .object({
     success: z.literal(false),
-    errorCode: z.enum(['ONLINE_PAYMENTS_DEVELOPMENT_ONLY', 'BOOKING_NOT_PAYABLE', 'BOOKING_ALREADY_PAID']),
+    errorCode: z.enum([
+      'ONLINE_PAYMENTS_DEVELOPMENT_ONLY',
+      'BOOKING_NOT_PAYABLE',
+      'BOOKING_ALREADY_PAID',
+      'NOTHING_TO_COLLECT',
+    ]),
     message: z.string(),
     details: z.object({ available_methods: z.array(z.string()) }).optional(),
     available_methods: z
@@ -99,8 +104,10 @@ export const docs = taggedOperations(TAGS, {
       'line, source driver); an announced payment the driver then records becomes that line. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
       'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
       "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
-      "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded) and unpaid (409 " +
-      'BOOKING_ALREADY_PAID). Needs a traveller session; web calls send X-CSRF-Token. Nothing is written on a refusal.',
+      "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded), unpaid (409 " +
+      'BOOKING_ALREADY_PAID) and cost something: a booking of total 0 (a free-trip voucher took the fare) stays UNPAID ' +
+      'with no cash to pay, 409 NOTHING_TO_COLLECT. Needs a traveller session; web calls send X-CSRF-Token. Nothing is ' +
+      'written on a refusal.',
     responses: {
       201: {
         description: 'A pending cash payment was opened',
@@ -112,7 +119,7 @@ export const docs = taggedOperations(TAGS, {
       },
       ...errorResponses(400, 401, 403, 404),
       409: {
-        description: 'Online method asked for, booking not payable or already paid',
+        description: 'Online method asked for, booking not payable, already paid or of total 0',
         schema: PaymentRefused,
       },
     },

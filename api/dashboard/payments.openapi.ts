@@ -246,7 +246,9 @@ export const docs = taggedOperations(TAGS, {
       "409 CASH_SHIFT_NOT_OPEN. The booking's pending cash line (the traveller's announced payment, source transaction, " +
       "or the one its trip's driver recorded, source driver) is completed when it has one, else a COMPLETED office " +
       'line is recorded; the booking becomes PAID. A booking already paid is 409 ' +
-      `BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE. 201 with the line. ${DECIDERS}`,
+      'BOOKING_ALREADY_PAID; a cancelled or unconfirmed one 409 BOOKING_NOT_PAYABLE; one of total 0 (a free-trip ' +
+      'voucher took the fare; it stays UNPAID, no line, nothing in the shift) 409 NOTHING_TO_COLLECT. 201 with the ' +
+      `line. ${DECIDERS}`,
     responses: lineChanged('Recorded', 201),
   },
   getCompanyPayment: {
@@ -263,7 +265,9 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Verify a pending cash payment (money received)',
     description:
       'PENDING → COMPLETED. Needs the open cash shift (409 CASH_SHIFT_NOT_OPEN) and links the payment to it; the booking ' +
-      `becomes PAID. Two verifies at once: one wins, the other is 409. ${DECIDERS} ${TRANSITIONS}`,
+      'becomes PAID. A booking that can no longer be collected is 409 BOOKING_ALREADY_PAID or BOOKING_NOT_PAYABLE, one ' +
+      'of total 0 409 NOTHING_TO_COLLECT (cancel its line instead). Two verifies at once: one wins, the other is 409. ' +
+      `${DECIDERS} ${TRANSITIONS}`,
     responses: lineChanged('Verified'),
   },
   refundPayment: {

@@ -40,13 +40,16 @@ type FinanceAction = 'verify' | 'refund' | 'cancel';
 /**
  * The finance actions the transition table allows from the line's status; `verify` only while its
  * booking can be collected, by the rule the verify write applies (domain/payment.ts): a NO_SHOW
- * booking's line (marked during boarding, until restored) or a dead or already paid one's is not
- * offered what the server would refuse.
+ * booking's line (marked during boarding, until restored), a dead or already paid one's, or a line of
+ * nothing to collect is not offered what the server would refuse. A pending line's amount is its
+ * booking's total (a modification moves it along), so it stands for the amount due here.
  */
 function allowedActions(row: LedgerRow): FinanceAction[] {
   const collectable =
-    unpayableRefusal({ status: row.booking_status, paymentStatus: row.booking_payment_status }, 'collect') ===
-    null;
+    unpayableRefusal(
+      { status: row.booking_status, paymentStatus: row.booking_payment_status, amountDue: row.amount },
+      'collect',
+    ) === null;
   return PAYMENT_TRANSITIONS.filter(
     (move) => move.from === row.status && move.by === 'finance' && (move.action !== 'verify' || collectable),
   ).map((move) => move.action as FinanceAction);

@@ -49,7 +49,10 @@ async function lockBooking(client: Queryable, bookingId: string): Promise<Locked
 }
 
 function refuseUnpayable(booking: LockedBooking, by: 'open' | 'collect'): void {
-  const refusal = unpayableRefusal({ status: booking.status, paymentStatus: booking.payment_status }, by);
+  const refusal = unpayableRefusal(
+    { status: booking.status, paymentStatus: booking.payment_status, amountDue: booking.amount_due },
+    by,
+  );
   if (refusal) throw new PaymentRefusal(409, refusal.code, refusal.message);
 }
 
@@ -75,7 +78,8 @@ export interface OpenedCashPayment {
 
 /**
  * A traveller announces they will pay a booking of theirs in cash (at the company office or to
- * the driver before boarding): one PENDING 'transaction' operation for the booking's amount.
+ * the driver before boarding): one PENDING 'transaction' operation for the booking's amount (a
+ * booking that costs nothing is refused NOTHING_TO_COLLECT).
  * Asking again returns the same pending operation, as does asking after the trip's driver recorded
  * taking the cash (its PENDING `driver` line, db/writes/driver-collections.ts); the booking lock
  * makes concurrent asks queue, and the partial unique index payment_operations_one_open_transaction
@@ -136,7 +140,7 @@ export interface CashCollection {
  * and the operation, marks the operation COMPLETED with collected_at and the deciding staff user,
  * and sets the booking's payment fact to PAID. Refuses (PaymentRefusal) an unknown payment or
  * booking, an operation that is not PENDING, a booking already paid, refunded, cancelled or
- * otherwise not payable. The dashboard's verify action and tests of receipts build on this.
+ * otherwise not payable, and one that costs nothing (NOTHING_TO_COLLECT: it stays UNPAID). The dashboard's verify action and tests of receipts build on this.
  */
 export async function recordCashCollection(
   client: Queryable,

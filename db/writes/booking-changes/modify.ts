@@ -299,10 +299,14 @@ async function rewriteBooking(
       amounts.total,
     ],
   );
-  // Cash the traveller announced but nobody collected yet is now the new total.
+  // Cash the traveller announced but nobody collected yet is now the new total; a move that makes
+  // the booking free cancels it instead: a booking of total 0 has no cash line (NOTHING_TO_COLLECT).
   await client.query(
-    `update payment_operations set amount = $2, updated_at = now() where booking_id = $1 and status = 'PENDING'`,
-    [booking.id, amounts.total],
+    amounts.total > 0
+      ? `update payment_operations set amount = $2, updated_at = now() where booking_id = $1 and status = 'PENDING'`
+      : `update payment_operations set status = 'CANCELLED', cancelled_at = now(), updated_at = now()
+          where booking_id = $1 and status = 'PENDING'`,
+    amounts.total > 0 ? [booking.id, amounts.total] : [booking.id],
   );
   // The journey (and its order) is this one booking: its total moves by the booking's change.
   const change = amounts.total - Number(booking.total_price);

@@ -5,7 +5,7 @@ import { shareGrantClient } from '../../../api/temporal/share-grant-client.js';
 import { modifyOwnBooking } from '../../../api/use-cases/booking-changes.js';
 import { documentSharing } from '../../../api/use-cases/document-sharing.js';
 import { createLogger } from '../../../config/logger.js';
-import { collectCash } from '../../support/payments.js';
+import { announceCashPayment, collectCash } from '../../support/payments.js';
 import {
   booked,
   bookingState,
@@ -150,6 +150,40 @@ describe('PATCH /bookings/{id} (modify)', () => {
 
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toMatchObject({ subtotal: 5_000, discount: 5_000, total_price: 0 });
+  });
+
+  it('moves an announced cash payment to the new total, and cancels it when the move makes the booking free', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, booking } = await booked(app, caller, { seats: ['1'] });
+    await app.db.query(`update bookings set discount = 8000, total_price = 2000 where id = $1`, [booking.id]);
+    const { paymentId } = await announceCashPayment(app.db, booking.id, caller.userId);
+    const line = async () =>
+      (
+        await app.db.query<{ status: string; amount: number }>(
+          `select status, amount::int from payment_operations where booking_id = $1`,
+          [booking.id],
+        )
+      )[0];
+    expect(await line()).toEqual({ status: 'PENDING', amount: 2_000 });
+    const dearer = await sameRouteTrip(app.db, trip, minutesFromNow(60 * 60), { price: 12_000 });
+    const moved = await modifyBooking(app, caller, booking.id, moveTo(dearer.tripId, ['3']));
+    expect(moved.body.data, moved.text).toMatchObject({ total_price: 4_000 });
+    expect(await line()).toEqual({ status: 'PENDING', amount: 4_000 });
+
+    // 8 000 off a 5 000 seat: the booking costs nothing, and 0 SYP is nobody's cash to collect.
+    const cheaper = await sameRouteTrip(app.db, trip, minutesFromNow(61 * 60), { price: 5_000 });
+    const free = await modifyBooking(app, caller, booking.id, moveTo(cheaper.tripId, ['3']));
+    expect(free.body.data, free.text).toMatchObject({ total_price: 0, payment_status: 'UNPAID' });
+    expect(await line()).toEqual({ status: 'CANCELLED', amount: 4_000 });
+    const again = await app.request('/api/payments/create', {
+      method: 'POST',
+      headers: caller.headers,
+      json: { booking_id: booking.id, method: 'CASH' },
+    });
+    expect([again.status, again.body.errorCode]).toEqual([409, 'NOTHING_TO_COLLECT']);
+    expect(
+      await app.db.query(`select id from payment_operations where booking_id = $1`, [booking.id]),
+    ).toEqual([{ id: paymentId }]);
   });
 
   it("recomputes a voucher's discount on the new subtotal by its terms, and refuses a subtotal below its minimum with 409 LOYALTY_MINIMUM_NOT_MET", async () => {

@@ -190,6 +190,21 @@ describe('customer payments (cash only)', () => {
       expect(await operationsOf(bookingId)).toHaveLength(1);
     });
 
+    it('a booking that costs nothing (a free-trip voucher took the fare) → 409 NOTHING_TO_COLLECT, nothing written', async () => {
+      const bookingId = await confirmedBooking(traveller);
+      await app.db.query(`update bookings set total_price = 0 where id = $1`, [bookingId]);
+      const response = await create({ booking_id: bookingId, method: 'CASH' });
+      expect([response.status, response.body.errorCode], response.text).toEqual([409, 'NOTHING_TO_COLLECT']);
+      expect(await operationsOf(bookingId)).toEqual([]);
+      expect(await paymentStatusOf(bookingId)).toBe('UNPAID');
+      // The online methods are not taken at all, whatever the booking costs: nothing written either.
+      for (const method of ['SHAMCASH', 'CARD']) {
+        const online = await create({ booking_id: bookingId, method });
+        expect([online.status, online.body.errorCode]).toEqual([409, 'ONLINE_PAYMENTS_DEVELOPMENT_ONLY']);
+      }
+      expect(await operationsOf(bookingId)).toEqual([]);
+    });
+
     it('a web call without X-CSRF-Token → 403 CSRF_TOKEN_INVALID; without a session → 401; nothing written', async () => {
       const bookingId = await confirmedBooking(traveller);
       const noCsrf = await app.request('/api/payments/create', {
@@ -368,6 +383,26 @@ describe('customer payments (cash only)', () => {
       await app.db.query(`update payment_operations set status = 'CANCELLED' where id = $1`, [paymentId]);
       expect(await refusalOf({ paymentId })).toBe('PAYMENT_NOT_PENDING');
       expect(await paymentStatusOf(withdrawn)).toBe('UNPAID');
+    });
+
+    it('refuses to collect a booking that costs nothing, by booking or by its pending line, writing nothing', async () => {
+      const free = await confirmedBooking(traveller);
+      await app.db.query(`update bookings set total_price = 0 where id = $1`, [free]);
+      expect(await refusalOf({ bookingId: free, source: 'office' })).toBe('NOTHING_TO_COLLECT');
+      expect(await operationsOf(free)).toEqual([]);
+      expect(await paymentStatusOf(free)).toBe('UNPAID');
+
+      // A 0 SYP line announced before the rule (the office's verify of it is this collection).
+      const announced = await confirmedBooking(traveller);
+      await app.db.query(`update bookings set total_price = 0 where id = $1`, [announced]);
+      const [line] = await app.db.query<{ id: string }>(
+        `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount)
+         values ($1, $2, $3, 'CASH', 'cash', 'transaction', 0) returning id`,
+        [trip.companyId, announced, traveller.userId],
+      );
+      expect(await refusalOf({ paymentId: line!.id })).toBe('NOTHING_TO_COLLECT');
+      expect(await operationsOf(announced)).toMatchObject([{ id: line!.id, status: 'PENDING' }]);
+      expect(await paymentStatusOf(announced)).toBe('UNPAID');
     });
 
     it('ten concurrent collections of one booking: exactly one succeeds', async () => {

@@ -12,7 +12,6 @@ import {
   type FinanceWorld,
 } from '../../support/finance.js';
 import { useTestApp } from '../../support/harness.js';
-import { announceCashPayment } from '../../support/payments.js';
 import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 import { staffSession } from '../../support/journey-rows.js';
 
@@ -239,10 +238,18 @@ describe('the company payment ledger', () => {
     const own = await financeWorld(app);
     const shift = await openShift(app, own.staff.OWNER, 0);
     const booking = await confirmedBooking(app, own);
-    // A free-trip voucher took the whole fare off: the booking's final price is 0.
-    await app.db.query(`update bookings set total_price = 0 where id = $1`, [booking.bookingId]);
-    const { paymentId } = await announceCashPayment(app.db, booking.bookingId, own.travellerId);
-    expect((await paymentAction(app, own.staff.ADMIN, paymentId, 'verify')).status).toBe(200);
+    // A free-trip voucher took the whole fare off: the booking's final price is 0. Such a booking is
+    // no longer collected (409 NOTHING_TO_COLLECT), but a 0 SYP line collected before that rule stays.
+    await app.db.query(`update bookings set total_price = 0, payment_status = 'PAID' where id = $1`, [
+      booking.bookingId,
+    ]);
+    const [line] = await app.db.query<{ id: string }>(
+      `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount, status,
+                                       collected_at, cash_shift_id)
+       values ($1, $2, $3, 'CASH', 'cash', 'transaction', 0, 'COMPLETED', now(), $4) returning id`,
+      [own.companyId, booking.bookingId, own.travellerId, shift.id],
+    );
+    const paymentId = line!.id;
 
     const refunded = await paymentAction(app, own.staff.ADMIN, paymentId, 'refund');
     expect(refunded.status, refunded.text).toBe(200);
@@ -345,6 +352,42 @@ describe('the company payment ledger', () => {
       json: { booking_id: (await confirmedBooking(app, own)).bookingId },
     });
     expect([foreign.status, foreign.body.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+  });
+
+  it('refuses to take cash for a booking that costs nothing: 409 NOTHING_TO_COLLECT, nothing in the shift', async () => {
+    const own = await financeWorld(app);
+    await openShift(app, own.staff.OWNER, 5_000);
+    const free = await confirmedBooking(app, own);
+    // A free-trip voucher took the whole fare off: the booking's final price is 0.
+    await app.db.query(`update bookings set total_price = 0 where id = $1`, [free.bookingId]);
+    const before = await financeSnapshot(app, own.companyId);
+    const recorded = await app.request(LEDGER, {
+      method: 'POST',
+      headers: own.staff.ACCOUNTANT.writeHeaders,
+      json: { booking_id: free.bookingId },
+    });
+    expect([recorded.status, recorded.body.errorCode], recorded.text).toEqual([409, 'NOTHING_TO_COLLECT']);
+    expect(await financeSnapshot(app, own.companyId)).toEqual(before);
+    expect(await bookingFact(free.bookingId)).toBe('UNPAID');
+    expect(
+      await app.db.query(`select 1 from payment_operations where booking_id = $1`, [free.bookingId]),
+    ).toEqual([]);
+
+    // A 0 SYP line announced before the rule is not offered verify, and verifying it is the same refusal.
+    const [line] = await app.db.query<{ id: string }>(
+      `insert into payment_operations (company_id, booking_id, user_id, method, provider, source, amount)
+       values ($1, $2, $3, 'CASH', 'cash', 'transaction', 0) returning id`,
+      [own.companyId, free.bookingId, own.travellerId],
+    );
+    const listed = await app.request(`${LEDGER}/${line!.id}`, {
+      headers: { Cookie: own.staff.OWNER.cookie },
+    });
+    expect(listed.body.data.allowed_actions).toEqual(['cancel']);
+    const withLine = await financeSnapshot(app, own.companyId);
+    const verified = await paymentAction(app, own.staff.ACCOUNTANT, line!.id, 'verify');
+    expect([verified.status, verified.body.errorCode], verified.text).toEqual([409, 'NOTHING_TO_COLLECT']);
+    expect(await financeSnapshot(app, own.companyId)).toEqual(withLine);
+    expect(await bookingFact(free.bookingId)).toBe('UNPAID');
   });
 
   it('changes the note only, before a final state', async () => {
