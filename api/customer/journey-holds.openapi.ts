@@ -124,7 +124,11 @@ const Projection = z
         .array(
           z.object({
             company_id: IdText,
-            status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']),
+            status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']).meta({
+              description:
+                "EXPIRED: the company's own deadline passed undecided; CANCELLED: the journey ended while the " +
+                "company still had time (another company's rejection or missed deadline, a suspension, a cancelled trip)",
+            }),
             deadline: Instant,
           }),
         )

@@ -12,6 +12,11 @@ const TAGS = ['Dashboard: bookings'];
 const BookingStatus = z.enum(BOOKING_STATUSES);
 const RequestStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
 
+/** How a request ended undecided (db/writes/journeys/decide.ts END_PENDING_REQUESTS). */
+const ENDED_UNDECIDED =
+  'EXPIRED: its own deadline passed undecided; CANCELLED: the journey ended while the company still had time ' +
+  "(another company's rejection or missed deadline, a suspension, a cancelled trip)";
+
 export const BookingsQuery = z
   .object({
     status: BookingStatus.optional(),
@@ -57,7 +62,7 @@ export const Booking = z.object({
   confirmation: z
     .object({
       request_id: IdText,
-      status: RequestStatus,
+      status: RequestStatus.meta({ description: ENDED_UNDECIDED }),
       deadline: DateTime,
       decided_at: DateTime.nullable(),
       reason: z.string().nullable(),

@@ -6,7 +6,7 @@ import { loadConfig } from '../../config/index.js';
 import { createLogger } from '../../config/logger.js';
 import { connectionOptions } from '../../config/temporal.js';
 import { initDatabase, type Database } from '../../db/orm.js';
-import { recordDecision, settleDecisionDeadline } from '../../db/writes/journeys/index.js';
+import { expireDecisions, recordDecision, settleDecisionDeadline } from '../../db/writes/journeys/index.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
@@ -26,6 +26,7 @@ import {
   type LegChoice,
 } from '../support/journeys.js';
 import { createStaffMember, staffLogin } from '../support/staff.js';
+import { signedInAdmin } from '../api/admin/helpers.js';
 
 /** A company user who may decide requests, signed in to the dashboard. */
 async function dispatcherOf(app: TestApp, companyId: string) {
@@ -59,6 +60,39 @@ async function requestsOf(db: Database, journeyId: string) {
     `select company_id, status from confirmation_requests where scope_id = $1 order by company_id`,
     [journeyId],
   );
+}
+
+/** What a company's dashboard shows of its booking of the journey: the booking's status and its request's. */
+async function dashboardView(app: TestApp, journeyId: string, companyId: string) {
+  const staff = await dispatcherOf(app, companyId);
+  const read = await app.request(`/dashboard/api/bookings/${await bookingOf(app, journeyId, companyId)}`, {
+    headers: { Cookie: staff.cookie },
+  });
+  expect(read.status, read.text).toBe(200);
+  return { status: read.body.data.status, confirmation: read.body.data.confirmation?.status };
+}
+
+/** The companies' request statuses as the traveller reads them (GET /journeys/{id} confirmation.requests). */
+async function travellerRequests(
+  app: TestApp,
+  caller: { headers: Record<string, string> },
+  journeyId: string,
+) {
+  const read = await app.request(`/api/journeys/${journeyId}`, { headers: caller.headers });
+  expect(read.status, read.text).toBe(200);
+  const requests = read.body.data.confirmation.requests as { company_id: string; status: string }[];
+  return Object.fromEntries(requests.map((request) => [request.company_id, request.status]));
+}
+
+/** A journey over a connection of two companies deciding by hand, the first within 15 minutes, the second 30. */
+async function twoWindowsJourney(app: TestApp) {
+  const { first, second } = await connection(app.db);
+  await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+  await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 30 });
+  const caller = await mobileTraveller(app);
+  const booked = await bookJourney(app, caller, [{ trip: first }, { trip: second }]);
+  expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+  return { ...booked, caller, first, second };
 }
 
 /** A journey over a connection of two companies (one traveller), confirmed from the mobile app. */
@@ -160,6 +194,80 @@ describe('journey confirmation: company decisions', () => {
     });
   });
 
+  it("a rejection after another company's deadline passed, before that deadline was released, leaves that company's request EXPIRED", async () => {
+    const { journeyId, caller, first, second } = await twoWindowsJourney(app);
+    const rejecter = await dispatcherOf(app, second.companyId);
+    const bookingB = await bookingOf(app, journeyId, second.companyId);
+    // A transaction in flight holds the journey's lock, so neither the journey's process nor a sweep
+    // releases the first company's deadline, which passes meanwhile; the rejection waits behind it.
+    let unlock!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    let holder!: (pid: number) => void;
+    const holding = new Promise<number>((resolve) => {
+      holder = resolve;
+    });
+    const inFlight = app.db.transaction(async (client) => {
+      await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+      const { rows } = await client.query<{ pid: number }>(`select pg_backend_pid() as pid`);
+      holder(rows[0]!.pid);
+      await locked;
+    });
+    const pid = await holding;
+    await app.db.query(
+      `update confirmation_requests set deadline = now() - interval '1 second' where scope_id = $1 and company_id = $2`,
+      [journeyId, first.companyId],
+    );
+    const rejecting = app.request(`/dashboard/api/bookings/${bookingB}/status`, {
+      method: 'PATCH',
+      headers: rejecter.writeHeaders,
+      json: { decision: 'REJECT' },
+    });
+    await eventually(
+      () =>
+        app.db.query(`select pid from pg_stat_activity where pg_blocking_pids(pid) && array[$1]::int[]`, [
+          pid,
+        ]),
+      (rows) => rows.length > 0,
+      10_000,
+    );
+    unlock();
+    await inFlight;
+    const rejected = await rejecting;
+    expect(rejected.status, rejected.text).toBe(200);
+
+    expect((await journeyOf(app, journeyId)).journey).toEqual({
+      status: 'CANCELLED',
+      failure_reason: 'COMPANY_REJECTED',
+    });
+    expect(await travellerRequests(app, caller, journeyId)).toEqual({
+      [first.companyId]: 'EXPIRED',
+      [second.companyId]: 'REJECTED',
+    });
+    expect(await dashboardView(app, journeyId, first.companyId)).toEqual({
+      status: 'CANCELLED',
+      confirmation: 'EXPIRED',
+    });
+  });
+
+  it("an older run's deadline release expires the request whose deadline its timer kept and cancels the one still open", async () => {
+    const { journeyId, caller, first, second } = await twoWindowsJourney(app);
+    // Runs started by older code call expireCompanyDecisions when their timer reaches the earliest
+    // pending deadline (the first company's), which the database's clock may not have reached quite yet.
+    expect(await expireDecisions(app.db, { scope: { kind: 'JOURNEY', id: journeyId } })).toEqual({
+      status: 'CANCELLED',
+    });
+    expect((await journeyOf(app, journeyId)).journey).toEqual({
+      status: 'CANCELLED',
+      failure_reason: 'DECISION_DEADLINE_PASSED',
+    });
+    expect(await travellerRequests(app, caller, journeyId)).toEqual({
+      [first.companyId]: 'EXPIRED',
+      [second.companyId]: 'CANCELLED',
+    });
+  });
+
   it('operators find the process in Temporal by CompanyId and BookingId', async () => {
     const { journeyId, first, second } = await connectionJourney(app, ['MANUAL_CONFIRM', 'AUTO_CONFIRM']);
     const found = await eventually(
@@ -208,6 +316,61 @@ describe('journey confirmation: the decision deadline (TIME_SCALE shortens the 1
     });
     const result = await app.temporal.workflow.getHandle(workflowIds.journeyConfirmation(journeyId)).result();
     expect(result).toMatchObject({ phase: 'CANCELLED' });
+  });
+
+  it("one company's passing deadline ends another's still-open request CANCELLED, not EXPIRED: only the first missed its deadline", async () => {
+    // The first company's window: 3.6 s; the second's: 7.2 s.
+    const { journeyId, caller, first, second } = await twoWindowsJourney(app);
+    const facts = await eventually(
+      () => journeyOf(app, journeyId),
+      (value) => value.journey!.status !== 'REQUESTED',
+      30_000,
+    );
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    const [secondWindow] = await app.db.query<{ open: boolean }>(
+      `select r.deadline > j.closed_at as open from confirmation_requests r join journeys j on j.id = r.scope_id
+       where r.scope_id = $1 and r.company_id = $2`,
+      [journeyId, second.companyId],
+    );
+    expect(secondWindow!.open).toBe(true);
+
+    expect(await travellerRequests(app, caller, journeyId)).toEqual({
+      [first.companyId]: 'EXPIRED',
+      [second.companyId]: 'CANCELLED',
+    });
+    expect(await dashboardView(app, journeyId, first.companyId)).toEqual({
+      status: 'CANCELLED',
+      confirmation: 'EXPIRED',
+    });
+    expect(await dashboardView(app, journeyId, second.companyId)).toEqual({
+      status: 'CANCELLED',
+      confirmation: 'CANCELLED',
+    });
+    // Each company's webhooks: its booking cancelled, once, as for a rejection.
+    const events = await app.db.query<{ company_id: string; event: string }>(
+      `select b.company_id, e.event from outbox_events e join bookings b on b.id = e.booking_id
+       where b.journey_id = $1 and e.event <> 'booking.created' order by e.id`,
+      [journeyId],
+    );
+    expect(events.filter((row) => row.company_id === first.companyId).map((row) => row.event)).toEqual([
+      'booking.cancelled',
+    ]);
+    expect(events.filter((row) => row.company_id === second.companyId).map((row) => row.event)).toEqual([
+      'booking.cancelled',
+    ]);
+
+    const { browser } = await signedInAdmin(app, { role: 'ANALYST' });
+    const decisionsOf = async (companyId: string) => {
+      const analytics = await browser.get(`/analytics?companyId=${companyId}`);
+      expect(analytics.status, analytics.text).toBe(200);
+      return analytics.body.data.manualDecisions;
+    };
+    expect(await decisionsOf(first.companyId)).toMatchObject({ expired: 1, cancelled: 0, missedDeadline: 1 });
+    expect(await decisionsOf(second.companyId)).toMatchObject({
+      expired: 0,
+      cancelled: 1,
+      missedDeadline: 0,
+    });
   });
 
   it('an approval whose signal never reached the process stands: at the deadline the database says CONFIRMED', async () => {

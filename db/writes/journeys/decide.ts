@@ -241,25 +241,39 @@ async function outcomeOf(
 }
 
 /**
- * The whole scope ends unconfirmed: seats released, requests still pending CANCELLED, tickets and
- * booking rows CANCELLED (booking.cancelled for each), the scope CANCELLED with its failure_reason.
- * Runs inside the caller's transaction.
+ * How a closing scope ends its requests still pending (`$1`, `$2`: the scope): one whose own
+ * deadline has passed EXPIRES (its company let its window pass: a missed deadline in the platform's
+ * analytics); any other is CANCELLED (its company still had time: the scope was ended by another
+ * company's rejection or missed deadline, or by a suspension), whoever closes the scope. Passed
+ * means at or before the closing transaction's now(); with `$3` true (an older run's timer, which
+ * kept the earliest pending deadline on its own clock) also at or before that earliest deadline.
+ */
+const END_PENDING_REQUESTS = `update confirmation_requests
+  set status = case when deadline <= greatest(now(), case when $3::boolean then
+                      (select min(o.deadline) from confirmation_requests o
+                       where o.scope_kind = $1 and o.scope_id = $2 and o.status = 'PENDING') end)
+                    then 'EXPIRED' else 'CANCELLED' end
+  where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`;
+
+/**
+ * The whole scope ends unconfirmed: seats released, requests still pending EXPIRED or CANCELLED
+ * (END_PENDING_REQUESTS: EXPIRED when their own deadline has passed, or when `earliestDue` and theirs
+ * is the earliest), tickets and booking rows CANCELLED (booking.cancelled for each), the scope
+ * CANCELLED with its failure_reason. Runs inside the caller's transaction.
  */
 async function cancelScope(
   client: PoolClient,
   scope: ConfirmationScope,
   journeyIds: string[],
   failureReason: string,
+  earliestDue = false,
 ): Promise<void> {
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
      where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`)}`,
     [journeyIds],
   );
-  await client.query(
-    `update confirmation_requests set status = 'CANCELLED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
-    [scope.kind, scope.id],
-  );
+  await client.query(END_PENDING_REQUESTS, [scope.kind, scope.id, earliestDue]);
   await client.query(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
@@ -276,9 +290,11 @@ async function cancelScope(
 }
 
 /**
- * A decision deadline passed with the scope still REQUESTED: the requests still pending EXPIRE
- * and the whole scope is cancelled with failure_reason DECISION_DEADLINE_PASSED. Answers the
- * scope's status; a scope already decided is left as it is.
+ * A decision deadline passed with the scope still REQUESTED (an older run's timer at the earliest
+ * pending deadline): the requests still pending whose deadline has passed EXPIRE, the earliest
+ * one among them whatever the clocks say, the others are CANCELLED, and the whole scope is
+ * cancelled with failure_reason DECISION_DEADLINE_PASSED. Answers the scope's status; a scope
+ * already decided is left as it is.
  */
 export async function expireDecisions(
   db: Database,
@@ -286,11 +302,7 @@ export async function expireDecisions(
 ): Promise<{ status: JourneyStatus }> {
   return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status };
-    await client.query(
-      `update confirmation_requests set status = 'EXPIRED' where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`,
-      [input.scope.kind, input.scope.id],
-    );
-    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
+    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, true);
     return { status: 'CANCELLED' as const };
   });
 }
@@ -319,16 +331,14 @@ async function settleLocked(
   locked: LockedScope,
 ): Promise<SettledDeadline> {
   if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
-  // The pending requests expire only if one of them is overdue: one statement either way.
-  const { rows: expired } = await client.query(
-    `update confirmation_requests set status = 'EXPIRED'
-     where scope_kind = $1 and scope_id = $2 and status = 'PENDING'
-       and exists (select 1 from confirmation_requests o where o.scope_kind = $1 and o.scope_id = $2
-                   and o.status = 'PENDING' and o.deadline <= now())
-     returning id`,
+  // The scope ends only if a pending request is overdue; then that one EXPIRES and the requests
+  // whose deadline is still ahead are CANCELLED (cancelScope).
+  const { rows } = await client.query<{ overdue: boolean }>(
+    `select exists (select 1 from confirmation_requests where scope_kind = $1 and scope_id = $2
+                    and status = 'PENDING' and deadline <= now()) as overdue`,
     [scope.kind, scope.id],
   );
-  if (!expired.length) {
+  if (!rows[0]!.overdue) {
     const awaiting = await awaitedDecisions(client, scope);
     if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
   }
