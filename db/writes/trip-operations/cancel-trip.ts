@@ -281,12 +281,18 @@ async function releaseSeats(
   return released.rowCount ?? 0;
 }
 
-/** Pending company decisions end CANCELLED; an unconfirmed hold's batch is RELEASED. */
+/**
+ * Pending company decisions end CANCELLED (reason TRIP_CANCELLED), but one whose own deadline has
+ * already passed EXPIRES, as whoever closes a scope ends it (db/writes/journeys/decide.ts
+ * END_PENDING_REQUESTS): its company let its window pass. An unconfirmed hold's batch is RELEASED.
+ */
 async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[]): Promise<void> {
   const journeyIds = journeys.map((journey) => journey.id);
   const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
   await client.query(
-    `update confirmation_requests set status = 'CANCELLED', reason = coalesce(reason, $3)
+    `update confirmation_requests
+        set status = case when deadline <= now() then 'EXPIRED' else 'CANCELLED' end,
+            reason = case when deadline <= now() then reason else coalesce(reason, $3) end
      where status = 'PENDING' and ((scope_kind = 'JOURNEY' and scope_id = any($1::uuid[]))
                                    or (scope_kind = 'ORDER' and scope_id = any($2::uuid[])))`,
     [journeyIds, orderIds, TRIP_CANCELLED],

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConfirmationScope } from '../../../domain/journey-confirmation.js';
+import type { TripStatus } from '../../../domain/trip-dispatch.js';
+import type { Queryable } from '../../../db/writes/journeys/scope.js';
 import { confirmationWorkflowId, searchAttributeKeys } from '../../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
@@ -16,12 +18,20 @@ import {
   tripOf,
 } from '../../support/journeys.js';
 import { dispatch } from '../../support/operations.js';
+import { cancelTripBookings } from '../../../db/writes/trip-operations/cancel-trip.js';
 
 /**
  * A trip CANCEL ends the journeys (and orders) still waiting for company decisions on it
  * (TRIP_CANCELLED); their journey-confirmation workflow, which waits only while companies decide,
  * is told at once and ends, instead of running on with ProcessStatus REQUESTED until the deadline.
  */
+/** Thrown to roll a transaction back, carrying what it saw. */
+class RolledBack extends Error {
+  constructor(readonly seen: unknown) {
+    super('rolled back');
+  }
+}
+
 describe('a trip CANCEL ends the confirmation workflow of the journeys waiting for decisions', () => {
   const app = useTestApp();
 
@@ -116,5 +126,89 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
       });
     }
     expect(await settledProcess(scope)).toEqual({ status: 'COMPLETED', processStatus: 'CANCELLED' });
+  });
+
+  it("a request already past its own deadline when the trip is cancelled ends EXPIRED (its company's missed deadline), the one still in its window CANCELLED", async () => {
+    const trip = await tripOf(app.db);
+    const other = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    await setConfirmation(app.db, other.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    const traveller = await mobileTraveller(app);
+    const onTrip = await quote(app, traveller, [{ trip }], 1);
+    const elsewhere = await quote(app, traveller, [{ trip: other }], 1);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, traveller, orderId, [onTrip.journey_id, elsewhere.journey_id]);
+    const confirmed = await confirmOrder(app, traveller, orderId, held.body.data.holdBatchId, [
+      { journeyId: onTrip.journey_id, partySize: 1 },
+      { journeyId: elsewhere.journey_id, partySize: 1 },
+    ]);
+    expect(confirmed.body.data.confirmation.status, confirmed.text).toBe('REQUESTED');
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    const requests = (client: Queryable) =>
+      client
+        .query<{ company_id: string; status: string; reason: string | null }>(
+          `select company_id, status, reason from confirmation_requests where scope_kind = 'ORDER' and scope_id = $1`,
+          [orderId],
+        )
+        .then(({ rows }) =>
+          Object.fromEntries(rows.map((row) => [row.company_id, [row.status, row.reason]])),
+        );
+
+    // The other company's window has run out, and nothing has settled it yet: in one transaction,
+    // rolled back, which neither the deadline sweep nor the workflow can see before the cancel.
+    const seen = await app.db
+      .transaction(async (client) => {
+        await client.query(
+          `update confirmation_requests set deadline = now() - interval '1 minute'
+            where scope_kind = 'ORDER' and scope_id = $1 and company_id = $2`,
+          [orderId, other.companyId],
+        );
+        const { rows } = await client.query<{ status: TripStatus }>(
+          `select status from trips where id = $1`,
+          [trip.tripId],
+        );
+        await cancelTripBookings(
+          client,
+          {
+            id: trip.tripId,
+            companyId: trip.companyId,
+            status: rows[0]!.status,
+            driverId: null,
+            delayMinutes: 0,
+            actualDepartureAt: null,
+            actualArrivalAt: null,
+          },
+          'Storm warning',
+          dispatcher.staffUserId,
+        );
+        throw new RolledBack(await requests(client));
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RolledBack) return error.seen;
+        throw error;
+      });
+    expect(seen).toEqual({
+      [trip.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
+      [other.companyId]: ['EXPIRED', null],
+    });
+
+    // Rolled back: both still wait; the cancel through the API (both windows open) ends both CANCELLED.
+    expect(await requests(app.db.pool)).toEqual({
+      [trip.companyId]: ['PENDING', null],
+      [other.companyId]: ['PENDING', null],
+    });
+    const cancelled = await dispatch(app, dispatcher, trip.tripId, {
+      action: 'CANCEL',
+      reason: 'Storm warning',
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(await requests(app.db.pool)).toEqual({
+      [trip.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
+      [other.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
+    });
+    expect(await settledProcess({ kind: 'ORDER', id: orderId })).toEqual({
+      status: 'COMPLETED',
+      processStatus: 'CANCELLED',
+    });
   });
 });
