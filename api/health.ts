@@ -5,7 +5,11 @@ import type { AppContext } from './app.js';
 /** A dependency that does not answer within this time counts as unavailable. */
 const CHECK_TIMEOUT_MS = 2000;
 
-/** /healthz: the process answers. /readyz: PostgreSQL and Temporal both answer. */
+/**
+ * /healthz: the process answers. /readyz: PostgreSQL answers, and Temporal answers for the
+ * namespace the API uses (TEMPORAL_NAMESPACE): a server without that namespace, or that refuses
+ * it to this client, serves none of the API's workflow calls.
+ */
 export function healthRoutes({ db, temporal }: AppContext) {
   const router = new Router({ sensitive: true });
   router.get('/healthz', (ctx) => {
@@ -25,7 +29,7 @@ export function healthRoutes({ db, temporal }: AppContext) {
       // refuses) end with the check instead of running on after every probe.
       withTimeout(
         temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
-          temporal.workflowService.getSystemInfo({}),
+          temporal.workflowService.describeNamespace({ namespace: temporal.options.namespace }),
         ),
       ),
     ]);

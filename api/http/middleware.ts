@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import type { Logger } from '../../config/logger.js';
+import { handlingRequest, type Logger } from '../../config/logger.js';
 import { Refusal, badRequest, retryAfterOf } from './errors.js';
 import { unavailableReporter } from './unavailable.js';
 
@@ -16,7 +16,8 @@ export function requestLifecycle(logger: Logger) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
-      await next();
+      // Every line logged while the route runs carries the request id (config/logger.ts).
+      await handlingRequest(requestId, next);
       // An error status with no body (no route matched, or the router's 405) still gets the envelope.
       if (ctx.status >= 400 && ctx.body == null) {
         throw ctx.status === 404 ? new Refusal(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);

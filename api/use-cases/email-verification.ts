@@ -3,12 +3,13 @@ import { addressToVerify } from '../../domain/account-email.js';
 import { MailDeliveryError } from '../../providers/mailer.js';
 import type { AppContext } from '../app.js';
 import { sendVerificationEmail } from '../auth/email.js';
-import { Refusal } from '../http/errors.js';
+import { unavailableFor } from '../http/errors.js';
 
 /**
  * Sends the signed-in traveller a new verification link for the address on the account. `limit`
  * counts the send (per traveller) once the account is known to be one that may have it. A mail
- * server that does not take the message is 503 EMAIL_DELIVERY_FAILED; its reason goes to the log.
+ * server that does not take the message is 503 EMAIL_DELIVERY_FAILED with Retry-After; its reason
+ * goes to the log.
  */
 export async function resendVerification(
   context: AppContext,
@@ -22,7 +23,7 @@ export async function resendVerification(
   } catch (error) {
     if (!(error instanceof MailDeliveryError)) throw error;
     context.logger.error({ requestId: request.requestId, err: error.cause }, 'verification e-mail not sent');
-    throw new Refusal(503, 'EMAIL_DELIVERY_FAILED', 'The e-mail could not be sent; try again later');
+    throw unavailableFor('EMAIL_DELIVERY_FAILED', 'The e-mail could not be sent; try again later');
   }
   return { email };
 }

@@ -34,6 +34,8 @@ export interface StreamedReport {
   /** The cursor's batches, the first one already read (it decided ready or no_data). */
   first: IteratorResult<ReportRow[]>;
   rows: AsyncGenerator<ReportRow[]>;
+  /** The download's request id, for the log line of a stream that stops short (it outlives the route). */
+  requestId: string;
 }
 
 interface Writer {
@@ -47,10 +49,13 @@ interface Pieces {
   tail: (totals: ReportTotals) => string;
 }
 
-/** How a report stream ends: `completed` once its export is recorded, else `stop` (which acts once). */
+/**
+ * How a report stream ends: `completed` once its export is recorded, else `stop` (which acts once),
+ * with the error that cut it short, if one did (a client that left has none).
+ */
 interface Ending {
   completed: boolean;
-  stop: () => Promise<void>;
+  stop: (cause?: unknown) => Promise<void>;
 }
 
 /**
@@ -64,9 +69,12 @@ function recordedStream(writer: Writer, report: StreamedReport, pieces: Pieces):
   let stopping: Promise<void> | undefined;
   const ending: Ending = {
     completed: false,
-    stop: () =>
+    stop: (cause) =>
       (stopping ??= (async () => {
-        writer.logger.warn({ exportId: report.exportId }, 'report stream stopped before its end');
+        writer.logger.warn(
+          { requestId: report.requestId, exportId: report.exportId, err: cause },
+          'report stream stopped before its end',
+        );
         await report.rows.return(undefined).catch(() => undefined);
         await failExport(writer.db, report.exportId, 'REPORT_STREAM_INTERRUPTED').catch(() => undefined);
       })()),
@@ -87,6 +95,7 @@ async function* recorded(
   const hash = createHash('sha256');
   const totals = new ReportTotals(report.type, report.columns);
   let size = 0;
+  let cause: unknown;
   const emit = (text: string) => {
     const chunk = Buffer.from(text, 'utf8');
     hash.update(chunk);
@@ -107,8 +116,12 @@ async function* recorded(
     await finishExport(db, report.exportId, { rowCount: totals.rowCount, sha256: hash.digest('hex'), size });
     ending.completed = true;
     yield tail;
+  } catch (error) {
+    // The cursor or the export's record failed: the cause goes to the log (never to the client).
+    cause = error;
+    throw error;
   } finally {
-    if (!ending.completed) await ending.stop();
+    if (!ending.completed) await ending.stop(cause);
   }
 }
 

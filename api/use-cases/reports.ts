@@ -121,6 +121,7 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
     columns,
     first,
     rows,
+    requestId: ask.requestId,
   };
   const body = ask.format === 'csv' ? csvStream(context, streamed) : jsonStream(context, streamed);
   return {

@@ -232,6 +232,34 @@ describe('API base', () => {
         }
       });
     });
+
+    it('/readyz answers 503 naming Temporal as unavailable when the configured namespace does not exist there', async () => {
+      // The Temporal server answers, but not for this API's namespace: every workflow call would fail.
+      const namespace = `no-such-namespace-${process.pid}`;
+      const temporal = new Client({ connection: app.temporal.connection, namespace });
+      const strayApp = createApp({
+        config: { ...app.config, TEMPORAL_NAMESPACE: namespace },
+        db: app.db,
+        logger: createLogger({ LOG_LEVEL: 'silent' }, 'test'),
+        temporal,
+      });
+      const server = await serve(strayApp);
+      try {
+        const response = await fetch(`${server.baseUrl}/readyz`);
+        expect({ status: response.status, body: await response.json() }).toEqual({
+          status: 503,
+          body: { status: 'not_ready', checks: { database: 'ok', temporal: 'unavailable' } },
+        });
+        // The same server with the namespace the API is configured with is ready.
+        const ready = await app.request('/readyz');
+        expect({ status: ready.status, body: ready.body }).toEqual({
+          status: 200,
+          body: { status: 'ready', checks: { database: 'ok', temporal: 'ok' } },
+        });
+      } finally {
+        await server.close();
+      }
+    });
   });
 });
 

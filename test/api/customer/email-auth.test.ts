@@ -201,6 +201,11 @@ describe('e-mail verification', () => {
       const failed = await resend(traveller);
       expect(failed.status).toBe(503);
       expect(failed.body.errorCode).toBe('EMAIL_DELIVERY_FAILED');
+      // A 503 tells the client when to try again, in the header and in the body.
+      expect({ retryAfter: failed.headers.get('retry-after'), details: failed.body.details }).toEqual({
+        retryAfter: '5',
+        details: { retryAfterSeconds: 5 },
+      });
       // The random request id may hold "550" by chance; the rest of the answer may not.
       expect(failed.text.replace(failed.body.requestId, '')).not.toMatch(/550|mailbox/);
       expect(failed.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -217,6 +222,31 @@ describe('e-mail verification', () => {
       json: { token },
     });
     expect(verified.status).toBe(200);
+  });
+});
+
+describe('e-mail verification with the mail server not answering', () => {
+  // A local port with nothing listening on it: the connection is refused at once.
+  const closed = { SMTP_URL: 'smtp://127.0.0.1:1', SMTP_TIMEOUT_MS: 1000 };
+  const app = useTestApp(closed);
+
+  it('resend answers 503 EMAIL_DELIVERY_FAILED with Retry-After and leaves no link behind', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    const failed = await app.request('/api/auth/customer/resend-verification', {
+      method: 'POST',
+      headers: traveller.writeHeaders,
+    });
+    expect([failed.status, failed.body.errorCode], failed.text).toEqual([503, 'EMAIL_DELIVERY_FAILED']);
+    expect({ retryAfter: failed.headers.get('retry-after'), details: failed.body.details }).toEqual({
+      retryAfter: '5',
+      details: { retryAfterSeconds: 5 },
+    });
+    const [links] = await app.db.query<{ n: number }>(
+      'select count(*)::int as n from email_tokens where user_id = $1',
+      [traveller.userId],
+    );
+    expect(links!.n).toBe(0);
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
   });
 });
 

@@ -366,8 +366,12 @@ describe('GET /dashboard/api/reports', () => {
     }
     const rows = failing();
     const company = await readCompanySettings(app.db, world.companyId);
+    const logged: Record<string, any>[] = [];
+    const logger = createLogger({ LOG_LEVEL: 'info' }, 'test', {
+      write: (line: string) => void logged.push(JSON.parse(line)),
+    });
     const stream = csvStream(
-      { db: app.db, logger: createLogger(app.config, 'test') },
+      { db: app.db, logger },
       {
         ...request,
         exportId,
@@ -384,6 +388,22 @@ describe('GET /dashboard/api/reports', () => {
       sha256: null,
       row_count: null,
     });
+    // The cause reaches the log, with the request id of the download it cut short.
+    expect(
+      logged.map((line) => ({
+        msg: line.msg,
+        requestId: line.requestId,
+        exportId: line.exportId,
+        err: line.err?.message,
+      })),
+    ).toEqual([
+      {
+        msg: 'report stream stopped before its end',
+        requestId: 'test-stream-failure',
+        exportId,
+        err: 'connection lost',
+      },
+    ]);
   });
 
   it('a PDF whose render cannot be recorded is 500 REPORT_EXPORT_FAILED, recorded export_failed, no bytes sent', async () => {
