@@ -1,5 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { DocumentRenderInput, DocumentRenderResult } from './document-render.contract.js';
+import { patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DocumentRenderInput, DocumentRenderResult, RenderPhase } from './document-render.contract.js';
+import { searchAttributeKeys } from './shared.js';
 import type { Activities } from './steps.js';
 
 /**
@@ -15,7 +16,24 @@ const rendering = proxyActivities<Activities>({
   },
 });
 
-/** `document-render/{snapshotId}`: renders one snapshot and stores its bytes with their checksum. */
+/** Before it a render showed no phase of its own; a history recorded so replays as it was. */
+const SHOWS_ITS_PHASE = 'document-render-shows-its-phase';
+
+const showPhase = (phase: RenderPhase) =>
+  upsertSearchAttributes([{ key: searchAttributeKeys.processStatus, value: phase }]);
+
+/**
+ * `document-render/{snapshotId}`: renders one snapshot and stores its bytes with their checksum.
+ * Its starter shows it RENDERING (renderSearchAttributes); it ends DONE, or FAILED with the render.
+ */
 export async function documentRender(input: DocumentRenderInput): Promise<DocumentRenderResult> {
-  return rendering.renderDocumentSnapshot(input);
+  const showsPhase = patched(SHOWS_ITS_PHASE);
+  try {
+    const result = await rendering.renderDocumentSnapshot(input);
+    if (showsPhase) showPhase('DONE');
+    return result;
+  } catch (error) {
+    if (showsPhase) showPhase('FAILED');
+    throw error;
+  }
 }

@@ -1,12 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { readRender, type StoredRender } from '../../db/queries/document-snapshots.js';
+import { loadSnapshotSubject, readRender, type StoredRender } from '../../db/queries/document-snapshots.js';
 import type { Database } from '../../db/orm.js';
 import {
   DOCUMENT_RENDER_WORKFLOW,
   type DocumentRenderInput,
   type DocumentRenderResult,
+  renderSearchAttributes,
 } from '../../workflows/document-render.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal } from '../http/errors.js';
@@ -58,15 +59,26 @@ export function renderUnavailable(error: unknown): boolean {
   return (error instanceof Refusal && error.status === 503) || unavailableKind(error) !== null;
 }
 
-function runRenderWorkflow(context: RenderContext, snapshotId: string): Promise<DocumentRenderResult> {
+/**
+ * Starts (or joins) the snapshot's render and waits for it. Operators find it under the snapshot's
+ * company and booking (renderSearchAttributes), its kind and locale in the memo.
+ */
+async function runRenderWorkflow(context: RenderContext, snapshotId: string): Promise<DocumentRenderResult> {
+  const snapshot = await loadSnapshotSubject(context.db, snapshotId);
+  if (!snapshot) throw new Error(`no document snapshot ${snapshotId}`);
   const input: DocumentRenderInput = { snapshotId };
   return context.temporal.withDeadline(Date.now() + RENDER_DEADLINE_MS, () =>
-    context.temporal.workflow.execute(DOCUMENT_RENDER_WORKFLOW, {
-      workflowId: workflowIds.documentRender(snapshotId),
-      taskQueue: context.config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowExecutionTimeout: '2 minutes',
-    }),
+    context.temporal.workflow.execute<(input: DocumentRenderInput) => Promise<DocumentRenderResult>>(
+      DOCUMENT_RENDER_WORKFLOW,
+      {
+        workflowId: workflowIds.documentRender(snapshotId),
+        taskQueue: context.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowExecutionTimeout: '2 minutes',
+        typedSearchAttributes: renderSearchAttributes(snapshot),
+        memo: { kind: snapshot.kind, locale: snapshot.locale },
+      },
+    ),
   );
 }

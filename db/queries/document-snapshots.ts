@@ -61,6 +61,29 @@ export async function loadSnapshot(runner: SqlRunner, snapshotId: string): Promi
   return row ? toDocumentSnapshot(row) : null;
 }
 
+/** What a snapshot is about, without its data: what its render shows operators in the Temporal UI. */
+export interface SnapshotSubject {
+  kind: SnapshotKind;
+  locale: DocumentLocale;
+  /** The booking; for a REPORT, the report export. */
+  bookingId: string;
+  companyId: string;
+}
+
+export async function loadSnapshotSubject(
+  runner: SqlRunner,
+  snapshotId: string,
+): Promise<SnapshotSubject | null> {
+  const [row] = await rowsOf<Pick<SnapshotRow, 'kind' | 'locale' | 'booking_id' | 'company_id'>>(
+    runner,
+    `select kind, locale, booking_id, company_id from document_snapshots where id = $1`,
+    [snapshotId],
+  );
+  return row
+    ? { kind: row.kind, locale: row.locale, bookingId: row.booking_id, companyId: row.company_id }
+    : null;
+}
+
 /** A snapshot's stored bytes with the checksum recorded before any of them was sent. */
 export interface StoredRender {
   bytes: Buffer;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderedDocument, type RenderContext } from '../../api/temporal/document-render-client.js';
 import { Refusal } from '../../api/http/errors.js';
 import { createLogger } from '../../config/logger.js';
+import type { ReportSnapshotData } from '../../domain/reports.js';
 import { recordAccess, saveSnapshot, sha256Of, type SnapshotInput } from '../../db/writes/documents.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { sampleSnapshotData } from '../support/document-data.js';
@@ -35,6 +36,32 @@ describe('document snapshots and the render workflow', () => {
       ...overrides,
     };
   }
+
+  /** A one-row bookings report as its PDF prints it. */
+  const reportData = (exportId: string): ReportSnapshotData => ({
+    company: {
+      name_ar: 'شركة',
+      name_en: 'Company',
+      phone: null,
+      email: null,
+      address_ar: 'دمشق',
+      address_en: 'Damascus',
+    },
+    report: {
+      id: exportId,
+      type: 'bookings',
+      from: '2026-01-01',
+      to: '2026-01-31',
+      generated_at: '2026-02-01T08:00:00Z',
+      state: 'ready',
+      row_count: 1,
+      currency: 'SYP',
+    },
+    columns: [{ key: 'code', kind: 'code', label: 'Booking' }],
+    rows: [{ code: 'BK-1' }],
+    totals: null,
+    charts: {},
+  });
 
   it('reuses the snapshot when the same booking asks for the same content, whatever the key order', async () => {
     const input = await snapshotInput();
@@ -73,6 +100,38 @@ describe('document snapshots and the render workflow', () => {
     expect(Buffer.compare(again.bytes, first.bytes)).toBe(0);
     const after = await app.temporal.workflow.getHandle(workflowIds.documentRender(snapshotId)).describe();
     expect(after.runId).toBe(run.runId);
+  });
+
+  it('shows operators the render under its company and booking, and its phase', async () => {
+    const input = await snapshotInput({ kind: 'TICKET', locale: 'en' });
+    const { snapshotId } = await saveSnapshot(app.db, input);
+    await renderedDocument(context(), snapshotId);
+
+    const run = await app.temporal.workflow.getHandle(workflowIds.documentRender(snapshotId)).describe();
+    expect(run.searchAttributes).toMatchObject({
+      CompanyId: [input.companyId],
+      BookingId: [input.bookingId],
+      ProcessStatus: ['DONE'],
+    });
+    expect(run.memo).toEqual({ kind: 'TICKET', locale: 'en' });
+  });
+
+  it('files a report render under its company only: a report export is no booking', async () => {
+    const { companyId } = await snapshotInput();
+    const exportId = randomUUID();
+    const { snapshotId } = await saveSnapshot(app.db, {
+      kind: 'REPORT',
+      locale: 'en',
+      bookingId: exportId,
+      companyId,
+      ownerUserId: null,
+      data: reportData(exportId),
+    });
+    await renderedDocument(context(), snapshotId);
+
+    const run = await app.temporal.workflow.getHandle(workflowIds.documentRender(snapshotId)).describe();
+    expect(run.searchAttributes).toMatchObject({ CompanyId: [companyId], ProcessStatus: ['DONE'] });
+    expect(run.searchAttributes.BookingId).toBeUndefined();
   });
 
   it('gives two simultaneous first downloads the same bytes', async () => {

@@ -10,7 +10,7 @@ import {
 import type { documentRender } from '../../../workflows/document-render.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
-import { useWorkflowEnvironment } from '../../support/workflow-env.js';
+import { replayRecordedHistory, useWorkflowEnvironment } from '../../support/workflow-env.js';
 
 /** The document-render workflow with a stubbed render activity (no PostgreSQL, no Chromium). */
 type RenderStep = Pick<Activities, 'renderDocumentSnapshot'>;
@@ -77,5 +77,40 @@ describe('documentRender workflow (stubbed activity)', () => {
       expect(await failureOf(render(taskQueue, { snapshotId: randomUUID() }))).toBe('BrowserCrashed');
       expect(attempts).toBe(3);
     });
+  });
+
+  it('shows operators DONE as its ProcessStatus once the bytes are stored, FAILED when the render failed', async () => {
+    let fail = false;
+    const step: RenderStep = {
+      async renderDocumentSnapshot({ snapshotId }) {
+        if (fail)
+          throw ApplicationFailure.nonRetryable(`no document snapshot ${snapshotId}`, SNAPSHOT_NOT_FOUND);
+        return { sha256: 'f'.repeat(64), size: 1234 };
+      },
+    };
+    await temporal.withWorker(step, async (taskQueue) => {
+      const rendered = randomUUID();
+      await render(taskQueue, { snapshotId: rendered });
+      const done = await temporal.client.workflow.getHandle(workflowIds.documentRender(rendered)).describe();
+      expect(done.searchAttributes).toMatchObject({ ProcessStatus: ['DONE'] });
+
+      fail = true;
+      const missing = randomUUID();
+      expect(await failureOf(render(taskQueue, { snapshotId: missing }))).toBe(SNAPSHOT_NOT_FOUND);
+      const failed = await temporal.client.workflow.getHandle(workflowIds.documentRender(missing)).describe();
+      expect(failed.searchAttributes).toMatchObject({ ProcessStatus: ['FAILED'] });
+    });
+  });
+
+  it('renders recorded before it showed its ProcessStatus replay as they were recorded', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before the phase was shown:
+    // one render that stored its bytes, one whose snapshot did not exist.
+    for (const outcome of ['rendered', 'failed']) {
+      await expect(
+        replayRecordedHistory(
+          new URL(`./histories/document-render-before-process-status-${outcome}.pb`, import.meta.url),
+        ),
+      ).resolves.toBeUndefined();
+    }
   });
 });
