@@ -4,6 +4,7 @@ import type { PaymentStatus } from '../../domain/payment-ledger.js';
 import { Refusal } from '../../domain/refusal.js';
 import { DispatchRefusal, tripNotFound, type TripStatus } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
+import { withDeadlockRetry } from '../pg-errors.js';
 import type { ActingMember } from './acting-member.js';
 import { companyTransaction } from './active-company.js';
 import { recordDriverAudit, type RequestOrigin } from './audit.js';
@@ -23,7 +24,12 @@ import { recordDriverAudit, type RequestOrigin } from './audit.js';
  *
  * Locks, in the order a scan at the door takes them: the company (FOR SHARE, still ACTIVE) and the
  * acting user, the trip FOR SHARE (a trip CANCEL, which cancels the trip's pending lines, waits),
- * the booking FOR UPDATE, then its lines (the order of every payment write).
+ * the booking FOR UPDATE, then its lines (the order of every payment write). The ledger's daily
+ * statistics rows, moved by a trigger as the lines change, are the company's, shared with every
+ * other trip: a write of another trip's lines taking them in another order deadlocks with the
+ * takeover (a trip CANCEL did, until cancelPendingPayments ended announced lines first), so a
+ * recording PostgreSQL aborts as a deadlock's victim, having written nothing, runs again
+ * (withDeadlockRetry) rather than answering 500 (test/api/driver/cash-collection-deadlock.test.ts).
  */
 export interface DriverCollectionInput {
   companyId: string;
@@ -64,32 +70,34 @@ export async function recordDriverCollection(
   input: DriverCollectionInput,
 ): Promise<{ line: DriverCashLine; created: boolean }> {
   const company = { companyId: input.companyId, actor: input.actor };
-  return companyTransaction(db, company, 'share', async (client) => {
-    const tripStatus = await lockDriversTrip(client, input);
-    const booking = await lockBookingOnTrip(client, input);
-    const live = await liveDriverLine(client, booking.id);
-    if (live) return { line: (await lineOf(client, live))!, created: false };
-    const refusal = driverCollectionRefusal(
-      { status: booking.status, paymentStatus: booking.payment_status, amountDue: booking.amount_due },
-      tripStatus,
-    );
-    if (refusal) throw new Refusal(409, refusal.code, refusal.message, refusal.details);
-    const announced = await takeOverAnnouncement(client, booking, input.actor.staffUserId);
-    const paymentId = announced ?? (await insertDriverLine(client, input, booking));
-    await recordDriverAudit(
-      client,
-      { companyId: input.companyId, staffUserId: input.actor.staffUserId, ...input.origin },
-      'payments.driver_collection',
-      { kind: 'payment', id: paymentId },
-      {
-        bookingId: booking.id,
-        tripId: input.tripId,
-        amount: booking.amount_due,
-        tookOver: announced !== null,
-      },
-    );
-    return { line: (await lineOf(client, paymentId))!, created: true };
-  });
+  return withDeadlockRetry(() =>
+    companyTransaction(db, company, 'share', async (client) => {
+      const tripStatus = await lockDriversTrip(client, input);
+      const booking = await lockBookingOnTrip(client, input);
+      const live = await liveDriverLine(client, booking.id);
+      if (live) return { line: (await lineOf(client, live))!, created: false };
+      const refusal = driverCollectionRefusal(
+        { status: booking.status, paymentStatus: booking.payment_status, amountDue: booking.amount_due },
+        tripStatus,
+      );
+      if (refusal) throw new Refusal(409, refusal.code, refusal.message, refusal.details);
+      const announced = await takeOverAnnouncement(client, booking, input.actor.staffUserId);
+      const paymentId = announced ?? (await insertDriverLine(client, input, booking));
+      await recordDriverAudit(
+        client,
+        { companyId: input.companyId, staffUserId: input.actor.staffUserId, ...input.origin },
+        'payments.driver_collection',
+        { kind: 'payment', id: paymentId },
+        {
+          bookingId: booking.id,
+          tripId: input.tripId,
+          amount: booking.amount_due,
+          tookOver: announced !== null,
+        },
+      );
+      return { line: (await lineOf(client, paymentId))!, created: true };
+    }),
+  );
 }
 
 /**

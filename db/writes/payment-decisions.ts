@@ -32,7 +32,10 @@ import { recordCashCollection } from './payments.js';
  * checks the move against domain/payment-ledger.ts's transition table, records the deciding
  * staff user, syncs the booking payment fact and writes the audit row. Money that enters or
  * leaves the till is tied to the company's open cash shift, locked FOR SHARE after the booking
- * and the operation so a concurrent CLOSE (FOR UPDATE) sees all or none of it.
+ * and the operation so a concurrent CLOSE (FOR UPDATE) sees all or none of it. A line's change moves
+ * the company's ledger statistics rows (payment_ledger_daily, by a trigger), which every trip's
+ * payment writes share and a multi-line write (a trip CANCEL) takes in its own order: a decision
+ * PostgreSQL aborts as a deadlock's victim has written nothing and runs again (withDeadlockRetry).
  */
 type Queryable = Pick<PoolClient, 'query'>;
 
@@ -127,16 +130,18 @@ async function decide(client: PoolClient, decider: Decider, paymentId: string, a
  * already paid or no longer payable).
  */
 export async function verifyPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
-  await companyTransaction(db, decider, 'share', async (client) => {
-    await decide(client, decider, paymentId, 'verify');
-    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
-    await recordCashCollection(client, { paymentId, staffUserId: decider.staffUserId });
-    await client.query(`update payment_operations set cash_shift_id = $2 where id = $1`, [
-      paymentId,
-      shift.id,
-    ]);
-    await auditPayment(client, decider, 'payments.verify', paymentId, { cashShiftId: shift.id });
-  });
+  await withDeadlockRetry(() =>
+    companyTransaction(db, decider, 'share', async (client) => {
+      await decide(client, decider, paymentId, 'verify');
+      const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+      await recordCashCollection(client, { paymentId, staffUserId: decider.staffUserId });
+      await client.query(`update payment_operations set cash_shift_id = $2 where id = $1`, [
+        paymentId,
+        shift.id,
+      ]);
+      await auditPayment(client, decider, 'payments.verify', paymentId, { cashShiftId: shift.id });
+    }),
+  );
 }
 
 /**
@@ -271,15 +276,17 @@ async function takeRefundFromTill(
 
 /** cancel: an incomplete (PENDING) operation will not be collected; the booking stays UNPAID. */
 export async function cancelPayment(db: Database, decider: Decider, paymentId: string): Promise<void> {
-  await companyTransaction(db, decider, 'share', async (client) => {
-    const { transition } = await decide(client, decider, paymentId, 'cancel');
-    await client.query(
-      `update payment_operations set status = $2, cancelled_at = now(), cancelled_by = $3, updated_at = now()
-        where id = $1`,
-      [paymentId, transition.to, decider.staffUserId],
-    );
-    await auditPayment(client, decider, 'payments.cancel', paymentId, {});
-  });
+  await withDeadlockRetry(() =>
+    companyTransaction(db, decider, 'share', async (client) => {
+      const { transition } = await decide(client, decider, paymentId, 'cancel');
+      await client.query(
+        `update payment_operations set status = $2, cancelled_at = now(), cancelled_by = $3, updated_at = now()
+          where id = $1`,
+        [paymentId, transition.to, decider.staffUserId],
+      );
+      await auditPayment(client, decider, 'payments.cancel', paymentId, {});
+    }),
+  );
 }
 
 /** PATCH: the note only, and only before a final state. */
@@ -314,30 +321,32 @@ export async function recordOfficePayment(
   decider: Decider,
   input: { bookingId: string; note?: string | null },
 ): Promise<{ paymentId: string }> {
-  return companyTransaction(db, decider, 'share', async (client) => {
-    // The booking, then the shift, before the collection writes its operation (and the ledger's daily
-    // statistics row, through its trigger): the order verify and refund keep. Taking the shift after
-    // the collection deadlocked against a refund, which holds the shift when it updates the statistics.
-    const { rows } = await client.query<{ id: string }>(
-      `select id from bookings where id = $1 and company_id = $2 for update`,
-      [input.bookingId, decider.companyId],
-    );
-    if (!rows[0]) throw new PaymentDecisionRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
-    const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
-    const collection = await recordCashCollection(client, {
-      bookingId: input.bookingId,
-      source: 'office',
-      staffUserId: decider.staffUserId,
-    });
-    await client.query(
-      `update payment_operations set cash_shift_id = $2, note = coalesce($3, note) where id = $1`,
-      [collection.paymentId, shift.id, input.note ?? null],
-    );
-    await auditPayment(client, decider, 'payments.record', collection.paymentId, {
-      bookingId: input.bookingId,
-      amount: collection.amount,
-      cashShiftId: shift.id,
-    });
-    return { paymentId: collection.paymentId };
-  });
+  return withDeadlockRetry(() =>
+    companyTransaction(db, decider, 'share', async (client) => {
+      // The booking, then the shift, before the collection writes its operation (and the ledger's daily
+      // statistics row, through its trigger): the order verify and refund keep. Taking the shift after
+      // the collection deadlocked against a refund, which holds the shift when it updates the statistics.
+      const { rows } = await client.query<{ id: string }>(
+        `select id from bookings where id = $1 and company_id = $2 for update`,
+        [input.bookingId, decider.companyId],
+      );
+      if (!rows[0]) throw new PaymentDecisionRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+      const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'share');
+      const collection = await recordCashCollection(client, {
+        bookingId: input.bookingId,
+        source: 'office',
+        staffUserId: decider.staffUserId,
+      });
+      await client.query(
+        `update payment_operations set cash_shift_id = $2, note = coalesce($3, note) where id = $1`,
+        [collection.paymentId, shift.id, input.note ?? null],
+      );
+      await auditPayment(client, decider, 'payments.record', collection.paymentId, {
+        bookingId: input.bookingId,
+        amount: collection.amount,
+        cashShiftId: shift.id,
+      });
+      return { paymentId: collection.paymentId };
+    }),
+  );
 }

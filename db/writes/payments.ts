@@ -7,6 +7,7 @@ import {
 } from '../../domain/payment.js';
 import { Refusal } from '../../domain/refusal.js';
 import type { Database } from '../orm.js';
+import { withDeadlockRetry } from '../pg-errors.js';
 import { OPERATION_COLUMNS, type PaymentOperation } from '../queries/payments.js';
 
 /**
@@ -83,23 +84,27 @@ export interface OpenedCashPayment {
  * Asking again returns the same pending operation, as does asking after the trip's driver recorded
  * taking the cash (its PENDING `driver` line, db/writes/driver-collections.ts); the booking lock
  * makes concurrent asks queue, and the partial unique index payment_operations_one_open_transaction
- * is the backstop.
+ * is the backstop. Its new line moves the company's ledger statistics row (a trigger), which other
+ * trips' writes hold too: an ask PostgreSQL aborts as a deadlock's victim, having written nothing,
+ * runs again (withDeadlockRetry), and so finds no line of its own.
  */
 export async function openCashPayment(
   db: Database,
   input: { bookingId: string; userId: string },
 ): Promise<OpenedCashPayment> {
-  return db.transaction(async (client) => {
-    const booking = await lockBooking(client, input.bookingId);
-    if (!booking || booking.owner_user_id !== input.userId) {
-      throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
-    }
-    refuseUnpayable(booking, 'open');
-    // The driver's recorded collection is the booking's pending cash too: its cash is taken once.
-    const pending = await pendingOperationOf(client, booking.id, ['transaction', 'driver']);
-    if (pending) return { payment: pending, created: false };
-    return { payment: await insertPendingOperation(client, booking, 'transaction'), created: true };
-  });
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      const booking = await lockBooking(client, input.bookingId);
+      if (!booking || booking.owner_user_id !== input.userId) {
+        throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
+      }
+      refuseUnpayable(booking, 'open');
+      // The driver's recorded collection is the booking's pending cash too: its cash is taken once.
+      const pending = await pendingOperationOf(client, booking.id, ['transaction', 'driver']);
+      if (pending) return { payment: pending, created: false };
+      return { payment: await insertPendingOperation(client, booking, 'transaction'), created: true };
+    }),
+  );
 }
 
 export type CashCollectionInput = {

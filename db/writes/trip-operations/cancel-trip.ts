@@ -334,21 +334,32 @@ async function settlePayments(
  * The bookings' PENDING lines end CANCELLED: their cash will never be collected (a trip CANCEL
  * ended the bookings, or a COMPLETE made them NO_SHOW, which verify refuses). Both run in the
  * transition transaction with the bookings already locked (booking, then operation, as verify
- * takes them); the ledger's daily rollup follows by its trigger. How many lines ended.
+ * takes them); the ledger's daily rollup follows by its trigger, line by line. How many lines ended.
+ *
+ * The travellers' announced lines (source transaction) end first, in a statement of their own: a
+ * driver of another of the company's buses taking an announced line over moves the company's
+ * (PENDING, transaction) statistics row before its (PENDING, driver) one
+ * (db/writes/driver-collections.ts), and this takes them in that order too, so the two queue. Ended
+ * in one statement, a driver's line first, they deadlocked
+ * (test/api/driver/cash-collection-deadlock.test.ts).
  */
 export async function cancelPendingPayments(
   client: Queryable,
   bookingIds: string[],
   actor: { companyId: string; staffUserId: string },
 ): Promise<number> {
-  const cancelled = await client.query(
-    `update payment_operations
-     set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end, cancelled_at = now(),
-         updated_at = now()
-     where booking_id = any($1::uuid[]) and status = 'PENDING'`,
-    [bookingIds, actor.staffUserId, actor.companyId],
-  );
-  return cancelled.rowCount ?? 0;
+  let ended = 0;
+  for (const announced of [true, false]) {
+    const cancelled = await client.query(
+      `update payment_operations
+       set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end, cancelled_at = now(),
+           updated_at = now()
+       where booking_id = any($1::uuid[]) and status = 'PENDING' and (source = 'transaction') = $4`,
+      [bookingIds, actor.staffUserId, actor.companyId, announced],
+    );
+    ended += cancelled.rowCount ?? 0;
+  }
+  return ended;
 }
 
 /** An order ends when none of its journeys is left. */
