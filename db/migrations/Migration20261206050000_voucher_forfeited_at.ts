@@ -11,14 +11,23 @@ import { Migration } from '@mikro-orm/migrations';
  * kept but refunded (a compensation), or one cancelled whose tickets were first revoked by its
  * traveller's cancel or a refund (the rule this column replaces). A compensation refund of tickets
  * all USED whose trip was cancelled afterwards left no trace, and stays unmarked.
+ *
+ * Rolled back (README "Rolling back"), the column stays: a forfeit this release recorded (its time,
+ * and the compensations the rule above cannot see) is written nowhere else, and the code before it
+ * never reads the column. Only the check goes, since that code gives vouchers back without knowing
+ * it. Applied again, up() adds what is missing, clears the mark of a voucher that code left no longer
+ * USED (given back or cancelled meanwhile), and marks only vouchers still unmarked.
  */
 export class Migration20261206050000_voucher_forfeited_at extends Migration {
   override up(): void {
-    this.addSql(`alter table loyalty_redemptions add column forfeited_at timestamptz`);
+    this.addSql(`alter table loyalty_redemptions add column if not exists forfeited_at timestamptz`);
+    this.addSql(
+      `update loyalty_redemptions set forfeited_at = null where forfeited_at is not null and status <> 'USED'`,
+    );
     this.addSql(`alter table loyalty_redemptions add constraint loyalty_redemptions_forfeited_used_check
       check (forfeited_at is null or status = 'USED')`);
     this.addSql(`update loyalty_redemptions r set forfeited_at = now()
-      where r.status = 'USED' and exists (
+      where r.status = 'USED' and r.forfeited_at is null and exists (
         select 1 from bookings b
          where b.id = any(r.used_booking_ids)
            and ((b.status not in ('CANCELLED', 'EXPIRED') and b.payment_status = 'REFUNDED')
@@ -29,7 +38,9 @@ export class Migration20261206050000_voucher_forfeited_at extends Migration {
   }
 
   override down(): void {
-    this.addSql(`alter table loyalty_redemptions drop constraint loyalty_redemptions_forfeited_used_check`);
-    this.addSql(`alter table loyalty_redemptions drop column forfeited_at`);
+    // The marks stay (nullable, never read before this release); only the check goes, as up() adds it.
+    this.addSql(
+      `alter table loyalty_redemptions drop constraint if exists loyalty_redemptions_forfeited_used_check`,
+    );
   }
 }

@@ -20,9 +20,10 @@ export class Migration20261206142100_compensation_revocation_reason extends Migr
   }
 
   override down(): void {
-    // Every BOOKING_COMPENSATED entry was a kept booking's refund, whichever release wrote it.
-    this.addSql(
-      `update credential_revocations set reason = 'BOOKING_REFUNDED' where reason = 'BOOKING_COMPENSATED'`,
-    );
+    // The entries keep BOOKING_COMPENSATED (README "Rolling back"): relabelled BOOKING_REFUNDED, a kept
+    // booking a trip CANCEL ended since could never be told apart again (up() relabels live bookings
+    // only). The code before this release reads a revocation's reason only as TRIP_CANCELLED or not
+    // (a booking's ending, a voucher's return) and REISSUED or not (document shares), so it reads them
+    // as the BOOKING_REFUNDED it writes itself; the column is free text, no check or enum forbids it.
   }
 }

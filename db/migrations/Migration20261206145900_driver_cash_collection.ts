@@ -7,17 +7,23 @@ import { Migration } from '@mikro-orm/migrations';
  * every line before this release and for lines nobody took by hand (announcements, office records,
  * imports). A booking has at most one live (PENDING or COMPLETED) driver line: a repeated or
  * concurrent recording finds it.
+ *
+ * Rolled back (README "Rolling back"), `collected_by` stays (nullable, never read before this
+ * release: who holds a line's cash is known nowhere else) and only the index goes, so the code
+ * before this release records its cash lines under its own rules; applied again, up() adds what is
+ * missing.
  */
 export class Migration20261206145900_driver_cash_collection extends Migration {
   override up(): void {
-    this.addSql(`alter table payment_operations add column collected_by uuid references staff_users(id)`);
+    this.addSql(
+      `alter table payment_operations add column if not exists collected_by uuid references staff_users(id)`,
+    );
     this.addSql(`
-      create unique index payment_operations_one_live_driver on payment_operations (booking_id)
+      create unique index if not exists payment_operations_one_live_driver on payment_operations (booking_id)
         where source = 'driver' and status in ('PENDING', 'COMPLETED')`);
   }
 
   override down(): void {
     this.addSql(`drop index if exists payment_operations_one_live_driver`);
-    this.addSql(`alter table payment_operations drop column if exists collected_by`);
   }
 }

@@ -8,11 +8,14 @@ import { Migration } from '@mikro-orm/migrations';
  * again. Sign-in refuses a subject the address's account unlinked (409 IDP_ACCOUNT_CONFLICT); the
  * traveller linking it again, signed in, removes the record. One row per account, provider and
  * subject: unlinking the same subject again only moves unlinked_at.
+ *
+ * Rolled back (README "Rolling back"), the table stays: the code before this release never reads it,
+ * and without it the subjects unlinked would sign straight back in once the release is applied again.
  */
 export class Migration20261206184500_unlinked_identities extends Migration {
   override up(): void {
     this.addSql(`
-      create table unlinked_identities (
+      create table if not exists unlinked_identities (
         user_id uuid not null references users(id) on delete cascade,
         provider text not null check (provider in ('idp')),
         subject text not null,
@@ -22,6 +25,6 @@ export class Migration20261206184500_unlinked_identities extends Migration {
   }
 
   override down(): void {
-    this.addSql('drop table if exists unlinked_identities');
+    // The records stay: the code before this release never reads them (its key cascades with the user).
   }
 }

@@ -12,19 +12,24 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Every company with stored counts is marked once, so counts such a lost list left behind are
  * recounted by the first run after the release (the same work as the first run of a day).
+ *
+ * Rolled back (README "Rolling back"), the table stays: the code before this release never reads
+ * it, and the marks it holds are changes not yet recounted. Applied again, up() marks every company
+ * with stored counts once more, keeping the marks (and their times) already there.
  */
 export class Migration20261206200000_frequency_recounts_due extends Migration {
   override up(): void {
     this.addSql(`
-      create table customer_frequency_recounts_due (
+      create table if not exists customer_frequency_recounts_due (
         company_id uuid primary key references companies(id),
         marked_at timestamptz not null default now()
       )`);
     this.addSql(`insert into customer_frequency_recounts_due (company_id)
-                 select distinct company_id from customer_frequency_snapshots`);
+                 select distinct company_id from customer_frequency_snapshots
+                 on conflict (company_id) do nothing`);
   }
 
   override down(): void {
-    this.addSql('drop table if exists customer_frequency_recounts_due');
+    // The marks stay: the code before this release never reads them (nor deletes a company they name).
   }
 }
