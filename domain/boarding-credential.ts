@@ -214,8 +214,9 @@ export function authorizesBoarding<T extends TicketBoardingState>(
 }
 
 /**
- * revoked_at is the revoking transaction's start; it may commit a moment later than a list read
- * that missed it. nextSince steps back this far so a scanner's next poll catches such rows.
+ * revoked_at is the revoking transaction's start (a trip CANCEL's: one instant read once it holds
+ * its locks); it may commit a moment later than a list read that missed it. nextSince steps back
+ * this far so a scanner's next poll catches such rows.
  */
 export const REVOCATION_OVERLAP_SECONDS = 300;
 

@@ -349,19 +349,22 @@ export async function signTicketsOf(
  * Puts the credentials of these tickets on the revocation list (a confirmed journey cancelled,
  * a ticket re-issued). Only tickets that were signed have a credential to revoke; a ticket
  * already listed keeps its first entry. Each entry carries its ticket's company: the driver app
- * reads only its own company's list. Returns how many entries were added.
+ * reads only its own company's list. Returns how many entries were added. Revoked at `revokedAt`
+ * when given (a trip CANCEL's write time, read after its locks), else at the transaction's start.
  */
 export async function revokeCredentials(
   client: PoolClient,
   ticketIds: readonly string[],
   reason: string,
+  revokedAt?: string,
 ): Promise<number> {
   if (ticketIds.length === 0) return 0;
   const result = await client.query(
-    `insert into credential_revocations (ticket_id, key_id, reason, company_id)
-     select id, key_id, $2, company_id from journey_tickets where id = any($1::uuid[]) and signature is not null
+    `insert into credential_revocations (ticket_id, key_id, reason, company_id, revoked_at)
+     select id, key_id, $2, company_id, coalesce($3::timestamptz, now()) from journey_tickets
+      where id = any($1::uuid[]) and signature is not null
      on conflict (ticket_id) do nothing`,
-    [ticketIds, reason],
+    [ticketIds, reason, revokedAt ?? null],
   );
   return result.rowCount ?? 0;
 }

@@ -23,6 +23,7 @@ import { reverseBookingPoints } from './loyalty/reversal.js';
 import { forfeitVouchers } from './loyalty/voucher-return.js';
 import { lockOpenShift } from './cash-shifts.js';
 import { recordCashCollection } from './payments.js';
+import { writeTime } from './write-time.js';
 
 /**
  * The company's money decisions on the ledger (SPEC "Payments (company)"). Each is one
@@ -203,17 +204,22 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
     // only one of them can take (test/api/dashboard/payments-concurrency.test.ts).
     const shift = await lockOpenShift(client, { companyId: decider.companyId }, 'update');
     refuseOverdraw((await readShiftSummary(client, shift.id))!.expectedAmount, operation.amount);
+    // The refund's time, read after the shift's lock (writeTime), as a collection's: a refund that
+    // waited while the shift was opened is never dated before it. The booking it ends, its tickets'
+    // revocations and the till's movement carry the same instant.
+    const at = await writeTime(client);
     await client.query(
-      `update payment_operations set status = $2, refunded_at = now(), refunded_by = $3, updated_at = now()
+      `update payment_operations set status = $2, refunded_at = $4::timestamptz, refunded_by = $3,
+              updated_at = $4::timestamptz
         where id = $1`,
-      [paymentId, transition.to, decider.staffUserId],
+      [paymentId, transition.to, decider.staffUserId, at],
     );
-    await client.query(`update bookings set payment_status = $2, updated_at = now() where id = $1`, [
-      operation.booking_id,
-      transition.bookingFact,
-    ]);
-    if (ending) await endJourneyBooking(client, ending, 'BOOKING_REFUNDED');
-    else await revokeKeptCredentials(client, operation.booking_id);
+    await client.query(
+      `update bookings set payment_status = $2, updated_at = $3::timestamptz where id = $1`,
+      [operation.booking_id, transition.bookingFact, at],
+    );
+    if (ending) await endJourneyBooking(client, ending, 'BOOKING_REFUNDED', at);
+    else await revokeKeptCredentials(client, operation.booking_id, at);
     // A refunded booking keeps no loyalty points (the booking row is locked: awardTripPoints waits).
     await reverseBookingPoints(client, operation.booking_id);
     // The traveller has their money back: a voucher the live booking used stays spent for good, even
@@ -242,17 +248,20 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
  * journey (a re-issue takes it before the ticket) and the booking (a check-in takes it before the
  * ticket), so the revocation's key-share lock on each ticket waits for no one holding it.
  */
-async function revokeKeptCredentials(client: PoolClient, bookingId: string): Promise<void> {
+async function revokeKeptCredentials(client: PoolClient, bookingId: string, at: string): Promise<void> {
   const { rows: tickets } = await client.query<{ id: string }>(
     `select k.id from bookings b join journey_tickets k on k.journey_id = b.journey_id and k.trip_id = b.trip_id
       where b.id = $1 and k.status = 'VALID'`,
     [bookingId],
   );
   const ticketIds = tickets.map((ticket) => ticket.id);
-  await revokeCredentials(client, ticketIds, COMPENSATION_REVOCATION);
+  await revokeCredentials(client, ticketIds, COMPENSATION_REVOCATION, at);
 }
 
-/** The refund's OUT movement; a payment of nothing (a voucher paid the whole fare) takes no cash out of the till. */
+/**
+ * The refund's OUT movement, recorded at the refund's time (refunded_at); a payment of nothing (a
+ * voucher paid the whole fare) takes no cash out of the till.
+ */
 async function takeRefundFromTill(
   client: Queryable,
   decider: Decider,
@@ -261,8 +270,9 @@ async function takeRefundFromTill(
 ): Promise<void> {
   if (operation.amount <= 0) return;
   await client.query(
-    `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by)
-     values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6)`,
+    `insert into cash_shift_movements (shift_id, company_id, kind, direction, amount, reason, payment_id, recorded_by,
+                                       recorded_at)
+     values ($1, $2, 'REFUND', 'OUT', $3, $4, $5, $6, (select refunded_at from payment_operations where id = $5))`,
     [
       shiftId,
       decider.companyId,

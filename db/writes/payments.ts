@@ -173,16 +173,21 @@ export async function recordCashCollection(
       (await insertPendingOperation(client, booking, input.source));
   }
 
+  // The clock as the collection is written (clock_timestamp()), after the booking's and the caller's
+  // locks (the open shift's), not this transaction's start: a collection that waited while its shift
+  // was opened is counted in that shift, so it is never dated before the shift opened.
   const { rows } = await client.query<{ collected_at: string }>(
-    `update payment_operations
-        set status = 'COMPLETED', collected_at = coalesce($2::timestamptz, now()), decided_by = $3, decided_at = now(),
-            updated_at = now()
-      where id = $1 returning collected_at`,
+    `update payment_operations p
+        set status = 'COMPLETED', collected_at = coalesce($2::timestamptz, w.at), decided_by = $3, decided_at = w.at,
+            updated_at = w.at
+       from (select clock_timestamp() as at) w
+      where p.id = $1 returning p.collected_at`,
     [operation.id, input.collectedAt ?? null, input.staffUserId ?? null],
   );
-  await client.query(`update bookings set payment_status = 'PAID', updated_at = now() where id = $1`, [
-    booking.id,
-  ]);
+  await client.query(
+    `update bookings set payment_status = 'PAID', updated_at = clock_timestamp() where id = $1`,
+    [booking.id],
+  );
   return {
     paymentId: operation.id,
     bookingId: booking.id,

@@ -25,18 +25,21 @@ const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
  * every booking of the aggregate one after the other, and the last one ends them. A
  * voucher the booking used stays spent: the caller forfeits it (forfeitVouchers). The caller holds
  * the locks: the order, the journey, the booking and its trip FOR SHARE (a refund takes the trip
- * first; a traveller's cancel last, without waiting for it: see cancel.ts).
+ * first; a traveller's cancel last, without waiting for it: see cancel.ts). Everything is stamped
+ * `at` when given (a refund's time, read after the cash shift's lock), else at the transaction's start.
  */
 export async function endJourneyBooking(
   client: PoolClient,
   booking: EndingBooking,
   reason: string,
+  at?: string,
 ): Promise<void> {
   const leg = [booking.journey_id, booking.trip_id];
+  const when = at ?? null;
   await client.query(
-    `update seat_allocations set status = 'RELEASED', released_at = now()
+    `update seat_allocations set status = 'RELEASED', released_at = coalesce($3::timestamptz, now())
      where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`)}`,
-    leg,
+    [...leg, when],
   );
   const { rows: tickets } = await client.query<{ id: string }>(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false
@@ -47,28 +50,33 @@ export async function endJourneyBooking(
     client,
     tickets.map((ticket) => ticket.id),
     reason,
+    at,
   );
   await client.query(
-    `update payment_operations set status = 'CANCELLED', cancelled_at = now(), updated_at = now()
-     where booking_id = $1 and status = 'PENDING'`,
-    [booking.id],
+    `update payment_operations p set status = 'CANCELLED', cancelled_at = w.at, updated_at = w.at
+       from (select coalesce($2::timestamptz, now()) as at) w
+     where p.booking_id = $1 and p.status = 'PENDING'`,
+    [booking.id, when],
   );
   await client.query(
-    withBookingEvents(`update bookings set status = 'CANCELLED', updated_at = now() where id = $1`, [
-      'booking.cancelled',
-    ]),
-    [booking.id],
+    withBookingEvents(
+      `update bookings set status = 'CANCELLED', updated_at = coalesce($2::timestamptz, now()) where id = $1`,
+      ['booking.cancelled'],
+    ),
+    [booking.id, when],
   );
   await client.query(
-    `update journeys set status = 'CANCELLED', closed_at = now(), updated_at = now()
-     where id = $1 and not exists (select 1 from bookings b where b.journey_id = $1 and b.status not in ('CANCELLED', 'EXPIRED'))`,
-    [booking.journey_id],
+    `update journeys j set status = 'CANCELLED', closed_at = w.at, updated_at = w.at
+       from (select coalesce($2::timestamptz, now()) as at) w
+     where j.id = $1 and not exists (select 1 from bookings b where b.journey_id = $1 and b.status not in ('CANCELLED', 'EXPIRED'))`,
+    [booking.journey_id, when],
   );
   if (booking.order_id) {
     await client.query(
-      `update journey_orders set status = 'CANCELLED', closed_at = now(), updated_at = now()
-       where id = $1 and not exists (select 1 from journeys j where j.order_id = $1 and j.status in ${LIVE_JOURNEY})`,
-      [booking.order_id],
+      `update journey_orders o set status = 'CANCELLED', closed_at = w.at, updated_at = w.at
+         from (select coalesce($2::timestamptz, now()) as at) w
+       where o.id = $1 and not exists (select 1 from journeys j where j.order_id = $1 and j.status in ${LIVE_JOURNEY})`,
+      [booking.order_id, when],
     );
   }
 }

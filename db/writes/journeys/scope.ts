@@ -195,19 +195,21 @@ export async function lockBatch(
 /**
  * Ends a hold batch and frees what it still holds: the batch and its HELD allocations take
  * `status`. Journey holds and seat locks (db/writes/seat-locks.ts) end their batches the same way.
+ * Closed at `at` when given (a trip CANCEL's write time), else at the transaction's start.
  */
 export async function closeHoldBatch(
   client: Queryable,
   holdBatchId: string,
   status: 'RELEASED' | 'EXPIRED',
+  at?: string,
 ): Promise<void> {
-  await client.query(`update hold_batches set status = $2, closed_at = now() where id = $1`, [
-    holdBatchId,
-    status,
-  ]);
   await client.query(
-    `update seat_allocations set status = $2, released_at = now()
+    `update hold_batches set status = $2, closed_at = coalesce($3::timestamptz, now()) where id = $1`,
+    [holdBatchId, status, at ?? null],
+  );
+  await client.query(
+    `update seat_allocations set status = $2, released_at = coalesce($3::timestamptz, now())
      where ${allocationsInIdOrder(`hold_batch_id = $1 and status = 'HELD'`)}`,
-    [holdBatchId, status],
+    [holdBatchId, status, at ?? null],
   );
 }

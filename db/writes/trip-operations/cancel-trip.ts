@@ -6,6 +6,7 @@ import { revokeCredentials } from '../boarding-credentials.js';
 import { closeHoldBatch } from '../journeys/scope.js';
 import { giveBackVouchers } from '../loyalty/voucher-return.js';
 import { withBookingEvents } from '../outbox.js';
+import { writeTime } from '../write-time.js';
 import type { DispatchEffects, EndedConfirmation, LockedTrip, Queryable } from './trip.js';
 
 /**
@@ -58,31 +59,42 @@ export async function cancelTripBookings(
     .map((journey) => journey.id);
   await lockLegTrips(client, trip.id, journeyIds);
   const { bookingIds, keptIds } = await lockAffectedBookings(client, trip.id, journeyIds, unconfirmed);
-  const revokedCredentials = await cancelTickets(client, { journeyIds, unconfirmed, keptIds });
-  const releasedSeats = await releaseSeats(client, trip.id, { journeyIds, unconfirmed, bookingIds, keptIds });
-  await endRequestsAndHolds(client, journeys);
+  // Every stamp of the cancel (the bookings' updated_at, the journeys' and orders' closed_at, the
+  // revocations, seats, holds and payment lines) is this one instant, read once the rows it ends are
+  // locked: a booking made while this CANCEL waited for a lock before the trip's is never dated
+  // cancelled before it was made (its transaction's start, now(), came before that booking).
+  const at = await writeTime(client);
+  const revokedCredentials = await cancelTickets(client, { journeyIds, unconfirmed, keptIds }, at);
+  const releasedSeats = await releaseSeats(
+    client,
+    trip.id,
+    { journeyIds, unconfirmed, bookingIds, keptIds },
+    at,
+  );
+  await endRequestsAndHolds(client, journeys, at);
   const payments = await settlePayments(client, bookingIds, reason, {
     companyId: trip.companyId,
     staffUserId,
+    at,
   });
   const { rowCount: events } = await client.query(
     withBookingEvents(
-      `update bookings set status = 'CANCELLED', updated_at = now() where id = any($1::uuid[])`,
+      `update bookings set status = 'CANCELLED', updated_at = $2::timestamptz where id = any($1::uuid[])`,
       ['booking.cancelled'],
     ),
-    [bookingIds],
+    [bookingIds, at],
   );
   // A journey whose leg was already travelled, or is boarded on another bus (kept), keeps that
   // leg's booking, so it stands (CONFIRMED), as a refund leaves a journey with a booking still standing.
   const { rows: cancelled } = await client.query<{ id: string }>(
-    `update journeys j set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null, closed_at = now(),
-       updated_at = now()
+    `update journeys j set status = 'CANCELLED', failure_reason = $2, confirmation_deadline = null,
+       closed_at = $3::timestamptz, updated_at = $3::timestamptz
      where j.id = any($1::uuid[])
        and not exists (select 1 from bookings b where b.journey_id = j.id and b.status not in ('CANCELLED', 'EXPIRED'))
      returning j.id`,
-    [journeyIds, TRIP_CANCELLED],
+    [journeyIds, TRIP_CANCELLED, at],
   );
-  await endOrders(client, journeys);
+  await endOrders(client, journeys, at);
   // The cancellation is the company's: a voucher spent on the bookings comes back once trip cancels
   // ended all of them (one a refund or its traveller's cancel forfeited stays spent, whichever ended
   // first). After the bookings' update: it reads them CANCELLED.
@@ -234,6 +246,7 @@ async function lockAffectedBookings(
 async function cancelTickets(
   client: Queryable,
   legs: { journeyIds: string[]; unconfirmed: string[]; keptIds: string[] },
+  at: string,
 ): Promise<number> {
   const { rows } = await client.query<{ id: string }>(
     `update journey_tickets k set status = 'CANCELLED', boarding_authorized = false,
@@ -249,6 +262,7 @@ async function cancelTickets(
     client,
     rows.map((row) => row.id),
     TRIP_CANCELLED,
+    at,
   );
 }
 
@@ -260,6 +274,7 @@ async function releaseSeats(
   client: Queryable,
   tripId: string,
   owners: { journeyIds: string[]; unconfirmed: string[]; bookingIds: string[]; keptIds: string[] },
+  at: string,
 ): Promise<number> {
   const { rows: locks } = await client.query<{ id: string }>(
     `select distinct b.id from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
@@ -267,16 +282,16 @@ async function releaseSeats(
      order by b.id`,
     [tripId],
   );
-  for (const lock of locks) await closeHoldBatch(client, lock.id, 'RELEASED');
+  for (const lock of locks) await closeHoldBatch(client, lock.id, 'RELEASED', at);
   const released = await client.query(
-    `update seat_allocations set status = 'RELEASED', released_at = now()
+    `update seat_allocations set status = 'RELEASED', released_at = $5::timestamptz
      where ${allocationsInIdOrder(`(trip_id in (select t.id from trips t where t.status in ${NOT_DEPARTED})
               or (owner_kind = 'JOURNEY' and owner_id = any($3::uuid[])))
        and status in ('HELD', 'CONFIRMED')
        and ((owner_kind = 'JOURNEY' and owner_id = any($1::uuid[])
              and ${outsideKeptLegs('seat_allocations.owner_id', 'seat_allocations.trip_id', '$4')})
             or (owner_kind = 'BOOKING' and owner_id = any($2::uuid[])))`)}`,
-    [owners.journeyIds, owners.bookingIds, owners.unconfirmed, owners.keptIds],
+    [owners.journeyIds, owners.bookingIds, owners.unconfirmed, owners.keptIds, at],
   );
   return released.rowCount ?? 0;
 }
@@ -286,7 +301,11 @@ async function releaseSeats(
  * already passed EXPIRES, as whoever closes a scope ends it (db/writes/journeys/decide.ts
  * END_PENDING_REQUESTS): its company let its window pass. An unconfirmed hold's batch is RELEASED.
  */
-async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[]): Promise<void> {
+async function endRequestsAndHolds(
+  client: Queryable,
+  journeys: AffectedJourney[],
+  at: string,
+): Promise<void> {
   const journeyIds = journeys.map((journey) => journey.id);
   const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
   await client.query(
@@ -303,7 +322,7 @@ async function endRequestsAndHolds(client: Queryable, journeys: AffectedJourney[
      order by id`,
     [journeyIds, orderIds],
   );
-  for (const batch of rows) await closeHoldBatch(client, batch.id, 'RELEASED');
+  for (const batch of rows) await closeHoldBatch(client, batch.id, 'RELEASED', at);
 }
 
 /**
@@ -318,14 +337,14 @@ async function settlePayments(
   client: Queryable,
   bookingIds: string[],
   reason: string,
-  actor: { companyId: string; staffUserId: string },
+  actor: { companyId: string; staffUserId: string; at: string },
 ): Promise<Pick<DispatchEffects, 'cancelledPayments' | 'refundDuePayments'>> {
   const cancelledPayments = await cancelPendingPayments(client, bookingIds, actor);
   const refundDue = await client.query(
-    `update payment_operations set status = 'REFUND_DUE', updated_at = now(),
+    `update payment_operations set status = 'REFUND_DUE', updated_at = $5::timestamptz,
        refund_due_reason = case when company_id = $3 then $2 else $4 end
      where booking_id = any($1::uuid[]) and status = 'COMPLETED'`,
-    [bookingIds, `${TRIP_CANCELLED}: ${reason}`, actor.companyId, TRIP_CANCELLED],
+    [bookingIds, `${TRIP_CANCELLED}: ${reason}`, actor.companyId, TRIP_CANCELLED, actor.at],
   );
   return { cancelledPayments, refundDuePayments: refundDue.rowCount ?? 0 };
 }
@@ -341,21 +360,22 @@ async function settlePayments(
  * (PENDING, transaction) statistics row before its (PENDING, driver) one
  * (db/writes/driver-collections.ts), and this takes them in that order too, so the two queue. Ended
  * in one statement, a driver's line first, they deadlocked
- * (test/api/driver/cash-collection-deadlock.test.ts).
+ * (test/api/driver/cash-collection-deadlock.test.ts). The lines are stamped `actor.at`, the action's
+ * write time (writeTime).
  */
 export async function cancelPendingPayments(
   client: Queryable,
   bookingIds: string[],
-  actor: { companyId: string; staffUserId: string },
+  actor: { companyId: string; staffUserId: string; at: string },
 ): Promise<number> {
   let ended = 0;
   for (const announced of [true, false]) {
     const cancelled = await client.query(
       `update payment_operations
-       set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end, cancelled_at = now(),
-           updated_at = now()
+       set status = 'CANCELLED', cancelled_by = case when company_id = $3 then $2::uuid end,
+           cancelled_at = $5::timestamptz, updated_at = $5::timestamptz
        where booking_id = any($1::uuid[]) and status = 'PENDING' and (source = 'transaction') = $4`,
-      [bookingIds, actor.staffUserId, actor.companyId, announced],
+      [bookingIds, actor.staffUserId, actor.companyId, announced, actor.at],
     );
     ended += cancelled.rowCount ?? 0;
   }
@@ -363,13 +383,14 @@ export async function cancelPendingPayments(
 }
 
 /** An order ends when none of its journeys is left. */
-async function endOrders(client: Queryable, journeys: AffectedJourney[]): Promise<void> {
+async function endOrders(client: Queryable, journeys: AffectedJourney[], at: string): Promise<void> {
   const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
   if (orderIds.length === 0) return;
   await client.query(
-    `update journey_orders o set status = 'CANCELLED', failure_reason = $2, closed_at = now(), updated_at = now()
+    `update journey_orders o set status = 'CANCELLED', failure_reason = $2, closed_at = $3::timestamptz,
+       updated_at = $3::timestamptz
      where o.id = any($1::uuid[]) and o.status in ('HELD', 'REQUESTED', 'CONFIRMED')
        and not exists (select 1 from journeys j where j.order_id = o.id and j.status in ('HELD', 'REQUESTED', 'CONFIRMED'))`,
-    [orderIds, TRIP_CANCELLED],
+    [orderIds, TRIP_CANCELLED, at],
   );
 }

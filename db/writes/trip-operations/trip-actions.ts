@@ -8,6 +8,7 @@ import {
 import { readinessFacts } from '../../queries/trip-dispatch.js';
 import { settleTripEarning } from '../loyalty/index.js';
 import { recordTripEvent } from '../outbox.js';
+import { writeTime } from '../write-time.js';
 import { cancelPendingPayments, cancelTripBookings } from './cancel-trip.js';
 import {
   iso,
@@ -53,16 +54,19 @@ export async function applyTripAction(
   if (step.kind === 'REPLAY') return result;
   refuseUnready(trip.status, command.action, blockers);
 
-  const { effects, endedConfirmations } = await actionEffects(client, trip, command);
+  // The action's time, read with the trip (and its bus and driver) locked: a check-in that committed
+  // while this request waited for a lock is not dated after the trip left, arrived or completed.
+  const at = await writeTime(client);
+  const { effects, endedConfirmations } = await actionEffects(client, trip, command, at);
   const { rows } = await client.query<TripRowAfter>(
     `update trips set status = $2,
        delay_minutes = coalesce($3, delay_minutes),
-       actual_departure_at = case when $2 = 'DEPARTED' then now() else actual_departure_at end,
-       actual_arrival_at = case when $2 = 'ARRIVED' or ($2 = 'COMPLETED' and actual_arrival_at is null) then now()
+       actual_departure_at = case when $2 = 'DEPARTED' then $4::timestamptz else actual_departure_at end,
+       actual_arrival_at = case when $2 = 'ARRIVED' or ($2 = 'COMPLETED' and actual_arrival_at is null) then $4::timestamptz
                                 else actual_arrival_at end
      where id = $1
      returning status, delay_minutes, actual_departure_at, actual_arrival_at`,
-    [trip.id, step.to, command.action === 'MARK_DELAYED' ? command.delayMinutes : null],
+    [trip.id, step.to, command.action === 'MARK_DELAYED' ? command.delayMinutes : null, at],
   );
   const after = rows[0]!;
   result.trip = {
@@ -108,13 +112,15 @@ async function actionEffects(
   client: Queryable,
   trip: LockedTrip,
   command: DispatchCommand,
+  at: string,
 ): Promise<{ effects: DispatchEffects; endedConfirmations?: EndedConfirmation[] }> {
+  // A CANCEL reads its own time once it holds the bookings it ends (cancelTripBookings).
   if (command.action === 'CANCEL')
     return cancelTripBookings(client, trip, command.reason ?? 'TRIP_CANCELLED', command.actor.staffUserId);
   if (command.action === 'COMPLETE') {
     // What the bookings earn is settled with the completion, so a replayed COMPLETE only finishes it.
     await settleTripEarning(client, trip.id);
-    return { effects: await closeAttendance(client, trip, command) };
+    return { effects: await closeAttendance(client, trip, command, at) };
   }
   return { effects: {} };
 }
@@ -125,16 +131,19 @@ async function actionEffects(
  * others NO_SHOW. Legacy bookings follow their own status the same way. Tickets never used keep
  * their status but are no longer authorized for boarding, so every channel's projection says so.
  * The NO_SHOW bookings' pending cash is CANCELLED (cancelPendingPayments); collected cash is kept.
+ * Everything is stamped `at`, the COMPLETE's time.
  */
 async function closeAttendance(
   client: Queryable,
   trip: LockedTrip,
   command: DispatchCommand,
+  at: string,
 ): Promise<DispatchEffects> {
   const noShows = await client.query(
-    `update journey_tickets set attendance = 'NO_SHOW', attendance_at = now(), attendance_by = $2, attendance_source = $3
+    `update journey_tickets set attendance = 'NO_SHOW', attendance_at = $4::timestamptz, attendance_by = $2,
+       attendance_source = $3
      where trip_id = $1 and attendance = 'PENDING' and status = 'VALID'`,
-    [trip.id, command.actor.staffUserId, command.actor.channel],
+    [trip.id, command.actor.staffUserId, command.actor.channel, at],
   );
   await client.query(
     `update journey_tickets set boarding_authorized = false
@@ -143,19 +152,21 @@ async function closeAttendance(
   );
   const { rows } = await client.query<{ completed: number; no_shows: string[] }>(
     `with changed as (
-       update bookings set status = case when status = 'CHECKED_IN' then 'COMPLETED' else 'NO_SHOW' end, updated_at = now()
+       update bookings set status = case when status = 'CHECKED_IN' then 'COMPLETED' else 'NO_SHOW' end,
+         updated_at = $2::timestamptz
        where trip_id = $1 and status in ('CONFIRMED', 'CHECKED_IN', 'NO_SHOW')
        returning id, status)
      select count(*) filter (where status = 'COMPLETED')::int as completed,
             coalesce(array_agg(id::text) filter (where status = 'NO_SHOW'), '{}') as no_shows
        from changed`,
-    [trip.id],
+    [trip.id, at],
   );
   // A NO_SHOW booking's announced cash will never be collected (verify refuses it: domain/payment.ts):
   // its PENDING lines end as a trip CANCEL ends them (the ledger's trip_completed move).
   const cancelledPayments = await cancelPendingPayments(client, rows[0]!.no_shows, {
     companyId: trip.companyId,
     staffUserId: command.actor.staffUserId,
+    at,
   });
   return { completedBookings: rows[0]!.completed, noShows: noShows.rowCount ?? 0, cancelledPayments };
 }
