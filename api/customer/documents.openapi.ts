@@ -44,8 +44,9 @@ export const docs = taggedOperations(['Tickets and documents'], {
       "later stop keeps it until that stop's planned departure plus the trip's lateness (its announced " +
       'delay, or how late it left its first stop if more) has passed; and, before the trip departs, once ' +
       "the alighting stop's planned arrival plus the announced delay has passed (a DELAYED trip keeps its " +
-      'documents past its planned times). The confirmation carries one QR per traveller; type=ticket prints ' +
-      'one page per ticket with its QR. A QR encodes the signed boarding credential exactly as the driver ' +
+      'documents past its planned times). The confirmation lists every traveller with one QR per traveller whose QR ' +
+      'can still be printed (one already checked in is listed without a QR); type=ticket prints one page per ' +
+      'printable ticket with its QR. A QR encodes the signed boarding credential exactly as the driver ' +
       'app verifies it: the canonical JSON `{"payload":{…},"signature":"…"}` (POST it to /driver/api/verify ' +
       'with the trip being boarded). The document is an immutable snapshot: asked again with nothing ' +
       'changed it is byte-identical; after the tickets were re-issued it is a new snapshot with the new ' +

@@ -304,7 +304,8 @@ export const STATE_MACHINE =
   'changes); other attendance conflicts are 409 ATTENDANCE_CONFLICT; a ticket that is not boardable ' +
   '(pending confirmation, cancelled) is 409 TICKET_NOT_BOARDABLE; a RESTORE of a check-in whose cash the driver ' +
   'recorded taking (a PENDING driver payment line) is 409 DRIVER_CASH_RECORDED with details.payment_id until the ' +
-  'office cancels that line.';
+  'office cancels that line, when no other traveller of the booking stays checked in (while one does, the booking ' +
+  'stays CHECKED_IN and the RESTORE is made).';
 
 const EFFECTS =
   'Effects, in the same transaction: DEPART stamps actual_departure_at and records trip.started for every booking on ' +

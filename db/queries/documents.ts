@@ -256,13 +256,27 @@ async function plainTravellers(db: Database, booking: BookingFacts): Promise<Sna
   return booking.seatNumbers.map((seat) => ({ name: booking.passengerName, seat_number: seat, leg: 1 }));
 }
 
-/** TICKET and BOOKING_CONFIRMATION: every printable ticket with its signed credential. */
-export async function boardingDocumentData(db: Database, booking: BookingFacts): Promise<SnapshotData> {
-  const printable = boardingTickets(booking, await readTickets(db, booking));
-  const travellers = printable.map((ticket) => ({
-    ...travellerOf(ticket),
-    credential: credentialText(ticket.payload, ticket.signature),
-  }));
+/**
+ * TICKET and BOOKING_CONFIRMATION: every printable ticket with its signed credential. The
+ * confirmation lists every traveller of the booking (README "Documents"): a ticket whose QR can no
+ * longer be printed (its traveller checked in, the credential consumed) is listed with its seat and
+ * no credential; the ticket document prints only the printable tickets, one page each.
+ */
+export async function boardingDocumentData(
+  db: Database,
+  booking: BookingFacts,
+  kind: 'TICKET' | 'BOOKING_CONFIRMATION',
+): Promise<SnapshotData> {
+  const tickets = await readTickets(db, booking);
+  const printable = boardingTickets(booking, tickets);
+  const credentials = new Map<DocumentTicket, string>(
+    printable.map((ticket) => [ticket, credentialText(ticket.payload, ticket.signature)]),
+  );
+  const listed: DocumentTicket[] = kind === 'BOOKING_CONFIRMATION' ? tickets : printable;
+  const travellers = listed.map((ticket) => {
+    const credential = credentials.get(ticket);
+    return credential === undefined ? travellerOf(ticket) : { ...travellerOf(ticket), credential };
+  });
   return baseData(booking, travellers, newestIssue(printable));
 }
 

@@ -96,7 +96,7 @@ async function documentData(
   switch (input.kind) {
     case 'TICKET':
     case 'BOOKING_CONFIRMATION':
-      return { kind: input.kind, number: null, data: await boardingDocumentData(db, booking) };
+      return { kind: input.kind, number: null, data: await boardingDocumentData(db, booking, input.kind) };
     case 'PAYMENT_RECEIPT':
     case 'REFUND_NOTICE':
       return receiptDocument(db, booking, input.kind);

@@ -360,6 +360,22 @@ async function legMoved(client: PoolClient, booking: LockedBooking): Promise<boo
 }
 
 /**
+ * The seat each traveller of the booking's leg holds now, in traveller order (its current tickets by
+ * traveller_index): the order newSeatNumbers speaks in, whatever order the booking row lists its
+ * seats in. A booking without tickets (an imported row) has only its row's labels.
+ */
+async function travellerSeats(client: PoolClient, booking: LockedBooking): Promise<string[]> {
+  if (booking.journey_id === null || booking.leg_sequence === null) return booking.seat_numbers;
+  const { rows } = await client.query<{ seat_number: string }>(
+    `select seat_number from journey_tickets
+     where journey_id = $1 and leg_sequence = $2 and status <> 'REISSUED'
+     order by traveller_index`,
+    [booking.journey_id, booking.leg_sequence],
+  );
+  return rows.length > 0 ? rows.map((row) => row.seat_number) : booking.seat_numbers;
+}
+
+/**
  * PATCH /bookings/{id} action modify: moves the booking to another trip of the same company
  * between the same cities, with as many seats, in one transaction. A repeat of a modification
  * already made (same trip, same seats in the same order, the booking moved there and not cancelled
@@ -401,7 +417,7 @@ async function moveBooking(
       input.newTripId,
       options.turn,
     );
-    const current = { tripId: booking.trip_id, seatNumbers: booking.seat_numbers };
+    const current = { tripId: booking.trip_id, seatNumbers: await travellerSeats(client, booking) };
     const asked = { tripId: input.newTripId, seatNumbers: input.newSeatNumbers };
     const sameSeats = modificationAlreadyMade(current, asked);
     // A repeat of the move made is answered before the booking's state, which that move made.

@@ -14,7 +14,7 @@ import {
   type JourneyTravellers,
 } from '../../../domain/journey-confirmation.js';
 import type { TransferSettings } from '../../../domain/journey-search.js';
-import { seatTravellers } from '../../../domain/journey-seats.js';
+import { compareSeats, seatTravellers } from '../../../domain/journey-seats.js';
 import type { AccountCaps } from '../../../domain/inventory-caps.js';
 import type { Database } from '../../orm.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
@@ -298,7 +298,9 @@ const toSettings = (row: SettingsRow): CompanyConfirmationSettings => ({
 
 /**
  * The compatibility booking rows: one per journey, company and trip (a leg), named after the lead
- * traveller; booking.created for each, in the transaction.
+ * traveller; booking.created for each, in the transaction. seat_numbers lists the leg's seats in
+ * traveller order (the i-th traveller's seat i-th, as seatTravellers seats them and modify's
+ * newSeatNumbers speaks), not in the order the held seats were read.
  */
 async function insertBookings(
   client: PoolClient,
@@ -324,7 +326,10 @@ async function insertBookings(
         passenger_name: lead.name,
         passenger_phone: lead.phone ?? null,
         seats_count: legSeats.length,
-        seat_numbers: legSeats.map((seat) => seat.seat_number),
+        seat_numbers: legSeats
+          .map((seat) => ({ deck: seat.deck, seatNumber: seat.seat_number }))
+          .sort(compareSeats)
+          .map((seat) => seat.seatNumber),
         total_price: Number(first.subtotal),
       });
     }

@@ -133,7 +133,14 @@ async function changeTicket(
     refunded: booking?.payment_status === 'REFUNDED',
     checkedIn: ticket.attendance === 'CHECKED_IN' ? checkedInOf(ticket) : null,
   });
-  if (booking) await refuseUndoingPaidBoarding(client, booking.id, ticket.attendance, next);
+  if (booking) {
+    await refuseUndoingPaidBoarding(
+      client,
+      { bookingId: booking.id, ticketId: ticket.id },
+      ticket.attendance,
+      next,
+    );
+  }
   const { rows: updated } = await client.query<{ status: string; attendance_at: string }>(
     `update journey_tickets
      set status = case when $2 = 'CHECKED_IN' then 'USED' when status = 'USED' then 'VALID' else status end,
@@ -170,21 +177,30 @@ async function changeTicket(
 }
 
 /**
- * A check-in undone (RESTORE, or a NO_SHOW after it) while the booking (locked) has the PENDING
- * line of the cash its driver took at the door is refused, 409 DRIVER_CASH_RECORDED: a booking no
- * longer checked in could be cancelled, moved or closed as a no-show, each of which ends that line
- * and the record of the cash in the driver's hands. The office cancels the line first.
+ * A check-in undone (RESTORE, or a NO_SHOW after it) that leaves the booking (locked) no longer
+ * checked in while it has the PENDING line of the cash its driver took at the door is refused, 409
+ * DRIVER_CASH_RECORDED: a booking no longer checked in could be cancelled, moved or closed as a
+ * no-show, each of which ends that line and the record of the cash in the driver's hands. The office
+ * cancels the line first. While another traveller of the booking (`ticketId` is the one changing;
+ * null for a legacy booking, which has no other) stays checked in on the trip, the booking stays
+ * CHECKED_IN (syncBooking) and the line cannot end: one traveller's mistaken check-in is undone.
  */
 async function refuseUndoingPaidBoarding(
   client: Queryable,
-  bookingId: string,
+  change: { bookingId: string; ticketId: string | null },
   from: Attendance,
   to: Attendance,
 ): Promise<void> {
   if (from !== 'CHECKED_IN' || to === 'CHECKED_IN') return;
   const { rows } = await client.query<{ id: string }>(
-    `select id from payment_operations where booking_id = $1 and source = 'driver' and status = 'PENDING'`,
-    [bookingId],
+    `select p.id from payment_operations p
+     where p.booking_id = $1 and p.source = 'driver' and p.status = 'PENDING'
+       and not exists (
+         select 1 from bookings b
+         join journey_tickets k on k.journey_id = b.journey_id and k.trip_id = b.trip_id and k.company_id = b.company_id
+           and k.status in ('VALID', 'USED')
+         where b.id = $1 and k.id is distinct from $2::uuid and k.attendance = 'CHECKED_IN')`,
+    [change.bookingId, change.ticketId],
   );
   if (rows[0]) {
     throw new DispatchRefusal(
@@ -294,7 +310,7 @@ async function changeLegacyBooking(
     refunded: booking.payment_status === 'REFUNDED',
     checkedIn: attendance === 'CHECKED_IN' ? await legacyCheckIn(client, booking.id) : null,
   });
-  await refuseUndoingPaidBoarding(client, booking.id, attendance, next);
+  await refuseUndoingPaidBoarding(client, { bookingId: booking.id, ticketId: null }, attendance, next);
   const { rows } = await client.query<{ updated_at: string }>(
     `update bookings set status = $2, updated_at = now() where id = $1 returning updated_at`,
     [booking.id, LEGACY_STATUS[next]],

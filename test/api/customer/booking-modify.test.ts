@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { appContext } from '../../../api/app.js';
@@ -16,13 +17,23 @@ import {
   moveTo,
   sameRouteTrip,
 } from '../../support/booking-changes.js';
+import { BOOKING_SEAT_ORDER } from '../../../db/migrations/Migration20261208020000_booking_seat_order.js';
 import { addDays } from '../../../domain/analytics.js';
 import { damascusIsoWeekday } from '../../../domain/loyalty.js';
 import { bookableTrip, createBooking } from '../../support/bookings.js';
 import { atDamascus, createCity, createStop, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
-import { mobileTraveller, webTraveller, type Caller } from '../../support/journeys.js';
+import {
+  bookingOfCompany,
+  confirmJourney,
+  holdJourney,
+  mobileTraveller,
+  quote,
+  tripOf,
+  webTraveller,
+  type Caller,
+} from '../../support/journeys.js';
 import {
   creditPoints,
   giveReward,
@@ -302,6 +313,113 @@ describe('PATCH /bookings/{id} (modify)', () => {
     const repeated = await modifyBooking(app, caller, booking.id, moveTo(trip.tripId, ['2', '3']));
     expect(repeated.status, repeated.text).toBe(200);
     expect(await bookingState(app.db, booking.id)).toEqual(before);
+  });
+
+  /** A family of three booked through journeys, who chose seats 3, 2 and 1 in the quote: seated in seat order. */
+  async function journeyFamily(caller: Caller) {
+    const trip = await tripOf(app.db);
+    const quoted = await quote(app, caller, [{ trip, assignments: ['3', '2', '1'] }], 3);
+    const held = await holdJourney(app, caller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmJourney(app, caller, quoted.journey_id, {
+      quote_id: quoted.quote_id,
+      hold_batch_id: held.body.data.holdBatchId,
+      travellers: [{ name: 'Mona' }, { name: 'Rami' }, { name: 'Lina' }],
+      idempotency_key: `confirm-${randomUUID()}`,
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const bookingId = await bookingOfCompany(app.db, quoted.journey_id, trip.companyId);
+    return { trip, bookingId };
+  }
+
+  /** The booking's seat labels and each traveller's seat, as GET /bookings/{id} shows them. */
+  async function seatsShown(caller: Caller, bookingId: string) {
+    const response = await app.request(`/api/bookings/${bookingId}`, { headers: caller.headers });
+    expect(response.status, response.text).toBe(200);
+    const tickets = response.body.data.tickets as { traveller_name: string; seat_number: string }[];
+    return {
+      seatNumbers: response.body.data.seat_numbers as string[],
+      travellers: tickets.map((ticket) => [ticket.traveller_name, ticket.seat_number]),
+    };
+  }
+
+  it("lists a journey family's seats in traveller order, as its tickets seat them (traveller i in seat i)", async () => {
+    const caller = await mobileTraveller(app);
+    const { bookingId } = await journeyFamily(caller);
+    expect(await seatsShown(caller, bookingId)).toEqual({
+      seatNumbers: ['1', '2', '3'],
+      travellers: [
+        ['Mona', '1'],
+        ['Rami', '2'],
+        ['Lina', '3'],
+      ],
+    });
+  });
+
+  it('swaps the seats of a journey family on the same trip: the i-th traveller gets the i-th seat named', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, bookingId } = await journeyFamily(caller);
+
+    // Naming the seats each traveller already has changes nothing: no QR code rotated, no seat moved.
+    const unchanged = await bookingState(app.db, bookingId);
+    const same = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['1', '2', '3']));
+    expect(same.status, same.text).toBe(200);
+    expect(await bookingState(app.db, bookingId)).toEqual(unchanged);
+
+    // Mona takes Lina's seat and Lina Mona's.
+    const swapped = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['3', '2', '1']));
+    expect(swapped.status, swapped.text).toBe(200);
+    expect(await seatsShown(caller, bookingId)).toEqual({
+      seatNumbers: ['3', '2', '1'],
+      travellers: [
+        ['Mona', '3'],
+        ['Rami', '2'],
+        ['Lina', '1'],
+      ],
+    });
+  });
+
+  it('puts the seat labels of bookings stored out of traveller order in traveller order (the release migration)', async () => {
+    const caller = await mobileTraveller(app);
+    const { bookingId } = await journeyFamily(caller);
+    await app.db.query(`update bookings set seat_numbers = '{3,2,1}' where id = $1`, [bookingId]);
+    const { booking: other } = await booked(app, caller, { seats: ['2', '1'] });
+    const otherBefore = await seatsShown(caller, other.id);
+    const [untouched] = await app.db.query<{ updated_at: string }>(
+      'select updated_at from bookings where id = $1',
+      [bookingId],
+    );
+
+    await app.db.query(BOOKING_SEAT_ORDER);
+
+    expect(await seatsShown(caller, bookingId)).toMatchObject({ seatNumbers: ['1', '2', '3'] });
+    const [after] = await app.db.query<{ updated_at: string }>(
+      'select updated_at from bookings where id = $1',
+      [bookingId],
+    );
+    expect(after!.updated_at).toEqual(untouched!.updated_at);
+    // A POST /bookings booking lists its seats as its tickets do already: left as it is.
+    expect(await seatsShown(caller, other.id)).toEqual(otherBefore);
+  });
+
+  it('judges a booking whose seat labels were stored out of traveller order by the seats its travellers hold', async () => {
+    const caller = await mobileTraveller(app);
+    const { trip, bookingId } = await journeyFamily(caller);
+    // As a journey confirmation stored them before seat_numbers followed the travellers.
+    await app.db.query(`update bookings set seat_numbers = '{3,2,1}' where id = $1`, [bookingId]);
+
+    const unchanged = await bookingState(app.db, bookingId);
+    const same = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['1', '2', '3']));
+    expect(same.status, same.text).toBe(200);
+    expect(await bookingState(app.db, bookingId)).toEqual(unchanged);
+
+    const swapped = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['3', '2', '1']));
+    expect(swapped.status, swapped.text).toBe(200);
+    expect((await seatsShown(caller, bookingId)).travellers).toEqual([
+      ['Mona', '3'],
+      ['Rami', '2'],
+      ['Lina', '1'],
+    ]);
   });
 
   /** Moves a trip's times `minutes` earlier, as if that much time had passed. */

@@ -232,6 +232,37 @@ describe('GET /bookings/{id}/document: ticket and booking confirmation PDFs', ()
     expect(await snapshotsOf(rows.bookingId)).toEqual([]);
   });
 
+  it("still lists every traveller on the confirmation once one checked in: the boarded one without a QR, the ticket prints only the others'", async () => {
+    const rows = await confirmedBooking(['Rami Haddad', 'Lina Haddad']);
+    // Rami boarded: his credential is consumed (USED); Lina has not boarded yet.
+    await app.db.query(
+      `update journey_tickets set status = 'USED', attendance = 'CHECKED_IN', attendance_at = now() where id = $1`,
+      [rows.ticketIds[0]],
+    );
+
+    const confirmation = await download(rows.bookingId, 'confirmation', 'en');
+    expect(confirmation.status, JSON.stringify(confirmation.body)).toBe(200);
+    const text = pdfText(confirmation.bytes);
+    for (const name of ['Rami Haddad', 'Lina Haddad']) expect(text).toContain(name);
+    const codes = decodeQrCodes(confirmation.bytes);
+    expect(codes.map((code) => JSON.parse(code).payload.ticketId)).toEqual([rows.ticketIds[1]]);
+    const [snapshot] = await app.db.query<{ data: { travellers: Record<string, unknown>[] } }>(
+      `select data from document_snapshots where booking_id = $1 and kind = 'BOOKING_CONFIRMATION'`,
+      [rows.bookingId],
+    );
+    expect(snapshot!.data.travellers).toEqual([
+      { name: 'Rami Haddad', seat_number: '1A', leg: 1 },
+      { name: 'Lina Haddad', seat_number: '2A', leg: 1, credential: codes[0] },
+    ]);
+
+    const ticket = await download(rows.bookingId, 'ticket', 'en');
+    expect(ticket.status, JSON.stringify(ticket.body)).toBe(200);
+    expect(pdfText(ticket.bytes)).not.toContain('Rami Haddad');
+    expect(decodeQrCodes(ticket.bytes).map((code) => JSON.parse(code).payload.ticketId)).toEqual([
+      rows.ticketIds[1],
+    ]);
+  });
+
   describe('410 DOCUMENT_GONE for an expired or consumed QR', () => {
     async function expectGone(bookingId: string) {
       for (const type of ['ticket', 'confirmation']) {

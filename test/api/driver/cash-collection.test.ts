@@ -174,6 +174,51 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection', () 
     expect(restored.status, restored.text).toBe(200);
   });
 
+  it("undoes one child's mistaken check-in while the rest of the family stays checked in; the last one aboard is refused", async () => {
+    const world = await operationsWorld(app, { seats: 8 });
+    const family = await bookSeats(app, world.trip, world.trip.seatNumbers.slice(0, 3));
+    await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
+    for (const credential of family.credentials) {
+      const scanned = await scan(app, world.driver.token, world.trip.tripId, credential);
+      expect(scanned.body.data.outcome, scanned.text).toBe('CHECKED_IN');
+    }
+    const recorded = await collect(world.driver.token, world.trip.tripId, family.bookingId);
+    expect(recorded.status, recorded.text).toBe(201);
+    const restore = (ticketId: string) =>
+      travellerAction(app, world.dispatcher, world.trip.tripId, 'RESTORE', ticketId);
+    const [mother, father, child] = family.ticketIds as [string, string, string];
+
+    // The child never got on: the parents stay checked in, so does the booking, with the driver's line.
+    const childRestored = await restore(child);
+    expect([childRestored.status, childRestored.body.errorCode], childRestored.text).toEqual([
+      200,
+      undefined,
+    ]);
+    expect(childRestored.body.data.traveller).toMatchObject({
+      attendance: 'PENDING',
+      booking_status: 'CHECKED_IN',
+    });
+    const fatherRestored = await restore(father);
+    expect(fatherRestored.status, fatherRestored.text).toBe(200);
+    expect(await linesOf(family.bookingId)).toEqual([
+      { id: recorded.body.data.id, source: 'driver', status: 'PENDING' },
+    ]);
+
+    // Undoing the last check-in would leave the booking no longer checked in: refused, nothing changed.
+    const before = await operationsSnapshot(app.db, world.trip.tripId);
+    const refused = await restore(mother);
+    expect([refused.status, refused.body.errorCode, refused.body.details?.payment_id]).toEqual([
+      409,
+      'DRIVER_CASH_RECORDED',
+      recorded.body.data.id,
+    ]);
+    expect(await operationsSnapshot(app.db, world.trip.tripId)).toEqual(before);
+    const [booking] = await app.db.query<{ status: string }>('select status from bookings where id = $1', [
+      family.bookingId,
+    ]);
+    expect(booking!.status).toBe('CHECKED_IN');
+  });
+
   it('records one line when the driver app sends the recording several times at once', async () => {
     const { world, rami } = await boardingTrip();
     const answers = await Promise.all(
