@@ -11,12 +11,15 @@ export interface FeatureFlagDefinition {
 
 export const FEATURE_FLAGS = {
   'waitlist.signup': {
-    description: 'Accept pre-launch waitlist sign-ups (POST /api/waitlist); off answers 503 FEATURE_DISABLED',
+    description:
+      'Accept pre-launch waitlist sign-ups (POST /api/waitlist); off answers 503 FEATURE_DISABLED, which uses up none of the IP limit',
     defaultEnabled: true,
   },
   'support.traveller_tickets': {
     description:
-      'Travellers may open support tickets about their bookings (POST /api/support-tickets); off answers 503 FEATURE_DISABLED',
+      'Travellers may open support tickets about their bookings and write on their tickets (POST /api/support-tickets, ' +
+      'POST /api/support-tickets/{id}/messages); off answers both 503 FEATURE_DISABLED, which uses up none of the ' +
+      "traveller's hourly limit (reading their tickets stays open)",
     defaultEnabled: true,
   },
 } as const satisfies Record<string, FeatureFlagDefinition>;

@@ -83,7 +83,12 @@ export interface OpenWrite {
  * - the payment provider webhook: it writes nothing and keeps its own answer;
  * - a company's decision on a journey request (PATCH /dashboard/api/bookings/{id}/status, that
  *   method only): the request's decision deadline keeps running during a window and, once passed,
- *   cancels the journey and counts a missed deadline against the company; this is its only way to decide.
+ *   cancels the journey and counts a missed deadline against the company; this is its only way to decide;
+ * - the operations room's action on a trip (POST /dashboard/api/trips/{id}/dispatch, that method only,
+ *   every action): the day's trips run through a window (start boarding, delay, depart, arrive,
+ *   complete, cancel, and the travellers' check-in, no-show and restore), and the driver app (never
+ *   blocked) boards only a trip the operations room has put in BOARDING. The bulk and legacy routes to
+ *   the same actions (POST /trips/bulk, PATCH /trips/{id}) stay refused: this one is enough to run the day.
  */
 export const MAINTENANCE_OPEN_WRITES: readonly OpenWrite[] = [
   { path: /^\/api\/auth\/customer\/(send-otp|verify-otp|refresh|logout)\/?$/ },
@@ -95,6 +100,7 @@ export const MAINTENANCE_OPEN_WRITES: readonly OpenWrite[] = [
   { path: /^\/dashboard\/api\/document-shares\/[^/]+\/revoke\/?$/ },
   { path: /^\/api\/payments\/webhook(\/|$)/ },
   { method: 'PATCH', path: /^\/dashboard\/api\/bookings\/[^/]+\/status\/?$/ },
+  { method: 'POST', path: /^\/dashboard\/api\/trips\/[^/]+\/dispatch\/?$/ },
 ];
 
 /** Whether a request is a write that a maintenance window refuses. */

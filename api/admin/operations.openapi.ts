@@ -173,8 +173,11 @@ const GATE =
   'on through every window that starts at or before it (back-to-back or overlapping). Reads keep working, and so do ' +
   'sign-in, sign-out and session refresh (travellers and staff must reach their bookings and tickets), journey ' +
   "search, voucher preview, opening a shared document, revoking a share and a company's decision on a journey " +
-  'request (PATCH /dashboard/api/bookings/{id}/status: its deadline keeps running). The administration and the ' +
-  'driver app (boarding) are never blocked. Every API process sees a change within PLATFORM_STATE_POLL_SECONDS (2 s).';
+  "request (PATCH /dashboard/api/bookings/{id}/status: its deadline keeps running), and the operations room's " +
+  "action on a trip (POST /dashboard/api/trips/{id}/dispatch, every action: the day's trips board, depart, arrive, " +
+  'complete, are delayed or cancelled, and the driver app boards only a trip in BOARDING; POST /dashboard/api/trips/bulk ' +
+  'and PATCH /dashboard/api/trips/{id} stay refused). The administration and the driver app (boarding) are never ' +
+  'blocked. Every API process sees a change within PLATFORM_STATE_POLL_SECONDS (2 s).';
 
 /** The docs of each route, in the order they are registered. */
 export const docs = operations({

@@ -65,7 +65,8 @@ const COMMON =
 const WRITES =
   'Web calls send X-CSRF-Token. Opening tickets and writing messages together are limited per traveller ' +
   '(SUPPORT_TICKET_RATE_LIMIT_PER_HOUR, 20 an hour; 429 RATE_LIMITED). The flag support.traveller_tickets switches ' +
-  'them off (503 FEATURE_DISABLED); 503 MAINTENANCE during a maintenance window.';
+  'both off (503 FEATURE_DISABLED, details {flag}; checked before the limit, so it uses up none of it); 503 ' +
+  'MAINTENANCE during a maintenance window.';
 
 export const docs = taggedOperations(TAGS, {
   listSupportTickets: {

@@ -41,8 +41,8 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     body: NewTicketBody,
     handler: async (ctx, { body }) => {
       const userId = ctx.state.traveller!.userId;
-      await perTraveller.consume(ctx, userId);
-      created(ctx, travellerTicketView(await openTravellerTicket(db, platform, userId, body)));
+      const limit = () => perTraveller.consume(ctx, userId);
+      created(ctx, travellerTicketView(await openTravellerTicket(db, platform, userId, body, limit)));
     },
   });
 
@@ -66,8 +66,8 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     body: MessageBody,
     handler: async (ctx, { params, body }) => {
       const userId = ctx.state.traveller!.userId;
-      await perTraveller.consume(ctx, userId);
-      const written = await addTravellerMessage(db, platform, userId, params.id, body.message);
+      const limit = () => perTraveller.consume(ctx, userId);
+      const written = await addTravellerMessage(db, platform, userId, params.id, body.message, limit);
       ok(ctx, travellerTicketView(written));
     },
   });

@@ -16,7 +16,8 @@ export const docs = taggedOperations(['Waitlist'], {
       'and the time are stored, nothing else (no name, no IP address). Signing up again with the same address ' +
       'answers the same 202 and stores nothing new, so the answer never tells whether an address is on the list. ' +
       'Rate limited per client IP (WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR, 10 an hour): 429 RATE_LIMITED with ' +
-      'Retry-After. The feature flag waitlist.signup switches it off (503 FEATURE_DISABLED). A write: 503 ' +
+      'Retry-After. The feature flag waitlist.signup switches it off (503 FEATURE_DISABLED, details {flag}; checked ' +
+      'before the limit, so it uses up none of it). A write: 503 ' +
       'MAINTENANCE during a maintenance window.',
     responses: answers(202, 'On the list', Joined, [400, 429, 503]),
   },

@@ -112,27 +112,37 @@ export function closeTicketWith(db: Database, audit: AdminActor, ticketId: strin
   return closeTicket(db, ticketId, resolution, audit, answerOfChange(audit, set));
 }
 
-/** A traveller opens a ticket about one of their bookings. */
+/**
+ * A traveller opens a ticket about one of their bookings. `limit` counts the attempt against the
+ * traveller's hourly limit once the flag lets it through: a refusal by the flag uses up nothing.
+ */
 export async function openTravellerTicket(
   db: Database,
   platform: PlatformState,
   userId: string,
   input: { bookingId: string; subject: string; message: string },
+  limit: () => Promise<void>,
 ) {
   await requireFeature(platform, 'support.traveller_tickets');
+  await limit();
   const id = await openTicket(db, userId, { ...input, priority: 'NORMAL' });
   return (await travellerTicket(db, userId, id))!;
 }
 
-/** A traveller writes on their own ticket (404 TICKET_NOT_FOUND for anyone else's). */
+/**
+ * A traveller writes on their own ticket (404 TICKET_NOT_FOUND for anyone else's); `limit` as for
+ * openTravellerTicket, after the flag.
+ */
 export async function addTravellerMessage(
   db: Database,
   platform: PlatformState,
   userId: string,
   ticketId: string,
   body: string,
+  limit: () => Promise<void>,
 ) {
   await requireFeature(platform, 'support.traveller_tickets');
+  await limit();
   await addTicketMessage(db, ticketId, userId, body);
   return (await travellerTicket(db, userId, ticketId))!;
 }

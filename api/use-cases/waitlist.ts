@@ -8,9 +8,19 @@ import { filterShown, readPageRecorded } from './recorded-reads.js';
 
 /** The pre-launch waitlist: the public sign-up and the administration's recorded read. */
 
-/** Adds the address unless it is there (the answer is the same either way); needs the flag waitlist.signup. */
-export async function signUpForWaitlist(db: Database, platform: PlatformState, email: string): Promise<void> {
+/**
+ * Adds the address unless it is there (the answer is the same either way); needs the flag
+ * waitlist.signup. `limit` counts the sign-up against the client's limit once the flag lets it
+ * through: a sign-up refused by the flag uses up nothing.
+ */
+export async function signUpForWaitlist(
+  db: Database,
+  platform: PlatformState,
+  email: string,
+  limit: () => Promise<void>,
+): Promise<void> {
   await requireFeature(platform, 'waitlist.signup');
+  await limit();
   await joinWaitlist(db, email);
 }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { hashSecret } from '../../../api/auth/secrets.js';
 import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
-import { createCity, createCompany, futureDay } from '../../support/factories.js';
+import { createCity, createCompany, createCorridor, futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
 import { eventually, startedWithin } from '../../support/journeys.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
@@ -32,6 +33,12 @@ const settings = {
 const app = useTestApp(settings);
 const other = useTestApp(settings);
 const limited = useTestApp({ ...settings, WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: 2 });
+/** Small limits of their own (a rule's counters are named by its points): requests a flag refuses count nothing. */
+const switched = useTestApp({
+  ...settings,
+  WAITLIST_RATE_LIMIT_PER_IP_PER_HOUR: 3,
+  SUPPORT_TICKET_RATE_LIMIT_PER_HOUR: 2,
+});
 
 const email = () => `someone-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const joinWaitlist = (on: TestApp, address = email()) =>
@@ -43,6 +50,22 @@ async function version(name: 'feature_flags' | 'maintenance'): Promise<string> {
     [name],
   );
   return row!.version;
+}
+
+/**
+ * Sets a flag and waits past the poll interval, so every API process of this file has it; the flag
+ * is switched back on when the test ends.
+ */
+async function switchFlag(browser: AdminBrowser, key: string, enabled: boolean): Promise<void> {
+  const changed = await browser.send('PATCH', `/feature-flags/${key}`, { enabled, reason: 'Spam wave' });
+  expect(changed.status, changed.text).toBe(200);
+  if (!enabled) {
+    onTestFinished(async () => {
+      await browser.send('PATCH', `/feature-flags/${key}`, { enabled: true, reason: 'Back on' });
+      await new Promise((resolve) => setTimeout(resolve, 2_500 * POLL_SECONDS));
+    });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2_500 * POLL_SECONDS));
 }
 
 async function auditCount(action: string): Promise<number> {
@@ -250,6 +273,68 @@ describe('feature flags', () => {
     expect(again.status, again.text).toBe(200);
     expect(again.body.data).toEqual(current.body.data);
     expect(await state()).toEqual(before);
+  });
+});
+
+describe('support.traveller_tickets switched off', () => {
+  it('refuses opening a ticket and writing on one, writes nothing, and the refusals use up none of the traveller\u2019s hourly limit', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const traveller = await switched.signIn();
+    const corridor = await createCorridor(app.db);
+    const { bookingId } = await confirmedJourneyRows(app.db, {
+      ownerUserId: traveller.userId,
+      trip: journeyTripOf(corridor),
+      travellers: ['Rami Haddad'],
+    });
+    const open = () =>
+      switched.request('/api/support-tickets', {
+        method: 'POST',
+        headers: traveller.writeHeaders,
+        json: { bookingId, subject: 'Seat question', message: 'Can I change my seat?' },
+      });
+    const write = (ticketId: string) =>
+      switched.request(`/api/support-tickets/${ticketId}/messages`, {
+        method: 'POST',
+        headers: traveller.writeHeaders,
+        json: { message: 'Any news?' },
+      });
+    const written = async () => ({
+      tickets: await app.db.query(`select * from support_tickets where booking_id = $1 order by id`, [
+        bookingId,
+      ]),
+      messages: await app.db.query(
+        `select m.* from support_ticket_messages m join support_tickets t on t.id = m.ticket_id
+          where t.booking_id = $1 order by m.id`,
+        [bookingId],
+      ),
+    });
+
+    await switchFlag(browser, 'support.traveller_tickets', false);
+    const before = await written();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const refused = await open();
+      expectError(refused, 503, 'FEATURE_DISABLED');
+      expect(refused.body.details).toEqual({ flag: 'support.traveller_tickets' });
+    }
+    expect(await written()).toEqual(before);
+
+    await switchFlag(browser, 'support.traveller_tickets', true);
+    const opened = await open();
+    expect(opened.status, opened.text).toBe(201);
+    const ticketId = opened.body.data.id as string;
+
+    await switchFlag(browser, 'support.traveller_tickets', false);
+    const withTicket = await written();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expectError(await write(ticketId), 503, 'FEATURE_DISABLED');
+    }
+    expect(await written()).toEqual(withTicket);
+
+    await switchFlag(browser, 'support.traveller_tickets', true);
+    const answered = await write(ticketId);
+    expect(answered.status, answered.text).toBe(200);
+    // The limit (2 an hour) still counts what the flag let through: the ticket and the message.
+    expectError(await write(ticketId), 429, 'RATE_LIMITED');
   });
 });
 
@@ -867,6 +952,28 @@ describe('waitlist', () => {
     const third = await joinWaitlist(limited);
     expectError(third, 429, 'RATE_LIMITED');
     expect(Number(third.headers.get('Retry-After'))).toBeGreaterThan(0);
+  });
+
+  it('refuses sign-ups while waitlist.signup is off and stores nothing; those refusals use up none of the IP limit', async () => {
+    const { browser } = await signedInAdmin(app, { role: 'ADMIN' });
+    const count = async () =>
+      (await app.db.query<{ n: number }>(`select count(*)::int as n from waitlist_entries`))[0]!.n;
+    await switchFlag(browser, 'waitlist.signup', false);
+    const before = await count();
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const refused = await joinWaitlist(switched);
+      expectError(refused, 503, 'FEATURE_DISABLED');
+      expect(refused.body.details).toEqual({ flag: 'waitlist.signup' });
+    }
+    expect(await count()).toBe(before);
+
+    await switchFlag(browser, 'waitlist.signup', true);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const joined = await joinWaitlist(switched);
+      expect(joined.status, joined.text).toBe(202);
+    }
+    expectError(await joinWaitlist(switched), 429, 'RATE_LIMITED');
+    expect(await count()).toBe(before + 3);
   });
 
   it('shows the sign-ups to waitlist.view, recording each read; others get 403 and no audit row', async () => {

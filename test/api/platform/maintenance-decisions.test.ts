@@ -10,6 +10,7 @@ import {
   setConfirmation,
   tripOf,
 } from '../../support/journeys.js';
+import { bookSeats, dispatch, operationsSnapshot, operationsWorld, scan } from '../../support/operations.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
 import { usePrivateWorker } from '../../support/private-worker.js';
 import { createStaffMember, staffLogin, type StaffBrowser } from '../../support/staff.js';
@@ -143,5 +144,57 @@ describe('maintenance and company decisions', () => {
     });
     const listed = await browser.get('/maintenance');
     expect(listed.body.data.active).toMatchObject({ id: first.id, endsAt: first.endsAt });
+  });
+});
+
+describe('maintenance and the trips running through it', () => {
+  it("the operations room runs the day's trips during a window, so the driver app boards travellers; bulk trip changes stay refused", async () => {
+    const { browser } = await signedInAdmin(app);
+    const world = await operationsWorld(app, { seats: 4 });
+    const staff = await dispatcherOf(app, world.companyId);
+    // Writes open again in this process (a window of an earlier test is cancelled), then a booking.
+    await eventually(
+      () => changeSettings(staff),
+      (response) => response.status !== 503,
+      15_000,
+    );
+    const rami = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
+    const settingsBefore = await settingsOf(world.companyId);
+    await schedule(browser, 'Database upgrade', -1_000, 3_600_000);
+
+    const refused = await eventually(
+      () => changeSettings(staff),
+      (response) => response.status === 503,
+      15_000,
+    );
+    expectError(refused, 503, 'MAINTENANCE');
+    expect(await settingsOf(world.companyId)).toEqual(settingsBefore);
+    // Only the operations room's one action route is open: a bulk change of trips is refused and changes nothing.
+    const before = await operationsSnapshot(app.db, world.trip.tripId);
+    const bulk = await app.request('/dashboard/api/trips/bulk', {
+      method: 'POST',
+      headers: world.dispatcher.writeHeaders,
+      json: { trip_ids: [world.trip.tripId], action: 'start_boarding' },
+    });
+    expectError(bulk, 503, 'MAINTENANCE');
+    expect(await operationsSnapshot(app.db, world.trip.tripId)).toEqual(before);
+
+    const started = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'START_BOARDING' });
+    expect(started.status, started.text).toBe(200);
+    const scanned = await scan(app, world.driver.token, world.trip.tripId, rami.credentials[0]!);
+    expect(scanned.status, scanned.text).toBe(200);
+    expect(scanned.body.data).toMatchObject({ outcome: 'CHECKED_IN' });
+    // The driver takes the traveller's cash at the door, which a trip must have before it departs.
+    const collected = await app.request(
+      `/driver/api/trips/${world.trip.tripId}/bookings/${rami.bookingId}/cash-collection`,
+      { method: 'POST', token: world.driver.token },
+    );
+    expect(collected.status, collected.text).toBe(201);
+    const departed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'DEPART' });
+    expect(departed.status, departed.text).toBe(200);
+    const [trip] = await app.db.query<{ status: string }>(`select status from trips where id = $1`, [
+      world.trip.tripId,
+    ]);
+    expect(trip!.status).toBe('DEPARTED');
   });
 });
