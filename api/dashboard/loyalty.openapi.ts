@@ -5,7 +5,15 @@ import {
   REWARD_TYPES,
   type RewardType,
 } from '../../domain/loyalty-admin.js';
-import { Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
+import {
+  ListSearch,
+  Pagination,
+  PHONE_SEARCH,
+  PrintedProse,
+  PrintedText,
+  Uuid,
+  textRule,
+} from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
@@ -21,16 +29,9 @@ const BilingualNameText = { nameAr: z.string(), nameEn: z.string() };
 
 export const AccountsQuery = z
   .object({
-    search: z
-      .string()
-      .trim()
-      .max(100)
-      .optional()
-      .meta({
-        description:
-          "part of the traveller's name or phone, or of the account's referral code; or a phone number in any " +
-          'form sign-in reads (0944 123 456, 00963…), matched as its E.164 form',
-      }),
+    search: ListSearch(
+      `part of the traveller's name or phone, or of the account's referral code; or ${PHONE_SEARCH}`,
+    ),
     ...Pagination,
   })
   .strict();

@@ -9,8 +9,10 @@ import {
   CalendarDate,
   errorResponses,
   FileBytes,
+  ListSearch,
   Locale,
   Pagination,
+  PHONE_SEARCH,
   PrintedProse,
   textRule,
   Uuid,
@@ -41,16 +43,9 @@ export const LedgerQuery = z
     from: CalendarDate.optional().meta({ description: 'first Damascus day of the period (inclusive)' }),
     to: CalendarDate.optional().meta({ description: 'last Damascus day of the period (inclusive)' }),
     // Empty (or blank) is no filter, as on the other dashboard lists (GET /loyalty's search).
-    search: z
-      .string()
-      .trim()
-      .max(100)
-      .optional()
-      .meta({
-        description:
-          'booking code (prefix), passenger name or phone (part), case-insensitive, or a phone number in any form ' +
-          'sign-in reads (0944 123 456, 00963…), matched as its E.164 form; empty: no filter',
-      }),
+    search: ListSearch(
+      `booking code (prefix), passenger name or phone (part), case-insensitive, or ${PHONE_SEARCH}; empty: no filter`,
+    ),
     ...Pagination,
   })
   .strict()

@@ -181,6 +181,17 @@ export const queryInteger = <T extends z.ZodType<number>>(integer: T) =>
     integer,
   );
 
+/**
+ * A list's free-text `search` (blank is no filter): at most 100 characters. `matches` says what it
+ * matches; a phone number in any form sign-in reads is matched as its E.164 form (PHONE_SEARCH).
+ */
+export const ListSearch = (matches: string) =>
+  z.string().trim().max(100).optional().meta({ description: matches });
+
+/** How a list's search reads a phone number (db/queries: normalisePhone), for its description. */
+export const PHONE_SEARCH =
+  'a phone number in any form sign-in reads (0944 123 456, 00963…), matched as its E.164 form';
+
 export const Pagination = {
   limit: queryInteger(z.int().min(1).max(100).default(20)),
   offset: queryInteger(z.int().min(0).default(0)),
