@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unpayableRefusal } from './payment.js';
+import { driverCollectionRefusal, unpayableRefusal } from './payment.js';
 
 describe('paying a booking', () => {
   const codeOf = (
@@ -29,5 +29,17 @@ describe('paying a booking', () => {
     expect(codeOf('CONFIRMED', 'UNPAID', 'open', 0)).toBe('NOTHING_TO_COLLECT');
     expect(codeOf('COMPLETED', 'UNPAID', 'collect', 0)).toBe('NOTHING_TO_COLLECT');
     expect(codeOf('CONFIRMED', 'PAID', 'collect', 0)).toBe('BOOKING_ALREADY_PAID');
+  });
+});
+
+describe("the driver taking a traveller's cash", () => {
+  const codeOf = (status: string, tripStatus: 'SCHEDULED' | 'BOARDING', amountDue: number) =>
+    driverCollectionRefusal({ status, paymentStatus: 'UNPAID', amountDue }, tripStatus)?.code ?? null;
+
+  it("refuses in README's order: the trip not collecting before nothing to collect, before a traveller not aboard", () => {
+    expect(codeOf('CONFIRMED', 'SCHEDULED', 0)).toBe('TRIP_NOT_COLLECTING');
+    expect(codeOf('CONFIRMED', 'BOARDING', 0)).toBe('NOTHING_TO_COLLECT');
+    expect(codeOf('CONFIRMED', 'BOARDING', 5_000)).toBe('TRAVELLER_NOT_CHECKED_IN');
+    expect(codeOf('CHECKED_IN', 'BOARDING', 5_000)).toBeNull();
   });
 });

@@ -60,16 +60,16 @@ export function unpayableRefusal(
 export const DRIVER_COLLECTION_TRIP_STATUSES: readonly TripStatus[] = ATTENDANCE_STATUSES;
 
 /**
- * Why the trip's driver cannot record taking this booking's cash now, or null: the rules of a
- * traveller's announcement (something to pay among them), a trip boarding or under way, and a
- * traveller checked in.
+ * Why the trip's driver cannot record taking this booking's cash now, or null, in README's order:
+ * the booking paid or not payable, a trip not boarding or under way, nothing to pay (the rules of a
+ * traveller's announcement), a traveller not checked in.
  */
 export function driverCollectionRefusal(
   booking: { status: string; paymentStatus: 'UNPAID' | 'PAID' | 'REFUNDED'; amountDue: number },
   tripStatus: TripStatus,
 ): { code: string; message: string; details?: Record<string, unknown> } | null {
   const unpayable = unpayableRefusal(booking, 'open');
-  if (unpayable) return unpayable;
+  if (unpayable && unpayable.code !== 'NOTHING_TO_COLLECT') return unpayable;
   if (!DRIVER_COLLECTION_TRIP_STATUSES.includes(tripStatus)) {
     return {
       code: 'TRIP_NOT_COLLECTING',
@@ -77,6 +77,7 @@ export function driverCollectionRefusal(
       details: { status: tripStatus },
     };
   }
+  if (unpayable) return unpayable;
   // Cash taken at the door is a boarded traveller's: a booking not checked in could still be
   // cancelled, moved or marked a no-show, each of which ends a pending line the driver's cash is in.
   if (booking.status !== 'CHECKED_IN') {
