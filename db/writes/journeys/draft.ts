@@ -345,8 +345,9 @@ async function expireOwnOverdueHold(client: PoolClient, journey: JourneyRow): Pr
  * Undoes the binding the draft committed when the order's hold did not commit: while no hold of
  * the order was ever placed (no hold batch of any status), its journeys leave it and the order row
  * goes, so a refused first hold writes nothing that lasts (the journeys may be held alone or in
- * another order). Once a hold was placed the journeys stay fixed. Locks as the draft does: the
- * order, then its journeys in id order.
+ * another order), and those of them never held on their own are deleted (deleteUnheldDrafts). Once
+ * a hold was placed the journeys stay fixed. Locks as the draft does: the order, then its journeys
+ * in id order.
  */
 export async function unbindUnheldOrder(db: Database, orderId: string): Promise<void> {
   await journeyTransaction(db, async (client) => {
@@ -360,10 +361,46 @@ export async function unbindUnheldOrder(db: Database, orderId: string): Promise<
       [orderId],
     );
     if (batches[0]) return;
-    await client.query(`select id from journeys where order_id = $1 order by id for update`, [orderId]);
+    const { rows: journeys } = await client.query<{ id: string }>(
+      `select id from journeys where order_id = $1 order by id for update`,
+      [orderId],
+    );
     await client.query(`update journeys set order_id = null, updated_at = now() where order_id = $1`, [
       orderId,
     ]);
     await client.query(`delete from journey_orders where id = $1`, [orderId]);
+    await deleteUnheldDrafts(
+      client,
+      journeys.map((journey) => journey.id),
+    );
+  });
+}
+
+/**
+ * Deletes the journeys (and, by cascade, their legs) that are still DRAFT, not in an order, and
+ * were never held on their own (no hold batch of any status): the rows a draft wrote for a hold that
+ * did not commit. Their quotes stay (journey_quotes), so the next hold drafts them again, and a
+ * guest's quote is unclaimed again: only a hold claims it. The caller has locked the journeys.
+ */
+async function deleteUnheldDrafts(client: PoolClient, journeyIds: string[]): Promise<void> {
+  await client.query(
+    `delete from journeys j
+     where j.id = any($1::uuid[]) and j.status = 'DRAFT' and j.order_id is null
+       and not exists (select 1 from hold_batches b where b.scope_kind = 'JOURNEY' and b.scope_id = j.id)`,
+    [journeyIds],
+  );
+}
+
+/**
+ * Undoes the draft of a journey whose hold did not commit: while the journey is DRAFT on its own and
+ * was never held, its row goes (a refused first hold writes nothing that lasts, and a guest quote is
+ * not claimed by an account that never held it). Locks the journey, as the hold does.
+ */
+export async function discardUnheldJourney(db: Database, journeyId: string): Promise<void> {
+  await journeyTransaction(db, async (client) => {
+    const { rows } = await client.query(`select id from journeys where id = $1 for update`, [journeyId]);
+    if (!rows[0]) return;
+    // A statement of its own, so it sees a hold committed while this one waited for the journey's lock.
+    await deleteUnheldDrafts(client, [journeyId]);
   });
 }

@@ -21,7 +21,7 @@ import { iso } from '../../row-fields.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { QuoteResponse } from '../quote.js';
 import { requireConnectedLegs } from './connections.js';
-import { unbindUnheldOrder } from './draft.js';
+import { discardUnheldJourney, unbindUnheldOrder } from './draft.js';
 import { expireOverdueInLockedScope } from './expire-overdue.js';
 import { inLockedScope, JourneyRefusal, serialRows, setScopeStatus, type LockedScope } from './scope.js';
 
@@ -90,10 +90,11 @@ export async function placeHoldWithProjection(db: Database, input: PlaceHoldInpu
  * Run again on a deadlock: the hold locks its scope, the owner's row, then the trips, while a confirm
  * of the owner's other journey on one of those trips locks the trip, its scope, then the owner's row
  * (test/api/customer/hold-confirm-races.test.ts); the side PostgreSQL ends has written nothing.
- * An order's draft binds its journeys in a transaction of its own, before this one: when this
- * hold is refused and the order was never held, that binding is undone (a refusal writes nothing),
- * and the refusal is the answer whatever the undo meets. Other errors keep it for a retry (an
- * activity's retry holds the order as drafted; the route's retry drafts it again).
+ * A draft writes its journeys (and binds an order's) in a transaction of its own, before this one:
+ * when this hold is refused, what the draft wrote for a scope never held is undone (a refusal writes
+ * nothing; a guest quote stays unclaimed), and the refusal is the answer whatever the undo meets.
+ * Other errors keep it for a retry (an activity's retry holds the scope as drafted; the route's
+ * retry drafts it again).
  */
 async function placeHoldThenRead<T>(
   db: Database,
@@ -108,8 +109,9 @@ async function placeHoldThenRead<T>(
       }),
     );
   } catch (error) {
-    if (input.scope.kind === 'ORDER' && error instanceof JourneyRefusal) {
-      await unbindUnheldOrder(db, input.scope.id).catch(() => undefined);
+    if (error instanceof JourneyRefusal) {
+      const undo = input.scope.kind === 'ORDER' ? unbindUnheldOrder : discardUnheldJourney;
+      await undo(db, input.scope.id).catch(() => undefined);
     }
     throw error;
   }

@@ -235,6 +235,60 @@ describe('POST /journeys/{bookingId}/hold', () => {
     expect(refused.body.errorCode).toBe('QUOTE_NOT_FOUND');
   });
 
+  it('a refused hold of a guest quote writes nothing and claims nothing: another account may still hold it', async () => {
+    const trip = await tripOf(app.db);
+    const guestQuote = await quote(app, null, [{ trip, assignments: ['5'] }]);
+    const rival = await mobileTraveller(app);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['5'] }]);
+    const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(rivalHold.status, rivalHold.text).toBe(200);
+
+    // The guest signs in as A and tries to hold: seat 5 is taken.
+    const accountA = await webTraveller(app);
+    const refused = await holdJourney(app, accountA, guestQuote.journey_id, {
+      quote_id: guestQuote.quote_id,
+    });
+    expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+      status: 409,
+      errorCode: 'SEATS_UNAVAILABLE',
+    });
+    await expectNothingWritten(app, guestQuote.journey_id);
+
+    // Seat 5 comes free; on the same device the guest signs in as B: the quote is B's to hold.
+    const released = await app.request(
+      `/api/journeys/${rivalQuote.journey_id}/holds/${rivalHold.body.data.holdBatchId}`,
+      { method: 'DELETE', headers: rival.headers },
+    );
+    expect(released.status, released.text).toBe(200);
+    const accountB = await webTraveller(app);
+    const held = await holdJourney(app, accountB, guestQuote.journey_id, { quote_id: guestQuote.quote_id });
+    expect(held.status, held.text).toBe(200);
+  });
+
+  it("a refused hold of the traveller's own quote keeps the quote: it may be held once the seat is free", async () => {
+    const trip = await tripOf(app.db);
+    const traveller = await mobileTraveller(app);
+    const rival = await mobileTraveller(app);
+    const own = await quote(app, traveller, [{ trip, assignments: ['5'] }]);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['5'] }]);
+    const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(rivalHold.status, rivalHold.text).toBe(200);
+
+    const refused = await holdJourney(app, traveller, own.journey_id, { quote_id: own.quote_id });
+    expect(refused.body.errorCode).toBe('SEATS_UNAVAILABLE');
+    await expectNothingWritten(app, own.journey_id);
+    // Refused again (the draft is written and undone again), then held once seat 5 is free.
+    const again = await holdJourney(app, traveller, own.journey_id, { quote_id: own.quote_id });
+    expect(again.body.errorCode).toBe('SEATS_UNAVAILABLE');
+    const released = await app.request(
+      `/api/journeys/${rivalQuote.journey_id}/holds/${rivalHold.body.data.holdBatchId}`,
+      { method: 'DELETE', headers: rival.headers },
+    );
+    expect(released.status, released.text).toBe(200);
+    const held = await holdJourney(app, traveller, own.journey_id, { quote_id: own.quote_id });
+    expect(held.status, held.text).toBe(200);
+  });
+
   it('answers a trip of another inventory scope with 404 TRIP_NOT_FOUND: no hold, no process', async () => {
     const trip = await tripOf(app.db);
     const guestQuote = await quote(app, null, [{ trip }]);
@@ -980,6 +1034,29 @@ describe('journey orders', () => {
     expect(released.status, released.text).toBe(200);
     const held = await holdOrder(app, caller, orderId, [b.journey_id, c.journey_id]);
     expect(held.status, held.text).toBe(200);
+  });
+
+  it('a refused first order hold of guest quotes writes none of their journeys: another account may hold them', async () => {
+    const trip = await tripOf(app.db);
+    const a = await quote(app, null, [{ trip, assignments: ['1'] }]);
+    const b = await quote(app, null, [{ trip, assignments: ['5'] }]);
+    const rival = await mobileTraveller(app);
+    const rivalQuote = await quote(app, rival, [{ trip, assignments: ['5'] }]);
+    const rivalHold = await holdJourney(app, rival, rivalQuote.journey_id, { quote_id: rivalQuote.quote_id });
+    expect(rivalHold.status, rivalHold.text).toBe(200);
+
+    const accountA = await mobileTraveller(app);
+    const refused = await holdOrder(app, accountA, randomUUID(), [a.journey_id, b.journey_id]);
+    expect({ status: refused.status, errorCode: refused.body.errorCode }).toEqual({
+      status: 409,
+      errorCode: 'SEATS_UNAVAILABLE',
+    });
+    await expectNothingWritten(app, a.journey_id);
+    await expectNothingWritten(app, b.journey_id);
+
+    const accountB = await mobileTraveller(app);
+    const alone = await holdJourney(app, accountB, a.journey_id, { quote_id: a.quote_id });
+    expect(alone.status, alone.text).toBe(200);
   });
 
   it('a refused hold of an order held before keeps its journeys: they stay fixed by the first hold', async () => {
