@@ -59,6 +59,30 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
     };
   }
 
+  /**
+   * A traveller's order of two journeys on two companies' trips, both companies deciding (600-minute
+   * window), held and confirmed: REQUESTED, its workflow waiting.
+   */
+  async function requestedOrderOfTwoCompanies() {
+    const trip = await tripOf(app.db);
+    const other = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    await setConfirmation(app.db, other.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
+    const traveller = await mobileTraveller(app);
+    const onTrip = await quote(app, traveller, [{ trip }], 1);
+    const elsewhere = await quote(app, traveller, [{ trip: other }], 1);
+    const orderId = randomUUID();
+    const held = await holdOrder(app, traveller, orderId, [onTrip.journey_id, elsewhere.journey_id]);
+    expect(held.status, held.text).toBe(200);
+    const confirmed = await confirmOrder(app, traveller, orderId, held.body.data.holdBatchId, [
+      { journeyId: onTrip.journey_id, partySize: 1 },
+      { journeyId: elsewhere.journey_id, partySize: 1 },
+    ]);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    return { trip, other, onTrip, elsewhere, orderId };
+  }
+
   it('POST /dispatch CANCEL: the REQUESTED journey is cancelled and its workflow completes CANCELLED; a refused cancel leaves it waiting', async () => {
     const trip = await tripOf(app.db);
     await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
@@ -92,22 +116,7 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
   });
 
   it("POST /trips/bulk cancel: a REQUESTED order with a journey on the trip ends whole, and the order's workflow completes CANCELLED", async () => {
-    const trip = await tripOf(app.db);
-    const other = await tripOf(app.db);
-    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
-    await setConfirmation(app.db, other.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
-    const traveller = await mobileTraveller(app);
-    const onTrip = await quote(app, traveller, [{ trip }], 1);
-    const elsewhere = await quote(app, traveller, [{ trip: other }], 1);
-    const orderId = randomUUID();
-    const held = await holdOrder(app, traveller, orderId, [onTrip.journey_id, elsewhere.journey_id]);
-    expect(held.status, held.text).toBe(200);
-    const confirmed = await confirmOrder(app, traveller, orderId, held.body.data.holdBatchId, [
-      { journeyId: onTrip.journey_id, partySize: 1 },
-      { journeyId: elsewhere.journey_id, partySize: 1 },
-    ]);
-    expect(confirmed.status, confirmed.text).toBe(200);
-    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    const { trip, onTrip, elsewhere, orderId } = await requestedOrderOfTwoCompanies();
     const scope: ConfirmationScope = { kind: 'ORDER', id: orderId };
     expect(await runningProcess(scope)).toEqual({ status: 'RUNNING', processStatus: 'REQUESTED' });
 
@@ -129,20 +138,7 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
   });
 
   it("a request already past its own deadline when the trip is cancelled ends EXPIRED (its company's missed deadline), the one still in its window CANCELLED", async () => {
-    const trip = await tripOf(app.db);
-    const other = await tripOf(app.db);
-    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
-    await setConfirmation(app.db, other.companyId, { mode: 'MANUAL_CONFIRM', window: 600 });
-    const traveller = await mobileTraveller(app);
-    const onTrip = await quote(app, traveller, [{ trip }], 1);
-    const elsewhere = await quote(app, traveller, [{ trip: other }], 1);
-    const orderId = randomUUID();
-    const held = await holdOrder(app, traveller, orderId, [onTrip.journey_id, elsewhere.journey_id]);
-    const confirmed = await confirmOrder(app, traveller, orderId, held.body.data.holdBatchId, [
-      { journeyId: onTrip.journey_id, partySize: 1 },
-      { journeyId: elsewhere.journey_id, partySize: 1 },
-    ]);
-    expect(confirmed.body.data.confirmation.status, confirmed.text).toBe('REQUESTED');
+    const { trip, other, orderId } = await requestedOrderOfTwoCompanies();
     const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
     const requests = (client: Queryable) =>
       client
