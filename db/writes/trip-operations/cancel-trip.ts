@@ -299,7 +299,9 @@ async function releaseSeats(
 /**
  * Pending company decisions end CANCELLED (reason TRIP_CANCELLED), but one whose own deadline has
  * already passed EXPIRES, as whoever closes a scope ends it (db/writes/journeys/decide.ts
- * END_PENDING_REQUESTS): its company let its window pass. An unconfirmed hold's batch is RELEASED.
+ * END_PENDING_REQUESTS): its company let its window pass. "Already" is at the cancel's write time
+ * (`at`, read once its locks are held), so a deadline that passed while the cancel waited for a lock
+ * counts as passed. An unconfirmed hold's batch is RELEASED.
  */
 async function endRequestsAndHolds(
   client: Queryable,
@@ -310,11 +312,11 @@ async function endRequestsAndHolds(
   const orderIds = [...new Set(journeys.flatMap((journey) => (journey.order_id ? [journey.order_id] : [])))];
   await client.query(
     `update confirmation_requests
-        set status = case when deadline <= now() then 'EXPIRED' else 'CANCELLED' end,
-            reason = case when deadline <= now() then reason else coalesce(reason, $3) end
+        set status = case when deadline <= $4::timestamptz then 'EXPIRED' else 'CANCELLED' end,
+            reason = case when deadline <= $4::timestamptz then reason else coalesce(reason, $3) end
      where status = 'PENDING' and ((scope_kind = 'JOURNEY' and scope_id = any($1::uuid[]))
                                    or (scope_kind = 'ORDER' and scope_id = any($2::uuid[])))`,
-    [journeyIds, orderIds, TRIP_CANCELLED],
+    [journeyIds, orderIds, TRIP_CANCELLED, at],
   );
   const { rows } = await client.query<{ id: string }>(
     `select id from hold_batches where status = 'ACTIVE'

@@ -137,28 +137,28 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
     expect(await settledProcess(scope)).toEqual({ status: 'COMPLETED', processStatus: 'CANCELLED' });
   });
 
-  it("a request already past its own deadline when the trip is cancelled ends EXPIRED (its company's missed deadline), the one still in its window CANCELLED", async () => {
-    const { trip, other, orderId } = await requestedOrderOfTwoCompanies();
-    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
-    const requests = (client: Queryable) =>
-      client
-        .query<{ company_id: string; status: string; reason: string | null }>(
-          `select company_id, status, reason from confirmation_requests where scope_kind = 'ORDER' and scope_id = $1`,
-          [orderId],
-        )
-        .then(({ rows }) =>
-          Object.fromEntries(rows.map((row) => [row.company_id, [row.status, row.reason]])),
-        );
+  /** Each company's request of an order, as [status, reason]. */
+  const requestsOf = (client: Queryable, orderId: string) =>
+    client
+      .query<{ company_id: string; status: string; reason: string | null }>(
+        `select company_id, status, reason from confirmation_requests where scope_kind = 'ORDER' and scope_id = $1`,
+        [orderId],
+      )
+      .then(({ rows }) => Object.fromEntries(rows.map((row) => [row.company_id, [row.status, row.reason]])));
 
-    // The other company's window has run out, and nothing has settled it yet: in one transaction,
-    // rolled back, which neither the deadline sweep nor the workflow can see before the cancel.
-    const seen = await app.db
+  /**
+   * The trip's CANCEL run in one transaction after `prepare`, rolled back (so neither the deadline
+   * sweep nor the workflow sees it): the order's requests as the cancel left them.
+   */
+  async function requestsAfterRolledBackCancel(
+    order: Awaited<ReturnType<typeof requestedOrderOfTwoCompanies>>,
+    dispatcherId: string,
+    prepare: (client: Queryable) => Promise<void>,
+  ) {
+    const { trip, other, orderId } = order;
+    return app.db
       .transaction(async (client) => {
-        await client.query(
-          `update confirmation_requests set deadline = now() - interval '1 minute'
-            where scope_kind = 'ORDER' and scope_id = $1 and company_id = $2`,
-          [orderId, other.companyId],
-        );
+        await prepare(client);
         const { rows } = await client.query<{ status: TripStatus }>(
           `select status from trips where id = $1`,
           [trip.tripId],
@@ -175,21 +175,39 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
             actualArrivalAt: null,
           },
           'Storm warning',
-          dispatcher.staffUserId,
+          dispatcherId,
         );
-        throw new RolledBack(await requests(client));
+        throw new RolledBack(await requestsOf(client, orderId));
       })
       .catch((error: unknown) => {
         if (error instanceof RolledBack) return error.seen;
         throw error;
-      });
+      })
+      .then((seen) => ({ seen, trip, other, orderId }));
+  }
+
+  it("a request already past its own deadline when the trip is cancelled ends EXPIRED (its company's missed deadline), the one still in its window CANCELLED", async () => {
+    const order = await requestedOrderOfTwoCompanies();
+    const { trip, other, orderId } = order;
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+
+    // The other company's window has run out, and nothing has settled it yet.
+    const { seen } = await requestsAfterRolledBackCancel(order, dispatcher.staffUserId, (client) =>
+      client
+        .query(
+          `update confirmation_requests set deadline = now() - interval '1 minute'
+            where scope_kind = 'ORDER' and scope_id = $1 and company_id = $2`,
+          [orderId, other.companyId],
+        )
+        .then(() => undefined),
+    );
     expect(seen).toEqual({
       [trip.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
       [other.companyId]: ['EXPIRED', null],
     });
 
     // Rolled back: both still wait; the cancel through the API (both windows open) ends both CANCELLED.
-    expect(await requests(app.db.pool)).toEqual({
+    expect(await requestsOf(app.db.pool, orderId)).toEqual({
       [trip.companyId]: ['PENDING', null],
       [other.companyId]: ['PENDING', null],
     });
@@ -198,13 +216,33 @@ describe('a trip CANCEL ends the confirmation workflow of the journeys waiting f
       reason: 'Storm warning',
     });
     expect(cancelled.status, cancelled.text).toBe(200);
-    expect(await requests(app.db.pool)).toEqual({
+    expect(await requestsOf(app.db.pool, orderId)).toEqual({
       [trip.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
       [other.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
     });
     expect(await settledProcess({ kind: 'ORDER', id: orderId })).toEqual({
       status: 'COMPLETED',
       processStatus: 'CANCELLED',
+    });
+  });
+
+  it('a request whose deadline passes while the cancel waits for its locks ends EXPIRED: the cancel judges deadlines at its write time, not its start', async () => {
+    const order = await requestedOrderOfTwoCompanies();
+    const { trip, other, orderId } = order;
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    // The other company's window ends 0.2 s after the transaction began (its now()), and the cancel
+    // writes 0.4 s after it, as one that waited for a lock would.
+    const { seen } = await requestsAfterRolledBackCancel(order, dispatcher.staffUserId, async (client) => {
+      await client.query(
+        `update confirmation_requests set deadline = now() + interval '200 milliseconds'
+          where scope_kind = 'ORDER' and scope_id = $1 and company_id = $2`,
+        [orderId, other.companyId],
+      );
+      await client.query(`select pg_sleep(0.4)`);
+    });
+    expect(seen).toEqual({
+      [trip.companyId]: ['CANCELLED', 'TRIP_CANCELLED'],
+      [other.companyId]: ['EXPIRED', null],
     });
   });
 });
