@@ -15,8 +15,7 @@ import {
   schemaDump,
   type SchemaDump,
 } from '../support/migration-rollback.js';
-import { advance, bookSeats, dispatch, operationsWorld } from '../support/operations.js';
-import { collectCash } from '../support/payments.js';
+import { advance, boardAndPay, bookSeats, dispatch, operationsWorld } from '../support/operations.js';
 import { usePrivateDatabase } from '../support/private-database.js';
 
 /**
@@ -276,13 +275,7 @@ describe('rolling the release back and forward after its code ran', () => {
     await loyaltyProgram(app.db, world.companyId, { pointsPer100: 10, referralPoints: 0 });
     const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'CHECK_IN',
-      manifest_item_id: booked.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
-    expect(checkIn.status, checkIn.text).toBe(200);
-    await collectCash(app.db, booked.bookingId, { source: 'driver' });
+    await boardAndPay(app, world, booked);
     await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
     const terms = `select earning_points_per_100 as points from trips where id = $1`;
     expect(await app.db.query(terms, [world.trip.tripId])).toEqual([{ points: 10 }]);

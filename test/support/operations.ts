@@ -6,6 +6,7 @@ import { bookableTrip, createBooking, type BookableTripFixture } from './booking
 import { atDamascus, createBus, createTrip, futureDay } from './factories.js';
 import { openShift } from './finance.js';
 import type { TestApp, TestResponse } from './harness.js';
+import { collectCash } from './payments.js';
 import { staffSession } from './journey-rows.js';
 import { mobileTraveller, type Caller } from './journeys.js';
 import { createStaffMember, type StaffRole } from './staff.js';
@@ -173,6 +174,24 @@ export function dispatch(
     headers: session.writeHeaders,
     json: body,
   });
+}
+
+/**
+ * A boarding trip's traveller boards (the operations room's CHECK_IN of the booking's first
+ * ticket, 200) and pays the driver in cash: a booking COMPLETE will credit.
+ */
+export async function boardAndPay(
+  app: TestApp,
+  world: Pick<OperationsWorld, 'dispatcher' | 'trip'>,
+  booked: Pick<BookedTraveller, 'bookingId' | 'ticketIds'>,
+): Promise<void> {
+  const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
+    action: 'CHECK_IN',
+    manifest_item_id: booked.ticketIds[0],
+    manifest_item_type: 'JOURNEY_TICKET',
+  });
+  expect(checkIn.status, checkIn.text).toBe(200);
+  await collectCash(app.db, booked.bookingId, { source: 'driver' });
 }
 
 /**

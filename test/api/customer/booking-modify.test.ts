@@ -315,6 +315,14 @@ describe('PATCH /bookings/{id} (modify)', () => {
     expect(await bookingState(app.db, booking.id)).toEqual(before);
   });
 
+  const FAMILY = ['Mona', 'Rami', 'Lina'];
+
+  /** What seatsShown reads of the family seated traveller i in `seats[i]`. */
+  const familyIn = (seats: string[]) => ({
+    seatNumbers: seats,
+    travellers: FAMILY.map((name, index) => [name, seats[index]]),
+  });
+
   /** A family of three booked through journeys, who chose seats 3, 2 and 1 in the quote: seated in seat order. */
   async function journeyFamily(caller: Caller) {
     const trip = await tripOf(app.db);
@@ -324,7 +332,7 @@ describe('PATCH /bookings/{id} (modify)', () => {
     const confirmed = await confirmJourney(app, caller, quoted.journey_id, {
       quote_id: quoted.quote_id,
       hold_batch_id: held.body.data.holdBatchId,
-      travellers: [{ name: 'Mona' }, { name: 'Rami' }, { name: 'Lina' }],
+      travellers: FAMILY.map((name) => ({ name })),
       idempotency_key: `confirm-${randomUUID()}`,
     });
     expect(confirmed.status, confirmed.text).toBe(200);
@@ -346,37 +354,28 @@ describe('PATCH /bookings/{id} (modify)', () => {
   it("lists a journey family's seats in traveller order, as its tickets seat them (traveller i in seat i)", async () => {
     const caller = await mobileTraveller(app);
     const { bookingId } = await journeyFamily(caller);
-    expect(await seatsShown(caller, bookingId)).toEqual({
-      seatNumbers: ['1', '2', '3'],
-      travellers: [
-        ['Mona', '1'],
-        ['Rami', '2'],
-        ['Lina', '3'],
-      ],
-    });
+    expect(await seatsShown(caller, bookingId)).toEqual(familyIn(['1', '2', '3']));
   });
+
+  /**
+   * Naming the seats each traveller already has (1, 2, 3) changes nothing: no QR code rotated, no
+   * seat moved. Then Mona takes Lina's seat and Lina Mona's (3, 2, 1). What GET /bookings/{id} shows.
+   */
+  async function keepThenSwap(caller: Caller, tripId: string, bookingId: string) {
+    const unchanged = await bookingState(app.db, bookingId);
+    const same = await modifyBooking(app, caller, bookingId, moveTo(tripId, ['1', '2', '3']));
+    expect(same.status, same.text).toBe(200);
+    expect(await bookingState(app.db, bookingId)).toEqual(unchanged);
+
+    const swapped = await modifyBooking(app, caller, bookingId, moveTo(tripId, ['3', '2', '1']));
+    expect(swapped.status, swapped.text).toBe(200);
+    return seatsShown(caller, bookingId);
+  }
 
   it('swaps the seats of a journey family on the same trip: the i-th traveller gets the i-th seat named', async () => {
     const caller = await mobileTraveller(app);
     const { trip, bookingId } = await journeyFamily(caller);
-
-    // Naming the seats each traveller already has changes nothing: no QR code rotated, no seat moved.
-    const unchanged = await bookingState(app.db, bookingId);
-    const same = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['1', '2', '3']));
-    expect(same.status, same.text).toBe(200);
-    expect(await bookingState(app.db, bookingId)).toEqual(unchanged);
-
-    // Mona takes Lina's seat and Lina Mona's.
-    const swapped = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['3', '2', '1']));
-    expect(swapped.status, swapped.text).toBe(200);
-    expect(await seatsShown(caller, bookingId)).toEqual({
-      seatNumbers: ['3', '2', '1'],
-      travellers: [
-        ['Mona', '3'],
-        ['Rami', '2'],
-        ['Lina', '1'],
-      ],
-    });
+    expect(await keepThenSwap(caller, trip.tripId, bookingId)).toEqual(familyIn(['3', '2', '1']));
   });
 
   it('puts the seat labels of bookings stored out of traveller order in traveller order (the release migration)', async () => {
@@ -407,19 +406,9 @@ describe('PATCH /bookings/{id} (modify)', () => {
     const { trip, bookingId } = await journeyFamily(caller);
     // As a journey confirmation stored them before seat_numbers followed the travellers.
     await app.db.query(`update bookings set seat_numbers = '{3,2,1}' where id = $1`, [bookingId]);
-
-    const unchanged = await bookingState(app.db, bookingId);
-    const same = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['1', '2', '3']));
-    expect(same.status, same.text).toBe(200);
-    expect(await bookingState(app.db, bookingId)).toEqual(unchanged);
-
-    const swapped = await modifyBooking(app, caller, bookingId, moveTo(trip.tripId, ['3', '2', '1']));
-    expect(swapped.status, swapped.text).toBe(200);
-    expect((await seatsShown(caller, bookingId)).travellers).toEqual([
-      ['Mona', '3'],
-      ['Rami', '2'],
-      ['Lina', '1'],
-    ]);
+    expect((await keepThenSwap(caller, trip.tripId, bookingId)).travellers).toEqual(
+      familyIn(['3', '2', '1']).travellers,
+    );
   });
 
   /** Moves a trip's times `minutes` earlier, as if that much time had passed. */

@@ -8,6 +8,7 @@ import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../s
 import { companyWithProgramme, programmeCall, PROGRAM } from '../../support/loyalty-admin.js';
 import {
   advance,
+  boardAndPay,
   bookSeats,
   dispatch,
   operationsWorld,
@@ -15,7 +16,6 @@ import {
   type BookedTraveller,
   type OperationsWorld,
 } from '../../support/operations.js';
-import { collectCash } from '../../support/payments.js';
 
 /** COMPLETE closes the trip: attendance, bookings, trip.completed events, and loyalty points once per booking. */
 describe('completing a trip', () => {
@@ -44,13 +44,7 @@ describe('completing a trip', () => {
     const travelled = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!], rider);
     const missed = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-    const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-      action: 'CHECK_IN',
-      manifest_item_id: travelled.ticketIds[0],
-      manifest_item_type: 'JOURNEY_TICKET',
-    });
-    expect(checkIn.status).toBe(200);
-    await collectCash(app.db, travelled.bookingId, { source: 'driver' });
+    await boardAndPay(app, world, travelled);
     await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
     return { world, referrer, rider, travelled, missed };
   }
@@ -186,13 +180,7 @@ describe('completing a trip', () => {
       const owner = await companyWithProgramme(app, world.companyId);
       const booked = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
       await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-      const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-        action: 'CHECK_IN',
-        manifest_item_id: booked.ticketIds[0],
-        manifest_item_type: 'JOURNEY_TICKET',
-      });
-      expect(checkIn.status, checkIn.text).toBe(200);
-      await collectCash(app.db, booked.bookingId, { source: 'driver' });
+      await boardAndPay(app, world, booked);
       await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
       const setProgramme = async (terms: Partial<typeof PROGRAM>) => {
         const saved = await programmeCall(app, owner, 'PUT', '/loyalty', { ...PROGRAM, ...terms });
@@ -361,17 +349,7 @@ describe('completing a trip', () => {
         await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!], rider),
       ];
       await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
-      for (const booked of bookings) {
-        const checkIn = await travellerAction(
-          app,
-          world.dispatcher,
-          world.trip.tripId,
-          'CHECK_IN',
-          booked.ticketIds[0]!,
-        );
-        expect(checkIn.status, checkIn.text).toBe(200);
-        await collectCash(app.db, booked.bookingId, { source: 'driver' });
-      }
+      for (const booked of bookings) await boardAndPay(app, world, booked);
       await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE');
 
       const completed = await dispatch(app, world.dispatcher, world.trip.tripId, { action: 'COMPLETE' });

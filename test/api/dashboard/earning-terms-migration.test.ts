@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import { loyaltyProgram } from '../../support/loyalty.js';
-import { advance, bookSeats, dispatch, operationsWorld } from '../../support/operations.js';
-import { collectCash } from '../../support/payments.js';
+import { advance, boardAndPay, bookSeats, dispatch, operationsWorld } from '../../support/operations.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
 
 /**
@@ -29,13 +28,7 @@ describe('Migration20261207000000_trip_earning_terms on a database with complete
     const second = await bookSeats(app, world.trip, [world.trip.seatNumbers[1]!]);
     await advance(app, world.dispatcher, world.trip.tripId, 'START_BOARDING');
     for (const booked of [first, second]) {
-      const checkIn = await dispatch(app, world.dispatcher, world.trip.tripId, {
-        action: 'CHECK_IN',
-        manifest_item_id: booked.ticketIds[0],
-        manifest_item_type: 'JOURNEY_TICKET',
-      });
-      expect(checkIn.status, checkIn.text).toBe(200);
-      await collectCash(app.db, booked.bookingId, { source: 'driver' });
+      await boardAndPay(app, world, booked);
     }
     await advance(app, world.dispatcher, world.trip.tripId, 'DEPART', 'ARRIVE', 'COMPLETE');
     const earned = await ledger(world.companyId);

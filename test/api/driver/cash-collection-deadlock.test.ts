@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
-import { useTestApp } from '../../support/harness.js';
+import { useTestApp, type TestResponse } from '../../support/harness.js';
 import {
   bookSeats,
   dispatch,
@@ -79,6 +79,13 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection meeti
      values ('${companyId}', (now() at time zone 'Asia/Damascus')::date, '${status}', '${source}', 'cash', 0, 0)
      on conflict (company_id, day, status, source, provider) do update set count = payment_ledger_daily.count`;
 
+  /** The recording answered 201 with the booking's one line, now the driver's and still PENDING. */
+  async function expectDriverHoldsTheLine(recorded: TestResponse, bookingId: string) {
+    expect(recorded.status, recorded.text).toBe(201);
+    expect(recorded.body.data).toMatchObject({ booking_id: bookingId, source: 'driver', status: 'PENDING' });
+    expect(await linesOf(bookingId)).toEqual([{ source: 'driver', status: 'PENDING' }]);
+  }
+
   it('records the cash while the company cancels another of its buses, whose pending lines end CANCELLED', async () => {
     const cancelledBus = await operationsWorld(app, { seats: 8 });
     const otherBus = await operationsWorld(app, { seats: 8, companyId: cancelledBus.companyId });
@@ -130,13 +137,7 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection meeti
 
     expect(cancelled.status, cancelled.text).toBe(200);
     // The CANCEL of another trip does not touch the rider's booking: serially, 201 either way.
-    expect(recorded.status, recorded.text).toBe(201);
-    expect(recorded.body.data).toMatchObject({
-      booking_id: rider.bookingId,
-      source: 'driver',
-      status: 'PENDING',
-    });
-    expect(await linesOf(rider.bookingId)).toEqual([{ source: 'driver', status: 'PENDING' }]);
+    await expectDriverHoldsTheLine(recorded, rider.bookingId);
     expect(await linesOf(paidDriver.bookingId)).toEqual([{ source: 'driver', status: 'CANCELLED' }]);
     expect(await linesOf(announcer.bookingId)).toEqual([{ source: 'transaction', status: 'CANCELLED' }]);
     // The statistics moved with every line, once.
@@ -176,13 +177,7 @@ describe('POST /driver/api/trips/{id}/bookings/{bookingId}/cash-collection meeti
       writer.release();
     }
 
-    expect(recorded.status, recorded.text).toBe(201);
-    expect(recorded.body.data).toMatchObject({
-      booking_id: rider.bookingId,
-      source: 'driver',
-      status: 'PENDING',
-    });
-    expect(await linesOf(rider.bookingId)).toEqual([{ source: 'driver', status: 'PENDING' }]);
+    await expectDriverHoldsTheLine(recorded, rider.bookingId);
     // One audit row: the aborted run wrote nothing.
     const audits = await app.db.query(
       `select 1 from audit_log where action = 'payments.driver_collection' and target_id = $1`,
