@@ -10,6 +10,7 @@ import {
   decisionStep,
   holdRefusal,
   isHoldable,
+  leadContactRefusal,
   partyRefusal,
   releaseRefusal,
   retriesLiveHold,
@@ -182,6 +183,23 @@ describe('travellers and decisions', () => {
       code: 'TRAVELLERS_DO_NOT_MATCH_PARTY',
       message: 'Send 2 travellers for this journey',
       details: { journey_id: 'j1' },
+    });
+  });
+
+  it("a journey's lead traveller needs a phone when the account has none", () => {
+    const lead = (journeyId: string, phone?: string) => ({
+      journeyId,
+      travellers: [
+        { name: 'A', ...(phone ? { phone } : {}) },
+        { name: 'B', phone: '+963900111111' },
+      ],
+    });
+    expect(leadContactRefusal([lead('j1')], '+963900222222')).toBeNull();
+    expect(leadContactRefusal([lead('j1', '+963900333333')], null)).toBeNull();
+    expect(leadContactRefusal([lead('j1', '+963900333333'), lead('j2')], null)).toMatchObject({
+      status: 409,
+      code: 'TRAVELER_PROFILE_REQUIRED',
+      details: { journey_ids: ['j2'] },
     });
   });
 

@@ -245,6 +245,29 @@ export function partyRefusal(
   };
 }
 
+/**
+ * Why a confirm by an account whose phone is `accountPhone` may not book these travellers, or null.
+ * Each journey's booking rows carry its lead traveller's (travellers[0]) phone, else the account's:
+ * the company's manifest reaches the traveller through it. An account without a phone (an
+ * identity-provider sign-in before complete-phone) must send each lead's phone, or complete its
+ * traveller profile first (409 TRAVELER_PROFILE_REQUIRED).
+ */
+export function leadContactRefusal(
+  journeys: readonly JourneyTravellers[],
+  accountPhone: string | null,
+): RuleRefusal<'TRAVELER_PROFILE_REQUIRED'> | null {
+  if (accountPhone) return null;
+  const unreachable = journeys.filter((journey) => !journey.travellers[0]?.phone);
+  if (unreachable.length === 0) return null;
+  return {
+    status: 409,
+    code: 'TRAVELER_PROFILE_REQUIRED',
+    message:
+      "Add your phone number (complete your traveller profile) or give the lead traveller's phone to confirm",
+    details: { journey_ids: unreachable.map((journey) => journey.journeyId) },
+  };
+}
+
 /** The compatibility booking status (booking.status) a journey state reads as. */
 export type BookingStatus =
   'DRAFT' | 'HELD' | 'PENDING_CONFIRMATION' | 'CONFIRMED' | 'CANCELLED' | 'RELEASED' | 'EXPIRED';

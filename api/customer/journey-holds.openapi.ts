@@ -29,7 +29,11 @@ const Traveller = z
       .string()
       .regex(/^\+[1-9]\d{7,14}$/, 'must be an international number: + then 8 to 15 digits')
       .optional()
-      .meta({ description: 'optional contact of this traveller (E.164)' }),
+      .meta({
+        description:
+          "contact of this traveller (E.164); the lead's (travellers[0]) is the booking's passenger_phone, else the " +
+          "account's. Optional, except for the lead when the account has no phone yet (409 TRAVELER_PROFILE_REQUIRED)",
+      }),
   })
   .strict()
   .meta({ id: 'JourneyTraveller' });
@@ -252,7 +256,11 @@ const CONFIRM_RULES =
   'ALREADY_CONFIRMED (the hold was confirmed with another key: of concurrent confirms exactly one acts), ' +
   'UNPAID_BOOKING_LIMIT_REACHED (details {limit, unpaid}: the bookings this confirm writes would take ' +
   'the account past UNPAID_BOOKINGS_MAX; nothing written, the hold stays, and once a booking is paid or cancelled the same ' +
-  'request with the same key confirms). An automatic confirm is one transaction; a REQUESTED one also starts the ' +
+  'request with the same key confirms), ' +
+  "TRAVELER_PROFILE_REQUIRED (the account has no phone yet, an identity-provider sign-in before complete-phone, and a journey's " +
+  'lead traveller, travellers[0], has no phone: the company could not reach the traveller; details {journey_ids}; nothing ' +
+  "written, not stored under the key, the hold stays: complete the phone, or send the lead's phone, and retry). " +
+  'An automatic confirm is one transaction; a REQUESTED one also starts the ' +
   'process that waits for the companies (503 CONFIRMATION_UNAVAILABLE, nothing written, when it cannot be started: retry ' +
   'with the same key after its Retry-After, 5 s, during which such confirms are refused at once).';
 

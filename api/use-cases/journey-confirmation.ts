@@ -25,6 +25,7 @@ import { isFinalAnswer, keyReused, keyVerdict, requestHash } from '../../domain/
 import {
   confirmCheck,
   holdClosed,
+  leadContactRefusal,
   scaledMilliseconds,
   partyRefusal,
   releaseRefusal,
@@ -192,9 +193,10 @@ export interface ConfirmCall {
  * POST .../confirm with its idempotency record (scope confirm:{userId}), in one transaction
  * (db/writes/journeys/confirm-direct.ts): the key is claimed and its record locked first, so
  * duplicates in flight take turns and act once; a stored answer is replayed; a key used with
- * another body is refused. Input refused by the checks (ownership, travellers, the hold) leaves
- * nothing behind; a final refusal of the confirm itself is stored as the key's answer. Answers the
- * HTTP status and body to send.
+ * another body is refused. Input refused by the checks (ownership, travellers, the hold, a lead
+ * traveller the company could not reach: no phone sent and none on the account) leaves nothing
+ * behind; a final refusal of the confirm itself is stored as the key's answer. Answers the HTTP
+ * status and body to send.
  */
 export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<IdempotentAnswer> {
   const record = {
@@ -217,6 +219,9 @@ export async function confirmOnce(deps: DirectDeps, call: ConfirmCall): Promise<
     const batch = await findHoldBatch(reads, call.body.hold_batch_id);
     const check = confirmCheck(batch, call.scope, claimed.claimedBefore);
     if (check.refusal) throw refused(check.refusal);
+    // Not stored, like every refusal here: once the account has its phone, the same key confirms.
+    const unreachable = check.confirmedBefore ? null : leadContactRefusal(journeys, owned.ownerPhone);
+    if (unreachable) throw refused(unreachable);
     admitted = true;
     return { holdBatchId: batch!.id, journeys, confirmedBefore: check.confirmedBefore };
   };

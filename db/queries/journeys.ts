@@ -49,6 +49,8 @@ export interface OwnedScope {
   scope: ConfirmationScope;
   status: JourneyStatus;
   journeys: ScopeJourney[];
+  /** The owner account's phone: null until an identity-provider account completes it. */
+  ownerPhone: string | null;
 }
 
 /** The scope when it exists and belongs to `userId`; null otherwise (the caller answers 404 either way). */
@@ -58,8 +60,10 @@ export async function findOwnedScope(
   userId: string,
 ): Promise<OwnedScope | null> {
   if (scope.kind === 'ORDER') {
-    const [order] = await db.query<{ status: JourneyStatus }>(
-      `select status from journey_orders where id = $1 and owner_user_id = $2`,
+    const [order] = await db.query<{ status: JourneyStatus; owner_phone: string | null }>(
+      `select o.status, u.phone as owner_phone
+       from journey_orders o left join users u on u.id = o.owner_user_id
+       where o.id = $1 and o.owner_user_id = $2`,
       [scope.id, userId],
     );
     if (!order) return null;
@@ -67,13 +71,17 @@ export async function findOwnedScope(
       `select id, quote_id, order_id, party_size, status from journeys where order_id = $1 order by id`,
       [scope.id],
     );
-    return { scope, status: order.status, journeys };
+    return { scope, status: order.status, journeys, ownerPhone: order.owner_phone };
   }
-  const [journey] = await db.query<ScopeJourney>(
-    `select id, quote_id, order_id, party_size, status from journeys where id = $1 and owner_user_id = $2`,
+  const [row] = await db.query<ScopeJourney & { owner_phone: string | null }>(
+    `select j.id, j.quote_id, j.order_id, j.party_size, j.status, u.phone as owner_phone
+     from journeys j left join users u on u.id = j.owner_user_id
+     where j.id = $1 and j.owner_user_id = $2`,
     [scope.id, userId],
   );
-  return journey ? { scope, status: journey.status, journeys: [journey] } : null;
+  if (!row) return null;
+  const { owner_phone: ownerPhone, ...journey } = row;
+  return { scope, status: journey.status, journeys: [journey], ownerPhone };
 }
 
 /** A hold batch as the API's checks read it. */
