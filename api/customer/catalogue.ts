@@ -27,11 +27,21 @@ const ONE_HOUR = 3600;
 const POPULAR_PUBLIC_MAX_AGE = 300;
 const LANDING_MAX_AGE = 600;
 
-/** A JSON answer encoded once: plain bytes, gzip bytes for clients that accept them, and its ETag. */
-interface EncodedJson {
-  identity: Buffer;
-  gzip: Buffer;
+/** One encoding of a JSON answer and its strong ETag. */
+interface Encoding {
+  body: Buffer;
   etag: string;
+}
+
+/**
+ * A JSON answer encoded once: plain bytes, and gzip bytes for clients that accept them. Each has its
+ * own ETag (the gzip one the plain one's with `-gzip`): a strong tag names one representation, so a
+ * cache that holds the gzip body and revalidates it for a client without gzip gets the plain body,
+ * not a 304 that would let it serve gzip bytes the client cannot read (RFC 9110 8.8.3.3).
+ */
+interface EncodedJson {
+  identity: Encoding;
+  gzip: Encoding;
 }
 
 /** An encoded answer and until when (epoch milliseconds) it is the one the process serves. */
@@ -53,9 +63,12 @@ function cachedJson(load: () => Promise<unknown>, ttlSeconds: number): () => Pro
     loading ??= load()
       .then(async (value) => {
         const identity = Buffer.from(JSON.stringify(value), 'utf8');
-        const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 32)}"`;
+        const version = createHash('sha256').update(identity).digest('base64url').slice(0, 32);
         const loaded = {
-          encoded: { identity, gzip: await gzipAsync(identity), etag },
+          encoded: {
+            identity: { body: identity, etag: `"${version}"` },
+            gzip: { body: await gzipAsync(identity), etag: `"${version}-gzip"` },
+          },
           expiresAt: Date.now() + ttlSeconds * 1000,
         };
         if (ttlSeconds > 0) entry = loaded;
@@ -79,25 +92,23 @@ function holdsVersion(ctx: Context, etag: string): boolean {
 }
 
 /**
- * Sends pre-encoded JSON: 304 when the client already holds this version, gzip when the client
- * accepts it (a national directory is large on mobile networks). Every answer, the 304 included,
- * varies by Accept-Encoding: a 304 sends the Vary its 200 would (RFC 9110 15.4.5), and the plain
- * body too was chosen by it.
+ * Sends pre-encoded JSON: gzip when the client accepts it (a national directory is large on mobile
+ * networks), else plain; 304 when the client already holds that body (its own ETag). Every answer,
+ * the 304 included, varies by Accept-Encoding: a 304 sends the Vary its 200 would (RFC 9110
+ * 15.4.5), and the plain body too was chosen by it.
  */
 function sendEncodedJson(ctx: Context, encoded: EncodedJson) {
   ctx.vary('Accept-Encoding');
-  ctx.set('ETag', encoded.etag);
-  if (holdsVersion(ctx, encoded.etag)) {
+  const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+  const chosen = gzip ? encoded.gzip : encoded.identity;
+  ctx.set('ETag', chosen.etag);
+  if (holdsVersion(ctx, chosen.etag)) {
     ctx.status = 304;
     return;
   }
   ctx.type = 'application/json';
-  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = encoded.gzip;
-  } else {
-    ctx.body = encoded.identity;
-  }
+  if (gzip) ctx.set('Content-Encoding', 'gzip');
+  ctx.body = chosen.body;
 }
 
 export function registerCatalogueRoutes(surface: Surface, { db, config, platform }: AppContext): void {

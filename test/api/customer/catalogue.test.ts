@@ -184,10 +184,40 @@ describe('GET /journey-locations', () => {
 
     const etag = plain.headers.get('etag')!;
     expect(etag).toMatch(/^"[\w-]+"$/);
-    expect(compressed.headers.get('etag')).toBe(etag);
-    const revalidated = await app.request('/api/journey-locations', { headers: { 'If-None-Match': etag } });
+    const revalidated = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'identity', 'If-None-Match': etag },
+    });
     expect(revalidated.status).toBe(304);
     expect(revalidated.text).toBe('');
+  });
+
+  it('tags the gzip and the plain body apart: a cache holding one is never told it may serve it for the other (RFC 9110 8.8.3.3)', async () => {
+    const plain = await app.request('/api/journey-locations', { headers: { 'Accept-Encoding': 'identity' } });
+    const compressed = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'gzip' },
+    });
+    const [plainTag, gzipTag] = [plain.headers.get('etag')!, compressed.headers.get('etag')!];
+    expect(gzipTag).toMatch(/^"[\w-]+"$/);
+    expect(gzipTag).not.toBe(plainTag);
+
+    // A shared cache holding only the gzip body revalidates it for a client without gzip: the plain body.
+    const forPlain = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'identity', 'If-None-Match': gzipTag },
+    });
+    expect(forPlain.status).toBe(200);
+    expect(forPlain.headers.get('content-encoding')).toBeNull();
+    expect(forPlain.headers.get('etag')).toBe(plainTag);
+    expect(forPlain.text).toBe(plain.text);
+    // And the other way round: the gzip body for a client that takes gzip.
+    const forGzip = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': plainTag },
+    });
+    expect([forGzip.status, forGzip.headers.get('content-encoding')]).toEqual([200, 'gzip']);
+    // Each body revalidates under its own tag.
+    const gzipHeld = await app.request('/api/journey-locations', {
+      headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': gzipTag },
+    });
+    expect(gzipHeld.status).toBe(304);
   });
 
   it('sends a revalidating client the Vary of the 200 it holds, gzip or plain (RFC 9110 15.4.5)', async () => {
