@@ -83,14 +83,16 @@ export const docs = taggedOperations(['Catalogue'], {
       'a company is listed only while that company is a published, active production company. cities[] holds the cities ' +
       'that have at least one listed stop. The answer is the same for every caller (credentials are not read) and is cached for one hour: ' +
       'Cache-Control max-age is what remains of that hour for the snapshot the server holds, so no cache keeps it longer. gzip when ' +
-      'accepted (every answer, a 304 included, carries Vary: Accept-Encoding), and an ETag for revalidation.',
+      'accepted (every answer, a 304 included, carries Vary: Accept-Encoding), and an ETag for revalidation, one per encoding ' +
+      '(the gzip body\'s ends -gzip").',
     responses: {
       200: {
         description: 'The directory',
         schema: JourneyLocationsResponse,
       },
       304: {
-        description: 'Not modified: If-None-Match names the current version (ETag)',
+        description:
+          'Not modified: If-None-Match names the current version (ETag) in the encoding this request gets',
       },
     },
   },
