@@ -1,3 +1,5 @@
+import { Refusal } from './refusal.js';
+
 /**
  * Live tracking of active trips (SPEC "GET /tracking/active-trips": live, delayed, unavailable).
  * The driver app reports positions; a trip's tracking state is how fresh its last report is.
@@ -38,4 +40,21 @@ export const REPORT_MAX_AGE_SECONDS = 48 * 3600;
 export function plausibleClientInstant(at: Date, now: Date): boolean {
   const ahead = (at.getTime() - now.getTime()) / 1000;
   return ahead <= REPORT_MAX_AHEAD_SECONDS && -ahead <= REPORT_MAX_AGE_SECONDS;
+}
+
+/**
+ * 400 `code` for a client instant the server does not believe, with the instant sent. Applies to what is
+ * recorded for the first time only: a scan or a position the server already stored is answered as stored
+ * (the scan's stored answer, the position a duplicate) however late the app sends it again.
+ */
+export function refuseImplausibleClientInstant(
+  at: Date,
+  now: Date,
+  code: 'SCANNED_AT_OUT_OF_RANGE' | 'POSITION_TIME_OUT_OF_RANGE',
+): void {
+  if (!plausibleClientInstant(at, now)) {
+    throw new Refusal(400, code, 'The reported time is too far from the server clock', {
+      value: at.toISOString(),
+    });
+  }
 }

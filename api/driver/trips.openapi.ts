@@ -222,8 +222,9 @@ export const docs = taggedOperations(TAGS, {
       'is left as it was, and a traveller who boarded unscanned is checked in from the operations room ' +
       "(CHECK_IN). The answer is stored under (company, client_scan_id) in the check-in's " +
       'transaction: the same scan sent again (an offline queue replayed) gets the stored answer with replayed: true ' +
-      'and checks nobody in twice; the same client_scan_id with another credential is 409 SCAN_ID_REUSED. ' +
-      `${CLOCK} (else 400 SCANNED_AT_OUT_OF_RANGE); a scanned_at before the ticket was sold or issued checks in at ` +
+      'however late it comes, and checks nobody in twice; the same client_scan_id with another credential is 409 ' +
+      `SCAN_ID_REUSED. ${CLOCK} when a scan is recorded (else 400 SCANNED_AT_OUT_OF_RANGE, nothing stored): the ` +
+      'range applies to new scans only, never to a replay. A scanned_at before the ticket was sold or issued checks in at ' +
       'that moment instead (the device clock was wrong; the scan still counts), and one ahead of the server at the ' +
       "server's now. A second device that loses the race to check in one ticket gets ALREADY_CHECKED_IN with the " +
       'ticket USED.',
@@ -256,9 +257,10 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Report positions of the bus (batched)',
     description:
       `${ACCESS} ${WRITES} 1 to 200 positions {lat, lon, speed (km/h), heading, accuracy (m), time}; one position per ` +
-      'trip and instant, so a batch sent again adds nothing (counted as duplicates). Taken while the trip is not over ' +
-      `(else 409 TRIP_NOT_TRACKED). ${CLOCK}; a batch with one outside that is 400 POSITION_TIME_OUT_OF_RANGE and ` +
-      'nothing is stored. The positions feed GET /dashboard/api/tracking/active-trips.',
+      'trip and instant, so a batch sent again adds nothing (counted as duplicates), however late it comes. Taken ' +
+      `while the trip is not over (else 409 TRIP_NOT_TRACKED). ${CLOCK} when new: an instant the trip already has ` +
+      'counts as a duplicate whatever its age, and a batch with a new one outside that range is 400 ' +
+      'POSITION_TIME_OUT_OF_RANGE and nothing is stored. The positions feed GET /dashboard/api/tracking/active-trips.',
     responses: answers(200, 'Stored', PositionsResponse, [400, 401, 403, 404, 409]),
   },
 });

@@ -5,6 +5,7 @@ import {
   tripNotFound,
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
+import { plausibleClientInstant, refuseImplausibleClientInstant } from '../../../domain/trip-tracking.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { companyTransaction } from '../active-company.js';
 import { lockActingMember, type ActingMember } from '../acting-member.js';
@@ -13,7 +14,8 @@ import { columnsOf } from '../../row-fields.js';
 /**
  * POST /driver/api/trips/{id}/positions: a batch of positions the driver app reports (queued
  * offline, sent when the network is back). One position per trip and instant: a batch sent again
- * adds nothing. Reports are taken while the trip is not over (TRACKED_STATUSES).
+ * adds nothing, however late (an instant already stored counts as a duplicate whatever its age; a new
+ * one must be within the client-clock range of domain/trip-tracking.ts). Reports are taken while the trip is not over (TRACKED_STATUSES).
  */
 export interface PositionReport {
   latitude: number;
@@ -66,7 +68,7 @@ async function insertPositions(
       },
     );
   }
-  const positions = input.positions;
+  const positions = await newPositionsInRange(client, input.tripId, input.positions);
   const { rows } = await client.query<{ id: string }>(
     `insert into trip_positions (trip_id, company_id, staff_user_id, recorded_at, latitude, longitude, speed_kmh, heading,
                                  accuracy_m)
@@ -82,5 +84,29 @@ async function insertPositions(
       ...columnsOf(positions, ['recordedAt', 'latitude', 'longitude', 'speedKmh', 'heading', 'accuracyM']),
     ],
   );
-  return { accepted: rows.length, duplicates: positions.length - rows.length };
+  return { accepted: rows.length, duplicates: input.positions.length - rows.length };
+}
+
+/**
+ * The reports to insert: those at an instant the server believes (plausibleClientInstant). One outside
+ * that range the trip already has stored (a batch replayed however late) is left out, a duplicate; one it
+ * does not have refuses the whole batch 400 POSITION_TIME_OUT_OF_RANGE, nothing stored.
+ */
+async function newPositionsInRange(
+  client: Pick<TransactionClient, 'query'>,
+  tripId: string,
+  positions: PositionReport[],
+): Promise<PositionReport[]> {
+  const now = new Date();
+  const inRange = positions.filter((position) => plausibleClientInstant(position.recordedAt, now));
+  if (inRange.length === positions.length) return positions;
+  const outOfRange = positions.filter((position) => !inRange.includes(position));
+  const { rows } = await client.query<{ recorded_at: Date }>(
+    'select recorded_at from trip_positions where trip_id = $1 and recorded_at = any($2::timestamptz[])',
+    [tripId, outOfRange.map((position) => position.recordedAt)],
+  );
+  const stored = new Set(rows.map((row) => new Date(row.recorded_at).getTime()));
+  const unknown = outOfRange.find((position) => !stored.has(position.recordedAt.getTime()));
+  if (unknown) refuseImplausibleClientInstant(unknown.recordedAt, now, 'POSITION_TIME_OUT_OF_RANGE');
+  return inRange;
 }

@@ -8,6 +8,7 @@ import {
 } from '../../../domain/boarding-scan.js';
 import type { TicketStatus } from '../../../domain/documents.js';
 import { DispatchRefusal, type TravellerState } from '../../../domain/trip-dispatch.js';
+import { refuseImplausibleClientInstant } from '../../../domain/trip-tracking.js';
 import { boardingStateOf, findSigningKey, ticketQrExpiredSql } from '../../queries/boarding-credentials.js';
 import { cashToCollectSql } from '../../queries/trip-manifest.js';
 import type { Database } from '../../orm.js';
@@ -23,7 +24,8 @@ import { lockTrip, type LockedTrip, type Queryable } from './trip.js';
  * in, in one call, safe to replay. The app gives every scan its own client scan id; the answer is
  * stored under (company, client scan id) in the same transaction as the check-in, so the same scan
  * sent again (an offline queue replayed, a retry after a lost answer) gets the stored answer with
- * replayed: true and checks nobody in twice. The same ticket scanned by two devices is one check-in:
+ * replayed: true and checks nobody in twice, however long after the scan it comes (the scanned_at range is
+ * checked only on the scan recorded first). The same ticket scanned by two devices is one check-in:
  * the ticket row lock makes the second wait, and it answers ALREADY_CHECKED_IN with who and when.
  */
 export interface ScanInput {
@@ -37,7 +39,10 @@ export interface ScanInput {
   actor: ActingMember & { name: string };
   clientScanId: string;
   deviceId: string | null;
-  /** When the app scanned (a replayed offline scan is checked in at that time); now when absent. */
+  /**
+   * When the app scanned (a replayed offline scan is checked in at that time); now when absent. Checked
+   * against the server's clock (plausibleClientInstant) only when the scan is recorded for the first time.
+   */
   scannedAt: Date | null;
   payload: Record<string, unknown>;
   signature: string;
@@ -100,6 +105,10 @@ export async function scanAtDoor(db: Database, input: ScanInput): Promise<ScanAn
         'share',
       );
       if (!(await claimScan(client, input, requestHash))) return storedAnswer(client, input, requestHash);
+      // A scan recorded now must be dated plausibly; a replay above is answered whatever its age. The
+      // refusal rolls the claim back: nothing is stored.
+      if (input.scannedAt)
+        refuseImplausibleClientInstant(input.scannedAt, new Date(), 'SCANNED_AT_OUT_OF_RANGE');
       const answer = await verdict(client, scan, trip, { keyKnown: key !== undefined, signatureValid });
       await client.query(
         `update boarding_scans set ticket_id = $3, outcome = $4, reason = $5, response = $6

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import {
   advance,
@@ -312,6 +312,62 @@ describe('the driver app (/driver/api)', () => {
       });
       expect(reused.status).toBe(409);
       expect(reused.body.errorCode).toBe('SCAN_ID_REUSED');
+    });
+
+    describe('a scan the app resends more than 48 hours after it scanned', () => {
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+
+      it('answers the stored answer, replayed, however late; a new scan that old is refused 400, storing nothing', async () => {
+        const local = await operationsWorld(app, { seats: 4 });
+        const [first, second] = [
+          await bookSeats(app, local.trip, [local.trip.seatNumbers[0]!]),
+          await bookSeats(app, local.trip, [local.trip.seatNumbers[1]!]),
+        ];
+        await advance(app, local.dispatcher, local.trip.tripId, 'START_BOARDING');
+        const scannedAt = new Date().toISOString();
+        const options = { clientScanId: randomUUID(), deviceId: 'door-1', scannedAt };
+        // Checked in and answered, but the answer never reached the phone.
+        const scanned = await scan(
+          app,
+          local.driver.token,
+          local.trip.tripId,
+          first.credentials[0]!,
+          options,
+        );
+        expect(scanned.status, scanned.text).toBe(200);
+        expect(scanned.body.data).toMatchObject({ outcome: 'CHECKED_IN', replayed: false });
+
+        // The phone is back online two days later and sends its queue again.
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 49 * 3_600_000 });
+        const replay = await scan(app, local.driver.token, local.trip.tripId, first.credentials[0]!, options);
+        const reused = await scan(
+          app,
+          local.driver.token,
+          local.trip.tripId,
+          second.credentials[0]!,
+          options,
+        );
+        const newScanId = randomUUID();
+        const stale = await scan(app, local.driver.token, local.trip.tripId, second.credentials[0]!, {
+          clientScanId: newScanId,
+          deviceId: 'door-1',
+          scannedAt,
+        });
+        vi.useRealTimers();
+
+        expect(replay.status, replay.text).toBe(200);
+        expect(replay.body.data).toEqual({ ...scanned.body.data, replayed: true });
+        expect([reused.status, reused.body?.errorCode], reused.text).toEqual([409, 'SCAN_ID_REUSED']);
+        expect([stale.status, stale.body?.errorCode], stale.text).toEqual([400, 'SCANNED_AT_OUT_OF_RANGE']);
+        expect(await checkIns(first.ticketIds[0]!)).toHaveLength(1);
+        expect(await checkIns(second.ticketIds[0]!)).toHaveLength(0);
+        const stored = await app.db.query('select 1 from boarding_scans where client_scan_id = $1', [
+          newScanId,
+        ]);
+        expect(stored).toHaveLength(0);
+      });
     });
 
     it('dates a check-in queued offline with a clock set back no earlier than the booking was made', async () => {
@@ -658,6 +714,50 @@ describe('the driver app (/driver/api)', () => {
           last_update_at: batch[1]!.time,
           position: { latitude: 33.52, longitude: 36.3, speed_kmh: 42.5, heading: 10 },
         },
+      });
+    });
+
+    describe('a batch the app resends more than 48 hours after its positions were taken', () => {
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+
+      it('counts the positions already stored as duplicates however old; a new one that old refuses the batch 400', async () => {
+        const tripId = await anotherTrip(app, world);
+        await setTripStatus(app.db, tripId, 'DEPARTED');
+        const stored = async () =>
+          (
+            await app.db.query<{ at: Date }>(
+              'select recorded_at as at from trip_positions where trip_id = $1 order by recorded_at',
+              [tripId],
+            )
+          ).map((row) => new Date(row.at).toISOString());
+        const taken = new Date(Date.now() - 60_000).toISOString();
+        const first = await report(tripId, [{ lat: 33.5, lon: 36.3, time: taken }]);
+        expect(first.body.data, first.text).toEqual({ accepted: 1, duplicates: 0 });
+
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 49 * 3_600_000 });
+        const fresh = new Date(Date.now() - 3_600_000).toISOString();
+        const replay = await report(tripId, [{ lat: 33.5, lon: 36.3, time: taken }]);
+        const staleNew = await report(tripId, [
+          { lat: 33.5, lon: 36.3, time: taken },
+          { lat: 33.6, lon: 36.4, time: new Date(Date.parse(taken) + 1000).toISOString() },
+          { lat: 33.7, lon: 36.5, time: fresh },
+        ]);
+        const withNew = await report(tripId, [
+          { lat: 33.5, lon: 36.3, time: taken },
+          { lat: 33.7, lon: 36.5, time: fresh },
+        ]);
+        vi.useRealTimers();
+
+        expect(replay.status, replay.text).toBe(200);
+        expect(replay.body.data).toEqual({ accepted: 0, duplicates: 1 });
+        expect([staleNew.status, staleNew.body?.errorCode], staleNew.text).toEqual([
+          400,
+          'POSITION_TIME_OUT_OF_RANGE',
+        ]);
+        expect(withNew.body.data, withNew.text).toEqual({ accepted: 1, duplicates: 1 });
+        expect(await stored()).toEqual([taken, fresh]);
       });
     });
 
