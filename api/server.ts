@@ -4,13 +4,32 @@ import { createLogger } from '../config/logger.js';
 import { lazyTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
+import { unavailableKind } from './http/unavailable.js';
 import { drainable } from './shutdown.js';
 import { startRelayOnceReachable, webhookClient } from './temporal/webhook-client.js';
+
+/**
+ * After requests were cut off, how long closing the connections may take: a cut-off request's
+ * statement may still run (waiting on a lock, as long as it is held), and closing the pool waits
+ * for it. The process exits then anyway; its connections close with it, and PostgreSQL rolls back
+ * the transactions they had open.
+ */
+const CLOSE_AFTER_CUT_OFF_MS = 1000;
 
 /** Starts the API; tests call this with port 0 and stop it with the returned function. */
 export async function startWebServer(config: Config = loadConfig()) {
   const logger = createLogger(config, 'api');
-  const db = await initDatabase(config);
+  // Started while PostgreSQL does not answer (a process replaced during an outage), the process
+  // listens all the same: what needs PostgreSQL answers 503 until it is back, with no restart. A
+  // wrong setting (a password, TLS) still stops the start.
+  const db = await initDatabase(config, {
+    unreachable: (error) => {
+      const kind = unavailableKind(error);
+      if (kind === null) return false;
+      logger.warn({ kind, reason: (error as Error).message }, 'PostgreSQL does not answer; starting anyway');
+      return true;
+    },
+  });
   // Connected by the first request that needs Temporal: the process starts and serves what needs no
   // Temporal while it does not answer, and what needs it answers 503 meanwhile.
   const { client, connection } = lazyTemporalClient(config);
@@ -32,19 +51,38 @@ export async function startWebServer(config: Config = loadConfig()) {
       stopRelayStart();
       const { cutOff } = await draining.stop(config.SHUTDOWN_GRACE_MS);
       if (cutOff > 0) logger.warn({ cutOff }, 'shutdown grace over; requests cut off');
-      await connection.close();
-      await db.close();
+      const closing = (async () => {
+        await connection.close();
+        await db.close();
+      })();
+      if (cutOff === 0) await closing;
+      else await within(closing, CLOSE_AFTER_CUT_OFF_MS);
       logger.info('api stopped');
       return { cutOff };
     },
   };
 }
 
+/** Waits for `work`, at most `ms` (whatever it still does then is left to the process's exit). */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const running = await startWebServer();
   // SIGTERM (a deploy, a scale-down) or SIGINT: drain, then exit 0; 1 if requests had to be cut off.
+  // A second signal while stopping changes nothing: Ctrl-C reaches api/cluster.ts's processes from
+  // the terminal and again from the primary.
+  let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
       void running.stop().then(
         ({ cutOff }) => process.exit(cutOff > 0 ? 1 : 0),
         () => process.exit(1),

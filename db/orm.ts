@@ -188,11 +188,32 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface InitDatabaseOptions {
+  /**
+   * Whether an error of the first connection says PostgreSQL does not answer yet rather than that a
+   * setting is wrong. When it does, the database is returned all the same: its pool connects on
+   * first use, so what needs PostgreSQL fails until the server is back (an API process starts and
+   * answers 503 meanwhile). Without it, or for any other error, initDatabase rejects.
+   */
+  unreachable?: (error: unknown) => boolean;
+}
+
 export async function initDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>,
+  options: InitDatabaseOptions = {},
 ): Promise<Database> {
   const orm = await MikroORM.init(ormConfig(config));
-  const pool = await orm.em.getConnection().getNativeClient();
+  const connection = orm.em.getConnection();
+  let pool: Pool;
+  try {
+    // Makes the pool and runs MikroORM's on-connect check (a statement: the database exists).
+    pool = await connection.getNativeClient();
+  } catch (error) {
+    if (!options.unreachable?.(error)) throw error;
+    // The pool without the check: its first query connects.
+    await connection.connect({ skipOnConnect: true });
+    pool = await connection.getNativeClient();
+  }
   return {
     orm,
     pool,

@@ -91,6 +91,30 @@ describe('drill: graceful shutdown on SIGTERM', { timeout: 120_000 }, () => {
     await stack.startApi();
   });
 
+  it('a request whose own statement still waits when the grace is over is cut off: the API exits 1 within the grace, not once the statement ends', async () => {
+    const api = stack.api;
+    const lock = await holdLock(stack.db, 'lock table cities in access exclusive mode');
+    try {
+      const inFlight = fetch(`${stack.app.baseUrl}/api/cities`).then(
+        (answer) => answer.status,
+        () => 'cut off',
+      );
+      await lockWaiters(stack.db, '%cities%');
+      const signalled = Date.now();
+      api.child.kill('SIGTERM');
+      const exit = await Promise.race([api.exited, sleep(GRACE_MS + 4000).then(() => 'still running')]);
+      const tookMs = Date.now() - signalled;
+      expect(exit, `took ${tookMs} ms`).toEqual({ code: 1, signal: null });
+      expect(tookMs).toBeGreaterThanOrEqual(GRACE_MS - 200);
+      expect(await inFlight).toBe('cut off');
+      expect(api.lines.some((line) => line.includes('"msg":"api stopped"'))).toBe(true);
+    } finally {
+      await lock.release();
+      await api.exited;
+    }
+    await stack.startApi();
+  });
+
   it('the worker finishes the in-flight PDF render after SIGTERM (a successor already polling), stores it once and exits 0', async () => {
     // A rolling deploy: the next worker polls before the old one is told to stop.
     const workers = [stack.worker!, await stack.startWorker()];
