@@ -287,7 +287,8 @@ export const docs = taggedOperations(TAGS, {
       'LOYALTY_INSUFFICIENT_POINTS, details balance and pointsCost). Points of one company never pay for another’s reward. ' +
       'Idempotency-Key (optional header, 8 to 128 characters of A-Z a-z 0-9 _ -, else 400 VALIDATION_FAILED): a retry ' +
       'with the same key and body, even while the first call is still running, answers 201 with the voucher that call ' +
-      'made and spends nothing more; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. Keys are kept per ' +
+      'made and spends nothing more, also once the program is switched off or the company hidden since; the same key ' +
+      'with another body is 409 IDEMPOTENCY_KEY_REUSED. Keys are kept per ' +
       'traveller; a refused redeem keeps nothing under its key, so its retry is judged afresh. Without the header every ' +
       'call redeems anew.',
     responses: answers(201, 'Voucher created', Redeemed, WRITE_REFUSALS),

@@ -9,7 +9,14 @@ import {
   readReferral,
   type LoyaltyProgram,
 } from '../../db/queries/loyalty.js';
-import { openAccount, previewVoucher, recordReferral, redeemReward } from '../../db/writes/loyalty/index.js';
+import {
+  openAccount,
+  previewVoucher,
+  recordReferral,
+  redeemReward,
+  storedRedemption,
+  type Redemption,
+} from '../../db/writes/loyalty/index.js';
 import type { InventoryScope } from '../../domain/inventory-scope.js';
 import { Refusal } from '../../domain/refusal.js';
 
@@ -106,8 +113,24 @@ export async function loyaltyReferral(
 /** POST /loyalty/referral. */
 export const useReferral = asMember(recordReferral);
 
-/** POST /loyalty/redeem. */
-export const redeemInProgram = asMember(redeemReward);
+const redeemAsMember = asMember(redeemReward);
+
+/**
+ * POST /loyalty/redeem. A retry whose Idempotency-Key holds the voucher its first call made is
+ * answered that voucher before the program is looked up: the points are spent, so a program
+ * switched off or a company hidden since changes nothing of it. Any other call is the member's write.
+ */
+export async function redeemInProgram(
+  db: Database,
+  caller: LoyaltyCaller,
+  body: { companyId: string; rewardCode: string; idempotencyKey?: string | undefined },
+): Promise<Redemption> {
+  const stored =
+    body.idempotencyKey === undefined
+      ? null
+      : await storedRedemption(db, { ...body, userId: caller.userId }, body.idempotencyKey);
+  return stored ?? redeemAsMember(db, caller, body);
+}
 
 /** POST /loyalty/preview: what the voucher would take off these trips, consuming nothing. */
 export async function previewVoucherOn(

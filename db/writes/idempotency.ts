@@ -69,6 +69,22 @@ export async function lockIdempotencyKey(
 }
 
 /**
+ * The record stored under the key, read without a lock (null when there is none): a retry's answer
+ * can be found before the call's own checks, which the stored answer no longer depends on.
+ */
+export async function findIdempotencyRecord(
+  db: Pick<Database, 'query'>,
+  scope: string,
+  key: string,
+): Promise<IdempotencyRecord | null> {
+  const [row] = await db.query<RecordRow>(
+    `select request_hash, status_code, response from idempotency_records where scope = $1 and key = $2`,
+    [scope, key],
+  );
+  return row ? toRecord(row) : null;
+}
+
+/**
  * Stores the first answer given under the key (a later one, of a concurrent duplicate, does not
  * replace it), making the record if the call's transaction rolled its claim back.
  */

@@ -7,6 +7,7 @@
 export { adjustPoints, adjustPointsWithin, ensureAccount, openAccount } from './account.js';
 export { awardTripPoints, settleTripEarning, type TripPointsResult } from './earn.js';
 export { redeemReward, type Redemption } from './redeem.js';
+export { storedRedemption } from './redeem-key.js';
 export { recordReferral } from './referral.js';
 export { reverseBookingPoints, type ReversedPoints } from './reversal.js';
 export { LoyaltyRefusal, type LoyaltyErrorCode } from './refusal.js';

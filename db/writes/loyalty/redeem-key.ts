@@ -1,7 +1,13 @@
 import { keyReused, keyVerdict, requestHash } from '../../../domain/idempotency.js';
 import { Refusal } from '../../../domain/refusal.js';
 import type { Database } from '../../orm.js';
-import { lockIdempotencyKey, storeIdempotentAnswer, type IdempotentAnswer } from '../idempotency.js';
+import {
+  findIdempotencyRecord,
+  lockIdempotencyKey,
+  storeIdempotentAnswer,
+  type IdempotencyRecord,
+  type IdempotentAnswer,
+} from '../idempotency.js';
 import type { Queryable } from './account.js';
 
 /**
@@ -9,7 +15,9 @@ import type { Queryable } from './account.js';
  * claimed inside the redeem's transaction (db/writes/idempotency.ts) under the traveller's scope,
  * with the fingerprint of the request; the voucher made is stored as its answer before the commit.
  * A duplicate in flight waits on the claim and then finds the answer; a refusal rolls the claim
- * back with the rest of the redeem, so nothing is kept for it.
+ * back with the rest of the redeem, so nothing is kept for it. A retry whose answer is stored is
+ * answered before the programme is looked up (storedRedemption), so a programme switched off or a
+ * company hidden since does not deny a voucher already made and paid for.
  */
 
 /** A voucher as a redeem answers it (redeem.ts `Redemption`). */
@@ -29,27 +37,60 @@ export interface RedeemRecord {
 /** What the claim decided: the voucher a first call made, or the record this call stores its own under. */
 export type RedeemClaim = { replay: RedeemedVoucher } | { record: RedeemRecord };
 
+/** Who redeems what: the traveller, the programme's company and the reward's catalogue code. */
+interface RedeemRequest {
+  companyId: string;
+  userId: string;
+  rewardCode: string;
+}
+
+/** The record a traveller's redeem is kept under: per traveller, with the fingerprint of the request. */
+const redeemRecord = (input: RedeemRequest, key: string): RedeemRecord => ({
+  scope: `loyalty-redeem:${input.userId}`,
+  key,
+  requestHash: requestHash({ companyId: input.companyId, rewardCode: input.rewardCode }),
+});
+
+/**
+ * What the record stored under the key decides for this request: its voucher, a refusal (409
+ * IDEMPOTENCY_KEY_REUSED) when it was stored with another request, or null when there is no answer yet.
+ */
+function storedVoucher(stored: IdempotencyRecord | null, record: RedeemRecord): RedeemedVoucher | null {
+  const verdict = keyVerdict(stored, record.requestHash);
+  if (verdict.kind === 'REUSED') {
+    const { status, code, message } = keyReused('redeem');
+    throw new Refusal(status, code, message);
+  }
+  return verdict.kind === 'REPLAY' ? voucherOf(verdict.answer) : null;
+}
+
+/**
+ * The voucher a first call with this key and request made, read before the redeem's checks: the
+ * stored answer stands whatever became of the programme or the company since. Null when the key
+ * holds no answer (the redeem goes on and claims it); the key used for another request is 409.
+ */
+export async function storedRedemption(
+  db: Pick<Database, 'query'>,
+  input: RedeemRequest,
+  key: string,
+): Promise<RedeemedVoucher | null> {
+  const record = redeemRecord(input, key);
+  return storedVoucher(await findIdempotencyRecord(db, record.scope, record.key), record);
+}
+
 /**
  * Claims `key` for this traveller's redeem of `rewardCode` in `companyId` and locks its record
  * until the transaction ends. A key stored with another request is 409 IDEMPOTENCY_KEY_REUSED.
  */
 export async function claimRedeemKey(
   client: Queryable,
-  input: { companyId: string; userId: string; rewardCode: string },
+  input: RedeemRequest,
   key: string,
 ): Promise<RedeemClaim> {
-  const record: RedeemRecord = {
-    scope: `loyalty-redeem:${input.userId}`,
-    key,
-    requestHash: requestHash({ companyId: input.companyId, rewardCode: input.rewardCode }),
-  };
+  const record = redeemRecord(input, key);
   const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
-  const verdict = keyVerdict(claimed, record.requestHash);
-  if (verdict.kind === 'REUSED') {
-    const { status, code, message } = keyReused('redeem');
-    throw new Refusal(status, code, message);
-  }
-  return verdict.kind === 'REPLAY' ? { replay: voucherOf(verdict.answer) } : { record };
+  const replay = storedVoucher(claimed, record);
+  return replay ? { replay } : { record };
 }
 
 /** Stores the voucher as the key's answer (201), in the redeem's transaction. */

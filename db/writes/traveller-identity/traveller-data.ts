@@ -13,7 +13,8 @@ import type { PoolClient } from 'pg';
  * Moved with them but not counted (each hangs on a booking or a journey above, or holds nothing):
  *   journey_quotes (priced offers that expire and hold no seats), document_snapshots,
  *   document_share_grants issued or revoked by the traveller, the traveller's support messages,
- *   loyalty_accounts without activity.
+ *   loyalty_accounts without activity, the stored answers of the traveller's idempotency keys
+ *   (idempotency_records of scope confirm:{userId} and loyalty-redeem:{userId}).
  * Identity and session plumbing (never moved; the merge itself rewrites it): users.passenger_id,
  *   passengers.merged_into_id, user_identities, unlinked_identities (what the old account unlinked
  *   stays its own), traveller_sessions and refresh_tokens (the old account's are revoked),
@@ -54,7 +55,11 @@ export const PROFILE_HAS_OPERATIONAL_DATA = `(
  * (the rule refused otherwise): the surviving account's loyalty accounts in the old one's
  * companies are idle, and where both have one in a company the idle one gives way (one account
  * per company and traveller). A quote whose client
- * idempotency key the surviving account already used stays behind: it holds nothing.
+ * idempotency key the surviving account already used stays behind: it holds nothing. The stored
+ * answers of the old account's confirm and redeem keys move first, as a confirm claims its key
+ * before it locks its journeys: a retry from the surviving account's session is answered what the
+ * first call did (its tickets, its voucher) instead of acting again; a key the surviving account
+ * used too keeps that account's answer.
  */
 export async function moveAccountData(
   client: PoolClient,
@@ -62,6 +67,10 @@ export async function moveAccountData(
   toUserId: string,
 ): Promise<void> {
   const move = (sql: string) => client.query(sql, [fromUserId, toUserId]);
+  await move(`update idempotency_records r set scope = split_part(r.scope, ':', 1) || ':' || $2::text
+               where r.scope in ('confirm:' || $1::text, 'loyalty-redeem:' || $1::text)
+                 and not exists (select 1 from idempotency_records n
+                                  where n.scope = split_part(r.scope, ':', 1) || ':' || $2::text and n.key = r.key)`);
   await move(`update journey_quotes q set owner_user_id = $2 where q.owner_user_id = $1
                and not exists (select 1 from journey_quotes n where n.owner_user_id = $2 and n.idempotency_key = q.idempotency_key)`);
   await move('update journey_orders set owner_user_id = $2, updated_at = now() where owner_user_id = $1');

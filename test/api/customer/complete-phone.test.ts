@@ -363,6 +363,55 @@ describe('POST /auth/customer/complete-phone', () => {
     expect(moved).toEqual({ traveller_user_id: traveller.userId, opened_by: traveller.userId });
   });
 
+  it("answers the old account's redeem retried with its Idempotency-Key from the merged session with that voucher, spending nothing more", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 300 });
+    const redeem = (token: string) =>
+      app.request('/api/loyalty/redeem', {
+        method: 'POST',
+        json: { companyId: trip.companyId, rewardCode: reward.code },
+        token,
+        headers: { 'Idempotency-Key': key },
+      });
+    const key = `redeem-${randomUUID()}`;
+    const first = await redeem((await sessionOf(old.userId!)).token);
+    expect(first.status, first.text).toBe(201);
+    // A confirm the old account made is answered again the same way: its stored answer moves too.
+    const confirmKey = `confirm-${randomUUID()}`;
+    await app.db.query(
+      `insert into idempotency_records (scope, key, request_hash, status_code, response)
+       values ($1, $2, 'hash', 200, '{"success": true, "data": {}}')`,
+      [`confirm:${old.userId}`, confirmKey],
+    );
+
+    // The app lost the answer; the traveller signs in with the identity provider and takes the number.
+    const traveller = await idpTraveller();
+    const merged = await complete(traveller.token, {
+      phone: old.phone,
+      code: await codeFor(old.phone),
+      method: 'sms',
+    });
+    expect(merged.status, merged.text).toBe(200);
+
+    const retry = await redeem(traveller.token);
+    expect({ status: retry.status, body: retry.body }, retry.text).toEqual({ status: 201, body: first.body });
+    expect(
+      await app.db.query(
+        `select a.user_id, a.balance, (select count(*)::int from loyalty_redemptions r where r.account_id = a.id) as vouchers
+           from loyalty_accounts a where a.company_id = $1 and a.user_id = any($2::uuid[])`,
+        [trip.companyId, [old.userId, traveller.userId]],
+      ),
+    ).toEqual([{ user_id: traveller.userId, balance: 200, vouchers: 1 }]);
+    expect(
+      await app.db.query(`select scope from idempotency_records where key = any($1::text[]) order by scope`, [
+        [key, confirmKey],
+      ]),
+    ).toEqual([{ scope: `confirm:${traveller.userId}` }, { scope: `loyalty-redeem:${traveller.userId}` }]);
+  });
+
   it('refuses the merge when both sides carry operational data: favorites on mine, a booking on the old one', async () => {
     const traveller = await idpTraveller();
     const newer = await passengerWithFavorites(null, 1);

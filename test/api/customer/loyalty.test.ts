@@ -614,6 +614,67 @@ describe('redeeming with an Idempotency-Key (a retry after a lost answer)', () =
     expect(await facts(trip.companyId, traveller.userId, another.id)).toEqual(before);
   });
 
+  it('a retry answers the voucher it made even once the programme is switched off; a new key is 404 and the key with another reward 409, taking nothing', async () => {
+    const trip = await bookableTrip(app.db);
+    const owner = await companyWithProgramme(app, trip.companyId);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    const another = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const body = { companyId: trip.companyId, rewardCode: reward.code };
+    const key = `redeem-${randomUUID()}`;
+    const first = await redeemWith(traveller, body, key);
+    expect(first.status, first.text).toBe(201);
+
+    // The owner switches the programme off before the traveller's app got its answer.
+    const off = await programmeCall(app, owner, 'PUT', '/loyalty', { ...PROGRAM, active: false });
+    expect(off.status, off.text).toBe(200);
+    const spent = await facts(trip.companyId, traveller.userId, reward.id);
+    expect(spent).toEqual({
+      balance: 200,
+      vouchers: [first.body.redemption.code],
+      redeems: 1,
+      redemptionCount: 1,
+    });
+
+    const retry = await redeemWith(traveller, body, key);
+    expect({ status: retry.status, body: retry.body }, retry.text).toEqual({ status: 201, body: first.body });
+    // A redeem the programme never answered is refused as before, and so is the key with another reward.
+    const fresh = await redeemWith(traveller, body, `redeem-${randomUUID()}`);
+    expect([fresh.status, fresh.body.errorCode], fresh.text).toEqual([404, 'LOYALTY_PROGRAM_NOT_FOUND']);
+    const reused = await redeemWith(traveller, { ...body, rewardCode: another.code }, key);
+    expect([reused.status, reused.body.errorCode], reused.text).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
+    expect(await facts(trip.companyId, traveller.userId, reward.id)).toEqual(spent);
+    expect((await facts(trip.companyId, traveller.userId, another.id)).redemptionCount).toBe(0);
+  });
+
+  it('a retry answers the voucher it made even once the company is unpublished or suspended, spending nothing more', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const reward = await giveReward(app.db, trip.companyId, { pointsCost: 100 });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const body = { companyId: trip.companyId, rewardCode: reward.code };
+    const key = `redeem-${randomUUID()}`;
+    const first = await redeemWith(traveller, body, key);
+    expect(first.status, first.text).toBe(201);
+    const spent = await facts(trip.companyId, traveller.userId, reward.id);
+
+    for (const hidden of [`published = false`, `published = true, status = 'SUSPENDED'`]) {
+      await app.db.query(`update companies set ${hidden} where id = $1`, [trip.companyId]);
+      const retry = await redeemWith(traveller, body, key);
+      expect({ status: retry.status, body: retry.body }, `${hidden}: ${retry.text}`).toEqual({
+        status: 201,
+        body: first.body,
+      });
+      const fresh = await redeemWith(traveller, body, `redeem-${randomUUID()}`);
+      expect([fresh.status, fresh.body.errorCode], `${hidden}: ${fresh.text}`).toEqual([
+        404,
+        'LOYALTY_PROGRAM_NOT_FOUND',
+      ]);
+      expect(await facts(trip.companyId, traveller.userId, reward.id)).toEqual(spent);
+    }
+  });
+
   it('a refused redeem keeps nothing under its key: its retry once the points are there redeems', async () => {
     const trip = await programWithTrip(app.db);
     const traveller = await app.signIn();
