@@ -143,7 +143,9 @@ export const docs = taggedOperations(TAGS, {
       `Needs tickets.manage, ${RECHECKED}. {subject, message, priority?, bookingId?, companyId?, travellerId?}: ` +
       'a booking brings ' +
       'its company and traveller (a different companyId or travellerId is 400 TICKET_SUBJECT_MISMATCH); unknown ids ' +
-      'are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. Recorded (tickets.create). ' +
+      "are 404 BOOKING_NOT_FOUND, COMPANY_NOT_FOUND, TRAVELLER_NOT_FOUND. The traveller, named or the booking's " +
+      'owner, is an account someone can sign in to: one a phone merge disabled is 404 TRAVELLER_NOT_FOUND, and a ' +
+      "booking it owned is the surviving account's (a merge running meanwhile ends first). Recorded (tickets.create). " +
       `${ANSWER} (The receipt: id, status, subject, priority.)`,
     responses: answers(201, 'Opened', TicketChanged, [400, 401, 403, 404]),
   },

@@ -353,6 +353,7 @@ describe('support tickets', () => {
     });
     const other = await createCorridor(app.db);
     const mergedAway = await app.signIn();
+    const mergedAwayBooking = await bookingOf(mergedAway);
     const [nobodyCompany, nobodyTraveller] = [crypto.randomUUID(), crypto.randomUUID()];
     const ours = [
       support.admin.id,
@@ -360,6 +361,7 @@ describe('support tickets', () => {
       companyId,
       other.company.id,
       mergedAway.userId,
+      mergedAwayBooking.bookingId,
       nobodyCompany,
       nobodyTraveller,
     ];
@@ -399,6 +401,16 @@ describe('support tickets', () => {
         subject: 'Call back about a refund',
         message: 'Traveller phoned in',
         travellerId: mergedAway.userId,
+      }),
+      404,
+      'TRAVELLER_NOT_FOUND',
+    );
+    // Nor through a booking it still owns (a merge moves its bookings to the surviving account).
+    expectError(
+      await support.browser.send('POST', '/tickets', {
+        subject: 'Call back about a refund',
+        message: 'Traveller phoned in',
+        bookingId: mergedAwayBooking.bookingId,
       }),
       404,
       'TRAVELLER_NOT_FOUND',

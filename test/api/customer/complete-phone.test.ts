@@ -12,6 +12,7 @@ import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
 import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
+import { signedInAdmin } from '../admin/helpers.js';
 
 /**
  * Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
@@ -777,6 +778,63 @@ describe('POST /auth/customer/complete-phone', () => {
       ),
     ).toEqual([]);
   }, 60_000);
+
+  it.each<[string, (oldUserId: string) => Record<string, string>, number, string | null]>([
+    ['naming the booking: the surviving account gets it', () => ({}), 201, null],
+    [
+      'naming the booking and the old account: refused, the booking is no longer theirs',
+      (oldUserId) => ({ travellerId: oldUserId }),
+      400,
+      'TICKET_SUBJECT_MISMATCH',
+    ],
+  ])(
+    "support's ticket %s, never the account the merge disabled while the ticket waited",
+    async (_label, naming, status, errorCode) => {
+      const support = await signedInAdmin(app, { role: 'SUPPORT' });
+      const old = await oldPhoneTraveller();
+      const rows = await bookedJourney(old.userId!);
+      const traveller = await idpTraveller();
+      const code = await codeFor(old.phone);
+
+      // The old account's row is busy: the merge waits on it first, then support's ticket about the
+      // old account's booking (its traveller follows) queues behind the merge.
+      const { answer: opened } = await whileMerging(
+        traveller.token,
+        old.phone,
+        code,
+        `select id from users where id = '${old.userId}' for update`,
+        () =>
+          support.browser.send('POST', '/tickets', {
+            subject: 'Lost bag',
+            message: 'The traveller phoned about a bag left on the bus',
+            bookingId: rows.bookingId,
+            ...naming(old.userId!),
+          }),
+      );
+      expect({ status: opened.status, errorCode: opened.body?.errorCode ?? null }, opened.text).toEqual({
+        status,
+        errorCode,
+      });
+      if (opened.status === 201) {
+        const ticketId = opened.body.data.ticket.id as string;
+        const read = await app.request(`/api/support-tickets/${ticketId}`, { token: traveller.token });
+        const listed = await support.browser.get(`/tickets?travellerId=${traveller.userId}`);
+        expect({
+          answered: opened.body.data.ticket.traveller,
+          survivorReads: read.status,
+          supportListsForSurvivor: listed.body.data.items.map((item: { id: string }) => item.id),
+        }).toEqual({
+          answered: expect.objectContaining({ id: traveller.userId }),
+          survivorReads: 200,
+          supportListsForSurvivor: [ticketId],
+        });
+      }
+      expect(
+        await app.db.query('select id from support_tickets where traveller_user_id = $1', [old.userId]),
+      ).toEqual([]);
+    },
+    60_000,
+  );
 
   it('keeps a favorite saved while the merge moves the profile: the route saved is listed afterwards', async () => {
     const traveller = await idpTraveller();
