@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { spawnChild, stopChild, type DrillChild } from '../drills/support/child.js';
 import { eventually } from '../support/journeys.js';
+import { alive, childrenOf } from '../support/processes.js';
 
 /**
  * The API's processes while PostgreSQL does not answer. The API reaches PostgreSQL through a TCP
@@ -85,24 +85,6 @@ async function newRelay(): Promise<Relay> {
   await relay.set('up');
   return relay;
 }
-
-const childrenOf = (pid: number): number[] => {
-  try {
-    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return text ? text.split(' ').map(Number) : [];
-  } catch {
-    return [];
-  }
-};
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Status and Retry-After of one request on a connection of its own; status 0 when nothing answers. */
 async function ask(port: number, path: string): Promise<{ status: number; retryAfter: string | null }> {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -6,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { spawnChild, stopChild, type DrillChild } from '../drills/support/child.js';
 import { eventually } from '../support/journeys.js';
+import { childrenOf } from '../support/processes.js';
 
 /**
  * API_PROCESSES=2 stopped (SIGTERM): the primary is the process a deployment signals and watches,
@@ -27,15 +27,6 @@ function get(port: number, path: string): Promise<number | 'cut off'> {
     req.end();
   });
 }
-
-const childrenOf = (pid: number): number[] => {
-  try {
-    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return text ? text.split(' ').map(Number) : [];
-  } catch {
-    return [];
-  }
-};
 
 async function startCluster(): Promise<{ api: DrillChild; port: number }> {
   const port = await freePort(4600, 100);

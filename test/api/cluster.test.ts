@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, portOpen } from '../../scripts/lib/services.js';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { eventually } from '../support/journeys.js';
+import { alive, childrenOf } from '../support/processes.js';
 
 /**
  * API_PROCESSES=2: `api/cluster.ts` runs two real API processes on one port against the run's
@@ -25,12 +26,6 @@ function namedDatabaseUrl(): string {
   const url = new URL(process.env.DATABASE_URL!);
   url.searchParams.set('application_name', APPLICATION_NAME);
   return url.toString();
-}
-
-/** The pids of a process's children, from /proc. */
-function childrenOf(pid: number): number[] {
-  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return text ? text.split(' ').map(Number) : [];
 }
 
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
@@ -165,14 +160,6 @@ describe('API_PROCESSES: several API processes on one port', () => {
     );
     primary.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     expect(replaced.filter(alive)).toEqual([]);
   }, 60_000);
 });
