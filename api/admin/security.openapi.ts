@@ -126,7 +126,8 @@ export const docs = taggedOperations(TAGS, {
       'replace the authenticator instead), ' +
       'and with 409 SECOND_FACTOR_NOT_ENABLED when there is none. A wrong code (400 INVALID_SECOND_FACTOR) counts in the ' +
       'second-factor limit of POST /auth/2fa (10 per administrator from one client IP, 50 from all addresses, in 15 ' +
-      'minutes; then 429). Recorded in the audit log (security.2fa_removed).',
+      'minutes; then 429). Every other session of this administrator ends (one that never gave its second factor ' +
+      'must not outlive it); this one stays. Recorded in the audit log (security.2fa_removed).',
     responses: answers(200, 'Second factor removed', RemovedResponse, [400, 401, 403, 409, 429]),
   },
 });

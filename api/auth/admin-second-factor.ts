@@ -129,7 +129,7 @@ export async function startEnrolment(
   const secret = newTotpSecret();
   const started = await startAuthenticatorEnrolment(
     deps.db,
-    admin.adminId,
+    admin,
     {
       secret,
       ttlMinutes: ENROLMENT_TTL_MINUTES,
@@ -203,8 +203,9 @@ export async function confirmEnrolment(
 }
 
 /**
- * Removes the authenticator and the recovery codes, given a current code or a recovery code.
- * Refused (409 SECOND_FACTOR_REQUIRED_BY_POLICY) while the account must use a second factor (its
+ * Removes the authenticator and the recovery codes, given a current code or a recovery code;
+ * every other session of the administrator ends (one still owing the second factor must not
+ * outlive it). Refused (409 SECOND_FACTOR_REQUIRED_BY_POLICY) while the account must use a second factor (its
  * totp_required, or in production the permissions it holds: secondFactorMandatory): such an
  * account replaces its authenticator instead.
  */
@@ -215,5 +216,5 @@ export async function removeSecondFactor(
   origin: RequestOrigin,
 ): Promise<void> {
   const production = deps.config.NODE_ENV === 'production';
-  unlessRefused(await removeAuthenticator(deps.db, admin.adminId, proofToSpend(proof), origin, production));
+  unlessRefused(await removeAuthenticator(deps.db, admin, proofToSpend(proof), origin, production));
 }

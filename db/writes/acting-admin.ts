@@ -28,6 +28,11 @@ export interface ActorAccount {
   permissions: string[];
 }
 
+/** A disabled (or removed) account: the 401 INVALID_CREDENTIAL its next request would get. */
+function stillActive<T extends Pick<ActorAccount, 'status'>>(account: T | null): asserts account is T {
+  if (account?.status !== 'ACTIVE') throw adminSessionEnded();
+}
+
 /**
  * The account as it may act now, with the permissions it holds: a disabled (or removed) account
  * gets the 401 INVALID_CREDENTIAL its next request would (its sessions have ended), one that no
@@ -37,7 +42,7 @@ export function actingAs(
   account: ActorAccount | null,
   permission: AdminPermission,
 ): { adminId: string; permissions: AdminPermission[] } {
-  if (account?.status !== 'ACTIVE') throw adminSessionEnded();
+  stillActive(account);
   const permissions = effectivePermissions(account.role, account.permissions);
   if (!permissions.includes(permission)) throw permissionDenied(permission);
   return { adminId: account.id, permissions };
@@ -60,4 +65,29 @@ export async function lockActingAdmin(
     [[actor.actorId, ...others]],
   );
   return actingAs(rows.find((row) => row.id === actor.actorId) ?? null, actor.permission).permissions;
+}
+
+/**
+ * The first statement of an administrator's write of their own account (their second factor): the
+ * account row locked for update until the transaction ends (the write changes that row, and two
+ * such writes take turns on it), still ACTIVE, and the request's session still live. A disable
+ * committed meanwhile (it ends every session under the same row lock), or the session ended since
+ * the request found it (signed out, ended by an authenticator change elsewhere), throws the 401
+ * INVALID_CREDENTIAL of `actingAs`, and the caller's transaction writes nothing.
+ */
+export async function lockOwnAccount(
+  sql: Pick<PoolClient, 'query'>,
+  session: { adminId: string; sessionId: string },
+): Promise<void> {
+  const { rows } = await sql.query<Pick<ActorAccount, 'status'>>(
+    'select status from admins where id = $1 for update',
+    [session.adminId],
+  );
+  stillActive(rows[0] ?? null);
+  // A statement of its own, after the lock: it sees what a change that held the row committed.
+  const live = await sql.query(
+    'select 1 from admin_sessions where id = $1 and admin_id = $2 and revoked_at is null',
+    [session.sessionId, session.adminId],
+  );
+  if (live.rows.length === 0) throw adminSessionEnded();
 }

@@ -178,7 +178,7 @@ export async function revokeAdminSession(sql: Sql, sessionId: string): Promise<b
   return rows.length > 0;
 }
 
-/** Ends every session of an administrator except `keepSessionId` (disabling, changing the authenticator). */
+/** Ends every session of an administrator except `keepSessionId` (disabling, changing or removing the authenticator). */
 export async function revokeOtherAdminSessions(
   sql: Sql,
   adminId: string,

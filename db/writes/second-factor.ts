@@ -3,15 +3,24 @@ import { adminSessionEnded, secondFactorMandatory, type AdminRole } from '../../
 import { base32Decode, matchTotp } from '../../domain/totp.js';
 import type { Database } from '../orm.js';
 import { rowById } from '../sql-runner.js';
+import { lockOwnAccount } from './acting-admin.js';
 import { elevateAdminSession, revokeOtherAdminSessions, type SessionSecretHashes } from './admin-sessions.js';
 import { ownAccountAudit, recordAudit, type RequestOrigin } from './audit.js';
 
 /**
  * An administrator's second factor (the totp_* and recovery_code_hashes columns of admins). Each
- * transaction locks the administrator row first, so two requests cannot both spend one code, and
- * writes its audit row. A refused code still commits: its auth.second_factor_failed row stays.
+ * transaction first locks the administrator row and checks the account is still ACTIVE and the
+ * session still live (lockOwnAccount: else 401 INVALID_CREDENTIAL and nothing is written), so two
+ * requests cannot both spend one code, and writes its audit row. A refused code still commits: its
+ * auth.second_factor_failed row stays.
  */
 type Sql = Pick<PoolClient, 'query'>;
+
+/** The administrator and the session a write of their own second factor comes from. */
+interface OwnSession {
+  adminId: string;
+  sessionId: string;
+}
 
 /** A code from the authenticator, or the hash of a recovery code (only hashes are kept). */
 export type ProofToSpend = { code: string } | { recoveryCodeHash: string };
@@ -130,12 +139,13 @@ async function sessionElevated(sql: Sql, sessionId: string, secrets: SessionSecr
  */
 export async function passSecondFactor(
   db: Database,
-  session: { adminId: string; sessionId: string },
+  session: OwnSession,
   proof: ProofToSpend,
   secrets: SessionSecretHashes,
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
   return db.transaction(async (client) => {
+    await lockOwnAccount(client, session);
     const failure = { method: proofMethod(proof) };
     const accepted = await spendSecondFactor(client, session.adminId, proof, origin, failure);
     if (!accepted) return 'CODE_REFUSED';
@@ -161,11 +171,13 @@ interface PendingExpiryRow {
  */
 export async function startAuthenticatorEnrolment(
   db: Database,
-  adminId: string,
+  session: OwnSession,
   enrolment: { secret: string; ttlMinutes: number; replacing: boolean; proof: ProofToSpend | null },
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
+  const { adminId } = session;
   return db.transaction(async (client) => {
+    await lockOwnAccount(client, session);
     if (enrolment.proof) {
       const purpose = { purpose: 'change_authenticator' };
       if (!(await spendSecondFactor(client, adminId, enrolment.proof, origin, purpose)))
@@ -199,12 +211,13 @@ interface PendingSecretRow {
  */
 export async function confirmAuthenticator(
   db: Database,
-  session: { adminId: string; sessionId: string },
+  session: OwnSession,
   confirmation: { code: string; recoveryCodeHashes: string[]; secrets: SessionSecretHashes },
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
   const { adminId, sessionId } = session;
   return db.transaction(async (client) => {
+    await lockOwnAccount(client, session);
     const { rows } = await client.query<PendingSecretRow>(
       `select totp_pending_secret, totp_pending_expires_at > now() as waiting, totp_confirmed_at is not null as replacing
        from admins where id = $1 for update`,
@@ -242,18 +255,22 @@ interface FactorPolicyRow {
 
 /**
  * Removes the authenticator and the recovery codes, given a proof from them
- * (security.2fa_removed). An account that must sign in with a second factor keeps them: its
- * totp_required is set, or, in `production`, it holds a permission that always needs one
- * (secondFactorMandatory). Answers the proof spent.
+ * (security.2fa_removed), and ends every other session of the administrator, as confirming one
+ * does: a session still owing the factor would otherwise find nothing owed and act in full. An
+ * account that must sign in with a second factor keeps them: its totp_required is set, or, in
+ * `production`, it holds a permission that always needs one (secondFactorMandatory). Answers the
+ * proof spent.
  */
 export async function removeAuthenticator(
   db: Database,
-  adminId: string,
+  session: OwnSession,
   proof: ProofToSpend,
   origin: RequestOrigin,
   production: boolean,
 ): Promise<AcceptedProof | SecondFactorRefusal> {
+  const { adminId, sessionId } = session;
   return db.transaction(async (client) => {
+    await lockOwnAccount(client, session);
     const { rows } = await client.query<FactorPolicyRow>(
       `select role, permissions, totp_required, totp_confirmed_at is not null as enabled
        from admins where id = $1 for update`,
@@ -272,6 +289,7 @@ export async function removeAuthenticator(
        where id = $1`,
       [adminId],
     );
+    await revokeOtherAdminSessions(client, adminId, sessionId);
     await recordAudit(client, {
       ...ownAccountAudit(adminId, origin),
       action: 'security.2fa_removed',

@@ -4,7 +4,7 @@ import { hashRecoveryCode, newTotpSecret } from '../../../api/auth/admin-second-
 import { hashSecret, newSecret } from '../../../api/auth/secrets.js';
 import { demoAdminAccounts, DEMO_ADMIN_TOTP_SECRET, seedDemoAdmins } from '../../../db/seed/demo-admins.js';
 import { ADMIN_PERMISSIONS } from '../../../domain/permissions.js';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
+import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
 import { createCompany } from '../../support/factories.js';
 import { AdminBrowser, auditRows, createAdmin, expectError, signedInAdmin, totpCode } from './helpers.js';
@@ -638,6 +638,138 @@ describe('administration sign-in', () => {
         'RATE_LIMITED',
       );
       expect((await browser.get('/permissions')).status).toBe(200);
+    });
+
+    it('ends the other sessions when the authenticator is removed: one that never gave a code does not get past the second factor', async () => {
+      // An optional authenticator: whoever holds only the password is stopped at the second factor.
+      const admin = await createAdmin(app.db, { role: 'SUPER_ADMIN', totp: true, totpRequired: false });
+      const passwordOnly = new AdminBrowser(app);
+      expect((await passwordOnly.signIn(admin)).body.data.secondFactorRequired).toBe(true);
+      expectError(await passwordOnly.get('/admins'), 403, 'SECOND_FACTOR_REQUIRED');
+
+      // The owner, in a session that gave its code, removes the authenticator.
+      const owner = new AdminBrowser(app);
+      await owner.signIn(admin);
+      expect((await owner.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) })).status).toBe(200);
+      const removed = await owner.send('DELETE', '/security/2fa', { code: totpCode(admin.totpSecret!, 1) });
+      expect(removed.status).toBe(200);
+
+      // The session that never gave its second factor has ended; it neither reads nor creates anything.
+      const countAdmins = async () =>
+        (await app.db.query<{ count: string }>('select count(*) from admins'))[0]!.count;
+      const adminsBefore = await countAdmins();
+      expectError(await passwordOnly.get('/admins'), 401, 'INVALID_CREDENTIAL');
+      const create = await passwordOnly.send('POST', '/admins', {
+        email: `escaped-${randomUUID().slice(0, 8)}@test.example`,
+        name: 'Made Past The Factor',
+        password: 'a long enough password',
+        role: 'SUPER_ADMIN',
+        totpRequired: false,
+      });
+      expectError(create, 401, 'INVALID_CREDENTIAL');
+      expect(await countAdmins()).toBe(adminsBefore);
+      // The session that removed it goes on; a new sign-in with the password alone is complete.
+      expect((await owner.get('/admins')).status).toBe(200);
+      expect((await new AdminBrowser(app).signIn(admin)).body.data.secondFactorRequired).toBe(false);
+    });
+
+    it('refuses removing the authenticator of an account disabled while the request waited: 401, authenticator kept', async () => {
+      const boss = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const codes = ['abcde-fghij', 'klmno-pqrst'];
+      const admin = await createAdmin(app.db, {
+        totp: true,
+        recoveryCodeHashes: codes.map(hashRecoveryCode),
+      });
+      const browser = new AdminBrowser(app);
+      await browser.signIn(admin);
+      expect((await browser.send('POST', '/auth/2fa', { code: totpCode(admin.totpSecret!) })).status).toBe(
+        200,
+      );
+      const factor = () =>
+        app.db.query(
+          'select status, totp_secret, totp_last_step, recovery_code_hashes from admins where id = $1',
+          [admin.id],
+        );
+      const before = await factor();
+
+      // The account's row is busy a moment: the disable queues first, the removal behind it.
+      const held = await holdLock(app.db, `select 1 from admins where id = '${admin.id}' for update`);
+      let disable;
+      let removal;
+      try {
+        disable = boss.browser.send('PATCH', `/admins/${admin.id}`, { status: 'DISABLED' });
+        await waitersOf(app.db, held.pid, 1);
+        removal = browser.send('DELETE', '/security/2fa', { recoveryCode: codes[0] });
+        await answeredOrWaiting(removal, app.db, held.pid, 2);
+      } finally {
+        await held.release();
+      }
+      expect((await disable).status).toBe(200);
+      expectError(await removal, 401, 'INVALID_CREDENTIAL');
+
+      // Nothing written: the authenticator and both recovery codes stay, and no security.* or failure row.
+      expect(await factor()).toEqual([{ ...before[0], status: 'DISABLED' }]);
+      const actions = (await auditRows(app.db, admin.id)).map((entry) => entry.action);
+      expect(
+        actions.filter((action) => action.startsWith('security.') || action.endsWith('_failed')),
+      ).toEqual([]);
+    });
+
+    it('refuses starting or confirming an authenticator on an account disabled while the request waited: 401, nothing stored', async () => {
+      const boss = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const { admin, browser } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const pending = () =>
+        app.db.query('select status, totp_pending_secret, totp_secret from admins where id = $1', [admin.id]);
+
+      const held = await holdLock(app.db, `select 1 from admins where id = '${admin.id}' for update`);
+      let disable;
+      let enrol;
+      try {
+        disable = boss.browser.send('PATCH', `/admins/${admin.id}`, { status: 'DISABLED' });
+        await waitersOf(app.db, held.pid, 1);
+        enrol = browser.send('POST', '/security/2fa', { password: admin.password });
+        await answeredOrWaiting(enrol, app.db, held.pid, 2);
+      } finally {
+        await held.release();
+      }
+      expect((await disable).status).toBe(200);
+      const answer = await enrol;
+      expectError(answer, 401, 'INVALID_CREDENTIAL');
+      expect(answer.body.data?.secret).toBeUndefined();
+      expect(await pending()).toEqual([{ status: 'DISABLED', totp_pending_secret: null, totp_secret: null }]);
+
+      // A set-up started before the disable is not confirmed by a code sent while it runs.
+      const other = await signedInAdmin(app, { role: 'SUPER_ADMIN' });
+      const started = await other.browser.send('POST', '/security/2fa', { password: other.admin.password });
+      expect(started.status).toBe(201);
+      const lockAgain = await holdLock(
+        app.db,
+        `select 1 from admins where id = '${other.admin.id}' for update`,
+      );
+      let disableOther;
+      let confirm;
+      try {
+        disableOther = boss.browser.send('PATCH', `/admins/${other.admin.id}`, { status: 'DISABLED' });
+        await waitersOf(app.db, lockAgain.pid, 1);
+        confirm = other.browser.send('PATCH', '/security/2fa', { code: totpCode(started.body.data.secret) });
+        await answeredOrWaiting(confirm, app.db, lockAgain.pid, 2);
+      } finally {
+        await lockAgain.release();
+      }
+      expect((await disableOther).status).toBe(200);
+      expectError(await confirm, 401, 'INVALID_CREDENTIAL');
+      const [confirmedRow] = await app.db.query<{ totp_secret: string | null }>(
+        'select totp_secret from admins where id = $1',
+        [other.admin.id],
+      );
+      expect(confirmedRow!.totp_secret).toBeNull();
+
+      for (const id of [admin.id, other.admin.id]) {
+        const actions = (await auditRows(app.db, id)).map((entry) => entry.action);
+        expect(actions.filter((action) => action.startsWith('security.2fa_e'))).toEqual(
+          id === admin.id ? [] : ['security.2fa_enrolment_started'],
+        );
+      }
     });
   });
 
