@@ -268,7 +268,7 @@ export const docs = taggedOperations(TAGS, {
       `${COMMON} Body companyId and referralCode (another traveller’s code in the same program). Records a PENDING ` +
       'referral (201); both travellers get referralPoints when you complete your first trip with the company. Refused: ' +
       'a code that does not exist in this company’s program (404 LOYALTY_REFERRAL_NOT_FOUND — also a code of another ' +
-      'company, or of a disabled account), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same ' +
+      'company, of a disabled account, or one whose empty account a phone merge removes at that moment), your own code (409 LOYALTY_REFERRAL_SELF), a second referral in the same ' +
       'program (409 LOYALTY_REFERRAL_ALREADY_USED), a traveller who already travelled with the company (checked in on ' +
       'one of its trips, completed or not: 409 LOYALTY_REFERRAL_NOT_NEW), the code of a traveller who entered yours (409 LOYALTY_REFERRAL_MUTUAL: one ' +
       'referral per pair of travellers, whichever way round; of two sent at once, the second is refused).',

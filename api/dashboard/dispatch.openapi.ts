@@ -282,7 +282,9 @@ export const DispatchOutcome = z
       .meta({
         description:
           'COMPLETE: what this call credited (0 when already credited): bookings_credited counts the bookings it ' +
-          'posted points for (a booking earning 0 points, a free seat, never counts, first COMPLETE or replay), ' +
+          'posted points for, to the account owning the booking then (a booking earning 0 points, a free seat, ' +
+          'never counts, first COMPLETE or replay; one owned by a disabled account is not credited, a replay ' +
+          'credits it once the account is active again), ' +
           'points_credited their points (each at the tier the traveller had when the trip was completed, ' +
           "before that trip's points), referrals_rewarded the referrals it rewarded",
       }),

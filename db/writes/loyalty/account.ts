@@ -6,6 +6,7 @@ import {
   referralCodeFrom,
   type LedgerKind,
 } from '../../../domain/loyalty.js';
+import { Refusal } from '../../../domain/refusal.js';
 import type { Database } from '../../orm.js';
 import { insertRow } from '../insert-row.js';
 import { LoyaltyRefusal } from './refusal.js';
@@ -55,16 +56,37 @@ async function findAccount(
 }
 
 /**
+ * Whether the user is ACTIVE, its row shared (FOR KEY SHARE) until the transaction ends: a phone
+ * merge, which locks both users FOR UPDATE before it moves their bookings and loyalty accounts and
+ * disables the old one, either waits for this transaction or has committed, and then the disabled
+ * status is what this reads (a locking read that waited reads the row as the merge left it).
+ */
+export async function shareActiveTraveller(client: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await client.query(
+    `select 1 from users where id = $1 and status = 'ACTIVE' for key share`,
+    [userId],
+  );
+  return rows.length > 0;
+}
+
+/**
  * The traveller's account in a company's program, created on first use with a fresh referral
  * code in the tier of 0 points, in the caller's transaction, which shares the programme row first
  * (shareProgramme) so a tier added or moved at the same moment either waits for the new account and
  * moves it, or is read by it. Does not lock the account; callers that change the balance lock it
  * with lockAccount. On the pool the share would end at once: outside a transaction, openAccount.
+ * An account is only ever created for an ACTIVE user (shareActiveTraveller, so a merge disabling it
+ * now waits for the new account and moves it): one a phone merge disabled gave its accounts to the
+ * surviving one, and a new account there would be one nobody can use; a user who is not ACTIVE is
+ * refused 401 AUTH_REQUIRED (their session ended with the merge).
  */
 export async function ensureAccount(client: Queryable, companyId: string, userId: string): Promise<string> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const existing = await findAccount(client, companyId, userId);
     if (existing) return existing;
+    if (!(await shareActiveTraveller(client, userId))) {
+      throw new Refusal(401, 'AUTH_REQUIRED', 'Sign in to continue');
+    }
     await shareProgramme(client, companyId);
     // "do nothing" covers both a concurrent first call (same user) and a referral code collision.
     const inserted = await client.query<{ id: string }>(

@@ -2,7 +2,14 @@ import { pointsRoom, tierFor, tripPoints } from '../../../domain/loyalty.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { listTiersIn } from '../../queries/loyalty.js';
-import { lockAccount, openAccount, post, type AccountRow, type Queryable } from './account.js';
+import {
+  ensureAccount,
+  lockAccount,
+  post,
+  shareActiveTraveller,
+  type AccountRow,
+  type Queryable,
+} from './account.js';
 
 export interface TripPointsResult {
   /**
@@ -26,6 +33,7 @@ interface EarningTerms {
 
 interface EarningBooking {
   id: string;
+  /** The owner when the trip's bookings were listed: creditBooking reads it again under its locks. */
   owner_user_id: string;
   /** bigint, as text. */
   total_price: string;
@@ -84,7 +92,10 @@ const EARNING_BOOKING = `status in ('COMPLETED', 'CHECKED_IN') and payment_statu
  * (lifetimeBeforeTrip), the same for every booking of the trip and on a rerun; a pending referral of
  * that traveller is rewarded (the settled referral_points to both). Nothing is credited while the
  * programme is switched off. Each booking is one transaction, so a failure leaves the others
- * credited and a rerun finishes.
+ * credited and a rerun finishes. The owner credited is the one the booking has once it is locked
+ * (earningOwner): a phone merge moving it to the surviving account meanwhile sends the points
+ * there, never to a new account of the disabled user; a booking whose owner is disabled and not
+ * merged earns nothing now and stays creditable by a later run.
  */
 export async function awardTripPoints(db: Database, tripId: string): Promise<TripPointsResult> {
   const result: TripPointsResult = { bookingsCredited: 0, pointsCredited: 0, referralsRewarded: 0 };
@@ -98,11 +109,10 @@ export async function awardTripPoints(db: Database, tripId: string): Promise<Tri
     [tripId],
   );
   for (const booking of bookings) {
-    const accountId = await openAccount(db, terms.company_id, booking.owner_user_id);
     // Run again as a deadlock's victim: the referrer is locked after the referee, which a withdrawal
     // returning voucher points (accounts in id order) may hold the other way round.
     const credited = await withDeadlockRetry(() =>
-      db.transaction((client) => creditBooking(client, { terms, tripId, accountId, booking })),
+      db.transaction((client) => creditBooking(client, { terms, tripId, booking })),
     );
     result.bookingsCredited += credited.bookings;
     result.pointsCredited += credited.points;
@@ -135,30 +145,57 @@ async function lifetimeBeforeTrip(client: Queryable, account: AccountRow, tripId
 }
 
 /**
- * One booking's points (once: a replay finds its EARN row) and its owner's pending referral. The
- * booking counts as credited only when points are posted for it.
+ * The owner to credit for a booking that still earns, its users row shared (shareActiveTraveller)
+ * and then the booking locked FOR SHARE (as a refund locks it before the account: one order, no
+ * deadlock), checked again under the lock: a refund that committed since the list was read earns
+ * nothing, and one in flight waits for this credit and then takes it back (reversal.ts). The owner
+ * is taken before the booking, as a phone merge takes the users before it moves their bookings: a
+ * merge of the owner in flight is waited for, and then the booking (a later statement) names the
+ * surviving account, whose row is shared in turn; while the row is shared no merge moves its
+ * bookings, so the owner read under the booking's lock is the one credited. None (undefined) for a
+ * booking that no longer earns, or whose owner is not ACTIVE and was not merged away (a disabled
+ * account: nothing is credited, and a later run credits the booking if the account is active again).
+ */
+async function earningOwner(client: Queryable, booking: EarningBooking): Promise<string | undefined> {
+  let owner = booking.owner_user_id;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const active = await shareActiveTraveller(client, owner);
+    const { rows } = await client.query<{ owner_user_id: string | null }>(
+      `select owner_user_id from bookings
+        where id = $1 and ${EARNING_BOOKING} for share`,
+      [booking.id],
+    );
+    const current = rows[0]?.owner_user_id;
+    if (!current) return undefined;
+    if (current === owner) return active ? owner : undefined;
+    owner = current;
+  }
+  throw new Error(`the owner of booking ${booking.id} keeps changing`);
+}
+
+/**
+ * One booking's points (once: a replay finds its EARN row, on whichever account) for the owner it
+ * has under its lock (earningOwner), and that owner's pending referral. The booking counts as
+ * credited only when points are posted for it.
  */
 async function creditBooking(
   client: Queryable,
-  earning: { terms: EarningTerms; tripId: string; accountId: string; booking: EarningBooking },
+  earning: { terms: EarningTerms; tripId: string; booking: EarningBooking },
 ): Promise<{ bookings: number; points: number; referrals: number }> {
-  const { terms, tripId, accountId, booking } = earning;
+  const { terms, tripId, booking } = earning;
   const companyId = terms.company_id;
   const credited = { bookings: 0, points: 0, referrals: 0 };
-  // The booking first (FOR SHARE, as a refund locks it before the account: one order, no deadlock),
-  // checked again under the lock: a refund that committed since the list was read earns nothing, and
-  // one in flight waits for this credit and then takes it back (reversal.ts). Then the programme row
-  // and the account (lockAccount), so a tier change and this credit take turns.
-  const { rows: stillEarning } = await client.query(
-    `select 1 from bookings
-      where id = $1 and ${EARNING_BOOKING} for share`,
-    [booking.id],
-  );
-  if (stillEarning.length === 0) return credited;
+  const owner = await earningOwner(client, booking);
+  if (!owner) return credited;
+  // Then the programme row and the owner's account (lockAccount; opened here on first use), so a
+  // tier change and this credit take turns.
+  const accountId = await ensureAccount(client, companyId, owner);
   const account = await lockAccount(client, accountId);
+  // Once per booking, whatever account its EARN is on: its points are the booking's, not the
+  // account's (a refund takes them back wherever they are: reversal.ts).
   const { rows: done } = await client.query(
-    `select 1 from loyalty_transactions where account_id = $1 and kind = 'EARN' and booking_id = $2`,
-    [accountId, booking.id],
+    `select 1 from loyalty_transactions where kind = 'EARN' and booking_id = $1`,
+    [booking.id],
   );
   if (done.length > 0) return credited;
   // The programme's state and tiers read under the shared programme row, not before the loop: a

@@ -28,14 +28,7 @@ export async function recordReferral(
     // Read again once the traveller is ours: a merge meanwhile may have replaced an idle account.
     const accountId = await ensureAccount(client, input.companyId, input.userId);
     await lockAccount(client, accountId);
-    // A code of a disabled user is no code: their bonus would go to an account nobody can use. (A
-    // merge that retires a user moves their accounts, codes included, to the surviving one first.)
-    const { rows: referrers } = await client.query<{ id: string; user_id: string }>(
-      `select a.id, a.user_id from loyalty_accounts a join users u on u.id = a.user_id and u.status = 'ACTIVE'
-        where a.referral_code = $1 and a.company_id = $2`,
-      [input.referralCode.trim().toUpperCase(), input.companyId],
-    );
-    const referrer = referrers[0];
+    const referrer = await lockReferrer(client, input.companyId, input.referralCode);
     if (!referrer) {
       throw new LoyaltyRefusal(
         'LOYALTY_REFERRAL_NOT_FOUND',
@@ -82,6 +75,33 @@ export async function recordReferral(
       });
     return { referralId: rows[0]!.id, status: 'PENDING' as const };
   });
+}
+
+/**
+ * The account holding `referralCode` in the company, its row shared (FOR KEY SHARE) until the
+ * referral is written, so the account the referral names cannot go meanwhile: a phone merge that
+ * deletes it (an idle account giving way) or moves it to the surviving user is waited for, and the
+ * code is then looked up as the merge left it (a code deleted with its account is unknown: 404).
+ * The holder is read by a later statement, once the row is ours. A code of a disabled user is no
+ * code: their bonus would go to an account nobody can use. (A merge that retires a user moves their
+ * accounts, codes included, to the surviving one first.)
+ */
+async function lockReferrer(
+  client: Queryable,
+  companyId: string,
+  referralCode: string,
+): Promise<{ id: string; user_id: string } | undefined> {
+  const { rows: locked } = await client.query<{ id: string }>(
+    `select id from loyalty_accounts where referral_code = $1 and company_id = $2 for key share`,
+    [referralCode.trim().toUpperCase(), companyId],
+  );
+  if (!locked[0]) return undefined;
+  const { rows } = await client.query<{ id: string; user_id: string }>(
+    `select a.id, a.user_id from loyalty_accounts a join users u on u.id = a.user_id and u.status = 'ACTIVE'
+      where a.id = $1`,
+    [locked[0].id],
+  );
+  return rows[0];
 }
 
 /**

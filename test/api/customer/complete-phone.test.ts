@@ -4,14 +4,20 @@ import { sendOtp } from '../../../api/auth/otp.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
 import { createLogger } from '../../../config/logger.js';
-import { ensureAccount } from '../../../db/writes/loyalty/index.js';
+import { awardTripPoints, ensureAccount } from '../../../db/writes/loyalty/index.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { bookableTrip } from '../../support/bookings.js';
 import { createCity, createCorridor } from '../../support/factories.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
-import { creditPoints, giveReward, loyaltyProgram } from '../../support/loyalty.js';
+import {
+  completedBooking,
+  completeTripForEarning,
+  creditPoints,
+  giveReward,
+  loyaltyProgram,
+} from '../../support/loyalty.js';
 import { signedInAdmin } from '../admin/helpers.js';
 
 /**
@@ -737,6 +743,137 @@ describe('POST /auth/customer/complete-phone', () => {
     );
     expectError(referring, 401, 'AUTH_REQUIRED');
     expect(await referralsOf(old.userId!)).toEqual([]);
+  }, 60_000);
+
+  /** The EARN entries of a booking: whose account holds them, and the points. */
+  const earningsOf = (bookingId: string) =>
+    app.db.query<{ user_id: string; points: number }>(
+      `select a.user_id, t.points from loyalty_transactions t join loyalty_accounts a on a.id = t.account_id
+        where t.booking_id = $1 and t.kind = 'EARN'`,
+      [bookingId],
+    );
+
+  it("credits the points of the old account's completed booking, awarded while the merge moves it, to the surviving account once", async () => {
+    const world = await createCorridor(app.db);
+    const trip = { tripId: world.trip.id, companyId: world.company.id };
+    await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10 });
+    const old = await oldPhoneTraveller();
+    const bookingId = await completedBooking(app.db, trip, old.userId!, { totalPrice: 25_000 });
+    await completeTripForEarning(app.db, trip.tripId);
+    const traveller = await idpTraveller();
+    const code = await codeFor(old.phone);
+
+    // The old account's row is busy: the merge waits on it first, then the trip's award (which
+    // listed the booking under its old owner) queues behind the merge.
+    const { answer: awarded } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      () => awardTripPoints(app.db, trip.tripId),
+    );
+    expect(awarded).toMatchObject({ bookingsCredited: 1, pointsCredited: 2500 });
+    expect(await earningsOf(bookingId)).toEqual([{ user_id: traveller.userId, points: 2500 }]);
+    expect(await app.db.query('select id from loyalty_accounts where user_id = $1', [old.userId])).toEqual(
+      [],
+    );
+    const account = await app.request(`/api/loyalty/account?companyId=${trip.companyId}`, {
+      token: traveller.token,
+    });
+    expect(account.status, account.text).toBe(200);
+    expect(account.body.data.account).toMatchObject({ balance: 2500, lifetimePoints: 2500 });
+
+    // A rerun (a replayed COMPLETE) credits the booking nothing more.
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 0,
+      pointsCredited: 0,
+    });
+    expect(await earningsOf(bookingId)).toEqual([{ user_id: traveller.userId, points: 2500 }]);
+  }, 60_000);
+
+  /** A traveller in the company's program holding their referral code (GET /loyalty/referral). */
+  const ownReferralCode = async (token: string, companyId: string) => {
+    const answer = await app.request(`/api/loyalty/referral?companyId=${companyId}`, { token });
+    expect(answer.status, answer.text).toBe(200);
+    return answer.body.data.referralCode as string;
+  };
+
+  /** The referrals a traveller entered (as the referred one). */
+  const referralsEnteredBy = (userId: string) =>
+    app.db.query(
+      `select f.referrer_account_id from loyalty_referrals f join loyalty_accounts a on a.id = f.referee_account_id
+        where a.user_id = $1`,
+      [userId],
+    );
+
+  it("refuses a friend's referral naming the surviving account's empty account, which the merge removes, 404 LOYALTY_REFERRAL_NOT_FOUND", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 40 });
+    const traveller = await idpTraveller();
+    const survivorCode = await ownReferralCode(traveller.token, trip.companyId);
+    const [empty] = await app.db.query<{ id: string }>(
+      'select id from loyalty_accounts where company_id = $1 and user_id = $2',
+      [trip.companyId, traveller.userId],
+    );
+    const friend = await app.signIn();
+    const code = await codeFor(old.phone);
+
+    // The surviving account's empty loyalty account is busy: the merge waits on it to remove it (the
+    // old account's, which has points, takes its place), and the friend's referral naming its code
+    // queues behind the merge.
+    const { answer: referring } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from loyalty_accounts where id = '${empty!.id}' for update`,
+      () =>
+        app.request('/api/loyalty/referral', {
+          method: 'POST',
+          json: { companyId: trip.companyId, referralCode: survivorCode },
+          token: friend.token,
+        }),
+    );
+    expectError(referring, 404, 'LOYALTY_REFERRAL_NOT_FOUND');
+    expect(await referralsEnteredBy(friend.userId)).toEqual([]);
+    expect(await app.db.query('select id from loyalty_accounts where id = $1', [empty!.id])).toEqual([]);
+  }, 60_000);
+
+  it("records a friend's referral naming the old account's code, which the merge moves, as referred by the surviving account", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 40 });
+    const [oldAccount] = await app.db.query<{ id: string; referral_code: string }>(
+      'select id, referral_code from loyalty_accounts where company_id = $1 and user_id = $2',
+      [trip.companyId, old.userId],
+    );
+    const traveller = await idpTraveller();
+    const friend = await app.signIn();
+    const code = await codeFor(old.phone);
+
+    // The old account's loyalty account is busy: the merge waits on it to give it to the surviving
+    // account, and the friend's referral naming its code queues behind the merge.
+    const { answer: referring } = await whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from loyalty_accounts where id = '${oldAccount!.id}' for update`,
+      () =>
+        app.request('/api/loyalty/referral', {
+          method: 'POST',
+          json: { companyId: trip.companyId, referralCode: oldAccount!.referral_code },
+          token: friend.token,
+        }),
+    );
+    expect(referring.status, referring.text).toBe(201);
+    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: oldAccount!.id }]);
+    const [moved] = await app.db.query<{ user_id: string }>(
+      'select user_id from loyalty_accounts where id = $1',
+      [oldAccount!.id],
+    );
+    expect(moved!.user_id).toBe(traveller.userId);
   }, 60_000);
 
   it("answers the old account's ticket message that waited on the merge 404, or the surviving account sees it", async () => {

@@ -998,6 +998,52 @@ describe('points earning and referrals', () => {
     });
   });
 
+  it('credits nothing to a booking whose owner account is disabled, opening no account for it; a rerun credits it once the account is active again', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const booking = await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, trip.tripId);
+    await app.db.query(`update users set status = 'DISABLED' where id = $1`, [traveller.userId]);
+
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 0,
+      pointsCredited: 0,
+    });
+    expect(await accountOf(app.db, trip.companyId, traveller.userId)).toBeUndefined();
+    expect(await app.db.query(`select 1 from loyalty_transactions where booking_id = $1`, [booking])).toEqual(
+      [],
+    );
+
+    await app.db.query(`update users set status = 'ACTIVE' where id = $1`, [traveller.userId]);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 1,
+      pointsCredited: 1000,
+    });
+    expect(await ledger(app.db, trip.companyId, traveller.userId)).toEqual([
+      { kind: 'EARN', points: 1000, balance_after: 1000, booking_id: booking },
+    ]);
+  });
+
+  it('credits a booking once whatever account its points went to: a rerun after its owner changed credits nothing more', async () => {
+    const trip = await programWithTrip(app.db);
+    const first = await app.signIn();
+    const next = await app.signIn();
+    const booking = await completedBooking(app.db, trip, first.userId, { totalPrice: 10_000 });
+    await completeTrip(app.db, trip.tripId);
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({ bookingsCredited: 1 });
+    // The booking now belongs to another account, its points staying where they were credited.
+    await app.db.query(`update bookings set owner_user_id = $2 where id = $1`, [booking, next.userId]);
+
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 0,
+      pointsCredited: 0,
+    });
+    expect(await ledger(app.db, trip.companyId, first.userId)).toEqual([
+      { kind: 'EARN', points: 1000, balance_after: 1000, booking_id: booking },
+    ]);
+    expect(await ledger(app.db, trip.companyId, next.userId)).toEqual([]);
+  });
+
   it('rewards referrer and referee when the referee completes a first trip; refuses self, repeat, foreign and not-new', async () => {
     const trip = await programWithTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { pointsPer100: 10, referralPoints: 250 });
